@@ -1,0 +1,79 @@
+// Normalisations of the documents TypeSpec emits, so that every consumer (openapi-backend's Ajv,
+// openapi-typescript, Prism, openapi-generator, schemathesis) reads them the same way. Each rule says
+// which consumer stumbled on the raw form.
+
+export const API_NAMES = ["integration", "auth", "admin"] as const;
+export type ApiName = (typeof API_NAMES)[number];
+
+type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+type JsonObject = { [key: string]: Json };
+
+const COMMON_PREFIX = "Cobro.Common.";
+
+function isObject(value: Json | undefined): value is JsonObject {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function walk(value: Json, visit: (node: JsonObject) => void): void {
+  if (Array.isArray(value)) value.forEach((item) => walk(item, visit));
+  else if (isObject(value)) {
+    visit(value);
+    Object.values(value).forEach((child) => walk(child, visit));
+  }
+}
+
+export function normalizeOpenApi(input: JsonObject): JsonObject {
+  const document = structuredClone(input);
+  const components = (document.components ?? {}) as JsonObject;
+  const schemas = (components.schemas ?? {}) as JsonObject;
+
+  // 1. Shared models live in the `Cobro.Common` namespace; TypeSpec names them `Cobro.Common.X`. The SDK
+  //    generator turns that into `CobroCommonX`: publish them as plain `X`.
+  const renamed: JsonObject = {};
+  for (const [name, schema] of Object.entries(schemas)) {
+    const plain = name.startsWith(COMMON_PREFIX) ? name.slice(COMMON_PREFIX.length) : name;
+    if (plain in renamed) throw new Error(`schema name collision after removing ${COMMON_PREFIX}: ${plain}`);
+    renamed[plain] = schema;
+  }
+  if (document.components) components.schemas = renamed;
+  walk(document, (node) => {
+    if (typeof node.$ref === "string" && node.$ref.startsWith(`#/components/schemas/${COMMON_PREFIX}`)) {
+      node.$ref = `#/components/schemas/${node.$ref.slice(`#/components/schemas/${COMMON_PREFIX}`.length)}`;
+    }
+  });
+
+  // 2. Sealed models are emitted as `additionalProperties: {not: {}}`; openapi-generator reads that as a
+  //    map of "anything not", and Ajv reports it with keyword `not`. `false` says the same to everyone.
+  walk(document, (node) => {
+    if (isObject(node.additionalProperties) && isObject(node.additionalProperties.not) && Object.keys(node.additionalProperties.not).length === 0 && Object.keys(node.additionalProperties).length === 1) {
+      node.additionalProperties = false;
+    }
+  });
+
+  // 3. A nullable reference is emitted as `{allOf: [$ref], nullable: true}`: the referenced schema
+  //    still rejects null inside allOf (Ajv, schemathesis). Inline the referenced schema instead, and
+  //    list null among the values of a nullable enum (OpenAPI 3.0.3's reading of nullable + enum).
+  const resolve = (ref: string): JsonObject => {
+    const name = ref.replace("#/components/schemas/", "");
+    const target = renamed[name];
+    if (!isObject(target)) throw new Error(`unresolvable ${ref}`);
+    return target;
+  };
+  walk(document, (node) => {
+    if (node.nullable !== true || !Array.isArray(node.allOf) || node.allOf.length !== 1) return;
+    const only = node.allOf[0];
+    if (!isObject(only) || typeof only.$ref !== "string") return;
+    const target = structuredClone(resolve(only.$ref));
+    delete node.allOf;
+    for (const [key, value] of Object.entries(target)) {
+      if (key === "description" && node.description !== undefined) continue;
+      node[key] = value;
+    }
+    node.nullable = true;
+  });
+  walk(document, (node) => {
+    if (node.nullable === true && Array.isArray(node.enum) && !node.enum.includes(null)) node.enum.push(null);
+  });
+
+  return document;
+}
