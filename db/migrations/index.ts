@@ -1,0 +1,9 @@
+// Every migration, by name, in order. A static list rather than Kysely's FileMigrationProvider: it needs no
+// directory scan or dynamic import of absolute paths (which behave differently under node, vitest and any
+// bundler), and tsc checks each module's shape. test/db/migrations.test.ts fails if a file is left out.
+import type { Migration } from "kysely/migration";
+import * as initial from "./2026_11_22_0001_initial.ts";
+
+export const migrations: Record<string, Migration> = {
+  "2026_11_22_0001_initial": initial,
+};

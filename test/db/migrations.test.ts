@@ -1,0 +1,93 @@
+import { readdirSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { sql } from "kysely";
+import { NO_MIGRATIONS } from "kysely/migration";
+import { afterEach, describe, expect, it } from "vitest";
+import { CobroStartupError, openDatabase } from "../../db/connect.ts";
+import { createMigrator, migrateToLatest } from "../../db/migrate.ts";
+import { migrations } from "../../db/migrations/index.ts";
+import { prepareQueue } from "../../jobs/queue.ts";
+import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
+
+const allMigrations = Object.keys(migrations);
+const opened: { close(): Promise<void> }[] = [];
+
+async function emptyDatabase(): Promise<TestDatabase> {
+  const database = await createTestDatabase({ migrate: false });
+  opened.push(database);
+  return database;
+}
+
+async function tablesOf(database: TestDatabase, schema = "public"): Promise<string[]> {
+  const { rows } = await sql<{ name: string }>`
+    select table_name as name from information_schema.tables where table_schema = ${schema} order by 1
+  `.execute(database.db);
+  return rows.map((row) => row.name);
+}
+
+afterEach(async () => {
+  // Reverse order: extra handles on a test database close before the one that drops it.
+  for (const handle of opened.splice(0).reverse()) await handle.close();
+});
+
+describe("migrations", () => {
+  it("lists every file of db/migrations, in name order", () => {
+    const folder = fileURLToPath(new URL("../../db/migrations/", import.meta.url));
+    const files = readdirSync(folder)
+      .filter((file) => file.endsWith(".ts") && file !== "index.ts")
+      .map((file) => file.replace(/\.ts$/, ""))
+      .sort();
+    expect(allMigrations).toEqual(files);
+    for (const name of files) expect(name).toMatch(/^\d{4}_\d{2}_\d{2}_\d{4}_[a-z0-9_]+$/);
+  });
+
+  it("brings an empty database to the latest schema, then has nothing left to do", async () => {
+    const database = await emptyDatabase();
+    expect(await tablesOf(database)).toEqual([]);
+
+    expect(await migrateToLatest(database.db)).toEqual(allMigrations);
+
+    expect(await tablesOf(database)).toEqual(expect.arrayContaining(["installation", "kysely_migration"]));
+    const installation = await database.db.selectFrom("installation").selectAll().executeTakeFirstOrThrow();
+    expect(installation.installation_id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(await migrateToLatest(database.db)).toEqual([]);
+  });
+
+  it("rolls every migration back and forward again", async () => {
+    const database = await emptyDatabase();
+    await migrateToLatest(database.db);
+
+    const down = await createMigrator(database.db).migrateTo(NO_MIGRATIONS);
+    expect(down.error).toBeUndefined();
+    expect((await tablesOf(database)).filter((name) => !name.startsWith("kysely_"))).toEqual([]);
+
+    expect(await migrateToLatest(database.db)).toEqual(allMigrations);
+  });
+
+  it("is safe when two processes migrate the same empty database at once", async () => {
+    const database = await emptyDatabase();
+    // A second handle is a second pool and session, as another process would have.
+    const other = await openDatabase({ databaseUrl: database.connectionString, dataDir: "unused" });
+    opened.push(other);
+
+    await Promise.all([prepareQueue({ pool: database.pool }), prepareQueue({ pool: other.pool })]);
+    const [first, second] = await Promise.all([migrateToLatest(database.db), migrateToLatest(other.db)]);
+
+    expect([...first, ...second].sort()).toEqual(allMigrations);
+    const { rows } = await sql<{ count: number }>`select count(*) as count from installation`.execute(database.db);
+    expect(rows[0]?.count).toBe(1);
+    expect(await tablesOf(database, "graphile_worker")).toEqual(expect.arrayContaining(["_private_jobs"]));
+  });
+
+  it("names the failing migration in one readable line", async () => {
+    const database = await emptyDatabase();
+    await sql`create table installation (x int)`.execute(database.db);
+
+    const failure = await migrateToLatest(database.db).catch((error: unknown) => error);
+
+    expect(failure).toBeInstanceOf(CobroStartupError);
+    expect((failure as Error).message).toBe(
+      `Database migration ${allMigrations[0]} failed: relation "installation" already exists`,
+    );
+  });
+});

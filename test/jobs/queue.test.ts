@@ -1,0 +1,107 @@
+import { sql } from "kysely";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { addJob, type JobWorker, startWorker } from "../../jobs/queue.ts";
+import type { TaskList } from "../../jobs/tasks.ts";
+import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
+
+let database: TestDatabase;
+const workers: JobWorker[] = [];
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+});
+afterEach(async () => {
+  for (const worker of workers.splice(0)) await worker.stop();
+  await sql`delete from graphile_worker._private_jobs`.execute(database.db);
+});
+afterAll(async () => {
+  await database?.close();
+});
+
+async function worker(taskList: Partial<TaskList>): Promise<JobWorker> {
+  const started = await startWorker({ connectionString: database.connectionString, taskList, pollInterval: 100 });
+  workers.push(started);
+  return started;
+}
+
+async function waitFor(condition: () => boolean | Promise<boolean>, ms = 10_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error("condition not met in time");
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+async function pendingJobs(): Promise<{ task_identifier: string; payload: unknown; key: string | null; max_attempts: number }[]> {
+  const { rows } = await sql<{ task_identifier: string; payload: unknown; key: string | null; max_attempts: number }>`
+    select t.identifier as task_identifier, j.payload, j.key, j.max_attempts
+    from graphile_worker._private_jobs j join graphile_worker._private_tasks t on t.id = j.task_id
+    order by j.id
+  `.execute(database.db);
+  return rows;
+}
+
+describe("the job queue", () => {
+  it("runs a job added in a committed transaction, never one whose transaction rolled back", async () => {
+    const seen: (string | undefined)[] = [];
+    await worker({ noop: async (payload) => void seen.push(payload.note) });
+
+    await database.db
+      .transaction()
+      .execute(async (trx) => {
+        await addJob(trx, "noop", { note: "rolled back" });
+        throw new Error("the change failed");
+      })
+      .catch(() => undefined);
+    await database.db.transaction().execute(async (trx) => {
+      await addJob(trx, "noop", { note: "committed" });
+    });
+
+    await waitFor(() => seen.includes("committed"));
+    await new Promise((resolve) => setTimeout(resolve, 300)); // time enough for a stray job to surface
+    expect(seen).toEqual(["committed"]);
+    expect(await pendingJobs()).toEqual([]);
+  });
+
+  it("keeps a job for later, replaces a pending one with the same key, and records max attempts", async () => {
+    const later = new Date(Date.now() + 60 * 60 * 1000);
+    const first = await addJob(database.db, "noop", { note: "first" }, { runAt: later, jobKey: "k1", maxAttempts: 3 });
+    const second = await addJob(database.db, "noop", { note: "second" }, { runAt: later, jobKey: "k1", maxAttempts: 3 });
+
+    expect(typeof first.id).toBe("number");
+    expect(second.id).toBe(first.id);
+    expect(await pendingJobs()).toEqual([
+      { task_identifier: "noop", payload: { note: "second" }, key: "k1", max_attempts: 3 },
+    ]);
+
+    const seen: unknown[] = [];
+    await worker({ noop: async (payload) => void seen.push(payload) });
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect(seen).toEqual([]); // not before its time
+  });
+
+  it("stop() waits for the job in flight to finish", async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const events: string[] = [];
+    const running = await worker({
+      noop: async () => {
+        events.push("started");
+        await gate;
+        events.push("finished");
+      },
+    });
+    await addJob(database.db, "noop", {});
+    await waitFor(() => events.includes("started"));
+
+    let stopped = false;
+    const stopping = running.stop().then(() => void (stopped = true));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(stopped).toBe(false);
+
+    release();
+    await stopping;
+    expect(events).toEqual(["started", "finished"]);
+    expect(await pendingJobs()).toEqual([]); // completed, not failed back into the queue
+  });
+});
