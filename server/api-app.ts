@@ -1,0 +1,224 @@
+// One Express app per API, routed, authenticated and validated by openapi-backend from the API's own
+// generated document: what is published is exactly what is enforced.
+import { randomUUID } from "node:crypto";
+import express, { type NextFunction, type Request, type Response } from "express";
+import { OpenAPIBackend, type Context, type Document, type Operation } from "openapi-backend";
+import type { Ajv, ErrorObject } from "ajv";
+import addFormats from "ajv-formats";
+import { pinoHttp } from "pino-http";
+import { DomainError, ValidationError } from "../domain/errors.ts";
+import type { ApiName } from "./config.ts";
+import { internalErrorReply, replyForError, type ErrorReply } from "./error-responses.ts";
+import { notImplemented, type AnyOperationHandler, type HandlerContext, type NotImplemented, type Services } from "./handler-types.ts";
+import type { Logger } from "./logger.ts";
+import { validationProblems } from "./validation-details.ts";
+
+/** Decides who calls, for one security scheme of the contract. Returns the caller, or a reason to refuse. */
+export type SecurityHandler<Caller> = (request: { headers: Request["headers"]; operationId: string }) => Promise<{ caller: Caller } | { refused: DomainError }>;
+
+export interface ApiAppOptions<Caller> {
+  api: ApiName;
+  document: Document;
+  handlers: Record<string, AnyOperationHandler | NotImplemented>;
+  /** One per security scheme named in the document. */
+  security: Record<string, SecurityHandler<Caller>>;
+  /** The caller of operations that need no authentication. */
+  anonymous: Caller;
+  services: Services;
+  logger: Logger;
+  maxBodyBytes: number;
+  /** Check every response against the contract (tests): a mismatch becomes a 500 and a log line. */
+  validateResponses?: boolean;
+}
+
+type Locals = { requestId: string; log: Logger };
+
+export async function createApiApp<Caller>(options: ApiAppOptions<Caller>): Promise<{ app: express.Express; notImplementedOperations: string[] }> {
+  const { api, logger } = options;
+  const backend = new OpenAPIBackend({
+    definition: structuredClone(options.document),
+    strict: true,
+    coerceTypes: true,
+    ajvOpts: { allErrors: true, multipleOfPrecision: 8 },
+    customizeAjv: (ajv) => {
+      addFormats.default(ajv as unknown as Ajv, { mode: "fast", keywords: false });
+      return ajv;
+    },
+  });
+  await backend.init();
+
+  const notImplementedOperations: string[] = [];
+  const operationIds = backend.getOperations().map((operation) => operation.operationId!);
+  for (const operationId of operationIds) {
+    const handler = options.handlers[operationId];
+    if (handler === undefined || handler === notImplemented) notImplementedOperations.push(operationId);
+  }
+
+  const app = express();
+  app.disable("x-powered-by");
+  app.set("query parser", "simple");
+
+  app.use(
+    pinoHttp({
+      logger,
+      genReqId: (req, res) => {
+        const id = randomUUID();
+        res.setHeader("X-Request-Id", id);
+        return id;
+      },
+      customProps: () => ({ api }),
+      serializers: { req: (req) => ({ id: req.id, method: req.method, url: req.url }), res: (res) => ({ statusCode: res.statusCode }) },
+    }),
+  );
+  app.use((req, res, next) => {
+    res.locals.requestId = String(req.id);
+    res.locals.log = req.log;
+    if (api === "integration") {
+      const rewritten = stripIntegrationPrefix(req.path);
+      if (rewritten !== req.path) req.url = rewritten + req.url.slice(req.path.length);
+    }
+    next();
+  });
+
+  const limit = options.maxBodyBytes;
+  app.use(express.json({ limit, type: ["application/json", "application/*+json"] }));
+  app.use(express.urlencoded({ limit, extended: false }));
+  app.use(express.raw({ limit: 5 * 1024 * 1024 + 1, type: ["image/*"] }));
+
+  const send = (res: Response, reply: ErrorReply, contentType?: string): void => {
+    res.status(reply.status);
+    for (const [name, value] of Object.entries(reply.headers ?? {})) res.setHeader(name, value);
+    if (typeof reply.body === "string") res.type(contentType ?? "text/plain").send(reply.body);
+    else res.json(reply.body);
+  };
+  const fail = (res: Response, error: DomainError): void => send(res, replyForError(error, (res.locals as Locals).requestId, api));
+
+  backend.register({
+    notFound: async (_c: Context, req: Request, res: Response) => fail(res, new DomainError("RouteNotFound", `No route for ${req.method} ${req.path}`)),
+    methodNotAllowed: async (_c: Context, req: Request, res: Response) => {
+      const allowed = allowedMethods(backend, req);
+      fail(res, new DomainError("MethodNotAllowed", `${req.method} is not allowed on ${req.path}; use ${allowed.join(", ")}`, { headers: { Allow: allowed.join(", ") } }));
+    },
+    unauthorizedHandler: async (context: Context, _req: Request, res: Response) => {
+      const refusal = Object.values(context.security ?? {}).find((result): result is { refused: DomainError } => typeof result === "object" && result !== null && "refused" in result);
+      fail(res, refusal?.refused ?? new DomainError("Unauthorized", "Unauthorized"));
+    },
+    validationFail: async (context: Context, req: Request, res: Response) => {
+      const contentTypeProblem = requestContentTypeProblem(context.operation, req);
+      const problems = contentTypeProblem ? [contentTypeProblem] : validationProblems((context.validation.errors ?? []) as ErrorObject[]);
+      fail(res, new ValidationError(problems));
+    },
+    notImplemented: async (context: Context, _req: Request, res: Response) =>
+      fail(res, new DomainError("NotImplemented", `${context.operation.operationId} is in the contract but not implemented yet`)),
+  });
+
+  for (const [scheme, handler] of Object.entries(options.security)) {
+    backend.registerSecurityHandler(scheme, async (context: Context) => {
+      const result = await handler({ headers: (context.request.headers ?? {}) as Request["headers"], operationId: context.operation.operationId! });
+      // openapi-backend treats an object with a truthy `error` as a refusal.
+      return "caller" in result ? result : { error: true, refused: result.refused };
+    });
+  }
+
+  for (const operationId of operationIds) {
+    const handler = options.handlers[operationId];
+    if (handler === undefined || handler === notImplemented) continue;
+    backend.registerHandler(operationId, async (context: Context, req: Request, res: Response) => {
+      const locals = res.locals as Locals;
+      const caller = callerOf(context, options.anonymous);
+      const handlerContext: HandlerContext<unknown, Caller> = {
+        body: req.body as never,
+        query: (context.request.query ?? {}) as never,
+        params: (context.request.params ?? {}) as never,
+        headers: req.headers,
+        caller,
+        services: options.services,
+        log: locals.log,
+        requestId: locals.requestId,
+      };
+      const result = (await (handler as (context: HandlerContext<unknown, Caller>) => Promise<unknown>)(handlerContext)) as { status: number; body?: unknown; headers?: Record<string, string | number> };
+      const contentType = responseContentType(context.operation, result.status);
+      if (options.validateResponses && contentType === "application/json") {
+        const check = backend.validateResponse(result.body, context.operation, result.status);
+        if (check.errors) throw new Error(`${operationId} answered ${result.status} with a body outside the contract: ${JSON.stringify(check.errors)}`);
+      }
+      res.status(result.status);
+      for (const [name, value] of Object.entries(result.headers ?? {})) res.setHeader(name, String(value));
+      if (result.body === undefined) res.end();
+      else if (contentType === "application/json") res.json(result.body);
+      else res.type(contentType ?? "application/octet-stream").send(result.body);
+    });
+  }
+
+  app.use(async (req: Request, res: Response, next: NextFunction) => {
+    try {
+      await backend.handleRequest(
+        { method: req.method, path: req.path, headers: req.headers as Record<string, string | string[]>, query: req.query as Record<string, string | string[]>, body: req.body },
+        req,
+        res,
+      );
+    } catch (error) {
+      next(error);
+    }
+  });
+
+  // Errors: the documented shapes for what we know, a 500 with an id (and the stack in the log only) for
+  // the rest. Body-parser errors are client errors: 413, or a ValidationError for unreadable bodies.
+  app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
+    const locals = res.locals as Partial<Locals>;
+    const requestId = locals.requestId ?? randomUUID();
+    const bodyError = error as { type?: string; status?: number };
+    if (bodyError.type === "entity.too.large") {
+      return send(res, replyForError(new DomainError("PayloadTooLarge", `The request body is larger than ${limit} bytes`), requestId, api));
+    }
+    if (bodyError.type === "entity.parse.failed") {
+      return fail(res, ValidationError.of("body", "body is not valid JSON"));
+    }
+    if (typeof bodyError.type === "string" && bodyError.status === 400 || bodyError.status === 415) {
+      return fail(res, ValidationError.of("body", "body could not be read (check Content-Type and charset)"));
+    }
+    if (error instanceof DomainError) return fail(res, error);
+    (locals.log ?? logger).error({ err: error, errorId: requestId, path: req.path }, "unexpected error");
+    if (res.headersSent) return res.end();
+    send(res, internalErrorReply(requestId));
+  });
+
+  return { app, notImplementedOperations };
+}
+
+/**
+ * Integrator clients written against the other listing of the seed call `/integration/payment-request`:
+ * the Integration API answers its routes under that prefix too, by rewriting before routing.
+ */
+export function stripIntegrationPrefix(path: string): string {
+  if (path === "/integration") return "/";
+  return path.startsWith("/integration/") ? path.slice("/integration".length) : path;
+}
+
+function callerOf<Caller>(context: Context, anonymous: Caller): Caller {
+  for (const result of Object.values(context.security ?? {})) {
+    if (typeof result === "object" && result !== null && "caller" in result) return (result as { caller: Caller }).caller;
+  }
+  return anonymous;
+}
+
+function responseContentType(operation: Operation, status: number): string | undefined {
+  const response = operation.responses?.[String(status)] as { content?: Record<string, unknown> } | undefined;
+  const types = Object.keys(response?.content ?? {});
+  return types.includes("application/json") ? "application/json" : types[0];
+}
+
+function requestContentTypeProblem(operation: Operation, req: Request): { field: string; message: string } | undefined {
+  const declared = Object.keys((operation.requestBody as { content?: Record<string, unknown> } | undefined)?.content ?? {});
+  if (declared.length === 0) return undefined;
+  const sent = (req.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
+  if (sent !== "" && declared.some((type) => type === sent)) return undefined;
+  if (sent === "" && req.body !== undefined) return undefined;
+  return { field: "body", message: `body must be sent as ${declared.join(" or ")}${sent ? `, not ${sent}` : ""}` };
+}
+
+const METHODS = ["get", "put", "post", "patch", "delete"];
+
+function allowedMethods(backend: OpenAPIBackend, req: Request): string[] {
+  return METHODS.filter((method) => backend.matchOperation({ method, path: req.path, headers: {} }) !== undefined).map((method) => method.toUpperCase());
+}

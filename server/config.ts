@@ -1,0 +1,92 @@
+// Configuration, read once from the environment and the command line, validated at start with one
+// readable line per problem. Nothing else in Cobro reads process.env.
+import { resolve } from "node:path";
+
+export type ServiceEnv = "sandbox" | "production";
+export const SERVICE_PARTS = ["integration", "auth", "admin", "worker"] as const;
+export type ServicePart = (typeof SERVICE_PARTS)[number];
+export type ApiName = Exclude<ServicePart, "worker">;
+
+export interface Config {
+  serviceEnv: ServiceEnv;
+  /** An external PostgreSQL; without it Cobro starts an embedded one in `dataDir`. */
+  databaseUrl: string | undefined;
+  dataDir: string;
+  host: string;
+  ports: Record<ApiName, number>;
+  /** The parts this process serves (`--only integration,worker`); all by default. */
+  parts: ReadonlySet<ServicePart>;
+  logLevel: string;
+  /** Largest JSON or form body accepted; larger ones get 413. */
+  maxBodyBytes: number;
+}
+
+export class ConfigError extends Error {
+  constructor(problems: string[]) {
+    super(problems.join("\n"));
+    this.name = "ConfigError";
+  }
+}
+
+const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, argv: readonly string[] = process.argv.slice(2)): Config {
+  const problems: string[] = [];
+
+  const serviceEnv = env.SERVICE_ENV ?? "sandbox";
+  if (serviceEnv !== "sandbox" && serviceEnv !== "production") {
+    problems.push(`SERVICE_ENV must be "sandbox" or "production", not "${serviceEnv}"`);
+  }
+
+  const port = (name: string, fallback: number): number => {
+    const raw = env[name];
+    if (raw === undefined || raw === "") return fallback;
+    const value = Number(raw);
+    if (!Number.isInteger(value) || value < 0 || value > 65535) {
+      problems.push(`${name} must be a port number from 0 to 65535, not "${raw}"`);
+      return fallback;
+    }
+    return value;
+  };
+  const ports = {
+    integration: port("INTEGRATION_PORT", 3000),
+    auth: port("AUTH_PORT", 3001),
+    admin: port("ADMIN_PORT", 3002),
+  };
+
+  const databaseUrl = env.DATABASE_URL === "" ? undefined : env.DATABASE_URL;
+  if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    problems.push("DATABASE_URL must be a postgres:// or postgresql:// connection string");
+  }
+
+  const logLevel = env.LOG_LEVEL ?? "info";
+  if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(", ")}`);
+
+  const parts = parseParts(argv, problems);
+
+  if (problems.length > 0) throw new ConfigError(problems);
+  return {
+    serviceEnv: serviceEnv as ServiceEnv,
+    databaseUrl,
+    dataDir: resolve(env.COBRO_DATA_DIR ?? ".data"),
+    host: env.COBRO_HOST ?? "127.0.0.1",
+    ports,
+    parts,
+    logLevel,
+    maxBodyBytes: 1024 * 1024,
+  };
+}
+
+function parseParts(argv: readonly string[], problems: string[]): ReadonlySet<ServicePart> {
+  const index = argv.findIndex((arg) => arg === "--only" || arg.startsWith("--only="));
+  if (index === -1) return new Set(SERVICE_PARTS);
+  const arg = argv[index]!;
+  const list = arg.includes("=") ? arg.slice("--only=".length) : argv[index + 1];
+  const names = (list ?? "").split(",").map((name) => name.trim()).filter(Boolean);
+  const unknown = names.filter((name) => !(SERVICE_PARTS as readonly string[]).includes(name));
+  if (names.length === 0 || unknown.length > 0) {
+    problems.push(`--only takes a comma-separated list of ${SERVICE_PARTS.join(", ")}${unknown.length ? ` (unknown: ${unknown.join(", ")})` : ""}`);
+    return new Set(SERVICE_PARTS);
+  }
+  return new Set(names as ServicePart[]);
+}

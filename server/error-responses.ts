@@ -1,0 +1,89 @@
+// The one place where errors become HTTP answers. Each code maps to its documented status and to one of
+// the seed's body shapes; later issues add codes here, never ad-hoc response writing in handlers.
+import { DomainError, ValidationError } from "../domain/errors.ts";
+import type { ApiName } from "./config.ts";
+
+export type ErrorShape =
+  | "general" // {code, message, id} (Admin API: + optional cause)
+  | "validation" // {code, message, id, validationDetails}
+  | "message" // {message}
+  | "coded-message" // {code, message}
+  | "conflict-with-reference" // {error, message, referenceId}
+  | "conflict-with-data" // {error, message, data}
+  | "bulk" // {message, errors}
+  | "limit" // {code, message, ...details}
+  | "text" // plain text
+  | "readiness"; // {status: "unavailable"}
+
+interface CatalogEntry {
+  status: number;
+  shape: ErrorShape;
+}
+
+/** Every error code Cobro answers with, its status and body shape. */
+export const ERROR_CATALOG: Readonly<Record<string, CatalogEntry>> = {
+  ValidationError: { status: 400, shape: "validation" },
+  // The token check of the Integration API answers in plain text.
+  InvalidMerchantToken: { status: 401, shape: "text" },
+  MissingAuthenticationData: { status: 400, shape: "text" },
+  IntegrationClientNotFound: { status: 404, shape: "text" },
+  NotAuthorizedAsUserOfIntegrationClient: { status: 403, shape: "text" },
+  // The Admin API's and the Auth API's own authentication answers in the general shape.
+  Unauthorized: { status: 401, shape: "general" },
+  Forbidden: { status: 403, shape: "general" },
+  RouteNotFound: { status: 404, shape: "general" },
+  MethodNotAllowed: { status: 405, shape: "general" },
+  PayloadTooLarge: { status: 413, shape: "general" },
+  InternalError: { status: 500, shape: "general" },
+  NotImplemented: { status: 501, shape: "general" },
+  ServiceNotReady: { status: 503, shape: "readiness" },
+};
+
+export interface ErrorReply {
+  status: number;
+  /** A JSON body, or a string for `text/plain`. */
+  body: unknown;
+  headers?: Record<string, string>;
+}
+
+export function replyForError(error: DomainError, requestId: string, api: ApiName): ErrorReply {
+  const entry = ERROR_CATALOG[error.code];
+  if (!entry) return internalErrorReply(requestId);
+  const details = error.details as Record<string, unknown>;
+  switch (entry.shape) {
+    case "validation": {
+      const problems = error instanceof ValidationError ? error.details.problems : [{ field: "body", message: error.message }];
+      return { status: entry.status, body: { code: "ValidationError", message: problems[0]!.message, id: requestId, validationDetails: problems } };
+    }
+    case "general": {
+      const body: Record<string, unknown> = { code: error.code, message: error.message, id: requestId };
+      if (api === "admin" && typeof details.cause === "string") body.cause = details.cause;
+      return { status: entry.status, body, headers: stringHeaders(details.headers) };
+    }
+    case "message":
+      return { status: entry.status, body: { message: error.message } };
+    case "coded-message":
+      return { status: entry.status, body: { code: error.code, message: error.message } };
+    case "conflict-with-reference":
+      return { status: entry.status, body: { error: error.code, message: error.message, referenceId: details.referenceId } };
+    case "conflict-with-data":
+      return { status: entry.status, body: { error: error.code, message: error.message, data: details.data } };
+    case "bulk":
+      return { status: entry.status, body: { message: error.message, errors: details.errors } };
+    case "limit":
+      return { status: entry.status, body: { code: error.code, message: error.message, ...details } };
+    case "text":
+      return { status: entry.status, body: error.message };
+    case "readiness":
+      return { status: entry.status, body: { status: "unavailable" } };
+  }
+}
+
+export function internalErrorReply(requestId: string): ErrorReply {
+  return { status: 500, body: { code: "InternalError", message: "Internal error. Quote the id to support; after a create, check with GET before retrying.", id: requestId } };
+}
+
+function stringHeaders(value: unknown): Record<string, string> | undefined {
+  if (typeof value !== "object" || value === null) return undefined;
+  return Object.fromEntries(Object.entries(value).map(([name, v]) => [name, String(v)]));
+}

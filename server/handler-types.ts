@@ -1,0 +1,65 @@
+// Handler types derived from the generated operation types, so that a handler whose input or output
+// disagrees with the contract, or an operation with no entry in its API's handler map, fails typecheck.
+import type { Kysely } from "kysely";
+import type { Logger } from "./logger.ts";
+import type { Clock } from "../domain/clock.ts";
+import type { Config } from "./config.ts";
+import type { Database } from "../db/schema.ts";
+
+/** What every handler may use: the database, the clock, configuration, a request-scoped logger. */
+export interface Services {
+  db: Kysely<Database>;
+  clock: Clock;
+  config: Config;
+}
+
+type SuccessStatus = 200 | 201 | 202 | 204 | 303;
+
+type ContentOf<Response> = Response extends { content: infer Content } ? Content[keyof Content] : never;
+type ResponsesOf<Operation> = Operation extends { responses: infer Responses } ? Responses : never;
+
+/** The success responses an operation's handler may return; errors are thrown as domain errors. */
+export type HandlerResult<Operation> = {
+  [Status in keyof ResponsesOf<Operation> & SuccessStatus]: [ContentOf<ResponsesOf<Operation>[Status]>] extends [never]
+    ? { status: Status; headers?: Record<string, string | number> }
+    : { status: Status; body: ContentOf<ResponsesOf<Operation>[Status]>; headers?: Record<string, string | number> };
+}[keyof ResponsesOf<Operation> & SuccessStatus];
+
+type NeverToEmpty<T> = [T] extends [never] ? Record<string, never> : T extends undefined ? Record<string, never> : T;
+
+export type RequestBodyOf<Operation> = Operation extends { requestBody: { content: infer Content } }
+  ? Content[keyof Content]
+  : Operation extends { requestBody?: { content: infer Content } }
+    ? Content[keyof Content] | undefined
+    : undefined;
+
+export type QueryOf<Operation> = Operation extends { parameters: { query?: infer Query } } ? NeverToEmpty<NonNullable<Query>> : Record<string, never>;
+export type PathOf<Operation> = Operation extends { parameters: { path?: infer Path } } ? NeverToEmpty<NonNullable<Path>> : Record<string, never>;
+
+/** What a handler receives: the validated request (types from the contract) and the caller. */
+export interface HandlerContext<Operation, Caller> {
+  body: RequestBodyOf<Operation>;
+  query: QueryOf<Operation>;
+  params: PathOf<Operation>;
+  /** Raw request headers, lower-case names. */
+  headers: Record<string, string | string[] | undefined>;
+  caller: Caller;
+  services: Services;
+  log: Logger;
+  /** The `id` of this request, also in its log lines. */
+  requestId: string;
+}
+
+export type OperationHandler<Operation, Caller> = (context: HandlerContext<Operation, Caller>) => Promise<HandlerResult<Operation>>;
+
+/** Marks an operation of the contract that has no behaviour yet: it answers 501 and is listed at start-up. */
+export const notImplemented = Symbol("notImplemented");
+export type NotImplemented = typeof notImplemented;
+
+/** Any operation's handler, as the runtime sees it (it validated the request against the contract). */
+export type AnyOperationHandler = (context: never) => Promise<unknown>;
+
+/** One entry per operation of the API's contract: its handler, or `notImplemented`. */
+export type HandlerMap<Operations, Caller> = {
+  [OperationId in keyof Operations]: OperationHandler<Operations[OperationId], Caller> | NotImplemented;
+};

@@ -1,0 +1,61 @@
+// `npm start`: serve the three APIs and the worker (or the parts named by `--only`) until SIGTERM/SIGINT.
+import { loadConfig, ConfigError } from "./config.ts";
+import { createLogger } from "./logger.ts";
+import { startService, StartupError, type RunningService } from "./service.ts";
+import { CobroStartupError } from "../db/connect.ts";
+
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`cobro: configuration error\n${error.message.split("\n").map((line) => `  - ${line}`).join("\n")}\n`);
+      process.exit(2);
+    }
+    throw error;
+  }
+  const logger = createLogger(config.logLevel);
+
+  let service: RunningService;
+  try {
+    service = await startService(config, { logger });
+  } catch (error) {
+    if (error instanceof StartupError || error instanceof CobroStartupError) {
+      process.stderr.write(`cobro: ${(error as Error).message}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+
+  const lines = [`Cobro (${config.serviceEnv}) is running`];
+  for (const [api, url] of Object.entries(service.urls)) lines.push(`  ${api.padEnd(12)} ${url}`);
+  if (config.parts.has("worker")) lines.push("  worker       running");
+  lines.push(config.databaseUrl ? "  database     DATABASE_URL" : `  database     embedded PostgreSQL in ${config.dataDir}`);
+  for (const [api, ids] of Object.entries(service.notImplemented)) {
+    if (ids && ids.length > 0) lines.push(`  not implemented yet (${api}, answer 501): ${ids.join(", ")}`);
+  }
+  process.stdout.write(`${lines.join("\n")}\n`);
+
+  let stopping = false;
+  const shutdown = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, "stopping");
+    service.stop().then(
+      () => {
+        logger.info("stopped");
+        process.exit(0);
+      },
+      (error: unknown) => {
+        logger.error({ err: error }, "stop failed");
+        process.exit(1);
+      },
+    );
+  };
+  process.on("SIGTERM", () => shutdown("SIGTERM"));
+  process.on("SIGINT", () => shutdown("SIGINT"));
+  process.on("SIGHUP", () => shutdown("SIGHUP"));
+}
+
+await main();

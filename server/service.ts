@@ -1,0 +1,127 @@
+// Starts the parts of Cobro this process serves (any subset of the three APIs and the worker) over one
+// database, and stops them in order: stop accepting, finish in-flight requests and jobs, close the
+// database (stopping an embedded PostgreSQL cleanly).
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import YAML from "yaml";
+import type { Document } from "openapi-backend";
+import { openDatabase, type DatabaseHandle } from "../db/connect.ts";
+import { migrateToLatest } from "../db/migrate.ts";
+import { prepareQueue, startWorker } from "../jobs/queue.ts";
+import { taskList } from "../jobs/tasks.ts";
+import { systemClock, type Clock } from "../domain/clock.ts";
+import { anonymousCaller } from "../domain/identity/callers.ts";
+import { integrationHandlers } from "../handlers/integration/index.ts";
+import { authHandlers } from "../handlers/auth/index.ts";
+import { adminHandlers } from "../handlers/admin/index.ts";
+import { createApiApp, type ApiAppOptions } from "./api-app.ts";
+import { adminSecurity, authSecurity, integrationSecurity } from "./authentication.ts";
+import type { ApiName, Config } from "./config.ts";
+import type { Services } from "./handler-types.ts";
+import type { Logger } from "./logger.ts";
+
+export class StartupError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "StartupError";
+  }
+}
+
+export interface RunningService {
+  urls: Partial<Record<ApiName, string>>;
+  database: DatabaseHandle;
+  notImplemented: Partial<Record<ApiName, string[]>>;
+  stop(): Promise<void>;
+}
+
+export interface ServiceOptions {
+  logger: Logger;
+  clock?: Clock;
+  validateResponses?: boolean;
+}
+
+export function loadDocument(api: ApiName): Document {
+  const path = fileURLToPath(new URL(`../generated/openapi/${api}.yaml`, import.meta.url));
+  return YAML.parse(readFileSync(path, "utf8")) as Document;
+}
+
+export async function startService(config: Config, options: ServiceOptions): Promise<RunningService> {
+  const { logger } = options;
+  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, logger });
+  const stops: Array<() => Promise<void>> = [() => database.close()];
+  const stopAll = async (): Promise<void> => {
+    for (const stop of stops.reverse()) {
+      try {
+        await stop();
+      } catch (error) {
+        logger.error({ err: error }, "error while stopping");
+      }
+    }
+  };
+
+  try {
+    // The queue's schema first: an API-only process enqueues jobs before any worker has started.
+    await prepareQueue({ pool: database.pool, logger });
+    await migrateToLatest(database.db, { logger });
+    const services: Services = { db: database.db, clock: options.clock ?? systemClock, config };
+    const urls: Partial<Record<ApiName, string>> = {};
+    const notImplemented: Partial<Record<ApiName, string[]>> = {};
+
+    const common = { services, logger, maxBodyBytes: config.maxBodyBytes, validateResponses: options.validateResponses, anonymous: anonymousCaller };
+    const apps: Record<ApiName, () => ApiAppOptions<never>> = {
+      integration: () => ({ ...common, api: "integration", document: loadDocument("integration"), handlers: integrationHandlers, security: integrationSecurity}) as never,
+      auth: () => ({ ...common, api: "auth", document: loadDocument("auth"), handlers: authHandlers, security: authSecurity }) as never,
+      admin: () => ({ ...common, api: "admin", document: loadDocument("admin"), handlers: adminHandlers, security: adminSecurity }) as never,
+    };
+
+    for (const api of ["integration", "auth", "admin"] as const) {
+      if (!config.parts.has(api)) continue;
+      const { app, notImplementedOperations } = await createApiApp(apps[api]());
+      const server = createServer(app);
+      await listen(server, config.ports[api], config.host, api);
+      stops.push(() => closeServer(server));
+      const { port } = server.address() as AddressInfo;
+      urls[api] = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}`;
+      notImplemented[api] = notImplementedOperations;
+    }
+
+    if (config.parts.has("worker")) {
+      const worker = await startWorker({ connectionString: database.connectionString, taskList, concurrency: 4, logger });
+      stops.push(() => worker.stop());
+    }
+
+    return { urls, database, notImplemented, stop: stopAll };
+  } catch (error) {
+    await stopAll();
+    throw error;
+  }
+}
+
+function listen(server: Server, port: number, host: string, api: ApiName): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const onError = (error: NodeJS.ErrnoException) => {
+      server.off("listening", onListening);
+      if (error.code === "EADDRINUSE") reject(new StartupError(`Port ${port} (${api} API) is already in use: stop what uses it or set ${api.toUpperCase()}_PORT`));
+      else if (error.code === "EACCES") reject(new StartupError(`No permission to listen on port ${port} (${api} API): set ${api.toUpperCase()}_PORT`));
+      else reject(error);
+    };
+    const onListening = () => {
+      server.off("error", onError);
+      resolve();
+    };
+    server.once("error", onError);
+    server.once("listening", onListening);
+    server.listen(port, host);
+  });
+}
+
+function closeServer(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    server.closeIdleConnections();
+    // In-flight requests finish; keep-alive sockets with nothing in flight go now, stragglers in 10 s.
+    setTimeout(() => server.closeAllConnections(), 10_000).unref();
+  });
+}

@@ -1,0 +1,50 @@
+// Real HTTP to one API app built by the runtime (createApiApp) on the real generated document, on an
+// ephemeral port. Tests of the runtime itself use it with stand-in security handlers and handlers.
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { Writable } from "node:stream";
+import { createApiApp, type ApiAppOptions } from "../../server/api-app.ts";
+import { createLogger } from "../../server/logger.ts";
+import { loadDocument } from "../../server/service.ts";
+import { loadConfig } from "../../server/config.ts";
+import { systemClock } from "../../domain/clock.ts";
+import type { ApiName } from "../../server/config.ts";
+import type { Services } from "../../server/handler-types.ts";
+
+export interface TestApi {
+  url: string;
+  logLines: Array<Record<string, unknown>>;
+  close(): Promise<void>;
+}
+
+export async function startTestApi<Caller>(
+  api: ApiName,
+  overrides: Pick<ApiAppOptions<Caller>, "handlers" | "security" | "anonymous"> & Partial<ApiAppOptions<Caller>> & { services?: Services },
+): Promise<TestApi> {
+  const logLines: Array<Record<string, unknown>> = [];
+  const sink = new Writable({
+    write(chunk, _encoding, done) {
+      for (const line of String(chunk).split("\n").filter(Boolean)) logLines.push(JSON.parse(line));
+      done();
+    },
+  });
+  const logger = createLogger("info", sink);
+  const services = overrides.services ?? ({ db: undefined as never, clock: systemClock, config: loadConfig({}, []) } satisfies Services);
+  const { app } = await createApiApp<Caller>({
+    api,
+    document: loadDocument(api),
+    logger,
+    maxBodyBytes: 1024 * 1024,
+    validateResponses: true,
+    ...overrides,
+    services,
+  });
+  const server: Server = createServer(app);
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    logLines,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}

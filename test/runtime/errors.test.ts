@@ -1,0 +1,39 @@
+// An unexpected error answers 500 {code, message, id}; the id and the stack go to the log, never to the client.
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { startTestApi, type TestApi } from "../helpers/api.ts";
+import { integrationHandlers } from "../../handlers/integration/index.ts";
+import { anonymousCaller, type IntegrationCaller } from "../../domain/identity/callers.ts";
+
+let api: TestApi;
+
+beforeAll(async () => {
+  api = await startTestApi<IntegrationCaller>("integration", {
+    anonymous: anonymousCaller,
+    security: { MerchantBearer: async () => ({ caller: anonymousCaller }) },
+    handlers: {
+      ...integrationHandlers,
+      getMe: async () => {
+        throw new Error('relation "merchant_secrets" does not exist: select * from merchant_secrets');
+      },
+    },
+  });
+});
+afterAll(() => api.close());
+
+it("answers 500 in the general shape and logs the id with the stack", async () => {
+  const response = await fetch(`${api.url}/me`, { headers: { authorization: "Bearer anything" } });
+  expect(response.status).toBe(500);
+  const text = await response.text();
+  const body = JSON.parse(text);
+  expect(body).toEqual({ code: "InternalError", message: expect.any(String), id: expect.any(String) });
+  expect(text).not.toMatch(/merchant_secrets|select|at .*\.ts/);
+  const logged = api.logLines.find((line) => line.errorId === body.id);
+  expect(logged).toBeDefined();
+  expect(JSON.stringify(logged)).toContain("merchant_secrets");
+  expect((logged!.err as { stack: string }).stack).toMatch(/errors\.test\.ts/);
+});
+
+it("never logs the Authorization header", async () => {
+  await fetch(`${api.url}/me`, { headers: { authorization: "Bearer very-secret-token" } });
+  expect(JSON.stringify(api.logLines)).not.toContain("very-secret-token");
+});

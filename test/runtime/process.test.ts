@@ -1,0 +1,121 @@
+// `npm start` as a person runs it: what it prints, how it refuses a bad start, and how it stops.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer, type Server } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+const MAIN = join(import.meta.dirname, "..", "..", "server", "main.ts");
+
+interface Started {
+  child: ChildProcess;
+  output: () => string;
+  exited: Promise<number | null>;
+}
+
+function start(env: Record<string, string>): Started {
+  const child = spawn(process.execPath, [MAIN], {
+    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", LOG_LEVEL: "warn", INTEGRATION_PORT: "0", AUTH_PORT: "0", ADMIN_PORT: "0", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  child.stdout!.on("data", (chunk) => (output += chunk));
+  child.stderr!.on("data", (chunk) => (output += chunk));
+  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+  return { child, output: () => output, exited };
+}
+
+async function waitFor(started: Started, pattern: RegExp, timeoutMs = 60_000): Promise<RegExpMatchArray> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const match = started.output().match(pattern);
+    if (match) return match;
+    if (started.child.exitCode !== null) throw new Error(`exited early:\n${started.output()}`);
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${pattern}:\n${started.output()}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+describe("a configuration error", () => {
+  it("is one readable line per problem and exit code 2, before anything starts", async () => {
+    const started = start({ SERVICE_ENV: "staging", INTEGRATION_PORT: "70000" });
+    expect(await started.exited).toBe(2);
+    expect(started.output()).toContain('SERVICE_ENV must be "sandbox" or "production", not "staging"');
+    expect(started.output()).toContain("INTEGRATION_PORT must be a port number from 0 to 65535");
+    expect(started.output()).not.toMatch(/\n\s+at /);
+  });
+
+  it("reports an unreachable DATABASE_URL in one line", async () => {
+    const started = start({ DATABASE_URL: "postgres://nobody:wrong@127.0.0.1:1/none" });
+    expect(await started.exited).toBe(1);
+    expect(started.output()).toMatch(/^cobro: .*127\.0\.0\.1:1/m);
+    expect(started.output()).not.toContain("wrong");
+    expect(started.output()).not.toMatch(/\n\s+at /);
+  });
+});
+
+describe("the embedded default", () => {
+  const dataDir = mkdtempSync(join(tmpdir(), "cobro-process-"));
+  let first: Started;
+  let urls: Record<string, string>;
+
+  beforeAll(async () => {
+    first = start({ COBRO_DATA_DIR: dataDir });
+    await waitFor(first, /worker\s+running/);
+    urls = Object.fromEntries([...first.output().matchAll(/^\s+(integration|auth|admin)\s+(http:\S+)/gm)].map((m) => [m[1]!, m[2]!]));
+  }, 120_000);
+  afterAll(() => {
+    first.child.kill("SIGKILL");
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it("prints the three URLs and the data folder, and serves them", async () => {
+    expect(Object.keys(urls).sort()).toEqual(["admin", "auth", "integration"]);
+    expect(first.output()).toContain(`embedded PostgreSQL in ${dataDir}`);
+    for (const url of Object.values(urls)) {
+      const ready = await fetch(`${url}/readyz`);
+      expect(ready.status).toBe(200);
+      expect(await ready.json()).toEqual({ status: "ready" });
+    }
+  });
+
+  it("refuses a second start on the same data folder with one readable line", async () => {
+    const second = start({ COBRO_DATA_DIR: dataDir });
+    expect(await second.exited).toBe(1);
+    expect(second.output()).toMatch(/^cobro: .*already/m);
+    expect(second.output()).not.toMatch(/\n\s+at /);
+    // and the first one is unharmed
+    expect((await fetch(`${urls.integration}/readyz`)).status).toBe(200);
+  });
+
+  it("refuses a port that is taken with one readable line", async () => {
+    const blocker: Server = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, "127.0.0.1", resolve));
+    const port = (blocker.address() as { port: number }).port;
+    const otherData = mkdtempSync(join(tmpdir(), "cobro-process-port-"));
+    try {
+      const started = start({ COBRO_DATA_DIR: otherData, AUTH_PORT: String(port) });
+      expect(await started.exited).toBe(1);
+      expect(started.output()).toContain(`Port ${port} (auth API) is already in use`);
+    } finally {
+      blocker.close();
+      rmSync(otherData, { recursive: true, force: true });
+    }
+  }, 120_000);
+
+  it("stops cleanly on SIGTERM, and starts again on the same data", async () => {
+    first.child.kill("SIGTERM");
+    expect(await first.exited).toBe(0);
+    const again = start({ COBRO_DATA_DIR: dataDir });
+    try {
+      const match = await waitFor(again, /^\s+integration\s+(http:\S+)/m);
+      await waitFor(again, /worker\s+running/);
+      expect((await fetch(`${match[1]}/readyz`)).status).toBe(200);
+      again.child.kill("SIGINT");
+      expect(await again.exited).toBe(0);
+    } finally {
+      again.child.kill("SIGKILL");
+    }
+  }, 120_000);
+});
