@@ -468,3 +468,22 @@ function releaseSignalsFromEmbeddedPostgres(): void {
   };
   for (const event of exitHook.hookedEvents()) exitHook.unhookEvent(event);
 }
+
+/**
+ * The connection string of the embedded PostgreSQL that a running Cobro holds in this data folder, if one
+ * runs: tools (the sandbox bootstrap) attach to it instead of starting a second server on the same data.
+ */
+export function runningEmbeddedConnectionString(dataDir: string): string | undefined {
+  const pgDir = path.join(dataDir, "postgres");
+  const pid = readPostmasterPid(pgDir);
+  if (pid === undefined) return undefined;
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return undefined; // a stale postmaster.pid
+  }
+  const port = Number.parseInt(fs.readFileSync(path.join(pgDir, "postmaster.pid"), "utf8").split("\n")[3] ?? "", 10);
+  if (!Number.isInteger(port)) return undefined;
+  const password = fs.readFileSync(path.join(dataDir, PASSWORD_FILE), "utf8").trim();
+  return `postgres://${SUPERUSER}:${encodeURIComponent(password)}@127.0.0.1:${port}/${EMBEDDED_DATABASE}`;
+}

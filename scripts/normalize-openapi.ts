@@ -75,5 +75,14 @@ export function normalizeOpenApi(input: JsonObject): JsonObject {
     if (node.nullable === true && Array.isArray(node.enum) && !node.enum.includes(null)) node.enum.push(null);
   });
 
+  // 4. TypeSpec marks every query parameter `explode: false`. For a primitive it means nothing in OpenAPI,
+  //    but openapi-backend then splits the value on commas (a `state` of "a,b" became an array). Only
+  //    arrays and objects keep it.
+  walk(document, (node) => {
+    if (node.in !== "query" || node.explode !== false || !isObject(node.schema)) return;
+    const type = node.schema.type;
+    if (type !== "array" && type !== "object") delete node.explode;
+  });
+
   return document;
 }

@@ -14,7 +14,7 @@ import type { Logger } from "./logger.ts";
 import { validationProblems } from "./validation-details.ts";
 
 /** Decides who calls, for one security scheme of the contract. Returns the caller, or a reason to refuse. */
-export type SecurityHandler<Caller> = (request: { headers: Request["headers"]; operationId: string }) => Promise<{ caller: Caller } | { refused: DomainError }>;
+export type SecurityHandler<Caller> = (request: { headers: Request["headers"]; operationId: string; path: string }) => Promise<{ caller: Caller } | { refused: DomainError }>;
 
 export interface ApiAppOptions<Caller> {
   api: ApiName;
@@ -85,10 +85,10 @@ export async function createApiApp<Caller>(options: ApiAppOptions<Caller>): Prom
   app.use(express.urlencoded({ limit, extended: false }));
   app.use(express.raw({ limit: 5 * 1024 * 1024 + 1, type: ["image/*"] }));
 
-  const send = (res: Response, reply: ErrorReply, contentType?: string): void => {
+  const send = (res: Response, reply: ErrorReply): void => {
     res.status(reply.status);
     for (const [name, value] of Object.entries(reply.headers ?? {})) res.setHeader(name, value);
-    if (typeof reply.body === "string") res.type(contentType ?? "text/plain").send(reply.body);
+    if (typeof reply.body === "string") res.type(reply.contentType ?? "text/plain").send(reply.body);
     else res.json(reply.body);
   };
   const fail = (res: Response, error: DomainError): void => send(res, replyForError(error, (res.locals as Locals).requestId, api));
@@ -101,7 +101,7 @@ export async function createApiApp<Caller>(options: ApiAppOptions<Caller>): Prom
     },
     unauthorizedHandler: async (context: Context, _req: Request, res: Response) => {
       const refusal = Object.values(context.security ?? {}).find((result): result is { refused: DomainError } => typeof result === "object" && result !== null && "refused" in result);
-      fail(res, refusal?.refused ?? new DomainError("Unauthorized", "Unauthorized"));
+      fail(res, refusal?.refused ?? new DomainError("UnauthorizedError", "Unauthorized"));
     },
     validationFail: async (context: Context, req: Request, res: Response) => {
       const contentTypeProblem = requestContentTypeProblem(context.operation, req);
@@ -114,7 +114,7 @@ export async function createApiApp<Caller>(options: ApiAppOptions<Caller>): Prom
 
   for (const [scheme, handler] of Object.entries(options.security)) {
     backend.registerSecurityHandler(scheme, async (context: Context) => {
-      const result = await handler({ headers: (context.request.headers ?? {}) as Request["headers"], operationId: context.operation.operationId! });
+      const result = await handler({ headers: (context.request.headers ?? {}) as Request["headers"], operationId: context.operation.operationId!, path: context.operation.path });
       // openapi-backend treats an object with a truthy `error` as a refusal.
       return "caller" in result ? result : { error: true, refused: result.refused };
     });

@@ -1,13 +1,29 @@
-// The security handlers of each API's contract schemes. Until the identity issue lands, no token is
-// accepted: every authenticated operation answers its documented 401.
-import { DomainError } from "../domain/errors.ts";
-import type { AdminCaller, AuthCaller, IntegrationCaller } from "../domain/identity/callers.ts";
+// The security handlers of each API's contract schemes, bound to the service's database and keys.
+import { authenticateAdmin, authenticateMerchant, authenticateMerchantToken } from "../domain/identity/authentication.ts";
+import type { AdminApiCaller, AuthCaller, IntegrationCaller } from "../domain/identity/callers.ts";
 import type { SecurityHandler } from "./api-app.ts";
+import type { Services } from "./handler-types.ts";
 
-const refuseMerchant: SecurityHandler<IntegrationCaller> = async () => ({ refused: new DomainError("InvalidMerchantToken", "Unauthorized") });
-const refuseAdmin: SecurityHandler<AdminCaller> = async () => ({ refused: new DomainError("Unauthorized", "A valid admin idToken is required (Authorization: Bearer <idToken>)") });
-const refuseBearer: SecurityHandler<AuthCaller> = async () => ({ refused: new DomainError("Unauthorized", "A valid idToken is required (Authorization: Bearer <idToken>)") });
+export function integrationSecurity(services: Services): Record<string, SecurityHandler<IntegrationCaller>> {
+  return { MerchantBearer: ({ headers }) => authenticateMerchant(services.db, services.tokens, headers.authorization) };
+}
 
-export const integrationSecurity: Record<string, SecurityHandler<IntegrationCaller>> = { MerchantBearer: refuseMerchant };
-export const adminSecurity: Record<string, SecurityHandler<AdminCaller>> = { AdminBearer: refuseAdmin };
-export const authSecurity: Record<string, SecurityHandler<AuthCaller>> = { BearerAuth: refuseBearer, BasicAuth: refuseBearer };
+/** `/integration-admin/**` is the platform admin's; `/my-integration/**` the integration admin's. */
+export function adminSecurity(services: Services): Record<string, SecurityHandler<AdminApiCaller>> {
+  return {
+    AdminBearer: ({ headers, path }) =>
+      authenticateAdmin(services.db, services.tokens, headers.authorization, path.startsWith("/integration-admin/") ? "PLATFORM_ADMIN" : "INTEGRATION_ADMIN"),
+  };
+}
+
+export function authSecurity(services: Services): Record<string, SecurityHandler<AuthCaller>> {
+  return {
+    BearerAuth: async ({ headers, operationId }) =>
+      operationId === "adminChangePassword"
+        ? authenticateAdmin(services.db, services.tokens, headers.authorization, undefined)
+        : authenticateMerchantToken(services.db, services.tokens, headers.authorization),
+    // Client credentials in HTTP Basic are checked by the token endpoints themselves (they also accept
+    // them in the body); the scheme is only declared so that standard clients know they may use it.
+    BasicAuth: async () => ({ caller: { kind: "anonymous" } }),
+  };
+}

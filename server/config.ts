@@ -19,6 +19,11 @@ export interface Config {
   logLevel: string;
   /** Largest JSON or form body accepted; larger ones get 413. */
   maxBodyBytes: number;
+  /**
+   * The URL each API is reached at from outside (behind a proxy, its public address). The Auth API's is
+   * the issuer of every token, so it must be the same in every process of one deployment.
+   */
+  publicUrls: Record<ApiName, string>;
 }
 
 export class ConfigError extends Error {
@@ -64,16 +69,30 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, argv: readonly 
 
   const parts = parseParts(argv, problems);
 
+  const host = env.COBRO_HOST ?? "127.0.0.1";
+  const publicUrl = (name: string, api: ApiName): string => {
+    const raw = env[name];
+    if (raw === undefined || raw === "") return `http://localhost:${ports[api]}`;
+    if (!/^https?:\/\/[^/]+$/.test(raw.replace(/\/$/, ""))) problems.push(`${name} must be an http(s) origin such as https://auth.example.com, not "${raw}"`);
+    return raw.replace(/\/$/, "");
+  };
+  const publicUrls = {
+    integration: publicUrl("COBRO_INTEGRATION_URL", "integration"),
+    auth: publicUrl("COBRO_AUTH_URL", "auth"),
+    admin: publicUrl("COBRO_ADMIN_URL", "admin"),
+  };
+
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     serviceEnv: serviceEnv as ServiceEnv,
     databaseUrl,
     dataDir: resolve(env.COBRO_DATA_DIR ?? ".data"),
-    host: env.COBRO_HOST ?? "127.0.0.1",
+    host,
     ports,
     parts,
     logLevel,
     maxBodyBytes: 1024 * 1024,
+    publicUrls,
   };
 }
 

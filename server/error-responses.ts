@@ -13,7 +13,8 @@ export type ErrorShape =
   | "bulk" // {message, errors}
   | "limit" // {code, message, ...details}
   | "text" // plain text
-  | "readiness"; // {status: "unavailable"}
+  | "readiness" // {status: "unavailable"}
+  | "page"; // an HTML page (details.page), with the status in details.status
 
 interface CatalogEntry {
   status: number;
@@ -29,8 +30,21 @@ export const ERROR_CATALOG: Readonly<Record<string, CatalogEntry>> = {
   IntegrationClientNotFound: { status: 404, shape: "text" },
   NotAuthorizedAsUserOfIntegrationClient: { status: 403, shape: "text" },
   // The Admin API's and the Auth API's own authentication answers in the general shape.
-  Unauthorized: { status: 401, shape: "general" },
-  Forbidden: { status: 403, shape: "general" },
+  UnauthorizedError: { status: 401, shape: "general" },
+  ForbiddenError: { status: 403, shape: "general" },
+  SandboxOnlyError: { status: 403, shape: "general" },
+  // OAuth and the admin session (Auth API).
+  InvalidRequestError: { status: 400, shape: "general" },
+  InvalidClientError: { status: 401, shape: "general" },
+  InvalidGrantError: { status: 400, shape: "general" },
+  InvalidCredentialsError: { status: 401, shape: "general" },
+  IntegrationSetupError: { status: 500, shape: "general" },
+  // The authorization screen answers its refusals as the page again, with the error on it.
+  SignInPage: { status: 400, shape: "page" },
+  // Admin API resources.
+  IntegrationClientUserNotFoundError: { status: 404, shape: "general" },
+  IntegrationClientNotFoundError: { status: 404, shape: "general" },
+  AdminEmailAlreadyExistsError: { status: 409, shape: "general" },
   RouteNotFound: { status: 404, shape: "general" },
   MethodNotAllowed: { status: 405, shape: "general" },
   PayloadTooLarge: { status: 413, shape: "general" },
@@ -41,8 +55,9 @@ export const ERROR_CATALOG: Readonly<Record<string, CatalogEntry>> = {
 
 export interface ErrorReply {
   status: number;
-  /** A JSON body, or a string for `text/plain`. */
+  /** A JSON body, or a string for `text/plain` (or `contentType`). */
   body: unknown;
+  contentType?: string;
   headers?: Record<string, string>;
 }
 
@@ -74,6 +89,8 @@ export function replyForError(error: DomainError, requestId: string, api: ApiNam
       return { status: entry.status, body: { code: error.code, message: error.message, ...details } };
     case "text":
       return { status: entry.status, body: error.message };
+    case "page":
+      return { status: typeof details.status === "number" ? details.status : entry.status, body: String(details.page), contentType: "text/html", headers: stringHeaders(details.headers) };
     case "readiness":
       return { status: entry.status, body: { status: "unavailable" } };
   }

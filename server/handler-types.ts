@@ -5,12 +5,14 @@ import type { Logger } from "./logger.ts";
 import type { Clock } from "../domain/clock.ts";
 import type { Config } from "./config.ts";
 import type { Database } from "../db/schema.ts";
+import type { TokenService } from "../domain/identity/tokens.ts";
 
-/** What every handler may use: the database, the clock, configuration, a request-scoped logger. */
+/** What every handler may use: the database, the clock, configuration, the token service. */
 export interface Services {
   db: Kysely<Database>;
   clock: Clock;
   config: Config;
+  tokens: TokenService;
 }
 
 type SuccessStatus = 200 | 201 | 202 | 204 | 303;

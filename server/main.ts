@@ -1,5 +1,8 @@
 // `npm start`: serve the three APIs and the worker (or the parts named by `--only`) until SIGTERM/SIGINT.
-import { loadConfig, ConfigError } from "./config.ts";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { loadConfig, ConfigError, type Config } from "./config.ts";
+import type { SandboxCredentials } from "../domain/identity/sandbox-bootstrap.ts";
 import { createLogger } from "./logger.ts";
 import { startService, StartupError, type RunningService } from "./service.ts";
 import { CobroStartupError } from "../db/connect.ts";
@@ -19,7 +22,7 @@ async function main(): Promise<void> {
 
   let service: RunningService;
   try {
-    service = await startService(config, { logger });
+    service = await startService(config, { logger, bootstrapSandbox: true });
   } catch (error) {
     if (error instanceof StartupError || error instanceof CobroStartupError) {
       process.stderr.write(`cobro: ${(error as Error).message}\n`);
@@ -34,6 +37,10 @@ async function main(): Promise<void> {
   lines.push(config.databaseUrl ? "  database     DATABASE_URL" : `  database     embedded PostgreSQL in ${config.dataDir}`);
   for (const [api, ids] of Object.entries(service.notImplemented)) {
     if (ids && ids.length > 0) lines.push(`  not implemented yet (${api}, answer 501): ${ids.join(", ")}`);
+  }
+  if (service.sandboxCredentials) {
+    const file = writeSandboxFile(config.dataDir, { ...apiUrls(config), ...service.sandboxCredentials });
+    lines.push("", "A new Sandbox: these credentials are shown once (also in " + file + "):", ...describeCredentials(service.sandboxCredentials));
   }
   process.stdout.write(`${lines.join("\n")}\n`);
 
@@ -56,6 +63,27 @@ async function main(): Promise<void> {
   process.on("SIGTERM", () => shutdown("SIGTERM"));
   process.on("SIGINT", () => shutdown("SIGINT"));
   process.on("SIGHUP", () => shutdown("SIGHUP"));
+}
+
+function apiUrls(config: Config) {
+  return { integrationApiUrl: config.publicUrls.integration, authApiUrl: config.publicUrls.auth, adminApiUrl: config.publicUrls.admin };
+}
+
+function writeSandboxFile(dataDir: string, content: object): string {
+  mkdirSync(dataDir, { recursive: true });
+  const file = join(dataDir, "sandbox.json");
+  writeFileSync(file, `${JSON.stringify(content, null, 2)}\n`, { mode: 0o600 });
+  return file;
+}
+
+function describeCredentials(credentials: SandboxCredentials): string[] {
+  return [
+    `  platform admin      ${credentials.platformAdmin.email} / ${credentials.platformAdmin.password}`,
+    `  integration         ${credentials.integration.name}: clientId ${credentials.integration.clientId}, clientSecret ${credentials.integration.clientSecret}`,
+    `                      redirect URI ${credentials.integration.redirectUri}`,
+    `  integration admin   ${credentials.integrationAdmin.email} / ${credentials.integrationAdmin.password}`,
+    `  merchant            ${credentials.merchant.email} / ${credentials.merchant.password} (merchantUserId ${credentials.merchant.merchantUserId})`,
+  ];
 }
 
 await main();

@@ -12,15 +12,17 @@ import { migrateToLatest } from "../db/migrate.ts";
 import { prepareQueue, startWorker } from "../jobs/queue.ts";
 import { taskList } from "../jobs/tasks.ts";
 import { systemClock, type Clock } from "../domain/clock.ts";
-import { anonymousCaller } from "../domain/identity/callers.ts";
+import { anonymousCaller, type AdminApiCaller, type AuthCaller, type IntegrationCaller } from "../domain/identity/callers.ts";
 import { integrationHandlers } from "../handlers/integration/index.ts";
 import { authHandlers } from "../handlers/auth/index.ts";
 import { adminHandlers } from "../handlers/admin/index.ts";
-import { createApiApp, type ApiAppOptions } from "./api-app.ts";
+import { createApiApp } from "./api-app.ts";
 import { adminSecurity, authSecurity, integrationSecurity } from "./authentication.ts";
 import type { ApiName, Config } from "./config.ts";
 import type { Services } from "./handler-types.ts";
 import type { Logger } from "./logger.ts";
+import { TokenService } from "../domain/identity/tokens.ts";
+import { bootstrapEmptySandbox, type SandboxCredentials } from "../domain/identity/sandbox-bootstrap.ts";
 
 export class StartupError extends Error {
   constructor(message: string) {
@@ -31,6 +33,8 @@ export class StartupError extends Error {
 
 export interface RunningService {
   urls: Partial<Record<ApiName, string>>;
+  /** Created on the first start of an empty Sandbox (shown once). */
+  sandboxCredentials?: SandboxCredentials;
   database: DatabaseHandle;
   notImplemented: Partial<Record<ApiName, string[]>>;
   stop(): Promise<void>;
@@ -38,6 +42,8 @@ export interface RunningService {
 
 export interface ServiceOptions {
   logger: Logger;
+  /** Create the newcomer's accounts when a Sandbox starts on an empty database (npm start does). */
+  bootstrapSandbox?: boolean;
   clock?: Clock;
   validateResponses?: boolean;
 }
@@ -65,20 +71,25 @@ export async function startService(config: Config, options: ServiceOptions): Pro
     // The queue's schema first: an API-only process enqueues jobs before any worker has started.
     await prepareQueue({ pool: database.pool, logger });
     await migrateToLatest(database.db, { logger });
-    const services: Services = { db: database.db, clock: options.clock ?? systemClock, config };
+    const clock = options.clock ?? systemClock;
+    const tokens = new TokenService(database.db, clock, config.publicUrls.auth);
+    await tokens.init();
+    const services: Services = { db: database.db, clock, config, tokens };
+    const sandboxCredentials =
+      options.bootstrapSandbox && config.serviceEnv === "sandbox" ? await bootstrapEmptySandbox(database.db, clock.now()) : undefined;
     const urls: Partial<Record<ApiName, string>> = {};
     const notImplemented: Partial<Record<ApiName, string[]>> = {};
 
     const common = { services, logger, maxBodyBytes: config.maxBodyBytes, validateResponses: options.validateResponses, anonymous: anonymousCaller };
-    const apps: Record<ApiName, () => ApiAppOptions<never>> = {
-      integration: () => ({ ...common, api: "integration", document: loadDocument("integration"), handlers: integrationHandlers, security: integrationSecurity}) as never,
-      auth: () => ({ ...common, api: "auth", document: loadDocument("auth"), handlers: authHandlers, security: authSecurity }) as never,
-      admin: () => ({ ...common, api: "admin", document: loadDocument("admin"), handlers: adminHandlers, security: adminSecurity }) as never,
+    const builders: Record<ApiName, () => ReturnType<typeof createApiApp>> = {
+      integration: () => createApiApp<IntegrationCaller>({ ...common, api: "integration", document: loadDocument("integration"), handlers: integrationHandlers, security: integrationSecurity(services) }),
+      auth: () => createApiApp<AuthCaller>({ ...common, api: "auth", document: loadDocument("auth"), handlers: authHandlers, security: authSecurity(services) }),
+      admin: () => createApiApp<AdminApiCaller>({ ...common, api: "admin", document: loadDocument("admin"), handlers: adminHandlers, security: adminSecurity(services) }),
     };
 
     for (const api of ["integration", "auth", "admin"] as const) {
       if (!config.parts.has(api)) continue;
-      const { app, notImplementedOperations } = await createApiApp(apps[api]());
+      const { app, notImplementedOperations } = await builders[api]();
       const server = createServer(app);
       await listen(server, config.ports[api], config.host, api);
       stops.push(() => closeServer(server));
@@ -92,7 +103,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
       stops.push(() => worker.stop());
     }
 
-    return { urls, database, notImplemented, stop: stopAll };
+    return { urls, database, notImplemented, sandboxCredentials, stop: stopAll };
   } catch (error) {
     await stopAll();
     throw error;

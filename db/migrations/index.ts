@@ -3,7 +3,9 @@
 // bundler), and tsc checks each module's shape. test/db/migrations.test.ts fails if a file is left out.
 import type { Migration } from "kysely/migration";
 import * as initial from "./2026_11_22_0001_initial.ts";
+import * as identity from "./2026_11_22_0002_identity.ts";
 
 export const migrations: Record<string, Migration> = {
   "2026_11_22_0001_initial": initial,
+  "2026_11_22_0002_identity": identity,
 };

@@ -1,10 +1,41 @@
-// Who calls an API, as established by its security handler. The identity issue adds the authenticated
-// callers (merchant on the Integration API, admins on the Admin API).
+// Who calls an API, as established by its security handler from the bearer token.
 
 export type AnonymousCaller = { kind: "anonymous" };
 
 export const anonymousCaller: AnonymousCaller = { kind: "anonymous" };
 
-export type IntegrationCaller = AnonymousCaller;
-export type AuthCaller = AnonymousCaller;
-export type AdminCaller = AnonymousCaller;
+/** A merchant account linked to an integration, by its idToken. */
+export interface MerchantCaller {
+  kind: "merchant";
+  merchantAccountId: string;
+  /** The integration (our id) and its OAuth clientId (the token's `aud`). */
+  integrationClientId: string;
+  providerClientId: string;
+  integrationName: string;
+  /** The `integrationClientUserId` of the link. */
+  linkId: string;
+  /** The OAuth grant the token was issued from. */
+  grantId: string;
+}
+
+/** A portal admin, by an admin idToken. */
+export interface AdminCaller {
+  kind: "admin";
+  adminUserId: string;
+  sessionId: string;
+  role: "PLATFORM_ADMIN" | "INTEGRATION_ADMIN";
+  /** The admin's integration (integration admins only). */
+  integrationClientId: string | null;
+  email: string;
+}
+
+/** A merchant idToken checked for signature, expiry and revocation only (the Auth API's client-info). */
+export interface MerchantTokenHolder {
+  kind: "merchant-token";
+  merchantAccountId: string;
+  grantId: string;
+}
+
+export type IntegrationCaller = AnonymousCaller | MerchantCaller;
+export type AuthCaller = AnonymousCaller | MerchantTokenHolder | AdminCaller;
+export type AdminApiCaller = AnonymousCaller | AdminCaller;

@@ -1,10 +1,11 @@
 // The Admin API's handler map: one entry per operation of generated/openapi/admin.yaml.
 import type { operations } from "../../generated/types/admin.ts";
-import type { AdminCaller } from "../../domain/identity/callers.ts";
+import type { AdminApiCaller } from "../../domain/identity/callers.ts";
 import { notImplemented, type HandlerMap } from "../../server/handler-types.ts";
 import { getHealth, getReadiness } from "../health.ts";
+import { createTestTokens, unlinkMerchant } from "./merchants.ts";
 
-export const adminHandlers: HandlerMap<operations, AdminCaller> = {
+export const adminHandlers: HandlerMap<operations, AdminApiCaller> = {
   getHealth,
   getReadiness,
   createIntegrationClient: notImplemented,
@@ -39,13 +40,13 @@ export const adminHandlers: HandlerMap<operations, AdminCaller> = {
   deleteTenant: notImplemented,
   setTenantValidationToken: notImplemented,
   deleteTenantValidationToken: notImplemented,
-  createTestTokens: notImplemented,
+  createTestTokens,
   sendTestWebhook: notImplemented,
   createClientUrl: notImplemented,
   updateClientUrl: notImplemented,
   testClientUrl: notImplemented,
   listIntegrationUsers: notImplemented,
-  unlinkMerchant: notImplemented,
+  unlinkMerchant,
   proposeCommissionChange: notImplemented,
   withdrawCommissionChange: notImplemented,
   listWebhookEvents: notImplemented,

@@ -3,11 +3,12 @@ import type { operations } from "../../generated/types/integration.ts";
 import type { IntegrationCaller } from "../../domain/identity/callers.ts";
 import { notImplemented, type HandlerMap } from "../../server/handler-types.ts";
 import { getHealth, getReadiness } from "../health.ts";
+import { getMe } from "./me.ts";
 
 export const integrationHandlers: HandlerMap<operations, IntegrationCaller> = {
   getHealth,
   getReadiness,
-  getMe: notImplemented,
+  getMe,
   assignMerchantTenant: notImplemented,
   lookupPayer: notImplemented,
   createPaymentRequest: notImplemented,

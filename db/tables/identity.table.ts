@@ -1,0 +1,123 @@
+import type { ColumnType, Generated, Selectable } from "kysely";
+
+// Accounts, integrations and OAuth state (migration 2026_11_22_0002_identity).
+
+type Timestamp = ColumnType<Date, Date | string, Date | string>;
+type DefaultedTimestamp = ColumnType<Date, Date | string | undefined, Date | string>;
+
+export type IntegrationType = "api_direct" | "widget" | "both" | "multitenant";
+export type AdminRole = "PLATFORM_ADMIN" | "INTEGRATION_ADMIN";
+
+export interface IntegrationClientsTable {
+  id: Generated<string>;
+  /** The OAuth `clientId`. */
+  provider_client_id: string;
+  /** argon2 of the `clientSecret`, shown once at creation. */
+  client_secret_hash: string;
+  name: string;
+  company_name: string;
+  contact_email: string;
+  description: string | null;
+  logo_url: string | null;
+  type: ColumnType<IntegrationType, IntegrationType | undefined, IntegrationType>;
+  scopes: ColumnType<string[], string[] | undefined, string[]>;
+  redirect_uris: ColumnType<string[], string[] | undefined, string[]>;
+  logout_urls: ColumnType<string[], string[] | undefined, string[]>;
+  /** numeric: a decimal string. */
+  service_commission_percentage: string | null;
+  created_at: DefaultedTimestamp;
+}
+
+export interface AdminUsersTable {
+  id: Generated<string>;
+  email: string;
+  password_hash: string;
+  name: string | null;
+  role: AdminRole;
+  integration_client_id: string | null;
+  invited_at: DefaultedTimestamp;
+  first_login_at: Timestamp | null;
+  created_at: DefaultedTimestamp;
+}
+
+export interface MerchantAccountsTable {
+  id: Generated<string>;
+  email: string;
+  password_hash: string;
+  fantasy_name: string;
+  account_holder_name: string;
+  account_holder_tax_id: string;
+  /** Set on the Sandbox test merchant account of an integration (one per integration). */
+  test_for_integration_client_id: string | null;
+  created_at: DefaultedTimestamp;
+}
+
+export interface MerchantLinksTable {
+  /** The `integrationClientUserId` of the Admin API. */
+  id: Generated<string>;
+  integration_client_id: string;
+  merchant_account_id: string;
+  /** The first authorization; unchanged by unlinking and re-authorizing. */
+  linked_at: Timestamp;
+  unlinked_at: Timestamp | null;
+}
+
+export interface OAuthAuthorizationRequestsTable {
+  /** The authorization transaction, carried by the sign-in form. */
+  id: string;
+  integration_client_id: string;
+  redirect_uri: string;
+  state: string | null;
+  scope: string;
+  code_challenge: string | null;
+  csrf_hash: string;
+  expires_at: Timestamp;
+  completed_at: Timestamp | null;
+}
+
+export interface OAuthCodesTable {
+  code_hash: string;
+  integration_client_id: string;
+  merchant_account_id: string;
+  redirect_uri: string;
+  scope: string;
+  code_challenge: string | null;
+  expires_at: Timestamp;
+  consumed_at: Timestamp | null;
+  /** The grant the code was exchanged for: revoked if the code is presented again. */
+  grant_id: string | null;
+}
+
+export interface OAuthGrantsTable {
+  id: Generated<string>;
+  integration_client_id: string;
+  merchant_account_id: string;
+  refresh_token_hash: string;
+  scope: string;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+  revoked_at: Timestamp | null;
+}
+
+export interface AdminSessionsTable {
+  id: Generated<string>;
+  admin_user_id: string;
+  refresh_token_hash: string;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+  revoked_at: Timestamp | null;
+}
+
+export interface SigningKeysTable {
+  kid: string;
+  algorithm: string;
+  private_jwk: ColumnType<Record<string, unknown>, string, string>;
+  public_jwk: ColumnType<Record<string, unknown>, string, string>;
+  created_at: DefaultedTimestamp;
+  retired_at: Timestamp | null;
+}
+
+export type IntegrationClient = Selectable<IntegrationClientsTable>;
+export type AdminUser = Selectable<AdminUsersTable>;
+export type MerchantAccount = Selectable<MerchantAccountsTable>;
+export type MerchantLink = Selectable<MerchantLinksTable>;

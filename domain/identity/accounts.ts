@@ -1,0 +1,143 @@
+// Integration clients, admins, merchant accounts and the merchant ↔ integration link.
+import { randomBytes } from "node:crypto";
+import { sql, type Kysely, type Transaction } from "kysely";
+import type { Database } from "../../db/schema.ts";
+import type { AdminRole, IntegrationClient, IntegrationType, MerchantAccount } from "../../db/tables/identity.table.ts";
+import { DomainError } from "../errors.ts";
+import { hashSecret, randomToken } from "./secrets.ts";
+
+type Db = Kysely<Database> | Transaction<Database>;
+
+export interface NewIntegrationClient {
+  name: string;
+  companyName: string;
+  contactEmail: string;
+  redirectUris?: string[];
+  logoutUrls?: string[];
+  type?: IntegrationType;
+  scopes?: string[];
+  logoUrl?: string | null;
+  description?: string | null;
+}
+
+/** Creates an integration client; its `clientSecret` is returned here once and stored only as a hash. */
+export async function createIntegrationClient(db: Db, input: NewIntegrationClient): Promise<{ client: IntegrationClient; clientSecret: string }> {
+  const clientSecret = randomToken("cs_");
+  const client = await db
+    .insertInto("integration_clients")
+    .values({
+      provider_client_id: `cli_${randomBytes(12).toString("hex")}`,
+      client_secret_hash: await hashSecret(clientSecret),
+      name: input.name,
+      company_name: input.companyName,
+      contact_email: input.contactEmail,
+      redirect_uris: input.redirectUris ?? [],
+      logout_urls: input.logoutUrls ?? [],
+      type: input.type ?? "api_direct",
+      scopes: input.scopes ?? ["openid", "email", "profile"],
+      logo_url: input.logoUrl ?? null,
+      description: input.description ?? null,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return { client, clientSecret };
+}
+
+/** A readable random password for accounts the service creates (sandbox bootstrap, invitations). */
+export function generatePassword(): string {
+  return randomBytes(15).toString("base64url");
+}
+
+export async function createAdminUser(
+  db: Db,
+  input: { email: string; password: string; role: AdminRole; integrationClientId?: string | null; name?: string | null },
+): Promise<{ id: string }> {
+  try {
+    return await db
+      .insertInto("admin_users")
+      .values({
+        email: input.email,
+        password_hash: await hashSecret(input.password),
+        role: input.role,
+        integration_client_id: input.integrationClientId ?? null,
+        name: input.name ?? null,
+      })
+      .returning("id")
+      .executeTakeFirstOrThrow();
+  } catch (error) {
+    if ((error as { code?: string }).code === "23505") throw new DomainError("AdminEmailAlreadyExistsError", `An admin with email ${input.email} already exists`);
+    throw error;
+  }
+}
+
+export interface NewMerchantAccount {
+  email: string;
+  password: string;
+  fantasyName: string;
+  accountHolderName: string;
+  accountHolderTaxId: string;
+  testForIntegrationClientId?: string | null;
+}
+
+export async function createMerchantAccount(db: Db, input: NewMerchantAccount): Promise<MerchantAccount> {
+  return db
+    .insertInto("merchant_accounts")
+    .values({
+      email: input.email,
+      password_hash: await hashSecret(input.password),
+      fantasy_name: input.fantasyName,
+      account_holder_name: input.accountHolderName,
+      account_holder_tax_id: input.accountHolderTaxId,
+      test_for_integration_client_id: input.testForIntegrationClientId ?? null,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/**
+ * Links (or re-links) a merchant account to an integration. `linked_at` keeps the first authorization;
+ * a re-authorization after an unlink only clears `unlinked_at`. Says whether the link was already active.
+ */
+export async function linkMerchant(db: Db, integrationClientId: string, merchantAccountId: string, now: Date): Promise<{ linkId: string; wasActive: boolean }> {
+  const before = await db
+    .selectFrom("merchant_links")
+    .select(["id", "unlinked_at"])
+    .where("integration_client_id", "=", integrationClientId)
+    .where("merchant_account_id", "=", merchantAccountId)
+    .executeTakeFirst();
+  const row = await db
+    .insertInto("merchant_links")
+    .values({ integration_client_id: integrationClientId, merchant_account_id: merchantAccountId, linked_at: now })
+    .onConflict((oc) => oc.columns(["integration_client_id", "merchant_account_id"]).doUpdateSet({ unlinked_at: null }))
+    .returning("id")
+    .executeTakeFirstOrThrow();
+  return { linkId: row.id, wasActive: before !== undefined && before.unlinked_at === null };
+}
+
+/** Unlinks a merchant account (by its `integrationClientUserId`): its tokens get 403 until it authorizes again; its charges stay. */
+export async function unlinkMerchant(db: Db, integrationClientId: string, linkId: string, now: Date): Promise<void> {
+  const result = await db
+    .updateTable("merchant_links")
+    .set({ unlinked_at: sql<Date>`coalesce(unlinked_at, ${now})` })
+    .where("id", "=", linkId)
+    .where("integration_client_id", "=", integrationClientId)
+    .where("unlinked_at", "is", null)
+    .executeTakeFirst();
+  if (result.numUpdatedRows === 0n) {
+    throw new DomainError("IntegrationClientUserNotFoundError", "No linked merchant account with that integrationClientUserId in this integration");
+  }
+}
+
+/** The Sandbox test merchant account of an integration, created on first use. */
+export async function ensureTestMerchant(db: Db, client: IntegrationClient): Promise<MerchantAccount> {
+  const existing = await db.selectFrom("merchant_accounts").selectAll().where("test_for_integration_client_id", "=", client.id).executeTakeFirst();
+  if (existing) return existing;
+  return createMerchantAccount(db, {
+    email: `test-merchant+${client.provider_client_id}@sandbox.cobro.test`,
+    password: generatePassword(),
+    fantasyName: `Comercio de prueba (${client.name})`,
+    accountHolderName: "Comercio de Prueba S.A.",
+    accountHolderTaxId: "30712345671",
+    testForIntegrationClientId: client.id,
+  });
+}

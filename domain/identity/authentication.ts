@@ -1,0 +1,88 @@
+// The token checks of the APIs. Each returns the caller, or the documented refusal as a DomainError.
+// Signature and expiry are checked in memory (cached keys); then one query answers every remaining
+// question (integration exists, merchant linked, grant not revoked).
+import type { Kysely } from "kysely";
+import type { Database } from "../../db/schema.ts";
+import { DomainError } from "../errors.ts";
+import type { AdminCaller, MerchantCaller, MerchantTokenHolder } from "./callers.ts";
+import { isUuid } from "./oauth.ts";
+import { ADMIN_AUDIENCE, type TokenService } from "./tokens.ts";
+
+export type Authentication<Caller> = { caller: Caller } | { refused: DomainError };
+
+export function bearerToken(authorization: string | string[] | undefined): string | undefined {
+  if (typeof authorization !== "string") return undefined;
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+  return match?.[1];
+}
+
+const refusedAsMerchant = {
+  unauthorized: () => ({ refused: new DomainError("InvalidMerchantToken", "Unauthorized") }),
+  missingData: () => ({ refused: new DomainError("MissingAuthenticationData", "Bad request: Missing required authentication data") }),
+  clientNotFound: () => ({ refused: new DomainError("IntegrationClientNotFound", "Integration client not found") }),
+  notLinked: () => ({ refused: new DomainError("NotAuthorizedAsUserOfIntegrationClient", "Not authorized as user of integration client") }),
+};
+
+/** The Integration API's token check, with the seed's plain-text refusals. */
+export async function authenticateMerchant(db: Kysely<Database>, tokens: TokenService, authorization: string | string[] | undefined): Promise<Authentication<MerchantCaller>> {
+  const token = bearerToken(authorization);
+  if (!token) return refusedAsMerchant.unauthorized();
+  const claims = await tokens.verify(token);
+  if (!claims || claims.aud === ADMIN_AUDIENCE || (claims.token_use !== undefined && claims.token_use !== "merchant")) return refusedAsMerchant.unauthorized();
+  const { sub, aud, sid } = claims;
+  if (typeof sub !== "string" || !isUuid(sub) || typeof aud !== "string" || typeof sid !== "string" || !isUuid(sid) || claims.role !== "MERCHANT") {
+    return refusedAsMerchant.missingData();
+  }
+  const row = await db
+    .selectFrom("integration_clients as c")
+    .leftJoin("merchant_links as l", (join) => join.onRef("l.integration_client_id", "=", "c.id").on("l.merchant_account_id", "=", sub))
+    .leftJoin("oauth_grants as g", (join) => join.onRef("g.integration_client_id", "=", "c.id").on("g.id", "=", sid).on("g.merchant_account_id", "=", sub))
+    .select(["c.id as clientId", "c.name", "l.id as linkId", "l.unlinked_at", "g.id as grantId", "g.revoked_at"])
+    .where("c.provider_client_id", "=", aud)
+    .executeTakeFirst();
+  if (!row) return refusedAsMerchant.clientNotFound();
+  if (!row.grantId || row.revoked_at !== null) return refusedAsMerchant.unauthorized();
+  if (!row.linkId || row.unlinked_at !== null) return refusedAsMerchant.notLinked();
+  return {
+    caller: { kind: "merchant", merchantAccountId: sub, integrationClientId: row.clientId, providerClientId: aud, integrationName: row.name, linkId: row.linkId, grantId: sid },
+  };
+}
+
+/** A merchant idToken that is genuine, unexpired and not revoked, whatever its link (the Auth API). */
+export async function authenticateMerchantToken(db: Kysely<Database>, tokens: TokenService, authorization: string | string[] | undefined): Promise<Authentication<MerchantTokenHolder>> {
+  const unauthorized = { refused: new DomainError("UnauthorizedError", "A valid merchant idToken is required (Authorization: Bearer <idToken>)") };
+  const token = bearerToken(authorization);
+  const claims = token ? await tokens.verify(token) : undefined;
+  if (!claims || claims.token_use !== "merchant" || typeof claims.sub !== "string" || !isUuid(claims.sub) || typeof claims.sid !== "string" || !isUuid(claims.sid)) return unauthorized;
+  const grant = await db.selectFrom("oauth_grants").select("revoked_at").where("id", "=", claims.sid).where("merchant_account_id", "=", claims.sub).executeTakeFirst();
+  if (!grant || grant.revoked_at !== null) return unauthorized;
+  return { caller: { kind: "merchant-token", merchantAccountId: claims.sub, grantId: claims.sid } };
+}
+
+/** The Admin API's token check: an admin token of a live session, with the role the operation needs. */
+export async function authenticateAdmin(
+  db: Kysely<Database>,
+  tokens: TokenService,
+  authorization: string | string[] | undefined,
+  requiredRole: AdminCaller["role"] | undefined,
+): Promise<Authentication<AdminCaller>> {
+  const unauthorized = { refused: new DomainError("UnauthorizedError", "A valid admin idToken is required (Authorization: Bearer <idToken> from POST /integration/admin/login)") };
+  const token = bearerToken(authorization);
+  const claims = token ? await tokens.verify(token) : undefined;
+  if (!claims || claims.token_use !== "admin" || claims.aud !== ADMIN_AUDIENCE || typeof claims.sub !== "string" || !isUuid(claims.sub) || typeof claims.sid !== "string" || !isUuid(claims.sid)) {
+    return unauthorized;
+  }
+  const session = await db
+    .selectFrom("admin_sessions as s")
+    .innerJoin("admin_users as a", "a.id", "s.admin_user_id")
+    .select(["s.revoked_at", "s.expires_at", "a.role", "a.integration_client_id", "a.email"])
+    .where("s.id", "=", claims.sid)
+    .where("a.id", "=", claims.sub)
+    .executeTakeFirst();
+  if (!session || session.revoked_at !== null) return unauthorized;
+  if (requiredRole && session.role !== requiredRole) {
+    return { refused: new DomainError("ForbiddenError", `This operation needs the ${requiredRole} role`) };
+  }
+  return { caller: { kind: "admin", adminUserId: claims.sub, sessionId: claims.sid, role: session.role, integrationClientId: session.integration_client_id, email: session.email } };
+}
+

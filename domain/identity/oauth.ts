@@ -1,0 +1,326 @@
+// OAuth 2.0 authorization code for merchant accounts (RFC 6749 with the RFC 9700 practices: exact
+// redirect_uri match, single-use codes whose reuse revokes what they produced, PKCE S256, CSRF on the
+// sign-in form, no open redirect), and the admin session.
+import { sql, type Kysely } from "kysely";
+import type { Database } from "../../db/schema.ts";
+import type { IntegrationClient } from "../../db/tables/identity.table.ts";
+import type { Clock } from "../clock.ts";
+import { DomainError } from "../errors.ts";
+import { linkMerchant } from "./accounts.ts";
+import { burnVerification, constantTimeEqual, hashSecret, randomToken, sha256, sha256Base64Url, verifySecret } from "./secrets.ts";
+import { ID_TOKEN_SECONDS, type TokenService } from "./tokens.ts";
+
+export const DEFAULT_SCOPE = "openid email profile";
+const KNOWN_SCOPES = new Set(["openid", "email", "profile"]);
+const CODE_SECONDS = 10 * 60;
+const SIGN_IN_FORM_SECONDS = 30 * 60;
+const REFRESH_TOKEN_DAYS = 180;
+const DAY_MS = 24 * 3600 * 1000;
+
+export interface TokenSet {
+  idToken: string;
+  refreshToken: string;
+  tokenType: "Bearer";
+  expiresIn: number;
+  scope: string;
+}
+
+export interface AuthorizationParams {
+  responseType?: string;
+  clientId?: string;
+  redirectUri?: string;
+  state?: string;
+  scope?: string;
+  codeChallenge?: string;
+  codeChallengeMethod?: string;
+}
+
+const invalidRequest = (message: string) => new DomainError("InvalidRequestError", message);
+const invalidGrant = (message: string) => new DomainError("InvalidGrantError", message);
+const invalidClient = () => new DomainError("InvalidClientError", "Unknown clientId or wrong clientSecret for this environment");
+
+/**
+ * Validates an authorization request and opens a sign-in transaction. Nothing here redirects: an error
+ * before the client and its redirect_uri are verified must never send the browser anywhere.
+ */
+export async function startAuthorization(
+  db: Kysely<Database>,
+  clock: Clock,
+  params: AuthorizationParams,
+): Promise<{ transaction: string; csrf: string; client: IntegrationClient }> {
+  const missing = (["responseType", "clientId", "redirectUri"] as const).filter((name) => !params[name]);
+  if (missing.length > 0) {
+    const names = { responseType: "response_type", clientId: "client_id", redirectUri: "redirect_uri" };
+    throw invalidRequest(`Missing ${missing.map((name) => names[name]).join(", ")}`);
+  }
+  const client = await db.selectFrom("integration_clients").selectAll().where("provider_client_id", "=", params.clientId!).executeTakeFirst();
+  if (!client) throw new DomainError("InvalidClientError", "Unknown client_id in this environment");
+  if (!client.redirect_uris.includes(params.redirectUri!)) {
+    throw invalidRequest("redirect_uri is not identical to a URI registered for this client (protocol, domain, path and trailing slash must match)");
+  }
+  if (params.responseType !== "code") throw invalidRequest("response_type must be code");
+  const scope = params.scope?.trim() || DEFAULT_SCOPE;
+  const unknownScopes = scope.split(/\s+/).filter((s) => !KNOWN_SCOPES.has(s) && !client.scopes.includes(s));
+  if (unknownScopes.length > 0) throw invalidRequest(`Unknown scope: ${unknownScopes.join(" ")}`);
+  if (params.codeChallengeMethod !== undefined && params.codeChallengeMethod !== "S256") throw invalidRequest("code_challenge_method must be S256");
+  if (params.codeChallenge !== undefined && !/^[A-Za-z0-9_-]{43,128}$/.test(params.codeChallenge)) throw invalidRequest("code_challenge must be a base64url SHA-256 (43 to 128 characters)");
+  if (params.codeChallengeMethod !== undefined && params.codeChallenge === undefined) throw invalidRequest("code_challenge_method without code_challenge");
+
+  const transaction = randomToken("tx_", 18);
+  const csrf = randomToken("", 24);
+  await db
+    .insertInto("oauth_authorization_requests")
+    .values({
+      id: transaction,
+      integration_client_id: client.id,
+      redirect_uri: params.redirectUri!,
+      state: params.state ?? null,
+      scope,
+      code_challenge: params.codeChallenge ?? null,
+      csrf_hash: sha256(csrf),
+      expires_at: new Date(clock.now().getTime() + SIGN_IN_FORM_SECONDS * 1000),
+    })
+    .execute();
+  return { transaction, csrf, client };
+}
+
+export async function authorizationClient(db: Kysely<Database>, transaction: string): Promise<IntegrationClient | undefined> {
+  return db
+    .selectFrom("oauth_authorization_requests as r")
+    .innerJoin("integration_clients as c", "c.id", "r.integration_client_id")
+    .selectAll("c")
+    .where("r.id", "=", transaction)
+    .executeTakeFirst();
+}
+
+/**
+ * The merchant signs in on the authorization screen. The CSRF token must match both the transaction and
+ * the cookie set with the form (double submit). Returns where to send the browser: the registered
+ * redirect_uri with `code` and the unchanged `state`.
+ */
+export async function completeSignIn(
+  db: Kysely<Database>,
+  clock: Clock,
+  input: { transaction: string; csrf: string; csrfCookie: string | undefined; email: string; password: string },
+): Promise<{ redirectTo: string }> {
+  const now = clock.now();
+  const request = await db.selectFrom("oauth_authorization_requests").selectAll().where("id", "=", input.transaction).executeTakeFirst();
+  if (
+    !request ||
+    request.completed_at !== null ||
+    request.expires_at <= now ||
+    !input.csrfCookie ||
+    !constantTimeEqual(input.csrfCookie, input.csrf) ||
+    !constantTimeEqual(sha256(input.csrf), request.csrf_hash)
+  ) {
+    throw new DomainError("SignInFormExpiredError", "The sign-in form expired or was not sent by this browser. Start the authorization again.");
+  }
+  const merchant = await db.selectFrom("merchant_accounts").selectAll().where(sql`lower(email)`, "=", input.email.trim().toLowerCase()).executeTakeFirst();
+  if (!merchant) {
+    await burnVerification(input.password);
+    throw new DomainError("InvalidGrantError", "There is no merchant account with that email in this environment");
+  }
+  if (!(await verifySecret(merchant.password_hash, input.password))) {
+    throw new DomainError("InvalidCredentialsError", "Wrong password");
+  }
+  const code = randomToken("ac_");
+  await db.transaction().execute(async (trx) => {
+    const completed = await trx
+      .updateTable("oauth_authorization_requests")
+      .set({ completed_at: now })
+      .where("id", "=", request.id)
+      .where("completed_at", "is", null)
+      .executeTakeFirst();
+    if (completed.numUpdatedRows === 0n) throw new DomainError("SignInFormExpiredError", "This sign-in was already completed. Start the authorization again.");
+    await trx
+      .insertInto("oauth_codes")
+      .values({
+        code_hash: sha256(code),
+        integration_client_id: request.integration_client_id,
+        merchant_account_id: merchant.id,
+        redirect_uri: request.redirect_uri,
+        scope: request.scope,
+        code_challenge: request.code_challenge,
+        expires_at: new Date(now.getTime() + CODE_SECONDS * 1000),
+      })
+      .execute();
+  });
+  const target = new URL(request.redirect_uri);
+  target.searchParams.set("code", code);
+  if (request.state !== null) target.searchParams.set("state", request.state);
+  return { redirectTo: target.toString() };
+}
+
+/** The client's credentials, checked in constant time whether or not the client exists. */
+export async function authenticateClient(db: Kysely<Database>, clientId: string, clientSecret: string): Promise<IntegrationClient> {
+  const client = await db.selectFrom("integration_clients").selectAll().where("provider_client_id", "=", clientId).executeTakeFirst();
+  if (!client) {
+    await burnVerification(clientSecret);
+    throw invalidClient();
+  }
+  if (!(await verifySecret(client.client_secret_hash, clientSecret))) throw invalidClient();
+  return client;
+}
+
+export async function exchangeCode(
+  db: Kysely<Database>,
+  clock: Clock,
+  tokens: TokenService,
+  input: { clientId: string; clientSecret: string; code: string; redirectUri: string; codeVerifier?: string },
+): Promise<TokenSet> {
+  const client = await authenticateClient(db, input.clientId, input.clientSecret);
+  const now = clock.now();
+  const outcome = await db.transaction().execute(async (trx) => {
+    const code = await trx.selectFrom("oauth_codes").selectAll().where("code_hash", "=", sha256(input.code)).forUpdate().executeTakeFirst();
+    if (!code) return { error: invalidGrant("The code is invalid") };
+    if (code.consumed_at !== null) {
+      // A code presented twice was stolen or replayed: what it produced is revoked (RFC 9700 §4.2.1).
+      if (code.grant_id) await trx.updateTable("oauth_grants").set({ revoked_at: now }).where("id", "=", code.grant_id).where("revoked_at", "is", null).execute();
+      return { error: invalidGrant("The code was already used; the tokens it produced are revoked") };
+    }
+    if (code.integration_client_id !== client.id) return { error: invalidGrant("The code was issued to another clientId") };
+    if (code.expires_at <= now) return { error: invalidGrant("The code expired (codes live 10 minutes)") };
+    if (code.redirect_uri !== input.redirectUri) return { error: invalidGrant("redirectUri differs from the one sent to authorize") };
+    if (code.code_challenge !== null) {
+      if (!input.codeVerifier || !constantTimeEqual(sha256Base64Url(input.codeVerifier), code.code_challenge)) return { error: invalidGrant("The PKCE code_verifier does not match the code_challenge") };
+    } else if (input.codeVerifier) {
+      return { error: invalidGrant("A code_verifier was sent but the authorization had no code_challenge") };
+    }
+    await trx.updateTable("oauth_codes").set({ consumed_at: now }).where("code_hash", "=", code.code_hash).execute();
+
+    const merchant = await trx.selectFrom("merchant_accounts").selectAll().where("id", "=", code.merchant_account_id).executeTakeFirstOrThrow();
+    if (merchant.test_for_integration_client_id !== null && merchant.test_for_integration_client_id !== client.id) {
+      return { error: new DomainError("IntegrationSetupError", "The link could not be completed: this Sandbox test account belongs to another integration. The code is consumed; authorize again with another account.") };
+    }
+    await linkMerchant(trx, client.id, merchant.id, now);
+    const refreshToken = randomToken("rt_");
+    const grant = await trx
+      .insertInto("oauth_grants")
+      .values({
+        integration_client_id: client.id,
+        merchant_account_id: merchant.id,
+        refresh_token_hash: sha256(refreshToken),
+        scope: code.scope,
+        created_at: now,
+        expires_at: new Date(now.getTime() + REFRESH_TOKEN_DAYS * DAY_MS),
+      })
+      .returning("id")
+      .executeTakeFirstOrThrow();
+    await trx.updateTable("oauth_codes").set({ grant_id: grant.id }).where("code_hash", "=", code.code_hash).execute();
+    const idToken = await tokens.issueMerchantToken({ merchantAccountId: merchant.id, providerClientId: client.provider_client_id, grantId: grant.id, scope: code.scope, email: merchant.email });
+    return { tokens: { idToken, refreshToken, tokenType: "Bearer" as const, expiresIn: ID_TOKEN_SECONDS, scope: code.scope } };
+  });
+  // Refusals are returned, not thrown, so that what the transaction recorded (a consumed code, a revoked
+  // grant) is committed before the error is answered.
+  if ("error" in outcome && outcome.error) throw outcome.error;
+  return (outcome as { tokens: TokenSet }).tokens;
+}
+
+/** Mints merchant tokens for an already linked account (Sandbox test tokens). */
+export async function issueGrant(db: Kysely<Database>, clock: Clock, tokens: TokenService, client: IntegrationClient, merchant: { id: string; email: string }): Promise<TokenSet> {
+  const now = clock.now();
+  const refreshToken = randomToken("rt_");
+  const grant = await db
+    .insertInto("oauth_grants")
+    .values({
+      integration_client_id: client.id,
+      merchant_account_id: merchant.id,
+      refresh_token_hash: sha256(refreshToken),
+      scope: DEFAULT_SCOPE,
+      created_at: now,
+      expires_at: new Date(now.getTime() + REFRESH_TOKEN_DAYS * DAY_MS),
+    })
+    .returning("id")
+    .executeTakeFirstOrThrow();
+  const idToken = await tokens.issueMerchantToken({ merchantAccountId: merchant.id, providerClientId: client.provider_client_id, grantId: grant.id, scope: DEFAULT_SCOPE, email: merchant.email });
+  return { idToken, refreshToken, tokenType: "Bearer", expiresIn: ID_TOKEN_SECONDS, scope: DEFAULT_SCOPE };
+}
+
+/** A new idToken for a refresh token (which does not rotate). */
+export async function refreshIdToken(
+  db: Kysely<Database>,
+  clock: Clock,
+  tokens: TokenService,
+  input: { clientId: string; clientSecret: string; refreshToken: string },
+): Promise<{ idToken: string; tokenType: "Bearer"; expiresIn: number; scope: string }> {
+  const client = await authenticateClient(db, input.clientId, input.clientSecret);
+  const grant = await db
+    .selectFrom("oauth_grants as g")
+    .innerJoin("merchant_accounts as m", "m.id", "g.merchant_account_id")
+    .select(["g.id", "g.integration_client_id", "g.expires_at", "g.revoked_at", "g.scope", "m.id as merchant_id", "m.email"])
+    .where("g.refresh_token_hash", "=", sha256(input.refreshToken))
+    .executeTakeFirst();
+  if (!grant || grant.integration_client_id !== client.id || grant.revoked_at !== null || grant.expires_at <= clock.now()) {
+    throw invalidGrant("The refresh token is revoked, expired or invalid: the merchant must authorize again");
+  }
+  const idToken = await tokens.issueMerchantToken({ merchantAccountId: grant.merchant_id, providerClientId: client.provider_client_id, grantId: grant.id, scope: grant.scope, email: grant.email });
+  return { idToken, tokenType: "Bearer", expiresIn: ID_TOKEN_SECONDS, scope: grant.scope };
+}
+
+/**
+ * Revokes a refresh token, or the grant behind an idToken, of this client. Unknown tokens are ignored
+ * (RFC 7009): the answer does not tell whether a token existed. Revoking does not unlink the merchant.
+ */
+export async function revokeToken(db: Kysely<Database>, clock: Clock, tokens: TokenService, input: { clientId: string; clientSecret: string; token: string }): Promise<void> {
+  const client = await authenticateClient(db, input.clientId, input.clientSecret);
+  const now = clock.now();
+  const byRefresh = await db
+    .updateTable("oauth_grants")
+    .set({ revoked_at: now })
+    .where("refresh_token_hash", "=", sha256(input.token))
+    .where("integration_client_id", "=", client.id)
+    .where("revoked_at", "is", null)
+    .executeTakeFirst();
+  if (byRefresh.numUpdatedRows > 0n) return;
+  const claims = await tokens.verify(input.token);
+  if (claims?.token_use === "merchant" && claims.aud === client.provider_client_id && typeof claims.sid === "string" && isUuid(claims.sid)) {
+    await db.updateTable("oauth_grants").set({ revoked_at: now }).where("id", "=", claims.sid).where("integration_client_id", "=", client.id).where("revoked_at", "is", null).execute();
+  }
+}
+
+export interface AdminSession {
+  idToken: string;
+  refreshToken: string;
+  tokenType: "Bearer";
+  expiresIn: number;
+}
+
+export async function adminSignIn(db: Kysely<Database>, clock: Clock, tokens: TokenService, input: { email: string; password: string }): Promise<AdminSession> {
+  const admin = await db.selectFrom("admin_users").selectAll().where(sql`lower(email)`, "=", input.email.trim().toLowerCase()).executeTakeFirst();
+  if (!admin) {
+    await burnVerification(input.password);
+    throw new DomainError("InvalidCredentialsError", "Wrong email or password");
+  }
+  if (!(await verifySecret(admin.password_hash, input.password))) throw new DomainError("InvalidCredentialsError", "Wrong email or password");
+  const now = clock.now();
+  const refreshToken = randomToken("rt_");
+  const session = await db.transaction().execute(async (trx) => {
+    await trx.updateTable("admin_users").set({ first_login_at: now }).where("id", "=", admin.id).where("first_login_at", "is", null).execute();
+    return trx
+      .insertInto("admin_sessions")
+      .values({ admin_user_id: admin.id, refresh_token_hash: sha256(refreshToken), created_at: now, expires_at: new Date(now.getTime() + 30 * DAY_MS) })
+      .returning("id")
+      .executeTakeFirstOrThrow();
+  });
+  const idToken = await tokens.issueAdminToken({ adminUserId: admin.id, sessionId: session.id, role: admin.role, integrationClientId: admin.integration_client_id, email: admin.email });
+  return { idToken, refreshToken, tokenType: "Bearer", expiresIn: ID_TOKEN_SECONDS };
+}
+
+/** Changes the signed-in admin's password and ends the admin's other sessions. */
+export async function changeAdminPassword(
+  db: Kysely<Database>,
+  clock: Clock,
+  input: { adminUserId: string; sessionId: string; currentPassword: string; newPassword: string },
+): Promise<void> {
+  const admin = await db.selectFrom("admin_users").selectAll().where("id", "=", input.adminUserId).executeTakeFirst();
+  if (!admin || !(await verifySecret(admin.password_hash, input.currentPassword))) throw new DomainError("InvalidCredentialsError", "The current password is wrong");
+  const newHash = await hashSecret(input.newPassword);
+  await db.transaction().execute(async (trx) => {
+    await trx.updateTable("admin_users").set({ password_hash: newHash }).where("id", "=", admin.id).execute();
+    await trx.updateTable("admin_sessions").set({ revoked_at: clock.now() }).where("admin_user_id", "=", admin.id).where("id", "!=", input.sessionId).where("revoked_at", "is", null).execute();
+  });
+}
+
+export function isUuid(value: string): boolean {
+  return /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value);
+}

@@ -1,0 +1,20 @@
+// The portal admin session.
+import type { operations } from "../../generated/types/auth.ts";
+import type { AuthCaller } from "../../domain/identity/callers.ts";
+import { DomainError } from "../../domain/errors.ts";
+import { adminSignIn, changeAdminPassword } from "../../domain/identity/oauth.ts";
+import type { OperationHandler } from "../../server/handler-types.ts";
+
+type Handler<Id extends keyof operations> = OperationHandler<operations[Id], AuthCaller>;
+
+export const adminLogin: Handler<"adminLogin"> = async ({ body, services }) => ({
+  status: 200,
+  body: await adminSignIn(services.db, services.clock, services.tokens, body),
+  headers: { "Cache-Control": "no-store" },
+});
+
+export const adminChangePassword: Handler<"adminChangePassword"> = async ({ body, caller, services }) => {
+  if (caller.kind !== "admin") throw new DomainError("UnauthorizedError", "An admin idToken is required");
+  await changeAdminPassword(services.db, services.clock, { adminUserId: caller.adminUserId, sessionId: caller.sessionId, ...body });
+  return { status: 204 };
+};

@@ -1,0 +1,156 @@
+// The Auth API's OAuth operations: the authorization screen, the code exchange, refresh, revocation, and
+// the merchant's client-info.
+import type { operations } from "../../generated/types/auth.ts";
+import type { AuthCaller } from "../../domain/identity/callers.ts";
+import { DomainError } from "../../domain/errors.ts";
+import {
+  authorizationClient,
+  completeSignIn,
+  exchangeCode,
+  refreshIdToken,
+  revokeToken as revoke,
+  startAuthorization,
+  type TokenSet,
+} from "../../domain/identity/oauth.ts";
+import type { HandlerContext, OperationHandler } from "../../server/handler-types.ts";
+import { renderSignInPage } from "./sign-in-page.ts";
+
+type Handler<Id extends keyof operations> = OperationHandler<operations[Id], AuthCaller>;
+
+const CSRF_COOKIE = "cobro_csrf";
+const NO_STORE = { "Cache-Control": "no-store", Pragma: "no-cache" };
+
+function pageHeaders(formTargets: string[]): Record<string, string> {
+  return {
+    ...NO_STORE,
+    "Content-Security-Policy": `default-src 'none'; style-src 'unsafe-inline'; img-src https: data:; form-action 'self' ${formTargets.join(" ")}; frame-ancestors 'none'; base-uri 'none'`,
+    "X-Frame-Options": "DENY",
+    "Referrer-Policy": "no-referrer",
+  };
+}
+
+export const authorize: Handler<"authorize"> = async ({ query, services }) => {
+  const { transaction, csrf, client } = await startAuthorization(services.db, services.clock, {
+    responseType: query.response_type ?? query.responseType,
+    clientId: query.client_id ?? query.clientId,
+    redirectUri: query.redirect_uri ?? query.redirectUri,
+    state: query.state,
+    scope: query.scope,
+    codeChallenge: query.code_challenge,
+    codeChallengeMethod: query.code_challenge_method,
+  });
+  const secure = services.config.publicUrls.auth.startsWith("https:") ? "; Secure" : "";
+  return {
+    status: 200,
+    body: renderSignInPage({ integrationName: client.name, logoUrl: client.logo_url, transaction, csrf }),
+    headers: {
+      ...pageHeaders(client.redirect_uris.map((uri) => new URL(uri).origin)),
+      "Set-Cookie": `${CSRF_COOKIE}=${csrf}; Path=/integration/oauth2; HttpOnly; SameSite=Strict; Max-Age=1800${secure}`,
+    },
+  };
+};
+
+const SIGN_IN_REFUSALS: Record<string, number> = { InvalidGrantError: 400, InvalidCredentialsError: 401, SignInFormExpiredError: 403 };
+
+export const completeLogin: Handler<"completeLogin"> = async ({ body, headers, services }) => {
+  const csrfCookie = cookie(headers.cookie, CSRF_COOKIE);
+  try {
+    const { redirectTo } = await completeSignIn(services.db, services.clock, { ...body, csrfCookie });
+    return { status: 303, headers: { ...NO_STORE, Location: redirectTo, "Set-Cookie": `${CSRF_COOKIE}=; Path=/integration/oauth2; HttpOnly; SameSite=Strict; Max-Age=0` } };
+  } catch (error) {
+    const status = error instanceof DomainError ? SIGN_IN_REFUSALS[error.code] : undefined;
+    if (!status || !(error instanceof DomainError)) throw error;
+    // The screen again, with the refusal on it; the same transaction lets the merchant try again.
+    const client = await authorizationClient(services.db, body.transaction);
+    const page = renderSignInPage({
+      integrationName: client?.name ?? "la aplicación",
+      logoUrl: client?.logo_url ?? null,
+      transaction: body.transaction,
+      csrf: body.csrf,
+      email: body.email,
+      error: { code: error.code, message: error.message },
+    });
+    throw new DomainError("SignInPage", error.message, { status, page, headers: pageHeaders(client ? client.redirect_uris.map((uri) => new URL(uri).origin) : []) });
+  }
+};
+
+function cookie(header: string | string[] | undefined, name: string): string | undefined {
+  const text = Array.isArray(header) ? header.join("; ") : header ?? "";
+  for (const part of text.split(";")) {
+    const [key, ...rest] = part.trim().split("=");
+    if (key === name) return rest.join("=");
+  }
+  return undefined;
+}
+
+function isForm(headers: HandlerContext<unknown, unknown>["headers"]): boolean {
+  return String(headers["content-type"] ?? "").toLowerCase().startsWith("application/x-www-form-urlencoded");
+}
+
+/** RFC 6749 §2.3.1: client credentials in HTTP Basic (form-urlencoded inside) or in the form, not both. */
+function formClientCredentials(headers: HandlerContext<unknown, unknown>["headers"], body: { client_id?: string; client_secret?: string }): { clientId: string; clientSecret: string } {
+  const authorization = typeof headers.authorization === "string" ? headers.authorization : "";
+  const basic = /^Basic\s+(\S+)$/i.exec(authorization);
+  if (basic) {
+    if (body.client_secret !== undefined) throw new DomainError("InvalidClientError", "Send the client credentials in HTTP Basic or in the form, not both");
+    const decoded = Buffer.from(basic[1]!, "base64").toString("utf8");
+    const separator = decoded.indexOf(":");
+    if (separator < 0) throw new DomainError("InvalidClientError", "Malformed HTTP Basic credentials");
+    return { clientId: decodeURIComponent(decoded.slice(0, separator)), clientSecret: decodeURIComponent(decoded.slice(separator + 1)) };
+  }
+  if (!body.client_id || !body.client_secret) throw new DomainError("InvalidClientError", "Client authentication is required (HTTP Basic or client_id and client_secret)");
+  return { clientId: body.client_id, clientSecret: body.client_secret };
+}
+
+function seedTokens(tokens: TokenSet) {
+  return { idToken: tokens.idToken, refreshToken: tokens.refreshToken, tokenType: tokens.tokenType, expiresIn: tokens.expiresIn };
+}
+
+export const exchangeToken: Handler<"exchangeToken"> = async ({ body, headers, services }) => {
+  const { db, clock, tokens } = services;
+  if (!isForm(headers)) {
+    const request = body as operations["exchangeToken"]["requestBody"]["content"]["application/json"];
+    const set = await exchangeCode(db, clock, tokens, request);
+    return { status: 200, body: seedTokens(set), headers: NO_STORE };
+  }
+  const form = body as operations["exchangeToken"]["requestBody"]["content"]["application/x-www-form-urlencoded"];
+  const client = formClientCredentials(headers, form);
+  if (form.grant_type === "refresh_token") {
+    if (!form.refresh_token) throw new DomainError("InvalidRequestError", "refresh_token is required");
+    const refreshed = await refreshIdToken(db, clock, tokens, { ...client, refreshToken: form.refresh_token });
+    return {
+      status: 200,
+      body: { access_token: refreshed.idToken, id_token: refreshed.idToken, token_type: "Bearer", expires_in: refreshed.expiresIn, scope: refreshed.scope },
+      headers: NO_STORE,
+    };
+  }
+  if (!form.code || !form.redirect_uri) throw new DomainError("InvalidRequestError", "code and redirect_uri are required");
+  const set = await exchangeCode(db, clock, tokens, { ...client, code: form.code, redirectUri: form.redirect_uri, codeVerifier: form.code_verifier });
+  return {
+    status: 200,
+    body: { access_token: set.idToken, id_token: set.idToken, token_type: "Bearer", expires_in: set.expiresIn, refresh_token: set.refreshToken, scope: set.scope },
+    headers: NO_STORE,
+  };
+};
+
+export const refreshToken: Handler<"refreshToken"> = async ({ body, services }) => {
+  const refreshed = await refreshIdToken(services.db, services.clock, services.tokens, body);
+  return { status: 200, body: { idToken: refreshed.idToken, tokenType: refreshed.tokenType, expiresIn: refreshed.expiresIn }, headers: NO_STORE };
+};
+
+export const revokeToken: Handler<"revokeToken"> = async ({ body, headers, services }) => {
+  if (isForm(headers)) {
+    const form = body as operations["revokeToken"]["requestBody"]["content"]["application/x-www-form-urlencoded"];
+    await revoke(services.db, services.clock, services.tokens, { ...formClientCredentials(headers, form), token: form.token });
+  } else {
+    const request = body as operations["revokeToken"]["requestBody"]["content"]["application/json"];
+    await revoke(services.db, services.clock, services.tokens, request);
+  }
+  return { status: 200 };
+};
+
+export const getClientInfo: Handler<"getClientInfo"> = async ({ caller, services }) => {
+  if (caller.kind !== "merchant-token") throw new DomainError("UnauthorizedError", "A merchant idToken is required");
+  const merchant = await services.db.selectFrom("merchant_accounts").select(["fantasy_name", "email"]).where("id", "=", caller.merchantAccountId).executeTakeFirstOrThrow();
+  return { status: 200, body: { name: merchant.fantasy_name, email: merchant.email } };
+};

@@ -1,0 +1,28 @@
+// GET /me: the merchant account behind the token.
+import type { operations } from "../../generated/types/integration.ts";
+import type { IntegrationCaller } from "../../domain/identity/callers.ts";
+import { requireMerchant } from "./caller.ts";
+import type { OperationHandler } from "../../server/handler-types.ts";
+
+export const getMe: OperationHandler<operations["getMe"], IntegrationCaller> = async ({ caller, services }) => {
+  const merchant = requireMerchant(caller);
+  const row = await services.db
+    .selectFrom("merchant_accounts as m")
+    .innerJoin("merchant_links as l", "l.merchant_account_id", "m.id")
+    .select(["m.id", "m.email", "m.fantasy_name", "m.account_holder_name", "m.account_holder_tax_id", "l.linked_at"])
+    .where("m.id", "=", merchant.merchantAccountId)
+    .where("l.id", "=", merchant.linkId)
+    .executeTakeFirstOrThrow();
+  return {
+    status: 200,
+    body: {
+      merchantUserId: row.id,
+      email: row.email,
+      fantasyName: row.fantasy_name,
+      accountHolderName: row.account_holder_name,
+      accountHolderTaxId: row.account_holder_tax_id,
+      integration: { name: merchant.integrationName },
+      linkedAt: row.linked_at.toISOString(),
+    },
+  };
+};

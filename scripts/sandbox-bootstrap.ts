@@ -1,0 +1,39 @@
+// `npm run sandbox:bootstrap [-- --json]`: create a fresh Sandbox set (platform admin, integration, its admin,
+// a linked merchant) in the configured database and print its credentials. With a Cobro running on the
+// embedded default, it attaches to that Cobro's PostgreSQL rather than starting another.
+import { loadConfig, ConfigError } from "../server/config.ts";
+import { createLogger } from "../server/logger.ts";
+import { openDatabase, CobroStartupError } from "../db/connect.ts";
+import { runningEmbeddedConnectionString } from "../db/embedded-postgres.ts";
+import { migrateToLatest } from "../db/migrate.ts";
+import { prepareQueue } from "../jobs/queue.ts";
+import { createSandboxSet } from "../domain/identity/sandbox-bootstrap.ts";
+
+const json = process.argv.includes("--json");
+try {
+  const config = loadConfig(process.env, []);
+  if (config.serviceEnv !== "sandbox") throw new ConfigError(["sandbox:bootstrap runs only with SERVICE_ENV=sandbox"]);
+  const logger = createLogger(json ? "silent" : "warn");
+  const databaseUrl = config.databaseUrl ?? runningEmbeddedConnectionString(config.dataDir);
+  const database = await openDatabase({ databaseUrl, dataDir: config.dataDir, logger });
+  try {
+    await prepareQueue({ pool: database.pool, logger });
+    await migrateToLatest(database.db, { logger });
+    const credentials = await createSandboxSet(database.db, new Date());
+    const output = {
+      integrationApiUrl: config.publicUrls.integration,
+      authApiUrl: config.publicUrls.auth,
+      adminApiUrl: config.publicUrls.admin,
+      ...credentials,
+    };
+    process.stdout.write(json ? `${JSON.stringify(output)}\n` : `${JSON.stringify(output, null, 2)}\n`);
+  } finally {
+    await database.close();
+  }
+} catch (error) {
+  if (error instanceof ConfigError || error instanceof CobroStartupError) {
+    process.stderr.write(`cobro: ${error.message}\n`);
+    process.exit(1);
+  }
+  throw error;
+}

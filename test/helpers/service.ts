@@ -1,0 +1,75 @@
+// The whole service in-process, as `npm start` runs it, on a fresh database of the test run and free
+// ports, with a clock the test moves. Every response is checked against the contract.
+import { Writable } from "node:stream";
+import { ManualClock } from "../../domain/clock.ts";
+import { loadConfig, type Config, type ServicePart } from "../../server/config.ts";
+import { createLogger } from "../../server/logger.ts";
+import { startService, type RunningService } from "../../server/service.ts";
+import { createSandboxSet, type SandboxCredentials } from "../../domain/identity/sandbox-bootstrap.ts";
+import { createTestDatabase, type TestDatabase } from "./database.ts";
+
+export interface TestService {
+  integrationUrl: string;
+  authUrl: string;
+  adminUrl: string;
+  clock: ManualClock;
+  database: TestDatabase;
+  service: RunningService;
+  config: Config;
+  logLines: Array<Record<string, unknown>>;
+  /** A fresh platform admin, integration, integration admin and linked merchant. */
+  sandbox(): Promise<SandboxCredentials>;
+  close(): Promise<void>;
+}
+
+export interface TestServiceOptions {
+  env?: Record<string, string>;
+  parts?: ServicePart[];
+  start?: Date;
+}
+
+export async function startTestService(options: TestServiceOptions = {}): Promise<TestService> {
+  const database = await createTestDatabase();
+  const clock = new ManualClock(options.start ?? new Date());
+  const base = loadConfig({ INTEGRATION_PORT: "0", AUTH_PORT: "0", ADMIN_PORT: "0", COBRO_AUTH_URL: "http://auth.cobro.test", ...options.env }, []);
+  const config: Config = { ...base, databaseUrl: database.connectionString, parts: new Set(options.parts ?? ["integration", "auth", "admin"]) };
+  const logLines: Array<Record<string, unknown>> = [];
+  const sink = new Writable({
+    write(chunk, _encoding, done) {
+      for (const line of String(chunk).split("\n").filter(Boolean)) logLines.push(JSON.parse(line));
+      done();
+    },
+  });
+  const service = await startService(config, { logger: createLogger("info", sink), clock, validateResponses: true });
+  return {
+    integrationUrl: service.urls.integration ?? "",
+    authUrl: service.urls.auth ?? "",
+    adminUrl: service.urls.admin ?? "",
+    clock,
+    database,
+    service,
+    config,
+    logLines,
+    sandbox: () => createSandboxSet(database.db, clock.now()),
+    close: async () => {
+      await service.stop();
+      await database.close();
+    },
+  };
+}
+
+/** JSON or text of a fetch response, with its status and headers. */
+export async function read(response: Response): Promise<{ status: number; headers: Headers; text: string; json: any }> {
+  const text = await response.text();
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status: response.status, headers: response.headers, text, json };
+}
+
+export function postJson(url: string, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
+  return fetch(url, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
+}

@@ -1,0 +1,195 @@
+// The Integration API's token check (every common error of the seed, in plain text), the Admin API's
+// (roles, merchant tokens refused), unlinking, and the Sandbox test tokens.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { importJWK, SignJWT, type JWK } from "jose";
+import { postJson, read, startTestService, type TestService } from "../helpers/service.ts";
+import type { SandboxCredentials } from "../../domain/identity/sandbox-bootstrap.ts";
+
+let t: TestService;
+let sandbox: SandboxCredentials;
+
+beforeAll(async () => {
+  t = await startTestService();
+  sandbox = await t.sandbox();
+});
+afterAll(() => t.close());
+
+async function adminToken(credentials: { email: string; password: string }): Promise<string> {
+  const login = await read(await postJson(`${t.authUrl}/integration/admin/login`, credentials));
+  expect(login.status).toBe(200);
+  return login.json.idToken;
+}
+
+async function testTokens(adminIdToken: string) {
+  return read(await fetch(`${t.adminUrl}/my-integration/test-tokens`, { method: "POST", headers: { authorization: `Bearer ${adminIdToken}` } }));
+}
+
+const me = async (token: string | undefined) => read(await fetch(`${t.integrationUrl}/me`, { headers: token === undefined ? {} : { authorization: `Bearer ${token}` } }));
+
+/** A token signed with the service's own key, with the claims a test chooses. */
+async function forgeToken(claims: Record<string, unknown>, audience: string): Promise<string> {
+  const key = await t.database.db.selectFrom("signing_keys").selectAll().executeTakeFirstOrThrow();
+  const now = Math.floor(t.clock.now().getTime() / 1000);
+  return new SignJWT(claims)
+    .setProtectedHeader({ alg: "ES256", kid: key.kid })
+    .setIssuer("http://auth.cobro.test")
+    .setAudience(audience)
+    .setIssuedAt(now)
+    .setExpirationTime(now + 600)
+    .sign(await importJWK(key.private_jwk as JWK, "ES256"));
+}
+
+function expectText(result: { status: number; headers: Headers; text: string }, status: number, text: string) {
+  expect(result.status).toBe(status);
+  expect(result.headers.get("content-type")).toMatch(/^text\/plain/);
+  expect(result.text).toBe(text);
+}
+
+describe("the Integration API's token check", () => {
+  it("401 without a token, with a malformed one, or with one signed by someone else", async () => {
+    expectText(await me(undefined), 401, "Unauthorized");
+    expectText(await me("not-a-jwt"), 401, "Unauthorized");
+    const foreign = await new SignJWT({ token_use: "merchant" })
+      .setProtectedHeader({ alg: "HS256" })
+      .setIssuer("http://auth.cobro.test")
+      .setAudience(sandbox.integration.clientId)
+      .setExpirationTime("10m")
+      .sign(new TextEncoder().encode("a-secret-of-nobody-here-at-all-000"));
+    expectText(await me(foreign), 401, "Unauthorized");
+  });
+
+  it("401 for an expired idToken (1 hour)", async () => {
+    const { json } = await testTokens(await adminToken(sandbox.integrationAdmin));
+    expect((await me(json.idToken)).status).toBe(200);
+    t.clock.advance(3600 * 1000 + 1000);
+    expectText(await me(json.idToken), 401, "Unauthorized");
+  });
+
+  it("401 for an integration admin's token", async () => {
+    expectText(await me(await adminToken(sandbox.integrationAdmin)), 401, "Unauthorized");
+  });
+
+  it("400 Bad request: Missing required authentication data, for a token without account, role or application", async () => {
+    const grant = await t.database.db.selectFrom("oauth_grants").select(["id", "merchant_account_id"]).executeTakeFirstOrThrow();
+    const withoutRole = await forgeToken({ token_use: "merchant", sub: grant.merchant_account_id, sid: grant.id }, sandbox.integration.clientId);
+    expectText(await me(withoutRole), 400, "Bad request: Missing required authentication data");
+    const withoutAccount = await forgeToken({ token_use: "merchant", role: "MERCHANT", sid: grant.id }, sandbox.integration.clientId);
+    expectText(await me(withoutAccount), 400, "Bad request: Missing required authentication data");
+  });
+
+  it("404 Integration client not found, for a token of an application this service does not have", async () => {
+    const grant = await t.database.db.selectFrom("oauth_grants").select(["id", "merchant_account_id"]).executeTakeFirstOrThrow();
+    const token = await forgeToken({ token_use: "merchant", role: "MERCHANT", sub: grant.merchant_account_id, sid: grant.id }, "cli_of_another_application");
+    expectText(await me(token), 404, "Integration client not found");
+  });
+
+  it("403 Not authorized as user of integration client after the merchant is unlinked; authorizing again restores it with the same linkedAt", async () => {
+    const own = await t.sandbox();
+    const admin = await adminToken(own.integrationAdmin);
+    const { json: tokens } = await testTokens(admin);
+    const before = await me(tokens.idToken);
+    expect(before.status).toBe(200);
+    const link = await t.database.db.selectFrom("merchant_links").select("id").where("merchant_account_id", "=", before.json.merchantUserId).executeTakeFirstOrThrow();
+
+    const unlinked = await fetch(`${t.adminUrl}/my-integration/users/${link.id}`, { method: "DELETE", headers: { authorization: `Bearer ${admin}` } });
+    expect(unlinked.status).toBe(204);
+    expectText(await me(tokens.idToken), 403, "Not authorized as user of integration client");
+
+    const again = await testTokens(admin);
+    expect(again.json.autoLinkAction).toBe("linked");
+    const after = await me(again.json.idToken);
+    expect(after.status).toBe(200);
+    expect(after.json.linkedAt).toBe(before.json.linkedAt);
+  });
+
+  it("answers the same under the /integration prefix", async () => {
+    const { json } = await testTokens(await adminToken(sandbox.integrationAdmin));
+    expect((await read(await fetch(`${t.integrationUrl}/integration/me`, { headers: { authorization: `Bearer ${json.idToken}` } }))).status).toBe(200);
+  });
+});
+
+describe("the Admin API's token check", () => {
+  it("401 UnauthorizedError for a merchant token and for no token", async () => {
+    const { json } = await testTokens(await adminToken(sandbox.integrationAdmin));
+    for (const headers of [{ authorization: `Bearer ${json.idToken}` }, {}]) {
+      const result = await read(await fetch(`${t.adminUrl}/my-integration/test-tokens`, { method: "POST", headers }));
+      expect(result.status).toBe(401);
+      expect(result.json).toEqual({ code: "UnauthorizedError", message: expect.any(String), id: expect.any(String) });
+    }
+  });
+
+  it("403 ForbiddenError for the wrong role", async () => {
+    const platform = await adminToken(sandbox.platformAdmin);
+    const result = await testTokens(platform);
+    expect(result.status).toBe(403);
+    expect(result.json).toEqual({ code: "ForbiddenError", message: expect.any(String), id: expect.any(String) });
+    const integrationAdmin = await adminToken(sandbox.integrationAdmin);
+    const list = await read(await fetch(`${t.adminUrl}/integration-admin/setup/clients`, { headers: { authorization: `Bearer ${integrationAdmin}` } }));
+    expect(list.status).toBe(403);
+  });
+
+  it("404 for unlinking a merchant that is not the integration's", async () => {
+    const result = await read(
+      await fetch(`${t.adminUrl}/my-integration/users/00000000-0000-4000-8000-000000000000`, { method: "DELETE", headers: { authorization: `Bearer ${await adminToken(sandbox.integrationAdmin)}` } }),
+    );
+    expect(result.status).toBe(404);
+    expect(result.json).toMatchObject({ code: "IntegrationClientUserNotFoundError" });
+  });
+});
+
+describe("Sandbox test tokens", () => {
+  it("link the integration's test merchant on first use, then report it already linked; 1 hour", async () => {
+    const own = await t.sandbox();
+    const admin = await adminToken(own.integrationAdmin);
+    const first = await testTokens(admin);
+    expect(first.status).toBe(200);
+    expect(first.json).toEqual({ idToken: expect.any(String), refreshToken: expect.any(String), expiresIn: 3600, autoLinkAction: "linked" });
+    const second = await testTokens(admin);
+    expect(second.json.autoLinkAction).toBe("already-linked");
+    const identity = await me(second.json.idToken);
+    expect(identity.status).toBe(200);
+    expect(identity.json.integration).toEqual({ name: own.integration.name });
+  });
+});
+
+describe("the admin session", () => {
+  it("401 InvalidCredentialsError for a wrong password or an unknown email", async () => {
+    for (const credentials of [{ ...sandbox.integrationAdmin, password: "wrong-password" }, { email: "nobody@example.com", password: "whatever" }]) {
+      const result = await read(await postJson(`${t.authUrl}/integration/admin/login`, credentials));
+      expect(result.status).toBe(401);
+      expect(result.json).toEqual({ code: "InvalidCredentialsError", message: expect.any(String), id: expect.any(String) });
+    }
+  });
+
+  it("changes the password, ends the admin's other sessions, and refuses a wrong current password", async () => {
+    const own = await t.sandbox();
+    const other = await adminToken(own.integrationAdmin);
+    const current = await adminToken(own.integrationAdmin);
+    const change = (body: object) => postJson(`${t.authUrl}/integration/admin/change-password`, body, { authorization: `Bearer ${current}` }).then(read);
+
+    const wrong = await change({ currentPassword: "not-the-password", newPassword: "a-brand-new-password" });
+    expect(wrong.status).toBe(401);
+    expect(wrong.json.code).toBe("InvalidCredentialsError");
+
+    expect((await change({ currentPassword: own.integrationAdmin.password, newPassword: "a-brand-new-password" })).status).toBe(204);
+    expect((await testTokens(other)).status).toBe(401);
+    expect((await testTokens(current)).status).toBe(200);
+    expect((await read(await postJson(`${t.authUrl}/integration/admin/login`, own.integrationAdmin))).status).toBe(401);
+    expect((await read(await postJson(`${t.authUrl}/integration/admin/login`, { email: own.integrationAdmin.email, password: "a-brand-new-password" }))).status).toBe(200);
+  });
+});
+
+describe("in Production", () => {
+  it("test tokens answer 403 SandboxOnlyError", async () => {
+    const production = await startTestService({ env: { SERVICE_ENV: "production" } });
+    try {
+      const own = await production.sandbox();
+      const login = await read(await postJson(`${production.authUrl}/integration/admin/login`, own.integrationAdmin));
+      const result = await read(await fetch(`${production.adminUrl}/my-integration/test-tokens`, { method: "POST", headers: { authorization: `Bearer ${login.json.idToken}` } }));
+      expect(result.status).toBe(403);
+      expect(result.json).toEqual({ code: "SandboxOnlyError", message: expect.any(String), id: expect.any(String) });
+    } finally {
+      await production.close();
+    }
+  });
+});
