@@ -3,12 +3,13 @@
 import { randomUUID } from "node:crypto";
 import express, { type NextFunction, type Request, type Response } from "express";
 import { OpenAPIBackend, type Context, type Document, type Operation } from "openapi-backend";
-import type { Ajv, ErrorObject } from "ajv";
+import { Ajv as AjvClass, type Ajv, type ErrorObject, type ValidateFunction } from "ajv";
 import addFormats from "ajv-formats";
 import { pinoHttp } from "pino-http";
-import { DomainError, ValidationError } from "../domain/errors.ts";
+import { DomainError, ValidationError, type FieldProblem } from "../domain/errors.ts";
 import type { ApiName } from "./config.ts";
 import { internalErrorReply, replyForError, type ErrorReply } from "./error-responses.ts";
+import { generatedDocumentText, referencePages } from "./reference-pages.ts";
 import { notImplemented, type AnyOperationHandler, type HandlerContext, type NotImplemented, type Services } from "./handler-types.ts";
 import type { Logger } from "./logger.ts";
 import { validationProblems } from "./validation-details.ts";
@@ -35,10 +36,14 @@ type Locals = { requestId: string; log: Logger };
 
 export async function createApiApp<Caller>(options: ApiAppOptions<Caller>): Promise<{ app: express.Express; notImplementedOperations: string[] }> {
   const { api, logger } = options;
+  // openapi-backend validates every body against the operation's JSON schema. An operation that also takes
+  // another media type (the token endpoint's RFC 6749 form) has that body checked here instead.
+  const otherMediaValidation = new OtherMediaTypeValidation();
   const backend = new OpenAPIBackend({
     definition: structuredClone(options.document),
     strict: true,
     coerceTypes: true,
+    validate: (context) => !otherMediaValidation.applies(context),
     ajvOpts: { allErrors: true, multipleOfPrecision: 8 },
     customizeAjv: (ajv) => {
       addFormats.default(ajv as unknown as Ajv, { mode: "fast", keywords: false });
@@ -79,6 +84,8 @@ export async function createApiApp<Caller>(options: ApiAppOptions<Caller>): Prom
     }
     next();
   });
+
+  app.use(referencePages(api, generatedDocumentText(api))); // GET /docs, /openapi.yaml, /openapi.json: outside the contract, no auth
 
   const limit = options.maxBodyBytes;
   app.use(express.json({ limit, type: ["application/json", "application/*+json"] }));
@@ -125,6 +132,10 @@ export async function createApiApp<Caller>(options: ApiAppOptions<Caller>): Prom
     if (handler === undefined || handler === notImplemented) continue;
     backend.registerHandler(operationId, async (context: Context, req: Request, res: Response) => {
       const locals = res.locals as Locals;
+      if (otherMediaValidation.applies(context)) {
+        const problems = otherMediaValidation.problems(context, req.body);
+        if (problems) throw new ValidationError(problems);
+      }
       const caller = callerOf(context, options.anonymous);
       const handlerContext: HandlerContext<unknown, Caller> = {
         body: req.body as never,
@@ -193,6 +204,43 @@ export async function createApiApp<Caller>(options: ApiAppOptions<Caller>): Prom
 export function stripIntegrationPrefix(path: string): string {
   if (path === "/integration") return "/";
   return path.startsWith("/integration/") ? path.slice("/integration".length) : path;
+}
+
+/**
+ * Body validation for the media types openapi-backend does not validate: a request whose Content-Type is
+ * not the operation's JSON one, on an operation that declares both (and no parameters to validate).
+ */
+class OtherMediaTypeValidation {
+  readonly #ajv = new AjvClass({ allErrors: true, strict: false, multipleOfPrecision: 8 });
+  readonly #compiled = new Map<string, ValidateFunction>();
+
+  constructor() {
+    addFormats.default(this.#ajv as unknown as Ajv, { mode: "fast", keywords: false });
+    for (const format of ["int32", "int64", "float", "double", "byte", "binary", "password"]) this.#ajv.addFormat(format, true);
+  }
+
+  #mediaType(context: Context): string {
+    const header = context.request.headers?.["content-type"];
+    return String((Array.isArray(header) ? header[0] : header) ?? "").split(";")[0]!.trim().toLowerCase();
+  }
+
+  applies(context: Context): boolean {
+    const content = (context.operation?.requestBody as { content?: Record<string, unknown> } | undefined)?.content ?? {};
+    const mediaType = this.#mediaType(context);
+    return "application/json" in content && mediaType !== "application/json" && mediaType in content && (context.operation.parameters ?? []).length === 0;
+  }
+
+  problems(context: Context, body: unknown): FieldProblem[] | undefined {
+    const mediaType = this.#mediaType(context);
+    const key = `${context.operation.operationId}\u0000${mediaType}`;
+    let validate = this.#compiled.get(key);
+    if (!validate) {
+      const schema = (context.operation.requestBody as { content: Record<string, { schema: object }> }).content[mediaType]!.schema;
+      validate = this.#ajv.compile({ type: "object", properties: { requestBody: schema }, required: ["requestBody"] });
+      this.#compiled.set(key, validate);
+    }
+    return validate({ requestBody: body }) ? undefined : validationProblems((validate.errors ?? []) as ErrorObject[]);
+  }
 }
 
 function callerOf<Caller>(context: Context, anonymous: Caller): Caller {

@@ -1,0 +1,16 @@
+/* tslint:disable */
+/* eslint-disable */
+export * from './APIKeysApi.js';
+export * from './ClientURLsApi.js';
+export * from './DefaultApi.js';
+export * from './EventsApi.js';
+export * from './GoLiveApi.js';
+export * from './MerchantsApi.js';
+export * from './MyIntegrationApi.js';
+export * from './OfferApi.js';
+export * from './PaymentRequestsApi.js';
+export * from './PayoutLinkApi.js';
+export * from './PlatformIntegrationClientsApi.js';
+export * from './SandboxApi.js';
+export * from './TenantsApi.js';
+export * from './WebhooksApi.js';

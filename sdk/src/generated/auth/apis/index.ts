@@ -1,0 +1,6 @@
+/* tslint:disable */
+/* eslint-disable */
+export * from './AdminSessionApi.js';
+export * from './DefaultApi.js';
+export * from './DiscoveryApi.js';
+export * from './OAuthApi.js';

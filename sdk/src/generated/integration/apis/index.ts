@@ -1,0 +1,7 @@
+/* tslint:disable */
+/* eslint-disable */
+export * from './DefaultApi.js';
+export * from './MerchantApi.js';
+export * from './PayerLookupApi.js';
+export * from './PaymentRequestsApi.js';
+export * from './TenantApi.js';
