@@ -13,6 +13,17 @@ import type {
   OAuthGrantsTable,
   SigningKeysTable,
 } from "./tables/identity.table.ts";
+import type {
+  ChargesTable,
+  CvuAccountsTable,
+  CvuHoldsTable,
+  DailyMessageUsageTable,
+  IntegrationLimitsTable,
+  IntegrationTenantsTable,
+  PayerLookupUsageTable,
+} from "./tables/charges.table.ts";
+import type { EventsTable, TransfersTable } from "./tables/payments.table.ts";
+import type { ClientUrlsTable, DeliveryAttemptsTable, EventDeliveriesTable, WebhookSigningSecretsTable } from "./tables/webhooks.table.ts";
 
 export interface Database {
   installation: InstallationTable;
@@ -25,4 +36,17 @@ export interface Database {
   oauth_grants: OAuthGrantsTable;
   admin_sessions: AdminSessionsTable;
   signing_keys: SigningKeysTable;
+  integration_tenants: IntegrationTenantsTable;
+  cvu_accounts: CvuAccountsTable;
+  charges: ChargesTable;
+  cvu_holds: CvuHoldsTable;
+  daily_message_usage: DailyMessageUsageTable;
+  integration_limits: IntegrationLimitsTable;
+  payer_lookup_usage: PayerLookupUsageTable;
+  transfers: TransfersTable;
+  events: EventsTable;
+  webhook_signing_secrets: WebhookSigningSecretsTable;
+  client_urls: ClientUrlsTable;
+  event_deliveries: EventDeliveriesTable;
+  delivery_attempts: DeliveryAttemptsTable;
 }

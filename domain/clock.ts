@@ -26,3 +26,11 @@ export class ManualClock implements Clock {
     this.#now = new Date(this.#now.getTime() + milliseconds);
   }
 }
+
+/**
+ * An integration's time: the service clock plus its Sandbox clock offset (0 in Production). Everything
+ * time-dependent for that integration reads it: date validation, surcharges, overdue, expiry, quotas' day.
+ */
+export function integrationNow(clock: Clock, clockOffsetMs: number): Date {
+  return new Date(clock.now().getTime() + clockOffsetMs);
+}

@@ -2,7 +2,7 @@
 // graphile_worker.add_job(), callable inside any Kysely transaction: a job exists exactly when the change
 // that caused it commits (NOTIFY is transactional too, so workers wake only on commit). Workers take jobs
 // with SKIP LOCKED, retry with exponential backoff (25 attempts by default) and scale across processes.
-import { Logger as WorkerLogger, type LogLevel, runMigrations, run, type TaskList as GraphileTaskList } from "graphile-worker";
+import { Logger as WorkerLogger, type LogLevel, parseCrontab, runMigrations, run, type TaskList as GraphileTaskList } from "graphile-worker";
 import { type Kysely, sql } from "kysely";
 import type pg from "pg";
 import type { Logger } from "pino";
@@ -62,6 +62,8 @@ export interface StartWorkerOptions {
   logger?: Logger;
   /** How often to look for jobs scheduled in the future or retried (ms, default 2000); new jobs wake the worker at once. */
   pollInterval?: number;
+  /** Recurring tasks, in graphile-worker's crontab format (deduplicated across processes). */
+  crontab?: string;
 }
 
 export interface JobWorker {
@@ -83,7 +85,8 @@ export async function startWorker(options: StartWorkerOptions): Promise<JobWorke
     concurrency,
     pollInterval: options.pollInterval,
     taskList: options.taskList as GraphileTaskList,
-    parsedCronItems: [], // no crontab file is read from the working directory; recurring tasks go here later
+    // Never a crontab file from the working directory: only what the caller passes.
+    parsedCronItems: options.crontab ? parseCrontab(options.crontab) : [],
     noHandleSignals: true,
     logger: workerLogger(options.logger),
     // Without batching, graphile-worker 0.18 records a finished job fire-and-forget, and stop() can end the

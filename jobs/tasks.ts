@@ -1,11 +1,17 @@
-// The job queue's task list: each task's name, its payload, and its handler. Later issues add webhook
-// delivery, time-driven transitions and notifications here: one entry in TaskPayloads, one handler in
-// taskList. Payloads are plain JSON holding ids, never secrets (they sit in the jobs table).
+// The job queue's task list: each task's name, its payload, and its handler, built once per worker
+// process with what the handlers need. Payloads are plain JSON holding ids, never secrets (they sit in
+// the jobs table). Recurring tasks are in `crontab`.
 import type { JobHelpers } from "graphile-worker";
+import type { Kysely } from "kysely";
+import type { Database } from "../db/schema.ts";
+import type { Clock } from "../domain/clock.ts";
+import { runTimeTransitions } from "../domain/charges/time-transitions.ts";
 
 export interface TaskPayloads {
   /** Does nothing: proves the queue end to end (tests, smoke checks). */
   noop: { note?: string };
+  /** Moves every charge whose time has come (overdue, expiry, draft discard). Runs every minute. */
+  "time-transitions": Record<string, never>;
 }
 
 export type TaskName = keyof TaskPayloads & string;
@@ -14,8 +20,22 @@ export type TaskHandler<T extends TaskName> = (payload: TaskPayloads[T], helpers
 
 export type TaskList = { [T in TaskName]: TaskHandler<T> };
 
-// When handlers need the database, a clock or an HTTP client, turn this into createTaskList(deps) built
-// once by the worker process (server/service.ts).
-export const taskList: TaskList = {
-  noop: async () => {},
-};
+export interface TaskDependencies {
+  db: Kysely<Database>;
+  clock: Clock;
+  serviceEnv: "sandbox" | "production";
+  draftLifetimeHours: number;
+}
+
+/** graphile-worker's crontab: at most one run per minute across all worker processes. */
+export const crontab = "* * * * * time-transitions";
+
+export function createTaskList(deps: TaskDependencies): TaskList {
+  return {
+    noop: async () => {},
+    "time-transitions": async (_payload, helpers) => {
+      const counts = await runTimeTransitions(deps.db, { now: deps.clock.now(), livemode: deps.serviceEnv === "production", draftLifetimeHours: deps.draftLifetimeHours });
+      if (counts.closed + counts.draftsDiscarded > 0) helpers.logger.info(`time transitions: ${counts.closed} closed, ${counts.expiredEvents} expired events, ${counts.draftsDiscarded} drafts discarded`);
+    },
+  };
+}

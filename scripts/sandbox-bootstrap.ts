@@ -1,6 +1,8 @@
 // `npm run sandbox:bootstrap [-- --json]`: create a fresh Sandbox set (platform admin, integration, its admin,
 // a linked merchant) in the configured database and print its credentials. With a Cobro running on the
 // embedded default, it attaches to that Cobro's PostgreSQL rather than starting another.
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { loadConfig, ConfigError } from "../server/config.ts";
 import { createLogger } from "../server/logger.ts";
 import { openDatabase, CobroStartupError } from "../db/connect.ts";
@@ -10,6 +12,17 @@ import { prepareQueue } from "../jobs/queue.ts";
 import { createSandboxSet } from "../domain/identity/sandbox-bootstrap.ts";
 
 const json = process.argv.includes("--json");
+
+/** The URLs of the Cobro running on this data folder (server/main.ts writes them), if one runs. */
+function runningUrls(dataDir: string): { integrationApiUrl: string; authApiUrl: string; adminApiUrl: string } | undefined {
+  try {
+    const running = JSON.parse(readFileSync(join(dataDir, "running.json"), "utf8")) as { pid: number; integrationApiUrl: string; authApiUrl: string; adminApiUrl: string };
+    process.kill(running.pid, 0);
+    return { integrationApiUrl: running.integrationApiUrl, authApiUrl: running.authApiUrl, adminApiUrl: running.adminApiUrl };
+  } catch {
+    return undefined;
+  }
+}
 try {
   const config = loadConfig(process.env, []);
   if (config.serviceEnv !== "sandbox") throw new ConfigError(["sandbox:bootstrap runs only with SERVICE_ENV=sandbox"]);
@@ -20,12 +33,7 @@ try {
     await prepareQueue({ pool: database.pool, logger });
     await migrateToLatest(database.db, { logger });
     const credentials = await createSandboxSet(database.db, new Date());
-    const output = {
-      integrationApiUrl: config.publicUrls.integration,
-      authApiUrl: config.publicUrls.auth,
-      adminApiUrl: config.publicUrls.admin,
-      ...credentials,
-    };
+    const output = { ...(runningUrls(config.dataDir) ?? { integrationApiUrl: config.publicUrls.integration, authApiUrl: config.publicUrls.auth, adminApiUrl: config.publicUrls.admin }), ...credentials };
     process.stdout.write(json ? `${JSON.stringify(output)}\n` : `${JSON.stringify(output, null, 2)}\n`);
   } finally {
     await database.close();

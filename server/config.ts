@@ -24,6 +24,14 @@ export interface Config {
    * the issuer of every token, so it must be the same in every process of one deployment.
    */
   publicUrls: Record<ApiName, string>;
+  /** Sandbox only (COBRO_ALLOW_LOOPBACK_URLS=true): webhook destinations on loopback, for local receivers and tests. */
+  allowLoopbackUrls: boolean;
+  /** The global daily cap of chat messages shared by all integrations (COBRO_GLOBAL_DAILY_MESSAGE_CAP). */
+  globalDailyMessageCap: number;
+  /** Drafts not completed within this many hours are discarded (COBRO_DRAFT_LIFETIME_HOURS, default 6). */
+  draftLifetimeHours: number;
+  /** Production's tax registry for payer lookups (COBRO_TAX_REGISTRY_URL, http or https); the Sandbox uses its deterministic one. */
+  taxRegistryUrl: string | undefined;
 }
 
 export class ConfigError extends Error {
@@ -69,6 +77,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, argv: readonly 
 
   const parts = parseParts(argv, problems);
 
+  const globalDailyMessageCap = Number(env.COBRO_GLOBAL_DAILY_MESSAGE_CAP ?? 10000);
+  if (!Number.isInteger(globalDailyMessageCap) || globalDailyMessageCap < 0) problems.push("COBRO_GLOBAL_DAILY_MESSAGE_CAP must be a whole number");
+  const draftLifetimeHours = Number(env.COBRO_DRAFT_LIFETIME_HOURS ?? 6);
+  if (!(draftLifetimeHours > 0)) problems.push("COBRO_DRAFT_LIFETIME_HOURS must be a positive number of hours");
+
+  const taxRegistryUrl = env.COBRO_TAX_REGISTRY_URL === "" ? undefined : env.COBRO_TAX_REGISTRY_URL;
+  if (taxRegistryUrl !== undefined && !(URL.canParse(taxRegistryUrl) && /^https?:$/.test(new URL(taxRegistryUrl).protocol))) problems.push(`COBRO_TAX_REGISTRY_URL must be an http(s) URL, not "${taxRegistryUrl}"`);
+
   const host = env.COBRO_HOST ?? "127.0.0.1";
   const publicUrl = (name: string, api: ApiName): string => {
     const raw = env[name];
@@ -93,6 +109,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, argv: readonly 
     logLevel,
     maxBodyBytes: 1024 * 1024,
     publicUrls,
+    allowLoopbackUrls: serviceEnv === "sandbox" && env.COBRO_ALLOW_LOOPBACK_URLS === "true",
+    globalDailyMessageCap,
+    draftLifetimeHours,
+    taxRegistryUrl,
   };
 }
 

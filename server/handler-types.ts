@@ -6,6 +6,7 @@ import type { Clock } from "../domain/clock.ts";
 import type { Config } from "./config.ts";
 import type { Database } from "../db/schema.ts";
 import type { TokenService } from "../domain/identity/tokens.ts";
+import type { TaxRegistry } from "../domain/payer-lookup/tax-registry.ts";
 
 /** What every handler may use: the database, the clock, configuration, the token service. */
 export interface Services {
@@ -13,6 +14,8 @@ export interface Services {
   clock: Clock;
   config: Config;
   tokens: TokenService;
+  /** The tax registry of payer lookups; absent in production without COBRO_TAX_REGISTRY_URL (lookups answer 503, nothing consumed). */
+  payerRegistry?: TaxRegistry;
 }
 
 type SuccessStatus = 200 | 201 | 202 | 204 | 303;

@@ -1,5 +1,5 @@
 // `npm start`: serve the three APIs and the worker (or the parts named by `--only`) until SIGTERM/SIGINT.
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { loadConfig, ConfigError, type Config } from "./config.ts";
 import type { SandboxCredentials } from "../domain/identity/sandbox-bootstrap.ts";
@@ -39,10 +39,12 @@ async function main(): Promise<void> {
     if (ids && ids.length > 0) lines.push(`  not implemented yet (${api}, answer 501): ${ids.join(", ")}`);
   }
   if (service.sandboxCredentials) {
-    const file = writeSandboxFile(config.dataDir, { ...apiUrls(config), ...service.sandboxCredentials });
+    const file = writeSandboxFile(config.dataDir, { ...apiUrls(service.publicUrls), ...service.sandboxCredentials });
     lines.push("", "A new Sandbox: these credentials are shown once (also in " + file + "):", ...describeCredentials(service.sandboxCredentials));
   }
   process.stdout.write(`${lines.join("\n")}\n`);
+  // Tools (npm run sandbox:bootstrap) find this running Cobro's URLs here.
+  const runningFile = writeRunningFile(config.dataDir, service.publicUrls);
 
   let stopping = false;
   const shutdown = (signal: string) => {
@@ -51,6 +53,7 @@ async function main(): Promise<void> {
     logger.info({ signal }, "stopping");
     service.stop().then(
       () => {
+        rmSync(runningFile, { force: true });
         logger.info("stopped");
         process.exit(0);
       },
@@ -65,8 +68,16 @@ async function main(): Promise<void> {
   process.on("SIGHUP", () => shutdown("SIGHUP"));
 }
 
-function apiUrls(config: Config) {
-  return { integrationApiUrl: config.publicUrls.integration, authApiUrl: config.publicUrls.auth, adminApiUrl: config.publicUrls.admin };
+function apiUrls(publicUrls: Config["publicUrls"]) {
+  return { integrationApiUrl: publicUrls.integration, authApiUrl: publicUrls.auth, adminApiUrl: publicUrls.admin };
+}
+
+/** `<dataDir>/running.json`: the pid and public URLs of the Cobro running on this data folder. */
+function writeRunningFile(dataDir: string, publicUrls: Config["publicUrls"]): string {
+  mkdirSync(dataDir, { recursive: true });
+  const file = join(dataDir, "running.json");
+  writeFileSync(file, `${JSON.stringify({ pid: process.pid, ...apiUrls(publicUrls) }, null, 2)}\n`);
+  return file;
 }
 
 function writeSandboxFile(dataDir: string, content: object): string {

@@ -1,7 +1,7 @@
 // Starts the parts of Cobro this process serves (any subset of the three APIs and the worker) over one
 // database, and stops them in order: stop accepting, finish in-flight requests and jobs, close the
 // database (stopping an embedded PostgreSQL cleanly).
-import { createServer, type Server } from "node:http";
+import { createServer, type RequestListener, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
@@ -10,7 +10,7 @@ import type { Document } from "openapi-backend";
 import { openDatabase, type DatabaseHandle } from "../db/connect.ts";
 import { migrateToLatest } from "../db/migrate.ts";
 import { prepareQueue, startWorker } from "../jobs/queue.ts";
-import { taskList } from "../jobs/tasks.ts";
+import { createTaskList, crontab } from "../jobs/tasks.ts";
 import { systemClock, type Clock } from "../domain/clock.ts";
 import { anonymousCaller, type AdminApiCaller, type AuthCaller, type IntegrationCaller } from "../domain/identity/callers.ts";
 import { integrationHandlers } from "../handlers/integration/index.ts";
@@ -23,6 +23,8 @@ import type { Services } from "./handler-types.ts";
 import type { Logger } from "./logger.ts";
 import { TokenService } from "../domain/identity/tokens.ts";
 import { bootstrapEmptySandbox, type SandboxCredentials } from "../domain/identity/sandbox-bootstrap.ts";
+import { SandboxTaxRegistry } from "../domain/payer-lookup/sandbox-registry.ts";
+import { HttpTaxRegistry } from "../domain/payer-lookup/http-registry.ts";
 
 export class StartupError extends Error {
   constructor(message: string) {
@@ -32,7 +34,10 @@ export class StartupError extends Error {
 }
 
 export interface RunningService {
+  /** Where each served API listens. */
   urls: Partial<Record<ApiName, string>>;
+  /** How each API is reached from outside (COBRO_*_URL, or the bound address). */
+  publicUrls: Record<ApiName, string>;
   /** Created on the first start of an empty Sandbox (shown once). */
   sandboxCredentials?: SandboxCredentials;
   database: DatabaseHandle;
@@ -72,12 +77,38 @@ export async function startService(config: Config, options: ServiceOptions): Pro
     await prepareQueue({ pool: database.pool, logger });
     await migrateToLatest(database.db, { logger });
     const clock = options.clock ?? systemClock;
-    const tokens = new TokenService(database.db, clock, config.publicUrls.auth);
+
+    // Bind the ports first: with port 0 (tests, tools) the public URLs are known only once bound.
+    const urls: Partial<Record<ApiName, string>> = {};
+    const handlers = new Map<ApiName, RequestListener>();
+    const servers = new Map<ApiName, Server>();
+    for (const api of ["integration", "auth", "admin"] as const) {
+      if (!config.parts.has(api)) continue;
+      const server = createServer((req, res) => {
+        const handle = handlers.get(api);
+        if (handle) handle(req, res);
+        else res.writeHead(503, { "retry-after": "1" }).end(); // still starting
+      });
+      await listen(server, config.ports[api], config.host, api);
+      stops.push(() => closeServer(server));
+      const { port } = server.address() as AddressInfo;
+      urls[api] = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}`;
+      servers.set(api, server);
+    }
+    const publicUrls = { ...config.publicUrls };
+    for (const api of servers.keys()) {
+      if (config.ports[api] === 0 && publicUrls[api].endsWith(":0")) publicUrls[api] = urls[api]!;
+    }
+    const effectiveConfig: Config = { ...config, publicUrls };
+
+    const tokens = new TokenService(database.db, clock, publicUrls.auth);
     await tokens.init();
-    const services: Services = { db: database.db, clock, config, tokens };
+    const payerRegistry =
+      config.serviceEnv === "sandbox" ? new SandboxTaxRegistry() : config.taxRegistryUrl !== undefined ? new HttpTaxRegistry({ url: config.taxRegistryUrl }) : undefined;
+    if (payerRegistry === undefined && config.parts.has("integration")) logger.warn("COBRO_TAX_REGISTRY_URL is not set: payer lookups answer 503 PayerLookupProviderUnavailableError");
+    const services: Services = { db: database.db, clock, config: effectiveConfig, tokens, payerRegistry };
     const sandboxCredentials =
       options.bootstrapSandbox && config.serviceEnv === "sandbox" ? await bootstrapEmptySandbox(database.db, clock.now()) : undefined;
-    const urls: Partial<Record<ApiName, string>> = {};
     const notImplemented: Partial<Record<ApiName, string[]>> = {};
 
     const common = { services, logger, maxBodyBytes: config.maxBodyBytes, validateResponses: options.validateResponses, anonymous: anonymousCaller };
@@ -86,24 +117,19 @@ export async function startService(config: Config, options: ServiceOptions): Pro
       auth: () => createApiApp<AuthCaller>({ ...common, api: "auth", document: loadDocument("auth"), handlers: authHandlers, security: authSecurity(services) }),
       admin: () => createApiApp<AdminApiCaller>({ ...common, api: "admin", document: loadDocument("admin"), handlers: adminHandlers, security: adminSecurity(services) }),
     };
-
-    for (const api of ["integration", "auth", "admin"] as const) {
-      if (!config.parts.has(api)) continue;
+    for (const api of servers.keys()) {
       const { app, notImplementedOperations } = await builders[api]();
-      const server = createServer(app);
-      await listen(server, config.ports[api], config.host, api);
-      stops.push(() => closeServer(server));
-      const { port } = server.address() as AddressInfo;
-      urls[api] = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}`;
+      handlers.set(api, app);
       notImplemented[api] = notImplementedOperations;
     }
 
     if (config.parts.has("worker")) {
-      const worker = await startWorker({ connectionString: database.connectionString, taskList, concurrency: 4, logger });
+      const taskList = createTaskList({ db: database.db, clock, serviceEnv: config.serviceEnv, draftLifetimeHours: config.draftLifetimeHours });
+      const worker = await startWorker({ connectionString: database.connectionString, taskList, crontab, concurrency: 4, logger });
       stops.push(() => worker.stop());
     }
 
-    return { urls, database, notImplemented, sandboxCredentials, stop: stopAll };
+    return { urls, publicUrls, database, notImplemented, sandboxCredentials, stop: stopAll };
   } catch (error) {
     await stopAll();
     throw error;

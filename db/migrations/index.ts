@@ -4,8 +4,14 @@
 import type { Migration } from "kysely/migration";
 import * as initial from "./2026_11_22_0001_initial.ts";
 import * as identity from "./2026_11_22_0002_identity.ts";
+import * as charges from "./2026_11_22_0003_charges.ts";
+import * as payments from "./2026_11_22_0004_payments.ts";
+import * as webhooks from "./2026_11_22_0005_webhooks.ts";
 
 export const migrations: Record<string, Migration> = {
   "2026_11_22_0001_initial": initial,
   "2026_11_22_0002_identity": identity,
+  "2026_11_22_0003_charges": charges,
+  "2026_11_22_0004_payments": payments,
+  "2026_11_22_0005_webhooks": webhooks,
 };

@@ -26,6 +26,10 @@ export interface IntegrationClientsTable {
   /** numeric: a decimal string. */
   service_commission_percentage: string | null;
   created_at: DefaultedTimestamp;
+  /** The Sandbox clock: how far this integration's time is ahead of the real one. */
+  clock_offset_ms: ColumnType<number, number | undefined, number>;
+  /** The event subscription (`enabledEvents`). */
+  enabled_events: ColumnType<string[], string[] | undefined, string[]>;
 }
 
 export interface AdminUsersTable {
@@ -60,6 +64,8 @@ export interface MerchantLinksTable {
   /** The first authorization; unchanged by unlinking and re-authorizing. */
   linked_at: Timestamp;
   unlinked_at: Timestamp | null;
+  /** The merchant's tenant (location) in this integration, if any. */
+  tenant_id: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface OAuthAuthorizationRequestsTable {

@@ -37,14 +37,23 @@ export async function authenticateMerchant(db: Kysely<Database>, tokens: TokenSe
     .selectFrom("integration_clients as c")
     .leftJoin("merchant_links as l", (join) => join.onRef("l.integration_client_id", "=", "c.id").on("l.merchant_account_id", "=", sub))
     .leftJoin("oauth_grants as g", (join) => join.onRef("g.integration_client_id", "=", "c.id").on("g.id", "=", sid).on("g.merchant_account_id", "=", sub))
-    .select(["c.id as clientId", "c.name", "l.id as linkId", "l.unlinked_at", "g.id as grantId", "g.revoked_at"])
+    .select(["c.id as clientId", "c.name", "c.clock_offset_ms", "l.id as linkId", "l.unlinked_at", "g.id as grantId", "g.revoked_at"])
     .where("c.provider_client_id", "=", aud)
     .executeTakeFirst();
   if (!row) return refusedAsMerchant.clientNotFound();
   if (!row.grantId || row.revoked_at !== null) return refusedAsMerchant.unauthorized();
   if (!row.linkId || row.unlinked_at !== null) return refusedAsMerchant.notLinked();
   return {
-    caller: { kind: "merchant", merchantAccountId: sub, integrationClientId: row.clientId, providerClientId: aud, integrationName: row.name, linkId: row.linkId, grantId: sid },
+    caller: {
+      kind: "merchant",
+      merchantAccountId: sub,
+      integrationClientId: row.clientId,
+      providerClientId: aud,
+      integrationName: row.name,
+      linkId: row.linkId,
+      grantId: sid,
+      clockOffsetMs: Number(row.clock_offset_ms),
+    },
   };
 }
 
@@ -75,7 +84,8 @@ export async function authenticateAdmin(
   const session = await db
     .selectFrom("admin_sessions as s")
     .innerJoin("admin_users as a", "a.id", "s.admin_user_id")
-    .select(["s.revoked_at", "s.expires_at", "a.role", "a.integration_client_id", "a.email"])
+    .leftJoin("integration_clients as c", "c.id", "a.integration_client_id")
+    .select(["s.revoked_at", "s.expires_at", "a.role", "a.integration_client_id", "a.email", "c.clock_offset_ms"])
     .where("s.id", "=", claims.sid)
     .where("a.id", "=", claims.sub)
     .executeTakeFirst();
@@ -83,6 +93,16 @@ export async function authenticateAdmin(
   if (requiredRole && session.role !== requiredRole) {
     return { refused: new DomainError("ForbiddenError", `This operation needs the ${requiredRole} role`) };
   }
-  return { caller: { kind: "admin", adminUserId: claims.sub, sessionId: claims.sid, role: session.role, integrationClientId: session.integration_client_id, email: session.email } };
+  return {
+    caller: {
+      kind: "admin",
+      adminUserId: claims.sub,
+      sessionId: claims.sid,
+      role: session.role,
+      integrationClientId: session.integration_client_id,
+      email: session.email,
+      clockOffsetMs: Number(session.clock_offset_ms ?? 0),
+    },
+  };
 }
 

@@ -16,6 +16,8 @@ export interface MerchantCaller {
   linkId: string;
   /** The OAuth grant the token was issued from. */
   grantId: string;
+  /** The integration's Sandbox clock: how far its time is ahead of the real one. */
+  clockOffsetMs: number;
 }
 
 /** A portal admin, by an admin idToken. */
@@ -27,6 +29,8 @@ export interface AdminCaller {
   /** The admin's integration (integration admins only). */
   integrationClientId: string | null;
   email: string;
+  /** The Sandbox clock of the admin's integration (0 for a platform admin). */
+  clockOffsetMs: number;
 }
 
 /** A merchant idToken checked for signature, expiry and revocation only (the Auth API's client-info). */

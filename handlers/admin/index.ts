@@ -4,6 +4,7 @@ import type { AdminApiCaller } from "../../domain/identity/callers.ts";
 import { notImplemented, type HandlerMap } from "../../server/handler-types.ts";
 import { getHealth, getReadiness } from "../health.ts";
 import { createTestTokens, unlinkMerchant } from "./merchants.ts";
+import { advanceSandboxClock, getSandboxClock, simulatePayment } from "./sandbox.ts";
 
 export const adminHandlers: HandlerMap<operations, AdminApiCaller> = {
   getHealth,
@@ -31,9 +32,9 @@ export const adminHandlers: HandlerMap<operations, AdminApiCaller> = {
   getPayoutLink: notImplemented,
   invitePayoutLink: notImplemented,
   resendPayoutLinkInvite: notImplemented,
-  getSandboxClock: notImplemented,
-  advanceSandboxClock: notImplemented,
-  simulatePayment: notImplemented,
+  getSandboxClock,
+  advanceSandboxClock,
+  simulatePayment,
   listTenants: notImplemented,
   createTenant: notImplemented,
   updateTenant: notImplemented,

@@ -3,19 +3,30 @@ import type { operations } from "../../generated/types/integration.ts";
 import type { IntegrationCaller } from "../../domain/identity/callers.ts";
 import { notImplemented, type HandlerMap } from "../../server/handler-types.ts";
 import { getHealth, getReadiness } from "../health.ts";
+import { createPaymentRequestsBulk } from "./bulk.ts";
 import { getMe } from "./me.ts";
+import { lookupPayer } from "./payer-lookup.ts";
+import { assignMerchantTenant } from "./tenant.ts";
+import {
+  cancelPaymentRequest,
+  completePaymentRequestAmount,
+  createPaymentRequest,
+  getPaymentRequest,
+  listPaymentRequests,
+  updatePaymentRequestCustomer,
+} from "./payment-requests.ts";
 
 export const integrationHandlers: HandlerMap<operations, IntegrationCaller> = {
   getHealth,
   getReadiness,
   getMe,
-  assignMerchantTenant: notImplemented,
-  lookupPayer: notImplemented,
-  createPaymentRequest: notImplemented,
-  listPaymentRequests: notImplemented,
-  createPaymentRequestsBulk: notImplemented,
-  getPaymentRequest: notImplemented,
-  completePaymentRequestAmount: notImplemented,
-  cancelPaymentRequest: notImplemented,
-  updatePaymentRequestCustomer: notImplemented,
+  assignMerchantTenant,
+  lookupPayer,
+  createPaymentRequest,
+  listPaymentRequests,
+  createPaymentRequestsBulk,
+  getPaymentRequest,
+  completePaymentRequestAmount,
+  cancelPaymentRequest,
+  updatePaymentRequestCustomer,
 };

@@ -9,7 +9,8 @@ export const getMe: OperationHandler<operations["getMe"], IntegrationCaller> = a
   const row = await services.db
     .selectFrom("merchant_accounts as m")
     .innerJoin("merchant_links as l", "l.merchant_account_id", "m.id")
-    .select(["m.id", "m.email", "m.fantasy_name", "m.account_holder_name", "m.account_holder_tax_id", "l.linked_at"])
+    .leftJoin("integration_tenants as tn", (join) => join.onRef("tn.id", "=", "l.tenant_id").on("tn.deleted_at", "is", null))
+    .select(["m.id", "m.email", "m.fantasy_name", "m.account_holder_name", "m.account_holder_tax_id", "l.linked_at", "tn.key as tenant_key"])
     .where("m.id", "=", merchant.merchantAccountId)
     .where("l.id", "=", merchant.linkId)
     .executeTakeFirstOrThrow();
@@ -22,6 +23,7 @@ export const getMe: OperationHandler<operations["getMe"], IntegrationCaller> = a
       accountHolderName: row.account_holder_name,
       accountHolderTaxId: row.account_holder_tax_id,
       integration: { name: merchant.integrationName },
+      ...(row.tenant_key ? { tenantKey: row.tenant_key } : {}),
       linkedAt: row.linked_at.toISOString(),
     },
   };

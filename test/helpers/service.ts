@@ -73,3 +73,29 @@ export async function read(response: Response): Promise<{ status: number; header
 export function postJson(url: string, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
   return fetch(url, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
 }
+
+/** A merchant linked to a fresh integration, with its idToken (Sandbox test tokens); `renew()` gets a new one after the clock moved. */
+export async function linkedMerchant(t: TestService): Promise<{
+  idToken: string;
+  sandbox: SandboxCredentials;
+  call: (method: string, path: string, body?: unknown) => Promise<Awaited<ReturnType<typeof read>>>;
+  renew: () => Promise<void>;
+}> {
+  const sandbox = await t.sandbox();
+  const renew = async () => {
+    const login = await read(await postJson(`${t.authUrl}/integration/admin/login`, sandbox.integrationAdmin));
+    const tokens = await read(await fetch(`${t.adminUrl}/my-integration/test-tokens`, { method: "POST", headers: { authorization: `Bearer ${login.json.idToken}` } }));
+    merchant.idToken = tokens.json.idToken;
+  };
+  const call = async (method: string, path: string, body?: unknown) =>
+    read(
+      await fetch(`${t.integrationUrl}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${merchant.idToken}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      }),
+    );
+  const merchant = { idToken: "", sandbox, call, renew };
+  await renew();
+  return merchant;
+}

@@ -1,0 +1,38 @@
+import type { ColumnType, Generated, Selectable } from "kysely";
+
+// Transfers and the event outbox (migration 2026_11_22_0004_payments).
+
+type Timestamp = ColumnType<Date, Date | string, Date | string>;
+
+export type UnmatchedReason = "expired" | "already_paid" | "canceled" | "no_cuil_match" | "no_pending" | "ambiguous";
+
+export interface TransfersTable {
+  id: Generated<string>;
+  /** The bank's transaction id: unique, so the same transfer twice has one effect. */
+  transaction_id: string;
+  amount_cents: number;
+  receiving_cvu: string;
+  sender_cuil: string | null;
+  sender_cvu: string | null;
+  sender_name: string | null;
+  operated_at: Timestamp;
+  received_at: Timestamp;
+  source: "simulation" | "bank-feed";
+  /** The charge it paid, or null with the reason it matched none. */
+  charge_id: string | null;
+  unmatched_reason: UnmatchedReason | null;
+}
+
+export interface EventsTable {
+  /** The X-Service-Webhook-Id: identical across every retry of the event. */
+  id: Generated<string>;
+  integration_client_id: string;
+  merchant_account_id: string | null;
+  charge_id: string | null;
+  type: "payment_request.payment_received" | "payment_request.expired" | "payment.unmatched";
+  payload: ColumnType<Record<string, unknown>, string, string>;
+  created_at: Timestamp;
+}
+
+export type Transfer = Selectable<TransfersTable>;
+export type OutboxEvent = Selectable<EventsTable>;

@@ -1,0 +1,140 @@
+// A bulk of charges (`POST /payment-request/bulk`): 1 to 100 standard charges that reconcile by CUIL on
+// ONE shared CVU, created all or nothing in one transaction. Every failing item is reported at once
+// (422); notification flags apply to the whole batch; the chat-message cap counts the whole batch.
+import { randomUUID } from "node:crypto";
+import type { Kysely, Transaction } from "kysely";
+import type { Database } from "../../db/schema.ts";
+import type { ChargeState } from "../../db/tables/charges.table.ts";
+import { holdSharedCvu } from "../cvu-pool/cvu-pool.ts";
+import { DomainError, ValidationError } from "../errors.ts";
+import { reserveChatMessages } from "../limits/message-caps.ts";
+import { payerKeyOf } from "../tax-id.ts";
+import { bankAccountInfoOf, chargeRow, type ChargeContext } from "./charges.ts";
+import type { BankAccountInfo } from "./charge-view.ts";
+import { BULK_REFUSAL_REASONS, batchNotificationFlags, bulkRefusals, type BulkRefusal, type ChargeSpec } from "./charge-rules.ts";
+
+export interface CreatedBatch {
+  batchId: string;
+  sharedCvu: string;
+  accountInfo: BankAccountInfo;
+  /** In request order. */
+  charges: Array<{ referenceId: string; state: ChargeState }>;
+}
+
+/** How often a batch is tried again when a simultaneous create for one of its payers took the chosen CVU. */
+const HOLD_ATTEMPTS = 3;
+
+/**
+ * Every bulk item needs an amount: a bulk charge takes the shared CVU when it is created, and a draft
+ * holds no CVU (it would take its own one on completion, outside the batch's).
+ */
+export function requireBulkAmounts(specs: ChargeSpec[]): void {
+  const problems = specs.flatMap((spec, index) =>
+    spec.amountCents === undefined
+      ? [{ field: `paymentRequests[${index}].amount`, message: `paymentRequests[${index}].amount is required in a bulk item (every bulk charge takes the batch's shared CVU; a draft cannot)` }]
+      : [],
+  );
+  if (problems.length > 0) throw new ValidationError(problems);
+}
+
+/**
+ * The notification flags each charge of the batch gets: the batch-wide ones (a channel is on if any item
+ * turns it on; the payment confirmation is `false` when items differ).
+ */
+export function withBatchFlags(specs: ChargeSpec[]): ChargeSpec[] {
+  const flags = batchNotificationFlags(specs);
+  return specs.map((spec) => ({ ...spec, ...flags }));
+}
+
+/**
+ * Creates the batch, all or nothing. `specs` are the items as `validateBulkItems` returned them, in
+ * request order. Throws the 422 `BulkPaymentRequestValidationError` with every failing item, 400
+ * `InsufficientActiveAccountsError` when no CVU of the pool can hold the whole batch, and the 429/503 of the
+ * chat-message caps; in every case nothing is created.
+ */
+export async function createChargeBatch(db: Kysely<Database>, context: ChargeContext, items: ChargeSpec[]): Promise<CreatedBatch> {
+  requireBulkAmounts(items);
+  const inBatch = bulkRefusals(items);
+  const existing = await existingReferenceIds(db, context, items);
+  if (inBatch.length > 0 || existing.length > 0) throw batchRefused(items.length, inBatch, existing);
+
+  const specs = withBatchFlags(items);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await db.transaction().execute((trx) => insertBatch(trx, context, specs));
+    } catch (error) {
+      if (isUniqueViolation(error, "charges_reference_key")) {
+        // A create or another batch with one of these referenceIds committed first (the unique key made
+        // this insert wait for it): the same answer as if it had been there before.
+        const existingNow = await existingReferenceIds(db, context, items);
+        if (existingNow.length > 0) throw batchRefused(items.length, [], existingNow);
+      }
+      // A simultaneous create for one of the batch's payers took a hold on the CVU this batch chose: the
+      // transaction is gone, so the batch is tried again from the start (it then sees that hold).
+      if (error instanceof DomainError && error.code === "CustomerAlreadyAssociatedError" && attempt < HOLD_ATTEMPTS) continue;
+      throw error;
+    }
+  }
+}
+
+async function insertBatch(trx: Transaction<Database>, context: ChargeContext, specs: ChargeSpec[]): Promise<CreatedBatch> {
+  const batchId = randomUUID();
+  const rows = await trx
+    .insertInto("charges")
+    .values(specs.map((spec) => chargeRow(context, spec, batchId)))
+    .returning(["id", "reference_id", "state", "customer_tax_document"])
+    .execute();
+  // RETURNING's order is not promised: map back by referenceId (unique within the batch by now).
+  const byReference = new Map(rows.map((row) => [row.reference_id, row]));
+  const inOrder = specs.map((spec) => byReference.get(spec.referenceId)!);
+  const account = await holdSharedCvu(
+    trx,
+    context.merchantAccountId,
+    inOrder.map((row) => ({ chargeId: row.id, payerKey: payerKeyOf(row.customer_tax_document ?? "")! })),
+  );
+  await trx
+    .updateTable("charges")
+    .set({ cvu_account_id: account.id })
+    .where("id", "in", inOrder.map((row) => row.id))
+    .execute();
+  const messages = specs.filter((spec) => spec.sendWhatsappNotification).length;
+  await reserveChatMessages(trx, { integrationClientId: context.integrationClientId, now: context.now, serviceEnv: context.serviceEnv, globalCap: context.globalMessageCap }, messages);
+  return {
+    batchId,
+    sharedCvu: account.cvu,
+    accountInfo: await bankAccountInfoOf(trx, context.merchantAccountId),
+    charges: inOrder.map((row) => ({ referenceId: row.reference_id, state: row.state })),
+  };
+}
+
+/** The items whose referenceId this integration and merchant account already have (one query). */
+async function existingReferenceIds(db: Kysely<Database>, context: ChargeContext, specs: ChargeSpec[]): Promise<BulkRefusal[]> {
+  const referenceIds = [...new Set(specs.map((spec) => spec.referenceId))];
+  const rows = await db
+    .selectFrom("charges")
+    .select("reference_id")
+    .where("integration_client_id", "=", context.integrationClientId)
+    .where("merchant_account_id", "=", context.merchantAccountId)
+    .where("reference_id", "in", referenceIds)
+    .execute();
+  const taken = new Set(rows.map((row) => row.reference_id));
+  return specs.flatMap((spec, index) => (taken.has(spec.referenceId) ? [{ index, referenceId: spec.referenceId, reason: BULK_REFUSAL_REASONS.existingReferenceId }] : []));
+}
+
+/** The 422: every refusal, in item order (an item's in-batch refusals before the existing-referenceId one). */
+function batchRefused(total: number, inBatch: BulkRefusal[], existing: BulkRefusal[]): DomainError {
+  const errors = [...inBatch, ...existing]
+    .map((refusal, position) => ({ refusal, position }))
+    .sort((a, b) => a.refusal.index - b.refusal.index || a.position - b.position)
+    .map(({ refusal }) => ({ index: refusal.index, referenceId: refusal.referenceId, reason: refusal.reason }));
+  const failing = new Set(errors.map((error) => error.index)).size;
+  return new DomainError(
+    "BulkPaymentRequestValidationError",
+    `${failing} of the ${total} payment requests of the batch cannot be created; nothing was created`,
+    { errors },
+  );
+}
+
+function isUniqueViolation(error: unknown, constraint: string): boolean {
+  return (error as { code?: string }).code === "23505" && (error as { constraint?: string }).constraint === constraint;
+}

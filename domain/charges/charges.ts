@@ -1,0 +1,205 @@
+// Charges of a merchant account created by an integration: create, read, list, complete a draft's amount,
+// cancel. Each change is one transaction with the CVU it holds and the limits it counts.
+import type { Kysely, Transaction } from "kysely";
+import type { Database } from "../../db/schema.ts";
+import type { Charge } from "../../db/tables/charges.table.ts";
+import { startOfArgentinaDay, addDays } from "../argentina-time.ts";
+import { holdSharedCvu, holdWholeCvu, releaseCvu } from "../cvu-pool/cvu-pool.ts";
+import { DomainError } from "../errors.ts";
+import { reserveChatMessages } from "../limits/message-caps.ts";
+import { fromCents } from "../money.ts";
+import { payerKeyOf } from "../tax-id.ts";
+import { checkDestination, type DestinationPolicy } from "../webhooks/destination-guard.ts";
+import { BANK_NAME, type BankAccountInfo } from "./charge-view.ts";
+import { surchargeCents, surchargeJson, type ChargeSpec } from "./charge-rules.ts";
+
+/** Who creates and reads charges: the integration and merchant account of the token, and the environment. */
+export interface ChargeContext {
+  integrationClientId: string;
+  merchantAccountId: string;
+  now: Date;
+  serviceEnv: "sandbox" | "production";
+  globalMessageCap: number;
+  destinationPolicy: DestinationPolicy;
+}
+
+export interface StoredCharge {
+  charge: Charge;
+  cvu: string | null;
+  bankAccountInfo: BankAccountInfo;
+}
+
+
+
+export const paymentRequestNotFound = () => new DomainError("PaymentRequestNotFoundError", "Payment request not found");
+
+function isUniqueViolation(error: unknown, constraint: string): boolean {
+  return (error as { code?: string }).code === "23505" && (error as { constraint?: string }).constraint === constraint;
+}
+
+export async function bankAccountInfoOf(db: Kysely<Database> | Transaction<Database>, merchantAccountId: string): Promise<BankAccountInfo> {
+  const merchant = await db.selectFrom("merchant_accounts").select(["account_holder_name", "account_holder_tax_id"]).where("id", "=", merchantAccountId).executeTakeFirstOrThrow();
+  return { accountHolderName: merchant.account_holder_name, accountHolderTaxId: merchant.account_holder_tax_id, bankName: BANK_NAME };
+}
+
+/** Refuses a `webhookUrl` that points inside (WebhookUrlBlockedError). */
+export async function checkChargeWebhookUrl(url: string | undefined, policy: DestinationPolicy): Promise<void> {
+  if (url === undefined) return;
+  const verdict = await checkDestination(url, policy, true);
+  if (!verdict.allowed) throw new DomainError("WebhookUrlBlockedError", `webhookUrl is not accepted: ${verdict.reason}`);
+}
+
+/** The row values of a new charge from its checked spec. */
+export function chargeRow(context: ChargeContext, spec: ChargeSpec, batchId: string | null = null) {
+  const first = spec.dueDates[0]!;
+  const last = spec.dueDates[spec.dueDates.length - 1]!;
+  return {
+    integration_client_id: context.integrationClientId,
+    merchant_account_id: context.merchantAccountId,
+    reference_id: spec.referenceId,
+    type: spec.type,
+    kind: spec.kind,
+    state: spec.amountCents === undefined ? ("draft" as const) : ("pending" as const),
+    amount_cents: spec.amountCents ?? null,
+    surcharge_cents: surchargeCents(spec),
+    description: spec.description,
+    due_dates: spec.dueDates.map((date) => date.input),
+    first_due_at: first.dueAt,
+    final_due_at: spec.expiresAt && spec.expiresAt < last.dueAt ? spec.expiresAt : last.dueAt,
+    surcharge: spec.surcharge && spec.dueDates.length === 2 ? JSON.stringify(surchargeJson(spec.surcharge)) : null,
+    send_whatsapp_notification: spec.sendWhatsappNotification,
+    send_email_notification: spec.sendEmailNotification,
+    send_whatsapp_payment_confirmation: spec.sendWhatsappPaymentConfirmation ?? null,
+    reminder_notification_date: spec.reminderNotificationDate ?? null,
+    deferred_initial_notification_date: spec.deferredInitialNotificationDate ?? null,
+    conciliation_type: spec.conciliationType,
+    customer_name: spec.customer.name,
+    customer_tax_document: spec.conciliationType === "cuil" ? (spec.customer.taxDocument ?? null) : null,
+    customer_email: spec.customer.email ?? null,
+    customer_phone: spec.customer.phoneNumber ? JSON.stringify(spec.customer.phoneNumber) : null,
+    webhook_url: spec.webhookUrl ?? null,
+    metadata: spec.metadata ? JSON.stringify(spec.metadata) : null,
+    expires_in_minutes: spec.expiresInMinutes ?? null,
+    batch_id: batchId,
+    created_at: context.now,
+    updated_at: context.now,
+  };
+}
+
+export async function createCharge(db: Kysely<Database>, context: ChargeContext, spec: ChargeSpec): Promise<StoredCharge> {
+  await checkChargeWebhookUrl(spec.webhookUrl, context.destinationPolicy);
+  return db.transaction().execute(async (trx) => {
+    let charge: Charge;
+    try {
+      charge = await trx.insertInto("charges").values(chargeRow(context, spec)).returningAll().executeTakeFirstOrThrow();
+    } catch (error) {
+      if (isUniqueViolation(error, "charges_reference_key")) {
+        throw new DomainError("ReferenceIdAlreadyExists", `A payment request with referenceId ${spec.referenceId} already exists for this integration and merchant account`, { referenceId: spec.referenceId });
+      }
+      throw error;
+    }
+    let cvu: string | null = null;
+    if (charge.state === "pending") {
+      const account =
+        charge.conciliation_type === "cuil"
+          ? await holdSharedCvu(trx, context.merchantAccountId, [{ chargeId: charge.id, payerKey: payerKeyOf(charge.customer_tax_document ?? "")! }])
+          : await holdWholeCvu(trx, context.merchantAccountId, charge.id);
+      charge = await trx.updateTable("charges").set({ cvu_account_id: account.id }).where("id", "=", charge.id).returningAll().executeTakeFirstOrThrow();
+      cvu = account.cvu;
+    }
+    if (spec.sendWhatsappNotification) {
+      await reserveChatMessages(trx, { integrationClientId: context.integrationClientId, now: context.now, serviceEnv: context.serviceEnv, globalCap: context.globalMessageCap }, 1);
+    }
+    return { charge, cvu, bankAccountInfo: await bankAccountInfoOf(trx, context.merchantAccountId) };
+  });
+}
+
+function chargesOf(db: Kysely<Database> | Transaction<Database>, context: Pick<ChargeContext, "integrationClientId" | "merchantAccountId">) {
+  return db
+    .selectFrom("charges as c")
+    .leftJoin("cvu_accounts as a", "a.id", "c.cvu_account_id")
+    .selectAll("c")
+    .select("a.cvu")
+    .where("c.integration_client_id", "=", context.integrationClientId)
+    .where("c.merchant_account_id", "=", context.merchantAccountId);
+}
+
+function split(row: Charge & { cvu: string | null }): { charge: Charge; cvu: string | null } {
+  const { cvu, ...charge } = row;
+  return { charge, cvu };
+}
+
+export async function getCharge(db: Kysely<Database>, context: Pick<ChargeContext, "integrationClientId" | "merchantAccountId">, referenceId: string): Promise<StoredCharge> {
+  const row = await chargesOf(db, context).where("c.reference_id", "=", referenceId).executeTakeFirst();
+  if (!row) throw paymentRequestNotFound();
+  return { ...split(row), bankAccountInfo: await bankAccountInfoOf(db, context.merchantAccountId) };
+}
+
+/** Charges created in an Argentina-day range (both ends included), oldest first, with the total. */
+export async function listCharges(
+  db: Kysely<Database>,
+  context: Pick<ChargeContext, "integrationClientId" | "merchantAccountId">,
+  query: { startDate?: string; endDate?: string; limit: number; offset: number },
+): Promise<{ items: StoredCharge[]; total: number }> {
+  let filtered = chargesOf(db, context);
+  if (query.startDate) filtered = filtered.where("c.created_at", ">=", startOfArgentinaDay(query.startDate));
+  if (query.endDate) filtered = filtered.where("c.created_at", "<", startOfArgentinaDay(addDays(query.endDate, 1)));
+  const [rows, count] = await Promise.all([
+    filtered.orderBy("c.created_at").orderBy("c.id").limit(query.limit).offset(query.offset).execute(),
+    filtered.clearSelect().select((eb) => eb.fn.countAll<string>().as("total")).executeTakeFirstOrThrow(),
+  ]);
+  const bankAccountInfo = await bankAccountInfoOf(db, context.merchantAccountId);
+  return { items: rows.map((row) => ({ ...split(row), bankAccountInfo })), total: Number(count.total) };
+}
+
+async function lockCharge(trx: Transaction<Database>, context: Pick<ChargeContext, "integrationClientId" | "merchantAccountId">, referenceId: string): Promise<Charge> {
+  const charge = await trx
+    .selectFrom("charges")
+    .selectAll()
+    .where("integration_client_id", "=", context.integrationClientId)
+    .where("merchant_account_id", "=", context.merchantAccountId)
+    .where("reference_id", "=", referenceId)
+    .forUpdate()
+    .executeTakeFirst();
+  if (!charge) throw paymentRequestNotFound();
+  return charge;
+}
+
+function conflictData(charge: Charge) {
+  return { referenceId: charge.reference_id, state: charge.state, paidAmount: fromCents(charge.paid_cents) };
+}
+
+/** Completes a draft's amount: it becomes pending and takes a CVU. A draft never sends notifications. */
+export async function completeDraftAmount(db: Kysely<Database>, context: ChargeContext, referenceId: string, amountCents: number): Promise<{ charge: Charge; previousAmountCents: number | null }> {
+  return db.transaction().execute(async (trx) => {
+    const charge = await lockCharge(trx, context, referenceId);
+    if (charge.state !== "draft" || charge.paid_cents > 0) {
+      throw new DomainError("PaymentRequestCannotBeModified", `Only a draft with no payments can get an amount; this one is ${charge.state}`, { data: conflictData(charge) });
+    }
+    const account =
+      charge.conciliation_type === "cuil"
+        ? await holdSharedCvu(trx, context.merchantAccountId, [{ chargeId: charge.id, payerKey: payerKeyOf(charge.customer_tax_document ?? "")! }])
+        : await holdWholeCvu(trx, context.merchantAccountId, charge.id);
+    const updated = await trx
+      .updateTable("charges")
+      .set({ amount_cents: amountCents, state: "pending", cvu_account_id: account.id, updated_at: context.now })
+      .where("id", "=", charge.id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return { charge: updated, previousAmountCents: charge.amount_cents };
+  });
+}
+
+/** Cancels a draft or pending charge with no payments; its CVU returns to the pool. No event. */
+export async function cancelCharge(db: Kysely<Database>, context: ChargeContext, referenceId: string): Promise<Charge> {
+  return db.transaction().execute(async (trx) => {
+    const charge = await lockCharge(trx, context, referenceId);
+    if ((charge.state !== "draft" && charge.state !== "pending") || charge.paid_cents > 0) {
+      throw new DomainError("PaymentRequestCannotBeCanceled", `Only a draft or pending charge with no payments can be canceled; this one is ${charge.state}`, { data: conflictData(charge) });
+    }
+    await releaseCvu(trx, charge.id);
+    return trx.updateTable("charges").set({ state: "canceled", closed_at: context.now, updated_at: context.now }).where("id", "=", charge.id).returningAll().executeTakeFirstOrThrow();
+  });
+}
+
+

@@ -1,0 +1,81 @@
+// Transitions caused by time, each one set-based statement (a million due charges move in one statement,
+// not one by one), idempotent, and safe with several processes sweeping at once (row locks: a charge
+// another sweeper already moved no longer matches). Each integration's time is its Sandbox clock.
+//   pending → overdue, partial_payment → partial_overdue once the last due date has passed (a date-only
+//   date at 00:00 Argentina time after it; a date with a time, or a checkout's expiry, at that minute,
+//   with the `payment_request.expired` event); the CVU returns to the pool. Drafts are discarded after
+//   a few hours.
+import { sql, type Kysely } from "kysely";
+import type { Database } from "../../db/schema.ts";
+
+export interface TransitionOptions {
+  /** The real time; each integration adds its Sandbox clock offset. */
+  now: Date;
+  livemode: boolean;
+  draftLifetimeHours: number;
+  /** Only this integration's charges (the Sandbox clock runs them on advance); all by default. */
+  integrationClientId?: string;
+}
+
+export interface TransitionCounts {
+  closed: number;
+  expiredEvents: number;
+  draftsDiscarded: number;
+}
+
+export async function runTimeTransitions(db: Kysely<Database>, options: TransitionOptions): Promise<TransitionCounts> {
+  const onlyIntegration = options.integrationClientId ? sql`and i.id = ${options.integrationClientId}` : sql``;
+  const integrationNow = sql`(${options.now}::timestamptz + i.clock_offset_ms * interval '1 millisecond')`;
+  return db.transaction().execute(async (trx) => {
+    const closed = await sql<{ closed: string; expired: string }>`
+      with due as (
+        update charges c
+           set state = case when c.paid_cents > 0 then 'partial_overdue' else 'overdue' end,
+               closed_at = ${options.now}, updated_at = ${options.now}
+          from integration_clients i
+         where i.id = c.integration_client_id ${onlyIntegration}
+           and c.state in ('pending', 'partial_payment')
+           and c.final_due_at <= ${integrationNow}
+        returning c.*
+      ), released as (
+        delete from cvu_holds h using due where h.charge_id = due.id returning h.cvu_account_id
+      ), per_cvu as (
+        select cvu_account_id, count(*)::int as n from released group by cvu_account_id
+      ), freed as (
+        update cvu_accounts a
+           set open_charges = a.open_charges - p.n,
+               holding = case when a.open_charges - p.n = 0 then 'free' else a.holding end
+          from per_cvu p where a.id = p.cvu_account_id
+        returning a.id
+      ), expired as (
+        insert into events (integration_client_id, merchant_account_id, charge_id, type, payload, created_at)
+        select due.integration_client_id, due.merchant_account_id, due.id, 'payment_request.expired',
+               jsonb_build_object(
+                 'event', 'payment_request.expired',
+                 'stateType', due.state,
+                 'livemode', ${options.livemode}::boolean,
+                 'referenceId', due.reference_id,
+                 'paymentRequestId', due.id,
+                 'requestedAmount', round((due.amount_cents + due.surcharge_cents) / 100.0, 2),
+                 'paidAmount', round(due.paid_cents / 100.0, 2),
+                 'remainingAmount', round(greatest(due.amount_cents + due.surcharge_cents - due.paid_cents, 0) / 100.0, 2),
+                 'dueDate', due.due_dates[array_length(due.due_dates, 1)],
+                 'expiredAt', to_char(due.final_due_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
+               ) || case when due.metadata is null then '{}'::jsonb else jsonb_build_object('metadata', due.metadata) end,
+               ${options.now}
+          from due where due.kind in ('short-lived', 'checkout')
+        returning id
+      )
+      select (select count(*) from due) as closed, (select count(*) from expired) as expired`.execute(trx);
+
+    const discarded = await sql<{ id: string }>`
+      delete from charges c using integration_clients i
+       where i.id = c.integration_client_id ${onlyIntegration}
+         and c.state = 'draft'
+         and c.created_at <= ${integrationNow} - ${options.draftLifetimeHours} * interval '1 hour'
+      returning c.id`.execute(trx);
+
+    const row = closed.rows[0]!;
+    return { closed: Number(row.closed), expiredEvents: Number(row.expired), draftsDiscarded: discarded.rows.length };
+  });
+}

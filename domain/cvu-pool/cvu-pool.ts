@@ -1,0 +1,113 @@
+// The CVU pool of a merchant account: up to 100 CVUs shared by all its integrations, used by open charges.
+// A cvu-mode charge holds a CVU alone; cuil-mode charges share one as long as no payer appears twice.
+// Concurrency is settled by PostgreSQL: row locks pick CVUs, an advisory lock per merchant guards the
+// pool's growth, and the unique (cvu, payer) key makes two simultaneous creates for one payer collide.
+import { sql, type Transaction } from "kysely";
+import type { Database } from "../../db/schema.ts";
+import type { CvuAccount } from "../../db/tables/charges.table.ts";
+import { makeCvu } from "../cvu.ts";
+import { DomainError } from "../errors.ts";
+
+export const MAX_POOL_SIZE = 100;
+/** The hold of a cvu-mode charge: the whole CVU. */
+const WHOLE_CVU = "*";
+/** The provider code of the CVUs this service issues (the virtual-account provider's 4 digits). */
+const PROVIDER_CODE = "0253";
+
+type Trx = Transaction<Database>;
+
+const insufficient = () =>
+  new DomainError("InsufficientActiveAccountsError", `No CVU of the merchant's pool (up to ${MAX_POOL_SIZE}) can hold this charge now; wait for open charges to close`);
+const alreadyAssociated = () =>
+  new DomainError("CustomerAlreadyAssociatedError", "Another charge for the same payer was being created on the same CVU at the same time; retry");
+
+function isUniqueViolation(error: unknown, constraint: string): boolean {
+  return (error as { code?: string; constraint?: string }).code === "23505" && (error as { constraint?: string }).constraint === constraint;
+}
+
+/** A new CVU for the merchant, if its pool has room. Pool growth is serialised per merchant. */
+async function growPool(trx: Trx, merchantAccountId: string, holding: "exclusive" | "shared"): Promise<CvuAccount | undefined> {
+  await sql`select pg_advisory_xact_lock(hashtext(${`cvu-pool:${merchantAccountId}`}))`.execute(trx);
+  const { count } = await trx.selectFrom("cvu_accounts").select((eb) => eb.fn.countAll<number>().as("count")).where("merchant_account_id", "=", merchantAccountId).executeTakeFirstOrThrow();
+  if (Number(count) >= MAX_POOL_SIZE) return undefined;
+  const { account } = (await sql<{ account: string }>`select nextval('cvu_account_number_seq')::text as account`.execute(trx)).rows[0]!;
+  return trx
+    .insertInto("cvu_accounts")
+    .values({ merchant_account_id: merchantAccountId, cvu: makeCvu(PROVIDER_CODE, account), holding, open_charges: 0 })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+async function recordHolds(trx: Trx, account: CvuAccount, holds: Array<{ chargeId: string; payerKey: string }>, holding: "exclusive" | "shared"): Promise<CvuAccount> {
+  try {
+    await trx
+      .insertInto("cvu_holds")
+      .values(holds.map((hold) => ({ charge_id: hold.chargeId, cvu_account_id: account.id, payer_key: hold.payerKey })))
+      .execute();
+  } catch (error) {
+    if (isUniqueViolation(error, "cvu_holds_payer_key")) throw alreadyAssociated();
+    throw error;
+  }
+  return trx
+    .updateTable("cvu_accounts")
+    .set((eb) => ({ holding, open_charges: eb("open_charges", "+", holds.length), last_charge_id: holds[holds.length - 1]!.chargeId }))
+    .where("id", "=", account.id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/** A cvu-mode charge takes a free CVU for itself. */
+export async function holdWholeCvu(trx: Trx, merchantAccountId: string, chargeId: string): Promise<CvuAccount> {
+  const free = await trx
+    .selectFrom("cvu_accounts")
+    .selectAll()
+    .where("merchant_account_id", "=", merchantAccountId)
+    .where("holding", "=", "free")
+    .orderBy("created_at")
+    .limit(1)
+    .forUpdate()
+    .skipLocked()
+    .executeTakeFirst();
+  const account = free ?? (await growPool(trx, merchantAccountId, "exclusive"));
+  if (!account) throw insufficient();
+  return recordHolds(trx, account, [{ chargeId, payerKey: WHOLE_CVU }], "exclusive");
+}
+
+/**
+ * Cuil-mode charges join a shared CVU where none of their payers is yet (a whole batch joins one CVU);
+ * failing that a free one, failing that a new one. Payers are keyed by DNI: a DNI and its CUIL are one payer.
+ */
+export async function holdSharedCvu(trx: Trx, merchantAccountId: string, holds: Array<{ chargeId: string; payerKey: string }>): Promise<CvuAccount> {
+  const payerKeys = holds.map((hold) => hold.payerKey);
+  const candidate = await trx
+    .selectFrom("cvu_accounts as a")
+    .selectAll("a")
+    .where("a.merchant_account_id", "=", merchantAccountId)
+    .where("a.holding", "in", ["shared", "free"])
+    .where(({ not, exists, selectFrom }) =>
+      not(exists(selectFrom("cvu_holds as h").select("h.charge_id").whereRef("h.cvu_account_id", "=", "a.id").where("h.payer_key", "in", payerKeys))),
+    )
+    .orderBy(sql`a.holding = 'shared'`, "desc")
+    .orderBy("a.created_at")
+    .limit(1)
+    .forUpdate()
+    .executeTakeFirst();
+  // (A row that changed hands while its lock was awaited is skipped by PostgreSQL: the pool then grows.)
+  const account = candidate ?? (await growPool(trx, merchantAccountId, "shared"));
+  if (!account) throw insufficient();
+  return recordHolds(trx, account, holds, "shared");
+}
+
+/** A charge that closes gives its CVU back: a CVU with no open charge left is free again. */
+export async function releaseCvu(trx: Trx, chargeId: string): Promise<void> {
+  const hold = await trx.deleteFrom("cvu_holds").where("charge_id", "=", chargeId).returning("cvu_account_id").executeTakeFirst();
+  if (!hold) return;
+  await trx
+    .updateTable("cvu_accounts")
+    .set({
+      open_charges: sql`open_charges - 1`,
+      holding: sql`case when open_charges - 1 = 0 then 'free' else holding end`,
+    })
+    .where("id", "=", hold.cvu_account_id)
+    .execute();
+}

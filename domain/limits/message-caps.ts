@@ -1,0 +1,58 @@
+// Daily caps on chat messages: per integration (all its merchants summed; Sandbox 20, Production 200,
+// raisable per integration) and one global cap shared by all integrations. Each charge created with
+// `sendWhatsappNotification: true` counts 1; the day resets at 00:00 Argentina time. Counting is one
+// conditional upsert per counter, so N parallel creates at the cap never overshoot it, and it runs in
+// the create's transaction, so a create that fails later gives its messages back.
+import { sql, type Transaction } from "kysely";
+import type { Database } from "../../db/schema.ts";
+import { addDays, argentinaDate, startOfArgentinaDay } from "../argentina-time.ts";
+import { DomainError } from "../errors.ts";
+
+export const DEFAULT_DAILY_MESSAGE_CAP = { sandbox: 20, production: 200 } as const;
+
+export interface MessageCapContext {
+  integrationClientId: string;
+  now: Date;
+  serviceEnv: "sandbox" | "production";
+  globalCap: number;
+}
+
+/** Counts `messages` against both caps or throws the documented 429 (or 503 when the counters cannot be read). */
+export async function reserveChatMessages(trx: Transaction<Database>, context: MessageCapContext, messages: number): Promise<void> {
+  if (messages === 0) return;
+  const day = argentinaDate(context.now);
+  const reset = startOfArgentinaDay(addDays(day, 1));
+  try {
+    // A counter row held by a stuck transaction must not hang creates: give up after a moment (503).
+    await sql`set local lock_timeout = '2s'`.execute(trx);
+    const limit = await trx.selectFrom("integration_limits").select("max_messages_per_day").where("integration_client_id", "=", context.integrationClientId).executeTakeFirst();
+    const integrationCap = limit?.max_messages_per_day ?? DEFAULT_DAILY_MESSAGE_CAP[context.serviceEnv];
+    if (!(await take(trx, `integration:${context.integrationClientId}`, day, messages, integrationCap))) {
+      throw new DomainError("IntegrationDailyRequestLimitExceededError", `The integration's daily cap of ${integrationCap} chat messages is reached; it resets at 00:00 Argentina time`, {
+        availableAt: `${addDays(day, 1)}T00:00:00-03:00`,
+        maxRequestsPerDay: integrationCap,
+        maxMessagesPerDay: integrationCap,
+      });
+    }
+    if (!(await take(trx, "global", day, messages, context.globalCap))) {
+      throw new DomainError("IntegrationGlobalDailyMessageLimitExceededError", "The global daily message cap shared by all integrations is reached; it resets at 00:00 Argentina time", {
+        requestedMessages: messages,
+        availableAtUnixSeconds: Math.floor(reset.getTime() / 1000),
+      });
+    }
+    await sql`set local lock_timeout = 0`.execute(trx);
+  } catch (error) {
+    if (error instanceof DomainError) throw error;
+    throw new DomainError("IntegrationDailyLimitUnavailableError", "The daily message cap could not be checked; retry in a few minutes");
+  }
+}
+
+async function take(trx: Transaction<Database>, scope: string, day: string, messages: number, cap: number): Promise<boolean> {
+  if (messages > cap) return false;
+  const row = await sql<{ messages: number }>`
+    insert into daily_message_usage (scope, day, messages) values (${scope}, ${day}, ${messages})
+    on conflict (scope, day) do update set messages = daily_message_usage.messages + excluded.messages
+      where daily_message_usage.messages + excluded.messages <= ${cap}
+    returning messages`.execute(trx);
+  return row.rows.length > 0;
+}

@@ -1,0 +1,33 @@
+// The catalog of subscribable events: the wire names `enabledEvents` accepts, with the portal's Spanish
+// label and description. The catalog is the authority: any other name is refused (422).
+import type { EventsTable } from "../../db/tables/payments.table.ts";
+
+export type EventName = EventsTable["type"];
+
+export interface CatalogItem {
+  event: EventName;
+  label: string;
+  description: string;
+}
+
+export const EVENT_CATALOG: readonly CatalogItem[] = [
+  {
+    event: "payment_request.payment_received",
+    label: "Pago recibido",
+    description: "Se acreditó una transferencia que coincide con un cobro (pago total o parcial).",
+  },
+  {
+    event: "payment_request.expired",
+    label: "Cobro vencido",
+    description: "Venció un cobro cuya fecha de vencimiento tiene hora.",
+  },
+  {
+    event: "payment.unmatched",
+    label: "Pago sin conciliar",
+    description: "Llegó una transferencia que no se pudo asociar a ningún cobro.",
+  },
+];
+
+export function isCatalogEvent(name: string): name is EventName {
+  return EVENT_CATALOG.some((item) => item.event === name);
+}

@@ -1,0 +1,151 @@
+// The one HTTP client for calls to integrators' URLs (event deliveries, the test webhook, URL
+// verification). Every call:
+// - is judged by the SSRF guard first (scheme, literal addresses, and the name's addresses now), and
+//   again at connect time: the connection's own DNS lookup refuses any internal address, so a name that
+//   changes between the check and the connection (DNS rebinding) cannot reach inside;
+// - has one deadline (5 s by default) from the start of the call to the response's status line;
+// - never follows a redirect (undici's `request` does not; a 3xx is a failure of kind `redirect`);
+// - never reads or keeps the receiver's body (it is discarded unread).
+import { performance } from "node:perf_hooks";
+import type { LookupAddress, LookupOneOptions } from "node:dns";
+import { Agent, request } from "undici";
+import { addressAllowed, checkDestination, systemResolve, type DestinationPolicy } from "./destination-guard.ts";
+
+/** A receiver must answer 2xx within this time. */
+export const DELIVERY_TIMEOUT_MS = 5000;
+
+export type OutboundFailure = "non_2xx" | "timeout" | "connection_error" | "redirect" | "blocked_address";
+
+export interface OutboundResult {
+  /** 2xx within the deadline. */
+  ok: boolean;
+  /** The status the receiver answered, when it answered. */
+  status?: number;
+  /** Absent when `ok`. */
+  failure?: OutboundFailure;
+  durationMs: number;
+  /** For logs only: why it failed (never the receiver's body). */
+  detail?: string;
+}
+
+export interface OutboundClientOptions extends DestinationPolicy {
+  /**
+   * The deadline of a call, in milliseconds (default DELIVERY_TIMEOUT_MS, the contract's 5 s). Only tests
+   * shorten it, to exercise a slow receiver without waiting 5 s.
+   */
+  timeoutMs?: number;
+}
+
+class BlockedAddressError extends Error {
+  readonly code = "ERR_COBRO_BLOCKED_ADDRESS";
+}
+
+type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
+
+/** net.connect's `lookup`, refusing every name that resolves (even in part) to an address the policy forbids. */
+function guardedLookup(policy: DestinationPolicy) {
+  const resolve = policy.resolve ?? systemResolve;
+  return (hostname: string, options: LookupOneOptions & { all?: boolean }, callback: LookupCallback): void => {
+    resolve(hostname).then(
+      (addresses) => {
+        const refused = addresses.find((address) => !addressAllowed(address, policy.allowLoopback));
+        if (refused !== undefined || addresses.length === 0) {
+          callback(new BlockedAddressError(`${hostname} resolves to an internal or private address (${refused ?? "none"})`), "");
+          return;
+        }
+        const family = (address: string) => (address.includes(":") ? 6 : 4);
+        const wanted = options.family === 4 || options.family === 6 ? addresses.filter((address) => family(address) === options.family) : addresses;
+        if (wanted.length === 0) {
+          callback(Object.assign(new Error(`${hostname} has no IPv${options.family} address`), { code: "ENOTFOUND" }), "");
+          return;
+        }
+        if (options.all) callback(null, wanted.map((address) => ({ address, family: family(address) })));
+        else callback(null, wanted[0]!, family(wanted[0]!));
+      },
+      (error: unknown) => callback(Object.assign(error instanceof Error ? error : new Error(String(error)), { code: "ENOTFOUND" }), ""),
+    );
+  };
+}
+
+function codesOf(error: unknown): string[] {
+  const codes: string[] = [];
+  for (let current = error as { code?: unknown; name?: unknown; cause?: unknown } | undefined, depth = 0; current && depth < 5; current = current.cause as typeof current, depth++) {
+    if (typeof current.code === "string") codes.push(current.code);
+    if (typeof current.name === "string") codes.push(current.name);
+  }
+  return codes;
+}
+
+export class OutboundHttpClient {
+  readonly #policy: DestinationPolicy;
+  readonly #timeoutMs: number;
+  readonly #agent: Agent;
+
+  constructor(options: OutboundClientOptions) {
+    this.#policy = { allowLoopback: options.allowLoopback, resolve: options.resolve };
+    this.#timeoutMs = options.timeoutMs ?? DELIVERY_TIMEOUT_MS;
+    this.#agent = new Agent({
+      connect: { lookup: guardedLookup(this.#policy) as never, timeout: this.#timeoutMs },
+      headersTimeout: this.#timeoutMs,
+      bodyTimeout: this.#timeoutMs,
+      keepAliveTimeout: 4000,
+      keepAliveMaxTimeout: 30_000,
+    });
+  }
+
+  get timeoutMs(): number {
+    return this.#timeoutMs;
+  }
+
+  /** POSTs `rawBody` (JSON) with `headers`; never throws for anything the destination does. */
+  async postJson(url: string, rawBody: string, headers: Record<string, string>): Promise<OutboundResult> {
+    const started = performance.now();
+    const elapsed = () => Math.round(performance.now() - started);
+    const deadline = AbortSignal.timeout(this.#timeoutMs);
+    const verdict = await checkDestination(url, this.#policy, false);
+    if (!verdict.allowed) {
+      const unresolved = verdict.reason.endsWith("does not resolve");
+      return { ok: false, failure: unresolved ? "connection_error" : "blocked_address", durationMs: elapsed(), detail: verdict.reason };
+    }
+    try {
+      const response = await request(url, {
+        method: "POST",
+        dispatcher: this.#agent,
+        headers: { "content-type": "application/json", "user-agent": "Cobro-Webhooks/1.0", ...headers },
+        body: rawBody,
+        signal: deadline,
+      });
+      const durationMs = elapsed();
+      // Discarded unread (and the connection freed); never kept, never logged.
+      response.body.dump({ limit: 64 * 1024 }).catch(() => undefined);
+      const status = response.statusCode;
+      if (status >= 200 && status <= 299) return { ok: true, status, durationMs };
+      if (status >= 300 && status <= 399) return { ok: false, status, failure: "redirect", durationMs, detail: `redirect ${status} not followed` };
+      return { ok: false, status, failure: "non_2xx", durationMs, detail: `answered ${status}` };
+    } catch (error) {
+      const durationMs = elapsed();
+      const codes = codesOf(error);
+      if (codes.includes("ERR_COBRO_BLOCKED_ADDRESS")) return { ok: false, failure: "blocked_address", durationMs, detail: (error as Error).message };
+      if (deadline.aborted || codes.some((code) => ["TimeoutError", "UND_ERR_HEADERS_TIMEOUT", "UND_ERR_CONNECT_TIMEOUT", "ETIMEDOUT"].includes(code))) {
+        return { ok: false, failure: "timeout", durationMs, detail: `no answer within ${this.#timeoutMs} ms` };
+      }
+      return { ok: false, failure: "connection_error", durationMs, detail: codes[0] ?? "connection failed" };
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.#agent.close();
+  }
+}
+
+const shared = new Map<boolean, OutboundHttpClient>();
+
+/** The process's client for a policy (one per deployment: Sandbox loopback allowance or not). */
+export function outboundClient(policy: { allowLoopback: boolean }): OutboundHttpClient {
+  let client = shared.get(policy.allowLoopback);
+  if (!client) {
+    client = new OutboundHttpClient({ allowLoopback: policy.allowLoopback });
+    shared.set(policy.allowLoopback, client);
+  }
+  return client;
+}

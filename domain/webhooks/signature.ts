@@ -1,0 +1,21 @@
+// The service's side of webhook signatures (the SDK's verifyWebhookSignature is the receiver's side):
+//   X-Service-Signature: t=<unix seconds>,v1=<lowercase hex HMAC-SHA256(secret, `${t}.${rawBody}`)>
+// The same scheme as sdk/src/webhook-signature.ts, mirrored here because the server does not import the
+// published package; test/webhooks/ checks every delivery with the SDK's verifier.
+import { createHmac, randomBytes } from "node:crypto";
+
+export const SIGNATURE_HEADER = "X-Service-Signature";
+export const WEBHOOK_ID_HEADER = "X-Service-Webhook-Id";
+export const VALIDATION_TOKEN_HEADER = "validation-token";
+
+/** The `X-Service-Signature` value for `rawBody` (the exact bytes sent) at `at`. */
+export function signatureHeader(rawBody: string, secret: string, at: Date): string {
+  const t = String(Math.floor(at.getTime() / 1000));
+  const v1 = createHmac("sha256", secret).update(`${t}.`, "utf8").update(rawBody, "utf8").digest("hex");
+  return `t=${t},v1=${v1}`;
+}
+
+/** A new signing secret: `whsec_` and 32 characters of base64url (192 random bits). */
+export function generateSigningSecret(): string {
+  return `whsec_${randomBytes(24).toString("base64url")}`;
+}

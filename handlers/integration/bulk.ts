@@ -1,0 +1,26 @@
+// POST /payment-request/bulk: 1 to 100 CUIL-mode charges on one shared CVU, all or nothing.
+import type { operations } from "../../generated/types/integration.ts";
+import type { IntegrationCaller } from "../../domain/identity/callers.ts";
+import { createChargeBatch } from "../../domain/charges/bulk.ts";
+import { validateBulkItems } from "../../domain/charges/charge-rules.ts";
+import type { OperationHandler } from "../../server/handler-types.ts";
+import { chargeContext } from "./payment-requests.ts";
+
+type Handler<Id extends keyof operations> = OperationHandler<operations[Id], IntegrationCaller>;
+
+export const createPaymentRequestsBulk: Handler<"createPaymentRequestsBulk"> = async ({ body, caller, services }) => {
+  const context = chargeContext(caller, services);
+  const specs = validateBulkItems(body.paymentRequests, context.now);
+  const batch = await createChargeBatch(services.db, context, specs);
+  return {
+    status: 201,
+    body: {
+      batchId: batch.batchId,
+      total: specs.length,
+      created: batch.charges.length,
+      sharedCvu: batch.sharedCvu,
+      accountInfo: batch.accountInfo,
+      paymentRequests: batch.charges,
+    },
+  };
+};

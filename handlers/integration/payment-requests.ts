@@ -1,0 +1,81 @@
+// The charges of the token's merchant account: create, bulk, read, list, complete a draft, change the
+// payer, cancel.
+import type { operations } from "../../generated/types/integration.ts";
+import type { IntegrationCaller } from "../../domain/identity/callers.ts";
+import { validateCreateRequest } from "../../domain/charges/charge-rules.ts";
+import { paymentRequestView } from "../../domain/charges/charge-view.ts";
+import { cancelCharge, completeDraftAmount, createCharge, getCharge, listCharges, type ChargeContext } from "../../domain/charges/charges.ts";
+import { ValidationError } from "../../domain/errors.ts";
+import { integrationNow } from "../../domain/clock.ts";
+import { updateChargeCustomer } from "../../domain/charges/customer-update.ts";
+import { centsOf, fromCents } from "../../domain/money.ts";
+import type { OperationHandler, Services } from "../../server/handler-types.ts";
+import { requireMerchant } from "./caller.ts";
+
+type Handler<Id extends keyof operations> = OperationHandler<operations[Id], IntegrationCaller>;
+
+export function chargeContext(caller: IntegrationCaller, services: Services): ChargeContext {
+  const merchant = requireMerchant(caller);
+  return {
+    integrationClientId: merchant.integrationClientId,
+    merchantAccountId: merchant.merchantAccountId,
+    now: integrationNow(services.clock, merchant.clockOffsetMs),
+    serviceEnv: services.config.serviceEnv,
+    globalMessageCap: services.config.globalDailyMessageCap,
+    destinationPolicy: { allowLoopback: services.config.allowLoopbackUrls },
+  };
+}
+
+export const createPaymentRequest: Handler<"createPaymentRequest"> = async ({ body, caller, services }) => {
+  const context = chargeContext(caller, services);
+  const spec = validateCreateRequest(body, context.now);
+  const stored = await createCharge(services.db, context, spec);
+  return { status: 201, body: paymentRequestView(stored.charge, stored.cvu, stored.bankAccountInfo) };
+};
+
+export const getPaymentRequest: Handler<"getPaymentRequest"> = async ({ params, caller, services }) => {
+  const stored = await getCharge(services.db, chargeContext(caller, services), params.referenceId);
+  return { status: 200, body: paymentRequestView(stored.charge, stored.cvu, stored.bankAccountInfo) };
+};
+
+export const listPaymentRequests: Handler<"listPaymentRequests"> = async ({ query, caller, services }) => {
+  if (query.startDate && query.endDate && query.endDate < query.startDate) throw ValidationError.of("endDate", "endDate must not be before startDate");
+  const { items, total } = await listCharges(services.db, chargeContext(caller, services), {
+    startDate: query.startDate,
+    endDate: query.endDate,
+    limit: query.limit ?? 1000,
+    offset: query.offset ?? 0,
+  });
+  return {
+    status: 200,
+    headers: { "X-Total-Count": total },
+    body: items.map(({ charge, cvu, bankAccountInfo }) => ({ ...paymentRequestView(charge, cvu, bankAccountInfo), paidAmount: fromCents(charge.paid_cents), createdAt: charge.created_at.toISOString() })),
+  };
+};
+
+export const completePaymentRequestAmount: Handler<"completePaymentRequestAmount"> = async ({ params, body, caller, services }) => {
+  const cents = centsOf(body.amount);
+  if (cents === undefined) throw ValidationError.of("amount", "amount must have at most 2 decimals");
+  const { charge, previousAmountCents } = await completeDraftAmount(services.db, chargeContext(caller, services), params.referenceId, cents);
+  return {
+    status: 200,
+    body: {
+      referenceId: charge.reference_id,
+      previousAmount: previousAmountCents === null ? null : fromCents(previousAmountCents),
+      amount: fromCents(charge.amount_cents!),
+      description: charge.description,
+      state: charge.state,
+      dueDates: charge.due_dates,
+    },
+  };
+};
+
+export const cancelPaymentRequest: Handler<"cancelPaymentRequest"> = async ({ params, caller, services }) => {
+  const charge = await cancelCharge(services.db, chargeContext(caller, services), params.referenceId);
+  return { status: 200, body: { referenceId: charge.reference_id, state: "canceled" } };
+};
+
+export const updatePaymentRequestCustomer: Handler<"updatePaymentRequestCustomer"> = async ({ params, body, caller, services }) => {
+  const stored = await updateChargeCustomer(services.db, chargeContext(caller, services), params.referenceId, body);
+  return { status: 200, body: paymentRequestView(stored.charge, stored.cvu, stored.bankAccountInfo) };
+};

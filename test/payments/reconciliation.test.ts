@@ -1,0 +1,235 @@
+// Money in and time, through the API alone: simulated transfers, every row of the seed's state table,
+// every unmatched reason, duplicate transactions, concurrent transfers, the surcharge, and the Sandbox
+// clock driving overdue, expiry and draft discard.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { linkedMerchant, startTestService, type TestService } from "../helpers/service.ts";
+import { sandboxAdmin, type SandboxAdmin } from "../helpers/sandbox-admin.ts";
+import { receiveTransfer } from "../../domain/reconciliation/reconcile.ts";
+
+let t: TestService;
+
+beforeAll(async () => {
+  t = await startTestService({ start: new Date("2026-11-22T15:00:00Z") }); // 12:00 in Argentina
+});
+afterAll(() => t.close());
+
+let sequence = 0;
+const ref = () => `PAY-${Date.now().toString(36)}-${++sequence}`;
+const priced = (extra: object = {}) => ({ referenceId: ref(), description: "Cuota", dueDates: ["2026-12-10"], customer: { name: "Juan Pérez" }, amount: 1000, sendWhatsappNotification: false, sendEmailNotification: false, ...extra });
+const cuil = (taxDocument: string, extra: object = {}) => priced({ conciliationType: "cuil", customer: { name: "Pagador", taxDocument }, ...extra });
+
+async function setup() {
+  const m = await linkedMerchant(t);
+  const admin = await sandboxAdmin(t, m.sandbox);
+  const create = async (body: object) => {
+    const result = await m.call("POST", "/payment-request", body);
+    expect(result.status, JSON.stringify(result.json)).toBe(201);
+    return result.json;
+  };
+  const state = async (referenceId: string) => (await m.call("GET", `/payment-request/${referenceId}`)).json.state;
+  const events = (type?: string) =>
+    t.database.db
+      .selectFrom("events as e")
+      .innerJoin("integration_clients as c", "c.id", "e.integration_client_id")
+      .select(["e.id", "e.type", "e.payload"])
+      .where("c.provider_client_id", "=", m.sandbox.integration.clientId)
+      .$if(type !== undefined, (q) => q.where("e.type", "=", type as never))
+      .orderBy("e.created_at")
+      .execute();
+  return { m, admin, create, state, events };
+}
+
+describe("payments", () => {
+  it("a partial then a full payment: partial_payment, then total_payment, each with its event; the CVU returns to the pool", async () => {
+    const { m, admin, create, state, events } = await setup();
+    const charge = await create(priced({ metadata: { orderId: "A-1" } }));
+    const partial = await admin.simulate({ cvu: charge.CVU, amount: 400 });
+    expect(partial.status).toBe(200);
+    expect(partial.json).toMatchObject({ simulated: true, forcePspFailure: false, cvu: charge.CVU, amount: 400, conciliated: true, webhookWillFire: true, webhookEvent: "payment_request.payment_received", paymentRequestId: charge.paymentRequestId });
+    expect(partial.json.numeroCuenta).toBe(charge.CVU.slice(8, 21));
+    expect(await state(charge.referenceId)).toBe("partial_payment");
+
+    await admin.simulate({ cvu: charge.CVU, amount: 600 });
+    expect(await state(charge.referenceId)).toBe("total_payment");
+    const received = await events("payment_request.payment_received");
+    expect(received.map((e) => e.payload)).toEqual([
+      expect.objectContaining({ event: "payment_request.payment_received", stateType: "partial_payment", livemode: false, referenceId: charge.referenceId, requestedAmount: 1000, paidAmount: 400, thisPaymentAmount: 400, remainingAmount: 600, reconciledPayerCuil: 20301234563, metadata: { orderId: "A-1" } }),
+      expect.objectContaining({ stateType: "total_payment", paidAmount: 1000, thisPaymentAmount: 600, remainingAmount: 0 }),
+    ]);
+    const list = (await m.call("GET", "/payment-request")).json.find((c: { referenceId: string }) => c.referenceId === charge.referenceId);
+    expect(list.paidAmount).toBe(1000);
+    const next = await create(priced());
+    expect(next.CVU).toBe(charge.CVU);
+  });
+
+  it("the same transaction twice has one effect", async () => {
+    const { create, state, events } = await setup();
+    const charge = await create(priced());
+    const transfer = { transactionId: `tx-${ref()}`, amountCents: 50000, receivingCvu: charge.CVU, senderCuil: "20301234563", operatedAt: t.clock.now(), source: "bank-feed" as const };
+    const first = await receiveTransfer(t.database.db, transfer, { receivedAt: t.clock.now(), livemode: false });
+    const second = await receiveTransfer(t.database.db, transfer, { receivedAt: t.clock.now(), livemode: false });
+    expect(first.duplicate).toBe(false);
+    expect(second.duplicate).toBe(true);
+    expect(await state(charge.referenceId)).toBe("partial_payment");
+    expect(await events("payment_request.payment_received")).toHaveLength(1);
+  });
+
+  it("ten concurrent transfers to one charge sum correctly", async () => {
+    const { m, admin, create } = await setup();
+    const charge = await create(priced({ amount: 1000 }));
+    const results = await Promise.all(Array.from({ length: 10 }, () => admin.simulate({ cvu: charge.CVU, amount: 100 })));
+    expect(results.every((r) => r.json.conciliated)).toBe(true);
+    const after = (await m.call("GET", "/payment-request")).json.find((c: { referenceId: string }) => c.referenceId === charge.referenceId);
+    expect(after).toMatchObject({ paidAmount: 1000, state: "total_payment" });
+  });
+
+  it("CUIL mode matches by the sender's CUIL among the CVU's open charges; a DNI charge matches the CUIL that contains it", async () => {
+    const { admin, create, state } = await setup();
+    const a = await create(cuil("20301234563"));
+    const b = await create(cuil("12345678"));
+    expect(b.CVU).toBe(a.CVU);
+    const paidB = await admin.simulate({ cvu: a.CVU, amount: 1000, cuil: "20123456786" });
+    expect(paidB.json).toMatchObject({ conciliated: true, paymentRequestId: b.paymentRequestId });
+    expect(await state(b.referenceId)).toBe("total_payment");
+    expect(await state(a.referenceId)).toBe("pending");
+  });
+
+  it("the surcharge applies from the day after the first due date", async () => {
+    const { admin, create, events } = await setup();
+    const charge = await create(priced({ dueDates: ["2026-11-25", "2026-12-05"], surcharge: { type: "percentage", value: 10 } }));
+    await admin.simulate({ cvu: charge.CVU, amount: 1000, fechaOperacion: "2026-11-25T23:59:00-03:00" });
+    const onTime = (await events("payment_request.payment_received")).at(-1)!.payload;
+    expect(onTime).toMatchObject({ stateType: "total_payment", requestedAmount: 1000 });
+
+    const late = await create(priced({ dueDates: ["2026-11-25", "2026-12-05"], surcharge: { type: "percentage", value: 10 } }));
+    await admin.simulate({ cvu: late.CVU, amount: 1000, fechaOperacion: "2026-11-26T00:00:00-03:00" });
+    const afterFirst = (await events("payment_request.payment_received")).at(-1)!.payload;
+    expect(afterFirst).toMatchObject({ stateType: "partial_payment", requestedAmount: 1100, remainingAmount: 100 });
+  });
+
+  it("forcePspFailure records nothing", async () => {
+    const { admin, create, state, events } = await setup();
+    const charge = await create(priced());
+    const failed = await admin.simulate({ cvu: charge.CVU, amount: 1000, forcePspFailure: true });
+    expect(failed.json).toMatchObject({ forcePspFailure: true, conciliated: false, webhookWillFire: false });
+    expect(failed.json).not.toHaveProperty("webhookEvent");
+    expect(await state(charge.referenceId)).toBe("pending");
+    expect(await events()).toHaveLength(0);
+  });
+
+  it("a CVU that is not the integration's is 400 CvuNotInIntegrationError", async () => {
+    const { admin } = await setup();
+    const other = await setup();
+    const charge = await other.create(priced());
+    const result = await admin.simulate({ cvu: charge.CVU, amount: 10 });
+    expect(result.status).toBe(400);
+    expect(result.json).toMatchObject({ code: "CvuNotInIntegrationError" });
+  });
+});
+
+describe("unmatched transfers", () => {
+  it.each([
+    ["canceled", async (s: Awaited<ReturnType<typeof setup>>, charge: any) => void (await s.m.call("POST", `/payment-request/${charge.referenceId}/cancel`))],
+    ["already_paid", async (s: Awaited<ReturnType<typeof setup>>, charge: any) => void (await s.admin.simulate({ cvu: charge.CVU, amount: 1000 }))],
+    ["expired", async (s: Awaited<ReturnType<typeof setup>>) => void (await s.admin.advanceClock({ advanceTo: "2026-12-11T03:00:00Z" }))],
+  ])("reason %s, from what the CVU held last", async (reason, close) => {
+    const s = await setup();
+    const charge = await s.create(priced());
+    await close(s, charge);
+    const result = await s.admin.simulate({ cvu: charge.CVU, amount: 50 });
+    expect(result.json).toMatchObject({ conciliated: false, webhookEvent: "payment.unmatched", webhookWillFire: false, unmatchedReason: reason });
+    const unmatched = await s.events("payment.unmatched");
+    expect(unmatched.at(-1)!.payload).toMatchObject({ event: "payment.unmatched", reason, livemode: false, cvu: charge.CVU, amount: 50, referenceId: charge.referenceId });
+  });
+
+  it("no_cuil_match: a shared CVU with open charges, none for this sender", async () => {
+    const s = await setup();
+    const charge = await s.create(cuil("20301234563"));
+    const result = await s.admin.simulate({ cvu: charge.CVU, amount: 50, cuil: "20123456786" });
+    expect(result.json).toMatchObject({ conciliated: false, unmatchedReason: "no_cuil_match" });
+  });
+
+  it("no_pending: a transfer to a CVU nobody holds", async () => {
+    const outcome = await receiveTransfer(t.database.db, { transactionId: `tx-${ref()}`, amountCents: 100, receivingCvu: "0000253200000099999995", operatedAt: t.clock.now(), source: "bank-feed" }, { receivedAt: t.clock.now(), livemode: false });
+    expect(outcome).toMatchObject({ duplicate: false, unmatchedReason: "no_pending" });
+    expect(outcome.event).toBeUndefined();
+  });
+});
+
+describe("time, through the Sandbox clock", () => {
+  it("pending → overdue and partial_payment → partial_overdue at 00:00 after the last due date, without an expired event", async () => {
+    const s = await setup();
+    const unpaid = await s.create(priced({ dueDates: ["2026-11-25"] }));
+    const partly = await s.create(priced({ dueDates: ["2026-11-25"] }));
+    await s.admin.simulate({ cvu: partly.CVU, amount: 100 });
+    const before = await s.admin.advanceClock({ advanceTo: "2026-11-26T02:59:00Z" }); // 23:59 on the 25th
+    expect(before.json).toMatchObject({ now: "2026-11-26T02:59:00.000Z", today: "2026-11-25" });
+    await s.m.renew();
+    expect(await s.state(unpaid.referenceId)).toBe("pending");
+    await s.admin.advanceClock({ advanceBy: "PT1M" });
+    await s.m.renew();
+    expect(await s.state(unpaid.referenceId)).toBe("overdue");
+    expect(await s.state(partly.referenceId)).toBe("partial_overdue");
+    expect(await s.events("payment_request.expired")).toHaveLength(0);
+  });
+
+  it("a charge with a timed due date expires at that minute with payment_request.expired", async () => {
+    const s = await setup();
+    const charge = await s.create(priced({ dueDates: ["2026-11-22T18:30"], metadata: { orderId: "B-2" } }));
+    await s.admin.advanceClock({ advanceTo: "2026-11-22T21:30:00Z" });
+    await s.m.renew();
+    expect(await s.state(charge.referenceId)).toBe("overdue");
+    const expired = await s.events("payment_request.expired");
+    expect(expired.map((e) => e.payload)).toEqual([
+      expect.objectContaining({ event: "payment_request.expired", stateType: "overdue", livemode: false, referenceId: charge.referenceId, requestedAmount: 1000, paidAmount: 0, remainingAmount: 1000, dueDate: "2026-11-22T18:30", metadata: { orderId: "B-2" } }),
+    ]);
+  });
+
+  it("a checkout charge expires after expiresInMinutes", async () => {
+    const s = await setup();
+    const charge = await s.create(priced({ type: "checkout", expiresInMinutes: 5 }));
+    await s.admin.advanceClock({ advanceBy: "PT4M" });
+    await s.m.renew();
+    expect(await s.state(charge.referenceId)).toBe("pending");
+    await s.admin.advanceClock({ advanceBy: "PT1M" });
+    await s.m.renew();
+    expect(await s.state(charge.referenceId)).toBe("overdue");
+  });
+
+  it("an uncompleted draft is discarded after its lifetime", async () => {
+    const s = await setup();
+    const draft = await s.create({ referenceId: ref(), description: "Borrador", dueDates: ["2026-12-10"], customer: { name: "Ana" } });
+    await s.admin.advanceClock({ advanceBy: "PT5H" });
+    await s.m.renew();
+    expect(await s.state(draft.referenceId)).toBe("draft");
+    await s.admin.advanceClock({ advanceBy: "PT1H" });
+    await s.m.renew();
+    expect((await s.m.call("GET", `/payment-request/${draft.referenceId}`)).status).toBe(404);
+  });
+
+  it("the clock only moves forward, and new due dates are judged by it", async () => {
+    const s = await setup();
+    const back = await s.admin.advanceClock({ advanceTo: "2026-11-01T00:00:00Z" });
+    expect(back.status).toBe(400);
+    expect(back.json).toMatchObject({ code: "SandboxClockBackwardsError" });
+    await s.admin.advanceClock({ advanceBy: "P10D" });
+    await s.m.renew();
+    const result = await s.m.call("POST", "/payment-request", priced({ dueDates: ["2026-11-30"] }));
+    expect(result.status).toBe(400); // 2026-11-30 is before the integration's today (2026-12-02)
+    expect((await s.admin.clock()).json.today).toBe("2026-12-02");
+  });
+
+  it("two sweepers at once move each charge once and write each event once", async () => {
+    const s = await setup();
+    const charges = await Promise.all(Array.from({ length: 5 }, () => s.create(priced({ dueDates: ["2026-11-22T18:30"] }))));
+    const { runTimeTransitions } = await import("../../domain/charges/time-transitions.ts");
+    const later = new Date("2026-11-22T22:00:00Z");
+    const [a, b] = await Promise.all([
+      runTimeTransitions(t.database.db, { now: later, livemode: false, draftLifetimeHours: 6 }),
+      runTimeTransitions(t.database.db, { now: later, livemode: false, draftLifetimeHours: 6 }),
+    ]);
+    expect(a.closed + b.closed).toBeGreaterThanOrEqual(5);
+    const expired = (await s.events("payment_request.expired")).filter((e) => charges.some((c) => c.referenceId === (e.payload as { referenceId: string }).referenceId));
+    expect(expired).toHaveLength(5);
+  });
+});
