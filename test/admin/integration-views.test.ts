@@ -1,0 +1,104 @@
+// The integration admin's views and the platform admin's management of integration clients.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { linkedMerchant, postJson, read, startTestService, type TestService } from "../helpers/service.ts";
+
+let t: TestService;
+
+beforeAll(async () => {
+  t = await startTestService({ start: new Date("2026-11-22T15:00:00Z") });
+});
+afterAll(() => t.close());
+
+async function adminToken(credentials: { email: string; password: string }) {
+  return (await read(await postJson(`${t.authUrl}/integration/admin/login`, credentials))).json.idToken as string;
+}
+
+function adminCall(token: string) {
+  return async (method: string, path: string, body?: unknown) =>
+    read(
+      await fetch(`${t.adminUrl}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      }),
+    );
+}
+
+describe("the integration admin's views", () => {
+  it("shows and edits the integration's profile; null is refused", async () => {
+    const m = await linkedMerchant(t);
+    const call = adminCall(await adminToken(m.sandbox.integrationAdmin));
+    const me = await call("GET", "/my-integration/me");
+    expect(me.json).toMatchObject({ providerClientId: m.sandbox.integration.clientId, name: m.sandbox.integration.name, type: "api_direct", description: null });
+    expect(me.json).not.toHaveProperty("serviceCommissionPercentage");
+    const updated = await call("PATCH", "/my-integration", { description: "Gestión de cobros", type: "multitenant" });
+    expect(updated.json).toMatchObject({ description: "Gestión de cobros", type: "multitenant" });
+    expect((await call("PATCH", "/my-integration", { description: "" })).json.description).toBeNull();
+    const withNull = await call("PATCH", "/my-integration", { name: null });
+    expect(withNull.status).toBe(400);
+    expect(withNull.json.code).toBe("ValidationError");
+  });
+
+  it("lists its admins, merchant accounts and charges", async () => {
+    const m = await linkedMerchant(t);
+    const call = adminCall(await adminToken(m.sandbox.integrationAdmin));
+    await m.call("POST", "/payment-request", { referenceId: "VIEW-00000001", description: "Cuota", dueDates: ["2026-12-10"], customer: { name: "Ana", email: "ana@example.com" }, amount: 1500, sendWhatsappNotification: false, sendEmailNotification: false });
+
+    const admins = await call("GET", "/my-integration/admins");
+    expect(admins.json).toEqual({ items: [{ integrationClientAdminId: expect.any(String), email: m.sandbox.integrationAdmin.email, status: "active", invitedAt: expect.any(String) }], total: 1 });
+
+    const users = await call("GET", "/my-integration/users");
+    expect(users.json.total).toBe(2); // the sandbox merchant and the test merchant
+    expect(users.json.items[0]).toMatchObject({ integrationClientUserId: expect.any(String), userId: expect.any(String), currentCommissionPercentage: 0 });
+
+    const charges = await call("GET", "/my-integration/payment-requests?status=pending");
+    expect(charges.json).toEqual({
+      items: [{ paymentRequestId: expect.any(String), integrationReferenceId: "VIEW-00000001", paidAmount: 0, payerEmail: "ana@example.com", description: "Cuota", createdAt: "2026-11-22T15:00:00.000Z", status: "pending" }],
+      total: 1,
+      limit: 20,
+      offset: 0,
+    });
+    expect((await call("GET", "/my-integration/payment-requests?status=canceled")).json.total).toBe(0);
+  });
+});
+
+describe("the platform admin", () => {
+  it("creates an integration client whose secret works once shown, lists it, changes its commission, adds admins", async () => {
+    const sandbox = await t.sandbox();
+    const call = adminCall(await adminToken(sandbox.platformAdmin));
+    const created = await call("POST", "/integration-admin/setup/clients", {
+      name: "Gestión Comercios",
+      companyName: "Gestión Comercios S.A.",
+      contactEmail: "integraciones@example.com",
+      redirectUrls: ["https://app.example.com/oauth/callback"],
+      firstAdminEmail: `first-${Date.now()}@example.com`,
+    });
+    expect(created.status).toBe(201);
+    expect(created.json).toMatchObject({ name: "Gestión Comercios", serviceCommissionPercentage: null, providerClientSecret: expect.stringMatching(/^cs_/), tokenUrl: `${t.service.publicUrls.auth}/integration/oauth2/token` });
+    const id = created.json.integrationClientId;
+
+    const refresh = await read(await postJson(`${t.authUrl}/integration/oauth2/refresh`, { grantType: "refresh_token", refreshToken: "rt_none", clientId: created.json.providerClientId, clientSecret: created.json.providerClientSecret }));
+    expect(refresh.json.code).toBe("InvalidGrantError"); // the client authenticated; the token is what is wrong
+
+    const list = await call("GET", "/integration-admin/setup/clients?limit=100");
+    expect(list.json.items.map((c: { integrationClientId: string }) => c.integrationClientId)).toContain(id);
+
+    const commission = await call("PATCH", `/integration-admin/setup/clients/${id}`, { serviceCommissionPercentage: 2.5 });
+    expect(commission.json).toMatchObject({ serviceCommissionPercentage: 2.5, commissionBackfill: { pending: 0, failed: 0, skipped: 0, applied: 0, total: 0 } });
+    expect((await call("PATCH", `/integration-admin/setup/clients/${id}`, { serviceCommissionPercentage: null })).json.serviceCommissionPercentage).toBeNull();
+
+    const admin = await call("POST", `/integration-admin/setup/clients/${id}/admins`, { email: `second-${Date.now()}@example.com`, clientId: created.json.providerClientId });
+    expect(admin.json).toMatchObject({ status: "pending" });
+    expect((await call("GET", `/integration-admin/setup/clients/${id}/admins`)).json.total).toBe(2);
+    const mismatch = await call("POST", `/integration-admin/setup/clients/${id}/admins`, { email: "x@example.com", clientId: "cli_other" });
+    expect(mismatch.status).toBe(400);
+  });
+
+  it("404 IntegrationClientNotFoundError for an unknown client", async () => {
+    const sandbox = await t.sandbox();
+    const call = adminCall(await adminToken(sandbox.platformAdmin));
+    const result = await call("GET", "/integration-admin/setup/clients/00000000-0000-4000-8000-000000000000");
+    expect(result.status).toBe(404);
+    expect(result.json).toEqual({ code: "IntegrationClientNotFoundError", message: expect.any(String), id: expect.any(String) });
+  });
+});
