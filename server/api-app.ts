@@ -15,7 +15,13 @@ import type { Logger } from "./logger.ts";
 import { validationProblems } from "./validation-details.ts";
 
 /** Decides who calls, for one security scheme of the contract. Returns the caller, or a reason to refuse. */
-export type SecurityHandler<Caller> = (request: { headers: Request["headers"]; operationId: string; path: string }) => Promise<{ caller: Caller } | { refused: DomainError }>;
+export type SecurityHandler<Caller> = (request: {
+  headers: Request["headers"];
+  operationId: string;
+  path: string;
+  /** The body's exact bytes (for signatures over the body). */
+  rawBody: Buffer | undefined;
+}) => Promise<{ caller: Caller } | { refused: DomainError }>;
 
 export interface ApiAppOptions<Caller> {
   api: ApiName;
@@ -88,7 +94,9 @@ export async function createApiApp<Caller>(options: ApiAppOptions<Caller>): Prom
   app.use(referencePages(api, generatedDocumentText(api))); // GET /docs, /openapi.yaml, /openapi.json: outside the contract, no auth
 
   const limit = options.maxBodyBytes;
-  app.use(express.json({ limit, type: ["application/json", "application/*+json"] }));
+  // The exact bytes are kept for the schemes that sign the body (the bank feed).
+  const keepRawBody = (req: Request, _res: unknown, buffer: Buffer) => void ((req as Request & { rawBody?: Buffer }).rawBody = buffer);
+  app.use(express.json({ limit, type: ["application/json", "application/*+json"], verify: keepRawBody }));
   app.use(express.urlencoded({ limit, extended: false }));
   app.use(express.raw({ limit: 5 * 1024 * 1024 + 1, type: ["image/*"] }));
 
@@ -120,8 +128,13 @@ export async function createApiApp<Caller>(options: ApiAppOptions<Caller>): Prom
   });
 
   for (const [scheme, handler] of Object.entries(options.security)) {
-    backend.registerSecurityHandler(scheme, async (context: Context) => {
-      const result = await handler({ headers: (context.request.headers ?? {}) as Request["headers"], operationId: context.operation.operationId!, path: context.operation.path });
+    backend.registerSecurityHandler(scheme, async (context: Context, req: Request) => {
+      const result = await handler({
+        headers: (context.request.headers ?? {}) as Request["headers"],
+        operationId: context.operation.operationId!,
+        path: context.operation.path,
+        rawBody: (req as Request & { rawBody?: Buffer }).rawBody,
+      });
       // openapi-backend treats an object with a truthy `error` as a refusal.
       return "caller" in result ? result : { error: true, refused: result.refused };
     });

@@ -3,6 +3,8 @@ import { authenticateAdmin, authenticateMerchant, authenticateMerchantToken } fr
 import type { AdminApiCaller, AuthCaller, IntegrationCaller } from "../domain/identity/callers.ts";
 import type { SecurityHandler } from "./api-app.ts";
 import type { Services } from "./handler-types.ts";
+import { checkBankFeedSignature } from "../domain/reconciliation/bank-feed.ts";
+import { DomainError } from "../domain/errors.ts";
 
 export function integrationSecurity(services: Services): Record<string, SecurityHandler<IntegrationCaller>> {
   return { MerchantBearer: ({ headers }) => authenticateMerchant(services.db, services.tokens, headers.authorization) };
@@ -13,6 +15,16 @@ export function adminSecurity(services: Services): Record<string, SecurityHandle
   return {
     AdminBearer: ({ headers, path }) =>
       authenticateAdmin(services.db, services.tokens, headers.authorization, path.startsWith("/integration-admin/") ? "PLATFORM_ADMIN" : "INTEGRATION_ADMIN"),
+    BankFeedSignature: async ({ headers, rawBody }) => {
+      try {
+        const header = headers["x-bank-feed-signature"];
+        checkBankFeedSignature(typeof header === "string" ? header : undefined, rawBody, services.config.bankFeedSecret, services.clock.now());
+        return { caller: { kind: "anonymous" } };
+      } catch (error) {
+        if (error instanceof DomainError) return { refused: error };
+        throw error;
+      }
+    },
   };
 }
 

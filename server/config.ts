@@ -30,6 +30,8 @@ export interface Config {
   globalDailyMessageCap: number;
   /** Drafts not completed within this many hours are discarded (COBRO_DRAFT_LIFETIME_HOURS, default 6). */
   draftLifetimeHours: number;
+  /** The secret shared with the bank integration that posts received transfers (COBRO_BANK_FEED_SECRET); without it the bank feed refuses everything. */
+  bankFeedSecret: string | undefined;
   /** Production's tax registry for payer lookups (COBRO_TAX_REGISTRY_URL, http or https); the Sandbox uses its deterministic one. */
   taxRegistryUrl: string | undefined;
 }
@@ -113,6 +115,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, argv: readonly 
     globalDailyMessageCap,
     draftLifetimeHours,
     taxRegistryUrl,
+    bankFeedSecret: env.COBRO_BANK_FEED_SECRET || undefined,
   };
 }
 

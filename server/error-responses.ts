@@ -63,6 +63,7 @@ export const ERROR_CATALOG: Readonly<Record<string, CatalogEntry>> = {
   IntegrationCollectGroupNotFoundError: { status: 404, shape: "coded-message" },
   // Admin API resources.
   CvuNotInIntegrationError: { status: 400, shape: "general" },
+  BankFeedSignatureError: { status: 401, shape: "general" },
   ClientIdMismatchError: { status: 400, shape: "general" },
   SandboxClockBackwardsError: { status: 400, shape: "general" },
   IntegrationClientUserNotFoundError: { status: 404, shape: "general" },

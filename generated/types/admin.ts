@@ -80,6 +80,23 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/internal/bank-feed/transfers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Record and reconcile one received transfer. */
+        post: operations["ingestBankTransfer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/my-integration": {
         parameters: {
             query?: never;
@@ -748,6 +765,38 @@ export type components = {
          * @enum {string}
          */
         AutoLinkAction: "linked" | "already-linked";
+        /** @description What the transfer did. */
+        BankFeedResult: {
+            /** @description Cobro's id of the recorded transfer. */
+            transferId: components["schemas"]["Uuid"];
+            /** @description The transaction id was already recorded: nothing new happened. */
+            duplicate: boolean;
+            /** @description Matched to a charge (on the first report). */
+            conciliated: boolean;
+            /** @description The matched charge. */
+            paymentRequestId?: components["schemas"]["Uuid"];
+            /** @description Why the transfer matched no charge. */
+            unmatchedReason?: components["schemas"]["UnmatchedReason"];
+        };
+        /** @description A transfer received by a CVU, as the bank reports it. */
+        BankFeedTransfer: {
+            /** @description The bank's transaction id: a transfer reported twice has one effect. */
+            transactionId: string;
+            /** @description Pesos received: positive, at most 2 decimals. */
+            amount: components["schemas"]["PesosInput"];
+            /** @description The CVU that received the money. */
+            receivingCvu: components["schemas"]["Cvu"];
+            /** @description The sender's CUIL or CUIT, when the bank reports it (what CUIL-mode charges are matched by). */
+            senderCuil?: components["schemas"]["TaxId"];
+            /** @description The sender's account (CBU or CVU). */
+            senderCvu?: components["schemas"]["Cvu"];
+            senderName?: string;
+            /**
+             * Format: date-time
+             * @description When the transfer was made (ISO 8601 with its offset).
+             */
+            operatedAt: string;
+        };
         /** @description One admin of an integration client. */
         ClientAdmin: {
             integrationClientAdminId: components["schemas"]["Uuid"];
@@ -2367,6 +2416,84 @@ export interface operations {
             };
             /** @description 409 `AdminEmailAlreadyExistsError`: an admin account with this email already exists. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /** @description The request body is larger than the service accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description 500 `InternalServerError`: an internal error; quote the `id` to support. Safe to retry reads; after a write, read the resource again before retrying. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+        };
+    };
+    ingestBankTransfer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "transactionId": "BNK-20261210-000123",
+                 *       "amount": 15000.5,
+                 *       "receivingCvu": "0000253200000000123459",
+                 *       "senderCuil": "20301234563",
+                 *       "senderName": "Juan Pérez",
+                 *       "operatedAt": "2026-12-09T14:32:10-03:00"
+                 *     }
+                 */
+                "application/json": components["schemas"]["BankFeedTransfer"];
+            };
+        };
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "transferId": "6a1f0c2e-3b4d-4e5f-8a9b-0c1d2e3f4a5b",
+                     *       "duplicate": false,
+                     *       "conciliated": true,
+                     *       "paymentRequestId": "0b7e4f3a-9c2d-4e8b-a1f6-3d5c7b9e2a10"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["BankFeedResult"];
+                };
+            };
+            /** @description The request does not meet the contract: missing field, bad type or range, or a field not accepted. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                };
+            };
+            /** @description 401 `BankFeedSignatureError`: the signature is missing, stale, or does not verify. */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -39,6 +39,7 @@ export const adminOperationIds = [
   "updateIntegrationClient",
   "createClientAdmin",
   "listClientAdmins",
+  "ingestBankTransfer",
   "updateMyIntegration",
   "listMyIntegrationAdmins",
   "getApiKeys",

@@ -5,6 +5,7 @@ import { notImplemented, type HandlerMap } from "../../server/handler-types.ts";
 import { getHealth, getReadiness } from "../health.ts";
 import { createTestTokens, unlinkMerchant } from "./merchants.ts";
 import { advanceSandboxClock, getSandboxClock, simulatePayment } from "./sandbox.ts";
+import { ingestBankTransfer } from "./bank-feed.ts";
 import {
   createClientAdmin,
   createIntegrationClient,
@@ -20,6 +21,7 @@ import {
 } from "./integration-views.ts";
 
 export const adminHandlers: HandlerMap<operations, AdminApiCaller> = {
+  ingestBankTransfer,
   getHealth,
   getReadiness,
   createIntegrationClient,

@@ -1,6 +1,7 @@
 /* tslint:disable */
 /* eslint-disable */
 export * from './APIKeysApi.js';
+export * from './BankFeedApi.js';
 export * from './ClientURLsApi.js';
 export * from './DefaultApi.js';
 export * from './EventsApi.js';

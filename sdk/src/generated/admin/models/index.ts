@@ -4,6 +4,8 @@ export * from './AdminErrorBody.js';
 export * from './AllowedOriginsUpdate.js';
 export * from './ApiKeysView.js';
 export * from './AutoLinkAction.js';
+export * from './BankFeedResult.js';
+export * from './BankFeedTransfer.js';
 export * from './ClientAdmin.js';
 export * from './ClientAdminCreate.js';
 export * from './ClientAdminList.js';

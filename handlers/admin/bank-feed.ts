@@ -1,0 +1,37 @@
+// POST /internal/bank-feed/transfers: production money in, from the bank integration.
+import type { operations } from "../../generated/types/admin.ts";
+import type { AdminApiCaller } from "../../domain/identity/callers.ts";
+import { ValidationError } from "../../domain/errors.ts";
+import { centsOf } from "../../domain/money.ts";
+import { receiveTransfer } from "../../domain/reconciliation/reconcile.ts";
+import type { OperationHandler } from "../../server/handler-types.ts";
+
+export const ingestBankTransfer: OperationHandler<operations["ingestBankTransfer"], AdminApiCaller> = async ({ body, services }) => {
+  const amountCents = centsOf(body.amount);
+  if (amountCents === undefined) throw ValidationError.of("amount", "amount must have at most 2 decimals");
+  const outcome = await receiveTransfer(
+    services.db,
+    {
+      transactionId: body.transactionId,
+      amountCents,
+      receivingCvu: body.receivingCvu,
+      senderCuil: body.senderCuil,
+      senderCvu: body.senderCvu,
+      senderName: body.senderName,
+      operatedAt: new Date(body.operatedAt),
+      source: "bank-feed",
+    },
+    { receivedAt: services.clock.now(), livemode: services.config.serviceEnv === "production" },
+  );
+  const charge = outcome.charge;
+  return {
+    status: 200,
+    body: {
+      transferId: outcome.transferId,
+      duplicate: outcome.duplicate,
+      conciliated: charge !== undefined || (outcome.duplicate && outcome.unmatchedReason === undefined),
+      ...(charge ? { paymentRequestId: charge.id } : {}),
+      ...(outcome.unmatchedReason ? { unmatchedReason: outcome.unmatchedReason } : {}),
+    },
+  };
+};

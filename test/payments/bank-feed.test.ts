@@ -1,0 +1,59 @@
+// The bank feed: signed transfers from the bank integration are recorded once and reconciled.
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { createHmac } from "node:crypto";
+import { linkedMerchant, read, startTestService, type TestService } from "../helpers/service.ts";
+
+const SECRET = "bank-feed-secret-for-tests-0123456789";
+let t: TestService;
+
+beforeAll(async () => {
+  t = await startTestService({ start: new Date("2026-11-22T15:00:00Z"), env: { COBRO_BANK_FEED_SECRET: SECRET } });
+});
+afterAll(() => t.close());
+
+function sign(body: string, secret = SECRET, at = t.clock.now()): string {
+  const timestamp = Math.floor(at.getTime() / 1000);
+  return `t=${timestamp},v1=${createHmac("sha256", secret).update(`${timestamp}.${body}`).digest("hex")}`;
+}
+
+async function post(body: object, signature?: (raw: string) => string) {
+  const raw = JSON.stringify(body);
+  return read(
+    await fetch(`${t.adminUrl}/internal/bank-feed/transfers`, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...(signature ? { "x-bank-feed-signature": signature(raw) } : {}) },
+      body: raw,
+    }),
+  );
+}
+
+it("records a signed transfer once and reconciles it", async () => {
+  const m = await linkedMerchant(t);
+  const charge = (await m.call("POST", "/payment-request", { referenceId: "FEED-0000001", description: "Cuota", dueDates: ["2026-12-10"], customer: { name: "Ana" }, amount: 500, sendWhatsappNotification: false, sendEmailNotification: false })).json;
+  const transfer = { transactionId: "BNK-1", amount: 500, receivingCvu: charge.CVU, senderCuil: "20301234563", operatedAt: "2026-11-22T12:30:00-03:00" };
+  const first = await post(transfer, (raw) => sign(raw));
+  expect(first.status).toBe(200);
+  expect(first.json).toEqual({ transferId: expect.any(String), duplicate: false, conciliated: true, paymentRequestId: charge.paymentRequestId });
+  const again = await post(transfer, (raw) => sign(raw));
+  expect(again.json).toMatchObject({ transferId: first.json.transferId, duplicate: true });
+  expect((await m.call("GET", "/payment-request/FEED-0000001")).json.state).toBe("total_payment");
+  const unknown = await post({ ...transfer, transactionId: "BNK-2", receivingCvu: "0000253200000099999995" }, (raw) => sign(raw));
+  expect(unknown.json).toMatchObject({ duplicate: false, conciliated: false, unmatchedReason: "no_pending" });
+});
+
+it.each([
+  ["no signature", undefined],
+  ["another secret", (raw: string) => sign(raw, "another-secret-entirely-000000000")],
+  ["a stale timestamp", (raw: string) => sign(raw, SECRET, new Date(t.clock.now().getTime() - 10 * 60 * 1000))],
+  ["a malformed header", () => "v1=abc"],
+])("401 BankFeedSignatureError with %s", async (_what, signature) => {
+  const result = await post({ transactionId: "BNK-X", amount: 1, receivingCvu: "0000253200000099999995", operatedAt: "2026-11-22T12:30:00-03:00" }, signature);
+  expect(result.status).toBe(401);
+  expect(result.json).toEqual({ code: "BankFeedSignatureError", message: expect.any(String), id: expect.any(String) });
+});
+
+it("401 for a body changed after signing", async () => {
+  const body = { transactionId: "BNK-Y", amount: 1, receivingCvu: "0000253200000099999995", operatedAt: "2026-11-22T12:30:00-03:00" };
+  const result = await post(body, (raw) => sign(raw.replace('"amount":1', '"amount":2')));
+  expect(result.status).toBe(401);
+});
