@@ -4,7 +4,7 @@
 // with SKIP LOCKED, retry with exponential backoff (25 attempts by default) and scale across processes.
 import { Logger as WorkerLogger, type LogLevel, parseCrontab, runMigrations, run, type TaskList as GraphileTaskList } from "graphile-worker";
 import { type Kysely, sql } from "kysely";
-import type pg from "pg";
+import pg from "pg";
 import type { Logger } from "pino";
 import type { Database } from "../db/schema.ts";
 import type { TaskList, TaskName, TaskPayloads } from "./tasks.ts";
@@ -77,10 +77,15 @@ export interface JobWorker {
  */
 export async function startWorker(options: StartWorkerOptions): Promise<JobWorker> {
   const concurrency = options.concurrency ?? 4;
+  // A pool of the worker's own, with pg's default types (graphile-worker expects bigint ids as strings).
+  // We own it rather than graphile-worker: it ends its pool without waiting and without an error
+  // listener, so a database that stops right after (the embedded one at shutdown) crashed the process.
+  const pool = new pg.Pool({ connectionString: options.connectionString, max: Math.max(10, concurrency + 2) });
+  const ignoreDisconnect = (error: Error) => options.logger?.debug({ err: error }, "job worker connection closed");
+  pool.on("error", ignoreDisconnect);
+  pool.on("connect", (client) => client.on("error", ignoreDisconnect));
   const runner = await run({
-    connectionString: options.connectionString,
-    // A separate pool with pg's default types: graphile-worker expects bigint ids as strings.
-    maxPoolSize: Math.max(10, concurrency + 2),
+    pgPool: pool,
     schema: QUEUE_SCHEMA,
     concurrency,
     pollInterval: options.pollInterval,
@@ -96,7 +101,7 @@ export async function startWorker(options: StartWorkerOptions): Promise<JobWorke
   });
   runner.promise.catch((error: unknown) => options.logger?.error({ err: error }, "the job worker stopped on an error"));
   let stopping: Promise<void> | undefined;
-  return { stop: () => (stopping ??= runner.stop()) };
+  return { stop: () => (stopping ??= runner.stop().finally(() => pool.end())) };
 }
 
 const levels: Record<LogLevel, "error" | "warn" | "info" | "debug"> = {

@@ -1,5 +1,5 @@
 // `npm start`: serve the three APIs and the worker (or the parts named by `--only`) until SIGTERM/SIGINT.
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { loadConfig, ConfigError, type Config } from "./config.ts";
 import type { SandboxCredentials } from "../domain/identity/sandbox-bootstrap.ts";
@@ -20,7 +20,36 @@ async function main(): Promise<void> {
   }
   const logger = createLogger(config.logLevel);
 
-  let service: RunningService;
+  // Signals are taken from the start: one that arrives while starting stops the service once it is up
+  // (never a half-started process leaving the embedded PostgreSQL behind).
+  let service: RunningService | undefined;
+  let runningFile: string | undefined;
+  let stopRequested: string | undefined;
+  let stopping = false;
+  const shutdown = (signal: string) => {
+    if (!service) {
+      stopRequested ??= signal;
+      return;
+    }
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, "stopping");
+    service.stop().then(
+      () => {
+        if (runningFile) rmSync(runningFile, { force: true });
+        logger.info("stopped");
+        process.exit(0);
+      },
+      (error: unknown) => {
+        logger.error({ err: error }, "stop failed");
+        process.exit(1);
+      },
+    );
+  };
+  process.on("SIGTERM", () => shutdown("SIGTERM"));
+  process.on("SIGINT", () => shutdown("SIGINT"));
+  process.on("SIGHUP", () => shutdown("SIGHUP"));
+
   try {
     service = await startService(config, { logger, bootstrapSandbox: true });
   } catch (error) {
@@ -44,28 +73,8 @@ async function main(): Promise<void> {
   }
   process.stdout.write(`${lines.join("\n")}\n`);
   // Tools (npm run sandbox:bootstrap) find this running Cobro's URLs here.
-  const runningFile = writeRunningFile(config.dataDir, service.publicUrls);
-
-  let stopping = false;
-  const shutdown = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, "stopping");
-    service.stop().then(
-      () => {
-        rmSync(runningFile, { force: true });
-        logger.info("stopped");
-        process.exit(0);
-      },
-      (error: unknown) => {
-        logger.error({ err: error }, "stop failed");
-        process.exit(1);
-      },
-    );
-  };
-  process.on("SIGTERM", () => shutdown("SIGTERM"));
-  process.on("SIGINT", () => shutdown("SIGINT"));
-  process.on("SIGHUP", () => shutdown("SIGHUP"));
+  runningFile = writeRunningFile(config.dataDir, service.publicUrls);
+  if (stopRequested) shutdown(stopRequested);
 }
 
 function apiUrls(publicUrls: Config["publicUrls"]) {
@@ -84,6 +93,7 @@ function writeSandboxFile(dataDir: string, content: object): string {
   mkdirSync(dataDir, { recursive: true });
   const file = join(dataDir, "sandbox.json");
   writeFileSync(file, `${JSON.stringify(content, null, 2)}\n`, { mode: 0o600 });
+  chmodSync(file, 0o600); // also when the file was already there
   return file;
 }
 

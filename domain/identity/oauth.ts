@@ -65,6 +65,8 @@ export async function startAuthorization(
   if (params.codeChallengeMethod !== undefined && params.codeChallengeMethod !== "S256") throw invalidRequest("code_challenge_method must be S256");
   if (params.codeChallenge !== undefined && !/^[A-Za-z0-9_-]{43,128}$/.test(params.codeChallenge)) throw invalidRequest("code_challenge must be a base64url SHA-256 (43 to 128 characters)");
   if (params.codeChallengeMethod !== undefined && params.codeChallenge === undefined) throw invalidRequest("code_challenge_method without code_challenge");
+  // RFC 7636 defaults a missing method to `plain`, which is not accepted: the method must be said.
+  if (params.codeChallenge !== undefined && params.codeChallengeMethod === undefined) throw invalidRequest("code_challenge requires code_challenge_method=S256");
 
   const transaction = randomToken("tx_", 18);
   const csrf = randomToken("", 24);

@@ -98,6 +98,15 @@ describe("/authorize errors", () => {
     expect(result.json).toEqual(generalError("InvalidRequestError"));
   });
 
+  it("400 InvalidRequestError for a PKCE challenge without its method (plain is not accepted)", async () => {
+    const challenge = "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM";
+    const result = await read(await fetch(authorizeUrl(t.authUrl, { ...base(), code_challenge: challenge })));
+    expect(result.status).toBe(400);
+    expect(result.json).toEqual(generalError("InvalidRequestError"));
+    const plain = await read(await fetch(authorizeUrl(t.authUrl, { ...base(), code_challenge: challenge, code_challenge_method: "plain" })));
+    expect(plain.status).toBe(400);
+  });
+
   it("401 InvalidClientError for a client_id this environment does not know", async () => {
     const result = await read(await fetch(authorizeUrl(t.authUrl, { ...base(), client_id: "cli_from_production" })));
     expect(result.status).toBe(401);
