@@ -7,6 +7,7 @@ import * as identity from "./2026_11_22_0002_identity.ts";
 import * as charges from "./2026_11_22_0003_charges.ts";
 import * as payments from "./2026_11_22_0004_payments.ts";
 import * as webhooks from "./2026_11_22_0005_webhooks.ts";
+import * as offers from "./2026_11_22_0006_offers.ts";
 
 export const migrations: Record<string, Migration> = {
   "2026_11_22_0001_initial": initial,
@@ -14,4 +15,5 @@ export const migrations: Record<string, Migration> = {
   "2026_11_22_0003_charges": charges,
   "2026_11_22_0004_payments": payments,
   "2026_11_22_0005_webhooks": webhooks,
+  "2026_11_22_0006_offers": offers,
 };

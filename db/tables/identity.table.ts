@@ -30,6 +30,9 @@ export interface IntegrationClientsTable {
   clock_offset_ms: ColumnType<number, number | undefined, number>;
   /** The event subscription (`enabledEvents`). */
   enabled_events: ColumnType<string[], string[] | undefined, string[]>;
+  /** The offer shown on the authorization screen: a percentage (numeric, a decimal string) and/or a fixed fee. */
+  offer_percentage: ColumnType<string | null, string | null | undefined, string | null>;
+  offer_fixed_cents: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 export interface AdminUsersTable {

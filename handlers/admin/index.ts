@@ -5,7 +5,12 @@ import { notImplemented, type HandlerMap } from "../../server/handler-types.ts";
 import { getHealth, getReadiness } from "../health.ts";
 import { createTestTokens, unlinkMerchant } from "./merchants.ts";
 import { advanceSandboxClock, getSandboxClock, simulatePayment } from "./sandbox.ts";
+import { getWebhookSigningSecret, getWebhookSubscriptions, listWebhookEvents, replaceWebhookSubscriptions, rotateWebhookSigningSecret, sendTestWebhook } from "./webhooks.ts";
+import { createTenant, deleteTenant, deleteTenantValidationToken, listTenants, setTenantValidationToken, updateTenant } from "./tenants.ts";
+import { createClientUrl, testClientUrl, updateClientUrl } from "./client-urls.ts";
+import { listEvents, resendEvent } from "./events.ts";
 import { ingestBankTransfer } from "./bank-feed.ts";
+import { getOffer, replaceOffer } from "./offer.ts";
 import {
   createClientAdmin,
   createIntegrationClient,
@@ -36,13 +41,13 @@ export const adminHandlers: HandlerMap<operations, AdminApiCaller> = {
   createApiKeys: notImplemented,
   replaceAllowedOrigins: notImplemented,
   rotateApiSecretKey: notImplemented,
-  listEvents: notImplemented,
-  resendEvent: notImplemented,
+  listEvents,
+  resendEvent,
   requestGoLive: notImplemented,
   uploadLogo: notImplemented,
   getMyIntegration,
-  getOffer: notImplemented,
-  replaceOffer: notImplemented,
+  getOffer,
+  replaceOffer,
   listIntegrationPaymentRequests,
   getPayoutLink: notImplemented,
   invitePayoutLink: notImplemented,
@@ -50,24 +55,24 @@ export const adminHandlers: HandlerMap<operations, AdminApiCaller> = {
   getSandboxClock,
   advanceSandboxClock,
   simulatePayment,
-  listTenants: notImplemented,
-  createTenant: notImplemented,
-  updateTenant: notImplemented,
-  deleteTenant: notImplemented,
-  setTenantValidationToken: notImplemented,
-  deleteTenantValidationToken: notImplemented,
+  listTenants,
+  createTenant,
+  updateTenant,
+  deleteTenant,
+  setTenantValidationToken,
+  deleteTenantValidationToken,
   createTestTokens,
-  sendTestWebhook: notImplemented,
-  createClientUrl: notImplemented,
-  updateClientUrl: notImplemented,
-  testClientUrl: notImplemented,
+  sendTestWebhook,
+  createClientUrl,
+  updateClientUrl,
+  testClientUrl,
   listIntegrationUsers,
   unlinkMerchant,
   proposeCommissionChange: notImplemented,
   withdrawCommissionChange: notImplemented,
-  listWebhookEvents: notImplemented,
-  getWebhookSigningSecret: notImplemented,
-  rotateWebhookSigningSecret: notImplemented,
-  getWebhookSubscriptions: notImplemented,
-  replaceWebhookSubscriptions: notImplemented,
+  listWebhookEvents,
+  getWebhookSigningSecret,
+  rotateWebhookSigningSecret,
+  getWebhookSubscriptions,
+  replaceWebhookSubscriptions,
 };

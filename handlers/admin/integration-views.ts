@@ -159,6 +159,11 @@ function oauthUrls(services: Services) {
 
 export const createIntegrationClient: Handler<"createIntegrationClient"> = async ({ caller, body, services }) => {
   requirePlatformAdmin(caller);
+  // http://localhost redirect URIs are for local development against the Sandbox only.
+  if (services.config.serviceEnv === "production") {
+    const insecure = (body.redirectUrls ?? []).flatMap((url, index) => (url.startsWith("https://") ? [] : [{ field: `redirectUrls[${index}]`, message: `redirectUrls[${index}] must use https in Production` }]));
+    if (insecure.length > 0) throw new ValidationError(insecure);
+  }
   const created = await services.db.transaction().execute(async (trx) => {
     const { client, clientSecret } = await createClient(trx, {
       name: body.name,

@@ -14,6 +14,7 @@ import {
 } from "../../domain/identity/oauth.ts";
 import type { HandlerContext, OperationHandler } from "../../server/handler-types.ts";
 import { renderSignInPage } from "./sign-in-page.ts";
+import { describeOffer, offerOf } from "../../domain/identity/offer.ts";
 
 type Handler<Id extends keyof operations> = OperationHandler<operations[Id], AuthCaller>;
 
@@ -42,7 +43,7 @@ export const authorize: Handler<"authorize"> = async ({ query, services }) => {
   const secure = services.config.publicUrls.auth.startsWith("https:") ? "; Secure" : "";
   return {
     status: 200,
-    body: renderSignInPage({ integrationName: client.name, logoUrl: client.logo_url, transaction, csrf }),
+    body: renderSignInPage({ integrationName: client.name, logoUrl: client.logo_url, fee: describeOffer(offerOf(client)), transaction, csrf }),
     headers: {
       ...pageHeaders(client.redirect_uris.map((uri) => new URL(uri).origin)),
       "Set-Cookie": `${CSRF_COOKIE}=${csrf}; Path=/integration/oauth2; HttpOnly; SameSite=Strict; Max-Age=1800${secure}`,
@@ -65,6 +66,7 @@ export const completeLogin: Handler<"completeLogin"> = async ({ body, headers, s
     const page = renderSignInPage({
       integrationName: client?.name ?? "la aplicación",
       logoUrl: client?.logo_url ?? null,
+      fee: client ? describeOffer(offerOf(client)) : undefined,
       transaction: body.transaction,
       csrf: body.csrf,
       email: body.email,

@@ -102,3 +102,39 @@ describe("the platform admin", () => {
     expect(result.json).toEqual({ code: "IntegrationClientNotFoundError", message: expect.any(String), id: expect.any(String) });
   });
 });
+
+describe("the offer", () => {
+  it("is replaced as a whole and shown as the fee on the authorization screen", async () => {
+    const sandbox = await t.sandbox();
+    const call = adminCall(await adminToken(sandbox.integrationAdmin));
+    expect((await call("GET", "/my-integration/offer")).json).toEqual({ percentage: null, fixedAmount: null });
+    const authorize = `${t.authUrl}/integration/oauth2/authorize?response_type=code&client_id=${sandbox.integration.clientId}&redirect_uri=${encodeURIComponent(sandbox.integration.redirectUri)}`;
+    expect(await (await fetch(authorize)).text()).not.toContain("Comisión del servicio");
+
+    expect((await call("PUT", "/my-integration/offer", { percentage: 1.5, fixedAmount: 25 })).json).toEqual({ percentage: 1.5, fixedAmount: 25 });
+    expect(await (await fetch(authorize)).text()).toContain("1,5 % + $ 25,00 por cobro");
+
+    expect((await call("PUT", "/my-integration/offer", { percentage: 2 })).json).toEqual({ percentage: 2, fixedAmount: null });
+    expect((await call("PUT", "/my-integration/offer", {})).json).toEqual({ percentage: null, fixedAmount: null });
+    const bad = await call("PUT", "/my-integration/offer", { fixedAmount: 1.234 });
+    expect(bad.status).toBe(400);
+    expect(bad.json.validationDetails[0].field).toBe("fixedAmount");
+  });
+});
+
+describe("in Production", () => {
+  it("refuses an http://localhost redirect URI that the Sandbox accepts", async () => {
+    const production = await startTestService({ env: { SERVICE_ENV: "production" } });
+    try {
+      const sandbox = await production.sandbox();
+      const login = await read(await postJson(`${production.authUrl}/integration/admin/login`, sandbox.platformAdmin));
+      const result = await read(
+        await postJson(`${production.adminUrl}/integration-admin/setup/clients`, { name: "Local", companyName: "Local S.A.", contactEmail: "local@example.com", redirectUrls: ["http://localhost:8080/callback"] }, { authorization: `Bearer ${login.json.idToken}` }),
+      );
+      expect(result.status).toBe(400);
+      expect(result.json.validationDetails[0]).toEqual({ field: "redirectUrls[0]", message: expect.stringContaining("https") });
+    } finally {
+      await production.close();
+    }
+  });
+});

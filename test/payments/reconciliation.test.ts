@@ -149,6 +149,15 @@ describe("unmatched transfers", () => {
     expect(result.json).toMatchObject({ conciliated: false, unmatchedReason: "no_cuil_match" });
   });
 
+  it("ambiguous: an internal anomaly (a CVU held for a charge that is already closed)", async () => {
+    const s = await setup();
+    const charge = await s.create(priced());
+    await t.database.db.updateTable("charges").set({ state: "canceled" }).where("id", "=", charge.paymentRequestId).execute(); // the hold is left behind
+    const result = await s.admin.simulate({ cvu: charge.CVU, amount: 50 });
+    expect(result.json).toMatchObject({ conciliated: false, unmatchedReason: "ambiguous" });
+    expect((await s.events("payment.unmatched")).at(-1)!.payload).toMatchObject({ reason: "ambiguous", cvu: charge.CVU });
+  });
+
   it("no_pending: a transfer to a CVU nobody holds", async () => {
     const outcome = await receiveTransfer(t.database.db, { transactionId: `tx-${ref()}`, amountCents: 100, receivingCvu: "0000253200000099999995", operatedAt: t.clock.now(), source: "bank-feed" }, { receivedAt: t.clock.now(), livemode: false });
     expect(outcome).toMatchObject({ duplicate: false, unmatchedReason: "no_pending" });
