@@ -69,6 +69,17 @@ export const ERROR_CATALOG: Readonly<Record<string, CatalogEntry>> = {
   IntegrationClientUserNotFoundError: { status: 404, shape: "general" },
   IntegrationClientNotFoundError: { status: 404, shape: "general" },
   AdminEmailAlreadyExistsError: { status: 409, shape: "general" },
+  // Webhooks, tenants, client URLs and events (Admin API).
+  UnknownWebhookEventError: { status: 422, shape: "general" },
+  WebhookSigningSecretNotFoundError: { status: 404, shape: "general" },
+  IntegrationNotMultitenantError: { status: 403, shape: "general" },
+  TenantWebhookUrlInvalidError: { status: 400, shape: "general" },
+  TenantDuplicateKeyError: { status: 409, shape: "general" },
+  TenantHasBoundUsersError: { status: 409, shape: "general" },
+  ClientUrlNotFoundError: { status: 404, shape: "general" },
+  ClientUrlNotTestableError: { status: 400, shape: "general" },
+  EventNotFoundError: { status: 404, shape: "general" },
+  EventNotDeliverableError: { status: 409, shape: "general" },
   RouteNotFound: { status: 404, shape: "general" },
   MethodNotAllowed: { status: 405, shape: "general" },
   PayloadTooLarge: { status: 413, shape: "general" },
@@ -102,6 +113,8 @@ export function replyForError(error: DomainError, requestId: string, api: ApiNam
     case "message":
       return { status: entry.status, body: { message: error.message } };
     case "coded-message":
+      // The Admin API answers every error in its general shape (TenantNotFoundError is both APIs' code).
+      if (api === "admin") return { status: entry.status, body: { code: error.code, message: error.message, id: requestId } };
       return { status: entry.status, body: { code: error.code, message: error.message } };
     case "conflict-with-reference":
       return { status: entry.status, body: { error: error.code, message: error.message, referenceId: details.referenceId } };

@@ -27,7 +27,7 @@ export async function runTimeTransitions(db: Kysely<Database>, options: Transiti
   const onlyIntegration = options.integrationClientId ? sql`and i.id = ${options.integrationClientId}` : sql``;
   const integrationNow = sql`(${options.now}::timestamptz + i.clock_offset_ms * interval '1 millisecond')`;
   return db.transaction().execute(async (trx) => {
-    const closed = await sql<{ closed: string; expired: string }>`
+    const closed = await sql<{ closed: string; expired: string; jobs: string }>`
       with due as (
         update charges c
            set state = case when c.paid_cents > 0 then 'partial_overdue' else 'overdue' end,
@@ -65,8 +65,15 @@ export async function runTimeTransitions(db: Kysely<Database>, options: Transiti
                ${options.now}
           from due where due.kind in ('short-lived', 'checkout')
         returning id
+      ), delivery_jobs as (
+        -- Each event's delivery job, in this same statement and in one batch (domain/webhooks/delivery.ts:
+        -- one job per event, keyed by it).
+        select job.id from graphile_worker.add_jobs((
+          select coalesce(array_agg(row('deliver-event', json_build_object('eventId', expired.id), null, null, null, 'deliver-event:' || expired.id, null, null)::graphile_worker.job_spec), '{}')
+            from expired
+        )) as job
       )
-      select (select count(*) from due) as closed, (select count(*) from expired) as expired`.execute(trx);
+      select (select count(*) from due) as closed, (select count(*) from expired) as expired, (select count(*) from delivery_jobs) as jobs`.execute(trx);
 
     const discarded = await sql<{ id: string }>`
       delete from charges c using integration_clients i

@@ -1,8 +1,10 @@
-// The event outbox: events are rows written in the transaction of the change that causes them; the
-// webhook worker delivers them (nothing is lost if the process dies in between).
+// The event outbox: events are rows written in the transaction of the change that causes them, with their
+// delivery job (domain/webhooks/delivery.ts) in that same transaction: nothing is lost if the process dies
+// in between, and no job exists for an event that was rolled back.
 import type { Transaction } from "kysely";
 import type { Database } from "../../db/schema.ts";
 import type { EventsTable } from "../../db/tables/payments.table.ts";
+import { enqueueDelivery } from "../webhooks/delivery.ts";
 
 export interface NewEvent {
   type: EventsTable["type"];
@@ -26,5 +28,6 @@ export async function recordEvent(trx: Transaction<Database>, event: NewEvent): 
     })
     .returning("id")
     .executeTakeFirstOrThrow();
+  await enqueueDelivery(trx, row.id);
   return { id: row.id, type: event.type, integrationClientId: event.integrationClientId };
 }

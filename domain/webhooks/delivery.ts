@@ -1,0 +1,190 @@
+// Delivery of outbox events: at least once, signed, routed, retried on a fixed schedule.
+//
+// Every event gets one `deliver-event` job, added in the transaction that wrote the event (so a job
+// exists exactly when the event does). Each job makes ONE attempt:
+//   1. In a short transaction, under the delivery row's lock: the subscription gate (at the first attempt
+//      of a cycle), the destination (resolved again at every attempt), and the attempt row claimed, one
+//      per (event, attempt number), before anything is sent. Two workers can never make the same attempt:
+//      the queue gives a job to one worker (SKIP LOCKED), one job per event at a time (its job key), and
+//      the attempt row's primary key refuses a second claim.
+//   2. The request, outside any transaction, through the one outbound client (SSRF guard, 5 s, no
+//      redirects), signed now with the integration's current secret.
+//   3. In a second transaction: the outcome on the attempt row and, on failure, the next attempt's job
+//      (with `run_at` per RETRY_SCHEDULE_MS) in the same transaction; after the last one, `failed`.
+// A worker that dies between 1 and 3 leaves an attempt without an outcome and its job locked; when the
+// queue hands the job out again (graphile-worker frees the locks of a dead worker after 4 hours, or at
+// once with force_unlock_workers) that attempt is recorded as interrupted and a new one is made, with
+// the same X-Service-Webhook-Id (the event's id). Nothing is lost; the receiver deduplicates by the id.
+//
+// Retries are new jobs rather than graphile-worker's own retries, because its backoff (exp(attempts)
+// seconds) cannot follow the contract's schedule; its own retries still cover a job that throws (a
+// database outage), and step 1 is idempotent.
+import type { Kysely, Transaction } from "kysely";
+import type { Database } from "../../db/schema.ts";
+import type { AttemptError } from "../../db/tables/webhooks.table.ts";
+import { addJob } from "../../jobs/queue.ts";
+import type { Clock } from "../clock.ts";
+import { DomainError } from "../errors.ts";
+import { resolveDestination } from "./destinations.ts";
+import type { OutboundHttpClient, OutboundResult } from "./outbound-http.ts";
+import { signatureHeader, SIGNATURE_HEADER, VALIDATION_TOKEN_HEADER, WEBHOOK_ID_HEADER } from "./signature.ts";
+import { ensureSigningSecret } from "./signing-secrets.ts";
+
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+
+/** The waits before each retry: 1 min, 5 min, 30 min, 2 h, 5 h, 10 h, 24 h, 24 h (9 attempts, about 2.7 days). */
+export const RETRY_SCHEDULE_MS: readonly number[] = [1 * MINUTE, 5 * MINUTE, 30 * MINUTE, 2 * HOUR, 5 * HOUR, 10 * HOUR, 24 * HOUR, 24 * HOUR];
+export const ATTEMPTS_PER_CYCLE = RETRY_SCHEDULE_MS.length + 1;
+
+/** How long past the request deadline an attempt without an outcome may still be in flight. */
+const IN_FLIGHT_GRACE_MS = 10_000;
+
+export const DELIVERY_TASK = "deliver-event";
+
+/** One pending delivery job per event: adding another (a retry, a resend) replaces the pending one. */
+export function deliveryJobKey(eventId: string): string {
+  return `deliver-event:${eventId}`;
+}
+
+/** Adds the event's delivery job in the caller's transaction (the one that wrote the event). */
+export async function enqueueDelivery(trx: Kysely<Database>, eventId: string, runAt?: Date): Promise<void> {
+  await addJob(trx, DELIVERY_TASK, { eventId }, { jobKey: deliveryJobKey(eventId), ...(runAt ? { runAt } : {}) });
+}
+
+export interface DeliveryDependencies {
+  db: Kysely<Database>;
+  clock: Clock;
+  http: OutboundHttpClient;
+}
+
+export type DeliveryOutcome =
+  | { kind: "gone" } // the event no longer exists
+  | { kind: "settled"; status: string } // already delivered, failed or not sent: nothing to do
+  | { kind: "in_flight" } // another job is making an attempt: this one comes back later
+  | { kind: "not_sent"; reason: "not_subscribed" | "no_target" }
+  | { kind: "attempted"; attempt: number; targetUrl: string; result: OutboundResult; next: "delivered" | "retry" | "failed" | "superseded"; nextAttemptAt?: Date };
+
+interface Claim {
+  attempt: number;
+  url: string;
+  validationToken: string | null;
+  secret: string;
+  rawBody: string;
+}
+
+/** Makes the event's next delivery attempt (the `deliver-event` task). `jobId`: the queue job running it. */
+export async function deliverEvent(deps: DeliveryDependencies, eventId: string, jobId: string | null): Promise<DeliveryOutcome> {
+  const { db, clock, http } = deps;
+  const claimed = await db.transaction().execute(async (trx): Promise<Claim | DeliveryOutcome> => {
+    const now = clock.now();
+    const event = await trx.selectFrom("events").selectAll().where("id", "=", eventId).executeTakeFirst();
+    if (!event) return { kind: "gone" };
+    await trx.insertInto("event_deliveries").values({ event_id: eventId, status: "pending", updated_at: now }).onConflict((oc) => oc.column("event_id").doNothing()).execute();
+    const delivery = await trx.selectFrom("event_deliveries").selectAll().where("event_id", "=", eventId).forUpdate().executeTakeFirstOrThrow();
+    if (delivery.status !== "pending") return { kind: "settled", status: delivery.status };
+
+    const last = await trx.selectFrom("delivery_attempts").selectAll().where("event_id", "=", eventId).where("attempt", "=", delivery.attempts_made).executeTakeFirst();
+    if (last && last.finished_at === null) {
+      const ownEarlierRun = jobId !== null && last.job_id === jobId;
+      const stale = now.getTime() - last.attempted_at.getTime() > http.timeoutMs + IN_FLIGHT_GRACE_MS;
+      if (!ownEarlierRun && !stale) {
+        // A resend raced an attempt in flight: come back once it has had time to finish.
+        await enqueueDelivery(trx, eventId, new Date(now.getTime() + http.timeoutMs + IN_FLIGHT_GRACE_MS));
+        return { kind: "in_flight" };
+      }
+      await trx.updateTable("delivery_attempts").set({ error: "interrupted", finished_at: now }).where("event_id", "=", eventId).where("attempt", "=", last.attempt).execute();
+    }
+
+    if (delivery.attempts_made === delivery.cycle_start) {
+      const client = await trx.selectFrom("integration_clients").select("enabled_events").where("id", "=", event.integration_client_id).executeTakeFirstOrThrow();
+      if (!client.enabled_events.includes(event.type)) return notSent(trx, eventId, "not_subscribed", now);
+    }
+    const destination = await resolveDestination(trx, event);
+    if (!destination) return notSent(trx, eventId, "no_target", now);
+
+    const attempt = delivery.attempts_made + 1;
+    await trx.insertInto("delivery_attempts").values({ event_id: eventId, attempt, attempted_at: now, target_url: destination.url, job_id: jobId }).execute();
+    await trx.updateTable("event_deliveries").set({ attempts_made: attempt, target_url: destination.url, next_attempt_at: null, updated_at: now }).where("event_id", "=", eventId).execute();
+    const secret = await ensureSigningSecret(trx, event.integration_client_id, now);
+    return { attempt, url: destination.url, validationToken: destination.validationToken, secret, rawBody: JSON.stringify(event.payload) };
+  });
+  if ("kind" in claimed) return claimed;
+
+  const result = await sendSigned(http, claimed.url, eventId, claimed.rawBody, claimed.secret, claimed.validationToken, clock.now());
+
+  return db.transaction().execute(async (trx): Promise<DeliveryOutcome> => {
+    const now = clock.now();
+    const delivery = await trx.selectFrom("event_deliveries").selectAll().where("event_id", "=", eventId).forUpdate().executeTakeFirstOrThrow();
+    const recorded = await trx
+      .updateTable("delivery_attempts")
+      .set({ response_status: result.status ?? null, duration_ms: result.durationMs, error: (result.failure ?? null) as AttemptError | null, finished_at: now })
+      .where("event_id", "=", eventId)
+      .where("attempt", "=", claimed.attempt)
+      .where("finished_at", "is", null)
+      .executeTakeFirst();
+    const base = { kind: "attempted" as const, attempt: claimed.attempt, targetUrl: claimed.url, result };
+    // Taken for interrupted meanwhile, or a resend started a new cycle during the request: the newer job
+    // decides what follows.
+    if (recorded.numUpdatedRows === 0n || delivery.cycle_start >= claimed.attempt) return { ...base, next: "superseded" };
+    if (result.ok) {
+      await trx.updateTable("event_deliveries").set({ status: "delivered", delivered_at: now, next_attempt_at: null, updated_at: now }).where("event_id", "=", eventId).execute();
+      return { ...base, next: "delivered" };
+    }
+    const attemptsInCycle = claimed.attempt - delivery.cycle_start;
+    if (attemptsInCycle >= ATTEMPTS_PER_CYCLE) {
+      await trx.updateTable("event_deliveries").set({ status: "failed", next_attempt_at: null, updated_at: now }).where("event_id", "=", eventId).execute();
+      return { ...base, next: "failed" };
+    }
+    const nextAttemptAt = new Date(now.getTime() + RETRY_SCHEDULE_MS[attemptsInCycle - 1]!);
+    await enqueueDelivery(trx, eventId, nextAttemptAt);
+    await trx.updateTable("event_deliveries").set({ next_attempt_at: nextAttemptAt, updated_at: now }).where("event_id", "=", eventId).execute();
+    return { ...base, next: "retry", nextAttemptAt };
+  });
+}
+
+async function notSent(trx: Transaction<Database>, eventId: string, reason: "not_subscribed" | "no_target", now: Date): Promise<DeliveryOutcome> {
+  await trx.updateTable("event_deliveries").set({ status: "not_sent", not_sent_reason: reason, next_attempt_at: null, updated_at: now }).where("event_id", "=", eventId).execute();
+  return { kind: "not_sent", reason };
+}
+
+/** One signed POST of `rawBody` (the exact bytes signed) with the delivery's headers. */
+export function sendSigned(http: OutboundHttpClient, url: string, webhookId: string, rawBody: string, secret: string, validationToken: string | null, at: Date): Promise<OutboundResult> {
+  return http.postJson(url, rawBody, {
+    [SIGNATURE_HEADER]: signatureHeader(rawBody, secret, at),
+    [WEBHOOK_ID_HEADER]: webhookId,
+    ...(validationToken ? { [VALIDATION_TOKEN_HEADER]: validationToken } : {}),
+  });
+}
+
+/**
+ * Delivers an event again now (POST .../resend): same payload and X-Service-Webhook-Id, the destination
+ * and the subscription gate of now (409 EventNotDeliverableError when it would not be sent), a new cycle
+ * of the whole retry schedule. The pending retry, if any, is replaced (one job per event).
+ */
+export async function resendEvent(db: Kysely<Database>, integrationClientId: string, eventId: string, now: Date, retentionStart: Date): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    const event = await trx
+      .selectFrom("events")
+      .selectAll()
+      .where("id", "=", eventId)
+      .where("integration_client_id", "=", integrationClientId)
+      .where("created_at", ">=", retentionStart)
+      .executeTakeFirst();
+    if (!event) throw new DomainError("EventNotFoundError", "No event with this id in the integration (events are kept 30 days)");
+    const client = await trx.selectFrom("integration_clients").select("enabled_events").where("id", "=", integrationClientId).executeTakeFirstOrThrow();
+    if (!client.enabled_events.includes(event.type)) {
+      throw new DomainError("EventNotDeliverableError", "The event would not be sent now", { cause: `not_subscribed: ${event.type} is not in enabledEvents` });
+    }
+    const destination = await resolveDestination(trx, event);
+    if (!destination) throw new DomainError("EventNotDeliverableError", "The event would not be sent now", { cause: "no_target: no destination resolves (no charge webhookUrl, tenant URL or integration webhook URL)" });
+    await trx.insertInto("event_deliveries").values({ event_id: eventId, status: "pending", updated_at: now }).onConflict((oc) => oc.column("event_id").doNothing()).execute();
+    const delivery = await trx.selectFrom("event_deliveries").select("attempts_made").where("event_id", "=", eventId).forUpdate().executeTakeFirstOrThrow();
+    await trx
+      .updateTable("event_deliveries")
+      .set({ status: "pending", not_sent_reason: null, cycle_start: delivery.attempts_made, target_url: destination.url, next_attempt_at: now, updated_at: now })
+      .where("event_id", "=", eventId)
+      .execute();
+    await enqueueDelivery(trx, eventId);
+  });
+}

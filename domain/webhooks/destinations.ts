@@ -1,0 +1,92 @@
+// Where an event goes: one URL per event, the first rule that applies (the seed's table):
+//   1. the charge was created with `webhookUrl`: that URL, without `validation-token`, for
+//      `payment_request.*` events only (`payment.unmatched` never uses it);
+//   2. the merchant account is in an active tenant of the integration: the tenant's URL, with the
+//      tenant's token;
+//   3. the integration's webhook URL (a client URL of type `webhook`), with its token. The contract asks
+//      integrations to keep a single one; if several were registered, the most recently registered or
+//      changed one is the integration's URL (there is no operation that deletes a client URL);
+//   4. none: the event is not sent and not retried.
+// Resolved at each attempt, so that a URL fixed after a failure receives the retries.
+import type { Kysely, Transaction } from "kysely";
+import type { Database } from "../../db/schema.ts";
+import type { OutboxEvent } from "../../db/tables/payments.table.ts";
+
+type Db = Kysely<Database> | Transaction<Database>;
+
+export interface Destination {
+  url: string;
+  /** The `validation-token` header, when one applies. */
+  validationToken: string | null;
+  rule: "charge" | "tenant" | "integration";
+}
+
+type RoutedEvent = Pick<OutboxEvent, "type" | "integration_client_id" | "merchant_account_id" | "charge_id">;
+
+export async function resolveDestination(db: Db, event: RoutedEvent): Promise<Destination | undefined> {
+  if (event.type.startsWith("payment_request.") && event.charge_id) {
+    const charge = await db.selectFrom("charges").select("webhook_url").where("id", "=", event.charge_id).executeTakeFirst();
+    if (charge?.webhook_url) return { url: charge.webhook_url, validationToken: null, rule: "charge" };
+  }
+  if (event.merchant_account_id) {
+    const tenant = await db
+      .selectFrom("merchant_links as l")
+      .innerJoin("integration_tenants as t", "t.id", "l.tenant_id")
+      .select(["t.webhook_url", "t.validation_token"])
+      .where("l.integration_client_id", "=", event.integration_client_id)
+      .where("l.merchant_account_id", "=", event.merchant_account_id)
+      .where("t.deleted_at", "is", null)
+      .executeTakeFirst();
+    if (tenant) return { url: tenant.webhook_url, validationToken: tenant.validation_token, rule: "tenant" };
+  }
+  const own = await integrationWebhookUrl(db, event.integration_client_id);
+  return own ? { url: own.url, validationToken: own.validation_token, rule: "integration" } : undefined;
+}
+
+/** The integration's own webhook URL (rule 3). */
+export async function integrationWebhookUrl(db: Db, integrationClientId: string): Promise<{ id: string; url: string; validation_token: string | null } | undefined> {
+  return db
+    .selectFrom("client_urls")
+    .select(["id", "url", "validation_token"])
+    .where("integration_client_id", "=", integrationClientId)
+    .where("url_type", "=", "webhook")
+    .orderBy("updated_at", "desc")
+    .orderBy("id", "desc")
+    .limit(1)
+    .executeTakeFirst();
+}
+
+export type TestTarget =
+  | { kind: "resolved"; destination: Destination; tenantKey?: string }
+  | { kind: "no_target"; tenantKey?: string }
+  | { kind: "ambiguous_target"; tenantKeys: string[] };
+
+/**
+ * The destination of a test `payment.unmatched` (no charge is involved, so rule 1 never applies). With
+ * `tenantKey`: that active tenant's URL and token (none: no target). Without it: the integration's
+ * webhook URL (where the events of a merchant account in no tenant go); without one, the only tenant's
+ * URL; several tenants and no integration URL: ambiguous (say which with `tenantKey`); nothing: no target.
+ */
+export async function resolveTestTarget(db: Db, integrationClientId: string, tenantKey: string | undefined): Promise<TestTarget> {
+  const tenants = await db
+    .selectFrom("integration_tenants")
+    .select(["key", "webhook_url", "validation_token"])
+    .where("integration_client_id", "=", integrationClientId)
+    .where("deleted_at", "is", null)
+    .orderBy("key")
+    .execute();
+  const tenantTarget = (tenant: (typeof tenants)[number]): TestTarget => ({
+    kind: "resolved",
+    destination: { url: tenant.webhook_url, validationToken: tenant.validation_token, rule: "tenant" },
+    tenantKey: tenant.key,
+  });
+  if (tenantKey !== undefined) {
+    const tenant = tenants.find((candidate) => candidate.key === tenantKey);
+    return tenant ? tenantTarget(tenant) : { kind: "no_target", tenantKey };
+  }
+  const own = await integrationWebhookUrl(db, integrationClientId);
+  if (own) return { kind: "resolved", destination: { url: own.url, validationToken: own.validation_token, rule: "integration" } };
+  if (tenants.length === 1) return tenantTarget(tenants[0]!);
+  if (tenants.length > 1) return { kind: "ambiguous_target", tenantKeys: tenants.map((tenant) => tenant.key) };
+  return { kind: "no_target" };
+}

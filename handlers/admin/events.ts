@@ -1,0 +1,32 @@
+// The integration's recent events with their delivery, and manual resends.
+import type { operations } from "../../generated/types/admin.ts";
+import type { AdminApiCaller } from "../../domain/identity/callers.ts";
+import { resendEvent as resend } from "../../domain/webhooks/delivery.ts";
+import { EVENT_RETENTION_MS, getEventView, listEvents as list } from "../../domain/webhooks/event-log.ts";
+import type { OperationHandler } from "../../server/handler-types.ts";
+import { requireIntegrationAdmin } from "./caller.ts";
+
+type Handler<Id extends keyof operations> = OperationHandler<operations[Id], AdminApiCaller>;
+
+/** A query flag, whether or not the validator already coerced it. */
+function flag(value: unknown): boolean | undefined {
+  if (value === undefined) return undefined;
+  return value === true || value === "true";
+}
+
+export const listEvents: Handler<"listEvents"> = async ({ caller, query, services }) => {
+  const admin = requireIntegrationAdmin(caller);
+  const limit = Number(query.limit ?? 20);
+  const offset = Number(query.offset ?? 0);
+  const retentionStart = new Date(services.clock.now().getTime() - EVENT_RETENTION_MS);
+  const page = await list(services.db, admin.integrationClientId, { delivered: flag(query.delivered), event: query.event, limit, offset, retentionStart });
+  return { status: 200, body: { items: page.items, total: page.total, limit, offset } };
+};
+
+export const resendEvent: Handler<"resendEvent"> = async ({ caller, params, services }) => {
+  const admin = requireIntegrationAdmin(caller);
+  const now = services.clock.now();
+  await resend(services.db, admin.integrationClientId, params.eventId, now, new Date(now.getTime() - EVENT_RETENTION_MS));
+  const view = await getEventView(services.db, admin.integrationClientId, params.eventId);
+  return { status: 202, body: view! };
+};

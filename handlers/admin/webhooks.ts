@@ -1,0 +1,50 @@
+// The integration's event subscription, signing secret, event catalog and the Sandbox's test webhook.
+import type { operations } from "../../generated/types/admin.ts";
+import type { AdminApiCaller } from "../../domain/identity/callers.ts";
+import { DomainError } from "../../domain/errors.ts";
+import { EVENT_CATALOG } from "../../domain/webhooks/catalog.ts";
+import { outboundClient } from "../../domain/webhooks/outbound-http.ts";
+import { getSigningSecret, rotateSigningSecret } from "../../domain/webhooks/signing-secrets.ts";
+import { getSubscription, replaceSubscription } from "../../domain/webhooks/subscriptions.ts";
+import { sendTestWebhook as sendTest } from "../../domain/webhooks/test-webhook.ts";
+import type { OperationHandler } from "../../server/handler-types.ts";
+import { requireIntegrationAdmin } from "./caller.ts";
+
+type Handler<Id extends keyof operations> = OperationHandler<operations[Id], AdminApiCaller>;
+
+export const getWebhookSubscriptions: Handler<"getWebhookSubscriptions"> = async ({ caller, services }) => {
+  const admin = requireIntegrationAdmin(caller);
+  return { status: 200, body: { enabledEvents: await getSubscription(services.db, admin.integrationClientId) } };
+};
+
+export const replaceWebhookSubscriptions: Handler<"replaceWebhookSubscriptions"> = async ({ body, caller, services }) => {
+  const admin = requireIntegrationAdmin(caller);
+  return { status: 200, body: { enabledEvents: await replaceSubscription(services.db, admin.integrationClientId, body.enabledEvents) } };
+};
+
+export const getWebhookSigningSecret: Handler<"getWebhookSigningSecret"> = async ({ caller, services }) => {
+  const admin = requireIntegrationAdmin(caller);
+  return { status: 200, body: { webhookSigningSecret: await getSigningSecret(services.db, admin.integrationClientId) } };
+};
+
+export const rotateWebhookSigningSecret: Handler<"rotateWebhookSigningSecret"> = async ({ caller, services }) => {
+  const admin = requireIntegrationAdmin(caller);
+  return { status: 200, body: { webhookSigningSecret: await rotateSigningSecret(services.db, admin.integrationClientId, services.clock.now()) } };
+};
+
+export const listWebhookEvents: Handler<"listWebhookEvents"> = async ({ caller }) => {
+  requireIntegrationAdmin(caller);
+  return { status: 200, body: EVENT_CATALOG.map((item) => ({ ...item })) };
+};
+
+export const sendTestWebhook: Handler<"sendTestWebhook"> = async ({ body, caller, services }) => {
+  const admin = requireIntegrationAdmin(caller);
+  if (services.config.serviceEnv !== "sandbox") throw new DomainError("SandboxOnlyError", "The test webhook exists only in the Sandbox");
+  const report = await sendTest(services.db, outboundClient({ allowLoopback: services.config.allowLoopbackUrls }), {
+    integrationClientId: admin.integrationClientId,
+    reason: body.reason,
+    tenantKey: body.tenantKey,
+    now: services.clock.now(),
+  });
+  return { status: 200, body: report };
+};

@@ -1,0 +1,321 @@
+// The Admin API's webhook operations over real HTTP: the subscription, the signing secret, the catalog,
+// tenants (every rule and error), client URLs with their non-blocking verification, the SSRF guard at
+// registration, every status of the Sandbox's test webhook, and what Production refuses.
+import { randomUUID } from "node:crypto";
+import { createServer } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { verifyWebhookSignature } from "../../sdk/src/webhook-signature.ts";
+import { postJson, read, type TestService, startTestService } from "../helpers/service.ts";
+import { startWebhookReceiver, type WebhookReceiver } from "../helpers/webhook-receiver.ts";
+
+let t: TestService;
+let production: TestService;
+let receiver: WebhookReceiver;
+
+beforeAll(async () => {
+  [t, production, receiver] = await Promise.all([
+    startTestService({ env: { COBRO_ALLOW_LOOPBACK_URLS: "true" } }),
+    startTestService({ env: { SERVICE_ENV: "production", COBRO_ALLOW_LOOPBACK_URLS: "true" } }),
+    startWebhookReceiver(),
+  ]);
+});
+afterAll(async () => {
+  await receiver?.close();
+  await t?.close();
+  await production?.close();
+});
+
+let sequence = 0;
+const unique = () => `${Date.now().toString(36)}-${++sequence}`;
+
+/** A fresh integration of `service` and its admin's calls. */
+async function integrationAdmin(service: TestService) {
+  const sandbox = await service.sandbox();
+  const login = await read(await postJson(`${service.authUrl}/integration/admin/login`, sandbox.integrationAdmin));
+  const token: string = login.json.idToken;
+  const call = async (method: string, path: string, body?: unknown) =>
+    read(
+      await fetch(`${service.adminUrl}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      }),
+    );
+  const integration = await service.database.db.selectFrom("integration_clients").select("id").where("provider_client_id", "=", sandbox.integration.clientId).executeTakeFirstOrThrow();
+  const makeMultitenant = () => service.database.db.updateTable("integration_clients").set({ type: "multitenant" }).where("id", "=", integration.id).execute();
+  return { sandbox, call, integrationId: integration.id, makeMultitenant };
+}
+
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+describe("subscription, secret and catalog", () => {
+  it("the subscription defaults to payment_received and expired, is replaced whole, and refuses names outside the catalog with 422", async () => {
+    const { call } = await integrationAdmin(t);
+    expect((await call("GET", "/my-integration/webhook-subscriptions")).json).toEqual({ enabledEvents: ["payment_request.payment_received", "payment_request.expired"] });
+    const unknown = await call("PUT", "/my-integration/webhook-subscriptions", { enabledEvents: ["payment.unmatched", "charge.refunded"] });
+    expect(unknown.status).toBe(422);
+    expect(unknown.json).toMatchObject({ code: "UnknownWebhookEventError", cause: expect.stringContaining("charge.refunded"), id: expect.any(String) });
+    expect((await call("GET", "/my-integration/webhook-subscriptions")).json.enabledEvents).not.toContain("payment.unmatched");
+    expect((await call("PUT", "/my-integration/webhook-subscriptions", { enabledEvents: ["payment.unmatched", "payment.unmatched"] })).status).toBe(400);
+    expect((await call("PUT", "/my-integration/webhook-subscriptions", {})).status).toBe(400);
+    const replaced = await call("PUT", "/my-integration/webhook-subscriptions", { enabledEvents: ["payment.unmatched"] });
+    expect(replaced).toMatchObject({ status: 200, json: { enabledEvents: ["payment.unmatched"] } });
+    const empty = await call("PUT", "/my-integration/webhook-subscriptions", { enabledEvents: [] });
+    expect(empty).toMatchObject({ status: 200, json: { enabledEvents: [] } });
+  });
+
+  it("the signing secret: 404 until one exists, created by rotate, returned in clear, replaced by the next rotation", async () => {
+    const { call } = await integrationAdmin(t);
+    const missing = await call("GET", "/my-integration/webhook-signing-secret");
+    expect(missing).toMatchObject({ status: 404, json: { code: "WebhookSigningSecretNotFoundError" } });
+    const created = await call("PUT", "/my-integration/webhook-signing-secret/rotate");
+    expect(created.status).toBe(200);
+    expect(created.json.webhookSigningSecret).toMatch(/^whsec_[A-Za-z0-9_-]{32}$/);
+    expect((await call("GET", "/my-integration/webhook-signing-secret")).json).toEqual(created.json);
+    const rotated = await call("PUT", "/my-integration/webhook-signing-secret/rotate");
+    expect(rotated.json.webhookSigningSecret).not.toBe(created.json.webhookSigningSecret);
+    expect((await call("GET", "/my-integration/webhook-signing-secret")).json).toEqual(rotated.json);
+  });
+
+  it("the catalog lists the three events with Spanish labels", async () => {
+    const { call } = await integrationAdmin(t);
+    const catalog = await call("GET", "/my-integration/webhook-events");
+    expect(catalog.status).toBe(200);
+    expect(catalog.json.map((item: { event: string }) => item.event)).toEqual(["payment_request.payment_received", "payment_request.expired", "payment.unmatched"]);
+    expect(catalog.json[2]).toMatchObject({ label: "Pago sin conciliar", description: expect.any(String) });
+  });
+});
+
+describe("tenants", () => {
+  it("creating requires the multitenant type; the key is unique among active tenants; the token is write-only", async () => {
+    const { call, makeMultitenant } = await integrationAdmin(t);
+    const body = { key: "sucursal-centro", name: "Sucursal Centro", webhook_url: receiver.url("/centro"), webhook_validation_token: "c3ntr0-v4lid4t10n-t0k3n" };
+    const gated = await call("POST", "/my-integration/tenant", body);
+    expect(gated).toMatchObject({ status: 403, json: { code: "IntegrationNotMultitenantError" } });
+    await makeMultitenant();
+    const created = await call("POST", "/my-integration/tenant", body);
+    expect(created.status).toBe(201);
+    expect(created.json).toEqual({ integrationTenantId: expect.any(String), key: "sucursal-centro", name: "Sucursal Centro" });
+    const duplicate = await call("POST", "/my-integration/tenant", { ...body, name: "Otra" });
+    expect(duplicate).toMatchObject({ status: 409, json: { code: "TenantDuplicateKeyError", id: expect.any(String) } });
+    await call("POST", "/my-integration/tenant", { key: "sucursal-rosario", name: "Sucursal Rosario", webhook_url: receiver.url("/rosario") });
+    const list = await call("GET", "/my-integration/tenant");
+    expect(list.json).toEqual([
+      { integrationTenantId: created.json.integrationTenantId, key: "sucursal-centro", name: "Sucursal Centro", webhook_url: receiver.url("/centro"), hasValidationToken: true },
+      expect.objectContaining({ key: "sucursal-rosario", hasValidationToken: false }),
+    ]);
+    expect(list.text).not.toContain("c3ntr0-v4lid4t10n-t0k3n");
+    const short = await call("POST", "/my-integration/tenant", { key: "corto", name: "Corto", webhook_url: receiver.url("/x"), webhook_validation_token: "too-short" });
+    expect(short).toMatchObject({ status: 400, json: { code: "ValidationError" } });
+  });
+
+  it("a webhook_url that points to a private network or cannot be validated is 400 TenantWebhookUrlInvalidError", async () => {
+    const { call, makeMultitenant } = await integrationAdmin(t);
+    await makeMultitenant();
+    for (const url of ["https://10.0.0.7/hook", "https://192.168.1.10/hook", "https://169.254.169.254/latest", "https://[fd00::1]/hook", "https://[::ffff:10.0.0.1]/hook", "https://no-such-host.invalid/hook"]) {
+      const refused = await call("POST", "/my-integration/tenant", { key: `k-${unique()}`, name: "Privada", webhook_url: url });
+      expect(refused.status, url).toBe(400);
+      expect(refused.json.code, url).toBe("TenantWebhookUrlInvalidError");
+    }
+    const plainHttp = await call("POST", "/my-integration/tenant", { key: `k-${unique()}`, name: "Http", webhook_url: "http://example.com/hook" });
+    expect(plainHttp).toMatchObject({ status: 400, json: { code: "ValidationError" } });
+  });
+
+  it("update replaces key, name and URL (same rules), validation tokens are set, rotated and removed, unknown tenants are 404", async () => {
+    const { call, makeMultitenant } = await integrationAdmin(t);
+    await makeMultitenant();
+    const a = (await call("POST", "/my-integration/tenant", { key: "a", name: "A", webhook_url: receiver.url("/a") })).json;
+    await call("POST", "/my-integration/tenant", { key: "b", name: "B", webhook_url: receiver.url("/b") });
+    const updated = await call("PUT", `/my-integration/tenant/${a.integrationTenantId}`, { key: "a2", name: "A dos", webhook_url: receiver.url("/a2") });
+    expect(updated).toMatchObject({ status: 200, json: { integrationTenantId: a.integrationTenantId, key: "a2", name: "A dos", webhook_url: receiver.url("/a2"), hasValidationToken: false } });
+    expect((await call("PUT", `/my-integration/tenant/${a.integrationTenantId}`, { key: "b", name: "A", webhook_url: receiver.url("/a") })).json.code).toBe("TenantDuplicateKeyError");
+    expect((await call("PUT", `/my-integration/tenant/${a.integrationTenantId}`, { key: "a2", name: "A", webhook_url: "https://10.1.1.1/a" })).json.code).toBe("TenantWebhookUrlInvalidError");
+    const missing = await call("PUT", `/my-integration/tenant/${randomUUID()}`, { key: "z", name: "Z", webhook_url: receiver.url("/z") });
+    expect(missing).toMatchObject({ status: 404, json: { code: "TenantNotFoundError", message: "The specified tenant does not exist or was deleted", id: expect.any(String) } });
+
+    expect((await call("PUT", `/my-integration/tenant/${a.integrationTenantId}/validation-token`, { webhook_validation_token: "short" })).status).toBe(400);
+    const set = await call("PUT", `/my-integration/tenant/${a.integrationTenantId}/validation-token`, { webhook_validation_token: "n3w-c3ntr0-v4lid4t10n-t0k3n" });
+    expect(set.status).toBe(204);
+    expect(set.text).toBe("");
+    expect((await call("GET", "/my-integration/tenant")).json.find((x: { key: string }) => x.key === "a2").hasValidationToken).toBe(true);
+    expect((await call("DELETE", `/my-integration/tenant/${a.integrationTenantId}/validation-token`)).status).toBe(204);
+    expect((await call("GET", "/my-integration/tenant")).json.find((x: { key: string }) => x.key === "a2").hasValidationToken).toBe(false);
+    expect((await call("DELETE", `/my-integration/tenant/${a.integrationTenantId}/validation-token`)).status).toBe(204);
+    expect((await call("PUT", `/my-integration/tenant/${randomUUID()}/validation-token`, { webhook_validation_token: "n3w-c3ntr0-v4lid4t10n-t0k3n" })).status).toBe(404);
+    expect((await call("DELETE", `/my-integration/tenant/${randomUUID()}/validation-token`)).status).toBe(404);
+  });
+
+  it("a tenant with assigned merchant accounts cannot be deleted (409); once they leave it can, and its key is free again", async () => {
+    const { call, makeMultitenant, sandbox } = await integrationAdmin(t);
+    await makeMultitenant();
+    const tenant = (await call("POST", "/my-integration/tenant", { key: "bound", name: "Con comercios", webhook_url: receiver.url("/bound") })).json;
+    const tokens = await call("POST", "/my-integration/test-tokens");
+    const assigned = await read(
+      await fetch(`${t.integrationUrl}/my-integration/tenant`, { method: "PUT", headers: { authorization: `Bearer ${tokens.json.idToken}`, "content-type": "application/json" }, body: JSON.stringify({ tenantKey: "bound" }) }),
+    );
+    expect(assigned.status).toBe(200);
+    const refused = await call("DELETE", `/my-integration/tenant/${tenant.integrationTenantId}`);
+    expect(refused).toMatchObject({ status: 409, json: { code: "TenantHasBoundUsersError" } });
+
+    const link = await t.database.db.selectFrom("merchant_links").select("id").where("tenant_id", "=", tenant.integrationTenantId).executeTakeFirstOrThrow();
+    expect((await call("DELETE", `/my-integration/users/${link.id}`)).status).toBe(204); // unlink the merchant
+    expect((await call("DELETE", `/my-integration/tenant/${tenant.integrationTenantId}`)).status).toBe(204);
+    expect((await call("DELETE", `/my-integration/tenant/${tenant.integrationTenantId}`)).status).toBe(404);
+    expect((await call("DELETE", "/my-integration/tenant/not-a-uuid")).status).toBe(400);
+    expect((await call("GET", "/my-integration/tenant")).json).toEqual([]);
+    expect((await call("POST", "/my-integration/tenant", { key: "bound", name: "Otra vez", webhook_url: receiver.url("/bound") })).status).toBe(201);
+    expect(sandbox.integration.clientId).toBeTruthy();
+  });
+});
+
+describe("client URLs", () => {
+  it("a webhook URL is registered with a non-blocking verification: ok, non_2xx with httpStatus, unreachable", async () => {
+    const { call, integrationId } = await integrationAdmin(t);
+    const path = `/hook-${unique()}`;
+    const created = await call("POST", "/my-integration/urls", { url: receiver.url(path), urlType: "webhook", validationToken: "tok-9f8e7d6c5b4a3210" });
+    expect(created).toMatchObject({ status: 201, json: { clientUrlId: expect.any(String), data: { hasValidationToken: true, urlType: "webhook", url: receiver.url(path) }, verification: { status: "ok" } } });
+    const [ping] = await receiver.waitFor(1, { path });
+    expect(ping!.json).toEqual({ event: "ping" });
+    expect(ping!.headers["validation-token"]).toBe("tok-9f8e7d6c5b4a3210");
+    const secret = await t.database.db.selectFrom("webhook_signing_secrets").select("secret").where("integration_client_id", "=", integrationId).executeTakeFirstOrThrow();
+    expect(verifyWebhookSignature(ping!.rawBody, ping!.headers["x-service-signature"] as string, secret.secret, { now: t.clock.now() })).toBe(true);
+
+    receiver.answerNext({ status: 404 });
+    const moved = await call("PUT", `/my-integration/urls/${created.json.clientUrlId}`, { url: receiver.url(`${path}/v2`) });
+    expect(moved).toMatchObject({ status: 200, json: { data: { hasValidationToken: false, url: receiver.url(`${path}/v2`) }, verification: { status: "non_2xx", httpStatus: 404 } } });
+
+    receiver.answerNext({ status: 302, headers: { location: "https://example.com/" } });
+    expect((await call("POST", `/my-integration/urls/${created.json.clientUrlId}/test`)).json).toEqual({ verification: { status: "unreachable" } });
+    expect((await call("POST", `/my-integration/urls/${created.json.clientUrlId}/test`)).json).toEqual({ verification: { status: "ok" } });
+
+    const dead = await call("POST", "/my-integration/urls", { url: `http://127.0.0.1:${await closedPort()}/hook`, urlType: "webhook" });
+    expect(dead).toMatchObject({ status: 201, json: { verification: { status: "unreachable" } } });
+    expect(dead.json.verification).not.toHaveProperty("httpStatus");
+
+    expect((await call("PUT", `/my-integration/urls/${randomUUID()}`, { url: receiver.url("/x") })).json.code).toBe("ClientUrlNotFoundError");
+    expect((await call("POST", `/my-integration/urls/${randomUUID()}/test`)).status).toBe(404);
+  });
+
+  it("a webhook URL to an internal address is 400 WebhookUrlBlockedError at registration", async () => {
+    const { call } = await integrationAdmin(t);
+    for (const url of ["https://10.0.0.1/hook", "https://169.254.169.254/latest/meta-data", "https://[::ffff:192.168.0.1]/hook", "https://100.64.0.1/hook"]) {
+      const refused = await call("POST", "/my-integration/urls", { url, urlType: "webhook" });
+      expect(refused.status, url).toBe(400);
+      expect(refused.json.code, url).toBe("WebhookUrlBlockedError");
+    }
+  });
+
+  it("redirect URIs are kept in the OAuth list, take no token, are not tested", async () => {
+    const { call, integrationId } = await integrationAdmin(t);
+    expect((await call("POST", "/my-integration/urls", { url: "https://app.example.com/callback", urlType: "redirect_uri", validationToken: "tok-9f8e7d6c5b4a3210" })).json.code).toBe("ValidationError");
+    const created = await call("POST", "/my-integration/urls", { url: "https://app.example.com/callback", urlType: "redirect_uri" });
+    expect(created).toMatchObject({ status: 201, json: { data: { urlType: "redirect_uri", hasValidationToken: false } } });
+    expect(created.json).not.toHaveProperty("verification");
+    const uris = async () => (await t.database.db.selectFrom("integration_clients").select("redirect_uris").where("id", "=", integrationId).executeTakeFirstOrThrow()).redirect_uris;
+    expect(await uris()).toContain("https://app.example.com/callback");
+    const updated = await call("PUT", `/my-integration/urls/${created.json.clientUrlId}`, { url: "https://app.example.com/v2/callback" });
+    expect(updated.status).toBe(200);
+    expect(await uris()).toContain("https://app.example.com/v2/callback");
+    expect(await uris()).not.toContain("https://app.example.com/callback");
+    expect((await call("POST", `/my-integration/urls/${created.json.clientUrlId}/test`)).json).toMatchObject({ code: "ClientUrlNotTestableError" });
+  });
+});
+
+describe("the test webhook", () => {
+  it("not_subscribed, no_target, ambiguous_target, delivered and delivery_failed, each with an actionable Spanish message", async () => {
+    const { call, makeMultitenant, integrationId } = await integrationAdmin(t);
+    const send = (body: object = {}) => call("POST", "/my-integration/test-webhook", { event: "payment.unmatched", reason: "already_paid", ...body });
+
+    const notSubscribed = await send();
+    expect(notSubscribed.json).toEqual({ delivered: false, status: "not_subscribed", message: expect.stringContaining("enabledEvents"), livemode: false });
+    await call("PUT", "/my-integration/webhook-subscriptions", { enabledEvents: ["payment.unmatched"] });
+
+    const noTarget = await send();
+    expect(noTarget.json).toEqual({ delivered: false, status: "no_target", message: expect.stringContaining("POST /my-integration/urls"), livemode: false });
+
+    await makeMultitenant();
+    const centro = `/centro-${unique()}`;
+    await call("POST", "/my-integration/tenant", { key: "centro", name: "Centro", webhook_url: receiver.url(centro), webhook_validation_token: "c3ntr0-v4lid4t10n-t0k3n" });
+    await call("POST", "/my-integration/tenant", { key: "rosario", name: "Rosario", webhook_url: receiver.url(`/rosario-${unique()}`) });
+    const ambiguous = await send();
+    expect(ambiguous.json).toMatchObject({ delivered: false, status: "ambiguous_target", message: expect.stringContaining("tenantKey") });
+    expect(ambiguous.json).not.toHaveProperty("webhookId");
+    const unknownTenant = await send({ tenantKey: "cordoba" });
+    expect(unknownTenant.json).toMatchObject({ status: "no_target", message: expect.stringContaining("cordoba") });
+
+    const delivered = await send({ tenantKey: "centro", reason: "no_cuil_match" });
+    expect(delivered.json).toEqual({ delivered: true, status: "delivered", message: expect.stringContaining("sucursal"), webhookId: expect.any(String), targetUrl: receiver.url(centro), livemode: false });
+    const [request] = await receiver.waitFor(1, { path: centro });
+    expect(request!.headers["x-service-webhook-id"]).toBe(delivered.json.webhookId);
+    expect(request!.headers["validation-token"]).toBe("c3ntr0-v4lid4t10n-t0k3n");
+    expect(request!.json).toMatchObject({ event: "payment.unmatched", reason: "no_cuil_match", livemode: false, test: true, cvu: expect.stringMatching(/^\d{22}$/) });
+    const secret = (await call("GET", "/my-integration/webhook-signing-secret")).json.webhookSigningSecret;
+    expect(verifyWebhookSignature(request!.rawBody, request!.headers["x-service-signature"] as string, secret, { now: t.clock.now() })).toBe(true);
+    // Not an event of the integration: nothing recorded, nothing retried.
+    expect(await t.database.db.selectFrom("events").select("id").where("integration_client_id", "=", integrationId).execute()).toEqual([]);
+
+    // With an integration URL, a test without tenantKey goes there.
+    const own = `/own-${unique()}`;
+    receiver.answerNext({ status: 200 }); // the registration's ping
+    await call("POST", "/my-integration/urls", { url: receiver.url(own), urlType: "webhook" });
+    receiver.answerNext({ status: 503 });
+    const failed = await send();
+    expect(failed.json).toEqual({
+      delivered: false,
+      status: "delivery_failed",
+      message: expect.stringContaining("503"),
+      webhookId: expect.any(String),
+      targetUrl: receiver.url(own),
+      responseStatus: 503,
+      livemode: false,
+    });
+    expect(failed.text).not.toContain("receiver body");
+    expect(JSON.stringify(t.logLines)).not.toContain(secret);
+  });
+
+  it("a destination that answers after 6 seconds is delivery_failed after the 5-second deadline", async () => {
+    const { call } = await integrationAdmin(t);
+    await call("PUT", "/my-integration/webhook-subscriptions", { enabledEvents: ["payment.unmatched"] });
+    const path = `/slow-${unique()}`;
+    await call("POST", "/my-integration/urls", { url: receiver.url(path), urlType: "webhook" });
+    receiver.answerNext({ status: 200, delayMs: 6000 });
+    const started = Date.now();
+    const slow = await call("POST", "/my-integration/test-webhook", { event: "payment.unmatched", reason: "expired" });
+    const elapsed = Date.now() - started;
+    expect(slow.json).toMatchObject({ delivered: false, status: "delivery_failed", message: expect.stringContaining("5 segundos"), targetUrl: receiver.url(path) });
+    expect(slow.json).not.toHaveProperty("responseStatus");
+    expect(elapsed).toBeGreaterThanOrEqual(4900);
+    expect(elapsed).toBeLessThan(6000);
+  }, 15_000);
+
+  it("an unknown event to resend is 404", async () => {
+    const { call } = await integrationAdmin(t);
+    expect((await call("POST", `/my-integration/events/${randomUUID()}/resend`)).json.code).toBe("EventNotFoundError");
+    expect((await call("GET", "/my-integration/events")).json).toEqual({ items: [], total: 0, limit: 20, offset: 0 });
+  });
+});
+
+describe("in Production", () => {
+  it("the test webhook is 403, and loopback is not a webhook destination whatever the environment variable says", async () => {
+    const { call, makeMultitenant } = await integrationAdmin(production);
+    const refused = await call("POST", "/my-integration/test-webhook", { event: "payment.unmatched", reason: "canceled" });
+    expect(refused).toMatchObject({ status: 403, json: { code: "SandboxOnlyError" } });
+
+    // `localhost` resolves to 127.0.0.1: refused at registration.
+    const named = await call("POST", "/my-integration/urls", { url: `https://localhost:${receiver.port}/hook`, urlType: "webhook" });
+    expect(named).toMatchObject({ status: 400, json: { code: "WebhookUrlBlockedError" } });
+    const plain = await call("POST", "/my-integration/urls", { url: receiver.url("/hook"), urlType: "webhook" });
+    expect(plain).toMatchObject({ status: 400, json: { code: "WebhookUrlBlockedError" } });
+    await makeMultitenant();
+    const tenant = await call("POST", "/my-integration/tenant", { key: "local", name: "Local", webhook_url: `https://localhost:${receiver.port}/hook` });
+    expect(tenant).toMatchObject({ status: 400, json: { code: "TenantWebhookUrlInvalidError" } });
+    const redirect = await call("POST", "/my-integration/urls", { url: "http://localhost:8080/callback", urlType: "redirect_uri" });
+    expect(redirect).toMatchObject({ status: 400, json: { code: "ValidationError" } });
+  });
+});
