@@ -152,15 +152,24 @@ export async function listCharges(
   return { items: rows.map((row) => ({ ...split(row), bankAccountInfo })), total: Number(count.total) };
 }
 
-async function lockCharge(trx: Transaction<Database>, context: Pick<ChargeContext, "integrationClientId" | "merchantAccountId">, referenceId: string): Promise<Charge> {
-  const charge = await trx
+/**
+ * The charge of this integration and merchant account, locked for the rest of the transaction (or, with
+ * `noWait`, failing at once with PostgreSQL's 55P03 when another transaction holds it); 404 otherwise.
+ */
+export async function lockCharge(
+  trx: Transaction<Database>,
+  context: Pick<ChargeContext, "integrationClientId" | "merchantAccountId">,
+  referenceId: string,
+  options: { noWait?: boolean } = {},
+): Promise<Charge> {
+  const locked = trx
     .selectFrom("charges")
     .selectAll()
     .where("integration_client_id", "=", context.integrationClientId)
     .where("merchant_account_id", "=", context.merchantAccountId)
     .where("reference_id", "=", referenceId)
-    .forUpdate()
-    .executeTakeFirst();
+    .forUpdate();
+  const charge = await (options.noWait ? locked.noWait() : locked).executeTakeFirst();
   if (!charge) throw paymentRequestNotFound();
   return charge;
 }

@@ -8,7 +8,7 @@ import type { Charge } from "../../db/tables/charges.table.ts";
 import { holdSharedCvu, releaseCvu } from "../cvu-pool/cvu-pool.ts";
 import { DomainError, ValidationError } from "../errors.ts";
 import { classifyDocument, payerKeyOf } from "../tax-id.ts";
-import { bankAccountInfoOf, paymentRequestNotFound, type ChargeContext, type StoredCharge } from "./charges.ts";
+import { bankAccountInfoOf, lockCharge, type ChargeContext, type StoredCharge } from "./charges.ts";
 
 type CustomerUpdate = components["schemas"]["CustomerUpdate"];
 type Refusal = components["schemas"]["CustomerUpdateRefusal"];
@@ -26,16 +26,7 @@ export async function updateChargeCustomer(db: Kysely<Database>, context: Charge
   }
   try {
     return await db.transaction().execute(async (trx) => {
-      const charge = await trx
-        .selectFrom("charges")
-        .selectAll()
-        .where("integration_client_id", "=", context.integrationClientId)
-        .where("merchant_account_id", "=", context.merchantAccountId)
-        .where("reference_id", "=", referenceId)
-        .forUpdate()
-        .noWait()
-        .executeTakeFirst();
-      if (!charge) throw paymentRequestNotFound();
+      const charge = await lockCharge(trx, context, referenceId, { noWait: true });
       if (charge.conciliation_type !== "cuil") throw refuse("conciliation_type_not_cuil", "The charge reconciles by CVU: its payer is not identified by document");
       if (FINAL_STATES.has(charge.state)) throw refuse("state_not_modifiable", `The charge is ${charge.state}: its payer can no longer change`);
       if (charge.paid_cents > 0) throw refuse("payment_already_received", "The charge has already received money");
