@@ -3,7 +3,7 @@
 // `--check` regenerates into a scratch folder and fails on any difference, so a stale generated/ or SDK
 // never lands.
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync, existsSync } from "node:fs";
+import { cpSync, mkdtempSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -126,8 +126,19 @@ if (check) {
     rmSync(fresh, { recursive: true, force: true });
   }
 } else {
-  rmSync(join(generatedDir, "openapi"), { recursive: true, force: true });
-  rmSync(join(generatedDir, "types"), { recursive: true, force: true });
-  await generateInto(generatedDir, SDK_GENERATED_DIR);
-  console.log("generated/openapi, generated/types and sdk/src/generated written");
+  // Generate aside first: a spec that does not compile leaves the committed output untouched.
+  const fresh = mkdtempSync(join(tmpdir(), "cobro-generated-"));
+  try {
+    const freshSdk = join(fresh, "sdk");
+    await generateInto(fresh, freshSdk);
+    for (const part of ["openapi", "types"]) {
+      rmSync(join(generatedDir, part), { recursive: true, force: true });
+      cpSync(join(fresh, part), join(generatedDir, part), { recursive: true });
+    }
+    rmSync(SDK_GENERATED_DIR, { recursive: true, force: true });
+    cpSync(freshSdk, SDK_GENERATED_DIR, { recursive: true });
+    console.log("generated/openapi, generated/types and sdk/src/generated written");
+  } finally {
+    rmSync(fresh, { recursive: true, force: true });
+  }
 }

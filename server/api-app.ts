@@ -12,7 +12,7 @@ import { internalErrorReply, replyForError, type ErrorReply } from "./error-resp
 import { generatedDocumentText, referencePages } from "./reference-pages.ts";
 import { notImplemented, type AnyOperationHandler, type HandlerContext, type NotImplemented, type Services } from "./handler-types.ts";
 import type { Logger } from "./logger.ts";
-import { validationProblems } from "./validation-details.ts";
+import { nulCharacterProblems, validationProblems } from "./validation-details.ts";
 
 /** Decides who calls, for one security scheme of the contract. Returns the caller, or a reason to refuse. */
 export type SecurityHandler<Caller> = (request: {
@@ -53,10 +53,19 @@ export async function createApiApp<Caller>(options: ApiAppOptions<Caller>): Prom
     ajvOpts: { allErrors: true, multipleOfPrecision: 8 },
     customizeAjv: (ajv) => {
       addFormats.default(ajv as unknown as Ajv, { mode: "fast", keywords: false });
+      strictUriFormat(ajv as unknown as Ajv);
       return ajv;
     },
   });
   await backend.init();
+
+  // OpenAPI matches concrete paths before templated ones: `/payment-request/bulk` is a path of its own,
+  // not a `referenceId`, so a method it does not have is a 405 there (and its Allow lists its methods).
+  const concretePaths = new Map<string, string[]>();
+  for (const operation of backend.getOperations()) {
+    if (operation.path.includes("{")) continue;
+    concretePaths.set(operation.path, [...(concretePaths.get(operation.path) ?? []), operation.method.toUpperCase()]);
+  }
 
   const notImplementedOperations: string[] = [];
   const operationIds = backend.getOperations().map((operation) => operation.operationId!);
@@ -111,7 +120,7 @@ export async function createApiApp<Caller>(options: ApiAppOptions<Caller>): Prom
   backend.register({
     notFound: async (_c: Context, req: Request, res: Response) => fail(res, new DomainError("RouteNotFound", `No route for ${req.method} ${req.path}`)),
     methodNotAllowed: async (_c: Context, req: Request, res: Response) => {
-      const allowed = allowedMethods(backend, req);
+      const allowed = concretePaths.get(req.path) ?? allowedMethods(backend, req);
       fail(res, new DomainError("MethodNotAllowed", `${req.method} is not allowed on ${req.path}; use ${allowed.join(", ")}`, { headers: { Allow: allowed.join(", ") } }));
     },
     unauthorizedHandler: async (context: Context, _req: Request, res: Response) => {
@@ -149,6 +158,8 @@ export async function createApiApp<Caller>(options: ApiAppOptions<Caller>): Prom
         const problems = otherMediaValidation.problems(context, req.body);
         if (problems) throw new ValidationError(problems);
       }
+      const nul = [...nulCharacterProblems(context.request.params ?? {}), ...nulCharacterProblems(context.request.query ?? {}), ...nulCharacterProblems(req.body)];
+      if (nul.length > 0) throw new ValidationError(nul);
       const caller = callerOf(context, options.anonymous);
       const handlerContext: HandlerContext<unknown, Caller> = {
         body: req.body as never,
@@ -175,9 +186,13 @@ export async function createApiApp<Caller>(options: ApiAppOptions<Caller>): Prom
   }
 
   app.use(async (req: Request, res: Response, next: NextFunction) => {
+    const concrete = concretePaths.get(req.path);
+    if (concrete && !concrete.includes(req.method) && !(req.method === "HEAD" && concrete.includes("GET"))) {
+      return fail(res, new DomainError("MethodNotAllowed", `${req.method} is not allowed on ${req.path}; use ${concrete.join(", ")}`, { headers: { Allow: concrete.join(", ") } }));
+    }
     try {
       await backend.handleRequest(
-        { method: req.method, path: req.path, headers: req.headers as Record<string, string | string[]>, query: req.query as Record<string, string | string[]>, body: req.body },
+        { method: req.method, path: req.path, headers: req.headers as Record<string, string | string[]>, query: knownQuery(backend, req), body: req.body },
         req,
         res,
       );
@@ -229,6 +244,7 @@ class OtherMediaTypeValidation {
 
   constructor() {
     addFormats.default(this.#ajv as unknown as Ajv, { mode: "fast", keywords: false });
+    strictUriFormat(this.#ajv as unknown as Ajv);
     for (const format of ["int32", "int64", "float", "double", "byte", "binary", "password"]) this.#ajv.addFormat(format, true);
   }
 
@@ -254,6 +270,27 @@ class OtherMediaTypeValidation {
     }
     return validate({ requestBody: body }) ? undefined : validationProblems((validate.errors ?? []) as ErrorObject[]);
   }
+}
+
+/**
+ * The request's query; for an operation marked `x-ignore-unknown-query-parameters` in the contract (the
+ * OAuth authorization endpoint: RFC 6749 §3.1), only the parameters it declares. Elsewhere an unknown
+ * parameter is refused ("field not accepted").
+ */
+function knownQuery(backend: OpenAPIBackend, req: Request): Record<string, string | string[]> {
+  const query = req.query as Record<string, string | string[]>;
+  const operation = backend.matchOperation({ method: req.method, path: req.path, headers: req.headers as Record<string, string | string[]> });
+  if ((operation as (Operation & Record<string, unknown>) | undefined)?.["x-ignore-unknown-query-parameters"] !== true) return query;
+  const declared = new Set((operation!.parameters ?? []).flatMap((parameter) => ("in" in parameter && parameter.in === "query" ? [parameter.name] : [])));
+  return Object.fromEntries(Object.entries(query).filter(([name]) => declared.has(name)));
+}
+
+/**
+ * `format: uri` judged by RFC 3986 (ajv-formats' "full" rule) rather than the "fast" mode's "a scheme, then
+ * no whitespace", which let control characters through (`https://\u0084`) into stored logo and webhook URLs.
+ */
+function strictUriFormat(ajv: Ajv): void {
+  ajv.addFormat("uri", addFormats.default.get("uri", "full"));
 }
 
 function callerOf<Caller>(context: Context, anonymous: Caller): Caller {

@@ -109,3 +109,20 @@ export function validationProblems(errors: readonly ErrorObject[]): FieldProblem
   if (problems.length === 0) problems.push({ field: "body", message: "the request does not match the contract" });
   return problems;
 }
+
+/**
+ * Strings holding U+0000 (NUL), anywhere in a request's body, query or path parameters: JSON allows the
+ * character, PostgreSQL's text cannot store it, so such a request is refused up front rather than
+ * failing in the database. Object keys are checked too (metadata keys are stored).
+ */
+export function nulCharacterProblems(value: unknown, field = ""): FieldProblem[] {
+  const name = field === "" ? "body" : field;
+  if (typeof value === "string") return value.includes("\u0000") ? [{ field: name, message: `${name} must not contain the NUL character (U+0000)` }] : [];
+  if (Array.isArray(value)) return value.flatMap((item, index) => nulCharacterProblems(item, `${field}[${index}]`));
+  if (typeof value !== "object" || value === null || Buffer.isBuffer(value)) return [];
+  return Object.entries(value).flatMap(([key, item]) => {
+    const path = field === "" ? key : `${field}.${key}`;
+    if (key.includes("\u0000")) return [{ field: name, message: `${name} must not have a key with the NUL character (U+0000)` }];
+    return nulCharacterProblems(item, path);
+  });
+}

@@ -384,7 +384,8 @@ export type paths = {
          * @description Move the integration's clock forward (never back), by `advanceTo` or by `advanceBy` (exactly one).
          *     Everything time-dependent for the integration follows it: validation of new due dates, surcharges,
          *     overdue and expiry, reminders, draft discard, the day of the quotas. The transitions that came due
-         *     run, with their events, before the answer.
+         *     run, with their events, before the answer. The clock goes no further than 9999-12-31T23:59:59Z
+         *     (400 `ValidationError` for a target past it).
          */
         post: operations["advanceSandboxClock"];
         delete?: never;

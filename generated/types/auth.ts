@@ -100,7 +100,8 @@ export type paths = {
          *     `response_type`, `client_id` and `redirect_uri` is required (`InvalidRequestError` otherwise).
          *     `redirect_uri` must be identical to a registered URI (protocol, domain, path, trailing slash): https,
          *     or in the Sandbox also `http://localhost` and `http://127.0.0.1` on any port. Errors are never
-         *     redirected to an unverified `redirect_uri`.
+         *     redirected to an unverified `redirect_uri`. Other query parameters (an OpenID Connect client's
+         *     `nonce`, `prompt`, …) are ignored, as RFC 6749 §3.1 requires.
          */
         get: operations["authorize"];
         put?: never;
@@ -142,7 +143,8 @@ export type paths = {
          *     merchant's credentials. Success: 303 to `redirect_uri` with `code` and `state`. Failure: the
          *     screen again with the error (`InvalidGrantError`: no merchant account with that email, admin
          *     accounts and accounts of the other environment included; `InvalidCredentialsError`: wrong
-         *     password; 403: the form expired or its CSRF token does not match).
+         *     password; 403: the form expired or its CSRF token does not match). A request that is not a
+         *     sign-in form at all (another content type, a missing field) gets the API's JSON `ValidationError`.
          */
         post: operations["completeLogin"];
         delete?: never;
@@ -724,13 +726,13 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description 400 `InvalidGrantError`, `InvalidRequestError`. */
+            /** @description The request does not meet the contract: missing field, bad type or range, or a field not accepted. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ValidationErrorBody"] | components["schemas"]["ErrorBody"];
                 };
             };
             /** @description 401 `InvalidClientError` (wrong `clientId` or `clientSecret`, or a client of another environment) or `InvalidCredentialsError`. */
@@ -834,6 +836,7 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
+                    "application/json": components["schemas"]["ValidationErrorBody"];
                 };
             };
             /** @description An HTML page (the authorization screen). */

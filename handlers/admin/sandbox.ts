@@ -88,12 +88,21 @@ export function isoDurationMs(duration: string): number {
   return ((((w! * 7 + d!) * 24 + h!) * 60 + m!) * 60 + s!) * 1000;
 }
 
+/** The latest instant an integration's clock may show. */
+const LATEST_CLOCK_MS = Date.UTC(9999, 11, 31, 23, 59, 59);
+
 /** Moves the integration's clock forward and runs, before answering, every transition that came due. */
 export const advanceSandboxClock: Handler<"advanceSandboxClock"> = async ({ body, caller, services }) => {
   const admin = requireIntegrationAdmin(caller);
   requireSandbox(services);
   const current = integrationNow(services.clock, admin.clockOffsetMs);
   const target = "advanceTo" in body ? new Date(body.advanceTo) : new Date(current.getTime() + isoDurationMs(body.advanceBy));
+  // Dates are written with four-digit years everywhere (the contract's date patterns, PostgreSQL's range
+  // is wider): a clock past 9999 could not be answered, and a huge advanceBy is not a date at all.
+  if (!(target.getTime() <= LATEST_CLOCK_MS)) {
+    const field = "advanceTo" in body ? "advanceTo" : "advanceBy";
+    throw ValidationError.of(field, `${field} would move the clock past ${new Date(LATEST_CLOCK_MS).toISOString()}`);
+  }
   if (target.getTime() <= current.getTime()) {
     throw new DomainError("SandboxClockBackwardsError", "The sandbox clock only moves forward: advanceTo must be after its current time, advanceBy positive");
   }

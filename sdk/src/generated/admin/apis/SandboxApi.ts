@@ -2,7 +2,7 @@
 /* eslint-disable */
 /**
  * Cobro Admin API
- * The integrator-facing API of Cobro: what the portal uses to manage an integration (webhooks, tenants, URLs, keys, merchants, commissions, the Sandbox tools) and what the platform uses to set integrations up.  Every request carries `Authorization: Bearer <idToken>`, the admin `idToken` obtained with `POST /integration/admin/login` on the Auth API. Roles: - `INTEGRATION_ADMIN` (an admin of one integration): every `/my-integration/_**` operation, always on the admin\'s own integration; - `PLATFORM_ADMIN`: every `/integration-admin/_**` operation.  A token of the other role answers 403; a merchant account\'s token (from the OAuth flow) is never accepted here and answers 401, just as admin tokens answer 401 on the Integration API.  Errors: decide by HTTP status, then by `code`, never by `message` text (mostly English). Every error of this API uses the general admin body `{code, message, id, cause?}`, except 400 `ValidationError` (`{code, message, id, validationDetails}`) and 413 (`{code, message, id}`). The error codes of the Admin API are not shown in the specification; the codes named in each response\'s description are this contract\'s choice.  Environments: one deployment is one environment. The Sandbox-only operations (test tokens, payment simulation, test webhook, sandbox clock, go-live request) answer 403 `SandboxOnlyError` in Production.
+ * The integrator-facing API of Cobro: what the portal uses to manage an integration (webhooks, tenants, URLs, keys, merchants, commissions, the Sandbox tools) and what the platform uses to set integrations up.  Every request carries `Authorization: Bearer <idToken>`, the admin `idToken` obtained with `POST /integration/admin/login` on the Auth API. Roles: - `INTEGRATION_ADMIN` (an admin of one integration): every `/my-integration/_**` operation, always on the admin\'s own integration; - `PLATFORM_ADMIN`: every `/integration-admin/_**` operation.  A token of the other role answers 403; a merchant account\'s token (from the OAuth flow) is never accepted here and answers 401, just as admin tokens answer 401 on the Integration API.  Errors: decide by HTTP status, then by `code`, never by `message` text (mostly English). Every error of this API uses the general admin body `{code, message, id, cause?}`, except 400 `ValidationError` (`{code, message, id, validationDetails}`) and 413 (`{code, message, id}`). The error codes of the Admin API are not shown in the specification; the codes named in each response\'s description are this contract\'s choice. No string of a request (body, query, path) may contain the character U+0000: it is refused with 400 `ValidationError`.  Environments: one deployment is one environment. The Sandbox-only operations (test tokens, payment simulation, test webhook, sandbox clock, go-live request) answer 403 `SandboxOnlyError` in Production.
  *
  * The version of the OpenAPI document: 1.0.0
  * 
@@ -111,7 +111,7 @@ export class SandboxApi extends runtime.BaseAPI {
     }
 
     /**
-     * Move the integration\'s clock forward (never back), by `advanceTo` or by `advanceBy` (exactly one). Everything time-dependent for the integration follows it: validation of new due dates, surcharges, overdue and expiry, reminders, draft discard, the day of the quotas. The transitions that came due run, with their events, before the answer.
+     * Move the integration\'s clock forward (never back), by `advanceTo` or by `advanceBy` (exactly one). Everything time-dependent for the integration follows it: validation of new due dates, surcharges, overdue and expiry, reminders, draft discard, the day of the quotas. The transitions that came due run, with their events, before the answer. The clock goes no further than 9999-12-31T23:59:59Z (400 `ValidationError` for a target past it).
      */
     async advanceSandboxClockRaw(requestParameters: AdvanceSandboxClockRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<SandboxClock>> {
         const requestOptions = await this.advanceSandboxClockRequestOpts(requestParameters);
@@ -121,7 +121,7 @@ export class SandboxApi extends runtime.BaseAPI {
     }
 
     /**
-     * Move the integration\'s clock forward (never back), by `advanceTo` or by `advanceBy` (exactly one). Everything time-dependent for the integration follows it: validation of new due dates, surcharges, overdue and expiry, reminders, draft discard, the day of the quotas. The transitions that came due run, with their events, before the answer.
+     * Move the integration\'s clock forward (never back), by `advanceTo` or by `advanceBy` (exactly one). Everything time-dependent for the integration follows it: validation of new due dates, surcharges, overdue and expiry, reminders, draft discard, the day of the quotas. The transitions that came due run, with their events, before the answer. The clock goes no further than 9999-12-31T23:59:59Z (400 `ValidationError` for a target past it).
      */
     async advanceSandboxClock(requestParameters: AdvanceSandboxClockRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<SandboxClock> {
         const response = await this.advanceSandboxClockRaw(requestParameters, initOverrides);

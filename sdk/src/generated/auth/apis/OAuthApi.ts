@@ -2,7 +2,7 @@
 /* eslint-disable */
 /**
  * Cobro Auth API
- * The Auth API of Cobro: OAuth 2.0 authorization code for merchant accounts (the merchant signs in on the authorization screen and links itself to the integration), token exchange, refresh and revocation for the integrator\'s backend, and the admin session of the portal.  The seed\'s endpoints take JSON with camelCase fields and the client credentials in the body. For standard OAuth 2.0 clients the token endpoint also accepts the RFC 6749 form (`application/x-www-form-urlencoded`, snake_case, client authentication by HTTP Basic or in the form) with PKCE (S256; enforced when the authorization request carried a `code_challenge`).
+ * The Auth API of Cobro: OAuth 2.0 authorization code for merchant accounts (the merchant signs in on the authorization screen and links itself to the integration), token exchange, refresh and revocation for the integrator\'s backend, and the admin session of the portal.  The seed\'s endpoints take JSON with camelCase fields and the client credentials in the body. For standard OAuth 2.0 clients the token endpoint also accepts the RFC 6749 form (`application/x-www-form-urlencoded`, snake_case, client authentication by HTTP Basic or in the form) with PKCE (S256; enforced when the authorization request carried a `code_challenge`). No string of a request (body, query, path) may contain the character U+0000: it is refused with 400 `ValidationError`.
  *
  * The version of the OpenAPI document: 1.0.0
  * 
@@ -13,6 +13,11 @@
  */
 
 import * as runtime from '../runtime.js';
+import {
+    type Authorize400Response,
+    Authorize400ResponseFromJSON,
+    Authorize400ResponseToJSON,
+} from '../models/Authorize400Response.js';
 import {
     type ClientInfo,
     ClientInfoFromJSON,
@@ -38,11 +43,6 @@ import {
     RefreshRequestFromJSON,
     RefreshRequestToJSON,
 } from '../models/RefreshRequest.js';
-import {
-    type RefreshToken400Response,
-    RefreshToken400ResponseFromJSON,
-    RefreshToken400ResponseToJSON,
-} from '../models/RefreshToken400Response.js';
 import {
     type RefreshedToken,
     RefreshedTokenFromJSON,
@@ -217,7 +217,7 @@ export class OAuthApi extends runtime.BaseAPI {
     }
 
     /**
-     * Start an authorization: renders the authorization screen, where the merchant account (not the integration admin) signs in; it shows the integration\'s name and logo and, when an offer is active, the fee. On success the browser is redirected to `redirect_uri` with `code` and the unchanged `state`. Parameters are accepted in snake_case (preferred) and camelCase; one spelling of `response_type`, `client_id` and `redirect_uri` is required (`InvalidRequestError` otherwise). `redirect_uri` must be identical to a registered URI (protocol, domain, path, trailing slash): https, or in the Sandbox also `http://localhost` and `http://127.0.0.1` on any port. Errors are never redirected to an unverified `redirect_uri`.
+     * Start an authorization: renders the authorization screen, where the merchant account (not the integration admin) signs in; it shows the integration\'s name and logo and, when an offer is active, the fee. On success the browser is redirected to `redirect_uri` with `code` and the unchanged `state`. Parameters are accepted in snake_case (preferred) and camelCase; one spelling of `response_type`, `client_id` and `redirect_uri` is required (`InvalidRequestError` otherwise). `redirect_uri` must be identical to a registered URI (protocol, domain, path, trailing slash): https, or in the Sandbox also `http://localhost` and `http://127.0.0.1` on any port. Errors are never redirected to an unverified `redirect_uri`. Other query parameters (an OpenID Connect client\'s `nonce`, `prompt`, …) are ignored, as RFC 6749 §3.1 requires.
      */
     async authorizeRaw(requestParameters: AuthorizeRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<string>> {
         const requestOptions = await this.authorizeRequestOpts(requestParameters);
@@ -231,7 +231,7 @@ export class OAuthApi extends runtime.BaseAPI {
     }
 
     /**
-     * Start an authorization: renders the authorization screen, where the merchant account (not the integration admin) signs in; it shows the integration\'s name and logo and, when an offer is active, the fee. On success the browser is redirected to `redirect_uri` with `code` and the unchanged `state`. Parameters are accepted in snake_case (preferred) and camelCase; one spelling of `response_type`, `client_id` and `redirect_uri` is required (`InvalidRequestError` otherwise). `redirect_uri` must be identical to a registered URI (protocol, domain, path, trailing slash): https, or in the Sandbox also `http://localhost` and `http://127.0.0.1` on any port. Errors are never redirected to an unverified `redirect_uri`.
+     * Start an authorization: renders the authorization screen, where the merchant account (not the integration admin) signs in; it shows the integration\'s name and logo and, when an offer is active, the fee. On success the browser is redirected to `redirect_uri` with `code` and the unchanged `state`. Parameters are accepted in snake_case (preferred) and camelCase; one spelling of `response_type`, `client_id` and `redirect_uri` is required (`InvalidRequestError` otherwise). `redirect_uri` must be identical to a registered URI (protocol, domain, path, trailing slash): https, or in the Sandbox also `http://localhost` and `http://127.0.0.1` on any port. Errors are never redirected to an unverified `redirect_uri`. Other query parameters (an OpenID Connect client\'s `nonce`, `prompt`, …) are ignored, as RFC 6749 §3.1 requires.
      */
     async authorize(requestParameters: AuthorizeRequest = {}, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<string> {
         const response = await this.authorizeRaw(requestParameters, initOverrides);
@@ -317,7 +317,7 @@ export class OAuthApi extends runtime.BaseAPI {
     }
 
     /**
-     * Used by the authorization screen only; not called by integrators. Checks the CSRF token and the merchant\'s credentials. Success: 303 to `redirect_uri` with `code` and `state`. Failure: the screen again with the error (`InvalidGrantError`: no merchant account with that email, admin accounts and accounts of the other environment included; `InvalidCredentialsError`: wrong password; 403: the form expired or its CSRF token does not match).
+     * Used by the authorization screen only; not called by integrators. Checks the CSRF token and the merchant\'s credentials. Success: 303 to `redirect_uri` with `code` and `state`. Failure: the screen again with the error (`InvalidGrantError`: no merchant account with that email, admin accounts and accounts of the other environment included; `InvalidCredentialsError`: wrong password; 403: the form expired or its CSRF token does not match). A request that is not a sign-in form at all (another content type, a missing field) gets the API\'s JSON `ValidationError`.
      */
     async completeLoginRaw(requestParameters: CompleteLoginRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<void>> {
         const requestOptions = await this.completeLoginRequestOpts(requestParameters);
@@ -327,7 +327,7 @@ export class OAuthApi extends runtime.BaseAPI {
     }
 
     /**
-     * Used by the authorization screen only; not called by integrators. Checks the CSRF token and the merchant\'s credentials. Success: 303 to `redirect_uri` with `code` and `state`. Failure: the screen again with the error (`InvalidGrantError`: no merchant account with that email, admin accounts and accounts of the other environment included; `InvalidCredentialsError`: wrong password; 403: the form expired or its CSRF token does not match).
+     * Used by the authorization screen only; not called by integrators. Checks the CSRF token and the merchant\'s credentials. Success: 303 to `redirect_uri` with `code` and `state`. Failure: the screen again with the error (`InvalidGrantError`: no merchant account with that email, admin accounts and accounts of the other environment included; `InvalidCredentialsError`: wrong password; 403: the form expired or its CSRF token does not match). A request that is not a sign-in form at all (another content type, a missing field) gets the API\'s JSON `ValidationError`.
      */
     async completeLogin(requestParameters: CompleteLoginRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<void> {
         await this.completeLoginRaw(requestParameters, initOverrides);

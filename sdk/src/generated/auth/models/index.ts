@@ -3,6 +3,7 @@
 export * from './AdminLogin.js';
 export * from './AdminPasswordChange.js';
 export * from './AdminSession.js';
+export * from './Authorize400Response.js';
 export * from './ClientInfo.js';
 export * from './CodeExchange.js';
 export * from './CompleteLoginForm.js';
@@ -14,7 +15,6 @@ export * from './JwkSet.js';
 export * from './OpenIdConfiguration.js';
 export * from './ReadinessStatus.js';
 export * from './RefreshRequest.js';
-export * from './RefreshToken400Response.js';
 export * from './RefreshedToken.js';
 export * from './RevokeRequest.js';
 export * from './StandardRevokeRequest.js';

@@ -1,0 +1,473 @@
+// `npm run fuzz`: schemathesis against a live Sandbox, from the documents each API serves at /openapi.yaml.
+// Starts `server/main.ts` on free ports with a fresh embedded PostgreSQL in a temporary folder, creates a
+// Sandbox set with `scripts/sandbox-bootstrap.ts --json` (it attaches to that server's database), signs in
+// the integration admin and the platform admin (Auth API) and gets a merchant idToken
+// (`POST /my-integration/test-tokens`), then runs schemathesis once per API and token with every check
+// and every phase (stateful included: the contract has no OpenAPI links, schemathesis infers them from the
+// schemas and Location headers), prints a summary, stops the server and exits non-zero on any failure.
+//
+// Environment:
+//   FUZZ_MAX_EXAMPLES  test cases per operation and phase (default 15)
+//   FUZZ_MAX_TIME      optional time budget per run, in seconds (schemathesis --max-time: fuzzing and
+//                      stateful testing then repeat until it is spent)
+//   FUZZ_SEED          the seed (default: a random one, printed; the same for every run)
+//   FUZZ_APIS          which APIs (default integration,auth,admin)
+//   FUZZ_WORKERS       schemathesis workers (default 1, see below)
+//   FUZZ_RUN_TIMEOUT   seconds after which one run is stopped and counted as failed (default 600)
+//   FUZZ_REPORT_DIR    keep schemathesis's JUnit reports and the server log there
+//   SCHEMATHESIS       the command (default `python3 -m schemathesis.cli`; pip install -r requirements-fuzz.txt)
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { chmodSync, copyFileSync, createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+type ApiName = "integration" | "auth" | "admin";
+const API_NAMES: ApiName[] = ["integration", "auth", "admin"];
+
+const maxExamples = positiveInt("FUZZ_MAX_EXAMPLES", 15);
+const maxTime = process.env.FUZZ_MAX_TIME ? positiveInt("FUZZ_MAX_TIME", 60) : undefined;
+const seed = process.env.FUZZ_SEED ? positiveInt("FUZZ_SEED", 1) : 1 + Math.floor(Math.random() * 2 ** 31);
+// One worker: with several, schemathesis's threads race in Python 3.11's `ast.parse` (hypothesis describes
+// its lambdas) and a run can end with "AST constructor recursion depth mismatch", an error of the tool.
+const workers = positiveInt("FUZZ_WORKERS", 1);
+const runTimeoutMs = positiveInt("FUZZ_RUN_TIMEOUT", 600) * 1000;
+const apis = (process.env.FUZZ_APIS ?? API_NAMES.join(",")).split(",").map((name) => name.trim()).filter(Boolean) as ApiName[];
+const reportDir = process.env.FUZZ_REPORT_DIR ? resolve(process.env.FUZZ_REPORT_DIR) : undefined;
+const schemathesis = (process.env.SCHEMATHESIS ?? "python3 -m schemathesis.cli").split(/\s+/).filter(Boolean);
+for (const api of apis) if (!API_NAMES.includes(api)) usage(`FUZZ_APIS: unknown API "${api}" (use ${API_NAMES.join(", ")})`);
+
+/**
+ * Operations whose documented refusals also cover rules that a JSON Schema cannot state (a date relative
+ * to today, a check digit, one field against another), so that a request that fits the schema may rightly
+ * be refused. For these alone, the check that a schema-valid request is accepted (positive_data_acceptance,
+ * ST202) also takes the statuses listed here; every other check applies in full, and the refusal must still
+ * be a documented status with a body that fits the contract. A rule the schema can state belongs in spec/.
+ */
+const BUSINESS_RULES: Record<ApiName, Record<string, { statuses: string[]; rules: string }>> = {
+  integration: {
+    createPaymentRequest: {
+      statuses: ["400"],
+      rules: "due dates: real calendar dates, after today and at most 35 days ahead (Argentina time), two in order, one for a draft; a surcharge needs an amount and two dates; at most 2 decimals; the CUIL check digit",
+    },
+    createPaymentRequestsBulk: {
+      statuses: ["400", "422"],
+      rules: "the create rules for every item (400), and the 422 item refusals: CUIL check digit, duplicates within the batch, referenceIds that exist",
+    },
+    completePaymentRequestAmount: { statuses: ["400"], rules: "at most 2 decimals (not a JSON Schema multipleOf, which binary floating point judges wrongly: 19.99)" },
+    updatePaymentRequestCustomer: { statuses: ["400"], rules: "the taxDocument's check digit" },
+    listPaymentRequests: { statuses: ["400"], rules: "endDate not before startDate" },
+    lookupPayer: { statuses: ["400"], rules: "a CUIL or CUIT with a known prefix and a valid check digit" },
+  },
+  auth: {
+    authorize: { statuses: ["400"], rules: "one spelling (snake_case or camelCase) of response_type, client_id and redirect_uri is required" },
+    exchangeToken: { statuses: ["400"], rules: "RFC 6749 §5.2: the parameters each grant_type needs, a code that exists (invalid_request, invalid_grant)" },
+    refreshToken: { statuses: ["400"], rules: "RFC 6749 §5.2: a refresh token that exists (invalid_grant)" },
+  },
+  admin: {
+    advanceSandboxClock: { statuses: ["400"], rules: "the clock only moves forward, and no further than 9999-12-31T23:59:59Z" },
+    simulatePayment: { statuses: ["400"], rules: "the cvu belongs to a charge of the integration; at most 2 decimals" },
+    replaceOffer: { statuses: ["400"], rules: "at most 2 decimals" },
+    // The ones below are for the owners of webhooks, client URLs and tenants to settle (see the fuzz
+    // report): a schema could state some (validationToken only with urlType webhook; enabledEvents from the
+    // catalog), and a refusal that depends on the stored resource may rather be a 409.
+    createClientUrl: { statuses: ["400"], rules: "validationToken only with urlType webhook" },
+    updateClientUrl: { statuses: ["400"], rules: "validationToken only on a webhook URL (the URL's stored type)" },
+    testClientUrl: { statuses: ["400"], rules: "only webhook URLs are tested (the URL's stored type)" },
+    createTenant: { statuses: ["400"], rules: "webhook_url must resolve to a public address (DNS, the SSRF guard)" },
+    updateTenant: { statuses: ["400"], rules: "webhook_url must resolve to a public address (DNS, the SSRF guard)" },
+    replaceWebhookSubscriptions: { statuses: ["422"], rules: "enabledEvents are names of the event catalog (GET /my-integration/webhook-events)" },
+  },
+};
+
+/** schemathesis's own expected statuses for positive_data_acceptance (schemathesis/config/_checks.py). */
+const POSITIVE_DATA_ACCEPTANCE_DEFAULT = ["2xx", "3xx", "401", "403", "404", "409", "429", "5xx"];
+
+interface Run {
+  api: ApiName;
+  /** Whose token. */
+  as: string;
+  /** The security scheme the token is for, and the token. */
+  scheme: string;
+  token: string;
+  includeOperationIds?: string[];
+  excludeOperationIds?: string[];
+  includePathRegex?: string;
+  excludePathRegex?: string;
+}
+
+interface RunResult {
+  run: Run;
+  exitCode: number | null;
+  seconds: number;
+  operations: string;
+  cases: string;
+  outcome: string;
+}
+
+interface SandboxSet {
+  integrationApiUrl: string;
+  authApiUrl: string;
+  adminApiUrl: string;
+  platformAdmin: { email: string; password: string };
+  integrationAdmin: { email: string; password: string };
+}
+
+const started = Date.now();
+const version = schemathesisVersion();
+const work = mkdtempSync(join(tmpdir(), "cobro-fuzz-"));
+chmodSync(work, 0o711); // the embedded PostgreSQL runs as "postgres" when we are root: it must pass through
+const dataDir = join(work, "data");
+const serverLog = join(work, "server.log");
+const urls: Partial<Record<ApiName, string>> = {};
+let server: ChildProcess | undefined;
+let serverLogClosed: Promise<void> = Promise.resolve();
+let current: ChildProcess | undefined;
+let interrupted = false;
+
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.on(signal, () => {
+    interrupted = true;
+    current?.kill("SIGTERM");
+  });
+}
+
+let exitCode = 1;
+try {
+  log(`schemathesis ${version}; seed ${seed}; ${maxExamples} examples per operation${maxTime ? `; ${maxTime} s per run` : ""}; ${workers} worker(s)`);
+  const notImplemented = await startServer();
+  for (const [api, ids] of Object.entries(notImplemented)) if (ids.length > 0) log(`excluded (${api}: answer 501, not implemented yet): ${ids.join(", ")}`);
+
+  const sandbox = bootstrapSandbox();
+  const results: RunResult[] = [];
+  for (const plan of plannedRuns(sandbox, notImplemented)) {
+    if (interrupted) break;
+    results.push(await fuzz(await plan()));
+  }
+  const serverExit = server?.exitCode ?? null;
+  printSummary(results, notImplemented, version);
+  if (serverExit !== null) log(`the server exited during the run (exit code ${serverExit}): see its log`);
+  exitCode = !interrupted && serverExit === null && results.length > 0 && results.every((result) => result.exitCode === 0) ? 0 : 1;
+} catch (error) {
+  process.stderr.write(`fuzz: ${error instanceof Error ? error.message : String(error)}\n`);
+  exitCode = 2;
+} finally {
+  await stopServer();
+  if (reportDir && existsSync(serverLog)) {
+    mkdirSync(reportDir, { recursive: true });
+    copyFileSync(serverLog, join(reportDir, "server.log"));
+  } else if (exitCode !== 0 && existsSync(serverLog)) {
+    const kept = join(tmpdir(), `cobro-fuzz-server-${process.pid}.log`);
+    copyFileSync(serverLog, kept);
+    log(`server log kept in ${kept}`);
+  }
+  rmSync(work, { recursive: true, force: true });
+}
+log(`done in ${seconds(started)} s`);
+process.exit(exitCode);
+
+// ---------------------------------------------------------------------------------------------------
+
+/**
+ * One run per API and token. Tokens are taken right before the run that uses them (an earlier run may
+ * have ended them: the Admin API unlinks merchants), and the Admin API's runs go last for that reason.
+ */
+function plannedRuns(sandbox: SandboxSet, notImplemented: Partial<Record<ApiName, string[]>>): Array<() => Promise<Run>> {
+  const skip = (api: ApiName) => notImplemented[api] ?? [];
+  const plans: Array<() => Promise<Run>> = [];
+  if (apis.includes("integration")) {
+    plans.push(async () => ({ api: "integration", as: "merchant", scheme: "MerchantBearer", token: await merchantToken(sandbox), excludeOperationIds: skip("integration") }));
+  }
+  if (apis.includes("auth")) {
+    // BearerAuth is the merchant's idToken for client-info, the admin's for the admin session.
+    plans.push(async () => ({ api: "auth", as: "merchant", scheme: "BearerAuth", token: await merchantToken(sandbox), includeOperationIds: ["getClientInfo"] }));
+    plans.push(async () => ({
+      api: "auth",
+      as: "integration admin",
+      scheme: "BearerAuth",
+      token: await adminToken(sandbox, sandbox.integrationAdmin),
+      excludeOperationIds: ["getClientInfo", ...skip("auth")],
+    }));
+  }
+  if (apis.includes("admin")) {
+    plans.push(async () => ({
+      api: "admin",
+      as: "integration admin",
+      scheme: "AdminBearer",
+      token: await adminToken(sandbox, sandbox.integrationAdmin),
+      excludePathRegex: "^/integration-admin/",
+      excludeOperationIds: skip("admin"),
+    }));
+    plans.push(async () => ({
+      api: "admin",
+      as: "platform admin",
+      scheme: "AdminBearer",
+      token: await adminToken(sandbox, sandbox.platformAdmin),
+      includePathRegex: "^/integration-admin/",
+      excludeOperationIds: skip("admin"),
+    }));
+  }
+  return plans;
+}
+
+/**
+ * The schemathesis configuration of one run. The token goes through the environment (`${…}`), never into
+ * the file. Per-operation settings are used for the check's expected statuses only: schemathesis 4.32.5
+ * applies an `[[operations]]` entry's `headers` to every operation, hence one run per token.
+ */
+function configOf(run: Run): string {
+  const lines = [
+    `[auth.openapi.${run.scheme}]`,
+    'bearer = "${COBRO_FUZZ_TOKEN}"',
+    "",
+    "[generation]",
+    'database = "none"',
+    // PostgreSQL's text cannot hold U+0000: every API refuses it with a 400 ValidationError (each API's
+    // description says so), so the strings of schema-valid requests must not carry it.
+    "allow-x00 = false",
+    "",
+    "[cache]",
+    "enabled = false",
+  ];
+  for (const [operationId, { statuses }] of Object.entries(BUSINESS_RULES[run.api])) {
+    const expected = [...POSITIVE_DATA_ACCEPTANCE_DEFAULT, ...statuses].map((status) => JSON.stringify(status)).join(", ");
+    lines.push("", "[[operations]]", `include-operation-id = ${JSON.stringify(operationId)}`, `checks.positive_data_acceptance.expected-statuses = [${expected}]`);
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+async function fuzz(run: Run): Promise<RunResult> {
+  const baseUrl = urlOf(run.api);
+  const label = `${run.api} as ${run.as}`;
+  const runDir = mkdtempSync(join(work, `${run.api}-`));
+  const configFile = join(runDir, "schemathesis.toml");
+  writeFileSync(configFile, configOf(run), { mode: 0o600 });
+  const args = [
+    ...schemathesis.slice(1),
+    "--config-file",
+    configFile,
+    "run",
+    `${baseUrl}/openapi.yaml`,
+    "--url",
+    baseUrl,
+    "--checks",
+    "all",
+    "--max-examples",
+    String(maxExamples),
+    "--seed",
+    String(seed),
+    "--workers",
+    String(workers),
+    "--request-timeout",
+    "15",
+    "--no-color",
+    ...(maxTime ? ["--max-time", String(maxTime)] : []),
+    ...(run.includePathRegex ? ["--include-path-regex", run.includePathRegex] : []),
+    ...(run.excludePathRegex ? ["--exclude-path-regex", run.excludePathRegex] : []),
+    ...(run.includeOperationIds ?? []).flatMap((id) => ["--include-operation-id", id]),
+    ...(run.excludeOperationIds ?? []).flatMap((id) => ["--exclude-operation-id", id]),
+    ...(reportDir ? ["--report", "junit", "--report-junit-path", join(reportDir, `${run.api}-${run.as.replace(/\s+/g, "-")}.xml`)] : []),
+  ];
+  log(`\n=== ${label} (${baseUrl}) ===`);
+  const runStarted = Date.now();
+  const child = spawn(schemathesis[0]!, args, {
+    cwd: runDir, // its reports and caches stay out of the repository
+    env: { ...process.env, COBRO_FUZZ_TOKEN: run.token, PYTHONUNBUFFERED: "1", NO_COLOR: "1" },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  current = child;
+  let output = "";
+  const forward = (chunk: Buffer) => {
+    output += chunk.toString("utf8");
+    process.stdout.write(chunk);
+  };
+  child.stdout!.on("data", forward);
+  child.stderr!.on("data", forward);
+  const timer = setTimeout(() => {
+    log(`\n${label}: stopped after ${runTimeoutMs / 1000} s (FUZZ_RUN_TIMEOUT)`);
+    child.kill("SIGTERM");
+  }, runTimeoutMs);
+  const exitCode = await new Promise<number | null>((resolvePromise) => child.on("close", (code) => resolvePromise(code)));
+  clearTimeout(timer);
+  current = undefined;
+  const text = output.replace(/\u001b\[[0-9;]*m/g, "");
+  const lastLine = [...text.matchAll(/^=+ (.+?) =+$/gm)].at(-1)?.[1] ?? `exit code ${exitCode}`;
+  return {
+    run,
+    exitCode,
+    seconds: (Date.now() - runStarted) / 1000,
+    operations: /Selected:\s*(\d+\/\d+)/.exec(text)?.[1] ?? "?",
+    cases: /(\d+) generated/.exec(text)?.[1] ?? "?",
+    outcome: lastLine,
+  };
+}
+
+function printSummary(results: RunResult[], notImplemented: Partial<Record<ApiName, string[]>>, version: string): void {
+  const lines = ["", "=== fuzz summary ===", `schemathesis ${version}, seed ${seed} (FUZZ_SEED=${seed} repeats it), ${maxExamples} examples per operation`];
+  for (const result of results) {
+    const mark = result.exitCode === 0 ? "ok  " : "FAIL";
+    lines.push(
+      `  ${mark} ${`${result.run.api} as ${result.run.as}`.padEnd(30)} ${`${result.operations} operations`.padEnd(17)} ${`${result.cases} cases`.padEnd(12)} ${result.seconds.toFixed(1).padStart(6)} s  ${result.outcome}`,
+    );
+  }
+  for (const [api, ids] of Object.entries(notImplemented)) if (ids.length > 0) lines.push(`  not fuzzed (${api}, 501 not implemented yet): ${ids.join(", ")}`);
+  for (const api of apis) {
+    for (const [operationId, { statuses, rules }] of Object.entries(BUSINESS_RULES[api])) lines.push(`  ${api} ${operationId}: a schema-valid request may get ${statuses.join("/")} (${rules})`);
+  }
+  const errors = serverErrorLines();
+  lines.push(`  server: ${errors.length} unexpected error(s) logged${errors.length ? `: ${errors.slice(0, 5).join("; ")}` : ""}`);
+  process.stdout.write(`${lines.join("\n")}\n`);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The server, the Sandbox set and the tokens.
+
+function urlOf(api: ApiName): string {
+  const url = urls[api];
+  if (!url) throw new Error(`no URL for the ${api} API`);
+  return url;
+}
+
+/** Starts the server on free ports; resolves with the operations it lists as not implemented (501). */
+async function startServer(): Promise<Partial<Record<ApiName, string[]>>> {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(process.env)) {
+    // A fresh embedded PostgreSQL and free ports, whatever the caller's environment says.
+    if (name === "DATABASE_URL" || /^(INTEGRATION|AUTH|ADMIN)_PORT$/.test(name) || /^COBRO_/.test(name)) continue;
+    env[name] = value;
+  }
+  Object.assign(env, {
+    SERVICE_ENV: "sandbox",
+    COBRO_DATA_DIR: dataDir,
+    COBRO_ALLOW_LOOPBACK_URLS: "true",
+    INTEGRATION_PORT: "0",
+    AUTH_PORT: "0",
+    ADMIN_PORT: "0",
+    LOG_LEVEL: "warn",
+  });
+  const logFile = createWriteStream(serverLog);
+  let banner = "";
+  server = spawn(process.execPath, [join(root, "server", "main.ts")], { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] });
+  server.stdout!.on("data", (chunk: Buffer) => {
+    banner += chunk.toString("utf8");
+    logFile.write(chunk);
+  });
+  server.stderr!.on("data", (chunk: Buffer) => {
+    banner += chunk.toString("utf8");
+    logFile.write(chunk);
+  });
+  serverLogClosed = new Promise<void>((resolvePromise) => logFile.on("close", () => resolvePromise()));
+  server.on("close", () => logFile.end()); // after its stdout and stderr are drained
+  const deadline = Date.now() + 120_000;
+  // main.ts writes running.json after it printed the whole banner.
+  while (!existsSync(join(dataDir, "running.json"))) {
+    if (server.exitCode !== null) throw new Error(`the server exited (${server.exitCode}):\n${banner}`);
+    if (Date.now() > deadline) throw new Error(`the server did not start within 120 s:\n${banner}`);
+    await new Promise((resolvePromise) => setTimeout(resolvePromise, 100));
+  }
+  for (const match of banner.matchAll(/^\s+(integration|auth|admin)\s+(http:\S+)/gm)) urls[match[1] as ApiName] = match[2]!;
+  const notImplemented: Partial<Record<ApiName, string[]>> = {};
+  for (const match of banner.matchAll(/not implemented yet \((\w+), answer 501\): (.+)$/gm)) {
+    notImplemented[match[1] as ApiName] = match[2]!.split(",").map((id) => id.trim()).filter(Boolean);
+  }
+  log(`server: integration ${urls.integration}, auth ${urls.auth}, admin ${urls.admin}; embedded PostgreSQL in ${dataDir}`);
+  return notImplemented;
+}
+
+async function stopServer(): Promise<void> {
+  const child = server;
+  server = undefined;
+  if (!child) return;
+  if (child.exitCode !== null) return serverLogClosed;
+  const exited = new Promise<void>((resolvePromise) => child.once("exit", () => resolvePromise()));
+  child.kill("SIGTERM");
+  const timeout = new Promise<"timeout">((resolvePromise) => setTimeout(() => resolvePromise("timeout"), 30_000).unref());
+  if ((await Promise.race([exited, timeout])) === "timeout") {
+    child.kill("SIGKILL");
+    await exited;
+  }
+  await serverLogClosed;
+}
+
+/** `sandbox-bootstrap.ts --json` on the same data folder: it attaches to the running server's database. */
+function bootstrapSandbox(): SandboxSet {
+  const output = execFileSync(process.execPath, [join(root, "scripts", "sandbox-bootstrap.ts"), "--json"], {
+    cwd: root,
+    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? tmpdir(), SERVICE_ENV: "sandbox", COBRO_DATA_DIR: dataDir },
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  const sandbox = JSON.parse(output) as SandboxSet;
+  log(`sandbox: integration admin ${sandbox.integrationAdmin.email}, platform admin ${sandbox.platformAdmin.email}`);
+  return sandbox;
+}
+
+async function postJson(url: string, body: unknown, token?: string): Promise<any> {
+  const response = await fetch(url, {
+    method: "POST",
+    headers: { ...(body === undefined ? {} : { "content-type": "application/json" }), ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  if (!response.ok) throw new Error(`POST ${url} answered ${response.status}: ${text.slice(0, 300)}`);
+  return JSON.parse(text);
+}
+
+/** An admin's idToken (Auth API `POST /integration/admin/login`). */
+async function adminToken(sandbox: SandboxSet, admin: { email: string; password: string }): Promise<string> {
+  return (await postJson(`${sandbox.authApiUrl}/integration/admin/login`, admin)).idToken as string;
+}
+
+/** A merchant idToken of the Sandbox integration (Admin API `POST /my-integration/test-tokens`). */
+async function merchantToken(sandbox: SandboxSet): Promise<string> {
+  return (await postJson(`${sandbox.adminApiUrl}/my-integration/test-tokens`, undefined, await adminToken(sandbox, sandbox.integrationAdmin))).idToken as string;
+}
+
+/** The server's `unexpected error` log lines (level 50): each is a 500 that the checks also report. */
+function serverErrorLines(): string[] {
+  if (!existsSync(serverLog)) return [];
+  const found: string[] = [];
+  for (const line of readFileSync(serverLog, "utf8").split("\n")) {
+    if (!line.startsWith("{")) continue;
+    try {
+      const entry = JSON.parse(line) as { level?: number; path?: string; err?: { message?: string } };
+      if ((entry.level ?? 0) >= 50) found.push(`${entry.path ?? "?"}: ${entry.err?.message ?? "error"}`);
+    } catch {
+      // not a log line
+    }
+  }
+  return found;
+}
+
+function schemathesisVersion(): string {
+  try {
+    const output = execFileSync(schemathesis[0]!, [...schemathesis.slice(1), "--version"], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+    return /version\s+(\S+)/.exec(output)?.[1] ?? output.trim();
+  } catch {
+    usage(
+      `schemathesis is not installed (${schemathesis.join(" ")}): python3 -m pip install -r requirements-fuzz.txt, or set SCHEMATHESIS; with docker, see README ("Fuzzing")`,
+    );
+  }
+}
+
+function positiveInt(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 1) usage(`${name} must be a positive integer, not "${raw}"`);
+  return value;
+}
+
+function usage(message: string): never {
+  process.stderr.write(`fuzz: ${message}\n`);
+  process.exit(2);
+}
+
+function seconds(since: number): string {
+  return ((Date.now() - since) / 1000).toFixed(1);
+}
+
+function log(message: string): void {
+  process.stdout.write(`${message}\n`);
+}
