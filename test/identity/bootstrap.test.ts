@@ -3,15 +3,14 @@
 // `<COBRO_DATA_DIR>/sandbox.json`; `npm run sandbox:bootstrap -- --json` makes a fresh set against the
 // running Sandbox. Both are real processes, as a person runs them (see test/runtime/process.test.ts).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { spawn, type ChildProcess } from "node:child_process";
+import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { postJson, read } from "../helpers/service.ts";
 import { obtainCode } from "../helpers/oauth.ts";
+import { cobroEnv, ROOT, startCobro, waitForOutput as waitFor, type StartedCobro as Started } from "../helpers/process.ts";
 
-const ROOT = join(import.meta.dirname, "..", "..");
-const MAIN = join(ROOT, "server", "main.ts");
 const BOOTSTRAP = join(ROOT, "scripts", "sandbox-bootstrap.ts");
 
 /** The exact JSON of the issue, as key names (nested objects as nested shapes). */
@@ -45,35 +44,12 @@ const secretsOf = (set: SandboxJson) => [set.platformAdmin.password, set.integra
 
 const occurrences = (text: string, part: string) => text.split(part).length - 1;
 
-interface Started {
-  child: ChildProcess;
-  output: () => string;
-  exited: Promise<number | null>;
-}
-
 function env(dataDir: string, extra: Record<string, string> = {}): Record<string, string> {
-  // Nothing inherited but PATH and HOME: no DATABASE_URL (CI's second run sets one), the embedded default.
-  return { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", COBRO_DATA_DIR: dataDir, INTEGRATION_PORT: "0", AUTH_PORT: "0", ADMIN_PORT: "0", ...extra };
+  return cobroEnv({ COBRO_DATA_DIR: dataDir, ...extra });
 }
 
 function start(dataDir: string, extra: Record<string, string> = {}): Started {
-  const child = spawn(process.execPath, [MAIN], { cwd: ROOT, env: env(dataDir, { LOG_LEVEL: "warn", ...extra }), stdio: ["ignore", "pipe", "pipe"] });
-  let output = "";
-  child.stdout!.on("data", (chunk) => (output += chunk));
-  child.stderr!.on("data", (chunk) => (output += chunk));
-  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
-  return { child, output: () => output, exited };
-}
-
-async function waitFor(started: Started, pattern: RegExp, timeoutMs = 90_000): Promise<RegExpMatchArray> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const match = started.output().match(pattern);
-    if (match) return match;
-    if (started.child.exitCode !== null) throw new Error(`exited early:\n${started.output()}`);
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${pattern}:\n${started.output()}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  return startCobro({ COBRO_DATA_DIR: dataDir, ...extra });
 }
 
 /** The URLs `npm start` prints, as served. */

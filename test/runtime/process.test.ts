@@ -1,41 +1,10 @@
 // `npm start` as a person runs it: what it prints, how it refuses a bad start, and how it stops.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-
-const MAIN = join(import.meta.dirname, "..", "..", "server", "main.ts");
-
-interface Started {
-  child: ChildProcess;
-  output: () => string;
-  exited: Promise<number | null>;
-}
-
-function start(env: Record<string, string>): Started {
-  const child = spawn(process.execPath, [MAIN], {
-    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", LOG_LEVEL: "warn", INTEGRATION_PORT: "0", AUTH_PORT: "0", ADMIN_PORT: "0", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let output = "";
-  child.stdout!.on("data", (chunk) => (output += chunk));
-  child.stderr!.on("data", (chunk) => (output += chunk));
-  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
-  return { child, output: () => output, exited };
-}
-
-async function waitFor(started: Started, pattern: RegExp, timeoutMs = 60_000): Promise<RegExpMatchArray> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const match = started.output().match(pattern);
-    if (match) return match;
-    if (started.child.exitCode !== null) throw new Error(`exited early:\n${started.output()}`);
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${pattern}:\n${started.output()}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+import { startCobro as start, waitForOutput as waitFor, type StartedCobro as Started } from "../helpers/process.ts";
 
 describe("a configuration error", () => {
   it("is one readable line per problem and exit code 2, before anything starts", async () => {

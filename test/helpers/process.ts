@@ -1,0 +1,40 @@
+// Cobro as a person runs it: `node server/main.ts` in its own process, with nothing inherited but PATH
+// and HOME (no DATABASE_URL: the embedded default) and free ports unless the test says otherwise.
+import { spawn, type ChildProcess } from "node:child_process";
+import { join } from "node:path";
+
+export const ROOT = join(import.meta.dirname, "..", "..");
+const MAIN = join(ROOT, "server", "main.ts");
+
+export interface StartedCobro {
+  child: ChildProcess;
+  /** Everything it printed so far, stdout and stderr together. */
+  output: () => string;
+  exited: Promise<number | null>;
+}
+
+/** The environment of a spawned Cobro: PATH, HOME, ports 0, then the test's own variables. */
+export function cobroEnv(extra: Record<string, string> = {}): Record<string, string> {
+  return { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", INTEGRATION_PORT: "0", AUTH_PORT: "0", ADMIN_PORT: "0", ...extra };
+}
+
+export function startCobro(extra: Record<string, string> = {}, args: string[] = []): StartedCobro {
+  const child = spawn(process.execPath, [MAIN, ...args], { cwd: ROOT, env: cobroEnv({ LOG_LEVEL: "warn", ...extra }), stdio: ["ignore", "pipe", "pipe"] });
+  let output = "";
+  child.stdout!.on("data", (chunk) => (output += chunk));
+  child.stderr!.on("data", (chunk) => (output += chunk));
+  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+  return { child, output: () => output, exited };
+}
+
+/** Waits until the output matches, failing early if the process exits or the time runs out. */
+export async function waitForOutput(started: StartedCobro, pattern: RegExp, timeoutMs = 90_000): Promise<RegExpMatchArray> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const match = started.output().match(pattern);
+    if (match) return match;
+    if (started.child.exitCode !== null) throw new Error(`exited early:\n${started.output()}`);
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${pattern}:\n${started.output()}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
