@@ -28,3 +28,9 @@ export function redactConnectionString(connectionString: string): string {
   }
   return url.toString();
 }
+
+/** PostgreSQL refused a write for a unique constraint or index (SQLSTATE 23505), this one when named. */
+export function isUniqueViolation(error: unknown, constraint?: string): boolean {
+  const { code, constraint: violated } = (error ?? {}) as { code?: string; constraint?: string };
+  return code === "23505" && (constraint === undefined || violated === constraint);
+}

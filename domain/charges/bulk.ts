@@ -12,6 +12,7 @@ import { payerKeyOf } from "../tax-id.ts";
 import { bankAccountInfoOf, chargeRow, type ChargeContext } from "./charges.ts";
 import type { BankAccountInfo } from "./charge-view.ts";
 import { BULK_REFUSAL_REASONS, batchNotificationFlags, bulkRefusals, type BulkRefusal, type ChargeSpec } from "./charge-rules.ts";
+import { isUniqueViolation } from "../../db/errors.ts";
 
 export interface CreatedBatch {
   batchId: string;
@@ -135,6 +136,3 @@ function batchRefused(total: number, inBatch: BulkRefusal[], existing: BulkRefus
   );
 }
 
-function isUniqueViolation(error: unknown, constraint: string): boolean {
-  return (error as { code?: string }).code === "23505" && (error as { constraint?: string }).constraint === constraint;
-}

@@ -4,14 +4,14 @@ import type { Kysely, Transaction } from "kysely";
 import type { Database } from "../../db/schema.ts";
 import type { Charge } from "../../db/tables/charges.table.ts";
 import { startOfArgentinaDay, addDays } from "../argentina-time.ts";
-import { holdSharedCvu, holdWholeCvu, releaseCvu } from "../cvu-pool/cvu-pool.ts";
+import { holdCvuForCharge, releaseCvu } from "../cvu-pool/cvu-pool.ts";
 import { DomainError } from "../errors.ts";
 import { reserveChatMessages } from "../limits/message-caps.ts";
 import { fromCents } from "../money.ts";
-import { payerKeyOf } from "../tax-id.ts";
 import { checkDestination, type DestinationPolicy } from "../webhooks/destination-guard.ts";
 import { BANK_NAME, type BankAccountInfo } from "./charge-view.ts";
 import { surchargeCents, surchargeJson, type ChargeSpec } from "./charge-rules.ts";
+import { isUniqueViolation } from "../../db/errors.ts";
 
 /** Who creates and reads charges: the integration and merchant account of the token, and the environment. */
 export interface ChargeContext {
@@ -33,9 +33,6 @@ export interface StoredCharge {
 
 export const paymentRequestNotFound = () => new DomainError("PaymentRequestNotFoundError", "Payment request not found");
 
-function isUniqueViolation(error: unknown, constraint: string): boolean {
-  return (error as { code?: string }).code === "23505" && (error as { constraint?: string }).constraint === constraint;
-}
 
 export async function bankAccountInfoOf(db: Kysely<Database> | Transaction<Database>, merchantAccountId: string): Promise<BankAccountInfo> {
   const merchant = await db.selectFrom("merchant_accounts").select(["account_holder_name", "account_holder_tax_id"]).where("id", "=", merchantAccountId).executeTakeFirstOrThrow();
@@ -100,10 +97,7 @@ export async function createCharge(db: Kysely<Database>, context: ChargeContext,
     }
     let cvu: string | null = null;
     if (charge.state === "pending") {
-      const account =
-        charge.conciliation_type === "cuil"
-          ? await holdSharedCvu(trx, context.merchantAccountId, [{ chargeId: charge.id, payerKey: payerKeyOf(charge.customer_tax_document ?? "")! }])
-          : await holdWholeCvu(trx, context.merchantAccountId, charge.id);
+      const account = await holdCvuForCharge(trx, charge);
       charge = await trx.updateTable("charges").set({ cvu_account_id: account.id }).where("id", "=", charge.id).returningAll().executeTakeFirstOrThrow();
       cvu = account.cvu;
     }
@@ -185,10 +179,7 @@ export async function completeDraftAmount(db: Kysely<Database>, context: ChargeC
     if (charge.state !== "draft" || charge.paid_cents > 0) {
       throw new DomainError("PaymentRequestCannotBeModified", `Only a draft with no payments can get an amount; this one is ${charge.state}`, { data: conflictData(charge) });
     }
-    const account =
-      charge.conciliation_type === "cuil"
-        ? await holdSharedCvu(trx, context.merchantAccountId, [{ chargeId: charge.id, payerKey: payerKeyOf(charge.customer_tax_document ?? "")! }])
-        : await holdWholeCvu(trx, context.merchantAccountId, charge.id);
+    const account = await holdCvuForCharge(trx, charge);
     const updated = await trx
       .updateTable("charges")
       .set({ amount_cents: amountCents, state: "pending", cvu_account_id: account.id, updated_at: context.now })

@@ -6,7 +6,9 @@ import { sql, type Transaction } from "kysely";
 import type { Database } from "../../db/schema.ts";
 import type { CvuAccount } from "../../db/tables/charges.table.ts";
 import { makeCvu } from "../cvu.ts";
+import { payerKeyOf } from "../tax-id.ts";
 import { DomainError } from "../errors.ts";
+import { isUniqueViolation } from "../../db/errors.ts";
 
 export const MAX_POOL_SIZE = 100;
 /** The hold of a cvu-mode charge: the whole CVU. */
@@ -21,9 +23,6 @@ const insufficient = () =>
 const alreadyAssociated = () =>
   new DomainError("CustomerAlreadyAssociatedError", "Another charge for the same payer was being created on the same CVU at the same time; retry");
 
-function isUniqueViolation(error: unknown, constraint: string): boolean {
-  return (error as { code?: string; constraint?: string }).code === "23505" && (error as { constraint?: string }).constraint === constraint;
-}
 
 /** A new CVU for the merchant, if its pool has room. Pool growth is serialised per merchant. */
 async function growPool(trx: Trx, merchantAccountId: string, holding: "exclusive" | "shared"): Promise<CvuAccount | undefined> {
@@ -96,6 +95,17 @@ export async function holdSharedCvu(trx: Trx, merchantAccountId: string, holds: 
   const account = candidate ?? (await growPool(trx, merchantAccountId, "shared"));
   if (!account) throw insufficient();
   return recordHolds(trx, account, holds, "shared");
+}
+
+/** The CVU a charge that becomes pending holds: its own in cvu mode, a shared one for its payer in cuil mode. */
+export async function holdCvuForCharge(
+  trx: Trx,
+  charge: { id: string; merchant_account_id: string; conciliation_type: "cvu" | "cuil"; customer_tax_document: string | null },
+): Promise<CvuAccount> {
+  if (charge.conciliation_type === "cvu") return holdWholeCvu(trx, charge.merchant_account_id, charge.id);
+  const payerKey = charge.customer_tax_document ? payerKeyOf(charge.customer_tax_document) : undefined;
+  if (payerKey === undefined) throw new Error(`cuil-mode charge ${charge.id} has no valid payer document`);
+  return holdSharedCvu(trx, charge.merchant_account_id, [{ chargeId: charge.id, payerKey }]);
 }
 
 /** A charge that closes gives its CVU back: a CVU with no open charge left is free again. */

@@ -5,6 +5,7 @@ import type { Database } from "../../db/schema.ts";
 import type { AdminRole, IntegrationClient, IntegrationType, MerchantAccount } from "../../db/tables/identity.table.ts";
 import { DomainError } from "../errors.ts";
 import { hashSecret, randomToken } from "./secrets.ts";
+import { isUniqueViolation } from "../../db/errors.ts";
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -65,7 +66,7 @@ export async function createAdminUser(
       .returning("id")
       .executeTakeFirstOrThrow();
   } catch (error) {
-    if ((error as { code?: string }).code === "23505") throw new DomainError("AdminEmailAlreadyExistsError", `An admin with email ${input.email} already exists`);
+    if (isUniqueViolation(error)) throw new DomainError("AdminEmailAlreadyExistsError", `An admin with email ${input.email} already exists`);
     throw error;
   }
 }

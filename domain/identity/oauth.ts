@@ -1,7 +1,7 @@
 // OAuth 2.0 authorization code for merchant accounts (RFC 6749 with the RFC 9700 practices: exact
 // redirect_uri match, single-use codes whose reuse revokes what they produced, PKCE S256, CSRF on the
 // sign-in form, no open redirect), and the admin session.
-import { sql, type Kysely } from "kysely";
+import { sql, type Kysely, type Transaction } from "kysely";
 import type { Database } from "../../db/schema.ts";
 import type { IntegrationClient } from "../../db/tables/identity.table.ts";
 import type { Clock } from "../clock.ts";
@@ -195,22 +195,9 @@ export async function exchangeCode(
       return { error: new DomainError("IntegrationSetupError", "The link could not be completed: this Sandbox test account belongs to another integration. The code is consumed; authorize again with another account.") };
     }
     await linkMerchant(trx, client.id, merchant.id, now);
-    const refreshToken = randomToken("rt_");
-    const grant = await trx
-      .insertInto("oauth_grants")
-      .values({
-        integration_client_id: client.id,
-        merchant_account_id: merchant.id,
-        refresh_token_hash: sha256(refreshToken),
-        scope: code.scope,
-        created_at: now,
-        expires_at: new Date(now.getTime() + REFRESH_TOKEN_DAYS * DAY_MS),
-      })
-      .returning("id")
-      .executeTakeFirstOrThrow();
-    await trx.updateTable("oauth_codes").set({ grant_id: grant.id }).where("code_hash", "=", code.code_hash).execute();
-    const idToken = await tokens.issueMerchantToken({ merchantAccountId: merchant.id, providerClientId: client.provider_client_id, grantId: grant.id, scope: code.scope, email: merchant.email });
-    return { tokens: { idToken, refreshToken, tokenType: "Bearer" as const, expiresIn: ID_TOKEN_SECONDS, scope: code.scope } };
+    const granted = await createGrant(trx, tokens, { client, merchant, scope: code.scope, now });
+    await trx.updateTable("oauth_codes").set({ grant_id: granted.grantId }).where("code_hash", "=", code.code_hash).execute();
+    return { tokens: granted.tokens };
   });
   // Refusals are returned, not thrown, so that what the transaction recorded (a consumed code, a revoked
   // grant) is committed before the error is answered.
@@ -218,9 +205,13 @@ export async function exchangeCode(
   return (outcome as { tokens: TokenSet }).tokens;
 }
 
-/** Mints merchant tokens for an already linked account (Sandbox test tokens). */
-export async function issueGrant(db: Kysely<Database>, clock: Clock, tokens: TokenService, client: IntegrationClient, merchant: { id: string; email: string }): Promise<TokenSet> {
-  const now = clock.now();
+/** A grant (its refresh token, 180 days) and the first idToken issued from it. */
+async function createGrant(
+  db: Kysely<Database> | Transaction<Database>,
+  tokens: TokenService,
+  input: { client: IntegrationClient; merchant: { id: string; email: string }; scope: string; now: Date },
+): Promise<{ grantId: string; tokens: TokenSet }> {
+  const { client, merchant, scope, now } = input;
   const refreshToken = randomToken("rt_");
   const grant = await db
     .insertInto("oauth_grants")
@@ -228,14 +219,19 @@ export async function issueGrant(db: Kysely<Database>, clock: Clock, tokens: Tok
       integration_client_id: client.id,
       merchant_account_id: merchant.id,
       refresh_token_hash: sha256(refreshToken),
-      scope: DEFAULT_SCOPE,
+      scope,
       created_at: now,
       expires_at: new Date(now.getTime() + REFRESH_TOKEN_DAYS * DAY_MS),
     })
     .returning("id")
     .executeTakeFirstOrThrow();
-  const idToken = await tokens.issueMerchantToken({ merchantAccountId: merchant.id, providerClientId: client.provider_client_id, grantId: grant.id, scope: DEFAULT_SCOPE, email: merchant.email });
-  return { idToken, refreshToken, tokenType: "Bearer", expiresIn: ID_TOKEN_SECONDS, scope: DEFAULT_SCOPE };
+  const idToken = await tokens.issueMerchantToken({ merchantAccountId: merchant.id, providerClientId: client.provider_client_id, grantId: grant.id, scope, email: merchant.email });
+  return { grantId: grant.id, tokens: { idToken, refreshToken, tokenType: "Bearer", expiresIn: ID_TOKEN_SECONDS, scope } };
+}
+
+/** Mints merchant tokens for an already linked account (Sandbox test tokens). */
+export async function issueGrant(db: Kysely<Database>, clock: Clock, tokens: TokenService, client: IntegrationClient, merchant: { id: string; email: string }): Promise<TokenSet> {
+  return (await createGrant(db, tokens, { client, merchant, scope: DEFAULT_SCOPE, now: clock.now() })).tokens;
 }
 
 /** A new idToken for a refresh token (which does not rotate). */

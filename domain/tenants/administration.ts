@@ -15,6 +15,7 @@ import type { IntegrationTenant } from "../../db/tables/charges.table.ts";
 import { DomainError } from "../errors.ts";
 import { checkDestination, type DestinationPolicy } from "../webhooks/destination-guard.ts";
 import { ensureSigningSecret } from "../webhooks/signing-secrets.ts";
+import { isUniqueViolation } from "../../db/errors.ts";
 
 export interface TenantView {
   integrationTenantId: string;
@@ -34,10 +35,6 @@ const ACTIVE_KEY_INDEX = "integration_tenants_active_key";
 
 const tenantNotFound = () => new DomainError("TenantNotFoundError", "The specified tenant does not exist or was deleted");
 const duplicateKey = (key: string) => new DomainError("TenantDuplicateKeyError", `An active tenant of the integration already has the key "${key}"`);
-
-function isDuplicateKey(error: unknown): boolean {
-  return (error as { code?: string }).code === "23505" && (error as { constraint?: string }).constraint === ACTIVE_KEY_INDEX;
-}
 
 function viewOf(row: IntegrationTenant): TenantView {
   return { integrationTenantId: row.id, key: row.key, name: row.name, webhook_url: row.webhook_url, hasValidationToken: row.validation_token !== null };
@@ -80,7 +77,7 @@ export async function createTenant(
       return { integrationTenantId: row.id, key: row.key, name: row.name };
     });
   } catch (error) {
-    if (isDuplicateKey(error)) throw duplicateKey(input.key);
+    if (isUniqueViolation(error, ACTIVE_KEY_INDEX)) throw duplicateKey(input.key);
     throw error;
   }
 }
@@ -106,7 +103,7 @@ export async function updateTenant(db: Kysely<Database>, context: TenantContext,
     if (!row) throw tenantNotFound();
     return viewOf(row);
   } catch (error) {
-    if (isDuplicateKey(error)) throw duplicateKey(input.key);
+    if (isUniqueViolation(error, ACTIVE_KEY_INDEX)) throw duplicateKey(input.key);
     throw error;
   }
 }
