@@ -1,0 +1,59 @@
+// The closing line of CI: vitest's JSON reports summed into `N passed, N failed`, where a run that died or
+// a file that did not load can never read as clean.
+import { describe, expect, it } from "vitest";
+import { countReport, summaryLine } from "../../scripts/test-summary.ts";
+
+const report = (overrides: Record<string, unknown> = {}) =>
+  JSON.stringify({
+    numPassedTests: 10,
+    numFailedTests: 0,
+    numPendingTests: 0,
+    numTodoTests: 0,
+    testResults: [{ name: "/repo/test/a.test.ts", status: "passed", assertionResults: [{ status: "passed" }] }],
+    ...overrides,
+  });
+
+describe("countReport", () => {
+  it("reads passed, failed and skipped tests", () => {
+    const counts = countReport("r.json", () => report({ numPassedTests: 7, numFailedTests: 2, numPendingTests: 1, numTodoTests: 1 }));
+    expect(counts).toEqual({ passed: 7, failed: 2, skipped: 2, notes: [] });
+  });
+
+  it("counts a missing or unreadable report as one failure", () => {
+    const missing = countReport("gone.json", () => {
+      throw new Error("ENOENT");
+    });
+    expect(missing).toMatchObject({ passed: 0, failed: 1 });
+    expect(missing.notes[0]).toContain("gone.json");
+    expect(countReport("x.json", () => "{not json")).toMatchObject({ passed: 0, failed: 1 });
+    expect(countReport("x.json", () => JSON.stringify({ hello: "world" }))).toMatchObject({ passed: 0, failed: 1 });
+  });
+
+  it("counts a test file that failed without a failing test (it did not load) as a failure", () => {
+    const counts = countReport("r.json", () =>
+      report({
+        numPassedTests: 3,
+        testResults: [
+          { name: "/repo/test/ok.test.ts", status: "passed", assertionResults: [{ status: "passed" }] },
+          { name: "/repo/test/broken.test.ts", status: "failed", assertionResults: [], message: "SyntaxError: Unexpected token\n at …" },
+        ],
+      }),
+    );
+    expect(counts.failed).toBe(1);
+    expect(counts.notes).toEqual(["/repo/test/broken.test.ts: failed without a failing test (SyntaxError: Unexpected token)"]);
+  });
+
+  it("does not count a file twice when its failing tests are already counted", () => {
+    const counts = countReport("r.json", () =>
+      report({ numFailedTests: 1, testResults: [{ name: "/repo/test/a.test.ts", status: "failed", assertionResults: [{ status: "failed" }] }] }),
+    );
+    expect(counts.failed).toBe(1);
+  });
+});
+
+describe("summaryLine", () => {
+  it("is the plain closing line, with skipped only when there are any", () => {
+    expect(summaryLine({ passed: 1290, failed: 0, skipped: 0 })).toBe("1290 passed, 0 failed");
+    expect(summaryLine({ passed: 5, failed: 2, skipped: 3 })).toBe("5 passed, 2 failed, 3 skipped");
+  });
+});
