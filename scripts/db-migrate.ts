@@ -8,7 +8,7 @@ import { prepareQueue } from "../jobs/queue.ts";
 
 try {
   const config = loadConfig(process.env, []);
-  const logger = createLogger(config.logLevel);
+  const logger = createLogger(config.logLevel, undefined, config.logFormat);
   const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, logger });
   try {
     await prepareQueue({ pool: database.pool, logger });

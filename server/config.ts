@@ -1,6 +1,7 @@
 // Configuration, read once from the environment and the command line, validated at start with one
 // readable line per problem. Nothing else in Cobro reads process.env.
 import { resolve } from "node:path";
+import { LOG_FORMATS, type LogFormat } from "./logger.ts";
 
 export type ServiceEnv = "sandbox" | "production";
 export const SERVICE_PARTS = ["integration", "auth", "admin", "worker"] as const;
@@ -17,6 +18,8 @@ export interface Config {
   /** The parts this process serves (`--only integration,worker`); all by default. */
   parts: ReadonlySet<ServicePart>;
   logLevel: string;
+  /** `pretty` (readable lines) when standard output is a terminal, `json` otherwise; LOG_FORMAT overrides. */
+  logFormat: LogFormat;
   /** Largest JSON or form body accepted; larger ones get 413. */
   maxBodyBytes: number;
   /**
@@ -45,7 +48,11 @@ export class ConfigError extends Error {
 
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
 
-export function loadConfig(env: NodeJS.ProcessEnv = process.env, argv: readonly string[] = process.argv.slice(2)): Config {
+export function loadConfig(
+  env: NodeJS.ProcessEnv = process.env,
+  argv: readonly string[] = process.argv.slice(2),
+  stdoutIsTerminal: boolean = process.stdout.isTTY === true,
+): Config {
   const problems: string[] = [];
 
   const serviceEnv = env.SERVICE_ENV ?? "sandbox";
@@ -76,6 +83,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, argv: readonly 
 
   const logLevel = env.LOG_LEVEL ?? "info";
   if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(", ")}`);
+  const logFormat = env.LOG_FORMAT === undefined || env.LOG_FORMAT === "" ? (stdoutIsTerminal ? "pretty" : "json") : env.LOG_FORMAT;
+  if (!(LOG_FORMATS as readonly string[]).includes(logFormat)) problems.push(`LOG_FORMAT must be one of ${LOG_FORMATS.join(", ")}, not "${logFormat}"`);
 
   const parts = parseParts(argv, problems);
 
@@ -109,6 +118,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, argv: readonly 
     ports,
     parts,
     logLevel,
+    logFormat: logFormat as LogFormat,
     maxBodyBytes: 1024 * 1024,
     publicUrls,
     allowLoopbackUrls: serviceEnv === "sandbox" && env.COBRO_ALLOW_LOOPBACK_URLS === "true",

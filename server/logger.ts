@@ -1,8 +1,14 @@
-// Structured JSON logs. Credentials never reach a log line: headers and body fields that carry them are
-// redacted at the logger, whatever the call site logs.
+// Structured JSON logs, or readable lines for a person at a terminal (`pretty`, pino-pretty in this process,
+// synchronous so that nothing is lost when the process exits). Credentials never reach a log line: headers
+// and body fields that carry them are redacted at the logger, before either format writes, whatever the
+// call site logs.
 import { pino, type Logger } from "pino";
+import pretty from "pino-pretty";
 
 export type { Logger };
+
+export const LOG_FORMATS = ["json", "pretty"] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
 
 const REDACTED_PATHS = [
   "req.headers.authorization",
@@ -29,7 +35,12 @@ const REDACTED_PATHS = [
   "*.connectionString",
 ];
 
-export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
+/** A logger at `level`, writing to `destination` (standard output by default) in `format` (JSON by default). */
+export function createLogger(level: string, destination?: pino.DestinationStream, format: LogFormat = "json"): Logger {
+  const output =
+    format === "pretty"
+      ? pretty({ destination: destination ?? 1, sync: true, translateTime: "SYS:HH:MM:ss.l", ignore: "pid,hostname,service" })
+      : destination;
   return pino(
     {
       level,
@@ -37,6 +48,6 @@ export function createLogger(level: string, destination?: pino.DestinationStream
       redact: { paths: REDACTED_PATHS, censor: "[redacted]" },
       timestamp: pino.stdTimeFunctions.isoTime,
     },
-    destination,
+    output,
   );
 }

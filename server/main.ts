@@ -18,7 +18,7 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  const logger = createLogger(config.logLevel);
+  const logger = createLogger(config.logLevel, undefined, config.logFormat);
 
   // Signals are taken from the start: one that arrives while starting stops the service once it is up
   // (never a half-started process leaving the embedded PostgreSQL behind).
