@@ -1,11 +1,83 @@
 // Typed business errors. Domain code throws them with a code and plain details; server/error-responses.ts
 // is the one place that turns each code into the documented HTTP status and body shape.
 
+/**
+ * Every error code Cobro answers with. A code outside this list does not typecheck where it is thrown, and
+ * server/error-responses.ts maps each one (a `Record` over this list): a code without its documented status
+ * and body shape fails `npm run typecheck`.
+ */
+export const ERROR_CODES = [
+  "ValidationError",
+  // The token check of the Integration API answers in plain text.
+  "InvalidMerchantToken",
+  "MissingAuthenticationData",
+  "IntegrationClientNotFound",
+  "NotAuthorizedAsUserOfIntegrationClient",
+  // The Admin API's and the Auth API's own authentication answers in the general shape.
+  "UnauthorizedError",
+  "ForbiddenError",
+  "SandboxOnlyError",
+  // OAuth and the admin session (Auth API).
+  "InvalidRequestError",
+  "InvalidClientError",
+  "InvalidGrantError",
+  "InvalidCredentialsError",
+  "IntegrationSetupError",
+  "SignInFormExpiredError",
+  // Charges (Integration API).
+  "WebhookUrlBlockedError",
+  "InsufficientActiveAccountsError",
+  "ReferenceIdAlreadyExists",
+  "CustomerAlreadyAssociatedError",
+  "IntegrationDailyRequestLimitExceededError",
+  "IntegrationGlobalDailyMessageLimitExceededError",
+  "IntegrationDailyLimitUnavailableError",
+  "PaymentRequestNotFoundError",
+  "IntegrationNotReadyToCollectError",
+  "PaymentRequestCannotBeModified",
+  "PaymentRequestCannotBeCanceled",
+  "PaymentRequestCustomerCannotBeModified",
+  "BulkPaymentRequestValidationError",
+  "PayerLookupDailyLimitExceededError",
+  "PayerLookupProviderUnavailableError",
+  "PayerLookupQuotaUnavailableError",
+  "TenantNotFoundError",
+  "ClientUserNotFoundForBindingError",
+  "IntegrationCollectGroupNotFoundError",
+  // Admin API resources.
+  "CvuNotInIntegrationError",
+  "BankFeedSignatureError",
+  "ClientIdMismatchError",
+  "SandboxClockBackwardsError",
+  "IntegrationClientUserNotFoundError",
+  "IntegrationClientNotFoundError",
+  "AdminEmailAlreadyExistsError",
+  // Webhooks, tenants, client URLs and events (Admin API).
+  "UnknownWebhookEventError",
+  "WebhookSigningSecretNotFoundError",
+  "IntegrationNotMultitenantError",
+  "TenantWebhookUrlInvalidError",
+  "TenantDuplicateKeyError",
+  "TenantHasBoundUsersError",
+  "ClientUrlNotFoundError",
+  "ClientUrlNotTestableError",
+  "EventNotFoundError",
+  "EventNotDeliverableError",
+  // The runtime itself (routing, body limits, unexpected failures, operations not built yet).
+  "RouteNotFound",
+  "MethodNotAllowed",
+  "PayloadTooLarge",
+  "InternalError",
+  "NotImplemented",
+] as const;
+
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
 export class DomainError<Details extends Record<string, unknown> = Record<string, unknown>> extends Error {
-  readonly code: string;
+  readonly code: ErrorCode;
   readonly details: Details;
 
-  constructor(code: string, message: string, details?: Details) {
+  constructor(code: ErrorCode, message: string, details?: Details) {
     super(message);
     this.name = "DomainError";
     this.code = code;

@@ -172,7 +172,7 @@ export async function createApiApp<Caller>(options: ApiAppOptions<Caller>): Prom
         requestId: locals.requestId,
       };
       const result = (await (handler as (context: HandlerContext<unknown, Caller>) => Promise<unknown>)(handlerContext)) as { status: number; body?: unknown; headers?: Record<string, string | number> };
-      const contentType = responseContentType(context.operation, result.status);
+      const contentType = responseContentType(context.operation, result.status, result.body);
       if (options.validateResponses && contentType === "application/json") {
         const check = backend.validateResponse(result.body, context.operation, result.status);
         if (check.errors) throw new Error(`${operationId} answered ${result.status} with a body outside the contract: ${JSON.stringify(check.errors)}`);
@@ -300,9 +300,12 @@ function callerOf<Caller>(context: Context, anonymous: Caller): Caller {
   return anonymous;
 }
 
-function responseContentType(operation: Operation, status: number): string | undefined {
+/** The declared media type of a response: JSON where declared, except for a text body (a page) beside it. */
+function responseContentType(operation: Operation, status: number, body: unknown): string | undefined {
   const response = operation.responses?.[String(status)] as { content?: Record<string, unknown> } | undefined;
   const types = Object.keys(response?.content ?? {});
+  const text = types.find((type) => type.startsWith("text/"));
+  if (typeof body === "string" && text) return text;
   return types.includes("application/json") ? "application/json" : types[0];
 }
 

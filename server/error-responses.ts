@@ -1,6 +1,7 @@
 // The one place where errors become HTTP answers. Each code maps to its documented status and to one of
-// the seed's body shapes; later issues add codes here, never ad-hoc response writing in handlers.
-import { DomainError, ValidationError } from "../domain/errors.ts";
+// the documented body shapes; a new code is added to domain/errors.ts and mapped here, never answered by
+// hand in a handler.
+import { DomainError, type ErrorCode, ValidationError } from "../domain/errors.ts";
 import type { ApiName } from "./config.ts";
 
 export type ErrorShape =
@@ -12,17 +13,17 @@ export type ErrorShape =
   | "conflict-with-data" // {error, message, data}
   | "bulk" // {message, errors}
   | "limit" // {code, message, ...details}
-  | "text" // plain text
-  | "readiness" // {status: "unavailable"}
-  | "page"; // an HTML page (details.page), with the status in details.status
+  | "text"; // plain text
 
-interface CatalogEntry {
+export interface CatalogEntry {
   status: number;
   shape: ErrorShape;
 }
 
-/** Every error code Cobro answers with, its status and body shape. */
-export const ERROR_CATALOG: Readonly<Record<string, CatalogEntry>> = {
+/** Every error code's status and body shape. */
+export type ErrorCatalog = Readonly<Record<ErrorCode, CatalogEntry>>;
+
+export const ERROR_CATALOG: ErrorCatalog = {
   ValidationError: { status: 400, shape: "validation" },
   // The token check of the Integration API answers in plain text.
   InvalidMerchantToken: { status: 401, shape: "text" },
@@ -39,8 +40,8 @@ export const ERROR_CATALOG: Readonly<Record<string, CatalogEntry>> = {
   InvalidGrantError: { status: 400, shape: "general" },
   InvalidCredentialsError: { status: 401, shape: "general" },
   IntegrationSetupError: { status: 500, shape: "general" },
-  // The authorization screen answers its refusals as the page again, with the error on it.
-  SignInPage: { status: 400, shape: "page" },
+  // The authorization screen shows it on the page again (handlers/auth); elsewhere it answers in the general shape.
+  SignInFormExpiredError: { status: 403, shape: "general" },
   // Charges (Integration API).
   WebhookUrlBlockedError: { status: 400, shape: "general" },
   InsufficientActiveAccountsError: { status: 400, shape: "general" },
@@ -80,12 +81,12 @@ export const ERROR_CATALOG: Readonly<Record<string, CatalogEntry>> = {
   ClientUrlNotTestableError: { status: 400, shape: "general" },
   EventNotFoundError: { status: 404, shape: "general" },
   EventNotDeliverableError: { status: 409, shape: "general" },
+  // The runtime itself (routing, body limits, unexpected failures, operations not built yet).
   RouteNotFound: { status: 404, shape: "general" },
   MethodNotAllowed: { status: 405, shape: "general" },
   PayloadTooLarge: { status: 413, shape: "general" },
   InternalError: { status: 500, shape: "general" },
   NotImplemented: { status: 501, shape: "general" },
-  ServiceNotReady: { status: 503, shape: "readiness" },
 };
 
 export interface ErrorReply {
@@ -98,7 +99,6 @@ export interface ErrorReply {
 
 export function replyForError(error: DomainError, requestId: string, api: ApiName): ErrorReply {
   const entry = ERROR_CATALOG[error.code];
-  if (!entry) return internalErrorReply(requestId);
   const details = error.details as Record<string, unknown>;
   switch (entry.shape) {
     case "validation": {
@@ -126,10 +126,6 @@ export function replyForError(error: DomainError, requestId: string, api: ApiNam
       return { status: entry.status, body: { code: error.code, message: error.message, ...details } };
     case "text":
       return { status: entry.status, body: error.message };
-    case "page":
-      return { status: typeof details.status === "number" ? details.status : entry.status, body: String(details.page), contentType: "text/html", headers: stringHeaders(details.headers) };
-    case "readiness":
-      return { status: entry.status, body: { status: "unavailable" } };
   }
 }
 

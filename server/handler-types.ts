@@ -23,12 +23,19 @@ type SuccessStatus = 200 | 201 | 202 | 204 | 303;
 type ContentOf<Response> = Response extends { content: infer Content } ? Content[keyof Content] : never;
 type ResponsesOf<Operation> = Operation extends { responses: infer Responses } ? Responses : never;
 
-/** The success responses an operation's handler may return; errors are thrown as domain errors. */
-export type HandlerResult<Operation> = {
-  [Status in keyof ResponsesOf<Operation> & SuccessStatus]: [ContentOf<ResponsesOf<Operation>[Status]>] extends [never]
+/**
+ * The responses an operation's handler may return: its success responses, and the documented statuses it
+ * answers itself (`Answers`: the sign-in screen shown again with a refusal on it, readiness's 503). Errors
+ * are thrown as domain errors and answered by server/error-responses.ts.
+ */
+export type HandlerResult<Operation, Answers extends number = never> = ResultWith<Operation, SuccessStatus | Answers>;
+
+/** The response of each documented status in `Status` (distributes over the union). */
+type ResultWith<Operation, Status> = Status extends keyof ResponsesOf<Operation>
+  ? [ContentOf<ResponsesOf<Operation>[Status]>] extends [never]
     ? { status: Status; headers?: Record<string, string | number> }
-    : { status: Status; body: ContentOf<ResponsesOf<Operation>[Status]>; headers?: Record<string, string | number> };
-}[keyof ResponsesOf<Operation> & SuccessStatus];
+    : { status: Status; body: ContentOf<ResponsesOf<Operation>[Status]>; headers?: Record<string, string | number> }
+  : never;
 
 type NeverToEmpty<T> = [T] extends [never] ? Record<string, never> : T extends undefined ? Record<string, never> : T;
 
@@ -55,7 +62,7 @@ export interface HandlerContext<Operation, Caller> {
   requestId: string;
 }
 
-export type OperationHandler<Operation, Caller> = (context: HandlerContext<Operation, Caller>) => Promise<HandlerResult<Operation>>;
+export type OperationHandler<Operation, Caller, Answers extends number = never> = (context: HandlerContext<Operation, Caller>) => Promise<HandlerResult<Operation, Answers>>;
 
 /** Marks an operation of the contract that has no behaviour yet: it answers 501 and is listed at start-up. */
 export const notImplemented = Symbol("notImplemented");
@@ -66,5 +73,6 @@ export type AnyOperationHandler = (context: never) => Promise<unknown>;
 
 /** One entry per operation of the API's contract: its handler, or `notImplemented`. */
 export type HandlerMap<Operations, Caller> = {
-  [OperationId in keyof Operations]: OperationHandler<Operations[OperationId], Caller> | NotImplemented;
+  // Any documented status: each handler declares in its own type the ones it answers itself.
+  [OperationId in keyof Operations]: OperationHandler<Operations[OperationId], Caller, keyof ResponsesOf<Operations[OperationId]> & number> | NotImplemented;
 };

@@ -2,7 +2,7 @@
 // the merchant's client-info.
 import type { operations } from "../../generated/types/auth.ts";
 import type { AuthCaller } from "../../domain/identity/callers.ts";
-import { DomainError } from "../../domain/errors.ts";
+import { DomainError, type ErrorCode } from "../../domain/errors.ts";
 import {
   authorizationClient,
   completeSignIn,
@@ -16,7 +16,7 @@ import type { HandlerContext, OperationHandler } from "../../server/handler-type
 import { renderSignInPage } from "./sign-in-page.ts";
 import { describeOffer, offerOf } from "../../domain/identity/offer.ts";
 
-type Handler<Id extends keyof operations> = OperationHandler<operations[Id], AuthCaller>;
+type Handler<Id extends keyof operations, Answers extends number = never> = OperationHandler<operations[Id], AuthCaller, Answers>;
 
 const CSRF_COOKIE = "cobro_csrf";
 const NO_STORE = { "Cache-Control": "no-store", Pragma: "no-cache" };
@@ -51,9 +51,10 @@ export const authorize: Handler<"authorize"> = async ({ query, services }) => {
   };
 };
 
-const SIGN_IN_REFUSALS: Record<string, number> = { InvalidGrantError: 400, InvalidCredentialsError: 401, SignInFormExpiredError: 403 };
+/** The refusals the sign-in screen shows on the page again, with their documented statuses. */
+const SIGN_IN_REFUSALS: Partial<Record<ErrorCode, 400 | 401 | 403>> = { InvalidGrantError: 400, InvalidCredentialsError: 401, SignInFormExpiredError: 403 };
 
-export const completeLogin: Handler<"completeLogin"> = async ({ body, headers, services }) => {
+export const completeLogin: Handler<"completeLogin", 400 | 401 | 403> = async ({ body, headers, services }) => {
   const csrfCookie = cookie(headers.cookie, CSRF_COOKIE);
   try {
     const { redirectTo } = await completeSignIn(services.db, services.clock, { ...body, csrfCookie });
@@ -72,7 +73,7 @@ export const completeLogin: Handler<"completeLogin"> = async ({ body, headers, s
       email: body.email,
       error: { code: error.code, message: error.message },
     });
-    throw new DomainError("SignInPage", error.message, { status, page, headers: pageHeaders(client ? client.redirect_uris.map((uri) => new URL(uri).origin) : []) });
+    return { status, body: page, headers: pageHeaders(client ? client.redirect_uris.map((uri) => new URL(uri).origin) : []) };
   }
 };
 
