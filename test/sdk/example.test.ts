@@ -3,37 +3,22 @@
 // own, so that it never races test/sdk/package.test.ts over sdk/dist), typechecked against the published
 // declarations, then run with Node against the whole service on a fresh database: OAuth link, a charge, a
 // simulated transfer, the signed webhook, the charge read back as total_payment.
-import { execFileSync, spawn } from "node:child_process";
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { spawn } from "node:child_process";
+import { copyFileSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestService, type TestService } from "../helpers/service.ts";
+import { createIntegratorProject, typecheckIntegratorProject } from "./integrator-project.ts";
 
 const root = resolve(import.meta.dirname, "../..");
-const tsc = join(root, "node_modules", "typescript", "bin", "tsc");
 // The example skips the webhook step, and says so, where the service does not deliver webhooks yet.
 const deliversWebhooks = readFileSync(join(root, "jobs", "tasks.ts"), "utf8").includes('"deliver-event"');
 
 let t: TestService;
 let project: string;
 
-function run(args: string[], cwd: string): string {
-  try {
-    return execFileSync(process.execPath, args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
-  } catch (error) {
-    const e = error as { stdout?: string; stderr?: string; message: string };
-    throw new Error(`${args.join(" ")} failed: ${e.message}\n${e.stdout ?? ""}\n${e.stderr ?? ""}`);
-  }
-}
-
 beforeAll(async () => {
-  project = mkdtempSync(join(tmpdir(), "cobro-sdk-example-"));
-  const sdk = join(project, "node_modules", "@cobro", "sdk");
-  mkdirSync(sdk, { recursive: true });
-  run([tsc, "-p", join(root, "sdk", "tsconfig.json"), "--outDir", join(sdk, "dist")], root);
-  copyFileSync(join(root, "sdk", "package.json"), join(sdk, "package.json"));
-  writeFileSync(join(project, "package.json"), JSON.stringify({ name: "integrator-app", private: true, type: "module" }));
+  project = createIntegratorProject("cobro-sdk-example-");
   copyFileSync(join(root, "sdk", "examples", "integrator.ts"), join(project, "integrator.ts"));
   t = await startTestService({ env: { COBRO_ALLOW_LOOPBACK_URLS: "true" }, parts: ["integration", "auth", "admin", "worker"] });
 }, 120_000);
@@ -45,24 +30,7 @@ afterAll(async () => {
 
 describe("sdk/examples/integrator.ts", () => {
   it("typechecks against the package's declarations (strict, nodenext)", () => {
-    writeFileSync(
-      join(project, "tsconfig.json"),
-      JSON.stringify({
-        compilerOptions: {
-          target: "es2022",
-          module: "nodenext",
-          moduleResolution: "nodenext",
-          lib: ["es2022", "dom"],
-          strict: true,
-          noEmit: true,
-          allowImportingTsExtensions: true,
-          typeRoots: [join(root, "node_modules", "@types")],
-          types: ["node"],
-        },
-        files: ["integrator.ts"],
-      }),
-    );
-    run([tsc, "-p", join(project, "tsconfig.json")], project);
+    typecheckIntegratorProject(project, ["integrator.ts"]);
   }, 60_000);
 
   it("links the merchant, charges, pays, verifies the webhook and reads the charge back as total_payment", async () => {

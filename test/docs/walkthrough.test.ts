@@ -1,0 +1,120 @@
+// docs/sandbox-walkthrough.md, run as a reader runs it: its first shell block starts Cobro (here a Cobro
+// process on a fresh embedded PostgreSQL whose data folder is `.data/` of a scratch directory, started with
+// the block's own environment), its second is the webhook receiver (run in the background), and the rest
+// are the calls, run in order in one bash from that scratch directory. Only the receiver's port is
+// replaced by a free one. The charge must end `total_payment` and the receiver must print its webhook.
+import { spawn, type ChildProcess } from "node:child_process";
+import { chmodSync, mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ROOT, startCobro, waitForOutput, type StartedCobro } from "../helpers/process.ts";
+import { codeBlocks } from "./code-blocks.ts";
+
+const DOC = join(ROOT, "docs", "sandbox-walkthrough.md");
+const DOCUMENTED_RECEIVER_PORT = "8081";
+
+const blocks = codeBlocks(DOC, "sh");
+const [startBlock, receiverBlock, ...callBlocks] = blocks;
+
+let scratch: string;
+let cobro: StartedCobro | undefined;
+let receiver: ChildProcess | undefined;
+let receiverOutput = "";
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+    server.on("error", reject);
+  });
+}
+
+/** `A=1 B=2 npm start` → {A: "1", B: "2"}; anything but variables before `npm start` fails. */
+function environmentOfStart(block: string): Record<string, string> {
+  const words = block.trim().split(/\s+/);
+  expect(words.slice(-2), "the first shell block starts Cobro").toEqual(["npm", "start"]);
+  return Object.fromEntries(
+    words.slice(0, -2).map((word) => {
+      const match = /^([A-Z_]+)=(.*)$/.exec(word);
+      expect(match, `a variable assignment: ${word}`).not.toBeNull();
+      return [match![1]!, match![2]!];
+    }),
+  );
+}
+
+function runBash(script: string, cwd: string, timeoutMs: number): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve) => {
+    const child = spawn("bash", ["-c", script], { cwd, env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp" }, stdio: ["ignore", "pipe", "pipe"] });
+    let output = "";
+    child.stdout.on("data", (chunk) => (output += chunk));
+    child.stderr.on("data", (chunk) => (output += chunk));
+    const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      resolve({ code, output });
+    });
+  });
+}
+
+async function waitFor(condition: () => boolean, what: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+beforeAll(async () => {
+  scratch = mkdtempSync(join(tmpdir(), "cobro-walkthrough-"));
+  chmodSync(scratch, 0o711); // the embedded PostgreSQL's own user must enter it to reach .data/
+  cobro = startCobro({ ...environmentOfStart(startBlock!), COBRO_DATA_DIR: join(scratch, ".data") });
+  await waitForOutput(cobro, /A new Sandbox/);
+}, 120_000);
+
+afterAll(async () => {
+  // The receiver runs in its own process group (bash and its node): end the group.
+  if (receiver?.pid !== undefined && receiver.exitCode === null) process.kill(-receiver.pid, "SIGTERM");
+  if (cobro && cobro.child.exitCode === null) {
+    cobro.child.kill("SIGTERM");
+    const stopped = await Promise.race([cobro.exited.then(() => true), new Promise((resolve) => setTimeout(() => resolve(false), 20_000))]);
+    if (!stopped) cobro.child.kill("SIGKILL");
+  }
+  if (scratch) rmSync(scratch, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
+}, 30_000);
+
+describe("docs/sandbox-walkthrough.md", () => {
+  it("starts Cobro, a receiver, then runs every call: the charge is paid and its webhook arrives", async () => {
+    expect(receiverBlock, "the second shell block is the webhook receiver").toContain(`.listen(${DOCUMENTED_RECEIVER_PORT}`);
+    expect(callBlocks.length).toBeGreaterThan(5);
+    const port = String(await freePort());
+    const withPort = (block: string) => block.replaceAll(`:${DOCUMENTED_RECEIVER_PORT}`, `:${port}`).replaceAll(`(${DOCUMENTED_RECEIVER_PORT},`, `(${port},`);
+
+    receiver = spawn("bash", ["-c", withPort(receiverBlock!)], { cwd: scratch, detached: true, env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp" }, stdio: ["ignore", "pipe", "pipe"] });
+    receiver.stdout!.on("data", (chunk) => (receiverOutput += chunk));
+    receiver.stderr!.on("data", (chunk) => (receiverOutput += chunk));
+    await waitFor(() => receiverOutput.includes(`listening on http://127.0.0.1:${port}/webhooks`), "the receiver to listen", 10_000);
+
+    const calls = ["set -euo pipefail", ...callBlocks.map(withPort)].join("\n");
+    expect(calls).toContain(`http://127.0.0.1:${port}/webhooks`);
+    const { code, output } = await runBash(calls, scratch, 60_000);
+    expect(code, output).toBe(0);
+
+    const reference = /"referenceId": "(WALK-\d+)"/.exec(output)?.[1];
+    expect(reference, output).toBeDefined();
+    expect(output).toContain('"verification": {\n    "status": "ok"');
+    expect(output).toContain('"conciliated": true');
+    expect(output).toMatch(/"webhookSigningSecret": "whsec_/);
+    // The last call reads the charge back.
+    expect(JSON.parse(output.slice(output.lastIndexOf("{")))).toEqual({ referenceId: reference, state: "total_payment", amount: 1500.5 });
+
+    await waitFor(() => receiverOutput.includes(`"referenceId":"${reference}"`), "the webhook of the charge", 15_000);
+    expect(receiverOutput).toContain('{"event":"ping"}');
+    const webhook = receiverOutput.split("\n").find((line) => line.includes(`"referenceId":"${reference}"`))!;
+    expect(JSON.parse(webhook)).toMatchObject({ event: "payment_request.payment_received", stateType: "total_payment", referenceId: reference, paidAmount: 1500.5 });
+    expect(receiverOutput).toMatch(/^POST \/webhooks [0-9a-f-]{36} t=\d+,v1=[0-9a-f]{64}$/m);
+  }, 120_000);
+});

@@ -1,0 +1,54 @@
+// An integrator's project in a scratch folder, with `@cobro/sdk` as the built package: tsc of sdk/ into the
+// project's node_modules, as `npm pack` would ship it (a build of its own, so that it never races
+// test/sdk/package.test.ts over sdk/dist). Code written into it imports the SDK by its package name,
+// is typechecked against the published declarations and runs with Node.
+import { execFileSync } from "node:child_process";
+import { copyFileSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ROOT } from "../helpers/process.ts";
+
+const TSC = join(ROOT, "node_modules", "typescript", "bin", "tsc");
+
+/** Runs Node (this suite's) with `args`; a failure carries the command's output. */
+export function runNode(args: string[], cwd: string): string {
+  try {
+    return execFileSync(process.execPath, args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+  } catch (error) {
+    const e = error as { stdout?: string; stderr?: string; message: string };
+    throw new Error(`${args.join(" ")} failed: ${e.message}\n${e.stdout ?? ""}\n${e.stderr ?? ""}`);
+  }
+}
+
+/** A new project folder (an ESM package) with the SDK built into node_modules/@cobro/sdk. */
+export function createIntegratorProject(prefix: string): string {
+  const project = mkdtempSync(join(tmpdir(), prefix));
+  const sdk = join(project, "node_modules", "@cobro", "sdk");
+  mkdirSync(sdk, { recursive: true });
+  runNode([TSC, "-p", join(ROOT, "sdk", "tsconfig.json"), "--outDir", join(sdk, "dist")], ROOT);
+  copyFileSync(join(ROOT, "sdk", "package.json"), join(sdk, "package.json"));
+  writeFileSync(join(project, "package.json"), JSON.stringify({ name: "integrator-app", private: true, type: "module" }));
+  return project;
+}
+
+/** Typechecks `files` of the project against the package's declarations (strict, nodenext). */
+export function typecheckIntegratorProject(project: string, files: string[]): void {
+  writeFileSync(
+    join(project, "tsconfig.json"),
+    JSON.stringify({
+      compilerOptions: {
+        target: "es2022",
+        module: "nodenext",
+        moduleResolution: "nodenext",
+        lib: ["es2022", "dom"],
+        strict: true,
+        noEmit: true,
+        allowImportingTsExtensions: true,
+        typeRoots: [join(ROOT, "node_modules", "@types")],
+        types: ["node"],
+      },
+      files,
+    }),
+  );
+  runNode([TSC, "-p", join(project, "tsconfig.json")], project);
+}
