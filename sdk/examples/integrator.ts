@@ -162,6 +162,8 @@ async function main(): Promise<void> {
       description: "Cuota de diciembre",
       dueDates: [addDays(clock.today, 5)],
       amount: 1500.5,
+      // Reconciled by the payer's CUIL (recommended): the transfer below comes from this CUIL.
+      conciliationType: "cuil",
       customer: { name: "Juan Pérez", taxDocument: "20301234563" },
       sendWhatsappNotification: false,
       sendEmailNotification: false,
