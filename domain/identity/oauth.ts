@@ -6,6 +6,7 @@ import type { Database } from "../../db/schema.ts";
 import type { IntegrationClient } from "../../db/tables/identity.table.ts";
 import type { Clock } from "../clock.ts";
 import { DomainError } from "../errors.ts";
+import { isUuid } from "../ids.ts";
 import { linkMerchant } from "./accounts.ts";
 import { burnVerification, constantTimeEqual, hashSecret, randomToken, sha256, sha256Base64Url, verifySecret } from "./secrets.ts";
 import { ID_TOKEN_SECONDS, type TokenService } from "./tokens.ts";
@@ -317,8 +318,4 @@ export async function changeAdminPassword(
     await trx.updateTable("admin_users").set({ password_hash: newHash }).where("id", "=", admin.id).execute();
     await trx.updateTable("admin_sessions").set({ revoked_at: clock.now() }).where("admin_user_id", "=", admin.id).where("id", "!=", input.sessionId).where("revoked_at", "is", null).execute();
   });
-}
-
-export function isUuid(value: string): boolean {
-  return /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value);
 }

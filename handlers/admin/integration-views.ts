@@ -6,7 +6,7 @@ import type { Database } from "../../db/schema.ts";
 import type { IntegrationClient } from "../../db/tables/identity.table.ts";
 import type { AdminApiCaller } from "../../domain/identity/callers.ts";
 import { createAdminUser, createIntegrationClient as createClient, generatePassword } from "../../domain/identity/accounts.ts";
-import { isUuid } from "../../domain/identity/oauth.ts";
+import { isUuid } from "../../domain/ids.ts";
 import { DomainError, ValidationError } from "../../domain/errors.ts";
 import { fromCents } from "../../domain/money.ts";
 import type { OperationHandler, Services } from "../../server/handler-types.ts";

@@ -3,7 +3,8 @@ import type { operations } from "../../generated/types/admin.ts";
 import type { AdminApiCaller } from "../../domain/identity/callers.ts";
 import { DomainError } from "../../domain/errors.ts";
 import { ensureTestMerchant, linkMerchant, unlinkMerchant as unlink } from "../../domain/identity/accounts.ts";
-import { issueGrant, isUuid } from "../../domain/identity/oauth.ts";
+import { issueGrant } from "../../domain/identity/oauth.ts";
+import { isUuid } from "../../domain/ids.ts";
 import type { OperationHandler } from "../../server/handler-types.ts";
 import { requireIntegrationAdmin } from "./caller.ts";
 
