@@ -8,7 +8,7 @@ import type { AdminApiCaller } from "../../domain/identity/callers.ts";
 import { createAdminUser, createIntegrationClient as createClient, generatePassword } from "../../domain/identity/accounts.ts";
 import { isUuid } from "../../domain/ids.ts";
 import { DomainError, ValidationError } from "../../domain/errors.ts";
-import { fromCents } from "../../domain/money.ts";
+import { fromCents, requireCents } from "../../domain/money.ts";
 import type { OperationHandler, Services } from "../../server/handler-types.ts";
 import { requireIntegrationAdmin, requirePlatformAdmin } from "./caller.ts";
 
@@ -231,7 +231,7 @@ export const updateIntegrationClient: Handler<"updateIntegrationClient"> = async
   const commissionChanged = body.serviceCommissionPercentage !== undefined;
   if (commissionChanged) {
     const value = body.serviceCommissionPercentage;
-    if (value !== null && value !== undefined && Math.round(value * 100) !== value * 100) throw ValidationError.of("serviceCommissionPercentage", "serviceCommissionPercentage must have at most 2 decimals");
+    if (value !== null && value !== undefined) requireCents("serviceCommissionPercentage", value);
   }
   const updated = await services.db
     .updateTable("integration_clients")

@@ -3,7 +3,7 @@ import type { operations } from "../../generated/types/admin.ts";
 import type { AdminApiCaller } from "../../domain/identity/callers.ts";
 import { offerOf } from "../../domain/identity/offer.ts";
 import { ValidationError } from "../../domain/errors.ts";
-import { centsOf } from "../../domain/money.ts";
+import { decimalsProblem, toCents } from "../../domain/money.ts";
 import type { OperationHandler } from "../../server/handler-types.ts";
 import { requireIntegrationAdmin } from "./caller.ts";
 
@@ -17,11 +17,12 @@ export const getOffer: Handler<"getOffer"> = async ({ caller, services }) => {
 
 export const replaceOffer: Handler<"replaceOffer"> = async ({ caller, body, services }) => {
   const admin = requireIntegrationAdmin(caller);
-  const problems = [];
-  if (body.percentage !== undefined && centsOf(body.percentage) === undefined) problems.push({ field: "percentage", message: "percentage must have at most 2 decimals" });
-  const fixedCents = body.fixedAmount === undefined ? null : centsOf(body.fixedAmount);
-  if (fixedCents === undefined) problems.push({ field: "fixedAmount", message: "fixedAmount must have at most 2 decimals" });
+  const problems = [
+    body.percentage === undefined ? undefined : decimalsProblem("percentage", body.percentage),
+    body.fixedAmount === undefined ? undefined : decimalsProblem("fixedAmount", body.fixedAmount),
+  ].filter((problem) => problem !== undefined);
   if (problems.length > 0) throw new ValidationError(problems);
+  const fixedCents = body.fixedAmount === undefined ? null : toCents(body.fixedAmount);
   const client = await services.db
     .updateTable("integration_clients")
     .set({ offer_percentage: body.percentage === undefined ? null : String(body.percentage), offer_fixed_cents: fixedCents ?? null })

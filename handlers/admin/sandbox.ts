@@ -6,7 +6,7 @@ import { integrationNow } from "../../domain/clock.ts";
 import { argentinaDate, argentinaDateTime } from "../../domain/argentina-time.ts";
 import { accountNumberOf } from "../../domain/cvu.ts";
 import { DomainError, ValidationError } from "../../domain/errors.ts";
-import { centsOf, fromCents } from "../../domain/money.ts";
+import { fromCents, requireCents } from "../../domain/money.ts";
 import { receiveTransfer } from "../../domain/reconciliation/reconcile.ts";
 import { runTimeTransitions } from "../../domain/charges/time-transitions.ts";
 import type { OperationHandler, Services } from "../../server/handler-types.ts";
@@ -21,8 +21,7 @@ function requireSandbox(services: Services): void {
 export const simulatePayment: Handler<"simulatePayment"> = async ({ body, caller, services }) => {
   const admin = requireIntegrationAdmin(caller);
   requireSandbox(services);
-  const amountCents = centsOf(body.amount);
-  if (amountCents === undefined) throw ValidationError.of("amount", "amount must have at most 2 decimals");
+  const amountCents = requireCents("amount", body.amount);
   const now = integrationNow(services.clock, admin.clockOffsetMs);
   const operatedAt = body.fechaOperacion ? new Date(body.fechaOperacion) : now;
 
