@@ -1,6 +1,6 @@
 // Liveness and readiness, the same on every API (each contract declares them identically).
-import { sql } from "kysely";
 import type { operations } from "../generated/types/integration.ts";
+import { checkDatabaseAnswers } from "../db/readiness.ts";
 import { DomainError } from "../domain/errors.ts";
 import type { OperationHandler } from "../server/handler-types.ts";
 
@@ -8,7 +8,7 @@ export const getHealth: OperationHandler<operations["getHealth"], unknown> = asy
 
 export const getReadiness: OperationHandler<operations["getReadiness"], unknown> = async ({ services, log }) => {
   try {
-    await sql`select 1`.execute(services.db);
+    await checkDatabaseAnswers(services.db);
   } catch (error) {
     log.warn({ err: error }, "readiness check failed");
     throw new DomainError("ServiceNotReady", "The database does not answer");
