@@ -230,9 +230,9 @@ async function createGrant(
   return { grantId: grant.id, tokens: { idToken, refreshToken, tokenType: "Bearer", expiresIn: ID_TOKEN_SECONDS, scope } };
 }
 
-/** Mints merchant tokens for an already linked account (Sandbox test tokens). */
-export async function issueGrant(db: Kysely<Database>, clock: Clock, tokens: TokenService, client: IntegrationClient, merchant: { id: string; email: string }): Promise<TokenSet> {
-  return (await createGrant(db, tokens, { client, merchant, scope: DEFAULT_SCOPE, now: clock.now() })).tokens;
+/** Mints merchant tokens for an account linked in the same transaction (Sandbox test tokens). */
+export async function issueGrant(trx: Transaction<Database>, tokens: TokenService, client: IntegrationClient, merchant: { id: string; email: string }, now: Date): Promise<TokenSet> {
+  return (await createGrant(trx, tokens, { client, merchant, scope: DEFAULT_SCOPE, now })).tokens;
 }
 
 /** A new idToken for a refresh token (which does not rotate). */
