@@ -90,7 +90,7 @@ export async function registerIntegrationClient(
   return db.transaction().execute(async (trx) => {
     const created = await createIntegrationClient(trx, client);
     // The first admin gets a random password; the welcome email that carries it needs the mail
-    // adapter (notifications issue): until then the admin's password is reset by a platform admin.
+    // adapter, which does not exist yet: until then a platform admin resets the admin's password.
     if (firstAdmin) {
       await createAdminUser(trx, { email: firstAdmin.email, password: generatePassword(), role: "INTEGRATION_ADMIN", integrationClientId: created.client.id, name: firstAdmin.name });
     }
