@@ -1,5 +1,6 @@
 // Pesos travel as JSON numbers; the service computes and stores integer cents. Decimals are judged on a
 // number's decimal text (what the client wrote), never by multiplying floats: 19.99 * 100 is 1998.9999….
+import { ValidationError, type FieldProblem } from "./errors.ts";
 
 /** The largest amount the service accepts: 200,000,000 pesos. */
 export const MAX_AMOUNT_PESOS = 200_000_000;
@@ -11,6 +12,21 @@ export function centsOf(pesos: number): number | undefined {
   if (decimal === undefined || decimal.scale > 2) return undefined;
   const cents = decimal.digits * 10n ** BigInt(2 - decimal.scale);
   return cents <= BigInt(Number.MAX_SAFE_INTEGER) && cents >= BigInt(Number.MIN_SAFE_INTEGER) ? Number(cents) : undefined;
+}
+
+/**
+ * The request rule "at most 2 decimals" for a field in pesos (or a percentage, which has the same
+ * precision): the problem to report, or undefined when the value is exact to the hundredth.
+ */
+export function decimalsProblem(field: string, value: number): FieldProblem | undefined {
+  return centsOf(value) === undefined ? { field, message: `${field} must have at most 2 decimals` } : undefined;
+}
+
+/** The hundredths of a request field (cents of an amount): a ValidationError naming the field past 2 decimals. */
+export function requireCents(field: string, value: number): number {
+  const cents = centsOf(value);
+  if (cents === undefined) throw new ValidationError([decimalsProblem(field, value)!]);
+  return cents;
 }
 
 /** Like `centsOf`, for values already validated: throws a RangeError for more than 2 decimals. */

@@ -1,13 +1,13 @@
 // Liveness and readiness, the same on every API (each contract declares them identically).
-import { sql } from "kysely";
 import type { operations } from "../generated/types/integration.ts";
+import { checkDatabaseAnswers } from "../db/readiness.ts";
 import type { OperationHandler } from "../server/handler-types.ts";
 
 export const getHealth: OperationHandler<operations["getHealth"], unknown> = async () => ({ status: 200, body: { status: "ok" } });
 
 export const getReadiness: OperationHandler<operations["getReadiness"], unknown, 503> = async ({ services, log }) => {
   try {
-    await sql`select 1`.execute(services.db);
+    await checkDatabaseAnswers(services.db);
   } catch (error) {
     log.warn({ err: error }, "readiness check failed: the database does not answer");
     return { status: 503, body: { status: "unavailable" } };

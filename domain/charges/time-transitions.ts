@@ -5,8 +5,9 @@
 //   date at 00:00 Argentina time after it; a date with a time, or a checkout's expiry, at that minute,
 //   with the `payment_request.expired` event); the CVU returns to the pool. Drafts are discarded after
 //   a few hours.
-import { sql, type Kysely } from "kysely";
+import { sql, type Kysely, type Transaction } from "kysely";
 import type { Database } from "../../db/schema.ts";
+import { inTransaction } from "../../db/transactions.ts";
 
 export interface TransitionOptions {
   /** The real time; each integration adds its Sandbox clock offset. */
@@ -23,10 +24,10 @@ export interface TransitionCounts {
   draftsDiscarded: number;
 }
 
-export async function runTimeTransitions(db: Kysely<Database>, options: TransitionOptions): Promise<TransitionCounts> {
+export async function runTimeTransitions(db: Kysely<Database> | Transaction<Database>, options: TransitionOptions): Promise<TransitionCounts> {
   const onlyIntegration = options.integrationClientId ? sql`and i.id = ${options.integrationClientId}` : sql``;
   const integrationNow = sql`(${options.now}::timestamptz + i.clock_offset_ms * interval '1 millisecond')`;
-  return db.transaction().execute(async (trx) => {
+  return inTransaction(db, async (trx) => {
     const closed = await sql<{ closed: string; expired: string; jobs: string }>`
       with due as (
         update charges c

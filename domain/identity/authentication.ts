@@ -5,7 +5,7 @@ import type { Kysely } from "kysely";
 import type { Database } from "../../db/schema.ts";
 import { DomainError } from "../errors.ts";
 import type { AdminCaller, MerchantCaller, MerchantTokenHolder } from "./callers.ts";
-import { isUuid } from "./oauth.ts";
+import { isUuid } from "../ids.ts";
 import { ADMIN_AUDIENCE, type TokenService } from "./tokens.ts";
 
 export type Authentication<Caller> = { caller: Caller } | { refused: DomainError };

@@ -1,13 +1,14 @@
 // OAuth 2.0 authorization code for merchant accounts (RFC 6749 with the RFC 9700 practices: exact
 // redirect_uri match, single-use codes whose reuse revokes what they produced, PKCE S256, CSRF on the
-// sign-in form, no open redirect), and the admin session.
+// sign-in form, no open redirect). The portal admins' session is domain/identity/admin-session.ts.
 import { sql, type Kysely, type Transaction } from "kysely";
 import type { Database } from "../../db/schema.ts";
 import type { IntegrationClient } from "../../db/tables/identity.table.ts";
 import type { Clock } from "../clock.ts";
 import { DomainError } from "../errors.ts";
+import { isUuid } from "../ids.ts";
 import { linkMerchant } from "./accounts.ts";
-import { burnVerification, constantTimeEqual, hashSecret, randomToken, sha256, sha256Base64Url, verifySecret } from "./secrets.ts";
+import { burnVerification, constantTimeEqual, randomToken, sha256, sha256Base64Url, verifySecret } from "./secrets.ts";
 import { ID_TOKEN_SECONDS, type TokenService } from "./tokens.ts";
 
 export const DEFAULT_SCOPE = "openid email profile";
@@ -229,9 +230,9 @@ async function createGrant(
   return { grantId: grant.id, tokens: { idToken, refreshToken, tokenType: "Bearer", expiresIn: ID_TOKEN_SECONDS, scope } };
 }
 
-/** Mints merchant tokens for an already linked account (Sandbox test tokens). */
-export async function issueGrant(db: Kysely<Database>, clock: Clock, tokens: TokenService, client: IntegrationClient, merchant: { id: string; email: string }): Promise<TokenSet> {
-  return (await createGrant(db, tokens, { client, merchant, scope: DEFAULT_SCOPE, now: clock.now() })).tokens;
+/** Mints merchant tokens for an account linked in the same transaction (Sandbox test tokens). */
+export async function issueGrant(trx: Transaction<Database>, tokens: TokenService, client: IntegrationClient, merchant: { id: string; email: string }, now: Date): Promise<TokenSet> {
+  return (await createGrant(trx, tokens, { client, merchant, scope: DEFAULT_SCOPE, now })).tokens;
 }
 
 /** A new idToken for a refresh token (which does not rotate). */
@@ -274,51 +275,4 @@ export async function revokeToken(db: Kysely<Database>, clock: Clock, tokens: To
   if (claims?.token_use === "merchant" && claims.aud === client.provider_client_id && typeof claims.sid === "string" && isUuid(claims.sid)) {
     await db.updateTable("oauth_grants").set({ revoked_at: now }).where("id", "=", claims.sid).where("integration_client_id", "=", client.id).where("revoked_at", "is", null).execute();
   }
-}
-
-export interface AdminSession {
-  idToken: string;
-  refreshToken: string;
-  tokenType: "Bearer";
-  expiresIn: number;
-}
-
-export async function adminSignIn(db: Kysely<Database>, clock: Clock, tokens: TokenService, input: { email: string; password: string }): Promise<AdminSession> {
-  const admin = await db.selectFrom("admin_users").selectAll().where(sql`lower(email)`, "=", input.email.trim().toLowerCase()).executeTakeFirst();
-  if (!admin) {
-    await burnVerification(input.password);
-    throw new DomainError("InvalidCredentialsError", "Wrong email or password");
-  }
-  if (!(await verifySecret(admin.password_hash, input.password))) throw new DomainError("InvalidCredentialsError", "Wrong email or password");
-  const now = clock.now();
-  const refreshToken = randomToken("rt_");
-  const session = await db.transaction().execute(async (trx) => {
-    await trx.updateTable("admin_users").set({ first_login_at: now }).where("id", "=", admin.id).where("first_login_at", "is", null).execute();
-    return trx
-      .insertInto("admin_sessions")
-      .values({ admin_user_id: admin.id, refresh_token_hash: sha256(refreshToken), created_at: now, expires_at: new Date(now.getTime() + 30 * DAY_MS) })
-      .returning("id")
-      .executeTakeFirstOrThrow();
-  });
-  const idToken = await tokens.issueAdminToken({ adminUserId: admin.id, sessionId: session.id, role: admin.role, integrationClientId: admin.integration_client_id, email: admin.email });
-  return { idToken, refreshToken, tokenType: "Bearer", expiresIn: ID_TOKEN_SECONDS };
-}
-
-/** Changes the signed-in admin's password and ends the admin's other sessions. */
-export async function changeAdminPassword(
-  db: Kysely<Database>,
-  clock: Clock,
-  input: { adminUserId: string; sessionId: string; currentPassword: string; newPassword: string },
-): Promise<void> {
-  const admin = await db.selectFrom("admin_users").selectAll().where("id", "=", input.adminUserId).executeTakeFirst();
-  if (!admin || !(await verifySecret(admin.password_hash, input.currentPassword))) throw new DomainError("InvalidCredentialsError", "The current password is wrong");
-  const newHash = await hashSecret(input.newPassword);
-  await db.transaction().execute(async (trx) => {
-    await trx.updateTable("admin_users").set({ password_hash: newHash }).where("id", "=", admin.id).execute();
-    await trx.updateTable("admin_sessions").set({ revoked_at: clock.now() }).where("admin_user_id", "=", admin.id).where("id", "!=", input.sessionId).where("revoked_at", "is", null).execute();
-  });
-}
-
-export function isUuid(value: string): boolean {
-  return /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value);
 }

@@ -4,6 +4,7 @@
 // one CVU are serialised on the CVU's row, so they sum correctly.
 import type { Kysely, Transaction } from "kysely";
 import type { Database } from "../../db/schema.ts";
+import { inTransaction } from "../../db/transactions.ts";
 import type { Charge } from "../../db/tables/charges.table.ts";
 import type { UnmatchedReason } from "../../db/tables/payments.table.ts";
 import { releaseCvu } from "../cvu-pool/cvu-pool.ts";
@@ -40,8 +41,8 @@ const CLOSED_REASON: Partial<Record<Charge["state"], UnmatchedReason>> = {
   total_payment: "already_paid",
 };
 
-export async function receiveTransfer(db: Kysely<Database>, transfer: IncomingTransfer, options: { receivedAt: Date; livemode: boolean }): Promise<ReconciliationOutcome> {
-  return db.transaction().execute(async (trx) => {
+export async function receiveTransfer(db: Kysely<Database> | Transaction<Database>, transfer: IncomingTransfer, options: { receivedAt: Date; livemode: boolean }): Promise<ReconciliationOutcome> {
+  return inTransaction(db, async (trx) => {
     const inserted = await trx
       .insertInto("transfers")
       .values({

@@ -1,14 +1,12 @@
 // POST /internal/bank-feed/transfers: production money in, from the bank integration.
 import type { operations } from "../../generated/types/admin.ts";
 import type { AdminApiCaller } from "../../domain/identity/callers.ts";
-import { ValidationError } from "../../domain/errors.ts";
-import { centsOf } from "../../domain/money.ts";
+import { requireCents } from "../../domain/money.ts";
 import { receiveTransfer } from "../../domain/reconciliation/reconcile.ts";
 import type { OperationHandler } from "../../server/handler-types.ts";
 
 export const ingestBankTransfer: OperationHandler<operations["ingestBankTransfer"], AdminApiCaller> = async ({ body, services }) => {
-  const amountCents = centsOf(body.amount);
-  if (amountCents === undefined) throw ValidationError.of("amount", "amount must have at most 2 decimals");
+  const amountCents = requireCents("amount", body.amount);
   const outcome = await receiveTransfer(
     services.db,
     {

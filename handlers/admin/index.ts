@@ -3,7 +3,7 @@ import type { operations } from "../../generated/types/admin.ts";
 import type { AdminApiCaller } from "../../domain/identity/callers.ts";
 import { notImplemented, type HandlerMap } from "../../server/handler-types.ts";
 import { getHealth, getReadiness } from "../health.ts";
-import { createTestTokens, unlinkMerchant } from "./merchants.ts";
+import { createTestTokens, listIntegrationUsers, unlinkMerchant } from "./merchants.ts";
 import { advanceSandboxClock, getSandboxClock, simulatePayment } from "./sandbox.ts";
 import { getWebhookSigningSecret, getWebhookSubscriptions, listWebhookEvents, replaceWebhookSubscriptions, rotateWebhookSigningSecret, sendTestWebhook } from "./webhooks.ts";
 import { createTenant, deleteTenant, deleteTenantValidationToken, listTenants, setTenantValidationToken, updateTenant } from "./tenants.ts";
@@ -11,19 +11,10 @@ import { createClientUrl, testClientUrl, updateClientUrl } from "./client-urls.t
 import { listEvents, resendEvent } from "./events.ts";
 import { ingestBankTransfer } from "./bank-feed.ts";
 import { getOffer, replaceOffer } from "./offer.ts";
-import {
-  createClientAdmin,
-  createIntegrationClient,
-  getIntegrationClient,
-  getMyIntegration,
-  listClientAdmins,
-  listIntegrationClients,
-  listIntegrationPaymentRequests,
-  listIntegrationUsers,
-  listMyIntegrationAdmins,
-  updateIntegrationClient,
-  updateMyIntegration,
-} from "./integration-views.ts";
+import { createIntegrationClient, getIntegrationClient, listIntegrationClients, updateIntegrationClient } from "./integration-clients.ts";
+import { createClientAdmin, listClientAdmins, listMyIntegrationAdmins } from "./client-admins.ts";
+import { getMyIntegration, updateMyIntegration } from "./my-integration.ts";
+import { listIntegrationPaymentRequests } from "./integration-payment-requests.ts";
 
 export const adminHandlers: HandlerMap<operations, AdminApiCaller> = {
   ingestBankTransfer,

@@ -1,13 +1,39 @@
-// The integration's merchant accounts: unlinking, and the Sandbox test tokens.
+// The integration's merchant accounts (its users): the list, unlinking, and the Sandbox test tokens.
 import type { operations } from "../../generated/types/admin.ts";
 import type { AdminApiCaller } from "../../domain/identity/callers.ts";
 import { DomainError } from "../../domain/errors.ts";
-import { ensureTestMerchant, linkMerchant, unlinkMerchant as unlink } from "../../domain/identity/accounts.ts";
-import { issueGrant, isUuid } from "../../domain/identity/oauth.ts";
+import { isUuid } from "../../domain/ids.ts";
+import { unlinkMerchant as unlink } from "../../domain/identity/accounts.ts";
+import { listLinkedMerchants } from "../../domain/identity/merchant-users.ts";
+import { requireSandbox } from "../../domain/sandbox/sandbox-only.ts";
+import { createTestTokens as create } from "../../domain/sandbox/test-tokens.ts";
 import type { OperationHandler } from "../../server/handler-types.ts";
 import { requireIntegrationAdmin } from "./caller.ts";
+import { pageOf } from "./page-query.ts";
 
 type Handler<Id extends keyof operations> = OperationHandler<operations[Id], AdminApiCaller>;
+
+export const listIntegrationUsers: Handler<"listIntegrationUsers"> = async ({ caller, query, services }) => {
+  const admin = requireIntegrationAdmin(caller);
+  const page = pageOf(query);
+  const { items, total } = await listLinkedMerchants(services.db, admin.integrationClientId, page);
+  return {
+    status: 200,
+    body: {
+      items: items.map((row) => ({
+        integrationClientUserId: row.linkId,
+        userId: row.merchantAccountId,
+        email: row.email,
+        fantasyName: row.fantasy_name,
+        joinedAt: row.linked_at.toISOString(),
+        ...(row.tenantKey ? { tenantKey: row.tenantKey, tenantName: row.tenantName! } : {}),
+        currentCommissionPercentage: 0,
+      })),
+      total,
+      ...page,
+    },
+  };
+};
 
 export const unlinkMerchant: Handler<"unlinkMerchant"> = async ({ caller, params, services }) => {
   const admin = requireIntegrationAdmin(caller);
@@ -18,17 +44,10 @@ export const unlinkMerchant: Handler<"unlinkMerchant"> = async ({ caller, params
 
 export const createTestTokens: Handler<"createTestTokens"> = async ({ caller, services }) => {
   const admin = requireIntegrationAdmin(caller);
-  if (services.config.serviceEnv !== "sandbox") throw new DomainError("SandboxOnlyError", "Test tokens exist only in the Sandbox");
-  const { db, clock, tokens } = services;
-  const result = await db.transaction().execute(async (trx) => {
-    const client = await trx.selectFrom("integration_clients").selectAll().where("id", "=", admin.integrationClientId).executeTakeFirstOrThrow();
-    const merchant = await ensureTestMerchant(trx, client);
-    const link = await linkMerchant(trx, client.id, merchant.id, clock.now());
-    return { client, merchant, wasActive: link.wasActive };
-  });
-  const set = await issueGrant(db, clock, tokens, result.client, result.merchant);
+  requireSandbox(services.config.serviceEnv, "Test tokens exist only in the Sandbox");
+  const { tokens, wasLinked } = await create(services.db, services.tokens, admin.integrationClientId, services.clock.now());
   return {
     status: 200,
-    body: { idToken: set.idToken, refreshToken: set.refreshToken, expiresIn: set.expiresIn, autoLinkAction: result.wasActive ? "already-linked" : "linked" },
+    body: { idToken: tokens.idToken, refreshToken: tokens.refreshToken, expiresIn: tokens.expiresIn, autoLinkAction: wasLinked ? "already-linked" : "linked" },
   };
 };

@@ -1,9 +1,7 @@
 // The integration's offer (GET/PUT /my-integration/offer).
 import type { operations } from "../../generated/types/admin.ts";
 import type { AdminApiCaller } from "../../domain/identity/callers.ts";
-import { offerOf } from "../../domain/identity/offer.ts";
-import { ValidationError } from "../../domain/errors.ts";
-import { centsOf } from "../../domain/money.ts";
+import { readOffer, replaceOffer as replace } from "../../domain/identity/offer.ts";
 import type { OperationHandler } from "../../server/handler-types.ts";
 import { requireIntegrationAdmin } from "./caller.ts";
 
@@ -11,22 +9,10 @@ type Handler<Id extends keyof operations> = OperationHandler<operations[Id], Adm
 
 export const getOffer: Handler<"getOffer"> = async ({ caller, services }) => {
   const admin = requireIntegrationAdmin(caller);
-  const client = await services.db.selectFrom("integration_clients").select(["offer_percentage", "offer_fixed_cents"]).where("id", "=", admin.integrationClientId).executeTakeFirstOrThrow();
-  return { status: 200, body: offerOf(client) };
+  return { status: 200, body: await readOffer(services.db, admin.integrationClientId) };
 };
 
 export const replaceOffer: Handler<"replaceOffer"> = async ({ caller, body, services }) => {
   const admin = requireIntegrationAdmin(caller);
-  const problems = [];
-  if (body.percentage !== undefined && centsOf(body.percentage) === undefined) problems.push({ field: "percentage", message: "percentage must have at most 2 decimals" });
-  const fixedCents = body.fixedAmount === undefined ? null : centsOf(body.fixedAmount);
-  if (fixedCents === undefined) problems.push({ field: "fixedAmount", message: "fixedAmount must have at most 2 decimals" });
-  if (problems.length > 0) throw new ValidationError(problems);
-  const client = await services.db
-    .updateTable("integration_clients")
-    .set({ offer_percentage: body.percentage === undefined ? null : String(body.percentage), offer_fixed_cents: fixedCents ?? null })
-    .where("id", "=", admin.integrationClientId)
-    .returning(["offer_percentage", "offer_fixed_cents"])
-    .executeTakeFirstOrThrow();
-  return { status: 200, body: offerOf(client) };
+  return { status: 200, body: await replace(services.db, admin.integrationClientId, body) };
 };

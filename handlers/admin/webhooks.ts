@@ -1,7 +1,7 @@
 // The integration's event subscription, signing secret, event catalog and the Sandbox's test webhook.
 import type { operations } from "../../generated/types/admin.ts";
 import type { AdminApiCaller } from "../../domain/identity/callers.ts";
-import { DomainError } from "../../domain/errors.ts";
+import { requireSandbox } from "../../domain/sandbox/sandbox-only.ts";
 import { EVENT_CATALOG } from "../../domain/webhooks/catalog.ts";
 import { outboundClient } from "../../domain/webhooks/outbound-http.ts";
 import { getSigningSecret, rotateSigningSecret } from "../../domain/webhooks/signing-secrets.ts";
@@ -39,7 +39,7 @@ export const listWebhookEvents: Handler<"listWebhookEvents"> = async ({ caller }
 
 export const sendTestWebhook: Handler<"sendTestWebhook"> = async ({ body, caller, services }) => {
   const admin = requireIntegrationAdmin(caller);
-  if (services.config.serviceEnv !== "sandbox") throw new DomainError("SandboxOnlyError", "The test webhook exists only in the Sandbox");
+  requireSandbox(services.config.serviceEnv, "The test webhook exists only in the Sandbox");
   const report = await sendTest(services.db, outboundClient({ allowLoopback: services.config.allowLoopbackUrls }), {
     integrationClientId: admin.integrationClientId,
     reason: body.reason,

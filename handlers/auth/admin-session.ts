@@ -2,7 +2,7 @@
 import type { operations } from "../../generated/types/auth.ts";
 import type { AuthCaller } from "../../domain/identity/callers.ts";
 import { DomainError } from "../../domain/errors.ts";
-import { adminSignIn, changeAdminPassword } from "../../domain/identity/oauth.ts";
+import { adminSignIn, changeAdminPassword } from "../../domain/identity/admin-session.ts";
 import type { OperationHandler } from "../../server/handler-types.ts";
 
 type Handler<Id extends keyof operations> = OperationHandler<operations[Id], AuthCaller>;

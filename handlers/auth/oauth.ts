@@ -15,6 +15,7 @@ import {
 import type { HandlerContext, OperationHandler } from "../../server/handler-types.ts";
 import { renderSignInPage } from "./sign-in-page.ts";
 import { describeOffer, offerOf } from "../../domain/identity/offer.ts";
+import { merchantNameAndEmail } from "../../domain/identity/merchant-users.ts";
 
 type Handler<Id extends keyof operations, Answers extends number = never> = OperationHandler<operations[Id], AuthCaller, Answers>;
 
@@ -154,6 +155,5 @@ export const revokeToken: Handler<"revokeToken"> = async ({ body, headers, servi
 
 export const getClientInfo: Handler<"getClientInfo"> = async ({ caller, services }) => {
   if (caller.kind !== "merchant-token") throw new DomainError("UnauthorizedError", "A merchant idToken is required");
-  const merchant = await services.db.selectFrom("merchant_accounts").select(["fantasy_name", "email"]).where("id", "=", caller.merchantAccountId).executeTakeFirstOrThrow();
-  return { status: 200, body: { name: merchant.fantasy_name, email: merchant.email } };
+  return { status: 200, body: await merchantNameAndEmail(services.db, caller.merchantAccountId) };
 };

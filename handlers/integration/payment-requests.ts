@@ -8,7 +8,7 @@ import { cancelCharge, completeDraftAmount, createCharge, getCharge, listCharges
 import { ValidationError } from "../../domain/errors.ts";
 import { integrationNow } from "../../domain/clock.ts";
 import { updateChargeCustomer } from "../../domain/charges/customer-update.ts";
-import { centsOf, fromCents } from "../../domain/money.ts";
+import { fromCents, requireCents } from "../../domain/money.ts";
 import type { OperationHandler, Services } from "../../server/handler-types.ts";
 import { requireMerchant } from "./caller.ts";
 
@@ -54,8 +54,7 @@ export const listPaymentRequests: Handler<"listPaymentRequests"> = async ({ quer
 };
 
 export const completePaymentRequestAmount: Handler<"completePaymentRequestAmount"> = async ({ params, body, caller, services }) => {
-  const cents = centsOf(body.amount);
-  if (cents === undefined) throw ValidationError.of("amount", "amount must have at most 2 decimals");
+  const cents = requireCents("amount", body.amount);
   const { charge, previousAmountCents } = await completeDraftAmount(services.db, chargeContext(caller, services), params.referenceId, cents);
   return {
     status: 200,

@@ -1,7 +1,8 @@
 // Pesos ↔ integer cents, exact to the cent, never by multiplying floats.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { addCents, centsOf, fromCents, MAX_AMOUNT_CENTS, MAX_AMOUNT_PESOS, percentOfCents, toCents } from "../../domain/money.ts";
+import { ValidationError } from "../../domain/errors.ts";
+import { addCents, centsOf, decimalsProblem, fromCents, MAX_AMOUNT_CENTS, MAX_AMOUNT_PESOS, percentOfCents, requireCents, toCents } from "../../domain/money.ts";
 
 describe("toCents", () => {
   it("converts amounts with up to 2 decimals exactly, where float multiplication would not", () => {
@@ -117,5 +118,20 @@ describe("addCents", () => {
   it("throws rather than lose precision or add fractions", () => {
     expect(() => addCents(Number.MAX_SAFE_INTEGER, 1)).toThrow(RangeError);
     expect(() => addCents(0.5, 1)).toThrow(RangeError);
+  });
+});
+
+describe("requireCents and decimalsProblem: the request rule \"at most 2 decimals\"", () => {
+  it("answers the hundredths of a value exact to the cent, judged on its decimal text", () => {
+    expect(requireCents("amount", 19.99)).toBe(1999);
+    expect(requireCents("serviceCommissionPercentage", 0.29)).toBe(29); // 0.29 * 100 is 28.999999999999996
+    expect(decimalsProblem("percentage", 2.5)).toBeUndefined();
+  });
+
+  it("refuses more than 2 decimals with a ValidationError naming the field", () => {
+    expect(() => requireCents("amount", 10.001)).toThrow(ValidationError);
+    expect(() => requireCents("amount", 10.001)).toThrow("amount must have at most 2 decimals");
+    expect(decimalsProblem("fixedAmount", 1.005)).toEqual({ field: "fixedAmount", message: "fixedAmount must have at most 2 decimals" });
+    expect(decimalsProblem("amount", Number.NaN)).toBeDefined();
   });
 });

@@ -1,0 +1,27 @@
+// The charges of a whole integration (every merchant account), as its admins see them: the portal's list,
+// and how many are still open.
+import type { Kysely } from "kysely";
+import type { Database } from "../../db/schema.ts";
+import type { ChargeState } from "../../db/tables/charges.table.ts";
+
+/** A page of the integration's charges, newest first, optionally in one state. */
+export async function listIntegrationCharges(db: Kysely<Database>, integrationClientId: string, query: { state?: ChargeState; limit: number; offset: number }) {
+  let base = db.selectFrom("charges").where("integration_client_id", "=", integrationClientId);
+  if (query.state) base = base.where("state", "=", query.state);
+  const [rows, count] = await Promise.all([
+    base.select(["id", "reference_id", "paid_cents", "customer_email", "description", "created_at", "state"]).orderBy("created_at", "desc").orderBy("id").limit(query.limit).offset(query.offset).execute(),
+    base.select((eb) => eb.fn.countAll<string>().as("total")).executeTakeFirstOrThrow(),
+  ]);
+  return { items: rows, total: Number(count.total) };
+}
+
+/** Charges that can still receive money (pending or partially paid). */
+export async function countOpenCharges(db: Kysely<Database>, integrationClientId: string): Promise<number> {
+  const { open } = await db
+    .selectFrom("charges")
+    .select((eb) => eb.fn.countAll<string>().as("open"))
+    .where("integration_client_id", "=", integrationClientId)
+    .where("state", "in", ["pending", "partial_payment"])
+    .executeTakeFirstOrThrow();
+  return Number(open);
+}

@@ -1,0 +1,53 @@
+// The portal admins' session: sign-in with email and password (an idToken and a 30-day refresh token),
+// and the password change that ends the admin's other sessions.
+import { sql, type Kysely } from "kysely";
+import type { Database } from "../../db/schema.ts";
+import type { Clock } from "../clock.ts";
+import { DomainError } from "../errors.ts";
+import { burnVerification, hashSecret, randomToken, sha256, verifySecret } from "./secrets.ts";
+import { ID_TOKEN_SECONDS, type TokenService } from "./tokens.ts";
+
+const SESSION_DAYS = 30;
+
+export interface AdminSession {
+  idToken: string;
+  refreshToken: string;
+  tokenType: "Bearer";
+  expiresIn: number;
+}
+
+export async function adminSignIn(db: Kysely<Database>, clock: Clock, tokens: TokenService, input: { email: string; password: string }): Promise<AdminSession> {
+  const admin = await db.selectFrom("admin_users").selectAll().where(sql`lower(email)`, "=", input.email.trim().toLowerCase()).executeTakeFirst();
+  if (!admin) {
+    await burnVerification(input.password);
+    throw new DomainError("InvalidCredentialsError", "Wrong email or password");
+  }
+  if (!(await verifySecret(admin.password_hash, input.password))) throw new DomainError("InvalidCredentialsError", "Wrong email or password");
+  const now = clock.now();
+  const refreshToken = randomToken("rt_");
+  const session = await db.transaction().execute(async (trx) => {
+    await trx.updateTable("admin_users").set({ first_login_at: now }).where("id", "=", admin.id).where("first_login_at", "is", null).execute();
+    return trx
+      .insertInto("admin_sessions")
+      .values({ admin_user_id: admin.id, refresh_token_hash: sha256(refreshToken), created_at: now, expires_at: new Date(now.getTime() + SESSION_DAYS * 24 * 3600 * 1000) })
+      .returning("id")
+      .executeTakeFirstOrThrow();
+  });
+  const idToken = await tokens.issueAdminToken({ adminUserId: admin.id, sessionId: session.id, role: admin.role, integrationClientId: admin.integration_client_id, email: admin.email });
+  return { idToken, refreshToken, tokenType: "Bearer", expiresIn: ID_TOKEN_SECONDS };
+}
+
+/** Changes the signed-in admin's password and ends the admin's other sessions. */
+export async function changeAdminPassword(
+  db: Kysely<Database>,
+  clock: Clock,
+  input: { adminUserId: string; sessionId: string; currentPassword: string; newPassword: string },
+): Promise<void> {
+  const admin = await db.selectFrom("admin_users").selectAll().where("id", "=", input.adminUserId).executeTakeFirst();
+  if (!admin || !(await verifySecret(admin.password_hash, input.currentPassword))) throw new DomainError("InvalidCredentialsError", "The current password is wrong");
+  const newHash = await hashSecret(input.newPassword);
+  await db.transaction().execute(async (trx) => {
+    await trx.updateTable("admin_users").set({ password_hash: newHash }).where("id", "=", admin.id).execute();
+    await trx.updateTable("admin_sessions").set({ revoked_at: clock.now() }).where("admin_user_id", "=", admin.id).where("id", "!=", input.sessionId).where("revoked_at", "is", null).execute();
+  });
+}

@@ -1,0 +1,33 @@
+// The admins of an integration client: listed by its own admins and by platform admins; invited by a
+// platform admin (with a random password until the welcome email exists).
+import type { Kysely } from "kysely";
+import type { Database } from "../../db/schema.ts";
+import { DomainError } from "../errors.ts";
+import { createAdminUser, generatePassword } from "./accounts.ts";
+import { integrationClientById } from "./integration-clients.ts";
+
+export interface ClientAdmin {
+  id: string;
+  email: string;
+  /** Pending until the admin's first sign-in. */
+  status: "active" | "pending";
+  invitedAt: Date;
+}
+
+export async function listClientAdmins(db: Kysely<Database>, integrationClientId: string): Promise<ClientAdmin[]> {
+  const rows = await db.selectFrom("admin_users").selectAll().where("integration_client_id", "=", integrationClientId).orderBy("invited_at").execute();
+  return rows.map((row) => ({ id: row.id, email: row.email, status: row.first_login_at ? "active" : "pending", invitedAt: row.invited_at }));
+}
+
+/** A new integration admin of the client; `clientId` must repeat the client's OAuth clientId, as a check. */
+export async function inviteClientAdmin(
+  db: Kysely<Database>,
+  integrationClientId: string,
+  input: { clientId: string; email: string; name: string | null },
+): Promise<ClientAdmin> {
+  const client = await integrationClientById(db, integrationClientId);
+  if (input.clientId !== client.provider_client_id) throw new DomainError("ClientIdMismatchError", "clientId is not the OAuth clientId of the integration client in the path");
+  const created = await createAdminUser(db, { email: input.email, password: generatePassword(), role: "INTEGRATION_ADMIN", integrationClientId: client.id, name: input.name });
+  const row = await db.selectFrom("admin_users").selectAll().where("id", "=", created.id).executeTakeFirstOrThrow();
+  return { id: row.id, email: row.email, status: "pending", invitedAt: row.invited_at };
+}

@@ -1,0 +1,119 @@
+// Integration clients as admins manage them: the integration admin edits its own profile; the platform
+// admin registers clients (with their first admin), lists them, and sets the platform's commission.
+import { sql, type Kysely, type Transaction } from "kysely";
+import type { Database } from "../../db/schema.ts";
+import type { IntegrationClient, IntegrationType } from "../../db/tables/identity.table.ts";
+import { countOpenCharges } from "../charges/integration-charges.ts";
+import { DomainError, ValidationError } from "../errors.ts";
+import { isUuid } from "../ids.ts";
+import { requireCents } from "../money.ts";
+import { createAdminUser, createIntegrationClient, generatePassword, type NewIntegrationClient } from "./accounts.ts";
+
+type Db = Kysely<Database> | Transaction<Database>;
+
+const clientNotFound = () => new DomainError("IntegrationClientNotFoundError", "No integration client with that id");
+
+export async function integrationClientById(db: Db, id: string): Promise<IntegrationClient> {
+  if (!isUuid(id)) throw clientNotFound();
+  const client = await db.selectFrom("integration_clients").selectAll().where("id", "=", id).executeTakeFirst();
+  if (!client) throw clientNotFound();
+  return client;
+}
+
+/** The profile fields both admins may change; `description: ""` clears the description. */
+export interface ProfileChanges {
+  name?: string;
+  companyName?: string;
+  contactEmail?: string;
+  logoUrl?: string;
+  type?: IntegrationType;
+  description?: string;
+}
+
+function profileColumns(changes: ProfileChanges) {
+  return {
+    ...(changes.name !== undefined ? { name: changes.name } : {}),
+    ...(changes.companyName !== undefined ? { company_name: changes.companyName } : {}),
+    ...(changes.contactEmail !== undefined ? { contact_email: changes.contactEmail } : {}),
+    ...(changes.logoUrl !== undefined ? { logo_url: changes.logoUrl } : {}),
+    ...(changes.type !== undefined ? { type: changes.type } : {}),
+    ...(changes.description !== undefined ? { description: changes.description === "" ? null : changes.description } : {}),
+  };
+}
+
+/** The integration admin's PATCH of its own profile; answers the client as it is now. */
+export async function updateIntegrationProfile(db: Kysely<Database>, integrationClientId: string, changes: ProfileChanges): Promise<IntegrationClient> {
+  const columns = profileColumns(changes);
+  if (Object.keys(columns).length > 0) await db.updateTable("integration_clients").set(columns).where("id", "=", integrationClientId).execute();
+  return integrationClientById(db, integrationClientId);
+}
+
+/**
+ * The platform admin's PATCH: the profile and the platform's commission (a percentage with at most 2
+ * decimals; null ends the deal). With a commission change, also how many open charges take it.
+ */
+export async function updateIntegrationClientAsPlatform(
+  db: Kysely<Database>,
+  id: string,
+  changes: ProfileChanges & { serviceCommissionPercentage?: number | null },
+): Promise<{ client: IntegrationClient; openChargesRecommissioned?: number }> {
+  const client = await integrationClientById(db, id);
+  const commission = changes.serviceCommissionPercentage;
+  const commissionChanged = commission !== undefined;
+  if (commission !== null && commission !== undefined) requireCents("serviceCommissionPercentage", commission);
+  const updated = await db
+    .updateTable("integration_clients")
+    .set({ ...profileColumns(changes), ...(commissionChanged ? { service_commission_percentage: commission === null ? null : String(commission) } : {}) })
+    .where("id", "=", client.id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  if (!commissionChanged) return { client: updated };
+  // The percentage is read from the integration when a charge's money is settled, so every open charge
+  // takes it at once: the backfill is complete in one step.
+  return { client: updated, openChargesRecommissioned: await countOpenCharges(db, client.id) };
+}
+
+/**
+ * Registers an integration client and, when asked, its first admin, in one transaction. http://localhost
+ * redirect URIs are for local development against the Sandbox only: Production requires https.
+ */
+export async function registerIntegrationClient(
+  db: Kysely<Database>,
+  serviceEnv: "sandbox" | "production",
+  input: NewIntegrationClient & { redirectUris: string[]; firstAdmin?: { email: string; name: string | null } },
+): Promise<{ client: IntegrationClient; clientSecret: string }> {
+  if (serviceEnv === "production") {
+    const insecure = input.redirectUris.flatMap((url, index) => (url.startsWith("https://") ? [] : [{ field: `redirectUrls[${index}]`, message: `redirectUrls[${index}] must use https in Production` }]));
+    if (insecure.length > 0) throw new ValidationError(insecure);
+  }
+  const { firstAdmin, ...client } = input;
+  return db.transaction().execute(async (trx) => {
+    const created = await createIntegrationClient(trx, client);
+    // The first admin gets a random password; the welcome email that carries it needs the mail
+    // adapter, which does not exist yet: until then a platform admin resets the admin's password.
+    if (firstAdmin) {
+      await createAdminUser(trx, { email: firstAdmin.email, password: generatePassword(), role: "INTEGRATION_ADMIN", integrationClientId: created.client.id, name: firstAdmin.name });
+    }
+    return created;
+  });
+}
+
+/** A page of integration clients, newest first, each with whether its first admin has signed in. */
+export async function listIntegrationClients(
+  db: Kysely<Database>,
+  page: { limit: number; offset: number },
+): Promise<{ items: Array<IntegrationClient & { firstAdminLoggedIn: boolean }>; total: number }> {
+  const [rows, count] = await Promise.all([
+    db
+      .selectFrom("integration_clients as c")
+      .selectAll("c")
+      .select(sql<boolean>`exists (select 1 from admin_users a where a.integration_client_id = c.id and a.first_login_at is not null)`.as("first_admin_logged_in"))
+      .orderBy("c.created_at", "desc")
+      .orderBy("c.id")
+      .limit(page.limit)
+      .offset(page.offset)
+      .execute(),
+    db.selectFrom("integration_clients").select((eb) => eb.fn.countAll<string>().as("total")).executeTakeFirstOrThrow(),
+  ]);
+  return { items: rows.map(({ first_admin_logged_in, ...client }) => ({ ...client, firstAdminLoggedIn: first_admin_logged_in })), total: Number(count.total) };
+}

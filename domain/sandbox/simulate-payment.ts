@@ -1,0 +1,77 @@
+// A simulated transfer: the integration admin sends money to the CVU of one of the integration's charges
+// and reconciliation runs exactly as for the bank feed. The ownership check, the transfer and the answer
+// about the webhook are one transaction, so the subscription read is the one the event was written under.
+import { randomUUID } from "node:crypto";
+import type { Kysely } from "kysely";
+import type { Database } from "../../db/schema.ts";
+import type { UnmatchedReason } from "../../db/tables/payments.table.ts";
+import { DomainError } from "../errors.ts";
+import { receiveTransfer } from "../reconciliation/reconcile.ts";
+import { getSubscription } from "../webhooks/subscriptions.ts";
+
+export interface SimulatedTransfer {
+  integrationClientId: string;
+  cvu: string;
+  amountCents: number;
+  operatedAt: Date;
+  senderCuil?: string;
+  senderCvu?: string;
+  senderName?: string;
+  /** The payment provider fails: nothing is received. */
+  forcePspFailure: boolean;
+}
+
+export interface SimulationOutcome {
+  /** The bank transaction id given to the simulated transfer (`sim_…`). */
+  transactionId: string;
+  conciliated: boolean;
+  webhookWillFire: boolean;
+  /** The event the transfer wrote; absent when the provider failed. */
+  webhookEvent?: "payment_request.payment_received" | "payment.unmatched";
+  paymentRequestId?: string;
+  unmatchedReason?: UnmatchedReason;
+}
+
+export async function simulatePayment(db: Kysely<Database>, transfer: SimulatedTransfer, receivedAt: Date): Promise<SimulationOutcome> {
+  return db.transaction().execute(async (trx) => {
+    // The CVU must belong (now or before) to a charge of the caller's integration.
+    const known = await trx
+      .selectFrom("charges as c")
+      .innerJoin("cvu_accounts as a", "a.id", "c.cvu_account_id")
+      .select("c.id")
+      .where("a.cvu", "=", transfer.cvu)
+      .where("c.integration_client_id", "=", transfer.integrationClientId)
+      .limit(1)
+      .executeTakeFirst();
+    if (!known) throw new DomainError("CvuNotInIntegrationError", "The cvu does not belong to a charge of this integration");
+
+    const transactionId = `sim_${randomUUID()}`;
+    if (transfer.forcePspFailure) return { transactionId, conciliated: false, webhookWillFire: false };
+
+    const outcome = await receiveTransfer(
+      trx,
+      {
+        transactionId,
+        amountCents: transfer.amountCents,
+        receivingCvu: transfer.cvu,
+        senderCuil: transfer.senderCuil,
+        senderCvu: transfer.senderCvu,
+        senderName: transfer.senderName,
+        operatedAt: transfer.operatedAt,
+        source: "simulation",
+      },
+      { receivedAt, livemode: false },
+    );
+    const conciliated = outcome.charge !== undefined;
+    const webhookEvent = conciliated ? "payment_request.payment_received" : "payment.unmatched";
+    const enabledEvents = await getSubscription(trx, transfer.integrationClientId);
+    return {
+      transactionId,
+      conciliated,
+      webhookWillFire: enabledEvents.includes(webhookEvent),
+      webhookEvent,
+      ...(outcome.charge ? { paymentRequestId: outcome.charge.id } : {}),
+      ...(outcome.unmatchedReason ? { unmatchedReason: outcome.unmatchedReason } : {}),
+    };
+  });
+}

@@ -1,0 +1,35 @@
+// The admins of an integration client: listed by its own admins (/my-integration/admins) and by platform
+// admins, who also invite them (/integration-admin/clients/{id}/admins).
+import type { operations, components } from "../../generated/types/admin.ts";
+import type { AdminApiCaller } from "../../domain/identity/callers.ts";
+import { inviteClientAdmin, listClientAdmins as adminsOf, type ClientAdmin } from "../../domain/identity/client-admins.ts";
+import { integrationClientById } from "../../domain/identity/integration-clients.ts";
+import type { OperationHandler } from "../../server/handler-types.ts";
+import { requireIntegrationAdmin, requirePlatformAdmin } from "./caller.ts";
+
+type Handler<Id extends keyof operations> = OperationHandler<operations[Id], AdminApiCaller>;
+
+function clientAdminView(admin: ClientAdmin): components["schemas"]["ClientAdmin"] {
+  return { integrationClientAdminId: admin.id, email: admin.email, status: admin.status, invitedAt: admin.invitedAt.toISOString() };
+}
+
+function clientAdminList(admins: ClientAdmin[]): components["schemas"]["ClientAdminList"] {
+  return { items: admins.map(clientAdminView), total: admins.length };
+}
+
+export const listMyIntegrationAdmins: Handler<"listMyIntegrationAdmins"> = async ({ caller, services }) => {
+  const admin = requireIntegrationAdmin(caller);
+  return { status: 200, body: clientAdminList(await adminsOf(services.db, admin.integrationClientId)) };
+};
+
+export const createClientAdmin: Handler<"createClientAdmin"> = async ({ caller, params, body, services }) => {
+  requirePlatformAdmin(caller);
+  const created = await inviteClientAdmin(services.db, params.id, { clientId: body.clientId, email: body.email, name: body.name ?? null });
+  return { status: 201, body: clientAdminView(created) };
+};
+
+export const listClientAdmins: Handler<"listClientAdmins"> = async ({ caller, params, services }) => {
+  requirePlatformAdmin(caller);
+  const client = await integrationClientById(services.db, params.id);
+  return { status: 200, body: clientAdminList(await adminsOf(services.db, client.id)) };
+};

@@ -1,0 +1,75 @@
+// The platform admin's management of integration clients (/integration-admin/clients): register, list,
+// read, update (with the platform's commission).
+import type { operations } from "../../generated/types/admin.ts";
+import type { AdminApiCaller } from "../../domain/identity/callers.ts";
+import {
+  integrationClientById,
+  listIntegrationClients as listClients,
+  registerIntegrationClient,
+  updateIntegrationClientAsPlatform,
+} from "../../domain/identity/integration-clients.ts";
+import type { OperationHandler, Services } from "../../server/handler-types.ts";
+import { requirePlatformAdmin } from "./caller.ts";
+import { platformIntegrationClientDetail } from "./integration-client-view.ts";
+import { pageOf } from "./page-query.ts";
+
+type Handler<Id extends keyof operations> = OperationHandler<operations[Id], AdminApiCaller>;
+
+function oauthUrls(services: Services) {
+  const auth = services.config.publicUrls.auth;
+  return {
+    authorizationUrl: `${auth}/integration/oauth2/authorize`,
+    tokenUrl: `${auth}/integration/oauth2/token`,
+    userinfoUrl: `${services.config.publicUrls.integration}/me`,
+    hostedUiUrl: `${auth}/integration/oauth2/authorize`,
+    logoutUrl: `${auth}/integration/oauth2/logout`,
+  };
+}
+
+export const createIntegrationClient: Handler<"createIntegrationClient"> = async ({ caller, body, services }) => {
+  requirePlatformAdmin(caller);
+  const created = await registerIntegrationClient(services.db, services.config.serviceEnv, {
+    name: body.name,
+    companyName: body.companyName,
+    contactEmail: body.contactEmail,
+    redirectUris: body.redirectUrls ?? [],
+    logoutUrls: body.logoutUrls ?? [],
+    scopes: body.scopes,
+    logoUrl: body.logoUrl ?? null,
+    description: body.description ?? null,
+    ...(body.firstAdminEmail ? { firstAdmin: { email: body.firstAdminEmail, name: body.firstAdminName ?? null } } : {}),
+  });
+  return { status: 201, body: { ...platformIntegrationClientDetail(created.client), providerClientSecret: created.clientSecret, ...oauthUrls(services) } };
+};
+
+export const listIntegrationClients: Handler<"listIntegrationClients"> = async ({ caller, query, services }) => {
+  requirePlatformAdmin(caller);
+  const page = pageOf(query);
+  const { items, total } = await listClients(services.db, page);
+  return {
+    status: 200,
+    body: {
+      items: items.map(({ firstAdminLoggedIn, ...client }) => ({
+        ...platformIntegrationClientDetail(client),
+        firstAdminEmailSent: false,
+        firstAdminLoggedIn,
+        webhookConfigured: false,
+      })),
+      total,
+      ...page,
+    },
+  };
+};
+
+export const getIntegrationClient: Handler<"getIntegrationClient"> = async ({ caller, params, services }) => {
+  requirePlatformAdmin(caller);
+  return { status: 200, body: platformIntegrationClientDetail(await integrationClientById(services.db, params.id)) };
+};
+
+export const updateIntegrationClient: Handler<"updateIntegrationClient"> = async ({ caller, params, body, services }) => {
+  requirePlatformAdmin(caller);
+  const { client, openChargesRecommissioned } = await updateIntegrationClientAsPlatform(services.db, params.id, body);
+  if (openChargesRecommissioned === undefined) return { status: 200, body: platformIntegrationClientDetail(client) };
+  const total = openChargesRecommissioned;
+  return { status: 200, body: { ...platformIntegrationClientDetail(client), commissionBackfill: { pending: 0, failed: 0, skipped: 0, applied: total, total } } };
+};
