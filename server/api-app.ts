@@ -226,7 +226,7 @@ export async function createApiApp<Caller>(options: ApiAppOptions<Caller>): Prom
 }
 
 /**
- * Integrator clients written against the other listing of the seed call `/integration/payment-request`:
+ * Integrator clients written against the API listing with an `/integration` prefix call `/integration/payment-request`:
  * the Integration API answers its routes under that prefix too, by rewriting before routing.
  */
 export function stripIntegrationPrefix(path: string): string {

@@ -1,4 +1,4 @@
-// Turns Ajv's errors (as openapi-backend reports them) into the seed's `validationDetails`: one
+// Turns Ajv's errors (as openapi-backend reports them) into the documented `validationDetails`: one
 // `{field, message}` per problem, the field as a JSON path a person reads (`customer.phoneNumber.number`,
 // `dueDates[1]`, `limit`), the message a sentence that names it.
 import type { ErrorObject } from "ajv";

@@ -23,7 +23,7 @@ const refusedAsMerchant = {
   notLinked: () => ({ refused: new DomainError("NotAuthorizedAsUserOfIntegrationClient", "Not authorized as user of integration client") }),
 };
 
-/** The Integration API's token check, with the seed's plain-text refusals. */
+/** The Integration API's token check, with its documented plain-text refusals. */
 export async function authenticateMerchant(db: Kysely<Database>, tokens: TokenService, authorization: string | string[] | undefined): Promise<Authentication<MerchantCaller>> {
   const token = bearerToken(authorization);
   if (!token) return refusedAsMerchant.unauthorized();

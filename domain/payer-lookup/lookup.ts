@@ -1,5 +1,5 @@
 // GET /payer-lookup: validate the document, take its units from the day's quota (committed on its own),
-// then ask the tax registry. The seed's consumption rules follow from that order: a 400 and a 503 answered
+// then ask the tax registry. The documented consumption rules follow from that order: a 400 and a 503 answered
 // without querying take nothing; a 200 (also with `name: null`) and a 503 because the registry did not
 // answer have taken their units.
 import type { Kysely } from "kysely";

@@ -408,8 +408,7 @@ export type paths = {
          *     as a real transfer: the charge's state changes and the event is written (and delivered if
          *     subscribed and a destination resolves) before the answer. With `forcePspFailure` the provider
          *     fails: the answer is still 200, with `conciliated` and `webhookWillFire` false and no
-         *     `webhookEvent`, and nothing is recorded (this shape is this contract's choice; the seed does not
-         *     show it).
+         *     `webhookEvent`, and nothing is recorded.
          */
         post: operations["simulatePayment"];
         delete?: never;
@@ -690,8 +689,7 @@ export type paths = {
         /**
          * @description Create the signing secret, or replace it with a new one, and answer it in clear. The previous
          *     secret stops signing at once: every delivery attempt after the rotation, retries of older events
-         *     included, is signed with the new secret (this grace-free behaviour is this contract's choice; the
-         *     seed does not show it).
+         *     included, is signed with the new secret (there is no grace period).
          */
         put: operations["rotateWebhookSigningSecret"];
         post?: never;
@@ -870,7 +868,7 @@ export type components = {
         /**
          * @description A non-blocking reachability test of a webhook URL: it never blocks registration. The test is a
          *     `POST` with the JSON body `{"event":"ping"}`, signed like an event and with the URL's
-         *     `validation-token` (the request's shape is this contract's choice; the seed does not show it).
+         *     `validation-token` (the request's shape is this contract's choice).
          */
         ClientUrlVerification: {
             status: components["schemas"]["ClientUrlVerificationStatus"];
@@ -989,9 +987,8 @@ export type components = {
         /**
          * @description How far applying a changed commission percentage got. The new percentage is written to the
          *     integration's open charges (not yet paid in full, overdue or canceled) so that their future
-         *     payments carry it; which records are backfilled is this contract's reading, the seed does not show
-         *     it. The work runs within a time budget: `pending` above 0 means it stopped there, and the same
-         *     PATCH must be sent again to continue.
+         *     payments carry it; closed charges keep the percentage they had. The work runs within a time
+         *     budget: `pending` above 0 means it stopped there, and the same PATCH must be sent again to continue.
          */
         CommissionBackfill: {
             /**
@@ -1144,7 +1141,7 @@ export type components = {
             message: string;
         };
         /**
-         * @description A criterion of the automatic check that the integration did not meet. The criteria are this contract's choice; the seed does not show them.
+         * @description A criterion of the automatic check that the integration did not meet.
          * @enum {string}
          */
         GoLiveReasonCode: "no_webhook_url" | "webhook_unreachable" | "no_enabled_events" | "no_redirect_uri" | "no_linked_merchant" | "no_paid_charge" | "incomplete_profile";
@@ -1454,7 +1451,7 @@ export type components = {
             email: components["schemas"]["Email"];
         };
         /**
-         * @description Where the payout link stands. Its transitions are not shown in the seed; this contract's reading: `none` → `pending` on invite, `pending` → `accepted` when the invited account accepts.
+         * @description Where the payout link stands. Transitions: `none` → `pending` on invite, `pending` → `accepted` when the invited account accepts.
          * @enum {string}
          */
         PayoutLinkStatus: "none" | "pending" | "accepted";
@@ -1637,7 +1634,7 @@ export type components = {
             /** @description Pesos transferred: positive, at most 2 decimals. */
             amount: components["schemas"]["PesosInput"];
             /**
-             * @description Echoed. In the Sandbox every transfer is simulated: `false` is accepted and records the transfer in exactly the same way (the seed does not show what it changes).
+             * @description Echoed. In the Sandbox every transfer is simulated: `false` is accepted and records the transfer in exactly the same way.
              * @default true
              */
             simulated: boolean;
@@ -1662,7 +1659,7 @@ export type components = {
             idTransaccion: string;
             /** @description The receiving CVU. */
             cvu: string;
-            /** @description The account number behind `cvu` at the provider: its 13-digit account part (this contract's reading; the seed does not show it). */
+            /** @description The account number behind `cvu` at the provider: its 13-digit account part. */
             numeroCuenta: string;
             amount: components["schemas"]["Pesos"];
             /**
@@ -1678,7 +1675,7 @@ export type components = {
             webhookEvent?: components["schemas"]["SimulatedWebhookEvent"];
             /** @description The matched charge; only when `conciliated`. */
             paymentRequestId?: components["schemas"]["Uuid"];
-            /** @description Why the transfer was not matched; only when not `conciliated` and recorded (our addition to the seed's fields). */
+            /** @description Why the transfer was not matched; only when not `conciliated` and recorded. */
             unmatchedReason?: components["schemas"]["UnmatchedReason"];
         };
         /**

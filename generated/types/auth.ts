@@ -196,7 +196,7 @@ export type paths = {
         };
         get?: never;
         put?: never;
-        /** @description Exchange an authorization code for tokens (the seed's JSON form). Store the `refreshToken` and the `merchantUserId` (from `GET /me`). The token endpoint of RFC 6749 for standard OAuth 2.0 clients (form-encoded, snake_case, HTTP Basic client authentication, PKCE). */
+        /** @description Exchange an authorization code for tokens (the documented JSON form). Store the `refreshToken` and the `merchantUserId` (from `GET /me`). The token endpoint of RFC 6749 for standard OAuth 2.0 clients (form-encoded, snake_case, HTTP Basic client authentication, PKCE). */
         post: operations["exchangeToken"];
         delete?: never;
         options?: never;
@@ -294,7 +294,7 @@ export type components = {
             /** @description Every field that failed, in the order found. */
             validationDetails: components["schemas"]["ValidationDetail"][];
         };
-        /** @description The code exchange of the seed: JSON, camelCase, client credentials in the body. */
+        /** @description The documented code exchange: JSON, camelCase, client credentials in the body. */
         CodeExchange: {
             /** @enum {string} */
             grantType: "authorization_code";
@@ -347,7 +347,7 @@ export type components = {
             code_challenge_methods_supported: string[];
             scopes_supported: string[];
         };
-        /** @description A refresh of the seed: JSON, camelCase. */
+        /** @description A refresh in the documented form: JSON, camelCase. */
         RefreshRequest: {
             /** @enum {string} */
             grantType: "refresh_token";
@@ -366,7 +366,7 @@ export type components = {
              */
             expiresIn: number;
         };
-        /** @description A revocation of the seed: JSON, camelCase. Revoking does not unlink the merchant. */
+        /** @description A revocation in the documented form: JSON, camelCase. Revoking does not unlink the merchant. */
         RevokeRequest: {
             /** @description The refresh token to revoke (an `idToken` is accepted too and revokes the grant it belongs to). */
             token: string;

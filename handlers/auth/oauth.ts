@@ -106,7 +106,7 @@ function formClientCredentials(headers: HandlerContext<unknown, unknown>["header
   return { clientId: body.client_id, clientSecret: body.client_secret };
 }
 
-function seedTokens(tokens: TokenSet) {
+function documentedTokens(tokens: TokenSet) {
   return { idToken: tokens.idToken, refreshToken: tokens.refreshToken, tokenType: tokens.tokenType, expiresIn: tokens.expiresIn };
 }
 
@@ -115,7 +115,7 @@ export const exchangeToken: Handler<"exchangeToken"> = async ({ body, headers, s
   if (!isForm(headers)) {
     const request = body as operations["exchangeToken"]["requestBody"]["content"]["application/json"];
     const set = await exchangeCode(db, clock, tokens, request);
-    return { status: 200, body: seedTokens(set), headers: NO_STORE };
+    return { status: 200, body: documentedTokens(set), headers: NO_STORE };
   }
   const form = body as operations["exchangeToken"]["requestBody"]["content"]["application/x-www-form-urlencoded"];
   const client = formClientCredentials(headers, form);

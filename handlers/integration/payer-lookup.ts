@@ -1,5 +1,5 @@
 // GET /payer-lookup: a payer document looked up in the tax registry, against the daily quota of the
-// token's integration and merchant account. The seed's 404 (account not linked) never reaches here: the
+// token's integration and merchant account. The documented 404 (account not linked) never reaches here: the
 // token check answers 403 `Not authorized as user of integration client` for an unlinked account first.
 import type { operations } from "../../generated/types/integration.ts";
 import type { IntegrationCaller } from "../../domain/identity/callers.ts";

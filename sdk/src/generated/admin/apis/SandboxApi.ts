@@ -256,7 +256,7 @@ export class SandboxApi extends runtime.BaseAPI {
     }
 
     /**
-     * Simulate a bank transfer to a CVU of the integration\'s charges and reconcile it at once, exactly as a real transfer: the charge\'s state changes and the event is written (and delivered if subscribed and a destination resolves) before the answer. With `forcePspFailure` the provider fails: the answer is still 200, with `conciliated` and `webhookWillFire` false and no `webhookEvent`, and nothing is recorded (this shape is this contract\'s choice; the seed does not show it).
+     * Simulate a bank transfer to a CVU of the integration\'s charges and reconcile it at once, exactly as a real transfer: the charge\'s state changes and the event is written (and delivered if subscribed and a destination resolves) before the answer. With `forcePspFailure` the provider fails: the answer is still 200, with `conciliated` and `webhookWillFire` false and no `webhookEvent`, and nothing is recorded.
      */
     async simulatePaymentRaw(requestParameters: SimulatePaymentOperationRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<SimulatePaymentResult>> {
         const requestOptions = await this.simulatePaymentRequestOpts(requestParameters);
@@ -266,7 +266,7 @@ export class SandboxApi extends runtime.BaseAPI {
     }
 
     /**
-     * Simulate a bank transfer to a CVU of the integration\'s charges and reconcile it at once, exactly as a real transfer: the charge\'s state changes and the event is written (and delivered if subscribed and a destination resolves) before the answer. With `forcePspFailure` the provider fails: the answer is still 200, with `conciliated` and `webhookWillFire` false and no `webhookEvent`, and nothing is recorded (this shape is this contract\'s choice; the seed does not show it).
+     * Simulate a bank transfer to a CVU of the integration\'s charges and reconcile it at once, exactly as a real transfer: the charge\'s state changes and the event is written (and delivered if subscribed and a destination resolves) before the answer. With `forcePspFailure` the provider fails: the answer is still 200, with `conciliated` and `webhookWillFire` false and no `webhookEvent`, and nothing is recorded.
      */
     async simulatePayment(requestParameters: SimulatePaymentOperationRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<SimulatePaymentResult> {
         const response = await this.simulatePaymentRaw(requestParameters, initOverrides);

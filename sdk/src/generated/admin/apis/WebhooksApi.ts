@@ -296,7 +296,7 @@ export class WebhooksApi extends runtime.BaseAPI {
     }
 
     /**
-     * Create the signing secret, or replace it with a new one, and answer it in clear. The previous secret stops signing at once: every delivery attempt after the rotation, retries of older events included, is signed with the new secret (this grace-free behaviour is this contract\'s choice; the seed does not show it).
+     * Create the signing secret, or replace it with a new one, and answer it in clear. The previous secret stops signing at once: every delivery attempt after the rotation, retries of older events included, is signed with the new secret (there is no grace period).
      */
     async rotateWebhookSigningSecretRaw(initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<WebhookSigningSecret>> {
         const requestOptions = await this.rotateWebhookSigningSecretRequestOpts();
@@ -306,7 +306,7 @@ export class WebhooksApi extends runtime.BaseAPI {
     }
 
     /**
-     * Create the signing secret, or replace it with a new one, and answer it in clear. The previous secret stops signing at once: every delivery attempt after the rotation, retries of older events included, is signed with the new secret (this grace-free behaviour is this contract\'s choice; the seed does not show it).
+     * Create the signing secret, or replace it with a new one, and answer it in clear. The previous secret stops signing at once: every delivery attempt after the rotation, retries of older events included, is signed with the new secret (there is no grace period).
      */
     async rotateWebhookSigningSecret(initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<WebhookSigningSecret> {
         const response = await this.rotateWebhookSigningSecretRaw(initOverrides);

@@ -24,7 +24,7 @@ import {
 /**
  * A non-blocking reachability test of a webhook URL: it never blocks registration. The test is a
  * `POST` with the JSON body `{"event":"ping"}`, signed like an event and with the URL's
- * `validation-token` (the request's shape is this contract's choice; the seed does not show it).
+ * `validation-token` (the request's shape is this contract's choice).
  * @export
  * @interface ClientUrlVerification
  */

@@ -16,9 +16,8 @@ import { mapValues } from '../runtime.js';
 /**
  * How far applying a changed commission percentage got. The new percentage is written to the
  * integration's open charges (not yet paid in full, overdue or canceled) so that their future
- * payments carry it; which records are backfilled is this contract's reading, the seed does not show
- * it. The work runs within a time budget: `pending` above 0 means it stopped there, and the same
- * PATCH must be sent again to continue.
+ * payments carry it; closed charges keep the percentage they had. The work runs within a time
+ * budget: `pending` above 0 means it stopped there, and the same PATCH must be sent again to continue.
  * @export
  * @interface CommissionBackfill
  */

@@ -14,7 +14,7 @@
 
 
 /**
- * A criterion of the automatic check that the integration did not meet. The criteria are this contract's choice; the seed does not show them.
+ * A criterion of the automatic check that the integration did not meet.
  * @export
  */
 export const GoLiveReasonCode = {

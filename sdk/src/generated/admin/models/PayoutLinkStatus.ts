@@ -14,7 +14,7 @@
 
 
 /**
- * Where the payout link stands. Its transitions are not shown in the seed; this contract's reading: `none` → `pending` on invite, `pending` → `accepted` when the invited account accepts.
+ * Where the payout link stands. Transitions: `none` → `pending` on invite, `pending` → `accepted` when the invited account accepts.
  * @export
  */
 export const PayoutLinkStatus = {

@@ -40,7 +40,7 @@ export interface SimulatePaymentRequest {
      */
     amount: number;
     /**
-     * Echoed. In the Sandbox every transfer is simulated: `false` is accepted and records the transfer in exactly the same way (the seed does not show what it changes).
+     * Echoed. In the Sandbox every transfer is simulated: `false` is accepted and records the transfer in exactly the same way.
      */
     simulated?: boolean;
     /**

@@ -51,7 +51,7 @@ export interface SimulatePaymentResult {
      */
     cvu: string;
     /**
-     * The account number behind `cvu` at the provider: its 13-digit account part (this contract's reading; the seed does not show it).
+     * The account number behind `cvu` at the provider: its 13-digit account part.
      */
     numeroCuenta: string;
     /**
@@ -79,7 +79,7 @@ export interface SimulatePaymentResult {
      */
     paymentRequestId?: string;
     /**
-     * Why the transfer was not matched; only when not `conciliated` and recorded (our addition to the seed's fields).
+     * Why the transfer was not matched; only when not `conciliated` and recorded.
      */
     unmatchedReason?: UnmatchedReason;
 }

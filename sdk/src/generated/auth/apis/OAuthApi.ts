@@ -2,7 +2,7 @@
 /* eslint-disable */
 /**
  * Cobro Auth API
- * The Auth API of Cobro: OAuth 2.0 authorization code for merchant accounts (the merchant signs in on the authorization screen and links itself to the integration), token exchange, refresh and revocation for the integrator\'s backend, and the admin session of the portal.  The seed\'s endpoints take JSON with camelCase fields and the client credentials in the body. For standard OAuth 2.0 clients the token endpoint also accepts the RFC 6749 form (`application/x-www-form-urlencoded`, snake_case, client authentication by HTTP Basic or in the form) with PKCE (S256; enforced when the authorization request carried a `code_challenge`). No string of a request (body, query, path) may contain the character U+0000: it is refused with 400 `ValidationError`.
+ * The Auth API of Cobro: OAuth 2.0 authorization code for merchant accounts (the merchant signs in on the authorization screen and links itself to the integration), token exchange, refresh and revocation for the integrator\'s backend, and the admin session of the portal.  The documented endpoints take JSON with camelCase fields and the client credentials in the body. For standard OAuth 2.0 clients the token endpoint also accepts the RFC 6749 form (`application/x-www-form-urlencoded`, snake_case, client authentication by HTTP Basic or in the form) with PKCE (S256; enforced when the authorization request carried a `code_challenge`). No string of a request (body, query, path) may contain the character U+0000: it is refused with 400 `ValidationError`.
  *
  * The version of the OpenAPI document: 1.0.0
  * 
@@ -366,7 +366,7 @@ export class OAuthApi extends runtime.BaseAPI {
     }
 
     /**
-     * Exchange an authorization code for tokens (the seed\'s JSON form). Store the `refreshToken` and the `merchantUserId` (from `GET /me`). The token endpoint of RFC 6749 for standard OAuth 2.0 clients (form-encoded, snake_case, HTTP Basic client authentication, PKCE).
+     * Exchange an authorization code for tokens (the documented JSON form). Store the `refreshToken` and the `merchantUserId` (from `GET /me`). The token endpoint of RFC 6749 for standard OAuth 2.0 clients (form-encoded, snake_case, HTTP Basic client authentication, PKCE).
      */
     async exchangeTokenRaw(requestParameters: ExchangeTokenRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<ExchangeToken200Response>> {
         const requestOptions = await this.exchangeTokenRequestOpts(requestParameters);
@@ -376,7 +376,7 @@ export class OAuthApi extends runtime.BaseAPI {
     }
 
     /**
-     * Exchange an authorization code for tokens (the seed\'s JSON form). Store the `refreshToken` and the `merchantUserId` (from `GET /me`). The token endpoint of RFC 6749 for standard OAuth 2.0 clients (form-encoded, snake_case, HTTP Basic client authentication, PKCE).
+     * Exchange an authorization code for tokens (the documented JSON form). Store the `refreshToken` and the `merchantUserId` (from `GET /me`). The token endpoint of RFC 6749 for standard OAuth 2.0 clients (form-encoded, snake_case, HTTP Basic client authentication, PKCE).
      */
     async exchangeToken(requestParameters: ExchangeTokenRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<ExchangeToken200Response> {
         const response = await this.exchangeTokenRaw(requestParameters, initOverrides);

@@ -2,7 +2,7 @@
 /* eslint-disable */
 /**
  * Cobro Auth API
- * The Auth API of Cobro: OAuth 2.0 authorization code for merchant accounts (the merchant signs in on the authorization screen and links itself to the integration), token exchange, refresh and revocation for the integrator\'s backend, and the admin session of the portal.  The seed\'s endpoints take JSON with camelCase fields and the client credentials in the body. For standard OAuth 2.0 clients the token endpoint also accepts the RFC 6749 form (`application/x-www-form-urlencoded`, snake_case, client authentication by HTTP Basic or in the form) with PKCE (S256; enforced when the authorization request carried a `code_challenge`). No string of a request (body, query, path) may contain the character U+0000: it is refused with 400 `ValidationError`.
+ * The Auth API of Cobro: OAuth 2.0 authorization code for merchant accounts (the merchant signs in on the authorization screen and links itself to the integration), token exchange, refresh and revocation for the integrator\'s backend, and the admin session of the portal.  The documented endpoints take JSON with camelCase fields and the client credentials in the body. For standard OAuth 2.0 clients the token endpoint also accepts the RFC 6749 form (`application/x-www-form-urlencoded`, snake_case, client authentication by HTTP Basic or in the form) with PKCE (S256; enforced when the authorization request carried a `code_challenge`). No string of a request (body, query, path) may contain the character U+0000: it is refused with 400 `ValidationError`.
  *
  * The version of the OpenAPI document: 1.0.0
  * 
