@@ -1,24 +1,13 @@
-// The job queue's task list: each task's name, its payload, and its handler, built once per worker
-// process with what the handlers need. Payloads are plain JSON holding ids, never secrets (they sit in
-// the jobs table). Recurring tasks are in `crontab`.
+// The job queue's task list: each task's handler, built once per worker process with what the handlers
+// need (the tasks' names and payloads are in db/job-queue.ts). Recurring tasks are in `crontab`.
 import type { JobHelpers } from "graphile-worker";
 import type { Kysely } from "kysely";
+import type { TaskName, TaskPayloads } from "../db/job-queue.ts";
 import type { Database } from "../db/schema.ts";
 import type { Clock } from "../domain/clock.ts";
 import { runTimeTransitions } from "../domain/charges/time-transitions.ts";
 import { deliverEvent } from "../domain/webhooks/delivery.ts";
 import { OutboundHttpClient, outboundClient } from "../domain/webhooks/outbound-http.ts";
-
-export interface TaskPayloads {
-  /** Does nothing: proves the queue end to end (tests, smoke checks). */
-  noop: { note?: string };
-  /** Moves every charge whose time has come (overdue, expiry, draft discard). Runs every minute. */
-  "time-transitions": Record<string, never>;
-  /** One delivery attempt of an outbox event (domain/webhooks/delivery.ts); retries are new jobs of this task. */
-  "deliver-event": { eventId: string };
-}
-
-export type TaskName = keyof TaskPayloads & string;
 
 export type TaskHandler<T extends TaskName> = (payload: TaskPayloads[T], helpers: JobHelpers) => Promise<void>;
 

@@ -4,7 +4,7 @@ import { loadConfig, ConfigError } from "../server/config.ts";
 import { createLogger } from "../server/logger.ts";
 import { openDatabase, CobroStartupError } from "../db/connect.ts";
 import { migrateToLatest } from "../db/migrate.ts";
-import { prepareQueue } from "../jobs/queue.ts";
+import { prepareQueue } from "../db/job-queue.ts";
 
 try {
   const config = loadConfig(process.env, []);

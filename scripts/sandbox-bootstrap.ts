@@ -8,7 +8,7 @@ import { createLogger } from "../server/logger.ts";
 import { openDatabase, CobroStartupError } from "../db/connect.ts";
 import { runningEmbeddedConnectionString } from "../db/embedded-postgres.ts";
 import { migrateToLatest } from "../db/migrate.ts";
-import { prepareQueue } from "../jobs/queue.ts";
+import { prepareQueue } from "../db/job-queue.ts";
 import { createSandboxSet } from "../domain/identity/sandbox-bootstrap.ts";
 
 const json = process.argv.includes("--json");

@@ -6,6 +6,7 @@
 //   with the `payment_request.expired` event); the CVU returns to the pool. Drafts are discarded after
 //   a few hours.
 import { sql, type Kysely } from "kysely";
+import { DELIVER_EVENT_KEY_PREFIX, DELIVER_EVENT_TASK, QUEUE_SCHEMA } from "../../db/job-queue.ts";
 import type { Database } from "../../db/schema.ts";
 
 export interface TransitionOptions {
@@ -67,9 +68,9 @@ export async function runTimeTransitions(db: Kysely<Database>, options: Transiti
         returning id
       ), delivery_jobs as (
         -- Each event's delivery job, in this same statement and in one batch (domain/webhooks/delivery.ts:
-        -- one job per event, keyed by it).
-        select job.id from graphile_worker.add_jobs((
-          select coalesce(array_agg(row('deliver-event', json_build_object('eventId', expired.id), null, null, null, 'deliver-event:' || expired.id, null, null)::graphile_worker.job_spec), '{}')
+        -- one job per event, keyed by it; the task and key as db/job-queue.ts writes them).
+        select job.id from ${sql.id(QUEUE_SCHEMA, "add_jobs")}((
+          select coalesce(array_agg(row(${DELIVER_EVENT_TASK}::text, json_build_object('eventId', expired.id), null, null, null, ${DELIVER_EVENT_KEY_PREFIX}::text || expired.id, null, null)::${sql.id(QUEUE_SCHEMA, "job_spec")}), '{}')
             from expired
         )) as job
       )

@@ -20,9 +20,9 @@
 // seconds) cannot follow the contract's schedule; its own retries still cover a job that throws (a
 // database outage), and step 1 is idempotent.
 import type { Kysely, Transaction } from "kysely";
+import { addJob, DELIVER_EVENT_TASK, deliverEventJobKey } from "../../db/job-queue.ts";
 import type { Database } from "../../db/schema.ts";
 import type { AttemptError } from "../../db/tables/webhooks.table.ts";
-import { addJob } from "../../jobs/queue.ts";
 import type { Clock } from "../clock.ts";
 import { DomainError } from "../errors.ts";
 import { resolveDestination } from "./destinations.ts";
@@ -40,16 +40,9 @@ export const ATTEMPTS_PER_CYCLE = RETRY_SCHEDULE_MS.length + 1;
 /** How long past the request deadline an attempt without an outcome may still be in flight. */
 const IN_FLIGHT_GRACE_MS = 10_000;
 
-export const DELIVERY_TASK = "deliver-event";
-
-/** One pending delivery job per event: adding another (a retry, a resend) replaces the pending one. */
-export function deliveryJobKey(eventId: string): string {
-  return `deliver-event:${eventId}`;
-}
-
 /** Adds the event's delivery job in the caller's transaction (the one that wrote the event). */
 export async function enqueueDelivery(trx: Kysely<Database>, eventId: string, runAt?: Date): Promise<void> {
-  await addJob(trx, DELIVERY_TASK, { eventId }, { jobKey: deliveryJobKey(eventId), ...(runAt ? { runAt } : {}) });
+  await addJob(trx, DELIVER_EVENT_TASK, { eventId }, { jobKey: deliverEventJobKey(eventId), ...(runAt ? { runAt } : {}) });
 }
 
 export interface DeliveryDependencies {

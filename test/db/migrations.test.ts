@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { CobroStartupError, openDatabase } from "../../db/connect.ts";
 import { createMigrator, migrateToLatest } from "../../db/migrate.ts";
 import { migrations } from "../../db/migrations/index.ts";
-import { prepareQueue } from "../../jobs/queue.ts";
+import { prepareQueue } from "../../db/job-queue.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
 
 const allMigrations = Object.keys(migrations);
