@@ -9,7 +9,7 @@ import type { UnmatchedReason } from "../../db/tables/payments.table.ts";
 import { releaseCvu } from "../cvu-pool/cvu-pool.ts";
 import { fromCents } from "../money.ts";
 import { payerKeyOf } from "../tax-id.ts";
-import { recordEvent } from "./events.ts";
+import { recordEvent } from "../events/outbox.ts";
 
 export interface IncomingTransfer {
   transactionId: string;
