@@ -29,6 +29,7 @@ import { resolveDestination } from "./destinations.ts";
 import type { OutboundHttpClient, OutboundResult } from "./outbound-http.ts";
 import { signatureHeader, SIGNATURE_HEADER, VALIDATION_TOKEN_HEADER, WEBHOOK_ID_HEADER } from "./signature.ts";
 import { ensureSigningSecret } from "./signing-secrets.ts";
+import { isSubscribed } from "./subscriptions.ts";
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -90,8 +91,7 @@ export async function deliverEvent(deps: DeliveryDependencies, eventId: string, 
     }
 
     if (delivery.attempts_made === delivery.cycle_start) {
-      const client = await trx.selectFrom("integration_clients").select("enabled_events").where("id", "=", event.integration_client_id).executeTakeFirstOrThrow();
-      if (!client.enabled_events.includes(event.type)) return notSent(trx, eventId, "not_subscribed", now);
+      if (!(await isSubscribed(trx, event.integration_client_id, event.type))) return notSent(trx, eventId, "not_subscribed", now);
     }
     const destination = await resolveDestination(trx, event);
     if (!destination) return notSent(trx, eventId, "no_target", now);
@@ -165,8 +165,7 @@ export async function resendEvent(db: Kysely<Database>, integrationClientId: str
       .where("created_at", ">=", retentionStart)
       .executeTakeFirst();
     if (!event) throw new DomainError("EventNotFoundError", "No event with this id in the integration (events are kept 30 days)");
-    const client = await trx.selectFrom("integration_clients").select("enabled_events").where("id", "=", integrationClientId).executeTakeFirstOrThrow();
-    if (!client.enabled_events.includes(event.type)) {
+    if (!(await isSubscribed(trx, integrationClientId, event.type))) {
       throw new DomainError("EventNotDeliverableError", "The event would not be sent now", { cause: `not_subscribed: ${event.type} is not in enabledEvents` });
     }
     const destination = await resolveDestination(trx, event);
