@@ -26,6 +26,7 @@ import { TokenService } from "../domain/identity/tokens.ts";
 import { bootstrapEmptySandbox, type SandboxCredentials } from "../domain/identity/sandbox-bootstrap.ts";
 import { SandboxTaxRegistry } from "../domain/payer-lookup/sandbox-registry.ts";
 import { HttpTaxRegistry } from "../domain/payer-lookup/http-registry.ts";
+import { OutboundHttpClient } from "../domain/webhooks/outbound-http.ts";
 
 export class StartupError extends Error {
   constructor(message: string) {
@@ -78,6 +79,9 @@ export async function startService(config: Config, options: ServiceOptions): Pro
     await prepareQueue({ pool: database.pool, logger });
     await migrateToLatest(database.db, { logger });
     const clock = options.clock ?? systemClock;
+    // The one outbound client of the process, closed after the APIs and the worker that use it have stopped.
+    const outboundHttp = new OutboundHttpClient({ allowLoopback: config.allowLoopbackUrls });
+    stops.push(() => outboundHttp.close());
 
     // Bind the ports first: with port 0 (tests, tools) the public URLs are known only once bound.
     const urls: Partial<Record<ApiName, string>> = {};
@@ -107,7 +111,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
     const payerRegistry =
       config.serviceEnv === "sandbox" ? new SandboxTaxRegistry() : config.taxRegistryUrl !== undefined ? new HttpTaxRegistry({ url: config.taxRegistryUrl }) : undefined;
     if (payerRegistry === undefined && config.parts.has("integration")) logger.warn("COBRO_TAX_REGISTRY_URL is not set: payer lookups answer 503 PayerLookupProviderUnavailableError");
-    const services: Services = { db: database.db, clock, config: effectiveConfig, tokens, payerRegistry };
+    const services: Services = { db: database.db, clock, config: effectiveConfig, tokens, payerRegistry, outboundHttp };
     const sandboxCredentials =
       options.bootstrapSandbox && config.serviceEnv === "sandbox" ? await bootstrapEmptySandbox(database.db, clock.now()) : undefined;
     const notImplemented: Partial<Record<ApiName, string[]>> = {};
@@ -125,7 +129,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
     }
 
     if (config.parts.has("worker")) {
-      const taskList = createTaskList({ db: database.db, clock, serviceEnv: config.serviceEnv, draftLifetimeHours: config.draftLifetimeHours, allowLoopbackUrls: config.allowLoopbackUrls });
+      const taskList = createTaskList({ db: database.db, clock, serviceEnv: config.serviceEnv, draftLifetimeHours: config.draftLifetimeHours, webhookHttp: outboundHttp });
       const worker = await startWorker({ connectionString: database.connectionString, taskList, crontab, concurrency: 4, logger });
       stops.push(() => worker.stop());
     }
