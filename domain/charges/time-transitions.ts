@@ -57,6 +57,7 @@ export async function runTimeTransitions(db: Kysely<Database>, options: Transiti
                  'livemode', ${options.livemode}::boolean,
                  'referenceId', due.reference_id,
                  'paymentRequestId', due.id,
+                 -- Past its last due date, a charge owes the amount plus the surcharge (domain/charges/amount-owed.ts).
                  'requestedAmount', round((due.amount_cents + due.surcharge_cents) / 100.0, 2),
                  'paidAmount', round(due.paid_cents / 100.0, 2),
                  'remainingAmount', round(greatest(due.amount_cents + due.surcharge_cents - due.paid_cents, 0) / 100.0, 2),

@@ -6,6 +6,7 @@ import type { Kysely, Transaction } from "kysely";
 import type { Database } from "../../db/schema.ts";
 import type { Charge } from "../../db/tables/charges.table.ts";
 import type { UnmatchedReason } from "../../db/tables/payments.table.ts";
+import { amountOwedCents } from "../charges/amount-owed.ts";
 import { releaseCvu } from "../cvu-pool/cvu-pool.ts";
 import { fromCents } from "../money.ts";
 import { payerKeyOf } from "../tax-id.ts";
@@ -100,13 +101,9 @@ export async function receiveTransfer(db: Kysely<Database>, transfer: IncomingTr
   });
 }
 
-/** What the charge owes at an instant: the amount, plus the surcharge once the first due date has passed. */
-export function amountOwedCents(charge: Charge, at: Date): number {
-  return (charge.amount_cents ?? 0) + (at.getTime() >= charge.first_due_at.getTime() ? charge.surcharge_cents : 0);
-}
-
 async function applyPayment(trx: Transaction<Database>, transferId: string, transfer: IncomingTransfer, charge: Charge, options: { receivedAt: Date; livemode: boolean }): Promise<ReconciliationOutcome> {
-  const owed = amountOwedCents(charge, transfer.operatedAt);
+  // An open charge always has an amount (a draft holds no CVU, so no transfer reaches it).
+  const owed = amountOwedCents(charge, transfer.operatedAt) ?? 0;
   const paid = charge.paid_cents + transfer.amountCents;
   const total = paid >= owed;
   if (total) await releaseCvu(trx, charge.id);
