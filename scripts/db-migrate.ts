@@ -2,7 +2,8 @@
 // to the latest schema, the job queue's included, and stop.
 import { loadConfig, ConfigError } from "../server/config.ts";
 import { createLogger } from "../server/logger.ts";
-import { openDatabase, CobroStartupError } from "../db/connect.ts";
+import { openDatabase } from "../db/connect.ts";
+import { CobroStartupError } from "../db/errors.ts";
 import { migrateToLatest } from "../db/migrate.ts";
 import { prepareQueue } from "../db/job-queue.ts";
 

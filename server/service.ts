@@ -8,6 +8,7 @@ import { fileURLToPath } from "node:url";
 import YAML from "yaml";
 import type { Document } from "openapi-backend";
 import { openDatabase, type DatabaseHandle } from "../db/connect.ts";
+import { CobroStartupError } from "../db/errors.ts";
 import { migrateToLatest } from "../db/migrate.ts";
 import { prepareQueue } from "../db/job-queue.ts";
 import { startWorker } from "../jobs/queue.ts";
@@ -27,13 +28,6 @@ import { bootstrapEmptySandbox, type SandboxCredentials } from "../domain/identi
 import { SandboxTaxRegistry } from "../domain/payer-lookup/sandbox-registry.ts";
 import { HttpTaxRegistry } from "../domain/payer-lookup/http-registry.ts";
 import { OutboundHttpClient } from "../domain/webhooks/outbound-http.ts";
-
-export class StartupError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "StartupError";
-  }
-}
 
 export interface RunningService {
   /** Where each served API listens. */
@@ -145,8 +139,8 @@ function listen(server: Server, port: number, host: string, api: ApiName): Promi
   return new Promise((resolve, reject) => {
     const onError = (error: NodeJS.ErrnoException) => {
       server.off("listening", onListening);
-      if (error.code === "EADDRINUSE") reject(new StartupError(`Port ${port} (${api} API) is already in use: stop what uses it or set ${api.toUpperCase()}_PORT`));
-      else if (error.code === "EACCES") reject(new StartupError(`No permission to listen on port ${port} (${api} API): set ${api.toUpperCase()}_PORT`));
+      if (error.code === "EADDRINUSE") reject(new CobroStartupError(`Port ${port} (${api} API) is already in use: stop what uses it or set ${api.toUpperCase()}_PORT`));
+      else if (error.code === "EACCES") reject(new CobroStartupError(`No permission to listen on port ${port} (${api} API): set ${api.toUpperCase()}_PORT`));
       else reject(error);
     };
     const onListening = () => {
