@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { sql } from "kysely";
 import { openDatabase } from "../db/connect.ts";
 import { migrateToLatest } from "../db/migrate.ts";
-import { prepareQueue } from "../jobs/queue.ts";
+import { prepareQueue } from "../db/job-queue.ts";
 import { createIntegrationClient } from "../domain/identity/accounts.ts";
 import { runTimeTransitions } from "../domain/charges/time-transitions.ts";
 

@@ -16,8 +16,6 @@ import { CobroStartupError, redactConnectionString } from "./errors.ts";
 import { startEmbeddedPostgres } from "./embedded-postgres.ts";
 import type { Database } from "./schema.ts";
 
-export { CobroStartupError, redactConnectionString } from "./errors.ts";
-
 export interface OpenDatabaseOptions {
   /** An external PostgreSQL (15 or newer). Without it, the embedded one in `<dataDir>/postgres`. */
   databaseUrl?: string;

@@ -1,7 +1,7 @@
 /**
  * A failure to start that the operator can fix (a wrong DATABASE_URL, a data folder in use, a failed
- * migration). Its message is one readable line; the process entry prints it without a stack and exits
- * non-zero. The underlying error, if any, is kept as `cause` for debug logs.
+ * migration, a port in use). Its message is one readable line; the process entry and the scripts print
+ * it without a stack and exit non-zero. The underlying error, if any, is kept as `cause` for debug logs.
  */
 export class CobroStartupError extends Error {
   override name = "CobroStartupError";

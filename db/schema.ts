@@ -1,6 +1,7 @@
-// The Kysely view of Cobro's database: one `<name>.table.ts` per table under db/tables/, one line per table
-// here. Column names are the SQL names (snake_case), with no renaming plugin, so raw SQL and typed queries
-// read alike. Keep it in step with db/migrations/.
+// The Kysely view of Cobro's database: the row types are under db/tables/, one `<area>.table.ts` per
+// migration that creates tables (those tables, with any columns added later; column-types.ts has the
+// shapes they share), and one line per table here. Column names are the SQL names (snake_case), with no
+// renaming plugin, so raw SQL and typed queries read alike. Keep it in step with db/migrations/.
 import type { InstallationTable } from "./tables/installation.table.ts";
 import type {
   AdminSessionsTable,

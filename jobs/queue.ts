@@ -1,56 +1,10 @@
-// The job queue, on graphile-worker. Chosen over pg-boss because enqueueing is a plain SQL function,
-// graphile_worker.add_job(), callable inside any Kysely transaction: a job exists exactly when the change
-// that caused it commits (NOTIFY is transactional too, so workers wake only on commit). Workers take jobs
-// with SKIP LOCKED, retry with exponential backoff (25 attempts by default) and scale across processes.
-import { Logger as WorkerLogger, type LogLevel, parseCrontab, runMigrations, run, type TaskList as GraphileTaskList } from "graphile-worker";
-import { type Kysely, sql } from "kysely";
+// The job workers, on graphile-worker: each process runs the tasks it is given (jobs/tasks.ts). Adding a
+// job, the payloads and the queue's schema are below the domain, in db/job-queue.ts.
+import { parseCrontab, run, type TaskList as GraphileTaskList } from "graphile-worker";
 import pg from "pg";
 import type { Logger } from "pino";
-import type { Database } from "../db/schema.ts";
-import type { TaskList, TaskName, TaskPayloads } from "./tasks.ts";
-
-/** graphile-worker's schema; fixed here so an environment variable (GRAPHILE_WORKER_SCHEMA) cannot move it. */
-const QUEUE_SCHEMA = "graphile_worker";
-
-export interface AddJobOptions {
-  /** Not before this moment (default: now). */
-  runAt?: Date;
-  /** At most one pending job per key: adding again replaces the pending one (payload, runAt, attempts). */
-  jobKey?: string;
-  /** Attempts before the job is given up (default 25, with exponential backoff). */
-  maxAttempts?: number;
-}
-
-/**
- * Adds a job in the caller's transaction (or on its own when given the Kysely instance): if the transaction
- * rolls back, the job never existed. Returns the job id.
- */
-export async function addJob<T extends TaskName>(
-  db: Kysely<Database>,
-  task: T,
-  payload: TaskPayloads[T],
-  options: AddJobOptions = {},
-): Promise<{ id: number }> {
-  const { rows } = await sql<{ id: number }>`
-    select id from ${sql.id(QUEUE_SCHEMA, "add_job")}(
-      identifier => ${task},
-      payload => ${JSON.stringify(payload)}::json,
-      run_at => ${options.runAt ?? null}::timestamptz,
-      max_attempts => ${options.maxAttempts ?? null}::int,
-      job_key => ${options.jobKey ?? null}::text
-    )`.execute(db);
-  const row = rows[0];
-  if (!row) throw new Error(`graphile_worker.add_job returned no job for task ${task}`);
-  return { id: row.id };
-}
-
-/**
- * Installs or upgrades graphile-worker's schema. Run it at start-up before the API can enqueue (with the
- * migrations); safe when several processes do it at once (graphile-worker detects the clash and moves on).
- */
-export async function prepareQueue(options: { pool: pg.Pool; logger?: Logger }): Promise<void> {
-  await runMigrations({ pgPool: options.pool, schema: QUEUE_SCHEMA, logger: workerLogger(options.logger) });
-}
+import { QUEUE_SCHEMA, queueLogger } from "../db/job-queue.ts";
+import type { TaskList } from "./tasks.ts";
 
 export interface StartWorkerOptions {
   /** The worker opens its own pool (concurrency + 2 connections at least 10), apart from the API's. */
@@ -93,7 +47,7 @@ export async function startWorker(options: StartWorkerOptions): Promise<JobWorke
     // Never a crontab file from the working directory: only what the caller passes.
     parsedCronItems: options.crontab ? parseCrontab(options.crontab) : [],
     noHandleSignals: true,
-    logger: workerLogger(options.logger),
+    logger: queueLogger(options.logger),
     // Without batching, graphile-worker 0.18 records a finished job fire-and-forget, and stop() can end the
     // pool first: the job stays locked for 4 hours and then runs again. A batcher (even of 0 ms) is
     // awaited by stop() before the pool ends.
@@ -102,26 +56,4 @@ export async function startWorker(options: StartWorkerOptions): Promise<JobWorke
   runner.promise.catch((error: unknown) => options.logger?.error({ err: error }, "the job worker stopped on an error"));
   let stopping: Promise<void> | undefined;
   return { stop: () => (stopping ??= runner.stop().finally(() => pool.end())) };
-}
-
-const levels: Record<LogLevel, "error" | "warn" | "info" | "debug"> = {
-  error: "error",
-  warning: "warn",
-  info: "info",
-  debug: "debug",
-};
-
-/** graphile-worker's logs into pino, keeping the job's identity and error but never its payload. */
-function workerLogger(logger: Logger | undefined): WorkerLogger {
-  return new WorkerLogger((scope) => (level, message, meta) => {
-    if (!logger) return;
-    const job = meta?.job as { id?: string; task_identifier?: string; attempts?: number } | undefined;
-    logger[levels[level]](
-      {
-        queue: { ...scope, jobId: job?.id ?? scope.jobId, task: job?.task_identifier, attempts: job?.attempts },
-        ...(meta?.error !== undefined ? { err: meta.error } : {}),
-      },
-      message,
-    );
-  });
 }

@@ -1,24 +1,13 @@
-// The job queue's task list: each task's name, its payload, and its handler, built once per worker
-// process with what the handlers need. Payloads are plain JSON holding ids, never secrets (they sit in
-// the jobs table). Recurring tasks are in `crontab`.
+// The job queue's task list: each task's handler, built once per worker process with what the handlers
+// need (the tasks' names and payloads are in db/job-queue.ts). Recurring tasks are in `crontab`.
 import type { JobHelpers } from "graphile-worker";
 import type { Kysely } from "kysely";
+import type { TaskName, TaskPayloads } from "../db/job-queue.ts";
 import type { Database } from "../db/schema.ts";
 import type { Clock } from "../domain/clock.ts";
 import { runTimeTransitions } from "../domain/charges/time-transitions.ts";
 import { deliverEvent } from "../domain/webhooks/delivery.ts";
-import { OutboundHttpClient, outboundClient } from "../domain/webhooks/outbound-http.ts";
-
-export interface TaskPayloads {
-  /** Does nothing: proves the queue end to end (tests, smoke checks). */
-  noop: { note?: string };
-  /** Moves every charge whose time has come (overdue, expiry, draft discard). Runs every minute. */
-  "time-transitions": Record<string, never>;
-  /** One delivery attempt of an outbox event (domain/webhooks/delivery.ts); retries are new jobs of this task. */
-  "deliver-event": { eventId: string };
-}
-
-export type TaskName = keyof TaskPayloads & string;
+import type { OutboundHttpClient } from "../domain/webhooks/outbound-http.ts";
 
 export type TaskHandler<T extends TaskName> = (payload: TaskPayloads[T], helpers: JobHelpers) => Promise<void>;
 
@@ -29,17 +18,14 @@ export interface TaskDependencies {
   clock: Clock;
   serviceEnv: "sandbox" | "production";
   draftLifetimeHours: number;
-  /** Sandbox only (COBRO_ALLOW_LOOPBACK_URLS): webhook destinations on loopback. Default false. */
-  allowLoopbackUrls?: boolean;
-  /** The outbound client of webhook deliveries (tests pass one with another resolver or deadline). */
-  webhookHttp?: OutboundHttpClient;
+  /** The outbound client of webhook deliveries: the service's (tests may pass one with another resolver or deadline). */
+  webhookHttp: OutboundHttpClient;
 }
 
 /** graphile-worker's crontab: at most one run per minute across all worker processes. */
 export const crontab = "* * * * * time-transitions";
 
 export function createTaskList(deps: TaskDependencies): TaskList {
-  const http = deps.webhookHttp ?? outboundClient({ allowLoopback: deps.serviceEnv === "sandbox" && deps.allowLoopbackUrls === true });
   return {
     noop: async () => {},
     "time-transitions": async (_payload, helpers) => {
@@ -47,7 +33,7 @@ export function createTaskList(deps: TaskDependencies): TaskList {
       if (counts.closed + counts.draftsDiscarded > 0) helpers.logger.info(`time transitions: ${counts.closed} closed, ${counts.expiredEvents} expired events, ${counts.draftsDiscarded} drafts discarded`);
     },
     "deliver-event": async (payload, helpers) => {
-      const outcome = await deliverEvent({ db: deps.db, clock: deps.clock, http }, payload.eventId, String(helpers.job.id));
+      const outcome = await deliverEvent({ db: deps.db, clock: deps.clock, http: deps.webhookHttp }, payload.eventId, String(helpers.job.id));
       // The event id and the outcome only: never the payload, the secret or the receiver's answer body.
       if (outcome.kind === "attempted") {
         const { result } = outcome;

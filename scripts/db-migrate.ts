@@ -2,9 +2,10 @@
 // to the latest schema, the job queue's included, and stop.
 import { loadConfig, ConfigError } from "../server/config.ts";
 import { createLogger } from "../server/logger.ts";
-import { openDatabase, CobroStartupError } from "../db/connect.ts";
+import { openDatabase } from "../db/connect.ts";
+import { CobroStartupError } from "../db/errors.ts";
 import { migrateToLatest } from "../db/migrate.ts";
-import { prepareQueue } from "../jobs/queue.ts";
+import { prepareQueue } from "../db/job-queue.ts";
 
 try {
   const config = loadConfig(process.env, []);

@@ -5,10 +5,11 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { loadConfig, ConfigError } from "../server/config.ts";
 import { createLogger } from "../server/logger.ts";
-import { openDatabase, CobroStartupError } from "../db/connect.ts";
+import { openDatabase } from "../db/connect.ts";
+import { CobroStartupError } from "../db/errors.ts";
 import { runningEmbeddedConnectionString } from "../db/embedded-postgres.ts";
 import { migrateToLatest } from "../db/migrate.ts";
-import { prepareQueue } from "../jobs/queue.ts";
+import { prepareQueue } from "../db/job-queue.ts";
 import { createSandboxSet } from "../domain/identity/sandbox-bootstrap.ts";
 
 const json = process.argv.includes("--json");

@@ -7,13 +7,16 @@ import type { Config } from "./config.ts";
 import type { Database } from "../db/schema.ts";
 import type { TokenService } from "../domain/identity/tokens.ts";
 import type { TaxRegistry } from "../domain/payer-lookup/tax-registry.ts";
+import type { OutboundHttpClient } from "../domain/webhooks/outbound-http.ts";
 
-/** What every handler may use: the database, the clock, configuration, the token service. */
+/** What every handler may use: the database, the clock, configuration, the token service, the outbound client. */
 export interface Services {
   db: Kysely<Database>;
   clock: Clock;
   config: Config;
   tokens: TokenService;
+  /** The process's one client for integrators' URLs; its `policy` also judges URLs at registration. */
+  outboundHttp: OutboundHttpClient;
   /** The tax registry of payer lookups; absent in production without COBRO_TAX_REGISTRY_URL (lookups answer 503, nothing consumed). */
   payerRegistry?: TaxRegistry;
 }

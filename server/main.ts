@@ -4,8 +4,8 @@ import { join } from "node:path";
 import { loadConfig, ConfigError, type Config } from "./config.ts";
 import type { SandboxCredentials } from "../domain/identity/sandbox-bootstrap.ts";
 import { createLogger } from "./logger.ts";
-import { startService, StartupError, type RunningService } from "./service.ts";
-import { CobroStartupError } from "../db/connect.ts";
+import { startService, type RunningService } from "./service.ts";
+import { CobroStartupError } from "../db/errors.ts";
 
 async function main(): Promise<void> {
   let config;
@@ -53,7 +53,7 @@ async function main(): Promise<void> {
   try {
     service = await startService(config, { logger, bootstrapSandbox: true });
   } catch (error) {
-    if (error instanceof StartupError || error instanceof CobroStartupError) {
+    if (error instanceof CobroStartupError) {
       process.stderr.write(`cobro: ${(error as Error).message}\n`);
       process.exit(1);
     }

@@ -8,8 +8,10 @@ import { fileURLToPath } from "node:url";
 import YAML from "yaml";
 import type { Document } from "openapi-backend";
 import { openDatabase, type DatabaseHandle } from "../db/connect.ts";
+import { CobroStartupError } from "../db/errors.ts";
 import { migrateToLatest } from "../db/migrate.ts";
-import { prepareQueue, startWorker } from "../jobs/queue.ts";
+import { prepareQueue } from "../db/job-queue.ts";
+import { startWorker } from "../jobs/queue.ts";
 import { createTaskList, crontab } from "../jobs/tasks.ts";
 import { systemClock, type Clock } from "../domain/clock.ts";
 import { anonymousCaller, type AdminApiCaller, type AuthCaller, type IntegrationCaller } from "../domain/identity/callers.ts";
@@ -25,13 +27,7 @@ import { TokenService } from "../domain/identity/tokens.ts";
 import { bootstrapEmptySandbox, type SandboxCredentials } from "../domain/identity/sandbox-bootstrap.ts";
 import { SandboxTaxRegistry } from "../domain/payer-lookup/sandbox-registry.ts";
 import { HttpTaxRegistry } from "../domain/payer-lookup/http-registry.ts";
-
-export class StartupError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "StartupError";
-  }
-}
+import { OutboundHttpClient } from "../domain/webhooks/outbound-http.ts";
 
 export interface RunningService {
   /** Where each served API listens. */
@@ -77,6 +73,9 @@ export async function startService(config: Config, options: ServiceOptions): Pro
     await prepareQueue({ pool: database.pool, logger });
     await migrateToLatest(database.db, { logger });
     const clock = options.clock ?? systemClock;
+    // The one outbound client of the process, closed after the APIs and the worker that use it have stopped.
+    const outboundHttp = new OutboundHttpClient({ allowLoopback: config.allowLoopbackUrls });
+    stops.push(() => outboundHttp.close());
 
     // Bind the ports first: with port 0 (tests, tools) the public URLs are known only once bound.
     const urls: Partial<Record<ApiName, string>> = {};
@@ -106,7 +105,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
     const payerRegistry =
       config.serviceEnv === "sandbox" ? new SandboxTaxRegistry() : config.taxRegistryUrl !== undefined ? new HttpTaxRegistry({ url: config.taxRegistryUrl }) : undefined;
     if (payerRegistry === undefined && config.parts.has("integration")) logger.warn("COBRO_TAX_REGISTRY_URL is not set: payer lookups answer 503 PayerLookupProviderUnavailableError");
-    const services: Services = { db: database.db, clock, config: effectiveConfig, tokens, payerRegistry };
+    const services: Services = { db: database.db, clock, config: effectiveConfig, tokens, payerRegistry, outboundHttp };
     const sandboxCredentials =
       options.bootstrapSandbox && config.serviceEnv === "sandbox" ? await bootstrapEmptySandbox(database.db, clock.now()) : undefined;
     const notImplemented: Partial<Record<ApiName, string[]>> = {};
@@ -124,7 +123,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
     }
 
     if (config.parts.has("worker")) {
-      const taskList = createTaskList({ db: database.db, clock, serviceEnv: config.serviceEnv, draftLifetimeHours: config.draftLifetimeHours, allowLoopbackUrls: config.allowLoopbackUrls });
+      const taskList = createTaskList({ db: database.db, clock, serviceEnv: config.serviceEnv, draftLifetimeHours: config.draftLifetimeHours, webhookHttp: outboundHttp });
       const worker = await startWorker({ connectionString: database.connectionString, taskList, crontab, concurrency: 4, logger });
       stops.push(() => worker.stop());
     }
@@ -140,8 +139,8 @@ function listen(server: Server, port: number, host: string, api: ApiName): Promi
   return new Promise((resolve, reject) => {
     const onError = (error: NodeJS.ErrnoException) => {
       server.off("listening", onListening);
-      if (error.code === "EADDRINUSE") reject(new StartupError(`Port ${port} (${api} API) is already in use: stop what uses it or set ${api.toUpperCase()}_PORT`));
-      else if (error.code === "EACCES") reject(new StartupError(`No permission to listen on port ${port} (${api} API): set ${api.toUpperCase()}_PORT`));
+      if (error.code === "EADDRINUSE") reject(new CobroStartupError(`Port ${port} (${api} API) is already in use: stop what uses it or set ${api.toUpperCase()}_PORT`));
+      else if (error.code === "EACCES") reject(new CobroStartupError(`No permission to listen on port ${port} (${api} API): set ${api.toUpperCase()}_PORT`));
       else reject(error);
     };
     const onListening = () => {

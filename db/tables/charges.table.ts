@@ -1,10 +1,7 @@
 import type { ColumnType, Generated, Selectable } from "kysely";
+import type { Timestamp, DefaultedTimestamp, Json } from "./column-types.ts";
 
 // Charges, the CVU pool, tenants and the limits' counters (migration 2026_11_22_0003_charges).
-
-type Timestamp = ColumnType<Date, Date | string, Date | string>;
-type DefaultedTimestamp = ColumnType<Date, Date | string | undefined, Date | string>;
-type Json<T> = ColumnType<T, string, string>;
 
 export type ChargeState = "draft" | "pending" | "partial_payment" | "total_payment" | "overdue" | "partial_overdue" | "canceled";
 

@@ -1,9 +1,7 @@
 import type { ColumnType, Generated, Selectable } from "kysely";
+import type { Timestamp, DefaultedTimestamp } from "./column-types.ts";
 
 // Accounts, integrations and OAuth state (migration 2026_11_22_0002_identity).
-
-type Timestamp = ColumnType<Date, Date | string, Date | string>;
-type DefaultedTimestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 
 export type IntegrationType = "api_direct" | "widget" | "both" | "multitenant";
 export type AdminRole = "PLATFORM_ADMIN" | "INTEGRATION_ADMIN";

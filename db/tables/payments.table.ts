@@ -1,8 +1,7 @@
 import type { ColumnType, Generated, Selectable } from "kysely";
+import type { Timestamp } from "./column-types.ts";
 
 // Transfers and the event outbox (migration 2026_11_22_0004_payments).
-
-type Timestamp = ColumnType<Date, Date | string, Date | string>;
 
 export type UnmatchedReason = "expired" | "already_paid" | "canceled" | "no_cuil_match" | "no_pending" | "ambiguous";
 

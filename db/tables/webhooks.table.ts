@@ -1,8 +1,7 @@
 import type { ColumnType, Generated, Selectable } from "kysely";
+import type { Timestamp } from "./column-types.ts";
 
 // Signing secrets, client URLs and event deliveries (migration 2026_11_22_0005_webhooks).
-
-type Timestamp = ColumnType<Date, Date | string, Date | string>;
 
 export interface WebhookSigningSecretsTable {
   integration_client_id: string;

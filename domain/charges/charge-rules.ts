@@ -12,13 +12,12 @@ import {
   type DueDate,
 } from "../argentina-time.ts";
 import { ValidationError, type FieldProblem } from "../errors.ts";
-import { addCents, centsOf, fromCents, MAX_AMOUNT_CENTS, percentOfCents } from "../money.ts";
+import { centsOf, fromCents, MAX_AMOUNT_CENTS, percentOfCents } from "../money.ts";
 import { classifyDocument, payerKeyOf } from "../tax-id.ts";
 
 type Schemas = components["schemas"];
 export type PaymentRequestCreate = Schemas["PaymentRequestCreate"];
 export type BulkPaymentRequestItem = Schemas["BulkPaymentRequestItem"];
-export type CalculatedAmount = Schemas["CalculatedAmount"];
 type SurchargeInput = NonNullable<PaymentRequestCreate["surcharge"]>;
 
 /** Due dates may be at most this many Argentina calendar days after today. */
@@ -159,28 +158,6 @@ export function surchargeJson(surcharge: SurchargeSpec): Schemas["Surcharge"] {
     case "none":
       return { type: "none", value: 0 };
   }
-}
-
-/** The seed's `calculatedAmounts`: present only with an amount and two due dates. */
-export function calculatedAmounts(spec: ChargeSpec): CalculatedAmount[] | undefined {
-  const [first, second] = spec.dueDates;
-  if (spec.amountCents === undefined || first === undefined || second === undefined) return undefined;
-  const surcharge = surchargeCents(spec);
-  return [
-    { dueDate: first.input, amount: fromCents(spec.amountCents), isOriginalAmount: true },
-    { dueDate: second.input, amount: fromCents(addCents(spec.amountCents, surcharge)), surchargeApplied: fromCents(surcharge) },
-  ];
-}
-
-/**
- * What the payer owes at an instant, in cents: the amount up to the first due date, the amount plus the
- * surcharge once it has passed (from 00:00 of the day after a date-only due date). Undefined for a draft.
- */
-export function amountOwedAt(spec: ChargeSpec, instant: Date): number | undefined {
-  const first = spec.dueDates[0];
-  if (spec.amountCents === undefined || first === undefined) return undefined;
-  if (instant.getTime() < first.dueAt.getTime()) return spec.amountCents;
-  return addCents(spec.amountCents, surchargeCents(spec));
 }
 
 // ---------------------------------------------------------------------------------------------------

@@ -1,7 +1,8 @@
 // The charge as the Integration API returns it (the contract's PaymentRequest), from its stored row.
 import type { components } from "../../generated/types/integration.ts";
 import type { Charge } from "../../db/tables/charges.table.ts";
-import { addCents, fromCents } from "../money.ts";
+import { fromCents } from "../money.ts";
+import { calculatedAmounts } from "./amount-owed.ts";
 
 type PaymentRequest = components["schemas"]["PaymentRequest"];
 
@@ -45,14 +46,4 @@ export function paymentRequestView(charge: Charge, cvu: string | null, bankAccou
     ...(cvu ? { CVU: cvu } : {}),
     bankAccountInfo,
   };
-}
-
-/** Present with an amount and two due dates: the amount at the first, the amount plus surcharge at the second. */
-export function calculatedAmounts(charge: Pick<Charge, "amount_cents" | "surcharge_cents" | "due_dates">): PaymentRequest["calculatedAmounts"] {
-  const [first, second] = charge.due_dates;
-  if (charge.amount_cents === null || first === undefined || second === undefined) return undefined;
-  return [
-    { dueDate: first, amount: fromCents(charge.amount_cents), isOriginalAmount: true },
-    { dueDate: second, amount: fromCents(addCents(charge.amount_cents, charge.surcharge_cents)), surchargeApplied: fromCents(charge.surcharge_cents) },
-  ];
 }

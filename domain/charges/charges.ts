@@ -10,7 +10,8 @@ import { reserveChatMessages } from "../limits/message-caps.ts";
 import { fromCents } from "../money.ts";
 import { checkDestination, type DestinationPolicy } from "../webhooks/destination-guard.ts";
 import { BANK_NAME, type BankAccountInfo } from "./charge-view.ts";
-import { surchargeCents, surchargeJson, type ChargeSpec } from "./charge-rules.ts";
+import { amountTermsOf } from "./amount-owed.ts";
+import { surchargeJson, type ChargeSpec } from "./charge-rules.ts";
 import { isUniqueViolation } from "../../db/errors.ts";
 
 /** Who creates and reads charges: the integration and merchant account of the token, and the environment. */
@@ -48,7 +49,6 @@ export async function checkChargeWebhookUrl(url: string | undefined, policy: Des
 
 /** The row values of a new charge from its checked spec. */
 export function chargeRow(context: ChargeContext, spec: ChargeSpec, batchId: string | null = null) {
-  const first = spec.dueDates[0]!;
   const last = spec.dueDates[spec.dueDates.length - 1]!;
   return {
     integration_client_id: context.integrationClientId,
@@ -57,11 +57,8 @@ export function chargeRow(context: ChargeContext, spec: ChargeSpec, batchId: str
     type: spec.type,
     kind: spec.kind,
     state: spec.amountCents === undefined ? ("draft" as const) : ("pending" as const),
-    amount_cents: spec.amountCents ?? null,
-    surcharge_cents: surchargeCents(spec),
+    ...amountTermsOf(spec),
     description: spec.description,
-    due_dates: spec.dueDates.map((date) => date.input),
-    first_due_at: first.dueAt,
     final_due_at: spec.expiresAt && spec.expiresAt < last.dueAt ? spec.expiresAt : last.dueAt,
     surcharge: spec.surcharge && spec.dueDates.length === 2 ? JSON.stringify(surchargeJson(spec.surcharge)) : null,
     send_whatsapp_notification: spec.sendWhatsappNotification,

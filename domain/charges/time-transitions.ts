@@ -6,6 +6,7 @@
 //   with the `payment_request.expired` event); the CVU returns to the pool. Drafts are discarded after
 //   a few hours.
 import { sql, type Kysely, type Transaction } from "kysely";
+import { DELIVER_EVENT_KEY_PREFIX, DELIVER_EVENT_TASK, QUEUE_SCHEMA } from "../../db/job-queue.ts";
 import type { Database } from "../../db/schema.ts";
 import { inTransaction } from "../../db/transactions.ts";
 
@@ -57,6 +58,7 @@ export async function runTimeTransitions(db: Kysely<Database> | Transaction<Data
                  'livemode', ${options.livemode}::boolean,
                  'referenceId', due.reference_id,
                  'paymentRequestId', due.id,
+                 -- Past its last due date, a charge owes the amount plus the surcharge (domain/charges/amount-owed.ts).
                  'requestedAmount', round((due.amount_cents + due.surcharge_cents) / 100.0, 2),
                  'paidAmount', round(due.paid_cents / 100.0, 2),
                  'remainingAmount', round(greatest(due.amount_cents + due.surcharge_cents - due.paid_cents, 0) / 100.0, 2),
@@ -68,9 +70,9 @@ export async function runTimeTransitions(db: Kysely<Database> | Transaction<Data
         returning id
       ), delivery_jobs as (
         -- Each event's delivery job, in this same statement and in one batch (domain/webhooks/delivery.ts:
-        -- one job per event, keyed by it).
-        select job.id from graphile_worker.add_jobs((
-          select coalesce(array_agg(row('deliver-event', json_build_object('eventId', expired.id), null, null, null, 'deliver-event:' || expired.id, null, null)::graphile_worker.job_spec), '{}')
+        -- one job per event, keyed by it; the task and key as db/job-queue.ts writes them).
+        select job.id from ${sql.id(QUEUE_SCHEMA, "add_jobs")}((
+          select coalesce(array_agg(row(${DELIVER_EVENT_TASK}::text, json_build_object('eventId', expired.id), null, null, null, ${DELIVER_EVENT_KEY_PREFIX}::text || expired.id, null, null)::${sql.id(QUEUE_SCHEMA, "job_spec")}), '{}')
             from expired
         )) as job
       )

@@ -7,10 +7,11 @@ import type { Database } from "../../db/schema.ts";
 import { inTransaction } from "../../db/transactions.ts";
 import type { Charge } from "../../db/tables/charges.table.ts";
 import type { UnmatchedReason } from "../../db/tables/payments.table.ts";
+import { amountOwedCents } from "../charges/amount-owed.ts";
 import { releaseCvu } from "../cvu-pool/cvu-pool.ts";
 import { fromCents } from "../money.ts";
 import { payerKeyOf } from "../tax-id.ts";
-import { recordEvent } from "./events.ts";
+import { recordEvent } from "../events/outbox.ts";
 
 export interface IncomingTransfer {
   transactionId: string;
@@ -101,13 +102,9 @@ export async function receiveTransfer(db: Kysely<Database> | Transaction<Databas
   });
 }
 
-/** What the charge owes at an instant: the amount, plus the surcharge once the first due date has passed. */
-export function amountOwedCents(charge: Charge, at: Date): number {
-  return (charge.amount_cents ?? 0) + (at.getTime() >= charge.first_due_at.getTime() ? charge.surcharge_cents : 0);
-}
-
 async function applyPayment(trx: Transaction<Database>, transferId: string, transfer: IncomingTransfer, charge: Charge, options: { receivedAt: Date; livemode: boolean }): Promise<ReconciliationOutcome> {
-  const owed = amountOwedCents(charge, transfer.operatedAt);
+  // An open charge always has an amount (a draft holds no CVU, so no transfer reaches it).
+  const owed = amountOwedCents(charge, transfer.operatedAt) ?? 0;
   const paid = charge.paid_cents + transfer.amountCents;
   const total = paid >= owed;
   if (total) await releaseCvu(trx, charge.id);

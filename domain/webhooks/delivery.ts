@@ -20,15 +20,16 @@
 // seconds) cannot follow the contract's schedule; its own retries still cover a job that throws (a
 // database outage), and step 1 is idempotent.
 import type { Kysely, Transaction } from "kysely";
+import { addJob, DELIVER_EVENT_TASK, deliverEventJobKey } from "../../db/job-queue.ts";
 import type { Database } from "../../db/schema.ts";
 import type { AttemptError } from "../../db/tables/webhooks.table.ts";
-import { addJob } from "../../jobs/queue.ts";
 import type { Clock } from "../clock.ts";
 import { DomainError } from "../errors.ts";
 import { resolveDestination } from "./destinations.ts";
 import type { OutboundHttpClient, OutboundResult } from "./outbound-http.ts";
 import { signatureHeader, SIGNATURE_HEADER, VALIDATION_TOKEN_HEADER, WEBHOOK_ID_HEADER } from "./signature.ts";
 import { ensureSigningSecret } from "./signing-secrets.ts";
+import { isSubscribed } from "./subscriptions.ts";
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -40,16 +41,9 @@ export const ATTEMPTS_PER_CYCLE = RETRY_SCHEDULE_MS.length + 1;
 /** How long past the request deadline an attempt without an outcome may still be in flight. */
 const IN_FLIGHT_GRACE_MS = 10_000;
 
-export const DELIVERY_TASK = "deliver-event";
-
-/** One pending delivery job per event: adding another (a retry, a resend) replaces the pending one. */
-export function deliveryJobKey(eventId: string): string {
-  return `deliver-event:${eventId}`;
-}
-
 /** Adds the event's delivery job in the caller's transaction (the one that wrote the event). */
 export async function enqueueDelivery(trx: Kysely<Database>, eventId: string, runAt?: Date): Promise<void> {
-  await addJob(trx, DELIVERY_TASK, { eventId }, { jobKey: deliveryJobKey(eventId), ...(runAt ? { runAt } : {}) });
+  await addJob(trx, DELIVER_EVENT_TASK, { eventId }, { jobKey: deliverEventJobKey(eventId), ...(runAt ? { runAt } : {}) });
 }
 
 export interface DeliveryDependencies {
@@ -97,8 +91,7 @@ export async function deliverEvent(deps: DeliveryDependencies, eventId: string, 
     }
 
     if (delivery.attempts_made === delivery.cycle_start) {
-      const client = await trx.selectFrom("integration_clients").select("enabled_events").where("id", "=", event.integration_client_id).executeTakeFirstOrThrow();
-      if (!client.enabled_events.includes(event.type)) return notSent(trx, eventId, "not_subscribed", now);
+      if (!(await isSubscribed(trx, event.integration_client_id, event.type))) return notSent(trx, eventId, "not_subscribed", now);
     }
     const destination = await resolveDestination(trx, event);
     if (!destination) return notSent(trx, eventId, "no_target", now);
@@ -172,8 +165,7 @@ export async function resendEvent(db: Kysely<Database>, integrationClientId: str
       .where("created_at", ">=", retentionStart)
       .executeTakeFirst();
     if (!event) throw new DomainError("EventNotFoundError", "No event with this id in the integration (events are kept 30 days)");
-    const client = await trx.selectFrom("integration_clients").select("enabled_events").where("id", "=", integrationClientId).executeTakeFirstOrThrow();
-    if (!client.enabled_events.includes(event.type)) {
+    if (!(await isSubscribed(trx, integrationClientId, event.type))) {
       throw new DomainError("EventNotDeliverableError", "The event would not be sent now", { cause: `not_subscribed: ${event.type} is not in enabledEvents` });
     }
     const destination = await resolveDestination(trx, event);

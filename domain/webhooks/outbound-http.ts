@@ -97,6 +97,11 @@ export class OutboundHttpClient {
     return this.#timeoutMs;
   }
 
+  /** The destinations this client may call: registrations are judged by the same policy. */
+  get policy(): DestinationPolicy {
+    return this.#policy;
+  }
+
   /** POSTs `rawBody` (JSON) with `headers`; never throws for anything the destination does. */
   async postJson(url: string, rawBody: string, headers: Record<string, string>): Promise<OutboundResult> {
     const started = performance.now();
@@ -136,16 +141,4 @@ export class OutboundHttpClient {
   async close(): Promise<void> {
     await this.#agent.close();
   }
-}
-
-const shared = new Map<boolean, OutboundHttpClient>();
-
-/** The process's client for a policy (one per deployment: Sandbox loopback allowance or not). */
-export function outboundClient(policy: { allowLoopback: boolean }): OutboundHttpClient {
-  let client = shared.get(policy.allowLoopback);
-  if (!client) {
-    client = new OutboundHttpClient({ allowLoopback: policy.allowLoopback });
-    shared.set(policy.allowLoopback, client);
-  }
-  return client;
 }

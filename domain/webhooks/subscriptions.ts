@@ -10,6 +10,11 @@ export async function getSubscription(db: Kysely<Database>, integrationClientId:
   return row.enabled_events;
 }
 
+/** Whether the integration subscribes to the event type: the gate of deliveries, resends and the test webhook. */
+export async function isSubscribed(db: Kysely<Database>, integrationClientId: string, eventType: string): Promise<boolean> {
+  return (await getSubscription(db, integrationClientId)).includes(eventType);
+}
+
 /** Replaces the list; a name outside the catalog is 422 `UnknownWebhookEventError` and nothing changes. */
 export async function replaceSubscription(db: Kysely<Database>, integrationClientId: string, enabledEvents: string[]): Promise<string[]> {
   const unknown = enabledEvents.filter((name) => !isCatalogEvent(name));

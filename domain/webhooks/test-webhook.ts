@@ -11,6 +11,7 @@ import { resolveTestTarget } from "./destinations.ts";
 import { sendSigned } from "./delivery.ts";
 import type { OutboundHttpClient, OutboundResult } from "./outbound-http.ts";
 import { ensureSigningSecret } from "./signing-secrets.ts";
+import { isSubscribed } from "./subscriptions.ts";
 
 export type TestWebhookStatus = "delivered" | "not_subscribed" | "no_target" | "ambiguous_target" | "delivery_failed";
 
@@ -33,8 +34,7 @@ export async function sendTestWebhook(
   input: { integrationClientId: string; reason: UnmatchedReason; tenantKey?: string; now: Date },
 ): Promise<TestWebhookReport> {
   const base = { livemode: false };
-  const client = await db.selectFrom("integration_clients").select("enabled_events").where("id", "=", input.integrationClientId).executeTakeFirstOrThrow();
-  if (!client.enabled_events.includes("payment.unmatched")) {
+  if (!(await isSubscribed(db, input.integrationClientId, "payment.unmatched"))) {
     return {
       ...base,
       delivered: false,

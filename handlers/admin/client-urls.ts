@@ -2,32 +2,29 @@
 import type { operations } from "../../generated/types/admin.ts";
 import type { AdminApiCaller } from "../../domain/identity/callers.ts";
 import { createClientUrl as create, testClientUrl as test, updateClientUrl as update, type ClientUrlContext } from "../../domain/webhooks/client-urls.ts";
-import { outboundClient } from "../../domain/webhooks/outbound-http.ts";
 import type { OperationHandler, Services } from "../../server/handler-types.ts";
 import { requireIntegrationAdmin } from "./caller.ts";
 
 type Handler<Id extends keyof operations> = OperationHandler<operations[Id], AdminApiCaller>;
 
 function contextOf(integrationClientId: string, services: Services): ClientUrlContext {
-  return { integrationClientId, policy: { allowLoopback: services.config.allowLoopbackUrls }, sandbox: services.config.serviceEnv === "sandbox", now: services.clock.now() };
+  return { integrationClientId, policy: services.outboundHttp.policy, sandbox: services.config.serviceEnv === "sandbox", now: services.clock.now() };
 }
-
-const httpOf = (services: Services) => outboundClient({ allowLoopback: services.config.allowLoopbackUrls });
 
 export const createClientUrl: Handler<"createClientUrl"> = async ({ body, caller, services }) => {
   const admin = requireIntegrationAdmin(caller);
-  const view = await create(services.db, httpOf(services), contextOf(admin.integrationClientId, services), { url: body.url, urlType: body.urlType, validationToken: body.validationToken });
+  const view = await create(services.db, services.outboundHttp, contextOf(admin.integrationClientId, services), { url: body.url, urlType: body.urlType, validationToken: body.validationToken });
   return { status: 201, body: view };
 };
 
 export const updateClientUrl: Handler<"updateClientUrl"> = async ({ body, caller, params, services }) => {
   const admin = requireIntegrationAdmin(caller);
-  const view = await update(services.db, httpOf(services), contextOf(admin.integrationClientId, services), params.clientUrlId, { url: body.url, validationToken: body.validationToken });
+  const view = await update(services.db, services.outboundHttp, contextOf(admin.integrationClientId, services), params.clientUrlId, { url: body.url, validationToken: body.validationToken });
   return { status: 200, body: view };
 };
 
 export const testClientUrl: Handler<"testClientUrl"> = async ({ caller, params, services }) => {
   const admin = requireIntegrationAdmin(caller);
-  const verification = await test(services.db, httpOf(services), admin.integrationClientId, params.clientUrlId, services.clock.now());
+  const verification = await test(services.db, services.outboundHttp, admin.integrationClientId, params.clientUrlId, services.clock.now());
   return { status: 200, body: { verification } };
 };

@@ -2,7 +2,7 @@
 import type { operations } from "../../generated/types/admin.ts";
 import type { AdminApiCaller } from "../../domain/identity/callers.ts";
 import { resendEvent as resend } from "../../domain/webhooks/delivery.ts";
-import { EVENT_RETENTION_MS, getEventView, listEvents as list } from "../../domain/webhooks/event-log.ts";
+import { EVENT_RETENTION_MS, getEventView, listEvents as list } from "../../domain/events/event-log.ts";
 import type { OperationHandler } from "../../server/handler-types.ts";
 import { requireIntegrationAdmin } from "./caller.ts";
 

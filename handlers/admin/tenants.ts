@@ -8,7 +8,7 @@ import { requireIntegrationAdmin } from "./caller.ts";
 type Handler<Id extends keyof operations> = OperationHandler<operations[Id], AdminApiCaller>;
 
 function contextOf(integrationClientId: string, services: Services): TenantContext {
-  return { integrationClientId, policy: { allowLoopback: services.config.allowLoopbackUrls }, now: services.clock.now() };
+  return { integrationClientId, policy: services.outboundHttp.policy, now: services.clock.now() };
 }
 
 export const listTenants: Handler<"listTenants"> = async ({ caller, services }) => {

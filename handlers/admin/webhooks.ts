@@ -3,7 +3,6 @@ import type { operations } from "../../generated/types/admin.ts";
 import type { AdminApiCaller } from "../../domain/identity/callers.ts";
 import { requireSandbox } from "../../domain/sandbox/sandbox-only.ts";
 import { EVENT_CATALOG } from "../../domain/webhooks/catalog.ts";
-import { outboundClient } from "../../domain/webhooks/outbound-http.ts";
 import { getSigningSecret, rotateSigningSecret } from "../../domain/webhooks/signing-secrets.ts";
 import { getSubscription, replaceSubscription } from "../../domain/webhooks/subscriptions.ts";
 import { sendTestWebhook as sendTest } from "../../domain/webhooks/test-webhook.ts";
@@ -40,7 +39,7 @@ export const listWebhookEvents: Handler<"listWebhookEvents"> = async ({ caller }
 export const sendTestWebhook: Handler<"sendTestWebhook"> = async ({ body, caller, services }) => {
   const admin = requireIntegrationAdmin(caller);
   requireSandbox(services.config.serviceEnv, "The test webhook exists only in the Sandbox");
-  const report = await sendTest(services.db, outboundClient({ allowLoopback: services.config.allowLoopbackUrls }), {
+  const report = await sendTest(services.db, services.outboundHttp, {
     integrationClientId: admin.integrationClientId,
     reason: body.reason,
     tenantKey: body.tenantKey,

@@ -22,7 +22,7 @@ export function chargeContext(caller: IntegrationCaller, services: Services): Ch
     now: integrationNow(services.clock, merchant.clockOffsetMs),
     serviceEnv: services.config.serviceEnv,
     globalMessageCap: services.config.globalDailyMessageCap,
-    destinationPolicy: { allowLoopback: services.config.allowLoopbackUrls },
+    destinationPolicy: services.outboundHttp.policy,
   };
 }
 

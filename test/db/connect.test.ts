@@ -1,6 +1,7 @@
 import net from "node:net";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { CobroStartupError, openDatabase, redactConnectionString } from "../../db/connect.ts";
+import { openDatabase } from "../../db/connect.ts";
+import { CobroStartupError, redactConnectionString } from "../../db/errors.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
 
 let database: TestDatabase;

@@ -9,7 +9,8 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { sql } from "kysely";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { CobroStartupError, type DatabaseHandle, openDatabase } from "../../db/connect.ts";
+import { type DatabaseHandle, openDatabase } from "../../db/connect.ts";
+import { CobroStartupError } from "../../db/errors.ts";
 import { migrateToLatest } from "../../db/migrate.ts";
 
 const repo = fileURLToPath(new URL("../../", import.meta.url));

@@ -3,10 +3,11 @@ import { fileURLToPath } from "node:url";
 import { sql } from "kysely";
 import { NO_MIGRATIONS } from "kysely/migration";
 import { afterEach, describe, expect, it } from "vitest";
-import { CobroStartupError, openDatabase } from "../../db/connect.ts";
+import { openDatabase } from "../../db/connect.ts";
+import { CobroStartupError } from "../../db/errors.ts";
 import { createMigrator, migrateToLatest } from "../../db/migrate.ts";
 import { migrations } from "../../db/migrations/index.ts";
-import { prepareQueue } from "../../jobs/queue.ts";
+import { prepareQueue } from "../../db/job-queue.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
 
 const allMigrations = Object.keys(migrations);

@@ -3,9 +3,8 @@
 import fc, { type GeneratorValue } from "fast-check";
 import { describe, expect, it } from "vitest";
 import { addDays, argentinaDate, argentinaDateTime, daysBetween, endOfArgentinaDay } from "../../domain/argentina-time.ts";
+import { amountOwedCents, amountTermsOf, calculatedAmounts } from "../../domain/charges/amount-owed.ts";
 import {
-  amountOwedAt,
-  calculatedAmounts,
   surchargeJson,
   validateCreateRequest,
   type PaymentRequestCreate,
@@ -172,8 +171,8 @@ describe("a valid create body", () => {
         const minutes = checkout ? (body.expiresInMinutes ?? 30) : undefined;
         expect(spec.expiresInMinutes).toBe(minutes);
         expect(spec.expiresAt?.getTime()).toBe(minutes === undefined ? undefined : now.getTime() + minutes * MINUTE);
-        expect(calculatedAmounts(spec) !== undefined).toBe(shape === "two dates");
-        expect(amountOwedAt(spec, now)).toBe(amountCents);
+        expect(calculatedAmounts(amountTermsOf(spec)) !== undefined).toBe(shape === "two dates");
+        expect(amountOwedCents(amountTermsOf(spec), now)).toBe(amountCents);
       }),
       { numRuns: 1000 },
     );

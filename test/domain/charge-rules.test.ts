@@ -1,8 +1,7 @@
 // The create rules of a charge that JSON Schema cannot express, one test per rule, at its boundaries.
 import { describe, expect, it } from "vitest";
+import { amountOwedCents, amountTermsOf, calculatedAmounts } from "../../domain/charges/amount-owed.ts";
 import {
-  amountOwedAt,
-  calculatedAmounts,
   validateCreateRequest,
   type ChargeSpec,
   type PaymentRequestCreate,
@@ -580,29 +579,29 @@ describe("the whole request", () => {
 
 describe("calculatedAmounts", () => {
   it("lists the original amount, then the surcharged one", () => {
-    expect(calculatedAmounts(accepts(twoDates({ amount: 1500.5, surcharge: { type: "percentage", value: 10 } })))).toEqual([
+    expect(calculatedAmounts(amountTermsOf(accepts(twoDates({ amount: 1500.5, surcharge: { type: "percentage", value: 10 } }))))).toEqual([
       { dueDate: "2026-12-10", amount: 1500.5, isOriginalAmount: true },
       { dueDate: "2026-12-20", amount: 1650.55, surchargeApplied: 150.05 },
     ]);
-    expect(calculatedAmounts(accepts(twoDates({ amount: 1500.5, surcharge: { type: "fixed", value: 100.1 } })))).toEqual([
+    expect(calculatedAmounts(amountTermsOf(accepts(twoDates({ amount: 1500.5, surcharge: { type: "fixed", value: 100.1 } }))))).toEqual([
       { dueDate: "2026-12-10", amount: 1500.5, isOriginalAmount: true },
       { dueDate: "2026-12-20", amount: 1600.6, surchargeApplied: 100.1 },
     ]);
-    expect(calculatedAmounts(accepts(twoDates({ amount: 0.1, surcharge: { type: "fixed", value: 0.2 } })))?.[1]?.amount).toBe(0.3);
+    expect(calculatedAmounts(amountTermsOf(accepts(twoDates({ amount: 0.1, surcharge: { type: "fixed", value: 0.2 } }))))?.[1]?.amount).toBe(0.3);
   });
 
   it("rounds a percentage half-up to the cent", () => {
     // 10 % of 0.05 is half a cent → 0.01; 12.5 % of 19.99 is 2.49875 → 2.50.
-    expect(calculatedAmounts(accepts(twoDates({ amount: 0.05, surcharge: { type: "percentage", value: 10 } })))?.[1]).toEqual({
+    expect(calculatedAmounts(amountTermsOf(accepts(twoDates({ amount: 0.05, surcharge: { type: "percentage", value: 10 } }))))?.[1]).toEqual({
       dueDate: "2026-12-20",
       amount: 0.06,
       surchargeApplied: 0.01,
     });
-    expect(calculatedAmounts(accepts(twoDates({ amount: 19.99, surcharge: { type: "percentage", value: 12.5 } })))?.[1]?.surchargeApplied).toBe(2.5);
+    expect(calculatedAmounts(amountTermsOf(accepts(twoDates({ amount: 19.99, surcharge: { type: "percentage", value: 12.5 } }))))?.[1]?.surchargeApplied).toBe(2.5);
   });
 
   it("shows a none surcharge as 0", () => {
-    expect(calculatedAmounts(accepts(twoDates({ amount: 100, surcharge: { type: "none", value: 0 } })))?.[1]).toEqual({
+    expect(calculatedAmounts(amountTermsOf(accepts(twoDates({ amount: 100, surcharge: { type: "none", value: 0 } }))))?.[1]).toEqual({
       dueDate: "2026-12-20",
       amount: 100,
       surchargeApplied: 0,
@@ -610,28 +609,28 @@ describe("calculatedAmounts", () => {
   });
 
   it("is absent with one date or without an amount", () => {
-    expect(calculatedAmounts(accepts(charge()))).toBeUndefined();
-    expect(calculatedAmounts(accepts(charge({ surcharge: { type: "none", value: 0 } })))).toBeUndefined();
-    expect(calculatedAmounts(accepts(draft()))).toBeUndefined();
+    expect(calculatedAmounts(amountTermsOf(accepts(charge())))).toBeUndefined();
+    expect(calculatedAmounts(amountTermsOf(accepts(charge({ surcharge: { type: "none", value: 0 } }))))).toBeUndefined();
+    expect(calculatedAmounts(amountTermsOf(accepts(draft())))).toBeUndefined();
   });
 });
 
-describe("amountOwedAt", () => {
-  const spec = accepts(twoDates({ amount: 1000, surcharge: { type: "fixed", value: 250 } }));
+describe("amountOwedCents", () => {
+  const terms = amountTermsOf(accepts(twoDates({ amount: 1000, surcharge: { type: "fixed", value: 250 } })));
 
   it("is the amount up to the end of the first due date (Argentina time)", () => {
-    expect(amountOwedAt(spec, NOW)).toBe(100_000);
-    expect(amountOwedAt(spec, new Date("2026-12-11T02:59:59.999Z"))).toBe(100_000); // 23:59:59.999 on the 10th
+    expect(amountOwedCents(terms, NOW)).toBe(100_000);
+    expect(amountOwedCents(terms, new Date("2026-12-11T02:59:59.999Z"))).toBe(100_000); // 23:59:59.999 on the 10th
   });
 
   it("adds the surcharge from 00:00 of the day after, and keeps it past the second date", () => {
-    expect(amountOwedAt(spec, new Date("2026-12-11T03:00:00Z"))).toBe(125_000);
-    expect(amountOwedAt(spec, new Date("2027-01-30T00:00:00Z"))).toBe(125_000);
+    expect(amountOwedCents(terms, new Date("2026-12-11T03:00:00Z"))).toBe(125_000);
+    expect(amountOwedCents(terms, new Date("2027-01-30T00:00:00Z"))).toBe(125_000);
   });
 
   it("is the amount forever with one date, and undefined for a draft", () => {
-    const oneDate = accepts(charge({ amount: 1000 }));
-    expect(amountOwedAt(oneDate, new Date("2027-01-30T00:00:00Z"))).toBe(100_000);
-    expect(amountOwedAt(accepts(draft()), NOW)).toBeUndefined();
+    const oneDate = amountTermsOf(accepts(charge({ amount: 1000 })));
+    expect(amountOwedCents(oneDate, new Date("2027-01-30T00:00:00Z"))).toBe(100_000);
+    expect(amountOwedCents(amountTermsOf(accepts(draft())), NOW)).toBeUndefined();
   });
 });

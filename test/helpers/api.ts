@@ -29,7 +29,7 @@ export async function startTestApi<Caller>(
     },
   });
   const logger = createLogger("info", sink);
-  const services: Services = overrides.services ?? { db: undefined as never, clock: systemClock, config: loadConfig({}, []), tokens: undefined as never };
+  const services: Services = overrides.services ?? { db: undefined as never, clock: systemClock, config: loadConfig({}, []), tokens: undefined as never, outboundHttp: undefined as never };
   const { app } = await createApiApp<Caller>({
     api,
     document: loadDocument(api),

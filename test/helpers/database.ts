@@ -7,7 +7,7 @@ import type { Logger } from "pino";
 import { inject } from "vitest";
 import { type DatabaseHandle, openDatabase } from "../../db/connect.ts";
 import { migrateToLatest } from "../../db/migrate.ts";
-import { prepareQueue } from "../../jobs/queue.ts";
+import { prepareQueue } from "../../db/job-queue.ts";
 
 export interface TestDatabase extends DatabaseHandle {
   /** The database's name on the shared server. */

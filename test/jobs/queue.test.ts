@@ -1,6 +1,7 @@
 import { sql } from "kysely";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { addJob, type JobWorker, startWorker } from "../../jobs/queue.ts";
+import { addJob } from "../../db/job-queue.ts";
+import { type JobWorker, startWorker } from "../../jobs/queue.ts";
 import type { TaskList } from "../../jobs/tasks.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
 

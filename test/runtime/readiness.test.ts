@@ -21,7 +21,7 @@ beforeAll(async () => {
     anonymous: anonymousCaller,
     security: { MerchantBearer: async () => ({ caller: anonymousCaller }) },
     handlers: integrationHandlers,
-    services: { db: unreachable, clock: systemClock, config: loadConfig({}, []), tokens: undefined as never },
+    services: { db: unreachable, clock: systemClock, config: loadConfig({}, []), tokens: undefined as never, outboundHttp: undefined as never },
   });
 });
 afterAll(async () => {

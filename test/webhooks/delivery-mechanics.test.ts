@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { deliverEventJobKey } from "../../db/job-queue.ts";
 import { addressAllowed } from "../../domain/webhooks/destination-guard.ts";
 import { deliverEvent, RETRY_SCHEDULE_MS } from "../../domain/webhooks/delivery.ts";
 import { OutboundHttpClient } from "../../domain/webhooks/outbound-http.ts";
@@ -59,7 +60,7 @@ async function pendingEvent(url: string) {
 
 async function pendingJob(eventId: string): Promise<{ id: string; run_at: Date; locked_by: string | null } | undefined> {
   const { rows } = await sql<{ id: string; run_at: Date; locked_by: string | null }>`
-    select id::text, run_at, locked_by from graphile_worker._private_jobs where key = ${`deliver-event:${eventId}`}`.execute(t.database.db);
+    select id::text, run_at, locked_by from graphile_worker._private_jobs where key = ${deliverEventJobKey(eventId)}`.execute(t.database.db);
   return rows[0];
 }
 

@@ -1,0 +1,103 @@
+// The job queue as the rest of Cobro writes to it: the tasks and their payloads, the enqueue primitive,
+// job keys and the queue's schema. It sits below the domain so a use case can add a job in its own
+// transaction without depending on the workers (jobs/ runs them).
+//
+// The queue is graphile-worker. Chosen over pg-boss because enqueueing is a plain SQL function,
+// graphile_worker.add_job(), callable inside any Kysely transaction: a job exists exactly when the change
+// that caused it commits (NOTIFY is transactional too, so workers wake only on commit). Workers take jobs
+// with SKIP LOCKED, retry with exponential backoff (25 attempts by default) and scale across processes.
+import { Logger as WorkerLogger, type LogLevel, runMigrations } from "graphile-worker";
+import { type Kysely, sql } from "kysely";
+import type pg from "pg";
+import type { Logger } from "pino";
+import type { Database } from "./schema.ts";
+
+/** graphile-worker's schema; fixed here so an environment variable (GRAPHILE_WORKER_SCHEMA) cannot move it. */
+export const QUEUE_SCHEMA = "graphile_worker";
+
+/**
+ * Each task's name and payload. Payloads are plain JSON holding ids, never secrets (they sit in the jobs
+ * table). The handlers are in jobs/tasks.ts.
+ */
+export interface TaskPayloads {
+  /** Does nothing: proves the queue end to end (tests, smoke checks). */
+  noop: { note?: string };
+  /** Moves every charge whose time has come (overdue, expiry, draft discard). Runs every minute. */
+  "time-transitions": Record<string, never>;
+  /** One delivery attempt of an outbox event (domain/webhooks/delivery.ts); retries are new jobs of this task. */
+  "deliver-event": { eventId: string };
+}
+
+export type TaskName = keyof TaskPayloads & string;
+
+export const DELIVER_EVENT_TASK = "deliver-event" satisfies TaskName;
+
+/** The prefix of an event's delivery job key; SQL that enqueues deliveries in bulk appends the event id to it. */
+export const DELIVER_EVENT_KEY_PREFIX = `${DELIVER_EVENT_TASK}:`;
+
+/** One pending delivery job per event: adding another (a retry, a resend) replaces the pending one. */
+export function deliverEventJobKey(eventId: string): string {
+  return `${DELIVER_EVENT_KEY_PREFIX}${eventId}`;
+}
+
+export interface AddJobOptions {
+  /** Not before this moment (default: now). */
+  runAt?: Date;
+  /** At most one pending job per key: adding again replaces the pending one (payload, runAt, attempts). */
+  jobKey?: string;
+  /** Attempts before the job is given up (default 25, with exponential backoff). */
+  maxAttempts?: number;
+}
+
+/**
+ * Adds a job in the caller's transaction (or on its own when given the Kysely instance): if the transaction
+ * rolls back, the job never existed. Returns the job id.
+ */
+export async function addJob<T extends TaskName>(
+  db: Kysely<Database>,
+  task: T,
+  payload: TaskPayloads[T],
+  options: AddJobOptions = {},
+): Promise<{ id: number }> {
+  const { rows } = await sql<{ id: number }>`
+    select id from ${sql.id(QUEUE_SCHEMA, "add_job")}(
+      identifier => ${task},
+      payload => ${JSON.stringify(payload)}::json,
+      run_at => ${options.runAt ?? null}::timestamptz,
+      max_attempts => ${options.maxAttempts ?? null}::int,
+      job_key => ${options.jobKey ?? null}::text
+    )`.execute(db);
+  const row = rows[0];
+  if (!row) throw new Error(`graphile_worker.add_job returned no job for task ${task}`);
+  return { id: row.id };
+}
+
+/**
+ * Installs or upgrades graphile-worker's schema. Run it at start-up before the API can enqueue (with the
+ * migrations); safe when several processes do it at once (graphile-worker detects the clash and moves on).
+ */
+export async function prepareQueue(options: { pool: pg.Pool; logger?: Logger }): Promise<void> {
+  await runMigrations({ pgPool: options.pool, schema: QUEUE_SCHEMA, logger: queueLogger(options.logger) });
+}
+
+const levels: Record<LogLevel, "error" | "warn" | "info" | "debug"> = {
+  error: "error",
+  warning: "warn",
+  info: "info",
+  debug: "debug",
+};
+
+/** graphile-worker's logs into pino, keeping the job's identity and error but never its payload. */
+export function queueLogger(logger: Logger | undefined): WorkerLogger {
+  return new WorkerLogger((scope) => (level, message, meta) => {
+    if (!logger) return;
+    const job = meta?.job as { id?: string; task_identifier?: string; attempts?: number } | undefined;
+    logger[levels[level]](
+      {
+        queue: { ...scope, jobId: job?.id ?? scope.jobId, task: job?.task_identifier, attempts: job?.attempts },
+        ...(meta?.error !== undefined ? { err: meta.error } : {}),
+      },
+      message,
+    );
+  });
+}
