@@ -1,6 +1,7 @@
 // The integration admin's views and the platform admin's management of integration clients.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { linkedMerchant, postJson, read, startTestService, type TestService } from "../helpers/service.ts";
+import { chargeBody } from "../helpers/charges.ts";
 
 let t: TestService;
 
@@ -42,7 +43,7 @@ describe("the integration admin's views", () => {
   it("lists its admins, merchant accounts and charges", async () => {
     const m = await linkedMerchant(t);
     const call = adminCall(await adminToken(m.sandbox.integrationAdmin));
-    await m.call("POST", "/payment-request", { referenceId: "VIEW-00000001", description: "Cuota", dueDates: ["2026-12-10"], customer: { name: "Ana", email: "ana@example.com" }, amount: 1500, sendWhatsappNotification: false, sendEmailNotification: false });
+    await m.call("POST", "/payment-request", chargeBody({ referenceId: "VIEW-00000001", customer: { name: "Ana", email: "ana@example.com" }, amount: 1500 }));
 
     const admins = await call("GET", "/my-integration/admins");
     expect(admins.json).toEqual({ items: [{ integrationClientAdminId: expect.any(String), email: m.sandbox.integrationAdmin.email, status: "active", invitedAt: expect.any(String) }], total: 1 });

@@ -4,6 +4,7 @@
 // that is not a form, an empty customer update.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { linkedMerchant, postJson, read, startTestService, type TestService } from "../helpers/service.ts";
+import { chargeBody } from "../helpers/charges.ts";
 import { sandboxAdmin } from "../helpers/sandbox-admin.ts";
 import type { SandboxCredentials } from "../../domain/identity/sandbox-bootstrap.ts";
 
@@ -24,16 +25,7 @@ afterAll(async () => {
 
 const inDays = (days: number) => new Date(t.clock.now().getTime() + days * 86_400_000).toISOString().slice(0, 10);
 
-const charge = (extra: object = {}) => ({
-  referenceId: `NUL-${Date.now().toString(36)}`,
-  description: "Cuota",
-  dueDates: [inDays(5)],
-  amount: 1000,
-  customer: { name: "Juan Pérez" },
-  sendWhatsappNotification: false,
-  sendEmailNotification: false,
-  ...extra,
-});
+const charge = (extra: object = {}) => chargeBody({ dueDates: [inDays(5)], ...extra });
 
 describe("U+0000 in a request string", () => {
   it("is a 400 ValidationError naming the field, in a body, a metadata key and a query, never a 500", async () => {

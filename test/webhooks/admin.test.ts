@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { verifyWebhookSignature } from "../../sdk/src/webhook-signature.ts";
 import { postJson, read, type TestService, startTestService } from "../helpers/service.ts";
 import { startWebhookReceiver, type WebhookReceiver } from "../helpers/webhook-receiver.ts";
+import { uniqueRef } from "../helpers/unique-ref.ts";
 
 let t: TestService;
 let production: TestService;
@@ -25,8 +26,6 @@ afterAll(async () => {
   await production?.close();
 });
 
-let sequence = 0;
-const unique = () => `${Date.now().toString(36)}-${++sequence}`;
 
 /** A fresh integration of `service` and its admin's calls. */
 async function integrationAdmin(service: TestService) {
@@ -119,11 +118,11 @@ describe("tenants", () => {
     const { call, makeMultitenant } = await integrationAdmin(t);
     await makeMultitenant();
     for (const url of ["https://10.0.0.7/hook", "https://192.168.1.10/hook", "https://169.254.169.254/latest", "https://[fd00::1]/hook", "https://[::ffff:10.0.0.1]/hook", "https://no-such-host.invalid/hook"]) {
-      const refused = await call("POST", "/my-integration/tenant", { key: `k-${unique()}`, name: "Privada", webhook_url: url });
+      const refused = await call("POST", "/my-integration/tenant", { key: uniqueRef("k"), name: "Privada", webhook_url: url });
       expect(refused.status, url).toBe(400);
       expect(refused.json.code, url).toBe("TenantWebhookUrlInvalidError");
     }
-    const plainHttp = await call("POST", "/my-integration/tenant", { key: `k-${unique()}`, name: "Http", webhook_url: "http://example.com/hook" });
+    const plainHttp = await call("POST", "/my-integration/tenant", { key: uniqueRef("k"), name: "Http", webhook_url: "http://example.com/hook" });
     expect(plainHttp).toMatchObject({ status: 400, json: { code: "ValidationError" } });
   });
 
@@ -177,7 +176,7 @@ describe("tenants", () => {
 describe("client URLs", () => {
   it("a webhook URL is registered with a non-blocking verification: ok, non_2xx with httpStatus, unreachable", async () => {
     const { call, integrationId } = await integrationAdmin(t);
-    const path = `/hook-${unique()}`;
+    const path = `/${uniqueRef("hook")}`;
     const created = await call("POST", "/my-integration/urls", { url: receiver.url(path), urlType: "webhook", validationToken: "tok-9f8e7d6c5b4a3210" });
     expect(created).toMatchObject({ status: 201, json: { clientUrlId: expect.any(String), data: { hasValidationToken: true, urlType: "webhook", url: receiver.url(path) }, verification: { status: "ok" } } });
     const [ping] = await receiver.waitFor(1, { path });
@@ -240,9 +239,9 @@ describe("the test webhook", () => {
     expect(noTarget.json).toEqual({ delivered: false, status: "no_target", message: expect.stringContaining("POST /my-integration/urls"), livemode: false });
 
     await makeMultitenant();
-    const centro = `/centro-${unique()}`;
+    const centro = `/${uniqueRef("centro")}`;
     await call("POST", "/my-integration/tenant", { key: "centro", name: "Centro", webhook_url: receiver.url(centro), webhook_validation_token: "c3ntr0-v4lid4t10n-t0k3n" });
-    await call("POST", "/my-integration/tenant", { key: "rosario", name: "Rosario", webhook_url: receiver.url(`/rosario-${unique()}`) });
+    await call("POST", "/my-integration/tenant", { key: "rosario", name: "Rosario", webhook_url: receiver.url(`/${uniqueRef("rosario")}`) });
     const ambiguous = await send();
     expect(ambiguous.json).toMatchObject({ delivered: false, status: "ambiguous_target", message: expect.stringContaining("tenantKey") });
     expect(ambiguous.json).not.toHaveProperty("webhookId");
@@ -261,7 +260,7 @@ describe("the test webhook", () => {
     expect(await t.database.db.selectFrom("events").select("id").where("integration_client_id", "=", integrationId).execute()).toEqual([]);
 
     // With an integration URL, a test without tenantKey goes there.
-    const own = `/own-${unique()}`;
+    const own = `/${uniqueRef("own")}`;
     receiver.answerNext({ status: 200 }); // the registration's ping
     await call("POST", "/my-integration/urls", { url: receiver.url(own), urlType: "webhook" });
     receiver.answerNext({ status: 503 });
@@ -282,7 +281,7 @@ describe("the test webhook", () => {
   it("a destination that answers after 6 seconds is delivery_failed after the 5-second deadline", async () => {
     const { call } = await integrationAdmin(t);
     await call("PUT", "/my-integration/webhook-subscriptions", { enabledEvents: ["payment.unmatched"] });
-    const path = `/slow-${unique()}`;
+    const path = `/${uniqueRef("slow")}`;
     await call("POST", "/my-integration/urls", { url: receiver.url(path), urlType: "webhook" });
     receiver.answerNext({ status: 200, delayMs: 6000 });
     const started = Date.now();

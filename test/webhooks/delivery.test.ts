@@ -6,6 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { verifyWebhookSignature } from "../../sdk/src/webhook-signature.ts";
 import { linkedMerchant, read, type TestService, startTestService } from "../helpers/service.ts";
 import { sandboxAdmin } from "../helpers/sandbox-admin.ts";
+import { chargeBody } from "../helpers/charges.ts";
+import { uniqueRef } from "../helpers/unique-ref.ts";
 import { startWebhookReceiver, type WebhookReceiver } from "../helpers/webhook-receiver.ts";
 
 let t: TestService;
@@ -20,8 +22,6 @@ afterAll(async () => {
   await t?.close();
 });
 
-let sequence = 0;
-const unique = () => `${Date.now().toString(36)}-${++sequence}`;
 const inDays = (days: number) => new Date(t.clock.now().getTime() + days * 86_400_000).toISOString().slice(0, 10);
 
 async function setup() {
@@ -37,16 +37,7 @@ async function setup() {
       }),
     );
   const charge = async (extra: object = {}) => {
-    const created = await m.call("POST", "/payment-request", {
-      referenceId: `WH-${unique()}`,
-      description: "Cuota",
-      dueDates: [inDays(5)],
-      customer: { name: "Juan Pérez" },
-      amount: 1000,
-      sendWhatsappNotification: false,
-      sendEmailNotification: false,
-      ...extra,
-    });
+    const created = await m.call("POST", "/payment-request", chargeBody({ dueDates: [inDays(5)], ...extra }));
     expect(created.status, JSON.stringify(created.json)).toBe(201);
     return created.json as { referenceId: string; paymentRequestId: string; CVU: string };
   };
@@ -78,7 +69,7 @@ async function retryNow(eventId: string): Promise<void> {
 describe("webhook delivery", () => {
   it("a receiver registered in the Sandbox gets a correctly signed payment_received within a second, and again with the same id after answering 500 once", async () => {
     const s = await setup();
-    const path = `/done-${unique()}`;
+    const path = `/${uniqueRef("done")}`;
     const registered = await s.registerWebhook(path, "integration-token-0123456789");
     expect(registered.verification).toEqual({ status: "ok" }); // the registration's ping
     const secret = await s.secret();
@@ -133,12 +124,12 @@ describe("webhook delivery", () => {
 
   it("rule 1: a charge's own webhookUrl gets its payment_request.* events, without validation-token, even when the merchant is in a tenant", async () => {
     const s = await setup();
-    const integrationPath = `/integration-${unique()}`;
-    const tenantPath = `/tenant-${unique()}`;
-    const chargePath = `/charge-${unique()}`;
+    const integrationPath = `/${uniqueRef("integration")}`;
+    const tenantPath = `/${uniqueRef("tenant")}`;
+    const chargePath = `/${uniqueRef("charge")}`;
     await s.registerWebhook(integrationPath, "integration-token-0123456789");
     await t.database.db.updateTable("integration_clients").set({ type: "multitenant" }).where("id", "=", s.integrationId).execute();
-    const key = `t-${unique()}`;
+    const key = uniqueRef("t");
     const tenant = await s.adminCall("POST", "/my-integration/tenant", { key, name: "Centro", webhook_url: receiver.url(tenantPath), webhook_validation_token: "tenant-token-0123456789" });
     expect(tenant.status).toBe(201);
     expect((await s.m.call("PUT", "/my-integration/tenant", { tenantKey: key })).status).toBe(200);
@@ -181,7 +172,7 @@ describe("webhook delivery", () => {
     const listed = await s.adminCall("GET", "/my-integration/events");
     expect(listed.json.items.find((item: { eventId: string }) => item.eventId === lost!.id)).toMatchObject({ deliveryStatus: "not_sent", notSentReason: "no_target", attempts: [] });
 
-    const path = `/own-${unique()}`;
+    const path = `/${uniqueRef("own")}`;
     await s.registerWebhook(path);
     const reached = await s.charge();
     await s.admin.simulate({ cvu: reached.CVU, amount: 1000 });
@@ -201,7 +192,7 @@ describe("webhook delivery", () => {
 
   it("the subscription gate: an event not in enabledEvents is not sent; payment.unmatched is off by default", async () => {
     const s = await setup();
-    const path = `/gate-${unique()}`;
+    const path = `/${uniqueRef("gate")}`;
     await s.registerWebhook(path);
     const paid = await s.charge();
     await s.adminCall("PUT", "/my-integration/webhook-subscriptions", { enabledEvents: [] });
@@ -231,8 +222,8 @@ describe("webhook delivery", () => {
 
   it("a redirect is a failed attempt and is never followed", async () => {
     const s = await setup();
-    const path = `/moved-${unique()}`;
-    const target = `/target-${unique()}`;
+    const path = `/${uniqueRef("moved")}`;
+    const target = `/${uniqueRef("target")}`;
     await s.registerWebhook(path);
     receiver.answerNext({ status: 307, headers: { location: receiver.url(target) } });
     const paid = await s.charge();
@@ -252,7 +243,7 @@ describe("webhook delivery", () => {
 
   it("payment_request.expired of a charge with a time is enqueued by the set-based transition and delivered", async () => {
     const s = await setup();
-    const path = `/expired-${unique()}`;
+    const path = `/${uniqueRef("expired")}`;
     await s.registerWebhook(path);
     const dueAt = new Date(t.clock.now().getTime() + 2 * 3600_000).toISOString().slice(0, 16);
     const shortLived = await s.charge({ dueDates: [`${dueAt}Z`] });
