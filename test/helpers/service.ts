@@ -1,12 +1,11 @@
 // The whole service in-process, as `npm start` runs it, on a fresh database of the test run and free
 // ports, with a clock the test moves. Every response is checked against the contract.
-import { Writable } from "node:stream";
 import { ManualClock } from "../../domain/clock.ts";
 import { loadConfig, type Config, type ServicePart } from "../../server/config.ts";
-import { createLogger } from "../../server/logger.ts";
 import { startService, type RunningService } from "../../server/service.ts";
 import { createSandboxSet, type SandboxCredentials } from "../../domain/identity/sandbox-bootstrap.ts";
 import { createTestDatabase, type TestDatabase } from "./database.ts";
+import { captureLogs } from "./captured-logs.ts";
 
 export interface TestService {
   integrationUrl: string;
@@ -33,14 +32,8 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
   const clock = new ManualClock(options.start ?? new Date());
   const base = loadConfig({ INTEGRATION_PORT: "0", AUTH_PORT: "0", ADMIN_PORT: "0", COBRO_AUTH_URL: "http://auth.cobro.test", ...options.env }, []);
   const config: Config = { ...base, databaseUrl: database.connectionString, parts: new Set(options.parts ?? ["integration", "auth", "admin"]) };
-  const logLines: Array<Record<string, unknown>> = [];
-  const sink = new Writable({
-    write(chunk, _encoding, done) {
-      for (const line of String(chunk).split("\n").filter(Boolean)) logLines.push(JSON.parse(line));
-      done();
-    },
-  });
-  const service = await startService(config, { logger: createLogger("info", sink), clock, validateResponses: true });
+  const { logger, logLines } = captureLogs();
+  const service = await startService(config, { logger, clock, validateResponses: true });
   return {
     integrationUrl: service.urls.integration ?? "",
     authUrl: service.urls.auth ?? "",
