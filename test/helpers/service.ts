@@ -67,11 +67,25 @@ export function postJson(url: string, body: unknown, headers: Record<string, str
   return fetch(url, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
 }
 
+/** One API's calls with a Bearer token, read at each call (so a renewed token is used); a body goes as JSON. */
+export function bearerCaller(baseUrl: string, token: () => string): ApiCall {
+  return async (method, path, body) =>
+    read(
+      await fetch(`${baseUrl}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${token()}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      }),
+    );
+}
+
+export type ApiCall = (method: string, path: string, body?: unknown) => Promise<Awaited<ReturnType<typeof read>>>;
+
 /** A merchant linked to a fresh integration, with its idToken (Sandbox test tokens); `renew()` gets a new one after the clock moved. */
 export async function linkedMerchant(t: TestService): Promise<{
   idToken: string;
   sandbox: SandboxCredentials;
-  call: (method: string, path: string, body?: unknown) => Promise<Awaited<ReturnType<typeof read>>>;
+  call: ApiCall;
   renew: () => Promise<void>;
 }> {
   const sandbox = await t.sandbox();
@@ -80,14 +94,7 @@ export async function linkedMerchant(t: TestService): Promise<{
     const tokens = await read(await fetch(`${t.adminUrl}/my-integration/test-tokens`, { method: "POST", headers: { authorization: `Bearer ${login.json.idToken}` } }));
     merchant.idToken = tokens.json.idToken;
   };
-  const call = async (method: string, path: string, body?: unknown) =>
-    read(
-      await fetch(`${t.integrationUrl}${path}`, {
-        method,
-        headers: { authorization: `Bearer ${merchant.idToken}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      }),
-    );
+  const call = bearerCaller(t.integrationUrl, () => merchant.idToken);
   const merchant = { idToken: "", sandbox, call, renew };
   await renew();
   return merchant;

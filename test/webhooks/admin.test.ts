@@ -5,7 +5,8 @@ import { randomUUID } from "node:crypto";
 import { createServer } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { verifyWebhookSignature } from "../../sdk/src/webhook-signature.ts";
-import { postJson, read, type TestService, startTestService } from "../helpers/service.ts";
+import { bearerCaller, type TestService, startTestService } from "../helpers/service.ts";
+import { sandboxAdmin } from "../helpers/sandbox-admin.ts";
 import { startWebhookReceiver, type WebhookReceiver } from "../helpers/webhook-receiver.ts";
 import { uniqueRef } from "../helpers/unique-ref.ts";
 
@@ -30,16 +31,7 @@ afterAll(async () => {
 /** A fresh integration of `service` and its admin's calls. */
 async function integrationAdmin(service: TestService) {
   const sandbox = await service.sandbox();
-  const login = await read(await postJson(`${service.authUrl}/integration/admin/login`, sandbox.integrationAdmin));
-  const token: string = login.json.idToken;
-  const call = async (method: string, path: string, body?: unknown) =>
-    read(
-      await fetch(`${service.adminUrl}${path}`, {
-        method,
-        headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      }),
-    );
+  const { call } = await sandboxAdmin(service, sandbox);
   const integration = await service.database.db.selectFrom("integration_clients").select("id").where("provider_client_id", "=", sandbox.integration.clientId).executeTakeFirstOrThrow();
   const makeMultitenant = () => service.database.db.updateTable("integration_clients").set({ type: "multitenant" }).where("id", "=", integration.id).execute();
   return { sandbox, call, integrationId: integration.id, makeMultitenant };
@@ -155,9 +147,7 @@ describe("tenants", () => {
     await makeMultitenant();
     const tenant = (await call("POST", "/my-integration/tenant", { key: "bound", name: "Con comercios", webhook_url: receiver.url("/bound") })).json;
     const tokens = await call("POST", "/my-integration/test-tokens");
-    const assigned = await read(
-      await fetch(`${t.integrationUrl}/my-integration/tenant`, { method: "PUT", headers: { authorization: `Bearer ${tokens.json.idToken}`, "content-type": "application/json" }, body: JSON.stringify({ tenantKey: "bound" }) }),
-    );
+    const assigned = await bearerCaller(t.integrationUrl, () => tokens.json.idToken)("PUT", "/my-integration/tenant", { tenantKey: "bound" });
     expect(assigned.status).toBe(200);
     const refused = await call("DELETE", `/my-integration/tenant/${tenant.integrationTenantId}`);
     expect(refused).toMatchObject({ status: 409, json: { code: "TenantHasBoundUsersError" } });

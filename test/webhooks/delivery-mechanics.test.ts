@@ -13,7 +13,7 @@ import { addressAllowed } from "../../domain/webhooks/destination-guard.ts";
 import { deliverEvent, RETRY_SCHEDULE_MS } from "../../domain/webhooks/delivery.ts";
 import { OutboundHttpClient } from "../../domain/webhooks/outbound-http.ts";
 import { verifyWebhookSignature } from "../../sdk/src/webhook-signature.ts";
-import { linkedMerchant, read, type TestService, startTestService } from "../helpers/service.ts";
+import { linkedMerchant, type TestService, startTestService } from "../helpers/service.ts";
 import { sandboxAdmin } from "../helpers/sandbox-admin.ts";
 import { chargeBody } from "../helpers/charges.ts";
 import { uniqueRef } from "../helpers/unique-ref.ts";
@@ -45,8 +45,7 @@ async function pendingEvent(url: string) {
   await t.database.db.updateTable("charges").set({ webhook_url: url }).where("id", "=", created.json.paymentRequestId).execute();
   await admin.simulate({ cvu: created.json.CVU, amount: 1000 });
   const event = await t.database.db.selectFrom("events").select(["id", "integration_client_id"]).where("charge_id", "=", created.json.paymentRequestId).executeTakeFirstOrThrow();
-  const adminCall = async (method: string, path: string) => read(await fetch(`${t.adminUrl}${path}`, { method, headers: { authorization: `Bearer ${admin.token}` } }));
-  return { eventId: event.id, integrationId: event.integration_client_id, adminCall };
+  return { eventId: event.id, integrationId: event.integration_client_id, adminCall: admin.call };
 }
 
 async function pendingJob(eventId: string): Promise<{ id: string; run_at: Date; locked_by: string | null } | undefined> {

@@ -4,7 +4,7 @@
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { verifyWebhookSignature } from "../../sdk/src/webhook-signature.ts";
-import { linkedMerchant, read, type TestService, startTestService } from "../helpers/service.ts";
+import { linkedMerchant, type TestService, startTestService } from "../helpers/service.ts";
 import { sandboxAdmin } from "../helpers/sandbox-admin.ts";
 import { chargeBody } from "../helpers/charges.ts";
 import { uniqueRef } from "../helpers/unique-ref.ts";
@@ -28,14 +28,7 @@ async function setup() {
   const m = await linkedMerchant(t);
   const admin = await sandboxAdmin(t, m.sandbox);
   const integration = await t.database.db.selectFrom("integration_clients").select("id").where("provider_client_id", "=", m.sandbox.integration.clientId).executeTakeFirstOrThrow();
-  const adminCall = async (method: string, path: string, body?: unknown) =>
-    read(
-      await fetch(`${t.adminUrl}${path}`, {
-        method,
-        headers: { authorization: `Bearer ${admin.token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      }),
-    );
+  const adminCall = admin.call;
   const charge = async (extra: object = {}) => {
     const created = await m.call("POST", "/payment-request", chargeBody({ dueDates: [inDays(5)], ...extra }));
     expect(created.status, JSON.stringify(created.json)).toBe(201);
