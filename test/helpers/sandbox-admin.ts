@@ -2,6 +2,9 @@
 // and the Sandbox clock.
 import { bearerCaller, postJson, read, type ApiCall, type TestService } from "./service.ts";
 import type { SandboxCredentials } from "../../domain/identity/sandbox-bootstrap.ts";
+import type { components } from "../../generated/types/admin.ts";
+
+export type EventRecord = components["schemas"]["EventRecord"];
 
 export interface SignedInAdmin {
   /** The admin's idToken. */
@@ -14,6 +17,11 @@ export interface SandboxAdmin extends SignedInAdmin {
   simulate(body: { cvu: string; amount: number; cuil?: string; fechaOperacion?: string; forcePspFailure?: boolean }): Promise<Awaited<ReturnType<typeof read>>>;
   advanceClock(body: { advanceBy?: string; advanceTo?: string }): Promise<Awaited<ReturnType<typeof read>>>;
   clock(): Promise<Awaited<ReturnType<typeof read>>>;
+  /**
+   * The integration's events as GET /my-integration/events lists them (`event` filters by name), oldest
+   * first; events of the same instant come in no set order. Fails if they do not fit one page of 100.
+   */
+  events(event?: string): Promise<EventRecord[]>;
 }
 
 /** Signs in an integration or platform admin of `t`. */
@@ -41,5 +49,10 @@ export async function sandboxAdmin(t: TestService, sandbox: SandboxCredentials):
       }),
     advanceClock: (body) => call("POST", "/my-integration/sandbox-clock", body),
     clock: () => call("GET", "/my-integration/sandbox-clock"),
+    events: async (event) => {
+      const listed = await call("GET", `/my-integration/events?limit=100${event === undefined ? "" : `&event=${encodeURIComponent(event)}`}`);
+      if (listed.status !== 200 || listed.json.total > 100) throw new Error(`GET /my-integration/events: ${listed.status} ${listed.text.slice(0, 500)}`);
+      return (listed.json.items as EventRecord[]).reverse();
+    },
   };
 }

@@ -26,16 +26,14 @@ async function setup() {
     return result.json;
   };
   const state = async (referenceId: string) => (await m.call("GET", `/payment-request/${referenceId}`)).json.state;
-  const events = (type?: string) =>
-    t.database.db
-      .selectFrom("events as e")
-      .innerJoin("integration_clients as c", "c.id", "e.integration_client_id")
-      .select(["e.id", "e.type", "e.payload"])
-      .where("c.provider_client_id", "=", m.sandbox.integration.clientId)
-      .$if(type !== undefined, (q) => q.where("e.type", "=", type as never))
-      .orderBy("e.created_at")
-      .execute();
-  return { m, admin, create, state, events };
+  const events = admin.events;
+  /** The one event of `type` about the charge `referenceId`. */
+  const eventOf = async (type: string, referenceId: string) => {
+    const about = (await events(type)).filter((e) => e.payload.referenceId === referenceId);
+    expect(about, `${type} events of ${referenceId}`).toHaveLength(1);
+    return about[0]!;
+  };
+  return { m, admin, create, state, events, eventOf };
 }
 
 describe("payments", () => {
@@ -47,10 +45,16 @@ describe("payments", () => {
     expect(partial.json).toMatchObject({ simulated: true, forcePspFailure: false, cvu: charge.CVU, amount: 400, conciliated: true, webhookWillFire: true, webhookEvent: "payment_request.payment_received", paymentRequestId: charge.paymentRequestId });
     expect(partial.json.numeroCuenta).toBe(charge.CVU.slice(8, 21));
     expect(await state(charge.referenceId)).toBe("partial_payment");
+    const afterPartial = await events("payment_request.payment_received");
+    expect(afterPartial).toHaveLength(1);
+    const first = afterPartial[0]!;
 
     await admin.simulate({ cvu: charge.CVU, amount: 600 });
     expect(await state(charge.referenceId)).toBe("total_payment");
-    const received = await events("payment_request.payment_received");
+    // Both events carry the test clock's one instant: the one listed after the first payment is the first.
+    const all = await events("payment_request.payment_received");
+    expect(all.map((e) => e.eventId)).toContain(first.eventId);
+    const received = [first, ...all.filter((e) => e.eventId !== first.eventId)];
     expect(received.map((e) => e.payload)).toEqual([
       expect.objectContaining({ event: "payment_request.payment_received", stateType: "partial_payment", livemode: false, referenceId: charge.referenceId, requestedAmount: 1000, paidAmount: 400, thisPaymentAmount: 400, remainingAmount: 600, reconciledPayerCuil: 20301234563, metadata: { orderId: "A-1" } }),
       expect.objectContaining({ stateType: "total_payment", paidAmount: 1000, thisPaymentAmount: 600, remainingAmount: 0 }),
@@ -94,26 +98,33 @@ describe("payments", () => {
   });
 
   it("the surcharge applies from the day after the first due date", async () => {
-    const { admin, create, events } = await setup();
+    const { admin, create, eventOf } = await setup();
     const charge = await create(chargeBody({ dueDates: ["2026-11-25", "2026-12-05"], surcharge: { type: "percentage", value: 10 } }));
     await admin.simulate({ cvu: charge.CVU, amount: 1000, fechaOperacion: "2026-11-25T23:59:00-03:00" });
-    const onTime = (await events("payment_request.payment_received")).at(-1)!.payload;
+    const onTime = (await eventOf("payment_request.payment_received", charge.referenceId)).payload;
     expect(onTime).toMatchObject({ stateType: "total_payment", requestedAmount: 1000 });
 
     const late = await create(chargeBody({ dueDates: ["2026-11-25", "2026-12-05"], surcharge: { type: "percentage", value: 10 } }));
     await admin.simulate({ cvu: late.CVU, amount: 1000, fechaOperacion: "2026-11-26T00:00:00-03:00" });
-    const afterFirst = (await events("payment_request.payment_received")).at(-1)!.payload;
+    const afterFirst = (await eventOf("payment_request.payment_received", late.referenceId)).payload;
     expect(afterFirst).toMatchObject({ stateType: "partial_payment", requestedAmount: 1100, remainingAmount: 100 });
   });
 
   it("forcePspFailure records nothing", async () => {
-    const { admin, create, state, events } = await setup();
+    const { m, admin, create, state } = await setup();
     const charge = await create(chargeBody());
     const failed = await admin.simulate({ cvu: charge.CVU, amount: 1000, forcePspFailure: true });
     expect(failed.json).toMatchObject({ forcePspFailure: true, conciliated: false, webhookWillFire: false });
     expect(failed.json).not.toHaveProperty("webhookEvent");
     expect(await state(charge.referenceId)).toBe("pending");
-    expect(await events()).toHaveLength(0);
+    // Nothing written: no event row of the integration at all, whether the event list would show it or not.
+    const eventRows = await t.database.db
+      .selectFrom("events as e")
+      .innerJoin("integration_clients as c", "c.id", "e.integration_client_id")
+      .select("e.id")
+      .where("c.provider_client_id", "=", m.sandbox.integration.clientId)
+      .execute();
+    expect(eventRows).toHaveLength(0);
   });
 
   it("a CVU that is not the integration's is 400 CvuNotInIntegrationError", async () => {

@@ -44,8 +44,9 @@ async function pendingEvent(url: string) {
   // Set directly: this is the URL as it stands at delivery time, whatever it was at registration.
   await t.database.db.updateTable("charges").set({ webhook_url: url }).where("id", "=", created.json.paymentRequestId).execute();
   await admin.simulate({ cvu: created.json.CVU, amount: 1000 });
-  const event = await t.database.db.selectFrom("events").select(["id", "integration_client_id"]).where("charge_id", "=", created.json.paymentRequestId).executeTakeFirstOrThrow();
-  return { eventId: event.id, integrationId: event.integration_client_id, adminCall: admin.call };
+  const event = (await admin.events()).find((listed) => listed.payload.paymentRequestId === created.json.paymentRequestId);
+  if (!event) throw new Error(`no event of ${created.json.referenceId}`);
+  return { eventId: event.eventId, adminCall: admin.call };
 }
 
 async function pendingJob(eventId: string): Promise<{ id: string; run_at: Date; locked_by: string | null } | undefined> {
@@ -185,7 +186,7 @@ describe("delivery mechanics", () => {
   it("a worker process killed in the middle of a delivery loses nothing: after restart the event is delivered with the same id", async () => {
     const path = `/${uniqueRef("killed")}`;
     receiver.answerNext({ status: 200, delayMs: 60_000 }); // the first request hangs until the worker dies
-    const { eventId, integrationId } = await pendingEvent(receiver.url(path));
+    const { eventId, adminCall } = await pendingEvent(receiver.url(path));
     const dataDir = mkdtempSync(join(tmpdir(), "cobro-worker-"));
     const startWorkerProcess = () => {
       const child = spawn(process.execPath, [join(import.meta.dirname, "..", "..", "server", "main.ts"), "--only", "worker"], {
@@ -219,8 +220,8 @@ describe("delivery mechanics", () => {
           throw new Error(`${error}\n${second.output()}`);
         });
         expect(requests.map((request) => request.headers["x-service-webhook-id"])).toEqual([eventId, eventId]);
-        const secret = await t.database.db.selectFrom("webhook_signing_secrets").select("secret").where("integration_client_id", "=", integrationId).executeTakeFirstOrThrow();
-        expect(verifyWebhookSignature(requests[1]!.rawBody, requests[1]!.headers["x-service-signature"] as string, secret.secret)).toBe(true);
+        const secret = (await adminCall("GET", "/my-integration/webhook-signing-secret")).json.webhookSigningSecret;
+        expect(verifyWebhookSignature(requests[1]!.rawBody, requests[1]!.headers["x-service-signature"] as string, secret)).toBe(true);
         const deadline = Date.now() + 10_000;
         let attempts = await t.database.db.selectFrom("delivery_attempts").selectAll().where("event_id", "=", eventId).orderBy("attempt").execute();
         while (attempts.length < 2 || attempts[1]!.finished_at === null) {
@@ -232,7 +233,8 @@ describe("delivery mechanics", () => {
           { attempt: 1, error: "interrupted" },
           { attempt: 2, error: null, response_status: 200 },
         ]);
-        expect(await t.database.db.selectFrom("event_deliveries").select("status").where("event_id", "=", eventId).executeTakeFirst()).toEqual({ status: "delivered" });
+        const delivered = await adminCall("GET", "/my-integration/events?delivered=true");
+        expect(delivered.json.items.find((item: { eventId: string }) => item.eventId === eventId)).toMatchObject({ deliveryStatus: "delivered" });
       } finally {
         second.child.kill("SIGTERM");
         await second.exited;
