@@ -1,6 +1,8 @@
 // The integration admin's views and the platform admin's management of integration clients.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { linkedMerchant, postJson, read, startTestService, type TestService } from "../helpers/service.ts";
+import { chargeBody } from "../helpers/charges.ts";
+import { signedInAdmin } from "../helpers/sandbox-admin.ts";
 
 let t: TestService;
 
@@ -9,25 +11,10 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-async function adminToken(credentials: { email: string; password: string }) {
-  return (await read(await postJson(`${t.authUrl}/integration/admin/login`, credentials))).json.idToken as string;
-}
-
-function adminCall(token: string) {
-  return async (method: string, path: string, body?: unknown) =>
-    read(
-      await fetch(`${t.adminUrl}${path}`, {
-        method,
-        headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      }),
-    );
-}
-
 describe("the integration admin's views", () => {
   it("shows and edits the integration's profile; null is refused", async () => {
     const m = await linkedMerchant(t);
-    const call = adminCall(await adminToken(m.sandbox.integrationAdmin));
+    const { call } = await signedInAdmin(t, m.sandbox.integrationAdmin);
     const me = await call("GET", "/my-integration/me");
     expect(me.json).toMatchObject({ providerClientId: m.sandbox.integration.clientId, name: m.sandbox.integration.name, type: "api_direct", description: null });
     expect(me.json).not.toHaveProperty("serviceCommissionPercentage");
@@ -41,8 +28,8 @@ describe("the integration admin's views", () => {
 
   it("lists its admins, merchant accounts and charges", async () => {
     const m = await linkedMerchant(t);
-    const call = adminCall(await adminToken(m.sandbox.integrationAdmin));
-    await m.call("POST", "/payment-request", { referenceId: "VIEW-00000001", description: "Cuota", dueDates: ["2026-12-10"], customer: { name: "Ana", email: "ana@example.com" }, amount: 1500, sendWhatsappNotification: false, sendEmailNotification: false });
+    const { call } = await signedInAdmin(t, m.sandbox.integrationAdmin);
+    await m.call("POST", "/payment-request", chargeBody({ referenceId: "VIEW-00000001", customer: { name: "Ana", email: "ana@example.com" }, amount: 1500 }));
 
     const admins = await call("GET", "/my-integration/admins");
     expect(admins.json).toEqual({ items: [{ integrationClientAdminId: expect.any(String), email: m.sandbox.integrationAdmin.email, status: "active", invitedAt: expect.any(String) }], total: 1 });
@@ -65,7 +52,7 @@ describe("the integration admin's views", () => {
 describe("the platform admin", () => {
   it("creates an integration client whose secret works once shown, lists it, changes its commission, adds admins", async () => {
     const sandbox = await t.sandbox();
-    const call = adminCall(await adminToken(sandbox.platformAdmin));
+    const { call } = await signedInAdmin(t, sandbox.platformAdmin);
     const created = await call("POST", "/integration-admin/setup/clients", {
       name: "Gestión Comercios",
       companyName: "Gestión Comercios S.A.",
@@ -96,7 +83,7 @@ describe("the platform admin", () => {
 
   it("404 IntegrationClientNotFoundError for an unknown client", async () => {
     const sandbox = await t.sandbox();
-    const call = adminCall(await adminToken(sandbox.platformAdmin));
+    const { call } = await signedInAdmin(t, sandbox.platformAdmin);
     const result = await call("GET", "/integration-admin/setup/clients/00000000-0000-4000-8000-000000000000");
     expect(result.status).toBe(404);
     expect(result.json).toEqual({ code: "IntegrationClientNotFoundError", message: expect.any(String), id: expect.any(String) });
@@ -106,7 +93,7 @@ describe("the platform admin", () => {
 describe("the offer", () => {
   it("is replaced as a whole and shown as the fee on the authorization screen", async () => {
     const sandbox = await t.sandbox();
-    const call = adminCall(await adminToken(sandbox.integrationAdmin));
+    const { call } = await signedInAdmin(t, sandbox.integrationAdmin);
     expect((await call("GET", "/my-integration/offer")).json).toEqual({ percentage: null, fixedAmount: null });
     const authorize = `${t.authUrl}/integration/oauth2/authorize?response_type=code&client_id=${sandbox.integration.clientId}&redirect_uri=${encodeURIComponent(sandbox.integration.redirectUri)}`;
     expect(await (await fetch(authorize)).text()).not.toContain("Comisión del servicio");
@@ -127,10 +114,8 @@ describe("in Production", () => {
     const production = await startTestService({ env: { SERVICE_ENV: "production" } });
     try {
       const sandbox = await production.sandbox();
-      const login = await read(await postJson(`${production.authUrl}/integration/admin/login`, sandbox.platformAdmin));
-      const result = await read(
-        await postJson(`${production.adminUrl}/integration-admin/setup/clients`, { name: "Local", companyName: "Local S.A.", contactEmail: "local@example.com", redirectUrls: ["http://localhost:8080/callback"] }, { authorization: `Bearer ${login.json.idToken}` }),
-      );
+      const { call } = await signedInAdmin(production, sandbox.platformAdmin);
+      const result = await call("POST", "/integration-admin/setup/clients", { name: "Local", companyName: "Local S.A.", contactEmail: "local@example.com", redirectUrls: ["http://localhost:8080/callback"] });
       expect(result.status).toBe(400);
       expect(result.json.validationDetails[0]).toEqual({ field: "redirectUrls[0]", message: expect.stringContaining("https") });
     } finally {

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isValidCvu, makeCvu } from "../../domain/cvu.ts";
 import { cuilCandidatesOfDni } from "../../domain/tax-id.ts";
 import { linkedMerchant, startTestService, type TestService } from "../helpers/service.ts";
+import { chargeBody } from "../helpers/charges.ts";
 
 type Merchant = Awaited<ReturnType<typeof linkedMerchant>>;
 
@@ -24,21 +25,10 @@ const REASONS = {
   duplicatePayer: "Duplicate payer within the batch",
 };
 
-let sequence = 0;
-const ref = () => `BULK-${Date.now().toString(36)}-${++sequence}`;
 /** A fresh payer's valid CUIL (a new DNI each time). */
 let dni = 30_000_000;
 const payer = () => cuilCandidatesOfDni(String(++dni))[0]!;
-const item = (extra: Record<string, unknown> = {}) => ({
-  referenceId: ref(),
-  description: "Expensas diciembre",
-  dueDates: ["2026-12-10"],
-  amount: 42000,
-  customer: { name: "Juan Pérez", taxDocument: payer() },
-  sendWhatsappNotification: false,
-  sendEmailNotification: false,
-  ...extra,
-});
+const item = (extra: Record<string, unknown> = {}) => chargeBody({ description: "Expensas diciembre", amount: 42000, customer: { name: "Juan Pérez", taxDocument: payer() }, ...extra });
 const bulk = (merchant: Merchant, items: unknown[]) => merchant.call("POST", "/payment-request/bulk", { paymentRequests: items });
 
 async function chargeCount(): Promise<number> {

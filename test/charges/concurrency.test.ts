@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import pg from "pg";
 import { linkedMerchant, startTestService, type TestService } from "../helpers/service.ts";
+import { chargeBody, draftChargeBody } from "../helpers/charges.ts";
 
 let t: TestService;
 
@@ -10,11 +11,8 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-let sequence = 0;
-const ref = () => `CONC-${Date.now().toString(36)}-${++sequence}`;
-const priced = (extra: object = {}) => ({ referenceId: ref(), description: "Cuota", dueDates: ["2026-12-10"], customer: { name: "Juan Pérez" }, amount: 1000, sendWhatsappNotification: false, sendEmailNotification: false, ...extra });
-const withChat = () => priced({ sendWhatsappNotification: true, customer: { name: "Juan Pérez", phoneNumber: { countryCode: "+54", number: "91123456789" } } });
-const cuil = (taxDocument: string) => priced({ conciliationType: "cuil", customer: { name: "Pagador", taxDocument } });
+const withChat = () => chargeBody({ sendWhatsappNotification: true, customer: { name: "Juan Pérez", phoneNumber: { countryCode: "+54", number: "91123456789" } } });
+const cuil = (taxDocument: string) => chargeBody({ conciliationType: "cuil", customer: { name: "Pagador", taxDocument } });
 
 async function fillPool(merchantId: string, count: number) {
   await t.database.db
@@ -42,21 +40,21 @@ describe("the CVU pool", () => {
   it("the last free CVU goes to exactly one of five simultaneous CVU-mode creates; the rest get 400 InsufficientActiveAccountsError", async () => {
     const m = await linkedMerchant(t);
     await fillPool((await m.call("GET", "/me")).json.merchantUserId, 99);
-    const results = await Promise.all(Array.from({ length: 5 }, () => m.call("POST", "/payment-request", priced())));
+    const results = await Promise.all(Array.from({ length: 5 }, () => m.call("POST", "/payment-request", chargeBody())));
     expect(results.filter((r) => r.status === 201)).toHaveLength(1);
     for (const refused of results.filter((r) => r.status !== 201)) {
       expect(refused.status).toBe(400);
       expect(refused.json).toEqual({ code: "InsufficientActiveAccountsError", message: expect.any(String), id: expect.any(String) });
     }
     // Drafts take no CVU.
-    expect((await m.call("POST", "/payment-request", { referenceId: ref(), description: "Borrador", dueDates: ["2026-12-10"], customer: { name: "A B" } })).status).toBe(201);
+    expect((await m.call("POST", "/payment-request", draftChargeBody({ description: "Borrador", customer: { name: "A B" } }))).status).toBe(201);
   });
 
   it("CUIL-mode charges of distinct payers share one CVU", async () => {
     const m = await linkedMerchant(t);
     const a = await m.call("POST", "/payment-request", cuil("20301234563"));
     const b = await m.call("POST", "/payment-request", cuil("20123456786"));
-    const c = await m.call("POST", "/payment-request", priced());
+    const c = await m.call("POST", "/payment-request", chargeBody());
     expect(b.json.CVU).toBe(a.json.CVU);
     expect(c.json.CVU).not.toBe(a.json.CVU);
   });
@@ -77,7 +75,7 @@ describe("the daily chat-message cap", () => {
       maxMessagesPerDay: 20,
     });
     // Charges without chat notifications do not count.
-    expect((await m.call("POST", "/payment-request", priced())).status).toBe(201);
+    expect((await m.call("POST", "/payment-request", chargeBody())).status).toBe(201);
   });
 
   it("503 IntegrationDailyLimitUnavailableError when the counter cannot be read; nothing is created", async () => {

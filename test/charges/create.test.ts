@@ -2,6 +2,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isValidCvu } from "../../domain/cvu.ts";
 import { linkedMerchant, startTestService, type TestService } from "../helpers/service.ts";
+import { chargeBody, draftChargeBody } from "../helpers/charges.ts";
+import { uniqueRef } from "../helpers/unique-ref.ts";
 
 let t: TestService;
 let m: Awaited<ReturnType<typeof linkedMerchant>>;
@@ -13,10 +15,8 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-let sequence = 0;
-const ref = () => `REF-${Date.now().toString(36)}-${++sequence}`;
-const base = () => ({ referenceId: ref(), description: "Cuota de diciembre", dueDates: ["2026-12-10"], customer: { name: "Juan Pérez" } });
-const priced = () => ({ ...base(), amount: 1000, sendWhatsappNotification: false, sendEmailNotification: false });
+const base = () => draftChargeBody({ description: "Cuota de diciembre" });
+const priced = () => chargeBody({ description: "Cuota de diciembre" });
 
 function expectValidation(result: { status: number; json: any }, field: string) {
   expect(result.status, JSON.stringify(result.json)).toBe(400);
@@ -28,7 +28,7 @@ function expectValidation(result: { status: number; json: any }, field: string) 
 describe("creating charges", () => {
   it("a CUIL-mode charge with two due dates and a surcharge echoes every field", async () => {
     const body = {
-      referenceId: ref(),
+      referenceId: uniqueRef("REF"),
       description: "Cuota de diciembre",
       dueDates: ["2026-12-10", "2026-12-20"],
       amount: 15000.5,

@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import pg from "pg";
 import { linkedMerchant, startTestService, type TestService } from "../helpers/service.ts";
+import { chargeBody, draftChargeBody } from "../helpers/charges.ts";
 
 let t: TestService;
 let m: Awaited<ReturnType<typeof linkedMerchant>>;
@@ -12,11 +13,8 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-let sequence = 0;
-const ref = () => `LIFE-${Date.now().toString(36)}-${++sequence}`;
-const priced = (extra: object = {}) => ({ referenceId: ref(), description: "Cuota", dueDates: ["2026-12-10"], customer: { name: "Juan Pérez" }, amount: 1000, sendWhatsappNotification: false, sendEmailNotification: false, ...extra });
-const cuil = (taxDocument = "20301234563", extra: object = {}) => priced({ conciliationType: "cuil", customer: { name: "Juan Pérez", taxDocument }, ...extra });
-const draft = () => ({ referenceId: ref(), description: "Reparación", dueDates: ["2026-12-05"], customer: { name: "Juan Pérez" } });
+const cuil = (taxDocument = "20301234563", extra: object = {}) => chargeBody({ conciliationType: "cuil", customer: { name: "Juan Pérez", taxDocument }, ...extra });
+const draft = () => draftChargeBody({ description: "Reparación", dueDates: ["2026-12-05"] });
 const create = async (body: { referenceId: string }) => {
   const result = await m.call("POST", "/payment-request", body);
   expect(result.status, JSON.stringify(result.json)).toBe(201);
@@ -29,7 +27,7 @@ describe("GET /payment-request/{referenceId}", () => {
     const missing = await m.call("GET", "/payment-request/NOPE-00000000");
     expect(missing.status).toBe(404);
     expect(missing.json).toEqual(notFound);
-    const mine = await create(priced());
+    const mine = await create(chargeBody());
     const other = await linkedMerchant(t);
     const theirs = await other.call("GET", `/payment-request/${mine.referenceId}`);
     expect(theirs.status).toBe(404);
@@ -40,13 +38,13 @@ describe("GET /payment-request/{referenceId}", () => {
 describe("GET /payment-request", () => {
   it("lists the charges created in a range of Argentina days, oldest first, with the total in X-Total-Count", async () => {
     const own = await linkedMerchant(t);
-    const day1 = await own.call("POST", "/payment-request", priced());
+    const day1 = await own.call("POST", "/payment-request", chargeBody());
     t.clock.advance(24 * 3600 * 1000); // 2026-11-23; the tokens of the day before have expired
     await own.renew();
     await m.renew();
-    const day2a = await own.call("POST", "/payment-request", priced({ dueDates: ["2026-12-11"] }));
+    const day2a = await own.call("POST", "/payment-request", chargeBody({ dueDates: ["2026-12-11"] }));
     t.clock.advance(1000);
-    const day2b = await own.call("POST", "/payment-request", priced({ dueDates: ["2026-12-11"] }));
+    const day2b = await own.call("POST", "/payment-request", chargeBody({ dueDates: ["2026-12-11"] }));
     const all = await own.call("GET", "/payment-request");
     expect(all.headers.get("x-total-count")).toBe("3");
     expect(all.json.map((c: { referenceId: string }) => c.referenceId)).toEqual([day1.json.referenceId, day2a.json.referenceId, day2b.json.referenceId]);
@@ -82,7 +80,7 @@ describe("PATCH /payment-request/{referenceId} (complete a draft)", () => {
   });
 
   it("409 PaymentRequestCannotBeModified with {error, message, data} for a charge that is not a draft", async () => {
-    const created = await create(priced());
+    const created = await create(chargeBody());
     const result = await m.call("PATCH", `/payment-request/${created.referenceId}`, { amount: 10 });
     expect(result.status).toBe(409);
     expect(result.json).toEqual({ error: "PaymentRequestCannotBeModified", message: expect.any(String), data: { referenceId: created.referenceId, state: "pending", paidAmount: 0 } });
@@ -102,12 +100,12 @@ describe("PATCH /payment-request/{referenceId} (complete a draft)", () => {
 describe("POST /payment-request/{referenceId}/cancel", () => {
   it("cancels a pending charge and gives its CVU back to the pool", async () => {
     const own = await linkedMerchant(t);
-    const first = (await own.call("POST", "/payment-request", priced())).json;
+    const first = (await own.call("POST", "/payment-request", chargeBody())).json;
     const canceled = await own.call("POST", `/payment-request/${first.referenceId}/cancel`);
     expect(canceled.status).toBe(200);
     expect(canceled.json).toEqual({ referenceId: first.referenceId, state: "canceled" });
     expect((await own.call("GET", `/payment-request/${first.referenceId}`)).json.state).toBe("canceled");
-    const next = (await own.call("POST", "/payment-request", priced())).json;
+    const next = (await own.call("POST", "/payment-request", chargeBody())).json;
     expect(next.CVU).toBe(first.CVU);
   });
 
@@ -117,13 +115,13 @@ describe("POST /payment-request/{referenceId}/cancel", () => {
   });
 
   it("409 PaymentRequestCannotBeCanceled for a canceled charge or one with payments; 404 for a missing one", async () => {
-    const created = await create(priced());
+    const created = await create(chargeBody());
     await m.call("POST", `/payment-request/${created.referenceId}/cancel`);
     const again = await m.call("POST", `/payment-request/${created.referenceId}/cancel`);
     expect(again.status).toBe(409);
     expect(again.json).toEqual({ error: "PaymentRequestCannotBeCanceled", message: expect.any(String), data: { referenceId: created.referenceId, state: "canceled", paidAmount: 0 } });
 
-    const paid = await create(priced());
+    const paid = await create(chargeBody());
     await t.database.db.updateTable("charges").set({ paid_cents: 50000, state: "partial_payment" }).where("reference_id", "=", paid.referenceId).execute();
     const withPayments = await m.call("POST", `/payment-request/${paid.referenceId}/cancel`);
     expect(withPayments.status).toBe(409);
@@ -154,7 +152,7 @@ describe("PATCH /payment-request/{referenceId}/customer", () => {
   });
 
   it("409 conciliation_type_not_cuil for a CVU-mode charge", async () => {
-    const created = await create(priced());
+    const created = await create(chargeBody());
     expect((await patch(created.referenceId, { name: "Otro" })).json).toEqual(refusal("conciliation_type_not_cuil"));
   });
 

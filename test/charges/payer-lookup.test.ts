@@ -6,8 +6,8 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import pg from "pg";
 import { sql } from "kysely";
-import { linkedMerchant, postJson, read, startTestService, type TestService } from "../helpers/service.ts";
-import { obtainCode } from "../helpers/oauth.ts";
+import { linkedMerchant, read, startTestService, type TestService } from "../helpers/service.ts";
+import { exchangeCode, obtainCode } from "../helpers/oauth.ts";
 import { cuilCheckDigit } from "../../domain/tax-id.ts";
 import { argentinaDate } from "../../domain/argentina-time.ts";
 import { HttpTaxRegistry } from "../../domain/payer-lookup/http-registry.ts";
@@ -329,7 +329,7 @@ describe("the production registry adapter (HttpTaxRegistry) against a loopback s
       const token = async (p: TestService) => {
         const own = await p.sandbox();
         const code = await obtainCode(p.authUrl, own.integration, own.merchant);
-        const tokens = await read(await postJson(`${p.authUrl}/integration/oauth2/token`, { grantType: "authorization_code", code, clientId: own.integration.clientId, clientSecret: own.integration.clientSecret, redirectUri: own.integration.redirectUri }));
+        const tokens = await exchangeCode(p.authUrl, own.integration, code);
         expect(tokens.status, tokens.text).toBe(200);
         const integration = await p.database.db.selectFrom("integration_clients").select("id").where("provider_client_id", "=", own.integration.clientId).executeTakeFirstOrThrow();
         return { idToken: tokens.json.idToken as string, integrationClientId: integration.id };

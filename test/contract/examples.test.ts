@@ -1,26 +1,9 @@
 // Every operation carries a realistic example (what Prism serves to frontend teams), and every example
 // validates against its own schema.
 import { describe, expect, it } from "vitest";
-import { readFileSync } from "node:fs";
-import YAML from "yaml";
-import { Ajv } from "ajv";
-import addFormats from "ajv-formats";
-
-type Media = { schema?: Record<string, unknown>; example?: unknown; examples?: Record<string, { value: unknown }> };
-type Op = { operationId: string; requestBody?: { content: Record<string, Media> }; responses: Record<string, { content?: Record<string, Media> }> };
-type Document = { paths: Record<string, Record<string, Op>>; components: Record<string, unknown> };
+import { generatedDocument, schemaValidator, type Media } from "../helpers/openapi-documents.ts";
 
 const apis = ["integration", "auth", "admin"] as const;
-
-function validatorFor(document: Document) {
-  const ajv = new Ajv({ strict: false, allErrors: true, multipleOfPrecision: 8 });
-  addFormats.default(ajv);
-  for (const format of ["int32", "int64", "float", "double", "byte", "binary", "password"]) ajv.addFormat(format, true);
-  return (schema: Record<string, unknown>, value: unknown) => {
-    const validate = ajv.compile({ ...schema, components: document.components });
-    return validate(value) ? null : validate.errors;
-  };
-}
 
 function examplesOf(media: Media): unknown[] {
   if (media.example !== undefined) return [media.example];
@@ -28,8 +11,8 @@ function examplesOf(media: Media): unknown[] {
 }
 
 for (const api of apis) {
-  const document: Document = YAML.parse(readFileSync(`generated/openapi/${api}.yaml`, "utf8"));
-  const validate = validatorFor(document);
+  const document = generatedDocument(api);
+  const validate = schemaValidator(document);
   const operations = Object.entries(document.paths).flatMap(([path, item]) => Object.entries(item).map(([method, op]) => ({ path, method, op })));
 
   describe(`${api} API examples`, () => {

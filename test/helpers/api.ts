@@ -2,14 +2,13 @@
 // ephemeral port. Tests of the runtime itself use it with stand-in security handlers and handlers.
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { Writable } from "node:stream";
 import { createApiApp, type ApiAppOptions } from "../../server/api-app.ts";
-import { createLogger } from "../../server/logger.ts";
 import { loadDocument } from "../../server/service.ts";
 import { loadConfig } from "../../server/config.ts";
 import { systemClock } from "../../domain/clock.ts";
 import type { ApiName } from "../../server/config.ts";
 import type { Services } from "../../server/handler-types.ts";
+import { captureLogs } from "./captured-logs.ts";
 
 export interface TestApi {
   url: string;
@@ -21,14 +20,7 @@ export async function startTestApi<Caller>(
   api: ApiName,
   overrides: Pick<ApiAppOptions<Caller>, "handlers" | "security" | "anonymous"> & Partial<ApiAppOptions<Caller>> & { services?: Services },
 ): Promise<TestApi> {
-  const logLines: Array<Record<string, unknown>> = [];
-  const sink = new Writable({
-    write(chunk, _encoding, done) {
-      for (const line of String(chunk).split("\n").filter(Boolean)) logLines.push(JSON.parse(line));
-      done();
-    },
-  });
-  const logger = createLogger("info", sink);
+  const { logger, logLines } = captureLogs();
   const services: Services = overrides.services ?? { db: undefined as never, clock: systemClock, config: loadConfig({}, []), tokens: undefined as never, outboundHttp: undefined as never };
   const { app } = await createApiApp<Caller>({
     api,

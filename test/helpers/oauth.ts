@@ -1,6 +1,9 @@
-// The merchant's side of the authorization screen over plain HTTP (the browser test drives the real page):
-// open /authorize, read the form's hidden fields and CSRF cookie, post the sign-in.
+// The authorization code flow over plain HTTP (the browser test drives the real page): the merchant's
+// side (open /authorize, read the form's hidden fields and CSRF cookie, post the sign-in) and the
+// integrator's code exchange.
 import { expect } from "vitest";
+import { postJson, read } from "./service.ts";
+import type { SandboxCredentials } from "../../domain/identity/sandbox-bootstrap.ts";
 
 export interface SignInAttempt {
   status: number;
@@ -31,6 +34,38 @@ export async function submitSignIn(authUrl: string, form: { transaction: string;
     body: new URLSearchParams({ transaction: form.transaction, csrf: form.csrf, email, password }).toString(),
   });
   return { status: response.status, location: response.headers.get("location"), page: await response.text() };
+}
+
+/** The integrator's exchange of a code with the seed's JSON POST /token; `overrides` replace fields of the body. */
+export async function exchangeCode(
+  authUrl: string,
+  integration: { clientId: string; clientSecret: string; redirectUri: string },
+  code: string,
+  overrides: Record<string, string> = {},
+): Promise<Awaited<ReturnType<typeof read>>> {
+  return read(
+    await postJson(`${authUrl}/integration/oauth2/token`, {
+      grantType: "authorization_code",
+      code,
+      clientId: integration.clientId,
+      clientSecret: integration.clientSecret,
+      redirectUri: integration.redirectUri,
+      ...overrides,
+    }),
+  );
+}
+
+/** What GET /me answers with the tokens of a Sandbox set's merchant, once linked through the flow. */
+export function linkedSandboxMerchant(sandbox: SandboxCredentials) {
+  return {
+    merchantUserId: sandbox.merchant.merchantUserId,
+    email: sandbox.merchant.email,
+    fantasyName: "Almacén de Prueba",
+    accountHolderName: "Almacén de Prueba S.R.L.",
+    accountHolderTaxId: "30712345671",
+    integration: { name: sandbox.integration.name },
+    linkedAt: expect.stringMatching(/Z$/),
+  };
 }
 
 /** Authorize and sign in; returns the code from the redirect. */

@@ -1,37 +1,58 @@
-// The integration admin's side in tests: simulated transfers and the Sandbox clock, through the Admin API.
-import { postJson, read, type TestService } from "./service.ts";
+// The admins' side in tests: sign in, call the Admin API; for the integration admin, simulated transfers
+// and the Sandbox clock.
+import { bearerCaller, postJson, read, type ApiCall, type TestService } from "./service.ts";
 import type { SandboxCredentials } from "../../domain/identity/sandbox-bootstrap.ts";
+import type { components } from "../../generated/types/admin.ts";
 
-export interface SandboxAdmin {
+export type EventRecord = components["schemas"]["EventRecord"];
+
+export interface SignedInAdmin {
+  /** The admin's idToken. */
+  token: string;
+  /** A call to the Admin API as this admin. */
+  call: ApiCall;
+}
+
+export interface SandboxAdmin extends SignedInAdmin {
   simulate(body: { cvu: string; amount: number; cuil?: string; fechaOperacion?: string; forcePspFailure?: boolean }): Promise<Awaited<ReturnType<typeof read>>>;
   advanceClock(body: { advanceBy?: string; advanceTo?: string }): Promise<Awaited<ReturnType<typeof read>>>;
   clock(): Promise<Awaited<ReturnType<typeof read>>>;
-  token: string;
+  /**
+   * The integration's events as GET /my-integration/events lists them (`event` filters by name), oldest
+   * first; events of the same instant come in no set order. Fails if they do not fit one page of 100.
+   */
+  events(event?: string): Promise<EventRecord[]>;
 }
 
-export async function sandboxAdmin(t: TestService, sandbox: SandboxCredentials): Promise<SandboxAdmin> {
-  const login = await read(await postJson(`${t.authUrl}/integration/admin/login`, sandbox.integrationAdmin));
+/** Signs in an integration or platform admin of `t`. */
+export async function signedInAdmin(t: TestService, credentials: { email: string; password: string }): Promise<SignedInAdmin> {
+  const login = await read(await postJson(`${t.authUrl}/integration/admin/login`, credentials));
   const token: string = login.json.idToken;
-  const headers = { authorization: `Bearer ${token}` };
+  return { token, call: bearerCaller(t.adminUrl, () => token) };
+}
+
+/** The integration admin of a Sandbox set. */
+export async function sandboxAdmin(t: TestService, sandbox: SandboxCredentials): Promise<SandboxAdmin> {
+  const { token, call } = await signedInAdmin(t, sandbox.integrationAdmin);
   return {
     token,
-    simulate: async ({ cvu, amount, cuil = "20301234563", fechaOperacion, forcePspFailure }) =>
-      read(
-        await postJson(
-          `${t.adminUrl}/my-integration/simulate-payment`,
-          {
-            externalAccountCvu: "0000003100000000000017",
-            externalAccountCuil: cuil,
-            externalAccountName: "Juan Pérez",
-            cvu,
-            amount,
-            ...(fechaOperacion ? { fechaOperacion } : {}),
-            ...(forcePspFailure !== undefined ? { forcePspFailure } : {}),
-          },
-          headers,
-        ),
-      ),
-    advanceClock: async (body) => read(await postJson(`${t.adminUrl}/my-integration/sandbox-clock`, body, headers)),
-    clock: async () => read(await fetch(`${t.adminUrl}/my-integration/sandbox-clock`, { headers })),
+    call,
+    simulate: ({ cvu, amount, cuil = "20301234563", fechaOperacion, forcePspFailure }) =>
+      call("POST", "/my-integration/simulate-payment", {
+        externalAccountCvu: "0000003100000000000017",
+        externalAccountCuil: cuil,
+        externalAccountName: "Juan Pérez",
+        cvu,
+        amount,
+        ...(fechaOperacion ? { fechaOperacion } : {}),
+        ...(forcePspFailure !== undefined ? { forcePspFailure } : {}),
+      }),
+    advanceClock: (body) => call("POST", "/my-integration/sandbox-clock", body),
+    clock: () => call("GET", "/my-integration/sandbox-clock"),
+    events: async (event) => {
+      const listed = await call("GET", `/my-integration/events?limit=100${event === undefined ? "" : `&event=${encodeURIComponent(event)}`}`);
+      if (listed.status !== 200 || listed.json.total > 100) throw new Error(`GET /my-integration/events: ${listed.status} ${listed.text.slice(0, 500)}`);
+      return (listed.json.items as EventRecord[]).reverse();
+    },
   };
 }

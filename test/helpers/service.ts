@@ -1,12 +1,11 @@
 // The whole service in-process, as `npm start` runs it, on a fresh database of the test run and free
 // ports, with a clock the test moves. Every response is checked against the contract.
-import { Writable } from "node:stream";
 import { ManualClock } from "../../domain/clock.ts";
 import { loadConfig, type Config, type ServicePart } from "../../server/config.ts";
-import { createLogger } from "../../server/logger.ts";
 import { startService, type RunningService } from "../../server/service.ts";
 import { createSandboxSet, type SandboxCredentials } from "../../domain/identity/sandbox-bootstrap.ts";
 import { createTestDatabase, type TestDatabase } from "./database.ts";
+import { captureLogs } from "./captured-logs.ts";
 
 export interface TestService {
   integrationUrl: string;
@@ -33,14 +32,8 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
   const clock = new ManualClock(options.start ?? new Date());
   const base = loadConfig({ INTEGRATION_PORT: "0", AUTH_PORT: "0", ADMIN_PORT: "0", COBRO_AUTH_URL: "http://auth.cobro.test", ...options.env }, []);
   const config: Config = { ...base, databaseUrl: database.connectionString, parts: new Set(options.parts ?? ["integration", "auth", "admin"]) };
-  const logLines: Array<Record<string, unknown>> = [];
-  const sink = new Writable({
-    write(chunk, _encoding, done) {
-      for (const line of String(chunk).split("\n").filter(Boolean)) logLines.push(JSON.parse(line));
-      done();
-    },
-  });
-  const service = await startService(config, { logger: createLogger("info", sink), clock, validateResponses: true });
+  const { logger, logLines } = captureLogs();
+  const service = await startService(config, { logger, clock, validateResponses: true });
   return {
     integrationUrl: service.urls.integration ?? "",
     authUrl: service.urls.auth ?? "",
@@ -74,11 +67,25 @@ export function postJson(url: string, body: unknown, headers: Record<string, str
   return fetch(url, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
 }
 
+/** One API's calls with a Bearer token, read at each call (so a renewed token is used); a body goes as JSON. */
+export function bearerCaller(baseUrl: string, token: () => string): ApiCall {
+  return async (method, path, body) =>
+    read(
+      await fetch(`${baseUrl}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${token()}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      }),
+    );
+}
+
+export type ApiCall = (method: string, path: string, body?: unknown) => Promise<Awaited<ReturnType<typeof read>>>;
+
 /** A merchant linked to a fresh integration, with its idToken (Sandbox test tokens); `renew()` gets a new one after the clock moved. */
 export async function linkedMerchant(t: TestService): Promise<{
   idToken: string;
   sandbox: SandboxCredentials;
-  call: (method: string, path: string, body?: unknown) => Promise<Awaited<ReturnType<typeof read>>>;
+  call: ApiCall;
   renew: () => Promise<void>;
 }> {
   const sandbox = await t.sandbox();
@@ -87,14 +94,7 @@ export async function linkedMerchant(t: TestService): Promise<{
     const tokens = await read(await fetch(`${t.adminUrl}/my-integration/test-tokens`, { method: "POST", headers: { authorization: `Bearer ${login.json.idToken}` } }));
     merchant.idToken = tokens.json.idToken;
   };
-  const call = async (method: string, path: string, body?: unknown) =>
-    read(
-      await fetch(`${t.integrationUrl}${path}`, {
-        method,
-        headers: { authorization: `Bearer ${merchant.idToken}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      }),
-    );
+  const call = bearerCaller(t.integrationUrl, () => merchant.idToken);
   const merchant = { idToken: "", sandbox, call, renew };
   await renew();
   return merchant;

@@ -2,7 +2,7 @@
 // exchange, GET /me, and every documented error of /authorize, the screen, /token, /refresh and /revoke.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { postJson, read, startTestService, type TestService } from "../helpers/service.ts";
-import { authorizeUrl, obtainCode, openSignInForm, submitSignIn } from "../helpers/oauth.ts";
+import { authorizeUrl, exchangeCode, linkedSandboxMerchant, obtainCode, openSignInForm, submitSignIn } from "../helpers/oauth.ts";
 import type { SandboxCredentials } from "../../domain/identity/sandbox-bootstrap.ts";
 
 let t: TestService;
@@ -16,18 +16,7 @@ afterAll(() => t.close());
 
 const generalError = (code: string) => ({ code, message: expect.any(String), id: expect.any(String) });
 
-async function exchange(code: string, overrides: Record<string, string> = {}) {
-  return read(
-    await postJson(`${t.authUrl}/integration/oauth2/token`, {
-      grantType: "authorization_code",
-      code,
-      clientId: sandbox.integration.clientId,
-      clientSecret: sandbox.integration.clientSecret,
-      redirectUri: sandbox.integration.redirectUri,
-      ...overrides,
-    }),
-  );
-}
+const exchange = (code: string, overrides: Record<string, string> = {}) => exchangeCode(t.authUrl, sandbox.integration, code, overrides);
 
 const me = async (idToken: string) => read(await fetch(`${t.integrationUrl}/me`, { headers: { authorization: `Bearer ${idToken}` } }));
 
@@ -49,15 +38,7 @@ describe("the authorization code flow", () => {
 
     const identity = await me(tokens.json.idToken);
     expect(identity.status).toBe(200);
-    expect(identity.json).toEqual({
-      merchantUserId: sandbox.merchant.merchantUserId,
-      email: sandbox.merchant.email,
-      fantasyName: "Almacén de Prueba",
-      accountHolderName: "Almacén de Prueba S.R.L.",
-      accountHolderTaxId: "30712345671",
-      integration: { name: sandbox.integration.name },
-      linkedAt: expect.stringMatching(/Z$/),
-    });
+    expect(identity.json).toEqual(linkedSandboxMerchant(sandbox));
 
     const info = await read(await fetch(`${t.authUrl}/integration/oauth2/client-info`, { headers: { authorization: `Bearer ${tokens.json.idToken}` } }));
     expect(info.json).toEqual({ name: "Almacén de Prueba", email: sandbox.merchant.email });

@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { postJson, read } from "../helpers/service.ts";
-import { obtainCode } from "../helpers/oauth.ts";
+import { exchangeCode, obtainCode } from "../helpers/oauth.ts";
 import { cobroEnv, ROOT, startCobro, waitForOutput as waitFor, type StartedCobro as Started } from "../helpers/process.ts";
 
 const BOOTSTRAP = join(ROOT, "scripts", "sandbox-bootstrap.ts");
@@ -186,15 +186,7 @@ describe("the first npm start of an empty Sandbox", () => {
     const login = await read(await postJson(`${urls.auth}/integration/admin/login`, saved.integrationAdmin));
     expect(login.status, login.text).toBe(200);
     const code = await obtainCode(urls.auth, saved.integration, saved.merchant);
-    const tokens = await read(
-      await postJson(`${urls.auth}/integration/oauth2/token`, {
-        grantType: "authorization_code",
-        code,
-        clientId: saved.integration.clientId,
-        clientSecret: saved.integration.clientSecret,
-        redirectUri: saved.integration.redirectUri,
-      }),
-    );
+    const tokens = await exchangeCode(urls.auth, saved.integration, code);
     expect(tokens.status, tokens.text).toBe(200);
     const me = await read(await fetch(`${urls.integration}/me`, { headers: { authorization: `Bearer ${tokens.json.idToken}` } }));
     expect(me.status, me.text).toBe(200);
@@ -263,15 +255,7 @@ describe("npm run sandbox:bootstrap -- --json against the running Sandbox", () =
   it("gives a merchant account that links through OAuth as the printed merchantUserId", async () => {
     const set = sets[1]!;
     const code = await obtainCode(urls.auth, set.integration, set.merchant);
-    const tokens = await read(
-      await postJson(`${urls.auth}/integration/oauth2/token`, {
-        grantType: "authorization_code",
-        code,
-        clientId: set.integration.clientId,
-        clientSecret: set.integration.clientSecret,
-        redirectUri: set.integration.redirectUri,
-      }),
-    );
+    const tokens = await exchangeCode(urls.auth, set.integration, code);
     expect(tokens.status, tokens.text).toBe(200);
     const me = await read(await fetch(`${urls.integration}/me`, { headers: { authorization: `Bearer ${tokens.json.idToken}` } }));
     expect(me.status, me.text).toBe(200);

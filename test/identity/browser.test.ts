@@ -10,8 +10,8 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Page, Request } from "playwright-core";
-import { postJson, read, startTestService, type TestService } from "../helpers/service.ts";
-import { authorizeUrl } from "../helpers/oauth.ts";
+import { read, startTestService, type TestService } from "../helpers/service.ts";
+import { authorizeUrl, exchangeCode, linkedSandboxMerchant } from "../helpers/oauth.ts";
 import { launchBrowser, type TestBrowser } from "../helpers/browser.ts";
 import type { SandboxCredentials } from "../../domain/identity/sandbox-bootstrap.ts";
 
@@ -160,28 +160,12 @@ describe("the authorization screen in a real browser", () => {
     await page.close();
 
     // The integrator exchanges the code with the seed's JSON /token and calls GET /me.
-    const tokens = await read(
-      await postJson(`${t.authUrl}/integration/oauth2/token`, {
-        grantType: "authorization_code",
-        code,
-        clientId: sandbox.integration.clientId,
-        clientSecret: sandbox.integration.clientSecret,
-        redirectUri: callback.url,
-      }),
-    );
+    const tokens = await exchangeCode(t.authUrl, { ...sandbox.integration, redirectUri: callback.url }, code!);
     expect(tokens.status, tokens.text).toBe(200);
     expect(tokens.json).toEqual({ idToken: expect.any(String), refreshToken: expect.any(String), tokenType: "Bearer", expiresIn: 3600 });
     const me = await read(await fetch(`${t.integrationUrl}/me`, { headers: { authorization: `Bearer ${tokens.json.idToken}` } }));
     expect(me.status, me.text).toBe(200);
-    expect(me.json).toEqual({
-      merchantUserId: sandbox.merchant.merchantUserId,
-      email: sandbox.merchant.email,
-      fantasyName: "Almacén de Prueba",
-      accountHolderName: "Almacén de Prueba S.R.L.",
-      accountHolderTaxId: "30712345671",
-      integration: { name: sandbox.integration.name },
-      linkedAt: expect.stringMatching(/Z$/),
-    });
+    expect(me.json).toEqual(linkedSandboxMerchant(sandbox));
   });
 
   it("fits a phone's screen", async () => {

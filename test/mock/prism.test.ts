@@ -2,17 +2,10 @@
 // valid request to a documented operation of each gets the documented success, and its body validates
 // against the operation's response schema.
 import { createServer } from "node:net";
-import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import YAML from "yaml";
-import { Ajv } from "ajv";
-import addFormats from "ajv-formats";
 import { startMocks, type RunningMocks } from "../../scripts/mock.ts";
 import type { ApiName } from "../../scripts/normalize-openapi.ts";
-
-type Media = { schema?: Record<string, unknown>; example?: unknown; examples?: Record<string, { value: unknown }> };
-type Operation = { operationId: string; requestBody?: { content: Record<string, Media> }; responses: Record<string, { content?: Record<string, Media> }> };
-type Document = { paths: Record<string, Record<string, Operation>>; components: Record<string, unknown> };
+import { generatedDocument, schemaValidator, type Document, type Media, type Operation } from "../helpers/openapi-documents.ts";
 
 /** One documented operation of each API, called with its documented request example. */
 const cases: Array<{ api: ApiName; operationId: string; headers?: Record<string, string> }> = [
@@ -20,10 +13,6 @@ const cases: Array<{ api: ApiName; operationId: string; headers?: Record<string,
   { api: "auth", operationId: "refreshToken" },
   { api: "admin", operationId: "createTenant", headers: { authorization: "Bearer eyJhbGciOiJFUzI1NiJ9.e30.c2ln" } },
 ];
-
-function documentOf(api: ApiName): Document {
-  return YAML.parse(readFileSync(`generated/openapi/${api}.yaml`, "utf8")) as Document;
-}
 
 function findOperation(document: Document, operationId: string): { path: string; method: string; operation: Operation } {
   for (const [path, item] of Object.entries(document.paths)) {
@@ -36,16 +25,6 @@ function findOperation(document: Document, operationId: string): { path: string;
 
 function exampleOf(media: Media): unknown {
   return media.example !== undefined ? media.example : Object.values(media.examples ?? {})[0]?.value;
-}
-
-function validatorFor(document: Document) {
-  const ajv = new Ajv({ strict: false, allErrors: true, multipleOfPrecision: 8 });
-  addFormats.default(ajv);
-  for (const format of ["int32", "int64", "float", "double", "byte", "binary", "password"]) ajv.addFormat(format, true);
-  return (schema: Record<string, unknown>, value: unknown) => {
-    const validate = ajv.compile({ ...schema, components: document.components });
-    return validate(value) ? null : validate.errors;
-  };
 }
 
 /** Three ports that are free now (Prism is given a port; it cannot report one it picked). */
@@ -73,7 +52,7 @@ afterAll(async () => {
 
 describe.each(cases)("the $api API's mock", ({ api, operationId, headers }) => {
   it(`answers ${operationId} with a body that validates against its response schema`, async () => {
-    const document = documentOf(api);
+    const document = generatedDocument(api);
     const { path, method, operation } = findOperation(document, operationId);
     const requestMedia = operation.requestBody?.content["application/json"];
     const response = await fetch(`${mocks.urls[api]}${path}`, {
@@ -86,11 +65,11 @@ describe.each(cases)("the $api API's mock", ({ api, operationId, headers }) => {
     expect(successes, `${response.status} ${text}`).toContain(String(response.status));
     expect(response.headers.get("content-type")).toMatch(/^application\/json/);
     const schema = operation.responses[String(response.status)]!.content!["application/json"]!.schema!;
-    expect(validatorFor(document)(schema, JSON.parse(text))).toBeNull();
+    expect(schemaValidator(document)(schema, JSON.parse(text))).toBeNull();
   });
 
   it(`refuses ${operationId} with a body outside the contract`, async () => {
-    const document = documentOf(api);
+    const document = generatedDocument(api);
     const { path, method } = findOperation(document, operationId);
     const response = await fetch(`${mocks.urls[api]}${path}`, {
       method: method.toUpperCase(),
@@ -102,7 +81,7 @@ describe.each(cases)("the $api API's mock", ({ api, operationId, headers }) => {
 });
 
 it("validates request bodies whose schemas hold nullable enums, and still accepts their null", async () => {
-  const document = documentOf("integration");
+  const document = generatedDocument("integration");
   const { operation } = findOperation(document, "createPaymentRequest");
   const example = exampleOf(operation.requestBody!.content["application/json"]!) as Record<string, unknown>;
   const post = (body: unknown) =>

@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createHmac } from "node:crypto";
 import { linkedMerchant, read, startTestService, type TestService } from "../helpers/service.ts";
+import { chargeBody } from "../helpers/charges.ts";
 
 const SECRET = "bank-feed-secret-for-tests-0123456789";
 let t: TestService;
@@ -29,7 +30,7 @@ async function post(body: object, signature?: (raw: string) => string) {
 
 it("records a signed transfer once and reconciles it", async () => {
   const m = await linkedMerchant(t);
-  const charge = (await m.call("POST", "/payment-request", { referenceId: "FEED-0000001", description: "Cuota", dueDates: ["2026-12-10"], customer: { name: "Ana" }, amount: 500, sendWhatsappNotification: false, sendEmailNotification: false })).json;
+  const charge = (await m.call("POST", "/payment-request", chargeBody({ referenceId: "FEED-0000001", customer: { name: "Ana" }, amount: 500 }))).json;
   const transfer = { transactionId: "BNK-1", amount: 500, receivingCvu: charge.CVU, senderCuil: "20301234563", operatedAt: "2026-11-22T12:30:00-03:00" };
   const first = await post(transfer, (raw) => sign(raw));
   expect(first.status).toBe(200);

@@ -3,6 +3,8 @@
 // clock driving overdue, expiry and draft discard.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { linkedMerchant, startTestService, type TestService } from "../helpers/service.ts";
+import { chargeBody, draftChargeBody } from "../helpers/charges.ts";
+import { uniqueRef } from "../helpers/unique-ref.ts";
 import { sandboxAdmin, type SandboxAdmin } from "../helpers/sandbox-admin.ts";
 import { receiveTransfer } from "../../domain/reconciliation/reconcile.ts";
 
@@ -13,10 +15,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-let sequence = 0;
-const ref = () => `PAY-${Date.now().toString(36)}-${++sequence}`;
-const priced = (extra: object = {}) => ({ referenceId: ref(), description: "Cuota", dueDates: ["2026-12-10"], customer: { name: "Juan Pérez" }, amount: 1000, sendWhatsappNotification: false, sendEmailNotification: false, ...extra });
-const cuil = (taxDocument: string, extra: object = {}) => priced({ conciliationType: "cuil", customer: { name: "Pagador", taxDocument }, ...extra });
+const cuil = (taxDocument: string, extra: object = {}) => chargeBody({ conciliationType: "cuil", customer: { name: "Pagador", taxDocument }, ...extra });
 
 async function setup() {
   const m = await linkedMerchant(t);
@@ -27,45 +26,49 @@ async function setup() {
     return result.json;
   };
   const state = async (referenceId: string) => (await m.call("GET", `/payment-request/${referenceId}`)).json.state;
-  const events = (type?: string) =>
-    t.database.db
-      .selectFrom("events as e")
-      .innerJoin("integration_clients as c", "c.id", "e.integration_client_id")
-      .select(["e.id", "e.type", "e.payload"])
-      .where("c.provider_client_id", "=", m.sandbox.integration.clientId)
-      .$if(type !== undefined, (q) => q.where("e.type", "=", type as never))
-      .orderBy("e.created_at")
-      .execute();
-  return { m, admin, create, state, events };
+  const events = admin.events;
+  /** The one event of `type` about the charge `referenceId`. */
+  const eventOf = async (type: string, referenceId: string) => {
+    const about = (await events(type)).filter((e) => e.payload.referenceId === referenceId);
+    expect(about, `${type} events of ${referenceId}`).toHaveLength(1);
+    return about[0]!;
+  };
+  return { m, admin, create, state, events, eventOf };
 }
 
 describe("payments", () => {
   it("a partial then a full payment: partial_payment, then total_payment, each with its event; the CVU returns to the pool", async () => {
     const { m, admin, create, state, events } = await setup();
-    const charge = await create(priced({ metadata: { orderId: "A-1" } }));
+    const charge = await create(chargeBody({ metadata: { orderId: "A-1" } }));
     const partial = await admin.simulate({ cvu: charge.CVU, amount: 400 });
     expect(partial.status).toBe(200);
     expect(partial.json).toMatchObject({ simulated: true, forcePspFailure: false, cvu: charge.CVU, amount: 400, conciliated: true, webhookWillFire: true, webhookEvent: "payment_request.payment_received", paymentRequestId: charge.paymentRequestId });
     expect(partial.json.numeroCuenta).toBe(charge.CVU.slice(8, 21));
     expect(await state(charge.referenceId)).toBe("partial_payment");
+    const afterPartial = await events("payment_request.payment_received");
+    expect(afterPartial).toHaveLength(1);
+    const first = afterPartial[0]!;
 
     await admin.simulate({ cvu: charge.CVU, amount: 600 });
     expect(await state(charge.referenceId)).toBe("total_payment");
-    const received = await events("payment_request.payment_received");
+    // Both events carry the test clock's one instant: the one listed after the first payment is the first.
+    const all = await events("payment_request.payment_received");
+    expect(all.map((e) => e.eventId)).toContain(first.eventId);
+    const received = [first, ...all.filter((e) => e.eventId !== first.eventId)];
     expect(received.map((e) => e.payload)).toEqual([
       expect.objectContaining({ event: "payment_request.payment_received", stateType: "partial_payment", livemode: false, referenceId: charge.referenceId, requestedAmount: 1000, paidAmount: 400, thisPaymentAmount: 400, remainingAmount: 600, reconciledPayerCuil: 20301234563, metadata: { orderId: "A-1" } }),
       expect.objectContaining({ stateType: "total_payment", paidAmount: 1000, thisPaymentAmount: 600, remainingAmount: 0 }),
     ]);
     const list = (await m.call("GET", "/payment-request")).json.find((c: { referenceId: string }) => c.referenceId === charge.referenceId);
     expect(list.paidAmount).toBe(1000);
-    const next = await create(priced());
+    const next = await create(chargeBody());
     expect(next.CVU).toBe(charge.CVU);
   });
 
   it("the same transaction twice has one effect", async () => {
     const { create, state, events } = await setup();
-    const charge = await create(priced());
-    const transfer = { transactionId: `tx-${ref()}`, amountCents: 50000, receivingCvu: charge.CVU, senderCuil: "20301234563", operatedAt: t.clock.now(), source: "bank-feed" as const };
+    const charge = await create(chargeBody());
+    const transfer = { transactionId: uniqueRef("tx"), amountCents: 50000, receivingCvu: charge.CVU, senderCuil: "20301234563", operatedAt: t.clock.now(), source: "bank-feed" as const };
     const first = await receiveTransfer(t.database.db, transfer, { receivedAt: t.clock.now(), livemode: false });
     const second = await receiveTransfer(t.database.db, transfer, { receivedAt: t.clock.now(), livemode: false });
     expect(first.duplicate).toBe(false);
@@ -76,7 +79,7 @@ describe("payments", () => {
 
   it("ten concurrent transfers to one charge sum correctly", async () => {
     const { m, admin, create } = await setup();
-    const charge = await create(priced({ amount: 1000 }));
+    const charge = await create(chargeBody({ amount: 1000 }));
     const results = await Promise.all(Array.from({ length: 10 }, () => admin.simulate({ cvu: charge.CVU, amount: 100 })));
     expect(results.every((r) => r.json.conciliated)).toBe(true);
     const after = (await m.call("GET", "/payment-request")).json.find((c: { referenceId: string }) => c.referenceId === charge.referenceId);
@@ -95,32 +98,39 @@ describe("payments", () => {
   });
 
   it("the surcharge applies from the day after the first due date", async () => {
-    const { admin, create, events } = await setup();
-    const charge = await create(priced({ dueDates: ["2026-11-25", "2026-12-05"], surcharge: { type: "percentage", value: 10 } }));
+    const { admin, create, eventOf } = await setup();
+    const charge = await create(chargeBody({ dueDates: ["2026-11-25", "2026-12-05"], surcharge: { type: "percentage", value: 10 } }));
     await admin.simulate({ cvu: charge.CVU, amount: 1000, fechaOperacion: "2026-11-25T23:59:00-03:00" });
-    const onTime = (await events("payment_request.payment_received")).at(-1)!.payload;
+    const onTime = (await eventOf("payment_request.payment_received", charge.referenceId)).payload;
     expect(onTime).toMatchObject({ stateType: "total_payment", requestedAmount: 1000 });
 
-    const late = await create(priced({ dueDates: ["2026-11-25", "2026-12-05"], surcharge: { type: "percentage", value: 10 } }));
+    const late = await create(chargeBody({ dueDates: ["2026-11-25", "2026-12-05"], surcharge: { type: "percentage", value: 10 } }));
     await admin.simulate({ cvu: late.CVU, amount: 1000, fechaOperacion: "2026-11-26T00:00:00-03:00" });
-    const afterFirst = (await events("payment_request.payment_received")).at(-1)!.payload;
+    const afterFirst = (await eventOf("payment_request.payment_received", late.referenceId)).payload;
     expect(afterFirst).toMatchObject({ stateType: "partial_payment", requestedAmount: 1100, remainingAmount: 100 });
   });
 
   it("forcePspFailure records nothing", async () => {
-    const { admin, create, state, events } = await setup();
-    const charge = await create(priced());
+    const { m, admin, create, state } = await setup();
+    const charge = await create(chargeBody());
     const failed = await admin.simulate({ cvu: charge.CVU, amount: 1000, forcePspFailure: true });
     expect(failed.json).toMatchObject({ forcePspFailure: true, conciliated: false, webhookWillFire: false });
     expect(failed.json).not.toHaveProperty("webhookEvent");
     expect(await state(charge.referenceId)).toBe("pending");
-    expect(await events()).toHaveLength(0);
+    // Nothing written: no event row of the integration at all, whether the event list would show it or not.
+    const eventRows = await t.database.db
+      .selectFrom("events as e")
+      .innerJoin("integration_clients as c", "c.id", "e.integration_client_id")
+      .select("e.id")
+      .where("c.provider_client_id", "=", m.sandbox.integration.clientId)
+      .execute();
+    expect(eventRows).toHaveLength(0);
   });
 
   it("a CVU that is not the integration's is 400 CvuNotInIntegrationError", async () => {
     const { admin } = await setup();
     const other = await setup();
-    const charge = await other.create(priced());
+    const charge = await other.create(chargeBody());
     const result = await admin.simulate({ cvu: charge.CVU, amount: 10 });
     expect(result.status).toBe(400);
     expect(result.json).toMatchObject({ code: "CvuNotInIntegrationError" });
@@ -134,7 +144,7 @@ describe("unmatched transfers", () => {
     ["expired", async (s: Awaited<ReturnType<typeof setup>>) => void (await s.admin.advanceClock({ advanceTo: "2026-12-11T03:00:00Z" }))],
   ])("reason %s, from what the CVU held last", async (reason, close) => {
     const s = await setup();
-    const charge = await s.create(priced());
+    const charge = await s.create(chargeBody());
     await close(s, charge);
     const result = await s.admin.simulate({ cvu: charge.CVU, amount: 50 });
     expect(result.json).toMatchObject({ conciliated: false, webhookEvent: "payment.unmatched", webhookWillFire: false, unmatchedReason: reason });
@@ -151,7 +161,7 @@ describe("unmatched transfers", () => {
 
   it("ambiguous: an internal anomaly (a CVU held for a charge that is already closed)", async () => {
     const s = await setup();
-    const charge = await s.create(priced());
+    const charge = await s.create(chargeBody());
     await t.database.db.updateTable("charges").set({ state: "canceled" }).where("id", "=", charge.paymentRequestId).execute(); // the hold is left behind
     const result = await s.admin.simulate({ cvu: charge.CVU, amount: 50 });
     expect(result.json).toMatchObject({ conciliated: false, unmatchedReason: "ambiguous" });
@@ -159,7 +169,7 @@ describe("unmatched transfers", () => {
   });
 
   it("no_pending: a transfer to a CVU nobody holds", async () => {
-    const outcome = await receiveTransfer(t.database.db, { transactionId: `tx-${ref()}`, amountCents: 100, receivingCvu: "0000253200000099999995", operatedAt: t.clock.now(), source: "bank-feed" }, { receivedAt: t.clock.now(), livemode: false });
+    const outcome = await receiveTransfer(t.database.db, { transactionId: uniqueRef("tx"), amountCents: 100, receivingCvu: "0000253200000099999995", operatedAt: t.clock.now(), source: "bank-feed" }, { receivedAt: t.clock.now(), livemode: false });
     expect(outcome).toMatchObject({ duplicate: false, unmatchedReason: "no_pending" });
     expect(outcome.event).toBeUndefined();
   });
@@ -168,8 +178,8 @@ describe("unmatched transfers", () => {
 describe("time, through the Sandbox clock", () => {
   it("pending → overdue and partial_payment → partial_overdue at 00:00 after the last due date, without an expired event", async () => {
     const s = await setup();
-    const unpaid = await s.create(priced({ dueDates: ["2026-11-25"] }));
-    const partly = await s.create(priced({ dueDates: ["2026-11-25"] }));
+    const unpaid = await s.create(chargeBody({ dueDates: ["2026-11-25"] }));
+    const partly = await s.create(chargeBody({ dueDates: ["2026-11-25"] }));
     await s.admin.simulate({ cvu: partly.CVU, amount: 100 });
     const before = await s.admin.advanceClock({ advanceTo: "2026-11-26T02:59:00Z" }); // 23:59 on the 25th
     expect(before.json).toMatchObject({ now: "2026-11-26T02:59:00.000Z", today: "2026-11-25" });
@@ -184,7 +194,7 @@ describe("time, through the Sandbox clock", () => {
 
   it("a charge with a timed due date expires at that minute with payment_request.expired", async () => {
     const s = await setup();
-    const charge = await s.create(priced({ dueDates: ["2026-11-22T18:30"], metadata: { orderId: "B-2" } }));
+    const charge = await s.create(chargeBody({ dueDates: ["2026-11-22T18:30"], metadata: { orderId: "B-2" } }));
     await s.admin.advanceClock({ advanceTo: "2026-11-22T21:30:00Z" });
     await s.m.renew();
     expect(await s.state(charge.referenceId)).toBe("overdue");
@@ -196,7 +206,7 @@ describe("time, through the Sandbox clock", () => {
 
   it("a checkout charge expires after expiresInMinutes", async () => {
     const s = await setup();
-    const charge = await s.create(priced({ type: "checkout", expiresInMinutes: 5 }));
+    const charge = await s.create(chargeBody({ type: "checkout", expiresInMinutes: 5 }));
     await s.admin.advanceClock({ advanceBy: "PT4M" });
     await s.m.renew();
     expect(await s.state(charge.referenceId)).toBe("pending");
@@ -207,7 +217,7 @@ describe("time, through the Sandbox clock", () => {
 
   it("an uncompleted draft is discarded after its lifetime", async () => {
     const s = await setup();
-    const draft = await s.create({ referenceId: ref(), description: "Borrador", dueDates: ["2026-12-10"], customer: { name: "Ana" } });
+    const draft = await s.create(draftChargeBody({ description: "Borrador", customer: { name: "Ana" } }));
     await s.admin.advanceClock({ advanceBy: "PT5H" });
     await s.m.renew();
     expect(await s.state(draft.referenceId)).toBe("draft");
@@ -223,14 +233,14 @@ describe("time, through the Sandbox clock", () => {
     expect(back.json).toMatchObject({ code: "SandboxClockBackwardsError" });
     await s.admin.advanceClock({ advanceBy: "P10D" });
     await s.m.renew();
-    const result = await s.m.call("POST", "/payment-request", priced({ dueDates: ["2026-11-30"] }));
+    const result = await s.m.call("POST", "/payment-request", chargeBody({ dueDates: ["2026-11-30"] }));
     expect(result.status).toBe(400); // 2026-11-30 is before the integration's today (2026-12-02)
     expect((await s.admin.clock()).json.today).toBe("2026-12-02");
   });
 
   it("two sweepers at once move each charge once and write each event once", async () => {
     const s = await setup();
-    const charges = await Promise.all(Array.from({ length: 5 }, () => s.create(priced({ dueDates: ["2026-11-22T18:30"] }))));
+    const charges = await Promise.all(Array.from({ length: 5 }, () => s.create(chargeBody({ dueDates: ["2026-11-22T18:30"] }))));
     const { runTimeTransitions } = await import("../../domain/charges/time-transitions.ts");
     const later = new Date("2026-11-22T22:00:00Z");
     const [a, b] = await Promise.all([

@@ -4,19 +4,20 @@
 // that is not a form, an empty customer update.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { linkedMerchant, postJson, read, startTestService, type TestService } from "../helpers/service.ts";
-import { sandboxAdmin } from "../helpers/sandbox-admin.ts";
+import { chargeBody } from "../helpers/charges.ts";
+import { sandboxAdmin, type SandboxAdmin } from "../helpers/sandbox-admin.ts";
 import type { SandboxCredentials } from "../../domain/identity/sandbox-bootstrap.ts";
 
 let t: TestService;
 let merchant: Awaited<ReturnType<typeof linkedMerchant>>;
 let sandbox: SandboxCredentials;
-let adminToken: string;
+let integrationAdmin: SandboxAdmin;
 
 beforeAll(async () => {
   t = await startTestService();
   merchant = await linkedMerchant(t);
   sandbox = merchant.sandbox;
-  adminToken = (await sandboxAdmin(t, sandbox)).token;
+  integrationAdmin = await sandboxAdmin(t, sandbox);
 });
 afterAll(async () => {
   await t?.close();
@@ -24,16 +25,7 @@ afterAll(async () => {
 
 const inDays = (days: number) => new Date(t.clock.now().getTime() + days * 86_400_000).toISOString().slice(0, 10);
 
-const charge = (extra: object = {}) => ({
-  referenceId: `NUL-${Date.now().toString(36)}`,
-  description: "Cuota",
-  dueDates: [inDays(5)],
-  amount: 1000,
-  customer: { name: "Juan Pérez" },
-  sendWhatsappNotification: false,
-  sendEmailNotification: false,
-  ...extra,
-});
+const charge = (extra: object = {}) => chargeBody({ dueDates: [inDays(5)], ...extra });
 
 describe("U+0000 in a request string", () => {
   it("is a 400 ValidationError naming the field, in a body, a metadata key and a query, never a 500", async () => {
@@ -88,13 +80,7 @@ describe("the authorization endpoint", () => {
 
 describe("format: uri", () => {
   it("refuses control characters (RFC 3986), where the fast check let them into a stored logo URL", async () => {
-    const patch = await read(
-      await fetch(`${t.adminUrl}/my-integration`, {
-        method: "PATCH",
-        headers: { authorization: `Bearer ${adminToken}`, "content-type": "application/json" },
-        body: JSON.stringify({ logoUrl: "https://\u0084" }),
-      }),
-    );
+    const patch = await integrationAdmin.call("PATCH", "/my-integration", { logoUrl: "https://\u0084" });
     expect(patch.status).toBe(400);
     expect(patch.json.validationDetails).toEqual([{ field: "logoUrl", message: "logoUrl must be a valid uri" }]);
   });

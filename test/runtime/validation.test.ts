@@ -1,6 +1,8 @@
 // Requests that break the contract get the seed's ValidationError shape, whatever is wrong with them.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApi, type TestApi } from "../helpers/api.ts";
+import { draftChargeBody } from "../helpers/charges.ts";
+import { read } from "../helpers/service.ts";
 import { integrationHandlers } from "../../handlers/integration/index.ts";
 import { notImplemented } from "../../server/handler-types.ts";
 import { anonymousCaller, type IntegrationCaller } from "../../domain/identity/callers.ts";
@@ -18,27 +20,16 @@ beforeAll(async () => {
 });
 afterAll(() => api.close());
 
-const validCharge = {
-  referenceId: "INV-2026-000123",
-  description: "Cuota de diciembre",
-  dueDates: ["2026-12-10"],
-  customer: { name: "Juan Pérez" },
-};
+const validCharge = draftChargeBody({ referenceId: "INV-2026-000123", description: "Cuota de diciembre" });
 
 async function post(path: string, body: unknown, headers: Record<string, string> = {}) {
-  const response = await fetch(`${api.url}${path}`, {
-    method: "POST",
-    headers: { authorization: "Bearer test", "content-type": "application/json", ...headers },
-    body: typeof body === "string" ? body : JSON.stringify(body),
-  });
-  const text = await response.text();
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { status: response.status, json: json as Record<string, unknown>, text, headers: response.headers };
+  return read(
+    await fetch(`${api.url}${path}`, {
+      method: "POST",
+      headers: { authorization: "Bearer test", "content-type": "application/json", ...headers },
+      body: typeof body === "string" ? body : JSON.stringify(body),
+    }),
+  );
 }
 
 function expectValidationError(result: { status: number; json: Record<string, unknown> }, field: string) {

@@ -5,8 +5,10 @@ import { randomUUID } from "node:crypto";
 import { createServer } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { verifyWebhookSignature } from "../../sdk/src/webhook-signature.ts";
-import { postJson, read, type TestService, startTestService } from "../helpers/service.ts";
+import { bearerCaller, type TestService, startTestService } from "../helpers/service.ts";
+import { sandboxAdmin } from "../helpers/sandbox-admin.ts";
 import { startWebhookReceiver, type WebhookReceiver } from "../helpers/webhook-receiver.ts";
+import { uniqueRef } from "../helpers/unique-ref.ts";
 
 let t: TestService;
 let production: TestService;
@@ -25,22 +27,11 @@ afterAll(async () => {
   await production?.close();
 });
 
-let sequence = 0;
-const unique = () => `${Date.now().toString(36)}-${++sequence}`;
 
 /** A fresh integration of `service` and its admin's calls. */
 async function integrationAdmin(service: TestService) {
   const sandbox = await service.sandbox();
-  const login = await read(await postJson(`${service.authUrl}/integration/admin/login`, sandbox.integrationAdmin));
-  const token: string = login.json.idToken;
-  const call = async (method: string, path: string, body?: unknown) =>
-    read(
-      await fetch(`${service.adminUrl}${path}`, {
-        method,
-        headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      }),
-    );
+  const { call } = await sandboxAdmin(service, sandbox);
   const integration = await service.database.db.selectFrom("integration_clients").select("id").where("provider_client_id", "=", sandbox.integration.clientId).executeTakeFirstOrThrow();
   const makeMultitenant = () => service.database.db.updateTable("integration_clients").set({ type: "multitenant" }).where("id", "=", integration.id).execute();
   return { sandbox, call, integrationId: integration.id, makeMultitenant };
@@ -119,11 +110,11 @@ describe("tenants", () => {
     const { call, makeMultitenant } = await integrationAdmin(t);
     await makeMultitenant();
     for (const url of ["https://10.0.0.7/hook", "https://192.168.1.10/hook", "https://169.254.169.254/latest", "https://[fd00::1]/hook", "https://[::ffff:10.0.0.1]/hook", "https://no-such-host.invalid/hook"]) {
-      const refused = await call("POST", "/my-integration/tenant", { key: `k-${unique()}`, name: "Privada", webhook_url: url });
+      const refused = await call("POST", "/my-integration/tenant", { key: uniqueRef("k"), name: "Privada", webhook_url: url });
       expect(refused.status, url).toBe(400);
       expect(refused.json.code, url).toBe("TenantWebhookUrlInvalidError");
     }
-    const plainHttp = await call("POST", "/my-integration/tenant", { key: `k-${unique()}`, name: "Http", webhook_url: "http://example.com/hook" });
+    const plainHttp = await call("POST", "/my-integration/tenant", { key: uniqueRef("k"), name: "Http", webhook_url: "http://example.com/hook" });
     expect(plainHttp).toMatchObject({ status: 400, json: { code: "ValidationError" } });
   });
 
@@ -156,15 +147,14 @@ describe("tenants", () => {
     await makeMultitenant();
     const tenant = (await call("POST", "/my-integration/tenant", { key: "bound", name: "Con comercios", webhook_url: receiver.url("/bound") })).json;
     const tokens = await call("POST", "/my-integration/test-tokens");
-    const assigned = await read(
-      await fetch(`${t.integrationUrl}/my-integration/tenant`, { method: "PUT", headers: { authorization: `Bearer ${tokens.json.idToken}`, "content-type": "application/json" }, body: JSON.stringify({ tenantKey: "bound" }) }),
-    );
+    const assigned = await bearerCaller(t.integrationUrl, () => tokens.json.idToken)("PUT", "/my-integration/tenant", { tenantKey: "bound" });
     expect(assigned.status).toBe(200);
     const refused = await call("DELETE", `/my-integration/tenant/${tenant.integrationTenantId}`);
     expect(refused).toMatchObject({ status: 409, json: { code: "TenantHasBoundUsersError" } });
 
-    const link = await t.database.db.selectFrom("merchant_links").select("id").where("tenant_id", "=", tenant.integrationTenantId).executeTakeFirstOrThrow();
-    expect((await call("DELETE", `/my-integration/users/${link.id}`)).status).toBe(204); // unlink the merchant
+    const bound = (await call("GET", "/my-integration/users")).json.items.filter((user: { tenantKey?: string }) => user.tenantKey === "bound");
+    expect(bound).toHaveLength(1);
+    expect((await call("DELETE", `/my-integration/users/${bound[0].integrationClientUserId}`)).status).toBe(204); // unlink the merchant
     expect((await call("DELETE", `/my-integration/tenant/${tenant.integrationTenantId}`)).status).toBe(204);
     expect((await call("DELETE", `/my-integration/tenant/${tenant.integrationTenantId}`)).status).toBe(404);
     expect((await call("DELETE", "/my-integration/tenant/not-a-uuid")).status).toBe(400);
@@ -176,15 +166,15 @@ describe("tenants", () => {
 
 describe("client URLs", () => {
   it("a webhook URL is registered with a non-blocking verification: ok, non_2xx with httpStatus, unreachable", async () => {
-    const { call, integrationId } = await integrationAdmin(t);
-    const path = `/hook-${unique()}`;
+    const { call } = await integrationAdmin(t);
+    const path = `/${uniqueRef("hook")}`;
     const created = await call("POST", "/my-integration/urls", { url: receiver.url(path), urlType: "webhook", validationToken: "tok-9f8e7d6c5b4a3210" });
     expect(created).toMatchObject({ status: 201, json: { clientUrlId: expect.any(String), data: { hasValidationToken: true, urlType: "webhook", url: receiver.url(path) }, verification: { status: "ok" } } });
     const [ping] = await receiver.waitFor(1, { path });
     expect(ping!.json).toEqual({ event: "ping" });
     expect(ping!.headers["validation-token"]).toBe("tok-9f8e7d6c5b4a3210");
-    const secret = await t.database.db.selectFrom("webhook_signing_secrets").select("secret").where("integration_client_id", "=", integrationId).executeTakeFirstOrThrow();
-    expect(verifyWebhookSignature(ping!.rawBody, ping!.headers["x-service-signature"] as string, secret.secret, { now: t.clock.now() })).toBe(true);
+    const secret = (await call("GET", "/my-integration/webhook-signing-secret")).json.webhookSigningSecret;
+    expect(verifyWebhookSignature(ping!.rawBody, ping!.headers["x-service-signature"] as string, secret, { now: t.clock.now() })).toBe(true);
 
     receiver.answerNext({ status: 404 });
     const moved = await call("PUT", `/my-integration/urls/${created.json.clientUrlId}`, { url: receiver.url(`${path}/v2`) });
@@ -240,9 +230,9 @@ describe("the test webhook", () => {
     expect(noTarget.json).toEqual({ delivered: false, status: "no_target", message: expect.stringContaining("POST /my-integration/urls"), livemode: false });
 
     await makeMultitenant();
-    const centro = `/centro-${unique()}`;
+    const centro = `/${uniqueRef("centro")}`;
     await call("POST", "/my-integration/tenant", { key: "centro", name: "Centro", webhook_url: receiver.url(centro), webhook_validation_token: "c3ntr0-v4lid4t10n-t0k3n" });
-    await call("POST", "/my-integration/tenant", { key: "rosario", name: "Rosario", webhook_url: receiver.url(`/rosario-${unique()}`) });
+    await call("POST", "/my-integration/tenant", { key: "rosario", name: "Rosario", webhook_url: receiver.url(`/${uniqueRef("rosario")}`) });
     const ambiguous = await send();
     expect(ambiguous.json).toMatchObject({ delivered: false, status: "ambiguous_target", message: expect.stringContaining("tenantKey") });
     expect(ambiguous.json).not.toHaveProperty("webhookId");
@@ -261,7 +251,7 @@ describe("the test webhook", () => {
     expect(await t.database.db.selectFrom("events").select("id").where("integration_client_id", "=", integrationId).execute()).toEqual([]);
 
     // With an integration URL, a test without tenantKey goes there.
-    const own = `/own-${unique()}`;
+    const own = `/${uniqueRef("own")}`;
     receiver.answerNext({ status: 200 }); // the registration's ping
     await call("POST", "/my-integration/urls", { url: receiver.url(own), urlType: "webhook" });
     receiver.answerNext({ status: 503 });
@@ -282,7 +272,7 @@ describe("the test webhook", () => {
   it("a destination that answers after 6 seconds is delivery_failed after the 5-second deadline", async () => {
     const { call } = await integrationAdmin(t);
     await call("PUT", "/my-integration/webhook-subscriptions", { enabledEvents: ["payment.unmatched"] });
-    const path = `/slow-${unique()}`;
+    const path = `/${uniqueRef("slow")}`;
     await call("POST", "/my-integration/urls", { url: receiver.url(path), urlType: "webhook" });
     receiver.answerNext({ status: 200, delayMs: 6000 });
     const started = Date.now();

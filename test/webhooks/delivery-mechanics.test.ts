@@ -14,8 +14,10 @@ import { addressAllowed } from "../../domain/webhooks/destination-guard.ts";
 import { deliverEvent, RETRY_SCHEDULE_MS } from "../../domain/webhooks/delivery.ts";
 import { OutboundHttpClient } from "../../domain/webhooks/outbound-http.ts";
 import { verifyWebhookSignature } from "../../sdk/src/webhook-signature.ts";
-import { linkedMerchant, read, type TestService, startTestService } from "../helpers/service.ts";
+import { linkedMerchant, type TestService, startTestService } from "../helpers/service.ts";
 import { sandboxAdmin } from "../helpers/sandbox-admin.ts";
+import { chargeBody } from "../helpers/charges.ts";
+import { uniqueRef } from "../helpers/unique-ref.ts";
 import { startWebhookReceiver, type WebhookReceiver } from "../helpers/webhook-receiver.ts";
 
 let t: TestService;
@@ -32,30 +34,20 @@ afterAll(async () => {
   await t?.close();
 });
 
-let sequence = 0;
-const unique = () => `${Date.now().toString(36)}-${++sequence}`;
 const inDays = (days: number) => new Date(t.clock.now().getTime() + days * 86_400_000).toISOString().slice(0, 10);
 
 /** A paid charge whose payment_received event waits in the queue; its charge webhookUrl points at `url`. */
 async function pendingEvent(url: string) {
   const m = await linkedMerchant(t);
   const admin = await sandboxAdmin(t, m.sandbox);
-  const created = await m.call("POST", "/payment-request", {
-    referenceId: `MX-${unique()}`,
-    description: "Cuota",
-    dueDates: [inDays(5)],
-    customer: { name: "Juan Pérez" },
-    amount: 1000,
-    sendWhatsappNotification: false,
-    sendEmailNotification: false,
-  });
+  const created = await m.call("POST", "/payment-request", chargeBody({ dueDates: [inDays(5)] }));
   expect(created.status, JSON.stringify(created.json)).toBe(201);
   // Set directly: this is the URL as it stands at delivery time, whatever it was at registration.
   await t.database.db.updateTable("charges").set({ webhook_url: url }).where("id", "=", created.json.paymentRequestId).execute();
   await admin.simulate({ cvu: created.json.CVU, amount: 1000 });
-  const event = await t.database.db.selectFrom("events").select(["id", "integration_client_id"]).where("charge_id", "=", created.json.paymentRequestId).executeTakeFirstOrThrow();
-  const adminCall = async (method: string, path: string) => read(await fetch(`${t.adminUrl}${path}`, { method, headers: { authorization: `Bearer ${admin.token}` } }));
-  return { eventId: event.id, integrationId: event.integration_client_id, adminCall };
+  const event = (await admin.events()).find((listed) => listed.payload.paymentRequestId === created.json.paymentRequestId);
+  if (!event) throw new Error(`no event of ${created.json.referenceId}`);
+  return { eventId: event.eventId, adminCall: admin.call };
 }
 
 async function pendingJob(eventId: string): Promise<{ id: string; run_at: Date; locked_by: string | null } | undefined> {
@@ -78,7 +70,7 @@ async function runJob(eventId: string, http = loopback) {
 
 describe("delivery mechanics", () => {
   it("retries on the schedule 1 min, 5 min, 30 min, 2 h, 5 h, 10 h, 24 h, 24 h with the same id, then fails; a resend starts over", async () => {
-    const path = `/always-500-${unique()}`;
+    const path = `/${uniqueRef("always-500")}`;
     receiver.fallback = { status: 500 };
     try {
       const { eventId, adminCall } = await pendingEvent(receiver.url(path));
@@ -117,7 +109,7 @@ describe("delivery mechanics", () => {
   it("an answer after the deadline is a timeout (the deadline lowered through the client's documented timeoutMs option)", async () => {
     const fast = new OutboundHttpClient({ allowLoopback: true, timeoutMs: 300 });
     try {
-      const path = `/slow-${unique()}`;
+      const path = `/${uniqueRef("slow")}`;
       receiver.answerNext({ status: 200, delayMs: 1200 });
       const { eventId } = await pendingEvent(receiver.url(path));
       const outcome = await runJob(eventId, fast);
@@ -132,7 +124,7 @@ describe("delivery mechanics", () => {
   });
 
   it("two workers running the same event's job at once make one attempt, not two", async () => {
-    const path = `/once-${unique()}`;
+    const path = `/${uniqueRef("once")}`;
     receiver.answerNext({ status: 200, delayMs: 300 });
     const { eventId } = await pendingEvent(receiver.url(path));
     const job = await pendingJob(eventId);
@@ -150,7 +142,7 @@ describe("delivery mechanics", () => {
   it("at delivery time, a name that resolves to 127.0.0.1 is refused when loopback is not allowed, and nothing is sent", async () => {
     const guarded = new OutboundHttpClient({ allowLoopback: false });
     try {
-      const path = `/inside-${unique()}`;
+      const path = `/${uniqueRef("inside")}`;
       const { eventId } = await pendingEvent(`https://localhost:${receiver.port}${path}`);
       const outcome = await runJob(eventId, guarded);
       expect(outcome).toMatchObject({ kind: "attempted", result: { ok: false, failure: "blocked_address" }, next: "retry" });
@@ -164,7 +156,7 @@ describe("delivery mechanics", () => {
     let lookups = 0;
     const rebinding = new OutboundHttpClient({ allowLoopback: false, resolve: async () => (++lookups === 1 ? ["93.184.216.34"] : ["127.0.0.1"]) });
     try {
-      const path = `/rebind-${unique()}`;
+      const path = `/${uniqueRef("rebind")}`;
       const result = await rebinding.postJson(`https://rebind.example:${receiver.port}${path}`, "{}", {});
       expect(result).toMatchObject({ ok: false, failure: "blocked_address" });
       expect(lookups).toBe(2);
@@ -193,9 +185,9 @@ describe("delivery mechanics", () => {
   });
 
   it("a worker process killed in the middle of a delivery loses nothing: after restart the event is delivered with the same id", async () => {
-    const path = `/killed-${unique()}`;
+    const path = `/${uniqueRef("killed")}`;
     receiver.answerNext({ status: 200, delayMs: 60_000 }); // the first request hangs until the worker dies
-    const { eventId, integrationId } = await pendingEvent(receiver.url(path));
+    const { eventId, adminCall } = await pendingEvent(receiver.url(path));
     const dataDir = mkdtempSync(join(tmpdir(), "cobro-worker-"));
     const startWorkerProcess = () => {
       const child = spawn(process.execPath, [join(import.meta.dirname, "..", "..", "server", "main.ts"), "--only", "worker"], {
@@ -229,8 +221,8 @@ describe("delivery mechanics", () => {
           throw new Error(`${error}\n${second.output()}`);
         });
         expect(requests.map((request) => request.headers["x-service-webhook-id"])).toEqual([eventId, eventId]);
-        const secret = await t.database.db.selectFrom("webhook_signing_secrets").select("secret").where("integration_client_id", "=", integrationId).executeTakeFirstOrThrow();
-        expect(verifyWebhookSignature(requests[1]!.rawBody, requests[1]!.headers["x-service-signature"] as string, secret.secret)).toBe(true);
+        const secret = (await adminCall("GET", "/my-integration/webhook-signing-secret")).json.webhookSigningSecret;
+        expect(verifyWebhookSignature(requests[1]!.rawBody, requests[1]!.headers["x-service-signature"] as string, secret)).toBe(true);
         const deadline = Date.now() + 10_000;
         let attempts = await t.database.db.selectFrom("delivery_attempts").selectAll().where("event_id", "=", eventId).orderBy("attempt").execute();
         while (attempts.length < 2 || attempts[1]!.finished_at === null) {
@@ -242,7 +234,8 @@ describe("delivery mechanics", () => {
           { attempt: 1, error: "interrupted" },
           { attempt: 2, error: null, response_status: 200 },
         ]);
-        expect(await t.database.db.selectFrom("event_deliveries").select("status").where("event_id", "=", eventId).executeTakeFirst()).toEqual({ status: "delivered" });
+        const delivered = await adminCall("GET", "/my-integration/events?delivered=true");
+        expect(delivered.json.items.find((item: { eventId: string }) => item.eventId === eventId)).toMatchObject({ deliveryStatus: "delivered" });
       } finally {
         second.child.kill("SIGTERM");
         await second.exited;

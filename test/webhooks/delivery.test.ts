@@ -5,8 +5,10 @@ import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deliverEventJobKey } from "../../db/job-queue.ts";
 import { verifyWebhookSignature } from "../../sdk/src/webhook-signature.ts";
-import { linkedMerchant, read, type TestService, startTestService } from "../helpers/service.ts";
-import { sandboxAdmin } from "../helpers/sandbox-admin.ts";
+import { linkedMerchant, type TestService, startTestService } from "../helpers/service.ts";
+import { sandboxAdmin, type EventRecord } from "../helpers/sandbox-admin.ts";
+import { chargeBody } from "../helpers/charges.ts";
+import { uniqueRef } from "../helpers/unique-ref.ts";
 import { startWebhookReceiver, type WebhookReceiver } from "../helpers/webhook-receiver.ts";
 
 let t: TestService;
@@ -21,44 +23,27 @@ afterAll(async () => {
   await t?.close();
 });
 
-let sequence = 0;
-const unique = () => `${Date.now().toString(36)}-${++sequence}`;
 const inDays = (days: number) => new Date(t.clock.now().getTime() + days * 86_400_000).toISOString().slice(0, 10);
 
 async function setup() {
   const m = await linkedMerchant(t);
   const admin = await sandboxAdmin(t, m.sandbox);
   const integration = await t.database.db.selectFrom("integration_clients").select("id").where("provider_client_id", "=", m.sandbox.integration.clientId).executeTakeFirstOrThrow();
-  const adminCall = async (method: string, path: string, body?: unknown) =>
-    read(
-      await fetch(`${t.adminUrl}${path}`, {
-        method,
-        headers: { authorization: `Bearer ${admin.token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      }),
-    );
+  const adminCall = admin.call;
   const charge = async (extra: object = {}) => {
-    const created = await m.call("POST", "/payment-request", {
-      referenceId: `WH-${unique()}`,
-      description: "Cuota",
-      dueDates: [inDays(5)],
-      customer: { name: "Juan Pérez" },
-      amount: 1000,
-      sendWhatsappNotification: false,
-      sendEmailNotification: false,
-      ...extra,
-    });
+    const created = await m.call("POST", "/payment-request", chargeBody({ dueDates: [inDays(5)], ...extra }));
     expect(created.status, JSON.stringify(created.json)).toBe(201);
     return created.json as { referenceId: string; paymentRequestId: string; CVU: string };
   };
-  const eventsOf = (chargeId: string) => t.database.db.selectFrom("events").select(["id", "type"]).where("charge_id", "=", chargeId).orderBy("created_at").execute();
-  const delivery = (eventId: string) => t.database.db.selectFrom("event_deliveries").selectAll().where("event_id", "=", eventId).executeTakeFirst();
-  const waitForDelivery = async (eventId: string, status: string, timeoutMs = 10_000) => {
+  /** The events of one charge, as GET /my-integration/events lists them. */
+  const eventsOf = async (chargeId: string) => (await admin.events()).filter((event) => event.payload.paymentRequestId === chargeId);
+  /** Waits until GET /my-integration/events shows the event with this delivery status. */
+  const waitForDelivery = async (eventId: string, status: EventRecord["deliveryStatus"], timeoutMs = 10_000) => {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
-      const row = await delivery(eventId);
-      if (row?.status === status) return row;
-      if (Date.now() > deadline) throw new Error(`delivery of ${eventId} is ${row?.status ?? "not started"}, not ${status}`);
+      const listed = (await admin.events()).find((event) => event.eventId === eventId);
+      if (listed?.deliveryStatus === status) return listed;
+      if (Date.now() > deadline) throw new Error(`delivery of ${eventId} is ${listed?.deliveryStatus ?? "not listed"}, not ${status}`);
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
   };
@@ -68,7 +53,7 @@ async function setup() {
     return created.json;
   };
   const secret = async () => (await adminCall("GET", "/my-integration/webhook-signing-secret")).json.webhookSigningSecret as string;
-  return { m, admin, integrationId: integration.id, adminCall, charge, eventsOf, delivery, waitForDelivery, registerWebhook, secret };
+  return { m, admin, integrationId: integration.id, adminCall, charge, eventsOf, waitForDelivery, registerWebhook, secret };
 }
 
 /** Makes a pending retry due now (instead of waiting for its minute); the worker polls every 2 s. */
@@ -79,7 +64,7 @@ async function retryNow(eventId: string): Promise<void> {
 describe("webhook delivery", () => {
   it("a receiver registered in the Sandbox gets a correctly signed payment_received within a second, and again with the same id after answering 500 once", async () => {
     const s = await setup();
-    const path = `/done-${unique()}`;
+    const path = `/${uniqueRef("done")}`;
     const registered = await s.registerWebhook(path, "integration-token-0123456789");
     expect(registered.verification).toEqual({ status: "ok" }); // the registration's ping
     const secret = await s.secret();
@@ -99,9 +84,9 @@ describe("webhook delivery", () => {
     expect(verifyWebhookSignature(event!.rawBody, signature, secret, { now: t.clock.now() })).toBe(true);
     expect(verifyWebhookSignature(event!.rawBody, signature, "whsec_another-secret-entirely", { now: t.clock.now() })).toBe(false);
     const [stored] = await s.eventsOf(first.paymentRequestId);
-    expect(event!.headers["x-service-webhook-id"]).toBe(stored!.id);
+    expect(event!.headers["x-service-webhook-id"]).toBe(stored!.eventId);
     expect(event!.headers["validation-token"]).toBe("integration-token-0123456789");
-    await s.waitForDelivery(stored!.id, "delivered");
+    await s.waitForDelivery(stored!.eventId, "delivered");
 
     // Answer 500 once: the retry carries the same id and the same body, signed again.
     receiver.answerNext({ status: 500 });
@@ -110,20 +95,20 @@ describe("webhook delivery", () => {
     const [event2] = await s.eventsOf(second.paymentRequestId);
     await receiver.waitFor(3, { path });
     const pending = await s.adminCall("GET", "/my-integration/events?delivered=false");
-    const listed = pending.json.items.find((item: { eventId: string }) => item.eventId === event2!.id);
-    expect(listed).toMatchObject({ deliveryStatus: "pending", webhookId: event2!.id, targetUrl: receiver.url(path), attempts: [{ attempt: 1, responseStatus: 500, error: "non_2xx" }] });
+    const listed = pending.json.items.find((item: { eventId: string }) => item.eventId === event2!.eventId);
+    expect(listed).toMatchObject({ deliveryStatus: "pending", webhookId: event2!.eventId, targetUrl: receiver.url(path), attempts: [{ attempt: 1, responseStatus: 500, error: "non_2xx" }] });
     expect(new Date(listed.nextAttemptAt).getTime() - new Date(listed.attempts[0].attemptedAt).getTime()).toBe(60_000);
 
-    await retryNow(event2!.id);
+    await retryNow(event2!.eventId);
     const requests = await receiver.waitFor(4, { path });
     const [failed, retried] = requests.slice(2);
-    expect(retried!.headers["x-service-webhook-id"]).toBe(event2!.id);
-    expect(failed!.headers["x-service-webhook-id"]).toBe(event2!.id);
+    expect(retried!.headers["x-service-webhook-id"]).toBe(event2!.eventId);
+    expect(failed!.headers["x-service-webhook-id"]).toBe(event2!.eventId);
     expect(retried!.rawBody).toBe(failed!.rawBody);
     expect(verifyWebhookSignature(retried!.rawBody, retried!.headers["x-service-signature"] as string, secret, { now: t.clock.now() })).toBe(true);
-    await s.waitForDelivery(event2!.id, "delivered");
+    await s.waitForDelivery(event2!.eventId, "delivered");
     const delivered = await s.adminCall("GET", "/my-integration/events?delivered=true");
-    expect(delivered.json.items.find((item: { eventId: string }) => item.eventId === event2!.id)).toMatchObject({
+    expect(delivered.json.items.find((item: { eventId: string }) => item.eventId === event2!.eventId)).toMatchObject({
       deliveryStatus: "delivered",
       attempts: [
         { attempt: 1, responseStatus: 500, error: "non_2xx" },
@@ -134,12 +119,12 @@ describe("webhook delivery", () => {
 
   it("rule 1: a charge's own webhookUrl gets its payment_request.* events, without validation-token, even when the merchant is in a tenant", async () => {
     const s = await setup();
-    const integrationPath = `/integration-${unique()}`;
-    const tenantPath = `/tenant-${unique()}`;
-    const chargePath = `/charge-${unique()}`;
+    const integrationPath = `/${uniqueRef("integration")}`;
+    const tenantPath = `/${uniqueRef("tenant")}`;
+    const chargePath = `/${uniqueRef("charge")}`;
     await s.registerWebhook(integrationPath, "integration-token-0123456789");
     await t.database.db.updateTable("integration_clients").set({ type: "multitenant" }).where("id", "=", s.integrationId).execute();
-    const key = `t-${unique()}`;
+    const key = uniqueRef("t");
     const tenant = await s.adminCall("POST", "/my-integration/tenant", { key, name: "Centro", webhook_url: receiver.url(tenantPath), webhook_validation_token: "tenant-token-0123456789" });
     expect(tenant.status).toBe(201);
     expect((await s.m.call("PUT", "/my-integration/tenant", { tenantKey: key })).status).toBe(200);
@@ -150,7 +135,7 @@ describe("webhook delivery", () => {
     expect(event!.json).toMatchObject({ event: "payment_request.payment_received", referenceId: own.referenceId });
     expect(event!.headers).not.toHaveProperty("validation-token");
     const [stored] = await s.eventsOf(own.paymentRequestId);
-    expect((await s.waitForDelivery(stored!.id, "delivered")).target_url).toBe(receiver.url(chargePath));
+    expect((await s.waitForDelivery(stored!.eventId, "delivered")).targetUrl).toBe(receiver.url(chargePath));
 
     // Rule 2: another charge of the same merchant, without webhookUrl: the tenant's URL and token.
     const plain = await s.charge();
@@ -175,16 +160,17 @@ describe("webhook delivery", () => {
     const nowhere = await s.charge();
     await s.admin.simulate({ cvu: nowhere.CVU, amount: 1000 });
     const [lost] = await s.eventsOf(nowhere.paymentRequestId);
-    const row = await s.waitForDelivery(lost!.id, "not_sent");
-    expect(row).toMatchObject({ not_sent_reason: "no_target", attempts_made: 0 });
+    expect(await s.waitForDelivery(lost!.eventId, "not_sent")).toMatchObject({ notSentReason: "no_target" });
+    const row = await t.database.db.selectFrom("event_deliveries").select("attempts_made").where("event_id", "=", lost!.eventId).executeTakeFirstOrThrow();
+    expect(row.attempts_made).toBe(0);
     // The worker removes the finished job just after the row is written; a retry would be a job that stays.
     const pendingJobs = async () =>
-      (await sql<{ n: number }>`select count(*)::int as n from graphile_worker._private_jobs where key = ${deliverEventJobKey(lost!.id)}`.execute(t.database.db)).rows[0]!.n;
+      (await sql<{ n: number }>`select count(*)::int as n from graphile_worker._private_jobs where key = ${deliverEventJobKey(lost!.eventId)}`.execute(t.database.db)).rows[0]!.n;
     await expect.poll(pendingJobs, { timeout: 5000 }).toBe(0);
     const listed = await s.adminCall("GET", "/my-integration/events");
-    expect(listed.json.items.find((item: { eventId: string }) => item.eventId === lost!.id)).toMatchObject({ deliveryStatus: "not_sent", notSentReason: "no_target", attempts: [] });
+    expect(listed.json.items.find((item: { eventId: string }) => item.eventId === lost!.eventId)).toMatchObject({ deliveryStatus: "not_sent", notSentReason: "no_target", attempts: [] });
 
-    const path = `/own-${unique()}`;
+    const path = `/${uniqueRef("own")}`;
     await s.registerWebhook(path);
     const reached = await s.charge();
     await s.admin.simulate({ cvu: reached.CVU, amount: 1000 });
@@ -193,49 +179,50 @@ describe("webhook delivery", () => {
     expect(requests[1]!.headers).not.toHaveProperty("validation-token");
 
     // The lost event can be resent now that a destination exists: same id, delivered.
-    const resent = await s.adminCall("POST", `/my-integration/events/${lost!.id}/resend`);
+    const resent = await s.adminCall("POST", `/my-integration/events/${lost!.eventId}/resend`);
     expect(resent.status).toBe(202);
-    expect(resent.json).toMatchObject({ eventId: lost!.id, webhookId: lost!.id, deliveryStatus: "pending", targetUrl: receiver.url(path) });
+    expect(resent.json).toMatchObject({ eventId: lost!.eventId, webhookId: lost!.eventId, deliveryStatus: "pending", targetUrl: receiver.url(path) });
     const again = await receiver.waitFor(3, { path });
-    expect(again[2]!.headers["x-service-webhook-id"]).toBe(lost!.id);
+    expect(again[2]!.headers["x-service-webhook-id"]).toBe(lost!.eventId);
     expect(again[2]!.json).toMatchObject({ referenceId: nowhere.referenceId });
-    await s.waitForDelivery(lost!.id, "delivered");
+    await s.waitForDelivery(lost!.eventId, "delivered");
   });
 
   it("the subscription gate: an event not in enabledEvents is not sent; payment.unmatched is off by default", async () => {
     const s = await setup();
-    const path = `/gate-${unique()}`;
+    const path = `/${uniqueRef("gate")}`;
     await s.registerWebhook(path);
     const paid = await s.charge();
     await s.adminCall("PUT", "/my-integration/webhook-subscriptions", { enabledEvents: [] });
     await s.admin.simulate({ cvu: paid.CVU, amount: 1000 });
     const [silenced] = await s.eventsOf(paid.paymentRequestId);
-    expect(await s.waitForDelivery(silenced!.id, "not_sent")).toMatchObject({ not_sent_reason: "not_subscribed" });
+    expect(await s.waitForDelivery(silenced!.eventId, "not_sent")).toMatchObject({ notSentReason: "not_subscribed" });
 
     // Default subscription: payment_received on, unmatched off.
     await s.adminCall("PUT", "/my-integration/webhook-subscriptions", { enabledEvents: ["payment_request.payment_received", "payment_request.expired"] });
     const late = await s.admin.simulate({ cvu: paid.CVU, amount: 10 });
     expect(late.json).toMatchObject({ webhookEvent: "payment.unmatched", webhookWillFire: false });
-    const unmatched = await t.database.db.selectFrom("events").select("id").where("type", "=", "payment.unmatched").where("integration_client_id", "=", s.integrationId).executeTakeFirstOrThrow();
-    expect(await s.waitForDelivery(unmatched.id, "not_sent")).toMatchObject({ not_sent_reason: "not_subscribed" });
+    const [unmatched] = await s.admin.events("payment.unmatched");
+    expect(unmatched, "the payment.unmatched event").toBeDefined();
+    expect(await s.waitForDelivery(unmatched!.eventId, "not_sent")).toMatchObject({ notSentReason: "not_subscribed" });
     expect(receiver.at(path).map((request) => request.json.event)).toEqual(["ping"]);
 
     const byName = await s.adminCall("GET", "/my-integration/events?event=payment.unmatched");
-    expect(byName.json).toMatchObject({ total: 1, limit: 20, offset: 0, items: [{ eventId: unmatched.id, event: "payment.unmatched", deliveryStatus: "not_sent", notSentReason: "not_subscribed" }] });
+    expect(byName.json).toMatchObject({ total: 1, limit: 20, offset: 0, items: [{ eventId: unmatched!.eventId, event: "payment.unmatched", deliveryStatus: "not_sent", notSentReason: "not_subscribed" }] });
     const pages = [await s.adminCall("GET", "/my-integration/events?limit=1&offset=0"), await s.adminCall("GET", "/my-integration/events?limit=1&offset=1")];
     expect(pages[1]!.json).toMatchObject({ total: 2, limit: 1, offset: 1 });
-    expect(pages.flatMap((page) => page.json.items.map((item: { eventId: string }) => item.eventId)).sort()).toEqual([silenced!.id, unmatched.id].sort());
+    expect(pages.flatMap((page) => page.json.items.map((item: { eventId: string }) => item.eventId)).sort()).toEqual([silenced!.eventId, unmatched!.eventId].sort());
 
     // Resend applies the gate of now: 409 while still unsubscribed.
-    const refused = await s.adminCall("POST", `/my-integration/events/${unmatched.id}/resend`);
+    const refused = await s.adminCall("POST", `/my-integration/events/${unmatched!.eventId}/resend`);
     expect(refused.status).toBe(409);
     expect(refused.json).toMatchObject({ code: "EventNotDeliverableError", cause: expect.stringContaining("not_subscribed") });
   });
 
   it("a redirect is a failed attempt and is never followed", async () => {
     const s = await setup();
-    const path = `/moved-${unique()}`;
-    const target = `/target-${unique()}`;
+    const path = `/${uniqueRef("moved")}`;
+    const target = `/${uniqueRef("target")}`;
     await s.registerWebhook(path);
     receiver.answerNext({ status: 307, headers: { location: receiver.url(target) } });
     const paid = await s.charge();
@@ -246,7 +233,7 @@ describe("webhook delivery", () => {
     let attempts: Array<{ error?: string; responseStatus?: number }> = [];
     while (attempts.length === 0 && Date.now() < deadline) {
       const listed = await s.adminCall("GET", "/my-integration/events?delivered=false");
-      attempts = listed.json.items.find((item: { eventId: string }) => item.eventId === event!.id)?.attempts ?? [];
+      attempts = listed.json.items.find((item: { eventId: string }) => item.eventId === event!.eventId)?.attempts ?? [];
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
     expect(attempts).toEqual([expect.objectContaining({ attempt: 1, responseStatus: 307, error: "redirect" })]);
@@ -255,7 +242,7 @@ describe("webhook delivery", () => {
 
   it("payment_request.expired of a charge with a time is enqueued by the set-based transition and delivered", async () => {
     const s = await setup();
-    const path = `/expired-${unique()}`;
+    const path = `/${uniqueRef("expired")}`;
     await s.registerWebhook(path);
     const dueAt = new Date(t.clock.now().getTime() + 2 * 3600_000).toISOString().slice(0, 16);
     const shortLived = await s.charge({ dueDates: [`${dueAt}Z`] });
@@ -264,6 +251,6 @@ describe("webhook delivery", () => {
     const requests = await receiver.waitFor(2, { path });
     expect(requests[1]!.json).toMatchObject({ event: "payment_request.expired", referenceId: shortLived.referenceId, stateType: "overdue" });
     const [expired] = await s.eventsOf(shortLived.paymentRequestId);
-    expect(requests[1]!.headers["x-service-webhook-id"]).toBe(expired!.id);
+    expect(requests[1]!.headers["x-service-webhook-id"]).toBe(expired!.eventId);
   });
 });

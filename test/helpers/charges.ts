@@ -1,0 +1,22 @@
+// Valid POST /payment-request bodies for tests over real HTTP. The defaults suit a service whose clock
+// stands at 2026-11-22 (Argentina time); a test states what it cares about as overrides, which replace
+// whole fields.
+import { uniqueRef } from "./unique-ref.ts";
+
+/** Later fields replace earlier ones, as a spread does. */
+type Overridden<Base, Overrides> = Omit<Base, keyof Overrides> & Overrides;
+
+const draftDefaults = () => ({ referenceId: uniqueRef("REF"), description: "Cuota", dueDates: ["2026-12-10"], customer: { name: "Juan Pérez" } });
+type DraftDefaults = ReturnType<typeof draftDefaults>;
+
+/** A draft (no amount): "Cuota" due 2026-12-10 from Juan Pérez, with a fresh referenceId. */
+export function draftChargeBody<Overrides extends object = {}>(overrides: Overrides = {} as Overrides): Overridden<DraftDefaults, Overrides> {
+  return { ...draftDefaults(), ...overrides } as never;
+}
+
+/** A priced charge in CVU mode without notifications: the draft with an amount of $1000. */
+export function chargeBody<Overrides extends object = {}>(
+  overrides: Overrides = {} as Overrides,
+): Overridden<DraftDefaults & { amount: number; sendWhatsappNotification: boolean; sendEmailNotification: boolean }, Overrides> {
+  return { ...draftDefaults(), amount: 1000, sendWhatsappNotification: false, sendEmailNotification: false, ...overrides } as never;
+}
