@@ -18,8 +18,11 @@ export function centsOf(pesos: number): number | undefined {
  * The request rule "at most 2 decimals" for a field in pesos (or a percentage, which has the same
  * precision): the problem to report, or undefined when the value is exact to the hundredth.
  */
+/** What a request field with more than 2 decimals is told, after its name. */
+export const AT_MOST_TWO_DECIMALS = "must have at most 2 decimals";
+
 export function decimalsProblem(field: string, value: number): FieldProblem | undefined {
-  return centsOf(value) === undefined ? { field, message: `${field} must have at most 2 decimals` } : undefined;
+  return centsOf(value) === undefined ? { field, message: `${field} ${AT_MOST_TWO_DECIMALS}` } : undefined;
 }
 
 /** The hundredths of a request field (cents of an amount): a ValidationError naming the field past 2 decimals. */

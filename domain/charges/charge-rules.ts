@@ -12,7 +12,7 @@ import {
   type DueDate,
 } from "../argentina-time.ts";
 import { ValidationError, type FieldProblem } from "../errors.ts";
-import { centsOf, fromCents, MAX_AMOUNT_CENTS, percentOfCents } from "../money.ts";
+import { AT_MOST_TWO_DECIMALS, centsOf, fromCents, MAX_AMOUNT_CENTS, percentOfCents } from "../money.ts";
 import { classifyDocument, payerKeyOf } from "../tax-id.ts";
 
 type Schemas = components["schemas"];
@@ -73,7 +73,7 @@ export function validateCreateRequest(body: PaymentRequestCreate, now: Date): Ch
 
 /**
  * Checks one item of a bulk (always `cuil` mode, date-only due dates); field paths start with
- * `paymentRequests[index].`. The taxDocument's check digit is not judged here: the seed answers it with
+ * `paymentRequests[index].`. The taxDocument's check digit is not judged here: a bulk answers it with
  * a 422 reason (see `bulkRefusals`).
  */
 export function validateBulkItem(item: BulkPaymentRequestItem, index: number, now: Date): ChargeSpec {
@@ -88,7 +88,7 @@ export function validateBulkItems(items: BulkPaymentRequestItem[], now: Date): C
   return results.map((result) => result.spec!);
 }
 
-/** The seed's exact 422 reasons of a bulk. */
+/** The documented 422 reasons of a bulk, word for word. */
 export const BULK_REFUSAL_REASONS = {
   duplicateReferenceId: "Duplicate referenceId within the batch",
   existingReferenceId: "The referenceId already exists for this integration",
@@ -301,7 +301,7 @@ type Refuse = (field: string, complaint: string) => void;
 function checkAmount(amount: number | undefined, refuse: Refuse): number | undefined {
   if (amount === undefined) return undefined;
   const cents = centsOf(amount);
-  if (cents === undefined) refuse("amount", "must have at most 2 decimals");
+  if (cents === undefined) refuse("amount", AT_MOST_TWO_DECIMALS);
   else if (cents <= 0 || cents > MAX_AMOUNT_CENTS) refuse("amount", "must be greater than 0 and at most 200,000,000");
   else return cents;
   return undefined;
@@ -340,7 +340,7 @@ function checkSurcharge({ type, value }: SurchargeInput, refuse: Refuse): Surcha
       return undefined;
     case "fixed": {
       const cents = centsOf(value);
-      if (cents === undefined) refuse("surcharge.value", "must have at most 2 decimals");
+      if (cents === undefined) refuse("surcharge.value", AT_MOST_TWO_DECIMALS);
       else if (cents < 0 || cents > MAX_AMOUNT_CENTS) refuse("surcharge.value", "must be from 0 to 200,000,000 for a fixed surcharge");
       else return { type, cents };
       return undefined;

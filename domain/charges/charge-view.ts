@@ -17,7 +17,7 @@ export const BANK_NAME = "Banco Cobro S.A.";
 
 export function paymentRequestView(charge: Charge, cvu: string | null, bankAccountInfo: BankAccountInfo): PaymentRequest {
   const calculated = calculatedAmounts(charge);
-  // In the seed's order, optional fields only when they have a value.
+  // In the documented order, optional fields only when they have a value.
   return {
     type: charge.type,
     paymentRequestId: charge.id,

@@ -3,7 +3,7 @@
 // tenant per integration: the link row holds it (`merchant_links.tenant_id`).
 //
 // The three 404s, checked in this order under row locks, so that none can be outrun by a concurrent change:
-// - `IntegrationCollectGroupNotFoundError` (the seed: "integration onboarding incomplete"). In Cobro the
+// - `IntegrationCollectGroupNotFoundError` (documented as "integration onboarding incomplete"). In Cobro the
 //   group an integration collects through is the integration itself: its tenants and its merchants' links
 //   hang directly off its row, created whole in one transaction, so there is no half-onboarded state to
 //   find. What remains is the integration's row being gone (removed by an operator) after the token was

@@ -1,4 +1,4 @@
-// Where an event goes: one URL per event, the first rule that applies (the seed's table):
+// Where an event goes: one URL per event, the first rule that applies:
 //   1. the charge was created with `webhookUrl`: that URL, without `validation-token`, for
 //      `payment_request.*` events only (`payment.unmatched` never uses it);
 //   2. the merchant account is in an active tenant of the integration: the tenant's URL, with the

@@ -5,6 +5,7 @@ import { resendEvent as resend } from "../../domain/webhooks/delivery.ts";
 import { EVENT_RETENTION_MS, getEventView, listEvents as list } from "../../domain/events/event-log.ts";
 import type { OperationHandler } from "../../server/handler-types.ts";
 import { requireIntegrationAdmin } from "./caller.ts";
+import { pageOf } from "./page-query.ts";
 
 type Handler<Id extends keyof operations> = OperationHandler<operations[Id], AdminApiCaller>;
 
@@ -16,8 +17,7 @@ function flag(value: unknown): boolean | undefined {
 
 export const listEvents: Handler<"listEvents"> = async ({ caller, query, services }) => {
   const admin = requireIntegrationAdmin(caller);
-  const limit = Number(query.limit ?? 20);
-  const offset = Number(query.offset ?? 0);
+  const { limit, offset } = pageOf(query);
   const retentionStart = new Date(services.clock.now().getTime() - EVENT_RETENTION_MS);
   const page = await list(services.db, admin.integrationClientId, { delivered: flag(query.delivered), event: query.event, limit, offset, retentionStart });
   return { status: 200, body: { items: page.items, total: page.total, limit, offset } };
