@@ -1,5 +1,5 @@
 // The integration's charges across all its merchant accounts (/my-integration/payment-requests).
-import type { operations } from "../../generated/types/admin.ts";
+import type { components, operations } from "../../generated/types/admin.ts";
 import type { AdminApiCaller } from "../../domain/identity/callers.ts";
 import { listIntegrationCharges } from "../../domain/charges/integration-charges.ts";
 import { fromCents } from "../../domain/money.ts";
@@ -7,24 +7,24 @@ import type { OperationHandler } from "../../server/handler-types.ts";
 import { requireIntegrationAdmin } from "./caller.ts";
 import { pageOf } from "./page-query.ts";
 
+type Schemas = components["schemas"];
+type IntegrationCharge = Awaited<ReturnType<typeof listIntegrationCharges>>["items"][number];
+
+function integrationChargeView(row: IntegrationCharge): Schemas["IntegrationPaymentRequest"] {
+  return {
+    paymentRequestId: row.id,
+    integrationReferenceId: row.reference_id,
+    paidAmount: fromCents(row.paid_cents),
+    ...(row.customer_email ? { payerEmail: row.customer_email } : {}),
+    description: row.description,
+    createdAt: row.created_at.toISOString(),
+    status: row.state,
+  };
+}
+
 export const listIntegrationPaymentRequests: OperationHandler<operations["listIntegrationPaymentRequests"], AdminApiCaller> = async ({ caller, query, services }) => {
   const admin = requireIntegrationAdmin(caller);
   const page = pageOf(query);
   const { items, total } = await listIntegrationCharges(services.db, admin.integrationClientId, { state: query.status, ...page });
-  return {
-    status: 200,
-    body: {
-      items: items.map((row) => ({
-        paymentRequestId: row.id,
-        integrationReferenceId: row.reference_id,
-        paidAmount: fromCents(row.paid_cents),
-        ...(row.customer_email ? { payerEmail: row.customer_email } : {}),
-        description: row.description,
-        createdAt: row.created_at.toISOString(),
-        status: row.state,
-      })),
-      total,
-      ...page,
-    },
-  };
+  return { status: 200, body: { items: items.map(integrationChargeView), total, ...page } };
 };

@@ -1,5 +1,5 @@
 // The integration's merchant accounts (its users): the list, unlinking, and the Sandbox test tokens.
-import type { operations } from "../../generated/types/admin.ts";
+import type { components, operations } from "../../generated/types/admin.ts";
 import type { AdminApiCaller } from "../../domain/identity/callers.ts";
 import { DomainError } from "../../domain/errors.ts";
 import { isUuid } from "../../domain/ids.ts";
@@ -13,26 +13,25 @@ import { pageOf } from "./page-query.ts";
 
 type Handler<Id extends keyof operations> = OperationHandler<operations[Id], AdminApiCaller>;
 
+type LinkedMerchant = Awaited<ReturnType<typeof listLinkedMerchants>>["items"][number];
+
+function integrationUserView(row: LinkedMerchant): components["schemas"]["IntegrationClientUser"] {
+  return {
+    integrationClientUserId: row.linkId,
+    userId: row.merchantAccountId,
+    email: row.email,
+    fantasyName: row.fantasy_name,
+    joinedAt: row.linked_at.toISOString(),
+    ...(row.tenantKey ? { tenantKey: row.tenantKey, tenantName: row.tenantName! } : {}),
+    currentCommissionPercentage: 0,
+  };
+}
+
 export const listIntegrationUsers: Handler<"listIntegrationUsers"> = async ({ caller, query, services }) => {
   const admin = requireIntegrationAdmin(caller);
   const page = pageOf(query);
   const { items, total } = await listLinkedMerchants(services.db, admin.integrationClientId, page);
-  return {
-    status: 200,
-    body: {
-      items: items.map((row) => ({
-        integrationClientUserId: row.linkId,
-        userId: row.merchantAccountId,
-        email: row.email,
-        fantasyName: row.fantasy_name,
-        joinedAt: row.linked_at.toISOString(),
-        ...(row.tenantKey ? { tenantKey: row.tenantKey, tenantName: row.tenantName! } : {}),
-        currentCommissionPercentage: 0,
-      })),
-      total,
-      ...page,
-    },
-  };
+  return { status: 200, body: { items: items.map(integrationUserView), total, ...page } };
 };
 
 export const unlinkMerchant: Handler<"unlinkMerchant"> = async ({ caller, params, services }) => {

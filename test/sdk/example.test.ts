@@ -4,11 +4,11 @@
 // declarations, then run with Node against the whole service on a fresh database: OAuth link, a charge, a
 // simulated transfer, the signed webhook, the charge read back as total_payment.
 import { spawn } from "node:child_process";
-import { copyFileSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestService, type TestService } from "../helpers/service.ts";
-import { createIntegratorProject, typecheckIntegratorProject } from "./integrator-project.ts";
+import { createIntegratorProject, tearDownIntegratorProject, typecheckIntegratorProject } from "./integrator-project.ts";
 
 const root = resolve(import.meta.dirname, "../..");
 // The example skips the webhook step, and says so, where the service does not deliver webhooks yet.
@@ -23,10 +23,7 @@ beforeAll(async () => {
   t = await startTestService({ env: { COBRO_ALLOW_LOOPBACK_URLS: "true" }, parts: ["integration", "auth", "admin", "worker"] });
 }, 120_000);
 
-afterAll(async () => {
-  await t?.close();
-  if (project) rmSync(project, { recursive: true, force: true });
-});
+afterAll(() => tearDownIntegratorProject(t, project));
 
 describe("sdk/examples/integrator.ts", () => {
   it("typechecks against the package's declarations (strict, nodenext)", () => {

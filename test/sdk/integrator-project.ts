@@ -3,7 +3,7 @@
 // test/sdk/package.test.ts over sdk/dist). Code written into it imports the SDK by its package name,
 // is typechecked against the published declarations and runs with Node.
 import { execFileSync } from "node:child_process";
-import { copyFileSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ROOT } from "../helpers/process.ts";
@@ -29,6 +29,12 @@ export function createIntegratorProject(prefix: string): string {
   copyFileSync(join(ROOT, "sdk", "package.json"), join(sdk, "package.json"));
   writeFileSync(join(project, "package.json"), JSON.stringify({ name: "integrator-app", private: true, type: "module" }));
   return project;
+}
+
+/** Stops the service the project ran against and removes the project (either may not exist yet). */
+export async function tearDownIntegratorProject(service: { close(): Promise<void> } | undefined, project: string | undefined): Promise<void> {
+  await service?.close();
+  if (project) rmSync(project, { recursive: true, force: true });
 }
 
 /** Typechecks `files` of the project against the package's declarations (strict, nodenext). */

@@ -7,7 +7,7 @@
 // webhook handler, a payment to trigger a webhook), and reports what happened on `RESULT` lines. The
 // programs are typechecked (strict, nodenext) against the package's declarations, then run with Node.
 import { spawn } from "node:child_process";
-import { mkdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EVENT_CATALOG } from "../../domain/webhooks/catalog.ts";
@@ -15,7 +15,7 @@ import { codeBlocks } from "../docs/code-blocks.ts";
 import { openSignInForm, submitSignIn } from "../helpers/oauth.ts";
 import { ROOT } from "../helpers/process.ts";
 import { postJson, read, startTestService, type TestService } from "../helpers/service.ts";
-import { createIntegratorProject, typecheckIntegratorProject } from "./integrator-project.ts";
+import { createIntegratorProject, tearDownIntegratorProject, typecheckIntegratorProject } from "./integrator-project.ts";
 
 const README = join(ROOT, "sdk", "README.md");
 const blocks = codeBlocks(README, "ts");
@@ -207,10 +207,7 @@ beforeAll(async () => {
   };
 }, 120_000);
 
-afterAll(async () => {
-  await t?.close();
-  if (project) rmSync(project, { recursive: true, force: true });
-});
+afterAll(() => tearDownIntegratorProject(t, project));
 
 describe("sdk/README.md", () => {
   it("runs every ts block: each belongs to one program", () => {
