@@ -24,6 +24,7 @@ import type {
   PayerLookupUsageTable,
 } from "./tables/charges.table.ts";
 import type { EventsTable, TransfersTable } from "./tables/payments.table.ts";
+import type { NotificationsTable } from "./tables/notifications.table.ts";
 import type { ClientUrlsTable, DeliveryAttemptsTable, EventDeliveriesTable, WebhookSigningSecretsTable } from "./tables/webhooks.table.ts";
 
 export interface Database {
@@ -50,4 +51,5 @@ export interface Database {
   client_urls: ClientUrlsTable;
   event_deliveries: EventDeliveriesTable;
   delivery_attempts: DeliveryAttemptsTable;
+  notifications: NotificationsTable;
 }

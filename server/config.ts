@@ -37,6 +37,21 @@ export interface Config {
   bankFeedSecret: string | undefined;
   /** Production's tax registry for payer lookups (COBRO_TAX_REGISTRY_URL, http or https); the Sandbox uses its deterministic one. */
   taxRegistryUrl: string | undefined;
+  /** Where payer notifications go out. Without a channel's provider the Sandbox records its messages as `simulated`; a Production worker refuses to start. */
+  notifications: NotificationProviders;
+}
+
+export interface NotificationProviders {
+  /** Email over SMTP (COBRO_SMTP_URL, `smtp://` or `smtps://`, credentials in the URL) from COBRO_MAIL_FROM. */
+  email: { smtpUrl: string; from: string } | undefined;
+  /**
+   * Chat through the WhatsApp Business Cloud API: `POST {apiUrl}/{phoneNumberId}/messages` with the bearer
+   * token (COBRO_WHATSAPP_API_URL, COBRO_WHATSAPP_PHONE_NUMBER_ID, COBRO_WHATSAPP_TOKEN). Each kind of
+   * message is an approved template named `{templatePrefix}{kind}` (COBRO_WHATSAPP_TEMPLATE_PREFIX, default `cobro_`).
+   */
+  whatsapp: { apiUrl: string; phoneNumberId: string; token: string; templatePrefix: string } | undefined;
+  /** Messages each channel's provider is sent per second at most (COBRO_EMAIL_SENDS_PER_SECOND, default 20; COBRO_WHATSAPP_SENDS_PER_SECOND, default 80). */
+  sendsPerSecond: { email: number; whatsapp: number };
 }
 
 export class ConfigError extends Error {
@@ -96,6 +111,8 @@ export function loadConfig(
   const taxRegistryUrl = env.COBRO_TAX_REGISTRY_URL === "" ? undefined : env.COBRO_TAX_REGISTRY_URL;
   if (taxRegistryUrl !== undefined && !(URL.canParse(taxRegistryUrl) && /^https?:$/.test(new URL(taxRegistryUrl).protocol))) problems.push(`COBRO_TAX_REGISTRY_URL must be an http(s) URL, not "${taxRegistryUrl}"`);
 
+  const notifications = notificationProviders(env, problems);
+
   const host = env.COBRO_HOST ?? "127.0.0.1";
   const publicUrl = (name: string, api: ApiName): string => {
     const raw = env[name];
@@ -126,6 +143,39 @@ export function loadConfig(
     draftLifetimeHours,
     taxRegistryUrl,
     bankFeedSecret: env.COBRO_BANK_FEED_SECRET || undefined,
+    notifications,
+  };
+}
+
+function notificationProviders(env: NodeJS.ProcessEnv, problems: string[]): NotificationProviders {
+  const value = (name: string) => (env[name] === "" ? undefined : env[name]);
+
+  const smtpUrl = value("COBRO_SMTP_URL");
+  const from = value("COBRO_MAIL_FROM");
+  if (smtpUrl !== undefined && !(URL.canParse(smtpUrl) && /^smtps?:$/.test(new URL(smtpUrl).protocol))) problems.push("COBRO_SMTP_URL must be an smtp:// or smtps:// URL (credentials in it)");
+  if ((smtpUrl === undefined) !== (from === undefined)) problems.push("COBRO_SMTP_URL and COBRO_MAIL_FROM go together: set both, or neither");
+
+  const whatsappNames = ["COBRO_WHATSAPP_API_URL", "COBRO_WHATSAPP_PHONE_NUMBER_ID", "COBRO_WHATSAPP_TOKEN"] as const;
+  const [apiUrl, phoneNumberId, token] = whatsappNames.map(value);
+  const whatsappSet = whatsappNames.filter((name) => value(name) !== undefined);
+  if (whatsappSet.length > 0 && whatsappSet.length < whatsappNames.length) problems.push(`${whatsappNames.join(", ")} go together: set all three, or none`);
+  if (apiUrl !== undefined && !(URL.canParse(apiUrl) && /^https?:$/.test(new URL(apiUrl).protocol))) problems.push(`COBRO_WHATSAPP_API_URL must be an http(s) URL, not "${apiUrl}"`);
+
+  const rate = (name: string, fallback: number): number => {
+    const raw = value(name);
+    if (raw === undefined) return fallback;
+    const parsed = Number(raw);
+    if (!(Number.isFinite(parsed) && parsed > 0)) problems.push(`${name} must be a positive number of messages per second, not "${raw}"`);
+    return parsed;
+  };
+
+  return {
+    email: smtpUrl !== undefined && from !== undefined ? { smtpUrl, from } : undefined,
+    whatsapp:
+      apiUrl !== undefined && phoneNumberId !== undefined && token !== undefined
+        ? { apiUrl: apiUrl.replace(/\/$/, ""), phoneNumberId, token, templatePrefix: value("COBRO_WHATSAPP_TEMPLATE_PREFIX") ?? "cobro_" }
+        : undefined,
+    sendsPerSecond: { email: rate("COBRO_EMAIL_SENDS_PER_SECOND", 20), whatsapp: rate("COBRO_WHATSAPP_SENDS_PER_SECOND", 80) },
   };
 }
 

@@ -33,6 +33,7 @@ const REDACTED_PATHS = [
   "*.webhook_validation_token",
   "*.validationToken",
   "*.connectionString",
+  "*.smtpUrl",
 ];
 
 /** A logger at `level`, writing to `destination` (standard output by default) in `format` (JSON by default). */

@@ -68,6 +68,8 @@ export interface ChargesTable {
   created_at: Timestamp;
   updated_at: Timestamp;
   closed_at: Timestamp | null;
+  /** The unguessable token of the charge's payer page (`/p/{token}`), drawn by the database. */
+  payer_page_token: Generated<string>;
 }
 
 export interface CvuHoldsTable {

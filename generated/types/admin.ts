@@ -284,6 +284,23 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/my-integration/notifications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The integration's payer notifications, newest first (by `scheduledFor`). */
+        get: operations["listNotifications"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/my-integration/offer": {
         parameters: {
             query?: never;
@@ -1421,6 +1438,64 @@ export type components = {
             /** @description Where the stored logo is served: the uploaded image scaled to 512 px on its longest side. */
             logoUrl: string;
         };
+        /** @description A message to a charge's payer, sent by Cobro (not an event to the integrator). */
+        Notification: {
+            notificationId: components["schemas"]["Uuid"];
+            paymentRequestId: components["schemas"]["Uuid"];
+            /** @description The charge's `referenceId`. */
+            referenceId: string;
+            channel: components["schemas"]["NotificationChannel"];
+            kind: components["schemas"]["NotificationKind"];
+            /** @description The email address, or the chat number in international form (`+5491123456789`). */
+            to: string;
+            status: components["schemas"]["NotificationStatus"];
+            /**
+             * Format: date-time
+             * @description When it is (or was) due to go out, in the integration's time.
+             */
+            scheduledFor: string;
+            /**
+             * Format: date-time
+             * @description When the provider accepted it (`sent`) or it was recorded (`simulated`).
+             */
+            sentAt?: string;
+            /** @description Why it `failed`: the provider's reason, as it gave it. */
+            failureReason?: string;
+        };
+        /**
+         * @description The channel a payer notification goes through.
+         * @enum {string}
+         */
+        NotificationChannel: "email" | "whatsapp";
+        /**
+         * @description Which message of a charge's schedule, or the payment confirmation.
+         * @enum {string}
+         */
+        NotificationKind: "initial" | "advance_reminder" | "due_date" | "first_due_date_passed" | "second_due_date" | "payment_confirmation";
+        /** @description A page of notifications. */
+        NotificationPage: {
+            items: components["schemas"]["Notification"][];
+            /**
+             * Format: int32
+             * @description Items matching the query, across all pages.
+             */
+            total: number;
+            /**
+             * Format: int32
+             * @description The page size that was applied.
+             */
+            limit: number;
+            /**
+             * Format: int32
+             * @description Items skipped before this page.
+             */
+            offset: number;
+        };
+        /**
+         * @description Where a notification stands.
+         * @enum {string}
+         */
+        NotificationStatus: "scheduled" | "sent" | "simulated" | "failed" | "canceled";
         /** @description The new offer; replaces the whole offer. An omitted field becomes `null`; an empty body removes the offer. */
         OfferUpdate: {
             /** @description Percentage of each payment: 0 to 100, at most 2 decimals. */
@@ -3354,6 +3429,103 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["IntegrationClientDetail"];
+                };
+            };
+            /** @description 401 `UnauthorizedError`: the token is missing, invalid or expired, or is not an admin token (a merchant account's token is refused). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /** @description 403 `ForbiddenError`: the admin's role does not allow the operation (`INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /** @description 500 `InternalServerError`: an internal error; quote the `id` to support. Safe to retry reads; after a write, read the resource again before retrying. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+        };
+    };
+    listNotifications: {
+        parameters: {
+            query?: {
+                /** @description Only the notifications of the charge with this `referenceId`. */
+                referenceId?: string;
+                /** @description Only this channel. */
+                channel?: components["schemas"]["NotificationChannel"];
+                /** @description Only notifications in this status. */
+                status?: components["schemas"]["NotificationStatus"];
+                /** @description Page size: 1 to 100, default 20. */
+                limit?: components["parameters"]["Cobro.Common.PageQuery.limit"];
+                /** @description Items to skip, default 0. */
+                offset?: components["parameters"]["Cobro.Common.PageQuery.offset"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "notificationId": "6f1c2b3a-4d5e-4f60-8a7b-9c0d1e2f3a4b",
+                     *           "paymentRequestId": "0b7e4f3a-9c2d-4e8b-a1f6-3d5c7b9e2a10",
+                     *           "referenceId": "INV-2026-000123",
+                     *           "channel": "whatsapp",
+                     *           "kind": "advance_reminder",
+                     *           "to": "+5491123456789",
+                     *           "status": "scheduled",
+                     *           "scheduledFor": "2026-12-09T13:00:00Z"
+                     *         },
+                     *         {
+                     *           "notificationId": "7a2d3c4b-5e6f-4a71-9b8c-0d1e2f3a4b5c",
+                     *           "paymentRequestId": "0b7e4f3a-9c2d-4e8b-a1f6-3d5c7b9e2a10",
+                     *           "referenceId": "INV-2026-000123",
+                     *           "channel": "email",
+                     *           "kind": "initial",
+                     *           "to": "juan.perez@example.com",
+                     *           "status": "sent",
+                     *           "scheduledFor": "2026-11-22T13:05:00Z",
+                     *           "sentAt": "2026-11-22T13:05:02Z"
+                     *         }
+                     *       ],
+                     *       "total": 2,
+                     *       "limit": 20,
+                     *       "offset": 0
+                     *     }
+                     */
+                    "application/json": components["schemas"]["NotificationPage"];
+                };
+            };
+            /** @description The request does not meet the contract: missing field, bad type or range, or a field not accepted. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
                 };
             };
             /** @description 401 `UnauthorizedError`: the token is missing, invalid or expired, or is not an admin token (a merchant account's token is refused). */

@@ -51,6 +51,7 @@ export const adminOperationIds = [
   "requestGoLive",
   "uploadLogo",
   "getMyIntegration",
+  "listNotifications",
   "getOffer",
   "replaceOffer",
   "listIntegrationPaymentRequests",

@@ -28,6 +28,7 @@ export const adminHandlers: HandlerMap<operations, AdminApiCaller> = {
   listClientAdmins,
   updateMyIntegration,
   listMyIntegrationAdmins,
+  listNotifications: notImplemented,
   getApiKeys: notImplemented,
   createApiKeys: notImplemented,
   replaceAllowedOrigins: notImplemented,

@@ -8,6 +8,7 @@ export * from './EventsApi.js';
 export * from './GoLiveApi.js';
 export * from './MerchantsApi.js';
 export * from './MyIntegrationApi.js';
+export * from './NotificationsApi.js';
 export * from './OfferApi.js';
 export * from './PaymentRequestsApi.js';
 export * from './PayoutLinkApi.js';
