@@ -26,6 +26,10 @@ export interface TaskPayloads {
   "time-transitions": Record<string, never>;
   /** One delivery attempt of an outbox event (domain/webhooks/delivery.ts); retries are new jobs of this task. */
   "deliver-event": { eventId: string };
+  /** Queues every payer notification whose time came (domain/notifications/). Runs every minute. */
+  "queue-notifications": Record<string, never>;
+  /** Sends one payer notification through its channel's provider (domain/notifications/); a temporary failure is retried with backoff. */
+  "send-notification": { notificationId: string };
 }
 
 export type TaskName = keyof TaskPayloads & string;
@@ -38,6 +42,16 @@ export const DELIVER_EVENT_KEY_PREFIX = `${DELIVER_EVENT_TASK}:`;
 /** One pending delivery job per event: adding another (a retry, a resend) replaces the pending one. */
 export function deliverEventJobKey(eventId: string): string {
   return `${DELIVER_EVENT_KEY_PREFIX}${eventId}`;
+}
+
+export const SEND_NOTIFICATION_TASK = "send-notification" satisfies TaskName;
+
+/** The prefix of a notification's send job key; SQL that queues notifications in bulk appends the id to it. */
+export const SEND_NOTIFICATION_KEY_PREFIX = `${SEND_NOTIFICATION_TASK}:`;
+
+/** One send job per notification: queuing it again (a re-run sweep) replaces the pending job, never adds a second. */
+export function sendNotificationJobKey(notificationId: string): string {
+  return `${SEND_NOTIFICATION_KEY_PREFIX}${notificationId}`;
 }
 
 export interface AddJobOptions {

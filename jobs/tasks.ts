@@ -22,8 +22,8 @@ export interface TaskDependencies {
   webhookHttp: OutboundHttpClient;
 }
 
-/** graphile-worker's crontab: at most one run per minute across all worker processes. */
-export const crontab = "* * * * * time-transitions";
+/** graphile-worker's crontab: at most one run of each per minute across all worker processes. */
+export const crontab = ["* * * * * time-transitions", "* * * * * queue-notifications"].join("\n");
 
 export function createTaskList(deps: TaskDependencies): TaskList {
   return {
@@ -42,5 +42,7 @@ export function createTaskList(deps: TaskDependencies): TaskList {
         helpers.logger.info(`webhook ${payload.eventId} not sent: ${outcome.reason}`);
       }
     },
+    "queue-notifications": async () => {},
+    "send-notification": async () => {},
   };
 }

@@ -1,0 +1,76 @@
+// The payer notifications' outbox: a message is a row, written in the transaction of the change that causes
+// it (a charge created, a payment received, a payer asking for a confirmation) and sent by a job. The
+// row's unique keys (one per charge, kind, channel and day; one per transfer and channel for a
+// confirmation) make writing it again harmless: a re-run, a retry or a second worker leaves one message.
+import { sql, type Kysely, type Transaction } from "kysely";
+import { QUEUE_SCHEMA, SEND_NOTIFICATION_KEY_PREFIX, SEND_NOTIFICATION_TASK } from "../../db/job-queue.ts";
+import type { Database } from "../../db/schema.ts";
+import type { NotificationChannel, NotificationKind } from "../../db/tables/notifications.table.ts";
+
+export interface NewNotification {
+  chargeId: string;
+  integrationClientId: string;
+  channel: NotificationChannel;
+  kind: NotificationKind;
+  /** The Argentina day (`YYYY-MM-DD`) the message belongs to. */
+  day: string;
+  /** An email address, or a chat number as digits (see `chatRecipient`). */
+  recipient: string;
+  /** In the integration's time. */
+  scheduledFor: Date;
+  /** Only for a payment confirmation: the transfer it confirms. */
+  transferId?: string;
+}
+
+/** A chat number as the provider takes it: country code and number, digits only (`+54` `91123456789` → `5491123456789`). */
+export function chatRecipient(phone: { countryCode: string; number: string }): string {
+  return `${phone.countryCode}${phone.number}`.replace(/\D/g, "");
+}
+
+/**
+ * Writes the messages; one that exists already for the same key is left as it is. Returns the ids of the
+ * rows written now.
+ */
+export async function writeNotifications(trx: Transaction<Database>, messages: NewNotification[]): Promise<string[]> {
+  if (messages.length === 0) return [];
+  const rows = await trx
+    .insertInto("notifications")
+    .values(
+      messages.map((message) => ({
+        charge_id: message.chargeId,
+        integration_client_id: message.integrationClientId,
+        transfer_id: message.transferId ?? null,
+        channel: message.channel,
+        kind: message.kind,
+        day: message.day,
+        recipient: message.recipient,
+        scheduled_for: message.scheduledFor,
+      })),
+    )
+    .onConflict((conflict) => conflict.doNothing())
+    .returning("id")
+    .execute();
+  return rows.map((row) => row.id);
+}
+
+/**
+ * Hands scheduled messages to the send job now (each at `runAt`, default now), in the caller's
+ * transaction: they leave `scheduled` for `queued`, and each gets one job keyed by its id. Messages not
+ * `scheduled` any more (sent, canceled, already queued) are left alone. Returns how many were queued.
+ */
+export async function queueNotifications(db: Kysely<Database> | Transaction<Database>, notificationIds: string[], now: Date, runAt: Date = now): Promise<number> {
+  if (notificationIds.length === 0) return 0;
+  const { rows } = await sql<{ queued: number }>`
+    with queued as (
+      update notifications set status = 'queued', queued_at = ${now}
+       where id = any(${notificationIds}::uuid[]) and status = 'scheduled'
+      returning id
+    ), jobs as (
+      select job.id from ${sql.id(QUEUE_SCHEMA, "add_jobs")}((
+        select coalesce(array_agg(row(${SEND_NOTIFICATION_TASK}::text, json_build_object('notificationId', queued.id), null, ${runAt}::timestamptz, null, ${SEND_NOTIFICATION_KEY_PREFIX}::text || queued.id, null, null)::${sql.id(QUEUE_SCHEMA, "job_spec")}), '{}')
+          from queued
+      )) as job
+    )
+    select (select count(*) from jobs)::int as queued`.execute(db);
+  return rows[0]?.queued ?? 0;
+}
