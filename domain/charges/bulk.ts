@@ -1,6 +1,7 @@
 // A bulk of charges (`POST /payment-request/bulk`): 1 to 100 standard charges that reconcile by CUIL on
 // ONE shared CVU, created all or nothing in one transaction. Every failing item is reported at once
-// (422); notification flags apply to the whole batch; the chat-message cap counts the whole batch.
+// (422); notification flags apply to the whole batch, and each charge's payer notifications are written
+// with it; the chat-message cap counts the whole batch.
 import { randomUUID } from "node:crypto";
 import type { Kysely, Transaction } from "kysely";
 import type { Database } from "../../db/schema.ts";
@@ -8,6 +9,7 @@ import type { ChargeState } from "../../db/tables/charges.table.ts";
 import { holdSharedCvu } from "../cvu-pool/cvu-pool.ts";
 import { DomainError, ValidationError } from "../errors.ts";
 import { reserveChatMessages } from "../limits/message-caps.ts";
+import { scheduleChargeNotifications } from "../notifications/charge-notifications.ts";
 import { payerKeyOf } from "../tax-id.ts";
 import { bankAccountInfoOf, chargeRow, type ChargeContext } from "./charges.ts";
 import type { BankAccountInfo } from "./charge-view.ts";
@@ -83,7 +85,7 @@ async function insertBatch(trx: Transaction<Database>, context: ChargeContext, s
   const rows = await trx
     .insertInto("charges")
     .values(specs.map((spec) => chargeRow(context, spec, batchId)))
-    .returning(["id", "reference_id", "state", "customer_tax_document"])
+    .returningAll()
     .execute();
   // RETURNING's order is not promised: map back by referenceId (unique within the batch by now).
   const byReference = new Map(rows.map((row) => [row.reference_id, row]));
@@ -98,6 +100,7 @@ async function insertBatch(trx: Transaction<Database>, context: ChargeContext, s
     .set({ cvu_account_id: account.id })
     .where("id", "in", inOrder.map((row) => row.id))
     .execute();
+  await scheduleChargeNotifications(trx, rows, context.now);
   const messages = specs.filter((spec) => spec.sendWhatsappNotification).length;
   await reserveChatMessages(trx, { integrationClientId: context.integrationClientId, now: context.now, serviceEnv: context.serviceEnv, globalCap: context.globalMessageCap }, messages);
   return {

@@ -7,6 +7,7 @@ import { startOfArgentinaDay, addDays } from "../argentina-time.ts";
 import { holdCvuForCharge, releaseCvu } from "../cvu-pool/cvu-pool.ts";
 import { DomainError } from "../errors.ts";
 import { reserveChatMessages } from "../limits/message-caps.ts";
+import { scheduleChargeNotifications, withdrawChargeNotifications } from "../notifications/charge-notifications.ts";
 import { fromCents } from "../money.ts";
 import { checkDestination, type DestinationPolicy } from "../webhooks/destination-guard.ts";
 import { BANK_NAME, type BankAccountInfo } from "./charge-view.ts";
@@ -97,6 +98,7 @@ export async function createCharge(db: Kysely<Database>, context: ChargeContext,
       const account = await holdCvuForCharge(trx, charge);
       charge = await trx.updateTable("charges").set({ cvu_account_id: account.id }).where("id", "=", charge.id).returningAll().executeTakeFirstOrThrow();
       cvu = account.cvu;
+      await scheduleChargeNotifications(trx, [charge], context.now);
     }
     if (spec.sendWhatsappNotification) {
       await reserveChatMessages(trx, { integrationClientId: context.integrationClientId, now: context.now, serviceEnv: context.serviceEnv, globalCap: context.globalMessageCap }, 1);
@@ -169,7 +171,7 @@ function conflictData(charge: Charge) {
   return { referenceId: charge.reference_id, state: charge.state, paidAmount: fromCents(charge.paid_cents) };
 }
 
-/** Completes a draft's amount: it becomes pending and takes a CVU. A draft never sends notifications. */
+/** Completes a draft's amount: it becomes pending and takes a CVU. A draft never sends notifications, not even once completed. */
 export async function completeDraftAmount(db: Kysely<Database>, context: ChargeContext, referenceId: string, amountCents: number): Promise<{ charge: Charge; previousAmountCents: number | null }> {
   return db.transaction().execute(async (trx) => {
     const charge = await lockCharge(trx, context, referenceId);
@@ -187,7 +189,7 @@ export async function completeDraftAmount(db: Kysely<Database>, context: ChargeC
   });
 }
 
-/** Cancels a draft or pending charge with no payments; its CVU returns to the pool. No event. */
+/** Cancels a draft or pending charge with no payments; its CVU returns to the pool and its payer notifications are withdrawn. No event. */
 export async function cancelCharge(db: Kysely<Database>, context: ChargeContext, referenceId: string): Promise<Charge> {
   return db.transaction().execute(async (trx) => {
     const charge = await lockCharge(trx, context, referenceId);
@@ -195,6 +197,7 @@ export async function cancelCharge(db: Kysely<Database>, context: ChargeContext,
       throw new DomainError("PaymentRequestCannotBeCanceled", `Only a draft or pending charge with no payments can be canceled; this one is ${charge.state}`, { data: conflictData(charge) });
     }
     await releaseCvu(trx, charge.id);
+    await withdrawChargeNotifications(trx, charge.id);
     return trx.updateTable("charges").set({ state: "canceled", closed_at: context.now, updated_at: context.now }).where("id", "=", charge.id).returningAll().executeTakeFirstOrThrow();
   });
 }

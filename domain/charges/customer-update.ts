@@ -1,6 +1,7 @@
 // PATCH /payment-request/{referenceId}/customer: a CUIL-mode charge that has received no money may change
 // its payer. A new document may not fit the CVU the charge holds (the payer already has an open charge
-// there): the charge then moves to another CVU of the pool, or nothing changes.
+// there): the charge then moves to another CVU of the pool, or nothing changes. Messages not sent yet go
+// to the new contacts.
 import type { Kysely } from "kysely";
 import type { components } from "../../generated/types/integration.ts";
 import type { Database } from "../../db/schema.ts";
@@ -8,6 +9,7 @@ import type { Charge } from "../../db/tables/charges.table.ts";
 import { holdSharedCvu, releaseCvu } from "../cvu-pool/cvu-pool.ts";
 import { DomainError, ValidationError } from "../errors.ts";
 import { classifyDocument, payerKeyOf } from "../tax-id.ts";
+import { readdressChargeNotifications } from "../notifications/charge-notifications.ts";
 import { bankAccountInfoOf, lockCharge, type ChargeContext, type StoredCharge } from "./charges.ts";
 
 type CustomerUpdate = components["schemas"]["CustomerUpdate"];
@@ -71,6 +73,7 @@ export async function updateChargeCustomer(db: Kysely<Database>, context: Charge
         .where("id", "=", charge.id)
         .returningAll()
         .executeTakeFirstOrThrow();
+      await readdressChargeNotifications(trx, updated);
       const account = updated.cvu_account_id ? await trx.selectFrom("cvu_accounts").select("cvu").where("id", "=", updated.cvu_account_id).executeTakeFirstOrThrow() : undefined;
       return { charge: updated, cvu: account?.cvu ?? null, bankAccountInfo: await bankAccountInfoOf(trx, context.merchantAccountId) };
     });

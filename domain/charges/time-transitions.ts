@@ -3,8 +3,8 @@
 // another sweeper already moved no longer matches). Each integration's time is its Sandbox clock.
 //   pending → overdue, partial_payment → partial_overdue once the last due date has passed (a date-only
 //   date at 00:00 Argentina time after it; a date with a time, or a checkout's expiry, at that minute,
-//   with the `payment_request.expired` event); the CVU returns to the pool. Drafts are discarded after
-//   a few hours.
+//   with the `payment_request.expired` event); the CVU returns to the pool, and payer notifications
+//   scheduled from then on are withdrawn. Drafts are discarded after a few hours.
 import { sql, type Kysely, type Transaction } from "kysely";
 import { DELIVER_EVENT_KEY_PREFIX, DELIVER_EVENT_TASK, QUEUE_SCHEMA } from "../../db/job-queue.ts";
 import type { Database } from "../../db/schema.ts";
@@ -49,6 +49,14 @@ export async function runTimeTransitions(db: Kysely<Database> | Transaction<Data
                holding = case when a.open_charges - p.n = 0 then 'free' else a.holding end
           from per_cvu p where a.id = p.cvu_account_id
         returning a.id
+      ), withdrawn as (
+        -- A closed charge sends nothing more: what it had scheduled from its closing instant on is withdrawn
+        -- (domain/notifications/charge-notifications.ts). What came due before it closed stays, so a
+        -- Sandbox clock jump over the due date still sends what those days would have.
+        update notifications n set status = 'canceled'
+          from due
+         where n.charge_id = due.id and n.status in ('scheduled', 'queued') and n.kind <> 'payment_confirmation'
+           and n.scheduled_for >= due.final_due_at
       ), expired as (
         insert into events (integration_client_id, merchant_account_id, charge_id, type, payload, created_at)
         select due.integration_client_id, due.merchant_account_id, due.id, 'payment_request.expired',

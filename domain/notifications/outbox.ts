@@ -54,11 +54,13 @@ export async function writeNotifications(trx: Transaction<Database>, messages: N
 }
 
 /**
- * Hands scheduled messages to the send job now (each at `runAt`, default now), in the caller's
- * transaction: they leave `scheduled` for `queued`, and each gets one job keyed by its id. Messages not
- * `scheduled` any more (sent, canceled, already queued) are left alone. Returns how many were queued.
+ * Hands scheduled messages to the send job now (each at `runAt`, default the database's now), in the
+ * caller's transaction: they leave `scheduled` for `queued` (at `now`, the integration's time), and each
+ * gets one job keyed by its id. Messages not `scheduled` any more (sent, canceled, already queued) are left
+ * alone. Returns how many were queued. `runAt` is the job queue's time, the real one: an integration's
+ * `now` runs ahead of it when its Sandbox clock was moved, and would hold the job back.
  */
-export async function queueNotifications(db: Kysely<Database> | Transaction<Database>, notificationIds: string[], now: Date, runAt: Date = now): Promise<number> {
+export async function queueNotifications(db: Kysely<Database> | Transaction<Database>, notificationIds: string[], now: Date, runAt?: Date): Promise<number> {
   if (notificationIds.length === 0) return 0;
   const { rows } = await sql<{ queued: number }>`
     with queued as (
@@ -67,7 +69,7 @@ export async function queueNotifications(db: Kysely<Database> | Transaction<Data
       returning id
     ), jobs as (
       select job.id from ${sql.id(QUEUE_SCHEMA, "add_jobs")}((
-        select coalesce(array_agg(row(${SEND_NOTIFICATION_TASK}::text, json_build_object('notificationId', queued.id), null, ${runAt}::timestamptz, null, ${SEND_NOTIFICATION_KEY_PREFIX}::text || queued.id, null, null)::${sql.id(QUEUE_SCHEMA, "job_spec")}), '{}')
+        select coalesce(array_agg(row(${SEND_NOTIFICATION_TASK}::text, json_build_object('notificationId', queued.id), null, ${runAt ?? null}::timestamptz, null, ${SEND_NOTIFICATION_KEY_PREFIX}::text || queued.id, null, null)::${sql.id(QUEUE_SCHEMA, "job_spec")}), '{}')
           from queued
       )) as job
     )

@@ -1,7 +1,7 @@
 // Money in: a bank transfer is recorded once (by its transaction id) and matched to a charge — by the CVU
 // that received it (cvu mode) or by the sender's CUIL among the CVU's open charges (cuil mode). Payments
-// accumulate; the state change, the payment and its event are one transaction. Concurrent transfers to
-// one CVU are serialised on the CVU's row, so they sum correctly.
+// accumulate; the state change, the payment, its event and its payer notifications are one transaction.
+// Concurrent transfers to one CVU are serialised on the CVU's row, so they sum correctly.
 import type { Kysely, Transaction } from "kysely";
 import type { Database } from "../../db/schema.ts";
 import { inTransaction } from "../../db/transactions.ts";
@@ -12,6 +12,7 @@ import { releaseCvu } from "../cvu-pool/cvu-pool.ts";
 import { fromCents } from "../money.ts";
 import { payerKeyOf } from "../tax-id.ts";
 import { recordEvent } from "../events/outbox.ts";
+import { confirmPaymentByChat, withdrawChargeNotifications } from "../notifications/charge-notifications.ts";
 
 export interface IncomingTransfer {
   transactionId: string;
@@ -107,7 +108,11 @@ async function applyPayment(trx: Transaction<Database>, transferId: string, tran
   const owed = amountOwedCents(charge, transfer.operatedAt) ?? 0;
   const paid = charge.paid_cents + transfer.amountCents;
   const total = paid >= owed;
-  if (total) await releaseCvu(trx, charge.id);
+  if (total) {
+    await releaseCvu(trx, charge.id);
+    // Paid: no more reminders. After a partial payment they stay, and show the balance.
+    await withdrawChargeNotifications(trx, charge.id);
+  }
   const updated = await trx
     .updateTable("charges")
     .set({ paid_cents: paid, state: total ? "total_payment" : "partial_payment", updated_at: options.receivedAt, ...(total ? { closed_at: options.receivedAt } : {}) })
@@ -115,6 +120,7 @@ async function applyPayment(trx: Transaction<Database>, transferId: string, tran
     .returningAll()
     .executeTakeFirstOrThrow();
   await trx.updateTable("transfers").set({ charge_id: charge.id, unmatched_reason: null }).where("id", "=", transferId).execute();
+  await confirmPaymentByChat(trx, { charge: updated, transferId, full: total, at: options.receivedAt });
   const event = await recordEvent(trx, {
     type: "payment_request.payment_received",
     integrationClientId: charge.integration_client_id,
