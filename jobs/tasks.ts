@@ -6,6 +6,7 @@ import type { TaskName, TaskPayloads } from "../db/job-queue.ts";
 import type { Database } from "../db/schema.ts";
 import type { Clock } from "../domain/clock.ts";
 import { runTimeTransitions } from "../domain/charges/time-transitions.ts";
+import { queueDueNotifications, type DueSweepOptions } from "../domain/notifications/due-sweep.ts";
 import { deliverEvent } from "../domain/webhooks/delivery.ts";
 import type { OutboundHttpClient } from "../domain/webhooks/outbound-http.ts";
 
@@ -20,6 +21,8 @@ export interface TaskDependencies {
   draftLifetimeHours: number;
   /** The outbound client of webhook deliveries: the service's (tests may pass one with another resolver or deadline). */
   webhookHttp: OutboundHttpClient;
+  /** Messages each channel's provider is sent per second at most: the notifications sweep paces the send jobs by it. */
+  notificationSendsPerSecond: DueSweepOptions["sendsPerSecond"];
 }
 
 /** graphile-worker's crontab: at most one run of each per minute across all worker processes. */
@@ -42,7 +45,10 @@ export function createTaskList(deps: TaskDependencies): TaskList {
         helpers.logger.info(`webhook ${payload.eventId} not sent: ${outcome.reason}`);
       }
     },
-    "queue-notifications": async () => {},
+    "queue-notifications": async (_payload, helpers) => {
+      const queued = await queueDueNotifications(deps.db, { now: deps.clock.now(), sendsPerSecond: deps.notificationSendsPerSecond });
+      if (queued > 0) helpers.logger.info(`notifications: ${queued} queued`);
+    },
     "send-notification": async () => {},
   };
 }

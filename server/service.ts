@@ -123,7 +123,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
     }
 
     if (config.parts.has("worker")) {
-      const taskList = createTaskList({ db: database.db, clock, serviceEnv: config.serviceEnv, draftLifetimeHours: config.draftLifetimeHours, webhookHttp: outboundHttp });
+      const taskList = createTaskList({ db: database.db, clock, serviceEnv: config.serviceEnv, draftLifetimeHours: config.draftLifetimeHours, webhookHttp: outboundHttp, notificationSendsPerSecond: config.notifications.sendsPerSecond });
       const worker = await startWorker({ connectionString: database.connectionString, taskList, crontab, concurrency: 4, logger });
       stops.push(() => worker.stop());
     }

@@ -1,11 +1,13 @@
 // An integration's Sandbox clock: an offset over the service clock that only moves forward. Moving it runs,
-// in the same transaction, every time-driven transition that came due for that integration, so the answer
-// already shows them (and a failed sweep leaves the clock where it was).
+// in the same transaction, every time-driven transition that came due for that integration and queues the
+// payer notifications whose time came, so the answer already shows them (and a failed sweep leaves the
+// clock where it was).
 import type { Kysely } from "kysely";
 import type { Database } from "../../db/schema.ts";
 import { runTimeTransitions } from "../charges/time-transitions.ts";
 import { integrationNow, type Clock } from "../clock.ts";
 import { DomainError, ValidationError } from "../errors.ts";
+import { queueDueNotifications, type DueSweepOptions } from "../notifications/due-sweep.ts";
 
 /** An instant to move to, or an ISO 8601 duration to move by. */
 export type ClockAdvance = { advanceTo: string } | { advanceBy: string };
@@ -36,11 +38,17 @@ export function clockTarget(current: Date, advance: ClockAdvance): Date {
   return target;
 }
 
-/** Moves the integration's clock forward and runs every transition that came due; answers the stored offset. */
+/** Moves the integration's clock forward, runs every transition that came due and queues the notifications; answers the stored offset. */
 export async function advanceSandboxClock(
   db: Kysely<Database>,
   clock: Clock,
-  input: { integrationClientId: string; clockOffsetMs: number; advance: ClockAdvance; draftLifetimeHours: number },
+  input: {
+    integrationClientId: string;
+    clockOffsetMs: number;
+    advance: ClockAdvance;
+    draftLifetimeHours: number;
+    notificationSendsPerSecond: DueSweepOptions["sendsPerSecond"];
+  },
 ): Promise<number> {
   const target = clockTarget(integrationNow(clock, input.clockOffsetMs), input.advance);
   const offsetMs = target.getTime() - clock.now().getTime();
@@ -49,6 +57,8 @@ export async function advanceSandboxClock(
     await trx.updateTable("integration_clients").set({ clock_offset_ms: offsetMs }).where("id", "=", input.integrationClientId).where("clock_offset_ms", "<", offsetMs).execute();
     const stored = await trx.selectFrom("integration_clients").select("clock_offset_ms").where("id", "=", input.integrationClientId).executeTakeFirstOrThrow();
     await runTimeTransitions(trx, { now: clock.now(), livemode: false, draftLifetimeHours: input.draftLifetimeHours, integrationClientId: input.integrationClientId });
+    // After the transitions, so a charge that closed in between still sends what came due before it closed.
+    await queueDueNotifications(trx, { now: clock.now(), sendsPerSecond: input.notificationSendsPerSecond, integrationClientId: input.integrationClientId });
     return Number(stored.clock_offset_ms);
   });
 }

@@ -68,6 +68,7 @@ export const advanceSandboxClock: Handler<"advanceSandboxClock"> = async ({ body
     clockOffsetMs: admin.clockOffsetMs,
     advance: body,
     draftLifetimeHours: services.config.draftLifetimeHours,
+    notificationSendsPerSecond: services.config.notifications.sendsPerSecond,
   });
   return { status: 200, body: clockView(integrationNow(services.clock, offset), offset) };
 };
