@@ -95,6 +95,15 @@ async function schedule(referenceId: string): Promise<string[]> {
   return (await outbox(referenceId)).filter((row) => row.kind !== "payment_confirmation").map((row) => `${row.kind} ${row.channel} ${row.day} ${row.status}`);
 }
 
+/** `schedule()` of a charge due 2026-12-10 with both channels (initial message on 2026-11-22 unless told), by the status of each kind. */
+function bothChannels(status: { initial: string; advance_reminder: string; due_date: string }, initialDay = "2026-11-22"): string[] {
+  return [
+    ["initial", initialDay],
+    ["advance_reminder", "2026-12-09"],
+    ["due_date", "2026-12-10"],
+  ].flatMap(([kind, day]) => ["email", "whatsapp"].map((channel) => `${kind} ${channel} ${day} ${status[kind as keyof typeof status]}`));
+}
+
 async function confirmations(referenceId: string): Promise<OutboxRow[]> {
   return (await outbox(referenceId)).filter((row) => row.kind === "payment_confirmation");
 }
@@ -120,23 +129,9 @@ describe("the schedule", () => {
     expectOneJobPerQueued(rows);
 
     await advanceTo("2026-12-09T12:59:59Z"); // 09:59:59 the day before
-    expect(await schedule(charge.referenceId)).toEqual([
-      "initial email 2026-11-22 queued",
-      "initial whatsapp 2026-11-22 queued",
-      "advance_reminder email 2026-12-09 scheduled",
-      "advance_reminder whatsapp 2026-12-09 scheduled",
-      "due_date email 2026-12-10 scheduled",
-      "due_date whatsapp 2026-12-10 scheduled",
-    ]);
+    expect(await schedule(charge.referenceId)).toEqual(bothChannels({ initial: "queued", advance_reminder: "scheduled", due_date: "scheduled" }));
     await advanceTo("2026-12-09T13:00:00Z"); // 10:00
-    expect(await schedule(charge.referenceId)).toEqual([
-      "initial email 2026-11-22 queued",
-      "initial whatsapp 2026-11-22 queued",
-      "advance_reminder email 2026-12-09 queued",
-      "advance_reminder whatsapp 2026-12-09 queued",
-      "due_date email 2026-12-10 scheduled",
-      "due_date whatsapp 2026-12-10 scheduled",
-    ]);
+    expect(await schedule(charge.referenceId)).toEqual(bothChannels({ initial: "queued", advance_reminder: "queued", due_date: "scheduled" }));
     await advanceTo("2026-12-10T13:00:00Z");
     expect((await schedule(charge.referenceId)).filter((line) => line.startsWith("due_date"))).toEqual(["due_date email 2026-12-10 queued", "due_date whatsapp 2026-12-10 queued"]);
     expectOneJobPerQueued(await outbox(charge.referenceId));
@@ -247,14 +242,7 @@ describe("withdrawal", () => {
     const { create, pay } = await setup();
     const charge = await create(notified({ sendWhatsappPaymentConfirmation: false }));
     await pay(charge.CVU, 1000);
-    expect(await schedule(charge.referenceId)).toEqual([
-      "initial email 2026-11-22 canceled",
-      "initial whatsapp 2026-11-22 canceled",
-      "advance_reminder email 2026-12-09 canceled",
-      "advance_reminder whatsapp 2026-12-09 canceled",
-      "due_date email 2026-12-10 canceled",
-      "due_date whatsapp 2026-12-10 canceled",
-    ]);
+    expect(await schedule(charge.referenceId)).toEqual(bothChannels({ initial: "canceled", advance_reminder: "canceled", due_date: "canceled" }));
   });
 
   it("a partial payment withdraws nothing: the reminders go out (with the balance)", async () => {
@@ -262,14 +250,7 @@ describe("withdrawal", () => {
     const charge = await create(notified({ sendWhatsappPaymentConfirmation: false }));
     await pay(charge.CVU, 400);
     await advanceTo("2026-12-09T13:00:00Z");
-    expect(await schedule(charge.referenceId)).toEqual([
-      "initial email 2026-11-22 queued",
-      "initial whatsapp 2026-11-22 queued",
-      "advance_reminder email 2026-12-09 queued",
-      "advance_reminder whatsapp 2026-12-09 queued",
-      "due_date email 2026-12-10 scheduled",
-      "due_date whatsapp 2026-12-10 scheduled",
-    ]);
+    expect(await schedule(charge.referenceId)).toEqual(bothChannels({ initial: "queued", advance_reminder: "queued", due_date: "scheduled" }));
   });
 
   it("cancel withdraws, and the clock queues nothing of a canceled charge", async () => {
@@ -405,14 +386,7 @@ describe("the sweep", () => {
     expect(await sweep()).toBe(0);
     for (const charge of charges) {
       const rows = await outbox(charge.referenceId);
-      expect(rows.map((row) => `${row.kind} ${row.channel} ${row.status}`)).toEqual([
-        "initial email queued",
-        "initial whatsapp queued",
-        "advance_reminder email scheduled",
-        "advance_reminder whatsapp scheduled",
-        "due_date email scheduled",
-        "due_date whatsapp scheduled",
-      ]);
+      expect(await schedule(charge.referenceId)).toEqual(bothChannels({ initial: "queued", advance_reminder: "scheduled", due_date: "scheduled" }, "2026-12-01"));
       expectOneJobPerQueued(rows);
     }
   });
