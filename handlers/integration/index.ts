@@ -29,4 +29,6 @@ export const integrationHandlers: HandlerMap<operations, IntegrationCaller> = {
   completePaymentRequestAmount,
   cancelPaymentRequest,
   updatePaymentRequestCustomer,
+  getPayerPage: notImplemented,
+  requestPaymentConfirmation: notImplemented,
 };
