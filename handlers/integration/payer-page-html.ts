@@ -67,15 +67,17 @@ const STYLE = `
   .state.paid { background: #e6f6ec; color: #146c2e; }
   .state.overdue, .state.canceled { background: #fdecec; color: #9b1c1c; }
   .label { margin: 1rem 0 .25rem; color: #5b6775; font-size: .9rem; }
+  section > .label:first-child { margin-top: 0; }
   .amount { margin: 0; font-size: 2rem; font-weight: 700; }
   p { line-height: 1.4; }
-  .copy { display: flex; gap: .5rem; }
-  .copy input { flex: 1; min-width: 0; padding: .7rem; font: 1rem ui-monospace, SFMono-Regular, Menlo, monospace; border: 1px solid #b8c2cc; border-radius: 8px; background: #f8fafc; color: inherit; }
+  .copy { display: grid; gap: .5rem; }
+  .copy input { width: 100%; box-sizing: border-box; padding: .7rem .5rem; font: 1rem ui-monospace, SFMono-Regular, Menlo, monospace; text-align: center; border: 1px solid #b8c2cc; border-radius: 8px; background: #f8fafc; color: inherit; }
   button { padding: .7rem 1rem; font-size: 1rem; font-weight: 600; color: #fff; background: #0b5cd5; border: 0; border-radius: 8px; cursor: pointer; }
   form button { width: 100%; }
   ul { list-style: none; margin: 0; padding: 0; }
   li { display: flex; justify-content: space-between; gap: 1rem; padding: .5rem 0; border-top: 1px solid #e3e8ee; }
   li:first-child { border-top: 0; }
+  li strong { white-space: nowrap; }
   .notice { padding: .75rem 1rem; border-radius: 8px; background: #e6f6ec; color: #146c2e; }
   .notice.refused { background: #fdecec; color: #9b1c1c; }
   small { display: block; color: #5b6775; text-align: center; }

@@ -288,7 +288,9 @@ describe("the payer page in Chromium at 375 px", () => {
     expect(await tab.getAttribute("html", "lang")).toBe("es");
     expect(await tab.locator("h1").innerText()).toBe("Cuota de diciembre con una descripción bastante más larga de lo habitual");
     expect(await tab.locator(".amount").innerText()).toBe("$ 123.456,78");
-    expect(await tab.getByLabel("CVU para transferir").inputValue()).toBe(charge.cvu);
+    const cvu = tab.getByLabel("CVU para transferir");
+    expect(await cvu.inputValue()).toBe(charge.cvu);
+    expect(await cvu.evaluate((field: { scrollWidth: number; clientWidth: number }) => field.scrollWidth <= field.clientWidth)).toBe(true); // all 22 digits in sight
 
     const copy = tab.locator("button[data-copy]");
     expect(await copy.innerText()).toBe("Copiar");
