@@ -45,6 +45,13 @@ export function fromCents(cents: number): number {
   return cents / 100;
 }
 
+const PESOS_FORMAT = new Intl.NumberFormat("es-AR", { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+
+/** An amount in cents as Argentine payers read it: `$ 1.234,56`. */
+export function formatPesos(cents: number): string {
+  return `$ ${PESOS_FORMAT.format(fromCents(cents))}`;
+}
+
 /** `percent` % of an amount in cents, rounded half-up to the cent, computed exactly. */
 export function percentOfCents(cents: number, percent: number): number {
   assertSafeCents(cents);

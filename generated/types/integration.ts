@@ -51,6 +51,60 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/p/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description The charge for its payer, in Spanish, made for a phone: the merchant's trade name, the description,
+         *     what is owed today (the surcharge included once the first due date has passed, minus what was
+         *     paid), the CVU to transfer to with a copy button (while the charge is open), the due dates and the
+         *     state in words (pendiente, pago parcial, pagado, vencido, cancelado). In CUIL mode, once a payment
+         *     was received, a button asks for the payment confirmation by chat (see `requestPaymentConfirmation`).
+         *     A token that matches no charge, or a draft's (a draft is never sent to its payer), gets a 404 page
+         *     that says only that the charge was not found. Other query parameters (a chat app's tracking
+         *     parameters) are ignored. Every page (the 404 and the 409 included) comes with
+         *     `Cache-Control: no-store`, a `Content-Security-Policy` that allows nothing but the page's own
+         *     inline style and copy-button script and form posts to its own origin, `Referrer-Policy: no-referrer`
+         *     and `X-Robots-Tag: noindex`.
+         */
+        get: operations["getPayerPage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/p/{token}/payment-confirmation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description The payer page's button (a form post with no fields): sends the payer the payment confirmation of
+         *     the charge's latest transfer by chat, to the charge's WhatsApp number, whatever
+         *     `sendWhatsappPaymentConfirmation` says. Only in CUIL mode, once a payment was received, and with a
+         *     phone number. Success: 303 back to the payer page with `confirmation=requested`; asking again for
+         *     the same transfer sends nothing more (one confirmation per transfer) and answers the same. When the
+         *     confirmation cannot be asked for (CVU mode, no payment yet, no phone number) the answer is 409 with
+         *     the payer page and the reason on it. An unknown token gets the 404 page.
+         */
+        post: operations["requestPaymentConfirmation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/payer-lookup": {
         parameters: {
             query?: never;
@@ -1111,6 +1165,99 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description An internal error. After a create or a bulk, check with GET before retrying. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getPayerPage: {
+        parameters: {
+            query?: {
+                /** @description Set by the redirect after a confirmation was asked for (`requested`): the page says so. Any other value is ignored. */
+                confirmation?: string;
+            };
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The payer page of the charge. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <!doctype html><html lang="es"><title>Cuota de diciembre · Almacén Don Pepe</title>…</html> */
+                    "text/html": string;
+                };
+            };
+            /** @description A page that says only that the charge was not found: the token matches no charge, or a draft's. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description An internal error. After a create or a bulk, check with GET before retrying. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    requestPaymentConfirmation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Redirection */
+            303: {
+                headers: {
+                    /** @description The payer page, with `confirmation=requested`. */
+                    location: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A page that says only that the charge was not found: the token matches no charge, or a draft's. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The payer page with the reason the confirmation cannot be asked for on it: the charge is in CVU mode, no payment was received yet, or it has no WhatsApp number. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
                 };
             };
             /** @description An internal error. After a create or a bulk, check with GET before retrying. */

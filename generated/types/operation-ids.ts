@@ -5,6 +5,8 @@ export const integrationOperationIds = [
   "getHealth",
   "getMe",
   "assignMerchantTenant",
+  "getPayerPage",
+  "requestPaymentConfirmation",
   "lookupPayer",
   "createPaymentRequest",
   "listPaymentRequests",

@@ -15,6 +15,7 @@ import { createIntegrationClient, getIntegrationClient, listIntegrationClients, 
 import { createClientAdmin, listClientAdmins, listMyIntegrationAdmins } from "./client-admins.ts";
 import { getMyIntegration, updateMyIntegration } from "./my-integration.ts";
 import { listIntegrationPaymentRequests } from "./integration-payment-requests.ts";
+import { listNotifications } from "./notifications.ts";
 
 export const adminHandlers: HandlerMap<operations, AdminApiCaller> = {
   ingestBankTransfer,
@@ -28,7 +29,7 @@ export const adminHandlers: HandlerMap<operations, AdminApiCaller> = {
   listClientAdmins,
   updateMyIntegration,
   listMyIntegrationAdmins,
-  listNotifications: notImplemented,
+  listNotifications,
   getApiKeys: notImplemented,
   createApiKeys: notImplemented,
   replaceAllowedOrigins: notImplemented,

@@ -5,6 +5,7 @@ import { notImplemented, type HandlerMap } from "../../server/handler-types.ts";
 import { getHealth, getReadiness } from "../health.ts";
 import { createPaymentRequestsBulk } from "./bulk.ts";
 import { getMe } from "./me.ts";
+import { getPayerPage, requestPaymentConfirmation } from "./payer-page.ts";
 import { lookupPayer } from "./payer-lookup.ts";
 import { assignMerchantTenant } from "./tenant.ts";
 import {
@@ -29,4 +30,6 @@ export const integrationHandlers: HandlerMap<operations, IntegrationCaller> = {
   completePaymentRequestAmount,
   cancelPaymentRequest,
   updatePaymentRequestCustomer,
+  getPayerPage,
+  requestPaymentConfirmation,
 };

@@ -16,6 +16,8 @@ const documents: Record<Api, Document> = {
 // Common to all Integration API endpoints (the token check and internal errors).
 const TOKEN_CHECK = ["400", "401", "403", "404", "500"];
 const ADMIN_COMMON = ["401", "403", "500"];
+// Integration API operations without the merchant's token: the probes, and the payer page (its key is the token in its path).
+const NO_TOKEN_CHECK = new Set(["/healthz", "/readyz", "/p/{token}", "/p/{token}/payment-confirmation"]);
 
 const expected: Array<[Api, string, string, string[]]> = [
   ["integration", "post", "/payment-request", ["201", "400", "409", "429", "503", ...TOKEN_CHECK]],
@@ -28,6 +30,8 @@ const expected: Array<[Api, string, string, string[]]> = [
   ["integration", "get", "/payer-lookup", ["200", "429", "503", ...TOKEN_CHECK]],
   ["integration", "get", "/me", ["200", ...TOKEN_CHECK]],
   ["integration", "put", "/my-integration/tenant", ["200", ...TOKEN_CHECK]],
+  ["integration", "get", "/p/{token}", ["200", "404", "500"]],
+  ["integration", "post", "/p/{token}/payment-confirmation", ["303", "404", "409", "500"]],
 
   ["auth", "get", "/integration/oauth2/authorize", ["200", "400", "401"]],
   ["auth", "post", "/integration/oauth2/token", ["200", "400", "401", "500"]],
@@ -115,12 +119,22 @@ describe("error bodies have the seed's shapes", () => {
   it("answers the token check in plain text on every Integration API operation", () => {
     for (const [path, item] of Object.entries(documents.integration.paths)) {
       for (const [method, op] of Object.entries(item)) {
-        if (path === "/healthz" || path === "/readyz") continue;
+        if (NO_TOKEN_CHECK.has(path)) continue;
         for (const status of ["400", "401", "403", "404"]) {
           expect(op.responses[status]?.content?.["text/plain"], `${method} ${path} ${status}`).toBeDefined();
         }
         expect(schemaNames("integration", method, path, "500")).toEqual(["ErrorBody"]);
       }
+    }
+  });
+
+  it("answers the payer page's refusals with HTML pages, for the payer's browser", () => {
+    for (const [method, path, status] of [
+      ["get", "/p/{token}", "404"],
+      ["post", "/p/{token}/payment-confirmation", "404"],
+      ["post", "/p/{token}/payment-confirmation", "409"],
+    ] as const) {
+      expect(Object.keys(operation("integration", method, path)!.responses[status]!.content!), `${method} ${path} ${status}`).toEqual(["text/html"]);
     }
   });
 

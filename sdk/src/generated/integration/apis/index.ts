@@ -3,5 +3,6 @@
 export * from './DefaultApi.js';
 export * from './MerchantApi.js';
 export * from './PayerLookupApi.js';
+export * from './PayerPageApi.js';
 export * from './PaymentRequestsApi.js';
 export * from './TenantApi.js';
