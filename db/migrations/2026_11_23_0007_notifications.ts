@@ -41,9 +41,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute();
   await sql`create unique index notifications_one_per_day on notifications (charge_id, kind, channel, day) where transfer_id is null`.execute(db);
   await sql`create unique index notifications_one_per_transfer on notifications (transfer_id, channel) where transfer_id is not null`.execute(db);
-  // The sweep reads only what is still scheduled, by time; the outbox lists an integration's newest first.
+  // The sweep reads only what is still scheduled, by time; the outbox lists an integration's newest first by scheduled_for.
   await sql`create index notifications_due on notifications (scheduled_for) where status = 'scheduled'`.execute(db);
-  await db.schema.createIndex("notifications_by_integration").on("notifications").columns(["integration_client_id", "created_at desc"]).execute();
+  await db.schema.createIndex("notifications_by_integration").on("notifications").columns(["integration_client_id", "scheduled_for desc"]).execute();
   await db.schema.createIndex("notifications_by_charge").on("notifications").column("charge_id").execute();
 }
 
