@@ -58,6 +58,17 @@ export function percentOfCents(cents: number, percent: number): number {
   return Number((2n * numerator + denominator) / (2n * denominator));
 }
 
+/**
+ * An amount as Argentines read it: `$ 1.234,56` (dots between thousands, a comma before the cents, a
+ * plain space after the sign). Computed from the cents, never through a float or the host's locale data.
+ */
+export function formatPesos(cents: number): string {
+  assertSafeCents(cents);
+  const magnitude = Math.abs(cents);
+  const whole = String(Math.floor(magnitude / 100)).replace(/\B(?=(\d{3})+$)/g, ".");
+  return `${cents < 0 ? "-" : ""}$ ${whole},${String(magnitude % 100).padStart(2, "0")}`;
+}
+
 /** The sum of amounts in cents; throws rather than lose precision past 2^53. */
 export function addCents(...amounts: number[]): number {
   let total = 0;
