@@ -6,7 +6,8 @@
 // through the provider's call (bounded by PROVIDER_TIMEOUT_MS) also means a payment or a cancel that
 // withdraws the charge's messages waits for a message already on its way, and then leaves it as sent.
 //
-// The attempt is counted before the provider is called. A temporary failure keeps the message `queued`
+// The attempt is counted before the provider is called, in that transaction (a worker that dies mid-call
+// leaves the message as it was, and the queue hands its job out again). A temporary failure keeps it `queued`
 // with the reason, and the task is retried with backoff; after MAX_SEND_ATTEMPTS it is `failed` with the
 // last reason. A refusal for good is `failed` at once. A schedule message whose charge is no longer open
 // (paid, past due, canceled) is `canceled`; a payment confirmation goes out even though the charge is paid.

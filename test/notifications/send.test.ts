@@ -53,6 +53,8 @@ afterAll(async () => {
 });
 
 let phoneSequence = 10_000_000;
+/** Every payer of the file, so the log check covers the refusals and retries too. */
+const createdCharges: CreatedCharge[] = [];
 
 interface CreatedCharge {
   referenceId: string;
@@ -74,7 +76,9 @@ async function newCharge(service: TestService, m: typeof merchant, overrides: ob
   );
   expect(created.status, JSON.stringify(created.json)).toBe(201);
   const row = await service.database.db.selectFrom("charges").select(["id", "integration_client_id"]).where("id", "=", created.json.paymentRequestId).executeTakeFirstOrThrow();
-  return { referenceId: created.json.referenceId, chargeId: row.id, integrationClientId: row.integration_client_id, cvu: created.json.CVU, email, chatNumber: chatRecipient(phoneNumber) };
+  const charge = { referenceId: created.json.referenceId, chargeId: row.id, integrationClientId: row.integration_client_id, cvu: created.json.CVU, email, chatNumber: chatRecipient(phoneNumber) };
+  createdCharges.push(charge);
+  return charge;
 }
 
 interface MessageSpec {
@@ -276,7 +280,7 @@ describe("sending", () => {
     }
   });
 
-  it("logs carry the message's id and outcome, never the address, the number, the CVU or the token", async () => {
+  it("logs carry the message's id and outcome, never an address, a number, a CVU, the content or a credential (after every test above)", async () => {
     const charge = await newCharge(t, merchant);
     const [emailId, chatId] = await queueMessages(t, charge, [{ channel: "email" }, { channel: "whatsapp" }]);
     await settled(t, emailId!, "sent");
@@ -284,7 +288,10 @@ describe("sending", () => {
     const logs = JSON.stringify(t.logLines);
     expect(logs).toContain(`notification ${emailId}: sent at attempt 1`);
     expect(logs).toContain(`notification ${chatId}: sent at attempt 1`);
-    for (const secret of [charge.email, charge.chatNumber, charge.cvu, CHAT_TOKEN, "smtp-test-password", "María Gómez"]) expect(logs).not.toContain(secret);
+    expect(logs).toMatch(/notification [0-9a-f-]{36}: failed at attempt 1 \(refused by the provider\)/);
+    expect(logs).toMatch(/notification [0-9a-f-]{36}: temporary failure at attempt 1 of 10, retried later/);
+    for (const secret of [CHAT_TOKEN, "smtp-test-password", "María Gómez", "Cuota de diciembre", "15.000,50", "No such user here", "Message undeliverable"]) expect(logs).not.toContain(secret);
+    for (const payer of createdCharges) for (const value of [payer.email, payer.chatNumber, payer.cvu]) expect(logs).not.toContain(value);
   });
 });
 
@@ -319,6 +326,11 @@ describe("without providers", () => {
       "The worker sends payer notifications, and this Production process has no email provider (COBRO_SMTP_URL, COBRO_MAIL_FROM) and no chat provider (COBRO_WHATSAPP_API_URL, COBRO_WHATSAPP_PHONE_NUMBER_ID, COBRO_WHATSAPP_TOKEN): set them, or run the process without the worker (--only integration,auth,admin)",
     );
     await expect(production({ COBRO_SMTP_URL: smtp.url, COBRO_MAIL_FROM: MAIL_FROM })).rejects.toThrow(/has no chat provider \(COBRO_WHATSAPP_API_URL, .*\): set it,/);
+  });
+
+  it("a Production worker with both providers starts", async () => {
+    const production = await startTestService({ env: { SERVICE_ENV: "production", COBRO_SMTP_URL: smtp.url, COBRO_MAIL_FROM: MAIL_FROM, ...provider.env }, parts: ["worker"] });
+    await production.close();
   });
 
   it("as a process, in one readable line and a non-zero exit", async () => {
