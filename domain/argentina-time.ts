@@ -27,6 +27,19 @@ export function argentinaDateTime(instant: Date): string {
   return `${shifted.slice(0, 19)}${ARGENTINA_UTC_OFFSET}`;
 }
 
+/** A calendar date as people in Argentina write it: `2026-12-10` → `10/12/2026`. */
+export function argentinaDisplayDate(date: string): string {
+  const match = CALENDAR_DATE.exec(date);
+  if (match === null) throw new RangeError(`not a calendar date (YYYY-MM-DD): ${date}`);
+  return `${match[3]}/${match[2]}/${match[1]}`;
+}
+
+/** A due date as payers read it: `10/12/2026`, or `10/12/2026 a las 15:30` for one with a time. */
+export function dueDateForPayers(dueDate: DueDate): string {
+  const date = argentinaDisplayDate(dueDate.argentinaDate);
+  return dueDate.kind === "datetime" ? `${date} a las ${argentinaDateTime(dueDate.dueAt).slice(11, 16)}` : date;
+}
+
 /** True for a real calendar date `YYYY-MM-DD` (not 2026-02-30, not 2026-13-01). */
 export function isCalendarDate(date: string): boolean {
   const match = CALENDAR_DATE.exec(date);

@@ -45,13 +45,6 @@ export function fromCents(cents: number): number {
   return cents / 100;
 }
 
-const PESOS_FORMAT = new Intl.NumberFormat("es-AR", { minimumFractionDigits: 2, maximumFractionDigits: 2 });
-
-/** An amount in cents as Argentine payers read it: `$ 1.234,56`. */
-export function formatPesos(cents: number): string {
-  return `$ ${PESOS_FORMAT.format(fromCents(cents))}`;
-}
-
 /** `percent` % of an amount in cents, rounded half-up to the cent, computed exactly. */
 export function percentOfCents(cents: number, percent: number): number {
   assertSafeCents(cents);
@@ -63,6 +56,17 @@ export function percentOfCents(cents: number, percent: number): number {
   const numerator = BigInt(cents) * decimal.digits;
   const denominator = 100n * 10n ** BigInt(decimal.scale);
   return Number((2n * numerator + denominator) / (2n * denominator));
+}
+
+/**
+ * An amount as Argentines read it: `$ 1.234,56` (dots between thousands, a comma before the cents, a
+ * plain space after the sign). Computed from the cents, never through a float or the host's locale data.
+ */
+export function formatPesos(cents: number): string {
+  assertSafeCents(cents);
+  const magnitude = Math.abs(cents);
+  const whole = String(Math.floor(magnitude / 100)).replace(/\B(?=(\d{3})+$)/g, ".");
+  return `${cents < 0 ? "-" : ""}$ ${whole},${String(magnitude % 100).padStart(2, "0")}`;
 }
 
 /** The sum of amounts in cents; throws rather than lose precision past 2^53. */

@@ -9,6 +9,8 @@ import { runTimeTransitions } from "../domain/charges/time-transitions.ts";
 import { queueDueNotifications, type DueSweepOptions } from "../domain/notifications/due-sweep.ts";
 import { deliverEvent } from "../domain/webhooks/delivery.ts";
 import type { OutboundHttpClient } from "../domain/webhooks/outbound-http.ts";
+import type { NotificationSenders } from "../domain/notifications/channels/sender.ts";
+import { MAX_SEND_ATTEMPTS, sendNotification } from "../domain/notifications/send.ts";
 
 export type TaskHandler<T extends TaskName> = (payload: TaskPayloads[T], helpers: JobHelpers) => Promise<void>;
 
@@ -23,6 +25,10 @@ export interface TaskDependencies {
   webhookHttp: OutboundHttpClient;
   /** Messages each channel's provider is sent per second at most: the notifications sweep paces the send jobs by it. */
   notificationSendsPerSecond: DueSweepOptions["sendsPerSecond"];
+  /** Each channel's sender, built once per process from the providers' configuration (simulated in a Sandbox without one). */
+  notificationSenders: NotificationSenders;
+  /** The Integration API's public URL: the payer page's links in the messages hang from it. */
+  integrationPublicUrl: string;
 }
 
 /** graphile-worker's crontab: at most one run of each per minute across all worker processes. */
@@ -49,6 +55,28 @@ export function createTaskList(deps: TaskDependencies): TaskList {
       const queued = await queueDueNotifications(deps.db, { now: deps.clock.now(), sendsPerSecond: deps.notificationSendsPerSecond });
       if (queued > 0) helpers.logger.info(`notifications: ${queued} queued`);
     },
-    "send-notification": async () => {},
+    "send-notification": async (payload, helpers) => {
+      const { notificationId } = payload;
+      const outcome = await sendNotification({ db: deps.db, clock: deps.clock, senders: deps.notificationSenders, integrationPublicUrl: deps.integrationPublicUrl }, notificationId);
+      // The id and the outcome only: never the recipient, the content or the provider's words (they are in the outbox).
+      switch (outcome.kind) {
+        case "retry":
+          // Thrown so the queue retries the job with its backoff; the reason is on the notification.
+          throw new Error(`notification ${notificationId}: temporary failure at attempt ${outcome.attempt} of ${MAX_SEND_ATTEMPTS}, retried later`);
+        case "failed":
+          helpers.logger.warn(`notification ${notificationId}: failed at attempt ${outcome.attempt} (${outcome.permanent ? "refused by the provider" : "attempts exhausted"})`);
+          return;
+        case "sent":
+        case "simulated":
+          helpers.logger.info(`notification ${notificationId}: ${outcome.kind} at attempt ${outcome.attempt}`);
+          return;
+        case "canceled":
+          helpers.logger.info(`notification ${notificationId}: canceled, its charge is no longer open`);
+          return;
+        case "settled":
+        case "not_claimed":
+          return;
+      }
+    },
   };
 }

@@ -28,6 +28,10 @@ import { bootstrapEmptySandbox, type SandboxCredentials } from "../domain/identi
 import { SandboxTaxRegistry } from "../domain/payer-lookup/sandbox-registry.ts";
 import { HttpTaxRegistry } from "../domain/payer-lookup/http-registry.ts";
 import { OutboundHttpClient } from "../domain/webhooks/outbound-http.ts";
+import type { NotificationSenders } from "../domain/notifications/channels/sender.ts";
+import { SmtpEmailSender } from "../domain/notifications/channels/email.ts";
+import { WhatsappSender } from "../domain/notifications/channels/whatsapp.ts";
+import { simulatedSender } from "../domain/notifications/channels/simulated.ts";
 
 export interface RunningService {
   /** Where each served API listens. */
@@ -56,6 +60,7 @@ export function loadDocument(api: ApiName): Document {
 
 export async function startService(config: Config, options: ServiceOptions): Promise<RunningService> {
   const { logger } = options;
+  if (config.parts.has("worker")) refuseWorkerWithoutProviders(config);
   const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, logger });
   const stops: Array<() => Promise<void>> = [() => database.close()];
   const stopAll = async (): Promise<void> => {
@@ -123,7 +128,18 @@ export async function startService(config: Config, options: ServiceOptions): Pro
     }
 
     if (config.parts.has("worker")) {
-      const taskList = createTaskList({ db: database.db, clock, serviceEnv: config.serviceEnv, draftLifetimeHours: config.draftLifetimeHours, webhookHttp: outboundHttp, notificationSendsPerSecond: config.notifications.sendsPerSecond });
+      const notificationSenders = buildNotificationSenders(config, logger);
+      stops.push(() => closeSenders(notificationSenders));
+      const taskList = createTaskList({
+        db: database.db,
+        clock,
+        serviceEnv: config.serviceEnv,
+        draftLifetimeHours: config.draftLifetimeHours,
+        webhookHttp: outboundHttp,
+        notificationSendsPerSecond: config.notifications.sendsPerSecond,
+        notificationSenders,
+        integrationPublicUrl: publicUrls.integration,
+      });
       const worker = await startWorker({ connectionString: database.connectionString, taskList, crontab, concurrency: 4, logger });
       stops.push(() => worker.stop());
     }
@@ -133,6 +149,36 @@ export async function startService(config: Config, options: ServiceOptions): Pro
     await stopAll();
     throw error;
   }
+}
+
+/** Production sends every payer notification for real: a worker without both providers would drop them, so it does not start. */
+function refuseWorkerWithoutProviders(config: Config): void {
+  if (config.serviceEnv !== "production") return;
+  const missing = [
+    ...(config.notifications.email ? [] : ["email provider (COBRO_SMTP_URL, COBRO_MAIL_FROM)"]),
+    ...(config.notifications.whatsapp ? [] : ["chat provider (COBRO_WHATSAPP_API_URL, COBRO_WHATSAPP_PHONE_NUMBER_ID, COBRO_WHATSAPP_TOKEN)"]),
+  ];
+  if (missing.length === 0) return;
+  throw new CobroStartupError(
+    `The worker sends payer notifications, and this Production process has no ${missing.join(" and no ")}: set ${missing.length > 1 ? "them" : "it"}, or run the process without the worker (--only integration,auth,admin)`,
+  );
+}
+
+/** Each channel's sender, once per process: the configured provider, or (Sandbox only) the simulated one. */
+function buildNotificationSenders(config: Config, logger: Logger): NotificationSenders {
+  const { email, whatsapp } = config.notifications;
+  if (!email || !whatsapp) {
+    const simulated = [...(email ? [] : ["email"]), ...(whatsapp ? [] : ["chat"])].join(" and ");
+    logger.info(`no ${simulated} provider: those payer notifications are rendered and recorded as simulated, and not sent`);
+  }
+  return {
+    email: email ? new SmtpEmailSender({ smtpUrl: email.smtpUrl, from: email.from }) : simulatedSender,
+    whatsapp: whatsapp ? new WhatsappSender(whatsapp) : simulatedSender,
+  };
+}
+
+async function closeSenders(senders: NotificationSenders): Promise<void> {
+  await Promise.all([senders.email.close(), senders.whatsapp.close()]);
 }
 
 function listen(server: Server, port: number, host: string, api: ApiName): Promise<void> {

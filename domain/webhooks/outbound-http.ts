@@ -67,13 +67,19 @@ function guardedLookup(policy: DestinationPolicy) {
   };
 }
 
-function codesOf(error: unknown): string[] {
+/** The error codes and names along an error's `cause` chain (undici wraps the socket's error). */
+export function codesOf(error: unknown): string[] {
   const codes: string[] = [];
   for (let current = error as { code?: unknown; name?: unknown; cause?: unknown } | undefined, depth = 0; current && depth < 5; current = current.cause as typeof current, depth++) {
     if (typeof current.code === "string") codes.push(current.code);
     if (typeof current.name === "string") codes.push(current.name);
   }
   return codes;
+}
+
+/** True when a call failed for want of an answer in time: its deadline, or one of the agent's own timeouts. */
+export function isTimeout(error: unknown, deadline: AbortSignal): boolean {
+  return deadline.aborted || codesOf(error).some((code) => ["TimeoutError", "UND_ERR_HEADERS_TIMEOUT", "UND_ERR_CONNECT_TIMEOUT", "ETIMEDOUT"].includes(code));
 }
 
 export class OutboundHttpClient {
@@ -131,7 +137,7 @@ export class OutboundHttpClient {
       const durationMs = elapsed();
       const codes = codesOf(error);
       if (codes.includes("ERR_COBRO_BLOCKED_ADDRESS")) return { ok: false, failure: "blocked_address", durationMs, detail: (error as Error).message };
-      if (deadline.aborted || codes.some((code) => ["TimeoutError", "UND_ERR_HEADERS_TIMEOUT", "UND_ERR_CONNECT_TIMEOUT", "ETIMEDOUT"].includes(code))) {
+      if (isTimeout(error, deadline)) {
         return { ok: false, failure: "timeout", durationMs, detail: `no answer within ${this.#timeoutMs} ms` };
       }
       return { ok: false, failure: "connection_error", durationMs, detail: codes[0] ?? "connection failed" };

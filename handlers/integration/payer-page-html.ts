@@ -2,7 +2,7 @@
 // small script (the CVU's copy button) are inline and allowed by a nonce drawn for each response, so the
 // Content-Security-Policy allows nothing else; every page comes with its headers from here.
 import { randomBytes } from "node:crypto";
-import { argentinaDateTime } from "../../domain/argentina-time.ts";
+import { dueDateForPayers } from "../../domain/argentina-time.ts";
 import { formatPesos } from "../../domain/money.ts";
 import type { ConfirmationRefusal, PayerPage, PayerPageState } from "../../domain/notifications/payer-page.ts";
 import { payerPagePath } from "../../domain/notifications/payer-page-link.ts";
@@ -121,12 +121,6 @@ ${content}
 `;
 }
 
-/** `10/12/2026`, or `22/11/2026 a las 18:00` for a due date with a time (in Argentina time). */
-function dueDateText(dueDate: PayerPage["dueDates"][number]["dueDate"]): string {
-  const [year, month, day] = dueDate.argentinaDate.split("-");
-  const date = `${day}/${month}/${year}`;
-  return dueDate.kind === "datetime" ? `${date} a las ${argentinaDateTime(dueDate.dueAt).slice(11, 16)}` : date;
-}
 
 function amountSection(page: PayerPage, merchant: string): string {
   const paid = page.paidCents > 0 ? `<p>Ya pagaste <strong>${formatPesos(page.paidCents)}</strong>.</p>` : "";
@@ -155,8 +149,8 @@ ${own}
 function dueDatesSection(page: PayerPage): string {
   const [first, second] = page.dueDates;
   if (!first) return "";
-  const rows = [`<li><span>Vence el ${dueDateText(first.dueDate)}</span><strong>${formatPesos(first.amountCents)}</strong></li>`];
-  if (second) rows.push(`<li><span>Con recargo, hasta el ${dueDateText(second.dueDate)}</span><strong>${formatPesos(second.amountCents)}</strong></li>`);
+  const rows = [`<li><span>Vence el ${dueDateForPayers(first.dueDate)}</span><strong>${formatPesos(first.amountCents)}</strong></li>`];
+  if (second) rows.push(`<li><span>Con recargo, hasta el ${dueDateForPayers(second.dueDate)}</span><strong>${formatPesos(second.amountCents)}</strong></li>`);
   return `<section><p class="label">Vencimientos</p><ul>${rows.join("")}</ul></section>`;
 }
 

@@ -1,5 +1,5 @@
 // A real webhook receiver on 127.0.0.1 for tests: it records every request (headers and the raw body)
-// and answers as told: a status, after a delay, with headers (a redirect's Location).
+// and answers as told: a status, after a delay, with headers (a redirect's Location) and a body.
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 
@@ -16,6 +16,8 @@ export interface Answer {
   status: number;
   delayMs?: number;
   headers?: Record<string, string>;
+  /** The body to answer (default: a text the service must never record), or how to make it from the request. */
+  body?: string | ((request: ReceivedRequest) => string);
 }
 
 export interface WebhookReceiver {
@@ -70,11 +72,13 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
       } catch {
         json = undefined;
       }
-      requests.push({ method: req.method ?? "", path: (req.url ?? "").split("?")[0]!, headers: req.headers, rawBody, json, at: Date.now() });
+      const request: ReceivedRequest = { method: req.method ?? "", path: (req.url ?? "").split("?")[0]!, headers: req.headers, rawBody, json, at: Date.now() };
+      requests.push(request);
       const answer = queued.shift() ?? receiver.fallback;
+      const body = typeof answer.body === "function" ? answer.body(request) : (answer.body ?? "receiver body: never recorded by the service");
       const send = () => {
         if (res.destroyed) return;
-        res.writeHead(answer.status, { "content-type": "text/plain", ...answer.headers }).end("receiver body: never recorded by the service");
+        res.writeHead(answer.status, { "content-type": "text/plain", ...answer.headers }).end(body);
       };
       if (answer.delayMs) setTimeout(send, answer.delayMs).unref();
       else send();

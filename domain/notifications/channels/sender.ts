@@ -1,0 +1,46 @@
+// How a payer notification goes out: each channel has one sender, built once per worker process from the
+// operator's configuration (server/service.ts). A sender never throws for anything the provider does; it
+// answers one of four outcomes, and the send use case (../send.ts) records it.
+import type { NotificationKind } from "../../../db/tables/notifications.table.ts";
+import type { ChatContent, EmailContent } from "../content.ts";
+
+/** A provider must answer within this time; past it, the attempt is a temporary failure. */
+export const PROVIDER_TIMEOUT_MS = 10_000;
+
+export interface EmailMessage extends EmailContent {
+  /** The payer's address. */
+  to: string;
+}
+
+export interface ChatMessage extends ChatContent {
+  /** The payer's number: country code and number, digits only. */
+  to: string;
+  kind: NotificationKind;
+}
+
+export type SendResult =
+  /** The provider took it; its id for the message. */
+  | { outcome: "sent"; providerMessageId: string }
+  /** Nothing went out: the Sandbox has no provider for this channel. */
+  | { outcome: "simulated" }
+  /** The provider refused it for good (an address or number it will not take): retrying cannot help. */
+  | { outcome: "rejected"; reason: string }
+  /** No answer, or an answer that says "later" (a timeout, a 5xx, a 4xx SMTP reply): worth another attempt. */
+  | { outcome: "temporary_failure"; reason: string };
+
+export interface Sender<Message> {
+  send(message: Message): Promise<SendResult>;
+  /** Closes its connections (the worker stops). */
+  close(): Promise<void>;
+}
+
+export interface NotificationSenders {
+  email: Sender<EmailMessage>;
+  whatsapp: Sender<ChatMessage>;
+}
+
+/** A provider's words kept as a failure reason: one line, bounded (it lands in the outbox, never in a log). */
+export function failureReason(text: string): string {
+  const line = text.replace(/\s+/g, " ").trim();
+  return line.length > 500 ? `${line.slice(0, 499)}…` : line;
+}

@@ -1,0 +1,114 @@
+// Chat through the WhatsApp Business Cloud API's send-message request. Messages a business starts must be
+// approved templates: each kind of notification is the template `{templatePrefix}{kind}` in `es_AR`, its
+// body parameters in the order content.ts documents.
+//
+// The provider's URL is the operator's configuration, not an integrator's input, so the call is not judged
+// by the webhooks' SSRF guard; like every outbound call it has one deadline and never follows a redirect
+// (undici's `request` does not). The token goes in the Authorization header only: never in a reason or a log.
+//
+// The answer decides the outcome: a `messages[0].id` in a 2xx is sent; a 4xx is a refusal for good, its
+// `error.message` the reason (but 408 and 429, "too soon", are temporary); a 5xx, a timeout or a
+// connection that fails is temporary.
+import { Agent, request } from "undici";
+import { codesOf, isTimeout } from "../../webhooks/outbound-http.ts";
+import { failureReason, PROVIDER_TIMEOUT_MS, type ChatMessage, type Sender, type SendResult } from "./sender.ts";
+
+export interface WhatsappSenderOptions {
+  /** The Graph API's base, with its version (`https://graph.facebook.com/v21.0`), without a trailing slash. */
+  apiUrl: string;
+  phoneNumberId: string;
+  token: string;
+  /** Template names are `{templatePrefix}{kind}`. */
+  templatePrefix: string;
+  /** From the request's start to the whole answer (default PROVIDER_TIMEOUT_MS). */
+  timeoutMs?: number;
+}
+
+/** More of an answer than this is not read: an id or an error message fits in far less. */
+const ANSWER_LIMIT_BYTES = 64 * 1024;
+
+export class WhatsappSender implements Sender<ChatMessage> {
+  readonly #options: WhatsappSenderOptions;
+  readonly #timeoutMs: number;
+  readonly #agent: Agent;
+
+  constructor(options: WhatsappSenderOptions) {
+    this.#options = options;
+    this.#timeoutMs = options.timeoutMs ?? PROVIDER_TIMEOUT_MS;
+    this.#agent = new Agent({ connect: { timeout: this.#timeoutMs }, headersTimeout: this.#timeoutMs, bodyTimeout: this.#timeoutMs, keepAliveTimeout: 4000 });
+  }
+
+  /** The request body of a message: the Cloud API's template message. */
+  requestBody(message: ChatMessage): string {
+    return JSON.stringify({
+      messaging_product: "whatsapp",
+      to: message.to,
+      type: "template",
+      template: {
+        name: `${this.#options.templatePrefix}${message.kind}`,
+        language: { code: message.languageCode },
+        components: [{ type: "body", parameters: message.parameters.map((text) => ({ type: "text", text })) }],
+      },
+    });
+  }
+
+  async send(message: ChatMessage): Promise<SendResult> {
+    const { apiUrl, phoneNumberId, token } = this.#options;
+    const deadline = AbortSignal.timeout(this.#timeoutMs);
+    try {
+      const response = await request(`${apiUrl}/${encodeURIComponent(phoneNumberId)}/messages`, {
+        method: "POST",
+        dispatcher: this.#agent,
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json", accept: "application/json", "user-agent": "Cobro-Notifications/1.0" },
+        body: this.requestBody(message),
+        signal: deadline,
+      });
+      return outcomeOf(response.statusCode, await readAnswer(response.body));
+    } catch (error) {
+      if (isTimeout(error, deadline)) return { outcome: "temporary_failure", reason: `the chat provider did not answer within ${this.#timeoutMs} ms` };
+      return { outcome: "temporary_failure", reason: `could not reach the chat provider (${codesOf(error)[0] ?? "connection failed"})` };
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.#agent.close();
+  }
+}
+
+interface ProviderAnswer {
+  messages?: Array<{ id?: unknown }>;
+  error?: { message?: unknown; code?: unknown };
+}
+
+function outcomeOf(status: number, answer: ProviderAnswer | undefined): SendResult {
+  const providerMessage = typeof answer?.error?.message === "string" ? answer.error.message : undefined;
+  if (status >= 200 && status <= 299) {
+    const id = answer?.messages?.[0]?.id;
+    if (typeof id === "string" && id !== "") return { outcome: "sent", providerMessageId: id };
+    return { outcome: "rejected", reason: `the chat provider answered ${status} without a message id` };
+  }
+  if (status >= 300 && status <= 399) return { outcome: "rejected", reason: `the chat provider answered ${status}: redirects are not followed (check COBRO_WHATSAPP_API_URL)` };
+  const said = providerMessage !== undefined ? `: ${providerMessage}` : "";
+  if (status === 408 || status === 429 || status >= 500) return { outcome: "temporary_failure", reason: failureReason(`the chat provider answered ${status}${said}`) };
+  return { outcome: "rejected", reason: failureReason(providerMessage ?? `the chat provider answered ${status}`) };
+}
+
+/** The answer's JSON, read up to ANSWER_LIMIT_BYTES; undefined when it is not JSON. */
+async function readAnswer(body: AsyncIterable<Buffer> & { destroy(): unknown }): Promise<ProviderAnswer | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    chunks.push(chunk);
+    size += chunk.length;
+    if (size > ANSWER_LIMIT_BYTES) {
+      body.destroy();
+      return undefined;
+    }
+  }
+  try {
+    const parsed: unknown = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+    return typeof parsed === "object" && parsed !== null ? (parsed as ProviderAnswer) : undefined;
+  } catch {
+    return undefined;
+  }
+}
