@@ -28,10 +28,12 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn("day", "date", (c) => c.notNull())
     .addColumn("recipient", "text", (c) => c.notNull())
     .addColumn("status", "text", (c) =>
-      c.notNull().defaultTo("scheduled").check(sql`status in ('scheduled', 'queued', 'sent', 'simulated', 'failed', 'canceled')`),
+      c.notNull().defaultTo("scheduled").check(sql`status in ('scheduled', 'queued', 'sending', 'sent', 'simulated', 'failed', 'canceled')`),
     )
     .addColumn("scheduled_for", "timestamptz", (c) => c.notNull())
     .addColumn("queued_at", "timestamptz")
+    // When a worker took it to the provider (status `sending`); a claim older than the lease is taken again.
+    .addColumn("claimed_at", "timestamptz")
     .addColumn("sent_at", "timestamptz")
     .addColumn("attempts", "integer", (c) => c.notNull().defaultTo(0))
     .addColumn("failure_reason", "text")

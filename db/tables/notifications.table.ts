@@ -10,8 +10,11 @@ export type NotificationChannel = (typeof NOTIFICATION_CHANNELS)[number];
 export const NOTIFICATION_KINDS = ["initial", "advance_reminder", "due_date", "first_due_date_passed", "second_due_date", "payment_confirmation"] as const;
 export type NotificationKind = (typeof NOTIFICATION_KINDS)[number];
 
-/** `queued`: its time came and a job will send it (the outbox shows it as `scheduled`). */
-export type NotificationStatus = "scheduled" | "queued" | "sent" | "simulated" | "failed" | "canceled";
+/**
+ * `queued`: its time came and a job will send it; `sending`: a worker has it at the provider (the outbox
+ * shows both as `scheduled`).
+ */
+export type NotificationStatus = "scheduled" | "queued" | "sending" | "sent" | "simulated" | "failed" | "canceled";
 
 export interface NotificationsTable {
   id: Generated<string>;
@@ -29,6 +32,8 @@ export interface NotificationsTable {
   /** In the integration's time (the Sandbox clock's, in the Sandbox). */
   scheduled_for: Timestamp;
   queued_at: Timestamp | null;
+  /** When a worker took it to the provider (service time); a `sending` claim older than the lease is taken again. */
+  claimed_at: Timestamp | null;
   sent_at: Timestamp | null;
   attempts: ColumnType<number, number | undefined, number>;
   failure_reason: string | null;

@@ -4,8 +4,8 @@ import type { Kysely } from "kysely";
 import type { Database } from "../../db/schema.ts";
 import type { Notification, NotificationChannel, NotificationStatus } from "../../db/tables/notifications.table.ts";
 
-/** The statuses integrators see: `queued` (its time came, a job is about to send it) is shown as `scheduled`. */
-export type OutboxStatus = Exclude<NotificationStatus, "queued">;
+/** The statuses integrators see: `queued` and `sending` (its time came; it is on its way) are shown as `scheduled`. */
+export type OutboxStatus = Exclude<NotificationStatus, "queued" | "sending">;
 
 export interface OutboxQuery {
   referenceId?: string;
@@ -27,7 +27,7 @@ function filtered(db: Kysely<Database>, integrationClientId: string, query: Outb
     .where("n.integration_client_id", "=", integrationClientId)
     .$if(query.referenceId !== undefined, (q) => q.where("c.reference_id", "=", query.referenceId!))
     .$if(query.channel !== undefined, (q) => q.where("n.channel", "=", query.channel!))
-    .$if(query.status === "scheduled", (q) => q.where("n.status", "in", ["scheduled", "queued"]))
+    .$if(query.status === "scheduled", (q) => q.where("n.status", "in", ["scheduled", "queued", "sending"]))
     .$if(query.status !== undefined && query.status !== "scheduled", (q) => q.where("n.status", "=", query.status!));
 }
 
@@ -44,6 +44,6 @@ export async function listOutbox(db: Kysely<Database>, integrationClientId: stri
   ]);
   return {
     total: Number(count.total),
-    items: rows.map((row) => ({ ...row, status: row.status === "queued" ? "scheduled" : row.status })),
+    items: rows.map((row) => ({ ...row, status: row.status === "queued" || row.status === "sending" ? "scheduled" : row.status })),
   };
 }

@@ -1,19 +1,21 @@
 // Sending one payer notification (the `send-notification` task): claim, check, render, send, record.
 //
-// Everything happens in one transaction that holds the notification's row lock, taken with SKIP LOCKED:
-// a second worker that reaches the same message meanwhile finds nothing to claim and leaves, and one that
-// comes after finds it `sent`; only a `queued` message is sent, so each goes out once. Holding the lock
-// through the provider's call (bounded by PROVIDER_TIMEOUT_MS) also means a payment or a cancel that
-// withdraws the charge's messages waits for a message already on its way, and then leaves it as sent.
+// No lock is held while the provider is called. A short transaction claims the message: it takes the
+// row with SKIP LOCKED, checks the message is still due, renders it, counts the attempt and marks it
+// `sending` with the claim's time, and commits. Then the provider is called, and a second transaction
+// records the outcome on that claim. So a payment or a cancel that withdraws the charge's messages never
+// waits for a provider; a message already `sending` is on its way and is left to finish.
 //
-// The attempt is counted before the provider is called, in that transaction (a worker that dies mid-call
-// leaves the message as it was, and the queue hands its job out again). A temporary failure keeps it `queued`
-// with the reason, and the task is retried with backoff; after MAX_SEND_ATTEMPTS it is `failed` with the
-// last reason. A refusal for good is `failed` at once. A schedule message whose charge is no longer due any
-// (paid, canceled, or past due before the message's time: `messageStillDue`) is `canceled`; a payment
-// confirmation goes out even though the charge is paid.
+// Each message goes out once: a second worker that reaches it meanwhile finds it locked or `sending`
+// and leaves. A worker that dies mid-call leaves it `sending`; once the claim is older than
+// CLAIM_LEASE_MS (well past the providers' deadline) the queue's retry of the job claims it again, so a
+// message is never lost (at worst, after such a crash, sent twice). A temporary failure puts it back to
+// `queued` with the reason and the task is retried with backoff; after MAX_SEND_ATTEMPTS it is `failed`
+// with the last reason. A refusal for good is `failed` at once. A schedule message whose charge is no
+// longer due any (paid, canceled, or past due before the message's time: `messageStillDue`) is
+// `canceled`; a payment confirmation goes out even though the charge is paid.
 import { messageStillDue } from "./schedule.ts";
-import type { Kysely, Transaction } from "kysely";
+import type { Kysely } from "kysely";
 import type { Database } from "../../db/schema.ts";
 import type { Notification, NotificationStatus } from "../../db/tables/notifications.table.ts";
 import { integrationNow, type Clock } from "../clock.ts";
@@ -24,6 +26,9 @@ import type { NotificationSenders, SendResult } from "./channels/sender.ts";
 /** Attempts at a temporary failure before a message is `failed`: with the queue's backoff (e^n seconds), about 3.5 hours. */
 export const MAX_SEND_ATTEMPTS = 10;
 
+/** How long a `sending` claim stands before another run may take the message again (a worker that died mid-call). */
+export const CLAIM_LEASE_MS = 60_000;
+
 export interface SendDependencies {
   db: Kysely<Database>;
   clock: Clock;
@@ -33,7 +38,7 @@ export interface SendDependencies {
 }
 
 export type SendNotificationOutcome =
-  /** Another worker holds it right now, or it no longer exists: nothing to do here. */
+  /** Another worker holds or is sending it right now, or it no longer exists: nothing to do here. */
   | { kind: "not_claimed" }
   /** Already sent, simulated, failed, canceled, or not queued yet. */
   | { kind: "settled"; status: NotificationStatus }
@@ -45,11 +50,29 @@ export type SendNotificationOutcome =
   /** A temporary failure with attempts left: the caller retries later. */
   | { kind: "retry"; attempt: number };
 
+type Claim =
+  | { kind: "outcome"; outcome: SendNotificationOutcome }
+  | { kind: "claimed"; notification: Notification; facts: MessageFacts; attempt: number; claimedAt: Date; now: Date };
+
 export async function sendNotification(deps: SendDependencies, notificationId: string): Promise<SendNotificationOutcome> {
-  return deps.db.transaction().execute(async (trx): Promise<SendNotificationOutcome> => {
+  const claim = await claimNotification(deps, notificationId);
+  if (claim.kind === "outcome") return claim.outcome;
+  const result = await callProvider(deps.senders, claim.notification, claim.facts);
+  return record(deps.db, claim, result);
+}
+
+/** Takes a queued message (or one whose `sending` claim ran out) to send it, in a short transaction of its own. */
+async function claimNotification(deps: SendDependencies, notificationId: string): Promise<Claim> {
+  return deps.db.transaction().execute(async (trx): Promise<Claim> => {
     const notification = await trx.selectFrom("notifications").selectAll().where("id", "=", notificationId).forUpdate().skipLocked().executeTakeFirst();
-    if (!notification) return { kind: "not_claimed" };
-    if (notification.status !== "queued") return { kind: "settled", status: notification.status };
+    if (!notification) return { kind: "outcome", outcome: { kind: "not_claimed" } };
+    const claimedAt = deps.clock.now();
+    if (notification.status === "sending") {
+      const leaseEnds = (notification.claimed_at?.getTime() ?? 0) + CLAIM_LEASE_MS;
+      if (claimedAt.getTime() < leaseEnds) return { kind: "outcome", outcome: { kind: "not_claimed" } };
+    } else if (notification.status !== "queued") {
+      return { kind: "outcome", outcome: { kind: "settled", status: notification.status } };
+    }
 
     const charge = await trx
       .selectFrom("charges as c")
@@ -81,7 +104,7 @@ export async function sendNotification(deps: SendDependencies, notificationId: s
     // reminder after the sweep closed the charge); one of a paid or canceled charge does not.
     if (!messageStillDue(notification, charge)) {
       await trx.updateTable("notifications").set({ status: "canceled" }).where("id", "=", notification.id).execute();
-      return { kind: "canceled" };
+      return { kind: "outcome", outcome: { kind: "canceled" } };
     }
 
     const transfer = confirmation && notification.transfer_id !== null ? await trx.selectFrom("transfers").select("amount_cents").where("id", "=", notification.transfer_id).executeTakeFirstOrThrow() : undefined;
@@ -96,9 +119,8 @@ export async function sendNotification(deps: SendDependencies, notificationId: s
     });
 
     const attempt = notification.attempts + 1;
-    await trx.updateTable("notifications").set({ attempts: attempt }).where("id", "=", notification.id).execute();
-    const result = await callProvider(deps.senders, notification, facts);
-    return record(trx, notification.id, attempt, result, now);
+    await trx.updateTable("notifications").set({ status: "sending", claimed_at: claimedAt, attempts: attempt }).where("id", "=", notification.id).execute();
+    return { kind: "claimed", notification, facts, attempt, claimedAt, now };
   });
 }
 
@@ -112,8 +134,10 @@ async function callProvider(senders: NotificationSenders, notification: Notifica
   }
 }
 
-async function record(trx: Transaction<Database>, id: string, attempt: number, result: SendResult, now: Date): Promise<SendNotificationOutcome> {
-  const update = trx.updateTable("notifications").where("id", "=", id);
+/** Records the provider's answer on the claim (a claim taken over meanwhile is left to its new owner). */
+async function record(db: Kysely<Database>, claim: Extract<Claim, { kind: "claimed" }>, result: SendResult): Promise<SendNotificationOutcome> {
+  const { attempt, now } = claim;
+  const update = db.updateTable("notifications").where("id", "=", claim.notification.id).where("status", "=", "sending").where("claimed_at", "=", claim.claimedAt);
   switch (result.outcome) {
     case "sent":
       await update.set({ status: "sent", sent_at: now, provider_message_id: result.providerMessageId, failure_reason: null }).execute();
@@ -129,7 +153,7 @@ async function record(trx: Transaction<Database>, id: string, attempt: number, r
         await update.set({ status: "failed", failure_reason: result.reason }).execute();
         return { kind: "failed", attempt, permanent: false };
       }
-      await update.set({ failure_reason: result.reason }).execute();
+      await update.set({ status: "queued", failure_reason: result.reason }).execute();
       return { kind: "retry", attempt };
   }
 }

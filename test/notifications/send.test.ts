@@ -13,7 +13,7 @@ import { SmtpEmailSender } from "../../domain/notifications/channels/email.ts";
 import { WhatsappSender } from "../../domain/notifications/channels/whatsapp.ts";
 import type { NotificationSenders } from "../../domain/notifications/channels/sender.ts";
 import { chatRecipient, queueNotifications, writeNotifications } from "../../domain/notifications/outbox.ts";
-import { MAX_SEND_ATTEMPTS, sendNotification } from "../../domain/notifications/send.ts";
+import { CLAIM_LEASE_MS, MAX_SEND_ATTEMPTS, sendNotification } from "../../domain/notifications/send.ts";
 import { OutboundHttpClient } from "../../domain/webhooks/outbound-http.ts";
 import { startWorker } from "../../jobs/queue.ts";
 import { createTaskList } from "../../jobs/tasks.ts";
@@ -72,7 +72,8 @@ async function newCharge(service: TestService, m: typeof merchant, overrides: ob
   const created = await m.call(
     "POST",
     "/payment-request",
-    chargeBody({ amount: 15000.5, description: "Cuota de diciembre", sendEmailNotification: true, sendWhatsappNotification: true, customer: { name: "María Gómez", email, phoneNumber }, ...overrides }),
+    // Notifications off unless asked: most tests here write the messages they send themselves.
+    chargeBody({ amount: 15000.5, description: "Cuota de diciembre", sendEmailNotification: false, sendWhatsappNotification: false, customer: { name: "María Gómez", email, phoneNumber }, ...overrides }),
   );
   expect(created.status, JSON.stringify(created.json)).toBe(201);
   const row = await service.database.db.selectFrom("charges").select(["id", "integration_client_id"]).where("id", "=", created.json.paymentRequestId).executeTakeFirstOrThrow();
@@ -137,8 +138,11 @@ async function retryNow(service: TestService, notificationId: string): Promise<v
 
 describe("sending", () => {
   it("the initial email and chat message reach the payer with the amount, the CVU and the link, and are recorded as sent", async () => {
-    const charge = await newCharge(t, merchant);
-    const [emailId, chatId] = await queueMessages(t, charge, [{ channel: "email" }, { channel: "whatsapp" }]);
+    // The charge's own schedule writes both initial messages and queues them as it is created.
+    const charge = await newCharge(t, merchant, { sendEmailNotification: true, sendWhatsappNotification: true });
+    const initial = await t.database.db.selectFrom("notifications").select(["id", "channel"]).where("charge_id", "=", charge.chargeId).where("kind", "=", "initial").orderBy("channel").execute();
+    expect(initial.map((row) => row.channel)).toEqual(["email", "whatsapp"]);
+    const [emailId, chatId] = initial.map((row) => row.id);
 
     const [mail] = await smtp.waitFor(charge.email);
     await expect.poll(() => chatRequestsTo(charge.chatNumber)).toHaveLength(1);
@@ -269,11 +273,41 @@ describe("sending", () => {
     const deps = { db: t.database.db, clock: t.clock, senders: providerSenders(), integrationPublicUrl: t.integrationUrl };
     try {
       const first = sendNotification(deps, chatId!);
-      await expect.poll(() => chatRequestsTo(charge.chatNumber).length).toBe(1); // the first holds the row, mid-call
+      await expect.poll(() => chatRequestsTo(charge.chatNumber).length).toBe(1); // the first has claimed it and is mid-call
       const second = await sendNotification(deps, chatId!);
       expect(second).toEqual({ kind: "not_claimed" });
       expect(await first).toEqual({ kind: "sent", attempt: 1 });
       expect(await sendNotification(deps, chatId!)).toEqual({ kind: "settled", status: "sent" });
+      expect(chatRequestsTo(charge.chatNumber)).toHaveLength(1);
+    } finally {
+      await Promise.all([deps.senders.email.close(), deps.senders.whatsapp.close()]);
+    }
+  });
+
+  it("a cancel while the initial messages are at the providers answers at once; what is on its way finishes, the rest is withdrawn", async () => {
+    provider.answerNext({ ...accepted(), delayMs: 1500 });
+    const charge = await newCharge(t, merchant, { sendEmailNotification: true, sendWhatsappNotification: true, dueDates: ["2026-12-10", "2026-12-20"], surcharge: { type: "fixed", value: 100 } });
+    await expect.poll(() => chatRequestsTo(charge.chatNumber).length).toBe(1); // the chat message is mid-call
+    const canceled = await merchant.call("POST", `/payment-request/${charge.referenceId}/cancel`);
+    expect(canceled.status, JSON.stringify(canceled.json)).toBe(200);
+    const rows = await t.database.db.selectFrom("notifications").select(["id", "kind", "channel"]).where("charge_id", "=", charge.chargeId).execute();
+    const initialChat = rows.find((row) => row.kind === "initial" && row.channel === "whatsapp")!;
+    expect(await settled(t, initialChat.id, "sent")).toMatchObject({ attempts: 1 });
+    const reminders = rows.filter((row) => row.kind !== "initial");
+    expect(reminders.length).toBeGreaterThan(0);
+    for (const reminder of reminders) expect((await notification(t, reminder.id)).status).toBe("canceled");
+  });
+
+  it("a message whose sender died mid-call is claimed again once the claim's lease ran out, and not before", async () => {
+    const charge = await newCharge(t, merchant);
+    const [chatId] = await queueMessages(t, charge, [{ channel: "whatsapp" }], { withJobs: false });
+    const claimedAt = t.clock.now();
+    await t.database.db.updateTable("notifications").set({ status: "sending", claimed_at: claimedAt, attempts: 1 }).where("id", "=", chatId!).execute();
+    const deps = { db: t.database.db, clock: t.clock, senders: providerSenders(), integrationPublicUrl: t.integrationUrl };
+    try {
+      expect(await sendNotification(deps, chatId!)).toEqual({ kind: "not_claimed" });
+      t.clock.advance(CLAIM_LEASE_MS);
+      expect(await sendNotification(deps, chatId!)).toEqual({ kind: "sent", attempt: 2 });
       expect(chatRequestsTo(charge.chatNumber)).toHaveLength(1);
     } finally {
       await Promise.all([deps.senders.email.close(), deps.senders.whatsapp.close()]);
