@@ -94,8 +94,10 @@ describe("webhook delivery", () => {
     await s.admin.simulate({ cvu: second.CVU, amount: 400 });
     const [event2] = await s.eventsOf(second.paymentRequestId);
     await receiver.waitFor(3, { path });
-    const pending = await s.adminCall("GET", "/my-integration/events?delivered=false");
-    const listed = pending.json.items.find((item: { eventId: string }) => item.eventId === event2!.eventId);
+    // The receiver has answered; the worker records that answer just after.
+    const pendingEvent = async () => (await s.adminCall("GET", "/my-integration/events?delivered=false")).json.items.find((item: { eventId: string }) => item.eventId === event2!.eventId);
+    await expect.poll(async () => (await pendingEvent())?.attempts?.[0]?.responseStatus, { timeout: 5000 }).toBe(500);
+    const listed = await pendingEvent();
     expect(listed).toMatchObject({ deliveryStatus: "pending", webhookId: event2!.eventId, targetUrl: receiver.url(path), attempts: [{ attempt: 1, responseStatus: 500, error: "non_2xx" }] });
     expect(new Date(listed.nextAttemptAt).getTime() - new Date(listed.attempts[0].attemptedAt).getTime()).toBe(60_000);
 
