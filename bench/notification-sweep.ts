@@ -9,8 +9,8 @@ import { sql } from "kysely";
 import { openDatabase } from "../db/connect.ts";
 import { migrateToLatest } from "../db/migrate.ts";
 import { prepareQueue } from "../db/job-queue.ts";
-import { createIntegrationClient } from "../domain/identity/accounts.ts";
 import { queueDueNotifications } from "../domain/notifications/due-sweep.ts";
+import { seedDueMessages } from "./fixtures/due-messages.ts";
 
 const notifications = Number(process.env.BENCH_NOTIFICATIONS ?? 100_000);
 const sendsPerSecond = { email: 20, whatsapp: 80 };
@@ -20,26 +20,8 @@ try {
   await prepareQueue({ pool: database.pool });
   await migrateToLatest(database.db);
   const db = database.db;
-  const { client } = await createIntegrationClient(db, { name: "Bench", companyName: "Bench S.A.", contactEmail: "bench@example.com" });
   const started = Date.now();
-  const merchant = await sql<{ id: string }>`
-    insert into merchant_accounts (email, password_hash, fantasy_name, account_holder_name, account_holder_tax_id)
-    values ('bench@example.com', 'x', 'Bench', 'Bench', '30712345671') returning id`.execute(db);
-  await sql`
-    insert into charges (integration_client_id, merchant_account_id, reference_id, type, kind, state, amount_cents, description, due_dates,
-                         first_due_at, final_due_at, send_whatsapp_notification, send_email_notification, conciliation_type, customer_name,
-                         customer_email, created_at, updated_at)
-    select ${client.id}, ${merchant.rows[0]!.id}, 'BENCH-' || g, 'standard', 'standard', 'pending', 100000, 'Bench', '{2026-12-10}',
-           now() + interval '1 day', now() + interval '1 day', true, true, 'cvu', 'Bench', 'bench-' || g || '@example.com',
-           now() - interval '2 days', now()
-      from generate_series(1, ${notifications}) g`.execute(db);
-  // Each charge's advance reminder, due a minute ago; every other one by chat.
-  await sql`
-    insert into notifications (charge_id, integration_client_id, channel, kind, day, recipient, scheduled_for)
-    select c.id, c.integration_client_id, case when (row_number() over ()) % 2 = 0 then 'whatsapp' else 'email' end, 'advance_reminder',
-           (now() at time zone 'America/Argentina/Buenos_Aires')::date, c.customer_email, now() - interval '1 minute'
-      from charges c`.execute(db);
-  await sql`analyze`.execute(db);
+  await seedDueMessages(db, notifications, ["email", "whatsapp"]);
   const seeded = Date.now();
 
   const sweepStart = process.hrtime.bigint();
