@@ -1,6 +1,7 @@
 // Sending payer notifications end to end: the whole service with its worker, a real SMTP server and a chat
-// provider stand-in on loopback, charges created through the Integration API, and messages written and
-// queued with the outbox's own primitives. Each message is sent once, recorded as sent / simulated /
+// provider stand-in on loopback, charges created through the Integration API (with notifications off, so
+// that each test writes and queues the messages it sends with the outbox's own primitives; the first test
+// lets the charge's own schedule send its initial messages). Each message is sent once, recorded as sent / simulated /
 // failed / canceled, retried after a temporary failure, and never lets a provider reach a log line.
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -65,7 +66,7 @@ interface CreatedCharge {
   chatNumber: string;
 }
 
-/** A charge with both channels on, created through the Integration API, with a payer of its own. */
+/** A charge created through the Integration API, with a payer of its own (email and phone); notifications off unless `overrides` turn them on. */
 async function newCharge(service: TestService, m: typeof merchant, overrides: object = {}): Promise<CreatedCharge> {
   const email = `${uniqueRef("payer").toLowerCase()}@example.com`;
   const phoneNumber = { countryCode: "+54", number: `911${++phoneSequence}` };
