@@ -4,15 +4,9 @@
 // (claim, render, the Cloud API request, record) to a stand-in that answers a message id at once. Prints
 // messages per second for each concurrency. `node bench/notification-send.ts` (embedded PostgreSQL in a
 // temp folder, or DATABASE_URL).
-import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { sql } from "kysely";
-import { openDatabase } from "../db/connect.ts";
-import { prepareQueue } from "../db/job-queue.ts";
-import { migrateToLatest } from "../db/migrate.ts";
 import { systemClock } from "../domain/clock.ts";
 import { simulatedSender } from "../domain/notifications/channels/simulated.ts";
 import { WhatsappSender } from "../domain/notifications/channels/whatsapp.ts";
@@ -20,6 +14,7 @@ import { queueDueNotifications } from "../domain/notifications/due-sweep.ts";
 import { OutboundHttpClient } from "../domain/webhooks/outbound-http.ts";
 import { startWorker } from "../jobs/queue.ts";
 import { createTaskList } from "../jobs/tasks.ts";
+import { withBenchDatabase } from "./fixtures/bench-database.ts";
 import { seedDueMessages } from "./fixtures/due-messages.ts";
 
 const messages = Number(process.env.BENCH_NOTIFICATIONS ?? 5_000);
@@ -40,13 +35,9 @@ const apiUrl = `http://127.0.0.1:${(provider.address() as AddressInfo).port}/v21
 
 console.log(`${messages} chat messages a run, provider on loopback`);
 for (const concurrency of concurrencies) {
-  const dataDir = mkdtempSync(join(tmpdir(), "cobro-bench-"));
-  const database = await openDatabase({ databaseUrl: process.env.DATABASE_URL, dataDir });
   const whatsapp = new WhatsappSender({ apiUrl, phoneNumberId: "100200300", token: "bench-token", templatePrefix: "cobro_" });
   const webhookHttp = new OutboundHttpClient({ allowLoopback: false });
-  try {
-    await prepareQueue({ pool: database.pool });
-    await migrateToLatest(database.db);
+  await withBenchDatabase(async (database) => {
     const db = database.db;
     await seedDueMessages(db, messages, ["whatsapp"]);
     const queued = await queueDueNotifications(db, { now: new Date(), sendsPerSecond: { email: 1e6, whatsapp: 1e6 } });
@@ -75,10 +66,6 @@ for (const concurrency of concurrencies) {
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     await worker.stop();
     console.log(`  concurrency ${String(concurrency).padStart(2)}: ${sent} sent in ${seconds.toFixed(2)} s = ${Math.round(sent / seconds)} messages/s`);
-  } finally {
-    await Promise.all([whatsapp.close(), webhookHttp.close()]);
-    await database.close();
-    rmSync(dataDir, { recursive: true, force: true });
-  }
+  }).finally(() => Promise.all([whatsapp.close(), webhookHttp.close()]));
 }
 provider.close();

@@ -2,23 +2,14 @@
 // (default 100,000; half email, half chat) of as many open charges, all due; one queueDueNotifications
 // call queues them with one paced send job each. Prints the figures. `node bench/notification-sweep.ts`
 // (embedded PostgreSQL in a temp folder, or DATABASE_URL).
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { withBenchDatabase } from "./fixtures/bench-database.ts";
 import { sql } from "kysely";
-import { openDatabase } from "../db/connect.ts";
-import { migrateToLatest } from "../db/migrate.ts";
-import { prepareQueue } from "../db/job-queue.ts";
 import { queueDueNotifications } from "../domain/notifications/due-sweep.ts";
 import { seedDueMessages } from "./fixtures/due-messages.ts";
 
 const notifications = Number(process.env.BENCH_NOTIFICATIONS ?? 100_000);
 const sendsPerSecond = { email: 20, whatsapp: 80 };
-const dataDir = mkdtempSync(join(tmpdir(), "cobro-bench-"));
-const database = await openDatabase({ databaseUrl: process.env.DATABASE_URL, dataDir });
-try {
-  await prepareQueue({ pool: database.pool });
-  await migrateToLatest(database.db);
+await withBenchDatabase(async (database) => {
   const db = database.db;
   const started = Date.now();
   await seedDueMessages(db, notifications, ["email", "whatsapp"]);
@@ -37,7 +28,4 @@ try {
   console.log(`queued in one sweep:       ${queued} in ${sweepMs.toFixed(0)} ms (${Math.round(queued / (sweepMs / 1000))} messages/s)`);
   for (const row of spread.rows) console.log(`  ${row.channel.padEnd(9)} ${row.jobs} send jobs over ${row.seconds.toFixed(0)} s (${sendsPerSecond[row.channel as "email" | "whatsapp"]}/s)`);
   console.log(`second sweep (idempotent): ${again} queued`);
-} finally {
-  await database.close();
-  rmSync(dataDir, { recursive: true, force: true });
-}
+});

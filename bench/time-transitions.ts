@@ -2,13 +2,8 @@
 // its own CVU, all past their last due date; one runTimeTransitions call closes them, frees the CVUs and
 // writes the expired events. Prints the figures. `npm run bench:time` (embedded PostgreSQL in a temp
 // folder, or DATABASE_URL).
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { withBenchDatabase } from "./fixtures/bench-database.ts";
 import { sql } from "kysely";
-import { openDatabase } from "../db/connect.ts";
-import { migrateToLatest } from "../db/migrate.ts";
-import { prepareQueue } from "../db/job-queue.ts";
 import { createIntegrationClient } from "../domain/identity/accounts.ts";
 import { runTimeTransitions } from "../domain/charges/time-transitions.ts";
 
@@ -16,11 +11,7 @@ const charges = Number(process.env.BENCH_CHARGES ?? 200_000);
 const perMerchant = 100;
 // One charge in BENCH_EXPIRING_EVERY has a timed due date (it expires with an event); the rest fall overdue.
 const expiringEvery = Number(process.env.BENCH_EXPIRING_EVERY ?? 10);
-const dataDir = mkdtempSync(join(tmpdir(), "cobro-bench-"));
-const database = await openDatabase({ databaseUrl: process.env.DATABASE_URL, dataDir });
-try {
-  await prepareQueue({ pool: database.pool });
-  await migrateToLatest(database.db);
+await withBenchDatabase(async (database) => {
   const db = database.db;
   const { client } = await createIntegrationClient(db, { name: "Bench", companyName: "Bench S.A.", contactEmail: "bench@example.com" });
   const merchants = Math.ceil(charges / perMerchant);
@@ -55,7 +46,4 @@ try {
   console.log(`closed in one sweep:       ${counts.closed} in ${sweepMs.toFixed(0)} ms (${Math.round(counts.closed / (sweepMs / 1000))} charges/s)`);
   console.log(`expired events written:    ${counts.expiredEvents} (with their delivery jobs)`);
   console.log(`second sweep (idempotent): ${again.closed} closed`);
-} finally {
-  await database.close();
-  rmSync(dataDir, { recursive: true, force: true });
-}
+});

@@ -3,6 +3,7 @@
 // `swagger-ui-dist` npm package, served from this process, so viewing the pages needs no other network
 // (its validator badge, which calls an outside service, is turned off). These routes are not in the
 // contract and need no authentication; they are mounted before openapi-backend.
+import { escapeHtml } from "../domain/html.ts";
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
@@ -19,10 +20,6 @@ const ASSETS = new Set(["swagger-ui-bundle.js", "swagger-ui-bundle.js.map", "swa
 /** The generated document of an API, as published. */
 export function generatedDocumentText(api: ApiName): string {
   return readFileSync(fileURLToPath(new URL(`../generated/openapi/${api}.yaml`, import.meta.url)), "utf8");
-}
-
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
 }
 
 // The page loads everything from its own origin with paths relative to /docs, so that it also works

@@ -1,6 +1,7 @@
 // What a payer notification says, in Spanish: the facts of one message (gathered by the send use case
 // from the charge, its merchant, its CVU and the payer page) and their two renderings, an email (subject,
 // text and HTML, no external assets) and the parameters of a chat template. Pure: no database, no clock.
+import { escapeHtml } from "../html.ts";
 import type { Charge } from "../../db/tables/charges.table.ts";
 import type { NotificationKind } from "../../db/tables/notifications.table.ts";
 import { dueDateForPayers, parseDueDate } from "../argentina-time.ts";
@@ -147,11 +148,6 @@ export function emailContent(facts: MessageFacts): EmailContent {
   ].join("\n");
   // A header holds one line: whatever a merchant or integrator typed, the subject stays on it.
   return { subject: oneLine(subject), text, html };
-}
-
-/** `&`, `<`, `>`, `"` and `'` as entities: any interpolated value is text, never markup. */
-export function escapeHtml(value: string): string {
-  return value.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
 }
 
 function oneLine(value: string): string {

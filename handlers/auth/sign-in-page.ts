@@ -1,5 +1,6 @@
 // The authorization screen: plain server-rendered HTML in Spanish, readable on a phone, with no external
 // assets (inline styles, no scripts). The merchant account signs in to link itself to the integration.
+import { escapeHtml } from "../../domain/html.ts";
 
 export interface SignInPageInput {
   integrationName: string;
@@ -11,10 +12,6 @@ export interface SignInPageInput {
   email?: string;
   /** The refusal to show above the form. */
   error?: { code: string; message: string };
-}
-
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
 }
 
 const ERROR_TEXT: Record<string, string> = {

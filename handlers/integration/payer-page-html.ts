@@ -7,7 +7,7 @@ import { formatPesos } from "../../domain/money.ts";
 import type { ConfirmationRefusal, PayerPage, PayerPageState } from "../../domain/notifications/payer-page.ts";
 import { payerPagePath } from "../../domain/notifications/payer-page-link.ts";
 import type { NotificationStatus } from "../../db/tables/notifications.table.ts";
-import { escapeHtml } from "../auth/sign-in-page.ts";
+import { escapeHtml } from "../../domain/html.ts";
 
 export interface RenderedPage {
   body: string;

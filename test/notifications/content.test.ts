@@ -3,7 +3,8 @@
 import { describe, expect, it } from "vitest";
 import { argentinaDisplayDate } from "../../domain/argentina-time.ts";
 import { formatPesos } from "../../domain/money.ts";
-import { chatContent, chatParameters, emailContent, escapeHtml, messageFacts, type FactsInput } from "../../domain/notifications/content.ts";
+import { chatContent, chatParameters, emailContent, messageFacts, type FactsInput } from "../../domain/notifications/content.ts";
+import { escapeHtml } from "../../domain/html.ts";
 
 describe("formatPesos", () => {
   it.each([
