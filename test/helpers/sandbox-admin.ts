@@ -1,6 +1,7 @@
 // The admins' side in tests: sign in, call the Admin API; for the integration admin, simulated transfers
 // and the Sandbox clock.
-import { bearerCaller, postJson, read, type ApiCall, type TestService } from "./service.ts";
+import { expect } from "vitest";
+import { bearerCaller, linkedMerchant, postJson, read, type ApiCall, type TestService } from "./service.ts";
 import type { SandboxCredentials } from "../../domain/identity/sandbox-bootstrap.ts";
 import type { components } from "../../generated/types/admin.ts";
 
@@ -55,4 +56,19 @@ export async function sandboxAdmin(t: TestService, sandbox: SandboxCredentials):
       return (listed.json.items as EventRecord[]).reverse();
     },
   };
+}
+
+/**
+ * A fresh Sandbox integration (its own Sandbox clock): its linked merchant, its admin, and a charge create
+ * that expects 201 and answers the created charge.
+ */
+export async function sandboxIntegration(t: TestService) {
+  const merchant = await linkedMerchant(t);
+  const admin = await sandboxAdmin(t, merchant.sandbox);
+  const createCharge = async (body: object) => {
+    const result = await merchant.call("POST", "/payment-request", body);
+    expect(result.status, JSON.stringify(result.json)).toBe(201);
+    return result.json;
+  };
+  return { merchant, admin, createCharge };
 }

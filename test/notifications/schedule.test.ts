@@ -9,8 +9,8 @@ import { queueDueNotifications } from "../../domain/notifications/due-sweep.ts";
 import { writeNotifications } from "../../domain/notifications/outbox.ts";
 import { cuilCandidatesOfDni } from "../../domain/tax-id.ts";
 import { chargeBody, draftChargeBody } from "../helpers/charges.ts";
-import { sandboxAdmin } from "../helpers/sandbox-admin.ts";
-import { linkedMerchant, startTestService, type TestService } from "../helpers/service.ts";
+import { sandboxIntegration } from "../helpers/sandbox-admin.ts";
+import { startTestService, type TestService } from "../helpers/service.ts";
 
 let t: TestService;
 
@@ -35,13 +35,7 @@ const notifiedCuil = (extra: object = {}) =>
 
 /** A fresh integration (its own Sandbox clock), its merchant and its admin. */
 async function setup() {
-  const m = await linkedMerchant(t);
-  const admin = await sandboxAdmin(t, m.sandbox);
-  const create = async (body: object) => {
-    const result = await m.call("POST", "/payment-request", body);
-    expect(result.status, JSON.stringify(result.json)).toBe(201);
-    return result.json;
-  };
+  const { merchant: m, admin, createCharge: create } = await sandboxIntegration(t);
   const advanceTo = async (instant: string) => {
     const moved = await admin.advanceClock({ advanceTo: instant });
     expect(moved.status, JSON.stringify(moved.json)).toBe(200);

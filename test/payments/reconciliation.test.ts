@@ -2,10 +2,10 @@
 // every unmatched reason, duplicate transactions, concurrent transfers, the surcharge, and the Sandbox
 // clock driving overdue, expiry and draft discard.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { linkedMerchant, startTestService, type TestService } from "../helpers/service.ts";
+import { startTestService, type TestService } from "../helpers/service.ts";
 import { chargeBody, draftChargeBody } from "../helpers/charges.ts";
 import { uniqueRef } from "../helpers/unique-ref.ts";
-import { sandboxAdmin, type SandboxAdmin } from "../helpers/sandbox-admin.ts";
+import { sandboxIntegration } from "../helpers/sandbox-admin.ts";
 import { receiveTransfer } from "../../domain/reconciliation/reconcile.ts";
 
 let t: TestService;
@@ -18,13 +18,7 @@ afterAll(() => t.close());
 const cuil = (taxDocument: string, extra: object = {}) => chargeBody({ conciliationType: "cuil", customer: { name: "Pagador", taxDocument }, ...extra });
 
 async function setup() {
-  const m = await linkedMerchant(t);
-  const admin = await sandboxAdmin(t, m.sandbox);
-  const create = async (body: object) => {
-    const result = await m.call("POST", "/payment-request", body);
-    expect(result.status, JSON.stringify(result.json)).toBe(201);
-    return result.json;
-  };
+  const { merchant: m, admin, createCharge: create } = await sandboxIntegration(t);
   const state = async (referenceId: string) => (await m.call("GET", `/payment-request/${referenceId}`)).json.state;
   const events = admin.events;
   /** The one event of `type` about the charge `referenceId`. */
