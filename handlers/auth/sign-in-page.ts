@@ -1,6 +1,7 @@
 // The authorization screen: plain server-rendered HTML in Spanish, readable on a phone, with no external
 // assets (inline styles, no scripts). The merchant account signs in to link itself to the integration.
 import { escapeHtml } from "../../domain/html.ts";
+import { htmlDocument } from "../html-document.ts";
 
 export interface SignInPageInput {
   integrationName: string;
@@ -20,21 +21,7 @@ const ERROR_TEXT: Record<string, string> = {
   SignInFormExpiredError: "El formulario venció o no se envió desde este navegador. Volvé a la aplicación y empezá de nuevo.",
 };
 
-export function renderSignInPage(input: SignInPageInput): string {
-  const name = escapeHtml(input.integrationName);
-  const logo = input.logoUrl ? `<img class="logo" src="${escapeHtml(input.logoUrl)}" alt="" width="64" height="64">` : "";
-  const fee = input.fee ? `<p class="fee">Comisión del servicio: <strong>${escapeHtml(input.fee)}</strong></p>` : "";
-  const error = input.error
-    ? `<p class="error" role="alert" data-code="${escapeHtml(input.error.code)}">${escapeHtml(ERROR_TEXT[input.error.code] ?? input.error.message)}</p>`
-    : "";
-  return `<!doctype html>
-<html lang="es">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
-<title>Autorizar ${name}</title>
-<style>
+const STYLE = `
   :root { color-scheme: light; font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; }
   body { margin: 0; background: #f4f6f8; color: #1c2430; }
   main { max-width: 24rem; margin: 2rem auto; padding: 1.5rem; background: #fff; border-radius: 12px; box-shadow: 0 1px 4px rgba(0,0,0,.08); }
@@ -47,11 +34,19 @@ export function renderSignInPage(input: SignInPageInput): string {
   input[type=email], input[type=password] { width: 100%; box-sizing: border-box; padding: .7rem; font-size: 1rem; border: 1px solid #b8c2cc; border-radius: 8px; }
   button { width: 100%; margin-top: 1.5rem; padding: .8rem; font-size: 1rem; font-weight: 600; color: #fff; background: #0b5cd5; border: 0; border-radius: 8px; cursor: pointer; }
   small { display: block; margin-top: 1rem; color: #5b6775; text-align: center; }
-</style>
-</head>
-<body>
-<main>
-${logo}
+`;
+
+export function renderSignInPage(input: SignInPageInput): string {
+  const name = escapeHtml(input.integrationName);
+  const logo = input.logoUrl ? `<img class="logo" src="${escapeHtml(input.logoUrl)}" alt="" width="64" height="64">` : "";
+  const fee = input.fee ? `<p class="fee">Comisión del servicio: <strong>${escapeHtml(input.fee)}</strong></p>` : "";
+  const error = input.error
+    ? `<p class="error" role="alert" data-code="${escapeHtml(input.error.code)}">${escapeHtml(ERROR_TEXT[input.error.code] ?? input.error.message)}</p>`
+    : "";
+  return htmlDocument({
+    title: `Autorizar ${input.integrationName}`,
+    style: STYLE,
+    main: `${logo}
 <h1>${name} quiere cobrar por vos</h1>
 <p>Ingresá con tu cuenta de comercio para vincularla con <strong>${name}</strong>. Podrá crear cobros por transferencia a tu nombre y consultar su estado.</p>
 ${fee}
@@ -65,9 +60,6 @@ ${error}
 <input id="password" name="password" type="password" autocomplete="current-password" required>
 <button type="submit">Ingresar y autorizar</button>
 </form>
-<small>Tu contraseña no se comparte con ${name}.</small>
-</main>
-</body>
-</html>
-`;
+<small>Tu contraseña no se comparte con ${name}.</small>`,
+  });
 }

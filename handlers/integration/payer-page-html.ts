@@ -8,6 +8,7 @@ import type { ConfirmationRefusal, PayerPage, PayerPageState } from "../../domai
 import { payerPagePath } from "../../domain/notifications/payer-page-link.ts";
 import type { NotificationStatus } from "../../db/tables/notifications.table.ts";
 import { escapeHtml } from "../../domain/html.ts";
+import { htmlDocument } from "../html-document.ts";
 
 export interface RenderedPage {
   body: string;
@@ -100,25 +101,7 @@ const COPY_SCRIPT = `
 `;
 
 function layout(title: string, content: string, nonce: string): string {
-  return `<!doctype html>
-<html lang="es">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
-<meta name="robots" content="noindex">
-<title>${escapeHtml(title)}</title>
-<style nonce="${nonce}">${STYLE}</style>
-</head>
-<body>
-<main>
-${content}
-<small>Cobro por transferencia bancaria</small>
-</main>
-<script nonce="${nonce}">${COPY_SCRIPT}</script>
-</body>
-</html>
-`;
+  return htmlDocument({ title, style: STYLE, main: `${content}\n<small>Cobro por transferencia bancaria</small>`, script: COPY_SCRIPT, nonce, noindex: true });
 }
 
 
