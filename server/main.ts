@@ -62,7 +62,11 @@ async function main(): Promise<void> {
 
   const lines = [`Cobro (${config.serviceEnv}) is running`];
   for (const [api, url] of Object.entries(service.urls)) lines.push(`  ${api.padEnd(12)} ${url}`);
-  if (config.parts.has("worker")) lines.push("  worker       running");
+  if (config.parts.has("worker")) {
+    lines.push("  worker       running");
+    const channel = (provider: unknown, name: string) => `${name} ${provider ? "sent" : "simulated (no provider)"}`;
+    lines.push(`  payer notifications  ${channel(config.notifications.email, "email")}, ${channel(config.notifications.whatsapp, "chat")}`);
+  }
   lines.push(config.databaseUrl ? "  database     DATABASE_URL" : `  database     embedded PostgreSQL in ${config.dataDir}`);
   for (const [api, ids] of Object.entries(service.notImplemented)) {
     if (ids && ids.length > 0) lines.push(`  not implemented yet (${api}, answer 501): ${ids.join(", ")}`);

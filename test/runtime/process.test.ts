@@ -39,9 +39,10 @@ describe("the embedded default", () => {
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it("prints the three URLs and the data folder, and serves them", async () => {
+  it("prints the three URLs, the data folder and how payer notifications go out, and serves them", async () => {
     expect(Object.keys(urls).sort()).toEqual(["admin", "auth", "integration"]);
     expect(first.output()).toContain(`embedded PostgreSQL in ${dataDir}`);
+    expect(first.output()).toContain("payer notifications  email simulated (no provider), chat simulated (no provider)");
     for (const url of Object.values(urls)) {
       const ready = await fetch(`${url}/readyz`);
       expect(ready.status).toBe(200);
