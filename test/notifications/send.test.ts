@@ -202,10 +202,13 @@ describe("sending", () => {
     await expect.poll(async () => (await notification(t, chatId!)).failure_reason, { timeout: 10_000, interval: 20 }).not.toBeNull();
     const waiting = await notification(t, chatId!);
     expect(waiting).toMatchObject({ status: "queued", attempts: 1, failure_reason: "the chat provider answered 503: Service temporarily unavailable" });
-    // The queue put the job off with its backoff.
-    const job = await sql<{ run_at: Date; attempts: number }>`select run_at, attempts from graphile_worker._private_jobs where key = ${sendNotificationJobKey(chatId!)}`.execute(t.database.db);
-    expect(job.rows[0]!.attempts).toBe(1);
-    expect(job.rows[0]!.run_at.getTime()).toBeGreaterThan(Date.now());
+    // The queue puts the job off with its backoff (just after the task's failure is recorded).
+    const job = async () =>
+      (await sql<{ run_at: Date; attempts: number; locked_at: Date | null }>`select run_at, attempts, locked_at from graphile_worker._private_jobs where key = ${sendNotificationJobKey(chatId!)}`.execute(t.database.db)).rows[0];
+    await expect.poll(async () => (await job())?.locked_at, { timeout: 10_000, interval: 20 }).toBeNull();
+    const putOff = await job();
+    expect(putOff!.attempts).toBe(1);
+    expect(putOff!.run_at.getTime()).toBeGreaterThan(Date.now());
 
     await retryNow(t, chatId!);
     expect(await settled(t, chatId!, "sent")).toMatchObject({ attempts: 2, failure_reason: null, provider_message_id: expect.stringMatching(/^wamid\./) });
