@@ -193,7 +193,12 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Recent events (30 days) of the integration with their delivery state and attempts, newest first. */
+        /**
+         * @description Recent events (30 days) of the integration with their delivery state and attempts, newest first.
+         *     The events of a merchant account unlinked from the integration are not listed. After the merchant
+         *     authorizes again (re-link), the events from before the unlink and from the re-link on are listed
+         *     again; those that occurred while it was unlinked stay hidden and are never delivered.
+         */
         get: operations["listEvents"];
         put?: never;
         post?: never;
@@ -214,7 +219,8 @@ export type paths = {
         put?: never;
         /**
          * @description Deliver an event again now, with the same payload and `X-Service-Webhook-Id`, to the destination
-         *     that resolves now, applying the subscription gate of now (409 when it would not be sent). Any
+         *     that resolves now, applying the subscription gate of now (409 when it would not be sent, as for
+         *     an event of a merchant account that is unlinked, or that occurred while it was unlinked). Any
          *     pending retry of the event is replaced by this attempt; a failed resend is retried on the normal
          *     schedule. Answers 202 with the event once the attempt is queued.
          */
@@ -326,7 +332,11 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description The integration's charges across its merchant accounts, newest first; optionally only those in one state. */
+        /**
+         * @description The integration's charges across its linked merchant accounts, newest first; optionally only those
+         *     in one state. The charges of a merchant account unlinked from the integration are not listed; they
+         *     are listed again, in their current state, once it authorizes again.
+         */
         get: operations["listIntegrationPaymentRequests"];
         put?: never;
         post?: never;
@@ -614,8 +624,12 @@ export type paths = {
         /**
          * @description Unlink a merchant account from the integration. Afterwards its tokens get 403 on the Integration
          *     API until it authorizes again. Pending charges are not canceled: they can still be paid and the
-         *     money reaches the merchant, but the integration stops seeing them. `linkedAt` is kept for a later
-         *     re-authorization.
+         *     money reaches the merchant, but the integration stops seeing them: no event of its charges is
+         *     delivered (decided at each attempt, so events already queued stop too, recorded as `not_sent` with
+         *     `merchant_unlinked`), and its charges and events leave `GET /my-integration/payment-requests` and
+         *     `GET /my-integration/events`. `linkedAt` is kept for a later re-authorization, which shows its
+         *     charges again (in their current state, payments received meanwhile included) and delivers its
+         *     events from then on; the events that occurred while it was unlinked stay hidden and undelivered.
          */
         delete: operations["unlinkMerchant"];
         options?: never;
@@ -1097,7 +1111,7 @@ export type components = {
          * @description Why an event was never sent.
          * @enum {string}
          */
-        EventNotSentReason: "not_subscribed" | "no_target";
+        EventNotSentReason: "not_subscribed" | "no_target" | "merchant_unlinked";
         /** @description A page of events. */
         EventPage: {
             items: components["schemas"]["EventRecord"][];

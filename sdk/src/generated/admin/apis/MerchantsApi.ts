@@ -246,7 +246,7 @@ export class MerchantsApi extends runtime.BaseAPI {
     }
 
     /**
-     * Unlink a merchant account from the integration. Afterwards its tokens get 403 on the Integration API until it authorizes again. Pending charges are not canceled: they can still be paid and the money reaches the merchant, but the integration stops seeing them. `linkedAt` is kept for a later re-authorization.
+     * Unlink a merchant account from the integration. Afterwards its tokens get 403 on the Integration API until it authorizes again. Pending charges are not canceled: they can still be paid and the money reaches the merchant, but the integration stops seeing them: no event of its charges is delivered (decided at each attempt, so events already queued stop too, recorded as `not_sent` with `merchant_unlinked`), and its charges and events leave `GET /my-integration/payment-requests` and `GET /my-integration/events`. `linkedAt` is kept for a later re-authorization, which shows its charges again (in their current state, payments received meanwhile included) and delivers its events from then on; the events that occurred while it was unlinked stay hidden and undelivered.
      */
     async unlinkMerchantRaw(requestParameters: UnlinkMerchantRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<void>> {
         const requestOptions = await this.unlinkMerchantRequestOpts(requestParameters);
@@ -256,7 +256,7 @@ export class MerchantsApi extends runtime.BaseAPI {
     }
 
     /**
-     * Unlink a merchant account from the integration. Afterwards its tokens get 403 on the Integration API until it authorizes again. Pending charges are not canceled: they can still be paid and the money reaches the merchant, but the integration stops seeing them. `linkedAt` is kept for a later re-authorization.
+     * Unlink a merchant account from the integration. Afterwards its tokens get 403 on the Integration API until it authorizes again. Pending charges are not canceled: they can still be paid and the money reaches the merchant, but the integration stops seeing them: no event of its charges is delivered (decided at each attempt, so events already queued stop too, recorded as `not_sent` with `merchant_unlinked`), and its charges and events leave `GET /my-integration/payment-requests` and `GET /my-integration/events`. `linkedAt` is kept for a later re-authorization, which shows its charges again (in their current state, payments received meanwhile included) and delivers its events from then on; the events that occurred while it was unlinked stay hidden and undelivered.
      */
     async unlinkMerchant(requestParameters: UnlinkMerchantRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<void> {
         await this.unlinkMerchantRaw(requestParameters, initOverrides);

@@ -20,6 +20,7 @@
 export const EventNotSentReason = {
     NotSubscribed: 'not_subscribed',
     NoTarget: 'no_target',
+    MerchantUnlinked: 'merchant_unlinked',
 } as const;
 export type EventNotSentReason = typeof EventNotSentReason[keyof typeof EventNotSentReason];
 
