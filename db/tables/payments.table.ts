@@ -31,6 +31,8 @@ export interface EventsTable {
   type: "payment_request.payment_received" | "payment_request.expired" | "payment.unmatched";
   payload: ColumnType<Record<string, unknown>, string, string>;
   created_at: Timestamp;
+  /** The merchant account was unlinked from the integration when the event occurred: never delivered nor listed. */
+  occurred_while_unlinked: ColumnType<boolean, boolean | undefined, boolean>;
 }
 
 export type Transfer = Selectable<TransfersTable>;

@@ -25,7 +25,7 @@ export interface ClientUrlsTable {
 }
 
 export type DeliveryStatus = "pending" | "delivered" | "failed" | "not_sent";
-export type NotSentReason = "not_subscribed" | "no_target";
+export type NotSentReason = "not_subscribed" | "no_target" | "merchant_unlinked";
 /** `interrupted`: the worker stopped during the attempt (a crash); the outcome is unknown. */
 export type AttemptError = "non_2xx" | "timeout" | "connection_error" | "redirect" | "blocked_address" | "interrupted";
 

@@ -1,12 +1,13 @@
 // The charges of a whole integration (every merchant account), as its admins see them: the portal's list,
 // and how many are still open.
-import type { Kysely } from "kysely";
+import { sql, type Kysely } from "kysely";
 import type { Database } from "../../db/schema.ts";
 import type { ChargeState } from "../../db/tables/charges.table.ts";
+import { ofUnlinkedMerchant } from "../identity/unlinked-merchants.ts";
 
-/** A page of the integration's charges, newest first, optionally in one state. */
+/** A page of the integration's charges, newest first, optionally in one state; not those of an unlinked merchant account. */
 export async function listIntegrationCharges(db: Kysely<Database>, integrationClientId: string, query: { state?: ChargeState; limit: number; offset: number }) {
-  let base = db.selectFrom("charges").where("integration_client_id", "=", integrationClientId);
+  let base = db.selectFrom("charges").where("integration_client_id", "=", integrationClientId).where(sql<boolean>`not ${ofUnlinkedMerchant("charges")}`);
   if (query.state) base = base.where("state", "=", query.state);
   const [rows, count] = await Promise.all([
     base.select(["id", "reference_id", "paid_cents", "customer_email", "description", "created_at", "state"]).orderBy("created_at", "desc").orderBy("id").limit(query.limit).offset(query.offset).execute(),

@@ -1,7 +1,9 @@
 // The integration's recent events (30 days) with their delivery state and attempts: what the Admin API's
-// `GET /my-integration/events` and the answer of a resend show.
-import type { Kysely } from "kysely";
+// `GET /my-integration/events` and the answer of a resend show. The events of an unlinked merchant account
+// are not listed (domain/identity/unlinked-merchants.ts).
+import { sql, type Kysely } from "kysely";
 import type { Database } from "../../db/schema.ts";
+import { eventWithheldFromIntegration } from "../identity/unlinked-merchants.ts";
 import type { DeliveryAttemptRow, DeliveryStatus, NotSentReason } from "../../db/tables/webhooks.table.ts";
 
 /** Events are kept, and listed, for 30 days (the contract's choice). */
@@ -46,6 +48,7 @@ function baseQuery(db: Kysely<Database>, integrationClientId: string, query: Eve
     .leftJoin("event_deliveries as d", "d.event_id", "e.id")
     .where("e.integration_client_id", "=", integrationClientId)
     .where("e.created_at", ">=", query.retentionStart)
+    .where(sql<boolean>`not ${eventWithheldFromIntegration("e")}`)
     .$if(query.event !== undefined, (q) => q.where("e.type", "=", query.event as never))
     .$if(query.delivered === true, (q) => q.where("d.status", "=", "delivered"))
     .$if(query.delivered === false, (q) => q.where((eb) => eb.or([eb("d.status", "is", null), eb("d.status", "!=", "delivered")])));

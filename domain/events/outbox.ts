@@ -4,6 +4,7 @@
 import type { Transaction } from "kysely";
 import type { Database } from "../../db/schema.ts";
 import type { EventsTable } from "../../db/tables/payments.table.ts";
+import { isMerchantUnlinked } from "../identity/unlinked-merchants.ts";
 import { enqueueDelivery } from "../webhooks/delivery.ts";
 
 export interface NewEvent {
@@ -16,6 +17,8 @@ export interface NewEvent {
 }
 
 export async function recordEvent(trx: Transaction<Database>, event: NewEvent): Promise<{ id: string; type: string; integrationClientId: string }> {
+  // An event of a merchant account unlinked from the integration stays hidden from it for good.
+  const occurredWhileUnlinked = event.merchantAccountId !== null && (await isMerchantUnlinked(trx, event.integrationClientId, event.merchantAccountId, { lockLink: true }));
   const row = await trx
     .insertInto("events")
     .values({
@@ -25,6 +28,7 @@ export async function recordEvent(trx: Transaction<Database>, event: NewEvent): 
       type: event.type,
       payload: JSON.stringify(event.payload),
       created_at: event.createdAt,
+      occurred_while_unlinked: occurredWhileUnlinked,
     })
     .returning("id")
     .executeTakeFirstOrThrow();

@@ -2,7 +2,8 @@
 //
 // Every event gets one `deliver-event` job, added in the transaction that wrote the event (so a job
 // exists exactly when the event does). Each job makes ONE attempt:
-//   1. In a short transaction, under the delivery row's lock: the subscription gate (at the first attempt
+//   1. In a short transaction, under the delivery row's lock: the merchant's link (an event of a merchant
+//      unlinked from the integration is not sent), the subscription gate (at the first attempt
 //      of a cycle), the destination (resolved again at every attempt), and the attempt row claimed, one
 //      per (event, attempt number), before anything is sent. Two workers can never make the same attempt:
 //      the queue gives a job to one worker (SKIP LOCKED), one job per event at a time (its job key), and
@@ -22,9 +23,10 @@
 import type { Kysely, Transaction } from "kysely";
 import { addJob, DELIVER_EVENT_TASK, deliverEventJobKey } from "../../db/job-queue.ts";
 import type { Database } from "../../db/schema.ts";
-import type { AttemptError } from "../../db/tables/webhooks.table.ts";
+import type { AttemptError, NotSentReason } from "../../db/tables/webhooks.table.ts";
 import type { Clock } from "../clock.ts";
 import { DomainError } from "../errors.ts";
+import { isEventWithheld } from "../identity/unlinked-merchants.ts";
 import { resolveDestination } from "./destinations.ts";
 import type { OutboundHttpClient, OutboundResult } from "./outbound-http.ts";
 import { signatureHeader, SIGNATURE_HEADER, VALIDATION_TOKEN_HEADER, WEBHOOK_ID_HEADER } from "./signature.ts";
@@ -56,7 +58,7 @@ export type DeliveryOutcome =
   | { kind: "gone" } // the event no longer exists
   | { kind: "settled"; status: string } // already delivered, failed or not sent: nothing to do
   | { kind: "in_flight" } // another job is making an attempt: this one comes back later
-  | { kind: "not_sent"; reason: "not_subscribed" | "no_target" }
+  | { kind: "not_sent"; reason: NotSentReason }
   | { kind: "attempted"; attempt: number; targetUrl: string; result: OutboundResult; next: "delivered" | "retry" | "failed" | "superseded"; nextAttemptAt?: Date };
 
 interface Claim {
@@ -90,6 +92,8 @@ export async function deliverEvent(deps: DeliveryDependencies, eventId: string, 
       await trx.updateTable("delivery_attempts").set({ error: "interrupted", finished_at: now }).where("event_id", "=", eventId).where("attempt", "=", last.attempt).execute();
     }
 
+    // At every attempt: an event queued before its merchant was unlinked stops too.
+    if (await isEventWithheld(trx, event)) return notSent(trx, eventId, "merchant_unlinked", now);
     if (delivery.attempts_made === delivery.cycle_start) {
       if (!(await isSubscribed(trx, event.integration_client_id, event.type))) return notSent(trx, eventId, "not_subscribed", now);
     }
@@ -136,7 +140,7 @@ export async function deliverEvent(deps: DeliveryDependencies, eventId: string, 
   });
 }
 
-async function notSent(trx: Transaction<Database>, eventId: string, reason: "not_subscribed" | "no_target", now: Date): Promise<DeliveryOutcome> {
+async function notSent(trx: Transaction<Database>, eventId: string, reason: NotSentReason, now: Date): Promise<DeliveryOutcome> {
   await trx.updateTable("event_deliveries").set({ status: "not_sent", not_sent_reason: reason, next_attempt_at: null, updated_at: now }).where("event_id", "=", eventId).execute();
   return { kind: "not_sent", reason };
 }
@@ -151,8 +155,9 @@ export function sendSigned(http: OutboundHttpClient, url: string, webhookId: str
 }
 
 /**
- * Delivers an event again now (POST .../resend): same payload and X-Service-Webhook-Id, the destination
- * and the subscription gate of now (409 EventNotDeliverableError when it would not be sent), a new cycle
+ * Delivers an event again now (POST .../resend): same payload and X-Service-Webhook-Id, the destination,
+ * the merchant's link and the subscription gate of now (409 EventNotDeliverableError when it would not be
+ * sent), a new cycle
  * of the whole retry schedule. The pending retry, if any, is replaced (one job per event).
  */
 export async function resendEvent(db: Kysely<Database>, integrationClientId: string, eventId: string, now: Date, retentionStart: Date): Promise<void> {
@@ -165,6 +170,9 @@ export async function resendEvent(db: Kysely<Database>, integrationClientId: str
       .where("created_at", ">=", retentionStart)
       .executeTakeFirst();
     if (!event) throw new DomainError("EventNotFoundError", "No event with this id in the integration (events are kept 30 days)");
+    if (await isEventWithheld(trx, event)) {
+      throw new DomainError("EventNotDeliverableError", "The event would not be sent now", { cause: "merchant_unlinked: the event's merchant account is, or was when it occurred, unlinked from the integration" });
+    }
     if (!(await isSubscribed(trx, integrationClientId, event.type))) {
       throw new DomainError("EventNotDeliverableError", "The event would not be sent now", { cause: `not_subscribed: ${event.type} is not in enabledEvents` });
     }
