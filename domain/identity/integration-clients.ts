@@ -98,16 +98,24 @@ export async function registerIntegrationClient(
   });
 }
 
-/** A page of integration clients, newest first, each with whether its first admin has signed in. */
+/**
+ * A page of integration clients, newest first, each with whether its first admin has signed in and
+ * whether it has a webhook URL (a client URL of type `webhook`, or an active tenant's URL).
+ */
 export async function listIntegrationClients(
   db: Kysely<Database>,
   page: { limit: number; offset: number },
-): Promise<{ items: Array<IntegrationClient & { firstAdminLoggedIn: boolean }>; total: number }> {
+): Promise<{ items: Array<IntegrationClient & { firstAdminLoggedIn: boolean; webhookConfigured: boolean }>; total: number }> {
   const [rows, count] = await Promise.all([
     db
       .selectFrom("integration_clients as c")
       .selectAll("c")
       .select(sql<boolean>`exists (select 1 from admin_users a where a.integration_client_id = c.id and a.first_login_at is not null)`.as("first_admin_logged_in"))
+      .select(
+        sql<boolean>`(exists (select 1 from client_urls u where u.integration_client_id = c.id and u.url_type = 'webhook') or exists (select 1 from integration_tenants t where t.integration_client_id = c.id and t.deleted_at is null))`.as(
+          "webhook_configured",
+        ),
+      )
       .orderBy("c.created_at", "desc")
       .orderBy("c.id")
       .limit(page.limit)
@@ -115,5 +123,8 @@ export async function listIntegrationClients(
       .execute(),
     db.selectFrom("integration_clients").select((eb) => eb.fn.countAll<string>().as("total")).executeTakeFirstOrThrow(),
   ]);
-  return { items: rows.map(({ first_admin_logged_in, ...client }) => ({ ...client, firstAdminLoggedIn: first_admin_logged_in })), total: Number(count.total) };
+  return {
+    items: rows.map(({ first_admin_logged_in, webhook_configured, ...client }) => ({ ...client, firstAdminLoggedIn: first_admin_logged_in, webhookConfigured: webhook_configured })),
+    total: Number(count.total),
+  };
 }

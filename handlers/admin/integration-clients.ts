@@ -49,11 +49,11 @@ export const listIntegrationClients: Handler<"listIntegrationClients"> = async (
   return {
     status: 200,
     body: {
-      items: items.map(({ firstAdminLoggedIn, ...client }) => ({
+      items: items.map(({ firstAdminLoggedIn, webhookConfigured, ...client }) => ({
         ...platformIntegrationClientDetail(client),
         firstAdminEmailSent: false,
         firstAdminLoggedIn,
-        webhookConfigured: false,
+        webhookConfigured,
       })),
       total,
       ...page,
