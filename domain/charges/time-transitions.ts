@@ -5,6 +5,7 @@
 //   date at 00:00 Argentina time after it; a date with a time, or a checkout's expiry, at that minute,
 //   with the `payment_request.expired` event); the CVU returns to the pool, and payer notifications
 //   scheduled from then on are withdrawn. Drafts are discarded after a few hours.
+import { ofUnlinkedMerchant } from "../identity/unlinked-merchants.ts";
 import { sql, type Kysely, type Transaction } from "kysely";
 import { DELIVER_EVENT_KEY_PREFIX, DELIVER_EVENT_TASK, QUEUE_SCHEMA } from "../../db/job-queue.ts";
 import type { Database } from "../../db/schema.ts";
@@ -58,7 +59,7 @@ export async function runTimeTransitions(db: Kysely<Database> | Transaction<Data
          where n.charge_id = due.id and n.status in ('scheduled', 'queued') and n.kind <> 'payment_confirmation'
            and n.scheduled_for >= due.final_due_at
       ), expired as (
-        insert into events (integration_client_id, merchant_account_id, charge_id, type, payload, created_at)
+        insert into events (integration_client_id, merchant_account_id, charge_id, type, payload, created_at, occurred_while_unlinked)
         select due.integration_client_id, due.merchant_account_id, due.id, 'payment_request.expired',
                jsonb_build_object(
                  'event', 'payment_request.expired',
@@ -73,7 +74,9 @@ export async function runTimeTransitions(db: Kysely<Database> | Transaction<Data
                  'dueDate', due.due_dates[array_length(due.due_dates, 1)],
                  'expiredAt', to_char(due.final_due_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
                ) || case when due.metadata is null then '{}'::jsonb else jsonb_build_object('metadata', due.metadata) end,
-               ${options.now}
+               ${options.now},
+               -- Withheld from the integration for good when its merchant is unlinked now (domain/identity/unlinked-merchants.ts).
+               ${ofUnlinkedMerchant("due")}
           from due where due.kind in ('short-lived', 'checkout')
         returning id
       ), delivery_jobs as (
