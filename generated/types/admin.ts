@@ -29,8 +29,10 @@ export type paths = {
         put?: never;
         /**
          * @description Register an integration client. Its OAuth `clientSecret` (`providerClientSecret`) is returned only
-         *     here. With `firstAdminEmail`, its first admin is created and receives a welcome email with
-         *     credentials.
+         *     here. With `firstAdminEmail`, its first admin is created and receives a welcome email (in Spanish)
+         *     with the sign-in address, `Usuario: <email>` and `Contraseña temporal: <password>`; the temporary
+         *     password lasts 7 days and must be changed at the first sign-in. Production without a mail server
+         *     answers 503 `MailUnavailableError` and creates nothing.
          */
         post: operations["createIntegrationClient"];
         delete?: never;
@@ -72,7 +74,11 @@ export type paths = {
         /** @description The admins of an integration client with their status, oldest invitation first. */
         get: operations["listClientAdmins"];
         put?: never;
-        /** @description Add an admin to an integration client; the admin starts `pending` and receives a welcome email with credentials. */
+        /**
+         * @description Add an admin to an integration client; the admin starts `pending` and receives a welcome email
+         *     with a temporary password (7 days, changed at the first sign-in). Production without a mail
+         *     server answers 503 `MailUnavailableError` and creates nothing.
+         */
         post: operations["createClientAdmin"];
         delete?: never;
         options?: never;
@@ -819,7 +825,7 @@ export type components = {
             /** @description The admin's sign-in email. */
             email: string;
             /**
-             * @description `active`: first login completed; `pending`: invited, not yet logged in; `unknown`: could not be determined.
+             * @description `active`: signed in at least once (the temporary password included); `pending`: invited, not yet signed in; `unknown`: could not be determined (Cobro records every sign-in, so it does not answer it today).
              * @enum {string}
              */
             status: "active" | "pending" | "unknown";
@@ -1315,7 +1321,7 @@ export type components = {
              * @description The platform's service commission on the integration's payments (0 to 100), or `null` when there is no commission deal. Never shown to the integrator.
              */
             serviceCommissionPercentage: number | null;
-            /** @description Whether the first admin's welcome email was sent. */
+            /** @description Whether the welcome email of the first admin (the earliest invited) was accepted by the mail server (in the Sandbox without SMTP: written to the log). */
             firstAdminEmailSent: boolean;
             /** @description Whether any admin of the integration has logged in. */
             firstAdminLoggedIn: boolean;
@@ -1995,7 +2001,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminErrorBody"];
                 };
             };
-            /** @description 403 `ForbiddenError`: the admin's role does not allow the operation (`INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`). */
+            /** @description 403 `ForbiddenError` (the admin's role does not allow the operation: `INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`) or `PasswordChangeRequiredError` (the session was opened with a temporary password: change it with `POST /integration/admin/change-password` first). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2093,7 +2099,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminErrorBody"];
                 };
             };
-            /** @description 403 `ForbiddenError`: the admin's role does not allow the operation (`INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`). */
+            /** @description 403 `ForbiddenError` (the admin's role does not allow the operation: `INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`) or `PasswordChangeRequiredError` (the session was opened with a temporary password: change it with `POST /integration/admin/change-password` first). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2122,6 +2128,15 @@ export interface operations {
             };
             /** @description 500 `InternalServerError`: an internal error; quote the `id` to support. Safe to retry reads; after a write, read the resource again before retrying. */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /** @description 503 `MailUnavailableError`: this deployment (Production) has no mail server configured, so the new admin's welcome email and temporary password cannot be sent; nothing was created. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2189,7 +2204,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminErrorBody"];
                 };
             };
-            /** @description 403 `ForbiddenError`: the admin's role does not allow the operation (`INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`). */
+            /** @description 403 `ForbiddenError` (the admin's role does not allow the operation: `INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`) or `PasswordChangeRequiredError` (the session was opened with a temporary password: change it with `POST /integration/admin/change-password` first). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2292,7 +2307,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminErrorBody"];
                 };
             };
-            /** @description 403 `ForbiddenError`: the admin's role does not allow the operation (`INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`). */
+            /** @description 403 `ForbiddenError` (the admin's role does not allow the operation: `INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`) or `PasswordChangeRequiredError` (the session was opened with a temporary password: change it with `POST /integration/admin/change-password` first). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2382,7 +2397,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminErrorBody"];
                 };
             };
-            /** @description 403 `ForbiddenError`: the admin's role does not allow the operation (`INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`). */
+            /** @description 403 `ForbiddenError` (the admin's role does not allow the operation: `INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`) or `PasswordChangeRequiredError` (the session was opened with a temporary password: change it with `POST /integration/admin/change-password` first). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2469,7 +2484,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminErrorBody"];
                 };
             };
-            /** @description 403 `ForbiddenError`: the admin's role does not allow the operation (`INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`). */
+            /** @description 403 `ForbiddenError` (the admin's role does not allow the operation: `INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`) or `PasswordChangeRequiredError` (the session was opened with a temporary password: change it with `POST /integration/admin/change-password` first). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2507,6 +2522,15 @@ export interface operations {
             };
             /** @description 500 `InternalServerError`: an internal error; quote the `id` to support. Safe to retry reads; after a write, read the resource again before retrying. */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /** @description 503 `MailUnavailableError`: this deployment (Production) has no mail server configured, so the new admin's welcome email and temporary password cannot be sent; nothing was created. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2658,7 +2682,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminErrorBody"];
                 };
             };
-            /** @description 403 `ForbiddenError`: the admin's role does not allow the operation (`INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`). */
+            /** @description 403 `ForbiddenError` (the admin's role does not allow the operation: `INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`) or `PasswordChangeRequiredError` (the session was opened with a temporary password: change it with `POST /integration/admin/change-password` first). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2733,7 +2757,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminErrorBody"];
                 };
             };
-            /** @description 403 `ForbiddenError`: the admin's role does not allow the operation (`INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`). */
+            /** @description 403 `ForbiddenError` (the admin's role does not allow the operation: `INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`) or `PasswordChangeRequiredError` (the session was opened with a temporary password: change it with `POST /integration/admin/change-password` first). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2791,7 +2815,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminErrorBody"];
                 };
             };
-            /** @description 403 `ForbiddenError`: the admin's role does not allow the operation (`INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`). */
+            /** @description 403 `ForbiddenError` (the admin's role does not allow the operation: `INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`) or `PasswordChangeRequiredError` (the session was opened with a temporary password: change it with `POST /integration/admin/change-password` first). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2847,7 +2871,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminErrorBody"];
                 };
             };
-            /** @description 403 `ForbiddenError`: the admin's role does not allow the operation (`INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`). */
+            /** @description 403 `ForbiddenError` (the admin's role does not allow the operation: `INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`) or `PasswordChangeRequiredError` (the session was opened with a temporary password: change it with `POST /integration/admin/change-password` first). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2936,7 +2960,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminErrorBody"];
                 };
             };
-            /** @description 403 `ForbiddenError`: the admin's role does not allow the operation (`INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`). */
+            /** @description 403 `ForbiddenError` (the admin's role does not allow the operation: `INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`) or `PasswordChangeRequiredError` (the session was opened with a temporary password: change it with `POST /integration/admin/change-password` first). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2998,7 +3022,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminErrorBody"];
                 };
             };
-            /** @description 403 `ForbiddenError`: the admin's role does not allow the operation (`INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`). */
+            /** @description 403 `ForbiddenError` (the admin's role does not allow the operation: `INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`) or `PasswordChangeRequiredError` (the session was opened with a temporary password: change it with `POST /integration/admin/change-password` first). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3121,7 +3145,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminErrorBody"];
                 };
             };
-            /** @description 403 `ForbiddenError`: the admin's role does not allow the operation (`INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`). */
+            /** @description 403 `ForbiddenError` (the admin's role does not allow the operation: `INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`) or `PasswordChangeRequiredError` (the session was opened with a temporary password: change it with `POST /integration/admin/change-password` first). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3212,7 +3236,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminErrorBody"];
                 };
             };
-            /** @description 403 `ForbiddenError`: the admin's role does not allow the operation (`INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`). */
+            /** @description 403 `ForbiddenError` (the admin's role does not allow the operation: `INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`) or `PasswordChangeRequiredError` (the session was opened with a temporary password: change it with `POST /integration/admin/change-password` first). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3289,7 +3313,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminErrorBody"];
                 };
             };
-            /** @description 403 `ForbiddenError` (the token is not an integration admin's) or `SandboxOnlyError` (the operation exists only in the Sandbox; this is Production). */
+            /** @description 403 `ForbiddenError` (the token is not an integration admin's), `PasswordChangeRequiredError` (the session was opened with a temporary password: change it first) or `SandboxOnlyError` (the operation exists only in the Sandbox; this is Production). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3357,7 +3381,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminErrorBody"];
                 };
             };
-            /** @description 403 `ForbiddenError`: the admin's role does not allow the operation (`INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`). */
+            /** @description 403 `ForbiddenError` (the admin's role does not allow the operation: `INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`) or `PasswordChangeRequiredError` (the session was opened with a temporary password: change it with `POST /integration/admin/change-password` first). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3440,7 +3464,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminErrorBody"];
                 };
             };
-            /** @description 403 `ForbiddenError`: the admin's role does not allow the operation (`INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`). */
+            /** @description 403 `ForbiddenError` (the admin's role does not allow the operation: `INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`) or `PasswordChangeRequiredError` (the session was opened with a temporary password: change it with `POST /integration/admin/change-password` first). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3537,7 +3561,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminErrorBody"];
                 };
             };
-            /** @description 403 `ForbiddenError`: the admin's role does not allow the operation (`INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`). */
+            /** @description 403 `ForbiddenError` (the admin's role does not allow the operation: `INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`) or `PasswordChangeRequiredError` (the session was opened with a temporary password: change it with `POST /integration/admin/change-password` first). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3590,7 +3614,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminErrorBody"];
                 };
             };
-            /** @description 403 `ForbiddenError`: the admin's role does not allow the operation (`INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`). */
+            /** @description 403 `ForbiddenError` (the admin's role does not allow the operation: `INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`) or `PasswordChangeRequiredError` (the session was opened with a temporary password: change it with `POST /integration/admin/change-password` first). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3662,7 +3686,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminErrorBody"];
                 };
             };
-            /** @description 403 `ForbiddenError`: the admin's role does not allow the operation (`INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`). */
+            /** @description 403 `ForbiddenError` (the admin's role does not allow the operation: `INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`) or `PasswordChangeRequiredError` (the session was opened with a temporary password: change it with `POST /integration/admin/change-password` first). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3752,7 +3776,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminErrorBody"];
                 };
             };
-            /** @description 403 `ForbiddenError`: the admin's role does not allow the operation (`INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`). */
+            /** @description 403 `ForbiddenError` (the admin's role does not allow the operation: `INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`) or `PasswordChangeRequiredError` (the session was opened with a temporary password: change it with `POST /integration/admin/change-password` first). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3813,7 +3837,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminErrorBody"];
                 };
             };
-            /** @description 403 `ForbiddenError`: the admin's role does not allow the operation (`INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`). */
+            /** @description 403 `ForbiddenError` (the admin's role does not allow the operation: `INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`) or `PasswordChangeRequiredError` (the session was opened with a temporary password: change it with `POST /integration/admin/change-password` first). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3883,7 +3907,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminErrorBody"];
                 };
             };
-            /** @description 403 `ForbiddenError`: the admin's role does not allow the operation (`INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`). */
+            /** @description 403 `ForbiddenError` (the admin's role does not allow the operation: `INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`) or `PasswordChangeRequiredError` (the session was opened with a temporary password: change it with `POST /integration/admin/change-password` first). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3953,7 +3977,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminErrorBody"];
                 };
             };
-            /** @description 403 `ForbiddenError`: the admin's role does not allow the operation (`INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`). */
+            /** @description 403 `ForbiddenError` (the admin's role does not allow the operation: `INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`) or `PasswordChangeRequiredError` (the session was opened with a temporary password: change it with `POST /integration/admin/change-password` first). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4016,7 +4040,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminErrorBody"];
                 };
             };
-            /** @description 403 `ForbiddenError` (the token is not an integration admin's) or `SandboxOnlyError` (the operation exists only in the Sandbox; this is Production). */
+            /** @description 403 `ForbiddenError` (the token is not an integration admin's), `PasswordChangeRequiredError` (the session was opened with a temporary password: change it first) or `SandboxOnlyError` (the operation exists only in the Sandbox; this is Production). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4088,7 +4112,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminErrorBody"];
                 };
             };
-            /** @description 403 `ForbiddenError` (the token is not an integration admin's) or `SandboxOnlyError` (the operation exists only in the Sandbox; this is Production). */
+            /** @description 403 `ForbiddenError` (the token is not an integration admin's), `PasswordChangeRequiredError` (the session was opened with a temporary password: change it first) or `SandboxOnlyError` (the operation exists only in the Sandbox; this is Production). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4181,7 +4205,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminErrorBody"];
                 };
             };
-            /** @description 403 `ForbiddenError` (the token is not an integration admin's) or `SandboxOnlyError` (the operation exists only in the Sandbox; this is Production). */
+            /** @description 403 `ForbiddenError` (the token is not an integration admin's), `PasswordChangeRequiredError` (the session was opened with a temporary password: change it first) or `SandboxOnlyError` (the operation exists only in the Sandbox; this is Production). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4255,7 +4279,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminErrorBody"];
                 };
             };
-            /** @description 403 `ForbiddenError`: the admin's role does not allow the operation (`INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`). */
+            /** @description 403 `ForbiddenError` (the admin's role does not allow the operation: `INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`) or `PasswordChangeRequiredError` (the session was opened with a temporary password: change it with `POST /integration/admin/change-password` first). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4330,7 +4354,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminErrorBody"];
                 };
             };
-            /** @description 403 `ForbiddenError` (the token is not an integration admin's) or `IntegrationNotMultitenantError` (the integration's `type` is not `multitenant`, which gates tenants). */
+            /** @description 403 `ForbiddenError` (the token is not an integration admin's), `PasswordChangeRequiredError` (the session was opened with a temporary password: change it first) or `IntegrationNotMultitenantError` (the integration's `type` is not `multitenant`, which gates tenants). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4426,7 +4450,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminErrorBody"];
                 };
             };
-            /** @description 403 `ForbiddenError`: the admin's role does not allow the operation (`INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`). */
+            /** @description 403 `ForbiddenError` (the admin's role does not allow the operation: `INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`) or `PasswordChangeRequiredError` (the session was opened with a temporary password: change it with `POST /integration/admin/change-password` first). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4509,7 +4533,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminErrorBody"];
                 };
             };
-            /** @description 403 `ForbiddenError`: the admin's role does not allow the operation (`INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`). */
+            /** @description 403 `ForbiddenError` (the admin's role does not allow the operation: `INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`) or `PasswordChangeRequiredError` (the session was opened with a temporary password: change it with `POST /integration/admin/change-password` first). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4592,7 +4616,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminErrorBody"];
                 };
             };
-            /** @description 403 `ForbiddenError`: the admin's role does not allow the operation (`INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`). */
+            /** @description 403 `ForbiddenError` (the admin's role does not allow the operation: `INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`) or `PasswordChangeRequiredError` (the session was opened with a temporary password: change it with `POST /integration/admin/change-password` first). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4666,7 +4690,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminErrorBody"];
                 };
             };
-            /** @description 403 `ForbiddenError`: the admin's role does not allow the operation (`INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`). */
+            /** @description 403 `ForbiddenError` (the admin's role does not allow the operation: `INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`) or `PasswordChangeRequiredError` (the session was opened with a temporary password: change it with `POST /integration/admin/change-password` first). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4730,7 +4754,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminErrorBody"];
                 };
             };
-            /** @description 403 `ForbiddenError` (the token is not an integration admin's) or `SandboxOnlyError` (the operation exists only in the Sandbox; this is Production). */
+            /** @description 403 `ForbiddenError` (the token is not an integration admin's), `PasswordChangeRequiredError` (the session was opened with a temporary password: change it first) or `SandboxOnlyError` (the operation exists only in the Sandbox; this is Production). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4807,7 +4831,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminErrorBody"];
                 };
             };
-            /** @description 403 `ForbiddenError` (the token is not an integration admin's) or `SandboxOnlyError` (the operation exists only in the Sandbox; this is Production). */
+            /** @description 403 `ForbiddenError` (the token is not an integration admin's), `PasswordChangeRequiredError` (the session was opened with a temporary password: change it first) or `SandboxOnlyError` (the operation exists only in the Sandbox; this is Production). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4896,7 +4920,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminErrorBody"];
                 };
             };
-            /** @description 403 `ForbiddenError`: the admin's role does not allow the operation (`INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`). */
+            /** @description 403 `ForbiddenError` (the admin's role does not allow the operation: `INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`) or `PasswordChangeRequiredError` (the session was opened with a temporary password: change it with `POST /integration/admin/change-password` first). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4987,7 +5011,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminErrorBody"];
                 };
             };
-            /** @description 403 `ForbiddenError`: the admin's role does not allow the operation (`INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`). */
+            /** @description 403 `ForbiddenError` (the admin's role does not allow the operation: `INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`) or `PasswordChangeRequiredError` (the session was opened with a temporary password: change it with `POST /integration/admin/change-password` first). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5070,7 +5094,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminErrorBody"];
                 };
             };
-            /** @description 403 `ForbiddenError`: the admin's role does not allow the operation (`INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`). */
+            /** @description 403 `ForbiddenError` (the admin's role does not allow the operation: `INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`) or `PasswordChangeRequiredError` (the session was opened with a temporary password: change it with `POST /integration/admin/change-password` first). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5164,7 +5188,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminErrorBody"];
                 };
             };
-            /** @description 403 `ForbiddenError`: the admin's role does not allow the operation (`INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`). */
+            /** @description 403 `ForbiddenError` (the admin's role does not allow the operation: `INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`) or `PasswordChangeRequiredError` (the session was opened with a temporary password: change it with `POST /integration/admin/change-password` first). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5220,7 +5244,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminErrorBody"];
                 };
             };
-            /** @description 403 `ForbiddenError`: the admin's role does not allow the operation (`INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`). */
+            /** @description 403 `ForbiddenError` (the admin's role does not allow the operation: `INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`) or `PasswordChangeRequiredError` (the session was opened with a temporary password: change it with `POST /integration/admin/change-password` first). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5304,7 +5328,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminErrorBody"];
                 };
             };
-            /** @description 403 `ForbiddenError`: the admin's role does not allow the operation (`INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`). */
+            /** @description 403 `ForbiddenError` (the admin's role does not allow the operation: `INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`) or `PasswordChangeRequiredError` (the session was opened with a temporary password: change it with `POST /integration/admin/change-password` first). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5386,7 +5410,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminErrorBody"];
                 };
             };
-            /** @description 403 `ForbiddenError`: the admin's role does not allow the operation (`INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`). */
+            /** @description 403 `ForbiddenError` (the admin's role does not allow the operation: `INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`) or `PasswordChangeRequiredError` (the session was opened with a temporary password: change it with `POST /integration/admin/change-password` first). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5470,7 +5494,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminErrorBody"];
                 };
             };
-            /** @description 403 `ForbiddenError`: the admin's role does not allow the operation (`INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`). */
+            /** @description 403 `ForbiddenError` (the admin's role does not allow the operation: `INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`) or `PasswordChangeRequiredError` (the session was opened with a temporary password: change it with `POST /integration/admin/change-password` first). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5522,7 +5546,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminErrorBody"];
                 };
             };
-            /** @description 403 `ForbiddenError`: the admin's role does not allow the operation (`INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`). */
+            /** @description 403 `ForbiddenError` (the admin's role does not allow the operation: `INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`) or `PasswordChangeRequiredError` (the session was opened with a temporary password: change it with `POST /integration/admin/change-password` first). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5583,7 +5607,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminErrorBody"];
                 };
             };
-            /** @description 403 `ForbiddenError`: the admin's role does not allow the operation (`INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`). */
+            /** @description 403 `ForbiddenError` (the admin's role does not allow the operation: `INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`) or `PasswordChangeRequiredError` (the session was opened with a temporary password: change it with `POST /integration/admin/change-password` first). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5638,7 +5662,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminErrorBody"];
                 };
             };
-            /** @description 403 `ForbiddenError`: the admin's role does not allow the operation (`INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`). */
+            /** @description 403 `ForbiddenError` (the admin's role does not allow the operation: `INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`) or `PasswordChangeRequiredError` (the session was opened with a temporary password: change it with `POST /integration/admin/change-password` first). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5716,7 +5740,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminErrorBody"];
                 };
             };
-            /** @description 403 `ForbiddenError`: the admin's role does not allow the operation (`INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`). */
+            /** @description 403 `ForbiddenError` (the admin's role does not allow the operation: `INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`) or `PasswordChangeRequiredError` (the session was opened with a temporary password: change it with `POST /integration/admin/change-password` first). */
             403: {
                 headers: {
                     [name: string]: unknown;

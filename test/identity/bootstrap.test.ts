@@ -232,7 +232,7 @@ describe("npm run sandbox:bootstrap -- --json against the running Sandbox", () =
     const set = sets[0]!;
     const platform = await read(await postJson(`${urls.auth}/integration/admin/login`, set.platformAdmin));
     expect(platform.status, platform.text).toBe(200);
-    expect(platform.json).toEqual({ idToken: expect.any(String), refreshToken: expect.any(String), tokenType: "Bearer", expiresIn: 3600 });
+    expect(platform.json).toEqual({ idToken: expect.any(String), refreshToken: expect.any(String), tokenType: "Bearer", expiresIn: 3600, passwordChangeRequired: false });
 
     const admin = await read(await postJson(`${urls.auth}/integration/admin/login`, set.integrationAdmin));
     expect(admin.status, admin.text).toBe(200);

@@ -184,7 +184,7 @@ export class PlatformIntegrationClientsApi extends runtime.BaseAPI {
     }
 
     /**
-     * Add an admin to an integration client; the admin starts `pending` and receives a welcome email with credentials.
+     * Add an admin to an integration client; the admin starts `pending` and receives a welcome email with a temporary password (7 days, changed at the first sign-in). Production without a mail server answers 503 `MailUnavailableError` and creates nothing.
      */
     async createClientAdminRaw(requestParameters: CreateClientAdminRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<ClientAdmin>> {
         const requestOptions = await this.createClientAdminRequestOpts(requestParameters);
@@ -194,7 +194,7 @@ export class PlatformIntegrationClientsApi extends runtime.BaseAPI {
     }
 
     /**
-     * Add an admin to an integration client; the admin starts `pending` and receives a welcome email with credentials.
+     * Add an admin to an integration client; the admin starts `pending` and receives a welcome email with a temporary password (7 days, changed at the first sign-in). Production without a mail server answers 503 `MailUnavailableError` and creates nothing.
      */
     async createClientAdmin(requestParameters: CreateClientAdminRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<ClientAdmin> {
         const response = await this.createClientAdminRaw(requestParameters, initOverrides);
@@ -239,7 +239,7 @@ export class PlatformIntegrationClientsApi extends runtime.BaseAPI {
     }
 
     /**
-     * Register an integration client. Its OAuth `clientSecret` (`providerClientSecret`) is returned only here. With `firstAdminEmail`, its first admin is created and receives a welcome email with credentials.
+     * Register an integration client. Its OAuth `clientSecret` (`providerClientSecret`) is returned only here. With `firstAdminEmail`, its first admin is created and receives a welcome email (in Spanish) with the sign-in address, `Usuario: <email>` and `Contraseña temporal: <password>`; the temporary password lasts 7 days and must be changed at the first sign-in. Production without a mail server answers 503 `MailUnavailableError` and creates nothing.
      */
     async createIntegrationClientRaw(requestParameters: CreateIntegrationClientRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<IntegrationClientCreated>> {
         const requestOptions = await this.createIntegrationClientRequestOpts(requestParameters);
@@ -249,7 +249,7 @@ export class PlatformIntegrationClientsApi extends runtime.BaseAPI {
     }
 
     /**
-     * Register an integration client. Its OAuth `clientSecret` (`providerClientSecret`) is returned only here. With `firstAdminEmail`, its first admin is created and receives a welcome email with credentials.
+     * Register an integration client. Its OAuth `clientSecret` (`providerClientSecret`) is returned only here. With `firstAdminEmail`, its first admin is created and receives a welcome email (in Spanish) with the sign-in address, `Usuario: <email>` and `Contraseña temporal: <password>`; the temporary password lasts 7 days and must be changed at the first sign-in. Production without a mail server answers 503 `MailUnavailableError` and creates nothing.
      */
     async createIntegrationClient(requestParameters: CreateIntegrationClientRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<IntegrationClientCreated> {
         const response = await this.createIntegrationClientRaw(requestParameters, initOverrides);
