@@ -1,25 +1,16 @@
 // `npm run platform-admin:create` as an operator runs it: its own process, against the database a running
 // Cobro uses (DATABASE_URL), with and without SMTP; the admin it creates signs in through that Cobro.
-import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bearerCaller, postJson, read, startTestService, type TestService } from "../helpers/service.ts";
-import { cobroEnv, ROOT } from "../helpers/process.ts";
+import { cobroEnv, ROOT, runScript, type ScriptRun } from "../helpers/process.ts";
 import { startSmtpServer, type TestSmtpServer } from "../helpers/smtp-server.ts";
 import { uniqueRef } from "../helpers/unique-ref.ts";
 
 const SCRIPT = join(ROOT, "scripts", "platform-admin-create.ts");
 
-function createPlatformAdmin(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [SCRIPT, ...args], { cwd: ROOT, env: cobroEnv(env), stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk) => (stdout += chunk));
-    child.stderr.on("data", (chunk) => (stderr += chunk));
-    child.on("error", reject);
-    child.on("exit", (code) => resolve({ code, stdout, stderr }));
-  });
+function createPlatformAdmin(args: string[], env: Record<string, string>): Promise<ScriptRun> {
+  return runScript(SCRIPT, args, cobroEnv(env));
 }
 
 async function signInAndChange(t: TestService, email: string, temporaryPassword: string) {
