@@ -54,6 +54,7 @@ export const ERROR_CODES = [
   "IntegrationClientNotFoundError",
   "AdminEmailAlreadyExistsError",
   "MailUnavailableError",
+  "ClientAdminNotFoundError",
   // Webhooks, tenants, client URLs and events (Admin API).
   "UnknownWebhookEventError",
   "WebhookSigningSecretNotFoundError",

@@ -73,6 +73,7 @@ export const ERROR_CATALOG: ErrorCatalog = {
   IntegrationClientNotFoundError: { status: 404, shape: "general" },
   // Production without SMTP cannot send an admin's welcome email (and its temporary password).
   MailUnavailableError: { status: 503, shape: "general" },
+  ClientAdminNotFoundError: { status: 404, shape: "general" },
   AdminEmailAlreadyExistsError: { status: 409, shape: "general" },
   // Webhooks, tenants, client URLs and events (Admin API).
   UnknownWebhookEventError: { status: 422, shape: "general" },

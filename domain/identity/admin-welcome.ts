@@ -10,6 +10,7 @@ import type { Clock } from "../clock.ts";
 import { DomainError } from "../errors.ts";
 import { escapeHtml } from "../html.ts";
 import { createAdminUser, generatePassword } from "./accounts.ts";
+import { hashSecret } from "./secrets.ts";
 
 export const TEMPORARY_PASSWORD_DAYS = 7;
 
@@ -20,6 +21,10 @@ export interface AdminWelcome {
   name: string | null;
   temporaryPassword: string;
   expiresAt: Date;
+}
+
+function temporaryPasswordExpiry(now: Date): Date {
+  return new Date(now.getTime() + TEMPORARY_PASSWORD_DAYS * 24 * 3600 * 1000);
 }
 
 /** Production without SMTP cannot deliver a temporary password: refuse before creating anything. */
@@ -34,9 +39,31 @@ export async function createAdminWithTemporaryPassword(
   now: Date,
 ): Promise<AdminWelcome> {
   const temporaryPassword = generatePassword();
-  const expiresAt = new Date(now.getTime() + TEMPORARY_PASSWORD_DAYS * 24 * 3600 * 1000);
+  const expiresAt = temporaryPasswordExpiry(now);
   const { id } = await createAdminUser(db, { ...input, password: temporaryPassword, temporaryPasswordExpiresAt: expiresAt });
   return { adminUserId: id, email: input.email, name: input.name, temporaryPassword, expiresAt };
+}
+
+/**
+ * A new temporary password for an existing admin (a welcome sent again): the previous password stops
+ * working, the admin's sessions end, and the welcome counts as not sent until this one is.
+ */
+export async function renewTemporaryPassword(db: Kysely<Database>, admin: { adminUserId: string; integrationClientId: string }, now: Date): Promise<AdminWelcome> {
+  const temporaryPassword = generatePassword();
+  const expiresAt = temporaryPasswordExpiry(now);
+  const passwordHash = await hashSecret(temporaryPassword);
+  return db.transaction().execute(async (trx) => {
+    const row = await trx
+      .updateTable("admin_users")
+      .set({ password_hash: passwordHash, password_change_required: true, password_expires_at: expiresAt, welcome_email_sent_at: null })
+      .where("id", "=", admin.adminUserId)
+      .where("integration_client_id", "=", admin.integrationClientId)
+      .returning(["id", "email", "name"])
+      .executeTakeFirst();
+    if (!row) throw new DomainError("ClientAdminNotFoundError", "No admin with that id in this integration client");
+    await trx.updateTable("admin_sessions").set({ revoked_at: now }).where("admin_user_id", "=", row.id).where("revoked_at", "is", null).execute();
+    return { adminUserId: row.id, email: row.email, name: row.name, temporaryPassword, expiresAt };
+  });
 }
 
 /** Where an admin signs in: the Auth API's admin sign-in. */

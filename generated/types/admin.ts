@@ -86,6 +86,28 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/integration-admin/setup/clients/{id}/admins/{adminId}/welcome-email": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description Send an admin of the client a new welcome email with a new temporary password (7 days, changed at
+         *     the first sign-in). The admin's previous password stops working and the admin's sessions end;
+         *     `status` does not change. Production without a mail server answers 503 `MailUnavailableError` and
+         *     changes nothing.
+         */
+        post: operations["resendClientAdminWelcome"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/internal/bank-feed/transfers": {
         parameters: {
             query?: never;
@@ -2518,6 +2540,93 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description 500 `InternalServerError`: an internal error; quote the `id` to support. Safe to retry reads; after a write, read the resource again before retrying. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /** @description 503 `MailUnavailableError`: this deployment (Production) has no mail server configured, so the new admin's welcome email and temporary password cannot be sent; nothing was created. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+        };
+    };
+    resendClientAdminWelcome: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The `integrationClientId`. */
+                id: components["schemas"]["Uuid"];
+                /** @description The admin's `integrationClientAdminId`. */
+                adminId: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "integrationClientAdminId": "2c4e6a8b-0d1f-4a3c-9e5b-7d9f1b3d5e7a",
+                     *       "email": "lucia.fernandez@example.com",
+                     *       "status": "active",
+                     *       "invitedAt": "2026-09-14T15:22:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ClientAdmin"];
+                };
+            };
+            /** @description The request does not meet the contract: missing field, bad type or range, or a field not accepted. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                };
+            };
+            /** @description 401 `UnauthorizedError`: the token is missing, invalid or expired, or is not an admin token (a merchant account's token is refused). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /** @description 403 `ForbiddenError` (the admin's role does not allow the operation: `INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`) or `PasswordChangeRequiredError` (the session was opened with a temporary password: change it with `POST /integration/admin/change-password` first). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /** @description 404 `IntegrationClientNotFoundError` (no integration client with this id) or `ClientAdminNotFoundError` (no admin with this id in the client). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
                 };
             };
             /** @description 500 `InternalServerError`: an internal error; quote the `id` to support. Safe to retry reads; after a write, read the resource again before retrying. */

@@ -2,7 +2,7 @@
 // admins, who also invite them (/integration-admin/clients/{id}/admins).
 import type { operations, components } from "../../generated/types/admin.ts";
 import type { AdminApiCaller } from "../../domain/identity/callers.ts";
-import { inviteClientAdmin, listClientAdmins as adminsOf, type ClientAdmin } from "../../domain/identity/client-admins.ts";
+import { inviteClientAdmin, listClientAdmins as adminsOf, renewClientAdminWelcome, type ClientAdmin } from "../../domain/identity/client-admins.ts";
 import { integrationClientById } from "../../domain/identity/integration-clients.ts";
 import { requireAccountMail, sendWelcomeEmail } from "../../domain/identity/admin-welcome.ts";
 import type { OperationHandler } from "../../server/handler-types.ts";
@@ -30,6 +30,15 @@ export const createClientAdmin: Handler<"createClientAdmin"> = async ({ caller, 
   const mailed = await sendWelcomeEmail(services.db, mail, services.clock, welcome, services.config.publicUrls.auth);
   if (!mailed.sent) log.warn({ adminUserId: admin.id, reason: mailed.reason }, "the new client admin's welcome email was not accepted by the mail server");
   return { status: 201, body: clientAdminView(admin) };
+};
+
+export const resendClientAdminWelcome: Handler<"resendClientAdminWelcome"> = async ({ caller, params, services, log }) => {
+  requirePlatformAdmin(caller);
+  const mail = requireAccountMail(services.accountMail);
+  const { admin, welcome } = await renewClientAdminWelcome(services.db, params.id, params.adminId, services.clock.now());
+  const mailed = await sendWelcomeEmail(services.db, mail, services.clock, welcome, services.config.publicUrls.auth);
+  if (!mailed.sent) log.warn({ adminUserId: admin.id, reason: mailed.reason }, "the client admin's new welcome email was not accepted by the mail server");
+  return { status: 200, body: clientAdminView(admin) };
 };
 
 export const listClientAdmins: Handler<"listClientAdmins"> = async ({ caller, params, services }) => {

@@ -86,6 +86,7 @@ const expected: Array<[Api, string, string, string[]]> = [
   ["admin", "patch", "/integration-admin/setup/clients/{id}", ["200", "400", "404", ...ADMIN_COMMON]],
   ["admin", "post", "/integration-admin/setup/clients/{id}/admins", ["400", "404", "503", ...ADMIN_COMMON]],
   ["admin", "get", "/integration-admin/setup/clients/{id}/admins", ["200", "404", ...ADMIN_COMMON]],
+  ["admin", "post", "/integration-admin/setup/clients/{id}/admins/{adminId}/welcome-email", ["200", "404", "503", ...ADMIN_COMMON]],
 ];
 
 function operation(api: Api, method: string, path: string) {

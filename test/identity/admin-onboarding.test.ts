@@ -119,6 +119,34 @@ describe("admins' welcome emails (Sandbox with SMTP)", () => {
     expect((await login(t, email, temporaryPasswordOf(mail!.text))).json).toMatchObject({ passwordChangeRequired: true });
   });
 
+  it("a platform admin sends a welcome again: a new temporary password, the old one and the admin's sessions end", async () => {
+    const email = `${uniqueRef("again")}@example.com`;
+    const { platform, created, summary, admins } = await createClient(email);
+    const [first] = await smtp.waitFor(email);
+    const firstPassword = temporaryPasswordOf(first!.text);
+    const session = await login(t, email, firstPassword);
+    const [admin] = await admins();
+
+    const resent = await platform.call("POST", `/integration-admin/setup/clients/${created.integrationClientId}/admins/${admin.integrationClientAdminId}/welcome-email`);
+    expect(resent.status).toBe(200);
+    expect(resent.json).toEqual(admin); // signed in once: still active
+    const [, second] = await smtp.waitFor(email, 2);
+    const secondPassword = temporaryPasswordOf(second!.text);
+    expect(secondPassword).not.toBe(firstPassword);
+    expect((await login(t, email, firstPassword)).json).toEqual(generalError("InvalidCredentialsError"));
+    const ended = await bearerCaller(t.adminUrl, () => session.json.idToken)("GET", "/my-integration/admins");
+    expect(ended.status).toBe(401);
+    expect((await login(t, email, secondPassword)).json).toMatchObject({ passwordChangeRequired: true });
+    expect(await summary()).toMatchObject({ firstAdminEmailSent: true });
+
+    const unknownAdmin = await platform.call("POST", `/integration-admin/setup/clients/${created.integrationClientId}/admins/00000000-0000-4000-8000-000000000000/welcome-email`);
+    expect(unknownAdmin.status).toBe(404);
+    expect(unknownAdmin.json).toEqual(generalError("ClientAdminNotFoundError"));
+    const unknownClient = await platform.call("POST", `/integration-admin/setup/clients/00000000-0000-4000-8000-000000000000/admins/${admin.integrationClientAdminId}/welcome-email`);
+    expect(unknownClient.status).toBe(404);
+    expect(unknownClient.json).toEqual(generalError("IntegrationClientNotFoundError"));
+  });
+
   it("a welcome the mail server refuses leaves firstAdminEmailSent false; the client exists", async () => {
     const email = `${uniqueRef("refused")}@example.com`;
     smtp.refuse(email, { code: 550, message: "No such user" });
@@ -169,6 +197,17 @@ describe("admins' welcome emails without SMTP", () => {
       expect(admin.status).toBe(503);
       expect(admin.json).toEqual(generalError("MailUnavailableError"));
       expect((await call("GET", `/integration-admin/setup/clients/${created.json.integrationClientId}/admins`)).json.total).toBe(0);
+
+      const existing = sandbox.integrationAdmin;
+      const own = await signedInAdmin(production, existing);
+      const clients = (await call("GET", "/integration-admin/setup/clients?limit=100")).json.items;
+      const { integrationClientId } = clients.find((client: { providerClientId: string }) => client.providerClientId === sandbox.integration.clientId);
+      const [existingAdmin] = (await call("GET", `/integration-admin/setup/clients/${integrationClientId}/admins`)).json.items;
+      const resend = await call("POST", `/integration-admin/setup/clients/${integrationClientId}/admins/${existingAdmin.integrationClientAdminId}/welcome-email`);
+      expect(resend.status).toBe(503);
+      expect(resend.json).toEqual(generalError("MailUnavailableError"));
+      expect((await login(production, existing.email, existing.password)).json).toMatchObject({ passwordChangeRequired: false }); // nothing changed
+      expect((await own.call("GET", "/my-integration/admins")).status).toBe(200); // nor its session
     } finally {
       await production.close();
     }

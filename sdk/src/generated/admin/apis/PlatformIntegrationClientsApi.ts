@@ -122,6 +122,17 @@ export interface ListIntegrationClientsRequest {
     offset?: number;
 }
 
+export interface ResendClientAdminWelcomeRequest {
+    /**
+     * The `integrationClientId`.
+     */
+    id: string;
+    /**
+     * The admin's `integrationClientAdminId`.
+     */
+    adminId: string;
+}
+
 export interface UpdateIntegrationClientRequest {
     /**
      * The `integrationClientId`.
@@ -412,6 +423,67 @@ export class PlatformIntegrationClientsApi extends runtime.BaseAPI {
      */
     async listIntegrationClients(requestParameters: ListIntegrationClientsRequest = {}, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<IntegrationClientPage> {
         const response = await this.listIntegrationClientsRaw(requestParameters, initOverrides);
+        return await response.value();
+    }
+
+    /**
+     * Creates request options for resendClientAdminWelcome without sending the request
+     */
+    async resendClientAdminWelcomeRequestOpts(requestParameters: ResendClientAdminWelcomeRequest): Promise<runtime.RequestOpts> {
+        if (requestParameters['id'] == null) {
+            throw new runtime.RequiredError(
+                'id',
+                'Required parameter "id" was null or undefined when calling resendClientAdminWelcome().'
+            );
+        }
+
+        if (requestParameters['adminId'] == null) {
+            throw new runtime.RequiredError(
+                'adminId',
+                'Required parameter "adminId" was null or undefined when calling resendClientAdminWelcome().'
+            );
+        }
+
+        const queryParameters: any = {};
+
+        const headerParameters: runtime.HTTPHeaders = {};
+
+        if (this.configuration && this.configuration.accessToken) {
+            const token = this.configuration.accessToken;
+            const tokenString = await token("AdminBearer", []);
+
+            if (tokenString) {
+                headerParameters["Authorization"] = `Bearer ${tokenString}`;
+            }
+        }
+
+        let urlPath = `/integration-admin/setup/clients/{id}/admins/{adminId}/welcome-email`;
+        urlPath = urlPath.replace('{id}', encodeURIComponent(String(requestParameters['id'])));
+        urlPath = urlPath.replace('{adminId}', encodeURIComponent(String(requestParameters['adminId'])));
+
+        return {
+            path: urlPath,
+            method: 'POST',
+            headers: headerParameters,
+            query: queryParameters,
+        };
+    }
+
+    /**
+     * Send an admin of the client a new welcome email with a new temporary password (7 days, changed at the first sign-in). The admin\'s previous password stops working and the admin\'s sessions end; `status` does not change. Production without a mail server answers 503 `MailUnavailableError` and changes nothing.
+     */
+    async resendClientAdminWelcomeRaw(requestParameters: ResendClientAdminWelcomeRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<ClientAdmin>> {
+        const requestOptions = await this.resendClientAdminWelcomeRequestOpts(requestParameters);
+        const response = await this.request(requestOptions, initOverrides);
+
+        return new runtime.JSONApiResponse(response, (jsonValue) => ClientAdminFromJSON(jsonValue));
+    }
+
+    /**
+     * Send an admin of the client a new welcome email with a new temporary password (7 days, changed at the first sign-in). The admin\'s previous password stops working and the admin\'s sessions end; `status` does not change. Production without a mail server answers 503 `MailUnavailableError` and changes nothing.
+     */
+    async resendClientAdminWelcome(requestParameters: ResendClientAdminWelcomeRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<ClientAdmin> {
+        const response = await this.resendClientAdminWelcomeRaw(requestParameters, initOverrides);
         return await response.value();
     }
 
