@@ -17,6 +17,7 @@ export const ERROR_CODES = [
   "UnauthorizedError",
   "ForbiddenError",
   "SandboxOnlyError",
+  "PasswordChangeRequiredError",
   // OAuth and the admin session (Auth API).
   "InvalidRequestError",
   "InvalidClientError",
@@ -52,6 +53,8 @@ export const ERROR_CODES = [
   "IntegrationClientUserNotFoundError",
   "IntegrationClientNotFoundError",
   "AdminEmailAlreadyExistsError",
+  "MailUnavailableError",
+  "ClientAdminNotFoundError",
   // Webhooks, tenants, client URLs and events (Admin API).
   "UnknownWebhookEventError",
   "WebhookSigningSecretNotFoundError",

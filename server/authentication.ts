@@ -32,7 +32,7 @@ export function authSecurity(services: Services): Record<string, SecurityHandler
   return {
     BearerAuth: async ({ headers, operationId }) =>
       operationId === "adminChangePassword"
-        ? authenticateAdmin(services.db, services.tokens, headers.authorization, undefined)
+        ? authenticateAdmin(services.db, services.tokens, headers.authorization, undefined, { forPasswordChange: true })
         : authenticateMerchantToken(services.db, services.tokens, headers.authorization),
     // Client credentials in HTTP Basic are checked by the token endpoints themselves (they also accept
     // them in the body); the scheme is only declared so that standard clients know they may use it.

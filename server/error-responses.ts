@@ -34,6 +34,8 @@ export const ERROR_CATALOG: ErrorCatalog = {
   UnauthorizedError: { status: 401, shape: "general" },
   ForbiddenError: { status: 403, shape: "general" },
   SandboxOnlyError: { status: 403, shape: "general" },
+  // A temporary password's session may only change the password.
+  PasswordChangeRequiredError: { status: 403, shape: "general" },
   // OAuth and the admin session (Auth API).
   InvalidRequestError: { status: 400, shape: "general" },
   InvalidClientError: { status: 401, shape: "general" },
@@ -69,6 +71,9 @@ export const ERROR_CATALOG: ErrorCatalog = {
   SandboxClockBackwardsError: { status: 400, shape: "general" },
   IntegrationClientUserNotFoundError: { status: 404, shape: "general" },
   IntegrationClientNotFoundError: { status: 404, shape: "general" },
+  // Production without SMTP cannot send an admin's welcome email (and its temporary password).
+  MailUnavailableError: { status: 503, shape: "general" },
+  ClientAdminNotFoundError: { status: 404, shape: "general" },
   AdminEmailAlreadyExistsError: { status: 409, shape: "general" },
   // Webhooks, tenants, client URLs and events (Admin API).
   UnknownWebhookEventError: { status: 422, shape: "general" },

@@ -8,6 +8,7 @@ import type { Database } from "../db/schema.ts";
 import type { TokenService } from "../domain/identity/tokens.ts";
 import type { TaxRegistry } from "../domain/payer-lookup/tax-registry.ts";
 import type { OutboundHttpClient } from "../domain/webhooks/outbound-http.ts";
+import type { EmailMessage, Sender } from "../domain/notifications/channels/sender.ts";
 
 /** What every handler may use: the database, the clock, configuration, the token service, the outbound client. */
 export interface Services {
@@ -19,6 +20,11 @@ export interface Services {
   outboundHttp: OutboundHttpClient;
   /** The tax registry of payer lookups; absent in production without COBRO_TAX_REGISTRY_URL (lookups answer 503, nothing consumed). */
   payerRegistry?: TaxRegistry;
+  /**
+   * Email to people (admins' welcome emails): SMTP when configured; in the Sandbox without SMTP, the log.
+   * Absent in Production without SMTP: the operations that would send answer 503 MailUnavailableError.
+   */
+  accountMail?: Sender<EmailMessage>;
 }
 
 type SuccessStatus = 200 | 201 | 202 | 204 | 303;

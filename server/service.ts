@@ -32,6 +32,8 @@ import type { NotificationSenders } from "../domain/notifications/channels/sende
 import { SmtpEmailSender } from "../domain/notifications/channels/email.ts";
 import { WhatsappSender } from "../domain/notifications/channels/whatsapp.ts";
 import { simulatedSender } from "../domain/notifications/channels/simulated.ts";
+import { SandboxMailLog } from "../domain/notifications/channels/sandbox-mail-log.ts";
+import type { EmailMessage, Sender } from "../domain/notifications/channels/sender.ts";
 
 export interface RunningService {
   /** Where each served API listens. */
@@ -110,7 +112,9 @@ export async function startService(config: Config, options: ServiceOptions): Pro
     const payerRegistry =
       config.serviceEnv === "sandbox" ? new SandboxTaxRegistry() : config.taxRegistryUrl !== undefined ? new HttpTaxRegistry({ url: config.taxRegistryUrl }) : undefined;
     if (payerRegistry === undefined && config.parts.has("integration")) logger.warn("COBRO_TAX_REGISTRY_URL is not set: payer lookups answer 503 PayerLookupProviderUnavailableError");
-    const services: Services = { db: database.db, clock, config: effectiveConfig, tokens, payerRegistry, outboundHttp };
+    const accountMail = config.parts.has("admin") ? buildAccountMail(config, logger) : undefined;
+    if (accountMail) stops.push(() => accountMail.close());
+    const services: Services = { db: database.db, clock, config: effectiveConfig, tokens, payerRegistry, outboundHttp, accountMail };
     const sandboxCredentials =
       options.bootstrapSandbox && config.serviceEnv === "sandbox" ? await bootstrapEmptySandbox(database.db, clock.now()) : undefined;
     const notImplemented: Partial<Record<ApiName, string[]>> = {};
@@ -175,6 +179,22 @@ function buildNotificationSenders(config: Config, logger: Logger): NotificationS
     email: email ? new SmtpEmailSender({ smtpUrl: email.smtpUrl, from: email.from }) : simulatedSender,
     whatsapp: whatsapp ? new WhatsappSender(whatsapp) : simulatedSender,
   };
+}
+
+/**
+ * The Admin API's mail to people (welcome emails). Production without SMTP still serves the Admin API, but
+ * the operations that would send a welcome answer 503 MailUnavailableError before changing anything: an
+ * admin whose temporary password nobody receives would be locked out.
+ */
+function buildAccountMail(config: Config, logger: Logger): Sender<EmailMessage> | undefined {
+  const { email } = config.notifications;
+  if (email) return new SmtpEmailSender({ smtpUrl: email.smtpUrl, from: email.from });
+  if (config.serviceEnv === "sandbox") {
+    logger.info("no COBRO_SMTP_URL: admins' welcome emails are written to the log (marked SANDBOX MAIL), not sent");
+    return new SandboxMailLog(logger);
+  }
+  logger.warn("no COBRO_SMTP_URL and COBRO_MAIL_FROM: creating an integration client with its first admin, or a client admin, answers 503 MailUnavailableError until they are set");
+  return undefined;
 }
 
 async function closeSenders(senders: NotificationSenders): Promise<void> {

@@ -43,6 +43,12 @@ export interface AdminUsersTable {
   invited_at: DefaultedTimestamp;
   first_login_at: Timestamp | null;
   created_at: DefaultedTimestamp;
+  /** A temporary password (the welcome email's) allows only changing it. */
+  password_change_required: Generated<boolean>;
+  /** When a temporary password stops working; null for a password the admin chose. */
+  password_expires_at: Timestamp | null;
+  /** When the welcome email was accepted by the mail server (or logged, in the Sandbox without SMTP). */
+  welcome_email_sent_at: Timestamp | null;
 }
 
 export interface MerchantAccountsTable {

@@ -51,7 +51,7 @@ export function generatePassword(): string {
 
 export async function createAdminUser(
   db: Db,
-  input: { email: string; password: string; role: AdminRole; integrationClientId?: string | null; name?: string | null },
+  input: { email: string; password: string; role: AdminRole; integrationClientId?: string | null; name?: string | null; temporaryPasswordExpiresAt?: Date },
 ): Promise<{ id: string }> {
   try {
     return await db
@@ -62,6 +62,8 @@ export async function createAdminUser(
         role: input.role,
         integration_client_id: input.integrationClientId ?? null,
         name: input.name ?? null,
+        // A temporary password (mailed in a welcome) allows only changing it, until it expires.
+        ...(input.temporaryPasswordExpiresAt ? { password_change_required: true, password_expires_at: input.temporaryPasswordExpiresAt } : {}),
       })
       .returning("id")
       .executeTakeFirstOrThrow();

@@ -14,6 +14,13 @@ export interface AdminSession {
   refreshToken: string;
   tokenType: "Bearer";
   expiresIn: number;
+  /** Signed in with a temporary password: only the password change is allowed until it is done. */
+  passwordChangeRequired: boolean;
+}
+
+/** A temporary password past its 7 days no longer signs in. */
+function temporaryPasswordExpired(admin: { password_change_required: boolean; password_expires_at: Date | null }, now: Date): boolean {
+  return admin.password_change_required && admin.password_expires_at !== null && admin.password_expires_at.getTime() <= now.getTime();
 }
 
 export async function adminSignIn(db: Kysely<Database>, clock: Clock, tokens: TokenService, input: { email: string; password: string }): Promise<AdminSession> {
@@ -24,6 +31,7 @@ export async function adminSignIn(db: Kysely<Database>, clock: Clock, tokens: To
   }
   if (!(await verifySecret(admin.password_hash, input.password))) throw new DomainError("InvalidCredentialsError", "Wrong email or password");
   const now = clock.now();
+  if (temporaryPasswordExpired(admin, now)) throw new DomainError("InvalidCredentialsError", "The temporary password has expired: ask a platform admin for a new welcome email");
   const refreshToken = randomToken("rt_");
   const session = await db.transaction().execute(async (trx) => {
     await trx.updateTable("admin_users").set({ first_login_at: now }).where("id", "=", admin.id).where("first_login_at", "is", null).execute();
@@ -34,10 +42,10 @@ export async function adminSignIn(db: Kysely<Database>, clock: Clock, tokens: To
       .executeTakeFirstOrThrow();
   });
   const idToken = await tokens.issueAdminToken({ adminUserId: admin.id, sessionId: session.id, role: admin.role, integrationClientId: admin.integration_client_id, email: admin.email });
-  return { idToken, refreshToken, tokenType: "Bearer", expiresIn: ID_TOKEN_SECONDS };
+  return { idToken, refreshToken, tokenType: "Bearer", expiresIn: ID_TOKEN_SECONDS, passwordChangeRequired: admin.password_change_required };
 }
 
-/** Changes the signed-in admin's password and ends the admin's other sessions. */
+/** Changes the signed-in admin's password (a temporary one included, while it lasts) and ends the admin's other sessions. */
 export async function changeAdminPassword(
   db: Kysely<Database>,
   clock: Clock,
@@ -45,9 +53,10 @@ export async function changeAdminPassword(
 ): Promise<void> {
   const admin = await db.selectFrom("admin_users").selectAll().where("id", "=", input.adminUserId).executeTakeFirst();
   if (!admin || !(await verifySecret(admin.password_hash, input.currentPassword))) throw new DomainError("InvalidCredentialsError", "The current password is wrong");
+  if (temporaryPasswordExpired(admin, clock.now())) throw new DomainError("InvalidCredentialsError", "The temporary password has expired: ask a platform admin for a new welcome email");
   const newHash = await hashSecret(input.newPassword);
   await db.transaction().execute(async (trx) => {
-    await trx.updateTable("admin_users").set({ password_hash: newHash }).where("id", "=", admin.id).execute();
+    await trx.updateTable("admin_users").set({ password_hash: newHash, password_change_required: false, password_expires_at: null }).where("id", "=", admin.id).execute();
     await trx.updateTable("admin_sessions").set({ revoked_at: clock.now() }).where("admin_user_id", "=", admin.id).where("id", "!=", input.sessionId).where("revoked_at", "is", null).execute();
   });
 }

@@ -68,12 +68,17 @@ export async function authenticateMerchantToken(db: Kysely<Database>, tokens: To
   return { caller: { kind: "merchant-token", merchantAccountId: claims.sub, grantId: claims.sid } };
 }
 
-/** The Admin API's token check: an admin token of a live session, with the role the operation needs. */
+/**
+ * The Admin API's token check: an admin token of a live session, with the role the operation needs. An
+ * admin still on a temporary password may only change it (the Auth API's change-password passes
+ * `forPasswordChange`); anything else answers 403 PasswordChangeRequiredError.
+ */
 export async function authenticateAdmin(
   db: Kysely<Database>,
   tokens: TokenService,
   authorization: string | string[] | undefined,
   requiredRole: AdminCaller["role"] | undefined,
+  options: { forPasswordChange?: boolean } = {},
 ): Promise<Authentication<AdminCaller>> {
   const unauthorized = { refused: new DomainError("UnauthorizedError", "A valid admin idToken is required (Authorization: Bearer <idToken> from POST /integration/admin/login)") };
   const token = bearerToken(authorization);
@@ -85,11 +90,14 @@ export async function authenticateAdmin(
     .selectFrom("admin_sessions as s")
     .innerJoin("admin_users as a", "a.id", "s.admin_user_id")
     .leftJoin("integration_clients as c", "c.id", "a.integration_client_id")
-    .select(["s.revoked_at", "s.expires_at", "a.role", "a.integration_client_id", "a.email", "c.clock_offset_ms"])
+    .select(["s.revoked_at", "s.expires_at", "a.role", "a.integration_client_id", "a.email", "a.password_change_required", "c.clock_offset_ms"])
     .where("s.id", "=", claims.sid)
     .where("a.id", "=", claims.sub)
     .executeTakeFirst();
   if (!session || session.revoked_at !== null) return unauthorized;
+  if (session.password_change_required && !options.forPasswordChange) {
+    return { refused: new DomainError("PasswordChangeRequiredError", "Signed in with a temporary password: change it first (POST /integration/admin/change-password)") };
+  }
   if (requiredRole && session.role !== requiredRole) {
     return { refused: new DomainError("ForbiddenError", `This operation needs the ${requiredRole} role`) };
   }

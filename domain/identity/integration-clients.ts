@@ -7,7 +7,8 @@ import { countOpenCharges } from "../charges/integration-charges.ts";
 import { DomainError, ValidationError } from "../errors.ts";
 import { isUuid } from "../ids.ts";
 import { requireCents } from "../money.ts";
-import { createAdminUser, createIntegrationClient, generatePassword, type NewIntegrationClient } from "./accounts.ts";
+import { createIntegrationClient, type NewIntegrationClient } from "./accounts.ts";
+import { createAdminWithTemporaryPassword, type AdminWelcome } from "./admin-welcome.ts";
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -81,7 +82,8 @@ export async function registerIntegrationClient(
   db: Kysely<Database>,
   serviceEnv: "sandbox" | "production",
   input: NewIntegrationClient & { redirectUris: string[]; firstAdmin?: { email: string; name: string | null } },
-): Promise<{ client: IntegrationClient; clientSecret: string }> {
+  now: Date,
+): Promise<{ client: IntegrationClient; clientSecret: string; firstAdminWelcome?: AdminWelcome }> {
   if (serviceEnv === "production") {
     const insecure = input.redirectUris.flatMap((url, index) => (url.startsWith("https://") ? [] : [{ field: `redirectUrls[${index}]`, message: `redirectUrls[${index}] must use https in Production` }]));
     if (insecure.length > 0) throw new ValidationError(insecure);
@@ -89,23 +91,22 @@ export async function registerIntegrationClient(
   const { firstAdmin, ...client } = input;
   return db.transaction().execute(async (trx) => {
     const created = await createIntegrationClient(trx, client);
-    // The first admin gets a random password; the welcome email that carries it needs the mail
-    // adapter, which does not exist yet: until then a platform admin resets the admin's password.
-    if (firstAdmin) {
-      await createAdminUser(trx, { email: firstAdmin.email, password: generatePassword(), role: "INTEGRATION_ADMIN", integrationClientId: created.client.id, name: firstAdmin.name });
-    }
-    return created;
+    if (!firstAdmin) return created;
+    // The caller mails the welcome once this transaction has committed.
+    const firstAdminWelcome = await createAdminWithTemporaryPassword(trx, { ...firstAdmin, role: "INTEGRATION_ADMIN", integrationClientId: created.client.id }, now);
+    return { ...created, firstAdminWelcome };
   });
 }
 
 /**
- * A page of integration clients, newest first, each with whether its first admin has signed in and
- * whether it has a webhook URL (a client URL of type `webhook`, or an active tenant's URL).
+ * A page of integration clients, newest first, each with whether the welcome email of its first admin (the
+ * earliest invited) went out, whether any of its admins has signed in, and whether it has a webhook URL
+ * (a client URL of type `webhook`, or an active tenant's URL).
  */
 export async function listIntegrationClients(
   db: Kysely<Database>,
   page: { limit: number; offset: number },
-): Promise<{ items: Array<IntegrationClient & { firstAdminLoggedIn: boolean; webhookConfigured: boolean }>; total: number }> {
+): Promise<{ items: Array<IntegrationClient & { firstAdminEmailSent: boolean; firstAdminLoggedIn: boolean; webhookConfigured: boolean }>; total: number }> {
   const [rows, count] = await Promise.all([
     db
       .selectFrom("integration_clients as c")
@@ -116,6 +117,11 @@ export async function listIntegrationClients(
           "webhook_configured",
         ),
       )
+      .select(
+        sql<boolean>`coalesce((select a.welcome_email_sent_at is not null from admin_users a where a.integration_client_id = c.id order by a.invited_at, a.id limit 1), false)`.as(
+          "first_admin_email_sent",
+        ),
+      )
       .orderBy("c.created_at", "desc")
       .orderBy("c.id")
       .limit(page.limit)
@@ -124,7 +130,12 @@ export async function listIntegrationClients(
     db.selectFrom("integration_clients").select((eb) => eb.fn.countAll<string>().as("total")).executeTakeFirstOrThrow(),
   ]);
   return {
-    items: rows.map(({ first_admin_logged_in, webhook_configured, ...client }) => ({ ...client, firstAdminLoggedIn: first_admin_logged_in, webhookConfigured: webhook_configured })),
+    items: rows.map(({ first_admin_logged_in, first_admin_email_sent, webhook_configured, ...client }) => ({
+      ...client,
+      firstAdminEmailSent: first_admin_email_sent,
+      firstAdminLoggedIn: first_admin_logged_in,
+      webhookConfigured: webhook_configured,
+    })),
     total: Number(count.total),
   };
 }

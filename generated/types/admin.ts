@@ -29,8 +29,10 @@ export type paths = {
         put?: never;
         /**
          * @description Register an integration client. Its OAuth `clientSecret` (`providerClientSecret`) is returned only
-         *     here. With `firstAdminEmail`, its first admin is created and receives a welcome email with
-         *     credentials.
+         *     here. With `firstAdminEmail`, its first admin is created and receives a welcome email (in Spanish)
+         *     with the sign-in address, `Usuario: <email>` and `Contraseña temporal: <password>`; the temporary
+         *     password lasts 7 days and must be changed at the first sign-in. Production without a mail server
+         *     answers 503 `MailUnavailableError` and creates nothing.
          */
         post: operations["createIntegrationClient"];
         delete?: never;
@@ -72,8 +74,34 @@ export type paths = {
         /** @description The admins of an integration client with their status, oldest invitation first. */
         get: operations["listClientAdmins"];
         put?: never;
-        /** @description Add an admin to an integration client; the admin starts `pending` and receives a welcome email with credentials. */
+        /**
+         * @description Add an admin to an integration client; the admin starts `pending` and receives a welcome email
+         *     with a temporary password (7 days, changed at the first sign-in). Production without a mail
+         *     server answers 503 `MailUnavailableError` and creates nothing.
+         */
         post: operations["createClientAdmin"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/integration-admin/setup/clients/{id}/admins/{adminId}/welcome-email": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description Send an admin of the client a new welcome email with a new temporary password (7 days, changed at
+         *     the first sign-in). The admin's previous password stops working and the admin's sessions end;
+         *     `status` does not change. Production without a mail server answers 503 `MailUnavailableError` and
+         *     changes nothing.
+         */
+        post: operations["resendClientAdminWelcome"];
         delete?: never;
         options?: never;
         head?: never;
@@ -833,7 +861,7 @@ export type components = {
             /** @description The admin's sign-in email. */
             email: string;
             /**
-             * @description `active`: first login completed; `pending`: invited, not yet logged in; `unknown`: could not be determined.
+             * @description `active`: signed in at least once (the temporary password included); `pending`: invited, not yet signed in; `unknown`: could not be determined (Cobro records every sign-in, so it does not answer it today).
              * @enum {string}
              */
             status: "active" | "pending" | "unknown";
@@ -1329,7 +1357,7 @@ export type components = {
              * @description The platform's service commission on the integration's payments (0 to 100), or `null` when there is no commission deal. Never shown to the integrator.
              */
             serviceCommissionPercentage: number | null;
-            /** @description Whether the first admin's welcome email was sent. */
+            /** @description Whether the welcome email of the first admin (the earliest invited) was accepted by the mail server (in the Sandbox without SMTP: written to the log). */
             firstAdminEmailSent: boolean;
             /** @description Whether any admin of the integration has logged in. */
             firstAdminLoggedIn: boolean;
@@ -2009,7 +2037,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminErrorBody"];
                 };
             };
-            /** @description 403 `ForbiddenError`: the admin's role does not allow the operation (`INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`). */
+            /** @description 403 `ForbiddenError` (the admin's role does not allow the operation: `INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`) or `PasswordChangeRequiredError` (the session was opened with a temporary password: change it with `POST /integration/admin/change-password` first). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2107,7 +2135,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminErrorBody"];
                 };
             };
-            /** @description 403 `ForbiddenError`: the admin's role does not allow the operation (`INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`). */
+            /** @description 403 `ForbiddenError` (the admin's role does not allow the operation: `INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`) or `PasswordChangeRequiredError` (the session was opened with a temporary password: change it with `POST /integration/admin/change-password` first). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2136,6 +2164,15 @@ export interface operations {
             };
             /** @description 500 `InternalServerError`: an internal error; quote the `id` to support. Safe to retry reads; after a write, read the resource again before retrying. */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /** @description 503 `MailUnavailableError`: this deployment (Production) has no mail server configured, so the new admin's welcome email and temporary password cannot be sent; nothing was created. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2203,7 +2240,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminErrorBody"];
                 };
             };
-            /** @description 403 `ForbiddenError`: the admin's role does not allow the operation (`INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`). */
+            /** @description 403 `ForbiddenError` (the admin's role does not allow the operation: `INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`) or `PasswordChangeRequiredError` (the session was opened with a temporary password: change it with `POST /integration/admin/change-password` first). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2306,7 +2343,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminErrorBody"];
                 };
             };
-            /** @description 403 `ForbiddenError`: the admin's role does not allow the operation (`INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`). */
+            /** @description 403 `ForbiddenError` (the admin's role does not allow the operation: `INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`) or `PasswordChangeRequiredError` (the session was opened with a temporary password: change it with `POST /integration/admin/change-password` first). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2396,7 +2433,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminErrorBody"];
                 };
             };
-            /** @description 403 `ForbiddenError`: the admin's role does not allow the operation (`INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`). */
+            /** @description 403 `ForbiddenError` (the admin's role does not allow the operation: `INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`) or `PasswordChangeRequiredError` (the session was opened with a temporary password: change it with `POST /integration/admin/change-password` first). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2483,7 +2520,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminErrorBody"];
                 };
             };
-            /** @description 403 `ForbiddenError`: the admin's role does not allow the operation (`INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`). */
+            /** @description 403 `ForbiddenError` (the admin's role does not allow the operation: `INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`) or `PasswordChangeRequiredError` (the session was opened with a temporary password: change it with `POST /integration/admin/change-password` first). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2521,6 +2558,102 @@ export interface operations {
             };
             /** @description 500 `InternalServerError`: an internal error; quote the `id` to support. Safe to retry reads; after a write, read the resource again before retrying. */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /** @description 503 `MailUnavailableError`: this deployment (Production) has no mail server configured, so the new admin's welcome email and temporary password cannot be sent; nothing was created. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+        };
+    };
+    resendClientAdminWelcome: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The `integrationClientId`. */
+                id: components["schemas"]["Uuid"];
+                /** @description The admin's `integrationClientAdminId`. */
+                adminId: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "integrationClientAdminId": "2c4e6a8b-0d1f-4a3c-9e5b-7d9f1b3d5e7a",
+                     *       "email": "lucia.fernandez@example.com",
+                     *       "status": "active",
+                     *       "invitedAt": "2026-09-14T15:22:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ClientAdmin"];
+                };
+            };
+            /** @description The request does not meet the contract: missing field, bad type or range, or a field not accepted. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                };
+            };
+            /** @description 401 `UnauthorizedError`: the token is missing, invalid or expired, or is not an admin token (a merchant account's token is refused). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /** @description 403 `ForbiddenError` (the admin's role does not allow the operation: `INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`) or `PasswordChangeRequiredError` (the session was opened with a temporary password: change it with `POST /integration/admin/change-password` first). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /** @description 404 `IntegrationClientNotFoundError` (no integration client with this id) or `ClientAdminNotFoundError` (no admin with this id in the client). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /** @description 500 `InternalServerError`: an internal error; quote the `id` to support. Safe to retry reads; after a write, read the resource again before retrying. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /** @description 503 `MailUnavailableError`: this deployment (Production) has no mail server configured, so the new admin's welcome email and temporary password cannot be sent; nothing was created. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2672,7 +2805,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminErrorBody"];
                 };
             };
-            /** @description 403 `ForbiddenError`: the admin's role does not allow the operation (`INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`). */
+            /** @description 403 `ForbiddenError` (the admin's role does not allow the operation: `INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`) or `PasswordChangeRequiredError` (the session was opened with a temporary password: change it with `POST /integration/admin/change-password` first). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2747,7 +2880,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminErrorBody"];
                 };
             };
-            /** @description 403 `ForbiddenError`: the admin's role does not allow the operation (`INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`). */
+            /** @description 403 `ForbiddenError` (the admin's role does not allow the operation: `INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`) or `PasswordChangeRequiredError` (the session was opened with a temporary password: change it with `POST /integration/admin/change-password` first). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2805,7 +2938,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminErrorBody"];
                 };
             };
-            /** @description 403 `ForbiddenError`: the admin's role does not allow the operation (`INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`). */
+            /** @description 403 `ForbiddenError` (the admin's role does not allow the operation: `INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`) or `PasswordChangeRequiredError` (the session was opened with a temporary password: change it with `POST /integration/admin/change-password` first). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2861,7 +2994,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminErrorBody"];
                 };
             };
-            /** @description 403 `ForbiddenError`: the admin's role does not allow the operation (`INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`). */
+            /** @description 403 `ForbiddenError` (the admin's role does not allow the operation: `INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`) or `PasswordChangeRequiredError` (the session was opened with a temporary password: change it with `POST /integration/admin/change-password` first). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2950,7 +3083,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminErrorBody"];
                 };
             };
-            /** @description 403 `ForbiddenError`: the admin's role does not allow the operation (`INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`). */
+            /** @description 403 `ForbiddenError` (the admin's role does not allow the operation: `INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`) or `PasswordChangeRequiredError` (the session was opened with a temporary password: change it with `POST /integration/admin/change-password` first). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3012,7 +3145,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminErrorBody"];
                 };
             };
-            /** @description 403 `ForbiddenError`: the admin's role does not allow the operation (`INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`). */
+            /** @description 403 `ForbiddenError` (the admin's role does not allow the operation: `INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`) or `PasswordChangeRequiredError` (the session was opened with a temporary password: change it with `POST /integration/admin/change-password` first). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3135,7 +3268,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminErrorBody"];
                 };
             };
-            /** @description 403 `ForbiddenError`: the admin's role does not allow the operation (`INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`). */
+            /** @description 403 `ForbiddenError` (the admin's role does not allow the operation: `INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`) or `PasswordChangeRequiredError` (the session was opened with a temporary password: change it with `POST /integration/admin/change-password` first). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3226,7 +3359,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminErrorBody"];
                 };
             };
-            /** @description 403 `ForbiddenError`: the admin's role does not allow the operation (`INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`). */
+            /** @description 403 `ForbiddenError` (the admin's role does not allow the operation: `INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`) or `PasswordChangeRequiredError` (the session was opened with a temporary password: change it with `POST /integration/admin/change-password` first). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3303,7 +3436,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminErrorBody"];
                 };
             };
-            /** @description 403 `ForbiddenError` (the token is not an integration admin's) or `SandboxOnlyError` (the operation exists only in the Sandbox; this is Production). */
+            /** @description 403 `ForbiddenError` (the token is not an integration admin's), `PasswordChangeRequiredError` (the session was opened with a temporary password: change it first) or `SandboxOnlyError` (the operation exists only in the Sandbox; this is Production). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3371,7 +3504,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminErrorBody"];
                 };
             };
-            /** @description 403 `ForbiddenError`: the admin's role does not allow the operation (`INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`). */
+            /** @description 403 `ForbiddenError` (the admin's role does not allow the operation: `INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`) or `PasswordChangeRequiredError` (the session was opened with a temporary password: change it with `POST /integration/admin/change-password` first). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3454,7 +3587,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminErrorBody"];
                 };
             };
-            /** @description 403 `ForbiddenError`: the admin's role does not allow the operation (`INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`). */
+            /** @description 403 `ForbiddenError` (the admin's role does not allow the operation: `INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`) or `PasswordChangeRequiredError` (the session was opened with a temporary password: change it with `POST /integration/admin/change-password` first). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3551,7 +3684,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminErrorBody"];
                 };
             };
-            /** @description 403 `ForbiddenError`: the admin's role does not allow the operation (`INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`). */
+            /** @description 403 `ForbiddenError` (the admin's role does not allow the operation: `INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`) or `PasswordChangeRequiredError` (the session was opened with a temporary password: change it with `POST /integration/admin/change-password` first). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3604,7 +3737,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminErrorBody"];
                 };
             };
-            /** @description 403 `ForbiddenError`: the admin's role does not allow the operation (`INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`). */
+            /** @description 403 `ForbiddenError` (the admin's role does not allow the operation: `INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`) or `PasswordChangeRequiredError` (the session was opened with a temporary password: change it with `POST /integration/admin/change-password` first). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3676,7 +3809,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminErrorBody"];
                 };
             };
-            /** @description 403 `ForbiddenError`: the admin's role does not allow the operation (`INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`). */
+            /** @description 403 `ForbiddenError` (the admin's role does not allow the operation: `INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`) or `PasswordChangeRequiredError` (the session was opened with a temporary password: change it with `POST /integration/admin/change-password` first). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3766,7 +3899,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminErrorBody"];
                 };
             };
-            /** @description 403 `ForbiddenError`: the admin's role does not allow the operation (`INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`). */
+            /** @description 403 `ForbiddenError` (the admin's role does not allow the operation: `INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`) or `PasswordChangeRequiredError` (the session was opened with a temporary password: change it with `POST /integration/admin/change-password` first). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3827,7 +3960,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminErrorBody"];
                 };
             };
-            /** @description 403 `ForbiddenError`: the admin's role does not allow the operation (`INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`). */
+            /** @description 403 `ForbiddenError` (the admin's role does not allow the operation: `INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`) or `PasswordChangeRequiredError` (the session was opened with a temporary password: change it with `POST /integration/admin/change-password` first). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3897,7 +4030,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminErrorBody"];
                 };
             };
-            /** @description 403 `ForbiddenError`: the admin's role does not allow the operation (`INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`). */
+            /** @description 403 `ForbiddenError` (the admin's role does not allow the operation: `INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`) or `PasswordChangeRequiredError` (the session was opened with a temporary password: change it with `POST /integration/admin/change-password` first). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3967,7 +4100,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminErrorBody"];
                 };
             };
-            /** @description 403 `ForbiddenError`: the admin's role does not allow the operation (`INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`). */
+            /** @description 403 `ForbiddenError` (the admin's role does not allow the operation: `INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`) or `PasswordChangeRequiredError` (the session was opened with a temporary password: change it with `POST /integration/admin/change-password` first). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4030,7 +4163,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminErrorBody"];
                 };
             };
-            /** @description 403 `ForbiddenError` (the token is not an integration admin's) or `SandboxOnlyError` (the operation exists only in the Sandbox; this is Production). */
+            /** @description 403 `ForbiddenError` (the token is not an integration admin's), `PasswordChangeRequiredError` (the session was opened with a temporary password: change it first) or `SandboxOnlyError` (the operation exists only in the Sandbox; this is Production). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4102,7 +4235,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminErrorBody"];
                 };
             };
-            /** @description 403 `ForbiddenError` (the token is not an integration admin's) or `SandboxOnlyError` (the operation exists only in the Sandbox; this is Production). */
+            /** @description 403 `ForbiddenError` (the token is not an integration admin's), `PasswordChangeRequiredError` (the session was opened with a temporary password: change it first) or `SandboxOnlyError` (the operation exists only in the Sandbox; this is Production). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4195,7 +4328,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminErrorBody"];
                 };
             };
-            /** @description 403 `ForbiddenError` (the token is not an integration admin's) or `SandboxOnlyError` (the operation exists only in the Sandbox; this is Production). */
+            /** @description 403 `ForbiddenError` (the token is not an integration admin's), `PasswordChangeRequiredError` (the session was opened with a temporary password: change it first) or `SandboxOnlyError` (the operation exists only in the Sandbox; this is Production). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4269,7 +4402,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminErrorBody"];
                 };
             };
-            /** @description 403 `ForbiddenError`: the admin's role does not allow the operation (`INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`). */
+            /** @description 403 `ForbiddenError` (the admin's role does not allow the operation: `INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`) or `PasswordChangeRequiredError` (the session was opened with a temporary password: change it with `POST /integration/admin/change-password` first). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4344,7 +4477,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminErrorBody"];
                 };
             };
-            /** @description 403 `ForbiddenError` (the token is not an integration admin's) or `IntegrationNotMultitenantError` (the integration's `type` is not `multitenant`, which gates tenants). */
+            /** @description 403 `ForbiddenError` (the token is not an integration admin's), `PasswordChangeRequiredError` (the session was opened with a temporary password: change it first) or `IntegrationNotMultitenantError` (the integration's `type` is not `multitenant`, which gates tenants). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4440,7 +4573,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminErrorBody"];
                 };
             };
-            /** @description 403 `ForbiddenError`: the admin's role does not allow the operation (`INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`). */
+            /** @description 403 `ForbiddenError` (the admin's role does not allow the operation: `INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`) or `PasswordChangeRequiredError` (the session was opened with a temporary password: change it with `POST /integration/admin/change-password` first). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4523,7 +4656,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminErrorBody"];
                 };
             };
-            /** @description 403 `ForbiddenError`: the admin's role does not allow the operation (`INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`). */
+            /** @description 403 `ForbiddenError` (the admin's role does not allow the operation: `INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`) or `PasswordChangeRequiredError` (the session was opened with a temporary password: change it with `POST /integration/admin/change-password` first). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4606,7 +4739,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminErrorBody"];
                 };
             };
-            /** @description 403 `ForbiddenError`: the admin's role does not allow the operation (`INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`). */
+            /** @description 403 `ForbiddenError` (the admin's role does not allow the operation: `INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`) or `PasswordChangeRequiredError` (the session was opened with a temporary password: change it with `POST /integration/admin/change-password` first). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4680,7 +4813,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminErrorBody"];
                 };
             };
-            /** @description 403 `ForbiddenError`: the admin's role does not allow the operation (`INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`). */
+            /** @description 403 `ForbiddenError` (the admin's role does not allow the operation: `INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`) or `PasswordChangeRequiredError` (the session was opened with a temporary password: change it with `POST /integration/admin/change-password` first). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4744,7 +4877,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminErrorBody"];
                 };
             };
-            /** @description 403 `ForbiddenError` (the token is not an integration admin's) or `SandboxOnlyError` (the operation exists only in the Sandbox; this is Production). */
+            /** @description 403 `ForbiddenError` (the token is not an integration admin's), `PasswordChangeRequiredError` (the session was opened with a temporary password: change it first) or `SandboxOnlyError` (the operation exists only in the Sandbox; this is Production). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4821,7 +4954,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminErrorBody"];
                 };
             };
-            /** @description 403 `ForbiddenError` (the token is not an integration admin's) or `SandboxOnlyError` (the operation exists only in the Sandbox; this is Production). */
+            /** @description 403 `ForbiddenError` (the token is not an integration admin's), `PasswordChangeRequiredError` (the session was opened with a temporary password: change it first) or `SandboxOnlyError` (the operation exists only in the Sandbox; this is Production). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4910,7 +5043,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminErrorBody"];
                 };
             };
-            /** @description 403 `ForbiddenError`: the admin's role does not allow the operation (`INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`). */
+            /** @description 403 `ForbiddenError` (the admin's role does not allow the operation: `INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`) or `PasswordChangeRequiredError` (the session was opened with a temporary password: change it with `POST /integration/admin/change-password` first). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5001,7 +5134,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminErrorBody"];
                 };
             };
-            /** @description 403 `ForbiddenError`: the admin's role does not allow the operation (`INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`). */
+            /** @description 403 `ForbiddenError` (the admin's role does not allow the operation: `INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`) or `PasswordChangeRequiredError` (the session was opened with a temporary password: change it with `POST /integration/admin/change-password` first). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5084,7 +5217,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminErrorBody"];
                 };
             };
-            /** @description 403 `ForbiddenError`: the admin's role does not allow the operation (`INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`). */
+            /** @description 403 `ForbiddenError` (the admin's role does not allow the operation: `INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`) or `PasswordChangeRequiredError` (the session was opened with a temporary password: change it with `POST /integration/admin/change-password` first). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5178,7 +5311,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminErrorBody"];
                 };
             };
-            /** @description 403 `ForbiddenError`: the admin's role does not allow the operation (`INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`). */
+            /** @description 403 `ForbiddenError` (the admin's role does not allow the operation: `INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`) or `PasswordChangeRequiredError` (the session was opened with a temporary password: change it with `POST /integration/admin/change-password` first). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5234,7 +5367,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminErrorBody"];
                 };
             };
-            /** @description 403 `ForbiddenError`: the admin's role does not allow the operation (`INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`). */
+            /** @description 403 `ForbiddenError` (the admin's role does not allow the operation: `INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`) or `PasswordChangeRequiredError` (the session was opened with a temporary password: change it with `POST /integration/admin/change-password` first). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5318,7 +5451,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminErrorBody"];
                 };
             };
-            /** @description 403 `ForbiddenError`: the admin's role does not allow the operation (`INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`). */
+            /** @description 403 `ForbiddenError` (the admin's role does not allow the operation: `INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`) or `PasswordChangeRequiredError` (the session was opened with a temporary password: change it with `POST /integration/admin/change-password` first). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5400,7 +5533,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminErrorBody"];
                 };
             };
-            /** @description 403 `ForbiddenError`: the admin's role does not allow the operation (`INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`). */
+            /** @description 403 `ForbiddenError` (the admin's role does not allow the operation: `INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`) or `PasswordChangeRequiredError` (the session was opened with a temporary password: change it with `POST /integration/admin/change-password` first). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5484,7 +5617,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminErrorBody"];
                 };
             };
-            /** @description 403 `ForbiddenError`: the admin's role does not allow the operation (`INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`). */
+            /** @description 403 `ForbiddenError` (the admin's role does not allow the operation: `INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`) or `PasswordChangeRequiredError` (the session was opened with a temporary password: change it with `POST /integration/admin/change-password` first). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5536,7 +5669,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminErrorBody"];
                 };
             };
-            /** @description 403 `ForbiddenError`: the admin's role does not allow the operation (`INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`). */
+            /** @description 403 `ForbiddenError` (the admin's role does not allow the operation: `INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`) or `PasswordChangeRequiredError` (the session was opened with a temporary password: change it with `POST /integration/admin/change-password` first). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5597,7 +5730,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminErrorBody"];
                 };
             };
-            /** @description 403 `ForbiddenError`: the admin's role does not allow the operation (`INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`). */
+            /** @description 403 `ForbiddenError` (the admin's role does not allow the operation: `INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`) or `PasswordChangeRequiredError` (the session was opened with a temporary password: change it with `POST /integration/admin/change-password` first). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5652,7 +5785,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminErrorBody"];
                 };
             };
-            /** @description 403 `ForbiddenError`: the admin's role does not allow the operation (`INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`). */
+            /** @description 403 `ForbiddenError` (the admin's role does not allow the operation: `INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`) or `PasswordChangeRequiredError` (the session was opened with a temporary password: change it with `POST /integration/admin/change-password` first). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5730,7 +5863,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminErrorBody"];
                 };
             };
-            /** @description 403 `ForbiddenError`: the admin's role does not allow the operation (`INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`). */
+            /** @description 403 `ForbiddenError` (the admin's role does not allow the operation: `INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`) or `PasswordChangeRequiredError` (the session was opened with a temporary password: change it with `POST /integration/admin/change-password` first). */
             403: {
                 headers: {
                     [name: string]: unknown;

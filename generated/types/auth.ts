@@ -60,7 +60,11 @@ export type paths = {
         };
         get?: never;
         put?: never;
-        /** @description Change the signed-in admin's password. Other sessions of the admin are revoked. */
+        /**
+         * @description Change the signed-in admin's password. Other sessions of the admin are revoked. It is the one
+         *     operation a session opened with a temporary password may use; once it succeeds, that session
+         *     works everywhere its role allows.
+         */
         post: operations["adminChangePassword"];
         delete?: never;
         options?: never;
@@ -77,7 +81,11 @@ export type paths = {
         };
         get?: never;
         put?: never;
-        /** @description Sign in as an admin. The `idToken` is the Bearer of the Admin API. */
+        /**
+         * @description Sign in as an admin. The `idToken` is the Bearer of the Admin API. A welcome email's temporary
+         *     password signs in for 7 days with `passwordChangeRequired: true`; past that it answers 401
+         *     `InvalidCredentialsError`, like a wrong password.
+         */
         post: operations["adminLogin"];
         delete?: never;
         options?: never;
@@ -247,6 +255,12 @@ export type components = {
              * @description Seconds until the `idToken` expires (3600).
              */
             expiresIn: number;
+            /**
+             * @description `true` when the admin signed in with the temporary password of a welcome email: every Admin API
+             *     operation answers 403 `PasswordChangeRequiredError` until `POST /integration/admin/change-password`
+             *     succeeds. `false` otherwise.
+             */
+            passwordChangeRequired: boolean;
         };
         /** @description The merchant account behind an `idToken`, as existing integrator clients read it after the code exchange. */
         ClientInfo: {
@@ -643,7 +657,8 @@ export interface operations {
                      *       "idToken": "eyJhbGciOiJFUzI1NiIsImtpZCI6ImsxIn0.eyJzdWIiOiJhZG0ifQ.c2ln",
                      *       "refreshToken": "rt_9a8b7c6d5e4f3a2b1c0d",
                      *       "tokenType": "Bearer",
-                     *       "expiresIn": 3600
+                     *       "expiresIn": 3600,
+                     *       "passwordChangeRequired": false
                      *     }
                      */
                     "application/json": components["schemas"]["AdminSession"];

@@ -41,6 +41,7 @@ export const adminOperationIds = [
   "updateIntegrationClient",
   "createClientAdmin",
   "listClientAdmins",
+  "resendClientAdminWelcome",
   "ingestBankTransfer",
   "updateMyIntegration",
   "listMyIntegrationAdmins",

@@ -2,8 +2,9 @@
 // admins, who also invite them (/integration-admin/clients/{id}/admins).
 import type { operations, components } from "../../generated/types/admin.ts";
 import type { AdminApiCaller } from "../../domain/identity/callers.ts";
-import { inviteClientAdmin, listClientAdmins as adminsOf, type ClientAdmin } from "../../domain/identity/client-admins.ts";
+import { inviteClientAdmin, listClientAdmins as adminsOf, renewClientAdminWelcome, type ClientAdmin } from "../../domain/identity/client-admins.ts";
 import { integrationClientById } from "../../domain/identity/integration-clients.ts";
+import { requireAccountMail, sendWelcomeEmail } from "../../domain/identity/admin-welcome.ts";
 import type { OperationHandler } from "../../server/handler-types.ts";
 import { requireIntegrationAdmin, requirePlatformAdmin } from "./caller.ts";
 
@@ -22,10 +23,22 @@ export const listMyIntegrationAdmins: Handler<"listMyIntegrationAdmins"> = async
   return { status: 200, body: clientAdminList(await adminsOf(services.db, admin.integrationClientId)) };
 };
 
-export const createClientAdmin: Handler<"createClientAdmin"> = async ({ caller, params, body, services }) => {
+export const createClientAdmin: Handler<"createClientAdmin"> = async ({ caller, params, body, services, log }) => {
   requirePlatformAdmin(caller);
-  const created = await inviteClientAdmin(services.db, params.id, { clientId: body.clientId, email: body.email, name: body.name ?? null });
-  return { status: 201, body: clientAdminView(created) };
+  const mail = requireAccountMail(services.accountMail);
+  const { admin, welcome } = await inviteClientAdmin(services.db, params.id, { clientId: body.clientId, email: body.email, name: body.name ?? null }, services.clock.now());
+  const mailed = await sendWelcomeEmail(services.db, mail, services.clock, welcome, services.config.publicUrls.auth);
+  if (!mailed.sent) log.warn({ adminUserId: admin.id, reason: mailed.reason }, "the new client admin's welcome email was not accepted by the mail server");
+  return { status: 201, body: clientAdminView(admin) };
+};
+
+export const resendClientAdminWelcome: Handler<"resendClientAdminWelcome"> = async ({ caller, params, services, log }) => {
+  requirePlatformAdmin(caller);
+  const mail = requireAccountMail(services.accountMail);
+  const { admin, welcome } = await renewClientAdminWelcome(services.db, params.id, params.adminId, services.clock.now());
+  const mailed = await sendWelcomeEmail(services.db, mail, services.clock, welcome, services.config.publicUrls.auth);
+  if (!mailed.sent) log.warn({ adminUserId: admin.id, reason: mailed.reason }, "the client admin's new welcome email was not accepted by the mail server");
+  return { status: 200, body: clientAdminView(admin) };
 };
 
 export const listClientAdmins: Handler<"listClientAdmins"> = async ({ caller, params, services }) => {

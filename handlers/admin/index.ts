@@ -12,7 +12,7 @@ import { listEvents, resendEvent } from "./events.ts";
 import { ingestBankTransfer } from "./bank-feed.ts";
 import { getOffer, replaceOffer } from "./offer.ts";
 import { createIntegrationClient, getIntegrationClient, listIntegrationClients, updateIntegrationClient } from "./integration-clients.ts";
-import { createClientAdmin, listClientAdmins, listMyIntegrationAdmins } from "./client-admins.ts";
+import { createClientAdmin, listClientAdmins, listMyIntegrationAdmins, resendClientAdminWelcome } from "./client-admins.ts";
 import { getMyIntegration, updateMyIntegration } from "./my-integration.ts";
 import { listIntegrationPaymentRequests } from "./integration-payment-requests.ts";
 import { listNotifications } from "./notifications.ts";
@@ -26,6 +26,7 @@ export const adminHandlers: HandlerMap<operations, AdminApiCaller> = {
   getIntegrationClient,
   updateIntegrationClient,
   createClientAdmin,
+  resendClientAdminWelcome,
   listClientAdmins,
   updateMyIntegration,
   listMyIntegrationAdmins,

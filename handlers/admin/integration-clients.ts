@@ -9,6 +9,7 @@ import {
   updateIntegrationClientAsPlatform,
 } from "../../domain/identity/integration-clients.ts";
 import type { OperationHandler, Services } from "../../server/handler-types.ts";
+import { requireAccountMail, sendWelcomeEmail } from "../../domain/identity/admin-welcome.ts";
 import { requirePlatformAdmin } from "./caller.ts";
 import { platformIntegrationClientDetail } from "./integration-client-view.ts";
 import { pageOf } from "./page-query.ts";
@@ -26,8 +27,9 @@ function oauthUrls(services: Services) {
   };
 }
 
-export const createIntegrationClient: Handler<"createIntegrationClient"> = async ({ caller, body, services }) => {
+export const createIntegrationClient: Handler<"createIntegrationClient"> = async ({ caller, body, services, log }) => {
   requirePlatformAdmin(caller);
+  const mail = body.firstAdminEmail ? requireAccountMail(services.accountMail) : undefined;
   const created = await registerIntegrationClient(services.db, services.config.serviceEnv, {
     name: body.name,
     companyName: body.companyName,
@@ -38,7 +40,12 @@ export const createIntegrationClient: Handler<"createIntegrationClient"> = async
     logoUrl: body.logoUrl ?? null,
     description: body.description ?? null,
     ...(body.firstAdminEmail ? { firstAdmin: { email: body.firstAdminEmail, name: body.firstAdminName ?? null } } : {}),
-  });
+  }, services.clock.now());
+  if (mail && created.firstAdminWelcome) {
+    const mailed = await sendWelcomeEmail(services.db, mail, services.clock, created.firstAdminWelcome, services.config.publicUrls.auth);
+    // The client exists either way; its summary shows `firstAdminEmailSent: false`.
+    if (!mailed.sent) log.warn({ integrationClientId: created.client.id, reason: mailed.reason }, "the first admin's welcome email was not accepted by the mail server");
+  }
   return { status: 201, body: { ...platformIntegrationClientDetail(created.client), providerClientSecret: created.clientSecret, ...oauthUrls(services) } };
 };
 
@@ -49,9 +56,9 @@ export const listIntegrationClients: Handler<"listIntegrationClients"> = async (
   return {
     status: 200,
     body: {
-      items: items.map(({ firstAdminLoggedIn, webhookConfigured, ...client }) => ({
+      items: items.map(({ firstAdminEmailSent, firstAdminLoggedIn, webhookConfigured, ...client }) => ({
         ...platformIntegrationClientDetail(client),
-        firstAdminEmailSent: false,
+        firstAdminEmailSent,
         firstAdminLoggedIn,
         webhookConfigured,
       })),

@@ -80,12 +80,13 @@ const expected: Array<[Api, string, string, string[]]> = [
   ["admin", "post", "/my-integration/api-keys/rotate-secret", ["200", ...ADMIN_COMMON]],
   ["admin", "put", "/my-integration/logo", ["200", "400", ...ADMIN_COMMON]],
   ["admin", "post", "/my-integration/go-live", [...ADMIN_COMMON]],
-  ["admin", "post", "/integration-admin/setup/clients", ["201", "400", ...ADMIN_COMMON]],
+  ["admin", "post", "/integration-admin/setup/clients", ["201", "400", "503", ...ADMIN_COMMON]],
   ["admin", "get", "/integration-admin/setup/clients", ["200", ...ADMIN_COMMON]],
   ["admin", "get", "/integration-admin/setup/clients/{id}", ["200", "404", ...ADMIN_COMMON]],
   ["admin", "patch", "/integration-admin/setup/clients/{id}", ["200", "400", "404", ...ADMIN_COMMON]],
-  ["admin", "post", "/integration-admin/setup/clients/{id}/admins", ["400", "404", ...ADMIN_COMMON]],
+  ["admin", "post", "/integration-admin/setup/clients/{id}/admins", ["400", "404", "503", ...ADMIN_COMMON]],
   ["admin", "get", "/integration-admin/setup/clients/{id}/admins", ["200", "404", ...ADMIN_COMMON]],
+  ["admin", "post", "/integration-admin/setup/clients/{id}/admins/{adminId}/welcome-email", ["200", "404", "503", ...ADMIN_COMMON]],
 ];
 
 function operation(api: Api, method: string, path: string) {

@@ -38,3 +38,22 @@ export async function waitForOutput(started: StartedCobro, pattern: RegExp, time
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
+
+export interface ScriptRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** `node <script> <args>` from the project's root, as `npm run <name> -- <args>` runs it, to its exit. */
+export function runScript(script: string, args: string[], env: Record<string, string>): Promise<ScriptRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [script, ...args], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout!.on("data", (chunk) => (stdout += chunk));
+    child.stderr!.on("data", (chunk) => (stderr += chunk));
+    child.on("error", reject);
+    child.on("exit", (code) => resolve({ code, stdout, stderr }));
+  });
+}

@@ -3,13 +3,12 @@
 // `<COBRO_DATA_DIR>/sandbox.json`; `npm run sandbox:bootstrap -- --json` makes a fresh set against the
 // running Sandbox. Both are real processes, as a person runs them (see test/runtime/process.test.ts).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { postJson, read } from "../helpers/service.ts";
 import { exchangeCode, obtainCode } from "../helpers/oauth.ts";
-import { cobroEnv, ROOT, startCobro, waitForOutput as waitFor, type StartedCobro as Started } from "../helpers/process.ts";
+import { cobroEnv, ROOT, runScript, startCobro, type ScriptRun, waitForOutput as waitFor, type StartedCobro as Started } from "../helpers/process.ts";
 
 const BOOTSTRAP = join(ROOT, "scripts", "sandbox-bootstrap.ts");
 
@@ -60,16 +59,8 @@ function servedUrls(output: string): { integration: string; auth: string; admin:
 }
 
 /** `node scripts/sandbox-bootstrap.ts --json`, as `npm run sandbox:bootstrap -- --json` runs it. */
-function runBootstrap(dataDir: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BOOTSTRAP, "--json"], { cwd: ROOT, env: env(dataDir), stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk) => (stdout += chunk));
-    child.stderr.on("data", (chunk) => (stderr += chunk));
-    child.on("error", reject);
-    child.on("exit", (code) => resolve({ code, stdout, stderr }));
-  });
+function runBootstrap(dataDir: string): Promise<ScriptRun> {
+  return runScript(BOOTSTRAP, ["--json"], env(dataDir));
 }
 
 async function stop(started: Started): Promise<number | null> {
@@ -232,7 +223,7 @@ describe("npm run sandbox:bootstrap -- --json against the running Sandbox", () =
     const set = sets[0]!;
     const platform = await read(await postJson(`${urls.auth}/integration/admin/login`, set.platformAdmin));
     expect(platform.status, platform.text).toBe(200);
-    expect(platform.json).toEqual({ idToken: expect.any(String), refreshToken: expect.any(String), tokenType: "Bearer", expiresIn: 3600 });
+    expect(platform.json).toEqual({ idToken: expect.any(String), refreshToken: expect.any(String), tokenType: "Bearer", expiresIn: 3600, passwordChangeRequired: false });
 
     const admin = await read(await postJson(`${urls.auth}/integration/admin/login`, set.integrationAdmin));
     expect(admin.status, admin.text).toBe(200);

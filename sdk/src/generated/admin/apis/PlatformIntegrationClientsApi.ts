@@ -122,6 +122,17 @@ export interface ListIntegrationClientsRequest {
     offset?: number;
 }
 
+export interface ResendClientAdminWelcomeRequest {
+    /**
+     * The `integrationClientId`.
+     */
+    id: string;
+    /**
+     * The admin's `integrationClientAdminId`.
+     */
+    adminId: string;
+}
+
 export interface UpdateIntegrationClientRequest {
     /**
      * The `integrationClientId`.
@@ -184,7 +195,7 @@ export class PlatformIntegrationClientsApi extends runtime.BaseAPI {
     }
 
     /**
-     * Add an admin to an integration client; the admin starts `pending` and receives a welcome email with credentials.
+     * Add an admin to an integration client; the admin starts `pending` and receives a welcome email with a temporary password (7 days, changed at the first sign-in). Production without a mail server answers 503 `MailUnavailableError` and creates nothing.
      */
     async createClientAdminRaw(requestParameters: CreateClientAdminRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<ClientAdmin>> {
         const requestOptions = await this.createClientAdminRequestOpts(requestParameters);
@@ -194,7 +205,7 @@ export class PlatformIntegrationClientsApi extends runtime.BaseAPI {
     }
 
     /**
-     * Add an admin to an integration client; the admin starts `pending` and receives a welcome email with credentials.
+     * Add an admin to an integration client; the admin starts `pending` and receives a welcome email with a temporary password (7 days, changed at the first sign-in). Production without a mail server answers 503 `MailUnavailableError` and creates nothing.
      */
     async createClientAdmin(requestParameters: CreateClientAdminRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<ClientAdmin> {
         const response = await this.createClientAdminRaw(requestParameters, initOverrides);
@@ -239,7 +250,7 @@ export class PlatformIntegrationClientsApi extends runtime.BaseAPI {
     }
 
     /**
-     * Register an integration client. Its OAuth `clientSecret` (`providerClientSecret`) is returned only here. With `firstAdminEmail`, its first admin is created and receives a welcome email with credentials.
+     * Register an integration client. Its OAuth `clientSecret` (`providerClientSecret`) is returned only here. With `firstAdminEmail`, its first admin is created and receives a welcome email (in Spanish) with the sign-in address, `Usuario: <email>` and `Contraseña temporal: <password>`; the temporary password lasts 7 days and must be changed at the first sign-in. Production without a mail server answers 503 `MailUnavailableError` and creates nothing.
      */
     async createIntegrationClientRaw(requestParameters: CreateIntegrationClientRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<IntegrationClientCreated>> {
         const requestOptions = await this.createIntegrationClientRequestOpts(requestParameters);
@@ -249,7 +260,7 @@ export class PlatformIntegrationClientsApi extends runtime.BaseAPI {
     }
 
     /**
-     * Register an integration client. Its OAuth `clientSecret` (`providerClientSecret`) is returned only here. With `firstAdminEmail`, its first admin is created and receives a welcome email with credentials.
+     * Register an integration client. Its OAuth `clientSecret` (`providerClientSecret`) is returned only here. With `firstAdminEmail`, its first admin is created and receives a welcome email (in Spanish) with the sign-in address, `Usuario: <email>` and `Contraseña temporal: <password>`; the temporary password lasts 7 days and must be changed at the first sign-in. Production without a mail server answers 503 `MailUnavailableError` and creates nothing.
      */
     async createIntegrationClient(requestParameters: CreateIntegrationClientRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<IntegrationClientCreated> {
         const response = await this.createIntegrationClientRaw(requestParameters, initOverrides);
@@ -412,6 +423,67 @@ export class PlatformIntegrationClientsApi extends runtime.BaseAPI {
      */
     async listIntegrationClients(requestParameters: ListIntegrationClientsRequest = {}, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<IntegrationClientPage> {
         const response = await this.listIntegrationClientsRaw(requestParameters, initOverrides);
+        return await response.value();
+    }
+
+    /**
+     * Creates request options for resendClientAdminWelcome without sending the request
+     */
+    async resendClientAdminWelcomeRequestOpts(requestParameters: ResendClientAdminWelcomeRequest): Promise<runtime.RequestOpts> {
+        if (requestParameters['id'] == null) {
+            throw new runtime.RequiredError(
+                'id',
+                'Required parameter "id" was null or undefined when calling resendClientAdminWelcome().'
+            );
+        }
+
+        if (requestParameters['adminId'] == null) {
+            throw new runtime.RequiredError(
+                'adminId',
+                'Required parameter "adminId" was null or undefined when calling resendClientAdminWelcome().'
+            );
+        }
+
+        const queryParameters: any = {};
+
+        const headerParameters: runtime.HTTPHeaders = {};
+
+        if (this.configuration && this.configuration.accessToken) {
+            const token = this.configuration.accessToken;
+            const tokenString = await token("AdminBearer", []);
+
+            if (tokenString) {
+                headerParameters["Authorization"] = `Bearer ${tokenString}`;
+            }
+        }
+
+        let urlPath = `/integration-admin/setup/clients/{id}/admins/{adminId}/welcome-email`;
+        urlPath = urlPath.replace('{id}', encodeURIComponent(String(requestParameters['id'])));
+        urlPath = urlPath.replace('{adminId}', encodeURIComponent(String(requestParameters['adminId'])));
+
+        return {
+            path: urlPath,
+            method: 'POST',
+            headers: headerParameters,
+            query: queryParameters,
+        };
+    }
+
+    /**
+     * Send an admin of the client a new welcome email with a new temporary password (7 days, changed at the first sign-in). The admin\'s previous password stops working and the admin\'s sessions end; `status` does not change. Production without a mail server answers 503 `MailUnavailableError` and changes nothing.
+     */
+    async resendClientAdminWelcomeRaw(requestParameters: ResendClientAdminWelcomeRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<ClientAdmin>> {
+        const requestOptions = await this.resendClientAdminWelcomeRequestOpts(requestParameters);
+        const response = await this.request(requestOptions, initOverrides);
+
+        return new runtime.JSONApiResponse(response, (jsonValue) => ClientAdminFromJSON(jsonValue));
+    }
+
+    /**
+     * Send an admin of the client a new welcome email with a new temporary password (7 days, changed at the first sign-in). The admin\'s previous password stops working and the admin\'s sessions end; `status` does not change. Production without a mail server answers 503 `MailUnavailableError` and changes nothing.
+     */
+    async resendClientAdminWelcome(requestParameters: ResendClientAdminWelcomeRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<ClientAdmin> {
+        const response = await this.resendClientAdminWelcomeRaw(requestParameters, initOverrides);
         return await response.value();
     }
 

@@ -28,7 +28,7 @@ export interface ClientAdmin {
      */
     email: string;
     /**
-     * `active`: first login completed; `pending`: invited, not yet logged in; `unknown`: could not be determined.
+     * `active`: signed in at least once (the temporary password included); `pending`: invited, not yet signed in; `unknown`: could not be determined (Cobro records every sign-in, so it does not answer it today).
      */
     status: ClientAdminStatusEnum;
     /**

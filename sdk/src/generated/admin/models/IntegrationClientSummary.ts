@@ -72,7 +72,7 @@ export interface IntegrationClientSummary {
      */
     serviceCommissionPercentage: number | null;
     /**
-     * Whether the first admin's welcome email was sent.
+     * Whether the welcome email of the first admin (the earliest invited) was accepted by the mail server (in the Sandbox without SMTP: written to the log).
      */
     firstAdminEmailSent: boolean;
     /**

@@ -96,7 +96,7 @@ export class AdminSessionApi extends runtime.BaseAPI {
     }
 
     /**
-     * Change the signed-in admin\'s password. Other sessions of the admin are revoked.
+     * Change the signed-in admin\'s password. Other sessions of the admin are revoked. It is the one operation a session opened with a temporary password may use; once it succeeds, that session works everywhere its role allows.
      */
     async adminChangePasswordRaw(requestParameters: AdminChangePasswordRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<void>> {
         const requestOptions = await this.adminChangePasswordRequestOpts(requestParameters);
@@ -106,7 +106,7 @@ export class AdminSessionApi extends runtime.BaseAPI {
     }
 
     /**
-     * Change the signed-in admin\'s password. Other sessions of the admin are revoked.
+     * Change the signed-in admin\'s password. Other sessions of the admin are revoked. It is the one operation a session opened with a temporary password may use; once it succeeds, that session works everywhere its role allows.
      */
     async adminChangePassword(requestParameters: AdminChangePasswordRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<void> {
         await this.adminChangePasswordRaw(requestParameters, initOverrides);
@@ -142,7 +142,7 @@ export class AdminSessionApi extends runtime.BaseAPI {
     }
 
     /**
-     * Sign in as an admin. The `idToken` is the Bearer of the Admin API.
+     * Sign in as an admin. The `idToken` is the Bearer of the Admin API. A welcome email\'s temporary password signs in for 7 days with `passwordChangeRequired: true`; past that it answers 401 `InvalidCredentialsError`, like a wrong password.
      */
     async adminLoginRaw(requestParameters: AdminLoginRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<AdminSession>> {
         const requestOptions = await this.adminLoginRequestOpts(requestParameters);
@@ -152,7 +152,7 @@ export class AdminSessionApi extends runtime.BaseAPI {
     }
 
     /**
-     * Sign in as an admin. The `idToken` is the Bearer of the Admin API.
+     * Sign in as an admin. The `idToken` is the Bearer of the Admin API. A welcome email\'s temporary password signs in for 7 days with `passwordChangeRequired: true`; past that it answers 401 `InvalidCredentialsError`, like a wrong password.
      */
     async adminLogin(requestParameters: AdminLoginRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<AdminSession> {
         const response = await this.adminLoginRaw(requestParameters, initOverrides);

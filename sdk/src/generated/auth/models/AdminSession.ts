@@ -35,6 +35,12 @@ export interface AdminSession {
      * Seconds until the `idToken` expires (3600).
      */
     expiresIn: number;
+    /**
+     * `true` when the admin signed in with the temporary password of a welcome email: every Admin API
+     * operation answers 403 `PasswordChangeRequiredError` until `POST /integration/admin/change-password`
+     * succeeds. `false` otherwise.
+     */
+    passwordChangeRequired: boolean;
 }
 
 
@@ -57,6 +63,7 @@ export function instanceOfAdminSession(value: object): value is AdminSession {
     if (value['tokenType'] !== 'Bearer') return false;
     
     if (!('expiresIn' in value) || value['expiresIn'] === undefined) return false;
+    if (!('passwordChangeRequired' in value) || value['passwordChangeRequired'] === undefined) return false;
     return true;
 }
 
@@ -74,6 +81,7 @@ export function AdminSessionFromJSONTyped(json: any, ignoreDiscriminator: boolea
         'refreshToken': json['refreshToken'],
         'tokenType': json['tokenType'],
         'expiresIn': json['expiresIn'],
+        'passwordChangeRequired': json['passwordChangeRequired'],
     };
 }
 
@@ -92,6 +100,7 @@ export function AdminSessionToJSONTyped(value?: AdminSession | null, ignoreDiscr
         'refreshToken': value['refreshToken'],
         'tokenType': value['tokenType'],
         'expiresIn': value['expiresIn'],
+        'passwordChangeRequired': value['passwordChangeRequired'],
     };
 }
 
