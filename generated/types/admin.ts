@@ -186,6 +186,27 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/my-integration/client-secret/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description Issue a new OAuth `clientSecret`. The previous one stops working at once, or after `graceSeconds`
+         *     (during the grace both are accepted by `/integration/oauth2/token`, `/refresh` and `/revoke`).
+         *     Without a body the previous secret stops at once.
+         */
+        post: operations["rotateClientSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/my-integration/events": {
         parameters: {
             query?: never;
@@ -845,6 +866,18 @@ export type components = {
              * @description Number of items.
              */
             total: number;
+        };
+        /** @description How the current OAuth `clientSecret` is retired when a new one is issued. */
+        ClientSecretRotation: {
+            /**
+             * Format: int32
+             * @description For how many seconds the previous `clientSecret` keeps working next to the new one, from 0 (it
+             *     stops at once, the default) to 86400 (24 hours), so integrators can deploy the new secret without
+             *     downtime. Rotating again during a grace period ends that grace: only the secret being replaced
+             *     gets the new grace.
+             * @default 0
+             */
+            graceSeconds: number;
         };
         /** @description A URL registered by the integration. */
         ClientUrl: {
@@ -1656,6 +1689,16 @@ export type components = {
              */
             serviceCommissionPercentage: number | null;
             commissionBackfill?: components["schemas"]["CommissionBackfill"];
+        };
+        /** @description The new OAuth client secret. */
+        RotatedClientSecret: {
+            /** @description The new `clientSecret`: shown only in this answer, stored hashed. */
+            clientSecret: string;
+            /**
+             * Format: date-time
+             * @description Until when the previous `clientSecret` is still accepted, or `null` when it stopped working at once.
+             */
+            previousSecretExpiresAt: string | null;
         };
         /** @description A new secret key, shown this once. */
         RotatedSecretKey: {
@@ -3009,6 +3052,77 @@ export interface operations {
             };
             /** @description 409 `ApiKeysNotCreatedError`: the integration has no publishable key yet; create the keys first with `POST /my-integration/api-keys`. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /** @description 500 `InternalServerError`: an internal error; quote the `id` to support. Safe to retry reads; after a write, read the resource again before retrying. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+        };
+    };
+    rotateClientSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "graceSeconds": 3600
+                 *     }
+                 */
+                "application/json": components["schemas"]["ClientSecretRotation"];
+            };
+        };
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "clientSecret": "cs_x4C2oN6kq0bP3TfVb8mWcJz1aLrS9eYhD5uGiK7nQwE",
+                     *       "previousSecretExpiresAt": "2026-11-22T14:05:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RotatedClientSecret"];
+                };
+            };
+            /** @description The request does not meet the contract: missing field, bad type or range, or a field not accepted. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                };
+            };
+            /** @description 401 `UnauthorizedError`: the token is missing, invalid or expired, or is not an admin token (a merchant account's token is refused). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /** @description 403 `ForbiddenError`: the admin's role does not allow the operation (`INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`). */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

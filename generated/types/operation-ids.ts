@@ -48,6 +48,7 @@ export const adminOperationIds = [
   "createApiKeys",
   "replaceAllowedOrigins",
   "rotateApiSecretKey",
+  "rotateClientSecret",
   "listEvents",
   "resendEvent",
   "requestGoLive",

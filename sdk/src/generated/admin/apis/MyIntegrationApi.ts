@@ -24,6 +24,11 @@ import {
     ClientAdminListToJSON,
 } from '../models/ClientAdminList.js';
 import {
+    type ClientSecretRotation,
+    ClientSecretRotationFromJSON,
+    ClientSecretRotationToJSON,
+} from '../models/ClientSecretRotation.js';
+import {
     type ErrorBody,
     ErrorBodyFromJSON,
     ErrorBodyToJSON,
@@ -44,10 +49,22 @@ import {
     LogoUploadResultToJSON,
 } from '../models/LogoUploadResult.js';
 import {
+    type RotatedClientSecret,
+    RotatedClientSecretFromJSON,
+    RotatedClientSecretToJSON,
+} from '../models/RotatedClientSecret.js';
+import {
     type ValidationErrorBody,
     ValidationErrorBodyFromJSON,
     ValidationErrorBodyToJSON,
 } from '../models/ValidationErrorBody.js';
+
+export interface RotateClientSecretRequest {
+    /**
+     * 
+     */
+    clientSecretRotation?: ClientSecretRotation;
+}
 
 export interface UpdateMyIntegrationRequest {
     /**
@@ -155,6 +172,54 @@ export class MyIntegrationApi extends runtime.BaseAPI {
      */
     async listMyIntegrationAdmins(initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<ClientAdminList> {
         const response = await this.listMyIntegrationAdminsRaw(initOverrides);
+        return await response.value();
+    }
+
+    /**
+     * Creates request options for rotateClientSecret without sending the request
+     */
+    async rotateClientSecretRequestOpts(requestParameters: RotateClientSecretRequest): Promise<runtime.RequestOpts> {
+        const queryParameters: any = {};
+
+        const headerParameters: runtime.HTTPHeaders = {};
+
+        headerParameters['Content-Type'] = 'application/json';
+
+        if (this.configuration && this.configuration.accessToken) {
+            const token = this.configuration.accessToken;
+            const tokenString = await token("AdminBearer", []);
+
+            if (tokenString) {
+                headerParameters["Authorization"] = `Bearer ${tokenString}`;
+            }
+        }
+
+        let urlPath = `/my-integration/client-secret/rotate`;
+
+        return {
+            path: urlPath,
+            method: 'POST',
+            headers: headerParameters,
+            query: queryParameters,
+            body: ClientSecretRotationToJSON(requestParameters['clientSecretRotation']),
+        };
+    }
+
+    /**
+     * Issue a new OAuth `clientSecret`. The previous one stops working at once, or after `graceSeconds` (during the grace both are accepted by `/integration/oauth2/token`, `/refresh` and `/revoke`). Without a body the previous secret stops at once.
+     */
+    async rotateClientSecretRaw(requestParameters: RotateClientSecretRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<RotatedClientSecret>> {
+        const requestOptions = await this.rotateClientSecretRequestOpts(requestParameters);
+        const response = await this.request(requestOptions, initOverrides);
+
+        return new runtime.JSONApiResponse(response, (jsonValue) => RotatedClientSecretFromJSON(jsonValue));
+    }
+
+    /**
+     * Issue a new OAuth `clientSecret`. The previous one stops working at once, or after `graceSeconds` (during the grace both are accepted by `/integration/oauth2/token`, `/refresh` and `/revoke`). Without a body the previous secret stops at once.
+     */
+    async rotateClientSecret(requestParameters: RotateClientSecretRequest = {}, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<RotatedClientSecret> {
+        const response = await this.rotateClientSecretRaw(requestParameters, initOverrides);
         return await response.value();
     }
 
