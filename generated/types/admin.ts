@@ -276,9 +276,13 @@ export type paths = {
         };
         get?: never;
         /**
-         * @description Upload the integration's logo, shown on the authorization screen: the raw image bytes as the body,
-         *     `image/png`, `image/jpeg` or `image/webp`, up to 5 MB. SVG is rejected. The image is scaled to
-         *     512 px on its longest side; each upload replaces the previous logo and updates `logoUrl`.
+         * @description Upload the integration's logo, shown on the authorization screen: the raw image bytes as the body
+         *     (`Content-Type` `image/png`, `image/jpeg` or `image/webp`), up to 5 MB and 16,777,216 pixels
+         *     (4096 × 4096). The format is judged by the bytes, not by the declared type: PNG, JPEG and WEBP
+         *     are accepted, SVG and other formats are refused with 415. The image is scaled to 512 px on its
+         *     longest side (never enlarged), re-encoded as WEBP and stored by Cobro; `logoUrl` becomes its
+         *     public address on the Auth API host (`{auth_url}/integration/oauth2/logos/{logoId}`), new at each
+         *     upload. Each upload replaces the previous logo.
          */
         put: operations["uploadLogo"];
         post?: never;
@@ -1468,7 +1472,7 @@ export type components = {
         IsoDuration: string;
         /** @description The new logo. */
         LogoUploadResult: {
-            /** @description Where the stored logo is served: the uploaded image scaled to 512 px on its longest side. */
+            /** @description Where the stored logo is served (public, on the Auth API host): the uploaded image scaled to 512 px on its longest side. */
             logoUrl: string;
         };
         /** @description A message to a charge's payer, sent by Cobro (not an event to the integrator). */
@@ -3447,13 +3451,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "logoUrl": "https://cdn.example.com/logos/9b2f7c4e-1a3d-4e5f-8a6b-7c8d9e0f1a2b.png"
+                     *       "logoUrl": "https://auth.cobro.com.ar/integration/oauth2/logos/9b2f7c4e-1a3d-4e5f-8a6b-7c8d9e0f1a2b"
                      *     }
                      */
                     "application/json": components["schemas"]["LogoUploadResult"];
                 };
             };
-            /** @description 400 `InvalidImageError`: the bytes are not a readable PNG, JPEG or WEBP image (an SVG sent under an image content type included). */
+            /** @description 400 `InvalidImageError`: the bytes are not a readable image, or the image has more than 16,777,216 pixels (a decompression bomb is refused before it is decoded). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3489,7 +3493,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description 415 `UnsupportedMediaTypeError`: the logo's content type is not `image/png`, `image/jpeg` or `image/webp` (SVG is rejected). */
+            /** @description 415 `UnsupportedMediaTypeError`: the logo is not a PNG, JPEG or WEBP image, judged by its bytes whatever `Content-Type` says (an SVG is refused), or `Content-Type` is not `image/png`, `image/jpeg` or `image/webp`. */
             415: {
                 headers: {
                     [name: string]: unknown;

@@ -27,6 +27,7 @@ export const authOperationIds = [
   "authorize",
   "getClientInfo",
   "completeLogin",
+  "getIntegrationLogo",
   "refreshToken",
   "revokeToken",
   "exchangeToken",

@@ -25,7 +25,7 @@ const NO_STORE = { "Cache-Control": "no-store", Pragma: "no-cache" };
 function pageHeaders(formTargets: string[]): Record<string, string> {
   return {
     ...NO_STORE,
-    "Content-Security-Policy": `default-src 'none'; style-src 'unsafe-inline'; img-src https: data:; form-action 'self' ${formTargets.join(" ")}; frame-ancestors 'none'; base-uri 'none'`,
+    "Content-Security-Policy": `default-src 'none'; style-src 'unsafe-inline'; img-src 'self' https: data:; form-action 'self' ${formTargets.join(" ")}; frame-ancestors 'none'; base-uri 'none'`,
     "X-Frame-Options": "DENY",
     "Referrer-Policy": "no-referrer",
   };

@@ -316,7 +316,7 @@ export class MyIntegrationApi extends runtime.BaseAPI {
     }
 
     /**
-     * Upload the integration\'s logo, shown on the authorization screen: the raw image bytes as the body, `image/png`, `image/jpeg` or `image/webp`, up to 5 MB. SVG is rejected. The image is scaled to 512 px on its longest side; each upload replaces the previous logo and updates `logoUrl`.
+     * Upload the integration\'s logo, shown on the authorization screen: the raw image bytes as the body (`Content-Type` `image/png`, `image/jpeg` or `image/webp`), up to 5 MB and 16,777,216 pixels (4096 × 4096). The format is judged by the bytes, not by the declared type: PNG, JPEG and WEBP are accepted, SVG and other formats are refused with 415. The image is scaled to 512 px on its longest side (never enlarged), re-encoded as WEBP and stored by Cobro; `logoUrl` becomes its public address on the Auth API host (`{auth_url}/integration/oauth2/logos/{logoId}`), new at each upload. Each upload replaces the previous logo.
      */
     async uploadLogoRaw(requestParameters: UploadLogoRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<LogoUploadResult>> {
         const requestOptions = await this.uploadLogoRequestOpts(requestParameters);
@@ -326,7 +326,7 @@ export class MyIntegrationApi extends runtime.BaseAPI {
     }
 
     /**
-     * Upload the integration\'s logo, shown on the authorization screen: the raw image bytes as the body, `image/png`, `image/jpeg` or `image/webp`, up to 5 MB. SVG is rejected. The image is scaled to 512 px on its longest side; each upload replaces the previous logo and updates `logoUrl`.
+     * Upload the integration\'s logo, shown on the authorization screen: the raw image bytes as the body (`Content-Type` `image/png`, `image/jpeg` or `image/webp`), up to 5 MB and 16,777,216 pixels (4096 × 4096). The format is judged by the bytes, not by the declared type: PNG, JPEG and WEBP are accepted, SVG and other formats are refused with 415. The image is scaled to 512 px on its longest side (never enlarged), re-encoded as WEBP and stored by Cobro; `logoUrl` becomes its public address on the Auth API host (`{auth_url}/integration/oauth2/logos/{logoId}`), new at each upload. Each upload replaces the previous logo.
      */
     async uploadLogo(requestParameters: UploadLogoRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<LogoUploadResult> {
         const response = await this.uploadLogoRaw(requestParameters, initOverrides);
