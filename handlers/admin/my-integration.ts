@@ -5,6 +5,7 @@ import { rotateIntegrationClientSecret } from "../../domain/identity/client-secr
 import { DomainError } from "../../domain/errors.ts";
 import { replaceIntegrationLogo } from "../../domain/identity/integration-logos.ts";
 import { integrationClientById, updateIntegrationProfile } from "../../domain/identity/integration-clients.ts";
+import { integrationLogosBaseUrl } from "../auth/logos.ts";
 import type { OperationHandler } from "../../server/handler-types.ts";
 import { requireIntegrationAdmin } from "./caller.ts";
 import { integrationClientDetail } from "./integration-client-view.ts";
@@ -39,6 +40,5 @@ export const uploadLogo: Handler<"uploadLogo"> = async ({ caller, body, headers,
   // The raw body parser hands image bodies over as bytes (the contract types them as a string).
   const bytes: unknown = body;
   const image = Buffer.isBuffer(bytes) ? bytes : Buffer.alloc(0);
-  const logosBaseUrl = `${services.config.publicUrls.auth}/integration/oauth2/logos`;
-  return { status: 200, body: await replaceIntegrationLogo(services.db, admin.integrationClientId, image, logosBaseUrl) };
+  return { status: 200, body: await replaceIntegrationLogo(services.db, admin.integrationClientId, image, integrationLogosBaseUrl(services.config.publicUrls.auth)) };
 };

@@ -4,6 +4,11 @@ import type { AuthCaller } from "../../domain/identity/callers.ts";
 import { integrationLogoById } from "../../domain/identity/integration-logos.ts";
 import type { OperationHandler } from "../../server/handler-types.ts";
 
+/** Where uploaded logos are served: `{auth_url}/integration/oauth2/logos/{logoId}`. */
+export function integrationLogosBaseUrl(publicAuthUrl: string): string {
+  return `${publicAuthUrl}/integration/oauth2/logos`;
+}
+
 /** The image at a logo's address never changes (an upload gets a new address), so caches may keep it. */
 const LOGO_CACHE_CONTROL = "public, max-age=31536000, immutable";
 

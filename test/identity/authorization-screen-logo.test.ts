@@ -1,6 +1,6 @@
 // The uploaded logo on the authorization screen, in a real browser (Debian's chromium through
 // playwright-core): the screen and the logo are both at the public Auth URL (requests to it are served by
-// the test's Auth API), so the page's Content-Security-Policy must let a same-origin image load.
+// the test's Auth API), so the page's Content-Security-Policy must let Cobro's stored logos load.
 import { afterAll, beforeAll, expect, it } from "vitest";
 import sharp from "sharp";
 import { startTestService, type TestService } from "../helpers/service.ts";
