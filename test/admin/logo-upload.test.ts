@@ -102,6 +102,7 @@ describe("uploading a logo", () => {
       expect(result.status, result.text).toBe(status);
       expect(result.json).toEqual(generalError(code));
       expect(await currentLogoUrl(token)).toBe(logoUrl);
+      return result.json.message as string;
     }
 
     const svg = Buffer.from('<?xml version="1.0"?><svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><rect width="10" height="10"/></svg>');
@@ -133,11 +134,11 @@ describe("uploading a logo", () => {
     it("413 PayloadTooLarge over 5 MB", async () => {
       const noise = await sharp(randomBytes(1400 * 1400 * 3), { raw: { width: 1400, height: 1400, channels: 3 } }).png({ compressionLevel: 0 }).toBuffer();
       expect(noise.length).toBeGreaterThan(5 * 1024 * 1024 + 1);
-      await expectRefused(noise, "image/png", 413, "PayloadTooLarge");
+      expect(await expectRefused(noise, "image/png", 413, "PayloadTooLarge")).toContain(`${5 * 1024 * 1024} bytes`);
       // One byte over the limit: a readable PNG with trailing bytes.
       const small = await solid(10, 10).png().toBuffer();
       const justOver = Buffer.concat([small, Buffer.alloc(5 * 1024 * 1024 + 1 - small.length)]);
-      await expectRefused(justOver, "image/png", 413, "PayloadTooLarge");
+      expect(await expectRefused(justOver, "image/png", 413, "PayloadTooLarge")).toContain(`${5 * 1024 * 1024} bytes`);
     });
 
     it("401 without an admin token, 403 for a platform admin", async () => {
