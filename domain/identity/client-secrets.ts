@@ -8,7 +8,7 @@ import type { Clock } from "../clock.ts";
 import { ValidationError } from "../errors.ts";
 import { hashSecret, randomToken, verifySecret } from "./secrets.ts";
 
-export const MAX_CLIENT_SECRET_GRACE_SECONDS = 86_400;
+const MAX_CLIENT_SECRET_GRACE_SECONDS = 86_400;
 
 /** Whether `clientSecret` is the client's current secret, or its previous one still within its grace. */
 export async function clientSecretMatches(client: IntegrationClient, clientSecret: string, now: Date): Promise<boolean> {

@@ -9,7 +9,7 @@ import { isUuid } from "../ids.ts";
 
 export const MAX_LOGO_BYTES = 5 * 1024 * 1024;
 /** 4096 × 4096: far more than a logo needs, and a bound on the memory one upload may take to decode. */
-export const MAX_LOGO_PIXELS = 4096 * 4096;
+const MAX_LOGO_PIXELS = 4096 * 4096;
 const LOGO_SIDE = 512;
 const LOGO_MEDIA_TYPE = "image/webp";
 
