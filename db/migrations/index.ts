@@ -9,8 +9,8 @@ import * as payments from "./2026_11_22_0004_payments.ts";
 import * as webhooks from "./2026_11_22_0005_webhooks.ts";
 import * as offers from "./2026_11_22_0006_offers.ts";
 import * as notifications from "./2026_11_23_0007_notifications.ts";
-import * as clientSecretRotation from "./2026_11_23_0008_client_secret_rotation.ts";
-import * as integrationLogos from "./2026_11_23_0009_integration_logos.ts";
+import * as clientSecretRotation from "./2026_11_23_0010_client_secret_rotation.ts";
+import * as integrationLogos from "./2026_11_23_0011_integration_logos.ts";
 
 export const migrations: Record<string, Migration> = {
   "2026_11_22_0001_initial": initial,
@@ -20,6 +20,6 @@ export const migrations: Record<string, Migration> = {
   "2026_11_22_0005_webhooks": webhooks,
   "2026_11_22_0006_offers": offers,
   "2026_11_23_0007_notifications": notifications,
-  "2026_11_23_0008_client_secret_rotation": clientSecretRotation,
-  "2026_11_23_0009_integration_logos": integrationLogos,
+  "2026_11_23_0010_client_secret_rotation": clientSecretRotation,
+  "2026_11_23_0011_integration_logos": integrationLogos,
 };

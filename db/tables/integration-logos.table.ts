@@ -1,7 +1,7 @@
 import type { Generated } from "kysely";
 import type { DefaultedTimestamp } from "./column-types.ts";
 
-// Uploaded integration logos (migration 2026_11_23_0009_integration_logos).
+// Uploaded integration logos (migration 2026_11_23_0011_integration_logos).
 
 export interface IntegrationLogosTable {
   /** Part of the logo's public address: a new upload gets a new id. */
