@@ -25,11 +25,13 @@ import type {
 } from "./tables/charges.table.ts";
 import type { EventsTable, TransfersTable } from "./tables/payments.table.ts";
 import type { NotificationsTable } from "./tables/notifications.table.ts";
+import type { IntegrationLogosTable } from "./tables/integration-logos.table.ts";
 import type { ClientUrlsTable, DeliveryAttemptsTable, EventDeliveriesTable, WebhookSigningSecretsTable } from "./tables/webhooks.table.ts";
 
 export interface Database {
   installation: InstallationTable;
   integration_clients: IntegrationClientsTable;
+  integration_logos: IntegrationLogosTable;
   admin_users: AdminUsersTable;
   merchant_accounts: MerchantAccountsTable;
   merchant_links: MerchantLinksTable;

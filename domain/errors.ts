@@ -66,6 +66,10 @@ export const ERROR_CODES = [
   "ClientUrlNotTestableError",
   "EventNotFoundError",
   "EventNotDeliverableError",
+  // Integration logos (upload on the Admin API, served on the Auth API).
+  "InvalidImageError",
+  "UnsupportedMediaTypeError",
+  "LogoNotFoundError",
   // The runtime itself (routing, body limits, unexpected failures, operations not built yet).
   "RouteNotFound",
   "MethodNotAllowed",

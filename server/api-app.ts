@@ -13,6 +13,7 @@ import { generatedDocumentText, referencePages } from "./reference-pages.ts";
 import { notImplemented, type AnyOperationHandler, type HandlerContext, type NotImplemented, type Services } from "./handler-types.ts";
 import type { Logger } from "./logger.ts";
 import { nulCharacterProblems, validationProblems } from "./validation-details.ts";
+import { MAX_LOGO_BYTES } from "../domain/identity/integration-logos.ts";
 
 /** Decides who calls, for one security scheme of the contract. Returns the caller, or a reason to refuse. */
 export type SecurityHandler<Caller> = (request: {
@@ -107,7 +108,7 @@ export async function createApiApp<Caller>(options: ApiAppOptions<Caller>): Prom
   const keepRawBody = (req: Request, _res: unknown, buffer: Buffer) => void ((req as Request & { rawBody?: Buffer }).rawBody = buffer);
   app.use(express.json({ limit, type: ["application/json", "application/*+json"], verify: keepRawBody }));
   app.use(express.urlencoded({ limit, extended: false }));
-  app.use(express.raw({ limit: 5 * 1024 * 1024 + 1, type: ["image/*"] }));
+  app.use(express.raw({ limit: MAX_LOGO_BYTES, type: ["image/*"] }));
 
   const send = (res: Response, reply: ErrorReply): void => {
     res.status(reply.status);
@@ -206,9 +207,10 @@ export async function createApiApp<Caller>(options: ApiAppOptions<Caller>): Prom
   app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
     const locals = res.locals as Partial<Locals>;
     const requestId = locals.requestId ?? randomUUID();
-    const bodyError = error as { type?: string; status?: number };
+    const bodyError = error as { type?: string; status?: number; limit?: number };
     if (bodyError.type === "entity.too.large") {
-      return send(res, replyForError(new DomainError("PayloadTooLarge", `The request body is larger than ${limit} bytes`), requestId, api));
+      // The parser's own limit: JSON and forms have one, images (logos) another.
+      return send(res, replyForError(new DomainError("PayloadTooLarge", `The request body is larger than ${bodyError.limit ?? limit} bytes`), requestId, api));
     }
     if (bodyError.type === "entity.parse.failed") {
       return fail(res, ValidationError.of("body", "body is not valid JSON"));

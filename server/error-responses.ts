@@ -86,6 +86,10 @@ export const ERROR_CATALOG: ErrorCatalog = {
   ClientUrlNotTestableError: { status: 400, shape: "general" },
   EventNotFoundError: { status: 404, shape: "general" },
   EventNotDeliverableError: { status: 409, shape: "general" },
+  // Integration logos (upload on the Admin API, served on the Auth API).
+  InvalidImageError: { status: 400, shape: "general" },
+  UnsupportedMediaTypeError: { status: 415, shape: "general" },
+  LogoNotFoundError: { status: 404, shape: "general" },
   // The runtime itself (routing, body limits, unexpected failures, operations not built yet).
   RouteNotFound: { status: 404, shape: "general" },
   MethodNotAllowed: { status: 405, shape: "general" },

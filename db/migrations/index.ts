@@ -11,6 +11,8 @@ import * as offers from "./2026_11_22_0006_offers.ts";
 import * as notifications from "./2026_11_23_0007_notifications.ts";
 import * as eventsWhileUnlinked from "./2026_11_23_0008_events_while_unlinked.ts";
 import * as adminOnboarding from "./2026_11_23_0009_admin_onboarding.ts";
+import * as clientSecretRotation from "./2026_11_23_0010_client_secret_rotation.ts";
+import * as integrationLogos from "./2026_11_23_0011_integration_logos.ts";
 
 export const migrations: Record<string, Migration> = {
   "2026_11_22_0001_initial": initial,
@@ -22,4 +24,6 @@ export const migrations: Record<string, Migration> = {
   "2026_11_23_0007_notifications": notifications,
   "2026_11_23_0008_events_while_unlinked": eventsWhileUnlinked,
   "2026_11_23_0009_admin_onboarding": adminOnboarding,
+  "2026_11_23_0010_client_secret_rotation": clientSecretRotation,
+  "2026_11_23_0011_integration_logos": integrationLogos,
 };

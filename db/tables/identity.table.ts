@@ -12,6 +12,9 @@ export interface IntegrationClientsTable {
   provider_client_id: string;
   /** argon2 of the `clientSecret`, shown once at creation. */
   client_secret_hash: string;
+  /** argon2 of the `clientSecret` replaced by the last rotation, accepted until `previous_client_secret_expires_at`. */
+  previous_client_secret_hash: string | null;
+  previous_client_secret_expires_at: Timestamp | null;
   name: string;
   company_name: string;
   contact_email: string;

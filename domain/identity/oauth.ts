@@ -9,6 +9,7 @@ import { DomainError } from "../errors.ts";
 import { isUuid } from "../ids.ts";
 import { linkMerchant } from "./accounts.ts";
 import { burnVerification, constantTimeEqual, randomToken, sha256, sha256Base64Url, verifySecret } from "./secrets.ts";
+import { clientSecretMatches } from "./client-secrets.ts";
 import { ID_TOKEN_SECONDS, type TokenService } from "./tokens.ts";
 
 export const DEFAULT_SCOPE = "openid email profile";
@@ -155,13 +156,13 @@ export async function completeSignIn(
 }
 
 /** The client's credentials, checked in constant time whether or not the client exists. */
-export async function authenticateClient(db: Kysely<Database>, clientId: string, clientSecret: string): Promise<IntegrationClient> {
+export async function authenticateClient(db: Kysely<Database>, clock: Clock, clientId: string, clientSecret: string): Promise<IntegrationClient> {
   const client = await db.selectFrom("integration_clients").selectAll().where("provider_client_id", "=", clientId).executeTakeFirst();
   if (!client) {
     await burnVerification(clientSecret);
     throw invalidClient();
   }
-  if (!(await verifySecret(client.client_secret_hash, clientSecret))) throw invalidClient();
+  if (!(await clientSecretMatches(client, clientSecret, clock.now()))) throw invalidClient();
   return client;
 }
 
@@ -171,7 +172,7 @@ export async function exchangeCode(
   tokens: TokenService,
   input: { clientId: string; clientSecret: string; code: string; redirectUri: string; codeVerifier?: string },
 ): Promise<TokenSet> {
-  const client = await authenticateClient(db, input.clientId, input.clientSecret);
+  const client = await authenticateClient(db, clock, input.clientId, input.clientSecret);
   const now = clock.now();
   const outcome = await db.transaction().execute(async (trx) => {
     const code = await trx.selectFrom("oauth_codes").selectAll().where("code_hash", "=", sha256(input.code)).forUpdate().executeTakeFirst();
@@ -242,7 +243,7 @@ export async function refreshIdToken(
   tokens: TokenService,
   input: { clientId: string; clientSecret: string; refreshToken: string },
 ): Promise<{ idToken: string; tokenType: "Bearer"; expiresIn: number; scope: string }> {
-  const client = await authenticateClient(db, input.clientId, input.clientSecret);
+  const client = await authenticateClient(db, clock, input.clientId, input.clientSecret);
   const grant = await db
     .selectFrom("oauth_grants as g")
     .innerJoin("merchant_accounts as m", "m.id", "g.merchant_account_id")
@@ -261,7 +262,7 @@ export async function refreshIdToken(
  * (RFC 7009): the answer does not tell whether a token existed. Revoking does not unlink the merchant.
  */
 export async function revokeToken(db: Kysely<Database>, clock: Clock, tokens: TokenService, input: { clientId: string; clientSecret: string; token: string }): Promise<void> {
-  const client = await authenticateClient(db, input.clientId, input.clientSecret);
+  const client = await authenticateClient(db, clock, input.clientId, input.clientSecret);
   const now = clock.now();
   const byRefresh = await db
     .updateTable("oauth_grants")

@@ -214,6 +214,27 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/my-integration/client-secret/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description Issue a new OAuth `clientSecret`. The previous one stops working at once, or after `graceSeconds`
+         *     (during the grace both are accepted by `/integration/oauth2/token`, `/refresh` and `/revoke`).
+         *     Without a body the previous secret stops at once.
+         */
+        post: operations["rotateClientSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/my-integration/events": {
         parameters: {
             query?: never;
@@ -289,9 +310,13 @@ export type paths = {
         };
         get?: never;
         /**
-         * @description Upload the integration's logo, shown on the authorization screen: the raw image bytes as the body,
-         *     `image/png`, `image/jpeg` or `image/webp`, up to 5 MB. SVG is rejected. The image is scaled to
-         *     512 px on its longest side; each upload replaces the previous logo and updates `logoUrl`.
+         * @description Upload the integration's logo, shown on the authorization screen: the raw image bytes as the body
+         *     (`Content-Type` `image/png`, `image/jpeg` or `image/webp`), up to 5 MB and 16,777,216 pixels
+         *     (4096 × 4096). The format is judged by the bytes, not by the declared type: PNG, JPEG and WEBP
+         *     are accepted, SVG and other formats are refused with 415. The image is scaled to 512 px on its
+         *     longest side (never enlarged), re-encoded as WEBP and stored by Cobro; `logoUrl` becomes its
+         *     public address on the Auth API host (`{auth_url}/integration/oauth2/logos/{logoId}`), new at each
+         *     upload. Each upload replaces the previous logo.
          */
         put: operations["uploadLogo"];
         post?: never;
@@ -888,6 +913,18 @@ export type components = {
              */
             total: number;
         };
+        /** @description How the current OAuth `clientSecret` is retired when a new one is issued. */
+        ClientSecretRotation: {
+            /**
+             * Format: int32
+             * @description For how many seconds the previous `clientSecret` keeps working next to the new one, from 0 (it
+             *     stops at once, the default) to 86400 (24 hours), so integrators can deploy the new secret without
+             *     downtime. Rotating again during a grace period ends that grace: only the secret being replaced
+             *     gets the new grace.
+             * @default 0
+             */
+            graceSeconds: number;
+        };
         /** @description A URL registered by the integration. */
         ClientUrl: {
             clientUrlId: components["schemas"]["Uuid"];
@@ -1477,7 +1514,7 @@ export type components = {
         IsoDuration: string;
         /** @description The new logo. */
         LogoUploadResult: {
-            /** @description Where the stored logo is served: the uploaded image scaled to 512 px on its longest side. */
+            /** @description Where the stored logo is served (public, on the Auth API host): the uploaded image scaled to 512 px on its longest side. */
             logoUrl: string;
         };
         /** @description A message to a charge's payer, sent by Cobro (not an event to the integrator). */
@@ -1698,6 +1735,16 @@ export type components = {
              */
             serviceCommissionPercentage: number | null;
             commissionBackfill?: components["schemas"]["CommissionBackfill"];
+        };
+        /** @description The new OAuth client secret. */
+        RotatedClientSecret: {
+            /** @description The new `clientSecret`: shown only in this answer, stored hashed. */
+            clientSecret: string;
+            /**
+             * Format: date-time
+             * @description Until when the previous `clientSecret` is still accepted, or `null` when it stopped working at once.
+             */
+            previousSecretExpiresAt: string | null;
         };
         /** @description A new secret key, shown this once. */
         RotatedSecretKey: {
@@ -3174,6 +3221,77 @@ export interface operations {
             };
         };
     };
+    rotateClientSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "graceSeconds": 3600
+                 *     }
+                 */
+                "application/json": components["schemas"]["ClientSecretRotation"];
+            };
+        };
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "clientSecret": "cs_x4C2oN6kq0bP3TfVb8mWcJz1aLrS9eYhD5uGiK7nQwE",
+                     *       "previousSecretExpiresAt": "2026-11-22T14:05:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RotatedClientSecret"];
+                };
+            };
+            /** @description The request does not meet the contract: missing field, bad type or range, or a field not accepted. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                };
+            };
+            /** @description 401 `UnauthorizedError`: the token is missing, invalid or expired, or is not an admin token (a merchant account's token is refused). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /** @description 403 `ForbiddenError` (the admin's role does not allow the operation: `INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`) or `PasswordChangeRequiredError` (the session was opened with a temporary password: change it with `POST /integration/admin/change-password` first). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /** @description 500 `InternalServerError`: an internal error; quote the `id` to support. Safe to retry reads; after a write, read the resource again before retrying. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+        };
+    };
     listEvents: {
         parameters: {
             query?: {
@@ -3480,13 +3598,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "logoUrl": "https://cdn.example.com/logos/9b2f7c4e-1a3d-4e5f-8a6b-7c8d9e0f1a2b.png"
+                     *       "logoUrl": "https://auth.cobro.com.ar/integration/oauth2/logos/9b2f7c4e-1a3d-4e5f-8a6b-7c8d9e0f1a2b"
                      *     }
                      */
                     "application/json": components["schemas"]["LogoUploadResult"];
                 };
             };
-            /** @description 400 `InvalidImageError`: the bytes are not a readable PNG, JPEG or WEBP image (an SVG sent under an image content type included). */
+            /** @description 400 `InvalidImageError`: the bytes are not a readable image, or the image has more than 16,777,216 pixels (a decompression bomb is refused before it is decoded). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3522,7 +3640,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description 415 `UnsupportedMediaTypeError`: the logo's content type is not `image/png`, `image/jpeg` or `image/webp` (SVG is rejected). */
+            /** @description 415 `UnsupportedMediaTypeError`: the logo is not a PNG, JPEG or WEBP image, judged by its bytes whatever `Content-Type` says (an SVG is refused), or `Content-Type` is not `image/png`, `image/jpeg` or `image/webp`. */
             415: {
                 headers: {
                     [name: string]: unknown;

@@ -161,6 +161,29 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/integration/oauth2/logos/{logoId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description An integration's uploaded logo: a WEBP image of at most 512 px on its longest side. Public (the
+         *     authorization screen loads it). Each upload gets a new address, so the image at an address never
+         *     changes: it may be cached for a year (`Cache-Control: public, max-age=31536000, immutable`); with
+         *     `If-None-Match` and the `ETag` it answers 304 without the image. The address of a logo that was
+         *     replaced answers 404.
+         */
+        get: operations["getIntegrationLogo"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/integration/oauth2/refresh": {
         parameters: {
             query?: never;
@@ -874,6 +897,53 @@ export interface operations {
             };
             /** @description An internal error. After a create or a bulk, check with GET before retrying. */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getIntegrationLogo: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `ETag` of a copy the client already has. */
+                "If-None-Match"?: string;
+            };
+            path: {
+                /** @description The logo's id, the last segment of the integration's `logoUrl`. */
+                logoId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    ETag: string;
+                    "Cache-Control": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example UklGRiQAAABXRUJQVlA4IBgAAAAwAQCdASoBAAEAAwA0JaQAA3AA/vuUAAA= */
+                    "image/webp": string;
+                };
+            };
+            /** @description The client has made a conditional request and the resource has not been modified. */
+            304: {
+                headers: {
+                    ETag: string;
+                    "Cache-Control": string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description 404 `LogoNotFoundError`: no logo at this address (never uploaded, or replaced by a later upload). */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

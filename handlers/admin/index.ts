@@ -13,7 +13,7 @@ import { ingestBankTransfer } from "./bank-feed.ts";
 import { getOffer, replaceOffer } from "./offer.ts";
 import { createIntegrationClient, getIntegrationClient, listIntegrationClients, updateIntegrationClient } from "./integration-clients.ts";
 import { createClientAdmin, listClientAdmins, listMyIntegrationAdmins, resendClientAdminWelcome } from "./client-admins.ts";
-import { getMyIntegration, updateMyIntegration } from "./my-integration.ts";
+import { getMyIntegration, rotateClientSecret, updateMyIntegration, uploadLogo } from "./my-integration.ts";
 import { listIntegrationPaymentRequests } from "./integration-payment-requests.ts";
 import { listNotifications } from "./notifications.ts";
 
@@ -38,7 +38,8 @@ export const adminHandlers: HandlerMap<operations, AdminApiCaller> = {
   listEvents,
   resendEvent,
   requestGoLive: notImplemented,
-  uploadLogo: notImplemented,
+  uploadLogo,
+  rotateClientSecret,
   getMyIntegration,
   getOffer,
   replaceOffer,

@@ -5,6 +5,7 @@ import type { HandlerMap } from "../../server/handler-types.ts";
 import { getHealth, getReadiness } from "../health.ts";
 import { adminChangePassword, adminLogin } from "./admin-session.ts";
 import { getJwks, getOpenIdConfiguration } from "./discovery.ts";
+import { getIntegrationLogo } from "./logos.ts";
 import { authorize, completeLogin, exchangeToken, getClientInfo, refreshToken, revokeToken } from "./oauth.ts";
 
 export const authHandlers: HandlerMap<operations, AuthCaller> = {
@@ -20,4 +21,5 @@ export const authHandlers: HandlerMap<operations, AuthCaller> = {
   refreshToken,
   revokeToken,
   exchangeToken,
+  getIntegrationLogo,
 };

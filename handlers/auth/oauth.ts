@@ -12,7 +12,8 @@ import {
   startAuthorization,
   type TokenSet,
 } from "../../domain/identity/oauth.ts";
-import type { HandlerContext, OperationHandler } from "../../server/handler-types.ts";
+import type { HandlerContext, OperationHandler, Services } from "../../server/handler-types.ts";
+import { integrationLogosBaseUrl } from "./logos.ts";
 import { renderSignInPage } from "./sign-in-page.ts";
 import { describeOffer, offerOf } from "../../domain/identity/offer.ts";
 import { merchantNameAndEmail } from "../../domain/identity/merchant-users.ts";
@@ -22,10 +23,11 @@ type Handler<Id extends keyof operations, Answers extends number = never> = Oper
 const CSRF_COOKIE = "cobro_csrf";
 const NO_STORE = { "Cache-Control": "no-store", Pragma: "no-cache" };
 
-function pageHeaders(formTargets: string[]): Record<string, string> {
+/** The screen's headers: its forms post only to Cobro and the client's redirect origins; images come from https, data: or Cobro's stored logos. */
+function pageHeaders(services: Services, formTargets: string[]): Record<string, string> {
   return {
     ...NO_STORE,
-    "Content-Security-Policy": `default-src 'none'; style-src 'unsafe-inline'; img-src https: data:; form-action 'self' ${formTargets.join(" ")}; frame-ancestors 'none'; base-uri 'none'`,
+    "Content-Security-Policy": `default-src 'none'; style-src 'unsafe-inline'; img-src ${integrationLogosBaseUrl(services.config.publicUrls.auth)}/ https: data:; form-action 'self' ${formTargets.join(" ")}; frame-ancestors 'none'; base-uri 'none'`,
     "X-Frame-Options": "DENY",
     "Referrer-Policy": "no-referrer",
   };
@@ -46,7 +48,7 @@ export const authorize: Handler<"authorize"> = async ({ query, services }) => {
     status: 200,
     body: renderSignInPage({ integrationName: client.name, logoUrl: client.logo_url, fee: describeOffer(offerOf(client)), transaction, csrf }),
     headers: {
-      ...pageHeaders(client.redirect_uris.map((uri) => new URL(uri).origin)),
+      ...pageHeaders(services, client.redirect_uris.map((uri) => new URL(uri).origin)),
       "Set-Cookie": `${CSRF_COOKIE}=${csrf}; Path=/integration/oauth2; HttpOnly; SameSite=Strict; Max-Age=1800${secure}`,
     },
   };
@@ -74,7 +76,7 @@ export const completeLogin: Handler<"completeLogin", 400 | 401 | 403> = async ({
       email: body.email,
       error: { code: error.code, message: error.message },
     });
-    return { status, body: page, headers: pageHeaders(client ? client.redirect_uris.map((uri) => new URL(uri).origin) : []) };
+    return { status, body: page, headers: pageHeaders(services, client ? client.redirect_uris.map((uri) => new URL(uri).origin) : []) };
   }
 };
 

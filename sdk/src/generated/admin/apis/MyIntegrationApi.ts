@@ -24,6 +24,11 @@ import {
     ClientAdminListToJSON,
 } from '../models/ClientAdminList.js';
 import {
+    type ClientSecretRotation,
+    ClientSecretRotationFromJSON,
+    ClientSecretRotationToJSON,
+} from '../models/ClientSecretRotation.js';
+import {
     type ErrorBody,
     ErrorBodyFromJSON,
     ErrorBodyToJSON,
@@ -44,10 +49,22 @@ import {
     LogoUploadResultToJSON,
 } from '../models/LogoUploadResult.js';
 import {
+    type RotatedClientSecret,
+    RotatedClientSecretFromJSON,
+    RotatedClientSecretToJSON,
+} from '../models/RotatedClientSecret.js';
+import {
     type ValidationErrorBody,
     ValidationErrorBodyFromJSON,
     ValidationErrorBodyToJSON,
 } from '../models/ValidationErrorBody.js';
+
+export interface RotateClientSecretRequest {
+    /**
+     * 
+     */
+    clientSecretRotation?: ClientSecretRotation;
+}
 
 export interface UpdateMyIntegrationRequest {
     /**
@@ -159,6 +176,54 @@ export class MyIntegrationApi extends runtime.BaseAPI {
     }
 
     /**
+     * Creates request options for rotateClientSecret without sending the request
+     */
+    async rotateClientSecretRequestOpts(requestParameters: RotateClientSecretRequest): Promise<runtime.RequestOpts> {
+        const queryParameters: any = {};
+
+        const headerParameters: runtime.HTTPHeaders = {};
+
+        headerParameters['Content-Type'] = 'application/json';
+
+        if (this.configuration && this.configuration.accessToken) {
+            const token = this.configuration.accessToken;
+            const tokenString = await token("AdminBearer", []);
+
+            if (tokenString) {
+                headerParameters["Authorization"] = `Bearer ${tokenString}`;
+            }
+        }
+
+        let urlPath = `/my-integration/client-secret/rotate`;
+
+        return {
+            path: urlPath,
+            method: 'POST',
+            headers: headerParameters,
+            query: queryParameters,
+            body: ClientSecretRotationToJSON(requestParameters['clientSecretRotation']),
+        };
+    }
+
+    /**
+     * Issue a new OAuth `clientSecret`. The previous one stops working at once, or after `graceSeconds` (during the grace both are accepted by `/integration/oauth2/token`, `/refresh` and `/revoke`). Without a body the previous secret stops at once.
+     */
+    async rotateClientSecretRaw(requestParameters: RotateClientSecretRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<RotatedClientSecret>> {
+        const requestOptions = await this.rotateClientSecretRequestOpts(requestParameters);
+        const response = await this.request(requestOptions, initOverrides);
+
+        return new runtime.JSONApiResponse(response, (jsonValue) => RotatedClientSecretFromJSON(jsonValue));
+    }
+
+    /**
+     * Issue a new OAuth `clientSecret`. The previous one stops working at once, or after `graceSeconds` (during the grace both are accepted by `/integration/oauth2/token`, `/refresh` and `/revoke`). Without a body the previous secret stops at once.
+     */
+    async rotateClientSecret(requestParameters: RotateClientSecretRequest = {}, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<RotatedClientSecret> {
+        const response = await this.rotateClientSecretRaw(requestParameters, initOverrides);
+        return await response.value();
+    }
+
+    /**
      * Creates request options for updateMyIntegration without sending the request
      */
     async updateMyIntegrationRequestOpts(requestParameters: UpdateMyIntegrationRequest): Promise<runtime.RequestOpts> {
@@ -251,7 +316,7 @@ export class MyIntegrationApi extends runtime.BaseAPI {
     }
 
     /**
-     * Upload the integration\'s logo, shown on the authorization screen: the raw image bytes as the body, `image/png`, `image/jpeg` or `image/webp`, up to 5 MB. SVG is rejected. The image is scaled to 512 px on its longest side; each upload replaces the previous logo and updates `logoUrl`.
+     * Upload the integration\'s logo, shown on the authorization screen: the raw image bytes as the body (`Content-Type` `image/png`, `image/jpeg` or `image/webp`), up to 5 MB and 16,777,216 pixels (4096 × 4096). The format is judged by the bytes, not by the declared type: PNG, JPEG and WEBP are accepted, SVG and other formats are refused with 415. The image is scaled to 512 px on its longest side (never enlarged), re-encoded as WEBP and stored by Cobro; `logoUrl` becomes its public address on the Auth API host (`{auth_url}/integration/oauth2/logos/{logoId}`), new at each upload. Each upload replaces the previous logo.
      */
     async uploadLogoRaw(requestParameters: UploadLogoRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<LogoUploadResult>> {
         const requestOptions = await this.uploadLogoRequestOpts(requestParameters);
@@ -261,7 +326,7 @@ export class MyIntegrationApi extends runtime.BaseAPI {
     }
 
     /**
-     * Upload the integration\'s logo, shown on the authorization screen: the raw image bytes as the body, `image/png`, `image/jpeg` or `image/webp`, up to 5 MB. SVG is rejected. The image is scaled to 512 px on its longest side; each upload replaces the previous logo and updates `logoUrl`.
+     * Upload the integration\'s logo, shown on the authorization screen: the raw image bytes as the body (`Content-Type` `image/png`, `image/jpeg` or `image/webp`), up to 5 MB and 16,777,216 pixels (4096 × 4096). The format is judged by the bytes, not by the declared type: PNG, JPEG and WEBP are accepted, SVG and other formats are refused with 415. The image is scaled to 512 px on its longest side (never enlarged), re-encoded as WEBP and stored by Cobro; `logoUrl` becomes its public address on the Auth API host (`{auth_url}/integration/oauth2/logos/{logoId}`), new at each upload. Each upload replaces the previous logo.
      */
     async uploadLogo(requestParameters: UploadLogoRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<LogoUploadResult> {
         const response = await this.uploadLogoRaw(requestParameters, initOverrides);

@@ -20,7 +20,7 @@ import { mapValues } from '../runtime.js';
  */
 export interface LogoUploadResult {
     /**
-     * Where the stored logo is served: the uploaded image scaled to 512 px on its longest side.
+     * Where the stored logo is served (public, on the Auth API host): the uploaded image scaled to 512 px on its longest side.
      */
     logoUrl: string;
 }

@@ -3,4 +3,5 @@
 export * from './AdminSessionApi.js';
 export * from './DefaultApi.js';
 export * from './DiscoveryApi.js';
+export * from './LogosApi.js';
 export * from './OAuthApi.js';
