@@ -31,10 +31,7 @@ export interface StoredCharge {
   bankAccountInfo: BankAccountInfo;
 }
 
-
-
 export const paymentRequestNotFound = () => new DomainError("PaymentRequestNotFoundError", "Payment request not found");
-
 
 export async function bankAccountInfoOf(db: Kysely<Database> | Transaction<Database>, merchantAccountId: string): Promise<BankAccountInfo> {
   const merchant = await db.selectFrom("merchant_accounts").select(["account_holder_name", "account_holder_tax_id"]).where("id", "=", merchantAccountId).executeTakeFirstOrThrow();
@@ -201,5 +198,4 @@ export async function cancelCharge(db: Kysely<Database>, context: ChargeContext,
     return trx.updateTable("charges").set({ state: "canceled", closed_at: context.now, updated_at: context.now }).where("id", "=", charge.id).returningAll().executeTakeFirstOrThrow();
   });
 }
-
 

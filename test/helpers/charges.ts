@@ -1,6 +1,8 @@
 // Valid POST /payment-request bodies for tests over real HTTP. The defaults suit a service whose clock
 // stands at 2026-11-22 (Argentina time); a test states what it cares about as overrides, which replace
 // whole fields.
+import { addDays, argentinaDate } from "../../domain/argentina-time.ts";
+import type { Clock } from "../../domain/clock.ts";
 import { uniqueRef } from "./unique-ref.ts";
 
 /** Later fields replace earlier ones, as a spread does. */
@@ -19,4 +21,9 @@ export function chargeBody<Overrides extends object = {}>(
   overrides: Overrides = {} as Overrides,
 ): Overridden<DraftDefaults & { amount: number; sendWhatsappNotification: boolean; sendEmailNotification: boolean }, Overrides> {
   return { ...draftDefaults(), amount: 1000, sendWhatsappNotification: false, sendEmailNotification: false, ...overrides } as never;
+}
+
+/** A due date `days` after the Argentina day the clock shows (`YYYY-MM-DD`), for services whose clock starts at real now. */
+export function dueDateIn(clock: Clock, days: number): string {
+  return addDays(argentinaDate(clock.now()), days);
 }

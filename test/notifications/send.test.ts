@@ -3,6 +3,7 @@
 // that each test writes and queues the messages it sends with the outbox's own primitives; the first test
 // lets the charge's own schedule send its initial messages). Each message is sent once, recorded as sent / simulated /
 // failed / canceled, retried after a temporary failure, and never lets a provider reach a log line.
+import { runJobNow } from "../helpers/jobs.ts";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sendNotificationJobKey } from "../../db/job-queue.ts";
@@ -133,9 +134,7 @@ function providerSenders(): NotificationSenders {
 }
 
 /** Makes a retry that the queue put off with its backoff due now (the worker polls every 2 s). */
-async function retryNow(service: TestService, notificationId: string): Promise<void> {
-  await sql`update graphile_worker._private_jobs set run_at = now() where key = ${sendNotificationJobKey(notificationId)}`.execute(service.database.db);
-}
+const retryNow = (service: TestService, notificationId: string) => runJobNow(service.database.db, sendNotificationJobKey(notificationId));
 
 describe("sending", () => {
   it("the initial email and chat message reach the payer with the amount, the CVU and the link, and are recorded as sent", async () => {

@@ -4,7 +4,7 @@
 // that is not a form, an empty customer update.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { linkedMerchant, postJson, read, startTestService, type TestService } from "../helpers/service.ts";
-import { chargeBody } from "../helpers/charges.ts";
+import { chargeBody, dueDateIn } from "../helpers/charges.ts";
 import { sandboxAdmin, type SandboxAdmin } from "../helpers/sandbox-admin.ts";
 import type { SandboxCredentials } from "../../domain/identity/sandbox-bootstrap.ts";
 
@@ -23,7 +23,7 @@ afterAll(async () => {
   await t?.close();
 });
 
-const inDays = (days: number) => new Date(t.clock.now().getTime() + days * 86_400_000).toISOString().slice(0, 10);
+const inDays = (days: number) => dueDateIn(t.clock, days);
 
 const charge = (extra: object = {}) => chargeBody({ dueDates: [inDays(5)], ...extra });
 

@@ -16,7 +16,7 @@ import { OutboundHttpClient } from "../../domain/webhooks/outbound-http.ts";
 import { verifyWebhookSignature } from "../../sdk/src/webhook-signature.ts";
 import { linkedMerchant, type TestService, startTestService } from "../helpers/service.ts";
 import { sandboxAdmin } from "../helpers/sandbox-admin.ts";
-import { chargeBody } from "../helpers/charges.ts";
+import { chargeBody, dueDateIn } from "../helpers/charges.ts";
 import { uniqueRef } from "../helpers/unique-ref.ts";
 import { startWebhookReceiver, type WebhookReceiver } from "../helpers/webhook-receiver.ts";
 
@@ -34,7 +34,7 @@ afterAll(async () => {
   await t?.close();
 });
 
-const inDays = (days: number) => new Date(t.clock.now().getTime() + days * 86_400_000).toISOString().slice(0, 10);
+const inDays = (days: number) => dueDateIn(t.clock, days);
 
 /** A paid charge whose payment_received event waits in the queue; its charge webhookUrl points at `url`. */
 async function pendingEvent(url: string) {

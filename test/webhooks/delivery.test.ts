@@ -1,13 +1,14 @@
 // Webhook delivery end to end, with the worker running and a real receiver on loopback: the signature
 // (checked with the SDK's verifier), the stable X-Service-Webhook-Id across a retry, every destination
 // rule, the subscription gate, redirects, and the Admin API's event list and resend.
+import { runJobNow } from "../helpers/jobs.ts";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deliverEventJobKey } from "../../db/job-queue.ts";
 import { verifyWebhookSignature } from "../../sdk/src/webhook-signature.ts";
 import { linkedMerchant, type TestService, startTestService } from "../helpers/service.ts";
 import { sandboxAdmin, type EventRecord } from "../helpers/sandbox-admin.ts";
-import { chargeBody } from "../helpers/charges.ts";
+import { chargeBody, dueDateIn } from "../helpers/charges.ts";
 import { uniqueRef } from "../helpers/unique-ref.ts";
 import { startWebhookReceiver, type WebhookReceiver } from "../helpers/webhook-receiver.ts";
 
@@ -23,7 +24,7 @@ afterAll(async () => {
   await t?.close();
 });
 
-const inDays = (days: number) => new Date(t.clock.now().getTime() + days * 86_400_000).toISOString().slice(0, 10);
+const inDays = (days: number) => dueDateIn(t.clock, days);
 
 async function setup() {
   const m = await linkedMerchant(t);
@@ -57,9 +58,7 @@ async function setup() {
 }
 
 /** Makes a pending retry due now (instead of waiting for its minute); the worker polls every 2 s. */
-async function retryNow(eventId: string): Promise<void> {
-  await sql`update graphile_worker._private_jobs set run_at = now() where key = ${deliverEventJobKey(eventId)}`.execute(t.database.db);
-}
+const retryNow = (eventId: string) => runJobNow(t.database.db, deliverEventJobKey(eventId));
 
 describe("webhook delivery", () => {
   it("a receiver registered in the Sandbox gets a correctly signed payment_received within a second, and again with the same id after answering 500 once", async () => {

@@ -2,12 +2,12 @@
 // already queued stops too), its charges and events leave the Admin lists, its charges stay payable and
 // the money is recorded; after a re-link, everything but the events that occurred while unlinked is seen
 // again.
-import { sql } from "kysely";
+import { runJobNow } from "../helpers/jobs.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deliverEventJobKey } from "../../db/job-queue.ts";
 import { linkedMerchant, type TestService, startTestService } from "../helpers/service.ts";
 import { sandboxAdmin } from "../helpers/sandbox-admin.ts";
-import { chargeBody } from "../helpers/charges.ts";
+import { chargeBody, dueDateIn } from "../helpers/charges.ts";
 import { uniqueRef } from "../helpers/unique-ref.ts";
 import { startWebhookReceiver, type WebhookReceiver } from "../helpers/webhook-receiver.ts";
 
@@ -23,7 +23,7 @@ afterAll(async () => {
   await t?.close();
 });
 
-const inDays = (days: number) => new Date(t.clock.now().getTime() + days * 86_400_000).toISOString().slice(0, 10);
+const inDays = (days: number) => dueDateIn(t.clock, days);
 
 /** The delivery row of an event, read from the table (an unlinked merchant's events are not listed). */
 async function deliveryOf(eventId: string) {
@@ -37,9 +37,7 @@ async function paymentEventIds(chargeId: string): Promise<string[]> {
 }
 
 /** Makes a pending retry due now (the worker polls every 2 s). */
-async function retryNow(eventId: string): Promise<void> {
-  await sql`update graphile_worker._private_jobs set run_at = now() where key = ${deliverEventJobKey(eventId)}`.execute(t.database.db);
-}
+const retryNow = (eventId: string) => runJobNow(t.database.db, deliverEventJobKey(eventId));
 
 describe("unlinking a merchant account", () => {
   it("stops its deliveries (queued ones too), hides its charges and events, keeps its charges payable; a re-link shows all but what occurred while unlinked", async () => {
