@@ -30,6 +30,8 @@ export interface TaskPayloads {
   "queue-notifications": Record<string, never>;
   /** Sends one payer notification through its channel's provider (domain/notifications/); a temporary failure is retried with backoff. */
   "send-notification": { notificationId: string };
+  /** Creates an approved go-live request's integration in the Production deployment (domain/going-live/); retried with backoff while Production cannot be reached. */
+  "provision-production": { goLiveRequestId: string };
 }
 
 export type TaskName = keyof TaskPayloads & string;
@@ -52,6 +54,13 @@ export const SEND_NOTIFICATION_KEY_PREFIX = `${SEND_NOTIFICATION_TASK}:`;
 /** One send job per notification: queuing it again (a re-run sweep) replaces the pending job, never adds a second. */
 export function sendNotificationJobKey(notificationId: string): string {
   return `${SEND_NOTIFICATION_KEY_PREFIX}${notificationId}`;
+}
+
+export const PROVISION_PRODUCTION_TASK = "provision-production" satisfies TaskName;
+
+/** One provisioning job per go-live request. */
+export function provisionProductionJobKey(goLiveRequestId: string): string {
+  return `${PROVISION_PRODUCTION_TASK}:${goLiveRequestId}`;
 }
 
 export interface AddJobOptions {

@@ -26,6 +26,7 @@ import type {
 import type { EventsTable, TransfersTable } from "./tables/payments.table.ts";
 import type { NotificationsTable } from "./tables/notifications.table.ts";
 import type { IntegrationLogosTable } from "./tables/integration-logos.table.ts";
+import type { GoLiveRequestsTable, PlatformApiKeysTable } from "./tables/going-live.table.ts";
 import type { ClientUrlsTable, DeliveryAttemptsTable, EventDeliveriesTable, WebhookSigningSecretsTable } from "./tables/webhooks.table.ts";
 
 export interface Database {
@@ -54,4 +55,6 @@ export interface Database {
   event_deliveries: EventDeliveriesTable;
   delivery_attempts: DeliveryAttemptsTable;
   notifications: NotificationsTable;
+  go_live_requests: GoLiveRequestsTable;
+  platform_api_keys: PlatformApiKeysTable;
 }

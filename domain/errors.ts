@@ -70,6 +70,10 @@ export const ERROR_CODES = [
   "InvalidImageError",
   "UnsupportedMediaTypeError",
   "LogoNotFoundError",
+  // Going live (the Sandbox's review queue, Production's provisioning).
+  "GoLiveRequestNotFoundError",
+  "GoLiveRequestDecidedError",
+  "ProductionOnlyError",
   // The runtime itself (routing, body limits, unexpected failures, operations not built yet).
   "RouteNotFound",
   "MethodNotAllowed",

@@ -11,6 +11,8 @@ import { deliverEvent } from "../domain/webhooks/delivery.ts";
 import type { OutboundHttpClient } from "../domain/webhooks/outbound-http.ts";
 import type { NotificationSenders } from "../domain/notifications/channels/sender.ts";
 import { MAX_SEND_ATTEMPTS, sendNotification } from "../domain/notifications/send.ts";
+import type { ProductionAdminApi } from "../domain/going-live/production-admin-api.ts";
+import { provisionInProduction } from "../domain/going-live/provisioning.ts";
 
 export type TaskHandler<T extends TaskName> = (payload: TaskPayloads[T], helpers: JobHelpers) => Promise<void>;
 
@@ -29,6 +31,8 @@ export interface TaskDependencies {
   notificationSenders: NotificationSenders;
   /** The Integration API's public URL: the payer page's links in the messages hang from it. */
   integrationPublicUrl: string;
+  /** The Production deployment's Admin API, where approved go-live requests create the integration (Sandbox with it configured only). */
+  productionAdminApi?: ProductionAdminApi;
 }
 
 /** graphile-worker's crontab: at most one run of each per minute across all worker processes. */
@@ -75,6 +79,27 @@ export function createTaskList(deps: TaskDependencies): TaskList {
           return;
         case "settled":
         case "not_claimed":
+          return;
+      }
+    },
+    "provision-production": async (payload, helpers) => {
+      const { goLiveRequestId } = payload;
+      if (!deps.productionAdminApi) {
+        helpers.logger.warn(`go-live ${goLiveRequestId}: no Production deployment is configured in this worker (COBRO_PRODUCTION_ADMIN_URL, COBRO_PRODUCTION_API_KEY); retried later`);
+        throw new Error("no Production deployment configured");
+      }
+      const outcome = await provisionInProduction(deps.db, deps.productionAdminApi, goLiveRequestId, deps.clock.now());
+      switch (outcome.kind) {
+        case "retry":
+          // Thrown so the queue retries with its backoff; the error is on the request for the platform to see.
+          throw new Error(`go-live ${goLiveRequestId}: Production not reached, retried later (${outcome.error})`);
+        case "failed":
+          helpers.logger.warn(`go-live ${goLiveRequestId}: Production refused the integration; a platform admin takes over (${outcome.error})`);
+          return;
+        case "provisioned":
+          helpers.logger.info(`go-live ${goLiveRequestId}: created in Production as ${outcome.productionIntegrationClientId}`);
+          return;
+        case "nothing_to_do":
           return;
       }
     },

@@ -5,22 +5,14 @@
 // Production deployment gets its first platform admin.
 import { parseArgs } from "node:util";
 import { loadConfig, ConfigError } from "../server/config.ts";
-import { createLogger } from "../server/logger.ts";
-import { openDatabase } from "../db/connect.ts";
 import { CobroStartupError } from "../db/errors.ts";
-import { migrateToLatest } from "../db/migrate.ts";
-import { prepareQueue } from "../db/job-queue.ts";
 import { systemClock } from "../domain/clock.ts";
 import { DomainError } from "../domain/errors.ts";
 import { adminSignInUrl, createAdminWithTemporaryPassword, sendWelcomeEmail, TEMPORARY_PASSWORD_DAYS, type AdminWelcome } from "../domain/identity/admin-welcome.ts";
 import { SmtpEmailSender } from "../domain/notifications/channels/email.ts";
+import { fail, withConfiguredDatabase } from "./operator-database.ts";
 
 const USAGE = "usage: npm run platform-admin:create -- --email <address> [--name <name>]";
-
-function fail(message: string): never {
-  process.stderr.write(`cobro: ${message}\n`);
-  process.exit(1);
-}
 
 let options: { email?: string; name?: string };
 try {
@@ -33,12 +25,8 @@ if (!email || !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) fail(`--email must be a
 
 try {
   const config = loadConfig(process.env, []);
-  const logger = createLogger(process.env.LOG_LEVEL ?? "warn", undefined, config.logFormat);
-  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, logger });
-  try {
-    await prepareQueue({ pool: database.pool, logger });
-    await migrateToLatest(database.db, { logger });
-    const welcome = await createAdminWithTemporaryPassword(database.db, { email, name: options.name ?? null, role: "PLATFORM_ADMIN", integrationClientId: null }, systemClock.now());
+  await withConfiguredDatabase(config, async (db) => {
+    const welcome = await createAdminWithTemporaryPassword(db, { email, name: options.name ?? null, role: "PLATFORM_ADMIN", integrationClientId: null }, systemClock.now());
     const signInUrl = adminSignInUrl(config.publicUrls.auth);
     const smtp = config.notifications.email;
     if (!smtp) {
@@ -46,7 +34,7 @@ try {
     } else {
       const mail = new SmtpEmailSender({ smtpUrl: smtp.smtpUrl, from: smtp.from });
       try {
-        const mailed = await sendWelcomeEmail(database.db, mail, systemClock, welcome, config.publicUrls.auth);
+        const mailed = await sendWelcomeEmail(db, mail, systemClock, welcome, config.publicUrls.auth);
         if (mailed.sent) process.stdout.write(`platform admin ${email} created; the welcome email with the temporary password was sent (sign in at ${signInUrl})\n`);
         // The admin exists: without the password here, nobody could ever sign in with it.
         else printTemporaryPassword(welcome, signInUrl, `the mail server did not accept the welcome email (${mailed.reason})`);
@@ -54,9 +42,7 @@ try {
         await mail.close();
       }
     }
-  } finally {
-    await database.close();
-  }
+  });
 } catch (error) {
   if (error instanceof DomainError && error.code === "AdminEmailAlreadyExistsError") fail(`an admin with email ${email} already exists`);
   if (error instanceof ConfigError || error instanceof CobroStartupError) fail(error.message);

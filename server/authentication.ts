@@ -1,5 +1,6 @@
 // The security handlers of each API's contract schemes, bound to the service's database and keys.
 import { authenticateAdmin, authenticateMerchant, authenticateMerchantToken } from "../domain/identity/authentication.ts";
+import { authenticatePlatformApiKey } from "../domain/identity/platform-api-keys.ts";
 import type { AdminApiCaller, AuthCaller, IntegrationCaller } from "../domain/identity/callers.ts";
 import type { SecurityHandler } from "./api-app.ts";
 import type { Services } from "./handler-types.ts";
@@ -15,6 +16,8 @@ export function adminSecurity(services: Services): Record<string, SecurityHandle
   return {
     AdminBearer: ({ headers, path }) =>
       authenticateAdmin(services.db, services.tokens, headers.authorization, path.startsWith("/integration-admin/") ? "PLATFORM_ADMIN" : "INTEGRATION_ADMIN"),
+    // Declared only by the operation another deployment calls (creating an integration that went live).
+    PlatformApiKey: ({ headers }) => authenticatePlatformApiKey(services.db, headers["x-cobro-api-key"], services.clock.now()),
     BankFeedSignature: async ({ headers, rawBody }) => {
       try {
         const header = headers["x-bank-feed-signature"];

@@ -39,6 +39,12 @@ export interface Config {
   taxRegistryUrl: string | undefined;
   /** Where payer notifications go out. Without a channel's provider the Sandbox records its messages as `simulated`; a Production worker refuses to start. */
   notifications: NotificationProviders;
+  /**
+   * Sandbox only: the Production deployment's Admin API and a platform API key created there
+   * (COBRO_PRODUCTION_ADMIN_URL, COBRO_PRODUCTION_API_KEY), where approved go-live requests create the
+   * integration. Without them an approval is recorded and the integration is created in Production by hand.
+   */
+  productionDeployment: { adminUrl: string; apiKey: string } | undefined;
 }
 
 export interface NotificationProviders {
@@ -112,6 +118,7 @@ export function loadConfig(
   if (taxRegistryUrl !== undefined && !(URL.canParse(taxRegistryUrl) && /^https?:$/.test(new URL(taxRegistryUrl).protocol))) problems.push(`COBRO_TAX_REGISTRY_URL must be an http(s) URL, not "${taxRegistryUrl}"`);
 
   const notifications = notificationProviders(env, problems);
+  const production = productionDeployment(env, serviceEnv as ServiceEnv, problems);
 
   const host = env.COBRO_HOST ?? "127.0.0.1";
   const publicUrl = (name: string, api: ApiName): string => {
@@ -144,7 +151,19 @@ export function loadConfig(
     taxRegistryUrl,
     bankFeedSecret: env.COBRO_BANK_FEED_SECRET || undefined,
     notifications,
+    productionDeployment: production,
   };
+}
+
+function productionDeployment(env: NodeJS.ProcessEnv, serviceEnv: ServiceEnv, problems: string[]): Config["productionDeployment"] {
+  const adminUrl = env.COBRO_PRODUCTION_ADMIN_URL || undefined;
+  const apiKey = env.COBRO_PRODUCTION_API_KEY || undefined;
+  if (adminUrl === undefined && apiKey === undefined) return undefined;
+  if (adminUrl === undefined || apiKey === undefined) problems.push("COBRO_PRODUCTION_ADMIN_URL and COBRO_PRODUCTION_API_KEY go together: set both, or neither");
+  if (serviceEnv === "production") problems.push("COBRO_PRODUCTION_ADMIN_URL and COBRO_PRODUCTION_API_KEY belong to the Sandbox deployment, which creates approved integrations in Production");
+  if (adminUrl !== undefined && !(URL.canParse(adminUrl) && /^https?:$/.test(new URL(adminUrl).protocol))) problems.push(`COBRO_PRODUCTION_ADMIN_URL must be an http(s) URL, not "${adminUrl}"`);
+  if (adminUrl === undefined || apiKey === undefined) return undefined;
+  return { adminUrl: adminUrl.replace(/\/$/, ""), apiKey };
 }
 
 function notificationProviders(env: NodeJS.ProcessEnv, problems: string[]): NotificationProviders {

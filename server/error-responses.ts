@@ -90,6 +90,10 @@ export const ERROR_CATALOG: ErrorCatalog = {
   InvalidImageError: { status: 400, shape: "general" },
   UnsupportedMediaTypeError: { status: 415, shape: "general" },
   LogoNotFoundError: { status: 404, shape: "general" },
+  // Going live (the Sandbox's review queue, Production's provisioning).
+  GoLiveRequestNotFoundError: { status: 404, shape: "general" },
+  GoLiveRequestDecidedError: { status: 409, shape: "general" },
+  ProductionOnlyError: { status: 403, shape: "general" },
   // The runtime itself (routing, body limits, unexpected failures, operations not built yet).
   RouteNotFound: { status: 404, shape: "general" },
   MethodNotAllowed: { status: 405, shape: "general" },

@@ -12,6 +12,7 @@ import { CobroStartupError } from "../db/errors.ts";
 import { migrateToLatest } from "../db/migrate.ts";
 import { prepareQueue } from "../db/job-queue.ts";
 import { startWorker } from "../jobs/queue.ts";
+import { productionAdminApi } from "../domain/going-live/production-admin-api.ts";
 import { createTaskList, crontab } from "../jobs/tasks.ts";
 import { systemClock, type Clock } from "../domain/clock.ts";
 import { anonymousCaller, type AdminApiCaller, type AuthCaller, type IntegrationCaller } from "../domain/identity/callers.ts";
@@ -143,6 +144,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
         notificationSendsPerSecond: config.notifications.sendsPerSecond,
         notificationSenders,
         integrationPublicUrl: publicUrls.integration,
+        productionAdminApi: config.productionDeployment ? productionAdminApi(config.productionDeployment) : undefined,
       });
       const worker = await startWorker({ connectionString: database.connectionString, taskList, crontab, concurrency: 4, logger });
       stops.push(() => worker.stop());

@@ -34,6 +34,8 @@ export interface IntegrationClientsTable {
   /** The offer shown on the authorization screen: a percentage (numeric, a decimal string) and/or a fixed fee. */
   offer_percentage: ColumnType<string | null, string | null | undefined, string | null>;
   offer_fixed_cents: ColumnType<number | null, number | null | undefined, number | null>;
+  /** In Production: the Sandbox integration this one was provisioned from when it went live (unique). */
+  provisioned_from_sandbox_client_id: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface AdminUsersTable {

@@ -19,6 +19,8 @@ export interface NewIntegrationClient {
   scopes?: string[];
   logoUrl?: string | null;
   description?: string | null;
+  /** Production only: the Sandbox integration this one is created from when it goes live. */
+  provisionedFromSandboxClientId?: string;
 }
 
 /** Creates an integration client; its `clientSecret` is returned here once and stored only as a hash. */
@@ -38,6 +40,7 @@ export async function createIntegrationClient(db: Db, input: NewIntegrationClien
       scopes: input.scopes ?? ["openid", "email", "profile"],
       logo_url: input.logoUrl ?? null,
       description: input.description ?? null,
+      provisioned_from_sandbox_client_id: input.provisionedFromSandboxClientId ?? null,
     })
     .returningAll()
     .executeTakeFirstOrThrow();

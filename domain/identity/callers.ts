@@ -33,6 +33,13 @@ export interface AdminCaller {
   clockOffsetMs: number;
 }
 
+/** Another deployment of Cobro, by a platform API key (`X-Cobro-Api-Key`). */
+export interface PlatformKeyCaller {
+  kind: "platform-key";
+  platformApiKeyId: string;
+  name: string;
+}
+
 /** A merchant idToken checked for signature, expiry and revocation only (the Auth API's client-info). */
 export interface MerchantTokenHolder {
   kind: "merchant-token";
@@ -42,4 +49,4 @@ export interface MerchantTokenHolder {
 
 export type IntegrationCaller = AnonymousCaller | MerchantCaller;
 export type AuthCaller = AnonymousCaller | MerchantTokenHolder | AdminCaller;
-export type AdminApiCaller = AnonymousCaller | AdminCaller;
+export type AdminApiCaller = AnonymousCaller | AdminCaller | PlatformKeyCaller;

@@ -142,8 +142,19 @@ async function findClientUrl(db: Kysely<Database>, integrationClientId: string, 
  * blocked address.
  */
 async function verifyClientUrl(db: Kysely<Database>, http: OutboundHttpClient, row: ClientUrlRow, now: Date): Promise<ClientUrlVerification> {
-  const secret = await ensureSigningSecret(db, row.integration_client_id, now);
-  const result = await sendSigned(http, row.url, randomUUID(), JSON.stringify({ event: "ping" }), secret, row.validation_token, now);
+  return pingWebhookUrl(db, http, row.integration_client_id, { url: row.url, validationToken: row.validation_token }, now);
+}
+
+/** The reachability test of any of the integration's webhook destinations (its own URL or a tenant's). */
+export async function pingWebhookUrl(
+  db: Kysely<Database>,
+  http: OutboundHttpClient,
+  integrationClientId: string,
+  target: { url: string; validationToken: string | null },
+  now: Date,
+): Promise<ClientUrlVerification> {
+  const secret = await ensureSigningSecret(db, integrationClientId, now);
+  const result = await sendSigned(http, target.url, randomUUID(), JSON.stringify({ event: "ping" }), secret, target.validationToken, now);
   if (result.ok) return { status: "ok" };
   if (result.failure === "non_2xx" && result.status !== undefined) return { status: "non_2xx", httpStatus: result.status };
   return { status: "unreachable" };

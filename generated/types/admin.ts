@@ -17,6 +17,83 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/integration-admin/go-live-requests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Go-live requests, newest first; `status` filters (for example `in_review`, the queue to decide). */
+        get: operations["listGoLiveRequests"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/integration-admin/go-live-requests/{id}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description Approve a request in review: the integration admin who asked is emailed, and the integration is
+         *     created in Production (see `provisioning`).
+         */
+        post: operations["approveGoLiveRequest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/integration-admin/go-live-requests/{id}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Reject a request in review; the integration admin who asked is emailed the reason and may ask again. */
+        post: operations["rejectGoLiveRequest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/integration-admin/production-clients/{sandboxClientId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * @description Create the integration that went live in the Sandbox, once: the Sandbox integration's id is the
+         *     key, so repeating the call (a retry after a lost answer) answers the integration already created
+         *     (200) and sends no second welcome email. The first admin is sent Production's welcome email (in
+         *     Spanish, with a temporary password); without a mail server this answers 503
+         *     `MailUnavailableError` and creates nothing.
+         */
+        put: operations["provisionProductionClient"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/integration-admin/setup/clients": {
         parameters: {
             query?: never;
@@ -287,11 +364,19 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /** @description The integration's latest go-live request, with its review and its creation in Production. Sandbox only. */
+        get: operations["getGoLiveRequest"];
         put?: never;
         /**
          * @description Request Production access for the integration. An automatic check either approves it at once or
-         *     sends it to review with the reasons. Asking again repeats the check. Sandbox only (403 in
+         *     sends it to the platform's review with the reasons; the check pings the webhook URL (as
+         *     `POST /my-integration/urls/{id}/test` does). Asking again while in review repeats the check on the
+         *     same request; once approved, the approved request is answered again and nothing is repeated.
+         *
+         *     On approval (automatic or by review) the integration admin is emailed the outcome, and the Sandbox
+         *     creates the integration in the Production deployment: the profile, the https redirect URIs and
+         *     the requesting admin as its first admin, who receives Production's welcome email. Charges,
+         *     merchant accounts, secrets, the logo and test data never carry over. Sandbox only (403 in
          *     Production).
          */
         post: operations["requestGoLive"];
@@ -1230,6 +1315,23 @@ export type components = {
                 [key: string]: unknown;
             };
         };
+        /** @description The integration's creation in Production. */
+        GoLiveProvisioning: {
+            status: components["schemas"]["ProvisioningStatus"];
+            /** @description The integration's id in the Production deployment, once `provisioned`. */
+            productionIntegrationClientId?: components["schemas"]["Uuid"];
+            /** @description The OAuth `clientId` of the integration in Production, once `provisioned`. */
+            productionClientId?: string;
+            /**
+             * Format: date-time
+             * @description When the integration was created in Production.
+             */
+            provisionedAt?: string;
+            /** @description Why the last attempt did not succeed (while `in_progress`, or when `failed`), in English. */
+            lastError?: string;
+            /** @description What a platform admin does by hand (when `manual`), in English. */
+            instructions?: string;
+        };
         /** @description One reason a request went to review. */
         GoLiveReason: {
             code: components["schemas"]["GoLiveReasonCode"];
@@ -1241,8 +1343,64 @@ export type components = {
          * @enum {string}
          */
         GoLiveReasonCode: "no_webhook_url" | "webhook_unreachable" | "no_enabled_events" | "no_redirect_uri" | "no_linked_merchant" | "no_paid_charge" | "incomplete_profile";
+        /** @description Why a request is rejected: sent to the integration admin who asked. */
+        GoLiveRejection: {
+            /** @description 3 to 1000 characters, in the integration admin's language (Spanish). */
+            reason: string;
+        };
+        /** @description A go-live request as the platform's review queue shows it. */
+        GoLiveRequest: {
+            id: components["schemas"]["Uuid"];
+            /** @description The integration (its Sandbox `integrationClientId`). */
+            integrationClientId: components["schemas"]["Uuid"];
+            /** @description The integration's name. */
+            integrationName: string;
+            /** @description The integration admin who asked; becomes the first admin in Production. */
+            requestedByEmail: string;
+            status: components["schemas"]["GoLiveRequestStatus"];
+            /** @description The criteria of the automatic check the integration did not meet when it asked (empty if it met them all). */
+            reasons: components["schemas"]["GoLiveReason"][];
+            /** Format: date-time */
+            requestedAt: string;
+            /**
+             * Format: date-time
+             * @description When it was approved or rejected.
+             */
+            decidedAt?: string;
+            /** @description Who decided: a platform admin's email, or `automatic` for the automatic check. */
+            decidedBy?: string;
+            /** @description Why a platform admin rejected it (shown to the integration admin). */
+            rejectionReason?: string;
+            provisioning: components["schemas"]["GoLiveProvisioning"];
+        };
+        /** @description A page of go-live requests. */
+        GoLiveRequestPage: {
+            items: components["schemas"]["GoLiveRequest"][];
+            /**
+             * Format: int32
+             * @description Items matching the query, across all pages.
+             */
+            total: number;
+            /**
+             * Format: int32
+             * @description The page size that was applied.
+             */
+            limit: number;
+            /**
+             * Format: int32
+             * @description Items skipped before this page.
+             */
+            offset: number;
+        };
+        /**
+         * @description Where a go-live request stands: `in_review` until a platform admin decides it, unless the automatic check approved it at once.
+         * @enum {string}
+         */
+        GoLiveRequestStatus: "approved" | "in_review" | "rejected";
         /** @description The result of a go-live request. */
         GoLiveResult: {
+            /** @description The request's id (`go-live-requests/{id}` in the platform's review queue). */
+            id: components["schemas"]["Uuid"];
             status: components["schemas"]["GoLiveStatus"];
             /** @description Why the request went to review; empty when `approved`. */
             reasons: components["schemas"]["GoLiveReason"][];
@@ -1251,6 +1409,7 @@ export type components = {
              * @description When the request was made.
              */
             requestedAt: string;
+            provisioning: components["schemas"]["GoLiveProvisioning"];
         };
         /**
          * @description The outcome of a go-live request.
@@ -1736,6 +1895,37 @@ export type components = {
             serviceCommissionPercentage: number | null;
             commissionBackfill?: components["schemas"]["CommissionBackfill"];
         };
+        /** @description The integration to create in Production: the profile, the https redirect URIs and the first admin. Nothing else carries over. */
+        ProductionClientProvision: {
+            name: string;
+            companyName: string;
+            contactEmail: components["schemas"]["Email"];
+            description?: string;
+            /** @description As in the Sandbox. */
+            type: components["schemas"]["IntegrationClientType"];
+            scopes: components["schemas"]["ScopeName"][];
+            /** @description The Sandbox's https redirect URIs (Production accepts no other). */
+            redirectUrls: components["schemas"]["HttpsUrl"][];
+            /** @description The Sandbox's https logout URLs. */
+            logoutUrls: components["schemas"]["HttpsUrl"][];
+            /** @description The integration admin who requested going live: Production's first admin, sent Production's welcome email. */
+            firstAdminEmail: components["schemas"]["Email"];
+            firstAdminName?: string;
+        };
+        /** @description The integration in Production. Its OAuth `clientSecret` is not here: the admin obtains it in Production with `POST /my-integration/client-secret/rotate`. */
+        ProductionClientProvisioned: {
+            /** @description The integration's id in this (Production) deployment. */
+            integrationClientId: components["schemas"]["Uuid"];
+            /** @description Its OAuth `clientId` in this deployment. */
+            providerClientId: string;
+            /** @description Whether the first admin's welcome email was accepted by the mail server. */
+            firstAdminEmailSent: boolean;
+        };
+        /**
+         * @description How far the integration's creation in the Production deployment got, after approval.
+         * @enum {string}
+         */
+        ProvisioningStatus: "not_started" | "in_progress" | "provisioned" | "failed" | "manual";
         /** @description The new OAuth client secret. */
         RotatedClientSecret: {
             /** @description The new `clientSecret`: shown only in this answer, stored hashed. */
@@ -2010,6 +2200,416 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["HealthStatus"];
+                };
+            };
+        };
+    };
+    listGoLiveRequests: {
+        parameters: {
+            query?: {
+                /** @description Only requests in this status. */
+                status?: components["schemas"]["GoLiveRequestStatus"];
+                /** @description Page size: 1 to 100, default 20. */
+                limit?: components["parameters"]["Cobro.Common.PageQuery.limit"];
+                /** @description Items to skip, default 0. */
+                offset?: components["parameters"]["Cobro.Common.PageQuery.offset"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "id": "5d1e2f3a-4b5c-4d6e-8f70-8192a3b4c5d6",
+                     *           "integrationClientId": "9b2f7c4e-1a3d-4e5f-8a6b-7c8d9e0f1a2b",
+                     *           "integrationName": "Gestión Comercios",
+                     *           "requestedByEmail": "lucia.fernandez@example.com",
+                     *           "status": "in_review",
+                     *           "reasons": [
+                     *             {
+                     *               "code": "webhook_unreachable",
+                     *               "message": "La URL de webhook no respondió 2xx en la prueba. Corregila y volvé a probarla."
+                     *             }
+                     *           ],
+                     *           "requestedAt": "2026-11-22T13:05:00Z",
+                     *           "provisioning": {
+                     *             "status": "not_started"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "total": 1,
+                     *       "limit": 20,
+                     *       "offset": 0
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GoLiveRequestPage"];
+                };
+            };
+            /** @description The request does not meet the contract: missing field, bad type or range, or a field not accepted. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                };
+            };
+            /** @description 401 `UnauthorizedError`: the token is missing, invalid or expired, or is not an admin token (a merchant account's token is refused). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /** @description 403 `ForbiddenError` (the token is not an integration admin's), `PasswordChangeRequiredError` (the session was opened with a temporary password: change it first) or `SandboxOnlyError` (the operation exists only in the Sandbox; this is Production). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /** @description 500 `InternalServerError`: an internal error; quote the `id` to support. Safe to retry reads; after a write, read the resource again before retrying. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+        };
+    };
+    approveGoLiveRequest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The request's `id`. */
+                id: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "5d1e2f3a-4b5c-4d6e-8f70-8192a3b4c5d6",
+                     *       "integrationClientId": "9b2f7c4e-1a3d-4e5f-8a6b-7c8d9e0f1a2b",
+                     *       "integrationName": "Gestión Comercios",
+                     *       "requestedByEmail": "lucia.fernandez@example.com",
+                     *       "status": "approved",
+                     *       "reasons": [
+                     *         {
+                     *           "code": "webhook_unreachable",
+                     *           "message": "La URL de webhook no respondió 2xx en la prueba. Corregila y volvé a probarla."
+                     *         }
+                     *       ],
+                     *       "requestedAt": "2026-11-22T13:05:00Z",
+                     *       "provisioning": {
+                     *         "status": "in_progress"
+                     *       },
+                     *       "decidedAt": "2026-11-22T15:00:00Z",
+                     *       "decidedBy": "plataforma@cobro.com.ar"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GoLiveRequest"];
+                };
+            };
+            /** @description The request does not meet the contract: missing field, bad type or range, or a field not accepted. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                };
+            };
+            /** @description 401 `UnauthorizedError`: the token is missing, invalid or expired, or is not an admin token (a merchant account's token is refused). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /** @description 403 `ForbiddenError` (the token is not an integration admin's), `PasswordChangeRequiredError` (the session was opened with a temporary password: change it first) or `SandboxOnlyError` (the operation exists only in the Sandbox; this is Production). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /** @description 404 `GoLiveRequestNotFoundError`: no go-live request with this id (or, for an integration, none yet). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /** @description 409 `GoLiveRequestDecidedError`: the go-live request was already approved or rejected; only a request `in_review` is decided. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /** @description 500 `InternalServerError`: an internal error; quote the `id` to support. Safe to retry reads; after a write, read the resource again before retrying. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+        };
+    };
+    rejectGoLiveRequest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The request's `id`. */
+                id: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "reason": "La URL de webhook sigue sin responder. Corregila y volvé a pedir el pase a producción."
+                 *     }
+                 */
+                "application/json": components["schemas"]["GoLiveRejection"];
+            };
+        };
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "5d1e2f3a-4b5c-4d6e-8f70-8192a3b4c5d6",
+                     *       "integrationClientId": "9b2f7c4e-1a3d-4e5f-8a6b-7c8d9e0f1a2b",
+                     *       "integrationName": "Gestión Comercios",
+                     *       "requestedByEmail": "lucia.fernandez@example.com",
+                     *       "status": "rejected",
+                     *       "reasons": [
+                     *         {
+                     *           "code": "webhook_unreachable",
+                     *           "message": "La URL de webhook no respondió 2xx en la prueba. Corregila y volvé a probarla."
+                     *         }
+                     *       ],
+                     *       "requestedAt": "2026-11-22T13:05:00Z",
+                     *       "provisioning": {
+                     *         "status": "not_started"
+                     *       },
+                     *       "decidedAt": "2026-11-22T15:00:00Z",
+                     *       "decidedBy": "plataforma@cobro.com.ar",
+                     *       "rejectionReason": "La URL de webhook sigue sin responder. Corregila y volvé a pedir el pase a producción."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GoLiveRequest"];
+                };
+            };
+            /** @description The request does not meet the contract: missing field, bad type or range, or a field not accepted. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                };
+            };
+            /** @description 401 `UnauthorizedError`: the token is missing, invalid or expired, or is not an admin token (a merchant account's token is refused). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /** @description 403 `ForbiddenError` (the token is not an integration admin's), `PasswordChangeRequiredError` (the session was opened with a temporary password: change it first) or `SandboxOnlyError` (the operation exists only in the Sandbox; this is Production). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /** @description 404 `GoLiveRequestNotFoundError`: no go-live request with this id (or, for an integration, none yet). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /** @description 409 `GoLiveRequestDecidedError`: the go-live request was already approved or rejected; only a request `in_review` is decided. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /** @description The request body is larger than the service accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description 500 `InternalServerError`: an internal error; quote the `id` to support. Safe to retry reads; after a write, read the resource again before retrying. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+        };
+    };
+    provisionProductionClient: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The integration's `integrationClientId` in the Sandbox deployment. */
+                sandboxClientId: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProductionClientProvision"];
+            };
+        };
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProductionClientProvisioned"];
+                };
+            };
+            /** @description The request has succeeded and a new resource has been created as a result. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "integrationClientId": "0c7d8e9f-1a2b-4c3d-8e4f-5a6b7c8d9e0f",
+                     *       "providerClientId": "cli_6f1e2d3c4b5a69788796a5b4",
+                     *       "firstAdminEmailSent": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ProductionClientProvisioned"];
+                };
+            };
+            /** @description The request does not meet the contract: missing field, bad type or range, or a field not accepted. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                };
+            };
+            /** @description 401 `UnauthorizedError`: the token is missing, invalid or expired, or is not an admin token (a merchant account's token is refused). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /** @description 403 `ForbiddenError` (neither a platform admin's token nor a valid platform API key), `PasswordChangeRequiredError` (the session was opened with a temporary password) or `ProductionOnlyError` (this deployment is the Sandbox: integrations are provisioned only into Production). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /** @description 409 `AdminEmailAlreadyExistsError`: an admin account with this email already exists. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /** @description The request body is larger than the service accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description 500 `InternalServerError`: an internal error; quote the `id` to support. Safe to retry reads; after a write, read the resource again before retrying. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /** @description 503 `MailUnavailableError`: this deployment (Production) has no mail server configured, so the new admin's welcome email and temporary password cannot be sent; nothing was created. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
                 };
             };
         };
@@ -3515,6 +4115,81 @@ export interface operations {
             };
         };
     };
+    getGoLiveRequest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "5d1e2f3a-4b5c-4d6e-8f70-8192a3b4c5d6",
+                     *       "integrationClientId": "9b2f7c4e-1a3d-4e5f-8a6b-7c8d9e0f1a2b",
+                     *       "integrationName": "Gestión Comercios",
+                     *       "requestedByEmail": "lucia.fernandez@example.com",
+                     *       "status": "in_review",
+                     *       "reasons": [
+                     *         {
+                     *           "code": "webhook_unreachable",
+                     *           "message": "La URL de webhook no respondió 2xx en la prueba. Corregila y volvé a probarla."
+                     *         }
+                     *       ],
+                     *       "requestedAt": "2026-11-22T13:05:00Z",
+                     *       "provisioning": {
+                     *         "status": "not_started"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GoLiveRequest"];
+                };
+            };
+            /** @description 401 `UnauthorizedError`: the token is missing, invalid or expired, or is not an admin token (a merchant account's token is refused). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /** @description 403 `ForbiddenError` (the token is not an integration admin's), `PasswordChangeRequiredError` (the session was opened with a temporary password: change it first) or `SandboxOnlyError` (the operation exists only in the Sandbox; this is Production). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /** @description 404 `GoLiveRequestNotFoundError`: no go-live request with this id (or, for an integration, none yet). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /** @description 500 `InternalServerError`: an internal error; quote the `id` to support. Safe to retry reads; after a write, read the resource again before retrying. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+        };
+    };
     requestGoLive: {
         parameters: {
             query?: never;
@@ -3532,14 +4207,18 @@ export interface operations {
                 content: {
                     /**
                      * @example {
+                     *       "id": "5d1e2f3a-4b5c-4d6e-8f70-8192a3b4c5d6",
                      *       "status": "in_review",
                      *       "reasons": [
                      *         {
                      *           "code": "webhook_unreachable",
-                     *           "message": "La URL de webhook no respondió 2xx en la última prueba. Corregila y volvé a probarla."
+                     *           "message": "La URL de webhook no respondió 2xx en la prueba. Corregila y volvé a probarla."
                      *         }
                      *       ],
-                     *       "requestedAt": "2026-11-22T13:05:00Z"
+                     *       "requestedAt": "2026-11-22T13:05:00Z",
+                     *       "provisioning": {
+                     *         "status": "not_started"
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["GoLiveResult"];

@@ -36,6 +36,10 @@ export const authOperationIds = [
 
 export const adminOperationIds = [
   "getHealth",
+  "listGoLiveRequests",
+  "approveGoLiveRequest",
+  "rejectGoLiveRequest",
+  "provisionProductionClient",
   "createIntegrationClient",
   "listIntegrationClients",
   "getIntegrationClient",
@@ -54,6 +58,7 @@ export const adminOperationIds = [
   "listEvents",
   "resendEvent",
   "requestGoLive",
+  "getGoLiveRequest",
   "uploadLogo",
   "getMyIntegration",
   "listNotifications",

@@ -16,6 +16,7 @@ import { createClientAdmin, listClientAdmins, listMyIntegrationAdmins, resendCli
 import { getMyIntegration, rotateClientSecret, updateMyIntegration, uploadLogo } from "./my-integration.ts";
 import { listIntegrationPaymentRequests } from "./integration-payment-requests.ts";
 import { listNotifications } from "./notifications.ts";
+import { approveGoLiveRequest, getGoLiveRequest, listGoLiveRequests, provisionProductionClient, rejectGoLiveRequest, requestGoLive } from "./go-live.ts";
 
 export const adminHandlers: HandlerMap<operations, AdminApiCaller> = {
   ingestBankTransfer,
@@ -37,7 +38,12 @@ export const adminHandlers: HandlerMap<operations, AdminApiCaller> = {
   rotateApiSecretKey: notImplemented,
   listEvents,
   resendEvent,
-  requestGoLive: notImplemented,
+  requestGoLive,
+  getGoLiveRequest,
+  listGoLiveRequests,
+  approveGoLiveRequest,
+  rejectGoLiveRequest,
+  provisionProductionClient,
   uploadLogo,
   rotateClientSecret,
   getMyIntegration,

@@ -19,6 +19,11 @@ import {
     AdminErrorBodyToJSON,
 } from '../models/AdminErrorBody.js';
 import {
+    type GoLiveRequest,
+    GoLiveRequestFromJSON,
+    GoLiveRequestToJSON,
+} from '../models/GoLiveRequest.js';
+import {
     type GoLiveResult,
     GoLiveResultFromJSON,
     GoLiveResultToJSON,
@@ -28,6 +33,51 @@ import {
  * 
  */
 export class GoLiveApi extends runtime.BaseAPI {
+
+    /**
+     * Creates request options for getGoLiveRequest without sending the request
+     */
+    async getGoLiveRequestRequestOpts(): Promise<runtime.RequestOpts> {
+        const queryParameters: any = {};
+
+        const headerParameters: runtime.HTTPHeaders = {};
+
+        if (this.configuration && this.configuration.accessToken) {
+            const token = this.configuration.accessToken;
+            const tokenString = await token("AdminBearer", []);
+
+            if (tokenString) {
+                headerParameters["Authorization"] = `Bearer ${tokenString}`;
+            }
+        }
+
+        let urlPath = `/my-integration/go-live`;
+
+        return {
+            path: urlPath,
+            method: 'GET',
+            headers: headerParameters,
+            query: queryParameters,
+        };
+    }
+
+    /**
+     * The integration\'s latest go-live request, with its review and its creation in Production. Sandbox only.
+     */
+    async getGoLiveRequestRaw(initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<GoLiveRequest>> {
+        const requestOptions = await this.getGoLiveRequestRequestOpts();
+        const response = await this.request(requestOptions, initOverrides);
+
+        return new runtime.JSONApiResponse(response, (jsonValue) => GoLiveRequestFromJSON(jsonValue));
+    }
+
+    /**
+     * The integration\'s latest go-live request, with its review and its creation in Production. Sandbox only.
+     */
+    async getGoLiveRequest(initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<GoLiveRequest> {
+        const response = await this.getGoLiveRequestRaw(initOverrides);
+        return await response.value();
+    }
 
     /**
      * Creates request options for requestGoLive without sending the request
@@ -57,7 +107,7 @@ export class GoLiveApi extends runtime.BaseAPI {
     }
 
     /**
-     * Request Production access for the integration. An automatic check either approves it at once or sends it to review with the reasons. Asking again repeats the check. Sandbox only (403 in Production).
+     * Request Production access for the integration. An automatic check either approves it at once or sends it to the platform\'s review with the reasons; the check pings the webhook URL (as `POST /my-integration/urls/{id}/test` does). Asking again while in review repeats the check on the same request; once approved, the approved request is answered again and nothing is repeated.  On approval (automatic or by review) the integration admin is emailed the outcome, and the Sandbox creates the integration in the Production deployment: the profile, the https redirect URIs and the requesting admin as its first admin, who receives Production\'s welcome email. Charges, merchant accounts, secrets, the logo and test data never carry over. Sandbox only (403 in Production).
      */
     async requestGoLiveRaw(initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<GoLiveResult>> {
         const requestOptions = await this.requestGoLiveRequestOpts();
@@ -67,7 +117,7 @@ export class GoLiveApi extends runtime.BaseAPI {
     }
 
     /**
-     * Request Production access for the integration. An automatic check either approves it at once or sends it to review with the reasons. Asking again repeats the check. Sandbox only (403 in Production).
+     * Request Production access for the integration. An automatic check either approves it at once or sends it to the platform\'s review with the reasons; the check pings the webhook URL (as `POST /my-integration/urls/{id}/test` does). Asking again while in review repeats the check on the same request; once approved, the approved request is answered again and nothing is repeated.  On approval (automatic or by review) the integration admin is emailed the outcome, and the Sandbox creates the integration in the Production deployment: the profile, the https redirect URIs and the requesting admin as its first admin, who receives Production\'s welcome email. Charges, merchant accounts, secrets, the logo and test data never carry over. Sandbox only (403 in Production).
      */
     async requestGoLive(initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<GoLiveResult> {
         const response = await this.requestGoLiveRaw(initOverrides);

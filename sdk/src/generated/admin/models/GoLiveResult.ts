@@ -27,6 +27,13 @@ import {
     GoLiveStatusToJSON,
     GoLiveStatusToJSONTyped,
 } from './GoLiveStatus.js';
+import type { GoLiveProvisioning } from './GoLiveProvisioning.js';
+import {
+    GoLiveProvisioningFromJSON,
+    GoLiveProvisioningFromJSONTyped,
+    GoLiveProvisioningToJSON,
+    GoLiveProvisioningToJSONTyped,
+} from './GoLiveProvisioning.js';
 
 /**
  * The result of a go-live request.
@@ -34,6 +41,10 @@ import {
  * @interface GoLiveResult
  */
 export interface GoLiveResult {
+    /**
+     * The request's id (`go-live-requests/{id}` in the platform's review queue).
+     */
+    id: string;
     /**
      * 
      */
@@ -46,6 +57,10 @@ export interface GoLiveResult {
      * When the request was made.
      */
     requestedAt: string;
+    /**
+     * 
+     */
+    provisioning: GoLiveProvisioning;
 }
 
 
@@ -54,9 +69,11 @@ export interface GoLiveResult {
  * Check if a given object implements the GoLiveResult interface.
  */
 export function instanceOfGoLiveResult(value: object): value is GoLiveResult {
+    if (!('id' in value) || value['id'] === undefined) return false;
     if (!('status' in value) || value['status'] === undefined) return false;
     if (!('reasons' in value) || value['reasons'] === undefined) return false;
     if (!('requestedAt' in value) || value['requestedAt'] === undefined) return false;
+    if (!('provisioning' in value) || value['provisioning'] === undefined) return false;
     return true;
 }
 
@@ -70,9 +87,11 @@ export function GoLiveResultFromJSONTyped(json: any, ignoreDiscriminator: boolea
     }
     return {
         
+        'id': json['id'],
         'status': GoLiveStatusFromJSON(json['status']),
         'reasons': ((json['reasons'] as Array<any>).map(GoLiveReasonFromJSON)),
         'requestedAt': json['requestedAt'],
+        'provisioning': GoLiveProvisioningFromJSON(json['provisioning']),
     };
 }
 
@@ -87,9 +106,11 @@ export function GoLiveResultToJSONTyped(value?: GoLiveResult | null, ignoreDiscr
 
     return {
         
+        'id': value['id'],
         'status': GoLiveStatusToJSON(value['status']),
         'reasons': ((value['reasons'] as Array<any>).map(GoLiveReasonToJSON)),
         'requestedAt': value['requestedAt'],
+        'provisioning': GoLiveProvisioningToJSON(value['provisioning']),
     };
 }
 

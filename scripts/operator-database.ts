@@ -1,0 +1,27 @@
+// The operator commands' database: the configured one (DATABASE_URL, or the embedded one in
+// COBRO_DATA_DIR), brought to the latest schema first, closed when the command is done.
+import type { Kysely } from "kysely";
+import type { Database } from "../db/schema.ts";
+import { openDatabase } from "../db/connect.ts";
+import { migrateToLatest } from "../db/migrate.ts";
+import { prepareQueue } from "../db/job-queue.ts";
+import type { Config } from "../server/config.ts";
+import { createLogger } from "../server/logger.ts";
+
+export async function withConfiguredDatabase<T>(config: Config, work: (db: Kysely<Database>) => Promise<T>): Promise<T> {
+  const logger = createLogger(process.env.LOG_LEVEL ?? "warn", undefined, config.logFormat);
+  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, logger });
+  try {
+    await prepareQueue({ pool: database.pool, logger });
+    await migrateToLatest(database.db, { logger });
+    return await work(database.db);
+  } finally {
+    await database.close();
+  }
+}
+
+/** One line on standard error and exit status 1. */
+export function fail(message: string): never {
+  process.stderr.write(`cobro: ${message}\n`);
+  process.exit(1);
+}
