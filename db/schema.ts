@@ -4,6 +4,7 @@
 // renaming plugin, so raw SQL and typed queries read alike. Keep it in step with db/migrations/.
 import type { InstallationTable } from "./tables/installation.table.ts";
 import type {
+  AdminPasswordResetsTable,
   AdminSessionsTable,
   AdminUsersTable,
   IntegrationClientsTable,
@@ -40,6 +41,7 @@ export interface Database {
   oauth_codes: OAuthCodesTable;
   oauth_grants: OAuthGrantsTable;
   admin_sessions: AdminSessionsTable;
+  admin_password_resets: AdminPasswordResetsTable;
   signing_keys: SigningKeysTable;
   integration_tenants: IntegrationTenantsTable;
   cvu_accounts: CvuAccountsTable;

@@ -25,6 +25,7 @@ export const ERROR_CODES = [
   "InvalidCredentialsError",
   "IntegrationSetupError",
   "SignInFormExpiredError",
+  "PasswordResetLinkInvalidError",
   // Charges (Integration API).
   "WebhookUrlBlockedError",
   "InsufficientActiveAccountsError",

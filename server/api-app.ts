@@ -11,7 +11,7 @@ import type { ApiName } from "./config.ts";
 import { internalErrorReply, replyForError, type ErrorReply } from "./error-responses.ts";
 import { generatedDocumentText, referencePages } from "./reference-pages.ts";
 import { notImplemented, type AnyOperationHandler, type HandlerContext, type NotImplemented, type Services } from "./handler-types.ts";
-import type { Logger } from "./logger.ts";
+import { redactedUrl, type Logger } from "./logger.ts";
 import { nulCharacterProblems, validationProblems } from "./validation-details.ts";
 import { MAX_LOGO_BYTES } from "../domain/identity/integration-logos.ts";
 
@@ -88,7 +88,7 @@ export async function createApiApp<Caller>(options: ApiAppOptions<Caller>): Prom
         return id;
       },
       customProps: () => ({ api }),
-      serializers: { req: (req) => ({ id: req.id, method: req.method, url: req.url }), res: (res) => ({ statusCode: res.statusCode }) },
+      serializers: { req: (req) => ({ id: req.id, method: req.method, url: redactedUrl(req.url) }), res: (res) => ({ statusCode: res.statusCode }) },
     }),
   );
   app.use((req, res, next) => {

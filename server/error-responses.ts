@@ -44,6 +44,8 @@ export const ERROR_CATALOG: ErrorCatalog = {
   IntegrationSetupError: { status: 500, shape: "general" },
   // The authorization screen shows it on the page again (handlers/auth); elsewhere it answers in the general shape.
   SignInFormExpiredError: { status: 403, shape: "general" },
+  // A password reset link that is unknown, used, past its hour or replaced (the reset page shows it as a page).
+  PasswordResetLinkInvalidError: { status: 410, shape: "general" },
   // Charges (Integration API).
   WebhookUrlBlockedError: { status: 400, shape: "general" },
   InsufficientActiveAccountsError: { status: 400, shape: "general" },

@@ -36,6 +36,15 @@ const REDACTED_PATHS = [
   "*.smtpUrl",
 ];
 
+/** Query parameters that carry a secret (a password reset link's `token`): a request's logged URL shows them redacted. */
+const REDACTED_QUERY_PARAMETERS = ["token", "code", "client_secret", "refresh_token", "id_token", "access_token"];
+const SECRET_IN_QUERY = new RegExp(`([?&](?:${REDACTED_QUERY_PARAMETERS.join("|")})=)[^&#]*`, "g");
+
+/** A request URL fit for a log line. */
+export function redactedUrl(url: string | undefined): string | undefined {
+  return url?.replace(SECRET_IN_QUERY, "$1[redacted]");
+}
+
 /** A logger at `level`, writing to `destination` (standard output by default) in `format` (JSON by default). */
 export function createLogger(level: string, destination?: pino.DestinationStream, format: LogFormat = "json"): Logger {
   const output =

@@ -113,7 +113,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
     const payerRegistry =
       config.serviceEnv === "sandbox" ? new SandboxTaxRegistry() : config.taxRegistryUrl !== undefined ? new HttpTaxRegistry({ url: config.taxRegistryUrl }) : undefined;
     if (payerRegistry === undefined && config.parts.has("integration")) logger.warn("COBRO_TAX_REGISTRY_URL is not set: payer lookups answer 503 PayerLookupProviderUnavailableError");
-    const accountMail = config.parts.has("admin") ? buildAccountMail(config, logger) : undefined;
+    const accountMail = config.parts.has("admin") || config.parts.has("auth") ? buildAccountMail(config, logger) : undefined;
     if (accountMail) stops.push(() => accountMail.close());
     const services: Services = { db: database.db, clock, config: effectiveConfig, tokens, payerRegistry, outboundHttp, accountMail };
     const sandboxCredentials =
@@ -184,18 +184,19 @@ function buildNotificationSenders(config: Config, logger: Logger): NotificationS
 }
 
 /**
- * The Admin API's mail to people (welcome emails). Production without SMTP still serves the Admin API, but
- * the operations that would send a welcome answer 503 MailUnavailableError before changing anything: an
- * admin whose temporary password nobody receives would be locked out.
+ * The mail to people (the Admin API's welcome emails, the Auth API's password reset links). Production
+ * without SMTP still serves both APIs, but the operations that would send a welcome answer 503
+ * MailUnavailableError before changing anything (an admin whose temporary password nobody receives would be
+ * locked out); a password reset still answers 202, as it does for any email, and logs a warning.
  */
 function buildAccountMail(config: Config, logger: Logger): Sender<EmailMessage> | undefined {
   const { email } = config.notifications;
   if (email) return new SmtpEmailSender({ smtpUrl: email.smtpUrl, from: email.from });
   if (config.serviceEnv === "sandbox") {
-    logger.info("no COBRO_SMTP_URL: admins' welcome emails are written to the log (marked SANDBOX MAIL), not sent");
+    logger.info("no COBRO_SMTP_URL: admins' welcome and password reset emails are written to the log (marked SANDBOX MAIL), not sent");
     return new SandboxMailLog(logger);
   }
-  logger.warn("no COBRO_SMTP_URL and COBRO_MAIL_FROM: creating an integration client with its first admin, or a client admin, answers 503 MailUnavailableError until they are set");
+  logger.warn("no COBRO_SMTP_URL and COBRO_MAIL_FROM: creating an integration client with its first admin, or a client admin, answers 503 MailUnavailableError, and password reset links are not sent, until they are set");
   return undefined;
 }
 

@@ -14,6 +14,7 @@ import * as adminOnboarding from "./2026_11_23_0009_admin_onboarding.ts";
 import * as clientSecretRotation from "./2026_11_23_0010_client_secret_rotation.ts";
 import * as integrationLogos from "./2026_11_23_0011_integration_logos.ts";
 import * as goingLive from "./2026_11_23_0012_going_live.ts";
+import * as adminPasswordResets from "./2026_11_23_0013_admin_password_resets.ts";
 
 export const migrations: Record<string, Migration> = {
   "2026_11_22_0001_initial": initial,
@@ -28,4 +29,5 @@ export const migrations: Record<string, Migration> = {
   "2026_11_23_0010_client_secret_rotation": clientSecretRotation,
   "2026_11_23_0011_integration_logos": integrationLogos,
   "2026_11_23_0012_going_live": goingLive,
+  "2026_11_23_0013_admin_password_resets": adminPasswordResets,
 };

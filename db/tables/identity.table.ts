@@ -126,6 +126,17 @@ export interface AdminSessionsTable {
   revoked_at: Timestamp | null;
 }
 
+/** An admin's password reset link (migration 2026_11_23_0013_admin_password_resets): one per admin, the newest. */
+export interface AdminPasswordResetsTable {
+  id: Generated<string>;
+  admin_user_id: string;
+  /** SHA-256 of the link's token. */
+  token_hash: string;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+  used_at: Timestamp | null;
+}
+
 export interface SigningKeysTable {
   kid: string;
   algorithm: string;

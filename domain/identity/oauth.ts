@@ -88,6 +88,20 @@ export async function startAuthorization(
   return { transaction, csrf, client };
 }
 
+/**
+ * Where the authorization screen's sign-out sends the browser: the client's name to show, and the
+ * `logoutUri` only when it is identical to one of the client's registered logout URLs (no open redirect).
+ */
+export async function signOutDestination(db: Kysely<Database>, input: { clientId: string; logoutUri?: string }): Promise<{ integrationName: string; redirectTo: string | null }> {
+  const client = await db.selectFrom("integration_clients").select(["name", "logout_urls"]).where("provider_client_id", "=", input.clientId).executeTakeFirst();
+  if (!client) throw new DomainError("InvalidClientError", "Unknown client_id in this environment");
+  if (input.logoutUri === undefined) return { integrationName: client.name, redirectTo: null };
+  if (!client.logout_urls.includes(input.logoutUri)) {
+    throw invalidRequest("logout_uri is not identical to a logout URL registered for this client (protocol, domain, path and trailing slash must match)");
+  }
+  return { integrationName: client.name, redirectTo: input.logoutUri };
+}
+
 export async function authorizationClient(db: Kysely<Database>, transaction: string): Promise<IntegrationClient | undefined> {
   return db
     .selectFrom("oauth_authorization_requests as r")

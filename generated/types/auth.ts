@@ -93,6 +93,80 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/integration/admin/password-reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description Ask for a password reset link. Always answers 202 with no body, whether or not an admin (integration
+         *     or platform) has that email, so that the answer never tells which accounts exist. For a known admin,
+         *     an email in Spanish carries a link to `GET /integration/admin/password-reset/page?token=…` that works
+         *     once, for one hour; asking again replaces the earlier link, which stops working. The answer does not
+         *     wait for the mail server. In the Sandbox without SMTP the email is written to the log (marked SANDBOX
+         *     MAIL); in Production without SMTP nothing is sent and a warning (without the link) is logged.
+         */
+        post: operations["requestAdminPasswordReset"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/integration/admin/password-reset/complete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description Set a new password with the token of a reset link (what the reset page does, as JSON). The admin's
+         *     temporary password, if any, stops being required, the link is used up, and every session of the admin
+         *     ends (its refresh tokens and `idToken`s stop working). 410 `PasswordResetLinkInvalidError`: the token
+         *     is unknown, already used, older than one hour, or replaced by a newer link; nothing changes.
+         */
+        post: operations["completeAdminPasswordReset"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/integration/admin/password-reset/page": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description The page a reset link opens (HTML in Spanish, for people): a form to choose the new password. It is
+         *     served with `Referrer-Policy: no-referrer` and `Cache-Control: no-store`, takes the token out of the
+         *     address bar once loaded, and posts it in a hidden field. A link that no longer works shows a page
+         *     that says so (410).
+         */
+        get: operations["showAdminPasswordResetPage"];
+        put?: never;
+        /**
+         * @description Used by the reset page only: the same change as `POST /integration/admin/password-reset/complete`,
+         *     answered with a page. 200: the password changed; 400: the form again with what is wrong with the new
+         *     password; 410: the link no longer works. A request that is not the form at all gets the API's JSON
+         *     `ValidationError`.
+         */
+        post: operations["submitAdminPasswordResetPage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/integration/oauth2/authorize": {
         parameters: {
             query?: never;
@@ -184,6 +258,30 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/integration/oauth2/logout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description Sign the browser out of the authorization screen. The screen keeps no signed-in state between
+         *     authorizations (every authorization asks for the merchant's password); what it keeps in the browser
+         *     is the sign-in form's CSRF cookie, which this clears. With `logout_uri`, the browser is sent there
+         *     (302) only when it is identical to one of the client's registered `logoutUrls`; any other URI answers
+         *     400 `InvalidRequestError` and redirects nowhere. Without it, a page in Spanish says the session ended.
+         *     An unknown `client_id` answers 401 `InvalidClientError`.
+         */
+        get: operations["logout"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/integration/oauth2/refresh": {
         parameters: {
             query?: never;
@@ -266,6 +364,23 @@ export type components = {
             currentPassword: string;
             /** @description At least 12 characters. */
             newPassword: string;
+        };
+        /** @description A new password set with a reset link's token. */
+        AdminPasswordReset: {
+            /** @description The `token` of the reset link. */
+            token: string;
+            /** @description At least 12 characters (as a password change). */
+            newPassword: string;
+        };
+        /** @description The reset page's form. The length of `newPassword` is checked by the page, which shows the problem on the form. */
+        AdminPasswordResetForm: {
+            /** @description The link's token, from the form's hidden field. */
+            token: string;
+            newPassword: string;
+        };
+        /** @description Who forgot the password. */
+        AdminPasswordResetRequest: {
+            email: components["schemas"]["Email"];
         };
         /** @description An admin session. The `idToken` is the Bearer of the Admin API; it never works on the Integration API. */
         AdminSession: {
@@ -725,6 +840,234 @@ export interface operations {
             };
         };
     };
+    requestAdminPasswordReset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "email": "admin@gestioncomercios.com.ar"
+                 *     }
+                 */
+                "application/json": components["schemas"]["AdminPasswordResetRequest"];
+            };
+        };
+        responses: {
+            /** @description The request has been accepted for processing, but processing has not yet completed. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request does not meet the contract: missing field, bad type or range, or a field not accepted. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                };
+            };
+            /** @description The request body is larger than the service accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description An internal error. After a create or a bulk, check with GET before retrying. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    completeAdminPasswordReset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "token": "pr_Qm9uZGlhLWVzLXVuLWVqZW1wbG8tZGUtdG9rZW4",
+                 *       "newPassword": "otra-clave-mas-segura"
+                 *     }
+                 */
+                "application/json": components["schemas"]["AdminPasswordReset"];
+            };
+        };
+        responses: {
+            /** @description There is no content to send for this request, but the headers may be useful. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request does not meet the contract: missing field, bad type or range, or a field not accepted. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                };
+            };
+            /** @description 410 `PasswordResetLinkInvalidError`: the link is unknown, used, expired (one hour) or replaced by a newer one. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is larger than the service accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description An internal error. After a create or a bulk, check with GET before retrying. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    showAdminPasswordResetPage: {
+        parameters: {
+            query: {
+                /** @description The token of the reset link. */
+                token: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An HTML page (the authorization screen). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <!doctype html><html lang="es"><title>Elegí una contraseña nueva</title>…</html> */
+                    "text/html": string;
+                };
+            };
+            /** @description The request does not meet the contract: missing field, bad type or range, or a field not accepted. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                };
+            };
+            /** @description An HTML page (the authorization screen). */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description An internal error. After a create or a bulk, check with GET before retrying. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    submitAdminPasswordResetPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "token": "pr_Qm9uZGlhLWVzLXVuLWVqZW1wbG8tZGUtdG9rZW4",
+                 *       "newPassword": "otra-clave-mas-segura"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": components["schemas"]["AdminPasswordResetForm"];
+            };
+        };
+        responses: {
+            /** @description An HTML page (the authorization screen). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <!doctype html><html lang="es"><title>Contraseña actualizada</title>…</html> */
+                    "text/html": string;
+                };
+            };
+            /** @description An HTML page (the authorization screen). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                };
+            };
+            /** @description An HTML page (the authorization screen). */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description An internal error. After a create or a bulk, check with GET before retrying. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     authorize: {
         parameters: {
             query?: {
@@ -944,6 +1287,68 @@ export interface operations {
             };
             /** @description 404 `LogoNotFoundError`: no logo at this address (never uploaded, or replaced by a later upload). */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    logout: {
+        parameters: {
+            query: {
+                /** @description The integration's `clientId`. */
+                client_id: string;
+                /** @description Where to send the browser afterwards: one of the client's registered `logoutUrls`, identical. */
+                logout_uri?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An HTML page (the authorization screen). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <!doctype html><html lang="es"><title>Cerraste la sesión</title>…</html> */
+                    "text/html": string;
+                };
+            };
+            /** @description Redirection */
+            302: {
+                headers: {
+                    /** @description The `logout_uri`. */
+                    location: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request does not meet the contract: missing field, bad type or range, or a field not accepted. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"] | components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description 401 `InvalidClientError` (wrong `clientId` or `clientSecret`, or a client of another environment) or `InvalidCredentialsError`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description An internal error. After a create or a bulk, check with GET before retrying. */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };

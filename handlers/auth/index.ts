@@ -4,9 +4,10 @@ import type { AuthCaller } from "../../domain/identity/callers.ts";
 import type { HandlerMap } from "../../server/handler-types.ts";
 import { getHealth, getReadiness } from "../health.ts";
 import { adminChangePassword, adminLogin } from "./admin-session.ts";
+import { completeAdminPasswordReset, requestAdminPasswordReset, showAdminPasswordResetPage, submitAdminPasswordResetPage } from "./admin-password-reset.ts";
 import { getJwks, getOpenIdConfiguration } from "./discovery.ts";
 import { getIntegrationLogo } from "./logos.ts";
-import { authorize, completeLogin, exchangeToken, getClientInfo, refreshToken, revokeToken } from "./oauth.ts";
+import { authorize, completeLogin, exchangeToken, getClientInfo, logout, refreshToken, revokeToken } from "./oauth.ts";
 
 export const authHandlers: HandlerMap<operations, AuthCaller> = {
   getHealth,
@@ -15,9 +16,14 @@ export const authHandlers: HandlerMap<operations, AuthCaller> = {
   getOpenIdConfiguration,
   adminChangePassword,
   adminLogin,
+  requestAdminPasswordReset,
+  completeAdminPasswordReset,
+  showAdminPasswordResetPage,
+  submitAdminPasswordResetPage,
   authorize,
   getClientInfo,
   completeLogin,
+  logout,
   refreshToken,
   revokeToken,
   exchangeToken,

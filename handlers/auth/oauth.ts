@@ -9,18 +9,20 @@ import {
   exchangeCode,
   refreshIdToken,
   revokeToken as revoke,
+  signOutDestination,
   startAuthorization,
   type TokenSet,
 } from "../../domain/identity/oauth.ts";
 import type { HandlerContext, OperationHandler, Services } from "../../server/handler-types.ts";
 import { integrationLogosBaseUrl } from "./logos.ts";
-import { renderSignInPage } from "./sign-in-page.ts";
+import { renderSignInPage, renderSignedOutPage } from "./sign-in-page.ts";
 import { describeOffer, offerOf } from "../../domain/identity/offer.ts";
 import { merchantNameAndEmail } from "../../domain/identity/merchant-users.ts";
 
 type Handler<Id extends keyof operations, Answers extends number = never> = OperationHandler<operations[Id], AuthCaller, Answers>;
 
 const CSRF_COOKIE = "cobro_csrf";
+const CLEAR_CSRF_COOKIE = { "Set-Cookie": `${CSRF_COOKIE}=; Path=/integration/oauth2; HttpOnly; SameSite=Strict; Max-Age=0` };
 const NO_STORE = { "Cache-Control": "no-store", Pragma: "no-cache" };
 
 /** The screen's headers: its forms post only to Cobro and the client's redirect origins; images come from https, data: or Cobro's stored logos. */
@@ -61,7 +63,7 @@ export const completeLogin: Handler<"completeLogin", 400 | 401 | 403> = async ({
   const csrfCookie = cookie(headers.cookie, CSRF_COOKIE);
   try {
     const { redirectTo } = await completeSignIn(services.db, services.clock, { ...body, csrfCookie });
-    return { status: 303, headers: { ...NO_STORE, Location: redirectTo, "Set-Cookie": `${CSRF_COOKIE}=; Path=/integration/oauth2; HttpOnly; SameSite=Strict; Max-Age=0` } };
+    return { status: 303, headers: { ...NO_STORE, Location: redirectTo, ...CLEAR_CSRF_COOKIE } };
   } catch (error) {
     const status = error instanceof DomainError ? SIGN_IN_REFUSALS[error.code] : undefined;
     if (!status || !(error instanceof DomainError)) throw error;
@@ -78,6 +80,16 @@ export const completeLogin: Handler<"completeLogin", 400 | 401 | 403> = async ({
     });
     return { status, body: page, headers: pageHeaders(services, client ? client.redirect_uris.map((uri) => new URL(uri).origin) : []) };
   }
+};
+
+/**
+ * The screen keeps no signed-in state between authorizations; signing out clears what it keeps in the
+ * browser (the sign-in form's CSRF cookie), then goes to a registered logout URL or says it is done.
+ */
+export const logout: Handler<"logout", 302> = async ({ query, services }) => {
+  const { integrationName, redirectTo } = await signOutDestination(services.db, { clientId: query.client_id, logoutUri: query.logout_uri });
+  if (redirectTo !== null) return { status: 302, headers: { ...NO_STORE, ...CLEAR_CSRF_COOKIE, Location: redirectTo } };
+  return { status: 200, body: renderSignedOutPage(integrationName), headers: { ...pageHeaders(services, []), ...CLEAR_CSRF_COOKIE } };
 };
 
 function cookie(header: string | string[] | undefined, name: string): string | undefined {

@@ -21,7 +21,8 @@ const ERROR_TEXT: Record<string, string> = {
   SignInFormExpiredError: "El formulario venció o no se envió desde este navegador. Volvé a la aplicación y empezá de nuevo.",
 };
 
-const STYLE = `
+/** The look of the Auth API's pages for people (this screen, its sign-out page, the admins' password reset). */
+export const AUTH_PAGE_STYLE = `
   :root { color-scheme: light; font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; }
   body { margin: 0; background: #f4f6f8; color: #1c2430; }
   main { max-width: 24rem; margin: 2rem auto; padding: 1.5rem; background: #fff; border-radius: 12px; box-shadow: 0 1px 4px rgba(0,0,0,.08); }
@@ -45,7 +46,7 @@ export function renderSignInPage(input: SignInPageInput): string {
     : "";
   return htmlDocument({
     title: `Autorizar ${input.integrationName}`,
-    style: STYLE,
+    style: AUTH_PAGE_STYLE,
     main: `${logo}
 <h1>${name} quiere cobrar por vos</h1>
 <p>Ingresá con tu cuenta de comercio para vincularla con <strong>${name}</strong>. Podrá crear cobros por transferencia a tu nombre y consultar su estado.</p>
@@ -61,5 +62,15 @@ ${error}
 <button type="submit">Ingresar y autorizar</button>
 </form>
 <small>Tu contraseña no se comparte con ${name}.</small>`,
+  });
+}
+
+/** What the sign-out shows when the integration gave no `logout_uri`. */
+export function renderSignedOutPage(integrationName: string): string {
+  return htmlDocument({
+    title: "Cerraste la sesión",
+    style: AUTH_PAGE_STYLE,
+    main: `<h1>Cerraste la sesión</h1>
+<p>Ya no hay una sesión de Cobro abierta en este navegador para ${escapeHtml(integrationName)}. Podés cerrar esta ventana.</p>`,
   });
 }

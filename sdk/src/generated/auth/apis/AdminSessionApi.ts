@@ -24,6 +24,16 @@ import {
     AdminPasswordChangeToJSON,
 } from '../models/AdminPasswordChange.js';
 import {
+    type AdminPasswordReset,
+    AdminPasswordResetFromJSON,
+    AdminPasswordResetToJSON,
+} from '../models/AdminPasswordReset.js';
+import {
+    type AdminPasswordResetRequest,
+    AdminPasswordResetRequestFromJSON,
+    AdminPasswordResetRequestToJSON,
+} from '../models/AdminPasswordResetRequest.js';
+import {
     type AdminSession,
     AdminSessionFromJSON,
     AdminSessionToJSON,
@@ -51,6 +61,38 @@ export interface AdminLoginRequest {
      * 
      */
     adminLogin: AdminLogin;
+}
+
+export interface CompleteAdminPasswordResetRequest {
+    /**
+     * 
+     */
+    adminPasswordReset: AdminPasswordReset;
+}
+
+export interface RequestAdminPasswordResetRequest {
+    /**
+     * 
+     */
+    adminPasswordResetRequest: AdminPasswordResetRequest;
+}
+
+export interface ShowAdminPasswordResetPageRequest {
+    /**
+     * The token of the reset link.
+     */
+    token: string;
+}
+
+export interface SubmitAdminPasswordResetPageRequest {
+    /**
+     * The link\'s token, from the form\'s hidden field.
+     */
+    token: string;
+    /**
+     * 
+     */
+    newPassword: string;
 }
 
 /**
@@ -156,6 +198,228 @@ export class AdminSessionApi extends runtime.BaseAPI {
      */
     async adminLogin(requestParameters: AdminLoginRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<AdminSession> {
         const response = await this.adminLoginRaw(requestParameters, initOverrides);
+        return await response.value();
+    }
+
+    /**
+     * Creates request options for completeAdminPasswordReset without sending the request
+     */
+    async completeAdminPasswordResetRequestOpts(requestParameters: CompleteAdminPasswordResetRequest): Promise<runtime.RequestOpts> {
+        if (requestParameters['adminPasswordReset'] == null) {
+            throw new runtime.RequiredError(
+                'adminPasswordReset',
+                'Required parameter "adminPasswordReset" was null or undefined when calling completeAdminPasswordReset().'
+            );
+        }
+
+        const queryParameters: any = {};
+
+        const headerParameters: runtime.HTTPHeaders = {};
+
+        headerParameters['Content-Type'] = 'application/json';
+
+
+        let urlPath = `/integration/admin/password-reset/complete`;
+
+        return {
+            path: urlPath,
+            method: 'POST',
+            headers: headerParameters,
+            query: queryParameters,
+            body: AdminPasswordResetToJSON(requestParameters['adminPasswordReset']),
+        };
+    }
+
+    /**
+     * Set a new password with the token of a reset link (what the reset page does, as JSON). The admin\'s temporary password, if any, stops being required, the link is used up, and every session of the admin ends (its refresh tokens and `idToken`s stop working). 410 `PasswordResetLinkInvalidError`: the token is unknown, already used, older than one hour, or replaced by a newer link; nothing changes.
+     */
+    async completeAdminPasswordResetRaw(requestParameters: CompleteAdminPasswordResetRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<void>> {
+        const requestOptions = await this.completeAdminPasswordResetRequestOpts(requestParameters);
+        const response = await this.request(requestOptions, initOverrides);
+
+        return new runtime.VoidApiResponse(response);
+    }
+
+    /**
+     * Set a new password with the token of a reset link (what the reset page does, as JSON). The admin\'s temporary password, if any, stops being required, the link is used up, and every session of the admin ends (its refresh tokens and `idToken`s stop working). 410 `PasswordResetLinkInvalidError`: the token is unknown, already used, older than one hour, or replaced by a newer link; nothing changes.
+     */
+    async completeAdminPasswordReset(requestParameters: CompleteAdminPasswordResetRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<void> {
+        await this.completeAdminPasswordResetRaw(requestParameters, initOverrides);
+    }
+
+    /**
+     * Creates request options for requestAdminPasswordReset without sending the request
+     */
+    async requestAdminPasswordResetRequestOpts(requestParameters: RequestAdminPasswordResetRequest): Promise<runtime.RequestOpts> {
+        if (requestParameters['adminPasswordResetRequest'] == null) {
+            throw new runtime.RequiredError(
+                'adminPasswordResetRequest',
+                'Required parameter "adminPasswordResetRequest" was null or undefined when calling requestAdminPasswordReset().'
+            );
+        }
+
+        const queryParameters: any = {};
+
+        const headerParameters: runtime.HTTPHeaders = {};
+
+        headerParameters['Content-Type'] = 'application/json';
+
+
+        let urlPath = `/integration/admin/password-reset`;
+
+        return {
+            path: urlPath,
+            method: 'POST',
+            headers: headerParameters,
+            query: queryParameters,
+            body: AdminPasswordResetRequestToJSON(requestParameters['adminPasswordResetRequest']),
+        };
+    }
+
+    /**
+     * Ask for a password reset link. Always answers 202 with no body, whether or not an admin (integration or platform) has that email, so that the answer never tells which accounts exist. For a known admin, an email in Spanish carries a link to `GET /integration/admin/password-reset/page?token=…` that works once, for one hour; asking again replaces the earlier link, which stops working. The answer does not wait for the mail server. In the Sandbox without SMTP the email is written to the log (marked SANDBOX MAIL); in Production without SMTP nothing is sent and a warning (without the link) is logged.
+     */
+    async requestAdminPasswordResetRaw(requestParameters: RequestAdminPasswordResetRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<void>> {
+        const requestOptions = await this.requestAdminPasswordResetRequestOpts(requestParameters);
+        const response = await this.request(requestOptions, initOverrides);
+
+        return new runtime.VoidApiResponse(response);
+    }
+
+    /**
+     * Ask for a password reset link. Always answers 202 with no body, whether or not an admin (integration or platform) has that email, so that the answer never tells which accounts exist. For a known admin, an email in Spanish carries a link to `GET /integration/admin/password-reset/page?token=…` that works once, for one hour; asking again replaces the earlier link, which stops working. The answer does not wait for the mail server. In the Sandbox without SMTP the email is written to the log (marked SANDBOX MAIL); in Production without SMTP nothing is sent and a warning (without the link) is logged.
+     */
+    async requestAdminPasswordReset(requestParameters: RequestAdminPasswordResetRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<void> {
+        await this.requestAdminPasswordResetRaw(requestParameters, initOverrides);
+    }
+
+    /**
+     * Creates request options for showAdminPasswordResetPage without sending the request
+     */
+    async showAdminPasswordResetPageRequestOpts(requestParameters: ShowAdminPasswordResetPageRequest): Promise<runtime.RequestOpts> {
+        if (requestParameters['token'] == null) {
+            throw new runtime.RequiredError(
+                'token',
+                'Required parameter "token" was null or undefined when calling showAdminPasswordResetPage().'
+            );
+        }
+
+        const queryParameters: any = {};
+
+        if (requestParameters['token'] != null) {
+            queryParameters['token'] = requestParameters['token'];
+        }
+
+        const headerParameters: runtime.HTTPHeaders = {};
+
+
+        let urlPath = `/integration/admin/password-reset/page`;
+
+        return {
+            path: urlPath,
+            method: 'GET',
+            headers: headerParameters,
+            query: queryParameters,
+        };
+    }
+
+    /**
+     * The page a reset link opens (HTML in Spanish, for people): a form to choose the new password. It is served with `Referrer-Policy: no-referrer` and `Cache-Control: no-store`, takes the token out of the address bar once loaded, and posts it in a hidden field. A link that no longer works shows a page that says so (410).
+     */
+    async showAdminPasswordResetPageRaw(requestParameters: ShowAdminPasswordResetPageRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<string>> {
+        const requestOptions = await this.showAdminPasswordResetPageRequestOpts(requestParameters);
+        const response = await this.request(requestOptions, initOverrides);
+
+        if (this.isJsonMime(response.headers.get('content-type'))) {
+            return new runtime.JSONApiResponse<string>(response);
+        } else {
+            return new runtime.TextApiResponse(response) as any;
+        }
+    }
+
+    /**
+     * The page a reset link opens (HTML in Spanish, for people): a form to choose the new password. It is served with `Referrer-Policy: no-referrer` and `Cache-Control: no-store`, takes the token out of the address bar once loaded, and posts it in a hidden field. A link that no longer works shows a page that says so (410).
+     */
+    async showAdminPasswordResetPage(requestParameters: ShowAdminPasswordResetPageRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<string> {
+        const response = await this.showAdminPasswordResetPageRaw(requestParameters, initOverrides);
+        return await response.value();
+    }
+
+    /**
+     * Creates request options for submitAdminPasswordResetPage without sending the request
+     */
+    async submitAdminPasswordResetPageRequestOpts(requestParameters: SubmitAdminPasswordResetPageRequest): Promise<runtime.RequestOpts> {
+        if (requestParameters['token'] == null) {
+            throw new runtime.RequiredError(
+                'token',
+                'Required parameter "token" was null or undefined when calling submitAdminPasswordResetPage().'
+            );
+        }
+
+        if (requestParameters['newPassword'] == null) {
+            throw new runtime.RequiredError(
+                'newPassword',
+                'Required parameter "newPassword" was null or undefined when calling submitAdminPasswordResetPage().'
+            );
+        }
+
+        const queryParameters: any = {};
+
+        const headerParameters: runtime.HTTPHeaders = {};
+
+        const consumes: runtime.Consume[] = [
+            { contentType: 'application/x-www-form-urlencoded' },
+        ];
+        // @ts-ignore: canConsumeForm may be unused
+        const canConsumeForm = runtime.canConsumeForm(consumes);
+
+        let formParams: { append(param: string, value: any): any };
+        let useForm = false;
+        if (useForm) {
+            formParams = new FormData();
+        } else {
+            formParams = new URLSearchParams();
+        }
+
+        if (requestParameters['token'] != null) {
+            formParams.append('token', requestParameters['token'] as any);
+        }
+
+        if (requestParameters['newPassword'] != null) {
+            formParams.append('newPassword', requestParameters['newPassword'] as any);
+        }
+
+
+        let urlPath = `/integration/admin/password-reset/page`;
+
+        return {
+            path: urlPath,
+            method: 'POST',
+            headers: headerParameters,
+            query: queryParameters,
+            body: formParams,
+        };
+    }
+
+    /**
+     * Used by the reset page only: the same change as `POST /integration/admin/password-reset/complete`, answered with a page. 200: the password changed; 400: the form again with what is wrong with the new password; 410: the link no longer works. A request that is not the form at all gets the API\'s JSON `ValidationError`.
+     */
+    async submitAdminPasswordResetPageRaw(requestParameters: SubmitAdminPasswordResetPageRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<string>> {
+        const requestOptions = await this.submitAdminPasswordResetPageRequestOpts(requestParameters);
+        const response = await this.request(requestOptions, initOverrides);
+
+        if (this.isJsonMime(response.headers.get('content-type'))) {
+            return new runtime.JSONApiResponse<string>(response);
+        } else {
+            return new runtime.TextApiResponse(response) as any;
+        }
+    }
+
+    /**
+     * Used by the reset page only: the same change as `POST /integration/admin/password-reset/complete`, answered with a page. 200: the password changed; 400: the form again with what is wrong with the new password; 410: the link no longer works. A request that is not the form at all gets the API\'s JSON `ValidationError`.
+     */
+    async submitAdminPasswordResetPage(requestParameters: SubmitAdminPasswordResetPageRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<string> {
+        const response = await this.submitAdminPasswordResetPageRaw(requestParameters, initOverrides);
         return await response.value();
     }
 

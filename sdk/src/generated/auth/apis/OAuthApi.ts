@@ -138,6 +138,17 @@ export interface ExchangeTokenRequest {
     codeExchange: CodeExchange;
 }
 
+export interface LogoutRequest {
+    /**
+     * The integration's `clientId`.
+     */
+    clientId: string;
+    /**
+     * Where to send the browser afterwards: one of the client's registered `logoutUrls`, identical.
+     */
+    logoutUri?: string;
+}
+
 export interface RefreshTokenRequest {
     /**
      * 
@@ -425,6 +436,62 @@ export class OAuthApi extends runtime.BaseAPI {
      */
     async getClientInfo(initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<ClientInfo> {
         const response = await this.getClientInfoRaw(initOverrides);
+        return await response.value();
+    }
+
+    /**
+     * Creates request options for logout without sending the request
+     */
+    async logoutRequestOpts(requestParameters: LogoutRequest): Promise<runtime.RequestOpts> {
+        if (requestParameters['clientId'] == null) {
+            throw new runtime.RequiredError(
+                'clientId',
+                'Required parameter "clientId" was null or undefined when calling logout().'
+            );
+        }
+
+        const queryParameters: any = {};
+
+        if (requestParameters['clientId'] != null) {
+            queryParameters['client_id'] = requestParameters['clientId'];
+        }
+
+        if (requestParameters['logoutUri'] != null) {
+            queryParameters['logout_uri'] = requestParameters['logoutUri'];
+        }
+
+        const headerParameters: runtime.HTTPHeaders = {};
+
+
+        let urlPath = `/integration/oauth2/logout`;
+
+        return {
+            path: urlPath,
+            method: 'GET',
+            headers: headerParameters,
+            query: queryParameters,
+        };
+    }
+
+    /**
+     * Sign the browser out of the authorization screen. The screen keeps no signed-in state between authorizations (every authorization asks for the merchant\'s password); what it keeps in the browser is the sign-in form\'s CSRF cookie, which this clears. With `logout_uri`, the browser is sent there (302) only when it is identical to one of the client\'s registered `logoutUrls`; any other URI answers 400 `InvalidRequestError` and redirects nowhere. Without it, a page in Spanish says the session ended. An unknown `client_id` answers 401 `InvalidClientError`.
+     */
+    async logoutRaw(requestParameters: LogoutRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<string>> {
+        const requestOptions = await this.logoutRequestOpts(requestParameters);
+        const response = await this.request(requestOptions, initOverrides);
+
+        if (this.isJsonMime(response.headers.get('content-type'))) {
+            return new runtime.JSONApiResponse<string>(response);
+        } else {
+            return new runtime.TextApiResponse(response) as any;
+        }
+    }
+
+    /**
+     * Sign the browser out of the authorization screen. The screen keeps no signed-in state between authorizations (every authorization asks for the merchant\'s password); what it keeps in the browser is the sign-in form\'s CSRF cookie, which this clears. With `logout_uri`, the browser is sent there (302) only when it is identical to one of the client\'s registered `logoutUrls`; any other URI answers 400 `InvalidRequestError` and redirects nowhere. Without it, a page in Spanish says the session ended. An unknown `client_id` answers 401 `InvalidClientError`.
+     */
+    async logout(requestParameters: LogoutRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<string> {
+        const response = await this.logoutRaw(requestParameters, initOverrides);
         return await response.value();
     }
 

@@ -2,6 +2,9 @@
 /* eslint-disable */
 export * from './AdminLogin.js';
 export * from './AdminPasswordChange.js';
+export * from './AdminPasswordReset.js';
+export * from './AdminPasswordResetForm.js';
+export * from './AdminPasswordResetRequest.js';
 export * from './AdminSession.js';
 export * from './Authorize400Response.js';
 export * from './ClientInfo.js';

@@ -1,0 +1,76 @@
+// The admins' password reset: the request that mails a link, the JSON completion, and the page the link
+// opens (which completes through the same use case).
+import { randomBytes } from "node:crypto";
+import type { operations } from "../../generated/types/auth.ts";
+import type { AuthCaller } from "../../domain/identity/callers.ts";
+import { DomainError } from "../../domain/errors.ts";
+import { createPasswordResetLink, requireUsablePasswordResetLink, resetAdminPassword, sendPasswordResetEmail } from "../../domain/identity/admin-password-reset.ts";
+import type { OperationHandler } from "../../server/handler-types.ts";
+import { renderPasswordResetDone, renderPasswordResetForm, renderPasswordResetLinkInvalid } from "./password-reset-page.ts";
+
+type Handler<Id extends keyof operations, Answers extends number = never> = OperationHandler<operations[Id], AuthCaller, Answers>;
+
+/** The page's headers: nothing from elsewhere, its own style and script by nonce; the token must not linger in caches or referrers. */
+function pageHeaders(nonce: string): Record<string, string> {
+  return {
+    "Cache-Control": "no-store",
+    Pragma: "no-cache",
+    "Content-Security-Policy": `default-src 'none'; style-src 'nonce-${nonce}'; script-src 'nonce-${nonce}'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'`,
+    "X-Frame-Options": "DENY",
+    "Referrer-Policy": "no-referrer",
+  };
+}
+
+/** The code of a refusal the page shows itself, or undefined for anything else (answered by the error mapping). */
+function pageRefusal(error: unknown): "ValidationError" | "PasswordResetLinkInvalidError" | undefined {
+  if (!(error instanceof DomainError)) return undefined;
+  return error.code === "ValidationError" || error.code === "PasswordResetLinkInvalidError" ? error.code : undefined;
+}
+
+export const requestAdminPasswordReset: Handler<"requestAdminPasswordReset"> = async ({ body, services, log }) => {
+  const link = await createPasswordResetLink(services.db, services.clock, body.email);
+  if (link) {
+    const mail = services.accountMail;
+    if (!mail) {
+      log.warn({ adminUserId: link.adminUserId }, "a password reset link was asked for, and this deployment has no mail server (COBRO_SMTP_URL, COBRO_MAIL_FROM): it was not sent");
+    } else {
+      // Mailed after answering, so that the answer takes as long for an unknown email as for a known one.
+      void sendPasswordResetEmail(mail, link, services.config.publicUrls.auth).then(
+        (result) => {
+          if (result.outcome === "rejected" || result.outcome === "temporary_failure") log.warn({ adminUserId: link.adminUserId, reason: result.reason }, "the password reset email was not accepted by the mail server");
+        },
+        (error: unknown) => log.error({ adminUserId: link.adminUserId, err: error }, "the password reset email could not be sent"),
+      );
+    }
+  }
+  return { status: 202, headers: { "Cache-Control": "no-store" } };
+};
+
+export const completeAdminPasswordReset: Handler<"completeAdminPasswordReset"> = async ({ body, services }) => {
+  await resetAdminPassword(services.db, services.clock, body);
+  return { status: 204, headers: { "Cache-Control": "no-store" } };
+};
+
+export const showAdminPasswordResetPage: Handler<"showAdminPasswordResetPage", 410> = async ({ query, services }) => {
+  const nonce = randomBytes(16).toString("base64");
+  try {
+    await requireUsablePasswordResetLink(services.db, services.clock, query.token);
+  } catch (error) {
+    if (pageRefusal(error) !== "PasswordResetLinkInvalidError") throw error;
+    return { status: 410, body: renderPasswordResetLinkInvalid(nonce), headers: pageHeaders(nonce) };
+  }
+  return { status: 200, body: renderPasswordResetForm({ token: query.token, nonce }), headers: pageHeaders(nonce) };
+};
+
+export const submitAdminPasswordResetPage: Handler<"submitAdminPasswordResetPage", 400 | 410> = async ({ body, services }) => {
+  const nonce = randomBytes(16).toString("base64");
+  try {
+    await resetAdminPassword(services.db, services.clock, body);
+  } catch (error) {
+    const refusal = pageRefusal(error);
+    if (refusal === "ValidationError") return { status: 400, body: renderPasswordResetForm({ token: body.token, nonce, errorCode: refusal }), headers: pageHeaders(nonce) };
+    if (refusal === "PasswordResetLinkInvalidError") return { status: 410, body: renderPasswordResetLinkInvalid(nonce), headers: pageHeaders(nonce) };
+    throw error;
+  }
+  return { status: 200, body: renderPasswordResetDone(nonce), headers: pageHeaders(nonce) };
+};
