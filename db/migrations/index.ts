@@ -13,6 +13,7 @@ import * as eventsWhileUnlinked from "./2026_11_23_0008_events_while_unlinked.ts
 import * as adminOnboarding from "./2026_11_23_0009_admin_onboarding.ts";
 import * as clientSecretRotation from "./2026_11_23_0010_client_secret_rotation.ts";
 import * as integrationLogos from "./2026_11_23_0011_integration_logos.ts";
+import * as messageCapRequestsAndSuspension from "./2026_11_23_0014_message_cap_requests_and_suspension.ts";
 
 export const migrations: Record<string, Migration> = {
   "2026_11_22_0001_initial": initial,
@@ -26,4 +27,5 @@ export const migrations: Record<string, Migration> = {
   "2026_11_23_0009_admin_onboarding": adminOnboarding,
   "2026_11_23_0010_client_secret_rotation": clientSecretRotation,
   "2026_11_23_0011_integration_logos": integrationLogos,
+  "2026_11_23_0014_message_cap_requests_and_suspension": messageCapRequestsAndSuspension,
 };

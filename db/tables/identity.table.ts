@@ -34,6 +34,10 @@ export interface IntegrationClientsTable {
   /** The offer shown on the authorization screen: a percentage (numeric, a decimal string) and/or a fixed fee. */
   offer_percentage: ColumnType<string | null, string | null | undefined, string | null>;
   offer_fixed_cents: ColumnType<number | null, number | null | undefined, number | null>;
+  /** The platform's suspension (migration 0014): while set, the integration creates no charges. */
+  suspended_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  suspension_reason: ColumnType<string | null, string | null | undefined, string | null>;
+  suspended_by_admin_id: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface AdminUsersTable {

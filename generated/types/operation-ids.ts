@@ -36,6 +36,9 @@ export const authOperationIds = [
 
 export const adminOperationIds = [
   "getHealth",
+  "listMessageCapRequests",
+  "approveMessageCapRequest",
+  "rejectMessageCapRequest",
   "createIntegrationClient",
   "listIntegrationClients",
   "getIntegrationClient",
@@ -43,6 +46,8 @@ export const adminOperationIds = [
   "createClientAdmin",
   "listClientAdmins",
   "resendClientAdminWelcome",
+  "reinstateIntegrationClient",
+  "suspendIntegrationClient",
   "ingestBankTransfer",
   "updateMyIntegration",
   "listMyIntegrationAdmins",
@@ -56,6 +61,8 @@ export const adminOperationIds = [
   "requestGoLive",
   "uploadLogo",
   "getMyIntegration",
+  "createMessageCapRequest",
+  "listMyMessageCapRequests",
   "listNotifications",
   "getOffer",
   "replaceOffer",

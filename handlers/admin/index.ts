@@ -16,6 +16,8 @@ import { createClientAdmin, listClientAdmins, listMyIntegrationAdmins, resendCli
 import { getMyIntegration, rotateClientSecret, updateMyIntegration, uploadLogo } from "./my-integration.ts";
 import { listIntegrationPaymentRequests } from "./integration-payment-requests.ts";
 import { listNotifications } from "./notifications.ts";
+import { approveMessageCapRequest, createMessageCapRequest, listMessageCapRequests, listMyMessageCapRequests, rejectMessageCapRequest } from "./message-cap-requests.ts";
+import { reinstateIntegrationClient, suspendIntegrationClient } from "./client-suspension.ts";
 
 export const adminHandlers: HandlerMap<operations, AdminApiCaller> = {
   ingestBankTransfer,
@@ -25,6 +27,13 @@ export const adminHandlers: HandlerMap<operations, AdminApiCaller> = {
   listIntegrationClients,
   getIntegrationClient,
   updateIntegrationClient,
+  suspendIntegrationClient,
+  reinstateIntegrationClient,
+  createMessageCapRequest,
+  listMyMessageCapRequests,
+  listMessageCapRequests,
+  approveMessageCapRequest,
+  rejectMessageCapRequest,
   createClientAdmin,
   resendClientAdminWelcome,
   listClientAdmins,

@@ -13,6 +13,7 @@ export * from './OfferApi.js';
 export * from './PaymentRequestsApi.js';
 export * from './PayoutLinkApi.js';
 export * from './PlatformIntegrationClientsApi.js';
+export * from './PlatformMessageCapRequestsApi.js';
 export * from './SandboxApi.js';
 export * from './TenantsApi.js';
 export * from './WebhooksApi.js';
