@@ -28,6 +28,7 @@ import type { EventsTable, TransfersTable } from "./tables/payments.table.ts";
 import type { NotificationsTable } from "./tables/notifications.table.ts";
 import type { IntegrationLogosTable } from "./tables/integration-logos.table.ts";
 import type { GoLiveRequestsTable, PlatformApiKeysTable } from "./tables/going-live.table.ts";
+import type { MessageCapRequestsTable } from "./tables/message-cap-requests.table.ts";
 import type { ClientUrlsTable, DeliveryAttemptsTable, EventDeliveriesTable, WebhookSigningSecretsTable } from "./tables/webhooks.table.ts";
 
 export interface Database {
@@ -49,6 +50,7 @@ export interface Database {
   cvu_holds: CvuHoldsTable;
   daily_message_usage: DailyMessageUsageTable;
   integration_limits: IntegrationLimitsTable;
+  message_cap_requests: MessageCapRequestsTable;
   payer_lookup_usage: PayerLookupUsageTable;
   transfers: TransfersTable;
   events: EventsTable;

@@ -56,6 +56,10 @@ export const ERROR_CODES = [
   "AdminEmailAlreadyExistsError",
   "MailUnavailableError",
   "ClientAdminNotFoundError",
+  // Raising the daily chat-message cap (Admin API).
+  "MessageCapRequestNotFoundError",
+  "MessageCapRequestNotPendingError",
+  "MessageCapRequestAlreadyPendingError",
   // Webhooks, tenants, client URLs and events (Admin API).
   "UnknownWebhookEventError",
   "WebhookSigningSecretNotFoundError",

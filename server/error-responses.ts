@@ -77,6 +77,10 @@ export const ERROR_CATALOG: ErrorCatalog = {
   MailUnavailableError: { status: 503, shape: "general" },
   ClientAdminNotFoundError: { status: 404, shape: "general" },
   AdminEmailAlreadyExistsError: { status: 409, shape: "general" },
+  // Raising the daily chat-message cap (Admin API).
+  MessageCapRequestNotFoundError: { status: 404, shape: "general" },
+  MessageCapRequestNotPendingError: { status: 409, shape: "general" },
+  MessageCapRequestAlreadyPendingError: { status: 409, shape: "general" },
   // Webhooks, tenants, client URLs and events (Admin API).
   UnknownWebhookEventError: { status: 422, shape: "general" },
   WebhookSigningSecretNotFoundError: { status: 404, shape: "general" },

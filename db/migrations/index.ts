@@ -15,6 +15,7 @@ import * as clientSecretRotation from "./2026_11_23_0010_client_secret_rotation.
 import * as integrationLogos from "./2026_11_23_0011_integration_logos.ts";
 import * as goingLive from "./2026_11_23_0012_going_live.ts";
 import * as adminPasswordResets from "./2026_11_23_0013_admin_password_resets.ts";
+import * as messageCapRequestsAndSuspension from "./2026_11_23_0014_message_cap_requests_and_suspension.ts";
 
 export const migrations: Record<string, Migration> = {
   "2026_11_22_0001_initial": initial,
@@ -30,4 +31,5 @@ export const migrations: Record<string, Migration> = {
   "2026_11_23_0011_integration_logos": integrationLogos,
   "2026_11_23_0012_going_live": goingLive,
   "2026_11_23_0013_admin_password_resets": adminPasswordResets,
+  "2026_11_23_0014_message_cap_requests_and_suspension": messageCapRequestsAndSuspension,
 };

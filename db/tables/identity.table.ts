@@ -36,6 +36,10 @@ export interface IntegrationClientsTable {
   offer_fixed_cents: ColumnType<number | null, number | null | undefined, number | null>;
   /** In Production: the Sandbox integration this one was provisioned from when it went live (unique). */
   provisioned_from_sandbox_client_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The platform's suspension (migration 0014): while set, the integration creates no charges. */
+  suspended_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  suspension_reason: ColumnType<string | null, string | null | undefined, string | null>;
+  suspended_by_admin_id: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface AdminUsersTable {

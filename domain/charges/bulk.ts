@@ -9,6 +9,7 @@ import type { ChargeState } from "../../db/tables/charges.table.ts";
 import { holdSharedCvu } from "../cvu-pool/cvu-pool.ts";
 import { DomainError, ValidationError } from "../errors.ts";
 import { reserveChatMessages } from "../limits/message-caps.ts";
+import { requireIntegrationCollecting } from "../identity/client-suspension.ts";
 import { scheduleChargeNotifications } from "../notifications/charge-notifications.ts";
 import { payerKeyOf } from "../tax-id.ts";
 import { bankAccountInfoOf, chargeRow, type ChargeContext } from "./charges.ts";
@@ -81,6 +82,7 @@ export async function createChargeBatch(db: Kysely<Database>, context: ChargeCon
 }
 
 async function insertBatch(trx: Transaction<Database>, context: ChargeContext, specs: ChargeSpec[]): Promise<CreatedBatch> {
+  await requireIntegrationCollecting(trx, context.integrationClientId);
   const batchId = randomUUID();
   const rows = await trx
     .insertInto("charges")

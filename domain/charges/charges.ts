@@ -7,6 +7,7 @@ import { startOfArgentinaDay, addDays } from "../argentina-time.ts";
 import { holdCvuForCharge, releaseCvu } from "../cvu-pool/cvu-pool.ts";
 import { DomainError } from "../errors.ts";
 import { reserveChatMessages } from "../limits/message-caps.ts";
+import { requireIntegrationCollecting } from "../identity/client-suspension.ts";
 import { scheduleChargeNotifications, withdrawChargeNotifications } from "../notifications/charge-notifications.ts";
 import { fromCents } from "../money.ts";
 import { checkDestination, type DestinationPolicy } from "../webhooks/destination-guard.ts";
@@ -81,6 +82,7 @@ export function chargeRow(context: ChargeContext, spec: ChargeSpec, batchId: str
 export async function createCharge(db: Kysely<Database>, context: ChargeContext, spec: ChargeSpec): Promise<StoredCharge> {
   await checkChargeWebhookUrl(spec.webhookUrl, context.destinationPolicy);
   return db.transaction().execute(async (trx) => {
+    await requireIntegrationCollecting(trx, context.integrationClientId);
     let charge: Charge;
     try {
       charge = await trx.insertInto("charges").values(chargeRow(context, spec)).returningAll().executeTakeFirstOrThrow();

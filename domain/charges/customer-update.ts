@@ -9,6 +9,7 @@ import type { Charge } from "../../db/tables/charges.table.ts";
 import { holdSharedCvu, releaseCvu } from "../cvu-pool/cvu-pool.ts";
 import { DomainError, ValidationError } from "../errors.ts";
 import { classifyDocument, payerKeyOf } from "../tax-id.ts";
+import { requireIntegrationCollecting } from "../identity/client-suspension.ts";
 import { readdressChargeNotifications } from "../notifications/charge-notifications.ts";
 import { bankAccountInfoOf, lockCharge, type ChargeContext, type StoredCharge } from "./charges.ts";
 
@@ -28,6 +29,7 @@ export async function updateChargeCustomer(db: Kysely<Database>, context: Charge
   }
   try {
     return await db.transaction().execute(async (trx) => {
+      await requireIntegrationCollecting(trx, context.integrationClientId);
       const charge = await lockCharge(trx, context, referenceId, { noWait: true });
       if (charge.conciliation_type !== "cuil") throw refuse("conciliation_type_not_cuil", "The charge reconciles by CVU: its payer is not identified by document");
       if (FINAL_STATES.has(charge.state)) throw refuse("state_not_modifiable", `The charge is ${charge.state}: its payer can no longer change`);

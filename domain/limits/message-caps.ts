@@ -3,7 +3,7 @@
 // `sendWhatsappNotification: true` counts 1; the day resets at 00:00 Argentina time. Counting is one
 // conditional upsert per counter, so N parallel creates at the cap never overshoot it, and it runs in
 // the create's transaction, so a create that fails later gives its messages back.
-import { sql, type Transaction } from "kysely";
+import { sql, type Kysely, type Transaction } from "kysely";
 import type { Database } from "../../db/schema.ts";
 import { addDays, argentinaDate, startOfArgentinaDay } from "../argentina-time.ts";
 import { DomainError } from "../errors.ts";
@@ -17,6 +17,21 @@ export interface MessageCapContext {
   globalCap: number;
 }
 
+/** The integration's daily cap: its own (raised by an approved request) or the environment's default. */
+export async function dailyMessageCapOf(db: Kysely<Database> | Transaction<Database>, integrationClientId: string, serviceEnv: "sandbox" | "production"): Promise<number> {
+  const limit = await db.selectFrom("integration_limits").select("max_messages_per_day").where("integration_client_id", "=", integrationClientId).executeTakeFirst();
+  return limit?.max_messages_per_day ?? DEFAULT_DAILY_MESSAGE_CAP[serviceEnv];
+}
+
+/** Sets the integration's daily cap (an approved request), in the decision's transaction. */
+export async function setDailyMessageCap(trx: Transaction<Database>, integrationClientId: string, perDay: number): Promise<void> {
+  await trx
+    .insertInto("integration_limits")
+    .values({ integration_client_id: integrationClientId, max_messages_per_day: perDay })
+    .onConflict((oc) => oc.column("integration_client_id").doUpdateSet({ max_messages_per_day: perDay }))
+    .execute();
+}
+
 /** Counts `messages` against both caps or throws the documented 429 (or 503 when the counters cannot be read). */
 export async function reserveChatMessages(trx: Transaction<Database>, context: MessageCapContext, messages: number): Promise<void> {
   if (messages === 0) return;
@@ -25,8 +40,7 @@ export async function reserveChatMessages(trx: Transaction<Database>, context: M
   try {
     // A counter row held by a stuck transaction must not hang creates: give up after a moment (503).
     await sql`set local lock_timeout = '2s'`.execute(trx);
-    const limit = await trx.selectFrom("integration_limits").select("max_messages_per_day").where("integration_client_id", "=", context.integrationClientId).executeTakeFirst();
-    const integrationCap = limit?.max_messages_per_day ?? DEFAULT_DAILY_MESSAGE_CAP[context.serviceEnv];
+    const integrationCap = await dailyMessageCapOf(trx, context.integrationClientId, context.serviceEnv);
     if (!(await take(trx, `integration:${context.integrationClientId}`, day, messages, integrationCap))) {
       throw new DomainError("IntegrationDailyRequestLimitExceededError", `The integration's daily cap of ${integrationCap} chat messages is reached; it resets at 00:00 Argentina time`, {
         availableAt: `${addDays(day, 1)}T00:00:00-03:00`,

@@ -71,6 +71,66 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/integration-admin/message-cap-requests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The requests of every integration, newest first; `status` keeps only those in one status. */
+        get: operations["listMessageCapRequests"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/integration-admin/message-cap-requests/{id}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description Approve a pending request: the integration's daily cap becomes `approvedPerDay` (the cap asked for
+         *     unless another is given) at once, in the same step as the decision, so the next creates count
+         *     against it (the messages already counted today stay counted). The admin who asked is emailed the
+         *     outcome; a mail that cannot be sent is logged and does not undo the decision. `approvedPerDay` at
+         *     or below the current cap answers 400 `ValidationError`.
+         */
+        post: operations["approveMessageCapRequest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/integration-admin/message-cap-requests/{id}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description Reject a pending request: the cap does not change. The admin who asked is emailed the outcome with
+         *     `reason`; a mail that cannot be sent is logged and does not undo the decision.
+         */
+        post: operations["rejectMessageCapRequest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/integration-admin/production-clients/{sandboxClientId}": {
         parameters: {
             query?: never;
@@ -179,6 +239,47 @@ export type paths = {
          *     changes nothing.
          */
         post: operations["resendClientAdminWelcome"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/integration-admin/setup/clients/{id}/reinstate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description End an integration client's suspension: it creates charges again at once. Reinstating a client that is not suspended changes nothing. */
+        post: operations["reinstateIntegrationClient"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/integration-admin/setup/clients/{id}/suspend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description Suspend an integration client. While suspended, the Integration API answers 404
+         *     `IntegrationNotReadyToCollectError` (`{message}`, saying that the integration is suspended) to new
+         *     charges (`POST /payment-request`, `POST /payment-request/bulk`) and to payer changes
+         *     (`PATCH /payment-request/{referenceId}/customer`). Reads, cancellations and payments of charges
+         *     already open keep working: money already on its way is never refused. Suspending a suspended client
+         *     keeps its `suspendedAt` and replaces the reason. Merchant sign-in and the Admin API are unaffected.
+         */
+        post: operations["suspendIntegrationClient"];
         delete?: never;
         options?: never;
         head?: never;
@@ -422,6 +523,29 @@ export type paths = {
         get: operations["getMyIntegration"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/my-integration/message-cap-requests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The integration's requests with their outcome, newest first, and its current cap (`currentPerDay`). */
+        get: operations["listMyMessageCapRequests"];
+        put?: never;
+        /**
+         * @description Ask for a higher daily chat-message cap. The request is `pending` until a platform admin approves
+         *     or rejects it; the outcome is emailed (in Spanish) to the admin who asked. Only one request may be
+         *     pending at a time: another one answers 409 `MessageCapRequestAlreadyPendingError`.
+         *     `requestedPerDay` at or below the current cap answers 400 `ValidationError`.
+         */
+        post: operations["createMessageCapRequest"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1463,6 +1587,19 @@ export type components = {
              */
             createDate: string;
             /**
+             * @description Whether the platform suspended the integration: while suspended, the Integration API refuses new
+             *     charges and payer changes (404 `IntegrationNotReadyToCollectError`); reads, cancellations and
+             *     payments of charges already open keep working.
+             */
+            suspended: boolean;
+            /**
+             * Format: date-time
+             * @description When the suspension began, or `null` when the integration is not suspended.
+             */
+            suspendedAt: string | null;
+            /** @description The platform's reason for the suspension, or `null` when the integration is not suspended. */
+            suspensionReason: string | null;
+            /**
              * Format: double
              * @description The platform's service commission on the integration's payments (0 to 100), or `null` when there is no commission deal. Never shown to the integrator.
              */
@@ -1504,6 +1641,19 @@ export type components = {
              * @description When the integration client was created.
              */
             createDate: string;
+            /**
+             * @description Whether the platform suspended the integration: while suspended, the Integration API refuses new
+             *     charges and payer changes (404 `IntegrationNotReadyToCollectError`); reads, cancellations and
+             *     payments of charges already open keep working.
+             */
+            suspended: boolean;
+            /**
+             * Format: date-time
+             * @description When the suspension began, or `null` when the integration is not suspended.
+             */
+            suspendedAt: string | null;
+            /** @description The platform's reason for the suspension, or `null` when the integration is not suspended. */
+            suspensionReason: string | null;
         };
         /** @description A page of integration clients. */
         IntegrationClientPage: {
@@ -1549,6 +1699,19 @@ export type components = {
              */
             createDate: string;
             /**
+             * @description Whether the platform suspended the integration: while suspended, the Integration API refuses new
+             *     charges and payer changes (404 `IntegrationNotReadyToCollectError`); reads, cancellations and
+             *     payments of charges already open keep working.
+             */
+            suspended: boolean;
+            /**
+             * Format: date-time
+             * @description When the suspension began, or `null` when the integration is not suspended.
+             */
+            suspendedAt: string | null;
+            /** @description The platform's reason for the suspension, or `null` when the integration is not suspended. */
+            suspensionReason: string | null;
+            /**
              * Format: double
              * @description The platform's service commission on the integration's payments (0 to 100), or `null` when there is no commission deal. Never shown to the integrator.
              */
@@ -1559,6 +1722,11 @@ export type components = {
             firstAdminLoggedIn: boolean;
             /** @description Whether the integration has a webhook URL (its own or a tenant's). */
             webhookConfigured: boolean;
+        };
+        /** @description Suspending an integration client. */
+        IntegrationClientSuspension: {
+            /** @description Why (1 to 500 characters, not only spaces); shown to the integration's admins in its views. */
+            reason: string;
         };
         /**
          * @description The integration's type.
@@ -1675,6 +1843,93 @@ export type components = {
         LogoUploadResult: {
             /** @description Where the stored logo is served (public, on the Auth API host): the uploaded image scaled to 512 px on its longest side. */
             logoUrl: string;
+        };
+        /** @description A request to raise the daily chat-message cap, as the integration sees it. */
+        MessageCapRequest: {
+            /** @description The request's identifier. */
+            id: components["schemas"]["Uuid"];
+            status: components["schemas"]["MessageCapRequestStatus"];
+            /**
+             * Format: int32
+             * @description The cap asked for.
+             */
+            requestedPerDay: number;
+            /**
+             * Format: int32
+             * @description The integration's cap when the request was made.
+             */
+            currentPerDay: number;
+            /** @description The integration's reason. */
+            reason: string;
+            /**
+             * Format: date-time
+             * @description When the request was made.
+             */
+            createdAt: string;
+            /**
+             * Format: int32
+             * @description The cap granted (the one asked for unless the platform admin granted another), or `null` unless `approved`.
+             */
+            approvedPerDay: number | null;
+            /** @description Why the request was refused, or `null` unless `rejected`. */
+            rejectionReason: string | null;
+            /**
+             * Format: date-time
+             * @description When a platform admin decided it, or `null` while `pending`.
+             */
+            decidedAt: string | null;
+        };
+        /** @description Granting a request. Without a body, the cap asked for is granted. */
+        MessageCapRequestApproval: {
+            /**
+             * Format: int32
+             * @description The cap to grant instead of the one asked for: an integer above the integration's current cap, at most 100,000.
+             */
+            approvedPerDay?: number;
+        };
+        /** @description A request to raise the integration's daily cap of chat messages. */
+        MessageCapRequestCreate: {
+            /**
+             * Format: int32
+             * @description The cap asked for: an integer above the integration's current cap, at most 100,000 messages a day.
+             */
+            requestedPerDay: number;
+            /** @description Why the integration needs more messages (1 to 500 characters, not only spaces); the platform admin reads it. */
+            reason: string;
+        };
+        /** @description Refusing a request. */
+        MessageCapRequestRejection: {
+            /** @description Why (1 to 500 characters, not only spaces); mailed to the admin who asked. */
+            reason: string;
+        };
+        /**
+         * @description Where a request to raise the daily chat-message cap stands.
+         * @enum {string}
+         */
+        MessageCapRequestStatus: "pending" | "approved" | "rejected";
+        /** @description The integration's requests, newest first, with the cap that applies today. */
+        MyMessageCapRequestPage: {
+            items: components["schemas"]["MessageCapRequest"][];
+            /**
+             * Format: int32
+             * @description Items matching the query, across all pages.
+             */
+            total: number;
+            /**
+             * Format: int32
+             * @description The page size that was applied.
+             */
+            limit: number;
+            /**
+             * Format: int32
+             * @description Items skipped before this page.
+             */
+            offset: number;
+            /**
+             * Format: int32
+             * @description The integration's daily chat-message cap now (Sandbox 20 and Production 200 unless a request raised it).
+             */
+            currentPerDay: number;
         };
         /** @description A message to a charge's payer, sent by Cobro (not an event to the integrator). */
         Notification: {
@@ -1835,6 +2090,19 @@ export type components = {
              */
             createDate: string;
             /**
+             * @description Whether the platform suspended the integration: while suspended, the Integration API refuses new
+             *     charges and payer changes (404 `IntegrationNotReadyToCollectError`); reads, cancellations and
+             *     payments of charges already open keep working.
+             */
+            suspended: boolean;
+            /**
+             * Format: date-time
+             * @description When the suspension began, or `null` when the integration is not suspended.
+             */
+            suspendedAt: string | null;
+            /** @description The platform's reason for the suspension, or `null` when the integration is not suspended. */
+            suspensionReason: string | null;
+            /**
              * Format: double
              * @description The platform's service commission on the integration's payments (0 to 100), or `null` when there is no commission deal. Never shown to the integrator.
              */
@@ -1889,11 +2157,86 @@ export type components = {
              */
             createDate: string;
             /**
+             * @description Whether the platform suspended the integration: while suspended, the Integration API refuses new
+             *     charges and payer changes (404 `IntegrationNotReadyToCollectError`); reads, cancellations and
+             *     payments of charges already open keep working.
+             */
+            suspended: boolean;
+            /**
+             * Format: date-time
+             * @description When the suspension began, or `null` when the integration is not suspended.
+             */
+            suspendedAt: string | null;
+            /** @description The platform's reason for the suspension, or `null` when the integration is not suspended. */
+            suspensionReason: string | null;
+            /**
              * Format: double
              * @description The platform's service commission on the integration's payments (0 to 100), or `null` when there is no commission deal. Never shown to the integrator.
              */
             serviceCommissionPercentage: number | null;
             commissionBackfill?: components["schemas"]["CommissionBackfill"];
+        };
+        /** @description A request in the platform's queue: the integration's view plus who asked and who decided. */
+        PlatformMessageCapRequest: {
+            /** @description The request's identifier. */
+            id: components["schemas"]["Uuid"];
+            status: components["schemas"]["MessageCapRequestStatus"];
+            /**
+             * Format: int32
+             * @description The cap asked for.
+             */
+            requestedPerDay: number;
+            /**
+             * Format: int32
+             * @description The integration's cap when the request was made.
+             */
+            currentPerDay: number;
+            /** @description The integration's reason. */
+            reason: string;
+            /**
+             * Format: date-time
+             * @description When the request was made.
+             */
+            createdAt: string;
+            /**
+             * Format: int32
+             * @description The cap granted (the one asked for unless the platform admin granted another), or `null` unless `approved`.
+             */
+            approvedPerDay: number | null;
+            /** @description Why the request was refused, or `null` unless `rejected`. */
+            rejectionReason: string | null;
+            /**
+             * Format: date-time
+             * @description When a platform admin decided it, or `null` while `pending`.
+             */
+            decidedAt: string | null;
+            /** @description The integration that asked (`integrationClientId`). */
+            integrationClientId: components["schemas"]["Uuid"];
+            /** @description The integration's name. */
+            integrationClientName: string;
+            /** @description The sign-in email of the integration admin who asked (the outcome is mailed there), or `null` if that admin no longer exists. */
+            requestedBy: string | null;
+            /** @description The sign-in email of the platform admin who decided, or `null` while `pending` (or if that admin no longer exists). */
+            decidedBy: string | null;
+        };
+        /** @description A page of the platform's queue. */
+        PlatformMessageCapRequestPage: {
+            items: components["schemas"]["PlatformMessageCapRequest"][];
+            /**
+             * Format: int32
+             * @description Items matching the query, across all pages.
+             */
+            total: number;
+            /**
+             * Format: int32
+             * @description The page size that was applied.
+             */
+            limit: number;
+            /**
+             * Format: int32
+             * @description Items skipped before this page.
+             */
+            offset: number;
         };
         /** @description The integration to create in Production: the profile, the https redirect URIs and the first admin. Nothing else carries over. */
         ProductionClientProvision: {
@@ -2508,6 +2851,317 @@ export interface operations {
             };
         };
     };
+    listMessageCapRequests: {
+        parameters: {
+            query?: {
+                /** @description Only requests in this status; all of them by default. */
+                status?: components["schemas"]["MessageCapRequestStatus"];
+                /** @description Page size: 1 to 100, default 20. */
+                limit?: components["parameters"]["Cobro.Common.PageQuery.limit"];
+                /** @description Items to skip, default 0. */
+                offset?: components["parameters"]["Cobro.Common.PageQuery.offset"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "id": "3e5a7c9b-1d2f-4a6b-8c0d-2e4f6a8b0c1d",
+                     *           "status": "pending",
+                     *           "requestedPerDay": 1000,
+                     *           "currentPerDay": 200,
+                     *           "reason": "Enviamos los avisos de las expensas de 800 consorcios el día 1 de cada mes.",
+                     *           "createdAt": "2026-11-20T12:00:00Z",
+                     *           "approvedPerDay": null,
+                     *           "rejectionReason": null,
+                     *           "decidedAt": null,
+                     *           "integrationClientId": "9b2f7c4e-1a3d-4e5f-8a6b-7c8d9e0f1a2b",
+                     *           "integrationClientName": "Gestión Comercios",
+                     *           "requestedBy": "lucia.fernandez@example.com",
+                     *           "decidedBy": null
+                     *         }
+                     *       ],
+                     *       "total": 1,
+                     *       "limit": 20,
+                     *       "offset": 0
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PlatformMessageCapRequestPage"];
+                };
+            };
+            /** @description The request does not meet the contract: missing field, bad type or range, or a field not accepted. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                };
+            };
+            /** @description 401 `UnauthorizedError`: the token is missing, invalid or expired, or is not an admin token (a merchant account's token is refused). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /** @description 403 `ForbiddenError` (the admin's role does not allow the operation: `INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`) or `PasswordChangeRequiredError` (the session was opened with a temporary password: change it with `POST /integration/admin/change-password` first). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /** @description 500 `InternalServerError`: an internal error; quote the `id` to support. Safe to retry reads; after a write, read the resource again before retrying. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+        };
+    };
+    approveMessageCapRequest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The request's `id`. */
+                id: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "approvedPerDay": 800
+                 *     }
+                 */
+                "application/json": components["schemas"]["MessageCapRequestApproval"];
+            };
+        };
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "3e5a7c9b-1d2f-4a6b-8c0d-2e4f6a8b0c1d",
+                     *       "status": "approved",
+                     *       "requestedPerDay": 1000,
+                     *       "currentPerDay": 200,
+                     *       "reason": "Enviamos los avisos de las expensas de 800 consorcios el día 1 de cada mes.",
+                     *       "createdAt": "2026-11-20T12:00:00Z",
+                     *       "approvedPerDay": 800,
+                     *       "rejectionReason": null,
+                     *       "decidedAt": "2026-11-21T09:30:00Z",
+                     *       "integrationClientId": "9b2f7c4e-1a3d-4e5f-8a6b-7c8d9e0f1a2b",
+                     *       "integrationClientName": "Gestión Comercios",
+                     *       "requestedBy": "lucia.fernandez@example.com",
+                     *       "decidedBy": "operaciones@cobro.com.ar"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PlatformMessageCapRequest"];
+                };
+            };
+            /** @description The request does not meet the contract: missing field, bad type or range, or a field not accepted. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                };
+            };
+            /** @description 401 `UnauthorizedError`: the token is missing, invalid or expired, or is not an admin token (a merchant account's token is refused). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /** @description 403 `ForbiddenError` (the admin's role does not allow the operation: `INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`) or `PasswordChangeRequiredError` (the session was opened with a temporary password: change it with `POST /integration/admin/change-password` first). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /** @description 404 `MessageCapRequestNotFoundError`: no request with this id. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /** @description 409 `MessageCapRequestNotPendingError`: the request was already approved or rejected; it is decided once. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /** @description The request body is larger than the service accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description 500 `InternalServerError`: an internal error; quote the `id` to support. Safe to retry reads; after a write, read the resource again before retrying. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+        };
+    };
+    rejectMessageCapRequest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The request's `id`. */
+                id: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "reason": "El volumen pedido no coincide con la cantidad de comercios activos."
+                 *     }
+                 */
+                "application/json": components["schemas"]["MessageCapRequestRejection"];
+            };
+        };
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "3e5a7c9b-1d2f-4a6b-8c0d-2e4f6a8b0c1d",
+                     *       "status": "rejected",
+                     *       "requestedPerDay": 1000,
+                     *       "currentPerDay": 200,
+                     *       "reason": "Enviamos los avisos de las expensas de 800 consorcios el día 1 de cada mes.",
+                     *       "createdAt": "2026-11-20T12:00:00Z",
+                     *       "approvedPerDay": null,
+                     *       "rejectionReason": "El volumen pedido no coincide con la cantidad de comercios activos.",
+                     *       "decidedAt": "2026-11-21T09:30:00Z",
+                     *       "integrationClientId": "9b2f7c4e-1a3d-4e5f-8a6b-7c8d9e0f1a2b",
+                     *       "integrationClientName": "Gestión Comercios",
+                     *       "requestedBy": "lucia.fernandez@example.com",
+                     *       "decidedBy": "operaciones@cobro.com.ar"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PlatformMessageCapRequest"];
+                };
+            };
+            /** @description The request does not meet the contract: missing field, bad type or range, or a field not accepted. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                };
+            };
+            /** @description 401 `UnauthorizedError`: the token is missing, invalid or expired, or is not an admin token (a merchant account's token is refused). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /** @description 403 `ForbiddenError` (the admin's role does not allow the operation: `INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`) or `PasswordChangeRequiredError` (the session was opened with a temporary password: change it with `POST /integration/admin/change-password` first). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /** @description 404 `MessageCapRequestNotFoundError`: no request with this id. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /** @description 409 `MessageCapRequestNotPendingError`: the request was already approved or rejected; it is decided once. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /** @description The request body is larger than the service accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description 500 `InternalServerError`: an internal error; quote the `id` to support. Safe to retry reads; after a write, read the resource again before retrying. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+        };
+    };
     provisionProductionClient: {
         parameters: {
             query?: never;
@@ -2652,6 +3306,9 @@ export interface operations {
                      *           ],
                      *           "type": "multitenant",
                      *           "createDate": "2026-09-14T15:20:00Z",
+                     *           "suspended": false,
+                     *           "suspendedAt": null,
+                     *           "suspensionReason": null,
                      *           "serviceCommissionPercentage": 0.8,
                      *           "firstAdminEmailSent": true,
                      *           "firstAdminLoggedIn": true,
@@ -2752,6 +3409,9 @@ export interface operations {
                      *       ],
                      *       "type": "api_direct",
                      *       "createDate": "2026-09-14T15:20:00Z",
+                     *       "suspended": false,
+                     *       "suspendedAt": null,
+                     *       "suspensionReason": null,
                      *       "serviceCommissionPercentage": null,
                      *       "providerClientSecret": "cs_8Hn3Kq7Wz2Lp5Rt9Vx4Bm6Jc1Fd0Gs3Yh",
                      *       "authorizationUrl": "http://localhost:3001/integration/oauth2/authorize",
@@ -2863,6 +3523,9 @@ export interface operations {
                      *       ],
                      *       "type": "multitenant",
                      *       "createDate": "2026-09-14T15:20:00Z",
+                     *       "suspended": false,
+                     *       "suspendedAt": null,
+                     *       "suspensionReason": null,
                      *       "serviceCommissionPercentage": 0.8
                      *     }
                      */
@@ -2959,6 +3622,9 @@ export interface operations {
                      *       ],
                      *       "type": "multitenant",
                      *       "createDate": "2026-09-14T15:20:00Z",
+                     *       "suspended": false,
+                     *       "suspendedAt": null,
+                     *       "suspensionReason": null,
                      *       "serviceCommissionPercentage": 0.8,
                      *       "commissionBackfill": {
                      *         "pending": 0,
@@ -3310,6 +3976,204 @@ export interface operations {
             };
         };
     };
+    reinstateIntegrationClient: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The `integrationClientId`. */
+                id: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "integrationClientId": "9b2f7c4e-1a3d-4e5f-8a6b-7c8d9e0f1a2b",
+                     *       "providerClientId": "5k2q9v7m3x8c1n4b6z0p",
+                     *       "name": "Gestión Comercios",
+                     *       "companyName": "Gestión Comercios S.A.",
+                     *       "contactEmail": "integraciones@example.com",
+                     *       "description": "Sistema de gestión para comercios minoristas",
+                     *       "logoUrl": "https://cdn.example.com/logos/gestion-comercios.png",
+                     *       "scopes": [
+                     *         "openid",
+                     *         "email",
+                     *         "profile"
+                     *       ],
+                     *       "type": "multitenant",
+                     *       "createDate": "2026-09-14T15:20:00Z",
+                     *       "suspended": false,
+                     *       "suspendedAt": null,
+                     *       "suspensionReason": null,
+                     *       "serviceCommissionPercentage": 0.8
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PlatformIntegrationClientDetail"];
+                };
+            };
+            /** @description The request does not meet the contract: missing field, bad type or range, or a field not accepted. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                };
+            };
+            /** @description 401 `UnauthorizedError`: the token is missing, invalid or expired, or is not an admin token (a merchant account's token is refused). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /** @description 403 `ForbiddenError` (the admin's role does not allow the operation: `INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`) or `PasswordChangeRequiredError` (the session was opened with a temporary password: change it with `POST /integration/admin/change-password` first). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /** @description 404 `IntegrationClientNotFoundError`: no integration client with this id. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /** @description 500 `InternalServerError`: an internal error; quote the `id` to support. Safe to retry reads; after a write, read the resource again before retrying. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+        };
+    };
+    suspendIntegrationClient: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The `integrationClientId`. */
+                id: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "reason": "Contracargos reiterados: cobros suspendidos hasta revisar la operatoria."
+                 *     }
+                 */
+                "application/json": components["schemas"]["IntegrationClientSuspension"];
+            };
+        };
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "integrationClientId": "9b2f7c4e-1a3d-4e5f-8a6b-7c8d9e0f1a2b",
+                     *       "providerClientId": "5k2q9v7m3x8c1n4b6z0p",
+                     *       "name": "Gestión Comercios",
+                     *       "companyName": "Gestión Comercios S.A.",
+                     *       "contactEmail": "integraciones@example.com",
+                     *       "description": "Sistema de gestión para comercios minoristas",
+                     *       "logoUrl": "https://cdn.example.com/logos/gestion-comercios.png",
+                     *       "scopes": [
+                     *         "openid",
+                     *         "email",
+                     *         "profile"
+                     *       ],
+                     *       "type": "multitenant",
+                     *       "createDate": "2026-09-14T15:20:00Z",
+                     *       "suspended": true,
+                     *       "suspendedAt": "2026-11-21T09:30:00Z",
+                     *       "suspensionReason": "Contracargos reiterados: cobros suspendidos hasta revisar la operatoria.",
+                     *       "serviceCommissionPercentage": 0.8
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PlatformIntegrationClientDetail"];
+                };
+            };
+            /** @description The request does not meet the contract: missing field, bad type or range, or a field not accepted. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                };
+            };
+            /** @description 401 `UnauthorizedError`: the token is missing, invalid or expired, or is not an admin token (a merchant account's token is refused). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /** @description 403 `ForbiddenError` (the admin's role does not allow the operation: `INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`) or `PasswordChangeRequiredError` (the session was opened with a temporary password: change it with `POST /integration/admin/change-password` first). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /** @description 404 `IntegrationClientNotFoundError`: no integration client with this id. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /** @description The request body is larger than the service accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description 500 `InternalServerError`: an internal error; quote the `id` to support. Safe to retry reads; after a write, read the resource again before retrying. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+        };
+    };
     ingestBankTransfer: {
         parameters: {
             query?: never;
@@ -3428,7 +4292,10 @@ export interface operations {
                      *         "profile"
                      *       ],
                      *       "type": "multitenant",
-                     *       "createDate": "2026-09-14T15:20:00Z"
+                     *       "createDate": "2026-09-14T15:20:00Z",
+                     *       "suspended": false,
+                     *       "suspendedAt": null,
+                     *       "suspensionReason": null
                      *     }
                      */
                     "application/json": components["schemas"]["IntegrationClientDetail"];
@@ -4369,7 +5236,10 @@ export interface operations {
                      *         "profile"
                      *       ],
                      *       "type": "multitenant",
-                     *       "createDate": "2026-09-14T15:20:00Z"
+                     *       "createDate": "2026-09-14T15:20:00Z",
+                     *       "suspended": false,
+                     *       "suspendedAt": null,
+                     *       "suspensionReason": null
                      *     }
                      */
                     "application/json": components["schemas"]["IntegrationClientDetail"];
@@ -4391,6 +5261,188 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /** @description 500 `InternalServerError`: an internal error; quote the `id` to support. Safe to retry reads; after a write, read the resource again before retrying. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+        };
+    };
+    listMyMessageCapRequests: {
+        parameters: {
+            query?: {
+                /** @description Page size: 1 to 100, default 20. */
+                limit?: components["parameters"]["Cobro.Common.PageQuery.limit"];
+                /** @description Items to skip, default 0. */
+                offset?: components["parameters"]["Cobro.Common.PageQuery.offset"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "id": "3e5a7c9b-1d2f-4a6b-8c0d-2e4f6a8b0c1d",
+                     *           "status": "pending",
+                     *           "requestedPerDay": 1000,
+                     *           "currentPerDay": 200,
+                     *           "reason": "Enviamos los avisos de las expensas de 800 consorcios el día 1 de cada mes.",
+                     *           "createdAt": "2026-11-20T12:00:00Z",
+                     *           "approvedPerDay": null,
+                     *           "rejectionReason": null,
+                     *           "decidedAt": null
+                     *         }
+                     *       ],
+                     *       "total": 1,
+                     *       "limit": 20,
+                     *       "offset": 0,
+                     *       "currentPerDay": 200
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MyMessageCapRequestPage"];
+                };
+            };
+            /** @description The request does not meet the contract: missing field, bad type or range, or a field not accepted. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                };
+            };
+            /** @description 401 `UnauthorizedError`: the token is missing, invalid or expired, or is not an admin token (a merchant account's token is refused). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /** @description 403 `ForbiddenError` (the admin's role does not allow the operation: `INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`) or `PasswordChangeRequiredError` (the session was opened with a temporary password: change it with `POST /integration/admin/change-password` first). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /** @description 500 `InternalServerError`: an internal error; quote the `id` to support. Safe to retry reads; after a write, read the resource again before retrying. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+        };
+    };
+    createMessageCapRequest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "requestedPerDay": 1000,
+                 *       "reason": "Enviamos los avisos de las expensas de 800 consorcios el día 1 de cada mes."
+                 *     }
+                 */
+                "application/json": components["schemas"]["MessageCapRequestCreate"];
+            };
+        };
+        responses: {
+            /** @description The request has succeeded and a new resource has been created as a result. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "3e5a7c9b-1d2f-4a6b-8c0d-2e4f6a8b0c1d",
+                     *       "status": "pending",
+                     *       "requestedPerDay": 1000,
+                     *       "currentPerDay": 200,
+                     *       "reason": "Enviamos los avisos de las expensas de 800 consorcios el día 1 de cada mes.",
+                     *       "createdAt": "2026-11-20T12:00:00Z",
+                     *       "approvedPerDay": null,
+                     *       "rejectionReason": null,
+                     *       "decidedAt": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageCapRequest"];
+                };
+            };
+            /** @description The request does not meet the contract: missing field, bad type or range, or a field not accepted. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                };
+            };
+            /** @description 401 `UnauthorizedError`: the token is missing, invalid or expired, or is not an admin token (a merchant account's token is refused). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /** @description 403 `ForbiddenError` (the admin's role does not allow the operation: `INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`) or `PasswordChangeRequiredError` (the session was opened with a temporary password: change it with `POST /integration/admin/change-password` first). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /**
+             * @description 409 `MessageCapRequestAlreadyPendingError`: the integration already has a pending request; wait for its
+             *     outcome. (A new request does not replace it: the platform admin may be deciding that one.)
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /** @description The request body is larger than the service accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description 500 `InternalServerError`: an internal error; quote the `id` to support. Safe to retry reads; after a write, read the resource again before retrying. */

@@ -145,7 +145,8 @@ export type paths = {
         /**
          * @description Create a charge. With `amount` it is `pending` and holds a CVU; without it, a `draft`. There is no
          *     idempotency key: on a timeout or a 5xx, `GET /payment-request/{referenceId}` and, on 404, retry
-         *     with the same `referenceId`; on 409 the charge exists.
+         *     with the same `referenceId`; on 409 the charge exists. While the platform has the integration
+         *     suspended, answers 404 `IntegrationNotReadyToCollectError` and creates nothing.
          */
         post: operations["createPaymentRequest"];
         delete?: never;
@@ -166,7 +167,8 @@ export type paths = {
         /**
          * @description Create 1 to 100 CUIL-mode charges on one shared CVU, all or nothing: on 400, 422 or 429 nothing is
          *     created. On a timeout, GET one `referenceId` of the batch; on a 422 of a retried bulk whose reason
-         *     is that the `referenceId` already exists, the earlier batch was created.
+         *     is that the `referenceId` already exists, the earlier batch was created. While the platform has the
+         *     integration suspended, answers 404 `IntegrationNotReadyToCollectError` and creates nothing.
          */
         post: operations["createPaymentRequestsBulk"];
         delete?: never;
@@ -223,7 +225,10 @@ export type paths = {
         delete?: never;
         options?: never;
         head?: never;
-        /** @description Change the payer of a CUIL-mode charge that has received no money. Answers the full charge. */
+        /**
+         * @description Change the payer of a CUIL-mode charge that has received no money. Answers the full charge. While
+         *     the platform has the integration suspended, answers 404 `IntegrationNotReadyToCollectError`.
+         */
         patch: operations["updatePaymentRequestCustomer"];
         trace?: never;
     };
@@ -1544,7 +1549,11 @@ export interface operations {
                     "text/plain": string;
                 };
             };
-            /** @description 404 `{message}`: the integration is not ready to collect for this merchant account (onboarding incomplete). */
+            /**
+             * @description 404 `{message}` (`IntegrationNotReadyToCollectError`): the integration cannot collect now, because the
+             *     platform suspended it (the message says so) or its onboarding for this merchant account is incomplete.
+             *     Nothing was created. Reads, cancellations and payments of charges already open keep working.
+             */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1708,7 +1717,11 @@ export interface operations {
                     "text/plain": string;
                 };
             };
-            /** @description 404 `{message}`: the integration is not ready to collect for this merchant account (onboarding incomplete). */
+            /**
+             * @description 404 `{message}` (`IntegrationNotReadyToCollectError`): the integration cannot collect now, because the
+             *     platform suspended it (the message says so) or its onboarding for this merchant account is incomplete.
+             *     Nothing was created. Reads, cancellations and payments of charges already open keep working.
+             */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2169,7 +2182,11 @@ export interface operations {
                     "text/plain": string;
                 };
             };
-            /** @description 404 `{message: "Payment request not found"}` (`PaymentRequestNotFoundError`): no such charge for this merchant account and integration. */
+            /**
+             * @description 404 `{message}`: `PaymentRequestNotFoundError` (`"Payment request not found"`: no such charge for this
+             *     merchant account and integration) or `IntegrationNotReadyToCollectError` (the platform suspended the
+             *     integration, and the message says so: payers cannot be changed until it is reinstated).
+             */
             404: {
                 headers: {
                     [name: string]: unknown;

@@ -17,6 +17,8 @@ import { getMyIntegration, rotateClientSecret, updateMyIntegration, uploadLogo }
 import { listIntegrationPaymentRequests } from "./integration-payment-requests.ts";
 import { listNotifications } from "./notifications.ts";
 import { approveGoLiveRequest, getGoLiveRequest, listGoLiveRequests, provisionProductionClient, rejectGoLiveRequest, requestGoLive } from "./go-live.ts";
+import { approveMessageCapRequest, createMessageCapRequest, listMessageCapRequests, listMyMessageCapRequests, rejectMessageCapRequest } from "./message-cap-requests.ts";
+import { reinstateIntegrationClient, suspendIntegrationClient } from "./client-suspension.ts";
 
 export const adminHandlers: HandlerMap<operations, AdminApiCaller> = {
   ingestBankTransfer,
@@ -26,6 +28,13 @@ export const adminHandlers: HandlerMap<operations, AdminApiCaller> = {
   listIntegrationClients,
   getIntegrationClient,
   updateIntegrationClient,
+  suspendIntegrationClient,
+  reinstateIntegrationClient,
+  createMessageCapRequest,
+  listMyMessageCapRequests,
+  listMessageCapRequests,
+  approveMessageCapRequest,
+  rejectMessageCapRequest,
   createClientAdmin,
   resendClientAdminWelcome,
   listClientAdmins,

@@ -17,6 +17,9 @@ export function integrationClientDetail(client: IntegrationClient): Schemas["Int
     scopes: client.scopes,
     type: client.type,
     createDate: client.created_at.toISOString(),
+    suspended: client.suspended_at !== null,
+    suspendedAt: client.suspended_at?.toISOString() ?? null,
+    suspensionReason: client.suspension_reason,
   };
 }
 

@@ -49,6 +49,21 @@ import {
     LogoUploadResultToJSON,
 } from '../models/LogoUploadResult.js';
 import {
+    type MessageCapRequest,
+    MessageCapRequestFromJSON,
+    MessageCapRequestToJSON,
+} from '../models/MessageCapRequest.js';
+import {
+    type MessageCapRequestCreate,
+    MessageCapRequestCreateFromJSON,
+    MessageCapRequestCreateToJSON,
+} from '../models/MessageCapRequestCreate.js';
+import {
+    type MyMessageCapRequestPage,
+    MyMessageCapRequestPageFromJSON,
+    MyMessageCapRequestPageToJSON,
+} from '../models/MyMessageCapRequestPage.js';
+import {
     type RotatedClientSecret,
     RotatedClientSecretFromJSON,
     RotatedClientSecretToJSON,
@@ -58,6 +73,24 @@ import {
     ValidationErrorBodyFromJSON,
     ValidationErrorBodyToJSON,
 } from '../models/ValidationErrorBody.js';
+
+export interface CreateMessageCapRequestRequest {
+    /**
+     * 
+     */
+    messageCapRequestCreate: MessageCapRequestCreate;
+}
+
+export interface ListMyMessageCapRequestsRequest {
+    /**
+     * Page size: 1 to 100, default 20.
+     */
+    limit?: number;
+    /**
+     * Items to skip, default 0.
+     */
+    offset?: number;
+}
 
 export interface RotateClientSecretRequest {
     /**
@@ -84,6 +117,61 @@ export interface UploadLogoRequest {
  * 
  */
 export class MyIntegrationApi extends runtime.BaseAPI {
+
+    /**
+     * Creates request options for createMessageCapRequest without sending the request
+     */
+    async createMessageCapRequestRequestOpts(requestParameters: CreateMessageCapRequestRequest): Promise<runtime.RequestOpts> {
+        if (requestParameters['messageCapRequestCreate'] == null) {
+            throw new runtime.RequiredError(
+                'messageCapRequestCreate',
+                'Required parameter "messageCapRequestCreate" was null or undefined when calling createMessageCapRequest().'
+            );
+        }
+
+        const queryParameters: any = {};
+
+        const headerParameters: runtime.HTTPHeaders = {};
+
+        headerParameters['Content-Type'] = 'application/json';
+
+        if (this.configuration && this.configuration.accessToken) {
+            const token = this.configuration.accessToken;
+            const tokenString = await token("AdminBearer", []);
+
+            if (tokenString) {
+                headerParameters["Authorization"] = `Bearer ${tokenString}`;
+            }
+        }
+
+        let urlPath = `/my-integration/message-cap-requests`;
+
+        return {
+            path: urlPath,
+            method: 'POST',
+            headers: headerParameters,
+            query: queryParameters,
+            body: MessageCapRequestCreateToJSON(requestParameters['messageCapRequestCreate']),
+        };
+    }
+
+    /**
+     * Ask for a higher daily chat-message cap. The request is `pending` until a platform admin approves or rejects it; the outcome is emailed (in Spanish) to the admin who asked. Only one request may be pending at a time: another one answers 409 `MessageCapRequestAlreadyPendingError`. `requestedPerDay` at or below the current cap answers 400 `ValidationError`.
+     */
+    async createMessageCapRequestRaw(requestParameters: CreateMessageCapRequestRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<MessageCapRequest>> {
+        const requestOptions = await this.createMessageCapRequestRequestOpts(requestParameters);
+        const response = await this.request(requestOptions, initOverrides);
+
+        return new runtime.JSONApiResponse(response, (jsonValue) => MessageCapRequestFromJSON(jsonValue));
+    }
+
+    /**
+     * Ask for a higher daily chat-message cap. The request is `pending` until a platform admin approves or rejects it; the outcome is emailed (in Spanish) to the admin who asked. Only one request may be pending at a time: another one answers 409 `MessageCapRequestAlreadyPendingError`. `requestedPerDay` at or below the current cap answers 400 `ValidationError`.
+     */
+    async createMessageCapRequest(requestParameters: CreateMessageCapRequestRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<MessageCapRequest> {
+        const response = await this.createMessageCapRequestRaw(requestParameters, initOverrides);
+        return await response.value();
+    }
 
     /**
      * Creates request options for getMyIntegration without sending the request
@@ -172,6 +260,59 @@ export class MyIntegrationApi extends runtime.BaseAPI {
      */
     async listMyIntegrationAdmins(initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<ClientAdminList> {
         const response = await this.listMyIntegrationAdminsRaw(initOverrides);
+        return await response.value();
+    }
+
+    /**
+     * Creates request options for listMyMessageCapRequests without sending the request
+     */
+    async listMyMessageCapRequestsRequestOpts(requestParameters: ListMyMessageCapRequestsRequest): Promise<runtime.RequestOpts> {
+        const queryParameters: any = {};
+
+        if (requestParameters['limit'] != null) {
+            queryParameters['limit'] = requestParameters['limit'];
+        }
+
+        if (requestParameters['offset'] != null) {
+            queryParameters['offset'] = requestParameters['offset'];
+        }
+
+        const headerParameters: runtime.HTTPHeaders = {};
+
+        if (this.configuration && this.configuration.accessToken) {
+            const token = this.configuration.accessToken;
+            const tokenString = await token("AdminBearer", []);
+
+            if (tokenString) {
+                headerParameters["Authorization"] = `Bearer ${tokenString}`;
+            }
+        }
+
+        let urlPath = `/my-integration/message-cap-requests`;
+
+        return {
+            path: urlPath,
+            method: 'GET',
+            headers: headerParameters,
+            query: queryParameters,
+        };
+    }
+
+    /**
+     * The integration\'s requests with their outcome, newest first, and its current cap (`currentPerDay`).
+     */
+    async listMyMessageCapRequestsRaw(requestParameters: ListMyMessageCapRequestsRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<MyMessageCapRequestPage>> {
+        const requestOptions = await this.listMyMessageCapRequestsRequestOpts(requestParameters);
+        const response = await this.request(requestOptions, initOverrides);
+
+        return new runtime.JSONApiResponse(response, (jsonValue) => MyMessageCapRequestPageFromJSON(jsonValue));
+    }
+
+    /**
+     * The integration\'s requests with their outcome, newest first, and its current cap (`currentPerDay`).
+     */
+    async listMyMessageCapRequests(requestParameters: ListMyMessageCapRequestsRequest = {}, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<MyMessageCapRequestPage> {
+        const response = await this.listMyMessageCapRequestsRaw(requestParameters, initOverrides);
         return await response.value();
     }
 

@@ -59,6 +59,11 @@ import {
     IntegrationClientPageToJSON,
 } from '../models/IntegrationClientPage.js';
 import {
+    type IntegrationClientSuspension,
+    IntegrationClientSuspensionFromJSON,
+    IntegrationClientSuspensionToJSON,
+} from '../models/IntegrationClientSuspension.js';
+import {
     type PlatformIntegrationClientDetail,
     PlatformIntegrationClientDetailFromJSON,
     PlatformIntegrationClientDetailToJSON,
@@ -122,6 +127,13 @@ export interface ListIntegrationClientsRequest {
     offset?: number;
 }
 
+export interface ReinstateIntegrationClientRequest {
+    /**
+     * The `integrationClientId`.
+     */
+    id: string;
+}
+
 export interface ResendClientAdminWelcomeRequest {
     /**
      * The `integrationClientId`.
@@ -131,6 +143,17 @@ export interface ResendClientAdminWelcomeRequest {
      * The admin's `integrationClientAdminId`.
      */
     adminId: string;
+}
+
+export interface SuspendIntegrationClientRequest {
+    /**
+     * The `integrationClientId`.
+     */
+    id: string;
+    /**
+     * 
+     */
+    integrationClientSuspension: IntegrationClientSuspension;
 }
 
 export interface UpdateIntegrationClientRequest {
@@ -427,6 +450,59 @@ export class PlatformIntegrationClientsApi extends runtime.BaseAPI {
     }
 
     /**
+     * Creates request options for reinstateIntegrationClient without sending the request
+     */
+    async reinstateIntegrationClientRequestOpts(requestParameters: ReinstateIntegrationClientRequest): Promise<runtime.RequestOpts> {
+        if (requestParameters['id'] == null) {
+            throw new runtime.RequiredError(
+                'id',
+                'Required parameter "id" was null or undefined when calling reinstateIntegrationClient().'
+            );
+        }
+
+        const queryParameters: any = {};
+
+        const headerParameters: runtime.HTTPHeaders = {};
+
+        if (this.configuration && this.configuration.accessToken) {
+            const token = this.configuration.accessToken;
+            const tokenString = await token("AdminBearer", []);
+
+            if (tokenString) {
+                headerParameters["Authorization"] = `Bearer ${tokenString}`;
+            }
+        }
+
+        let urlPath = `/integration-admin/setup/clients/{id}/reinstate`;
+        urlPath = urlPath.replace('{id}', encodeURIComponent(String(requestParameters['id'])));
+
+        return {
+            path: urlPath,
+            method: 'POST',
+            headers: headerParameters,
+            query: queryParameters,
+        };
+    }
+
+    /**
+     * End an integration client\'s suspension: it creates charges again at once. Reinstating a client that is not suspended changes nothing.
+     */
+    async reinstateIntegrationClientRaw(requestParameters: ReinstateIntegrationClientRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<PlatformIntegrationClientDetail>> {
+        const requestOptions = await this.reinstateIntegrationClientRequestOpts(requestParameters);
+        const response = await this.request(requestOptions, initOverrides);
+
+        return new runtime.JSONApiResponse(response, (jsonValue) => PlatformIntegrationClientDetailFromJSON(jsonValue));
+    }
+
+    /**
+     * End an integration client\'s suspension: it creates charges again at once. Reinstating a client that is not suspended changes nothing.
+     */
+    async reinstateIntegrationClient(requestParameters: ReinstateIntegrationClientRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<PlatformIntegrationClientDetail> {
+        const response = await this.reinstateIntegrationClientRaw(requestParameters, initOverrides);
+        return await response.value();
+    }
+
+    /**
      * Creates request options for resendClientAdminWelcome without sending the request
      */
     async resendClientAdminWelcomeRequestOpts(requestParameters: ResendClientAdminWelcomeRequest): Promise<runtime.RequestOpts> {
@@ -484,6 +560,69 @@ export class PlatformIntegrationClientsApi extends runtime.BaseAPI {
      */
     async resendClientAdminWelcome(requestParameters: ResendClientAdminWelcomeRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<ClientAdmin> {
         const response = await this.resendClientAdminWelcomeRaw(requestParameters, initOverrides);
+        return await response.value();
+    }
+
+    /**
+     * Creates request options for suspendIntegrationClient without sending the request
+     */
+    async suspendIntegrationClientRequestOpts(requestParameters: SuspendIntegrationClientRequest): Promise<runtime.RequestOpts> {
+        if (requestParameters['id'] == null) {
+            throw new runtime.RequiredError(
+                'id',
+                'Required parameter "id" was null or undefined when calling suspendIntegrationClient().'
+            );
+        }
+
+        if (requestParameters['integrationClientSuspension'] == null) {
+            throw new runtime.RequiredError(
+                'integrationClientSuspension',
+                'Required parameter "integrationClientSuspension" was null or undefined when calling suspendIntegrationClient().'
+            );
+        }
+
+        const queryParameters: any = {};
+
+        const headerParameters: runtime.HTTPHeaders = {};
+
+        headerParameters['Content-Type'] = 'application/json';
+
+        if (this.configuration && this.configuration.accessToken) {
+            const token = this.configuration.accessToken;
+            const tokenString = await token("AdminBearer", []);
+
+            if (tokenString) {
+                headerParameters["Authorization"] = `Bearer ${tokenString}`;
+            }
+        }
+
+        let urlPath = `/integration-admin/setup/clients/{id}/suspend`;
+        urlPath = urlPath.replace('{id}', encodeURIComponent(String(requestParameters['id'])));
+
+        return {
+            path: urlPath,
+            method: 'POST',
+            headers: headerParameters,
+            query: queryParameters,
+            body: IntegrationClientSuspensionToJSON(requestParameters['integrationClientSuspension']),
+        };
+    }
+
+    /**
+     * Suspend an integration client. While suspended, the Integration API answers 404 `IntegrationNotReadyToCollectError` (`{message}`, saying that the integration is suspended) to new charges (`POST /payment-request`, `POST /payment-request/bulk`) and to payer changes (`PATCH /payment-request/{referenceId}/customer`). Reads, cancellations and payments of charges already open keep working: money already on its way is never refused. Suspending a suspended client keeps its `suspendedAt` and replaces the reason. Merchant sign-in and the Admin API are unaffected.
+     */
+    async suspendIntegrationClientRaw(requestParameters: SuspendIntegrationClientRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<PlatformIntegrationClientDetail>> {
+        const requestOptions = await this.suspendIntegrationClientRequestOpts(requestParameters);
+        const response = await this.request(requestOptions, initOverrides);
+
+        return new runtime.JSONApiResponse(response, (jsonValue) => PlatformIntegrationClientDetailFromJSON(jsonValue));
+    }
+
+    /**
+     * Suspend an integration client. While suspended, the Integration API answers 404 `IntegrationNotReadyToCollectError` (`{message}`, saying that the integration is suspended) to new charges (`POST /payment-request`, `POST /payment-request/bulk`) and to payer changes (`PATCH /payment-request/{referenceId}/customer`). Reads, cancellations and payments of charges already open keep working: money already on its way is never refused. Suspending a suspended client keeps its `suspendedAt` and replaces the reason. Merchant sign-in and the Admin API are unaffected.
+     */
+    async suspendIntegrationClient(requestParameters: SuspendIntegrationClientRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<PlatformIntegrationClientDetail> {
+        const response = await this.suspendIntegrationClientRaw(requestParameters, initOverrides);
         return await response.value();
     }
 

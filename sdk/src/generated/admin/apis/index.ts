@@ -14,6 +14,7 @@ export * from './PaymentRequestsApi.js';
 export * from './PayoutLinkApi.js';
 export * from './PlatformGoLiveReviewApi.js';
 export * from './PlatformIntegrationClientsApi.js';
+export * from './PlatformMessageCapRequestsApi.js';
 export * from './PlatformProductionProvisioningApi.js';
 export * from './SandboxApi.js';
 export * from './TenantsApi.js';

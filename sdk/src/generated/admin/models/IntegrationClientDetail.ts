@@ -67,6 +67,20 @@ export interface IntegrationClientDetail {
      * When the integration client was created.
      */
     createDate: string;
+    /**
+     * Whether the platform suspended the integration: while suspended, the Integration API refuses new
+     * charges and payer changes (404 `IntegrationNotReadyToCollectError`); reads, cancellations and
+     * payments of charges already open keep working.
+     */
+    suspended: boolean;
+    /**
+     * When the suspension began, or `null` when the integration is not suspended.
+     */
+    suspendedAt: string | null;
+    /**
+     * The platform's reason for the suspension, or `null` when the integration is not suspended.
+     */
+    suspensionReason: string | null;
 }
 
 
@@ -85,6 +99,9 @@ export function instanceOfIntegrationClientDetail(value: object): value is Integ
     if (!('scopes' in value) || value['scopes'] === undefined) return false;
     if (!('type' in value) || value['type'] === undefined) return false;
     if (!('createDate' in value) || value['createDate'] === undefined) return false;
+    if (!('suspended' in value) || value['suspended'] === undefined) return false;
+    if (!('suspendedAt' in value) || value['suspendedAt'] === undefined) return false;
+    if (!('suspensionReason' in value) || value['suspensionReason'] === undefined) return false;
     return true;
 }
 
@@ -108,6 +125,9 @@ export function IntegrationClientDetailFromJSONTyped(json: any, ignoreDiscrimina
         'scopes': json['scopes'],
         'type': IntegrationClientTypeFromJSON(json['type']),
         'createDate': json['createDate'],
+        'suspended': json['suspended'],
+        'suspendedAt': json['suspendedAt'],
+        'suspensionReason': json['suspensionReason'],
     };
 }
 
@@ -132,6 +152,9 @@ export function IntegrationClientDetailToJSONTyped(value?: IntegrationClientDeta
         'scopes': value['scopes'],
         'type': IntegrationClientTypeToJSON(value['type']),
         'createDate': value['createDate'],
+        'suspended': value['suspended'],
+        'suspendedAt': value['suspendedAt'],
+        'suspensionReason': value['suspensionReason'],
     };
 }
 

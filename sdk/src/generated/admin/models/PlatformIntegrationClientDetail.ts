@@ -68,6 +68,20 @@ export interface PlatformIntegrationClientDetail {
      */
     createDate: string;
     /**
+     * Whether the platform suspended the integration: while suspended, the Integration API refuses new
+     * charges and payer changes (404 `IntegrationNotReadyToCollectError`); reads, cancellations and
+     * payments of charges already open keep working.
+     */
+    suspended: boolean;
+    /**
+     * When the suspension began, or `null` when the integration is not suspended.
+     */
+    suspendedAt: string | null;
+    /**
+     * The platform's reason for the suspension, or `null` when the integration is not suspended.
+     */
+    suspensionReason: string | null;
+    /**
      * The platform's service commission on the integration's payments (0 to 100), or `null` when there is no commission deal. Never shown to the integrator.
      */
     serviceCommissionPercentage: number | null;
@@ -89,6 +103,9 @@ export function instanceOfPlatformIntegrationClientDetail(value: object): value 
     if (!('scopes' in value) || value['scopes'] === undefined) return false;
     if (!('type' in value) || value['type'] === undefined) return false;
     if (!('createDate' in value) || value['createDate'] === undefined) return false;
+    if (!('suspended' in value) || value['suspended'] === undefined) return false;
+    if (!('suspendedAt' in value) || value['suspendedAt'] === undefined) return false;
+    if (!('suspensionReason' in value) || value['suspensionReason'] === undefined) return false;
     if (!('serviceCommissionPercentage' in value) || value['serviceCommissionPercentage'] === undefined) return false;
     return true;
 }
@@ -113,6 +130,9 @@ export function PlatformIntegrationClientDetailFromJSONTyped(json: any, ignoreDi
         'scopes': json['scopes'],
         'type': IntegrationClientTypeFromJSON(json['type']),
         'createDate': json['createDate'],
+        'suspended': json['suspended'],
+        'suspendedAt': json['suspendedAt'],
+        'suspensionReason': json['suspensionReason'],
         'serviceCommissionPercentage': json['serviceCommissionPercentage'],
     };
 }
@@ -138,6 +158,9 @@ export function PlatformIntegrationClientDetailToJSONTyped(value?: PlatformInteg
         'scopes': value['scopes'],
         'type': IntegrationClientTypeToJSON(value['type']),
         'createDate': value['createDate'],
+        'suspended': value['suspended'],
+        'suspendedAt': value['suspendedAt'],
+        'suspensionReason': value['suspensionReason'],
         'serviceCommissionPercentage': value['serviceCommissionPercentage'],
     };
 }

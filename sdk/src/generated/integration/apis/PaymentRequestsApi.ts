@@ -337,7 +337,7 @@ export class PaymentRequestsApi extends runtime.BaseAPI {
     }
 
     /**
-     * Create a charge. With `amount` it is `pending` and holds a CVU; without it, a `draft`. There is no idempotency key: on a timeout or a 5xx, `GET /payment-request/{referenceId}` and, on 404, retry with the same `referenceId`; on 409 the charge exists.
+     * Create a charge. With `amount` it is `pending` and holds a CVU; without it, a `draft`. There is no idempotency key: on a timeout or a 5xx, `GET /payment-request/{referenceId}` and, on 404, retry with the same `referenceId`; on 409 the charge exists. While the platform has the integration suspended, answers 404 `IntegrationNotReadyToCollectError` and creates nothing.
      */
     async createPaymentRequestRaw(requestParameters: CreatePaymentRequestRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<PaymentRequest>> {
         const requestOptions = await this.createPaymentRequestRequestOpts(requestParameters);
@@ -347,7 +347,7 @@ export class PaymentRequestsApi extends runtime.BaseAPI {
     }
 
     /**
-     * Create a charge. With `amount` it is `pending` and holds a CVU; without it, a `draft`. There is no idempotency key: on a timeout or a 5xx, `GET /payment-request/{referenceId}` and, on 404, retry with the same `referenceId`; on 409 the charge exists.
+     * Create a charge. With `amount` it is `pending` and holds a CVU; without it, a `draft`. There is no idempotency key: on a timeout or a 5xx, `GET /payment-request/{referenceId}` and, on 404, retry with the same `referenceId`; on 409 the charge exists. While the platform has the integration suspended, answers 404 `IntegrationNotReadyToCollectError` and creates nothing.
      */
     async createPaymentRequest(requestParameters: CreatePaymentRequestRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<PaymentRequest> {
         const response = await this.createPaymentRequestRaw(requestParameters, initOverrides);
@@ -392,7 +392,7 @@ export class PaymentRequestsApi extends runtime.BaseAPI {
     }
 
     /**
-     * Create 1 to 100 CUIL-mode charges on one shared CVU, all or nothing: on 400, 422 or 429 nothing is created. On a timeout, GET one `referenceId` of the batch; on a 422 of a retried bulk whose reason is that the `referenceId` already exists, the earlier batch was created.
+     * Create 1 to 100 CUIL-mode charges on one shared CVU, all or nothing: on 400, 422 or 429 nothing is created. On a timeout, GET one `referenceId` of the batch; on a 422 of a retried bulk whose reason is that the `referenceId` already exists, the earlier batch was created. While the platform has the integration suspended, answers 404 `IntegrationNotReadyToCollectError` and creates nothing.
      */
     async createPaymentRequestsBulkRaw(requestParameters: CreatePaymentRequestsBulkRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<BulkResult>> {
         const requestOptions = await this.createPaymentRequestsBulkRequestOpts(requestParameters);
@@ -402,7 +402,7 @@ export class PaymentRequestsApi extends runtime.BaseAPI {
     }
 
     /**
-     * Create 1 to 100 CUIL-mode charges on one shared CVU, all or nothing: on 400, 422 or 429 nothing is created. On a timeout, GET one `referenceId` of the batch; on a 422 of a retried bulk whose reason is that the `referenceId` already exists, the earlier batch was created.
+     * Create 1 to 100 CUIL-mode charges on one shared CVU, all or nothing: on 400, 422 or 429 nothing is created. On a timeout, GET one `referenceId` of the batch; on a 422 of a retried bulk whose reason is that the `referenceId` already exists, the earlier batch was created. While the platform has the integration suspended, answers 404 `IntegrationNotReadyToCollectError` and creates nothing.
      */
     async createPaymentRequestsBulk(requestParameters: CreatePaymentRequestsBulkRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<BulkResult> {
         const response = await this.createPaymentRequestsBulkRaw(requestParameters, initOverrides);
@@ -569,7 +569,7 @@ export class PaymentRequestsApi extends runtime.BaseAPI {
     }
 
     /**
-     * Change the payer of a CUIL-mode charge that has received no money. Answers the full charge.
+     * Change the payer of a CUIL-mode charge that has received no money. Answers the full charge. While the platform has the integration suspended, answers 404 `IntegrationNotReadyToCollectError`.
      */
     async updatePaymentRequestCustomerRaw(requestParameters: UpdatePaymentRequestCustomerRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<PaymentRequest>> {
         const requestOptions = await this.updatePaymentRequestCustomerRequestOpts(requestParameters);
@@ -579,7 +579,7 @@ export class PaymentRequestsApi extends runtime.BaseAPI {
     }
 
     /**
-     * Change the payer of a CUIL-mode charge that has received no money. Answers the full charge.
+     * Change the payer of a CUIL-mode charge that has received no money. Answers the full charge. While the platform has the integration suspended, answers 404 `IntegrationNotReadyToCollectError`.
      */
     async updatePaymentRequestCustomer(requestParameters: UpdatePaymentRequestCustomerRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<PaymentRequest> {
         const response = await this.updatePaymentRequestCustomerRaw(requestParameters, initOverrides);

@@ -1,0 +1,25 @@
+import type { ColumnType, Generated, Selectable } from "kysely";
+import type { Timestamp } from "./column-types.ts";
+
+// Requests to raise an integration's daily chat-message cap (migration 2026_11_23_0014_message_cap_requests_and_suspension).
+
+export type MessageCapRequestStatus = "pending" | "approved" | "rejected";
+
+export interface MessageCapRequestsTable {
+  id: Generated<string>;
+  integration_client_id: string;
+  /** The integration admin who asked; the outcome is mailed to this admin. */
+  requested_by_admin_id: string | null;
+  requested_per_day: number;
+  /** The integration's cap when the request was made. */
+  current_per_day: number;
+  reason: string;
+  status: ColumnType<MessageCapRequestStatus, MessageCapRequestStatus | undefined, MessageCapRequestStatus>;
+  approved_per_day: ColumnType<number | null, number | null | undefined, number | null>;
+  rejection_reason: ColumnType<string | null, string | null | undefined, string | null>;
+  decided_by_admin_id: ColumnType<string | null, string | null | undefined, string | null>;
+  decided_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  created_at: Timestamp;
+}
+
+export type MessageCapRequestRow = Selectable<MessageCapRequestsTable>;
