@@ -64,11 +64,16 @@ const BUSINESS_RULES: Record<ApiName, Record<string, { statuses: string[]; rules
     authorize: { statuses: ["400"], rules: "one spelling (snake_case or camelCase) of response_type, client_id and redirect_uri is required" },
     exchangeToken: { statuses: ["400"], rules: "RFC 6749 §5.2: the parameters each grant_type needs, a code that exists (invalid_request, invalid_grant)" },
     refreshToken: { statuses: ["400"], rules: "RFC 6749 §5.2: a refresh token that exists (invalid_grant)" },
+    completeAdminPasswordReset: { statuses: ["410"], rules: "a token that was mailed, unused, within its hour and not replaced" },
+    showAdminPasswordResetPage: { statuses: ["410"], rules: "a token that was mailed, unused, within its hour and not replaced" },
+    submitAdminPasswordResetPage: { statuses: ["400", "410"], rules: "the form shows a too short password on the page (400); a live token (410)" },
   },
   admin: {
     advanceSandboxClock: { statuses: ["400"], rules: "the clock only moves forward, and no further than 9999-12-31T23:59:59Z" },
     simulatePayment: { statuses: ["400"], rules: "the cvu belongs to a charge of the integration; at most 2 decimals" },
     replaceOffer: { statuses: ["400"], rules: "at most 2 decimals" },
+    createMessageCapRequest: { statuses: ["400"], rules: "requestedPerDay above the integration's cap in force" },
+    approveMessageCapRequest: { statuses: ["400"], rules: "approvedPerDay above the integration's cap in force" },
     // The ones below are for the owners of webhooks, client URLs and tenants to settle (see the fuzz
     // report): a schema could state some (validationToken only with urlType webhook; enabledEvents from the
     // catalog), and a refusal that depends on the stored resource may rather be a 409.

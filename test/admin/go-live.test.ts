@@ -1,6 +1,8 @@
 // Going live with two running deployments, as they run for real: a Sandbox (with its worker) and a
 // Production, each on its own database, sharing only a mail server. The Sandbox calls Production's Admin
 // API with a platform API key made by `npm run platform-api-key:create` in Production.
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bearerCaller, postJson, read, startTestService, type TestService } from "../helpers/service.ts";
@@ -10,6 +12,8 @@ import { cobroEnv, ROOT, runScript } from "../helpers/process.ts";
 import { startSmtpServer, type TestSmtpServer } from "../helpers/smtp-server.ts";
 import { startWebhookReceiver, type WebhookReceiver } from "../helpers/webhook-receiver.ts";
 import { uniqueRef } from "../helpers/unique-ref.ts";
+import { runJobNow } from "../helpers/jobs.ts";
+import { provisionProductionJobKey } from "../../db/job-queue.ts";
 
 const MAIL = "Cobro <equipo@cobro.example>";
 const PROD_REDIRECT = "https://app.gestion.example/oauth/callback";
@@ -259,6 +263,46 @@ describe("the go-live operations' errors", () => {
     const platform = await signedInAdmin(production, prodSet.platformAdmin);
     const byHand = await bearerCaller(production.adminUrl, () => platform.token)("PUT", `/integration-admin/production-clients/${crypto.randomUUID()}`, provisionBody(`${uniqueRef("hand")}@example.com`));
     expect(byHand.status).toBe(201);
+  });
+});
+
+describe("Production unreachable for a while", () => {
+  it("keeps the approval, shows the error, and provisions once Production answers", async () => {
+    // A stand-in for Production's address: down (503) until told, then a pass-through to Production.
+    let down = true;
+    const standIn = createServer(async (req, res) => {
+      if (down) return void res.writeHead(503, { "content-type": "application/json" }).end(JSON.stringify({ code: "Unavailable", message: "maintenance" }));
+      const chunks: Buffer[] = [];
+      for await (const chunk of req) chunks.push(chunk as Buffer);
+      const answer = await fetch(`${production.adminUrl}${req.url}`, { method: req.method, headers: req.headers as Record<string, string>, body: Buffer.concat(chunks) });
+      res.writeHead(answer.status, { "content-type": answer.headers.get("content-type") ?? "application/json" }).end(await answer.text());
+    });
+    await new Promise<void>((resolve) => standIn.listen(0, "127.0.0.1", resolve));
+    const flaky = await startTestService({
+      env: {
+        COBRO_ALLOW_LOOPBACK_URLS: "true",
+        COBRO_PRODUCTION_ADMIN_URL: `http://127.0.0.1:${(standIn.address() as AddressInfo).port}`,
+        COBRO_PRODUCTION_API_KEY: platformApiKey,
+      },
+      parts: ["admin", "auth", "worker"],
+    });
+    try {
+      const { merchant, admin } = await sandboxIntegration(flaky);
+      const platform = await signedInAdmin(flaky, merchant.sandbox.platformAdmin);
+      const asked = await admin.call("POST", "/my-integration/go-live");
+      expect((await platform.call("POST", `/integration-admin/go-live-requests/${asked.json.id}/approve`)).status).toBe(200);
+      await expect.poll(async () => (await admin.call("GET", "/my-integration/go-live")).json.provisioning.lastError, { timeout: 20_000 }).toContain("Production answered 503");
+      expect((await admin.call("GET", "/my-integration/go-live")).json.provisioning.status).toBe("in_progress");
+
+      down = false;
+      await runJobNow(flaky.database.db, provisionProductionJobKey(asked.json.id));
+      const request = await provisioned(admin);
+      expect(request.provisioning).not.toHaveProperty("lastError");
+      await productionWelcome(merchant.sandbox.integrationAdmin.email);
+    } finally {
+      await flaky.close();
+      await new Promise((resolve) => standIn.close(resolve));
+    }
   });
 });
 
