@@ -24,7 +24,7 @@ import type {
   IntegrationTenantsTable,
   PayerLookupUsageTable,
 } from "./tables/charges.table.ts";
-import type { EventsTable, TransfersTable } from "./tables/payments.table.ts";
+import type { EventsTable, PaymentBreakdownsTable, TransfersTable } from "./tables/payments.table.ts";
 import type { NotificationsTable } from "./tables/notifications.table.ts";
 import type { IntegrationLogosTable } from "./tables/integration-logos.table.ts";
 import type { GoLiveRequestsTable, PlatformApiKeysTable } from "./tables/going-live.table.ts";
@@ -53,6 +53,7 @@ export interface Database {
   message_cap_requests: MessageCapRequestsTable;
   payer_lookup_usage: PayerLookupUsageTable;
   transfers: TransfersTable;
+  payment_breakdowns: PaymentBreakdownsTable;
   events: EventsTable;
   webhook_signing_secrets: WebhookSigningSecretsTable;
   client_urls: ClientUrlsTable;

@@ -82,6 +82,12 @@ export interface MerchantLinksTable {
   unlinked_at: Timestamp | null;
   /** The merchant's tenant (location) in this integration, if any. */
   tenant_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The integration's commission the merchant account accepted (numeric, a decimal string; "0.00" when none). */
+  commission_percentage: ColumnType<string, string | undefined, string>;
+  /** The fixed fee per payment of the offer the merchant account accepted when linking (bigint cents). */
+  commission_fixed_cents: ColumnType<number, number | undefined, number>;
+  /** The platform's service commission deal applied to this link (numeric), null when none. */
+  service_commission_percentage: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface OAuthAuthorizationRequestsTable {

@@ -103,6 +103,9 @@ export async function createMerchantAccount(db: Db, input: NewMerchantAccount): 
 /**
  * Links (or re-links) a merchant account to an integration. `linked_at` keeps the first authorization;
  * a re-authorization after an unlink only clears `unlinked_at`. Says whether the link was already active.
+ * A new link (or one made again after an unlink) takes the terms the merchant account accepted on the
+ * authorization screen: the integration's offer as its commission, and the platform's service commission
+ * deal in force. An active link keeps its terms (a later commission proposal may have changed them).
  */
 export async function linkMerchant(db: Db, integrationClientId: string, merchantAccountId: string, now: Date): Promise<{ linkId: string; wasActive: boolean }> {
   const before = await db
@@ -111,10 +114,21 @@ export async function linkMerchant(db: Db, integrationClientId: string, merchant
     .where("integration_client_id", "=", integrationClientId)
     .where("merchant_account_id", "=", merchantAccountId)
     .executeTakeFirst();
+  const terms = await db
+    .selectFrom("integration_clients")
+    .select(["offer_percentage", "offer_fixed_cents", "service_commission_percentage"])
+    .where("id", "=", integrationClientId)
+    .executeTakeFirstOrThrow();
+  const accepted = {
+    commission_percentage: terms.offer_percentage ?? "0",
+    commission_fixed_cents: terms.offer_fixed_cents ?? 0,
+    service_commission_percentage: terms.service_commission_percentage,
+  };
+  const relinking = before !== undefined && before.unlinked_at !== null;
   const row = await db
     .insertInto("merchant_links")
-    .values({ integration_client_id: integrationClientId, merchant_account_id: merchantAccountId, linked_at: now })
-    .onConflict((oc) => oc.columns(["integration_client_id", "merchant_account_id"]).doUpdateSet({ unlinked_at: null }))
+    .values({ integration_client_id: integrationClientId, merchant_account_id: merchantAccountId, linked_at: now, ...accepted })
+    .onConflict((oc) => oc.columns(["integration_client_id", "merchant_account_id"]).doUpdateSet({ unlinked_at: null, ...(relinking ? accepted : {}) }))
     .returning("id")
     .executeTakeFirstOrThrow();
   return { linkId: row.id, wasActive: before !== undefined && before.unlinked_at === null };

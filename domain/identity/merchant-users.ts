@@ -13,7 +13,7 @@ export async function listLinkedMerchants(db: Kysely<Database>, integrationClien
     .where("l.unlinked_at", "is", null);
   const [rows, count] = await Promise.all([
     base
-      .select(["l.id as linkId", "m.id as merchantAccountId", "m.email", "m.fantasy_name", "l.linked_at", "t.key as tenantKey", "t.name as tenantName"])
+      .select(["l.id as linkId", "m.id as merchantAccountId", "m.email", "m.fantasy_name", "l.linked_at", "l.commission_percentage", "t.key as tenantKey", "t.name as tenantName"])
       .orderBy("l.linked_at", "desc")
       .orderBy("l.id")
       .limit(page.limit)

@@ -23,7 +23,7 @@ function integrationUserView(row: LinkedMerchant): components["schemas"]["Integr
     fantasyName: row.fantasy_name,
     joinedAt: row.linked_at.toISOString(),
     ...(row.tenantKey ? { tenantKey: row.tenantKey, tenantName: row.tenantName! } : {}),
-    currentCommissionPercentage: 0,
+    currentCommissionPercentage: Number(row.commission_percentage),
   };
 }
 

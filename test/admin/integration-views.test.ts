@@ -47,6 +47,30 @@ describe("the integration admin's views", () => {
     });
     expect((await call("GET", "/my-integration/payment-requests?status=canceled")).json.total).toBe(0);
   });
+
+  it("shows each merchant account's commission: the offer it accepted when it linked, kept while linked", async () => {
+    const sandbox = await t.sandbox();
+    const { call } = await signedInAdmin(t, sandbox.integrationAdmin);
+    const testMerchantCommission = async () => {
+      const users = await call("GET", "/my-integration/users");
+      return users.json.items.find((user: { userId: string }) => user.userId !== sandbox.merchant.merchantUserId && user.email !== sandbox.merchant.email);
+    };
+    expect((await call("PUT", "/my-integration/offer", { percentage: 1.5, fixedAmount: 25 })).status).toBe(200);
+    expect((await call("POST", "/my-integration/test-tokens")).json.autoLinkAction).toBe("linked");
+    const linked = await testMerchantCommission();
+    expect(linked.currentCommissionPercentage).toBe(1.5);
+    const users = await call("GET", "/my-integration/users");
+    expect(users.json.items.find((user: { email: string }) => user.email === sandbox.merchant.email).currentCommissionPercentage).toBe(0); // linked before the offer
+
+    // A new offer applies to links made from now on, not to an active one.
+    expect((await call("PUT", "/my-integration/offer", { percentage: 3 })).status).toBe(200);
+    expect((await call("POST", "/my-integration/test-tokens")).json.autoLinkAction).toBe("already-linked");
+    expect((await testMerchantCommission()).currentCommissionPercentage).toBe(1.5);
+    // Linked again after an unlink: the merchant accepted the offer of that moment.
+    expect((await call("DELETE", `/my-integration/users/${linked.integrationClientUserId}`)).status).toBe(204);
+    expect((await call("POST", "/my-integration/test-tokens")).json.autoLinkAction).toBe("linked");
+    expect((await testMerchantCommission()).currentCommissionPercentage).toBe(3);
+  });
 });
 
 describe("the platform admin", () => {
