@@ -72,6 +72,9 @@ const BUSINESS_RULES: Record<ApiName, Record<string, { statuses: string[]; rules
     advanceSandboxClock: { statuses: ["400"], rules: "the clock only moves forward, and no further than 9999-12-31T23:59:59Z" },
     simulatePayment: { statuses: ["400"], rules: "the cvu belongs to a charge of the integration; at most 2 decimals" },
     replaceOffer: { statuses: ["400"], rules: "at most 2 decimals" },
+    getEarnings: { statuses: ["400"], rules: "startDate not after endDate, at most 366 days, real calendar dates" },
+    exportEarningsCsv: { statuses: ["400"], rules: "startDate not after endDate, at most 366 days, real calendar dates" },
+    getPlatformEarnings: { statuses: ["400"], rules: "startDate not after endDate, at most 366 days, real calendar dates" },
     createMessageCapRequest: { statuses: ["400"], rules: "requestedPerDay above the integration's cap in force" },
     approveMessageCapRequest: { statuses: ["400"], rules: "approvedPerDay above the integration's cap in force" },
     // The ones below are for the owners of webhooks, client URLs and tenants to settle (see the fuzz

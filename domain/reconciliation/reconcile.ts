@@ -1,6 +1,7 @@
 // Money in: a bank transfer is recorded once (by its transaction id) and matched to a charge — by the CVU
 // that received it (cvu mode) or by the sender's CUIL among the CVU's open charges (cuil mode). Payments
-// accumulate; the state change, the payment, its event and its payer notifications are one transaction.
+// accumulate; the state change, the payment, its breakdown (domain/earnings/), its event and its payer
+// notifications are one transaction.
 // Concurrent transfers to one CVU are serialised on the CVU's row, so they sum correctly.
 import type { Kysely, Transaction } from "kysely";
 import type { Database } from "../../db/schema.ts";
@@ -12,6 +13,7 @@ import { releaseCvu } from "../cvu-pool/cvu-pool.ts";
 import { fromCents } from "../money.ts";
 import { payerKeyOf } from "../tax-id.ts";
 import { recordEvent } from "../events/outbox.ts";
+import { recordPaymentBreakdown } from "../earnings/payment-breakdown.ts";
 import { confirmPaymentByChat, withdrawChargeNotifications } from "../notifications/charge-notifications.ts";
 
 export interface IncomingTransfer {
@@ -120,6 +122,7 @@ async function applyPayment(trx: Transaction<Database>, transferId: string, tran
     .returningAll()
     .executeTakeFirstOrThrow();
   await trx.updateTable("transfers").set({ charge_id: charge.id, unmatched_reason: null }).where("id", "=", transferId).execute();
+  await recordPaymentBreakdown(trx, { transferId, grossCents: transfer.amountCents, receivedAt: options.receivedAt }, charge);
   await confirmPaymentByChat(trx, { charge: updated, transferId, full: total, at: options.receivedAt });
   const event = await recordEvent(trx, {
     type: "payment_request.payment_received",

@@ -17,6 +17,23 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/integration-admin/earnings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Per integration over a range of days (or only `integrationClientId`), the largest gross first, with totals. */
+        get: operations["getPlatformEarnings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/integration-admin/go-live-requests": {
         parameters: {
             query?: never;
@@ -407,6 +424,45 @@ export type paths = {
          *     Without a body the previous secret stops at once.
          */
         post: operations["rotateClientSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/my-integration/earnings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The integration's commissions over a range of days, with totals; paged, newest payment first. */
+        get: operations["getEarnings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/my-integration/earnings/csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description The same payments as CSV (RFC 4180: comma-separated, UTF-8, one header line, amounts in pesos with
+         *     a dot for decimals), every payment of the range in one file, oldest first. Columns: `paymentId`,
+         *     `receivedAt`, `paymentRequestId`, `referenceId`, `merchantUserId`, `merchantName`, `grossAmount`,
+         *     `commissionPercentage`, `commissionFixedAmount`, `commissionAmount`.
+         */
+        get: operations["exportEarningsCsv"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1376,6 +1432,72 @@ export type components = {
          * @enum {string}
          */
         DeliveryAttemptError: "non_2xx" | "timeout" | "connection_error" | "redirect" | "blocked_address";
+        /** @description The integration's commission on one payment received. */
+        EarningsItem: {
+            /** @description The payment (one transfer received for a charge). */
+            paymentId: components["schemas"]["Uuid"];
+            paymentRequestId: components["schemas"]["Uuid"];
+            /** @description The charge's `referenceId`. */
+            referenceId: string;
+            /** @description The merchant account that collected it (`userId` in `GET /my-integration/users`). */
+            merchantUserId: components["schemas"]["Uuid"];
+            /** @description The merchant account's trade name. */
+            merchantName: string;
+            /**
+             * Format: date-time
+             * @description When the payment was received.
+             */
+            receivedAt: string;
+            /** @description What the payer transferred. */
+            grossAmount: components["schemas"]["Pesos"];
+            /**
+             * Format: double
+             * @description The percentage the merchant account had accepted when the payment arrived.
+             */
+            commissionPercentage: number;
+            /** @description The fixed fee per payment the merchant account had accepted (0 when none). */
+            commissionFixedAmount: components["schemas"]["Pesos"];
+            /**
+             * @description The integration's commission: `commissionPercentage` of `grossAmount`, rounded to the nearest cent
+             *     (half a cent up), plus `commissionFixedAmount`; never more than `grossAmount`.
+             */
+            commissionAmount: components["schemas"]["Pesos"];
+        };
+        /** @description The integration's commissions over a range of days, newest payment first. */
+        EarningsReport: {
+            /** Format: date */
+            startDate: string;
+            /** Format: date */
+            endDate: string;
+            totals: components["schemas"]["EarningsTotals"];
+            items: components["schemas"]["EarningsItem"][];
+            /**
+             * Format: int32
+             * @description Items matching the query, across all pages.
+             */
+            total: number;
+            /**
+             * Format: int32
+             * @description The page size that was applied.
+             */
+            limit: number;
+            /**
+             * Format: int32
+             * @description Items skipped before this page.
+             */
+            offset: number;
+        };
+        /** @description The integration's totals over the range. */
+        EarningsTotals: {
+            /**
+             * Format: int32
+             * @description Payments received.
+             */
+            paymentCount: number;
+            grossAmount: components["schemas"]["Pesos"];
+            /** @description The sum of the payments' `commissionAmount`, to the cent. */
+            commissionAmount: components["schemas"]["Pesos"];
+        };
         /**
          * @description Where an event's delivery stands.
          * @enum {string}
@@ -2065,6 +2187,57 @@ export type components = {
          *     valid values such as 1.15 or 19.99.
          */
         Percentage: number;
+        /** @description One integration's money over the range, as the platform sees it. */
+        PlatformEarningsItem: {
+            integrationClientId: components["schemas"]["Uuid"];
+            integrationName: string;
+            /**
+             * Format: int32
+             * @description Payments received.
+             */
+            paymentCount: number;
+            /** @description What payers transferred. */
+            grossAmount: components["schemas"]["Pesos"];
+            /** @description The integration's commissions. */
+            integrationCommissionAmount: components["schemas"]["Pesos"];
+            /** @description The platform's service commission (its deal with the integration). */
+            serviceCommissionAmount: components["schemas"]["Pesos"];
+            /** @description What the merchant accounts keep. The three parts add up to `grossAmount`, to the cent. */
+            merchantNetAmount: components["schemas"]["Pesos"];
+        };
+        /** @description The money of every integration (or one) over a range of days, the largest gross first. */
+        PlatformEarningsReport: {
+            /** Format: date */
+            startDate: string;
+            /** Format: date */
+            endDate: string;
+            totals: components["schemas"]["PlatformEarningsTotals"];
+            items: components["schemas"]["PlatformEarningsItem"][];
+            /**
+             * Format: int32
+             * @description Items matching the query, across all pages.
+             */
+            total: number;
+            /**
+             * Format: int32
+             * @description The page size that was applied.
+             */
+            limit: number;
+            /**
+             * Format: int32
+             * @description Items skipped before this page.
+             */
+            offset: number;
+        };
+        /** @description Totals over every integration in the range. */
+        PlatformEarningsTotals: {
+            /** Format: int32 */
+            paymentCount: number;
+            grossAmount: components["schemas"]["Pesos"];
+            integrationCommissionAmount: components["schemas"]["Pesos"];
+            serviceCommissionAmount: components["schemas"]["Pesos"];
+            merchantNetAmount: components["schemas"]["Pesos"];
+        };
         /** @description An integration client as a platform admin sees it: the integrator's view plus the commission. */
         PlatformIntegrationClientDetail: {
             /** @description The integration client's identifier in the Admin API. */
@@ -2515,6 +2688,10 @@ export type components = {
         "Cobro.Common.PageQuery.limit": number;
         /** @description Items to skip, default 0. */
         "Cobro.Common.PageQuery.offset": number;
+        /** @description Last day (`YYYY-MM-DD`, Argentina time), inclusive. */
+        "EarningsRange.endDate": string;
+        /** @description First day (`YYYY-MM-DD`, Argentina time), inclusive. */
+        "EarningsRange.startDate": string;
     };
     requestBodies: never;
     headers: never;
@@ -2543,6 +2720,100 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["HealthStatus"];
+                };
+            };
+        };
+    };
+    getPlatformEarnings: {
+        parameters: {
+            query?: {
+                /** @description First day (`YYYY-MM-DD`, Argentina time), inclusive. */
+                startDate?: components["parameters"]["EarningsRange.startDate"];
+                /** @description Last day (`YYYY-MM-DD`, Argentina time), inclusive. */
+                endDate?: components["parameters"]["EarningsRange.endDate"];
+                /** @description Only this integration. */
+                integrationClientId?: components["schemas"]["Uuid"];
+                /** @description Page size: 1 to 100, default 20. */
+                limit?: components["parameters"]["Cobro.Common.PageQuery.limit"];
+                /** @description Items to skip, default 0. */
+                offset?: components["parameters"]["Cobro.Common.PageQuery.offset"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "startDate": "2026-11-01",
+                     *       "endDate": "2026-11-30",
+                     *       "totals": {
+                     *         "paymentCount": 1,
+                     *         "grossAmount": 1000,
+                     *         "integrationCommissionAmount": 40,
+                     *         "serviceCommissionAmount": 8,
+                     *         "merchantNetAmount": 952
+                     *       },
+                     *       "items": [
+                     *         {
+                     *           "integrationClientId": "9b2f7c4e-1a3d-4e5f-8a6b-7c8d9e0f1a2b",
+                     *           "integrationName": "Gestión Comercios",
+                     *           "paymentCount": 1,
+                     *           "grossAmount": 1000,
+                     *           "integrationCommissionAmount": 40,
+                     *           "serviceCommissionAmount": 8,
+                     *           "merchantNetAmount": 952
+                     *         }
+                     *       ],
+                     *       "total": 1,
+                     *       "limit": 20,
+                     *       "offset": 0
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PlatformEarningsReport"];
+                };
+            };
+            /** @description The request does not meet the contract: missing field, bad type or range, or a field not accepted. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                };
+            };
+            /** @description 401 `UnauthorizedError`: the token is missing, invalid or expired, or is not an admin token (a merchant account's token is refused). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /** @description 403 `ForbiddenError` (the admin's role does not allow the operation: `INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`) or `PasswordChangeRequiredError` (the session was opened with a temporary password: change it with `POST /integration/admin/change-password` first). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /** @description 500 `InternalServerError`: an internal error; quote the `id` to support. Safe to retry reads; after a write, read the resource again before retrying. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
                 };
             };
         };
@@ -4719,6 +4990,166 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["RotatedClientSecret"];
+                };
+            };
+            /** @description The request does not meet the contract: missing field, bad type or range, or a field not accepted. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                };
+            };
+            /** @description 401 `UnauthorizedError`: the token is missing, invalid or expired, or is not an admin token (a merchant account's token is refused). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /** @description 403 `ForbiddenError` (the admin's role does not allow the operation: `INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`) or `PasswordChangeRequiredError` (the session was opened with a temporary password: change it with `POST /integration/admin/change-password` first). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /** @description 500 `InternalServerError`: an internal error; quote the `id` to support. Safe to retry reads; after a write, read the resource again before retrying. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+        };
+    };
+    getEarnings: {
+        parameters: {
+            query?: {
+                /** @description First day (`YYYY-MM-DD`, Argentina time), inclusive. */
+                startDate?: components["parameters"]["EarningsRange.startDate"];
+                /** @description Last day (`YYYY-MM-DD`, Argentina time), inclusive. */
+                endDate?: components["parameters"]["EarningsRange.endDate"];
+                /** @description Page size: 1 to 100, default 20. */
+                limit?: components["parameters"]["Cobro.Common.PageQuery.limit"];
+                /** @description Items to skip, default 0. */
+                offset?: components["parameters"]["Cobro.Common.PageQuery.offset"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "startDate": "2026-11-01",
+                     *       "endDate": "2026-11-30",
+                     *       "totals": {
+                     *         "paymentCount": 1,
+                     *         "grossAmount": 1000,
+                     *         "commissionAmount": 40
+                     *       },
+                     *       "items": [
+                     *         {
+                     *           "paymentId": "3f2e1d0c-9b8a-4765-8432-10fedcba9876",
+                     *           "paymentRequestId": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
+                     *           "referenceId": "FAC-2026-000123",
+                     *           "merchantUserId": "2b3c4d5e-6f70-4812-9a3b-4c5d6e7f8091",
+                     *           "merchantName": "Almacén Don Pedro",
+                     *           "receivedAt": "2026-11-22T14:30:00Z",
+                     *           "grossAmount": 1000,
+                     *           "commissionPercentage": 1.5,
+                     *           "commissionFixedAmount": 25,
+                     *           "commissionAmount": 40
+                     *         }
+                     *       ],
+                     *       "total": 1,
+                     *       "limit": 20,
+                     *       "offset": 0
+                     *     }
+                     */
+                    "application/json": components["schemas"]["EarningsReport"];
+                };
+            };
+            /** @description The request does not meet the contract: missing field, bad type or range, or a field not accepted. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                };
+            };
+            /** @description 401 `UnauthorizedError`: the token is missing, invalid or expired, or is not an admin token (a merchant account's token is refused). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /** @description 403 `ForbiddenError` (the admin's role does not allow the operation: `INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`) or `PasswordChangeRequiredError` (the session was opened with a temporary password: change it with `POST /integration/admin/change-password` first). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /** @description 500 `InternalServerError`: an internal error; quote the `id` to support. Safe to retry reads; after a write, read the resource again before retrying. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+        };
+    };
+    exportEarningsCsv: {
+        parameters: {
+            query?: {
+                /** @description First day (`YYYY-MM-DD`, Argentina time), inclusive. */
+                startDate?: components["parameters"]["EarningsRange.startDate"];
+                /** @description Last day (`YYYY-MM-DD`, Argentina time), inclusive. */
+                endDate?: components["parameters"]["EarningsRange.endDate"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    /** @description `attachment; filename="cobro-comisiones-{startDate}-{endDate}.csv"`. */
+                    "content-disposition": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example paymentId,receivedAt,paymentRequestId,referenceId,merchantUserId,merchantName,grossAmount,commissionPercentage,commissionFixedAmount,commissionAmount
+                     *     3f2e1d0c-9b8a-4765-8432-10fedcba9876,2026-11-22T14:30:00.000Z,7c9e6679-7425-40de-944b-e07fc1f90ae7,FAC-2026-000123,2b3c4d5e-6f70-4812-9a3b-4c5d6e7f8091,Almacén Don Pedro,1000.00,1.50,25.00,40.00
+                     */
+                    "text/csv": string;
                 };
             };
             /** @description The request does not meet the contract: missing field, bad type or range, or a field not accepted. */

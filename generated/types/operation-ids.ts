@@ -41,6 +41,7 @@ export const authOperationIds = [
 
 export const adminOperationIds = [
   "getHealth",
+  "getPlatformEarnings",
   "listGoLiveRequests",
   "approveGoLiveRequest",
   "rejectGoLiveRequest",
@@ -65,6 +66,8 @@ export const adminOperationIds = [
   "replaceAllowedOrigins",
   "rotateApiSecretKey",
   "rotateClientSecret",
+  "getEarnings",
+  "exportEarningsCsv",
   "listEvents",
   "resendEvent",
   "requestGoLive",

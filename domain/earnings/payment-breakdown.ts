@@ -1,0 +1,71 @@
+// The split of every payment received, written once when it arrives, in integer cents:
+//   gross = the integration's commission + the platform's service commission + the merchant's net.
+// - The integration's commission is what the merchant account accepted (the offer when it linked, or a
+//   commission proposal since): its percentage of the gross, rounded to the nearest cent (half a cent
+//   up), plus the offer's fixed fee per payment; never more than the gross.
+// - The platform's service commission is the deal applied to the merchant's link: its percentage of the
+//   gross, rounded the same way; never more than what the integration's commission left.
+// - The merchant's net is the rest, so the three parts always add up to the gross, to the cent.
+// The terms are read when the payment arrives and stored with it: a later change never rewrites history.
+import type { Transaction } from "kysely";
+import type { Database } from "../../db/schema.ts";
+import { percentOfCents } from "../money.ts";
+
+export interface CommissionTerms {
+  /** numeric(5,2) text, e.g. "1.50". */
+  integrationPercentage: string;
+  integrationFixedCents: number;
+  /** numeric(5,2) text, or null when no service commission deal applies. */
+  servicePercentage: string | null;
+}
+
+export interface PaymentSplit {
+  integrationCommissionCents: number;
+  serviceCommissionCents: number;
+  merchantNetCents: number;
+}
+
+export function splitPayment(grossCents: number, terms: CommissionTerms): PaymentSplit {
+  const integrationCommissionCents = Math.min(grossCents, percentOfCents(grossCents, Number(terms.integrationPercentage)) + terms.integrationFixedCents);
+  const afterIntegration = grossCents - integrationCommissionCents;
+  const serviceCommissionCents = terms.servicePercentage === null ? 0 : Math.min(afterIntegration, percentOfCents(grossCents, Number(terms.servicePercentage)));
+  return { integrationCommissionCents, serviceCommissionCents, merchantNetCents: afterIntegration - serviceCommissionCents };
+}
+
+/** Records the split of a payment to `charge`, under the terms of the charge's merchant link (unlinked or not). */
+export async function recordPaymentBreakdown(
+  trx: Transaction<Database>,
+  payment: { transferId: string; grossCents: number; receivedAt: Date },
+  charge: { id: string; integration_client_id: string; merchant_account_id: string },
+): Promise<PaymentSplit> {
+  const link = await trx
+    .selectFrom("merchant_links")
+    .select(["commission_percentage", "commission_fixed_cents", "service_commission_percentage"])
+    .where("integration_client_id", "=", charge.integration_client_id)
+    .where("merchant_account_id", "=", charge.merchant_account_id)
+    .executeTakeFirst();
+  const terms: CommissionTerms = {
+    integrationPercentage: link?.commission_percentage ?? "0",
+    integrationFixedCents: link?.commission_fixed_cents ?? 0,
+    servicePercentage: link?.service_commission_percentage ?? null,
+  };
+  const split = splitPayment(payment.grossCents, terms);
+  await trx
+    .insertInto("payment_breakdowns")
+    .values({
+      transfer_id: payment.transferId,
+      charge_id: charge.id,
+      integration_client_id: charge.integration_client_id,
+      merchant_account_id: charge.merchant_account_id,
+      received_at: payment.receivedAt,
+      gross_cents: payment.grossCents,
+      integration_commission_cents: split.integrationCommissionCents,
+      service_commission_cents: split.serviceCommissionCents,
+      merchant_net_cents: split.merchantNetCents,
+      integration_commission_percentage: terms.integrationPercentage,
+      integration_commission_fixed_cents: terms.integrationFixedCents,
+      service_commission_percentage: terms.servicePercentage,
+    })
+    .execute();
+  return split;
+}
