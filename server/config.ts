@@ -33,6 +33,8 @@ export interface Config {
   globalDailyMessageCap: number;
   /** Drafts not completed within this many hours are discarded (COBRO_DRAFT_LIFETIME_HOURS, default 6). */
   draftLifetimeHours: number;
+  /** How long one save of a changed service commission may spend applying it to merchant links (COBRO_COMMISSION_BACKFILL_BUDGET_MS, default 2000). */
+  commissionBackfillBudgetMs: number;
   /** The secret shared with the bank integration that posts received transfers (COBRO_BANK_FEED_SECRET); without it the bank feed refuses everything. */
   bankFeedSecret: string | undefined;
   /** Production's tax registry for payer lookups (COBRO_TAX_REGISTRY_URL, http or https); the Sandbox uses its deterministic one. */
@@ -113,6 +115,8 @@ export function loadConfig(
   if (!Number.isInteger(globalDailyMessageCap) || globalDailyMessageCap < 0) problems.push("COBRO_GLOBAL_DAILY_MESSAGE_CAP must be a whole number");
   const draftLifetimeHours = Number(env.COBRO_DRAFT_LIFETIME_HOURS ?? 6);
   if (!(draftLifetimeHours > 0)) problems.push("COBRO_DRAFT_LIFETIME_HOURS must be a positive number of hours");
+  const commissionBackfillBudgetMs = Number(env.COBRO_COMMISSION_BACKFILL_BUDGET_MS || 2000);
+  if (!(Number.isInteger(commissionBackfillBudgetMs) && commissionBackfillBudgetMs >= 0)) problems.push("COBRO_COMMISSION_BACKFILL_BUDGET_MS must be a whole number of milliseconds, 0 or more");
 
   const taxRegistryUrl = env.COBRO_TAX_REGISTRY_URL === "" ? undefined : env.COBRO_TAX_REGISTRY_URL;
   if (taxRegistryUrl !== undefined && !(URL.canParse(taxRegistryUrl) && /^https?:$/.test(new URL(taxRegistryUrl).protocol))) problems.push(`COBRO_TAX_REGISTRY_URL must be an http(s) URL, not "${taxRegistryUrl}"`);
@@ -148,6 +152,7 @@ export function loadConfig(
     allowLoopbackUrls: serviceEnv === "sandbox" && env.COBRO_ALLOW_LOOPBACK_URLS === "true",
     globalDailyMessageCap,
     draftLifetimeHours,
+    commissionBackfillBudgetMs,
     taxRegistryUrl,
     bankFeedSecret: env.COBRO_BANK_FEED_SECRET || undefined,
     notifications,

@@ -15,14 +15,3 @@ export async function listIntegrationCharges(db: Kysely<Database>, integrationCl
   ]);
   return { items: rows, total: Number(count.total) };
 }
-
-/** Charges that can still receive money (pending or partially paid). */
-export async function countOpenCharges(db: Kysely<Database>, integrationClientId: string): Promise<number> {
-  const { open } = await db
-    .selectFrom("charges")
-    .select((eb) => eb.fn.countAll<string>().as("open"))
-    .where("integration_client_id", "=", integrationClientId)
-    .where("state", "in", ["pending", "partial_payment"])
-    .executeTakeFirstOrThrow();
-  return Number(open);
-}

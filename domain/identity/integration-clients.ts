@@ -3,7 +3,7 @@
 import { sql, type Kysely, type Transaction } from "kysely";
 import type { Database } from "../../db/schema.ts";
 import type { IntegrationClient, IntegrationType } from "../../db/tables/identity.table.ts";
-import { countOpenCharges } from "../charges/integration-charges.ts";
+import { applyServiceCommission, type BackfillOptions, type BackfillResult } from "../earnings/service-commission-backfill.ts";
 import { DomainError, ValidationError } from "../errors.ts";
 import { isUuid } from "../ids.ts";
 import { requireCents } from "../money.ts";
@@ -51,13 +51,16 @@ export async function updateIntegrationProfile(db: Kysely<Database>, integration
 
 /**
  * The platform admin's PATCH: the profile and the platform's commission (a percentage with at most 2
- * decimals; null ends the deal). With a commission change, also how many open charges take it.
+ * decimals; null ends the deal). With the commission in the request (changed or not: saving again
+ * continues an unfinished backfill), the deal is then applied to the integration's merchant links
+ * within the time budget.
  */
 export async function updateIntegrationClientAsPlatform(
   db: Kysely<Database>,
   id: string,
   changes: ProfileChanges & { serviceCommissionPercentage?: number | null },
-): Promise<{ client: IntegrationClient; openChargesRecommissioned?: number }> {
+  backfill: BackfillOptions,
+): Promise<{ client: IntegrationClient; commissionBackfill?: BackfillResult }> {
   const client = await integrationClientById(db, id);
   const commission = changes.serviceCommissionPercentage;
   const commissionChanged = commission !== undefined;
@@ -69,9 +72,7 @@ export async function updateIntegrationClientAsPlatform(
     .returningAll()
     .executeTakeFirstOrThrow();
   if (!commissionChanged) return { client: updated };
-  // The percentage is read from the integration when a charge's money is settled, so every open charge
-  // takes it at once: the backfill is complete in one step.
-  return { client: updated, openChargesRecommissioned: await countOpenCharges(db, client.id) };
+  return { client: updated, commissionBackfill: await applyServiceCommission(db, client.id, updated.service_commission_percentage, backfill) };
 }
 
 /**

@@ -211,9 +211,9 @@ export type paths = {
         head?: never;
         /**
          * @description Change an integration client: the integrator's fields (as `PATCH /my-integration`) and the
-         *     platform's `serviceCommissionPercentage` (`null` ends the deal). Partial update. When the
-         *     percentage changes, it is applied to existing charges within a time budget: see
-         *     `commissionBackfill`, and repeat the same request while `pending` is above 0.
+         *     platform's `serviceCommissionPercentage` (`null` ends the deal). Partial update. With
+         *     `serviceCommissionPercentage` in the body, it is applied to the integration's merchant links within
+         *     a time budget: see `commissionBackfill`, and repeat the same request while `pending` is above 0.
          */
         patch: operations["updateIntegrationClient"];
         trace?: never;
@@ -1346,35 +1346,37 @@ export type components = {
         /** @description A webhook validation token: at least 16 characters; write-only, never returned. */
         ValidationToken: string;
         /**
-         * @description How far applying a changed commission percentage got. The new percentage is written to the
-         *     integration's open charges (not yet paid in full, overdue or canceled) so that their future
-         *     payments carry it; closed charges keep the percentage they had. The work runs within a time
-         *     budget: `pending` above 0 means it stopped there, and the same PATCH must be sent again to continue.
+         * @description How far applying the service commission got. A payment's split reads the platform's percentage from
+         *     the merchant account's link to the integration, so a saved percentage is written to every link of the
+         *     integration (an unlinked one too: its open charges can still be paid); payments already received keep
+         *     the split they were recorded with. The work runs in batches within a time budget
+         *     (`COBRO_COMMISSION_BACKFILL_BUDGET_MS`, default 2 s): `pending` above 0 means it stopped there, and
+         *     the same PATCH must be sent again to continue. Links created meanwhile take the new percentage.
          */
         CommissionBackfill: {
             /**
              * Format: int32
-             * @description Charges not reached yet.
+             * @description Merchant links not reached within the time budget.
              */
             pending: number;
             /**
              * Format: int32
-             * @description Charges that could not be updated (they are tried again by the next save).
+             * @description Merchant links that could not be written (held by another transaction); logged, and tried again by the next save.
              */
             failed: number;
             /**
              * Format: int32
-             * @description Charges left unchanged (they already carried the percentage).
+             * @description Merchant links left unchanged: they already carried the percentage.
              */
             skipped: number;
             /**
              * Format: int32
-             * @description Charges updated by this request.
+             * @description Merchant links written by this request.
              */
             applied: number;
             /**
              * Format: int32
-             * @description Charges considered: the sum of the four others.
+             * @description The integration's merchant links: the sum of the four others.
              */
             total: number;
         };

@@ -73,10 +73,12 @@ export const getIntegrationClient: Handler<"getIntegrationClient"> = async ({ ca
   return { status: 200, body: platformIntegrationClientDetail(await integrationClientById(services.db, params.id)) };
 };
 
-export const updateIntegrationClient: Handler<"updateIntegrationClient"> = async ({ caller, params, body, services }) => {
+export const updateIntegrationClient: Handler<"updateIntegrationClient"> = async ({ caller, params, body, services, log }) => {
   requirePlatformAdmin(caller);
-  const { client, openChargesRecommissioned } = await updateIntegrationClientAsPlatform(services.db, params.id, body);
-  if (openChargesRecommissioned === undefined) return { status: 200, body: platformIntegrationClientDetail(client) };
-  const total = openChargesRecommissioned;
-  return { status: 200, body: { ...platformIntegrationClientDetail(client), commissionBackfill: { pending: 0, failed: 0, skipped: 0, applied: total, total } } };
+  const { client, commissionBackfill } = await updateIntegrationClientAsPlatform(services.db, params.id, body, { budgetMs: services.config.commissionBackfillBudgetMs });
+  if (!commissionBackfill) return { status: 200, body: platformIntegrationClientDetail(client) };
+  for (const failure of commissionBackfill.failures) {
+    log.warn({ integrationClientId: client.id, links: failure.links, reason: failure.reason }, "service commission: links not updated, tried again by the next save");
+  }
+  return { status: 200, body: { ...platformIntegrationClientDetail(client), commissionBackfill: commissionBackfill.counts } };
 };

@@ -672,7 +672,7 @@ export class PlatformIntegrationClientsApi extends runtime.BaseAPI {
     }
 
     /**
-     * Change an integration client: the integrator\'s fields (as `PATCH /my-integration`) and the platform\'s `serviceCommissionPercentage` (`null` ends the deal). Partial update. When the percentage changes, it is applied to existing charges within a time budget: see `commissionBackfill`, and repeat the same request while `pending` is above 0.
+     * Change an integration client: the integrator\'s fields (as `PATCH /my-integration`) and the platform\'s `serviceCommissionPercentage` (`null` ends the deal). Partial update. With `serviceCommissionPercentage` in the body, it is applied to the integration\'s merchant links within a time budget: see `commissionBackfill`, and repeat the same request while `pending` is above 0.
      */
     async updateIntegrationClientRaw(requestParameters: UpdateIntegrationClientRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<PlatformIntegrationClientUpdated>> {
         const requestOptions = await this.updateIntegrationClientRequestOpts(requestParameters);
@@ -682,7 +682,7 @@ export class PlatformIntegrationClientsApi extends runtime.BaseAPI {
     }
 
     /**
-     * Change an integration client: the integrator\'s fields (as `PATCH /my-integration`) and the platform\'s `serviceCommissionPercentage` (`null` ends the deal). Partial update. When the percentage changes, it is applied to existing charges within a time budget: see `commissionBackfill`, and repeat the same request while `pending` is above 0.
+     * Change an integration client: the integrator\'s fields (as `PATCH /my-integration`) and the platform\'s `serviceCommissionPercentage` (`null` ends the deal). Partial update. With `serviceCommissionPercentage` in the body, it is applied to the integration\'s merchant links within a time budget: see `commissionBackfill`, and repeat the same request while `pending` is above 0.
      */
     async updateIntegrationClient(requestParameters: UpdateIntegrationClientRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<PlatformIntegrationClientUpdated> {
         const response = await this.updateIntegrationClientRaw(requestParameters, initOverrides);

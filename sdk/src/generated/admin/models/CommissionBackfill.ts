@@ -14,32 +14,34 @@
 
 import { mapValues } from '../runtime.js';
 /**
- * How far applying a changed commission percentage got. The new percentage is written to the
- * integration's open charges (not yet paid in full, overdue or canceled) so that their future
- * payments carry it; closed charges keep the percentage they had. The work runs within a time
- * budget: `pending` above 0 means it stopped there, and the same PATCH must be sent again to continue.
+ * How far applying the service commission got. A payment's split reads the platform's percentage from
+ * the merchant account's link to the integration, so a saved percentage is written to every link of the
+ * integration (an unlinked one too: its open charges can still be paid); payments already received keep
+ * the split they were recorded with. The work runs in batches within a time budget
+ * (`COBRO_COMMISSION_BACKFILL_BUDGET_MS`, default 2 s): `pending` above 0 means it stopped there, and
+ * the same PATCH must be sent again to continue. Links created meanwhile take the new percentage.
  * @export
  * @interface CommissionBackfill
  */
 export interface CommissionBackfill {
     /**
-     * Charges not reached yet.
+     * Merchant links not reached within the time budget.
      */
     pending: number;
     /**
-     * Charges that could not be updated (they are tried again by the next save).
+     * Merchant links that could not be written (held by another transaction); logged, and tried again by the next save.
      */
     failed: number;
     /**
-     * Charges left unchanged (they already carried the percentage).
+     * Merchant links left unchanged: they already carried the percentage.
      */
     skipped: number;
     /**
-     * Charges updated by this request.
+     * Merchant links written by this request.
      */
     applied: number;
     /**
-     * Charges considered: the sum of the four others.
+     * The integration's merchant links: the sum of the four others.
      */
     total: number;
 }
