@@ -16,6 +16,7 @@ import { createClientAdmin, listClientAdmins, listMyIntegrationAdmins, resendCli
 import { getMyIntegration, rotateClientSecret, updateMyIntegration, uploadLogo } from "./my-integration.ts";
 import { listIntegrationPaymentRequests } from "./integration-payment-requests.ts";
 import { listNotifications } from "./notifications.ts";
+import { createApiKeys, getApiKeys, replaceAllowedOrigins, rotateApiSecretKey } from "./api-keys.ts";
 import { approveGoLiveRequest, getGoLiveRequest, listGoLiveRequests, provisionProductionClient, rejectGoLiveRequest, requestGoLive } from "./go-live.ts";
 import { approveMessageCapRequest, createMessageCapRequest, listMessageCapRequests, listMyMessageCapRequests, rejectMessageCapRequest } from "./message-cap-requests.ts";
 import { reinstateIntegrationClient, suspendIntegrationClient } from "./client-suspension.ts";
@@ -41,10 +42,10 @@ export const adminHandlers: HandlerMap<operations, AdminApiCaller> = {
   updateMyIntegration,
   listMyIntegrationAdmins,
   listNotifications,
-  getApiKeys: notImplemented,
-  createApiKeys: notImplemented,
-  replaceAllowedOrigins: notImplemented,
-  rotateApiSecretKey: notImplemented,
+  getApiKeys,
+  createApiKeys,
+  replaceAllowedOrigins,
+  rotateApiSecretKey,
   listEvents,
   resendEvent,
   requestGoLive,
