@@ -14,14 +14,14 @@
 
   var STYLE = [
     ":host { all: initial; display: block; font-family: system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif; color: #1b1f24; }",
-    ".card { box-sizing: border-box; max-width: 420px; width: 100%; padding: 16px; border: 1px solid #d0d7de; border-radius: 12px; background: #fff; }",
+    ".card { box-sizing: border-box; max-width: 420px; width: 100%; padding: 16px; border: 1px solid #d0d7de; border-radius: 12px; background: #fff; color: #1b1f24; font-family: system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif; font-size: 16px; line-height: 1.4; text-align: left; }",
     "h2 { font-size: 1.05rem; margin: 0 0 12px; }",
     ".amount { font-size: 1.8rem; font-weight: 700; margin: 0 0 12px; }",
     "dl { margin: 0; }",
     "dt { font-size: .8rem; color: #57606a; margin-top: 10px; }",
     "dd { margin: 2px 0 0; overflow-wrap: anywhere; }",
     ".cvu { display: flex; gap: 8px; align-items: center; flex-wrap: wrap; }",
-    ".cvu output { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 1rem; letter-spacing: .02em; }",
+    ".cvu input { border: 0; padding: 0; background: transparent; color: inherit; min-width: 0; flex: 1 1 14em; font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 1rem; letter-spacing: .02em; }",
     "button { font: inherit; font-size: .9rem; padding: 6px 12px; min-height: 36px; border-radius: 8px; border: 1px solid #0a5fd6; background: #0a66e4; color: #fff; cursor: pointer; }",
     "button:focus-visible { outline: 3px solid #f0b400; outline-offset: 2px; }",
     ".state { margin: 14px 0 0; padding: 10px; border-radius: 8px; background: #f3f6fa; font-weight: 600; }",
@@ -88,7 +88,7 @@
     var details = element("dl");
     details.appendChild(element("dt", { id: "cvu-label" }, "CVU"));
     var cvuRow = element("dd", { class: "cvu" });
-    var cvu = element("output", { "aria-labelledby": "cvu-label" }, "…");
+    var cvu = element("input", { type: "text", readonly: "", "aria-labelledby": "cvu-label", value: "…", size: "22", spellcheck: "false" });
     var copy = element("button", { type: "button", "aria-label": "Copiar el CVU" }, "Copiar");
     cvuRow.appendChild(cvu);
     cvuRow.appendChild(copy);
@@ -122,17 +122,21 @@
     }
 
     copy.addEventListener("click", function () {
-      var text = cvu.textContent;
+      var text = cvu.value;
       var done = function () {
         copy.textContent = "¡Copiado!";
         setTimeout(function () { copy.textContent = "Copiar"; }, 2000);
       };
-      if (navigator.clipboard && navigator.clipboard.writeText) navigator.clipboard.writeText(text).then(done, function () {});
+      if (navigator.clipboard && navigator.clipboard.writeText) {
+        navigator.clipboard.writeText(text).then(done, function () { cvu.select(); });
+      } else {
+        cvu.select(); // the buyer copies it by hand
+      }
     });
 
     function show(payment) {
       amount.textContent = money(payment.amount);
-      cvu.textContent = payment.CVU || "—";
+      cvu.value = payment.CVU || "—";
       var info = payment.bankAccountInfo;
       holder.textContent = info.accountHolderName + " · CUIT " + info.accountHolderTaxId + " · " + info.bankName;
       expiresAtMs = Date.now() + payment.secondsUntilExpiry * 1000;
