@@ -89,6 +89,15 @@ describe("widget keys", () => {
     expect((await admin.call("GET", "/my-integration/api-keys")).json.allowedOrigins).toEqual(["https://tienda.example.com"]);
   });
 
+  it("413 PayloadTooLarge for a list over the body limit: the list unchanged", async () => {
+    const { admin } = await sandboxIntegration(t);
+    await admin.call("PUT", "/my-integration/api-keys/allowed-origins", { allowedOrigins: ["https://tienda.example.com"] });
+    const refused = await admin.call("PUT", "/my-integration/api-keys/allowed-origins", { allowedOrigins: [`https://${"a".repeat(t.config.maxBodyBytes)}.example.com`] });
+    expect(refused.status).toBe(413);
+    expect(refused.json).toEqual(adminError("PayloadTooLarge"));
+    expect((await admin.call("GET", "/my-integration/api-keys")).json.allowedOrigins).toEqual(["https://tienda.example.com"]);
+  });
+
   it("each integration sees only its own keys", async () => {
     const a = await sandboxIntegration(t);
     const b = await sandboxIntegration(t);
