@@ -29,6 +29,7 @@ import type { NotificationsTable } from "./tables/notifications.table.ts";
 import type { IntegrationLogosTable } from "./tables/integration-logos.table.ts";
 import type { GoLiveRequestsTable, PlatformApiKeysTable } from "./tables/going-live.table.ts";
 import type { MessageCapRequestsTable } from "./tables/message-cap-requests.table.ts";
+import type { WidgetKeysTable } from "./tables/widget-keys.table.ts";
 import type { ClientUrlsTable, DeliveryAttemptsTable, EventDeliveriesTable, WebhookSigningSecretsTable } from "./tables/webhooks.table.ts";
 
 export interface Database {
@@ -62,4 +63,5 @@ export interface Database {
   notifications: NotificationsTable;
   go_live_requests: GoLiveRequestsTable;
   platform_api_keys: PlatformApiKeysTable;
+  widget_keys: WidgetKeysTable;
 }

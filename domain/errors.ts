@@ -46,6 +46,11 @@ export const ERROR_CODES = [
   "TenantNotFoundError",
   "ClientUserNotFoundForBindingError",
   "IntegrationCollectGroupNotFoundError",
+  // The checkout widget (`/v1/payments` with widget keys; the keys on the Admin API).
+  "WidgetKeyInvalidError",
+  "MerchantUserNotLinkedError",
+  "ApiKeysAlreadyExistError",
+  "ApiKeysNotCreatedError",
   // Admin API resources.
   "CvuNotInIntegrationError",
   "BankFeedSignatureError",

@@ -58,6 +58,10 @@ const BUSINESS_RULES: Record<ApiName, Record<string, { statuses: string[]; rules
     completePaymentRequestAmount: { statuses: ["400"], rules: "at most 2 decimals (not a JSON Schema multipleOf, which binary floating point judges wrongly: 19.99)" },
     updatePaymentRequestCustomer: { statuses: ["400"], rules: "the taxDocument's check digit" },
     listPaymentRequests: { statuses: ["400"], rules: "endDate not before startDate" },
+    createCheckoutPayment: {
+      statuses: ["400", "422"],
+      rules: "the create rules of a checkout charge (at most 2 decimals, metadata's 8 KB) (400); merchantUserId of a merchant account linked to the integration (422)",
+    },
     lookupPayer: { statuses: ["400"], rules: "a CUIL or CUIT with a known prefix and a valid check digit" },
   },
   auth: {
@@ -185,7 +189,19 @@ function plannedRuns(sandbox: SandboxSet, notImplemented: Partial<Record<ApiName
   const skip = (api: ApiName) => notImplemented[api] ?? [];
   const plans: Array<() => Promise<Run>> = [];
   if (apis.includes("integration")) {
-    plans.push(async () => ({ api: "integration", as: "merchant", scheme: "MerchantBearer", token: await merchantToken(sandbox), excludeOperationIds: skip("integration") }));
+    // The checkout widget's /v1/payments takes the widget keys instead of a merchant token: one run per key.
+    const widgetOperations = { WidgetSecretKey: "createCheckoutPayment", WidgetPublishableKey: "getCheckoutPayment" };
+    let keys: ReturnType<typeof createWidgetKeys> | undefined;
+    const widgetKeys = () => (keys ??= createWidgetKeys(sandbox));
+    plans.push(async () => ({
+      api: "integration",
+      as: "merchant",
+      scheme: "MerchantBearer",
+      token: await merchantToken(sandbox),
+      excludeOperationIds: [...Object.values(widgetOperations), ...skip("integration")],
+    }));
+    plans.push(async () => ({ api: "integration", as: "widget secret key", scheme: "WidgetSecretKey", token: (await widgetKeys()).secretKey, includeOperationIds: [widgetOperations.WidgetSecretKey] }));
+    plans.push(async () => ({ api: "integration", as: "widget publishable key", scheme: "WidgetPublishableKey", token: (await widgetKeys()).publishableKey, includeOperationIds: [widgetOperations.WidgetPublishableKey] }));
   }
   if (apis.includes("auth")) {
     // BearerAuth is the merchant's idToken for client-info, the admin's for the admin session.
@@ -430,6 +446,14 @@ async function adminToken(sandbox: SandboxSet, admin: { email: string; password:
 /** A merchant idToken of the Sandbox integration (Admin API `POST /my-integration/test-tokens`). */
 async function merchantToken(sandbox: SandboxSet): Promise<string> {
   return (await postJson(`${sandbox.adminApiUrl}/my-integration/test-tokens`, undefined, await adminToken(sandbox, sandbox.integrationAdmin))).idToken as string;
+}
+
+/** Creates the Sandbox integration's checkout widget keys (Admin API `/my-integration/api-keys`); once per fuzz. */
+async function createWidgetKeys(sandbox: SandboxSet): Promise<{ publishableKey: string; secretKey: string }> {
+  const token = await adminToken(sandbox, sandbox.integrationAdmin);
+  const { publishableKey } = await postJson(`${sandbox.adminApiUrl}/my-integration/api-keys`, undefined, token);
+  const { secretKey } = await postJson(`${sandbox.adminApiUrl}/my-integration/api-keys/rotate-secret`, undefined, token);
+  return { publishableKey, secretKey };
 }
 
 /** The server's `unexpected error` log lines (level 50): each is a 500 that the checks also report. */

@@ -10,6 +10,7 @@ import { DomainError, ValidationError, type FieldProblem } from "../domain/error
 import type { ApiName } from "./config.ts";
 import { internalErrorReply, replyForError, type ErrorReply } from "./error-responses.ts";
 import { generatedDocumentText, referencePages } from "./reference-pages.ts";
+import { checkoutWidgetRoutes } from "./checkout-widget.ts";
 import { notImplemented, type AnyOperationHandler, type HandlerContext, type NotImplemented, type Services } from "./handler-types.ts";
 import { redactedUrl, type Logger } from "./logger.ts";
 import { nulCharacterProblems, validationProblems } from "./validation-details.ts";
@@ -102,6 +103,7 @@ export async function createApiApp<Caller>(options: ApiAppOptions<Caller>): Prom
   });
 
   app.use(referencePages(api, generatedDocumentText(api))); // GET /docs, /openapi.yaml, /openapi.json: outside the contract, no auth
+  if (api === "integration") app.use(checkoutWidgetRoutes(options.services)); // CORS of /v1/**, GET /v1/widget.js, the Sandbox demo page
 
   const limit = options.maxBodyBytes;
   // The exact bytes are kept for the schemes that sign the body (the bank feed).

@@ -1,5 +1,6 @@
 // The security handlers of each API's contract schemes, bound to the service's database and keys.
 import { authenticateAdmin, authenticateMerchant, authenticateMerchantToken } from "../domain/identity/authentication.ts";
+import { authenticateWidgetKey } from "../domain/checkout/widget-keys.ts";
 import { authenticatePlatformApiKey } from "../domain/identity/platform-api-keys.ts";
 import type { AdminApiCaller, AuthCaller, IntegrationCaller } from "../domain/identity/callers.ts";
 import type { SecurityHandler } from "./api-app.ts";
@@ -8,7 +9,12 @@ import { checkBankFeedSignature } from "../domain/reconciliation/bank-feed.ts";
 import { DomainError } from "../domain/errors.ts";
 
 export function integrationSecurity(services: Services): Record<string, SecurityHandler<IntegrationCaller>> {
-  return { MerchantBearer: ({ headers }) => authenticateMerchant(services.db, services.tokens, headers.authorization) };
+  return {
+    MerchantBearer: ({ headers }) => authenticateMerchant(services.db, services.tokens, headers.authorization),
+    // The checkout widget's `/v1/payments`: the secret key creates, the publishable key reads.
+    WidgetSecretKey: ({ headers }) => authenticateWidgetKey(services.db, headers.authorization, "secret"),
+    WidgetPublishableKey: ({ headers }) => authenticateWidgetKey(services.db, headers.authorization, "publishable"),
+  };
 }
 
 /** `/integration-admin/**` is the platform admin's; `/my-integration/**` the integration admin's. */

@@ -66,6 +66,11 @@ export const ERROR_CATALOG: ErrorCatalog = {
   TenantNotFoundError: { status: 404, shape: "coded-message" },
   ClientUserNotFoundForBindingError: { status: 404, shape: "coded-message" },
   IntegrationCollectGroupNotFoundError: { status: 404, shape: "coded-message" },
+  // The checkout widget (`/v1/payments` with widget keys; the keys on the Admin API).
+  WidgetKeyInvalidError: { status: 401, shape: "general" },
+  MerchantUserNotLinkedError: { status: 422, shape: "general" },
+  ApiKeysAlreadyExistError: { status: 409, shape: "general" },
+  ApiKeysNotCreatedError: { status: 409, shape: "general" },
   // Admin API resources.
   CvuNotInIntegrationError: { status: 400, shape: "general" },
   BankFeedSignatureError: { status: 401, shape: "general" },

@@ -47,6 +47,16 @@ export interface MerchantTokenHolder {
   grantId: string;
 }
 
-export type IntegrationCaller = AnonymousCaller | MerchantCaller;
+/** An integration, by one of its checkout widget keys (`/v1/payments`). */
+export interface WidgetKeyCaller {
+  kind: "widget-key";
+  /** `secret` creates charges (servers); `publishable` reads them (the widget in a browser). */
+  key: "publishable" | "secret";
+  integrationClientId: string;
+  /** The integration's Sandbox clock: how far its time is ahead of the real one. */
+  clockOffsetMs: number;
+}
+
+export type IntegrationCaller = AnonymousCaller | MerchantCaller | WidgetKeyCaller;
 export type AuthCaller = AnonymousCaller | MerchantTokenHolder | AdminCaller;
 export type AdminApiCaller = AnonymousCaller | AdminCaller | PlatformKeyCaller;

@@ -383,7 +383,13 @@ export type paths = {
             cookie?: never;
         };
         get?: never;
-        /** @description Replace the origins allowed to use the publishable key (an empty list allows any origin). Can be set before the keys exist. */
+        /**
+         * @description Replace the origins allowed to use the publishable key (an empty list allows any origin). Can be set
+         *     before the keys exist. A browser's `Origin` matches an entry when they are equal ignoring case; write
+         *     origins as browsers send them, without a default port (`https://tienda.example.com`, not `…:443`).
+         *     The allowed origins decide which pages may read `GET /v1/payments/{paymentRequestId}` (CORS); they do
+         *     not restrict the secret key, which servers use.
+         */
         put: operations["replaceAllowedOrigins"];
         post?: never;
         delete?: never;

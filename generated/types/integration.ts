@@ -249,6 +249,50 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/v1/payments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description Create a checkout charge for a merchant account linked to the key's integration, from the store's
+         *     server, with the secret key. The same rules as `POST /payment-request` with `type: checkout`:
+         *     `referenceId` unique per integration and merchant account, a CVU from the merchant account's pool
+         *     (400 `InsufficientActiveAccountsError` when none is free), nothing created on any refusal. While the
+         *     platform has the integration suspended, answers 404 `IntegrationNotReadyToCollectError`.
+         */
+        post: operations["createCheckoutPayment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/payments/{paymentRequestId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description A checkout charge of the key's integration, as the widget polls it from the buyer's browser with the
+         *     publishable key. 404 `PaymentRequestNotFoundError` for a charge of another integration, or one that is
+         *     not a checkout charge.
+         */
+        get: operations["getCheckoutPayment"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 };
 export type webhooks = Record<string, never>;
 export type components = {
@@ -367,6 +411,108 @@ export type components = {
             referenceId: string;
             /** @enum {string} */
             state: "canceled";
+        };
+        /** @description The buyer, when the store knows them. Never shown by the widget nor by `GET /v1/payments/{paymentRequestId}`. */
+        CheckoutCustomer: {
+            /** @description 2 to 150 characters. Without it the charge's payer is named `Comprador`. */
+            name?: string;
+            email?: components["schemas"]["Email"];
+        };
+        /** @description A created checkout charge: the charge as `POST /payment-request` returns it, with its expiry. */
+        CheckoutPayment: {
+            type: components["schemas"]["PaymentRequestType"];
+            /** @description Identifier assigned by the service. */
+            paymentRequestId: components["schemas"]["Uuid"];
+            referenceId: string;
+            /** @description Absent for a draft until its amount is completed. */
+            amount?: components["schemas"]["Pesos"];
+            description: string;
+            dueDates: string[];
+            surcharge?: components["schemas"]["Surcharge"];
+            metadata?: components["schemas"]["Metadata"];
+            /** @description `customer.taxDocument` is omitted in CVU mode. */
+            customer: components["schemas"]["Customer"];
+            sendWhatsappNotification: boolean;
+            sendEmailNotification: boolean;
+            sendWhatsappPaymentConfirmation?: boolean;
+            reminderNotificationDate?: string;
+            deferredInitialNotificationDate?: string;
+            conciliationType: components["schemas"]["ConciliationType"];
+            webhookUrl?: string;
+            /**
+             * Format: int32
+             * @description Checkout charges only.
+             */
+            expiresInMinutes?: number;
+            state: components["schemas"]["PaymentRequestState"];
+            /** @description Present with an amount and two due dates. */
+            calculatedAmounts?: components["schemas"]["CalculatedAmount"][];
+            /** @description The 22-digit virtual account where the payer transfers. Absent for a draft until its amount is completed. */
+            CVU?: components["schemas"]["Cvu"];
+            /** @description Holder of the account behind the CVU. */
+            bankAccountInfo: components["schemas"]["BankAccountInfo"];
+            /**
+             * Format: date-time
+             * @description When the charge expires if not paid in full (`overdue` from then on).
+             */
+            expiresAt: string;
+        };
+        /**
+         * @description A checkout charge to create. It is created as `POST /payment-request` creates a charge with
+         *     `type: checkout` (the same uniqueness, CVU pool and validation rules), in CVU mode, with no payer
+         *     notifications; its one due date is the Argentina day after today, and it expires `expiresInMinutes`
+         *     after creation, well before that.
+         */
+        CheckoutPaymentCreate: {
+            /**
+             * @description The merchant account that collects: its `userId` as `GET /my-integration/users` of the Admin API lists
+             *     it. It must be linked to the key's integration (not unlinked).
+             */
+            merchantUserId: components["schemas"]["Uuid"];
+            /** @description Unique per integration and merchant account, canceled charges included (shared with `/payment-request`). */
+            referenceId: components["schemas"]["ReferenceId"];
+            /** @description Amount in pesos. */
+            amount: components["schemas"]["PesosInput"];
+            /** @description Shown to the buyer: 3 to 500 characters. */
+            description: string;
+            /**
+             * Format: int32
+             * @description Minutes until the charge expires, 3 to 60; 30 when absent.
+             */
+            expiresInMinutes?: number;
+            customer?: components["schemas"]["CheckoutCustomer"];
+            /** @description Up to 50 keys; returned by `GET /payment-request/{referenceId}` and in events. */
+            metadata?: components["schemas"]["Metadata"];
+        };
+        /**
+         * @description A checkout charge as the widget shows it: what to transfer, where, until when, and how it stands.
+         *     Nothing about the buyer (no name, email or document).
+         */
+        CheckoutPaymentStatus: {
+            paymentRequestId: components["schemas"]["Uuid"];
+            referenceId: string;
+            description: string;
+            /** @description The amount to transfer, in pesos. */
+            amount: components["schemas"]["Pesos"];
+            /** @description Sum of the payments received, in pesos. */
+            paidAmount: components["schemas"]["Pesos"];
+            /** @description `pending` or `partial_payment` while open; `total_payment` once paid; `overdue` or `partial_overdue` once expired; `canceled`. */
+            state: components["schemas"]["PaymentRequestState"];
+            /** @description The 22-digit virtual account to transfer to. */
+            CVU?: components["schemas"]["Cvu"];
+            /** @description Holder of the account behind the CVU (the merchant account). */
+            bankAccountInfo: components["schemas"]["BankAccountInfo"];
+            /**
+             * Format: date-time
+             * @description When the charge expires if not paid in full.
+             */
+            expiresAt: string;
+            /**
+             * Format: int32
+             * @description Seconds from this answer to `expiresAt` (0 once past), by the service's clock (the integration's
+             *     Sandbox clock included): count down from it rather than from the buyer's clock.
+             */
+            secondsUntilExpiry: number;
         };
         /** @description Account holder data of the CVU's account. */
         BankAccountInfo: {
@@ -2260,6 +2406,173 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ReadinessStatus"];
+                };
+            };
+        };
+    };
+    createCheckoutPayment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CheckoutPaymentCreate"];
+            };
+        };
+        responses: {
+            /** @description The request has succeeded and a new resource has been created as a result. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CheckoutPayment"];
+                };
+            };
+            /** @description The request does not meet the contract: missing field, bad type or range, or a field not accepted. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"] | components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description 401 `WidgetKeyInvalidError`: no widget key, an unknown or replaced one, or the wrong kind (a publishable key to create, a secret key to read). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description 404 `{message}` (`IntegrationNotReadyToCollectError`): the integration cannot collect now, because the
+             *     platform suspended it (the message says so) or its onboarding for this merchant account is incomplete.
+             *     Nothing was created. Reads, cancellations and payments of charges already open keep working.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageBody"];
+                };
+            };
+            /** @description 409 `ReferenceIdAlreadyExists`: `{error, message, referenceId}`; the existing charge is not returned. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReferenceIdConflictBody"];
+                };
+            };
+            /** @description The request body is larger than the service accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description 422 `MerchantUserNotLinkedError`: `merchantUserId` is not a merchant account linked to the key's integration (unknown, or unlinked). Nothing was created. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description An internal error. After a create or a bulk, check with GET before retrying. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getCheckoutPayment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                paymentRequestId: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "paymentRequestId": "5c1d7e2a-3b4f-4a6e-9d8c-7b6a5f4e3d21",
+                     *       "referenceId": "ORDER-2026-004512",
+                     *       "description": "Pedido 4512 · Tienda Don Pepe",
+                     *       "amount": 1234.56,
+                     *       "paidAmount": 0,
+                     *       "state": "pending",
+                     *       "CVU": "0000253200000000123459",
+                     *       "bankAccountInfo": {
+                     *         "accountHolderName": "Almacén Don Pepe S.R.L.",
+                     *         "accountHolderTaxId": "30712345671",
+                     *         "bankName": "Banco Cobro S.A."
+                     *       },
+                     *       "expiresAt": "2026-11-22T15:30:00Z",
+                     *       "secondsUntilExpiry": 1742
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CheckoutPaymentStatus"];
+                };
+            };
+            /** @description The request does not meet the contract: missing field, bad type or range, or a field not accepted. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                };
+            };
+            /** @description 401 `WidgetKeyInvalidError`: no widget key, an unknown or replaced one, or the wrong kind (a publishable key to create, a secret key to read). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description 404 `{message: "Payment request not found"}` (`PaymentRequestNotFoundError`): no such charge for this merchant account and integration. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageBody"];
+                };
+            };
+            /** @description An internal error. After a create or a bulk, check with GET before retrying. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };

@@ -15,7 +15,9 @@ export const integrationOperationIds = [
   "completePaymentRequestAmount",
   "cancelPaymentRequest",
   "updatePaymentRequestCustomer",
-  "getReadiness"
+  "getReadiness",
+  "createCheckoutPayment",
+  "getCheckoutPayment"
 ] as const;
 
 export const authOperationIds = [

@@ -17,6 +17,7 @@ import { getMyIntegration, rotateClientSecret, updateMyIntegration, uploadLogo }
 import { listIntegrationPaymentRequests } from "./integration-payment-requests.ts";
 import { listNotifications } from "./notifications.ts";
 import { exportEarningsCsv, getEarnings, getPlatformEarnings } from "./earnings.ts";
+import { createApiKeys, getApiKeys, replaceAllowedOrigins, rotateApiSecretKey } from "./api-keys.ts";
 import { approveGoLiveRequest, getGoLiveRequest, listGoLiveRequests, provisionProductionClient, rejectGoLiveRequest, requestGoLive } from "./go-live.ts";
 import { approveMessageCapRequest, createMessageCapRequest, listMessageCapRequests, listMyMessageCapRequests, rejectMessageCapRequest } from "./message-cap-requests.ts";
 import { reinstateIntegrationClient, suspendIntegrationClient } from "./client-suspension.ts";
@@ -45,10 +46,10 @@ export const adminHandlers: HandlerMap<operations, AdminApiCaller> = {
   getEarnings,
   exportEarningsCsv,
   getPlatformEarnings,
-  getApiKeys: notImplemented,
-  createApiKeys: notImplemented,
-  replaceAllowedOrigins: notImplemented,
-  rotateApiSecretKey: notImplemented,
+  getApiKeys,
+  createApiKeys,
+  replaceAllowedOrigins,
+  rotateApiSecretKey,
   listEvents,
   resendEvent,
   requestGoLive,

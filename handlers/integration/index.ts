@@ -8,6 +8,7 @@ import { getMe } from "./me.ts";
 import { getPayerPage, requestPaymentConfirmation } from "./payer-page.ts";
 import { lookupPayer } from "./payer-lookup.ts";
 import { assignMerchantTenant } from "./tenant.ts";
+import { createCheckoutPayment, getCheckoutPayment } from "./checkout-payments.ts";
 import {
   cancelPaymentRequest,
   completePaymentRequestAmount,
@@ -32,4 +33,6 @@ export const integrationHandlers: HandlerMap<operations, IntegrationCaller> = {
   updatePaymentRequestCustomer,
   getPayerPage,
   requestPaymentConfirmation,
+  createCheckoutPayment,
+  getCheckoutPayment,
 };

@@ -15,11 +15,15 @@ import { requireMerchant } from "./caller.ts";
 type Handler<Id extends keyof operations> = OperationHandler<operations[Id], IntegrationCaller>;
 
 export function chargeContext(caller: IntegrationCaller, services: Services): ChargeContext {
-  const merchant = requireMerchant(caller);
+  return chargeContextOf(requireMerchant(caller), services);
+}
+
+/** The context of charges of a merchant account created by an integration (also the widget's, by its key). */
+export function chargeContextOf(scope: { integrationClientId: string; merchantAccountId: string; clockOffsetMs: number }, services: Services): ChargeContext {
   return {
-    integrationClientId: merchant.integrationClientId,
-    merchantAccountId: merchant.merchantAccountId,
-    now: integrationNow(services.clock, merchant.clockOffsetMs),
+    integrationClientId: scope.integrationClientId,
+    merchantAccountId: scope.merchantAccountId,
+    now: integrationNow(services.clock, scope.clockOffsetMs),
     serviceEnv: services.config.serviceEnv,
     globalMessageCap: services.config.globalDailyMessageCap,
     destinationPolicy: services.outboundHttp.policy,

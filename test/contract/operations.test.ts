@@ -17,7 +17,8 @@ const documents: Record<Api, Document> = {
 const TOKEN_CHECK = ["400", "401", "403", "404", "500"];
 const ADMIN_COMMON = ["401", "403", "500"];
 // Integration API operations without the merchant's token: the probes, and the payer page (its key is the token in its path).
-const NO_TOKEN_CHECK = new Set(["/healthz", "/readyz", "/p/{token}", "/p/{token}/payment-confirmation"]);
+// The checkout widget's /v1/payments takes widget keys, refused as 401 WidgetKeyInvalidError in JSON (test/checkout/payments.test.ts).
+const NO_TOKEN_CHECK = new Set(["/healthz", "/readyz", "/p/{token}", "/p/{token}/payment-confirmation", "/v1/payments", "/v1/payments/{paymentRequestId}"]);
 
 const expected: Array<[Api, string, string, string[]]> = [
   ["integration", "post", "/payment-request", ["201", "400", "409", "429", "503", ...TOKEN_CHECK]],

@@ -184,7 +184,7 @@ export class APIKeysApi extends runtime.BaseAPI {
     }
 
     /**
-     * Replace the origins allowed to use the publishable key (an empty list allows any origin). Can be set before the keys exist.
+     * Replace the origins allowed to use the publishable key (an empty list allows any origin). Can be set before the keys exist. A browser\'s `Origin` matches an entry when they are equal ignoring case; write origins as browsers send them, without a default port (`https://tienda.example.com`, not `…:443`). The allowed origins decide which pages may read `GET /v1/payments/{paymentRequestId}` (CORS); they do not restrict the secret key, which servers use.
      */
     async replaceAllowedOriginsRaw(requestParameters: ReplaceAllowedOriginsRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<ApiKeysView>> {
         const requestOptions = await this.replaceAllowedOriginsRequestOpts(requestParameters);
@@ -194,7 +194,7 @@ export class APIKeysApi extends runtime.BaseAPI {
     }
 
     /**
-     * Replace the origins allowed to use the publishable key (an empty list allows any origin). Can be set before the keys exist.
+     * Replace the origins allowed to use the publishable key (an empty list allows any origin). Can be set before the keys exist. A browser\'s `Origin` matches an entry when they are equal ignoring case; write origins as browsers send them, without a default port (`https://tienda.example.com`, not `…:443`). The allowed origins decide which pages may read `GET /v1/payments/{paymentRequestId}` (CORS); they do not restrict the secret key, which servers use.
      */
     async replaceAllowedOrigins(requestParameters: ReplaceAllowedOriginsRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<ApiKeysView> {
         const response = await this.replaceAllowedOriginsRaw(requestParameters, initOverrides);

@@ -1,5 +1,6 @@
 /* tslint:disable */
 /* eslint-disable */
+export * from './CheckoutWidgetApi.js';
 export * from './DefaultApi.js';
 export * from './MerchantApi.js';
 export * from './PayerLookupApi.js';
