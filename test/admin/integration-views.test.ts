@@ -53,7 +53,7 @@ describe("the integration admin's views", () => {
     const { call } = await signedInAdmin(t, sandbox.integrationAdmin);
     const testMerchantCommission = async () => {
       const users = await call("GET", "/my-integration/users");
-      return users.json.items.find((user: { userId: string }) => user.userId !== sandbox.merchant.merchantUserId && user.email !== sandbox.merchant.email);
+      return users.json.items.find((user: { userId: string; email: string }) => user.userId !== sandbox.merchant.merchantUserId && user.email !== sandbox.merchant.email);
     };
     expect((await call("PUT", "/my-integration/offer", { percentage: 1.5, fixedAmount: 25 })).status).toBe(200);
     expect((await call("POST", "/my-integration/test-tokens")).json.autoLinkAction).toBe("linked");
