@@ -29,6 +29,7 @@ import type { NotificationsTable } from "./tables/notifications.table.ts";
 import type { IntegrationLogosTable } from "./tables/integration-logos.table.ts";
 import type { GoLiveRequestsTable, PlatformApiKeysTable } from "./tables/going-live.table.ts";
 import type { MessageCapRequestsTable } from "./tables/message-cap-requests.table.ts";
+import type { CommissionProposalsTable, PayoutLinksTable } from "./tables/merchant-consents.table.ts";
 import type { ClientUrlsTable, DeliveryAttemptsTable, EventDeliveriesTable, WebhookSigningSecretsTable } from "./tables/webhooks.table.ts";
 
 export interface Database {
@@ -62,4 +63,6 @@ export interface Database {
   notifications: NotificationsTable;
   go_live_requests: GoLiveRequestsTable;
   platform_api_keys: PlatformApiKeysTable;
+  payout_links: PayoutLinksTable;
+  commission_proposals: CommissionProposalsTable;
 }

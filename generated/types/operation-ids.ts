@@ -28,6 +28,8 @@ export const authOperationIds = [
   "completeAdminPasswordReset",
   "showAdminPasswordResetPage",
   "submitAdminPasswordResetPage",
+  "showCommissionProposalPage",
+  "answerCommissionProposal",
   "authorize",
   "getClientInfo",
   "completeLogin",
@@ -36,6 +38,8 @@ export const authOperationIds = [
   "refreshToken",
   "revokeToken",
   "exchangeToken",
+  "showPayoutLinkAcceptPage",
+  "acceptPayoutLink",
   "getReadiness"
 ] as const;
 

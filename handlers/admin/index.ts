@@ -19,6 +19,8 @@ import { listNotifications } from "./notifications.ts";
 import { approveGoLiveRequest, getGoLiveRequest, listGoLiveRequests, provisionProductionClient, rejectGoLiveRequest, requestGoLive } from "./go-live.ts";
 import { approveMessageCapRequest, createMessageCapRequest, listMessageCapRequests, listMyMessageCapRequests, rejectMessageCapRequest } from "./message-cap-requests.ts";
 import { reinstateIntegrationClient, suspendIntegrationClient } from "./client-suspension.ts";
+import { getPayoutLink, invitePayoutLink, resendPayoutLinkInvite } from "./payout-link.ts";
+import { proposeCommissionChange, withdrawCommissionChange } from "./commission-proposals.ts";
 
 export const adminHandlers: HandlerMap<operations, AdminApiCaller> = {
   ingestBankTransfer,
@@ -59,9 +61,9 @@ export const adminHandlers: HandlerMap<operations, AdminApiCaller> = {
   getOffer,
   replaceOffer,
   listIntegrationPaymentRequests,
-  getPayoutLink: notImplemented,
-  invitePayoutLink: notImplemented,
-  resendPayoutLinkInvite: notImplemented,
+  getPayoutLink,
+  invitePayoutLink,
+  resendPayoutLinkInvite,
   getSandboxClock,
   advanceSandboxClock,
   simulatePayment,
@@ -78,8 +80,8 @@ export const adminHandlers: HandlerMap<operations, AdminApiCaller> = {
   testClientUrl,
   listIntegrationUsers,
   unlinkMerchant,
-  proposeCommissionChange: notImplemented,
-  withdrawCommissionChange: notImplemented,
+  proposeCommissionChange,
+  withdrawCommissionChange,
   listWebhookEvents,
   getWebhookSigningSecret,
   rotateWebhookSigningSecret,
