@@ -5,7 +5,8 @@ import type { AuthCaller } from "../../domain/identity/callers.ts";
 import { answerCommissionProposal as answer, usableCommissionProposal } from "../../domain/identity/commission-proposals.ts";
 import type { OperationHandler } from "../../server/handler-types.ts";
 import { emailedLinkPageHeaders, pageNonce } from "./emailed-link-page.ts";
-import { consentRefusalStatus, renderCommissionProposalAnswered, renderCommissionProposalForm, renderCommissionProposalInvalid, SIGN_IN_REFUSAL_TEXT } from "./merchant-consent-pages.ts";
+import { consentRefusalStatus, renderCommissionProposalAnswered, renderCommissionProposalForm, renderCommissionProposalInvalid } from "./merchant-consent-pages.ts";
+import { MERCHANT_SIGN_IN_REFUSAL_TEXT } from "./sign-in-page.ts";
 
 type Handler<Id extends keyof operations, Answers extends number = never> = OperationHandler<operations[Id], AuthCaller, Answers>;
 
@@ -31,7 +32,7 @@ export const answerCommissionProposal: Handler<"answerCommissionProposal", 401 |
     if (refusal.status === 410) return { status: 410, body: renderCommissionProposalInvalid(nonce), headers: emailedLinkPageHeaders(nonce) };
     // The form again with the refusal; the proposal still stands.
     const proposal = await usableCommissionProposal(services.db, services.clock, body.token);
-    const text = refusal.status === 403 ? `Esta propuesta es para la cuenta de comercio de ${proposal.merchantEmail}: ingresá con esa cuenta.` : SIGN_IN_REFUSAL_TEXT[refusal.code]!;
+    const text = refusal.status === 403 ? `Esta propuesta es para la cuenta de comercio de ${proposal.merchantEmail}: ingresá con esa cuenta.` : MERCHANT_SIGN_IN_REFUSAL_TEXT[refusal.code]!;
     const page = renderCommissionProposalForm({ token: body.token, nonce, ...proposal, email: body.email, refusal: { code: refusal.code, text } });
     return { status: refusal.status, body: page, headers: emailedLinkPageHeaders(nonce) };
   }

@@ -23,12 +23,6 @@ export interface PageRefusal {
   text: string;
 }
 
-/** The words for the refusals of signing in (the account the link is for is named by each page). */
-export const SIGN_IN_REFUSAL_TEXT: Record<string, string> = {
-  InvalidGrantError: "No encontramos una cuenta de comercio con ese email.",
-  InvalidCredentialsError: "La contraseña no es correcta.",
-};
-
 function refusalParagraph(refusal: PageRefusal): string {
   return `<p class="error" role="alert" data-code="${escapeHtml(refusal.code)}">${escapeHtml(refusal.text)}</p>`;
 }

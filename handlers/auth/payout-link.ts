@@ -5,7 +5,8 @@ import type { AuthCaller } from "../../domain/identity/callers.ts";
 import { acceptPayoutLink as accept, usablePayoutInvitation } from "../../domain/identity/payout-link.ts";
 import type { OperationHandler } from "../../server/handler-types.ts";
 import { emailedLinkPageHeaders, pageNonce } from "./emailed-link-page.ts";
-import { consentRefusalStatus, renderPayoutLinkAccepted, renderPayoutLinkForm, renderPayoutLinkInvalid, SIGN_IN_REFUSAL_TEXT } from "./merchant-consent-pages.ts";
+import { consentRefusalStatus, renderPayoutLinkAccepted, renderPayoutLinkForm, renderPayoutLinkInvalid } from "./merchant-consent-pages.ts";
+import { MERCHANT_SIGN_IN_REFUSAL_TEXT } from "./sign-in-page.ts";
 
 type Handler<Id extends keyof operations, Answers extends number = never> = OperationHandler<operations[Id], AuthCaller, Answers>;
 
@@ -31,7 +32,7 @@ export const acceptPayoutLink: Handler<"acceptPayoutLink", 401 | 403 | 410> = as
     if (refusal.status === 410) return { status: 410, body: renderPayoutLinkInvalid(nonce), headers: emailedLinkPageHeaders(nonce) };
     // The form again with the refusal; the link still works.
     const invitation = await usablePayoutInvitation(services.db, services.clock, body.token);
-    const text = refusal.status === 403 ? `Esta invitación es para la cuenta de comercio de ${invitation.invitedEmail}: ingresá con esa cuenta.` : SIGN_IN_REFUSAL_TEXT[refusal.code]!;
+    const text = refusal.status === 403 ? `Esta invitación es para la cuenta de comercio de ${invitation.invitedEmail}: ingresá con esa cuenta.` : MERCHANT_SIGN_IN_REFUSAL_TEXT[refusal.code]!;
     const page = renderPayoutLinkForm({ token: body.token, nonce, ...invitation, email: body.email, refusal: { code: refusal.code, text } });
     return { status: refusal.status, body: page, headers: emailedLinkPageHeaders(nonce) };
   }

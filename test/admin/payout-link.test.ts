@@ -197,6 +197,23 @@ describe("the invitation's refusals on the Admin API", () => {
     expect(smtp.mails.length).toBe(mailsBefore);
   });
 
+  it("the Sandbox without a mail server writes the invitation to the log (SANDBOX MAIL), and its link works", async () => {
+    const sandboxOnly = await startTestService();
+    try {
+      const sandbox = await sandboxOnly.sandbox();
+      const admin = await signedInAdmin(sandboxOnly, sandbox.integrationAdmin);
+      const recipient = (await sandboxOnly.sandbox()).merchant;
+      expect((await admin.call("POST", "/my-integration/payout-link/invite", { email: recipient.email })).status).toBe(201);
+      const logged = sandboxOnly.logLines.find((line) => typeof line.msg === "string" && line.msg.startsWith("SANDBOX MAIL") && (line.sandboxMail as { to?: string } | undefined)?.to === recipient.email);
+      const link = new URL(/^Aceptá la invitación en: (\S+)$/m.exec((logged!.sandboxMail as { text: string }).text)![1]!);
+      const accepted = await postForm(`${sandboxOnly.authUrl}${link.pathname}`, { token: link.searchParams.get("token")!, email: recipient.email, password: recipient.password });
+      expect(accepted.status).toBe(200);
+      expect((await admin.call("GET", "/my-integration/payout-link")).json).toMatchObject({ status: "accepted", acceptedUserId: recipient.merchantUserId });
+    } finally {
+      await sandboxOnly.close();
+    }
+  });
+
   it("Production without a mail server answers 503 MailUnavailableError and invites nobody", async () => {
     const production = await startTestService({ env: { SERVICE_ENV: "production" } });
     try {
