@@ -30,6 +30,7 @@ import type { IntegrationLogosTable } from "./tables/integration-logos.table.ts"
 import type { GoLiveRequestsTable, PlatformApiKeysTable } from "./tables/going-live.table.ts";
 import type { MessageCapRequestsTable } from "./tables/message-cap-requests.table.ts";
 import type { WidgetKeysTable } from "./tables/widget-keys.table.ts";
+import type { CommissionProposalsTable, PayoutLinksTable } from "./tables/merchant-consents.table.ts";
 import type { ClientUrlsTable, DeliveryAttemptsTable, EventDeliveriesTable, WebhookSigningSecretsTable } from "./tables/webhooks.table.ts";
 
 export interface Database {
@@ -64,4 +65,6 @@ export interface Database {
   go_live_requests: GoLiveRequestsTable;
   platform_api_keys: PlatformApiKeysTable;
   widget_keys: WidgetKeysTable;
+  payout_links: PayoutLinksTable;
+  commission_proposals: CommissionProposalsTable;
 }

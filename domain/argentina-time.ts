@@ -34,6 +34,11 @@ export function argentinaDisplayDate(date: string): string {
   return `${match[3]}/${match[2]}/${match[1]}`;
 }
 
+/** An instant as people in Argentina read it: `29/11/2026 a las 10:05`. */
+export function argentinaDisplayInstant(instant: Date): string {
+  return `${argentinaDisplayDate(argentinaDate(instant))} a las ${argentinaDateTime(instant).slice(11, 16)}`;
+}
+
 /** A due date as payers read it: `10/12/2026`, or `10/12/2026 a las 15:30` for one with a time. */
 export function dueDateForPayers(dueDate: DueDate): string {
   const date = argentinaDisplayDate(dueDate.argentinaDate);

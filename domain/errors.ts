@@ -65,6 +65,13 @@ export const ERROR_CODES = [
   "MessageCapRequestNotFoundError",
   "MessageCapRequestNotPendingError",
   "MessageCapRequestAlreadyPendingError",
+  // The payout link and commission proposals (Admin API), and the pages their emailed links open (Auth API).
+  "PayoutLinkAlreadyAcceptedError",
+  "PayoutLinkNotPendingError",
+  "CommissionProposalNotFoundError",
+  "CommissionProposalNotPendingError",
+  "MerchantInvitationLinkInvalidError",
+  "MerchantAccountNotInvitedError",
   // Webhooks, tenants, client URLs and events (Admin API).
   "UnknownWebhookEventError",
   "WebhookSigningSecretNotFoundError",

@@ -71,6 +71,10 @@ const BUSINESS_RULES: Record<ApiName, Record<string, { statuses: string[]; rules
     completeAdminPasswordReset: { statuses: ["410"], rules: "a token that was mailed, unused, within its hour and not replaced" },
     showAdminPasswordResetPage: { statuses: ["410"], rules: "a token that was mailed, unused, within its hour and not replaced" },
     submitAdminPasswordResetPage: { statuses: ["400", "410"], rules: "the form shows a too short password on the page (400); a live token (410)" },
+    showPayoutLinkAcceptPage: { statuses: ["410"], rules: "a token that was mailed, unused, within its 7 days and not replaced by a newer invitation or a resend" },
+    acceptPayoutLink: { statuses: ["410"], rules: "a token that was mailed, unused, within its 7 days and not replaced by a newer invitation or a resend" },
+    showCommissionProposalPage: { statuses: ["410"], rules: "a token of a proposal still pending: mailed, unanswered, not withdrawn or superseded, within its 7 days, its merchant account still linked" },
+    answerCommissionProposal: { statuses: ["410"], rules: "a token of a proposal still pending: mailed, unanswered, not withdrawn or superseded, within its 7 days, its merchant account still linked" },
   },
   admin: {
     advanceSandboxClock: { statuses: ["400"], rules: "the clock only moves forward, and no further than 9999-12-31T23:59:59Z" },
@@ -79,6 +83,7 @@ const BUSINESS_RULES: Record<ApiName, Record<string, { statuses: string[]; rules
     getEarnings: { statuses: ["400"], rules: "startDate not after endDate, at most 366 days, real calendar dates" },
     exportEarningsCsv: { statuses: ["400"], rules: "startDate not after endDate, at most 366 days, real calendar dates" },
     getPlatformEarnings: { statuses: ["400"], rules: "startDate not after endDate, at most 366 days, real calendar dates" },
+    proposeCommissionChange: { statuses: ["400"], rules: "percentage with at most 2 decimals" },
     createMessageCapRequest: { statuses: ["400"], rules: "requestedPerDay above the integration's cap in force" },
     approveMessageCapRequest: { statuses: ["400"], rules: "approvedPerDay above the integration's cap in force" },
     // The ones below are for the owners of webhooks, client URLs and tenants to settle (see the fuzz

@@ -86,6 +86,13 @@ export const ERROR_CATALOG: ErrorCatalog = {
   MessageCapRequestNotFoundError: { status: 404, shape: "general" },
   MessageCapRequestNotPendingError: { status: 409, shape: "general" },
   MessageCapRequestAlreadyPendingError: { status: 409, shape: "general" },
+  // The payout link and commission proposals (Admin API), and the pages their emailed links open (Auth API).
+  PayoutLinkAlreadyAcceptedError: { status: 409, shape: "general" },
+  PayoutLinkNotPendingError: { status: 409, shape: "general" },
+  CommissionProposalNotFoundError: { status: 404, shape: "general" },
+  CommissionProposalNotPendingError: { status: 409, shape: "general" },
+  MerchantInvitationLinkInvalidError: { status: 410, shape: "general" },
+  MerchantAccountNotInvitedError: { status: 403, shape: "general" },
   // Webhooks, tenants, client URLs and events (Admin API).
   UnknownWebhookEventError: { status: 422, shape: "general" },
   WebhookSigningSecretNotFoundError: { status: 404, shape: "general" },

@@ -68,9 +68,9 @@ async function main(): Promise<void> {
     lines.push(`  payer notifications  ${channel(config.notifications.email, "email")}, ${channel(config.notifications.whatsapp, "chat")}`);
   }
   lines.push(config.databaseUrl ? "  database     DATABASE_URL" : `  database     embedded PostgreSQL in ${config.dataDir}`);
-  for (const [api, ids] of Object.entries(service.notImplemented)) {
-    if (ids && ids.length > 0) lines.push(`  not implemented yet (${api}, answer 501): ${ids.join(", ")}`);
-  }
+  const notImplemented = Object.entries(service.notImplemented).filter(([, ids]) => ids && ids.length > 0);
+  for (const [api, ids] of notImplemented) lines.push(`  not implemented yet (${api}, answer 501): ${ids!.join(", ")}`);
+  if (notImplemented.length === 0) lines.push("  operations   every operation of the served contracts is implemented");
   if (service.sandboxCredentials) {
     const file = writeSandboxFile(config.dataDir, { ...apiUrls(service.publicUrls), ...service.sandboxCredentials });
     lines.push("", "A new Sandbox: these credentials are shown once (also in " + file + "):", ...describeCredentials(service.sandboxCredentials));

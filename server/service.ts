@@ -193,10 +193,10 @@ function buildAccountMail(config: Config, logger: Logger): Sender<EmailMessage> 
   const { email } = config.notifications;
   if (email) return new SmtpEmailSender({ smtpUrl: email.smtpUrl, from: email.from });
   if (config.serviceEnv === "sandbox") {
-    logger.info("no COBRO_SMTP_URL: admins' welcome and password reset emails are written to the log (marked SANDBOX MAIL), not sent");
+    logger.info("no COBRO_SMTP_URL: account emails (admins' welcome and password reset, payout link invitations, commission proposals) are written to the log (marked SANDBOX MAIL), not sent");
     return new SandboxMailLog(logger);
   }
-  logger.warn("no COBRO_SMTP_URL and COBRO_MAIL_FROM: creating an integration client with its first admin, or a client admin, answers 503 MailUnavailableError, and password reset links are not sent, until they are set");
+  logger.warn("no COBRO_SMTP_URL and COBRO_MAIL_FROM: creating an integration client with its first admin, or a client admin, inviting a payout recipient and proposing a commission answer 503 MailUnavailableError, and password reset links are not sent, until they are set");
   return undefined;
 }
 

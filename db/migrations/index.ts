@@ -18,6 +18,7 @@ import * as adminPasswordResets from "./2026_11_23_0013_admin_password_resets.ts
 import * as messageCapRequestsAndSuspension from "./2026_11_23_0014_message_cap_requests_and_suspension.ts";
 import * as merchantCommissions from "./2026_11_23_0015_merchant_commissions.ts";
 import * as widgetKeys from "./2026_11_23_0016_widget_keys.ts";
+import * as payoutLinkAndCommissionProposals from "./2026_11_23_0017_payout_link_and_commission_proposals.ts";
 
 export const migrations: Record<string, Migration> = {
   "2026_11_22_0001_initial": initial,
@@ -36,4 +37,5 @@ export const migrations: Record<string, Migration> = {
   "2026_11_23_0014_message_cap_requests_and_suspension": messageCapRequestsAndSuspension,
   "2026_11_23_0015_merchant_commissions": merchantCommissions,
   "2026_11_23_0016_widget_keys": widgetKeys,
+  "2026_11_23_0017_payout_link_and_commission_proposals": payoutLinkAndCommissionProposals,
 };

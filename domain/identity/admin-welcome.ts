@@ -27,9 +27,9 @@ function temporaryPasswordExpiry(now: Date): Date {
   return new Date(now.getTime() + TEMPORARY_PASSWORD_DAYS * 24 * 3600 * 1000);
 }
 
-/** Production without SMTP cannot deliver a temporary password: refuse before creating anything. */
-export function requireAccountMail(mail: Sender<EmailMessage> | undefined): Sender<EmailMessage> {
-  if (!mail) throw new DomainError("MailUnavailableError", "This deployment has no mail server configured (COBRO_SMTP_URL, COBRO_MAIL_FROM): the new admin's welcome email cannot be sent");
+/** Production without SMTP cannot deliver a temporary password (or another emailed link): refuse before creating anything. */
+export function requireAccountMail(mail: Sender<EmailMessage> | undefined, unsentEmail = "the new admin's welcome email"): Sender<EmailMessage> {
+  if (!mail) throw new DomainError("MailUnavailableError", `This deployment has no mail server configured (COBRO_SMTP_URL, COBRO_MAIL_FROM): ${unsentEmail} cannot be sent`);
   return mail;
 }
 

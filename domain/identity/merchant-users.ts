@@ -3,8 +3,11 @@
 import type { Kysely } from "kysely";
 import type { Database } from "../../db/schema.ts";
 
-/** A page of the integration's active links, newest first, with each merchant's tenant (when in one). */
-export async function listLinkedMerchants(db: Kysely<Database>, integrationClientId: string, page: { limit: number; offset: number }) {
+/**
+ * A page of the integration's active links, newest first, with each merchant's tenant (when in one) and
+ * its commission proposal still open at `now` (a pending one past its expiry has lapsed).
+ */
+export async function listLinkedMerchants(db: Kysely<Database>, integrationClientId: string, page: { limit: number; offset: number }, now: Date) {
   const base = db
     .selectFrom("merchant_links as l")
     .innerJoin("merchant_accounts as m", "m.id", "l.merchant_account_id")
@@ -13,7 +16,9 @@ export async function listLinkedMerchants(db: Kysely<Database>, integrationClien
     .where("l.unlinked_at", "is", null);
   const [rows, count] = await Promise.all([
     base
+      .leftJoin("commission_proposals as p", (join) => join.onRef("p.merchant_link_id", "=", "l.id").on("p.status", "=", "pending").on("p.expires_at", ">", now))
       .select(["l.id as linkId", "m.id as merchantAccountId", "m.email", "m.fantasy_name", "l.linked_at", "l.commission_percentage", "t.key as tenantKey", "t.name as tenantName"])
+      .select(["p.id as proposalId", "p.percentage as proposedPercentage", "p.expires_at as proposalExpiresAt"])
       .orderBy("l.linked_at", "desc")
       .orderBy("l.id")
       .limit(page.limit)

@@ -1,14 +1,15 @@
 // OAuth 2.0 authorization code for merchant accounts (RFC 6749 with the RFC 9700 practices: exact
 // redirect_uri match, single-use codes whose reuse revokes what they produced, PKCE S256, CSRF on the
 // sign-in form, no open redirect). The portal admins' session is domain/identity/admin-session.ts.
-import { sql, type Kysely, type Transaction } from "kysely";
+import type { Kysely, Transaction } from "kysely";
 import type { Database } from "../../db/schema.ts";
 import type { IntegrationClient } from "../../db/tables/identity.table.ts";
 import type { Clock } from "../clock.ts";
 import { DomainError } from "../errors.ts";
 import { isUuid } from "../ids.ts";
 import { linkMerchant } from "./accounts.ts";
-import { burnVerification, constantTimeEqual, randomToken, sha256, sha256Base64Url, verifySecret } from "./secrets.ts";
+import { burnVerification, constantTimeEqual, randomToken, sha256, sha256Base64Url } from "./secrets.ts";
+import { signInMerchantAccount } from "./merchant-credentials.ts";
 import { clientSecretMatches } from "./client-secrets.ts";
 import { ID_TOKEN_SECONDS, type TokenService } from "./tokens.ts";
 
@@ -133,14 +134,7 @@ export async function completeSignIn(
   ) {
     throw new DomainError("SignInFormExpiredError", "The sign-in form expired or was not sent by this browser. Start the authorization again.");
   }
-  const merchant = await db.selectFrom("merchant_accounts").selectAll().where(sql`lower(email)`, "=", input.email.trim().toLowerCase()).executeTakeFirst();
-  if (!merchant) {
-    await burnVerification(input.password);
-    throw new DomainError("InvalidGrantError", "There is no merchant account with that email in this environment");
-  }
-  if (!(await verifySecret(merchant.password_hash, input.password))) {
-    throw new DomainError("InvalidCredentialsError", "Wrong password");
-  }
+  const merchant = await signInMerchantAccount(db, input.email, input.password);
   const code = randomToken("ac_");
   await db.transaction().execute(async (trx) => {
     const completed = await trx

@@ -40,10 +40,15 @@ export async function replaceOffer(db: Kysely<Database>, integrationClientId: st
 const number = new Intl.NumberFormat("es-AR", { maximumFractionDigits: 2 });
 const pesos = new Intl.NumberFormat("es-AR", { minimumFractionDigits: 2, maximumFractionDigits: 2 });
 
+/** A percentage as people in Argentina write it: `1,25 %`. */
+export function formatPercentage(percentage: number): string {
+  return `${number.format(percentage)} %`;
+}
+
 /** The fee in words for the authorization screen (`1,5 % + $ 25,00 por cobro`), or undefined without an offer. */
 export function describeOffer(offer: Offer): string | undefined {
   const parts = [
-    ...(offer.percentage !== null ? [`${number.format(offer.percentage)} %`] : []),
+    ...(offer.percentage !== null ? [formatPercentage(offer.percentage)] : []),
     ...(offer.fixedAmount !== null ? [`$ ${pesos.format(offer.fixedAmount)}`] : []),
   ];
   return parts.length > 0 ? `${parts.join(" + ")} por cobro` : undefined;

@@ -696,7 +696,13 @@ export type paths = {
         };
         get?: never;
         put?: never;
-        /** @description Invite an account by email to receive the payouts; the status becomes `pending`. A new invitation replaces a pending one (the earlier link stops working). 409 once accepted. */
+        /**
+         * @description Invite an account by email to receive the payouts; the status becomes `pending` and the email (in
+         *     Spanish) goes out with a link valid for 7 days. A new invitation replaces a pending one: a new
+         *     `invitationId`, and the earlier link stops working. 409 `PayoutLinkAlreadyAcceptedError` once
+         *     accepted: the recipient is not replaced through this API. In Production without a mail server: 503
+         *     `MailUnavailableError`, nothing changes.
+         */
         post: operations["invitePayoutLink"];
         delete?: never;
         options?: never;
@@ -713,7 +719,12 @@ export type paths = {
         };
         get?: never;
         put?: never;
-        /** @description Send the pending invitation's email again; the invitation (and its id) stays the same. */
+        /**
+         * @description Send the pending invitation's email again with a new link, valid for 7 days from now; the invitation
+         *     (its id and email) stays the same and the earlier link stops working. 409
+         *     `PayoutLinkNotPendingError` when there is nothing pending (status `none` or `accepted`). In Production
+         *     without a mail server: 503 `MailUnavailableError`, nothing changes.
+         */
         post: operations["resendPayoutLinkInvite"];
         delete?: never;
         options?: never;
@@ -971,9 +982,16 @@ export type paths = {
         get?: never;
         put?: never;
         /**
-         * @description Propose a new commission percentage to a merchant account. The merchant accepts or rejects it
-         *     outside this API; it lapses after 7 days. A new proposal replaces a pending one
-         *     (`supersededInvitationId`).
+         * @description Propose a new commission percentage to a merchant account. The merchant account is emailed (in
+         *     Spanish) a single-use link to a page on the Auth API (`GET /integration/commission-proposals/answer`)
+         *     where it signs in with its own merchant account (the linked one; any other is refused) and accepts
+         *     or rejects. Accepting sets `currentCommissionPercentage` at once for the payments received from then
+         *     on. The proposal lapses 7 days after it was made (by the service's clock; a lapsed proposal leaves
+         *     `pendingCommissionProposal` and its link stops working). A new proposal replaces a pending one
+         *     (`supersededInvitationId`; the earlier link stops working); a lapsed one is not reported as
+         *     superseded. 404 `IntegrationClientUserNotFoundError`: no merchant account with this id is linked to
+         *     the integration (never linked, or unlinked). In Production without a mail server: 503
+         *     `MailUnavailableError`, nothing changes.
          */
         post: operations["proposeCommissionChange"];
         delete?: never;
@@ -992,7 +1010,13 @@ export type paths = {
         get?: never;
         put?: never;
         post?: never;
-        /** @description Withdraw a pending commission proposal; the current percentage stays. */
+        /**
+         * @description Withdraw a pending commission proposal; the current percentage stays and the emailed link stops
+         *     working. 404 `IntegrationClientUserNotFoundError` (no such linked merchant account) or
+         *     `CommissionProposalNotFoundError` (no proposal with this id for that merchant account); 409
+         *     `CommissionProposalNotPendingError` when it was already accepted, rejected, superseded, withdrawn or
+         *     has lapsed.
+         */
         delete: operations["withdrawCommissionChange"];
         options?: never;
         head?: never;
@@ -2149,11 +2173,17 @@ export type components = {
             email: components["schemas"]["Email"];
         };
         /**
-         * @description Where the payout link stands. Transitions: `none` → `pending` on invite, `pending` → `accepted` when the invited account accepts.
+         * @description Where the payout link stands. Transitions: `none` → `pending` on invite, `pending` → `accepted` when
+         *     the invited account accepts on the emailed link's page. A new invitation while `pending` stays
+         *     `pending` (with the new email); `accepted` is final for this API (inviting again answers 409).
          * @enum {string}
          */
         PayoutLinkStatus: "none" | "pending" | "accepted";
-        /** @description The integration's payout link: which account receives its payouts. */
+        /**
+         * @description The integration's payout link: which Cobro merchant account receives the integration's commissions
+         *     (its share of the merchants' payments). `pending` stays `pending` when the emailed link expires: resend
+         *     the invitation to mail a new link.
+         */
         PayoutLinkView: {
             status: components["schemas"]["PayoutLinkStatus"];
             /** @description The invited email; absent with `none`. */
@@ -6354,6 +6384,15 @@ export interface operations {
                     "application/json": components["schemas"]["AdminErrorBody"];
                 };
             };
+            /** @description 503 `MailUnavailableError`: this deployment (Production) has no mail server configured, so the email with the link cannot be sent; nothing was changed. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
         };
     };
     resendPayoutLinkInvite: {
@@ -6408,6 +6447,15 @@ export interface operations {
             };
             /** @description 500 `InternalServerError`: an internal error; quote the `id` to support. Safe to retry reads; after a write, read the resource again before retrying. */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /** @description 503 `MailUnavailableError`: this deployment (Production) has no mail server configured, so the email with the link cannot be sent; nothing was changed. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7768,6 +7816,15 @@ export interface operations {
             };
             /** @description 500 `InternalServerError`: an internal error; quote the `id` to support. Safe to retry reads; after a write, read the resource again before retrying. */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /** @description 503 `MailUnavailableError`: this deployment (Production) has no mail server configured, so the email with the link cannot be sent; nothing was changed. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -167,6 +167,31 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/integration/commission-proposals/answer": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The proposal (the integration, the current and the proposed percentage, until when it stands) and the form. 410: the link no longer works (answered, withdrawn, replaced by a newer proposal, lapsed after 7 days, or the merchant account was unlinked); the page says so. */
+        get: operations["showCommissionProposalPage"];
+        put?: never;
+        /**
+         * @description Used by the page only: sign in and answer. 200: answered; accepting sets the link's commission to the
+         *     proposed percentage at once (for payments received from then on), rejecting leaves it. The form again
+         *     with the refusal: 401 `InvalidGrantError` (no merchant account with that email) or
+         *     `InvalidCredentialsError` (a wrong password), 403 `MerchantAccountNotInvitedError` (not the merchant account the proposal is for). 410
+         *     `MerchantInvitationLinkInvalidError`: the link no longer works. A request that is not the form at all
+         *     gets the API's JSON `ValidationError`.
+         */
+        post: operations["answerCommissionProposal"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/integration/oauth2/authorize": {
         parameters: {
             query?: never;
@@ -333,6 +358,31 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/integration/payout-link/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The invitation and the sign-in form. 410: the link is unknown, used, older than 7 days, or replaced by a newer invitation or a resend; the page says so. */
+        get: operations["showPayoutLinkAcceptPage"];
+        put?: never;
+        /**
+         * @description Used by the page only: sign in and accept. 200: accepted, the account now receives the integration's
+         *     commissions (the link is used up). The form again with the refusal: 401 `InvalidGrantError` (no
+         *     merchant account with that email) or `InvalidCredentialsError` (a wrong password), 403 `MerchantAccountNotInvitedError`
+         *     (the account is not the invited email: only that account may accept). 410
+         *     `MerchantInvitationLinkInvalidError`: the link no longer works. A request that is not the form at
+         *     all gets the API's JSON `ValidationError`.
+         */
+        post: operations["acceptPayoutLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/readyz": {
         parameters: {
             query?: never;
@@ -459,6 +509,15 @@ export type components = {
             /** @description PKCE verifier; required when the authorization request carried a `code_challenge`. */
             codeVerifier?: string;
         };
+        /** @description The commission proposal page's form: the button pressed gives `decision`. */
+        CommissionProposalAnswerForm: {
+            /** @description The link's token, from the form's hidden field. */
+            token: string;
+            email: string;
+            password: string;
+            /** @enum {string} */
+            decision: "accept" | "reject";
+        };
         /** @description The sign-in form of the authorization screen. */
         CompleteLoginForm: {
             /** @description The authorization transaction, from the form's hidden field. */
@@ -498,6 +557,14 @@ export type components = {
             token_endpoint_auth_methods_supported: string[];
             code_challenge_methods_supported: string[];
             scopes_supported: string[];
+        };
+        /** @description The payout link page's form. */
+        PayoutLinkAcceptForm: {
+            /** @description The link's token, from the form's hidden field. */
+            token: string;
+            /** @description The merchant account's email: it must be the invited one. */
+            email: string;
+            password: string;
         };
         /** @description A refresh in the documented form: JSON, camelCase. */
         RefreshRequest: {
@@ -1068,6 +1135,135 @@ export interface operations {
             };
         };
     };
+    showCommissionProposalPage: {
+        parameters: {
+            query: {
+                /** @description The token of the emailed link. */
+                token: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An HTML page (the authorization screen). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <!doctype html><html lang="es"><title>Cambio de comisión</title>…</html> */
+                    "text/html": string;
+                };
+            };
+            /** @description The request does not meet the contract: missing field, bad type or range, or a field not accepted. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                };
+            };
+            /** @description An HTML page (the authorization screen). */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description An internal error. After a create or a bulk, check with GET before retrying. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    answerCommissionProposal: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "token": "cp_Qm9uZGlhLWVzLXVuLWVqZW1wbG8tZGUtdG9rZW4",
+                 *       "email": "pagos@donpepe.com.ar",
+                 *       "password": "una-clave-segura",
+                 *       "decision": "accept"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": components["schemas"]["CommissionProposalAnswerForm"];
+            };
+        };
+        responses: {
+            /** @description An HTML page (the authorization screen). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <!doctype html><html lang="es"><title>Comisión aceptada</title>…</html> */
+                    "text/html": string;
+                };
+            };
+            /** @description The request does not meet the contract: missing field, bad type or range, or a field not accepted. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                };
+            };
+            /** @description An HTML page (the authorization screen). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description An HTML page (the authorization screen). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description An HTML page (the authorization screen). */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description An internal error. After a create or a bulk, check with GET before retrying. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     authorize: {
         parameters: {
             query?: {
@@ -1574,6 +1770,134 @@ export interface operations {
                 };
             };
             /** @description 500 `IntegrationSetupError` (the link was not completed; the code is already consumed) or an internal error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    showPayoutLinkAcceptPage: {
+        parameters: {
+            query: {
+                /** @description The token of the emailed link. */
+                token: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An HTML page (the authorization screen). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <!doctype html><html lang="es"><title>Recibir las comisiones</title>…</html> */
+                    "text/html": string;
+                };
+            };
+            /** @description The request does not meet the contract: missing field, bad type or range, or a field not accepted. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                };
+            };
+            /** @description An HTML page (the authorization screen). */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description An internal error. After a create or a bulk, check with GET before retrying. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    acceptPayoutLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "token": "pl_Qm9uZGlhLWVzLXVuLWVqZW1wbG8tZGUtdG9rZW4",
+                 *       "email": "tesoreria@example.com",
+                 *       "password": "una-clave-segura"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": components["schemas"]["PayoutLinkAcceptForm"];
+            };
+        };
+        responses: {
+            /** @description An HTML page (the authorization screen). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <!doctype html><html lang="es"><title>Listo</title>…</html> */
+                    "text/html": string;
+                };
+            };
+            /** @description The request does not meet the contract: missing field, bad type or range, or a field not accepted. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                };
+            };
+            /** @description An HTML page (the authorization screen). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description An HTML page (the authorization screen). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description An HTML page (the authorization screen). */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description An internal error. After a create or a bulk, check with GET before retrying. */
             500: {
                 headers: {
                     [name: string]: unknown;

@@ -30,6 +30,8 @@ export const authOperationIds = [
   "completeAdminPasswordReset",
   "showAdminPasswordResetPage",
   "submitAdminPasswordResetPage",
+  "showCommissionProposalPage",
+  "answerCommissionProposal",
   "authorize",
   "getClientInfo",
   "completeLogin",
@@ -38,6 +40,8 @@ export const authOperationIds = [
   "refreshToken",
   "revokeToken",
   "exchangeToken",
+  "showPayoutLinkAcceptPage",
+  "acceptPayoutLink",
   "getReadiness"
 ] as const;
 

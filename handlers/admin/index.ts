@@ -21,6 +21,8 @@ import { createApiKeys, getApiKeys, replaceAllowedOrigins, rotateApiSecretKey } 
 import { approveGoLiveRequest, getGoLiveRequest, listGoLiveRequests, provisionProductionClient, rejectGoLiveRequest, requestGoLive } from "./go-live.ts";
 import { approveMessageCapRequest, createMessageCapRequest, listMessageCapRequests, listMyMessageCapRequests, rejectMessageCapRequest } from "./message-cap-requests.ts";
 import { reinstateIntegrationClient, suspendIntegrationClient } from "./client-suspension.ts";
+import { getPayoutLink, invitePayoutLink, resendPayoutLinkInvite } from "./payout-link.ts";
+import { proposeCommissionChange, withdrawCommissionChange } from "./commission-proposals.ts";
 
 export const adminHandlers: HandlerMap<operations, AdminApiCaller> = {
   ingestBankTransfer,
@@ -64,9 +66,9 @@ export const adminHandlers: HandlerMap<operations, AdminApiCaller> = {
   getOffer,
   replaceOffer,
   listIntegrationPaymentRequests,
-  getPayoutLink: notImplemented,
-  invitePayoutLink: notImplemented,
-  resendPayoutLinkInvite: notImplemented,
+  getPayoutLink,
+  invitePayoutLink,
+  resendPayoutLinkInvite,
   getSandboxClock,
   advanceSandboxClock,
   simulatePayment,
@@ -83,8 +85,8 @@ export const adminHandlers: HandlerMap<operations, AdminApiCaller> = {
   testClientUrl,
   listIntegrationUsers,
   unlinkMerchant,
-  proposeCommissionChange: notImplemented,
-  withdrawCommissionChange: notImplemented,
+  proposeCommissionChange,
+  withdrawCommissionChange,
   listWebhookEvents,
   getWebhookSigningSecret,
   rotateWebhookSigningSecret,

@@ -24,13 +24,16 @@ function integrationUserView(row: LinkedMerchant): components["schemas"]["Integr
     joinedAt: row.linked_at.toISOString(),
     ...(row.tenantKey ? { tenantKey: row.tenantKey, tenantName: row.tenantName! } : {}),
     currentCommissionPercentage: Number(row.commission_percentage),
+    ...(row.proposalId
+      ? { pendingCommissionProposal: { invitationId: row.proposalId, expiresAt: row.proposalExpiresAt!.toISOString(), proposedPercentage: Number(row.proposedPercentage) } }
+      : {}),
   };
 }
 
 export const listIntegrationUsers: Handler<"listIntegrationUsers"> = async ({ caller, query, services }) => {
   const admin = requireIntegrationAdmin(caller);
   const page = pageOf(query);
-  const { items, total } = await listLinkedMerchants(services.db, admin.integrationClientId, page);
+  const { items, total } = await listLinkedMerchants(services.db, admin.integrationClientId, page, services.clock.now());
   return { status: 200, body: { items: items.map(integrationUserView), total, ...page } };
 };
 

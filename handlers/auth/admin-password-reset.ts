@@ -1,25 +1,14 @@
 // The admins' password reset: the request that mails a link, the JSON completion, and the page the link
 // opens (which completes through the same use case).
-import { randomBytes } from "node:crypto";
 import type { operations } from "../../generated/types/auth.ts";
 import type { AuthCaller } from "../../domain/identity/callers.ts";
 import { DomainError } from "../../domain/errors.ts";
 import { createPasswordResetLink, requireUsablePasswordResetLink, resetAdminPassword, sendPasswordResetEmail } from "../../domain/identity/admin-password-reset.ts";
 import type { OperationHandler } from "../../server/handler-types.ts";
+import { emailedLinkPageHeaders as pageHeaders, pageNonce } from "./emailed-link-page.ts";
 import { renderPasswordResetDone, renderPasswordResetForm, renderPasswordResetLinkInvalid } from "./password-reset-page.ts";
 
 type Handler<Id extends keyof operations, Answers extends number = never> = OperationHandler<operations[Id], AuthCaller, Answers>;
-
-/** The page's headers: nothing from elsewhere, its own style and script by nonce; the token must not linger in caches or referrers. */
-function pageHeaders(nonce: string): Record<string, string> {
-  return {
-    "Cache-Control": "no-store",
-    Pragma: "no-cache",
-    "Content-Security-Policy": `default-src 'none'; style-src 'nonce-${nonce}'; script-src 'nonce-${nonce}'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'`,
-    "X-Frame-Options": "DENY",
-    "Referrer-Policy": "no-referrer",
-  };
-}
 
 /** The code of a refusal the page shows itself, or undefined for anything else (answered by the error mapping). */
 function pageRefusal(error: unknown): "ValidationError" | "PasswordResetLinkInvalidError" | undefined {
@@ -52,7 +41,7 @@ export const completeAdminPasswordReset: Handler<"completeAdminPasswordReset"> =
 };
 
 export const showAdminPasswordResetPage: Handler<"showAdminPasswordResetPage", 410> = async ({ query, services }) => {
-  const nonce = randomBytes(16).toString("base64");
+  const nonce = pageNonce();
   try {
     await requireUsablePasswordResetLink(services.db, services.clock, query.token);
   } catch (error) {
@@ -63,7 +52,7 @@ export const showAdminPasswordResetPage: Handler<"showAdminPasswordResetPage", 4
 };
 
 export const submitAdminPasswordResetPage: Handler<"submitAdminPasswordResetPage", 400 | 410> = async ({ body, services }) => {
-  const nonce = randomBytes(16).toString("base64");
+  const nonce = pageNonce();
   try {
     await resetAdminPassword(services.db, services.clock, body);
   } catch (error) {

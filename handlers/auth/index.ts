@@ -7,6 +7,8 @@ import { adminChangePassword, adminLogin } from "./admin-session.ts";
 import { completeAdminPasswordReset, requestAdminPasswordReset, showAdminPasswordResetPage, submitAdminPasswordResetPage } from "./admin-password-reset.ts";
 import { getJwks, getOpenIdConfiguration } from "./discovery.ts";
 import { getIntegrationLogo } from "./logos.ts";
+import { acceptPayoutLink, showPayoutLinkAcceptPage } from "./payout-link.ts";
+import { answerCommissionProposal, showCommissionProposalPage } from "./commission-proposals.ts";
 import { authorize, completeLogin, exchangeToken, getClientInfo, logout, refreshToken, revokeToken } from "./oauth.ts";
 
 export const authHandlers: HandlerMap<operations, AuthCaller> = {
@@ -28,4 +30,8 @@ export const authHandlers: HandlerMap<operations, AuthCaller> = {
   revokeToken,
   exchangeToken,
   getIntegrationLogo,
+  showPayoutLinkAcceptPage,
+  acceptPayoutLink,
+  showCommissionProposalPage,
+  answerCommissionProposal,
 };

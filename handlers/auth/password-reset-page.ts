@@ -5,12 +5,11 @@ import { escapeHtml } from "../../domain/html.ts";
 import { ADMIN_PASSWORD_LENGTH } from "../../domain/identity/admin-password-reset.ts";
 import { htmlDocument } from "../html-document.ts";
 import { AUTH_PAGE_STYLE } from "./sign-in-page.ts";
+import { FORGET_TOKEN_IN_ADDRESS_BAR } from "./emailed-link-page.ts";
 
 const STYLE = `${AUTH_PAGE_STYLE}
   .ok { background: #e8f6ee; color: #14532d; padding: .5rem .75rem; border-radius: 8px; }
 `;
-
-const FORGET_TOKEN_IN_ADDRESS_BAR = `history.replaceState(null, "", location.pathname);`;
 
 const ERROR_TEXT: Record<string, string> = {
   ValidationError: `La contraseña nueva tiene que tener entre ${ADMIN_PASSWORD_LENGTH.min} y ${ADMIN_PASSWORD_LENGTH.max} caracteres.`,

@@ -15,9 +15,14 @@ export interface SignInPageInput {
   error?: { code: string; message: string };
 }
 
-const ERROR_TEXT: Record<string, string> = {
+/** The words for a refused merchant sign-in, on this screen and on the pages of links mailed to merchant accounts. */
+export const MERCHANT_SIGN_IN_REFUSAL_TEXT: Record<string, string> = {
   InvalidGrantError: "No encontramos una cuenta de comercio con ese email.",
   InvalidCredentialsError: "La contraseña no es correcta.",
+};
+
+const ERROR_TEXT: Record<string, string> = {
+  ...MERCHANT_SIGN_IN_REFUSAL_TEXT,
   SignInFormExpiredError: "El formulario venció o no se envió desde este navegador. Volvé a la aplicación y empezá de nuevo.",
 };
 

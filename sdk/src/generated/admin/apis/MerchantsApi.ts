@@ -193,7 +193,7 @@ export class MerchantsApi extends runtime.BaseAPI {
     }
 
     /**
-     * Propose a new commission percentage to a merchant account. The merchant accepts or rejects it outside this API; it lapses after 7 days. A new proposal replaces a pending one (`supersededInvitationId`).
+     * Propose a new commission percentage to a merchant account. The merchant account is emailed (in Spanish) a single-use link to a page on the Auth API (`GET /integration/commission-proposals/answer`) where it signs in with its own merchant account (the linked one; any other is refused) and accepts or rejects. Accepting sets `currentCommissionPercentage` at once for the payments received from then on. The proposal lapses 7 days after it was made (by the service\'s clock; a lapsed proposal leaves `pendingCommissionProposal` and its link stops working). A new proposal replaces a pending one (`supersededInvitationId`; the earlier link stops working); a lapsed one is not reported as superseded. 404 `IntegrationClientUserNotFoundError`: no merchant account with this id is linked to the integration (never linked, or unlinked). In Production without a mail server: 503 `MailUnavailableError`, nothing changes.
      */
     async proposeCommissionChangeRaw(requestParameters: ProposeCommissionChangeRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<CommissionProposal>> {
         const requestOptions = await this.proposeCommissionChangeRequestOpts(requestParameters);
@@ -203,7 +203,7 @@ export class MerchantsApi extends runtime.BaseAPI {
     }
 
     /**
-     * Propose a new commission percentage to a merchant account. The merchant accepts or rejects it outside this API; it lapses after 7 days. A new proposal replaces a pending one (`supersededInvitationId`).
+     * Propose a new commission percentage to a merchant account. The merchant account is emailed (in Spanish) a single-use link to a page on the Auth API (`GET /integration/commission-proposals/answer`) where it signs in with its own merchant account (the linked one; any other is refused) and accepts or rejects. Accepting sets `currentCommissionPercentage` at once for the payments received from then on. The proposal lapses 7 days after it was made (by the service\'s clock; a lapsed proposal leaves `pendingCommissionProposal` and its link stops working). A new proposal replaces a pending one (`supersededInvitationId`; the earlier link stops working); a lapsed one is not reported as superseded. 404 `IntegrationClientUserNotFoundError`: no merchant account with this id is linked to the integration (never linked, or unlinked). In Production without a mail server: 503 `MailUnavailableError`, nothing changes.
      */
     async proposeCommissionChange(requestParameters: ProposeCommissionChangeRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<CommissionProposal> {
         const response = await this.proposeCommissionChangeRaw(requestParameters, initOverrides);
@@ -306,7 +306,7 @@ export class MerchantsApi extends runtime.BaseAPI {
     }
 
     /**
-     * Withdraw a pending commission proposal; the current percentage stays.
+     * Withdraw a pending commission proposal; the current percentage stays and the emailed link stops working. 404 `IntegrationClientUserNotFoundError` (no such linked merchant account) or `CommissionProposalNotFoundError` (no proposal with this id for that merchant account); 409 `CommissionProposalNotPendingError` when it was already accepted, rejected, superseded, withdrawn or has lapsed.
      */
     async withdrawCommissionChangeRaw(requestParameters: WithdrawCommissionChangeRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<CommissionProposalWithdrawal>> {
         const requestOptions = await this.withdrawCommissionChangeRequestOpts(requestParameters);
@@ -316,7 +316,7 @@ export class MerchantsApi extends runtime.BaseAPI {
     }
 
     /**
-     * Withdraw a pending commission proposal; the current percentage stays.
+     * Withdraw a pending commission proposal; the current percentage stays and the emailed link stops working. 404 `IntegrationClientUserNotFoundError` (no such linked merchant account) or `CommissionProposalNotFoundError` (no proposal with this id for that merchant account); 409 `CommissionProposalNotPendingError` when it was already accepted, rejected, superseded, withdrawn or has lapsed.
      */
     async withdrawCommissionChange(requestParameters: WithdrawCommissionChangeRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<CommissionProposalWithdrawal> {
         const response = await this.withdrawCommissionChangeRaw(requestParameters, initOverrides);

@@ -139,7 +139,7 @@ export class PayoutLinkApi extends runtime.BaseAPI {
     }
 
     /**
-     * Invite an account by email to receive the payouts; the status becomes `pending`. A new invitation replaces a pending one (the earlier link stops working). 409 once accepted.
+     * Invite an account by email to receive the payouts; the status becomes `pending` and the email (in Spanish) goes out with a link valid for 7 days. A new invitation replaces a pending one: a new `invitationId`, and the earlier link stops working. 409 `PayoutLinkAlreadyAcceptedError` once accepted: the recipient is not replaced through this API. In Production without a mail server: 503 `MailUnavailableError`, nothing changes.
      */
     async invitePayoutLinkRaw(requestParameters: InvitePayoutLinkRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<PayoutLinkInvitation>> {
         const requestOptions = await this.invitePayoutLinkRequestOpts(requestParameters);
@@ -149,7 +149,7 @@ export class PayoutLinkApi extends runtime.BaseAPI {
     }
 
     /**
-     * Invite an account by email to receive the payouts; the status becomes `pending`. A new invitation replaces a pending one (the earlier link stops working). 409 once accepted.
+     * Invite an account by email to receive the payouts; the status becomes `pending` and the email (in Spanish) goes out with a link valid for 7 days. A new invitation replaces a pending one: a new `invitationId`, and the earlier link stops working. 409 `PayoutLinkAlreadyAcceptedError` once accepted: the recipient is not replaced through this API. In Production without a mail server: 503 `MailUnavailableError`, nothing changes.
      */
     async invitePayoutLink(requestParameters: InvitePayoutLinkRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<PayoutLinkInvitation> {
         const response = await this.invitePayoutLinkRaw(requestParameters, initOverrides);
@@ -184,7 +184,7 @@ export class PayoutLinkApi extends runtime.BaseAPI {
     }
 
     /**
-     * Send the pending invitation\'s email again; the invitation (and its id) stays the same.
+     * Send the pending invitation\'s email again with a new link, valid for 7 days from now; the invitation (its id and email) stays the same and the earlier link stops working. 409 `PayoutLinkNotPendingError` when there is nothing pending (status `none` or `accepted`). In Production without a mail server: 503 `MailUnavailableError`, nothing changes.
      */
     async resendPayoutLinkInviteRaw(initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<PayoutLinkInvitation>> {
         const requestOptions = await this.resendPayoutLinkInviteRequestOpts();
@@ -194,7 +194,7 @@ export class PayoutLinkApi extends runtime.BaseAPI {
     }
 
     /**
-     * Send the pending invitation\'s email again; the invitation (and its id) stays the same.
+     * Send the pending invitation\'s email again with a new link, valid for 7 days from now; the invitation (its id and email) stays the same and the earlier link stops working. 409 `PayoutLinkNotPendingError` when there is nothing pending (status `none` or `accepted`). In Production without a mail server: 503 `MailUnavailableError`, nothing changes.
      */
     async resendPayoutLinkInvite(initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<PayoutLinkInvitation> {
         const response = await this.resendPayoutLinkInviteRaw(initOverrides);

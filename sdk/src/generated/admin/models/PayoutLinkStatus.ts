@@ -14,7 +14,9 @@
 
 
 /**
- * Where the payout link stands. Transitions: `none` → `pending` on invite, `pending` → `accepted` when the invited account accepts.
+ * Where the payout link stands. Transitions: `none` → `pending` on invite, `pending` → `accepted` when
+ * the invited account accepts on the emailed link's page. A new invitation while `pending` stays
+ * `pending` (with the new email); `accepted` is final for this API (inviting again answers 409).
  * @export
  */
 export const PayoutLinkStatus = {

@@ -29,7 +29,9 @@ import {
 } from './PayoutLinkStatus.js';
 
 /**
- * The integration's payout link: which account receives its payouts.
+ * The integration's payout link: which Cobro merchant account receives the integration's commissions
+ * (its share of the merchants' payments). `pending` stays `pending` when the emailed link expires: resend
+ * the invitation to mail a new link.
  * @export
  * @interface PayoutLinkView
  */

@@ -1,7 +1,9 @@
 /* tslint:disable */
 /* eslint-disable */
 export * from './AdminSessionApi.js';
+export * from './CommissionProposalPageApi.js';
 export * from './DefaultApi.js';
 export * from './DiscoveryApi.js';
 export * from './LogosApi.js';
 export * from './OAuthApi.js';
+export * from './PayoutLinkPageApi.js';

@@ -1,0 +1,39 @@
+// The payout link's page on the Auth API: the invitation's link opens it, and the invited person signs in
+// with the merchant account of the invited email and accepts.
+import type { operations } from "../../generated/types/auth.ts";
+import type { AuthCaller } from "../../domain/identity/callers.ts";
+import { acceptPayoutLink as accept, usablePayoutInvitation } from "../../domain/identity/payout-link.ts";
+import type { OperationHandler } from "../../server/handler-types.ts";
+import { emailedLinkPageHeaders, pageNonce } from "./emailed-link-page.ts";
+import { consentRefusalStatus, renderPayoutLinkAccepted, renderPayoutLinkForm, renderPayoutLinkInvalid } from "./merchant-consent-pages.ts";
+import { MERCHANT_SIGN_IN_REFUSAL_TEXT } from "./sign-in-page.ts";
+
+type Handler<Id extends keyof operations, Answers extends number = never> = OperationHandler<operations[Id], AuthCaller, Answers>;
+
+export const showPayoutLinkAcceptPage: Handler<"showPayoutLinkAcceptPage", 410> = async ({ query, services }) => {
+  const nonce = pageNonce();
+  try {
+    const invitation = await usablePayoutInvitation(services.db, services.clock, query.token);
+    return { status: 200, body: renderPayoutLinkForm({ token: query.token, nonce, ...invitation }), headers: emailedLinkPageHeaders(nonce) };
+  } catch (error) {
+    if (consentRefusalStatus(error)?.status !== 410) throw error;
+    return { status: 410, body: renderPayoutLinkInvalid(nonce), headers: emailedLinkPageHeaders(nonce) };
+  }
+};
+
+export const acceptPayoutLink: Handler<"acceptPayoutLink", 401 | 403 | 410> = async ({ body, services }) => {
+  const nonce = pageNonce();
+  try {
+    const { integrationName } = await accept(services.db, services.clock, body);
+    return { status: 200, body: renderPayoutLinkAccepted(nonce, integrationName), headers: emailedLinkPageHeaders(nonce) };
+  } catch (error) {
+    const refusal = consentRefusalStatus(error);
+    if (!refusal) throw error;
+    if (refusal.status === 410) return { status: 410, body: renderPayoutLinkInvalid(nonce), headers: emailedLinkPageHeaders(nonce) };
+    // The form again with the refusal; the link still works.
+    const invitation = await usablePayoutInvitation(services.db, services.clock, body.token);
+    const text = refusal.status === 403 ? `Esta invitación es para la cuenta de comercio de ${invitation.invitedEmail}: ingresá con esa cuenta.` : MERCHANT_SIGN_IN_REFUSAL_TEXT[refusal.code]!;
+    const page = renderPayoutLinkForm({ token: body.token, nonce, ...invitation, email: body.email, refusal: { code: refusal.code, text } });
+    return { status: refusal.status, body: page, headers: emailedLinkPageHeaders(nonce) };
+  }
+};
