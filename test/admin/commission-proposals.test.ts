@@ -3,7 +3,10 @@
 // once) or rejects; a new proposal supersedes, the integration may withdraw, and 7 days lapse it (by the
 // service's clock); every documented refusal changes nothing.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { read, startTestService, type TestService } from "../helpers/service.ts";
+import { bearerCaller, read, startTestService, type TestService } from "../helpers/service.ts";
+import { exchangeCode, obtainCode } from "../helpers/oauth.ts";
+import { chargeBody } from "../helpers/charges.ts";
+import { uniqueRef } from "../helpers/unique-ref.ts";
 import { mailedLink, openMailedLinkPage, postForm, startMailedLinkSetup, type MailedLinkSetup } from "../helpers/mailed-links.ts";
 import { signedInAdmin, type SignedInAdmin } from "../helpers/sandbox-admin.ts";
 import type { TestSmtpServer } from "../helpers/smtp-server.ts";
@@ -96,6 +99,24 @@ describe("proposing and accepting in a browser", () => {
     expect(withdraw.status).toBe(409);
     expect(withdraw.json).toEqual(generalError("CommissionProposalNotPendingError"));
     expect(JSON.stringify(t.logLines)).not.toContain(token);
+
+    // The next payment is split under the accepted commission: 1,25 % of $800 is $10.
+    const code = await obtainCode(t.authUrl, sandbox.integration, sandbox.merchant);
+    const merchantTokens = await exchangeCode(t.authUrl, sandbox.integration, code);
+    const merchant = bearerCaller(t.integrationUrl, () => merchantTokens.json.idToken);
+    const charge = await merchant("POST", "/payment-request", chargeBody({ referenceId: uniqueRef("COMISION"), amount: 800 }));
+    expect(charge.status).toBe(201);
+    const paid = await admin.call("POST", "/my-integration/simulate-payment", {
+      externalAccountCvu: "0000003100000000000017",
+      externalAccountCuil: "20301234563",
+      externalAccountName: "Juan Pérez",
+      cvu: charge.json.CVU,
+      amount: 800,
+    });
+    expect(paid.json.conciliated).toBe(true);
+    const earnings = await admin.call("GET", "/my-integration/earnings");
+    expect(earnings.json.totals).toEqual({ paymentCount: 1, grossAmount: 800, commissionAmount: 10 });
+    expect(earnings.json.items[0]).toMatchObject({ merchantUserId: sandbox.merchant.merchantUserId, commissionPercentage: 1.25, commissionAmount: 10 });
   });
 
   it("rejecting leaves the commission as it was", async () => {

@@ -43,6 +43,8 @@ describe("the embedded default", () => {
     expect(Object.keys(urls).sort()).toEqual(["admin", "auth", "integration"]);
     expect(first.output()).toContain(`embedded PostgreSQL in ${dataDir}`);
     expect(first.output()).toContain("payer notifications  email simulated (no provider), chat simulated (no provider)");
+    expect(first.output()).toContain("every operation of the served contracts is implemented");
+    expect(first.output()).not.toContain("answer 501");
     for (const url of Object.values(urls)) {
       const ready = await fetch(`${url}/readyz`);
       expect(ready.status).toBe(200);
