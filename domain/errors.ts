@@ -22,6 +22,7 @@ export const ERROR_CODES = [
   "InvalidRequestError",
   "InvalidClientError",
   "InvalidGrantError",
+  "AdminSessionEndedError",
   "InvalidCredentialsError",
   "IntegrationSetupError",
   "SignInFormExpiredError",

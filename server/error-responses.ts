@@ -40,6 +40,7 @@ export const ERROR_CATALOG: ErrorCatalog = {
   InvalidRequestError: { status: 400, shape: "general" },
   InvalidClientError: { status: 401, shape: "general" },
   InvalidGrantError: { status: 400, shape: "general" },
+  AdminSessionEndedError: { status: 401, shape: "general" },
   InvalidCredentialsError: { status: 401, shape: "general" },
   IntegrationSetupError: { status: 500, shape: "general" },
   // The authorization screen shows it on the page again (handlers/auth); elsewhere it answers in the general shape.

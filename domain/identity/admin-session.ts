@@ -1,5 +1,5 @@
-// The portal admins' session: sign-in with email and password (an idToken and a 30-day refresh token),
-// and the password change that ends the admin's other sessions.
+// The portal admins' session: sign-in with email and password (an idToken and a 30-day refresh token), its
+// refresh (each refresh token used once), sign-out, and the password change that ends the other sessions.
 import { sql, type Kysely } from "kysely";
 import type { Database } from "../../db/schema.ts";
 import type { Clock } from "../clock.ts";
@@ -59,4 +59,32 @@ export async function changeAdminPassword(
     await trx.updateTable("admin_users").set({ password_hash: newHash, password_change_required: false, password_expires_at: null }).where("id", "=", admin.id).execute();
     await trx.updateTable("admin_sessions").set({ revoked_at: clock.now() }).where("admin_user_id", "=", admin.id).where("id", "!=", input.sessionId).where("revoked_at", "is", null).execute();
   });
+}
+
+/**
+ * A new idToken and refresh token for a live session. The refresh token is used once: it is swapped in
+ * the same statement that checks it, so two refreshes with one token give one session, not two.
+ */
+export async function refreshAdminSession(db: Kysely<Database>, clock: Clock, tokens: TokenService, refreshToken: string): Promise<AdminSession> {
+  const now = clock.now();
+  const next = randomToken("rt_");
+  const session = await db
+    .updateTable("admin_sessions as s")
+    .from("admin_users as a")
+    .set({ refresh_token_hash: sha256(next) })
+    .whereRef("a.id", "=", "s.admin_user_id")
+    .where("s.refresh_token_hash", "=", sha256(refreshToken))
+    .where("s.revoked_at", "is", null)
+    .where("s.expires_at", ">", now)
+    .returning(["s.id", "a.id as adminUserId", "a.role", "a.integration_client_id", "a.email", "a.password_change_required", "a.password_expires_at"])
+    .executeTakeFirst();
+  if (!session) throw new DomainError("AdminSessionEndedError", "The session has ended (or this refresh token was already used): sign in again");
+  if (temporaryPasswordExpired(session, now)) throw new DomainError("AdminSessionEndedError", "The temporary password has expired: ask a platform admin for a new welcome email");
+  const idToken = await tokens.issueAdminToken({ adminUserId: session.adminUserId, sessionId: session.id, role: session.role, integrationClientId: session.integration_client_id, email: session.email });
+  return { idToken, refreshToken: next, tokenType: "Bearer", expiresIn: ID_TOKEN_SECONDS, passwordChangeRequired: session.password_change_required };
+}
+
+/** Signs out: the refresh token's session ends, and with it its idTokens. Unknown or ended tokens change nothing. */
+export async function endAdminSession(db: Kysely<Database>, clock: Clock, refreshToken: string): Promise<void> {
+  await db.updateTable("admin_sessions").set({ revoked_at: clock.now() }).where("refresh_token_hash", "=", sha256(refreshToken)).where("revoked_at", "is", null).execute();
 }

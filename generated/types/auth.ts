@@ -93,6 +93,26 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/integration/admin/logout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description Sign out: the session of this refresh token ends (its `idToken` stops working on the Admin API at
+         *     once). Answers 204 also for a token that is unknown or already ended, so it is safe to repeat.
+         */
+        post: operations["adminLogout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/integration/admin/password-reset": {
         parameters: {
             query?: never;
@@ -161,6 +181,27 @@ export type paths = {
          *     `ValidationError`.
          */
         post: operations["submitAdminPasswordResetPage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/integration/admin/refresh": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description Renew the session before the `idToken` expires: a new `idToken` and a new `refreshToken` (the one
+         *     sent stops working: each refresh token is used once). The session still ends 30 days after the
+         *     sign-in, when the admin signs out, or when the password changes.
+         */
+        post: operations["adminRefresh"];
         delete?: never;
         options?: never;
         head?: never;
@@ -431,6 +472,10 @@ export type components = {
         /** @description Who forgot the password. */
         AdminPasswordResetRequest: {
             email: components["schemas"]["Email"];
+        };
+        /** @description The refresh token of an admin session. */
+        AdminRefresh: {
+            refreshToken: string;
         };
         /** @description An admin session. The `idToken` is the Bearer of the Admin API; it never works on the Integration API. */
         AdminSession: {
@@ -907,6 +952,60 @@ export interface operations {
             };
         };
     };
+    adminLogout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "refreshToken": "rt_9a8b7c6d5e4f3a2b1c0d"
+                 *     }
+                 */
+                "application/json": components["schemas"]["AdminRefresh"];
+            };
+        };
+        responses: {
+            /** @description There is no content to send for this request, but the headers may be useful. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request does not meet the contract: missing field, bad type or range, or a field not accepted. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                };
+            };
+            /** @description The request body is larger than the service accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description An internal error. After a create or a bulk, check with GET before retrying. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     requestAdminPasswordReset: {
         parameters: {
             query?: never;
@@ -1122,6 +1221,80 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
+                };
+            };
+            /** @description An internal error. After a create or a bulk, check with GET before retrying. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    adminRefresh: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "refreshToken": "rt_9a8b7c6d5e4f3a2b1c0d"
+                 *     }
+                 */
+                "application/json": components["schemas"]["AdminRefresh"];
+            };
+        };
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "idToken": "eyJhbGciOiJFUzI1NiIsImtpZCI6ImsxIn0.eyJzdWIiOiJhZG0ifQ.c2ln",
+                     *       "refreshToken": "rt_1b2c3d4e5f6a7b8c9d0e",
+                     *       "tokenType": "Bearer",
+                     *       "expiresIn": 3600,
+                     *       "passwordChangeRequired": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminSession"];
+                };
+            };
+            /** @description The request does not meet the contract: missing field, bad type or range, or a field not accepted. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                };
+            };
+            /** @description 401 `AdminSessionEndedError`: the refresh token is unknown, already used, or its session ended (expired after 30 days, signed out, or the password changed): sign in again. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is larger than the service accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description An internal error. After a create or a bulk, check with GET before retrying. */

@@ -3,7 +3,7 @@ import type { operations } from "../../generated/types/auth.ts";
 import type { AuthCaller } from "../../domain/identity/callers.ts";
 import type { HandlerMap } from "../../server/handler-types.ts";
 import { getHealth, getReadiness } from "../health.ts";
-import { adminChangePassword, adminLogin } from "./admin-session.ts";
+import { adminChangePassword, adminLogin, adminLogout, adminRefresh } from "./admin-session.ts";
 import { completeAdminPasswordReset, requestAdminPasswordReset, showAdminPasswordResetPage, submitAdminPasswordResetPage } from "./admin-password-reset.ts";
 import { getJwks, getOpenIdConfiguration } from "./discovery.ts";
 import { getIntegrationLogo } from "./logos.ts";
@@ -18,6 +18,8 @@ export const authHandlers: HandlerMap<operations, AuthCaller> = {
   getOpenIdConfiguration,
   adminChangePassword,
   adminLogin,
+  adminRefresh,
+  adminLogout,
   requestAdminPasswordReset,
   completeAdminPasswordReset,
   showAdminPasswordResetPage,

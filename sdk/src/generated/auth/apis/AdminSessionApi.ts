@@ -34,6 +34,11 @@ import {
     AdminPasswordResetRequestToJSON,
 } from '../models/AdminPasswordResetRequest.js';
 import {
+    type AdminRefresh,
+    AdminRefreshFromJSON,
+    AdminRefreshToJSON,
+} from '../models/AdminRefresh.js';
+import {
     type AdminSession,
     AdminSessionFromJSON,
     AdminSessionToJSON,
@@ -61,6 +66,20 @@ export interface AdminLoginRequest {
      * 
      */
     adminLogin: AdminLogin;
+}
+
+export interface AdminLogoutRequest {
+    /**
+     * 
+     */
+    adminRefresh: AdminRefresh;
+}
+
+export interface AdminRefreshRequest {
+    /**
+     * 
+     */
+    adminRefresh: AdminRefresh;
 }
 
 export interface CompleteAdminPasswordResetRequest {
@@ -198,6 +217,99 @@ export class AdminSessionApi extends runtime.BaseAPI {
      */
     async adminLogin(requestParameters: AdminLoginRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<AdminSession> {
         const response = await this.adminLoginRaw(requestParameters, initOverrides);
+        return await response.value();
+    }
+
+    /**
+     * Creates request options for adminLogout without sending the request
+     */
+    async adminLogoutRequestOpts(requestParameters: AdminLogoutRequest): Promise<runtime.RequestOpts> {
+        if (requestParameters['adminRefresh'] == null) {
+            throw new runtime.RequiredError(
+                'adminRefresh',
+                'Required parameter "adminRefresh" was null or undefined when calling adminLogout().'
+            );
+        }
+
+        const queryParameters: any = {};
+
+        const headerParameters: runtime.HTTPHeaders = {};
+
+        headerParameters['Content-Type'] = 'application/json';
+
+
+        let urlPath = `/integration/admin/logout`;
+
+        return {
+            path: urlPath,
+            method: 'POST',
+            headers: headerParameters,
+            query: queryParameters,
+            body: AdminRefreshToJSON(requestParameters['adminRefresh']),
+        };
+    }
+
+    /**
+     * Sign out: the session of this refresh token ends (its `idToken` stops working on the Admin API at once). Answers 204 also for a token that is unknown or already ended, so it is safe to repeat.
+     */
+    async adminLogoutRaw(requestParameters: AdminLogoutRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<void>> {
+        const requestOptions = await this.adminLogoutRequestOpts(requestParameters);
+        const response = await this.request(requestOptions, initOverrides);
+
+        return new runtime.VoidApiResponse(response);
+    }
+
+    /**
+     * Sign out: the session of this refresh token ends (its `idToken` stops working on the Admin API at once). Answers 204 also for a token that is unknown or already ended, so it is safe to repeat.
+     */
+    async adminLogout(requestParameters: AdminLogoutRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<void> {
+        await this.adminLogoutRaw(requestParameters, initOverrides);
+    }
+
+    /**
+     * Creates request options for adminRefresh without sending the request
+     */
+    async adminRefreshRequestOpts(requestParameters: AdminRefreshRequest): Promise<runtime.RequestOpts> {
+        if (requestParameters['adminRefresh'] == null) {
+            throw new runtime.RequiredError(
+                'adminRefresh',
+                'Required parameter "adminRefresh" was null or undefined when calling adminRefresh().'
+            );
+        }
+
+        const queryParameters: any = {};
+
+        const headerParameters: runtime.HTTPHeaders = {};
+
+        headerParameters['Content-Type'] = 'application/json';
+
+
+        let urlPath = `/integration/admin/refresh`;
+
+        return {
+            path: urlPath,
+            method: 'POST',
+            headers: headerParameters,
+            query: queryParameters,
+            body: AdminRefreshToJSON(requestParameters['adminRefresh']),
+        };
+    }
+
+    /**
+     * Renew the session before the `idToken` expires: a new `idToken` and a new `refreshToken` (the one sent stops working: each refresh token is used once). The session still ends 30 days after the sign-in, when the admin signs out, or when the password changes.
+     */
+    async adminRefreshRaw(requestParameters: AdminRefreshRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<AdminSession>> {
+        const requestOptions = await this.adminRefreshRequestOpts(requestParameters);
+        const response = await this.request(requestOptions, initOverrides);
+
+        return new runtime.JSONApiResponse(response, (jsonValue) => AdminSessionFromJSON(jsonValue));
+    }
+
+    /**
+     * Renew the session before the `idToken` expires: a new `idToken` and a new `refreshToken` (the one sent stops working: each refresh token is used once). The session still ends 30 days after the sign-in, when the admin signs out, or when the password changes.
+     */
+    async adminRefresh(requestParameters: AdminRefreshRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<AdminSession> {
+        const response = await this.adminRefreshRaw(requestParameters, initOverrides);
         return await response.value();
     }
 

@@ -5,6 +5,7 @@ export * from './AdminPasswordChange.js';
 export * from './AdminPasswordReset.js';
 export * from './AdminPasswordResetForm.js';
 export * from './AdminPasswordResetRequest.js';
+export * from './AdminRefresh.js';
 export * from './AdminSession.js';
 export * from './Authorize400Response.js';
 export * from './ClientInfo.js';
