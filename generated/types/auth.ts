@@ -904,7 +904,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "idToken": "eyJhbGciOiJFUzI1NiIsImtpZCI6ImsxIn0.eyJzdWIiOiJhZG0ifQ.c2ln",
+                     *       "idToken": "eyJhbGciOiJFUzI1NiIsImtpZCI6ImsxIn0.eyJzdWIiOiIzZjZjMWEyZS04YjRkLTRjN2EtOWUxZi0yYTViNmM3ZDhlOWYiLCJ0b2tlbl91c2UiOiJhZG1pbiIsInJvbGUiOiJJTlRFR1JBVElPTl9BRE1JTiIsImludGVncmF0aW9uX2NsaWVudF9pZCI6IjBmMWUyZDNjLTRiNWEtNDk3OC04Njk1LWE0YjNjMmQxZTBmOSIsImVtYWlsIjoiYWRtaW5AZ2VzdGlvbmNvbWVyY2lvcy5jb20uYXIifQ.c2ln",
                      *       "refreshToken": "rt_9a8b7c6d5e4f3a2b1c0d",
                      *       "tokenType": "Bearer",
                      *       "expiresIn": 3600,
@@ -1260,7 +1260,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "idToken": "eyJhbGciOiJFUzI1NiIsImtpZCI6ImsxIn0.eyJzdWIiOiJhZG0ifQ.c2ln",
+                     *       "idToken": "eyJhbGciOiJFUzI1NiIsImtpZCI6ImsxIn0.eyJzdWIiOiIzZjZjMWEyZS04YjRkLTRjN2EtOWUxZi0yYTViNmM3ZDhlOWYiLCJ0b2tlbl91c2UiOiJhZG1pbiIsInJvbGUiOiJJTlRFR1JBVElPTl9BRE1JTiIsImludGVncmF0aW9uX2NsaWVudF9pZCI6IjBmMWUyZDNjLTRiNWEtNDk3OC04Njk1LWE0YjNjMmQxZTBmOSIsImVtYWlsIjoiYWRtaW5AZ2VzdGlvbmNvbWVyY2lvcy5jb20uYXIifQ.c2ln",
                      *       "refreshToken": "rt_1b2c3d4e5f6a7b8c9d0e",
                      *       "tokenType": "Bearer",
                      *       "expiresIn": 3600,

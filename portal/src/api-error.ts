@@ -1,0 +1,87 @@
+// Every failed call becomes one `ApiError` a page can show: a sentence in Spanish for the whole request
+// (shown in a role=alert box) and, for a 400 ValidationError, one sentence per field of the form
+// (`validationDetails`, shown under the field). The SDK throws `ResponseError` for an answer that is not
+// 2xx and `FetchError` when no answer came.
+import { FetchError, ResponseError } from "../../sdk/src/generated/admin/index.ts";
+
+export interface ApiError {
+  /** 0 when no answer came. */
+  status: number;
+  code: string;
+  message: string;
+  /** The field's path as the API names it (`amount`, `customer.email`) → what is wrong with it. */
+  fieldErrors: Record<string, string>;
+}
+
+/** What the portal says for the codes a person can meet; any other code falls back to its status. */
+const MESSAGES: Record<string, string> = {
+  ValidationError: "Revisá los datos marcados.",
+  InvalidCredentialsError: "El email o la contraseña no son correctos.",
+  AdminSessionEndedError: "Tu sesión terminó. Ingresá de nuevo.",
+  UnauthorizedError: "Tu sesión terminó. Ingresá de nuevo.",
+  ForbiddenError: "Tu usuario no tiene permiso para esta acción.",
+  PasswordChangeRequiredError: "Antes de seguir tenés que cambiar tu contraseña.",
+  SandboxOnlyError: "Esta herramienta existe solo en el Sandbox.",
+  ProductionOnlyError: "Esta acción existe solo en Producción.",
+  CvuNotInIntegrationError: "Ese CVU no es de una cuenta de tu integración.",
+  SandboxClockBackwardsError: "El reloj del Sandbox solo avanza: elegí un momento posterior al actual.",
+  AdminEmailAlreadyExistsError: "Ya hay un administrador con ese email.",
+  IntegrationClientNotFoundError: "No encontramos esa integración.",
+  GoLiveRequestNotFoundError: "No encontramos esa solicitud de salida a producción.",
+  GoLiveRequestDecidedError: "Esa solicitud ya fue resuelta.",
+  MailUnavailableError: "No se puede enviar el email ahora: el servicio de correo no está configurado.",
+  NotImplemented: "Esta función todavía no está disponible.",
+  PayloadTooLarge: "Lo que enviaste es demasiado grande.",
+};
+
+function messageForStatus(status: number): string {
+  if (status === 0) return "No pudimos conectarnos con Cobro. Revisá tu conexión y probá de nuevo.";
+  if (status === 401) return MESSAGES.UnauthorizedError!;
+  if (status === 403) return MESSAGES.ForbiddenError!;
+  if (status === 404) return "No encontramos lo que buscabas.";
+  if (status === 409) return "La operación no se puede hacer en el estado actual.";
+  if (status === 429) return "Hiciste demasiados pedidos seguidos. Esperá un momento y probá de nuevo.";
+  if (status >= 500) return "Cobro tuvo un problema al responder. Probá de nuevo en unos minutos.";
+  return "No se pudo completar la operación.";
+}
+
+/** The API's English sentence about one field, in Spanish words (the field's own label is beside it). */
+function fieldMessage(field: string, message: string): string {
+  const rest = message.startsWith(field) ? message.slice(field.length).replace(/^[:\s]+/, "") : message;
+  if (rest === "is required") return "Completá este campo.";
+  if (rest === "field not accepted") return "Este campo no se acepta.";
+  return `El valor no es válido (${rest}).`;
+}
+
+export async function apiErrorOf(error: unknown): Promise<ApiError> {
+  if (error instanceof ResponseError || (error instanceof Error && error.name === "ResponseError" && "response" in error)) {
+    const response = (error as ResponseError).response;
+    let body: { code?: unknown; error?: unknown; validationDetails?: unknown } = {};
+    try {
+      body = (await response.clone().json()) as typeof body;
+    } catch {
+      // not JSON: the status alone says what happened
+    }
+    const code = typeof body.code === "string" ? body.code : typeof body.error === "string" ? body.error : `HTTP${response.status}`;
+    const fieldErrors: Record<string, string> = {};
+    if (Array.isArray(body.validationDetails)) {
+      for (const detail of body.validationDetails as Array<{ field?: unknown; message?: unknown }>) {
+        if (typeof detail.field === "string" && typeof detail.message === "string" && !(detail.field in fieldErrors)) {
+          fieldErrors[detail.field] = fieldMessage(detail.field, detail.message);
+        }
+      }
+    }
+    return { status: response.status, code, message: MESSAGES[code] ?? messageForStatus(response.status), fieldErrors };
+  }
+  if (error instanceof FetchError || (error instanceof Error && error.name === "FetchError")) {
+    return { status: 0, code: "NetworkError", message: messageForStatus(0), fieldErrors: {} };
+  }
+  return { status: 0, code: "UnexpectedError", message: "Algo salió mal en el portal. Recargá la página y probá de nuevo.", fieldErrors: {} };
+}
+
+/** The field errors that no field of the form shows: they go in the general box. */
+export function unplacedFieldErrors(error: ApiError, fields: readonly string[]): string[] {
+  return Object.entries(error.fieldErrors)
+    .filter(([field]) => !fields.includes(field))
+    .map(([field, message]) => `${field}: ${message}`);
+}

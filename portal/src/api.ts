@@ -1,0 +1,40 @@
+// The Admin API, through the generated SDK, on this same origin with the session's idToken. An answer of
+// 401 means the session is over (signed out elsewhere, expired, or the password changed): back to sign-in.
+import {
+  Configuration,
+  EventsApi,
+  EarningsApi,
+  GoLiveApi,
+  NotificationsApi,
+  PaymentRequestsApi,
+  PlatformGoLiveReviewApi,
+  PlatformIntegrationClientsApi,
+  SandboxApi,
+  type Middleware,
+} from "../../sdk/src/generated/admin/index.ts";
+import { session } from "./session.ts";
+
+const endSessionOnUnauthorized: Middleware = {
+  post: async ({ response }) => {
+    if (response.status === 401) void session.signOut();
+    return response;
+  },
+};
+
+const configuration = new Configuration({
+  basePath: "", // the Admin API is this page's own origin
+  accessToken: () => session.idToken(),
+  middleware: [endSessionOnUnauthorized],
+});
+
+/** One client per tag of the Admin API; pages add the ones they need. */
+export const adminApi = {
+  paymentRequests: new PaymentRequestsApi(configuration),
+  events: new EventsApi(configuration),
+  earnings: new EarningsApi(configuration),
+  notifications: new NotificationsApi(configuration),
+  sandbox: new SandboxApi(configuration),
+  goLive: new GoLiveApi(configuration),
+  platformClients: new PlatformIntegrationClientsApi(configuration),
+  platformGoLiveReview: new PlatformGoLiveReviewApi(configuration),
+};

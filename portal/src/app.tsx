@@ -1,0 +1,92 @@
+// The portal: the sign-in screens until there is a session (and the forced password change before
+// anything else), then the pages of the admin's role. A new page is one entry in its role's routes.
+import type { ComponentChildren } from "preact";
+import { useEffect, useState } from "preact/hooks";
+import { Empty, Loading } from "./components/feedback.tsx";
+import { Layout, type MenuItem } from "./components/layout.tsx";
+import { ChangePassword } from "./pages/change-password.tsx";
+import { ChargeDetail } from "./pages/charge-detail.tsx";
+import { ChargeList } from "./pages/charges.tsx";
+import { Dashboard } from "./pages/dashboard.tsx";
+import { GoLive } from "./pages/go-live.tsx";
+import { ClientDetail } from "./pages/platform/client-detail.tsx";
+import { ClientList } from "./pages/platform/clients.tsx";
+import { GoLiveReview } from "./pages/platform/go-live-review.tsx";
+import { SandboxTools } from "./pages/sandbox.tsx";
+import { SignIn } from "./pages/sign-in.tsx";
+import { matchPath, navigate, useLocation } from "./router.ts";
+import { session, type AdminRole, type SessionState } from "./session.ts";
+
+interface Route {
+  path: string;
+  title: string;
+  render: (params: Record<string, string>, query: URLSearchParams) => ComponentChildren;
+  /** Listed in the menu under this label. */
+  menu?: string;
+}
+
+const ROUTES: Record<AdminRole, Route[]> = {
+  INTEGRATION_ADMIN: [
+    { path: "/", title: "Inicio", menu: "Inicio", render: () => <Dashboard /> },
+    { path: "/charges", title: "Cobros", menu: "Cobros", render: (_, query) => <ChargeList query={query} /> },
+    { path: "/charges/:id", title: "Cobro", render: ({ id }) => <ChargeDetail paymentRequestId={id!} /> },
+    { path: "/sandbox", title: "Herramientas del Sandbox", menu: "Sandbox", render: () => <SandboxTools /> },
+    { path: "/go-live", title: "Salida a producción", menu: "Salida a producción", render: () => <GoLive /> },
+  ],
+  PLATFORM_ADMIN: [
+    { path: "/clients", title: "Integraciones", menu: "Integraciones", render: () => <ClientList /> },
+    { path: "/clients/:id", title: "Integración", render: ({ id }) => <ClientDetail integrationClientId={id!} /> },
+    { path: "/go-live-requests", title: "Salidas a producción", menu: "Salidas a producción", render: () => <GoLiveReview /> },
+  ],
+};
+
+function useSession(): SessionState {
+  const [state, setState] = useState(session.state);
+  useEffect(() => {
+    setState(session.state); // it may have changed between the first render and this subscription
+    return session.subscribe(setState);
+  }, []);
+  return state;
+}
+
+export function App() {
+  const state = useSession();
+  const { path, query } = useLocation();
+
+  if (state.status === "restoring") return <Loading label="Abriendo tu sesión…" />;
+  if (state.status === "signed-out") {
+    document.title = "Ingresar · Portal de Cobro";
+    return <SignIn notice={state.notice} />;
+  }
+  if (state.passwordChangeRequired) {
+    document.title = "Elegí tu contraseña · Portal de Cobro";
+    return <ChangePassword />;
+  }
+
+  const routes = ROUTES[state.admin.role];
+  const menu: MenuItem[] = routes.filter((route) => route.menu).map((route) => ({ href: route.path, label: route.menu! }));
+  let page: ComponentChildren = <Empty>Esta página no existe.</Empty>;
+  let title = "Página no encontrada";
+  let found = false;
+  for (const route of routes) {
+    const params = matchPath(route.path, path);
+    if (params) {
+      page = route.render(params, query);
+      title = route.title;
+      found = true;
+      break;
+    }
+  }
+  // A page of the other role (the platform admin's "/", or a page left open by the previous admin of
+  // this tab) opens this role's first page instead.
+  if (!found && Object.values(ROUTES).some((other) => other.some((route) => matchPath(route.path, path)))) {
+    queueMicrotask(() => navigate(routes[0]!.path, { replace: true }));
+    return <Loading />;
+  }
+  document.title = `${title} · Portal de Cobro`;
+  return (
+    <Layout admin={state.admin} menu={menu} path={path} onSignOut={() => void session.signOut()}>
+      {page}
+    </Layout>
+  );
+}

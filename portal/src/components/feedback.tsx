@@ -1,0 +1,59 @@
+// What a page says while it waits, when it has nothing to show, and when something went wrong.
+import type { ComponentChildren } from "preact";
+import type { ApiError } from "../api-error.ts";
+import type { Resource } from "./use-resource.ts";
+
+export function Loading({ label = "Cargando…" }: { label?: string }) {
+  return (
+    <p class="loading" role="status" aria-live="polite">
+      <span class="spinner" aria-hidden="true" />
+      {label}
+    </p>
+  );
+}
+
+export function Empty({ children }: { children: ComponentChildren }) {
+  return <p class="empty">{children}</p>;
+}
+
+/** The error of a whole request (a field's own error goes under the field). */
+export function ErrorAlert({ error, extra = [] }: { error: ApiError | undefined; extra?: string[] }) {
+  if (!error) return null;
+  return (
+    <div class="alert alert-error" role="alert" data-code={error.code}>
+      <p>{error.message}</p>
+      {extra.length > 0 && (
+        <ul>
+          {extra.map((line) => (
+            <li key={line}>{line}</li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}
+
+/** A success or a piece of news, announced to screen readers. */
+export function Notice({ children }: { children: ComponentChildren }) {
+  return (
+    <div class="alert alert-ok" role="status">
+      {children}
+    </div>
+  );
+}
+
+/** Renders a resource: its loading state, its error with a retry button, or `children(data)`. */
+export function Loaded<T>({ resource, label, children }: { resource: Resource<T>; label?: string; children: (data: T) => ComponentChildren }) {
+  if (resource.status === "loading") return <Loading label={label} />;
+  if (resource.status === "failed") {
+    return (
+      <div>
+        <ErrorAlert error={resource.error} />
+        <button type="button" class="button-secondary" onClick={resource.reload}>
+          Reintentar
+        </button>
+      </div>
+    );
+  }
+  return <>{children(resource.data)}</>;
+}

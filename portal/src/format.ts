@@ -1,0 +1,32 @@
+// Argentine formats, in Argentina's time whatever the browser's zone: `$ 1.234,56`, `dd/mm/aaaa`, `14:05`.
+const ZONE = "America/Argentina/Buenos_Aires";
+
+const money = new Intl.NumberFormat("es-AR", { style: "currency", currency: "ARS", minimumFractionDigits: 2, maximumFractionDigits: 2 });
+const date = new Intl.DateTimeFormat("es-AR", { timeZone: ZONE, day: "2-digit", month: "2-digit", year: "numeric" });
+const time = new Intl.DateTimeFormat("es-AR", { timeZone: ZONE, hour: "2-digit", minute: "2-digit", hourCycle: "h23" });
+const dayKey = new Intl.DateTimeFormat("en-CA", { timeZone: ZONE, year: "numeric", month: "2-digit", day: "2-digit" });
+
+/** Pesos as the API carries them (a number) → `$ 1.234,56` (with a plain space after the sign). */
+export function formatMoney(pesos: number): string {
+  return money.format(pesos).replace(/\u00a0/g, " ");
+}
+
+/** An instant (ISO 8601) or a calendar date (`2026-11-22`) → `22/11/2026`. */
+export function formatDate(value: string): string {
+  if (/^\d{4}-\d{2}-\d{2}$/.test(value)) {
+    const [year, month, day] = value.split("-");
+    return `${day}/${month}/${year}`;
+  }
+  return date.format(new Date(value));
+}
+
+/** An instant → `22/11/2026 10:05` in Argentina's time. */
+export function formatDateTime(value: string): string {
+  const instant = new Date(value);
+  return `${date.format(instant)} ${time.format(instant)}`;
+}
+
+/** The calendar day in Argentina of an instant (`2026-11-22`), to compare days. */
+export function argentinaDay(value: string | Date): string {
+  return dayKey.format(typeof value === "string" ? new Date(value) : value);
+}

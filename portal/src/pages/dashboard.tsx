@@ -1,0 +1,74 @@
+// The integration's day at a glance: what was collected today, the open charges by state, the latest events.
+import { adminApi } from "../api.ts";
+import { CHARGE_STATE_LABELS, EVENT_STATUS_LABELS, OPEN_CHARGE_STATES } from "../status-labels.ts";
+import { Empty, Loaded } from "../components/feedback.tsx";
+import { useResource } from "../components/use-resource.ts";
+import { argentinaDay, formatDateTime, formatMoney } from "../format.ts";
+import { Link } from "../router.ts";
+
+export function Dashboard() {
+  const today = argentinaDay(new Date());
+  const collected = useResource(() => adminApi.earnings.getEarnings({ startDate: today, endDate: today }), [today]);
+  const openCharges = useResource(
+    () => Promise.all(OPEN_CHARGE_STATES.map(async (status) => ({ status, total: (await adminApi.paymentRequests.listIntegrationPaymentRequests({ status, limit: 1 })).total }))),
+    [],
+  );
+  const events = useResource(() => adminApi.events.listEvents({ limit: 5 }), []);
+  return (
+    <>
+      <h1>Inicio</h1>
+      <div class="cards">
+        <section class="card" aria-labelledby="collected-title">
+          <h2 id="collected-title">Cobrado hoy</h2>
+          <Loaded resource={collected}>
+            {(report) => (
+              <>
+                <p class="figure" data-testid="collected-today">
+                  {formatMoney(report.totals.grossAmount)}
+                </p>
+                <p class="muted">
+                  {report.totals.paymentCount === 1 ? "1 pago" : `${report.totals.paymentCount} pagos`} · comisión {formatMoney(report.totals.commissionAmount)}
+                </p>
+              </>
+            )}
+          </Loaded>
+        </section>
+        <section class="card" aria-labelledby="open-title">
+          <h2 id="open-title">Cobros abiertos</h2>
+          <Loaded resource={openCharges}>
+            {(counts) => (
+              <ul class="counts">
+                {counts.map(({ status, total }) => (
+                  <li key={status}>
+                    <Link href={`/charges?status=${status}`}>{CHARGE_STATE_LABELS[status]}</Link>
+                    <span class="count">{total}</span>
+                  </li>
+                ))}
+              </ul>
+            )}
+          </Loaded>
+        </section>
+      </div>
+      <section aria-labelledby="events-title">
+        <h2 id="events-title">Últimos eventos</h2>
+        <Loaded resource={events}>
+          {(page) =>
+            page.items.length === 0 ? (
+              <Empty>Todavía no hay eventos.</Empty>
+            ) : (
+              <ul class="list">
+                {page.items.map((event) => (
+                  <li key={event.eventId}>
+                    <span class="mono">{event.event}</span>
+                    <span class="muted">{formatDateTime(event.createdAt)}</span>
+                    <span class={`badge badge-${event.deliveryStatus}`}>{EVENT_STATUS_LABELS[event.deliveryStatus]}</span>
+                  </li>
+                ))}
+              </ul>
+            )
+          }
+        </Loaded>
+      </section>
+    </>
+  );
+}

@@ -1,0 +1,141 @@
+// The platform's integration clients: the list with pages, and creating one (its client secret is shown once).
+import { useState } from "preact/hooks";
+import type { IntegrationClientCreated } from "../../../../sdk/src/generated/admin/index.ts";
+import { adminApi } from "../../api.ts";
+import { unplacedFieldErrors } from "../../api-error.ts";
+import { Field } from "../../components/field.tsx";
+import { Empty, ErrorAlert, Loaded } from "../../components/feedback.tsx";
+import { SecretOnce } from "../../components/secret-once.tsx";
+import { useAction, useResource } from "../../components/use-resource.ts";
+import { formatDate } from "../../format.ts";
+import { Link } from "../../router.ts";
+
+const PAGE_SIZE = 20;
+
+export function ClientList() {
+  const [page, setPage] = useState(1);
+  const clients = useResource(() => adminApi.platformClients.listIntegrationClients({ limit: PAGE_SIZE, offset: (page - 1) * PAGE_SIZE }), [page]);
+  return (
+    <>
+      <h1>Integraciones</h1>
+      <CreateClient onCreated={clients.reload} />
+      <Loaded resource={clients}>
+        {(result) => {
+          const pages = Math.max(1, Math.ceil(result.total / PAGE_SIZE));
+          return result.items.length === 0 ? (
+            <Empty>Todavía no hay integraciones.</Empty>
+          ) : (
+            <>
+              <div class="table-wrap">
+                <table>
+                  <caption class="visually-hidden">Integraciones</caption>
+                  <thead>
+                    <tr>
+                      <th scope="col">Nombre</th>
+                      <th scope="col">Empresa</th>
+                      <th scope="col">Tipo</th>
+                      <th scope="col">Estado</th>
+                      <th scope="col">Alta</th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {result.items.map((client) => (
+                      <tr key={client.integrationClientId}>
+                        <td>
+                          <Link href={`/clients/${encodeURIComponent(client.integrationClientId)}`}>{client.name}</Link>
+                        </td>
+                        <td>{client.companyName}</td>
+                        <td>{client.type === "multitenant" ? "Multi-tenant" : "Simple"}</td>
+                        <td>{client.suspended ? <span class="badge badge-failed">Suspendida</span> : <span class="badge badge-delivered">Activa</span>}</td>
+                        <td>{formatDate(client.createDate)}</td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </div>
+              <nav class="pager" aria-label="Páginas">
+                <button type="button" class="button-secondary" disabled={page <= 1} onClick={() => setPage(page - 1)}>
+                  Anterior
+                </button>
+                <span>
+                  Página {page} de {pages} · {result.total} integraciones
+                </span>
+                <button type="button" class="button-secondary" disabled={page >= pages} onClick={() => setPage(page + 1)}>
+                  Siguiente
+                </button>
+              </nav>
+            </>
+          );
+        }}
+      </Loaded>
+    </>
+  );
+}
+
+const CREATE_FIELDS = ["name", "companyName", "contactEmail", "firstAdminEmail", "firstAdminName"] as const;
+type CreateField = (typeof CREATE_FIELDS)[number];
+
+function CreateClient({ onCreated }: { onCreated: () => void }) {
+  const empty = { name: "", companyName: "", contactEmail: "", firstAdminEmail: "", firstAdminName: "" };
+  const [values, setValues] = useState<Record<CreateField, string>>(empty);
+  const [created, setCreated] = useState<IntegrationClientCreated | undefined>(undefined);
+  const create = useAction(() =>
+    adminApi.platformClients.createIntegrationClient({
+      integrationClientCreate: {
+        name: values.name.trim(),
+        companyName: values.companyName.trim(),
+        contactEmail: values.contactEmail.trim(),
+        // The first admin is optional: empty fields are left out rather than sent empty.
+        ...(values.firstAdminEmail.trim() ? { firstAdminEmail: values.firstAdminEmail.trim() } : {}),
+        ...(values.firstAdminName.trim() ? { firstAdminName: values.firstAdminName.trim() } : {}),
+      },
+    }),
+  );
+  const set = (field: CreateField) => (value: string) => setValues({ ...values, [field]: value });
+  if (created) {
+    return (
+      <section class="panel">
+        <p>
+          Se creó <strong>{created.name}</strong> con el clientId <code class="mono">{created.providerClientId}</code>.
+        </p>
+        <SecretOnce title="Secreto de la integración" secrets={[{ label: "clientSecret", value: created.providerClientSecret }]} onDone={() => setCreated(undefined)} />
+      </section>
+    );
+  }
+  return (
+    <details class="panel">
+      <summary>Crear una integración</summary>
+      <form
+        noValidate
+        onSubmit={async (event) => {
+          event.preventDefault();
+          const result = await create.run();
+          if (result) {
+            setCreated(result);
+            setValues(empty);
+            onCreated();
+          }
+        }}
+      >
+        <ErrorAlert error={create.error} extra={create.error ? unplacedFieldErrors(create.error, CREATE_FIELDS) : []} />
+        <Field label="Nombre" name="name" autocomplete="off" value={values.name} onValue={set("name")} error={create.error?.fieldErrors.name} />
+        <Field label="Razón social" name="companyName" autocomplete="organization" value={values.companyName} onValue={set("companyName")} error={create.error?.fieldErrors.companyName} />
+        <Field label="Email de contacto" type="email" name="contactEmail" autocomplete="email" value={values.contactEmail} onValue={set("contactEmail")} error={create.error?.fieldErrors.contactEmail} />
+        <Field
+          label="Email del primer administrador"
+          type="email"
+          name="firstAdminEmail"
+          autocomplete="off"
+          hint="Opcional: recibe un email de bienvenida con una contraseña temporal."
+          value={values.firstAdminEmail}
+          onValue={set("firstAdminEmail")}
+          error={create.error?.fieldErrors.firstAdminEmail}
+        />
+        <Field label="Nombre del primer administrador" name="firstAdminName" autocomplete="off" value={values.firstAdminName} onValue={set("firstAdminName")} error={create.error?.fieldErrors.firstAdminName} />
+        <button type="submit" disabled={create.busy}>
+          Crear la integración
+        </button>
+      </form>
+    </details>
+  );
+}

@@ -1,0 +1,67 @@
+// The API's states and kinds as the portal names them, in Spanish.
+import type {
+  EventDeliveryStatus,
+  GoLiveRequestStatus,
+  NotificationChannel,
+  NotificationKind,
+  NotificationStatus,
+  PaymentRequestState,
+  ProvisioningStatus,
+} from "../../sdk/src/generated/admin/index.ts";
+
+export const CHARGE_STATE_LABELS: Record<PaymentRequestState, string> = {
+  draft: "Borrador",
+  pending: "Pendiente",
+  partial_payment: "Pago parcial",
+  total_payment: "Pagado",
+  overdue: "Vencido",
+  partial_overdue: "Vencido con pago parcial",
+  canceled: "Cancelado",
+};
+
+/** The states in which a charge still waits for money. */
+export const OPEN_CHARGE_STATES: PaymentRequestState[] = ["pending", "partial_payment", "overdue", "partial_overdue"];
+
+export function isChargeState(value: string): value is PaymentRequestState {
+  return value in CHARGE_STATE_LABELS;
+}
+
+export const EVENT_STATUS_LABELS: Record<EventDeliveryStatus, string> = {
+  pending: "Por entregar",
+  delivered: "Entregado",
+  failed: "Falló",
+  not_sent: "No enviado",
+};
+
+export const NOTIFICATION_STATUS_LABELS: Record<NotificationStatus, string> = {
+  scheduled: "Programada",
+  sent: "Enviada",
+  simulated: "Simulada",
+  failed: "Falló",
+  canceled: "Cancelada",
+};
+
+export const NOTIFICATION_CHANNEL_LABELS: Record<NotificationChannel, string> = { email: "Email", whatsapp: "WhatsApp" };
+
+export const NOTIFICATION_KIND_LABELS: Record<NotificationKind, string> = {
+  initial: "Aviso del cobro",
+  advance_reminder: "Recordatorio previo",
+  due_date: "Día del vencimiento",
+  first_due_date_passed: "Primer vencimiento pasado",
+  second_due_date: "Segundo vencimiento",
+  payment_confirmation: "Confirmación del pago",
+};
+
+export const GO_LIVE_STATUS_LABELS: Record<GoLiveRequestStatus, string> = {
+  in_review: "En revisión",
+  approved: "Aprobada",
+  rejected: "Rechazada",
+};
+
+export const PROVISIONING_STATUS_LABELS: Record<ProvisioningStatus, string> = {
+  not_started: "Sin empezar",
+  in_progress: "En curso",
+  provisioned: "Lista en Producción",
+  failed: "Falló",
+  manual: "Manual",
+};

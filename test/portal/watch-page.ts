@@ -1,0 +1,31 @@
+// What a portal page did: every request it made, and every console error or uncaught exception.
+import type { Page } from "playwright-core";
+
+export interface WatchedPage {
+  /** The URLs asked of any origin other than the portal's. */
+  otherOrigins(): string[];
+  /**
+   * The console errors and page errors, except the failed loads Chromium logs for refused requests (a
+   * wrong password, a form the API refuses): exactly `expectedFailures` of those are expected.
+   */
+  problems(options: { expectedFailures: number }): string[];
+}
+
+export function watchPage(page: Page, portalOrigin: string): WatchedPage {
+  const origin = new URL(portalOrigin).origin;
+  const urls: string[] = [];
+  const failedLoads: string[] = [];
+  const problems: string[] = [];
+  page.on("request", (request) => urls.push(request.url()));
+  page.on("console", (message) => {
+    if (message.type() !== "error" && message.type() !== "warning") return;
+    const line = `console ${message.type()}: ${message.text()} (${message.location().url})`;
+    if (/^Failed to load resource: the server responded with a status of 4\d\d/.test(message.text())) failedLoads.push(line);
+    else problems.push(line);
+  });
+  page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
+  return {
+    otherOrigins: () => urls.filter((url) => new URL(url).origin !== origin),
+    problems: ({ expectedFailures }) => (failedLoads.length === expectedFailures ? [...problems] : [...problems, ...failedLoads]),
+  };
+}
