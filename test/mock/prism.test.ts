@@ -1,10 +1,10 @@
 // `npm run mock` (scripts/mock.ts) serves Prism mocks of the three APIs from the generated documents: a
 // valid request to a documented operation of each gets the documented success, and its body validates
 // against the operation's response schema.
-import { createServer } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startMocks, type RunningMocks } from "../../scripts/mock.ts";
 import type { ApiName } from "../../scripts/normalize-openapi.ts";
+import { freePorts } from "../helpers/free-ports.ts";
 import { generatedDocument, schemaValidator, type Document, type Media, type Operation } from "../helpers/openapi-documents.ts";
 
 /** One documented operation of each API, called with its documented request example. */
@@ -25,19 +25,6 @@ function findOperation(document: Document, operationId: string): { path: string;
 
 function exampleOf(media: Media): unknown {
   return media.example !== undefined ? media.example : Object.values(media.examples ?? {})[0]?.value;
-}
-
-/** Three ports that are free now (Prism is given a port; it cannot report one it picked). */
-async function freePorts(count: number): Promise<number[]> {
-  const servers = await Promise.all(
-    Array.from({ length: count }, () => new Promise<import("node:net").Server>((resolve) => {
-      const server = createServer();
-      server.listen(0, "127.0.0.1", () => resolve(server));
-    })),
-  );
-  const ports = servers.map((server) => (server.address() as import("node:net").AddressInfo).port);
-  await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
-  return ports;
 }
 
 let mocks: RunningMocks;
