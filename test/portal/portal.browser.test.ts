@@ -206,6 +206,41 @@ describe("the portal on the Admin host", { timeout: 90_000 }, () => {
     await page.close();
   });
 
+  it("an integration admin asks to go live and reads the reasons; the platform admin rejects it with a reason from the queue", async () => {
+    const page = await browser.context.newPage();
+    page.setDefaultTimeout(10_000);
+    const watched = watchPage(page, t.adminUrl);
+    const sandbox = integration.merchant.sandbox;
+    await page.goto(`${t.adminUrl}/portal/go-live`);
+    await signIn(page, sandbox.integrationAdmin.email, sandbox.integrationAdmin.password);
+    await page.getByText("Todavía no pediste la salida a producción.").waitFor();
+    await page.getByRole("button", { name: "Pedir la salida a producción" }).click();
+    await expect.poll(() => page.getByTestId("go-live-status").innerText()).toBe("En revisión");
+    expect(await page.locator('.reasons [data-code="no_webhook_url"]').count()).toBe(1);
+    await page.getByRole("button", { name: "Salir" }).click();
+
+    await signIn(page, sandbox.platformAdmin.email, sandbox.platformAdmin.password);
+    await page.getByRole("link", { name: "Salidas a producción" }).click();
+    const request = page.getByRole("region", { name: sandbox.integration.name });
+    await request.getByRole("button", { name: "Rechazar" }).click();
+    const reason = request.getByLabel("Motivo del rechazo");
+    await expect.poll(() => reason.getAttribute("aria-invalid")).toBe("true");
+    await reason.fill("Falta configurar la URL del webhook.");
+    await request.getByRole("button", { name: "Rechazar" }).click();
+    await expect.poll(() => request.getByRole("status").innerText()).toContain("Solicitud rechazada.");
+    await page.getByRole("button", { name: "Salir" }).click();
+
+    await signIn(page, sandbox.integrationAdmin.email, sandbox.integrationAdmin.password);
+    await page.getByRole("link", { name: "Salida a producción" }).click();
+    await expect.poll(() => page.getByTestId("go-live-status").innerText()).toBe("Rechazada");
+    expect(await page.locator("main").innerText()).toContain("Motivo del rechazo: Falta configurar la URL del webhook.");
+
+    expect(watched.otherOrigins()).toEqual([]);
+    // The first GET /my-integration/go-live (404: never asked) and the refused empty reason.
+    expect(watched.problems({ expectedFailures: 2 })).toEqual([]);
+    await page.close();
+  });
+
   it("fits a phone's screen: no sideways scrolling, the menu behind a button", async () => {
     const page = await browser.context.newPage();
     page.setDefaultTimeout(10_000);

@@ -3,11 +3,12 @@
 // (newest first, up to 500) and its events among the latest 100.
 import type { EventRecord, IntegrationPaymentRequest } from "../../../sdk/src/generated/admin/index.ts";
 import { adminApi } from "../api.ts";
+import { EventList } from "../components/event-list.tsx";
 import { Empty, Loaded } from "../components/feedback.tsx";
 import { useResource } from "../components/use-resource.ts";
 import { formatDateTime, formatMoney } from "../format.ts";
 import { Link } from "../router.ts";
-import { CHARGE_STATE_LABELS, EVENT_STATUS_LABELS, NOTIFICATION_CHANNEL_LABELS, NOTIFICATION_KIND_LABELS, NOTIFICATION_STATUS_LABELS } from "../status-labels.ts";
+import { CHARGE_STATE_LABELS, NOTIFICATION_CHANNEL_LABELS, NOTIFICATION_KIND_LABELS, NOTIFICATION_STATUS_LABELS } from "../status-labels.ts";
 
 const SEARCH_PAGE = 100;
 const SEARCH_PAGES = 5;
@@ -92,21 +93,7 @@ function ChargeView({ charge }: { charge: IntegrationPaymentRequest }) {
       <section aria-labelledby="charge-events-title">
         <h2 id="charge-events-title">Eventos</h2>
         <Loaded resource={events}>
-          {(items) =>
-            items.length === 0 ? (
-              <Empty>Este cobro no tiene eventos recientes.</Empty>
-            ) : (
-              <ul class="list">
-                {items.map((event) => (
-                  <li key={event.eventId}>
-                    <span class="mono">{event.event}</span>
-                    <span class="muted">{formatDateTime(event.createdAt)}</span>
-                    <span class={`badge badge-${event.deliveryStatus}`}>{EVENT_STATUS_LABELS[event.deliveryStatus]}</span>
-                  </li>
-                ))}
-              </ul>
-            )
-          }
+          {(items) => <EventList events={items} empty="Este cobro no tiene eventos recientes." />}
         </Loaded>
       </section>
     </>

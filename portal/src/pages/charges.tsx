@@ -3,6 +3,7 @@
 import { adminApi } from "../api.ts";
 import { SelectField } from "../components/field.tsx";
 import { Empty, Loaded } from "../components/feedback.tsx";
+import { Pager } from "../components/pager.tsx";
 import { useResource } from "../components/use-resource.ts";
 import { formatDateTime, formatMoney } from "../format.ts";
 import { Link, navigate } from "../router.ts";
@@ -33,7 +34,6 @@ export function ChargeList({ query }: { query: URLSearchParams }) {
       </form>
       <Loaded resource={charges}>
         {(result) => {
-          const pages = Math.max(1, Math.ceil(result.total / PAGE_SIZE));
           return result.items.length === 0 ? (
             <Empty>{status ? `No hay cobros en estado «${CHARGE_STATE_LABELS[status]}».` : "Todavía no hay cobros."}</Empty>
           ) : (
@@ -67,17 +67,7 @@ export function ChargeList({ query }: { query: URLSearchParams }) {
                   </tbody>
                 </table>
               </div>
-              <nav class="pager" aria-label="Páginas">
-                <button type="button" class="button-secondary" disabled={page <= 1} onClick={() => go({ page: page - 1 })}>
-                  Anterior
-                </button>
-                <span>
-                  Página {page} de {pages} · {result.total} cobros
-                </span>
-                <button type="button" class="button-secondary" disabled={page >= pages} onClick={() => go({ page: page + 1 })}>
-                  Siguiente
-                </button>
-              </nav>
+              <Pager page={page} pageSize={PAGE_SIZE} total={result.total} items="cobros" onPage={(next) => go({ page: next })} />
             </>
           );
         }}

@@ -1,9 +1,10 @@
 // The integration's day at a glance: what was collected today, the open charges by state, the latest events.
 import { adminApi } from "../api.ts";
-import { CHARGE_STATE_LABELS, EVENT_STATUS_LABELS, OPEN_CHARGE_STATES } from "../status-labels.ts";
-import { Empty, Loaded } from "../components/feedback.tsx";
+import { CHARGE_STATE_LABELS, OPEN_CHARGE_STATES } from "../status-labels.ts";
+import { EventList } from "../components/event-list.tsx";
+import { Loaded } from "../components/feedback.tsx";
 import { useResource } from "../components/use-resource.ts";
-import { argentinaDay, formatDateTime, formatMoney } from "../format.ts";
+import { argentinaDay, formatMoney } from "../format.ts";
 import { Link } from "../router.ts";
 
 export function Dashboard() {
@@ -52,21 +53,7 @@ export function Dashboard() {
       <section aria-labelledby="events-title">
         <h2 id="events-title">Últimos eventos</h2>
         <Loaded resource={events}>
-          {(page) =>
-            page.items.length === 0 ? (
-              <Empty>Todavía no hay eventos.</Empty>
-            ) : (
-              <ul class="list">
-                {page.items.map((event) => (
-                  <li key={event.eventId}>
-                    <span class="mono">{event.event}</span>
-                    <span class="muted">{formatDateTime(event.createdAt)}</span>
-                    <span class={`badge badge-${event.deliveryStatus}`}>{EVENT_STATUS_LABELS[event.deliveryStatus]}</span>
-                  </li>
-                ))}
-              </ul>
-            )
-          }
+          {(page) => <EventList events={page.items} empty="Todavía no hay eventos." />}
         </Loaded>
       </section>
     </>

@@ -5,6 +5,7 @@ import { adminApi } from "../../api.ts";
 import { unplacedFieldErrors } from "../../api-error.ts";
 import { Field } from "../../components/field.tsx";
 import { Empty, ErrorAlert, Loaded } from "../../components/feedback.tsx";
+import { Pager } from "../../components/pager.tsx";
 import { SecretOnce } from "../../components/secret-once.tsx";
 import { useAction, useResource } from "../../components/use-resource.ts";
 import { formatDate } from "../../format.ts";
@@ -21,7 +22,6 @@ export function ClientList() {
       <CreateClient onCreated={clients.reload} />
       <Loaded resource={clients}>
         {(result) => {
-          const pages = Math.max(1, Math.ceil(result.total / PAGE_SIZE));
           return result.items.length === 0 ? (
             <Empty>Todavía no hay integraciones.</Empty>
           ) : (
@@ -53,17 +53,7 @@ export function ClientList() {
                   </tbody>
                 </table>
               </div>
-              <nav class="pager" aria-label="Páginas">
-                <button type="button" class="button-secondary" disabled={page <= 1} onClick={() => setPage(page - 1)}>
-                  Anterior
-                </button>
-                <span>
-                  Página {page} de {pages} · {result.total} integraciones
-                </span>
-                <button type="button" class="button-secondary" disabled={page >= pages} onClick={() => setPage(page + 1)}>
-                  Siguiente
-                </button>
-              </nav>
+              <Pager page={page} pageSize={PAGE_SIZE} total={result.total} items="integraciones" onPage={setPage} />
             </>
           );
         }}

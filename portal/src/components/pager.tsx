@@ -1,0 +1,26 @@
+// "Anterior / Página n de m / Siguiente" under a paged list.
+export interface PagerProps {
+  page: number;
+  pageSize: number;
+  total: number;
+  /** What the list counts, in plural (`cobros`). */
+  items: string;
+  onPage: (page: number) => void;
+}
+
+export function Pager({ page, pageSize, total, items, onPage }: PagerProps) {
+  const pages = Math.max(1, Math.ceil(total / pageSize));
+  return (
+    <nav class="pager" aria-label="Páginas">
+      <button type="button" class="button-secondary" disabled={page <= 1} onClick={() => onPage(page - 1)}>
+        Anterior
+      </button>
+      <span>
+        Página {page} de {pages} · {total} {items}
+      </span>
+      <button type="button" class="button-secondary" disabled={page >= pages} onClick={() => onPage(page + 1)}>
+        Siguiente
+      </button>
+    </nav>
+  );
+}
