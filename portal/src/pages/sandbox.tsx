@@ -9,6 +9,7 @@ import { ErrorAlert, Loaded, Notice } from "../components/feedback.tsx";
 import { SecretOnce } from "../components/secret-once.tsx";
 import { useAction, useResource } from "../components/use-resource.ts";
 import { formatDate, formatDateTime, formatMoney } from "../format.ts";
+import { parsePesos } from "../input-parsing.ts";
 import { Link } from "../router.ts";
 
 export function SandboxTools() {
@@ -50,14 +51,6 @@ function TestTokensSection() {
 
 const SIMULATE_FIELDS = ["cvu", "amount", "externalAccountCvu", "externalAccountCuil", "externalAccountName"] as const;
 type SimulateField = (typeof SIMULATE_FIELDS)[number];
-
-/** `1.234,56`, `1234,56` or `1234.56` → 1234.56; `undefined` when it is not an amount. */
-function parsePesos(text: string): number | undefined {
-  const trimmed = text.trim();
-  const normalized = trimmed.includes(",") ? trimmed.replace(/\./g, "").replace(",", ".") : trimmed;
-  if (!/^\d+(\.\d{1,2})?$/.test(normalized)) return undefined;
-  return Number(normalized);
-}
 
 function SimulatePaymentSection() {
   const [values, setValues] = useState<Record<SimulateField, string>>({ cvu: "", amount: "", externalAccountCvu: "", externalAccountCuil: "", externalAccountName: "" });
