@@ -8,10 +8,17 @@ import { ChangePassword } from "./pages/change-password.tsx";
 import { ChargeDetail } from "./pages/charge-detail.tsx";
 import { ChargeList } from "./pages/charges.tsx";
 import { Dashboard } from "./pages/dashboard.tsx";
+import { Earnings } from "./pages/earnings.tsx";
 import { GoLive } from "./pages/go-live.tsx";
+import { MerchantList } from "./pages/merchants.tsx";
+import { MessageCap } from "./pages/message-cap.tsx";
+import { Offer } from "./pages/offer.tsx";
+import { PayoutLink } from "./pages/payout-link.tsx";
 import { ClientDetail } from "./pages/platform/client-detail.tsx";
 import { ClientList } from "./pages/platform/clients.tsx";
 import { GoLiveReview } from "./pages/platform/go-live-review.tsx";
+import { MessageCapReview } from "./pages/platform/message-cap-review.tsx";
+import { PlatformEarnings } from "./pages/platform/platform-earnings.tsx";
 import { SandboxTools } from "./pages/sandbox.tsx";
 import { SignIn } from "./pages/sign-in.tsx";
 import { matchPath, navigate, useLocation } from "./router.ts";
@@ -32,11 +39,20 @@ const ROUTES: Record<AdminRole, Route[]> = {
     { path: "/charges/:id", title: "Cobro", render: ({ id }) => <ChargeDetail paymentRequestId={id!} /> },
     { path: "/sandbox", title: "Herramientas del Sandbox", menu: "Sandbox", render: () => <SandboxTools /> },
     { path: "/go-live", title: "Salida a producción", menu: "Salida a producción", render: () => <GoLive /> },
+    // Merchants and money: commissions, the offer, where commissions are paid, earnings; the chat cap.
+    { path: "/merchants", title: "Comercios", menu: "Comercios", render: () => <MerchantList /> },
+    { path: "/offer", title: "Oferta", menu: "Oferta", render: () => <Offer /> },
+    { path: "/payout-link", title: "Cuenta de cobro de comisiones", menu: "Cobro de comisiones", render: () => <PayoutLink /> },
+    { path: "/earnings", title: "Ganancias", menu: "Ganancias", render: () => <Earnings /> },
+    { path: "/message-cap", title: "Mensajes de chat", menu: "Mensajes de chat", render: () => <MessageCap /> },
   ],
   PLATFORM_ADMIN: [
     { path: "/clients", title: "Integraciones", menu: "Integraciones", render: () => <ClientList /> },
     { path: "/clients/:id", title: "Integración", render: ({ id }) => <ClientDetail integrationClientId={id!} /> },
     { path: "/go-live-requests", title: "Salidas a producción", menu: "Salidas a producción", render: () => <GoLiveReview /> },
+    // The chat-cap queue and the platform's earnings.
+    { path: "/message-cap-requests", title: "Pedidos de mensajes", menu: "Pedidos de mensajes", render: () => <MessageCapReview /> },
+    { path: "/earnings", title: "Ganancias de la plataforma", menu: "Ganancias", render: () => <PlatformEarnings /> },
   ],
 };
 

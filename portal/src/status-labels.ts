@@ -2,6 +2,10 @@
 import type {
   EventDeliveryStatus,
   GoLiveRequestStatus,
+  IntegrationClientType,
+  ClientAdminStatusEnum,
+  MessageCapRequestStatus,
+  PayoutLinkStatus,
   NotificationChannel,
   NotificationKind,
   NotificationStatus,
@@ -64,4 +68,29 @@ export const PROVISIONING_STATUS_LABELS: Record<ProvisioningStatus, string> = {
   provisioned: "Lista en Producción",
   failed: "Falló",
   manual: "Manual",
+};
+
+export const MESSAGE_CAP_STATUS_LABELS: Record<MessageCapRequestStatus, string> = {
+  pending: "Pendiente",
+  approved: "Aprobado",
+  rejected: "Rechazado",
+};
+
+export const PAYOUT_LINK_STATUS_LABELS: Record<PayoutLinkStatus, string> = {
+  none: "Sin invitar",
+  pending: "Invitación pendiente",
+  accepted: "Aceptada",
+};
+
+export const CLIENT_ADMIN_STATUS_LABELS: Record<ClientAdminStatusEnum, string> = {
+  active: "Activo",
+  pending: "Invitado, sin ingresar",
+  unknown: "Sin datos",
+};
+
+export const INTEGRATION_TYPE_LABELS: Record<IntegrationClientType, string> = {
+  api_direct: "API directa",
+  widget: "Widget",
+  both: "API y widget",
+  multitenant: "Multi-tenant",
 };

@@ -6,7 +6,7 @@ type InputProps = Omit<PartialInputHTMLAttributes<HTMLInputElement>, "id" | "val
 
 export interface FieldProps extends InputProps {
   label: string;
-  type?: "text" | "email" | "password" | "tel" | "url";
+  type?: "text" | "email" | "password" | "tel" | "url" | "date";
   value: string;
   onValue: (value: string) => void;
   error?: string;

@@ -1,5 +1,6 @@
-// One integration client for the platform: its profile and the service commission, whose saving is
-// applied to every merchant link in batches ("continuar" sends the same percentage again while links remain).
+// One integration client for the platform: its profile (edited), its suspension, its admins, and the
+// service commission, whose saving is applied to every merchant link in batches ("continuar" sends the
+// same percentage again while links remain).
 import { useState } from "preact/hooks";
 import type { CommissionBackfill, PlatformIntegrationClientDetail } from "../../../../sdk/src/generated/admin/index.ts";
 import { adminApi } from "../../api.ts";
@@ -8,7 +9,11 @@ import { Field } from "../../components/field.tsx";
 import { ErrorAlert, Loaded, Notice } from "../../components/feedback.tsx";
 import { useAction, useResource } from "../../components/use-resource.ts";
 import { formatDate } from "../../format.ts";
+import { decimalText, parsePercentage } from "../../input-parsing.ts";
 import { Link } from "../../router.ts";
+import { INTEGRATION_TYPE_LABELS } from "../../status-labels.ts";
+import { ClientAdmins } from "./client-admins.tsx";
+import { ClientProfile, ClientSuspension } from "./client-profile.tsx";
 
 export function ClientDetail({ integrationClientId }: { integrationClientId: string }) {
   const client = useResource(() => adminApi.platformClients.getIntegrationClient({ id: integrationClientId }), [integrationClientId]);
@@ -29,13 +34,16 @@ export function ClientDetail({ integrationClientId }: { integrationClientId: str
               <dt>clientId</dt>
               <dd class="mono">{found.providerClientId}</dd>
               <dt>Tipo</dt>
-              <dd>{found.type === "multitenant" ? "Multi-tenant" : "Simple"}</dd>
+              <dd>{INTEGRATION_TYPE_LABELS[found.type]}</dd>
               <dt>Alta</dt>
               <dd>{formatDate(found.createDate)}</dd>
               <dt>Estado</dt>
               <dd>{found.suspended ? `Suspendida${found.suspensionReason ? `: ${found.suspensionReason}` : ""}` : "Activa"}</dd>
             </dl>
+            <ClientProfile client={found} onSaved={client.reload} />
+            <ClientSuspension client={found} onChanged={client.reload} />
             <ServiceCommission client={found} />
+            <ClientAdmins client={found} />
           </>
         )}
       </Loaded>
@@ -43,16 +51,8 @@ export function ClientDetail({ integrationClientId }: { integrationClientId: str
   );
 }
 
-/** `1,5` or `1.5` → 1.5; empty → null (no commission deal); `undefined` when it is not a percentage. */
-function parsePercentage(text: string): number | null | undefined {
-  const trimmed = text.trim().replace(",", ".");
-  if (trimmed === "") return null;
-  if (!/^\d{1,3}(\.\d{1,4})?$/.test(trimmed)) return undefined;
-  return Number(trimmed);
-}
-
 function ServiceCommission({ client }: { client: PlatformIntegrationClientDetail }) {
-  const [percentage, setPercentage] = useState(client.serviceCommissionPercentage === null ? "" : String(client.serviceCommissionPercentage).replace(".", ","));
+  const [percentage, setPercentage] = useState(decimalText(client.serviceCommissionPercentage));
   const [problem, setProblem] = useState<string | undefined>(undefined);
   const [backfill, setBackfill] = useState<CommissionBackfill | undefined>(undefined);
   const save = useAction((serviceCommissionPercentage: number | null) =>

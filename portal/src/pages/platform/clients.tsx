@@ -10,6 +10,7 @@ import { SecretOnce } from "../../components/secret-once.tsx";
 import { useAction, useResource } from "../../components/use-resource.ts";
 import { formatDate } from "../../format.ts";
 import { Link } from "../../router.ts";
+import { INTEGRATION_TYPE_LABELS } from "../../status-labels.ts";
 
 const PAGE_SIZE = 20;
 
@@ -45,7 +46,7 @@ export function ClientList() {
                           <Link href={`/clients/${encodeURIComponent(client.integrationClientId)}`}>{client.name}</Link>
                         </td>
                         <td>{client.companyName}</td>
-                        <td>{client.type === "multitenant" ? "Multi-tenant" : "Simple"}</td>
+                        <td>{INTEGRATION_TYPE_LABELS[client.type]}</td>
                         <td>{client.suspended ? <span class="badge badge-failed">Suspendida</span> : <span class="badge badge-delivered">Activa</span>}</td>
                         <td>{formatDate(client.createDate)}</td>
                       </tr>
