@@ -11,6 +11,13 @@ export function formatMoney(pesos: number): string {
   return money.format(pesos).replace(/\u00a0/g, " ");
 }
 
+const count = new Intl.NumberFormat("es-AR", { maximumFractionDigits: 0 });
+
+/** A count → `1.000`. */
+export function formatCount(value: number): string {
+  return count.format(value);
+}
+
 /** An instant (ISO 8601) or a calendar date (`2026-11-22`) → `22/11/2026`. */
 export function formatDate(value: string): string {
   if (/^\d{4}-\d{2}-\d{2}$/.test(value)) {

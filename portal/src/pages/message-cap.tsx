@@ -6,7 +6,7 @@ import { unplacedFieldErrors } from "../api-error.ts";
 import { Field } from "../components/field.tsx";
 import { Empty, ErrorAlert, Loaded, Notice } from "../components/feedback.tsx";
 import { useAction, useResource } from "../components/use-resource.ts";
-import { formatDateTime } from "../format.ts";
+import { formatCount, formatDateTime } from "../format.ts";
 import { parseWholeNumber } from "../input-parsing.ts";
 import { MESSAGE_CAP_STATUS_LABELS } from "../status-labels.ts";
 
@@ -27,7 +27,7 @@ export function MessageCap() {
           <>
             <dl class="facts">
               <dt>Tope diario actual</dt>
-              <dd data-testid="message-cap">{page.currentPerDay.toLocaleString("es-AR")} mensajes</dd>
+              <dd data-testid="message-cap">{formatCount(page.currentPerDay)} mensajes</dd>
             </dl>
             <section class="panel" aria-labelledby="cap-request-title">
               <h2 id="cap-request-title">Pedir un tope mayor</h2>
@@ -54,7 +54,7 @@ export function MessageCap() {
                   name="requestedPerDay"
                   inputMode="numeric"
                   autocomplete="off"
-                  hint={`Más que el tope actual (${page.currentPerDay.toLocaleString("es-AR")}), hasta 100.000.`}
+                  hint={`Más que el tope actual (${formatCount(page.currentPerDay)}), hasta 100.000.`}
                   value={requestedPerDay}
                   onValue={setRequestedPerDay}
                   error={problem ?? create.error?.fieldErrors.requestedPerDay}
@@ -73,12 +73,12 @@ export function MessageCap() {
                 {page.items.map((request) => (
                   <li key={request.id}>
                     <span>
-                      {request.requestedPerDay.toLocaleString("es-AR")} por día <span class="muted">· {formatDateTime(request.createdAt)}</span>
+                      {formatCount(request.requestedPerDay)} por día <span class="muted">· {formatDateTime(request.createdAt)}</span>
                     </span>
                     <span class="muted">{request.reason}</span>
                     <span class={`badge badge-${request.status === "approved" ? "delivered" : request.status === "rejected" ? "failed" : "pending"}`}>
                       {MESSAGE_CAP_STATUS_LABELS[request.status]}
-                      {request.approvedPerDay !== null && request.approvedPerDay !== request.requestedPerDay ? `: ${request.approvedPerDay.toLocaleString("es-AR")}` : ""}
+                      {request.approvedPerDay !== null && request.approvedPerDay !== request.requestedPerDay ? `: ${formatCount(request.approvedPerDay)}` : ""}
                     </span>
                     {request.rejectionReason && <span>Motivo del rechazo: {request.rejectionReason}</span>}
                   </li>

@@ -8,7 +8,7 @@ import { Field, SelectField } from "../../components/field.tsx";
 import { Empty, ErrorAlert, Loaded, Notice } from "../../components/feedback.tsx";
 import { Pager } from "../../components/pager.tsx";
 import { useAction, useResource } from "../../components/use-resource.ts";
-import { formatDateTime } from "../../format.ts";
+import { formatCount, formatDateTime } from "../../format.ts";
 import { parseWholeNumber } from "../../input-parsing.ts";
 import { MESSAGE_CAP_STATUS_LABELS } from "../../status-labels.ts";
 
@@ -76,9 +76,9 @@ function CapRequest({ request }: { request: PlatformMessageCapRequest }) {
       <h2 id={headingId}>{request.integrationClientName}</h2>
       <dl class="facts">
         <dt>Pide</dt>
-        <dd>{request.requestedPerDay.toLocaleString("es-AR")} mensajes por día</dd>
+        <dd>{formatCount(request.requestedPerDay)} mensajes por día</dd>
         <dt>Tope entonces</dt>
-        <dd>{request.currentPerDay.toLocaleString("es-AR")}</dd>
+        <dd>{formatCount(request.currentPerDay)}</dd>
         <dt>Motivo</dt>
         <dd>{request.reason}</dd>
         <dt>Pedido</dt>
@@ -89,7 +89,7 @@ function CapRequest({ request }: { request: PlatformMessageCapRequest }) {
         <dt>Estado</dt>
         <dd>
           {MESSAGE_CAP_STATUS_LABELS[shown.status]}
-          {shown.approvedPerDay !== null ? `: ${shown.approvedPerDay.toLocaleString("es-AR")} por día` : ""}
+          {shown.approvedPerDay !== null ? `: ${formatCount(shown.approvedPerDay)} por día` : ""}
           {shown.rejectionReason ? `: ${shown.rejectionReason}` : ""}
           {shown.decidedBy ? ` (${shown.decidedBy})` : ""}
         </dd>
@@ -113,7 +113,7 @@ function CapRequest({ request }: { request: PlatformMessageCapRequest }) {
               name="approvedPerDay"
               inputMode="numeric"
               autocomplete="off"
-              hint={`Vacío: lo pedido (${request.requestedPerDay.toLocaleString("es-AR")}).`}
+              hint={`Vacío: lo pedido (${formatCount(request.requestedPerDay)}).`}
               value={approvedPerDay}
               onValue={setApprovedPerDay}
               error={figureProblem ?? approve.error?.fieldErrors.approvedPerDay}
