@@ -1,7 +1,12 @@
 // The Admin API, through the generated SDK, on this same origin with the session's idToken. An answer of
 // 401 means the session is over (signed out elsewhere, expired, or the password changed): back to sign-in.
 import {
+  APIKeysApi,
+  ClientURLsApi,
   Configuration,
+  MyIntegrationApi,
+  TenantsApi,
+  WebhooksApi,
   EventsApi,
   EarningsApi,
   GoLiveApi,
@@ -37,4 +42,10 @@ export const adminApi = {
   goLive: new GoLiveApi(configuration),
   platformClients: new PlatformIntegrationClientsApi(configuration),
   platformGoLiveReview: new PlatformGoLiveReviewApi(configuration),
+  // The integration's own settings: profile and logo, URLs, webhooks, tenants, widget keys.
+  myIntegration: new MyIntegrationApi(configuration),
+  clientUrls: new ClientURLsApi(configuration),
+  webhooks: new WebhooksApi(configuration),
+  tenants: new TenantsApi(configuration),
+  apiKeys: new APIKeysApi(configuration),
 };
