@@ -65,7 +65,16 @@ describe("the portal on the Admin host", { timeout: 90_000 }, () => {
     await signIn(page, integration.merchant.sandbox.integrationAdmin.email, integration.merchant.sandbox.integrationAdmin.password);
     await page.getByRole("heading", { name: "Inicio" }).waitFor();
     await expect.poll(() => page.getByTestId("collected-today").innerText()).toBe("$ 0,00");
-    expect(await page.getByRole("navigation", { name: "Secciones" }).getByRole("link").allInnerTexts()).toEqual(["Inicio", "Cobros", "Sandbox", "Salida a producción"]);
+    expect(await page.getByRole("navigation", { name: "Secciones" }).getByRole("link").allInnerTexts()).toEqual([
+      "Inicio",
+      "Cobros",
+      "Sandbox",
+      "Salida a producción",
+      "Webhooks",
+      "Eventos",
+      "Claves del widget",
+      "Perfil y logo",
+    ]);
     // The refresh token is kept in this tab only, never in the URL.
     const refreshToken = await page.evaluate(() => sessionStorage.getItem("cobro.portal.refreshToken"));
     expect(refreshToken).toMatch(/^rt_/);
