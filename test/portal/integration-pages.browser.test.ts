@@ -8,7 +8,7 @@ import sharp from "sharp";
 import { launchBrowser, type TestBrowser } from "../helpers/browser.ts";
 import { chargeBody, dueDateIn } from "../helpers/charges.ts";
 import { sandboxIntegration } from "../helpers/sandbox-admin.ts";
-import { startTestService, type TestService } from "../helpers/service.ts";
+import { read, startTestService, type TestService } from "../helpers/service.ts";
 import { uniqueRef } from "../helpers/unique-ref.ts";
 import { startWebhookReceiver, type WebhookReceiver } from "../helpers/webhook-receiver.ts";
 import { watchPage, type WatchedPage } from "./watch-page.ts";
@@ -189,6 +189,12 @@ describe("the integration's settings in the portal", { timeout: 90_000 }, () => 
     const logoUrl = (await integration.admin.call("GET", "/my-integration/me")).json.logoUrl as string;
     expect(logoUrl).toMatch(/\/integration\/oauth2\/logos\//);
     expect(await logo.getAttribute("aria-invalid")).toBeNull();
+    // After a reload, the stored logo is shown from the portal's own origin.
+    await page.reload();
+    const current = page.getByRole("img", { name: "El logo actual" });
+    await current.waitFor();
+    await expect.poll(() => current.evaluate((image) => (image as unknown as { complete: boolean; naturalWidth: number }).naturalWidth)).toBe(64);
+    expect(await page.getByTestId("logo-url").innerText()).toBe(logoUrl);
 
     // The client secret: a confirmation, then shown once.
     await page.getByLabel("Período de gracia (minutos, opcional)").fill("5");
@@ -211,6 +217,20 @@ describe("the integration's settings in the portal", { timeout: 90_000 }, () => 
     // The wrong email and the refused logo.
     expect(watched.problems({ expectedFailures: 2 })).toEqual([]);
     await page.close();
+  });
+
+  it("the Admin host forwards a logo's GET to the Auth API, and no other GET", async () => {
+    const logoUrl = (await integration.admin.call("GET", "/my-integration/me")).json.logoUrl as string;
+    const direct = await fetch(logoUrl);
+    const forwarded = await fetch(`${t.adminUrl}/portal/auth-api${new URL(logoUrl).pathname}`);
+    expect(forwarded.status).toBe(200);
+    expect(forwarded.headers.get("content-type")).toBe("image/webp");
+    expect(Buffer.from(await forwarded.arrayBuffer())).toEqual(Buffer.from(await direct.arrayBuffer()));
+    const unknown = await read(await fetch(`${t.adminUrl}/portal/auth-api/integration/oauth2/logos/9b2f7c4e-1a3d-4e5f-8a6b-7c8d9e0f1a2b`));
+    expect(unknown.status).toBe(404);
+    const other = await read(await fetch(`${t.adminUrl}/portal/auth-api/integration/oauth2/authorize`));
+    expect(other.status).toBe(404);
+    expect(other.json).toMatchObject({ code: "RouteNotFound" });
   });
 
   it("tenants of a multitenant integration: created, a repeated key refused, edited, the validation token set and removed, deleted", async () => {

@@ -111,6 +111,15 @@ function logoProblem(error: ApiError): string {
   return error.message;
 }
 
+/**
+ * A logo stored by Cobro lives on the Auth API host; the Admin host forwards it, so the page shows it
+ * from its own origin (its CSP allows no other). Any other address is only linked.
+ */
+function sameOriginLogo(logoUrl: string): string | undefined {
+  const { pathname } = new URL(logoUrl);
+  return /^\/integration\/oauth2\/logos\/[^/]+$/.test(pathname) ? `/portal/auth-api${pathname}` : undefined;
+}
+
 function readAsDataUrl(file: Blob): Promise<string> {
   return new Promise((resolve, reject) => {
     const reader = new FileReader();
@@ -137,12 +146,15 @@ function LogoSection({ logoUrl, onUploaded }: { logoUrl: string | null; onUpload
       {preview ? (
         <img class="logo-preview" src={preview} alt="El logo elegido" />
       ) : logoUrl ? (
-        <p>
-          Logo actual:{" "}
-          <a href={logoUrl} target="_blank" rel="noreferrer" class="mono" data-testid="logo-url">
-            {logoUrl}
-          </a>
-        </p>
+        <>
+          {sameOriginLogo(logoUrl) && <img class="logo-preview" src={sameOriginLogo(logoUrl)} alt="El logo actual" />}
+          <p>
+            Dirección pública:{" "}
+            <a href={logoUrl} target="_blank" rel="noreferrer" class="mono" data-testid="logo-url">
+              {logoUrl}
+            </a>
+          </p>
+        </>
       ) : (
         <p class="muted">Tu integración todavía no tiene logo.</p>
       )}
