@@ -5,13 +5,6 @@ import { useEffect, useState } from "preact/hooks";
 import type { IntegrationClientType } from "../../sdk/src/generated/admin/index.ts";
 import { adminApi } from "./api.ts";
 
-export const INTEGRATION_TYPE_LABELS: Record<IntegrationClientType, string> = {
-  api_direct: "API directa",
-  widget: "Widget",
-  both: "API y widget",
-  multitenant: "Multisucursal",
-};
-
 const CHANGED = "portal:integration-changed";
 let known: { integrationClientId: string; type: Promise<IntegrationClientType | undefined> } | undefined;
 

@@ -2,6 +2,7 @@
 import type {
   EventDeliveryStatus,
   GoLiveRequestStatus,
+  IntegrationClientType,
   NotificationChannel,
   NotificationKind,
   NotificationStatus,
@@ -84,4 +85,11 @@ export const TEST_WEBHOOK_STATUS_LABELS: Record<TestWebhookStatus, string> = {
   no_target: "Sin destino",
   ambiguous_target: "Destino ambiguo",
   delivery_failed: "Falló la entrega",
+};
+
+export const INTEGRATION_TYPE_LABELS: Record<IntegrationClientType, string> = {
+  api_direct: "API directa",
+  widget: "Widget",
+  both: "API y widget",
+  multitenant: "Multi-tenant",
 };

@@ -9,7 +9,8 @@ import { ErrorAlert, Loaded, Notice } from "../components/feedback.tsx";
 import { SecretOnce } from "../components/secret-once.tsx";
 import { useAction, useResource } from "../components/use-resource.ts";
 import { formatDateTime } from "../format.ts";
-import { INTEGRATION_TYPE_LABELS, integrationChanged } from "../integration-type.ts";
+import { integrationChanged } from "../integration-type.ts";
+import { INTEGRATION_TYPE_LABELS } from "../status-labels.ts";
 
 export function Profile() {
   const integration = useResource(() => adminApi.myIntegration.getMyIntegration(), []);
