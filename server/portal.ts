@@ -7,8 +7,9 @@
 //
 // The admin session operations live on the Auth API (another origin). So that the portal stays
 // same-origin under a strict CSP, this host forwards exactly those operations: POST
-// /portal/auth-api/integration/admin/{login,refresh,logout,change-password,password-reset}. Nothing else is
-// forwarded, and bodies (passwords, tokens) are never logged.
+// /portal/auth-api/integration/admin/{login,refresh,logout,change-password,password-reset}, and GET of an
+// integration's logo (/portal/auth-api/integration/oauth2/logos/{logoId}, which the profile page shows).
+// Nothing else is forwarded, and bodies (passwords, tokens) are never logged.
 import { fileURLToPath } from "node:url";
 import * as esbuild from "esbuild";
 import express, { type Request, type Response } from "express";
@@ -106,7 +107,7 @@ function send(res: Response, reply: ErrorReply): void {
   res.status(reply.status).json(reply.body);
 }
 
-/** Routes: GET /portal/**, POST /portal/auth-api/integration/admin/{operation}. */
+/** Routes: GET /portal/**, POST /portal/auth-api/integration/admin/{operation}, GET /portal/auth-api/integration/oauth2/logos/{logoId}. */
 export function portalRoutes(options: PortalRoutesOptions): express.Router {
   const bundle = options.bundle ?? portalBundle;
   const router = express.Router({ strict: true, caseSensitive: true });
@@ -141,6 +142,24 @@ export function portalRoutes(options: PortalRoutesOptions): express.Router {
       res.send(Buffer.from(await answer.arrayBuffer()));
     } catch (error) {
       options.logger.error({ operation, reason: error instanceof Error ? error.message : String(error) }, "the portal could not reach the Auth API");
+      send(res, internalErrorReply(requestId(res)));
+    }
+  });
+  // The logo's public address is on the Auth API host; under the CSP the page shows it from here.
+  router.get("/portal/auth-api/integration/oauth2/logos/:logoId", async (req: Request, res: Response) => {
+    try {
+      const answer = await fetch(`${options.authUrl}/integration/oauth2/logos/${encodeURIComponent(String(req.params.logoId))}`, {
+        redirect: "manual",
+        signal: AbortSignal.timeout(15_000),
+      });
+      res.status(answer.status);
+      for (const header of ["content-type", "cache-control", "etag"]) {
+        const value = answer.headers.get(header);
+        if (value) res.setHeader(header, value);
+      }
+      res.send(Buffer.from(await answer.arrayBuffer()));
+    } catch (error) {
+      options.logger.error({ reason: error instanceof Error ? error.message : String(error) }, "the portal could not reach the Auth API");
       send(res, internalErrorReply(requestId(res)));
     }
   });

@@ -41,6 +41,23 @@ const MESSAGES: Record<string, string> = {
   ClientAdminNotFoundError: "No encontramos ese administrador.",
   NotImplemented: "Esta función todavía no está disponible.",
   PayloadTooLarge: "Lo que enviaste es demasiado grande.",
+  // The integration's settings: URLs, webhooks, events, tenants, widget keys, logo.
+  WebhookUrlBlockedError: "Esa URL no se acepta: apunta a una red interna o no usa https.",
+  ClientUrlNotFoundError: "No encontramos esa URL.",
+  ClientUrlNotTestableError: "Solo se prueban las URL de webhook.",
+  UnknownWebhookEventError: "Uno de los eventos elegidos no existe en el catálogo.",
+  WebhookSigningSecretNotFoundError: "Tu integración todavía no tiene secreto de firma.",
+  EventNotFoundError: "No encontramos ese evento.",
+  EventNotDeliverableError: "Ese evento no se enviaría ahora: no está entre tus eventos suscriptos o no hay una URL a la cual enviarlo.",
+  TenantNotFoundError: "No encontramos esa sucursal.",
+  TenantDuplicateKeyError: "Ya hay una sucursal con esa clave.",
+  TenantWebhookUrlInvalidError: "Esa URL no se acepta: apunta a una red interna o no se pudo validar.",
+  TenantHasBoundUsersError: "La sucursal tiene comercios asignados: no se puede eliminar.",
+  IntegrationNotMultitenantError: "Las sucursales existen solo para integraciones multisucursal.",
+  ApiKeysAlreadyExistError: "Tu integración ya tiene claves del widget.",
+  ApiKeysNotCreatedError: "Primero creá la clave publicable.",
+  InvalidImageError: "No se pudo leer la imagen, o tiene más de 4096 × 4096 píxeles.",
+  UnsupportedMediaTypeError: "El archivo no es una imagen PNG, JPEG o WEBP.",
 };
 
 function messageForStatus(status: number): string {

@@ -1,7 +1,11 @@
 // The Admin API, through the generated SDK, on this same origin with the session's idToken. An answer of
 // 401 means the session is over (signed out elsewhere, expired, or the password changed): back to sign-in.
 import {
+  APIKeysApi,
+  ClientURLsApi,
   Configuration,
+  TenantsApi,
+  WebhooksApi,
   EventsApi,
   EarningsApi,
   GoLiveApi,
@@ -43,11 +47,16 @@ export const adminApi = {
   goLive: new GoLiveApi(configuration),
   platformClients: new PlatformIntegrationClientsApi(configuration),
   platformGoLiveReview: new PlatformGoLiveReviewApi(configuration),
-  // The integration's merchants, offer, payout link and chat cap; the platform's earnings and chat-cap queue.
+  // The integration's merchants, offer, payout link and chat cap; the platform's earnings and chat-cap queue;
+  // the integration's own settings (profile and logo, URLs, webhooks, tenants, widget keys).
   merchants: new MerchantsApi(configuration),
   myIntegration: new MyIntegrationApi(configuration),
   offer: new OfferApi(configuration),
   payoutLink: new PayoutLinkApi(configuration),
   platformEarnings: new PlatformEarningsApi(configuration),
   platformMessageCapRequests: new PlatformMessageCapRequestsApi(configuration),
+  clientUrls: new ClientURLsApi(configuration),
+  webhooks: new WebhooksApi(configuration),
+  tenants: new TenantsApi(configuration),
+  apiKeys: new APIKeysApi(configuration),
 };

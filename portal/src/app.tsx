@@ -14,6 +14,13 @@ import { MerchantList } from "./pages/merchants.tsx";
 import { MessageCap } from "./pages/message-cap.tsx";
 import { Offer } from "./pages/offer.tsx";
 import { PayoutLink } from "./pages/payout-link.tsx";
+// The integration's settings.
+import { useIntegrationType } from "./integration-type.ts";
+import { EventLog } from "./pages/events.tsx";
+import { Profile } from "./pages/profile.tsx";
+import { Tenants } from "./pages/tenants.tsx";
+import { Webhooks } from "./pages/webhooks.tsx";
+import { WidgetKeys } from "./pages/widget-keys.tsx";
 import { ClientDetail } from "./pages/platform/client-detail.tsx";
 import { ClientList } from "./pages/platform/clients.tsx";
 import { GoLiveReview } from "./pages/platform/go-live-review.tsx";
@@ -30,6 +37,8 @@ interface Route {
   render: (params: Record<string, string>, query: URLSearchParams) => ComponentChildren;
   /** Listed in the menu under this label. */
   menu?: string;
+  /** Listed only for `multitenant` integrations (the page answers the API's refusal to the others). */
+  multitenantOnly?: boolean;
 }
 
 const ROUTES: Record<AdminRole, Route[]> = {
@@ -45,6 +54,12 @@ const ROUTES: Record<AdminRole, Route[]> = {
     { path: "/payout-link", title: "Cuenta de cobro de comisiones", menu: "Cobro de comisiones", render: () => <PayoutLink /> },
     { path: "/earnings", title: "Ganancias", menu: "Ganancias", render: () => <Earnings /> },
     { path: "/message-cap", title: "Mensajes de chat", menu: "Mensajes de chat", render: () => <MessageCap /> },
+    // The integration's own settings.
+    { path: "/webhooks", title: "Webhooks", menu: "Webhooks", render: () => <Webhooks /> },
+    { path: "/events", title: "Eventos", menu: "Eventos", render: (_, query) => <EventLog query={query} /> },
+    { path: "/tenants", title: "Sucursales", menu: "Sucursales", multitenantOnly: true, render: () => <Tenants /> },
+    { path: "/widget-keys", title: "Claves del widget", menu: "Claves del widget", render: () => <WidgetKeys /> },
+    { path: "/profile", title: "Perfil de la integración", menu: "Perfil y logo", render: () => <Profile /> },
   ],
   PLATFORM_ADMIN: [
     { path: "/clients", title: "Integraciones", menu: "Integraciones", render: () => <ClientList /> },
@@ -68,6 +83,7 @@ function useSession(): SessionState {
 export function App() {
   const state = useSession();
   const { path, query } = useLocation();
+  const integrationType = useIntegrationType(state.status === "signed-in" && !state.passwordChangeRequired ? state.admin.integrationClientId : null);
 
   if (state.status === "restoring") return <Loading label="Abriendo tu sesión…" />;
   if (state.status === "signed-out") {
@@ -80,7 +96,7 @@ export function App() {
   }
 
   const routes = ROUTES[state.admin.role];
-  const menu: MenuItem[] = routes.filter((route) => route.menu).map((route) => ({ href: route.path, label: route.menu! }));
+  const menu: MenuItem[] = routes.filter((route) => route.menu && (!route.multitenantOnly || integrationType === "multitenant")).map((route) => ({ href: route.path, label: route.menu! }));
   let page: ComponentChildren = <Empty>Esta página no existe.</Empty>;
   let title = "Página no encontrada";
   let found = false;

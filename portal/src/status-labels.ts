@@ -11,6 +11,8 @@ import type {
   NotificationStatus,
   PaymentRequestState,
   ProvisioningStatus,
+  TestWebhookStatus,
+  UnmatchedReason,
 } from "../../sdk/src/generated/admin/index.ts";
 
 export const CHARGE_STATE_LABELS: Record<PaymentRequestState, string> = {
@@ -86,6 +88,24 @@ export const CLIENT_ADMIN_STATUS_LABELS: Record<ClientAdminStatusEnum, string> =
   active: "Activo",
   pending: "Invitado, sin ingresar",
   unknown: "Sin datos",
+};
+
+/** Why a transfer matched no charge (a simulated payment's outcome, the test webhook's reason). */
+export const UNMATCHED_REASON_LABELS: Record<UnmatchedReason, string> = {
+  expired: "el cobro ya venció",
+  already_paid: "el cobro ya estaba pagado",
+  canceled: "el cobro está cancelado",
+  no_cuil_match: "ningún cobro espera a ese CUIL",
+  no_pending: "no hay cobros pendientes para ese CVU",
+  ambiguous: "hay más de un cobro posible",
+};
+
+export const TEST_WEBHOOK_STATUS_LABELS: Record<TestWebhookStatus, string> = {
+  delivered: "Entregado",
+  not_subscribed: "Sin suscripción",
+  no_target: "Sin destino",
+  ambiguous_target: "Destino ambiguo",
+  delivery_failed: "Falló la entrega",
 };
 
 export const INTEGRATION_TYPE_LABELS: Record<IntegrationClientType, string> = {

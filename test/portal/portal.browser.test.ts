@@ -75,6 +75,10 @@ describe("the portal on the Admin host", { timeout: 90_000 }, () => {
       "Cobro de comisiones",
       "Ganancias",
       "Mensajes de chat",
+      "Webhooks",
+      "Eventos",
+      "Claves del widget",
+      "Perfil y logo",
     ]);
     // The refresh token is kept in this tab only, never in the URL.
     const refreshToken = await page.evaluate(() => sessionStorage.getItem("cobro.portal.refreshToken"));

@@ -58,6 +58,18 @@ describe("the portal against the Prism mocks", { timeout: 60_000 }, () => {
     await page.getByRole("link", { name: "Salida a producción" }).click();
     await expect.poll(() => page.locator("main").innerText()).toContain("La URL de webhook no respondió 2xx en la prueba.");
 
+    // The integration's settings. The example integration is multitenant: its tenants are in the menu.
+    await page.getByRole("link", { name: "Webhooks" }).click();
+    await page.getByRole("checkbox", { name: /payment\.unmatched/ }).waitFor();
+    await page.getByRole("link", { name: "Eventos" }).click();
+    await expect.poll(() => page.locator(".event-log").innerText()).toContain("payment_request.payment_received");
+    await page.getByRole("link", { name: "Sucursales" }).click();
+    await page.getByRole("region", { name: "Sucursal Centro" }).waitFor();
+    await page.getByRole("link", { name: "Claves del widget" }).click();
+    await expect.poll(() => page.getByTestId("publishable-key").innerText()).toBe("pk_test_51HxQ2aB3cD4eF5gH6iJ7kL8m");
+    await page.getByRole("link", { name: "Perfil y logo" }).click();
+    await expect.poll(() => page.getByLabel("Razón social").inputValue()).toBe("Gestión Comercios S.A.");
+
     expect(watched.otherOrigins()).toEqual([]);
     expect(watched.problems({ expectedFailures: 0 })).toEqual([]);
     await page.close();

@@ -11,6 +11,7 @@ import { useAction, useResource } from "../components/use-resource.ts";
 import { formatDate, formatDateTime, formatMoney } from "../format.ts";
 import { parsePesos } from "../input-parsing.ts";
 import { Link } from "../router.ts";
+import { UNMATCHED_REASON_LABELS } from "../status-labels.ts";
 
 export function SandboxTools() {
   return (
@@ -98,21 +99,12 @@ function SimulatePaymentSection() {
   );
 }
 
-const UNMATCHED_LABELS: Record<string, string> = {
-  expired: "el cobro ya venció",
-  already_paid: "el cobro ya estaba pagado",
-  canceled: "el cobro está cancelado",
-  no_cuil_match: "ningún cobro espera a ese CUIL",
-  no_pending: "no hay cobros pendientes para ese CVU",
-  ambiguous: "hay más de un cobro posible",
-};
-
 function SimulationOutcome({ result }: { result: SimulatePaymentResult }) {
   return (
     <Notice>
       <p>
         Transferencia {result.idTransaccion} por {formatMoney(result.amount)} registrada.{" "}
-        {result.conciliated ? "Se imputó al cobro." : `No se imputó a ningún cobro${result.unmatchedReason ? `: ${UNMATCHED_LABELS[result.unmatchedReason] ?? result.unmatchedReason}` : ""}.`}
+        {result.conciliated ? "Se imputó al cobro." : `No se imputó a ningún cobro${result.unmatchedReason ? `: ${UNMATCHED_REASON_LABELS[result.unmatchedReason] ?? result.unmatchedReason}` : ""}.`}
       </p>
       {result.paymentRequestId && (
         <p>

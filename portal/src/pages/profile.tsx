@@ -1,0 +1,277 @@
+// The integration's profile: its data (name, company, contact, description, type), the logo shown on
+// the authorization screen, and the OAuth client secret's rotation (the new secret shown once).
+import { useState } from "preact/hooks";
+import type { IntegrationClientDetail, IntegrationClientType, RotatedClientSecret } from "../../../sdk/src/generated/admin/index.ts";
+import { adminApi } from "../api.ts";
+import { unplacedFieldErrors, type ApiError } from "../api-error.ts";
+import { Field, SelectField } from "../components/field.tsx";
+import { ErrorAlert, Loaded, Notice } from "../components/feedback.tsx";
+import { SecretOnce } from "../components/secret-once.tsx";
+import { useAction, useResource } from "../components/use-resource.ts";
+import { formatDateTime } from "../format.ts";
+import { integrationChanged } from "../integration-type.ts";
+import { INTEGRATION_TYPE_LABELS } from "../status-labels.ts";
+
+export function Profile() {
+  const integration = useResource(() => adminApi.myIntegration.getMyIntegration(), []);
+  return (
+    <>
+      <h1>Perfil de la integración</h1>
+      <Loaded resource={integration}>
+        {(detail) => (
+          <>
+            <ProfileSection detail={detail} onSaved={integration.reload} />
+            <LogoSection logoUrl={detail.logoUrl} onUploaded={integration.reload} />
+            <ClientSecretSection providerClientId={detail.providerClientId} />
+          </>
+        )}
+      </Loaded>
+    </>
+  );
+}
+
+const PROFILE_FIELDS = ["name", "companyName", "contactEmail", "description", "type"] as const;
+type ProfileField = Exclude<(typeof PROFILE_FIELDS)[number], "type">;
+
+function ProfileSection({ detail, onSaved }: { detail: IntegrationClientDetail; onSaved: () => void }) {
+  const [values, setValues] = useState<Record<ProfileField, string>>({
+    name: detail.name,
+    companyName: detail.companyName,
+    contactEmail: detail.contactEmail,
+    description: detail.description ?? "",
+  });
+  const [type, setType] = useState<IntegrationClientType>(detail.type);
+  const [saved, setSaved] = useState(false);
+  const save = useAction(() =>
+    adminApi.myIntegration.updateMyIntegration({
+      integrationClientUpdate: {
+        name: values.name.trim(),
+        companyName: values.companyName.trim(),
+        contactEmail: values.contactEmail.trim(),
+        description: values.description.trim(),
+        type,
+      },
+    }),
+  );
+  const set = (field: ProfileField) => (value: string) => {
+    setValues({ ...values, [field]: value });
+    setSaved(false);
+  };
+  const errors = save.error?.fieldErrors ?? {};
+  return (
+    <section class="panel" aria-labelledby="profile-title">
+      <h2 id="profile-title">Datos</h2>
+      <dl class="facts">
+        <dt>clientId</dt>
+        <dd class="mono">{detail.providerClientId}</dd>
+        <dt>Creada</dt>
+        <dd>{formatDateTime(detail.createDate)}</dd>
+      </dl>
+      <form
+        noValidate
+        onSubmit={async (event) => {
+          event.preventDefault();
+          const updated = await save.run();
+          if (updated) {
+            setSaved(true);
+            if (updated.type !== detail.type) integrationChanged();
+            onSaved();
+          }
+        }}
+      >
+        <ErrorAlert error={save.error} extra={save.error ? unplacedFieldErrors(save.error, PROFILE_FIELDS) : []} />
+        <Field label="Nombre" name="name" autocomplete="off" value={values.name} onValue={set("name")} error={errors.name} />
+        <Field label="Razón social" name="companyName" autocomplete="organization" value={values.companyName} onValue={set("companyName")} error={errors.companyName} />
+        <Field label="Email de contacto" type="email" name="contactEmail" autocomplete="email" value={values.contactEmail} onValue={set("contactEmail")} error={errors.contactEmail} />
+        <Field label="Descripción" name="description" autocomplete="off" value={values.description} onValue={set("description")} error={errors.description} />
+        <SelectField
+          label="Tipo de integración"
+          name="type"
+          value={type}
+          onValue={(value) => (setType(value as IntegrationClientType), setSaved(false))}
+          options={Object.entries(INTEGRATION_TYPE_LABELS).map(([value, label]) => ({ value, label }))}
+          error={errors.type}
+        />
+        {saved && <Notice>Datos guardados.</Notice>}
+        <button type="submit" disabled={save.busy}>
+          Guardar los datos
+        </button>
+      </form>
+    </section>
+  );
+}
+
+const LOGO_TYPES = ["image/png", "image/jpeg", "image/webp"];
+const MAX_LOGO_BYTES = 5 * 1024 * 1024;
+
+/** What went wrong with a logo, in words (the API's status says which case it is). */
+function logoProblem(error: ApiError): string {
+  if (error.status === 413) return "La imagen pesa más de 5 MB: elegí una más liviana.";
+  if (error.status === 415) return "El archivo no es una imagen PNG, JPEG o WEBP (un SVG tampoco se acepta).";
+  if (error.status === 400) return "No se pudo leer la imagen, o tiene más de 4096 × 4096 píxeles.";
+  return error.message;
+}
+
+/**
+ * A logo stored by Cobro lives on the Auth API host; the Admin host forwards it, so the page shows it
+ * from its own origin (its CSP allows no other). Any other address is only linked.
+ */
+function sameOriginLogo(logoUrl: string): string | undefined {
+  const { pathname } = new URL(logoUrl);
+  return /^\/integration\/oauth2\/logos\/[^/]+$/.test(pathname) ? `/portal/auth-api${pathname}` : undefined;
+}
+
+function readAsDataUrl(file: Blob): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const reader = new FileReader();
+    reader.onload = () => resolve(String(reader.result));
+    reader.onerror = () => reject(reader.error ?? new Error("the file could not be read"));
+    reader.readAsDataURL(file);
+  });
+}
+
+function LogoSection({ logoUrl, onUploaded }: { logoUrl: string | null; onUploaded: () => void }) {
+  const [file, setFile] = useState<File | undefined>(undefined);
+  const [preview, setPreview] = useState<string | undefined>(undefined);
+  const [localProblem, setLocalProblem] = useState<string | undefined>(undefined);
+  const [uploaded, setUploaded] = useState(false);
+  // The SDK declares image/png; the file's own type goes instead (the API judges the bytes anyway).
+  const upload = useAction((chosen: File) =>
+    adminApi.myIntegration.uploadLogo({ body: chosen }, async ({ init }) => ({ headers: { ...(init.headers as Record<string, string>), "Content-Type": chosen.type || "image/png" } })),
+  );
+  const problem = localProblem ?? (upload.error ? logoProblem(upload.error) : undefined);
+  return (
+    <section class="panel" aria-labelledby="logo-title">
+      <h2 id="logo-title">Logo</h2>
+      <p>Se muestra en la pantalla en la que un comercio autoriza a tu integración. PNG, JPEG o WEBP, hasta 5 MB; Cobro lo lleva a 512 px.</p>
+      {preview ? (
+        <img class="logo-preview" src={preview} alt="El logo elegido" />
+      ) : logoUrl ? (
+        <>
+          {sameOriginLogo(logoUrl) && <img class="logo-preview" src={sameOriginLogo(logoUrl)} alt="El logo actual" />}
+          <p>
+            Dirección pública:{" "}
+            <a href={logoUrl} target="_blank" rel="noreferrer" class="mono" data-testid="logo-url">
+              {logoUrl}
+            </a>
+          </p>
+        </>
+      ) : (
+        <p class="muted">Tu integración todavía no tiene logo.</p>
+      )}
+      <form
+        noValidate
+        onSubmit={async (event) => {
+          event.preventDefault();
+          setUploaded(false);
+          if (!file) return setLocalProblem("Elegí una imagen.");
+          if (file.size > MAX_LOGO_BYTES) return setLocalProblem("La imagen pesa más de 5 MB: elegí una más liviana.");
+          if (await upload.run(file)) {
+            setUploaded(true);
+            onUploaded();
+          }
+        }}
+      >
+        {upload.error && upload.error.status !== 400 && upload.error.status !== 413 && upload.error.status !== 415 && <ErrorAlert error={upload.error} />}
+        <div class={problem ? "field field-invalid" : "field"}>
+          <label for="logo-file">Imagen</label>
+          <input
+            id="logo-file"
+            type="file"
+            name="logo"
+            accept={LOGO_TYPES.join(",")}
+            aria-invalid={problem ? "true" : undefined}
+            aria-describedby={problem ? "logo-file-error" : undefined}
+            onChange={async (event) => {
+              const chosen = event.currentTarget.files?.[0];
+              setFile(chosen);
+              setLocalProblem(undefined);
+              upload.clearError();
+              setUploaded(false);
+              setPreview(chosen && LOGO_TYPES.includes(chosen.type) && chosen.size <= MAX_LOGO_BYTES ? await readAsDataUrl(chosen) : undefined);
+            }}
+          />
+          {problem && (
+            <p class="field-error" id="logo-file-error">
+              {problem}
+            </p>
+          )}
+        </div>
+        {uploaded && <Notice>Logo subido.</Notice>}
+        <button type="submit" disabled={upload.busy}>
+          Subir el logo
+        </button>
+      </form>
+    </section>
+  );
+}
+
+function ClientSecretSection({ providerClientId }: { providerClientId: string }) {
+  const [grace, setGrace] = useState("");
+  const [graceProblem, setGraceProblem] = useState<string | undefined>(undefined);
+  const [confirming, setConfirming] = useState(false);
+  const [rotated, setRotated] = useState<RotatedClientSecret | undefined>(undefined);
+  const rotate = useAction((graceSeconds: number | undefined) => adminApi.myIntegration.rotateClientSecret(graceSeconds === undefined ? {} : { clientSecretRotation: { graceSeconds } }));
+  const graceSeconds = (): number | undefined | "invalid" => {
+    const trimmed = grace.trim();
+    if (trimmed === "") return undefined;
+    const minutes = Number(trimmed);
+    if (!/^\d+$/.test(trimmed) || minutes > 1440) return "invalid";
+    return minutes * 60;
+  };
+  return (
+    <section class="panel" aria-labelledby="client-secret-title">
+      <h2 id="client-secret-title">Client secret</h2>
+      <p>
+        El secreto con el que tu servidor (clientId <span class="mono">{providerClientId}</span>) pide tokens. Al rotarlo, el anterior deja de funcionar en el acto o al terminar el período de
+        gracia.
+      </p>
+      {rotated ? (
+        <>
+          {rotated.previousSecretExpiresAt && <Notice>El secreto anterior funciona hasta el {formatDateTime(rotated.previousSecretExpiresAt)}.</Notice>}
+          <SecretOnce title="Client secret nuevo" secrets={[{ label: "clientSecret", value: rotated.clientSecret }]} onDone={() => setRotated(undefined)} />
+        </>
+      ) : (
+        <form
+          noValidate
+          onSubmit={async (event) => {
+            event.preventDefault();
+            const seconds = graceSeconds();
+            setGraceProblem(seconds === "invalid" ? "Ingresá minutos enteros, de 0 a 1440 (un día)." : undefined);
+            if (seconds === "invalid") return;
+            if (!confirming) return setConfirming(true);
+            const answer = await rotate.run(seconds);
+            setConfirming(false);
+            if (answer) {
+              setRotated(answer);
+              setGrace("");
+            }
+          }}
+        >
+          <ErrorAlert error={rotate.error} extra={rotate.error ? unplacedFieldErrors(rotate.error, ["graceSeconds"]) : []} />
+          <Field
+            label="Período de gracia (minutos, opcional)"
+            name="graceMinutes"
+            inputMode="numeric"
+            autocomplete="off"
+            hint="Durante ese tiempo funcionan los dos secretos. Vacío: el anterior deja de funcionar ya."
+            value={grace}
+            onValue={(value) => (setGrace(value), setConfirming(false))}
+            error={graceProblem ?? rotate.error?.fieldErrors.graceSeconds}
+          />
+          {confirming && (
+            <div class="confirm" role="group" aria-label="Confirmar la rotación">
+              <p>{graceSeconds() ? "El secreto actual dejará de funcionar al terminar el período de gracia." : "El secreto actual deja de funcionar en el acto."} ¿Rotarlo?</p>
+              <button type="button" class="button-secondary" onClick={() => setConfirming(false)}>
+                Cancelar
+              </button>
+            </div>
+          )}
+          <button type="submit" class={confirming ? "button-danger" : undefined} disabled={rotate.busy}>
+            {confirming ? "Sí, rotar el client secret" : "Rotar el client secret"}
+          </button>
+        </form>
+      )}
+    </section>
+  );
+}

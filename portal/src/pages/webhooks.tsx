@@ -1,0 +1,362 @@
+// Webhooks: the integration's URLs (the webhook and the redirect URIs) with their verification, the
+// events it is subscribed to, the signing secret (revealed on request, rotated after a confirmation)
+// and the Sandbox's test webhook with its outcome.
+import { useState } from "preact/hooks";
+import type { ClientUrl, ClientUrlType, ClientUrlVerification, TestWebhookResult, UnmatchedReason, WebhookEventCatalogItem } from "../../../sdk/src/generated/admin/index.ts";
+import { adminApi } from "../api.ts";
+import { unplacedFieldErrors, type ApiError } from "../api-error.ts";
+import { Field, SelectField } from "../components/field.tsx";
+import { Empty, ErrorAlert, Loaded, Notice } from "../components/feedback.tsx";
+import { useAction, useResource } from "../components/use-resource.ts";
+import { TEST_WEBHOOK_STATUS_LABELS, UNMATCHED_REASON_LABELS } from "../status-labels.ts";
+
+export function Webhooks() {
+  return (
+    <>
+      <h1>Webhooks</h1>
+      <ClientUrlsSection />
+      <SubscriptionsSection />
+      <SigningSecretSection />
+      <TestWebhookSection />
+    </>
+  );
+}
+
+const URL_TYPE_LABELS: Record<ClientUrlType, string> = { webhook: "URL de webhook", redirect_uri: "redirect_uri" };
+
+/** What the reachability test of a webhook URL found, in words. */
+export function verificationText(verification: ClientUrlVerification): string {
+  if (verification.status === "ok") return `Respondió correctamente (HTTP ${verification.httpStatus ?? "2xx"}).`;
+  if (verification.status === "non_2xx") return `Respondió HTTP ${verification.httpStatus ?? "?"}, no un 2xx: revisá que acepte POST y responda 2xx.`;
+  return "No se pudo conectar con la URL: revisá que exista y sea accesible desde internet.";
+}
+
+function VerificationNote({ verification }: { verification: ClientUrlVerification }) {
+  return (
+    <p class={verification.status === "ok" ? "verification verification-ok" : "verification verification-failed"} data-verification={verification.status}>
+      {verificationText(verification)}
+    </p>
+  );
+}
+
+const URL_FIELDS = ["url", "urlType", "validationToken"] as const;
+
+/** A refused address is about the URL field, whether the contract or the address check refused it. */
+function urlFieldError(error: ApiError | undefined): string | undefined {
+  return error?.fieldErrors.url ?? (error?.code === "WebhookUrlBlockedError" ? error.message : undefined);
+}
+
+// The Admin API has no list of the registered URLs: the section shows the ones registered or changed
+// on this visit, each with its id, so they can be edited and tested.
+function ClientUrlsSection() {
+  const [urls, setUrls] = useState<ClientUrl[]>([]);
+  const [url, setUrl] = useState("");
+  const [urlType, setUrlType] = useState<ClientUrlType>("webhook");
+  const [validationToken, setValidationToken] = useState("");
+  const create = useAction(() =>
+    adminApi.clientUrls.createClientUrl({ clientUrlCreate: { url: url.trim(), urlType, ...(validationToken.trim() ? { validationToken: validationToken.trim() } : {}) } }),
+  );
+  const replace = (changed: ClientUrl) => setUrls((list) => list.map((item) => (item.clientUrlId === changed.clientUrlId ? changed : item)));
+  return (
+    <section class="panel" aria-labelledby="urls-title">
+      <h2 id="urls-title">URLs de la integración</h2>
+      <p>La URL de webhook recibe los eventos; las redirect_uri son las direcciones a las que vuelve la autorización de un comercio.</p>
+      {urls.length === 0 ? (
+        <Empty>Registrá una URL: se prueba al instante y el resultado aparece acá.</Empty>
+      ) : (
+        <ul class="list">
+          {urls.map((item) => (
+            <ClientUrlItem key={item.clientUrlId} clientUrl={item} onChanged={replace} />
+          ))}
+        </ul>
+      )}
+      <h3>Registrar una URL</h3>
+      <form
+        noValidate
+        onSubmit={async (event) => {
+          event.preventDefault();
+          const created = await create.run();
+          if (created) {
+            setUrls((list) => [...list, created]);
+            setUrl("");
+            setValidationToken("");
+          }
+        }}
+      >
+        <ErrorAlert error={create.error} extra={create.error ? unplacedFieldErrors(create.error, URL_FIELDS) : []} />
+        <SelectField
+          label="Tipo"
+          name="urlType"
+          value={urlType}
+          onValue={(value) => setUrlType(value as ClientUrlType)}
+          options={Object.entries(URL_TYPE_LABELS).map(([value, label]) => ({ value, label }))}
+          error={create.error?.fieldErrors.urlType}
+        />
+        <Field label="URL" type="url" name="url" autocomplete="off" hint="https://…" value={url} onValue={setUrl} error={urlFieldError(create.error)} />
+        <Field
+          label="Token de validación (opcional)"
+          name="validationToken"
+          autocomplete="off"
+          hint="Se envía en el header validation-token de cada evento."
+          value={validationToken}
+          onValue={setValidationToken}
+          error={create.error?.fieldErrors.validationToken}
+        />
+        <button type="submit" disabled={create.busy}>
+          Registrar la URL
+        </button>
+      </form>
+    </section>
+  );
+}
+
+function ClientUrlItem({ clientUrl, onChanged }: { clientUrl: ClientUrl; onChanged: (changed: ClientUrl) => void }) {
+  const [editing, setEditing] = useState(false);
+  const [url, setUrl] = useState(clientUrl.data.url);
+  const [validationToken, setValidationToken] = useState("");
+  const [tested, setTested] = useState<ClientUrlVerification | undefined>(undefined);
+  const update = useAction(() =>
+    adminApi.clientUrls.updateClientUrl({
+      clientUrlId: clientUrl.clientUrlId,
+      clientUrlUpdate: { url: url.trim(), ...(validationToken.trim() ? { validationToken: validationToken.trim() } : {}) },
+    }),
+  );
+  const test = useAction(() => adminApi.clientUrls.testClientUrl({ clientUrlId: clientUrl.clientUrlId }));
+  const verification = tested ?? clientUrl.verification;
+  return (
+    <li class="url-item" aria-label={clientUrl.data.url}>
+      <div class="url-line">
+        <span class="badge">{URL_TYPE_LABELS[clientUrl.data.urlType]}</span>
+        <span class="mono">{clientUrl.data.url}</span>
+        {clientUrl.data.hasValidationToken && <span class="muted">Con token de validación</span>}
+      </div>
+      {verification && <VerificationNote verification={verification} />}
+      <ErrorAlert error={test.error} />
+      <div>
+        {clientUrl.data.urlType === "webhook" && (
+          <button type="button" class="button-secondary" disabled={test.busy} onClick={async () => setTested((await test.run())?.verification)}>
+            Probar
+          </button>
+        )}
+        <button type="button" class="button-secondary" aria-expanded={editing} onClick={() => setEditing(!editing)}>
+          Editar
+        </button>
+      </div>
+      {editing && (
+        <form
+          noValidate
+          onSubmit={async (event) => {
+            event.preventDefault();
+            const changed = await update.run();
+            if (changed) {
+              setTested(undefined);
+              setEditing(false);
+              setValidationToken("");
+              onChanged(changed);
+            }
+          }}
+        >
+          <ErrorAlert error={update.error} extra={update.error ? unplacedFieldErrors(update.error, URL_FIELDS) : []} />
+          <Field label="URL nueva" type="url" name="url" autocomplete="off" value={url} onValue={setUrl} error={urlFieldError(update.error)} />
+          <Field
+            label="Token de validación nuevo (opcional)"
+            name="validationToken"
+            autocomplete="off"
+            value={validationToken}
+            onValue={setValidationToken}
+            error={update.error?.fieldErrors.validationToken}
+          />
+          <button type="submit" disabled={update.busy}>
+            Guardar la URL
+          </button>
+        </form>
+      )}
+    </li>
+  );
+}
+
+function SubscriptionsSection() {
+  const current = useResource(() => Promise.all([adminApi.webhooks.listWebhookEvents(), adminApi.webhooks.getWebhookSubscriptions()]), []);
+  return (
+    <section class="panel" aria-labelledby="subscriptions-title">
+      <h2 id="subscriptions-title">Eventos suscriptos</h2>
+      <p>Cobro envía a tu webhook solo los eventos marcados.</p>
+      <Loaded resource={current}>{([catalog, subscription]) => <SubscriptionsForm catalog={catalog} enabled={subscription.enabledEvents} />}</Loaded>
+    </section>
+  );
+}
+
+function SubscriptionsForm({ catalog, enabled }: { catalog: WebhookEventCatalogItem[]; enabled: string[] }) {
+  const [chosen, setChosen] = useState(() => new Set(enabled));
+  const [saved, setSaved] = useState(false);
+  const save = useAction(() => adminApi.webhooks.replaceWebhookSubscriptions({ webhookSubscriptionUpdate: { enabledEvents: chosen } }));
+  const toggle = (event: string, on: boolean) => {
+    const next = new Set(chosen);
+    if (on) next.add(event);
+    else next.delete(event);
+    setChosen(next);
+    setSaved(false);
+  };
+  return (
+    <form
+      noValidate
+      onSubmit={async (event) => {
+        event.preventDefault();
+        const stored = await save.run();
+        if (stored) {
+          setChosen(new Set(stored.enabledEvents));
+          setSaved(true);
+        }
+      }}
+    >
+      <ErrorAlert error={save.error} extra={save.error ? Object.values(save.error.fieldErrors) : []} />
+      <fieldset class="checks">
+        <legend class="visually-hidden">Eventos</legend>
+        {catalog.map((item) => (
+          <label key={item.event} class="check">
+            <input type="checkbox" name="enabledEvents" value={item.event} checked={chosen.has(item.event)} onChange={(event) => toggle(item.event, event.currentTarget.checked)} />
+            <span>
+              <strong>{item.label}</strong> <span class="mono">{item.event}</span>
+              <br />
+              <span class="muted">{item.description}</span>
+            </span>
+          </label>
+        ))}
+      </fieldset>
+      {saved && <Notice>Suscripciones guardadas.</Notice>}
+      <button type="submit" disabled={save.busy}>
+        Guardar las suscripciones
+      </button>
+    </form>
+  );
+}
+
+function SigningSecretSection() {
+  const [secret, setSecret] = useState<string | undefined>(undefined);
+  const [missing, setMissing] = useState(false);
+  const [confirming, setConfirming] = useState(false);
+  const [rotated, setRotated] = useState(false);
+  // 404 means the integration has no signing secret yet: the page offers to create one.
+  const reveal = useAction(() =>
+    adminApi.webhooks.getWebhookSigningSecret().catch((error: { response?: Response }) => (error.response?.status === 404 ? null : Promise.reject(error))),
+  );
+  const rotate = useAction(() => adminApi.webhooks.rotateWebhookSigningSecret());
+  const doRotate = async () => {
+    const answer = await rotate.run();
+    setConfirming(false);
+    if (answer) {
+      setSecret(answer.webhookSigningSecret);
+      setMissing(false);
+      setRotated(true);
+    }
+  };
+  return (
+    <section class="panel" aria-labelledby="signing-secret-title">
+      <h2 id="signing-secret-title">Secreto de firma</h2>
+      <p>Con este secreto verificás la firma (X-Service-Signature) de cada evento que recibís.</p>
+      <ErrorAlert error={reveal.error ?? rotate.error} />
+      {rotated && <Notice>Secreto rotado: desde ahora los eventos se firman con el secreto nuevo.</Notice>}
+      {secret !== undefined ? (
+        <div class="secret">
+          <p class="secret-label">Secreto de firma</p>
+          <code class="secret-value" data-secret="webhookSigningSecret">
+            {secret}
+          </code>
+          <button type="button" class="button-secondary" onClick={() => (setSecret(undefined), setRotated(false))}>
+            Ocultar
+          </button>
+        </div>
+      ) : missing ? (
+        <Empty>Tu integración todavía no tiene secreto de firma.</Empty>
+      ) : (
+        <button
+          type="button"
+          class="button-secondary"
+          disabled={reveal.busy}
+          onClick={async () => {
+            const answer = await reveal.run();
+            if (answer === null) setMissing(true);
+            else if (answer) setSecret(answer.webhookSigningSecret);
+          }}
+        >
+          Mostrar el secreto
+        </button>
+      )}
+      {confirming ? (
+        <div class="confirm" role="group" aria-label="Confirmar la rotación">
+          <p>El secreto actual deja de firmar en el acto, también en los reintentos pendientes. ¿Rotarlo?</p>
+          <button type="button" class="button-danger" disabled={rotate.busy} onClick={() => void doRotate()}>
+            Sí, rotar el secreto
+          </button>
+          <button type="button" class="button-secondary" onClick={() => setConfirming(false)}>
+            Cancelar
+          </button>
+        </div>
+      ) : (
+        <button type="button" onClick={() => setConfirming(true)}>
+          {missing ? "Crear el secreto" : "Rotar el secreto"}
+        </button>
+      )}
+    </section>
+  );
+}
+
+function TestWebhookSection() {
+  const [reason, setReason] = useState<UnmatchedReason>("no_pending");
+  const [tenantKey, setTenantKey] = useState("");
+  const [result, setResult] = useState<TestWebhookResult | undefined>(undefined);
+  const send = useAction(() =>
+    adminApi.webhooks.sendTestWebhook({ testWebhookRequest: { event: "payment.unmatched", reason, ...(tenantKey.trim() ? { tenantKey: tenantKey.trim() } : {}) } }),
+  );
+  return (
+    <section class="panel" aria-labelledby="test-webhook-title">
+      <h2 id="test-webhook-title">Webhook de prueba</h2>
+      <p>Solo en el Sandbox: envía un evento payment.unmatched firmado (con test: true) por las mismas reglas que los eventos reales.</p>
+      <form
+        noValidate
+        onSubmit={async (event) => {
+          event.preventDefault();
+          setResult(await send.run());
+        }}
+      >
+        <ErrorAlert error={send.error} extra={send.error ? unplacedFieldErrors(send.error, ["reason", "tenantKey"]) : []} />
+        <SelectField
+          label="Motivo del pago sin imputar"
+          name="reason"
+          value={reason}
+          onValue={(value) => setReason(value as UnmatchedReason)}
+          options={Object.entries(UNMATCHED_REASON_LABELS).map(([value, label]) => ({ value, label: `${value}: ${label}` }))}
+          error={send.error?.fieldErrors.reason}
+        />
+        <Field
+          label="Sucursal (tenantKey, opcional)"
+          name="tenantKey"
+          autocomplete="off"
+          hint="Para probar el webhook de una sucursal."
+          value={tenantKey}
+          onValue={setTenantKey}
+          error={send.error?.fieldErrors.tenantKey}
+        />
+        <button type="submit" disabled={send.busy}>
+          Enviar el webhook de prueba
+        </button>
+      </form>
+      {result && (
+        <div class={result.delivered ? "alert alert-ok" : "alert alert-error"} role="status" data-testid="test-webhook-result">
+          <p>
+            <span class={`badge badge-${result.delivered ? "delivered" : "failed"}`} data-status={result.status}>
+              {TEST_WEBHOOK_STATUS_LABELS[result.status]}
+            </span>
+          </p>
+          <p>{result.message}</p>
+          {result.targetUrl && (
+            <p>
+              Destino: <span class="mono">{result.targetUrl}</span>
+              {result.responseStatus !== undefined && ` (respondió HTTP ${result.responseStatus})`}
+            </p>
+          )}
+        </div>
+      )}
+    </section>
+  );
+}

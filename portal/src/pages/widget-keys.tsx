@@ -1,0 +1,152 @@
+// The checkout widget's keys: the publishable key, the secret key (its last four digits; the whole key
+// is shown once, when it is rotated) and the origins allowed to read a checkout from a browser.
+import { useState } from "preact/hooks";
+import type { ApiKeysView, RotatedSecretKey } from "../../../sdk/src/generated/admin/index.ts";
+import { adminApi } from "../api.ts";
+import { Empty, ErrorAlert, Loaded, Notice } from "../components/feedback.tsx";
+import { SecretOnce } from "../components/secret-once.tsx";
+import { useAction, useResource } from "../components/use-resource.ts";
+
+export function WidgetKeys() {
+  const keys = useResource(() => adminApi.apiKeys.getApiKeys(), []);
+  return (
+    <>
+      <h1>Claves del widget</h1>
+      <p>El widget de cobro usa la clave publicable en el navegador; tu servidor crea los cobros con la clave secreta.</p>
+      <Loaded resource={keys}>
+        {(view) => (
+          <>
+            <KeysSection view={view} onChanged={keys.reload} />
+            <AllowedOriginsSection origins={view.allowedOrigins} onChanged={keys.reload} />
+          </>
+        )}
+      </Loaded>
+    </>
+  );
+}
+
+function KeysSection({ view, onChanged }: { view: ApiKeysView; onChanged: () => void }) {
+  const [rotated, setRotated] = useState<RotatedSecretKey | undefined>(undefined);
+  const [confirming, setConfirming] = useState(false);
+  const create = useAction(() => adminApi.apiKeys.createApiKeys());
+  const rotate = useAction(() => adminApi.apiKeys.rotateApiSecretKey());
+  return (
+    <section class="panel" aria-labelledby="keys-title">
+      <h2 id="keys-title">Claves</h2>
+      <ErrorAlert error={create.error ?? rotate.error} />
+      {!view.hasKeys ? (
+        <>
+          <Empty>Tu integración todavía no tiene claves del widget.</Empty>
+          <button type="button" disabled={create.busy} onClick={async () => (await create.run()) && onChanged()}>
+            Crear la clave publicable
+          </button>
+        </>
+      ) : (
+        <>
+          <dl class="facts">
+            <dt>Clave publicable</dt>
+            <dd class="mono" data-testid="publishable-key">
+              {view.publishableKey}
+            </dd>
+            <dt>Clave secreta</dt>
+            <dd data-testid="secret-key">{view.hasSecretKey ? <span class="mono">…{view.secretKeyLast4}</span> : "Todavía no creada"}</dd>
+          </dl>
+          {rotated ? (
+            <SecretOnce title="Clave secreta nueva" secrets={[{ label: "secretKey", value: rotated.secretKey }]} onDone={() => setRotated(undefined)} />
+          ) : confirming ? (
+            <div class="confirm" role="group" aria-label="Confirmar la clave secreta nueva">
+              <p>La clave secreta actual deja de funcionar en el acto. ¿Crear una nueva?</p>
+              <button
+                type="button"
+                class="button-danger"
+                disabled={rotate.busy}
+                onClick={async () => {
+                  const answer = await rotate.run();
+                  setConfirming(false);
+                  if (answer) {
+                    setRotated(answer);
+                    onChanged();
+                  }
+                }}
+              >
+                Sí, crear la clave nueva
+              </button>
+              <button type="button" class="button-secondary" onClick={() => setConfirming(false)}>
+                Cancelar
+              </button>
+            </div>
+          ) : (
+            <button type="button" onClick={() => (view.hasSecretKey ? setConfirming(true) : void rotate.run().then((answer) => answer && (setRotated(answer), onChanged())))}>
+              {view.hasSecretKey ? "Rotar la clave secreta" : "Crear la clave secreta"}
+            </button>
+          )}
+        </>
+      )}
+    </section>
+  );
+}
+
+/** The API names a wrong origin by its index (`allowedOrigins[2]`): the message says which line it is. */
+function originErrors(fieldErrors: Record<string, string>, lines: string[]): string[] {
+  return Object.entries(fieldErrors).map(([field, message]) => {
+    const index = /\[(\d+)\]$/.exec(field)?.[1];
+    return index === undefined ? message : `Línea ${Number(index) + 1} (${lines[Number(index)] ?? ""}): ${message}`;
+  });
+}
+
+function AllowedOriginsSection({ origins, onChanged }: { origins: string[]; onChanged: () => void }) {
+  const [text, setText] = useState(origins.join("\n"));
+  const [saved, setSaved] = useState(false);
+  const lines = text
+    .split("\n")
+    .map((line) => line.trim())
+    .filter((line) => line !== "");
+  const save = useAction(() => adminApi.apiKeys.replaceAllowedOrigins({ allowedOriginsUpdate: { allowedOrigins: new Set(lines) } }));
+  const problems = save.error ? originErrors(save.error.fieldErrors, lines) : [];
+  return (
+    <section class="panel" aria-labelledby="origins-title">
+      <h2 id="origins-title">Orígenes permitidos</h2>
+      <form
+        noValidate
+        onSubmit={async (event) => {
+          event.preventDefault();
+          setSaved(false);
+          if (await save.run()) {
+            setSaved(true);
+            onChanged();
+          }
+        }}
+      >
+        <ErrorAlert error={save.error} />
+        <div class={problems.length > 0 ? "field field-invalid" : "field"}>
+          <label for="allowed-origins">Orígenes</label>
+          <textarea
+            id="allowed-origins"
+            name="allowedOrigins"
+            rows={4}
+            autocomplete="off"
+            spellcheck={false}
+            value={text}
+            aria-invalid={problems.length > 0 ? "true" : undefined}
+            aria-describedby={problems.length > 0 ? "allowed-origins-hint allowed-origins-error" : "allowed-origins-hint"}
+            onInput={(event) => setText(event.currentTarget.value)}
+          />
+          <p class="field-hint" id="allowed-origins-hint">
+            Uno por línea, como los envía el navegador: https://tienda.example.com (sin barra final ni puerto por defecto). Sin ninguno, cualquier página puede leer el cobro.
+          </p>
+          {problems.length > 0 && (
+            <div class="field-error" id="allowed-origins-error">
+              {problems.map((problem) => (
+                <p key={problem}>{problem}</p>
+              ))}
+            </div>
+          )}
+        </div>
+        {saved && <Notice>Orígenes guardados.</Notice>}
+        <button type="submit" disabled={save.busy}>
+          Guardar los orígenes
+        </button>
+      </form>
+    </section>
+  );
+}
