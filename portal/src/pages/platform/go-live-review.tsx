@@ -19,7 +19,7 @@ export function GoLiveReview() {
           page.items.length === 0 ? (
             <Empty>No hay solicitudes para revisar.</Empty>
           ) : (
-            page.items.map((request) => <ReviewItem key={request.id} request={request} onDecided={queue.reload} />)
+            page.items.map((request) => <ReviewItem key={request.id} request={request} />)
           )
         }
       </Loaded>
@@ -27,15 +27,14 @@ export function GoLiveReview() {
   );
 }
 
-function ReviewItem({ request, onDecided }: { request: GoLiveRequest; onDecided: () => void }) {
+/** A decided request stays in view with its outcome until the page is loaded again (reloading the queue at once would take the confirmation away). */
+function ReviewItem({ request }: { request: GoLiveRequest }) {
   const [reason, setReason] = useState("");
   const [decided, setDecided] = useState<GoLiveRequest | undefined>(undefined);
   const approve = useAction(() => adminApi.platformGoLiveReview.approveGoLiveRequest({ id: request.id }));
   const reject = useAction(() => adminApi.platformGoLiveReview.rejectGoLiveRequest({ id: request.id, goLiveRejection: { reason: reason.trim() } }));
   const done = (result: GoLiveRequest | undefined) => {
-    if (!result) return;
-    setDecided(result);
-    onDecided();
+    if (result) setDecided(result);
   };
   const headingId = `go-live-${request.id}`;
   return (
