@@ -123,6 +123,12 @@ export async function updateClientUrl(
   return viewOf(row, row.url_type === "webhook" ? await verifyClientUrl(db, http, row, context.now) : undefined);
 }
 
+/** The integration's registered URLs, oldest first. */
+export async function listClientUrls(db: Kysely<Database>, integrationClientId: string): Promise<ClientUrlView[]> {
+  const rows = await db.selectFrom("client_urls").selectAll().where("integration_client_id", "=", integrationClientId).orderBy("created_at").orderBy("id").execute();
+  return rows.map((row) => viewOf(row));
+}
+
 /** Tests a registered webhook URL now; changes nothing. A redirect URI is not tested (400). */
 export async function testClientUrl(db: Kysely<Database>, http: OutboundHttpClient, integrationClientId: string, clientUrlId: string, now: Date): Promise<ClientUrlVerification> {
   const row = await findClientUrl(db, integrationClientId, clientUrlId);

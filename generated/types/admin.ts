@@ -881,7 +881,12 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * @description The integration's registered URLs, oldest first: its webhook URLs (the most recently registered or
+         *     changed one is where events go) and its OAuth redirect URIs. Without `verification`: test a webhook
+         *     URL with `POST /my-integration/urls/{clientUrlId}/test`.
+         */
+        get: operations["listClientUrls"];
         put?: never;
         /**
          * @description Register a webhook URL or a redirect URI. A webhook URL is tested for reachability at once
@@ -1240,6 +1245,12 @@ export type components = {
             hasValidationToken: boolean;
             urlType: components["schemas"]["ClientUrlType"];
             url: string;
+        };
+        /** @description Every registered URL of the integration (few: no paging). */
+        ClientUrlList: {
+            items: components["schemas"]["ClientUrl"][];
+            /** Format: int32 */
+            total: number;
         };
         /** @description The result of a reachability test. */
         ClientUrlTestResult: {
@@ -7306,6 +7317,76 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description 500 `InternalServerError`: an internal error; quote the `id` to support. Safe to retry reads; after a write, read the resource again before retrying. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+        };
+    };
+    listClientUrls: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "clientUrlId": "7a1c3e5f-9b2d-4f6a-8c0e-2d4f6a8c0e1b",
+                     *           "data": {
+                     *             "hasValidationToken": true,
+                     *             "urlType": "webhook",
+                     *             "url": "https://api.example.com/webhooks/cobro"
+                     *           }
+                     *         },
+                     *         {
+                     *           "clientUrlId": "3c5e7a9b-1d2f-4a6c-8e0b-4f6a8c0e2d1b",
+                     *           "data": {
+                     *             "hasValidationToken": false,
+                     *             "urlType": "redirect_uri",
+                     *             "url": "https://app.example.com/oauth/callback"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "total": 2
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ClientUrlList"];
+                };
+            };
+            /** @description 401 `UnauthorizedError`: the token is missing, invalid or expired, or is not an admin token (a merchant account's token is refused). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /** @description 403 `ForbiddenError` (the admin's role does not allow the operation: `INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`) or `PasswordChangeRequiredError` (the session was opened with a temporary password: change it with `POST /integration/admin/change-password` first). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
                 };
             };
             /** @description 500 `InternalServerError`: an internal error; quote the `id` to support. Safe to retry reads; after a write, read the resource again before retrying. */

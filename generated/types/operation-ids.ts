@@ -102,6 +102,7 @@ export const adminOperationIds = [
   "deleteTenantValidationToken",
   "createTestTokens",
   "sendTestWebhook",
+  "listClientUrls",
   "createClientUrl",
   "updateClientUrl",
   "testClientUrl",

@@ -1,7 +1,7 @@
 // The integration's webhook URL and OAuth redirect URIs, with the webhook URL's reachability test.
 import type { operations } from "../../generated/types/admin.ts";
 import type { AdminApiCaller } from "../../domain/identity/callers.ts";
-import { createClientUrl as create, testClientUrl as test, updateClientUrl as update, type ClientUrlContext } from "../../domain/webhooks/client-urls.ts";
+import { createClientUrl as create, listClientUrls as list, testClientUrl as test, updateClientUrl as update, type ClientUrlContext } from "../../domain/webhooks/client-urls.ts";
 import type { OperationHandler, Services } from "../../server/handler-types.ts";
 import { requireIntegrationAdmin } from "./caller.ts";
 
@@ -10,6 +10,12 @@ type Handler<Id extends keyof operations> = OperationHandler<operations[Id], Adm
 function contextOf(integrationClientId: string, services: Services): ClientUrlContext {
   return { integrationClientId, policy: services.outboundHttp.policy, sandbox: services.config.serviceEnv === "sandbox", now: services.clock.now() };
 }
+
+export const listClientUrls: Handler<"listClientUrls"> = async ({ caller, services }) => {
+  const admin = requireIntegrationAdmin(caller);
+  const items = await list(services.db, admin.integrationClientId);
+  return { status: 200, body: { items, total: items.length } };
+};
 
 export const createClientUrl: Handler<"createClientUrl"> = async ({ body, caller, services }) => {
   const admin = requireIntegrationAdmin(caller);

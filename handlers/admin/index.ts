@@ -7,7 +7,7 @@ import { createTestTokens, listIntegrationUsers, unlinkMerchant } from "./mercha
 import { advanceSandboxClock, getSandboxClock, simulatePayment } from "./sandbox.ts";
 import { getWebhookSigningSecret, getWebhookSubscriptions, listWebhookEvents, replaceWebhookSubscriptions, rotateWebhookSigningSecret, sendTestWebhook } from "./webhooks.ts";
 import { createTenant, deleteTenant, deleteTenantValidationToken, listTenants, setTenantValidationToken, updateTenant } from "./tenants.ts";
-import { createClientUrl, testClientUrl, updateClientUrl } from "./client-urls.ts";
+import { createClientUrl, listClientUrls, testClientUrl, updateClientUrl } from "./client-urls.ts";
 import { listEvents, resendEvent } from "./events.ts";
 import { ingestBankTransfer } from "./bank-feed.ts";
 import { getOffer, replaceOffer } from "./offer.ts";
@@ -80,6 +80,7 @@ export const adminHandlers: HandlerMap<operations, AdminApiCaller> = {
   deleteTenantValidationToken,
   createTestTokens,
   sendTestWebhook,
+  listClientUrls,
   createClientUrl,
   updateClientUrl,
   testClientUrl,

@@ -112,6 +112,10 @@ describe("the integration's settings in the portal", { timeout: 90_000 }, () => 
     await edited.getByRole("button", { name: "Guardar la URL" }).click();
     await expect.poll(() => registered.locator("[data-verification]").getAttribute("data-verification")).toBe("ok");
 
+    // Loaded again, the page lists the registered URL (from GET /my-integration/urls).
+    await page.reload();
+    await page.getByRole("listitem", { name: receiver.url("/portal-hook") }).waitFor();
+
     // Delivered to the receiver, signed.
     const before = receiver.at("/portal-hook").length;
     await page.getByRole("button", { name: "Enviar el webhook de prueba" }).click();

@@ -215,6 +215,26 @@ describe("client URLs", () => {
     expect(await uris()).not.toContain("https://app.example.com/callback");
     expect((await call("POST", `/my-integration/urls/${created.json.clientUrlId}/test`)).json).toMatchObject({ code: "ClientUrlNotTestableError" });
   });
+
+  it("lists the integration's own URLs, oldest first, without verification and without another integration's", async () => {
+    const { call } = await integrationAdmin(t);
+    const other = await integrationAdmin(t);
+    expect((await call("GET", "/my-integration/urls")).json).toEqual({ items: [], total: 0 });
+    const redirect = await call("POST", "/my-integration/urls", { url: "https://app.example.com/callback", urlType: "redirect_uri" });
+    const webhook = await call("POST", "/my-integration/urls", { url: receiver.url("/listed"), urlType: "webhook", validationToken: "tok-9f8e7d6c5b4a3210" });
+    await other.call("POST", "/my-integration/urls", { url: "https://other.example.com/callback", urlType: "redirect_uri" });
+    const listed = await call("GET", "/my-integration/urls");
+    expect(listed.status).toBe(200);
+    // Oldest first; these two were registered at the same instant of the test's clock, so in no set order.
+    expect(listed.json.total).toBe(2);
+    expect(listed.json.items).toHaveLength(2);
+    expect(listed.json.items).toEqual(
+      expect.arrayContaining([
+        { clientUrlId: redirect.json.clientUrlId, data: { urlType: "redirect_uri", url: "https://app.example.com/callback", hasValidationToken: false } },
+        { clientUrlId: webhook.json.clientUrlId, data: { urlType: "webhook", url: receiver.url("/listed"), hasValidationToken: true } },
+      ]),
+    );
+  });
 });
 
 describe("the test webhook", () => {

@@ -46,10 +46,22 @@ function urlFieldError(error: ApiError | undefined): string | undefined {
   return error?.fieldErrors.url ?? (error?.code === "WebhookUrlBlockedError" ? error.message : undefined);
 }
 
-// The Admin API has no list of the registered URLs: the section shows the ones registered or changed
-// on this visit, each with its id, so they can be edited and tested.
 function ClientUrlsSection() {
-  const [urls, setUrls] = useState<ClientUrl[]>([]);
+  const listed = useResource(() => adminApi.clientUrls.listClientUrls(), []);
+  return (
+    <section class="panel" aria-labelledby="urls-title">
+      <h2 id="urls-title">URLs de la integración</h2>
+      <p>La URL de webhook recibe los eventos; las redirect_uri son las direcciones a las que vuelve la autorización de un comercio.</p>
+      <Loaded resource={listed} label="Cargando las URLs">
+        {(list) => <ClientUrlsEditor registered={list.items} />}
+      </Loaded>
+    </section>
+  );
+}
+
+/** The registered URLs, each editable and testable, and the form that registers another. */
+function ClientUrlsEditor({ registered }: { registered: ClientUrl[] }) {
+  const [urls, setUrls] = useState<ClientUrl[]>(registered);
   const [url, setUrl] = useState("");
   const [urlType, setUrlType] = useState<ClientUrlType>("webhook");
   const [validationToken, setValidationToken] = useState("");
@@ -58,11 +70,9 @@ function ClientUrlsSection() {
   );
   const replace = (changed: ClientUrl) => setUrls((list) => list.map((item) => (item.clientUrlId === changed.clientUrlId ? changed : item)));
   return (
-    <section class="panel" aria-labelledby="urls-title">
-      <h2 id="urls-title">URLs de la integración</h2>
-      <p>La URL de webhook recibe los eventos; las redirect_uri son las direcciones a las que vuelve la autorización de un comercio.</p>
+    <>
       {urls.length === 0 ? (
-        <Empty>Registrá una URL: se prueba al instante y el resultado aparece acá.</Empty>
+        <Empty>Todavía no hay URLs registradas. Registrá una: una URL de webhook se prueba al instante.</Empty>
       ) : (
         <ul class="list">
           {urls.map((item) => (
@@ -106,7 +116,7 @@ function ClientUrlsSection() {
           Registrar la URL
         </button>
       </form>
-    </section>
+    </>
   );
 }
 

@@ -29,6 +29,11 @@ import {
     ClientUrlCreateToJSON,
 } from '../models/ClientUrlCreate.js';
 import {
+    type ClientUrlList,
+    ClientUrlListFromJSON,
+    ClientUrlListToJSON,
+} from '../models/ClientUrlList.js';
+import {
     type ClientUrlTestResult,
     ClientUrlTestResultFromJSON,
     ClientUrlTestResultToJSON,
@@ -131,6 +136,51 @@ export class ClientURLsApi extends runtime.BaseAPI {
      */
     async createClientUrl(requestParameters: CreateClientUrlRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<ClientUrl> {
         const response = await this.createClientUrlRaw(requestParameters, initOverrides);
+        return await response.value();
+    }
+
+    /**
+     * Creates request options for listClientUrls without sending the request
+     */
+    async listClientUrlsRequestOpts(): Promise<runtime.RequestOpts> {
+        const queryParameters: any = {};
+
+        const headerParameters: runtime.HTTPHeaders = {};
+
+        if (this.configuration && this.configuration.accessToken) {
+            const token = this.configuration.accessToken;
+            const tokenString = await token("AdminBearer", []);
+
+            if (tokenString) {
+                headerParameters["Authorization"] = `Bearer ${tokenString}`;
+            }
+        }
+
+        let urlPath = `/my-integration/urls`;
+
+        return {
+            path: urlPath,
+            method: 'GET',
+            headers: headerParameters,
+            query: queryParameters,
+        };
+    }
+
+    /**
+     * The integration\'s registered URLs, oldest first: its webhook URLs (the most recently registered or changed one is where events go) and its OAuth redirect URIs. Without `verification`: test a webhook URL with `POST /my-integration/urls/{clientUrlId}/test`.
+     */
+    async listClientUrlsRaw(initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<ClientUrlList>> {
+        const requestOptions = await this.listClientUrlsRequestOpts();
+        const response = await this.request(requestOptions, initOverrides);
+
+        return new runtime.JSONApiResponse(response, (jsonValue) => ClientUrlListFromJSON(jsonValue));
+    }
+
+    /**
+     * The integration\'s registered URLs, oldest first: its webhook URLs (the most recently registered or changed one is where events go) and its OAuth redirect URIs. Without `verification`: test a webhook URL with `POST /my-integration/urls/{clientUrlId}/test`.
+     */
+    async listClientUrls(initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<ClientUrlList> {
+        const response = await this.listClientUrlsRaw(initOverrides);
         return await response.value();
     }
 

@@ -13,6 +13,7 @@ export * from './ClientSecretRotation.js';
 export * from './ClientUrl.js';
 export * from './ClientUrlCreate.js';
 export * from './ClientUrlData.js';
+export * from './ClientUrlList.js';
 export * from './ClientUrlTestResult.js';
 export * from './ClientUrlType.js';
 export * from './ClientUrlUpdate.js';
