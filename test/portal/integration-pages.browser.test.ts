@@ -183,6 +183,10 @@ describe("the integration's settings in the portal", { timeout: 90_000 }, () => 
   it("profile: the data edited (a wrong email under its field), a logo uploaded (a non-image refused in words), the client secret rotated and shown once", async () => {
     const { page, watched } = await signedInPage("/profile");
     await page.getByRole("heading", { name: "Perfil de la integración" }).waitFor();
+    // The integration's admins, with their state.
+    const admins = page.getByRole("region", { name: "Administradores" });
+    await expect.poll(() => admins.innerText()).toContain(integration.merchant.sandbox.integrationAdmin.email);
+    expect(await admins.innerText()).toContain("Activo");
     const email = page.getByLabel("Email de contacto");
     await email.fill("no-es-un-email");
     await page.getByRole("button", { name: "Guardar los datos" }).click();

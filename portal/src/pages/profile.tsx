@@ -1,16 +1,16 @@
 // The integration's profile: its data (name, company, contact, description, type), the logo shown on
-// the authorization screen, and the OAuth client secret's rotation (the new secret shown once).
+// the authorization screen, the OAuth client secret's rotation (the new secret shown once), and its admins.
 import { useState } from "preact/hooks";
 import type { IntegrationClientDetail, IntegrationClientType, RotatedClientSecret } from "../../../sdk/src/generated/admin/index.ts";
 import { adminApi } from "../api.ts";
 import { unplacedFieldErrors, type ApiError } from "../api-error.ts";
 import { Field, SelectField } from "../components/field.tsx";
-import { ErrorAlert, Loaded, Notice } from "../components/feedback.tsx";
+import { Empty, ErrorAlert, Loaded, Notice } from "../components/feedback.tsx";
 import { SecretOnce } from "../components/secret-once.tsx";
 import { useAction, useResource } from "../components/use-resource.ts";
-import { formatDateTime } from "../format.ts";
+import { formatDate, formatDateTime } from "../format.ts";
 import { integrationChanged } from "../integration-type.ts";
-import { INTEGRATION_TYPE_LABELS } from "../status-labels.ts";
+import { CLIENT_ADMIN_STATUS_LABELS, INTEGRATION_TYPE_LABELS } from "../status-labels.ts";
 
 export function Profile() {
   const integration = useResource(() => adminApi.myIntegration.getMyIntegration(), []);
@@ -23,6 +23,7 @@ export function Profile() {
             <ProfileSection detail={detail} onSaved={integration.reload} />
             <LogoSection logoUrl={detail.logoUrl} onUploaded={integration.reload} />
             <ClientSecretSection providerClientId={detail.providerClientId} />
+            <AdminsSection />
           </>
         )}
       </Loaded>
@@ -272,6 +273,45 @@ function ClientSecretSection({ providerClientId }: { providerClientId: string })
           </button>
         </form>
       )}
+    </section>
+  );
+}
+
+/** Who administers the integration (a platform admin adds admins and resends their welcome). */
+function AdminsSection() {
+  const admins = useResource(() => adminApi.myIntegration.listMyIntegrationAdmins(), []);
+  return (
+    <section class="panel" aria-labelledby="admins-title">
+      <h2 id="admins-title">Administradores</h2>
+      <Loaded resource={admins} label="Cargando los administradores">
+        {(list) =>
+          list.items.length === 0 ? (
+            <Empty>No hay administradores.</Empty>
+          ) : (
+            <div class="table-wrap">
+              <table>
+                <thead>
+                  <tr>
+                    <th scope="col">Email</th>
+                    <th scope="col">Estado</th>
+                    <th scope="col">Invitado</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {list.items.map((admin) => (
+                    <tr key={admin.integrationClientAdminId}>
+                      <td>{admin.email}</td>
+                      <td>{CLIENT_ADMIN_STATUS_LABELS[admin.status]}</td>
+                      <td>{formatDate(admin.invitedAt)}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )
+        }
+      </Loaded>
+      <p class="muted">Para sumar un administrador, pedíselo al equipo de la plataforma.</p>
     </section>
   );
 }
