@@ -62,6 +62,7 @@ async function main(): Promise<void> {
 
   const lines = [`Cobro (${config.serviceEnv}) is running`];
   for (const [api, url] of Object.entries(service.urls)) lines.push(`  ${api.padEnd(12)} ${url}`);
+  if (service.urls.admin) lines.push(`  ${"portal".padEnd(12)} ${service.publicUrls.admin}/portal/ (sign in as an admin)`);
   if (config.parts.has("worker")) {
     lines.push("  worker       running");
     const channel = (provider: unknown, name: string) => `${name} ${provider ? "sent" : "simulated (no provider)"}`;

@@ -140,6 +140,7 @@ describe("the first npm start of an empty Sandbox", () => {
     const output = first.output();
     expect(occurrences(output, "A new Sandbox")).toBe(1);
     expect(output).toContain(`these credentials are shown once (also in ${sandboxFile})`);
+    expect(output).toMatch(/^\s+portal\s+http:\/\/\S+\/portal\/ \(sign in as an admin\)$/m);
     expect(output).toMatch(new RegExp(`^\\s+platform admin\\s+${literal(saved.platformAdmin.email)} / ${literal(saved.platformAdmin.password)}$`, "m"));
     expect(output).toMatch(new RegExp(`^\\s+integration\\s+${literal(saved.integration.name)}: clientId ${literal(saved.integration.clientId)}, clientSecret ${literal(saved.integration.clientSecret)}$`, "m"));
     expect(output).toMatch(/^\s+redirect URI http:\/\/localhost:8080\/callback$/m);
