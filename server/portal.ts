@@ -14,6 +14,7 @@ import { fileURLToPath } from "node:url";
 import * as esbuild from "esbuild";
 import express, { type Request, type Response } from "express";
 import { DomainError } from "../domain/errors.ts";
+import { isUuid } from "../domain/ids.ts";
 import { internalErrorReply, replyForError, type ErrorReply } from "./error-responses.ts";
 import type { Logger } from "./logger.ts";
 
@@ -146,7 +147,9 @@ export function portalRoutes(options: PortalRoutesOptions): express.Router {
     }
   });
   // The logo's public address is on the Auth API host; under the CSP the page shows it from here.
-  router.get("/portal/auth-api/integration/oauth2/logos/:logoId", async (req: Request, res: Response) => {
+  router.get("/portal/auth-api/integration/oauth2/logos/:logoId", async (req: Request, res: Response, next) => {
+    // Only a logo's id (a UUID) is forwarded: `..` or an encoded slash must not reach another Auth path.
+    if (!isUuid(String(req.params.logoId))) return next();
     try {
       const answer = await fetch(`${options.authUrl}/integration/oauth2/logos/${encodeURIComponent(String(req.params.logoId))}`, {
         redirect: "manual",

@@ -253,6 +253,12 @@ describe("the integration's settings in the portal", { timeout: 90_000 }, () => 
     const other = await read(await fetch(`${t.adminUrl}/portal/auth-api/integration/oauth2/authorize`));
     expect(other.status).toBe(404);
     expect(other.json).toMatchObject({ code: "RouteNotFound" });
+    // Only a logo's id goes through: an encoded way up to another Auth path does not.
+    for (const logoId of ["%2E%2E", "..%2Fauthorize", "not-a-logo-id"]) {
+      const refused = await read(await fetch(`${t.adminUrl}/portal/auth-api/integration/oauth2/logos/${logoId}`));
+      expect(refused.status, logoId).toBe(404);
+      expect(refused.json, logoId).toMatchObject({ code: "RouteNotFound" });
+    }
   });
 
   it("tenants of a multitenant integration: created, a repeated key refused, edited, the validation token set and removed, deleted", async () => {
