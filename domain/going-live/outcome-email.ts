@@ -1,8 +1,8 @@
 // The email that tells the integration admin who asked to go live how it ended (in Spanish): approved,
 // with what happens next in Production, or rejected, with the reviewer's reason.
-import { escapeHtml } from "../html.ts";
 import type { EmailMessage, Sender } from "../notifications/channels/sender.ts";
 import type { GoLiveRequestView } from "./go-live-requests.ts";
+import { accountEmail } from "../identity/account-email.ts";
 
 export function goLiveOutcomeEmail(request: GoLiveRequestView): EmailMessage {
   const greeting = request.requestedByName ? `Hola ${request.requestedByName}:` : "Hola:";
@@ -25,9 +25,8 @@ export function goLiveOutcomeEmail(request: GoLiveRequestView): EmailMessage {
         "Cuando lo hayas resuelto, volvé a pedirlo desde el portal (POST /my-integration/go-live).",
       ];
   const lines = [greeting, "", ...body];
-  const html = `<p>${lines.filter((line) => line !== "").map(escapeHtml).join("</p>\n<p>")}</p>`;
   const subject = approved ? `Cobro: ${request.integrationName} pasa a producción` : `Cobro: tu pedido de pase a producción de ${request.integrationName}`;
-  return { to: request.requestedByEmail, subject, text: lines.join("\n"), html };
+  return accountEmail(request.requestedByEmail, subject, lines);
 }
 
 /** Mails the outcome; a refusal is answered (the decision stands either way). */

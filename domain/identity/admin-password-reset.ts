@@ -8,8 +8,8 @@ import type { Database } from "../../db/schema.ts";
 import type { EmailMessage, Sender, SendResult } from "../notifications/channels/sender.ts";
 import type { Clock } from "../clock.ts";
 import { DomainError, ValidationError } from "../errors.ts";
-import { escapeHtml } from "../html.ts";
 import { hashSecret, randomToken, sha256 } from "./secrets.ts";
+import { accountEmail } from "./account-email.ts";
 
 export const PASSWORD_RESET_MINUTES = 60;
 
@@ -71,8 +71,7 @@ export function passwordResetEmail(link: PasswordResetLink, pageUrl: string): Em
     "",
     "Si no lo pediste, ignorá este correo: tu contraseña actual sigue funcionando.",
   ];
-  const html = `<p>${lines.filter((line) => line !== "").map(escapeHtml).join("</p>\n<p>")}</p>`;
-  return { to: link.email, subject: "Cobro: restablecé tu contraseña", text: lines.join("\n"), html };
+  return accountEmail(link.email, "Cobro: restablecé tu contraseña", lines);
 }
 
 export async function sendPasswordResetEmail(mail: Sender<EmailMessage>, link: PasswordResetLink, authPublicUrl: string): Promise<SendResult> {

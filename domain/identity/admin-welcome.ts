@@ -8,9 +8,9 @@ import type { AdminRole } from "../../db/tables/identity.table.ts";
 import type { EmailMessage, Sender } from "../notifications/channels/sender.ts";
 import type { Clock } from "../clock.ts";
 import { DomainError } from "../errors.ts";
-import { escapeHtml } from "../html.ts";
 import { createAdminUser, generatePassword } from "./accounts.ts";
 import { hashSecret } from "./secrets.ts";
+import { accountEmail } from "./account-email.ts";
 
 export const TEMPORARY_PASSWORD_DAYS = 7;
 
@@ -88,8 +88,7 @@ export function welcomeEmail(welcome: AdminWelcome, signInUrl: string): EmailMes
     "",
     "Si no esperabas este correo, podés ignorarlo.",
   ];
-  const html = `<p>${lines.filter((line) => line !== "").map(escapeHtml).join("</p>\n<p>")}</p>`;
-  return { to: welcome.email, subject: "Bienvenido a Cobro: tu acceso de administración", text: lines.join("\n"), html };
+  return accountEmail(welcome.email, "Bienvenido a Cobro: tu acceso de administración", lines);
 }
 
 /**

@@ -7,10 +7,10 @@ import type { Database } from "../../db/schema.ts";
 import type { MessageCapRequestRow, MessageCapRequestStatus } from "../../db/tables/message-cap-requests.table.ts";
 import { isUniqueViolation } from "../../db/errors.ts";
 import { DomainError, ValidationError } from "../errors.ts";
-import { escapeHtml } from "../html.ts";
 import { isUuid } from "../ids.ts";
 import type { EmailMessage } from "../notifications/channels/sender.ts";
 import { dailyMessageCapOf, setDailyMessageCap } from "./message-caps.ts";
+import { accountEmail } from "../identity/account-email.ts";
 
 type Db = Kysely<Database> | Transaction<Database>;
 type ServiceEnv = "sandbox" | "production";
@@ -183,6 +183,5 @@ export function messageCapDecisionEmail(request: QueuedMessageCapRequest): Email
         ];
   const lines = [greeting, "", ...outcome];
   const subject = request.status === "approved" ? "Cobro: aprobamos tu pedido de más mensajes de chat" : "Cobro: tu pedido de más mensajes de chat no fue aprobado";
-  const html = `<p>${lines.filter((line) => line !== "").map(escapeHtml).join("</p>\n<p>")}</p>`;
-  return { to: request.requestedByEmail, subject, text: lines.join("\n"), html };
+  return accountEmail(request.requestedByEmail, subject, lines);
 }

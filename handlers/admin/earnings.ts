@@ -3,6 +3,7 @@ import type { components, operations } from "../../generated/types/admin.ts";
 import type { AdminApiCaller } from "../../domain/identity/callers.ts";
 import { integrationEarnings, integrationEarningsInOrder, platformEarnings, reportRange, type EarningsRow } from "../../domain/earnings/earnings-report.ts";
 import { fromCents } from "../../domain/money.ts";
+import { integrationNow } from "../../domain/clock.ts";
 import type { OperationHandler } from "../../server/handler-types.ts";
 import { requireIntegrationAdmin, requirePlatformAdmin } from "./caller.ts";
 import { pageOf } from "./page-query.ts";
@@ -24,14 +25,9 @@ function earningsItem(row: EarningsRow): components["schemas"]["EarningsItem"] {
   };
 }
 
-/** The caller's "now": in the Sandbox, the integration's clock. */
-function callerNow(services: { clock: { now(): Date } }, clockOffsetMs: number): Date {
-  return new Date(services.clock.now().getTime() + clockOffsetMs);
-}
-
 export const getEarnings: Handler<"getEarnings"> = async ({ caller, query, services }) => {
   const admin = requireIntegrationAdmin(caller);
-  const range = reportRange(query, callerNow(services, admin.clockOffsetMs));
+  const range = reportRange(query, integrationNow(services.clock, admin.clockOffsetMs));
   const page = pageOf(query);
   const { items, totals } = await integrationEarnings(services.db, admin.integrationClientId, range, page);
   return {
@@ -75,7 +71,7 @@ function csvLine(row: EarningsRow): string {
 
 export const exportEarningsCsv: Handler<"exportEarningsCsv"> = async ({ caller, query, services }) => {
   const admin = requireIntegrationAdmin(caller);
-  const range = reportRange(query, callerNow(services, admin.clockOffsetMs));
+  const range = reportRange(query, integrationNow(services.clock, admin.clockOffsetMs));
   const lines = [CSV_COLUMNS.join(",")];
   for await (const row of integrationEarningsInOrder(services.db, admin.integrationClientId, range)) lines.push(csvLine(row));
   return {

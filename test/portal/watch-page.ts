@@ -1,4 +1,4 @@
-// What a portal page did: every request it made, and every console error or uncaught exception.
+// What a portal page did (every request it made, every console error or uncaught exception), and the menu a page is expected to show.
 import type { Page } from "playwright-core";
 
 export interface WatchedPage {
@@ -29,3 +29,20 @@ export function watchPage(page: Page, portalOrigin: string): WatchedPage {
     problems: ({ expectedFailures }) => (failedLoads.length === expectedFailures ? [...problems] : [...problems, ...failedLoads]),
   };
 }
+
+/** The integration admin's menu, in order, for an integration that is not multitenant. */
+export const INTEGRATION_ADMIN_MENU = [
+  "Inicio",
+  "Cobros",
+  "Sandbox",
+  "Salida a producción",
+  "Comercios",
+  "Oferta",
+  "Cobro de comisiones",
+  "Ganancias",
+  "Mensajes de chat",
+  "Webhooks",
+  "Eventos",
+  "Claves del widget",
+  "Perfil y logo",
+];
