@@ -206,6 +206,10 @@ describe("the go-live operations' errors", () => {
 
     const asked = await admin.call("POST", "/my-integration/go-live");
     expect(asked.json.status).toBe("in_review");
+    // Asking again while in review repeats the check on the same request, not a second one.
+    const again = await admin.call("POST", "/my-integration/go-live");
+    expect(again.json).toMatchObject({ id: asked.json.id, status: "in_review" });
+    expect(await goLiveRequestCount(merchant.sandbox.integration.clientId)).toBe(1);
     const emptyReason = await platform.call("POST", `/integration-admin/go-live-requests/${asked.json.id}/reject`, { reason: "" });
     expect(emptyReason.status).toBe(400);
     expect(emptyReason.json).toMatchObject({ code: "ValidationError", validationDetails: expect.any(Array) });
@@ -325,6 +329,17 @@ describe("a Sandbox without a Production deployment configured", () => {
     }
   });
 });
+
+/** How many go-live requests the Sandbox holds for an integration (by its OAuth clientId). */
+async function goLiveRequestCount(providerClientId: string): Promise<number> {
+  const rows = await sandbox.database.db
+    .selectFrom("go_live_requests as r")
+    .innerJoin("integration_clients as c", "c.id", "r.integration_client_id")
+    .select("r.id")
+    .where("c.provider_client_id", "=", providerClientId)
+    .execute();
+  return rows.length;
+}
 
 function provisionBody(firstAdminEmail: string) {
   return {
