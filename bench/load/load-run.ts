@@ -1,0 +1,54 @@
+// One load measurement with autocannon on loopback: a short warm-up, then the measured run. The server
+// under load is always another process; this one only drives it. Figures are successful answers a
+// second and latency percentiles of every answer.
+import autocannon, { type AutocannonOptions, type AutocannonResult } from "autocannon";
+
+export interface LoadFigures {
+  /** 2xx answers per second over the measured run. */
+  rps: number;
+  p50: number;
+  p99: number;
+  /** Answers other than 2xx, plus connection errors and timeouts. */
+  failures: number;
+  statuses: string;
+}
+
+export interface LoadSettings {
+  seconds: number;
+  warmupSeconds: number;
+}
+
+export function loadSettingsFromEnv(env: NodeJS.ProcessEnv): LoadSettings {
+  return { seconds: Number(env.BENCH_SECONDS ?? 8), warmupSeconds: Number(env.BENCH_WARMUP_SECONDS ?? 2) };
+}
+
+export async function measureLoad(settings: LoadSettings, options: Omit<AutocannonOptions, "duration">): Promise<LoadFigures> {
+  if (settings.warmupSeconds > 0) await autocannon({ ...options, duration: settings.warmupSeconds });
+  return figuresOf(await autocannon({ ...options, duration: settings.seconds }));
+}
+
+/** Several autocannon runs at once (one per server process), added up: rates summed, the worst percentiles. */
+export async function measureLoadTogether(settings: LoadSettings, runs: Array<Omit<AutocannonOptions, "duration">>): Promise<LoadFigures> {
+  if (settings.warmupSeconds > 0) await Promise.all(runs.map((options) => autocannon({ ...options, duration: settings.warmupSeconds })));
+  const results = (await Promise.all(runs.map((options) => autocannon({ ...options, duration: settings.seconds })))).map(figuresOf);
+  return {
+    rps: results.reduce((sum, figures) => sum + figures.rps, 0),
+    p50: Math.max(...results.map((figures) => figures.p50)),
+    p99: Math.max(...results.map((figures) => figures.p99)),
+    failures: results.reduce((sum, figures) => sum + figures.failures, 0),
+    statuses: results.map((figures) => figures.statuses).join(" | "),
+  };
+}
+
+function figuresOf(result: AutocannonResult): LoadFigures {
+  const statuses = Object.entries(result.statusCodeStats)
+    .map(([status, { count }]) => `${status}×${count}`)
+    .join(" ");
+  return {
+    rps: result["2xx"] / result.duration,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    failures: result.non2xx + result.errors + result.timeouts,
+    statuses,
+  };
+}
