@@ -7,7 +7,7 @@
 // that caused it commits (NOTIFY is transactional too, so workers wake only on commit). Workers take jobs
 // with SKIP LOCKED, retry with exponential backoff (25 attempts by default) and scale across processes.
 import { Logger as WorkerLogger, type LogLevel, runMigrations } from "graphile-worker";
-import { type Kysely, sql } from "kysely";
+import { type Kysely, type RawBuilder, sql } from "kysely";
 import type pg from "pg";
 import type { Logger } from "pino";
 import type { Database } from "./schema.ts";
@@ -93,6 +93,14 @@ export async function addJob<T extends TaskName>(
   const row = rows[0];
   if (!row) throw new Error(`graphile_worker.add_job returned no job for task ${task}`);
   return { id: row.id };
+}
+
+/**
+ * add_job as an SQL expression (the new job's id), for a statement that enqueues as part of a larger
+ * write: the job is added in that statement's transaction, and workers are woken when it commits.
+ */
+export function addJobExpression(task: TaskName, payload: RawBuilder<unknown>, options: { jobKey?: RawBuilder<unknown> } = {}): RawBuilder<string> {
+  return sql<string>`(select id from ${sql.id(QUEUE_SCHEMA, "add_job")}(identifier => ${task}, payload => ${payload}, job_key => ${options.jobKey ?? null}::text))`;
 }
 
 /**

@@ -7,11 +7,11 @@ import { QUEUE_SCHEMA, queueLogger } from "../db/job-queue.ts";
 import type { TaskList } from "./tasks.ts";
 
 export interface StartWorkerOptions {
-  /** The worker opens its own pool (concurrency + 2 connections at least 10), apart from the API's. */
+  /** The worker opens its own pool (a connection per job at once, plus its listener and spare; at least 10), apart from the API's. */
   connectionString: string;
   /** The tasks this worker runs (jobs of other tasks wait for a worker that has them). */
   taskList: Partial<TaskList>;
-  /** Jobs run at once in this process (default 4). */
+  /** Jobs run at once in this process (default 4; the service passes COBRO_WORKER_CONCURRENCY). */
   concurrency?: number;
   logger?: Logger;
   /** How often to look for jobs scheduled in the future or retried (ms, default 2000); new jobs wake the worker at once. */

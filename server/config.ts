@@ -33,6 +33,8 @@ export interface Config {
   globalDailyMessageCap: number;
   /** Drafts not completed within this many hours are discarded (COBRO_DRAFT_LIFETIME_HOURS, default 6). */
   draftLifetimeHours: number;
+  /** Jobs the worker runs at once (COBRO_WORKER_CONCURRENCY, default 16): deliveries mostly wait on receivers, so more than the cores. */
+  workerConcurrency: number;
   /** How long one save of a changed service commission may spend applying it to merchant links (COBRO_COMMISSION_BACKFILL_BUDGET_MS, default 2000). */
   commissionBackfillBudgetMs: number;
   /** The secret shared with the bank integration that posts received transfers (COBRO_BANK_FEED_SECRET); without it the bank feed refuses everything. */
@@ -115,6 +117,8 @@ export function loadConfig(
   if (!Number.isInteger(globalDailyMessageCap) || globalDailyMessageCap < 0) problems.push("COBRO_GLOBAL_DAILY_MESSAGE_CAP must be a whole number");
   const draftLifetimeHours = Number(env.COBRO_DRAFT_LIFETIME_HOURS ?? 6);
   if (!(draftLifetimeHours > 0)) problems.push("COBRO_DRAFT_LIFETIME_HOURS must be a positive number of hours");
+  const workerConcurrency = Number(env.COBRO_WORKER_CONCURRENCY ?? 16);
+  if (!(Number.isInteger(workerConcurrency) && workerConcurrency >= 1 && workerConcurrency <= 200)) problems.push("COBRO_WORKER_CONCURRENCY must be a whole number from 1 to 200");
   const commissionBackfillBudgetMs = Number(env.COBRO_COMMISSION_BACKFILL_BUDGET_MS || 2000);
   if (!(Number.isInteger(commissionBackfillBudgetMs) && commissionBackfillBudgetMs >= 0)) problems.push("COBRO_COMMISSION_BACKFILL_BUDGET_MS must be a whole number of milliseconds, 0 or more");
 
@@ -152,6 +156,7 @@ export function loadConfig(
     allowLoopbackUrls: serviceEnv === "sandbox" && env.COBRO_ALLOW_LOOPBACK_URLS === "true",
     globalDailyMessageCap,
     draftLifetimeHours,
+    workerConcurrency,
     commissionBackfillBudgetMs,
     taxRegistryUrl,
     bankFeedSecret: env.COBRO_BANK_FEED_SECRET || undefined,

@@ -39,7 +39,9 @@ export async function runTimeTransitions(db: Kysely<Database> | Transaction<Data
          where i.id = c.integration_client_id ${onlyIntegration}
            and c.state in ('pending', 'partial_payment')
            and c.final_due_at <= ${integrationNow}
-        returning c.*
+        -- Only what the steps below use: whole rows of a million charges would spill to disk.
+        returning c.id, c.state, c.kind, c.final_due_at, c.integration_client_id, c.merchant_account_id, c.reference_id,
+                  c.amount_cents, c.surcharge_cents, c.paid_cents, c.due_dates, c.metadata
       ), released as (
         delete from cvu_holds h using due where h.charge_id = due.id returning h.cvu_account_id
       ), per_cvu as (

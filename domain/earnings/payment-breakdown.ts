@@ -6,9 +6,10 @@
 // - The platform's service commission is the deal applied to the merchant's link: its percentage of the
 //   gross, rounded the same way; never more than what the integration's commission left.
 // - The merchant's net is the rest, so the three parts always add up to the gross, to the cent.
-// The terms are read when the payment arrives and stored with it: a later change never rewrites history.
-import type { Transaction } from "kysely";
-import type { Database } from "../../db/schema.ts";
+// The terms are read when the payment arrives (with the charge, domain/reconciliation/reconcile.ts) and
+// stored with it: a later change never rewrites history.
+import type { Insertable } from "kysely";
+import type { PaymentBreakdownsTable } from "../../db/tables/payments.table.ts";
 import { percentOfCents } from "../money.ts";
 
 export interface CommissionTerms {
@@ -32,40 +33,37 @@ export function splitPayment(grossCents: number, terms: CommissionTerms): Paymen
   return { integrationCommissionCents, serviceCommissionCents, merchantNetCents: afterIntegration - serviceCommissionCents };
 }
 
-/** Records the split of a payment to `charge`, under the terms of the charge's merchant link (unlinked or not). */
-export async function recordPaymentBreakdown(
-  trx: Transaction<Database>,
+/** The terms of a charge's merchant link (unlinked or not) as read with the charge: none is all zero. */
+export function termsOfLink(link: { commission_percentage: string | null; commission_fixed_cents: number | null; service_commission_percentage: string | null }): CommissionTerms {
+  return {
+    integrationPercentage: link.commission_percentage ?? "0",
+    integrationFixedCents: link.commission_fixed_cents ?? 0,
+    servicePercentage: link.service_commission_percentage ?? null,
+  };
+}
+
+/**
+ * The payment_breakdowns row of a payment to `charge` under `terms` (the charge's merchant link's, read
+ * when the payment arrives), for the caller to insert in the payment's own statement.
+ */
+export function paymentBreakdownRow(
   payment: { transferId: string; grossCents: number; receivedAt: Date },
   charge: { id: string; integration_client_id: string; merchant_account_id: string },
-): Promise<PaymentSplit> {
-  const link = await trx
-    .selectFrom("merchant_links")
-    .select(["commission_percentage", "commission_fixed_cents", "service_commission_percentage"])
-    .where("integration_client_id", "=", charge.integration_client_id)
-    .where("merchant_account_id", "=", charge.merchant_account_id)
-    .executeTakeFirst();
-  const terms: CommissionTerms = {
-    integrationPercentage: link?.commission_percentage ?? "0",
-    integrationFixedCents: link?.commission_fixed_cents ?? 0,
-    servicePercentage: link?.service_commission_percentage ?? null,
-  };
+  terms: CommissionTerms,
+): Insertable<PaymentBreakdownsTable> {
   const split = splitPayment(payment.grossCents, terms);
-  await trx
-    .insertInto("payment_breakdowns")
-    .values({
-      transfer_id: payment.transferId,
-      charge_id: charge.id,
-      integration_client_id: charge.integration_client_id,
-      merchant_account_id: charge.merchant_account_id,
-      received_at: payment.receivedAt,
-      gross_cents: payment.grossCents,
-      integration_commission_cents: split.integrationCommissionCents,
-      service_commission_cents: split.serviceCommissionCents,
-      merchant_net_cents: split.merchantNetCents,
-      integration_commission_percentage: terms.integrationPercentage,
-      integration_commission_fixed_cents: terms.integrationFixedCents,
-      service_commission_percentage: terms.servicePercentage,
-    })
-    .execute();
-  return split;
+  return {
+    transfer_id: payment.transferId,
+    charge_id: charge.id,
+    integration_client_id: charge.integration_client_id,
+    merchant_account_id: charge.merchant_account_id,
+    received_at: payment.receivedAt,
+    gross_cents: payment.grossCents,
+    integration_commission_cents: split.integrationCommissionCents,
+    service_commission_cents: split.serviceCommissionCents,
+    merchant_net_cents: split.merchantNetCents,
+    integration_commission_percentage: terms.integrationPercentage,
+    integration_commission_fixed_cents: terms.integrationFixedCents,
+    service_commission_percentage: terms.servicePercentage,
+  };
 }

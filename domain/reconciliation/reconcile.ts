@@ -13,7 +13,7 @@ import { releaseCvu } from "../cvu-pool/cvu-pool.ts";
 import { fromCents } from "../money.ts";
 import { payerKeyOf } from "../tax-id.ts";
 import { recordEvent } from "../events/outbox.ts";
-import { recordPaymentBreakdown } from "../earnings/payment-breakdown.ts";
+import { paymentBreakdownRow, termsOfLink, type CommissionTerms } from "../earnings/payment-breakdown.ts";
 import { confirmPaymentByChat, withdrawChargeNotifications } from "../notifications/charge-notifications.ts";
 
 export interface IncomingTransfer {
@@ -78,9 +78,17 @@ export async function receiveTransfer(db: Kysely<Database> | Transaction<Databas
     const matchedHold = exclusive ?? (senderKey ? holds.find((hold) => hold.payer_key === senderKey) : undefined);
 
     if (matchedHold) {
-      const charge = await trx.selectFrom("charges").selectAll().where("id", "=", matchedHold.charge_id).forUpdate().executeTakeFirstOrThrow();
+      // The charge, locked, with its merchant link's commission terms (the payment's breakdown).
+      const { commission_percentage, commission_fixed_cents, service_commission_percentage, ...charge } = await trx
+        .selectFrom("charges as c")
+        .leftJoin("merchant_links as l", (join) => join.onRef("l.integration_client_id", "=", "c.integration_client_id").onRef("l.merchant_account_id", "=", "c.merchant_account_id"))
+        .selectAll("c")
+        .select(["l.commission_percentage", "l.commission_fixed_cents", "l.service_commission_percentage"])
+        .where("c.id", "=", matchedHold.charge_id)
+        .forUpdate("c")
+        .executeTakeFirstOrThrow();
       if (charge.state !== "pending" && charge.state !== "partial_payment") return settleUnmatched(trx, inserted.id, transfer, "ambiguous", charge, options);
-      return applyPayment(trx, inserted.id, transfer, charge, options);
+      return applyPayment(trx, inserted.id, transfer, charge, termsOfLink({ commission_percentage, commission_fixed_cents, service_commission_percentage }), options);
     }
 
     // Nothing open matches: the reason comes from what the CVU held last (for this payer, in cuil mode).
@@ -105,7 +113,14 @@ export async function receiveTransfer(db: Kysely<Database> | Transaction<Databas
   });
 }
 
-async function applyPayment(trx: Transaction<Database>, transferId: string, transfer: IncomingTransfer, charge: Charge, options: { receivedAt: Date; livemode: boolean }): Promise<ReconciliationOutcome> {
+async function applyPayment(
+  trx: Transaction<Database>,
+  transferId: string,
+  transfer: IncomingTransfer,
+  charge: Charge,
+  terms: CommissionTerms,
+  options: { receivedAt: Date; livemode: boolean },
+): Promise<ReconciliationOutcome> {
   // An open charge always has an amount (a draft holds no CVU, so no transfer reaches it).
   const owed = amountOwedCents(charge, transfer.operatedAt) ?? 0;
   const paid = charge.paid_cents + transfer.amountCents;
@@ -115,14 +130,15 @@ async function applyPayment(trx: Transaction<Database>, transferId: string, tran
     // Paid: no more reminders. After a partial payment they stay, and show the balance.
     await withdrawChargeNotifications(trx, charge.id);
   }
+  // The charge, the transfer's match and the payment's breakdown in one statement.
   const updated = await trx
+    .with("matched", (db) => db.updateTable("transfers").set({ charge_id: charge.id, unmatched_reason: null }).where("id", "=", transferId))
+    .with("breakdown", (db) => db.insertInto("payment_breakdowns").values(paymentBreakdownRow({ transferId, grossCents: transfer.amountCents, receivedAt: options.receivedAt }, charge, terms)))
     .updateTable("charges")
     .set({ paid_cents: paid, state: total ? "total_payment" : "partial_payment", updated_at: options.receivedAt, ...(total ? { closed_at: options.receivedAt } : {}) })
     .where("id", "=", charge.id)
     .returningAll()
     .executeTakeFirstOrThrow();
-  await trx.updateTable("transfers").set({ charge_id: charge.id, unmatched_reason: null }).where("id", "=", transferId).execute();
-  await recordPaymentBreakdown(trx, { transferId, grossCents: transfer.amountCents, receivedAt: options.receivedAt }, charge);
   await confirmPaymentByChat(trx, { charge: updated, transferId, full: total, at: options.receivedAt });
   const event = await recordEvent(trx, {
     type: "payment_request.payment_received",

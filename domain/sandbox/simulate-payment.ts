@@ -1,13 +1,12 @@
 // A simulated transfer: the integration admin sends money to the CVU of one of the integration's charges
 // and reconciliation runs exactly as for the bank feed. The ownership check, the transfer and the answer
-// about the webhook are one transaction, so the subscription read is the one the event was written under.
+// about the webhook are one transaction.
 import { randomUUID } from "node:crypto";
 import type { Kysely } from "kysely";
 import type { Database } from "../../db/schema.ts";
 import type { UnmatchedReason } from "../../db/tables/payments.table.ts";
 import { DomainError } from "../errors.ts";
 import { receiveTransfer } from "../reconciliation/reconcile.ts";
-import { getSubscription } from "../webhooks/subscriptions.ts";
 
 export interface SimulatedTransfer {
   integrationClientId: string;
@@ -34,11 +33,13 @@ export interface SimulationOutcome {
 
 export async function simulatePayment(db: Kysely<Database>, transfer: SimulatedTransfer, receivedAt: Date): Promise<SimulationOutcome> {
   return db.transaction().execute(async (trx) => {
-    // The CVU must belong (now or before) to a charge of the caller's integration.
+    // The CVU must belong (now or before) to a charge of the caller's integration; read with it, the
+    // integration's subscription, for the answer about the webhook.
     const known = await trx
       .selectFrom("charges as c")
       .innerJoin("cvu_accounts as a", "a.id", "c.cvu_account_id")
-      .select("c.id")
+      .innerJoin("integration_clients as i", "i.id", "c.integration_client_id")
+      .select(["c.id", "i.enabled_events"])
       .where("a.cvu", "=", transfer.cvu)
       .where("c.integration_client_id", "=", transfer.integrationClientId)
       .limit(1)
@@ -64,11 +65,10 @@ export async function simulatePayment(db: Kysely<Database>, transfer: SimulatedT
     );
     const conciliated = outcome.charge !== undefined;
     const webhookEvent = conciliated ? "payment_request.payment_received" : "payment.unmatched";
-    const enabledEvents = await getSubscription(trx, transfer.integrationClientId);
     return {
       transactionId,
       conciliated,
-      webhookWillFire: enabledEvents.includes(webhookEvent),
+      webhookWillFire: known.enabled_events.includes(webhookEvent),
       webhookEvent,
       ...(outcome.charge ? { paymentRequestId: outcome.charge.id } : {}),
       ...(outcome.unmatchedReason ? { unmatchedReason: outcome.unmatchedReason } : {}),

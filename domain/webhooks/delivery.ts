@@ -20,18 +20,19 @@
 // Retries are new jobs rather than graphile-worker's own retries, because its backoff (exp(attempts)
 // seconds) cannot follow the contract's schedule; its own retries still cover a job that throws (a
 // database outage), and step 1 is idempotent.
-import type { Kysely, Transaction } from "kysely";
-import { addJob, DELIVER_EVENT_TASK, deliverEventJobKey } from "../../db/job-queue.ts";
+import { sql, type Kysely, type RawBuilder, type Transaction } from "kysely";
+import { addJob, addJobExpression, DELIVER_EVENT_KEY_PREFIX, DELIVER_EVENT_TASK, deliverEventJobKey } from "../../db/job-queue.ts";
 import type { Database } from "../../db/schema.ts";
-import type { AttemptError, NotSentReason } from "../../db/tables/webhooks.table.ts";
+import type { OutboxEvent } from "../../db/tables/payments.table.ts";
+import type { AttemptError, DeliveryStatus, NotSentReason } from "../../db/tables/webhooks.table.ts";
 import type { Clock } from "../clock.ts";
 import { DomainError } from "../errors.ts";
-import { isEventWithheld } from "../identity/unlinked-merchants.ts";
+import { eventWithheldFromIntegration, isEventWithheld } from "../identity/unlinked-merchants.ts";
 import { resolveDestination } from "./destinations.ts";
 import type { OutboundHttpClient, OutboundResult } from "./outbound-http.ts";
 import { signatureHeader, SIGNATURE_HEADER, VALIDATION_TOKEN_HEADER, WEBHOOK_ID_HEADER } from "./signature.ts";
 import { ensureSigningSecret } from "./signing-secrets.ts";
-import { isSubscribed } from "./subscriptions.ts";
+import { isSubscribed, subscribedTo } from "./subscriptions.ts";
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -48,6 +49,11 @@ export async function enqueueDelivery(trx: Kysely<Database>, eventId: string, ru
   await addJob(trx, DELIVER_EVENT_TASK, { eventId }, { jobKey: deliverEventJobKey(eventId), ...(runAt ? { runAt } : {}) });
 }
 
+/** The event's delivery job as an SQL expression, for a statement that writes the event (the outbox). */
+export function deliveryJobExpression(eventId: RawBuilder<unknown> | ReturnType<typeof sql.ref>): RawBuilder<string> {
+  return addJobExpression(DELIVER_EVENT_TASK, sql`json_build_object('eventId', ${eventId})`, { jobKey: sql`${DELIVER_EVENT_KEY_PREFIX}::text || ${eventId}` });
+}
+
 export interface DeliveryDependencies {
   db: Kysely<Database>;
   clock: Clock;
@@ -60,6 +66,20 @@ export type DeliveryOutcome =
   | { kind: "in_flight" } // another job is making an attempt: this one comes back later
   | { kind: "not_sent"; reason: NotSentReason }
   | { kind: "attempted"; attempt: number; targetUrl: string; result: OutboundResult; next: "delivered" | "retry" | "failed" | "superseded"; nextAttemptAt?: Date };
+
+/** What an attempt is decided on, read with the delivery row's lock. */
+type AttemptContext = OutboxEvent & {
+  delivery_status: DeliveryStatus;
+  attempts_made: number;
+  cycle_start: number;
+  last_attempt: number | null;
+  last_finished_at: Date | null;
+  last_attempted_at: Date | null;
+  last_job_id: string | null;
+  withheld: boolean;
+  subscribed: boolean;
+  secret: string | null;
+};
 
 interface Claim {
   attempt: number;
@@ -74,42 +94,84 @@ export async function deliverEvent(deps: DeliveryDependencies, eventId: string, 
   const { db, clock, http } = deps;
   const claimed = await db.transaction().execute(async (trx): Promise<Claim | DeliveryOutcome> => {
     const now = clock.now();
-    const event = await trx.selectFrom("events").selectAll().where("id", "=", eventId).executeTakeFirst();
-    if (!event) return { kind: "gone" };
-    await trx.insertInto("event_deliveries").values({ event_id: eventId, status: "pending", updated_at: now }).onConflict((oc) => oc.column("event_id").doNothing()).execute();
-    const delivery = await trx.selectFrom("event_deliveries").selectAll().where("event_id", "=", eventId).forUpdate().executeTakeFirstOrThrow();
-    if (delivery.status !== "pending") return { kind: "settled", status: delivery.status };
+    await sql`
+      insert into event_deliveries (event_id, status, updated_at)
+      select id, 'pending', ${now} from events where id = ${eventId}
+      on conflict (event_id) do nothing`.execute(trx);
+    // The event, its delivery (locked), its last attempt, the gates and the secret: one round trip.
+    const found = await sql<AttemptContext>`
+      select e.*, d.status as delivery_status, d.attempts_made, d.cycle_start,
+             la.attempt as last_attempt, la.finished_at as last_finished_at, la.attempted_at as last_attempted_at, la.job_id as last_job_id,
+             ${eventWithheldFromIntegration("e")} as withheld,
+             ${subscribedTo("i", sql.ref("e.type"))} as subscribed,
+             s.secret
+        from events e
+        join event_deliveries d on d.event_id = e.id
+        join integration_clients i on i.id = e.integration_client_id
+        left join delivery_attempts la on la.event_id = e.id and la.attempt = d.attempts_made
+        left join webhook_signing_secrets s on s.integration_client_id = e.integration_client_id
+       where e.id = ${eventId}
+         for update of d`.execute(trx);
+    const context = found.rows[0];
+    if (!context) return { kind: "gone" };
+    if (context.delivery_status !== "pending") return { kind: "settled", status: context.delivery_status };
 
-    const last = await trx.selectFrom("delivery_attempts").selectAll().where("event_id", "=", eventId).where("attempt", "=", delivery.attempts_made).executeTakeFirst();
-    if (last && last.finished_at === null) {
-      const ownEarlierRun = jobId !== null && last.job_id === jobId;
-      const stale = now.getTime() - last.attempted_at.getTime() > http.timeoutMs + IN_FLIGHT_GRACE_MS;
+    if (context.last_attempt !== null && context.last_finished_at === null) {
+      const ownEarlierRun = jobId !== null && context.last_job_id === jobId;
+      const stale = now.getTime() - context.last_attempted_at!.getTime() > http.timeoutMs + IN_FLIGHT_GRACE_MS;
       if (!ownEarlierRun && !stale) {
         // A resend raced an attempt in flight: come back once it has had time to finish.
         await enqueueDelivery(trx, eventId, new Date(now.getTime() + http.timeoutMs + IN_FLIGHT_GRACE_MS));
         return { kind: "in_flight" };
       }
-      await trx.updateTable("delivery_attempts").set({ error: "interrupted", finished_at: now }).where("event_id", "=", eventId).where("attempt", "=", last.attempt).execute();
+      await trx.updateTable("delivery_attempts").set({ error: "interrupted", finished_at: now }).where("event_id", "=", eventId).where("attempt", "=", context.last_attempt).execute();
     }
 
     // At every attempt: an event queued before its merchant was unlinked stops too.
-    if (await isEventWithheld(trx, event)) return notSent(trx, eventId, "merchant_unlinked", now);
-    if (delivery.attempts_made === delivery.cycle_start) {
-      if (!(await isSubscribed(trx, event.integration_client_id, event.type))) return notSent(trx, eventId, "not_subscribed", now);
-    }
-    const destination = await resolveDestination(trx, event);
+    if (context.withheld) return notSent(trx, eventId, "merchant_unlinked", now);
+    if (context.attempts_made === context.cycle_start && !context.subscribed) return notSent(trx, eventId, "not_subscribed", now);
+    const destination = await resolveDestination(trx, context);
     if (!destination) return notSent(trx, eventId, "no_target", now);
 
-    const attempt = delivery.attempts_made + 1;
-    await trx.insertInto("delivery_attempts").values({ event_id: eventId, attempt, attempted_at: now, target_url: destination.url, job_id: jobId }).execute();
-    await trx.updateTable("event_deliveries").set({ attempts_made: attempt, target_url: destination.url, next_attempt_at: null, updated_at: now }).where("event_id", "=", eventId).execute();
-    const secret = await ensureSigningSecret(trx, event.integration_client_id, now);
-    return { attempt, url: destination.url, validationToken: destination.validationToken, secret, rawBody: JSON.stringify(event.payload) };
+    const attempt = context.attempts_made + 1;
+    await sql`
+      with claimed as (
+        insert into delivery_attempts (event_id, attempt, attempted_at, target_url, job_id)
+        values (${eventId}, ${attempt}, ${now}, ${destination.url}, ${jobId})
+      )
+      update event_deliveries set attempts_made = ${attempt}, target_url = ${destination.url}, next_attempt_at = null, updated_at = ${now}
+       where event_id = ${eventId}`.execute(trx);
+    const secret = context.secret ?? (await ensureSigningSecret(trx, context.integration_client_id, now));
+    return { attempt, url: destination.url, validationToken: destination.validationToken, secret, rawBody: JSON.stringify(context.payload) };
   });
   if ("kind" in claimed) return claimed;
 
   const result = await sendSigned(http, claimed.url, eventId, claimed.rawBody, claimed.secret, claimed.validationToken, clock.now());
 
+  const base = { kind: "attempted" as const, attempt: claimed.attempt, targetUrl: claimed.url, result };
+  if (result.ok) {
+    // The common outcome in one statement: the delivery's lock, the attempt's outcome and `delivered`.
+    const now = clock.now();
+    const { rows } = await sql<{ delivered: boolean }>`
+      with delivery as (
+        select cycle_start from event_deliveries where event_id = ${eventId} for update
+      ), recorded as (
+        update delivery_attempts a
+           set response_status = ${result.status ?? null}, duration_ms = ${result.durationMs}, error = null, finished_at = ${now}
+          from delivery
+         where a.event_id = ${eventId} and a.attempt = ${claimed.attempt} and a.finished_at is null
+        returning delivery.cycle_start
+      ), delivered as (
+        update event_deliveries
+           set status = 'delivered', delivered_at = ${now}, next_attempt_at = null, updated_at = ${now}
+         where event_id = ${eventId} and exists (select 1 from recorded where recorded.cycle_start < ${claimed.attempt})
+        returning event_id
+      )
+      select exists (select 1 from delivered) as delivered`.execute(db);
+    // Taken for interrupted meanwhile, or a resend started a new cycle during the request: the newer job
+    // decides what follows.
+    return { ...base, next: rows[0]!.delivered ? "delivered" : "superseded" };
+  }
   return db.transaction().execute(async (trx): Promise<DeliveryOutcome> => {
     const now = clock.now();
     const delivery = await trx.selectFrom("event_deliveries").selectAll().where("event_id", "=", eventId).forUpdate().executeTakeFirstOrThrow();
@@ -120,14 +182,9 @@ export async function deliverEvent(deps: DeliveryDependencies, eventId: string, 
       .where("attempt", "=", claimed.attempt)
       .where("finished_at", "is", null)
       .executeTakeFirst();
-    const base = { kind: "attempted" as const, attempt: claimed.attempt, targetUrl: claimed.url, result };
     // Taken for interrupted meanwhile, or a resend started a new cycle during the request: the newer job
     // decides what follows.
     if (recorded.numUpdatedRows === 0n || delivery.cycle_start >= claimed.attempt) return { ...base, next: "superseded" };
-    if (result.ok) {
-      await trx.updateTable("event_deliveries").set({ status: "delivered", delivered_at: now, next_attempt_at: null, updated_at: now }).where("event_id", "=", eventId).execute();
-      return { ...base, next: "delivered" };
-    }
     const attemptsInCycle = claimed.attempt - delivery.cycle_start;
     if (attemptsInCycle >= ATTEMPTS_PER_CYCLE) {
       await trx.updateTable("event_deliveries").set({ status: "failed", next_attempt_at: null, updated_at: now }).where("event_id", "=", eventId).execute();

@@ -8,7 +8,7 @@
 //      changed one is the integration's URL (there is no operation that deletes a client URL);
 //   4. none: the event is not sent and not retried.
 // Resolved at each attempt, so that a URL fixed after a failure receives the retries.
-import type { Kysely, Transaction } from "kysely";
+import { sql, type Kysely, type Transaction } from "kysely";
 import type { Database } from "../../db/schema.ts";
 import type { OutboxEvent } from "../../db/tables/payments.table.ts";
 
@@ -24,27 +24,29 @@ export interface Destination {
 type RoutedEvent = Pick<OutboxEvent, "type" | "integration_client_id" | "merchant_account_id" | "charge_id">;
 
 export async function resolveDestination(db: Db, event: RoutedEvent): Promise<Destination | undefined> {
-  if (event.type.startsWith("payment_request.") && event.charge_id) {
-    const charge = await db.selectFrom("charges").select("webhook_url").where("id", "=", event.charge_id).executeTakeFirst();
-    if (charge?.webhook_url) return { url: charge.webhook_url, validationToken: null, rule: "charge" };
-  }
-  if (event.merchant_account_id) {
-    const tenant = await db
-      .selectFrom("merchant_links as l")
-      .innerJoin("integration_tenants as t", "t.id", "l.tenant_id")
-      .select(["t.webhook_url", "t.validation_token"])
-      .where("l.integration_client_id", "=", event.integration_client_id)
-      .where("l.merchant_account_id", "=", event.merchant_account_id)
-      .where("t.deleted_at", "is", null)
-      .executeTakeFirst();
-    if (tenant) return { url: tenant.webhook_url, validationToken: tenant.validation_token, rule: "tenant" };
-  }
-  const own = await integrationWebhookUrl(db, event.integration_client_id);
-  return own ? { url: own.url, validationToken: own.validation_token, rule: "integration" } : undefined;
+  // The three rules' candidates in one round trip; the first that applies wins.
+  const chargeRule = event.type.startsWith("payment_request.") && event.charge_id !== null;
+  const { rows } = await sql<{ charge_url: string | null; tenant_url: string | null; tenant_token: string | null; own_url: string | null; own_token: string | null }>`
+    select ${chargeRule ? sql`(select webhook_url from charges where id = ${event.charge_id})` : sql`null::text`} as charge_url,
+           tenant.webhook_url as tenant_url, tenant.validation_token as tenant_token,
+           own.url as own_url, own.validation_token as own_token
+      from (select 1) as one
+      left join lateral (
+        select t.webhook_url, t.validation_token
+          from merchant_links l join integration_tenants t on t.id = l.tenant_id
+         where l.integration_client_id = ${event.integration_client_id} and l.merchant_account_id = ${event.merchant_account_id}
+           and t.deleted_at is null
+         limit 1
+      ) tenant on true
+      left join lateral (${integrationWebhookUrlQuery(db, event.integration_client_id)}) own on true`.execute(db);
+  const row = rows[0]!;
+  if (row.charge_url) return { url: row.charge_url, validationToken: null, rule: "charge" };
+  if (row.tenant_url !== null) return { url: row.tenant_url, validationToken: row.tenant_token, rule: "tenant" };
+  return row.own_url !== null ? { url: row.own_url, validationToken: row.own_token, rule: "integration" } : undefined;
 }
 
-/** The integration's own webhook URL (rule 3). */
-export async function integrationWebhookUrl(db: Db, integrationClientId: string): Promise<{ id: string; url: string; validation_token: string | null } | undefined> {
+/** Rule 3's query: the most recently registered or changed webhook URL of the integration. */
+function integrationWebhookUrlQuery(db: Db, integrationClientId: string) {
   return db
     .selectFrom("client_urls")
     .select(["id", "url", "validation_token"])
@@ -52,8 +54,12 @@ export async function integrationWebhookUrl(db: Db, integrationClientId: string)
     .where("url_type", "=", "webhook")
     .orderBy("updated_at", "desc")
     .orderBy("id", "desc")
-    .limit(1)
-    .executeTakeFirst();
+    .limit(1);
+}
+
+/** The integration's own webhook URL (rule 3). */
+export async function integrationWebhookUrl(db: Db, integrationClientId: string): Promise<{ id: string; url: string; validation_token: string | null } | undefined> {
+  return integrationWebhookUrlQuery(db, integrationClientId).executeTakeFirst();
 }
 
 export type TestTarget =

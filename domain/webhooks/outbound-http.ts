@@ -14,6 +14,9 @@ import { addressAllowed, checkDestination, systemResolve, type DestinationPolicy
 /** A receiver must answer 2xx within this time. */
 export const DELIVERY_TIMEOUT_MS = 5000;
 
+/** Open connections to one receiver (origin) at most; further calls wait for one, within their deadline. */
+export const MAX_CONNECTIONS_PER_ORIGIN = 32;
+
 export type OutboundFailure = "non_2xx" | "timeout" | "connection_error" | "redirect" | "blocked_address";
 
 export interface OutboundResult {
@@ -94,6 +97,9 @@ export class OutboundHttpClient {
       connect: { lookup: guardedLookup(this.#policy) as never, timeout: this.#timeoutMs },
       headersTimeout: this.#timeoutMs,
       bodyTimeout: this.#timeoutMs,
+      // Kept-alive connections, at most this many per destination origin: a burst of deliveries reuses them
+      // instead of opening one per event, and never floods one receiver.
+      connections: MAX_CONNECTIONS_PER_ORIGIN,
       keepAliveTimeout: 4000,
       keepAliveMaxTimeout: 30_000,
     });

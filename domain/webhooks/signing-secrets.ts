@@ -12,6 +12,9 @@ type Db = Kysely<Database> | Transaction<Database>;
 
 /** The secret, created if the integration has none yet (safe under concurrency: the primary key decides). */
 export async function ensureSigningSecret(db: Db, integrationClientId: string, now: Date): Promise<string> {
+  // Read first: once it exists (nearly always) that is the only round trip.
+  const existing = await db.selectFrom("webhook_signing_secrets").select("secret").where("integration_client_id", "=", integrationClientId).executeTakeFirst();
+  if (existing) return existing.secret;
   await db
     .insertInto("webhook_signing_secrets")
     .values({ integration_client_id: integrationClientId, secret: generateSigningSecret(), created_at: now })

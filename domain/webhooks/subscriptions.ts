@@ -1,6 +1,6 @@
 // The event subscription (`enabledEvents`) of an integration: the gate every delivery passes first, for
 // matched and unmatched payments alike. Empty: nothing is delivered.
-import type { Kysely } from "kysely";
+import { sql, type Kysely, type RawBuilder } from "kysely";
 import type { Database } from "../../db/schema.ts";
 import { DomainError } from "../errors.ts";
 import { isCatalogEvent } from "./catalog.ts";
@@ -13,6 +13,11 @@ export async function getSubscription(db: Kysely<Database>, integrationClientId:
 /** Whether the integration subscribes to the event type: the gate of deliveries, resends and the test webhook. */
 export async function isSubscribed(db: Kysely<Database>, integrationClientId: string, eventType: string): Promise<boolean> {
   return (await getSubscription(db, integrationClientId)).includes(eventType);
+}
+
+/** SQL condition: the integration under `integrationAlias` subscribes to the event type `eventType` (the gate of isSubscribed, inside a query). */
+export function subscribedTo(integrationAlias: string, eventType: RawBuilder<unknown> | ReturnType<typeof sql.ref>): RawBuilder<boolean> {
+  return sql<boolean>`(${eventType} = any(${sql.ref(`${integrationAlias}.enabled_events`)}))`;
 }
 
 /** Replaces the list; a name outside the catalog is 422 `UnknownWebhookEventError` and nothing changes. */
