@@ -63,18 +63,21 @@ export function tooManyAttempts(retryAfterSeconds: number): DomainError<{ retryA
   });
 }
 
-/** Throws TooManyAttemptsError while the account or the address waits. One indexed select. */
-export async function requireNotWaiting(db: Kysely<Database>, clock: Clock, attempt: GuessAttempt): Promise<void> {
+/**
+ * Throws TooManyAttemptsError while the account or the address waits. One indexed select (at most two
+ * rows); tells whether the account has failures counted, so that a success without any writes nothing.
+ */
+export async function requireNotWaiting(db: Kysely<Database>, clock: Clock, attempt: GuessAttempt): Promise<{ accountCounted: boolean }> {
   const now = clock.now();
   const keys = countedKeys(attempt);
-  const row = await db
+  const rows = await db
     .selectFrom("credential_failures")
-    .select((eb) => eb.fn.max("blocked_until").as("until"))
+    .select(["scope", "blocked_until"])
     .where((eb) => eb.or(keys.map((key) => eb.and([eb("scope", "=", key.scope), eb("key_hash", "=", key.keyHash)]))))
-    .where("blocked_until", ">", now)
-    .executeTakeFirst();
-  const until = row?.until ? new Date(row.until) : null;
-  if (until) throw tooManyAttempts(Math.max(1, Math.ceil((until.getTime() - now.getTime()) / 1000)));
+    .execute();
+  const waits = rows.flatMap((row) => (row.blocked_until !== null && row.blocked_until > now ? [row.blocked_until.getTime() - now.getTime()] : []));
+  if (waits.length > 0) throw tooManyAttempts(Math.max(1, Math.ceil(Math.max(...waits) / 1000)));
+  return { accountCounted: rows.some((row) => row.scope !== ADDRESS_SCOPE) };
 }
 
 /**
@@ -116,7 +119,7 @@ export async function forgetAccountFailures(db: Kysely<Database>, attempt: Guess
  * refusal is counted and thrown again; a success starts the account's count again.
  */
 export async function throttledCheck<T>(db: Kysely<Database>, clock: Clock, attempt: GuessAttempt, check: () => Promise<T>): Promise<T> {
-  await requireNotWaiting(db, clock, attempt);
+  const { accountCounted } = await requireNotWaiting(db, clock, attempt);
   let result: T;
   try {
     result = await check();
@@ -124,6 +127,6 @@ export async function throttledCheck<T>(db: Kysely<Database>, clock: Clock, atte
     if (error instanceof DomainError && CREDENTIAL_REFUSALS.has(error.code)) await recordFailure(db, clock, attempt);
     throw error;
   }
-  await forgetAccountFailures(db, attempt);
+  if (accountCounted) await forgetAccountFailures(db, attempt);
   return result;
 }
