@@ -28,6 +28,7 @@ import type { EventsTable, PaymentBreakdownsTable, TransfersTable } from "./tabl
 import type { NotificationsTable } from "./tables/notifications.table.ts";
 import type { IntegrationLogosTable } from "./tables/integration-logos.table.ts";
 import type { GoLiveRequestsTable, PlatformApiKeysTable } from "./tables/going-live.table.ts";
+import type { CredentialFailuresTable } from "./tables/credential-failures.table.ts";
 import type { MessageCapRequestsTable } from "./tables/message-cap-requests.table.ts";
 import type { WidgetKeysTable } from "./tables/widget-keys.table.ts";
 import type { CommissionProposalsTable, PayoutLinksTable } from "./tables/merchant-consents.table.ts";
@@ -67,4 +68,5 @@ export interface Database {
   widget_keys: WidgetKeysTable;
   payout_links: PayoutLinksTable;
   commission_proposals: CommissionProposalsTable;
+  credential_failures: CredentialFailuresTable;
 }

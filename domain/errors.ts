@@ -27,6 +27,8 @@ export const ERROR_CODES = [
   "IntegrationSetupError",
   "SignInFormExpiredError",
   "PasswordResetLinkInvalidError",
+  // Throttled guessing of passwords, client secrets and reset links (domain/identity/credential-throttle.ts).
+  "TooManyAttemptsError",
   // Charges (Integration API).
   "WebhookUrlBlockedError",
   "InsufficientActiveAccountsError",

@@ -11,7 +11,7 @@ import type { ApiName } from "./config.ts";
 import { internalErrorReply, replyForError, type ErrorReply } from "./error-responses.ts";
 import { generatedDocumentText, referencePages } from "./reference-pages.ts";
 import { checkoutWidgetRoutes } from "./checkout-widget.ts";
-import { portalRoutes } from "./portal.ts";
+import { clientAddressOf, portalRoutes } from "./portal.ts";
 import { notImplemented, type AnyOperationHandler, type HandlerContext, type NotImplemented, type Services } from "./handler-types.ts";
 import { redactedUrl, type Logger } from "./logger.ts";
 import { nulCharacterProblems, validationProblems } from "./validation-details.ts";
@@ -171,6 +171,7 @@ export async function createApiApp<Caller>(options: ApiAppOptions<Caller>): Prom
         query: (context.request.query ?? {}) as never,
         params: (context.request.params ?? {}) as never,
         headers: req.headers,
+        clientAddress: clientAddressOf(req),
         caller,
         services: options.services,
         log: locals.log,

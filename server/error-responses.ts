@@ -47,6 +47,8 @@ export const ERROR_CATALOG: ErrorCatalog = {
   SignInFormExpiredError: { status: 403, shape: "general" },
   // A password reset link that is unknown, used, past its hour or replaced (the reset page shows it as a page).
   PasswordResetLinkInvalidError: { status: 410, shape: "general" },
+  // Throttled guessing: 429 with Retry-After (seconds, from the error's headers); the pages show it in Spanish.
+  TooManyAttemptsError: { status: 429, shape: "general" },
   // Charges (Integration API).
   WebhookUrlBlockedError: { status: 400, shape: "general" },
   InsufficientActiveAccountsError: { status: 400, shape: "general" },

@@ -64,6 +64,8 @@ export interface HandlerContext<Operation, Caller> {
   params: PathOf<Operation>;
   /** Raw request headers, lower-case names. */
   headers: Record<string, string | string[] | undefined>;
+  /** The caller's address (the browser's, for the portal's forward: server/portal.ts), for throttled guessing. */
+  clientAddress: string;
   caller: Caller;
   services: Services;
   log: Logger;

@@ -9,12 +9,15 @@
 // same-origin under a strict CSP, this host forwards exactly those operations: POST
 // /portal/auth-api/integration/admin/{login,refresh,logout,change-password,password-reset}, and GET of an
 // integration's logo (/portal/auth-api/integration/oauth2/logos/{logoId}, which the profile page shows).
-// Nothing else is forwarded, and bodies (passwords, tokens) are never logged.
+// Nothing else is forwarded, and bodies (passwords, tokens) are never logged. The forward carries the
+// browser's address, which the Auth API counts for throttled guessing instead of this host's own.
+import { randomBytes } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import * as esbuild from "esbuild";
 import express, { type Request, type Response } from "express";
 import { DomainError } from "../domain/errors.ts";
 import { isUuid } from "../domain/ids.ts";
+import { constantTimeEqual } from "../domain/identity/secrets.ts";
 import { internalErrorReply, replyForError, type ErrorReply } from "./error-responses.ts";
 import type { Logger } from "./logger.ts";
 
@@ -31,6 +34,23 @@ export const PORTAL_CSP = [
 
 /** The admin session operations of the Auth API that the portal may call through this host. */
 export const ADMIN_SESSION_OPERATIONS = new Set(["login", "refresh", "logout", "change-password", "password-reset"]);
+
+/**
+ * The browser's address travels in FORWARDED_CLIENT_HEADER, believed only next to this process's random
+ * secret: only the portal's forward in this process can set it, and anyone else's header is ignored.
+ * (With the Admin and Auth APIs in separate processes, the Auth API counts the Admin host's address.)
+ */
+const FORWARDED_CLIENT_HEADER = "x-cobro-portal-client";
+const FORWARD_SECRET_HEADER = "x-cobro-portal-forward";
+const FORWARD_SECRET = randomBytes(32).toString("base64url");
+
+/** The caller's address: the socket's peer (Express's `trust proxy` is off), or the browser's behind the portal's forward. */
+export function clientAddressOf(req: Request): string {
+  const forwarded = req.headers[FORWARDED_CLIENT_HEADER];
+  const secret = req.headers[FORWARD_SECRET_HEADER];
+  if (typeof forwarded === "string" && forwarded !== "" && typeof secret === "string" && constantTimeEqual(secret, FORWARD_SECRET)) return forwarded;
+  return req.ip ?? req.socket.remoteAddress ?? "unknown";
+}
 
 export interface PortalBundle {
   js: string;
@@ -124,7 +144,7 @@ export function portalRoutes(options: PortalRoutesOptions): express.Router {
   router.post("/portal/auth-api/integration/admin/:operation", express.raw({ type: () => true, limit: "64kb" }), async (req: Request, res: Response) => {
     const operation = String(req.params.operation);
     if (!ADMIN_SESSION_OPERATIONS.has(operation)) return send(res, replyForError(new DomainError("RouteNotFound", `No route for POST ${req.path}`), requestId(res), "admin"));
-    const headers: Record<string, string> = { accept: "application/json" };
+    const headers: Record<string, string> = { accept: "application/json", [FORWARDED_CLIENT_HEADER]: clientAddressOf(req), [FORWARD_SECRET_HEADER]: FORWARD_SECRET };
     if (req.headers["content-type"]) headers["content-type"] = req.headers["content-type"];
     if (req.headers.authorization) headers.authorization = req.headers.authorization;
     try {

@@ -10,6 +10,7 @@ import type { Clock } from "../clock.ts";
 import { DomainError, ValidationError } from "../errors.ts";
 import { hashSecret, randomToken, sha256 } from "./secrets.ts";
 import { accountEmail } from "./account-email.ts";
+import { recordFailure, requireNotWaiting, throttledCheck } from "./credential-throttle.ts";
 
 export const PASSWORD_RESET_MINUTES = 60;
 
@@ -31,9 +32,14 @@ const linkInvalid = () =>
 /**
  * Opens a reset link for the admin with that email, replacing any earlier one; `null` when no admin has
  * it. Both paths draw and hash a token, and the caller mails after answering, so the answer takes the
- * same time either way (an extra argon2 on unknown emails only would make them the slower ones).
+ * same time either way (an extra argon2 on unknown emails only would make them the slower ones). Every
+ * request counts as an attempt (per email and per address), so that asking cannot flood a mailbox.
  */
-export async function createPasswordResetLink(db: Kysely<Database>, clock: Clock, email: string): Promise<PasswordResetLink | null> {
+export async function createPasswordResetLink(db: Kysely<Database>, clock: Clock, input: { email: string; clientAddress: string }): Promise<PasswordResetLink | null> {
+  const { email } = input;
+  const attempt = { account: { scope: "password-reset-email" as const, id: email }, clientAddress: input.clientAddress };
+  await requireNotWaiting(db, clock, attempt);
+  await recordFailure(db, clock, attempt);
   const token = randomToken("pr_");
   const tokenHash = sha256(token);
   const admin = await db
@@ -97,10 +103,15 @@ function checkNewPassword(newPassword: string): void {
 
 /**
  * Sets the new password with a reset link's token. Using the link up is the guarded step (a conditional
- * update), so two submissions of one link cannot both succeed.
+ * update), so two submissions of one link cannot both succeed. Guessing tokens is throttled per client
+ * address: a refused token counts as a failure.
  */
-export async function resetAdminPassword(db: Kysely<Database>, clock: Clock, input: { token: string; newPassword: string }): Promise<void> {
+export async function resetAdminPassword(db: Kysely<Database>, clock: Clock, input: { token: string; newPassword: string; clientAddress: string }): Promise<void> {
   checkNewPassword(input.newPassword);
+  await throttledCheck(db, clock, { clientAddress: input.clientAddress }, () => setPasswordWithLink(db, clock, input));
+}
+
+async function setPasswordWithLink(db: Kysely<Database>, clock: Clock, input: { token: string; newPassword: string }): Promise<void> {
   const passwordHash = await hashSecret(input.newPassword);
   const now = clock.now();
   await db.transaction().execute(async (trx) => {

@@ -6,6 +6,7 @@ import type { Clock } from "../clock.ts";
 import { DomainError } from "../errors.ts";
 import { burnVerification, hashSecret, randomToken, sha256, verifySecret } from "./secrets.ts";
 import { ID_TOKEN_SECONDS, type TokenService } from "./tokens.ts";
+import { throttledCheck } from "./credential-throttle.ts";
 
 const SESSION_DAYS = 30;
 
@@ -23,13 +24,17 @@ function temporaryPasswordExpired(admin: { password_change_required: boolean; pa
   return admin.password_change_required && admin.password_expires_at !== null && admin.password_expires_at.getTime() <= now.getTime();
 }
 
-export async function adminSignIn(db: Kysely<Database>, clock: Clock, tokens: TokenService, input: { email: string; password: string }): Promise<AdminSession> {
-  const admin = await db.selectFrom("admin_users").selectAll().where(sql`lower(email)`, "=", input.email.trim().toLowerCase()).executeTakeFirst();
-  if (!admin) {
-    await burnVerification(input.password);
-    throw new DomainError("InvalidCredentialsError", "Wrong email or password");
-  }
-  if (!(await verifySecret(admin.password_hash, input.password))) throw new DomainError("InvalidCredentialsError", "Wrong email or password");
+/** Guessing is throttled per email and per client address (domain/identity/credential-throttle.ts). */
+export async function adminSignIn(db: Kysely<Database>, clock: Clock, tokens: TokenService, input: { email: string; password: string; clientAddress: string }): Promise<AdminSession> {
+  const admin = await throttledCheck(db, clock, { account: { scope: "admin-email", id: input.email }, clientAddress: input.clientAddress }, async () => {
+    const found = await db.selectFrom("admin_users").selectAll().where(sql`lower(email)`, "=", input.email.trim().toLowerCase()).executeTakeFirst();
+    if (!found) {
+      await burnVerification(input.password);
+      throw new DomainError("InvalidCredentialsError", "Wrong email or password");
+    }
+    if (!(await verifySecret(found.password_hash, input.password))) throw new DomainError("InvalidCredentialsError", "Wrong email or password");
+    return found;
+  });
   const now = clock.now();
   if (temporaryPasswordExpired(admin, now)) throw new DomainError("InvalidCredentialsError", "The temporary password has expired: ask a platform admin for a new welcome email");
   const refreshToken = randomToken("rt_");

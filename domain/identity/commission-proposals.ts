@@ -165,11 +165,11 @@ export async function usableCommissionProposal(db: Kysely<Database>, clock: Cloc
 export async function answerCommissionProposal(
   db: Kysely<Database>,
   clock: Clock,
-  input: { token: string; email: string; password: string; decision: "accept" | "reject" },
+  input: { token: string; email: string; password: string; decision: "accept" | "reject"; clientAddress: string },
 ): Promise<CommissionProposalDetails & { decision: "accept" | "reject" }> {
   const details = await openProposalByToken(db, input.token, clock.now()).executeTakeFirst();
   if (!details) throw linkInvalid();
-  const merchant = await signInMerchantAccount(db, input.email, input.password);
+  const merchant = await signInMerchantAccount(db, clock, input);
   if (merchant.id !== details.merchant_account_id) {
     throw new DomainError("MerchantAccountNotInvitedError", "Only the merchant account the proposal was made to can answer it");
   }

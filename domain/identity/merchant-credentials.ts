@@ -3,14 +3,22 @@
 import { sql, type Kysely } from "kysely";
 import type { Database } from "../../db/schema.ts";
 import type { MerchantAccount } from "../../db/tables/identity.table.ts";
+import type { Clock } from "../clock.ts";
+import { throttledCheck } from "./credential-throttle.ts";
 import { DomainError } from "../errors.ts";
 import { burnVerification, verifySecret } from "./secrets.ts";
 
 /**
  * The merchant account with this email (any case) and password. An unknown email still runs one argon2
- * verification, so that it answers in about the time a wrong password does.
+ * verification, so that it answers in about the time a wrong password does. Guessing is throttled per
+ * email and per client address (domain/identity/credential-throttle.ts), on every page that signs in.
  */
-export async function signInMerchantAccount(db: Kysely<Database>, email: string, password: string): Promise<MerchantAccount> {
+export async function signInMerchantAccount(db: Kysely<Database>, clock: Clock, input: { email: string; password: string; clientAddress: string }): Promise<MerchantAccount> {
+  const { email, password, clientAddress } = input;
+  return throttledCheck(db, clock, { account: { scope: "merchant-email", id: email }, clientAddress }, () => checkMerchantPassword(db, email, password));
+}
+
+async function checkMerchantPassword(db: Kysely<Database>, email: string, password: string): Promise<MerchantAccount> {
   const merchant = await db.selectFrom("merchant_accounts").selectAll().where(sql`lower(email)`, "=", email.trim().toLowerCase()).executeTakeFirst();
   if (!merchant) {
     await burnVerification(password);

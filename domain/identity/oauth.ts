@@ -12,6 +12,7 @@ import { burnVerification, constantTimeEqual, randomToken, sha256, sha256Base64U
 import { signInMerchantAccount } from "./merchant-credentials.ts";
 import { clientSecretMatches } from "./client-secrets.ts";
 import { ID_TOKEN_SECONDS, type TokenService } from "./tokens.ts";
+import { throttledCheck } from "./credential-throttle.ts";
 
 export const DEFAULT_SCOPE = "openid email profile";
 const KNOWN_SCOPES = new Set(["openid", "email", "profile"]);
@@ -120,7 +121,7 @@ export async function authorizationClient(db: Kysely<Database>, transaction: str
 export async function completeSignIn(
   db: Kysely<Database>,
   clock: Clock,
-  input: { transaction: string; csrf: string; csrfCookie: string | undefined; email: string; password: string },
+  input: { transaction: string; csrf: string; csrfCookie: string | undefined; email: string; password: string; clientAddress: string },
 ): Promise<{ redirectTo: string }> {
   const now = clock.now();
   const request = await db.selectFrom("oauth_authorization_requests").selectAll().where("id", "=", input.transaction).executeTakeFirst();
@@ -134,7 +135,7 @@ export async function completeSignIn(
   ) {
     throw new DomainError("SignInFormExpiredError", "The sign-in form expired or was not sent by this browser. Start the authorization again.");
   }
-  const merchant = await signInMerchantAccount(db, input.email, input.password);
+  const merchant = await signInMerchantAccount(db, clock, input);
   const code = randomToken("ac_");
   await db.transaction().execute(async (trx) => {
     const completed = await trx
@@ -163,8 +164,13 @@ export async function completeSignIn(
   return { redirectTo: target.toString() };
 }
 
-/** The client's credentials, checked in constant time whether or not the client exists. */
-export async function authenticateClient(db: Kysely<Database>, clock: Clock, clientId: string, clientSecret: string): Promise<IntegrationClient> {
+/** The client's credentials, checked in constant time whether or not the client exists; guessing is throttled per client_id and per address. */
+export async function authenticateClient(db: Kysely<Database>, clock: Clock, input: { clientId: string; clientSecret: string; clientAddress: string }): Promise<IntegrationClient> {
+  const { clientId, clientSecret, clientAddress } = input;
+  return throttledCheck(db, clock, { account: { scope: "client-id", id: clientId }, clientAddress }, () => checkClientSecret(db, clock, clientId, clientSecret));
+}
+
+async function checkClientSecret(db: Kysely<Database>, clock: Clock, clientId: string, clientSecret: string): Promise<IntegrationClient> {
   const client = await db.selectFrom("integration_clients").selectAll().where("provider_client_id", "=", clientId).executeTakeFirst();
   if (!client) {
     await burnVerification(clientSecret);
@@ -178,9 +184,9 @@ export async function exchangeCode(
   db: Kysely<Database>,
   clock: Clock,
   tokens: TokenService,
-  input: { clientId: string; clientSecret: string; code: string; redirectUri: string; codeVerifier?: string },
+  input: { clientId: string; clientSecret: string; clientAddress: string; code: string; redirectUri: string; codeVerifier?: string },
 ): Promise<TokenSet> {
-  const client = await authenticateClient(db, clock, input.clientId, input.clientSecret);
+  const client = await authenticateClient(db, clock, input);
   const now = clock.now();
   const outcome = await db.transaction().execute(async (trx) => {
     const code = await trx.selectFrom("oauth_codes").selectAll().where("code_hash", "=", sha256(input.code)).forUpdate().executeTakeFirst();
@@ -249,9 +255,9 @@ export async function refreshIdToken(
   db: Kysely<Database>,
   clock: Clock,
   tokens: TokenService,
-  input: { clientId: string; clientSecret: string; refreshToken: string },
+  input: { clientId: string; clientSecret: string; clientAddress: string; refreshToken: string },
 ): Promise<{ idToken: string; tokenType: "Bearer"; expiresIn: number; scope: string }> {
-  const client = await authenticateClient(db, clock, input.clientId, input.clientSecret);
+  const client = await authenticateClient(db, clock, input);
   const grant = await db
     .selectFrom("oauth_grants as g")
     .innerJoin("merchant_accounts as m", "m.id", "g.merchant_account_id")
@@ -269,8 +275,8 @@ export async function refreshIdToken(
  * Revokes a refresh token, or the grant behind an idToken, of this client. Unknown tokens are ignored
  * (RFC 7009): the answer does not tell whether a token existed. Revoking does not unlink the merchant.
  */
-export async function revokeToken(db: Kysely<Database>, clock: Clock, tokens: TokenService, input: { clientId: string; clientSecret: string; token: string }): Promise<void> {
-  const client = await authenticateClient(db, clock, input.clientId, input.clientSecret);
+export async function revokeToken(db: Kysely<Database>, clock: Clock, tokens: TokenService, input: { clientId: string; clientSecret: string; clientAddress: string; token: string }): Promise<void> {
+  const client = await authenticateClient(db, clock, input);
   const now = clock.now();
   const byRefresh = await db
     .updateTable("oauth_grants")

@@ -138,9 +138,9 @@ export async function usablePayoutInvitation(db: Kysely<Database>, clock: Clock,
  * Using the link up is one conditional update (on this very token and email), so a replaced link or a
  * second submission cannot also succeed.
  */
-export async function acceptPayoutLink(db: Kysely<Database>, clock: Clock, input: { token: string; email: string; password: string }): Promise<{ integrationName: string }> {
+export async function acceptPayoutLink(db: Kysely<Database>, clock: Clock, input: { token: string; email: string; password: string; clientAddress: string }): Promise<{ integrationName: string }> {
   const invitation = await usablePayoutInvitation(db, clock, input.token);
-  const merchant = await signInMerchantAccount(db, input.email, input.password);
+  const merchant = await signInMerchantAccount(db, clock, input);
   if (merchant.email.toLowerCase() !== invitation.invitedEmail.toLowerCase()) {
     throw new DomainError("MerchantAccountNotInvitedError", "Only the merchant account of the invited email can accept this payout link");
   }

@@ -84,7 +84,8 @@ export type paths = {
         /**
          * @description Sign in as an admin. The `idToken` is the Bearer of the Admin API. A welcome email's temporary
          *     password signs in for 7 days with `passwordChangeRequired: true`; past that it answers 401
-         *     `InvalidCredentialsError`, like a wrong password.
+         *     `InvalidCredentialsError`, like a wrong password. 429 `TooManyAttemptsError`: too many failed sign-ins
+         *     for this email or from this address; the password is not checked until `Retry-After` seconds pass.
          */
         post: operations["adminLogin"];
         delete?: never;
@@ -129,6 +130,8 @@ export type paths = {
          *     once, for one hour; asking again replaces the earlier link, which stops working. The answer does not
          *     wait for the mail server. In the Sandbox without SMTP the email is written to the log (marked SANDBOX
          *     MAIL); in Production without SMTP nothing is sent and a warning (without the link) is logged.
+         *     Every request counts as an attempt: past 10 for one email (or 50 from one address) in 15 minutes it
+         *     answers 429 `TooManyAttemptsError` with `Retry-After`, and nothing is mailed.
          */
         post: operations["requestAdminPasswordReset"];
         delete?: never;
@@ -150,7 +153,8 @@ export type paths = {
          * @description Set a new password with the token of a reset link (what the reset page does, as JSON). The admin's
          *     temporary password, if any, stops being required, the link is used up, and every session of the admin
          *     ends (its refresh tokens and `idToken`s stop working). 410 `PasswordResetLinkInvalidError`: the token
-         *     is unknown, already used, older than one hour, or replaced by a newer link; nothing changes.
+         *     is unknown, already used, older than one hour, or replaced by a newer link; nothing changes. 429
+         *     `TooManyAttemptsError`: too many refused tokens from this address; wait `Retry-After` seconds.
          */
         post: operations["completeAdminPasswordReset"];
         delete?: never;
@@ -177,7 +181,8 @@ export type paths = {
         /**
          * @description Used by the reset page only: the same change as `POST /integration/admin/password-reset/complete`,
          *     answered with a page. 200: the password changed; 400: the form again with what is wrong with the new
-         *     password; 410: the link no longer works. A request that is not the form at all gets the API's JSON
+         *     password; 410: the link no longer works; 429: too many refused tokens from this address, the page
+         *     says how long to wait (with `Retry-After`). A request that is not the form at all gets the API's JSON
          *     `ValidationError`.
          */
         post: operations["submitAdminPasswordResetPage"];
@@ -223,7 +228,9 @@ export type paths = {
          *     proposed percentage at once (for payments received from then on), rejecting leaves it. The form again
          *     with the refusal: 401 `InvalidGrantError` (no merchant account with that email) or
          *     `InvalidCredentialsError` (a wrong password), 403 `MerchantAccountNotInvitedError` (not the merchant account the proposal is for). 410
-         *     `MerchantInvitationLinkInvalidError`: the link no longer works. A request that is not the form at all
+         *     `MerchantInvitationLinkInvalidError`: the link no longer works. 429: too many failed sign-ins for this
+         *     email or from this address (counted with the authorization screen's); the page says how long to wait,
+         *     with `Retry-After`, and the password is not checked meanwhile. A request that is not the form at all
          *     gets the API's JSON `ValidationError`.
          */
         post: operations["answerCommissionProposal"];
@@ -291,8 +298,10 @@ export type paths = {
          *     merchant's credentials. Success: 303 to `redirect_uri` with `code` and `state`. Failure: the
          *     screen again with the error (`InvalidGrantError`: no merchant account with that email, admin
          *     accounts and accounts of the other environment included; `InvalidCredentialsError`: wrong
-         *     password; 403: the form expired or its CSRF token does not match). A request that is not a
-         *     sign-in form at all (another content type, a missing field) gets the API's JSON `ValidationError`.
+         *     password; 403: the form expired or its CSRF token does not match; 429: too many failed attempts
+         *     for this email or from this address, the screen says how long to wait, with `Retry-After`, and the
+         *     password is not checked meanwhile). A request that is not a sign-in form at all (another content
+         *     type, a missing field) gets the API's JSON `ValidationError`.
          */
         post: operations["completeLogin"];
         delete?: never;
@@ -357,7 +366,7 @@ export type paths = {
         };
         get?: never;
         put?: never;
-        /** @description Get a new `idToken` with the stored `refreshToken`. */
+        /** @description Get a new `idToken` with the stored `refreshToken`. 429 `TooManyAttemptsError`: too many wrong `clientSecret`s for this `clientId` or from this address. */
         post: operations["refreshToken"];
         delete?: never;
         options?: never;
@@ -374,7 +383,7 @@ export type paths = {
         };
         get?: never;
         put?: never;
-        /** @description Revoke a refresh token (and the `idToken`s issued from it). Revoking does not unlink the merchant. Answers 200 with no body, also for a token that is unknown or already revoked. Revocation of RFC 7009 for standard OAuth 2.0 clients. */
+        /** @description Revoke a refresh token (and the `idToken`s issued from it). Revoking does not unlink the merchant. Answers 200 with no body, also for a token that is unknown or already revoked. 429 `TooManyAttemptsError`: too many wrong `clientSecret`s for this `clientId` or from this address. Revocation of RFC 7009 for standard OAuth 2.0 clients. 429 `TooManyAttemptsError`: too many failed client authentications for this `client_id` or from this address. */
         post: operations["revokeToken"];
         delete?: never;
         options?: never;
@@ -391,7 +400,7 @@ export type paths = {
         };
         get?: never;
         put?: never;
-        /** @description Exchange an authorization code for tokens (the documented JSON form). Store the `refreshToken` and the `merchantUserId` (from `GET /me`). The token endpoint of RFC 6749 for standard OAuth 2.0 clients (form-encoded, snake_case, HTTP Basic client authentication, PKCE). */
+        /** @description Exchange an authorization code for tokens (the documented JSON form). Store the `refreshToken` and the `merchantUserId` (from `GET /me`). 429 `TooManyAttemptsError`: too many wrong `clientSecret`s for this `clientId` or from this address; wait `Retry-After` seconds. The token endpoint of RFC 6749 for standard OAuth 2.0 clients (form-encoded, snake_case, HTTP Basic client authentication, PKCE). 429 `TooManyAttemptsError` (in the API's error body, with `Retry-After`): too many failed client authentications for this `client_id` or from this address. */
         post: operations["exchangeToken"];
         delete?: never;
         options?: never;
@@ -414,7 +423,9 @@ export type paths = {
          *     commissions (the link is used up). The form again with the refusal: 401 `InvalidGrantError` (no
          *     merchant account with that email) or `InvalidCredentialsError` (a wrong password), 403 `MerchantAccountNotInvitedError`
          *     (the account is not the invited email: only that account may accept). 410
-         *     `MerchantInvitationLinkInvalidError`: the link no longer works. A request that is not the form at
+         *     `MerchantInvitationLinkInvalidError`: the link no longer works. 429: too many failed sign-ins for this
+         *     email or from this address (counted with the authorization screen's); the page says how long to wait,
+         *     with `Retry-After`, and the password is not checked meanwhile. A request that is not the form at
          *     all gets the API's JSON `ValidationError`.
          */
         post: operations["acceptPayoutLink"];
@@ -941,6 +952,23 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /**
+             * @description 429 `TooManyAttemptsError`: too many failed attempts for this account (10 in 15 minutes; per `clientId`
+             *     at the token endpoints) or from this address (50 in 15 minutes, over every account). The credential is
+             *     not checked while waiting, so the answer is 429 even with the right one. The first wait is one minute;
+             *     each further failure doubles it, up to 15 minutes; the count starts again after 15 minutes without
+             *     failures, and a success starts the account's count again. Wait `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description An internal error. After a create or a bulk, check with GET before retrying. */
             500: {
                 headers: {
@@ -1049,6 +1077,23 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /**
+             * @description 429 `TooManyAttemptsError`: too many failed attempts for this account (10 in 15 minutes; per `clientId`
+             *     at the token endpoints) or from this address (50 in 15 minutes, over every account). The credential is
+             *     not checked while waiting, so the answer is 429 even with the right one. The first wait is one minute;
+             *     each further failure doubles it, up to 15 minutes; the count starts again after 15 minutes without
+             *     failures, and a success starts the account's count again. Wait `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description An internal error. After a create or a bulk, check with GET before retrying. */
             500: {
                 headers: {
@@ -1107,6 +1152,23 @@ export interface operations {
             /** @description The request body is larger than the service accepts. */
             413: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description 429 `TooManyAttemptsError`: too many failed attempts for this account (10 in 15 minutes; per `clientId`
+             *     at the token endpoints) or from this address (50 in 15 minutes, over every account). The credential is
+             *     not checked while waiting, so the answer is 429 even with the right one. The first wait is one minute;
+             *     each further failure doubles it, up to 15 minutes; the count starts again after 15 minutes without
+             *     failures, and a success starts the account's count again. Wait `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1217,6 +1279,17 @@ export interface operations {
             /** @description An HTML page (the authorization screen). */
             410: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description 429: the page again (HTML in Spanish) saying how many minutes to wait; see `TooManyAttempts` for the limits. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1426,6 +1499,17 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            /** @description 429: the page again (HTML in Spanish) saying how many minutes to wait; see `TooManyAttempts` for the limits. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
             /** @description An internal error. After a create or a bulk, check with GET before retrying. */
             500: {
                 headers: {
@@ -1601,6 +1685,17 @@ export interface operations {
             /** @description An HTML page (the authorization screen). */
             403: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description 429: the page again (HTML in Spanish) saying how many minutes to wait; see `TooManyAttempts` for the limits. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1791,6 +1886,23 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /**
+             * @description 429 `TooManyAttemptsError`: too many failed attempts for this account (10 in 15 minutes; per `clientId`
+             *     at the token endpoints) or from this address (50 in 15 minutes, over every account). The credential is
+             *     not checked while waiting, so the answer is 429 even with the right one. The first wait is one minute;
+             *     each further failure doubles it, up to 15 minutes; the count starts again after 15 minutes without
+             *     failures, and a success starts the account's count again. Wait `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description An internal error. After a create or a bulk, check with GET before retrying. */
             500: {
                 headers: {
@@ -1858,6 +1970,23 @@ export interface operations {
             /** @description The request body is larger than the service accepts. */
             413: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description 429 `TooManyAttemptsError`: too many failed attempts for this account (10 in 15 minutes; per `clientId`
+             *     at the token endpoints) or from this address (50 in 15 minutes, over every account). The credential is
+             *     not checked while waiting, so the answer is 429 even with the right one. The first wait is one minute;
+             *     each further failure doubles it, up to 15 minutes; the count starts again after 15 minutes without
+             *     failures, and a success starts the account's count again. Wait `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1936,6 +2065,23 @@ export interface operations {
             /** @description The request body is larger than the service accepts. */
             413: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description 429 `TooManyAttemptsError`: too many failed attempts for this account (10 in 15 minutes; per `clientId`
+             *     at the token endpoints) or from this address (50 in 15 minutes, over every account). The credential is
+             *     not checked while waiting, so the answer is 429 even with the right one. The first wait is one minute;
+             *     each further failure doubles it, up to 15 minutes; the count starts again after 15 minutes without
+             *     failures, and a success starts the account's count again. Wait `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2064,6 +2210,17 @@ export interface operations {
             /** @description An HTML page (the authorization screen). */
             410: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description 429: the page again (HTML in Spanish) saying how many minutes to wait; see `TooManyAttempts` for the limits. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {

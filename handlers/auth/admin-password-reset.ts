@@ -7,6 +7,7 @@ import { createPasswordResetLink, requireUsablePasswordResetLink, resetAdminPass
 import type { OperationHandler } from "../../server/handler-types.ts";
 import { emailedLinkPageHeaders as pageHeaders, pageNonce } from "./emailed-link-page.ts";
 import { renderPasswordResetDone, renderPasswordResetForm, renderPasswordResetLinkInvalid } from "./password-reset-page.ts";
+import { retryAfterHeader, tooManyAttemptsWait } from "./too-many-attempts.ts";
 
 type Handler<Id extends keyof operations, Answers extends number = never> = OperationHandler<operations[Id], AuthCaller, Answers>;
 
@@ -16,8 +17,8 @@ function pageRefusal(error: unknown): "ValidationError" | "PasswordResetLinkInva
   return error.code === "ValidationError" || error.code === "PasswordResetLinkInvalidError" ? error.code : undefined;
 }
 
-export const requestAdminPasswordReset: Handler<"requestAdminPasswordReset"> = async ({ body, services, log }) => {
-  const link = await createPasswordResetLink(services.db, services.clock, body.email);
+export const requestAdminPasswordReset: Handler<"requestAdminPasswordReset"> = async ({ body, services, log, clientAddress }) => {
+  const link = await createPasswordResetLink(services.db, services.clock, { email: body.email, clientAddress });
   if (link) {
     const mail = services.accountMail;
     if (!mail) {
@@ -35,8 +36,8 @@ export const requestAdminPasswordReset: Handler<"requestAdminPasswordReset"> = a
   return { status: 202, headers: { "Cache-Control": "no-store" } };
 };
 
-export const completeAdminPasswordReset: Handler<"completeAdminPasswordReset"> = async ({ body, services }) => {
-  await resetAdminPassword(services.db, services.clock, body);
+export const completeAdminPasswordReset: Handler<"completeAdminPasswordReset"> = async ({ body, services, clientAddress }) => {
+  await resetAdminPassword(services.db, services.clock, { ...body, clientAddress });
   return { status: 204, headers: { "Cache-Control": "no-store" } };
 };
 
@@ -51,11 +52,15 @@ export const showAdminPasswordResetPage: Handler<"showAdminPasswordResetPage", 4
   return { status: 200, body: renderPasswordResetForm({ token: query.token, nonce }), headers: pageHeaders(nonce) };
 };
 
-export const submitAdminPasswordResetPage: Handler<"submitAdminPasswordResetPage", 400 | 410> = async ({ body, services }) => {
+export const submitAdminPasswordResetPage: Handler<"submitAdminPasswordResetPage", 400 | 410 | 429> = async ({ body, services, clientAddress }) => {
   const nonce = pageNonce();
   try {
-    await resetAdminPassword(services.db, services.clock, body);
+    await resetAdminPassword(services.db, services.clock, { ...body, clientAddress });
   } catch (error) {
+    const wait = tooManyAttemptsWait(error);
+    if (wait !== undefined) {
+      return { status: 429, body: renderPasswordResetForm({ token: body.token, nonce, errorCode: "TooManyAttemptsError", retryAfterSeconds: wait }), headers: { ...pageHeaders(nonce), ...retryAfterHeader(wait) } };
+    }
     const refusal = pageRefusal(error);
     if (refusal === "ValidationError") return { status: 400, body: renderPasswordResetForm({ token: body.token, nonce, errorCode: refusal }), headers: pageHeaders(nonce) };
     if (refusal === "PasswordResetLinkInvalidError") return { status: 410, body: renderPasswordResetLinkInvalid(nonce), headers: pageHeaders(nonce) };

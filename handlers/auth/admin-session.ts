@@ -7,9 +7,9 @@ import type { OperationHandler } from "../../server/handler-types.ts";
 
 type Handler<Id extends keyof operations> = OperationHandler<operations[Id], AuthCaller>;
 
-export const adminLogin: Handler<"adminLogin"> = async ({ body, services }) => ({
+export const adminLogin: Handler<"adminLogin"> = async ({ body, services, clientAddress }) => ({
   status: 200,
-  body: await adminSignIn(services.db, services.clock, services.tokens, body),
+  body: await adminSignIn(services.db, services.clock, services.tokens, { ...body, clientAddress }),
   headers: { "Cache-Control": "no-store" },
 });
 

@@ -7,6 +7,7 @@ import type { OperationHandler } from "../../server/handler-types.ts";
 import { emailedLinkPageHeaders, pageNonce } from "./emailed-link-page.ts";
 import { consentRefusalStatus, renderCommissionProposalAnswered, renderCommissionProposalForm, renderCommissionProposalInvalid } from "./merchant-consent-pages.ts";
 import { MERCHANT_SIGN_IN_REFUSAL_TEXT } from "./sign-in-page.ts";
+import { retryAfterHeader, tooManyAttemptsText, tooManyAttemptsWait } from "./too-many-attempts.ts";
 
 type Handler<Id extends keyof operations, Answers extends number = never> = OperationHandler<operations[Id], AuthCaller, Answers>;
 
@@ -21,12 +22,18 @@ export const showCommissionProposalPage: Handler<"showCommissionProposalPage", 4
   }
 };
 
-export const answerCommissionProposal: Handler<"answerCommissionProposal", 401 | 403 | 410> = async ({ body, services }) => {
+export const answerCommissionProposal: Handler<"answerCommissionProposal", 401 | 403 | 410 | 429> = async ({ body, services, clientAddress }) => {
   const nonce = pageNonce();
   try {
-    const answered = await answer(services.db, services.clock, body);
+    const answered = await answer(services.db, services.clock, { ...body, clientAddress });
     return { status: 200, body: renderCommissionProposalAnswered(nonce, answered), headers: emailedLinkPageHeaders(nonce) };
   } catch (error) {
+    const wait = tooManyAttemptsWait(error);
+    if (wait !== undefined) {
+      const proposal = await usableCommissionProposal(services.db, services.clock, body.token);
+      const page = renderCommissionProposalForm({ token: body.token, nonce, ...proposal, email: body.email, refusal: { code: "TooManyAttemptsError", text: tooManyAttemptsText(wait) } });
+      return { status: 429, body: page, headers: { ...emailedLinkPageHeaders(nonce), ...retryAfterHeader(wait) } };
+    }
     const refusal = consentRefusalStatus(error);
     if (!refusal) throw error;
     if (refusal.status === 410) return { status: 410, body: renderCommissionProposalInvalid(nonce), headers: emailedLinkPageHeaders(nonce) };

@@ -16,6 +16,7 @@ import {
 import type { HandlerContext, OperationHandler, Services } from "../../server/handler-types.ts";
 import { integrationLogosBaseUrl } from "./logos.ts";
 import { renderSignInPage, renderSignedOutPage } from "./sign-in-page.ts";
+import { retryAfterHeader, tooManyAttemptsText, tooManyAttemptsWait } from "./too-many-attempts.ts";
 import { describeOffer, offerOf } from "../../domain/identity/offer.ts";
 import { merchantNameAndEmail } from "../../domain/identity/merchant-users.ts";
 
@@ -57,17 +58,18 @@ export const authorize: Handler<"authorize"> = async ({ query, services }) => {
 };
 
 /** The refusals the sign-in screen shows on the page again, with their documented statuses. */
-const SIGN_IN_REFUSALS: Partial<Record<ErrorCode, 400 | 401 | 403>> = { InvalidGrantError: 400, InvalidCredentialsError: 401, SignInFormExpiredError: 403 };
+const SIGN_IN_REFUSALS: Partial<Record<ErrorCode, 400 | 401 | 403 | 429>> = { InvalidGrantError: 400, InvalidCredentialsError: 401, SignInFormExpiredError: 403, TooManyAttemptsError: 429 };
 
-export const completeLogin: Handler<"completeLogin", 400 | 401 | 403> = async ({ body, headers, services }) => {
+export const completeLogin: Handler<"completeLogin", 400 | 401 | 403 | 429> = async ({ body, headers, services, clientAddress }) => {
   const csrfCookie = cookie(headers.cookie, CSRF_COOKIE);
   try {
-    const { redirectTo } = await completeSignIn(services.db, services.clock, { ...body, csrfCookie });
+    const { redirectTo } = await completeSignIn(services.db, services.clock, { ...body, csrfCookie, clientAddress });
     return { status: 303, headers: { ...NO_STORE, Location: redirectTo, ...CLEAR_CSRF_COOKIE } };
   } catch (error) {
     const status = error instanceof DomainError ? SIGN_IN_REFUSALS[error.code] : undefined;
     if (!status || !(error instanceof DomainError)) throw error;
     // The screen again, with the refusal on it; the same transaction lets the merchant try again.
+    const wait = tooManyAttemptsWait(error);
     const client = await authorizationClient(services.db, body.transaction);
     const page = renderSignInPage({
       integrationName: client?.name ?? "la aplicación",
@@ -76,9 +78,10 @@ export const completeLogin: Handler<"completeLogin", 400 | 401 | 403> = async ({
       transaction: body.transaction,
       csrf: body.csrf,
       email: body.email,
-      error: { code: error.code, message: error.message },
+      error: { code: error.code, message: wait !== undefined ? tooManyAttemptsText(wait) : error.message },
     });
-    return { status, body: page, headers: pageHeaders(services, client ? client.redirect_uris.map((uri) => new URL(uri).origin) : []) };
+    const formTargets = client ? client.redirect_uris.map((uri) => new URL(uri).origin) : [];
+    return { status, body: page, headers: { ...pageHeaders(services, formTargets), ...(wait !== undefined ? retryAfterHeader(wait) : {}) } };
   }
 };
 
@@ -124,15 +127,15 @@ function documentedTokens(tokens: TokenSet) {
   return { idToken: tokens.idToken, refreshToken: tokens.refreshToken, tokenType: tokens.tokenType, expiresIn: tokens.expiresIn };
 }
 
-export const exchangeToken: Handler<"exchangeToken"> = async ({ body, headers, services }) => {
+export const exchangeToken: Handler<"exchangeToken"> = async ({ body, headers, services, clientAddress }) => {
   const { db, clock, tokens } = services;
   if (!isForm(headers)) {
     const request = body as operations["exchangeToken"]["requestBody"]["content"]["application/json"];
-    const set = await exchangeCode(db, clock, tokens, request);
+    const set = await exchangeCode(db, clock, tokens, { ...request, clientAddress });
     return { status: 200, body: documentedTokens(set), headers: NO_STORE };
   }
   const form = body as operations["exchangeToken"]["requestBody"]["content"]["application/x-www-form-urlencoded"];
-  const client = formClientCredentials(headers, form);
+  const client = { ...formClientCredentials(headers, form), clientAddress };
   if (form.grant_type === "refresh_token") {
     if (!form.refresh_token) throw new DomainError("InvalidRequestError", "refresh_token is required");
     const refreshed = await refreshIdToken(db, clock, tokens, { ...client, refreshToken: form.refresh_token });
@@ -151,18 +154,18 @@ export const exchangeToken: Handler<"exchangeToken"> = async ({ body, headers, s
   };
 };
 
-export const refreshToken: Handler<"refreshToken"> = async ({ body, services }) => {
-  const refreshed = await refreshIdToken(services.db, services.clock, services.tokens, body);
+export const refreshToken: Handler<"refreshToken"> = async ({ body, services, clientAddress }) => {
+  const refreshed = await refreshIdToken(services.db, services.clock, services.tokens, { ...body, clientAddress });
   return { status: 200, body: { idToken: refreshed.idToken, tokenType: refreshed.tokenType, expiresIn: refreshed.expiresIn }, headers: NO_STORE };
 };
 
-export const revokeToken: Handler<"revokeToken"> = async ({ body, headers, services }) => {
+export const revokeToken: Handler<"revokeToken"> = async ({ body, headers, services, clientAddress }) => {
   if (isForm(headers)) {
     const form = body as operations["revokeToken"]["requestBody"]["content"]["application/x-www-form-urlencoded"];
-    await revoke(services.db, services.clock, services.tokens, { ...formClientCredentials(headers, form), token: form.token });
+    await revoke(services.db, services.clock, services.tokens, { ...formClientCredentials(headers, form), clientAddress, token: form.token });
   } else {
     const request = body as operations["revokeToken"]["requestBody"]["content"]["application/json"];
-    await revoke(services.db, services.clock, services.tokens, request);
+    await revoke(services.db, services.clock, services.tokens, { ...request, clientAddress });
   }
   return { status: 200 };
 };

@@ -6,6 +6,7 @@ import { ADMIN_PASSWORD_LENGTH } from "../../domain/identity/admin-password-rese
 import { htmlDocument } from "../html-document.ts";
 import { AUTH_PAGE_STYLE } from "./sign-in-page.ts";
 import { FORGET_TOKEN_IN_ADDRESS_BAR } from "./emailed-link-page.ts";
+import { tooManyAttemptsText } from "./too-many-attempts.ts";
 
 const STYLE = `${AUTH_PAGE_STYLE}
   .ok { background: #e8f6ee; color: #14532d; padding: .5rem .75rem; border-radius: 8px; }
@@ -16,12 +17,13 @@ const ERROR_TEXT: Record<string, string> = {
   PasswordResetLinkInvalidError: "Este enlace ya no sirve: venció (dura una hora), ya se usó o pediste uno más nuevo. Pedí otro desde el ingreso de administración.",
 };
 
-function errorParagraph(code: string): string {
-  return `<p class="error" role="alert" data-code="${escapeHtml(code)}">${escapeHtml(ERROR_TEXT[code] ?? "No pudimos cambiar la contraseña.")}</p>`;
+function errorParagraph(code: string, retryAfterSeconds?: number): string {
+  const text = retryAfterSeconds !== undefined ? tooManyAttemptsText(retryAfterSeconds) : (ERROR_TEXT[code] ?? "No pudimos cambiar la contraseña.");
+  return `<p class="error" role="alert" data-code="${escapeHtml(code)}">${escapeHtml(text)}</p>`;
 }
 
-/** The form; `error` is the refusal of a previous attempt (a too short password). */
-export function renderPasswordResetForm(input: { token: string; nonce: string; errorCode?: string }): string {
+/** The form; `errorCode` is the refusal of a previous attempt (a too short password, too many attempts: then `retryAfterSeconds`). */
+export function renderPasswordResetForm(input: { token: string; nonce: string; errorCode?: string; retryAfterSeconds?: number }): string {
   return htmlDocument({
     title: "Elegí una contraseña nueva",
     style: STYLE,
@@ -30,7 +32,7 @@ export function renderPasswordResetForm(input: { token: string; nonce: string; e
     script: FORGET_TOKEN_IN_ADDRESS_BAR,
     main: `<h1>Elegí una contraseña nueva</h1>
 <p>Es para tu cuenta de administración en Cobro. Al guardarla se cierran todas tus sesiones abiertas.</p>
-${input.errorCode ? errorParagraph(input.errorCode) : ""}
+${input.errorCode ? errorParagraph(input.errorCode, input.retryAfterSeconds) : ""}
 <form method="post" action="/integration/admin/password-reset/page">
 <input type="hidden" name="token" value="${escapeHtml(input.token)}">
 <label for="newPassword">Contraseña nueva</label>

@@ -7,6 +7,7 @@ import type { OperationHandler } from "../../server/handler-types.ts";
 import { emailedLinkPageHeaders, pageNonce } from "./emailed-link-page.ts";
 import { consentRefusalStatus, renderPayoutLinkAccepted, renderPayoutLinkForm, renderPayoutLinkInvalid } from "./merchant-consent-pages.ts";
 import { MERCHANT_SIGN_IN_REFUSAL_TEXT } from "./sign-in-page.ts";
+import { retryAfterHeader, tooManyAttemptsText, tooManyAttemptsWait } from "./too-many-attempts.ts";
 
 type Handler<Id extends keyof operations, Answers extends number = never> = OperationHandler<operations[Id], AuthCaller, Answers>;
 
@@ -21,12 +22,18 @@ export const showPayoutLinkAcceptPage: Handler<"showPayoutLinkAcceptPage", 410> 
   }
 };
 
-export const acceptPayoutLink: Handler<"acceptPayoutLink", 401 | 403 | 410> = async ({ body, services }) => {
+export const acceptPayoutLink: Handler<"acceptPayoutLink", 401 | 403 | 410 | 429> = async ({ body, services, clientAddress }) => {
   const nonce = pageNonce();
   try {
-    const { integrationName } = await accept(services.db, services.clock, body);
+    const { integrationName } = await accept(services.db, services.clock, { ...body, clientAddress });
     return { status: 200, body: renderPayoutLinkAccepted(nonce, integrationName), headers: emailedLinkPageHeaders(nonce) };
   } catch (error) {
+    const wait = tooManyAttemptsWait(error);
+    if (wait !== undefined) {
+      const invitation = await usablePayoutInvitation(services.db, services.clock, body.token);
+      const page = renderPayoutLinkForm({ token: body.token, nonce, ...invitation, email: body.email, refusal: { code: "TooManyAttemptsError", text: tooManyAttemptsText(wait) } });
+      return { status: 429, body: page, headers: { ...emailedLinkPageHeaders(nonce), ...retryAfterHeader(wait) } };
+    }
     const refusal = consentRefusalStatus(error);
     if (!refusal) throw error;
     if (refusal.status === 410) return { status: 410, body: renderPayoutLinkInvalid(nonce), headers: emailedLinkPageHeaders(nonce) };

@@ -203,7 +203,7 @@ export class AdminSessionApi extends runtime.BaseAPI {
     }
 
     /**
-     * Sign in as an admin. The `idToken` is the Bearer of the Admin API. A welcome email\'s temporary password signs in for 7 days with `passwordChangeRequired: true`; past that it answers 401 `InvalidCredentialsError`, like a wrong password.
+     * Sign in as an admin. The `idToken` is the Bearer of the Admin API. A welcome email\'s temporary password signs in for 7 days with `passwordChangeRequired: true`; past that it answers 401 `InvalidCredentialsError`, like a wrong password. 429 `TooManyAttemptsError`: too many failed sign-ins for this email or from this address; the password is not checked until `Retry-After` seconds pass.
      */
     async adminLoginRaw(requestParameters: AdminLoginRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<AdminSession>> {
         const requestOptions = await this.adminLoginRequestOpts(requestParameters);
@@ -213,7 +213,7 @@ export class AdminSessionApi extends runtime.BaseAPI {
     }
 
     /**
-     * Sign in as an admin. The `idToken` is the Bearer of the Admin API. A welcome email\'s temporary password signs in for 7 days with `passwordChangeRequired: true`; past that it answers 401 `InvalidCredentialsError`, like a wrong password.
+     * Sign in as an admin. The `idToken` is the Bearer of the Admin API. A welcome email\'s temporary password signs in for 7 days with `passwordChangeRequired: true`; past that it answers 401 `InvalidCredentialsError`, like a wrong password. 429 `TooManyAttemptsError`: too many failed sign-ins for this email or from this address; the password is not checked until `Retry-After` seconds pass.
      */
     async adminLogin(requestParameters: AdminLoginRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<AdminSession> {
         const response = await this.adminLoginRaw(requestParameters, initOverrides);
@@ -343,7 +343,7 @@ export class AdminSessionApi extends runtime.BaseAPI {
     }
 
     /**
-     * Set a new password with the token of a reset link (what the reset page does, as JSON). The admin\'s temporary password, if any, stops being required, the link is used up, and every session of the admin ends (its refresh tokens and `idToken`s stop working). 410 `PasswordResetLinkInvalidError`: the token is unknown, already used, older than one hour, or replaced by a newer link; nothing changes.
+     * Set a new password with the token of a reset link (what the reset page does, as JSON). The admin\'s temporary password, if any, stops being required, the link is used up, and every session of the admin ends (its refresh tokens and `idToken`s stop working). 410 `PasswordResetLinkInvalidError`: the token is unknown, already used, older than one hour, or replaced by a newer link; nothing changes. 429 `TooManyAttemptsError`: too many refused tokens from this address; wait `Retry-After` seconds.
      */
     async completeAdminPasswordResetRaw(requestParameters: CompleteAdminPasswordResetRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<void>> {
         const requestOptions = await this.completeAdminPasswordResetRequestOpts(requestParameters);
@@ -353,7 +353,7 @@ export class AdminSessionApi extends runtime.BaseAPI {
     }
 
     /**
-     * Set a new password with the token of a reset link (what the reset page does, as JSON). The admin\'s temporary password, if any, stops being required, the link is used up, and every session of the admin ends (its refresh tokens and `idToken`s stop working). 410 `PasswordResetLinkInvalidError`: the token is unknown, already used, older than one hour, or replaced by a newer link; nothing changes.
+     * Set a new password with the token of a reset link (what the reset page does, as JSON). The admin\'s temporary password, if any, stops being required, the link is used up, and every session of the admin ends (its refresh tokens and `idToken`s stop working). 410 `PasswordResetLinkInvalidError`: the token is unknown, already used, older than one hour, or replaced by a newer link; nothing changes. 429 `TooManyAttemptsError`: too many refused tokens from this address; wait `Retry-After` seconds.
      */
     async completeAdminPasswordReset(requestParameters: CompleteAdminPasswordResetRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<void> {
         await this.completeAdminPasswordResetRaw(requestParameters, initOverrides);
@@ -389,7 +389,7 @@ export class AdminSessionApi extends runtime.BaseAPI {
     }
 
     /**
-     * Ask for a password reset link. Always answers 202 with no body, whether or not an admin (integration or platform) has that email, so that the answer never tells which accounts exist. For a known admin, an email in Spanish carries a link to `GET /integration/admin/password-reset/page?token=…` that works once, for one hour; asking again replaces the earlier link, which stops working. The answer does not wait for the mail server. In the Sandbox without SMTP the email is written to the log (marked SANDBOX MAIL); in Production without SMTP nothing is sent and a warning (without the link) is logged.
+     * Ask for a password reset link. Always answers 202 with no body, whether or not an admin (integration or platform) has that email, so that the answer never tells which accounts exist. For a known admin, an email in Spanish carries a link to `GET /integration/admin/password-reset/page?token=…` that works once, for one hour; asking again replaces the earlier link, which stops working. The answer does not wait for the mail server. In the Sandbox without SMTP the email is written to the log (marked SANDBOX MAIL); in Production without SMTP nothing is sent and a warning (without the link) is logged. Every request counts as an attempt: past 10 for one email (or 50 from one address) in 15 minutes it answers 429 `TooManyAttemptsError` with `Retry-After`, and nothing is mailed.
      */
     async requestAdminPasswordResetRaw(requestParameters: RequestAdminPasswordResetRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<void>> {
         const requestOptions = await this.requestAdminPasswordResetRequestOpts(requestParameters);
@@ -399,7 +399,7 @@ export class AdminSessionApi extends runtime.BaseAPI {
     }
 
     /**
-     * Ask for a password reset link. Always answers 202 with no body, whether or not an admin (integration or platform) has that email, so that the answer never tells which accounts exist. For a known admin, an email in Spanish carries a link to `GET /integration/admin/password-reset/page?token=…` that works once, for one hour; asking again replaces the earlier link, which stops working. The answer does not wait for the mail server. In the Sandbox without SMTP the email is written to the log (marked SANDBOX MAIL); in Production without SMTP nothing is sent and a warning (without the link) is logged.
+     * Ask for a password reset link. Always answers 202 with no body, whether or not an admin (integration or platform) has that email, so that the answer never tells which accounts exist. For a known admin, an email in Spanish carries a link to `GET /integration/admin/password-reset/page?token=…` that works once, for one hour; asking again replaces the earlier link, which stops working. The answer does not wait for the mail server. In the Sandbox without SMTP the email is written to the log (marked SANDBOX MAIL); in Production without SMTP nothing is sent and a warning (without the link) is logged. Every request counts as an attempt: past 10 for one email (or 50 from one address) in 15 minutes it answers 429 `TooManyAttemptsError` with `Retry-After`, and nothing is mailed.
      */
     async requestAdminPasswordReset(requestParameters: RequestAdminPasswordResetRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<void> {
         await this.requestAdminPasswordResetRaw(requestParameters, initOverrides);
@@ -514,7 +514,7 @@ export class AdminSessionApi extends runtime.BaseAPI {
     }
 
     /**
-     * Used by the reset page only: the same change as `POST /integration/admin/password-reset/complete`, answered with a page. 200: the password changed; 400: the form again with what is wrong with the new password; 410: the link no longer works. A request that is not the form at all gets the API\'s JSON `ValidationError`.
+     * Used by the reset page only: the same change as `POST /integration/admin/password-reset/complete`, answered with a page. 200: the password changed; 400: the form again with what is wrong with the new password; 410: the link no longer works; 429: too many refused tokens from this address, the page says how long to wait (with `Retry-After`). A request that is not the form at all gets the API\'s JSON `ValidationError`.
      */
     async submitAdminPasswordResetPageRaw(requestParameters: SubmitAdminPasswordResetPageRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<string>> {
         const requestOptions = await this.submitAdminPasswordResetPageRequestOpts(requestParameters);
@@ -528,7 +528,7 @@ export class AdminSessionApi extends runtime.BaseAPI {
     }
 
     /**
-     * Used by the reset page only: the same change as `POST /integration/admin/password-reset/complete`, answered with a page. 200: the password changed; 400: the form again with what is wrong with the new password; 410: the link no longer works. A request that is not the form at all gets the API\'s JSON `ValidationError`.
+     * Used by the reset page only: the same change as `POST /integration/admin/password-reset/complete`, answered with a page. 200: the password changed; 400: the form again with what is wrong with the new password; 410: the link no longer works; 429: too many refused tokens from this address, the page says how long to wait (with `Retry-After`). A request that is not the form at all gets the API\'s JSON `ValidationError`.
      */
     async submitAdminPasswordResetPage(requestParameters: SubmitAdminPasswordResetPageRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<string> {
         const response = await this.submitAdminPasswordResetPageRaw(requestParameters, initOverrides);

@@ -328,7 +328,7 @@ export class OAuthApi extends runtime.BaseAPI {
     }
 
     /**
-     * Used by the authorization screen only; not called by integrators. Checks the CSRF token and the merchant\'s credentials. Success: 303 to `redirect_uri` with `code` and `state`. Failure: the screen again with the error (`InvalidGrantError`: no merchant account with that email, admin accounts and accounts of the other environment included; `InvalidCredentialsError`: wrong password; 403: the form expired or its CSRF token does not match). A request that is not a sign-in form at all (another content type, a missing field) gets the API\'s JSON `ValidationError`.
+     * Used by the authorization screen only; not called by integrators. Checks the CSRF token and the merchant\'s credentials. Success: 303 to `redirect_uri` with `code` and `state`. Failure: the screen again with the error (`InvalidGrantError`: no merchant account with that email, admin accounts and accounts of the other environment included; `InvalidCredentialsError`: wrong password; 403: the form expired or its CSRF token does not match; 429: too many failed attempts for this email or from this address, the screen says how long to wait, with `Retry-After`, and the password is not checked meanwhile). A request that is not a sign-in form at all (another content type, a missing field) gets the API\'s JSON `ValidationError`.
      */
     async completeLoginRaw(requestParameters: CompleteLoginRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<void>> {
         const requestOptions = await this.completeLoginRequestOpts(requestParameters);
@@ -338,7 +338,7 @@ export class OAuthApi extends runtime.BaseAPI {
     }
 
     /**
-     * Used by the authorization screen only; not called by integrators. Checks the CSRF token and the merchant\'s credentials. Success: 303 to `redirect_uri` with `code` and `state`. Failure: the screen again with the error (`InvalidGrantError`: no merchant account with that email, admin accounts and accounts of the other environment included; `InvalidCredentialsError`: wrong password; 403: the form expired or its CSRF token does not match). A request that is not a sign-in form at all (another content type, a missing field) gets the API\'s JSON `ValidationError`.
+     * Used by the authorization screen only; not called by integrators. Checks the CSRF token and the merchant\'s credentials. Success: 303 to `redirect_uri` with `code` and `state`. Failure: the screen again with the error (`InvalidGrantError`: no merchant account with that email, admin accounts and accounts of the other environment included; `InvalidCredentialsError`: wrong password; 403: the form expired or its CSRF token does not match; 429: too many failed attempts for this email or from this address, the screen says how long to wait, with `Retry-After`, and the password is not checked meanwhile). A request that is not a sign-in form at all (another content type, a missing field) gets the API\'s JSON `ValidationError`.
      */
     async completeLogin(requestParameters: CompleteLoginRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<void> {
         await this.completeLoginRaw(requestParameters, initOverrides);
@@ -377,7 +377,7 @@ export class OAuthApi extends runtime.BaseAPI {
     }
 
     /**
-     * Exchange an authorization code for tokens (the documented JSON form). Store the `refreshToken` and the `merchantUserId` (from `GET /me`). The token endpoint of RFC 6749 for standard OAuth 2.0 clients (form-encoded, snake_case, HTTP Basic client authentication, PKCE).
+     * Exchange an authorization code for tokens (the documented JSON form). Store the `refreshToken` and the `merchantUserId` (from `GET /me`). 429 `TooManyAttemptsError`: too many wrong `clientSecret`s for this `clientId` or from this address; wait `Retry-After` seconds. The token endpoint of RFC 6749 for standard OAuth 2.0 clients (form-encoded, snake_case, HTTP Basic client authentication, PKCE). 429 `TooManyAttemptsError` (in the API\'s error body, with `Retry-After`): too many failed client authentications for this `client_id` or from this address.
      */
     async exchangeTokenRaw(requestParameters: ExchangeTokenRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<ExchangeToken200Response>> {
         const requestOptions = await this.exchangeTokenRequestOpts(requestParameters);
@@ -387,7 +387,7 @@ export class OAuthApi extends runtime.BaseAPI {
     }
 
     /**
-     * Exchange an authorization code for tokens (the documented JSON form). Store the `refreshToken` and the `merchantUserId` (from `GET /me`). The token endpoint of RFC 6749 for standard OAuth 2.0 clients (form-encoded, snake_case, HTTP Basic client authentication, PKCE).
+     * Exchange an authorization code for tokens (the documented JSON form). Store the `refreshToken` and the `merchantUserId` (from `GET /me`). 429 `TooManyAttemptsError`: too many wrong `clientSecret`s for this `clientId` or from this address; wait `Retry-After` seconds. The token endpoint of RFC 6749 for standard OAuth 2.0 clients (form-encoded, snake_case, HTTP Basic client authentication, PKCE). 429 `TooManyAttemptsError` (in the API\'s error body, with `Retry-After`): too many failed client authentications for this `client_id` or from this address.
      */
     async exchangeToken(requestParameters: ExchangeTokenRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<ExchangeToken200Response> {
         const response = await this.exchangeTokenRaw(requestParameters, initOverrides);
@@ -525,7 +525,7 @@ export class OAuthApi extends runtime.BaseAPI {
     }
 
     /**
-     * Get a new `idToken` with the stored `refreshToken`.
+     * Get a new `idToken` with the stored `refreshToken`. 429 `TooManyAttemptsError`: too many wrong `clientSecret`s for this `clientId` or from this address.
      */
     async refreshTokenRaw(requestParameters: RefreshTokenRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<RefreshedToken>> {
         const requestOptions = await this.refreshTokenRequestOpts(requestParameters);
@@ -535,7 +535,7 @@ export class OAuthApi extends runtime.BaseAPI {
     }
 
     /**
-     * Get a new `idToken` with the stored `refreshToken`.
+     * Get a new `idToken` with the stored `refreshToken`. 429 `TooManyAttemptsError`: too many wrong `clientSecret`s for this `clientId` or from this address.
      */
     async refreshToken(requestParameters: RefreshTokenRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<RefreshedToken> {
         const response = await this.refreshTokenRaw(requestParameters, initOverrides);
@@ -575,7 +575,7 @@ export class OAuthApi extends runtime.BaseAPI {
     }
 
     /**
-     * Revoke a refresh token (and the `idToken`s issued from it). Revoking does not unlink the merchant. Answers 200 with no body, also for a token that is unknown or already revoked. Revocation of RFC 7009 for standard OAuth 2.0 clients.
+     * Revoke a refresh token (and the `idToken`s issued from it). Revoking does not unlink the merchant. Answers 200 with no body, also for a token that is unknown or already revoked. 429 `TooManyAttemptsError`: too many wrong `clientSecret`s for this `clientId` or from this address. Revocation of RFC 7009 for standard OAuth 2.0 clients. 429 `TooManyAttemptsError`: too many failed client authentications for this `client_id` or from this address.
      */
     async revokeTokenRaw(requestParameters: RevokeTokenRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<void>> {
         const requestOptions = await this.revokeTokenRequestOpts(requestParameters);
@@ -585,7 +585,7 @@ export class OAuthApi extends runtime.BaseAPI {
     }
 
     /**
-     * Revoke a refresh token (and the `idToken`s issued from it). Revoking does not unlink the merchant. Answers 200 with no body, also for a token that is unknown or already revoked. Revocation of RFC 7009 for standard OAuth 2.0 clients.
+     * Revoke a refresh token (and the `idToken`s issued from it). Revoking does not unlink the merchant. Answers 200 with no body, also for a token that is unknown or already revoked. 429 `TooManyAttemptsError`: too many wrong `clientSecret`s for this `clientId` or from this address. Revocation of RFC 7009 for standard OAuth 2.0 clients. 429 `TooManyAttemptsError`: too many failed client authentications for this `client_id` or from this address.
      */
     async revokeToken(requestParameters: RevokeTokenRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<void> {
         await this.revokeTokenRaw(requestParameters, initOverrides);

@@ -119,7 +119,7 @@ export class PayoutLinkPageApi extends runtime.BaseAPI {
     }
 
     /**
-     * Used by the page only: sign in and accept. 200: accepted, the account now receives the integration\'s commissions (the link is used up). The form again with the refusal: 401 `InvalidGrantError` (no merchant account with that email) or `InvalidCredentialsError` (a wrong password), 403 `MerchantAccountNotInvitedError` (the account is not the invited email: only that account may accept). 410 `MerchantInvitationLinkInvalidError`: the link no longer works. A request that is not the form at all gets the API\'s JSON `ValidationError`.
+     * Used by the page only: sign in and accept. 200: accepted, the account now receives the integration\'s commissions (the link is used up). The form again with the refusal: 401 `InvalidGrantError` (no merchant account with that email) or `InvalidCredentialsError` (a wrong password), 403 `MerchantAccountNotInvitedError` (the account is not the invited email: only that account may accept). 410 `MerchantInvitationLinkInvalidError`: the link no longer works. 429: too many failed sign-ins for this email or from this address (counted with the authorization screen\'s); the page says how long to wait, with `Retry-After`, and the password is not checked meanwhile. A request that is not the form at all gets the API\'s JSON `ValidationError`.
      */
     async acceptPayoutLinkRaw(requestParameters: AcceptPayoutLinkRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<string>> {
         const requestOptions = await this.acceptPayoutLinkRequestOpts(requestParameters);
@@ -133,7 +133,7 @@ export class PayoutLinkPageApi extends runtime.BaseAPI {
     }
 
     /**
-     * Used by the page only: sign in and accept. 200: accepted, the account now receives the integration\'s commissions (the link is used up). The form again with the refusal: 401 `InvalidGrantError` (no merchant account with that email) or `InvalidCredentialsError` (a wrong password), 403 `MerchantAccountNotInvitedError` (the account is not the invited email: only that account may accept). 410 `MerchantInvitationLinkInvalidError`: the link no longer works. A request that is not the form at all gets the API\'s JSON `ValidationError`.
+     * Used by the page only: sign in and accept. 200: accepted, the account now receives the integration\'s commissions (the link is used up). The form again with the refusal: 401 `InvalidGrantError` (no merchant account with that email) or `InvalidCredentialsError` (a wrong password), 403 `MerchantAccountNotInvitedError` (the account is not the invited email: only that account may accept). 410 `MerchantInvitationLinkInvalidError`: the link no longer works. 429: too many failed sign-ins for this email or from this address (counted with the authorization screen\'s); the page says how long to wait, with `Retry-After`, and the password is not checked meanwhile. A request that is not the form at all gets the API\'s JSON `ValidationError`.
      */
     async acceptPayoutLink(requestParameters: AcceptPayoutLinkRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<string> {
         const response = await this.acceptPayoutLinkRaw(requestParameters, initOverrides);
