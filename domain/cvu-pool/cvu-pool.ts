@@ -24,7 +24,7 @@ type Trx = Transaction<Database>;
 
 const insufficient = () =>
   new DomainError("InsufficientActiveAccountsError", `No CVU of the merchant's pool (up to ${MAX_POOL_SIZE}) can hold this charge now; wait for open charges to close`);
-const alreadyAssociated = () =>
+export const alreadyAssociated = () =>
   new DomainError("CustomerAlreadyAssociatedError", "Another charge for the same payer was being created on the same CVU at the same time; retry");
 
 
