@@ -61,6 +61,10 @@ export async function createApiApp<Caller>(options: ApiAppOptions<Caller>): Prom
     },
   });
   await backend.init();
+  // The router lists the operations afresh (lodash over the whole document) at every match, twice; the
+  // document does not change once loaded, so the list is made once.
+  const operationList = backend.router.getOperations();
+  backend.router.getOperations = () => operationList;
 
   // OpenAPI matches concrete paths before templated ones: `/payment-request/bulk` is a path of its own,
   // not a `referenceId`, so a method it does not have is a 405 there (and its Allow lists its methods).
@@ -285,6 +289,7 @@ class OtherMediaTypeValidation {
  */
 function knownQuery(backend: OpenAPIBackend, req: Request): Record<string, string | string[]> {
   const query = req.query as Record<string, string | string[]>;
+  if (Object.keys(query).length === 0) return query;
   const operation = backend.matchOperation({ method: req.method, path: req.path, headers: req.headers as Record<string, string | string[]> });
   if ((operation as (Operation & Record<string, unknown>) | undefined)?.["x-ignore-unknown-query-parameters"] !== true) return query;
   const declared = new Set((operation!.parameters ?? []).flatMap((parameter) => ("in" in parameter && parameter.in === "query" ? [parameter.name] : [])));
