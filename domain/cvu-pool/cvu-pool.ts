@@ -60,18 +60,14 @@ async function recordHolds(trx: Trx, account: CvuAccount, holds: Array<{ chargeI
   return trx.updateTable("cvu_accounts").set({ holding }).where("id", "=", account.id).returningAll().executeTakeFirstOrThrow();
 }
 
+/** The merchant's oldest free CVU, locked for taking. */
+function oldestFreeCvu(trx: Trx, merchantAccountId: string) {
+  return trx.selectFrom("cvu_accounts").selectAll().where("merchant_account_id", "=", merchantAccountId).where("holding", "=", "free").orderBy("created_at").limit(1).forUpdate();
+}
+
 /** A cvu-mode charge takes a free CVU for itself. */
 export async function holdWholeCvu(trx: Trx, merchantAccountId: string, chargeId: string): Promise<CvuAccount> {
-  const free = await trx
-    .selectFrom("cvu_accounts")
-    .selectAll()
-    .where("merchant_account_id", "=", merchantAccountId)
-    .where("holding", "=", "free")
-    .orderBy("created_at")
-    .limit(1)
-    .forUpdate()
-    .skipLocked()
-    .executeTakeFirst();
+  const free = await oldestFreeCvu(trx, merchantAccountId).skipLocked().executeTakeFirst();
   const account = free ?? (await growPool(trx, merchantAccountId, "exclusive"));
   if (!account) throw insufficient();
   return recordHolds(trx, account, [{ chargeId, payerKey: WHOLE_CVU }], "exclusive");
@@ -111,15 +107,7 @@ export async function holdSharedCvu(trx: Trx, merchantAccountId: string, holds: 
 
 /** A free CVU turned shared for these holds (or a new one when none is free). */
 export async function holdFreeOrNewCvu(trx: Trx, merchantAccountId: string, holds: Array<{ chargeId: string; payerKey: string }>): Promise<CvuAccount> {
-  const free = await trx
-    .selectFrom("cvu_accounts")
-    .selectAll()
-    .where("merchant_account_id", "=", merchantAccountId)
-    .where("holding", "=", "free")
-    .orderBy("created_at")
-    .limit(1)
-    .forUpdate()
-    .executeTakeFirst();
+  const free = await oldestFreeCvu(trx, merchantAccountId).executeTakeFirst();
   // (A row that changed hands while its lock was awaited is skipped by PostgreSQL: the pool then grows.)
   const account = free ?? (await growPool(trx, merchantAccountId, "shared"));
   if (!account) throw insufficient();
