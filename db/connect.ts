@@ -9,7 +9,6 @@
 // - date → 'YYYY-MM-DD' string (pg's default Date would be local midnight: off by a day in UTC-03:00).
 // - timestamptz → Date (pg's default). Sessions run with TimeZone=UTC so SQL date arithmetic is the same on
 //   every server; Argentina's calendar is computed in the domain.
-import { createHash } from "node:crypto";
 import { Kysely, PostgresDialect } from "kysely";
 import pg from "pg";
 import type { Logger } from "pino";
@@ -99,7 +98,6 @@ export function createPool(
     ...connectionConfig(connectionString, options.connectTimeoutMs ?? 5000),
     max: options.max ?? 10,
     idleTimeoutMillis: 30_000,
-    Client: PreparingClient as unknown as typeof pg.Client,
   });
   // A client losing its server (restart, network) emits 'error'; without listeners the process dies. The
   // pool relays idle clients' errors; checked-out clients need their own (the failing query rejects anyway).
@@ -108,31 +106,6 @@ export function createPool(
     client.on("error", (error) => options.logger?.warn({ err: error }, "a database connection failed"));
   });
   return pool;
-}
-
-/** Statement names by text, shared by the connections (each prepares a statement once, on first use). */
-const statementNames = new Map<string, string>();
-const STATEMENT_NAMES_KEPT = 2000;
-
-/**
- * A connection that runs every query with parameters as a named prepared statement: PostgreSQL parses it
- * once per connection and can keep its plan, instead of parsing and planning each request's queries anew.
- * The name is the text's hash, so one text is one statement on every connection.
- */
-class PreparingClient extends pg.Client {
-  // @ts-expect-error pg types query() as a set of overloads; this forwards every one of them.
-  override query(config: unknown, values?: unknown, callback?: unknown) {
-    if (typeof config === "string" && Array.isArray(values) && values.length > 0) {
-      let name = statementNames.get(config);
-      // Past the bound (texts made per call), a query goes unnamed as before rather than pile up statements.
-      if (name === undefined && statementNames.size < STATEMENT_NAMES_KEPT) {
-        name = `cobro_${createHash("sha1").update(config).digest("hex").slice(0, 24)}`;
-        statementNames.set(config, name);
-      }
-      if (name !== undefined) return super.query({ name, text: config, values } as pg.QueryConfig, callback as never);
-    }
-    return super.query(config as never, values as never, callback as never);
-  }
 }
 
 function connectionConfig(connectionString: string, connectTimeoutMs: number): pg.ClientConfig {
