@@ -48,8 +48,11 @@ export async function createApiApp<Caller>(options: ApiAppOptions<Caller>): Prom
   // openapi-backend validates every body against the operation's JSON schema. An operation that also takes
   // another media type (the token endpoint's RFC 6749 form) has that body checked here instead.
   const otherMediaValidation = new OtherMediaTypeValidation();
+  // `quick`: validators are compiled when an operation is first called rather than all at start, which
+  // leaves out the response validators (hundreds, most of the memory) unless responses are checked (tests).
   const backend = new OpenAPIBackend({
     definition: structuredClone(options.document),
+    quick: true,
     strict: true,
     coerceTypes: true,
     validate: (context) => !otherMediaValidation.applies(context),
@@ -61,6 +64,13 @@ export async function createApiApp<Caller>(options: ApiAppOptions<Caller>): Prom
     },
   });
   await backend.init();
+  // What `quick` leaves out of init: the document is parsed and checked against OpenAPI as before.
+  await backend.loadDocument();
+  backend.validateDefinition();
+  // The router lists the operations afresh (lodash over the whole document) at every match, twice; the
+  // document does not change once loaded, so the list is made once.
+  const operationList = backend.router.getOperations();
+  backend.router.getOperations = () => operationList;
 
   // OpenAPI matches concrete paths before templated ones: `/payment-request/bulk` is a path of its own,
   // not a `referenceId`, so a method it does not have is a 405 there (and its Allow lists its methods).
@@ -286,6 +296,7 @@ class OtherMediaTypeValidation {
  */
 function knownQuery(backend: OpenAPIBackend, req: Request): Record<string, string | string[]> {
   const query = req.query as Record<string, string | string[]>;
+  if (Object.keys(query).length === 0) return query;
   const operation = backend.matchOperation({ method: req.method, path: req.path, headers: req.headers as Record<string, string | string[]> });
   if ((operation as (Operation & Record<string, unknown>) | undefined)?.["x-ignore-unknown-query-parameters"] !== true) return query;
   const declared = new Set((operation!.parameters ?? []).flatMap((parameter) => ("in" in parameter && parameter.in === "query" ? [parameter.name] : [])));

@@ -1,5 +1,7 @@
 // Structured JSON logs, or readable lines for a person at a terminal (`pretty`, pino-pretty in this process,
-// synchronous so that nothing is lost when the process exits). Credentials never reach a log line: headers
+// synchronous so that nothing is lost when the process exits). JSON to standard output is written
+// asynchronously (buffered, so a request never waits on a write to the terminal or pipe); whoever exits
+// the process calls `flushLogs` first, so a normal stop loses no line. Credentials never reach a log line: headers
 // and body fields that carry them are redacted at the logger, before either format writes, whatever the
 // call site logs.
 import { pino, type Logger } from "pino";
@@ -50,7 +52,7 @@ export function createLogger(level: string, destination?: pino.DestinationStream
   const output =
     format === "pretty"
       ? pretty({ destination: destination ?? 1, sync: true, translateTime: "SYS:HH:MM:ss.l", ignore: "pid,hostname,service" })
-      : destination;
+      : (destination ?? pino.destination({ dest: 1, sync: false, minLength: 4096 }));
   return pino(
     {
       level,
@@ -60,4 +62,9 @@ export function createLogger(level: string, destination?: pino.DestinationStream
     },
     output,
   );
+}
+
+/** Writes out what the logger still buffers (before the process exits). */
+export function flushLogs(logger: Logger): Promise<void> {
+  return new Promise((resolve) => logger.flush(() => resolve()));
 }

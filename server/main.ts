@@ -3,7 +3,7 @@ import { chmodSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { loadConfig, ConfigError, type Config } from "./config.ts";
 import type { SandboxCredentials } from "../domain/identity/sandbox-bootstrap.ts";
-import { createLogger } from "./logger.ts";
+import { createLogger, flushLogs } from "./logger.ts";
 import { startService, type RunningService } from "./service.ts";
 import { CobroStartupError } from "../db/errors.ts";
 
@@ -38,11 +38,11 @@ async function main(): Promise<void> {
       () => {
         if (runningFile) rmSync(runningFile, { force: true });
         logger.info("stopped");
-        process.exit(0);
+        void flushLogs(logger).finally(() => process.exit(0));
       },
       (error: unknown) => {
         logger.error({ err: error }, "stop failed");
-        process.exit(1);
+        void flushLogs(logger).finally(() => process.exit(1));
       },
     );
   };

@@ -19,6 +19,7 @@ import * as messageCapRequestsAndSuspension from "./2026_11_23_0014_message_cap_
 import * as merchantCommissions from "./2026_11_23_0015_merchant_commissions.ts";
 import * as widgetKeys from "./2026_11_23_0016_widget_keys.ts";
 import * as payoutLinkAndCommissionProposals from "./2026_11_23_0017_payout_link_and_commission_proposals.ts";
+import * as cvuPoolSharedHolds from "./2026_11_23_0018_cvu_pool_shared_holds.ts";
 import * as credentialFailures from "./2026_11_23_0020_credential_failures.ts";
 
 export const migrations: Record<string, Migration> = {
@@ -39,5 +40,6 @@ export const migrations: Record<string, Migration> = {
   "2026_11_23_0015_merchant_commissions": merchantCommissions,
   "2026_11_23_0016_widget_keys": widgetKeys,
   "2026_11_23_0017_payout_link_and_commission_proposals": payoutLinkAndCommissionProposals,
+  "2026_11_23_0018_cvu_pool_shared_holds": cvuPoolSharedHolds,
   "2026_11_23_0020_credential_failures": credentialFailures,
 };

@@ -22,8 +22,9 @@ export interface CvuAccountsTable {
   merchant_account_id: string;
   cvu: string;
   holding: ColumnType<"free" | "exclusive" | "shared", "free" | "exclusive" | "shared" | undefined, "free" | "exclusive" | "shared">;
+  /** Its holds, counted whenever the row is written (a trigger): a charge joining a shared CVU does not write it. */
   open_charges: ColumnType<number, number | undefined, number>;
-  /** The charge the CVU held last: what decides the reason of an unmatched transfer. */
+  /** The newest charge the CVU was given (settled with `open_charges`): what decides the reason of an unmatched transfer. */
   last_charge_id: string | null;
   created_at: DefaultedTimestamp;
 }

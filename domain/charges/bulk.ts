@@ -9,10 +9,9 @@ import type { ChargeState } from "../../db/tables/charges.table.ts";
 import { holdSharedCvu } from "../cvu-pool/cvu-pool.ts";
 import { DomainError, ValidationError } from "../errors.ts";
 import { reserveChatMessages } from "../limits/message-caps.ts";
-import { requireIntegrationCollecting } from "../identity/client-suspension.ts";
 import { scheduleChargeNotifications } from "../notifications/charge-notifications.ts";
 import { payerKeyOf } from "../tax-id.ts";
-import { bankAccountInfoOf, chargeRow, type ChargeContext } from "./charges.ts";
+import { bankAccountInfoForCreate, chargeRow, type ChargeContext } from "./charges.ts";
 import type { BankAccountInfo } from "./charge-view.ts";
 import { BULK_REFUSAL_REASONS, batchNotificationFlags, bulkRefusals, type BulkRefusal, type ChargeSpec } from "./charge-rules.ts";
 import { isUniqueViolation } from "../../db/errors.ts";
@@ -82,7 +81,7 @@ export async function createChargeBatch(db: Kysely<Database>, context: ChargeCon
 }
 
 async function insertBatch(trx: Transaction<Database>, context: ChargeContext, specs: ChargeSpec[]): Promise<CreatedBatch> {
-  await requireIntegrationCollecting(trx, context.integrationClientId);
+  const accountInfo = await bankAccountInfoForCreate(trx, context);
   const batchId = randomUUID();
   const rows = await trx
     .insertInto("charges")
@@ -108,7 +107,7 @@ async function insertBatch(trx: Transaction<Database>, context: ChargeContext, s
   return {
     batchId,
     sharedCvu: account.cvu,
-    accountInfo: await bankAccountInfoOf(trx, context.merchantAccountId),
+    accountInfo,
     charges: inOrder.map((row) => ({ referenceId: row.reference_id, state: row.state })),
   };
 }

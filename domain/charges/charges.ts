@@ -1,13 +1,15 @@
 // Charges of a merchant account created by an integration: create, read, list, complete a draft's amount,
 // cancel. Each change is one transaction with the CVU it holds and the limits it counts.
-import type { Kysely, Transaction } from "kysely";
+import { randomUUID } from "node:crypto";
+import { sql, type Kysely, type Transaction } from "kysely";
 import type { Database } from "../../db/schema.ts";
 import type { Charge } from "../../db/tables/charges.table.ts";
 import { startOfArgentinaDay, addDays } from "../argentina-time.ts";
-import { holdCvuForCharge, releaseCvu } from "../cvu-pool/cvu-pool.ts";
+import { alreadyAssociated, holdCvuForCharge, holdFreeOrNewCvu, joinableSharedCvu, releaseCvu } from "../cvu-pool/cvu-pool.ts";
 import { DomainError } from "../errors.ts";
 import { reserveChatMessages } from "../limits/message-caps.ts";
-import { requireIntegrationCollecting } from "../identity/client-suspension.ts";
+import { integrationSuspended } from "../identity/client-suspension.ts";
+import { payerKeyOf } from "../tax-id.ts";
 import { scheduleChargeNotifications, withdrawChargeNotifications } from "../notifications/charge-notifications.ts";
 import { fromCents } from "../money.ts";
 import { checkDestination, type DestinationPolicy } from "../webhooks/destination-guard.ts";
@@ -82,28 +84,74 @@ export function chargeRow(context: ChargeContext, spec: ChargeSpec, batchId: str
 export async function createCharge(db: Kysely<Database>, context: ChargeContext, spec: ChargeSpec): Promise<StoredCharge> {
   await checkChargeWebhookUrl(spec.webhookUrl, context.destinationPolicy);
   return db.transaction().execute(async (trx) => {
-    await requireIntegrationCollecting(trx, context.integrationClientId);
+    const bankAccountInfo = await bankAccountInfoForCreate(trx, context);
     let charge: Charge;
+    let cvu: string | null = null;
     try {
-      charge = await trx.insertInto("charges").values(chargeRow(context, spec)).returningAll().executeTakeFirstOrThrow();
+      const payerKey = spec.amountCents !== undefined && spec.conciliationType === "cuil" ? payerKeyOf(spec.customer.taxDocument ?? "") : undefined;
+      ({ charge, cvu } = payerKey === undefined ? { charge: await insertCharge(trx, context, spec), cvu: null } : await insertChargeJoiningSharedCvu(trx, context, spec, payerKey));
+      if (charge.state === "pending" && cvu === null) {
+        const account = payerKey === undefined ? await holdCvuForCharge(trx, charge) : await holdFreeOrNewCvu(trx, context.merchantAccountId, [{ chargeId: charge.id, payerKey }]);
+        charge = await trx.updateTable("charges").set({ cvu_account_id: account.id }).where("id", "=", charge.id).returningAll().executeTakeFirstOrThrow();
+        cvu = account.cvu;
+      }
     } catch (error) {
       if (isUniqueViolation(error, "charges_reference_key")) {
         throw new DomainError("ReferenceIdAlreadyExists", `A payment request with referenceId ${spec.referenceId} already exists for this integration and merchant account`, { referenceId: spec.referenceId });
       }
       throw error;
     }
-    let cvu: string | null = null;
-    if (charge.state === "pending") {
-      const account = await holdCvuForCharge(trx, charge);
-      charge = await trx.updateTable("charges").set({ cvu_account_id: account.id }).where("id", "=", charge.id).returningAll().executeTakeFirstOrThrow();
-      cvu = account.cvu;
-      await scheduleChargeNotifications(trx, [charge], context.now);
-    }
+    if (charge.state === "pending") await scheduleChargeNotifications(trx, [charge], context.now);
     if (spec.sendWhatsappNotification) {
       await reserveChatMessages(trx, { integrationClientId: context.integrationClientId, now: context.now, serviceEnv: context.serviceEnv, globalCap: context.globalMessageCap }, 1);
     }
-    return { charge, cvu, bankAccountInfo: await bankAccountInfoOf(trx, context.merchantAccountId) };
+    return { charge, cvu, bankAccountInfo };
   });
+}
+
+/** One read before a create: the integration may collect (or 404 IntegrationNotReadyToCollectError), and the merchant's account details. */
+export async function bankAccountInfoForCreate(trx: Transaction<Database>, context: ChargeContext): Promise<BankAccountInfo> {
+  const row = await trx
+    .selectFrom("merchant_accounts as m")
+    .select(["m.account_holder_name", "m.account_holder_tax_id"])
+    .select((eb) => eb.selectFrom("integration_clients as i").select("i.suspended_at").where("i.id", "=", context.integrationClientId).as("suspended_at"))
+    .where("m.id", "=", context.merchantAccountId)
+    .executeTakeFirstOrThrow();
+  if (row.suspended_at) throw integrationSuspended();
+  return { accountHolderName: row.account_holder_name, accountHolderTaxId: row.account_holder_tax_id, bankName: BANK_NAME };
+}
+
+async function insertCharge(trx: Transaction<Database>, context: ChargeContext, spec: ChargeSpec): Promise<Charge> {
+  return trx.insertInto("charges").values(chargeRow(context, spec)).returningAll().executeTakeFirstOrThrow();
+}
+
+/**
+ * A pending cuil-mode charge and its hold on a shared CVU that already has room for its payer, in one
+ * statement. Without such a CVU the charge is inserted without one (`cvu` null), for the caller to take
+ * a free or new CVU.
+ */
+async function insertChargeJoiningSharedCvu(trx: Transaction<Database>, context: ChargeContext, spec: ChargeSpec, payerKey: string): Promise<{ charge: Charge; cvu: string | null }> {
+  const chargeId = randomUUID();
+  try {
+    const { cvu, ...charge } = await trx
+      .with("shared", () => joinableSharedCvu(trx, context.merchantAccountId, [payerKey]))
+      .with("hold", (db) =>
+        db
+          .insertInto("cvu_holds")
+          .columns(["charge_id", "cvu_account_id", "payer_key"])
+          .expression((eb) => eb.selectFrom("shared").select([sql<string>`${chargeId}::uuid`.as("charge_id"), "shared.id", sql<string>`${payerKey}::text`.as("payer_key")]))
+          .returning("cvu_account_id"),
+      )
+      .insertInto("charges")
+      .values({ id: chargeId, ...chargeRow(context, spec), cvu_account_id: (eb) => eb.selectFrom("hold").select("hold.cvu_account_id") })
+      .returningAll()
+      .returning((eb) => eb.selectFrom("shared").select("shared.cvu").as("cvu"))
+      .executeTakeFirstOrThrow();
+    return { charge: charge as Charge, cvu: cvu ?? null };
+  } catch (error) {
+    if (isUniqueViolation(error, "cvu_holds_payer_key")) throw alreadyAssociated();
+    throw error;
+  }
 }
 
 function chargesOf(db: Kysely<Database> | Transaction<Database>, context: Pick<ChargeContext, "integrationClientId" | "merchantAccountId">) {
@@ -122,9 +170,14 @@ function split(row: Charge & { cvu: string | null }): { charge: Charge; cvu: str
 }
 
 export async function getCharge(db: Kysely<Database>, context: Pick<ChargeContext, "integrationClientId" | "merchantAccountId">, referenceId: string): Promise<StoredCharge> {
-  const row = await chargesOf(db, context).where("c.reference_id", "=", referenceId).executeTakeFirst();
+  const row = await chargesOf(db, context)
+    .innerJoin("merchant_accounts as m", "m.id", "c.merchant_account_id")
+    .select(["m.account_holder_name", "m.account_holder_tax_id"])
+    .where("c.reference_id", "=", referenceId)
+    .executeTakeFirst();
   if (!row) throw paymentRequestNotFound();
-  return { ...split(row), bankAccountInfo: await bankAccountInfoOf(db, context.merchantAccountId) };
+  const { account_holder_name, account_holder_tax_id, ...stored } = row;
+  return { ...split(stored), bankAccountInfo: { accountHolderName: account_holder_name, accountHolderTaxId: account_holder_tax_id, bankName: BANK_NAME } };
 }
 
 /** Charges created in an Argentina-day range (both ends included), oldest first, with the total. */

@@ -2,6 +2,10 @@
 // A cvu-mode charge holds a CVU alone; cuil-mode charges share one as long as no payer appears twice.
 // Concurrency is settled by PostgreSQL: row locks pick CVUs, an advisory lock per merchant guards the
 // pool's growth, and the unique (cvu, payer) key makes two simultaneous creates for one payer collide.
+// Joining a CVU that is already shared takes only a share lock and writes no row of cvu_accounts, so
+// creates for different payers on one CVU do not wait for each other; the row's counter, holding and
+// last charge are settled from the holds whenever the row is written (the cvu_accounts_settle trigger),
+// and a release, which writes it, waits for the joins still in progress.
 import { sql, type Transaction } from "kysely";
 import type { Database } from "../../db/schema.ts";
 import type { CvuAccount } from "../../db/tables/charges.table.ts";
@@ -20,7 +24,7 @@ type Trx = Transaction<Database>;
 
 const insufficient = () =>
   new DomainError("InsufficientActiveAccountsError", `No CVU of the merchant's pool (up to ${MAX_POOL_SIZE}) can hold this charge now; wait for open charges to close`);
-const alreadyAssociated = () =>
+export const alreadyAssociated = () =>
   new DomainError("CustomerAlreadyAssociatedError", "Another charge for the same payer was being created on the same CVU at the same time; retry");
 
 
@@ -37,62 +41,75 @@ async function growPool(trx: Trx, merchantAccountId: string, holding: "exclusive
     .executeTakeFirstOrThrow();
 }
 
-async function recordHolds(trx: Trx, account: CvuAccount, holds: Array<{ chargeId: string; payerKey: string }>, holding: "exclusive" | "shared"): Promise<CvuAccount> {
+async function insertHolds(trx: Trx, accountId: string, holds: Array<{ chargeId: string; payerKey: string }>): Promise<void> {
   try {
     await trx
       .insertInto("cvu_holds")
-      .values(holds.map((hold) => ({ charge_id: hold.chargeId, cvu_account_id: account.id, payer_key: hold.payerKey })))
+      .values(holds.map((hold) => ({ charge_id: hold.chargeId, cvu_account_id: accountId, payer_key: hold.payerKey })))
       .execute();
   } catch (error) {
     if (isUniqueViolation(error, "cvu_holds_payer_key")) throw alreadyAssociated();
     throw error;
   }
-  return trx
-    .updateTable("cvu_accounts")
-    .set((eb) => ({ holding, open_charges: eb("open_charges", "+", holds.length), last_charge_id: holds[holds.length - 1]!.chargeId }))
-    .where("id", "=", account.id)
-    .returningAll()
-    .executeTakeFirstOrThrow();
+}
+
+/** Holds on a CVU taken from the free pool (or just made), which the caller has locked: it now holds them `holding`. */
+async function recordHolds(trx: Trx, account: CvuAccount, holds: Array<{ chargeId: string; payerKey: string }>, holding: "exclusive" | "shared"): Promise<CvuAccount> {
+  await insertHolds(trx, account.id, holds);
+  // Written after the holds, so that the trigger counts them.
+  return trx.updateTable("cvu_accounts").set({ holding }).where("id", "=", account.id).returningAll().executeTakeFirstOrThrow();
+}
+
+/** The merchant's oldest free CVU, locked for taking. */
+function oldestFreeCvu(trx: Trx, merchantAccountId: string) {
+  return trx.selectFrom("cvu_accounts").selectAll().where("merchant_account_id", "=", merchantAccountId).where("holding", "=", "free").orderBy("created_at").limit(1).forUpdate();
 }
 
 /** A cvu-mode charge takes a free CVU for itself. */
 export async function holdWholeCvu(trx: Trx, merchantAccountId: string, chargeId: string): Promise<CvuAccount> {
-  const free = await trx
-    .selectFrom("cvu_accounts")
-    .selectAll()
-    .where("merchant_account_id", "=", merchantAccountId)
-    .where("holding", "=", "free")
-    .orderBy("created_at")
-    .limit(1)
-    .forUpdate()
-    .skipLocked()
-    .executeTakeFirst();
+  const free = await oldestFreeCvu(trx, merchantAccountId).skipLocked().executeTakeFirst();
   const account = free ?? (await growPool(trx, merchantAccountId, "exclusive"));
   if (!account) throw insufficient();
   return recordHolds(trx, account, [{ chargeId, payerKey: WHOLE_CVU }], "exclusive");
 }
 
 /**
- * Cuil-mode charges join a shared CVU where none of their payers is yet (a whole batch joins one CVU);
- * failing that a free one, failing that a new one. Payers are keyed by DNI: a DNI and its CUIL are one payer.
+ * The shared CVU that charges for these payers can join: the oldest with none of them, share-locked (so
+ * that it cannot turn free under the joining charges, while other joins go on). Kept a query of its
+ * own so that a create can fold it into its insert.
  */
-export async function holdSharedCvu(trx: Trx, merchantAccountId: string, holds: Array<{ chargeId: string; payerKey: string }>): Promise<CvuAccount> {
-  const payerKeys = holds.map((hold) => hold.payerKey);
-  const candidate = await trx
+export function joinableSharedCvu(trx: Trx, merchantAccountId: string, payerKeys: string[]) {
+  return trx
     .selectFrom("cvu_accounts as a")
-    .selectAll("a")
+    .select(["a.id", "a.cvu"])
     .where("a.merchant_account_id", "=", merchantAccountId)
-    .where("a.holding", "in", ["shared", "free"])
+    .where("a.holding", "=", "shared")
     .where(({ not, exists, selectFrom }) =>
       not(exists(selectFrom("cvu_holds as h").select("h.charge_id").whereRef("h.cvu_account_id", "=", "a.id").where("h.payer_key", "in", payerKeys))),
     )
-    .orderBy(sql`a.holding = 'shared'`, "desc")
     .orderBy("a.created_at")
     .limit(1)
-    .forUpdate()
-    .executeTakeFirst();
+    .forShare();
+}
+
+/**
+ * Cuil-mode charges join a shared CVU where none of their payers is yet (a whole batch joins one CVU);
+ * failing that a free one, failing that a new one. Payers are keyed by DNI: a DNI and its CUIL are one payer.
+ */
+export async function holdSharedCvu(trx: Trx, merchantAccountId: string, holds: Array<{ chargeId: string; payerKey: string }>): Promise<{ id: string; cvu: string }> {
+  const shared = await joinableSharedCvu(trx, merchantAccountId, holds.map((hold) => hold.payerKey)).executeTakeFirst();
+  if (shared) {
+    await insertHolds(trx, shared.id, holds);
+    return shared;
+  }
+  return holdFreeOrNewCvu(trx, merchantAccountId, holds);
+}
+
+/** A free CVU turned shared for these holds (or a new one when none is free). */
+export async function holdFreeOrNewCvu(trx: Trx, merchantAccountId: string, holds: Array<{ chargeId: string; payerKey: string }>): Promise<CvuAccount> {
+  const free = await oldestFreeCvu(trx, merchantAccountId).executeTakeFirst();
   // (A row that changed hands while its lock was awaited is skipped by PostgreSQL: the pool then grows.)
-  const account = candidate ?? (await growPool(trx, merchantAccountId, "shared"));
+  const account = free ?? (await growPool(trx, merchantAccountId, "shared"));
   if (!account) throw insufficient();
   return recordHolds(trx, account, holds, "shared");
 }
@@ -101,7 +118,7 @@ export async function holdSharedCvu(trx: Trx, merchantAccountId: string, holds: 
 export async function holdCvuForCharge(
   trx: Trx,
   charge: { id: string; merchant_account_id: string; conciliation_type: "cvu" | "cuil"; customer_tax_document: string | null },
-): Promise<CvuAccount> {
+): Promise<{ id: string; cvu: string }> {
   if (charge.conciliation_type === "cvu") return holdWholeCvu(trx, charge.merchant_account_id, charge.id);
   const payerKey = charge.customer_tax_document ? payerKeyOf(charge.customer_tax_document) : undefined;
   if (payerKey === undefined) throw new Error(`cuil-mode charge ${charge.id} has no valid payer document`);
@@ -112,12 +129,6 @@ export async function holdCvuForCharge(
 export async function releaseCvu(trx: Trx, chargeId: string): Promise<void> {
   const hold = await trx.deleteFrom("cvu_holds").where("charge_id", "=", chargeId).returning("cvu_account_id").executeTakeFirst();
   if (!hold) return;
-  await trx
-    .updateTable("cvu_accounts")
-    .set({
-      open_charges: sql`open_charges - 1`,
-      holding: sql`case when open_charges - 1 = 0 then 'free' else holding end`,
-    })
-    .where("id", "=", hold.cvu_account_id)
-    .execute();
+  // The trigger recounts the holds: with none left, the CVU is free.
+  await trx.updateTable("cvu_accounts").set({ open_charges: sql`open_charges - 1` }).where("id", "=", hold.cvu_account_id).execute();
 }

@@ -37,7 +37,10 @@ export async function reinstateIntegrationClient(db: Kysely<Database>, id: strin
 /** Throws 404 `IntegrationNotReadyToCollectError` when the platform has the integration suspended. */
 export async function requireIntegrationCollecting(trx: Transaction<Database>, integrationClientId: string): Promise<void> {
   const client = await trx.selectFrom("integration_clients").select("suspended_at").where("id", "=", integrationClientId).executeTakeFirst();
-  if (client?.suspended_at) {
-    throw new DomainError("IntegrationNotReadyToCollectError", "The integration is suspended by the platform: it cannot create charges or change payers until it is reinstated");
-  }
+  if (client?.suspended_at) throw integrationSuspended();
+}
+
+/** The refusal of a suspended integration's new money commitments (for reads that fold the suspension in). */
+export function integrationSuspended(): DomainError {
+  return new DomainError("IntegrationNotReadyToCollectError", "The integration is suspended by the platform: it cannot create charges or change payers until it is reinstated");
 }

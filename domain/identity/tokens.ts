@@ -1,6 +1,7 @@
 // idTokens: JWTs signed with an ES256 key kept in the database (so every process and every restart signs
 // and verifies alike), published as a JWKS. Keys are cached in memory: verifying a token costs no database
-// round trip; an unknown `kid` (a key made by another process) reloads the cache once.
+// round trip; an unknown `kid` (a key made by another process) reloads the cache once. A token already
+// verified is not verified again (its signature cannot change): only its expiry is checked, by the clock.
 import { randomUUID } from "node:crypto";
 import { exportJWK, generateKeyPair, importJWK, jwtVerify, SignJWT, type JWK, type JWTPayload, type CryptoKey } from "jose";
 import type { Kysely } from "kysely";
@@ -8,6 +9,8 @@ import type { Database } from "../../db/schema.ts";
 import type { Clock } from "../clock.ts";
 
 const ALGORITHM = "ES256";
+/** Verified tokens remembered; past this many the memory starts over (it is only a saving of CPU). */
+const VERIFIED_TOKENS_KEPT = 10_000;
 export const ID_TOKEN_SECONDS = 3600;
 /** The audience of admin tokens: never an integration's clientId, so the Integration API refuses them. */
 export const ADMIN_AUDIENCE = "cobro-admin";
@@ -38,6 +41,7 @@ export class TokenService {
   #verifying = new Map<string, CryptoKey>();
   #publicJwks: JWK[] = [];
   #lastReload = 0;
+  #verified = new Map<string, JWTPayload>();
 
   constructor(db: Kysely<Database>, clock: Clock, issuer: string) {
     this.#db = db;
@@ -104,6 +108,8 @@ export class TokenService {
 
   /** The claims of a token this service signed and that has not expired (by the service clock); undefined otherwise. */
   async verify(token: string): Promise<JWTPayload | undefined> {
+    const known = this.#verified.get(token);
+    if (known) return typeof known.exp === "number" && known.exp > this.#clock.now().getTime() / 1000 ? known : undefined;
     const getKey = async (header: { kid?: string }) => {
       const kid = header.kid ?? "";
       let key = this.#verifying.get(kid);
@@ -116,6 +122,8 @@ export class TokenService {
     };
     try {
       const { payload } = await jwtVerify(token, getKey, { issuer: this.issuer, algorithms: [ALGORITHM], currentDate: this.#clock.now() });
+      if (this.#verified.size >= VERIFIED_TOKENS_KEPT) this.#verified.clear();
+      this.#verified.set(token, payload);
       return payload;
     } catch {
       return undefined;
