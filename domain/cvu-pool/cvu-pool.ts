@@ -56,8 +56,13 @@ async function insertHolds(trx: Trx, accountId: string, holds: Array<{ chargeId:
 /** Holds on a CVU taken from the free pool (or just made), which the caller has locked: it now holds them `holding`. */
 async function recordHolds(trx: Trx, account: CvuAccount, holds: Array<{ chargeId: string; payerKey: string }>, holding: "exclusive" | "shared"): Promise<CvuAccount> {
   await insertHolds(trx, account.id, holds);
-  // Written after the holds, so that the trigger counts them.
-  return trx.updateTable("cvu_accounts").set({ holding }).where("id", "=", account.id).returningAll().executeTakeFirstOrThrow();
+  // A free CVU has no holds and is locked here, so these holds are all it has.
+  return trx
+    .updateTable("cvu_accounts")
+    .set({ holding, open_charges: holds.length, last_charge_id: holds[holds.length - 1]!.chargeId })
+    .where("id", "=", account.id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
 }
 
 /** The merchant's oldest free CVU, locked for taking. */
@@ -129,6 +134,11 @@ export async function holdCvuForCharge(
 export async function releaseCvu(trx: Trx, chargeId: string): Promise<void> {
   const hold = await trx.deleteFrom("cvu_holds").where("charge_id", "=", chargeId).returning("cvu_account_id").executeTakeFirst();
   if (!hold) return;
-  // The trigger recounts the holds: with none left, the CVU is free.
-  await trx.updateTable("cvu_accounts").set({ open_charges: sql`open_charges - 1` }).where("id", "=", hold.cvu_account_id).execute();
+  // An exclusive CVU's figures are exact; a shared one's are recounted by its trigger (joins do not write
+  // the row). Either way a CVU with no open charge left is free.
+  await trx
+    .updateTable("cvu_accounts")
+    .set({ open_charges: sql`open_charges - 1`, holding: sql`case when open_charges - 1 = 0 then 'free' else holding end` })
+    .where("id", "=", hold.cvu_account_id)
+    .execute();
 }
