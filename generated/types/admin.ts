@@ -2717,7 +2717,7 @@ export type components = {
         WebhookEventName: string;
         /** @description The integration's webhook signing secret. */
         WebhookSigningSecret: {
-            /** @description The HMAC-SHA256 key of `X-Service-Signature`, in clear. The same secret signs the events of every tenant. */
+            /** @description The HMAC-SHA256 key of `X-Service-Signature` and of the Standard Webhooks `webhook-signature` (its UTF-8 bytes, as a raw key), in clear. The same secret signs the events of every tenant. */
             webhookSigningSecret: string;
         };
         /** @description The events the integration receives. Applies to all its tenants. */
