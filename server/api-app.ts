@@ -96,6 +96,10 @@ export async function createApiApp<Caller>(options: ApiAppOptions<Caller>): Prom
   app.use((req, res, next) => {
     res.locals.requestId = String(req.id);
     res.locals.log = req.log;
+    // Node keeps the first of two Authorization headers, a proxy may forward the other: an ambiguous
+    // credential is none at all, so both values go to the token check, which refuses them.
+    const authorizations = headerValues(req.rawHeaders, "authorization");
+    if (authorizations.length > 1) req.headers.authorization = authorizations.join(", ");
     if (api === "integration") {
       const rewritten = stripIntegrationPrefix(req.path);
       if (rewritten !== req.path) req.url = rewritten + req.url.slice(req.path.length);
@@ -297,6 +301,13 @@ function knownQuery(backend: OpenAPIBackend, req: Request): Record<string, strin
  */
 function strictUriFormat(ajv: Ajv): void {
   ajv.addFormat("uri", addFormats.default.get("uri", "full"));
+}
+
+/** Every value a header was sent with (`req.headers` keeps only the first of some, Authorization among them). */
+function headerValues(rawHeaders: string[], name: string): string[] {
+  const values: string[] = [];
+  for (let index = 0; index + 1 < rawHeaders.length; index += 2) if (rawHeaders[index]!.toLowerCase() === name) values.push(rawHeaders[index + 1]!);
+  return values;
 }
 
 function callerOf<Caller>(context: Context, anonymous: Caller): Caller {

@@ -9,6 +9,7 @@ import type { Clock } from "../clock.ts";
 
 const ALGORITHM = "ES256";
 export const ID_TOKEN_SECONDS = 3600;
+const ISSUED_AT_LEEWAY_SECONDS = 60;
 /** The audience of admin tokens: never an integration's clientId, so the Integration API refuses them. */
 export const ADMIN_AUDIENCE = "cobro-admin";
 
@@ -102,7 +103,7 @@ export class TokenService {
     );
   }
 
-  /** The claims of a token this service signed and that has not expired (by the service clock); undefined otherwise. */
+  /** The claims of a token this service signed, already issued and not expired (by the service clock); undefined otherwise. */
   async verify(token: string): Promise<JWTPayload | undefined> {
     const getKey = async (header: { kid?: string }) => {
       const kid = header.kid ?? "";
@@ -115,7 +116,11 @@ export class TokenService {
       return key;
     };
     try {
-      const { payload } = await jwtVerify(token, getKey, { issuer: this.issuer, algorithms: [ALGORITHM], currentDate: this.#clock.now() });
+      const now = this.#clock.now();
+      const { payload } = await jwtVerify(token, getKey, { issuer: this.issuer, algorithms: [ALGORITHM], currentDate: now, requiredClaims: ["exp", "iat"] });
+      // A token issued in the future (a signer whose clock runs ahead) is not valid yet; the leeway
+      // absorbs the clock differences of the processes that sign and verify.
+      if (payload.iat! > now.getTime() / 1000 + ISSUED_AT_LEEWAY_SECONDS) return undefined;
       return payload;
     } catch {
       return undefined;
