@@ -16,6 +16,7 @@ import { notImplemented, type AnyOperationHandler, type HandlerContext, type Not
 import { redactedUrl, type Logger } from "./logger.ts";
 import { nulCharacterProblems, validationProblems } from "./validation-details.ts";
 import { MAX_LOGO_BYTES } from "../domain/identity/integration-logos.ts";
+import { baselineSecurityHeaders } from "./security-headers.ts";
 
 /** Decides who calls, for one security scheme of the contract. Returns the caller, or a reason to refuse. */
 export type SecurityHandler<Caller> = (request: {
@@ -93,6 +94,7 @@ export async function createApiApp<Caller>(options: ApiAppOptions<Caller>): Prom
       serializers: { req: (req) => ({ id: req.id, method: req.method, url: redactedUrl(req.url) }), res: (res) => ({ statusCode: res.statusCode }) },
     }),
   );
+  app.use(baselineSecurityHeaders);
   app.use((req, res, next) => {
     res.locals.requestId = String(req.id);
     res.locals.log = req.log;
