@@ -1216,7 +1216,11 @@ export interface operations {
                     "text/plain": string;
                 };
             };
-            /** @description 401: the token is missing, invalid, expired, or not a merchant account's (an admin token included). Plain text. */
+            /**
+             * @description 401: the token is missing or sent in more than one `Authorization` header; not signed by Cobro (ES256 under
+             *     a `kid` of the Auth API's JWKS), of another issuer, altered, expired or not valid yet; its grant was revoked;
+             *     or it is not a merchant account's `idToken` (an admin token or a refresh token included). Plain text.
+             */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1297,7 +1301,11 @@ export interface operations {
                     "text/plain": string;
                 };
             };
-            /** @description 401: the token is missing, invalid, expired, or not a merchant account's (an admin token included). Plain text. */
+            /**
+             * @description 401: the token is missing or sent in more than one `Authorization` header; not signed by Cobro (ES256 under
+             *     a `kid` of the Auth API's JWKS), of another issuer, altered, expired or not valid yet; its grant was revoked;
+             *     or it is not a merchant account's `idToken` (an admin token or a refresh token included). Plain text.
+             */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1477,7 +1485,11 @@ export interface operations {
                     "text/plain": string;
                 };
             };
-            /** @description 401: the token is missing, invalid, expired, or not a merchant account's (an admin token included). Plain text. */
+            /**
+             * @description 401: the token is missing or sent in more than one `Authorization` header; not signed by Cobro (ES256 under
+             *     a `kid` of the Auth API's JWKS), of another issuer, altered, expired or not valid yet; its grant was revoked;
+             *     or it is not a merchant account's `idToken` (an admin token or a refresh token included). Plain text.
+             */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1623,7 +1635,11 @@ export interface operations {
                     "text/plain": string;
                 };
             };
-            /** @description 401: the token is missing, invalid, expired, or not a merchant account's (an admin token included). Plain text. */
+            /**
+             * @description 401: the token is missing or sent in more than one `Authorization` header; not signed by Cobro (ES256 under
+             *     a `kid` of the Auth API's JWKS), of another issuer, altered, expired or not valid yet; its grant was revoked;
+             *     or it is not a merchant account's `idToken` (an admin token or a refresh token included). Plain text.
+             */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1693,7 +1709,11 @@ export interface operations {
                     "text/plain": string;
                 };
             };
-            /** @description 401: the token is missing, invalid, expired, or not a merchant account's (an admin token included). Plain text. */
+            /**
+             * @description 401: the token is missing or sent in more than one `Authorization` header; not signed by Cobro (ES256 under
+             *     a `kid` of the Auth API's JWKS), of another issuer, altered, expired or not valid yet; its grant was revoked;
+             *     or it is not a merchant account's `idToken` (an admin token or a refresh token included). Plain text.
+             */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1861,7 +1881,11 @@ export interface operations {
                     "text/plain": string;
                 };
             };
-            /** @description 401: the token is missing, invalid, expired, or not a merchant account's (an admin token included). Plain text. */
+            /**
+             * @description 401: the token is missing or sent in more than one `Authorization` header; not signed by Cobro (ES256 under
+             *     a `kid` of the Auth API's JWKS), of another issuer, altered, expired or not valid yet; its grant was revoked;
+             *     or it is not a merchant account's `idToken` (an admin token or a refresh token included). Plain text.
+             */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2020,7 +2044,11 @@ export interface operations {
                     "text/plain": string;
                 };
             };
-            /** @description 401: the token is missing, invalid, expired, or not a merchant account's (an admin token included). Plain text. */
+            /**
+             * @description 401: the token is missing or sent in more than one `Authorization` header; not signed by Cobro (ES256 under
+             *     a `kid` of the Auth API's JWKS), of another issuer, altered, expired or not valid yet; its grant was revoked;
+             *     or it is not a merchant account's `idToken` (an admin token or a refresh token included). Plain text.
+             */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2110,7 +2138,11 @@ export interface operations {
                     "text/plain": string;
                 };
             };
-            /** @description 401: the token is missing, invalid, expired, or not a merchant account's (an admin token included). Plain text. */
+            /**
+             * @description 401: the token is missing or sent in more than one `Authorization` header; not signed by Cobro (ES256 under
+             *     a `kid` of the Auth API's JWKS), of another issuer, altered, expired or not valid yet; its grant was revoked;
+             *     or it is not a merchant account's `idToken` (an admin token or a refresh token included). Plain text.
+             */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2207,7 +2239,11 @@ export interface operations {
                     "text/plain": string;
                 };
             };
-            /** @description 401: the token is missing, invalid, expired, or not a merchant account's (an admin token included). Plain text. */
+            /**
+             * @description 401: the token is missing or sent in more than one `Authorization` header; not signed by Cobro (ES256 under
+             *     a `kid` of the Auth API's JWKS), of another issuer, altered, expired or not valid yet; its grant was revoked;
+             *     or it is not a merchant account's `idToken` (an admin token or a refresh token included). Plain text.
+             */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2326,7 +2362,11 @@ export interface operations {
                     "text/plain": string;
                 };
             };
-            /** @description 401: the token is missing, invalid, expired, or not a merchant account's (an admin token included). Plain text. */
+            /**
+             * @description 401: the token is missing or sent in more than one `Authorization` header; not signed by Cobro (ES256 under
+             *     a `kid` of the Auth API's JWKS), of another issuer, altered, expired or not valid yet; its grant was revoked;
+             *     or it is not a merchant account's `idToken` (an admin token or a refresh token included). Plain text.
+             */
             401: {
                 headers: {
                     [name: string]: unknown;
