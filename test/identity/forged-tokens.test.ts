@@ -154,39 +154,73 @@ const malformed: Array<[string, Authorization]> = [
 
 // --- the corpus ---------------------------------------------------------------------------------------
 
-describe("the Integration API refuses forged and misplaced merchant tokens with 401 Unauthorized", () => {
-  it("accepts the genuine token, also with the scheme in lower case (auth schemes are case-insensitive, RFC 9110)", async () => {
-    expect((await integrationCall(`Bearer ${merchant.idToken}`)).status).toBe(200);
-    expect((await integrationCall(`bearer ${merchant.idToken}`)).status).toBe(200);
-    expect((await integrationCall(`BEARER ${merchant.idToken}`)).status).toBe(200);
+interface BearerApi {
+  name: string;
+  kind: "merchant" | "admin";
+  genuine: () => string;
+  /** Other genuine credentials that are not this API's bearer. */
+  misplaced: () => Array<[string, string]>;
+  baseUrl: () => string;
+  /** A cheap operation of the API that the genuine token may call. */
+  path: string;
+  expectRefused: (result: Awaited<ReturnType<typeof read>>, what: string) => void;
+}
+
+const bearerApis: BearerApi[] = [
+  {
+    name: "the Integration API (401 Unauthorized, plain text)",
+    kind: "merchant",
+    genuine: () => merchant.idToken,
+    misplaced: () => [["an admin's idToken", admin.idToken], ["a merchant's refresh token", merchant.refreshToken], ["an admin's refresh token", admin.refreshToken]],
+    baseUrl: () => t.integrationUrl,
+    path: "/me",
+    expectRefused: expectIntegrationUnauthorized,
+  },
+  {
+    name: "the Admin API (401 UnauthorizedError)",
+    kind: "admin",
+    genuine: () => admin.idToken,
+    misplaced: () => [["a merchant's idToken", merchant.idToken], ["a merchant's refresh token", merchant.refreshToken], ["an admin's refresh token", admin.refreshToken]],
+    baseUrl: () => t.adminUrl,
+    path: "/my-integration/events?limit=1",
+    expectRefused: expectAdminUnauthorized,
+  },
+];
+
+describe.each(bearerApis)("$name refuses forged, altered and misplaced tokens", (api) => {
+  const call = async (authorization: Authorization) => read(await fetch(`${api.baseUrl()}${api.path}`, { headers: authorization === undefined ? {} : { authorization } }));
+
+  it("accepts the genuine token, also with the scheme in another case (auth schemes are case-insensitive, RFC 9110)", async () => {
+    for (const scheme of ["Bearer", "bearer", "BEARER"]) expect((await call(`${scheme} ${api.genuine()}`)).status).toBe(200);
   });
 
   it("forged signatures, algorithms and keys, and claims altered under the genuine signature", async () => {
-    for (const [what, token] of await forgeries(merchant.idToken)) expectIntegrationUnauthorized(await integrationCall(`Bearer ${token}`), what);
+    for (const [what, token] of await forgeries(api.genuine())) api.expectRefused(await call(`Bearer ${token}`), what);
   });
 
   it("tokens signed with the service's key but of the wrong issuer, expired, or not yet valid", async () => {
-    for (const [what, token] of await reissued("merchant")) expectIntegrationUnauthorized(await integrationCall(`Bearer ${token}`), what);
+    for (const [what, token] of await reissued(api.kind)) api.expectRefused(await call(`Bearer ${token}`), what);
   });
 
   it("malformed Authorization headers", async () => {
-    for (const [what, authorization] of malformed) expectIntegrationUnauthorized(await integrationCall(authorization), what);
+    for (const [what, authorization] of malformed) api.expectRefused(await call(authorization), what);
   });
 
-  it("an admin's idToken, a merchant's refresh token and an admin's refresh token", async () => {
-    expectIntegrationUnauthorized(await integrationCall(`Bearer ${admin.idToken}`), "admin idToken");
-    expectIntegrationUnauthorized(await integrationCall(`Bearer ${merchant.refreshToken}`), "merchant refresh token");
-    expectIntegrationUnauthorized(await integrationCall(`Bearer ${admin.refreshToken}`), "admin refresh token");
+  it("another API's token and refresh tokens", async () => {
+    for (const [what, token] of api.misplaced()) api.expectRefused(await call(`Bearer ${token}`), what);
   });
 
-  it("two Authorization headers are refused, even when one of them is genuine", async () => {
-    expect(await rawStatus(t.integrationUrl, "/me", [`Bearer ${merchant.idToken}`])).toBe(200);
-    expect(await rawStatus(t.integrationUrl, "/me", [`Bearer ${merchant.idToken}`, "Bearer garbage"])).toBe(401);
-    expect(await rawStatus(t.integrationUrl, "/me", ["Bearer garbage", `Bearer ${merchant.idToken}`])).toBe(401);
-    expect(await rawStatus(t.integrationUrl, "/me", [`Bearer ${merchant.idToken}`, `Bearer ${merchant.idToken}`])).toBe(401);
+  it("two Authorization headers are refused, even when one of them, or both, are genuine", async () => {
+    const genuine = `Bearer ${api.genuine()}`;
+    expect(await rawStatus(api.baseUrl(), api.path, [genuine])).toBe(200);
+    expect(await rawStatus(api.baseUrl(), api.path, [genuine, "Bearer garbage"])).toBe(401);
+    expect(await rawStatus(api.baseUrl(), api.path, ["Bearer garbage", genuine])).toBe(401);
+    expect(await rawStatus(api.baseUrl(), api.path, [genuine, genuine])).toBe(401);
   });
+});
 
-  it("a revoked grant is refused at once: its idToken and its refresh token", async () => {
+describe("revoked grants and sessions, other integrations, other roles", () => {
+  it("a revoked grant is refused at once on the Integration API, and its refresh token no longer refreshes", async () => {
     const own = await t.sandbox();
     const tokens = await testTokens((await adminLogin(own)).idToken);
     expect((await integrationCall(`Bearer ${tokens.idToken}`)).status).toBe(200);
@@ -195,6 +229,14 @@ describe("the Integration API refuses forged and misplaced merchant tokens with 
     expectIntegrationUnauthorized(await integrationCall(`Bearer ${tokens.idToken}`), "idToken of a revoked grant");
     const refreshed = await read(await postJson(`${t.authUrl}/integration/oauth2/refresh`, { refreshToken: tokens.refreshToken, clientId: own.integration.clientId, clientSecret: own.integration.clientSecret }));
     expect(refreshed.status).not.toBe(200);
+  });
+
+  it("the idToken of a signed-out admin session is refused at once on the Admin API", async () => {
+    const session = await adminLogin(sandbox);
+    expect((await adminCall(`Bearer ${session.idToken}`)).status).toBe(200);
+    const loggedOut = await postJson(`${t.authUrl}/integration/admin/logout`, { refreshToken: session.refreshToken });
+    expect(loggedOut.status).toBe(204);
+    expectAdminUnauthorized(await adminCall(`Bearer ${session.idToken}`), "signed-out session");
   });
 
   it("another integration's merchant token cannot read a charge of this one's merchant: 404 as for a charge that does not exist", async () => {
@@ -209,52 +251,16 @@ describe("the Integration API refuses forged and misplaced merchant tokens with 
     // The other integration's token carrying this integration's clientId as audience breaks its signature.
     expectIntegrationUnauthorized(await integrationCall(`Bearer ${withAlteredClaims(theirs.idToken, { aud: sandbox.integration.clientId })}`, `/payment-request/${mine.json.referenceId}`), "aud swapped");
   });
-});
 
-describe("the Admin API refuses forged and misplaced admin tokens with 401 UnauthorizedError", () => {
-  it("accepts the genuine token, also with the scheme in lower case", async () => {
-    expect((await adminCall(`Bearer ${admin.idToken}`)).status).toBe(200);
-    expect((await adminCall(`bearer ${admin.idToken}`)).status).toBe(200);
-  });
-
-  it("forged signatures, algorithms and keys, and claims altered under the genuine signature", async () => {
-    for (const [what, token] of await forgeries(admin.idToken)) expectAdminUnauthorized(await adminCall(`Bearer ${token}`), what);
-  });
-
-  it("tokens signed with the service's key but of the wrong issuer, expired, or not yet valid", async () => {
-    for (const [what, token] of await reissued("admin")) expectAdminUnauthorized(await adminCall(`Bearer ${token}`), what);
-  });
-
-  it("malformed Authorization headers", async () => {
-    for (const [what, authorization] of malformed) expectAdminUnauthorized(await adminCall(authorization), what);
-  });
-
-  it("a merchant's idToken and either refresh token", async () => {
-    expectAdminUnauthorized(await adminCall(`Bearer ${merchant.idToken}`), "merchant idToken");
-    expectAdminUnauthorized(await adminCall(`Bearer ${merchant.refreshToken}`), "merchant refresh token");
-    expectAdminUnauthorized(await adminCall(`Bearer ${admin.refreshToken}`), "admin refresh token");
-  });
-
-  it("two Authorization headers are refused, even when one of them is genuine", async () => {
-    expect(await rawStatus(t.adminUrl, "/my-integration/events?limit=1", [`Bearer ${admin.idToken}`])).toBe(200);
-    expect(await rawStatus(t.adminUrl, "/my-integration/events?limit=1", [`Bearer ${admin.idToken}`, "Bearer garbage"])).toBe(401);
-  });
-
-  it("the idToken of a signed-out session is refused at once", async () => {
-    const session = await adminLogin(sandbox);
-    expect((await adminCall(`Bearer ${session.idToken}`)).status).toBe(200);
-    const loggedOut = await postJson(`${t.authUrl}/integration/admin/logout`, { refreshToken: session.refreshToken });
-    expect(loggedOut.status).toBe(204);
-    expectAdminUnauthorized(await adminCall(`Bearer ${session.idToken}`), "signed-out session");
-  });
-
-  it("a platform admin's genuine token on an integration admin's operation is 403 ForbiddenError, not accepted", async () => {
+  it("a platform admin's genuine token on an integration admin's operation is 403 ForbiddenError, and the reverse too", async () => {
     const platform = await signedInAdmin(t, sandbox.platformAdmin);
     const result = await adminCall(`Bearer ${platform.token}`);
     expect(result.status).toBe(403);
     expect(result.json).toEqual({ code: "ForbiddenError", message: expect.any(String), id: expect.any(String) });
     const integrationAdmin = await sandboxAdmin(t, sandbox);
-    expect((await integrationAdmin.call("GET", "/integration-admin/setup/clients")).status).toBe(403);
+    const reverse = await integrationAdmin.call("GET", "/integration-admin/setup/clients");
+    expect(reverse.status).toBe(403);
+    expect(reverse.json).toEqual({ code: "ForbiddenError", message: expect.any(String), id: expect.any(String) });
   });
 });
 
