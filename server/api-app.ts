@@ -16,6 +16,7 @@ import { notImplemented, type AnyOperationHandler, type HandlerContext, type Not
 import { redactedUrl, type Logger } from "./logger.ts";
 import { nulCharacterProblems, validationProblems } from "./validation-details.ts";
 import { MAX_LOGO_BYTES } from "../domain/identity/integration-logos.ts";
+import { baselineSecurityHeaders } from "./security-headers.ts";
 
 /** Decides who calls, for one security scheme of the contract. Returns the caller, or a reason to refuse. */
 export type SecurityHandler<Caller> = (request: {
@@ -103,9 +104,14 @@ export async function createApiApp<Caller>(options: ApiAppOptions<Caller>): Prom
       serializers: { req: (req) => ({ id: req.id, method: req.method, url: redactedUrl(req.url) }), res: (res) => ({ statusCode: res.statusCode }) },
     }),
   );
+  app.use(baselineSecurityHeaders);
   app.use((req, res, next) => {
     res.locals.requestId = String(req.id);
     res.locals.log = req.log;
+    // Node keeps the first of two Authorization headers, a proxy may forward the other: an ambiguous
+    // credential is none at all, so both values go to the token check, which refuses them.
+    const authorizations = headerValues(req.rawHeaders, "authorization");
+    if (authorizations.length > 1) req.headers.authorization = authorizations.join(", ");
     if (api === "integration") {
       const rewritten = stripIntegrationPrefix(req.path);
       if (rewritten !== req.path) req.url = rewritten + req.url.slice(req.path.length);
@@ -309,6 +315,13 @@ function knownQuery(backend: OpenAPIBackend, req: Request): Record<string, strin
  */
 function strictUriFormat(ajv: Ajv): void {
   ajv.addFormat("uri", addFormats.default.get("uri", "full"));
+}
+
+/** Every value a header was sent with (`req.headers` keeps only the first of some, Authorization among them). */
+function headerValues(rawHeaders: string[], name: string): string[] {
+  const values: string[] = [];
+  for (let index = 0; index + 1 < rawHeaders.length; index += 2) if (rawHeaders[index]!.toLowerCase() === name) values.push(rawHeaders[index + 1]!);
+  return values;
 }
 
 function callerOf<Caller>(context: Context, anonymous: Caller): Caller {

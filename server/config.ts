@@ -23,6 +23,13 @@ export interface Config {
   /** Largest JSON or form body accepted; larger ones get 413. */
   maxBodyBytes: number;
   /**
+   * How long a client may take, on every listener: to send a request's headers
+   * (COBRO_HTTP_HEADERS_TIMEOUT_MS, default 10 s) and the whole request (COBRO_HTTP_REQUEST_TIMEOUT_MS,
+   * default 30 s), after which Node answers 408 and closes the connection; and how long an idle
+   * keep-alive connection stays open (5 s).
+   */
+  httpTimeouts: { headersMs: number; requestMs: number; keepAliveMs: number };
+  /**
    * The URL each API is reached at from outside (behind a proxy, its public address). The Auth API's is
    * the issuer of every token, so it must be the same in every process of one deployment.
    */
@@ -122,6 +129,14 @@ export function loadConfig(
   const commissionBackfillBudgetMs = Number(env.COBRO_COMMISSION_BACKFILL_BUDGET_MS || 2000);
   if (!(Number.isInteger(commissionBackfillBudgetMs) && commissionBackfillBudgetMs >= 0)) problems.push("COBRO_COMMISSION_BACKFILL_BUDGET_MS must be a whole number of milliseconds, 0 or more");
 
+  const timeoutMs = (name: string, fallback: number): number => {
+    const value = Number(env[name] || fallback);
+    if (!(Number.isInteger(value) && value > 0)) problems.push(`${name} must be a positive whole number of milliseconds`);
+    return value;
+  };
+  const httpTimeouts = { headersMs: timeoutMs("COBRO_HTTP_HEADERS_TIMEOUT_MS", 10_000), requestMs: timeoutMs("COBRO_HTTP_REQUEST_TIMEOUT_MS", 30_000), keepAliveMs: 5_000 };
+  if (httpTimeouts.headersMs > httpTimeouts.requestMs) problems.push("COBRO_HTTP_HEADERS_TIMEOUT_MS must not be longer than COBRO_HTTP_REQUEST_TIMEOUT_MS");
+
   const taxRegistryUrl = env.COBRO_TAX_REGISTRY_URL === "" ? undefined : env.COBRO_TAX_REGISTRY_URL;
   if (taxRegistryUrl !== undefined && !(URL.canParse(taxRegistryUrl) && /^https?:$/.test(new URL(taxRegistryUrl).protocol))) problems.push(`COBRO_TAX_REGISTRY_URL must be an http(s) URL, not "${taxRegistryUrl}"`);
 
@@ -152,6 +167,7 @@ export function loadConfig(
     logLevel,
     logFormat: logFormat as LogFormat,
     maxBodyBytes: 1024 * 1024,
+    httpTimeouts,
     publicUrls,
     allowLoopbackUrls: serviceEnv === "sandbox" && env.COBRO_ALLOW_LOOPBACK_URLS === "true",
     globalDailyMessageCap,

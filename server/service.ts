@@ -91,7 +91,9 @@ export async function startService(config: Config, options: ServiceOptions): Pro
     const servers = new Map<ApiName, Server>();
     for (const api of ["integration", "auth", "admin"] as const) {
       if (!config.parts.has(api)) continue;
-      const server = createServer((req, res) => {
+      const { headersMs, requestMs, keepAliveMs } = config.httpTimeouts;
+      // Slow clients (headers or a body dribbled in) are cut off, checked often enough for the limits to hold.
+      const server = createServer({ headersTimeout: headersMs, requestTimeout: requestMs, keepAliveTimeout: keepAliveMs, connectionsCheckingInterval: Math.min(1000, Math.ceil(headersMs / 4)) }, (req, res) => {
         const handle = handlers.get(api);
         if (handle) handle(req, res);
         else res.writeHead(503, { "retry-after": "1" }).end(); // still starting

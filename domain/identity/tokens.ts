@@ -12,6 +12,7 @@ const ALGORITHM = "ES256";
 /** Verified tokens remembered; past this many the memory starts over (it is only a saving of CPU). */
 const VERIFIED_TOKENS_KEPT = 10_000;
 export const ID_TOKEN_SECONDS = 3600;
+const ISSUED_AT_LEEWAY_SECONDS = 60;
 /** The audience of admin tokens: never an integration's clientId, so the Integration API refuses them. */
 export const ADMIN_AUDIENCE = "cobro-admin";
 
@@ -106,7 +107,7 @@ export class TokenService {
     );
   }
 
-  /** The claims of a token this service signed and that has not expired (by the service clock); undefined otherwise. */
+  /** The claims of a token this service signed, already issued and not expired (by the service clock); undefined otherwise. */
   async verify(token: string): Promise<JWTPayload | undefined> {
     const known = this.#verified.get(token);
     if (known) return typeof known.exp === "number" && known.exp > this.#clock.now().getTime() / 1000 ? known : undefined;
@@ -121,7 +122,11 @@ export class TokenService {
       return key;
     };
     try {
-      const { payload } = await jwtVerify(token, getKey, { issuer: this.issuer, algorithms: [ALGORITHM], currentDate: this.#clock.now() });
+      const now = this.#clock.now();
+      const { payload } = await jwtVerify(token, getKey, { issuer: this.issuer, algorithms: [ALGORITHM], currentDate: now, requiredClaims: ["exp", "iat"] });
+      // A token issued in the future (a signer whose clock runs ahead) is not valid yet; the leeway
+      // absorbs the clock differences of the processes that sign and verify.
+      if (payload.iat! > now.getTime() / 1000 + ISSUED_AT_LEEWAY_SECONDS) return undefined;
       if (this.#verified.size >= VERIFIED_TOKENS_KEPT) this.#verified.clear();
       this.#verified.set(token, payload);
       return payload;

@@ -30,7 +30,7 @@ import { DomainError } from "../errors.ts";
 import { eventWithheldFromIntegration, isEventWithheld } from "../identity/unlinked-merchants.ts";
 import { resolveDestination } from "./destinations.ts";
 import type { OutboundHttpClient, OutboundResult } from "./outbound-http.ts";
-import { signatureHeader, SIGNATURE_HEADER, VALIDATION_TOKEN_HEADER, WEBHOOK_ID_HEADER } from "./signature.ts";
+import { signatureHeader, standardWebhookHeaders, SIGNATURE_HEADER, VALIDATION_TOKEN_HEADER, WEBHOOK_ID_HEADER } from "./signature.ts";
 import { ensureSigningSecret } from "./signing-secrets.ts";
 import { isSubscribed, subscribedTo } from "./subscriptions.ts";
 
@@ -202,11 +202,12 @@ async function notSent(trx: Transaction<Database>, eventId: string, reason: NotS
   return { kind: "not_sent", reason };
 }
 
-/** One signed POST of `rawBody` (the exact bytes signed) with the delivery's headers. */
+/** One signed POST of `rawBody` (the exact bytes signed) with the delivery's headers: our signature and the Standard Webhooks ones. */
 export function sendSigned(http: OutboundHttpClient, url: string, webhookId: string, rawBody: string, secret: string, validationToken: string | null, at: Date): Promise<OutboundResult> {
   return http.postJson(url, rawBody, {
     [SIGNATURE_HEADER]: signatureHeader(rawBody, secret, at),
     [WEBHOOK_ID_HEADER]: webhookId,
+    ...standardWebhookHeaders(webhookId, rawBody, secret, at),
     ...(validationToken ? { [VALIDATION_TOKEN_HEADER]: validationToken } : {}),
   });
 }

@@ -1113,6 +1113,16 @@ export type components = {
          *     request body. Verify with a constant-time comparison and reject a `t` more than 5 minutes away from
          *     your clock.
          *
+         *     Standard Webhooks: the same request is also signed as https://www.standardwebhooks.com defines it, for
+         *     receivers that use a Standard Webhooks library: `webhook-id` (equal to `X-Service-Webhook-Id`: the
+         *     event's `eventId`, or a fresh id for a URL verification ping), `webhook-timestamp` (the same unix
+         *     seconds as `t`) and `webhook-signature: v1,<base64 HMAC-SHA256 of "${webhook-id}.${webhook-timestamp}.${rawBody}">`.
+         *     Both HMACs are keyed with the UTF-8 bytes of the signing secret exactly as shown (`whsec_` included).
+         *     Our secrets are `whsec_` followed by base64url, not the base64 of a key, so give a Standard Webhooks
+         *     library the secret as a raw key (`new Webhook(secret, { format: "raw" })` in JavaScript,
+         *     `Webhook(secret.encode())` in Python, `NewWebhookRaw([]byte(secret))` in Go), or the equivalent
+         *     `whsec_` + base64(UTF-8 bytes of the secret).
+         *
          *     Retries: after a non-2xx answer, a timeout, a connection error or a redirect (never followed), the
          *     event is sent again after 1 min, 5 min, 30 min, 2 h, 5 h, 10 h, 24 h and 24 h (9 attempts over about
          *     3 days); then it is marked failed and stays visible in the Admin API.
@@ -1122,6 +1132,12 @@ export type components = {
             "X-Service-Signature": string;
             /** @description The event delivery's identifier, identical across all retries; deduplicate by it. */
             "X-Service-Webhook-Id": string;
+            /** @description Standard Webhooks: the same value as `X-Service-Webhook-Id`. */
+            "webhook-id": string;
+            /** @description Standard Webhooks: the unix seconds of the signature (the `t` of `X-Service-Signature`). */
+            "webhook-timestamp": string;
+            /** @description Standard Webhooks: `v1,<base64 HMAC-SHA256 of "${webhook-id}.${webhook-timestamp}.${rawBody}">`, keyed with the secret's UTF-8 bytes. */
+            "webhook-signature": string;
             /** @description The validation token configured with the destination URL, when one applies (never with a charge's own `webhookUrl`). */
             "validation-token"?: string;
         };
@@ -1200,7 +1216,11 @@ export interface operations {
                     "text/plain": string;
                 };
             };
-            /** @description 401: the token is missing, invalid, expired, or not a merchant account's (an admin token included). Plain text. */
+            /**
+             * @description 401: the token is missing or sent in more than one `Authorization` header; not signed by Cobro (ES256 under
+             *     a `kid` of the Auth API's JWKS), of another issuer, altered, expired or not valid yet; its grant was revoked;
+             *     or it is not a merchant account's `idToken` (an admin token or a refresh token included). Plain text.
+             */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1281,7 +1301,11 @@ export interface operations {
                     "text/plain": string;
                 };
             };
-            /** @description 401: the token is missing, invalid, expired, or not a merchant account's (an admin token included). Plain text. */
+            /**
+             * @description 401: the token is missing or sent in more than one `Authorization` header; not signed by Cobro (ES256 under
+             *     a `kid` of the Auth API's JWKS), of another issuer, altered, expired or not valid yet; its grant was revoked;
+             *     or it is not a merchant account's `idToken` (an admin token or a refresh token included). Plain text.
+             */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1461,7 +1485,11 @@ export interface operations {
                     "text/plain": string;
                 };
             };
-            /** @description 401: the token is missing, invalid, expired, or not a merchant account's (an admin token included). Plain text. */
+            /**
+             * @description 401: the token is missing or sent in more than one `Authorization` header; not signed by Cobro (ES256 under
+             *     a `kid` of the Auth API's JWKS), of another issuer, altered, expired or not valid yet; its grant was revoked;
+             *     or it is not a merchant account's `idToken` (an admin token or a refresh token included). Plain text.
+             */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1607,7 +1635,11 @@ export interface operations {
                     "text/plain": string;
                 };
             };
-            /** @description 401: the token is missing, invalid, expired, or not a merchant account's (an admin token included). Plain text. */
+            /**
+             * @description 401: the token is missing or sent in more than one `Authorization` header; not signed by Cobro (ES256 under
+             *     a `kid` of the Auth API's JWKS), of another issuer, altered, expired or not valid yet; its grant was revoked;
+             *     or it is not a merchant account's `idToken` (an admin token or a refresh token included). Plain text.
+             */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1677,7 +1709,11 @@ export interface operations {
                     "text/plain": string;
                 };
             };
-            /** @description 401: the token is missing, invalid, expired, or not a merchant account's (an admin token included). Plain text. */
+            /**
+             * @description 401: the token is missing or sent in more than one `Authorization` header; not signed by Cobro (ES256 under
+             *     a `kid` of the Auth API's JWKS), of another issuer, altered, expired or not valid yet; its grant was revoked;
+             *     or it is not a merchant account's `idToken` (an admin token or a refresh token included). Plain text.
+             */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1845,7 +1881,11 @@ export interface operations {
                     "text/plain": string;
                 };
             };
-            /** @description 401: the token is missing, invalid, expired, or not a merchant account's (an admin token included). Plain text. */
+            /**
+             * @description 401: the token is missing or sent in more than one `Authorization` header; not signed by Cobro (ES256 under
+             *     a `kid` of the Auth API's JWKS), of another issuer, altered, expired or not valid yet; its grant was revoked;
+             *     or it is not a merchant account's `idToken` (an admin token or a refresh token included). Plain text.
+             */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2004,7 +2044,11 @@ export interface operations {
                     "text/plain": string;
                 };
             };
-            /** @description 401: the token is missing, invalid, expired, or not a merchant account's (an admin token included). Plain text. */
+            /**
+             * @description 401: the token is missing or sent in more than one `Authorization` header; not signed by Cobro (ES256 under
+             *     a `kid` of the Auth API's JWKS), of another issuer, altered, expired or not valid yet; its grant was revoked;
+             *     or it is not a merchant account's `idToken` (an admin token or a refresh token included). Plain text.
+             */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2094,7 +2138,11 @@ export interface operations {
                     "text/plain": string;
                 };
             };
-            /** @description 401: the token is missing, invalid, expired, or not a merchant account's (an admin token included). Plain text. */
+            /**
+             * @description 401: the token is missing or sent in more than one `Authorization` header; not signed by Cobro (ES256 under
+             *     a `kid` of the Auth API's JWKS), of another issuer, altered, expired or not valid yet; its grant was revoked;
+             *     or it is not a merchant account's `idToken` (an admin token or a refresh token included). Plain text.
+             */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2191,7 +2239,11 @@ export interface operations {
                     "text/plain": string;
                 };
             };
-            /** @description 401: the token is missing, invalid, expired, or not a merchant account's (an admin token included). Plain text. */
+            /**
+             * @description 401: the token is missing or sent in more than one `Authorization` header; not signed by Cobro (ES256 under
+             *     a `kid` of the Auth API's JWKS), of another issuer, altered, expired or not valid yet; its grant was revoked;
+             *     or it is not a merchant account's `idToken` (an admin token or a refresh token included). Plain text.
+             */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2310,7 +2362,11 @@ export interface operations {
                     "text/plain": string;
                 };
             };
-            /** @description 401: the token is missing, invalid, expired, or not a merchant account's (an admin token included). Plain text. */
+            /**
+             * @description 401: the token is missing or sent in more than one `Authorization` header; not signed by Cobro (ES256 under
+             *     a `kid` of the Auth API's JWKS), of another issuer, altered, expired or not valid yet; its grant was revoked;
+             *     or it is not a merchant account's `idToken` (an admin token or a refresh token included). Plain text.
+             */
             401: {
                 headers: {
                     [name: string]: unknown;

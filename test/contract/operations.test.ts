@@ -193,6 +193,6 @@ describe("webhook events", () => {
     );
     expect(Object.keys(schemas.PaymentUnmatchedEvent!.properties)).toEqual(expect.arrayContaining(["event", "reason", "livemode"]));
     expect(Object.keys(schemas.PaymentRequestExpiredEvent!.properties)).toEqual(expect.arrayContaining(["event", "livemode", "referenceId", "metadata"]));
-    expect(Object.keys(schemas.WebhookHeaders!.properties)).toEqual(["X-Service-Signature", "X-Service-Webhook-Id", "validation-token"]);
+    expect(Object.keys(schemas.WebhookHeaders!.properties)).toEqual(["X-Service-Signature", "X-Service-Webhook-Id", "webhook-id", "webhook-timestamp", "webhook-signature", "validation-token"]);
   });
 });

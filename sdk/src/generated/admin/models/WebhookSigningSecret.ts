@@ -20,7 +20,7 @@ import { mapValues } from '../runtime.js';
  */
 export interface WebhookSigningSecret {
     /**
-     * The HMAC-SHA256 key of `X-Service-Signature`, in clear. The same secret signs the events of every tenant.
+     * The HMAC-SHA256 key of `X-Service-Signature` and of the Standard Webhooks `webhook-signature` (its UTF-8 bytes, as a raw key), in clear. The same secret signs the events of every tenant.
      */
     webhookSigningSecret: string;
 }

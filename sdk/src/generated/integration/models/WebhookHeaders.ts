@@ -23,6 +23,16 @@ import { mapValues } from '../runtime.js';
  * request body. Verify with a constant-time comparison and reject a `t` more than 5 minutes away from
  * your clock.
  * 
+ * Standard Webhooks: the same request is also signed as https://www.standardwebhooks.com defines it, for
+ * receivers that use a Standard Webhooks library: `webhook-id` (equal to `X-Service-Webhook-Id`: the
+ * event's `eventId`, or a fresh id for a URL verification ping), `webhook-timestamp` (the same unix
+ * seconds as `t`) and `webhook-signature: v1,<base64 HMAC-SHA256 of "${webhook-id}.${webhook-timestamp}.${rawBody}">`.
+ * Both HMACs are keyed with the UTF-8 bytes of the signing secret exactly as shown (`whsec_` included).
+ * Our secrets are `whsec_` followed by base64url, not the base64 of a key, so give a Standard Webhooks
+ * library the secret as a raw key (`new Webhook(secret, { format: "raw" })` in JavaScript,
+ * `Webhook(secret.encode())` in Python, `NewWebhookRaw([]byte(secret))` in Go), or the equivalent
+ * `whsec_` + base64(UTF-8 bytes of the secret).
+ * 
  * Retries: after a non-2xx answer, a timeout, a connection error or a redirect (never followed), the
  * event is sent again after 1 min, 5 min, 30 min, 2 h, 5 h, 10 h, 24 h and 24 h (9 attempts over about
  * 3 days); then it is marked failed and stays visible in the Admin API.
@@ -39,6 +49,18 @@ export interface WebhookHeaders {
      */
     xServiceWebhookId: string;
     /**
+     * Standard Webhooks: the same value as `X-Service-Webhook-Id`.
+     */
+    webhookId: string;
+    /**
+     * Standard Webhooks: the unix seconds of the signature (the `t` of `X-Service-Signature`).
+     */
+    webhookTimestamp: string;
+    /**
+     * Standard Webhooks: `v1,<base64 HMAC-SHA256 of "${webhook-id}.${webhook-timestamp}.${rawBody}">`, keyed with the secret's UTF-8 bytes.
+     */
+    webhookSignature: string;
+    /**
      * The validation token configured with the destination URL, when one applies (never with a charge's own `webhookUrl`).
      */
     validationToken?: string;
@@ -50,6 +72,9 @@ export interface WebhookHeaders {
 export function instanceOfWebhookHeaders(value: object): value is WebhookHeaders {
     if ((!('xServiceSignature' in (value as Record<string, any>)) && !('X-Service-Signature' in (value as Record<string, any>))) || ((value as Record<string, any>)['xServiceSignature'] === undefined && (value as Record<string, any>)['X-Service-Signature'] === undefined)) return false;
     if ((!('xServiceWebhookId' in (value as Record<string, any>)) && !('X-Service-Webhook-Id' in (value as Record<string, any>))) || ((value as Record<string, any>)['xServiceWebhookId'] === undefined && (value as Record<string, any>)['X-Service-Webhook-Id'] === undefined)) return false;
+    if ((!('webhookId' in (value as Record<string, any>)) && !('webhook-id' in (value as Record<string, any>))) || ((value as Record<string, any>)['webhookId'] === undefined && (value as Record<string, any>)['webhook-id'] === undefined)) return false;
+    if ((!('webhookTimestamp' in (value as Record<string, any>)) && !('webhook-timestamp' in (value as Record<string, any>))) || ((value as Record<string, any>)['webhookTimestamp'] === undefined && (value as Record<string, any>)['webhook-timestamp'] === undefined)) return false;
+    if ((!('webhookSignature' in (value as Record<string, any>)) && !('webhook-signature' in (value as Record<string, any>))) || ((value as Record<string, any>)['webhookSignature'] === undefined && (value as Record<string, any>)['webhook-signature'] === undefined)) return false;
     return true;
 }
 
@@ -65,6 +90,9 @@ export function WebhookHeadersFromJSONTyped(json: any, ignoreDiscriminator: bool
         
         'xServiceSignature': json['X-Service-Signature'],
         'xServiceWebhookId': json['X-Service-Webhook-Id'],
+        'webhookId': json['webhook-id'],
+        'webhookTimestamp': json['webhook-timestamp'],
+        'webhookSignature': json['webhook-signature'],
         'validationToken': json['validation-token'] == null ? undefined : json['validation-token'],
     };
 }
@@ -82,6 +110,9 @@ export function WebhookHeadersToJSONTyped(value?: WebhookHeaders | null, ignoreD
         
         'X-Service-Signature': value['xServiceSignature'],
         'X-Service-Webhook-Id': value['xServiceWebhookId'],
+        'webhook-id': value['webhookId'],
+        'webhook-timestamp': value['webhookTimestamp'],
+        'webhook-signature': value['webhookSignature'],
         'validation-token': value['validationToken'],
     };
 }
