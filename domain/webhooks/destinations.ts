@@ -11,6 +11,7 @@
 import type { Kysely, Transaction } from "kysely";
 import type { Database } from "../../db/schema.ts";
 import type { OutboxEvent } from "../../db/tables/payments.table.ts";
+import { openClientUrlToken, openTenantToken } from "./validation-tokens.ts";
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -32,20 +33,20 @@ export async function resolveDestination(db: Db, event: RoutedEvent): Promise<De
     const tenant = await db
       .selectFrom("merchant_links as l")
       .innerJoin("integration_tenants as t", "t.id", "l.tenant_id")
-      .select(["t.webhook_url", "t.validation_token"])
+      .select(["t.id", "t.webhook_url", "t.validation_token"])
       .where("l.integration_client_id", "=", event.integration_client_id)
       .where("l.merchant_account_id", "=", event.merchant_account_id)
       .where("t.deleted_at", "is", null)
       .executeTakeFirst();
-    if (tenant) return { url: tenant.webhook_url, validationToken: tenant.validation_token, rule: "tenant" };
+    if (tenant) return { url: tenant.webhook_url, validationToken: openTenantToken(tenant.id, tenant.validation_token), rule: "tenant" };
   }
   const own = await integrationWebhookUrl(db, event.integration_client_id);
-  return own ? { url: own.url, validationToken: own.validation_token, rule: "integration" } : undefined;
+  return own ? { url: own.url, validationToken: own.validationToken, rule: "integration" } : undefined;
 }
 
-/** The integration's own webhook URL (rule 3). */
-export async function integrationWebhookUrl(db: Db, integrationClientId: string): Promise<{ id: string; url: string; validation_token: string | null } | undefined> {
-  return db
+/** The integration's own webhook URL (rule 3), with its validation token opened. */
+export async function integrationWebhookUrl(db: Db, integrationClientId: string): Promise<{ id: string; url: string; validationToken: string | null } | undefined> {
+  const row = await db
     .selectFrom("client_urls")
     .select(["id", "url", "validation_token"])
     .where("integration_client_id", "=", integrationClientId)
@@ -54,6 +55,7 @@ export async function integrationWebhookUrl(db: Db, integrationClientId: string)
     .orderBy("id", "desc")
     .limit(1)
     .executeTakeFirst();
+  return row && { id: row.id, url: row.url, validationToken: openClientUrlToken(row.id, row.validation_token) };
 }
 
 export type TestTarget =
@@ -70,14 +72,14 @@ export type TestTarget =
 export async function resolveTestTarget(db: Db, integrationClientId: string, tenantKey: string | undefined): Promise<TestTarget> {
   const tenants = await db
     .selectFrom("integration_tenants")
-    .select(["key", "webhook_url", "validation_token"])
+    .select(["id", "key", "webhook_url", "validation_token"])
     .where("integration_client_id", "=", integrationClientId)
     .where("deleted_at", "is", null)
     .orderBy("key")
     .execute();
   const tenantTarget = (tenant: (typeof tenants)[number]): TestTarget => ({
     kind: "resolved",
-    destination: { url: tenant.webhook_url, validationToken: tenant.validation_token, rule: "tenant" },
+    destination: { url: tenant.webhook_url, validationToken: openTenantToken(tenant.id, tenant.validation_token), rule: "tenant" },
     tenantKey: tenant.key,
   });
   if (tenantKey !== undefined) {
@@ -85,7 +87,7 @@ export async function resolveTestTarget(db: Db, integrationClientId: string, ten
     return tenant ? tenantTarget(tenant) : { kind: "no_target", tenantKey };
   }
   const own = await integrationWebhookUrl(db, integrationClientId);
-  if (own) return { kind: "resolved", destination: { url: own.url, validationToken: own.validation_token, rule: "integration" } };
+  if (own) return { kind: "resolved", destination: { url: own.url, validationToken: own.validationToken, rule: "integration" } };
   if (tenants.length === 1) return tenantTarget(tenants[0]!);
   if (tenants.length > 1) return { kind: "ambiguous_target", tenantKeys: tenants.map((tenant) => tenant.key) };
   return { kind: "no_target" };

@@ -1,0 +1,27 @@
+// The Sandbox's own key for sealing secrets at rest, when COBRO_SECRET_KEY is not set: generated on the
+// first start into the data folder, next to the embedded database (readable by its owner only), and read
+// back at every later start. Production never uses it: its configuration requires COBRO_SECRET_KEY.
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { CobroStartupError } from "../db/errors.ts";
+import { SecretKeyFormatError, SecretKeyring } from "../domain/secrets/keyring.ts";
+
+export function sandboxSecretKeyring(dataDir: string): SecretKeyring {
+  const file = join(dataDir, "secret-key");
+  if (!existsSync(file)) {
+    mkdirSync(dataDir, { recursive: true });
+    // `wx`: two processes starting at once on one folder never overwrite each other's key.
+    try {
+      writeFileSync(file, `${SecretKeyring.generateText()}\n`, { mode: 0o600, flag: "wx" });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+    }
+  }
+  chmodSync(file, 0o600);
+  try {
+    return SecretKeyring.parse(readFileSync(file, "utf8").trim());
+  } catch (error) {
+    if (error instanceof SecretKeyFormatError) throw new CobroStartupError(`The Sandbox's key file ${file} ${error.message}: restore it, or set COBRO_SECRET_KEY`);
+    throw error;
+  }
+}
