@@ -5,6 +5,14 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "n
 import { join } from "node:path";
 import { CobroStartupError } from "../db/errors.ts";
 import { SecretKeyFormatError, SecretKeyring } from "../domain/secrets/keyring.ts";
+import type { Config } from "./config.ts";
+
+/** COBRO_SECRET_KEY, or the Sandbox's generated key file; Production's configuration already refuses to load without it. */
+export function configuredSecretKeyring(config: Config): SecretKeyring {
+  if (config.secretKeyring) return config.secretKeyring;
+  if (config.serviceEnv === "production") throw new CobroStartupError("COBRO_SECRET_KEY is required in Production");
+  return sandboxSecretKeyring(config.dataDir);
+}
 
 export function sandboxSecretKeyring(dataDir: string): SecretKeyring {
   const file = join(dataDir, "secret-key");

@@ -25,10 +25,10 @@ import type { ApiName, Config } from "./config.ts";
 import type { Services } from "./handler-types.ts";
 import type { Logger } from "./logger.ts";
 import { TokenService } from "../domain/identity/tokens.ts";
-import { SealedValueError, type SecretKeyring } from "../domain/secrets/keyring.ts";
+import { SealedValueError } from "../domain/secrets/keyring.ts";
 import { installSecretKeyring } from "../domain/secrets/process-keyring.ts";
 import { resealColumns } from "../domain/secrets/sealed-columns.ts";
-import { sandboxSecretKeyring } from "./secret-key-file.ts";
+import { configuredSecretKeyring } from "./secret-key-file.ts";
 import { bootstrapEmptySandbox, type SandboxCredentials } from "../domain/identity/sandbox-bootstrap.ts";
 import { SandboxTaxRegistry } from "../domain/payer-lookup/sandbox-registry.ts";
 import { HttpTaxRegistry } from "../domain/payer-lookup/http-registry.ts";
@@ -84,7 +84,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
     // The queue's schema first: an API-only process enqueues jobs before any worker has started.
     await prepareQueue({ pool: database.pool, logger });
     await migrateToLatest(database.db, { logger });
-    const keyring = secretKeyringOf(config);
+    const keyring = configuredSecretKeyring(config);
     installSecretKeyring(keyring);
     // Rows written in clear (before sealing existed, or by a previous version during a rolling deploy).
     const sealedNow = await resealColumns(database.db, keyring, "clear");
@@ -167,13 +167,6 @@ export async function startService(config: Config, options: ServiceOptions): Pro
     await stopAll();
     throw error;
   }
-}
-
-/** COBRO_SECRET_KEY, or the Sandbox's generated key file; Production's configuration already refused to load without it. */
-function secretKeyringOf(config: Config): SecretKeyring {
-  if (config.secretKeyring) return config.secretKeyring;
-  if (config.serviceEnv === "production") throw new CobroStartupError("COBRO_SECRET_KEY is required in Production");
-  return sandboxSecretKeyring(config.dataDir);
 }
 
 /** Production sends every payer notification for real: a worker without both providers would drop them, so it does not start. */
