@@ -2,7 +2,7 @@
 // in any column of any table; a sealed value moved to another row does not open; values written in clear
 // before sealing existed are sealed at the next start; the Sandbox generates its own key (0600) and
 // Production refuses to start without COBRO_SECRET_KEY.
-import { mkdtempSync, readFileSync, statSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { sql } from "kysely";
@@ -130,15 +130,24 @@ describe("secrets at rest", () => {
     await t.database.db.updateTable("webhook_signing_secrets").set({ secret: legacySecret }).where("integration_client_id", "=", integrationId).execute();
     // Read back in clear meanwhile (a process of the previous version may still write one).
     expect((await admin.call("GET", "/my-integration/webhook-signing-secret")).json.webhookSigningSecret).toBe(legacySecret);
+    // The signing key as the migration left it: its jsonb as text.
+    const key = await t.database.db.selectFrom("signing_keys").select(["kid", "private_jwk"]).executeTakeFirstOrThrow();
+    const privateJwk = testKeyring.open(key.private_jwk, placeOf(SIGNING_KEY_PRIVATE_JWK, key.kid));
+    await sql`update signing_keys set private_jwk = ${privateJwk}::jsonb::text where kid = ${key.kid}`.execute(t.database.db);
 
     const restarted = await startTestService({ database: t.database });
     try {
       const row = await restarted.database.db.selectFrom("webhook_signing_secrets").select("secret").where("integration_client_id", "=", integrationId).executeTakeFirstOrThrow();
       expect(sealedKeyId(row.secret)).toBe("test");
+      const sealedKey = await restarted.database.db.selectFrom("signing_keys").select("private_jwk").where("kid", "=", key.kid).executeTakeFirstOrThrow();
+      expect(JSON.parse(testKeyring.open(sealedKey.private_jwk, placeOf(SIGNING_KEY_PRIVATE_JWK, key.kid)))).toEqual(JSON.parse(privateJwk));
+      // Signed with the key sealed at start (a new sign-in), and read the same.
       const again = await sandboxAdmin(restarted, sandbox);
       expect((await again.call("GET", "/my-integration/webhook-signing-secret")).json.webhookSigningSecret).toBe(legacySecret);
-      const { rows } = await sql<{ n: number }>`select count(*)::int as n from webhook_signing_secrets where secret not like 'v1.test.%'`.execute(restarted.database.db);
-      expect(rows[0]!.n).toBe(0);
+      const { rows } = await sql<{ n: number }>`
+        select (select count(*) from webhook_signing_secrets where secret not like 'v1.test.%')
+             + (select count(*) from signing_keys where private_jwk not like 'v1.test.%') as n`.execute(restarted.database.db);
+      expect(Number(rows[0]!.n)).toBe(0);
     } finally {
       await restarted.service.stop();
     }
@@ -160,6 +169,7 @@ describe("the key", () => {
       expect(readFileSync(file, "utf8")).toBe(written);
     } finally {
       await sandboxService.close();
+      rmSync(dataDir, { recursive: true, force: true });
     }
   }, 120_000);
 
