@@ -128,7 +128,7 @@ export function loadConfig(
   const taxRegistryUrl = env.COBRO_TAX_REGISTRY_URL === "" ? undefined : env.COBRO_TAX_REGISTRY_URL;
   if (taxRegistryUrl !== undefined && !(URL.canParse(taxRegistryUrl) && /^https?:$/.test(new URL(taxRegistryUrl).protocol))) problems.push(`COBRO_TAX_REGISTRY_URL must be an http(s) URL, not "${taxRegistryUrl}"`);
 
-  const secretKeyring = secretKeyringOf(env, serviceEnv as ServiceEnv, problems);
+  const secretKeyring = secretKeyringOf(env, problems);
   const notifications = notificationProviders(env, problems);
   const production = productionDeployment(env, serviceEnv as ServiceEnv, problems);
 
@@ -169,12 +169,20 @@ export function loadConfig(
   };
 }
 
-function secretKeyringOf(env: NodeJS.ProcessEnv, serviceEnv: ServiceEnv, problems: string[]): SecretKeyring | undefined {
-  const text = env.COBRO_SECRET_KEY || undefined;
-  if (text === undefined) {
-    if (serviceEnv === "production") problems.push("COBRO_SECRET_KEY is required in Production (it seals the secrets stored in the database): set it to `<id>:<32 random bytes in base64>`, e.g. `k1:$(openssl rand -base64 32)`");
-    return undefined;
+/**
+ * The service refuses to start in Production without COBRO_SECRET_KEY (npm start checks this with the rest
+ * of its configuration). Operator commands that never touch a sealed secret (creating a platform admin or
+ * an API key) load the configuration without it.
+ */
+export function requireSecretKeyInProduction(config: Config): void {
+  if (config.serviceEnv === "production" && config.secretKeyring === undefined) {
+    throw new ConfigError(["COBRO_SECRET_KEY is required in Production (it seals the secrets stored in the database): set it to `<id>:<32 random bytes in base64>`, e.g. `k1:$(openssl rand -base64 32)`"]);
   }
+}
+
+function secretKeyringOf(env: NodeJS.ProcessEnv, problems: string[]): SecretKeyring | undefined {
+  const text = env.COBRO_SECRET_KEY || undefined;
+  if (text === undefined) return undefined;
   try {
     return SecretKeyring.parse(text);
   } catch (error) {

@@ -7,10 +7,10 @@ import { CobroStartupError } from "../db/errors.ts";
 import { SecretKeyFormatError, SecretKeyring } from "../domain/secrets/keyring.ts";
 import type { Config } from "./config.ts";
 
-/** COBRO_SECRET_KEY, or the Sandbox's generated key file; Production's configuration already refuses to load without it. */
+/** COBRO_SECRET_KEY, or the Sandbox's generated key file; never a generated key in Production. */
 export function configuredSecretKeyring(config: Config): SecretKeyring {
   if (config.secretKeyring) return config.secretKeyring;
-  if (config.serviceEnv === "production") throw new CobroStartupError("COBRO_SECRET_KEY is required in Production");
+  if (config.serviceEnv === "production") throw new CobroStartupError("COBRO_SECRET_KEY is required in Production (docs/secrets.md)");
   return sandboxSecretKeyring(config.dataDir);
 }
 

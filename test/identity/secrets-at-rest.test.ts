@@ -14,7 +14,8 @@ import { sandboxAdmin, sandboxIntegration } from "../helpers/sandbox-admin.ts";
 import { startWebhookReceiver, type WebhookReceiver } from "../helpers/webhook-receiver.ts";
 import { SealedValueError, SecretKeyring, sealedKeyId } from "../../domain/secrets/keyring.ts";
 import { placeOf, SIGNING_KEY_PRIVATE_JWK, WEBHOOK_SIGNING_SECRET } from "../../domain/secrets/sealed-columns.ts";
-import { ConfigError, loadConfig } from "../../server/config.ts";
+import { ConfigError, loadConfig, requireSecretKeyInProduction } from "../../server/config.ts";
+import { startCobro } from "../helpers/process.ts";
 import { sandboxSecretKeyring } from "../../server/secret-key-file.ts";
 
 let t: TestService;
@@ -173,10 +174,18 @@ describe("the key", () => {
     }
   }, 120_000);
 
-  it("Production refuses to load without COBRO_SECRET_KEY, or with a malformed one, in one readable line", () => {
-    const missing = () => loadConfig({ SERVICE_ENV: "production" }, [], false);
+  it("Production refuses to start without COBRO_SECRET_KEY, in one readable line, exit status 2", async () => {
+    const started = startCobro({ SERVICE_ENV: "production", DATABASE_URL: "postgres://cobro@127.0.0.1:1/none" });
+    expect(await started.exited).toBe(2);
+    expect(started.output()).toMatch(/^cobro: configuration error\n {2}- COBRO_SECRET_KEY is required in Production [^\n]*\n$/);
+    const missing = () => requireSecretKeyInProduction(loadConfig({ SERVICE_ENV: "production" }, [], false));
     expect(missing).toThrow(ConfigError);
-    expect(missing).toThrow(/^COBRO_SECRET_KEY is required in Production .*$/);
+    expect(() => requireSecretKeyInProduction(loadConfig({ SERVICE_ENV: "sandbox" }, [], false))).not.toThrow();
+    // The service itself refuses too, whatever starts it.
+    await expect(startTestService({ database: t.database, env: { SERVICE_ENV: "production", COBRO_SECRET_KEY: "" } })).rejects.toThrow("COBRO_SECRET_KEY is required in Production");
+  });
+
+  it("a malformed COBRO_SECRET_KEY is a configuration error, in one readable line", () => {
     for (const malformed of ["k1:short", "k1:" + "z".repeat(64), "bad.id:" + Buffer.alloc(32).toString("base64"), `a:${Buffer.alloc(32).toString("hex")},a:${Buffer.alloc(32, 1).toString("base64")}`]) {
       expect(() => loadConfig({ COBRO_SECRET_KEY: malformed }, [], false), malformed).toThrow(/^COBRO_SECRET_KEY .*$/);
     }
