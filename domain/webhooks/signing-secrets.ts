@@ -21,13 +21,13 @@ export async function ensureSigningSecret(db: Db, integrationClientId: string, n
     .onConflict((oc) => oc.column("integration_client_id").doNothing())
     .execute();
   const row = await db.selectFrom("webhook_signing_secrets").select("secret").where("integration_client_id", "=", integrationClientId).executeTakeFirstOrThrow();
-  return open(integrationClientId, row.secret);
+  return openSigningSecret(integrationClientId, row.secret);
 }
 
 export async function getSigningSecret(db: Db, integrationClientId: string): Promise<string> {
   const row = await db.selectFrom("webhook_signing_secrets").select("secret").where("integration_client_id", "=", integrationClientId).executeTakeFirst();
   if (!row) throw new DomainError("WebhookSigningSecretNotFoundError", "The integration has no webhook signing secret yet: create one with PUT /my-integration/webhook-signing-secret/rotate");
-  return open(integrationClientId, row.secret);
+  return openSigningSecret(integrationClientId, row.secret);
 }
 
 export async function rotateSigningSecret(db: Db, integrationClientId: string, now: Date): Promise<string> {
@@ -45,6 +45,7 @@ function seal(integrationClientId: string, secret: string): string {
   return secretKeyring().seal(secret, placeOf(WEBHOOK_SIGNING_SECRET, integrationClientId));
 }
 
-function open(integrationClientId: string, stored: string): string {
+/** The secret of a stored row (for a query that reads the column itself, such as a delivery's joined read). */
+export function openSigningSecret(integrationClientId: string, stored: string): string {
   return openStored(secretKeyring(), WEBHOOK_SIGNING_SECRET, integrationClientId, stored);
 }
