@@ -1,7 +1,8 @@
 // The Sandbox's own key for sealing secrets at rest, when COBRO_SECRET_KEY is not set: generated on the
 // first start into the data folder, next to the embedded database (readable by its owner only), and read
 // back at every later start. Production never uses it: its configuration requires COBRO_SECRET_KEY.
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { chmodSync, existsSync, linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { CobroStartupError } from "../db/errors.ts";
 import { SecretKeyFormatError, SecretKeyring } from "../domain/secrets/keyring.ts";
@@ -18,11 +19,16 @@ export function sandboxSecretKeyring(dataDir: string): SecretKeyring {
   const file = join(dataDir, "secret-key");
   if (!existsSync(file)) {
     mkdirSync(dataDir, { recursive: true });
-    // `wx`: two processes starting at once on one folder never overwrite each other's key.
+    // Written whole under another name, then linked into place: processes starting at once on one folder
+    // never read a half-written key, and never overwrite each other's (the first link wins).
+    const draft = `${file}.${process.pid}.${randomBytes(4).toString("hex")}`;
+    writeFileSync(draft, `${SecretKeyring.generateText()}\n`, { mode: 0o600, flag: "wx" });
     try {
-      writeFileSync(file, `${SecretKeyring.generateText()}\n`, { mode: 0o600, flag: "wx" });
+      linkSync(draft, file);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+    } finally {
+      rmSync(draft, { force: true });
     }
   }
   chmodSync(file, 0o600);
