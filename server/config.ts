@@ -2,6 +2,7 @@
 // readable line per problem. Nothing else in Cobro reads process.env.
 import { resolve } from "node:path";
 import { LOG_FORMATS, type LogFormat } from "./logger.ts";
+import { SecretKeyFormatError, SecretKeyring } from "../domain/secrets/keyring.ts";
 
 export type ServiceEnv = "sandbox" | "production";
 export const SERVICE_PARTS = ["integration", "auth", "admin", "worker"] as const;
@@ -56,6 +57,12 @@ export interface Config {
    * integration. Without them an approval is recorded and the integration is created in Production by hand.
    */
   productionDeployment: { adminUrl: string; apiKey: string } | undefined;
+  /**
+   * The keys that seal secrets at rest (COBRO_SECRET_KEY: `<id>:<key>[,<id>:<key>…]`, 32 random bytes each in
+   * base64 or hex; the first seals, all open; docs/secrets.md). Required in Production; without it the
+   * Sandbox uses the key it generated in its data folder (`<dataDir>/secret-key`).
+   */
+  secretKeyring: SecretKeyring | undefined;
 }
 
 export interface NotificationProviders {
@@ -140,6 +147,7 @@ export function loadConfig(
   const taxRegistryUrl = env.COBRO_TAX_REGISTRY_URL === "" ? undefined : env.COBRO_TAX_REGISTRY_URL;
   if (taxRegistryUrl !== undefined && !(URL.canParse(taxRegistryUrl) && /^https?:$/.test(new URL(taxRegistryUrl).protocol))) problems.push(`COBRO_TAX_REGISTRY_URL must be an http(s) URL, not "${taxRegistryUrl}"`);
 
+  const secretKeyring = secretKeyringOf(env, problems);
   const notifications = notificationProviders(env, problems);
   const production = productionDeployment(env, serviceEnv as ServiceEnv, problems);
 
@@ -178,7 +186,31 @@ export function loadConfig(
     bankFeedSecret: env.COBRO_BANK_FEED_SECRET || undefined,
     notifications,
     productionDeployment: production,
+    secretKeyring,
   };
+}
+
+/**
+ * The service refuses to start in Production without COBRO_SECRET_KEY (npm start checks this with the rest
+ * of its configuration). Operator commands that never touch a sealed secret (creating a platform admin or
+ * an API key) load the configuration without it.
+ */
+export function requireSecretKeyInProduction(config: Config): void {
+  if (config.serviceEnv === "production" && config.secretKeyring === undefined) {
+    throw new ConfigError(["COBRO_SECRET_KEY is required in Production (it seals the secrets stored in the database): set it to `<id>:<32 random bytes in base64>`, e.g. `k1:$(openssl rand -base64 32)`"]);
+  }
+}
+
+function secretKeyringOf(env: NodeJS.ProcessEnv, problems: string[]): SecretKeyring | undefined {
+  const text = env.COBRO_SECRET_KEY || undefined;
+  if (text === undefined) return undefined;
+  try {
+    return SecretKeyring.parse(text);
+  } catch (error) {
+    if (!(error instanceof SecretKeyFormatError)) throw error;
+    problems.push(`COBRO_SECRET_KEY ${error.message} (the form is <id>:<key>[,<id>:<key>], the first key sealing new values)`);
+    return undefined;
+  }
 }
 
 function productionDeployment(env: NodeJS.ProcessEnv, serviceEnv: ServiceEnv, problems: string[]): Config["productionDeployment"] {

@@ -1,7 +1,7 @@
 // `npm start`: serve the three APIs and the worker (or the parts named by `--only`) until SIGTERM/SIGINT.
 import { chmodSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { loadConfig, ConfigError, type Config } from "./config.ts";
+import { loadConfig, ConfigError, requireSecretKeyInProduction, type Config } from "./config.ts";
 import type { SandboxCredentials } from "../domain/identity/sandbox-bootstrap.ts";
 import { createLogger, flushLogs } from "./logger.ts";
 import { startService, type RunningService } from "./service.ts";
@@ -11,6 +11,7 @@ async function main(): Promise<void> {
   let config;
   try {
     config = loadConfig();
+    requireSecretKeyInProduction(config);
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`cobro: configuration error\n${error.message.split("\n").map((line) => `  - ${line}`).join("\n")}\n`);

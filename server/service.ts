@@ -25,6 +25,10 @@ import type { ApiName, Config } from "./config.ts";
 import type { Services } from "./handler-types.ts";
 import type { Logger } from "./logger.ts";
 import { TokenService } from "../domain/identity/tokens.ts";
+import { SealedValueError } from "../domain/secrets/keyring.ts";
+import { installSecretKeyring } from "../domain/secrets/process-keyring.ts";
+import { resealColumns } from "../domain/secrets/sealed-columns.ts";
+import { configuredSecretKeyring } from "./secret-key-file.ts";
 import { bootstrapEmptySandbox, type SandboxCredentials } from "../domain/identity/sandbox-bootstrap.ts";
 import { SandboxTaxRegistry } from "../domain/payer-lookup/sandbox-registry.ts";
 import { HttpTaxRegistry } from "../domain/payer-lookup/http-registry.ts";
@@ -80,6 +84,11 @@ export async function startService(config: Config, options: ServiceOptions): Pro
     // The queue's schema first: an API-only process enqueues jobs before any worker has started.
     await prepareQueue({ pool: database.pool, logger });
     await migrateToLatest(database.db, { logger });
+    const keyring = configuredSecretKeyring(config);
+    installSecretKeyring(keyring);
+    // Rows written in clear (before sealing existed, or by a previous version during a rolling deploy).
+    const sealedNow = await resealColumns(database.db, keyring, "clear");
+    for (const count of sealedNow) if (count.resealed > 0) logger.info({ table: count.table, column: count.column, sealed: count.resealed }, "sealed secrets stored in clear");
     const clock = options.clock ?? systemClock;
     // The one outbound client of the process, closed after the APIs and the worker that use it have stopped.
     const outboundHttp = new OutboundHttpClient({ allowLoopback: config.allowLoopbackUrls });
@@ -111,7 +120,10 @@ export async function startService(config: Config, options: ServiceOptions): Pro
     const effectiveConfig: Config = { ...config, publicUrls };
 
     const tokens = new TokenService(database.db, clock, publicUrls.auth);
-    await tokens.init();
+    await tokens.init().catch((error: unknown) => {
+      if (error instanceof SealedValueError) throw new CobroStartupError(`${error.message}: start with the COBRO_SECRET_KEY that sealed it (docs/secrets.md)`, { cause: error });
+      throw error;
+    });
     const payerRegistry =
       config.serviceEnv === "sandbox" ? new SandboxTaxRegistry() : config.taxRegistryUrl !== undefined ? new HttpTaxRegistry({ url: config.taxRegistryUrl }) : undefined;
     if (payerRegistry === undefined && config.parts.has("integration")) logger.warn("COBRO_TAX_REGISTRY_URL is not set: payer lookups answer 503 PayerLookupProviderUnavailableError");

@@ -11,7 +11,7 @@ export interface IntegrationTenantsTable {
   key: string;
   name: string;
   webhook_url: string;
-  /** Sent to the receiver in the `validation-token` header, so kept as is; never returned by the API. */
+  /** Sealed (domain/secrets): sent to the receiver in the `validation-token` header; never returned by the API. */
   validation_token: string | null;
   created_at: DefaultedTimestamp;
   deleted_at: Timestamp | null;

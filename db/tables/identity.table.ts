@@ -150,7 +150,8 @@ export interface AdminPasswordResetsTable {
 export interface SigningKeysTable {
   kid: string;
   algorithm: string;
-  private_jwk: ColumnType<Record<string, unknown>, string, string>;
+  /** The private JWK, sealed (domain/secrets; migration 2026_11_23_0021_sealed_secrets made it text). */
+  private_jwk: string;
   public_jwk: ColumnType<Record<string, unknown>, string, string>;
   created_at: DefaultedTimestamp;
   retired_at: Timestamp | null;

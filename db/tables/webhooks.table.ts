@@ -5,7 +5,7 @@ import type { Timestamp } from "./column-types.ts";
 
 export interface WebhookSigningSecretsTable {
   integration_client_id: string;
-  /** In clear: it keys the HMAC and GET returns it. Never logged. */
+  /** Sealed (domain/secrets): it keys the HMAC and GET returns it, so it is encrypted, not hashed. Never logged. */
   secret: string;
   created_at: Timestamp;
   rotated_at: Timestamp | null;
@@ -18,7 +18,7 @@ export interface ClientUrlsTable {
   integration_client_id: string;
   url_type: ClientUrlType;
   url: string;
-  /** Sent as `validation-token` (webhook URLs only); never returned by the API. */
+  /** Sealed (domain/secrets): sent as `validation-token` (webhook URLs only); never returned by the API. */
   validation_token: string | null;
   created_at: Timestamp;
   updated_at: Timestamp;

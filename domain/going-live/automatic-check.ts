@@ -6,6 +6,7 @@ import type { Database } from "../../db/schema.ts";
 import type { GoLiveReasonRow } from "../../db/tables/going-live.table.ts";
 import { pingWebhookUrl } from "../webhooks/client-urls.ts";
 import { integrationWebhookUrl } from "../webhooks/destinations.ts";
+import { openTenantToken } from "../webhooks/validation-tokens.ts";
 import type { OutboundHttpClient } from "../webhooks/outbound-http.ts";
 import { getSubscription } from "../webhooks/subscriptions.ts";
 
@@ -71,10 +72,13 @@ async function webhookDestinations(db: Kysely<Database>, integrationClientId: st
   const own = await integrationWebhookUrl(db, integrationClientId);
   const tenants = await db
     .selectFrom("integration_tenants")
-    .select(["webhook_url", "validation_token"])
+    .select(["id", "webhook_url", "validation_token"])
     .where("integration_client_id", "=", integrationClientId)
     .where("deleted_at", "is", null)
     .orderBy("key")
     .execute();
-  return [...(own ? [{ url: own.url, validationToken: own.validation_token }] : []), ...tenants.map((tenant) => ({ url: tenant.webhook_url, validationToken: tenant.validation_token }))];
+  return [
+    ...(own ? [{ url: own.url, validationToken: own.validationToken }] : []),
+    ...tenants.map((tenant) => ({ url: tenant.webhook_url, validationToken: openTenantToken(tenant.id, tenant.validation_token) })),
+  ];
 }

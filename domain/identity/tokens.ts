@@ -2,11 +2,14 @@
 // and verifies alike), published as a JWKS. Keys are cached in memory: verifying a token costs no database
 // round trip; an unknown `kid` (a key made by another process) reloads the cache once. A token already
 // verified is not verified again (its signature cannot change): only its expiry is checked, by the clock.
+// The private JWK is stored sealed (domain/secrets), bound to its kid.
 import { randomUUID } from "node:crypto";
 import { exportJWK, generateKeyPair, importJWK, jwtVerify, SignJWT, type JWK, type JWTPayload, type CryptoKey } from "jose";
 import type { Kysely } from "kysely";
 import type { Database } from "../../db/schema.ts";
 import type { Clock } from "../clock.ts";
+import { secretKeyring } from "../secrets/process-keyring.ts";
+import { openStored, placeOf, SIGNING_KEY_PRIVATE_JWK } from "../secrets/sealed-columns.ts";
 
 const ALGORITHM = "ES256";
 /** Verified tokens remembered; past this many the memory starts over (it is only a saving of CPU). */
@@ -60,7 +63,7 @@ export class TokenService {
       const privateJwk = { ...(await exportJWK(privateKey)), kid, alg: ALGORITHM };
       await this.#db
         .insertInto("signing_keys")
-        .values({ kid, algorithm: ALGORITHM, private_jwk: JSON.stringify(privateJwk), public_jwk: JSON.stringify(publicJwk) })
+        .values({ kid, algorithm: ALGORITHM, private_jwk: secretKeyring().seal(JSON.stringify(privateJwk), placeOf(SIGNING_KEY_PRIVATE_JWK, kid)), public_jwk: JSON.stringify(publicJwk) })
         .execute();
       await this.#load();
     }
@@ -71,7 +74,7 @@ export class TokenService {
     const verifying = new Map<string, CryptoKey>();
     for (const row of rows) verifying.set(row.kid, (await importJWK(row.public_jwk as JWK, row.algorithm)) as CryptoKey);
     const newest = rows[0];
-    this.#signing = newest ? { kid: newest.kid, key: (await importJWK(newest.private_jwk as JWK, newest.algorithm)) as CryptoKey } : undefined;
+    this.#signing = newest ? { kid: newest.kid, key: (await importJWK(privateJwkOf(newest), newest.algorithm)) as CryptoKey } : undefined;
     this.#verifying = verifying;
     this.#publicJwks = rows.map((row) => row.public_jwk as JWK);
     this.#lastReload = Date.now();
@@ -134,4 +137,8 @@ export class TokenService {
       return undefined;
     }
   }
+}
+
+function privateJwkOf(row: { kid: string; private_jwk: string }): JWK {
+  return JSON.parse(openStored(secretKeyring(), SIGNING_KEY_PRIVATE_JWK, row.kid, row.private_jwk)) as JWK;
 }

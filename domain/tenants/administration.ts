@@ -9,12 +9,14 @@
 // - A tenant with assigned (linked) merchant accounts cannot be deleted (409 TenantHasBoundUsersError).
 //   The tenant row is locked first; an assignment (domain/tenants/assignment.ts) locks it `for share`,
 //   so a deletion and an assignment never miss each other. Deletion is soft: the key becomes free.
+import { randomUUID } from "node:crypto";
 import type { Kysely } from "kysely";
 import type { Database } from "../../db/schema.ts";
 import type { IntegrationTenant } from "../../db/tables/charges.table.ts";
 import { DomainError } from "../errors.ts";
 import { checkDestination, type DestinationPolicy } from "../webhooks/destination-guard.ts";
 import { ensureSigningSecret } from "../webhooks/signing-secrets.ts";
+import { sealTenantToken } from "../webhooks/validation-tokens.ts";
 import { isUniqueViolation } from "../../db/errors.ts";
 
 export interface TenantView {
@@ -60,14 +62,16 @@ export async function createTenant(
   await checkWebhookUrl(input.webhookUrl, context.policy);
   try {
     return await db.transaction().execute(async (trx) => {
+      const id = randomUUID(); // known before the insert: the sealed token is bound to it
       const row = await trx
         .insertInto("integration_tenants")
         .values({
+          id,
           integration_client_id: context.integrationClientId,
           key: input.key,
           name: input.name,
           webhook_url: input.webhookUrl,
-          validation_token: input.validationToken ?? null,
+          validation_token: sealTenantToken(id, input.validationToken ?? null),
           created_at: context.now,
         })
         .returningAll()
@@ -138,7 +142,7 @@ export async function deleteTenant(db: Kysely<Database>, integrationClientId: st
 export async function setTenantValidationToken(db: Kysely<Database>, integrationClientId: string, tenantId: string, token: string | null): Promise<void> {
   const result = await db
     .updateTable("integration_tenants")
-    .set({ validation_token: token })
+    .set({ validation_token: sealTenantToken(tenantId, token) })
     .where("id", "=", tenantId)
     .where("integration_client_id", "=", integrationClientId)
     .where("deleted_at", "is", null)

@@ -12,6 +12,7 @@ import { checkDestination, type DestinationPolicy } from "./destination-guard.ts
 import { sendSigned } from "./delivery.ts";
 import type { OutboundHttpClient } from "./outbound-http.ts";
 import { ensureSigningSecret } from "./signing-secrets.ts";
+import { openClientUrlToken, sealClientUrlToken } from "./validation-tokens.ts";
 
 export interface ClientUrlVerification {
   status: "ok" | "non_2xx" | "unreachable";
@@ -60,13 +61,15 @@ export async function createClientUrl(
 ): Promise<ClientUrlView> {
   await checkUrl(input.url, input.urlType, input.validationToken, context);
   const row = await db.transaction().execute(async (trx) => {
+    const id = randomUUID(); // known before the insert: the sealed token is bound to it
     const inserted = await trx
       .insertInto("client_urls")
       .values({
+        id,
         integration_client_id: context.integrationClientId,
         url_type: input.urlType,
         url: input.url,
-        validation_token: input.validationToken ?? null,
+        validation_token: sealClientUrlToken(id, input.validationToken ?? null),
         created_at: context.now,
         updated_at: context.now,
       })
@@ -100,7 +103,7 @@ export async function updateClientUrl(
     if (!before) throw notFound();
     const updated = await trx
       .updateTable("client_urls")
-      .set({ url: input.url, validation_token: input.validationToken ?? null, updated_at: context.now })
+      .set({ url: input.url, validation_token: sealClientUrlToken(clientUrlId, input.validationToken ?? null), updated_at: context.now })
       .where("id", "=", clientUrlId)
       .returningAll()
       .executeTakeFirstOrThrow();
@@ -148,7 +151,7 @@ async function findClientUrl(db: Kysely<Database>, integrationClientId: string, 
  * blocked address.
  */
 async function verifyClientUrl(db: Kysely<Database>, http: OutboundHttpClient, row: ClientUrlRow, now: Date): Promise<ClientUrlVerification> {
-  return pingWebhookUrl(db, http, row.integration_client_id, { url: row.url, validationToken: row.validation_token }, now);
+  return pingWebhookUrl(db, http, row.integration_client_id, { url: row.url, validationToken: openClientUrlToken(row.id, row.validation_token) }, now);
 }
 
 /** The reachability test of any of the integration's webhook destinations (its own URL or a tenant's). */

@@ -31,7 +31,7 @@ import { eventWithheldFromIntegration, isEventWithheld } from "../identity/unlin
 import { resolveDestination } from "./destinations.ts";
 import type { OutboundHttpClient, OutboundResult } from "./outbound-http.ts";
 import { signatureHeader, standardWebhookHeaders, SIGNATURE_HEADER, VALIDATION_TOKEN_HEADER, WEBHOOK_ID_HEADER } from "./signature.ts";
-import { ensureSigningSecret } from "./signing-secrets.ts";
+import { ensureSigningSecret, openSigningSecret } from "./signing-secrets.ts";
 import { isSubscribed, subscribedTo } from "./subscriptions.ts";
 
 const MINUTE = 60_000;
@@ -141,7 +141,7 @@ export async function deliverEvent(deps: DeliveryDependencies, eventId: string, 
       )
       update event_deliveries set attempts_made = ${attempt}, target_url = ${destination.url}, next_attempt_at = null, updated_at = ${now}
        where event_id = ${eventId}`.execute(trx);
-    const secret = context.secret ?? (await ensureSigningSecret(trx, context.integration_client_id, now));
+    const secret = context.secret !== null ? openSigningSecret(context.integration_client_id, context.secret) : await ensureSigningSecret(trx, context.integration_client_id, now);
     return { attempt, url: destination.url, validationToken: destination.validationToken, secret, rawBody: JSON.stringify(context.payload) };
   });
   if ("kind" in claimed) return claimed;

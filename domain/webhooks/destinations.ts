@@ -11,6 +11,7 @@
 import { sql, type Kysely, type Transaction } from "kysely";
 import type { Database } from "../../db/schema.ts";
 import type { OutboxEvent } from "../../db/tables/payments.table.ts";
+import { openClientUrlToken, openTenantToken } from "./validation-tokens.ts";
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -26,13 +27,13 @@ type RoutedEvent = Pick<OutboxEvent, "type" | "integration_client_id" | "merchan
 export async function resolveDestination(db: Db, event: RoutedEvent): Promise<Destination | undefined> {
   // The three rules' candidates in one round trip; the first that applies wins.
   const chargeRule = event.type.startsWith("payment_request.") && event.charge_id !== null;
-  const { rows } = await sql<{ charge_url: string | null; tenant_url: string | null; tenant_token: string | null; own_url: string | null; own_token: string | null }>`
+  const { rows } = await sql<{ charge_url: string | null; tenant_id: string | null; tenant_url: string | null; tenant_token: string | null; own_id: string | null; own_url: string | null; own_token: string | null }>`
     select ${chargeRule ? sql`(select webhook_url from charges where id = ${event.charge_id})` : sql`null::text`} as charge_url,
-           tenant.webhook_url as tenant_url, tenant.validation_token as tenant_token,
-           own.url as own_url, own.validation_token as own_token
+           tenant.id as tenant_id, tenant.webhook_url as tenant_url, tenant.validation_token as tenant_token,
+           own.id as own_id, own.url as own_url, own.validation_token as own_token
       from (select 1) as one
       left join lateral (
-        select t.webhook_url, t.validation_token
+        select t.id, t.webhook_url, t.validation_token
           from merchant_links l join integration_tenants t on t.id = l.tenant_id
          where l.integration_client_id = ${event.integration_client_id} and l.merchant_account_id = ${event.merchant_account_id}
            and t.deleted_at is null
@@ -41,8 +42,8 @@ export async function resolveDestination(db: Db, event: RoutedEvent): Promise<De
       left join lateral (${integrationWebhookUrlQuery(db, event.integration_client_id)}) own on true`.execute(db);
   const row = rows[0]!;
   if (row.charge_url) return { url: row.charge_url, validationToken: null, rule: "charge" };
-  if (row.tenant_url !== null) return { url: row.tenant_url, validationToken: row.tenant_token, rule: "tenant" };
-  return row.own_url !== null ? { url: row.own_url, validationToken: row.own_token, rule: "integration" } : undefined;
+  if (row.tenant_url !== null) return { url: row.tenant_url, validationToken: openTenantToken(row.tenant_id!, row.tenant_token), rule: "tenant" };
+  return row.own_url !== null ? { url: row.own_url, validationToken: openClientUrlToken(row.own_id!, row.own_token), rule: "integration" } : undefined;
 }
 
 /** Rule 3's query: the most recently registered or changed webhook URL of the integration. */
@@ -57,9 +58,10 @@ function integrationWebhookUrlQuery(db: Db, integrationClientId: string) {
     .limit(1);
 }
 
-/** The integration's own webhook URL (rule 3). */
-export async function integrationWebhookUrl(db: Db, integrationClientId: string): Promise<{ id: string; url: string; validation_token: string | null } | undefined> {
-  return integrationWebhookUrlQuery(db, integrationClientId).executeTakeFirst();
+/** The integration's own webhook URL (rule 3), with its validation token opened. */
+export async function integrationWebhookUrl(db: Db, integrationClientId: string): Promise<{ id: string; url: string; validationToken: string | null } | undefined> {
+  const row = await integrationWebhookUrlQuery(db, integrationClientId).executeTakeFirst();
+  return row && { id: row.id, url: row.url, validationToken: openClientUrlToken(row.id, row.validation_token) };
 }
 
 export type TestTarget =
@@ -76,14 +78,14 @@ export type TestTarget =
 export async function resolveTestTarget(db: Db, integrationClientId: string, tenantKey: string | undefined): Promise<TestTarget> {
   const tenants = await db
     .selectFrom("integration_tenants")
-    .select(["key", "webhook_url", "validation_token"])
+    .select(["id", "key", "webhook_url", "validation_token"])
     .where("integration_client_id", "=", integrationClientId)
     .where("deleted_at", "is", null)
     .orderBy("key")
     .execute();
   const tenantTarget = (tenant: (typeof tenants)[number]): TestTarget => ({
     kind: "resolved",
-    destination: { url: tenant.webhook_url, validationToken: tenant.validation_token, rule: "tenant" },
+    destination: { url: tenant.webhook_url, validationToken: openTenantToken(tenant.id, tenant.validation_token), rule: "tenant" },
     tenantKey: tenant.key,
   });
   if (tenantKey !== undefined) {
@@ -91,7 +93,7 @@ export async function resolveTestTarget(db: Db, integrationClientId: string, ten
     return tenant ? tenantTarget(tenant) : { kind: "no_target", tenantKey };
   }
   const own = await integrationWebhookUrl(db, integrationClientId);
-  if (own) return { kind: "resolved", destination: { url: own.url, validationToken: own.validation_token, rule: "integration" } };
+  if (own) return { kind: "resolved", destination: { url: own.url, validationToken: own.validationToken, rule: "integration" } };
   if (tenants.length === 1) return tenantTarget(tenants[0]!);
   if (tenants.length > 1) return { kind: "ambiguous_target", tenantKeys: tenants.map((tenant) => tenant.key) };
   return { kind: "no_target" };

@@ -2,11 +2,14 @@
 // Production it is the production secret). Created on first need (the first delivery, test or URL
 // verification, or the registration of a destination, so that the integrator can read it before the
 // first event), returned in clear, and replaced at once by a rotation: every signature made after the
-// rotation, retries of older events included, uses the new secret.
+// rotation, retries of older events included, uses the new secret. Stored sealed (domain/secrets): the
+// row holds it encrypted under COBRO_SECRET_KEY, bound to its integration.
 import type { Kysely, Transaction } from "kysely";
 import type { Database } from "../../db/schema.ts";
 import { DomainError } from "../errors.ts";
 import { generateSigningSecret } from "./signature.ts";
+import { secretKeyring } from "../secrets/process-keyring.ts";
+import { openStored, placeOf, WEBHOOK_SIGNING_SECRET } from "../secrets/sealed-columns.ts";
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -14,28 +17,38 @@ type Db = Kysely<Database> | Transaction<Database>;
 export async function ensureSigningSecret(db: Db, integrationClientId: string, now: Date): Promise<string> {
   // Read first: once it exists (nearly always) that is the only round trip.
   const existing = await db.selectFrom("webhook_signing_secrets").select("secret").where("integration_client_id", "=", integrationClientId).executeTakeFirst();
-  if (existing) return existing.secret;
+  if (existing) return openSigningSecret(integrationClientId, existing.secret);
   await db
     .insertInto("webhook_signing_secrets")
-    .values({ integration_client_id: integrationClientId, secret: generateSigningSecret(), created_at: now })
+    .values({ integration_client_id: integrationClientId, secret: seal(integrationClientId, generateSigningSecret()), created_at: now })
     .onConflict((oc) => oc.column("integration_client_id").doNothing())
     .execute();
   const row = await db.selectFrom("webhook_signing_secrets").select("secret").where("integration_client_id", "=", integrationClientId).executeTakeFirstOrThrow();
-  return row.secret;
+  return openSigningSecret(integrationClientId, row.secret);
 }
 
 export async function getSigningSecret(db: Db, integrationClientId: string): Promise<string> {
   const row = await db.selectFrom("webhook_signing_secrets").select("secret").where("integration_client_id", "=", integrationClientId).executeTakeFirst();
   if (!row) throw new DomainError("WebhookSigningSecretNotFoundError", "The integration has no webhook signing secret yet: create one with PUT /my-integration/webhook-signing-secret/rotate");
-  return row.secret;
+  return openSigningSecret(integrationClientId, row.secret);
 }
 
 export async function rotateSigningSecret(db: Db, integrationClientId: string, now: Date): Promise<string> {
   const secret = generateSigningSecret();
+  const sealed = seal(integrationClientId, secret);
   await db
     .insertInto("webhook_signing_secrets")
-    .values({ integration_client_id: integrationClientId, secret, created_at: now })
-    .onConflict((oc) => oc.column("integration_client_id").doUpdateSet({ secret, rotated_at: now }))
+    .values({ integration_client_id: integrationClientId, secret: sealed, created_at: now })
+    .onConflict((oc) => oc.column("integration_client_id").doUpdateSet({ secret: sealed, rotated_at: now }))
     .execute();
   return secret;
+}
+
+function seal(integrationClientId: string, secret: string): string {
+  return secretKeyring().seal(secret, placeOf(WEBHOOK_SIGNING_SECRET, integrationClientId));
+}
+
+/** The secret of a stored row (for a query that reads the column itself, such as a delivery's joined read). */
+export function openSigningSecret(integrationClientId: string, stored: string): string {
+  return openStored(secretKeyring(), WEBHOOK_SIGNING_SECRET, integrationClientId, stored);
 }

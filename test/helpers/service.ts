@@ -7,6 +7,9 @@ import { createSandboxSet, type SandboxCredentials } from "../../domain/identity
 import { createTestDatabase, type TestDatabase } from "./database.ts";
 import { captureLogs } from "./captured-logs.ts";
 
+/** The keyring of in-process test services (a fixed key: a test may open what the service sealed). */
+export const TEST_SECRET_KEY = `test:${Buffer.alloc(32, 7).toString("base64")}`;
+
 export interface TestService {
   integrationUrl: string;
   authUrl: string;
@@ -25,12 +28,14 @@ export interface TestServiceOptions {
   env?: Record<string, string>;
   parts?: ServicePart[];
   start?: Date;
+  /** Start on this database (a restart of another test service's, which stays open on close) instead of a fresh one. */
+  database?: TestDatabase;
 }
 
 export async function startTestService(options: TestServiceOptions = {}): Promise<TestService> {
-  const database = await createTestDatabase();
+  const database = options.database ?? (await createTestDatabase());
   const clock = new ManualClock(options.start ?? new Date());
-  const base = loadConfig({ INTEGRATION_PORT: "0", AUTH_PORT: "0", ADMIN_PORT: "0", COBRO_AUTH_URL: "http://auth.cobro.test", ...options.env }, []);
+  const base = loadConfig({ INTEGRATION_PORT: "0", AUTH_PORT: "0", ADMIN_PORT: "0", COBRO_AUTH_URL: "http://auth.cobro.test", COBRO_SECRET_KEY: TEST_SECRET_KEY, ...options.env }, []);
   const config: Config = { ...base, databaseUrl: database.connectionString, parts: new Set(options.parts ?? ["integration", "auth", "admin"]) };
   const { logger, logLines } = captureLogs();
   const service = await startService(config, { logger, clock, validateResponses: true });
@@ -46,7 +51,7 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     sandbox: () => createSandboxSet(database.db, clock.now()),
     close: async () => {
       await service.stop();
-      await database.close();
+      if (!options.database) await database.close();
     },
   };
 }

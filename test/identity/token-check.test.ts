@@ -2,7 +2,9 @@
 // (roles, merchant tokens refused), unlinking, and the Sandbox test tokens.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { importJWK, SignJWT, type JWK } from "jose";
-import { postJson, read, startTestService, type TestService } from "../helpers/service.ts";
+import { postJson, read, startTestService, TEST_SECRET_KEY, type TestService } from "../helpers/service.ts";
+import { SecretKeyring } from "../../domain/secrets/keyring.ts";
+import { placeOf, SIGNING_KEY_PRIVATE_JWK } from "../../domain/secrets/sealed-columns.ts";
 import type { SandboxCredentials } from "../../domain/identity/sandbox-bootstrap.ts";
 
 let t: TestService;
@@ -36,7 +38,7 @@ async function forgeToken(claims: Record<string, unknown>, audience: string): Pr
     .setAudience(audience)
     .setIssuedAt(now)
     .setExpirationTime(now + 600)
-    .sign(await importJWK(key.private_jwk as JWK, "ES256"));
+    .sign(await importJWK(JSON.parse(SecretKeyring.parse(TEST_SECRET_KEY).open(key.private_jwk, placeOf(SIGNING_KEY_PRIVATE_JWK, key.kid))) as JWK, "ES256"));
 }
 
 function expectText(result: { status: number; headers: Headers; text: string }, status: number, text: string) {

@@ -1,0 +1,90 @@
+// The columns that hold sealed secrets, and the two passes over them: the start-up pass that seals any
+// value still in clear (rows written before sealing existed: migration 2026_11_23_0021 cannot seal them,
+// having no key), and the rotation pass (`npm run secrets:rotate-key`) that re-seals every value under the
+// ring's current key. Both go in batches, update a row only if its value is still the one read (a secret
+// rotated meanwhile is left as its rotation wrote it), and can run again at any time.
+import { sql, type Kysely } from "kysely";
+import type { Database } from "../../db/schema.ts";
+import { sealedKeyId, type SealedPlace, type SecretKeyring } from "./keyring.ts";
+
+export interface SealedColumn {
+  table: string;
+  column: string;
+  /** The column that identifies the row, bound into each value's associated data. */
+  rowIdColumn: string;
+}
+
+export const SIGNING_KEY_PRIVATE_JWK: SealedColumn = { table: "signing_keys", column: "private_jwk", rowIdColumn: "kid" };
+export const WEBHOOK_SIGNING_SECRET: SealedColumn = { table: "webhook_signing_secrets", column: "secret", rowIdColumn: "integration_client_id" };
+export const CLIENT_URL_VALIDATION_TOKEN: SealedColumn = { table: "client_urls", column: "validation_token", rowIdColumn: "id" };
+export const TENANT_VALIDATION_TOKEN: SealedColumn = { table: "integration_tenants", column: "validation_token", rowIdColumn: "id" };
+
+export const SEALED_COLUMNS: readonly SealedColumn[] = [SIGNING_KEY_PRIVATE_JWK, WEBHOOK_SIGNING_SECRET, CLIENT_URL_VALIDATION_TOKEN, TENANT_VALIDATION_TOKEN];
+
+export function placeOf(column: SealedColumn, rowId: string): SealedPlace {
+  return { table: column.table, column: column.column, rowId };
+}
+
+/** The secret of a stored value: opened, or as is if still in clear (a row the start-up pass has not sealed yet). */
+export function openStored(keyring: SecretKeyring, column: SealedColumn, rowId: string, stored: string): string {
+  return sealedKeyId(stored) === undefined ? stored : keyring.open(stored, placeOf(column, rowId));
+}
+
+export function openStoredOrNull(keyring: SecretKeyring, column: SealedColumn, rowId: string, stored: string | null): string | null {
+  return stored === null ? null : openStored(keyring, column, rowId, stored);
+}
+
+export function sealOrNull(keyring: SecretKeyring, column: SealedColumn, rowId: string, secret: string | null): string | null {
+  return secret === null ? null : keyring.seal(secret, placeOf(column, rowId));
+}
+
+export interface ResealCount {
+  table: string;
+  column: string;
+  resealed: number;
+}
+
+/**
+ * Seals each value of the sealed columns that is in clear (`clear`) or, for a rotation, each value not
+ * sealed under the current key (`not-current`). Returns how many values of each column it wrote.
+ */
+export async function resealColumns(
+  db: Kysely<Database>,
+  keyring: SecretKeyring,
+  scope: "clear" | "not-current",
+  options: { batchSize?: number; onBatch?: (count: ResealCount) => void } = {},
+): Promise<ResealCount[]> {
+  const batchSize = options.batchSize ?? 500;
+  const counts: ResealCount[] = [];
+  for (const column of SEALED_COLUMNS) {
+    const count = { table: column.table, column: column.column, resealed: 0 };
+    const table = sql.table(column.table);
+    const value = sql.ref(column.column);
+    const rowId = sql.ref(column.rowIdColumn);
+    const pending =
+      scope === "clear"
+        ? sql`${value} is not null and ${value} not like 'v1.%'`
+        : sql`${value} is not null and ${value} not like ${`v1.${keyring.currentKeyId}.%`}`;
+    // Keyset pages: a row written meanwhile by a process that still seals under an older key is met once per
+    // pass, never in a loop. A value that does not open stops the pass with the reason (a key missing from the ring).
+    let after = "";
+    for (;;) {
+      const { rows } = await sql<{ row_id: string; value: string }>`
+        select ${rowId}::text as row_id, ${value} as value from ${table}
+        where ${pending} and ${rowId}::text > ${after} order by ${rowId}::text limit ${batchSize}`.execute(db);
+      if (rows.length === 0) break;
+      let resealed = 0;
+      for (const row of rows) {
+        const secret = openStored(keyring, column, row.row_id, row.value);
+        const updated = await sql`update ${table} set ${value} = ${keyring.seal(secret, placeOf(column, row.row_id))}
+          where ${rowId}::text = ${row.row_id} and ${value} = ${row.value}`.execute(db);
+        resealed += Number(updated.numAffectedRows ?? 0n);
+      }
+      after = rows[rows.length - 1]!.row_id;
+      count.resealed += resealed;
+      options.onBatch?.({ ...count, resealed });
+    }
+    counts.push(count);
+  }
+  return counts;
+}

@@ -1,0 +1,41 @@
+// The Sandbox's own key for sealing secrets at rest, when COBRO_SECRET_KEY is not set: generated on the
+// first start into the data folder, next to the embedded database (readable by its owner only), and read
+// back at every later start. Production never uses it: its configuration requires COBRO_SECRET_KEY.
+import { randomBytes } from "node:crypto";
+import { chmodSync, existsSync, linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { CobroStartupError } from "../db/errors.ts";
+import { SecretKeyFormatError, SecretKeyring } from "../domain/secrets/keyring.ts";
+import type { Config } from "./config.ts";
+
+/** COBRO_SECRET_KEY, or the Sandbox's generated key file; never a generated key in Production. */
+export function configuredSecretKeyring(config: Config): SecretKeyring {
+  if (config.secretKeyring) return config.secretKeyring;
+  if (config.serviceEnv === "production") throw new CobroStartupError("COBRO_SECRET_KEY is required in Production (docs/secrets.md)");
+  return sandboxSecretKeyring(config.dataDir);
+}
+
+export function sandboxSecretKeyring(dataDir: string): SecretKeyring {
+  const file = join(dataDir, "secret-key");
+  if (!existsSync(file)) {
+    mkdirSync(dataDir, { recursive: true });
+    // Written whole under another name, then linked into place: processes starting at once on one folder
+    // never read a half-written key, and never overwrite each other's (the first link wins).
+    const draft = `${file}.${process.pid}.${randomBytes(4).toString("hex")}`;
+    writeFileSync(draft, `${SecretKeyring.generateText()}\n`, { mode: 0o600, flag: "wx" });
+    try {
+      linkSync(draft, file);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+    } finally {
+      rmSync(draft, { force: true });
+    }
+  }
+  chmodSync(file, 0o600);
+  try {
+    return SecretKeyring.parse(readFileSync(file, "utf8").trim());
+  } catch (error) {
+    if (error instanceof SecretKeyFormatError) throw new CobroStartupError(`The Sandbox's key file ${file} ${error.message}: restore it, or set COBRO_SECRET_KEY`);
+    throw error;
+  }
+}
