@@ -14,7 +14,7 @@ import { addressAllowed } from "../../domain/webhooks/destination-guard.ts";
 import { deliverEvent, RETRY_SCHEDULE_MS } from "../../domain/webhooks/delivery.ts";
 import { OutboundHttpClient } from "../../domain/webhooks/outbound-http.ts";
 import { verifyWebhookSignature } from "../../sdk/src/webhook-signature.ts";
-import { linkedMerchant, type TestService, startTestService } from "../helpers/service.ts";
+import { linkedMerchant, type TestService, startTestService, TEST_SECRET_KEY } from "../helpers/service.ts";
 import { sandboxAdmin } from "../helpers/sandbox-admin.ts";
 import { chargeBody, dueDateIn } from "../helpers/charges.ts";
 import { uniqueRef } from "../helpers/unique-ref.ts";
@@ -191,7 +191,7 @@ describe("delivery mechanics", () => {
     const dataDir = mkdtempSync(join(tmpdir(), "cobro-worker-"));
     const startWorkerProcess = () => {
       const child = spawn(process.execPath, [join(import.meta.dirname, "..", "..", "server", "main.ts"), "--only", "worker"], {
-        env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", LOG_LEVEL: "warn", DATABASE_URL: t.database.connectionString, COBRO_DATA_DIR: dataDir, COBRO_ALLOW_LOOPBACK_URLS: "true" },
+        env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", LOG_LEVEL: "warn", DATABASE_URL: t.database.connectionString, COBRO_DATA_DIR: dataDir, COBRO_ALLOW_LOOPBACK_URLS: "true", COBRO_SECRET_KEY: TEST_SECRET_KEY },
         stdio: ["ignore", "pipe", "pipe"],
       });
       let output = "";
