@@ -11,13 +11,14 @@
 // integration's logo (/portal/auth-api/integration/oauth2/logos/{logoId}, which the profile page shows).
 // Nothing else is forwarded, and bodies (passwords, tokens) are never logged. The forward carries the
 // browser's address, which the Auth API counts for throttled guessing instead of this host's own.
-import { randomBytes } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import * as esbuild from "esbuild";
 import express, { type Request, type Response } from "express";
 import { DomainError } from "../domain/errors.ts";
 import { isUuid } from "../domain/ids.ts";
 import { constantTimeEqual } from "../domain/identity/secrets.ts";
+import { secretKeyring } from "../domain/secrets/process-keyring.ts";
+import type { SecretKeyring } from "../domain/secrets/keyring.ts";
 import { internalErrorReply, replyForError, type ErrorReply } from "./error-responses.ts";
 import type { Logger } from "./logger.ts";
 
@@ -36,19 +37,25 @@ export const PORTAL_CSP = [
 export const ADMIN_SESSION_OPERATIONS = new Set(["login", "refresh", "logout", "change-password", "password-reset"]);
 
 /**
- * The browser's address travels in FORWARDED_CLIENT_HEADER, believed only next to this process's random
- * secret: only the portal's forward in this process can set it, and anyone else's header is ignored.
- * (With the Admin and Auth APIs in separate processes, the Auth API counts the Admin host's address.)
+ * The browser's address travels in FORWARDED_CLIENT_HEADER, believed only next to a secret derived from
+ * COBRO_SECRET_KEY: only a portal forward of this deployment (the Admin host, in this process or another
+ * sharing the key) can set it, and anyone else's header is ignored.
  */
 const FORWARDED_CLIENT_HEADER = "x-cobro-portal-client";
 const FORWARD_SECRET_HEADER = "x-cobro-portal-forward";
-const FORWARD_SECRET = randomBytes(32).toString("base64url");
+const forwardSecretsOf = new WeakMap<SecretKeyring, string[]>();
+function forwardSecrets(): string[] {
+  const keyring = secretKeyring();
+  let secrets = forwardSecretsOf.get(keyring);
+  if (!secrets) forwardSecretsOf.set(keyring, (secrets = keyring.derivedSecrets("portal-forward")));
+  return secrets;
+}
 
 /** The caller's address: the socket's peer (Express's `trust proxy` is off), or the browser's behind the portal's forward. */
 export function clientAddressOf(req: Request): string {
   const forwarded = req.headers[FORWARDED_CLIENT_HEADER];
   const secret = req.headers[FORWARD_SECRET_HEADER];
-  if (typeof forwarded === "string" && forwarded !== "" && typeof secret === "string" && constantTimeEqual(secret, FORWARD_SECRET)) return forwarded;
+  if (typeof forwarded === "string" && forwarded !== "" && typeof secret === "string" && forwardSecrets().some((known) => constantTimeEqual(secret, known))) return forwarded;
   return req.ip ?? req.socket.remoteAddress ?? "unknown";
 }
 
@@ -122,6 +129,8 @@ export interface PortalRoutesOptions {
   logger: Logger;
   /** Where the bundle comes from; default the process's memoized build. */
   bundle?: () => Promise<PortalBundle>;
+  /** Forward the browser's address to the Auth API with the deployment's derived secret (off against mocks, which have no key). */
+  forwardClientAddress?: boolean;
 }
 
 function send(res: Response, reply: ErrorReply): void {
@@ -144,7 +153,8 @@ export function portalRoutes(options: PortalRoutesOptions): express.Router {
   router.post("/portal/auth-api/integration/admin/:operation", express.raw({ type: () => true, limit: "64kb" }), async (req: Request, res: Response) => {
     const operation = String(req.params.operation);
     if (!ADMIN_SESSION_OPERATIONS.has(operation)) return send(res, replyForError(new DomainError("RouteNotFound", `No route for POST ${req.path}`), requestId(res), "admin"));
-    const headers: Record<string, string> = { accept: "application/json", [FORWARDED_CLIENT_HEADER]: clientAddressOf(req), [FORWARD_SECRET_HEADER]: FORWARD_SECRET };
+    const headers: Record<string, string> = { accept: "application/json" };
+    if (options.forwardClientAddress) Object.assign(headers, { [FORWARDED_CLIENT_HEADER]: clientAddressOf(req), [FORWARD_SECRET_HEADER]: forwardSecrets()[0]! });
     if (req.headers["content-type"]) headers["content-type"] = req.headers["content-type"];
     if (req.headers.authorization) headers.authorization = req.headers.authorization;
     try {

@@ -9,7 +9,7 @@
 //
 // A sealed value is `v1.<keyId>.<nonce>.<ciphertext and tag>` (base64url; a random 12-byte nonce per value),
 // and its associated data names the row and column it belongs to: moved to another row, it does not open.
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from "node:crypto";
+import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes } from "node:crypto";
 
 const VERSION = "v1";
 const NONCE_BYTES = 12;
@@ -68,6 +68,17 @@ export class SecretKeyring {
   /** A new random key, as the text of a one-key ring (`<id>:<base64url key>`). */
   static generateText(id = `k${new Date().toISOString().slice(0, 10).replaceAll("-", "")}`): string {
     return `${id}:${randomBytes(KEY_BYTES).toString("base64url")}`;
+  }
+
+  /**
+   * Secrets for `purpose` derived from the ring's keys (HMAC-SHA256), the current key's first: processes
+   * that share COBRO_SECRET_KEY agree on them without storing anything, and during a rotation a value
+   * derived from any key of the ring is still recognised.
+   */
+  derivedSecrets(purpose: string): string[] {
+    return [...this.#keys.entries()]
+      .sort(([a], [b]) => (a === this.currentKeyId ? -1 : b === this.currentKeyId ? 1 : 0))
+      .map(([, key]) => createHmac("sha256", key).update(`cobro/derived/${purpose}`).digest("base64url"));
   }
 
   seal(plaintext: string, place: SealedPlace): string {

@@ -26,7 +26,7 @@ import { captureLogs } from "../helpers/captured-logs.ts";
 import { CHAT_TOKEN, PHONE_NUMBER_ID, providerError, startChatProvider, accepted, type ChatProvider } from "../helpers/chat-provider.ts";
 import { startCobro } from "../helpers/process.ts";
 import { sandboxAdmin } from "../helpers/sandbox-admin.ts";
-import { linkedMerchant, startTestService, type TestService } from "../helpers/service.ts";
+import { linkedMerchant, startTestService, TEST_SECRET_KEY, type TestService } from "../helpers/service.ts";
 import { startSmtpServer, type TestSmtpServer } from "../helpers/smtp-server.ts";
 import { uniqueRef } from "../helpers/unique-ref.ts";
 
@@ -372,7 +372,7 @@ describe("without providers", () => {
   });
 
   it("as a process, in one readable line and a non-zero exit", async () => {
-    const started = startCobro({ SERVICE_ENV: "production", COBRO_DATA_DIR: "/nonexistent/never-created" }, ["--only", "worker"]);
+    const started = startCobro({ SERVICE_ENV: "production", COBRO_SECRET_KEY: TEST_SECRET_KEY, COBRO_DATA_DIR: "/nonexistent/never-created" }, ["--only", "worker"]);
     expect(await started.exited).toBe(1);
     expect(started.output()).toBe(
       "cobro: The worker sends payer notifications, and this Production process has no email provider (COBRO_SMTP_URL, COBRO_MAIL_FROM) and no chat provider (COBRO_WHATSAPP_API_URL, COBRO_WHATSAPP_PHONE_NUMBER_ID, COBRO_WHATSAPP_TOKEN): set them, or run the process without the worker (--only integration,auth,admin)\n",
