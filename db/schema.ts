@@ -31,6 +31,7 @@ import type { GoLiveRequestsTable, PlatformApiKeysTable } from "./tables/going-l
 import type { MessageCapRequestsTable } from "./tables/message-cap-requests.table.ts";
 import type { WidgetKeysTable } from "./tables/widget-keys.table.ts";
 import type { CommissionProposalsTable, PayoutLinksTable } from "./tables/merchant-consents.table.ts";
+import type { WorkerHeartbeatsTable } from "./tables/worker-heartbeats.table.ts";
 import type { ClientUrlsTable, DeliveryAttemptsTable, EventDeliveriesTable, WebhookSigningSecretsTable } from "./tables/webhooks.table.ts";
 
 export interface Database {
@@ -67,4 +68,5 @@ export interface Database {
   widget_keys: WidgetKeysTable;
   payout_links: PayoutLinksTable;
   commission_proposals: CommissionProposalsTable;
+  worker_heartbeats: WorkerHeartbeatsTable;
 }

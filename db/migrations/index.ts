@@ -19,6 +19,7 @@ import * as messageCapRequestsAndSuspension from "./2026_11_23_0014_message_cap_
 import * as merchantCommissions from "./2026_11_23_0015_merchant_commissions.ts";
 import * as widgetKeys from "./2026_11_23_0016_widget_keys.ts";
 import * as payoutLinkAndCommissionProposals from "./2026_11_23_0017_payout_link_and_commission_proposals.ts";
+import * as workerHeartbeats from "./2026_11_23_0022_worker_heartbeats.ts";
 
 export const migrations: Record<string, Migration> = {
   "2026_11_22_0001_initial": initial,
@@ -38,4 +39,5 @@ export const migrations: Record<string, Migration> = {
   "2026_11_23_0015_merchant_commissions": merchantCommissions,
   "2026_11_23_0016_widget_keys": widgetKeys,
   "2026_11_23_0017_payout_link_and_commission_proposals": payoutLinkAndCommissionProposals,
+  "2026_11_23_0022_worker_heartbeats": workerHeartbeats,
 };
