@@ -10,6 +10,20 @@ import { prepareQueue } from "../../db/job-queue.ts";
 import { migrateToLatest } from "../../db/migrate.ts";
 import { freePorts } from "./free-ports.ts";
 import { startCobro, waitForOutput, type StartedCobro } from "./process.ts";
+import { bearerCaller, postJson, read, type ApiCall } from "./service.ts";
+import { createSandboxSet, type SandboxCredentials } from "../../domain/identity/sandbox-bootstrap.ts";
+
+/** A fresh Sandbox integration with its linked merchant, and calls to the cluster's first API process as each. */
+export interface ClusterIntegration {
+  sandbox: SandboxCredentials;
+  integrationId: string;
+  adminToken: string;
+  merchantToken(): string;
+  /** New test tokens for the merchant (after a Sandbox clock move expired them). */
+  renewMerchantToken(): Promise<void>;
+  adminCall: ApiCall;
+  merchantCall: ApiCall;
+}
 
 export interface CobroCluster {
   /** The test's own connection (a small pool) to the database the processes share. */
@@ -20,6 +34,9 @@ export interface CobroCluster {
   adminUrl: string;
   /** Starts an API process (integration, auth and admin) on the cluster's ports; waits until it serves. */
   startApi(extraEnv?: Record<string, string>): Promise<StartedCobro>;
+  /** Another API process on ports of its own (its URLs are read from what it prints). */
+  startExtraApi(extraEnv?: Record<string, string>): Promise<{ started: StartedCobro; integrationUrl: string; adminUrl: string }>;
+  integration(): Promise<ClusterIntegration>;
   /** Starts a worker process; waits until it runs. */
   startWorker(extraEnv?: Record<string, string>): Promise<StartedCobro>;
   /** SIGKILL: no shutdown, no cleanup, as a lost machine. */
@@ -65,7 +82,28 @@ export async function startCobroCluster(env: Record<string, string> = {}): Promi
     database,
     ...urls,
     startApi: (extraEnv = {}) => start("integration,auth,admin", { INTEGRATION_PORT: String(integrationPort), AUTH_PORT: String(authPort), ADMIN_PORT: String(adminPort), ...extraEnv }),
+    startExtraApi: async (extraEnv = {}) => {
+      const started = await start("integration,auth,admin", { INTEGRATION_PORT: "0", AUTH_PORT: "0", ADMIN_PORT: "0", ...extraEnv });
+      const url = (api: string) => started.output().match(new RegExp(`^  ${api} +(http://\\S+)`, "m"))![1]!;
+      return { started, integrationUrl: url("integration"), adminUrl: url("admin") };
+    },
     startWorker: (extraEnv = {}) => start("worker", extraEnv),
+    integration: async () => {
+      const sandbox = await createSandboxSet(database.db, new Date());
+      const login = await read(await postJson(`${urls.authUrl}/integration/admin/login`, sandbox.integrationAdmin));
+      if (login.status !== 200) throw new Error(`admin login: ${login.status} ${login.text}`);
+      const adminToken: string = login.json.idToken;
+      const adminCall = bearerCaller(urls.adminUrl, () => adminToken);
+      let merchantToken = "";
+      const renewMerchantToken = async () => {
+        const tokens = await adminCall("POST", "/my-integration/test-tokens");
+        if (tokens.status !== 200) throw new Error(`test tokens: ${tokens.status} ${tokens.text}`);
+        merchantToken = tokens.json.idToken;
+      };
+      await renewMerchantToken();
+      const { id: integrationId } = await database.db.selectFrom("integration_clients").select("id").where("provider_client_id", "=", sandbox.integration.clientId).executeTakeFirstOrThrow();
+      return { sandbox, integrationId, adminToken, merchantToken: () => merchantToken, renewMerchantToken, adminCall, merchantCall: bearerCaller(urls.integrationUrl, () => merchantToken) };
+    },
     kill: async (started) => {
       started.child.kill("SIGKILL");
       await started.exited;

@@ -6,10 +6,8 @@ import type { AddressInfo } from "node:net";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { addJob } from "../../db/job-queue.ts";
-import { createSandboxSet } from "../../domain/identity/sandbox-bootstrap.ts";
 import { chargeBody } from "../helpers/charges.ts";
 import { startCobroCluster, type CobroCluster } from "../helpers/cobro-cluster.ts";
-import { bearerCaller, postJson, read, type ApiCall } from "../helpers/service.ts";
 import { startWebhookReceiver, type WebhookReceiver } from "../helpers/webhook-receiver.ts";
 import { uniqueRef } from "../helpers/unique-ref.ts";
 import type { StartedCobro } from "../helpers/process.ts";
@@ -30,18 +28,7 @@ afterAll(async () => {
   await cluster?.close();
 }, 60_000);
 
-/** A fresh integration with its linked merchant: the merchant's and the integration admin's calls. */
-async function integration() {
-  const sandbox = await createSandboxSet(cluster.database.db, new Date());
-  const login = await read(await postJson(`${cluster.authUrl}/integration/admin/login`, sandbox.integrationAdmin));
-  expect(login.status, login.text).toBe(200);
-  const adminCall = bearerCaller(cluster.adminUrl, () => login.json.idToken);
-  const tokens = await adminCall("POST", "/my-integration/test-tokens");
-  expect(tokens.status, tokens.text).toBe(200);
-  const merchantCall: ApiCall = bearerCaller(cluster.integrationUrl, () => tokens.json.idToken);
-  const integrationId = (await cluster.database.db.selectFrom("integration_clients").select("id").where("provider_client_id", "=", sandbox.integration.clientId).executeTakeFirstOrThrow()).id;
-  return { sandbox, adminCall, merchantCall, integrationId };
-}
+const integration = () => cluster.integration();
 
 /** The charges of an integration whose CVU hold is missing or wrong (an open charge always holds its CVU). */
 async function chargesWithoutTheirHold(integrationId: string): Promise<unknown[]> {
