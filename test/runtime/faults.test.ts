@@ -148,8 +148,9 @@ describe("a worker killed (SIGKILL)", () => {
 
 describe("PostgreSQL stopped and started under load", () => {
   it("answers 503 ServiceUnavailableError (never a hang, never a 500), /readyz says not ready, and recovers by itself", async () => {
-    const { merchantCall, integrationId } = await integration();
+    const { adminCall, merchantCall, integrationId } = await integration();
     const acknowledged: string[] = [];
+    const acknowledgedReferences: string[] = [];
     const statuses = new Map<number, number>();
     const unexpected: string[] = [];
     let running = true;
@@ -157,15 +158,19 @@ describe("PostgreSQL stopped and started under load", () => {
       while (running) {
         const started = Date.now();
         let result;
+        const referenceId = uniqueRef("PG");
         try {
-          result = await merchantCall("POST", "/payment-request", chargeBody({ referenceId: uniqueRef("PG") }));
+          result = await merchantCall("POST", "/payment-request", chargeBody({ referenceId }));
         } catch (error) {
           unexpected.push(`no answer: ${(error as Error).message}`);
           continue;
         }
         if (Date.now() - started > 12_000) unexpected.push(`answered after ${Date.now() - started} ms`);
         statuses.set(result.status, (statuses.get(result.status) ?? 0) + 1);
-        if (result.status === 201) acknowledged.push(result.json.paymentRequestId);
+        if (result.status === 201) {
+          acknowledged.push(result.json.paymentRequestId);
+          acknowledgedReferences.push(referenceId);
+        }
         else if (result.status === 503) {
           if (result.json?.code !== "ServiceUnavailableError" || typeof result.json.id !== "string" || "stack" in result.json) unexpected.push(result.text);
           if (result.headers.get("retry-after") !== "5") unexpected.push("503 without Retry-After");
@@ -193,9 +198,18 @@ describe("PostgreSQL stopped and started under load", () => {
     const stored = await cluster.database.db.selectFrom("charges").select("id").where("id", "in", acknowledged).execute();
     expect(stored.length).toBe(acknowledged.length);
     expect(await chargesWithoutTheirHold(integrationId)).toEqual([]);
-    // The processes stayed up through the outage.
+    // The processes stayed up through the outage, and the worker delivers again.
     expect(api.child.exitCode).toBeNull();
     expect(worker.child.exitCode).toBeNull();
+    const path = `/${uniqueRef("after-outage")}`;
+    expect((await adminCall("POST", "/my-integration/urls", { url: receiver.url(path), urlType: "webhook" })).status).toBe(201);
+    const charge = (await merchantCall("GET", `/payment-request/${acknowledgedReferences[0]}`)).json;
+    const paid = await adminCall("POST", "/my-integration/simulate-payment", {
+      externalAccountCvu: "0000003100000000000017", externalAccountCuil: "20301234563", externalAccountName: "Juan Pérez", cvu: charge.CVU, amount: 1000,
+    });
+    expect(paid.status, paid.text).toBe(200);
+    const [event] = (await receiver.waitFor(2, { path, timeoutMs: 20_000 })).slice(1);
+    expect(event!.json).toMatchObject({ event: "payment_request.payment_received", referenceId: acknowledgedReferences[0] });
   }, 120_000);
 });
 
