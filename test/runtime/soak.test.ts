@@ -7,6 +7,7 @@
 import { createHmac, randomInt } from "node:crypto";
 import { sql } from "kysely";
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { setDailyMessageCap } from "../../domain/limits/message-caps.ts";
 import { chargeBody } from "../helpers/charges.ts";
 import { startCobroCluster, type ClusterIntegration, type CobroCluster } from "../helpers/cobro-cluster.ts";
 import { bearerCaller, read, type ApiCall } from "../helpers/service.ts";
@@ -15,6 +16,7 @@ import { uniqueRef } from "../helpers/unique-ref.ts";
 
 const SOAK_SECONDS = Number(process.env.COBRO_SOAK_SECONDS ?? 15);
 const BANK_FEED_SECRET = "soak-bank-feed-secret";
+const CHAT_MESSAGES_PER_DAY = 4;
 const PAYERS = ["20301234563", "27111111117", "20222222223", "20333333334"];
 
 let cluster: CobroCluster;
@@ -37,6 +39,7 @@ interface Tenant {
   adminCalls: ApiCall[];
   charges: Array<{ referenceId: string; cvu: string; payer?: string }>;
   unlinkedAt?: Date;
+  merchantAccountId?: string;
 }
 
 it(`keeps every invariant through ${SOAK_SECONDS} s of mixed load on two API processes and two workers, with a worker killed`, async () => {
@@ -48,6 +51,8 @@ it(`keeps every invariant through ${SOAK_SECONDS} s of mixed load on two API pro
     const integration = await cluster.integration();
     const registered = await integration.adminCall("POST", "/my-integration/urls", { url: receiver.url(`/soak-${n}`), urlType: "webhook" });
     expect(registered.status, registered.text).toBe(201);
+    // A cap small enough that the load reaches it.
+    await cluster.database.db.transaction().execute((trx) => setDailyMessageCap(trx, integration.integrationId, CHAT_MESSAGES_PER_DAY));
     tenants.push({
       integration,
       merchantCalls: [integration.merchantCall, bearerCaller(second.integrationUrl, integration.merchantToken)],
@@ -78,6 +83,13 @@ it(`keeps every invariant through ${SOAK_SECONDS} s of mixed load on two API pro
     "create cvu": async (tenant) => {
       const referenceId = uniqueRef("SOAK");
       const created = check("create cvu", await pick(tenant.merchantCalls)("POST", "/payment-request", chargeBody({ referenceId, amount: 1000 })));
+      if (created.status === 201) tenant.charges.push({ referenceId, cvu: created.json.CVU });
+    },
+    "create with chat message": async (tenant) => {
+      // Counts against the integration's daily cap of chat messages (CHAT_MESSAGES_PER_DAY here): soon 429.
+      const referenceId = uniqueRef("CHAT");
+      const body = chargeBody({ referenceId, sendWhatsappNotification: true, customer: { name: "Juan Pérez", phoneNumber: { countryCode: "+54", number: "91123456789" } } });
+      const created = check("create with chat message", await pick(tenant.merchantCalls)("POST", "/payment-request", body));
       if (created.status === 201) tenant.charges.push({ referenceId, cvu: created.json.CVU });
     },
     "create cuil": async (tenant) => {
@@ -117,7 +129,7 @@ it(`keeps every invariant through ${SOAK_SECONDS} s of mixed load on two API pro
       await tenant.integration.renewMerchantToken();
     },
   };
-  const weights: Array<[string, number]> = [["create cvu", 6], ["create cuil", 3], ["bulk", 1], ["pay twice at once", 5], ["bank feed twice", 2], ["cancel", 1], ["clock move", 1]];
+  const weights: Array<[string, number]> = [["create cvu", 6], ["create with chat message", 2], ["create cuil", 3], ["bulk", 1], ["pay twice at once", 5], ["bank feed twice", 2], ["cancel", 1], ["clock move", 1]];
   const weighted = weights.flatMap(([name, weight]) => Array<string>(weight).fill(name));
 
   const endAt = Date.now() + SOAK_SECONDS * 1000;
@@ -142,11 +154,27 @@ it(`keeps every invariant through ${SOAK_SECONDS} s of mixed load on two API pro
     workers = [await cluster.startWorker(), workers[1]!];
     while (Date.now() < unlinkAt) await new Promise((resolve) => setTimeout(resolve, 100));
     const unlinked = tenants[2]!;
-    const link = await cluster.database.db.selectFrom("merchant_links").select("id").where("integration_client_id", "=", unlinked.integration.integrationId).where("unlinked_at", "is", null).executeTakeFirstOrThrow();
+    // The link of the merchant whose charges the load makes (the Sandbox's test merchant of the test tokens).
+    const link = await cluster.database.db
+      .selectFrom("merchant_links")
+      .innerJoin("charges", (join) => join.onRef("charges.merchant_account_id", "=", "merchant_links.merchant_account_id").onRef("charges.integration_client_id", "=", "merchant_links.integration_client_id"))
+      .select(["merchant_links.id", "merchant_links.merchant_account_id"])
+      .where("merchant_links.integration_client_id", "=", unlinked.integration.integrationId)
+      .limit(1)
+      .executeTakeFirstOrThrow();
+    unlinked.merchantAccountId = link.merchant_account_id;
     unlinked.unlinkedAt = new Date(); // before the request: nothing of it may be delivered after it answered
     const answer = await unlinked.integration.adminCall("DELETE", `/my-integration/users/${link.id}`);
     expect(answer.status, answer.text).toBe(204);
     unlinked.unlinkedAt = new Date();
+    // Its charges stay payable: a payment now makes an event the integration must never receive.
+    const charge = unlinked.charges.find((candidate) => candidate.payer === undefined);
+    if (charge) {
+      const paid = await pick(unlinked.adminCalls)("POST", "/my-integration/simulate-payment", {
+        externalAccountCvu: "0000003100000000000017", externalAccountCuil: pick(PAYERS), externalAccountName: "Juan Pérez", cvu: charge.cvu, amount: 100,
+      });
+      check("simulate after unlink", paid);
+    }
   };
   await Promise.all([...Array.from({ length: 6 }, actor), chaos()]);
   const operationsDone = [...counts.values()].reduce((sum, n) => sum + n, 0);
@@ -182,13 +210,25 @@ it(`keeps every invariant through ${SOAK_SECONDS} s of mixed load on two API pro
   const openWithoutHold = await sql`
     select c.id from charges c where c.closed_at is null and c.cvu_account_id is not null
        and not exists (select 1 from cvu_holds h where h.charge_id = c.id)`.execute(db);
-  expect((transfersNeitherOrBoth.rows)).toEqual([]);
-  expect((duplicatedTransactions.rows)).toEqual([]);
-  expect((paidMismatch.rows)).toEqual([]);
-  expect((sharedCvus.rows)).toEqual([]);
-  expect((payerTwice.rows)).toEqual([]);
-  expect((countersOff.rows)).toEqual([]);
-  expect((openWithoutHold.rows)).toEqual([]);
+  // Caps: no day's count of chat messages above the integration's cap, and every one counted is a charge.
+  const capsExceeded = await sql`
+    select u.scope, u.day, u.messages from daily_message_usage u
+     where u.scope like 'integration:%' and u.messages > ${CHAT_MESSAGES_PER_DAY}`.execute(db);
+  const countedOff = await sql`
+    select i.id, (select coalesce(sum(messages), 0)::int from daily_message_usage u where u.scope = 'integration:' || i.id) as counted,
+           (select count(*)::int from charges c where c.integration_client_id = i.id and c.send_whatsapp_notification) as charges
+      from integration_clients i
+     where (select coalesce(sum(messages), 0)::int from daily_message_usage u where u.scope = 'integration:' || i.id)
+        <> (select count(*)::int from charges c where c.integration_client_id = i.id and c.send_whatsapp_notification)`.execute(db);
+  expect(capsExceeded.rows).toEqual([]);
+  expect(countedOff.rows).toEqual([]);
+  expect(transfersNeitherOrBoth.rows).toEqual([]);
+  expect(duplicatedTransactions.rows).toEqual([]);
+  expect(paidMismatch.rows).toEqual([]);
+  expect(sharedCvus.rows).toEqual([]);
+  expect(payerTwice.rows).toEqual([]);
+  expect(countersOff.rows).toEqual([]);
+  expect(openWithoutHold.rows).toEqual([]);
 
   // Deliveries: every delivered event reached its receiver under its own id; nothing of the unlinked
   // merchant after its unlink.
@@ -201,9 +241,12 @@ it(`keeps every invariant through ${SOAK_SECONDS} s of mixed load on two API pro
   const lost = delivered.filter((event) => !received.has(event.id));
   expect(lost).toEqual([]);
   const unlinked = tenants[2]!;
-  const unlinkedEventIds = new Set((await db.selectFrom("events").select("id").where("integration_client_id", "=", unlinked.integration.integrationId).execute()).map((row) => row.id));
+  const unlinkedEventIds = new Set((await db.selectFrom("events").select("id").where("integration_client_id", "=", unlinked.integration.integrationId).where("merchant_account_id", "=", unlinked.merchantAccountId!).execute()).map((row) => row.id));
   const afterUnlink = receiver.requests.filter((request) => unlinkedEventIds.has(String(request.headers["x-service-webhook-id"])) && request.at > unlinked.unlinkedAt!.getTime());
   expect(afterUnlink).toEqual([]);
+  const withheld = (await sql<{ n: number }>`
+    select count(*)::int as n from events e left join event_deliveries d on d.event_id = e.id
+     where e.merchant_account_id = ${unlinked.merchantAccountId!} and (e.occurred_while_unlinked or d.not_sent_reason = 'merchant_unlinked')`.execute(db)).rows[0]!.n;
   expect(serverErrors).toEqual([]);
 
   const events = (await sql<{ type: string; n: number }>`select type, count(*)::int as n from events group by type`.execute(db)).rows;
@@ -212,8 +255,9 @@ it(`keeps every invariant through ${SOAK_SECONDS} s of mixed load on two API pro
     [
       `soak: ${SOAK_SECONDS} s, ${operationsDone} operations (${[...counts].sort().map(([what, n]) => `${what}: ${n}`).join(", ")})`,
       `  events: ${events.map((row) => `${row.type} ${row.n}`).join(", ")}; ${delivered.length} delivered, ${receiver.requests.length} requests received (${[...received.values()].filter((n) => n > 1).length} events received more than once)`,
-      `  transfers: ${transfers.n} (${transfers.matched} matched); faults injected: ${faults} worker killed, 1 merchant unlinked; deliveries settled ${settledInMs} ms after the load`,
+      `  transfers: ${transfers.n} (${transfers.matched} matched); faults injected: ${faults} worker killed, 1 merchant unlinked (${withheld} of its events withheld); deliveries settled ${settledInMs} ms after the load`,
     ].join("\n"),
   );
   expect(operationsDone).toBeGreaterThan(SOAK_SECONDS * 5);
+  expect(counts.get("create with chat message 429")).toBeGreaterThan(0); // the cap was reached, and held
 }, 300_000);
