@@ -43,7 +43,9 @@ export async function startWorker(options: StartWorkerOptions): Promise<JobWorke
   // A pool of the worker's own, with pg's default types (graphile-worker expects bigint ids as strings).
   // We own it rather than graphile-worker: it ends its pool without waiting and without an error
   // listener, so a database that stops right after (the embedded one at shutdown) crashed the process.
-  const pool = new pg.Pool({ connectionString: options.connectionString, max: Math.max(10, concurrency + 2) });
+  // A connect timeout, so that an unreachable database fails the queue's queries (and the heartbeat) in
+  // seconds, as the API's pool does, instead of hanging them until the operating system gives up.
+  const pool = new pg.Pool({ connectionString: options.connectionString, max: Math.max(10, concurrency + 2), connectionTimeoutMillis: 10_000 });
   const ignoreDisconnect = (error: Error) => options.logger?.debug({ err: error }, "job worker connection closed");
   pool.on("error", ignoreDisconnect);
   pool.on("connect", (client) => client.on("error", ignoreDisconnect));
