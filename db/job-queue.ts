@@ -132,3 +132,47 @@ export function queueLogger(logger: Logger | undefined): WorkerLogger {
     );
   });
 }
+
+/** Records that these workers (graphile-worker ids) are alive now, in the database's time. */
+export async function recordWorkerHeartbeats(pool: pg.Pool, workerIds: string[]): Promise<void> {
+  if (workerIds.length === 0) return;
+  await pool.query(
+    `insert into worker_heartbeats (worker_id, last_seen_at) select unnest($1::text[]), now()
+     on conflict (worker_id) do update set last_seen_at = excluded.last_seen_at`,
+    [workerIds],
+  );
+}
+
+/**
+ * Unlocks the jobs (and job queues) held by workers not seen for `staleAfterMs`: a worker with a stale
+ * heartbeat, or none at all, whose lock is that old. graphile-worker would otherwise wait 4 hours before
+ * running them again. Returns the workers released. Safe in every worker process at once.
+ */
+export async function releaseJobsOfStaleWorkers(pool: pg.Pool, staleAfterMs: number): Promise<string[]> {
+  const { rows } = await pool.query<{ worker_id: string }>(
+    `with stale as (
+       select distinct jobs.locked_by as worker_id
+       from ${QUEUE_SCHEMA}._private_jobs as jobs
+       where jobs.locked_by is not null
+         and jobs.locked_at < now() - make_interval(secs => $1::float8 / 1000)
+         and not exists (
+           select 1 from worker_heartbeats as heartbeat
+           where heartbeat.worker_id = jobs.locked_by and heartbeat.last_seen_at >= now() - make_interval(secs => $1::float8 / 1000))
+       union
+       select worker_id from worker_heartbeats where last_seen_at < now() - make_interval(secs => $1::float8 / 1000)
+     ), released as (
+       select ${QUEUE_SCHEMA}.force_unlock_workers(array(select worker_id from stale))
+     ), forgotten as (
+       delete from worker_heartbeats where worker_id in (select worker_id from stale)
+     )
+     select stale.worker_id from stale, released`,
+    [staleAfterMs],
+  );
+  return rows.map((row) => row.worker_id);
+}
+
+/** Forgets workers that stopped cleanly (they hold no job any more). */
+export async function forgetWorkers(pool: pg.Pool, workerIds: string[]): Promise<void> {
+  if (workerIds.length === 0) return;
+  await pool.query("delete from worker_heartbeats where worker_id = any($1::text[])", [workerIds]);
+}

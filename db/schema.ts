@@ -32,6 +32,7 @@ import type { CredentialFailuresTable } from "./tables/credential-failures.table
 import type { MessageCapRequestsTable } from "./tables/message-cap-requests.table.ts";
 import type { WidgetKeysTable } from "./tables/widget-keys.table.ts";
 import type { CommissionProposalsTable, PayoutLinksTable } from "./tables/merchant-consents.table.ts";
+import type { WorkerHeartbeatsTable } from "./tables/worker-heartbeats.table.ts";
 import type { ClientUrlsTable, DeliveryAttemptsTable, EventDeliveriesTable, WebhookSigningSecretsTable } from "./tables/webhooks.table.ts";
 
 export interface Database {
@@ -69,4 +70,5 @@ export interface Database {
   payout_links: PayoutLinksTable;
   commission_proposals: CommissionProposalsTable;
   credential_failures: CredentialFailuresTable;
+  worker_heartbeats: WorkerHeartbeatsTable;
 }

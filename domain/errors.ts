@@ -99,6 +99,7 @@ export const ERROR_CODES = [
   "MethodNotAllowed",
   "PayloadTooLarge",
   "InternalError",
+  "ServiceUnavailableError",
   "NotImplemented",
 ] as const;
 

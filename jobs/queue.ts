@@ -1,9 +1,10 @@
 // The job workers, on graphile-worker: each process runs the tasks it is given (jobs/tasks.ts). Adding a
 // job, the payloads and the queue's schema are below the domain, in db/job-queue.ts.
-import { parseCrontab, run, type TaskList as GraphileTaskList } from "graphile-worker";
+import { EventEmitter } from "node:events";
+import { parseCrontab, run, type TaskList as GraphileTaskList, type WorkerEvents } from "graphile-worker";
 import pg from "pg";
 import type { Logger } from "pino";
-import { QUEUE_SCHEMA, queueLogger } from "../db/job-queue.ts";
+import { forgetWorkers, QUEUE_SCHEMA, queueLogger, recordWorkerHeartbeats, releaseJobsOfStaleWorkers } from "../db/job-queue.ts";
 import type { TaskList } from "./tasks.ts";
 
 export interface StartWorkerOptions {
@@ -18,7 +19,15 @@ export interface StartWorkerOptions {
   pollInterval?: number;
   /** Recurring tasks, in graphile-worker's crontab format (deduplicated across processes). */
   crontab?: string;
+  /** How often this process records that its workers are alive, and releases the jobs of dead ones (ms, default 30 s). */
+  heartbeatIntervalMs?: number;
+  /** A worker not seen for this long is dead: its jobs run again on a live worker (ms, default 2 min). */
+  staleWorkerAfterMs?: number;
 }
+
+/** Production defaults: a dead worker's jobs run again within about 2.5 minutes (graphile-worker alone: 4 hours). */
+export const DEFAULT_HEARTBEAT_INTERVAL_MS = 30_000;
+export const DEFAULT_STALE_WORKER_AFTER_MS = 120_000;
 
 export interface JobWorker {
   /** Stops taking jobs and waits for the running ones to finish. Safe to call twice. */
@@ -34,10 +43,18 @@ export async function startWorker(options: StartWorkerOptions): Promise<JobWorke
   // A pool of the worker's own, with pg's default types (graphile-worker expects bigint ids as strings).
   // We own it rather than graphile-worker: it ends its pool without waiting and without an error
   // listener, so a database that stops right after (the embedded one at shutdown) crashed the process.
-  const pool = new pg.Pool({ connectionString: options.connectionString, max: Math.max(10, concurrency + 2) });
+  // A connect timeout, so that an unreachable database fails the queue's queries (and the heartbeat) in
+  // seconds, as the API's pool does, instead of hanging them until the operating system gives up.
+  const pool = new pg.Pool({ connectionString: options.connectionString, max: Math.max(10, concurrency + 2), connectionTimeoutMillis: 10_000 });
   const ignoreDisconnect = (error: Error) => options.logger?.debug({ err: error }, "job worker connection closed");
   pool.on("error", ignoreDisconnect);
   pool.on("connect", (client) => client.on("error", ignoreDisconnect));
+  // graphile-worker 0.18 locks jobs with the id of the process's worker pool (`pool-…`), and older code
+  // paths with a worker's own id: the heartbeat is kept for both, so a live process never looks dead.
+  const workerIds = new Set<string>();
+  const events: WorkerEvents = new EventEmitter();
+  events.on("pool:create", ({ workerPool }) => void workerIds.add(workerPool.id));
+  events.on("worker:create", ({ worker }) => void workerIds.add(worker.workerId));
   const runner = await run({
     pgPool: pool,
     schema: QUEUE_SCHEMA,
@@ -47,6 +64,7 @@ export async function startWorker(options: StartWorkerOptions): Promise<JobWorke
     // Never a crontab file from the working directory: only what the caller passes.
     parsedCronItems: options.crontab ? parseCrontab(options.crontab) : [],
     noHandleSignals: true,
+    events,
     logger: queueLogger(options.logger),
     // Without batching, graphile-worker 0.18 records a finished job fire-and-forget, and stop() can end the
     // pool first: the job stays locked for 4 hours and then runs again. A batcher (even of 0 ms) is
@@ -54,6 +72,47 @@ export async function startWorker(options: StartWorkerOptions): Promise<JobWorke
     preset: { worker: { completeJobBatchDelay: 0, failJobBatchDelay: 0 } },
   });
   runner.promise.catch((error: unknown) => options.logger?.error({ err: error }, "the job worker stopped on an error"));
+  const heartbeat = startHeartbeat(pool, workerIds, options);
   let stopping: Promise<void> | undefined;
-  return { stop: () => (stopping ??= runner.stop().finally(() => pool.end())) };
+  const stop = async () => {
+    await heartbeat.stop();
+    try {
+      await runner.stop();
+      await forgetWorkers(pool, [...workerIds]).catch((error: unknown) => options.logger?.warn({ err: error }, "could not forget the stopped workers' heartbeats"));
+    } finally {
+      await pool.end();
+    }
+  };
+  return { stop: () => (stopping ??= stop()) };
+}
+
+/**
+ * Every interval: records this process's workers as alive, then releases the jobs of workers gone quiet
+ * (every worker process does both; releasing is idempotent). A beat that fails (the database is away) is
+ * logged and the next one tries again.
+ */
+function startHeartbeat(pool: pg.Pool, workerIds: Set<string>, options: StartWorkerOptions): { stop(): Promise<void> } {
+  const intervalMs = options.heartbeatIntervalMs ?? DEFAULT_HEARTBEAT_INTERVAL_MS;
+  const staleAfterMs = options.staleWorkerAfterMs ?? DEFAULT_STALE_WORKER_AFTER_MS;
+  let beating: Promise<void> = Promise.resolve();
+  const beat = async () => {
+    try {
+      await recordWorkerHeartbeats(pool, [...workerIds]);
+      const released = await releaseJobsOfStaleWorkers(pool, staleAfterMs);
+      if (released.length > 0) options.logger?.warn({ workers: released }, `released the jobs of ${released.length} job workers not seen for ${staleAfterMs} ms`);
+    } catch (error) {
+      options.logger?.warn({ err: error }, "job worker heartbeat failed; trying again at the next one");
+    }
+  };
+  beating = beat();
+  const timer = setInterval(() => {
+    beating = beating.then(beat);
+  }, intervalMs);
+  timer.unref();
+  return {
+    stop: async () => {
+      clearInterval(timer);
+      await beating;
+    },
+  };
 }

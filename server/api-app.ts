@@ -8,7 +8,7 @@ import addFormats from "ajv-formats";
 import { pinoHttp } from "pino-http";
 import { DomainError, ValidationError, type FieldProblem } from "../domain/errors.ts";
 import type { ApiName } from "./config.ts";
-import { internalErrorReply, replyForError, type ErrorReply } from "./error-responses.ts";
+import { replyForError, unexpectedErrorReply, type ErrorReply } from "./error-responses.ts";
 import { generatedDocumentText, referencePages } from "./reference-pages.ts";
 import { checkoutWidgetRoutes } from "./checkout-widget.ts";
 import { clientAddressOf, portalRoutes } from "./portal.ts";
@@ -17,6 +17,7 @@ import { redactedUrl, type Logger } from "./logger.ts";
 import { nulCharacterProblems, validationProblems } from "./validation-details.ts";
 import { MAX_LOGO_BYTES } from "../domain/identity/integration-logos.ts";
 import { baselineSecurityHeaders } from "./security-headers.ts";
+import { isDatabaseUnavailable } from "../db/errors.ts";
 
 /** Decides who calls, for one security scheme of the contract. Returns the caller, or a reason to refuse. */
 export type SecurityHandler<Caller> = (request: {
@@ -145,6 +146,9 @@ export async function createApiApp<Caller>(options: ApiAppOptions<Caller>): Prom
       fail(res, new DomainError("MethodNotAllowed", `${req.method} is not allowed on ${req.path}; use ${allowed.join(", ")}`, { headers: { Allow: allowed.join(", ") } }));
     },
     unauthorizedHandler: async (context: Context, _req: Request, res: Response) => {
+      // A credential that could not be checked because the database is away is not a wrong one: 503, not 401.
+      const unchecked = Object.values(context.security ?? {}).find((result) => isDatabaseUnavailable((result as { error?: unknown } | undefined)?.error));
+      if (unchecked) throw (unchecked as { error: unknown }).error;
       const refusal = Object.values(context.security ?? {}).find((result): result is { refused: DomainError } => typeof result === "object" && result !== null && "refused" in result);
       fail(res, refusal?.refused ?? new DomainError("UnauthorizedError", "Unauthorized"));
     },
@@ -242,7 +246,7 @@ export async function createApiApp<Caller>(options: ApiAppOptions<Caller>): Prom
     if (error instanceof DomainError) return fail(res, error);
     (locals.log ?? logger).error({ err: error, errorId: requestId, path: req.path }, "unexpected error");
     if (res.headersSent) return res.end();
-    send(res, internalErrorReply(requestId));
+    send(res, unexpectedErrorReply(error, requestId, api));
   });
 
   return { app, notImplementedOperations };

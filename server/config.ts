@@ -3,6 +3,7 @@
 import { resolve } from "node:path";
 import { LOG_FORMATS, type LogFormat } from "./logger.ts";
 import { SecretKeyFormatError, SecretKeyring } from "../domain/secrets/keyring.ts";
+import { DEFAULT_HEARTBEAT_INTERVAL_MS, DEFAULT_STALE_WORKER_AFTER_MS } from "../jobs/queue.ts";
 
 export type ServiceEnv = "sandbox" | "production";
 export const SERVICE_PARTS = ["integration", "auth", "admin", "worker"] as const;
@@ -43,6 +44,10 @@ export interface Config {
   draftLifetimeHours: number;
   /** Jobs the worker runs at once (COBRO_WORKER_CONCURRENCY, default 16): deliveries mostly wait on receivers, so more than the cores. */
   workerConcurrency: number;
+  /** How often a worker process records its heartbeat and releases the jobs of dead workers (COBRO_WORKER_HEARTBEAT_MS, default 30 s). */
+  workerHeartbeatMs: number;
+  /** A worker not seen for this long is dead and its jobs run again elsewhere (COBRO_WORKER_STALE_AFTER_MS, default 2 min). */
+  workerStaleAfterMs: number;
   /** How long one save of a changed service commission may spend applying it to merchant links (COBRO_COMMISSION_BACKFILL_BUDGET_MS, default 2000). */
   commissionBackfillBudgetMs: number;
   /** The secret shared with the bank integration that posts received transfers (COBRO_BANK_FEED_SECRET); without it the bank feed refuses everything. */
@@ -133,6 +138,10 @@ export function loadConfig(
   if (!(draftLifetimeHours > 0)) problems.push("COBRO_DRAFT_LIFETIME_HOURS must be a positive number of hours");
   const workerConcurrency = Number(env.COBRO_WORKER_CONCURRENCY ?? 16);
   if (!(Number.isInteger(workerConcurrency) && workerConcurrency >= 1 && workerConcurrency <= 200)) problems.push("COBRO_WORKER_CONCURRENCY must be a whole number from 1 to 200");
+  const workerHeartbeatMs = Number(env.COBRO_WORKER_HEARTBEAT_MS || DEFAULT_HEARTBEAT_INTERVAL_MS);
+  if (!(Number.isInteger(workerHeartbeatMs) && workerHeartbeatMs >= 100)) problems.push("COBRO_WORKER_HEARTBEAT_MS must be a whole number of milliseconds, 100 or more");
+  const workerStaleAfterMs = Number(env.COBRO_WORKER_STALE_AFTER_MS || DEFAULT_STALE_WORKER_AFTER_MS);
+  if (!(Number.isInteger(workerStaleAfterMs) && workerStaleAfterMs > 2 * workerHeartbeatMs)) problems.push("COBRO_WORKER_STALE_AFTER_MS must be a whole number of milliseconds, more than twice COBRO_WORKER_HEARTBEAT_MS");
   const commissionBackfillBudgetMs = Number(env.COBRO_COMMISSION_BACKFILL_BUDGET_MS || 2000);
   if (!(Number.isInteger(commissionBackfillBudgetMs) && commissionBackfillBudgetMs >= 0)) problems.push("COBRO_COMMISSION_BACKFILL_BUDGET_MS must be a whole number of milliseconds, 0 or more");
 
@@ -181,6 +190,8 @@ export function loadConfig(
     globalDailyMessageCap,
     draftLifetimeHours,
     workerConcurrency,
+    workerHeartbeatMs,
+    workerStaleAfterMs,
     commissionBackfillBudgetMs,
     taxRegistryUrl,
     bankFeedSecret: env.COBRO_BANK_FEED_SECRET || undefined,

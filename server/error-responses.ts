@@ -2,6 +2,7 @@
 // the documented body shapes; a new code is added to domain/errors.ts and mapped here, never answered by
 // hand in a handler.
 import { DomainError, type ErrorCode, ValidationError } from "../domain/errors.ts";
+import { isDatabaseUnavailable } from "../db/errors.ts";
 import type { ApiName } from "./config.ts";
 
 export type ErrorShape =
@@ -120,6 +121,8 @@ export const ERROR_CATALOG: ErrorCatalog = {
   MethodNotAllowed: { status: 405, shape: "general" },
   PayloadTooLarge: { status: 413, shape: "general" },
   InternalError: { status: 500, shape: "general" },
+  // The database is away (stopped, restarting, unreachable): nothing was done, the request may be retried.
+  ServiceUnavailableError: { status: 503, shape: "general" },
   NotImplemented: { status: 501, shape: "general" },
 };
 
@@ -161,6 +164,21 @@ export function replyForError(error: DomainError, requestId: string, api: ApiNam
     case "text":
       return { status: entry.status, body: error.message };
   }
+}
+
+/** Seconds a client is asked to wait before retrying while the database is away. */
+const RETRY_AFTER_SECONDS = 5;
+
+/**
+ * The answer to an error no handler expected: 503 ServiceUnavailableError (with Retry-After) when the
+ * database is away, so clients and load balancers retry; otherwise 500 InternalError. Neither carries a stack.
+ */
+export function unexpectedErrorReply(error: unknown, requestId: string, api: ApiName): ErrorReply {
+  if (!isDatabaseUnavailable(error)) return internalErrorReply(requestId);
+  const unavailable = new DomainError("ServiceUnavailableError", "The service is temporarily unavailable. Retry later; after a create, check with GET before retrying.", {
+    headers: { "Retry-After": String(RETRY_AFTER_SECONDS) },
+  });
+  return replyForError(unavailable, requestId, api);
 }
 
 export function internalErrorReply(requestId: string): ErrorReply {

@@ -160,7 +160,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
         integrationPublicUrl: publicUrls.integration,
         productionAdminApi: config.productionDeployment ? productionAdminApi(config.productionDeployment) : undefined,
       });
-      const worker = await startWorker({ connectionString: database.connectionString, taskList, crontab, concurrency: config.workerConcurrency, logger });
+      const worker = await startWorker({ connectionString: database.connectionString, taskList, crontab, concurrency: config.workerConcurrency, heartbeatIntervalMs: config.workerHeartbeatMs, staleWorkerAfterMs: config.workerStaleAfterMs, logger });
       stops.push(() => worker.stop());
     }
 

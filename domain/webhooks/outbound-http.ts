@@ -5,7 +5,8 @@
 //   changes between the check and the connection (DNS rebinding) cannot reach inside;
 // - has one deadline (5 s by default) from the start of the call to the response's status line;
 // - never follows a redirect (undici's `request` does not; a 3xx is a failure of kind `redirect`);
-// - never reads or keeps the receiver's body (it is discarded unread).
+// - never keeps the receiver's body: at most MAX_RESPONSE_BYTES_READ of it are read and discarded, then
+//   the connection is dropped (a receiver flooding an endless body costs nothing more).
 import { performance } from "node:perf_hooks";
 import type { LookupAddress, LookupOneOptions } from "node:dns";
 import { Agent, request } from "undici";
@@ -13,6 +14,9 @@ import { addressAllowed, checkDestination, systemResolve, type DestinationPolicy
 
 /** A receiver must answer 2xx within this time. */
 export const DELIVERY_TIMEOUT_MS = 5000;
+
+/** The most of a receiver's answer body read (and discarded) before its connection is dropped. */
+export const MAX_RESPONSE_BYTES_READ = 64 * 1024;
 
 /** Open connections to one receiver (origin) at most; further calls wait for one, within their deadline. */
 export const MAX_CONNECTIONS_PER_ORIGIN = 32;
@@ -133,8 +137,8 @@ export class OutboundHttpClient {
         signal: deadline,
       });
       const durationMs = elapsed();
-      // Discarded unread (and the connection freed); never kept, never logged.
-      response.body.dump({ limit: 64 * 1024 }).catch(() => undefined);
+      // Discarded unread (and the connection freed, or dropped past the cap); never kept, never logged.
+      response.body.dump({ limit: MAX_RESPONSE_BYTES_READ }).catch(() => undefined);
       const status = response.statusCode;
       if (status >= 200 && status <= 299) return { ok: true, status, durationMs };
       if (status >= 300 && status <= 399) return { ok: false, status, failure: "redirect", durationMs, detail: `redirect ${status} not followed` };

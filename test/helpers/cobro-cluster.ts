@@ -1,0 +1,126 @@
+// Cobro as separate processes over one PostgreSQL that the test may stop and start: an embedded server of
+// the test's own (a fixed port, so it comes back where the processes expect it), API processes and worker
+// processes (`node server/main.ts --only …`) that can be killed (SIGKILL) and started again.
+import { mkdtemp, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { openDatabase, type DatabaseHandle } from "../../db/connect.ts";
+import { startEmbeddedPostgres, type EmbeddedPostgresServer } from "../../db/embedded-postgres.ts";
+import { prepareQueue } from "../../db/job-queue.ts";
+import { migrateToLatest } from "../../db/migrate.ts";
+import { freePorts } from "./free-ports.ts";
+import { startCobro, waitForOutput, type StartedCobro } from "./process.ts";
+import { bearerCaller, postJson, read, type ApiCall } from "./service.ts";
+import { createSandboxSet, type SandboxCredentials } from "../../domain/identity/sandbox-bootstrap.ts";
+
+/** A fresh Sandbox integration with its linked merchant, and calls to the cluster's first API process as each. */
+export interface ClusterIntegration {
+  sandbox: SandboxCredentials;
+  integrationId: string;
+  adminToken: string;
+  merchantToken(): string;
+  /** New test tokens for the merchant (after a Sandbox clock move expired them). */
+  renewMerchantToken(): Promise<void>;
+  adminCall: ApiCall;
+  merchantCall: ApiCall;
+}
+
+export interface CobroCluster {
+  /** The test's own connection (a small pool) to the database the processes share. */
+  database: DatabaseHandle;
+  /** The URLs of the API process (one set of ports, reused when it is started again). */
+  integrationUrl: string;
+  authUrl: string;
+  adminUrl: string;
+  /** Starts an API process (integration, auth and admin) on the cluster's ports; waits until it serves. */
+  startApi(extraEnv?: Record<string, string>): Promise<StartedCobro>;
+  /** Another API process on ports of its own (its URLs are read from what it prints). */
+  startExtraApi(extraEnv?: Record<string, string>): Promise<{ started: StartedCobro; integrationUrl: string; adminUrl: string }>;
+  integration(): Promise<ClusterIntegration>;
+  /** Starts a worker process; waits until it runs. */
+  startWorker(extraEnv?: Record<string, string>): Promise<StartedCobro>;
+  /** SIGKILL: no shutdown, no cleanup, as a lost machine. */
+  kill(started: StartedCobro): Promise<void>;
+  /** Stops PostgreSQL (fast shutdown: every session is ended). */
+  stopPostgres(): Promise<void>;
+  startPostgres(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Heartbeat and staleness short enough for a test: a dead worker's jobs run again within about 4 s. */
+export const FAST_HEARTBEAT_ENV = { COBRO_WORKER_HEARTBEAT_MS: "500", COBRO_WORKER_STALE_AFTER_MS: "3000" };
+
+export async function startCobroCluster(env: Record<string, string> = {}): Promise<CobroCluster> {
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), "cobro-embedded-test-"));
+  const [postgresPort, integrationPort, authPort, adminPort] = await freePorts(4);
+  let postgres: EmbeddedPostgresServer | undefined = await startEmbeddedPostgres({ dataDir, port: postgresPort });
+  const database = await openDatabase({ databaseUrl: postgres.connectionString, dataDir, poolSize: 4 });
+  await prepareQueue({ pool: database.pool });
+  await migrateToLatest(database.db);
+  const processes = new Set<StartedCobro>();
+  const host = "127.0.0.1";
+  const urls = { integrationUrl: `http://${host}:${integrationPort}`, authUrl: `http://${host}:${authPort}`, adminUrl: `http://${host}:${adminPort}` };
+  const baseEnv = {
+    DATABASE_URL: postgres.connectionString,
+    COBRO_DATA_DIR: dataDir,
+    COBRO_ALLOW_LOOPBACK_URLS: "true",
+    COBRO_INTEGRATION_URL: urls.integrationUrl,
+    COBRO_AUTH_URL: urls.authUrl,
+    COBRO_ADMIN_URL: urls.adminUrl,
+    LOG_FORMAT: "json",
+    ...FAST_HEARTBEAT_ENV,
+    ...env,
+  };
+  const start = async (parts: string, extraEnv: Record<string, string>) => {
+    const started = startCobro({ ...baseEnv, ...extraEnv }, ["--only", parts]);
+    processes.add(started);
+    void started.exited.then(() => processes.delete(started));
+    await waitForOutput(started, /is running/, 60_000);
+    return started;
+  };
+  return {
+    database,
+    ...urls,
+    startApi: (extraEnv = {}) => start("integration,auth,admin", { INTEGRATION_PORT: String(integrationPort), AUTH_PORT: String(authPort), ADMIN_PORT: String(adminPort), ...extraEnv }),
+    startExtraApi: async (extraEnv = {}) => {
+      const started = await start("integration,auth,admin", { INTEGRATION_PORT: "0", AUTH_PORT: "0", ADMIN_PORT: "0", ...extraEnv });
+      const url = (api: string) => started.output().match(new RegExp(`^  ${api} +(http://\\S+)`, "m"))![1]!;
+      return { started, integrationUrl: url("integration"), adminUrl: url("admin") };
+    },
+    startWorker: (extraEnv = {}) => start("worker", extraEnv),
+    integration: async () => {
+      const sandbox = await createSandboxSet(database.db, new Date());
+      const login = await read(await postJson(`${urls.authUrl}/integration/admin/login`, sandbox.integrationAdmin));
+      if (login.status !== 200) throw new Error(`admin login: ${login.status} ${login.text}`);
+      const adminToken: string = login.json.idToken;
+      const adminCall = bearerCaller(urls.adminUrl, () => adminToken);
+      let merchantToken = "";
+      const renewMerchantToken = async () => {
+        const tokens = await adminCall("POST", "/my-integration/test-tokens");
+        if (tokens.status !== 200) throw new Error(`test tokens: ${tokens.status} ${tokens.text}`);
+        merchantToken = tokens.json.idToken;
+      };
+      await renewMerchantToken();
+      const { id: integrationId } = await database.db.selectFrom("integration_clients").select("id").where("provider_client_id", "=", sandbox.integration.clientId).executeTakeFirstOrThrow();
+      return { sandbox, integrationId, adminToken, merchantToken: () => merchantToken, renewMerchantToken, adminCall, merchantCall: bearerCaller(urls.integrationUrl, () => merchantToken) };
+    },
+    kill: async (started) => {
+      started.child.kill("SIGKILL");
+      await started.exited;
+    },
+    stopPostgres: async () => {
+      await postgres?.stop();
+      postgres = undefined;
+    },
+    startPostgres: async () => {
+      postgres = await startEmbeddedPostgres({ dataDir, port: postgresPort });
+    },
+    close: async () => {
+      for (const started of processes) started.child.kill("SIGTERM");
+      await Promise.all([...processes].map((started) => started.exited));
+      await database.close();
+      await postgres?.stop();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
