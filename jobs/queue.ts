@@ -34,7 +34,10 @@ export async function startWorker(options: StartWorkerOptions): Promise<JobWorke
   // A pool of the worker's own, with pg's default types (graphile-worker expects bigint ids as strings).
   // We own it rather than graphile-worker: it ends its pool without waiting and without an error
   // listener, so a database that stops right after (the embedded one at shutdown) crashed the process.
-  const pool = new pg.Pool({ connectionString: options.connectionString, max: Math.max(10, concurrency + 2) });
+  // Its statements (taking, completing and failing jobs) commit without waiting for the WAL flush: a job
+  // whose taking or completion a PostgreSQL crash loses runs again, which every task already allows, and
+  // commits no longer queue behind the disk one flush each.
+  const pool = new pg.Pool({ connectionString: options.connectionString, max: Math.max(10, concurrency + 2), options: "-c synchronous_commit=off" });
   const ignoreDisconnect = (error: Error) => options.logger?.debug({ err: error }, "job worker connection closed");
   pool.on("error", ignoreDisconnect);
   pool.on("connect", (client) => client.on("error", ignoreDisconnect));
@@ -51,7 +54,8 @@ export async function startWorker(options: StartWorkerOptions): Promise<JobWorke
     // Without batching, graphile-worker 0.18 records a finished job fire-and-forget, and stop() can end the
     // pool first: the job stays locked for 4 hours and then runs again. A batcher (even of 0 ms) is
     // awaited by stop() before the pool ends.
-    preset: { worker: { completeJobBatchDelay: 0, failJobBatchDelay: 0 } },
+    // Jobs are taken a batch at a time (one query for up to `concurrency` jobs rather than one per job).
+    preset: { worker: { completeJobBatchDelay: 0, failJobBatchDelay: 0, localQueue: { size: concurrency } } },
   });
   runner.promise.catch((error: unknown) => options.logger?.error({ err: error }, "the job worker stopped on an error"));
   let stopping: Promise<void> | undefined;
