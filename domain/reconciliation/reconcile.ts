@@ -48,47 +48,53 @@ const CLOSED_REASON: Partial<Record<Charge["state"], UnmatchedReason>> = {
 
 export async function receiveTransfer(db: Kysely<Database> | Transaction<Database>, transfer: IncomingTransfer, options: { receivedAt: Date; livemode: boolean }): Promise<ReconciliationOutcome> {
   return inTransaction(db, async (trx) => {
+    // The transfer, recorded once, and the CVU that received it: one round trip. The CVU's row is read, not
+    // locked: transfers to one shared CVU pay different charges and must not queue on it.
     const inserted = await trx
-      .insertInto("transfers")
-      .values({
-        transaction_id: transfer.transactionId,
-        amount_cents: transfer.amountCents,
-        receiving_cvu: transfer.receivingCvu,
-        sender_cuil: transfer.senderCuil ?? null,
-        sender_cvu: transfer.senderCvu ?? null,
-        sender_name: transfer.senderName ?? null,
-        operated_at: transfer.operatedAt,
-        received_at: options.receivedAt,
-        source: transfer.source,
-        unmatched_reason: "ambiguous", // provisional: replaced below in this same transaction
-      })
-      .onConflict((oc) => oc.column("transaction_id").doNothing())
-      .returning("id")
+      .with("recorded", (db) =>
+        db
+          .insertInto("transfers")
+          .values({
+            transaction_id: transfer.transactionId,
+            amount_cents: transfer.amountCents,
+            receiving_cvu: transfer.receivingCvu,
+            sender_cuil: transfer.senderCuil ?? null,
+            sender_cvu: transfer.senderCvu ?? null,
+            sender_name: transfer.senderName ?? null,
+            operated_at: transfer.operatedAt,
+            received_at: options.receivedAt,
+            source: transfer.source,
+            unmatched_reason: "ambiguous", // provisional: replaced below in this same transaction
+          })
+          .onConflict((oc) => oc.column("transaction_id").doNothing())
+          .returning("id"),
+      )
+      .selectFrom("recorded")
+      .leftJoin("cvu_accounts as a", (join) => join.on("a.cvu", "=", transfer.receivingCvu))
+      .select(["recorded.id", "a.id as account_id", "a.last_charge_id"])
       .executeTakeFirst();
     if (!inserted) {
       const existing = await trx.selectFrom("transfers").select(["id", "charge_id", "unmatched_reason"]).where("transaction_id", "=", transfer.transactionId).executeTakeFirstOrThrow();
       return { transferId: existing.id, duplicate: true, unmatchedReason: existing.unmatched_reason ?? undefined };
     }
+    if (inserted.account_id === null) return settleUnmatched(trx, inserted.id, transfer, "no_pending", undefined, options);
+    const account = { id: inserted.account_id, last_charge_id: inserted.last_charge_id };
 
-    // The CVU's row is read, not locked: transfers to one shared CVU pay different charges and must not
-    // queue on it. The matched charge is what gets locked; a charge found closed once its lock is granted
-    // was closed (and its hold released) by a transaction that has just committed, so the match is read again.
-    const account = await trx.selectFrom("cvu_accounts").select(["id", "last_charge_id"]).where("cvu", "=", transfer.receivingCvu).executeTakeFirst();
-    if (!account) return settleUnmatched(trx, inserted.id, transfer, "no_pending", undefined, options);
-
+    // The matched charge is what gets locked. A charge found closed once its lock is granted was closed
+    // (and its hold released) by a transaction that has just committed, so the match is read again.
     const senderKey = transfer.senderCuil ? payerKeyOf(transfer.senderCuil) : undefined;
     for (let attempt = 0; ; attempt++) {
-      const matchedHold = await matchingHold(trx, account.id, senderKey);
-      if (!matchedHold) break;
-      // The charge, locked, with its merchant link's commission terms (the payment's breakdown).
-      const { commission_percentage, commission_fixed_cents, service_commission_percentage, ...charge } = await trx
+      // The matched charge, locked, with its merchant link's commission terms (the payment's breakdown).
+      const matched = await trx
         .selectFrom("charges as c")
         .leftJoin("merchant_links as l", (join) => join.onRef("l.integration_client_id", "=", "c.integration_client_id").onRef("l.merchant_account_id", "=", "c.merchant_account_id"))
         .selectAll("c")
         .select(["l.commission_percentage", "l.commission_fixed_cents", "l.service_commission_percentage"])
-        .where("c.id", "=", matchedHold.charge_id)
+        .where("c.id", "=", matchingHold(trx, account.id, senderKey))
         .forUpdate("c")
-        .executeTakeFirstOrThrow();
+        .executeTakeFirst();
+      if (!matched) break;
+      const { commission_percentage, commission_fixed_cents, service_commission_percentage, ...charge } = matched;
       if (charge.state === "pending" || charge.state === "partial_payment") {
         return applyPayment(trx, inserted.id, transfer, charge, termsOfLink({ commission_percentage, commission_fixed_cents, service_commission_percentage }), options);
       }
@@ -109,16 +115,15 @@ export async function receiveTransfer(db: Kysely<Database> | Transaction<Databas
   });
 }
 
-/** The open charge a transfer to this CVU pays: the CVU's own (cvu mode) or the sender's (cuil mode), by the unique (CVU, payer) key. */
+/** The charge a transfer to this CVU pays: the CVU's own (cvu mode) or the sender's (cuil mode), by the unique (CVU, payer) key. */
 function matchingHold(trx: Transaction<Database>, cvuAccountId: string, senderKey: string | undefined) {
   return trx
     .selectFrom("cvu_holds")
-    .select(["charge_id", "payer_key"])
+    .select("charge_id")
     .where("cvu_account_id", "=", cvuAccountId)
     .where("payer_key", "in", senderKey ? [WHOLE_CVU, senderKey] : [WHOLE_CVU])
     .orderBy(sql`payer_key = ${WHOLE_CVU}`, "desc")
-    .limit(1)
-    .executeTakeFirst();
+    .limit(1);
 }
 
 /**
