@@ -45,7 +45,15 @@ export async function startWorker(options: StartWorkerOptions): Promise<JobWorke
   // listener, so a database that stops right after (the embedded one at shutdown) crashed the process.
   // A connect timeout, so that an unreachable database fails the queue's queries (and the heartbeat) in
   // seconds, as the API's pool does, instead of hanging them until the operating system gives up.
-  const pool = new pg.Pool({ connectionString: options.connectionString, max: Math.max(10, concurrency + 2), connectionTimeoutMillis: 10_000 });
+  // Its statements (taking, completing and failing jobs, heartbeats) commit without waiting for the WAL
+  // flush: a job whose taking or completion a PostgreSQL crash loses runs again, which every task already
+  // allows, and commits no longer queue behind the disk one flush each.
+  const pool = new pg.Pool({
+    connectionString: options.connectionString,
+    max: Math.max(10, concurrency + 2),
+    connectionTimeoutMillis: 10_000,
+    options: "-c synchronous_commit=off",
+  });
   const ignoreDisconnect = (error: Error) => options.logger?.debug({ err: error }, "job worker connection closed");
   pool.on("error", ignoreDisconnect);
   pool.on("connect", (client) => client.on("error", ignoreDisconnect));
@@ -69,7 +77,8 @@ export async function startWorker(options: StartWorkerOptions): Promise<JobWorke
     // Without batching, graphile-worker 0.18 records a finished job fire-and-forget, and stop() can end the
     // pool first: the job stays locked for 4 hours and then runs again. A batcher (even of 0 ms) is
     // awaited by stop() before the pool ends.
-    preset: { worker: { completeJobBatchDelay: 0, failJobBatchDelay: 0 } },
+    // Jobs are taken a batch at a time (one query for up to `concurrency` jobs rather than one per job).
+    preset: { worker: { completeJobBatchDelay: 0, failJobBatchDelay: 0, localQueue: { size: concurrency } } },
   });
   runner.promise.catch((error: unknown) => options.logger?.error({ err: error }, "the job worker stopped on an error"));
   const heartbeat = startHeartbeat(pool, workerIds, options);

@@ -16,7 +16,7 @@ import { isUniqueViolation } from "../../db/errors.ts";
 
 export const MAX_POOL_SIZE = 100;
 /** The hold of a cvu-mode charge: the whole CVU. */
-const WHOLE_CVU = "*";
+export const WHOLE_CVU = "*";
 /** The provider code of the CVUs this service issues (the virtual-account provider's 4 digits). */
 const PROVIDER_CODE = "0253";
 

@@ -2,14 +2,15 @@
 // that received it (cvu mode) or by the sender's CUIL among the CVU's open charges (cuil mode). Payments
 // accumulate; the state change, the payment, its breakdown (domain/earnings/), its event and its payer
 // notifications are one transaction.
-// Concurrent transfers to one CVU are serialised on the CVU's row, so they sum correctly.
-import type { Kysely, Transaction } from "kysely";
+// Concurrent transfers to one charge are serialised on the charge's row, so they sum correctly; transfers
+// to different charges sharing a CVU do not wait for each other.
+import { sql, type Kysely, type Transaction } from "kysely";
 import type { Database } from "../../db/schema.ts";
 import { inTransaction } from "../../db/transactions.ts";
 import type { Charge } from "../../db/tables/charges.table.ts";
 import type { UnmatchedReason } from "../../db/tables/payments.table.ts";
 import { amountOwedCents } from "../charges/amount-owed.ts";
-import { releaseCvu } from "../cvu-pool/cvu-pool.ts";
+import { releaseCvu, WHOLE_CVU } from "../cvu-pool/cvu-pool.ts";
 import { fromCents } from "../money.ts";
 import { payerKeyOf } from "../tax-id.ts";
 import { recordEvent } from "../events/outbox.ts";
@@ -47,70 +48,103 @@ const CLOSED_REASON: Partial<Record<Charge["state"], UnmatchedReason>> = {
 
 export async function receiveTransfer(db: Kysely<Database> | Transaction<Database>, transfer: IncomingTransfer, options: { receivedAt: Date; livemode: boolean }): Promise<ReconciliationOutcome> {
   return inTransaction(db, async (trx) => {
+    // The transfer, recorded once, and the CVU that received it: one round trip. The CVU's row is read, not
+    // locked: transfers to one shared CVU pay different charges and must not queue on it.
     const inserted = await trx
-      .insertInto("transfers")
-      .values({
-        transaction_id: transfer.transactionId,
-        amount_cents: transfer.amountCents,
-        receiving_cvu: transfer.receivingCvu,
-        sender_cuil: transfer.senderCuil ?? null,
-        sender_cvu: transfer.senderCvu ?? null,
-        sender_name: transfer.senderName ?? null,
-        operated_at: transfer.operatedAt,
-        received_at: options.receivedAt,
-        source: transfer.source,
-        unmatched_reason: "ambiguous", // provisional: replaced below in this same transaction
-      })
-      .onConflict((oc) => oc.column("transaction_id").doNothing())
-      .returning("id")
+      .with("recorded", (db) =>
+        db
+          .insertInto("transfers")
+          .values({
+            transaction_id: transfer.transactionId,
+            amount_cents: transfer.amountCents,
+            receiving_cvu: transfer.receivingCvu,
+            sender_cuil: transfer.senderCuil ?? null,
+            sender_cvu: transfer.senderCvu ?? null,
+            sender_name: transfer.senderName ?? null,
+            operated_at: transfer.operatedAt,
+            received_at: options.receivedAt,
+            source: transfer.source,
+            unmatched_reason: "ambiguous", // provisional: replaced below in this same transaction
+          })
+          .onConflict((oc) => oc.column("transaction_id").doNothing())
+          .returning("id"),
+      )
+      .selectFrom("recorded")
+      .leftJoin("cvu_accounts as a", (join) => join.on("a.cvu", "=", transfer.receivingCvu))
+      .select(["recorded.id", "a.id as account_id", "a.last_charge_id"])
       .executeTakeFirst();
     if (!inserted) {
       const existing = await trx.selectFrom("transfers").select(["id", "charge_id", "unmatched_reason"]).where("transaction_id", "=", transfer.transactionId).executeTakeFirstOrThrow();
       return { transferId: existing.id, duplicate: true, unmatchedReason: existing.unmatched_reason ?? undefined };
     }
+    if (inserted.account_id === null) return settleUnmatched(trx, inserted.id, transfer, "no_pending", undefined, options);
+    const account = { id: inserted.account_id, last_charge_id: inserted.last_charge_id };
 
-    const account = await trx.selectFrom("cvu_accounts").selectAll().where("cvu", "=", transfer.receivingCvu).forUpdate().executeTakeFirst();
-    if (!account) return settleUnmatched(trx, inserted.id, transfer, "no_pending", undefined, options);
-
-    const holds = await trx.selectFrom("cvu_holds").select(["charge_id", "payer_key"]).where("cvu_account_id", "=", account.id).execute();
+    // The matched charge is what gets locked. A charge found closed once its lock is granted was closed
+    // (and its hold released) by a transaction that has just committed, so the match is read again.
     const senderKey = transfer.senderCuil ? payerKeyOf(transfer.senderCuil) : undefined;
-    const exclusive = holds.find((hold) => hold.payer_key === "*");
-    const matchedHold = exclusive ?? (senderKey ? holds.find((hold) => hold.payer_key === senderKey) : undefined);
-
-    if (matchedHold) {
-      // The charge, locked, with its merchant link's commission terms (the payment's breakdown).
-      const { commission_percentage, commission_fixed_cents, service_commission_percentage, ...charge } = await trx
+    for (let attempt = 0; ; attempt++) {
+      // The matched charge, locked, with its merchant link's commission terms (the payment's breakdown).
+      const matched = await trx
         .selectFrom("charges as c")
         .leftJoin("merchant_links as l", (join) => join.onRef("l.integration_client_id", "=", "c.integration_client_id").onRef("l.merchant_account_id", "=", "c.merchant_account_id"))
         .selectAll("c")
         .select(["l.commission_percentage", "l.commission_fixed_cents", "l.service_commission_percentage"])
-        .where("c.id", "=", matchedHold.charge_id)
+        .where("c.id", "=", matchingHold(trx, account.id, senderKey))
         .forUpdate("c")
-        .executeTakeFirstOrThrow();
-      if (charge.state !== "pending" && charge.state !== "partial_payment") return settleUnmatched(trx, inserted.id, transfer, "ambiguous", charge, options);
-      return applyPayment(trx, inserted.id, transfer, charge, termsOfLink({ commission_percentage, commission_fixed_cents, service_commission_percentage }), options);
+        .executeTakeFirst();
+      if (!matched) break;
+      const { commission_percentage, commission_fixed_cents, service_commission_percentage, ...charge } = matched;
+      if (charge.state === "pending" || charge.state === "partial_payment") {
+        return applyPayment(trx, inserted.id, transfer, charge, termsOfLink({ commission_percentage, commission_fixed_cents, service_commission_percentage }), options);
+      }
+      // A closed charge that still holds its CVU breaks the pool's rule: refuse to guess.
+      if (attempt === 2) return settleUnmatched(trx, inserted.id, transfer, "ambiguous", charge, options);
     }
 
     // Nothing open matches: the reason comes from what the CVU held last (for this payer, in cuil mode).
-    const lastForPayer = senderKey
-      ? await trx
-          .selectFrom("charges")
-          .selectAll()
-          .where("cvu_account_id", "=", account.id)
-          .where("conciliation_type", "=", "cuil")
-          .where("customer_tax_document", "is not", null)
-          .orderBy("created_at", "desc")
-          .execute()
-          .then((rows) => rows.find((row) => payerKeyOf(row.customer_tax_document!) === senderKey))
-      : undefined;
+    const lastForPayer = senderKey ? await lastChargeForPayer(trx, account.id, senderKey) : undefined;
     const last = lastForPayer ?? (account.last_charge_id ? await trx.selectFrom("charges").selectAll().where("id", "=", account.last_charge_id).executeTakeFirst() : undefined);
+    const stillHeld = await trx.selectFrom("cvu_holds").select("charge_id").where("cvu_account_id", "=", account.id).limit(1).executeTakeFirst();
     let reason: UnmatchedReason;
-    if (holds.length > 0) reason = "no_cuil_match"; // a shared CVU with open charges, none for this sender
+    if (stillHeld) reason = "no_cuil_match"; // a shared CVU with open charges, none for this sender
     else if (!last) reason = "no_pending";
     else if (last.conciliation_type === "cuil" && !lastForPayer) reason = "no_cuil_match";
     else reason = CLOSED_REASON[last.state] ?? "ambiguous";
     return settleUnmatched(trx, inserted.id, transfer, reason, last, options);
   });
+}
+
+/** The charge a transfer to this CVU pays: the CVU's own (cvu mode) or the sender's (cuil mode), by the unique (CVU, payer) key. */
+function matchingHold(trx: Transaction<Database>, cvuAccountId: string, senderKey: string | undefined) {
+  return trx
+    .selectFrom("cvu_holds")
+    .select("charge_id")
+    .where("cvu_account_id", "=", cvuAccountId)
+    .where("payer_key", "in", senderKey ? [WHOLE_CVU, senderKey] : [WHOLE_CVU])
+    .orderBy(sql`payer_key = ${WHOLE_CVU}`, "desc")
+    .limit(1);
+}
+
+/**
+ * The newest cuil-mode charge of the CVU for this payer. The documents that can carry the payer's key are
+ * narrowed in SQL (the DNI itself, or a CUIL around it), then confirmed by the key itself.
+ */
+async function lastChargeForPayer(trx: Transaction<Database>, cvuAccountId: string, senderKey: string): Promise<Charge | undefined> {
+  const dni = senderKey.startsWith("dni:") ? senderKey.slice("dni:".length) : undefined;
+  const rows = await trx
+    .selectFrom("charges")
+    .selectAll()
+    .where("cvu_account_id", "=", cvuAccountId)
+    .where("conciliation_type", "=", "cuil")
+    .where((eb) =>
+      dni
+        ? eb.or([eb("customer_tax_document", "in", [dni, dni.replace(/^0/, "")]), eb(sql<string>`substr(customer_tax_document, 3, 8)`, "=", dni)])
+        : eb("customer_tax_document", "=", senderKey.slice(senderKey.indexOf(":") + 1)),
+    )
+    .orderBy("created_at", "desc")
+    .execute();
+  return rows.find((row) => row.customer_tax_document !== null && payerKeyOf(row.customer_tax_document) === senderKey);
 }
 
 async function applyPayment(

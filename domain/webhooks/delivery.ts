@@ -28,7 +28,7 @@ import type { AttemptError, DeliveryStatus, NotSentReason } from "../../db/table
 import type { Clock } from "../clock.ts";
 import { DomainError } from "../errors.ts";
 import { eventWithheldFromIntegration, isEventWithheld } from "../identity/unlinked-merchants.ts";
-import { resolveDestination } from "./destinations.ts";
+import { destinationCandidates, pickDestination, resolveDestination, type DestinationCandidates } from "./destinations.ts";
 import type { OutboundHttpClient, OutboundResult } from "./outbound-http.ts";
 import { signatureHeader, standardWebhookHeaders, SIGNATURE_HEADER, VALIDATION_TOKEN_HEADER, WEBHOOK_ID_HEADER } from "./signature.ts";
 import { ensureSigningSecret, openSigningSecret } from "./signing-secrets.ts";
@@ -43,6 +43,14 @@ export const ATTEMPTS_PER_CYCLE = RETRY_SCHEDULE_MS.length + 1;
 
 /** How long past the request deadline an attempt without an outcome may still be in flight. */
 const IN_FLIGHT_GRACE_MS = 10_000;
+
+/**
+ * Makes the current transaction commit without waiting for the WAL flush. Only delivery bookkeeping does:
+ * an attempt's claim or outcome lost in a PostgreSQL crash is made again, with the same
+ * X-Service-Webhook-Id (at least once, as documented), and a burst of deliveries no longer waits on the
+ * disk one flush at a time. The events themselves are written by transactions that wait.
+ */
+const ASYNC_COMMIT = sql`set_config('synchronous_commit', 'off', true)`;
 
 /** Adds the event's delivery job in the caller's transaction (the one that wrote the event). */
 export async function enqueueDelivery(trx: Kysely<Database>, eventId: string, runAt?: Date): Promise<void> {
@@ -68,7 +76,8 @@ export type DeliveryOutcome =
   | { kind: "attempted"; attempt: number; targetUrl: string; result: OutboundResult; next: "delivered" | "retry" | "failed" | "superseded"; nextAttemptAt?: Date };
 
 /** What an attempt is decided on, read with the delivery row's lock. */
-type AttemptContext = OutboxEvent & {
+type AttemptContext = OutboxEvent &
+  DestinationCandidates & {
   delivery_status: DeliveryStatus;
   attempts_made: number;
   cycle_start: number;
@@ -98,18 +107,20 @@ export async function deliverEvent(deps: DeliveryDependencies, eventId: string, 
       insert into event_deliveries (event_id, status, updated_at)
       select id, 'pending', ${now} from events where id = ${eventId}
       on conflict (event_id) do nothing`.execute(trx);
-    // The event, its delivery (locked), its last attempt, the gates and the secret: one round trip.
+    // The event, its delivery (locked), its last attempt, the gates, the destination's candidates and the
+    // secret: one round trip.
     const found = await sql<AttemptContext>`
       select e.*, d.status as delivery_status, d.attempts_made, d.cycle_start,
              la.attempt as last_attempt, la.finished_at as last_finished_at, la.attempted_at as last_attempted_at, la.job_id as last_job_id,
              ${eventWithheldFromIntegration("e")} as withheld,
              ${subscribedTo("i", sql.ref("e.type"))} as subscribed,
-             s.secret
+             s.secret, destination.*, ${ASYNC_COMMIT} as async_commit
         from events e
         join event_deliveries d on d.event_id = e.id
         join integration_clients i on i.id = e.integration_client_id
         left join delivery_attempts la on la.event_id = e.id and la.attempt = d.attempts_made
         left join webhook_signing_secrets s on s.integration_client_id = e.integration_client_id
+        left join lateral (${destinationCandidates(trx, { type: sql.ref("e.type"), chargeId: sql.ref("e.charge_id"), integrationClientId: sql.ref("e.integration_client_id"), merchantAccountId: sql.ref("e.merchant_account_id") })}) destination on true
        where e.id = ${eventId}
          for update of d`.execute(trx);
     const context = found.rows[0];
@@ -130,7 +141,7 @@ export async function deliverEvent(deps: DeliveryDependencies, eventId: string, 
     // At every attempt: an event queued before its merchant was unlinked stops too.
     if (context.withheld) return notSent(trx, eventId, "merchant_unlinked", now);
     if (context.attempts_made === context.cycle_start && !context.subscribed) return notSent(trx, eventId, "not_subscribed", now);
-    const destination = await resolveDestination(trx, context);
+    const destination = pickDestination(context);
     if (!destination) return notSent(trx, eventId, "no_target", now);
 
     const attempt = context.attempts_made + 1;
@@ -167,7 +178,7 @@ export async function deliverEvent(deps: DeliveryDependencies, eventId: string, 
          where event_id = ${eventId} and exists (select 1 from recorded where recorded.cycle_start < ${claimed.attempt})
         returning event_id
       )
-      select exists (select 1 from delivered) as delivered`.execute(db);
+      select exists (select 1 from delivered) as delivered, ${ASYNC_COMMIT} as async_commit`.execute(db);
     // Taken for interrupted meanwhile, or a resend started a new cycle during the request: the newer job
     // decides what follows.
     return { ...base, next: rows[0]!.delivered ? "delivered" : "superseded" };

@@ -8,7 +8,7 @@
 //      changed one is the integration's URL (there is no operation that deletes a client URL);
 //   4. none: the event is not sent and not retried.
 // Resolved at each attempt, so that a URL fixed after a failure receives the retries.
-import { sql, type Kysely, type Transaction } from "kysely";
+import { sql, type Kysely, type RawBuilder, type Transaction } from "kysely";
 import type { Database } from "../../db/schema.ts";
 import type { OutboxEvent } from "../../db/tables/payments.table.ts";
 import { openClientUrlToken, openTenantToken } from "./validation-tokens.ts";
@@ -24,30 +24,56 @@ export interface Destination {
 
 type RoutedEvent = Pick<OutboxEvent, "type" | "integration_client_id" | "merchant_account_id" | "charge_id">;
 
-export async function resolveDestination(db: Db, event: RoutedEvent): Promise<Destination | undefined> {
-  // The three rules' candidates in one round trip; the first that applies wins.
-  const chargeRule = event.type.startsWith("payment_request.") && event.charge_id !== null;
-  const { rows } = await sql<{ charge_url: string | null; tenant_id: string | null; tenant_url: string | null; tenant_token: string | null; own_id: string | null; own_url: string | null; own_token: string | null }>`
-    select ${chargeRule ? sql`(select webhook_url from charges where id = ${event.charge_id})` : sql`null::text`} as charge_url,
+/** The three rules' candidates of one event, as columns (see `destinationCandidates`). */
+export interface DestinationCandidates {
+  charge_url: string | null;
+  tenant_id: string | null;
+  tenant_url: string | null;
+  tenant_token: string | null;
+  own_id: string | null;
+  own_url: string | null;
+  own_token: string | null;
+}
+
+/**
+ * The three rules' candidates as a one-row subquery over an event's columns, given as SQL (values or
+ * references to a row of `events`): a delivery joins it laterally to the event it reads.
+ */
+export function destinationCandidates(db: Db, event: { type: RawBuilder<unknown>; chargeId: RawBuilder<unknown>; integrationClientId: RawBuilder<string>; merchantAccountId: RawBuilder<unknown> }) {
+  return sql<DestinationCandidates>`
+    select case when starts_with(${event.type}, 'payment_request.') then (select webhook_url from charges where id = ${event.chargeId}) end as charge_url,
            tenant.id as tenant_id, tenant.webhook_url as tenant_url, tenant.validation_token as tenant_token,
            own.id as own_id, own.url as own_url, own.validation_token as own_token
       from (select 1) as one
       left join lateral (
         select t.id, t.webhook_url, t.validation_token
           from merchant_links l join integration_tenants t on t.id = l.tenant_id
-         where l.integration_client_id = ${event.integration_client_id} and l.merchant_account_id = ${event.merchant_account_id}
+         where l.integration_client_id = ${event.integrationClientId} and l.merchant_account_id = ${event.merchantAccountId}
            and t.deleted_at is null
          limit 1
       ) tenant on true
-      left join lateral (${integrationWebhookUrlQuery(db, event.integration_client_id)}) own on true`.execute(db);
-  const row = rows[0]!;
+      left join lateral (${integrationWebhookUrlQuery(db, event.integrationClientId)}) own on true`;
+}
+
+/** The first rule that applies, from its candidates. */
+export function pickDestination(row: DestinationCandidates): Destination | undefined {
   if (row.charge_url) return { url: row.charge_url, validationToken: null, rule: "charge" };
   if (row.tenant_url !== null) return { url: row.tenant_url, validationToken: openTenantToken(row.tenant_id!, row.tenant_token), rule: "tenant" };
   return row.own_url !== null ? { url: row.own_url, validationToken: openClientUrlToken(row.own_id!, row.own_token), rule: "integration" } : undefined;
 }
 
+export async function resolveDestination(db: Db, event: RoutedEvent): Promise<Destination | undefined> {
+  const { rows } = await destinationCandidates(db, {
+    type: sql`${event.type}::text`,
+    chargeId: sql`${event.charge_id}::uuid`,
+    integrationClientId: sql<string>`${event.integration_client_id}::uuid`,
+    merchantAccountId: sql`${event.merchant_account_id}::uuid`,
+  }).execute(db);
+  return pickDestination(rows[0]!);
+}
+
 /** Rule 3's query: the most recently registered or changed webhook URL of the integration. */
-function integrationWebhookUrlQuery(db: Db, integrationClientId: string) {
+function integrationWebhookUrlQuery(db: Db, integrationClientId: string | RawBuilder<string>) {
   return db
     .selectFrom("client_urls")
     .select(["id", "url", "validation_token"])
