@@ -21,6 +21,7 @@ import * as widgetKeys from "./2026_11_23_0016_widget_keys.ts";
 import * as payoutLinkAndCommissionProposals from "./2026_11_23_0017_payout_link_and_commission_proposals.ts";
 import * as cvuPoolSharedHolds from "./2026_11_23_0018_cvu_pool_shared_holds.ts";
 import * as credentialFailures from "./2026_11_23_0020_credential_failures.ts";
+import * as authChangedNotify from "./2026_11_23_0023_auth_changed_notify.ts";
 
 export const migrations: Record<string, Migration> = {
   "2026_11_22_0001_initial": initial,
@@ -42,4 +43,5 @@ export const migrations: Record<string, Migration> = {
   "2026_11_23_0017_payout_link_and_commission_proposals": payoutLinkAndCommissionProposals,
   "2026_11_23_0018_cvu_pool_shared_holds": cvuPoolSharedHolds,
   "2026_11_23_0020_credential_failures": credentialFailures,
+  "2026_11_23_0023_auth_changed_notify": authChangedNotify,
 };
