@@ -5,7 +5,6 @@ import express, { type NextFunction, type Request, type Response } from "express
 import { OpenAPIBackend, type Context, type Document, type Operation } from "openapi-backend";
 import { Ajv as AjvClass, type Ajv, type ErrorObject, type ValidateFunction } from "ajv";
 import addFormats from "ajv-formats";
-import { pinoHttp } from "pino-http";
 import { DomainError, ValidationError, type FieldProblem } from "../domain/errors.ts";
 import type { ApiName } from "./config.ts";
 import { internalErrorReply, replyForError, type ErrorReply } from "./error-responses.ts";
@@ -13,7 +12,7 @@ import { generatedDocumentText, referencePages } from "./reference-pages.ts";
 import { checkoutWidgetRoutes } from "./checkout-widget.ts";
 import { clientAddressOf, portalRoutes } from "./portal.ts";
 import { notImplemented, type AnyOperationHandler, type HandlerContext, type NotImplemented, type Services } from "./handler-types.ts";
-import { redactedUrl, type Logger } from "./logger.ts";
+import { redactedUrl, requestLogging, type Logger } from "./logger.ts";
 import { nulCharacterProblems, validationProblems } from "./validation-details.ts";
 import { MAX_LOGO_BYTES } from "../domain/identity/integration-logos.ts";
 
@@ -41,7 +40,8 @@ export interface ApiAppOptions<Caller> {
   validateResponses?: boolean;
 }
 
-type Locals = { requestId: string; log: Logger };
+/** `log`: the logger of the request, bound to its id, made the first time something logs. */
+type Locals = { requestId: string; log: () => Logger };
 
 export async function createApiApp<Caller>(options: ApiAppOptions<Caller>): Promise<{ app: express.Express; notImplementedOperations: string[] }> {
   const { api, logger } = options;
@@ -91,21 +91,15 @@ export async function createApiApp<Caller>(options: ApiAppOptions<Caller>): Prom
   app.disable("x-powered-by");
   app.set("query parser", "simple");
 
-  app.use(
-    pinoHttp({
-      logger,
-      genReqId: (req, res) => {
-        const id = randomUUID();
-        res.setHeader("X-Request-Id", id);
-        return id;
-      },
-      customProps: () => ({ api }),
-      serializers: { req: (req) => ({ id: req.id, method: req.method, url: redactedUrl(req.url) }), res: (res) => ({ statusCode: res.statusCode }) },
-    }),
-  );
+  const logRequest = requestLogging(logger, api);
   app.use((req, res, next) => {
-    res.locals.requestId = String(req.id);
-    res.locals.log = req.log;
+    const requestId = randomUUID();
+    res.setHeader("X-Request-Id", requestId);
+    logRequest(req, res, requestId);
+    let requestLog: Logger | undefined;
+    const locals = res.locals as Locals;
+    locals.requestId = requestId;
+    locals.log = () => (requestLog ??= logger.child({ api, req: { id: requestId, method: req.method, url: redactedUrl(req.originalUrl) } }));
     if (api === "integration") {
       const rewritten = stripIntegrationPrefix(req.path);
       if (rewritten !== req.path) req.url = rewritten + req.url.slice(req.path.length);
@@ -184,7 +178,9 @@ export async function createApiApp<Caller>(options: ApiAppOptions<Caller>): Prom
         clientAddress: clientAddressOf(req),
         caller,
         services: options.services,
-        log: locals.log,
+        get log() {
+          return locals.log();
+        },
         requestId: locals.requestId,
       };
       const result = (await (handler as (context: HandlerContext<unknown, Caller>) => Promise<unknown>)(handlerContext)) as { status: number; body?: unknown; headers?: Record<string, string | number> };
@@ -234,7 +230,7 @@ export async function createApiApp<Caller>(options: ApiAppOptions<Caller>): Prom
       return fail(res, ValidationError.of("body", "body could not be read (check Content-Type and charset)"));
     }
     if (error instanceof DomainError) return fail(res, error);
-    (locals.log ?? logger).error({ err: error, errorId: requestId, path: req.path }, "unexpected error");
+    (locals.log?.() ?? logger).error({ err: error, errorId: requestId, path: req.path }, "unexpected error");
     if (res.headersSent) return res.end();
     send(res, internalErrorReply(requestId));
   });
