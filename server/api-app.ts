@@ -5,7 +5,6 @@ import express, { type NextFunction, type Request, type Response } from "express
 import { OpenAPIBackend, type Context, type Document, type Operation } from "openapi-backend";
 import { Ajv as AjvClass, type Ajv, type ErrorObject, type ValidateFunction } from "ajv";
 import addFormats from "ajv-formats";
-import { pinoHttp } from "pino-http";
 import { DomainError, ValidationError, type FieldProblem } from "../domain/errors.ts";
 import type { ApiName } from "./config.ts";
 import { replyForError, unexpectedErrorReply, type ErrorReply } from "./error-responses.ts";
@@ -13,7 +12,7 @@ import { generatedDocumentText, referencePages } from "./reference-pages.ts";
 import { checkoutWidgetRoutes } from "./checkout-widget.ts";
 import { clientAddressOf, portalRoutes } from "./portal.ts";
 import { notImplemented, type AnyOperationHandler, type HandlerContext, type NotImplemented, type Services } from "./handler-types.ts";
-import { redactedUrl, type Logger } from "./logger.ts";
+import { redactedUrl, requestLogging, type Logger } from "./logger.ts";
 import { nulCharacterProblems, validationProblems } from "./validation-details.ts";
 import { MAX_LOGO_BYTES } from "../domain/identity/integration-logos.ts";
 import { baselineSecurityHeaders } from "./security-headers.ts";
@@ -43,7 +42,8 @@ export interface ApiAppOptions<Caller> {
   validateResponses?: boolean;
 }
 
-type Locals = { requestId: string; log: Logger };
+/** `log`: the logger of the request, bound to its id, made the first time something logs. */
+type Locals = { requestId: string; log: () => Logger };
 
 export async function createApiApp<Caller>(options: ApiAppOptions<Caller>): Promise<{ app: express.Express; notImplementedOperations: string[] }> {
   const { api, logger } = options;
@@ -73,6 +73,7 @@ export async function createApiApp<Caller>(options: ApiAppOptions<Caller>): Prom
   // document does not change once loaded, so the list is made once.
   const operationList = backend.router.getOperations();
   backend.router.getOperations = () => operationList;
+  backend.router.matchOperation = precompiledMatcher(backend.router, operationList) as typeof backend.router.matchOperation;
 
   // OpenAPI matches concrete paths before templated ones: `/payment-request/bulk` is a path of its own,
   // not a `referenceId`, so a method it does not have is a 405 there (and its Allow lists its methods).
@@ -93,22 +94,16 @@ export async function createApiApp<Caller>(options: ApiAppOptions<Caller>): Prom
   app.disable("x-powered-by");
   app.set("query parser", "simple");
 
-  app.use(
-    pinoHttp({
-      logger,
-      genReqId: (req, res) => {
-        const id = randomUUID();
-        res.setHeader("X-Request-Id", id);
-        return id;
-      },
-      customProps: () => ({ api }),
-      serializers: { req: (req) => ({ id: req.id, method: req.method, url: redactedUrl(req.url) }), res: (res) => ({ statusCode: res.statusCode }) },
-    }),
-  );
+  const logRequest = requestLogging(logger, api);
   app.use(baselineSecurityHeaders);
   app.use((req, res, next) => {
-    res.locals.requestId = String(req.id);
-    res.locals.log = req.log;
+    const requestId = randomUUID();
+    res.setHeader("X-Request-Id", requestId);
+    logRequest(req, res, requestId);
+    let requestLog: Logger | undefined;
+    const locals = res.locals as Locals;
+    locals.requestId = requestId;
+    locals.log = () => (requestLog ??= logger.child({ api, req: { id: requestId, method: req.method, url: redactedUrl(req.originalUrl) } }));
     // Node keeps the first of two Authorization headers, a proxy may forward the other: an ambiguous
     // credential is none at all, so both values go to the token check, which refuses them.
     const authorizations = headerValues(req.rawHeaders, "authorization");
@@ -194,7 +189,9 @@ export async function createApiApp<Caller>(options: ApiAppOptions<Caller>): Prom
         clientAddress: clientAddressOf(req),
         caller,
         services: options.services,
-        log: locals.log,
+        get log() {
+          return locals.log();
+        },
         requestId: locals.requestId,
       };
       const result = (await (handler as (context: HandlerContext<unknown, Caller>) => Promise<unknown>)(handlerContext)) as { status: number; body?: unknown; headers?: Record<string, string | number> };
@@ -244,7 +241,7 @@ export async function createApiApp<Caller>(options: ApiAppOptions<Caller>): Prom
       return fail(res, ValidationError.of("body", "body could not be read (check Content-Type and charset)"));
     }
     if (error instanceof DomainError) return fail(res, error);
-    (locals.log ?? logger).error({ err: error, errorId: requestId, path: req.path }, "unexpected error");
+    (locals.log?.() ?? logger).error({ err: error, errorId: requestId, path: req.path }, "unexpected error");
     if (res.headersSent) return res.end();
     send(res, unexpectedErrorReply(error, requestId, api));
   });
@@ -351,6 +348,47 @@ function requestContentTypeProblem(operation: Operation, req: Request): { field:
   if (sent !== "" && declared.some((type) => type === sent)) return undefined;
   if (sent === "" && req.body !== undefined) return undefined;
   return { field: "body", message: `body must be sent as ${declared.join(" or ")}${sent ? `, not ${sent}` : ""}` };
+}
+
+/**
+ * openapi-backend's own matching, with each path template's pattern and specificity worked out once
+ * rather than a regular expression compiled per operation at every request. Same answers: an exact path
+ * first, then the templates that match, most specific (longest literal part) first, for the method; a
+ * path that matches with no operation for the method is a 405, no path a 404.
+ */
+function precompiledMatcher(router: OpenAPIBackend["router"], operations: Operation[]) {
+  const templates = operations
+    .map((operation) => ({
+      operation,
+      pattern: templatePattern(operation.path),
+      specificity: operation.path.replace(/\{.*?\}/g, "").length,
+    }))
+    .sort((a, b) => b.specificity - a.specificity); // stable: as lodash's orderBy
+  const internals = router as unknown as { normalizeRequest(req: object): { path: string; method: string }; isUnderApiRoot(path: string): boolean; normalizePath(path: string): string };
+  return (req: { method: string; path: string }, strict?: boolean): Operation | undefined => {
+    const request = internals.normalizeRequest(req);
+    const refuse = (reason: string) => {
+      if (strict) throw new Error(reason);
+      return undefined;
+    };
+    if (!internals.isUnderApiRoot(request.path)) return refuse("404-notFound: no route matches request");
+    const path = internals.normalizePath(request.path);
+    const exact = operations.find((operation) => operation.path === path && operation.method === request.method);
+    if (exact) return exact;
+    let pathMatched = false;
+    for (const { operation, pattern } of templates) {
+      if (!pattern.test(path)) continue;
+      if (operation.method === request.method) return operation;
+      pathMatched = true;
+    }
+    return refuse(pathMatched ? "405-methodNotAllowed: this method is not registered for the route" : "404-notFound: no route matches request");
+  };
+}
+
+/** `/payment-request/{referenceId}` as `^/payment-request/[^/]+$`, the literal parts escaped (as openapi-backend does). */
+function templatePattern(path: string): RegExp {
+  const literals = path.replace(/\{[^}]+\}/g, "\0").split("\0");
+  return new RegExp(`^${literals.map((literal) => literal.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("[^/]+")}$`);
 }
 
 const METHODS = ["get", "put", "post", "patch", "delete"];

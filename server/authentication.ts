@@ -7,10 +7,16 @@ import type { SecurityHandler } from "./api-app.ts";
 import type { Services } from "./handler-types.ts";
 import { checkBankFeedSignature } from "../domain/reconciliation/bank-feed.ts";
 import { DomainError } from "../domain/errors.ts";
+import { TokenCheckCache } from "../domain/identity/token-check-cache.ts";
+
+/** The process's remembered token checks; without one (an app built for a test), one that never remembers. */
+function tokenChecksOf(services: Services): TokenCheckCache {
+  return (services.tokenChecks ??= new TokenCheckCache());
+}
 
 export function integrationSecurity(services: Services): Record<string, SecurityHandler<IntegrationCaller>> {
   return {
-    MerchantBearer: ({ headers }) => authenticateMerchant(services.db, services.tokens, headers.authorization),
+    MerchantBearer: ({ headers }) => authenticateMerchant(services.db, services.tokens, tokenChecksOf(services), headers.authorization),
     // The checkout widget's `/v1/payments`: the secret key creates, the publishable key reads.
     WidgetSecretKey: ({ headers }) => authenticateWidgetKey(services.db, headers.authorization, "secret"),
     WidgetPublishableKey: ({ headers }) => authenticateWidgetKey(services.db, headers.authorization, "publishable"),
@@ -21,7 +27,7 @@ export function integrationSecurity(services: Services): Record<string, Security
 export function adminSecurity(services: Services): Record<string, SecurityHandler<AdminApiCaller>> {
   return {
     AdminBearer: ({ headers, path }) =>
-      authenticateAdmin(services.db, services.tokens, headers.authorization, path.startsWith("/integration-admin/") ? "PLATFORM_ADMIN" : "INTEGRATION_ADMIN"),
+      authenticateAdmin(services.db, services.tokens, tokenChecksOf(services), headers.authorization, path.startsWith("/integration-admin/") ? "PLATFORM_ADMIN" : "INTEGRATION_ADMIN"),
     // Declared only by the operation another deployment calls (creating an integration that went live).
     PlatformApiKey: ({ headers }) => authenticatePlatformApiKey(services.db, headers["x-cobro-api-key"], services.clock.now()),
     BankFeedSignature: async ({ headers, rawBody }) => {
@@ -41,8 +47,8 @@ export function authSecurity(services: Services): Record<string, SecurityHandler
   return {
     BearerAuth: async ({ headers, operationId }) =>
       operationId === "adminChangePassword"
-        ? authenticateAdmin(services.db, services.tokens, headers.authorization, undefined, { forPasswordChange: true })
-        : authenticateMerchantToken(services.db, services.tokens, headers.authorization),
+        ? authenticateAdmin(services.db, services.tokens, tokenChecksOf(services), headers.authorization, undefined, { forPasswordChange: true })
+        : authenticateMerchantToken(services.db, services.tokens, tokenChecksOf(services), headers.authorization),
     // Client credentials in HTTP Basic are checked by the token endpoints themselves (they also accept
     // them in the body); the scheme is only declared so that standard clients know they may use it.
     BasicAuth: async () => ({ caller: { kind: "anonymous" } }),

@@ -6,6 +6,7 @@ import type { Clock } from "../domain/clock.ts";
 import type { Config } from "./config.ts";
 import type { Database } from "../db/schema.ts";
 import type { TokenService } from "../domain/identity/tokens.ts";
+import type { TokenCheckCache } from "../domain/identity/token-check-cache.ts";
 import type { TaxRegistry } from "../domain/payer-lookup/tax-registry.ts";
 import type { OutboundHttpClient } from "../domain/webhooks/outbound-http.ts";
 import type { EmailMessage, Sender } from "../domain/notifications/channels/sender.ts";
@@ -16,6 +17,8 @@ export interface Services {
   clock: Clock;
   config: Config;
   tokens: TokenService;
+  /** What the token checks read, remembered (and forgotten at any change); absent, every check reads the database. */
+  tokenChecks?: TokenCheckCache;
   /** The process's one client for integrators' URLs; its `policy` also judges URLs at registration. */
   outboundHttp: OutboundHttpClient;
   /** The tax registry of payer lookups; absent in production without COBRO_TAX_REGISTRY_URL (lookups answer 503, nothing consumed). */

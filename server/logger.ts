@@ -4,6 +4,7 @@
 // the process calls `flushLogs` first, so a normal stop loses no line. Credentials never reach a log line: headers
 // and body fields that carry them are redacted at the logger, before either format writes, whatever the
 // call site logs.
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { pino, type Logger } from "pino";
 import pretty from "pino-pretty";
 
@@ -45,6 +46,29 @@ const SECRET_IN_QUERY = new RegExp(`([?&](?:${REDACTED_QUERY_PARAMETERS.join("|"
 /** A request URL fit for a log line. */
 export function redactedUrl(url: string | undefined): string | undefined {
   return url?.replace(SECRET_IN_QUERY, "$1[redacted]");
+}
+
+/**
+ * One line per request, written when its response is finished (or the client went away): its id, method,
+ * URL (secrets in the query redacted), status and time. Nothing is allocated for the log before then; the
+ * request's own logger (for its handler's lines, bound to its id) is made only when asked for.
+ */
+export function requestLogging(logger: Logger, api: string) {
+  return (req: IncomingMessage & { originalUrl?: string }, res: ServerResponse, requestId: string): void => {
+    const started = performance.now();
+    const write = (aborted: boolean) => {
+      const line = {
+        api,
+        req: { id: requestId, method: req.method, url: redactedUrl(req.originalUrl ?? req.url) },
+        res: { statusCode: res.statusCode },
+        responseTime: Math.round(performance.now() - started),
+      };
+      if (aborted) logger.warn(line, "request aborted");
+      else if (res.statusCode >= 500) logger.error(line, "request errored");
+      else logger.info(line, "request completed");
+    };
+    res.once("close", () => write(!res.writableFinished));
+  };
 }
 
 /** A logger at `level`, writing to `destination` (standard output by default) in `format` (JSON by default). */

@@ -29,6 +29,8 @@ import { SealedValueError } from "../domain/secrets/keyring.ts";
 import { installSecretKeyring } from "../domain/secrets/process-keyring.ts";
 import { resealColumns } from "../domain/secrets/sealed-columns.ts";
 import { configuredSecretKeyring } from "./secret-key-file.ts";
+import { TokenCheckCache } from "../domain/identity/token-check-cache.ts";
+import { listenForAuthChanges } from "./auth-change-listener.ts";
 import { bootstrapEmptySandbox, type SandboxCredentials } from "../domain/identity/sandbox-bootstrap.ts";
 import { SandboxTaxRegistry } from "../domain/payer-lookup/sandbox-registry.ts";
 import { HttpTaxRegistry } from "../domain/payer-lookup/http-registry.ts";
@@ -129,7 +131,10 @@ export async function startService(config: Config, options: ServiceOptions): Pro
     if (payerRegistry === undefined && config.parts.has("integration")) logger.warn("COBRO_TAX_REGISTRY_URL is not set: payer lookups answer 503 PayerLookupProviderUnavailableError");
     const accountMail = config.parts.has("admin") || config.parts.has("auth") ? buildAccountMail(config, logger) : undefined;
     if (accountMail) stops.push(() => accountMail.close());
-    const services: Services = { db: database.db, clock, config: effectiveConfig, tokens, payerRegistry, outboundHttp, accountMail };
+    const tokenChecks = new TokenCheckCache();
+    // Only a process serving an API checks tokens (stopped first, requests still finishing read the database).
+    if (servers.size > 0) stops.push(await listenForAuthChanges(database.connectionString, tokenChecks, logger));
+    const services: Services = { db: database.db, clock, config: effectiveConfig, tokens, tokenChecks, payerRegistry, outboundHttp, accountMail };
     const sandboxCredentials =
       options.bootstrapSandbox && config.serviceEnv === "sandbox" ? await bootstrapEmptySandbox(database.db, clock.now()) : undefined;
     const notImplemented: Partial<Record<ApiName, string[]>> = {};

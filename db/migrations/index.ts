@@ -23,6 +23,7 @@ import * as cvuPoolSharedHolds from "./2026_11_23_0018_cvu_pool_shared_holds.ts"
 import * as credentialFailures from "./2026_11_23_0020_credential_failures.ts";
 import * as sealedSecrets from "./2026_11_23_0021_sealed_secrets.ts";
 import * as workerHeartbeats from "./2026_11_23_0022_worker_heartbeats.ts";
+import * as authChangedNotify from "./2026_11_23_0023_auth_changed_notify.ts";
 import * as cvuAccountsHotUpdates from "./2026_11_23_0024_cvu_accounts_hot_updates.ts";
 
 export const migrations: Record<string, Migration> = {
@@ -47,5 +48,6 @@ export const migrations: Record<string, Migration> = {
   "2026_11_23_0020_credential_failures": credentialFailures,
   "2026_11_23_0021_sealed_secrets": sealedSecrets,
   "2026_11_23_0022_worker_heartbeats": workerHeartbeats,
+  "2026_11_23_0023_auth_changed_notify": authChangedNotify,
   "2026_11_23_0024_cvu_accounts_hot_updates": cvuAccountsHotUpdates,
 };

@@ -1,12 +1,14 @@
 // The token checks of the APIs. Each returns the caller, or the documented refusal as a DomainError.
 // Signature and expiry are checked in memory (cached keys); then one query answers every remaining
-// question (integration exists, merchant linked, grant not revoked).
+// question (integration exists, merchant linked, grant not revoked), its answer remembered by the
+// TokenCheckCache (at most a second, forgotten at once on any change).
 import type { Kysely } from "kysely";
 import type { Database } from "../../db/schema.ts";
 import { DomainError } from "../errors.ts";
 import type { AdminCaller, MerchantCaller, MerchantTokenHolder } from "./callers.ts";
 import { isUuid } from "../ids.ts";
 import { ADMIN_AUDIENCE, type TokenService } from "./tokens.ts";
+import type { TokenCheckCache } from "./token-check-cache.ts";
 
 export type Authentication<Caller> = { caller: Caller } | { refused: DomainError };
 
@@ -24,7 +26,7 @@ const refusedAsMerchant = {
 };
 
 /** The Integration API's token check, with its documented plain-text refusals. */
-export async function authenticateMerchant(db: Kysely<Database>, tokens: TokenService, authorization: string | string[] | undefined): Promise<Authentication<MerchantCaller>> {
+export async function authenticateMerchant(db: Kysely<Database>, tokens: TokenService, cache: TokenCheckCache, authorization: string | string[] | undefined): Promise<Authentication<MerchantCaller>> {
   const token = bearerToken(authorization);
   if (!token) return refusedAsMerchant.unauthorized();
   const claims = await tokens.verify(token);
@@ -33,13 +35,13 @@ export async function authenticateMerchant(db: Kysely<Database>, tokens: TokenSe
   if (typeof sub !== "string" || !isUuid(sub) || typeof aud !== "string" || typeof sid !== "string" || !isUuid(sid) || claims.role !== "MERCHANT") {
     return refusedAsMerchant.missingData();
   }
-  const row = await db
+  const row = await cache.read(`merchant ${aud} ${sub} ${sid}`, () => db
     .selectFrom("integration_clients as c")
     .leftJoin("merchant_links as l", (join) => join.onRef("l.integration_client_id", "=", "c.id").on("l.merchant_account_id", "=", sub))
     .leftJoin("oauth_grants as g", (join) => join.onRef("g.integration_client_id", "=", "c.id").on("g.id", "=", sid).on("g.merchant_account_id", "=", sub))
     .select(["c.id as clientId", "c.name", "c.clock_offset_ms", "l.id as linkId", "l.unlinked_at", "g.id as grantId", "g.revoked_at"])
     .where("c.provider_client_id", "=", aud)
-    .executeTakeFirst();
+    .executeTakeFirst());
   if (!row) return refusedAsMerchant.clientNotFound();
   if (!row.grantId || row.revoked_at !== null) return refusedAsMerchant.unauthorized();
   if (!row.linkId || row.unlinked_at !== null) return refusedAsMerchant.notLinked();
@@ -58,12 +60,13 @@ export async function authenticateMerchant(db: Kysely<Database>, tokens: TokenSe
 }
 
 /** A merchant idToken that is genuine, unexpired and not revoked, whatever its link (the Auth API). */
-export async function authenticateMerchantToken(db: Kysely<Database>, tokens: TokenService, authorization: string | string[] | undefined): Promise<Authentication<MerchantTokenHolder>> {
+export async function authenticateMerchantToken(db: Kysely<Database>, tokens: TokenService, cache: TokenCheckCache, authorization: string | string[] | undefined): Promise<Authentication<MerchantTokenHolder>> {
   const unauthorized = { refused: new DomainError("UnauthorizedError", "A valid merchant idToken is required (Authorization: Bearer <idToken>)") };
   const token = bearerToken(authorization);
   const claims = token ? await tokens.verify(token) : undefined;
   if (!claims || claims.token_use !== "merchant" || typeof claims.sub !== "string" || !isUuid(claims.sub) || typeof claims.sid !== "string" || !isUuid(claims.sid)) return unauthorized;
-  const grant = await db.selectFrom("oauth_grants").select("revoked_at").where("id", "=", claims.sid).where("merchant_account_id", "=", claims.sub).executeTakeFirst();
+  const { sid, sub } = claims;
+  const grant = await cache.read(`grant ${sid} ${sub}`, () => db.selectFrom("oauth_grants").select("revoked_at").where("id", "=", sid).where("merchant_account_id", "=", sub).executeTakeFirst());
   if (!grant || grant.revoked_at !== null) return unauthorized;
   return { caller: { kind: "merchant-token", merchantAccountId: claims.sub, grantId: claims.sid } };
 }
@@ -76,6 +79,7 @@ export async function authenticateMerchantToken(db: Kysely<Database>, tokens: To
 export async function authenticateAdmin(
   db: Kysely<Database>,
   tokens: TokenService,
+  cache: TokenCheckCache,
   authorization: string | string[] | undefined,
   requiredRole: AdminCaller["role"] | undefined,
   options: { forPasswordChange?: boolean } = {},
@@ -86,14 +90,15 @@ export async function authenticateAdmin(
   if (!claims || claims.token_use !== "admin" || claims.aud !== ADMIN_AUDIENCE || typeof claims.sub !== "string" || !isUuid(claims.sub) || typeof claims.sid !== "string" || !isUuid(claims.sid)) {
     return unauthorized;
   }
-  const session = await db
+  const { sid, sub } = claims;
+  const session = await cache.read(`admin ${sid} ${sub}`, () => db
     .selectFrom("admin_sessions as s")
     .innerJoin("admin_users as a", "a.id", "s.admin_user_id")
     .leftJoin("integration_clients as c", "c.id", "a.integration_client_id")
     .select(["s.revoked_at", "s.expires_at", "a.role", "a.integration_client_id", "a.email", "a.password_change_required", "c.clock_offset_ms"])
-    .where("s.id", "=", claims.sid)
-    .where("a.id", "=", claims.sub)
-    .executeTakeFirst();
+    .where("s.id", "=", sid)
+    .where("a.id", "=", sub)
+    .executeTakeFirst());
   if (!session || session.revoked_at !== null) return unauthorized;
   if (session.password_change_required && !options.forPasswordChange) {
     return { refused: new DomainError("PasswordChangeRequiredError", "Signed in with a temporary password: change it first (POST /integration/admin/change-password)") };
