@@ -84,5 +84,17 @@ export function normalizeOpenApi(input: JsonObject): JsonObject {
     if (type !== "array" && type !== "object") delete node.explode;
   });
 
+  // 5. TypeSpec has no decorator for OpenAPI links (response `links`, which schemathesis's stateful phase
+  //    follows from create to get, patch and cancel). The contract states them as the operation's
+  //    `x-links` extension; they become the `links` of each of its success responses.
+  walk(document, (node) => {
+    if (!isObject(node["x-links"]) || !isObject(node.responses)) return;
+    const links = node["x-links"];
+    delete node["x-links"];
+    for (const [status, response] of Object.entries(node.responses)) {
+      if (/^2\d\d$/.test(status) && isObject(response)) response.links = structuredClone(links);
+    }
+  });
+
   return document;
 }

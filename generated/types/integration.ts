@@ -1256,6 +1256,21 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /**
+             * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
+             *     just now (a restart, a failover). Nothing was done; retry after the wait. After a create or a bulk,
+             *     check with GET before retrying.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying (always sent with this code). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     assignMerchantTenant: {
@@ -1351,6 +1366,21 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /**
+             * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
+             *     just now (a restart, a failover). Nothing was done; retry after the wait. After a create or a bulk,
+             *     check with GET before retrying.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying (always sent with this code). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     getPayerPage: {
@@ -1389,6 +1419,21 @@ export interface operations {
             /** @description An internal error. After a create or a bulk, check with GET before retrying. */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
+             *     just now (a restart, a failover). Nothing was done; retry after the wait. After a create or a bulk,
+             *     check with GET before retrying.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying (always sent with this code). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1438,6 +1483,21 @@ export interface operations {
             /** @description An internal error. After a create or a bulk, check with GET before retrying. */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
+             *     just now (a restart, a failover). Nothing was done; retry after the wait. After a create or a bulk,
+             *     check with GET before retrying.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying (always sent with this code). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1535,13 +1595,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description 503 `PayerLookupProviderUnavailableError` (the registry did not answer; the payer is not verified; the lookup is consumed) or `PayerLookupQuotaUnavailableError` (the quota could not be checked; not consumed). */
+            /** @description 503 `PayerLookupProviderUnavailableError` (the registry did not answer; the payer is not verified; the lookup is consumed), `PayerLookupQuotaUnavailableError` (the quota could not be checked; not consumed) or `ServiceUnavailableError` (the database is unreachable just now, with `Retry-After`; not consumed). */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying (always sent with this code). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["CodedMessageBody"];
+                    "application/json": components["schemas"]["CodedMessageBody"] | components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -1675,6 +1737,21 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /**
+             * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
+             *     just now (a restart, a failover). Nothing was done; retry after the wait. After a create or a bulk,
+             *     check with GET before retrying.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying (always sent with this code). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     createPaymentRequest: {
@@ -1781,13 +1858,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description 503 `IntegrationDailyLimitUnavailableError`: the cap could not be checked; retry in minutes. */
+            /** @description 503 `IntegrationDailyLimitUnavailableError` (the cap could not be checked; retry in minutes) or `ServiceUnavailableError` (the database is unreachable just now, with `Retry-After`); nothing was created. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying (always sent with this code). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -1953,13 +2032,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description 503 `IntegrationDailyLimitUnavailableError`: the cap could not be checked; retry in minutes. */
+            /** @description 503 `IntegrationDailyLimitUnavailableError` (the cap could not be checked; retry in minutes) or `ServiceUnavailableError` (the database is unreachable just now, with `Retry-After`); nothing was created. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying (always sent with this code). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -2085,6 +2166,21 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /**
+             * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
+             *     just now (a restart, a failover). Nothing was done; retry after the wait. After a create or a bulk,
+             *     check with GET before retrying.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying (always sent with this code). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     completePaymentRequestAmount: {
@@ -2202,6 +2298,21 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /**
+             * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
+             *     just now (a restart, a failover). Nothing was done; retry after the wait. After a create or a bulk,
+             *     check with GET before retrying.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying (always sent with this code). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     cancelPaymentRequest: {
@@ -2288,6 +2399,21 @@ export interface operations {
             /** @description An internal error. After a create or a bulk, check with GET before retrying. */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
+             *     just now (a restart, a failover). Nothing was done; retry after the wait. After a create or a bulk,
+             *     check with GET before retrying.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying (always sent with this code). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2430,6 +2556,21 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /**
+             * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
+             *     just now (a restart, a failover). Nothing was done; retry after the wait. After a create or a bulk,
+             *     check with GET before retrying.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying (always sent with this code). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     getReadiness: {
@@ -2555,6 +2696,21 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /**
+             * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
+             *     just now (a restart, a failover). Nothing was done; retry after the wait. After a create or a bulk,
+             *     check with GET before retrying.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying (always sent with this code). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     getCheckoutPayment: {
@@ -2625,6 +2781,21 @@ export interface operations {
             /** @description An internal error. After a create or a bulk, check with GET before retrying. */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
+             *     just now (a restart, a failover). Nothing was done; retry after the wait. After a create or a bulk,
+             *     check with GET before retrying.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying (always sent with this code). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {

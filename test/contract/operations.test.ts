@@ -157,8 +157,25 @@ describe("error bodies have the seed's shapes", () => {
     expect(schemaNames("integration", "get", "/payment-request/{referenceId}", "404")).toEqual(["MessageBody"]);
   });
 
-  it("uses {code, message} for the payer-lookup 503", () => {
-    expect(schemaNames("integration", "get", "/payer-lookup", "503")).toEqual(["CodedMessageBody"]);
+  it("uses {code, message} for the payer-lookup 503, and the general shape when the database is away", () => {
+    expect(schemaNames("integration", "get", "/payer-lookup", "503")).toEqual(["CodedMessageBody", "ErrorBody"]);
+  });
+
+  it("documents 503 ServiceUnavailableError with Retry-After on every operation that reads the database", () => {
+    // The probes answer for themselves (/readyz is 503 when the database is away); the discovery documents,
+    // the JWKS and the logos are served without it or from memory.
+    const withoutDatabase = /^\/(healthz|readyz|openapi\.yaml)$|^\/\.well-known\/|^\/integration\/oauth2\/logos\//;
+    const missing: string[] = [];
+    for (const api of Object.keys(documents) as Api[]) {
+      for (const [path, item] of Object.entries(documents[api].paths)) {
+        if (withoutDatabase.test(path)) continue;
+        for (const [method, op] of Object.entries(item)) {
+          const unavailable = op.responses["503"] as { description?: string; headers?: Record<string, unknown> } | undefined;
+          if (!unavailable?.description?.includes("ServiceUnavailableError") || !unavailable.headers?.["Retry-After"]) missing.push(`${api} ${method.toUpperCase()} ${path}`);
+        }
+      }
+    }
+    expect(missing).toEqual([]);
   });
 
   it("documents both daily message caps on create and bulk", () => {

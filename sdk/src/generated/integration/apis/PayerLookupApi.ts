@@ -14,15 +14,15 @@
 
 import * as runtime from '../runtime.js';
 import {
-    type CodedMessageBody,
-    CodedMessageBodyFromJSON,
-    CodedMessageBodyToJSON,
-} from '../models/CodedMessageBody.js';
-import {
     type ErrorBody,
     ErrorBodyFromJSON,
     ErrorBodyToJSON,
 } from '../models/ErrorBody.js';
+import {
+    type LookupPayer503Response,
+    LookupPayer503ResponseFromJSON,
+    LookupPayer503ResponseToJSON,
+} from '../models/LookupPayer503Response.js';
 import {
     type MessageBody,
     MessageBodyFromJSON,

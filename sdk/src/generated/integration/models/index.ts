@@ -35,6 +35,7 @@ export * from './DailyRequestLimitExceededBody.js';
 export * from './ErrorBody.js';
 export * from './GlobalDailyMessageLimitExceededBody.js';
 export * from './HealthStatus.js';
+export * from './LookupPayer503Response.js';
 export * from './MerchantIdentity.js';
 export * from './MerchantIntegration.js';
 export * from './MessageBody.js';
