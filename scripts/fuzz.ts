@@ -18,6 +18,7 @@
 //   SCHEMATHESIS       the command (default `python3 -m schemathesis.cli`; pip install -r requirements-fuzz.txt)
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { chmodSync, copyFileSync, createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -26,7 +27,9 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 type ApiName = "integration" | "auth" | "admin";
 const API_NAMES: ApiName[] = ["integration", "auth", "admin"];
 
-const maxExamples = positiveInt("FUZZ_MAX_EXAMPLES", 15);
+const deep = process.argv.includes("--deep");
+const maxExamples = positiveInt("FUZZ_MAX_EXAMPLES", deep ? 100 : 15);
+const phases = deep ? "examples,coverage,fuzzing,stateful" : "examples,coverage,fuzzing";
 const maxTime = process.env.FUZZ_MAX_TIME ? positiveInt("FUZZ_MAX_TIME", 60) : undefined;
 const seed = process.env.FUZZ_SEED ? positiveInt("FUZZ_SEED", 1) : 1 + Math.floor(Math.random() * 2 ** 31);
 // One worker: with several, schemathesis's threads race in Python 3.11's `ast.parse` (hypothesis describes
@@ -34,6 +37,13 @@ const seed = process.env.FUZZ_SEED ? positiveInt("FUZZ_SEED", 1) : 1 + Math.floo
 const workers = positiveInt("FUZZ_WORKERS", 1);
 const runTimeoutMs = positiveInt("FUZZ_RUN_TIMEOUT", 600) * 1000;
 const apis = (process.env.FUZZ_APIS ?? API_NAMES.join(",")).split(",").map((name) => name.trim()).filter(Boolean) as ApiName[];
+/**
+ * The harness's own calls (sign-ins, test tokens, widget keys) come from 127.0.0.2, not from
+ * schemathesis's 127.0.0.1: the fuzzing's wrong passwords make its address wait (credential throttling,
+ * 429), as they should, and the admin who signs in next is another client with an address of its own.
+ */
+const HARNESS_ADDRESS = "127.0.0.2";
+
 const reportDir = process.env.FUZZ_REPORT_DIR ? resolve(process.env.FUZZ_REPORT_DIR) : undefined;
 const schemathesis = (process.env.SCHEMATHESIS ?? "python3 -m schemathesis.cli").split(/\s+/).filter(Boolean);
 for (const api of apis) if (!API_NAMES.includes(api)) usage(`FUZZ_APIS: unknown API "${api}" (use ${API_NAMES.join(", ")})`);
@@ -152,7 +162,7 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
 
 let exitCode = 1;
 try {
-  log(`schemathesis ${version}; seed ${seed}; ${maxExamples} examples per operation${maxTime ? `; ${maxTime} s per run` : ""}; ${workers} worker(s)`);
+  log(`schemathesis ${version}; seed ${seed}; phases ${phases}; ${maxExamples} examples per operation${maxTime ? `; ${maxTime} s per run` : ""}; ${workers} worker(s)`);
   const notImplemented = await startServer();
   for (const [api, ids] of Object.entries(notImplemented)) if (ids.length > 0) log(`excluded (${api}: answer 501, not implemented yet): ${ids.join(", ")}`);
 
@@ -284,6 +294,8 @@ async function fuzz(run: Run): Promise<RunResult> {
     "all",
     "--max-examples",
     String(maxExamples),
+    "--phases",
+    phases,
     "--seed",
     String(seed),
     "--workers",
@@ -432,15 +444,27 @@ function bootstrapSandbox(): SandboxSet {
   return sandbox;
 }
 
-async function postJson(url: string, body: unknown, token?: string): Promise<any> {
-  const response = await fetch(url, {
-    method: "POST",
-    headers: { ...(body === undefined ? {} : { "content-type": "application/json" }), ...(token ? { authorization: `Bearer ${token}` } : {}) },
-    body: body === undefined ? undefined : JSON.stringify(body),
+function postJson(url: string, body: unknown, token?: string): Promise<any> {
+  const payload = body === undefined ? undefined : JSON.stringify(body);
+  const headers: Record<string, string> = {
+    ...(payload === undefined ? {} : { "content-type": "application/json", "content-length": String(Buffer.byteLength(payload)) }),
+    ...(token ? { authorization: `Bearer ${token}` } : {}),
+  };
+  return new Promise((resolvePromise, reject) => {
+    const call = request(url, { method: "POST", headers, localAddress: HARNESS_ADDRESS }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on("data", (chunk: Buffer) => chunks.push(chunk));
+      response.on("error", reject);
+      response.on("end", () => {
+        const text = Buffer.concat(chunks).toString("utf8");
+        const status = response.statusCode ?? 0;
+        if (status < 200 || status > 299) reject(new Error(`POST ${url} answered ${status}: ${text.slice(0, 300)}`));
+        else resolvePromise(JSON.parse(text));
+      });
+    });
+    call.on("error", reject);
+    call.end(payload);
   });
-  const text = await response.text();
-  if (!response.ok) throw new Error(`POST ${url} answered ${response.status}: ${text.slice(0, 300)}`);
-  return JSON.parse(text);
 }
 
 /** An admin's idToken (Auth API `POST /integration/admin/login`). */
