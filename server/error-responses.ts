@@ -174,7 +174,11 @@ const RETRY_AFTER_SECONDS = 5;
  * database is away, so clients and load balancers retry; otherwise 500 InternalError. Neither carries a stack.
  */
 export function unexpectedErrorReply(error: unknown, requestId: string, api: ApiName): ErrorReply {
-  if (!isDatabaseUnavailable(error)) return internalErrorReply(requestId);
+  return isDatabaseUnavailable(error) ? serviceUnavailableReply(requestId, api) : internalErrorReply(requestId);
+}
+
+/** 503 ServiceUnavailableError with Retry-After: something the request needs (the database, the Auth API behind the portal) is away for now. */
+export function serviceUnavailableReply(requestId: string, api: ApiName): ErrorReply {
   const unavailable = new DomainError("ServiceUnavailableError", "The service is temporarily unavailable. Retry later; after a create, check with GET before retrying.", {
     headers: { "Retry-After": String(RETRY_AFTER_SECONDS) },
   });

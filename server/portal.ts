@@ -19,7 +19,7 @@ import { isUuid } from "../domain/ids.ts";
 import { constantTimeEqual } from "../domain/identity/secrets.ts";
 import { secretKeyring } from "../domain/secrets/process-keyring.ts";
 import type { SecretKeyring } from "../domain/secrets/keyring.ts";
-import { internalErrorReply, replyForError, type ErrorReply } from "./error-responses.ts";
+import { internalErrorReply, replyForError, serviceUnavailableReply, type ErrorReply } from "./error-responses.ts";
 import type { Logger } from "./logger.ts";
 
 export const PORTAL_CSP = [
@@ -134,6 +134,7 @@ export interface PortalRoutesOptions {
 }
 
 function send(res: Response, reply: ErrorReply): void {
+  for (const [name, value] of Object.entries(reply.headers ?? {})) res.setHeader(name, value);
   res.status(reply.status).json(reply.body);
 }
 
@@ -173,7 +174,7 @@ export function portalRoutes(options: PortalRoutesOptions): express.Router {
       res.send(Buffer.from(await answer.arrayBuffer()));
     } catch (error) {
       options.logger.error({ operation, reason: error instanceof Error ? error.message : String(error) }, "the portal could not reach the Auth API");
-      send(res, internalErrorReply(requestId(res)));
+      send(res, serviceUnavailableReply(requestId(res), "admin"));
     }
   });
   // The logo's public address is on the Auth API host; under the CSP the page shows it from here.
@@ -193,7 +194,7 @@ export function portalRoutes(options: PortalRoutesOptions): express.Router {
       res.send(Buffer.from(await answer.arrayBuffer()));
     } catch (error) {
       options.logger.error({ reason: error instanceof Error ? error.message : String(error) }, "the portal could not reach the Auth API");
-      send(res, internalErrorReply(requestId(res)));
+      send(res, serviceUnavailableReply(requestId(res), "admin"));
     }
   });
   router.all("/portal/auth-api/*rest", (req: Request, res: Response) =>
