@@ -2,6 +2,7 @@
 // and answers as told: a status, after a delay, with headers (a redirect's Location) and a body.
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { startTestService, type TestService } from "./service.ts";
 
 export interface ReceivedRequest {
   method: string;
@@ -87,4 +88,23 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   receiver.port = (server.address() as AddressInfo).port;
   return receiver;
+}
+
+/**
+ * A service that delivers webhooks (the three APIs and the worker, loopback URLs allowed) and a receiver
+ * on the loopback for them; `close` stops both.
+ */
+export async function startDeliveringService(): Promise<{ service: TestService; receiver: WebhookReceiver; close: () => Promise<void> }> {
+  const [service, receiver] = await Promise.all([
+    startTestService({ env: { COBRO_ALLOW_LOOPBACK_URLS: "true" }, parts: ["integration", "auth", "admin", "worker"] }),
+    startWebhookReceiver(),
+  ]);
+  return {
+    service,
+    receiver,
+    close: async () => {
+      await receiver.close();
+      await service.close();
+    },
+  };
 }

@@ -6,23 +6,20 @@ import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deliverEventJobKey } from "../../db/job-queue.ts";
 import { verifyWebhookSignature } from "../../sdk/src/webhook-signature.ts";
-import { linkedMerchant, type TestService, startTestService } from "../helpers/service.ts";
+import { linkedMerchant, type TestService } from "../helpers/service.ts";
 import { sandboxAdmin, type EventRecord } from "../helpers/sandbox-admin.ts";
 import { chargeBody, dueDateIn } from "../helpers/charges.ts";
 import { uniqueRef } from "../helpers/unique-ref.ts";
-import { startWebhookReceiver, type WebhookReceiver } from "../helpers/webhook-receiver.ts";
+import { startDeliveringService, type WebhookReceiver } from "../helpers/webhook-receiver.ts";
 
 let t: TestService;
 let receiver: WebhookReceiver;
+let close: (() => Promise<void>) | undefined;
 
 beforeAll(async () => {
-  t = await startTestService({ env: { COBRO_ALLOW_LOOPBACK_URLS: "true" }, parts: ["integration", "auth", "admin", "worker"] });
-  receiver = await startWebhookReceiver();
+  ({ service: t, receiver, close } = await startDeliveringService());
 });
-afterAll(async () => {
-  await receiver?.close();
-  await t?.close();
-});
+afterAll(() => close?.());
 
 const inDays = (days: number) => dueDateIn(t.clock, days);
 

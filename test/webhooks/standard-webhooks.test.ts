@@ -3,23 +3,20 @@
 // loopback receiver: the key is the signing secret's own bytes, given to the library as a raw key.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Webhook, WebhookVerificationError } from "standardwebhooks";
-import { linkedMerchant, startTestService, type TestService } from "../helpers/service.ts";
+import { linkedMerchant, type TestService } from "../helpers/service.ts";
 import { sandboxAdmin } from "../helpers/sandbox-admin.ts";
 import { chargeBody, dueDateIn } from "../helpers/charges.ts";
 import { uniqueRef } from "../helpers/unique-ref.ts";
-import { startWebhookReceiver, type ReceivedRequest, type WebhookReceiver } from "../helpers/webhook-receiver.ts";
+import { startDeliveringService, type ReceivedRequest, type WebhookReceiver } from "../helpers/webhook-receiver.ts";
 
 let t: TestService;
 let receiver: WebhookReceiver;
+let close: (() => Promise<void>) | undefined;
 
 beforeAll(async () => {
-  t = await startTestService({ env: { COBRO_ALLOW_LOOPBACK_URLS: "true" }, parts: ["integration", "auth", "admin", "worker"] });
-  receiver = await startWebhookReceiver();
+  ({ service: t, receiver, close } = await startDeliveringService());
 });
-afterAll(async () => {
-  await receiver?.close();
-  await t?.close();
-});
+afterAll(() => close?.());
 
 const standardHeaders = (request: ReceivedRequest) => ({
   "webhook-id": String(request.headers["webhook-id"]),
