@@ -1,5 +1,6 @@
 import type { ColumnType, Generated, Selectable } from "kysely";
 import type { Timestamp, DefaultedTimestamp, Json } from "./column-types.ts";
+import type { Sealed } from "./sealed.ts";
 
 // Charges, the CVU pool, tenants and the limits' counters (migration 2026_11_22_0003_charges).
 
@@ -12,7 +13,7 @@ export interface IntegrationTenantsTable {
   name: string;
   webhook_url: string;
   /** Sealed (domain/secrets): sent to the receiver in the `validation-token` header; never returned by the API. */
-  validation_token: string | null;
+  validation_token: Sealed | null;
   created_at: DefaultedTimestamp;
   deleted_at: Timestamp | null;
 }

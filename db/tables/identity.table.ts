@@ -1,5 +1,6 @@
 import type { ColumnType, Generated, Selectable } from "kysely";
 import type { Timestamp, DefaultedTimestamp } from "./column-types.ts";
+import type { Sealed } from "./sealed.ts";
 
 // Accounts, integrations and OAuth state (migration 2026_11_22_0002_identity).
 
@@ -151,7 +152,7 @@ export interface SigningKeysTable {
   kid: string;
   algorithm: string;
   /** The private JWK, sealed (domain/secrets; migration 2026_11_23_0021_sealed_secrets made it text). */
-  private_jwk: string;
+  private_jwk: Sealed;
   public_jwk: ColumnType<Record<string, unknown>, string, string>;
   created_at: DefaultedTimestamp;
   retired_at: Timestamp | null;

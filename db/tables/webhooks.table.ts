@@ -1,12 +1,13 @@
 import type { ColumnType, Generated, Selectable } from "kysely";
 import type { Timestamp } from "./column-types.ts";
+import type { Sealed } from "./sealed.ts";
 
 // Signing secrets, client URLs and event deliveries (migration 2026_11_22_0005_webhooks).
 
 export interface WebhookSigningSecretsTable {
   integration_client_id: string;
   /** Sealed (domain/secrets): it keys the HMAC and GET returns it, so it is encrypted, not hashed. Never logged. */
-  secret: string;
+  secret: Sealed;
   created_at: Timestamp;
   rotated_at: Timestamp | null;
 }
@@ -19,7 +20,7 @@ export interface ClientUrlsTable {
   url_type: ClientUrlType;
   url: string;
   /** Sealed (domain/secrets): sent as `validation-token` (webhook URLs only); never returned by the API. */
-  validation_token: string | null;
+  validation_token: Sealed | null;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

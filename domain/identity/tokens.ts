@@ -10,6 +10,7 @@ import type { Database } from "../../db/schema.ts";
 import type { Clock } from "../clock.ts";
 import { secretKeyring } from "../secrets/process-keyring.ts";
 import { openStored, placeOf, SIGNING_KEY_PRIVATE_JWK } from "../secrets/sealed-columns.ts";
+import type { Sealed } from "../../db/tables/sealed.ts";
 
 const ALGORITHM = "ES256";
 /** Verified tokens remembered; past this many the memory starts over (it is only a saving of CPU). */
@@ -139,6 +140,6 @@ export class TokenService {
   }
 }
 
-function privateJwkOf(row: { kid: string; private_jwk: string }): JWK {
+function privateJwkOf(row: { kid: string; private_jwk: Sealed }): JWK {
   return JSON.parse(openStored(secretKeyring(), SIGNING_KEY_PRIVATE_JWK, row.kid, row.private_jwk)) as JWK;
 }

@@ -10,6 +10,7 @@
 // A sealed value is `v1.<keyId>.<nonce>.<ciphertext and tag>` (base64url; a random 12-byte nonce per value),
 // and its associated data names the row and column it belongs to: moved to another row, it does not open.
 import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes } from "node:crypto";
+import type { Sealed } from "../../db/tables/sealed.ts";
 
 const VERSION = "v1";
 const NONCE_BYTES = 12;
@@ -81,16 +82,16 @@ export class SecretKeyring {
       .map(([, key]) => createHmac("sha256", key).update(`cobro/derived/${purpose}`).digest("base64url"));
   }
 
-  seal(plaintext: string, place: SealedPlace): string {
+  seal(plaintext: string, place: SealedPlace): Sealed {
     const nonce = randomBytes(NONCE_BYTES);
     const cipher = createCipheriv("aes-256-gcm", this.#keys.get(this.currentKeyId)!, nonce, { authTagLength: TAG_BYTES });
     cipher.setAAD(associatedData(place));
     const sealed = Buffer.concat([cipher.update(plaintext, "utf8"), cipher.final(), cipher.getAuthTag()]);
-    return [VERSION, this.currentKeyId, nonce.toString("base64url"), sealed.toString("base64url")].join(".");
+    return [VERSION, this.currentKeyId, nonce.toString("base64url"), sealed.toString("base64url")].join(".") as unknown as Sealed;
   }
 
-  open(value: string, place: SealedPlace): string {
-    const parts = value.split(".");
+  open(value: Sealed, place: SealedPlace): string {
+    const parts = storedText(value).split(".");
     if (parts.length !== 4 || parts[0] !== VERSION) throw new SealedValueError(`${describe(place)} is not a sealed value`);
     const [, keyId, nonceText, sealedText] = parts as [string, string, string, string];
     const key = this.#keys.get(keyId);
@@ -110,9 +111,14 @@ export class SecretKeyring {
 }
 
 /** The key id of a sealed value; undefined for a value still in clear (written before sealing existed). */
-export function sealedKeyId(value: string): string | undefined {
-  const parts = value.split(".");
+export function sealedKeyId(value: Sealed): string | undefined {
+  const parts = storedText(value).split(".");
   return parts.length === 4 && parts[0] === VERSION ? parts[1] : undefined;
+}
+
+/** The text PostgreSQL holds for a sealed column (a value still in clear, before the start-up pass, included). */
+export function storedText(value: Sealed): string {
+  return value as unknown as string;
 }
 
 function associatedData(place: SealedPlace): Buffer {

@@ -5,7 +5,8 @@
 // rotated meanwhile is left as its rotation wrote it), and can run again at any time.
 import { sql, type Kysely } from "kysely";
 import type { Database } from "../../db/schema.ts";
-import { sealedKeyId, type SealedPlace, type SecretKeyring } from "./keyring.ts";
+import { sealedKeyId, storedText, type SealedPlace, type SecretKeyring } from "./keyring.ts";
+import type { Sealed } from "../../db/tables/sealed.ts";
 
 export interface SealedColumn {
   table: string;
@@ -26,15 +27,15 @@ export function placeOf(column: SealedColumn, rowId: string): SealedPlace {
 }
 
 /** The secret of a stored value: opened, or as is if still in clear (a row the start-up pass has not sealed yet). */
-export function openStored(keyring: SecretKeyring, column: SealedColumn, rowId: string, stored: string): string {
-  return sealedKeyId(stored) === undefined ? stored : keyring.open(stored, placeOf(column, rowId));
+export function openStored(keyring: SecretKeyring, column: SealedColumn, rowId: string, stored: Sealed): string {
+  return sealedKeyId(stored) === undefined ? storedText(stored) : keyring.open(stored, placeOf(column, rowId));
 }
 
-export function openStoredOrNull(keyring: SecretKeyring, column: SealedColumn, rowId: string, stored: string | null): string | null {
+export function openStoredOrNull(keyring: SecretKeyring, column: SealedColumn, rowId: string, stored: Sealed | null): string | null {
   return stored === null ? null : openStored(keyring, column, rowId, stored);
 }
 
-export function sealOrNull(keyring: SecretKeyring, column: SealedColumn, rowId: string, secret: string | null): string | null {
+export function sealOrNull(keyring: SecretKeyring, column: SealedColumn, rowId: string, secret: string | null): Sealed | null {
   return secret === null ? null : keyring.seal(secret, placeOf(column, rowId));
 }
 
@@ -69,7 +70,7 @@ export async function resealColumns(
     // pass, never in a loop. A value that does not open stops the pass with the reason (a key missing from the ring).
     let after = "";
     for (;;) {
-      const { rows } = await sql<{ row_id: string; value: string }>`
+      const { rows } = await sql<{ row_id: string; value: Sealed }>`
         select ${rowId}::text as row_id, ${value} as value from ${table}
         where ${pending} and ${rowId}::text > ${after} order by ${rowId}::text limit ${batchSize}`.execute(db);
       if (rows.length === 0) break;

@@ -32,7 +32,9 @@ import { destinationCandidates, pickDestination, resolveDestination, type Destin
 import type { OutboundHttpClient, OutboundResult } from "./outbound-http.ts";
 import { signatureHeader, standardWebhookHeaders, SIGNATURE_HEADER, VALIDATION_TOKEN_HEADER, WEBHOOK_ID_HEADER } from "./signature.ts";
 import { ensureSigningSecret, openSigningSecret } from "./signing-secrets.ts";
+import { getEventView, type EventView } from "../events/event-log.ts";
 import { isSubscribed, subscribedTo } from "./subscriptions.ts";
+import type { Sealed } from "../../db/tables/sealed.ts";
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -87,7 +89,7 @@ type AttemptContext = OutboxEvent &
   last_job_id: string | null;
   withheld: boolean;
   subscribed: boolean;
-  secret: string | null;
+  secret: Sealed | null;
 };
 
 interface Claim {
@@ -229,8 +231,8 @@ export function sendSigned(http: OutboundHttpClient, url: string, webhookId: str
  * sent), a new cycle
  * of the whole retry schedule. The pending retry, if any, is replaced (one job per event).
  */
-export async function resendEvent(db: Kysely<Database>, integrationClientId: string, eventId: string, now: Date, retentionStart: Date): Promise<void> {
-  await db.transaction().execute(async (trx) => {
+export async function resendEvent(db: Kysely<Database>, integrationClientId: string, eventId: string, now: Date, retentionStart: Date): Promise<EventView> {
+  return db.transaction().execute(async (trx) => {
     const event = await trx
       .selectFrom("events")
       .selectAll()
@@ -255,5 +257,7 @@ export async function resendEvent(db: Kysely<Database>, integrationClientId: str
       .where("event_id", "=", eventId)
       .execute();
     await enqueueDelivery(trx, eventId);
+    // Read before the commit: once committed, a worker may already be sending it.
+    return (await getEventView(trx, integrationClientId, eventId))!;
   });
 }

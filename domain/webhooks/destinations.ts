@@ -12,6 +12,7 @@ import { sql, type Kysely, type RawBuilder, type Transaction } from "kysely";
 import type { Database } from "../../db/schema.ts";
 import type { OutboxEvent } from "../../db/tables/payments.table.ts";
 import { openClientUrlToken, openTenantToken } from "./validation-tokens.ts";
+import type { Sealed } from "../../db/tables/sealed.ts";
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -29,10 +30,10 @@ export interface DestinationCandidates {
   charge_url: string | null;
   tenant_id: string | null;
   tenant_url: string | null;
-  tenant_token: string | null;
+  tenant_token: Sealed | null;
   own_id: string | null;
   own_url: string | null;
-  own_token: string | null;
+  own_token: Sealed | null;
 }
 
 /**

@@ -10,6 +10,7 @@ import { DomainError } from "../errors.ts";
 import { generateSigningSecret } from "./signature.ts";
 import { secretKeyring } from "../secrets/process-keyring.ts";
 import { openStored, placeOf, WEBHOOK_SIGNING_SECRET } from "../secrets/sealed-columns.ts";
+import type { Sealed } from "../../db/tables/sealed.ts";
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -44,11 +45,11 @@ export async function rotateSigningSecret(db: Db, integrationClientId: string, n
   return secret;
 }
 
-function seal(integrationClientId: string, secret: string): string {
+function seal(integrationClientId: string, secret: string): Sealed {
   return secretKeyring().seal(secret, placeOf(WEBHOOK_SIGNING_SECRET, integrationClientId));
 }
 
 /** The secret of a stored row (for a query that reads the column itself, such as a delivery's joined read). */
-export function openSigningSecret(integrationClientId: string, stored: string): string {
+export function openSigningSecret(integrationClientId: string, stored: Sealed): string {
   return openStored(secretKeyring(), WEBHOOK_SIGNING_SECRET, integrationClientId, stored);
 }

@@ -2,7 +2,7 @@
 import type { operations } from "../../generated/types/admin.ts";
 import type { AdminApiCaller } from "../../domain/identity/callers.ts";
 import { resendEvent as resend } from "../../domain/webhooks/delivery.ts";
-import { EVENT_RETENTION_MS, getEventView, listEvents as list } from "../../domain/events/event-log.ts";
+import { EVENT_RETENTION_MS, listEvents as list } from "../../domain/events/event-log.ts";
 import type { OperationHandler } from "../../server/handler-types.ts";
 import { requireIntegrationAdmin } from "./caller.ts";
 import { pageOf } from "./page-query.ts";
@@ -26,7 +26,6 @@ export const listEvents: Handler<"listEvents"> = async ({ caller, query, service
 export const resendEvent: Handler<"resendEvent"> = async ({ caller, params, services }) => {
   const admin = requireIntegrationAdmin(caller);
   const now = services.clock.now();
-  await resend(services.db, admin.integrationClientId, params.eventId, now, new Date(now.getTime() - EVENT_RETENTION_MS));
-  const view = await getEventView(services.db, admin.integrationClientId, params.eventId);
-  return { status: 202, body: view! };
+  const view = await resend(services.db, admin.integrationClientId, params.eventId, now, new Date(now.getTime() - EVENT_RETENTION_MS));
+  return { status: 202, body: view };
 };

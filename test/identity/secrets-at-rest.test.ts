@@ -12,11 +12,12 @@ import { postJson, read, startTestService, TEST_SECRET_KEY, type TestService } f
 import { exchangeCode, obtainCode } from "../helpers/oauth.ts";
 import { sandboxAdmin, sandboxIntegration } from "../helpers/sandbox-admin.ts";
 import { startWebhookReceiver, type WebhookReceiver } from "../helpers/webhook-receiver.ts";
-import { SealedValueError, SecretKeyring, sealedKeyId } from "../../domain/secrets/keyring.ts";
+import { SealedValueError, SecretKeyring, sealedKeyId, storedText } from "../../domain/secrets/keyring.ts";
 import { placeOf, SIGNING_KEY_PRIVATE_JWK, WEBHOOK_SIGNING_SECRET } from "../../domain/secrets/sealed-columns.ts";
 import { ConfigError, loadConfig, requireSecretKeyInProduction } from "../../server/config.ts";
 import { startCobro } from "../helpers/process.ts";
 import { sandboxSecretKeyring } from "../../server/secret-key-file.ts";
+import type { Sealed } from "../../db/tables/sealed.ts";
 
 let t: TestService;
 let receiver: WebhookReceiver;
@@ -128,7 +129,7 @@ describe("secrets at rest", () => {
     await admin.call("PUT", "/my-integration/webhook-signing-secret/rotate");
     const integrationId = (await t.database.db.selectFrom("integration_clients").select("id").where("provider_client_id", "=", sandbox.integration.clientId).executeTakeFirstOrThrow()).id;
     const legacySecret = "whsec_legacy-in-clear-0123456789abcdef";
-    await t.database.db.updateTable("webhook_signing_secrets").set({ secret: legacySecret }).where("integration_client_id", "=", integrationId).execute();
+    await t.database.db.updateTable("webhook_signing_secrets").set({ secret: legacySecret as unknown as Sealed }).where("integration_client_id", "=", integrationId).execute();
     // Read back in clear meanwhile (a process of the previous version may still write one).
     expect((await admin.call("GET", "/my-integration/webhook-signing-secret")).json.webhookSigningSecret).toBe(legacySecret);
     // The signing key as the migration left it: its jsonb as text.
@@ -204,7 +205,8 @@ describe("the key", () => {
     expect(testKeyring.open(two, place)).toBe("whsec_same");
     const other = SecretKeyring.parse(`other:${Buffer.alloc(32, 9).toString("base64")}`);
     expect(() => other.open(one, place)).toThrow(/key "test", which is not in COBRO_SECRET_KEY/);
-    const tampered = `${one.slice(0, -2)}${one.endsWith("A") ? "B" : "A"}${one.slice(-1)}`;
+    const text = storedText(one);
+    const tampered = `${text.slice(0, -2)}${text.endsWith("A") ? "B" : "A"}${text.slice(-1)}` as unknown as Sealed;
     expect(() => testKeyring.open(tampered, place)).toThrow(SealedValueError);
   });
 });
