@@ -7,7 +7,7 @@ import { Ajv as AjvClass, type Ajv, type ErrorObject, type ValidateFunction } fr
 import addFormats from "ajv-formats";
 import { DomainError, ValidationError, type FieldProblem } from "../domain/errors.ts";
 import type { ApiName } from "./config.ts";
-import { replyForError, unexpectedErrorReply, type ErrorReply } from "./error-responses.ts";
+import { replyForError, sendReply, unexpectedErrorReply } from "./error-responses.ts";
 import { generatedDocumentText, referencePages } from "./reference-pages.ts";
 import { checkoutWidgetRoutes } from "./checkout-widget.ts";
 import { clientAddressOf, portalRoutes } from "./portal.ts";
@@ -126,13 +126,7 @@ export async function createApiApp<Caller>(options: ApiAppOptions<Caller>): Prom
   app.use(express.urlencoded({ limit, extended: false }));
   app.use(express.raw({ limit: MAX_LOGO_BYTES, type: ["image/*"] }));
 
-  const send = (res: Response, reply: ErrorReply): void => {
-    res.status(reply.status);
-    for (const [name, value] of Object.entries(reply.headers ?? {})) res.setHeader(name, value);
-    if (typeof reply.body === "string") res.type(reply.contentType ?? "text/plain").send(reply.body);
-    else res.json(reply.body);
-  };
-  const fail = (res: Response, error: DomainError): void => send(res, replyForError(error, (res.locals as Locals).requestId, api));
+  const fail = (res: Response, error: DomainError): void => sendReply(res, replyForError(error, (res.locals as Locals).requestId, api));
 
   backend.register({
     notFound: async (_c: Context, req: Request, res: Response) => fail(res, new DomainError("RouteNotFound", `No route for ${req.method} ${req.path}`)),
@@ -232,7 +226,7 @@ export async function createApiApp<Caller>(options: ApiAppOptions<Caller>): Prom
     const bodyError = error as { type?: string; status?: number; limit?: number };
     if (bodyError.type === "entity.too.large") {
       // The parser's own limit: JSON and forms have one, images (logos) another.
-      return send(res, replyForError(new DomainError("PayloadTooLarge", `The request body is larger than ${bodyError.limit ?? limit} bytes`), requestId, api));
+      return sendReply(res, replyForError(new DomainError("PayloadTooLarge", `The request body is larger than ${bodyError.limit ?? limit} bytes`), requestId, api));
     }
     if (bodyError.type === "entity.parse.failed") {
       return fail(res, ValidationError.of("body", "body is not valid JSON"));
@@ -243,7 +237,7 @@ export async function createApiApp<Caller>(options: ApiAppOptions<Caller>): Prom
     if (error instanceof DomainError) return fail(res, error);
     (locals.log?.() ?? logger).error({ err: error, errorId: requestId, path: req.path }, "unexpected error");
     if (res.headersSent) return res.end();
-    send(res, unexpectedErrorReply(error, requestId, api));
+    sendReply(res, unexpectedErrorReply(error, requestId, api));
   });
 
   return { app, notImplementedOperations };

@@ -3,6 +3,7 @@
 // hand in a handler.
 import { DomainError, type ErrorCode, ValidationError } from "../domain/errors.ts";
 import { isDatabaseUnavailable } from "../db/errors.ts";
+import type { Response } from "express";
 import type { ApiName } from "./config.ts";
 
 export type ErrorShape =
@@ -192,4 +193,12 @@ export function internalErrorReply(requestId: string): ErrorReply {
 function stringHeaders(value: unknown): Record<string, string> | undefined {
   if (typeof value !== "object" || value === null) return undefined;
   return Object.fromEntries(Object.entries(value).map(([name, v]) => [name, String(v)]));
+}
+
+/** Writes a reply: its status and headers, and its body as JSON, or as text (`contentType`, plain by default) for a string. */
+export function sendReply(res: Response, reply: ErrorReply): void {
+  res.status(reply.status);
+  for (const [name, value] of Object.entries(reply.headers ?? {})) res.setHeader(name, value);
+  if (typeof reply.body === "string") res.type(reply.contentType ?? "text/plain").send(reply.body);
+  else res.json(reply.body);
 }

@@ -19,7 +19,7 @@ import { isUuid } from "../domain/ids.ts";
 import { constantTimeEqual } from "../domain/identity/secrets.ts";
 import { secretKeyring } from "../domain/secrets/process-keyring.ts";
 import type { SecretKeyring } from "../domain/secrets/keyring.ts";
-import { internalErrorReply, replyForError, serviceUnavailableReply, type ErrorReply } from "./error-responses.ts";
+import { internalErrorReply, replyForError, sendReply, serviceUnavailableReply } from "./error-responses.ts";
 import type { Logger } from "./logger.ts";
 
 export const PORTAL_CSP = [
@@ -133,11 +133,6 @@ export interface PortalRoutesOptions {
   forwardClientAddress?: boolean;
 }
 
-function send(res: Response, reply: ErrorReply): void {
-  for (const [name, value] of Object.entries(reply.headers ?? {})) res.setHeader(name, value);
-  res.status(reply.status).json(reply.body);
-}
-
 /** Routes: GET /portal/**, POST /portal/auth-api/integration/admin/{operation}, GET /portal/auth-api/integration/oauth2/logos/{logoId}. */
 export function portalRoutes(options: PortalRoutesOptions): express.Router {
   const bundle = options.bundle ?? portalBundle;
@@ -153,7 +148,7 @@ export function portalRoutes(options: PortalRoutesOptions): express.Router {
 
   router.post("/portal/auth-api/integration/admin/:operation", express.raw({ type: () => true, limit: "64kb" }), async (req: Request, res: Response) => {
     const operation = String(req.params.operation);
-    if (!ADMIN_SESSION_OPERATIONS.has(operation)) return send(res, replyForError(new DomainError("RouteNotFound", `No route for POST ${req.path}`), requestId(res), "admin"));
+    if (!ADMIN_SESSION_OPERATIONS.has(operation)) return sendReply(res, replyForError(new DomainError("RouteNotFound", `No route for POST ${req.path}`), requestId(res), "admin"));
     const headers: Record<string, string> = { accept: "application/json" };
     if (options.forwardClientAddress) Object.assign(headers, { [FORWARDED_CLIENT_HEADER]: clientAddressOf(req), [FORWARD_SECRET_HEADER]: forwardSecrets()[0]! });
     if (req.headers["content-type"]) headers["content-type"] = req.headers["content-type"];
@@ -174,7 +169,7 @@ export function portalRoutes(options: PortalRoutesOptions): express.Router {
       res.send(Buffer.from(await answer.arrayBuffer()));
     } catch (error) {
       options.logger.error({ operation, reason: error instanceof Error ? error.message : String(error) }, "the portal could not reach the Auth API");
-      send(res, serviceUnavailableReply(requestId(res), "admin"));
+      sendReply(res, serviceUnavailableReply(requestId(res), "admin"));
     }
   });
   // The logo's public address is on the Auth API host; under the CSP the page shows it from here.
@@ -194,11 +189,11 @@ export function portalRoutes(options: PortalRoutesOptions): express.Router {
       res.send(Buffer.from(await answer.arrayBuffer()));
     } catch (error) {
       options.logger.error({ reason: error instanceof Error ? error.message : String(error) }, "the portal could not reach the Auth API");
-      send(res, serviceUnavailableReply(requestId(res), "admin"));
+      sendReply(res, serviceUnavailableReply(requestId(res), "admin"));
     }
   });
   router.all("/portal/auth-api/*rest", (req: Request, res: Response) =>
-    send(res, replyForError(new DomainError("RouteNotFound", `No route for ${req.method} ${req.path}`), requestId(res), "admin")),
+    sendReply(res, replyForError(new DomainError("RouteNotFound", `No route for ${req.method} ${req.path}`), requestId(res), "admin")),
   );
 
   const asset = (type: string, pick: (built: PortalBundle) => string) => async (_req: Request, res: Response) => {
@@ -208,7 +203,7 @@ export function portalRoutes(options: PortalRoutesOptions): express.Router {
       res.send(text);
     } catch (error) {
       options.logger.error({ reason: error instanceof Error ? error.message : String(error) }, "the portal's bundle could not be built");
-      send(res, internalErrorReply(requestId(res)));
+      sendReply(res, internalErrorReply(requestId(res)));
     }
   };
   router.get("/portal/assets/portal.js", asset("text/javascript; charset=utf-8", (built) => built.js));
