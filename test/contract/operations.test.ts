@@ -161,6 +161,20 @@ describe("error bodies have the seed's shapes", () => {
     expect(schemaNames("integration", "get", "/payer-lookup", "503")).toEqual(["CodedMessageBody", "ErrorBody"]);
   });
 
+  it("links a charge's create to its read, completion, payer change and cancel (schemathesis's stateful phase follows them)", () => {
+    type WithLinks = { responses: Record<string, { links?: Record<string, { operationId: string; parameters: Record<string, string> }> }> };
+    const linksOf = (method: string, path: string, status: string) => {
+      const links = (documents.integration.paths[path]![method] as unknown as WithLinks).responses[status]!.links ?? {};
+      return Object.fromEntries(Object.entries(links).map(([name, link]) => [name, `${link.operationId}(${link.parameters.referenceId})`]));
+    };
+    const byReference = (...operationIds: string[]) => Object.fromEntries(operationIds.map((id) => [id, `${id}($response.body#/referenceId)`]));
+    expect(linksOf("post", "/payment-request", "201")).toEqual(byReference("getPaymentRequest", "completePaymentRequestAmount", "updatePaymentRequestCustomer", "cancelPaymentRequest"));
+    expect(linksOf("patch", "/payment-request/{referenceId}", "200")).toEqual(byReference("getPaymentRequest", "cancelPaymentRequest"));
+    expect(linksOf("post", "/payment-request/{referenceId}/cancel", "200")).toEqual(byReference("getPaymentRequest"));
+    // The extension that carries them in the TypeSpec is not published.
+    expect(JSON.stringify(documents.integration)).not.toContain("x-links");
+  });
+
   it("documents 503 ServiceUnavailableError with Retry-After on every operation that reads the database", () => {
     // The probes answer for themselves (/readyz is 503 when the database is away); the discovery documents,
     // the JWKS and the logos are served without it or from memory.
