@@ -2,7 +2,9 @@
 // closing line CI ends with: `N passed, N failed` (`, N skipped` when any were skipped). A report that is
 // missing or unreadable (the run died before writing it), and a test file that failed without a failing
 // test (it did not load), each count as one failure, so a broken run can never read as a clean one.
-// Extra failures found by other steps are passed as `--failed-steps N`. Exits 1 when anything failed.
+// Extra failures found by other steps are passed as `--failed-steps N`. Every failing test is named just
+// above that line (its file, its title and the first line of its error), so the tail of a CI log alone says
+// what failed. Exits 1 when anything failed.
 //
 //   node scripts/test-summary.ts [--failed-steps N] report.json [report.json ...]
 import { readFileSync } from "node:fs";
@@ -12,14 +14,19 @@ interface VitestJsonReport {
   numFailedTests: number;
   numPendingTests: number;
   numTodoTests: number;
-  testResults: { name: string; status: string; assertionResults: { status: string }[]; message?: string }[];
+  testResults: {
+    name: string;
+    status: string;
+    assertionResults: { status: string; fullName?: string; failureMessages?: string[] }[];
+    message?: string;
+  }[];
 }
 
 export interface TestCounts {
   passed: number;
   failed: number;
   skipped: number;
-  /** Why the failures that are not failing tests were counted (a missing report, a file that did not load). */
+  /** Why each failure was counted: a failing test, a missing report, a file that did not load. */
   notes: string[];
 }
 
@@ -32,12 +39,28 @@ export function countReport(path: string, read: (path: string) => string = (file
     return { passed: 0, failed: 1, skipped: 0, notes: [`${path}: no readable report (${(error as Error).message})`] };
   }
   const unloaded = report.testResults.filter((file) => file.status === "failed" && !file.assertionResults.some((test) => test.status === "failed"));
+  const failingTests = report.testResults.flatMap((file) =>
+    file.assertionResults
+      .filter((test) => test.status === "failed")
+      .map((test) => `${path}: ${relativeName(file.name)} > ${test.fullName ?? "(unnamed test)"}${firstLine(test.failureMessages?.[0])}`),
+  );
   return {
     passed: report.numPassedTests,
     failed: report.numFailedTests + unloaded.length,
     skipped: report.numPendingTests + report.numTodoTests,
-    notes: unloaded.map((file) => `${file.name}: failed without a failing test${file.message ? ` (${file.message.split("\n")[0]})` : ""}`),
+    notes: [...failingTests, ...unloaded.map((file) => `${file.name}: failed without a failing test${firstLine(file.message)}`)],
   };
+}
+
+/** ` (first line)` of an error message, or nothing. */
+function firstLine(message: string | undefined): string {
+  const line = message?.split("\n")[0]?.trim();
+  return line ? ` (${line.length > 300 ? `${line.slice(0, 300)}…` : line})` : "";
+}
+
+function relativeName(file: string): string {
+  const cwd = `${process.cwd()}/`;
+  return file.startsWith(cwd) ? file.slice(cwd.length) : file;
 }
 
 export function summaryLine(counts: Pick<TestCounts, "passed" | "failed" | "skipped">): string {

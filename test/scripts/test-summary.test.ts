@@ -43,6 +43,27 @@ describe("countReport", () => {
     expect(counts.notes).toEqual(["/repo/test/broken.test.ts: failed without a failing test (SyntaxError: Unexpected token)"]);
   });
 
+  it("names each failing test with its file and the first line of its error", () => {
+    const counts = countReport("embedded.json", () =>
+      report({
+        numPassedTests: 1,
+        numFailedTests: 1,
+        testResults: [
+          {
+            name: "/repo/test/a.test.ts",
+            status: "failed",
+            assertionResults: [
+              { status: "passed", fullName: "charges are created" },
+              { status: "failed", fullName: "charges are listed", failureMessages: ["AssertionError: expected 2 to be 3\n    at a.test.ts:10"] },
+            ],
+          },
+        ],
+      }),
+    );
+    expect(counts.failed).toBe(1);
+    expect(counts.notes).toEqual(["embedded.json: /repo/test/a.test.ts > charges are listed (AssertionError: expected 2 to be 3)"]);
+  });
+
   it("does not count a file twice when its failing tests are already counted", () => {
     const counts = countReport("r.json", () =>
       report({ numFailedTests: 1, testResults: [{ name: "/repo/test/a.test.ts", status: "failed", assertionResults: [{ status: "failed" }] }] }),
