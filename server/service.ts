@@ -60,6 +60,8 @@ export interface ServiceOptions {
   bootstrapSandbox?: boolean;
   clock?: Clock;
   validateResponses?: boolean;
+  /** The process's memory of token checks (a test may hold one to see what it remembers). */
+  tokenChecks?: TokenCheckCache;
 }
 
 export function loadDocument(api: ApiName): Document {
@@ -131,7 +133,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
     if (payerRegistry === undefined && config.parts.has("integration")) logger.warn("COBRO_TAX_REGISTRY_URL is not set: payer lookups answer 503 PayerLookupProviderUnavailableError");
     const accountMail = config.parts.has("admin") || config.parts.has("auth") ? buildAccountMail(config, logger) : undefined;
     if (accountMail) stops.push(() => accountMail.close());
-    const tokenChecks = new TokenCheckCache();
+    const tokenChecks = options.tokenChecks ?? new TokenCheckCache();
     // Only a process serving an API checks tokens (stopped first, requests still finishing read the database).
     if (servers.size > 0) stops.push(await listenForAuthChanges(database.connectionString, tokenChecks, logger));
     const services: Services = { db: database.db, clock, config: effectiveConfig, tokens, tokenChecks, payerRegistry, outboundHttp, accountMail };

@@ -2,8 +2,10 @@
 // live?), remembered per process for at most a second, so that a caller's requests do not each pay that
 // round trip. Changes take effect at once all the same: every write to those tables notifies
 // `cobro_auth_changed` (a trigger, db/migrations/2026_11_23_0023_auth_changed_notify.ts) and each API
-// process, listening, forgets everything it remembered. While a process is not listening (starting, or its
-// listening connection lost) nothing is remembered: every check reads the database.
+// process, listening, forgets everything it remembered. A change made through the process itself is
+// forgotten before its answer leaves (server/api-app.ts), since the notification may arrive after the
+// caller's next request. While a process is not listening (starting, or its listening connection lost)
+// nothing is remembered: every check reads the database.
 /** The longest a remembered answer is used, even if no notification came. */
 export const TOKEN_CHECK_REMEMBERED_MS = 1000;
 /** Past this many remembered answers the memory starts over (it is only a saving of round trips). */

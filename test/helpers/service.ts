@@ -1,6 +1,7 @@
 // The whole service in-process, as `npm start` runs it, on a fresh database of the test run and free
 // ports, with a clock the test moves. Every response is checked against the contract.
 import { ManualClock } from "../../domain/clock.ts";
+import type { TokenCheckCache } from "../../domain/identity/token-check-cache.ts";
 import { loadConfig, type Config, type ServicePart } from "../../server/config.ts";
 import { startService, type RunningService } from "../../server/service.ts";
 import { createSandboxSet, type SandboxCredentials } from "../../domain/identity/sandbox-bootstrap.ts";
@@ -30,6 +31,8 @@ export interface TestServiceOptions {
   start?: Date;
   /** Start on this database (a restart of another test service's, which stays open on close) instead of a fresh one. */
   database?: TestDatabase;
+  /** The service's memory of token checks. */
+  tokenChecks?: TokenCheckCache;
 }
 
 export async function startTestService(options: TestServiceOptions = {}): Promise<TestService> {
@@ -38,7 +41,7 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
   const base = loadConfig({ INTEGRATION_PORT: "0", AUTH_PORT: "0", ADMIN_PORT: "0", COBRO_AUTH_URL: "http://auth.cobro.test", COBRO_SECRET_KEY: TEST_SECRET_KEY, ...options.env }, []);
   const config: Config = { ...base, databaseUrl: database.connectionString, parts: new Set(options.parts ?? ["integration", "auth", "admin"]) };
   const { logger, logLines } = captureLogs();
-  const service = await startService(config, { logger, clock, validateResponses: true });
+  const service = await startService(config, { logger, clock, validateResponses: true, tokenChecks: options.tokenChecks });
   return {
     integrationUrl: service.urls.integration ?? "",
     authUrl: service.urls.auth ?? "",

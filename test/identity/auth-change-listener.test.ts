@@ -4,12 +4,14 @@
 // again by itself.
 import { sql } from "kysely";
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { TokenCheckCache } from "../../domain/identity/token-check-cache.ts";
 import { postJson, read, startTestService, type TestService } from "../helpers/service.ts";
 
 let t: TestService;
+const tokenChecks = new TokenCheckCache();
 
 beforeAll(async () => {
-  t = await startTestService();
+  t = await startTestService({ tokenChecks });
 });
 afterAll(() => t?.close());
 
@@ -19,6 +21,8 @@ async function listeners(): Promise<number> {
   const { rows } = await sql<{ n: string }>`select count(*) as n from pg_stat_activity where datname = current_database() and query = 'LISTEN cobro_auth_changed' and pid <> pg_backend_pid()`.execute(t.database.db);
   return Number(rows[0]!.n);
 }
+
+const lostListenings = () => t.logLines.filter((line) => String(line.msg).startsWith("lost the connection that listens for token changes")).length;
 
 async function until(condition: () => Promise<boolean> | boolean, what: string): Promise<void> {
   const deadline = Date.now() + 10_000;
@@ -38,7 +42,7 @@ it("reads the database for every check while the listening connection is lost, a
   expect(await listeners()).toBe(1);
 
   await sql`select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and query = 'LISTEN cobro_auth_changed'`.execute(t.database.db);
-  await until(() => t.logLines.some((line) => String(line.msg).startsWith("lost the connection that listens for token changes")), "the process notices the lost connection");
+  await until(() => lostListenings() === 1, "the process notices the lost connection");
 
   // Another process unlinks the merchant (a write straight to the database): no notification can arrive,
   // yet the very next check sees it.
@@ -48,4 +52,24 @@ it("reads the database for every check while the listening connection is lost, a
   expect(refused.text).toBe("Not authorized as user of integration client");
 
   await until(async () => (await listeners()) === 1, "the process listens again");
+});
+
+it("a sign-out made through this process holds for its very next request, even before the notification arrives", async () => {
+  const sandbox = await t.sandbox();
+  const session = await read(await postJson(`${t.authUrl}/integration/admin/login`, sandbox.integrationAdmin));
+  const events = async () => read(await fetch(`${t.adminUrl}/my-integration/events?limit=1`, { headers: { authorization: `Bearer ${session.json.idToken}` } }));
+  await until(async () => (await listeners()) === 1, "the process listens");
+
+  // A notification that has not arrived yet: the listening connection is gone, but the process still
+  // believes it listens (until it connects again, a second later), so it remembers and hears nothing.
+  const lostBefore = lostListenings();
+  await sql`select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and query = 'LISTEN cobro_auth_changed'`.execute(t.database.db);
+  await until(() => lostListenings() > lostBefore, "the process notices the lost connection");
+  tokenChecks.listening();
+
+  expect((await events()).status).toBe(200); // remembered
+  expect((await postJson(`${t.authUrl}/integration/admin/logout`, { refreshToken: session.json.refreshToken })).status).toBe(204);
+  const refused = await events();
+  expect(refused.status).toBe(401);
+  expect(refused.json).toMatchObject({ code: "UnauthorizedError" });
 });
