@@ -22,6 +22,10 @@ async function listeners(): Promise<number> {
   return Number(rows[0]!.n);
 }
 
+async function dropListeningConnection(): Promise<void> {
+  await sql`select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and query = 'LISTEN cobro_auth_changed'`.execute(t.database.db);
+}
+
 const lostListenings = () => t.logLines.filter((line) => String(line.msg).startsWith("lost the connection that listens for token changes")).length;
 
 async function until(condition: () => Promise<boolean> | boolean, what: string): Promise<void> {
@@ -41,7 +45,7 @@ it("reads the database for every check while the listening connection is lost, a
   expect(before.status).toBe(200); // remembered from here on, for up to a second
   expect(await listeners()).toBe(1);
 
-  await sql`select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and query = 'LISTEN cobro_auth_changed'`.execute(t.database.db);
+  await dropListeningConnection();
   await until(() => lostListenings() === 1, "the process notices the lost connection");
 
   // Another process unlinks the merchant (a write straight to the database): no notification can arrive,
@@ -63,7 +67,7 @@ it("a sign-out made through this process holds for its very next request, even b
   // A notification that has not arrived yet: the listening connection is gone, but the process still
   // believes it listens (until it connects again, a second later), so it remembers and hears nothing.
   const lostBefore = lostListenings();
-  await sql`select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and query = 'LISTEN cobro_auth_changed'`.execute(t.database.db);
+  await dropListeningConnection();
   await until(() => lostListenings() > lostBefore, "the process notices the lost connection");
   tokenChecks.listening();
 
