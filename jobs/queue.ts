@@ -1,10 +1,11 @@
 // The job workers, on graphile-worker: each process runs the tasks it is given (jobs/tasks.ts). Adding a
 // job, the payloads and the queue's schema are below the domain, in db/job-queue.ts.
 import { EventEmitter } from "node:events";
-import { parseCrontab, run, type TaskList as GraphileTaskList, type WorkerEvents } from "graphile-worker";
+import { setTimeout as sleep } from "node:timers/promises";
+import { parseCrontab, run, type Runner, type TaskList as GraphileTaskList, type WorkerEvents } from "graphile-worker";
 import pg from "pg";
 import type { Logger } from "pino";
-import { forgetWorkers, QUEUE_SCHEMA, queueLogger, recordWorkerHeartbeats, releaseJobsOfStaleWorkers } from "../db/job-queue.ts";
+import { forgetWorkers, QUEUE_SCHEMA, queueLogger, recordWorkerHeartbeats, releaseJobsOfStaleWorkers, releaseJobsOfWorkers } from "../db/job-queue.ts";
 import type { TaskList } from "./tasks.ts";
 
 export interface StartWorkerOptions {
@@ -57,43 +58,105 @@ export async function startWorker(options: StartWorkerOptions): Promise<JobWorke
   const ignoreDisconnect = (error: Error) => options.logger?.debug({ err: error }, "job worker connection closed");
   pool.on("error", ignoreDisconnect);
   pool.on("connect", (client) => client.on("error", ignoreDisconnect));
-  // graphile-worker 0.18 locks jobs with the id of the process's worker pool (`pool-…`), and older code
-  // paths with a worker's own id: the heartbeat is kept for both, so a live process never looks dead.
+  // The ids of this process's live runners (graphile-worker ids), kept alive by the heartbeat.
   const workerIds = new Set<string>();
-  const events: WorkerEvents = new EventEmitter();
-  events.on("pool:create", ({ workerPool }) => void workerIds.add(workerPool.id));
-  events.on("worker:create", ({ worker }) => void workerIds.add(worker.workerId));
-  const runner = await run({
-    pgPool: pool,
-    schema: QUEUE_SCHEMA,
-    concurrency,
-    pollInterval: options.pollInterval,
-    taskList: options.taskList as GraphileTaskList,
-    // Never a crontab file from the working directory: only what the caller passes.
-    parsedCronItems: options.crontab ? parseCrontab(options.crontab) : [],
-    noHandleSignals: true,
-    events,
-    logger: queueLogger(options.logger),
-    // Without batching, graphile-worker 0.18 records a finished job fire-and-forget, and stop() can end the
-    // pool first: the job stays locked for 4 hours and then runs again. A batcher (even of 0 ms) is
-    // awaited by stop() before the pool ends.
-    // Jobs are taken a batch at a time (one query for up to `concurrency` jobs rather than one per job).
-    preset: { worker: { completeJobBatchDelay: 0, failJobBatchDelay: 0, localQueue: { size: concurrency } } },
-  });
-  runner.promise.catch((error: unknown) => options.logger?.error({ err: error }, "the job worker stopped on an error"));
+  const startRunner = async (): Promise<{ runner: Runner; ids: Set<string>; forgetIds(): void }> => {
+    // graphile-worker 0.18 locks jobs with the id of the process's worker pool (`pool-…`), and older code
+    // paths with a worker's own id: the heartbeat is kept for both, so a live process never looks dead.
+    const ids = new Set<string>();
+    const events: WorkerEvents = new EventEmitter();
+    events.on("pool:create", ({ workerPool }) => void (ids.add(workerPool.id), workerIds.add(workerPool.id)));
+    events.on("worker:create", ({ worker }) => void (ids.add(worker.workerId), workerIds.add(worker.workerId)));
+    const forgetIds = () => ids.forEach((id) => workerIds.delete(id));
+    const runner = await run({
+      pgPool: pool,
+      schema: QUEUE_SCHEMA,
+      concurrency,
+      pollInterval: options.pollInterval,
+      taskList: options.taskList as GraphileTaskList,
+      // Never a crontab file from the working directory: only what the caller passes.
+      parsedCronItems: options.crontab ? parseCrontab(options.crontab) : [],
+      noHandleSignals: true,
+      events,
+      logger: queueLogger(options.logger),
+      // Without batching, graphile-worker 0.18 records a finished job fire-and-forget, and stop() can end the
+      // pool first: the job stays locked for 4 hours and then runs again. A batcher (even of 0 ms) is
+      // awaited by stop() before the pool ends.
+      // Jobs are taken a batch at a time (one query for up to `concurrency` jobs rather than one per job).
+      preset: { worker: { completeJobBatchDelay: 0, failJobBatchDelay: 0, localQueue: { size: concurrency } } },
+    }).catch((error: unknown) => {
+      forgetIds();
+      throw error;
+    });
+    return { runner, ids, forgetIds };
+  };
+
+  let stopping = false;
+  const wakeFromBackoff = new AbortController();
+  let restarting: Promise<void> | undefined;
+  // graphile-worker ends its runner, without rejecting its promise, when it cannot record a job's outcome
+  // (it does not retry a lost connection). Left alone, a worker-only process would then have nothing to
+  // do and exit with code 0 during a database outage. Instead the runner is started again once the
+  // database answers, and the jobs the ended one still held are released at once rather than waiting
+  // for its heartbeat to go stale: a job whose completion was lost runs again, which every task allows.
+  const supervise = (started: Awaited<ReturnType<typeof startRunner>>): SupervisedRunner => {
+    let ended = false;
+    const settle = () => {
+      ended = true;
+      started.forgetIds();
+      if (!stopping) restarting = restartAfter(started.ids);
+    };
+    started.runner.promise.then(settle, (error: unknown) => {
+      options.logger?.error({ err: error }, "the job worker stopped on an error");
+      settle();
+    });
+    return { ...started, ended: () => ended };
+  };
+  const restartAfter = async (endedIds: Set<string>) => {
+    options.logger?.error({ workers: [...endedIds] }, "the job worker stopped by itself (the database was unreachable?); starting it again");
+    for (let attempt = 0; !stopping; attempt++) {
+      try {
+        await releaseJobsOfWorkers(pool, [...endedIds]);
+        supervised = supervise(await startRunner());
+        options.logger?.info("the job worker is running again");
+        return;
+      } catch (error) {
+        const delayMs = Math.min(RESTART_MAX_DELAY_MS, RESTART_FIRST_DELAY_MS * 2 ** attempt);
+        options.logger?.warn({ err: error }, `could not start the job worker again; trying again in ${delayMs} ms`);
+        // A timer that holds the process open: a worker-only process waits for its database, it does not exit.
+        await sleep(delayMs, undefined, { signal: wakeFromBackoff.signal }).catch(() => undefined);
+      }
+    }
+  };
+  let supervised = supervise(await startRunner());
   const heartbeat = startHeartbeat(pool, workerIds, options);
-  let stopping: Promise<void> | undefined;
+  let stopped: Promise<void> | undefined;
   const stop = async () => {
+    stopping = true;
+    wakeFromBackoff.abort();
     await heartbeat.stop();
     try {
-      await runner.stop();
+      await restarting;
+      if (!supervised.ended()) await supervised.runner.stop();
       await forgetWorkers(pool, [...workerIds]).catch((error: unknown) => options.logger?.warn({ err: error }, "could not forget the stopped workers' heartbeats"));
     } finally {
       await pool.end();
     }
   };
-  return { stop: () => (stopping ??= stop()) };
+  return { stop: () => (stopped ??= stop()) };
 }
+
+interface SupervisedRunner {
+  runner: Runner;
+  /** The graphile-worker ids that lock its jobs. */
+  ids: Set<string>;
+  /** Whether the runner has ended (by itself or stopped). */
+  ended(): boolean;
+}
+
+/** The first wait before starting an ended runner again, doubled up to the last (ms). */
+const RESTART_FIRST_DELAY_MS = 500;
+const RESTART_MAX_DELAY_MS = 10_000;
 
 /**
  * Every interval: records this process's workers as alive, then releases the jobs of workers gone quiet

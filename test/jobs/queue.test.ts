@@ -3,6 +3,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { addJob } from "../../db/job-queue.ts";
 import { type JobWorker, startWorker } from "../../jobs/queue.ts";
 import type { TaskList } from "../../jobs/tasks.ts";
+import { captureLogs } from "../helpers/captured-logs.ts";
+import { startCuttableProxy } from "../helpers/cuttable-proxy.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
 
 let database: TestDatabase;
@@ -105,4 +107,46 @@ describe("the job queue", () => {
     expect(events).toEqual(["started", "finished"]);
     expect(await pendingJobs()).toEqual([]); // completed, not failed back into the queue
   });
+});
+
+describe("a worker that loses its database", () => {
+  it("keeps running: once the database answers again it takes new jobs, and runs again at once the job whose completion was lost", async () => {
+    const proxy = await startCuttableProxy(database.connectionString);
+    const { logger, logLines } = captureLogs("warn");
+    let finishFirstRun!: () => void;
+    const firstRunMayFinish = new Promise<void>((resolve) => (finishFirstRun = resolve));
+    const runs: (string | undefined)[] = [];
+    try {
+      workers.push(
+        await startWorker({
+          connectionString: proxy.connectionString,
+          pollInterval: 100,
+          logger,
+          taskList: {
+            noop: async (payload) => {
+              runs.push(payload.note);
+              if (runs.length === 1) await firstRunMayFinish;
+            },
+          },
+        }),
+      );
+      await addJob(database.db, "noop", { note: "in flight at the outage" });
+      await waitFor(() => runs.length === 1);
+      // The database goes away while the job runs: the job finishes, and its completion cannot be recorded.
+      proxy.cut();
+      finishFirstRun();
+      // graphile-worker ends its runner when it cannot record the outcome.
+      await waitFor(() => logLines.some((line) => String(line.msg).startsWith("Runner stopping (reason: worker pool exited with error")));
+      expect(await pendingJobs()).toHaveLength(1); // still held by the runner that ended
+
+      proxy.restore();
+      await addJob(database.db, "noop", { note: "after the outage" });
+      await waitFor(async () => runs.includes("after the outage") && (await pendingJobs()).length === 0, 20_000);
+      // Run again now, not when graphile-worker's 4-hour lock expires.
+      expect(runs.filter((note) => note === "in flight at the outage")).toHaveLength(2);
+    } finally {
+      finishFirstRun();
+      await proxy.close();
+    }
+  }, 30_000);
 });
