@@ -60,20 +60,29 @@ it("reads the database for every check while the listening connection is lost, a
 
 it("a sign-out made through this process holds for its very next request, even before the notification arrives", async () => {
   const sandbox = await t.sandbox();
-  const session = await read(await postJson(`${t.authUrl}/integration/admin/login`, sandbox.integrationAdmin));
-  const events = async () => read(await fetch(`${t.adminUrl}/my-integration/events?limit=1`, { headers: { authorization: `Bearer ${session.json.idToken}` } }));
-  await until(async () => (await listeners()) === 1, "the process listens");
+  // The process connects again a second after it loses the connection, and that forgets everything: a
+  // try during which it did so proves nothing, and is made again.
+  for (let attempt = 1; ; attempt++) {
+    const session = await read(await postJson(`${t.authUrl}/integration/admin/login`, sandbox.integrationAdmin));
+    const events = async () => read(await fetch(`${t.adminUrl}/my-integration/events?limit=1`, { headers: { authorization: `Bearer ${session.json.idToken}` } }));
+    await until(async () => (await listeners()) === 1, "the process listens");
 
-  // A notification that has not arrived yet: the listening connection is gone, but the process still
-  // believes it listens (until it connects again, a second later), so it remembers and hears nothing.
-  const lostBefore = lostListenings();
-  await dropListeningConnection();
-  await until(() => lostListenings() > lostBefore, "the process notices the lost connection");
-  tokenChecks.listening();
+    // A notification that has not arrived yet: the listening connection is gone, but the process still
+    // believes it listens (until it connects again, a second later), so it remembers and hears nothing.
+    const lostBefore = lostListenings();
+    await dropListeningConnection();
+    await until(() => lostListenings() > lostBefore, "the process notices the lost connection");
+    tokenChecks.listening();
 
-  expect((await events()).status).toBe(200); // remembered
-  expect((await postJson(`${t.authUrl}/integration/admin/logout`, { refreshToken: session.json.refreshToken })).status).toBe(204);
-  const refused = await events();
-  expect(refused.status).toBe(401);
-  expect(refused.json).toMatchObject({ code: "UnauthorizedError" });
+    expect((await events()).status).toBe(200); // remembered
+    expect((await postJson(`${t.authUrl}/integration/admin/logout`, { refreshToken: session.json.refreshToken })).status).toBe(204);
+    const refused = await events();
+    if ((await listeners()) === 1) {
+      if (attempt === 3) throw new Error("the process listened again during each of 3 tries: the test could not tell");
+      continue;
+    }
+    expect(refused.status).toBe(401);
+    expect(refused.json).toMatchObject({ code: "UnauthorizedError" });
+    return;
+  }
 });
