@@ -316,7 +316,15 @@ async function fuzz(run: Run): Promise<RunResult> {
   const runStarted = Date.now();
   const child = spawn(schemathesis[0]!, args, {
     cwd: runDir, // its reports and caches stay out of the repository
-    env: { ...process.env, COBRO_FUZZ_TOKEN: run.token, PYTHONUNBUFFERED: "1", NO_COLOR: "1" },
+    env: {
+      ...process.env,
+      COBRO_FUZZ_TOKEN: run.token,
+      PYTHONUNBUFFERED: "1",
+      NO_COLOR: "1",
+      // scripts/fuzz_hooks.py: realistic charge creates in the stateful phase.
+      SCHEMATHESIS_HOOKS: "fuzz_hooks",
+      PYTHONPATH: [join(root, "scripts"), process.env.PYTHONPATH].filter(Boolean).join(":"),
+    },
     stdio: ["ignore", "pipe", "pipe"],
   });
   current = child;
