@@ -47,9 +47,6 @@ type Locals = { requestId: string; log: () => Logger };
 
 export async function createApiApp<Caller>(options: ApiAppOptions<Caller>): Promise<{ app: express.Express; notImplementedOperations: string[] }> {
   const { api, logger } = options;
-  // The Auth and Admin APIs write what token checks read (grants, links, sessions, the Sandbox clock); the
-  // Integration API writes none of it.
-  const changesTokenChecks = api !== "integration";
   // openapi-backend validates every body against the operation's JSON schema. An operation that also takes
   // another media type (the token endpoint's RFC 6749 form) has that body checked here instead.
   const otherMediaValidation = new OtherMediaTypeValidation();
@@ -192,9 +189,6 @@ export async function createApiApp<Caller>(options: ApiAppOptions<Caller>): Prom
         requestId: locals.requestId,
       };
       const result = (await (handler as (context: HandlerContext<unknown, Caller>) => Promise<unknown>)(handlerContext)) as { status: number; body?: unknown; headers?: Record<string, string | number> };
-      // A sign-out, a revocation or an unlink made here must hold for this process's very next request, which
-      // may come before the listening connection hears the commit's notification: forget before answering.
-      if (changesTokenChecks && req.method !== "GET" && req.method !== "HEAD") options.services.tokenChecks?.changed();
       const contentType = responseContentType(context.operation, result.status, result.body);
       if (options.validateResponses && contentType === "application/json") {
         const check = backend.validateResponse(result.body, context.operation, result.status);

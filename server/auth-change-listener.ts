@@ -1,6 +1,8 @@
-// The API process's one listening connection: `cobro_auth_changed` (notified at the commit of any change a
-// token check reads) makes the TokenCheckCache forget. A lost connection stops the remembering at once and
-// is opened again a second later; until then every token check reads the database.
+// How an API process learns that what its token checks remember has changed. Its one listening connection:
+// `cobro_auth_changed` (notified at the commit of any change a token check reads) makes the
+// TokenCheckCache forget. A lost connection stops the remembering at once and is opened again a second
+// later; until then every token check reads the database. And the process's own changes: see
+// forgetOwnAuthChanges below.
 import pg from "pg";
 import type { TokenCheckCache } from "../domain/identity/token-check-cache.ts";
 import type { Logger } from "./logger.ts";
@@ -46,5 +48,36 @@ export async function listenForAuthChanges(connectionString: string, cache: Toke
     client = undefined;
     cache.notListening();
     await connection?.end().catch(() => undefined);
+  };
+}
+
+/**
+ * A change this process writes is forgotten as soon as its transaction ends, before the request's answer
+ * leaves: the notification may reach the listening connection only after the caller's next request (a
+ * sign-out must hold for it). The same trigger that notifies sends the writing connection a notice
+ * (db/migrations/2026_11_23_0025_auth_changed_notice.ts); the memory is forgotten when it arrives, and
+ * again when that connection returns to the pool, after the commit, so that no check read in between
+ * outlives it. Writes that change nothing a token check reads forget nothing.
+ */
+export function forgetOwnAuthChanges(pool: pg.Pool, cache: TokenCheckCache): () => Promise<void> {
+  const watched = new WeakSet<pg.PoolClient>();
+  const wroteAChange = new WeakSet<pg.PoolClient>();
+  const onAcquire = (client: pg.PoolClient) => {
+    if (watched.has(client)) return;
+    watched.add(client);
+    client.on("notice", (notice) => {
+      if (notice.message !== CHANNEL) return;
+      wroteAChange.add(client);
+      cache.changed();
+    });
+  };
+  const onRelease = (_error: Error | undefined, client: pg.PoolClient) => {
+    if (wroteAChange.delete(client)) cache.changed();
+  };
+  pool.on("acquire", onAcquire);
+  pool.on("release", onRelease);
+  return async () => {
+    pool.off("acquire", onAcquire);
+    pool.off("release", onRelease);
   };
 }

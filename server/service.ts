@@ -30,7 +30,7 @@ import { installSecretKeyring } from "../domain/secrets/process-keyring.ts";
 import { resealColumns } from "../domain/secrets/sealed-columns.ts";
 import { configuredSecretKeyring } from "./secret-key-file.ts";
 import { TokenCheckCache } from "../domain/identity/token-check-cache.ts";
-import { listenForAuthChanges } from "./auth-change-listener.ts";
+import { forgetOwnAuthChanges, listenForAuthChanges } from "./auth-change-listener.ts";
 import { bootstrapEmptySandbox, type SandboxCredentials } from "../domain/identity/sandbox-bootstrap.ts";
 import { SandboxTaxRegistry } from "../domain/payer-lookup/sandbox-registry.ts";
 import { HttpTaxRegistry } from "../domain/payer-lookup/http-registry.ts";
@@ -135,7 +135,10 @@ export async function startService(config: Config, options: ServiceOptions): Pro
     if (accountMail) stops.push(() => accountMail.close());
     const tokenChecks = options.tokenChecks ?? new TokenCheckCache();
     // Only a process serving an API checks tokens (stopped first, requests still finishing read the database).
-    if (servers.size > 0) stops.push(await listenForAuthChanges(database.connectionString, tokenChecks, logger));
+    if (servers.size > 0) {
+      stops.push(await listenForAuthChanges(database.connectionString, tokenChecks, logger));
+      stops.push(forgetOwnAuthChanges(database.pool, tokenChecks));
+    }
     const services: Services = { db: database.db, clock, config: effectiveConfig, tokens, tokenChecks, payerRegistry, outboundHttp, accountMail };
     const sandboxCredentials =
       options.bootstrapSandbox && config.serviceEnv === "sandbox" ? await bootstrapEmptySandbox(database.db, clock.now()) : undefined;

@@ -25,6 +25,7 @@ import * as sealedSecrets from "./2026_11_23_0021_sealed_secrets.ts";
 import * as workerHeartbeats from "./2026_11_23_0022_worker_heartbeats.ts";
 import * as authChangedNotify from "./2026_11_23_0023_auth_changed_notify.ts";
 import * as cvuAccountsHotUpdates from "./2026_11_23_0024_cvu_accounts_hot_updates.ts";
+import * as authChangedNotice from "./2026_11_23_0025_auth_changed_notice.ts";
 
 export const migrations: Record<string, Migration> = {
   "2026_11_22_0001_initial": initial,
@@ -50,4 +51,5 @@ export const migrations: Record<string, Migration> = {
   "2026_11_23_0022_worker_heartbeats": workerHeartbeats,
   "2026_11_23_0023_auth_changed_notify": authChangedNotify,
   "2026_11_23_0024_cvu_accounts_hot_updates": cvuAccountsHotUpdates,
+  "2026_11_23_0025_auth_changed_notice": authChangedNotice,
 };

@@ -3,8 +3,9 @@
 // round trip. Changes take effect at once all the same: every write to those tables notifies
 // `cobro_auth_changed` (a trigger, db/migrations/2026_11_23_0023_auth_changed_notify.ts) and each API
 // process, listening, forgets everything it remembered. A change made through the process itself is
-// forgotten before its answer leaves (server/api-app.ts), since the notification may arrive after the
-// caller's next request. While a process is not listening (starting, or its listening connection lost)
+// forgotten when its transaction ends, before its answer leaves (the trigger's notice to the writing
+// connection, server/auth-change-listener.ts), since the notification may arrive after the caller's next
+// request. While a process is not listening (starting, or its listening connection lost)
 // nothing is remembered: every check reads the database.
 /** The longest a remembered answer is used, even if no notification came. */
 export const TOKEN_CHECK_REMEMBERED_MS = 1000;

@@ -5,10 +5,20 @@
 import { sql } from "kysely";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { TokenCheckCache } from "../../domain/identity/token-check-cache.ts";
+import { chargeBody } from "../helpers/charges.ts";
+import { sandboxIntegration } from "../helpers/sandbox-admin.ts";
 import { postJson, read, startTestService, type TestService } from "../helpers/service.ts";
 
 let t: TestService;
-const tokenChecks = new TokenCheckCache();
+/** Counts what made the process forget its remembered checks. */
+class CountedTokenChecks extends TokenCheckCache {
+  forgettings = 0;
+  override changed(): void {
+    this.forgettings++;
+    super.changed();
+  }
+}
+const tokenChecks = new CountedTokenChecks();
 
 beforeAll(async () => {
   t = await startTestService({ tokenChecks });
@@ -85,4 +95,18 @@ it("a sign-out made through this process holds for its very next request, even b
     expect(refused.json).toMatchObject({ code: "UnauthorizedError" });
     return;
   }
+});
+
+it("a write that changes nothing a token check reads (a simulated transfer) forgets nothing", async () => {
+  const { admin, createCharge } = await sandboxIntegration(t);
+  const charge = await createCharge(chargeBody());
+  await until(async () => (await listeners()) === 1, "the process listens");
+  const pay = async () => {
+    const paid = await admin.simulate({ cvu: charge.CVU, amount: 100 });
+    expect(paid.status, paid.text).toBe(200);
+  };
+  await pay();
+  const before = tokenChecks.forgettings;
+  for (let i = 0; i < 3; i++) await pay();
+  expect(tokenChecks.forgettings).toBe(before);
 });
