@@ -174,11 +174,8 @@ export async function releaseJobsOfStaleWorkers(pool: pg.Pool, staleAfterMs: num
 /** Unlocks the jobs (and job queues) held by workers known to have ended, and forgets their heartbeats. */
 export async function releaseJobsOfWorkers(pool: pg.Pool, workerIds: string[]): Promise<void> {
   if (workerIds.length === 0) return;
-  await pool.query(
-    `with released as (select ${QUEUE_SCHEMA}.force_unlock_workers($1::text[]))
-     delete from worker_heartbeats where worker_id = any($1::text[]) and exists (select 1 from released)`,
-    [workerIds],
-  );
+  await pool.query(`select ${QUEUE_SCHEMA}.force_unlock_workers($1::text[])`, [workerIds]);
+  await forgetWorkers(pool, workerIds);
 }
 
 /** Forgets workers that stopped cleanly (they hold no job any more). */

@@ -58,16 +58,16 @@ export async function startWorker(options: StartWorkerOptions): Promise<JobWorke
   const ignoreDisconnect = (error: Error) => options.logger?.debug({ err: error }, "job worker connection closed");
   pool.on("error", ignoreDisconnect);
   pool.on("connect", (client) => client.on("error", ignoreDisconnect));
-  // The ids of this process's live runners (graphile-worker ids), kept alive by the heartbeat.
-  const workerIds = new Set<string>();
-  const startRunner = async (): Promise<{ runner: Runner; ids: Set<string>; forgetIds(): void }> => {
+  // The graphile-worker ids of the runner running now (none while it is being started again), kept alive
+  // by the heartbeat.
+  let liveWorkerIds = new Set<string>();
+  const startRunner = async (): Promise<{ runner: Runner; ids: Set<string> }> => {
     // graphile-worker 0.18 locks jobs with the id of the process's worker pool (`pool-…`), and older code
     // paths with a worker's own id: the heartbeat is kept for both, so a live process never looks dead.
     const ids = new Set<string>();
     const events: WorkerEvents = new EventEmitter();
-    events.on("pool:create", ({ workerPool }) => void (ids.add(workerPool.id), workerIds.add(workerPool.id)));
-    events.on("worker:create", ({ worker }) => void (ids.add(worker.workerId), workerIds.add(worker.workerId)));
-    const forgetIds = () => ids.forEach((id) => workerIds.delete(id));
+    events.on("pool:create", ({ workerPool }) => void ids.add(workerPool.id));
+    events.on("worker:create", ({ worker }) => void ids.add(worker.workerId));
     const runner = await run({
       pgPool: pool,
       schema: QUEUE_SCHEMA,
@@ -84,42 +84,20 @@ export async function startWorker(options: StartWorkerOptions): Promise<JobWorke
       // awaited by stop() before the pool ends.
       // Jobs are taken a batch at a time (one query for up to `concurrency` jobs rather than one per job).
       preset: { worker: { completeJobBatchDelay: 0, failJobBatchDelay: 0, localQueue: { size: concurrency } } },
-    }).catch((error: unknown) => {
-      forgetIds();
-      throw error;
     });
-    return { runner, ids, forgetIds };
+    liveWorkerIds = ids;
+    return { runner, ids };
   };
 
+  let current = await startRunner();
   let stopping = false;
   const wakeFromBackoff = new AbortController();
-  let restarting: Promise<void> | undefined;
-  // graphile-worker ends its runner, without rejecting its promise, when it cannot record a job's outcome
-  // (it does not retry a lost connection). Left alone, a worker-only process would then have nothing to
-  // do and exit with code 0 during a database outage. Instead the runner is started again once the
-  // database answers, and the jobs the ended one still held are released at once rather than waiting
-  // for its heartbeat to go stale: a job whose completion was lost runs again, which every task allows.
-  const supervise = (started: Awaited<ReturnType<typeof startRunner>>): SupervisedRunner => {
-    let ended = false;
-    const settle = () => {
-      ended = true;
-      started.forgetIds();
-      if (!stopping) restarting = restartAfter(started.ids);
-    };
-    started.runner.promise.then(settle, (error: unknown) => {
-      options.logger?.error({ err: error }, "the job worker stopped on an error");
-      settle();
-    });
-    return { ...started, ended: () => ended };
-  };
-  const restartAfter = async (endedIds: Set<string>) => {
-    options.logger?.error({ workers: [...endedIds] }, "the job worker stopped by itself (the database was unreachable?); starting it again");
+  /** Releases the ended runner's jobs and starts a new one, retrying until the database answers (undefined once stopping). */
+  const startAgainReleasing = async (endedIds: Set<string>) => {
     for (let attempt = 0; !stopping; attempt++) {
       try {
         await releaseJobsOfWorkers(pool, [...endedIds]);
-        supervised = supervise(await startRunner());
-        options.logger?.info("the job worker is running again");
-        return;
+        return await startRunner();
       } catch (error) {
         const delayMs = Math.min(RESTART_MAX_DELAY_MS, RESTART_FIRST_DELAY_MS * 2 ** attempt);
         options.logger?.warn({ err: error }, `could not start the job worker again; trying again in ${delayMs} ms`);
@@ -127,18 +105,39 @@ export async function startWorker(options: StartWorkerOptions): Promise<JobWorke
         await sleep(delayMs, undefined, { signal: wakeFromBackoff.signal }).catch(() => undefined);
       }
     }
+    return undefined;
   };
-  let supervised = supervise(await startRunner());
-  const heartbeat = startHeartbeat(pool, workerIds, options);
+  // graphile-worker ends its runner, without rejecting its promise, when it cannot record a job's outcome
+  // (it does not retry a lost connection). Left alone, a worker-only process would then have nothing to
+  // do and exit with code 0 during a database outage. Instead the runner is started again once the
+  // database answers, and the jobs the ended one still held are released at once rather than waiting
+  // for its heartbeat to go stale: a job whose completion was lost runs again, which every task allows.
+  const supervision = (async () => {
+    for (;;) {
+      await current.runner.promise.catch((error: unknown) => options.logger?.error({ err: error }, "the job worker stopped on an error"));
+      liveWorkerIds = new Set();
+      if (stopping) {
+        // Stopped cleanly: it finished its jobs, so its heartbeat goes.
+        await forgetWorkers(pool, [...current.ids]).catch((error: unknown) => options.logger?.warn({ err: error }, "could not forget the stopped workers' heartbeats"));
+        return;
+      }
+      options.logger?.error({ workers: [...current.ids] }, "the job worker stopped by itself (the database was unreachable?); starting it again");
+      const started = await startAgainReleasing(current.ids);
+      if (started === undefined) return;
+      current = started;
+      options.logger?.info("the job worker is running again");
+      if (stopping) await stopRunner(current.runner); // asked to stop while it was starting: the next turn sees it end
+    }
+  })();
+  const heartbeat = startHeartbeat(pool, () => [...liveWorkerIds], options);
   let stopped: Promise<void> | undefined;
   const stop = async () => {
     stopping = true;
     wakeFromBackoff.abort();
     await heartbeat.stop();
     try {
-      await restarting;
-      if (!supervised.ended()) await supervised.runner.stop();
-      await forgetWorkers(pool, [...workerIds]).catch((error: unknown) => options.logger?.warn({ err: error }, "could not forget the stopped workers' heartbeats"));
+      await stopRunner(current.runner);
+      await supervision;
     } finally {
       await pool.end();
     }
@@ -146,13 +145,11 @@ export async function startWorker(options: StartWorkerOptions): Promise<JobWorke
   return { stop: () => (stopped ??= stop()) };
 }
 
-interface SupervisedRunner {
-  runner: Runner;
-  /** The graphile-worker ids that lock its jobs. */
-  ids: Set<string>;
-  /** Whether the runner has ended (by itself or stopped). */
-  ended(): boolean;
-}
+/** A runner already ending by itself refuses to stop ("Runner is already stopped"); the supervision awaits its end either way. */
+const stopRunner = (runner: Runner) =>
+  runner.stop().catch((error: unknown) => {
+    if ((error as Error).message !== "Runner is already stopped") throw error;
+  });
 
 /** The first wait before starting an ended runner again, doubled up to the last (ms). */
 const RESTART_FIRST_DELAY_MS = 500;
@@ -163,13 +160,13 @@ const RESTART_MAX_DELAY_MS = 10_000;
  * (every worker process does both; releasing is idempotent). A beat that fails (the database is away) is
  * logged and the next one tries again.
  */
-function startHeartbeat(pool: pg.Pool, workerIds: Set<string>, options: StartWorkerOptions): { stop(): Promise<void> } {
+function startHeartbeat(pool: pg.Pool, liveWorkerIds: () => string[], options: StartWorkerOptions): { stop(): Promise<void> } {
   const intervalMs = options.heartbeatIntervalMs ?? DEFAULT_HEARTBEAT_INTERVAL_MS;
   const staleAfterMs = options.staleWorkerAfterMs ?? DEFAULT_STALE_WORKER_AFTER_MS;
   let beating: Promise<void> = Promise.resolve();
   const beat = async () => {
     try {
-      await recordWorkerHeartbeats(pool, [...workerIds]);
+      await recordWorkerHeartbeats(pool, liveWorkerIds());
       const released = await releaseJobsOfStaleWorkers(pool, staleAfterMs);
       if (released.length > 0) options.logger?.warn({ workers: released }, `released the jobs of ${released.length} job workers not seen for ${staleAfterMs} ms`);
     } catch (error) {

@@ -55,9 +55,9 @@ export async function listenForAuthChanges(connectionString: string, cache: Toke
  * A change this process writes is forgotten as soon as its transaction ends, before the request's answer
  * leaves: the notification may reach the listening connection only after the caller's next request (a
  * sign-out must hold for it). The same trigger that notifies sends the writing connection a notice
- * (db/migrations/2026_11_23_0025_auth_changed_notice.ts); the memory is forgotten when it arrives, and
- * again when that connection returns to the pool, after the commit, so that no check read in between
- * outlives it. Writes that change nothing a token check reads forget nothing.
+ * (db/migrations/2026_11_23_0025_auth_changed_notice.ts); the memory is forgotten when that connection
+ * returns to the pool, after the commit (until then the change is not visible, so checks read meanwhile
+ * are right). Writes that change nothing a token check reads forget nothing.
  */
 export function forgetOwnAuthChanges(pool: pg.Pool, cache: TokenCheckCache): () => Promise<void> {
   const watched = new WeakSet<pg.PoolClient>();
@@ -66,9 +66,7 @@ export function forgetOwnAuthChanges(pool: pg.Pool, cache: TokenCheckCache): () 
     if (watched.has(client)) return;
     watched.add(client);
     client.on("notice", (notice) => {
-      if (notice.message !== CHANNEL) return;
-      wroteAChange.add(client);
-      cache.changed();
+      if (notice.message === CHANNEL) wroteAChange.add(client);
     });
   };
   const onRelease = (_error: Error | undefined, client: pg.PoolClient) => {

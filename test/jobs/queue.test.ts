@@ -109,6 +109,16 @@ describe("the job queue", () => {
   });
 });
 
+describe("a worker's heartbeat", () => {
+  it("is recorded while the worker runs, and forgotten when it stops cleanly (it holds no job any more)", async () => {
+    const heartbeats = async () => (await sql<{ worker_id: string }>`select worker_id from worker_heartbeats`.execute(database.db)).rows.map((row) => row.worker_id);
+    const running = await worker({ noop: async () => {} });
+    await waitFor(async () => (await heartbeats()).length > 0);
+    await running.stop();
+    expect(await heartbeats()).toEqual([]);
+  });
+});
+
 describe("a worker that loses its database", () => {
   it("keeps running: once the database answers again it takes new jobs, and runs again at once the job whose completion was lost", async () => {
     const proxy = await startCuttableProxy(database.connectionString);

@@ -193,8 +193,8 @@ describe("PostgreSQL stopped and started under load", () => {
     await expect.poll(() => acknowledged.length, { timeout: 20_000 }).toBeGreaterThan(acknowledgedBeforeRecovery + 4);
     running = false;
     await Promise.all(callers);
-    const runnerRestarts = worker.output().split("the job worker stopped by itself").length - 1;
-    console.log(`PostgreSQL outage: ${JSON.stringify(Object.fromEntries(statuses))} (status: answers), ${acknowledged.length} creates acknowledged, worker's runner started again ${runnerRestarts} times`);
+    const runnerEnds = worker.output().split("the job worker stopped by itself").length - 1;
+    console.log(`PostgreSQL outage: ${JSON.stringify(Object.fromEntries(statuses))} (status: answers), ${acknowledged.length} creates acknowledged, worker's runner ended by itself ${runnerEnds} times (and was started again)`);
     expect(unexpected).toEqual([]);
     const stored = await cluster.database.db.selectFrom("charges").select("id").where("id", "in", acknowledged).execute();
     expect(stored.length).toBe(acknowledged.length);
