@@ -12,6 +12,10 @@ import type pg from "pg";
 import type { Logger } from "pino";
 import type { Database } from "./schema.ts";
 
+/** Production defaults: a dead worker's jobs run again within about 2.5 minutes (graphile-worker alone: 4 hours). */
+export const DEFAULT_HEARTBEAT_INTERVAL_MS = 30_000;
+export const DEFAULT_STALE_WORKER_AFTER_MS = 120_000;
+
 /** graphile-worker's schema; fixed here so an environment variable (GRAPHILE_WORKER_SCHEMA) cannot move it. */
 export const QUEUE_SCHEMA = "graphile_worker";
 

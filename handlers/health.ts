@@ -1,7 +1,7 @@
 // Liveness and readiness, the same on every API (each contract declares them identically).
 import type { operations } from "../generated/types/integration.ts";
 import { checkDatabaseAnswers } from "../domain/readiness.ts";
-import type { OperationHandler } from "../server/handler-types.ts";
+import type { OperationHandler } from "./handler-types.ts";
 
 export const getHealth: OperationHandler<operations["getHealth"], unknown> = async () => ({ status: 200, body: { status: "ok" } });
 

@@ -5,7 +5,11 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { parseCrontab, run, type Runner, type TaskList as GraphileTaskList, type WorkerEvents } from "graphile-worker";
 import pg from "pg";
 import type { Logger } from "pino";
-import { forgetWorkers, QUEUE_SCHEMA, queueLogger, recordWorkerHeartbeats, releaseJobsOfStaleWorkers, releaseJobsOfWorkers } from "../db/job-queue.ts";
+import {
+  DEFAULT_HEARTBEAT_INTERVAL_MS,
+  DEFAULT_STALE_WORKER_AFTER_MS,
+  forgetWorkers,
+  QUEUE_SCHEMA, queueLogger, recordWorkerHeartbeats, releaseJobsOfStaleWorkers, releaseJobsOfWorkers } from "../db/job-queue.ts";
 import type { TaskList } from "./tasks.ts";
 
 export interface StartWorkerOptions {
@@ -25,10 +29,6 @@ export interface StartWorkerOptions {
   /** A worker not seen for this long is dead: its jobs run again on a live worker (ms, default 2 min). */
   staleWorkerAfterMs?: number;
 }
-
-/** Production defaults: a dead worker's jobs run again within about 2.5 minutes (graphile-worker alone: 4 hours). */
-export const DEFAULT_HEARTBEAT_INTERVAL_MS = 30_000;
-export const DEFAULT_STALE_WORKER_AFTER_MS = 120_000;
 
 export interface JobWorker {
   /** Stops taking jobs and waits for the running ones to finish. Safe to call twice. */

@@ -1,7 +1,7 @@
 // `npm run db:migrate`: bring the configured database (DATABASE_URL, or the embedded one in COBRO_DATA_DIR)
 // to the latest schema, the job queue's included, and stop.
-import { loadConfig, ConfigError } from "../server/config.ts";
-import { createLogger } from "../server/logger.ts";
+import { loadConfig, ConfigError } from "../runtime/config.ts";
+import { createLogger } from "../runtime/logger.ts";
 import { openDatabase } from "../db/connect.ts";
 import { CobroStartupError } from "../db/errors.ts";
 import { migrateToLatest } from "../db/migrate.ts";

@@ -5,8 +5,8 @@ import type { Database } from "../db/schema.ts";
 import { openDatabase } from "../db/connect.ts";
 import { migrateToLatest } from "../db/migrate.ts";
 import { prepareQueue } from "../db/job-queue.ts";
-import type { Config } from "../server/config.ts";
-import { createLogger } from "../server/logger.ts";
+import type { Config } from "../runtime/config.ts";
+import { createLogger } from "../runtime/logger.ts";
 
 export async function withConfiguredDatabase<T>(config: Config, work: (db: Kysely<Database>) => Promise<T>): Promise<T> {
   const logger = createLogger(process.env.LOG_LEVEL ?? "warn", undefined, config.logFormat);

@@ -4,7 +4,7 @@
 // email when SMTP is configured (COBRO_SMTP_URL, COBRO_MAIL_FROM), else printed here, once. This is how a
 // Production deployment gets its first platform admin.
 import { parseArgs } from "node:util";
-import { loadConfig, ConfigError } from "../server/config.ts";
+import { loadConfig, ConfigError } from "../runtime/config.ts";
 import { CobroStartupError } from "../db/errors.ts";
 import { systemClock } from "../domain/clock.ts";
 import { DomainError } from "../domain/errors.ts";

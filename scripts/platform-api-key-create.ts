@@ -3,7 +3,7 @@
 // kept. Run it in the Production deployment and give the key to the Sandbox deployment as
 // COBRO_PRODUCTION_API_KEY: with it, approved go-live requests create their integration in Production.
 import { parseArgs } from "node:util";
-import { loadConfig, ConfigError } from "../server/config.ts";
+import { loadConfig, ConfigError } from "../runtime/config.ts";
 import { CobroStartupError } from "../db/errors.ts";
 import { createPlatformApiKey } from "../domain/identity/platform-api-keys.ts";
 import { fail, withConfiguredDatabase } from "./operator-database.ts";

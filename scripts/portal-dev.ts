@@ -11,7 +11,7 @@ import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import * as esbuild from "esbuild";
 import express, { type Request, type Response } from "express";
-import { createLogger, type Logger } from "../server/logger.ts";
+import { createLogger, type Logger } from "../runtime/logger.ts";
 import { bundleOf, portalBuildOptions, portalRoutes, type PortalBundle } from "../server/portal.ts";
 import { DEFAULT_MOCK_PORTS } from "./mock.ts";
 

@@ -8,10 +8,10 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Page } from "playwright-core";
 import { addDays, argentinaDate } from "../domain/argentina-time.ts";
-import { loadConfig, type Config } from "../server/config.ts";
-import { createLogger } from "../server/logger.ts";
+import { loadConfig, type Config } from "../runtime/config.ts";
+import { createLogger } from "../runtime/logger.ts";
 import { startService } from "../server/service.ts";
-import { CHROMIUM_PATH, launchBrowser } from "../test/helpers/browser.ts";
+import { CHROMIUM_PATH, launchBrowser } from "./chromium.ts";
 
 const OUTPUT = fileURLToPath(new URL("../docs/portal/", import.meta.url));
 

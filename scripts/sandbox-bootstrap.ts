@@ -3,8 +3,8 @@
 // embedded default, it attaches to that Cobro's PostgreSQL rather than starting another.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { loadConfig, ConfigError } from "../server/config.ts";
-import { createLogger } from "../server/logger.ts";
+import { loadConfig, ConfigError } from "../runtime/config.ts";
+import { createLogger } from "../runtime/logger.ts";
 import { openDatabase } from "../db/connect.ts";
 import { CobroStartupError } from "../db/errors.ts";
 import { runningEmbeddedConnectionString } from "../db/embedded-postgres.ts";

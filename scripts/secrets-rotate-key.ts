@@ -6,8 +6,8 @@
 // The procedure is in docs/secrets.md.
 import { parseArgs } from "node:util";
 import { sql } from "kysely";
-import { loadConfig, ConfigError } from "../server/config.ts";
-import { configuredSecretKeyring } from "../server/secret-key-file.ts";
+import { loadConfig, ConfigError } from "../runtime/config.ts";
+import { configuredSecretKeyring } from "../runtime/secret-key-file.ts";
 import { CobroStartupError } from "../db/errors.ts";
 import { SealedValueError } from "../domain/secrets/keyring.ts";
 import { installSecretKeyring } from "../domain/secrets/process-keyring.ts";

@@ -6,13 +6,13 @@ import { OpenAPIBackend, type Context, type Document, type Operation } from "ope
 import { Ajv as AjvClass, type Ajv, type ErrorObject, type ValidateFunction } from "ajv";
 import addFormats from "ajv-formats";
 import { DomainError, ValidationError, type FieldProblem } from "../domain/errors.ts";
-import type { ApiName } from "./config.ts";
+import type { ApiName } from "../runtime/config.ts";
 import { replyForError, sendReply, unexpectedErrorReply } from "./error-responses.ts";
 import { generatedDocumentText, referencePages } from "./reference-pages.ts";
 import { checkoutWidgetRoutes } from "./checkout-widget.ts";
 import { clientAddressOf, portalRoutes } from "./portal.ts";
-import { notImplemented, type AnyOperationHandler, type HandlerContext, type NotImplemented, type Services } from "./handler-types.ts";
-import { redactedUrl, requestLogging, type Logger } from "./logger.ts";
+import { notImplemented, type AnyOperationHandler, type HandlerContext, type NotImplemented, type Services } from "../handlers/handler-types.ts";
+import { redactedUrl, requestLogging, type Logger } from "../runtime/logger.ts";
 import { nulCharacterProblems, validationProblems } from "./validation-details.ts";
 import { MAX_LOGO_BYTES } from "../domain/identity/integration-logos.ts";
 import { baselineSecurityHeaders } from "./security-headers.ts";

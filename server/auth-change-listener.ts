@@ -5,7 +5,7 @@
 // forgetOwnAuthChanges below.
 import pg from "pg";
 import type { TokenCheckCache } from "../domain/identity/token-check-cache.ts";
-import type { Logger } from "./logger.ts";
+import type { Logger } from "../runtime/logger.ts";
 
 const CHANNEL = "cobro_auth_changed";
 const RECONNECT_MS = 1000;

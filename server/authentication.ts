@@ -4,7 +4,7 @@ import { authenticateWidgetKey } from "../domain/checkout/widget-keys.ts";
 import { authenticatePlatformApiKey } from "../domain/identity/platform-api-keys.ts";
 import type { AdminApiCaller, AuthCaller, IntegrationCaller } from "../domain/identity/callers.ts";
 import type { SecurityHandler } from "./api-app.ts";
-import type { Services } from "./handler-types.ts";
+import type { Services } from "../handlers/handler-types.ts";
 import { checkBankFeedSignature } from "../domain/reconciliation/bank-feed.ts";
 import { DomainError } from "../domain/errors.ts";
 import { TokenCheckCache } from "../domain/identity/token-check-cache.ts";

@@ -14,7 +14,7 @@ import express, { type NextFunction, type Request, type Response } from "express
 import { bearerToken } from "../domain/identity/authentication.ts";
 import { publishableKeyAllowsOrigin } from "../domain/checkout/widget-keys.ts";
 import { escapeHtml } from "../domain/html.ts";
-import type { Services } from "./handler-types.ts";
+import type { Services } from "../handlers/handler-types.ts";
 
 const WIDGET_SCRIPT = readFileSync(fileURLToPath(new URL("./checkout-widget.client.js", import.meta.url)), "utf8");
 

@@ -4,7 +4,7 @@
 import { DomainError, type ErrorCode, ValidationError } from "../domain/errors.ts";
 import { isDatabaseUnavailable } from "../db/errors.ts";
 import type { Response } from "express";
-import type { ApiName } from "./config.ts";
+import type { ApiName } from "../runtime/config.ts";
 
 export type ErrorShape =
   | "general" // {code, message, id} (Admin API: + optional cause)

@@ -1,9 +1,9 @@
 // `npm start`: serve the three APIs and the worker (or the parts named by `--only`) until SIGTERM/SIGINT.
 import { chmodSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { loadConfig, ConfigError, requireSecretKeyInProduction, type Config } from "./config.ts";
+import { loadConfig, ConfigError, requireSecretKeyInProduction, type Config } from "../runtime/config.ts";
 import type { SandboxCredentials } from "../domain/identity/sandbox-bootstrap.ts";
-import { createLogger, flushLogs } from "./logger.ts";
+import { createLogger, flushLogs } from "../runtime/logger.ts";
 import { startService, type RunningService } from "./service.ts";
 import { CobroStartupError } from "../db/errors.ts";
 

@@ -20,7 +20,7 @@ import { constantTimeEqual } from "../domain/identity/secrets.ts";
 import { secretKeyring } from "../domain/secrets/process-keyring.ts";
 import type { SecretKeyring } from "../domain/secrets/keyring.ts";
 import { internalErrorReply, replyForError, sendReply, serviceUnavailableReply } from "./error-responses.ts";
-import type { Logger } from "./logger.ts";
+import type { Logger } from "../runtime/logger.ts";
 
 export const PORTAL_CSP = [
   "default-src 'none'",

@@ -10,7 +10,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import express, { type Request, type Response } from "express";
 import YAML from "yaml";
-import type { ApiName } from "./config.ts";
+import type { ApiName } from "../runtime/config.ts";
 
 const swaggerUiDir = dirname(createRequire(import.meta.url).resolve("swagger-ui-dist/package.json"));
 

@@ -1,12 +1,9 @@
 // The integration admin's checkout widget keys (`/my-integration/api-keys`).
-import type { operations } from "../../generated/types/admin.ts";
-import type { AdminApiCaller } from "../../domain/identity/callers.ts";
 import { createPublishableKey, replaceAllowedOrigins as replaceOrigins, rotateSecretKey, widgetKeysOf, type WidgetKeys } from "../../domain/checkout/widget-keys.ts";
 import type { components } from "../../generated/types/admin.ts";
-import type { OperationHandler } from "../../server/handler-types.ts";
 import { requireIntegrationAdmin } from "./caller.ts";
+import type { Handler } from "./handler.ts";
 
-type Handler<Id extends keyof operations> = OperationHandler<operations[Id], AdminApiCaller>;
 
 function apiKeysView(keys: WidgetKeys): components["schemas"]["ApiKeysView"] {
   return {

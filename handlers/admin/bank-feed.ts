@@ -1,11 +1,9 @@
 // POST /internal/bank-feed/transfers: production money in, from the bank integration.
-import type { operations } from "../../generated/types/admin.ts";
-import type { AdminApiCaller } from "../../domain/identity/callers.ts";
 import { requireCents } from "../../domain/money.ts";
 import { receiveTransfer } from "../../domain/reconciliation/reconcile.ts";
-import type { OperationHandler } from "../../server/handler-types.ts";
+import type { Handler } from "./handler.ts";
 
-export const ingestBankTransfer: OperationHandler<operations["ingestBankTransfer"], AdminApiCaller> = async ({ body, services }) => {
+export const ingestBankTransfer: Handler<"ingestBankTransfer"> = async ({ body, services }) => {
   const amountCents = requireCents("amount", body.amount);
   const outcome = await receiveTransfer(
     services.db,

@@ -1,14 +1,12 @@
 // The admins of an integration client: listed by its own admins (/my-integration/admins) and by platform
 // admins, who also invite them (/integration-admin/clients/{id}/admins).
-import type { operations, components } from "../../generated/types/admin.ts";
-import type { AdminApiCaller } from "../../domain/identity/callers.ts";
+import type { components } from "../../generated/types/admin.ts";
 import { inviteClientAdmin, listClientAdmins as adminsOf, renewClientAdminWelcome, type ClientAdmin } from "../../domain/identity/client-admins.ts";
 import { integrationClientById } from "../../domain/identity/integration-clients.ts";
 import { requireAccountMail, sendWelcomeEmail } from "../../domain/identity/admin-welcome.ts";
-import type { OperationHandler } from "../../server/handler-types.ts";
 import { requireIntegrationAdmin, requirePlatformAdmin } from "./caller.ts";
+import type { Handler } from "./handler.ts";
 
-type Handler<Id extends keyof operations> = OperationHandler<operations[Id], AdminApiCaller>;
 
 function clientAdminView(admin: ClientAdmin): components["schemas"]["ClientAdmin"] {
   return { integrationClientAdminId: admin.id, email: admin.email, status: admin.status, invitedAt: admin.invitedAt.toISOString() };

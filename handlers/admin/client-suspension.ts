@@ -1,13 +1,10 @@
 // The platform admin's suspension of an integration client (/integration-admin/setup/clients/{id}/suspend
 // and /reinstate): while suspended, the Integration API refuses new charges and payer changes.
-import type { operations } from "../../generated/types/admin.ts";
-import type { AdminApiCaller } from "../../domain/identity/callers.ts";
 import { reinstateIntegrationClient as reinstate, suspendIntegrationClient as suspend } from "../../domain/identity/client-suspension.ts";
-import type { OperationHandler } from "../../server/handler-types.ts";
 import { requirePlatformAdmin } from "./caller.ts";
 import { platformIntegrationClientDetail } from "./integration-client-view.ts";
+import type { Handler } from "./handler.ts";
 
-type Handler<Id extends keyof operations> = OperationHandler<operations[Id], AdminApiCaller>;
 
 export const suspendIntegrationClient: Handler<"suspendIntegrationClient"> = async ({ caller, params, body, services }) => {
   const admin = requirePlatformAdmin(caller);

@@ -1,11 +1,9 @@
 // The integration's webhook URL and OAuth redirect URIs, with the webhook URL's reachability test.
-import type { operations } from "../../generated/types/admin.ts";
-import type { AdminApiCaller } from "../../domain/identity/callers.ts";
 import { createClientUrl as create, listClientUrls as list, testClientUrl as test, updateClientUrl as update, type ClientUrlContext } from "../../domain/webhooks/client-urls.ts";
-import type { OperationHandler, Services } from "../../server/handler-types.ts";
+import type { Services } from "../handler-types.ts";
 import { requireIntegrationAdmin } from "./caller.ts";
+import type { Handler } from "./handler.ts";
 
-type Handler<Id extends keyof operations> = OperationHandler<operations[Id], AdminApiCaller>;
 
 function contextOf(integrationClientId: string, services: Services): ClientUrlContext {
   return { integrationClientId, policy: services.outboundHttp.policy, sandbox: services.config.serviceEnv === "sandbox", now: services.clock.now() };

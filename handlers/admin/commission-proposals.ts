@@ -1,13 +1,10 @@
 // Commission proposals to a linked merchant account (/my-integration/users/{id}/commission-proposals):
 // proposing mails the merchant account a link to answer; withdrawing ends a pending one.
-import type { operations } from "../../generated/types/admin.ts";
-import type { AdminApiCaller } from "../../domain/identity/callers.ts";
 import { requireAccountMail } from "../../domain/identity/admin-welcome.ts";
 import { proposeCommissionChange as propose, sendCommissionProposal, withdrawCommissionProposal } from "../../domain/identity/commission-proposals.ts";
-import type { OperationHandler } from "../../server/handler-types.ts";
 import { requireIntegrationAdmin } from "./caller.ts";
+import type { Handler } from "./handler.ts";
 
-type Handler<Id extends keyof operations> = OperationHandler<operations[Id], AdminApiCaller>;
 
 export const proposeCommissionChange: Handler<"proposeCommissionChange"> = async ({ caller, params, body, services, log }) => {
   const admin = requireIntegrationAdmin(caller);

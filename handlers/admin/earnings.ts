@@ -1,14 +1,12 @@
 // The money reports: the integration's commissions (JSON and CSV) and the platform's view of every part.
-import type { components, operations } from "../../generated/types/admin.ts";
-import type { AdminApiCaller } from "../../domain/identity/callers.ts";
+import type { components } from "../../generated/types/admin.ts";
 import { integrationEarnings, integrationEarningsInOrder, platformEarnings, reportRange, type EarningsRow } from "../../domain/earnings/earnings-report.ts";
 import { fromCents } from "../../domain/money.ts";
 import { integrationNow } from "../../domain/clock.ts";
-import type { OperationHandler } from "../../server/handler-types.ts";
 import { requireIntegrationAdmin, requirePlatformAdmin } from "./caller.ts";
 import { pageOf } from "./page-query.ts";
+import type { Handler } from "./handler.ts";
 
-type Handler<Id extends keyof operations> = OperationHandler<operations[Id], AdminApiCaller>;
 
 function earningsItem(row: EarningsRow): components["schemas"]["EarningsItem"] {
   return {

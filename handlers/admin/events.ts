@@ -1,13 +1,10 @@
 // The integration's recent events with their delivery, and manual resends.
-import type { operations } from "../../generated/types/admin.ts";
-import type { AdminApiCaller } from "../../domain/identity/callers.ts";
 import { resendEvent as resend } from "../../domain/webhooks/delivery.ts";
 import { EVENT_RETENTION_MS, listEvents as list } from "../../domain/events/event-log.ts";
-import type { OperationHandler } from "../../server/handler-types.ts";
 import { requireIntegrationAdmin } from "./caller.ts";
 import { pageOf } from "./page-query.ts";
+import type { Handler } from "./handler.ts";
 
-type Handler<Id extends keyof operations> = OperationHandler<operations[Id], AdminApiCaller>;
 
 /** A query flag, whether or not the validator already coerced it. */
 function flag(value: unknown): boolean | undefined {

@@ -1,6 +1,6 @@
 // Going live: the integration admin's request and the platform's review in the Sandbox, and Production's
 // creation of the integration that a Sandbox approved.
-import type { components, operations } from "../../generated/types/admin.ts";
+import type { components } from "../../generated/types/admin.ts";
 import type { AdminApiCaller } from "../../domain/identity/callers.ts";
 import {
   decideGoLiveRequest,
@@ -15,12 +15,12 @@ import { sendGoLiveOutcome } from "../../domain/going-live/outcome-email.ts";
 import { provisionProductionClient as provisionClient } from "../../domain/going-live/production-clients.ts";
 import { requireAccountMail, sendWelcomeEmail } from "../../domain/identity/admin-welcome.ts";
 import { requireSandbox } from "../../domain/sandbox/sandbox-only.ts";
-import type { Logger } from "../../server/logger.ts";
-import type { OperationHandler, Services } from "../../server/handler-types.ts";
+import type { Logger } from "../../runtime/logger.ts";
+import type { Services } from "../handler-types.ts";
 import { requireIntegrationAdmin, requirePlatformAdmin } from "./caller.ts";
 import { pageOf } from "./page-query.ts";
+import type { Handler } from "./handler.ts";
 
-type Handler<Id extends keyof operations> = OperationHandler<operations[Id], AdminApiCaller>;
 
 const SANDBOX_ONLY = "Going live is requested and reviewed in the Sandbox";
 

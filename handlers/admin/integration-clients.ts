@@ -1,20 +1,18 @@
 // The platform admin's management of integration clients (/integration-admin/clients): register, list,
 // read, update (with the platform's commission).
-import type { operations } from "../../generated/types/admin.ts";
-import type { AdminApiCaller } from "../../domain/identity/callers.ts";
 import {
   integrationClientById,
   listIntegrationClients as listClients,
   registerIntegrationClient,
   updateIntegrationClientAsPlatform,
 } from "../../domain/identity/integration-clients.ts";
-import type { OperationHandler, Services } from "../../server/handler-types.ts";
+import type { Services } from "../handler-types.ts";
 import { requireAccountMail, sendWelcomeEmail } from "../../domain/identity/admin-welcome.ts";
 import { requirePlatformAdmin } from "./caller.ts";
 import { platformIntegrationClientDetail } from "./integration-client-view.ts";
 import { pageOf } from "./page-query.ts";
+import type { Handler } from "./handler.ts";
 
-type Handler<Id extends keyof operations> = OperationHandler<operations[Id], AdminApiCaller>;
 
 function oauthUrls(services: Services) {
   const auth = services.config.publicUrls.auth;

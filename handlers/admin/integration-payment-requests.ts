@@ -1,11 +1,10 @@
 // The integration's charges across all its merchant accounts (/my-integration/payment-requests).
-import type { components, operations } from "../../generated/types/admin.ts";
-import type { AdminApiCaller } from "../../domain/identity/callers.ts";
+import type { components } from "../../generated/types/admin.ts";
 import { listIntegrationCharges } from "../../domain/charges/integration-charges.ts";
 import { fromCents } from "../../domain/money.ts";
-import type { OperationHandler } from "../../server/handler-types.ts";
 import { requireIntegrationAdmin } from "./caller.ts";
 import { pageOf } from "./page-query.ts";
+import type { Handler } from "./handler.ts";
 
 type Schemas = components["schemas"];
 type IntegrationCharge = Awaited<ReturnType<typeof listIntegrationCharges>>["items"][number];
@@ -22,7 +21,7 @@ function integrationChargeView(row: IntegrationCharge): Schemas["IntegrationPaym
   };
 }
 
-export const listIntegrationPaymentRequests: OperationHandler<operations["listIntegrationPaymentRequests"], AdminApiCaller> = async ({ caller, query, services }) => {
+export const listIntegrationPaymentRequests: Handler<"listIntegrationPaymentRequests"> = async ({ caller, query, services }) => {
   const admin = requireIntegrationAdmin(caller);
   const page = pageOf(query);
   const { items, total } = await listIntegrationCharges(services.db, admin.integrationClientId, { state: query.status, ...page });

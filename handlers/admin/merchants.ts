@@ -1,17 +1,15 @@
 // The integration's merchant accounts (its users): the list, unlinking, and the Sandbox test tokens.
-import type { components, operations } from "../../generated/types/admin.ts";
-import type { AdminApiCaller } from "../../domain/identity/callers.ts";
+import type { components } from "../../generated/types/admin.ts";
 import { DomainError } from "../../domain/errors.ts";
 import { isUuid } from "../../domain/ids.ts";
 import { unlinkMerchant as unlink } from "../../domain/identity/accounts.ts";
 import { listLinkedMerchants } from "../../domain/identity/merchant-users.ts";
 import { requireSandbox } from "../../domain/sandbox/sandbox-only.ts";
 import { createTestTokens as create } from "../../domain/sandbox/test-tokens.ts";
-import type { OperationHandler } from "../../server/handler-types.ts";
 import { requireIntegrationAdmin } from "./caller.ts";
 import { pageOf } from "./page-query.ts";
+import type { Handler } from "./handler.ts";
 
-type Handler<Id extends keyof operations> = OperationHandler<operations[Id], AdminApiCaller>;
 
 type LinkedMerchant = Awaited<ReturnType<typeof listLinkedMerchants>>["items"][number];
 

@@ -1,8 +1,7 @@
 // Raising an integration's daily chat-message cap: integration admins ask (/my-integration/message-cap-requests),
 // platform admins decide (/integration-admin/message-cap-requests). The outcome mail goes out after the
 // decision has committed; a mail that is not sent is logged and leaves the decision as it is.
-import type { components, operations } from "../../generated/types/admin.ts";
-import type { AdminApiCaller } from "../../domain/identity/callers.ts";
+import type { components } from "../../generated/types/admin.ts";
 import type { MessageCapRequestRow } from "../../db/tables/message-cap-requests.table.ts";
 import {
   approveMessageCapRequest as approve,
@@ -14,11 +13,11 @@ import {
   type QueuedMessageCapRequest,
 } from "../../domain/limits/message-cap-requests.ts";
 import { dailyMessageCapOf } from "../../domain/limits/message-caps.ts";
-import type { OperationHandler, Services } from "../../server/handler-types.ts";
+import type { Services } from "../handler-types.ts";
 import { requireIntegrationAdmin, requirePlatformAdmin } from "./caller.ts";
 import { pageOf } from "./page-query.ts";
+import type { Handler } from "./handler.ts";
 
-type Handler<Id extends keyof operations> = OperationHandler<operations[Id], AdminApiCaller>;
 type Schemas = components["schemas"];
 type Log = Parameters<Handler<"approveMessageCapRequest">>[0]["log"];
 

@@ -1,16 +1,13 @@
 // The integration admin's own integration: its profile (GET/PATCH /my-integration), logo and OAuth client secret.
-import type { operations } from "../../generated/types/admin.ts";
-import type { AdminApiCaller } from "../../domain/identity/callers.ts";
 import { rotateIntegrationClientSecret } from "../../domain/identity/client-secrets.ts";
 import { DomainError } from "../../domain/errors.ts";
 import { replaceIntegrationLogo } from "../../domain/identity/integration-logos.ts";
 import { integrationClientById, updateIntegrationProfile } from "../../domain/identity/integration-clients.ts";
 import { integrationLogosBaseUrl } from "../auth/logos.ts";
-import type { OperationHandler } from "../../server/handler-types.ts";
 import { requireIntegrationAdmin } from "./caller.ts";
 import { integrationClientDetail } from "./integration-client-view.ts";
+import type { Handler } from "./handler.ts";
 
-type Handler<Id extends keyof operations> = OperationHandler<operations[Id], AdminApiCaller>;
 
 export const getMyIntegration: Handler<"getMyIntegration"> = async ({ caller, services }) => {
   const admin = requireIntegrationAdmin(caller);

@@ -1,11 +1,10 @@
 // The integration's payer notifications (/my-integration/notifications): the outbox integrators read to
 // answer "did my payer get the reminder?".
-import type { components, operations } from "../../generated/types/admin.ts";
-import type { AdminApiCaller } from "../../domain/identity/callers.ts";
+import type { components } from "../../generated/types/admin.ts";
 import { listOutbox, type OutboxRow } from "../../domain/notifications/outbox-view.ts";
-import type { OperationHandler } from "../../server/handler-types.ts";
 import { requireIntegrationAdmin } from "./caller.ts";
 import { pageOf } from "./page-query.ts";
+import type { Handler } from "./handler.ts";
 
 function notificationView(row: OutboxRow): components["schemas"]["Notification"] {
   return {
@@ -23,7 +22,7 @@ function notificationView(row: OutboxRow): components["schemas"]["Notification"]
   };
 }
 
-export const listNotifications: OperationHandler<operations["listNotifications"], AdminApiCaller> = async ({ caller, query, services }) => {
+export const listNotifications: Handler<"listNotifications"> = async ({ caller, query, services }) => {
   const admin = requireIntegrationAdmin(caller);
   const page = pageOf(query);
   const { items, total } = await listOutbox(services.db, admin.integrationClientId, { referenceId: query.referenceId, channel: query.channel, status: query.status, ...page });

@@ -1,15 +1,14 @@
 // The integration's payout link (/my-integration/payout-link): its state, and the invitation mailed to the
 // account that is to receive the integration's commissions.
-import type { components, operations } from "../../generated/types/admin.ts";
-import type { AdminApiCaller } from "../../domain/identity/callers.ts";
+import type { components } from "../../generated/types/admin.ts";
 import { requireAccountMail } from "../../domain/identity/admin-welcome.ts";
 import { invitePayoutRecipient, readPayoutLink, renewPayoutInvitation, sendPayoutInvitation, type PayoutInvitation, type PayoutLinkState } from "../../domain/identity/payout-link.ts";
 import type { EmailMessage, Sender } from "../../domain/notifications/channels/sender.ts";
-import type { OperationHandler, Services } from "../../server/handler-types.ts";
-import type { Logger } from "../../server/logger.ts";
+import type { Services } from "../handler-types.ts";
+import type { Logger } from "../../runtime/logger.ts";
 import { requireIntegrationAdmin } from "./caller.ts";
+import type { Handler } from "./handler.ts";
 
-type Handler<Id extends keyof operations> = OperationHandler<operations[Id], AdminApiCaller>;
 
 const UNSENT_INVITATION = "the payout link invitation";
 

@@ -1,6 +1,4 @@
 // Sandbox tools of the Admin API: simulated transfers and the integration's clock.
-import type { operations } from "../../generated/types/admin.ts";
-import type { AdminApiCaller } from "../../domain/identity/callers.ts";
 import { integrationNow } from "../../domain/clock.ts";
 import { argentinaDate, argentinaDateTime } from "../../domain/argentina-time.ts";
 import { accountNumberOf } from "../../domain/cvu.ts";
@@ -8,10 +6,9 @@ import { fromCents, requireCents } from "../../domain/money.ts";
 import { advanceSandboxClock as advanceClock } from "../../domain/sandbox/sandbox-clock.ts";
 import { requireSandbox } from "../../domain/sandbox/sandbox-only.ts";
 import { simulatePayment as simulate } from "../../domain/sandbox/simulate-payment.ts";
-import type { OperationHandler } from "../../server/handler-types.ts";
 import { requireIntegrationAdmin } from "./caller.ts";
+import type { Handler } from "./handler.ts";
 
-type Handler<Id extends keyof operations> = OperationHandler<operations[Id], AdminApiCaller>;
 
 export const simulatePayment: Handler<"simulatePayment"> = async ({ body, caller, services }) => {
   const admin = requireIntegrationAdmin(caller);

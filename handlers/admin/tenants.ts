@@ -1,11 +1,9 @@
 // Tenants (locations) of the admin's integration.
-import type { operations } from "../../generated/types/admin.ts";
-import type { AdminApiCaller } from "../../domain/identity/callers.ts";
 import { createTenant as create, deleteTenant as remove, listTenants as list, setTenantValidationToken as setToken, updateTenant as update, type TenantContext } from "../../domain/tenants/administration.ts";
-import type { OperationHandler, Services } from "../../server/handler-types.ts";
+import type { Services } from "../handler-types.ts";
 import { requireIntegrationAdmin } from "./caller.ts";
+import type { Handler } from "./handler.ts";
 
-type Handler<Id extends keyof operations> = OperationHandler<operations[Id], AdminApiCaller>;
 
 function contextOf(integrationClientId: string, services: Services): TenantContext {
   return { integrationClientId, policy: services.outboundHttp.policy, now: services.clock.now() };

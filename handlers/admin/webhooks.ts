@@ -1,15 +1,12 @@
 // The integration's event subscription, signing secret, event catalog and the Sandbox's test webhook.
-import type { operations } from "../../generated/types/admin.ts";
-import type { AdminApiCaller } from "../../domain/identity/callers.ts";
 import { requireSandbox } from "../../domain/sandbox/sandbox-only.ts";
 import { EVENT_CATALOG } from "../../domain/webhooks/catalog.ts";
 import { getSigningSecret, rotateSigningSecret } from "../../domain/webhooks/signing-secrets.ts";
 import { getSubscription, replaceSubscription } from "../../domain/webhooks/subscriptions.ts";
 import { sendTestWebhook as sendTest } from "../../domain/webhooks/test-webhook.ts";
-import type { OperationHandler } from "../../server/handler-types.ts";
 import { requireIntegrationAdmin } from "./caller.ts";
+import type { Handler } from "./handler.ts";
 
-type Handler<Id extends keyof operations> = OperationHandler<operations[Id], AdminApiCaller>;
 
 export const getWebhookSubscriptions: Handler<"getWebhookSubscriptions"> = async ({ caller, services }) => {
   const admin = requireIntegrationAdmin(caller);

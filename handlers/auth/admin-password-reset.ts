@@ -1,15 +1,12 @@
 // The admins' password reset: the request that mails a link, the JSON completion, and the page the link
 // opens (which completes through the same use case).
-import type { operations } from "../../generated/types/auth.ts";
-import type { AuthCaller } from "../../domain/identity/callers.ts";
 import { DomainError } from "../../domain/errors.ts";
 import { createPasswordResetLink, requireUsablePasswordResetLink, resetAdminPassword, sendPasswordResetEmail } from "../../domain/identity/admin-password-reset.ts";
-import type { OperationHandler } from "../../server/handler-types.ts";
 import { emailedLinkPageHeaders as pageHeaders, pageNonce } from "./emailed-link-page.ts";
 import { renderPasswordResetDone, renderPasswordResetForm, renderPasswordResetLinkInvalid } from "./password-reset-page.ts";
 import { retryAfterHeader, tooManyAttemptsWait } from "./too-many-attempts.ts";
+import type { Handler } from "./handler.ts";
 
-type Handler<Id extends keyof operations, Answers extends number = never> = OperationHandler<operations[Id], AuthCaller, Answers>;
 
 /** The code of a refusal the page shows itself, or undefined for anything else (answered by the error mapping). */
 function pageRefusal(error: unknown): "ValidationError" | "PasswordResetLinkInvalidError" | undefined {

@@ -1,11 +1,8 @@
 // The portal admin session.
-import type { operations } from "../../generated/types/auth.ts";
-import type { AuthCaller } from "../../domain/identity/callers.ts";
 import { DomainError } from "../../domain/errors.ts";
 import { adminSignIn, changeAdminPassword, endAdminSession, refreshAdminSession } from "../../domain/identity/admin-session.ts";
-import type { OperationHandler } from "../../server/handler-types.ts";
+import type { Handler } from "./handler.ts";
 
-type Handler<Id extends keyof operations> = OperationHandler<operations[Id], AuthCaller>;
 
 export const adminLogin: Handler<"adminLogin"> = async ({ body, services, clientAddress }) => ({
   status: 200,

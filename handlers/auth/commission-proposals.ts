@@ -1,15 +1,12 @@
 // The commission proposal's page on the Auth API: the proposal email's link opens it, and the merchant
 // account signs in (the linked account only) and accepts or rejects.
-import type { operations } from "../../generated/types/auth.ts";
-import type { AuthCaller } from "../../domain/identity/callers.ts";
 import { answerCommissionProposal as answer, usableCommissionProposal } from "../../domain/identity/commission-proposals.ts";
-import type { OperationHandler } from "../../server/handler-types.ts";
 import { emailedLinkPageHeaders, pageNonce } from "./emailed-link-page.ts";
 import { consentRefusalStatus, renderCommissionProposalAnswered, renderCommissionProposalForm, renderCommissionProposalInvalid } from "./merchant-consent-pages.ts";
 import { MERCHANT_SIGN_IN_REFUSAL_TEXT } from "./sign-in-page.ts";
 import { retryAfterHeader, tooManyAttemptsText, tooManyAttemptsWait } from "./too-many-attempts.ts";
+import type { Handler } from "./handler.ts";
 
-type Handler<Id extends keyof operations, Answers extends number = never> = OperationHandler<operations[Id], AuthCaller, Answers>;
 
 export const showCommissionProposalPage: Handler<"showCommissionProposalPage", 410> = async ({ query, services }) => {
   const nonce = pageNonce();

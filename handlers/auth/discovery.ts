@@ -1,9 +1,7 @@
 // Key discovery: the JWKS that verifies idTokens, and the OpenID Provider metadata.
 import type { operations } from "../../generated/types/auth.ts";
-import type { AuthCaller } from "../../domain/identity/callers.ts";
-import type { OperationHandler } from "../../server/handler-types.ts";
+import type { Handler } from "./handler.ts";
 
-type Handler<Id extends keyof operations> = OperationHandler<operations[Id], AuthCaller>;
 
 export const getJwks: Handler<"getJwks"> = async ({ services }) => ({
   status: 200,

@@ -1,7 +1,7 @@
 // The Auth API's handler map: one entry per operation of generated/openapi/auth.yaml.
 import type { operations } from "../../generated/types/auth.ts";
 import type { AuthCaller } from "../../domain/identity/callers.ts";
-import type { HandlerMap } from "../../server/handler-types.ts";
+import type { HandlerMap } from "../handler-types.ts";
 import { getHealth, getReadiness } from "../health.ts";
 import { adminChangePassword, adminLogin, adminLogout, adminRefresh } from "./admin-session.ts";
 import { completeAdminPasswordReset, requestAdminPasswordReset, showAdminPasswordResetPage, submitAdminPasswordResetPage } from "./admin-password-reset.ts";

@@ -1,8 +1,6 @@
 // The integrations' uploaded logos, public on the host of the authorization screen that shows them.
-import type { operations } from "../../generated/types/auth.ts";
-import type { AuthCaller } from "../../domain/identity/callers.ts";
 import { integrationLogoById } from "../../domain/identity/integration-logos.ts";
-import type { OperationHandler } from "../../server/handler-types.ts";
+import type { Handler } from "./handler.ts";
 
 /** Where uploaded logos are served: `{auth_url}/integration/oauth2/logos/{logoId}`. */
 export function integrationLogosBaseUrl(publicAuthUrl: string): string {
@@ -12,7 +10,7 @@ export function integrationLogosBaseUrl(publicAuthUrl: string): string {
 /** The image at a logo's address never changes (an upload gets a new address), so caches may keep it. */
 const LOGO_CACHE_CONTROL = "public, max-age=31536000, immutable";
 
-export const getIntegrationLogo: OperationHandler<operations["getIntegrationLogo"], AuthCaller, 304> = async ({ params, headers, services }) => {
+export const getIntegrationLogo: Handler<"getIntegrationLogo", 304> = async ({ params, headers, services }) => {
   const logo = await integrationLogoById(services.db, params.logoId);
   const cacheHeaders = { ETag: logo.etag, "Cache-Control": LOGO_CACHE_CONTROL };
   const known = String(headers["if-none-match"] ?? "").split(",").map((tag) => tag.trim());

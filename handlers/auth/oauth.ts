@@ -1,7 +1,6 @@
 // The Auth API's OAuth operations: the authorization screen, the code exchange, refresh, revocation, and
 // the merchant's client-info.
 import type { operations } from "../../generated/types/auth.ts";
-import type { AuthCaller } from "../../domain/identity/callers.ts";
 import { DomainError, type ErrorCode } from "../../domain/errors.ts";
 import {
   authorizationClient,
@@ -13,14 +12,14 @@ import {
   startAuthorization,
   type TokenSet,
 } from "../../domain/identity/oauth.ts";
-import type { HandlerContext, OperationHandler, Services } from "../../server/handler-types.ts";
+import type { HandlerContext, Services } from "../handler-types.ts";
 import { integrationLogosBaseUrl } from "./logos.ts";
 import { renderSignInPage, renderSignedOutPage } from "./sign-in-page.ts";
 import { retryAfterHeader, tooManyAttemptsText, tooManyAttemptsWait } from "./too-many-attempts.ts";
 import { describeOffer, offerOf } from "../../domain/identity/offer.ts";
 import { merchantNameAndEmail } from "../../domain/identity/merchant-users.ts";
+import type { Handler } from "./handler.ts";
 
-type Handler<Id extends keyof operations, Answers extends number = never> = OperationHandler<operations[Id], AuthCaller, Answers>;
 
 const CSRF_COOKIE = "cobro_csrf";
 const CLEAR_CSRF_COOKIE = { "Set-Cookie": `${CSRF_COOKIE}=; Path=/integration/oauth2; HttpOnly; SameSite=Strict; Max-Age=0` };

@@ -1,15 +1,12 @@
 // The payout link's page on the Auth API: the invitation's link opens it, and the invited person signs in
 // with the merchant account of the invited email and accepts.
-import type { operations } from "../../generated/types/auth.ts";
-import type { AuthCaller } from "../../domain/identity/callers.ts";
 import { acceptPayoutLink as accept, usablePayoutInvitation } from "../../domain/identity/payout-link.ts";
-import type { OperationHandler } from "../../server/handler-types.ts";
 import { emailedLinkPageHeaders, pageNonce } from "./emailed-link-page.ts";
 import { consentRefusalStatus, renderPayoutLinkAccepted, renderPayoutLinkForm, renderPayoutLinkInvalid } from "./merchant-consent-pages.ts";
 import { MERCHANT_SIGN_IN_REFUSAL_TEXT } from "./sign-in-page.ts";
 import { retryAfterHeader, tooManyAttemptsText, tooManyAttemptsWait } from "./too-many-attempts.ts";
+import type { Handler } from "./handler.ts";
 
-type Handler<Id extends keyof operations, Answers extends number = never> = OperationHandler<operations[Id], AuthCaller, Answers>;
 
 export const showPayoutLinkAcceptPage: Handler<"showPayoutLinkAcceptPage", 410> = async ({ query, services }) => {
   const nonce = pageNonce();

@@ -1,12 +1,9 @@
 // POST /payment-request/bulk: 1 to 100 CUIL-mode charges on one shared CVU, all or nothing.
-import type { operations } from "../../generated/types/integration.ts";
-import type { IntegrationCaller } from "../../domain/identity/callers.ts";
 import { createChargeBatch } from "../../domain/charges/bulk.ts";
 import { validateBulkItems } from "../../domain/charges/charge-rules.ts";
-import type { OperationHandler } from "../../server/handler-types.ts";
 import { chargeContext } from "./payment-requests.ts";
+import type { Handler } from "./handler.ts";
 
-type Handler<Id extends keyof operations> = OperationHandler<operations[Id], IntegrationCaller>;
 
 export const createPaymentRequestsBulk: Handler<"createPaymentRequestsBulk"> = async ({ body, caller, services }) => {
   const context = chargeContext(caller, services);

@@ -1,17 +1,15 @@
 // The checkout widget's charges (`/v1/payments`), by the integration's widget keys: created from the
 // store's server with the secret key through the same use case as `POST /payment-request`, read by the
 // widget with the publishable key.
-import type { operations } from "../../generated/types/integration.ts";
 import type { IntegrationCaller, WidgetKeyCaller } from "../../domain/identity/callers.ts";
 import { validateCreateRequest } from "../../domain/charges/charge-rules.ts";
 import { paymentRequestView } from "../../domain/charges/charge-view.ts";
 import { createCharge } from "../../domain/charges/charges.ts";
 import { checkoutChargeOf, checkoutChargeRequest, checkoutExpiresAt, checkoutPaymentStatusView, requireLinkedMerchant } from "../../domain/checkout/checkout-payments.ts";
 import { integrationNow } from "../../domain/clock.ts";
-import type { OperationHandler } from "../../server/handler-types.ts";
 import { chargeContextOf } from "./payment-requests.ts";
+import type { Handler } from "./handler.ts";
 
-type Handler<Id extends keyof operations> = OperationHandler<operations[Id], IntegrationCaller>;
 
 /** `/v1/payments` runs only for a widget key of the kind its scheme takes (the security handler refused the rest). */
 function requireWidgetKey(caller: IntegrationCaller, key: WidgetKeyCaller["key"]): WidgetKeyCaller {

@@ -1,11 +1,9 @@
 // GET /me: the merchant account behind the token.
-import type { operations } from "../../generated/types/integration.ts";
-import type { IntegrationCaller } from "../../domain/identity/callers.ts";
 import { linkedMerchant } from "../../domain/identity/merchant-users.ts";
 import { requireMerchant } from "./caller.ts";
-import type { OperationHandler } from "../../server/handler-types.ts";
+import type { Handler } from "./handler.ts";
 
-export const getMe: OperationHandler<operations["getMe"], IntegrationCaller> = async ({ caller, services }) => {
+export const getMe: Handler<"getMe"> = async ({ caller, services }) => {
   const merchant = requireMerchant(caller);
   const row = await linkedMerchant(services.db, merchant.merchantAccountId, merchant.linkId);
   return {

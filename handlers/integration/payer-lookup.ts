@@ -1,15 +1,13 @@
 // GET /payer-lookup: a payer document looked up in the tax registry, against the daily quota of the
 // token's integration and merchant account. The documented 404 (account not linked) never reaches here: the
 // token check answers 403 `Not authorized as user of integration client` for an unlinked account first.
-import type { operations } from "../../generated/types/integration.ts";
-import type { IntegrationCaller } from "../../domain/identity/callers.ts";
 import { integrationNow } from "../../domain/clock.ts";
 import { DomainError } from "../../domain/errors.ts";
 import { lookUpPayer } from "../../domain/payer-lookup/lookup.ts";
-import type { OperationHandler } from "../../server/handler-types.ts";
 import { requireMerchant } from "./caller.ts";
+import type { Handler } from "./handler.ts";
 
-export const lookupPayer: OperationHandler<operations["lookupPayer"], IntegrationCaller> = async ({ query, caller, services, log }) => {
+export const lookupPayer: Handler<"lookupPayer"> = async ({ query, caller, services, log }) => {
   const merchant = requireMerchant(caller);
   const context = { integrationClientId: merchant.integrationClientId, merchantAccountId: merchant.merchantAccountId, now: integrationNow(services.clock, merchant.clockOffsetMs) };
   try {

@@ -1,13 +1,10 @@
 // The payer page (/p/{token}): no caller, the token is the key. It shows the charge to its payer and takes
 // the payer's request for the payment confirmation by chat.
-import type { operations } from "../../generated/types/integration.ts";
-import type { IntegrationCaller } from "../../domain/identity/callers.ts";
 import { readPayerPage, requestPaymentConfirmation as requestConfirmation } from "../../domain/notifications/payer-page.ts";
 import { payerPagePath } from "../../domain/notifications/payer-page-link.ts";
-import type { OperationHandler } from "../../server/handler-types.ts";
 import { renderPayerPage, renderPayerPageNotFound } from "./payer-page-html.ts";
+import type { Handler } from "./handler.ts";
 
-type Handler<Id extends keyof operations, Answers extends number = never> = OperationHandler<operations[Id], IntegrationCaller, Answers>;
 
 export const getPayerPage: Handler<"getPayerPage", 404> = async ({ params, query, services }) => {
   const page = await readPayerPage(services.db, services.clock, params.token);

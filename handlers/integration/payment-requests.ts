@@ -1,6 +1,5 @@
 // The charges of the token's merchant account: create, bulk, read, list, complete a draft, change the
 // payer, cancel.
-import type { operations } from "../../generated/types/integration.ts";
 import type { IntegrationCaller } from "../../domain/identity/callers.ts";
 import { validateCreateRequest } from "../../domain/charges/charge-rules.ts";
 import { paymentRequestView } from "../../domain/charges/charge-view.ts";
@@ -9,10 +8,10 @@ import { ValidationError } from "../../domain/errors.ts";
 import { integrationNow } from "../../domain/clock.ts";
 import { updateChargeCustomer } from "../../domain/charges/customer-update.ts";
 import { fromCents, requireCents } from "../../domain/money.ts";
-import type { OperationHandler, Services } from "../../server/handler-types.ts";
+import type { Services } from "../handler-types.ts";
 import { requireMerchant } from "./caller.ts";
+import type { Handler } from "./handler.ts";
 
-type Handler<Id extends keyof operations> = OperationHandler<operations[Id], IntegrationCaller>;
 
 export function chargeContext(caller: IntegrationCaller, services: Services): ChargeContext {
   return chargeContextOf(requireMerchant(caller), services);

@@ -10,7 +10,7 @@ import { uniqueRef } from "../helpers/unique-ref.ts";
 import { mailedLink, openMailedLinkPage, postForm, startMailedLinkSetup, type MailedLinkSetup } from "../helpers/mailed-links.ts";
 import { signedInAdmin, type SignedInAdmin } from "../helpers/sandbox-admin.ts";
 import type { TestSmtpServer } from "../helpers/smtp-server.ts";
-import type { TestBrowser } from "../helpers/browser.ts";
+import type { TestBrowser } from "../../scripts/chromium.ts";
 import type { SandboxCredentials } from "../../domain/identity/sandbox-bootstrap.ts";
 
 const DAY_MS = 24 * 3600 * 1000;

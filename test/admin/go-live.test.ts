@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bearerCaller, postJson, read, startTestService, type TestService } from "../helpers/service.ts";
 import { sandboxIntegration, signedInAdmin, type SandboxAdmin } from "../helpers/sandbox-admin.ts";
 import { chargeBody } from "../helpers/charges.ts";
-import { cobroEnv, ROOT, runScript } from "../helpers/process.ts";
+import { cobroEnv, ROOT, runScript } from "../../scripts/cobro-process.ts";
 import { startSmtpServer, type TestSmtpServer } from "../helpers/smtp-server.ts";
 import { startWebhookReceiver, type WebhookReceiver } from "../helpers/webhook-receiver.ts";
 import { uniqueRef } from "../helpers/unique-ref.ts";

@@ -8,7 +8,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Page } from "playwright-core";
 import { startTestService, type TestService } from "../helpers/service.ts";
-import { launchBrowser, type TestBrowser } from "../helpers/browser.ts";
+import { launchBrowser, type TestBrowser } from "../../scripts/chromium.ts";
 import { widgetIntegration } from "./widget-integration.ts";
 
 interface Store {

@@ -9,7 +9,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ROOT, startCobro, waitForOutput, type StartedCobro } from "../helpers/process.ts";
+import { ROOT, startCobro, waitForOutput, type StartedCobro } from "../../scripts/cobro-process.ts";
 import { codeBlocks } from "./code-blocks.ts";
 
 const DOC = join(ROOT, "docs", "sandbox-walkthrough.md");

@@ -4,10 +4,10 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createApiApp, type ApiAppOptions } from "../../server/api-app.ts";
 import { loadDocument } from "../../server/service.ts";
-import { loadConfig } from "../../server/config.ts";
+import { loadConfig } from "../../runtime/config.ts";
 import { systemClock } from "../../domain/clock.ts";
-import type { ApiName } from "../../server/config.ts";
-import type { Services } from "../../server/handler-types.ts";
+import type { ApiName } from "../../runtime/config.ts";
+import type { Services } from "../../handlers/handler-types.ts";
 import { captureLogs } from "./captured-logs.ts";
 
 export interface TestApi {

@@ -1,7 +1,7 @@
-// The service's own logger (server/logger.ts) writing into memory: tests read the lines to check that an
+// The service's own logger (runtime/logger.ts) writing into memory: tests read the lines to check that an
 // error was logged, or that no secret ever reached a log line.
 import { Writable } from "node:stream";
-import { createLogger, type Logger } from "../../server/logger.ts";
+import { createLogger, type Logger } from "../../runtime/logger.ts";
 
 export interface CapturedLogs {
   logger: Logger;

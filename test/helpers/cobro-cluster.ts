@@ -9,7 +9,7 @@ import { startEmbeddedPostgres, type EmbeddedPostgresServer } from "../../db/emb
 import { prepareQueue } from "../../db/job-queue.ts";
 import { migrateToLatest } from "../../db/migrate.ts";
 import { freePorts } from "./free-ports.ts";
-import { startCobro, waitForOutput, type StartedCobro } from "./process.ts";
+import { startCobro, waitForOutput, type StartedCobro } from "../../scripts/cobro-process.ts";
 import { bearerCaller, postJson, read, type ApiCall } from "./service.ts";
 import { createSandboxSet, type SandboxCredentials } from "../../domain/identity/sandbox-bootstrap.ts";
 

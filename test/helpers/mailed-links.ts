@@ -5,7 +5,7 @@ import { expect } from "vitest";
 import { read, startTestService, type TestService } from "./service.ts";
 import { startSmtpServer, type TestSmtpServer } from "./smtp-server.ts";
 import type { Page } from "playwright-core";
-import { launchBrowser, type TestBrowser } from "./browser.ts";
+import { launchBrowser, type TestBrowser } from "../../scripts/chromium.ts";
 
 export interface MailedLinkSetup {
   t: TestService;

@@ -2,7 +2,7 @@
 // ports, with a clock the test moves. Every response is checked against the contract.
 import { ManualClock } from "../../domain/clock.ts";
 import type { TokenCheckCache } from "../../domain/identity/token-check-cache.ts";
-import { loadConfig, type Config, type ServicePart } from "../../server/config.ts";
+import { loadConfig, type Config, type ServicePart } from "../../runtime/config.ts";
 import { startService, type RunningService } from "../../server/service.ts";
 import { createSandboxSet, type SandboxCredentials } from "../../domain/identity/sandbox-bootstrap.ts";
 import { createTestDatabase, type TestDatabase } from "./database.ts";

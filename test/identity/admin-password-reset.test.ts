@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bearerCaller, postJson, read, startTestService, type TestService } from "../helpers/service.ts";
 import { startSmtpServer, type TestSmtpServer } from "../helpers/smtp-server.ts";
-import { launchBrowser, type TestBrowser } from "../helpers/browser.ts";
+import { launchBrowser, type TestBrowser } from "../../scripts/chromium.ts";
 import { uniqueRef } from "../helpers/unique-ref.ts";
 
 const HOUR_MS = 3600 * 1000;

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import sharp from "sharp";
 import { startTestService, type TestService } from "../helpers/service.ts";
 import { authorizeUrl } from "../helpers/oauth.ts";
-import { launchBrowser, type TestBrowser } from "../helpers/browser.ts";
+import { launchBrowser, type TestBrowser } from "../../scripts/chromium.ts";
 import { signedInAdmin } from "../helpers/sandbox-admin.ts";
 
 let t: TestService;

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { postJson, read } from "../helpers/service.ts";
 import { exchangeCode, obtainCode } from "../helpers/oauth.ts";
-import { cobroEnv, ROOT, runScript, startCobro, type ScriptRun, waitForOutput as waitFor, type StartedCobro as Started } from "../helpers/process.ts";
+import { cobroEnv, ROOT, runScript, startCobro, type ScriptRun, waitForOutput as waitFor, type StartedCobro as Started } from "../../scripts/cobro-process.ts";
 
 const BOOTSTRAP = join(ROOT, "scripts", "sandbox-bootstrap.ts");
 

@@ -12,7 +12,7 @@ import { join } from "node:path";
 import type { Page, Request } from "playwright-core";
 import { read, startTestService, type TestService } from "../helpers/service.ts";
 import { authorizeUrl, exchangeCode, linkedSandboxMerchant } from "../helpers/oauth.ts";
-import { launchBrowser, type TestBrowser } from "../helpers/browser.ts";
+import { launchBrowser, type TestBrowser } from "../../scripts/chromium.ts";
 import type { SandboxCredentials } from "../../domain/identity/sandbox-bootstrap.ts";
 
 /** The integration's side: a page on loopback that the browser is sent back to. */

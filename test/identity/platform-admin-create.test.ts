@@ -3,7 +3,7 @@
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bearerCaller, postJson, read, startTestService, type TestService } from "../helpers/service.ts";
-import { cobroEnv, ROOT, runScript, type ScriptRun } from "../helpers/process.ts";
+import { cobroEnv, ROOT, runScript, type ScriptRun } from "../../scripts/cobro-process.ts";
 import { startSmtpServer, type TestSmtpServer } from "../helpers/smtp-server.ts";
 import { uniqueRef } from "../helpers/unique-ref.ts";
 

@@ -14,9 +14,9 @@ import { sandboxAdmin, sandboxIntegration } from "../helpers/sandbox-admin.ts";
 import { startWebhookReceiver, type WebhookReceiver } from "../helpers/webhook-receiver.ts";
 import { SealedValueError, SecretKeyring, sealedKeyId, storedText } from "../../domain/secrets/keyring.ts";
 import { placeOf, SIGNING_KEY_PRIVATE_JWK, WEBHOOK_SIGNING_SECRET } from "../../domain/secrets/sealed-columns.ts";
-import { ConfigError, loadConfig, requireSecretKeyInProduction } from "../../server/config.ts";
-import { startCobro } from "../helpers/process.ts";
-import { sandboxSecretKeyring } from "../../server/secret-key-file.ts";
+import { ConfigError, loadConfig, requireSecretKeyInProduction } from "../../runtime/config.ts";
+import { startCobro } from "../../scripts/cobro-process.ts";
+import { sandboxSecretKeyring } from "../../runtime/secret-key-file.ts";
 import type { Sealed } from "../../db/tables/sealed.ts";
 
 let t: TestService;

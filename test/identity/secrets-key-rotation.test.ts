@@ -10,7 +10,7 @@ import { verifyWebhookSignature } from "../../sdk/src/webhook-signature.ts";
 import { bearerCaller, read, startTestService, type TestService } from "../helpers/service.ts";
 import { sandboxAdmin, sandboxIntegration } from "../helpers/sandbox-admin.ts";
 import { startWebhookReceiver, type WebhookReceiver } from "../helpers/webhook-receiver.ts";
-import { ROOT, runScript } from "../helpers/process.ts";
+import { ROOT, runScript } from "../../scripts/cobro-process.ts";
 import { SEALED_COLUMNS } from "../../domain/secrets/sealed-columns.ts";
 
 const oldKey = `old:${randomBytes(32).toString("base64")}`;

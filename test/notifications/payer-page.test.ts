@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sql } from "kysely";
 import type { Page, Request } from "playwright-core";
 import { chargeBody, draftChargeBody } from "../helpers/charges.ts";
-import { launchBrowser, type TestBrowser } from "../helpers/browser.ts";
+import { launchBrowser, type TestBrowser } from "../../scripts/chromium.ts";
 import { sandboxAdmin, type SandboxAdmin } from "../helpers/sandbox-admin.ts";
 import { linkedMerchant, read, startTestService, type ApiCall, type TestService } from "../helpers/service.ts";
 import { uniqueRef } from "../helpers/unique-ref.ts";

@@ -19,12 +19,12 @@ import { CLAIM_LEASE_MS, MAX_SEND_ATTEMPTS, sendNotification } from "../../domai
 import { OutboundHttpClient } from "../../domain/webhooks/outbound-http.ts";
 import { startWorker } from "../../jobs/queue.ts";
 import { createTaskList } from "../../jobs/tasks.ts";
-import { loadConfig } from "../../server/config.ts";
+import { loadConfig } from "../../runtime/config.ts";
 import { startService } from "../../server/service.ts";
 import { chargeBody } from "../helpers/charges.ts";
 import { captureLogs } from "../helpers/captured-logs.ts";
 import { CHAT_TOKEN, PHONE_NUMBER_ID, providerError, startChatProvider, accepted, type ChatProvider } from "../helpers/chat-provider.ts";
-import { startCobro } from "../helpers/process.ts";
+import { startCobro } from "../../scripts/cobro-process.ts";
 import { sandboxAdmin } from "../helpers/sandbox-admin.ts";
 import { linkedMerchant, startTestService, TEST_SECRET_KEY, type TestService } from "../helpers/service.ts";
 import { startSmtpServer, type TestSmtpServer } from "../helpers/smtp-server.ts";

@@ -6,7 +6,7 @@
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Page } from "playwright-core";
-import { launchBrowser, type TestBrowser } from "../helpers/browser.ts";
+import { launchBrowser, type TestBrowser } from "../../scripts/chromium.ts";
 import { chargeBody, dueDateIn } from "../helpers/charges.ts";
 import { sandboxIntegration, signedInAdmin } from "../helpers/sandbox-admin.ts";
 import { startTestService, type TestService } from "../helpers/service.ts";

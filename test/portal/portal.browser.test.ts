@@ -3,7 +3,7 @@
 // fields, a secret shown once, nothing asked of another origin, no console error, and a phone's width.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Page } from "playwright-core";
-import { launchBrowser, type TestBrowser } from "../helpers/browser.ts";
+import { launchBrowser, type TestBrowser } from "../../scripts/chromium.ts";
 import { chargeBody, dueDateIn } from "../helpers/charges.ts";
 import { sandboxIntegration } from "../helpers/sandbox-admin.ts";
 import { read, startTestService, type TestService } from "../helpers/service.ts";

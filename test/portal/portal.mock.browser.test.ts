@@ -4,8 +4,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startMocks, type RunningMocks } from "../../scripts/mock.ts";
 import { startPortalDevServer, type PortalDevServer } from "../../scripts/portal-dev.ts";
-import { createLogger } from "../../server/logger.ts";
-import { launchBrowser, type TestBrowser } from "../helpers/browser.ts";
+import { createLogger } from "../../runtime/logger.ts";
+import { launchBrowser, type TestBrowser } from "../../scripts/chromium.ts";
 import { freePorts } from "../helpers/free-ports.ts";
 import { watchPage } from "./watch-page.ts";
 

@@ -10,7 +10,7 @@ import { chargeBody } from "../helpers/charges.ts";
 import { startCobroCluster, type CobroCluster } from "../helpers/cobro-cluster.ts";
 import { startWebhookReceiver, type WebhookReceiver } from "../helpers/webhook-receiver.ts";
 import { uniqueRef } from "../helpers/unique-ref.ts";
-import type { StartedCobro } from "../helpers/process.ts";
+import type { StartedCobro } from "../../scripts/cobro-process.ts";
 
 let cluster: CobroCluster;
 let api: StartedCobro;

@@ -2,8 +2,8 @@
 // redacted in both.
 import { Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { ConfigError, loadConfig } from "../../server/config.ts";
-import { createLogger, type LogFormat } from "../../server/logger.ts";
+import { ConfigError, loadConfig } from "../../runtime/config.ts";
+import { createLogger, type LogFormat } from "../../runtime/logger.ts";
 
 function captured(format: LogFormat) {
   const lines: string[] = [];

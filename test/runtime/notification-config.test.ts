@@ -1,7 +1,7 @@
 // The notification providers' configuration: each channel's variables go together, URLs are checked, and
 // a channel left unset is absent (the Sandbox then records its messages as simulated).
 import { describe, expect, it } from "vitest";
-import { ConfigError, loadConfig } from "../../server/config.ts";
+import { ConfigError, loadConfig } from "../../runtime/config.ts";
 
 const whatsapp = { COBRO_WHATSAPP_API_URL: "https://graph.example.com/v21.0/", COBRO_WHATSAPP_PHONE_NUMBER_ID: "1234567890", COBRO_WHATSAPP_TOKEN: "EAAG-secret" };
 

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startCobro as start, waitForOutput as waitFor, type StartedCobro as Started } from "../helpers/process.ts";
+import { startCobro as start, waitForOutput as waitFor, type StartedCobro as Started } from "../../scripts/cobro-process.ts";
 
 describe("a configuration error", () => {
   it("is one readable line per problem and exit code 2, before anything starts", async () => {

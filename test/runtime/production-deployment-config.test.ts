@@ -1,7 +1,7 @@
 // The Sandbox's link to its Production deployment (where approved go-live requests create their
 // integration): both variables or neither, an http(s) URL, and only in the Sandbox.
 import { describe, expect, it } from "vitest";
-import { ConfigError, loadConfig } from "../../server/config.ts";
+import { ConfigError, loadConfig } from "../../runtime/config.ts";
 
 describe("the Production deployment of a Sandbox", () => {
   it("is absent by default and read when both variables are set", () => {

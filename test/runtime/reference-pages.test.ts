@@ -5,8 +5,8 @@ import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import YAML from "yaml";
 import { startTestApi, type TestApi } from "../helpers/api.ts";
-import { launchBrowser, type TestBrowser } from "../helpers/browser.ts";
-import type { ApiName } from "../../server/config.ts";
+import { launchBrowser, type TestBrowser } from "../../scripts/chromium.ts";
+import type { ApiName } from "../../runtime/config.ts";
 
 const apis: ApiName[] = ["integration", "auth", "admin"];
 const running = {} as Record<ApiName, TestApi>;

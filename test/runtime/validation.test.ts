@@ -4,7 +4,7 @@ import { startTestApi, type TestApi } from "../helpers/api.ts";
 import { draftChargeBody } from "../helpers/charges.ts";
 import { read } from "../helpers/service.ts";
 import { integrationHandlers } from "../../handlers/integration/index.ts";
-import { notImplemented } from "../../server/handler-types.ts";
+import { notImplemented } from "../../handlers/handler-types.ts";
 import { anonymousCaller, type IntegrationCaller } from "../../domain/identity/callers.ts";
 
 let api: TestApi;

@@ -1,6 +1,6 @@
 // The worker's concurrency: jobs run at once in one process (webhook deliveries mostly wait on receivers).
 import { describe, expect, it } from "vitest";
-import { ConfigError, loadConfig } from "../../server/config.ts";
+import { ConfigError, loadConfig } from "../../runtime/config.ts";
 
 describe("worker concurrency", () => {
   it("is 16 by default and read from COBRO_WORKER_CONCURRENCY", () => {

@@ -6,7 +6,7 @@ import { execFileSync } from "node:child_process";
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ROOT } from "../helpers/process.ts";
+import { ROOT } from "../../scripts/cobro-process.ts";
 
 const TSC = join(ROOT, "node_modules", "typescript", "bin", "tsc");
 

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EVENT_CATALOG } from "../../domain/webhooks/catalog.ts";
 import { codeBlocks } from "../docs/code-blocks.ts";
 import { openSignInForm, submitSignIn } from "../helpers/oauth.ts";
-import { ROOT } from "../helpers/process.ts";
+import { ROOT } from "../../scripts/cobro-process.ts";
 import { postJson, read, startTestService, type TestService } from "../helpers/service.ts";
 import { createIntegratorProject, tearDownIntegratorProject, typecheckIntegratorProject } from "./integrator-project.ts";
 

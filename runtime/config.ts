@@ -3,7 +3,7 @@
 import { resolve } from "node:path";
 import { LOG_FORMATS, type LogFormat } from "./logger.ts";
 import { SecretKeyFormatError, SecretKeyring } from "../domain/secrets/keyring.ts";
-import { DEFAULT_HEARTBEAT_INTERVAL_MS, DEFAULT_STALE_WORKER_AFTER_MS } from "../jobs/queue.ts";
+import { DEFAULT_HEARTBEAT_INTERVAL_MS, DEFAULT_STALE_WORKER_AFTER_MS } from "../db/job-queue.ts";
 
 export type ServiceEnv = "sandbox" | "production";
 export const SERVICE_PARTS = ["integration", "auth", "admin", "worker"] as const;

@@ -1,9 +1,9 @@
 // Handler types derived from the generated operation types, so that a handler whose input or output
 // disagrees with the contract, or an operation with no entry in its API's handler map, fails typecheck.
 import type { Kysely } from "kysely";
-import type { Logger } from "./logger.ts";
+import type { Logger } from "../runtime/logger.ts";
 import type { Clock } from "../domain/clock.ts";
-import type { Config } from "./config.ts";
+import type { Config } from "../runtime/config.ts";
 import type { Database } from "../db/schema.ts";
 import type { TokenService } from "../domain/identity/tokens.ts";
 import type { TokenCheckCache } from "../domain/identity/token-check-cache.ts";

@@ -3,7 +3,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { join } from "node:path";
 
-export const ROOT = join(import.meta.dirname, "..", "..");
+export const ROOT = join(import.meta.dirname, "..");
 const MAIN = join(ROOT, "server", "main.ts");
 
 export interface StartedCobro {
