@@ -4,6 +4,9 @@
 import type { Kysely, Transaction } from "kysely";
 import type { Database } from "./schema.ts";
 
-export function inTransaction<T>(db: Kysely<Database> | Transaction<Database>, work: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
+/** A connection or a transaction: what a step that can run alone or inside a larger use case takes. */
+export type Executor = Kysely<Database> | Transaction<Database>;
+
+export function inTransaction<T>(db: Executor, work: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
   return db.isTransaction ? work(db as Transaction<Database>) : db.transaction().execute(work);
 }

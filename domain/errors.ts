@@ -27,7 +27,7 @@ export const ERROR_CODES = [
   "IntegrationSetupError",
   "SignInFormExpiredError",
   "PasswordResetLinkInvalidError",
-  // Throttled guessing of passwords, client secrets and reset links (domain/identity/credential-throttle.ts).
+  // Throttled guessing of passwords, client secrets and reset links (domain/sign-in/credential-throttle.ts).
   "TooManyAttemptsError",
   // Charges (Integration API).
   "WebhookUrlBlockedError",

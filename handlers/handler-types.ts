@@ -5,11 +5,11 @@ import type { Logger } from "../runtime/logger.ts";
 import type { Clock } from "../domain/clock.ts";
 import type { Config } from "../runtime/config.ts";
 import type { Database } from "../db/schema.ts";
-import type { TokenService } from "../domain/identity/tokens.ts";
-import type { TokenCheckCache } from "../domain/identity/token-check-cache.ts";
+import type { TokenService } from "../domain/sign-in/tokens.ts";
+import type { TokenCheckCache } from "../domain/sign-in/token-check-cache.ts";
 import type { TaxRegistry } from "../domain/payer-lookup/tax-registry.ts";
-import type { OutboundHttpClient } from "../domain/webhooks/outbound-http.ts";
-import type { EmailMessage, Sender } from "../domain/notifications/channels/sender.ts";
+import type { OutboundHttpClient } from "../domain/outbound/http-client.ts";
+import type { EmailMessage, Sender } from "../domain/outbound/sender.ts";
 
 /** What every handler may use: the database, the clock, configuration, the token service, the outbound client. */
 export interface Services {

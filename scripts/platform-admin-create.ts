@@ -8,8 +8,8 @@ import { loadConfig, ConfigError } from "../runtime/config.ts";
 import { CobroStartupError } from "../db/errors.ts";
 import { systemClock } from "../domain/clock.ts";
 import { DomainError } from "../domain/errors.ts";
-import { adminSignInUrl, createAdminWithTemporaryPassword, sendWelcomeEmail, TEMPORARY_PASSWORD_DAYS, type AdminWelcome } from "../domain/identity/admin-welcome.ts";
-import { SmtpEmailSender } from "../domain/notifications/channels/email.ts";
+import { adminSignInUrl, createAdminWithTemporaryPassword, sendWelcomeEmail, TEMPORARY_PASSWORD_DAYS, type AdminWelcome } from "../domain/integration-clients/admin-welcome.ts";
+import { SmtpEmailSender } from "../domain/outbound/smtp-email-sender.ts";
 import { fail, withConfiguredDatabase } from "./operator-database.ts";
 
 const USAGE = "usage: npm run platform-admin:create -- --email <address> [--name <name>]";

@@ -5,7 +5,7 @@
 import { parseArgs } from "node:util";
 import { loadConfig, ConfigError } from "../runtime/config.ts";
 import { CobroStartupError } from "../db/errors.ts";
-import { createPlatformApiKey } from "../domain/identity/platform-api-keys.ts";
+import { createPlatformApiKey } from "../domain/sign-in/platform-api-keys.ts";
 import { fail, withConfiguredDatabase } from "./operator-database.ts";
 
 const USAGE = "usage: npm run platform-api-key:create -- --name <label, e.g. sandbox-go-live>";

@@ -10,7 +10,7 @@ import { CobroStartupError } from "../db/errors.ts";
 import { runningEmbeddedConnectionString } from "../db/embedded-postgres.ts";
 import { migrateToLatest } from "../db/migrate.ts";
 import { prepareQueue } from "../db/job-queue.ts";
-import { createSandboxSet } from "../domain/identity/sandbox-bootstrap.ts";
+import { createSandboxSet } from "../domain/sandbox/sandbox-bootstrap.ts";
 
 const json = process.argv.includes("--json");
 

@@ -14,7 +14,7 @@ import { clientAddressOf, portalRoutes } from "./portal.ts";
 import { notImplemented, type AnyOperationHandler, type HandlerContext, type NotImplemented, type Services } from "../handlers/handler-types.ts";
 import { redactedUrl, requestLogging, type Logger } from "../runtime/logger.ts";
 import { nulCharacterProblems, validationProblems } from "./validation-details.ts";
-import { MAX_LOGO_BYTES } from "../domain/identity/integration-logos.ts";
+import { MAX_LOGO_BYTES } from "../domain/integration-clients/integration-logos.ts";
 import { baselineSecurityHeaders } from "./security-headers.ts";
 import { isDatabaseUnavailable } from "../db/errors.ts";
 

@@ -4,7 +4,7 @@
 // later; until then every token check reads the database. And the process's own changes: see
 // forgetOwnAuthChanges below.
 import pg from "pg";
-import type { TokenCheckCache } from "../domain/identity/token-check-cache.ts";
+import type { TokenCheckCache } from "../domain/sign-in/token-check-cache.ts";
 import type { Logger } from "../runtime/logger.ts";
 
 const CHANNEL = "cobro_auth_changed";

@@ -11,7 +11,7 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import express, { type NextFunction, type Request, type Response } from "express";
-import { bearerToken } from "../domain/identity/authentication.ts";
+import { bearerToken } from "../domain/sign-in/authentication.ts";
 import { publishableKeyAllowsOrigin } from "../domain/checkout/widget-keys.ts";
 import { escapeHtml } from "../domain/html.ts";
 import type { Services } from "../handlers/handler-types.ts";

@@ -2,7 +2,7 @@
 import { chmodSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { loadConfig, ConfigError, requireSecretKeyInProduction, type Config } from "../runtime/config.ts";
-import type { SandboxCredentials } from "../domain/identity/sandbox-bootstrap.ts";
+import type { SandboxCredentials } from "../domain/sandbox/sandbox-bootstrap.ts";
 import { createLogger, flushLogs } from "../runtime/logger.ts";
 import { startService, type RunningService } from "./service.ts";
 import { CobroStartupError } from "../db/errors.ts";

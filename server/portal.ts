@@ -16,7 +16,7 @@ import * as esbuild from "esbuild";
 import express, { type Request, type Response } from "express";
 import { DomainError } from "../domain/errors.ts";
 import { isUuid } from "../domain/ids.ts";
-import { constantTimeEqual } from "../domain/identity/secrets.ts";
+import { constantTimeEqual } from "../domain/secrets/hashing.ts";
 import { secretKeyring } from "../domain/secrets/process-keyring.ts";
 import type { SecretKeyring } from "../domain/secrets/keyring.ts";
 import { internalErrorReply, replyForError, sendReply, serviceUnavailableReply } from "./error-responses.ts";

@@ -15,7 +15,7 @@ import { startWorker } from "../jobs/queue.ts";
 import { productionAdminApi } from "../domain/going-live/production-admin-api.ts";
 import { createTaskList, crontab } from "../jobs/tasks.ts";
 import { systemClock, type Clock } from "../domain/clock.ts";
-import { anonymousCaller, type AdminApiCaller, type AuthCaller, type IntegrationCaller } from "../domain/identity/callers.ts";
+import { anonymousCaller, type AdminApiCaller, type AuthCaller, type IntegrationCaller } from "../domain/sign-in/callers.ts";
 import { integrationHandlers } from "../handlers/integration/index.ts";
 import { authHandlers } from "../handlers/auth/index.ts";
 import { adminHandlers } from "../handlers/admin/index.ts";
@@ -24,23 +24,22 @@ import { adminSecurity, authSecurity, integrationSecurity } from "./authenticati
 import type { ApiName, Config } from "../runtime/config.ts";
 import type { Services } from "../handlers/handler-types.ts";
 import type { Logger } from "../runtime/logger.ts";
-import { TokenService } from "../domain/identity/tokens.ts";
+import { TokenService } from "../domain/sign-in/tokens.ts";
 import { SealedValueError } from "../domain/secrets/keyring.ts";
 import { installSecretKeyring } from "../domain/secrets/process-keyring.ts";
 import { resealColumns } from "../domain/secrets/sealed-columns.ts";
 import { configuredSecretKeyring } from "../runtime/secret-key-file.ts";
-import { TokenCheckCache } from "../domain/identity/token-check-cache.ts";
+import { TokenCheckCache } from "../domain/sign-in/token-check-cache.ts";
 import { forgetOwnAuthChanges, listenForAuthChanges } from "./auth-change-listener.ts";
-import { bootstrapEmptySandbox, type SandboxCredentials } from "../domain/identity/sandbox-bootstrap.ts";
+import { bootstrapEmptySandbox, type SandboxCredentials } from "../domain/sandbox/sandbox-bootstrap.ts";
 import { SandboxTaxRegistry } from "../domain/payer-lookup/sandbox-registry.ts";
 import { HttpTaxRegistry } from "../domain/payer-lookup/http-registry.ts";
-import { OutboundHttpClient } from "../domain/webhooks/outbound-http.ts";
-import type { NotificationSenders } from "../domain/notifications/channels/sender.ts";
-import { SmtpEmailSender } from "../domain/notifications/channels/email.ts";
-import { WhatsappSender } from "../domain/notifications/channels/whatsapp.ts";
-import { simulatedSender } from "../domain/notifications/channels/simulated.ts";
-import { SandboxMailLog } from "../domain/notifications/channels/sandbox-mail-log.ts";
-import type { EmailMessage, Sender } from "../domain/notifications/channels/sender.ts";
+import { OutboundHttpClient } from "../domain/outbound/http-client.ts";
+import { SmtpEmailSender } from "../domain/outbound/smtp-email-sender.ts";
+import { WhatsappSender } from "../domain/outbound/whatsapp-sender.ts";
+import { simulatedSender } from "../domain/outbound/simulated-sender.ts";
+import { SandboxMailLog } from "../domain/outbound/sandbox-mail-log.ts";
+import type { EmailMessage, NotificationSenders, Sender } from "../domain/outbound/sender.ts";
 
 export interface RunningService {
   /** Where each served API listens. */

@@ -1,6 +1,6 @@
 import type { Kysely } from "kysely";
 
-// Throttled guessing (domain/identity/sign-in-throttle.ts): one row per counted key (an account or a
+// Throttled guessing (domain/sign-in/credential-throttle.ts): one row per counted key (an account or a
 // client address, as its SHA-256) and scope. `forget_at` is when the row stops mattering, so that old
 // rows are pruned by one indexed delete.
 export async function up(db: Kysely<any>): Promise<void> {

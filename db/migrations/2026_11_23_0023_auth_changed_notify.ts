@@ -2,7 +2,7 @@ import { sql, type Kysely } from "kysely";
 
 // Every change to what a token check reads (grants, links, integrations, admin sessions and users)
 // notifies `cobro_auth_changed` in the writing transaction, delivered at its commit: each API process
-// listens and forgets the token checks it remembered (domain/identity/token-check-cache.ts). A trigger,
+// listens and forgets the token checks it remembered (domain/sign-in/token-check-cache.ts). A trigger,
 // so that no write path (a use case, a script, an operator's SQL) can forget to notify.
 const TABLES = ["oauth_grants", "merchant_links", "integration_clients", "admin_sessions", "admin_users"];
 

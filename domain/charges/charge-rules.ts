@@ -14,6 +14,7 @@ import {
 import { ValidationError, type FieldProblem } from "../errors.ts";
 import { AT_MOST_TWO_DECIMALS, centsOf, fromCents, MAX_AMOUNT_CENTS, percentOfCents } from "../money.ts";
 import { classifyDocument, payerKeyOf } from "../tax-id.ts";
+import type { AmountTerms } from "../amount-owed.ts";
 
 type Schemas = components["schemas"];
 export type PaymentRequestCreate = Schemas["PaymentRequestCreate"];
@@ -146,6 +147,16 @@ export function surchargeCents(spec: ChargeSpec): number {
   const surcharge = spec.surcharge;
   if (surcharge === undefined || surcharge.type === "none" || spec.amountCents === undefined) return 0;
   return surcharge.type === "fixed" ? surcharge.cents : percentOfCents(spec.amountCents, surcharge.percent);
+}
+
+/** The amount terms a new charge stores, from its checked spec. */
+export function amountTermsOf(spec: ChargeSpec): AmountTerms {
+  return {
+    amount_cents: spec.amountCents ?? null,
+    surcharge_cents: surchargeCents(spec),
+    due_dates: spec.dueDates.map((date) => date.input),
+    first_due_at: spec.dueDates[0]!.dueAt,
+  };
 }
 
 /** The surcharge as the contract writes it: `{type, value}` with `value` in pesos or percent. */

@@ -2,7 +2,7 @@
 import type { components } from "../../generated/types/integration.ts";
 import type { Charge } from "../../db/tables/charges.table.ts";
 import { fromCents } from "../money.ts";
-import { calculatedAmounts } from "./amount-owed.ts";
+import { calculatedAmounts } from "../amount-owed.ts";
 
 type PaymentRequest = components["schemas"]["PaymentRequest"];
 

@@ -3,19 +3,19 @@
 import { randomUUID } from "node:crypto";
 import { sql, type Kysely, type Transaction } from "kysely";
 import type { Database } from "../../db/schema.ts";
+import type { Executor } from "../../db/transactions.ts";
 import type { Charge } from "../../db/tables/charges.table.ts";
 import { startOfArgentinaDay, addDays } from "../argentina-time.ts";
 import { alreadyAssociated, holdCvuForCharge, holdFreeOrNewCvu, joinableSharedCvu, releaseCvu } from "../cvu-pool/cvu-pool.ts";
 import { DomainError } from "../errors.ts";
 import { reserveChatMessages } from "../limits/message-caps.ts";
-import { integrationSuspended } from "../identity/client-suspension.ts";
+import { integrationSuspended } from "../integration-clients/client-suspension.ts";
 import { payerKeyOf } from "../tax-id.ts";
 import { scheduleChargeNotifications, withdrawChargeNotifications } from "../notifications/charge-notifications.ts";
 import { fromCents } from "../money.ts";
-import { checkDestination, type DestinationPolicy } from "../webhooks/destination-guard.ts";
+import { checkDestination, type DestinationPolicy } from "../outbound/destination-guard.ts";
 import { BANK_NAME, type BankAccountInfo } from "./charge-view.ts";
-import { amountTermsOf } from "./amount-owed.ts";
-import { surchargeJson, type ChargeSpec } from "./charge-rules.ts";
+import { amountTermsOf, surchargeJson, type ChargeSpec } from "./charge-rules.ts";
 import { isUniqueViolation } from "../../db/errors.ts";
 
 /** Who creates and reads charges: the integration and merchant account of the token, and the environment. */
@@ -36,7 +36,7 @@ export interface StoredCharge {
 
 export const paymentRequestNotFound = () => new DomainError("PaymentRequestNotFoundError", "Payment request not found");
 
-export async function bankAccountInfoOf(db: Kysely<Database> | Transaction<Database>, merchantAccountId: string): Promise<BankAccountInfo> {
+export async function bankAccountInfoOf(db: Executor, merchantAccountId: string): Promise<BankAccountInfo> {
   const merchant = await db.selectFrom("merchant_accounts").select(["account_holder_name", "account_holder_tax_id"]).where("id", "=", merchantAccountId).executeTakeFirstOrThrow();
   return { accountHolderName: merchant.account_holder_name, accountHolderTaxId: merchant.account_holder_tax_id, bankName: BANK_NAME };
 }
@@ -154,7 +154,7 @@ async function insertChargeJoiningSharedCvu(trx: Transaction<Database>, context:
   }
 }
 
-function chargesOf(db: Kysely<Database> | Transaction<Database>, context: Pick<ChargeContext, "integrationClientId" | "merchantAccountId">) {
+function chargesOf(db: Executor, context: Pick<ChargeContext, "integrationClientId" | "merchantAccountId">) {
   return db
     .selectFrom("charges as c")
     .leftJoin("cvu_accounts as a", "a.id", "c.cvu_account_id")

@@ -9,7 +9,7 @@ import type { Charge } from "../../db/tables/charges.table.ts";
 import { holdSharedCvu, releaseCvu } from "../cvu-pool/cvu-pool.ts";
 import { DomainError, ValidationError } from "../errors.ts";
 import { classifyDocument, payerKeyOf } from "../tax-id.ts";
-import { requireIntegrationCollecting } from "../identity/client-suspension.ts";
+import { requireIntegrationCollecting } from "../integration-clients/client-suspension.ts";
 import { readdressChargeNotifications } from "../notifications/charge-notifications.ts";
 import { bankAccountInfoOf, lockCharge, type ChargeContext, type StoredCharge } from "./charges.ts";
 

@@ -3,7 +3,7 @@
 import { sql, type Kysely } from "kysely";
 import type { Database } from "../../db/schema.ts";
 import type { ChargeState } from "../../db/tables/charges.table.ts";
-import { ofUnlinkedMerchant } from "../identity/unlinked-merchants.ts";
+import { ofUnlinkedMerchant } from "../merchants/unlinked-merchants.ts";
 
 /** A page of the integration's charges, newest first, optionally in one state; not those of an unlinked merchant account. */
 export async function listIntegrationCharges(db: Kysely<Database>, integrationClientId: string, query: { state?: ChargeState; limit: number; offset: number }) {

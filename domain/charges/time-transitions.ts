@@ -5,11 +5,11 @@
 //   date at 00:00 Argentina time after it; a date with a time, or a checkout's expiry, at that minute,
 //   with the `payment_request.expired` event); the CVU returns to the pool, and payer notifications
 //   scheduled from then on are withdrawn. Drafts are discarded after a few hours.
-import { ofUnlinkedMerchant } from "../identity/unlinked-merchants.ts";
-import { sql, type Kysely, type Transaction } from "kysely";
+import { ofUnlinkedMerchant } from "../merchants/unlinked-merchants.ts";
+import { sql } from "kysely";
 import { DELIVER_EVENT_KEY_PREFIX, DELIVER_EVENT_TASK, QUEUE_SCHEMA } from "../../db/job-queue.ts";
-import type { Database } from "../../db/schema.ts";
-import { inTransaction } from "../../db/transactions.ts";
+
+import { inTransaction, type Executor } from "../../db/transactions.ts";
 
 export interface TransitionOptions {
   /** The real time; each integration adds its Sandbox clock offset. */
@@ -26,7 +26,7 @@ export interface TransitionCounts {
   draftsDiscarded: number;
 }
 
-export async function runTimeTransitions(db: Kysely<Database> | Transaction<Database>, options: TransitionOptions): Promise<TransitionCounts> {
+export async function runTimeTransitions(db: Executor, options: TransitionOptions): Promise<TransitionCounts> {
   const onlyIntegration = options.integrationClientId ? sql`and i.id = ${options.integrationClientId}` : sql``;
   const integrationNow = sql`(${options.now}::timestamptz + i.clock_offset_ms * interval '1 millisecond')`;
   return inTransaction(db, async (trx) => {
@@ -69,7 +69,7 @@ export async function runTimeTransitions(db: Kysely<Database> | Transaction<Data
                  'livemode', ${options.livemode}::boolean,
                  'referenceId', due.reference_id,
                  'paymentRequestId', due.id,
-                 -- Past its last due date, a charge owes the amount plus the surcharge (domain/charges/amount-owed.ts).
+                 -- Past its last due date, a charge owes the amount plus the surcharge (domain/amount-owed.ts).
                  'requestedAmount', round((due.amount_cents + due.surcharge_cents) / 100.0, 2),
                  'paidAmount', round(due.paid_cents / 100.0, 2),
                  'remainingAmount', round(greatest(due.amount_cents + due.surcharge_cents - due.paid_cents, 0) / 100.0, 2),
@@ -77,7 +77,7 @@ export async function runTimeTransitions(db: Kysely<Database> | Transaction<Data
                  'expiredAt', to_char(due.final_due_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
                ) || case when due.metadata is null then '{}'::jsonb else jsonb_build_object('metadata', due.metadata) end,
                ${options.now},
-               -- Withheld from the integration for good when its merchant is unlinked now (domain/identity/unlinked-merchants.ts).
+               -- Withheld from the integration for good when its merchant is unlinked now (domain/merchants/unlinked-merchants.ts).
                ${ofUnlinkedMerchant("due")}
           from due where due.kind in ('short-lived', 'checkout')
         returning id

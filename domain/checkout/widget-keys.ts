@@ -6,9 +6,9 @@
 import type { Kysely } from "kysely";
 import type { Database } from "../../db/schema.ts";
 import { DomainError } from "../errors.ts";
-import { randomToken, sha256 } from "../identity/secrets.ts";
-import { bearerToken, type Authentication } from "../identity/authentication.ts";
-import type { WidgetKeyCaller } from "../identity/callers.ts";
+import { randomToken, sha256 } from "../secrets/hashing.ts";
+import { bearerToken, type Authentication } from "../sign-in/authentication.ts";
+import type { WidgetKeyCaller } from "../sign-in/callers.ts";
 
 export interface WidgetKeys {
   publishableKey: string | null;

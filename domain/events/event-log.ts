@@ -1,9 +1,9 @@
 // The integration's recent events (30 days) with their delivery state and attempts: what the Admin API's
 // `GET /my-integration/events` and the answer of a resend show. The events of an unlinked merchant account
-// are not listed (domain/identity/unlinked-merchants.ts).
+// are not listed (domain/merchants/unlinked-merchants.ts).
 import { sql, type Kysely } from "kysely";
 import type { Database } from "../../db/schema.ts";
-import { eventWithheldFromIntegration } from "../identity/unlinked-merchants.ts";
+import { eventWithheldFromIntegration } from "../merchants/unlinked-merchants.ts";
 import type { DeliveryAttemptRow, DeliveryStatus, NotSentReason } from "../../db/tables/webhooks.table.ts";
 
 /** Events are kept, and listed, for 30 days (the contract's choice). */

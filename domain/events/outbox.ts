@@ -1,10 +1,15 @@
 // The event outbox: events are rows written in the transaction of the change that causes them, with their
-// delivery job (domain/webhooks/delivery.ts) in that same transaction: nothing is lost if the process dies
-// in between, and no job exists for an event that was rolled back.
-import { sql, type Transaction } from "kysely";
+// delivery job in that same transaction (the job runs domain/webhooks/delivery.ts): nothing is lost if the
+// process dies in between, and no job exists for an event that was rolled back.
+import { sql, type RawBuilder, type Transaction } from "kysely";
+import { addJobExpression, DELIVER_EVENT_KEY_PREFIX, DELIVER_EVENT_TASK } from "../../db/job-queue.ts";
 import type { Database } from "../../db/schema.ts";
 import type { EventsTable } from "../../db/tables/payments.table.ts";
-import { deliveryJobExpression } from "../webhooks/delivery.ts";
+
+/** The event's delivery job as an SQL expression, for a statement that writes the event (the outbox). */
+export function deliveryJobExpression(eventId: RawBuilder<unknown> | ReturnType<typeof sql.ref>): RawBuilder<string> {
+  return addJobExpression(DELIVER_EVENT_TASK, sql`json_build_object('eventId', ${eventId})`, { jobKey: sql`${DELIVER_EVENT_KEY_PREFIX}::text || ${eventId}` });
+}
 
 export interface NewEvent {
   type: EventsTable["type"];
@@ -18,7 +23,7 @@ export interface NewEvent {
 export async function recordEvent(trx: Transaction<Database>, event: NewEvent): Promise<{ id: string; type: string; integrationClientId: string }> {
   // One statement: the merchant's link held (FOR SHARE, so an unlink cannot slip in between the check and
   // the write), the event (one of a merchant account unlinked from the integration stays hidden from it for
-  // good, domain/identity/unlinked-merchants.ts) and its delivery job.
+  // good, domain/merchants/unlinked-merchants.ts) and its delivery job.
   const { rows } = await sql<{ id: string }>`
     with link as (
       select unlinked_at from merchant_links

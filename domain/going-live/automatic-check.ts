@@ -7,7 +7,7 @@ import type { GoLiveReasonRow } from "../../db/tables/going-live.table.ts";
 import { pingWebhookUrl } from "../webhooks/client-urls.ts";
 import { integrationWebhookUrl } from "../webhooks/destinations.ts";
 import { openTenantToken } from "../webhooks/validation-tokens.ts";
-import type { OutboundHttpClient } from "../webhooks/outbound-http.ts";
+import type { OutboundHttpClient } from "../outbound/http-client.ts";
 import { getSubscription } from "../webhooks/subscriptions.ts";
 
 export type GoLiveReasonCode =

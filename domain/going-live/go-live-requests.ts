@@ -5,9 +5,10 @@
 import { sql, type Kysely, type Transaction } from "kysely";
 import { addJob, provisionProductionJobKey } from "../../db/job-queue.ts";
 import type { Database } from "../../db/schema.ts";
+import type { Executor } from "../../db/transactions.ts";
 import type { GoLiveRequestStatus, ProvisioningStatus } from "../../db/tables/going-live.table.ts";
 import { DomainError } from "../errors.ts";
-import type { OutboundHttpClient } from "../webhooks/outbound-http.ts";
+import type { OutboundHttpClient } from "../outbound/http-client.ts";
 import { runAutomaticCheck, type GoLiveReason } from "./automatic-check.ts";
 
 export interface GoLiveProvisioningView {
@@ -45,9 +46,7 @@ export const MANUAL_PROVISIONING_INSTRUCTIONS =
   "Create the integration in Production with PUT /integration-admin/production-clients/{integrationClientId} on Production's Admin API " +
   "(the profile, its https redirect URIs, and the requesting admin as firstAdminEmail), or configure both settings so that approvals do it.";
 
-type Db = Kysely<Database> | Transaction<Database>;
-
-function requestsQuery(db: Db) {
+function requestsQuery(db: Executor) {
   return db
     .selectFrom("go_live_requests as r")
     .innerJoin("integration_clients as c", "c.id", "r.integration_client_id")
@@ -83,7 +82,7 @@ function viewOf(row: RequestRow): GoLiveRequestView {
   };
 }
 
-async function requestById(db: Db, id: string): Promise<GoLiveRequestView> {
+async function requestById(db: Executor, id: string): Promise<GoLiveRequestView> {
   return viewOf(await requestsQuery(db).where("r.id", "=", id).executeTakeFirstOrThrow());
 }
 
@@ -141,7 +140,7 @@ export async function requestGoLive(
   return { request: await requestById(db, requestId.id), newlyApproved: requestId.approvedNow };
 }
 
-async function latestRequest(db: Db, integrationClientId: string, status?: GoLiveRequestStatus): Promise<GoLiveRequestView | undefined> {
+async function latestRequest(db: Executor, integrationClientId: string, status?: GoLiveRequestStatus): Promise<GoLiveRequestView | undefined> {
   let query = requestsQuery(db).where("r.integration_client_id", "=", integrationClientId);
   if (status) query = query.where("r.status", "=", status);
   // A new request is made only when every earlier one was rejected, so the one not rejected is the latest

@@ -1,8 +1,8 @@
 // The email that tells the integration admin who asked to go live how it ended (in Spanish): approved,
 // with what happens next in Production, or rejected, with the reviewer's reason.
-import type { EmailMessage, Sender } from "../notifications/channels/sender.ts";
+import type { EmailMessage, Sender } from "../outbound/sender.ts";
 import type { GoLiveRequestView } from "./go-live-requests.ts";
-import { accountEmail } from "../identity/account-email.ts";
+import { accountEmail } from "../outbound/account-email.ts";
 
 export function goLiveOutcomeEmail(request: GoLiveRequestView): EmailMessage {
   const greeting = request.requestedByName ? `Hola ${request.requestedByName}:` : "Hola:";

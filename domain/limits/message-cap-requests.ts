@@ -4,15 +4,15 @@
 // mailed the outcome (in Spanish) after the decision commits; the mail never undoes it.
 import type { Kysely, Transaction } from "kysely";
 import type { Database } from "../../db/schema.ts";
+import type { Executor } from "../../db/transactions.ts";
 import type { MessageCapRequestRow, MessageCapRequestStatus } from "../../db/tables/message-cap-requests.table.ts";
 import { isUniqueViolation } from "../../db/errors.ts";
 import { DomainError, ValidationError } from "../errors.ts";
 import { isUuid } from "../ids.ts";
-import type { EmailMessage } from "../notifications/channels/sender.ts";
+import type { EmailMessage } from "../outbound/sender.ts";
 import { dailyMessageCapOf, setDailyMessageCap } from "./message-caps.ts";
-import { accountEmail } from "../identity/account-email.ts";
+import { accountEmail } from "../outbound/account-email.ts";
 
-type Db = Kysely<Database> | Transaction<Database>;
 type ServiceEnv = "sandbox" | "production";
 
 /** A request with the names the platform's queue shows and the outcome mail needs. */
@@ -88,7 +88,7 @@ export async function listIntegrationMessageCapRequests(
   return { items, total: Number(count.total) };
 }
 
-function queue(db: Db) {
+function queue(db: Executor) {
   return db
     .selectFrom("message_cap_requests as r")
     .innerJoin("integration_clients as c", "c.id", "r.integration_client_id")

@@ -3,8 +3,9 @@
 // `sendWhatsappNotification: true` counts 1; the day resets at 00:00 Argentina time. Counting is one
 // conditional upsert per counter, so N parallel creates at the cap never overshoot it, and it runs in
 // the create's transaction, so a create that fails later gives its messages back.
-import { sql, type Kysely, type Transaction } from "kysely";
+import { sql, type Transaction } from "kysely";
 import type { Database } from "../../db/schema.ts";
+import type { Executor } from "../../db/transactions.ts";
 import { addDays, argentinaDate, startOfArgentinaDay } from "../argentina-time.ts";
 import { DomainError } from "../errors.ts";
 
@@ -18,7 +19,7 @@ export interface MessageCapContext {
 }
 
 /** The integration's daily cap: its own (raised by an approved request) or the environment's default. */
-export async function dailyMessageCapOf(db: Kysely<Database> | Transaction<Database>, integrationClientId: string, serviceEnv: "sandbox" | "production"): Promise<number> {
+export async function dailyMessageCapOf(db: Executor, integrationClientId: string, serviceEnv: "sandbox" | "production"): Promise<number> {
   const limit = await db.selectFrom("integration_limits").select("max_messages_per_day").where("integration_client_id", "=", integrationClientId).executeTakeFirst();
   return limit?.max_messages_per_day ?? DEFAULT_DAILY_MESSAGE_CAP[serviceEnv];
 }

@@ -5,8 +5,9 @@ import { escapeHtml } from "../html.ts";
 import type { Charge } from "../../db/tables/charges.table.ts";
 import type { NotificationKind } from "../../db/tables/notifications.table.ts";
 import { dueDateForPayers, parseDueDate } from "../argentina-time.ts";
-import { amountOwedCents } from "../charges/amount-owed.ts";
+import { amountOwedCents } from "../amount-owed.ts";
 import { formatPesos } from "../money.ts";
+import type { ChatContent, EmailContent } from "../outbound/sender.ts";
 
 /** Everything a message shows, already as the payer reads it. */
 export interface MessageFacts {
@@ -109,12 +110,6 @@ function details(facts: MessageFacts): Array<[label: string, value: string]> {
   ];
 }
 
-export interface EmailContent {
-  subject: string;
-  text: string;
-  html: string;
-}
-
 const LINK_LABEL = "Ver el detalle y copiar el CVU";
 
 export function emailContent(facts: MessageFacts): EmailContent {
@@ -156,13 +151,6 @@ function oneLine(value: string): string {
 
 /** The language of every chat template. */
 export const CHAT_TEMPLATE_LANGUAGE = "es_AR";
-
-export interface ChatContent {
-  kind: NotificationKind;
-  languageCode: string;
-  /** The template's body parameters, in order (see `chatParameters`). */
-  parameters: string[];
-}
 
 /**
  * The body parameters of the chat template `{templatePrefix}{kind}`, in this order (the approved templates

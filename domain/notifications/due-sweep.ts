@@ -6,9 +6,10 @@
 // Each channel's provider takes so many messages a second: the jobs' `run_at` is spread per channel in
 // the order the messages were scheduled, starting where that channel's queue already ends, so the 10:00
 // burst (and sweeps that follow each other) go out at the provider's pace.
-import { sql, type Kysely, type Transaction } from "kysely";
+import { sql } from "kysely";
 import { QUEUE_SCHEMA, SEND_NOTIFICATION_KEY_PREFIX, SEND_NOTIFICATION_TASK } from "../../db/job-queue.ts";
-import type { Database } from "../../db/schema.ts";
+
+import type { Executor } from "../../db/transactions.ts";
 import type { NotificationChannel } from "../../db/tables/notifications.table.ts";
 
 export interface DueSweepOptions {
@@ -21,7 +22,7 @@ export interface DueSweepOptions {
 }
 
 /** Queues every message whose time came; returns how many. Safe to run twice at once: a message is queued once. */
-export async function queueDueNotifications(db: Kysely<Database> | Transaction<Database>, options: DueSweepOptions): Promise<number> {
+export async function queueDueNotifications(db: Executor, options: DueSweepOptions): Promise<number> {
   const onlyIntegration = options.integrationClientId ? sql`and i.id = ${options.integrationClientId}` : sql``;
   const integrationNow = sql`(${options.now}::timestamptz + i.clock_offset_ms * interval '1 millisecond')`;
   const rate = sql`(case q.channel when 'email' then ${options.sendsPerSecond.email}::numeric else ${options.sendsPerSecond.whatsapp}::numeric end)`;

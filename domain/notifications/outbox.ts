@@ -2,9 +2,10 @@
 // it (a charge created, a payment received, a payer asking for a confirmation) and sent by a job. The
 // row's unique keys (one per charge, kind, channel and day; one per transfer and channel for a
 // confirmation) make writing it again harmless: a re-run, a retry or a second worker leaves one message.
-import { sql, type Kysely, type Transaction } from "kysely";
+import { sql, type Transaction } from "kysely";
 import { QUEUE_SCHEMA, SEND_NOTIFICATION_KEY_PREFIX, SEND_NOTIFICATION_TASK } from "../../db/job-queue.ts";
 import type { Database } from "../../db/schema.ts";
+import type { Executor } from "../../db/transactions.ts";
 import type { NotificationChannel, NotificationKind } from "../../db/tables/notifications.table.ts";
 
 export interface NewNotification {
@@ -60,7 +61,7 @@ export async function writeNotifications(trx: Transaction<Database>, messages: N
  * alone. Returns how many were queued. `runAt` is the job queue's time, the real one: an integration's
  * `now` runs ahead of it when its Sandbox clock was moved, and would hold the job back.
  */
-export async function queueNotifications(db: Kysely<Database> | Transaction<Database>, notificationIds: string[], now: Date, runAt?: Date): Promise<number> {
+export async function queueNotifications(db: Executor, notificationIds: string[], now: Date, runAt?: Date): Promise<number> {
   if (notificationIds.length === 0) return 0;
   const { rows } = await sql<{ queued: number }>`
     with queued as (

@@ -6,7 +6,7 @@ import type { Database } from "../../db/schema.ts";
 import type { Charge } from "../../db/tables/charges.table.ts";
 import type { NotificationStatus } from "../../db/tables/notifications.table.ts";
 import { argentinaDate, parseDueDate, type DueDate } from "../argentina-time.ts";
-import { amountOwedCents } from "../charges/amount-owed.ts";
+import { amountOwedCents } from "../amount-owed.ts";
 import { integrationNow, type Clock } from "../clock.ts";
 import { chatRecipient, queueNotifications, writeNotifications } from "./outbox.ts";
 

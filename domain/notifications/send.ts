@@ -21,7 +21,7 @@ import type { Notification, NotificationStatus } from "../../db/tables/notificat
 import { integrationNow, type Clock } from "../clock.ts";
 import { chatContent, emailContent, messageFacts, type MessageFacts } from "./content.ts";
 import { payerPageUrl } from "./payer-page-link.ts";
-import type { NotificationSenders, SendResult } from "./channels/sender.ts";
+import type { NotificationSenders, SendResult } from "../outbound/sender.ts";
 
 /** Attempts at a temporary failure before a message is `failed`: with the queue's backoff (e^n seconds), about 3.5 hours. */
 export const MAX_SEND_ATTEMPTS = 10;

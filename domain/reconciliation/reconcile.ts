@@ -4,12 +4,12 @@
 // notifications are one transaction.
 // Concurrent transfers to one charge are serialised on the charge's row, so they sum correctly; transfers
 // to different charges sharing a CVU do not wait for each other.
-import { sql, type Kysely, type Transaction } from "kysely";
+import { sql, type Transaction } from "kysely";
 import type { Database } from "../../db/schema.ts";
-import { inTransaction } from "../../db/transactions.ts";
+import { inTransaction, type Executor } from "../../db/transactions.ts";
 import type { Charge } from "../../db/tables/charges.table.ts";
 import type { UnmatchedReason } from "../../db/tables/payments.table.ts";
-import { amountOwedCents } from "../charges/amount-owed.ts";
+import { amountOwedCents } from "../amount-owed.ts";
 import { releaseCvu, WHOLE_CVU } from "../cvu-pool/cvu-pool.ts";
 import { fromCents } from "../money.ts";
 import { payerKeyOf } from "../tax-id.ts";
@@ -46,7 +46,7 @@ const CLOSED_REASON: Partial<Record<Charge["state"], UnmatchedReason>> = {
   total_payment: "already_paid",
 };
 
-export async function receiveTransfer(db: Kysely<Database> | Transaction<Database>, transfer: IncomingTransfer, options: { receivedAt: Date; livemode: boolean }): Promise<ReconciliationOutcome> {
+export async function receiveTransfer(db: Executor, transfer: IncomingTransfer, options: { receivedAt: Date; livemode: boolean }): Promise<ReconciliationOutcome> {
   return inTransaction(db, async (trx) => {
     // The transfer, recorded once, and the CVU that received it: one round trip. The CVU's row is read, not
     // locked: transfers to one shared CVU pay different charges and must not queue on it.

@@ -14,7 +14,7 @@ import type { Kysely } from "kysely";
 import type { Database } from "../../db/schema.ts";
 import type { IntegrationTenant } from "../../db/tables/charges.table.ts";
 import { DomainError } from "../errors.ts";
-import { checkDestination, type DestinationPolicy } from "../webhooks/destination-guard.ts";
+import { checkDestination, type DestinationPolicy } from "../outbound/destination-guard.ts";
 import { ensureSigningSecret } from "../webhooks/signing-secrets.ts";
 import { sealTenantToken } from "../webhooks/validation-tokens.ts";
 import { isUniqueViolation } from "../../db/errors.ts";

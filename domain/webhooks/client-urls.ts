@@ -8,9 +8,9 @@ import { sql, type Kysely } from "kysely";
 import type { Database } from "../../db/schema.ts";
 import type { ClientUrlRow, ClientUrlType } from "../../db/tables/webhooks.table.ts";
 import { DomainError, ValidationError } from "../errors.ts";
-import { checkDestination, type DestinationPolicy } from "./destination-guard.ts";
+import { checkDestination, type DestinationPolicy } from "../outbound/destination-guard.ts";
 import { sendSigned } from "./delivery.ts";
-import type { OutboundHttpClient } from "./outbound-http.ts";
+import type { OutboundHttpClient } from "../outbound/http-client.ts";
 import { ensureSigningSecret } from "./signing-secrets.ts";
 import { openClientUrlToken, sealClientUrlToken } from "./validation-tokens.ts";
 

@@ -20,16 +20,16 @@
 // Retries are new jobs rather than graphile-worker's own retries, because its backoff (exp(attempts)
 // seconds) cannot follow the contract's schedule; its own retries still cover a job that throws (a
 // database outage), and step 1 is idempotent.
-import { sql, type Kysely, type RawBuilder, type Transaction } from "kysely";
-import { addJob, addJobExpression, DELIVER_EVENT_KEY_PREFIX, DELIVER_EVENT_TASK, deliverEventJobKey } from "../../db/job-queue.ts";
+import { sql, type Kysely, type Transaction } from "kysely";
+import { addJob, DELIVER_EVENT_TASK, deliverEventJobKey } from "../../db/job-queue.ts";
 import type { Database } from "../../db/schema.ts";
 import type { OutboxEvent } from "../../db/tables/payments.table.ts";
 import type { AttemptError, DeliveryStatus, NotSentReason } from "../../db/tables/webhooks.table.ts";
 import type { Clock } from "../clock.ts";
 import { DomainError } from "../errors.ts";
-import { eventWithheldFromIntegration, isEventWithheld } from "../identity/unlinked-merchants.ts";
+import { eventWithheldFromIntegration, isEventWithheld } from "../merchants/unlinked-merchants.ts";
 import { destinationCandidates, pickDestination, resolveDestination, type DestinationCandidates } from "./destinations.ts";
-import type { OutboundHttpClient, OutboundResult } from "./outbound-http.ts";
+import type { OutboundHttpClient, OutboundResult } from "../outbound/http-client.ts";
 import { signatureHeader, standardWebhookHeaders, SIGNATURE_HEADER, VALIDATION_TOKEN_HEADER, WEBHOOK_ID_HEADER } from "./signature.ts";
 import { ensureSigningSecret, openSigningSecret } from "./signing-secrets.ts";
 import { getEventView, type EventView } from "../events/event-log.ts";
@@ -57,11 +57,6 @@ const ASYNC_COMMIT = sql`set_config('synchronous_commit', 'off', true)`;
 /** Adds the event's delivery job in the caller's transaction (the one that wrote the event). */
 export async function enqueueDelivery(trx: Kysely<Database>, eventId: string, runAt?: Date): Promise<void> {
   await addJob(trx, DELIVER_EVENT_TASK, { eventId }, { jobKey: deliverEventJobKey(eventId), ...(runAt ? { runAt } : {}) });
-}
-
-/** The event's delivery job as an SQL expression, for a statement that writes the event (the outbox). */
-export function deliveryJobExpression(eventId: RawBuilder<unknown> | ReturnType<typeof sql.ref>): RawBuilder<string> {
-  return addJobExpression(DELIVER_EVENT_TASK, sql`json_build_object('eventId', ${eventId})`, { jobKey: sql`${DELIVER_EVENT_KEY_PREFIX}::text || ${eventId}` });
 }
 
 export interface DeliveryDependencies {

@@ -8,13 +8,12 @@
 //      changed one is the integration's URL (there is no operation that deletes a client URL);
 //   4. none: the event is not sent and not retried.
 // Resolved at each attempt, so that a URL fixed after a failure receives the retries.
-import { sql, type Kysely, type RawBuilder, type Transaction } from "kysely";
-import type { Database } from "../../db/schema.ts";
+import { sql, type RawBuilder } from "kysely";
+
+import type { Executor } from "../../db/transactions.ts";
 import type { OutboxEvent } from "../../db/tables/payments.table.ts";
 import { openClientUrlToken, openTenantToken } from "./validation-tokens.ts";
 import type { Sealed } from "../../db/tables/sealed.ts";
-
-type Db = Kysely<Database> | Transaction<Database>;
 
 export interface Destination {
   url: string;
@@ -40,7 +39,7 @@ export interface DestinationCandidates {
  * The three rules' candidates as a one-row subquery over an event's columns, given as SQL (values or
  * references to a row of `events`): a delivery joins it laterally to the event it reads.
  */
-export function destinationCandidates(db: Db, event: { type: RawBuilder<unknown>; chargeId: RawBuilder<unknown>; integrationClientId: RawBuilder<string>; merchantAccountId: RawBuilder<unknown> }) {
+export function destinationCandidates(db: Executor, event: { type: RawBuilder<unknown>; chargeId: RawBuilder<unknown>; integrationClientId: RawBuilder<string>; merchantAccountId: RawBuilder<unknown> }) {
   return sql<DestinationCandidates>`
     select case when starts_with(${event.type}, 'payment_request.') then (select webhook_url from charges where id = ${event.chargeId}) end as charge_url,
            tenant.id as tenant_id, tenant.webhook_url as tenant_url, tenant.validation_token as tenant_token,
@@ -63,7 +62,7 @@ export function pickDestination(row: DestinationCandidates): Destination | undef
   return row.own_url !== null ? { url: row.own_url, validationToken: openClientUrlToken(row.own_id!, row.own_token), rule: "integration" } : undefined;
 }
 
-export async function resolveDestination(db: Db, event: RoutedEvent): Promise<Destination | undefined> {
+export async function resolveDestination(db: Executor, event: RoutedEvent): Promise<Destination | undefined> {
   const { rows } = await destinationCandidates(db, {
     type: sql`${event.type}::text`,
     chargeId: sql`${event.charge_id}::uuid`,
@@ -74,7 +73,7 @@ export async function resolveDestination(db: Db, event: RoutedEvent): Promise<De
 }
 
 /** Rule 3's query: the most recently registered or changed webhook URL of the integration. */
-function integrationWebhookUrlQuery(db: Db, integrationClientId: string | RawBuilder<string>) {
+function integrationWebhookUrlQuery(db: Executor, integrationClientId: string | RawBuilder<string>) {
   return db
     .selectFrom("client_urls")
     .select(["id", "url", "validation_token"])
@@ -86,7 +85,7 @@ function integrationWebhookUrlQuery(db: Db, integrationClientId: string | RawBui
 }
 
 /** The integration's own webhook URL (rule 3), with its validation token opened. */
-export async function integrationWebhookUrl(db: Db, integrationClientId: string): Promise<{ id: string; url: string; validationToken: string | null } | undefined> {
+export async function integrationWebhookUrl(db: Executor, integrationClientId: string): Promise<{ id: string; url: string; validationToken: string | null } | undefined> {
   const row = await integrationWebhookUrlQuery(db, integrationClientId).executeTakeFirst();
   return row && { id: row.id, url: row.url, validationToken: openClientUrlToken(row.id, row.validation_token) };
 }
@@ -102,7 +101,7 @@ export type TestTarget =
  * webhook URL (where the events of a merchant account in no tenant go); without one, the only tenant's
  * URL; several tenants and no integration URL: ambiguous (say which with `tenantKey`); nothing: no target.
  */
-export async function resolveTestTarget(db: Db, integrationClientId: string, tenantKey: string | undefined): Promise<TestTarget> {
+export async function resolveTestTarget(db: Executor, integrationClientId: string, tenantKey: string | undefined): Promise<TestTarget> {
   const tenants = await db
     .selectFrom("integration_tenants")
     .select(["id", "key", "webhook_url", "validation_token"])

@@ -4,18 +4,16 @@
 // first event), returned in clear, and replaced at once by a rotation: every signature made after the
 // rotation, retries of older events included, uses the new secret. Stored sealed (domain/secrets): the
 // row holds it encrypted under COBRO_SECRET_KEY, bound to its integration.
-import type { Kysely, Transaction } from "kysely";
-import type { Database } from "../../db/schema.ts";
+
+import type { Executor } from "../../db/transactions.ts";
 import { DomainError } from "../errors.ts";
 import { generateSigningSecret } from "./signature.ts";
 import { secretKeyring } from "../secrets/process-keyring.ts";
 import { openStored, placeOf, WEBHOOK_SIGNING_SECRET } from "../secrets/sealed-columns.ts";
 import type { Sealed } from "../../db/tables/sealed.ts";
 
-type Db = Kysely<Database> | Transaction<Database>;
-
 /** The secret, created if the integration has none yet (safe under concurrency: the primary key decides). */
-export async function ensureSigningSecret(db: Db, integrationClientId: string, now: Date): Promise<string> {
+export async function ensureSigningSecret(db: Executor, integrationClientId: string, now: Date): Promise<string> {
   // Read first: once it exists (nearly always) that is the only round trip.
   const existing = await db.selectFrom("webhook_signing_secrets").select("secret").where("integration_client_id", "=", integrationClientId).executeTakeFirst();
   if (existing) return openSigningSecret(integrationClientId, existing.secret);
@@ -28,13 +26,13 @@ export async function ensureSigningSecret(db: Db, integrationClientId: string, n
   return openSigningSecret(integrationClientId, row.secret);
 }
 
-export async function getSigningSecret(db: Db, integrationClientId: string): Promise<string> {
+export async function getSigningSecret(db: Executor, integrationClientId: string): Promise<string> {
   const row = await db.selectFrom("webhook_signing_secrets").select("secret").where("integration_client_id", "=", integrationClientId).executeTakeFirst();
   if (!row) throw new DomainError("WebhookSigningSecretNotFoundError", "The integration has no webhook signing secret yet: create one with PUT /my-integration/webhook-signing-secret/rotate");
   return openSigningSecret(integrationClientId, row.secret);
 }
 
-export async function rotateSigningSecret(db: Db, integrationClientId: string, now: Date): Promise<string> {
+export async function rotateSigningSecret(db: Executor, integrationClientId: string, now: Date): Promise<string> {
   const secret = generateSigningSecret();
   const sealed = seal(integrationClientId, secret);
   await db

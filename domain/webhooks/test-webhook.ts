@@ -9,7 +9,7 @@ import type { UnmatchedReason } from "../../db/tables/payments.table.ts";
 import { makeCvu } from "../cvu.ts";
 import { resolveTestTarget } from "./destinations.ts";
 import { sendSigned } from "./delivery.ts";
-import type { OutboundHttpClient, OutboundResult } from "./outbound-http.ts";
+import type { OutboundHttpClient, OutboundResult } from "../outbound/http-client.ts";
 import { ensureSigningSecret } from "./signing-secrets.ts";
 import { isSubscribed } from "./subscriptions.ts";
 

@@ -1,6 +1,6 @@
 // Admin API operations run only for an admin caller of the right role (the security handler refused the
 // rest); these narrow the type, and fail loudly if that ever changes.
-import type { AdminApiCaller, AdminCaller } from "../../domain/identity/callers.ts";
+import type { AdminApiCaller, AdminCaller } from "../../domain/sign-in/callers.ts";
 
 export function requireIntegrationAdmin(caller: AdminApiCaller): AdminCaller & { integrationClientId: string } {
   if (caller.kind !== "admin" || caller.role !== "INTEGRATION_ADMIN" || caller.integrationClientId === null) {

@@ -1,9 +1,9 @@
 // The admins of an integration client: listed by its own admins (/my-integration/admins) and by platform
 // admins, who also invite them (/integration-admin/clients/{id}/admins).
 import type { components } from "../../generated/types/admin.ts";
-import { inviteClientAdmin, listClientAdmins as adminsOf, renewClientAdminWelcome, type ClientAdmin } from "../../domain/identity/client-admins.ts";
-import { integrationClientById } from "../../domain/identity/integration-clients.ts";
-import { requireAccountMail, sendWelcomeEmail } from "../../domain/identity/admin-welcome.ts";
+import { inviteClientAdmin, listClientAdmins as adminsOf, renewClientAdminWelcome, type ClientAdmin } from "../../domain/integration-clients/client-admins.ts";
+import { integrationClientById } from "../../domain/integration-clients/integration-clients.ts";
+import { requireAccountMail, sendWelcomeEmail } from "../../domain/integration-clients/admin-welcome.ts";
 import { requireIntegrationAdmin, requirePlatformAdmin } from "./caller.ts";
 import type { Handler } from "./handler.ts";
 

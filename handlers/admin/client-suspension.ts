@@ -1,6 +1,6 @@
 // The platform admin's suspension of an integration client (/integration-admin/setup/clients/{id}/suspend
 // and /reinstate): while suspended, the Integration API refuses new charges and payer changes.
-import { reinstateIntegrationClient as reinstate, suspendIntegrationClient as suspend } from "../../domain/identity/client-suspension.ts";
+import { reinstateIntegrationClient as reinstate, suspendIntegrationClient as suspend } from "../../domain/integration-clients/client-suspension.ts";
 import { requirePlatformAdmin } from "./caller.ts";
 import { platformIntegrationClientDetail } from "./integration-client-view.ts";
 import type { Handler } from "./handler.ts";

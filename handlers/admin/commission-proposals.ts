@@ -1,7 +1,7 @@
 // Commission proposals to a linked merchant account (/my-integration/users/{id}/commission-proposals):
 // proposing mails the merchant account a link to answer; withdrawing ends a pending one.
-import { requireAccountMail } from "../../domain/identity/admin-welcome.ts";
-import { proposeCommissionChange as propose, sendCommissionProposal, withdrawCommissionProposal } from "../../domain/identity/commission-proposals.ts";
+import { requireAccountMail } from "../../domain/integration-clients/admin-welcome.ts";
+import { proposeCommissionChange as propose, sendCommissionProposal, withdrawCommissionProposal } from "../../domain/commissions/commission-proposals.ts";
 import { requireIntegrationAdmin } from "./caller.ts";
 import type { Handler } from "./handler.ts";
 

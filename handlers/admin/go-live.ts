@@ -1,7 +1,7 @@
 // Going live: the integration admin's request and the platform's review in the Sandbox, and Production's
 // creation of the integration that a Sandbox approved.
 import type { components } from "../../generated/types/admin.ts";
-import type { AdminApiCaller } from "../../domain/identity/callers.ts";
+import type { AdminApiCaller } from "../../domain/sign-in/callers.ts";
 import {
   decideGoLiveRequest,
   latestGoLiveRequest,
@@ -13,7 +13,7 @@ import {
 } from "../../domain/going-live/go-live-requests.ts";
 import { sendGoLiveOutcome } from "../../domain/going-live/outcome-email.ts";
 import { provisionProductionClient as provisionClient } from "../../domain/going-live/production-clients.ts";
-import { requireAccountMail, sendWelcomeEmail } from "../../domain/identity/admin-welcome.ts";
+import { requireAccountMail, sendWelcomeEmail } from "../../domain/integration-clients/admin-welcome.ts";
 import { requireSandbox } from "../../domain/sandbox/sandbox-only.ts";
 import type { Logger } from "../../runtime/logger.ts";
 import type { Services } from "../handler-types.ts";

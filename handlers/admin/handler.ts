@@ -1,5 +1,5 @@
 // The one handler type of the Admin API: an operation's handler, typed from the contract by its operationId.
-import type { AdminApiCaller } from "../../domain/identity/callers.ts";
+import type { AdminApiCaller } from "../../domain/sign-in/callers.ts";
 import type { operations } from "../../generated/types/admin.ts";
 import type { OperationHandler } from "../handler-types.ts";
 

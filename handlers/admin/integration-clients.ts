@@ -5,9 +5,9 @@ import {
   listIntegrationClients as listClients,
   registerIntegrationClient,
   updateIntegrationClientAsPlatform,
-} from "../../domain/identity/integration-clients.ts";
+} from "../../domain/integration-clients/integration-clients.ts";
 import type { Services } from "../handler-types.ts";
-import { requireAccountMail, sendWelcomeEmail } from "../../domain/identity/admin-welcome.ts";
+import { requireAccountMail, sendWelcomeEmail } from "../../domain/integration-clients/admin-welcome.ts";
 import { requirePlatformAdmin } from "./caller.ts";
 import { platformIntegrationClientDetail } from "./integration-client-view.ts";
 import { pageOf } from "./page-query.ts";

@@ -2,8 +2,8 @@
 import type { components } from "../../generated/types/admin.ts";
 import { DomainError } from "../../domain/errors.ts";
 import { isUuid } from "../../domain/ids.ts";
-import { unlinkMerchant as unlink } from "../../domain/identity/accounts.ts";
-import { listLinkedMerchants } from "../../domain/identity/merchant-users.ts";
+import { unlinkMerchant as unlink } from "../../domain/merchants/merchant-accounts.ts";
+import { listLinkedMerchants } from "../../domain/merchants/merchant-users.ts";
 import { requireSandbox } from "../../domain/sandbox/sandbox-only.ts";
 import { createTestTokens as create } from "../../domain/sandbox/test-tokens.ts";
 import { requireIntegrationAdmin } from "./caller.ts";

@@ -1,8 +1,8 @@
 // The integration admin's own integration: its profile (GET/PATCH /my-integration), logo and OAuth client secret.
-import { rotateIntegrationClientSecret } from "../../domain/identity/client-secrets.ts";
+import { rotateIntegrationClientSecret } from "../../domain/integration-clients/client-secrets.ts";
 import { DomainError } from "../../domain/errors.ts";
-import { replaceIntegrationLogo } from "../../domain/identity/integration-logos.ts";
-import { integrationClientById, updateIntegrationProfile } from "../../domain/identity/integration-clients.ts";
+import { replaceIntegrationLogo } from "../../domain/integration-clients/integration-logos.ts";
+import { integrationClientById, updateIntegrationProfile } from "../../domain/integration-clients/integration-clients.ts";
 import { integrationLogosBaseUrl } from "../auth/logos.ts";
 import { requireIntegrationAdmin } from "./caller.ts";
 import { integrationClientDetail } from "./integration-client-view.ts";

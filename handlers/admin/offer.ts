@@ -1,5 +1,5 @@
 // The integration's offer (GET/PUT /my-integration/offer).
-import { readOffer, replaceOffer as replace } from "../../domain/identity/offer.ts";
+import { readOffer, replaceOffer as replace } from "../../domain/commissions/offer.ts";
 import { requireIntegrationAdmin } from "./caller.ts";
 import type { Handler } from "./handler.ts";
 

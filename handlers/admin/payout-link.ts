@@ -1,9 +1,9 @@
 // The integration's payout link (/my-integration/payout-link): its state, and the invitation mailed to the
 // account that is to receive the integration's commissions.
 import type { components } from "../../generated/types/admin.ts";
-import { requireAccountMail } from "../../domain/identity/admin-welcome.ts";
-import { invitePayoutRecipient, readPayoutLink, renewPayoutInvitation, sendPayoutInvitation, type PayoutInvitation, type PayoutLinkState } from "../../domain/identity/payout-link.ts";
-import type { EmailMessage, Sender } from "../../domain/notifications/channels/sender.ts";
+import { requireAccountMail } from "../../domain/integration-clients/admin-welcome.ts";
+import { invitePayoutRecipient, readPayoutLink, renewPayoutInvitation, sendPayoutInvitation, type PayoutInvitation, type PayoutLinkState } from "../../domain/commissions/payout-link.ts";
+import type { EmailMessage, Sender } from "../../domain/outbound/sender.ts";
 import type { Services } from "../handler-types.ts";
 import type { Logger } from "../../runtime/logger.ts";
 import { requireIntegrationAdmin } from "./caller.ts";

@@ -1,10 +1,10 @@
 // The admins' password reset: the request that mails a link, the JSON completion, and the page the link
 // opens (which completes through the same use case).
 import { DomainError } from "../../domain/errors.ts";
-import { createPasswordResetLink, requireUsablePasswordResetLink, resetAdminPassword, sendPasswordResetEmail } from "../../domain/identity/admin-password-reset.ts";
-import { emailedLinkPageHeaders as pageHeaders, pageNonce } from "./emailed-link-page.ts";
-import { renderPasswordResetDone, renderPasswordResetForm, renderPasswordResetLinkInvalid } from "./password-reset-page.ts";
-import { retryAfterHeader, tooManyAttemptsWait } from "./too-many-attempts.ts";
+import { createPasswordResetLink, requireUsablePasswordResetLink, resetAdminPassword, sendPasswordResetEmail } from "../../domain/sign-in/admin-password-reset.ts";
+import { emailedLinkPageHeaders as pageHeaders, pageNonce } from "../pages/emailed-link-page.ts";
+import { renderPasswordResetDone, renderPasswordResetForm, renderPasswordResetLinkInvalid } from "../pages/password-reset-page.ts";
+import { retryAfterHeader, tooManyAttemptsWait } from "../pages/too-many-attempts.ts";
 import type { Handler } from "./handler.ts";
 
 

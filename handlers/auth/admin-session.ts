@@ -1,6 +1,6 @@
 // The portal admin session.
 import { DomainError } from "../../domain/errors.ts";
-import { adminSignIn, changeAdminPassword, endAdminSession, refreshAdminSession } from "../../domain/identity/admin-session.ts";
+import { adminSignIn, changeAdminPassword, endAdminSession, refreshAdminSession } from "../../domain/sign-in/admin-session.ts";
 import type { Handler } from "./handler.ts";
 
 

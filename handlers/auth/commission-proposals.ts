@@ -1,10 +1,10 @@
 // The commission proposal's page on the Auth API: the proposal email's link opens it, and the merchant
 // account signs in (the linked account only) and accepts or rejects.
-import { answerCommissionProposal as answer, usableCommissionProposal } from "../../domain/identity/commission-proposals.ts";
-import { emailedLinkPageHeaders, pageNonce } from "./emailed-link-page.ts";
-import { consentRefusalStatus, renderCommissionProposalAnswered, renderCommissionProposalForm, renderCommissionProposalInvalid } from "./merchant-consent-pages.ts";
-import { MERCHANT_SIGN_IN_REFUSAL_TEXT } from "./sign-in-page.ts";
-import { retryAfterHeader, tooManyAttemptsText, tooManyAttemptsWait } from "./too-many-attempts.ts";
+import { answerCommissionProposal as answer, usableCommissionProposal } from "../../domain/commissions/commission-proposals.ts";
+import { emailedLinkPageHeaders, pageNonce } from "../pages/emailed-link-page.ts";
+import { consentRefusalStatus, renderCommissionProposalAnswered, renderCommissionProposalForm, renderCommissionProposalInvalid } from "../pages/merchant-consent-pages.ts";
+import { MERCHANT_SIGN_IN_REFUSAL_TEXT } from "../pages/sign-in-page.ts";
+import { retryAfterHeader, tooManyAttemptsText, tooManyAttemptsWait } from "../pages/too-many-attempts.ts";
 import type { Handler } from "./handler.ts";
 
 

@@ -1,5 +1,5 @@
 // The one handler type of the Auth API: an operation's handler, typed from the contract by its operationId.
-import type { AuthCaller } from "../../domain/identity/callers.ts";
+import type { AuthCaller } from "../../domain/sign-in/callers.ts";
 import type { operations } from "../../generated/types/auth.ts";
 import type { OperationHandler } from "../handler-types.ts";
 

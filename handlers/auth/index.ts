@@ -1,6 +1,6 @@
 // The Auth API's handler map: one entry per operation of generated/openapi/auth.yaml.
 import type { operations } from "../../generated/types/auth.ts";
-import type { AuthCaller } from "../../domain/identity/callers.ts";
+import type { AuthCaller } from "../../domain/sign-in/callers.ts";
 import type { HandlerMap } from "../handler-types.ts";
 import { getHealth, getReadiness } from "../health.ts";
 import { adminChangePassword, adminLogin, adminLogout, adminRefresh } from "./admin-session.ts";

@@ -1,5 +1,5 @@
 // The integrations' uploaded logos, public on the host of the authorization screen that shows them.
-import { integrationLogoById } from "../../domain/identity/integration-logos.ts";
+import { integrationLogoById } from "../../domain/integration-clients/integration-logos.ts";
 import type { Handler } from "./handler.ts";
 
 /** Where uploaded logos are served: `{auth_url}/integration/oauth2/logos/{logoId}`. */

@@ -11,13 +11,13 @@ import {
   signOutDestination,
   startAuthorization,
   type TokenSet,
-} from "../../domain/identity/oauth.ts";
+} from "../../domain/sign-in/oauth.ts";
 import type { HandlerContext, Services } from "../handler-types.ts";
 import { integrationLogosBaseUrl } from "./logos.ts";
-import { renderSignInPage, renderSignedOutPage } from "./sign-in-page.ts";
-import { retryAfterHeader, tooManyAttemptsText, tooManyAttemptsWait } from "./too-many-attempts.ts";
-import { describeOffer, offerOf } from "../../domain/identity/offer.ts";
-import { merchantNameAndEmail } from "../../domain/identity/merchant-users.ts";
+import { renderSignInPage, renderSignedOutPage } from "../pages/sign-in-page.ts";
+import { retryAfterHeader, tooManyAttemptsText, tooManyAttemptsWait } from "../pages/too-many-attempts.ts";
+import { describeOffer, offerOf } from "../../domain/commissions/offer.ts";
+import { merchantNameAndEmail } from "../../domain/merchants/merchant-users.ts";
 import type { Handler } from "./handler.ts";
 
 

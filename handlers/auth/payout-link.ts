@@ -1,10 +1,10 @@
 // The payout link's page on the Auth API: the invitation's link opens it, and the invited person signs in
 // with the merchant account of the invited email and accepts.
-import { acceptPayoutLink as accept, usablePayoutInvitation } from "../../domain/identity/payout-link.ts";
-import { emailedLinkPageHeaders, pageNonce } from "./emailed-link-page.ts";
-import { consentRefusalStatus, renderPayoutLinkAccepted, renderPayoutLinkForm, renderPayoutLinkInvalid } from "./merchant-consent-pages.ts";
-import { MERCHANT_SIGN_IN_REFUSAL_TEXT } from "./sign-in-page.ts";
-import { retryAfterHeader, tooManyAttemptsText, tooManyAttemptsWait } from "./too-many-attempts.ts";
+import { acceptPayoutLink as accept, usablePayoutInvitation } from "../../domain/commissions/payout-link.ts";
+import { emailedLinkPageHeaders, pageNonce } from "../pages/emailed-link-page.ts";
+import { consentRefusalStatus, renderPayoutLinkAccepted, renderPayoutLinkForm, renderPayoutLinkInvalid } from "../pages/merchant-consent-pages.ts";
+import { MERCHANT_SIGN_IN_REFUSAL_TEXT } from "../pages/sign-in-page.ts";
+import { retryAfterHeader, tooManyAttemptsText, tooManyAttemptsWait } from "../pages/too-many-attempts.ts";
 import type { Handler } from "./handler.ts";
 
 

@@ -1,7 +1,7 @@
 // The checkout widget's charges (`/v1/payments`), by the integration's widget keys: created from the
 // store's server with the secret key through the same use case as `POST /payment-request`, read by the
 // widget with the publishable key.
-import type { IntegrationCaller, WidgetKeyCaller } from "../../domain/identity/callers.ts";
+import type { IntegrationCaller, WidgetKeyCaller } from "../../domain/sign-in/callers.ts";
 import { validateCreateRequest } from "../../domain/charges/charge-rules.ts";
 import { paymentRequestView } from "../../domain/charges/charge-view.ts";
 import { createCharge } from "../../domain/charges/charges.ts";

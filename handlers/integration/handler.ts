@@ -1,5 +1,5 @@
 // The one handler type of the Integration API: an operation's handler, typed from the contract by its operationId.
-import type { IntegrationCaller } from "../../domain/identity/callers.ts";
+import type { IntegrationCaller } from "../../domain/sign-in/callers.ts";
 import type { operations } from "../../generated/types/integration.ts";
 import type { OperationHandler } from "../handler-types.ts";
 

@@ -1,5 +1,5 @@
 // GET /me: the merchant account behind the token.
-import { linkedMerchant } from "../../domain/identity/merchant-users.ts";
+import { linkedMerchant } from "../../domain/merchants/merchant-users.ts";
 import { requireMerchant } from "./caller.ts";
 import type { Handler } from "./handler.ts";
 

@@ -2,7 +2,7 @@
 // the payer's request for the payment confirmation by chat.
 import { readPayerPage, requestPaymentConfirmation as requestConfirmation } from "../../domain/notifications/payer-page.ts";
 import { payerPagePath } from "../../domain/notifications/payer-page-link.ts";
-import { renderPayerPage, renderPayerPageNotFound } from "./payer-page-html.ts";
+import { renderPayerPage, renderPayerPageNotFound } from "../pages/payer-page.ts";
 import type { Handler } from "./handler.ts";
 
 

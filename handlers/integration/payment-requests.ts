@@ -1,6 +1,6 @@
 // The charges of the token's merchant account: create, bulk, read, list, complete a draft, change the
 // payer, cancel.
-import type { IntegrationCaller } from "../../domain/identity/callers.ts";
+import type { IntegrationCaller } from "../../domain/sign-in/callers.ts";
 import { validateCreateRequest } from "../../domain/charges/charge-rules.ts";
 import { paymentRequestView } from "../../domain/charges/charge-view.ts";
 import { cancelCharge, completeDraftAmount, createCharge, getCharge, listCharges, type ChargeContext } from "../../domain/charges/charges.ts";

@@ -21,7 +21,7 @@ export type SessionState =
   | { status: "signed-out"; notice?: string }
   | { status: "signed-in"; admin: SignedInAdmin; passwordChangeRequired: boolean };
 
-/** The claims of an admin idToken (domain/identity/tokens.ts names them), without verifying it. */
+/** The claims of an admin idToken (domain/sign-in/tokens.ts names them), without verifying it. */
 export function adminOfIdToken(idToken: string): SignedInAdmin {
   const payload = idToken.split(".")[1] ?? "";
   const bytes = Uint8Array.from(atob(payload.replace(/-/g, "+").replace(/_/g, "/")), (char) => char.charCodeAt(0));

@@ -11,7 +11,7 @@ import { mailedLink, openMailedLinkPage, postForm, startMailedLinkSetup, type Ma
 import { signedInAdmin, type SignedInAdmin } from "../helpers/sandbox-admin.ts";
 import type { TestSmtpServer } from "../helpers/smtp-server.ts";
 import type { TestBrowser } from "../../scripts/chromium.ts";
-import type { SandboxCredentials } from "../../domain/identity/sandbox-bootstrap.ts";
+import type { SandboxCredentials } from "../../domain/sandbox/sandbox-bootstrap.ts";
 
 const DAY_MS = 24 * 3600 * 1000;
 const generalError = (code: string) => ({ code, message: expect.any(String), id: expect.any(String) });

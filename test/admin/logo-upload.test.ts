@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { read, startTestService, type TestService } from "../helpers/service.ts";
 import { signedInAdmin } from "../helpers/sandbox-admin.ts";
 import { authorizeUrl, openSignInForm } from "../helpers/oauth.ts";
-import type { SandboxCredentials } from "../../domain/identity/sandbox-bootstrap.ts";
+import type { SandboxCredentials } from "../../domain/sandbox/sandbox-bootstrap.ts";
 
 let t: TestService;
 

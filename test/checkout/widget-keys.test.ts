@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestService, type TestService } from "../helpers/service.ts";
 import { sandboxIntegration } from "../helpers/sandbox-admin.ts";
-import { sha256 } from "../../domain/identity/secrets.ts";
+import { sha256 } from "../../domain/secrets/hashing.ts";
 
 let t: TestService;
 

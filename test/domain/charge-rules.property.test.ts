@@ -3,8 +3,9 @@
 import fc, { type GeneratorValue } from "fast-check";
 import { describe, expect, it } from "vitest";
 import { addDays, argentinaDate, argentinaDateTime, daysBetween, endOfArgentinaDay } from "../../domain/argentina-time.ts";
-import { amountOwedCents, amountTermsOf, calculatedAmounts } from "../../domain/charges/amount-owed.ts";
+import { amountOwedCents, calculatedAmounts } from "../../domain/amount-owed.ts";
 import {
+  amountTermsOf,
   surchargeJson,
   validateCreateRequest,
   type PaymentRequestCreate,

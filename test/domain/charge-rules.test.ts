@@ -1,7 +1,8 @@
 // The create rules of a charge that JSON Schema cannot express, one test per rule, at its boundaries.
 import { describe, expect, it } from "vitest";
-import { amountOwedCents, amountTermsOf, calculatedAmounts } from "../../domain/charges/amount-owed.ts";
+import { amountOwedCents, calculatedAmounts } from "../../domain/amount-owed.ts";
 import {
+  amountTermsOf,
   validateCreateRequest,
   type ChargeSpec,
   type PaymentRequestCreate,

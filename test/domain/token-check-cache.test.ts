@@ -1,7 +1,7 @@
 // The remembered token checks: used only while the process listens for changes, forgotten at each
 // change, never remembering an answer read across a change, and never used past a second.
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { TOKEN_CHECK_REMEMBERED_MS, TokenCheckCache } from "../../domain/identity/token-check-cache.ts";
+import { TOKEN_CHECK_REMEMBERED_MS, TokenCheckCache } from "../../domain/sign-in/token-check-cache.ts";
 
 function counter() {
   let reads = 0;

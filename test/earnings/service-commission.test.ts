@@ -7,7 +7,7 @@ import { startTestService, type TestService } from "../helpers/service.ts";
 import { sandboxIntegration, signedInAdmin } from "../helpers/sandbox-admin.ts";
 import { chargeBody } from "../helpers/charges.ts";
 import { uniqueRef } from "../helpers/unique-ref.ts";
-import { createMerchantAccount, linkMerchant } from "../../domain/identity/accounts.ts";
+import { createMerchantAccount, linkMerchant } from "../../domain/merchants/merchant-accounts.ts";
 import { applyServiceCommission } from "../../domain/earnings/service-commission-backfill.ts";
 
 let t: TestService;

@@ -11,7 +11,7 @@ import { migrateToLatest } from "../../db/migrate.ts";
 import { freePorts } from "./free-ports.ts";
 import { startCobro, waitForOutput, type StartedCobro } from "../../scripts/cobro-process.ts";
 import { bearerCaller, postJson, read, type ApiCall } from "./service.ts";
-import { createSandboxSet, type SandboxCredentials } from "../../domain/identity/sandbox-bootstrap.ts";
+import { createSandboxSet, type SandboxCredentials } from "../../domain/sandbox/sandbox-bootstrap.ts";
 
 /** A fresh Sandbox integration with its linked merchant, and calls to the cluster's first API process as each. */
 export interface ClusterIntegration {

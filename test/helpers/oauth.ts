@@ -3,7 +3,7 @@
 // integrator's code exchange.
 import { expect } from "vitest";
 import { postJson, read } from "./service.ts";
-import type { SandboxCredentials } from "../../domain/identity/sandbox-bootstrap.ts";
+import type { SandboxCredentials } from "../../domain/sandbox/sandbox-bootstrap.ts";
 
 export interface SignInAttempt {
   status: number;

@@ -2,7 +2,7 @@
 // and the Sandbox clock.
 import { expect } from "vitest";
 import { bearerCaller, linkedMerchant, postJson, read, type ApiCall, type TestService } from "./service.ts";
-import type { SandboxCredentials } from "../../domain/identity/sandbox-bootstrap.ts";
+import type { SandboxCredentials } from "../../domain/sandbox/sandbox-bootstrap.ts";
 import type { components } from "../../generated/types/admin.ts";
 
 export type EventRecord = components["schemas"]["EventRecord"];

@@ -1,10 +1,10 @@
 // The whole service in-process, as `npm start` runs it, on a fresh database of the test run and free
 // ports, with a clock the test moves. Every response is checked against the contract.
 import { ManualClock } from "../../domain/clock.ts";
-import type { TokenCheckCache } from "../../domain/identity/token-check-cache.ts";
+import type { TokenCheckCache } from "../../domain/sign-in/token-check-cache.ts";
 import { loadConfig, type Config, type ServicePart } from "../../runtime/config.ts";
 import { startService, type RunningService } from "../../server/service.ts";
-import { createSandboxSet, type SandboxCredentials } from "../../domain/identity/sandbox-bootstrap.ts";
+import { createSandboxSet, type SandboxCredentials } from "../../domain/sandbox/sandbox-bootstrap.ts";
 import { createTestDatabase, type TestDatabase } from "./database.ts";
 import { captureLogs } from "./captured-logs.ts";
 

@@ -4,7 +4,7 @@
 // again by itself.
 import { sql } from "kysely";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { TokenCheckCache } from "../../domain/identity/token-check-cache.ts";
+import { TokenCheckCache } from "../../domain/sign-in/token-check-cache.ts";
 import { chargeBody } from "../helpers/charges.ts";
 import { sandboxIntegration } from "../helpers/sandbox-admin.ts";
 import { postJson, read, startTestService, type TestService } from "../helpers/service.ts";

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { postJson, read, startTestService, type TestService } from "../helpers/service.ts";
 import { authorizeUrl, exchangeCode, linkedSandboxMerchant, obtainCode, openSignInForm, submitSignIn } from "../helpers/oauth.ts";
-import type { SandboxCredentials } from "../../domain/identity/sandbox-bootstrap.ts";
+import type { SandboxCredentials } from "../../domain/sandbox/sandbox-bootstrap.ts";
 
 let t: TestService;
 let sandbox: SandboxCredentials;
@@ -180,7 +180,7 @@ describe("/token errors", () => {
     const adminLogin = await read(await postJson(`${t.authUrl}/integration/admin/login`, other.integrationAdmin));
     await fetch(`${t.adminUrl}/my-integration/test-tokens`, { method: "POST", headers: { authorization: `Bearer ${adminLogin.json.idToken}` } });
     const testMerchant = await t.database.db.selectFrom("merchant_accounts").select("email").where("test_for_integration_client_id", "is not", null).executeTakeFirstOrThrow();
-    await t.database.db.updateTable("merchant_accounts").set({ password_hash: (await import("../../domain/identity/secrets.ts").then((m) => m.hashSecret("test-merchant-pw"))) }).where("email", "=", testMerchant.email).execute();
+    await t.database.db.updateTable("merchant_accounts").set({ password_hash: (await import("../../domain/secrets/hashing.ts").then((m) => m.hashSecret("test-merchant-pw"))) }).where("email", "=", testMerchant.email).execute();
     const code = await obtainCode(t.authUrl, client(), { email: testMerchant.email, password: "test-merchant-pw" });
     const result = await exchange(code);
     expect(result.status).toBe(500);

@@ -2,7 +2,7 @@
 // browser goes only to a logout URL registered for the client (no open redirect).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { read, startTestService, type TestService } from "../helpers/service.ts";
-import type { SandboxCredentials } from "../../domain/identity/sandbox-bootstrap.ts";
+import type { SandboxCredentials } from "../../domain/sandbox/sandbox-bootstrap.ts";
 
 const REGISTERED = "https://app.example.com/sesion-cerrada";
 const generalError = (code: string) => ({ code, message: expect.any(String), id: expect.any(String) });

@@ -13,7 +13,7 @@ import type { Page, Request } from "playwright-core";
 import { read, startTestService, type TestService } from "../helpers/service.ts";
 import { authorizeUrl, exchangeCode, linkedSandboxMerchant } from "../helpers/oauth.ts";
 import { launchBrowser, type TestBrowser } from "../../scripts/chromium.ts";
-import type { SandboxCredentials } from "../../domain/identity/sandbox-bootstrap.ts";
+import type { SandboxCredentials } from "../../domain/sandbox/sandbox-bootstrap.ts";
 
 /** The integration's side: a page on loopback that the browser is sent back to. */
 interface Callback {

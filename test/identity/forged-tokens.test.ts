@@ -7,11 +7,11 @@ import { connect } from "node:net";
 import { createHmac, createPublicKey, randomUUID } from "node:crypto";
 import { exportJWK, generateKeyPair, SignJWT, type JWK } from "jose";
 import { ManualClock } from "../../domain/clock.ts";
-import { TokenService } from "../../domain/identity/tokens.ts";
+import { TokenService } from "../../domain/sign-in/tokens.ts";
 import { postJson, read, startTestService, type TestService } from "../helpers/service.ts";
 import { sandboxAdmin, signedInAdmin } from "../helpers/sandbox-admin.ts";
 import { chargeBody } from "../helpers/charges.ts";
-import type { SandboxCredentials } from "../../domain/identity/sandbox-bootstrap.ts";
+import type { SandboxCredentials } from "../../domain/sandbox/sandbox-bootstrap.ts";
 
 let t: TestService;
 let sandbox: SandboxCredentials;

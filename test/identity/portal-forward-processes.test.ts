@@ -4,7 +4,7 @@
 // generated into the shared data folder): the Auth API must still trust the forward.
 import { request } from "node:http";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { sha256 } from "../../domain/identity/secrets.ts";
+import { sha256 } from "../../domain/secrets/hashing.ts";
 import { startCobroCluster, type CobroCluster } from "../helpers/cobro-cluster.ts";
 
 let cluster: CobroCluster;

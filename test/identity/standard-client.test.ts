@@ -13,7 +13,7 @@ import {
 } from "arctic";
 import { read, startTestService, type TestService } from "../helpers/service.ts";
 import { linkedSandboxMerchant, openSignInForm, submitSignIn } from "../helpers/oauth.ts";
-import type { SandboxCredentials } from "../../domain/identity/sandbox-bootstrap.ts";
+import type { SandboxCredentials } from "../../domain/sandbox/sandbox-bootstrap.ts";
 
 let t: TestService;
 let sandbox: SandboxCredentials;

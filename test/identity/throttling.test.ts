@@ -4,9 +4,9 @@
 // checking the credential) past the documented limits, and wait longer after each further failure.
 import { request } from "node:http";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { GUESSING_LIMITS } from "../../domain/identity/credential-throttle.ts";
-import { invitePayoutRecipient } from "../../domain/identity/payout-link.ts";
-import { proposeCommissionChange } from "../../domain/identity/commission-proposals.ts";
+import { GUESSING_LIMITS } from "../../domain/sign-in/credential-throttle.ts";
+import { invitePayoutRecipient } from "../../domain/commissions/payout-link.ts";
+import { proposeCommissionChange } from "../../domain/commissions/commission-proposals.ts";
 import { startService } from "../../server/service.ts";
 import { captureLogs } from "../helpers/captured-logs.ts";
 import { postJson, read, startTestService, type TestService } from "../helpers/service.ts";

@@ -5,7 +5,7 @@ import { importJWK, SignJWT, type JWK } from "jose";
 import { postJson, read, startTestService, TEST_SECRET_KEY, type TestService } from "../helpers/service.ts";
 import { SecretKeyring } from "../../domain/secrets/keyring.ts";
 import { placeOf, SIGNING_KEY_PRIVATE_JWK } from "../../domain/secrets/sealed-columns.ts";
-import type { SandboxCredentials } from "../../domain/identity/sandbox-bootstrap.ts";
+import type { SandboxCredentials } from "../../domain/sandbox/sandbox-bootstrap.ts";
 
 let t: TestService;
 let sandbox: SandboxCredentials;

@@ -4,9 +4,9 @@
 import { createServer as createTcpServer, type Server as TcpServer } from "node:net";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SmtpEmailSender } from "../../domain/notifications/channels/email.ts";
-import { WhatsappSender } from "../../domain/notifications/channels/whatsapp.ts";
-import type { ChatMessage, EmailMessage } from "../../domain/notifications/channels/sender.ts";
+import { SmtpEmailSender } from "../../domain/outbound/smtp-email-sender.ts";
+import { WhatsappSender } from "../../domain/outbound/whatsapp-sender.ts";
+import type { ChatMessage, EmailMessage } from "../../domain/outbound/sender.ts";
 import { chatContent, emailContent, messageFacts } from "../../domain/notifications/content.ts";
 import { accepted, CHAT_TOKEN, PHONE_NUMBER_ID, providerError, startChatProvider, type ChatProvider } from "../helpers/chat-provider.ts";
 import { startSmtpServer, type TestSmtpServer } from "../helpers/smtp-server.ts";

@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { startTestApi, type TestApi } from "../helpers/api.ts";
 import { integrationHandlers } from "../../handlers/integration/index.ts";
-import { anonymousCaller, type IntegrationCaller } from "../../domain/identity/callers.ts";
+import { anonymousCaller, type IntegrationCaller } from "../../domain/sign-in/callers.ts";
 
 let api: TestApi;
 

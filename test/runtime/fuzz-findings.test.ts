@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { linkedMerchant, postJson, read, startTestService, type TestService } from "../helpers/service.ts";
 import { chargeBody, dueDateIn } from "../helpers/charges.ts";
 import { sandboxAdmin, type SandboxAdmin } from "../helpers/sandbox-admin.ts";
-import type { SandboxCredentials } from "../../domain/identity/sandbox-bootstrap.ts";
+import type { SandboxCredentials } from "../../domain/sandbox/sandbox-bootstrap.ts";
 
 let t: TestService;
 let merchant: Awaited<ReturnType<typeof linkedMerchant>>;

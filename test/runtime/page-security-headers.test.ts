@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { linkedMerchant, postJson, read, startTestService, type TestService } from "../helpers/service.ts";
 import { authorizeUrl } from "../helpers/oauth.ts";
 import { chargeBody } from "../helpers/charges.ts";
-import type { SandboxCredentials } from "../../domain/identity/sandbox-bootstrap.ts";
+import type { SandboxCredentials } from "../../domain/sandbox/sandbox-bootstrap.ts";
 
 let t: TestService;
 let sandbox: SandboxCredentials;

@@ -5,7 +5,7 @@ import pg from "pg";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { startTestApi, type TestApi } from "../helpers/api.ts";
 import { integrationHandlers } from "../../handlers/integration/index.ts";
-import { anonymousCaller, type IntegrationCaller } from "../../domain/identity/callers.ts";
+import { anonymousCaller, type IntegrationCaller } from "../../domain/sign-in/callers.ts";
 import { loadConfig } from "../../runtime/config.ts";
 import { systemClock } from "../../domain/clock.ts";
 import type { Database } from "../../db/schema.ts";

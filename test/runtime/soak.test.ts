@@ -9,7 +9,7 @@ import { createHmac, randomInt } from "node:crypto";
 import { sql } from "kysely";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { setDailyMessageCap } from "../../domain/limits/message-caps.ts";
-import { DELIVERY_TIMEOUT_MS } from "../../domain/webhooks/outbound-http.ts";
+import { DELIVERY_TIMEOUT_MS } from "../../domain/outbound/http-client.ts";
 import { chargeBody } from "../helpers/charges.ts";
 import { startCobroCluster, type ClusterIntegration, type CobroCluster } from "../helpers/cobro-cluster.ts";
 import { bearerCaller, read, type ApiCall } from "../helpers/service.ts";

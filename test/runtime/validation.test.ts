@@ -5,7 +5,7 @@ import { draftChargeBody } from "../helpers/charges.ts";
 import { read } from "../helpers/service.ts";
 import { integrationHandlers } from "../../handlers/integration/index.ts";
 import { notImplemented } from "../../handlers/handler-types.ts";
-import { anonymousCaller, type IntegrationCaller } from "../../domain/identity/callers.ts";
+import { anonymousCaller, type IntegrationCaller } from "../../domain/sign-in/callers.ts";
 
 let api: TestApi;
 

@@ -5,8 +5,8 @@
 import { argentinaDisplayInstant } from "../../domain/argentina-time.ts";
 import { DomainError } from "../../domain/errors.ts";
 import { escapeHtml } from "../../domain/html.ts";
-import { formatPercentage } from "../../domain/identity/offer.ts";
-import { htmlDocument } from "../html-document.ts";
+import { formatPercentage } from "../../domain/commissions/offer.ts";
+import { htmlDocument } from "./html-document.ts";
 import { FORGET_TOKEN_IN_ADDRESS_BAR } from "./emailed-link-page.ts";
 import { AUTH_PAGE_STYLE } from "./sign-in-page.ts";
 

@@ -1,7 +1,7 @@
 // The authorization screen: plain server-rendered HTML in Spanish, readable on a phone, with no external
 // assets (inline styles, no scripts). The merchant account signs in to link itself to the integration.
 import { escapeHtml } from "../../domain/html.ts";
-import { htmlDocument } from "../html-document.ts";
+import { htmlDocument } from "./html-document.ts";
 
 export interface SignInPageInput {
   integrationName: string;

@@ -1,6 +1,6 @@
 // The emails Cobro writes to accounts (admins, merchant accounts): Spanish lines, sent as plain text and
 // as the same lines in HTML paragraphs (every line escaped).
-import type { EmailMessage } from "../notifications/channels/sender.ts";
+import type { EmailMessage } from "./sender.ts";
 import { escapeHtml } from "../html.ts";
 
 /** `lines` as the text part (an empty line is a blank line) and as HTML paragraphs. */

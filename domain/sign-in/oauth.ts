@@ -1,16 +1,17 @@
 // OAuth 2.0 authorization code for merchant accounts (RFC 6749 with the RFC 9700 practices: exact
 // redirect_uri match, single-use codes whose reuse revokes what they produced, PKCE S256, CSRF on the
-// sign-in form, no open redirect). The portal admins' session is domain/identity/admin-session.ts.
+// sign-in form, no open redirect). The portal admins' session is domain/sign-in/admin-session.ts.
 import type { Kysely, Transaction } from "kysely";
 import type { Database } from "../../db/schema.ts";
+import type { Executor } from "../../db/transactions.ts";
 import type { IntegrationClient } from "../../db/tables/identity.table.ts";
 import type { Clock } from "../clock.ts";
 import { DomainError } from "../errors.ts";
 import { isUuid } from "../ids.ts";
-import { linkMerchant } from "./accounts.ts";
-import { burnVerification, constantTimeEqual, randomToken, sha256, sha256Base64Url } from "./secrets.ts";
+import { linkMerchant } from "../merchants/merchant-accounts.ts";
+import { burnVerification, constantTimeEqual, randomToken, sha256, sha256Base64Url } from "../secrets/hashing.ts";
 import { signInMerchantAccount } from "./merchant-credentials.ts";
-import { clientSecretMatches } from "./client-secrets.ts";
+import { clientSecretMatches } from "../integration-clients/client-secrets.ts";
 import { ID_TOKEN_SECONDS, type TokenService } from "./tokens.ts";
 import { throttledCheck } from "./credential-throttle.ts";
 
@@ -223,7 +224,7 @@ export async function exchangeCode(
 
 /** A grant (its refresh token, 180 days) and the first idToken issued from it. */
 async function createGrant(
-  db: Kysely<Database> | Transaction<Database>,
+  db: Executor,
   tokens: TokenService,
   input: { client: IntegrationClient; merchant: { id: string; email: string }; scope: string; now: Date },
 ): Promise<{ grantId: string; tokens: TokenSet }> {

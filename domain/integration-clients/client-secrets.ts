@@ -6,7 +6,7 @@ import type { Database } from "../../db/schema.ts";
 import type { IntegrationClient } from "../../db/tables/identity.table.ts";
 import type { Clock } from "../clock.ts";
 import { ValidationError } from "../errors.ts";
-import { hashSecret, randomToken, verifySecret } from "./secrets.ts";
+import { hashSecret, randomToken, verifySecret } from "../secrets/hashing.ts";
 
 const MAX_CLIENT_SECRET_GRACE_SECONDS = 86_400;
 

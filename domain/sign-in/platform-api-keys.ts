@@ -6,7 +6,7 @@ import type { Database } from "../../db/schema.ts";
 import { DomainError } from "../errors.ts";
 import type { Authentication } from "./authentication.ts";
 import type { PlatformKeyCaller } from "./callers.ts";
-import { randomToken, sha256 } from "./secrets.ts";
+import { randomToken, sha256 } from "../secrets/hashing.ts";
 
 const KEY_PREFIX = "cpk_";
 

@@ -4,7 +4,7 @@ import { sql, type Kysely } from "kysely";
 import type { Database } from "../../db/schema.ts";
 import type { Clock } from "../clock.ts";
 import { DomainError } from "../errors.ts";
-import { burnVerification, hashSecret, randomToken, sha256, verifySecret } from "./secrets.ts";
+import { burnVerification, hashSecret, randomToken, sha256, verifySecret } from "../secrets/hashing.ts";
 import { ID_TOKEN_SECONDS, type TokenService } from "./tokens.ts";
 import { throttledCheck } from "./credential-throttle.ts";
 
@@ -24,7 +24,7 @@ function temporaryPasswordExpired(admin: { password_change_required: boolean; pa
   return admin.password_change_required && admin.password_expires_at !== null && admin.password_expires_at.getTime() <= now.getTime();
 }
 
-/** Guessing is throttled per email and per client address (domain/identity/credential-throttle.ts). */
+/** Guessing is throttled per email and per client address (domain/sign-in/credential-throttle.ts). */
 export async function adminSignIn(db: Kysely<Database>, clock: Clock, tokens: TokenService, input: { email: string; password: string; clientAddress: string }): Promise<AdminSession> {
   const admin = await throttledCheck(db, clock, { account: { scope: "admin-email", id: input.email }, clientAddress: input.clientAddress }, async () => {
     const found = await db.selectFrom("admin_users").selectAll().where(sql`lower(email)`, "=", input.email.trim().toLowerCase()).executeTakeFirst();

@@ -5,11 +5,11 @@
 // transaction. Whether an email belongs to an admin is never told to the one who asks.
 import { sql, type Kysely } from "kysely";
 import type { Database } from "../../db/schema.ts";
-import type { EmailMessage, Sender, SendResult } from "../notifications/channels/sender.ts";
+import type { EmailMessage, Sender, SendResult } from "../outbound/sender.ts";
 import type { Clock } from "../clock.ts";
 import { DomainError, ValidationError } from "../errors.ts";
-import { hashSecret, randomToken, sha256 } from "./secrets.ts";
-import { accountEmail } from "./account-email.ts";
+import { hashSecret, randomToken, sha256 } from "../secrets/hashing.ts";
+import { accountEmail } from "../outbound/account-email.ts";
 import { recordFailure, requireNotWaiting, throttledCheck } from "./credential-throttle.ts";
 
 export const PASSWORD_RESET_MINUTES = 60;

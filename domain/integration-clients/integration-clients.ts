@@ -1,20 +1,58 @@
 // Integration clients as admins manage them: the integration admin edits its own profile; the platform
 // admin registers clients (with their first admin), lists them, and sets the platform's commission.
-import { sql, type Kysely, type Transaction } from "kysely";
+import { randomBytes } from "node:crypto";
+import { sql, type Kysely } from "kysely";
 import type { Database } from "../../db/schema.ts";
+import type { Executor } from "../../db/transactions.ts";
 import type { IntegrationClient, IntegrationType } from "../../db/tables/identity.table.ts";
 import { applyServiceCommission, type BackfillOptions, type BackfillResult } from "../earnings/service-commission-backfill.ts";
 import { DomainError, ValidationError } from "../errors.ts";
 import { isUuid } from "../ids.ts";
 import { requireCents } from "../money.ts";
-import { createIntegrationClient, type NewIntegrationClient } from "./accounts.ts";
+import { hashSecret, randomToken } from "../secrets/hashing.ts";
 import { createAdminWithTemporaryPassword, type AdminWelcome } from "./admin-welcome.ts";
 
-type Db = Kysely<Database> | Transaction<Database>;
+export interface NewIntegrationClient {
+  name: string;
+  companyName: string;
+  contactEmail: string;
+  redirectUris?: string[];
+  logoutUrls?: string[];
+  type?: IntegrationType;
+  scopes?: string[];
+  logoUrl?: string | null;
+  description?: string | null;
+  /** Production only: the Sandbox integration this one is created from when it goes live. */
+  provisionedFromSandboxClientId?: string;
+}
+
+/** Creates an integration client; its `clientSecret` is returned here once and stored only as a hash. */
+export async function createIntegrationClient(db: Executor, input: NewIntegrationClient): Promise<{ client: IntegrationClient; clientSecret: string }> {
+  const clientSecret = randomToken("cs_");
+  const client = await db
+    .insertInto("integration_clients")
+    .values({
+      provider_client_id: `cli_${randomBytes(12).toString("hex")}`,
+      client_secret_hash: await hashSecret(clientSecret),
+      name: input.name,
+      company_name: input.companyName,
+      contact_email: input.contactEmail,
+      redirect_uris: input.redirectUris ?? [],
+      logout_urls: input.logoutUrls ?? [],
+      type: input.type ?? "api_direct",
+      scopes: input.scopes ?? ["openid", "email", "profile"],
+      logo_url: input.logoUrl ?? null,
+      description: input.description ?? null,
+      provisioned_from_sandbox_client_id: input.provisionedFromSandboxClientId ?? null,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return { client, clientSecret };
+}
 
 const clientNotFound = () => new DomainError("IntegrationClientNotFoundError", "No integration client with that id");
 
-export async function integrationClientById(db: Db, id: string): Promise<IntegrationClient> {
+export async function integrationClientById(db: Executor, id: string): Promise<IntegrationClient> {
   if (!isUuid(id)) throw clientNotFound();
   const client = await db.selectFrom("integration_clients").selectAll().where("id", "=", id).executeTakeFirst();
   if (!client) throw clientNotFound();

@@ -41,3 +41,8 @@ export function constantTimeEqual(a: string, b: string): boolean {
   const right = Buffer.from(b);
   return left.length === right.length && timingSafeEqual(left, right);
 }
+
+/** A readable random password for accounts the service creates (sandbox bootstrap, invitations). */
+export function generatePassword(): string {
+  return randomBytes(15).toString("base64url");
+}

@@ -1,6 +1,6 @@
 // The pages Cobro serves to people (the sign-in screen, the payer page): Spanish, made for a phone, every
 // style and script inline (the pages' Content-Security-Policy allows nothing from elsewhere).
-import { escapeHtml } from "../domain/html.ts";
+import { escapeHtml } from "../../domain/html.ts";
 
 export interface HtmlDocument {
   /** Plain text: escaped here. */

@@ -6,13 +6,13 @@
 import { randomUUID } from "node:crypto";
 import { sql, type Kysely } from "kysely";
 import type { Database } from "../../db/schema.ts";
-import type { EmailMessage, Sender, SendResult } from "../notifications/channels/sender.ts";
+import type { EmailMessage, Sender, SendResult } from "../outbound/sender.ts";
 import { argentinaDisplayInstant } from "../argentina-time.ts";
 import type { Clock } from "../clock.ts";
 import { DomainError } from "../errors.ts";
-import { accountEmail } from "./account-email.ts";
-import { signInMerchantAccount } from "./merchant-credentials.ts";
-import { randomToken, sha256 } from "./secrets.ts";
+import { accountEmail } from "../outbound/account-email.ts";
+import { signInMerchantAccount } from "../sign-in/merchant-credentials.ts";
+import { randomToken, sha256 } from "../secrets/hashing.ts";
 
 export const PAYOUT_INVITATION_DAYS = 7;
 

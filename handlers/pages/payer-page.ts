@@ -8,7 +8,7 @@ import type { ConfirmationRefusal, PayerPage, PayerPageState } from "../../domai
 import { payerPagePath } from "../../domain/notifications/payer-page-link.ts";
 import type { NotificationStatus } from "../../db/tables/notifications.table.ts";
 import { escapeHtml } from "../../domain/html.ts";
-import { htmlDocument } from "../html-document.ts";
+import { htmlDocument } from "./html-document.ts";
 
 export interface RenderedPage {
   body: string;

@@ -10,7 +10,7 @@
 // `error.message` the reason (but 408 and 429, "too soon", are temporary); a 5xx, a timeout or a
 // connection that fails is temporary.
 import { Agent, request } from "undici";
-import { codesOf, isTimeout } from "../../webhooks/outbound-http.ts";
+import { codesOf, isTimeout } from "./http-client.ts";
 import { failureReason, PROVIDER_TIMEOUT_MS, type ChatMessage, type Sender, type SendResult } from "./sender.ts";
 
 export interface WhatsappSenderOptions {

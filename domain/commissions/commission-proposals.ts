@@ -6,15 +6,16 @@
 // link's `commission_percentage` in the transaction that marks the proposal accepted.
 import { sql, type Kysely, type Transaction } from "kysely";
 import type { Database } from "../../db/schema.ts";
-import type { EmailMessage, Sender, SendResult } from "../notifications/channels/sender.ts";
+import type { Executor } from "../../db/transactions.ts";
+import type { EmailMessage, Sender, SendResult } from "../outbound/sender.ts";
 import { argentinaDisplayInstant } from "../argentina-time.ts";
 import type { Clock } from "../clock.ts";
 import { DomainError } from "../errors.ts";
 import { requireCents } from "../money.ts";
-import { accountEmail } from "./account-email.ts";
-import { signInMerchantAccount } from "./merchant-credentials.ts";
+import { accountEmail } from "../outbound/account-email.ts";
+import { signInMerchantAccount } from "../sign-in/merchant-credentials.ts";
 import { formatPercentage } from "./offer.ts";
-import { randomToken, sha256 } from "./secrets.ts";
+import { randomToken, sha256 } from "../secrets/hashing.ts";
 
 export const COMMISSION_PROPOSAL_DAYS = 7;
 
@@ -138,7 +139,7 @@ export async function sendCommissionProposal(mail: Sender<EmailMessage>, proposa
 }
 
 /** The open proposal of a token: pending, not lapsed, its link still active. */
-function openProposalByToken(db: Kysely<Database> | Transaction<Database>, token: string, now: Date) {
+function openProposalByToken(db: Executor, token: string, now: Date) {
   return db
     .selectFrom("commission_proposals as p")
     .innerJoin("merchant_links as l", "l.id", "p.merchant_link_id")

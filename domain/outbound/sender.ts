@@ -1,8 +1,24 @@
-// How a payer notification goes out: each channel has one sender, built once per worker process from the
-// operator's configuration (server/service.ts). A sender never throws for anything the provider does; it
-// answers one of four outcomes, and the send use case (../send.ts) records it.
-import type { NotificationKind } from "../../../db/tables/notifications.table.ts";
-import type { ChatContent, EmailContent } from "../content.ts";
+// How a message goes out, by email or by chat: each channel has one sender, built once per process from the
+// operator's configuration (server/service.ts), and carries the content types below. A sender never throws
+// for anything the provider does; it answers one of four outcomes, and its caller (the payer notifications'
+// send use case, an account email) records or reports it.
+import type { NotificationKind } from "../../db/tables/notifications.table.ts";
+
+/** An email's content: a subject, and the same lines as text and as HTML. */
+export interface EmailContent {
+  subject: string;
+  text: string;
+  html: string;
+}
+
+/** A chat message's content: an approved template (by kind), its language and its body parameters. */
+export interface ChatContent {
+  kind: NotificationKind;
+  languageCode: string;
+  /** The template's body parameters, in order (see `chatParameters`). */
+  parameters: string[];
+}
+
 
 /** A provider must answer within this time; past it, the attempt is a temporary failure. */
 export const PROVIDER_TIMEOUT_MS = 10_000;

@@ -2,15 +2,16 @@
 // only changing it, and the welcome email (in Spanish) carries it with the sign-in address. Creating the
 // account and mailing it are separate steps: the mail goes out after the account's transaction commits,
 // and whether the mail server accepted it is recorded on the admin (`firstAdminEmailSent`).
-import type { Kysely, Transaction } from "kysely";
+import type { Kysely } from "kysely";
 import type { Database } from "../../db/schema.ts";
+import type { Executor } from "../../db/transactions.ts";
 import type { AdminRole } from "../../db/tables/identity.table.ts";
-import type { EmailMessage, Sender } from "../notifications/channels/sender.ts";
+import type { EmailMessage, Sender } from "../outbound/sender.ts";
 import type { Clock } from "../clock.ts";
 import { DomainError } from "../errors.ts";
-import { createAdminUser, generatePassword } from "./accounts.ts";
-import { hashSecret } from "./secrets.ts";
-import { accountEmail } from "./account-email.ts";
+import { createAdminUser } from "./admin-accounts.ts";
+import { generatePassword, hashSecret } from "../secrets/hashing.ts";
+import { accountEmail } from "../outbound/account-email.ts";
 
 export const TEMPORARY_PASSWORD_DAYS = 7;
 
@@ -34,7 +35,7 @@ export function requireAccountMail(mail: Sender<EmailMessage> | undefined, unsen
 }
 
 export async function createAdminWithTemporaryPassword(
-  db: Kysely<Database> | Transaction<Database>,
+  db: Executor,
   input: { email: string; name: string | null; role: AdminRole; integrationClientId: string | null },
   now: Date,
 ): Promise<AdminWelcome> {

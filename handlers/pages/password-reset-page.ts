@@ -2,8 +2,8 @@
 // look of the authorization screen. Its one inline script takes the token out of the address bar (and so
 // out of the history); the form carries it in a hidden field.
 import { escapeHtml } from "../../domain/html.ts";
-import { ADMIN_PASSWORD_LENGTH } from "../../domain/identity/admin-password-reset.ts";
-import { htmlDocument } from "../html-document.ts";
+import { ADMIN_PASSWORD_LENGTH } from "../../domain/sign-in/admin-password-reset.ts";
+import { htmlDocument } from "./html-document.ts";
 import { AUTH_PAGE_STYLE } from "./sign-in-page.ts";
 import { FORGET_TOKEN_IN_ADDRESS_BAR } from "./emailed-link-page.ts";
 import { tooManyAttemptsText } from "./too-many-attempts.ts";

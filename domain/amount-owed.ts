@@ -1,26 +1,15 @@
 // What the payer owes, from the amount terms a charge stores: the amount up to the first due date, the
 // amount plus the surcharge once it has passed (from 00:00 of the day after a date-only due date). The
-// charge's view (`calculatedAmounts`) and reconciliation (is a payment total?) both read it here. The time
-// sweep's SQL writes the same sum for charges already past their last due date.
-import type { components } from "../../generated/types/integration.ts";
-import type { Charge } from "../../db/tables/charges.table.ts";
-import { addCents, fromCents } from "../money.ts";
-import { surchargeCents, type ChargeSpec } from "./charge-rules.ts";
+// charge's view (`calculatedAmounts`), reconciliation (is a payment total?) and the payer's messages all
+// read it here. The time sweep's SQL writes the same sum for charges already past their last due date.
+import type { components } from "../generated/types/integration.ts";
+import type { Charge } from "../db/tables/charges.table.ts";
+import { addCents, fromCents } from "./money.ts";
 
 type CalculatedAmount = components["schemas"]["CalculatedAmount"];
 
 /** The columns of a charge that decide what is owed. */
 export type AmountTerms = Pick<Charge, "amount_cents" | "surcharge_cents" | "due_dates" | "first_due_at">;
-
-/** The amount terms a new charge stores, from its checked spec. */
-export function amountTermsOf(spec: ChargeSpec): AmountTerms {
-  return {
-    amount_cents: spec.amountCents ?? null,
-    surcharge_cents: surchargeCents(spec),
-    due_dates: spec.dueDates.map((date) => date.input),
-    first_due_at: spec.dueDates[0]!.dueAt,
-  };
-}
 
 /** What is owed at an instant, in cents; undefined for a draft (no amount yet). */
 export function amountOwedCents(terms: Omit<AmountTerms, "due_dates">, at: Date): number | undefined {

@@ -12,7 +12,7 @@ import { sql, type Kysely } from "kysely";
 import type { Database } from "../../db/schema.ts";
 import type { Clock } from "../clock.ts";
 import { DomainError, type ErrorCode } from "../errors.ts";
-import { sha256 } from "./secrets.ts";
+import { sha256 } from "../secrets/hashing.ts";
 
 /** The documented limits (README's security section and docs/security.md say the same). */
 export const GUESSING_LIMITS = {

@@ -3,7 +3,10 @@
 import { randomBytes } from "node:crypto";
 import { sql, type Kysely, type Transaction } from "kysely";
 import type { Database } from "../../db/schema.ts";
-import { createAdminUser, createIntegrationClient, createMerchantAccount, generatePassword, linkMerchant } from "./accounts.ts";
+import { createAdminUser } from "../integration-clients/admin-accounts.ts";
+import { createIntegrationClient } from "../integration-clients/integration-clients.ts";
+import { createMerchantAccount, linkMerchant } from "../merchants/merchant-accounts.ts";
+import { generatePassword } from "../secrets/hashing.ts";
 
 export const SANDBOX_REDIRECT_URI = "http://localhost:8080/callback";
 

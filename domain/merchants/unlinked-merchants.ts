@@ -5,17 +5,16 @@
 // stays hidden for good; after a re-authorization (re-link) everything else is seen again: the charges
 // in their current state, the events from before the unlink, and every event from the re-link on.
 // The charges themselves are untouched: they stay payable and payments are recorded as always.
-import { sql, type Kysely, type RawBuilder, type Transaction } from "kysely";
-import type { Database } from "../../db/schema.ts";
-import type { OutboxEvent } from "../../db/tables/payments.table.ts";
+import { sql, type RawBuilder } from "kysely";
 
-type Db = Kysely<Database> | Transaction<Database>;
+import type { Executor } from "../../db/transactions.ts";
+import type { OutboxEvent } from "../../db/tables/payments.table.ts";
 
 /**
  * Whether the merchant account is unlinked from the integration now. `lockLink`: hold the link row
  * (FOR SHARE) until the transaction ends, so an unlink cannot slip in between the check and the write.
  */
-export async function isMerchantUnlinked(db: Db, integrationClientId: string, merchantAccountId: string, options: { lockLink?: boolean } = {}): Promise<boolean> {
+export async function isMerchantUnlinked(db: Executor, integrationClientId: string, merchantAccountId: string, options: { lockLink?: boolean } = {}): Promise<boolean> {
   const link = await db
     .selectFrom("merchant_links")
     .select("unlinked_at")
@@ -27,7 +26,7 @@ export async function isMerchantUnlinked(db: Db, integrationClientId: string, me
 }
 
 /** Whether the event must not reach the integration now: it occurred while unlinked, or its merchant is unlinked. */
-export async function isEventWithheld(db: Db, event: Pick<OutboxEvent, "integration_client_id" | "merchant_account_id" | "occurred_while_unlinked">): Promise<boolean> {
+export async function isEventWithheld(db: Executor, event: Pick<OutboxEvent, "integration_client_id" | "merchant_account_id" | "occurred_while_unlinked">): Promise<boolean> {
   if (event.occurred_while_unlinked) return true;
   return event.merchant_account_id !== null && isMerchantUnlinked(db, event.integration_client_id, event.merchant_account_id);
 }

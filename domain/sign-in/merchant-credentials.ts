@@ -6,12 +6,12 @@ import type { MerchantAccount } from "../../db/tables/identity.table.ts";
 import type { Clock } from "../clock.ts";
 import { throttledCheck } from "./credential-throttle.ts";
 import { DomainError } from "../errors.ts";
-import { burnVerification, verifySecret } from "./secrets.ts";
+import { burnVerification, verifySecret } from "../secrets/hashing.ts";
 
 /**
  * The merchant account with this email (any case) and password. An unknown email still runs one argon2
  * verification, so that it answers in about the time a wrong password does. Guessing is throttled per
- * email and per client address (domain/identity/credential-throttle.ts), on every page that signs in.
+ * email and per client address (domain/sign-in/credential-throttle.ts), on every page that signs in.
  */
 export async function signInMerchantAccount(db: Kysely<Database>, clock: Clock, input: { email: string; password: string; clientAddress: string }): Promise<MerchantAccount> {
   const { email, password, clientAddress } = input;
