@@ -1,0 +1,170 @@
+// `npm run check:layers`: the arrows between Cobro's folders point one way. Reads every TypeScript file's
+// imports (TypeScript's own pre-parser: static, type-only, re-exports and dynamic `import()`) and fails on
+//   - an arrow not allowed: a top-level folder importing one it may not (LAYERS below, the table of
+//     docs/architecture.md), for example the domain importing jobs/ or HTTP, or scripts importing tests;
+//   - a folder cycle: two folders that import each other, directly or through others (the domain's folders
+//     form a stack: none imports a folder that imports it);
+//   - SQL in a handler: handlers translate HTTP to a domain call and back, the domain writes the SQL.
+// test/architecture/layers.test.ts runs it on the tree and feeds it trees that break each rule.
+import { readdirSync, readFileSync } from "node:fs";
+import { dirname, join, normalize, relative } from "node:path";
+import { fileURLToPath } from "node:url";
+import ts from "typescript";
+
+/** What each top-level folder may import, besides itself. A folder not listed here may not be imported by these. */
+export const LAYERS: Readonly<Record<string, readonly string[]>> = {
+  generated: [],
+  db: ["generated"],
+  domain: ["db", "generated"],
+  runtime: ["domain", "db", "generated"],
+  // db/ for the types handlers pass through (the executor, row types); writing SQL in a handler is its own rule.
+  handlers: ["runtime", "domain", "db", "generated"],
+  jobs: ["runtime", "domain", "db", "generated"],
+  server: ["handlers", "jobs", "runtime", "domain", "db", "generated"],
+  scripts: ["server", "handlers", "jobs", "runtime", "domain", "db", "generated", "sdk", "portal", "spec"],
+  bench: ["scripts", "server", "handlers", "jobs", "runtime", "domain", "db", "generated", "sdk"],
+  test: ["*"],
+  sdk: [],
+  portal: ["sdk"],
+};
+
+/** Folders whose inside is not layered: the portal is an application whose entry composes its pages. */
+const CYCLES_ALLOWED_UNDER = ["portal/"];
+
+/** Kysely's query builders and raw SQL: what a handler never calls. */
+const SQL_BUILDER = /\b(selectFrom|insertInto|updateTable|deleteFrom|replaceInto|mergeInto)\(|\bsql`/;
+
+const SKIPPED_DIRECTORIES = new Set(["node_modules", ".git", ".data", "dist"]);
+
+export interface Violation {
+  kind: "arrow not allowed" | "folder cycle" | "SQL in a handler";
+  /** One line a person can act on. */
+  message: string;
+}
+
+/** Every `.ts`/`.tsx` file under `root` (repo-relative paths) with its source. */
+export function readSources(root: string): Map<string, string> {
+  const sources = new Map<string, string>();
+  const walk = (directory: string): void => {
+    for (const entry of readdirSync(join(root, directory), { withFileTypes: true })) {
+      if (SKIPPED_DIRECTORIES.has(entry.name)) continue;
+      const path = directory === "" ? entry.name : `${directory}/${entry.name}`;
+      if (entry.isDirectory()) walk(path);
+      else if (/\.tsx?$/.test(entry.name) && !entry.name.endsWith(".d.ts")) sources.set(path, readFileSync(join(root, path), "utf8"));
+    }
+  };
+  walk("");
+  return sources;
+}
+
+/** The repo-relative files a source imports by relative path (packages are not arrows between folders). */
+export function relativeImports(file: string, source: string): string[] {
+  const { importedFiles } = ts.preProcessFile(source, true, true);
+  return importedFiles
+    .map((imported) => imported.fileName)
+    .filter((name) => name.startsWith("./") || name.startsWith("../"))
+    .map((name) => normalize(join(dirname(file), name)));
+}
+
+function topFolder(path: string): string {
+  const slash = path.indexOf("/");
+  return slash === -1 ? "" : path.slice(0, slash);
+}
+
+export function findViolations(sources: ReadonlyMap<string, string>): Violation[] {
+  const violations: Violation[] = [];
+  const folderArrows = new Map<string, Map<string, string>>(); // folder → imported folder → one file that shows it
+  for (const [file, source] of sources) {
+    if (file.includes("/generated/") || file.startsWith("generated/")) continue;
+    const from = topFolder(file);
+    const sql = from === "handlers" ? SQL_BUILDER.exec(source) : null;
+    if (sql) violations.push({ kind: "SQL in a handler", message: `${file} writes SQL (${sql[0]}): move it into the domain` });
+    for (const target of relativeImports(file, source)) {
+      if (target.startsWith("..")) continue; // outside the repository (../shared)
+      const to = topFolder(target);
+      const allowed = LAYERS[from];
+      if (from !== to && allowed !== undefined && !allowed.includes("*") && !allowed.includes(to)) {
+        violations.push({ kind: "arrow not allowed", message: `${file} imports ${target}: ${from}/ may import ${allowed.length ? allowed.map((f) => `${f}/`).join(", ") : "nothing outside itself"}` });
+      }
+      const fromFolder = dirname(file);
+      const toFolder = dirname(target);
+      if (fromFolder === toFolder || from === "test" || CYCLES_ALLOWED_UNDER.some((prefix) => file.startsWith(prefix))) continue;
+      if (!folderArrows.has(fromFolder)) folderArrows.set(fromFolder, new Map());
+      if (!folderArrows.get(fromFolder)!.has(toFolder)) folderArrows.get(fromFolder)!.set(toFolder, `${file} → ${target}`);
+    }
+  }
+  for (const cycle of folderCycles(folderArrows)) {
+    const shown = cycle.map((folder, i) => folderArrows.get(folder)!.get(cycle[(i + 1) % cycle.length]!)!);
+    violations.push({ kind: "folder cycle", message: `${[...cycle, cycle[0]].map((f) => `${f}/`).join(" → ")} (${shown.join("; ")})` });
+  }
+  return violations;
+}
+
+/** One cycle per strongly connected group of folders (Tarjan), each as the folders in import order. */
+function folderCycles(arrows: ReadonlyMap<string, ReadonlyMap<string, string>>): string[][] {
+  const index = new Map<string, number>();
+  const lowLink = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const groups: string[][] = [];
+  const visit = (folder: string): void => {
+    index.set(folder, index.size);
+    lowLink.set(folder, index.get(folder)!);
+    stack.push(folder);
+    onStack.add(folder);
+    for (const next of arrows.get(folder)?.keys() ?? []) {
+      if (!index.has(next)) {
+        visit(next);
+        lowLink.set(folder, Math.min(lowLink.get(folder)!, lowLink.get(next)!));
+      } else if (onStack.has(next)) {
+        lowLink.set(folder, Math.min(lowLink.get(folder)!, index.get(next)!));
+      }
+    }
+    if (lowLink.get(folder) === index.get(folder)) {
+      const group: string[] = [];
+      let member: string;
+      do {
+        member = stack.pop()!;
+        onStack.delete(member);
+        group.push(member);
+      } while (member !== folder);
+      if (group.length > 1) groups.push(group);
+    }
+  };
+  for (const folder of arrows.keys()) if (!index.has(folder)) visit(folder);
+  return groups.map((group) => cycleThrough(group, arrows));
+}
+
+/** A path that goes round a strongly connected group, starting at its first folder in alphabetical order. */
+function cycleThrough(group: string[], arrows: ReadonlyMap<string, ReadonlyMap<string, string>>): string[] {
+  const members = new Set(group);
+  const start = [...group].sort()[0]!;
+  // Breadth-first from start back to start, within the group.
+  const previous = new Map<string, string>();
+  const queue = [start];
+  while (queue.length > 0) {
+    const folder = queue.shift()!;
+    for (const next of arrows.get(folder)?.keys() ?? []) {
+      if (!members.has(next)) continue;
+      if (next === start) {
+        const path = [folder];
+        while (path[0] !== start) path.unshift(previous.get(path[0]!)!);
+        return path;
+      }
+      if (!previous.has(next)) {
+        previous.set(next, folder);
+        queue.push(next);
+      }
+    }
+  }
+  return group;
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+  const sources = readSources(root);
+  const violations = findViolations(sources);
+  for (const violation of violations) console.error(`${violation.kind}: ${violation.message}`);
+  console.log(`layers: ${sources.size} files read, ${violations.length} violation${violations.length === 1 ? "" : "s"} (${relative(process.cwd(), root) || "."})`);
+  process.exit(violations.length === 0 ? 0 : 1);
+}
