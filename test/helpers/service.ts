@@ -1,5 +1,8 @@
 // The whole service in-process, as `npm start` runs it, on a fresh database of the test run and free
-// ports, with a clock the test moves. Every response is checked against the contract.
+// ports, with a clock the test moves. Every response is checked against the contract. A test file takes
+// its service with `serviceForFile()` (or several with `servicesForFile()`), which starts it before the
+// file's (or the describe block's) tests and closes it after them.
+import { afterAll, beforeAll } from "vitest";
 import { ManualClock } from "../../domain/clock.ts";
 import type { TokenCheckCache } from "../../domain/sign-in/token-check-cache.ts";
 import { loadConfig, type Config, type ServicePart } from "../../runtime/config.ts";
@@ -57,6 +60,54 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
       if (!options.database) await database.close();
     },
   };
+}
+
+/** Options now, or computed when the service starts (from what an earlier `beforeAll` set up: an SMTP server's URL). */
+export type TestServiceOptionsSource = TestServiceOptions | (() => TestServiceOptions | Promise<TestServiceOptions>);
+
+/**
+ * The service of this file, or of the describe block it is called in: started in a `beforeAll`, closed in
+ * an `afterAll`. The handle stands for the started service (each property is the started service's), so a
+ * test uses it as it is; reading it before the service started (at the file's top level, or in a
+ * `beforeAll` registered before this call) throws and says so.
+ */
+export function serviceForFile(options: TestServiceOptionsSource = {}): TestService {
+  return servicesForFile({ service: options }).service;
+}
+
+/** Several services of this file (a Sandbox and a Production, two processes on one database), started together. */
+export function servicesForFile<Name extends string>(optionsByName: Record<Name, TestServiceOptionsSource>): Record<Name, TestService> {
+  const started = new Map<Name, TestService>();
+  const names = Object.keys(optionsByName) as Name[];
+  beforeAll(async () => {
+    const services = await Promise.all(
+      names.map(async (name) => {
+        const source = optionsByName[name];
+        return startTestService(typeof source === "function" ? await source() : source);
+      }),
+    );
+    names.forEach((name, i) => started.set(name, services[i]!));
+  });
+  afterAll(async () => {
+    await Promise.all([...started.values()].map((service) => service.close()));
+    started.clear();
+  });
+  return Object.fromEntries(names.map((name) => [name, startedServiceHandle(name, started)])) as Record<Name, TestService>;
+}
+
+function startedServiceHandle<Name>(name: Name, started: ReadonlyMap<Name, TestService>): TestService {
+  return new Proxy({} as TestService, {
+    get(_target, property) {
+      const service = started.get(name);
+      if (service === undefined) {
+        // Not a service yet: nothing to await, no properties.
+        if (property === "then" || typeof property === "symbol") return undefined;
+        throw new Error(`the test service "${String(name)}" was read before it started: use it in a test, or in a beforeAll registered after serviceForFile()`);
+      }
+      const value: unknown = Reflect.get(service, property);
+      return typeof value === "function" ? value.bind(service) : value;
+    },
+  });
 }
 
 /** JSON or text of a fetch response, with its status and headers. */
