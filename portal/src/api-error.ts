@@ -2,7 +2,7 @@
 // (shown in a role=alert box) and, for a 400 ValidationError, one sentence per field of the form
 // (`validationDetails`, shown under the field). The SDK throws `ResponseError` for an answer that is not
 // 2xx and `FetchError` when no answer came.
-import { FetchError, ResponseError } from "../../sdk/src/generated/admin/index.ts";
+import { FetchError, ResponseError } from "@cobro/sdk/admin";
 
 export interface ApiError {
   /** 0 when no answer came. */

@@ -1,5 +1,5 @@
 // Going live: the integration's latest request with the reasons of its review, and its creation in Production.
-import type { GoLiveProvisioning, GoLiveReason } from "../../../sdk/src/generated/admin/index.ts";
+import type { GoLiveProvisioning, GoLiveReason } from "@cobro/sdk/admin";
 import { adminApi } from "../api.ts";
 import { Empty, ErrorAlert, Loaded } from "../components/feedback.tsx";
 import { useAction, useResource } from "../components/use-resource.ts";

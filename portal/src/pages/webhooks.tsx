@@ -2,7 +2,7 @@
 // events it is subscribed to, the signing secret (revealed on request, rotated after a confirmation)
 // and the Sandbox's test webhook with its outcome.
 import { useState } from "preact/hooks";
-import type { ClientUrl, ClientUrlType, ClientUrlVerification, TestWebhookResult, UnmatchedReason, WebhookEventCatalogItem } from "../../../sdk/src/generated/admin/index.ts";
+import type { ClientUrl, ClientUrlType, ClientUrlVerification, TestWebhookResult, UnmatchedReason, WebhookEventCatalogItem } from "@cobro/sdk/admin";
 import { adminApi } from "../api.ts";
 import { unplacedFieldErrors, type ApiError } from "../api-error.ts";
 import { Field, SelectField } from "../components/field.tsx";
