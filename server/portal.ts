@@ -64,6 +64,9 @@ export interface PortalBundle {
   css: string;
 }
 
+/** The export condition of sdk/package.json that names the SDK's sources (portal/tsconfig.json's customConditions too). */
+export const SDK_SOURCE_CONDITION = "@cobro/source";
+
 const ENTRY_POINT = fileURLToPath(new URL("../portal/src/main.tsx", import.meta.url));
 
 /** esbuild's options for the portal (the dev server builds with the same ones, watching). */
@@ -79,6 +82,10 @@ export function portalBuildOptions(): esbuild.BuildOptions & { write: false } {
     target: ["chrome111", "firefox115", "safari16.4", "edge111"],
     jsx: "automatic",
     jsxImportSource: "preact",
+    // The portal imports the SDK by its package name, as an integrator would (node_modules/@cobro/sdk is a
+    // link to sdk/); this condition of its `exports` picks the TypeScript sources, so nothing is built first.
+    // Setting `conditions` drops esbuild's default `module` condition: it is named again to keep it.
+    conditions: [SDK_SOURCE_CONDITION, "module"],
     legalComments: "none",
     logLevel: "silent",
   };

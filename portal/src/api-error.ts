@@ -1,8 +1,9 @@
 // Every failed call becomes one `ApiError` a page can show: a sentence in Spanish for the whole request
 // (shown in a role=alert box) and, for a 400 ValidationError, one sentence per field of the form
 // (`validationDetails`, shown under the field). The SDK throws `ResponseError` for an answer that is not
-// 2xx and `FetchError` when no answer came.
-import { FetchError, ResponseError } from "../../sdk/src/generated/admin/index.ts";
+// 2xx and `FetchError` when no answer came; its error helpers read them, as they do for any integrator
+// (`@cobro/sdk/errors`: the package's root also holds the Node-only helpers, which a browser bundle cannot take).
+import { errorBodyOf, errorCodeOf, isNoAnswerError, isResponseError, validationDetailsOf } from "@cobro/sdk/errors";
 
 export interface ApiError {
   /** 0 when no answer came. */
@@ -80,26 +81,18 @@ function fieldMessage(field: string, message: string): string {
 }
 
 export async function apiErrorOf(error: unknown): Promise<ApiError> {
-  if (error instanceof ResponseError || (error instanceof Error && error.name === "ResponseError" && "response" in error)) {
-    const response = (error as ResponseError).response;
-    let body: { code?: unknown; error?: unknown; validationDetails?: unknown } = {};
-    try {
-      body = (await response.clone().json()) as typeof body;
-    } catch {
-      // not JSON: the status alone says what happened
-    }
-    const code = typeof body.code === "string" ? body.code : typeof body.error === "string" ? body.error : `HTTP${response.status}`;
+  if (isResponseError(error)) {
+    const status = error.response.status;
+    // Not JSON, or no body: the status alone says what happened.
+    const body = await errorBodyOf(error);
+    const code = errorCodeOf(body) ?? `HTTP${status}`;
     const fieldErrors: Record<string, string> = {};
-    if (Array.isArray(body.validationDetails)) {
-      for (const detail of body.validationDetails as Array<{ field?: unknown; message?: unknown }>) {
-        if (typeof detail.field === "string" && typeof detail.message === "string" && !(detail.field in fieldErrors)) {
-          fieldErrors[detail.field] = fieldMessage(detail.field, detail.message);
-        }
-      }
+    for (const detail of validationDetailsOf(body)) {
+      if (!(detail.field in fieldErrors)) fieldErrors[detail.field] = fieldMessage(detail.field, detail.message);
     }
-    return { status: response.status, code, message: MESSAGES[code] ?? messageForStatus(response.status), fieldErrors };
+    return { status, code, message: MESSAGES[code] ?? messageForStatus(status), fieldErrors };
   }
-  if (error instanceof FetchError || (error instanceof Error && error.name === "FetchError")) {
+  if (isNoAnswerError(error)) {
     return { status: 0, code: "NetworkError", message: messageForStatus(0), fieldErrors: {} };
   }
   return { status: 0, code: "UnexpectedError", message: "Algo salió mal en el portal. Recargá la página y probá de nuevo.", fieldErrors: {} };

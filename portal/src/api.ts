@@ -21,7 +21,7 @@ import {
   PlatformIntegrationClientsApi,
   SandboxApi,
   type Middleware,
-} from "../../sdk/src/generated/admin/index.ts";
+} from "@cobro/sdk/admin";
 import { session } from "./session.ts";
 
 const endSessionOnUnauthorized: Middleware = {

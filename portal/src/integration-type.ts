@@ -2,7 +2,7 @@
 // exist only for `multitenant` integrations. Read once per integration and again after the profile
 // changes it.
 import { useEffect, useState } from "preact/hooks";
-import type { IntegrationClientType } from "../../sdk/src/generated/admin/index.ts";
+import type { IntegrationClientType } from "@cobro/sdk/admin";
 import { adminApi } from "./api.ts";
 
 const CHANGED = "portal:integration-changed";

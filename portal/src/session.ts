@@ -2,7 +2,7 @@
 // sessionStorage, so a reload stays signed in (it is never put in a URL nor logged). Each refresh token
 // works once: every refresh stores the new one. The idToken is renewed a minute before it expires, and
 // once when the page loads.
-import { AdminSessionApi, Configuration, type AdminSession } from "../../sdk/src/generated/auth/index.ts";
+import { AdminSessionApi, Configuration, type AdminSession } from "@cobro/sdk/auth";
 
 const REFRESH_TOKEN_KEY = "cobro.portal.refreshToken";
 const REFRESH_MARGIN_MS = 60_000;

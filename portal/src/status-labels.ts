@@ -13,7 +13,7 @@ import type {
   ProvisioningStatus,
   TestWebhookStatus,
   UnmatchedReason,
-} from "../../sdk/src/generated/admin/index.ts";
+} from "@cobro/sdk/admin";
 
 export const CHARGE_STATE_LABELS: Record<PaymentRequestState, string> = {
   draft: "Borrador",

@@ -1,6 +1,9 @@
 // Reading the errors the generated clients throw. Each generated client (integration, auth, admin) has its
 // own runtime module, hence its own `ResponseError` and `FetchError` classes: these helpers go by the
 // errors' names and shapes, so that they work for all three.
+//
+// This module imports nothing (no `node:crypto`, no generated client), so a browser bundle can use it on
+// its own: it is also the package's `@cobro/sdk/errors` entry.
 
 /** A non-2xx answer: `response` is the fetch Response (its body not read yet). */
 export interface ResponseErrorLike extends Error {
@@ -43,4 +46,45 @@ export async function errorBodyOf(error: unknown): Promise<unknown> {
   } catch {
     return undefined;
   }
+}
+
+/** One field that failed validation, as a 400 `ValidationError` body lists it in `validationDetails`. */
+export interface ValidationDetailLike {
+  /** The field's JSON path, dot-separated (`customer.email`, `dueDates[1]`); `body` for the whole body. */
+  field: string;
+  /** What is wrong with it (English). */
+  message: string;
+}
+
+/**
+ * The machine-readable code of an error body (what `errorBodyOf` returned): its `code`, or else its
+ * `error` (a few bodies, such as the 409 `ReferenceIdAlreadyExists`, name it so); `undefined` when the
+ * body has neither as a string. The code is returned as the body has it: the service writes some codes
+ * bare and some with an `Error` suffix (`ReferenceIdAlreadyExists`, `ReferenceIdAlreadyExistsError`),
+ * which a caller should treat as equal.
+ */
+export function errorCodeOf(body: unknown): string | undefined {
+  if (!isBody(body)) return undefined;
+  if (typeof body.code === "string") return body.code;
+  if (typeof body.error === "string") return body.error;
+  return undefined;
+}
+
+/**
+ * The fields that failed validation, from an error body (what `errorBodyOf` returned) that has
+ * `validationDetails` (a 400 `ValidationError`), in the body's order; entries without a string `field`
+ * and `message` are left out. Empty when the body has none.
+ */
+export function validationDetailsOf(body: unknown): ValidationDetailLike[] {
+  if (!isBody(body) || !Array.isArray(body.validationDetails)) return [];
+  const details: ValidationDetailLike[] = [];
+  for (const detail of body.validationDetails as unknown[]) {
+    if (isBody(detail) && typeof detail.field === "string" && typeof detail.message === "string") details.push({ field: detail.field, message: detail.message });
+  }
+  return details;
+}
+
+/** A parsed JSON object. An `Error` is not one: a Node error's own `code` (`ECONNREFUSED`) is no body's code. */
+function isBody(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value) && !(value instanceof Error);
 }

@@ -35,4 +35,14 @@ export {
   type CreateOrGetResult,
   type RetryOptions,
 } from "./retry.js";
-export { errorBodyOf, httpStatusOf, isNoAnswerError, isResponseError, type FetchErrorLike, type ResponseErrorLike } from "./errors.js";
+export {
+  errorBodyOf,
+  errorCodeOf,
+  httpStatusOf,
+  isNoAnswerError,
+  isResponseError,
+  validationDetailsOf,
+  type FetchErrorLike,
+  type ResponseErrorLike,
+  type ValidationDetailLike,
+} from "./errors.js";

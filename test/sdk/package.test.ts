@@ -66,7 +66,7 @@ describe("the packed @cobro/sdk", () => {
     const output = JSON.parse(run(node, ["consumer.mjs"], projectDir).trim().split("\n").pop()!) as Record<string, any>;
     expect(output.error, version).toBeUndefined();
 
-    expect(output.exports).toEqual({ integration: "function", auth: "function", admin: "function", subpathIsSame: true });
+    expect(output.exports).toEqual({ integration: "function", auth: "function", admin: "function", subpathIsSame: true, errorsSubpathIsSame: true });
     expect(output.webhook).toEqual({ valid: true, wrongSecret: false });
 
     // The authorization URL: the parameters of the Auth API, state, and the PKCE S256 challenge that an
@@ -130,6 +130,7 @@ describe("the packed @cobro/sdk", () => {
 import { PaymentRequestsApi, type PaymentRequest } from "@cobro/sdk/integration";
 import type { TokenSet } from "@cobro/sdk/auth";
 import { TenantsApi } from "@cobro/sdk/admin";
+import { errorBodyOf, errorCodeOf, validationDetailsOf, type ValidationDetailLike } from "@cobro/sdk/errors";
 
 const valid: boolean = verifyWebhookSignature("{}", "t=1,v1=00", "secret", { toleranceSeconds: 60, now: new Date() });
 const oauth = new CobroOAuth({ authUrl: "https://auth.example", clientId: "c", clientSecret: "s" });
@@ -139,7 +140,9 @@ const api: PaymentRequestsApi = client.paymentRequests;
 const charge: Promise<PaymentRequest> = api.getPaymentRequest({ referenceId: "INV-0001-abc" });
 const outcome: Promise<CreateOrGetResult> = createOrGet(api, { referenceId: "INV-0001-abc", description: "Cuota", dueDates: ["2026-12-10"], customer: { name: "Juan", taxDocument: "20301234563" } });
 const state: integration.PaymentRequestState | undefined = undefined;
-export { valid, exchanged, charge, outcome, state, TenantsApi };
+const fields: Promise<ValidationDetailLike[]> = charge.then(() => [], async (error: unknown) => validationDetailsOf(await errorBodyOf(error)));
+const code: string | undefined = errorCodeOf(undefined);
+export { valid, exchanged, charge, outcome, state, fields, code, TenantsApi };
 `,
     );
     run(process.execPath, [join(root, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.json"], projectDir);

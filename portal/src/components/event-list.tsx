@@ -1,5 +1,5 @@
 // Events sent (or to be sent) to the integration's webhook: name, when, and how the delivery went.
-import type { EventRecord } from "../../../sdk/src/generated/admin/index.ts";
+import type { EventRecord } from "@cobro/sdk/admin";
 import { formatDateTime } from "../format.ts";
 import { EVENT_STATUS_LABELS } from "../status-labels.ts";
 import { Empty } from "./feedback.tsx";

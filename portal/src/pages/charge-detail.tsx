@@ -1,7 +1,7 @@
 // One charge: its state and amounts, the notifications sent to the payer and the events sent to the
 // integration. The Admin API has no "one charge" operation yet, so the charge is found in its list
 // (newest first, up to 500) and its events among the latest 100.
-import type { EventRecord, IntegrationPaymentRequest } from "../../../sdk/src/generated/admin/index.ts";
+import type { EventRecord, IntegrationPaymentRequest } from "@cobro/sdk/admin";
 import { adminApi } from "../api.ts";
 import { EventList } from "../components/event-list.tsx";
 import { Empty, Loaded } from "../components/feedback.tsx";

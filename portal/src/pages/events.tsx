@@ -1,7 +1,7 @@
 // The integration's events of the last 30 days with how their delivery went, filtered by name and by
 // delivered or not, in pages; each one can be sent again. Filters and page are in the URL.
 import { useState } from "preact/hooks";
-import type { DeliveryAttemptError, EventNotSentReason, EventRecord } from "../../../sdk/src/generated/admin/index.ts";
+import type { DeliveryAttemptError, EventNotSentReason, EventRecord } from "@cobro/sdk/admin";
 import { adminApi } from "../api.ts";
 import { SelectField } from "../components/field.tsx";
 import { Empty, ErrorAlert, Loaded, Notice } from "../components/feedback.tsx";

@@ -1,5 +1,6 @@
 // Going live: the integration's latest request with the reasons of its review, and its creation in Production.
-import type { GoLiveProvisioning, GoLiveReason } from "../../../sdk/src/generated/admin/index.ts";
+import type { GoLiveProvisioning, GoLiveReason } from "@cobro/sdk/admin";
+import { httpStatusOf } from "@cobro/sdk/errors";
 import { adminApi } from "../api.ts";
 import { Empty, ErrorAlert, Loaded } from "../components/feedback.tsx";
 import { useAction, useResource } from "../components/use-resource.ts";
@@ -8,7 +9,7 @@ import { GO_LIVE_STATUS_LABELS, PROVISIONING_STATUS_LABELS } from "../status-lab
 
 export function GoLive() {
   // 404 is the answer while the integration has never asked: that is "no request yet", not an error.
-  const latest = useResource(() => adminApi.goLive.getGoLiveRequest().catch((error: { response?: Response }) => (error.response?.status === 404 ? null : Promise.reject(error))), []);
+  const latest = useResource(() => adminApi.goLive.getGoLiveRequest().catch((error: unknown) => (httpStatusOf(error) === 404 ? null : Promise.reject(error))), []);
   const request = useAction(() => adminApi.goLive.requestGoLive());
   return (
     <>

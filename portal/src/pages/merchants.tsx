@@ -1,7 +1,7 @@
 // The integration's merchants (the accounts linked to it): the commission each one pays, a change of
 // commission proposed to one (the merchant accepts it by email), withdrawing that proposal, and unlinking.
 import { useState } from "preact/hooks";
-import type { IntegrationClientUser } from "../../../sdk/src/generated/admin/index.ts";
+import type { IntegrationClientUser } from "@cobro/sdk/admin";
 import { adminApi } from "../api.ts";
 import { unplacedFieldErrors } from "../api-error.ts";
 import { Field } from "../components/field.tsx";

@@ -1,7 +1,7 @@
 // The integration's offer: the commission it proposes to merchants when they link (a percentage of each
 // payment, a fixed amount per payment, or both). An empty field leaves that part out of the offer.
 import { useState } from "preact/hooks";
-import type { OfferView } from "../../../sdk/src/generated/admin/index.ts";
+import type { OfferView } from "@cobro/sdk/admin";
 import { adminApi } from "../api.ts";
 import { unplacedFieldErrors } from "../api-error.ts";
 import { Field } from "../components/field.tsx";

@@ -1,7 +1,7 @@
 // The integration's profile: its data (name, company, contact, description, type), the logo shown on
 // the authorization screen, the OAuth client secret's rotation (the new secret shown once), and its admins.
 import { useState } from "preact/hooks";
-import type { IntegrationClientDetail, IntegrationClientType, RotatedClientSecret } from "../../../sdk/src/generated/admin/index.ts";
+import type { IntegrationClientDetail, IntegrationClientType, RotatedClientSecret } from "@cobro/sdk/admin";
 import { adminApi } from "../api.ts";
 import { unplacedFieldErrors, type ApiError } from "../api-error.ts";
 import { Field, SelectField } from "../components/field.tsx";

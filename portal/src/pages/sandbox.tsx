@@ -1,7 +1,7 @@
 // The Sandbox's tools: test tokens of the Sandbox merchant (shown once), a simulated bank transfer, and
 // the integration's own Sandbox clock.
 import { useState } from "preact/hooks";
-import type { SimulatePaymentResult, TestTokens } from "../../../sdk/src/generated/admin/index.ts";
+import type { SimulatePaymentResult, TestTokens } from "@cobro/sdk/admin";
 import { adminApi } from "../api.ts";
 import { unplacedFieldErrors } from "../api-error.ts";
 import { Field } from "../components/field.tsx";

@@ -1,7 +1,7 @@
 // The tenants (branches) of a multitenant integration: each with its key, name and webhook URL, and the
 // validation token sent with the events to that URL (write-only: the page only says whether it is set).
 import { useState } from "preact/hooks";
-import type { TenantListItem } from "../../../sdk/src/generated/admin/index.ts";
+import type { TenantListItem } from "@cobro/sdk/admin";
 import { adminApi } from "../api.ts";
 import { unplacedFieldErrors, type ApiError } from "../api-error.ts";
 import { Field } from "../components/field.tsx";

@@ -2,7 +2,8 @@
 // events it is subscribed to, the signing secret (revealed on request, rotated after a confirmation)
 // and the Sandbox's test webhook with its outcome.
 import { useState } from "preact/hooks";
-import type { ClientUrl, ClientUrlType, ClientUrlVerification, TestWebhookResult, UnmatchedReason, WebhookEventCatalogItem } from "../../../sdk/src/generated/admin/index.ts";
+import type { ClientUrl, ClientUrlType, ClientUrlVerification, TestWebhookResult, UnmatchedReason, WebhookEventCatalogItem } from "@cobro/sdk/admin";
+import { httpStatusOf } from "@cobro/sdk/errors";
 import { adminApi } from "../api.ts";
 import { unplacedFieldErrors, type ApiError } from "../api-error.ts";
 import { Field, SelectField } from "../components/field.tsx";
@@ -248,7 +249,7 @@ function SigningSecretSection() {
   const [rotated, setRotated] = useState(false);
   // 404 means the integration has no signing secret yet: the page offers to create one.
   const reveal = useAction(() =>
-    adminApi.webhooks.getWebhookSigningSecret().catch((error: { response?: Response }) => (error.response?.status === 404 ? null : Promise.reject(error))),
+    adminApi.webhooks.getWebhookSigningSecret().catch((error: unknown) => (httpStatusOf(error) === 404 ? null : Promise.reject(error))),
   );
   const rotate = useAction(() => adminApi.webhooks.rotateWebhookSigningSecret());
   const doRotate = async () => {

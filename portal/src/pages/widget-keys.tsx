@@ -1,7 +1,7 @@
 // The checkout widget's keys: the publishable key, the secret key (its last four digits; the whole key
 // is shown once, when it is rotated) and the origins allowed to read a checkout from a browser.
 import { useState } from "preact/hooks";
-import type { ApiKeysView, RotatedSecretKey } from "../../../sdk/src/generated/admin/index.ts";
+import type { ApiKeysView, RotatedSecretKey } from "@cobro/sdk/admin";
 import { adminApi } from "../api.ts";
 import { Empty, ErrorAlert, Loaded, Notice } from "../components/feedback.tsx";
 import { SecretOnce } from "../components/secret-once.tsx";

@@ -1,7 +1,7 @@
 // The admins of an integration client: who they are, adding one (a welcome email with a temporary
 // password), and sending the welcome again (a new temporary password; the previous one stops working).
 import { useState } from "preact/hooks";
-import type { PlatformIntegrationClientDetail } from "../../../../sdk/src/generated/admin/index.ts";
+import type { PlatformIntegrationClientDetail } from "@cobro/sdk/admin";
 import { adminApi } from "../../api.ts";
 import { unplacedFieldErrors } from "../../api-error.ts";
 import { Field } from "../../components/field.tsx";

@@ -2,7 +2,7 @@
 // service commission, whose saving is applied to every merchant link in batches ("continuar" sends the
 // same percentage again while links remain).
 import { useState } from "preact/hooks";
-import type { CommissionBackfill, PlatformIntegrationClientDetail } from "../../../../sdk/src/generated/admin/index.ts";
+import type { CommissionBackfill, PlatformIntegrationClientDetail } from "@cobro/sdk/admin";
 import { adminApi } from "../../api.ts";
 import { unplacedFieldErrors } from "../../api-error.ts";
 import { Field } from "../../components/field.tsx";

@@ -1,7 +1,7 @@
 // An integration client's profile as the platform edits it, and its suspension: while suspended the
 // Integration API refuses new charges and payer changes, and the integration's admins read the reason.
 import { useState } from "preact/hooks";
-import type { IntegrationClientType, PlatformIntegrationClientDetail } from "../../../../sdk/src/generated/admin/index.ts";
+import type { IntegrationClientType, PlatformIntegrationClientDetail } from "@cobro/sdk/admin";
 import { adminApi } from "../../api.ts";
 import { unplacedFieldErrors } from "../../api-error.ts";
 import { Field, SelectField } from "../../components/field.tsx";

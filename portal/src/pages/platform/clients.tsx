@@ -1,6 +1,6 @@
 // The platform's integration clients: the list with pages, and creating one (its client secret is shown once).
 import { useState } from "preact/hooks";
-import type { IntegrationClientCreated } from "../../../../sdk/src/generated/admin/index.ts";
+import type { IntegrationClientCreated } from "@cobro/sdk/admin";
 import { adminApi } from "../../api.ts";
 import { unplacedFieldErrors } from "../../api-error.ts";
 import { Field } from "../../components/field.tsx";

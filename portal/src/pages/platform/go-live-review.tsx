@@ -1,6 +1,6 @@
 // The platform's review queue of go-live requests: approve, or reject with a reason the integration reads.
 import { useState } from "preact/hooks";
-import type { GoLiveRequest } from "../../../../sdk/src/generated/admin/index.ts";
+import type { GoLiveRequest } from "@cobro/sdk/admin";
 import { adminApi } from "../../api.ts";
 import { Field } from "../../components/field.tsx";
 import { Empty, ErrorAlert, Loaded, Notice } from "../../components/feedback.tsx";

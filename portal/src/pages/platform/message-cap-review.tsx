@@ -1,7 +1,7 @@
 // The platform's queue of chat-cap requests: filtered by status (the pending ones first), each approved
 // with the figure asked for or another one, or rejected with a reason mailed to the admin who asked.
 import { useState } from "preact/hooks";
-import type { MessageCapRequestStatus, PlatformMessageCapRequest } from "../../../../sdk/src/generated/admin/index.ts";
+import type { MessageCapRequestStatus, PlatformMessageCapRequest } from "@cobro/sdk/admin";
 import { adminApi } from "../../api.ts";
 import { unplacedFieldErrors } from "../../api-error.ts";
 import { Field, SelectField } from "../../components/field.tsx";
