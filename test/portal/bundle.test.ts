@@ -4,7 +4,7 @@
 import * as esbuild from "esbuild";
 import { describe, expect, it } from "vitest";
 import { portalBuildOptions } from "../../server/portal.ts";
-import { ROOT } from "../helpers/process.ts";
+import { ROOT } from "../../scripts/cobro-process.ts";
 
 describe("the portal's bundle", () => {
   it("takes the SDK from its sources, each generated runtime once", async () => {

@@ -5,7 +5,7 @@
 import * as esbuild from "esbuild";
 import { describe, expect, it } from "vitest";
 import { errorBodyOf, errorCodeOf, httpStatusOf, isNoAnswerError, isResponseError, validationDetailsOf } from "../../sdk/src/errors.ts";
-import { ROOT } from "../helpers/process.ts";
+import { ROOT } from "../../scripts/cobro-process.ts";
 
 // Stand-ins for the errors of two generated runtimes (sdk/src/generated/*/runtime.ts, which this program
 // does not import: its parameter properties are not erasable syntax): two classes of the same names and
