@@ -11,6 +11,7 @@ import openapiTS, { astToString } from "openapi-typescript";
 import YAML from "yaml";
 import { normalizeOpenApi, API_NAMES, type ApiName } from "./normalize-openapi.ts";
 import { generateSdkInto, SDK_GENERATED_DIR } from "./generate-sdk.ts";
+import { errorCodesModule } from "./generate-error-codes.ts";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const check = process.argv.includes("--check");
@@ -66,6 +67,7 @@ async function generateInto(outDir: string, sdkOutDir: string): Promise<void> {
     }
     writeFileSync(join(outDir, "types", "operation-ids.ts"), operationIdsModule(operationIdsByApi));
     generateSdkInto(sdkOutDir, documents);
+    writeFileSync(join(sdkOutDir, "error-codes.ts"), errorCodesModule());
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }

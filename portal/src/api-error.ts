@@ -3,7 +3,7 @@
 // (`validationDetails`, shown under the field). The SDK throws `ResponseError` for an answer that is not
 // 2xx and `FetchError` when no answer came; its error helpers read them, as they do for any integrator
 // (`@cobro/sdk/errors`: the package's root also holds the Node-only helpers, which a browser bundle cannot take).
-import { errorBodyOf, errorCodeOf, isNoAnswerError, isResponseError, validationDetailsOf } from "@cobro/sdk/errors";
+import { type ErrorCode, errorBodyOf, errorCodeOf, isNoAnswerError, isResponseError, validationDetailsOf } from "@cobro/sdk/errors";
 
 export interface ApiError {
   /** 0 when no answer came. */
@@ -14,8 +14,13 @@ export interface ApiError {
   fieldErrors: Record<string, string>;
 }
 
-/** What the portal says for the codes a person can meet; any other code falls back to its status. */
-const MESSAGES: Record<string, string> = {
+/**
+ * What the portal says for each error code of the service (ErrorCode, generated from its catalogue), in
+ * Spanish: a code added to the service fails the portal's typecheck until it is decided here. `null`: the
+ * sentence for the answer's status says enough (most of these are the Integration API's, which the portal
+ * does not call).
+ */
+const MESSAGES: Record<ErrorCode, string | null> = {
   ValidationError: "Revisá los datos marcados.",
   InvalidCredentialsError: "El email o la contraseña no son correctos.",
   AdminSessionEndedError: "Tu sesión terminó. Ingresá de nuevo.",
@@ -59,7 +64,51 @@ const MESSAGES: Record<string, string> = {
   ApiKeysNotCreatedError: "Primero creá la clave publicable.",
   InvalidImageError: "No se pudo leer la imagen, o tiene más de 4096 × 4096 píxeles.",
   UnsupportedMediaTypeError: "El archivo no es una imagen PNG, JPEG o WEBP.",
+  // The sentence for the status says enough.
+  InvalidMerchantToken: null,
+  MissingAuthenticationData: null,
+  IntegrationClientNotFound: null,
+  NotAuthorizedAsUserOfIntegrationClient: null,
+  InvalidRequestError: null,
+  InvalidClientError: null,
+  InvalidGrantError: null,
+  IntegrationSetupError: null,
+  SignInFormExpiredError: null,
+  PasswordResetLinkInvalidError: null,
+  TooManyAttemptsError: null,
+  InsufficientActiveAccountsError: null,
+  ReferenceIdAlreadyExists: null,
+  CustomerAlreadyAssociatedError: null,
+  IntegrationDailyRequestLimitExceededError: null,
+  IntegrationGlobalDailyMessageLimitExceededError: null,
+  IntegrationDailyLimitUnavailableError: null,
+  PaymentRequestNotFoundError: null,
+  IntegrationNotReadyToCollectError: null,
+  PaymentRequestCannotBeModified: null,
+  PaymentRequestCannotBeCanceled: null,
+  PaymentRequestCustomerCannotBeModified: null,
+  BulkPaymentRequestValidationError: null,
+  PayerLookupDailyLimitExceededError: null,
+  PayerLookupProviderUnavailableError: null,
+  PayerLookupQuotaUnavailableError: null,
+  ClientUserNotFoundForBindingError: null,
+  IntegrationCollectGroupNotFoundError: null,
+  WidgetKeyInvalidError: null,
+  MerchantUserNotLinkedError: null,
+  BankFeedSignatureError: null,
+  ClientIdMismatchError: null,
+  MerchantInvitationLinkInvalidError: null,
+  MerchantAccountNotInvitedError: null,
+  LogoNotFoundError: null,
+  RouteNotFound: null,
+  MethodNotAllowed: null,
+  InternalError: null,
+  ServiceUnavailableError: null,
 };
+
+function messageForCode(code: string): string | null | undefined {
+  return Object.hasOwn(MESSAGES, code) ? MESSAGES[code as ErrorCode] : undefined;
+}
 
 function messageForStatus(status: number): string {
   if (status === 0) return "No pudimos conectarnos con Cobro. Revisá tu conexión y probá de nuevo.";
@@ -90,7 +139,7 @@ export async function apiErrorOf(error: unknown): Promise<ApiError> {
     for (const detail of validationDetailsOf(body)) {
       if (!(detail.field in fieldErrors)) fieldErrors[detail.field] = fieldMessage(detail.field, detail.message);
     }
-    return { status, code, message: MESSAGES[code] ?? messageForStatus(status), fieldErrors };
+    return { status, code, message: messageForCode(code) ?? messageForStatus(status), fieldErrors };
   }
   if (isNoAnswerError(error)) {
     return { status: 0, code: "NetworkError", message: messageForStatus(0), fieldErrors: {} };

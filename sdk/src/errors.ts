@@ -2,8 +2,10 @@
 // own runtime module, hence its own `ResponseError` and `FetchError` classes: these helpers go by the
 // errors' names and shapes, so that they work for all three.
 //
-// This module imports nothing (no `node:crypto`, no generated client), so a browser bundle can use it on
-// its own: it is also the package's `@cobro/sdk/errors` entry.
+// This module imports no generated client and nothing of Node (no `node:crypto`), so a browser bundle can
+// use it on its own: it is also the package's `@cobro/sdk/errors` entry. The error codes and their statuses
+// are generated from the service's error catalogue.
+export { ERROR_STATUSES, type ErrorCode } from "./generated/error-codes.js";
 
 /** A non-2xx answer: `response` is the fetch Response (its body not read yet). */
 export interface ResponseErrorLike extends Error {

@@ -45,4 +45,6 @@ export {
   type FetchErrorLike,
   type ResponseErrorLike,
   type ValidationDetailLike,
+  ERROR_STATUSES,
+  type ErrorCode,
 } from "./errors.js";

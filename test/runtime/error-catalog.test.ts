@@ -2,8 +2,9 @@
 // a code outside it does not typecheck where it is thrown (the type-level check below is checked by tsc,
 // and would fail `npm run typecheck` if the guarantee broke), and every code answers its catalogue status,
 // in every API, at run time.
-import { describe, expect, it } from "vitest";
-import { DomainError, ERROR_CATALOG, ERROR_CODES, ValidationError } from "../../domain/errors.ts";
+import { describe, expect, expectTypeOf, it } from "vitest";
+import { DomainError, ERROR_CATALOG, ERROR_CODES, type ErrorCode, ValidationError } from "../../domain/errors.ts";
+import { ERROR_STATUSES, type ErrorCode as SdkErrorCode } from "../../sdk/src/errors.ts";
 import { replyForError } from "../../server/error-responses.ts";
 
 describe("the error catalogue (types)", () => {
@@ -11,6 +12,13 @@ describe("the error catalogue (types)", () => {
     // @ts-expect-error an unknown code does not typecheck
     const unknown = new DomainError("SomethingNobodyMappedError", "never answered");
     expect((ERROR_CATALOG as Record<string, unknown>)[unknown.code]).toBeUndefined();
+  });
+});
+
+describe("the SDK's error codes, generated from the catalogue", () => {
+  it("are the catalogue's codes, with the catalogue's statuses", () => {
+    expectTypeOf<SdkErrorCode>().toEqualTypeOf<ErrorCode>();
+    expect(ERROR_STATUSES).toEqual(Object.fromEntries(ERROR_CODES.map((code) => [code, ERROR_CATALOG[code].status])));
   });
 });
 
