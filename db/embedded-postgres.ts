@@ -293,7 +293,7 @@ function acquireDataDirLock(dataDir: string, shown: string): () => void {
   };
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
-      fs.writeFileSync(lockPath, JSON.stringify(mine) + "\n", { flag: "wx" });
+      fs.writeFileSync(lockPath, `${JSON.stringify(mine)}\n`, { flag: "wx" });
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
       const holder = readLock(lockPath);
@@ -395,7 +395,7 @@ function readOrCreatePassword(dataDir: string, shown: string, initialised: boole
     throw new CobroStartupError(`${shown}/${PASSWORD_FILE} is missing, so the embedded PostgreSQL cannot be opened`);
   }
   const password = randomBytes(24).toString("base64url");
-  fs.writeFileSync(file, password + "\n", { mode: 0o600 });
+  fs.writeFileSync(file, `${password}\n`, { mode: 0o600 });
   return password;
 }
 

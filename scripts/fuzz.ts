@@ -259,6 +259,7 @@ function plannedRuns(sandbox: SandboxSet, notImplemented: Partial<Record<ApiName
 function configOf(run: Run): string {
   const lines = [
     `[auth.openapi.${run.scheme}]`,
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: schemathesis expands the environment variable in its configuration
     'bearer = "${COBRO_FUZZ_TOKEN}"',
     "",
     "[generation]",
@@ -342,6 +343,7 @@ async function fuzz(run: Run): Promise<RunResult> {
   const exitCode = await new Promise<number | null>((resolvePromise) => child.on("close", (code) => resolvePromise(code)));
   clearTimeout(timer);
   current = undefined;
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: strips the terminal colour codes (ESC [ … m) from schemathesis's output
   const text = output.replace(/\u001b\[[0-9;]*m/g, "");
   const lastLine = [...text.matchAll(/^=+ (.+?) =+$/gm)].at(-1)?.[1] ?? `exit code ${exitCode}`;
   return {

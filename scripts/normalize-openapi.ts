@@ -15,10 +15,11 @@ function isObject(value: Json | undefined): value is JsonObject {
 }
 
 function walk(value: Json, visit: (node: JsonObject) => void): void {
-  if (Array.isArray(value)) value.forEach((item) => walk(item, visit));
-  else if (isObject(value)) {
+  if (Array.isArray(value)) {
+    for (const item of value) walk(item, visit);
+  } else if (isObject(value)) {
     visit(value);
-    Object.values(value).forEach((child) => walk(child, visit));
+    for (const child of Object.values(value)) walk(child, visit);
   }
 }
 

@@ -121,7 +121,9 @@ export async function createApiApp<Caller>(options: ApiAppOptions<Caller>): Prom
 
   const limit = options.maxBodyBytes;
   // The exact bytes are kept for the schemes that sign the body (the bank feed).
-  const keepRawBody = (req: Request, _res: unknown, buffer: Buffer) => void ((req as Request & { rawBody?: Buffer }).rawBody = buffer);
+  const keepRawBody = (req: Request, _res: unknown, buffer: Buffer): void => {
+    (req as Request & { rawBody?: Buffer }).rawBody = buffer;
+  };
   app.use(express.json({ limit, type: ["application/json", "application/*+json"], verify: keepRawBody }));
   app.use(express.urlencoded({ limit, extended: false }));
   app.use(express.raw({ limit: MAX_LOGO_BYTES, type: ["image/*"] }));

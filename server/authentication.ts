@@ -11,7 +11,8 @@ import { TokenCheckCache } from "../domain/sign-in/token-check-cache.ts";
 
 /** The process's remembered token checks; without one (an app built for a test), one that never remembers. */
 function tokenChecksOf(services: Services): TokenCheckCache {
-  return (services.tokenChecks ??= new TokenCheckCache());
+  services.tokenChecks ??= new TokenCheckCache();
+  return services.tokenChecks;
 }
 
 export function integrationSecurity(services: Services): Record<string, SecurityHandler<IntegrationCaller>> {

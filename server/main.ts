@@ -8,7 +8,7 @@ import { startService, type RunningService } from "./service.ts";
 import { CobroStartupError } from "../db/errors.ts";
 
 async function main(): Promise<void> {
-  let config;
+  let config: Config;
   try {
     config = loadConfig();
     requireSecretKeyInProduction(config);
@@ -75,7 +75,7 @@ async function main(): Promise<void> {
   if (notImplemented.length === 0) lines.push("  operations   every operation of the served contracts is implemented");
   if (service.sandboxCredentials) {
     const file = writeSandboxFile(config.dataDir, { ...apiUrls(service.publicUrls), ...service.sandboxCredentials });
-    lines.push("", "A new Sandbox: these credentials are shown once (also in " + file + "):", ...describeCredentials(service.sandboxCredentials));
+    lines.push("", `A new Sandbox: these credentials are shown once (also in ${file}):`, ...describeCredentials(service.sandboxCredentials));
   }
   process.stdout.write(`${lines.join("\n")}\n`);
   // Tools (npm run sandbox:bootstrap) find this running Cobro's URLs here.

@@ -47,7 +47,10 @@ const forwardSecretsOf = new WeakMap<SecretKeyring, string[]>();
 function forwardSecrets(): string[] {
   const keyring = secretKeyring();
   let secrets = forwardSecretsOf.get(keyring);
-  if (!secrets) forwardSecretsOf.set(keyring, (secrets = keyring.derivedSecrets("portal-forward")));
+  if (!secrets) {
+    secrets = keyring.derivedSecrets("portal-forward");
+    forwardSecretsOf.set(keyring, secrets);
+  }
   return secrets;
 }
 

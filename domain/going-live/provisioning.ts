@@ -24,7 +24,7 @@ export async function provisionInProduction(db: Kysely<Database>, production: Pr
     .select(["r.id", "r.status", "r.provisioning_status", "c.id as client_id", "c.name", "c.company_name", "c.contact_email", "c.description", "c.type", "c.scopes", "c.redirect_uris", "c.logout_urls", "a.email", "a.name as admin_name"])
     .where("r.id", "=", goLiveRequestId)
     .executeTakeFirst();
-  if (!request || request.status !== "approved" || request.provisioning_status !== "in_progress") return { kind: "nothing_to_do" };
+  if (request?.status !== "approved" || request.provisioning_status !== "in_progress") return { kind: "nothing_to_do" };
 
   const profile: ProductionClientProfile = {
     name: request.name,

@@ -64,7 +64,7 @@ export async function authenticateMerchantToken(db: Kysely<Database>, tokens: To
   const unauthorized = { refused: new DomainError("UnauthorizedError", "A valid merchant idToken is required (Authorization: Bearer <idToken>)") };
   const token = bearerToken(authorization);
   const claims = token ? await tokens.verify(token) : undefined;
-  if (!claims || claims.token_use !== "merchant" || typeof claims.sub !== "string" || !isUuid(claims.sub) || typeof claims.sid !== "string" || !isUuid(claims.sid)) return unauthorized;
+  if (claims?.token_use !== "merchant" || typeof claims.sub !== "string" || !isUuid(claims.sub) || typeof claims.sid !== "string" || !isUuid(claims.sid)) return unauthorized;
   const { sid, sub } = claims;
   const grant = await cache.read(`grant ${sid} ${sub}`, () => db.selectFrom("oauth_grants").select("revoked_at").where("id", "=", sid).where("merchant_account_id", "=", sub).executeTakeFirst());
   if (!grant || grant.revoked_at !== null) return unauthorized;
@@ -87,7 +87,7 @@ export async function authenticateAdmin(
   const unauthorized = { refused: new DomainError("UnauthorizedError", "A valid admin idToken is required (Authorization: Bearer <idToken> from POST /integration/admin/login)") };
   const token = bearerToken(authorization);
   const claims = token ? await tokens.verify(token) : undefined;
-  if (!claims || claims.token_use !== "admin" || claims.aud !== ADMIN_AUDIENCE || typeof claims.sub !== "string" || !isUuid(claims.sub) || typeof claims.sid !== "string" || !isUuid(claims.sid)) {
+  if (claims?.token_use !== "admin" || claims.aud !== ADMIN_AUDIENCE || typeof claims.sub !== "string" || !isUuid(claims.sub) || typeof claims.sid !== "string" || !isUuid(claims.sid)) {
     return unauthorized;
   }
   const { sid, sub } = claims;

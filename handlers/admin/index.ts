@@ -1,7 +1,7 @@
 // The Admin API's handler map: one entry per operation of generated/openapi/admin.yaml.
 import type { operations } from "../../generated/types/admin.ts";
 import type { AdminApiCaller } from "../../domain/sign-in/callers.ts";
-import { notImplemented, type HandlerMap } from "../handler-types.ts";
+import type { HandlerMap } from "../handler-types.ts";
 import { getHealth, getReadiness } from "../health.ts";
 import { createTestTokens, listIntegrationUsers, unlinkMerchant } from "./merchants.ts";
 import { advanceSandboxClock, getSandboxClock, simulatePayment } from "./sandbox.ts";

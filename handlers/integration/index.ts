@@ -1,7 +1,7 @@
 // The Integration API's handler map: one entry per operation of generated/openapi/integration.yaml.
 import type { operations } from "../../generated/types/integration.ts";
 import type { IntegrationCaller } from "../../domain/sign-in/callers.ts";
-import { notImplemented, type HandlerMap } from "../handler-types.ts";
+import type { HandlerMap } from "../handler-types.ts";
 import { getHealth, getReadiness } from "../health.ts";
 import { createPaymentRequestsBulk } from "./bulk.ts";
 import { getMe } from "./me.ts";

@@ -89,7 +89,10 @@ function ProfileSection({ detail, onSaved }: { detail: IntegrationClientDetail; 
           label="Tipo de integración"
           name="type"
           value={type}
-          onValue={(value) => (setType(value as IntegrationClientType), setSaved(false))}
+          onValue={(value) => {
+            setType(value as IntegrationClientType);
+            setSaved(false);
+          }}
           options={Object.entries(INTEGRATION_TYPE_LABELS).map(([value, label]) => ({ value, label }))}
           error={errors.type}
         />
@@ -257,7 +260,10 @@ function ClientSecretSection({ providerClientId }: { providerClientId: string })
             autocomplete="off"
             hint="Durante ese tiempo funcionan los dos secretos. Vacío: el anterior deja de funcionar ya."
             value={grace}
-            onValue={(value) => (setGrace(value), setConfirming(false))}
+            onValue={(value) => {
+              setGrace(value);
+              setConfirming(false);
+            }}
             error={graceProblem ?? rotate.error?.fieldErrors.graceSeconds}
           />
           {confirming && (

@@ -37,7 +37,11 @@ export function SignIn({ notice }: { notice?: string }) {
             </button>
           </form>
         )}
-        <button type="button" class="button-link" onClick={() => (setForgot(false), setResetSent(false))}>
+        <button type="button" class="button-link" onClick={() => {
+            setForgot(false);
+            setResetSent(false);
+          }}
+        >
           Volver a ingresar
         </button>
       </main>

@@ -109,9 +109,18 @@ function TenantPanel({ tenant, onChanged }: { tenant: TenantListItem; onChanged:
   const id = tenant.integrationTenantId;
   const update = useAction(() => adminApi.tenants.updateTenant({ integrationTenantId: id, tenantUpdate: { key: values.key.trim(), name: values.name.trim(), webhookUrl: values.webhookUrl.trim() } }));
   // These answer 204: `true` says the call went through (a failure is `undefined`, with its error).
-  const remove = useAction(async () => (await adminApi.tenants.deleteTenant({ integrationTenantId: id }), true));
-  const setValidationToken = useAction(async () => (await adminApi.tenants.setTenantValidationToken({ integrationTenantId: id, tenantValidationTokenUpdate: { webhookValidationToken: token } }), true));
-  const removeValidationToken = useAction(async () => (await adminApi.tenants.deleteTenantValidationToken({ integrationTenantId: id }), true));
+  const remove = useAction(async () => {
+    await adminApi.tenants.deleteTenant({ integrationTenantId: id });
+    return true;
+  });
+  const setValidationToken = useAction(async () => {
+    await adminApi.tenants.setTenantValidationToken({ integrationTenantId: id, tenantValidationTokenUpdate: { webhookValidationToken: token } });
+    return true;
+  });
+  const removeValidationToken = useAction(async () => {
+    await adminApi.tenants.deleteTenantValidationToken({ integrationTenantId: id });
+    return true;
+  });
   const titleId = `tenant-${id}`;
   return (
     <section class="panel" aria-labelledby={titleId}>

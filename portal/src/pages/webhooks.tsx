@@ -273,7 +273,11 @@ function SigningSecretSection() {
           <code class="secret-value" data-secret="webhookSigningSecret">
             {secret}
           </code>
-          <button type="button" class="button-secondary" onClick={() => (setSecret(undefined), setRotated(false))}>
+          <button type="button" class="button-secondary" onClick={() => {
+              setSecret(undefined);
+              setRotated(false);
+            }}
+          >
             Ocultar
           </button>
         </div>

@@ -76,7 +76,18 @@ function KeysSection({ view, onChanged }: { view: ApiKeysView; onChanged: () => 
               </button>
             </div>
           ) : (
-            <button type="button" onClick={() => (view.hasSecretKey ? setConfirming(true) : void rotate.run().then((answer) => answer && (setRotated(answer), onChanged())))}>
+            <button type="button" onClick={() => {
+                if (view.hasSecretKey) {
+                  setConfirming(true);
+                  return;
+                }
+                void rotate.run().then((answer) => {
+                  if (!answer) return;
+                  setRotated(answer);
+                  onChanged();
+                });
+              }}
+            >
               {view.hasSecretKey ? "Rotar la clave secreta" : "Crear la clave secreta"}
             </button>
           )}
