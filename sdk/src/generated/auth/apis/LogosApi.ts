@@ -68,6 +68,7 @@ export class LogosApi extends runtime.BaseAPI {
 
     /**
      * An integration\'s uploaded logo: a WEBP image of at most 512 px on its longest side. Public (the authorization screen loads it). Each upload gets a new address, so the image at an address never changes: it may be cached for a year (`Cache-Control: public, max-age=31536000, immutable`); with `If-None-Match` and the `ETag` it answers 304 without the image. The address of a logo that was replaced answers 404.
+     * Get an integration\'s logo
      */
     async getIntegrationLogoRaw(requestParameters: GetIntegrationLogoRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<string>> {
         const requestOptions = await this.getIntegrationLogoRequestOpts(requestParameters);
@@ -82,6 +83,7 @@ export class LogosApi extends runtime.BaseAPI {
 
     /**
      * An integration\'s uploaded logo: a WEBP image of at most 512 px on its longest side. Public (the authorization screen loads it). Each upload gets a new address, so the image at an address never changes: it may be cached for a year (`Cache-Control: public, max-age=31536000, immutable`); with `If-None-Match` and the `ETag` it answers 304 without the image. The address of a logo that was replaced answers 404.
+     * Get an integration\'s logo
      */
     async getIntegrationLogo(requestParameters: GetIntegrationLogoRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<string> {
         const response = await this.getIntegrationLogoRaw(requestParameters, initOverrides);
