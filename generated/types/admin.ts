@@ -3850,12 +3850,12 @@ export interface operations {
             /** @description 503 `MailUnavailableError`: this deployment (Production) has no mail server configured, so the new admin's welcome email and temporary password cannot be sent; nothing was created. Or `ServiceUnavailableError` (the database is unreachable just now, with `Retry-After`). */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying (always sent with this code). */
+                    /** @description Seconds to wait before retrying: sent with `ServiceUnavailableError`, not with `MailUnavailableError`. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AdminErrorBody"] | components["schemas"]["AdminErrorBody"];
+                    "application/json": components["schemas"]["AdminErrorBody"];
                 };
             };
         };
@@ -4095,12 +4095,12 @@ export interface operations {
             /** @description 503 `MailUnavailableError`: this deployment (Production) has no mail server configured, so the new admin's welcome email and temporary password cannot be sent; nothing was created. Or `ServiceUnavailableError` (the database is unreachable just now, with `Retry-After`). */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying (always sent with this code). */
+                    /** @description Seconds to wait before retrying: sent with `ServiceUnavailableError`, not with `MailUnavailableError`. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AdminErrorBody"] | components["schemas"]["AdminErrorBody"];
+                    "application/json": components["schemas"]["AdminErrorBody"];
                 };
             };
         };
@@ -4555,12 +4555,12 @@ export interface operations {
             /** @description 503 `MailUnavailableError`: this deployment (Production) has no mail server configured, so the new admin's welcome email and temporary password cannot be sent; nothing was created. Or `ServiceUnavailableError` (the database is unreachable just now, with `Retry-After`). */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying (always sent with this code). */
+                    /** @description Seconds to wait before retrying: sent with `ServiceUnavailableError`, not with `MailUnavailableError`. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AdminErrorBody"] | components["schemas"]["AdminErrorBody"];
+                    "application/json": components["schemas"]["AdminErrorBody"];
                 };
             };
         };
@@ -4648,12 +4648,12 @@ export interface operations {
             /** @description 503 `MailUnavailableError`: this deployment (Production) has no mail server configured, so the new admin's welcome email and temporary password cannot be sent; nothing was created. Or `ServiceUnavailableError` (the database is unreachable just now, with `Retry-After`). */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying (always sent with this code). */
+                    /** @description Seconds to wait before retrying: sent with `ServiceUnavailableError`, not with `MailUnavailableError`. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AdminErrorBody"] | components["schemas"]["AdminErrorBody"];
+                    "application/json": components["schemas"]["AdminErrorBody"];
                 };
             };
         };
@@ -7210,12 +7210,12 @@ export interface operations {
             /** @description 503 `MailUnavailableError`: this deployment (Production) has no mail server configured, so the email with the link cannot be sent; nothing was changed. Or `ServiceUnavailableError` (the database is unreachable just now, with `Retry-After`). */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying (always sent with this code). */
+                    /** @description Seconds to wait before retrying: sent with `ServiceUnavailableError`, not with `MailUnavailableError`. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AdminErrorBody"] | components["schemas"]["AdminErrorBody"];
+                    "application/json": components["schemas"]["AdminErrorBody"];
                 };
             };
         };
@@ -7286,12 +7286,12 @@ export interface operations {
             /** @description 503 `MailUnavailableError`: this deployment (Production) has no mail server configured, so the email with the link cannot be sent; nothing was changed. Or `ServiceUnavailableError` (the database is unreachable just now, with `Retry-After`). */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying (always sent with this code). */
+                    /** @description Seconds to wait before retrying: sent with `ServiceUnavailableError`, not with `MailUnavailableError`. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AdminErrorBody"] | components["schemas"]["AdminErrorBody"];
+                    "application/json": components["schemas"]["AdminErrorBody"];
                 };
             };
         };
@@ -9037,12 +9037,12 @@ export interface operations {
             /** @description 503 `MailUnavailableError`: this deployment (Production) has no mail server configured, so the email with the link cannot be sent; nothing was changed. Or `ServiceUnavailableError` (the database is unreachable just now, with `Retry-After`). */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying (always sent with this code). */
+                    /** @description Seconds to wait before retrying: sent with `ServiceUnavailableError`, not with `MailUnavailableError`. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AdminErrorBody"] | components["schemas"]["AdminErrorBody"];
+                    "application/json": components["schemas"]["AdminErrorBody"];
                 };
             };
         };

@@ -1893,12 +1893,12 @@ export interface operations {
             /** @description 503 `IntegrationDailyLimitUnavailableError` (the cap could not be checked; retry in minutes) or `ServiceUnavailableError` (the database is unreachable just now, with `Retry-After`); nothing was created. */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying (always sent with this code). */
+                    /** @description Seconds to wait before retrying: sent with `ServiceUnavailableError`, not with `IntegrationDailyLimitUnavailableError`. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -2067,12 +2067,12 @@ export interface operations {
             /** @description 503 `IntegrationDailyLimitUnavailableError` (the cap could not be checked; retry in minutes) or `ServiceUnavailableError` (the database is unreachable just now, with `Retry-After`); nothing was created. */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying (always sent with this code). */
+                    /** @description Seconds to wait before retrying: sent with `ServiceUnavailableError`, not with `IntegrationDailyLimitUnavailableError`. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
