@@ -96,5 +96,22 @@ export function normalizeOpenApi(input: JsonObject): JsonObject {
     }
   });
 
+  // 6. TypeSpec has no value of `bytes`, so an @opExample cannot carry a binary body (the Auth API's logo).
+  //    The contract states such examples as the operation's `x-binary-examples` extension, by status; each
+  //    becomes the `example` of that response's binary media types (what Prism serves, and what
+  //    test/contract/examples.test.ts asks of every success response).
+  walk(document, (node) => {
+    if (!isObject(node["x-binary-examples"]) || !isObject(node.responses)) return;
+    const examples = node["x-binary-examples"];
+    delete node["x-binary-examples"];
+    for (const [status, example] of Object.entries(examples)) {
+      const response = node.responses[status];
+      const content = isObject(response) && isObject(response.content) ? response.content : {};
+      const binary = Object.values(content).filter((media): media is JsonObject => isObject(media) && isObject(media.schema) && media.schema.format === "binary");
+      if (binary.length === 0) throw new Error(`x-binary-examples names ${status}, which has no binary body`);
+      for (const media of binary) media.example = example;
+    }
+  });
+
   return document;
 }
