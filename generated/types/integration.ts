@@ -615,14 +615,6 @@ export type components = {
          * @description An email address, up to 320 characters.
          */
         Email: string;
-        /**
-         * Format: uri
-         * @description A URL that the service will call (webhook) or redirect to (OAuth redirect URI): HTTPS, up to 2048
-         *     characters. In the Sandbox, `http://` is also accepted on loopback hosts (`localhost`, `127.0.0.1`,
-         *     `[::1]`, any port): always for redirect URIs, and for webhook URLs only when the server runs with
-         *     `COBRO_ALLOW_LOOPBACK_URLS=true`. Outside that allowance an `http://` URL is refused (400).
-         */
-        EndpointUrl: string;
         /** @description The general error body: business 400s, `CustomerAlreadyAssociatedError`, 500s. */
         ErrorBody: {
             /** @description Machine-readable error code. */
