@@ -54,6 +54,7 @@ export function normalizeOpenApi(input: JsonObject): JsonObject {
   // 3. A nullable reference is emitted as `{allOf: [$ref], nullable: true}`: the referenced schema
   //    still rejects null inside allOf (Ajv, schemathesis). Inline the referenced schema instead, and
   //    list null among the values of a nullable enum (OpenAPI 3.0.3's reading of nullable + enum).
+  const referencedBefore = referencedSchemas(document);
   const resolve = (ref: string): JsonObject => {
     const name = ref.replace("#/components/schemas/", "");
     const target = renamed[name];
@@ -75,6 +76,14 @@ export function normalizeOpenApi(input: JsonObject): JsonObject {
   walk(document, (node) => {
     if (node.nullable === true && Array.isArray(node.enum) && !node.enum.includes(null)) node.enum.push(null);
   });
+  //    A named schema that only such references used (the scalar `EndpointUrl` of the Integration API's
+  //    nullable `webhookUrl`) is now referenced by nothing: drop it, or every linter reports it as an
+  //    unused component. Schemas that were unreferenced before (the webhook events, published on
+  //    purpose) are kept.
+  const referencedAfter = referencedSchemas(document);
+  for (const name of Object.keys(renamed)) {
+    if (referencedBefore.has(name) && !referencedAfter.has(name)) delete renamed[name];
+  }
 
   // 4. TypeSpec marks every query parameter `explode: false`. For a primitive it means nothing in OpenAPI,
   //    but openapi-backend then splits the value on commas (a `state` of "a,b" became an array). Only
@@ -97,5 +106,31 @@ export function normalizeOpenApi(input: JsonObject): JsonObject {
     }
   });
 
+  // 6. TypeSpec has no value of `bytes`, so an @opExample cannot carry a binary body (the Auth API's logo).
+  //    The contract states such examples as the operation's `x-binary-examples` extension, by status; each
+  //    becomes the `example` of that response's binary media types (what Prism serves, and what
+  //    test/contract/examples.test.ts asks of every success response).
+  walk(document, (node) => {
+    if (!isObject(node["x-binary-examples"]) || !isObject(node.responses)) return;
+    const examples = node["x-binary-examples"];
+    delete node["x-binary-examples"];
+    for (const [status, example] of Object.entries(examples)) {
+      const response = node.responses[status];
+      const content = isObject(response) && isObject(response.content) ? response.content : {};
+      const binary = Object.values(content).filter((media): media is JsonObject => isObject(media) && isObject(media.schema) && media.schema.format === "binary");
+      if (binary.length === 0) throw new Error(`x-binary-examples names ${status}, which has no binary body`);
+      for (const media of binary) media.example = example;
+    }
+  });
+
   return document;
+}
+
+/** The names of the component schemas that some `$ref` of the document points to. */
+function referencedSchemas(document: JsonObject): Set<string> {
+  const names = new Set<string>();
+  walk(document, (node) => {
+    if (typeof node.$ref === "string" && node.$ref.startsWith("#/components/schemas/")) names.add(node.$ref.slice("#/components/schemas/".length));
+  });
+  return names;
 }

@@ -65,12 +65,14 @@ const PAGE_CSS = `body { margin: 0; background: #fafafa; }\n`;
 
 /** Routes: GET /openapi.yaml, /openapi.json, /docs (and its assets under /docs/). */
 export function referencePages(api: ApiName, documentText: string): express.Router {
-  const document = YAML.parse(documentText) as { info?: { title?: string }; servers?: Array<{ url?: string }> };
+  const document = YAML.parse(documentText) as { info?: { title?: string }; servers?: Array<{ url?: string; variables?: Record<string, { default?: string }> }> };
   const documentJson = JSON.stringify(document);
   const title = document.info?.title ?? `Cobro ${api} API`;
   const html = pageHtml(title);
-  // "Try it out" calls the document's servers; everything else comes from this origin.
-  const servers = (document.servers ?? []).map((server) => server.url).filter((url): url is string => typeof url === "string" && /^https?:\/\//.test(url));
+  // "Try it out" calls the document's servers (their variables at their defaults); everything else comes from this origin.
+  const servers = (document.servers ?? [])
+    .map((server) => server.url?.replace(/\{([^}]+)\}/g, (_match, name: string) => server.variables?.[name]?.default ?? ""))
+    .filter((url): url is string => typeof url === "string" && /^https?:\/\//.test(url));
   const csp = [
     "default-src 'self'",
     "script-src 'self'",

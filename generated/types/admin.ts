@@ -7,7 +7,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description The process is up. */
+        /**
+         * Check that the process is up
+         * @description The process is up.
+         */
         get: operations["getHealth"];
         put?: never;
         post?: never;
@@ -24,7 +27,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Per integration over a range of days (or only `integrationClientId`), the largest gross first, with totals. */
+        /**
+         * Get the platform's earnings per integration
+         * @description Per integration over a range of days (or only `integrationClientId`), the largest gross first, with totals.
+         */
         get: operations["getPlatformEarnings"];
         put?: never;
         post?: never;
@@ -41,7 +47,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Go-live requests, newest first; `status` filters (for example `in_review`, the queue to decide). */
+        /**
+         * List go-live requests
+         * @description Go-live requests, newest first; `status` filters (for example `in_review`, the queue to decide).
+         */
         get: operations["listGoLiveRequests"];
         put?: never;
         post?: never;
@@ -61,6 +70,7 @@ export type paths = {
         get?: never;
         put?: never;
         /**
+         * Approve a go-live request
          * @description Approve a request in review: the integration admin who asked is emailed, and the integration is
          *     created in Production (see `provisioning`).
          */
@@ -80,7 +90,10 @@ export type paths = {
         };
         get?: never;
         put?: never;
-        /** @description Reject a request in review; the integration admin who asked is emailed the reason and may ask again. */
+        /**
+         * Reject a go-live request
+         * @description Reject a request in review; the integration admin who asked is emailed the reason and may ask again.
+         */
         post: operations["rejectGoLiveRequest"];
         delete?: never;
         options?: never;
@@ -95,7 +108,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description The requests of every integration, newest first; `status` keeps only those in one status. */
+        /**
+         * List message cap requests
+         * @description The requests of every integration, newest first; `status` keeps only those in one status.
+         */
         get: operations["listMessageCapRequests"];
         put?: never;
         post?: never;
@@ -115,6 +131,7 @@ export type paths = {
         get?: never;
         put?: never;
         /**
+         * Approve a message cap request
          * @description Approve a pending request: the integration's daily cap becomes `approvedPerDay` (the cap asked for
          *     unless another is given) at once, in the same step as the decision, so the next creates count
          *     against it (the messages already counted today stay counted). The admin who asked is emailed the
@@ -138,6 +155,7 @@ export type paths = {
         get?: never;
         put?: never;
         /**
+         * Reject a message cap request
          * @description Reject a pending request: the cap does not change. The admin who asked is emailed the outcome with
          *     `reason`; a mail that cannot be sent is logged and does not undo the decision.
          */
@@ -157,6 +175,7 @@ export type paths = {
         };
         get?: never;
         /**
+         * Create an approved integration in Production
          * @description Create the integration that went live in the Sandbox, once: the Sandbox integration's id is the
          *     key, so repeating the call (a retry after a lost answer) answers the integration already created
          *     (200) and sends no second welcome email. The first admin is sent Production's welcome email (in
@@ -178,10 +197,14 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description The integration clients, newest first, with their setup progress. */
+        /**
+         * List integration clients
+         * @description The integration clients, newest first, with their setup progress.
+         */
         get: operations["listIntegrationClients"];
         put?: never;
         /**
+         * Create an integration client
          * @description Register an integration client. Its OAuth `clientSecret` (`providerClientSecret`) is returned only
          *     here. With `firstAdminEmail`, its first admin is created and receives a welcome email (in Spanish)
          *     with the sign-in address, `Usuario: <email>` and `Contraseña temporal: <password>`; the temporary
@@ -202,7 +225,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description One integration client, with the platform's commission. */
+        /**
+         * Get an integration client
+         * @description One integration client, with the platform's commission.
+         */
         get: operations["getIntegrationClient"];
         put?: never;
         post?: never;
@@ -210,6 +236,7 @@ export type paths = {
         options?: never;
         head?: never;
         /**
+         * Update an integration client
          * @description Change an integration client: the integrator's fields (as `PATCH /my-integration`) and the
          *     platform's `serviceCommissionPercentage` (`null` ends the deal). Partial update. With
          *     `serviceCommissionPercentage` in the body, it is applied to the integration's merchant links within
@@ -225,10 +252,14 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description The admins of an integration client with their status, oldest invitation first. */
+        /**
+         * List an integration client's admins
+         * @description The admins of an integration client with their status, oldest invitation first.
+         */
         get: operations["listClientAdmins"];
         put?: never;
         /**
+         * Add an admin to an integration client
          * @description Add an admin to an integration client; the admin starts `pending` and receives a welcome email
          *     with a temporary password (7 days, changed at the first sign-in). Production without a mail
          *     server answers 503 `MailUnavailableError` and creates nothing.
@@ -250,6 +281,7 @@ export type paths = {
         get?: never;
         put?: never;
         /**
+         * Resend an admin's welcome email
          * @description Send an admin of the client a new welcome email with a new temporary password (7 days, changed at
          *     the first sign-in). The admin's previous password stops working and the admin's sessions end;
          *     `status` does not change. Production without a mail server answers 503 `MailUnavailableError` and
@@ -271,7 +303,10 @@ export type paths = {
         };
         get?: never;
         put?: never;
-        /** @description End an integration client's suspension: it creates charges again at once. Reinstating a client that is not suspended changes nothing. */
+        /**
+         * Reinstate an integration client
+         * @description End an integration client's suspension: it creates charges again at once. Reinstating a client that is not suspended changes nothing.
+         */
         post: operations["reinstateIntegrationClient"];
         delete?: never;
         options?: never;
@@ -289,6 +324,7 @@ export type paths = {
         get?: never;
         put?: never;
         /**
+         * Suspend an integration client
          * @description Suspend an integration client. While suspended, the Integration API answers 404
          *     `IntegrationNotReadyToCollectError` (`{message}`, saying that the integration is suspended) to new
          *     charges (`POST /payment-request`, `POST /payment-request/bulk`) and to payer changes
@@ -312,7 +348,10 @@ export type paths = {
         };
         get?: never;
         put?: never;
-        /** @description Record and reconcile one received transfer. */
+        /**
+         * Record a received bank transfer
+         * @description Record and reconcile one received transfer.
+         */
         post: operations["ingestBankTransfer"];
         delete?: never;
         options?: never;
@@ -334,6 +373,7 @@ export type paths = {
         options?: never;
         head?: never;
         /**
+         * Update the integration
          * @description Change the integration's own data. Partial update: only the fields sent change; `null` values are
          *     rejected with 400 `ValidationError`. Answers the whole detail after the change.
          */
@@ -347,7 +387,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description The integration's admins with their status, oldest invitation first. */
+        /**
+         * List the integration's admins
+         * @description The integration's admins with their status, oldest invitation first.
+         */
         get: operations["listMyIntegrationAdmins"];
         put?: never;
         post?: never;
@@ -364,10 +407,16 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description The integration's keys, without the plaintext secret key. */
+        /**
+         * Get the widget keys
+         * @description The integration's keys, without the plaintext secret key.
+         */
         get: operations["getApiKeys"];
         put?: never;
-        /** @description Create the publishable key. No secret key is created: rotate one with `POST .../rotate-secret`. 409 when the keys already exist. */
+        /**
+         * Create the publishable key
+         * @description Create the publishable key. No secret key is created: rotate one with `POST .../rotate-secret`. 409 when the keys already exist.
+         */
         post: operations["createApiKeys"];
         delete?: never;
         options?: never;
@@ -384,6 +433,7 @@ export type paths = {
         };
         get?: never;
         /**
+         * Replace the allowed origins
          * @description Replace the origins allowed to use the publishable key (an empty list allows any origin). Can be set
          *     before the keys exist. A browser's `Origin` matches an entry when they are equal ignoring case; write
          *     origins as browsers send them, without a default port (`https://tienda.example.com`, not `…:443`).
@@ -407,7 +457,10 @@ export type paths = {
         };
         get?: never;
         put?: never;
-        /** @description Create the secret key, or replace it; the previous secret key stops working at once. The plaintext is returned only in this answer. */
+        /**
+         * Rotate the secret key
+         * @description Create the secret key, or replace it; the previous secret key stops working at once. The plaintext is returned only in this answer.
+         */
         post: operations["rotateApiSecretKey"];
         delete?: never;
         options?: never;
@@ -425,6 +478,7 @@ export type paths = {
         get?: never;
         put?: never;
         /**
+         * Rotate the OAuth client secret
          * @description Issue a new OAuth `clientSecret`. The previous one stops working at once, or after `graceSeconds`
          *     (during the grace both are accepted by `/integration/oauth2/token`, `/refresh` and `/revoke`).
          *     Without a body the previous secret stops at once.
@@ -443,7 +497,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description The integration's commissions over a range of days, with totals; paged, newest payment first. */
+        /**
+         * Get the integration's earnings
+         * @description The integration's commissions over a range of days, with totals; paged, newest payment first.
+         */
         get: operations["getEarnings"];
         put?: never;
         post?: never;
@@ -461,6 +518,7 @@ export type paths = {
             cookie?: never;
         };
         /**
+         * Export the earnings as CSV
          * @description The same payments as CSV (RFC 4180: comma-separated, UTF-8, one header line, amounts in pesos with
          *     a dot for decimals), every payment of the range in one file, oldest first. Columns: `paymentId`,
          *     `receivedAt`, `paymentRequestId`, `referenceId`, `merchantUserId`, `merchantName`, `grossAmount`,
@@ -483,6 +541,7 @@ export type paths = {
             cookie?: never;
         };
         /**
+         * List events
          * @description Recent events (30 days) of the integration with their delivery state and attempts, newest first.
          *     The events of a merchant account unlinked from the integration are not listed. After the merchant
          *     authorizes again (re-link), the events from before the unlink and from the re-link on are listed
@@ -507,6 +566,7 @@ export type paths = {
         get?: never;
         put?: never;
         /**
+         * Resend an event
          * @description Deliver an event again now, with the same payload and `X-Service-Webhook-Id`, to the destination
          *     that resolves now, applying the subscription gate of now (409 when it would not be sent, as for
          *     an event of a merchant account that is unlinked, or that occurred while it was unlinked). Any
@@ -527,10 +587,14 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description The integration's latest go-live request, with its review and its creation in Production. Sandbox only. */
+        /**
+         * Get the latest go-live request
+         * @description The integration's latest go-live request, with its review and its creation in Production. Sandbox only.
+         */
         get: operations["getGoLiveRequest"];
         put?: never;
         /**
+         * Request going live
          * @description Request Production access for the integration. An automatic check either approves it at once or
          *     sends it to the platform's review with the reasons; the check pings the webhook URL (as
          *     `POST /my-integration/urls/{id}/test` does). Asking again while in review repeats the check on the
@@ -558,6 +622,7 @@ export type paths = {
         };
         get?: never;
         /**
+         * Upload the integration's logo
          * @description Upload the integration's logo, shown on the authorization screen: the raw image bytes as the body
          *     (`Content-Type` `image/png`, `image/jpeg` or `image/webp`), up to 5 MB and 16,777,216 pixels
          *     (4096 × 4096). The format is judged by the bytes, not by the declared type: PNG, JPEG and WEBP
@@ -581,7 +646,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Read the admin's integration client. The platform's service commission is never part of this view. */
+        /**
+         * Get the integration
+         * @description Read the admin's integration client. The platform's service commission is never part of this view.
+         */
         get: operations["getMyIntegration"];
         put?: never;
         post?: never;
@@ -598,10 +666,14 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description The integration's requests with their outcome, newest first, and its current cap (`currentPerDay`). */
+        /**
+         * List the integration's message cap requests
+         * @description The integration's requests with their outcome, newest first, and its current cap (`currentPerDay`).
+         */
         get: operations["listMyMessageCapRequests"];
         put?: never;
         /**
+         * Ask for a higher message cap
          * @description Ask for a higher daily chat-message cap. The request is `pending` until a platform admin approves
          *     or rejects it; the outcome is emailed (in Spanish) to the admin who asked. Only one request may be
          *     pending at a time: another one answers 409 `MessageCapRequestAlreadyPendingError`.
@@ -621,7 +693,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description The integration's payer notifications, newest first (by `scheduledFor`). */
+        /**
+         * List payer notifications
+         * @description The integration's payer notifications, newest first (by `scheduledFor`).
+         */
         get: operations["listNotifications"];
         put?: never;
         post?: never;
@@ -638,9 +713,15 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description The current offer. Both fields `null`: no active offer (the authorization screen shows no fee). */
+        /**
+         * Get the offer
+         * @description The current offer. Both fields `null`: no active offer (the authorization screen shows no fee).
+         */
         get: operations["getOffer"];
-        /** @description Replace the offer. It applies to merchant accounts that link from now on; to change the fee of a linked merchant account, propose a commission change. */
+        /**
+         * Replace the offer
+         * @description Replace the offer. It applies to merchant accounts that link from now on; to change the fee of a linked merchant account, propose a commission change.
+         */
         put: operations["replaceOffer"];
         post?: never;
         delete?: never;
@@ -657,6 +738,7 @@ export type paths = {
             cookie?: never;
         };
         /**
+         * List the integration's charges
          * @description The integration's charges across its linked merchant accounts, newest first; optionally only those
          *     in one state. The charges of a merchant account unlinked from the integration are not listed; they
          *     are listed again, in their current state, once it authorizes again.
@@ -677,7 +759,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description The payout link's status and, once accepted, its recipient. */
+        /**
+         * Get the payout link
+         * @description The payout link's status and, once accepted, its recipient.
+         */
         get: operations["getPayoutLink"];
         put?: never;
         post?: never;
@@ -697,6 +782,7 @@ export type paths = {
         get?: never;
         put?: never;
         /**
+         * Invite an account to the payout link
          * @description Invite an account by email to receive the payouts; the status becomes `pending` and the email (in
          *     Spanish) goes out with a link valid for 7 days. A new invitation replaces a pending one: a new
          *     `invitationId`, and the earlier link stops working. 409 `PayoutLinkAlreadyAcceptedError` once
@@ -720,6 +806,7 @@ export type paths = {
         get?: never;
         put?: never;
         /**
+         * Resend the payout link invitation
          * @description Send the pending invitation's email again with a new link, valid for 7 days from now; the invitation
          *     (its id and email) stays the same and the earlier link stops working. 409
          *     `PayoutLinkNotPendingError` when there is nothing pending (status `none` or `accepted`). In Production
@@ -739,10 +826,14 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description The integration's sandbox clock. */
+        /**
+         * Get the sandbox clock
+         * @description The integration's sandbox clock.
+         */
         get: operations["getSandboxClock"];
         put?: never;
         /**
+         * Advance the sandbox clock
          * @description Move the integration's clock forward (never back), by `advanceTo` or by `advanceBy` (exactly one).
          *     Everything time-dependent for the integration follows it: validation of new due dates, surcharges,
          *     overdue and expiry, reminders, draft discard, the day of the quotas. The transitions that came due
@@ -766,6 +857,7 @@ export type paths = {
         get?: never;
         put?: never;
         /**
+         * Simulate a payment
          * @description Simulate a bank transfer to a CVU of the integration's charges and reconcile it at once, exactly
          *     as a real transfer: the charge's state changes and the event is written (and delivered if
          *     subscribed and a destination resolves) before the answer. With `forcePspFailure` the provider
@@ -786,10 +878,16 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description The integration's active tenants, ordered by `key`. */
+        /**
+         * List tenants
+         * @description The integration's active tenants, ordered by `key`.
+         */
         get: operations["listTenants"];
         put?: never;
-        /** @description Create a tenant. Only for integrations of type `multitenant` (403 otherwise). */
+        /**
+         * Create a tenant
+         * @description Create a tenant. Only for integrations of type `multitenant` (403 otherwise).
+         */
         post: operations["createTenant"];
         delete?: never;
         options?: never;
@@ -805,10 +903,16 @@ export type paths = {
             cookie?: never;
         };
         get?: never;
-        /** @description Replace a tenant's `key`, `name` and `webhook_url`. Its merchant accounts stay assigned. */
+        /**
+         * Update a tenant
+         * @description Replace a tenant's `key`, `name` and `webhook_url`. Its merchant accounts stay assigned.
+         */
         put: operations["updateTenant"];
         post?: never;
-        /** @description Delete a tenant. A tenant with assigned merchant accounts cannot be deleted (409). Its `key` becomes free again. */
+        /**
+         * Delete a tenant
+         * @description Delete a tenant. A tenant with assigned merchant accounts cannot be deleted (409). Its `key` becomes free again.
+         */
         delete: operations["deleteTenant"];
         options?: never;
         head?: never;
@@ -823,10 +927,16 @@ export type paths = {
             cookie?: never;
         };
         get?: never;
-        /** @description Set or rotate the tenant's validation token. Write-only: it is never echoed. */
+        /**
+         * Set a tenant's validation token
+         * @description Set or rotate the tenant's validation token. Write-only: it is never echoed.
+         */
         put: operations["setTenantValidationToken"];
         post?: never;
-        /** @description Remove the tenant's validation token: events to its URL are then sent without `validation-token`. Removing a token that is not set also answers 204. */
+        /**
+         * Remove a tenant's validation token
+         * @description Remove the tenant's validation token: events to its URL are then sent without `validation-token`. Removing a token that is not set also answers 204.
+         */
         delete: operations["deleteTenantValidationToken"];
         options?: never;
         head?: never;
@@ -843,6 +953,7 @@ export type paths = {
         get?: never;
         put?: never;
         /**
+         * Get test tokens
          * @description Tokens of the integration's test merchant account (created and linked on first use), valid for
          *     1 hour. Failures answer an error rather than tokens.
          */
@@ -863,6 +974,7 @@ export type paths = {
         get?: never;
         put?: never;
         /**
+         * Send a test webhook
          * @description Sandbox only: send a real, signed test `payment.unmatched` (with `test: true`) through the normal
          *     routing rules and the subscription gate, and report what happened. The attempt is made
          *     synchronously; a failed test is not retried. Production answers 403.
@@ -882,6 +994,7 @@ export type paths = {
             cookie?: never;
         };
         /**
+         * List registered URLs
          * @description The integration's registered URLs, oldest first: its webhook URLs (the most recently registered or
          *     changed one is where events go) and its OAuth redirect URIs. Without `verification`: test a webhook
          *     URL with `POST /my-integration/urls/{clientUrlId}/test`.
@@ -889,6 +1002,7 @@ export type paths = {
         get: operations["listClientUrls"];
         put?: never;
         /**
+         * Register a URL
          * @description Register a webhook URL or a redirect URI. A webhook URL is tested for reachability at once
          *     (`verification`); the test never blocks registration. Events of merchant accounts in no tenant go
          *     to the integration's webhook URL; keep a single one.
@@ -908,7 +1022,10 @@ export type paths = {
             cookie?: never;
         };
         get?: never;
-        /** @description Change a registered URL; a webhook URL is tested again (`verification`). */
+        /**
+         * Update a registered URL
+         * @description Change a registered URL; a webhook URL is tested again (`verification`).
+         */
         put: operations["updateClientUrl"];
         post?: never;
         delete?: never;
@@ -926,7 +1043,10 @@ export type paths = {
         };
         get?: never;
         put?: never;
-        /** @description Test a registered webhook URL's reachability now, as on registration. Changes nothing. Redirect URIs are not tested (400). */
+        /**
+         * Test a webhook URL
+         * @description Test a registered webhook URL's reachability now, as on registration. Changes nothing. Redirect URIs are not tested (400).
+         */
         post: operations["testClientUrl"];
         delete?: never;
         options?: never;
@@ -941,7 +1061,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description The merchant accounts linked to the integration, most recently joined first. */
+        /**
+         * List linked merchant accounts
+         * @description The merchant accounts linked to the integration, most recently joined first.
+         */
         get: operations["listIntegrationUsers"];
         put?: never;
         post?: never;
@@ -962,6 +1085,7 @@ export type paths = {
         put?: never;
         post?: never;
         /**
+         * Unlink a merchant account
          * @description Unlink a merchant account from the integration. Afterwards its tokens get 403 on the Integration
          *     API until it authorizes again. Pending charges are not canceled: they can still be paid and the
          *     money reaches the merchant, but the integration stops seeing them: no event of its charges is
@@ -987,6 +1111,7 @@ export type paths = {
         get?: never;
         put?: never;
         /**
+         * Propose a commission change
          * @description Propose a new commission percentage to a merchant account. The merchant account is emailed (in
          *     Spanish) a single-use link to a page on the Auth API (`GET /integration/commission-proposals/answer`)
          *     where it signs in with its own merchant account (the linked one; any other is refused) and accepts
@@ -1016,6 +1141,7 @@ export type paths = {
         put?: never;
         post?: never;
         /**
+         * Withdraw a commission proposal
          * @description Withdraw a pending commission proposal; the current percentage stays and the emailed link stops
          *     working. 404 `IntegrationClientUserNotFoundError` (no such linked merchant account) or
          *     `CommissionProposalNotFoundError` (no proposal with this id for that merchant account); 409
@@ -1035,7 +1161,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description The catalog of subscribable events; `event` is the value `enabledEvents` accepts. */
+        /**
+         * List subscribable events
+         * @description The catalog of subscribable events; `event` is the value `enabledEvents` accepts.
+         */
         get: operations["listWebhookEvents"];
         put?: never;
         post?: never;
@@ -1052,7 +1181,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description The integration's signing secret, in clear (the production secret in Production). 404 until one exists. */
+        /**
+         * Get the webhook signing secret
+         * @description The integration's signing secret, in clear (the production secret in Production). 404 until one exists.
+         */
         get: operations["getWebhookSigningSecret"];
         put?: never;
         post?: never;
@@ -1071,6 +1203,7 @@ export type paths = {
         };
         get?: never;
         /**
+         * Rotate the webhook signing secret
          * @description Create the signing secret, or replace it with a new one, and answer it in clear. The previous
          *     secret stops signing at once: every delivery attempt after the rotation, retries of older events
          *     included, is signed with the new secret (there is no grace period).
@@ -1090,9 +1223,13 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description The events the integration is subscribed to. An event is delivered only when its name is in `enabledEvents`. */
+        /**
+         * Get the webhook subscriptions
+         * @description The events the integration is subscribed to. An event is delivered only when its name is in `enabledEvents`.
+         */
         get: operations["getWebhookSubscriptions"];
         /**
+         * Replace the webhook subscriptions
          * @description Replace the subscribed events. The gate applies equally to matched and unmatched payments:
          *     removing `payment_request.payment_received` silences matched payments. Answers the stored list.
          */
@@ -1111,7 +1248,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description The process can serve requests: its database answers. */
+        /**
+         * Check that the process can serve requests
+         * @description The process can serve requests: its database answers.
+         */
         get: operations["getReadiness"];
         put?: never;
         post?: never;
@@ -3710,12 +3850,12 @@ export interface operations {
             /** @description 503 `MailUnavailableError`: this deployment (Production) has no mail server configured, so the new admin's welcome email and temporary password cannot be sent; nothing was created. Or `ServiceUnavailableError` (the database is unreachable just now, with `Retry-After`). */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying (always sent with this code). */
+                    /** @description Seconds to wait before retrying: sent with `ServiceUnavailableError`, not with `MailUnavailableError`. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AdminErrorBody"] | components["schemas"]["AdminErrorBody"];
+                    "application/json": components["schemas"]["AdminErrorBody"];
                 };
             };
         };
@@ -3955,12 +4095,12 @@ export interface operations {
             /** @description 503 `MailUnavailableError`: this deployment (Production) has no mail server configured, so the new admin's welcome email and temporary password cannot be sent; nothing was created. Or `ServiceUnavailableError` (the database is unreachable just now, with `Retry-After`). */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying (always sent with this code). */
+                    /** @description Seconds to wait before retrying: sent with `ServiceUnavailableError`, not with `MailUnavailableError`. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AdminErrorBody"] | components["schemas"]["AdminErrorBody"];
+                    "application/json": components["schemas"]["AdminErrorBody"];
                 };
             };
         };
@@ -4415,12 +4555,12 @@ export interface operations {
             /** @description 503 `MailUnavailableError`: this deployment (Production) has no mail server configured, so the new admin's welcome email and temporary password cannot be sent; nothing was created. Or `ServiceUnavailableError` (the database is unreachable just now, with `Retry-After`). */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying (always sent with this code). */
+                    /** @description Seconds to wait before retrying: sent with `ServiceUnavailableError`, not with `MailUnavailableError`. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AdminErrorBody"] | components["schemas"]["AdminErrorBody"];
+                    "application/json": components["schemas"]["AdminErrorBody"];
                 };
             };
         };
@@ -4508,12 +4648,12 @@ export interface operations {
             /** @description 503 `MailUnavailableError`: this deployment (Production) has no mail server configured, so the new admin's welcome email and temporary password cannot be sent; nothing was created. Or `ServiceUnavailableError` (the database is unreachable just now, with `Retry-After`). */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying (always sent with this code). */
+                    /** @description Seconds to wait before retrying: sent with `ServiceUnavailableError`, not with `MailUnavailableError`. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AdminErrorBody"] | components["schemas"]["AdminErrorBody"];
+                    "application/json": components["schemas"]["AdminErrorBody"];
                 };
             };
         };
@@ -7070,12 +7210,12 @@ export interface operations {
             /** @description 503 `MailUnavailableError`: this deployment (Production) has no mail server configured, so the email with the link cannot be sent; nothing was changed. Or `ServiceUnavailableError` (the database is unreachable just now, with `Retry-After`). */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying (always sent with this code). */
+                    /** @description Seconds to wait before retrying: sent with `ServiceUnavailableError`, not with `MailUnavailableError`. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AdminErrorBody"] | components["schemas"]["AdminErrorBody"];
+                    "application/json": components["schemas"]["AdminErrorBody"];
                 };
             };
         };
@@ -7146,12 +7286,12 @@ export interface operations {
             /** @description 503 `MailUnavailableError`: this deployment (Production) has no mail server configured, so the email with the link cannot be sent; nothing was changed. Or `ServiceUnavailableError` (the database is unreachable just now, with `Retry-After`). */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying (always sent with this code). */
+                    /** @description Seconds to wait before retrying: sent with `ServiceUnavailableError`, not with `MailUnavailableError`. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AdminErrorBody"] | components["schemas"]["AdminErrorBody"];
+                    "application/json": components["schemas"]["AdminErrorBody"];
                 };
             };
         };
@@ -8897,12 +9037,12 @@ export interface operations {
             /** @description 503 `MailUnavailableError`: this deployment (Production) has no mail server configured, so the email with the link cannot be sent; nothing was changed. Or `ServiceUnavailableError` (the database is unreachable just now, with `Retry-After`). */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying (always sent with this code). */
+                    /** @description Seconds to wait before retrying: sent with `ServiceUnavailableError`, not with `MailUnavailableError`. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AdminErrorBody"] | components["schemas"]["AdminErrorBody"];
+                    "application/json": components["schemas"]["AdminErrorBody"];
                 };
             };
         };

@@ -7,7 +7,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description The public keys that sign `idToken`s, by `kid`. */
+        /**
+         * Get the token signing keys
+         * @description The public keys that sign `idToken`s, by `kid`.
+         */
         get: operations["getJwks"];
         put?: never;
         post?: never;
@@ -24,7 +27,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description OpenID Provider metadata. */
+        /**
+         * Get the OpenID Provider metadata
+         * @description OpenID Provider metadata.
+         */
         get: operations["getOpenIdConfiguration"];
         put?: never;
         post?: never;
@@ -41,7 +47,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description The process is up. */
+        /**
+         * Check that the process is up
+         * @description The process is up.
+         */
         get: operations["getHealth"];
         put?: never;
         post?: never;
@@ -61,6 +70,7 @@ export type paths = {
         get?: never;
         put?: never;
         /**
+         * Change the admin's password
          * @description Change the signed-in admin's password. Other sessions of the admin are revoked. It is the one
          *     operation a session opened with a temporary password may use; once it succeeds, that session
          *     works everywhere its role allows.
@@ -82,6 +92,7 @@ export type paths = {
         get?: never;
         put?: never;
         /**
+         * Sign in as an admin
          * @description Sign in as an admin. The `idToken` is the Bearer of the Admin API. A welcome email's temporary
          *     password signs in for 7 days with `passwordChangeRequired: true`; past that it answers 401
          *     `InvalidCredentialsError`, like a wrong password. 429 `TooManyAttemptsError`: too many failed sign-ins
@@ -104,6 +115,7 @@ export type paths = {
         get?: never;
         put?: never;
         /**
+         * Sign an admin out
          * @description Sign out: the session of this refresh token ends (its `idToken` stops working on the Admin API at
          *     once). Answers 204 also for a token that is unknown or already ended, so it is safe to repeat.
          */
@@ -124,6 +136,7 @@ export type paths = {
         get?: never;
         put?: never;
         /**
+         * Request a password reset link
          * @description Ask for a password reset link. Always answers 202 with no body, whether or not an admin (integration
          *     or platform) has that email, so that the answer never tells which accounts exist. For a known admin,
          *     an email in Spanish carries a link to `GET /integration/admin/password-reset/page?token=…` that works
@@ -150,6 +163,7 @@ export type paths = {
         get?: never;
         put?: never;
         /**
+         * Reset a password with a reset link's token
          * @description Set a new password with the token of a reset link (what the reset page does, as JSON). The admin's
          *     temporary password, if any, stops being required, the link is used up, and every session of the admin
          *     ends (its refresh tokens and `idToken`s stop working). 410 `PasswordResetLinkInvalidError`: the token
@@ -171,6 +185,7 @@ export type paths = {
             cookie?: never;
         };
         /**
+         * Show the password reset page
          * @description The page a reset link opens (HTML in Spanish, for people): a form to choose the new password. It is
          *     served with `Referrer-Policy: no-referrer` and `Cache-Control: no-store`, takes the token out of the
          *     address bar once loaded, and posts it in a hidden field. A link that no longer works shows a page
@@ -179,6 +194,7 @@ export type paths = {
         get: operations["showAdminPasswordResetPage"];
         put?: never;
         /**
+         * Submit the password reset page
          * @description Used by the reset page only: the same change as `POST /integration/admin/password-reset/complete`,
          *     answered with a page. 200: the password changed; 400: the form again with what is wrong with the new
          *     password; 410: the link no longer works; 429: too many refused tokens from this address, the page
@@ -202,6 +218,7 @@ export type paths = {
         get?: never;
         put?: never;
         /**
+         * Refresh an admin session
          * @description Renew the session before the `idToken` expires: a new `idToken` and a new `refreshToken` (the one
          *     sent stops working: each refresh token is used once). The session still ends 30 days after the
          *     sign-in, when the admin signs out, or when the password changes.
@@ -220,10 +237,14 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description The proposal (the integration, the current and the proposed percentage, until when it stands) and the form. 410: the link no longer works (answered, withdrawn, replaced by a newer proposal, lapsed after 7 days, or the merchant account was unlinked); the page says so. */
+        /**
+         * Show the commission proposal page
+         * @description The proposal (the integration, the current and the proposed percentage, until when it stands) and the form. 410: the link no longer works (answered, withdrawn, replaced by a newer proposal, lapsed after 7 days, or the merchant account was unlinked); the page says so.
+         */
         get: operations["showCommissionProposalPage"];
         put?: never;
         /**
+         * Answer a commission proposal
          * @description Used by the page only: sign in and answer. 200: answered; accepting sets the link's commission to the
          *     proposed percentage at once (for payments received from then on), rejecting leaves it. The form again
          *     with the refusal: 401 `InvalidGrantError` (no merchant account with that email) or
@@ -248,6 +269,7 @@ export type paths = {
             cookie?: never;
         };
         /**
+         * Start an authorization
          * @description Start an authorization: renders the authorization screen, where the merchant account (not the
          *     integration admin) signs in; it shows the integration's name and logo and, when an offer is active,
          *     the fee. On success the browser is redirected to `redirect_uri` with `code` and the unchanged
@@ -274,7 +296,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description The merchant account behind an `idToken` (`{name, email}`); existing integrator clients call it right after the code exchange. */
+        /**
+         * Get the merchant account behind an idToken
+         * @description The merchant account behind an `idToken` (`{name, email}`); existing integrator clients call it right after the code exchange.
+         */
         get: operations["getClientInfo"];
         put?: never;
         post?: never;
@@ -294,6 +319,7 @@ export type paths = {
         get?: never;
         put?: never;
         /**
+         * Complete the merchant's sign-in
          * @description Used by the authorization screen only; not called by integrators. Checks the CSRF token and the
          *     merchant's credentials. Success: 303 to `redirect_uri` with `code` and `state`. Failure: the
          *     screen again with the error (`InvalidGrantError`: no merchant account with that email, admin
@@ -318,6 +344,7 @@ export type paths = {
             cookie?: never;
         };
         /**
+         * Get an integration's logo
          * @description An integration's uploaded logo: a WEBP image of at most 512 px on its longest side. Public (the
          *     authorization screen loads it). Each upload gets a new address, so the image at an address never
          *     changes: it may be cached for a year (`Cache-Control: public, max-age=31536000, immutable`); with
@@ -341,6 +368,7 @@ export type paths = {
             cookie?: never;
         };
         /**
+         * Sign out of the authorization screen
          * @description Sign the browser out of the authorization screen. The screen keeps no signed-in state between
          *     authorizations (every authorization asks for the merchant's password); what it keeps in the browser
          *     is the sign-in form's CSRF cookie, which this clears. With `logout_uri`, the browser is sent there
@@ -366,7 +394,10 @@ export type paths = {
         };
         get?: never;
         put?: never;
-        /** @description Get a new `idToken` with the stored `refreshToken`. 429 `TooManyAttemptsError`: too many wrong `clientSecret`s for this `clientId` or from this address. */
+        /**
+         * Refresh an idToken
+         * @description Get a new `idToken` with the stored `refreshToken`. 429 `TooManyAttemptsError`: too many wrong `clientSecret`s for this `clientId` or from this address.
+         */
         post: operations["refreshToken"];
         delete?: never;
         options?: never;
@@ -383,7 +414,10 @@ export type paths = {
         };
         get?: never;
         put?: never;
-        /** @description Revoke a refresh token (and the `idToken`s issued from it). Revoking does not unlink the merchant. Answers 200 with no body, also for a token that is unknown or already revoked. 429 `TooManyAttemptsError`: too many wrong `clientSecret`s for this `clientId` or from this address. Revocation of RFC 7009 for standard OAuth 2.0 clients. 429 `TooManyAttemptsError`: too many failed client authentications for this `client_id` or from this address. */
+        /**
+         * Revoke a refresh token Revoke a refresh token
+         * @description Revoke a refresh token (and the `idToken`s issued from it). Revoking does not unlink the merchant. Answers 200 with no body, also for a token that is unknown or already revoked. 429 `TooManyAttemptsError`: too many wrong `clientSecret`s for this `clientId` or from this address. Revocation of RFC 7009 for standard OAuth 2.0 clients. 429 `TooManyAttemptsError`: too many failed client authentications for this `client_id` or from this address.
+         */
         post: operations["revokeToken"];
         delete?: never;
         options?: never;
@@ -400,7 +434,10 @@ export type paths = {
         };
         get?: never;
         put?: never;
-        /** @description Exchange an authorization code for tokens (the documented JSON form). Store the `refreshToken` and the `merchantUserId` (from `GET /me`). 429 `TooManyAttemptsError`: too many wrong `clientSecret`s for this `clientId` or from this address; wait `Retry-After` seconds. The token endpoint of RFC 6749 for standard OAuth 2.0 clients (form-encoded, snake_case, HTTP Basic client authentication, PKCE). 429 `TooManyAttemptsError` (in the API's error body, with `Retry-After`): too many failed client authentications for this `client_id` or from this address. */
+        /**
+         * Exchange an authorization code for tokens Exchange an authorization code for tokens
+         * @description Exchange an authorization code for tokens (the documented JSON form). Store the `refreshToken` and the `merchantUserId` (from `GET /me`). 429 `TooManyAttemptsError`: too many wrong `clientSecret`s for this `clientId` or from this address; wait `Retry-After` seconds. The token endpoint of RFC 6749 for standard OAuth 2.0 clients (form-encoded, snake_case, HTTP Basic client authentication, PKCE). 429 `TooManyAttemptsError` (in the API's error body, with `Retry-After`): too many failed client authentications for this `client_id` or from this address.
+         */
         post: operations["exchangeToken"];
         delete?: never;
         options?: never;
@@ -415,10 +452,14 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description The invitation and the sign-in form. 410: the link is unknown, used, older than 7 days, or replaced by a newer invitation or a resend; the page says so. */
+        /**
+         * Show the payout link invitation page
+         * @description The invitation and the sign-in form. 410: the link is unknown, used, older than 7 days, or replaced by a newer invitation or a resend; the page says so.
+         */
         get: operations["showPayoutLinkAcceptPage"];
         put?: never;
         /**
+         * Accept a payout link invitation
          * @description Used by the page only: sign in and accept. 200: accepted, the account now receives the integration's
          *     commissions (the link is used up). The form again with the refusal: 401 `InvalidGrantError` (no
          *     merchant account with that email) or `InvalidCredentialsError` (a wrong password), 403 `MerchantAccountNotInvitedError`
@@ -442,7 +483,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description The process can serve requests: its database answers. */
+        /**
+         * Check that the process can serve requests
+         * @description The process can serve requests: its database answers.
+         */
         get: operations["getReadiness"];
         put?: never;
         post?: never;

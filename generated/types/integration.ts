@@ -7,7 +7,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description The process is up. */
+        /**
+         * Check that the process is up
+         * @description The process is up.
+         */
         get: operations["getHealth"];
         put?: never;
         post?: never;
@@ -24,7 +27,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description The merchant identity. Any query parameters are ignored. A 403 here is plain text. */
+        /**
+         * Get the merchant identity
+         * @description The merchant identity. Any query parameters are ignored. A 403 here is plain text.
+         */
         get: operations["getMe"];
         put?: never;
         post?: never;
@@ -42,7 +48,10 @@ export type paths = {
             cookie?: never;
         };
         get?: never;
-        /** @description Assign the token's merchant account to a tenant of the integration (replacing any earlier one). Its events then go to the tenant's webhook URL. */
+        /**
+         * Assign the merchant account to a tenant
+         * @description Assign the token's merchant account to a tenant of the integration (replacing any earlier one). Its events then go to the tenant's webhook URL.
+         */
         put: operations["assignMerchantTenant"];
         post?: never;
         delete?: never;
@@ -59,6 +68,7 @@ export type paths = {
             cookie?: never;
         };
         /**
+         * Show a charge's payer page
          * @description The charge for its payer, in Spanish, made for a phone: the merchant's trade name, the description,
          *     what is owed today (the surcharge included once the first due date has passed, minus what was
          *     paid), the CVU to transfer to with a copy button (while the charge is open), the due dates and the
@@ -90,6 +100,7 @@ export type paths = {
         get?: never;
         put?: never;
         /**
+         * Request the payment confirmation
          * @description The payer page's button (a form post with no fields): sends the payer the payment confirmation of
          *     the charge's latest transfer by chat, to the charge's WhatsApp number, whatever
          *     `sendWhatsappPaymentConfirmation` says. Only in CUIL mode, once a payment was received, and with a
@@ -113,6 +124,7 @@ export type paths = {
             cookie?: never;
         };
         /**
+         * Look a payer up in the tax registry
          * @description Look a payer document up in the tax registry. Quota: 1000 units per day per integration and merchant
          *     account (reset 00:00 Argentina time); a CUIL or CUIT costs 1 unit, a DNI 2. Not consumed by a 400 or
          *     by a 503 answered without querying; consumed by a 200 with `name: null` and by a 503 because the
@@ -139,10 +151,14 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description List the charges created in a date range (Argentina days, both ends included), oldest first. The total is in `X-Total-Count`. */
+        /**
+         * List charges
+         * @description List the charges created in a date range (Argentina days, both ends included), oldest first. The total is in `X-Total-Count`.
+         */
         get: operations["listPaymentRequests"];
         put?: never;
         /**
+         * Create a charge
          * @description Create a charge. With `amount` it is `pending` and holds a CVU; without it, a `draft`. There is no
          *     idempotency key: on a timeout or a 5xx, `GET /payment-request/{referenceId}` and, on 404, retry
          *     with the same `referenceId`; on 409 the charge exists. While the platform has the integration
@@ -165,6 +181,7 @@ export type paths = {
         get?: never;
         put?: never;
         /**
+         * Create charges in bulk
          * @description Create 1 to 100 CUIL-mode charges on one shared CVU, all or nothing: on 400, 422 or 429 nothing is
          *     created. On a timeout, GET one `referenceId` of the batch; on a 422 of a retried bulk whose reason
          *     is that the `referenceId` already exists, the earlier batch was created. While the platform has the
@@ -184,14 +201,20 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description Read a charge with its current `state`. */
+        /**
+         * Get a charge
+         * @description Read a charge with its current `state`.
+         */
         get: operations["getPaymentRequest"];
         put?: never;
         post?: never;
         delete?: never;
         options?: never;
         head?: never;
-        /** @description Complete a draft's amount. Only a draft with no payments; it becomes `pending` and gets a CVU. A draft never sends notifications, even afterwards. */
+        /**
+         * Complete a draft's amount
+         * @description Complete a draft's amount. Only a draft with no payments; it becomes `pending` and gets a CVU. A draft never sends notifications, even afterwards.
+         */
         patch: operations["completePaymentRequestAmount"];
         trace?: never;
     };
@@ -204,7 +227,10 @@ export type paths = {
         };
         get?: never;
         put?: never;
-        /** @description Cancel a `draft` or `pending` charge with no payments. No event is sent: the 200 is the confirmation. The CVU returns to the pool; a later transfer to it yields `payment.unmatched` with reason `canceled`. */
+        /**
+         * Cancel a charge
+         * @description Cancel a `draft` or `pending` charge with no payments. No event is sent: the 200 is the confirmation. The CVU returns to the pool; a later transfer to it yields `payment.unmatched` with reason `canceled`.
+         */
         post: operations["cancelPaymentRequest"];
         delete?: never;
         options?: never;
@@ -226,6 +252,7 @@ export type paths = {
         options?: never;
         head?: never;
         /**
+         * Change a charge's payer
          * @description Change the payer of a CUIL-mode charge that has received no money. Answers the full charge. While
          *     the platform has the integration suspended, answers 404 `IntegrationNotReadyToCollectError`.
          */
@@ -239,7 +266,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** @description The process can serve requests: its database answers. */
+        /**
+         * Check that the process can serve requests
+         * @description The process can serve requests: its database answers.
+         */
         get: operations["getReadiness"];
         put?: never;
         post?: never;
@@ -259,6 +289,7 @@ export type paths = {
         get?: never;
         put?: never;
         /**
+         * Create a checkout charge
          * @description Create a checkout charge for a merchant account linked to the key's integration, from the store's
          *     server, with the secret key. The same rules as `POST /payment-request` with `type: checkout`:
          *     `referenceId` unique per integration and merchant account, a CVU from the merchant account's pool
@@ -280,6 +311,7 @@ export type paths = {
             cookie?: never;
         };
         /**
+         * Get a checkout charge
          * @description A checkout charge of the key's integration, as the widget polls it from the buyer's browser with the
          *     publishable key. 404 `PaymentRequestNotFoundError` for a charge of another integration, or one that is
          *     not a checkout charge.
@@ -583,14 +615,6 @@ export type components = {
          * @description An email address, up to 320 characters.
          */
         Email: string;
-        /**
-         * Format: uri
-         * @description A URL that the service will call (webhook) or redirect to (OAuth redirect URI): HTTPS, up to 2048
-         *     characters. In the Sandbox, `http://` is also accepted on loopback hosts (`localhost`, `127.0.0.1`,
-         *     `[::1]`, any port): always for redirect URIs, and for webhook URLs only when the server runs with
-         *     `COBRO_ALLOW_LOOPBACK_URLS=true`. Outside that allowance an `http://` URL is refused (400).
-         */
-        EndpointUrl: string;
         /** @description The general error body: business 400s, `CustomerAlreadyAssociatedError`, 500s. */
         ErrorBody: {
             /** @description Machine-readable error code. */
@@ -1861,12 +1885,12 @@ export interface operations {
             /** @description 503 `IntegrationDailyLimitUnavailableError` (the cap could not be checked; retry in minutes) or `ServiceUnavailableError` (the database is unreachable just now, with `Retry-After`); nothing was created. */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying (always sent with this code). */
+                    /** @description Seconds to wait before retrying: sent with `ServiceUnavailableError`, not with `IntegrationDailyLimitUnavailableError`. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -2035,12 +2059,12 @@ export interface operations {
             /** @description 503 `IntegrationDailyLimitUnavailableError` (the cap could not be checked; retry in minutes) or `ServiceUnavailableError` (the database is unreachable just now, with `Retry-After`); nothing was created. */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying (always sent with this code). */
+                    /** @description Seconds to wait before retrying: sent with `ServiceUnavailableError`, not with `IntegrationDailyLimitUnavailableError`. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };

@@ -2,7 +2,7 @@
 // merchant's idToken, which is refreshed with the refreshToken shortly before it expires.
 import {
   Configuration,
-  DefaultApi,
+  HealthApi,
   MerchantApi,
   PayerLookupApi,
   PaymentRequestsApi,
@@ -71,7 +71,7 @@ export class CobroClient {
   readonly merchant: MerchantApi;
   readonly tenant: TenantApi;
   /** Health and readiness. */
-  readonly service: DefaultApi;
+  readonly service: HealthApi;
   readonly oauth: CobroOAuth;
 
   #idToken: string;
@@ -100,7 +100,7 @@ export class CobroClient {
     this.payerLookup = new PayerLookupApi(configuration);
     this.merchant = new MerchantApi(configuration);
     this.tenant = new TenantApi(configuration);
-    this.service = new DefaultApi(configuration);
+    this.service = new HealthApi(configuration);
   }
 
   static #expiryOf(tokens: MerchantTokens, now: number): number {

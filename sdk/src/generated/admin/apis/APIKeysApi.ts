@@ -85,6 +85,7 @@ export class APIKeysApi extends runtime.BaseAPI {
 
     /**
      * Create the publishable key. No secret key is created: rotate one with `POST .../rotate-secret`. 409 when the keys already exist.
+     * Create the publishable key
      */
     async createApiKeysRaw(initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<ApiKeysView>> {
         const requestOptions = await this.createApiKeysRequestOpts();
@@ -95,6 +96,7 @@ export class APIKeysApi extends runtime.BaseAPI {
 
     /**
      * Create the publishable key. No secret key is created: rotate one with `POST .../rotate-secret`. 409 when the keys already exist.
+     * Create the publishable key
      */
     async createApiKeys(initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<ApiKeysView> {
         const response = await this.createApiKeysRaw(initOverrides);
@@ -130,6 +132,7 @@ export class APIKeysApi extends runtime.BaseAPI {
 
     /**
      * The integration\'s keys, without the plaintext secret key.
+     * Get the widget keys
      */
     async getApiKeysRaw(initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<ApiKeysView>> {
         const requestOptions = await this.getApiKeysRequestOpts();
@@ -140,6 +143,7 @@ export class APIKeysApi extends runtime.BaseAPI {
 
     /**
      * The integration\'s keys, without the plaintext secret key.
+     * Get the widget keys
      */
     async getApiKeys(initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<ApiKeysView> {
         const response = await this.getApiKeysRaw(initOverrides);
@@ -185,6 +189,7 @@ export class APIKeysApi extends runtime.BaseAPI {
 
     /**
      * Replace the origins allowed to use the publishable key (an empty list allows any origin). Can be set before the keys exist. A browser\'s `Origin` matches an entry when they are equal ignoring case; write origins as browsers send them, without a default port (`https://tienda.example.com`, not `…:443`). The allowed origins decide which pages may read `GET /v1/payments/{paymentRequestId}` (CORS); they do not restrict the secret key, which servers use.
+     * Replace the allowed origins
      */
     async replaceAllowedOriginsRaw(requestParameters: ReplaceAllowedOriginsRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<ApiKeysView>> {
         const requestOptions = await this.replaceAllowedOriginsRequestOpts(requestParameters);
@@ -195,6 +200,7 @@ export class APIKeysApi extends runtime.BaseAPI {
 
     /**
      * Replace the origins allowed to use the publishable key (an empty list allows any origin). Can be set before the keys exist. A browser\'s `Origin` matches an entry when they are equal ignoring case; write origins as browsers send them, without a default port (`https://tienda.example.com`, not `…:443`). The allowed origins decide which pages may read `GET /v1/payments/{paymentRequestId}` (CORS); they do not restrict the secret key, which servers use.
+     * Replace the allowed origins
      */
     async replaceAllowedOrigins(requestParameters: ReplaceAllowedOriginsRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<ApiKeysView> {
         const response = await this.replaceAllowedOriginsRaw(requestParameters, initOverrides);
@@ -230,6 +236,7 @@ export class APIKeysApi extends runtime.BaseAPI {
 
     /**
      * Create the secret key, or replace it; the previous secret key stops working at once. The plaintext is returned only in this answer.
+     * Rotate the secret key
      */
     async rotateApiSecretKeyRaw(initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<RotatedSecretKey>> {
         const requestOptions = await this.rotateApiSecretKeyRequestOpts();
@@ -240,6 +247,7 @@ export class APIKeysApi extends runtime.BaseAPI {
 
     /**
      * Create the secret key, or replace it; the previous secret key stops working at once. The plaintext is returned only in this answer.
+     * Rotate the secret key
      */
     async rotateApiSecretKey(initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<RotatedSecretKey> {
         const response = await this.rotateApiSecretKeyRaw(initOverrides);

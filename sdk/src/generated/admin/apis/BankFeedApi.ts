@@ -86,6 +86,7 @@ export class BankFeedApi extends runtime.BaseAPI {
 
     /**
      * Record and reconcile one received transfer.
+     * Record a received bank transfer
      */
     async ingestBankTransferRaw(requestParameters: IngestBankTransferRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<BankFeedResult>> {
         const requestOptions = await this.ingestBankTransferRequestOpts(requestParameters);
@@ -96,6 +97,7 @@ export class BankFeedApi extends runtime.BaseAPI {
 
     /**
      * Record and reconcile one received transfer.
+     * Record a received bank transfer
      */
     async ingestBankTransfer(requestParameters: IngestBankTransferRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<BankFeedResult> {
         const response = await this.ingestBankTransferRaw(requestParameters, initOverrides);

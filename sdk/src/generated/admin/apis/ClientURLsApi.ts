@@ -123,6 +123,7 @@ export class ClientURLsApi extends runtime.BaseAPI {
 
     /**
      * Register a webhook URL or a redirect URI. A webhook URL is tested for reachability at once (`verification`); the test never blocks registration. Events of merchant accounts in no tenant go to the integration\'s webhook URL; keep a single one.
+     * Register a URL
      */
     async createClientUrlRaw(requestParameters: CreateClientUrlRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<ClientUrl>> {
         const requestOptions = await this.createClientUrlRequestOpts(requestParameters);
@@ -133,6 +134,7 @@ export class ClientURLsApi extends runtime.BaseAPI {
 
     /**
      * Register a webhook URL or a redirect URI. A webhook URL is tested for reachability at once (`verification`); the test never blocks registration. Events of merchant accounts in no tenant go to the integration\'s webhook URL; keep a single one.
+     * Register a URL
      */
     async createClientUrl(requestParameters: CreateClientUrlRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<ClientUrl> {
         const response = await this.createClientUrlRaw(requestParameters, initOverrides);
@@ -168,6 +170,7 @@ export class ClientURLsApi extends runtime.BaseAPI {
 
     /**
      * The integration\'s registered URLs, oldest first: its webhook URLs (the most recently registered or changed one is where events go) and its OAuth redirect URIs. Without `verification`: test a webhook URL with `POST /my-integration/urls/{clientUrlId}/test`.
+     * List registered URLs
      */
     async listClientUrlsRaw(initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<ClientUrlList>> {
         const requestOptions = await this.listClientUrlsRequestOpts();
@@ -178,6 +181,7 @@ export class ClientURLsApi extends runtime.BaseAPI {
 
     /**
      * The integration\'s registered URLs, oldest first: its webhook URLs (the most recently registered or changed one is where events go) and its OAuth redirect URIs. Without `verification`: test a webhook URL with `POST /my-integration/urls/{clientUrlId}/test`.
+     * List registered URLs
      */
     async listClientUrls(initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<ClientUrlList> {
         const response = await this.listClientUrlsRaw(initOverrides);
@@ -221,6 +225,7 @@ export class ClientURLsApi extends runtime.BaseAPI {
 
     /**
      * Test a registered webhook URL\'s reachability now, as on registration. Changes nothing. Redirect URIs are not tested (400).
+     * Test a webhook URL
      */
     async testClientUrlRaw(requestParameters: TestClientUrlRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<ClientUrlTestResult>> {
         const requestOptions = await this.testClientUrlRequestOpts(requestParameters);
@@ -231,6 +236,7 @@ export class ClientURLsApi extends runtime.BaseAPI {
 
     /**
      * Test a registered webhook URL\'s reachability now, as on registration. Changes nothing. Redirect URIs are not tested (400).
+     * Test a webhook URL
      */
     async testClientUrl(requestParameters: TestClientUrlRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<ClientUrlTestResult> {
         const response = await this.testClientUrlRaw(requestParameters, initOverrides);
@@ -284,6 +290,7 @@ export class ClientURLsApi extends runtime.BaseAPI {
 
     /**
      * Change a registered URL; a webhook URL is tested again (`verification`).
+     * Update a registered URL
      */
     async updateClientUrlRaw(requestParameters: UpdateClientUrlRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<ClientUrl>> {
         const requestOptions = await this.updateClientUrlRequestOpts(requestParameters);
@@ -294,6 +301,7 @@ export class ClientURLsApi extends runtime.BaseAPI {
 
     /**
      * Change a registered URL; a webhook URL is tested again (`verification`).
+     * Update a registered URL
      */
     async updateClientUrl(requestParameters: UpdateClientUrlRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<ClientUrl> {
         const response = await this.updateClientUrlRaw(requestParameters, initOverrides);

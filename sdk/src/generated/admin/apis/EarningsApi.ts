@@ -101,6 +101,7 @@ export class EarningsApi extends runtime.BaseAPI {
 
     /**
      * The same payments as CSV (RFC 4180: comma-separated, UTF-8, one header line, amounts in pesos with a dot for decimals), every payment of the range in one file, oldest first. Columns: `paymentId`, `receivedAt`, `paymentRequestId`, `referenceId`, `merchantUserId`, `merchantName`, `grossAmount`, `commissionPercentage`, `commissionFixedAmount`, `commissionAmount`.
+     * Export the earnings as CSV
      */
     async exportEarningsCsvRaw(requestParameters: ExportEarningsCsvRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<string>> {
         const requestOptions = await this.exportEarningsCsvRequestOpts(requestParameters);
@@ -115,6 +116,7 @@ export class EarningsApi extends runtime.BaseAPI {
 
     /**
      * The same payments as CSV (RFC 4180: comma-separated, UTF-8, one header line, amounts in pesos with a dot for decimals), every payment of the range in one file, oldest first. Columns: `paymentId`, `receivedAt`, `paymentRequestId`, `referenceId`, `merchantUserId`, `merchantName`, `grossAmount`, `commissionPercentage`, `commissionFixedAmount`, `commissionAmount`.
+     * Export the earnings as CSV
      */
     async exportEarningsCsv(requestParameters: ExportEarningsCsvRequest = {}, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<string> {
         const response = await this.exportEarningsCsvRaw(requestParameters, initOverrides);
@@ -166,6 +168,7 @@ export class EarningsApi extends runtime.BaseAPI {
 
     /**
      * The integration\'s commissions over a range of days, with totals; paged, newest payment first.
+     * Get the integration\'s earnings
      */
     async getEarningsRaw(requestParameters: GetEarningsRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<EarningsReport>> {
         const requestOptions = await this.getEarningsRequestOpts(requestParameters);
@@ -176,6 +179,7 @@ export class EarningsApi extends runtime.BaseAPI {
 
     /**
      * The integration\'s commissions over a range of days, with totals; paged, newest payment first.
+     * Get the integration\'s earnings
      */
     async getEarnings(requestParameters: GetEarningsRequest = {}, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<EarningsReport> {
         const response = await this.getEarningsRaw(requestParameters, initOverrides);

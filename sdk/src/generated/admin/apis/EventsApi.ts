@@ -110,6 +110,7 @@ export class EventsApi extends runtime.BaseAPI {
 
     /**
      * Recent events (30 days) of the integration with their delivery state and attempts, newest first. The events of a merchant account unlinked from the integration are not listed. After the merchant authorizes again (re-link), the events from before the unlink and from the re-link on are listed again; those that occurred while it was unlinked stay hidden and are never delivered.
+     * List events
      */
     async listEventsRaw(requestParameters: ListEventsRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<EventPage>> {
         const requestOptions = await this.listEventsRequestOpts(requestParameters);
@@ -120,6 +121,7 @@ export class EventsApi extends runtime.BaseAPI {
 
     /**
      * Recent events (30 days) of the integration with their delivery state and attempts, newest first. The events of a merchant account unlinked from the integration are not listed. After the merchant authorizes again (re-link), the events from before the unlink and from the re-link on are listed again; those that occurred while it was unlinked stay hidden and are never delivered.
+     * List events
      */
     async listEvents(requestParameters: ListEventsRequest = {}, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<EventPage> {
         const response = await this.listEventsRaw(requestParameters, initOverrides);
@@ -163,6 +165,7 @@ export class EventsApi extends runtime.BaseAPI {
 
     /**
      * Deliver an event again now, with the same payload and `X-Service-Webhook-Id`, to the destination that resolves now, applying the subscription gate of now (409 when it would not be sent, as for an event of a merchant account that is unlinked, or that occurred while it was unlinked). Any pending retry of the event is replaced by this attempt; a failed resend is retried on the normal schedule. Answers 202 with the event once the attempt is queued.
+     * Resend an event
      */
     async resendEventRaw(requestParameters: ResendEventRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<EventRecord>> {
         const requestOptions = await this.resendEventRequestOpts(requestParameters);
@@ -173,6 +176,7 @@ export class EventsApi extends runtime.BaseAPI {
 
     /**
      * Deliver an event again now, with the same payload and `X-Service-Webhook-Id`, to the destination that resolves now, applying the subscription gate of now (409 when it would not be sent, as for an event of a merchant account that is unlinked, or that occurred while it was unlinked). Any pending retry of the event is replaced by this attempt; a failed resend is retried on the normal schedule. Answers 202 with the event once the attempt is queued.
+     * Resend an event
      */
     async resendEvent(requestParameters: ResendEventRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<EventRecord> {
         const response = await this.resendEventRaw(requestParameters, initOverrides);

@@ -63,6 +63,7 @@ export class GoLiveApi extends runtime.BaseAPI {
 
     /**
      * The integration\'s latest go-live request, with its review and its creation in Production. Sandbox only.
+     * Get the latest go-live request
      */
     async getGoLiveRequestRaw(initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<GoLiveRequest>> {
         const requestOptions = await this.getGoLiveRequestRequestOpts();
@@ -73,6 +74,7 @@ export class GoLiveApi extends runtime.BaseAPI {
 
     /**
      * The integration\'s latest go-live request, with its review and its creation in Production. Sandbox only.
+     * Get the latest go-live request
      */
     async getGoLiveRequest(initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<GoLiveRequest> {
         const response = await this.getGoLiveRequestRaw(initOverrides);
@@ -108,6 +110,7 @@ export class GoLiveApi extends runtime.BaseAPI {
 
     /**
      * Request Production access for the integration. An automatic check either approves it at once or sends it to the platform\'s review with the reasons; the check pings the webhook URL (as `POST /my-integration/urls/{id}/test` does). Asking again while in review repeats the check on the same request; once approved, the approved request is answered again and nothing is repeated.  On approval (automatic or by review) the integration admin is emailed the outcome, and the Sandbox creates the integration in the Production deployment: the profile, the https redirect URIs and the requesting admin as its first admin, who receives Production\'s welcome email. Charges, merchant accounts, secrets, the logo and test data never carry over. Sandbox only (403 in Production).
+     * Request going live
      */
     async requestGoLiveRaw(initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<GoLiveResult>> {
         const requestOptions = await this.requestGoLiveRequestOpts();
@@ -118,6 +121,7 @@ export class GoLiveApi extends runtime.BaseAPI {
 
     /**
      * Request Production access for the integration. An automatic check either approves it at once or sends it to the platform\'s review with the reasons; the check pings the webhook URL (as `POST /my-integration/urls/{id}/test` does). Asking again while in review repeats the check on the same request; once approved, the approved request is answered again and nothing is repeated.  On approval (automatic or by review) the integration admin is emailed the outcome, and the Sandbox creates the integration in the Production deployment: the profile, the https redirect URIs and the requesting admin as its first admin, who receives Production\'s welcome email. Charges, merchant accounts, secrets, the logo and test data never carry over. Sandbox only (403 in Production).
+     * Request going live
      */
     async requestGoLive(initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<GoLiveResult> {
         const response = await this.requestGoLiveRaw(initOverrides);

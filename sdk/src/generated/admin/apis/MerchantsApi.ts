@@ -131,6 +131,7 @@ export class MerchantsApi extends runtime.BaseAPI {
 
     /**
      * The merchant accounts linked to the integration, most recently joined first.
+     * List linked merchant accounts
      */
     async listIntegrationUsersRaw(requestParameters: ListIntegrationUsersRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<IntegrationClientUserPage>> {
         const requestOptions = await this.listIntegrationUsersRequestOpts(requestParameters);
@@ -141,6 +142,7 @@ export class MerchantsApi extends runtime.BaseAPI {
 
     /**
      * The merchant accounts linked to the integration, most recently joined first.
+     * List linked merchant accounts
      */
     async listIntegrationUsers(requestParameters: ListIntegrationUsersRequest = {}, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<IntegrationClientUserPage> {
         const response = await this.listIntegrationUsersRaw(requestParameters, initOverrides);
@@ -194,6 +196,7 @@ export class MerchantsApi extends runtime.BaseAPI {
 
     /**
      * Propose a new commission percentage to a merchant account. The merchant account is emailed (in Spanish) a single-use link to a page on the Auth API (`GET /integration/commission-proposals/answer`) where it signs in with its own merchant account (the linked one; any other is refused) and accepts or rejects. Accepting sets `currentCommissionPercentage` at once for the payments received from then on. The proposal lapses 7 days after it was made (by the service\'s clock; a lapsed proposal leaves `pendingCommissionProposal` and its link stops working). A new proposal replaces a pending one (`supersededInvitationId`; the earlier link stops working); a lapsed one is not reported as superseded. 404 `IntegrationClientUserNotFoundError`: no merchant account with this id is linked to the integration (never linked, or unlinked). In Production without a mail server: 503 `MailUnavailableError`, nothing changes.
+     * Propose a commission change
      */
     async proposeCommissionChangeRaw(requestParameters: ProposeCommissionChangeRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<CommissionProposal>> {
         const requestOptions = await this.proposeCommissionChangeRequestOpts(requestParameters);
@@ -204,6 +207,7 @@ export class MerchantsApi extends runtime.BaseAPI {
 
     /**
      * Propose a new commission percentage to a merchant account. The merchant account is emailed (in Spanish) a single-use link to a page on the Auth API (`GET /integration/commission-proposals/answer`) where it signs in with its own merchant account (the linked one; any other is refused) and accepts or rejects. Accepting sets `currentCommissionPercentage` at once for the payments received from then on. The proposal lapses 7 days after it was made (by the service\'s clock; a lapsed proposal leaves `pendingCommissionProposal` and its link stops working). A new proposal replaces a pending one (`supersededInvitationId`; the earlier link stops working); a lapsed one is not reported as superseded. 404 `IntegrationClientUserNotFoundError`: no merchant account with this id is linked to the integration (never linked, or unlinked). In Production without a mail server: 503 `MailUnavailableError`, nothing changes.
+     * Propose a commission change
      */
     async proposeCommissionChange(requestParameters: ProposeCommissionChangeRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<CommissionProposal> {
         const response = await this.proposeCommissionChangeRaw(requestParameters, initOverrides);
@@ -247,6 +251,7 @@ export class MerchantsApi extends runtime.BaseAPI {
 
     /**
      * Unlink a merchant account from the integration. Afterwards its tokens get 403 on the Integration API until it authorizes again. Pending charges are not canceled: they can still be paid and the money reaches the merchant, but the integration stops seeing them: no event of its charges is delivered (decided at each attempt, so events already queued stop too, recorded as `not_sent` with `merchant_unlinked`), and its charges and events leave `GET /my-integration/payment-requests` and `GET /my-integration/events`. `linkedAt` is kept for a later re-authorization, which shows its charges again (in their current state, payments received meanwhile included) and delivers its events from then on; the events that occurred while it was unlinked stay hidden and undelivered.
+     * Unlink a merchant account
      */
     async unlinkMerchantRaw(requestParameters: UnlinkMerchantRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<void>> {
         const requestOptions = await this.unlinkMerchantRequestOpts(requestParameters);
@@ -257,6 +262,7 @@ export class MerchantsApi extends runtime.BaseAPI {
 
     /**
      * Unlink a merchant account from the integration. Afterwards its tokens get 403 on the Integration API until it authorizes again. Pending charges are not canceled: they can still be paid and the money reaches the merchant, but the integration stops seeing them: no event of its charges is delivered (decided at each attempt, so events already queued stop too, recorded as `not_sent` with `merchant_unlinked`), and its charges and events leave `GET /my-integration/payment-requests` and `GET /my-integration/events`. `linkedAt` is kept for a later re-authorization, which shows its charges again (in their current state, payments received meanwhile included) and delivers its events from then on; the events that occurred while it was unlinked stay hidden and undelivered.
+     * Unlink a merchant account
      */
     async unlinkMerchant(requestParameters: UnlinkMerchantRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<void> {
         await this.unlinkMerchantRaw(requestParameters, initOverrides);
@@ -307,6 +313,7 @@ export class MerchantsApi extends runtime.BaseAPI {
 
     /**
      * Withdraw a pending commission proposal; the current percentage stays and the emailed link stops working. 404 `IntegrationClientUserNotFoundError` (no such linked merchant account) or `CommissionProposalNotFoundError` (no proposal with this id for that merchant account); 409 `CommissionProposalNotPendingError` when it was already accepted, rejected, superseded, withdrawn or has lapsed.
+     * Withdraw a commission proposal
      */
     async withdrawCommissionChangeRaw(requestParameters: WithdrawCommissionChangeRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<CommissionProposalWithdrawal>> {
         const requestOptions = await this.withdrawCommissionChangeRequestOpts(requestParameters);
@@ -317,6 +324,7 @@ export class MerchantsApi extends runtime.BaseAPI {
 
     /**
      * Withdraw a pending commission proposal; the current percentage stays and the emailed link stops working. 404 `IntegrationClientUserNotFoundError` (no such linked merchant account) or `CommissionProposalNotFoundError` (no proposal with this id for that merchant account); 409 `CommissionProposalNotPendingError` when it was already accepted, rejected, superseded, withdrawn or has lapsed.
+     * Withdraw a commission proposal
      */
     async withdrawCommissionChange(requestParameters: WithdrawCommissionChangeRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<CommissionProposalWithdrawal> {
         const response = await this.withdrawCommissionChangeRaw(requestParameters, initOverrides);

@@ -157,6 +157,7 @@ export class MyIntegrationApi extends runtime.BaseAPI {
 
     /**
      * Ask for a higher daily chat-message cap. The request is `pending` until a platform admin approves or rejects it; the outcome is emailed (in Spanish) to the admin who asked. Only one request may be pending at a time: another one answers 409 `MessageCapRequestAlreadyPendingError`. `requestedPerDay` at or below the current cap answers 400 `ValidationError`.
+     * Ask for a higher message cap
      */
     async createMessageCapRequestRaw(requestParameters: CreateMessageCapRequestRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<MessageCapRequest>> {
         const requestOptions = await this.createMessageCapRequestRequestOpts(requestParameters);
@@ -167,6 +168,7 @@ export class MyIntegrationApi extends runtime.BaseAPI {
 
     /**
      * Ask for a higher daily chat-message cap. The request is `pending` until a platform admin approves or rejects it; the outcome is emailed (in Spanish) to the admin who asked. Only one request may be pending at a time: another one answers 409 `MessageCapRequestAlreadyPendingError`. `requestedPerDay` at or below the current cap answers 400 `ValidationError`.
+     * Ask for a higher message cap
      */
     async createMessageCapRequest(requestParameters: CreateMessageCapRequestRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<MessageCapRequest> {
         const response = await this.createMessageCapRequestRaw(requestParameters, initOverrides);
@@ -202,6 +204,7 @@ export class MyIntegrationApi extends runtime.BaseAPI {
 
     /**
      * Read the admin\'s integration client. The platform\'s service commission is never part of this view.
+     * Get the integration
      */
     async getMyIntegrationRaw(initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<IntegrationClientDetail>> {
         const requestOptions = await this.getMyIntegrationRequestOpts();
@@ -212,6 +215,7 @@ export class MyIntegrationApi extends runtime.BaseAPI {
 
     /**
      * Read the admin\'s integration client. The platform\'s service commission is never part of this view.
+     * Get the integration
      */
     async getMyIntegration(initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<IntegrationClientDetail> {
         const response = await this.getMyIntegrationRaw(initOverrides);
@@ -247,6 +251,7 @@ export class MyIntegrationApi extends runtime.BaseAPI {
 
     /**
      * The integration\'s admins with their status, oldest invitation first.
+     * List the integration\'s admins
      */
     async listMyIntegrationAdminsRaw(initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<ClientAdminList>> {
         const requestOptions = await this.listMyIntegrationAdminsRequestOpts();
@@ -257,6 +262,7 @@ export class MyIntegrationApi extends runtime.BaseAPI {
 
     /**
      * The integration\'s admins with their status, oldest invitation first.
+     * List the integration\'s admins
      */
     async listMyIntegrationAdmins(initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<ClientAdminList> {
         const response = await this.listMyIntegrationAdminsRaw(initOverrides);
@@ -300,6 +306,7 @@ export class MyIntegrationApi extends runtime.BaseAPI {
 
     /**
      * The integration\'s requests with their outcome, newest first, and its current cap (`currentPerDay`).
+     * List the integration\'s message cap requests
      */
     async listMyMessageCapRequestsRaw(requestParameters: ListMyMessageCapRequestsRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<MyMessageCapRequestPage>> {
         const requestOptions = await this.listMyMessageCapRequestsRequestOpts(requestParameters);
@@ -310,6 +317,7 @@ export class MyIntegrationApi extends runtime.BaseAPI {
 
     /**
      * The integration\'s requests with their outcome, newest first, and its current cap (`currentPerDay`).
+     * List the integration\'s message cap requests
      */
     async listMyMessageCapRequests(requestParameters: ListMyMessageCapRequestsRequest = {}, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<MyMessageCapRequestPage> {
         const response = await this.listMyMessageCapRequestsRaw(requestParameters, initOverrides);
@@ -348,6 +356,7 @@ export class MyIntegrationApi extends runtime.BaseAPI {
 
     /**
      * Issue a new OAuth `clientSecret`. The previous one stops working at once, or after `graceSeconds` (during the grace both are accepted by `/integration/oauth2/token`, `/refresh` and `/revoke`). Without a body the previous secret stops at once.
+     * Rotate the OAuth client secret
      */
     async rotateClientSecretRaw(requestParameters: RotateClientSecretRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<RotatedClientSecret>> {
         const requestOptions = await this.rotateClientSecretRequestOpts(requestParameters);
@@ -358,6 +367,7 @@ export class MyIntegrationApi extends runtime.BaseAPI {
 
     /**
      * Issue a new OAuth `clientSecret`. The previous one stops working at once, or after `graceSeconds` (during the grace both are accepted by `/integration/oauth2/token`, `/refresh` and `/revoke`). Without a body the previous secret stops at once.
+     * Rotate the OAuth client secret
      */
     async rotateClientSecret(requestParameters: RotateClientSecretRequest = {}, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<RotatedClientSecret> {
         const response = await this.rotateClientSecretRaw(requestParameters, initOverrides);
@@ -403,6 +413,7 @@ export class MyIntegrationApi extends runtime.BaseAPI {
 
     /**
      * Change the integration\'s own data. Partial update: only the fields sent change; `null` values are rejected with 400 `ValidationError`. Answers the whole detail after the change.
+     * Update the integration
      */
     async updateMyIntegrationRaw(requestParameters: UpdateMyIntegrationRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<IntegrationClientDetail>> {
         const requestOptions = await this.updateMyIntegrationRequestOpts(requestParameters);
@@ -413,6 +424,7 @@ export class MyIntegrationApi extends runtime.BaseAPI {
 
     /**
      * Change the integration\'s own data. Partial update: only the fields sent change; `null` values are rejected with 400 `ValidationError`. Answers the whole detail after the change.
+     * Update the integration
      */
     async updateMyIntegration(requestParameters: UpdateMyIntegrationRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<IntegrationClientDetail> {
         const response = await this.updateMyIntegrationRaw(requestParameters, initOverrides);
@@ -458,6 +470,7 @@ export class MyIntegrationApi extends runtime.BaseAPI {
 
     /**
      * Upload the integration\'s logo, shown on the authorization screen: the raw image bytes as the body (`Content-Type` `image/png`, `image/jpeg` or `image/webp`), up to 5 MB and 16,777,216 pixels (4096 × 4096). The format is judged by the bytes, not by the declared type: PNG, JPEG and WEBP are accepted, SVG and other formats are refused with 415. The image is scaled to 512 px on its longest side (never enlarged), re-encoded as WEBP and stored by Cobro; `logoUrl` becomes its public address on the Auth API host (`{auth_url}/integration/oauth2/logos/{logoId}`), new at each upload. Each upload replaces the previous logo.
+     * Upload the integration\'s logo
      */
     async uploadLogoRaw(requestParameters: UploadLogoRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<LogoUploadResult>> {
         const requestOptions = await this.uploadLogoRequestOpts(requestParameters);
@@ -468,6 +481,7 @@ export class MyIntegrationApi extends runtime.BaseAPI {
 
     /**
      * Upload the integration\'s logo, shown on the authorization screen: the raw image bytes as the body (`Content-Type` `image/png`, `image/jpeg` or `image/webp`), up to 5 MB and 16,777,216 pixels (4096 × 4096). The format is judged by the bytes, not by the declared type: PNG, JPEG and WEBP are accepted, SVG and other formats are refused with 415. The image is scaled to 512 px on its longest side (never enlarged), re-encoded as WEBP and stored by Cobro; `logoUrl` becomes its public address on the Auth API host (`{auth_url}/integration/oauth2/logos/{logoId}`), new at each upload. Each upload replaces the previous logo.
+     * Upload the integration\'s logo
      */
     async uploadLogo(requestParameters: UploadLogoRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<LogoUploadResult> {
         const response = await this.uploadLogoRaw(requestParameters, initOverrides);

@@ -116,6 +116,7 @@ export class NotificationsApi extends runtime.BaseAPI {
 
     /**
      * The integration\'s payer notifications, newest first (by `scheduledFor`).
+     * List payer notifications
      */
     async listNotificationsRaw(requestParameters: ListNotificationsRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<NotificationPage>> {
         const requestOptions = await this.listNotificationsRequestOpts(requestParameters);
@@ -126,6 +127,7 @@ export class NotificationsApi extends runtime.BaseAPI {
 
     /**
      * The integration\'s payer notifications, newest first (by `scheduledFor`).
+     * List payer notifications
      */
     async listNotifications(requestParameters: ListNotificationsRequest = {}, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<NotificationPage> {
         const response = await this.listNotificationsRaw(requestParameters, initOverrides);

@@ -80,6 +80,7 @@ export class OfferApi extends runtime.BaseAPI {
 
     /**
      * The current offer. Both fields `null`: no active offer (the authorization screen shows no fee).
+     * Get the offer
      */
     async getOfferRaw(initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<OfferView>> {
         const requestOptions = await this.getOfferRequestOpts();
@@ -90,6 +91,7 @@ export class OfferApi extends runtime.BaseAPI {
 
     /**
      * The current offer. Both fields `null`: no active offer (the authorization screen shows no fee).
+     * Get the offer
      */
     async getOffer(initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<OfferView> {
         const response = await this.getOfferRaw(initOverrides);
@@ -135,6 +137,7 @@ export class OfferApi extends runtime.BaseAPI {
 
     /**
      * Replace the offer. It applies to merchant accounts that link from now on; to change the fee of a linked merchant account, propose a commission change.
+     * Replace the offer
      */
     async replaceOfferRaw(requestParameters: ReplaceOfferRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<OfferView>> {
         const requestOptions = await this.replaceOfferRequestOpts(requestParameters);
@@ -145,6 +148,7 @@ export class OfferApi extends runtime.BaseAPI {
 
     /**
      * Replace the offer. It applies to merchant accounts that link from now on; to change the fee of a linked merchant account, propose a commission change.
+     * Replace the offer
      */
     async replaceOffer(requestParameters: ReplaceOfferRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<OfferView> {
         const response = await this.replaceOfferRaw(requestParameters, initOverrides);

@@ -95,6 +95,7 @@ export class PaymentRequestsApi extends runtime.BaseAPI {
 
     /**
      * The integration\'s charges across its linked merchant accounts, newest first; optionally only those in one state. The charges of a merchant account unlinked from the integration are not listed; they are listed again, in their current state, once it authorizes again.
+     * List the integration\'s charges
      */
     async listIntegrationPaymentRequestsRaw(requestParameters: ListIntegrationPaymentRequestsRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<IntegrationPaymentRequestPage>> {
         const requestOptions = await this.listIntegrationPaymentRequestsRequestOpts(requestParameters);
@@ -105,6 +106,7 @@ export class PaymentRequestsApi extends runtime.BaseAPI {
 
     /**
      * The integration\'s charges across its linked merchant accounts, newest first; optionally only those in one state. The charges of a merchant account unlinked from the integration are not listed; they are listed again, in their current state, once it authorizes again.
+     * List the integration\'s charges
      */
     async listIntegrationPaymentRequests(requestParameters: ListIntegrationPaymentRequestsRequest = {}, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<IntegrationPaymentRequestPage> {
         const response = await this.listIntegrationPaymentRequestsRaw(requestParameters, initOverrides);

@@ -85,6 +85,7 @@ export class PayoutLinkApi extends runtime.BaseAPI {
 
     /**
      * The payout link\'s status and, once accepted, its recipient.
+     * Get the payout link
      */
     async getPayoutLinkRaw(initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<PayoutLinkView>> {
         const requestOptions = await this.getPayoutLinkRequestOpts();
@@ -95,6 +96,7 @@ export class PayoutLinkApi extends runtime.BaseAPI {
 
     /**
      * The payout link\'s status and, once accepted, its recipient.
+     * Get the payout link
      */
     async getPayoutLink(initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<PayoutLinkView> {
         const response = await this.getPayoutLinkRaw(initOverrides);
@@ -140,6 +142,7 @@ export class PayoutLinkApi extends runtime.BaseAPI {
 
     /**
      * Invite an account by email to receive the payouts; the status becomes `pending` and the email (in Spanish) goes out with a link valid for 7 days. A new invitation replaces a pending one: a new `invitationId`, and the earlier link stops working. 409 `PayoutLinkAlreadyAcceptedError` once accepted: the recipient is not replaced through this API. In Production without a mail server: 503 `MailUnavailableError`, nothing changes.
+     * Invite an account to the payout link
      */
     async invitePayoutLinkRaw(requestParameters: InvitePayoutLinkRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<PayoutLinkInvitation>> {
         const requestOptions = await this.invitePayoutLinkRequestOpts(requestParameters);
@@ -150,6 +153,7 @@ export class PayoutLinkApi extends runtime.BaseAPI {
 
     /**
      * Invite an account by email to receive the payouts; the status becomes `pending` and the email (in Spanish) goes out with a link valid for 7 days. A new invitation replaces a pending one: a new `invitationId`, and the earlier link stops working. 409 `PayoutLinkAlreadyAcceptedError` once accepted: the recipient is not replaced through this API. In Production without a mail server: 503 `MailUnavailableError`, nothing changes.
+     * Invite an account to the payout link
      */
     async invitePayoutLink(requestParameters: InvitePayoutLinkRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<PayoutLinkInvitation> {
         const response = await this.invitePayoutLinkRaw(requestParameters, initOverrides);
@@ -185,6 +189,7 @@ export class PayoutLinkApi extends runtime.BaseAPI {
 
     /**
      * Send the pending invitation\'s email again with a new link, valid for 7 days from now; the invitation (its id and email) stays the same and the earlier link stops working. 409 `PayoutLinkNotPendingError` when there is nothing pending (status `none` or `accepted`). In Production without a mail server: 503 `MailUnavailableError`, nothing changes.
+     * Resend the payout link invitation
      */
     async resendPayoutLinkInviteRaw(initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<PayoutLinkInvitation>> {
         const requestOptions = await this.resendPayoutLinkInviteRequestOpts();
@@ -195,6 +200,7 @@ export class PayoutLinkApi extends runtime.BaseAPI {
 
     /**
      * Send the pending invitation\'s email again with a new link, valid for 7 days from now; the invitation (its id and email) stays the same and the earlier link stops working. 409 `PayoutLinkNotPendingError` when there is nothing pending (status `none` or `accepted`). In Production without a mail server: 503 `MailUnavailableError`, nothing changes.
+     * Resend the payout link invitation
      */
     async resendPayoutLinkInvite(initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<PayoutLinkInvitation> {
         const response = await this.resendPayoutLinkInviteRaw(initOverrides);

@@ -106,6 +106,7 @@ export class PlatformEarningsApi extends runtime.BaseAPI {
 
     /**
      * Per integration over a range of days (or only `integrationClientId`), the largest gross first, with totals.
+     * Get the platform\'s earnings per integration
      */
     async getPlatformEarningsRaw(requestParameters: GetPlatformEarningsRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<PlatformEarningsReport>> {
         const requestOptions = await this.getPlatformEarningsRequestOpts(requestParameters);
@@ -116,6 +117,7 @@ export class PlatformEarningsApi extends runtime.BaseAPI {
 
     /**
      * Per integration over a range of days (or only `integrationClientId`), the largest gross first, with totals.
+     * Get the platform\'s earnings per integration
      */
     async getPlatformEarnings(requestParameters: GetPlatformEarningsRequest = {}, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<PlatformEarningsReport> {
         const response = await this.getPlatformEarningsRaw(requestParameters, initOverrides);

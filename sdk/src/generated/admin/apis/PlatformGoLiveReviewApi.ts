@@ -124,6 +124,7 @@ export class PlatformGoLiveReviewApi extends runtime.BaseAPI {
 
     /**
      * Approve a request in review: the integration admin who asked is emailed, and the integration is created in Production (see `provisioning`).
+     * Approve a go-live request
      */
     async approveGoLiveRequestRaw(requestParameters: ApproveGoLiveRequestRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<GoLiveRequest>> {
         const requestOptions = await this.approveGoLiveRequestRequestOpts(requestParameters);
@@ -134,6 +135,7 @@ export class PlatformGoLiveReviewApi extends runtime.BaseAPI {
 
     /**
      * Approve a request in review: the integration admin who asked is emailed, and the integration is created in Production (see `provisioning`).
+     * Approve a go-live request
      */
     async approveGoLiveRequest(requestParameters: ApproveGoLiveRequestRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<GoLiveRequest> {
         const response = await this.approveGoLiveRequestRaw(requestParameters, initOverrides);
@@ -181,6 +183,7 @@ export class PlatformGoLiveReviewApi extends runtime.BaseAPI {
 
     /**
      * Go-live requests, newest first; `status` filters (for example `in_review`, the queue to decide).
+     * List go-live requests
      */
     async listGoLiveRequestsRaw(requestParameters: ListGoLiveRequestsRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<GoLiveRequestPage>> {
         const requestOptions = await this.listGoLiveRequestsRequestOpts(requestParameters);
@@ -191,6 +194,7 @@ export class PlatformGoLiveReviewApi extends runtime.BaseAPI {
 
     /**
      * Go-live requests, newest first; `status` filters (for example `in_review`, the queue to decide).
+     * List go-live requests
      */
     async listGoLiveRequests(requestParameters: ListGoLiveRequestsRequest = {}, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<GoLiveRequestPage> {
         const response = await this.listGoLiveRequestsRaw(requestParameters, initOverrides);
@@ -244,6 +248,7 @@ export class PlatformGoLiveReviewApi extends runtime.BaseAPI {
 
     /**
      * Reject a request in review; the integration admin who asked is emailed the reason and may ask again.
+     * Reject a go-live request
      */
     async rejectGoLiveRequestRaw(requestParameters: RejectGoLiveRequestRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<GoLiveRequest>> {
         const requestOptions = await this.rejectGoLiveRequestRequestOpts(requestParameters);
@@ -254,6 +259,7 @@ export class PlatformGoLiveReviewApi extends runtime.BaseAPI {
 
     /**
      * Reject a request in review; the integration admin who asked is emailed the reason and may ask again.
+     * Reject a go-live request
      */
     async rejectGoLiveRequest(requestParameters: RejectGoLiveRequestRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<GoLiveRequest> {
         const response = await this.rejectGoLiveRequestRaw(requestParameters, initOverrides);

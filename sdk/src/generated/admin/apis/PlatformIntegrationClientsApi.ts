@@ -219,6 +219,7 @@ export class PlatformIntegrationClientsApi extends runtime.BaseAPI {
 
     /**
      * Add an admin to an integration client; the admin starts `pending` and receives a welcome email with a temporary password (7 days, changed at the first sign-in). Production without a mail server answers 503 `MailUnavailableError` and creates nothing.
+     * Add an admin to an integration client
      */
     async createClientAdminRaw(requestParameters: CreateClientAdminRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<ClientAdmin>> {
         const requestOptions = await this.createClientAdminRequestOpts(requestParameters);
@@ -229,6 +230,7 @@ export class PlatformIntegrationClientsApi extends runtime.BaseAPI {
 
     /**
      * Add an admin to an integration client; the admin starts `pending` and receives a welcome email with a temporary password (7 days, changed at the first sign-in). Production without a mail server answers 503 `MailUnavailableError` and creates nothing.
+     * Add an admin to an integration client
      */
     async createClientAdmin(requestParameters: CreateClientAdminRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<ClientAdmin> {
         const response = await this.createClientAdminRaw(requestParameters, initOverrides);
@@ -274,6 +276,7 @@ export class PlatformIntegrationClientsApi extends runtime.BaseAPI {
 
     /**
      * Register an integration client. Its OAuth `clientSecret` (`providerClientSecret`) is returned only here. With `firstAdminEmail`, its first admin is created and receives a welcome email (in Spanish) with the sign-in address, `Usuario: <email>` and `Contraseña temporal: <password>`; the temporary password lasts 7 days and must be changed at the first sign-in. Production without a mail server answers 503 `MailUnavailableError` and creates nothing.
+     * Create an integration client
      */
     async createIntegrationClientRaw(requestParameters: CreateIntegrationClientRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<IntegrationClientCreated>> {
         const requestOptions = await this.createIntegrationClientRequestOpts(requestParameters);
@@ -284,6 +287,7 @@ export class PlatformIntegrationClientsApi extends runtime.BaseAPI {
 
     /**
      * Register an integration client. Its OAuth `clientSecret` (`providerClientSecret`) is returned only here. With `firstAdminEmail`, its first admin is created and receives a welcome email (in Spanish) with the sign-in address, `Usuario: <email>` and `Contraseña temporal: <password>`; the temporary password lasts 7 days and must be changed at the first sign-in. Production without a mail server answers 503 `MailUnavailableError` and creates nothing.
+     * Create an integration client
      */
     async createIntegrationClient(requestParameters: CreateIntegrationClientRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<IntegrationClientCreated> {
         const response = await this.createIntegrationClientRaw(requestParameters, initOverrides);
@@ -327,6 +331,7 @@ export class PlatformIntegrationClientsApi extends runtime.BaseAPI {
 
     /**
      * One integration client, with the platform\'s commission.
+     * Get an integration client
      */
     async getIntegrationClientRaw(requestParameters: GetIntegrationClientRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<PlatformIntegrationClientDetail>> {
         const requestOptions = await this.getIntegrationClientRequestOpts(requestParameters);
@@ -337,6 +342,7 @@ export class PlatformIntegrationClientsApi extends runtime.BaseAPI {
 
     /**
      * One integration client, with the platform\'s commission.
+     * Get an integration client
      */
     async getIntegrationClient(requestParameters: GetIntegrationClientRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<PlatformIntegrationClientDetail> {
         const response = await this.getIntegrationClientRaw(requestParameters, initOverrides);
@@ -380,6 +386,7 @@ export class PlatformIntegrationClientsApi extends runtime.BaseAPI {
 
     /**
      * The admins of an integration client with their status, oldest invitation first.
+     * List an integration client\'s admins
      */
     async listClientAdminsRaw(requestParameters: ListClientAdminsRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<ClientAdminList>> {
         const requestOptions = await this.listClientAdminsRequestOpts(requestParameters);
@@ -390,6 +397,7 @@ export class PlatformIntegrationClientsApi extends runtime.BaseAPI {
 
     /**
      * The admins of an integration client with their status, oldest invitation first.
+     * List an integration client\'s admins
      */
     async listClientAdmins(requestParameters: ListClientAdminsRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<ClientAdminList> {
         const response = await this.listClientAdminsRaw(requestParameters, initOverrides);
@@ -433,6 +441,7 @@ export class PlatformIntegrationClientsApi extends runtime.BaseAPI {
 
     /**
      * The integration clients, newest first, with their setup progress.
+     * List integration clients
      */
     async listIntegrationClientsRaw(requestParameters: ListIntegrationClientsRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<IntegrationClientPage>> {
         const requestOptions = await this.listIntegrationClientsRequestOpts(requestParameters);
@@ -443,6 +452,7 @@ export class PlatformIntegrationClientsApi extends runtime.BaseAPI {
 
     /**
      * The integration clients, newest first, with their setup progress.
+     * List integration clients
      */
     async listIntegrationClients(requestParameters: ListIntegrationClientsRequest = {}, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<IntegrationClientPage> {
         const response = await this.listIntegrationClientsRaw(requestParameters, initOverrides);
@@ -486,6 +496,7 @@ export class PlatformIntegrationClientsApi extends runtime.BaseAPI {
 
     /**
      * End an integration client\'s suspension: it creates charges again at once. Reinstating a client that is not suspended changes nothing.
+     * Reinstate an integration client
      */
     async reinstateIntegrationClientRaw(requestParameters: ReinstateIntegrationClientRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<PlatformIntegrationClientDetail>> {
         const requestOptions = await this.reinstateIntegrationClientRequestOpts(requestParameters);
@@ -496,6 +507,7 @@ export class PlatformIntegrationClientsApi extends runtime.BaseAPI {
 
     /**
      * End an integration client\'s suspension: it creates charges again at once. Reinstating a client that is not suspended changes nothing.
+     * Reinstate an integration client
      */
     async reinstateIntegrationClient(requestParameters: ReinstateIntegrationClientRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<PlatformIntegrationClientDetail> {
         const response = await this.reinstateIntegrationClientRaw(requestParameters, initOverrides);
@@ -547,6 +559,7 @@ export class PlatformIntegrationClientsApi extends runtime.BaseAPI {
 
     /**
      * Send an admin of the client a new welcome email with a new temporary password (7 days, changed at the first sign-in). The admin\'s previous password stops working and the admin\'s sessions end; `status` does not change. Production without a mail server answers 503 `MailUnavailableError` and changes nothing.
+     * Resend an admin\'s welcome email
      */
     async resendClientAdminWelcomeRaw(requestParameters: ResendClientAdminWelcomeRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<ClientAdmin>> {
         const requestOptions = await this.resendClientAdminWelcomeRequestOpts(requestParameters);
@@ -557,6 +570,7 @@ export class PlatformIntegrationClientsApi extends runtime.BaseAPI {
 
     /**
      * Send an admin of the client a new welcome email with a new temporary password (7 days, changed at the first sign-in). The admin\'s previous password stops working and the admin\'s sessions end; `status` does not change. Production without a mail server answers 503 `MailUnavailableError` and changes nothing.
+     * Resend an admin\'s welcome email
      */
     async resendClientAdminWelcome(requestParameters: ResendClientAdminWelcomeRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<ClientAdmin> {
         const response = await this.resendClientAdminWelcomeRaw(requestParameters, initOverrides);
@@ -610,6 +624,7 @@ export class PlatformIntegrationClientsApi extends runtime.BaseAPI {
 
     /**
      * Suspend an integration client. While suspended, the Integration API answers 404 `IntegrationNotReadyToCollectError` (`{message}`, saying that the integration is suspended) to new charges (`POST /payment-request`, `POST /payment-request/bulk`) and to payer changes (`PATCH /payment-request/{referenceId}/customer`). Reads, cancellations and payments of charges already open keep working: money already on its way is never refused. Suspending a suspended client keeps its `suspendedAt` and replaces the reason. Merchant sign-in and the Admin API are unaffected.
+     * Suspend an integration client
      */
     async suspendIntegrationClientRaw(requestParameters: SuspendIntegrationClientRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<PlatformIntegrationClientDetail>> {
         const requestOptions = await this.suspendIntegrationClientRequestOpts(requestParameters);
@@ -620,6 +635,7 @@ export class PlatformIntegrationClientsApi extends runtime.BaseAPI {
 
     /**
      * Suspend an integration client. While suspended, the Integration API answers 404 `IntegrationNotReadyToCollectError` (`{message}`, saying that the integration is suspended) to new charges (`POST /payment-request`, `POST /payment-request/bulk`) and to payer changes (`PATCH /payment-request/{referenceId}/customer`). Reads, cancellations and payments of charges already open keep working: money already on its way is never refused. Suspending a suspended client keeps its `suspendedAt` and replaces the reason. Merchant sign-in and the Admin API are unaffected.
+     * Suspend an integration client
      */
     async suspendIntegrationClient(requestParameters: SuspendIntegrationClientRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<PlatformIntegrationClientDetail> {
         const response = await this.suspendIntegrationClientRaw(requestParameters, initOverrides);
@@ -673,6 +689,7 @@ export class PlatformIntegrationClientsApi extends runtime.BaseAPI {
 
     /**
      * Change an integration client: the integrator\'s fields (as `PATCH /my-integration`) and the platform\'s `serviceCommissionPercentage` (`null` ends the deal). Partial update. With `serviceCommissionPercentage` in the body, it is applied to the integration\'s merchant links within a time budget: see `commissionBackfill`, and repeat the same request while `pending` is above 0.
+     * Update an integration client
      */
     async updateIntegrationClientRaw(requestParameters: UpdateIntegrationClientRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<PlatformIntegrationClientUpdated>> {
         const requestOptions = await this.updateIntegrationClientRequestOpts(requestParameters);
@@ -683,6 +700,7 @@ export class PlatformIntegrationClientsApi extends runtime.BaseAPI {
 
     /**
      * Change an integration client: the integrator\'s fields (as `PATCH /my-integration`) and the platform\'s `serviceCommissionPercentage` (`null` ends the deal). Partial update. With `serviceCommissionPercentage` in the body, it is applied to the integration\'s merchant links within a time budget: see `commissionBackfill`, and repeat the same request while `pending` is above 0.
+     * Update an integration client
      */
     async updateIntegrationClient(requestParameters: UpdateIntegrationClientRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<PlatformIntegrationClientUpdated> {
         const response = await this.updateIntegrationClientRaw(requestParameters, initOverrides);

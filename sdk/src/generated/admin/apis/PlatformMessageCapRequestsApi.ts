@@ -136,6 +136,7 @@ export class PlatformMessageCapRequestsApi extends runtime.BaseAPI {
 
     /**
      * Approve a pending request: the integration\'s daily cap becomes `approvedPerDay` (the cap asked for unless another is given) at once, in the same step as the decision, so the next creates count against it (the messages already counted today stay counted). The admin who asked is emailed the outcome; a mail that cannot be sent is logged and does not undo the decision. `approvedPerDay` at or below the current cap answers 400 `ValidationError`.
+     * Approve a message cap request
      */
     async approveMessageCapRequestRaw(requestParameters: ApproveMessageCapRequestRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<PlatformMessageCapRequest>> {
         const requestOptions = await this.approveMessageCapRequestRequestOpts(requestParameters);
@@ -146,6 +147,7 @@ export class PlatformMessageCapRequestsApi extends runtime.BaseAPI {
 
     /**
      * Approve a pending request: the integration\'s daily cap becomes `approvedPerDay` (the cap asked for unless another is given) at once, in the same step as the decision, so the next creates count against it (the messages already counted today stay counted). The admin who asked is emailed the outcome; a mail that cannot be sent is logged and does not undo the decision. `approvedPerDay` at or below the current cap answers 400 `ValidationError`.
+     * Approve a message cap request
      */
     async approveMessageCapRequest(requestParameters: ApproveMessageCapRequestRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<PlatformMessageCapRequest> {
         const response = await this.approveMessageCapRequestRaw(requestParameters, initOverrides);
@@ -193,6 +195,7 @@ export class PlatformMessageCapRequestsApi extends runtime.BaseAPI {
 
     /**
      * The requests of every integration, newest first; `status` keeps only those in one status.
+     * List message cap requests
      */
     async listMessageCapRequestsRaw(requestParameters: ListMessageCapRequestsRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<PlatformMessageCapRequestPage>> {
         const requestOptions = await this.listMessageCapRequestsRequestOpts(requestParameters);
@@ -203,6 +206,7 @@ export class PlatformMessageCapRequestsApi extends runtime.BaseAPI {
 
     /**
      * The requests of every integration, newest first; `status` keeps only those in one status.
+     * List message cap requests
      */
     async listMessageCapRequests(requestParameters: ListMessageCapRequestsRequest = {}, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<PlatformMessageCapRequestPage> {
         const response = await this.listMessageCapRequestsRaw(requestParameters, initOverrides);
@@ -256,6 +260,7 @@ export class PlatformMessageCapRequestsApi extends runtime.BaseAPI {
 
     /**
      * Reject a pending request: the cap does not change. The admin who asked is emailed the outcome with `reason`; a mail that cannot be sent is logged and does not undo the decision.
+     * Reject a message cap request
      */
     async rejectMessageCapRequestRaw(requestParameters: RejectMessageCapRequestRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<PlatformMessageCapRequest>> {
         const requestOptions = await this.rejectMessageCapRequestRequestOpts(requestParameters);
@@ -266,6 +271,7 @@ export class PlatformMessageCapRequestsApi extends runtime.BaseAPI {
 
     /**
      * Reject a pending request: the cap does not change. The admin who asked is emailed the outcome with `reason`; a mail that cannot be sent is logged and does not undo the decision.
+     * Reject a message cap request
      */
     async rejectMessageCapRequest(requestParameters: RejectMessageCapRequestRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<PlatformMessageCapRequest> {
         const response = await this.rejectMessageCapRequestRaw(requestParameters, initOverrides);

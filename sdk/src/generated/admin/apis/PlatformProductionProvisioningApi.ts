@@ -106,6 +106,7 @@ export class PlatformProductionProvisioningApi extends runtime.BaseAPI {
 
     /**
      * Create the integration that went live in the Sandbox, once: the Sandbox integration\'s id is the key, so repeating the call (a retry after a lost answer) answers the integration already created (200) and sends no second welcome email. The first admin is sent Production\'s welcome email (in Spanish, with a temporary password); without a mail server this answers 503 `MailUnavailableError` and creates nothing.
+     * Create an approved integration in Production
      */
     async provisionProductionClientRaw(requestParameters: ProvisionProductionClientRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<ProductionClientProvisioned>> {
         const requestOptions = await this.provisionProductionClientRequestOpts(requestParameters);
@@ -116,6 +117,7 @@ export class PlatformProductionProvisioningApi extends runtime.BaseAPI {
 
     /**
      * Create the integration that went live in the Sandbox, once: the Sandbox integration\'s id is the key, so repeating the call (a retry after a lost answer) answers the integration already created (200) and sends no second welcome email. The first admin is sent Production\'s welcome email (in Spanish, with a temporary password); without a mail server this answers 503 `MailUnavailableError` and creates nothing.
+     * Create an approved integration in Production
      */
     async provisionProductionClient(requestParameters: ProvisionProductionClientRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<ProductionClientProvisioned> {
         const response = await this.provisionProductionClientRaw(requestParameters, initOverrides);

@@ -112,6 +112,7 @@ export class SandboxApi extends runtime.BaseAPI {
 
     /**
      * Move the integration\'s clock forward (never back), by `advanceTo` or by `advanceBy` (exactly one). Everything time-dependent for the integration follows it: validation of new due dates, surcharges, overdue and expiry, reminders, draft discard, the day of the quotas. The transitions that came due run, with their events, before the answer. The clock goes no further than 9999-12-31T23:59:59Z (400 `ValidationError` for a target past it).
+     * Advance the sandbox clock
      */
     async advanceSandboxClockRaw(requestParameters: AdvanceSandboxClockRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<SandboxClock>> {
         const requestOptions = await this.advanceSandboxClockRequestOpts(requestParameters);
@@ -122,6 +123,7 @@ export class SandboxApi extends runtime.BaseAPI {
 
     /**
      * Move the integration\'s clock forward (never back), by `advanceTo` or by `advanceBy` (exactly one). Everything time-dependent for the integration follows it: validation of new due dates, surcharges, overdue and expiry, reminders, draft discard, the day of the quotas. The transitions that came due run, with their events, before the answer. The clock goes no further than 9999-12-31T23:59:59Z (400 `ValidationError` for a target past it).
+     * Advance the sandbox clock
      */
     async advanceSandboxClock(requestParameters: AdvanceSandboxClockRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<SandboxClock> {
         const response = await this.advanceSandboxClockRaw(requestParameters, initOverrides);
@@ -157,6 +159,7 @@ export class SandboxApi extends runtime.BaseAPI {
 
     /**
      * Tokens of the integration\'s test merchant account (created and linked on first use), valid for 1 hour. Failures answer an error rather than tokens.
+     * Get test tokens
      */
     async createTestTokensRaw(initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<TestTokens>> {
         const requestOptions = await this.createTestTokensRequestOpts();
@@ -167,6 +170,7 @@ export class SandboxApi extends runtime.BaseAPI {
 
     /**
      * Tokens of the integration\'s test merchant account (created and linked on first use), valid for 1 hour. Failures answer an error rather than tokens.
+     * Get test tokens
      */
     async createTestTokens(initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<TestTokens> {
         const response = await this.createTestTokensRaw(initOverrides);
@@ -202,6 +206,7 @@ export class SandboxApi extends runtime.BaseAPI {
 
     /**
      * The integration\'s sandbox clock.
+     * Get the sandbox clock
      */
     async getSandboxClockRaw(initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<SandboxClock>> {
         const requestOptions = await this.getSandboxClockRequestOpts();
@@ -212,6 +217,7 @@ export class SandboxApi extends runtime.BaseAPI {
 
     /**
      * The integration\'s sandbox clock.
+     * Get the sandbox clock
      */
     async getSandboxClock(initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<SandboxClock> {
         const response = await this.getSandboxClockRaw(initOverrides);
@@ -257,6 +263,7 @@ export class SandboxApi extends runtime.BaseAPI {
 
     /**
      * Simulate a bank transfer to a CVU of the integration\'s charges and reconcile it at once, exactly as a real transfer: the charge\'s state changes and the event is written (and delivered if subscribed and a destination resolves) before the answer. With `forcePspFailure` the provider fails: the answer is still 200, with `conciliated` and `webhookWillFire` false and no `webhookEvent`, and nothing is recorded.
+     * Simulate a payment
      */
     async simulatePaymentRaw(requestParameters: SimulatePaymentOperationRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<SimulatePaymentResult>> {
         const requestOptions = await this.simulatePaymentRequestOpts(requestParameters);
@@ -267,6 +274,7 @@ export class SandboxApi extends runtime.BaseAPI {
 
     /**
      * Simulate a bank transfer to a CVU of the integration\'s charges and reconcile it at once, exactly as a real transfer: the charge\'s state changes and the event is written (and delivered if subscribed and a destination resolves) before the answer. With `forcePspFailure` the provider fails: the answer is still 200, with `conciliated` and `webhookWillFire` false and no `webhookEvent`, and nothing is recorded.
+     * Simulate a payment
      */
     async simulatePayment(requestParameters: SimulatePaymentOperationRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<SimulatePaymentResult> {
         const response = await this.simulatePaymentRaw(requestParameters, initOverrides);

@@ -146,6 +146,7 @@ export class TenantsApi extends runtime.BaseAPI {
 
     /**
      * Create a tenant. Only for integrations of type `multitenant` (403 otherwise).
+     * Create a tenant
      */
     async createTenantRaw(requestParameters: CreateTenantRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<TenantCreated>> {
         const requestOptions = await this.createTenantRequestOpts(requestParameters);
@@ -156,6 +157,7 @@ export class TenantsApi extends runtime.BaseAPI {
 
     /**
      * Create a tenant. Only for integrations of type `multitenant` (403 otherwise).
+     * Create a tenant
      */
     async createTenant(requestParameters: CreateTenantRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<TenantCreated> {
         const response = await this.createTenantRaw(requestParameters, initOverrides);
@@ -199,6 +201,7 @@ export class TenantsApi extends runtime.BaseAPI {
 
     /**
      * Delete a tenant. A tenant with assigned merchant accounts cannot be deleted (409). Its `key` becomes free again.
+     * Delete a tenant
      */
     async deleteTenantRaw(requestParameters: DeleteTenantRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<void>> {
         const requestOptions = await this.deleteTenantRequestOpts(requestParameters);
@@ -209,6 +212,7 @@ export class TenantsApi extends runtime.BaseAPI {
 
     /**
      * Delete a tenant. A tenant with assigned merchant accounts cannot be deleted (409). Its `key` becomes free again.
+     * Delete a tenant
      */
     async deleteTenant(requestParameters: DeleteTenantRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<void> {
         await this.deleteTenantRaw(requestParameters, initOverrides);
@@ -251,6 +255,7 @@ export class TenantsApi extends runtime.BaseAPI {
 
     /**
      * Remove the tenant\'s validation token: events to its URL are then sent without `validation-token`. Removing a token that is not set also answers 204.
+     * Remove a tenant\'s validation token
      */
     async deleteTenantValidationTokenRaw(requestParameters: DeleteTenantValidationTokenRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<void>> {
         const requestOptions = await this.deleteTenantValidationTokenRequestOpts(requestParameters);
@@ -261,6 +266,7 @@ export class TenantsApi extends runtime.BaseAPI {
 
     /**
      * Remove the tenant\'s validation token: events to its URL are then sent without `validation-token`. Removing a token that is not set also answers 204.
+     * Remove a tenant\'s validation token
      */
     async deleteTenantValidationToken(requestParameters: DeleteTenantValidationTokenRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<void> {
         await this.deleteTenantValidationTokenRaw(requestParameters, initOverrides);
@@ -295,6 +301,7 @@ export class TenantsApi extends runtime.BaseAPI {
 
     /**
      * The integration\'s active tenants, ordered by `key`.
+     * List tenants
      */
     async listTenantsRaw(initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<Array<TenantListItem>>> {
         const requestOptions = await this.listTenantsRequestOpts();
@@ -305,6 +312,7 @@ export class TenantsApi extends runtime.BaseAPI {
 
     /**
      * The integration\'s active tenants, ordered by `key`.
+     * List tenants
      */
     async listTenants(initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<Array<TenantListItem>> {
         const response = await this.listTenantsRaw(initOverrides);
@@ -358,6 +366,7 @@ export class TenantsApi extends runtime.BaseAPI {
 
     /**
      * Set or rotate the tenant\'s validation token. Write-only: it is never echoed.
+     * Set a tenant\'s validation token
      */
     async setTenantValidationTokenRaw(requestParameters: SetTenantValidationTokenRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<void>> {
         const requestOptions = await this.setTenantValidationTokenRequestOpts(requestParameters);
@@ -368,6 +377,7 @@ export class TenantsApi extends runtime.BaseAPI {
 
     /**
      * Set or rotate the tenant\'s validation token. Write-only: it is never echoed.
+     * Set a tenant\'s validation token
      */
     async setTenantValidationToken(requestParameters: SetTenantValidationTokenRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<void> {
         await this.setTenantValidationTokenRaw(requestParameters, initOverrides);
@@ -420,6 +430,7 @@ export class TenantsApi extends runtime.BaseAPI {
 
     /**
      * Replace a tenant\'s `key`, `name` and `webhook_url`. Its merchant accounts stay assigned.
+     * Update a tenant
      */
     async updateTenantRaw(requestParameters: UpdateTenantRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<TenantListItem>> {
         const requestOptions = await this.updateTenantRequestOpts(requestParameters);
@@ -430,6 +441,7 @@ export class TenantsApi extends runtime.BaseAPI {
 
     /**
      * Replace a tenant\'s `key`, `name` and `webhook_url`. Its merchant accounts stay assigned.
+     * Update a tenant
      */
     async updateTenant(requestParameters: UpdateTenantRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<TenantListItem> {
         const response = await this.updateTenantRaw(requestParameters, initOverrides);

@@ -107,6 +107,7 @@ export class WebhooksApi extends runtime.BaseAPI {
 
     /**
      * The integration\'s signing secret, in clear (the production secret in Production). 404 until one exists.
+     * Get the webhook signing secret
      */
     async getWebhookSigningSecretRaw(initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<WebhookSigningSecret>> {
         const requestOptions = await this.getWebhookSigningSecretRequestOpts();
@@ -117,6 +118,7 @@ export class WebhooksApi extends runtime.BaseAPI {
 
     /**
      * The integration\'s signing secret, in clear (the production secret in Production). 404 until one exists.
+     * Get the webhook signing secret
      */
     async getWebhookSigningSecret(initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<WebhookSigningSecret> {
         const response = await this.getWebhookSigningSecretRaw(initOverrides);
@@ -152,6 +154,7 @@ export class WebhooksApi extends runtime.BaseAPI {
 
     /**
      * The events the integration is subscribed to. An event is delivered only when its name is in `enabledEvents`.
+     * Get the webhook subscriptions
      */
     async getWebhookSubscriptionsRaw(initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<WebhookSubscription>> {
         const requestOptions = await this.getWebhookSubscriptionsRequestOpts();
@@ -162,6 +165,7 @@ export class WebhooksApi extends runtime.BaseAPI {
 
     /**
      * The events the integration is subscribed to. An event is delivered only when its name is in `enabledEvents`.
+     * Get the webhook subscriptions
      */
     async getWebhookSubscriptions(initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<WebhookSubscription> {
         const response = await this.getWebhookSubscriptionsRaw(initOverrides);
@@ -197,6 +201,7 @@ export class WebhooksApi extends runtime.BaseAPI {
 
     /**
      * The catalog of subscribable events; `event` is the value `enabledEvents` accepts.
+     * List subscribable events
      */
     async listWebhookEventsRaw(initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<Array<WebhookEventCatalogItem>>> {
         const requestOptions = await this.listWebhookEventsRequestOpts();
@@ -207,6 +212,7 @@ export class WebhooksApi extends runtime.BaseAPI {
 
     /**
      * The catalog of subscribable events; `event` is the value `enabledEvents` accepts.
+     * List subscribable events
      */
     async listWebhookEvents(initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<Array<WebhookEventCatalogItem>> {
         const response = await this.listWebhookEventsRaw(initOverrides);
@@ -252,6 +258,7 @@ export class WebhooksApi extends runtime.BaseAPI {
 
     /**
      * Replace the subscribed events. The gate applies equally to matched and unmatched payments: removing `payment_request.payment_received` silences matched payments. Answers the stored list.
+     * Replace the webhook subscriptions
      */
     async replaceWebhookSubscriptionsRaw(requestParameters: ReplaceWebhookSubscriptionsRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<WebhookSubscription>> {
         const requestOptions = await this.replaceWebhookSubscriptionsRequestOpts(requestParameters);
@@ -262,6 +269,7 @@ export class WebhooksApi extends runtime.BaseAPI {
 
     /**
      * Replace the subscribed events. The gate applies equally to matched and unmatched payments: removing `payment_request.payment_received` silences matched payments. Answers the stored list.
+     * Replace the webhook subscriptions
      */
     async replaceWebhookSubscriptions(requestParameters: ReplaceWebhookSubscriptionsRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<WebhookSubscription> {
         const response = await this.replaceWebhookSubscriptionsRaw(requestParameters, initOverrides);
@@ -297,6 +305,7 @@ export class WebhooksApi extends runtime.BaseAPI {
 
     /**
      * Create the signing secret, or replace it with a new one, and answer it in clear. The previous secret stops signing at once: every delivery attempt after the rotation, retries of older events included, is signed with the new secret (there is no grace period).
+     * Rotate the webhook signing secret
      */
     async rotateWebhookSigningSecretRaw(initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<WebhookSigningSecret>> {
         const requestOptions = await this.rotateWebhookSigningSecretRequestOpts();
@@ -307,6 +316,7 @@ export class WebhooksApi extends runtime.BaseAPI {
 
     /**
      * Create the signing secret, or replace it with a new one, and answer it in clear. The previous secret stops signing at once: every delivery attempt after the rotation, retries of older events included, is signed with the new secret (there is no grace period).
+     * Rotate the webhook signing secret
      */
     async rotateWebhookSigningSecret(initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<WebhookSigningSecret> {
         const response = await this.rotateWebhookSigningSecretRaw(initOverrides);
@@ -352,6 +362,7 @@ export class WebhooksApi extends runtime.BaseAPI {
 
     /**
      * Sandbox only: send a real, signed test `payment.unmatched` (with `test: true`) through the normal routing rules and the subscription gate, and report what happened. The attempt is made synchronously; a failed test is not retried. Production answers 403.
+     * Send a test webhook
      */
     async sendTestWebhookRaw(requestParameters: SendTestWebhookRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<TestWebhookResult>> {
         const requestOptions = await this.sendTestWebhookRequestOpts(requestParameters);
@@ -362,6 +373,7 @@ export class WebhooksApi extends runtime.BaseAPI {
 
     /**
      * Sandbox only: send a real, signed test `payment.unmatched` (with `test: true`) through the normal routing rules and the subscription gate, and report what happened. The attempt is made synchronously; a failed test is not retried. Production answers 403.
+     * Send a test webhook
      */
     async sendTestWebhook(requestParameters: SendTestWebhookRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<TestWebhookResult> {
         const response = await this.sendTestWebhookRaw(requestParameters, initOverrides);

@@ -158,6 +158,7 @@ export class AdminSessionApi extends runtime.BaseAPI {
 
     /**
      * Change the signed-in admin\'s password. Other sessions of the admin are revoked. It is the one operation a session opened with a temporary password may use; once it succeeds, that session works everywhere its role allows.
+     * Change the admin\'s password
      */
     async adminChangePasswordRaw(requestParameters: AdminChangePasswordRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<void>> {
         const requestOptions = await this.adminChangePasswordRequestOpts(requestParameters);
@@ -168,6 +169,7 @@ export class AdminSessionApi extends runtime.BaseAPI {
 
     /**
      * Change the signed-in admin\'s password. Other sessions of the admin are revoked. It is the one operation a session opened with a temporary password may use; once it succeeds, that session works everywhere its role allows.
+     * Change the admin\'s password
      */
     async adminChangePassword(requestParameters: AdminChangePasswordRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<void> {
         await this.adminChangePasswordRaw(requestParameters, initOverrides);
@@ -204,6 +206,7 @@ export class AdminSessionApi extends runtime.BaseAPI {
 
     /**
      * Sign in as an admin. The `idToken` is the Bearer of the Admin API. A welcome email\'s temporary password signs in for 7 days with `passwordChangeRequired: true`; past that it answers 401 `InvalidCredentialsError`, like a wrong password. 429 `TooManyAttemptsError`: too many failed sign-ins for this email or from this address; the password is not checked until `Retry-After` seconds pass.
+     * Sign in as an admin
      */
     async adminLoginRaw(requestParameters: AdminLoginRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<AdminSession>> {
         const requestOptions = await this.adminLoginRequestOpts(requestParameters);
@@ -214,6 +217,7 @@ export class AdminSessionApi extends runtime.BaseAPI {
 
     /**
      * Sign in as an admin. The `idToken` is the Bearer of the Admin API. A welcome email\'s temporary password signs in for 7 days with `passwordChangeRequired: true`; past that it answers 401 `InvalidCredentialsError`, like a wrong password. 429 `TooManyAttemptsError`: too many failed sign-ins for this email or from this address; the password is not checked until `Retry-After` seconds pass.
+     * Sign in as an admin
      */
     async adminLogin(requestParameters: AdminLoginRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<AdminSession> {
         const response = await this.adminLoginRaw(requestParameters, initOverrides);
@@ -251,6 +255,7 @@ export class AdminSessionApi extends runtime.BaseAPI {
 
     /**
      * Sign out: the session of this refresh token ends (its `idToken` stops working on the Admin API at once). Answers 204 also for a token that is unknown or already ended, so it is safe to repeat.
+     * Sign an admin out
      */
     async adminLogoutRaw(requestParameters: AdminLogoutRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<void>> {
         const requestOptions = await this.adminLogoutRequestOpts(requestParameters);
@@ -261,6 +266,7 @@ export class AdminSessionApi extends runtime.BaseAPI {
 
     /**
      * Sign out: the session of this refresh token ends (its `idToken` stops working on the Admin API at once). Answers 204 also for a token that is unknown or already ended, so it is safe to repeat.
+     * Sign an admin out
      */
     async adminLogout(requestParameters: AdminLogoutRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<void> {
         await this.adminLogoutRaw(requestParameters, initOverrides);
@@ -297,6 +303,7 @@ export class AdminSessionApi extends runtime.BaseAPI {
 
     /**
      * Renew the session before the `idToken` expires: a new `idToken` and a new `refreshToken` (the one sent stops working: each refresh token is used once). The session still ends 30 days after the sign-in, when the admin signs out, or when the password changes.
+     * Refresh an admin session
      */
     async adminRefreshRaw(requestParameters: AdminRefreshRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<AdminSession>> {
         const requestOptions = await this.adminRefreshRequestOpts(requestParameters);
@@ -307,6 +314,7 @@ export class AdminSessionApi extends runtime.BaseAPI {
 
     /**
      * Renew the session before the `idToken` expires: a new `idToken` and a new `refreshToken` (the one sent stops working: each refresh token is used once). The session still ends 30 days after the sign-in, when the admin signs out, or when the password changes.
+     * Refresh an admin session
      */
     async adminRefresh(requestParameters: AdminRefreshRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<AdminSession> {
         const response = await this.adminRefreshRaw(requestParameters, initOverrides);
@@ -344,6 +352,7 @@ export class AdminSessionApi extends runtime.BaseAPI {
 
     /**
      * Set a new password with the token of a reset link (what the reset page does, as JSON). The admin\'s temporary password, if any, stops being required, the link is used up, and every session of the admin ends (its refresh tokens and `idToken`s stop working). 410 `PasswordResetLinkInvalidError`: the token is unknown, already used, older than one hour, or replaced by a newer link; nothing changes. 429 `TooManyAttemptsError`: too many refused tokens from this address; wait `Retry-After` seconds.
+     * Reset a password with a reset link\'s token
      */
     async completeAdminPasswordResetRaw(requestParameters: CompleteAdminPasswordResetRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<void>> {
         const requestOptions = await this.completeAdminPasswordResetRequestOpts(requestParameters);
@@ -354,6 +363,7 @@ export class AdminSessionApi extends runtime.BaseAPI {
 
     /**
      * Set a new password with the token of a reset link (what the reset page does, as JSON). The admin\'s temporary password, if any, stops being required, the link is used up, and every session of the admin ends (its refresh tokens and `idToken`s stop working). 410 `PasswordResetLinkInvalidError`: the token is unknown, already used, older than one hour, or replaced by a newer link; nothing changes. 429 `TooManyAttemptsError`: too many refused tokens from this address; wait `Retry-After` seconds.
+     * Reset a password with a reset link\'s token
      */
     async completeAdminPasswordReset(requestParameters: CompleteAdminPasswordResetRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<void> {
         await this.completeAdminPasswordResetRaw(requestParameters, initOverrides);
@@ -390,6 +400,7 @@ export class AdminSessionApi extends runtime.BaseAPI {
 
     /**
      * Ask for a password reset link. Always answers 202 with no body, whether or not an admin (integration or platform) has that email, so that the answer never tells which accounts exist. For a known admin, an email in Spanish carries a link to `GET /integration/admin/password-reset/page?token=…` that works once, for one hour; asking again replaces the earlier link, which stops working. The answer does not wait for the mail server. In the Sandbox without SMTP the email is written to the log (marked SANDBOX MAIL); in Production without SMTP nothing is sent and a warning (without the link) is logged. Every request counts as an attempt: past 10 for one email (or 50 from one address) in 15 minutes it answers 429 `TooManyAttemptsError` with `Retry-After`, and nothing is mailed.
+     * Request a password reset link
      */
     async requestAdminPasswordResetRaw(requestParameters: RequestAdminPasswordResetRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<void>> {
         const requestOptions = await this.requestAdminPasswordResetRequestOpts(requestParameters);
@@ -400,6 +411,7 @@ export class AdminSessionApi extends runtime.BaseAPI {
 
     /**
      * Ask for a password reset link. Always answers 202 with no body, whether or not an admin (integration or platform) has that email, so that the answer never tells which accounts exist. For a known admin, an email in Spanish carries a link to `GET /integration/admin/password-reset/page?token=…` that works once, for one hour; asking again replaces the earlier link, which stops working. The answer does not wait for the mail server. In the Sandbox without SMTP the email is written to the log (marked SANDBOX MAIL); in Production without SMTP nothing is sent and a warning (without the link) is logged. Every request counts as an attempt: past 10 for one email (or 50 from one address) in 15 minutes it answers 429 `TooManyAttemptsError` with `Retry-After`, and nothing is mailed.
+     * Request a password reset link
      */
     async requestAdminPasswordReset(requestParameters: RequestAdminPasswordResetRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<void> {
         await this.requestAdminPasswordResetRaw(requestParameters, initOverrides);
@@ -437,6 +449,7 @@ export class AdminSessionApi extends runtime.BaseAPI {
 
     /**
      * The page a reset link opens (HTML in Spanish, for people): a form to choose the new password. It is served with `Referrer-Policy: no-referrer` and `Cache-Control: no-store`, takes the token out of the address bar once loaded, and posts it in a hidden field. A link that no longer works shows a page that says so (410).
+     * Show the password reset page
      */
     async showAdminPasswordResetPageRaw(requestParameters: ShowAdminPasswordResetPageRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<string>> {
         const requestOptions = await this.showAdminPasswordResetPageRequestOpts(requestParameters);
@@ -451,6 +464,7 @@ export class AdminSessionApi extends runtime.BaseAPI {
 
     /**
      * The page a reset link opens (HTML in Spanish, for people): a form to choose the new password. It is served with `Referrer-Policy: no-referrer` and `Cache-Control: no-store`, takes the token out of the address bar once loaded, and posts it in a hidden field. A link that no longer works shows a page that says so (410).
+     * Show the password reset page
      */
     async showAdminPasswordResetPage(requestParameters: ShowAdminPasswordResetPageRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<string> {
         const response = await this.showAdminPasswordResetPageRaw(requestParameters, initOverrides);
@@ -515,6 +529,7 @@ export class AdminSessionApi extends runtime.BaseAPI {
 
     /**
      * Used by the reset page only: the same change as `POST /integration/admin/password-reset/complete`, answered with a page. 200: the password changed; 400: the form again with what is wrong with the new password; 410: the link no longer works; 429: too many refused tokens from this address, the page says how long to wait (with `Retry-After`). A request that is not the form at all gets the API\'s JSON `ValidationError`.
+     * Submit the password reset page
      */
     async submitAdminPasswordResetPageRaw(requestParameters: SubmitAdminPasswordResetPageRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<string>> {
         const requestOptions = await this.submitAdminPasswordResetPageRequestOpts(requestParameters);
@@ -529,6 +544,7 @@ export class AdminSessionApi extends runtime.BaseAPI {
 
     /**
      * Used by the reset page only: the same change as `POST /integration/admin/password-reset/complete`, answered with a page. 200: the password changed; 400: the form again with what is wrong with the new password; 410: the link no longer works; 429: too many refused tokens from this address, the page says how long to wait (with `Retry-After`). A request that is not the form at all gets the API\'s JSON `ValidationError`.
+     * Submit the password reset page
      */
     async submitAdminPasswordResetPage(requestParameters: SubmitAdminPasswordResetPageRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<string> {
         const response = await this.submitAdminPasswordResetPageRaw(requestParameters, initOverrides);

@@ -135,6 +135,7 @@ export class CommissionProposalPageApi extends runtime.BaseAPI {
 
     /**
      * Used by the page only: sign in and answer. 200: answered; accepting sets the link\'s commission to the proposed percentage at once (for payments received from then on), rejecting leaves it. The form again with the refusal: 401 `InvalidGrantError` (no merchant account with that email) or `InvalidCredentialsError` (a wrong password), 403 `MerchantAccountNotInvitedError` (not the merchant account the proposal is for). 410 `MerchantInvitationLinkInvalidError`: the link no longer works. 429: too many failed sign-ins for this email or from this address (counted with the authorization screen\'s); the page says how long to wait, with `Retry-After`, and the password is not checked meanwhile. A request that is not the form at all gets the API\'s JSON `ValidationError`.
+     * Answer a commission proposal
      */
     async answerCommissionProposalRaw(requestParameters: AnswerCommissionProposalRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<string>> {
         const requestOptions = await this.answerCommissionProposalRequestOpts(requestParameters);
@@ -149,6 +150,7 @@ export class CommissionProposalPageApi extends runtime.BaseAPI {
 
     /**
      * Used by the page only: sign in and answer. 200: answered; accepting sets the link\'s commission to the proposed percentage at once (for payments received from then on), rejecting leaves it. The form again with the refusal: 401 `InvalidGrantError` (no merchant account with that email) or `InvalidCredentialsError` (a wrong password), 403 `MerchantAccountNotInvitedError` (not the merchant account the proposal is for). 410 `MerchantInvitationLinkInvalidError`: the link no longer works. 429: too many failed sign-ins for this email or from this address (counted with the authorization screen\'s); the page says how long to wait, with `Retry-After`, and the password is not checked meanwhile. A request that is not the form at all gets the API\'s JSON `ValidationError`.
+     * Answer a commission proposal
      */
     async answerCommissionProposal(requestParameters: AnswerCommissionProposalRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<string> {
         const response = await this.answerCommissionProposalRaw(requestParameters, initOverrides);
@@ -187,6 +189,7 @@ export class CommissionProposalPageApi extends runtime.BaseAPI {
 
     /**
      * The proposal (the integration, the current and the proposed percentage, until when it stands) and the form. 410: the link no longer works (answered, withdrawn, replaced by a newer proposal, lapsed after 7 days, or the merchant account was unlinked); the page says so.
+     * Show the commission proposal page
      */
     async showCommissionProposalPageRaw(requestParameters: ShowCommissionProposalPageRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<string>> {
         const requestOptions = await this.showCommissionProposalPageRequestOpts(requestParameters);
@@ -201,6 +204,7 @@ export class CommissionProposalPageApi extends runtime.BaseAPI {
 
     /**
      * The proposal (the integration, the current and the proposed percentage, until when it stands) and the form. 410: the link no longer works (answered, withdrawn, replaced by a newer proposal, lapsed after 7 days, or the merchant account was unlinked); the page says so.
+     * Show the commission proposal page
      */
     async showCommissionProposalPage(requestParameters: ShowCommissionProposalPageRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<string> {
         const response = await this.showCommissionProposalPageRaw(requestParameters, initOverrides);

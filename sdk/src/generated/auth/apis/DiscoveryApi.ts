@@ -50,6 +50,7 @@ export class DiscoveryApi extends runtime.BaseAPI {
 
     /**
      * The public keys that sign `idToken`s, by `kid`.
+     * Get the token signing keys
      */
     async getJwksRaw(initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<JwkSet>> {
         const requestOptions = await this.getJwksRequestOpts();
@@ -60,6 +61,7 @@ export class DiscoveryApi extends runtime.BaseAPI {
 
     /**
      * The public keys that sign `idToken`s, by `kid`.
+     * Get the token signing keys
      */
     async getJwks(initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<JwkSet> {
         const response = await this.getJwksRaw(initOverrides);
@@ -87,6 +89,7 @@ export class DiscoveryApi extends runtime.BaseAPI {
 
     /**
      * OpenID Provider metadata.
+     * Get the OpenID Provider metadata
      */
     async getOpenIdConfigurationRaw(initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<OpenIdConfiguration>> {
         const requestOptions = await this.getOpenIdConfigurationRequestOpts();
@@ -97,6 +100,7 @@ export class DiscoveryApi extends runtime.BaseAPI {
 
     /**
      * OpenID Provider metadata.
+     * Get the OpenID Provider metadata
      */
     async getOpenIdConfiguration(initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<OpenIdConfiguration> {
         const response = await this.getOpenIdConfigurationRaw(initOverrides);

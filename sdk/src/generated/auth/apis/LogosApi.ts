@@ -68,22 +68,20 @@ export class LogosApi extends runtime.BaseAPI {
 
     /**
      * An integration\'s uploaded logo: a WEBP image of at most 512 px on its longest side. Public (the authorization screen loads it). Each upload gets a new address, so the image at an address never changes: it may be cached for a year (`Cache-Control: public, max-age=31536000, immutable`); with `If-None-Match` and the `ETag` it answers 304 without the image. The address of a logo that was replaced answers 404.
+     * Get an integration\'s logo
      */
-    async getIntegrationLogoRaw(requestParameters: GetIntegrationLogoRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<string>> {
+    async getIntegrationLogoRaw(requestParameters: GetIntegrationLogoRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<Blob>> {
         const requestOptions = await this.getIntegrationLogoRequestOpts(requestParameters);
         const response = await this.request(requestOptions, initOverrides);
 
-        if (this.isJsonMime(response.headers.get('content-type'))) {
-            return new runtime.JSONApiResponse<string>(response);
-        } else {
-            return new runtime.TextApiResponse(response) as any;
-        }
+        return new runtime.BlobApiResponse(response);
     }
 
     /**
      * An integration\'s uploaded logo: a WEBP image of at most 512 px on its longest side. Public (the authorization screen loads it). Each upload gets a new address, so the image at an address never changes: it may be cached for a year (`Cache-Control: public, max-age=31536000, immutable`); with `If-None-Match` and the `ETag` it answers 304 without the image. The address of a logo that was replaced answers 404.
+     * Get an integration\'s logo
      */
-    async getIntegrationLogo(requestParameters: GetIntegrationLogoRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<string> {
+    async getIntegrationLogo(requestParameters: GetIntegrationLogoRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<Blob> {
         const response = await this.getIntegrationLogoRaw(requestParameters, initOverrides);
         return await response.value();
     }

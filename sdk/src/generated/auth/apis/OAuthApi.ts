@@ -229,6 +229,7 @@ export class OAuthApi extends runtime.BaseAPI {
 
     /**
      * Start an authorization: renders the authorization screen, where the merchant account (not the integration admin) signs in; it shows the integration\'s name and logo and, when an offer is active, the fee. On success the browser is redirected to `redirect_uri` with `code` and the unchanged `state`. Parameters are accepted in snake_case (preferred) and camelCase; one spelling of `response_type`, `client_id` and `redirect_uri` is required (`InvalidRequestError` otherwise). `redirect_uri` must be identical to a registered URI (protocol, domain, path, trailing slash): https, or in the Sandbox also `http://localhost` and `http://127.0.0.1` on any port. Errors are never redirected to an unverified `redirect_uri`. Other query parameters (an OpenID Connect client\'s `nonce`, `prompt`, …) are ignored, as RFC 6749 §3.1 requires.
+     * Start an authorization
      */
     async authorizeRaw(requestParameters: AuthorizeRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<string>> {
         const requestOptions = await this.authorizeRequestOpts(requestParameters);
@@ -243,6 +244,7 @@ export class OAuthApi extends runtime.BaseAPI {
 
     /**
      * Start an authorization: renders the authorization screen, where the merchant account (not the integration admin) signs in; it shows the integration\'s name and logo and, when an offer is active, the fee. On success the browser is redirected to `redirect_uri` with `code` and the unchanged `state`. Parameters are accepted in snake_case (preferred) and camelCase; one spelling of `response_type`, `client_id` and `redirect_uri` is required (`InvalidRequestError` otherwise). `redirect_uri` must be identical to a registered URI (protocol, domain, path, trailing slash): https, or in the Sandbox also `http://localhost` and `http://127.0.0.1` on any port. Errors are never redirected to an unverified `redirect_uri`. Other query parameters (an OpenID Connect client\'s `nonce`, `prompt`, …) are ignored, as RFC 6749 §3.1 requires.
+     * Start an authorization
      */
     async authorize(requestParameters: AuthorizeRequest = {}, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<string> {
         const response = await this.authorizeRaw(requestParameters, initOverrides);
@@ -329,6 +331,7 @@ export class OAuthApi extends runtime.BaseAPI {
 
     /**
      * Used by the authorization screen only; not called by integrators. Checks the CSRF token and the merchant\'s credentials. Success: 303 to `redirect_uri` with `code` and `state`. Failure: the screen again with the error (`InvalidGrantError`: no merchant account with that email, admin accounts and accounts of the other environment included; `InvalidCredentialsError`: wrong password; 403: the form expired or its CSRF token does not match; 429: too many failed attempts for this email or from this address, the screen says how long to wait, with `Retry-After`, and the password is not checked meanwhile). A request that is not a sign-in form at all (another content type, a missing field) gets the API\'s JSON `ValidationError`.
+     * Complete the merchant\'s sign-in
      */
     async completeLoginRaw(requestParameters: CompleteLoginRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<void>> {
         const requestOptions = await this.completeLoginRequestOpts(requestParameters);
@@ -339,6 +342,7 @@ export class OAuthApi extends runtime.BaseAPI {
 
     /**
      * Used by the authorization screen only; not called by integrators. Checks the CSRF token and the merchant\'s credentials. Success: 303 to `redirect_uri` with `code` and `state`. Failure: the screen again with the error (`InvalidGrantError`: no merchant account with that email, admin accounts and accounts of the other environment included; `InvalidCredentialsError`: wrong password; 403: the form expired or its CSRF token does not match; 429: too many failed attempts for this email or from this address, the screen says how long to wait, with `Retry-After`, and the password is not checked meanwhile). A request that is not a sign-in form at all (another content type, a missing field) gets the API\'s JSON `ValidationError`.
+     * Complete the merchant\'s sign-in
      */
     async completeLogin(requestParameters: CompleteLoginRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<void> {
         await this.completeLoginRaw(requestParameters, initOverrides);
@@ -378,6 +382,7 @@ export class OAuthApi extends runtime.BaseAPI {
 
     /**
      * Exchange an authorization code for tokens (the documented JSON form). Store the `refreshToken` and the `merchantUserId` (from `GET /me`). 429 `TooManyAttemptsError`: too many wrong `clientSecret`s for this `clientId` or from this address; wait `Retry-After` seconds. The token endpoint of RFC 6749 for standard OAuth 2.0 clients (form-encoded, snake_case, HTTP Basic client authentication, PKCE). 429 `TooManyAttemptsError` (in the API\'s error body, with `Retry-After`): too many failed client authentications for this `client_id` or from this address.
+     * Exchange an authorization code for tokens Exchange an authorization code for tokens
      */
     async exchangeTokenRaw(requestParameters: ExchangeTokenRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<ExchangeToken200Response>> {
         const requestOptions = await this.exchangeTokenRequestOpts(requestParameters);
@@ -388,6 +393,7 @@ export class OAuthApi extends runtime.BaseAPI {
 
     /**
      * Exchange an authorization code for tokens (the documented JSON form). Store the `refreshToken` and the `merchantUserId` (from `GET /me`). 429 `TooManyAttemptsError`: too many wrong `clientSecret`s for this `clientId` or from this address; wait `Retry-After` seconds. The token endpoint of RFC 6749 for standard OAuth 2.0 clients (form-encoded, snake_case, HTTP Basic client authentication, PKCE). 429 `TooManyAttemptsError` (in the API\'s error body, with `Retry-After`): too many failed client authentications for this `client_id` or from this address.
+     * Exchange an authorization code for tokens Exchange an authorization code for tokens
      */
     async exchangeToken(requestParameters: ExchangeTokenRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<ExchangeToken200Response> {
         const response = await this.exchangeTokenRaw(requestParameters, initOverrides);
@@ -423,6 +429,7 @@ export class OAuthApi extends runtime.BaseAPI {
 
     /**
      * The merchant account behind an `idToken` (`{name, email}`); existing integrator clients call it right after the code exchange.
+     * Get the merchant account behind an idToken
      */
     async getClientInfoRaw(initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<ClientInfo>> {
         const requestOptions = await this.getClientInfoRequestOpts();
@@ -433,6 +440,7 @@ export class OAuthApi extends runtime.BaseAPI {
 
     /**
      * The merchant account behind an `idToken` (`{name, email}`); existing integrator clients call it right after the code exchange.
+     * Get the merchant account behind an idToken
      */
     async getClientInfo(initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<ClientInfo> {
         const response = await this.getClientInfoRaw(initOverrides);
@@ -475,6 +483,7 @@ export class OAuthApi extends runtime.BaseAPI {
 
     /**
      * Sign the browser out of the authorization screen. The screen keeps no signed-in state between authorizations (every authorization asks for the merchant\'s password); what it keeps in the browser is the sign-in form\'s CSRF cookie, which this clears. With `logout_uri`, the browser is sent there (302) only when it is identical to one of the client\'s registered `logoutUrls`; any other URI answers 400 `InvalidRequestError` and redirects nowhere. Without it, a page in Spanish says the session ended. An unknown `client_id` answers 401 `InvalidClientError`.
+     * Sign out of the authorization screen
      */
     async logoutRaw(requestParameters: LogoutRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<string>> {
         const requestOptions = await this.logoutRequestOpts(requestParameters);
@@ -489,6 +498,7 @@ export class OAuthApi extends runtime.BaseAPI {
 
     /**
      * Sign the browser out of the authorization screen. The screen keeps no signed-in state between authorizations (every authorization asks for the merchant\'s password); what it keeps in the browser is the sign-in form\'s CSRF cookie, which this clears. With `logout_uri`, the browser is sent there (302) only when it is identical to one of the client\'s registered `logoutUrls`; any other URI answers 400 `InvalidRequestError` and redirects nowhere. Without it, a page in Spanish says the session ended. An unknown `client_id` answers 401 `InvalidClientError`.
+     * Sign out of the authorization screen
      */
     async logout(requestParameters: LogoutRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<string> {
         const response = await this.logoutRaw(requestParameters, initOverrides);
@@ -526,6 +536,7 @@ export class OAuthApi extends runtime.BaseAPI {
 
     /**
      * Get a new `idToken` with the stored `refreshToken`. 429 `TooManyAttemptsError`: too many wrong `clientSecret`s for this `clientId` or from this address.
+     * Refresh an idToken
      */
     async refreshTokenRaw(requestParameters: RefreshTokenRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<RefreshedToken>> {
         const requestOptions = await this.refreshTokenRequestOpts(requestParameters);
@@ -536,6 +547,7 @@ export class OAuthApi extends runtime.BaseAPI {
 
     /**
      * Get a new `idToken` with the stored `refreshToken`. 429 `TooManyAttemptsError`: too many wrong `clientSecret`s for this `clientId` or from this address.
+     * Refresh an idToken
      */
     async refreshToken(requestParameters: RefreshTokenRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<RefreshedToken> {
         const response = await this.refreshTokenRaw(requestParameters, initOverrides);
@@ -576,6 +588,7 @@ export class OAuthApi extends runtime.BaseAPI {
 
     /**
      * Revoke a refresh token (and the `idToken`s issued from it). Revoking does not unlink the merchant. Answers 200 with no body, also for a token that is unknown or already revoked. 429 `TooManyAttemptsError`: too many wrong `clientSecret`s for this `clientId` or from this address. Revocation of RFC 7009 for standard OAuth 2.0 clients. 429 `TooManyAttemptsError`: too many failed client authentications for this `client_id` or from this address.
+     * Revoke a refresh token Revoke a refresh token
      */
     async revokeTokenRaw(requestParameters: RevokeTokenRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<void>> {
         const requestOptions = await this.revokeTokenRequestOpts(requestParameters);
@@ -586,6 +599,7 @@ export class OAuthApi extends runtime.BaseAPI {
 
     /**
      * Revoke a refresh token (and the `idToken`s issued from it). Revoking does not unlink the merchant. Answers 200 with no body, also for a token that is unknown or already revoked. 429 `TooManyAttemptsError`: too many wrong `clientSecret`s for this `clientId` or from this address. Revocation of RFC 7009 for standard OAuth 2.0 clients. 429 `TooManyAttemptsError`: too many failed client authentications for this `client_id` or from this address.
+     * Revoke a refresh token Revoke a refresh token
      */
     async revokeToken(requestParameters: RevokeTokenRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<void> {
         await this.revokeTokenRaw(requestParameters, initOverrides);

@@ -120,6 +120,7 @@ export class PayoutLinkPageApi extends runtime.BaseAPI {
 
     /**
      * Used by the page only: sign in and accept. 200: accepted, the account now receives the integration\'s commissions (the link is used up). The form again with the refusal: 401 `InvalidGrantError` (no merchant account with that email) or `InvalidCredentialsError` (a wrong password), 403 `MerchantAccountNotInvitedError` (the account is not the invited email: only that account may accept). 410 `MerchantInvitationLinkInvalidError`: the link no longer works. 429: too many failed sign-ins for this email or from this address (counted with the authorization screen\'s); the page says how long to wait, with `Retry-After`, and the password is not checked meanwhile. A request that is not the form at all gets the API\'s JSON `ValidationError`.
+     * Accept a payout link invitation
      */
     async acceptPayoutLinkRaw(requestParameters: AcceptPayoutLinkRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<string>> {
         const requestOptions = await this.acceptPayoutLinkRequestOpts(requestParameters);
@@ -134,6 +135,7 @@ export class PayoutLinkPageApi extends runtime.BaseAPI {
 
     /**
      * Used by the page only: sign in and accept. 200: accepted, the account now receives the integration\'s commissions (the link is used up). The form again with the refusal: 401 `InvalidGrantError` (no merchant account with that email) or `InvalidCredentialsError` (a wrong password), 403 `MerchantAccountNotInvitedError` (the account is not the invited email: only that account may accept). 410 `MerchantInvitationLinkInvalidError`: the link no longer works. 429: too many failed sign-ins for this email or from this address (counted with the authorization screen\'s); the page says how long to wait, with `Retry-After`, and the password is not checked meanwhile. A request that is not the form at all gets the API\'s JSON `ValidationError`.
+     * Accept a payout link invitation
      */
     async acceptPayoutLink(requestParameters: AcceptPayoutLinkRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<string> {
         const response = await this.acceptPayoutLinkRaw(requestParameters, initOverrides);
@@ -172,6 +174,7 @@ export class PayoutLinkPageApi extends runtime.BaseAPI {
 
     /**
      * The invitation and the sign-in form. 410: the link is unknown, used, older than 7 days, or replaced by a newer invitation or a resend; the page says so.
+     * Show the payout link invitation page
      */
     async showPayoutLinkAcceptPageRaw(requestParameters: ShowPayoutLinkAcceptPageRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<string>> {
         const requestOptions = await this.showPayoutLinkAcceptPageRequestOpts(requestParameters);
@@ -186,6 +189,7 @@ export class PayoutLinkPageApi extends runtime.BaseAPI {
 
     /**
      * The invitation and the sign-in form. 410: the link is unknown, used, older than 7 days, or replaced by a newer invitation or a resend; the page says so.
+     * Show the payout link invitation page
      */
     async showPayoutLinkAcceptPage(requestParameters: ShowPayoutLinkAcceptPageRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<string> {
         const response = await this.showPayoutLinkAcceptPageRaw(requestParameters, initOverrides);

@@ -2,8 +2,8 @@
 /* eslint-disable */
 export * from './AdminSessionApi.js';
 export * from './CommissionProposalPageApi.js';
-export * from './DefaultApi.js';
 export * from './DiscoveryApi.js';
+export * from './HealthApi.js';
 export * from './LogosApi.js';
 export * from './OAuthApi.js';
 export * from './PayoutLinkPageApi.js';

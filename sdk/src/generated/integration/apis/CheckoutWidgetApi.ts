@@ -112,6 +112,7 @@ export class CheckoutWidgetApi extends runtime.BaseAPI {
 
     /**
      * Create a checkout charge for a merchant account linked to the key\'s integration, from the store\'s server, with the secret key. The same rules as `POST /payment-request` with `type: checkout`: `referenceId` unique per integration and merchant account, a CVU from the merchant account\'s pool (400 `InsufficientActiveAccountsError` when none is free), nothing created on any refusal. While the platform has the integration suspended, answers 404 `IntegrationNotReadyToCollectError`.
+     * Create a checkout charge
      */
     async createCheckoutPaymentRaw(requestParameters: CreateCheckoutPaymentRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<CheckoutPayment>> {
         const requestOptions = await this.createCheckoutPaymentRequestOpts(requestParameters);
@@ -122,6 +123,7 @@ export class CheckoutWidgetApi extends runtime.BaseAPI {
 
     /**
      * Create a checkout charge for a merchant account linked to the key\'s integration, from the store\'s server, with the secret key. The same rules as `POST /payment-request` with `type: checkout`: `referenceId` unique per integration and merchant account, a CVU from the merchant account\'s pool (400 `InsufficientActiveAccountsError` when none is free), nothing created on any refusal. While the platform has the integration suspended, answers 404 `IntegrationNotReadyToCollectError`.
+     * Create a checkout charge
      */
     async createCheckoutPayment(requestParameters: CreateCheckoutPaymentRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<CheckoutPayment> {
         const response = await this.createCheckoutPaymentRaw(requestParameters, initOverrides);
@@ -165,6 +167,7 @@ export class CheckoutWidgetApi extends runtime.BaseAPI {
 
     /**
      * A checkout charge of the key\'s integration, as the widget polls it from the buyer\'s browser with the publishable key. 404 `PaymentRequestNotFoundError` for a charge of another integration, or one that is not a checkout charge.
+     * Get a checkout charge
      */
     async getCheckoutPaymentRaw(requestParameters: GetCheckoutPaymentRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<CheckoutPaymentStatus>> {
         const requestOptions = await this.getCheckoutPaymentRequestOpts(requestParameters);
@@ -175,6 +178,7 @@ export class CheckoutWidgetApi extends runtime.BaseAPI {
 
     /**
      * A checkout charge of the key\'s integration, as the widget polls it from the buyer\'s browser with the publishable key. 404 `PaymentRequestNotFoundError` for a charge of another integration, or one that is not a checkout charge.
+     * Get a checkout charge
      */
     async getCheckoutPayment(requestParameters: GetCheckoutPaymentRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<CheckoutPaymentStatus> {
         const response = await this.getCheckoutPaymentRaw(requestParameters, initOverrides);

@@ -58,6 +58,7 @@ export class MerchantApi extends runtime.BaseAPI {
 
     /**
      * The merchant identity. Any query parameters are ignored. A 403 here is plain text.
+     * Get the merchant identity
      */
     async getMeRaw(initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<MerchantIdentity>> {
         const requestOptions = await this.getMeRequestOpts();
@@ -68,6 +69,7 @@ export class MerchantApi extends runtime.BaseAPI {
 
     /**
      * The merchant identity. Any query parameters are ignored. A 403 here is plain text.
+     * Get the merchant identity
      */
     async getMe(initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<MerchantIdentity> {
         const response = await this.getMeRaw(initOverrides);

@@ -83,6 +83,7 @@ export class PayerPageApi extends runtime.BaseAPI {
 
     /**
      * The charge for its payer, in Spanish, made for a phone: the merchant\'s trade name, the description, what is owed today (the surcharge included once the first due date has passed, minus what was paid), the CVU to transfer to with a copy button (while the charge is open), the due dates and the state in words (pendiente, pago parcial, pagado, vencido, cancelado). In CUIL mode, once a payment was received, a button asks for the payment confirmation by chat (see `requestPaymentConfirmation`). A token that matches no charge, or a draft\'s (a draft is never sent to its payer), gets a 404 page that says only that the charge was not found. Other query parameters (a chat app\'s tracking parameters) are ignored. Every page (the 404 and the 409 included) comes with `Cache-Control: no-store`, a `Content-Security-Policy` that allows nothing but the page\'s own inline style and copy-button script and form posts to its own origin, `Referrer-Policy: no-referrer` and `X-Robots-Tag: noindex`.
+     * Show a charge\'s payer page
      */
     async getPayerPageRaw(requestParameters: GetPayerPageRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<string>> {
         const requestOptions = await this.getPayerPageRequestOpts(requestParameters);
@@ -97,6 +98,7 @@ export class PayerPageApi extends runtime.BaseAPI {
 
     /**
      * The charge for its payer, in Spanish, made for a phone: the merchant\'s trade name, the description, what is owed today (the surcharge included once the first due date has passed, minus what was paid), the CVU to transfer to with a copy button (while the charge is open), the due dates and the state in words (pendiente, pago parcial, pagado, vencido, cancelado). In CUIL mode, once a payment was received, a button asks for the payment confirmation by chat (see `requestPaymentConfirmation`). A token that matches no charge, or a draft\'s (a draft is never sent to its payer), gets a 404 page that says only that the charge was not found. Other query parameters (a chat app\'s tracking parameters) are ignored. Every page (the 404 and the 409 included) comes with `Cache-Control: no-store`, a `Content-Security-Policy` that allows nothing but the page\'s own inline style and copy-button script and form posts to its own origin, `Referrer-Policy: no-referrer` and `X-Robots-Tag: noindex`.
+     * Show a charge\'s payer page
      */
     async getPayerPage(requestParameters: GetPayerPageRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<string> {
         const response = await this.getPayerPageRaw(requestParameters, initOverrides);
@@ -140,6 +142,7 @@ export class PayerPageApi extends runtime.BaseAPI {
 
     /**
      * The payer page\'s button (a form post with no fields): sends the payer the payment confirmation of the charge\'s latest transfer by chat, to the charge\'s WhatsApp number, whatever `sendWhatsappPaymentConfirmation` says. Only in CUIL mode, once a payment was received, and with a phone number. Success: 303 back to the payer page with `confirmation=requested`; asking again for the same transfer sends nothing more (one confirmation per transfer) and answers the same. When the confirmation cannot be asked for (CVU mode, no payment yet, no phone number) the answer is 409 with the payer page and the reason on it. An unknown token gets the 404 page.
+     * Request the payment confirmation
      */
     async requestPaymentConfirmationRaw(requestParameters: RequestPaymentConfirmationRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<void>> {
         const requestOptions = await this.requestPaymentConfirmationRequestOpts(requestParameters);
@@ -150,6 +153,7 @@ export class PayerPageApi extends runtime.BaseAPI {
 
     /**
      * The payer page\'s button (a form post with no fields): sends the payer the payment confirmation of the charge\'s latest transfer by chat, to the charge\'s WhatsApp number, whatever `sendWhatsappPaymentConfirmation` says. Only in CUIL mode, once a payment was received, and with a phone number. Success: 303 back to the payer page with `confirmation=requested`; asking again for the same transfer sends nothing more (one confirmation per transfer) and answers the same. When the confirmation cannot be asked for (CVU mode, no payment yet, no phone number) the answer is 409 with the payer page and the reason on it. An unknown token gets the 404 page.
+     * Request the payment confirmation
      */
     async requestPaymentConfirmation(requestParameters: RequestPaymentConfirmationRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<void> {
         await this.requestPaymentConfirmationRaw(requestParameters, initOverrides);

@@ -220,6 +220,7 @@ export class PaymentRequestsApi extends runtime.BaseAPI {
 
     /**
      * Cancel a `draft` or `pending` charge with no payments. No event is sent: the 200 is the confirmation. The CVU returns to the pool; a later transfer to it yields `payment.unmatched` with reason `canceled`.
+     * Cancel a charge
      */
     async cancelPaymentRequestRaw(requestParameters: CancelPaymentRequestRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<CancelResult>> {
         const requestOptions = await this.cancelPaymentRequestRequestOpts(requestParameters);
@@ -230,6 +231,7 @@ export class PaymentRequestsApi extends runtime.BaseAPI {
 
     /**
      * Cancel a `draft` or `pending` charge with no payments. No event is sent: the 200 is the confirmation. The CVU returns to the pool; a later transfer to it yields `payment.unmatched` with reason `canceled`.
+     * Cancel a charge
      */
     async cancelPaymentRequest(requestParameters: CancelPaymentRequestRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<CancelResult> {
         const response = await this.cancelPaymentRequestRaw(requestParameters, initOverrides);
@@ -283,6 +285,7 @@ export class PaymentRequestsApi extends runtime.BaseAPI {
 
     /**
      * Complete a draft\'s amount. Only a draft with no payments; it becomes `pending` and gets a CVU. A draft never sends notifications, even afterwards.
+     * Complete a draft\'s amount
      */
     async completePaymentRequestAmountRaw(requestParameters: CompletePaymentRequestAmountRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<AmountCompletionResult>> {
         const requestOptions = await this.completePaymentRequestAmountRequestOpts(requestParameters);
@@ -293,6 +296,7 @@ export class PaymentRequestsApi extends runtime.BaseAPI {
 
     /**
      * Complete a draft\'s amount. Only a draft with no payments; it becomes `pending` and gets a CVU. A draft never sends notifications, even afterwards.
+     * Complete a draft\'s amount
      */
     async completePaymentRequestAmount(requestParameters: CompletePaymentRequestAmountRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<AmountCompletionResult> {
         const response = await this.completePaymentRequestAmountRaw(requestParameters, initOverrides);
@@ -338,6 +342,7 @@ export class PaymentRequestsApi extends runtime.BaseAPI {
 
     /**
      * Create a charge. With `amount` it is `pending` and holds a CVU; without it, a `draft`. There is no idempotency key: on a timeout or a 5xx, `GET /payment-request/{referenceId}` and, on 404, retry with the same `referenceId`; on 409 the charge exists. While the platform has the integration suspended, answers 404 `IntegrationNotReadyToCollectError` and creates nothing.
+     * Create a charge
      */
     async createPaymentRequestRaw(requestParameters: CreatePaymentRequestRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<PaymentRequest>> {
         const requestOptions = await this.createPaymentRequestRequestOpts(requestParameters);
@@ -348,6 +353,7 @@ export class PaymentRequestsApi extends runtime.BaseAPI {
 
     /**
      * Create a charge. With `amount` it is `pending` and holds a CVU; without it, a `draft`. There is no idempotency key: on a timeout or a 5xx, `GET /payment-request/{referenceId}` and, on 404, retry with the same `referenceId`; on 409 the charge exists. While the platform has the integration suspended, answers 404 `IntegrationNotReadyToCollectError` and creates nothing.
+     * Create a charge
      */
     async createPaymentRequest(requestParameters: CreatePaymentRequestRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<PaymentRequest> {
         const response = await this.createPaymentRequestRaw(requestParameters, initOverrides);
@@ -393,6 +399,7 @@ export class PaymentRequestsApi extends runtime.BaseAPI {
 
     /**
      * Create 1 to 100 CUIL-mode charges on one shared CVU, all or nothing: on 400, 422 or 429 nothing is created. On a timeout, GET one `referenceId` of the batch; on a 422 of a retried bulk whose reason is that the `referenceId` already exists, the earlier batch was created. While the platform has the integration suspended, answers 404 `IntegrationNotReadyToCollectError` and creates nothing.
+     * Create charges in bulk
      */
     async createPaymentRequestsBulkRaw(requestParameters: CreatePaymentRequestsBulkRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<BulkResult>> {
         const requestOptions = await this.createPaymentRequestsBulkRequestOpts(requestParameters);
@@ -403,6 +410,7 @@ export class PaymentRequestsApi extends runtime.BaseAPI {
 
     /**
      * Create 1 to 100 CUIL-mode charges on one shared CVU, all or nothing: on 400, 422 or 429 nothing is created. On a timeout, GET one `referenceId` of the batch; on a 422 of a retried bulk whose reason is that the `referenceId` already exists, the earlier batch was created. While the platform has the integration suspended, answers 404 `IntegrationNotReadyToCollectError` and creates nothing.
+     * Create charges in bulk
      */
     async createPaymentRequestsBulk(requestParameters: CreatePaymentRequestsBulkRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<BulkResult> {
         const response = await this.createPaymentRequestsBulkRaw(requestParameters, initOverrides);
@@ -446,6 +454,7 @@ export class PaymentRequestsApi extends runtime.BaseAPI {
 
     /**
      * Read a charge with its current `state`.
+     * Get a charge
      */
     async getPaymentRequestRaw(requestParameters: GetPaymentRequestRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<PaymentRequest>> {
         const requestOptions = await this.getPaymentRequestRequestOpts(requestParameters);
@@ -456,6 +465,7 @@ export class PaymentRequestsApi extends runtime.BaseAPI {
 
     /**
      * Read a charge with its current `state`.
+     * Get a charge
      */
     async getPaymentRequest(requestParameters: GetPaymentRequestRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<PaymentRequest> {
         const response = await this.getPaymentRequestRaw(requestParameters, initOverrides);
@@ -507,6 +517,7 @@ export class PaymentRequestsApi extends runtime.BaseAPI {
 
     /**
      * List the charges created in a date range (Argentina days, both ends included), oldest first. The total is in `X-Total-Count`.
+     * List charges
      */
     async listPaymentRequestsRaw(requestParameters: ListPaymentRequestsRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<Array<PaymentRequestListItem>>> {
         const requestOptions = await this.listPaymentRequestsRequestOpts(requestParameters);
@@ -517,6 +528,7 @@ export class PaymentRequestsApi extends runtime.BaseAPI {
 
     /**
      * List the charges created in a date range (Argentina days, both ends included), oldest first. The total is in `X-Total-Count`.
+     * List charges
      */
     async listPaymentRequests(requestParameters: ListPaymentRequestsRequest = {}, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<Array<PaymentRequestListItem>> {
         const response = await this.listPaymentRequestsRaw(requestParameters, initOverrides);
@@ -570,6 +582,7 @@ export class PaymentRequestsApi extends runtime.BaseAPI {
 
     /**
      * Change the payer of a CUIL-mode charge that has received no money. Answers the full charge. While the platform has the integration suspended, answers 404 `IntegrationNotReadyToCollectError`.
+     * Change a charge\'s payer
      */
     async updatePaymentRequestCustomerRaw(requestParameters: UpdatePaymentRequestCustomerRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<PaymentRequest>> {
         const requestOptions = await this.updatePaymentRequestCustomerRequestOpts(requestParameters);
@@ -580,6 +593,7 @@ export class PaymentRequestsApi extends runtime.BaseAPI {
 
     /**
      * Change the payer of a CUIL-mode charge that has received no money. Answers the full charge. While the platform has the integration suspended, answers 404 `IntegrationNotReadyToCollectError`.
+     * Change a charge\'s payer
      */
     async updatePaymentRequestCustomer(requestParameters: UpdatePaymentRequestCustomerRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<PaymentRequest> {
         const response = await this.updatePaymentRequestCustomerRaw(requestParameters, initOverrides);

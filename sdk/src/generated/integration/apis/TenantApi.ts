@@ -90,6 +90,7 @@ export class TenantApi extends runtime.BaseAPI {
 
     /**
      * Assign the token\'s merchant account to a tenant of the integration (replacing any earlier one). Its events then go to the tenant\'s webhook URL.
+     * Assign the merchant account to a tenant
      */
     async assignMerchantTenantRaw(requestParameters: AssignMerchantTenantRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<TenantAssignmentResult>> {
         const requestOptions = await this.assignMerchantTenantRequestOpts(requestParameters);
@@ -100,6 +101,7 @@ export class TenantApi extends runtime.BaseAPI {
 
     /**
      * Assign the token\'s merchant account to a tenant of the integration (replacing any earlier one). Its events then go to the tenant\'s webhook URL.
+     * Assign the merchant account to a tenant
      */
     async assignMerchantTenant(requestParameters: AssignMerchantTenantRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<TenantAssignmentResult> {
         const response = await this.assignMerchantTenantRaw(requestParameters, initOverrides);

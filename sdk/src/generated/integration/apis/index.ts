@@ -1,7 +1,7 @@
 /* tslint:disable */
 /* eslint-disable */
 export * from './CheckoutWidgetApi.js';
-export * from './DefaultApi.js';
+export * from './HealthApi.js';
 export * from './MerchantApi.js';
 export * from './PayerLookupApi.js';
 export * from './PayerPageApi.js';

@@ -1,8 +1,8 @@
 /* tslint:disable */
 /* eslint-disable */
 /**
- * Cobro Auth API
- * The Auth API of Cobro: OAuth 2.0 authorization code for merchant accounts (the merchant signs in on the authorization screen and links itself to the integration), token exchange, refresh and revocation for the integrator\'s backend, and the admin session of the portal.  The documented endpoints take JSON with camelCase fields and the client credentials in the body. For standard OAuth 2.0 clients the token endpoint also accepts the RFC 6749 form (`application/x-www-form-urlencoded`, snake_case, client authentication by HTTP Basic or in the form) with PKCE (S256; enforced when the authorization request carried a `code_challenge`). No string of a request (body, query, path) may contain the character U+0000: it is refused with 400 `ValidationError`.
+ * Cobro Admin API
+ * The integrator-facing API of Cobro: what the portal uses to manage an integration (webhooks, tenants, URLs, keys, merchants, commissions, the Sandbox tools) and what the platform uses to set integrations up.  Every request carries `Authorization: Bearer <idToken>`, the admin `idToken` obtained with `POST /integration/admin/login` on the Auth API. Roles: - `INTEGRATION_ADMIN` (an admin of one integration): every `/my-integration/_**` operation, always on the admin\'s own integration; - `PLATFORM_ADMIN`: every `/integration-admin/_**` operation.  A token of the other role answers 403; a merchant account\'s token (from the OAuth flow) is never accepted here and answers 401, just as admin tokens answer 401 on the Integration API.  Errors: decide by HTTP status, then by `code`, never by `message` text (mostly English). Every error of this API uses the general admin body `{code, message, id, cause?}`, except 400 `ValidationError` (`{code, message, id, validationDetails}`) and 413 (`{code, message, id}`). The error codes of the Admin API are not shown in the specification; the codes named in each response\'s description are this contract\'s choice. No string of a request (body, query, path) may contain the character U+0000: it is refused with 400 `ValidationError`.  Environments: one deployment is one environment. The Sandbox-only operations (test tokens, payment simulation, test webhook, sandbox clock, go-live request) answer 403 `SandboxOnlyError` in Production.
  *
  * The version of the OpenAPI document: 1.0.0
  * 
@@ -27,7 +27,7 @@ import {
 /**
  * 
  */
-export class DefaultApi extends runtime.BaseAPI {
+export class HealthApi extends runtime.BaseAPI {
 
     /**
      * Creates request options for getHealth without sending the request
@@ -37,6 +37,14 @@ export class DefaultApi extends runtime.BaseAPI {
 
         const headerParameters: runtime.HTTPHeaders = {};
 
+        if (this.configuration && this.configuration.accessToken) {
+            const token = this.configuration.accessToken;
+            const tokenString = await token("AdminBearer", []);
+
+            if (tokenString) {
+                headerParameters["Authorization"] = `Bearer ${tokenString}`;
+            }
+        }
 
         let urlPath = `/healthz`;
 
@@ -50,6 +58,7 @@ export class DefaultApi extends runtime.BaseAPI {
 
     /**
      * The process is up.
+     * Check that the process is up
      */
     async getHealthRaw(initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<HealthStatus>> {
         const requestOptions = await this.getHealthRequestOpts();
@@ -60,6 +69,7 @@ export class DefaultApi extends runtime.BaseAPI {
 
     /**
      * The process is up.
+     * Check that the process is up
      */
     async getHealth(initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<HealthStatus> {
         const response = await this.getHealthRaw(initOverrides);
@@ -74,6 +84,14 @@ export class DefaultApi extends runtime.BaseAPI {
 
         const headerParameters: runtime.HTTPHeaders = {};
 
+        if (this.configuration && this.configuration.accessToken) {
+            const token = this.configuration.accessToken;
+            const tokenString = await token("AdminBearer", []);
+
+            if (tokenString) {
+                headerParameters["Authorization"] = `Bearer ${tokenString}`;
+            }
+        }
 
         let urlPath = `/readyz`;
 
@@ -87,6 +105,7 @@ export class DefaultApi extends runtime.BaseAPI {
 
     /**
      * The process can serve requests: its database answers.
+     * Check that the process can serve requests
      */
     async getReadinessRaw(initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<ReadinessStatus>> {
         const requestOptions = await this.getReadinessRequestOpts();
@@ -97,6 +116,7 @@ export class DefaultApi extends runtime.BaseAPI {
 
     /**
      * The process can serve requests: its database answers.
+     * Check that the process can serve requests
      */
     async getReadiness(initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<ReadinessStatus> {
         const response = await this.getReadinessRaw(initOverrides);

@@ -1,8 +1,8 @@
 /* tslint:disable */
 /* eslint-disable */
 /**
- * Cobro Integration API
- * The merchant-facing API of Cobro. An integrator creates charges (payment requests) on behalf of a merchant account that linked itself to the integration through OAuth; each open charge holds a CVU that the payer transfers to. Every request carries `Authorization: Bearer <idToken>`, the `idToken` of a merchant account linked to the integration (`aud` = the integration\'s `clientId`, `sub` = the merchant account), except the checkout widget\'s `/v1/payments`, which takes the integration\'s widget keys instead. Routes are mounted at the root of the host; the same routes are also answered under `/integration` for clients written against that listing.  Errors: decide by HTTP status, then by `code` or `error`, never by `message` text. There is no request-id header; the `id` is in the general error body. Webhook events sent to the integrator are described by the `*Event` schemas. No string of a request (body, query, path) may contain the character U+0000: it is refused with 400 `ValidationError`.
+ * Cobro Auth API
+ * The Auth API of Cobro: OAuth 2.0 authorization code for merchant accounts (the merchant signs in on the authorization screen and links itself to the integration), token exchange, refresh and revocation for the integrator\'s backend, and the admin session of the portal.  The documented endpoints take JSON with camelCase fields and the client credentials in the body. For standard OAuth 2.0 clients the token endpoint also accepts the RFC 6749 form (`application/x-www-form-urlencoded`, snake_case, client authentication by HTTP Basic or in the form) with PKCE (S256; enforced when the authorization request carried a `code_challenge`). No string of a request (body, query, path) may contain the character U+0000: it is refused with 400 `ValidationError`.
  *
  * The version of the OpenAPI document: 1.0.0
  * 
@@ -27,7 +27,7 @@ import {
 /**
  * 
  */
-export class DefaultApi extends runtime.BaseAPI {
+export class HealthApi extends runtime.BaseAPI {
 
     /**
      * Creates request options for getHealth without sending the request
@@ -37,14 +37,6 @@ export class DefaultApi extends runtime.BaseAPI {
 
         const headerParameters: runtime.HTTPHeaders = {};
 
-        if (this.configuration && this.configuration.accessToken) {
-            const token = this.configuration.accessToken;
-            const tokenString = await token("MerchantBearer", []);
-
-            if (tokenString) {
-                headerParameters["Authorization"] = `Bearer ${tokenString}`;
-            }
-        }
 
         let urlPath = `/healthz`;
 
@@ -58,6 +50,7 @@ export class DefaultApi extends runtime.BaseAPI {
 
     /**
      * The process is up.
+     * Check that the process is up
      */
     async getHealthRaw(initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<HealthStatus>> {
         const requestOptions = await this.getHealthRequestOpts();
@@ -68,6 +61,7 @@ export class DefaultApi extends runtime.BaseAPI {
 
     /**
      * The process is up.
+     * Check that the process is up
      */
     async getHealth(initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<HealthStatus> {
         const response = await this.getHealthRaw(initOverrides);
@@ -82,14 +76,6 @@ export class DefaultApi extends runtime.BaseAPI {
 
         const headerParameters: runtime.HTTPHeaders = {};
 
-        if (this.configuration && this.configuration.accessToken) {
-            const token = this.configuration.accessToken;
-            const tokenString = await token("MerchantBearer", []);
-
-            if (tokenString) {
-                headerParameters["Authorization"] = `Bearer ${tokenString}`;
-            }
-        }
 
         let urlPath = `/readyz`;
 
@@ -103,6 +89,7 @@ export class DefaultApi extends runtime.BaseAPI {
 
     /**
      * The process can serve requests: its database answers.
+     * Check that the process can serve requests
      */
     async getReadinessRaw(initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<ReadinessStatus>> {
         const requestOptions = await this.getReadinessRequestOpts();
@@ -113,6 +100,7 @@ export class DefaultApi extends runtime.BaseAPI {
 
     /**
      * The process can serve requests: its database answers.
+     * Check that the process can serve requests
      */
     async getReadiness(initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<ReadinessStatus> {
         const response = await this.getReadinessRaw(initOverrides);

@@ -1,8 +1,8 @@
 /* tslint:disable */
 /* eslint-disable */
 /**
- * Cobro Admin API
- * The integrator-facing API of Cobro: what the portal uses to manage an integration (webhooks, tenants, URLs, keys, merchants, commissions, the Sandbox tools) and what the platform uses to set integrations up.  Every request carries `Authorization: Bearer <idToken>`, the admin `idToken` obtained with `POST /integration/admin/login` on the Auth API. Roles: - `INTEGRATION_ADMIN` (an admin of one integration): every `/my-integration/_**` operation, always on the admin\'s own integration; - `PLATFORM_ADMIN`: every `/integration-admin/_**` operation.  A token of the other role answers 403; a merchant account\'s token (from the OAuth flow) is never accepted here and answers 401, just as admin tokens answer 401 on the Integration API.  Errors: decide by HTTP status, then by `code`, never by `message` text (mostly English). Every error of this API uses the general admin body `{code, message, id, cause?}`, except 400 `ValidationError` (`{code, message, id, validationDetails}`) and 413 (`{code, message, id}`). The error codes of the Admin API are not shown in the specification; the codes named in each response\'s description are this contract\'s choice. No string of a request (body, query, path) may contain the character U+0000: it is refused with 400 `ValidationError`.  Environments: one deployment is one environment. The Sandbox-only operations (test tokens, payment simulation, test webhook, sandbox clock, go-live request) answer 403 `SandboxOnlyError` in Production.
+ * Cobro Integration API
+ * The merchant-facing API of Cobro. An integrator creates charges (payment requests) on behalf of a merchant account that linked itself to the integration through OAuth; each open charge holds a CVU that the payer transfers to. Every request carries `Authorization: Bearer <idToken>`, the `idToken` of a merchant account linked to the integration (`aud` = the integration\'s `clientId`, `sub` = the merchant account), except the checkout widget\'s `/v1/payments`, which takes the integration\'s widget keys instead. Routes are mounted at the root of the host; the same routes are also answered under `/integration` for clients written against that listing.  Errors: decide by HTTP status, then by `code` or `error`, never by `message` text. There is no request-id header; the `id` is in the general error body. Webhook events sent to the integrator are described by the `*Event` schemas. No string of a request (body, query, path) may contain the character U+0000: it is refused with 400 `ValidationError`.
  *
  * The version of the OpenAPI document: 1.0.0
  * 
@@ -27,7 +27,7 @@ import {
 /**
  * 
  */
-export class DefaultApi extends runtime.BaseAPI {
+export class HealthApi extends runtime.BaseAPI {
 
     /**
      * Creates request options for getHealth without sending the request
@@ -39,7 +39,7 @@ export class DefaultApi extends runtime.BaseAPI {
 
         if (this.configuration && this.configuration.accessToken) {
             const token = this.configuration.accessToken;
-            const tokenString = await token("AdminBearer", []);
+            const tokenString = await token("MerchantBearer", []);
 
             if (tokenString) {
                 headerParameters["Authorization"] = `Bearer ${tokenString}`;
@@ -58,6 +58,7 @@ export class DefaultApi extends runtime.BaseAPI {
 
     /**
      * The process is up.
+     * Check that the process is up
      */
     async getHealthRaw(initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<HealthStatus>> {
         const requestOptions = await this.getHealthRequestOpts();
@@ -68,6 +69,7 @@ export class DefaultApi extends runtime.BaseAPI {
 
     /**
      * The process is up.
+     * Check that the process is up
      */
     async getHealth(initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<HealthStatus> {
         const response = await this.getHealthRaw(initOverrides);
@@ -84,7 +86,7 @@ export class DefaultApi extends runtime.BaseAPI {
 
         if (this.configuration && this.configuration.accessToken) {
             const token = this.configuration.accessToken;
-            const tokenString = await token("AdminBearer", []);
+            const tokenString = await token("MerchantBearer", []);
 
             if (tokenString) {
                 headerParameters["Authorization"] = `Bearer ${tokenString}`;
@@ -103,6 +105,7 @@ export class DefaultApi extends runtime.BaseAPI {
 
     /**
      * The process can serve requests: its database answers.
+     * Check that the process can serve requests
      */
     async getReadinessRaw(initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<ReadinessStatus>> {
         const requestOptions = await this.getReadinessRequestOpts();
@@ -113,6 +116,7 @@ export class DefaultApi extends runtime.BaseAPI {
 
     /**
      * The process can serve requests: its database answers.
+     * Check that the process can serve requests
      */
     async getReadiness(initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<ReadinessStatus> {
         const response = await this.getReadinessRaw(initOverrides);
