@@ -12,7 +12,8 @@ import { fileURLToPath } from "node:url";
 import * as esbuild from "esbuild";
 import express, { type Request, type Response } from "express";
 import { createLogger, type Logger } from "../runtime/logger.ts";
-import { bundleOf, portalBuildOptions, portalRoutes, type PortalBundle } from "../server/portal.ts";
+import { portalRoutes } from "../server/portal.ts";
+import { bundleOf, portalBuildOptions, type PortalBundle } from "../server/portal-bundle.ts";
 import { DEFAULT_MOCK_PORTS } from "./mock.ts";
 
 export interface PortalDevOptions {

@@ -3,17 +3,19 @@
 import { randomUUID } from "node:crypto";
 import express, { type NextFunction, type Request, type Response } from "express";
 import { OpenAPIBackend, type Context, type Document, type Operation } from "openapi-backend";
-import { Ajv as AjvClass, type Ajv, type ErrorObject, type ValidateFunction } from "ajv";
-import addFormats from "ajv-formats";
-import { DomainError, ValidationError, type FieldProblem } from "../domain/errors.ts";
+import type { Ajv, ErrorObject } from "ajv";
+import { DomainError, ValidationError } from "../domain/errors.ts";
 import type { ApiName } from "../runtime/config.ts";
 import { replyForError, sendReply, unexpectedErrorReply } from "./error-responses.ts";
 import { generatedDocumentText, referencePages } from "./reference-pages.ts";
 import { checkoutWidgetRoutes } from "./checkout-widget.ts";
-import { clientAddressOf, portalRoutes } from "./portal.ts";
+import { portalRoutes } from "./portal.ts";
+import { clientAddressOf } from "./portal-auth-forward.ts";
 import { notImplemented, type AnyOperationHandler, type HandlerContext, type NotImplemented, type Services } from "../handlers/handler-types.ts";
 import { redactedUrl, requestLogging, type Logger } from "../runtime/logger.ts";
 import { nulCharacterProblems, validationProblems } from "./validation-details.ts";
+import { addContractFormats, OtherMediaTypeValidation, requestContentTypeProblem } from "./media-types.ts";
+import { allowedMethods, knownQuery, precompiledMatcher } from "./operation-routing.ts";
 import { MAX_LOGO_BYTES } from "../domain/integration-clients/integration-logos.ts";
 import { baselineSecurityHeaders } from "./security-headers.ts";
 import { isDatabaseUnavailable } from "../db/errors.ts";
@@ -60,8 +62,7 @@ export async function createApiApp<Caller>(options: ApiAppOptions<Caller>): Prom
     validate: (context) => !otherMediaValidation.applies(context),
     ajvOpts: { allErrors: true, multipleOfPrecision: 8 },
     customizeAjv: (ajv) => {
-      addFormats.default(ajv as unknown as Ajv, { mode: "fast", keywords: false });
-      strictUriFormat(ajv as unknown as Ajv);
+      addContractFormats(ajv as unknown as Ajv);
       return ajv;
     },
   });
@@ -254,66 +255,6 @@ export function stripIntegrationPrefix(path: string): string {
   return path.startsWith("/integration/") ? path.slice("/integration".length) : path;
 }
 
-/**
- * Body validation for the media types openapi-backend does not validate: a request whose Content-Type is
- * not the operation's JSON one, on an operation that declares both (and no parameters to validate).
- */
-class OtherMediaTypeValidation {
-  readonly #ajv = new AjvClass({ allErrors: true, strict: false, multipleOfPrecision: 8 });
-  readonly #compiled = new Map<string, ValidateFunction>();
-
-  constructor() {
-    addFormats.default(this.#ajv as unknown as Ajv, { mode: "fast", keywords: false });
-    strictUriFormat(this.#ajv as unknown as Ajv);
-    for (const format of ["int32", "int64", "float", "double", "byte", "binary", "password"]) this.#ajv.addFormat(format, true);
-  }
-
-  #mediaType(context: Context): string {
-    const header = context.request.headers?.["content-type"];
-    return String((Array.isArray(header) ? header[0] : header) ?? "").split(";")[0]!.trim().toLowerCase();
-  }
-
-  applies(context: Context): boolean {
-    const content = (context.operation?.requestBody as { content?: Record<string, unknown> } | undefined)?.content ?? {};
-    const mediaType = this.#mediaType(context);
-    return "application/json" in content && mediaType !== "application/json" && mediaType in content && (context.operation.parameters ?? []).length === 0;
-  }
-
-  problems(context: Context, body: unknown): FieldProblem[] | undefined {
-    const mediaType = this.#mediaType(context);
-    const key = `${context.operation.operationId}\u0000${mediaType}`;
-    let validate = this.#compiled.get(key);
-    if (!validate) {
-      const schema = (context.operation.requestBody as { content: Record<string, { schema: object }> }).content[mediaType]!.schema;
-      validate = this.#ajv.compile({ type: "object", properties: { requestBody: schema }, required: ["requestBody"] });
-      this.#compiled.set(key, validate);
-    }
-    return validate({ requestBody: body }) ? undefined : validationProblems((validate.errors ?? []) as ErrorObject[]);
-  }
-}
-
-/**
- * The request's query; for an operation marked `x-ignore-unknown-query-parameters` in the contract (the
- * OAuth authorization endpoint: RFC 6749 §3.1), only the parameters it declares. Elsewhere an unknown
- * parameter is refused ("field not accepted").
- */
-function knownQuery(backend: OpenAPIBackend, req: Request): Record<string, string | string[]> {
-  const query = req.query as Record<string, string | string[]>;
-  if (Object.keys(query).length === 0) return query;
-  const operation = backend.matchOperation({ method: req.method, path: req.path, headers: req.headers as Record<string, string | string[]> });
-  if ((operation as (Operation & Record<string, unknown>) | undefined)?.["x-ignore-unknown-query-parameters"] !== true) return query;
-  const declared = new Set((operation!.parameters ?? []).flatMap((parameter) => ("in" in parameter && parameter.in === "query" ? [parameter.name] : [])));
-  return Object.fromEntries(Object.entries(query).filter(([name]) => declared.has(name)));
-}
-
-/**
- * `format: uri` judged by RFC 3986 (ajv-formats' "full" rule) rather than the "fast" mode's "a scheme, then
- * no whitespace", which let control characters through (`https://\u0084`) into stored logo and webhook URLs.
- */
-function strictUriFormat(ajv: Ajv): void {
-  ajv.addFormat("uri", addFormats.default.get("uri", "full"));
-}
-
 /** Every value a header was sent with (`req.headers` keeps only the first of some, Authorization among them). */
 function headerValues(rawHeaders: string[], name: string): string[] {
   const values: string[] = [];
@@ -335,60 +276,4 @@ function responseContentType(operation: Operation, status: number, body: unknown
   const text = types.find((type) => type.startsWith("text/"));
   if (typeof body === "string" && text) return text;
   return types.includes("application/json") ? "application/json" : types[0];
-}
-
-function requestContentTypeProblem(operation: Operation, req: Request): { field: string; message: string } | undefined {
-  const declared = Object.keys((operation.requestBody as { content?: Record<string, unknown> } | undefined)?.content ?? {});
-  if (declared.length === 0) return undefined;
-  const sent = (req.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
-  if (sent !== "" && declared.some((type) => type === sent)) return undefined;
-  if (sent === "" && req.body !== undefined) return undefined;
-  return { field: "body", message: `body must be sent as ${declared.join(" or ")}${sent ? `, not ${sent}` : ""}` };
-}
-
-/**
- * openapi-backend's own matching, with each path template's pattern and specificity worked out once
- * rather than a regular expression compiled per operation at every request. Same answers: an exact path
- * first, then the templates that match, most specific (longest literal part) first, for the method; a
- * path that matches with no operation for the method is a 405, no path a 404.
- */
-function precompiledMatcher(router: OpenAPIBackend["router"], operations: Operation[]) {
-  const templates = operations
-    .map((operation) => ({
-      operation,
-      pattern: templatePattern(operation.path),
-      specificity: operation.path.replace(/\{.*?\}/g, "").length,
-    }))
-    .sort((a, b) => b.specificity - a.specificity); // stable: as lodash's orderBy
-  const internals = router as unknown as { normalizeRequest(req: object): { path: string; method: string }; isUnderApiRoot(path: string): boolean; normalizePath(path: string): string };
-  return (req: { method: string; path: string }, strict?: boolean): Operation | undefined => {
-    const request = internals.normalizeRequest(req);
-    const refuse = (reason: string) => {
-      if (strict) throw new Error(reason);
-      return undefined;
-    };
-    if (!internals.isUnderApiRoot(request.path)) return refuse("404-notFound: no route matches request");
-    const path = internals.normalizePath(request.path);
-    const exact = operations.find((operation) => operation.path === path && operation.method === request.method);
-    if (exact) return exact;
-    let pathMatched = false;
-    for (const { operation, pattern } of templates) {
-      if (!pattern.test(path)) continue;
-      if (operation.method === request.method) return operation;
-      pathMatched = true;
-    }
-    return refuse(pathMatched ? "405-methodNotAllowed: this method is not registered for the route" : "404-notFound: no route matches request");
-  };
-}
-
-/** `/payment-request/{referenceId}` as `^/payment-request/[^/]+$`, the literal parts escaped (as openapi-backend does). */
-function templatePattern(path: string): RegExp {
-  const literals = path.replace(/\{[^}]+\}/g, "\0").split("\0");
-  return new RegExp(`^${literals.map((literal) => literal.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("[^/]+")}$`);
-}
-
-const METHODS = ["get", "put", "post", "patch", "delete"];
-
-function allowedMethods(backend: OpenAPIBackend, req: Request): string[] {
-  return METHODS.filter((method) => backend.matchOperation({ method, path: req.path, headers: {} }) !== undefined).map((method) => method.toUpperCase());
 }

@@ -3,7 +3,7 @@
 // each generated client's runtime is in the bundle once, from sdk/src.
 import * as esbuild from "esbuild";
 import { describe, expect, it } from "vitest";
-import { portalBuildOptions } from "../../server/portal.ts";
+import { portalBuildOptions } from "../../server/portal-bundle.ts";
 import { ROOT } from "../../scripts/cobro-process.ts";
 
 describe("the portal's bundle", () => {
