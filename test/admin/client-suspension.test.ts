@@ -1,8 +1,8 @@
 // A platform admin suspends and reinstates an integration client over real HTTP: while suspended, new
 // charges and payer changes answer 404 IntegrationNotReadyToCollectError, while reads, cancellations and
 // payments of charges already open keep working.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestService, type TestService } from "../helpers/service.ts";
+import { describe, expect, it } from "vitest";
+import { serviceForFile } from "../helpers/service.ts";
 import { sandboxIntegration, signedInAdmin } from "../helpers/sandbox-admin.ts";
 import { chargeBody } from "../helpers/charges.ts";
 
@@ -12,12 +12,8 @@ const REASON = "Contracargos reiterados: cobros suspendidos hasta revisar la ope
 const cuilCharge = (taxDocument: string) => chargeBody({ conciliationType: "cuil", customer: { name: "Juan Pérez", taxDocument } });
 const bulkItem = (taxDocument: string) => chargeBody({ amount: 42000, customer: { name: "Juan Pérez", taxDocument } });
 
-let t: TestService;
 // 12:00 Argentina time on 2026-11-22.
-beforeAll(async () => {
-  t = await startTestService({ start: new Date("2026-11-22T15:00:00Z") });
-});
-afterAll(() => t?.close());
+const t = serviceForFile({ start: new Date("2026-11-22T15:00:00Z") });
 
 async function integrationWithPlatform() {
   const integration = await sandboxIntegration(t);

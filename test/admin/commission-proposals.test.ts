@@ -2,15 +2,13 @@
 // the merchant account a link; on its page the merchant signs in and accepts (the commission changes at
 // once) or rejects; a new proposal supersedes, the integration may withdraw, and 7 days lapse it (by the
 // service's clock); every documented refusal changes nothing.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bearerCaller, read, startTestService, type TestService } from "../helpers/service.ts";
+import { describe, expect, it } from "vitest";
+import { bearerCaller, read, startTestService } from "../helpers/service.ts";
 import { exchangeCode, obtainCode } from "../helpers/oauth.ts";
 import { chargeBody } from "../helpers/charges.ts";
 import { uniqueRef } from "../helpers/unique-ref.ts";
-import { mailedLink, openMailedLinkPage, postForm, startMailedLinkSetup, type MailedLinkSetup } from "../helpers/mailed-links.ts";
+import { mailedLink, mailedLinkSetupForFile, openMailedLinkPage, postForm } from "../helpers/mailed-links.ts";
 import { signedInAdmin, type SignedInAdmin } from "../helpers/sandbox-admin.ts";
-import type { TestSmtpServer } from "../helpers/smtp-server.ts";
-import type { TestBrowser } from "../../scripts/chromium.ts";
 import type { SandboxCredentials } from "../../domain/sandbox/sandbox-bootstrap.ts";
 
 const DAY_MS = 24 * 3600 * 1000;
@@ -18,19 +16,8 @@ const generalError = (code: string) => ({ code, message: expect.any(String), id:
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const UNKNOWN_UUID = "00000000-0000-4000-8000-000000000000";
 
-let setup: MailedLinkSetup;
-let t: TestService;
-let smtp: TestSmtpServer;
-let browser: TestBrowser;
-
-beforeAll(async () => {
-  setup = await startMailedLinkSetup();
-  ({ t, smtp, browser } = setup);
-});
-
-afterAll(async () => {
-  await setup?.close();
-});
+const setup = mailedLinkSetupForFile();
+const { t, smtp, browser } = setup;
 
 interface Integration {
   sandbox: SandboxCredentials;

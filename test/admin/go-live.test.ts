@@ -5,7 +5,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bearerCaller, postJson, read, startTestService, type TestService } from "../helpers/service.ts";
+import { bearerCaller, postJson, read, serviceForFile, startTestService } from "../helpers/service.ts";
 import { sandboxIntegration, signedInAdmin, type SandboxAdmin } from "../helpers/sandbox-admin.ts";
 import { chargeBody } from "../helpers/charges.ts";
 import { cobroEnv, ROOT, runScript } from "../../scripts/cobro-process.ts";
@@ -20,34 +20,34 @@ const PROD_REDIRECT = "https://app.gestion.example/oauth/callback";
 
 let smtp: TestSmtpServer;
 let receiver: WebhookReceiver;
-let production: TestService;
-let sandbox: TestService;
-let platformApiKey: string;
-
 beforeAll(async () => {
   smtp = await startSmtpServer();
   receiver = await startWebhookReceiver();
-  production = await startTestService({ env: { SERVICE_ENV: "production", COBRO_SMTP_URL: smtp.url, COBRO_MAIL_FROM: MAIL }, parts: ["auth", "admin"] });
-  const created = await runScript(join(ROOT, "scripts", "platform-api-key-create.ts"), ["--name", "sandbox-go-live"], cobroEnv({ DATABASE_URL: production.database.connectionString, SERVICE_ENV: "production" }));
-  expect(created.code, created.stderr).toBe(0);
-  platformApiKey = /^(cpk_\S+)$/m.exec(created.stdout)![1]!;
-  sandbox = await startTestService({
-    env: {
-      COBRO_ALLOW_LOOPBACK_URLS: "true",
-      COBRO_SMTP_URL: smtp.url,
-      COBRO_MAIL_FROM: MAIL,
-      COBRO_PRODUCTION_ADMIN_URL: production.adminUrl,
-      COBRO_PRODUCTION_API_KEY: platformApiKey,
-    },
-    parts: ["integration", "auth", "admin", "worker"],
-  });
-}, 120_000);
+});
 afterAll(async () => {
-  await sandbox?.close();
-  await production?.close();
   await receiver?.close();
   await smtp?.close();
 });
+
+const production = serviceForFile(() => ({ env: { SERVICE_ENV: "production", COBRO_SMTP_URL: smtp.url, COBRO_MAIL_FROM: MAIL }, parts: ["auth", "admin"] }));
+
+let platformApiKey: string;
+beforeAll(async () => {
+  const created = await runScript(join(ROOT, "scripts", "platform-api-key-create.ts"), ["--name", "sandbox-go-live"], cobroEnv({ DATABASE_URL: production.database.connectionString, SERVICE_ENV: "production" }));
+  expect(created.code, created.stderr).toBe(0);
+  platformApiKey = /^(cpk_\S+)$/m.exec(created.stdout)![1]!;
+});
+
+const sandbox = serviceForFile(() => ({
+  env: {
+    COBRO_ALLOW_LOOPBACK_URLS: "true",
+    COBRO_SMTP_URL: smtp.url,
+    COBRO_MAIL_FROM: MAIL,
+    COBRO_PRODUCTION_ADMIN_URL: production.adminUrl,
+    COBRO_PRODUCTION_API_KEY: platformApiKey,
+  },
+  parts: ["integration", "auth", "admin", "worker"],
+}));
 
 /** A Sandbox integration that meets every criterion of the automatic check. */
 async function readyIntegration() {

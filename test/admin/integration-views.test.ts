@@ -1,15 +1,10 @@
 // The integration admin's views and the platform admin's management of integration clients.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { linkedMerchant, postJson, read, startTestService, type TestService } from "../helpers/service.ts";
+import { describe, expect, it } from "vitest";
+import { linkedMerchant, postJson, read, serviceForFile, startTestService } from "../helpers/service.ts";
 import { chargeBody } from "../helpers/charges.ts";
 import { signedInAdmin } from "../helpers/sandbox-admin.ts";
 
-let t: TestService;
-
-beforeAll(async () => {
-  t = await startTestService({ start: new Date("2026-11-22T15:00:00Z") });
-});
-afterAll(() => t.close());
+const t = serviceForFile({ start: new Date("2026-11-22T15:00:00Z") });
 
 describe("the integration admin's views", () => {
   it("shows and edits the integration's profile; null is refused", async () => {

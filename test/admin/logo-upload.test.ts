@@ -3,18 +3,13 @@
 // 512 px, the caching headers, the authorization screen that shows it, and every documented refusal.
 import { randomBytes } from "node:crypto";
 import sharp from "sharp";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { read, startTestService, type TestService } from "../helpers/service.ts";
+import { beforeAll, describe, expect, it } from "vitest";
+import { read, serviceForFile } from "../helpers/service.ts";
 import { signedInAdmin } from "../helpers/sandbox-admin.ts";
 import { authorizeUrl, openSignInForm } from "../helpers/oauth.ts";
 import type { SandboxCredentials } from "../../domain/sandbox/sandbox-bootstrap.ts";
 
-let t: TestService;
-
-beforeAll(async () => {
-  t = await startTestService();
-});
-afterAll(() => t.close());
+const t = serviceForFile();
 
 const generalError = (code: string) => ({ code, message: expect.any(String), id: expect.any(String) });
 

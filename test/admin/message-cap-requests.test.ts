@@ -3,7 +3,7 @@
 // admin who asked on a real SMTP server.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cuilCandidatesOfDni } from "../../domain/tax-id.ts";
-import { startTestService, type TestService } from "../helpers/service.ts";
+import { serviceForFile, type TestService } from "../helpers/service.ts";
 import { sandboxIntegration, signedInAdmin, type SignedInAdmin } from "../helpers/sandbox-admin.ts";
 import { startSmtpServer, type TestSmtpServer } from "../helpers/smtp-server.ts";
 import { chargeBody } from "../helpers/charges.ts";
@@ -41,17 +41,15 @@ async function ask(admin: SignedInAdmin, requestedPerDay: number, reason = REASO
 }
 
 describe("message cap requests (Sandbox with SMTP)", () => {
-  let t: TestService;
   let smtp: TestSmtpServer;
   beforeAll(async () => {
     smtp = await startSmtpServer();
-    // 12:00 Argentina time on 2026-11-22.
-    t = await startTestService({ start: new Date("2026-11-22T15:00:00Z"), env: { COBRO_SMTP_URL: smtp.url, COBRO_MAIL_FROM: "Cobro <avisos@cobro.test>" } });
   });
   afterAll(async () => {
-    await t?.close();
     await smtp?.close();
   });
+  // 12:00 Argentina time on 2026-11-22.
+  const t = serviceForFile(() => ({ start: new Date("2026-11-22T15:00:00Z"), env: { COBRO_SMTP_URL: smtp.url, COBRO_MAIL_FROM: "Cobro <avisos@cobro.test>" } }));
 
   it("an approval raises the cap at once: a create past the old cap succeeds, and the outcome is mailed", async () => {
     const { merchant, admin, platform, integrationClientId, integrationAdminEmail, createCharge } = await integrationWithAdmins(t);
@@ -251,11 +249,7 @@ describe("message cap requests (Sandbox with SMTP)", () => {
 });
 
 describe("message cap requests (Production without SMTP)", () => {
-  let t: TestService;
-  beforeAll(async () => {
-    t = await startTestService({ env: { SERVICE_ENV: "production" } });
-  });
-  afterAll(() => t?.close());
+  const t = serviceForFile({ env: { SERVICE_ENV: "production" } });
 
   it("starts from Production's 200 and decides without a mail server, logging the unsent mail", async () => {
     const sandbox = await t.sandbox();

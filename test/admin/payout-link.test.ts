@@ -1,28 +1,17 @@
 // The payout link over real HTTP, a real SMTP server on loopback and a real browser: the invitation email,
 // its page (signing in with the invited merchant account and accepting), resending and replacing the
 // invitation, the link's 7 days, and every documented refusal.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { read, startTestService, type TestService } from "../helpers/service.ts";
-import { mailedLink, openMailedLinkPage, postForm, startMailedLinkSetup, type MailedLinkSetup } from "../helpers/mailed-links.ts";
+import { describe, expect, it } from "vitest";
+import { read, startTestService } from "../helpers/service.ts";
+import { mailedLink, mailedLinkSetupForFile, openMailedLinkPage, postForm } from "../helpers/mailed-links.ts";
 import { signedInAdmin } from "../helpers/sandbox-admin.ts";
-import type { TestSmtpServer } from "../helpers/smtp-server.ts";
 
 const DAY_MS = 24 * 3600 * 1000;
 const generalError = (code: string) => ({ code, message: expect.any(String), id: expect.any(String) });
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-let setup: MailedLinkSetup;
-let t: TestService;
-let smtp: TestSmtpServer;
-
-beforeAll(async () => {
-  setup = await startMailedLinkSetup();
-  ({ t, smtp } = setup);
-});
-
-afterAll(async () => {
-  await setup?.close();
-});
+const setup = mailedLinkSetupForFile();
+const { t, smtp } = setup;
 
 /** A fresh integration's admin, and a merchant account of another Sandbox set to invite. */
 async function integrationAndRecipient() {

@@ -1,20 +1,18 @@
 // The platform's client summaries say whether the integration has somewhere to send webhooks: its own
 // webhook URL (a client URL of type `webhook`) or an active tenant's URL.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type TestService, startTestService } from "../helpers/service.ts";
+import { serviceForFile } from "../helpers/service.ts";
 import { sandboxAdmin, signedInAdmin } from "../helpers/sandbox-admin.ts";
 import { startWebhookReceiver, type WebhookReceiver } from "../helpers/webhook-receiver.ts";
 
-let t: TestService;
+const t = serviceForFile({ env: { COBRO_ALLOW_LOOPBACK_URLS: "true" }, parts: ["auth", "admin"] });
 let receiver: WebhookReceiver;
 
 beforeAll(async () => {
-  t = await startTestService({ env: { COBRO_ALLOW_LOOPBACK_URLS: "true" }, parts: ["auth", "admin"] });
   receiver = await startWebhookReceiver();
 });
 afterAll(async () => {
   await receiver?.close();
-  await t?.close();
 });
 
 /** A fresh Sandbox integration, its admin's Admin API, and its summary as the platform admin lists it. */

@@ -1,22 +1,20 @@
 // POST /payment-request/bulk: 1 to 100 CUIL-mode charges on one shared CVU, all or nothing; every 422
 // reason of the seed, batch-wide notification flags, the chat-message cap counted for the whole batch.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { isValidCvu, makeCvu } from "../../domain/cvu.ts";
 import { cuilCandidatesOfDni } from "../../domain/tax-id.ts";
-import { linkedMerchant, startTestService, type TestService } from "../helpers/service.ts";
+import { linkedMerchant, serviceForFile } from "../helpers/service.ts";
 import { chargeBody } from "../helpers/charges.ts";
 
 type Merchant = Awaited<ReturnType<typeof linkedMerchant>>;
 
-let t: TestService;
+// 12:00 Argentina time on 2026-11-22.
+const t = serviceForFile({ start: new Date("2026-11-22T15:00:00Z") });
 let m: Merchant;
 
-// 12:00 Argentina time on 2026-11-22.
 beforeAll(async () => {
-  t = await startTestService({ start: new Date("2026-11-22T15:00:00Z") });
   m = await linkedMerchant(t);
 });
-afterAll(() => t.close());
 
 const REASONS = {
   duplicateReferenceId: "Duplicate referenceId within the batch",

@@ -1,15 +1,10 @@
 // What must hold under real parallel requests: the CVU pool, one payer per CVU, the daily message caps.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import pg from "pg";
-import { linkedMerchant, startTestService, type TestService } from "../helpers/service.ts";
+import { linkedMerchant, serviceForFile, startTestService } from "../helpers/service.ts";
 import { chargeBody, draftChargeBody } from "../helpers/charges.ts";
 
-let t: TestService;
-
-beforeAll(async () => {
-  t = await startTestService({ start: new Date("2026-11-22T15:00:00Z") });
-});
-afterAll(() => t.close());
+const t = serviceForFile({ start: new Date("2026-11-22T15:00:00Z") });
 
 const withChat = () => chargeBody({ sendWhatsappNotification: true, customer: { name: "Juan Pérez", phoneNumber: { countryCode: "+54", number: "91123456789" } } });
 const cuil = (taxDocument: string) => chargeBody({ conciliationType: "cuil", customer: { name: "Pagador", taxDocument } });

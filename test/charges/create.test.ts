@@ -1,19 +1,17 @@
 // POST /payment-request: every kind of charge, every create rule of the seed, every error row.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { isValidCvu } from "../../domain/cvu.ts";
-import { linkedMerchant, startTestService, type TestService } from "../helpers/service.ts";
+import { linkedMerchant, serviceForFile } from "../helpers/service.ts";
 import { chargeBody, draftChargeBody } from "../helpers/charges.ts";
 import { uniqueRef } from "../helpers/unique-ref.ts";
 
-let t: TestService;
+// 12:00 Argentina time on 2026-11-22.
+const t = serviceForFile({ start: new Date("2026-11-22T15:00:00Z") });
 let m: Awaited<ReturnType<typeof linkedMerchant>>;
 
-// 12:00 Argentina time on 2026-11-22.
 beforeAll(async () => {
-  t = await startTestService({ start: new Date("2026-11-22T15:00:00Z") });
   m = await linkedMerchant(t);
 });
-afterAll(() => t.close());
 
 const base = () => draftChargeBody({ description: "Cuota de diciembre" });
 const priced = () => chargeBody({ description: "Cuota de diciembre" });

@@ -1,17 +1,15 @@
 // Reading, listing, completing a draft, changing the payer and canceling: every rule and error row.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import pg from "pg";
-import { linkedMerchant, startTestService, type TestService } from "../helpers/service.ts";
+import { linkedMerchant, serviceForFile } from "../helpers/service.ts";
 import { chargeBody, draftChargeBody } from "../helpers/charges.ts";
 
-let t: TestService;
+const t = serviceForFile({ start: new Date("2026-11-22T15:00:00Z") });
 let m: Awaited<ReturnType<typeof linkedMerchant>>;
 
 beforeAll(async () => {
-  t = await startTestService({ start: new Date("2026-11-22T15:00:00Z") });
   m = await linkedMerchant(t);
 });
-afterAll(() => t.close());
 
 const cuil = (taxDocument = "20301234563", extra: object = {}) => chargeBody({ conciliationType: "cuil", customer: { name: "Juan Pérez", taxDocument }, ...extra });
 const draft = () => draftChargeBody({ description: "Reparación", dueDates: ["2026-12-05"] });

@@ -6,19 +6,14 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import pg from "pg";
 import { sql } from "kysely";
-import { linkedMerchant, read, startTestService, type TestService } from "../helpers/service.ts";
+import { linkedMerchant, read, serviceForFile, startTestService, type TestService } from "../helpers/service.ts";
 import { exchangeCode, obtainCode } from "../helpers/oauth.ts";
 import { cuilCheckDigit } from "../../domain/tax-id.ts";
 import { argentinaDate } from "../../domain/argentina-time.ts";
 import { HttpTaxRegistry } from "../../domain/payer-lookup/http-registry.ts";
 import { RegistryUnavailable } from "../../domain/payer-lookup/tax-registry.ts";
 
-let t: TestService;
-
-beforeAll(async () => {
-  t = await startTestService({ start: new Date("2026-11-22T15:00:00Z") }); // 12:00 in Argentina
-});
-afterAll(() => t.close());
+const t = serviceForFile({ start: new Date("2026-11-22T15:00:00Z") }); // 12:00 in Argentina
 
 type Merchant = Awaited<ReturnType<typeof linkedMerchant>> & { integrationClientId: string; merchantAccountId: string };
 

@@ -2,17 +2,12 @@
 // 400, and the three 404s. Tenants are written straight into integration_tenants (the Admin API's tenant
 // operations come later). The two 404s the token check normally pre-empts are reached the only way they
 // can be: the link ends, or the integration's row goes, between the token check and the assignment.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import pg from "pg";
 import { sql } from "kysely";
-import { linkedMerchant, read, startTestService, type TestService } from "../helpers/service.ts";
+import { linkedMerchant, read, serviceForFile } from "../helpers/service.ts";
 
-let t: TestService;
-
-beforeAll(async () => {
-  t = await startTestService({ start: new Date("2026-11-22T15:00:00Z") });
-});
-afterAll(() => t.close());
+const t = serviceForFile({ start: new Date("2026-11-22T15:00:00Z") });
 
 type Merchant = Awaited<ReturnType<typeof linkedMerchant>> & { integrationClientId: string; merchantAccountId: string; linkId: string };
 

@@ -1,17 +1,12 @@
 // `/v1/payments` on the Integration API host: checkout charges created with the secret key through the
 // same use case as POST /payment-request, read by the widget with the publishable key, and CORS from the
 // integration's allowed origins.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestService, type TestService } from "../helpers/service.ts";
+import { describe, expect, it } from "vitest";
+import { serviceForFile } from "../helpers/service.ts";
 import { chargeBody } from "../helpers/charges.ts";
 import { widgetIntegration } from "./widget-integration.ts";
 
-let t: TestService;
-
-beforeAll(async () => {
-  t = await startTestService({ start: new Date("2026-11-22T15:00:00Z") }); // 12:00 in Argentina
-});
-afterAll(() => t.close());
+const t = serviceForFile({ start: new Date("2026-11-22T15:00:00Z") }); // 12:00 in Argentina
 
 const generalError = (code: string) => ({ code, message: expect.any(String), id: expect.any(String) });
 const chargeCount = async () => Number((await t.database.db.selectFrom("charges").select((eb) => eb.fn.countAll().as("n")).executeTakeFirstOrThrow()).n);

@@ -1,16 +1,11 @@
 // The checkout widget's keys on the Admin API (/my-integration/api-keys): the publishable key, the secret
 // key shown once and stored hashed, its rotation, and the allowed origins.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestService, type TestService } from "../helpers/service.ts";
+import { describe, expect, it } from "vitest";
+import { serviceForFile, startTestService } from "../helpers/service.ts";
 import { sandboxIntegration } from "../helpers/sandbox-admin.ts";
 import { sha256 } from "../../domain/secrets/hashing.ts";
 
-let t: TestService;
-
-beforeAll(async () => {
-  t = await startTestService({ start: new Date("2026-11-22T15:00:00Z") });
-});
-afterAll(() => t.close());
+const t = serviceForFile({ start: new Date("2026-11-22T15:00:00Z") });
 
 const adminError = (code: string) => ({ code, message: expect.any(String), id: expect.any(String) });
 

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Page } from "playwright-core";
-import { startTestService, type TestService } from "../helpers/service.ts";
+import { serviceForFile } from "../helpers/service.ts";
 import { launchBrowser, type TestBrowser } from "../../scripts/chromium.ts";
 import { widgetIntegration } from "./widget-integration.ts";
 
@@ -53,18 +53,16 @@ async function startStore(integrationUrl: string): Promise<Store> {
   };
 }
 
-let t: TestService;
+const t = serviceForFile({ start: new Date("2026-11-22T15:00:00Z") });
 let browser: TestBrowser;
 let store: Store;
 let foreignStore: Store;
 
 beforeAll(async () => {
-  t = await startTestService({ start: new Date("2026-11-22T15:00:00Z") });
   [browser, store, foreignStore] = await Promise.all([launchBrowser({ viewport: { width: 375, height: 800 } }), startStore(t.integrationUrl), startStore(t.integrationUrl)]);
 });
 afterAll(async () => {
   await Promise.all([browser?.close(), store?.close(), foreignStore?.close()]);
-  await t?.close();
 });
 
 const stateOf = (page: Page) => page.locator("#checkout").getByRole("status");

@@ -1,17 +1,12 @@
 // The money of each payment, recorded when it arrives and reported to each admin: the integration its
 // commissions (JSON and CSV), the platform every part. Amounts are checked to the cent.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bearerCaller, startTestService, type TestService } from "../helpers/service.ts";
+import { describe, expect, it } from "vitest";
+import { bearerCaller, serviceForFile } from "../helpers/service.ts";
 import { sandboxAdmin, signedInAdmin } from "../helpers/sandbox-admin.ts";
 import { chargeBody } from "../helpers/charges.ts";
 import { uniqueRef } from "../helpers/unique-ref.ts";
 
-let t: TestService;
-
-beforeAll(async () => {
-  t = await startTestService({ start: new Date("2026-11-22T15:00:00Z") });
-});
-afterAll(() => t?.close());
+const t = serviceForFile({ start: new Date("2026-11-22T15:00:00Z") });
 
 /**
  * An integration whose test merchant linked after the integration offered 1,5 % + $25 per payment, under a

@@ -2,20 +2,15 @@
 // true counts, a time budget that a repeated save continues, links held by another transaction counted
 // as failed and tried again, `null` ending the deal, and payments split under the deal of their moment.
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestService, type TestService } from "../helpers/service.ts";
+import { describe, expect, it } from "vitest";
+import { serviceForFile } from "../helpers/service.ts";
 import { sandboxIntegration, signedInAdmin } from "../helpers/sandbox-admin.ts";
 import { chargeBody } from "../helpers/charges.ts";
 import { uniqueRef } from "../helpers/unique-ref.ts";
 import { createMerchantAccount, linkMerchant } from "../../domain/merchants/merchant-accounts.ts";
 import { applyServiceCommission } from "../../domain/earnings/service-commission-backfill.ts";
 
-let t: TestService;
-
-beforeAll(async () => {
-  t = await startTestService({ start: new Date("2026-11-22T15:00:00Z") });
-});
-afterAll(() => t?.close());
+const t = serviceForFile({ start: new Date("2026-11-22T15:00:00Z") });
 
 /** A Sandbox integration with `extra` more merchant accounts linked to it (its Sandbox merchant and its test merchant make two). */
 async function integrationWithLinks(extra: number) {

@@ -1,8 +1,8 @@
 // For the pages that a mailed link opens (payout link invitations, commission proposals): the service with
 // a real SMTP server and a phone-sized browser, the link read from a received email, and a page's form
 // posted without a browser.
-import { expect } from "vitest";
-import { read, startTestService, type TestService } from "./service.ts";
+import { afterAll, beforeAll, expect } from "vitest";
+import { read, serviceForFile, startedHandle, type TestService } from "./service.ts";
 import { startSmtpServer, type TestSmtpServer } from "./smtp-server.ts";
 import type { Page } from "playwright-core";
 import { launchBrowser, type TestBrowser } from "../../scripts/chromium.ts";
@@ -12,24 +12,35 @@ export interface MailedLinkSetup {
   smtp: TestSmtpServer;
   /** 375 px wide, like a phone. */
   browser: TestBrowser;
-  close(): Promise<void>;
 }
 
-export async function startMailedLinkSetup(): Promise<MailedLinkSetup> {
-  const smtp = await startSmtpServer();
-  const [t, browser] = await Promise.all([
-    startTestService({ env: { COBRO_SMTP_URL: smtp.url, COBRO_MAIL_FROM: "Cobro <cuentas@cobro.test>" } }),
-    launchBrowser({ viewport: { width: 375, height: 740 } }),
-  ]);
+/**
+ * For this file (or describe block): the SMTP server, the service that mails through it
+ * (`serviceForFile()`) and the browser, started in that order before the tests and closed in the reverse
+ * order after them. All three are handles, as `serviceForFile()`'s.
+ */
+export function mailedLinkSetupForFile(): MailedLinkSetup {
+  let smtp: TestSmtpServer | undefined;
+  beforeAll(async () => {
+    smtp = await startSmtpServer();
+  });
+  afterAll(async () => {
+    await smtp?.close();
+    smtp = undefined;
+  });
+  const t = serviceForFile(() => ({ env: { COBRO_SMTP_URL: smtp!.url, COBRO_MAIL_FROM: "Cobro <cuentas@cobro.test>" } }));
+  let browser: TestBrowser | undefined;
+  beforeAll(async () => {
+    browser = await launchBrowser({ viewport: { width: 375, height: 740 } });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    browser = undefined;
+  });
   return {
     t,
-    smtp,
-    browser,
-    close: async () => {
-      await browser.close();
-      await t.close();
-      await smtp.close();
-    },
+    smtp: startedHandle("the SMTP server", "mailedLinkSetupForFile()", () => smtp),
+    browser: startedHandle("the browser", "mailedLinkSetupForFile()", () => browser),
   };
 }
 

@@ -44,7 +44,10 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
   const base = loadConfig({ INTEGRATION_PORT: "0", AUTH_PORT: "0", ADMIN_PORT: "0", COBRO_AUTH_URL: "http://auth.cobro.test", COBRO_SECRET_KEY: TEST_SECRET_KEY, ...options.env }, []);
   const config: Config = { ...base, databaseUrl: database.connectionString, parts: new Set(options.parts ?? ["integration", "auth", "admin"]) };
   const { logger, logLines } = captureLogs();
-  const service = await startService(config, { logger, clock, validateResponses: true, tokenChecks: options.tokenChecks });
+  const started = await startService(config, { logger, clock, validateResponses: true, tokenChecks: options.tokenChecks });
+  // Stopped once: a test may stop the service itself (then restart on its database) before close().
+  let stopping: Promise<void> | undefined;
+  const service: RunningService = { ...started, stop: () => (stopping ??= started.stop()) };
   return {
     integrationUrl: service.urls.integration ?? "",
     authUrl: service.urls.auth ?? "",
@@ -92,20 +95,30 @@ export function servicesForFile<Name extends string>(optionsByName: Record<Name,
     await Promise.all([...started.values()].map((service) => service.close()));
     started.clear();
   });
-  return Object.fromEntries(names.map((name) => [name, startedServiceHandle(name, started)])) as Record<Name, TestService>;
+  return Object.fromEntries(names.map((name) => [name, startedHandle(`the test service "${name}"`, "serviceForFile() (servicesForFile())", () => started.get(name))])) as Record<Name, TestService>;
 }
 
-function startedServiceHandle<Name>(name: Name, started: ReadonlyMap<Name, TestService>): TestService {
-  return new Proxy({} as TestService, {
+/**
+ * A handle that stands for what a fixture starts in a `beforeAll` (the services here; a helper's fixture
+ * that starts something with them, such as a webhook receiver): each property read or written is the
+ * started thing's. Reading it before `started()` gives it throws, naming the fixture to call first.
+ */
+export function startedHandle<T extends object>(description: string, fixture: string, started: () => T | undefined): T {
+  const current = (property: string | symbol): T => {
+    const value = started();
+    if (value === undefined) throw new Error(`${description} was read (.${String(property)}) before it started: use it in a test, or in a beforeAll registered after ${fixture}`);
+    return value;
+  };
+  return new Proxy({} as T, {
     get(_target, property) {
-      const service = started.get(name);
-      if (service === undefined) {
-        // Not a service yet: nothing to await, no properties.
-        if (property === "then" || typeof property === "symbol") return undefined;
-        throw new Error(`the test service "${String(name)}" was read before it started: use it in a test, or in a beforeAll registered after serviceForFile()`);
-      }
-      const value: unknown = Reflect.get(service, property);
-      return typeof value === "function" ? value.bind(service) : value;
+      // Not started yet: nothing to await, no symbols (what inspecting or awaiting the handle asks for).
+      if (started() === undefined && (property === "then" || typeof property === "symbol")) return undefined;
+      const target = current(property);
+      const value: unknown = Reflect.get(target, property);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+    set(_target, property, value) {
+      return Reflect.set(current(property), property, value);
     },
   });
 }

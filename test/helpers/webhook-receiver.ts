@@ -2,7 +2,8 @@
 // and answers as told: a status, after a delay, with headers (a redirect's Location) and a body.
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { startTestService, type TestService } from "./service.ts";
+import { afterAll, beforeAll } from "vitest";
+import { serviceForFile, startedHandle, type TestService } from "./service.ts";
 
 export interface ReceivedRequest {
   method: string;
@@ -91,20 +92,19 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
 }
 
 /**
- * A service that delivers webhooks (the three APIs and the worker, loopback URLs allowed) and a receiver
- * on the loopback for them; `close` stops both.
+ * The service of this file (or describe block) that delivers webhooks (the three APIs and the worker,
+ * loopback URLs allowed), and a receiver on the loopback for them: `serviceForFile()` and the receiver
+ * started after it, closed (the receiver first) after the tests. Both are handles, as `serviceForFile()`'s.
  */
-export async function startDeliveringService(): Promise<{ service: TestService; receiver: WebhookReceiver; close: () => Promise<void> }> {
-  const [service, receiver] = await Promise.all([
-    startTestService({ env: { COBRO_ALLOW_LOOPBACK_URLS: "true" }, parts: ["integration", "auth", "admin", "worker"] }),
-    startWebhookReceiver(),
-  ]);
-  return {
-    service,
-    receiver,
-    close: async () => {
-      await receiver.close();
-      await service.close();
-    },
-  };
+export function deliveringServiceForFile(): { service: TestService; receiver: WebhookReceiver } {
+  const service = serviceForFile({ env: { COBRO_ALLOW_LOOPBACK_URLS: "true" }, parts: ["integration", "auth", "admin", "worker"] });
+  let receiver: WebhookReceiver | undefined;
+  beforeAll(async () => {
+    receiver = await startWebhookReceiver();
+  });
+  afterAll(async () => {
+    await receiver?.close();
+    receiver = undefined;
+  });
+  return { service, receiver: startedHandle("the webhook receiver", "deliveringServiceForFile()", () => receiver) };
 }

@@ -1,7 +1,7 @@
 // An admin's onboarding over real HTTP and a real SMTP server on loopback: the welcome email with a
 // temporary password, the first sign-in that must change it, and the platform's summaries that follow.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bearerCaller, postJson, read, startTestService, type TestService } from "../helpers/service.ts";
+import { bearerCaller, postJson, read, serviceForFile, startTestService, type TestService } from "../helpers/service.ts";
 import { signedInAdmin } from "../helpers/sandbox-admin.ts";
 import { startSmtpServer, type TestSmtpServer } from "../helpers/smtp-server.ts";
 import { uniqueRef } from "../helpers/unique-ref.ts";
@@ -20,16 +20,14 @@ async function login(t: TestService, email: string, password: string) {
 }
 
 describe("admins' welcome emails (Sandbox with SMTP)", () => {
-  let t: TestService;
   let smtp: TestSmtpServer;
   beforeAll(async () => {
     smtp = await startSmtpServer();
-    t = await startTestService({ env: { COBRO_SMTP_URL: smtp.url, COBRO_MAIL_FROM: "Cobro <bienvenida@cobro.test>" } });
   });
   afterAll(async () => {
-    await t?.close();
     await smtp?.close();
   });
+  const t = serviceForFile(() => ({ env: { COBRO_SMTP_URL: smtp.url, COBRO_MAIL_FROM: "Cobro <bienvenida@cobro.test>" } }));
 
   async function createClient(firstAdminEmail: string) {
     const sandbox = await t.sandbox();

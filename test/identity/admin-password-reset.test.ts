@@ -2,7 +2,7 @@
 // that never tells whether an account exists, the emailed link, the page at a phone's width, and what
 // completing it does (new password, every session ended, the link used up).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bearerCaller, postJson, read, startTestService, type TestService } from "../helpers/service.ts";
+import { bearerCaller, postJson, read, serviceForFile, startTestService } from "../helpers/service.ts";
 import { startSmtpServer, type TestSmtpServer } from "../helpers/smtp-server.ts";
 import { launchBrowser, type TestBrowser } from "../../scripts/chromium.ts";
 import { uniqueRef } from "../helpers/unique-ref.ts";
@@ -11,22 +11,22 @@ const HOUR_MS = 3600 * 1000;
 const generalError = (code: string) => ({ code, message: expect.any(String), id: expect.any(String) });
 const NEW_PASSWORD = "una-clave-nueva-y-larga";
 
-let t: TestService;
 let smtp: TestSmtpServer;
-let browser: TestBrowser;
-
 beforeAll(async () => {
   smtp = await startSmtpServer();
-  [t, browser] = await Promise.all([
-    startTestService({ env: { COBRO_SMTP_URL: smtp.url, COBRO_MAIL_FROM: "Cobro <cuentas@cobro.test>" } }),
-    launchBrowser({ viewport: { width: 375, height: 740 } }),
-  ]);
+});
+afterAll(async () => {
+  await smtp?.close();
 });
 
+const t = serviceForFile(() => ({ env: { COBRO_SMTP_URL: smtp.url, COBRO_MAIL_FROM: "Cobro <cuentas@cobro.test>" } }));
+
+let browser: TestBrowser;
+beforeAll(async () => {
+  browser = await launchBrowser({ viewport: { width: 375, height: 740 } });
+});
 afterAll(async () => {
   await browser?.close();
-  await t?.close();
-  await smtp?.close();
 });
 
 async function login(email: string, password: string) {

@@ -1,14 +1,9 @@
 // The admin session over real HTTP: refreshing (each refresh token once), signing out, and a session's end
 // (30 days, sign-out, a password change) refusing both its refresh token and its idToken.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bearerCaller, postJson, read, startTestService, type TestService } from "../helpers/service.ts";
+import { describe, expect, it } from "vitest";
+import { bearerCaller, postJson, read, serviceForFile } from "../helpers/service.ts";
 
-let t: TestService;
-
-beforeAll(async () => {
-  t = await startTestService();
-});
-afterAll(() => t?.close());
+const t = serviceForFile();
 
 const DAY_MS = 24 * 3600 * 1000;
 const post = async (path: string, body: unknown, headers: Record<string, string> = {}) => read(await postJson(`${t.authUrl}/integration/admin${path}`, body, headers));

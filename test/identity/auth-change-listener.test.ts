@@ -3,13 +3,12 @@
 // about a revocation: it must stop remembering at once (every check reads the database), and listen
 // again by itself.
 import { sql } from "kysely";
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { TokenCheckCache } from "../../domain/sign-in/token-check-cache.ts";
 import { chargeBody } from "../helpers/charges.ts";
 import { sandboxIntegration } from "../helpers/sandbox-admin.ts";
-import { postJson, read, startTestService, type TestService } from "../helpers/service.ts";
+import { postJson, read, serviceForFile } from "../helpers/service.ts";
 
-let t: TestService;
 /** Counts what made the process forget its remembered checks. */
 class CountedTokenChecks extends TokenCheckCache {
   forgettings = 0;
@@ -20,10 +19,7 @@ class CountedTokenChecks extends TokenCheckCache {
 }
 const tokenChecks = new CountedTokenChecks();
 
-beforeAll(async () => {
-  t = await startTestService({ tokenChecks });
-});
-afterAll(() => t?.close());
+const t = serviceForFile({ tokenChecks });
 
 const me = async (token: string) => read(await fetch(`${t.integrationUrl}/me`, { headers: { authorization: `Bearer ${token}` } }));
 

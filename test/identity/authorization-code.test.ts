@@ -1,18 +1,16 @@
 // The OAuth authorization code flow of the seed, over real HTTP: the screen, the sign-in, the code
 // exchange, GET /me, and every documented error of /authorize, the screen, /token, /refresh and /revoke.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { postJson, read, startTestService, type TestService } from "../helpers/service.ts";
+import { beforeAll, describe, expect, it } from "vitest";
+import { postJson, read, serviceForFile } from "../helpers/service.ts";
 import { authorizeUrl, exchangeCode, linkedSandboxMerchant, obtainCode, openSignInForm, submitSignIn } from "../helpers/oauth.ts";
 import type { SandboxCredentials } from "../../domain/sandbox/sandbox-bootstrap.ts";
 
-let t: TestService;
+const t = serviceForFile();
 let sandbox: SandboxCredentials;
 
 beforeAll(async () => {
-  t = await startTestService();
   sandbox = await t.sandbox();
 });
-afterAll(() => t.close());
 
 const generalError = (code: string) => ({ code, message: expect.any(String), id: expect.any(String) });
 

@@ -3,16 +3,16 @@
 // the test's Auth API), so the page's Content-Security-Policy must let Cobro's stored logos load.
 import { afterAll, beforeAll, expect, it } from "vitest";
 import sharp from "sharp";
-import { startTestService, type TestService } from "../helpers/service.ts";
+import { serviceForFile } from "../helpers/service.ts";
 import { authorizeUrl } from "../helpers/oauth.ts";
 import { launchBrowser, type TestBrowser } from "../../scripts/chromium.ts";
 import { signedInAdmin } from "../helpers/sandbox-admin.ts";
 
-let t: TestService;
+const t = serviceForFile();
 let browser: TestBrowser;
 
 beforeAll(async () => {
-  [t, browser] = await Promise.all([startTestService(), launchBrowser()]);
+  browser = await launchBrowser();
   // The public Auth URL (http://auth.cobro.test) is answered by the test's Auth API.
   await browser.context.route(`${t.config.publicUrls.auth}/**`, async (route) => {
     const url = new URL(route.request().url());
@@ -21,7 +21,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await browser?.close();
-  await t?.close();
 });
 
 it("shows the uploaded logo, scaled, on the authorization screen", async () => {

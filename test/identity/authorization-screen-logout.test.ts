@@ -1,23 +1,18 @@
 // Signing a browser out of the authorization screen: the sign-in form's cookie is cleared, and the
 // browser goes only to a logout URL registered for the client (no open redirect).
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { read, startTestService, type TestService } from "../helpers/service.ts";
+import { beforeAll, describe, expect, it } from "vitest";
+import { read, serviceForFile } from "../helpers/service.ts";
 import type { SandboxCredentials } from "../../domain/sandbox/sandbox-bootstrap.ts";
 
 const REGISTERED = "https://app.example.com/sesion-cerrada";
 const generalError = (code: string) => ({ code, message: expect.any(String), id: expect.any(String) });
 
-let t: TestService;
+const t = serviceForFile();
 let sandbox: SandboxCredentials;
 
 beforeAll(async () => {
-  t = await startTestService();
   sandbox = await t.sandbox();
   await t.database.db.updateTable("integration_clients").set({ logout_urls: [REGISTERED] }).where("provider_client_id", "=", sandbox.integration.clientId).execute();
-});
-
-afterAll(async () => {
-  await t?.close();
 });
 
 function logout(params: Record<string, string>) {

@@ -10,7 +10,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Page, Request } from "playwright-core";
-import { read, startTestService, type TestService } from "../helpers/service.ts";
+import { read, serviceForFile } from "../helpers/service.ts";
 import { authorizeUrl, exchangeCode, linkedSandboxMerchant } from "../helpers/oauth.ts";
 import { launchBrowser, type TestBrowser } from "../../scripts/chromium.ts";
 import type { SandboxCredentials } from "../../domain/sandbox/sandbox-bootstrap.ts";
@@ -48,13 +48,13 @@ async function startCallbackServer(): Promise<Callback> {
   };
 }
 
-let t: TestService;
+const t = serviceForFile();
 let sandbox: SandboxCredentials;
 let callback: Callback;
 let browser: TestBrowser;
 
 beforeAll(async () => {
-  [t, callback, browser] = await Promise.all([startTestService(), startCallbackServer(), launchBrowser()]);
+  [callback, browser] = await Promise.all([startCallbackServer(), launchBrowser()]);
   sandbox = await t.sandbox();
   await t.database.db
     .updateTable("integration_clients")
@@ -65,7 +65,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await Promise.allSettled([browser?.close(), callback?.close()]);
-  await t?.close();
 });
 
 function openAuthorization(state: string): string {

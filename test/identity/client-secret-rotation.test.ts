@@ -1,18 +1,13 @@
 // Rotating the OAuth client secret (POST /my-integration/client-secret/rotate), over real HTTP: the
 // token endpoints accept the new secret and refuse the old one at once or when its grace ends (the
 // test's clock moves), and every documented error.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { postJson, read, startTestService, type TestService } from "../helpers/service.ts";
+import { describe, expect, it } from "vitest";
+import { postJson, read, serviceForFile } from "../helpers/service.ts";
 import { exchangeCode, obtainCode } from "../helpers/oauth.ts";
 import { signedInAdmin } from "../helpers/sandbox-admin.ts";
 import type { SandboxCredentials } from "../../domain/sandbox/sandbox-bootstrap.ts";
 
-let t: TestService;
-
-beforeAll(async () => {
-  t = await startTestService();
-});
-afterAll(() => t.close());
+const t = serviceForFile();
 
 const generalError = (code: string) => ({ code, message: expect.any(String), id: expect.any(String) });
 

@@ -2,30 +2,28 @@
 // merchant's idToken; refusals in plain text) and the Admin API (an admin's idToken; refusals as
 // {code, message, id}). Each forgery starts from a genuine token, which is first shown to be accepted, so
 // that every refusal below is the token check's doing.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { connect } from "node:net";
 import { createHmac, createPublicKey, randomUUID } from "node:crypto";
 import { exportJWK, generateKeyPair, SignJWT, type JWK } from "jose";
 import { ManualClock } from "../../domain/clock.ts";
 import { TokenService } from "../../domain/sign-in/tokens.ts";
-import { postJson, read, startTestService, type TestService } from "../helpers/service.ts";
+import { postJson, read, serviceForFile } from "../helpers/service.ts";
 import { sandboxAdmin, signedInAdmin } from "../helpers/sandbox-admin.ts";
 import { chargeBody } from "../helpers/charges.ts";
 import type { SandboxCredentials } from "../../domain/sandbox/sandbox-bootstrap.ts";
 
-let t: TestService;
+const t = serviceForFile({ start: new Date("2026-11-22T15:00:00Z") });
 let sandbox: SandboxCredentials;
 /** A merchant's idToken and refresh token (Sandbox test tokens), and an integration admin's idToken and refresh token. */
 let merchant: { idToken: string; refreshToken: string };
 let admin: { idToken: string; refreshToken: string };
 
 beforeAll(async () => {
-  t = await startTestService({ start: new Date("2026-11-22T15:00:00Z") });
   sandbox = await t.sandbox();
   admin = await adminLogin(sandbox);
   merchant = await testTokens(admin.idToken);
 });
-afterAll(() => t.close());
 
 async function adminLogin(credentials: SandboxCredentials): Promise<{ idToken: string; refreshToken: string }> {
   const login = await read(await postJson(`${t.authUrl}/integration/admin/login`, credentials.integrationAdmin));

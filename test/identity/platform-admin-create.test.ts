@@ -2,7 +2,7 @@
 // Cobro uses (DATABASE_URL), with and without SMTP; the admin it creates signs in through that Cobro.
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bearerCaller, postJson, read, startTestService, type TestService } from "../helpers/service.ts";
+import { bearerCaller, postJson, read, serviceForFile, type TestService } from "../helpers/service.ts";
 import { cobroEnv, ROOT, runScript, type ScriptRun } from "../../scripts/cobro-process.ts";
 import { startSmtpServer, type TestSmtpServer } from "../helpers/smtp-server.ts";
 import { uniqueRef } from "../helpers/unique-ref.ts";
@@ -27,16 +27,14 @@ async function signInAndChange(t: TestService, email: string, temporaryPassword:
 }
 
 describe("npm run platform-admin:create", () => {
-  let t: TestService;
+  const t = serviceForFile({ env: { SERVICE_ENV: "production" } });
   let smtp: TestSmtpServer;
   let databaseEnv: Record<string, string>;
   beforeAll(async () => {
     smtp = await startSmtpServer();
-    t = await startTestService({ env: { SERVICE_ENV: "production" } });
     databaseEnv = { DATABASE_URL: t.database.connectionString, SERVICE_ENV: "production", COBRO_AUTH_URL: "https://auth.cobro.example" };
   });
   afterAll(async () => {
-    await t?.close();
     await smtp?.close();
   });
 

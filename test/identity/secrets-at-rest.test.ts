@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { verifyWebhookSignature } from "../../sdk/src/webhook-signature.ts";
-import { postJson, read, startTestService, TEST_SECRET_KEY, type TestService } from "../helpers/service.ts";
+import { postJson, read, serviceForFile, startTestService, TEST_SECRET_KEY, type TestService } from "../helpers/service.ts";
 import { exchangeCode, obtainCode } from "../helpers/oauth.ts";
 import { sandboxAdmin, sandboxIntegration } from "../helpers/sandbox-admin.ts";
 import { startWebhookReceiver, type WebhookReceiver } from "../helpers/webhook-receiver.ts";
@@ -19,16 +19,15 @@ import { startCobro } from "../../scripts/cobro-process.ts";
 import { sandboxSecretKeyring } from "../../runtime/secret-key-file.ts";
 import type { Sealed } from "../../db/tables/sealed.ts";
 
-let t: TestService;
+const t = serviceForFile({ env: { COBRO_ALLOW_LOOPBACK_URLS: "true" } });
 let receiver: WebhookReceiver;
 const testKeyring = SecretKeyring.parse(TEST_SECRET_KEY);
 
 beforeAll(async () => {
-  [t, receiver] = await Promise.all([startTestService({ env: { COBRO_ALLOW_LOOPBACK_URLS: "true" } }), startWebhookReceiver()]);
+  receiver = await startWebhookReceiver();
 });
 afterAll(async () => {
   await receiver?.close();
-  await t?.close();
 });
 
 /** Which of `needles` appear, anywhere, in any text, json(b), bytea or array column of any table of the public schema. */

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { sql } from "kysely";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { verifyWebhookSignature } from "../../sdk/src/webhook-signature.ts";
-import { bearerCaller, read, startTestService, type TestService } from "../helpers/service.ts";
+import { bearerCaller, read, serviceForFile, startTestService, type TestService } from "../helpers/service.ts";
 import { sandboxAdmin, sandboxIntegration } from "../helpers/sandbox-admin.ts";
 import { startWebhookReceiver, type WebhookReceiver } from "../helpers/webhook-receiver.ts";
 import { ROOT, runScript } from "../../scripts/cobro-process.ts";
@@ -17,20 +17,18 @@ const oldKey = `old:${randomBytes(32).toString("base64")}`;
 const newKey = `new:${randomBytes(32).toString("hex")}`;
 const loopback = { COBRO_ALLOW_LOOPBACK_URLS: "true" };
 
-let first: TestService;
+/** The first process: the test stops it itself (the restarts run on its database); its close() then closes the database. */
+const first = serviceForFile({ env: { COBRO_SECRET_KEY: oldKey, ...loopback } });
 let receiver: WebhookReceiver;
 /** The services started since, on the first one's database; the first is stopped before them. */
 const running: TestService[] = [];
-let firstStopped = false;
 
 beforeAll(async () => {
-  [first, receiver] = await Promise.all([startTestService({ env: { COBRO_SECRET_KEY: oldKey, ...loopback } }), startWebhookReceiver()]);
+  receiver = await startWebhookReceiver();
 });
 afterAll(async () => {
   await receiver?.close();
   for (const service of running) await service.service.stop();
-  if (!firstStopped) await first?.service.stop();
-  await first?.database.close();
 });
 
 /** A restart of the service on the same database with another ring (what each process gets in turn). */
@@ -112,7 +110,6 @@ it("rotates with the service running: webhooks keep their secret and tokens, tok
 
   await expectWorking(first);
   await first.service.stop();
-  firstStopped = true;
 
   // 1. The new key leads the ring of every process; the old one still opens.
   const rolled = await restartWith(`${newKey},${oldKey}`);

@@ -2,7 +2,7 @@
 // endpoint (form-encoded, snake_case, client authentication by HTTP Basic, PKCE S256), then refresh and
 // revocation through the same client. The merchant signs in over plain HTTP (test/helpers/oauth.ts); the
 // browser test drives the real page, and authorization-code.test.ts covers the seed's JSON flow.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import {
   CodeChallengeMethod,
   decodeIdToken,
@@ -11,17 +11,16 @@ import {
   OAuth2Client,
   UnexpectedErrorResponseBodyError,
 } from "arctic";
-import { read, startTestService, type TestService } from "../helpers/service.ts";
+import { read, serviceForFile } from "../helpers/service.ts";
 import { linkedSandboxMerchant, openSignInForm, submitSignIn } from "../helpers/oauth.ts";
 import type { SandboxCredentials } from "../../domain/sandbox/sandbox-bootstrap.ts";
 
-let t: TestService;
+const t = serviceForFile();
 let sandbox: SandboxCredentials;
 let client: OAuth2Client;
 let endpoints: { authorize: string; token: string; revoke: string };
 
 beforeAll(async () => {
-  t = await startTestService();
   sandbox = await t.sandbox();
   client = new OAuth2Client(sandbox.integration.clientId, sandbox.integration.clientSecret, sandbox.integration.redirectUri);
   endpoints = {
@@ -30,7 +29,6 @@ beforeAll(async () => {
     revoke: `${t.authUrl}/integration/oauth2/revoke`,
   };
 });
-afterAll(() => t.close());
 
 const generalError = (code: string) => ({ code, message: expect.any(String), id: expect.any(String) });
 

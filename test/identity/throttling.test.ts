@@ -3,23 +3,18 @@
 // failures per account and per client address in PostgreSQL, answer 429 with Retry-After (without
 // checking the credential) past the documented limits, and wait longer after each further failure.
 import { request } from "node:http";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { GUESSING_LIMITS } from "../../domain/sign-in/credential-throttle.ts";
 import { invitePayoutRecipient } from "../../domain/commissions/payout-link.ts";
 import { proposeCommissionChange } from "../../domain/commissions/commission-proposals.ts";
 import { startService } from "../../server/service.ts";
 import { captureLogs } from "../helpers/captured-logs.ts";
-import { postJson, read, startTestService, type TestService } from "../helpers/service.ts";
+import { postJson, read, serviceForFile } from "../helpers/service.ts";
 import { authorizeUrl, openSignInForm, submitSignIn } from "../helpers/oauth.ts";
 import { postForm } from "../helpers/mailed-links.ts";
 
-let t: TestService;
-
-beforeAll(async () => {
-  // The Auth API's public URL is its bound address, so that the portal's forward reaches it.
-  t = await startTestService({ env: { COBRO_AUTH_URL: "" } });
-});
-afterAll(() => t?.close());
+// The Auth API's public URL is its bound address, so that the portal's forward reaches it.
+const t = serviceForFile({ env: { COBRO_AUTH_URL: "" } });
 
 // Every test starts with no counts: the counts of earlier tests (the same address) are past their window.
 beforeEach(() => t.clock.advance(2 * 3600 * 1000));

@@ -1,20 +1,18 @@
 // The Integration API's token check (every common error of the seed, in plain text), the Admin API's
 // (roles, merchant tokens refused), unlinking, and the Sandbox test tokens.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { importJWK, SignJWT, type JWK } from "jose";
-import { postJson, read, startTestService, TEST_SECRET_KEY, type TestService } from "../helpers/service.ts";
+import { postJson, read, serviceForFile, startTestService, TEST_SECRET_KEY } from "../helpers/service.ts";
 import { SecretKeyring } from "../../domain/secrets/keyring.ts";
 import { placeOf, SIGNING_KEY_PRIVATE_JWK } from "../../domain/secrets/sealed-columns.ts";
 import type { SandboxCredentials } from "../../domain/sandbox/sandbox-bootstrap.ts";
 
-let t: TestService;
+const t = serviceForFile();
 let sandbox: SandboxCredentials;
 
 beforeAll(async () => {
-  t = await startTestService();
   sandbox = await t.sandbox();
 });
-afterAll(() => t.close());
 
 async function adminToken(credentials: { email: string; password: string }): Promise<string> {
   const login = await read(await postJson(`${t.authUrl}/integration/admin/login`, credentials));

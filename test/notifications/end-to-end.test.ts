@@ -5,7 +5,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { startChatProvider, type ChatProvider } from "../helpers/chat-provider.ts";
 import { chargeBody } from "../helpers/charges.ts";
 import { sandboxAdmin, type SandboxAdmin } from "../helpers/sandbox-admin.ts";
-import { linkedMerchant, startTestService, type TestService } from "../helpers/service.ts";
+import { linkedMerchant, serviceForFile } from "../helpers/service.ts";
 import { startSmtpServer, type TestSmtpServer } from "../helpers/smtp-server.ts";
 
 // 12:00 in Argentina.
@@ -15,25 +15,26 @@ const CHAT_NUMBER = "5491155550001";
 
 let smtp: TestSmtpServer;
 let provider: ChatProvider;
-let t: TestService;
-let merchant: Awaited<ReturnType<typeof linkedMerchant>>;
-let admin: SandboxAdmin;
-
 beforeAll(async () => {
   smtp = await startSmtpServer();
   provider = await startChatProvider();
-  t = await startTestService({
-    start: START,
-    env: { COBRO_SMTP_URL: smtp.url, COBRO_MAIL_FROM: "Cobro <avisos@cobro.test>", ...provider.env },
-    parts: ["integration", "auth", "admin", "worker"],
-  });
-  merchant = await linkedMerchant(t);
-  admin = await sandboxAdmin(t, merchant.sandbox);
 });
 afterAll(async () => {
-  await t?.close();
   await smtp?.close();
   await provider?.close();
+});
+
+const t = serviceForFile(() => ({
+  start: START,
+  env: { COBRO_SMTP_URL: smtp.url, COBRO_MAIL_FROM: "Cobro <avisos@cobro.test>", ...provider.env },
+  parts: ["integration", "auth", "admin", "worker"],
+}));
+
+let merchant: Awaited<ReturnType<typeof linkedMerchant>>;
+let admin: SandboxAdmin;
+beforeAll(async () => {
+  merchant = await linkedMerchant(t);
+  admin = await sandboxAdmin(t, merchant.sandbox);
 });
 
 /** The chat messages the provider got for the payer: template name and body parameters. */

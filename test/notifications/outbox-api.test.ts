@@ -1,20 +1,15 @@
 // GET /my-integration/notifications over real HTTP: the outbox rows written by the outbox primitive on
 // charges created through the API, newest first, with every filter, the list envelope's paging, only the
 // caller's integration, and the documented errors.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { writeNotifications, type NewNotification } from "../../domain/notifications/outbox.ts";
 import type { NotificationStatus } from "../../db/tables/notifications.table.ts";
 import { chargeBody } from "../helpers/charges.ts";
 import { signedInAdmin } from "../helpers/sandbox-admin.ts";
-import { linkedMerchant, read, startTestService, type ApiCall, type TestService } from "../helpers/service.ts";
+import { type ApiCall, linkedMerchant, read, serviceForFile } from "../helpers/service.ts";
 import { uniqueRef } from "../helpers/unique-ref.ts";
 
-let t: TestService;
-
-beforeAll(async () => {
-  t = await startTestService({ start: new Date("2026-11-22T15:00:00Z") });
-});
-afterAll(() => t?.close());
+const t = serviceForFile({ start: new Date("2026-11-22T15:00:00Z") });
 
 const CUSTOMER = { name: "Juan Pérez", email: "juan@example.com", phoneNumber: { countryCode: "+54", number: "91123456789" } };
 

@@ -8,18 +8,17 @@ import type { Page, Request } from "playwright-core";
 import { chargeBody, draftChargeBody } from "../helpers/charges.ts";
 import { launchBrowser, type TestBrowser } from "../../scripts/chromium.ts";
 import { sandboxAdmin, type SandboxAdmin } from "../helpers/sandbox-admin.ts";
-import { linkedMerchant, read, startTestService, type ApiCall, type TestService } from "../helpers/service.ts";
+import { linkedMerchant, read, serviceForFile, type ApiCall } from "../helpers/service.ts";
 import { uniqueRef } from "../helpers/unique-ref.ts";
 
-let t: TestService;
+const t = serviceForFile({ start: new Date("2026-11-22T15:00:00Z") });
 let browser: TestBrowser;
 
 beforeAll(async () => {
-  [t, browser] = await Promise.all([startTestService({ start: new Date("2026-11-22T15:00:00Z") }), launchBrowser({ viewport: { width: 375, height: 667 } })]);
+  browser = await launchBrowser({ viewport: { width: 375, height: 667 } });
 });
 afterAll(async () => {
   await browser?.close();
-  await t?.close();
 });
 
 const PAYER_CUIL = "20301234563";

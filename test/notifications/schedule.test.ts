@@ -4,22 +4,17 @@
 // recipients, the sweep's pace per channel, and one send job per message however often the sweep runs.
 // No worker runs here: a queued message stays `queued` with its send job waiting.
 import { sql } from "kysely";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { queueDueNotifications } from "../../domain/notifications/due-sweep.ts";
 import { writeNotifications } from "../../domain/notifications/outbox.ts";
 import { cuilCandidatesOfDni } from "../../domain/tax-id.ts";
 import { chargeBody, draftChargeBody } from "../helpers/charges.ts";
 import { sandboxIntegration } from "../helpers/sandbox-admin.ts";
-import { startTestService, type TestService } from "../helpers/service.ts";
-
-let t: TestService;
+import { serviceForFile } from "../helpers/service.ts";
 
 // 12:00 Argentina time on 2026-11-22. Providers take 1 email and 2 chat messages a second, so the pace
 // of the send jobs reads in whole and half seconds.
-beforeAll(async () => {
-  t = await startTestService({ start: new Date("2026-11-22T15:00:00Z"), env: { COBRO_EMAIL_SENDS_PER_SECOND: "1", COBRO_WHATSAPP_SENDS_PER_SECOND: "2" } });
-});
-afterAll(() => t.close());
+const t = serviceForFile({ start: new Date("2026-11-22T15:00:00Z"), env: { COBRO_EMAIL_SENDS_PER_SECOND: "1", COBRO_WHATSAPP_SENDS_PER_SECOND: "2" } });
 
 const EMAIL = "juan@example.com";
 const PHONE = { countryCode: "+54", number: "91123456789" };

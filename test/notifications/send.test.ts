@@ -26,7 +26,7 @@ import { captureLogs } from "../helpers/captured-logs.ts";
 import { CHAT_TOKEN, PHONE_NUMBER_ID, providerError, startChatProvider, accepted, type ChatProvider } from "../helpers/chat-provider.ts";
 import { startCobro } from "../../scripts/cobro-process.ts";
 import { sandboxAdmin } from "../helpers/sandbox-admin.ts";
-import { linkedMerchant, startTestService, TEST_SECRET_KEY, type TestService } from "../helpers/service.ts";
+import { linkedMerchant, serviceForFile, startTestService, TEST_SECRET_KEY, type TestService } from "../helpers/service.ts";
 import { startSmtpServer, type TestSmtpServer } from "../helpers/smtp-server.ts";
 import { uniqueRef } from "../helpers/unique-ref.ts";
 
@@ -35,23 +35,24 @@ const MAIL_FROM = "Cobro <avisos@cobro.test>";
 
 let smtp: TestSmtpServer;
 let provider: ChatProvider;
-let t: TestService;
-let merchant: Awaited<ReturnType<typeof linkedMerchant>>;
-
 beforeAll(async () => {
   smtp = await startSmtpServer();
   provider = await startChatProvider();
-  t = await startTestService({
-    start: START,
-    env: { COBRO_SMTP_URL: smtp.url, COBRO_MAIL_FROM: MAIL_FROM, ...provider.env },
-    parts: ["integration", "auth", "admin", "worker"],
-  });
-  merchant = await linkedMerchant(t);
 });
 afterAll(async () => {
-  await t?.close();
   await smtp?.close();
   await provider?.close();
+});
+
+const t = serviceForFile(() => ({
+  start: START,
+  env: { COBRO_SMTP_URL: smtp.url, COBRO_MAIL_FROM: MAIL_FROM, ...provider.env },
+  parts: ["integration", "auth", "admin", "worker"],
+}));
+
+let merchant: Awaited<ReturnType<typeof linkedMerchant>>;
+beforeAll(async () => {
+  merchant = await linkedMerchant(t);
 });
 
 let phoneSequence = 10_000_000;

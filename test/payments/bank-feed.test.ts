@@ -1,16 +1,11 @@
 // The bank feed: signed transfers from the bank integration are recorded once and reconciled.
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { createHmac } from "node:crypto";
-import { linkedMerchant, read, startTestService, type TestService } from "../helpers/service.ts";
+import { linkedMerchant, read, serviceForFile } from "../helpers/service.ts";
 import { chargeBody } from "../helpers/charges.ts";
 
 const SECRET = "bank-feed-secret-for-tests-0123456789";
-let t: TestService;
-
-beforeAll(async () => {
-  t = await startTestService({ start: new Date("2026-11-22T15:00:00Z"), env: { COBRO_BANK_FEED_SECRET: SECRET } });
-});
-afterAll(() => t.close());
+const t = serviceForFile({ start: new Date("2026-11-22T15:00:00Z"), env: { COBRO_BANK_FEED_SECRET: SECRET } });
 
 function sign(body: string, secret = SECRET, at = t.clock.now()): string {
   const timestamp = Math.floor(at.getTime() / 1000);

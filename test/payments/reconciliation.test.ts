@@ -1,19 +1,14 @@
 // Money in and time, through the API alone: simulated transfers, every row of the seed's state table,
 // every unmatched reason, duplicate transactions, concurrent transfers, the surcharge, and the Sandbox
 // clock driving overdue, expiry and draft discard.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestService, type TestService } from "../helpers/service.ts";
+import { describe, expect, it } from "vitest";
+import { serviceForFile } from "../helpers/service.ts";
 import { chargeBody, draftChargeBody } from "../helpers/charges.ts";
 import { uniqueRef } from "../helpers/unique-ref.ts";
 import { sandboxIntegration } from "../helpers/sandbox-admin.ts";
 import { receiveTransfer } from "../../domain/reconciliation/reconcile.ts";
 
-let t: TestService;
-
-beforeAll(async () => {
-  t = await startTestService({ start: new Date("2026-11-22T15:00:00Z") }); // 12:00 in Argentina
-});
-afterAll(() => t.close());
+const t = serviceForFile({ start: new Date("2026-11-22T15:00:00Z") }); // 12:00 in Argentina
 
 const cuil = (taxDocument: string, extra: object = {}) => chargeBody({ conciliationType: "cuil", customer: { name: "Pagador", taxDocument }, ...extra });
 

@@ -8,25 +8,24 @@ import sharp from "sharp";
 import { launchBrowser, type TestBrowser } from "../../scripts/chromium.ts";
 import { chargeBody, dueDateIn } from "../helpers/charges.ts";
 import { sandboxIntegration } from "../helpers/sandbox-admin.ts";
-import { read, startTestService, type TestService } from "../helpers/service.ts";
+import { read, serviceForFile } from "../helpers/service.ts";
 import { uniqueRef } from "../helpers/unique-ref.ts";
 import { startWebhookReceiver, type WebhookReceiver } from "../helpers/webhook-receiver.ts";
 import { INTEGRATION_ADMIN_MENU, watchPage, type WatchedPage } from "./watch-page.ts";
 
-let t: TestService;
+const t = serviceForFile({ env: { COBRO_AUTH_URL: "", COBRO_ALLOW_LOOPBACK_URLS: "true" }, parts: ["integration", "auth", "admin", "worker"] });
 let browser: TestBrowser;
 let receiver: WebhookReceiver;
 let integration: Awaited<ReturnType<typeof sandboxIntegration>>;
 
 beforeAll(async () => {
-  [t, browser, receiver] = await Promise.all([startTestService({ env: { COBRO_AUTH_URL: "", COBRO_ALLOW_LOOPBACK_URLS: "true" }, parts: ["integration", "auth", "admin", "worker"] }), launchBrowser(), startWebhookReceiver()]);
+  [browser, receiver] = await Promise.all([launchBrowser(), startWebhookReceiver()]);
   integration = await sandboxIntegration(t);
 }, 60_000);
 
 afterAll(async () => {
   await browser?.close();
   await receiver?.close();
-  await t?.close();
 });
 
 /** A new tab signed in as the integration admin, on `path`. */

@@ -9,21 +9,20 @@ import type { Page } from "playwright-core";
 import { launchBrowser, type TestBrowser } from "../../scripts/chromium.ts";
 import { chargeBody, dueDateIn } from "../helpers/charges.ts";
 import { sandboxIntegration, signedInAdmin } from "../helpers/sandbox-admin.ts";
-import { startTestService, type TestService } from "../helpers/service.ts";
+import { serviceForFile } from "../helpers/service.ts";
 import { uniqueRef } from "../helpers/unique-ref.ts";
 import { watchPage, type WatchedPage } from "./watch-page.ts";
 
-let t: TestService;
+// The Admin host forwards the admin sign-in to the Auth API's public URL: here, where it listens.
+const t = serviceForFile({ env: { COBRO_AUTH_URL: "" } });
 let browser: TestBrowser;
 
 beforeAll(async () => {
-  // The Admin host forwards the admin sign-in to the Auth API's public URL: here, where it listens.
-  [t, browser] = await Promise.all([startTestService({ env: { COBRO_AUTH_URL: "" } }), launchBrowser()]);
+  browser = await launchBrowser();
 }, 60_000);
 
 afterAll(async () => {
   await browser?.close();
-  await t?.close();
 });
 
 async function openSignedIn(credentials: { email: string; password: string }, path = "/"): Promise<{ page: Page; watched: WatchedPage }> {

@@ -6,23 +6,22 @@ import type { Page } from "playwright-core";
 import { launchBrowser, type TestBrowser } from "../../scripts/chromium.ts";
 import { chargeBody, dueDateIn } from "../helpers/charges.ts";
 import { sandboxIntegration } from "../helpers/sandbox-admin.ts";
-import { read, startTestService, type TestService } from "../helpers/service.ts";
+import { read, serviceForFile } from "../helpers/service.ts";
 import { uniqueRef } from "../helpers/unique-ref.ts";
 import { INTEGRATION_ADMIN_MENU, watchPage } from "./watch-page.ts";
 
-let t: TestService;
+// The Admin host forwards the admin sign-in to the Auth API's public URL: here, where it listens.
+const t = serviceForFile({ env: { COBRO_AUTH_URL: "" } });
 let browser: TestBrowser;
 let integration: Awaited<ReturnType<typeof sandboxIntegration>>;
 
 beforeAll(async () => {
-  // The Admin host forwards the admin sign-in to the Auth API's public URL: here, where it listens.
-  [t, browser] = await Promise.all([startTestService({ env: { COBRO_AUTH_URL: "" } }), launchBrowser()]);
+  browser = await launchBrowser();
   integration = await sandboxIntegration(t);
 }, 60_000);
 
 afterAll(async () => {
   await browser?.close();
-  await t?.close();
 });
 
 async function signIn(page: Page, email: string, password: string): Promise<void> {

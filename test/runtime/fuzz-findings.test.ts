@@ -2,25 +2,21 @@
 // a string with U+0000, a method on a concrete path that a templated one shadows, OAuth parameters the
 // contract does not list, a URL with control characters, a sandbox clock past year 9999, a sign-in post
 // that is not a form, an empty customer update.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { linkedMerchant, postJson, read, startTestService, type TestService } from "../helpers/service.ts";
+import { beforeAll, describe, expect, it } from "vitest";
+import { linkedMerchant, postJson, read, serviceForFile } from "../helpers/service.ts";
 import { chargeBody, dueDateIn } from "../helpers/charges.ts";
 import { sandboxAdmin, type SandboxAdmin } from "../helpers/sandbox-admin.ts";
 import type { SandboxCredentials } from "../../domain/sandbox/sandbox-bootstrap.ts";
 
-let t: TestService;
+const t = serviceForFile();
 let merchant: Awaited<ReturnType<typeof linkedMerchant>>;
 let sandbox: SandboxCredentials;
 let integrationAdmin: SandboxAdmin;
 
 beforeAll(async () => {
-  t = await startTestService();
   merchant = await linkedMerchant(t);
   sandbox = merchant.sandbox;
   integrationAdmin = await sandboxAdmin(t, sandbox);
-});
-afterAll(async () => {
-  await t?.close();
 });
 
 const inDays = (days: number) => dueDateIn(t.clock, days);

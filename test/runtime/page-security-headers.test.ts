@@ -1,19 +1,17 @@
 // Every page Cobro serves to people, and the APIs' JSON answers too, refuse to be framed by another site,
 // to be sniffed into another media type, and to send their address as a referrer.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { linkedMerchant, postJson, read, startTestService, type TestService } from "../helpers/service.ts";
+import { beforeAll, describe, expect, it } from "vitest";
+import { linkedMerchant, postJson, read, serviceForFile } from "../helpers/service.ts";
 import { authorizeUrl } from "../helpers/oauth.ts";
 import { chargeBody } from "../helpers/charges.ts";
 import type { SandboxCredentials } from "../../domain/sandbox/sandbox-bootstrap.ts";
 
-let t: TestService;
+const t = serviceForFile({ start: new Date("2026-11-22T15:00:00Z") });
 let sandbox: SandboxCredentials;
 
 beforeAll(async () => {
-  t = await startTestService({ start: new Date("2026-11-22T15:00:00Z") });
   sandbox = await t.sandbox();
 });
-afterAll(() => t.close());
 
 function expectNotFrameable(what: string, response: { status: number; headers: Headers }, contentType: RegExp) {
   const headers = response.headers;

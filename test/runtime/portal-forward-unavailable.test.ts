@@ -1,16 +1,11 @@
 // The portal signs admins in through the Admin host, which forwards to the Auth API. When the Auth API
 // cannot be reached, the browser gets the documented 503 ServiceUnavailableError with Retry-After (retry
 // later), not a 500 that reads as a defect, and the log says which hop failed.
-import { afterAll, beforeAll, expect, it } from "vitest";
-import { postJson, read, startTestService, type TestService } from "../helpers/service.ts";
+import { expect, it } from "vitest";
+import { postJson, read, serviceForFile } from "../helpers/service.ts";
 
-let t: TestService;
-
-beforeAll(async () => {
-  // Nothing listens on port 9 of the loopback: every forward is refused at once.
-  t = await startTestService({ env: { COBRO_AUTH_URL: "http://127.0.0.1:9" } });
-});
-afterAll(() => t?.close());
+// Nothing listens on port 9 of the loopback: every forward is refused at once.
+const t = serviceForFile({ env: { COBRO_AUTH_URL: "http://127.0.0.1:9" } });
 
 const unavailable = { code: "ServiceUnavailableError", message: expect.stringMatching(/temporarily unavailable/), id: expect.any(String) };
 

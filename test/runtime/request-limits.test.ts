@@ -2,19 +2,14 @@
 // {code, message, id} shape (never a 500), on each API and for JSON and form bodies alike; and a client
 // that sends its headers or its body too slowly is answered 408 and cut off (this instance is configured
 // with short timeouts so that the test does not wait 10 s).
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { connect, type Socket } from "node:net";
-import { read, startTestService, type TestService } from "../helpers/service.ts";
+import { read, serviceForFile } from "../helpers/service.ts";
 import { ConfigError, loadConfig } from "../../runtime/config.ts";
 
 const HEADERS_TIMEOUT_MS = 600;
 const REQUEST_TIMEOUT_MS = 1200;
-let t: TestService;
-
-beforeAll(async () => {
-  t = await startTestService({ env: { COBRO_HTTP_HEADERS_TIMEOUT_MS: String(HEADERS_TIMEOUT_MS), COBRO_HTTP_REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS) } });
-});
-afterAll(() => t.close());
+const t = serviceForFile({ env: { COBRO_HTTP_HEADERS_TIMEOUT_MS: String(HEADERS_TIMEOUT_MS), COBRO_HTTP_REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS) } });
 
 const payloadTooLarge = { code: "PayloadTooLarge", message: expect.stringContaining("1048576 bytes"), id: expect.any(String) };
 const overOneMegabyte = "x".repeat(1024 * 1024 + 1);

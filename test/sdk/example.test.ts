@@ -7,23 +7,22 @@ import { spawn } from "node:child_process";
 import { copyFileSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestService, type TestService } from "../helpers/service.ts";
+import { serviceForFile } from "../helpers/service.ts";
 import { createIntegratorProject, tearDownIntegratorProject, typecheckIntegratorProject } from "./integrator-project.ts";
 
 const root = resolve(import.meta.dirname, "../..");
 // The example skips the webhook step, and says so, where the service does not deliver webhooks yet.
 const deliversWebhooks = readFileSync(join(root, "jobs", "tasks.ts"), "utf8").includes('"deliver-event"');
 
-let t: TestService;
+const t = serviceForFile({ env: { COBRO_ALLOW_LOOPBACK_URLS: "true" }, parts: ["integration", "auth", "admin", "worker"] });
 let project: string;
 
 beforeAll(async () => {
   project = createIntegratorProject("cobro-sdk-example-");
   copyFileSync(join(root, "sdk", "examples", "integrator.ts"), join(project, "integrator.ts"));
-  t = await startTestService({ env: { COBRO_ALLOW_LOOPBACK_URLS: "true" }, parts: ["integration", "auth", "admin", "worker"] });
 }, 120_000);
 
-afterAll(() => tearDownIntegratorProject(t, project));
+afterAll(() => tearDownIntegratorProject(project));
 
 describe("sdk/examples/integrator.ts", () => {
   it("typechecks against the package's declarations (strict, nodenext)", () => {

@@ -14,7 +14,7 @@ import { EVENT_CATALOG } from "../../domain/webhooks/catalog.ts";
 import { codeBlocks } from "../docs/code-blocks.ts";
 import { openSignInForm, submitSignIn } from "../helpers/oauth.ts";
 import { ROOT } from "../../scripts/cobro-process.ts";
-import { postJson, read, startTestService, type TestService } from "../helpers/service.ts";
+import { postJson, read, serviceForFile } from "../helpers/service.ts";
 import { createIntegratorProject, tearDownIntegratorProject, typecheckIntegratorProject } from "./integrator-project.ts";
 
 const README = join(ROOT, "sdk", "README.md");
@@ -142,7 +142,8 @@ function programs(): Program[] {
   ];
 }
 
-let t: TestService;
+// The README's dates (2026-12-10, 2026-12-15) are valid charges' due dates on this day.
+const t = serviceForFile({ env: { COBRO_ALLOW_LOOPBACK_URLS: "true" }, parts: ["integration", "auth", "admin", "worker"], start: new Date("2026-11-22T15:00:00Z") });
 let project: string;
 let context: Record<string, unknown>;
 let merchant: { email: string; password: string };
@@ -185,8 +186,6 @@ beforeAll(async () => {
   writeFileSync(join(project, "readme-context.ts"), CONTEXT_MODULE);
   for (const program of programs()) writeFileSync(join(project, program.file), `${program.source}\n`);
 
-  // The README's dates (2026-12-10, 2026-12-15) are valid charges' due dates on this day.
-  t = await startTestService({ env: { COBRO_ALLOW_LOOPBACK_URLS: "true" }, parts: ["integration", "auth", "admin", "worker"], start: new Date("2026-11-22T15:00:00Z") });
   const sandbox = await t.sandbox();
   merchant = sandbox.merchant;
   const login = await read(await postJson(`${t.authUrl}/integration/admin/login`, sandbox.integrationAdmin));
@@ -207,7 +206,7 @@ beforeAll(async () => {
   };
 }, 120_000);
 
-afterAll(() => tearDownIntegratorProject(t, project));
+afterAll(() => tearDownIntegratorProject(project));
 
 describe("sdk/README.md", () => {
   it("runs every ts block: each belongs to one program", () => {

@@ -5,26 +5,22 @@ import { randomUUID } from "node:crypto";
 import { createServer } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { verifyWebhookSignature } from "../../sdk/src/webhook-signature.ts";
-import { bearerCaller, type TestService, startTestService } from "../helpers/service.ts";
+import { bearerCaller, servicesForFile, type TestService } from "../helpers/service.ts";
 import { sandboxAdmin } from "../helpers/sandbox-admin.ts";
 import { startWebhookReceiver, type WebhookReceiver } from "../helpers/webhook-receiver.ts";
 import { uniqueRef } from "../helpers/unique-ref.ts";
 
-let t: TestService;
-let production: TestService;
+const { sandbox: t, production } = servicesForFile({
+  sandbox: { env: { COBRO_ALLOW_LOOPBACK_URLS: "true" } },
+  production: { env: { SERVICE_ENV: "production", COBRO_ALLOW_LOOPBACK_URLS: "true" } },
+});
 let receiver: WebhookReceiver;
 
 beforeAll(async () => {
-  [t, production, receiver] = await Promise.all([
-    startTestService({ env: { COBRO_ALLOW_LOOPBACK_URLS: "true" } }),
-    startTestService({ env: { SERVICE_ENV: "production", COBRO_ALLOW_LOOPBACK_URLS: "true" } }),
-    startWebhookReceiver(),
-  ]);
+  receiver = await startWebhookReceiver();
 });
 afterAll(async () => {
   await receiver?.close();
-  await t?.close();
-  await production?.close();
 });
 
 

@@ -14,24 +14,22 @@ import { addressAllowed } from "../../domain/outbound/destination-guard.ts";
 import { deliverEvent, RETRY_SCHEDULE_MS } from "../../domain/webhooks/delivery.ts";
 import { OutboundHttpClient } from "../../domain/outbound/http-client.ts";
 import { verifyWebhookSignature } from "../../sdk/src/webhook-signature.ts";
-import { linkedMerchant, type TestService, startTestService, TEST_SECRET_KEY } from "../helpers/service.ts";
+import { linkedMerchant, serviceForFile, TEST_SECRET_KEY } from "../helpers/service.ts";
 import { sandboxAdmin } from "../helpers/sandbox-admin.ts";
 import { chargeBody, dueDateIn } from "../helpers/charges.ts";
 import { uniqueRef } from "../helpers/unique-ref.ts";
 import { startWebhookReceiver, type WebhookReceiver } from "../helpers/webhook-receiver.ts";
 
-let t: TestService;
+const t = serviceForFile({ env: { COBRO_ALLOW_LOOPBACK_URLS: "true" } });
 let receiver: WebhookReceiver;
 const loopback = new OutboundHttpClient({ allowLoopback: true });
 
 beforeAll(async () => {
-  t = await startTestService({ env: { COBRO_ALLOW_LOOPBACK_URLS: "true" } });
   receiver = await startWebhookReceiver();
 });
 afterAll(async () => {
   await loopback.close();
   await receiver?.close();
-  await t?.close();
 });
 
 const inDays = (days: number) => dueDateIn(t.clock, days);

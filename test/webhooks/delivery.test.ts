@@ -3,23 +3,16 @@
 // rule, the subscription gate, redirects, and the Admin API's event list and resend.
 import { runJobNow } from "../helpers/jobs.ts";
 import { sql } from "kysely";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { deliverEventJobKey } from "../../db/job-queue.ts";
 import { verifyWebhookSignature } from "../../sdk/src/webhook-signature.ts";
-import { linkedMerchant, type TestService } from "../helpers/service.ts";
+import { linkedMerchant } from "../helpers/service.ts";
 import { sandboxAdmin, type EventRecord } from "../helpers/sandbox-admin.ts";
 import { chargeBody, dueDateIn } from "../helpers/charges.ts";
 import { uniqueRef } from "../helpers/unique-ref.ts";
-import { startDeliveringService, type WebhookReceiver } from "../helpers/webhook-receiver.ts";
+import { deliveringServiceForFile } from "../helpers/webhook-receiver.ts";
 
-let t: TestService;
-let receiver: WebhookReceiver;
-let close: (() => Promise<void>) | undefined;
-
-beforeAll(async () => {
-  ({ service: t, receiver, close } = await startDeliveringService());
-});
-afterAll(() => close?.());
+const { service: t, receiver } = deliveringServiceForFile();
 
 const inDays = (days: number) => dueDateIn(t.clock, days);
 

@@ -1,22 +1,15 @@
 // Every delivery also carries the Standard Webhooks headers (webhook-id, webhook-timestamp,
 // webhook-signature), checked here with the `standardwebhooks` receivers' library on real deliveries to a
 // loopback receiver: the key is the signing secret's own bytes, given to the library as a raw key.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { Webhook, WebhookVerificationError } from "standardwebhooks";
-import { linkedMerchant, type TestService } from "../helpers/service.ts";
+import { linkedMerchant } from "../helpers/service.ts";
 import { sandboxAdmin } from "../helpers/sandbox-admin.ts";
 import { chargeBody, dueDateIn } from "../helpers/charges.ts";
 import { uniqueRef } from "../helpers/unique-ref.ts";
-import { startDeliveringService, type ReceivedRequest, type WebhookReceiver } from "../helpers/webhook-receiver.ts";
+import { deliveringServiceForFile, type ReceivedRequest } from "../helpers/webhook-receiver.ts";
 
-let t: TestService;
-let receiver: WebhookReceiver;
-let close: (() => Promise<void>) | undefined;
-
-beforeAll(async () => {
-  ({ service: t, receiver, close } = await startDeliveringService());
-});
-afterAll(() => close?.());
+const { service: t, receiver } = deliveringServiceForFile();
 
 const standardHeaders = (request: ReceivedRequest) => ({
   "webhook-id": String(request.headers["webhook-id"]),
