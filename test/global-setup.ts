@@ -50,8 +50,10 @@ function stopOnSignals(pgDir: string): () => void {
     if (pid !== undefined) process.kill(pid, "SIGINT");
     if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
   };
-  const removeAll = () => signals.forEach((signal) => process.removeListener(signal, onSignal));
-  signals.forEach((signal) => process.on(signal, onSignal));
+  const removeAll = () => {
+    for (const signal of signals) process.removeListener(signal, onSignal);
+  };
+  for (const signal of signals) process.on(signal, onSignal);
   return removeAll;
 }
 

@@ -12,12 +12,12 @@ const draftDefaults = () => ({ referenceId: uniqueRef("REF"), description: "Cuot
 type DraftDefaults = ReturnType<typeof draftDefaults>;
 
 /** A draft (no amount): "Cuota" due 2026-12-10 from Juan Pérez, with a fresh referenceId. */
-export function draftChargeBody<Overrides extends object = {}>(overrides: Overrides = {} as Overrides): Overridden<DraftDefaults, Overrides> {
+export function draftChargeBody<Overrides extends object = Record<never, never>>(overrides: Overrides = {} as Overrides): Overridden<DraftDefaults, Overrides> {
   return { ...draftDefaults(), ...overrides } as never;
 }
 
 /** A priced charge in CVU mode without notifications: the draft with an amount of $1000. */
-export function chargeBody<Overrides extends object = {}>(
+export function chargeBody<Overrides extends object = Record<never, never>>(
   overrides: Overrides = {} as Overrides,
 ): Overridden<DraftDefaults & { amount: number; sendWhatsappNotification: boolean; sendEmailNotification: boolean }, Overrides> {
   return { ...draftDefaults(), amount: 1000, sendWhatsappNotification: false, sendEmailNotification: false, ...overrides } as never;

@@ -20,7 +20,12 @@ export async function startCuttableProxy(connectionString: string): Promise<Cutt
     if (!open) return void client.destroy();
     const upstream = connect(Number(target.port || 5432), target.hostname);
     const pair = [client, upstream];
-    const drop = () => pair.forEach((socket) => (socket.destroy(), sockets.delete(socket)));
+    const drop = () => {
+      for (const socket of pair) {
+        socket.destroy();
+        sockets.delete(socket);
+      }
+    };
     for (const socket of pair) {
       sockets.add(socket);
       socket.on("error", drop).on("close", drop);
@@ -38,7 +43,9 @@ export async function startCuttableProxy(connectionString: string): Promise<Cutt
       for (const socket of sockets) socket.destroy();
       sockets.clear();
     },
-    restore: () => void (open = true),
+    restore: () => {
+      open = true;
+    },
     close: async () => {
       open = false;
       for (const socket of sockets) socket.destroy();

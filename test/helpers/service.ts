@@ -89,7 +89,7 @@ export function servicesForFile<Name extends string>(optionsByName: Record<Name,
         return startTestService(typeof source === "function" ? await source() : source);
       }),
     );
-    names.forEach((name, i) => started.set(name, services[i]!));
+    for (const [i, name] of names.entries()) started.set(name, services[i]!);
   });
   afterAll(async () => {
     await Promise.all([...started.values()].map((service) => service.close()));

@@ -5,7 +5,6 @@ import { describe, expect, it } from "vitest";
 import { postJson, read, serviceForFile } from "../helpers/service.ts";
 import { exchangeCode, obtainCode } from "../helpers/oauth.ts";
 import { signedInAdmin } from "../helpers/sandbox-admin.ts";
-import type { SandboxCredentials } from "../../domain/sandbox/sandbox-bootstrap.ts";
 
 const t = serviceForFile();
 

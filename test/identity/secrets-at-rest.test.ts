@@ -186,7 +186,7 @@ describe("the key", () => {
   });
 
   it("a malformed COBRO_SECRET_KEY is a configuration error, in one readable line", () => {
-    for (const malformed of ["k1:short", "k1:" + "z".repeat(64), "bad.id:" + Buffer.alloc(32).toString("base64"), `a:${Buffer.alloc(32).toString("hex")},a:${Buffer.alloc(32, 1).toString("base64")}`]) {
+    for (const malformed of ["k1:short", `k1:${"z".repeat(64)}`, `bad.id:${Buffer.alloc(32).toString("base64")}`, `a:${Buffer.alloc(32).toString("hex")},a:${Buffer.alloc(32, 1).toString("base64")}`]) {
       expect(() => loadConfig({ COBRO_SECRET_KEY: malformed }, [], false), malformed).toThrow(/^COBRO_SECRET_KEY .*$/);
     }
     const ring = loadConfig({ SERVICE_ENV: "production", COBRO_SECRET_KEY: `new:${Buffer.alloc(32, 2).toString("base64")}, old:${Buffer.alloc(32, 3).toString("hex")}` }, [], false).secretKeyring!;

@@ -98,7 +98,9 @@ describe("the job queue", () => {
     await waitFor(() => events.includes("started"));
 
     let stopped = false;
-    const stopping = running.stop().then(() => void (stopped = true));
+    const stopping = running.stop().then(() => {
+      stopped = true;
+    });
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(stopped).toBe(false);
 

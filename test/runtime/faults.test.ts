@@ -157,7 +157,7 @@ describe("PostgreSQL stopped and started under load", () => {
     const caller = async () => {
       while (running) {
         const started = Date.now();
-        let result;
+        let result: Awaited<ReturnType<typeof merchantCall>>;
         const referenceId = uniqueRef("PG");
         try {
           result = await merchantCall("POST", "/payment-request", chargeBody({ referenceId }));

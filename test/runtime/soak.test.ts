@@ -104,7 +104,9 @@ it(`keeps every invariant through ${SOAK_SECONDS} s of mixed load on two API pro
       // A bulk shares one CVU in CUIL mode: one payer per item.
       const items = PAYERS.map((payer) => chargeBody({ referenceId: uniqueRef("BULK"), amount: 500, customer: { name: "Juan Pérez", taxDocument: payer } }));
       const created = check("bulk", await pick(tenant.merchantCalls)("POST", "/payment-request/bulk", { paymentRequests: items }));
-      if (created.status === 201) items.forEach((item) => tenant.charges.push({ referenceId: item.referenceId, cvu: created.json.sharedCvu, payer: item.customer.taxDocument }));
+      if (created.status === 201) {
+        for (const item of items) tenant.charges.push({ referenceId: item.referenceId, cvu: created.json.sharedCvu, payer: item.customer.taxDocument });
+      }
     },
     "pay twice at once": async (tenant) => {
       const charge = tenant.charges.length > 0 ? pick(tenant.charges) : undefined;
