@@ -72,7 +72,9 @@ function heading(text: string): void {
 }
 
 const cpuModel = cpus()[0]?.model ?? "unknown";
-console.log(`Cobro benchmark — ${availableParallelism()} cores available (${cpus().length} × ${cpuModel}), ${(totalmem() / 2 ** 30).toFixed(1)} GB memory, Node ${process.version}`);
+console.log(
+  `Cobro benchmark — ${availableParallelism()} cores available (${cpus().length} × ${cpuModel}), ${(totalmem() / 2 ** 30).toFixed(1)} GB memory, Node ${process.version}`,
+);
 console.log(
   `load: autocannon from this process on loopback, ${settings.warmupSeconds} s warm-up + ${settings.seconds} s per run (BENCH_WARMUP_SECONDS, BENCH_SECONDS); ${large ? "large run" : "default run (--large for 1,000,000 rows and a 1,000,000-charge sweep)"}`,
 );
@@ -111,7 +113,13 @@ await withBenchDatabase(async (database) => {
       if (missing > 0) {
         for (let done = 0; done < missing; done += 100_000) {
           const count = Math.min(100_000, missing - done);
-          await seedPendingCharges(db, { integrationClientId: bench.integrationClientId, merchantAccountId: oneMerchant.id, count, referencePrefix: "SEEDREF-", from: seededReferences + 1 });
+          await seedPendingCharges(db, {
+            integrationClientId: bench.integrationClientId,
+            merchantAccountId: oneMerchant.id,
+            count,
+            referencePrefix: "SEEDREF-",
+            from: seededReferences + 1,
+          });
           seededReferences += count;
         }
       }
@@ -119,13 +127,17 @@ await withBenchDatabase(async (database) => {
       if (bareMissing > 0) {
         await sql`
           insert into bare_charges (reference_id, amount_cents, description, due_dates, customer)
-          select 'SEEDREF-' || g || '-' || md5(random()::text), 100000, 'Bench', '{2026-12-10}', '{"name": "Bench"}' from generate_series(1, ${bareMissing}) g`.execute(db);
+          select 'SEEDREF-' || g || '-' || md5(random()::text), 100000, 'Bench', '{2026-12-10}', '{"name": "Bench"}' from generate_series(1, ${bareMissing}) g`.execute(
+          db,
+        );
       }
       await sql`analyze charges`.execute(db);
       await sql`analyze bare_charges`.execute(db);
     };
     const bareReferences = async () =>
-      (await sql<{ reference_id: string }>`select reference_id from bare_charges order by random() limit 10000`.execute(db)).rows.map((row) => row.reference_id);
+      (await sql<{ reference_id: string }>`select reference_id from bare_charges order by random() limit 10000`.execute(db)).rows.map(
+        (row) => row.reference_id,
+      );
     const randomSeeded = () => `SEEDREF-${1 + Math.floor(Math.random() * seededReferences)}`;
     const cobroGet = () =>
       measureLoad(settings, {
@@ -147,9 +159,18 @@ await withBenchDatabase(async (database) => {
     line("GET /payment-request/{referenceId}", describe(getCobro));
     line("bare select by key", describe(getBare));
     line("ratio", `${((getCobro.rps / getBare.rps) * 100).toFixed(0)}% of bare (goal ≥ 60%)`);
-    record("GET /payment-request/{referenceId}", rate(getCobro), { bare: rate(getBare), ratio: getCobro.rps / getBare.rps, goal: "≥ 60% of bare", met: getCobro.rps / getBare.rps >= 0.6 });
+    record("GET /payment-request/{referenceId}", rate(getCobro), {
+      bare: rate(getBare),
+      ratio: getCobro.rps / getBare.rps,
+      goal: "≥ 60% of bare",
+      met: getCobro.rps / getBare.rps >= 0.6,
+    });
     const today = new Date().toISOString().slice(0, 10);
-    const list = await measureLoad(settings, { url: `${integrationUrl}/payment-request?startDate=2026-01-01&endDate=${today}&limit=50`, connections: CONNECTIONS, headers: authorized() });
+    const list = await measureLoad(settings, {
+      url: `${integrationUrl}/payment-request?startDate=2026-01-01&endDate=${today}&limit=50`,
+      connections: CONNECTIONS,
+      headers: authorized(),
+    });
     line("GET /payment-request (list, 50 a page)", describe(list));
     record("GET /payment-request (list of 50)", rate(list), { bare: rate(getBare), ratio: list.rps / getBare.rps });
     const me = await measureLoad(settings, { url: `${integrationUrl}/me`, connections: CONNECTIONS, headers: authorized() });
@@ -169,7 +190,9 @@ await withBenchDatabase(async (database) => {
     const bareCreateOptions = (connections: number) => ({
       url: `${bareUrl}/charges`,
       connections,
-      requests: [{ method: "POST", headers: { "content-type": "application/json" }, setupRequest: (request: object) => ({ ...request, body: cuilChargeBody() }) }],
+      requests: [
+        { method: "POST", headers: { "content-type": "application/json" }, setupRequest: (request: object) => ({ ...request, body: cuilChargeBody() }) },
+      ],
     });
     const create16 = await measureLoad(settings, createOptions(CONNECTIONS));
     const bare16 = await measureLoad(settings, bareCreateOptions(CONNECTIONS));
@@ -200,10 +223,19 @@ await withBenchDatabase(async (database) => {
     line(`scaling ${CONNECTIONS} vs 1 connection`, `${(create16.rps / create1.rps).toFixed(2)}× (goal ≥ 3×; bare ${(bare16.rps / bare1.rps).toFixed(2)}×)`);
     line(`create at half the maximum (${halfRate}/s)`, `${describe(createHalf)} (goal p99 ≤ 25 ms)`);
     line(`create, ${manyTokens.length} merchants in turn, ${CONNECTIONS} conns`, describe(createMany));
-    record(`create, 1 merchant, ${CONNECTIONS} conns`, rate(create16), { bare: rate(bare16), ratio: create16.rps / bare16.rps, goal: "≥ 50% of bare", met: create16.rps / bare16.rps >= 0.5 });
+    record(`create, 1 merchant, ${CONNECTIONS} conns`, rate(create16), {
+      bare: rate(bare16),
+      ratio: create16.rps / bare16.rps,
+      goal: "≥ 50% of bare",
+      met: create16.rps / bare16.rps >= 0.5,
+    });
     record(`create p50/p99, ${CONNECTIONS} conns`, `${ms(create16.p50)} / ${ms(create16.p99)}`, { bare: `${ms(bare16.p50)} / ${ms(bare16.p99)}` });
     record("create, 1 conn", rate(create1), { bare: rate(bare1), ratio: create1.rps / bare1.rps });
-    record(`create scaling ${CONNECTIONS} vs 1 conn`, `${(create16.rps / create1.rps).toFixed(2)}×`, { bare: `${(bare16.rps / bare1.rps).toFixed(2)}×`, goal: "≥ 3×", met: create16.rps / create1.rps >= 3 });
+    record(`create scaling ${CONNECTIONS} vs 1 conn`, `${(create16.rps / create1.rps).toFixed(2)}×`, {
+      bare: `${(bare16.rps / bare1.rps).toFixed(2)}×`,
+      goal: "≥ 3×",
+      met: create16.rps / create1.rps >= 3,
+    });
     record(`create p99 at half max (${halfRate}/s)`, ms(createHalf.p99), { goal: "≤ 25 ms", met: createHalf.p99 <= 25 });
     record(`create, ${manyTokens.length} merchants, ${CONNECTIONS} conns`, rate(createMany), { bare: rate(bare16), ratio: createMany.rps / bare16.rps });
 
@@ -243,7 +275,13 @@ await withBenchDatabase(async (database) => {
           headers: { authorization: `Bearer ${adminToken}`, "content-type": "application/json" },
           setupRequest: (request) => {
             const target = payable[nextPayable++ % payable.length]!;
-            const body = { externalAccountCvu: "0000003100000000000017", externalAccountCuil: target.cuil, externalAccountName: "Juan Pérez", cvu: target.cvu, amount: 1 };
+            const body = {
+              externalAccountCvu: "0000003100000000000017",
+              externalAccountCuil: target.cuil,
+              externalAccountName: "Juan Pérez",
+              cvu: target.cvu,
+              amount: 1,
+            };
             return { ...request, body: JSON.stringify(body) };
           },
         },
@@ -255,7 +293,12 @@ await withBenchDatabase(async (database) => {
     // Every event written since `from`, delivered (or the deliveries stop making progress for 20 s, or a minute has passed).
     const deliveriesSince = async (from: Date) => {
       const eventsSince = async () =>
-        (await sql<{ id: string; created_at: Date }>`select id, created_at from events where integration_client_id = ${bench.integrationClientId} and created_at >= ${from}`.execute(db)).rows;
+        (
+          await sql<{
+            id: string;
+            created_at: Date;
+          }>`select id, created_at from events where integration_client_id = ${bench.integrationClientId} and created_at >= ${from}`.execute(db)
+        ).rows;
       let events = await eventsSince();
       let lastProgress = Date.now();
       let lastCount = -1;
@@ -278,10 +321,20 @@ await withBenchDatabase(async (database) => {
       const firstCreated = Math.min(...events.map((event) => event.created_at.getTime()));
       const lastArrival = Math.max(...events.map((event) => receipts.arrivals.get(event.id) ?? 0));
       const seconds = (lastArrival - firstCreated) / 1000;
-      return { delivered: latencies.length, written: events.length, seconds, eventsPerSecond: latencies.length / seconds, p50: percentile(50), p99: percentile(99) };
+      return {
+        delivered: latencies.length,
+        written: events.length,
+        seconds,
+        eventsPerSecond: latencies.length / seconds,
+        p50: percentile(50),
+        p99: percentile(99),
+      };
     };
     const duringTransfers = await deliveriesSince(eventsFrom);
-    line("events of those transfers delivered", `${duringTransfers.delivered} of ${duringTransfers.written} in ${duringTransfers.seconds.toFixed(1)} s, enqueue → receipt p50 ${ms(duringTransfers.p50)} p99 ${ms(duringTransfers.p99)}`);
+    line(
+      "events of those transfers delivered",
+      `${duringTransfers.delivered} of ${duringTransfers.written} in ${duringTransfers.seconds.toFixed(1)} s, enqueue → receipt p50 ${ms(duringTransfers.p50)} p99 ${ms(duringTransfers.p99)}`,
+    );
     record("webhook enqueue→receipt p50/p99 (during transfers)", `${ms(duringTransfers.p50)} / ${ms(duringTransfers.p99)}`);
 
     // A burst the worker cannot be fed faster: one time sweep expires charges of a linked merchant, writing
@@ -292,9 +345,15 @@ await withBenchDatabase(async (database) => {
     const swept = await runTimeTransitions(db, { now: new Date(), livemode: false, draftLifetimeHours: 6 });
     const burst = await deliveriesSince(burstFrom);
     await receipts.close();
-    line(`burst: ${swept.expiredEvents} expired events enqueued at once`, `${burst.delivered} delivered in ${burst.seconds.toFixed(1)} s = ${Math.round(burst.eventsPerSecond)} events/s (goal ≥ 1,000/s)`);
+    line(
+      `burst: ${swept.expiredEvents} expired events enqueued at once`,
+      `${burst.delivered} delivered in ${burst.seconds.toFixed(1)} s = ${Math.round(burst.eventsPerSecond)} events/s (goal ≥ 1,000/s)`,
+    );
     line("burst: enqueue → receipt", `p50 ${ms(burst.p50)}  p99 ${ms(burst.p99)} (goal p50 ≤ 50 ms)`);
-    record(`webhook delivery (burst of ${swept.expiredEvents})`, `${Math.round(burst.eventsPerSecond)} events/s`, { goal: "≥ 1,000/s", met: burst.eventsPerSecond >= 1000 });
+    record(`webhook delivery (burst of ${swept.expiredEvents})`, `${Math.round(burst.eventsPerSecond)} events/s`, {
+      goal: "≥ 1,000/s",
+      met: burst.eventsPerSecond >= 1000,
+    });
     record("webhook enqueue→receipt p50/p99 (burst)", `${ms(burst.p50)} / ${ms(burst.p99)}`, { goal: "p50 ≤ 50 ms", met: burst.p50 <= 50 });
 
     // 8. Memory of the API process after all that load.
@@ -308,9 +367,15 @@ await withBenchDatabase(async (database) => {
     const extra: BenchProcess[] = [];
     for (let i = 1; i < apiProcesses; i++) extra.push(await start(startBenchCobro(database.connectionString, dataDir, ["integration"])));
     const integrationUrls = [integrationUrl, ...extra.map((child) => child.urls.integration!)];
-    const perProcess = integrationUrls.map((url, index) => ({ url, connections: Math.floor(CONNECTIONS / integrationUrls.length) + (index < CONNECTIONS % integrationUrls.length ? 1 : 0) }));
+    const perProcess = integrationUrls.map((url, index) => ({
+      url,
+      connections: Math.floor(CONNECTIONS / integrationUrls.length) + (index < CONNECTIONS % integrationUrls.length ? 1 : 0),
+    }));
     const createOne = await measureLoad(settings, createOptions(CONNECTIONS));
-    const createN = await measureLoadTogether(settings, perProcess.map(({ url, connections }) => ({ ...createOptions(connections), url: `${url}/payment-request` })));
+    const createN = await measureLoadTogether(
+      settings,
+      perProcess.map(({ url, connections }) => ({ ...createOptions(connections), url: `${url}/payment-request` })),
+    );
     const getOne = await cobroGet();
     const getN = await measureLoadTogether(
       settings,
@@ -341,8 +406,12 @@ await withBenchDatabase(async (database) => {
     }
     const largest = p99BySize[p99BySize.length - 1]!;
     const growth = largest.p99 / p99BySize[0]!.p99;
-    line(`p99 at ${largest.rows.toLocaleString("en")} vs ${p99BySize[0]!.rows.toLocaleString("en")} rows`, `${growth.toFixed(2)}× (goal at 1,000,000: ≤ 1.20×)${large ? "" : "; 1,000,000 rows with npm run bench -- --large"}`);
-    for (const { rows, p99 } of p99BySize) record(`GET p99 at ${rows.toLocaleString("en")} rows`, ms(p99), rows === largest.rows && large ? { goal: "≤ 1.2× p99 at 10k", met: growth <= 1.2 } : {});
+    line(
+      `p99 at ${largest.rows.toLocaleString("en")} vs ${p99BySize[0]!.rows.toLocaleString("en")} rows`,
+      `${growth.toFixed(2)}× (goal at 1,000,000: ≤ 1.20×)${large ? "" : "; 1,000,000 rows with npm run bench -- --large"}`,
+    );
+    for (const { rows, p99 } of p99BySize)
+      record(`GET p99 at ${rows.toLocaleString("en")} rows`, ms(p99), rows === largest.rows && large ? { goal: "≤ 1.2× p99 at 10k", met: growth <= 1.2 } : {});
   } finally {
     for (const child of processes.reverse()) await child.stop();
   }
@@ -355,7 +424,10 @@ await withBenchDatabase(async (database) => {
   heading(`6. the time sweep (${timeSweepCharges.toLocaleString("en")} charges due; npm run bench:time measures it alone)`);
   const timeSweep = await measureTimeSweep(db, timeSweepCharges, 10);
   for (const text of timeSweepLines(timeSweep)) console.log(`  ${text}`);
-  record(`time sweep (${timeSweepCharges.toLocaleString("en")} charges)`, `${timeSweep.chargesPerSecond} charges/s`, { goal: "≥ 100,000/s", met: timeSweep.chargesPerSecond >= 100_000 });
+  record(`time sweep (${timeSweepCharges.toLocaleString("en")} charges)`, `${timeSweep.chargesPerSecond} charges/s`, {
+    goal: "≥ 100,000/s",
+    met: timeSweep.chargesPerSecond >= 100_000,
+  });
 }).finally(() => rmSync(dataDir, { recursive: true, force: true }));
 
 heading("summary (goals are printed, not asserted; figures from a shared machine are noisy)");

@@ -90,10 +90,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
 }
 
 /** A pool with Cobro's type parsing, session settings and connect timeout. */
-export function createPool(
-  connectionString: string,
-  options: { max?: number; connectTimeoutMs?: number; logger?: Logger } = {},
-): pg.Pool {
+export function createPool(connectionString: string, options: { max?: number; connectTimeoutMs?: number; logger?: Logger } = {}): pg.Pool {
   const pool = new pg.Pool({
     ...connectionConfig(connectionString, options.connectTimeoutMs ?? 5000),
     max: options.max ?? 10,
@@ -142,9 +139,7 @@ function assertPostgresUrl(connectionString: string): void {
     // reported below
   }
   if (!url || (url.protocol !== "postgres:" && url.protocol !== "postgresql:")) {
-    throw new CobroStartupError(
-      "DATABASE_URL is not a PostgreSQL URL (expected postgres://user:password@host:5432/database)",
-    );
+    throw new CobroStartupError("DATABASE_URL is not a PostgreSQL URL (expected postgres://user:password@host:5432/database)");
   }
 }
 
@@ -156,9 +151,7 @@ async function checkServer(connectionString: string, connectTimeoutMs: number): 
   let version: number;
   try {
     await client.connect();
-    const { rows } = await client.query<{ version: number }>(
-      "select current_setting('server_version_num')::int as version",
-    );
+    const { rows } = await client.query<{ version: number }>("select current_setting('server_version_num')::int as version");
     version = rows[0]?.version ?? 0;
   } catch (error) {
     throw new CobroStartupError(`Cannot connect to PostgreSQL at ${where}: ${describeConnectError(error, connectTimeoutMs)}`, {

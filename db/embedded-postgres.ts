@@ -93,8 +93,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
         }
       })());
 
-    const url = (database: string) =>
-      `postgres://${SUPERUSER}:${encodeURIComponent(password)}@127.0.0.1:${port}/${database}`;
+    const url = (database: string) => `postgres://${SUPERUSER}:${encodeURIComponent(password)}@127.0.0.1:${port}/${database}`;
     try {
       await ensureDatabase(url("postgres"), EMBEDDED_DATABASE);
     } catch (error) {
@@ -117,18 +116,9 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   }
 }
 
-async function createCluster(
-  pgDir: string,
-  password: string,
-  asRoot: boolean,
-  shown: string,
-  dataDir: string,
-  logger: Logger | undefined,
-): Promise<void> {
+async function createCluster(pgDir: string, password: string, asRoot: boolean, shown: string, dataDir: string, logger: Logger | undefined): Promise<void> {
   if (fs.existsSync(pgDir) && fs.readdirSync(pgDir).length > 0) {
-    throw new CobroStartupError(
-      `${shown}/postgres is not empty but holds no PostgreSQL data (no PG_VERSION); move it away and start again`,
-    );
+    throw new CobroStartupError(`${shown}/postgres is not empty but holds no PostgreSQL data (no PG_VERSION); move it away and start again`);
   }
   logger?.info({ dataDir: shown }, "creating the embedded PostgreSQL data directory");
   const output: string[] = [];
@@ -151,20 +141,13 @@ async function createCluster(
     await cluster.initialise();
   } catch (error) {
     const reason = firstProblem(output.join("\n")) ?? firstLine(error);
-    throw new CobroStartupError(
-      `Could not create the embedded PostgreSQL in ${shown}/postgres: ${reason}${permissionHint(reason, asRoot, dataDir)}`,
-      { cause: error },
-    );
+    throw new CobroStartupError(`Could not create the embedded PostgreSQL in ${shown}/postgres: ${reason}${permissionHint(reason, asRoot, dataDir)}`, {
+      cause: error,
+    });
   }
 }
 
-async function startOnAPort(
-  pgCtl: PgCtl,
-  options: EmbeddedPostgresOptions,
-  shown: string,
-  asRoot: boolean,
-  dataDir: string,
-): Promise<number> {
+async function startOnAPort(pgCtl: PgCtl, options: EmbeddedPostgresOptions, shown: string, asRoot: boolean, dataDir: string): Promise<number> {
   for (let attempt = 1; ; attempt++) {
     const port = options.port ?? (await findFreePort());
     const failure = await pgCtl.start(port, options.startTimeoutMs ?? 120_000);
@@ -172,9 +155,7 @@ async function startOnAPort(
 
     const running = /lock file "postmaster\.pid" already exists[\s\S]*?PID (\d+)/.exec(failure.log);
     if (running) {
-      throw new CobroStartupError(
-        `Another PostgreSQL (pid ${running[1]}) is already running on ${shown}/postgres; is another Cobro running there?`,
-      );
+      throw new CobroStartupError(`Another PostgreSQL (pid ${running[1]}) is already running on ${shown}/postgres; is another Cobro running there?`);
     }
     if (/Address already in use|could not create any TCP\/IP sockets/.test(failure.log)) {
       if (options.port === undefined && attempt < 3) continue; // lost a race for the free port: pick another
@@ -441,7 +422,12 @@ export function displayPath(dir: string): string {
 
 function firstLine(error: unknown): string {
   const text = error instanceof Error ? error.message : String(error);
-  return text.split("\n").find((line) => line.trim() !== "")?.trim() ?? "unknown error";
+  return (
+    text
+      .split("\n")
+      .find((line) => line.trim() !== "")
+      ?.trim() ?? "unknown error"
+  );
 }
 
 /** The first FATAL, PANIC or initdb error line of PostgreSQL's output, without its severity prefix. */

@@ -44,12 +44,22 @@ const UNAVAILABLE_SOCKET_CODES = ["ECONNREFUSED", "ECONNRESET", "EPIPE", "ETIMED
  * connection within the pool's timeout), as opposed to a query it refused: the request may be retried.
  */
 export function isDatabaseUnavailable(error: unknown): boolean {
-  for (let current = error as { code?: unknown; message?: unknown; cause?: unknown } | undefined, depth = 0; current && depth < 5; current = current.cause as typeof current, depth++) {
+  for (
+    let current = error as { code?: unknown; message?: unknown; cause?: unknown } | undefined, depth = 0;
+    current && depth < 5;
+    current = current.cause as typeof current, depth++
+  ) {
     const code = typeof current.code === "string" ? current.code : undefined;
     if (code && (code.startsWith("08") || UNAVAILABLE_SQLSTATES.includes(code) || UNAVAILABLE_SOCKET_CODES.includes(code))) return true;
     const message = typeof current.message === "string" ? current.message : "";
     // pg's own errors carry no code: a connection lost mid-query, or none obtained in time.
-    if (!code && /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection terminated due to connection timeout/i.test(message)) return true;
+    if (
+      !code &&
+      /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection terminated due to connection timeout/i.test(
+        message,
+      )
+    )
+      return true;
   }
   return false;
 }

@@ -18,10 +18,7 @@ export async function migrateToLatest(db: Kysely<any>, options: { logger?: Logge
   if (error !== undefined) {
     const failed = results.find((r: MigrationResult) => r.status === "Error")?.migrationName;
     const reason = error instanceof Error ? error.message : String(error);
-    throw new CobroStartupError(
-      failed ? `Database migration ${failed} failed: ${reason}` : `Database migrations could not run: ${reason}`,
-      { cause: error },
-    );
+    throw new CobroStartupError(failed ? `Database migration ${failed} failed: ${reason}` : `Database migrations could not run: ${reason}`, { cause: error });
   }
   for (const name of applied) options.logger?.info({ migration: name }, "database migration applied");
   return applied;

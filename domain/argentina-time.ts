@@ -13,8 +13,7 @@ export const ARGENTINA_UTC_OFFSET = "-03:00";
 export const REMINDER_HOUR = 10;
 
 const CALENDAR_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
-const DUE_DATE =
-  /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2}))?(Z|[+-]\d{2}:\d{2})?)?$/;
+const DUE_DATE = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2}))?(Z|[+-]\d{2}:\d{2})?)?$/;
 
 /** The Argentina calendar date (`YYYY-MM-DD`) of an instant. */
 export function argentinaDate(instant: Date): string {

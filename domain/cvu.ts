@@ -17,10 +17,7 @@ export function isValidCvu(cvu: string): boolean {
 /** Both check digits of a 22-digit CBU or CVU are right (no prefix rule). */
 export function hasValidCheckDigits(cbu: string): boolean {
   if (!/^\d{22}$/.test(cbu)) return false;
-  return (
-    checkDigit(cbu.slice(0, 7), FIRST_BLOCK_WEIGHTS) === Number(cbu[7]) &&
-    checkDigit(cbu.slice(8, 21), SECOND_BLOCK_WEIGHTS) === Number(cbu[21])
-  );
+  return checkDigit(cbu.slice(0, 7), FIRST_BLOCK_WEIGHTS) === Number(cbu[7]) && checkDigit(cbu.slice(8, 21), SECOND_BLOCK_WEIGHTS) === Number(cbu[21]);
 }
 
 /** The CVU of an account of a provider: `makeCvu("0031", 1)` → `0000031` + check + `0000000000001` + check. */

@@ -76,7 +76,9 @@ export interface HandlerContext<Operation, Caller> {
   requestId: string;
 }
 
-export type OperationHandler<Operation, Caller, Answers extends number = never> = (context: HandlerContext<Operation, Caller>) => Promise<HandlerResult<Operation, Answers>>;
+export type OperationHandler<Operation, Caller, Answers extends number = never> = (
+  context: HandlerContext<Operation, Caller>,
+) => Promise<HandlerResult<Operation, Answers>>;
 
 /** Marks an operation of the contract that has no behaviour yet: it answers 501 and is listed at start-up. */
 export const notImplemented = Symbol("notImplemented");

@@ -9,7 +9,12 @@ import {
   DEFAULT_HEARTBEAT_INTERVAL_MS,
   DEFAULT_STALE_WORKER_AFTER_MS,
   forgetWorkers,
-  QUEUE_SCHEMA, queueLogger, recordWorkerHeartbeats, releaseJobsOfStaleWorkers, releaseJobsOfWorkers } from "../db/job-queue.ts";
+  QUEUE_SCHEMA,
+  queueLogger,
+  recordWorkerHeartbeats,
+  releaseJobsOfStaleWorkers,
+  releaseJobsOfWorkers,
+} from "../db/job-queue.ts";
 import type { TaskList } from "./tasks.ts";
 
 export interface StartWorkerOptions {
@@ -118,7 +123,9 @@ export async function startWorker(options: StartWorkerOptions): Promise<JobWorke
       liveWorkerIds = new Set();
       if (stopping) {
         // Stopped cleanly: it finished its jobs, so its heartbeat goes.
-        await forgetWorkers(pool, [...current.ids]).catch((error: unknown) => options.logger?.warn({ err: error }, "could not forget the stopped workers' heartbeats"));
+        await forgetWorkers(pool, [...current.ids]).catch((error: unknown) =>
+          options.logger?.warn({ err: error }, "could not forget the stopped workers' heartbeats"),
+        );
         return;
       }
       options.logger?.error({ workers: [...current.ids] }, "the job worker stopped by itself (the database was unreachable?); starting it again");
@@ -168,7 +175,8 @@ function startHeartbeat(pool: pg.Pool, liveWorkerIds: () => string[], options: S
     try {
       await recordWorkerHeartbeats(pool, liveWorkerIds());
       const released = await releaseJobsOfStaleWorkers(pool, staleAfterMs);
-      if (released.length > 0) options.logger?.warn({ workers: released }, `released the jobs of ${released.length} job workers not seen for ${staleAfterMs} ms`);
+      if (released.length > 0)
+        options.logger?.warn({ workers: released }, `released the jobs of ${released.length} job workers not seen for ${staleAfterMs} ms`);
     } catch (error) {
       options.logger?.warn({ err: error }, "job worker heartbeat failed; trying again at the next one");
     }

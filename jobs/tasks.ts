@@ -42,15 +42,22 @@ export function createTaskList(deps: TaskDependencies): TaskList {
   return {
     noop: async () => {},
     "time-transitions": async (_payload, helpers) => {
-      const counts = await runTimeTransitions(deps.db, { now: deps.clock.now(), livemode: deps.serviceEnv === "production", draftLifetimeHours: deps.draftLifetimeHours });
-      if (counts.closed + counts.draftsDiscarded > 0) helpers.logger.info(`time transitions: ${counts.closed} closed, ${counts.expiredEvents} expired events, ${counts.draftsDiscarded} drafts discarded`);
+      const counts = await runTimeTransitions(deps.db, {
+        now: deps.clock.now(),
+        livemode: deps.serviceEnv === "production",
+        draftLifetimeHours: deps.draftLifetimeHours,
+      });
+      if (counts.closed + counts.draftsDiscarded > 0)
+        helpers.logger.info(`time transitions: ${counts.closed} closed, ${counts.expiredEvents} expired events, ${counts.draftsDiscarded} drafts discarded`);
     },
     "deliver-event": async (payload, helpers) => {
       const outcome = await deliverEvent({ db: deps.db, clock: deps.clock, http: deps.webhookHttp }, payload.eventId, String(helpers.job.id));
       // The event id and the outcome only: never the payload, the secret or the receiver's answer body.
       if (outcome.kind === "attempted") {
         const { result } = outcome;
-        helpers.logger.info(`webhook ${payload.eventId} attempt ${outcome.attempt}: ${result.ok ? `delivered (${result.status})` : `${result.failure}${result.status ? ` ${result.status}` : ""}`} in ${result.durationMs} ms; ${outcome.next}`);
+        helpers.logger.info(
+          `webhook ${payload.eventId} attempt ${outcome.attempt}: ${result.ok ? `delivered (${result.status})` : `${result.failure}${result.status ? ` ${result.status}` : ""}`} in ${result.durationMs} ms; ${outcome.next}`,
+        );
       } else if (outcome.kind === "not_sent") {
         helpers.logger.info(`webhook ${payload.eventId} not sent: ${outcome.reason}`);
       }
@@ -61,14 +68,19 @@ export function createTaskList(deps: TaskDependencies): TaskList {
     },
     "send-notification": async (payload, helpers) => {
       const { notificationId } = payload;
-      const outcome = await sendNotification({ db: deps.db, clock: deps.clock, senders: deps.notificationSenders, integrationPublicUrl: deps.integrationPublicUrl }, notificationId);
+      const outcome = await sendNotification(
+        { db: deps.db, clock: deps.clock, senders: deps.notificationSenders, integrationPublicUrl: deps.integrationPublicUrl },
+        notificationId,
+      );
       // The id and the outcome only: never the recipient, the content or the provider's words (they are in the outbox).
       switch (outcome.kind) {
         case "retry":
           // Thrown so the queue retries the job with its backoff; the reason is on the notification.
           throw new Error(`notification ${notificationId}: temporary failure at attempt ${outcome.attempt} of ${MAX_SEND_ATTEMPTS}, retried later`);
         case "failed":
-          helpers.logger.warn(`notification ${notificationId}: failed at attempt ${outcome.attempt} (${outcome.permanent ? "refused by the provider" : "attempts exhausted"})`);
+          helpers.logger.warn(
+            `notification ${notificationId}: failed at attempt ${outcome.attempt} (${outcome.permanent ? "refused by the provider" : "attempts exhausted"})`,
+          );
           return;
         case "sent":
         case "simulated":
@@ -85,7 +97,9 @@ export function createTaskList(deps: TaskDependencies): TaskList {
     "provision-production": async (payload, helpers) => {
       const { goLiveRequestId } = payload;
       if (!deps.productionAdminApi) {
-        helpers.logger.warn(`go-live ${goLiveRequestId}: no Production deployment is configured in this worker (COBRO_PRODUCTION_ADMIN_URL, COBRO_PRODUCTION_API_KEY); retried later`);
+        helpers.logger.warn(
+          `go-live ${goLiveRequestId}: no Production deployment is configured in this worker (COBRO_PRODUCTION_ADMIN_URL, COBRO_PRODUCTION_API_KEY); retried later`,
+        );
         throw new Error("no Production deployment configured");
       }
       const outcome = await provisionInProduction(deps.db, deps.productionAdminApi, goLiveRequestId, deps.clock.now());

@@ -137,24 +137,33 @@ export function loadConfig(
   const draftLifetimeHours = Number(env.COBRO_DRAFT_LIFETIME_HOURS ?? 6);
   if (!(draftLifetimeHours > 0)) problems.push("COBRO_DRAFT_LIFETIME_HOURS must be a positive number of hours");
   const workerConcurrency = Number(env.COBRO_WORKER_CONCURRENCY ?? 16);
-  if (!(Number.isInteger(workerConcurrency) && workerConcurrency >= 1 && workerConcurrency <= 200)) problems.push("COBRO_WORKER_CONCURRENCY must be a whole number from 1 to 200");
+  if (!(Number.isInteger(workerConcurrency) && workerConcurrency >= 1 && workerConcurrency <= 200))
+    problems.push("COBRO_WORKER_CONCURRENCY must be a whole number from 1 to 200");
   const workerHeartbeatMs = Number(env.COBRO_WORKER_HEARTBEAT_MS || DEFAULT_HEARTBEAT_INTERVAL_MS);
-  if (!(Number.isInteger(workerHeartbeatMs) && workerHeartbeatMs >= 100)) problems.push("COBRO_WORKER_HEARTBEAT_MS must be a whole number of milliseconds, 100 or more");
+  if (!(Number.isInteger(workerHeartbeatMs) && workerHeartbeatMs >= 100))
+    problems.push("COBRO_WORKER_HEARTBEAT_MS must be a whole number of milliseconds, 100 or more");
   const workerStaleAfterMs = Number(env.COBRO_WORKER_STALE_AFTER_MS || DEFAULT_STALE_WORKER_AFTER_MS);
-  if (!(Number.isInteger(workerStaleAfterMs) && workerStaleAfterMs > 2 * workerHeartbeatMs)) problems.push("COBRO_WORKER_STALE_AFTER_MS must be a whole number of milliseconds, more than twice COBRO_WORKER_HEARTBEAT_MS");
+  if (!(Number.isInteger(workerStaleAfterMs) && workerStaleAfterMs > 2 * workerHeartbeatMs))
+    problems.push("COBRO_WORKER_STALE_AFTER_MS must be a whole number of milliseconds, more than twice COBRO_WORKER_HEARTBEAT_MS");
   const commissionBackfillBudgetMs = Number(env.COBRO_COMMISSION_BACKFILL_BUDGET_MS || 2000);
-  if (!(Number.isInteger(commissionBackfillBudgetMs) && commissionBackfillBudgetMs >= 0)) problems.push("COBRO_COMMISSION_BACKFILL_BUDGET_MS must be a whole number of milliseconds, 0 or more");
+  if (!(Number.isInteger(commissionBackfillBudgetMs) && commissionBackfillBudgetMs >= 0))
+    problems.push("COBRO_COMMISSION_BACKFILL_BUDGET_MS must be a whole number of milliseconds, 0 or more");
 
   const timeoutMs = (name: string, fallback: number): number => {
     const value = Number(env[name] || fallback);
     if (!(Number.isInteger(value) && value > 0)) problems.push(`${name} must be a positive whole number of milliseconds`);
     return value;
   };
-  const httpTimeouts = { headersMs: timeoutMs("COBRO_HTTP_HEADERS_TIMEOUT_MS", 10_000), requestMs: timeoutMs("COBRO_HTTP_REQUEST_TIMEOUT_MS", 30_000), keepAliveMs: 5_000 };
+  const httpTimeouts = {
+    headersMs: timeoutMs("COBRO_HTTP_HEADERS_TIMEOUT_MS", 10_000),
+    requestMs: timeoutMs("COBRO_HTTP_REQUEST_TIMEOUT_MS", 30_000),
+    keepAliveMs: 5_000,
+  };
   if (httpTimeouts.headersMs > httpTimeouts.requestMs) problems.push("COBRO_HTTP_HEADERS_TIMEOUT_MS must not be longer than COBRO_HTTP_REQUEST_TIMEOUT_MS");
 
   const taxRegistryUrl = env.COBRO_TAX_REGISTRY_URL === "" ? undefined : env.COBRO_TAX_REGISTRY_URL;
-  if (taxRegistryUrl !== undefined && !(URL.canParse(taxRegistryUrl) && /^https?:$/.test(new URL(taxRegistryUrl).protocol))) problems.push(`COBRO_TAX_REGISTRY_URL must be an http(s) URL, not "${taxRegistryUrl}"`);
+  if (taxRegistryUrl !== undefined && !(URL.canParse(taxRegistryUrl) && /^https?:$/.test(new URL(taxRegistryUrl).protocol)))
+    problems.push(`COBRO_TAX_REGISTRY_URL must be an http(s) URL, not "${taxRegistryUrl}"`);
 
   const secretKeyring = secretKeyringOf(env, problems);
   const notifications = notificationProviders(env, problems);
@@ -208,7 +217,9 @@ export function loadConfig(
  */
 export function requireSecretKeyInProduction(config: Config): void {
   if (config.serviceEnv === "production" && config.secretKeyring === undefined) {
-    throw new ConfigError(["COBRO_SECRET_KEY is required in Production (it seals the secrets stored in the database): set it to `<id>:<32 random bytes in base64>`, e.g. `k1:$(openssl rand -base64 32)`"]);
+    throw new ConfigError([
+      "COBRO_SECRET_KEY is required in Production (it seals the secrets stored in the database): set it to `<id>:<32 random bytes in base64>`, e.g. `k1:$(openssl rand -base64 32)`",
+    ]);
   }
 }
 
@@ -228,9 +239,14 @@ function productionDeployment(env: NodeJS.ProcessEnv, serviceEnv: ServiceEnv, pr
   const adminUrl = env.COBRO_PRODUCTION_ADMIN_URL || undefined;
   const apiKey = env.COBRO_PRODUCTION_API_KEY || undefined;
   if (adminUrl === undefined && apiKey === undefined) return undefined;
-  if (adminUrl === undefined || apiKey === undefined) problems.push("COBRO_PRODUCTION_ADMIN_URL and COBRO_PRODUCTION_API_KEY go together: set both, or neither");
-  if (serviceEnv === "production") problems.push("COBRO_PRODUCTION_ADMIN_URL and COBRO_PRODUCTION_API_KEY belong to the Sandbox deployment, which creates approved integrations in Production");
-  if (adminUrl !== undefined && !(URL.canParse(adminUrl) && /^https?:$/.test(new URL(adminUrl).protocol))) problems.push(`COBRO_PRODUCTION_ADMIN_URL must be an http(s) URL, not "${adminUrl}"`);
+  if (adminUrl === undefined || apiKey === undefined)
+    problems.push("COBRO_PRODUCTION_ADMIN_URL and COBRO_PRODUCTION_API_KEY go together: set both, or neither");
+  if (serviceEnv === "production")
+    problems.push(
+      "COBRO_PRODUCTION_ADMIN_URL and COBRO_PRODUCTION_API_KEY belong to the Sandbox deployment, which creates approved integrations in Production",
+    );
+  if (adminUrl !== undefined && !(URL.canParse(adminUrl) && /^https?:$/.test(new URL(adminUrl).protocol)))
+    problems.push(`COBRO_PRODUCTION_ADMIN_URL must be an http(s) URL, not "${adminUrl}"`);
   if (adminUrl === undefined || apiKey === undefined) return undefined;
   return { adminUrl: adminUrl.replace(/\/$/, ""), apiKey };
 }
@@ -240,14 +256,16 @@ function notificationProviders(env: NodeJS.ProcessEnv, problems: string[]): Noti
 
   const smtpUrl = value("COBRO_SMTP_URL");
   const from = value("COBRO_MAIL_FROM");
-  if (smtpUrl !== undefined && !(URL.canParse(smtpUrl) && /^smtps?:$/.test(new URL(smtpUrl).protocol))) problems.push("COBRO_SMTP_URL must be an smtp:// or smtps:// URL (credentials in it)");
+  if (smtpUrl !== undefined && !(URL.canParse(smtpUrl) && /^smtps?:$/.test(new URL(smtpUrl).protocol)))
+    problems.push("COBRO_SMTP_URL must be an smtp:// or smtps:// URL (credentials in it)");
   if ((smtpUrl === undefined) !== (from === undefined)) problems.push("COBRO_SMTP_URL and COBRO_MAIL_FROM go together: set both, or neither");
 
   const whatsappNames = ["COBRO_WHATSAPP_API_URL", "COBRO_WHATSAPP_PHONE_NUMBER_ID", "COBRO_WHATSAPP_TOKEN"] as const;
   const [apiUrl, phoneNumberId, token] = whatsappNames.map(value);
   const whatsappSet = whatsappNames.filter((name) => value(name) !== undefined);
   if (whatsappSet.length > 0 && whatsappSet.length < whatsappNames.length) problems.push(`${whatsappNames.join(", ")} go together: set all three, or none`);
-  if (apiUrl !== undefined && !(URL.canParse(apiUrl) && /^https?:$/.test(new URL(apiUrl).protocol))) problems.push(`COBRO_WHATSAPP_API_URL must be an http(s) URL, not "${apiUrl}"`);
+  if (apiUrl !== undefined && !(URL.canParse(apiUrl) && /^https?:$/.test(new URL(apiUrl).protocol)))
+    problems.push(`COBRO_WHATSAPP_API_URL must be an http(s) URL, not "${apiUrl}"`);
 
   const rate = (name: string, fallback: number): number => {
     const raw = value(name);
@@ -272,7 +290,10 @@ function parseParts(argv: readonly string[], problems: string[]): ReadonlySet<Se
   if (index === -1) return new Set(SERVICE_PARTS);
   const arg = argv[index]!;
   const list = arg.includes("=") ? arg.slice("--only=".length) : argv[index + 1];
-  const names = (list ?? "").split(",").map((name) => name.trim()).filter(Boolean);
+  const names = (list ?? "")
+    .split(",")
+    .map((name) => name.trim())
+    .filter(Boolean);
   const unknown = names.filter((name) => !(SERVICE_PARTS as readonly string[]).includes(name));
   if (names.length === 0 || unknown.length > 0) {
     problems.push(`--only takes a comma-separated list of ${SERVICE_PARTS.join(", ")}${unknown.length ? ` (unknown: ${unknown.join(", ")})` : ""}`);

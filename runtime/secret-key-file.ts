@@ -35,7 +35,8 @@ export function sandboxSecretKeyring(dataDir: string): SecretKeyring {
   try {
     return SecretKeyring.parse(readFileSync(file, "utf8").trim());
   } catch (error) {
-    if (error instanceof SecretKeyFormatError) throw new CobroStartupError(`The Sandbox's key file ${file} ${error.message}: restore it, or set COBRO_SECRET_KEY`);
+    if (error instanceof SecretKeyFormatError)
+      throw new CobroStartupError(`The Sandbox's key file ${file} ${error.message}: restore it, or set COBRO_SECRET_KEY`);
     throw error;
   }
 }

@@ -84,7 +84,10 @@ export function findViolations(sources: ReadonlyMap<string, string>): Violation[
       const to = topFolder(target);
       const allowed = LAYERS[from];
       if (from !== to && allowed !== undefined && !allowed.includes("*") && !allowed.includes(to)) {
-        violations.push({ kind: "arrow not allowed", message: `${file} imports ${target}: ${from}/ may import ${allowed.length ? allowed.map((f) => `${f}/`).join(", ") : "nothing outside itself"}` });
+        violations.push({
+          kind: "arrow not allowed",
+          message: `${file} imports ${target}: ${from}/ may import ${allowed.length ? allowed.map((f) => `${f}/`).join(", ") : "nothing outside itself"}`,
+        });
       }
       const fromFolder = dirname(file);
       const toFolder = dirname(target);
@@ -165,6 +168,8 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const sources = readSources(root);
   const violations = findViolations(sources);
   for (const violation of violations) console.error(`${violation.kind}: ${violation.message}`);
-  console.log(`layers: ${sources.size} files read, ${violations.length} violation${violations.length === 1 ? "" : "s"} (${relative(process.cwd(), root) || "."})`);
+  console.log(
+    `layers: ${sources.size} files read, ${violations.length} violation${violations.length === 1 ? "" : "s"} (${relative(process.cwd(), root) || "."})`,
+  );
   process.exit(violations.length === 0 ? 0 : 1);
 }

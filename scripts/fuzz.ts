@@ -37,7 +37,10 @@ const seed = process.env.FUZZ_SEED ? positiveInt("FUZZ_SEED", 1) : 1 + Math.floo
 // its lambdas) and a run can end with "AST constructor recursion depth mismatch", an error of the tool.
 const workers = positiveInt("FUZZ_WORKERS", 1);
 const runTimeoutMs = positiveInt("FUZZ_RUN_TIMEOUT", 600) * 1000;
-const apis = (process.env.FUZZ_APIS ?? API_NAMES.join(",")).split(",").map((name) => name.trim()).filter(Boolean) as ApiName[];
+const apis = (process.env.FUZZ_APIS ?? API_NAMES.join(","))
+  .split(",")
+  .map((name) => name.trim())
+  .filter(Boolean) as ApiName[];
 /**
  * The harness's own calls (sign-ins, test tokens, widget keys) come from 127.0.0.2, not from
  * schemathesis's 127.0.0.1: the fuzzing's wrong passwords make its address wait (credential throttling,
@@ -60,18 +63,23 @@ const BUSINESS_RULES: Record<ApiName, Record<string, { statuses: string[]; rules
   integration: {
     createPaymentRequest: {
       statuses: ["400"],
-      rules: "due dates: real calendar dates, after today and at most 35 days ahead (Argentina time), two in order, one for a draft; a surcharge needs an amount and two dates; at most 2 decimals; the CUIL check digit",
+      rules:
+        "due dates: real calendar dates, after today and at most 35 days ahead (Argentina time), two in order, one for a draft; a surcharge needs an amount and two dates; at most 2 decimals; the CUIL check digit",
     },
     createPaymentRequestsBulk: {
       statuses: ["400", "422"],
       rules: "the create rules for every item (400), and the 422 item refusals: CUIL check digit, duplicates within the batch, referenceIds that exist",
     },
-    completePaymentRequestAmount: { statuses: ["400"], rules: "at most 2 decimals (not a JSON Schema multipleOf, which binary floating point judges wrongly: 19.99)" },
+    completePaymentRequestAmount: {
+      statuses: ["400"],
+      rules: "at most 2 decimals (not a JSON Schema multipleOf, which binary floating point judges wrongly: 19.99)",
+    },
     updatePaymentRequestCustomer: { statuses: ["400"], rules: "the taxDocument's check digit" },
     listPaymentRequests: { statuses: ["400"], rules: "endDate not before startDate" },
     createCheckoutPayment: {
       statuses: ["400", "422"],
-      rules: "the create rules of a checkout charge (at most 2 decimals, metadata's 8 KB) (400); merchantUserId of a merchant account linked to the integration (422)",
+      rules:
+        "the create rules of a checkout charge (at most 2 decimals, metadata's 8 KB) (400); merchantUserId of a merchant account linked to the integration (422)",
     },
     lookupPayer: { statuses: ["400"], rules: "a CUIL or CUIT with a known prefix and a valid check digit" },
   },
@@ -82,10 +90,19 @@ const BUSINESS_RULES: Record<ApiName, Record<string, { statuses: string[]; rules
     completeAdminPasswordReset: { statuses: ["410"], rules: "a token that was mailed, unused, within its hour and not replaced" },
     showAdminPasswordResetPage: { statuses: ["410"], rules: "a token that was mailed, unused, within its hour and not replaced" },
     submitAdminPasswordResetPage: { statuses: ["400", "410"], rules: "the form shows a too short password on the page (400); a live token (410)" },
-    showPayoutLinkAcceptPage: { statuses: ["410"], rules: "a token that was mailed, unused, within its 7 days and not replaced by a newer invitation or a resend" },
+    showPayoutLinkAcceptPage: {
+      statuses: ["410"],
+      rules: "a token that was mailed, unused, within its 7 days and not replaced by a newer invitation or a resend",
+    },
     acceptPayoutLink: { statuses: ["410"], rules: "a token that was mailed, unused, within its 7 days and not replaced by a newer invitation or a resend" },
-    showCommissionProposalPage: { statuses: ["410"], rules: "a token of a proposal still pending: mailed, unanswered, not withdrawn or superseded, within its 7 days, its merchant account still linked" },
-    answerCommissionProposal: { statuses: ["410"], rules: "a token of a proposal still pending: mailed, unanswered, not withdrawn or superseded, within its 7 days, its merchant account still linked" },
+    showCommissionProposalPage: {
+      statuses: ["410"],
+      rules: "a token of a proposal still pending: mailed, unanswered, not withdrawn or superseded, within its 7 days, its merchant account still linked",
+    },
+    answerCommissionProposal: {
+      statuses: ["410"],
+      rules: "a token of a proposal still pending: mailed, unanswered, not withdrawn or superseded, within its 7 days, its merchant account still linked",
+    },
   },
   admin: {
     advanceSandboxClock: { statuses: ["400"], rules: "the clock only moves forward, and no further than 9999-12-31T23:59:59Z" },
@@ -163,7 +180,9 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
 
 let exitCode = 1;
 try {
-  log(`schemathesis ${version}; seed ${seed}; phases ${phases}; ${maxExamples} examples per operation${maxTime ? `; ${maxTime} s per run` : ""}; ${workers} worker(s)`);
+  log(
+    `schemathesis ${version}; seed ${seed}; phases ${phases}; ${maxExamples} examples per operation${maxTime ? `; ${maxTime} s per run` : ""}; ${workers} worker(s)`,
+  );
   const notImplemented = await startServer();
   for (const [api, ids] of Object.entries(notImplemented)) if (ids.length > 0) log(`excluded (${api}: answer 501, not implemented yet): ${ids.join(", ")}`);
 
@@ -216,12 +235,30 @@ function plannedRuns(sandbox: SandboxSet, notImplemented: Partial<Record<ApiName
       token: await merchantToken(sandbox),
       excludeOperationIds: [...Object.values(widgetOperations), ...skip("integration")],
     }));
-    plans.push(async () => ({ api: "integration", as: "widget secret key", scheme: "WidgetSecretKey", token: (await widgetKeys()).secretKey, includeOperationIds: [widgetOperations.WidgetSecretKey] }));
-    plans.push(async () => ({ api: "integration", as: "widget publishable key", scheme: "WidgetPublishableKey", token: (await widgetKeys()).publishableKey, includeOperationIds: [widgetOperations.WidgetPublishableKey] }));
+    plans.push(async () => ({
+      api: "integration",
+      as: "widget secret key",
+      scheme: "WidgetSecretKey",
+      token: (await widgetKeys()).secretKey,
+      includeOperationIds: [widgetOperations.WidgetSecretKey],
+    }));
+    plans.push(async () => ({
+      api: "integration",
+      as: "widget publishable key",
+      scheme: "WidgetPublishableKey",
+      token: (await widgetKeys()).publishableKey,
+      includeOperationIds: [widgetOperations.WidgetPublishableKey],
+    }));
   }
   if (apis.includes("auth")) {
     // BearerAuth is the merchant's idToken for client-info, the admin's for the admin session.
-    plans.push(async () => ({ api: "auth", as: "merchant", scheme: "BearerAuth", token: await merchantToken(sandbox), includeOperationIds: ["getClientInfo"] }));
+    plans.push(async () => ({
+      api: "auth",
+      as: "merchant",
+      scheme: "BearerAuth",
+      token: await merchantToken(sandbox),
+      includeOperationIds: ["getClientInfo"],
+    }));
     plans.push(async () => ({
       api: "auth",
       as: "integration admin",
@@ -273,7 +310,12 @@ function configOf(run: Run): string {
   ];
   for (const [operationId, { statuses }] of Object.entries(BUSINESS_RULES[run.api])) {
     const expected = [...POSITIVE_DATA_ACCEPTANCE_DEFAULT, ...statuses].map((status) => JSON.stringify(status)).join(", ");
-    lines.push("", "[[operations]]", `include-operation-id = ${JSON.stringify(operationId)}`, `checks.positive_data_acceptance.expected-statuses = [${expected}]`);
+    lines.push(
+      "",
+      "[[operations]]",
+      `include-operation-id = ${JSON.stringify(operationId)}`,
+      `checks.positive_data_acceptance.expected-statuses = [${expected}]`,
+    );
   }
   return `${lines.join("\n")}\n`;
 }
@@ -366,7 +408,8 @@ function printSummary(results: RunResult[], notImplemented: Partial<Record<ApiNa
   }
   for (const [api, ids] of Object.entries(notImplemented)) if (ids.length > 0) lines.push(`  not fuzzed (${api}, 501 not implemented yet): ${ids.join(", ")}`);
   for (const api of apis) {
-    for (const [operationId, { statuses, rules }] of Object.entries(BUSINESS_RULES[api])) lines.push(`  ${api} ${operationId}: a schema-valid request may get ${statuses.join("/")} (${rules})`);
+    for (const [operationId, { statuses, rules }] of Object.entries(BUSINESS_RULES[api]))
+      lines.push(`  ${api} ${operationId}: a schema-valid request may get ${statuses.join("/")} (${rules})`);
   }
   const errors = serverErrorLines();
   lines.push(`  server: ${errors.length} unexpected error(s) logged${errors.length ? `: ${errors.slice(0, 5).join("; ")}` : ""}`);
@@ -422,7 +465,10 @@ async function startServer(): Promise<Partial<Record<ApiName, string[]>>> {
   for (const match of banner.matchAll(/^\s+(integration|auth|admin)\s+(http:\S+)/gm)) urls[match[1] as ApiName] = match[2]!;
   const notImplemented: Partial<Record<ApiName, string[]>> = {};
   for (const match of banner.matchAll(/not implemented yet \((\w+), answer 501\): (.+)$/gm)) {
-    notImplemented[match[1] as ApiName] = match[2]!.split(",").map((id) => id.trim()).filter(Boolean);
+    notImplemented[match[1] as ApiName] = match[2]!
+      .split(",")
+      .map((id) => id.trim())
+      .filter(Boolean);
   }
   log(`server: integration ${urls.integration}, auth ${urls.auth}, admin ${urls.admin}; embedded PostgreSQL in ${dataDir}`);
   return notImplemented;
@@ -486,7 +532,8 @@ async function adminToken(sandbox: SandboxSet, admin: { email: string; password:
 
 /** A merchant idToken of the Sandbox integration (Admin API `POST /my-integration/test-tokens`). */
 async function merchantToken(sandbox: SandboxSet): Promise<string> {
-  return (await postJson(`${sandbox.adminApiUrl}/my-integration/test-tokens`, undefined, await adminToken(sandbox, sandbox.integrationAdmin))).idToken as string;
+  return (await postJson(`${sandbox.adminApiUrl}/my-integration/test-tokens`, undefined, await adminToken(sandbox, sandbox.integrationAdmin)))
+    .idToken as string;
 }
 
 /** Creates the Sandbox integration's checkout widget keys (Admin API `/my-integration/api-keys`); once per fuzz. */

@@ -120,7 +120,9 @@ if (check) {
     compare(freshSdk, SDK_GENERATED_DIR, "sdk/src/generated/");
     if (differences.size > 0) {
       const list = [...differences].sort();
-      console.error(`generated/ or sdk/src/generated/ is out of date with spec/ (run npm run generate): ${list.slice(0, 20).join(", ")}${list.length > 20 ? `, and ${list.length - 20} more` : ""}`);
+      console.error(
+        `generated/ or sdk/src/generated/ is out of date with spec/ (run npm run generate): ${list.slice(0, 20).join(", ")}${list.length > 20 ? `, and ${list.length - 20} more` : ""}`,
+      );
       process.exit(1);
     }
     console.log("generated/ and sdk/src/generated/ are up to date with spec/");

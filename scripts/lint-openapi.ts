@@ -91,7 +91,19 @@ function spectral(): LinterRun {
   const scratch = mkdtempSync(join(tmpdir(), "cobro-spectral-"));
   try {
     const output = join(scratch, "report.json");
-    const result = run([binOf("@stoplight/spectral-cli", "spectral"), "lint", "--ruleset", ".spectral.yaml", "--format", "json", "--output", output, "--fail-severity", "warn", ...documents]);
+    const result = run([
+      binOf("@stoplight/spectral-cli", "spectral"),
+      "lint",
+      "--ruleset",
+      ".spectral.yaml",
+      "--format",
+      "json",
+      "--output",
+      output,
+      "--fail-severity",
+      "warn",
+      ...documents,
+    ]);
     let report: { code: string; message: string; severity: number; source?: string; range: { start: { line: number; character: number } } }[];
     try {
       report = JSON.parse(readFileSync(output, "utf8"));
@@ -110,7 +122,8 @@ function spectral(): LinterRun {
       }),
     );
     const failures = problems.filter((problem) => problem.severity === "error" || problem.severity === "warning").length;
-    if (result.status !== 0 && failures === 0) throw new Error(`Spectral exited ${result.status} without reporting a problem:\n${result.stdout}${result.stderr}`);
+    if (result.status !== 0 && failures === 0)
+      throw new Error(`Spectral exited ${result.status} without reporting a problem:\n${result.stdout}${result.stderr}`);
     return { name: "Spectral spectral:oas", problems };
   } finally {
     rmSync(scratch, { recursive: true, force: true });
@@ -132,13 +145,19 @@ for (const linter of runs) {
     const others = mine.length - errors - warnings;
     if (errors + warnings > 0) failed = true;
     const ignored = linter.ignored?.[document] ? ` (${linter.ignored[document]} ignored where .redocly.lint-ignore.yaml says why)` : "";
-    console.log(`${linter.name.padEnd(22)} ${document.padEnd(36)} ${errors} errors, ${warnings} warnings${others > 0 ? `, ${others} infos and hints` : ""}${ignored}`);
+    console.log(
+      `${linter.name.padEnd(22)} ${document.padEnd(36)} ${errors} errors, ${warnings} warnings${others > 0 ? `, ${others} infos and hints` : ""}${ignored}`,
+    );
   }
   // A problem of a file that is none of the three (a config file Redocly checks) fails as well.
-  const elsewhere = linter.problems.filter((problem) => !documents.includes(problem.document) && (problem.severity === "error" || problem.severity === "warning"));
+  const elsewhere = linter.problems.filter(
+    (problem) => !documents.includes(problem.document) && (problem.severity === "error" || problem.severity === "warning"),
+  );
   if (elsewhere.length > 0) failed = true;
 }
 if (failed) {
-  console.error("The published OpenAPI documents do not pass the rulesets: fix the contract in spec/ (then npm run generate), or list a place where a rule does not apply, with its reason.");
+  console.error(
+    "The published OpenAPI documents do not pass the rulesets: fix the contract in spec/ (then npm run generate), or list a place where a rule does not apply, with its reason.",
+  );
   process.exit(1);
 }

@@ -87,7 +87,10 @@ export async function startMocks(options: MockOptions = {}): Promise<RunningMock
               stdio: ["ignore", "pipe", "pipe"],
             });
             children.push(child);
-            const timer = setTimeout(() => reject(new Error(`Prism for the ${api} API did not start in time:\n${output[api]}`)), options.startTimeoutMs ?? 60_000);
+            const timer = setTimeout(
+              () => reject(new Error(`Prism for the ${api} API did not start in time:\n${output[api]}`)),
+              options.startTimeoutMs ?? 60_000,
+            );
             const onData = (chunk: Buffer) => {
               const text = chunk.toString("utf8");
               output[api] += text;

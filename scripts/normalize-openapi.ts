@@ -46,7 +46,12 @@ export function normalizeOpenApi(input: JsonObject): JsonObject {
   // 2. Sealed models are emitted as `additionalProperties: {not: {}}`; openapi-generator reads that as a
   //    map of "anything not", and Ajv reports it with keyword `not`. `false` says the same to everyone.
   walk(document, (node) => {
-    if (isObject(node.additionalProperties) && isObject(node.additionalProperties.not) && Object.keys(node.additionalProperties.not).length === 0 && Object.keys(node.additionalProperties).length === 1) {
+    if (
+      isObject(node.additionalProperties) &&
+      isObject(node.additionalProperties.not) &&
+      Object.keys(node.additionalProperties.not).length === 0 &&
+      Object.keys(node.additionalProperties).length === 1
+    ) {
       node.additionalProperties = false;
     }
   });
@@ -117,7 +122,9 @@ export function normalizeOpenApi(input: JsonObject): JsonObject {
     for (const [status, example] of Object.entries(examples)) {
       const response = node.responses[status];
       const content = isObject(response) && isObject(response.content) ? response.content : {};
-      const binary = Object.values(content).filter((media): media is JsonObject => isObject(media) && isObject(media.schema) && media.schema.format === "binary");
+      const binary = Object.values(content).filter(
+        (media): media is JsonObject => isObject(media) && isObject(media.schema) && media.schema.format === "binary",
+      );
       if (binary.length === 0) throw new Error(`x-binary-examples names ${status}, which has no binary body`);
       for (const media of binary) media.example = example;
     }

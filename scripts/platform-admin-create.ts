@@ -8,7 +8,13 @@ import { loadConfig, ConfigError } from "../runtime/config.ts";
 import { CobroStartupError } from "../db/errors.ts";
 import { systemClock } from "../domain/clock.ts";
 import { DomainError } from "../domain/errors.ts";
-import { adminSignInUrl, createAdminWithTemporaryPassword, sendWelcomeEmail, TEMPORARY_PASSWORD_DAYS, type AdminWelcome } from "../domain/integration-clients/admin-welcome.ts";
+import {
+  adminSignInUrl,
+  createAdminWithTemporaryPassword,
+  sendWelcomeEmail,
+  TEMPORARY_PASSWORD_DAYS,
+  type AdminWelcome,
+} from "../domain/integration-clients/admin-welcome.ts";
 import { SmtpEmailSender } from "../domain/outbound/smtp-email-sender.ts";
 import { fail, withConfiguredDatabase } from "./operator-database.ts";
 
@@ -26,7 +32,11 @@ if (!email || !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) fail(`--email must be a
 try {
   const config = loadConfig(process.env, []);
   await withConfiguredDatabase(config, async (db) => {
-    const welcome = await createAdminWithTemporaryPassword(db, { email, name: options.name ?? null, role: "PLATFORM_ADMIN", integrationClientId: null }, systemClock.now());
+    const welcome = await createAdminWithTemporaryPassword(
+      db,
+      { email, name: options.name ?? null, role: "PLATFORM_ADMIN", integrationClientId: null },
+      systemClock.now(),
+    );
     const signInUrl = adminSignInUrl(config.publicUrls.auth);
     const smtp = config.notifications.email;
     if (!smtp) {
@@ -35,7 +45,8 @@ try {
       const mail = new SmtpEmailSender({ smtpUrl: smtp.smtpUrl, from: smtp.from });
       try {
         const mailed = await sendWelcomeEmail(db, mail, systemClock, welcome, config.publicUrls.auth);
-        if (mailed.sent) process.stdout.write(`platform admin ${email} created; the welcome email with the temporary password was sent (sign in at ${signInUrl})\n`);
+        if (mailed.sent)
+          process.stdout.write(`platform admin ${email} created; the welcome email with the temporary password was sent (sign in at ${signInUrl})\n`);
         // The admin exists: without the password here, nobody could ever sign in with it.
         else printTemporaryPassword(welcome, signInUrl, `the mail server did not accept the welcome email (${mailed.reason})`);
       } finally {

@@ -23,7 +23,8 @@ if (!name || name.length > 100) fail(`--name must be a label of 1 to 100 charact
 
 try {
   const config = loadConfig(process.env, []);
-  if (config.serviceEnv !== "production") process.stderr.write("cobro: note: this deployment is the Sandbox (SERVICE_ENV); platform API keys are used by Production\n");
+  if (config.serviceEnv !== "production")
+    process.stderr.write("cobro: note: this deployment is the Sandbox (SERVICE_ENV); platform API keys are used by Production\n");
   const created = await withConfiguredDatabase(config, (db) => createPlatformApiKey(db, name));
   process.stdout.write(
     [

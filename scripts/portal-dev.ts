@@ -48,7 +48,10 @@ export async function startPortalDevServer(options: PortalDevOptions): Promise<P
           build.onEnd((result) => {
             if (result.errors.length > 0 || !result.outputFiles) {
               latest = { error: new Error(result.errors.map((problem) => problem.text).join("\n")) };
-              logger.error({ errors: result.errors.map((problem) => `${problem.location?.file ?? ""}:${problem.location?.line ?? ""} ${problem.text}`) }, "portal build failed");
+              logger.error(
+                { errors: result.errors.map((problem) => `${problem.location?.file ?? ""}:${problem.location?.line ?? ""} ${problem.text}`) },
+                "portal build failed",
+              );
             } else {
               latest = { bundle: bundleOf(result.outputFiles) };
               logger.info("portal rebuilt");
@@ -93,7 +96,10 @@ export async function startPortalDevServer(options: PortalDevOptions): Promise<P
       if (contentType) res.setHeader("Content-Type", contentType);
       res.send(Buffer.from(await answer.arrayBuffer()));
     } catch (error) {
-      logger.error({ url: req.path, reason: error instanceof Error ? error.message : String(error) }, "the admin mock did not answer (is `npm run mock` running?)");
+      logger.error(
+        { url: req.path, reason: error instanceof Error ? error.message : String(error) },
+        "the admin mock did not answer (is `npm run mock` running?)",
+      );
       res.status(502).json({ code: "MockUnavailable", message: "The admin mock did not answer", id: "portal-dev" });
     }
   });

@@ -75,21 +75,47 @@ async function main(): Promise<void> {
     const merchantToken: string = (await call(`${admin}/my-integration/test-tokens`, { token: adminToken })).idToken;
     const today = argentinaDate(new Date());
     const charges = [];
-    for (const [index, [name, amount]] of ([["María González", 15000], ["Juan Pérez", 8250.5], ["Lucía Fernández", 23400]] as const).entries()) {
+    for (const [index, [name, amount]] of (
+      [
+        ["María González", 15000],
+        ["Juan Pérez", 8250.5],
+        ["Lucía Fernández", 23400],
+      ] as const
+    ).entries()) {
       charges.push(
         await call(`${integration}/payment-request`, {
           token: merchantToken,
-          body: { referenceId: `CUOTA-2026-11-${index + 1}`, description: "Cuota de noviembre", amount, dueDates: [addDays(today, 10 + index)], customer: { name }, sendWhatsappNotification: false, sendEmailNotification: false },
+          body: {
+            referenceId: `CUOTA-2026-11-${index + 1}`,
+            description: "Cuota de noviembre",
+            amount,
+            dueDates: [addDays(today, 10 + index)],
+            customer: { name },
+            sendWhatsappNotification: false,
+            sendEmailNotification: false,
+          },
         }),
       );
     }
     await call(`${admin}/my-integration/simulate-payment`, {
       token: adminToken,
-      body: { cvu: charges[0].CVU, amount: 15000, externalAccountCvu: "0000003100000000000017", externalAccountCuil: "20301234563", externalAccountName: "María González" },
+      body: {
+        cvu: charges[0].CVU,
+        amount: 15000,
+        externalAccountCvu: "0000003100000000000017",
+        externalAccountCuil: "20301234563",
+        externalAccountName: "María González",
+      },
     });
     const users = await call(`${admin}/my-integration/users`, { method: "GET", token: adminToken });
-    await call(`${admin}/my-integration/users/${users.items[0].integrationClientUserId}/commission-proposals`, { token: adminToken, body: { percentage: 2.5 } });
-    await call(`${admin}/my-integration/message-cap-requests`, { token: adminToken, body: { requestedPerDay: 500, reason: "Avisos por WhatsApp en época de cuotas." } });
+    await call(`${admin}/my-integration/users/${users.items[0].integrationClientUserId}/commission-proposals`, {
+      token: adminToken,
+      body: { percentage: 2.5 },
+    });
+    await call(`${admin}/my-integration/message-cap-requests`, {
+      token: adminToken,
+      body: { requestedPerDay: 500, reason: "Avisos por WhatsApp en época de cuotas." },
+    });
 
     mkdirSync(OUTPUT, { recursive: true });
     for (const viewport of VIEWPORTS) {

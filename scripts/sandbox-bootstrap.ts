@@ -17,7 +17,12 @@ const json = process.argv.includes("--json");
 /** The URLs of the Cobro running on this data folder (server/main.ts writes them), if one runs. */
 function runningUrls(dataDir: string): { integrationApiUrl: string; authApiUrl: string; adminApiUrl: string } | undefined {
   try {
-    const running = JSON.parse(readFileSync(join(dataDir, "running.json"), "utf8")) as { pid: number; integrationApiUrl: string; authApiUrl: string; adminApiUrl: string };
+    const running = JSON.parse(readFileSync(join(dataDir, "running.json"), "utf8")) as {
+      pid: number;
+      integrationApiUrl: string;
+      authApiUrl: string;
+      adminApiUrl: string;
+    };
     process.kill(running.pid, 0);
     return { integrationApiUrl: running.integrationApiUrl, authApiUrl: running.authApiUrl, adminApiUrl: running.adminApiUrl };
   } catch {
@@ -34,7 +39,14 @@ try {
     await prepareQueue({ pool: database.pool, logger });
     await migrateToLatest(database.db, { logger });
     const credentials = await createSandboxSet(database.db, new Date());
-    const output = { ...(runningUrls(config.dataDir) ?? { integrationApiUrl: config.publicUrls.integration, authApiUrl: config.publicUrls.auth, adminApiUrl: config.publicUrls.admin }), ...credentials };
+    const output = {
+      ...(runningUrls(config.dataDir) ?? {
+        integrationApiUrl: config.publicUrls.integration,
+        authApiUrl: config.publicUrls.auth,
+        adminApiUrl: config.publicUrls.admin,
+      }),
+      ...credentials,
+    };
     process.stdout.write(json ? `${JSON.stringify(output)}\n` : `${JSON.stringify(output, null, 2)}\n`);
   } finally {
     await database.close();

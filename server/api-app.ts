@@ -135,13 +135,20 @@ export async function createApiApp<Caller>(options: ApiAppOptions<Caller>): Prom
     notFound: async (_c: Context, req: Request, res: Response) => fail(res, new DomainError("RouteNotFound", `No route for ${req.method} ${req.path}`)),
     methodNotAllowed: async (_c: Context, req: Request, res: Response) => {
       const allowed = concretePaths.get(req.path) ?? allowedMethods(backend, req);
-      fail(res, new DomainError("MethodNotAllowed", `${req.method} is not allowed on ${req.path}; use ${allowed.join(", ")}`, { headers: { Allow: allowed.join(", ") } }));
+      fail(
+        res,
+        new DomainError("MethodNotAllowed", `${req.method} is not allowed on ${req.path}; use ${allowed.join(", ")}`, {
+          headers: { Allow: allowed.join(", ") },
+        }),
+      );
     },
     unauthorizedHandler: async (context: Context, _req: Request, res: Response) => {
       // A credential that could not be checked because the database is away is not a wrong one: 503, not 401.
       const unchecked = Object.values(context.security ?? {}).find((result) => isDatabaseUnavailable((result as { error?: unknown } | undefined)?.error));
       if (unchecked) throw (unchecked as { error: unknown }).error;
-      const refusal = Object.values(context.security ?? {}).find((result): result is { refused: DomainError } => typeof result === "object" && result !== null && "refused" in result);
+      const refusal = Object.values(context.security ?? {}).find(
+        (result): result is { refused: DomainError } => typeof result === "object" && result !== null && "refused" in result,
+      );
       fail(res, refusal?.refused ?? new DomainError("UnauthorizedError", "Unauthorized"));
     },
     validationFail: async (context: Context, req: Request, res: Response) => {
@@ -175,7 +182,11 @@ export async function createApiApp<Caller>(options: ApiAppOptions<Caller>): Prom
         const problems = otherMediaValidation.problems(context, req.body);
         if (problems) throw new ValidationError(problems);
       }
-      const nul = [...nulCharacterProblems(context.request.params ?? {}), ...nulCharacterProblems(context.request.query ?? {}), ...nulCharacterProblems(req.body)];
+      const nul = [
+        ...nulCharacterProblems(context.request.params ?? {}),
+        ...nulCharacterProblems(context.request.query ?? {}),
+        ...nulCharacterProblems(req.body),
+      ];
       if (nul.length > 0) throw new ValidationError(nul);
       const caller = callerOf(context, options.anonymous);
       const handlerContext: HandlerContext<unknown, Caller> = {
@@ -191,7 +202,11 @@ export async function createApiApp<Caller>(options: ApiAppOptions<Caller>): Prom
         },
         requestId: locals.requestId,
       };
-      const result = (await (handler as (context: HandlerContext<unknown, Caller>) => Promise<unknown>)(handlerContext)) as { status: number; body?: unknown; headers?: Record<string, string | number> };
+      const result = (await (handler as (context: HandlerContext<unknown, Caller>) => Promise<unknown>)(handlerContext)) as {
+        status: number;
+        body?: unknown;
+        headers?: Record<string, string | number>;
+      };
       const contentType = responseContentType(context.operation, result.status, result.body);
       if (options.validateResponses && contentType === "application/json") {
         const check = backend.validateResponse(result.body, context.operation, result.status);
@@ -208,7 +223,12 @@ export async function createApiApp<Caller>(options: ApiAppOptions<Caller>): Prom
   app.use(async (req: Request, res: Response, next: NextFunction) => {
     const concrete = concretePaths.get(req.path);
     if (concrete && !concrete.includes(req.method) && !(req.method === "HEAD" && concrete.includes("GET"))) {
-      return fail(res, new DomainError("MethodNotAllowed", `${req.method} is not allowed on ${req.path}; use ${concrete.join(", ")}`, { headers: { Allow: concrete.join(", ") } }));
+      return fail(
+        res,
+        new DomainError("MethodNotAllowed", `${req.method} is not allowed on ${req.path}; use ${concrete.join(", ")}`, {
+          headers: { Allow: concrete.join(", ") },
+        }),
+      );
     }
     try {
       await backend.handleRequest(
@@ -229,12 +249,15 @@ export async function createApiApp<Caller>(options: ApiAppOptions<Caller>): Prom
     const bodyError = error as { type?: string; status?: number; limit?: number };
     if (bodyError.type === "entity.too.large") {
       // The parser's own limit: JSON and forms have one, images (logos) another.
-      return sendReply(res, replyForError(new DomainError("PayloadTooLarge", `The request body is larger than ${bodyError.limit ?? limit} bytes`), requestId, api));
+      return sendReply(
+        res,
+        replyForError(new DomainError("PayloadTooLarge", `The request body is larger than ${bodyError.limit ?? limit} bytes`), requestId, api),
+      );
     }
     if (bodyError.type === "entity.parse.failed") {
       return fail(res, ValidationError.of("body", "body is not valid JSON"));
     }
-    if (typeof bodyError.type === "string" && bodyError.status === 400 || bodyError.status === 415) {
+    if ((typeof bodyError.type === "string" && bodyError.status === 400) || bodyError.status === 415) {
       return fail(res, ValidationError.of("body", "body could not be read (check Content-Type and charset)"));
     }
     if (error instanceof DomainError) return fail(res, error);

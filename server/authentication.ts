@@ -28,7 +28,13 @@ export function integrationSecurity(services: Services): Record<string, Security
 export function adminSecurity(services: Services): Record<string, SecurityHandler<AdminApiCaller>> {
   return {
     AdminBearer: ({ headers, path }) =>
-      authenticateAdmin(services.db, services.tokens, tokenChecksOf(services), headers.authorization, path.startsWith("/integration-admin/") ? "PLATFORM_ADMIN" : "INTEGRATION_ADMIN"),
+      authenticateAdmin(
+        services.db,
+        services.tokens,
+        tokenChecksOf(services),
+        headers.authorization,
+        path.startsWith("/integration-admin/") ? "PLATFORM_ADMIN" : "INTEGRATION_ADMIN",
+      ),
     // Declared only by the operation another deployment calls (creating an integration that went live).
     PlatformApiKey: ({ headers }) => authenticatePlatformApiKey(services.db, headers["x-cobro-api-key"], services.clock.now()),
     BankFeedSignature: async ({ headers, rawBody }) => {

@@ -45,12 +45,17 @@
 
   function stateText(payment) {
     switch (payment.state) {
-      case "total_payment": return "¡Pago recibido! Gracias.";
-      case "partial_payment": return "Recibimos un pago parcial: faltan " + money(Math.max(0, payment.amount - payment.paidAmount)) + ".";
+      case "total_payment":
+        return "¡Pago recibido! Gracias.";
+      case "partial_payment":
+        return "Recibimos un pago parcial: faltan " + money(Math.max(0, payment.amount - payment.paidAmount)) + ".";
       case "overdue":
-      case "partial_overdue": return "El tiempo para pagar venció.";
-      case "canceled": return "El pago fue cancelado.";
-      default: return "Esperando tu transferencia.";
+      case "partial_overdue":
+        return "El tiempo para pagar venció.";
+      case "canceled":
+        return "El pago fue cancelado.";
+      default:
+        return "Esperando tu transferencia.";
     }
   }
 
@@ -125,10 +130,14 @@
       var text = cvu.value;
       var done = function () {
         copy.textContent = "¡Copiado!";
-        setTimeout(function () { copy.textContent = "Copiar"; }, 2000);
+        setTimeout(function () {
+          copy.textContent = "Copiar";
+        }, 2000);
       };
       if (navigator.clipboard && navigator.clipboard.writeText) {
-        navigator.clipboard.writeText(text).then(done, function () { cvu.select(); });
+        navigator.clipboard.writeText(text).then(done, function () {
+          cvu.select();
+        });
       } else {
         cvu.select(); // the buyer copies it by hand
       }
@@ -155,7 +164,13 @@
       notified[name] = true;
       var callback = options[name];
       if (typeof callback === "function") {
-        try { callback(payment); } catch (error) { setTimeout(function () { throw error; }); }
+        try {
+          callback(payment);
+        } catch (error) {
+          setTimeout(function () {
+            throw error;
+          });
+        }
       }
     }
 
@@ -188,7 +203,12 @@
 
     tickTimer = setInterval(tick, 1000);
     poll();
-    return { unmount: function () { stop(); while (root.firstChild) root.removeChild(root.firstChild); } };
+    return {
+      unmount: function () {
+        stop();
+        while (root.firstChild) root.removeChild(root.firstChild);
+      },
+    };
   }
 
   window.CobroCheckout = Object.freeze({ mount: mount });

@@ -29,7 +29,16 @@ CobroCheckout.mount(host, {
 });
 `;
 
-const DEMO_CSP = ["default-src 'none'", "script-src 'self'", "connect-src 'self'", "style-src 'self'", "img-src 'self'", "base-uri 'none'", "form-action 'none'", "frame-ancestors 'none'"].join("; ");
+const DEMO_CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "connect-src 'self'",
+  "style-src 'self'",
+  "img-src 'self'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join("; ");
 
 function demoPage(publishableKey: string, paymentId: string): string {
   return `<!doctype html>

@@ -5,7 +5,6 @@ import { isDatabaseUnavailable } from "../db/errors.ts";
 import type { Response } from "express";
 import type { ApiName } from "../runtime/config.ts";
 
-
 export interface ErrorReply {
   status: number;
   /** A JSON body, or a string for `text/plain` (or `contentType`). */
@@ -59,14 +58,21 @@ export function unexpectedErrorReply(error: unknown, requestId: string, api: Api
 
 /** 503 ServiceUnavailableError with Retry-After: something the request needs (the database, the Auth API behind the portal) is away for now. */
 export function serviceUnavailableReply(requestId: string, api: ApiName): ErrorReply {
-  const unavailable = new DomainError("ServiceUnavailableError", "The service is temporarily unavailable. Retry later; after a create, check with GET before retrying.", {
-    headers: { "Retry-After": String(RETRY_AFTER_SECONDS) },
-  });
+  const unavailable = new DomainError(
+    "ServiceUnavailableError",
+    "The service is temporarily unavailable. Retry later; after a create, check with GET before retrying.",
+    {
+      headers: { "Retry-After": String(RETRY_AFTER_SECONDS) },
+    },
+  );
   return replyForError(unavailable, requestId, api);
 }
 
 export function internalErrorReply(requestId: string): ErrorReply {
-  return { status: 500, body: { code: "InternalError", message: "Internal error. Quote the id to support; after a create, check with GET before retrying.", id: requestId } };
+  return {
+    status: 500,
+    body: { code: "InternalError", message: "Internal error. Quote the id to support; after a create, check with GET before retrying.", id: requestId },
+  };
 }
 
 function stringHeaders(value: unknown): Record<string, string> | undefined {

@@ -14,7 +14,12 @@ async function main(): Promise<void> {
     requireSecretKeyInProduction(config);
   } catch (error) {
     if (error instanceof ConfigError) {
-      process.stderr.write(`cobro: configuration error\n${error.message.split("\n").map((line) => `  - ${line}`).join("\n")}\n`);
+      process.stderr.write(
+        `cobro: configuration error\n${error.message
+          .split("\n")
+          .map((line) => `  - ${line}`)
+          .join("\n")}\n`,
+      );
       process.exit(2);
     }
     throw error;

@@ -23,7 +23,10 @@ export class OtherMediaTypeValidation {
 
   #mediaType(context: Context): string {
     const header = context.request.headers?.["content-type"];
-    return String((Array.isArray(header) ? header[0] : header) ?? "").split(";")[0]!.trim().toLowerCase();
+    return String((Array.isArray(header) ? header[0] : header) ?? "")
+      .split(";")[0]!
+      .trim()
+      .toLowerCase();
   }
 
   applies(context: Context): boolean {

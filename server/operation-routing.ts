@@ -31,7 +31,11 @@ export function precompiledMatcher(router: OpenAPIBackend["router"], operations:
       specificity: operation.path.replace(/\{.*?\}/g, "").length,
     }))
     .sort((a, b) => b.specificity - a.specificity); // stable: as lodash's orderBy
-  const internals = router as unknown as { normalizeRequest(req: object): { path: string; method: string }; isUnderApiRoot(path: string): boolean; normalizePath(path: string): string };
+  const internals = router as unknown as {
+    normalizeRequest(req: object): { path: string; method: string };
+    isUnderApiRoot(path: string): boolean;
+    normalizePath(path: string): string;
+  };
   return (req: { method: string; path: string }, strict?: boolean): Operation | undefined => {
     const request = internals.normalizeRequest(req);
     const refuse = (reason: string) => {

@@ -38,7 +38,8 @@ function forwardSecrets(): string[] {
 export function clientAddressOf(req: Request): string {
   const forwarded = req.headers[FORWARDED_CLIENT_HEADER];
   const secret = req.headers[FORWARD_SECRET_HEADER];
-  if (typeof forwarded === "string" && forwarded !== "" && typeof secret === "string" && forwardSecrets().some((known) => constantTimeEqual(secret, known))) return forwarded;
+  if (typeof forwarded === "string" && forwarded !== "" && typeof secret === "string" && forwardSecrets().some((known) => constantTimeEqual(secret, known)))
+    return forwarded;
   return req.ip ?? req.socket.remoteAddress ?? "unknown";
 }
 
@@ -57,9 +58,11 @@ export function authApiForwardRoutes(options: AuthApiForwardOptions): express.Ro
 
   router.post("/portal/auth-api/integration/admin/:operation", express.raw({ type: () => true, limit: "64kb" }), async (req: Request, res: Response) => {
     const operation = String(req.params.operation);
-    if (!ADMIN_SESSION_OPERATIONS.has(operation)) return sendReply(res, replyForError(new DomainError("RouteNotFound", `No route for POST ${req.path}`), requestId(res), "admin"));
+    if (!ADMIN_SESSION_OPERATIONS.has(operation))
+      return sendReply(res, replyForError(new DomainError("RouteNotFound", `No route for POST ${req.path}`), requestId(res), "admin"));
     const headers: Record<string, string> = { accept: "application/json" };
-    if (options.forwardClientAddress) Object.assign(headers, { [FORWARDED_CLIENT_HEADER]: clientAddressOf(req), [FORWARD_SECRET_HEADER]: forwardSecrets()[0]! });
+    if (options.forwardClientAddress)
+      Object.assign(headers, { [FORWARDED_CLIENT_HEADER]: clientAddressOf(req), [FORWARD_SECRET_HEADER]: forwardSecrets()[0]! });
     if (req.headers["content-type"]) headers["content-type"] = req.headers["content-type"];
     if (req.headers.authorization) headers.authorization = req.headers.authorization;
     try {

@@ -70,8 +70,14 @@ export function portalRoutes(options: PortalRoutesOptions): express.Router {
       sendReply(res, internalErrorReply(requestId(res)));
     }
   };
-  router.get("/portal/assets/portal.js", asset("text/javascript; charset=utf-8", (built) => built.js));
-  router.get("/portal/assets/portal.css", asset("text/css; charset=utf-8", (built) => built.css));
+  router.get(
+    "/portal/assets/portal.js",
+    asset("text/javascript; charset=utf-8", (built) => built.js),
+  );
+  router.get(
+    "/portal/assets/portal.css",
+    asset("text/css; charset=utf-8", (built) => built.css),
+  );
   router.get("/portal", (_req: Request, res: Response) => res.redirect(301, "/portal/"));
   // Client-side routes: every other page under /portal/ is the same document.
   router.get(["/portal/", "/portal/*page"], (req: Request, res: Response, next) => {

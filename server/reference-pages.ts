@@ -65,7 +65,10 @@ const PAGE_CSS = `body { margin: 0; background: #fafafa; }\n`;
 
 /** Routes: GET /openapi.yaml, /openapi.json, /docs (and its assets under /docs/). */
 export function referencePages(api: ApiName, documentText: string): express.Router {
-  const document = YAML.parse(documentText) as { info?: { title?: string }; servers?: Array<{ url?: string; variables?: Record<string, { default?: string }> }> };
+  const document = YAML.parse(documentText) as {
+    info?: { title?: string };
+    servers?: Array<{ url?: string; variables?: Record<string, { default?: string }> }>;
+  };
   const documentJson = JSON.stringify(document);
   const title = document.info?.title ?? `Cobro ${api} API`;
   const html = pageHtml(title);

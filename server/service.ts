@@ -91,7 +91,8 @@ export async function startService(config: Config, options: ServiceOptions): Pro
     installSecretKeyring(keyring);
     // Rows written in clear (before sealing existed, or by a previous version during a rolling deploy).
     const sealedNow = await resealColumns(database.db, keyring, "clear");
-    for (const count of sealedNow) if (count.resealed > 0) logger.info({ table: count.table, column: count.column, sealed: count.resealed }, "sealed secrets stored in clear");
+    for (const count of sealedNow)
+      if (count.resealed > 0) logger.info({ table: count.table, column: count.column, sealed: count.resealed }, "sealed secrets stored in clear");
     const clock = options.clock ?? systemClock;
     // The one outbound client of the process, closed after the APIs and the worker that use it have stopped.
     const outboundHttp = new OutboundHttpClient({ allowLoopback: config.allowLoopbackUrls });
@@ -105,11 +106,19 @@ export async function startService(config: Config, options: ServiceOptions): Pro
       if (!config.parts.has(api)) continue;
       const { headersMs, requestMs, keepAliveMs } = config.httpTimeouts;
       // Slow clients (headers or a body dribbled in) are cut off, checked often enough for the limits to hold.
-      const server = createServer({ headersTimeout: headersMs, requestTimeout: requestMs, keepAliveTimeout: keepAliveMs, connectionsCheckingInterval: Math.min(1000, Math.ceil(headersMs / 4)) }, (req, res) => {
-        const handle = handlers.get(api);
-        if (handle) handle(req, res);
-        else res.writeHead(503, { "retry-after": "1" }).end(); // still starting
-      });
+      const server = createServer(
+        {
+          headersTimeout: headersMs,
+          requestTimeout: requestMs,
+          keepAliveTimeout: keepAliveMs,
+          connectionsCheckingInterval: Math.min(1000, Math.ceil(headersMs / 4)),
+        },
+        (req, res) => {
+          const handle = handlers.get(api);
+          if (handle) handle(req, res);
+          else res.writeHead(503, { "retry-after": "1" }).end(); // still starting
+        },
+      );
       await listen(server, config.ports[api], config.host, api);
       stops.push(() => closeServer(server));
       const { port } = server.address() as AddressInfo;
@@ -124,12 +133,18 @@ export async function startService(config: Config, options: ServiceOptions): Pro
 
     const tokens = new TokenService(database.db, clock, publicUrls.auth);
     await tokens.init().catch((error: unknown) => {
-      if (error instanceof SealedValueError) throw new CobroStartupError(`${error.message}: start with the COBRO_SECRET_KEY that sealed it (docs/secrets.md)`, { cause: error });
+      if (error instanceof SealedValueError)
+        throw new CobroStartupError(`${error.message}: start with the COBRO_SECRET_KEY that sealed it (docs/secrets.md)`, { cause: error });
       throw error;
     });
     const payerRegistry =
-      config.serviceEnv === "sandbox" ? new SandboxTaxRegistry() : config.taxRegistryUrl !== undefined ? new HttpTaxRegistry({ url: config.taxRegistryUrl }) : undefined;
-    if (payerRegistry === undefined && config.parts.has("integration")) logger.warn("COBRO_TAX_REGISTRY_URL is not set: payer lookups answer 503 PayerLookupProviderUnavailableError");
+      config.serviceEnv === "sandbox"
+        ? new SandboxTaxRegistry()
+        : config.taxRegistryUrl !== undefined
+          ? new HttpTaxRegistry({ url: config.taxRegistryUrl })
+          : undefined;
+    if (payerRegistry === undefined && config.parts.has("integration"))
+      logger.warn("COBRO_TAX_REGISTRY_URL is not set: payer lookups answer 503 PayerLookupProviderUnavailableError");
     const accountMail = config.parts.has("admin") || config.parts.has("auth") ? buildAccountMail(config, logger) : undefined;
     if (accountMail) stops.push(() => accountMail.close());
     const tokenChecks = options.tokenChecks ?? new TokenCheckCache();
@@ -139,15 +154,23 @@ export async function startService(config: Config, options: ServiceOptions): Pro
       stops.push(forgetOwnAuthChanges(database.pool, tokenChecks));
     }
     const services: Services = { db: database.db, clock, config: effectiveConfig, tokens, tokenChecks, payerRegistry, outboundHttp, accountMail };
-    const sandboxCredentials =
-      options.bootstrapSandbox && config.serviceEnv === "sandbox" ? await bootstrapEmptySandbox(database.db, clock.now()) : undefined;
+    const sandboxCredentials = options.bootstrapSandbox && config.serviceEnv === "sandbox" ? await bootstrapEmptySandbox(database.db, clock.now()) : undefined;
     const notImplemented: Partial<Record<ApiName, string[]>> = {};
 
     const common = { services, logger, maxBodyBytes: config.maxBodyBytes, validateResponses: options.validateResponses, anonymous: anonymousCaller };
     const builders: Record<ApiName, () => ReturnType<typeof createApiApp>> = {
-      integration: () => createApiApp<IntegrationCaller>({ ...common, api: "integration", document: loadDocument("integration"), handlers: integrationHandlers, security: integrationSecurity(services) }),
-      auth: () => createApiApp<AuthCaller>({ ...common, api: "auth", document: loadDocument("auth"), handlers: authHandlers, security: authSecurity(services) }),
-      admin: () => createApiApp<AdminApiCaller>({ ...common, api: "admin", document: loadDocument("admin"), handlers: adminHandlers, security: adminSecurity(services) }),
+      integration: () =>
+        createApiApp<IntegrationCaller>({
+          ...common,
+          api: "integration",
+          document: loadDocument("integration"),
+          handlers: integrationHandlers,
+          security: integrationSecurity(services),
+        }),
+      auth: () =>
+        createApiApp<AuthCaller>({ ...common, api: "auth", document: loadDocument("auth"), handlers: authHandlers, security: authSecurity(services) }),
+      admin: () =>
+        createApiApp<AdminApiCaller>({ ...common, api: "admin", document: loadDocument("admin"), handlers: adminHandlers, security: adminSecurity(services) }),
     };
     for (const api of servers.keys()) {
       const { app, notImplementedOperations } = await builders[api]();
@@ -169,7 +192,15 @@ export async function startService(config: Config, options: ServiceOptions): Pro
         integrationPublicUrl: publicUrls.integration,
         productionAdminApi: config.productionDeployment ? productionAdminApi(config.productionDeployment) : undefined,
       });
-      const worker = await startWorker({ connectionString: database.connectionString, taskList, crontab, concurrency: config.workerConcurrency, heartbeatIntervalMs: config.workerHeartbeatMs, staleWorkerAfterMs: config.workerStaleAfterMs, logger });
+      const worker = await startWorker({
+        connectionString: database.connectionString,
+        taskList,
+        crontab,
+        concurrency: config.workerConcurrency,
+        heartbeatIntervalMs: config.workerHeartbeatMs,
+        staleWorkerAfterMs: config.workerStaleAfterMs,
+        logger,
+      });
       stops.push(() => worker.stop());
     }
 
@@ -216,10 +247,14 @@ function buildAccountMail(config: Config, logger: Logger): Sender<EmailMessage> 
   const { email } = config.notifications;
   if (email) return new SmtpEmailSender({ smtpUrl: email.smtpUrl, from: email.from });
   if (config.serviceEnv === "sandbox") {
-    logger.info("no COBRO_SMTP_URL: account emails (admins' welcome and password reset, payout link invitations, commission proposals) are written to the log (marked SANDBOX MAIL), not sent");
+    logger.info(
+      "no COBRO_SMTP_URL: account emails (admins' welcome and password reset, payout link invitations, commission proposals) are written to the log (marked SANDBOX MAIL), not sent",
+    );
     return new SandboxMailLog(logger);
   }
-  logger.warn("no COBRO_SMTP_URL and COBRO_MAIL_FROM: creating an integration client with its first admin, or a client admin, inviting a payout recipient and proposing a commission answer 503 MailUnavailableError, and password reset links are not sent, until they are set");
+  logger.warn(
+    "no COBRO_SMTP_URL and COBRO_MAIL_FROM: creating an integration client with its first admin, or a client admin, inviting a payout recipient and proposing a commission answer 503 MailUnavailableError, and password reset links are not sent, until they are set",
+  );
   return undefined;
 }
 
@@ -231,7 +266,8 @@ function listen(server: Server, port: number, host: string, api: ApiName): Promi
   return new Promise((resolve, reject) => {
     const onError = (error: NodeJS.ErrnoException) => {
       server.off("listening", onListening);
-      if (error.code === "EADDRINUSE") reject(new CobroStartupError(`Port ${port} (${api} API) is already in use: stop what uses it or set ${api.toUpperCase()}_PORT`));
+      if (error.code === "EADDRINUSE")
+        reject(new CobroStartupError(`Port ${port} (${api} API) is already in use: stop what uses it or set ${api.toUpperCase()}_PORT`));
       else if (error.code === "EACCES") reject(new CobroStartupError(`No permission to listen on port ${port} (${api} API): set ${api.toUpperCase()}_PORT`));
       else reject(error);
     };

@@ -6,7 +6,10 @@ import type { FieldProblem } from "../domain/errors.ts";
 
 /** `/requestBody/customer/x` → `customer.x`; `/requestBody/dueDates/1` → `dueDates[1]`; `/query/limit` → `limit`. */
 export function fieldPath(instancePath: string, child?: string): string {
-  const segments = instancePath.split("/").slice(1).map((segment) => segment.replace(/~1/g, "/").replace(/~0/g, "~"));
+  const segments = instancePath
+    .split("/")
+    .slice(1)
+    .map((segment) => segment.replace(/~1/g, "/").replace(/~0/g, "~"));
   const location = segments.shift();
   if (location === "requestBody" || location === "query" || location === "params" || location === "path" || location === "headers") {
     // the location prefix says nothing a client needs

@@ -120,7 +120,17 @@ export async function up(db: Kysely<any>): Promise<void> {
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  for (const table of ["signing_keys", "admin_sessions", "oauth_codes", "oauth_grants", "oauth_authorization_requests", "merchant_links", "merchant_accounts", "admin_users", "integration_clients"]) {
+  for (const table of [
+    "signing_keys",
+    "admin_sessions",
+    "oauth_codes",
+    "oauth_grants",
+    "oauth_authorization_requests",
+    "merchant_links",
+    "merchant_accounts",
+    "admin_users",
+    "integration_clients",
+  ]) {
     await db.schema.dropTable(table).execute();
   }
 }

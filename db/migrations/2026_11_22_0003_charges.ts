@@ -14,7 +14,10 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn("deleted_at", "timestamptz")
     .execute();
   await sql`create unique index integration_tenants_active_key on integration_tenants (integration_client_id, key) where deleted_at is null`.execute(db);
-  await db.schema.alterTable("merchant_links").addColumn("tenant_id", "uuid", (c) => c.references("integration_tenants.id")).execute();
+  await db.schema
+    .alterTable("merchant_links")
+    .addColumn("tenant_id", "uuid", (c) => c.references("integration_tenants.id"))
+    .execute();
 
   // The merchant's pool: up to 100 CVUs shared by all its integrations. `holding` says how open charges
   // use it: one exclusively (cvu mode) or several distinct payers (cuil mode).

@@ -3,7 +3,10 @@ import { type Kysely, sql } from "kysely";
 // Money in (transfers and their reconciliation), the event outbox, and the Sandbox clock.
 export async function up(db: Kysely<any>): Promise<void> {
   // The Sandbox clock: how far an integration's time is ahead of the real one (it only moves forward).
-  await db.schema.alterTable("integration_clients").addColumn("clock_offset_ms", "bigint", (c) => c.notNull().defaultTo(0).check(sql`clock_offset_ms >= 0`)).execute();
+  await db.schema
+    .alterTable("integration_clients")
+    .addColumn("clock_offset_ms", "bigint", (c) => c.notNull().defaultTo(0).check(sql`clock_offset_ms >= 0`))
+    .execute();
 
   // The event subscription: payment.unmatched is off by default; an empty list delivers nothing.
   await db.schema
@@ -25,7 +28,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn("received_at", "timestamptz", (c) => c.notNull())
     .addColumn("source", "text", (c) => c.notNull().check(sql`source in ('simulation', 'bank-feed')`))
     .addColumn("charge_id", "uuid", (c) => c.references("charges.id").onDelete("set null"))
-    .addColumn("unmatched_reason", "text", (c) => c.check(sql`unmatched_reason in ('expired', 'already_paid', 'canceled', 'no_cuil_match', 'no_pending', 'ambiguous')`))
+    .addColumn("unmatched_reason", "text", (c) =>
+      c.check(sql`unmatched_reason in ('expired', 'already_paid', 'canceled', 'no_cuil_match', 'no_pending', 'ambiguous')`),
+    )
     .addCheckConstraint("transfers_matched_or_not", sql`(charge_id is null) <> (unmatched_reason is null)`)
     .execute();
   await db.schema.createIndex("transfers_charge").on("transfers").column("charge_id").execute();

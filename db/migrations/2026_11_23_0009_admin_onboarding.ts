@@ -13,5 +13,10 @@ export async function up(db: Kysely<any>): Promise<void> {
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  await db.schema.alterTable("admin_users").dropColumn("password_change_required").dropColumn("password_expires_at").dropColumn("welcome_email_sent_at").execute();
+  await db.schema
+    .alterTable("admin_users")
+    .dropColumn("password_change_required")
+    .dropColumn("password_expires_at")
+    .dropColumn("welcome_email_sent_at")
+    .execute();
 }

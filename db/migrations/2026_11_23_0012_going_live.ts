@@ -16,7 +16,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     // null with a decision: the automatic check decided.
     .addColumn("decided_by_admin_id", "uuid", (col) => col.references("admin_users.id"))
     .addColumn("rejection_reason", "text")
-    .addColumn("provisioning_status", "text", (col) => col.notNull().defaultTo("not_started").check(sql`provisioning_status in ('not_started', 'in_progress', 'provisioned', 'failed', 'manual')`))
+    .addColumn("provisioning_status", "text", (col) =>
+      col.notNull().defaultTo("not_started").check(sql`provisioning_status in ('not_started', 'in_progress', 'provisioned', 'failed', 'manual')`),
+    )
     .addColumn("production_integration_client_id", "uuid")
     .addColumn("production_client_id", "text")
     .addColumn("provisioned_at", "timestamptz")
@@ -37,7 +39,10 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn("revoked_at", "timestamptz")
     .execute();
 
-  await db.schema.alterTable("integration_clients").addColumn("provisioned_from_sandbox_client_id", "uuid", (col) => col.unique()).execute();
+  await db.schema
+    .alterTable("integration_clients")
+    .addColumn("provisioned_from_sandbox_client_id", "uuid", (col) => col.unique())
+    .execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

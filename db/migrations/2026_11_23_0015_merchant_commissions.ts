@@ -27,13 +27,24 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn("integration_commission_percentage", sql`numeric(5,2)`, (col) => col.notNull())
     .addColumn("integration_commission_fixed_cents", "bigint", (col) => col.notNull())
     .addColumn("service_commission_percentage", sql`numeric(5,2)`)
-    .addCheckConstraint("payment_breakdowns_parts_sum_to_gross", sql`integration_commission_cents + service_commission_cents + merchant_net_cents = gross_cents`)
-    .addCheckConstraint("payment_breakdowns_parts_not_negative", sql`integration_commission_cents >= 0 and service_commission_cents >= 0 and merchant_net_cents >= 0`)
+    .addCheckConstraint(
+      "payment_breakdowns_parts_sum_to_gross",
+      sql`integration_commission_cents + service_commission_cents + merchant_net_cents = gross_cents`,
+    )
+    .addCheckConstraint(
+      "payment_breakdowns_parts_not_negative",
+      sql`integration_commission_cents >= 0 and service_commission_cents >= 0 and merchant_net_cents >= 0`,
+    )
     .execute();
   await sql`create index payment_breakdowns_by_integration on payment_breakdowns (integration_client_id, received_at)`.execute(db);
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
   await db.schema.dropTable("payment_breakdowns").execute();
-  await db.schema.alterTable("merchant_links").dropColumn("commission_percentage").dropColumn("commission_fixed_cents").dropColumn("service_commission_percentage").execute();
+  await db.schema
+    .alterTable("merchant_links")
+    .dropColumn("commission_percentage")
+    .dropColumn("commission_fixed_cents")
+    .dropColumn("service_commission_percentage")
+    .execute();
 }

@@ -26,7 +26,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     end $$`.execute(db);
   // Only a shared CVU's row can be stale (joins do not write it); an exclusive or free one is written with
   // exact figures, so the time sweep's set-based arithmetic on exclusive CVUs pays for no recount.
-  await sql`create trigger cvu_accounts_settle before update on cvu_accounts for each row when (old.holding = 'shared') execute function cvu_account_settle()`.execute(db);
+  await sql`create trigger cvu_accounts_settle before update on cvu_accounts for each row when (old.holding = 'shared') execute function cvu_account_settle()`.execute(
+    db,
+  );
   // The trigger's newest charge of a CVU, and reconciliation's charges of a CVU.
   await sql`create index charges_cvu_account on charges (cvu_account_id, created_at)`.execute(db);
 }

@@ -34,7 +34,12 @@ const HOLD_ATTEMPTS = 3;
 export function requireBulkAmounts(specs: ChargeSpec[]): void {
   const problems = specs.flatMap((spec, index) =>
     spec.amountCents === undefined
-      ? [{ field: `paymentRequests[${index}].amount`, message: `paymentRequests[${index}].amount is required in a bulk item (every bulk charge takes the batch's shared CVU; a draft cannot)` }]
+      ? [
+          {
+            field: `paymentRequests[${index}].amount`,
+            message: `paymentRequests[${index}].amount is required in a bulk item (every bulk charge takes the batch's shared CVU; a draft cannot)`,
+          },
+        ]
       : [],
   );
   if (problems.length > 0) throw new ValidationError(problems);
@@ -99,11 +104,19 @@ async function insertBatch(trx: Transaction<Database>, context: ChargeContext, s
   await trx
     .updateTable("charges")
     .set({ cvu_account_id: account.id })
-    .where("id", "in", inOrder.map((row) => row.id))
+    .where(
+      "id",
+      "in",
+      inOrder.map((row) => row.id),
+    )
     .execute();
   await scheduleChargeNotifications(trx, rows, context.now);
   const messages = specs.filter((spec) => spec.sendWhatsappNotification).length;
-  await reserveChatMessages(trx, { integrationClientId: context.integrationClientId, now: context.now, serviceEnv: context.serviceEnv, globalCap: context.globalMessageCap }, messages);
+  await reserveChatMessages(
+    trx,
+    { integrationClientId: context.integrationClientId, now: context.now, serviceEnv: context.serviceEnv, globalCap: context.globalMessageCap },
+    messages,
+  );
   return {
     batchId,
     sharedCvu: account.cvu,
@@ -123,7 +136,9 @@ async function existingReferenceIds(db: Kysely<Database>, context: ChargeContext
     .where("reference_id", "in", referenceIds)
     .execute();
   const taken = new Set(rows.map((row) => row.reference_id));
-  return specs.flatMap((spec, index) => (taken.has(spec.referenceId) ? [{ index, referenceId: spec.referenceId, reason: BULK_REFUSAL_REASONS.existingReferenceId }] : []));
+  return specs.flatMap((spec, index) =>
+    taken.has(spec.referenceId) ? [{ index, referenceId: spec.referenceId, reason: BULK_REFUSAL_REASONS.existingReferenceId }] : [],
+  );
 }
 
 /** The 422: every refusal, in item order (an item's in-batch refusals before the existing-referenceId one). */
@@ -139,4 +154,3 @@ function batchRefused(total: number, inBatch: BulkRefusal[], existing: BulkRefus
     { errors },
   );
 }
-

@@ -3,14 +3,7 @@
 // checked types, lengths, patterns, enums, item counts and unknown fields. Pure: no database, no clock
 // other than the `now` it is given.
 import type { components } from "../../generated/types/integration.ts";
-import {
-  addDays,
-  argentinaDate,
-  argentinaDateTime,
-  isCalendarDate,
-  parseDueDate,
-  type DueDate,
-} from "../argentina-time.ts";
+import { addDays, argentinaDate, argentinaDateTime, isCalendarDate, parseDueDate, type DueDate } from "../argentina-time.ts";
 import { ValidationError, type FieldProblem } from "../errors.ts";
 import { AT_MOST_TWO_DECIMALS, centsOf, fromCents, MAX_AMOUNT_CENTS, percentOfCents } from "../money.ts";
 import { classifyDocument, payerKeyOf } from "../tax-id.ts";
@@ -196,8 +189,7 @@ function specOrThrow({ spec, problems }: Checked): ChargeSpec {
 function checkCharge(body: PaymentRequestCreate, now: Date, { path, bulk }: { path: string; bulk: boolean }): Checked {
   const problems: FieldProblem[] = [];
   // Every message starts with the field's full path, so it reads on its own as the error's `message`.
-  const refuse = (field: string, complaint: string) =>
-    problems.push({ field: `${path}${field}`, message: `${path}${field} ${complaint}` });
+  const refuse = (field: string, complaint: string) => problems.push({ field: `${path}${field}`, message: `${path}${field} ${complaint}` });
 
   const today = argentinaDate(now);
   const lastDay = addDays(today, MAX_DAYS_AHEAD);

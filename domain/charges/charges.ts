@@ -37,7 +37,11 @@ export interface StoredCharge {
 export const paymentRequestNotFound = () => new DomainError("PaymentRequestNotFoundError", "Payment request not found");
 
 export async function bankAccountInfoOf(db: Executor, merchantAccountId: string): Promise<BankAccountInfo> {
-  const merchant = await db.selectFrom("merchant_accounts").select(["account_holder_name", "account_holder_tax_id"]).where("id", "=", merchantAccountId).executeTakeFirstOrThrow();
+  const merchant = await db
+    .selectFrom("merchant_accounts")
+    .select(["account_holder_name", "account_holder_tax_id"])
+    .where("id", "=", merchantAccountId)
+    .executeTakeFirstOrThrow();
   return { accountHolderName: merchant.account_holder_name, accountHolderTaxId: merchant.account_holder_tax_id, bankName: BANK_NAME };
 }
 
@@ -89,21 +93,35 @@ export async function createCharge(db: Kysely<Database>, context: ChargeContext,
     let cvu: string | null = null;
     try {
       const payerKey = spec.amountCents !== undefined && spec.conciliationType === "cuil" ? payerKeyOf(spec.customer.taxDocument ?? "") : undefined;
-      ({ charge, cvu } = payerKey === undefined ? { charge: await insertCharge(trx, context, spec), cvu: null } : await insertChargeJoiningSharedCvu(trx, context, spec, payerKey));
+      ({ charge, cvu } =
+        payerKey === undefined
+          ? { charge: await insertCharge(trx, context, spec), cvu: null }
+          : await insertChargeJoiningSharedCvu(trx, context, spec, payerKey));
       if (charge.state === "pending" && cvu === null) {
-        const account = payerKey === undefined ? await holdCvuForCharge(trx, charge) : await holdFreeOrNewCvu(trx, context.merchantAccountId, [{ chargeId: charge.id, payerKey }]);
+        const account =
+          payerKey === undefined
+            ? await holdCvuForCharge(trx, charge)
+            : await holdFreeOrNewCvu(trx, context.merchantAccountId, [{ chargeId: charge.id, payerKey }]);
         charge = await trx.updateTable("charges").set({ cvu_account_id: account.id }).where("id", "=", charge.id).returningAll().executeTakeFirstOrThrow();
         cvu = account.cvu;
       }
     } catch (error) {
       if (isUniqueViolation(error, "charges_reference_key")) {
-        throw new DomainError("ReferenceIdAlreadyExists", `A payment request with referenceId ${spec.referenceId} already exists for this integration and merchant account`, { referenceId: spec.referenceId });
+        throw new DomainError(
+          "ReferenceIdAlreadyExists",
+          `A payment request with referenceId ${spec.referenceId} already exists for this integration and merchant account`,
+          { referenceId: spec.referenceId },
+        );
       }
       throw error;
     }
     if (charge.state === "pending") await scheduleChargeNotifications(trx, [charge], context.now);
     if (spec.sendWhatsappNotification) {
-      await reserveChatMessages(trx, { integrationClientId: context.integrationClientId, now: context.now, serviceEnv: context.serviceEnv, globalCap: context.globalMessageCap }, 1);
+      await reserveChatMessages(
+        trx,
+        { integrationClientId: context.integrationClientId, now: context.now, serviceEnv: context.serviceEnv, globalCap: context.globalMessageCap },
+        1,
+      );
     }
     return { charge, cvu, bankAccountInfo };
   });
@@ -130,7 +148,12 @@ async function insertCharge(trx: Transaction<Database>, context: ChargeContext, 
  * statement. Without such a CVU the charge is inserted without one (`cvu` null), for the caller to take
  * a free or new CVU.
  */
-async function insertChargeJoiningSharedCvu(trx: Transaction<Database>, context: ChargeContext, spec: ChargeSpec, payerKey: string): Promise<{ charge: Charge; cvu: string | null }> {
+async function insertChargeJoiningSharedCvu(
+  trx: Transaction<Database>,
+  context: ChargeContext,
+  spec: ChargeSpec,
+  payerKey: string,
+): Promise<{ charge: Charge; cvu: string | null }> {
   const chargeId = randomUUID();
   try {
     const { cvu, ...charge } = await trx
@@ -139,7 +162,9 @@ async function insertChargeJoiningSharedCvu(trx: Transaction<Database>, context:
         db
           .insertInto("cvu_holds")
           .columns(["charge_id", "cvu_account_id", "payer_key"])
-          .expression((eb) => eb.selectFrom("shared").select([sql<string>`${chargeId}::uuid`.as("charge_id"), "shared.id", sql<string>`${payerKey}::text`.as("payer_key")]))
+          .expression((eb) =>
+            eb.selectFrom("shared").select([sql<string>`${chargeId}::uuid`.as("charge_id"), "shared.id", sql<string>`${payerKey}::text`.as("payer_key")]),
+          )
           .returning("cvu_account_id"),
       )
       .insertInto("charges")
@@ -169,7 +194,11 @@ function split(row: Charge & { cvu: string | null }): { charge: Charge; cvu: str
   return { charge, cvu };
 }
 
-export async function getCharge(db: Kysely<Database>, context: Pick<ChargeContext, "integrationClientId" | "merchantAccountId">, referenceId: string): Promise<StoredCharge> {
+export async function getCharge(
+  db: Kysely<Database>,
+  context: Pick<ChargeContext, "integrationClientId" | "merchantAccountId">,
+  referenceId: string,
+): Promise<StoredCharge> {
   const row = await chargesOf(db, context)
     .innerJoin("merchant_accounts as m", "m.id", "c.merchant_account_id")
     .select(["m.account_holder_name", "m.account_holder_tax_id"])
@@ -191,7 +220,10 @@ export async function listCharges(
   if (query.endDate) filtered = filtered.where("c.created_at", "<", startOfArgentinaDay(addDays(query.endDate, 1)));
   const [rows, count] = await Promise.all([
     filtered.orderBy("c.created_at").orderBy("c.id").limit(query.limit).offset(query.offset).execute(),
-    filtered.clearSelect().select((eb) => eb.fn.countAll<string>().as("total")).executeTakeFirstOrThrow(),
+    filtered
+      .clearSelect()
+      .select((eb) => eb.fn.countAll<string>().as("total"))
+      .executeTakeFirstOrThrow(),
   ]);
   const bankAccountInfo = await bankAccountInfoOf(db, context.merchantAccountId);
   return { items: rows.map((row) => ({ ...split(row), bankAccountInfo })), total: Number(count.total) };
@@ -224,11 +256,18 @@ function conflictData(charge: Charge) {
 }
 
 /** Completes a draft's amount: it becomes pending and takes a CVU. A draft never sends notifications, not even once completed. */
-export async function completeDraftAmount(db: Kysely<Database>, context: ChargeContext, referenceId: string, amountCents: number): Promise<{ charge: Charge; previousAmountCents: number | null }> {
+export async function completeDraftAmount(
+  db: Kysely<Database>,
+  context: ChargeContext,
+  referenceId: string,
+  amountCents: number,
+): Promise<{ charge: Charge; previousAmountCents: number | null }> {
   return db.transaction().execute(async (trx) => {
     const charge = await lockCharge(trx, context, referenceId);
     if (charge.state !== "draft" || charge.paid_cents > 0) {
-      throw new DomainError("PaymentRequestCannotBeModified", `Only a draft with no payments can get an amount; this one is ${charge.state}`, { data: conflictData(charge) });
+      throw new DomainError("PaymentRequestCannotBeModified", `Only a draft with no payments can get an amount; this one is ${charge.state}`, {
+        data: conflictData(charge),
+      });
     }
     const account = await holdCvuForCharge(trx, charge);
     const updated = await trx
@@ -246,11 +285,17 @@ export async function cancelCharge(db: Kysely<Database>, context: ChargeContext,
   return db.transaction().execute(async (trx) => {
     const charge = await lockCharge(trx, context, referenceId);
     if ((charge.state !== "draft" && charge.state !== "pending") || charge.paid_cents > 0) {
-      throw new DomainError("PaymentRequestCannotBeCanceled", `Only a draft or pending charge with no payments can be canceled; this one is ${charge.state}`, { data: conflictData(charge) });
+      throw new DomainError("PaymentRequestCannotBeCanceled", `Only a draft or pending charge with no payments can be canceled; this one is ${charge.state}`, {
+        data: conflictData(charge),
+      });
     }
     await releaseCvu(trx, charge.id);
     await withdrawChargeNotifications(trx, charge.id);
-    return trx.updateTable("charges").set({ state: "canceled", closed_at: context.now, updated_at: context.now }).where("id", "=", charge.id).returningAll().executeTakeFirstOrThrow();
+    return trx
+      .updateTable("charges")
+      .set({ state: "canceled", closed_at: context.now, updated_at: context.now })
+      .where("id", "=", charge.id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
   });
 }
-

@@ -31,7 +31,8 @@ export async function updateChargeCustomer(db: Kysely<Database>, context: Charge
     return await db.transaction().execute(async (trx) => {
       await requireIntegrationCollecting(trx, context.integrationClientId);
       const charge = await lockCharge(trx, context, referenceId, { noWait: true });
-      if (charge.conciliation_type !== "cuil") throw refuse("conciliation_type_not_cuil", "The charge reconciles by CVU: its payer is not identified by document");
+      if (charge.conciliation_type !== "cuil")
+        throw refuse("conciliation_type_not_cuil", "The charge reconciles by CVU: its payer is not identified by document");
       if (FINAL_STATES.has(charge.state)) throw refuse("state_not_modifiable", `The charge is ${charge.state}: its payer can no longer change`);
       if (charge.paid_cents > 0) throw refuse("payment_already_received", "The charge has already received money");
       if (!charge.customer_tax_document) throw refuse("incomplete_payment_request_data", "The charge has no associated payer");
@@ -47,7 +48,12 @@ export async function updateChargeCustomer(db: Kysely<Database>, context: Charge
       let cvuAccountId = charge.cvu_account_id;
       if (newPayer && charge.cvu_account_id !== null) {
         const newKey = payerKeyOf(update.taxDocument!)!;
-        const taken = await trx.selectFrom("cvu_holds").select("charge_id").where("cvu_account_id", "=", charge.cvu_account_id).where("payer_key", "=", newKey).executeTakeFirst();
+        const taken = await trx
+          .selectFrom("cvu_holds")
+          .select("charge_id")
+          .where("cvu_account_id", "=", charge.cvu_account_id)
+          .where("payer_key", "=", newKey)
+          .executeTakeFirst();
         if (!taken) {
           await trx.updateTable("cvu_holds").set({ payer_key: newKey }).where("charge_id", "=", charge.id).execute();
         } else {
@@ -76,12 +82,15 @@ export async function updateChargeCustomer(db: Kysely<Database>, context: Charge
         .returningAll()
         .executeTakeFirstOrThrow();
       await readdressChargeNotifications(trx, updated);
-      const account = updated.cvu_account_id ? await trx.selectFrom("cvu_accounts").select("cvu").where("id", "=", updated.cvu_account_id).executeTakeFirstOrThrow() : undefined;
+      const account = updated.cvu_account_id
+        ? await trx.selectFrom("cvu_accounts").select("cvu").where("id", "=", updated.cvu_account_id).executeTakeFirstOrThrow()
+        : undefined;
       return { charge: updated, cvu: account?.cvu ?? null, bankAccountInfo: await bankAccountInfoOf(trx, context.merchantAccountId) };
     });
   } catch (error) {
     // FOR UPDATE NOWAIT: another request is changing this charge right now.
-    if ((error as { code?: string }).code === "55P03") throw refuse("concurrent_modification", "The charge is being changed by another request; read it again and retry");
+    if ((error as { code?: string }).code === "55P03")
+      throw refuse("concurrent_modification", "The charge is being changed by another request; read it again and retry");
     throw error;
   }
 }

@@ -7,10 +7,19 @@ import { ofUnlinkedMerchant } from "../merchants/unlinked-merchants.ts";
 
 /** A page of the integration's charges, newest first, optionally in one state; not those of an unlinked merchant account. */
 export async function listIntegrationCharges(db: Kysely<Database>, integrationClientId: string, query: { state?: ChargeState; limit: number; offset: number }) {
-  let base = db.selectFrom("charges").where("integration_client_id", "=", integrationClientId).where(sql<boolean>`not ${ofUnlinkedMerchant("charges")}`);
+  let base = db
+    .selectFrom("charges")
+    .where("integration_client_id", "=", integrationClientId)
+    .where(sql<boolean>`not ${ofUnlinkedMerchant("charges")}`);
   if (query.state) base = base.where("state", "=", query.state);
   const [rows, count] = await Promise.all([
-    base.select(["id", "reference_id", "paid_cents", "customer_email", "description", "created_at", "state"]).orderBy("created_at", "desc").orderBy("id").limit(query.limit).offset(query.offset).execute(),
+    base
+      .select(["id", "reference_id", "paid_cents", "customer_email", "description", "created_at", "state"])
+      .orderBy("created_at", "desc")
+      .orderBy("id")
+      .limit(query.limit)
+      .offset(query.offset)
+      .execute(),
     base.select((eb) => eb.fn.countAll<string>().as("total")).executeTakeFirstOrThrow(),
   ]);
   return { items: rows, total: Number(count.total) };

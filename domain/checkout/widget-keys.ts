@@ -27,7 +27,11 @@ function keysOf(row: { publishable_key: string | null; secret_key_last4: string 
 }
 
 export async function widgetKeysOf(db: Kysely<Database>, integrationClientId: string): Promise<WidgetKeys> {
-  const row = await db.selectFrom("widget_keys").select(["publishable_key", "secret_key_last4", "allowed_origins"]).where("integration_client_id", "=", integrationClientId).executeTakeFirst();
+  const row = await db
+    .selectFrom("widget_keys")
+    .select(["publishable_key", "secret_key_last4", "allowed_origins"])
+    .where("integration_client_id", "=", integrationClientId)
+    .executeTakeFirst();
   return row ? keysOf(row) : noKeys;
 }
 
@@ -38,10 +42,19 @@ export async function createPublishableKey(db: Kysely<Database>, integrationClie
   const row = await db
     .insertInto("widget_keys")
     .values({ integration_client_id: integrationClientId, publishable_key: publishableKey, created_at: now, updated_at: now })
-    .onConflict((conflict) => conflict.column("integration_client_id").doUpdateSet({ publishable_key: publishableKey, updated_at: now }).where("widget_keys.publishable_key", "is", null))
+    .onConflict((conflict) =>
+      conflict
+        .column("integration_client_id")
+        .doUpdateSet({ publishable_key: publishableKey, updated_at: now })
+        .where("widget_keys.publishable_key", "is", null),
+    )
     .returning(["publishable_key", "secret_key_last4", "allowed_origins"])
     .executeTakeFirst();
-  if (!row) throw new DomainError("ApiKeysAlreadyExistError", "The integration already has its widget keys; rotate the secret key with POST /my-integration/api-keys/rotate-secret");
+  if (!row)
+    throw new DomainError(
+      "ApiKeysAlreadyExistError",
+      "The integration already has its widget keys; rotate the secret key with POST /my-integration/api-keys/rotate-secret",
+    );
   return keysOf(row);
 }
 
@@ -57,7 +70,12 @@ export async function replaceAllowedOrigins(db: Kysely<Database>, integrationCli
 }
 
 /** A new secret key (the previous one stops working at once); 409 ApiKeysNotCreatedError before the publishable key exists. */
-export async function rotateSecretKey(db: Kysely<Database>, integrationClientId: string, serviceEnv: ServiceEnv, now: Date): Promise<{ secretKey: string; secretKeyLast4: string }> {
+export async function rotateSecretKey(
+  db: Kysely<Database>,
+  integrationClientId: string,
+  serviceEnv: ServiceEnv,
+  now: Date,
+): Promise<{ secretKey: string; secretKeyLast4: string }> {
   const secretKey = randomToken(`sk_${keyMode(serviceEnv)}_`);
   const secretKeyLast4 = secretKey.slice(-4);
   const row = await db
@@ -67,7 +85,8 @@ export async function rotateSecretKey(db: Kysely<Database>, integrationClientId:
     .where("publishable_key", "is not", null)
     .returning("integration_client_id")
     .executeTakeFirst();
-  if (!row) throw new DomainError("ApiKeysNotCreatedError", "The integration has no publishable key yet: create the keys first with POST /my-integration/api-keys");
+  if (!row)
+    throw new DomainError("ApiKeysNotCreatedError", "The integration has no publishable key yet: create the keys first with POST /my-integration/api-keys");
   return { secretKey, secretKeyLast4 };
 }
 
@@ -76,9 +95,18 @@ export type WidgetKeyKind = WidgetKeyCaller["key"];
 const PREFIXES: Record<WidgetKeyKind, string[]> = { publishable: ["pk_test_", "pk_live_"], secret: ["sk_test_", "sk_live_"] };
 
 /** The check of `/v1/payments`: the key of the kind the operation takes, of an existing integration. */
-export async function authenticateWidgetKey(db: Kysely<Database>, authorization: string | string[] | undefined, kind: WidgetKeyKind): Promise<Authentication<WidgetKeyCaller>> {
+export async function authenticateWidgetKey(
+  db: Kysely<Database>,
+  authorization: string | string[] | undefined,
+  kind: WidgetKeyKind,
+): Promise<Authentication<WidgetKeyCaller>> {
   const refused = {
-    refused: new DomainError("WidgetKeyInvalidError", kind === "secret" ? "A valid secret widget key is required (Authorization: Bearer sk_…)" : "A valid publishable widget key is required (Authorization: Bearer pk_…)"),
+    refused: new DomainError(
+      "WidgetKeyInvalidError",
+      kind === "secret"
+        ? "A valid secret widget key is required (Authorization: Bearer sk_…)"
+        : "A valid publishable widget key is required (Authorization: Bearer pk_…)",
+    ),
   };
   const key = bearerToken(authorization);
   if (!key || !PREFIXES[kind].some((prefix) => key.startsWith(prefix))) return refused;

@@ -40,7 +40,8 @@ export interface CommissionProposalDetails {
   expiresAt: Date;
 }
 
-const userNotFound = () => new DomainError("IntegrationClientUserNotFoundError", "No linked merchant account with that integrationClientUserId in this integration");
+const userNotFound = () =>
+  new DomainError("IntegrationClientUserNotFoundError", "No linked merchant account with that integrationClientUserId in this integration");
 
 const linkInvalid = () =>
   new DomainError(
@@ -103,14 +104,26 @@ export async function proposeCommissionChange(
 }
 
 /** Withdraws a pending proposal of the linked merchant account; its link stops working. */
-export async function withdrawCommissionProposal(db: Kysely<Database>, clock: Clock, input: { integrationClientId: string; linkId: string; invitationId: string }): Promise<void> {
+export async function withdrawCommissionProposal(
+  db: Kysely<Database>,
+  clock: Clock,
+  input: { integrationClientId: string; linkId: string; invitationId: string },
+): Promise<void> {
   const now = clock.now();
   await db.transaction().execute(async (trx) => {
     const link = await lockActiveLink(trx, input.integrationClientId, input.linkId);
-    const proposal = await trx.selectFrom("commission_proposals").select(["status", "expires_at"]).where("id", "=", input.invitationId).where("merchant_link_id", "=", link.id).executeTakeFirst();
+    const proposal = await trx
+      .selectFrom("commission_proposals")
+      .select(["status", "expires_at"])
+      .where("id", "=", input.invitationId)
+      .where("merchant_link_id", "=", link.id)
+      .executeTakeFirst();
     if (!proposal) throw new DomainError("CommissionProposalNotFoundError", "No commission proposal with that invitationId for this merchant account");
     if (proposal.status !== "pending" || proposal.expires_at <= now) {
-      throw new DomainError("CommissionProposalNotPendingError", "The commission proposal is no longer pending: it was accepted, rejected, superseded, withdrawn or has lapsed");
+      throw new DomainError(
+        "CommissionProposalNotPendingError",
+        "The commission proposal is no longer pending: it was accepted, rejected, superseded, withdrawn or has lapsed",
+      );
     }
     await trx.updateTable("commission_proposals").set({ status: "withdrawn", ended_at: now }).where("id", "=", input.invitationId).execute();
   });
@@ -155,7 +168,13 @@ function openProposalByToken(db: Executor, token: string, now: Date) {
 export async function usableCommissionProposal(db: Kysely<Database>, clock: Clock, token: string): Promise<CommissionProposalDetails> {
   const row = await openProposalByToken(db, token, clock.now()).executeTakeFirst();
   if (!row) throw linkInvalid();
-  return { integrationName: row.name, merchantEmail: row.email, currentPercentage: Number(row.commission_percentage), proposedPercentage: Number(row.percentage), expiresAt: row.expires_at };
+  return {
+    integrationName: row.name,
+    merchantEmail: row.email,
+    currentPercentage: Number(row.commission_percentage),
+    proposedPercentage: Number(row.percentage),
+    expiresAt: row.expires_at,
+  };
 }
 
 /**
@@ -179,8 +198,13 @@ export async function answerCommissionProposal(
     await trx.selectFrom("merchant_links").select("id").where("id", "=", details.linkId).forUpdate().execute();
     const open = await openProposalByToken(trx, input.token, now).executeTakeFirst();
     if (!open) throw linkInvalid();
-    await trx.updateTable("commission_proposals").set({ status: input.decision === "accept" ? "accepted" : "rejected", ended_at: now }).where("id", "=", open.id).execute();
-    if (input.decision === "accept") await trx.updateTable("merchant_links").set({ commission_percentage: open.percentage }).where("id", "=", open.linkId).execute();
+    await trx
+      .updateTable("commission_proposals")
+      .set({ status: input.decision === "accept" ? "accepted" : "rejected", ended_at: now })
+      .where("id", "=", open.id)
+      .execute();
+    if (input.decision === "accept")
+      await trx.updateTable("merchant_links").set({ commission_percentage: open.percentage }).where("id", "=", open.linkId).execute();
   });
   return {
     decision: input.decision,

@@ -18,7 +18,13 @@ export function offerOf(client: Pick<IntegrationClient, "offer_percentage" | "of
 }
 
 export async function readOffer(db: Kysely<Database>, integrationClientId: string): Promise<Offer> {
-  return offerOf(await db.selectFrom("integration_clients").select(["offer_percentage", "offer_fixed_cents"]).where("id", "=", integrationClientId).executeTakeFirstOrThrow());
+  return offerOf(
+    await db
+      .selectFrom("integration_clients")
+      .select(["offer_percentage", "offer_fixed_cents"])
+      .where("id", "=", integrationClientId)
+      .executeTakeFirstOrThrow(),
+  );
 }
 
 /** Replaces the offer; a part left out is removed. Both parts have at most 2 decimals (each refusal reported). */
@@ -30,7 +36,10 @@ export async function replaceOffer(db: Kysely<Database>, integrationClientId: st
   if (problems.length > 0) throw new ValidationError(problems);
   const client = await db
     .updateTable("integration_clients")
-    .set({ offer_percentage: offer.percentage === undefined ? null : String(offer.percentage), offer_fixed_cents: offer.fixedAmount === undefined ? null : toCents(offer.fixedAmount) })
+    .set({
+      offer_percentage: offer.percentage === undefined ? null : String(offer.percentage),
+      offer_fixed_cents: offer.fixedAmount === undefined ? null : toCents(offer.fixedAmount),
+    })
     .where("id", "=", integrationClientId)
     .returning(["offer_percentage", "offer_fixed_cents"])
     .executeTakeFirstOrThrow();

@@ -35,7 +35,10 @@ export interface PayoutInvitation {
 }
 
 const linkInvalid = () =>
-  new DomainError("MerchantInvitationLinkInvalidError", "This payout link invitation does not work: it is unknown, already accepted, older than 7 days, or replaced by a newer invitation");
+  new DomainError(
+    "MerchantInvitationLinkInvalidError",
+    "This payout link invitation does not work: it is unknown, already accepted, older than 7 days, or replaced by a newer invitation",
+  );
 
 function linkExpiry(now: Date): Date {
   return new Date(now.getTime() + PAYOUT_INVITATION_DAYS * 24 * 3600 * 1000);
@@ -53,7 +56,13 @@ export async function readPayoutLink(db: Kysely<Database>, integrationClientId: 
   return {
     status: "accepted",
     invitedEmail: row.invited_email,
-    recipient: { userId: row.merchantId, email: row.email!, fantasyName: row.fantasy_name!, legalName: row.account_holder_name!, taxId: row.account_holder_tax_id! },
+    recipient: {
+      userId: row.merchantId,
+      email: row.email!,
+      fantasyName: row.fantasy_name!,
+      legalName: row.account_holder_name!,
+      taxId: row.account_holder_tax_id!,
+    },
   };
 }
 
@@ -76,7 +85,13 @@ export async function invitePayoutRecipient(db: Kysely<Database>, clock: Clock, 
     .returning(["invitation_id", "invited_email", "link_expires_at"])
     .executeTakeFirst();
   if (!written) throw new DomainError("PayoutLinkAlreadyAcceptedError", "A payout recipient has already accepted the payout link; it cannot be invited again");
-  return { invitationId: written.invitation_id, email: written.invited_email, integrationName: await integrationName(db, integrationClientId), token, expiresAt: written.link_expires_at };
+  return {
+    invitationId: written.invitation_id,
+    email: written.invited_email,
+    integrationName: await integrationName(db, integrationClientId),
+    token,
+    expiresAt: written.link_expires_at,
+  };
 }
 
 /** A new link for the pending invitation (same id and email); the earlier link stops working. */
@@ -90,8 +105,18 @@ export async function renewPayoutInvitation(db: Kysely<Database>, clock: Clock, 
     .where("accepted_at", "is", null)
     .returning(["invitation_id", "invited_email", "link_expires_at"])
     .executeTakeFirst();
-  if (!renewed) throw new DomainError("PayoutLinkNotPendingError", "There is no pending payout link invitation to resend (nobody was invited, or the invitation was accepted)");
-  return { invitationId: renewed.invitation_id, email: renewed.invited_email, integrationName: await integrationName(db, integrationClientId), token, expiresAt: renewed.link_expires_at };
+  if (!renewed)
+    throw new DomainError(
+      "PayoutLinkNotPendingError",
+      "There is no pending payout link invitation to resend (nobody was invited, or the invitation was accepted)",
+    );
+  return {
+    invitationId: renewed.invitation_id,
+    email: renewed.invited_email,
+    integrationName: await integrationName(db, integrationClientId),
+    token,
+    expiresAt: renewed.link_expires_at,
+  };
 }
 
 /** The page an invitation opens, on the Auth API. */
@@ -138,7 +163,11 @@ export async function usablePayoutInvitation(db: Kysely<Database>, clock: Clock,
  * Using the link up is one conditional update (on this very token and email), so a replaced link or a
  * second submission cannot also succeed.
  */
-export async function acceptPayoutLink(db: Kysely<Database>, clock: Clock, input: { token: string; email: string; password: string; clientAddress: string }): Promise<{ integrationName: string }> {
+export async function acceptPayoutLink(
+  db: Kysely<Database>,
+  clock: Clock,
+  input: { token: string; email: string; password: string; clientAddress: string },
+): Promise<{ integrationName: string }> {
   const invitation = await usablePayoutInvitation(db, clock, input.token);
   const merchant = await signInMerchantAccount(db, clock, input);
   if (merchant.email.toLowerCase() !== invitation.invitedEmail.toLowerCase()) {

@@ -23,15 +23,21 @@ const PROVIDER_CODE = "0253";
 type Trx = Transaction<Database>;
 
 const insufficient = () =>
-  new DomainError("InsufficientActiveAccountsError", `No CVU of the merchant's pool (up to ${MAX_POOL_SIZE}) can hold this charge now; wait for open charges to close`);
+  new DomainError(
+    "InsufficientActiveAccountsError",
+    `No CVU of the merchant's pool (up to ${MAX_POOL_SIZE}) can hold this charge now; wait for open charges to close`,
+  );
 export const alreadyAssociated = () =>
   new DomainError("CustomerAlreadyAssociatedError", "Another charge for the same payer was being created on the same CVU at the same time; retry");
-
 
 /** A new CVU for the merchant, if its pool has room. Pool growth is serialised per merchant. */
 async function growPool(trx: Trx, merchantAccountId: string, holding: "exclusive" | "shared"): Promise<CvuAccount | undefined> {
   await sql`select pg_advisory_xact_lock(hashtext(${`cvu-pool:${merchantAccountId}`}))`.execute(trx);
-  const { count } = await trx.selectFrom("cvu_accounts").select((eb) => eb.fn.countAll<number>().as("count")).where("merchant_account_id", "=", merchantAccountId).executeTakeFirstOrThrow();
+  const { count } = await trx
+    .selectFrom("cvu_accounts")
+    .select((eb) => eb.fn.countAll<number>().as("count"))
+    .where("merchant_account_id", "=", merchantAccountId)
+    .executeTakeFirstOrThrow();
   if (Number(count) >= MAX_POOL_SIZE) return undefined;
   const { account } = (await sql<{ account: string }>`select nextval('cvu_account_number_seq')::text as account`.execute(trx)).rows[0]!;
   return trx
@@ -54,7 +60,12 @@ async function insertHolds(trx: Trx, accountId: string, holds: Array<{ chargeId:
 }
 
 /** Holds on a CVU taken from the free pool (or just made), which the caller has locked: it now holds them `holding`. */
-async function recordHolds(trx: Trx, account: CvuAccount, holds: Array<{ chargeId: string; payerKey: string }>, holding: "exclusive" | "shared"): Promise<CvuAccount> {
+async function recordHolds(
+  trx: Trx,
+  account: CvuAccount,
+  holds: Array<{ chargeId: string; payerKey: string }>,
+  holding: "exclusive" | "shared",
+): Promise<CvuAccount> {
   await insertHolds(trx, account.id, holds);
   // A free CVU has no holds and is locked here, so these holds are all it has.
   return trx
@@ -67,7 +78,14 @@ async function recordHolds(trx: Trx, account: CvuAccount, holds: Array<{ chargeI
 
 /** The merchant's oldest free CVU, locked for taking. */
 function oldestFreeCvu(trx: Trx, merchantAccountId: string) {
-  return trx.selectFrom("cvu_accounts").selectAll().where("merchant_account_id", "=", merchantAccountId).where("holding", "=", "free").orderBy("created_at").limit(1).forUpdate();
+  return trx
+    .selectFrom("cvu_accounts")
+    .selectAll()
+    .where("merchant_account_id", "=", merchantAccountId)
+    .where("holding", "=", "free")
+    .orderBy("created_at")
+    .limit(1)
+    .forUpdate();
 }
 
 /** A cvu-mode charge takes a free CVU for itself. */
@@ -101,8 +119,16 @@ export function joinableSharedCvu(trx: Trx, merchantAccountId: string, payerKeys
  * Cuil-mode charges join a shared CVU where none of their payers is yet (a whole batch joins one CVU);
  * failing that a free one, failing that a new one. Payers are keyed by DNI: a DNI and its CUIL are one payer.
  */
-export async function holdSharedCvu(trx: Trx, merchantAccountId: string, holds: Array<{ chargeId: string; payerKey: string }>): Promise<{ id: string; cvu: string }> {
-  const shared = await joinableSharedCvu(trx, merchantAccountId, holds.map((hold) => hold.payerKey)).executeTakeFirst();
+export async function holdSharedCvu(
+  trx: Trx,
+  merchantAccountId: string,
+  holds: Array<{ chargeId: string; payerKey: string }>,
+): Promise<{ id: string; cvu: string }> {
+  const shared = await joinableSharedCvu(
+    trx,
+    merchantAccountId,
+    holds.map((hold) => hold.payerKey),
+  ).executeTakeFirst();
   if (shared) {
     await insertHolds(trx, shared.id, holds);
     return shared;

@@ -86,13 +86,20 @@ export async function integrationEarnings(db: Kysely<Database>, integrationClien
 }
 
 /** Every payment of the range, oldest first, for the CSV export. */
-export async function* integrationEarningsInOrder(db: Kysely<Database>, integrationClientId: string, range: ReportRange, batchSize = 1000): AsyncGenerator<EarningsRow> {
+export async function* integrationEarningsInOrder(
+  db: Kysely<Database>,
+  integrationClientId: string,
+  range: ReportRange,
+  batchSize = 1000,
+): AsyncGenerator<EarningsRow> {
   let after: { receivedAt: Date; paymentId: string } | undefined;
   for (;;) {
     let query = rowsOf(db, integrationClientId, range);
     if (after) {
       const cursor = after;
-      query = query.where((eb) => eb.or([eb("b.received_at", ">", cursor.receivedAt), eb.and([eb("b.received_at", "=", cursor.receivedAt), eb("b.transfer_id", ">", cursor.paymentId)])]));
+      query = query.where((eb) =>
+        eb.or([eb("b.received_at", ">", cursor.receivedAt), eb.and([eb("b.received_at", "=", cursor.receivedAt), eb("b.transfer_id", ">", cursor.paymentId)])]),
+      );
     }
     const rows = (await query.orderBy("b.received_at").orderBy("b.transfer_id").limit(batchSize).execute()) as EarningsRow[];
     yield* rows;
@@ -113,7 +120,12 @@ export interface PlatformEarningsRow {
 }
 
 /** Every part of every payment, per integration (or one), the largest gross first, and the totals. */
-export async function platformEarnings(db: Kysely<Database>, filter: { integrationClientId?: string }, range: ReportRange, page: { limit: number; offset: number }) {
+export async function platformEarnings(
+  db: Kysely<Database>,
+  filter: { integrationClientId?: string },
+  range: ReportRange,
+  page: { limit: number; offset: number },
+) {
   let payments = db.selectFrom("payment_breakdowns as b").where("b.received_at", ">=", range.from).where("b.received_at", "<", range.until);
   if (filter.integrationClientId) payments = payments.where("b.integration_client_id", "=", filter.integrationClientId);
   const sums = [

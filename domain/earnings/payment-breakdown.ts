@@ -34,7 +34,11 @@ export function splitPayment(grossCents: number, terms: CommissionTerms): Paymen
 }
 
 /** The terms of a charge's merchant link (unlinked or not) as read with the charge: none is all zero. */
-export function termsOfLink(link: { commission_percentage: string | null; commission_fixed_cents: number | null; service_commission_percentage: string | null }): CommissionTerms {
+export function termsOfLink(link: {
+  commission_percentage: string | null;
+  commission_fixed_cents: number | null;
+  service_commission_percentage: string | null;
+}): CommissionTerms {
   return {
     integrationPercentage: link.commission_percentage ?? "0",
     integrationFixedCents: link.commission_fixed_cents ?? 0,

@@ -35,14 +35,22 @@ export interface BackfillResult {
 }
 
 /** Writes `percentage` (numeric text, or null: no deal) to the integration's links, within the budget. */
-export async function applyServiceCommission(db: Kysely<Database>, integrationClientId: string, percentage: string | null, options: BackfillOptions): Promise<BackfillResult> {
+export async function applyServiceCommission(
+  db: Kysely<Database>,
+  integrationClientId: string,
+  percentage: string | null,
+  options: BackfillOptions,
+): Promise<BackfillResult> {
   const started = performance.now();
   const batchSize = options.batchSize ?? 500;
   const lockTimeout = `${options.lockTimeoutMs ?? 1000}ms`;
   const differs = sql<boolean>`service_commission_percentage is distinct from ${percentage}::numeric`;
   const { total, skipped } = await db
     .selectFrom("merchant_links")
-    .select([sql<number>`count(*)::int8`.as("total"), sql<number>`(count(*) filter (where not (service_commission_percentage is distinct from ${percentage}::numeric)))::int8`.as("skipped")])
+    .select([
+      sql<number>`count(*)::int8`.as("total"),
+      sql<number>`(count(*) filter (where not (service_commission_percentage is distinct from ${percentage}::numeric)))::int8`.as("skipped"),
+    ])
     .where("integration_client_id", "=", integrationClientId)
     .executeTakeFirstOrThrow();
 
@@ -58,7 +66,12 @@ export async function applyServiceCommission(db: Kysely<Database>, integrationCl
     try {
       applied += await db.transaction().execute(async (trx) => {
         await sql`select set_config('lock_timeout', ${lockTimeout}, true)`.execute(trx);
-        const result = await trx.updateTable("merchant_links").set({ service_commission_percentage: percentage }).where("id", "in", batch).where(differs).executeTakeFirst();
+        const result = await trx
+          .updateTable("merchant_links")
+          .set({ service_commission_percentage: percentage })
+          .where("id", "in", batch)
+          .where(differs)
+          .executeTakeFirst();
         return Number(result.numUpdatedRows);
       });
     } catch (error) {

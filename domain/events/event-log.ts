@@ -56,7 +56,9 @@ function baseQuery(db: Kysely<Database>, integrationClientId: string, query: Eve
 
 export async function listEvents(db: Kysely<Database>, integrationClientId: string, query: EventQuery): Promise<{ items: EventView[]; total: number }> {
   const [count, rows] = await Promise.all([
-    baseQuery(db, integrationClientId, query).select((eb) => eb.fn.countAll<string>().as("total")).executeTakeFirstOrThrow(),
+    baseQuery(db, integrationClientId, query)
+      .select((eb) => eb.fn.countAll<string>().as("total"))
+      .executeTakeFirstOrThrow(),
     baseQuery(db, integrationClientId, query)
       .select(["e.id", "e.type", "e.payload", "e.created_at", "d.status", "d.not_sent_reason", "d.target_url", "d.next_attempt_at"])
       .orderBy("e.created_at", "desc")
@@ -65,7 +67,10 @@ export async function listEvents(db: Kysely<Database>, integrationClientId: stri
       .offset(query.offset)
       .execute(),
   ]);
-  const attempts = await attemptsOf(db, rows.map((row) => row.id));
+  const attempts = await attemptsOf(
+    db,
+    rows.map((row) => row.id),
+  );
   return { total: Number(count.total), items: rows.map((row) => viewOf(row, attempts.get(row.id) ?? [])) };
 }
 

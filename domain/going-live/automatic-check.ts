@@ -40,29 +40,46 @@ export async function runAutomaticCheck(db: Kysely<Database>, http: OutboundHttp
 
   const destinations = await webhookDestinations(db, integrationClientId);
   if (destinations.length === 0) {
-    reasons.push({ code: "no_webhook_url", message: "No hay ninguna URL de webhook configurada. Registrala con POST /my-integration/urls (urlType webhook) o en una sucursal." });
+    reasons.push({
+      code: "no_webhook_url",
+      message: "No hay ninguna URL de webhook configurada. Registrala con POST /my-integration/urls (urlType webhook) o en una sucursal.",
+    });
   } else {
     const pings = await Promise.all(destinations.map((target) => pingWebhookUrl(db, http, integrationClientId, target, now)));
     const failing = destinations.filter((_, index) => pings[index]!.status !== "ok").map((target) => target.url);
     if (failing.length > 0) {
-      reasons.push({ code: "webhook_unreachable", message: `La URL de webhook no respondió 2xx en la prueba (${failing.join(", ")}). Corregila y volvé a probarla.` });
+      reasons.push({
+        code: "webhook_unreachable",
+        message: `La URL de webhook no respondió 2xx en la prueba (${failing.join(", ")}). Corregila y volvé a probarla.`,
+      });
     }
   }
   if ((await getSubscription(db, integrationClientId)).length === 0) {
     reasons.push({ code: "no_enabled_events", message: "No estás suscripto a ningún evento. Elegilos con PUT /my-integration/webhook-subscriptions." });
   }
   if (httpsOnly(client.redirect_uris).length === 0) {
-    reasons.push({ code: "no_redirect_uri", message: "No hay ninguna URI de redirección https registrada (producción solo acepta https). Registrala con POST /my-integration/urls." });
+    reasons.push({
+      code: "no_redirect_uri",
+      message: "No hay ninguna URI de redirección https registrada (producción solo acepta https). Registrala con POST /my-integration/urls.",
+    });
   }
   if (!client.has_linked_merchant) {
-    reasons.push({ code: "no_linked_merchant", message: "Ninguna cuenta de comercio está vinculada. Vinculá una (la cuenta de prueba sirve: POST /my-integration/test-tokens)." });
+    reasons.push({
+      code: "no_linked_merchant",
+      message: "Ninguna cuenta de comercio está vinculada. Vinculá una (la cuenta de prueba sirve: POST /my-integration/test-tokens).",
+    });
   }
   if (!client.has_paid_charge) {
     reasons.push({ code: "no_paid_charge", message: "Ningún cobro recibió un pago. Simulá uno con POST /my-integration/simulate-payment." });
   }
-  const missing = [client.company_name ? null : "razón social", client.contact_email ? null : "email de contacto", client.logo_url ? null : "logo"].filter((item) => item !== null);
+  const missing = [client.company_name ? null : "razón social", client.contact_email ? null : "email de contacto", client.logo_url ? null : "logo"].filter(
+    (item) => item !== null,
+  );
   if (missing.length > 0) {
-    reasons.push({ code: "incomplete_profile", message: `Faltan datos de la empresa: ${missing.join(", ")}. Completalos con PATCH /my-integration (y PUT /my-integration/logo).` });
+    reasons.push({
+      code: "incomplete_profile",
+      message: `Faltan datos de la empresa: ${missing.join(", ")}. Completalos con PATCH /my-integration (y PUT /my-integration/logo).`,
+    });
   }
   return reasons;
 }

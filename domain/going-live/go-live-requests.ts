@@ -53,7 +53,12 @@ function requestsQuery(db: Executor) {
     .innerJoin("admin_users as requester", "requester.id", "r.requested_by_admin_id")
     .leftJoin("admin_users as decider", "decider.id", "r.decided_by_admin_id")
     .selectAll("r")
-    .select(["c.name as integration_name", "requester.email as requested_by_email", "requester.name as requested_by_name", "decider.email as decided_by_email"]);
+    .select([
+      "c.name as integration_name",
+      "requester.email as requested_by_email",
+      "requester.name as requested_by_name",
+      "decider.email as decided_by_email",
+    ]);
 }
 
 type RequestRow = Awaited<ReturnType<ReturnType<typeof requestsQuery>["executeTakeFirstOrThrow"]>>;
@@ -90,7 +95,12 @@ async function requestById(db: Executor, id: string): Promise<GoLiveRequestView>
 async function approve(trx: Transaction<Database>, requestId: string, decidedByAdminId: string | null, now: Date, settings: GoLiveSettings): Promise<void> {
   await trx
     .updateTable("go_live_requests")
-    .set({ status: "approved", decided_at: now, decided_by_admin_id: decidedByAdminId, provisioning_status: settings.productionConfigured ? "in_progress" : "manual" })
+    .set({
+      status: "approved",
+      decided_at: now,
+      decided_by_admin_id: decidedByAdminId,
+      provisioning_status: settings.productionConfigured ? "in_progress" : "manual",
+    })
     .where("id", "=", requestId)
     .execute();
   if (settings.productionConfigured) {
@@ -121,15 +131,38 @@ export async function requestGoLive(
   const requestId = await db.transaction().execute(async (trx) => {
     // One request at a time per integration: concurrent asks queue behind this lock.
     await trx.selectFrom("integration_clients").select("id").where("id", "=", input.integrationClientId).forUpdate().executeTakeFirstOrThrow();
-    const settled = await trx.selectFrom("go_live_requests").select("id").where("integration_client_id", "=", input.integrationClientId).where("status", "=", "approved").executeTakeFirst();
+    const settled = await trx
+      .selectFrom("go_live_requests")
+      .select("id")
+      .where("integration_client_id", "=", input.integrationClientId)
+      .where("status", "=", "approved")
+      .executeTakeFirst();
     if (settled) return { id: settled.id, approvedNow: false };
-    const inReview = await trx.selectFrom("go_live_requests").select("id").where("integration_client_id", "=", input.integrationClientId).where("status", "=", "in_review").executeTakeFirst();
+    const inReview = await trx
+      .selectFrom("go_live_requests")
+      .select("id")
+      .where("integration_client_id", "=", input.integrationClientId)
+      .where("status", "=", "in_review")
+      .executeTakeFirst();
     const id = inReview
-      ? (await trx.updateTable("go_live_requests").set({ reasons: JSON.stringify(reasons), requested_by_admin_id: input.adminUserId }).where("id", "=", inReview.id).returning("id").executeTakeFirstOrThrow()).id
+      ? (
+          await trx
+            .updateTable("go_live_requests")
+            .set({ reasons: JSON.stringify(reasons), requested_by_admin_id: input.adminUserId })
+            .where("id", "=", inReview.id)
+            .returning("id")
+            .executeTakeFirstOrThrow()
+        ).id
       : (
           await trx
             .insertInto("go_live_requests")
-            .values({ integration_client_id: input.integrationClientId, requested_by_admin_id: input.adminUserId, status: "in_review", reasons: JSON.stringify(reasons), requested_at: input.now })
+            .values({
+              integration_client_id: input.integrationClientId,
+              requested_by_admin_id: input.adminUserId,
+              status: "in_review",
+              reasons: JSON.stringify(reasons),
+              requested_at: input.now,
+            })
             .returning("id")
             .executeTakeFirstOrThrow()
         ).id;
@@ -168,7 +201,10 @@ export async function listGoLiveRequests(
     query = query.where("r.status", "=", filter.status);
     count = count.where("status", "=", filter.status);
   }
-  const [rows, total] = await Promise.all([query.orderBy("r.requested_at", "desc").orderBy("r.id").limit(page.limit).offset(page.offset).execute(), count.executeTakeFirstOrThrow()]);
+  const [rows, total] = await Promise.all([
+    query.orderBy("r.requested_at", "desc").orderBy("r.id").limit(page.limit).offset(page.offset).execute(),
+    count.executeTakeFirstOrThrow(),
+  ]);
   return { items: rows.map(viewOf), total: Number(total.total) };
 }
 
@@ -183,7 +219,8 @@ export async function decideGoLiveRequest(
   await db.transaction().execute(async (trx) => {
     const row = await trx.selectFrom("go_live_requests").select(["id", "status"]).where("id", "=", input.requestId).forUpdate().executeTakeFirst();
     if (!row) throw new DomainError("GoLiveRequestNotFoundError", "No go-live request with this id");
-    if (row.status !== "in_review") throw new DomainError("GoLiveRequestDecidedError", `The go-live request was already ${row.status}; only a request in review is decided`);
+    if (row.status !== "in_review")
+      throw new DomainError("GoLiveRequestDecidedError", `The go-live request was already ${row.status}; only a request in review is decided`);
     if (input.decision.kind === "approve") {
       await approve(trx, row.id, input.platformAdminId, input.now, settings);
     } else {

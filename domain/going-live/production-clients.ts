@@ -38,7 +38,8 @@ export async function provisionProductionClient(
   input: ProductionClientInput,
   now: Date,
 ): Promise<ProvisionResult> {
-  if (serviceEnv !== "production") throw new DomainError("ProductionOnlyError", "This deployment is the Sandbox: integrations that go live are created in the Production deployment");
+  if (serviceEnv !== "production")
+    throw new DomainError("ProductionOnlyError", "This deployment is the Sandbox: integrations that go live are created in the Production deployment");
   const existing = await provisionedFrom(db, sandboxClientId);
   if (existing) return { created: false, client: existing };
   try {
@@ -77,7 +78,9 @@ async function provisionedFrom(db: Kysely<Database>, sandboxClientId: string): P
     .select(["c.id", "c.provider_client_id"])
     .select((eb) =>
       eb
-        .exists(eb.selectFrom("admin_users as a").select("a.id").whereRef("a.integration_client_id", "=", "c.id").where("a.welcome_email_sent_at", "is not", null))
+        .exists(
+          eb.selectFrom("admin_users as a").select("a.id").whereRef("a.integration_client_id", "=", "c.id").where("a.welcome_email_sent_at", "is not", null),
+        )
         .as("welcome_sent"),
     )
     .where("c.provisioned_from_sandbox_client_id", "=", sandboxClientId)

@@ -16,12 +16,32 @@ export type ProvisioningOutcome =
   /** Not (or no longer) waiting for provisioning. */
   | { kind: "nothing_to_do" };
 
-export async function provisionInProduction(db: Kysely<Database>, production: ProductionAdminApi, goLiveRequestId: string, now: Date): Promise<ProvisioningOutcome> {
+export async function provisionInProduction(
+  db: Kysely<Database>,
+  production: ProductionAdminApi,
+  goLiveRequestId: string,
+  now: Date,
+): Promise<ProvisioningOutcome> {
   const request = await db
     .selectFrom("go_live_requests as r")
     .innerJoin("integration_clients as c", "c.id", "r.integration_client_id")
     .innerJoin("admin_users as a", "a.id", "r.requested_by_admin_id")
-    .select(["r.id", "r.status", "r.provisioning_status", "c.id as client_id", "c.name", "c.company_name", "c.contact_email", "c.description", "c.type", "c.scopes", "c.redirect_uris", "c.logout_urls", "a.email", "a.name as admin_name"])
+    .select([
+      "r.id",
+      "r.status",
+      "r.provisioning_status",
+      "c.id as client_id",
+      "c.name",
+      "c.company_name",
+      "c.contact_email",
+      "c.description",
+      "c.type",
+      "c.scopes",
+      "c.redirect_uris",
+      "c.logout_urls",
+      "a.email",
+      "a.name as admin_name",
+    ])
     .where("r.id", "=", goLiveRequestId)
     .executeTakeFirst();
   if (request?.status !== "approved" || request.provisioning_status !== "in_progress") return { kind: "nothing_to_do" };

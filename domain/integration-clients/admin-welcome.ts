@@ -30,7 +30,11 @@ function temporaryPasswordExpiry(now: Date): Date {
 
 /** Production without SMTP cannot deliver a temporary password (or another emailed link): refuse before creating anything. */
 export function requireAccountMail(mail: Sender<EmailMessage> | undefined, unsentEmail = "the new admin's welcome email"): Sender<EmailMessage> {
-  if (!mail) throw new DomainError("MailUnavailableError", `This deployment has no mail server configured (COBRO_SMTP_URL, COBRO_MAIL_FROM): ${unsentEmail} cannot be sent`);
+  if (!mail)
+    throw new DomainError(
+      "MailUnavailableError",
+      `This deployment has no mail server configured (COBRO_SMTP_URL, COBRO_MAIL_FROM): ${unsentEmail} cannot be sent`,
+    );
   return mail;
 }
 
@@ -49,7 +53,11 @@ export async function createAdminWithTemporaryPassword(
  * A new temporary password for an existing admin (a welcome sent again): the previous password stops
  * working, the admin's sessions end, and the welcome counts as not sent until this one is.
  */
-export async function renewTemporaryPassword(db: Kysely<Database>, admin: { adminUserId: string; integrationClientId: string }, now: Date): Promise<AdminWelcome> {
+export async function renewTemporaryPassword(
+  db: Kysely<Database>,
+  admin: { adminUserId: string; integrationClientId: string },
+  now: Date,
+): Promise<AdminWelcome> {
   const temporaryPassword = generatePassword();
   const expiresAt = temporaryPasswordExpiry(now);
   const passwordHash = await hashSecret(temporaryPassword);

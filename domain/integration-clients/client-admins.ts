@@ -25,7 +25,12 @@ export async function listClientAdmins(db: Kysely<Database>, integrationClientId
 }
 
 /** A new temporary password for an admin of the client, for a welcome email sent again. */
-export async function renewClientAdminWelcome(db: Kysely<Database>, integrationClientId: string, adminUserId: string, now: Date): Promise<{ admin: ClientAdmin; welcome: AdminWelcome }> {
+export async function renewClientAdminWelcome(
+  db: Kysely<Database>,
+  integrationClientId: string,
+  adminUserId: string,
+  now: Date,
+): Promise<{ admin: ClientAdmin; welcome: AdminWelcome }> {
   const client = await integrationClientById(db, integrationClientId);
   if (!isUuid(adminUserId)) throw new DomainError("ClientAdminNotFoundError", "No admin with that id in this integration client");
   const welcome = await renewTemporaryPassword(db, { adminUserId, integrationClientId: client.id }, now);
@@ -41,8 +46,13 @@ export async function inviteClientAdmin(
   now: Date,
 ): Promise<{ admin: ClientAdmin; welcome: AdminWelcome }> {
   const client = await integrationClientById(db, integrationClientId);
-  if (input.clientId !== client.provider_client_id) throw new DomainError("ClientIdMismatchError", "clientId is not the OAuth clientId of the integration client in the path");
-  const welcome = await createAdminWithTemporaryPassword(db, { email: input.email, name: input.name, role: "INTEGRATION_ADMIN", integrationClientId: client.id }, now);
+  if (input.clientId !== client.provider_client_id)
+    throw new DomainError("ClientIdMismatchError", "clientId is not the OAuth clientId of the integration client in the path");
+  const welcome = await createAdminWithTemporaryPassword(
+    db,
+    { email: input.email, name: input.name, role: "INTEGRATION_ADMIN", integrationClientId: client.id },
+    now,
+  );
   const row = await db.selectFrom("admin_users").selectAll().where("id", "=", welcome.adminUserId).executeTakeFirstOrThrow();
   return { admin: clientAdmin(row), welcome };
 }

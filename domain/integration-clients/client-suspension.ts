@@ -12,7 +12,12 @@ import { integrationClientById } from "./integration-clients.ts";
  * Suspends the client (a suspended one keeps its `suspended_at` and takes the new reason). Creates that
  * began before the suspension committed may still finish.
  */
-export async function suspendIntegrationClient(db: Kysely<Database>, id: string, suspension: { reason: string; adminUserId: string }, now: Date): Promise<IntegrationClient> {
+export async function suspendIntegrationClient(
+  db: Kysely<Database>,
+  id: string,
+  suspension: { reason: string; adminUserId: string },
+  now: Date,
+): Promise<IntegrationClient> {
   if (suspension.reason.trim() === "") throw ValidationError.of("reason", "reason must not be only spaces");
   const client = await integrationClientById(db, id);
   return db
@@ -42,5 +47,8 @@ export async function requireIntegrationCollecting(trx: Transaction<Database>, i
 
 /** The refusal of a suspended integration's new money commitments (for reads that fold the suspension in). */
 export function integrationSuspended(): DomainError {
-  return new DomainError("IntegrationNotReadyToCollectError", "The integration is suspended by the platform: it cannot create charges or change payers until it is reinstated");
+  return new DomainError(
+    "IntegrationNotReadyToCollectError",
+    "The integration is suspended by the platform: it cannot create charges or change payers until it is reinstated",
+  );
 }

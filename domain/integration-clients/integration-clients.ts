@@ -124,7 +124,9 @@ export async function registerIntegrationClient(
   now: Date,
 ): Promise<{ client: IntegrationClient; clientSecret: string; firstAdminWelcome?: AdminWelcome }> {
   if (serviceEnv === "production") {
-    const insecure = input.redirectUris.flatMap((url, index) => (url.startsWith("https://") ? [] : [{ field: `redirectUrls[${index}]`, message: `redirectUrls[${index}] must use https in Production` }]));
+    const insecure = input.redirectUris.flatMap((url, index) =>
+      url.startsWith("https://") ? [] : [{ field: `redirectUrls[${index}]`, message: `redirectUrls[${index}] must use https in Production` }],
+    );
     if (insecure.length > 0) throw new ValidationError(insecure);
   }
   const { firstAdmin, ...client } = input;
@@ -132,7 +134,11 @@ export async function registerIntegrationClient(
     const created = await createIntegrationClient(trx, client);
     if (!firstAdmin) return created;
     // The caller mails the welcome once this transaction has committed.
-    const firstAdminWelcome = await createAdminWithTemporaryPassword(trx, { ...firstAdmin, role: "INTEGRATION_ADMIN", integrationClientId: created.client.id }, now);
+    const firstAdminWelcome = await createAdminWithTemporaryPassword(
+      trx,
+      { ...firstAdmin, role: "INTEGRATION_ADMIN", integrationClientId: created.client.id },
+      now,
+    );
     return { ...created, firstAdminWelcome };
   });
 }
@@ -150,7 +156,9 @@ export async function listIntegrationClients(
     db
       .selectFrom("integration_clients as c")
       .selectAll("c")
-      .select(sql<boolean>`exists (select 1 from admin_users a where a.integration_client_id = c.id and a.first_login_at is not null)`.as("first_admin_logged_in"))
+      .select(
+        sql<boolean>`exists (select 1 from admin_users a where a.integration_client_id = c.id and a.first_login_at is not null)`.as("first_admin_logged_in"),
+      )
       .select(
         sql<boolean>`(exists (select 1 from client_urls u where u.integration_client_id = c.id and u.url_type = 'webhook') or exists (select 1 from integration_tenants t where t.integration_client_id = c.id and t.deleted_at is null))`.as(
           "webhook_configured",
@@ -166,7 +174,10 @@ export async function listIntegrationClients(
       .limit(page.limit)
       .offset(page.offset)
       .execute(),
-    db.selectFrom("integration_clients").select((eb) => eb.fn.countAll<string>().as("total")).executeTakeFirstOrThrow(),
+    db
+      .selectFrom("integration_clients")
+      .select((eb) => eb.fn.countAll<string>().as("total"))
+      .executeTakeFirstOrThrow(),
   ]);
   return {
     items: rows.map(({ first_admin_logged_in, first_admin_email_sent, webhook_configured, ...client }) => ({

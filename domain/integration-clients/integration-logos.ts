@@ -20,8 +20,14 @@ function formatOf(bytes: Buffer): AcceptedFormat | "svg" | null {
   if (bytes.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) return "png";
   if (bytes.length >= 3 && bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff) return "jpeg";
   if (bytes.subarray(0, 4).toString("latin1") === "RIFF" && bytes.subarray(8, 12).toString("latin1") === "WEBP") return "webp";
-  const head = bytes.subarray(0, 1024).toString("utf8").replace(/^\uFEFF/, "").trimStart().toLowerCase();
-  if (head.startsWith("<?xml") || head.startsWith("<svg") || head.startsWith("<!doctype svg") || (head.startsWith("<!--") && head.includes("<svg"))) return "svg";
+  const head = bytes
+    .subarray(0, 1024)
+    .toString("utf8")
+    .replace(/^\uFEFF/, "")
+    .trimStart()
+    .toLowerCase();
+  if (head.startsWith("<?xml") || head.startsWith("<svg") || head.startsWith("<!doctype svg") || (head.startsWith("<!--") && head.includes("<svg")))
+    return "svg";
   return null;
 }
 
@@ -58,7 +64,12 @@ export async function normalizeLogo(bytes: Buffer): Promise<{ content: Buffer; w
 }
 
 /** Replaces the integration's logo and points its `logoUrl` at the new one, in one transaction. */
-export async function replaceIntegrationLogo(db: Kysely<Database>, integrationClientId: string, bytes: Buffer, logosBaseUrl: string): Promise<{ logoUrl: string }> {
+export async function replaceIntegrationLogo(
+  db: Kysely<Database>,
+  integrationClientId: string,
+  bytes: Buffer,
+  logosBaseUrl: string,
+): Promise<{ logoUrl: string }> {
   const logo = await normalizeLogo(bytes);
   return db.transaction().execute(async (trx) => {
     await trx.deleteFrom("integration_logos").where("integration_client_id", "=", integrationClientId).execute();

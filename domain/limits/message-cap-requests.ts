@@ -83,7 +83,11 @@ export async function listIntegrationMessageCapRequests(
       .limit(page.limit)
       .offset(page.offset)
       .execute(),
-    db.selectFrom("message_cap_requests").select((eb) => eb.fn.countAll<string>().as("total")).where("integration_client_id", "=", integrationClientId).executeTakeFirstOrThrow(),
+    db
+      .selectFrom("message_cap_requests")
+      .select((eb) => eb.fn.countAll<string>().as("total"))
+      .where("integration_client_id", "=", integrationClientId)
+      .executeTakeFirstOrThrow(),
   ]);
   return { items, total: Number(count.total) };
 }
@@ -110,7 +114,10 @@ export async function listMessageCapRequestQueue(
     rows = rows.where("r.status", "=", filter.status);
     count = count.where("status", "=", filter.status);
   }
-  const [items, total] = await Promise.all([rows.orderBy("r.created_at", "desc").orderBy("r.id").limit(page.limit).offset(page.offset).execute(), count.executeTakeFirstOrThrow()]);
+  const [items, total] = await Promise.all([
+    rows.orderBy("r.created_at", "desc").orderBy("r.id").limit(page.limit).offset(page.offset).execute(),
+    count.executeTakeFirstOrThrow(),
+  ]);
   return { items, total: Number(total.total) };
 }
 
@@ -145,7 +152,12 @@ export async function approveMessageCapRequest(
 }
 
 /** Rejects a pending request; the cap does not change. */
-export async function rejectMessageCapRequest(db: Kysely<Database>, id: string, decision: { adminUserId: string; reason: string }, now: Date): Promise<QueuedMessageCapRequest> {
+export async function rejectMessageCapRequest(
+  db: Kysely<Database>,
+  id: string,
+  decision: { adminUserId: string; reason: string },
+  now: Date,
+): Promise<QueuedMessageCapRequest> {
   const reason = requireReason("reason", decision.reason);
   return db.transaction().execute(async (trx) => {
     const request = await lockPendingRequest(trx, id);
@@ -182,6 +194,7 @@ export function messageCapDecisionEmail(request: QueuedMessageCapRequest): Email
           `El límite sigue en ${perDay(request.current_per_day)}. Podés hacer un pedido nuevo cuando quieras.`,
         ];
   const lines = [greeting, "", ...outcome];
-  const subject = request.status === "approved" ? "Cobro: aprobamos tu pedido de más mensajes de chat" : "Cobro: tu pedido de más mensajes de chat no fue aprobado";
+  const subject =
+    request.status === "approved" ? "Cobro: aprobamos tu pedido de más mensajes de chat" : "Cobro: tu pedido de más mensajes de chat no fue aprobado";
   return accountEmail(request.requestedByEmail, subject, lines);
 }

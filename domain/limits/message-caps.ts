@@ -20,7 +20,11 @@ export interface MessageCapContext {
 
 /** The integration's daily cap: its own (raised by an approved request) or the environment's default. */
 export async function dailyMessageCapOf(db: Executor, integrationClientId: string, serviceEnv: "sandbox" | "production"): Promise<number> {
-  const limit = await db.selectFrom("integration_limits").select("max_messages_per_day").where("integration_client_id", "=", integrationClientId).executeTakeFirst();
+  const limit = await db
+    .selectFrom("integration_limits")
+    .select("max_messages_per_day")
+    .where("integration_client_id", "=", integrationClientId)
+    .executeTakeFirst();
   return limit?.max_messages_per_day ?? DEFAULT_DAILY_MESSAGE_CAP[serviceEnv];
 }
 
@@ -43,17 +47,25 @@ export async function reserveChatMessages(trx: Transaction<Database>, context: M
     await sql`set local lock_timeout = '2s'`.execute(trx);
     const integrationCap = await dailyMessageCapOf(trx, context.integrationClientId, context.serviceEnv);
     if (!(await take(trx, `integration:${context.integrationClientId}`, day, messages, integrationCap))) {
-      throw new DomainError("IntegrationDailyRequestLimitExceededError", `The integration's daily cap of ${integrationCap} chat messages is reached; it resets at 00:00 Argentina time`, {
-        availableAt: `${addDays(day, 1)}T00:00:00-03:00`,
-        maxRequestsPerDay: integrationCap,
-        maxMessagesPerDay: integrationCap,
-      });
+      throw new DomainError(
+        "IntegrationDailyRequestLimitExceededError",
+        `The integration's daily cap of ${integrationCap} chat messages is reached; it resets at 00:00 Argentina time`,
+        {
+          availableAt: `${addDays(day, 1)}T00:00:00-03:00`,
+          maxRequestsPerDay: integrationCap,
+          maxMessagesPerDay: integrationCap,
+        },
+      );
     }
     if (!(await take(trx, "global", day, messages, context.globalCap))) {
-      throw new DomainError("IntegrationGlobalDailyMessageLimitExceededError", "The global daily message cap shared by all integrations is reached; it resets at 00:00 Argentina time", {
-        requestedMessages: messages,
-        availableAtUnixSeconds: Math.floor(reset.getTime() / 1000),
-      });
+      throw new DomainError(
+        "IntegrationGlobalDailyMessageLimitExceededError",
+        "The global daily message cap shared by all integrations is reached; it resets at 00:00 Argentina time",
+        {
+          requestedMessages: messages,
+          availableAtUnixSeconds: Math.floor(reset.getTime() / 1000),
+        },
+      );
     }
     await sql`set local lock_timeout = 0`.execute(trx);
   } catch (error) {

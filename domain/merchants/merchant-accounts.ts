@@ -37,7 +37,12 @@ export async function createMerchantAccount(db: Executor, input: NewMerchantAcco
  * authorization screen: the integration's offer as its commission, and the platform's service commission
  * deal in force. An active link keeps its terms (a later commission proposal may have changed them).
  */
-export async function linkMerchant(db: Executor, integrationClientId: string, merchantAccountId: string, now: Date): Promise<{ linkId: string; wasActive: boolean }> {
+export async function linkMerchant(
+  db: Executor,
+  integrationClientId: string,
+  merchantAccountId: string,
+  now: Date,
+): Promise<{ linkId: string; wasActive: boolean }> {
   const before = await db
     .selectFrom("merchant_links")
     .select(["id", "unlinked_at"])

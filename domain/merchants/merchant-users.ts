@@ -16,8 +16,19 @@ export async function listLinkedMerchants(db: Kysely<Database>, integrationClien
     .where("l.unlinked_at", "is", null);
   const [rows, count] = await Promise.all([
     base
-      .leftJoin("commission_proposals as p", (join) => join.onRef("p.merchant_link_id", "=", "l.id").on("p.status", "=", "pending").on("p.expires_at", ">", now))
-      .select(["l.id as linkId", "m.id as merchantAccountId", "m.email", "m.fantasy_name", "l.linked_at", "l.commission_percentage", "t.key as tenantKey", "t.name as tenantName"])
+      .leftJoin("commission_proposals as p", (join) =>
+        join.onRef("p.merchant_link_id", "=", "l.id").on("p.status", "=", "pending").on("p.expires_at", ">", now),
+      )
+      .select([
+        "l.id as linkId",
+        "m.id as merchantAccountId",
+        "m.email",
+        "m.fantasy_name",
+        "l.linked_at",
+        "l.commission_percentage",
+        "t.key as tenantKey",
+        "t.name as tenantName",
+      ])
       .select(["p.id as proposalId", "p.percentage as proposedPercentage", "p.expires_at as proposalExpiresAt"])
       .orderBy("l.linked_at", "desc")
       .orderBy("l.id")

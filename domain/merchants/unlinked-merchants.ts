@@ -14,7 +14,12 @@ import type { OutboxEvent } from "../../db/tables/payments.table.ts";
  * Whether the merchant account is unlinked from the integration now. `lockLink`: hold the link row
  * (FOR SHARE) until the transaction ends, so an unlink cannot slip in between the check and the write.
  */
-export async function isMerchantUnlinked(db: Executor, integrationClientId: string, merchantAccountId: string, options: { lockLink?: boolean } = {}): Promise<boolean> {
+export async function isMerchantUnlinked(
+  db: Executor,
+  integrationClientId: string,
+  merchantAccountId: string,
+  options: { lockLink?: boolean } = {},
+): Promise<boolean> {
   const link = await db
     .selectFrom("merchant_links")
     .select("unlinked_at")
@@ -26,7 +31,10 @@ export async function isMerchantUnlinked(db: Executor, integrationClientId: stri
 }
 
 /** Whether the event must not reach the integration now: it occurred while unlinked, or its merchant is unlinked. */
-export async function isEventWithheld(db: Executor, event: Pick<OutboxEvent, "integration_client_id" | "merchant_account_id" | "occurred_while_unlinked">): Promise<boolean> {
+export async function isEventWithheld(
+  db: Executor,
+  event: Pick<OutboxEvent, "integration_client_id" | "merchant_account_id" | "occurred_while_unlinked">,
+): Promise<boolean> {
   if (event.occurred_while_unlinked) return true;
   return event.merchant_account_id !== null && isMerchantUnlinked(db, event.integration_client_id, event.merchant_account_id);
 }

@@ -129,7 +129,10 @@ export function emailContent(facts: MessageFacts): EmailContent {
     "",
   ].join("\n");
   const rows = lines
-    .map(([label, value]) => `<tr><td style="padding:4px 12px 4px 0;color:#555">${escapeHtml(label)}</td><td style="padding:4px 0;font-weight:bold">${escapeHtml(value)}</td></tr>`)
+    .map(
+      ([label, value]) =>
+        `<tr><td style="padding:4px 12px 4px 0;color:#555">${escapeHtml(label)}</td><td style="padding:4px 0;font-weight:bold">${escapeHtml(value)}</td></tr>`,
+    )
     .join("");
   const html = [
     `<!DOCTYPE html><html lang="es"><head><meta charset="utf-8"><title>${escapeHtml(subject)}</title></head>`,

@@ -33,7 +33,9 @@ function filtered(db: Kysely<Database>, integrationClientId: string, query: Outb
 
 export async function listOutbox(db: Kysely<Database>, integrationClientId: string, query: OutboxQuery): Promise<{ items: OutboxRow[]; total: number }> {
   const [count, rows] = await Promise.all([
-    filtered(db, integrationClientId, query).select((eb) => eb.fn.countAll<string>().as("total")).executeTakeFirstOrThrow(),
+    filtered(db, integrationClientId, query)
+      .select((eb) => eb.fn.countAll<string>().as("total"))
+      .executeTakeFirstOrThrow(),
     filtered(db, integrationClientId, query)
       .select(["n.id", "n.charge_id", "c.reference_id", "n.channel", "n.kind", "n.recipient", "n.status", "n.scheduled_for", "n.sent_at", "n.failure_reason"])
       .orderBy("n.scheduled_for", "desc")

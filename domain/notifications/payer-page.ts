@@ -74,7 +74,10 @@ function confirmationRefusal(charge: Charge): ConfirmationRefusal | undefined {
 }
 
 /** The charge's latest transfer, and the chat confirmation of it if one exists. */
-async function latestTransfer(db: Kysely<Database>, chargeId: string): Promise<{ id: string; confirmation: { id: string; status: NotificationStatus } | undefined } | undefined> {
+async function latestTransfer(
+  db: Kysely<Database>,
+  chargeId: string,
+): Promise<{ id: string; confirmation: { id: string; status: NotificationStatus } | undefined } | undefined> {
   const row = await db
     .selectFrom("transfers as t")
     .leftJoin("notifications as n", (join) => join.onRef("n.transfer_id", "=", "t.id").on("n.channel", "=", "whatsapp"))

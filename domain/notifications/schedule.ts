@@ -25,7 +25,10 @@ import type { NotificationChannel, NotificationKind } from "../../db/tables/noti
 import { chatRecipient } from "./outbox.ts";
 
 /** The columns of a charge that decide its schedule. */
-export type ScheduleTerms = Pick<Charge, "amount_cents" | "created_at" | "due_dates" | "final_due_at" | "reminder_notification_date" | "deferred_initial_notification_date">;
+export type ScheduleTerms = Pick<
+  Charge,
+  "amount_cents" | "created_at" | "due_dates" | "final_due_at" | "reminder_notification_date" | "deferred_initial_notification_date"
+>;
 
 /** The columns of a charge that decide who hears from us, and on which channel. */
 export type NotificationContacts = Pick<Charge, "send_email_notification" | "send_whatsapp_notification" | "customer_email" | "customer_phone">;
@@ -81,7 +84,9 @@ export function chargeSchedule(terms: ScheduleTerms): ScheduledTime[] {
     ...(beforeClosing(initial) ? [initial] : []),
     ...candidates.filter((time) => beforeClosing(time) && notBefore(time, createdAt) && notBefore(time, initial.scheduledFor)),
   ];
-  const kept = all.filter((time) => !all.some((other) => other.day === time.day && STANDS_OVER.some(([winner, loser]) => other.kind === winner && time.kind === loser)));
+  const kept = all.filter(
+    (time) => !all.some((other) => other.day === time.day && STANDS_OVER.some(([winner, loser]) => other.kind === winner && time.kind === loser)),
+  );
   return kept.sort((a, b) => a.scheduledFor.getTime() - b.scheduledFor.getTime());
 }
 
@@ -93,7 +98,9 @@ export function chargeSchedule(terms: ScheduleTerms): ScheduledTime[] {
 export function recipientsOf(contacts: NotificationContacts): Array<{ channel: NotificationChannel; recipient: string }> {
   return [
     ...(contacts.send_email_notification && contacts.customer_email ? [{ channel: "email" as const, recipient: contacts.customer_email }] : []),
-    ...(contacts.send_whatsapp_notification && contacts.customer_phone ? [{ channel: "whatsapp" as const, recipient: chatRecipient(contacts.customer_phone) }] : []),
+    ...(contacts.send_whatsapp_notification && contacts.customer_phone
+      ? [{ channel: "whatsapp" as const, recipient: chatRecipient(contacts.customer_phone) }]
+      : []),
   ];
 }
 

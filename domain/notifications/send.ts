@@ -107,7 +107,10 @@ async function claimNotification(deps: SendDependencies, notificationId: string)
       return { kind: "outcome", outcome: { kind: "canceled" } };
     }
 
-    const transfer = confirmation && notification.transfer_id !== null ? await trx.selectFrom("transfers").select("amount_cents").where("id", "=", notification.transfer_id).executeTakeFirstOrThrow() : undefined;
+    const transfer =
+      confirmation && notification.transfer_id !== null
+        ? await trx.selectFrom("transfers").select("amount_cents").where("id", "=", notification.transfer_id).executeTakeFirstOrThrow()
+        : undefined;
     const facts = messageFacts({
       kind: notification.kind,
       at: notification.scheduled_for,
@@ -137,7 +140,11 @@ async function callProvider(senders: NotificationSenders, notification: Notifica
 /** Records the provider's answer on the claim (a claim taken over meanwhile is left to its new owner). */
 async function record(db: Kysely<Database>, claim: Extract<Claim, { kind: "claimed" }>, result: SendResult): Promise<SendNotificationOutcome> {
   const { attempt, now } = claim;
-  const update = db.updateTable("notifications").where("id", "=", claim.notification.id).where("status", "=", "sending").where("claimed_at", "=", claim.claimedAt);
+  const update = db
+    .updateTable("notifications")
+    .where("id", "=", claim.notification.id)
+    .where("status", "=", "sending")
+    .where("claimed_at", "=", claim.claimedAt);
   switch (result.outcome) {
     case "sent":
       await update.set({ status: "sent", sent_at: now, provider_message_id: result.providerMessageId, failure_reason: null }).execute();

@@ -5,6 +5,9 @@ import { escapeHtml } from "../html.ts";
 
 /** `lines` as the text part (an empty line is a blank line) and as HTML paragraphs. */
 export function accountEmail(to: string, subject: string, lines: string[]): EmailMessage {
-  const html = `<p>${lines.filter((line) => line !== "").map(escapeHtml).join("</p>\n<p>")}</p>`;
+  const html = `<p>${lines
+    .filter((line) => line !== "")
+    .map(escapeHtml)
+    .join("</p>\n<p>")}</p>`;
   return { to, subject, text: lines.join("\n"), html };
 }

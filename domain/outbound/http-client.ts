@@ -66,7 +66,11 @@ function guardedLookup(policy: DestinationPolicy) {
           callback(Object.assign(new Error(`${hostname} has no IPv${options.family} address`), { code: "ENOTFOUND" }), "");
           return;
         }
-        if (options.all) callback(null, wanted.map((address) => ({ address, family: family(address) })));
+        if (options.all)
+          callback(
+            null,
+            wanted.map((address) => ({ address, family: family(address) })),
+          );
         else callback(null, wanted[0]!, family(wanted[0]!));
       },
       (error: unknown) => callback(Object.assign(error instanceof Error ? error : new Error(String(error)), { code: "ENOTFOUND" }), ""),
@@ -77,7 +81,11 @@ function guardedLookup(policy: DestinationPolicy) {
 /** The error codes and names along an error's `cause` chain (undici wraps the socket's error). */
 export function codesOf(error: unknown): string[] {
   const codes: string[] = [];
-  for (let current = error as { code?: unknown; name?: unknown; cause?: unknown } | undefined, depth = 0; current && depth < 5; current = current.cause as typeof current, depth++) {
+  for (
+    let current = error as { code?: unknown; name?: unknown; cause?: unknown } | undefined, depth = 0;
+    current && depth < 5;
+    current = current.cause as typeof current, depth++
+  ) {
     if (typeof current.code === "string") codes.push(current.code);
     if (typeof current.name === "string") codes.push(current.name);
   }

@@ -19,7 +19,6 @@ export interface ChatContent {
   parameters: string[];
 }
 
-
 /** A provider must answer within this time; past it, the attempt is a temporary failure. */
 export const PROVIDER_TIMEOUT_MS = 10_000;
 

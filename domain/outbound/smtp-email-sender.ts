@@ -54,7 +54,8 @@ export class SmtpEmailSender implements Sender<EmailMessage> {
 function smtpFailure(error: NodemailerError): SendResult {
   const reply = error.response;
   // nodemailer judges the reply's class: `permanent` for a 5xx (but 503, a command out of order).
-  if (reply && error.permanent === true && (error.code === "EENVELOPE" || error.code === "EMESSAGE")) return { outcome: "rejected", reason: failureReason(reply) };
+  if (reply && error.permanent === true && (error.code === "EENVELOPE" || error.code === "EMESSAGE"))
+    return { outcome: "rejected", reason: failureReason(reply) };
   switch (error.code) {
     case "ETIMEDOUT":
       return { outcome: "temporary_failure", reason: "the SMTP server did not answer in time" };
@@ -62,6 +63,11 @@ function smtpFailure(error: NodemailerError): SendResult {
     case "ENOAUTH":
       return { outcome: "temporary_failure", reason: "the SMTP server refused Cobro's credentials (COBRO_SMTP_URL)" };
     default:
-      return { outcome: "temporary_failure", reason: failureReason(reply ? `the SMTP server answered: ${reply}` : `could not reach the SMTP server (${error.originalCode ?? error.code ?? "unknown error"})`) };
+      return {
+        outcome: "temporary_failure",
+        reason: failureReason(
+          reply ? `the SMTP server answered: ${reply}` : `could not reach the SMTP server (${error.originalCode ?? error.code ?? "unknown error"})`,
+        ),
+      };
   }
 }

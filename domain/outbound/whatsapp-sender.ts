@@ -87,9 +87,11 @@ function outcomeOf(status: number, answer: ProviderAnswer | undefined): SendResu
     if (typeof id === "string" && id !== "") return { outcome: "sent", providerMessageId: id };
     return { outcome: "rejected", reason: `the chat provider answered ${status} without a message id` };
   }
-  if (status >= 300 && status <= 399) return { outcome: "rejected", reason: `the chat provider answered ${status}: redirects are not followed (check COBRO_WHATSAPP_API_URL)` };
+  if (status >= 300 && status <= 399)
+    return { outcome: "rejected", reason: `the chat provider answered ${status}: redirects are not followed (check COBRO_WHATSAPP_API_URL)` };
   const said = providerMessage !== undefined ? `: ${providerMessage}` : "";
-  if (status === 408 || status === 429 || status >= 500) return { outcome: "temporary_failure", reason: failureReason(`the chat provider answered ${status}${said}`) };
+  if (status === 408 || status === 429 || status >= 500)
+    return { outcome: "temporary_failure", reason: failureReason(`the chat provider answered ${status}${said}`) };
   return { outcome: "rejected", reason: failureReason(providerMessage ?? `the chat provider answered ${status}`) };
 }
 

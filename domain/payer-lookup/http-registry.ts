@@ -49,7 +49,9 @@ export class HttpTaxRegistry implements TaxRegistry {
     } catch (error) {
       if (error instanceof RegistryUnavailable) throw error;
       const timedOut = (error as { name?: string }).name === "TimeoutError";
-      throw new RegistryUnavailable(timedOut ? `the tax registry did not answer within ${this.#timeoutMs} ms` : "the tax registry could not be reached", { cause: error });
+      throw new RegistryUnavailable(timedOut ? `the tax registry did not answer within ${this.#timeoutMs} ms` : "the tax registry could not be reached", {
+        cause: error,
+      });
     }
     return { name: parseAnswer(text) };
   }

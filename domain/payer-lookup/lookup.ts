@@ -30,7 +30,12 @@ export function payerDocumentKind(document: string): DocumentKind {
  * `registry` undefined: no registry is configured (production without COBRO_TAX_REGISTRY_URL); the lookup
  * answers 503 without querying, so nothing is consumed.
  */
-export async function lookUpPayer(db: Kysely<Database>, registry: TaxRegistry | undefined, context: LookupQuotaContext, document: string): Promise<PayerLookupResult> {
+export async function lookUpPayer(
+  db: Kysely<Database>,
+  registry: TaxRegistry | undefined,
+  context: LookupQuotaContext,
+  document: string,
+): Promise<PayerLookupResult> {
   const kind = payerDocumentKind(document);
   if (registry === undefined) throw providerUnavailable(new Error("no tax registry is configured (COBRO_TAX_REGISTRY_URL)"), false);
   const { remaining } = await consumeLookupUnits(db, context, lookupCost(kind));

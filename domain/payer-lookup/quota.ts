@@ -46,15 +46,22 @@ export async function consumeLookupUnits(db: Kysely<Database>, context: LookupQu
       return result.rows[0]?.units;
     });
   } catch (error) {
-    const unavailable = new DomainError("PayerLookupQuotaUnavailableError", "The payer-lookup quota could not be checked; nothing was consumed. Retry in a few minutes");
+    const unavailable = new DomainError(
+      "PayerLookupQuotaUnavailableError",
+      "The payer-lookup quota could not be checked; nothing was consumed. Retry in a few minutes",
+    );
     unavailable.cause = error;
     throw unavailable;
   }
   if (used === undefined) {
-    throw new DomainError("PayerLookupDailyLimitExceededError", `The daily payer-lookup quota of ${DAILY_LOOKUP_UNITS} units is used up for this merchant account (a CUIL or CUIT costs 1 unit, a DNI 2); it resets at 00:00 Argentina time`, {
-      availableAtUnixSeconds: Math.floor(nextArgentinaMidnight(context.now).getTime() / 1000),
-      maxLookupsPerDay: DAILY_LOOKUP_UNITS,
-    });
+    throw new DomainError(
+      "PayerLookupDailyLimitExceededError",
+      `The daily payer-lookup quota of ${DAILY_LOOKUP_UNITS} units is used up for this merchant account (a CUIL or CUIT costs 1 unit, a DNI 2); it resets at 00:00 Argentina time`,
+      {
+        availableAtUnixSeconds: Math.floor(nextArgentinaMidnight(context.now).getTime() / 1000),
+        maxLookupsPerDay: DAILY_LOOKUP_UNITS,
+      },
+    );
   }
   return { remaining: DAILY_LOOKUP_UNITS - used };
 }

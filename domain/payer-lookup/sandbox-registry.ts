@@ -15,8 +15,42 @@ const KNOWN: Readonly<Record<string, string>> = {
 };
 const FAILING = "20000000001";
 
-const FIRST_NAMES = ["Lucía", "Martín", "Sofía", "Santiago", "Valentina", "Mateo", "Camila", "Joaquín", "Florencia", "Tomás", "Agustina", "Nicolás", "Julieta", "Facundo", "Micaela", "Federico"];
-const SURNAMES = ["González", "Rodríguez", "Fernández", "López", "Martínez", "García", "Romero", "Sosa", "Álvarez", "Torres", "Ruiz", "Benítez", "Acosta", "Medina", "Herrera", "Suárez"];
+const FIRST_NAMES = [
+  "Lucía",
+  "Martín",
+  "Sofía",
+  "Santiago",
+  "Valentina",
+  "Mateo",
+  "Camila",
+  "Joaquín",
+  "Florencia",
+  "Tomás",
+  "Agustina",
+  "Nicolás",
+  "Julieta",
+  "Facundo",
+  "Micaela",
+  "Federico",
+];
+const SURNAMES = [
+  "González",
+  "Rodríguez",
+  "Fernández",
+  "López",
+  "Martínez",
+  "García",
+  "Romero",
+  "Sosa",
+  "Álvarez",
+  "Torres",
+  "Ruiz",
+  "Benítez",
+  "Acosta",
+  "Medina",
+  "Herrera",
+  "Suárez",
+];
 const COMPANY_SUFFIXES = ["S.A.", "S.R.L.", "Hermanos S.R.L.", "y Asociados S.A."];
 
 export class SandboxTaxRegistry implements TaxRegistry {

@@ -46,7 +46,11 @@ const CLOSED_REASON: Partial<Record<Charge["state"], UnmatchedReason>> = {
   total_payment: "already_paid",
 };
 
-export async function receiveTransfer(db: Executor, transfer: IncomingTransfer, options: { receivedAt: Date; livemode: boolean }): Promise<ReconciliationOutcome> {
+export async function receiveTransfer(
+  db: Executor,
+  transfer: IncomingTransfer,
+  options: { receivedAt: Date; livemode: boolean },
+): Promise<ReconciliationOutcome> {
   return inTransaction(db, async (trx) => {
     // The transfer, recorded once, and the CVU that received it: one round trip. The CVU's row is read, not
     // locked: transfers to one shared CVU pay different charges and must not queue on it.
@@ -74,7 +78,11 @@ export async function receiveTransfer(db: Executor, transfer: IncomingTransfer, 
       .select(["recorded.id", "a.id as account_id", "a.last_charge_id"])
       .executeTakeFirst();
     if (!inserted) {
-      const existing = await trx.selectFrom("transfers").select(["id", "charge_id", "unmatched_reason"]).where("transaction_id", "=", transfer.transactionId).executeTakeFirstOrThrow();
+      const existing = await trx
+        .selectFrom("transfers")
+        .select(["id", "charge_id", "unmatched_reason"])
+        .where("transaction_id", "=", transfer.transactionId)
+        .executeTakeFirstOrThrow();
       return { transferId: existing.id, duplicate: true, unmatchedReason: existing.unmatched_reason ?? undefined };
     }
     if (inserted.account_id === null) return settleUnmatched(trx, inserted.id, transfer, "no_pending", undefined, options);
@@ -87,7 +95,9 @@ export async function receiveTransfer(db: Executor, transfer: IncomingTransfer, 
       // The matched charge, locked, with its merchant link's commission terms (the payment's breakdown).
       const matched = await trx
         .selectFrom("charges as c")
-        .leftJoin("merchant_links as l", (join) => join.onRef("l.integration_client_id", "=", "c.integration_client_id").onRef("l.merchant_account_id", "=", "c.merchant_account_id"))
+        .leftJoin("merchant_links as l", (join) =>
+          join.onRef("l.integration_client_id", "=", "c.integration_client_id").onRef("l.merchant_account_id", "=", "c.merchant_account_id"),
+        )
         .selectAll("c")
         .select(["l.commission_percentage", "l.commission_fixed_cents", "l.service_commission_percentage"])
         .where("c.id", "=", matchingHold(trx, account.id, senderKey))
@@ -96,7 +106,14 @@ export async function receiveTransfer(db: Executor, transfer: IncomingTransfer, 
       if (!matched) break;
       const { commission_percentage, commission_fixed_cents, service_commission_percentage, ...charge } = matched;
       if (charge.state === "pending" || charge.state === "partial_payment") {
-        return applyPayment(trx, inserted.id, transfer, charge, termsOfLink({ commission_percentage, commission_fixed_cents, service_commission_percentage }), options);
+        return applyPayment(
+          trx,
+          inserted.id,
+          transfer,
+          charge,
+          termsOfLink({ commission_percentage, commission_fixed_cents, service_commission_percentage }),
+          options,
+        );
       }
       // A closed charge that still holds its CVU breaks the pool's rule: refuse to guess.
       if (attempt === 2) return settleUnmatched(trx, inserted.id, transfer, "ambiguous", charge, options);
@@ -104,10 +121,13 @@ export async function receiveTransfer(db: Executor, transfer: IncomingTransfer, 
 
     // Nothing open matches: the reason comes from what the CVU held last (for this payer, in cuil mode).
     const lastForPayer = senderKey ? await lastChargeForPayer(trx, account.id, senderKey) : undefined;
-    const last = lastForPayer ?? (account.last_charge_id ? await trx.selectFrom("charges").selectAll().where("id", "=", account.last_charge_id).executeTakeFirst() : undefined);
+    const last =
+      lastForPayer ??
+      (account.last_charge_id ? await trx.selectFrom("charges").selectAll().where("id", "=", account.last_charge_id).executeTakeFirst() : undefined);
     const stillHeld = await trx.selectFrom("cvu_holds").select("charge_id").where("cvu_account_id", "=", account.id).limit(1).executeTakeFirst();
     let reason: UnmatchedReason;
-    if (stillHeld) reason = "no_cuil_match"; // a shared CVU with open charges, none for this sender
+    if (stillHeld)
+      reason = "no_cuil_match"; // a shared CVU with open charges, none for this sender
     else if (!last) reason = "no_pending";
     else if (last.conciliation_type === "cuil" && !lastForPayer) reason = "no_cuil_match";
     else reason = CLOSED_REASON[last.state] ?? "ambiguous";
@@ -167,9 +187,18 @@ async function applyPayment(
   // The charge, the transfer's match and the payment's breakdown in one statement.
   const updated = await trx
     .with("matched", (db) => db.updateTable("transfers").set({ charge_id: charge.id, unmatched_reason: null }).where("id", "=", transferId))
-    .with("breakdown", (db) => db.insertInto("payment_breakdowns").values(paymentBreakdownRow({ transferId, grossCents: transfer.amountCents, receivedAt: options.receivedAt }, charge, terms)))
+    .with("breakdown", (db) =>
+      db
+        .insertInto("payment_breakdowns")
+        .values(paymentBreakdownRow({ transferId, grossCents: transfer.amountCents, receivedAt: options.receivedAt }, charge, terms)),
+    )
     .updateTable("charges")
-    .set({ paid_cents: paid, state: total ? "total_payment" : "partial_payment", updated_at: options.receivedAt, ...(total ? { closed_at: options.receivedAt } : {}) })
+    .set({
+      paid_cents: paid,
+      state: total ? "total_payment" : "partial_payment",
+      updated_at: options.receivedAt,
+      ...(total ? { closed_at: options.receivedAt } : {}),
+    })
     .where("id", "=", charge.id)
     .returningAll()
     .executeTakeFirstOrThrow();

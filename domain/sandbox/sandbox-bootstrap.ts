@@ -35,7 +35,13 @@ async function createSandboxSetIn(trx: Transaction<Database>, now: Date): Promis
     redirectUris: [SANDBOX_REDIRECT_URI],
   });
   const integrationAdminEmail = `integration-admin+${tag}@sandbox.cobro.test`;
-  await createAdminUser(trx, { email: integrationAdminEmail, password: passwords.integrationAdmin, role: "INTEGRATION_ADMIN", integrationClientId: client.id, name: "Integration admin" });
+  await createAdminUser(trx, {
+    email: integrationAdminEmail,
+    password: passwords.integrationAdmin,
+    role: "INTEGRATION_ADMIN",
+    integrationClientId: client.id,
+    name: "Integration admin",
+  });
   const merchant = await createMerchantAccount(trx, {
     email: `merchant+${tag}@sandbox.cobro.test`,
     password: passwords.merchant,

@@ -54,9 +54,19 @@ export async function advanceSandboxClock(
   const offsetMs = target.getTime() - clock.now().getTime();
   return db.transaction().execute(async (trx) => {
     // Only forward, also against a concurrent advance.
-    await trx.updateTable("integration_clients").set({ clock_offset_ms: offsetMs }).where("id", "=", input.integrationClientId).where("clock_offset_ms", "<", offsetMs).execute();
+    await trx
+      .updateTable("integration_clients")
+      .set({ clock_offset_ms: offsetMs })
+      .where("id", "=", input.integrationClientId)
+      .where("clock_offset_ms", "<", offsetMs)
+      .execute();
     const stored = await trx.selectFrom("integration_clients").select("clock_offset_ms").where("id", "=", input.integrationClientId).executeTakeFirstOrThrow();
-    await runTimeTransitions(trx, { now: clock.now(), livemode: false, draftLifetimeHours: input.draftLifetimeHours, integrationClientId: input.integrationClientId });
+    await runTimeTransitions(trx, {
+      now: clock.now(),
+      livemode: false,
+      draftLifetimeHours: input.draftLifetimeHours,
+      integrationClientId: input.integrationClientId,
+    });
     // After the transitions, so a charge that closed in between still sends what came due before it closed.
     await queueDueNotifications(trx, { now: clock.now(), sendsPerSecond: input.notificationSendsPerSecond, integrationClientId: input.integrationClientId });
     return Number(stored.clock_offset_ms);

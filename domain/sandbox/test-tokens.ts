@@ -7,7 +7,12 @@ import { integrationClientById } from "../integration-clients/integration-client
 import { issueGrant, type TokenSet } from "../sign-in/oauth.ts";
 import type { TokenService } from "../sign-in/tokens.ts";
 
-export async function createTestTokens(db: Kysely<Database>, tokens: TokenService, integrationClientId: string, now: Date): Promise<{ tokens: TokenSet; wasLinked: boolean }> {
+export async function createTestTokens(
+  db: Kysely<Database>,
+  tokens: TokenService,
+  integrationClientId: string,
+  now: Date,
+): Promise<{ tokens: TokenSet; wasLinked: boolean }> {
   return db.transaction().execute(async (trx) => {
     const client = await integrationClientById(trx, integrationClientId);
     const merchant = await ensureTestMerchant(trx, client);

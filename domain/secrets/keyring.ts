@@ -51,7 +51,10 @@ export class SecretKeyring {
 
   /** The keyring of COBRO_SECRET_KEY (or of the Sandbox's key file); a readable SecretKeyFormatError otherwise. */
   static parse(text: string): SecretKeyring {
-    const entries = text.split(",").map((entry) => entry.trim()).filter(Boolean);
+    const entries = text
+      .split(",")
+      .map((entry) => entry.trim())
+      .filter(Boolean);
     if (entries.length === 0) throw new SecretKeyFormatError("holds no key");
     const keys: Array<[string, Buffer]> = entries.map((entry) => {
       const colon = entry.indexOf(":");

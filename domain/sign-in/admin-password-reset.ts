@@ -27,7 +27,10 @@ export interface PasswordResetLink {
 }
 
 const linkInvalid = () =>
-  new DomainError("PasswordResetLinkInvalidError", "This password reset link does not work: it is unknown, already used, older than one hour, or replaced by a newer one");
+  new DomainError(
+    "PasswordResetLinkInvalidError",
+    "This password reset link does not work: it is unknown, already used, older than one hour, or replaced by a newer one",
+  );
 
 /**
  * Opens a reset link for the admin with that email, replacing any earlier one; `null` when no admin has
@@ -35,18 +38,18 @@ const linkInvalid = () =>
  * same time either way (an extra argon2 on unknown emails only would make them the slower ones). Every
  * request counts as an attempt (per email and per address), so that asking cannot flood a mailbox.
  */
-export async function createPasswordResetLink(db: Kysely<Database>, clock: Clock, input: { email: string; clientAddress: string }): Promise<PasswordResetLink | null> {
+export async function createPasswordResetLink(
+  db: Kysely<Database>,
+  clock: Clock,
+  input: { email: string; clientAddress: string },
+): Promise<PasswordResetLink | null> {
   const { email } = input;
   const attempt = { account: { scope: "password-reset-email" as const, id: email }, clientAddress: input.clientAddress };
   await requireNotWaiting(db, clock, attempt);
   await recordFailure(db, clock, attempt);
   const token = randomToken("pr_");
   const tokenHash = sha256(token);
-  const admin = await db
-    .selectFrom("admin_users")
-    .select(["id", "email", "name"])
-    .where(sql`lower(email)`, "=", email.trim().toLowerCase())
-    .executeTakeFirst();
+  const admin = await db.selectFrom("admin_users").select(["id", "email", "name"]).where(sql`lower(email)`, "=", email.trim().toLowerCase()).executeTakeFirst();
   if (!admin) return null;
   const now = clock.now();
   const expiresAt = new Date(now.getTime() + PASSWORD_RESET_MINUTES * 60_000);
@@ -97,8 +100,10 @@ export async function requireUsablePasswordResetLink(db: Kysely<Database>, clock
 }
 
 function checkNewPassword(newPassword: string): void {
-  if (newPassword.length < ADMIN_PASSWORD_LENGTH.min) throw ValidationError.of("newPassword", `newPassword must have at least ${ADMIN_PASSWORD_LENGTH.min} characters`);
-  if (newPassword.length > ADMIN_PASSWORD_LENGTH.max) throw ValidationError.of("newPassword", `newPassword must have at most ${ADMIN_PASSWORD_LENGTH.max} characters`);
+  if (newPassword.length < ADMIN_PASSWORD_LENGTH.min)
+    throw ValidationError.of("newPassword", `newPassword must have at least ${ADMIN_PASSWORD_LENGTH.min} characters`);
+  if (newPassword.length > ADMIN_PASSWORD_LENGTH.max)
+    throw ValidationError.of("newPassword", `newPassword must have at most ${ADMIN_PASSWORD_LENGTH.max} characters`);
 }
 
 /**
@@ -106,7 +111,11 @@ function checkNewPassword(newPassword: string): void {
  * update), so two submissions of one link cannot both succeed. Guessing tokens is throttled per client
  * address: a refused token counts as a failure.
  */
-export async function resetAdminPassword(db: Kysely<Database>, clock: Clock, input: { token: string; newPassword: string; clientAddress: string }): Promise<void> {
+export async function resetAdminPassword(
+  db: Kysely<Database>,
+  clock: Clock,
+  input: { token: string; newPassword: string; clientAddress: string },
+): Promise<void> {
   checkNewPassword(input.newPassword);
   await throttledCheck(db, clock, { clientAddress: input.clientAddress }, () => setPasswordWithLink(db, clock, input));
 }
@@ -124,7 +133,11 @@ async function setPasswordWithLink(db: Kysely<Database>, clock: Clock, input: { 
       .returning("admin_user_id")
       .executeTakeFirst();
     if (!used) throw linkInvalid();
-    await trx.updateTable("admin_users").set({ password_hash: passwordHash, password_change_required: false, password_expires_at: null }).where("id", "=", used.admin_user_id).execute();
+    await trx
+      .updateTable("admin_users")
+      .set({ password_hash: passwordHash, password_change_required: false, password_expires_at: null })
+      .where("id", "=", used.admin_user_id)
+      .execute();
     await trx.updateTable("admin_sessions").set({ revoked_at: now }).where("admin_user_id", "=", used.admin_user_id).where("revoked_at", "is", null).execute();
   });
 }

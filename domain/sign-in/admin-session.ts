@@ -25,7 +25,12 @@ function temporaryPasswordExpired(admin: { password_change_required: boolean; pa
 }
 
 /** Guessing is throttled per email and per client address (domain/sign-in/credential-throttle.ts). */
-export async function adminSignIn(db: Kysely<Database>, clock: Clock, tokens: TokenService, input: { email: string; password: string; clientAddress: string }): Promise<AdminSession> {
+export async function adminSignIn(
+  db: Kysely<Database>,
+  clock: Clock,
+  tokens: TokenService,
+  input: { email: string; password: string; clientAddress: string },
+): Promise<AdminSession> {
   const admin = await throttledCheck(db, clock, { account: { scope: "admin-email", id: input.email }, clientAddress: input.clientAddress }, async () => {
     const found = await db.selectFrom("admin_users").selectAll().where(sql`lower(email)`, "=", input.email.trim().toLowerCase()).executeTakeFirst();
     if (!found) {
@@ -36,17 +41,29 @@ export async function adminSignIn(db: Kysely<Database>, clock: Clock, tokens: To
     return found;
   });
   const now = clock.now();
-  if (temporaryPasswordExpired(admin, now)) throw new DomainError("InvalidCredentialsError", "The temporary password has expired: ask a platform admin for a new welcome email");
+  if (temporaryPasswordExpired(admin, now))
+    throw new DomainError("InvalidCredentialsError", "The temporary password has expired: ask a platform admin for a new welcome email");
   const refreshToken = randomToken("rt_");
   const session = await db.transaction().execute(async (trx) => {
     await trx.updateTable("admin_users").set({ first_login_at: now }).where("id", "=", admin.id).where("first_login_at", "is", null).execute();
     return trx
       .insertInto("admin_sessions")
-      .values({ admin_user_id: admin.id, refresh_token_hash: sha256(refreshToken), created_at: now, expires_at: new Date(now.getTime() + SESSION_DAYS * 24 * 3600 * 1000) })
+      .values({
+        admin_user_id: admin.id,
+        refresh_token_hash: sha256(refreshToken),
+        created_at: now,
+        expires_at: new Date(now.getTime() + SESSION_DAYS * 24 * 3600 * 1000),
+      })
       .returning("id")
       .executeTakeFirstOrThrow();
   });
-  const idToken = await tokens.issueAdminToken({ adminUserId: admin.id, sessionId: session.id, role: admin.role, integrationClientId: admin.integration_client_id, email: admin.email });
+  const idToken = await tokens.issueAdminToken({
+    adminUserId: admin.id,
+    sessionId: session.id,
+    role: admin.role,
+    integrationClientId: admin.integration_client_id,
+    email: admin.email,
+  });
   return { idToken, refreshToken, tokenType: "Bearer", expiresIn: ID_TOKEN_SECONDS, passwordChangeRequired: admin.password_change_required };
 }
 
@@ -57,12 +74,24 @@ export async function changeAdminPassword(
   input: { adminUserId: string; sessionId: string; currentPassword: string; newPassword: string },
 ): Promise<void> {
   const admin = await db.selectFrom("admin_users").selectAll().where("id", "=", input.adminUserId).executeTakeFirst();
-  if (!admin || !(await verifySecret(admin.password_hash, input.currentPassword))) throw new DomainError("InvalidCredentialsError", "The current password is wrong");
-  if (temporaryPasswordExpired(admin, clock.now())) throw new DomainError("InvalidCredentialsError", "The temporary password has expired: ask a platform admin for a new welcome email");
+  if (!admin || !(await verifySecret(admin.password_hash, input.currentPassword)))
+    throw new DomainError("InvalidCredentialsError", "The current password is wrong");
+  if (temporaryPasswordExpired(admin, clock.now()))
+    throw new DomainError("InvalidCredentialsError", "The temporary password has expired: ask a platform admin for a new welcome email");
   const newHash = await hashSecret(input.newPassword);
   await db.transaction().execute(async (trx) => {
-    await trx.updateTable("admin_users").set({ password_hash: newHash, password_change_required: false, password_expires_at: null }).where("id", "=", admin.id).execute();
-    await trx.updateTable("admin_sessions").set({ revoked_at: clock.now() }).where("admin_user_id", "=", admin.id).where("id", "!=", input.sessionId).where("revoked_at", "is", null).execute();
+    await trx
+      .updateTable("admin_users")
+      .set({ password_hash: newHash, password_change_required: false, password_expires_at: null })
+      .where("id", "=", admin.id)
+      .execute();
+    await trx
+      .updateTable("admin_sessions")
+      .set({ revoked_at: clock.now() })
+      .where("admin_user_id", "=", admin.id)
+      .where("id", "!=", input.sessionId)
+      .where("revoked_at", "is", null)
+      .execute();
   });
 }
 
@@ -84,12 +113,24 @@ export async function refreshAdminSession(db: Kysely<Database>, clock: Clock, to
     .returning(["s.id", "a.id as adminUserId", "a.role", "a.integration_client_id", "a.email", "a.password_change_required", "a.password_expires_at"])
     .executeTakeFirst();
   if (!session) throw new DomainError("AdminSessionEndedError", "The session has ended (or this refresh token was already used): sign in again");
-  if (temporaryPasswordExpired(session, now)) throw new DomainError("AdminSessionEndedError", "The temporary password has expired: ask a platform admin for a new welcome email");
-  const idToken = await tokens.issueAdminToken({ adminUserId: session.adminUserId, sessionId: session.id, role: session.role, integrationClientId: session.integration_client_id, email: session.email });
+  if (temporaryPasswordExpired(session, now))
+    throw new DomainError("AdminSessionEndedError", "The temporary password has expired: ask a platform admin for a new welcome email");
+  const idToken = await tokens.issueAdminToken({
+    adminUserId: session.adminUserId,
+    sessionId: session.id,
+    role: session.role,
+    integrationClientId: session.integration_client_id,
+    email: session.email,
+  });
   return { idToken, refreshToken: next, tokenType: "Bearer", expiresIn: ID_TOKEN_SECONDS, passwordChangeRequired: session.password_change_required };
 }
 
 /** Signs out: the refresh token's session ends, and with it its idTokens. Unknown or ended tokens change nothing. */
 export async function endAdminSession(db: Kysely<Database>, clock: Clock, refreshToken: string): Promise<void> {
-  await db.updateTable("admin_sessions").set({ revoked_at: clock.now() }).where("refresh_token_hash", "=", sha256(refreshToken)).where("revoked_at", "is", null).execute();
+  await db
+    .updateTable("admin_sessions")
+    .set({ revoked_at: clock.now() })
+    .where("refresh_token_hash", "=", sha256(refreshToken))
+    .where("revoked_at", "is", null)
+    .execute();
 }

@@ -26,7 +26,12 @@ const refusedAsMerchant = {
 };
 
 /** The Integration API's token check, with its documented plain-text refusals. */
-export async function authenticateMerchant(db: Kysely<Database>, tokens: TokenService, cache: TokenCheckCache, authorization: string | string[] | undefined): Promise<Authentication<MerchantCaller>> {
+export async function authenticateMerchant(
+  db: Kysely<Database>,
+  tokens: TokenService,
+  cache: TokenCheckCache,
+  authorization: string | string[] | undefined,
+): Promise<Authentication<MerchantCaller>> {
   const token = bearerToken(authorization);
   if (!token) return refusedAsMerchant.unauthorized();
   const claims = await tokens.verify(token);
@@ -35,13 +40,15 @@ export async function authenticateMerchant(db: Kysely<Database>, tokens: TokenSe
   if (typeof sub !== "string" || !isUuid(sub) || typeof aud !== "string" || typeof sid !== "string" || !isUuid(sid) || claims.role !== "MERCHANT") {
     return refusedAsMerchant.missingData();
   }
-  const row = await cache.read(`merchant ${aud} ${sub} ${sid}`, () => db
-    .selectFrom("integration_clients as c")
-    .leftJoin("merchant_links as l", (join) => join.onRef("l.integration_client_id", "=", "c.id").on("l.merchant_account_id", "=", sub))
-    .leftJoin("oauth_grants as g", (join) => join.onRef("g.integration_client_id", "=", "c.id").on("g.id", "=", sid).on("g.merchant_account_id", "=", sub))
-    .select(["c.id as clientId", "c.name", "c.clock_offset_ms", "l.id as linkId", "l.unlinked_at", "g.id as grantId", "g.revoked_at"])
-    .where("c.provider_client_id", "=", aud)
-    .executeTakeFirst());
+  const row = await cache.read(`merchant ${aud} ${sub} ${sid}`, () =>
+    db
+      .selectFrom("integration_clients as c")
+      .leftJoin("merchant_links as l", (join) => join.onRef("l.integration_client_id", "=", "c.id").on("l.merchant_account_id", "=", sub))
+      .leftJoin("oauth_grants as g", (join) => join.onRef("g.integration_client_id", "=", "c.id").on("g.id", "=", sid).on("g.merchant_account_id", "=", sub))
+      .select(["c.id as clientId", "c.name", "c.clock_offset_ms", "l.id as linkId", "l.unlinked_at", "g.id as grantId", "g.revoked_at"])
+      .where("c.provider_client_id", "=", aud)
+      .executeTakeFirst(),
+  );
   if (!row) return refusedAsMerchant.clientNotFound();
   if (!row.grantId || row.revoked_at !== null) return refusedAsMerchant.unauthorized();
   if (!row.linkId || row.unlinked_at !== null) return refusedAsMerchant.notLinked();
@@ -60,13 +67,21 @@ export async function authenticateMerchant(db: Kysely<Database>, tokens: TokenSe
 }
 
 /** A merchant idToken that is genuine, unexpired and not revoked, whatever its link (the Auth API). */
-export async function authenticateMerchantToken(db: Kysely<Database>, tokens: TokenService, cache: TokenCheckCache, authorization: string | string[] | undefined): Promise<Authentication<MerchantTokenHolder>> {
+export async function authenticateMerchantToken(
+  db: Kysely<Database>,
+  tokens: TokenService,
+  cache: TokenCheckCache,
+  authorization: string | string[] | undefined,
+): Promise<Authentication<MerchantTokenHolder>> {
   const unauthorized = { refused: new DomainError("UnauthorizedError", "A valid merchant idToken is required (Authorization: Bearer <idToken>)") };
   const token = bearerToken(authorization);
   const claims = token ? await tokens.verify(token) : undefined;
-  if (claims?.token_use !== "merchant" || typeof claims.sub !== "string" || !isUuid(claims.sub) || typeof claims.sid !== "string" || !isUuid(claims.sid)) return unauthorized;
+  if (claims?.token_use !== "merchant" || typeof claims.sub !== "string" || !isUuid(claims.sub) || typeof claims.sid !== "string" || !isUuid(claims.sid))
+    return unauthorized;
   const { sid, sub } = claims;
-  const grant = await cache.read(`grant ${sid} ${sub}`, () => db.selectFrom("oauth_grants").select("revoked_at").where("id", "=", sid).where("merchant_account_id", "=", sub).executeTakeFirst());
+  const grant = await cache.read(`grant ${sid} ${sub}`, () =>
+    db.selectFrom("oauth_grants").select("revoked_at").where("id", "=", sid).where("merchant_account_id", "=", sub).executeTakeFirst(),
+  );
   if (!grant || grant.revoked_at !== null) return unauthorized;
   return { caller: { kind: "merchant-token", merchantAccountId: claims.sub, grantId: claims.sid } };
 }
@@ -84,24 +99,37 @@ export async function authenticateAdmin(
   requiredRole: AdminCaller["role"] | undefined,
   options: { forPasswordChange?: boolean } = {},
 ): Promise<Authentication<AdminCaller>> {
-  const unauthorized = { refused: new DomainError("UnauthorizedError", "A valid admin idToken is required (Authorization: Bearer <idToken> from POST /integration/admin/login)") };
+  const unauthorized = {
+    refused: new DomainError("UnauthorizedError", "A valid admin idToken is required (Authorization: Bearer <idToken> from POST /integration/admin/login)"),
+  };
   const token = bearerToken(authorization);
   const claims = token ? await tokens.verify(token) : undefined;
-  if (claims?.token_use !== "admin" || claims.aud !== ADMIN_AUDIENCE || typeof claims.sub !== "string" || !isUuid(claims.sub) || typeof claims.sid !== "string" || !isUuid(claims.sid)) {
+  if (
+    claims?.token_use !== "admin" ||
+    claims.aud !== ADMIN_AUDIENCE ||
+    typeof claims.sub !== "string" ||
+    !isUuid(claims.sub) ||
+    typeof claims.sid !== "string" ||
+    !isUuid(claims.sid)
+  ) {
     return unauthorized;
   }
   const { sid, sub } = claims;
-  const session = await cache.read(`admin ${sid} ${sub}`, () => db
-    .selectFrom("admin_sessions as s")
-    .innerJoin("admin_users as a", "a.id", "s.admin_user_id")
-    .leftJoin("integration_clients as c", "c.id", "a.integration_client_id")
-    .select(["s.revoked_at", "s.expires_at", "a.role", "a.integration_client_id", "a.email", "a.password_change_required", "c.clock_offset_ms"])
-    .where("s.id", "=", sid)
-    .where("a.id", "=", sub)
-    .executeTakeFirst());
+  const session = await cache.read(`admin ${sid} ${sub}`, () =>
+    db
+      .selectFrom("admin_sessions as s")
+      .innerJoin("admin_users as a", "a.id", "s.admin_user_id")
+      .leftJoin("integration_clients as c", "c.id", "a.integration_client_id")
+      .select(["s.revoked_at", "s.expires_at", "a.role", "a.integration_client_id", "a.email", "a.password_change_required", "c.clock_offset_ms"])
+      .where("s.id", "=", sid)
+      .where("a.id", "=", sub)
+      .executeTakeFirst(),
+  );
   if (!session || session.revoked_at !== null) return unauthorized;
   if (session.password_change_required && !options.forPasswordChange) {
-    return { refused: new DomainError("PasswordChangeRequiredError", "Signed in with a temporary password: change it first (POST /integration/admin/change-password)") };
+    return {
+      refused: new DomainError("PasswordChangeRequiredError", "Signed in with a temporary password: change it first (POST /integration/admin/change-password)"),
+    };
   }
   if (requiredRole && session.role !== requiredRole) {
     return { refused: new DomainError("ForbiddenError", `This operation needs the ${requiredRole} role`) };
@@ -118,4 +146,3 @@ export async function authenticateAdmin(
     },
   };
 }
-

@@ -39,7 +39,12 @@ export interface GuessAttempt {
 }
 
 /** The refusals that count as a failed guess. */
-const CREDENTIAL_REFUSALS: ReadonlySet<ErrorCode> = new Set(["InvalidCredentialsError", "InvalidGrantError", "InvalidClientError", "PasswordResetLinkInvalidError"]);
+const CREDENTIAL_REFUSALS: ReadonlySet<ErrorCode> = new Set([
+  "InvalidCredentialsError",
+  "InvalidGrantError",
+  "InvalidClientError",
+  "PasswordResetLinkInvalidError",
+]);
 
 interface CountedKey {
   scope: string;
@@ -94,7 +99,9 @@ export async function recordFailure(db: Kysely<Database>, clock: Clock, attempt:
   const blockedUntil = sql<Date | null>`(case when ${failures} >= ${threshold}
     then ${now}::timestamptz + least(${firstWaitSeconds}::float8 * power(2, least(${failures} - ${threshold}, 20)), ${longestWaitSeconds}::float8) * interval '1 second'
   end)`;
-  const rows = keys.map((key) => sql`(${key.scope}, ${key.keyHash}, 1, ${now}::timestamptz, null::timestamptz, ${now}::timestamptz + ${windowSeconds}::int * interval '1 second')`);
+  const rows = keys.map(
+    (key) => sql`(${key.scope}, ${key.keyHash}, 1, ${now}::timestamptz, null::timestamptz, ${now}::timestamptz + ${windowSeconds}::int * interval '1 second')`,
+  );
   const { rows: counted } = await sql<{ inserted: boolean }>`
     insert into credential_failures as f (scope, key_hash, failures, last_failed_at, blocked_until, forget_at)
     values ${sql.join(rows)}

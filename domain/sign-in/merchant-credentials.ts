@@ -13,7 +13,11 @@ import { burnVerification, verifySecret } from "../secrets/hashing.ts";
  * verification, so that it answers in about the time a wrong password does. Guessing is throttled per
  * email and per client address (domain/sign-in/credential-throttle.ts), on every page that signs in.
  */
-export async function signInMerchantAccount(db: Kysely<Database>, clock: Clock, input: { email: string; password: string; clientAddress: string }): Promise<MerchantAccount> {
+export async function signInMerchantAccount(
+  db: Kysely<Database>,
+  clock: Clock,
+  input: { email: string; password: string; clientAddress: string },
+): Promise<MerchantAccount> {
   const { email, password, clientAddress } = input;
   return throttledCheck(db, clock, { account: { scope: "merchant-email", id: email }, clientAddress }, () => checkMerchantPassword(db, email, password));
 }

@@ -68,10 +68,12 @@ export async function startAuthorization(
   const unknownScopes = scope.split(/\s+/).filter((s) => !KNOWN_SCOPES.has(s) && !client.scopes.includes(s));
   if (unknownScopes.length > 0) throw invalidRequest(`Unknown scope: ${unknownScopes.join(" ")}`);
   if (params.codeChallengeMethod !== undefined && params.codeChallengeMethod !== "S256") throw invalidRequest("code_challenge_method must be S256");
-  if (params.codeChallenge !== undefined && !/^[A-Za-z0-9_-]{43,128}$/.test(params.codeChallenge)) throw invalidRequest("code_challenge must be a base64url SHA-256 (43 to 128 characters)");
+  if (params.codeChallenge !== undefined && !/^[A-Za-z0-9_-]{43,128}$/.test(params.codeChallenge))
+    throw invalidRequest("code_challenge must be a base64url SHA-256 (43 to 128 characters)");
   if (params.codeChallengeMethod !== undefined && params.codeChallenge === undefined) throw invalidRequest("code_challenge_method without code_challenge");
   // RFC 7636 defaults a missing method to `plain`, which is not accepted: the method must be said.
-  if (params.codeChallenge !== undefined && params.codeChallengeMethod === undefined) throw invalidRequest("code_challenge requires code_challenge_method=S256");
+  if (params.codeChallenge !== undefined && params.codeChallengeMethod === undefined)
+    throw invalidRequest("code_challenge requires code_challenge_method=S256");
 
   const transaction = randomToken("tx_", 18);
   const csrf = randomToken("", 24);
@@ -95,7 +97,10 @@ export async function startAuthorization(
  * Where the authorization screen's sign-out sends the browser: the client's name to show, and the
  * `logoutUri` only when it is identical to one of the client's registered logout URLs (no open redirect).
  */
-export async function signOutDestination(db: Kysely<Database>, input: { clientId: string; logoutUri?: string }): Promise<{ integrationName: string; redirectTo: string | null }> {
+export async function signOutDestination(
+  db: Kysely<Database>,
+  input: { clientId: string; logoutUri?: string },
+): Promise<{ integrationName: string; redirectTo: string | null }> {
   const client = await db.selectFrom("integration_clients").select(["name", "logout_urls"]).where("provider_client_id", "=", input.clientId).executeTakeFirst();
   if (!client) throw new DomainError("InvalidClientError", "Unknown client_id in this environment");
   if (input.logoutUri === undefined) return { integrationName: client.name, redirectTo: null };
@@ -166,9 +171,15 @@ export async function completeSignIn(
 }
 
 /** The client's credentials, checked in constant time whether or not the client exists; guessing is throttled per client_id and per address. */
-export async function authenticateClient(db: Kysely<Database>, clock: Clock, input: { clientId: string; clientSecret: string; clientAddress: string }): Promise<IntegrationClient> {
+export async function authenticateClient(
+  db: Kysely<Database>,
+  clock: Clock,
+  input: { clientId: string; clientSecret: string; clientAddress: string },
+): Promise<IntegrationClient> {
   const { clientId, clientSecret, clientAddress } = input;
-  return throttledCheck(db, clock, { account: { scope: "client-id", id: clientId }, clientAddress }, () => checkClientSecret(db, clock, clientId, clientSecret));
+  return throttledCheck(db, clock, { account: { scope: "client-id", id: clientId }, clientAddress }, () =>
+    checkClientSecret(db, clock, clientId, clientSecret),
+  );
 }
 
 async function checkClientSecret(db: Kysely<Database>, clock: Clock, clientId: string, clientSecret: string): Promise<IntegrationClient> {
@@ -194,14 +205,16 @@ export async function exchangeCode(
     if (!code) return { error: invalidGrant("The code is invalid") };
     if (code.consumed_at !== null) {
       // A code presented twice was stolen or replayed: what it produced is revoked (RFC 9700 §4.2.1).
-      if (code.grant_id) await trx.updateTable("oauth_grants").set({ revoked_at: now }).where("id", "=", code.grant_id).where("revoked_at", "is", null).execute();
+      if (code.grant_id)
+        await trx.updateTable("oauth_grants").set({ revoked_at: now }).where("id", "=", code.grant_id).where("revoked_at", "is", null).execute();
       return { error: invalidGrant("The code was already used; the tokens it produced are revoked") };
     }
     if (code.integration_client_id !== client.id) return { error: invalidGrant("The code was issued to another clientId") };
     if (code.expires_at <= now) return { error: invalidGrant("The code expired (codes live 10 minutes)") };
     if (code.redirect_uri !== input.redirectUri) return { error: invalidGrant("redirectUri differs from the one sent to authorize") };
     if (code.code_challenge !== null) {
-      if (!input.codeVerifier || !constantTimeEqual(sha256Base64Url(input.codeVerifier), code.code_challenge)) return { error: invalidGrant("The PKCE code_verifier does not match the code_challenge") };
+      if (!input.codeVerifier || !constantTimeEqual(sha256Base64Url(input.codeVerifier), code.code_challenge))
+        return { error: invalidGrant("The PKCE code_verifier does not match the code_challenge") };
     } else if (input.codeVerifier) {
       return { error: invalidGrant("A code_verifier was sent but the authorization had no code_challenge") };
     }
@@ -209,7 +222,12 @@ export async function exchangeCode(
 
     const merchant = await trx.selectFrom("merchant_accounts").selectAll().where("id", "=", code.merchant_account_id).executeTakeFirstOrThrow();
     if (merchant.test_for_integration_client_id !== null && merchant.test_for_integration_client_id !== client.id) {
-      return { error: new DomainError("IntegrationSetupError", "The link could not be completed: this Sandbox test account belongs to another integration. The code is consumed; authorize again with another account.") };
+      return {
+        error: new DomainError(
+          "IntegrationSetupError",
+          "The link could not be completed: this Sandbox test account belongs to another integration. The code is consumed; authorize again with another account.",
+        ),
+      };
     }
     await linkMerchant(trx, client.id, merchant.id, now);
     const granted = await createGrant(trx, tokens, { client, merchant, scope: code.scope, now });
@@ -242,12 +260,24 @@ async function createGrant(
     })
     .returning("id")
     .executeTakeFirstOrThrow();
-  const idToken = await tokens.issueMerchantToken({ merchantAccountId: merchant.id, providerClientId: client.provider_client_id, grantId: grant.id, scope, email: merchant.email });
+  const idToken = await tokens.issueMerchantToken({
+    merchantAccountId: merchant.id,
+    providerClientId: client.provider_client_id,
+    grantId: grant.id,
+    scope,
+    email: merchant.email,
+  });
   return { grantId: grant.id, tokens: { idToken, refreshToken, tokenType: "Bearer", expiresIn: ID_TOKEN_SECONDS, scope } };
 }
 
 /** Mints merchant tokens for an account linked in the same transaction (Sandbox test tokens). */
-export async function issueGrant(trx: Transaction<Database>, tokens: TokenService, client: IntegrationClient, merchant: { id: string; email: string }, now: Date): Promise<TokenSet> {
+export async function issueGrant(
+  trx: Transaction<Database>,
+  tokens: TokenService,
+  client: IntegrationClient,
+  merchant: { id: string; email: string },
+  now: Date,
+): Promise<TokenSet> {
   return (await createGrant(trx, tokens, { client, merchant, scope: DEFAULT_SCOPE, now })).tokens;
 }
 
@@ -268,7 +298,13 @@ export async function refreshIdToken(
   if (!grant || grant.integration_client_id !== client.id || grant.revoked_at !== null || grant.expires_at <= clock.now()) {
     throw invalidGrant("The refresh token is revoked, expired or invalid: the merchant must authorize again");
   }
-  const idToken = await tokens.issueMerchantToken({ merchantAccountId: grant.merchant_id, providerClientId: client.provider_client_id, grantId: grant.id, scope: grant.scope, email: grant.email });
+  const idToken = await tokens.issueMerchantToken({
+    merchantAccountId: grant.merchant_id,
+    providerClientId: client.provider_client_id,
+    grantId: grant.id,
+    scope: grant.scope,
+    email: grant.email,
+  });
   return { idToken, tokenType: "Bearer", expiresIn: ID_TOKEN_SECONDS, scope: grant.scope };
 }
 
@@ -276,7 +312,12 @@ export async function refreshIdToken(
  * Revokes a refresh token, or the grant behind an idToken, of this client. Unknown tokens are ignored
  * (RFC 7009): the answer does not tell whether a token existed. Revoking does not unlink the merchant.
  */
-export async function revokeToken(db: Kysely<Database>, clock: Clock, tokens: TokenService, input: { clientId: string; clientSecret: string; clientAddress: string; token: string }): Promise<void> {
+export async function revokeToken(
+  db: Kysely<Database>,
+  clock: Clock,
+  tokens: TokenService,
+  input: { clientId: string; clientSecret: string; clientAddress: string; token: string },
+): Promise<void> {
   const client = await authenticateClient(db, clock, input);
   const now = clock.now();
   const byRefresh = await db
@@ -289,6 +330,12 @@ export async function revokeToken(db: Kysely<Database>, clock: Clock, tokens: To
   if (byRefresh.numUpdatedRows > 0n) return;
   const claims = await tokens.verify(input.token);
   if (claims?.token_use === "merchant" && claims.aud === client.provider_client_id && typeof claims.sid === "string" && isUuid(claims.sid)) {
-    await db.updateTable("oauth_grants").set({ revoked_at: now }).where("id", "=", claims.sid).where("integration_client_id", "=", client.id).where("revoked_at", "is", null).execute();
+    await db
+      .updateTable("oauth_grants")
+      .set({ revoked_at: now })
+      .where("id", "=", claims.sid)
+      .where("integration_client_id", "=", client.id)
+      .where("revoked_at", "is", null)
+      .execute();
   }
 }

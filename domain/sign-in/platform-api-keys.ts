@@ -12,11 +12,19 @@ const KEY_PREFIX = "cpk_";
 
 export async function createPlatformApiKey(db: Kysely<Database>, name: string): Promise<{ id: string; key: string }> {
   const key = randomToken(KEY_PREFIX);
-  const { id } = await db.insertInto("platform_api_keys").values({ name, key_hash: sha256(key) }).returning("id").executeTakeFirstOrThrow();
+  const { id } = await db
+    .insertInto("platform_api_keys")
+    .values({ name, key_hash: sha256(key) })
+    .returning("id")
+    .executeTakeFirstOrThrow();
   return { id, key };
 }
 
-export async function authenticatePlatformApiKey(db: Kysely<Database>, header: string | string[] | undefined, now: Date): Promise<Authentication<PlatformKeyCaller>> {
+export async function authenticatePlatformApiKey(
+  db: Kysely<Database>,
+  header: string | string[] | undefined,
+  now: Date,
+): Promise<Authentication<PlatformKeyCaller>> {
   const unauthorized = { refused: new DomainError("UnauthorizedError", "A valid platform API key is required (X-Cobro-Api-Key)") };
   if (typeof header !== "string" || !header.startsWith(KEY_PREFIX)) return unauthorized;
   const key = await db

@@ -64,7 +64,12 @@ export class TokenService {
       const privateJwk = { ...(await exportJWK(privateKey)), kid, alg: ALGORITHM };
       await this.#db
         .insertInto("signing_keys")
-        .values({ kid, algorithm: ALGORITHM, private_jwk: secretKeyring().seal(JSON.stringify(privateJwk), placeOf(SIGNING_KEY_PRIVATE_JWK, kid)), public_jwk: JSON.stringify(publicJwk) })
+        .values({
+          kid,
+          algorithm: ALGORITHM,
+          private_jwk: secretKeyring().seal(JSON.stringify(privateJwk), placeOf(SIGNING_KEY_PRIVATE_JWK, kid)),
+          public_jwk: JSON.stringify(publicJwk),
+        })
         .execute();
       await this.#load();
     }
@@ -100,7 +105,11 @@ export class TokenService {
   }
 
   issueMerchantToken(input: MerchantTokenInput): Promise<string> {
-    return this.#sign({ token_use: "merchant", sid: input.grantId, scope: input.scope, email: input.email, role: "MERCHANT" }, input.merchantAccountId, input.providerClientId);
+    return this.#sign(
+      { token_use: "merchant", sid: input.grantId, scope: input.scope, email: input.email, role: "MERCHANT" },
+      input.merchantAccountId,
+      input.providerClientId,
+    );
   }
 
   issueAdminToken(input: AdminTokenInput): Promise<string> {

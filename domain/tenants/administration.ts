@@ -48,7 +48,13 @@ async function checkWebhookUrl(url: string, policy: DestinationPolicy): Promise<
 }
 
 export async function listTenants(db: Kysely<Database>, integrationClientId: string): Promise<TenantView[]> {
-  const rows = await db.selectFrom("integration_tenants").selectAll().where("integration_client_id", "=", integrationClientId).where("deleted_at", "is", null).orderBy("key").execute();
+  const rows = await db
+    .selectFrom("integration_tenants")
+    .selectAll()
+    .where("integration_client_id", "=", integrationClientId)
+    .where("deleted_at", "is", null)
+    .orderBy("key")
+    .execute();
   return rows.map(viewOf);
 }
 
@@ -87,12 +93,23 @@ export async function createTenant(
 }
 
 async function activeTenant(db: Kysely<Database>, integrationClientId: string, tenantId: string): Promise<IntegrationTenant> {
-  const row = await db.selectFrom("integration_tenants").selectAll().where("id", "=", tenantId).where("integration_client_id", "=", integrationClientId).where("deleted_at", "is", null).executeTakeFirst();
+  const row = await db
+    .selectFrom("integration_tenants")
+    .selectAll()
+    .where("id", "=", tenantId)
+    .where("integration_client_id", "=", integrationClientId)
+    .where("deleted_at", "is", null)
+    .executeTakeFirst();
   if (!row) throw tenantNotFound();
   return row;
 }
 
-export async function updateTenant(db: Kysely<Database>, context: TenantContext, tenantId: string, input: { key: string; name: string; webhookUrl: string }): Promise<TenantView> {
+export async function updateTenant(
+  db: Kysely<Database>,
+  context: TenantContext,
+  tenantId: string,
+  input: { key: string; name: string; webhookUrl: string },
+): Promise<TenantView> {
   await activeTenant(db, context.integrationClientId, tenantId);
   await checkWebhookUrl(input.webhookUrl, context.policy);
   try {
@@ -130,7 +147,10 @@ export async function deleteTenant(db: Kysely<Database>, integrationClientId: st
       .where("unlinked_at", "is", null)
       .executeTakeFirstOrThrow();
     if (Number(bound.n) > 0) {
-      throw new DomainError("TenantHasBoundUsersError", `The tenant has ${bound.n} assigned merchant account(s); a tenant with assigned accounts cannot be deleted`);
+      throw new DomainError(
+        "TenantHasBoundUsersError",
+        `The tenant has ${bound.n} assigned merchant account(s); a tenant with assigned accounts cannot be deleted`,
+      );
     }
     await trx.updateTable("integration_tenants").set({ deleted_at: now }).where("id", "=", tenantId).execute();
     // Unlinked accounts still pointing at it leave it too (were they to link again, they are in no tenant).

@@ -25,7 +25,11 @@ export interface TenantAssignmentContext {
   linkId: string;
 }
 
-export async function assignMerchantToTenant(db: Kysely<Database>, context: TenantAssignmentContext, tenantKey: string): Promise<{ tenantKey: string; name: string }> {
+export async function assignMerchantToTenant(
+  db: Kysely<Database>,
+  context: TenantAssignmentContext,
+  tenantKey: string,
+): Promise<{ tenantKey: string; name: string }> {
   if (tenantKey.length === 0) throw ValidationError.of("tenantKey", "tenantKey must not be empty");
   return db.transaction().execute(async (trx) => {
     const integration = await trx.selectFrom("integration_clients").select("id").where("id", "=", context.integrationClientId).forKeyShare().executeTakeFirst();

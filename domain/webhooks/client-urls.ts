@@ -38,7 +38,8 @@ const notFound = () => new DomainError("ClientUrlNotFoundError", "No URL with th
 async function checkUrl(url: string, urlType: ClientUrlType, validationToken: string | undefined, context: ClientUrlContext): Promise<void> {
   if (urlType === "redirect_uri") {
     if (validationToken !== undefined) throw ValidationError.of("validationToken", "validationToken applies to webhook URLs only");
-    if (!url.startsWith("https://") && !context.sandbox) throw ValidationError.of("url", "url must use https (http on loopback is accepted only in the Sandbox)");
+    if (!url.startsWith("https://") && !context.sandbox)
+      throw ValidationError.of("url", "url must use https (http on loopback is accepted only in the Sandbox)");
     return;
   }
   const verdict = await checkDestination(url, context.policy, true);
@@ -78,7 +79,9 @@ export async function createClientUrl(
     if (input.urlType === "redirect_uri") {
       await trx
         .updateTable("integration_clients")
-        .set({ redirect_uris: sql<string[]>`case when ${input.url} = any(redirect_uris) then redirect_uris else array_append(redirect_uris, ${input.url}) end` })
+        .set({
+          redirect_uris: sql<string[]>`case when ${input.url} = any(redirect_uris) then redirect_uris else array_append(redirect_uris, ${input.url}) end`,
+        })
         .where("id", "=", context.integrationClientId)
         .execute();
     } else {
@@ -99,7 +102,13 @@ export async function updateClientUrl(
   const existing = await findClientUrl(db, context.integrationClientId, clientUrlId);
   await checkUrl(input.url, existing.url_type, input.validationToken, context);
   const row = await db.transaction().execute(async (trx) => {
-    const before = await trx.selectFrom("client_urls").selectAll().where("id", "=", clientUrlId).where("integration_client_id", "=", context.integrationClientId).forUpdate().executeTakeFirst();
+    const before = await trx
+      .selectFrom("client_urls")
+      .selectAll()
+      .where("id", "=", clientUrlId)
+      .where("integration_client_id", "=", context.integrationClientId)
+      .forUpdate()
+      .executeTakeFirst();
     if (!before) throw notFound();
     const updated = await trx
       .updateTable("client_urls")
@@ -116,7 +125,12 @@ export async function updateClientUrl(
         .where("url_type", "=", "redirect_uri")
         .where("url", "=", before.url)
         .executeTakeFirst();
-      const client = await trx.selectFrom("integration_clients").select("redirect_uris").where("id", "=", context.integrationClientId).forUpdate().executeTakeFirstOrThrow();
+      const client = await trx
+        .selectFrom("integration_clients")
+        .select("redirect_uris")
+        .where("id", "=", context.integrationClientId)
+        .forUpdate()
+        .executeTakeFirstOrThrow();
       const kept = stillHeld ? client.redirect_uris : client.redirect_uris.filter((uri) => uri !== before.url);
       const redirectUris = kept.includes(input.url) ? kept : [...kept, input.url];
       await trx.updateTable("integration_clients").set({ redirect_uris: redirectUris }).where("id", "=", context.integrationClientId).execute();
@@ -128,19 +142,36 @@ export async function updateClientUrl(
 
 /** The integration's registered URLs, oldest first. */
 export async function listClientUrls(db: Kysely<Database>, integrationClientId: string): Promise<ClientUrlView[]> {
-  const rows = await db.selectFrom("client_urls").selectAll().where("integration_client_id", "=", integrationClientId).orderBy("created_at").orderBy("id").execute();
+  const rows = await db
+    .selectFrom("client_urls")
+    .selectAll()
+    .where("integration_client_id", "=", integrationClientId)
+    .orderBy("created_at")
+    .orderBy("id")
+    .execute();
   return rows.map((row) => viewOf(row));
 }
 
 /** Tests a registered webhook URL now; changes nothing. A redirect URI is not tested (400). */
-export async function testClientUrl(db: Kysely<Database>, http: OutboundHttpClient, integrationClientId: string, clientUrlId: string, now: Date): Promise<ClientUrlVerification> {
+export async function testClientUrl(
+  db: Kysely<Database>,
+  http: OutboundHttpClient,
+  integrationClientId: string,
+  clientUrlId: string,
+  now: Date,
+): Promise<ClientUrlVerification> {
   const row = await findClientUrl(db, integrationClientId, clientUrlId);
   if (row.url_type !== "webhook") throw new DomainError("ClientUrlNotTestableError", "Only webhook URLs are tested; this URL is a redirect_uri");
   return verifyClientUrl(db, http, row, now);
 }
 
 async function findClientUrl(db: Kysely<Database>, integrationClientId: string, clientUrlId: string): Promise<ClientUrlRow> {
-  const row = await db.selectFrom("client_urls").selectAll().where("id", "=", clientUrlId).where("integration_client_id", "=", integrationClientId).executeTakeFirst();
+  const row = await db
+    .selectFrom("client_urls")
+    .selectAll()
+    .where("id", "=", clientUrlId)
+    .where("integration_client_id", "=", integrationClientId)
+    .executeTakeFirst();
   if (!row) throw notFound();
   return row;
 }

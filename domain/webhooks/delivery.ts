@@ -70,22 +70,29 @@ export type DeliveryOutcome =
   | { kind: "settled"; status: string } // already delivered, failed or not sent: nothing to do
   | { kind: "in_flight" } // another job is making an attempt: this one comes back later
   | { kind: "not_sent"; reason: NotSentReason }
-  | { kind: "attempted"; attempt: number; targetUrl: string; result: OutboundResult; next: "delivered" | "retry" | "failed" | "superseded"; nextAttemptAt?: Date };
+  | {
+      kind: "attempted";
+      attempt: number;
+      targetUrl: string;
+      result: OutboundResult;
+      next: "delivered" | "retry" | "failed" | "superseded";
+      nextAttemptAt?: Date;
+    };
 
 /** What an attempt is decided on, read with the delivery row's lock. */
 type AttemptContext = OutboxEvent &
   DestinationCandidates & {
-  delivery_status: DeliveryStatus;
-  attempts_made: number;
-  cycle_start: number;
-  last_attempt: number | null;
-  last_finished_at: Date | null;
-  last_attempted_at: Date | null;
-  last_job_id: string | null;
-  withheld: boolean;
-  subscribed: boolean;
-  secret: Sealed | null;
-};
+    delivery_status: DeliveryStatus;
+    attempts_made: number;
+    cycle_start: number;
+    last_attempt: number | null;
+    last_finished_at: Date | null;
+    last_attempted_at: Date | null;
+    last_job_id: string | null;
+    withheld: boolean;
+    subscribed: boolean;
+    secret: Sealed | null;
+  };
 
 interface Claim {
   attempt: number;
@@ -132,7 +139,12 @@ export async function deliverEvent(deps: DeliveryDependencies, eventId: string, 
         await enqueueDelivery(trx, eventId, new Date(now.getTime() + http.timeoutMs + IN_FLIGHT_GRACE_MS));
         return { kind: "in_flight" };
       }
-      await trx.updateTable("delivery_attempts").set({ error: "interrupted", finished_at: now }).where("event_id", "=", eventId).where("attempt", "=", context.last_attempt).execute();
+      await trx
+        .updateTable("delivery_attempts")
+        .set({ error: "interrupted", finished_at: now })
+        .where("event_id", "=", eventId)
+        .where("attempt", "=", context.last_attempt)
+        .execute();
     }
 
     // At every attempt: an event queued before its merchant was unlinked stops too.
@@ -149,7 +161,10 @@ export async function deliverEvent(deps: DeliveryDependencies, eventId: string, 
       )
       update event_deliveries set attempts_made = ${attempt}, target_url = ${destination.url}, next_attempt_at = null, updated_at = ${now}
        where event_id = ${eventId}`.execute(trx);
-    const secret = context.secret !== null ? openSigningSecret(context.integration_client_id, context.secret) : await ensureSigningSecret(trx, context.integration_client_id, now);
+    const secret =
+      context.secret !== null
+        ? openSigningSecret(context.integration_client_id, context.secret)
+        : await ensureSigningSecret(trx, context.integration_client_id, now);
     return { attempt, url: destination.url, validationToken: destination.validationToken, secret, rawBody: JSON.stringify(context.payload) };
   });
   if ("kind" in claimed) return claimed;
@@ -206,12 +221,24 @@ export async function deliverEvent(deps: DeliveryDependencies, eventId: string, 
 }
 
 async function notSent(trx: Transaction<Database>, eventId: string, reason: NotSentReason, now: Date): Promise<DeliveryOutcome> {
-  await trx.updateTable("event_deliveries").set({ status: "not_sent", not_sent_reason: reason, next_attempt_at: null, updated_at: now }).where("event_id", "=", eventId).execute();
+  await trx
+    .updateTable("event_deliveries")
+    .set({ status: "not_sent", not_sent_reason: reason, next_attempt_at: null, updated_at: now })
+    .where("event_id", "=", eventId)
+    .execute();
   return { kind: "not_sent", reason };
 }
 
 /** One signed POST of `rawBody` (the exact bytes signed) with the delivery's headers: our signature and the Standard Webhooks ones. */
-export function sendSigned(http: OutboundHttpClient, url: string, webhookId: string, rawBody: string, secret: string, validationToken: string | null, at: Date): Promise<OutboundResult> {
+export function sendSigned(
+  http: OutboundHttpClient,
+  url: string,
+  webhookId: string,
+  rawBody: string,
+  secret: string,
+  validationToken: string | null,
+  at: Date,
+): Promise<OutboundResult> {
   return http.postJson(url, rawBody, {
     [SIGNATURE_HEADER]: signatureHeader(rawBody, secret, at),
     [WEBHOOK_ID_HEADER]: webhookId,
@@ -237,18 +264,34 @@ export async function resendEvent(db: Kysely<Database>, integrationClientId: str
       .executeTakeFirst();
     if (!event) throw new DomainError("EventNotFoundError", "No event with this id in the integration (events are kept 30 days)");
     if (await isEventWithheld(trx, event)) {
-      throw new DomainError("EventNotDeliverableError", "The event would not be sent now", { cause: "merchant_unlinked: the event's merchant account is, or was when it occurred, unlinked from the integration" });
+      throw new DomainError("EventNotDeliverableError", "The event would not be sent now", {
+        cause: "merchant_unlinked: the event's merchant account is, or was when it occurred, unlinked from the integration",
+      });
     }
     if (!(await isSubscribed(trx, integrationClientId, event.type))) {
       throw new DomainError("EventNotDeliverableError", "The event would not be sent now", { cause: `not_subscribed: ${event.type} is not in enabledEvents` });
     }
     const destination = await resolveDestination(trx, event);
-    if (!destination) throw new DomainError("EventNotDeliverableError", "The event would not be sent now", { cause: "no_target: no destination resolves (no charge webhookUrl, tenant URL or integration webhook URL)" });
-    await trx.insertInto("event_deliveries").values({ event_id: eventId, status: "pending", updated_at: now }).onConflict((oc) => oc.column("event_id").doNothing()).execute();
+    if (!destination)
+      throw new DomainError("EventNotDeliverableError", "The event would not be sent now", {
+        cause: "no_target: no destination resolves (no charge webhookUrl, tenant URL or integration webhook URL)",
+      });
+    await trx
+      .insertInto("event_deliveries")
+      .values({ event_id: eventId, status: "pending", updated_at: now })
+      .onConflict((oc) => oc.column("event_id").doNothing())
+      .execute();
     const delivery = await trx.selectFrom("event_deliveries").select("attempts_made").where("event_id", "=", eventId).forUpdate().executeTakeFirstOrThrow();
     await trx
       .updateTable("event_deliveries")
-      .set({ status: "pending", not_sent_reason: null, cycle_start: delivery.attempts_made, target_url: destination.url, next_attempt_at: now, updated_at: now })
+      .set({
+        status: "pending",
+        not_sent_reason: null,
+        cycle_start: delivery.attempts_made,
+        target_url: destination.url,
+        next_attempt_at: now,
+        updated_at: now,
+      })
       .where("event_id", "=", eventId)
       .execute();
     await enqueueDelivery(trx, eventId);

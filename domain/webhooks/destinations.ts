@@ -39,7 +39,10 @@ export interface DestinationCandidates {
  * The three rules' candidates as a one-row subquery over an event's columns, given as SQL (values or
  * references to a row of `events`): a delivery joins it laterally to the event it reads.
  */
-export function destinationCandidates(db: Executor, event: { type: RawBuilder<unknown>; chargeId: RawBuilder<unknown>; integrationClientId: RawBuilder<string>; merchantAccountId: RawBuilder<unknown> }) {
+export function destinationCandidates(
+  db: Executor,
+  event: { type: RawBuilder<unknown>; chargeId: RawBuilder<unknown>; integrationClientId: RawBuilder<string>; merchantAccountId: RawBuilder<unknown> },
+) {
   return sql<DestinationCandidates>`
     select case when starts_with(${event.type}, 'payment_request.') then (select webhook_url from charges where id = ${event.chargeId}) end as charge_url,
            tenant.id as tenant_id, tenant.webhook_url as tenant_url, tenant.validation_token as tenant_token,
@@ -85,7 +88,10 @@ function integrationWebhookUrlQuery(db: Executor, integrationClientId: string | 
 }
 
 /** The integration's own webhook URL (rule 3), with its validation token opened. */
-export async function integrationWebhookUrl(db: Executor, integrationClientId: string): Promise<{ id: string; url: string; validationToken: string | null } | undefined> {
+export async function integrationWebhookUrl(
+  db: Executor,
+  integrationClientId: string,
+): Promise<{ id: string; url: string; validationToken: string | null } | undefined> {
   const row = await integrationWebhookUrlQuery(db, integrationClientId).executeTakeFirst();
   return row && { id: row.id, url: row.url, validationToken: openClientUrlToken(row.id, row.validation_token) };
 }

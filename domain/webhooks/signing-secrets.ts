@@ -22,13 +22,21 @@ export async function ensureSigningSecret(db: Executor, integrationClientId: str
     .values({ integration_client_id: integrationClientId, secret: seal(integrationClientId, generateSigningSecret()), created_at: now })
     .onConflict((oc) => oc.column("integration_client_id").doNothing())
     .execute();
-  const row = await db.selectFrom("webhook_signing_secrets").select("secret").where("integration_client_id", "=", integrationClientId).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom("webhook_signing_secrets")
+    .select("secret")
+    .where("integration_client_id", "=", integrationClientId)
+    .executeTakeFirstOrThrow();
   return openSigningSecret(integrationClientId, row.secret);
 }
 
 export async function getSigningSecret(db: Executor, integrationClientId: string): Promise<string> {
   const row = await db.selectFrom("webhook_signing_secrets").select("secret").where("integration_client_id", "=", integrationClientId).executeTakeFirst();
-  if (!row) throw new DomainError("WebhookSigningSecretNotFoundError", "The integration has no webhook signing secret yet: create one with PUT /my-integration/webhook-signing-secret/rotate");
+  if (!row)
+    throw new DomainError(
+      "WebhookSigningSecretNotFoundError",
+      "The integration has no webhook signing secret yet: create one with PUT /my-integration/webhook-signing-secret/rotate",
+    );
   return openSigningSecret(integrationClientId, row.secret);
 }
 

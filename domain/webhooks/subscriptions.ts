@@ -24,10 +24,19 @@ export function subscribedTo(integrationAlias: string, eventType: RawBuilder<unk
 export async function replaceSubscription(db: Kysely<Database>, integrationClientId: string, enabledEvents: string[]): Promise<string[]> {
   const unknown = enabledEvents.filter((name) => !isCatalogEvent(name));
   if (unknown.length > 0) {
-    throw new DomainError("UnknownWebhookEventError", `Unknown event name: ${unknown[0]}. The catalog (GET /my-integration/webhook-events) lists the names enabledEvents accepts.`, {
-      cause: `not in the catalog: ${unknown.join(", ")}`,
-    });
+    throw new DomainError(
+      "UnknownWebhookEventError",
+      `Unknown event name: ${unknown[0]}. The catalog (GET /my-integration/webhook-events) lists the names enabledEvents accepts.`,
+      {
+        cause: `not in the catalog: ${unknown.join(", ")}`,
+      },
+    );
   }
-  const row = await db.updateTable("integration_clients").set({ enabled_events: [...new Set(enabledEvents)] }).where("id", "=", integrationClientId).returning("enabled_events").executeTakeFirstOrThrow();
+  const row = await db
+    .updateTable("integration_clients")
+    .set({ enabled_events: [...new Set(enabledEvents)] })
+    .where("id", "=", integrationClientId)
+    .returning("enabled_events")
+    .executeTakeFirstOrThrow();
   return row.enabled_events;
 }

@@ -39,7 +39,8 @@ export async function sendTestWebhook(
       ...base,
       delivered: false,
       status: "not_subscribed",
-      message: "No se envió nada: payment.unmatched no está en tus eventos suscriptos (enabledEvents). Agregalo con PUT /my-integration/webhook-subscriptions y volvé a probar.",
+      message:
+        "No se envió nada: payment.unmatched no está en tus eventos suscriptos (enabledEvents). Agregalo con PUT /my-integration/webhook-subscriptions y volvé a probar.",
     };
   }
   const target = await resolveTestTarget(db, input.integrationClientId, input.tenantKey);

@@ -1,9 +1,14 @@
 // The integration admin's checkout widget keys (`/my-integration/api-keys`).
-import { createPublishableKey, replaceAllowedOrigins as replaceOrigins, rotateSecretKey, widgetKeysOf, type WidgetKeys } from "../../domain/checkout/widget-keys.ts";
+import {
+  createPublishableKey,
+  replaceAllowedOrigins as replaceOrigins,
+  rotateSecretKey,
+  widgetKeysOf,
+  type WidgetKeys,
+} from "../../domain/checkout/widget-keys.ts";
 import type { components } from "../../generated/types/admin.ts";
 import { requireIntegrationAdmin } from "./caller.ts";
 import type { Handler } from "./handler.ts";
-
 
 function apiKeysView(keys: WidgetKeys): components["schemas"]["ApiKeysView"] {
   return {
@@ -22,7 +27,10 @@ export const getApiKeys: Handler<"getApiKeys"> = async ({ caller, services }) =>
 
 export const createApiKeys: Handler<"createApiKeys"> = async ({ caller, services }) => {
   const admin = requireIntegrationAdmin(caller);
-  return { status: 201, body: apiKeysView(await createPublishableKey(services.db, admin.integrationClientId, services.config.serviceEnv, services.clock.now())) };
+  return {
+    status: 201,
+    body: apiKeysView(await createPublishableKey(services.db, admin.integrationClientId, services.config.serviceEnv, services.clock.now())),
+  };
 };
 
 export const replaceAllowedOrigins: Handler<"replaceAllowedOrigins"> = async ({ caller, body, services }) => {

@@ -7,7 +7,6 @@ import { requireAccountMail, sendWelcomeEmail } from "../../domain/integration-c
 import { requireIntegrationAdmin, requirePlatformAdmin } from "./caller.ts";
 import type { Handler } from "./handler.ts";
 
-
 function clientAdminView(admin: ClientAdmin): components["schemas"]["ClientAdmin"] {
   return { integrationClientAdminId: admin.id, email: admin.email, status: admin.status, invitedAt: admin.invitedAt.toISOString() };
 }
@@ -24,7 +23,12 @@ export const listMyIntegrationAdmins: Handler<"listMyIntegrationAdmins"> = async
 export const createClientAdmin: Handler<"createClientAdmin"> = async ({ caller, params, body, services, log }) => {
   requirePlatformAdmin(caller);
   const mail = requireAccountMail(services.accountMail);
-  const { admin, welcome } = await inviteClientAdmin(services.db, params.id, { clientId: body.clientId, email: body.email, name: body.name ?? null }, services.clock.now());
+  const { admin, welcome } = await inviteClientAdmin(
+    services.db,
+    params.id,
+    { clientId: body.clientId, email: body.email, name: body.name ?? null },
+    services.clock.now(),
+  );
   const mailed = await sendWelcomeEmail(services.db, mail, services.clock, welcome, services.config.publicUrls.auth);
   if (!mailed.sent) log.warn({ adminUserId: admin.id, reason: mailed.reason }, "the new client admin's welcome email was not accepted by the mail server");
   return { status: 201, body: clientAdminView(admin) };

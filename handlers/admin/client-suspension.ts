@@ -5,7 +5,6 @@ import { requirePlatformAdmin } from "./caller.ts";
 import { platformIntegrationClientDetail } from "./integration-client-view.ts";
 import type { Handler } from "./handler.ts";
 
-
 export const suspendIntegrationClient: Handler<"suspendIntegrationClient"> = async ({ caller, params, body, services }) => {
   const admin = requirePlatformAdmin(caller);
   const client = await suspend(services.db, params.id, { reason: body.reason, adminUserId: admin.adminUserId }, services.clock.now());

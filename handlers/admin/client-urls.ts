@@ -1,9 +1,14 @@
 // The integration's webhook URL and OAuth redirect URIs, with the webhook URL's reachability test.
-import { createClientUrl as create, listClientUrls as list, testClientUrl as test, updateClientUrl as update, type ClientUrlContext } from "../../domain/webhooks/client-urls.ts";
+import {
+  createClientUrl as create,
+  listClientUrls as list,
+  testClientUrl as test,
+  updateClientUrl as update,
+  type ClientUrlContext,
+} from "../../domain/webhooks/client-urls.ts";
 import type { Services } from "../handler-types.ts";
 import { requireIntegrationAdmin } from "./caller.ts";
 import type { Handler } from "./handler.ts";
-
 
 function contextOf(integrationClientId: string, services: Services): ClientUrlContext {
   return { integrationClientId, policy: services.outboundHttp.policy, sandbox: services.config.serviceEnv === "sandbox", now: services.clock.now() };
@@ -17,13 +22,20 @@ export const listClientUrls: Handler<"listClientUrls"> = async ({ caller, servic
 
 export const createClientUrl: Handler<"createClientUrl"> = async ({ body, caller, services }) => {
   const admin = requireIntegrationAdmin(caller);
-  const view = await create(services.db, services.outboundHttp, contextOf(admin.integrationClientId, services), { url: body.url, urlType: body.urlType, validationToken: body.validationToken });
+  const view = await create(services.db, services.outboundHttp, contextOf(admin.integrationClientId, services), {
+    url: body.url,
+    urlType: body.urlType,
+    validationToken: body.validationToken,
+  });
   return { status: 201, body: view };
 };
 
 export const updateClientUrl: Handler<"updateClientUrl"> = async ({ body, caller, params, services }) => {
   const admin = requireIntegrationAdmin(caller);
-  const view = await update(services.db, services.outboundHttp, contextOf(admin.integrationClientId, services), params.clientUrlId, { url: body.url, validationToken: body.validationToken });
+  const view = await update(services.db, services.outboundHttp, contextOf(admin.integrationClientId, services), params.clientUrlId, {
+    url: body.url,
+    validationToken: body.validationToken,
+  });
   return { status: 200, body: view };
 };
 

@@ -7,7 +7,6 @@ import { requireIntegrationAdmin, requirePlatformAdmin } from "./caller.ts";
 import { pageOf } from "./page-query.ts";
 import type { Handler } from "./handler.ts";
 
-
 function earningsItem(row: EarningsRow): components["schemas"]["EarningsItem"] {
   return {
     paymentId: row.paymentId,
@@ -41,7 +40,18 @@ export const getEarnings: Handler<"getEarnings"> = async ({ caller, query, servi
   };
 };
 
-const CSV_COLUMNS = ["paymentId", "receivedAt", "paymentRequestId", "referenceId", "merchantUserId", "merchantName", "grossAmount", "commissionPercentage", "commissionFixedAmount", "commissionAmount"] as const;
+const CSV_COLUMNS = [
+  "paymentId",
+  "receivedAt",
+  "paymentRequestId",
+  "referenceId",
+  "merchantUserId",
+  "merchantName",
+  "grossAmount",
+  "commissionPercentage",
+  "commissionFixedAmount",
+  "commissionAmount",
+] as const;
 
 /**
  * A CSV field (RFC 4180): quoted when it holds a comma, a quote or a line break. Text that a spreadsheet

@@ -5,7 +5,6 @@ import { requireIntegrationAdmin } from "./caller.ts";
 import { pageOf } from "./page-query.ts";
 import type { Handler } from "./handler.ts";
 
-
 /** A query flag, whether or not the validator already coerced it. */
 function flag(value: unknown): boolean | undefined {
   if (value === undefined) return undefined;

@@ -21,7 +21,6 @@ import { requireIntegrationAdmin, requirePlatformAdmin } from "./caller.ts";
 import { pageOf } from "./page-query.ts";
 import type { Handler } from "./handler.ts";
 
-
 const SANDBOX_ONLY = "Going live is requested and reviewed in the Sandbox";
 
 function settingsOf(services: Services): GoLiveSettings {
@@ -67,7 +66,13 @@ export const requestGoLive: Handler<"requestGoLive"> = async ({ caller, services
   if (newlyApproved) await tellRequester(services, log, request);
   return {
     status: 200,
-    body: { id: request.id, status: request.status === "approved" ? "approved" : "in_review", reasons: request.reasons, requestedAt: request.requestedAt.toISOString(), provisioning: provisioningView(request) },
+    body: {
+      id: request.id,
+      status: request.status === "approved" ? "approved" : "in_review",
+      reasons: request.reasons,
+      requestedAt: request.requestedAt.toISOString(),
+      provisioning: provisioningView(request),
+    },
   };
 };
 
@@ -88,15 +93,22 @@ export const listGoLiveRequests: Handler<"listGoLiveRequests"> = async ({ caller
 async function decide(services: Services, log: Logger, caller: AdminApiCaller, requestId: string, decision: GoLiveDecision) {
   const platformAdmin = requirePlatformAdmin(caller);
   requireSandbox(services.config.serviceEnv, SANDBOX_ONLY);
-  const view = await decideGoLiveRequest(services.db, { requestId, platformAdminId: platformAdmin.adminUserId, now: services.clock.now(), decision }, settingsOf(services));
+  const view = await decideGoLiveRequest(
+    services.db,
+    { requestId, platformAdminId: platformAdmin.adminUserId, now: services.clock.now(), decision },
+    settingsOf(services),
+  );
   await tellRequester(services, log, view);
-  if (view.provisioning.status === "manual") log.warn({ goLiveRequestId: view.id }, "go-live approved, but no Production deployment is configured: create the integration in Production by hand");
+  if (view.provisioning.status === "manual")
+    log.warn({ goLiveRequestId: view.id }, "go-live approved, but no Production deployment is configured: create the integration in Production by hand");
   return { status: 200 as const, body: requestView(view) };
 }
 
-export const approveGoLiveRequest: Handler<"approveGoLiveRequest"> = async ({ caller, params, services, log }) => decide(services, log, caller, params.id, { kind: "approve" });
+export const approveGoLiveRequest: Handler<"approveGoLiveRequest"> = async ({ caller, params, services, log }) =>
+  decide(services, log, caller, params.id, { kind: "approve" });
 
-export const rejectGoLiveRequest: Handler<"rejectGoLiveRequest"> = async ({ caller, params, body, services, log }) => decide(services, log, caller, params.id, { kind: "reject", reason: body.reason });
+export const rejectGoLiveRequest: Handler<"rejectGoLiveRequest"> = async ({ caller, params, body, services, log }) =>
+  decide(services, log, caller, params.id, { kind: "reject", reason: body.reason });
 
 export const provisionProductionClient: Handler<"provisionProductionClient"> = async ({ caller, params, body, services, log }) => {
   if (caller.kind !== "platform-key") requirePlatformAdmin(caller);
@@ -104,6 +116,10 @@ export const provisionProductionClient: Handler<"provisionProductionClient"> = a
   const result = await provisionClient(services.db, services.config.serviceEnv, params.sandboxClientId, body, services.clock.now());
   if (!result.created) return { status: 200, body: result.client };
   const mailed = await sendWelcomeEmail(services.db, mail!, services.clock, result.firstAdminWelcome, services.config.publicUrls.auth);
-  if (!mailed.sent) log.warn({ integrationClientId: result.client.integrationClientId, reason: mailed.reason }, "the first admin's welcome email was not accepted by the mail server");
+  if (!mailed.sent)
+    log.warn(
+      { integrationClientId: result.client.integrationClientId, reason: mailed.reason },
+      "the first admin's welcome email was not accepted by the mail server",
+    );
   return { status: 201, body: { ...result.client, firstAdminEmailSent: mailed.sent } };
 };

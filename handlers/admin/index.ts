@@ -5,7 +5,14 @@ import type { HandlerMap } from "../handler-types.ts";
 import { getHealth, getReadiness } from "../health.ts";
 import { createTestTokens, listIntegrationUsers, unlinkMerchant } from "./merchants.ts";
 import { advanceSandboxClock, getSandboxClock, simulatePayment } from "./sandbox.ts";
-import { getWebhookSigningSecret, getWebhookSubscriptions, listWebhookEvents, replaceWebhookSubscriptions, rotateWebhookSigningSecret, sendTestWebhook } from "./webhooks.ts";
+import {
+  getWebhookSigningSecret,
+  getWebhookSubscriptions,
+  listWebhookEvents,
+  replaceWebhookSubscriptions,
+  rotateWebhookSigningSecret,
+  sendTestWebhook,
+} from "./webhooks.ts";
 import { createTenant, deleteTenant, deleteTenantValidationToken, listTenants, setTenantValidationToken, updateTenant } from "./tenants.ts";
 import { createClientUrl, listClientUrls, testClientUrl, updateClientUrl } from "./client-urls.ts";
 import { listEvents, resendEvent } from "./events.ts";
@@ -19,7 +26,13 @@ import { listNotifications } from "./notifications.ts";
 import { exportEarningsCsv, getEarnings, getPlatformEarnings } from "./earnings.ts";
 import { createApiKeys, getApiKeys, replaceAllowedOrigins, rotateApiSecretKey } from "./api-keys.ts";
 import { approveGoLiveRequest, getGoLiveRequest, listGoLiveRequests, provisionProductionClient, rejectGoLiveRequest, requestGoLive } from "./go-live.ts";
-import { approveMessageCapRequest, createMessageCapRequest, listMessageCapRequests, listMyMessageCapRequests, rejectMessageCapRequest } from "./message-cap-requests.ts";
+import {
+  approveMessageCapRequest,
+  createMessageCapRequest,
+  listMessageCapRequests,
+  listMyMessageCapRequests,
+  rejectMessageCapRequest,
+} from "./message-cap-requests.ts";
 import { reinstateIntegrationClient, suspendIntegrationClient } from "./client-suspension.ts";
 import { getPayoutLink, invitePayoutLink, resendPayoutLinkInvite } from "./payout-link.ts";
 import { proposeCommissionChange, withdrawCommissionChange } from "./commission-proposals.ts";

@@ -24,5 +24,8 @@ export function integrationClientDetail(client: IntegrationClient): Schemas["Int
 }
 
 export function platformIntegrationClientDetail(client: IntegrationClient): Schemas["PlatformIntegrationClientDetail"] {
-  return { ...integrationClientDetail(client), serviceCommissionPercentage: client.service_commission_percentage === null ? null : Number(client.service_commission_percentage) };
+  return {
+    ...integrationClientDetail(client),
+    serviceCommissionPercentage: client.service_commission_percentage === null ? null : Number(client.service_commission_percentage),
+  };
 }

@@ -13,7 +13,6 @@ import { platformIntegrationClientDetail } from "./integration-client-view.ts";
 import { pageOf } from "./page-query.ts";
 import type { Handler } from "./handler.ts";
 
-
 function oauthUrls(services: Services) {
   const auth = services.config.publicUrls.auth;
   return {
@@ -28,21 +27,27 @@ function oauthUrls(services: Services) {
 export const createIntegrationClient: Handler<"createIntegrationClient"> = async ({ caller, body, services, log }) => {
   requirePlatformAdmin(caller);
   const mail = body.firstAdminEmail ? requireAccountMail(services.accountMail) : undefined;
-  const created = await registerIntegrationClient(services.db, services.config.serviceEnv, {
-    name: body.name,
-    companyName: body.companyName,
-    contactEmail: body.contactEmail,
-    redirectUris: body.redirectUrls ?? [],
-    logoutUrls: body.logoutUrls ?? [],
-    scopes: body.scopes,
-    logoUrl: body.logoUrl ?? null,
-    description: body.description ?? null,
-    ...(body.firstAdminEmail ? { firstAdmin: { email: body.firstAdminEmail, name: body.firstAdminName ?? null } } : {}),
-  }, services.clock.now());
+  const created = await registerIntegrationClient(
+    services.db,
+    services.config.serviceEnv,
+    {
+      name: body.name,
+      companyName: body.companyName,
+      contactEmail: body.contactEmail,
+      redirectUris: body.redirectUrls ?? [],
+      logoutUrls: body.logoutUrls ?? [],
+      scopes: body.scopes,
+      logoUrl: body.logoUrl ?? null,
+      description: body.description ?? null,
+      ...(body.firstAdminEmail ? { firstAdmin: { email: body.firstAdminEmail, name: body.firstAdminName ?? null } } : {}),
+    },
+    services.clock.now(),
+  );
   if (mail && created.firstAdminWelcome) {
     const mailed = await sendWelcomeEmail(services.db, mail, services.clock, created.firstAdminWelcome, services.config.publicUrls.auth);
     // The client exists either way; its summary shows `firstAdminEmailSent: false`.
-    if (!mailed.sent) log.warn({ integrationClientId: created.client.id, reason: mailed.reason }, "the first admin's welcome email was not accepted by the mail server");
+    if (!mailed.sent)
+      log.warn({ integrationClientId: created.client.id, reason: mailed.reason }, "the first admin's welcome email was not accepted by the mail server");
   }
   return { status: 201, body: { ...platformIntegrationClientDetail(created.client), providerClientSecret: created.clientSecret, ...oauthUrls(services) } };
 };
@@ -73,10 +78,15 @@ export const getIntegrationClient: Handler<"getIntegrationClient"> = async ({ ca
 
 export const updateIntegrationClient: Handler<"updateIntegrationClient"> = async ({ caller, params, body, services, log }) => {
   requirePlatformAdmin(caller);
-  const { client, commissionBackfill } = await updateIntegrationClientAsPlatform(services.db, params.id, body, { budgetMs: services.config.commissionBackfillBudgetMs });
+  const { client, commissionBackfill } = await updateIntegrationClientAsPlatform(services.db, params.id, body, {
+    budgetMs: services.config.commissionBackfillBudgetMs,
+  });
   if (!commissionBackfill) return { status: 200, body: platformIntegrationClientDetail(client) };
   for (const failure of commissionBackfill.failures) {
-    log.warn({ integrationClientId: client.id, links: failure.links, reason: failure.reason }, "service commission: links not updated, tried again by the next save");
+    log.warn(
+      { integrationClientId: client.id, links: failure.links, reason: failure.reason },
+      "service commission: links not updated, tried again by the next save",
+    );
   }
   return { status: 200, body: { ...platformIntegrationClientDetail(client), commissionBackfill: commissionBackfill.counts } };
 };

@@ -10,7 +10,6 @@ import { requireIntegrationAdmin } from "./caller.ts";
 import { pageOf } from "./page-query.ts";
 import type { Handler } from "./handler.ts";
 
-
 type LinkedMerchant = Awaited<ReturnType<typeof listLinkedMerchants>>["items"][number];
 
 function integrationUserView(row: LinkedMerchant): components["schemas"]["IntegrationClientUser"] {
@@ -23,7 +22,13 @@ function integrationUserView(row: LinkedMerchant): components["schemas"]["Integr
     ...(row.tenantKey ? { tenantKey: row.tenantKey, tenantName: row.tenantName! } : {}),
     currentCommissionPercentage: Number(row.commission_percentage),
     ...(row.proposalId
-      ? { pendingCommissionProposal: { invitationId: row.proposalId, expiresAt: row.proposalExpiresAt!.toISOString(), proposedPercentage: Number(row.proposedPercentage) } }
+      ? {
+          pendingCommissionProposal: {
+            invitationId: row.proposalId,
+            expiresAt: row.proposalExpiresAt!.toISOString(),
+            proposedPercentage: Number(row.proposedPercentage),
+          },
+        }
       : {}),
   };
 }
@@ -37,7 +42,8 @@ export const listIntegrationUsers: Handler<"listIntegrationUsers"> = async ({ ca
 
 export const unlinkMerchant: Handler<"unlinkMerchant"> = async ({ caller, params, services }) => {
   const admin = requireIntegrationAdmin(caller);
-  if (!isUuid(params.integrationClientUserId)) throw new DomainError("IntegrationClientUserNotFoundError", "No linked merchant account with that integrationClientUserId in this integration");
+  if (!isUuid(params.integrationClientUserId))
+    throw new DomainError("IntegrationClientUserNotFoundError", "No linked merchant account with that integrationClientUserId in this integration");
   await unlink(services.db, admin.integrationClientId, params.integrationClientUserId, services.clock.now());
   return { status: 204 };
 };

@@ -93,7 +93,12 @@ export const listMessageCapRequests: Handler<"listMessageCapRequests"> = async (
 
 export const approveMessageCapRequest: Handler<"approveMessageCapRequest"> = async ({ caller, params, body, services, log }) => {
   const admin = requirePlatformAdmin(caller);
-  const decided = await approve(services.db, params.id, { adminUserId: admin.adminUserId, serviceEnv: services.config.serviceEnv, approvedPerDay: body?.approvedPerDay }, services.clock.now());
+  const decided = await approve(
+    services.db,
+    params.id,
+    { adminUserId: admin.adminUserId, serviceEnv: services.config.serviceEnv, approvedPerDay: body?.approvedPerDay },
+    services.clock.now(),
+  );
   await mailDecision(services, log, decided);
   return { status: 200, body: platformMessageCapRequestView(decided) };
 };

@@ -8,7 +8,6 @@ import { requireIntegrationAdmin } from "./caller.ts";
 import { integrationClientDetail } from "./integration-client-view.ts";
 import type { Handler } from "./handler.ts";
 
-
 export const getMyIntegration: Handler<"getMyIntegration"> = async ({ caller, services }) => {
   const admin = requireIntegrationAdmin(caller);
   return { status: 200, body: integrationClientDetail(await integrationClientById(services.db, admin.integrationClientId)) };
@@ -30,12 +29,18 @@ const LOGO_CONTENT_TYPES = ["image/png", "image/jpeg", "image/webp"];
 
 export const uploadLogo: Handler<"uploadLogo"> = async ({ caller, body, headers, services }) => {
   const admin = requireIntegrationAdmin(caller);
-  const declared = String(headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
+  const declared = String(headers["content-type"] ?? "")
+    .split(";")[0]!
+    .trim()
+    .toLowerCase();
   if (!LOGO_CONTENT_TYPES.includes(declared)) {
     throw new DomainError("UnsupportedMediaTypeError", `Send the logo as ${LOGO_CONTENT_TYPES.join(", ")}, not ${declared || "no Content-Type"}`);
   }
   // The raw body parser hands image bodies over as bytes (the contract types them as a string).
   const bytes: unknown = body;
   const image = Buffer.isBuffer(bytes) ? bytes : Buffer.alloc(0);
-  return { status: 200, body: await replaceIntegrationLogo(services.db, admin.integrationClientId, image, integrationLogosBaseUrl(services.config.publicUrls.auth)) };
+  return {
+    status: 200,
+    body: await replaceIntegrationLogo(services.db, admin.integrationClientId, image, integrationLogosBaseUrl(services.config.publicUrls.auth)),
+  };
 };

@@ -25,6 +25,11 @@ function notificationView(row: OutboxRow): components["schemas"]["Notification"]
 export const listNotifications: Handler<"listNotifications"> = async ({ caller, query, services }) => {
   const admin = requireIntegrationAdmin(caller);
   const page = pageOf(query);
-  const { items, total } = await listOutbox(services.db, admin.integrationClientId, { referenceId: query.referenceId, channel: query.channel, status: query.status, ...page });
+  const { items, total } = await listOutbox(services.db, admin.integrationClientId, {
+    referenceId: query.referenceId,
+    channel: query.channel,
+    status: query.status,
+    ...page,
+  });
   return { status: 200, body: { items: items.map(notificationView), total, ...page } };
 };

@@ -3,7 +3,6 @@ import { readOffer, replaceOffer as replace } from "../../domain/commissions/off
 import { requireIntegrationAdmin } from "./caller.ts";
 import type { Handler } from "./handler.ts";
 
-
 export const getOffer: Handler<"getOffer"> = async ({ caller, services }) => {
   const admin = requireIntegrationAdmin(caller);
   return { status: 200, body: await readOffer(services.db, admin.integrationClientId) };

@@ -2,13 +2,19 @@
 // account that is to receive the integration's commissions.
 import type { components } from "../../generated/types/admin.ts";
 import { requireAccountMail } from "../../domain/integration-clients/admin-welcome.ts";
-import { invitePayoutRecipient, readPayoutLink, renewPayoutInvitation, sendPayoutInvitation, type PayoutInvitation, type PayoutLinkState } from "../../domain/commissions/payout-link.ts";
+import {
+  invitePayoutRecipient,
+  readPayoutLink,
+  renewPayoutInvitation,
+  sendPayoutInvitation,
+  type PayoutInvitation,
+  type PayoutLinkState,
+} from "../../domain/commissions/payout-link.ts";
 import type { EmailMessage, Sender } from "../../domain/outbound/sender.ts";
 import type { Services } from "../handler-types.ts";
 import type { Logger } from "../../runtime/logger.ts";
 import { requireIntegrationAdmin } from "./caller.ts";
 import type { Handler } from "./handler.ts";
-
 
 const UNSENT_INVITATION = "the payout link invitation";
 

@@ -9,7 +9,6 @@ import { simulatePayment as simulate } from "../../domain/sandbox/simulate-payme
 import { requireIntegrationAdmin } from "./caller.ts";
 import type { Handler } from "./handler.ts";
 
-
 export const simulatePayment: Handler<"simulatePayment"> = async ({ body, caller, services }) => {
   const admin = requireIntegrationAdmin(caller);
   requireSandbox(services.config.serviceEnv);

@@ -1,9 +1,15 @@
 // Tenants (locations) of the admin's integration.
-import { createTenant as create, deleteTenant as remove, listTenants as list, setTenantValidationToken as setToken, updateTenant as update, type TenantContext } from "../../domain/tenants/administration.ts";
+import {
+  createTenant as create,
+  deleteTenant as remove,
+  listTenants as list,
+  setTenantValidationToken as setToken,
+  updateTenant as update,
+  type TenantContext,
+} from "../../domain/tenants/administration.ts";
 import type { Services } from "../handler-types.ts";
 import { requireIntegrationAdmin } from "./caller.ts";
 import type { Handler } from "./handler.ts";
-
 
 function contextOf(integrationClientId: string, services: Services): TenantContext {
   return { integrationClientId, policy: services.outboundHttp.policy, now: services.clock.now() };
@@ -27,7 +33,11 @@ export const createTenant: Handler<"createTenant"> = async ({ body, caller, serv
 
 export const updateTenant: Handler<"updateTenant"> = async ({ body, caller, params, services }) => {
   const admin = requireIntegrationAdmin(caller);
-  const tenant = await update(services.db, contextOf(admin.integrationClientId, services), params.integrationTenantId, { key: body.key, name: body.name, webhookUrl: body.webhook_url });
+  const tenant = await update(services.db, contextOf(admin.integrationClientId, services), params.integrationTenantId, {
+    key: body.key,
+    name: body.name,
+    webhookUrl: body.webhook_url,
+  });
   return { status: 200, body: tenant };
 };
 

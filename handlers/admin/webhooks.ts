@@ -7,7 +7,6 @@ import { sendTestWebhook as sendTest } from "../../domain/webhooks/test-webhook.
 import { requireIntegrationAdmin } from "./caller.ts";
 import type { Handler } from "./handler.ts";
 
-
 export const getWebhookSubscriptions: Handler<"getWebhookSubscriptions"> = async ({ caller, services }) => {
   const admin = requireIntegrationAdmin(caller);
   return { status: 200, body: { enabledEvents: await getSubscription(services.db, admin.integrationClientId) } };

@@ -1,12 +1,16 @@
 // The admins' password reset: the request that mails a link, the JSON completion, and the page the link
 // opens (which completes through the same use case).
 import { DomainError } from "../../domain/errors.ts";
-import { createPasswordResetLink, requireUsablePasswordResetLink, resetAdminPassword, sendPasswordResetEmail } from "../../domain/sign-in/admin-password-reset.ts";
+import {
+  createPasswordResetLink,
+  requireUsablePasswordResetLink,
+  resetAdminPassword,
+  sendPasswordResetEmail,
+} from "../../domain/sign-in/admin-password-reset.ts";
 import { emailedLinkPageHeaders as pageHeaders, pageNonce } from "../pages/emailed-link-page.ts";
 import { renderPasswordResetDone, renderPasswordResetForm, renderPasswordResetLinkInvalid } from "../pages/password-reset-page.ts";
 import { retryAfterHeader, tooManyAttemptsWait } from "../pages/too-many-attempts.ts";
 import type { Handler } from "./handler.ts";
-
 
 /** The code of a refusal the page shows itself, or undefined for anything else (answered by the error mapping). */
 function pageRefusal(error: unknown): "ValidationError" | "PasswordResetLinkInvalidError" | undefined {
@@ -19,12 +23,16 @@ export const requestAdminPasswordReset: Handler<"requestAdminPasswordReset"> = a
   if (link) {
     const mail = services.accountMail;
     if (!mail) {
-      log.warn({ adminUserId: link.adminUserId }, "a password reset link was asked for, and this deployment has no mail server (COBRO_SMTP_URL, COBRO_MAIL_FROM): it was not sent");
+      log.warn(
+        { adminUserId: link.adminUserId },
+        "a password reset link was asked for, and this deployment has no mail server (COBRO_SMTP_URL, COBRO_MAIL_FROM): it was not sent",
+      );
     } else {
       // Mailed after answering, so that the answer takes as long for an unknown email as for a known one.
       void sendPasswordResetEmail(mail, link, services.config.publicUrls.auth).then(
         (result) => {
-          if (result.outcome === "rejected" || result.outcome === "temporary_failure") log.warn({ adminUserId: link.adminUserId, reason: result.reason }, "the password reset email was not accepted by the mail server");
+          if (result.outcome === "rejected" || result.outcome === "temporary_failure")
+            log.warn({ adminUserId: link.adminUserId, reason: result.reason }, "the password reset email was not accepted by the mail server");
         },
         (error: unknown) => log.error({ adminUserId: link.adminUserId, err: error }, "the password reset email could not be sent"),
       );
@@ -56,10 +64,15 @@ export const submitAdminPasswordResetPage: Handler<"submitAdminPasswordResetPage
   } catch (error) {
     const wait = tooManyAttemptsWait(error);
     if (wait !== undefined) {
-      return { status: 429, body: renderPasswordResetForm({ token: body.token, nonce, errorCode: "TooManyAttemptsError", retryAfterSeconds: wait }), headers: { ...pageHeaders(nonce), ...retryAfterHeader(wait) } };
+      return {
+        status: 429,
+        body: renderPasswordResetForm({ token: body.token, nonce, errorCode: "TooManyAttemptsError", retryAfterSeconds: wait }),
+        headers: { ...pageHeaders(nonce), ...retryAfterHeader(wait) },
+      };
     }
     const refusal = pageRefusal(error);
-    if (refusal === "ValidationError") return { status: 400, body: renderPasswordResetForm({ token: body.token, nonce, errorCode: refusal }), headers: pageHeaders(nonce) };
+    if (refusal === "ValidationError")
+      return { status: 400, body: renderPasswordResetForm({ token: body.token, nonce, errorCode: refusal }), headers: pageHeaders(nonce) };
     if (refusal === "PasswordResetLinkInvalidError") return { status: 410, body: renderPasswordResetLinkInvalid(nonce), headers: pageHeaders(nonce) };
     throw error;
   }

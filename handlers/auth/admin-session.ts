@@ -3,7 +3,6 @@ import { DomainError } from "../../domain/errors.ts";
 import { adminSignIn, changeAdminPassword, endAdminSession, refreshAdminSession } from "../../domain/sign-in/admin-session.ts";
 import type { Handler } from "./handler.ts";
 
-
 export const adminLogin: Handler<"adminLogin"> = async ({ body, services, clientAddress }) => ({
   status: 200,
   body: await adminSignIn(services.db, services.clock, services.tokens, { ...body, clientAddress }),

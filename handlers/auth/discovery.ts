@@ -2,7 +2,6 @@
 import type { operations } from "../../generated/types/auth.ts";
 import type { Handler } from "./handler.ts";
 
-
 export const getJwks: Handler<"getJwks"> = async ({ services }) => ({
   status: 200,
   body: services.tokens.jwks() as operations["getJwks"]["responses"][200]["content"]["application/json"],

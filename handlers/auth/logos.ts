@@ -13,7 +13,9 @@ const LOGO_CACHE_CONTROL = "public, max-age=31536000, immutable";
 export const getIntegrationLogo: Handler<"getIntegrationLogo", 304> = async ({ params, headers, services }) => {
   const logo = await integrationLogoById(services.db, params.logoId);
   const cacheHeaders = { ETag: logo.etag, "Cache-Control": LOGO_CACHE_CONTROL };
-  const known = String(headers["if-none-match"] ?? "").split(",").map((tag) => tag.trim());
+  const known = String(headers["if-none-match"] ?? "")
+    .split(",")
+    .map((tag) => tag.trim());
   if (known.includes(logo.etag) || known.includes("*")) return { status: 304, headers: cacheHeaders };
   // The contract types a binary body as a string; the runtime sends the bytes as they are.
   return { status: 200, body: logo.content as unknown as string, headers: { ...cacheHeaders, "Content-Type": logo.mediaType } };

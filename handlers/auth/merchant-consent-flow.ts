@@ -27,7 +27,11 @@ interface PageAnswer<Status extends number> {
 }
 
 /** GET: the link's form, or the page of a link that no longer works. */
-export async function showConsentPage<Link, Outcome>(pages: MerchantConsentPages<Link, Outcome>, services: Services, token: string): Promise<PageAnswer<200 | 410>> {
+export async function showConsentPage<Link, Outcome>(
+  pages: MerchantConsentPages<Link, Outcome>,
+  services: Services,
+  token: string,
+): Promise<PageAnswer<200 | 410>> {
   const nonce = pageNonce();
   try {
     const link = await pages.usable(services, token);
@@ -62,6 +66,10 @@ export async function submitConsent<Link, Outcome>(
     // The form again with the refusal; the link still works.
     const link = await pages.usable(services, token);
     const text = refusal.status === 403 ? pages.notInvitedText(link) : MERCHANT_SIGN_IN_REFUSAL_TEXT[refusal.code]!;
-    return { status: refusal.status, body: pages.form({ ...link, token, nonce, email, refusal: { code: refusal.code, text } }), headers: emailedLinkPageHeaders(nonce) };
+    return {
+      status: refusal.status,
+      body: pages.form({ ...link, token, nonce, email, refusal: { code: refusal.code, text } }),
+      headers: emailedLinkPageHeaders(nonce),
+    };
   }
 }

@@ -20,7 +20,6 @@ import { describeOffer, offerOf } from "../../domain/commissions/offer.ts";
 import { merchantNameAndEmail } from "../../domain/merchants/merchant-users.ts";
 import type { Handler } from "./handler.ts";
 
-
 const CSRF_COOKIE = "cobro_csrf";
 const CLEAR_CSRF_COOKIE = { "Set-Cookie": `${CSRF_COOKIE}=; Path=/integration/oauth2; HttpOnly; SameSite=Strict; Max-Age=0` };
 const NO_STORE = { "Cache-Control": "no-store", Pragma: "no-cache" };
@@ -50,14 +49,22 @@ export const authorize: Handler<"authorize"> = async ({ query, services }) => {
     status: 200,
     body: renderSignInPage({ integrationName: client.name, logoUrl: client.logo_url, fee: describeOffer(offerOf(client)), transaction, csrf }),
     headers: {
-      ...pageHeaders(services, client.redirect_uris.map((uri) => new URL(uri).origin)),
+      ...pageHeaders(
+        services,
+        client.redirect_uris.map((uri) => new URL(uri).origin),
+      ),
       "Set-Cookie": `${CSRF_COOKIE}=${csrf}; Path=/integration/oauth2; HttpOnly; SameSite=Strict; Max-Age=1800${secure}`,
     },
   };
 };
 
 /** The refusals the sign-in screen shows on the page again, with their documented statuses. */
-const SIGN_IN_REFUSALS: Partial<Record<ErrorCode, 400 | 401 | 403 | 429>> = { InvalidGrantError: 400, InvalidCredentialsError: 401, SignInFormExpiredError: 403, TooManyAttemptsError: 429 };
+const SIGN_IN_REFUSALS: Partial<Record<ErrorCode, 400 | 401 | 403 | 429>> = {
+  InvalidGrantError: 400,
+  InvalidCredentialsError: 401,
+  SignInFormExpiredError: 403,
+  TooManyAttemptsError: 429,
+};
 
 export const completeLogin: Handler<"completeLogin", 400 | 401 | 403 | 429> = async ({ body, headers, services, clientAddress }) => {
   const csrfCookie = cookie(headers.cookie, CSRF_COOKIE);
@@ -95,7 +102,7 @@ export const logout: Handler<"logout", 302> = async ({ query, services }) => {
 };
 
 function cookie(header: string | string[] | undefined, name: string): string | undefined {
-  const text = Array.isArray(header) ? header.join("; ") : header ?? "";
+  const text = Array.isArray(header) ? header.join("; ") : (header ?? "");
   for (const part of text.split(";")) {
     const [key, ...rest] = part.trim().split("=");
     if (key === name) return rest.join("=");
@@ -104,11 +111,16 @@ function cookie(header: string | string[] | undefined, name: string): string | u
 }
 
 function isForm(headers: HandlerContext<unknown, unknown>["headers"]): boolean {
-  return String(headers["content-type"] ?? "").toLowerCase().startsWith("application/x-www-form-urlencoded");
+  return String(headers["content-type"] ?? "")
+    .toLowerCase()
+    .startsWith("application/x-www-form-urlencoded");
 }
 
 /** RFC 6749 §2.3.1: client credentials in HTTP Basic (form-urlencoded inside) or in the form, not both. */
-function formClientCredentials(headers: HandlerContext<unknown, unknown>["headers"], body: { client_id?: string; client_secret?: string }): { clientId: string; clientSecret: string } {
+function formClientCredentials(
+  headers: HandlerContext<unknown, unknown>["headers"],
+  body: { client_id?: string; client_secret?: string },
+): { clientId: string; clientSecret: string } {
   const authorization = typeof headers.authorization === "string" ? headers.authorization : "";
   const basic = /^Basic\s+(\S+)$/i.exec(authorization);
   if (basic) {
@@ -118,7 +130,8 @@ function formClientCredentials(headers: HandlerContext<unknown, unknown>["header
     if (separator < 0) throw new DomainError("InvalidClientError", "Malformed HTTP Basic credentials");
     return { clientId: decodeURIComponent(decoded.slice(0, separator)), clientSecret: decodeURIComponent(decoded.slice(separator + 1)) };
   }
-  if (!body.client_id || !body.client_secret) throw new DomainError("InvalidClientError", "Client authentication is required (HTTP Basic or client_id and client_secret)");
+  if (!body.client_id || !body.client_secret)
+    throw new DomainError("InvalidClientError", "Client authentication is required (HTTP Basic or client_id and client_secret)");
   return { clientId: body.client_id, clientSecret: body.client_secret };
 }
 
@@ -148,7 +161,14 @@ export const exchangeToken: Handler<"exchangeToken"> = async ({ body, headers, s
   const set = await exchangeCode(db, clock, tokens, { ...client, code: form.code, redirectUri: form.redirect_uri, codeVerifier: form.code_verifier });
   return {
     status: 200,
-    body: { access_token: set.idToken, id_token: set.idToken, token_type: "Bearer", expires_in: set.expiresIn, refresh_token: set.refreshToken, scope: set.scope },
+    body: {
+      access_token: set.idToken,
+      id_token: set.idToken,
+      token_type: "Bearer",
+      expires_in: set.expiresIn,
+      refresh_token: set.refreshToken,
+      scope: set.scope,
+    },
     headers: NO_STORE,
   };
 };

@@ -13,7 +13,8 @@ const PAYOUT_LINK_PAGES: MerchantConsentPages<{ integrationName: string; invited
   notInvitedText: (invitation) => `Esta invitación es para la cuenta de comercio de ${invitation.invitedEmail}: ingresá con esa cuenta.`,
 };
 
-export const showPayoutLinkAcceptPage: Handler<"showPayoutLinkAcceptPage", 410> = ({ query, services }) => showConsentPage(PAYOUT_LINK_PAGES, services, query.token);
+export const showPayoutLinkAcceptPage: Handler<"showPayoutLinkAcceptPage", 410> = ({ query, services }) =>
+  showConsentPage(PAYOUT_LINK_PAGES, services, query.token);
 
 export const acceptPayoutLink: Handler<"acceptPayoutLink", 401 | 403 | 410 | 429> = ({ body, services, clientAddress }) =>
   submitConsent(PAYOUT_LINK_PAGES, services, body, () => accept(services.db, services.clock, { ...body, clientAddress }));

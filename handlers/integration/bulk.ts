@@ -4,7 +4,6 @@ import { validateBulkItems } from "../../domain/charges/charge-rules.ts";
 import { chargeContext } from "./payment-requests.ts";
 import type { Handler } from "./handler.ts";
 
-
 export const createPaymentRequestsBulk: Handler<"createPaymentRequestsBulk"> = async ({ body, caller, services }) => {
   const context = chargeContext(caller, services);
   const specs = validateBulkItems(body.paymentRequests, context.now);

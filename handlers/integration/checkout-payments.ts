@@ -5,11 +5,16 @@ import type { IntegrationCaller, WidgetKeyCaller } from "../../domain/sign-in/ca
 import { validateCreateRequest } from "../../domain/charges/charge-rules.ts";
 import { paymentRequestView } from "../../domain/charges/charge-view.ts";
 import { createCharge } from "../../domain/charges/charges.ts";
-import { checkoutChargeOf, checkoutChargeRequest, checkoutExpiresAt, checkoutPaymentStatusView, requireLinkedMerchant } from "../../domain/checkout/checkout-payments.ts";
+import {
+  checkoutChargeOf,
+  checkoutChargeRequest,
+  checkoutExpiresAt,
+  checkoutPaymentStatusView,
+  requireLinkedMerchant,
+} from "../../domain/checkout/checkout-payments.ts";
 import { integrationNow } from "../../domain/clock.ts";
 import { chargeContextOf } from "./payment-requests.ts";
 import type { Handler } from "./handler.ts";
-
 
 /** `/v1/payments` runs only for a widget key of the kind its scheme takes (the security handler refused the rest). */
 function requireWidgetKey(caller: IntegrationCaller, key: WidgetKeyCaller["key"]): WidgetKeyCaller {
@@ -19,7 +24,10 @@ function requireWidgetKey(caller: IntegrationCaller, key: WidgetKeyCaller["key"]
 
 export const createCheckoutPayment: Handler<"createCheckoutPayment"> = async ({ body, caller, services }) => {
   const widget = requireWidgetKey(caller, "secret");
-  const context = chargeContextOf({ integrationClientId: widget.integrationClientId, merchantAccountId: body.merchantUserId, clockOffsetMs: widget.clockOffsetMs }, services);
+  const context = chargeContextOf(
+    { integrationClientId: widget.integrationClientId, merchantAccountId: body.merchantUserId, clockOffsetMs: widget.clockOffsetMs },
+    services,
+  );
   const spec = validateCreateRequest(checkoutChargeRequest(body, context.now), context.now);
   await requireLinkedMerchant(services.db, widget.integrationClientId, body.merchantUserId);
   const stored = await createCharge(services.db, context, spec);

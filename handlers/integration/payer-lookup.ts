@@ -9,7 +9,11 @@ import type { Handler } from "./handler.ts";
 
 export const lookupPayer: Handler<"lookupPayer"> = async ({ query, caller, services, log }) => {
   const merchant = requireMerchant(caller);
-  const context = { integrationClientId: merchant.integrationClientId, merchantAccountId: merchant.merchantAccountId, now: integrationNow(services.clock, merchant.clockOffsetMs) };
+  const context = {
+    integrationClientId: merchant.integrationClientId,
+    merchantAccountId: merchant.merchantAccountId,
+    now: integrationNow(services.clock, merchant.clockOffsetMs),
+  };
   try {
     return { status: 200, body: await lookUpPayer(services.db, services.payerRegistry, context, query.document) };
   } catch (error) {

@@ -5,7 +5,6 @@ import { payerPagePath } from "../../domain/notifications/payer-page-link.ts";
 import { renderPayerPage, renderPayerPageNotFound } from "../pages/payer-page.ts";
 import type { Handler } from "./handler.ts";
 
-
 export const getPayerPage: Handler<"getPayerPage", 404> = async ({ params, query, services }) => {
   const page = await readPayerPage(services.db, services.clock, params.token);
   if (!page) return { status: 404, ...renderPayerPageNotFound() };

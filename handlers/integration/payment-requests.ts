@@ -12,7 +12,6 @@ import type { Services } from "../handler-types.ts";
 import { requireMerchant } from "./caller.ts";
 import type { Handler } from "./handler.ts";
 
-
 export function chargeContext(caller: IntegrationCaller, services: Services): ChargeContext {
   return chargeContextOf(requireMerchant(caller), services);
 }
@@ -52,7 +51,11 @@ export const listPaymentRequests: Handler<"listPaymentRequests"> = async ({ quer
   return {
     status: 200,
     headers: { "X-Total-Count": total },
-    body: items.map(({ charge, cvu, bankAccountInfo }) => ({ ...paymentRequestView(charge, cvu, bankAccountInfo), paidAmount: fromCents(charge.paid_cents), createdAt: charge.created_at.toISOString() })),
+    body: items.map(({ charge, cvu, bankAccountInfo }) => ({
+      ...paymentRequestView(charge, cvu, bankAccountInfo),
+      paidAmount: fromCents(charge.paid_cents),
+      createdAt: charge.created_at.toISOString(),
+    })),
   };
 };
 

@@ -36,14 +36,29 @@ function signInFields(token: string, email: string): string {
 }
 
 function page(input: { title: string; nonce: string; main: string; withToken: boolean }): string {
-  return htmlDocument({ title: input.title, style: STYLE, nonce: input.nonce, noindex: true, main: input.main, ...(input.withToken ? { script: FORGET_TOKEN_IN_ADDRESS_BAR } : {}) });
+  return htmlDocument({
+    title: input.title,
+    style: STYLE,
+    nonce: input.nonce,
+    noindex: true,
+    main: input.main,
+    ...(input.withToken ? { script: FORGET_TOKEN_IN_ADDRESS_BAR } : {}),
+  });
 }
 
 // ----- The payout link ---------------------------------------------------------------------------------
 
-export const PAYOUT_LINK_INVALID_TEXT = "Este enlace ya no sirve: venció (dura 7 días), ya se usó o la integración envió una invitación más nueva. Pedile que te la reenvíe.";
+export const PAYOUT_LINK_INVALID_TEXT =
+  "Este enlace ya no sirve: venció (dura 7 días), ya se usó o la integración envió una invitación más nueva. Pedile que te la reenvíe.";
 
-export function renderPayoutLinkForm(input: { token: string; nonce: string; integrationName: string; invitedEmail: string; email?: string; refusal?: PageRefusal }): string {
+export function renderPayoutLinkForm(input: {
+  token: string;
+  nonce: string;
+  integrationName: string;
+  invitedEmail: string;
+  email?: string;
+  refusal?: PageRefusal;
+}): string {
   const name = escapeHtml(input.integrationName);
   return page({
     title: "Recibir las comisiones",
@@ -126,7 +141,10 @@ export function renderCommissionProposalInvalid(nonce: string): string {
   });
 }
 
-export function renderCommissionProposalAnswered(nonce: string, answer: { decision: "accept" | "reject"; integrationName: string; currentPercentage: number; proposedPercentage: number }): string {
+export function renderCommissionProposalAnswered(
+  nonce: string,
+  answer: { decision: "accept" | "reject"; integrationName: string; currentPercentage: number; proposedPercentage: number },
+): string {
   const text =
     answer.decision === "accept"
       ? `Aceptaste: la comisión de ${answer.integrationName} sobre tus cobros pasa a ser ${formatPercentage(answer.proposedPercentage)}.`

@@ -14,7 +14,8 @@ const STYLE = `${AUTH_PAGE_STYLE}
 
 const ERROR_TEXT: Record<string, string> = {
   ValidationError: `La contraseña nueva tiene que tener entre ${ADMIN_PASSWORD_LENGTH.min} y ${ADMIN_PASSWORD_LENGTH.max} caracteres.`,
-  PasswordResetLinkInvalidError: "Este enlace ya no sirve: venció (dura una hora), ya se usó o pediste uno más nuevo. Pedí otro desde el ingreso de administración.",
+  PasswordResetLinkInvalidError:
+    "Este enlace ya no sirve: venció (dura una hora), ya se usó o pediste uno más nuevo. Pedí otro desde el ingreso de administración.",
 };
 
 function errorParagraph(code: string, retryAfterSeconds?: number): string {

@@ -104,7 +104,6 @@ function layout(title: string, content: string, nonce: string): string {
   return htmlDocument({ title, style: STYLE, main: `${content}\n<small>Cobro por transferencia bancaria</small>`, script: COPY_SCRIPT, nonce, noindex: true });
 }
 
-
 function amountSection(page: PayerPage, merchant: string): string {
   const paid = page.paidCents > 0 ? `<p>Ya pagaste <strong>${formatPesos(page.paidCents)}</strong>.</p>` : "";
   switch (page.state) {

@@ -96,7 +96,9 @@ export function App() {
   }
 
   const routes = ROUTES[state.admin.role];
-  const menu: MenuItem[] = routes.filter((route) => route.menu && (!route.multitenantOnly || integrationType === "multitenant")).map((route) => ({ href: route.path, label: route.menu! }));
+  const menu: MenuItem[] = routes
+    .filter((route) => route.menu && (!route.multitenantOnly || integrationType === "multitenant"))
+    .map((route) => ({ href: route.path, label: route.menu! }));
   let page: ComponentChildren = <Empty>Esta página no existe.</Empty>;
   let title = "Página no encontrada";
   let found = false;

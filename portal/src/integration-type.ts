@@ -11,7 +11,13 @@ let known: { integrationClientId: string; type: Promise<IntegrationClientType | 
 function typeOf(integrationClientId: string): Promise<IntegrationClientType | undefined> {
   if (known?.integrationClientId !== integrationClientId) {
     // Unknown when it cannot be read: the menu then leaves out what depends on it.
-    known = { integrationClientId, type: adminApi.myIntegration.getMyIntegration().then((detail) => detail.type, () => undefined) };
+    known = {
+      integrationClientId,
+      type: adminApi.myIntegration.getMyIntegration().then(
+        (detail) => detail.type,
+        () => undefined,
+      ),
+    };
   }
   return known.type;
 }

@@ -95,7 +95,12 @@ async function startWebhookReceiver(onDelivery: (delivery: WebhookDelivery) => v
       } catch {
         // not JSON: answered below, and never trusted
       }
-      onDelivery({ id: req.headers[WEBHOOK_ID_HEADER.toLowerCase()] as string | undefined, rawBody, signature: req.headers[WEBHOOK_SIGNATURE_HEADER.toLowerCase()] as string | undefined, event });
+      onDelivery({
+        id: req.headers[WEBHOOK_ID_HEADER.toLowerCase()] as string | undefined,
+        rawBody,
+        signature: req.headers[WEBHOOK_SIGNATURE_HEADER.toLowerCase()] as string | undefined,
+        event,
+      });
       res.writeHead(200).end(); // answer fast; do the work after (here: in main)
     });
   });
@@ -177,9 +182,17 @@ async function main(): Promise<void> {
       arrived = () => deliveries.some((delivery) => delivery.event.referenceId === referenceId) && resolve();
     });
     const transfer = await sandboxTools.simulatePayment({
-      simulatePaymentRequest: { cvu, amount: 1500.5, externalAccountCvu: "0000003100000000000017", externalAccountCuil: "20301234563", externalAccountName: "Juan Pérez" },
+      simulatePaymentRequest: {
+        cvu,
+        amount: 1500.5,
+        externalAccountCvu: "0000003100000000000017",
+        externalAccountCuil: "20301234563",
+        externalAccountName: "Juan Pérez",
+      },
     });
-    say(`transfer ${transfer.idTransaccion}: conciliated ${transfer.conciliated}, webhook ${transfer.webhookEvent ?? "none"}${transfer.webhookWillFire ? " will fire" : ""}`);
+    say(
+      `transfer ${transfer.idTransaccion}: conciliated ${transfer.conciliated}, webhook ${transfer.webhookEvent ?? "none"}${transfer.webhookWillFire ? " will fire" : ""}`,
+    );
 
     // 5. The webhook: verify the signature over the raw body before trusting anything in it.
     let webhook = "skipped";

@@ -81,7 +81,8 @@ export function validationDetailsOf(body: unknown): ValidationDetailLike[] {
   if (!isBody(body) || !Array.isArray(body.validationDetails)) return [];
   const details: ValidationDetailLike[] = [];
   for (const detail of body.validationDetails as unknown[]) {
-    if (isBody(detail) && typeof detail.field === "string" && typeof detail.message === "string") details.push({ field: detail.field, message: detail.message });
+    if (isBody(detail) && typeof detail.field === "string" && typeof detail.message === "string")
+      details.push({ field: detail.field, message: detail.message });
   }
   return details;
 }

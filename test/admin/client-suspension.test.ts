@@ -20,7 +20,11 @@ async function integrationWithPlatform() {
   const platform = await signedInAdmin(t, integration.merchant.sandbox.platformAdmin);
   const integrationClientId: string = (await integration.admin.call("GET", "/my-integration/me")).json.integrationClientId;
   const chargeCount = async () => {
-    const row = await t.database.db.selectFrom("charges").select((eb) => eb.fn.countAll<string>().as("n")).where("integration_client_id", "=", integrationClientId).executeTakeFirstOrThrow();
+    const row = await t.database.db
+      .selectFrom("charges")
+      .select((eb) => eb.fn.countAll<string>().as("n"))
+      .where("integration_client_id", "=", integrationClientId)
+      .executeTakeFirstOrThrow();
     return Number(row.n);
   };
   return { ...integration, platform, integrationClientId, chargeCount };
@@ -36,8 +40,15 @@ describe("suspending an integration client", () => {
     const suspended = await platform.call("POST", `/integration-admin/setup/clients/${integrationClientId}/suspend`, { reason: REASON });
     expect(suspended.status, JSON.stringify(suspended.json)).toBe(200);
     expect(suspended.json).toMatchObject({ integrationClientId, suspended: true, suspendedAt: "2026-11-22T15:00:00.000Z", suspensionReason: REASON });
-    expect((await platform.call("GET", `/integration-admin/setup/clients/${integrationClientId}`)).json).toMatchObject({ suspended: true, suspensionReason: REASON });
-    expect((await admin.call("GET", "/my-integration/me")).json).toMatchObject({ suspended: true, suspendedAt: "2026-11-22T15:00:00.000Z", suspensionReason: REASON });
+    expect((await platform.call("GET", `/integration-admin/setup/clients/${integrationClientId}`)).json).toMatchObject({
+      suspended: true,
+      suspensionReason: REASON,
+    });
+    expect((await admin.call("GET", "/my-integration/me")).json).toMatchObject({
+      suspended: true,
+      suspendedAt: "2026-11-22T15:00:00.000Z",
+      suspensionReason: REASON,
+    });
 
     const before = await chargeCount();
     const refused = [
@@ -54,7 +65,10 @@ describe("suspending an integration client", () => {
 
     // Money already on its way: reads, cancellation and payment of open charges keep working.
     expect((await merchant.call("GET", `/payment-request/${open.referenceId}`)).status).toBe(200);
-    expect((await merchant.call("POST", `/payment-request/${toCancel.referenceId}/cancel`)).json).toEqual({ referenceId: toCancel.referenceId, state: "canceled" });
+    expect((await merchant.call("POST", `/payment-request/${toCancel.referenceId}/cancel`)).json).toEqual({
+      referenceId: toCancel.referenceId,
+      state: "canceled",
+    });
     const payment = await admin.simulate({ cvu: open.CVU, amount: 1500 });
     expect(payment.status, payment.text).toBe(200);
     expect((await merchant.call("GET", `/payment-request/${open.referenceId}`)).json).toMatchObject({ state: "total_payment" });
@@ -63,7 +77,9 @@ describe("suspending an integration client", () => {
     expect(reinstated.status).toBe(200);
     expect(reinstated.json).toMatchObject({ suspended: false, suspendedAt: null, suspensionReason: null });
     await createCharge(chargeBody());
-    expect((await merchant.call("PATCH", `/payment-request/${cuilMode.referenceId}/customer`, { taxDocument: "20123456786", name: "María Gómez" })).status).toBe(200);
+    expect(
+      (await merchant.call("PATCH", `/payment-request/${cuilMode.referenceId}/customer`, { taxDocument: "20123456786", name: "María Gómez" })).status,
+    ).toBe(200);
     expect((await admin.call("GET", "/my-integration/me")).json).toMatchObject({ suspended: false, suspendedAt: null, suspensionReason: null });
   });
 
@@ -75,7 +91,9 @@ describe("suspending an integration client", () => {
     t.clock.advance(60_000);
     const again = await platform.call("POST", `/integration-admin/setup/clients/${integrationClientId}/suspend`, { reason: "Revisión ampliada." });
     expect(again.json).toMatchObject({ suspended: true, suspendedAt: "2026-11-22T15:00:00.000Z", suspensionReason: "Revisión ampliada." });
-    const listed = (await platform.call("GET", "/integration-admin/setup/clients?limit=100")).json.items.find((item: { integrationClientId: string }) => item.integrationClientId === integrationClientId);
+    const listed = (await platform.call("GET", "/integration-admin/setup/clients?limit=100")).json.items.find(
+      (item: { integrationClientId: string }) => item.integrationClientId === integrationClientId,
+    );
     expect(listed).toMatchObject({ suspended: true, suspensionReason: "Revisión ampliada." });
   });
 
@@ -84,11 +102,23 @@ describe("suspending an integration client", () => {
     for (const body of [{}, { reason: "" }, { reason: "   " }, { reason: "x".repeat(501) }]) {
       const invalid = await platform.call("POST", `/integration-admin/setup/clients/${integrationClientId}/suspend`, body);
       expect(invalid.status, JSON.stringify(body)).toBe(400);
-      expect(invalid.json).toEqual({ code: "ValidationError", message: expect.any(String), id: expect.any(String), validationDetails: [expect.objectContaining({ field: expect.stringContaining("reason") })] });
+      expect(invalid.json).toEqual({
+        code: "ValidationError",
+        message: expect.any(String),
+        id: expect.any(String),
+        validationDetails: [expect.objectContaining({ field: expect.stringContaining("reason") })],
+      });
     }
-    const client = await t.database.db.selectFrom("integration_clients").select(["suspended_at", "suspension_reason"]).where("id", "=", integrationClientId).executeTakeFirstOrThrow();
+    const client = await t.database.db
+      .selectFrom("integration_clients")
+      .select(["suspended_at", "suspension_reason"])
+      .where("id", "=", integrationClientId)
+      .executeTakeFirstOrThrow();
     expect(client).toEqual({ suspended_at: null, suspension_reason: null });
-    for (const [action, body] of [["suspend", { reason: REASON }], ["reinstate", undefined]] as const) {
+    for (const [action, body] of [
+      ["suspend", { reason: REASON }],
+      ["reinstate", undefined],
+    ] as const) {
       const unknown = await platform.call("POST", `/integration-admin/setup/clients/00000000-0000-4000-8000-000000000000/${action}`, body);
       expect(unknown.status).toBe(404);
       expect(unknown.json).toEqual(generalError("IntegrationClientNotFoundError"));
@@ -97,7 +127,10 @@ describe("suspending an integration client", () => {
 
   it("403 for an integration admin", async () => {
     const { admin, merchant, integrationClientId } = await integrationWithPlatform();
-    for (const [action, body] of [["suspend", { reason: REASON }], ["reinstate", undefined]] as const) {
+    for (const [action, body] of [
+      ["suspend", { reason: REASON }],
+      ["reinstate", undefined],
+    ] as const) {
       const forbidden = await admin.call("POST", `/integration-admin/setup/clients/${integrationClientId}/${action}`, body);
       expect(forbidden.status).toBe(403);
       expect(forbidden.json).toEqual(generalError("ForbiddenError"));

@@ -43,7 +43,13 @@ async function integration(): Promise<Integration> {
 
 /** The link of the `count`th email to `email`. */
 async function proposalLink(email: string, count = 1): Promise<{ token: string; localUrl: string; text: string }> {
-  return mailedLink(setup, { email, count, subject: /^Cobro: Sandbox integration \w+ te propone un cambio de comisión$/, linkLabel: "Aceptala o rechazala en:", path: "/integration/commission-proposals/answer" });
+  return mailedLink(setup, {
+    email,
+    count,
+    subject: /^Cobro: Sandbox integration \w+ te propone un cambio de comisión$/,
+    linkLabel: "Aceptala o rechazala en:",
+    path: "/integration/commission-proposals/answer",
+  });
 }
 
 async function submitAnswer(form: { token: string; email: string; password: string; decision: string }) {
@@ -61,7 +67,11 @@ describe("proposing and accepting in a browser", () => {
     expect(proposed.json).toEqual({ invitationId: expect.stringMatching(UUID), status: "pending", percentage: 1.25 });
     expect(await user()).toMatchObject({
       currentCommissionPercentage: 0,
-      pendingCommissionProposal: { invitationId: proposed.json.invitationId, expiresAt: new Date(t.clock.now().getTime() + 7 * DAY_MS).toISOString(), proposedPercentage: 1.25 },
+      pendingCommissionProposal: {
+        invitationId: proposed.json.invitationId,
+        expiresAt: new Date(t.clock.now().getTime() + 7 * DAY_MS).toISOString(),
+        proposedPercentage: 1.25,
+      },
     });
 
     const { token, localUrl, text } = await proposalLink(sandbox.merchant.email);
@@ -134,14 +144,23 @@ describe("superseding, withdrawing and lapsing", () => {
     const firstLink = await proposalLink(sandbox.merchant.email, 1);
     const second = await admin.call("POST", proposals, { percentage: 4.5 });
     expect(second.status).toBe(201);
-    expect(second.json).toEqual({ invitationId: expect.stringMatching(UUID), status: "pending", percentage: 4.5, supersededInvitationId: first.json.invitationId });
+    expect(second.json).toEqual({
+      invitationId: expect.stringMatching(UUID),
+      status: "pending",
+      percentage: 4.5,
+      supersededInvitationId: first.json.invitationId,
+    });
     expect(await user()).toMatchObject({ pendingCommissionProposal: { invitationId: second.json.invitationId, proposedPercentage: 4.5 } });
-    expect((await submitAnswer({ token: firstLink.token, email: sandbox.merchant.email, password: sandbox.merchant.password, decision: "accept" })).status).toBe(410);
+    expect(
+      (await submitAnswer({ token: firstLink.token, email: sandbox.merchant.email, password: sandbox.merchant.password, decision: "accept" })).status,
+    ).toBe(410);
     const withdrawFirst = await admin.call("DELETE", `${proposals}/${first.json.invitationId}`);
     expect(withdrawFirst.status).toBe(409);
     expect(withdrawFirst.json).toEqual(generalError("CommissionProposalNotPendingError"));
     const secondLink = await proposalLink(sandbox.merchant.email, 2);
-    expect((await submitAnswer({ token: secondLink.token, email: sandbox.merchant.email, password: sandbox.merchant.password, decision: "accept" })).status).toBe(200);
+    expect(
+      (await submitAnswer({ token: secondLink.token, email: sandbox.merchant.email, password: sandbox.merchant.password, decision: "accept" })).status,
+    ).toBe(200);
     expect(await user()).toMatchObject({ currentCommissionPercentage: 4.5 });
   });
 
@@ -169,7 +188,10 @@ describe("superseding, withdrawing and lapsing", () => {
     const { token, localUrl } = await proposalLink(sandbox.merchant.email);
     t.clock.advance(7 * DAY_MS - 1000);
     admin = await signedInAdmin(t, sandbox.integrationAdmin); // earlier sessions' tokens expired with the days
-    const listed = async () => (await admin.call("GET", "/my-integration/users")).json.items.find((item: { integrationClientUserId: string }) => item.integrationClientUserId === userId);
+    const listed = async () =>
+      (await admin.call("GET", "/my-integration/users")).json.items.find(
+        (item: { integrationClientUserId: string }) => item.integrationClientUserId === userId,
+      );
     expect(await listed()).toMatchObject({ pendingCommissionProposal: { invitationId: proposed.json.invitationId } });
     expect((await read(await fetch(localUrl))).status).toBe(200);
     t.clock.advance(2000);
@@ -229,7 +251,10 @@ describe("the Admin API's refusals", () => {
     for (const percentage of [1.255, 100.01, -1]) {
       const refused = await admin.call("POST", proposals, { percentage });
       expect(refused.status, String(percentage)).toBe(400);
-      expect(refused.json).toEqual({ ...generalError("ValidationError"), validationDetails: [expect.objectContaining({ field: expect.stringContaining("percentage") })] });
+      expect(refused.json).toEqual({
+        ...generalError("ValidationError"),
+        validationDetails: [expect.objectContaining({ field: expect.stringContaining("percentage") })],
+      });
     }
     expect((await admin.call("POST", proposals, {})).status).toBe(400);
     expect(await user()).not.toHaveProperty("pendingCommissionProposal");
@@ -251,7 +276,10 @@ describe("the Admin API's refusals", () => {
       expect(withdrawn.json).toEqual(generalError("IntegrationClientUserNotFoundError"));
     }
     // Ids that are no UUIDs are refused by the contract's format.
-    for (const path of [`/my-integration/users/no-es-un-id/commission-proposals/${UNKNOWN_UUID}`, `/my-integration/users/${userId}/commission-proposals/no-es-un-id`]) {
+    for (const path of [
+      `/my-integration/users/no-es-un-id/commission-proposals/${UNKNOWN_UUID}`,
+      `/my-integration/users/${userId}/commission-proposals/no-es-un-id`,
+    ]) {
       const refused = await admin.call("DELETE", path);
       expect(refused.status).toBe(400);
       expect(refused.json).toMatchObject({ code: "ValidationError" });

@@ -33,7 +33,11 @@ const production = serviceForFile(() => ({ env: { SERVICE_ENV: "production", COB
 
 let platformApiKey: string;
 beforeAll(async () => {
-  const created = await runScript(join(ROOT, "scripts", "platform-api-key-create.ts"), ["--name", "sandbox-go-live"], cobroEnv({ DATABASE_URL: production.database.connectionString, SERVICE_ENV: "production" }));
+  const created = await runScript(
+    join(ROOT, "scripts", "platform-api-key-create.ts"),
+    ["--name", "sandbox-go-live"],
+    cobroEnv({ DATABASE_URL: production.database.connectionString, SERVICE_ENV: "production" }),
+  );
   expect(created.code, created.stderr).toBe(0);
   platformApiKey = /^(cpk_\S+)$/m.exec(created.stdout)![1]!;
 });
@@ -78,7 +82,11 @@ async function productionAdmin(email: string, temporaryPassword: string) {
   const session = await read(await postJson(`${production.authUrl}/integration/admin/login`, { email, password: temporaryPassword }));
   expect(session.status).toBe(200);
   expect(session.json.passwordChangeRequired).toBe(true);
-  const changed = await postJson(`${production.authUrl}/integration/admin/change-password`, { currentPassword: temporaryPassword, newPassword: "clave-de-produccion-1" }, { authorization: `Bearer ${session.json.idToken}` });
+  const changed = await postJson(
+    `${production.authUrl}/integration/admin/change-password`,
+    { currentPassword: temporaryPassword, newPassword: "clave-de-produccion-1" },
+    { authorization: `Bearer ${session.json.idToken}` },
+  );
   expect(changed.status).toBe(204);
   return signedInAdmin(production, { email, password: "clave-de-produccion-1" });
 }
@@ -106,8 +114,16 @@ describe("going live, approved by the automatic check", () => {
     const prod = await productionAdmin(adminEmail, temporaryPassword);
     const mine = await prod.call("GET", "/my-integration/me");
     expect(mine.status).toBe(200);
-    expect(mine.json).toMatchObject({ name: merchant.sandbox.integration.name, companyName: "Sandbox S.A.", providerClientId: request.provisioning.productionClientId });
-    const prodClient = await production.database.db.selectFrom("integration_clients").selectAll().where("provider_client_id", "=", request.provisioning.productionClientId).executeTakeFirstOrThrow();
+    expect(mine.json).toMatchObject({
+      name: merchant.sandbox.integration.name,
+      companyName: "Sandbox S.A.",
+      providerClientId: request.provisioning.productionClientId,
+    });
+    const prodClient = await production.database.db
+      .selectFrom("integration_clients")
+      .selectAll()
+      .where("provider_client_id", "=", request.provisioning.productionClientId)
+      .executeTakeFirstOrThrow();
     expect(prodClient.redirect_uris).toEqual([PROD_REDIRECT]);
     expect(prodClient.logo_url).toBeNull();
     expect((await prod.call("GET", "/my-integration/users")).json.items).toEqual([]);
@@ -139,17 +155,33 @@ describe("going live through the platform's review", () => {
     const asked = await admin.call("POST", "/my-integration/go-live");
     expect(asked.status).toBe(200);
     expect(asked.json.status).toBe("in_review");
-    expect(asked.json.reasons.map((reason: { code: string }) => reason.code).sort()).toEqual(["incomplete_profile", "no_paid_charge", "no_redirect_uri", "webhook_unreachable"]);
+    expect(asked.json.reasons.map((reason: { code: string }) => reason.code).sort()).toEqual([
+      "incomplete_profile",
+      "no_paid_charge",
+      "no_redirect_uri",
+      "webhook_unreachable",
+    ]);
     for (const reason of asked.json.reasons) expect(reason.message).toMatch(/\S/);
 
     const queue = await platform.call("GET", "/integration-admin/go-live-requests?status=in_review&limit=100");
     expect(queue.status).toBe(200);
     const queued = queue.json.items.find((item: { id: string }) => item.id === asked.json.id);
-    expect(queued).toMatchObject({ status: "in_review", integrationName: merchant.sandbox.integration.name, requestedByEmail: adminEmail, provisioning: { status: "not_started" } });
+    expect(queued).toMatchObject({
+      status: "in_review",
+      integrationName: merchant.sandbox.integration.name,
+      requestedByEmail: adminEmail,
+      provisioning: { status: "not_started" },
+    });
 
-    const rejected = await platform.call("POST", `/integration-admin/go-live-requests/${asked.json.id}/reject`, { reason: "Falta una URI de redirección https." });
+    const rejected = await platform.call("POST", `/integration-admin/go-live-requests/${asked.json.id}/reject`, {
+      reason: "Falta una URI de redirección https.",
+    });
     expect(rejected.status).toBe(200);
-    expect(rejected.json).toMatchObject({ status: "rejected", decidedBy: merchant.sandbox.platformAdmin.email, rejectionReason: "Falta una URI de redirección https." });
+    expect(rejected.json).toMatchObject({
+      status: "rejected",
+      decidedBy: merchant.sandbox.platformAdmin.email,
+      rejectionReason: "Falta una URI de redirección https.",
+    });
     const [rejection] = await smtp.waitFor(adminEmail);
     expect(rejection!.text).toContain("Motivo: Falta una URI de redirección https.");
 
@@ -248,10 +280,15 @@ describe("the go-live operations' errors", () => {
     expect(wrongKey.status).toBe(401);
     const integrationAdmin = await put({ authorization: `Bearer ${prodIntegrationAdmin.token}` });
     expect(integrationAdmin.status).toBe(403);
-    const httpRedirect = await put({ "x-cobro-api-key": platformApiKey }, { ...provisionBody(`${uniqueRef("http")}@example.com`), redirectUrls: ["http://localhost:8080/callback"] });
+    const httpRedirect = await put(
+      { "x-cobro-api-key": platformApiKey },
+      { ...provisionBody(`${uniqueRef("http")}@example.com`), redirectUrls: ["http://localhost:8080/callback"] },
+    );
     expect(httpRedirect.status).toBe(400);
     expect(httpRedirect.json.code).toBe("ValidationError");
-    expect(await production.database.db.selectFrom("integration_clients").select("id").where("provisioned_from_sandbox_client_id", "=", sandboxClientId).execute()).toEqual([]);
+    expect(
+      await production.database.db.selectFrom("integration_clients").select("id").where("provisioned_from_sandbox_client_id", "=", sandboxClientId).execute(),
+    ).toEqual([]);
 
     // Created once; the same call again answers the same integration and mails no second welcome.
     const email = `${uniqueRef("once")}@example.com`;
@@ -265,7 +302,11 @@ describe("the go-live operations' errors", () => {
 
     // A platform admin may create one by hand.
     const platform = await signedInAdmin(production, prodSet.platformAdmin);
-    const byHand = await bearerCaller(production.adminUrl, () => platform.token)("PUT", `/integration-admin/production-clients/${crypto.randomUUID()}`, provisionBody(`${uniqueRef("hand")}@example.com`));
+    const byHand = await bearerCaller(production.adminUrl, () => platform.token)(
+      "PUT",
+      `/integration-admin/production-clients/${crypto.randomUUID()}`,
+      provisionBody(`${uniqueRef("hand")}@example.com`),
+    );
     expect(byHand.status).toBe(201);
   });
 });
@@ -278,7 +319,11 @@ describe("Production unreachable for a while", () => {
       if (down) return void res.writeHead(503, { "content-type": "application/json" }).end(JSON.stringify({ code: "Unavailable", message: "maintenance" }));
       const chunks: Buffer[] = [];
       for await (const chunk of req) chunks.push(chunk as Buffer);
-      const answer = await fetch(`${production.adminUrl}${req.url}`, { method: req.method, headers: req.headers as Record<string, string>, body: Buffer.concat(chunks) });
+      const answer = await fetch(`${production.adminUrl}${req.url}`, {
+        method: req.method,
+        headers: req.headers as Record<string, string>,
+        body: Buffer.concat(chunks),
+      });
       res.writeHead(answer.status, { "content-type": answer.headers.get("content-type") ?? "application/json" }).end(await answer.text());
     });
     await new Promise<void>((resolve) => standIn.listen(0, "127.0.0.1", resolve));
@@ -295,7 +340,9 @@ describe("Production unreachable for a while", () => {
       const platform = await signedInAdmin(flaky, merchant.sandbox.platformAdmin);
       const asked = await admin.call("POST", "/my-integration/go-live");
       expect((await platform.call("POST", `/integration-admin/go-live-requests/${asked.json.id}/approve`)).status).toBe(200);
-      await expect.poll(async () => (await admin.call("GET", "/my-integration/go-live")).json.provisioning.lastError, { timeout: 20_000 }).toContain("Production answered 503");
+      await expect
+        .poll(async () => (await admin.call("GET", "/my-integration/go-live")).json.provisioning.lastError, { timeout: 20_000 })
+        .toContain("Production answered 503");
       expect((await admin.call("GET", "/my-integration/go-live")).json.provisioning.status).toBe("in_progress");
 
       down = false;
@@ -320,7 +367,10 @@ describe("a Sandbox without a Production deployment configured", () => {
       expect(asked.json.status).toBe("in_review");
       const approved = await platform.call("POST", `/integration-admin/go-live-requests/${asked.json.id}/approve`);
       expect(approved.status).toBe(200);
-      expect(approved.json.provisioning).toMatchObject({ status: "manual", instructions: expect.stringContaining("PUT /integration-admin/production-clients/") });
+      expect(approved.json.provisioning).toMatchObject({
+        status: "manual",
+        instructions: expect.stringContaining("PUT /integration-admin/production-clients/"),
+      });
       expect(alone.logLines.some((line) => String(line.msg).includes("create the integration in Production by hand"))).toBe(true);
       // The outcome went to the Sandbox's mail log.
       expect(alone.logLines.some((line) => JSON.stringify(line).includes("Aprobamos el pase a producción"))).toBe(true);

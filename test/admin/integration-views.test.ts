@@ -11,7 +11,12 @@ describe("the integration admin's views", () => {
     const m = await linkedMerchant(t);
     const { call } = await signedInAdmin(t, m.sandbox.integrationAdmin);
     const me = await call("GET", "/my-integration/me");
-    expect(me.json).toMatchObject({ providerClientId: m.sandbox.integration.clientId, name: m.sandbox.integration.name, type: "api_direct", description: null });
+    expect(me.json).toMatchObject({
+      providerClientId: m.sandbox.integration.clientId,
+      name: m.sandbox.integration.name,
+      type: "api_direct",
+      description: null,
+    });
     expect(me.json).not.toHaveProperty("serviceCommissionPercentage");
     const updated = await call("PATCH", "/my-integration", { description: "Gestión de cobros", type: "multitenant" });
     expect(updated.json).toMatchObject({ description: "Gestión de cobros", type: "multitenant" });
@@ -27,7 +32,10 @@ describe("the integration admin's views", () => {
     await m.call("POST", "/payment-request", chargeBody({ referenceId: "VIEW-00000001", customer: { name: "Ana", email: "ana@example.com" }, amount: 1500 }));
 
     const admins = await call("GET", "/my-integration/admins");
-    expect(admins.json).toEqual({ items: [{ integrationClientAdminId: expect.any(String), email: m.sandbox.integrationAdmin.email, status: "active", invitedAt: expect.any(String) }], total: 1 });
+    expect(admins.json).toEqual({
+      items: [{ integrationClientAdminId: expect.any(String), email: m.sandbox.integrationAdmin.email, status: "active", invitedAt: expect.any(String) }],
+      total: 1,
+    });
 
     const users = await call("GET", "/my-integration/users");
     expect(users.json.total).toBe(2); // the sandbox merchant and the test merchant
@@ -35,7 +43,17 @@ describe("the integration admin's views", () => {
 
     const charges = await call("GET", "/my-integration/payment-requests?status=pending");
     expect(charges.json).toEqual({
-      items: [{ paymentRequestId: expect.any(String), integrationReferenceId: "VIEW-00000001", paidAmount: 0, payerEmail: "ana@example.com", description: "Cuota", createdAt: "2026-11-22T15:00:00.000Z", status: "pending" }],
+      items: [
+        {
+          paymentRequestId: expect.any(String),
+          integrationReferenceId: "VIEW-00000001",
+          paidAmount: 0,
+          payerEmail: "ana@example.com",
+          description: "Cuota",
+          createdAt: "2026-11-22T15:00:00.000Z",
+          status: "pending",
+        },
+      ],
       total: 1,
       limit: 20,
       offset: 0,
@@ -80,20 +98,38 @@ describe("the platform admin", () => {
       firstAdminEmail: `first-${Date.now()}@example.com`,
     });
     expect(created.status).toBe(201);
-    expect(created.json).toMatchObject({ name: "Gestión Comercios", serviceCommissionPercentage: null, providerClientSecret: expect.stringMatching(/^cs_/), tokenUrl: `${t.service.publicUrls.auth}/integration/oauth2/token` });
+    expect(created.json).toMatchObject({
+      name: "Gestión Comercios",
+      serviceCommissionPercentage: null,
+      providerClientSecret: expect.stringMatching(/^cs_/),
+      tokenUrl: `${t.service.publicUrls.auth}/integration/oauth2/token`,
+    });
     const id = created.json.integrationClientId;
 
-    const refresh = await read(await postJson(`${t.authUrl}/integration/oauth2/refresh`, { grantType: "refresh_token", refreshToken: "rt_none", clientId: created.json.providerClientId, clientSecret: created.json.providerClientSecret }));
+    const refresh = await read(
+      await postJson(`${t.authUrl}/integration/oauth2/refresh`, {
+        grantType: "refresh_token",
+        refreshToken: "rt_none",
+        clientId: created.json.providerClientId,
+        clientSecret: created.json.providerClientSecret,
+      }),
+    );
     expect(refresh.json.code).toBe("InvalidGrantError"); // the client authenticated; the token is what is wrong
 
     const list = await call("GET", "/integration-admin/setup/clients?limit=100");
     expect(list.json.items.map((c: { integrationClientId: string }) => c.integrationClientId)).toContain(id);
 
     const commission = await call("PATCH", `/integration-admin/setup/clients/${id}`, { serviceCommissionPercentage: 2.5 });
-    expect(commission.json).toMatchObject({ serviceCommissionPercentage: 2.5, commissionBackfill: { pending: 0, failed: 0, skipped: 0, applied: 0, total: 0 } });
+    expect(commission.json).toMatchObject({
+      serviceCommissionPercentage: 2.5,
+      commissionBackfill: { pending: 0, failed: 0, skipped: 0, applied: 0, total: 0 },
+    });
     expect((await call("PATCH", `/integration-admin/setup/clients/${id}`, { serviceCommissionPercentage: null })).json.serviceCommissionPercentage).toBeNull();
 
-    const admin = await call("POST", `/integration-admin/setup/clients/${id}/admins`, { email: `second-${Date.now()}@example.com`, clientId: created.json.providerClientId });
+    const admin = await call("POST", `/integration-admin/setup/clients/${id}/admins`, {
+      email: `second-${Date.now()}@example.com`,
+      clientId: created.json.providerClientId,
+    });
     expect(admin.json).toMatchObject({ status: "pending" });
     expect((await call("GET", `/integration-admin/setup/clients/${id}/admins`)).json.total).toBe(2);
     const mismatch = await call("POST", `/integration-admin/setup/clients/${id}/admins`, { email: "x@example.com", clientId: "cli_other" });
@@ -134,7 +170,12 @@ describe("in Production", () => {
     try {
       const sandbox = await production.sandbox();
       const { call } = await signedInAdmin(production, sandbox.platformAdmin);
-      const result = await call("POST", "/integration-admin/setup/clients", { name: "Local", companyName: "Local S.A.", contactEmail: "local@example.com", redirectUrls: ["http://localhost:8080/callback"] });
+      const result = await call("POST", "/integration-admin/setup/clients", {
+        name: "Local",
+        companyName: "Local S.A.",
+        contactEmail: "local@example.com",
+        redirectUrls: ["http://localhost:8080/callback"],
+      });
       expect(result.status).toBe(400);
       expect(result.json.validationDetails[0]).toEqual({ field: "redirectUrls[0]", message: expect.stringContaining("https") });
     } finally {

@@ -22,7 +22,13 @@ async function integrationAdmin(): Promise<{ sandbox: SandboxCredentials; token:
 }
 
 async function upload(token: string, image: Buffer, contentType: string) {
-  return read(await fetch(`${t.adminUrl}/my-integration/logo`, { method: "PUT", headers: { authorization: `Bearer ${token}`, "content-type": contentType }, body: image }));
+  return read(
+    await fetch(`${t.adminUrl}/my-integration/logo`, {
+      method: "PUT",
+      headers: { authorization: `Bearer ${token}`, "content-type": contentType },
+      body: image,
+    }),
+  );
 }
 
 async function currentLogoUrl(token: string): Promise<string | null> {
@@ -77,10 +83,14 @@ describe("uploading a logo", () => {
   it("is shown on the authorization screen, whose CSP lets the stored logos load", async () => {
     const { sandbox, token } = await integrationAdmin();
     const { json } = await upload(token, await solid(64, 64).png().toBuffer(), "image/png");
-    const response = await fetch(authorizeUrl(t.authUrl, { response_type: "code", client_id: sandbox.integration.clientId, redirect_uri: sandbox.integration.redirectUri }));
+    const response = await fetch(
+      authorizeUrl(t.authUrl, { response_type: "code", client_id: sandbox.integration.clientId, redirect_uri: sandbox.integration.redirectUri }),
+    );
     const csp = response.headers.get("content-security-policy") ?? "";
     expect(csp).toContain(`img-src ${t.config.publicUrls.auth}/integration/oauth2/logos/ `);
-    const form = await openSignInForm(authorizeUrl(t.authUrl, { response_type: "code", client_id: sandbox.integration.clientId, redirect_uri: sandbox.integration.redirectUri }));
+    const form = await openSignInForm(
+      authorizeUrl(t.authUrl, { response_type: "code", client_id: sandbox.integration.clientId, redirect_uri: sandbox.integration.redirectUri }),
+    );
     expect(form.page).toContain(`<img class="logo" src="${json.logoUrl}"`);
   });
 
@@ -105,7 +115,14 @@ describe("uploading a logo", () => {
     it("415 UnsupportedMediaTypeError for an SVG, whatever its declared type, and for a GIF", async () => {
       await expectRefused(svg, "image/png", 415, "UnsupportedMediaTypeError");
       await expectRefused(Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"/>'), "image/webp", 415, "UnsupportedMediaTypeError");
-      await expectRefused(await sharp(await solid(10, 10).png().toBuffer()).gif().toBuffer(), "image/png", 415, "UnsupportedMediaTypeError");
+      await expectRefused(
+        await sharp(await solid(10, 10).png().toBuffer())
+          .gif()
+          .toBuffer(),
+        "image/png",
+        415,
+        "UnsupportedMediaTypeError",
+      );
     });
 
     it("415 UnsupportedMediaTypeError for a Content-Type that is not an accepted image type", async () => {
@@ -127,7 +144,9 @@ describe("uploading a logo", () => {
     });
 
     it("413 PayloadTooLarge over 5 MB", async () => {
-      const noise = await sharp(randomBytes(1400 * 1400 * 3), { raw: { width: 1400, height: 1400, channels: 3 } }).png({ compressionLevel: 0 }).toBuffer();
+      const noise = await sharp(randomBytes(1400 * 1400 * 3), { raw: { width: 1400, height: 1400, channels: 3 } })
+        .png({ compressionLevel: 0 })
+        .toBuffer();
       expect(noise.length).toBeGreaterThan(5 * 1024 * 1024 + 1);
       expect(await expectRefused(noise, "image/png", 413, "PayloadTooLarge")).toContain(`${5 * 1024 * 1024} bytes`);
       // One byte over the limit: a readable PNG with trailing bytes.

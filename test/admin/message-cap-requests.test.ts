@@ -15,13 +15,17 @@ const REASON = "Enviamos los avisos de expensas de 300 consorcios el día 1 de c
 let dni = 31_000_000;
 const payer = () => cuilCandidatesOfDni(String(++dni))[0]!;
 const phone = { countryCode: "+54", number: "91123456789" };
-const whatsappItem = () => chargeBody({ amount: 42000, sendWhatsappNotification: true, customer: { name: "Juan Pérez", taxDocument: payer(), phoneNumber: phone } });
+const whatsappItem = () =>
+  chargeBody({ amount: 42000, sendWhatsappNotification: true, customer: { name: "Juan Pérez", taxDocument: payer(), phoneNumber: phone } });
 
 function expectValidation(result: { status: number; json: any }, field: string) {
   expect(result.status, JSON.stringify(result.json)).toBe(400);
   expect(result.json).toEqual({ code: "ValidationError", message: expect.any(String), id: expect.any(String), validationDetails: expect.any(Array) });
   const fields: string[] = result.json.validationDetails.map((detail: { field: string }) => detail.field);
-  expect(fields.some((name) => name.includes(field)), `${field} in ${fields.join(", ")}`).toBe(true);
+  expect(
+    fields.some((name) => name.includes(field)),
+    `${field} in ${fields.join(", ")}`,
+  ).toBe(true);
 }
 
 /** A fresh Sandbox integration with its integration admin, a platform admin, and its requests as stored. */
@@ -49,7 +53,10 @@ describe("message cap requests (Sandbox with SMTP)", () => {
     await smtp?.close();
   });
   // 12:00 Argentina time on 2026-11-22.
-  const t = serviceForFile(() => ({ start: new Date("2026-11-22T15:00:00Z"), env: { COBRO_SMTP_URL: smtp.url, COBRO_MAIL_FROM: "Cobro <avisos@cobro.test>" } }));
+  const t = serviceForFile(() => ({
+    start: new Date("2026-11-22T15:00:00Z"),
+    env: { COBRO_SMTP_URL: smtp.url, COBRO_MAIL_FROM: "Cobro <avisos@cobro.test>" },
+  }));
 
   it("an approval raises the cap at once: a create past the old cap succeeds, and the outcome is mailed", async () => {
     const { merchant, admin, platform, integrationClientId, integrationAdminEmail, createCharge } = await integrationWithAdmins(t);
@@ -76,7 +83,13 @@ describe("message cap requests (Sandbox with SMTP)", () => {
     const queue = await platform.call("GET", "/integration-admin/message-cap-requests?status=pending&limit=100");
     expect(queue.status).toBe(200);
     const queued = queue.json.items.find((item: { id: string }) => item.id === request.id);
-    expect(queued).toEqual({ ...request, integrationClientId, integrationClientName: merchant.sandbox.integration.name, requestedBy: integrationAdminEmail, decidedBy: null });
+    expect(queued).toEqual({
+      ...request,
+      integrationClientId,
+      integrationClientName: merchant.sandbox.integration.name,
+      requestedBy: integrationAdminEmail,
+      decidedBy: null,
+    });
 
     t.clock.advance(60_000);
     const approved = await platform.call("POST", `/integration-admin/message-cap-requests/${request.id}/approve`, { approvedPerDay: 25 });
@@ -99,7 +112,13 @@ describe("message cap requests (Sandbox with SMTP)", () => {
 
     const mine = await admin.call("GET", "/my-integration/message-cap-requests");
     expect(mine.status).toBe(200);
-    expect(mine.json).toEqual({ items: [{ ...request, status: "approved", approvedPerDay: 25, decidedAt: "2026-11-22T15:01:00.000Z" }], total: 1, limit: 20, offset: 0, currentPerDay: 25 });
+    expect(mine.json).toEqual({
+      items: [{ ...request, status: "approved", approvedPerDay: 25, decidedAt: "2026-11-22T15:01:00.000Z" }],
+      total: 1,
+      limit: 20,
+      offset: 0,
+      currentPerDay: 25,
+    });
 
     const [mail] = await smtp.waitFor(integrationAdminEmail);
     expect(mail!.subject).toBe("Cobro: aprobamos tu pedido de más mensajes de chat");
@@ -115,7 +134,11 @@ describe("message cap requests (Sandbox with SMTP)", () => {
     const approved = await platform.call("POST", `/integration-admin/message-cap-requests/${request.id}/approve`);
     expect(approved.status, JSON.stringify(approved.json)).toBe(200);
     expect(approved.json).toMatchObject({ status: "approved", approvedPerDay: 1000 });
-    const limit = await t.database.db.selectFrom("integration_limits").select("max_messages_per_day").where("integration_client_id", "=", integrationClientId).executeTakeFirstOrThrow();
+    const limit = await t.database.db
+      .selectFrom("integration_limits")
+      .select("max_messages_per_day")
+      .where("integration_client_id", "=", integrationClientId)
+      .executeTakeFirstOrThrow();
     expect(limit.max_messages_per_day).toBe(1000);
     // The next request starts from the raised cap.
     expect((await ask(admin, 1500)).currentPerDay).toBe(1000);
@@ -127,7 +150,13 @@ describe("message cap requests (Sandbox with SMTP)", () => {
     const rejection = "El volumen pedido no coincide con la cantidad de comercios activos.";
     const rejected = await platform.call("POST", `/integration-admin/message-cap-requests/${request.id}/reject`, { reason: rejection });
     expect(rejected.status, JSON.stringify(rejected.json)).toBe(200);
-    expect(rejected.json).toMatchObject({ id: request.id, status: "rejected", rejectionReason: rejection, approvedPerDay: null, decidedBy: merchant.sandbox.platformAdmin.email });
+    expect(rejected.json).toMatchObject({
+      id: request.id,
+      status: "rejected",
+      rejectionReason: rejection,
+      approvedPerDay: null,
+      decidedBy: merchant.sandbox.platformAdmin.email,
+    });
     expect(await t.database.db.selectFrom("integration_limits").selectAll().where("integration_client_id", "=", integrationClientId).execute()).toEqual([]);
     const mine = await admin.call("GET", "/my-integration/message-cap-requests");
     expect(mine.json).toMatchObject({ items: [{ id: request.id, status: "rejected", rejectionReason: rejection }], currentPerDay: 20 });
@@ -152,7 +181,8 @@ describe("message cap requests (Sandbox with SMTP)", () => {
     const older = await admin.call("GET", "/my-integration/message-cap-requests?limit=1&offset=1");
     expect(older.json.items.map((item: { id: string }) => item.id)).toEqual([first.id]);
 
-    const ours = (items: Array<{ integrationClientId: string; id: string }>) => items.filter((item) => item.integrationClientId === integrationClientId).map((item) => item.id);
+    const ours = (items: Array<{ integrationClientId: string; id: string }>) =>
+      items.filter((item) => item.integrationClientId === integrationClientId).map((item) => item.id);
     expect(ours((await platform.call("GET", "/integration-admin/message-cap-requests?limit=100")).json.items)).toEqual([second.id, first.id]);
     expect(ours((await platform.call("GET", "/integration-admin/message-cap-requests?status=rejected&limit=100")).json.items)).toEqual([first.id]);
     expect(ours((await platform.call("GET", "/integration-admin/message-cap-requests?status=pending&limit=100")).json.items)).toEqual([second.id]);
@@ -191,7 +221,10 @@ describe("message cap requests (Sandbox with SMTP)", () => {
 
   it("deciding: 404 for an unknown id, 409 once decided, 400 for a grant not above the cap, and nothing changes", async () => {
     const { admin, platform, integrationClientId, storedRequests } = await integrationWithAdmins(t);
-    for (const [action, body] of [["approve", undefined], ["reject", { reason: "No." }]] as const) {
+    for (const [action, body] of [
+      ["approve", undefined],
+      ["reject", { reason: "No." }],
+    ] as const) {
       const unknown = await platform.call("POST", `/integration-admin/message-cap-requests/${MISSING_ID}/${action}`, body);
       expect(unknown.status).toBe(404);
       expect(unknown.json).toEqual(generalError("MessageCapRequestNotFoundError"));
@@ -202,21 +235,31 @@ describe("message cap requests (Sandbox with SMTP)", () => {
 
     const request = await ask(admin, 50);
     expectValidation(await platform.call("POST", `/integration-admin/message-cap-requests/${request.id}/approve`, { approvedPerDay: 20 }), "approvedPerDay");
-    expectValidation(await platform.call("POST", `/integration-admin/message-cap-requests/${request.id}/approve`, { approvedPerDay: 100001 }), "approvedPerDay");
+    expectValidation(
+      await platform.call("POST", `/integration-admin/message-cap-requests/${request.id}/approve`, { approvedPerDay: 100001 }),
+      "approvedPerDay",
+    );
     expectValidation(await platform.call("POST", `/integration-admin/message-cap-requests/${request.id}/reject`, {}), "reason");
     expectValidation(await platform.call("POST", `/integration-admin/message-cap-requests/${request.id}/reject`, { reason: "  " }), "reason");
     expect((await storedRequests()).map((row) => row.status)).toEqual(["pending"]);
     expect(await t.database.db.selectFrom("integration_limits").selectAll().where("integration_client_id", "=", integrationClientId).execute()).toEqual([]);
 
     expect((await platform.call("POST", `/integration-admin/message-cap-requests/${request.id}/approve`)).status).toBe(200);
-    for (const [action, body] of [["approve", { approvedPerDay: 900 }], ["reject", { reason: "Tarde." }]] as const) {
+    for (const [action, body] of [
+      ["approve", { approvedPerDay: 900 }],
+      ["reject", { reason: "Tarde." }],
+    ] as const) {
       const decided = await platform.call("POST", `/integration-admin/message-cap-requests/${request.id}/${action}`, body);
       expect(decided.status).toBe(409);
       expect(decided.json).toEqual(generalError("MessageCapRequestNotPendingError"));
     }
     const [row] = await storedRequests();
     expect([row!.status, row!.approved_per_day, row!.rejection_reason]).toEqual(["approved", 50, null]);
-    const limit = await t.database.db.selectFrom("integration_limits").select("max_messages_per_day").where("integration_client_id", "=", integrationClientId).executeTakeFirstOrThrow();
+    const limit = await t.database.db
+      .selectFrom("integration_limits")
+      .select("max_messages_per_day")
+      .where("integration_client_id", "=", integrationClientId)
+      .executeTakeFirstOrThrow();
     expect(limit.max_messages_per_day).toBe(50);
   });
 
@@ -244,7 +287,9 @@ describe("message cap requests (Sandbox with SMTP)", () => {
     const approved = await platform.call("POST", `/integration-admin/message-cap-requests/${request.id}/approve`);
     expect(approved.status).toBe(200);
     expect((await storedRequests()).map((row) => row.status)).toEqual(["approved"]);
-    expect(t.logLines.some((line) => line.messageCapRequestId === request.id && line.msg === "the message cap decision mail was not accepted by the mail server")).toBe(true);
+    expect(
+      t.logLines.some((line) => line.messageCapRequestId === request.id && line.msg === "the message cap decision mail was not accepted by the mail server"),
+    ).toBe(true);
   });
 });
 

@@ -23,7 +23,13 @@ async function integrationAndRecipient() {
 
 /** The link of the `count`th email to `email`. */
 async function invitationLink(email: string, count = 1): Promise<{ token: string; localUrl: string; text: string }> {
-  return mailedLink(setup, { email, count, subject: /^Cobro: Sandbox integration \w+ te invita a recibir sus comisiones$/, linkLabel: "Aceptá la invitación en:", path: "/integration/payout-link/accept" });
+  return mailedLink(setup, {
+    email,
+    count,
+    subject: /^Cobro: Sandbox integration \w+ te invita a recibir sus comisiones$/,
+    linkLabel: "Aceptá la invitación en:",
+    path: "/integration/payout-link/accept",
+  });
 }
 
 async function submitAccept(form: { token: string; email: string; password: string }) {
@@ -55,7 +61,13 @@ describe("inviting and accepting in a browser", () => {
       status: "accepted",
       invitedEmail: recipient.email,
       acceptedUserId: recipient.merchantUserId,
-      recipient: { userId: recipient.merchantUserId, email: recipient.email, fantasyName: "Almacén de Prueba", legalName: "Almacén de Prueba S.R.L.", taxId: "30712345671" },
+      recipient: {
+        userId: recipient.merchantUserId,
+        email: recipient.email,
+        fantasyName: "Almacén de Prueba",
+        legalName: "Almacén de Prueba S.R.L.",
+        taxId: "30712345671",
+      },
     });
     const reopened = await read(await fetch(localUrl));
     expect(reopened.status).toBe(410);
@@ -167,7 +179,9 @@ describe("the page's refusals", () => {
     const unknown = await read(await fetch(`${t.authUrl}/integration/payout-link/accept?token=pl_desconocido`));
     expect(unknown.status).toBe(410);
     expect(unknown.headers.get("content-type")).toContain("text/html");
-    const notForm = await read(await fetch(`${t.authUrl}/integration/payout-link/accept`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" }));
+    const notForm = await read(
+      await fetch(`${t.authUrl}/integration/payout-link/accept`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" }),
+    );
     expect(notForm.status).toBe(400);
     expect(notForm.json).toMatchObject({ code: "ValidationError" });
   });
@@ -179,7 +193,10 @@ describe("the invitation's refusals on the Admin API", () => {
     const mailsBefore = smtp.mails.length;
     const refused = await admin.call("POST", "/my-integration/payout-link/invite", { email: "no-es-un-email" });
     expect(refused.status).toBe(400);
-    expect(refused.json).toEqual({ ...generalError("ValidationError"), validationDetails: [expect.objectContaining({ field: expect.stringContaining("email") })] });
+    expect(refused.json).toEqual({
+      ...generalError("ValidationError"),
+      validationDetails: [expect.objectContaining({ field: expect.stringContaining("email") })],
+    });
     const missing = await admin.call("POST", "/my-integration/payout-link/invite", {});
     expect(missing.status).toBe(400);
     expect((await admin.call("GET", "/my-integration/payout-link")).json).toEqual({ status: "none" });
@@ -193,9 +210,16 @@ describe("the invitation's refusals on the Admin API", () => {
       const admin = await signedInAdmin(sandboxOnly, sandbox.integrationAdmin);
       const recipient = (await sandboxOnly.sandbox()).merchant;
       expect((await admin.call("POST", "/my-integration/payout-link/invite", { email: recipient.email })).status).toBe(201);
-      const logged = sandboxOnly.logLines.find((line) => typeof line.msg === "string" && line.msg.startsWith("SANDBOX MAIL") && (line.sandboxMail as { to?: string } | undefined)?.to === recipient.email);
+      const logged = sandboxOnly.logLines.find(
+        (line) =>
+          typeof line.msg === "string" && line.msg.startsWith("SANDBOX MAIL") && (line.sandboxMail as { to?: string } | undefined)?.to === recipient.email,
+      );
       const link = new URL(/^Aceptá la invitación en: (\S+)$/m.exec((logged!.sandboxMail as { text: string }).text)![1]!);
-      const accepted = await postForm(`${sandboxOnly.authUrl}${link.pathname}`, { token: link.searchParams.get("token")!, email: recipient.email, password: recipient.password });
+      const accepted = await postForm(`${sandboxOnly.authUrl}${link.pathname}`, {
+        token: link.searchParams.get("token")!,
+        email: recipient.email,
+        password: recipient.password,
+      });
       expect(accepted.status).toBe(200);
       expect((await admin.call("GET", "/my-integration/payout-link")).json).toMatchObject({ status: "accepted", acceptedUserId: recipient.merchantUserId });
     } finally {

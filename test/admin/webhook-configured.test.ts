@@ -23,9 +23,12 @@ async function integration() {
   const summary = async () => {
     const list = await platform.call("GET", "/integration-admin/setup/clients?limit=100");
     expect(list.status).toBe(200);
-    return (list.json.items as { providerClientId: string; webhookConfigured: boolean }[]).find((client) => client.providerClientId === sandbox.integration.clientId);
+    return (list.json.items as { providerClientId: string; webhookConfigured: boolean }[]).find(
+      (client) => client.providerClientId === sandbox.integration.clientId,
+    );
   };
-  const makeMultitenant = () => t.database.db.updateTable("integration_clients").set({ type: "multitenant" }).where("provider_client_id", "=", sandbox.integration.clientId).execute();
+  const makeMultitenant = () =>
+    t.database.db.updateTable("integration_clients").set({ type: "multitenant" }).where("provider_client_id", "=", sandbox.integration.clientId).execute();
   return { admin, summary, makeMultitenant };
 }
 

@@ -79,9 +79,7 @@ describe("the layers of the tree", () => {
   });
 
   it("refuse SQL written in a handler", () => {
-    const violations = findViolations(
-      tree({ "handlers/admin/events.ts": "export const list = (db) => db.selectFrom(\"events\").selectAll().execute();" }),
-    );
+    const violations = findViolations(tree({ "handlers/admin/events.ts": 'export const list = (db) => db.selectFrom("events").selectAll().execute();' }));
     expect(violations).toEqual([{ kind: "SQL in a handler", message: "handlers/admin/events.ts writes SQL (selectFrom(): move it into the domain" }]);
   });
 });

@@ -26,16 +26,24 @@ const REASONS = {
 /** A fresh payer's valid CUIL (a new DNI each time). */
 let dni = 30_000_000;
 const payer = () => cuilCandidatesOfDni(String(++dni))[0]!;
-const item = (extra: Record<string, unknown> = {}) => chargeBody({ description: "Expensas diciembre", amount: 42000, customer: { name: "Juan Pérez", taxDocument: payer() }, ...extra });
+const item = (extra: Record<string, unknown> = {}) =>
+  chargeBody({ description: "Expensas diciembre", amount: 42000, customer: { name: "Juan Pérez", taxDocument: payer() }, ...extra });
 const bulk = (merchant: Merchant, items: unknown[]) => merchant.call("POST", "/payment-request/bulk", { paymentRequests: items });
 
 async function chargeCount(): Promise<number> {
-  const row = await t.database.db.selectFrom("charges").select((eb) => eb.fn.countAll<string>().as("n")).executeTakeFirstOrThrow();
+  const row = await t.database.db
+    .selectFrom("charges")
+    .select((eb) => eb.fn.countAll<string>().as("n"))
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
 async function integrationIdOf(merchant: Merchant): Promise<string> {
-  const row = await t.database.db.selectFrom("integration_clients").select("id").where("provider_client_id", "=", merchant.sandbox.integration.clientId).executeTakeFirstOrThrow();
+  const row = await t.database.db
+    .selectFrom("integration_clients")
+    .select("id")
+    .where("provider_client_id", "=", merchant.sandbox.integration.clientId)
+    .executeTakeFirstOrThrow();
   return row.id;
 }
 
@@ -61,7 +69,12 @@ describe("a created batch", () => {
     const dniPayer = String(++dni); // a 8-digit DNI is a valid document too
     const items = [
       item({ customer: { name: "Juan Pérez", taxDocument: payer() }, metadata: { unit: "UF 1" } }),
-      item({ amount: 38500.5, dueDates: ["2026-12-10", "2026-12-20"], surcharge: { type: "percentage", value: 10 }, customer: { name: "María Gómez", taxDocument: dniPayer, email: null, phoneNumber: null } }),
+      item({
+        amount: 38500.5,
+        dueDates: ["2026-12-10", "2026-12-20"],
+        surcharge: { type: "percentage", value: 10 },
+        customer: { name: "María Gómez", taxDocument: dniPayer, email: null, phoneNumber: null },
+      }),
     ];
     const result = await bulk(m, items);
     expect(result.status, JSON.stringify(result.json)).toBe(201);
@@ -76,18 +89,38 @@ describe("a created batch", () => {
     expect(isValidCvu(result.json.sharedCvu)).toBe(true);
 
     const first = await m.call("GET", `/payment-request/${items[0]!.referenceId}`);
-    expect(first.json).toMatchObject({ state: "pending", conciliationType: "cuil", CVU: result.json.sharedCvu, amount: 42000, metadata: { unit: "UF 1" }, customer: items[0]!.customer });
+    expect(first.json).toMatchObject({
+      state: "pending",
+      conciliationType: "cuil",
+      CVU: result.json.sharedCvu,
+      amount: 42000,
+      metadata: { unit: "UF 1" },
+      customer: items[0]!.customer,
+    });
     expect(first.json).not.toHaveProperty("webhookUrl");
     expect(first.json.bankAccountInfo).toEqual(result.json.accountInfo);
     const second = await m.call("GET", `/payment-request/${items[1]!.referenceId}`);
-    expect(second.json).toMatchObject({ state: "pending", conciliationType: "cuil", CVU: result.json.sharedCvu, customer: { name: "María Gómez", taxDocument: dniPayer } });
+    expect(second.json).toMatchObject({
+      state: "pending",
+      conciliationType: "cuil",
+      CVU: result.json.sharedCvu,
+      customer: { name: "María Gómez", taxDocument: dniPayer },
+    });
     expect(second.json.customer).not.toHaveProperty("email");
     expect(second.json.calculatedAmounts).toEqual([
       { dueDate: "2026-12-10", amount: 38500.5, isOriginalAmount: true },
       { dueDate: "2026-12-20", amount: 42350.55, surchargeApplied: 3850.05 },
     ]);
 
-    const rows = await t.database.db.selectFrom("charges").select(["batch_id"]).where("reference_id", "in", items.map((i) => i.referenceId)).execute();
+    const rows = await t.database.db
+      .selectFrom("charges")
+      .select(["batch_id"])
+      .where(
+        "reference_id",
+        "in",
+        items.map((i) => i.referenceId),
+      )
+      .execute();
     expect(rows.map((r) => r.batch_id)).toEqual([result.json.batchId, result.json.batchId]);
   });
 
@@ -116,26 +149,35 @@ describe("a created batch", () => {
 describe("422 BulkPaymentRequestValidationError: every failing item, nothing created", () => {
   it("Duplicate referenceId within the batch (the first occurrence passes)", async () => {
     const first = item();
-    await expectRefused([first, item(), item({ referenceId: first.referenceId })], [{ index: 2, referenceId: first.referenceId, reason: REASONS.duplicateReferenceId }]);
+    await expectRefused(
+      [first, item(), item({ referenceId: first.referenceId })],
+      [{ index: 2, referenceId: first.referenceId, reason: REASONS.duplicateReferenceId }],
+    );
   });
 
   it("The taxDocument does not resolve to a valid CUIL (wrong check digit, unknown prefix)", async () => {
     const wrongDigit = item({ customer: { name: "Juan", taxDocument: "20301234560" } });
     const badPrefix = item({ customer: { name: "Juan", taxDocument: "11301234563" } });
-    await expectRefused([item(), wrongDigit, badPrefix], [
-      { index: 1, referenceId: wrongDigit.referenceId, reason: REASONS.invalidTaxDocument },
-      { index: 2, referenceId: badPrefix.referenceId, reason: REASONS.invalidTaxDocument },
-    ]);
+    await expectRefused(
+      [item(), wrongDigit, badPrefix],
+      [
+        { index: 1, referenceId: wrongDigit.referenceId, reason: REASONS.invalidTaxDocument },
+        { index: 2, referenceId: badPrefix.referenceId, reason: REASONS.invalidTaxDocument },
+      ],
+    );
   });
 
   it("Duplicate payer within the batch (the same CUIL, or a DNI and the CUIL that contains it)", async () => {
     const cuil = payer();
     const sameCuil = item({ customer: { name: "Otra", taxDocument: cuil } });
     const itsDni = item({ customer: { name: "Otra más", taxDocument: cuil.slice(2, 10) } });
-    await expectRefused([item({ customer: { name: "Juan", taxDocument: cuil } }), sameCuil, itsDni], [
-      { index: 1, referenceId: sameCuil.referenceId, reason: REASONS.duplicatePayer },
-      { index: 2, referenceId: itsDni.referenceId, reason: REASONS.duplicatePayer },
-    ]);
+    await expectRefused(
+      [item({ customer: { name: "Juan", taxDocument: cuil } }), sameCuil, itsDni],
+      [
+        { index: 1, referenceId: sameCuil.referenceId, reason: REASONS.duplicatePayer },
+        { index: 2, referenceId: itsDni.referenceId, reason: REASONS.duplicatePayer },
+      ],
+    );
   });
 
   it("The referenceId already exists for this integration (a single create, canceled charges included)", async () => {
@@ -143,10 +185,13 @@ describe("422 BulkPaymentRequestValidationError: every failing item, nothing cre
     expect(single.status).toBe(201);
     const canceled = await m.call("POST", "/payment-request", item());
     expect((await m.call("POST", `/payment-request/${canceled.json.referenceId}/cancel`)).status).toBe(200);
-    await expectRefused([item(), item({ referenceId: single.json.referenceId }), item({ referenceId: canceled.json.referenceId })], [
-      { index: 1, referenceId: single.json.referenceId, reason: REASONS.existingReferenceId },
-      { index: 2, referenceId: canceled.json.referenceId, reason: REASONS.existingReferenceId },
-    ]);
+    await expectRefused(
+      [item(), item({ referenceId: single.json.referenceId }), item({ referenceId: canceled.json.referenceId })],
+      [
+        { index: 1, referenceId: single.json.referenceId, reason: REASONS.existingReferenceId },
+        { index: 2, referenceId: canceled.json.referenceId, reason: REASONS.existingReferenceId },
+      ],
+    );
   });
 
   it("another integration's referenceId does not count", async () => {
@@ -220,7 +265,13 @@ describe("400 ValidationError: nothing created", () => {
   it("no items, or over 100", async () => {
     expectValidation(await bulk(m, []), "paymentRequests");
     const before = await chargeCount();
-    expectValidation(await bulk(m, Array.from({ length: 101 }, () => item())), "paymentRequests");
+    expectValidation(
+      await bulk(
+        m,
+        Array.from({ length: 101 }, () => item()),
+      ),
+      "paymentRequests",
+    );
     expect(await chargeCount()).toBe(before);
   });
 
@@ -241,8 +292,16 @@ describe("batch-wide notification flags", () => {
   it("a channel is on for every charge if any item turns it on; differing payment confirmations give false", async () => {
     const own = await linkedMerchant(t);
     const items = [
-      item({ sendWhatsappNotification: true, sendWhatsappPaymentConfirmation: true, customer: { name: "Con teléfono", taxDocument: payer(), phoneNumber: { countryCode: "+54", number: "91123456789" } } }),
-      item({ sendEmailNotification: true, sendWhatsappPaymentConfirmation: false, customer: { name: "Con email", taxDocument: payer(), email: "pagador@example.com" } }),
+      item({
+        sendWhatsappNotification: true,
+        sendWhatsappPaymentConfirmation: true,
+        customer: { name: "Con teléfono", taxDocument: payer(), phoneNumber: { countryCode: "+54", number: "91123456789" } },
+      }),
+      item({
+        sendEmailNotification: true,
+        sendWhatsappPaymentConfirmation: false,
+        customer: { name: "Con email", taxDocument: payer(), email: "pagador@example.com" },
+      }),
       item(),
     ];
     expect((await bulk(own, items)).status).toBe(201);
@@ -251,7 +310,11 @@ describe("batch-wide notification flags", () => {
       expect(charge, referenceId).toMatchObject({ sendWhatsappNotification: true, sendEmailNotification: true, sendWhatsappPaymentConfirmation: false });
     }
     // Every charge of the batch with WhatsApp on counts against the cap.
-    const usage = await t.database.db.selectFrom("daily_message_usage").select("messages").where("scope", "=", `integration:${await integrationIdOf(own)}`).executeTakeFirstOrThrow();
+    const usage = await t.database.db
+      .selectFrom("daily_message_usage")
+      .select("messages")
+      .where("scope", "=", `integration:${await integrationIdOf(own)}`)
+      .executeTakeFirstOrThrow();
     expect(usage.messages).toBe(3);
   });
 
@@ -276,7 +339,8 @@ describe("limits", () => {
     const own = await linkedMerchant(t);
     const scope = `integration:${await integrationIdOf(own)}`;
     await t.database.db.insertInto("daily_message_usage").values({ scope, day: "2026-11-22", messages: 19 }).execute();
-    const whatsapp = () => item({ sendWhatsappNotification: true, customer: { name: "Juan", taxDocument: payer(), phoneNumber: { countryCode: "+54", number: "91123456789" } } });
+    const whatsapp = () =>
+      item({ sendWhatsappNotification: true, customer: { name: "Juan", taxDocument: payer(), phoneNumber: { countryCode: "+54", number: "91123456789" } } });
     const before = await chargeCount();
     const refused = await bulk(own, [whatsapp(), whatsapp()]);
     expect(refused.status, JSON.stringify(refused.json)).toBe(429);
@@ -302,7 +366,14 @@ describe("limits", () => {
     // A full pool of 100 CVUs, each held by a cvu-mode charge.
     await t.database.db
       .insertInto("cvu_accounts")
-      .values(Array.from({ length: 100 }, (_, i) => ({ merchant_account_id: merchantAccountId, cvu: makeCvu("0999", 1 + i), holding: "exclusive" as const, open_charges: 1 })))
+      .values(
+        Array.from({ length: 100 }, (_, i) => ({
+          merchant_account_id: merchantAccountId,
+          cvu: makeCvu("0999", 1 + i),
+          holding: "exclusive" as const,
+          open_charges: 1,
+        })),
+      )
       .execute();
     const before = await chargeCount();
     const result = await bulk(own, [item(), item()]);

@@ -6,13 +6,21 @@ import { chargeBody, draftChargeBody } from "../helpers/charges.ts";
 
 const t = serviceForFile({ start: new Date("2026-11-22T15:00:00Z") });
 
-const withChat = () => chargeBody({ sendWhatsappNotification: true, customer: { name: "Juan Pérez", phoneNumber: { countryCode: "+54", number: "91123456789" } } });
+const withChat = () =>
+  chargeBody({ sendWhatsappNotification: true, customer: { name: "Juan Pérez", phoneNumber: { countryCode: "+54", number: "91123456789" } } });
 const cuil = (taxDocument: string) => chargeBody({ conciliationType: "cuil", customer: { name: "Pagador", taxDocument } });
 
 async function fillPool(merchantId: string, count: number) {
   await t.database.db
     .insertInto("cvu_accounts")
-    .values(Array.from({ length: count }, (_, i) => ({ merchant_account_id: merchantId, cvu: `8${String(i).padStart(4, "0")}${merchantId.replace(/\D/g, "").slice(0, 17).padEnd(17, "0")}`, holding: "exclusive" as const, open_charges: 1 })))
+    .values(
+      Array.from({ length: count }, (_, i) => ({
+        merchant_account_id: merchantId,
+        cvu: `8${String(i).padStart(4, "0")}${merchantId.replace(/\D/g, "").slice(0, 17).padEnd(17, "0")}`,
+        holding: "exclusive" as const,
+        open_charges: 1,
+      })),
+    )
     .execute();
 }
 

@@ -20,7 +20,10 @@ function expectValidation(result: { status: number; json: any }, field: string) 
   expect(result.status, JSON.stringify(result.json)).toBe(400);
   expect(result.json.code).toBe("ValidationError");
   const fields: string[] = result.json.validationDetails.map((d: { field: string }) => d.field);
-  expect(fields.some((f) => f === field || f.startsWith(`${field}.`) || f.startsWith(`${field}[`)), `${field} in ${fields.join(", ")}`).toBe(true);
+  expect(
+    fields.some((f) => f === field || f.startsWith(`${field}.`) || f.startsWith(`${field}[`)),
+    `${field} in ${fields.join(", ")}`,
+  ).toBe(true);
 }
 
 describe("creating charges", () => {
@@ -50,7 +53,11 @@ describe("creating charges", () => {
       { dueDate: "2026-12-20", amount: 16500.55, surchargeApplied: 1500.05 },
     ]);
     expect(isValidCvu(created.json.CVU)).toBe(true);
-    expect(created.json.bankAccountInfo).toEqual({ accountHolderName: "Comercio de Prueba S.A.", accountHolderTaxId: "30712345671", bankName: expect.any(String) });
+    expect(created.json.bankAccountInfo).toEqual({
+      accountHolderName: "Comercio de Prueba S.A.",
+      accountHolderTaxId: "30712345671",
+      bankName: expect.any(String),
+    });
     expect((await m.call("GET", `/payment-request/${referenceId}`)).json).toEqual(created.json);
   });
 
@@ -62,7 +69,11 @@ describe("creating charges", () => {
   });
 
   it("a fixed surcharge applies on the second due date", async () => {
-    const created = await m.call("POST", "/payment-request", { ...priced(), dueDates: ["2026-12-10", "2026-12-20"], surcharge: { type: "fixed", value: 250.25 } });
+    const created = await m.call("POST", "/payment-request", {
+      ...priced(),
+      dueDates: ["2026-12-10", "2026-12-20"],
+      surcharge: { type: "fixed", value: 250.25 },
+    });
     expect(created.json.calculatedAmounts[1]).toEqual({ dueDate: "2026-12-20", amount: 1250.25, surchargeApplied: 250.25 });
   });
 
@@ -113,7 +124,11 @@ describe("create rules the schema cannot express", () => {
     ["email notifications without an email", { sendEmailNotification: true }, "customer.email"],
     ["chat notifications without a phone", { sendWhatsappNotification: true }, "customer.phoneNumber"],
     ["a reminder after the first due date", { reminderNotificationDate: "2026-12-11" }, "reminderNotificationDate"],
-    ["a reminder before the deferred initial notification", { reminderNotificationDate: "2026-11-26", deferredInitialNotificationDate: "2026-11-28" }, "reminderNotificationDate"],
+    [
+      "a reminder before the deferred initial notification",
+      { reminderNotificationDate: "2026-11-26", deferredInitialNotificationDate: "2026-11-28" },
+      "reminderNotificationDate",
+    ],
     ["CUIL mode without a taxDocument", { conciliationType: "cuil" }, "customer.taxDocument"],
     ["CUIL mode with a wrong check digit", { conciliationType: "cuil", customer: { name: "Ana", taxDocument: "20301234564" } }, "customer.taxDocument"],
     ["expiresInMinutes on a standard charge", { expiresInMinutes: 10 }, "expiresInMinutes"],
@@ -124,7 +139,11 @@ describe("create rules the schema cannot express", () => {
   });
 
   it.each([
-    ["notification flags on", { sendWhatsappNotification: true, customer: { name: "Ana", phoneNumber: { countryCode: "+54", number: "91123456789" } } }, "sendWhatsappNotification"],
+    [
+      "notification flags on",
+      { sendWhatsappNotification: true, customer: { name: "Ana", phoneNumber: { countryCode: "+54", number: "91123456789" } } },
+      "sendWhatsappNotification",
+    ],
     ["a surcharge", { surcharge: { type: "fixed", value: 10 } }, "surcharge"],
     ["a notification date", { reminderNotificationDate: "2026-12-01" }, "reminderNotificationDate"],
     ["two due dates", { dueDates: ["2026-12-10", "2026-12-20"] }, "dueDates"],
@@ -176,7 +195,9 @@ describe("referenceId", () => {
     const body = priced();
     expect((await m.call("POST", "/payment-request", body)).status).toBe(201);
     expect((await other.call("POST", "/payment-request", body)).status).toBe(201);
-    expect((await other.call("GET", `/payment-request/${body.referenceId}`)).json.paymentRequestId).not.toBe((await m.call("GET", `/payment-request/${body.referenceId}`)).json.paymentRequestId);
+    expect((await other.call("GET", `/payment-request/${body.referenceId}`)).json.paymentRequestId).not.toBe(
+      (await m.call("GET", `/payment-request/${body.referenceId}`)).json.paymentRequestId,
+    );
   });
 
   it("ten identical creates at once make one charge and nine 409s", async () => {

@@ -11,7 +11,8 @@ beforeAll(async () => {
   m = await linkedMerchant(t);
 });
 
-const cuil = (taxDocument = "20301234563", extra: object = {}) => chargeBody({ conciliationType: "cuil", customer: { name: "Juan Pérez", taxDocument }, ...extra });
+const cuil = (taxDocument = "20301234563", extra: object = {}) =>
+  chargeBody({ conciliationType: "cuil", customer: { name: "Juan Pérez", taxDocument }, ...extra });
 const draft = () => draftChargeBody({ description: "Reparación", dueDates: ["2026-12-05"] });
 const create = async (body: { referenceId: string }) => {
   const result = await m.call("POST", "/payment-request", body);
@@ -70,7 +71,14 @@ describe("PATCH /payment-request/{referenceId} (complete a draft)", () => {
     const created = await create(draft());
     const result = await m.call("PATCH", `/payment-request/${created.referenceId}`, { amount: 8200.5 });
     expect(result.status).toBe(200);
-    expect(result.json).toEqual({ referenceId: created.referenceId, previousAmount: null, amount: 8200.5, description: "Reparación", state: "pending", dueDates: ["2026-12-05"] });
+    expect(result.json).toEqual({
+      referenceId: created.referenceId,
+      previousAmount: null,
+      amount: 8200.5,
+      description: "Reparación",
+      state: "pending",
+      dueDates: ["2026-12-05"],
+    });
     const after = await m.call("GET", `/payment-request/${created.referenceId}`);
     expect(after.json.state).toBe("pending");
     expect(after.json.CVU).toMatch(/^\d{22}$/);
@@ -81,7 +89,11 @@ describe("PATCH /payment-request/{referenceId} (complete a draft)", () => {
     const created = await create(chargeBody());
     const result = await m.call("PATCH", `/payment-request/${created.referenceId}`, { amount: 10 });
     expect(result.status).toBe(409);
-    expect(result.json).toEqual({ error: "PaymentRequestCannotBeModified", message: expect.any(String), data: { referenceId: created.referenceId, state: "pending", paidAmount: 0 } });
+    expect(result.json).toEqual({
+      error: "PaymentRequestCannotBeModified",
+      message: expect.any(String),
+      data: { referenceId: created.referenceId, state: "pending", paidAmount: 0 },
+    });
   });
 
   it("400 for a missing, non-positive, over-precise or too large amount; 404 for a missing charge", async () => {
@@ -117,7 +129,11 @@ describe("POST /payment-request/{referenceId}/cancel", () => {
     await m.call("POST", `/payment-request/${created.referenceId}/cancel`);
     const again = await m.call("POST", `/payment-request/${created.referenceId}/cancel`);
     expect(again.status).toBe(409);
-    expect(again.json).toEqual({ error: "PaymentRequestCannotBeCanceled", message: expect.any(String), data: { referenceId: created.referenceId, state: "canceled", paidAmount: 0 } });
+    expect(again.json).toEqual({
+      error: "PaymentRequestCannotBeCanceled",
+      message: expect.any(String),
+      data: { referenceId: created.referenceId, state: "canceled", paidAmount: 0 },
+    });
 
     const paid = await create(chargeBody());
     await t.database.db.updateTable("charges").set({ paid_cents: 50000, state: "partial_payment" }).where("reference_id", "=", paid.referenceId).execute();
@@ -136,7 +152,12 @@ describe("PATCH /payment-request/{referenceId}/customer", () => {
     const created = await create(cuil("20301234563"));
     const result = await patch(created.referenceId, { taxDocument: "20123456786", name: "María Gómez" });
     expect(result.status).toBe(200);
-    expect(result.json).toMatchObject({ referenceId: created.referenceId, customer: { name: "María Gómez", taxDocument: "20123456786" }, CVU: created.CVU, state: "pending" });
+    expect(result.json).toMatchObject({
+      referenceId: created.referenceId,
+      customer: { name: "María Gómez", taxDocument: "20123456786" },
+      CVU: created.CVU,
+      state: "pending",
+    });
   });
 
   it("moves the charge to another CVU when the new payer already has an open charge on its CVU", async () => {
@@ -169,7 +190,9 @@ describe("PATCH /payment-request/{referenceId}/customer", () => {
   });
 
   it("409 missing_notification_contact when a new payer comes without the email its notifications need", async () => {
-    const created = await create(cuil("20301234563", { sendEmailNotification: true, customer: { name: "Juan", taxDocument: "20301234563", email: "juan@example.com" } }));
+    const created = await create(
+      cuil("20301234563", { sendEmailNotification: true, customer: { name: "Juan", taxDocument: "20301234563", email: "juan@example.com" } }),
+    );
     expect((await patch(created.referenceId, { taxDocument: "20123456786" })).json).toEqual(refusal("missing_notification_contact"));
     const withEmail = await patch(created.referenceId, { taxDocument: "20123456786", email: "maria@example.com" });
     expect(withEmail.status).toBe(200);
@@ -183,7 +206,14 @@ describe("PATCH /payment-request/{referenceId}/customer", () => {
     const merchantId = (await own.call("GET", "/me")).json.merchantUserId;
     await t.database.db
       .insertInto("cvu_accounts")
-      .values(Array.from({ length: 99 }, (_, i) => ({ merchant_account_id: merchantId, cvu: `9${String(i).padStart(4, "0")}${merchantId.replace(/\D/g, "").slice(0, 17).padEnd(17, "0")}`, holding: "exclusive" as const, open_charges: 1 })))
+      .values(
+        Array.from({ length: 99 }, (_, i) => ({
+          merchant_account_id: merchantId,
+          cvu: `9${String(i).padStart(4, "0")}${merchantId.replace(/\D/g, "").slice(0, 17).padEnd(17, "0")}`,
+          holding: "exclusive" as const,
+          open_charges: 1,
+        })),
+      )
       .execute();
     const result = await patch(b.referenceId, { taxDocument: "20301234563" }, own);
     expect(result.status).toBe(409);

@@ -20,7 +20,11 @@ type Merchant = Awaited<ReturnType<typeof linkedMerchant>> & { integrationClient
 async function merchant(): Promise<Merchant> {
   const m = await linkedMerchant(t);
   const me = await m.call("GET", "/me");
-  const integration = await t.database.db.selectFrom("integration_clients").select("id").where("provider_client_id", "=", m.sandbox.integration.clientId).executeTakeFirstOrThrow();
+  const integration = await t.database.db
+    .selectFrom("integration_clients")
+    .select("id")
+    .where("provider_client_id", "=", m.sandbox.integration.clientId)
+    .executeTakeFirstOrThrow();
   return Object.assign(m, { integrationClientId: integration.id, merchantAccountId: me.json.merchantUserId as string });
 }
 
@@ -54,7 +58,12 @@ function cuil(prefix: string, dni: string): string {
 }
 
 const nextMidnightSeconds = (day: string) => Date.parse(`${day}T00:00:00-03:00`) / 1000 + 24 * 3600;
-const limitBody = (day: string) => ({ code: "PayerLookupDailyLimitExceededError", message: expect.any(String), availableAtUnixSeconds: nextMidnightSeconds(day), maxLookupsPerDay: 1000 });
+const limitBody = (day: string) => ({
+  code: "PayerLookupDailyLimitExceededError",
+  message: expect.any(String),
+  availableAtUnixSeconds: nextMidnightSeconds(day),
+  maxLookupsPerDay: 1000,
+});
 
 describe("the Sandbox registry (the contract's documented documents)", () => {
   let m: Merchant;
@@ -119,7 +128,12 @@ describe("validation: 400 ValidationError (field document), nothing consumed", (
   ])("%s", async (_what, document) => {
     const result = await lookup(m, document);
     expect(result.status, result.text).toBe(400);
-    expect(result.json).toEqual({ code: "ValidationError", message: expect.any(String), id: expect.any(String), validationDetails: [{ field: "document", message: expect.any(String) }] });
+    expect(result.json).toEqual({
+      code: "ValidationError",
+      message: expect.any(String),
+      id: expect.any(String),
+      validationDetails: [{ field: "document", message: expect.any(String) }],
+    });
     expect(await usedUnits(m)).toBe(0);
   });
 
@@ -134,7 +148,12 @@ describe("validation: 400 ValidationError (field document), nothing consumed", (
   it("401 without a token and 403 (plain text) for an unlinked merchant account: the seed's 404 'account not linked' is answered by the token check", async () => {
     const m = await merchant();
     expect((await read(await fetch(`${t.integrationUrl}/payer-lookup?document=20301234563`))).status).toBe(401);
-    await t.database.db.updateTable("merchant_links").set({ unlinked_at: t.clock.now() }).where("integration_client_id", "=", m.integrationClientId).where("merchant_account_id", "=", m.merchantAccountId).execute();
+    await t.database.db
+      .updateTable("merchant_links")
+      .set({ unlinked_at: t.clock.now() })
+      .where("integration_client_id", "=", m.integrationClientId)
+      .where("merchant_account_id", "=", m.merchantAccountId)
+      .execute();
     const result = await lookup(m, "20301234563");
     expect(result.status).toBe(403);
     expect(result.text).toBe("Not authorized as user of integration client");
@@ -236,7 +255,10 @@ describe("concurrency at the cap", () => {
     await client.connect();
     try {
       await client.query("begin");
-      await client.query("select units from payer_lookup_usage where integration_client_id = $1 and merchant_account_id = $2 for update", [m.integrationClientId, m.merchantAccountId]);
+      await client.query("select units from payer_lookup_usage where integration_client_id = $1 and merchant_account_id = $2 for update", [
+        m.integrationClientId,
+        m.merchantAccountId,
+      ]);
       const started = Date.now();
       const result = await lookup(m, "20301234563");
       expect(result.status).toBe(503);
@@ -326,13 +348,23 @@ describe("the production registry adapter (HttpTaxRegistry) against a loopback s
         const code = await obtainCode(p.authUrl, own.integration, own.merchant);
         const tokens = await exchangeCode(p.authUrl, own.integration, code);
         expect(tokens.status, tokens.text).toBe(200);
-        const integration = await p.database.db.selectFrom("integration_clients").select("id").where("provider_client_id", "=", own.integration.clientId).executeTakeFirstOrThrow();
+        const integration = await p.database.db
+          .selectFrom("integration_clients")
+          .select("id")
+          .where("provider_client_id", "=", own.integration.clientId)
+          .executeTakeFirstOrThrow();
         return { idToken: tokens.json.idToken as string, integrationClientId: integration.id };
       };
       const get = async (p: TestService, idToken: string, document: string) =>
         read(await fetch(`${p.integrationUrl}/payer-lookup?document=${document}`, { headers: { authorization: `Bearer ${idToken}` } }));
       const units = async (p: TestService, integrationClientId: string) =>
-        Number((await sql<{ units: number }>`select coalesce(sum(units), 0)::int as units from payer_lookup_usage where integration_client_id = ${integrationClientId}`.execute(p.database.db)).rows[0]!.units);
+        Number(
+          (
+            await sql<{
+              units: number;
+            }>`select coalesce(sum(units), 0)::int as units from payer_lookup_usage where integration_client_id = ${integrationClientId}`.execute(p.database.db)
+          ).rows[0]!.units,
+        );
 
       const a = await token(configured);
       hits = [];

@@ -25,25 +25,38 @@ async function merchant(): Promise<Merchant> {
 }
 
 let sequence = 0;
-async function tenant(integrationClientId: string, options: { key?: string; name?: string; deleted?: boolean } = {}): Promise<{ id: string; key: string; name: string }> {
+async function tenant(
+  integrationClientId: string,
+  options: { key?: string; name?: string; deleted?: boolean } = {},
+): Promise<{ id: string; key: string; name: string }> {
   const key = options.key ?? `sucursal-${++sequence}`;
   const name = options.name ?? `Sucursal ${sequence}`;
   const row = await t.database.db
     .insertInto("integration_tenants")
-    .values({ integration_client_id: integrationClientId, key, name, webhook_url: "https://hooks.example.com/cobro", validation_token: null, deleted_at: options.deleted ? t.clock.now() : null })
+    .values({
+      integration_client_id: integrationClientId,
+      key,
+      name,
+      webhook_url: "https://hooks.example.com/cobro",
+      validation_token: null,
+      deleted_at: options.deleted ? t.clock.now() : null,
+    })
     .returning("id")
     .executeTakeFirstOrThrow();
   return { id: row.id, key, name };
 }
 
 const assign = (m: Merchant, body: unknown) => m.call("PUT", "/my-integration/tenant", body);
-const tenantOf = async (m: Merchant) => (await t.database.db.selectFrom("merchant_links").select("tenant_id").where("id", "=", m.linkId).executeTakeFirstOrThrow()).tenant_id;
+const tenantOf = async (m: Merchant) =>
+  (await t.database.db.selectFrom("merchant_links").select("tenant_id").where("id", "=", m.linkId).executeTakeFirstOrThrow()).tenant_id;
 const notFound = { code: "TenantNotFoundError", message: "The specified tenant does not exist or was deleted" };
 
 /** Resolves once some connection of this test's database waits for a lock. */
 async function someoneWaitsForALock(): Promise<void> {
   for (let attempt = 0; attempt < 200; attempt++) {
-    const { rows } = await sql<{ waiting: number }>`select count(*)::int as waiting from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`.execute(t.database.db);
+    const { rows } = await sql<{
+      waiting: number;
+    }>`select count(*)::int as waiting from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`.execute(t.database.db);
     if (rows[0]!.waiting > 0) return;
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
@@ -100,7 +113,13 @@ describe("assignment", () => {
     // A second merchant account linked to the same integration.
     const account = await t.database.db
       .insertInto("merchant_accounts")
-      .values({ email: `second+${Date.now()}@cobro.test`, password_hash: "x", fantasy_name: "Otro", account_holder_name: "Otro SA", account_holder_tax_id: "30712345671" })
+      .values({
+        email: `second+${Date.now()}@cobro.test`,
+        password_hash: "x",
+        fantasy_name: "Otro",
+        account_holder_name: "Otro SA",
+        account_holder_tax_id: "30712345671",
+      })
       .returning("id")
       .executeTakeFirstOrThrow();
     const link = await t.database.db
@@ -185,12 +204,23 @@ describe("400 ValidationError", () => {
   ])("%s", async (_what, body, field) => {
     const result = await assign(m, body);
     expect(result.status, result.text).toBe(400);
-    expect(result.json).toEqual({ code: "ValidationError", message: expect.any(String), id: expect.any(String), validationDetails: expect.arrayContaining([{ field, message: expect.any(String) }]) });
+    expect(result.json).toEqual({
+      code: "ValidationError",
+      message: expect.any(String),
+      id: expect.any(String),
+      validationDetails: expect.arrayContaining([{ field, message: expect.any(String) }]),
+    });
     expect(await tenantOf(m)).toBeNull();
   });
 
   it("a body that is not JSON", async () => {
-    const result = await read(await fetch(`${t.integrationUrl}/my-integration/tenant`, { method: "PUT", headers: { authorization: `Bearer ${m.idToken}`, "content-type": "application/json" }, body: "{tenantKey" }));
+    const result = await read(
+      await fetch(`${t.integrationUrl}/my-integration/tenant`, {
+        method: "PUT",
+        headers: { authorization: `Bearer ${m.idToken}`, "content-type": "application/json" },
+        body: "{tenantKey",
+      }),
+    );
     expect(result.status).toBe(400);
     expect(result.json.code).toBe("ValidationError");
   });
@@ -200,7 +230,13 @@ describe("not linked", () => {
   it("401 without a token; 403 (plain text) from the token check for an unlinked merchant account", async () => {
     const m = await merchant();
     const key = (await tenant(m.integrationClientId)).key;
-    const anonymous = await read(await fetch(`${t.integrationUrl}/my-integration/tenant`, { method: "PUT", headers: { "content-type": "application/json" }, body: JSON.stringify({ tenantKey: key }) }));
+    const anonymous = await read(
+      await fetch(`${t.integrationUrl}/my-integration/tenant`, {
+        method: "PUT",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ tenantKey: key }),
+      }),
+    );
     expect(anonymous.status).toBe(401);
     await t.database.db.updateTable("merchant_links").set({ unlinked_at: t.clock.now() }).where("id", "=", m.linkId).execute();
     const result = await assign(m, { tenantKey: key });

@@ -9,12 +9,25 @@ import { widgetIntegration } from "./widget-integration.ts";
 const t = serviceForFile({ start: new Date("2026-11-22T15:00:00Z") }); // 12:00 in Argentina
 
 const generalError = (code: string) => ({ code, message: expect.any(String), id: expect.any(String) });
-const chargeCount = async () => Number((await t.database.db.selectFrom("charges").select((eb) => eb.fn.countAll().as("n")).executeTakeFirstOrThrow()).n);
+const chargeCount = async () =>
+  Number(
+    (
+      await t.database.db
+        .selectFrom("charges")
+        .select((eb) => eb.fn.countAll().as("n"))
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
 
 describe("POST /v1/payments", () => {
   it("creates a checkout charge for a linked merchant account: 201 with the charge, its CVU and expiry; the merchant's API sees it", async () => {
     const w = await widgetIntegration(t);
-    const created = await w.v1("POST", "/payments", w.secretKey, w.paymentBody({ referenceId: "ORDER-000001", customer: { name: "Ana Gómez", email: "ana@example.com" }, metadata: { cartId: "C-1" } }));
+    const created = await w.v1(
+      "POST",
+      "/payments",
+      w.secretKey,
+      w.paymentBody({ referenceId: "ORDER-000001", customer: { name: "Ana Gómez", email: "ana@example.com" }, metadata: { cartId: "C-1" } }),
+    );
     expect(created.status, created.text).toBe(201);
     expect(created.json).toMatchObject({
       type: "checkout",
@@ -61,7 +74,10 @@ describe("POST /v1/payments", () => {
     for (const body of bodies) {
       const refused = await w.v1("POST", "/payments", w.secretKey, body);
       expect(refused.status, JSON.stringify(body)).toBe(400);
-      expect(refused.json).toEqual({ ...generalError("ValidationError"), validationDetails: expect.arrayContaining([{ field: expect.any(String), message: expect.any(String) }]) });
+      expect(refused.json).toEqual({
+        ...generalError("ValidationError"),
+        validationDetails: expect.arrayContaining([{ field: expect.any(String), message: expect.any(String) }]),
+      });
     }
     expect(await chargeCount()).toBe(before);
   });
@@ -115,7 +131,14 @@ describe("POST /v1/payments", () => {
     const w = await widgetIntegration(t);
     await t.database.db
       .insertInto("cvu_accounts")
-      .values(Array.from({ length: 100 }, (_, i) => ({ merchant_account_id: w.merchantUserId, cvu: `7${String(i).padStart(4, "0")}${w.merchantUserId.replace(/\D/g, "").slice(0, 17).padEnd(17, "0")}`, holding: "exclusive" as const, open_charges: 1 })))
+      .values(
+        Array.from({ length: 100 }, (_, i) => ({
+          merchant_account_id: w.merchantUserId,
+          cvu: `7${String(i).padStart(4, "0")}${w.merchantUserId.replace(/\D/g, "").slice(0, 17).padEnd(17, "0")}`,
+          holding: "exclusive" as const,
+          open_charges: 1,
+        })),
+      )
       .execute();
     const before = await chargeCount();
     const refused = await w.v1("POST", "/payments", w.secretKey, w.paymentBody());
@@ -126,7 +149,11 @@ describe("POST /v1/payments", () => {
 
   it("404 IntegrationNotReadyToCollectError while the platform has the integration suspended: nothing created", async () => {
     const w = await widgetIntegration(t);
-    await t.database.db.updateTable("integration_clients").set({ suspended_at: new Date(), suspension_reason: "Revisión" }).where("provider_client_id", "=", w.merchant.sandbox.integration.clientId).execute();
+    await t.database.db
+      .updateTable("integration_clients")
+      .set({ suspended_at: new Date(), suspension_reason: "Revisión" })
+      .where("provider_client_id", "=", w.merchant.sandbox.integration.clientId)
+      .execute();
     const before = await chargeCount();
     const refused = await w.v1("POST", "/payments", w.secretKey, w.paymentBody());
     expect(refused.status).toBe(404);
@@ -180,7 +207,10 @@ describe("GET /v1/payments/{paymentRequestId}", () => {
     const w = await widgetIntegration(t);
     const refused = await w.v1("GET", "/payments/not-a-uuid", w.publishableKey);
     expect(refused.status).toBe(400);
-    expect(refused.json).toMatchObject({ code: "ValidationError", validationDetails: [expect.objectContaining({ field: expect.stringContaining("paymentRequestId") })] });
+    expect(refused.json).toMatchObject({
+      code: "ValidationError",
+      validationDetails: [expect.objectContaining({ field: expect.stringContaining("paymentRequestId") })],
+    });
   });
 
   it("401 WidgetKeyInvalidError without a key, with the secret key, or an unknown publishable key", async () => {
@@ -212,14 +242,21 @@ describe("CORS of /v1/", () => {
     expect(refused.headers.get("access-control-allow-origin")).toBeNull();
 
     // An error of an allowed origin is readable too; a bad key's is not (no integration to ask).
-    expect((await w.v1("GET", "/payments/0b7e4f3a-9c2d-4e8b-a1f6-3d5c7b9e2a10", w.publishableKey, undefined, { origin: store })).headers.get("access-control-allow-origin")).toBe(store);
+    expect(
+      (await w.v1("GET", "/payments/0b7e4f3a-9c2d-4e8b-a1f6-3d5c7b9e2a10", w.publishableKey, undefined, { origin: store })).headers.get(
+        "access-control-allow-origin",
+      ),
+    ).toBe(store);
     expect((await w.v1("GET", path, "pk_test_unknown", undefined, { origin: store })).headers.get("access-control-allow-origin")).toBeNull();
 
     const post = await w.v1("POST", "/payments", w.secretKey, w.paymentBody(), { origin: store });
     expect(post.status).toBe(201);
     expect(post.headers.get("access-control-allow-origin")).toBeNull();
 
-    const preflight = await fetch(`${t.integrationUrl}/v1${path}`, { method: "OPTIONS", headers: { origin: foreign, "access-control-request-method": "GET", "access-control-request-headers": "authorization" } });
+    const preflight = await fetch(`${t.integrationUrl}/v1${path}`, {
+      method: "OPTIONS",
+      headers: { origin: foreign, "access-control-request-method": "GET", "access-control-request-headers": "authorization" },
+    });
     expect(preflight.status).toBe(204);
     expect(preflight.headers.get("access-control-allow-methods")).toBe("GET");
     expect(preflight.headers.get("access-control-allow-headers")).toBe("Authorization");

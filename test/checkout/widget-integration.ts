@@ -9,7 +9,8 @@ export type WidgetIntegration = Awaited<ReturnType<typeof widgetIntegration>>;
 
 export async function widgetIntegration(t: TestService, options: { allowedOrigins?: string[] } = {}) {
   const { merchant, admin, createCharge } = await sandboxIntegration(t);
-  if (options.allowedOrigins) expect((await admin.call("PUT", "/my-integration/api-keys/allowed-origins", { allowedOrigins: options.allowedOrigins })).status).toBe(200);
+  if (options.allowedOrigins)
+    expect((await admin.call("PUT", "/my-integration/api-keys/allowed-origins", { allowedOrigins: options.allowedOrigins })).status).toBe(200);
   const created = await admin.call("POST", "/my-integration/api-keys");
   expect(created.status, created.text).toBe(201);
   const rotated = await admin.call("POST", "/my-integration/api-keys/rotate-secret");
@@ -27,7 +28,13 @@ export async function widgetIntegration(t: TestService, options: { allowedOrigin
         body: body === undefined ? undefined : JSON.stringify(body),
       }),
     );
-  const paymentBody = (overrides: object = {}) => ({ merchantUserId, referenceId: uniqueRef("ORDER"), amount: 1234.56, description: "Pedido de la tienda", ...overrides });
+  const paymentBody = (overrides: object = {}) => ({
+    merchantUserId,
+    referenceId: uniqueRef("ORDER"),
+    amount: 1234.56,
+    description: "Pedido de la tienda",
+    ...overrides,
+  });
   /** A checkout charge created with the secret key (201 expected). */
   const createPayment = async (overrides: object = {}) => {
     const result = await v1("POST", "/payments", secretKey, paymentBody(overrides));

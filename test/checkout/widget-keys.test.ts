@@ -22,11 +22,23 @@ async function keyRow(providerClientId: string) {
 describe("widget keys", () => {
   it("none at first; the publishable key alone on create; 409 on a second create, the key unchanged", async () => {
     const { admin } = await sandboxIntegration(t);
-    expect((await admin.call("GET", "/my-integration/api-keys")).json).toEqual({ publishableKey: null, secretKeyLast4: null, hasKeys: false, hasSecretKey: false, allowedOrigins: [] });
+    expect((await admin.call("GET", "/my-integration/api-keys")).json).toEqual({
+      publishableKey: null,
+      secretKeyLast4: null,
+      hasKeys: false,
+      hasSecretKey: false,
+      allowedOrigins: [],
+    });
 
     const created = await admin.call("POST", "/my-integration/api-keys");
     expect(created.status).toBe(201);
-    expect(created.json).toEqual({ publishableKey: expect.stringMatching(/^pk_test_[A-Za-z0-9_-]{43}$/), secretKeyLast4: null, hasKeys: true, hasSecretKey: false, allowedOrigins: [] });
+    expect(created.json).toEqual({
+      publishableKey: expect.stringMatching(/^pk_test_[A-Za-z0-9_-]{43}$/),
+      secretKeyLast4: null,
+      hasKeys: true,
+      hasSecretKey: false,
+      allowedOrigins: [],
+    });
 
     const again = await admin.call("POST", "/my-integration/api-keys");
     expect(again.status).toBe(409);
@@ -63,9 +75,17 @@ describe("widget keys", () => {
 
   it("allowed origins replace the whole list, can be set before the keys, and survive key creation", async () => {
     const { admin } = await sandboxIntegration(t);
-    const set = await admin.call("PUT", "/my-integration/api-keys/allowed-origins", { allowedOrigins: ["https://tienda.example.com", "http://127.0.0.1:8080"] });
+    const set = await admin.call("PUT", "/my-integration/api-keys/allowed-origins", {
+      allowedOrigins: ["https://tienda.example.com", "http://127.0.0.1:8080"],
+    });
     expect(set.status).toBe(200);
-    expect(set.json).toEqual({ publishableKey: null, secretKeyLast4: null, hasKeys: false, hasSecretKey: false, allowedOrigins: ["https://tienda.example.com", "http://127.0.0.1:8080"] });
+    expect(set.json).toEqual({
+      publishableKey: null,
+      secretKeyLast4: null,
+      hasKeys: false,
+      hasSecretKey: false,
+      allowedOrigins: ["https://tienda.example.com", "http://127.0.0.1:8080"],
+    });
     expect((await admin.call("POST", "/my-integration/api-keys")).json.allowedOrigins).toEqual(["https://tienda.example.com", "http://127.0.0.1:8080"]);
     const replaced = await admin.call("PUT", "/my-integration/api-keys/allowed-origins", { allowedOrigins: ["https://www.tienda.example.com"] });
     expect(replaced.json.allowedOrigins).toEqual(["https://www.tienda.example.com"]);
@@ -79,7 +99,12 @@ describe("widget keys", () => {
     for (const allowedOrigins of [["https://tienda.example.com/checkout"], ["http://tienda.example.com"], ["https://a.example.com", "https://a.example.com"]]) {
       const refused = await admin.call("PUT", "/my-integration/api-keys/allowed-origins", { allowedOrigins });
       expect(refused.status, JSON.stringify(allowedOrigins)).toBe(400);
-      expect(refused.json).toEqual({ code: "ValidationError", message: expect.any(String), id: expect.any(String), validationDetails: expect.arrayContaining([expect.objectContaining({ field: expect.any(String) })]) });
+      expect(refused.json).toEqual({
+        code: "ValidationError",
+        message: expect.any(String),
+        id: expect.any(String),
+        validationDetails: expect.arrayContaining([expect.objectContaining({ field: expect.any(String) })]),
+      });
     }
     expect((await admin.call("GET", "/my-integration/api-keys")).json.allowedOrigins).toEqual(["https://tienda.example.com"]);
   });
@@ -87,7 +112,9 @@ describe("widget keys", () => {
   it("413 PayloadTooLarge for a list over the body limit: the list unchanged", async () => {
     const { admin } = await sandboxIntegration(t);
     await admin.call("PUT", "/my-integration/api-keys/allowed-origins", { allowedOrigins: ["https://tienda.example.com"] });
-    const refused = await admin.call("PUT", "/my-integration/api-keys/allowed-origins", { allowedOrigins: [`https://${"a".repeat(t.config.maxBodyBytes)}.example.com`] });
+    const refused = await admin.call("PUT", "/my-integration/api-keys/allowed-origins", {
+      allowedOrigins: [`https://${"a".repeat(t.config.maxBodyBytes)}.example.com`],
+    });
     expect(refused.status).toBe(413);
     expect(refused.json).toEqual(adminError("PayloadTooLarge"));
     expect((await admin.call("GET", "/my-integration/api-keys")).json.allowedOrigins).toEqual(["https://tienda.example.com"]);

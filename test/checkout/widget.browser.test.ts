@@ -59,7 +59,11 @@ let store: Store;
 let foreignStore: Store;
 
 beforeAll(async () => {
-  [browser, store, foreignStore] = await Promise.all([launchBrowser({ viewport: { width: 375, height: 800 } }), startStore(t.integrationUrl), startStore(t.integrationUrl)]);
+  [browser, store, foreignStore] = await Promise.all([
+    launchBrowser({ viewport: { width: 375, height: 800 } }),
+    startStore(t.integrationUrl),
+    startStore(t.integrationUrl),
+  ]);
 });
 afterAll(async () => {
   await Promise.all([browser?.close(), store?.close(), foreignStore?.close()]);
@@ -68,7 +72,8 @@ afterAll(async () => {
 const stateOf = (page: Page) => page.locator("#checkout").getByRole("status");
 const calls = (page: Page) => page.evaluate(() => (globalThis as unknown as { calls: { paid: number; expired: number } }).calls);
 /** A style property of an element as the browser computes it. */
-const computed = (node: unknown, name: string) => (globalThis as unknown as { getComputedStyle(node: unknown): Record<string, string> }).getComputedStyle(node)[name];
+const computed = (node: unknown, name: string) =>
+  (globalThis as unknown as { getComputedStyle(node: unknown): Record<string, string> }).getComputedStyle(node)[name];
 
 async function openCheckout(origin: string, publishableKey: string, paymentId: string): Promise<Page> {
   const page = await browser.context.newPage();
@@ -91,7 +96,9 @@ describe("the checkout widget on a store's page", () => {
     expect(await widget.getByRole("timer").textContent()).toMatch(/^(10:00|9:5\d)$/);
     // The store's CSS reaches neither the layout nor the colours inside the widget.
     expect(await widget.getByRole("status").evaluate(computed, "color")).not.toBe("rgb(255, 0, 0)");
-    expect(await page.evaluate(() => (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } }).document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
+    expect(
+      await page.evaluate(() => (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } }).document.documentElement.scrollWidth),
+    ).toBeLessThanOrEqual(375);
 
     expect((await w.admin.simulate({ cvu: payment.CVU, amount: 1234.56 })).status).toBe(200);
     await expect.poll(() => stateOf(page).textContent(), { timeout: 10_000 }).toBe("¡Pago recibido! Gracias.");
@@ -118,14 +125,22 @@ describe("the checkout widget on a store's page", () => {
     await expect.poll(() => stateOf(page).textContent()).toBe("No pudimos consultar el pago. Reintentando…");
     expect(await page.locator("#checkout").getByLabel("CVU", { exact: true }).inputValue()).toBe("…");
     const direct = await page.evaluate(
-      ([url, key]) => fetch(url!, { headers: { authorization: `Bearer ${key}` } }).then((response) => `read ${response.status}`, (error: Error) => `failed: ${error.name}`),
+      ([url, key]) =>
+        fetch(url!, { headers: { authorization: `Bearer ${key}` } }).then(
+          (response) => `read ${response.status}`,
+          (error: Error) => `failed: ${error.name}`,
+        ),
       [`${t.integrationUrl}/v1/payments/${payment.paymentRequestId}`, w.publishableKey],
     );
     expect(direct).toBe("failed: TypeError");
     // From the allowed store the same request is read.
     const allowedPage = await openCheckout(store.origin, w.publishableKey, payment.paymentRequestId);
     const allowed = await allowedPage.evaluate(
-      ([url, key]) => fetch(url!, { headers: { authorization: `Bearer ${key}` } }).then((response) => `read ${response.status}`, (error: Error) => `failed: ${error.name}`),
+      ([url, key]) =>
+        fetch(url!, { headers: { authorization: `Bearer ${key}` } }).then(
+          (response) => `read ${response.status}`,
+          (error: Error) => `failed: ${error.name}`,
+        ),
       [`${t.integrationUrl}/v1/payments/${payment.paymentRequestId}`, w.publishableKey],
     );
     expect(allowed).toBe("read 200");
@@ -144,7 +159,9 @@ describe("the Sandbox demo page", () => {
     });
     await page.goto(`${t.integrationUrl}/v1/widget-demo?publishableKey=${encodeURIComponent(w.publishableKey)}&paymentId=${payment.paymentRequestId}`);
     await expect.poll(() => page.locator("#cobro-checkout").getByLabel("Monto a transferir").textContent()).toBe("$ 500,00");
-    expect(await page.locator("#cobro-checkout").getByRole("button", { name: "Copiar el CVU" }).evaluate(computed, "backgroundColor")).toBe("rgb(10, 102, 228)");
+    expect(await page.locator("#cobro-checkout").getByRole("button", { name: "Copiar el CVU" }).evaluate(computed, "backgroundColor")).toBe(
+      "rgb(10, 102, 228)",
+    );
     expect(violations).toEqual([]);
     await page.close();
   });

@@ -5,7 +5,9 @@ import { readFileSync } from "node:fs";
 import YAML from "yaml";
 
 type Api = "integration" | "auth" | "admin";
-type Document = { paths: Record<string, Record<string, { operationId?: string; responses: Record<string, { content?: Record<string, { schema?: unknown }> }> }>> };
+type Document = {
+  paths: Record<string, Record<string, { operationId?: string; responses: Record<string, { content?: Record<string, { schema?: unknown }> }> }>>;
+};
 
 const documents: Record<Api, Document> = {
   integration: YAML.parse(readFileSync("generated/openapi/integration.yaml", "utf8")),
@@ -95,7 +97,9 @@ function operation(api: Api, method: string, path: string) {
 }
 
 function schemaNames(api: Api, method: string, path: string, status: string, mediaType = "application/json"): string[] {
-  const schema = operation(api, method, path)?.responses[status]?.content?.[mediaType]?.schema as { $ref?: string; anyOf?: Array<{ $ref?: string }> } | undefined;
+  const schema = operation(api, method, path)?.responses[status]?.content?.[mediaType]?.schema as
+    | { $ref?: string; anyOf?: Array<{ $ref?: string }> }
+    | undefined;
   if (!schema) return [];
   const refs = schema.$ref ? [schema.$ref] : (schema.anyOf ?? []).map((s) => s.$ref ?? "");
   return refs.map((ref) => ref.replace("#/components/schemas/", ""));
@@ -168,7 +172,9 @@ describe("error bodies have the seed's shapes", () => {
       return Object.fromEntries(Object.entries(links).map(([name, link]) => [name, `${link.operationId}(${link.parameters.referenceId})`]));
     };
     const byReference = (...operationIds: string[]) => Object.fromEntries(operationIds.map((id) => [id, `${id}($response.body#/referenceId)`]));
-    expect(linksOf("post", "/payment-request", "201")).toEqual(byReference("getPaymentRequest", "completePaymentRequestAmount", "updatePaymentRequestCustomer", "cancelPaymentRequest"));
+    expect(linksOf("post", "/payment-request", "201")).toEqual(
+      byReference("getPaymentRequest", "completePaymentRequestAmount", "updatePaymentRequestCustomer", "cancelPaymentRequest"),
+    );
     expect(linksOf("patch", "/payment-request/{referenceId}", "200")).toEqual(byReference("getPaymentRequest", "cancelPaymentRequest"));
     expect(linksOf("post", "/payment-request/{referenceId}/cancel", "200")).toEqual(byReference("getPaymentRequest"));
     // The extension that carries them in the TypeSpec is not published.
@@ -185,7 +191,8 @@ describe("error bodies have the seed's shapes", () => {
         if (withoutDatabase.test(path)) continue;
         for (const [method, op] of Object.entries(item)) {
           const unavailable = op.responses["503"] as { description?: string; headers?: Record<string, unknown> } | undefined;
-          if (!unavailable?.description?.includes("ServiceUnavailableError") || !unavailable.headers?.["Retry-After"]) missing.push(`${api} ${method.toUpperCase()} ${path}`);
+          if (!unavailable?.description?.includes("ServiceUnavailableError") || !unavailable.headers?.["Retry-After"])
+            missing.push(`${api} ${method.toUpperCase()} ${path}`);
         }
       }
     }
@@ -218,12 +225,34 @@ describe("error bodies have the seed's shapes", () => {
 
 describe("webhook events", () => {
   it("publishes the three event payloads and the signature headers", () => {
-    const schemas = (YAML.parse(readFileSync("generated/openapi/integration.yaml", "utf8")) as { components: { schemas: Record<string, { properties: Record<string, unknown> }> } }).components.schemas;
+    const schemas = (
+      YAML.parse(readFileSync("generated/openapi/integration.yaml", "utf8")) as {
+        components: { schemas: Record<string, { properties: Record<string, unknown> }> };
+      }
+    ).components.schemas;
     expect(Object.keys(schemas.PaymentReceivedEvent!.properties)).toEqual(
-      expect.arrayContaining(["event", "stateType", "livemode", "referenceId", "requestedAmount", "paidAmount", "thisPaymentAmount", "remainingAmount", "reconciledPayerCuil", "metadata"]),
+      expect.arrayContaining([
+        "event",
+        "stateType",
+        "livemode",
+        "referenceId",
+        "requestedAmount",
+        "paidAmount",
+        "thisPaymentAmount",
+        "remainingAmount",
+        "reconciledPayerCuil",
+        "metadata",
+      ]),
     );
     expect(Object.keys(schemas.PaymentUnmatchedEvent!.properties)).toEqual(expect.arrayContaining(["event", "reason", "livemode"]));
     expect(Object.keys(schemas.PaymentRequestExpiredEvent!.properties)).toEqual(expect.arrayContaining(["event", "livemode", "referenceId", "metadata"]));
-    expect(Object.keys(schemas.WebhookHeaders!.properties)).toEqual(["X-Service-Signature", "X-Service-Webhook-Id", "webhook-id", "webhook-timestamp", "webhook-signature", "validation-token"]);
+    expect(Object.keys(schemas.WebhookHeaders!.properties)).toEqual([
+      "X-Service-Signature",
+      "X-Service-Webhook-Id",
+      "webhook-id",
+      "webhook-timestamp",
+      "webhook-signature",
+      "validation-token",
+    ]);
   });
 });

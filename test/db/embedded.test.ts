@@ -129,9 +129,7 @@ describe("the embedded PostgreSQL", () => {
     it("refuses a second process with one readable line, and the first goes on", async () => {
       const second = openInChild(dataDir);
       expect(await second.exited).toBe(2);
-      expect(second.output().trim()).toBe(
-        `CobroStartupError: Another Cobro is already running on ${dataDir} (pid ${process.pid})`,
-      );
+      expect(second.output().trim()).toBe(`CobroStartupError: Another Cobro is already running on ${dataDir} (pid ${process.pid})`);
       const { rows } = await sql<{ ok: number }>`select 1 as ok`.execute(running.db);
       expect(rows).toEqual([{ ok: 1 }]);
     });

@@ -87,8 +87,6 @@ describe("migrations", () => {
     const failure = await migrateToLatest(database.db).catch((error: unknown) => error);
 
     expect(failure).toBeInstanceOf(CobroStartupError);
-    expect((failure as Error).message).toBe(
-      `Database migration ${allMigrations[0]} failed: relation "installation" already exists`,
-    );
+    expect((failure as Error).message).toBe(`Database migration ${allMigrations[0]} failed: relation "installation" already exists`);
   });
 });

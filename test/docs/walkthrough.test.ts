@@ -48,7 +48,11 @@ function environmentOfStart(block: string): Record<string, string> {
 
 function runBash(script: string, cwd: string, timeoutMs: number): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve) => {
-    const child = spawn("bash", ["-c", script], { cwd, env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp" }, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn("bash", ["-c", script], {
+      cwd,
+      env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let output = "";
     child.stdout.on("data", (chunk) => (output += chunk));
     child.stderr.on("data", (chunk) => (output += chunk));
@@ -93,7 +97,12 @@ describe("docs/sandbox-walkthrough.md", () => {
     const port = String(await freePort());
     const withPort = (block: string) => block.replaceAll(`:${DOCUMENTED_RECEIVER_PORT}`, `:${port}`).replaceAll(`(${DOCUMENTED_RECEIVER_PORT},`, `(${port},`);
 
-    receiver = spawn("bash", ["-c", withPort(receiverBlock!)], { cwd: scratch, detached: true, env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp" }, stdio: ["ignore", "pipe", "pipe"] });
+    receiver = spawn("bash", ["-c", withPort(receiverBlock!)], {
+      cwd: scratch,
+      detached: true,
+      env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     receiver.stdout!.on("data", (chunk) => (receiverOutput += chunk));
     receiver.stderr!.on("data", (chunk) => (receiverOutput += chunk));
     await waitFor(() => receiverOutput.includes(`listening on http://127.0.0.1:${port}/webhooks`), "the receiver to listen", 10_000);
@@ -114,7 +123,12 @@ describe("docs/sandbox-walkthrough.md", () => {
     await waitFor(() => receiverOutput.includes(`"referenceId":"${reference}"`), "the webhook of the charge", 15_000);
     expect(receiverOutput).toContain('{"event":"ping"}');
     const webhook = receiverOutput.split("\n").find((line) => line.includes(`"referenceId":"${reference}"`))!;
-    expect(JSON.parse(webhook)).toMatchObject({ event: "payment_request.payment_received", stateType: "total_payment", referenceId: reference, paidAmount: 1500.5 });
+    expect(JSON.parse(webhook)).toMatchObject({
+      event: "payment_request.payment_received",
+      stateType: "total_payment",
+      referenceId: reference,
+      paidAmount: 1500.5,
+    });
     expect(receiverOutput).toMatch(/^POST \/webhooks [0-9a-f-]{36} t=\d+,v1=[0-9a-f]{64}$/m);
   }, 120_000);
 });

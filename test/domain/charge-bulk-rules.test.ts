@@ -57,8 +57,7 @@ describe("validateBulkItem", () => {
   });
 
   it("applies the same rules as create (examples: surcharge, flags, contacts, dates)", () => {
-    const fields = (changes: Partial<BulkPaymentRequestItem>) =>
-      problemsOf(() => validateBulkItem(item(changes), 1, NOW)).map((problem) => problem.field);
+    const fields = (changes: Partial<BulkPaymentRequestItem>) => problemsOf(() => validateBulkItem(item(changes), 1, NOW)).map((problem) => problem.field);
     expect(fields({ dueDates: ["2026-12-10", "2026-12-20"] })).toEqual(["paymentRequests[1].surcharge"]);
     expect(fields({ dueDates: ["2026-12-28"] })).toEqual(["paymentRequests[1].dueDates[0]"]);
     expect(fields({ sendEmailNotification: true })).toEqual(["paymentRequests[1].customer.email"]);
@@ -110,8 +109,7 @@ describe("validateBulkItems", () => {
 });
 
 describe("bulkRefusals", () => {
-  const spec = (referenceId: string, taxDocument: string) =>
-    validateBulkItem(item({ referenceId, customer: { name: "Ana", taxDocument } }), 0, NOW);
+  const spec = (referenceId: string, taxDocument: string) => validateBulkItem(item({ referenceId, customer: { name: "Ana", taxDocument } }), 0, NOW);
 
   it("is empty for a clean batch", () => {
     expect(bulkRefusals([spec("BULK-0000001", "20123456786"), spec("BULK-0000002", "27123456799")])).toEqual([]);

@@ -4,12 +4,7 @@ import fc, { type GeneratorValue } from "fast-check";
 import { describe, expect, it } from "vitest";
 import { addDays, argentinaDate, argentinaDateTime, daysBetween, endOfArgentinaDay } from "../../domain/argentina-time.ts";
 import { amountOwedCents, calculatedAmounts } from "../../domain/amount-owed.ts";
-import {
-  amountTermsOf,
-  surchargeJson,
-  validateCreateRequest,
-  type PaymentRequestCreate,
-} from "../../domain/charges/charge-rules.ts";
+import { amountTermsOf, surchargeJson, validateCreateRequest, type PaymentRequestCreate } from "../../domain/charges/charge-rules.ts";
 import { ValidationError } from "../../domain/errors.ts";
 import { fromCents, MAX_AMOUNT_CENTS } from "../../domain/money.ts";
 import { cuilCheckDigit, PERSON_PREFIXES, COMPANY_PREFIXES } from "../../domain/tax-id.ts";
@@ -34,8 +29,7 @@ const referenceIds = () => fc.stringMatching(/^[A-Za-z0-9_-]{8,100}$/);
 const descriptions = () => fc.string({ minLength: 3, maxLength: 500 });
 const names = () => fc.string({ minLength: 2, maxLength: 150 });
 const taxDocuments = () => validTaxDocument;
-const metadatas = () =>
-  fc.option(fc.dictionary(fc.string({ minLength: 1, maxLength: 40 }), fc.string({ maxLength: 100 }), { maxKeys: 10 }), { nil: null });
+const metadatas = () => fc.option(fc.dictionary(fc.string({ minLength: 1, maxLength: 40 }), fc.string({ maxLength: 100 }), { maxKeys: 10 }), { nil: null });
 const checkoutMinutes = () => fc.option(fc.integer({ min: 3, max: 60 }), { nil: null });
 
 /** An integer in [min, max], often one of the bounds (where rules break). */
@@ -77,11 +71,12 @@ function generateValid(g: GeneratorValue): Generated {
 
   let surcharge: PaymentRequestCreate["surcharge"];
   if (shape === "two dates") {
-    surcharge = g(fc.constantFrom, "percentage", "fixed", "none") === "percentage"
-      ? { type: "percentage", value: between(g, 0, 10_000) / 100 }
-      : g(fc.boolean)
-        ? { type: "fixed", value: fromCents(between(g, 0, MAX_AMOUNT_CENTS)) }
-        : { type: "none", value: 0 };
+    surcharge =
+      g(fc.constantFrom, "percentage", "fixed", "none") === "percentage"
+        ? { type: "percentage", value: between(g, 0, 10_000) / 100 }
+        : g(fc.boolean)
+          ? { type: "fixed", value: fromCents(between(g, 0, MAX_AMOUNT_CENTS)) }
+          : { type: "none", value: 0 };
   } else {
     surcharge = hasAmount ? g(fc.constantFrom, undefined, null, { type: "none" as const, value: 0 }) : g(fc.constantFrom, undefined, null);
   }
@@ -105,9 +100,7 @@ function generateValid(g: GeneratorValue): Generated {
 
   const conciliationType = g(fc.constantFrom, undefined, null, "cvu", "cuil");
   const taxDocument =
-    conciliationType === "cuil"
-      ? g(taxDocuments)
-      : g(fc.constantFrom, undefined, null, "20123456787" /* a bad check digit: ignored in cvu mode */, "12345678");
+    conciliationType === "cuil" ? g(taxDocuments) : g(fc.constantFrom, undefined, null, "20123456787" /* a bad check digit: ignored in cvu mode */, "12345678");
 
   const body: PaymentRequestCreate = compact({
     referenceId: g(referenceIds),
@@ -188,7 +181,10 @@ const violations: Array<[string, (body: PaymentRequestCreate, now: Date) => Paym
   ["surcharge", (body) => (body.dueDates.length === 2 ? { ...body, surcharge: undefined } : undefined)],
   ["sendEmailNotification", (body) => (typeof body.amount === "number" ? { ...body, sendEmailNotification: null } : undefined)],
   ["sendWhatsappNotification", (body) => (body.amount == null ? { ...body, sendWhatsappNotification: true } : undefined)],
-  ["customer.email", (body) => (typeof body.amount === "number" ? { ...body, sendEmailNotification: true, customer: { ...body.customer, email: null } } : undefined)],
+  [
+    "customer.email",
+    (body) => (typeof body.amount === "number" ? { ...body, sendEmailNotification: true, customer: { ...body.customer, email: null } } : undefined),
+  ],
   ["customer.taxDocument", (body) => ({ ...body, conciliationType: "cuil", customer: { ...body.customer, taxDocument: "20123456787" } })],
   ["reminderNotificationDate", (body, now) => (typeof body.amount === "number" ? { ...body, reminderNotificationDate: argentinaDate(now) } : undefined)],
   [`metadata.${"k".repeat(41)}`, (body) => ({ ...body, metadata: { ...body.metadata, ["k".repeat(41)]: "v" } })],

@@ -1,12 +1,7 @@
 // The create rules of a charge that JSON Schema cannot express, one test per rule, at its boundaries.
 import { describe, expect, it } from "vitest";
 import { amountOwedCents, calculatedAmounts } from "../../domain/amount-owed.ts";
-import {
-  amountTermsOf,
-  validateCreateRequest,
-  type ChargeSpec,
-  type PaymentRequestCreate,
-} from "../../domain/charges/charge-rules.ts";
+import { amountTermsOf, validateCreateRequest, type ChargeSpec, type PaymentRequestCreate } from "../../domain/charges/charge-rules.ts";
 import { ValidationError, type FieldProblem } from "../../domain/errors.ts";
 
 // 12:00 in Argentina on 2026-11-22: today is 2026-11-22 and the last allowed due date 2026-12-27.
@@ -88,8 +83,7 @@ describe("dueDates: a date without a time must be after today, Argentina time", 
       expect(problems(charge({ dueDates: [dueDate] })), dueDate).toEqual([
         {
           field: "dueDates[0]",
-          message:
-            "dueDates[0] must be a real date: YYYY-MM-DD, or YYYY-MM-DDTHH:MM[:SS] with an optional Z or ±HH:MM offset (without one, -03:00)",
+          message: "dueDates[0] must be a real date: YYYY-MM-DD, or YYYY-MM-DDTHH:MM[:SS] with an optional Z or ±HH:MM offset (without one, -03:00)",
         },
       ]);
     }
@@ -168,9 +162,7 @@ describe("amount", () => {
 
   it("refuses 0, negatives and more than 200,000,000 (also checked here, not only by the schema)", () => {
     for (const amount of [0, -5, 200_000_000.01, 300_000_000]) {
-      expect(problems(charge({ amount })), String(amount)).toEqual([
-        { field: "amount", message: "amount must be greater than 0 and at most 200,000,000" },
-      ]);
+      expect(problems(charge({ amount })), String(amount)).toEqual([{ field: "amount", message: "amount must be greater than 0 and at most 200,000,000" }]);
     }
   });
 
@@ -197,7 +189,10 @@ describe("draft (no amount)", () => {
   });
 
   it("allows no surcharge, not even a none one", () => {
-    for (const surcharge of [{ type: "percentage", value: 5 }, { type: "none", value: 0 }] as const) {
+    for (const surcharge of [
+      { type: "percentage", value: 5 },
+      { type: "none", value: 0 },
+    ] as const) {
       expect(problems(draft({ surcharge })), surcharge.type).toEqual([
         { field: "surcharge", message: "surcharge is not allowed without an amount (a draft has no surcharge)" },
       ]);
@@ -205,7 +200,15 @@ describe("draft (no amount)", () => {
   });
 
   it("allows notification flags only false", () => {
-    expect(problems(draft({ sendWhatsappNotification: true, sendEmailNotification: true, customer: { name: "Ana", email: "a@b.ar", phoneNumber: { countryCode: "+54", number: "1155550000" } } }))).toEqual([
+    expect(
+      problems(
+        draft({
+          sendWhatsappNotification: true,
+          sendEmailNotification: true,
+          customer: { name: "Ana", email: "a@b.ar", phoneNumber: { countryCode: "+54", number: "1155550000" } },
+        }),
+      ),
+    ).toEqual([
       { field: "sendWhatsappNotification", message: "sendWhatsappNotification can only be false without an amount (a draft sends no notifications)" },
       { field: "sendEmailNotification", message: "sendEmailNotification can only be false without an amount (a draft sends no notifications)" },
     ]);
@@ -258,9 +261,7 @@ describe("notification flags with an amount", () => {
 
 describe("surcharge", () => {
   it("is required with an amount and two due dates", () => {
-    expect(problems(twoDates({ surcharge: undefined }))).toEqual([
-      { field: "surcharge", message: "surcharge is required with an amount and two due dates" },
-    ]);
+    expect(problems(twoDates({ surcharge: undefined }))).toEqual([{ field: "surcharge", message: "surcharge is required with an amount and two due dates" }]);
     expect(fields(twoDates({ surcharge: null }))).toEqual(["surcharge"]);
   });
 
@@ -457,9 +458,7 @@ describe("type and expiresInMinutes", () => {
   });
 
   it("expiresInMinutes is only for checkout", () => {
-    expect(problems(charge({ expiresInMinutes: 30 }))).toEqual([
-      { field: "expiresInMinutes", message: "expiresInMinutes is only allowed with type checkout" },
-    ]);
+    expect(problems(charge({ expiresInMinutes: 30 }))).toEqual([{ field: "expiresInMinutes", message: "expiresInMinutes is only allowed with type checkout" }]);
     expect(fields(charge({ type: "standard", expiresInMinutes: 30 }))).toEqual(["expiresInMinutes"]);
     const spec = accepts(charge({ expiresInMinutes: null }));
     expect(spec.expiresInMinutes).toBeUndefined();
@@ -598,7 +597,9 @@ describe("calculatedAmounts", () => {
       amount: 0.06,
       surchargeApplied: 0.01,
     });
-    expect(calculatedAmounts(amountTermsOf(accepts(twoDates({ amount: 19.99, surcharge: { type: "percentage", value: 12.5 } }))))?.[1]?.surchargeApplied).toBe(2.5);
+    expect(calculatedAmounts(amountTermsOf(accepts(twoDates({ amount: 19.99, surcharge: { type: "percentage", value: 12.5 } }))))?.[1]?.surchargeApplied).toBe(
+      2.5,
+    );
   });
 
   it("shows a none surcharge as 0", () => {

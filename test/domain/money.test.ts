@@ -2,7 +2,17 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { ValidationError } from "../../domain/errors.ts";
-import { addCents, centsOf, decimalsProblem, fromCents, MAX_AMOUNT_CENTS, MAX_AMOUNT_PESOS, percentOfCents, requireCents, toCents } from "../../domain/money.ts";
+import {
+  addCents,
+  centsOf,
+  decimalsProblem,
+  fromCents,
+  MAX_AMOUNT_CENTS,
+  MAX_AMOUNT_PESOS,
+  percentOfCents,
+  requireCents,
+  toCents,
+} from "../../domain/money.ts";
 
 describe("toCents", () => {
   it("converts amounts with up to 2 decimals exactly, where float multiplication would not", () => {
@@ -51,10 +61,13 @@ describe("toCents", () => {
 
   it("property: any amount with 3 significant decimals is refused", () => {
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 200_000_000_000 }).filter((mills) => mills % 10 !== 0), (mills) => {
-        const text = `${Math.trunc(mills / 1000)}.${String(mills % 1000).padStart(3, "0")}`;
-        expect(centsOf(Number(text))).toBeUndefined();
-      }),
+      fc.property(
+        fc.integer({ min: 0, max: 200_000_000_000 }).filter((mills) => mills % 10 !== 0),
+        (mills) => {
+          const text = `${Math.trunc(mills / 1000)}.${String(mills % 1000).padStart(3, "0")}`;
+          expect(centsOf(Number(text))).toBeUndefined();
+        },
+      ),
     );
   });
 });
@@ -121,7 +134,7 @@ describe("addCents", () => {
   });
 });
 
-describe("requireCents and decimalsProblem: the request rule \"at most 2 decimals\"", () => {
+describe('requireCents and decimalsProblem: the request rule "at most 2 decimals"', () => {
   it("answers the hundredths of a value exact to the cent, judged on its decimal text", () => {
     expect(requireCents("amount", 19.99)).toBe(1999);
     expect(requireCents("serviceCommissionPercentage", 0.29)).toBe(29); // 0.29 * 100 is 28.999999999999996

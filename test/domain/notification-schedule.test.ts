@@ -1,17 +1,17 @@
 // The payer notifications' schedule and the payment-confirmation matrix: pure rules, row by row.
 import { describe, expect, it } from "vitest";
 import { parseDueDate } from "../../domain/argentina-time.ts";
-import {
-  chargeSchedule,
-  confirmsPayment,
-  messageStillDue,
-  recipientsOf,
-  scheduledMessages,
-  type ScheduleTerms,
-} from "../../domain/notifications/schedule.ts";
+import { chargeSchedule, confirmsPayment, messageStillDue, recipientsOf, scheduledMessages, type ScheduleTerms } from "../../domain/notifications/schedule.ts";
 
 /** A charge's terms: created at 12:00 Argentina time on 2026-11-22 unless told, with an amount. */
-function terms(options: { dueDates: string[]; createdAt?: string; amount?: number | null; reminder?: string; deferred?: string; expiresAt?: string }): ScheduleTerms {
+function terms(options: {
+  dueDates: string[];
+  createdAt?: string;
+  amount?: number | null;
+  reminder?: string;
+  deferred?: string;
+  expiresAt?: string;
+}): ScheduleTerms {
   const last = parseDueDate(options.dueDates[options.dueDates.length - 1]!)!;
   return {
     amount_cents: options.amount === undefined ? 100_000 : options.amount,
@@ -199,6 +199,8 @@ describe("messageStillDue", () => {
   it("never once paid or canceled; a payment confirmation always", () => {
     expect(messageStillDue(reminder("2026-12-10T13:00:00Z"), { state: "total_payment", final_due_at: finalDueAt })).toBe(false);
     expect(messageStillDue(reminder("2026-12-10T13:00:00Z"), { state: "canceled", final_due_at: finalDueAt })).toBe(false);
-    expect(messageStillDue({ kind: "payment_confirmation", scheduled_for: new Date("2026-12-20T13:00:00Z") }, { state: "total_payment", final_due_at: finalDueAt })).toBe(true);
+    expect(
+      messageStillDue({ kind: "payment_confirmation", scheduled_for: new Date("2026-12-20T13:00:00Z") }, { state: "total_payment", final_due_at: finalDueAt }),
+    ).toBe(true);
   });
 });

@@ -7,7 +7,9 @@ import { requireSandbox } from "../../domain/sandbox/sandbox-only.ts";
 describe("requireSandbox", () => {
   it("lets the Sandbox through and refuses Production with SandboxOnlyError and the given message", () => {
     expect(() => requireSandbox("sandbox")).not.toThrow();
-    expect(() => requireSandbox("production")).toThrow(expect.objectContaining({ code: "SandboxOnlyError", message: "This operation exists only in the Sandbox" }));
+    expect(() => requireSandbox("production")).toThrow(
+      expect.objectContaining({ code: "SandboxOnlyError", message: "This operation exists only in the Sandbox" }),
+    );
     expect(() => requireSandbox("production", "Test tokens exist only in the Sandbox")).toThrow("Test tokens exist only in the Sandbox");
   });
 });
@@ -42,6 +44,8 @@ describe("clockTarget", () => {
 
   it("refuses a clock past year 9999, naming the field that asked for it", () => {
     expect(() => clockTarget(current, { advanceBy: "P999999999W" })).toThrow("advanceBy would move the clock past 9999-12-31T23:59:59.000Z");
-    expect(() => clockTarget(current, { advanceTo: "+010000-01-01T00:00:00Z" })).toThrow(expect.objectContaining({ details: { problems: [expect.objectContaining({ field: "advanceTo" })] } }));
+    expect(() => clockTarget(current, { advanceTo: "+010000-01-01T00:00:00Z" })).toThrow(
+      expect.objectContaining({ details: { problems: [expect.objectContaining({ field: "advanceTo" })] } }),
+    );
   });
 });

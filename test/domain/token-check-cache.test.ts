@@ -33,10 +33,12 @@ describe("TokenCheckCache", () => {
     const cache = new TokenCheckCache();
     cache.listening();
     const database = counter();
-    expect(await cache.read("k", async () => {
-      cache.changed();
-      return database.read();
-    })).toBe(1);
+    expect(
+      await cache.read("k", async () => {
+        cache.changed();
+        return database.read();
+      }),
+    ).toBe(1);
     expect(await cache.read("k", database.read)).toBe(2);
   });
 

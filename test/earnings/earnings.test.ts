@@ -28,7 +28,11 @@ async function integrationWithPayments() {
   };
   const full = await create(1000);
   const split = await create(333.33);
-  for (const [cvu, amount] of [[full.CVU, 1000], [split.CVU, 100], [split.CVU, 233.33]] as const) {
+  for (const [cvu, amount] of [
+    [full.CVU, 1000],
+    [split.CVU, 100],
+    [split.CVU, 233.33],
+  ] as const) {
     expect((await admin.simulate({ cvu, amount })).status).toBe(200);
   }
   return { admin, platform, integrationClientId, full, split };
@@ -43,7 +47,13 @@ describe("the integration's earnings", () => {
     // 1,5 % + $25: $1.000 → $40; $100 → $26,50; $233,33 → $3,49995 rounds to $3,50, + $25 = $28,50.
     expect(report.json.totals).toEqual({ paymentCount: 3, grossAmount: 1333.33, commissionAmount: 95 });
     const byAmount = Object.fromEntries(report.json.items.map((item: { grossAmount: number }) => [item.grossAmount, item]));
-    expect(byAmount[1000]).toMatchObject({ paymentRequestId: full.paymentRequestId, referenceId: full.referenceId, commissionPercentage: 1.5, commissionFixedAmount: 25, commissionAmount: 40 });
+    expect(byAmount[1000]).toMatchObject({
+      paymentRequestId: full.paymentRequestId,
+      referenceId: full.referenceId,
+      commissionPercentage: 1.5,
+      commissionFixedAmount: 25,
+      commissionAmount: 40,
+    });
     expect(byAmount[100]).toMatchObject({ paymentRequestId: split.paymentRequestId, commissionAmount: 26.5 });
     expect(byAmount[233.33]).toMatchObject({ paymentRequestId: split.paymentRequestId, commissionAmount: 28.5 });
     expect(report.json.items[0]).not.toHaveProperty("serviceCommissionAmount");
@@ -63,7 +73,9 @@ describe("the integration's earnings", () => {
     expect(csv.headers.get("content-type")).toMatch(/^text\/csv/);
     expect(csv.headers.get("content-disposition")).toBe('attachment; filename="cobro-comisiones-2026-11-22-2026-11-22.csv"');
     const lines = csv.text.split("\r\n");
-    expect(lines[0]).toBe("paymentId,receivedAt,paymentRequestId,referenceId,merchantUserId,merchantName,grossAmount,commissionPercentage,commissionFixedAmount,commissionAmount");
+    expect(lines[0]).toBe(
+      "paymentId,receivedAt,paymentRequestId,referenceId,merchantUserId,merchantName,grossAmount,commissionPercentage,commissionFixedAmount,commissionAmount",
+    );
     expect(lines).toHaveLength(5); // the header, three payments, and the final line break
     expect(lines[4]).toBe("");
     const amounts = lines.slice(1, 4).map((line) => line.split(",").slice(6));
@@ -86,7 +98,9 @@ describe("the platform's earnings", () => {
 
     const everyone = await platform.call("GET", "/integration-admin/earnings?limit=100");
     const { totals } = everyone.json;
-    expect(Math.round(totals.grossAmount * 100)).toBe(Math.round((totals.integrationCommissionAmount + totals.serviceCommissionAmount + totals.merchantNetAmount) * 100));
+    expect(Math.round(totals.grossAmount * 100)).toBe(
+      Math.round((totals.integrationCommissionAmount + totals.serviceCommissionAmount + totals.merchantNetAmount) * 100),
+    );
   });
 });
 

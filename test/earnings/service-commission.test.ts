@@ -28,8 +28,14 @@ async function integrationWithLinks(extra: number) {
     await linkMerchant(t.database.db, integrationClientId, merchant.id, t.clock.now());
   }
   const links = () =>
-    t.database.db.selectFrom("merchant_links").select(["id", "service_commission_percentage"]).where("integration_client_id", "=", integrationClientId).orderBy("id").execute();
-  const save = (serviceCommissionPercentage: number | null) => platform.call("PATCH", `/integration-admin/setup/clients/${integrationClientId}`, { serviceCommissionPercentage });
+    t.database.db
+      .selectFrom("merchant_links")
+      .select(["id", "service_commission_percentage"])
+      .where("integration_client_id", "=", integrationClientId)
+      .orderBy("id")
+      .execute();
+  const save = (serviceCommissionPercentage: number | null) =>
+    platform.call("PATCH", `/integration-admin/setup/clients/${integrationClientId}`, { serviceCommissionPercentage });
   return { ...integration, platform, integrationClientId, links, save };
 }
 
@@ -55,13 +61,25 @@ describe("saving the service commission", () => {
 
     const report = await platform.call("GET", `/integration-admin/earnings?integrationClientId=${integrationClientId}`);
     // $1.000 under 0,8 % ($8), $500 with no deal; the first payment keeps the split it was recorded with.
-    expect(report.json.totals).toEqual({ paymentCount: 2, grossAmount: 1500, integrationCommissionAmount: 0, serviceCommissionAmount: 8, merchantNetAmount: 1492 });
+    expect(report.json.totals).toEqual({
+      paymentCount: 2,
+      grossAmount: 1500,
+      integrationCommissionAmount: 0,
+      serviceCommissionAmount: 8,
+      merchantNetAmount: 1492,
+    });
   });
 
   it("a link made later takes the deal in force", async () => {
     const { save, links, integrationClientId } = await integrationWithLinks(0);
     await save(1.25);
-    const merchant = await createMerchantAccount(t.database.db, { email: `${uniqueRef("nuevo")}@example.com`, password: "una-clave-de-comercio", fantasyName: "Nuevo", accountHolderName: "Nuevo", accountHolderTaxId: "20301234563" });
+    const merchant = await createMerchantAccount(t.database.db, {
+      email: `${uniqueRef("nuevo")}@example.com`,
+      password: "una-clave-de-comercio",
+      fantasyName: "Nuevo",
+      accountHolderName: "Nuevo",
+      accountHolderTaxId: "20301234563",
+    });
     await linkMerchant(t.database.db, integrationClientId, merchant.id, t.clock.now());
     expect((await links()).map((link) => link.service_commission_percentage)).toEqual(["1.25", "1.25", "1.25"]);
   });

@@ -21,7 +21,13 @@ export async function startTestApi<Caller>(
   overrides: Pick<ApiAppOptions<Caller>, "handlers" | "security" | "anonymous"> & Partial<ApiAppOptions<Caller>> & { services?: Services },
 ): Promise<TestApi> {
   const { logger, logLines } = captureLogs();
-  const services: Services = overrides.services ?? { db: undefined as never, clock: systemClock, config: loadConfig({}, []), tokens: undefined as never, outboundHttp: undefined as never };
+  const services: Services = overrides.services ?? {
+    db: undefined as never,
+    clock: systemClock,
+    config: loadConfig({}, []),
+    tokens: undefined as never,
+    outboundHttp: undefined as never,
+  };
   const { app } = await createApiApp<Caller>({
     api,
     document: loadDocument(api),

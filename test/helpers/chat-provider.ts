@@ -23,13 +23,22 @@ export function accepted(): Answer {
   return {
     status: 200,
     headers: json,
-    body: (request) => JSON.stringify({ messaging_product: "whatsapp", contacts: [{ input: request.json?.to, wa_id: request.json?.to }], messages: [{ id: `wamid.${randomUUID()}` }] }),
+    body: (request) =>
+      JSON.stringify({
+        messaging_product: "whatsapp",
+        contacts: [{ input: request.json?.to, wa_id: request.json?.to }],
+        messages: [{ id: `wamid.${randomUUID()}` }],
+      }),
   };
 }
 
 /** The provider's error answer (a 4xx refusal or a 5xx outage) with its message. */
 export function providerError(status: number, message: string): Answer {
-  return { status, headers: json, body: JSON.stringify({ error: { message, type: "OAuthException", code: status >= 500 ? 2 : 131026, fbtrace_id: "A1b2C3" } }) };
+  return {
+    status,
+    headers: json,
+    body: JSON.stringify({ error: { message, type: "OAuthException", code: status >= 500 ? 2 : 131026, fbtrace_id: "A1b2C3" } }),
+  };
 }
 
 export async function startChatProvider(): Promise<ChatProvider> {

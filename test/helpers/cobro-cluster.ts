@@ -81,7 +81,8 @@ export async function startCobroCluster(env: Record<string, string> = {}): Promi
   return {
     database,
     ...urls,
-    startApi: (extraEnv = {}) => start("integration,auth,admin", { INTEGRATION_PORT: String(integrationPort), AUTH_PORT: String(authPort), ADMIN_PORT: String(adminPort), ...extraEnv }),
+    startApi: (extraEnv = {}) =>
+      start("integration,auth,admin", { INTEGRATION_PORT: String(integrationPort), AUTH_PORT: String(authPort), ADMIN_PORT: String(adminPort), ...extraEnv }),
     startExtraApi: async (extraEnv = {}) => {
       const started = await start("integration,auth,admin", { INTEGRATION_PORT: "0", AUTH_PORT: "0", ADMIN_PORT: "0", ...extraEnv });
       const url = (api: string) => started.output().match(new RegExp(`^  ${api} +(http://\\S+)`, "m"))![1]!;
@@ -101,8 +102,20 @@ export async function startCobroCluster(env: Record<string, string> = {}): Promi
         merchantToken = tokens.json.idToken;
       };
       await renewMerchantToken();
-      const { id: integrationId } = await database.db.selectFrom("integration_clients").select("id").where("provider_client_id", "=", sandbox.integration.clientId).executeTakeFirstOrThrow();
-      return { sandbox, integrationId, adminToken, merchantToken: () => merchantToken, renewMerchantToken, adminCall, merchantCall: bearerCaller(urls.integrationUrl, () => merchantToken) };
+      const { id: integrationId } = await database.db
+        .selectFrom("integration_clients")
+        .select("id")
+        .where("provider_client_id", "=", sandbox.integration.clientId)
+        .executeTakeFirstOrThrow();
+      return {
+        sandbox,
+        integrationId,
+        adminToken,
+        merchantToken: () => merchantToken,
+        renewMerchantToken,
+        adminCall,
+        merchantCall: bearerCaller(urls.integrationUrl, () => merchantToken),
+      };
     },
     kill: async (started) => {
       started.child.kill("SIGKILL");

@@ -40,9 +40,7 @@ export async function createTestDatabase(options: TestDatabaseOptions = {}): Pro
   let closing: Promise<void> | undefined;
   const close = async () => {
     await handle.close();
-    await withAdminClient(adminUrl, (client) =>
-      client.query(`drop database if exists ${client.escapeIdentifier(name)} with (force)`),
-    );
+    await withAdminClient(adminUrl, (client) => client.query(`drop database if exists ${client.escapeIdentifier(name)} with (force)`));
   };
   return { ...handle, name, close: () => (closing ??= close()) };
 }

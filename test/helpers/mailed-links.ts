@@ -67,7 +67,9 @@ export async function mailedLink(
 
 /** Posts a page's form (`application/x-www-form-urlencoded`), as its button would. */
 export async function postForm(url: string, form: Record<string, string>) {
-  return read(await fetch(url, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: new URLSearchParams(form).toString() }));
+  return read(
+    await fetch(url, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: new URLSearchParams(form).toString() }),
+  );
 }
 
 /**

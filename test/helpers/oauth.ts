@@ -26,7 +26,12 @@ export async function openSignInForm(url: string): Promise<{ transaction: string
   return { transaction: field("transaction"), csrf: field("csrf"), cookie, page };
 }
 
-export async function submitSignIn(authUrl: string, form: { transaction: string; csrf: string; cookie?: string }, email: string, password: string): Promise<SignInAttempt> {
+export async function submitSignIn(
+  authUrl: string,
+  form: { transaction: string; csrf: string; cookie?: string },
+  email: string,
+  password: string,
+): Promise<SignInAttempt> {
   const response = await fetch(`${authUrl}/integration/oauth2/complete-login`, {
     method: "POST",
     redirect: "manual",
@@ -75,7 +80,9 @@ export async function obtainCode(
   merchant: { email: string; password: string },
   extra: Record<string, string> = {},
 ): Promise<string> {
-  const form = await openSignInForm(authorizeUrl(authUrl, { response_type: "code", client_id: client.clientId, redirect_uri: client.redirectUri, state: "st-1", ...extra }));
+  const form = await openSignInForm(
+    authorizeUrl(authUrl, { response_type: "code", client_id: client.clientId, redirect_uri: client.redirectUri, state: "st-1", ...extra }),
+  );
   const attempt = await submitSignIn(authUrl, form, merchant.email, merchant.password);
   expect(attempt.status, attempt.page).toBe(303);
   return new URL(attempt.location!).searchParams.get("code")!;

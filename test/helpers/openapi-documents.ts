@@ -7,7 +7,11 @@ import YAML from "yaml";
 import type { ApiName } from "../../scripts/normalize-openapi.ts";
 
 export type Media = { schema?: Record<string, unknown>; example?: unknown; examples?: Record<string, { value: unknown }> };
-export type Operation = { operationId: string; requestBody?: { content: Record<string, Media> }; responses: Record<string, { content?: Record<string, Media> }> };
+export type Operation = {
+  operationId: string;
+  requestBody?: { content: Record<string, Media> };
+  responses: Record<string, { content?: Record<string, Media> }>;
+};
 export type Document = { paths: Record<string, Record<string, Operation>>; components: Record<string, unknown> };
 
 /** generated/openapi/<api>.yaml, read from the project's root (vitest's working folder). */

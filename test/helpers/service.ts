@@ -41,7 +41,10 @@ export interface TestServiceOptions {
 export async function startTestService(options: TestServiceOptions = {}): Promise<TestService> {
   const database = options.database ?? (await createTestDatabase());
   const clock = new ManualClock(options.start ?? new Date());
-  const base = loadConfig({ INTEGRATION_PORT: "0", AUTH_PORT: "0", ADMIN_PORT: "0", COBRO_AUTH_URL: "http://auth.cobro.test", COBRO_SECRET_KEY: TEST_SECRET_KEY, ...options.env }, []);
+  const base = loadConfig(
+    { INTEGRATION_PORT: "0", AUTH_PORT: "0", ADMIN_PORT: "0", COBRO_AUTH_URL: "http://auth.cobro.test", COBRO_SECRET_KEY: TEST_SECRET_KEY, ...options.env },
+    [],
+  );
   const config: Config = { ...base, databaseUrl: database.connectionString, parts: new Set(options.parts ?? ["integration", "auth", "admin"]) };
   const { logger, logLines } = captureLogs();
   const started = await startService(config, { logger, clock, validateResponses: true, tokenChecks: options.tokenChecks });
@@ -95,7 +98,9 @@ export function servicesForFile<Name extends string>(optionsByName: Record<Name,
     await Promise.all([...started.values()].map((service) => service.close()));
     started.clear();
   });
-  return Object.fromEntries(names.map((name) => [name, startedHandle(`the test service "${name}"`, "serviceForFile() (servicesForFile())", () => started.get(name))])) as Record<Name, TestService>;
+  return Object.fromEntries(
+    names.map((name) => [name, startedHandle(`the test service "${name}"`, "serviceForFile() (servicesForFile())", () => started.get(name))]),
+  ) as Record<Name, TestService>;
 }
 
 /**
@@ -106,7 +111,8 @@ export function servicesForFile<Name extends string>(optionsByName: Record<Name,
 export function startedHandle<T extends object>(description: string, fixture: string, started: () => T | undefined): T {
   const current = (property: string | symbol): T => {
     const value = started();
-    if (value === undefined) throw new Error(`${description} was read (.${String(property)}) before it started: use it in a test, or in a beforeAll registered after ${fixture}`);
+    if (value === undefined)
+      throw new Error(`${description} was read (.${String(property)}) before it started: use it in a test, or in a beforeAll registered after ${fixture}`);
     return value;
   };
   return new Proxy({} as T, {
@@ -163,7 +169,9 @@ export async function linkedMerchant(t: TestService): Promise<{
   const sandbox = await t.sandbox();
   const renew = async () => {
     const login = await read(await postJson(`${t.authUrl}/integration/admin/login`, sandbox.integrationAdmin));
-    const tokens = await read(await fetch(`${t.adminUrl}/my-integration/test-tokens`, { method: "POST", headers: { authorization: `Bearer ${login.json.idToken}` } }));
+    const tokens = await read(
+      await fetch(`${t.adminUrl}/my-integration/test-tokens`, { method: "POST", headers: { authorization: `Bearer ${login.json.idToken}` } }),
+    );
     merchant.idToken = tokens.json.idToken;
   };
   const call = bearerCaller(t.integrationUrl, () => merchant.idToken);

@@ -52,7 +52,8 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
     waitFor: async (count, { path, timeoutMs = 10_000 } = {}) => {
       const deadline = Date.now() + timeoutMs;
       while (receiver.at(path).length < count) {
-        if (Date.now() > deadline) throw new Error(`the receiver got ${receiver.at(path).length} of ${count} requests${path ? ` to ${path}` : ""} in ${timeoutMs} ms`);
+        if (Date.now() > deadline)
+          throw new Error(`the receiver got ${receiver.at(path).length} of ${count} requests${path ? ` to ${path}` : ""} in ${timeoutMs} ms`);
         await new Promise((resolve) => setTimeout(resolve, 10));
       }
       return receiver.at(path);

@@ -81,7 +81,11 @@ describe("admins' welcome emails (Sandbox with SMTP)", () => {
     expect(await admins()).toEqual([expect.objectContaining({ email, status: "active" })]);
 
     const changed = await read(
-      await postJson(`${t.authUrl}/integration/admin/change-password`, { currentPassword: temporaryPassword, newPassword: "una-clave-nueva-y-larga" }, { authorization: `Bearer ${session.json.idToken}` }),
+      await postJson(
+        `${t.authUrl}/integration/admin/change-password`,
+        { currentPassword: temporaryPassword, newPassword: "una-clave-nueva-y-larga" },
+        { authorization: `Bearer ${session.json.idToken}` },
+      ),
     );
     expect(changed.status).toBe(204);
     const mine = await call("GET", "/my-integration/admins");
@@ -96,7 +100,10 @@ describe("admins' welcome emails (Sandbox with SMTP)", () => {
   it("welcomes a client admin the same way; a temporary password past its 7 days no longer signs in", async () => {
     const { platform, created } = await createClient(`${uniqueRef("first")}@example.com`);
     const email = `${uniqueRef("second")}@example.com`;
-    const added = await platform.call("POST", `/integration-admin/setup/clients/${created.integrationClientId}/admins`, { email, clientId: created.providerClientId });
+    const added = await platform.call("POST", `/integration-admin/setup/clients/${created.integrationClientId}/admins`, {
+      email,
+      clientId: created.providerClientId,
+    });
     expect(added.status).toBe(201);
     expect(added.json).toMatchObject({ email, status: "pending" });
     const [mail] = await smtp.waitFor(email);
@@ -125,7 +132,10 @@ describe("admins' welcome emails (Sandbox with SMTP)", () => {
     const session = await login(t, email, firstPassword);
     const [admin] = await admins();
 
-    const resent = await platform.call("POST", `/integration-admin/setup/clients/${created.integrationClientId}/admins/${admin.integrationClientAdminId}/welcome-email`);
+    const resent = await platform.call(
+      "POST",
+      `/integration-admin/setup/clients/${created.integrationClientId}/admins/${admin.integrationClientAdminId}/welcome-email`,
+    );
     expect(resent.status).toBe(200);
     expect(resent.json).toEqual(admin); // signed in once: still active
     const [, second] = await smtp.waitFor(email, 2);
@@ -137,10 +147,16 @@ describe("admins' welcome emails (Sandbox with SMTP)", () => {
     expect((await login(t, email, secondPassword)).json).toMatchObject({ passwordChangeRequired: true });
     expect(await summary()).toMatchObject({ firstAdminEmailSent: true });
 
-    const unknownAdmin = await platform.call("POST", `/integration-admin/setup/clients/${created.integrationClientId}/admins/00000000-0000-4000-8000-000000000000/welcome-email`);
+    const unknownAdmin = await platform.call(
+      "POST",
+      `/integration-admin/setup/clients/${created.integrationClientId}/admins/00000000-0000-4000-8000-000000000000/welcome-email`,
+    );
     expect(unknownAdmin.status).toBe(404);
     expect(unknownAdmin.json).toEqual(generalError("ClientAdminNotFoundError"));
-    const unknownClient = await platform.call("POST", `/integration-admin/setup/clients/00000000-0000-4000-8000-000000000000/admins/${admin.integrationClientAdminId}/welcome-email`);
+    const unknownClient = await platform.call(
+      "POST",
+      `/integration-admin/setup/clients/00000000-0000-4000-8000-000000000000/admins/${admin.integrationClientAdminId}/welcome-email`,
+    );
     expect(unknownClient.status).toBe(404);
     expect(unknownClient.json).toEqual(generalError("IntegrationClientNotFoundError"));
   });
@@ -161,9 +177,16 @@ describe("admins' welcome emails without SMTP", () => {
       const sandbox = await t.sandbox();
       const { call } = await signedInAdmin(t, sandbox.platformAdmin);
       const email = `${uniqueRef("logged")}@example.com`;
-      const created = await call("POST", "/integration-admin/setup/clients", { name: "Sin correo", companyName: "Sin Correo S.A.", contactEmail: "a@example.com", firstAdminEmail: email });
+      const created = await call("POST", "/integration-admin/setup/clients", {
+        name: "Sin correo",
+        companyName: "Sin Correo S.A.",
+        contactEmail: "a@example.com",
+        firstAdminEmail: email,
+      });
       expect(created.status).toBe(201);
-      const logged = t.logLines.find((line) => typeof line.msg === "string" && line.msg.startsWith("SANDBOX MAIL") && (line.sandboxMail as { to?: string } | undefined)?.to === email);
+      const logged = t.logLines.find(
+        (line) => typeof line.msg === "string" && line.msg.startsWith("SANDBOX MAIL") && (line.sandboxMail as { to?: string } | undefined)?.to === email,
+      );
       expect(logged).toBeDefined();
       const mail = logged!.sandboxMail as { subject: string; text: string };
       expect(mail.subject).toMatch(/Bienvenido a Cobro/);
@@ -171,7 +194,10 @@ describe("admins' welcome emails without SMTP", () => {
       const session = await login(t, email, temporaryPasswordOf(mail.text));
       expect(session.json).toMatchObject({ passwordChangeRequired: true });
       const list = await call("GET", "/integration-admin/setup/clients?limit=100");
-      expect(list.json.items.find((item: { integrationClientId: string }) => item.integrationClientId === created.json.integrationClientId)).toMatchObject({ firstAdminEmailSent: true, firstAdminLoggedIn: true });
+      expect(list.json.items.find((item: { integrationClientId: string }) => item.integrationClientId === created.json.integrationClientId)).toMatchObject({
+        firstAdminEmailSent: true,
+        firstAdminLoggedIn: true,
+      });
     } finally {
       await t.close();
     }
@@ -191,7 +217,10 @@ describe("admins' welcome emails without SMTP", () => {
 
       const created = await call("POST", "/integration-admin/setup/clients", body);
       expect(created.status).toBe(201);
-      const admin = await call("POST", `/integration-admin/setup/clients/${created.json.integrationClientId}/admins`, { email: `${uniqueRef("prod")}@example.com`, clientId: created.json.providerClientId });
+      const admin = await call("POST", `/integration-admin/setup/clients/${created.json.integrationClientId}/admins`, {
+        email: `${uniqueRef("prod")}@example.com`,
+        clientId: created.json.providerClientId,
+      });
       expect(admin.status).toBe(503);
       expect(admin.json).toEqual(generalError("MailUnavailableError"));
       expect((await call("GET", `/integration-admin/setup/clients/${created.json.integrationClientId}/admins`)).json.total).toBe(0);
@@ -201,7 +230,10 @@ describe("admins' welcome emails without SMTP", () => {
       const clients = (await call("GET", "/integration-admin/setup/clients?limit=100")).json.items;
       const { integrationClientId } = clients.find((client: { providerClientId: string }) => client.providerClientId === sandbox.integration.clientId);
       const [existingAdmin] = (await call("GET", `/integration-admin/setup/clients/${integrationClientId}/admins`)).json.items;
-      const resend = await call("POST", `/integration-admin/setup/clients/${integrationClientId}/admins/${existingAdmin.integrationClientAdminId}/welcome-email`);
+      const resend = await call(
+        "POST",
+        `/integration-admin/setup/clients/${integrationClientId}/admins/${existingAdmin.integrationClientAdminId}/welcome-email`,
+      );
       expect(resend.status).toBe(503);
       expect(resend.json).toEqual(generalError("MailUnavailableError"));
       expect((await login(production, existing.email, existing.password)).json).toMatchObject({ passwordChangeRequired: false }); // nothing changed

@@ -78,7 +78,12 @@ describe("asking for a password reset", () => {
   it("refuses a body that is not an email with 400 ValidationError", async () => {
     const refused = await askForReset("no-es-un-email");
     expect(refused.status).toBe(400);
-    expect(refused.json).toEqual({ code: "ValidationError", message: expect.any(String), id: expect.any(String), validationDetails: [expect.objectContaining({ field: expect.stringContaining("email") })] });
+    expect(refused.json).toEqual({
+      code: "ValidationError",
+      message: expect.any(String),
+      id: expect.any(String),
+      validationDetails: [expect.objectContaining({ field: expect.stringContaining("email") })],
+    });
   });
 });
 
@@ -232,7 +237,11 @@ describe("completing a reset (JSON)", () => {
 
   it("clears a pending temporary password", async () => {
     const admin = await freshAdmin();
-    await t.database.db.updateTable("admin_users").set({ password_change_required: true, password_expires_at: new Date(t.clock.now().getTime() + HOUR_MS) }).where("email", "=", admin.email).execute();
+    await t.database.db
+      .updateTable("admin_users")
+      .set({ password_change_required: true, password_expires_at: new Date(t.clock.now().getTime() + HOUR_MS) })
+      .where("email", "=", admin.email)
+      .execute();
     await askForReset(admin.email);
     const { token } = await resetLink(admin.email);
     expect((await complete({ token, newPassword: NEW_PASSWORD })).status).toBe(204);

@@ -6,7 +6,8 @@ import { bearerCaller, postJson, read, serviceForFile } from "../helpers/service
 const t = serviceForFile();
 
 const DAY_MS = 24 * 3600 * 1000;
-const post = async (path: string, body: unknown, headers: Record<string, string> = {}) => read(await postJson(`${t.authUrl}/integration/admin${path}`, body, headers));
+const post = async (path: string, body: unknown, headers: Record<string, string> = {}) =>
+  read(await postJson(`${t.authUrl}/integration/admin${path}`, body, headers));
 
 async function signIn(credentials: { email: string; password: string }) {
   const session = await post("/login", credentials);
@@ -23,7 +24,13 @@ describe("refreshing the admin session", () => {
     const refreshed = await post("/refresh", { refreshToken: first.refreshToken });
     expect(refreshed.status).toBe(200);
     expect(refreshed.headers.get("cache-control")).toBe("no-store");
-    expect(refreshed.json).toEqual({ idToken: expect.any(String), refreshToken: expect.stringMatching(/^rt_/), tokenType: "Bearer", expiresIn: 3600, passwordChangeRequired: false });
+    expect(refreshed.json).toEqual({
+      idToken: expect.any(String),
+      refreshToken: expect.stringMatching(/^rt_/),
+      tokenType: "Bearer",
+      expiresIn: 3600,
+      passwordChangeRequired: false,
+    });
     expect(refreshed.json.refreshToken).not.toBe(first.refreshToken);
     expect(await adminApiStatus(refreshed.json.idToken)).toBe(200);
 
@@ -75,7 +82,11 @@ describe("signing out", () => {
     const { integrationAdmin } = await t.sandbox();
     const kept = await signIn(integrationAdmin);
     const ended = await signIn(integrationAdmin);
-    const changed = await post("/change-password", { currentPassword: integrationAdmin.password, newPassword: "una-clave-nueva-y-larga" }, { authorization: `Bearer ${kept.idToken}` });
+    const changed = await post(
+      "/change-password",
+      { currentPassword: integrationAdmin.password, newPassword: "una-clave-nueva-y-larga" },
+      { authorization: `Bearer ${kept.idToken}` },
+    );
     expect(changed.status).toBe(204);
     expect((await post("/refresh", { refreshToken: ended.refreshToken })).json.code).toBe("AdminSessionEndedError");
     expect((await post("/refresh", { refreshToken: kept.refreshToken })).status).toBe(200);

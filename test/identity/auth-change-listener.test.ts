@@ -24,12 +24,18 @@ const t = serviceForFile({ tokenChecks });
 const me = async (token: string) => read(await fetch(`${t.integrationUrl}/me`, { headers: { authorization: `Bearer ${token}` } }));
 
 async function listeners(): Promise<number> {
-  const { rows } = await sql<{ n: string }>`select count(*) as n from pg_stat_activity where datname = current_database() and query = 'LISTEN cobro_auth_changed' and pid <> pg_backend_pid()`.execute(t.database.db);
+  const { rows } = await sql<{
+    n: string;
+  }>`select count(*) as n from pg_stat_activity where datname = current_database() and query = 'LISTEN cobro_auth_changed' and pid <> pg_backend_pid()`.execute(
+    t.database.db,
+  );
   return Number(rows[0]!.n);
 }
 
 async function dropListeningConnection(): Promise<void> {
-  await sql`select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and query = 'LISTEN cobro_auth_changed'`.execute(t.database.db);
+  await sql`select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and query = 'LISTEN cobro_auth_changed'`.execute(
+    t.database.db,
+  );
 }
 
 const lostListenings = () => t.logLines.filter((line) => String(line.msg).startsWith("lost the connection that listens for token changes")).length;
@@ -45,7 +51,9 @@ async function until(condition: () => Promise<boolean> | boolean, what: string):
 it("reads the database for every check while the listening connection is lost, and listens again by itself", async () => {
   const sandbox = await t.sandbox();
   const login = await read(await postJson(`${t.authUrl}/integration/admin/login`, sandbox.integrationAdmin));
-  const tokens = await read(await fetch(`${t.adminUrl}/my-integration/test-tokens`, { method: "POST", headers: { authorization: `Bearer ${login.json.idToken}` } }));
+  const tokens = await read(
+    await fetch(`${t.adminUrl}/my-integration/test-tokens`, { method: "POST", headers: { authorization: `Bearer ${login.json.idToken}` } }),
+  );
   const token = tokens.json.idToken as string;
   const before = await me(token);
   expect(before.status).toBe(200); // remembered from here on, for up to a second
@@ -70,7 +78,8 @@ it("a sign-out made through this process holds for its very next request, even b
   // try during which it did so proves nothing, and is made again.
   for (let attempt = 1; ; attempt++) {
     const session = await read(await postJson(`${t.authUrl}/integration/admin/login`, sandbox.integrationAdmin));
-    const events = async () => read(await fetch(`${t.adminUrl}/my-integration/events?limit=1`, { headers: { authorization: `Bearer ${session.json.idToken}` } }));
+    const events = async () =>
+      read(await fetch(`${t.adminUrl}/my-integration/events?limit=1`, { headers: { authorization: `Bearer ${session.json.idToken}` } }));
     await until(async () => (await listeners()) === 1, "the process listens");
 
     // A notification that has not arrived yet: the listening connection is gone, but the process still

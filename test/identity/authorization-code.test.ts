@@ -20,7 +20,14 @@ const me = async (idToken: string) => read(await fetch(`${t.integrationUrl}/me`,
 
 describe("the authorization code flow", () => {
   it("links the merchant and gives tokens that GET /me accepts", async () => {
-    const form = await openSignInForm(authorizeUrl(t.authUrl, { response_type: "code", client_id: sandbox.integration.clientId, redirect_uri: sandbox.integration.redirectUri, state: "xyz 1/2" }));
+    const form = await openSignInForm(
+      authorizeUrl(t.authUrl, {
+        response_type: "code",
+        client_id: sandbox.integration.clientId,
+        redirect_uri: sandbox.integration.redirectUri,
+        state: "xyz 1/2",
+      }),
+    );
     expect(form.page).toContain(sandbox.integration.name);
     expect(form.page).toContain('lang="es"');
     const attempt = await submitSignIn(t.authUrl, form, sandbox.merchant.email, sandbox.merchant.password);
@@ -43,7 +50,9 @@ describe("the authorization code flow", () => {
   });
 
   it("accepts the camelCase aliases on /authorize", async () => {
-    const form = await openSignInForm(authorizeUrl(t.authUrl, { responseType: "code", clientId: sandbox.integration.clientId, redirectUri: sandbox.integration.redirectUri }));
+    const form = await openSignInForm(
+      authorizeUrl(t.authUrl, { responseType: "code", clientId: sandbox.integration.clientId, redirectUri: sandbox.integration.redirectUri }),
+    );
     expect(form.transaction).toMatch(/^tx_/);
   });
 
@@ -94,7 +103,8 @@ describe("/authorize errors", () => {
 });
 
 describe("the authorization screen's errors", () => {
-  const open = () => openSignInForm(authorizeUrl(t.authUrl, { response_type: "code", client_id: sandbox.integration.clientId, redirect_uri: sandbox.integration.redirectUri }));
+  const open = () =>
+    openSignInForm(authorizeUrl(t.authUrl, { response_type: "code", client_id: sandbox.integration.clientId, redirect_uri: sandbox.integration.redirectUri }));
 
   it("400 InvalidGrantError, shown on the page, for an email with no merchant account", async () => {
     const attempt = await submitSignIn(t.authUrl, await open(), "nobody@example.com", "whatever-password");
@@ -145,7 +155,14 @@ describe("/token errors", () => {
     expect(again.json).toEqual(generalError("InvalidGrantError"));
     const after = await me(first.json.idToken);
     expect(after.status).toBe(401);
-    const refresh = await read(await postJson(`${t.authUrl}/integration/oauth2/refresh`, { grantType: "refresh_token", refreshToken: first.json.refreshToken, clientId: sandbox.integration.clientId, clientSecret: sandbox.integration.clientSecret }));
+    const refresh = await read(
+      await postJson(`${t.authUrl}/integration/oauth2/refresh`, {
+        grantType: "refresh_token",
+        refreshToken: first.json.refreshToken,
+        clientId: sandbox.integration.clientId,
+        clientSecret: sandbox.integration.clientSecret,
+      }),
+    );
     expect(refresh.status).toBe(400);
   });
 
@@ -177,8 +194,16 @@ describe("/token errors", () => {
     const other = await t.sandbox();
     const adminLogin = await read(await postJson(`${t.authUrl}/integration/admin/login`, other.integrationAdmin));
     await fetch(`${t.adminUrl}/my-integration/test-tokens`, { method: "POST", headers: { authorization: `Bearer ${adminLogin.json.idToken}` } });
-    const testMerchant = await t.database.db.selectFrom("merchant_accounts").select("email").where("test_for_integration_client_id", "is not", null).executeTakeFirstOrThrow();
-    await t.database.db.updateTable("merchant_accounts").set({ password_hash: (await import("../../domain/secrets/hashing.ts").then((m) => m.hashSecret("test-merchant-pw"))) }).where("email", "=", testMerchant.email).execute();
+    const testMerchant = await t.database.db
+      .selectFrom("merchant_accounts")
+      .select("email")
+      .where("test_for_integration_client_id", "is not", null)
+      .executeTakeFirstOrThrow();
+    await t.database.db
+      .updateTable("merchant_accounts")
+      .set({ password_hash: await import("../../domain/secrets/hashing.ts").then((m) => m.hashSecret("test-merchant-pw")) })
+      .where("email", "=", testMerchant.email)
+      .execute();
     const code = await obtainCode(t.authUrl, client(), { email: testMerchant.email, password: "test-merchant-pw" });
     const result = await exchange(code);
     expect(result.status).toBe(500);
@@ -193,9 +218,16 @@ describe("/refresh and /revoke", () => {
     return (await exchange(code)).json as { idToken: string; refreshToken: string };
   }
   const refresh = (refreshToken: string, clientSecret = sandbox.integration.clientSecret) =>
-    postJson(`${t.authUrl}/integration/oauth2/refresh`, { grantType: "refresh_token", refreshToken, clientId: sandbox.integration.clientId, clientSecret }).then(read);
+    postJson(`${t.authUrl}/integration/oauth2/refresh`, {
+      grantType: "refresh_token",
+      refreshToken,
+      clientId: sandbox.integration.clientId,
+      clientSecret,
+    }).then(read);
   const revoke = (token: string, clientSecret = sandbox.integration.clientSecret) =>
-    postJson(`${t.authUrl}/integration/oauth2/revoke`, { token, tokenTypeHint: "refresh_token", clientId: sandbox.integration.clientId, clientSecret }).then(read);
+    postJson(`${t.authUrl}/integration/oauth2/revoke`, { token, tokenTypeHint: "refresh_token", clientId: sandbox.integration.clientId, clientSecret }).then(
+      read,
+    );
 
   it("gives a new idToken without a new refreshToken", async () => {
     const { refreshToken } = await tokens();

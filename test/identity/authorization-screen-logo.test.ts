@@ -26,8 +26,14 @@ afterAll(async () => {
 it("shows the uploaded logo, scaled, on the authorization screen", async () => {
   const sandbox = await t.sandbox();
   const { token } = await signedInAdmin(t, sandbox.integrationAdmin);
-  const logo = await sharp({ create: { width: 900, height: 300, channels: 4, background: { r: 10, g: 120, b: 200, alpha: 1 } } }).png().toBuffer();
-  const uploaded = await fetch(`${t.adminUrl}/my-integration/logo`, { method: "PUT", headers: { authorization: `Bearer ${token}`, "content-type": "image/png" }, body: logo });
+  const logo = await sharp({ create: { width: 900, height: 300, channels: 4, background: { r: 10, g: 120, b: 200, alpha: 1 } } })
+    .png()
+    .toBuffer();
+  const uploaded = await fetch(`${t.adminUrl}/my-integration/logo`, {
+    method: "PUT",
+    headers: { authorization: `Bearer ${token}`, "content-type": "image/png" },
+    body: logo,
+  });
   expect(uploaded.status).toBe(200);
 
   const page = await browser.context.newPage();
@@ -35,7 +41,9 @@ it("shows the uploaded logo, scaled, on the authorization screen", async () => {
   page.on("console", (message) => {
     if (message.text().includes("Content Security Policy")) violations.push(message.text());
   });
-  const screen = await page.goto(authorizeUrl(t.config.publicUrls.auth, { response_type: "code", client_id: sandbox.integration.clientId, redirect_uri: sandbox.integration.redirectUri }));
+  const screen = await page.goto(
+    authorizeUrl(t.config.publicUrls.auth, { response_type: "code", client_id: sandbox.integration.clientId, redirect_uri: sandbox.integration.redirectUri }),
+  );
   expect(screen?.status()).toBe(200);
   type LoadedImage = { complete: boolean; naturalWidth: number; naturalHeight: number };
   const logoImage = page.locator("img.logo");

@@ -12,7 +12,11 @@ let sandbox: SandboxCredentials;
 
 beforeAll(async () => {
   sandbox = await t.sandbox();
-  await t.database.db.updateTable("integration_clients").set({ logout_urls: [REGISTERED] }).where("provider_client_id", "=", sandbox.integration.clientId).execute();
+  await t.database.db
+    .updateTable("integration_clients")
+    .set({ logout_urls: [REGISTERED] })
+    .where("provider_client_id", "=", sandbox.integration.clientId)
+    .execute();
 });
 
 function logout(params: Record<string, string>) {
@@ -61,6 +65,9 @@ describe("GET /integration/oauth2/logout", () => {
     const response = await logout({ logout_uri: REGISTERED });
     expect(response.status).toBe(400);
     expect(response.headers.get("location")).toBeNull();
-    expect((await read(response)).json).toMatchObject({ code: "ValidationError", validationDetails: [expect.objectContaining({ field: expect.stringContaining("client_id") })] });
+    expect((await read(response)).json).toMatchObject({
+      code: "ValidationError",
+      validationDetails: [expect.objectContaining({ field: expect.stringContaining("client_id") })],
+    });
   });
 });

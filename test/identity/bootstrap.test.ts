@@ -142,10 +142,22 @@ describe("the first npm start of an empty Sandbox", () => {
     expect(output).toContain(`these credentials are shown once (also in ${sandboxFile})`);
     expect(output).toMatch(/^\s+portal\s+http:\/\/\S+\/portal\/ \(sign in as an admin\)$/m);
     expect(output).toMatch(new RegExp(`^\\s+platform admin\\s+${literal(saved.platformAdmin.email)} / ${literal(saved.platformAdmin.password)}$`, "m"));
-    expect(output).toMatch(new RegExp(`^\\s+integration\\s+${literal(saved.integration.name)}: clientId ${literal(saved.integration.clientId)}, clientSecret ${literal(saved.integration.clientSecret)}$`, "m"));
+    expect(output).toMatch(
+      new RegExp(
+        `^\\s+integration\\s+${literal(saved.integration.name)}: clientId ${literal(saved.integration.clientId)}, clientSecret ${literal(saved.integration.clientSecret)}$`,
+        "m",
+      ),
+    );
     expect(output).toMatch(/^\s+redirect URI http:\/\/localhost:8080\/callback$/m);
-    expect(output).toMatch(new RegExp(`^\\s+integration admin\\s+${literal(saved.integrationAdmin.email)} / ${literal(saved.integrationAdmin.password)}$`, "m"));
-    expect(output).toMatch(new RegExp(`^\\s+merchant\\s+${literal(saved.merchant.email)} / ${literal(saved.merchant.password)} \\(merchantUserId ${literal(saved.merchant.merchantUserId)}\\)$`, "m"));
+    expect(output).toMatch(
+      new RegExp(`^\\s+integration admin\\s+${literal(saved.integrationAdmin.email)} / ${literal(saved.integrationAdmin.password)}$`, "m"),
+    );
+    expect(output).toMatch(
+      new RegExp(
+        `^\\s+merchant\\s+${literal(saved.merchant.email)} / ${literal(saved.merchant.password)} \\(merchantUserId ${literal(saved.merchant.merchantUserId)}\\)$`,
+        "m",
+      ),
+    );
     for (const secret of secretsOf(saved)) expect(occurrences(output, secret)).toBe(1);
   });
 
@@ -182,7 +194,11 @@ describe("the first npm start of an empty Sandbox", () => {
     expect(tokens.status, tokens.text).toBe(200);
     const me = await read(await fetch(`${urls.integration}/me`, { headers: { authorization: `Bearer ${tokens.json.idToken}` } }));
     expect(me.status, me.text).toBe(200);
-    expect(me.json).toMatchObject({ merchantUserId: saved.merchant.merchantUserId, email: saved.merchant.email, integration: { name: saved.integration.name } });
+    expect(me.json).toMatchObject({
+      merchantUserId: saved.merchant.merchantUserId,
+      email: saved.merchant.email,
+      integration: { name: saved.integration.name },
+    });
   });
 });
 
@@ -208,7 +224,15 @@ describe("npm run sandbox:bootstrap -- --json against the running Sandbox", () =
   it("makes a new set each time", () => {
     const [a, b] = sets as [SandboxJson, SandboxJson];
     for (const set of [a, b, saved]) expect(new Set(secretsOf(set)).size).toBe(4);
-    const identities = (set: SandboxJson) => [set.platformAdmin.email, set.integration.clientId, set.integration.name, set.integrationAdmin.email, set.merchant.email, set.merchant.merchantUserId, ...secretsOf(set)];
+    const identities = (set: SandboxJson) => [
+      set.platformAdmin.email,
+      set.integration.clientId,
+      set.integration.name,
+      set.integrationAdmin.email,
+      set.merchant.email,
+      set.merchant.merchantUserId,
+      ...secretsOf(set),
+    ];
     const all = [a, b, saved].flatMap(identities);
     expect(new Set(all).size).toBe(all.length);
   });
@@ -224,11 +248,18 @@ describe("npm run sandbox:bootstrap -- --json against the running Sandbox", () =
     const set = sets[0]!;
     const platform = await read(await postJson(`${urls.auth}/integration/admin/login`, set.platformAdmin));
     expect(platform.status, platform.text).toBe(200);
-    expect(platform.json).toEqual({ idToken: expect.any(String), refreshToken: expect.any(String), tokenType: "Bearer", expiresIn: 3600, passwordChangeRequired: false });
+    expect(platform.json).toEqual({
+      idToken: expect.any(String),
+      refreshToken: expect.any(String),
+      tokenType: "Bearer",
+      expiresIn: 3600,
+      passwordChangeRequired: false,
+    });
 
     const admin = await read(await postJson(`${urls.auth}/integration/admin/login`, set.integrationAdmin));
     expect(admin.status, admin.text).toBe(200);
-    const testTokens = () => fetch(`${urls.admin}/my-integration/test-tokens`, { method: "POST", headers: { authorization: `Bearer ${admin.json.idToken}` } }).then(read);
+    const testTokens = () =>
+      fetch(`${urls.admin}/my-integration/test-tokens`, { method: "POST", headers: { authorization: `Bearer ${admin.json.idToken}` } }).then(read);
     const linked = await testTokens();
     expect(linked.status, linked.text).toBe(200);
     expect(linked.json).toEqual({ idToken: expect.any(String), refreshToken: expect.any(String), expiresIn: 3600, autoLinkAction: "linked" });

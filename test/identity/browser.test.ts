@@ -126,10 +126,7 @@ describe("the authorization screen in a real browser", () => {
 
     // The right password: the browser lands on the integration's page with code and the unchanged state.
     await page.getByLabel("Contraseña").fill(sandbox.merchant.password);
-    await Promise.all([
-      page.waitForURL((url) => url.href.startsWith(callback.url)),
-      page.getByRole("button", { name: "Ingresar y autorizar" }).click(),
-    ]);
+    await Promise.all([page.waitForURL((url) => url.href.startsWith(callback.url)), page.getByRole("button", { name: "Ingresar y autorizar" }).click()]);
     await page.waitForLoadState("load");
     expect(await page.locator("p").innerText()).toBe("Vinculado");
     const landed = new URL(page.url());

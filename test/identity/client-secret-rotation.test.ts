@@ -18,7 +18,12 @@ async function integrationWithGrant() {
   expect(tokens.status).toBe(200);
   const admin = await signedInAdmin(t, sandbox.integrationAdmin);
   const refreshWith = (clientSecret: string) =>
-    postJson(`${t.authUrl}/integration/oauth2/refresh`, { grantType: "refresh_token", refreshToken: tokens.json.refreshToken, clientId: sandbox.integration.clientId, clientSecret }).then(read);
+    postJson(`${t.authUrl}/integration/oauth2/refresh`, {
+      grantType: "refresh_token",
+      refreshToken: tokens.json.refreshToken,
+      clientId: sandbox.integration.clientId,
+      clientSecret,
+    }).then(read);
   const rotate = (body?: unknown) => admin.call("POST", "/my-integration/client-secret/rotate", body);
   return { sandbox, refreshWith, rotate };
 }
@@ -54,7 +59,11 @@ describe("rotating the client secret", () => {
     const exchange = await exchangeCode(t.authUrl, { ...sandbox.integration, clientSecret: newSecret }, code);
     expect(exchange.status, exchange.text).toBe(200);
 
-    const stored = await t.database.db.selectFrom("integration_clients").select("client_secret_hash").where("provider_client_id", "=", sandbox.integration.clientId).executeTakeFirstOrThrow();
+    const stored = await t.database.db
+      .selectFrom("integration_clients")
+      .select("client_secret_hash")
+      .where("provider_client_id", "=", sandbox.integration.clientId)
+      .executeTakeFirstOrThrow();
     expect(stored.client_secret_hash).not.toContain(newSecret);
   });
 
@@ -100,7 +109,12 @@ describe("rotating the client secret", () => {
     for (const body of [{ graceSeconds: -1 }, { graceSeconds: 86401 }, { graceSeconds: 1.5 }, { graceSeconds: "60" }, { graceSeconds: null }, { grace: 60 }]) {
       const result = await rotate(body);
       expect(result.status, JSON.stringify(body)).toBe(400);
-      expect(result.json).toEqual({ code: "ValidationError", message: expect.any(String), id: expect.any(String), validationDetails: expect.arrayContaining([{ field: expect.stringMatching(/grace/), message: expect.any(String) }]) });
+      expect(result.json).toEqual({
+        code: "ValidationError",
+        message: expect.any(String),
+        id: expect.any(String),
+        validationDetails: expect.arrayContaining([{ field: expect.stringMatching(/grace/), message: expect.any(String) }]),
+      });
     }
     await expectAccepted(refreshWith(sandbox.integration.clientSecret));
   });

@@ -38,8 +38,10 @@ async function testTokens(adminIdToken: string): Promise<{ idToken: string; refr
 }
 
 type Authorization = string | undefined;
-const integrationCall = async (authorization: Authorization, path = "/me") => read(await fetch(`${t.integrationUrl}${path}`, { headers: authorization === undefined ? {} : { authorization } }));
-const adminCall = async (authorization: Authorization) => read(await fetch(`${t.adminUrl}/my-integration/events?limit=1`, { headers: authorization === undefined ? {} : { authorization } }));
+const integrationCall = async (authorization: Authorization, path = "/me") =>
+  read(await fetch(`${t.integrationUrl}${path}`, { headers: authorization === undefined ? {} : { authorization } }));
+const adminCall = async (authorization: Authorization) =>
+  read(await fetch(`${t.adminUrl}/my-integration/events?limit=1`, { headers: authorization === undefined ? {} : { authorization } }));
 
 function expectIntegrationUnauthorized(result: Awaited<ReturnType<typeof read>>, what: string) {
   expect({ what, status: result.status, contentType: result.headers.get("content-type"), text: result.text }).toEqual({
@@ -51,7 +53,11 @@ function expectIntegrationUnauthorized(result: Awaited<ReturnType<typeof read>>,
 }
 
 function expectAdminUnauthorized(result: Awaited<ReturnType<typeof read>>, what: string) {
-  expect({ what, status: result.status, body: result.json }).toEqual({ what, status: 401, body: { code: "UnauthorizedError", message: expect.any(String), id: expect.any(String) } });
+  expect({ what, status: result.status, body: result.json }).toEqual({
+    what,
+    status: 401,
+    body: { code: "UnauthorizedError", message: expect.any(String), id: expect.any(String) },
+  });
 }
 
 // --- building forgeries -----------------------------------------------------------------------------
@@ -61,7 +67,11 @@ const encodeJson = (value: object) => base64url(JSON.stringify(value));
 
 function decode(token: string): { header: Record<string, unknown>; payload: Record<string, unknown>; signature: string } {
   const [header, payload, signature] = token.split(".");
-  return { header: JSON.parse(Buffer.from(header!, "base64url").toString()), payload: JSON.parse(Buffer.from(payload!, "base64url").toString()), signature: signature! };
+  return {
+    header: JSON.parse(Buffer.from(header!, "base64url").toString()),
+    payload: JSON.parse(Buffer.from(payload!, "base64url").toString()),
+    signature: signature!,
+  };
 }
 
 /** The genuine token's signature over other claims. */
@@ -73,7 +83,11 @@ function withAlteredClaims(token: string, changes: Record<string, unknown>): str
 function unsigned(token: string): string[] {
   const { header, payload } = decode(token);
   const noneHeader = { ...header, alg: "none" };
-  return [`${encodeJson(noneHeader)}.${encodeJson(payload)}.`, `${encodeJson(noneHeader)}.${encodeJson(payload)}`, `${encodeJson({ ...header, alg: "None" })}.${encodeJson(payload)}.`];
+  return [
+    `${encodeJson(noneHeader)}.${encodeJson(payload)}.`,
+    `${encodeJson(noneHeader)}.${encodeJson(payload)}`,
+    `${encodeJson({ ...header, alg: "None" })}.${encodeJson(payload)}.`,
+  ];
 }
 
 /** HS256 over the genuine claims, keyed with `secret` (the algorithm-confusion attack: the public key as an HMAC secret). */
@@ -102,7 +116,9 @@ async function forgeries(genuine: string): Promise<Array<[string, string]>> {
   const serviceKey = jwks.keys.find((key) => key.kid === header.kid)!;
   expect(serviceKey).toMatchObject({ alg: "ES256", kty: "EC", crv: "P-256" });
   expect(header.alg).toBe("ES256");
-  const pem = createPublicKey({ key: serviceKey as never, format: "jwk" }).export({ type: "spki", format: "pem" }).toString();
+  const pem = createPublicKey({ key: serviceKey as never, format: "jwk" })
+    .export({ type: "spki", format: "pem" })
+    .toString();
   const { payload } = decode(genuine);
   const now = Math.floor(t.clock.now().getTime() / 1000);
   return [
@@ -112,7 +128,10 @@ async function forgeries(genuine: string): Promise<Array<[string, string]>> {
     ["HS256 keyed with any string", hs256(genuine, "secret")],
     ["ES256 with a key of our own under the service's kid", await signedWithOwnKey(genuine, String(header.kid))],
     ["ES256 with a key of our own under an unknown kid", await signedWithOwnKey(genuine, randomUUID())],
-    ["the service's key published in the header (jwk)", `${encodeJson({ ...header, jwk: await exportJWK((await generateKeyPair("ES256")).publicKey) })}.${genuine.split(".")[1]}.${decode(genuine).signature}`],
+    [
+      "the service's key published in the header (jwk)",
+      `${encodeJson({ ...header, jwk: await exportJWK((await generateKeyPair("ES256")).publicKey) })}.${genuine.split(".")[1]}.${decode(genuine).signature}`,
+    ],
     ["a changed sub", withAlteredClaims(genuine, { sub: randomUUID() })],
     ["a changed aud", withAlteredClaims(genuine, { aud: payload.aud === "cobro-admin" ? sandbox.integration.clientId : "cobro-admin" })],
     ["a changed exp", withAlteredClaims(genuine, { exp: now + 365 * 86400 })],
@@ -127,8 +146,20 @@ async function reissued(kind: "merchant" | "admin"): Promise<Array<[string, stri
   const genuine = decode(kind === "merchant" ? merchant.idToken : admin.idToken).payload as Record<string, string>;
   const issue = (tokens: TokenService) =>
     kind === "merchant"
-      ? tokens.issueMerchantToken({ merchantAccountId: genuine.sub!, providerClientId: genuine.aud!, grantId: genuine.sid!, scope: genuine.scope!, email: genuine.email! })
-      : tokens.issueAdminToken({ adminUserId: genuine.sub!, sessionId: genuine.sid!, role: genuine.role!, integrationClientId: genuine.integration_client_id!, email: genuine.email! });
+      ? tokens.issueMerchantToken({
+          merchantAccountId: genuine.sub!,
+          providerClientId: genuine.aud!,
+          grantId: genuine.sid!,
+          scope: genuine.scope!,
+          email: genuine.email!,
+        })
+      : tokens.issueAdminToken({
+          adminUserId: genuine.sub!,
+          sessionId: genuine.sid!,
+          role: genuine.role!,
+          integrationClientId: genuine.integration_client_id!,
+          email: genuine.email!,
+        });
   const now = t.clock.now().getTime();
   return [
     ["the wrong issuer", await issue(await issuer({ issuer: "http://auth.attacker.test" }))],
@@ -169,7 +200,11 @@ const bearerApis: BearerApi[] = [
     name: "the Integration API (401 Unauthorized, plain text)",
     kind: "merchant",
     genuine: () => merchant.idToken,
-    misplaced: () => [["an admin's idToken", admin.idToken], ["a merchant's refresh token", merchant.refreshToken], ["an admin's refresh token", admin.refreshToken]],
+    misplaced: () => [
+      ["an admin's idToken", admin.idToken],
+      ["a merchant's refresh token", merchant.refreshToken],
+      ["an admin's refresh token", admin.refreshToken],
+    ],
     baseUrl: () => t.integrationUrl,
     path: "/me",
     expectRefused: expectIntegrationUnauthorized,
@@ -178,7 +213,11 @@ const bearerApis: BearerApi[] = [
     name: "the Admin API (401 UnauthorizedError)",
     kind: "admin",
     genuine: () => admin.idToken,
-    misplaced: () => [["a merchant's idToken", merchant.idToken], ["a merchant's refresh token", merchant.refreshToken], ["an admin's refresh token", admin.refreshToken]],
+    misplaced: () => [
+      ["a merchant's idToken", merchant.idToken],
+      ["a merchant's refresh token", merchant.refreshToken],
+      ["an admin's refresh token", admin.refreshToken],
+    ],
     baseUrl: () => t.adminUrl,
     path: "/my-integration/events?limit=1",
     expectRefused: expectAdminUnauthorized,
@@ -186,7 +225,8 @@ const bearerApis: BearerApi[] = [
 ];
 
 describe.each(bearerApis)("$name refuses forged, altered and misplaced tokens", (api) => {
-  const call = async (authorization: Authorization) => read(await fetch(`${api.baseUrl()}${api.path}`, { headers: authorization === undefined ? {} : { authorization } }));
+  const call = async (authorization: Authorization) =>
+    read(await fetch(`${api.baseUrl()}${api.path}`, { headers: authorization === undefined ? {} : { authorization } }));
 
   it("accepts the genuine token, also with the scheme in another case (auth schemes are case-insensitive, RFC 9110)", async () => {
     for (const scheme of ["Bearer", "bearer", "BEARER"]) expect((await call(`${scheme} ${api.genuine()}`)).status).toBe(200);
@@ -222,10 +262,22 @@ describe("revoked grants and sessions, other integrations, other roles", () => {
     const own = await t.sandbox();
     const tokens = await testTokens((await adminLogin(own)).idToken);
     expect((await integrationCall(`Bearer ${tokens.idToken}`)).status).toBe(200);
-    const revoked = await read(await postJson(`${t.authUrl}/integration/oauth2/revoke`, { token: tokens.refreshToken, clientId: own.integration.clientId, clientSecret: own.integration.clientSecret }));
+    const revoked = await read(
+      await postJson(`${t.authUrl}/integration/oauth2/revoke`, {
+        token: tokens.refreshToken,
+        clientId: own.integration.clientId,
+        clientSecret: own.integration.clientSecret,
+      }),
+    );
     expect(revoked.status, revoked.text).toBe(200);
     expectIntegrationUnauthorized(await integrationCall(`Bearer ${tokens.idToken}`), "idToken of a revoked grant");
-    const refreshed = await read(await postJson(`${t.authUrl}/integration/oauth2/refresh`, { refreshToken: tokens.refreshToken, clientId: own.integration.clientId, clientSecret: own.integration.clientSecret }));
+    const refreshed = await read(
+      await postJson(`${t.authUrl}/integration/oauth2/refresh`, {
+        refreshToken: tokens.refreshToken,
+        clientId: own.integration.clientId,
+        clientSecret: own.integration.clientSecret,
+      }),
+    );
     expect(refreshed.status).not.toBe(200);
   });
 
@@ -247,7 +299,10 @@ describe("revoked grants and sessions, other integrations, other roles", () => {
     expect(read404.json).toEqual({ message: "Payment request not found" });
     expect((await integrationCall(`Bearer ${merchant.idToken}`, `/payment-request/${mine.json.referenceId}`)).status).toBe(200);
     // The other integration's token carrying this integration's clientId as audience breaks its signature.
-    expectIntegrationUnauthorized(await integrationCall(`Bearer ${withAlteredClaims(theirs.idToken, { aud: sandbox.integration.clientId })}`, `/payment-request/${mine.json.referenceId}`), "aud swapped");
+    expectIntegrationUnauthorized(
+      await integrationCall(`Bearer ${withAlteredClaims(theirs.idToken, { aud: sandbox.integration.clientId })}`, `/payment-request/${mine.json.referenceId}`),
+      "aud swapped",
+    );
   });
 
   it("a platform admin's genuine token on an integration admin's operation is 403 ForbiddenError, and the reverse too", async () => {
@@ -272,6 +327,8 @@ function rawStatus(baseUrl: string, path: string, authorizations: string[]): Pro
     socket.on("data", (chunk) => (answer += chunk));
     socket.on("error", reject);
     socket.on("end", () => resolve(Number(/^HTTP\/1\.1 (\d{3})/.exec(answer)?.[1] ?? 0)));
-    socket.write(`GET ${path} HTTP/1.1\r\nHost: ${url.host}\r\n${authorizations.map((value) => `Authorization: ${value}\r\n`).join("")}Connection: close\r\n\r\n`);
+    socket.write(
+      `GET ${path} HTTP/1.1\r\nHost: ${url.host}\r\n${authorizations.map((value) => `Authorization: ${value}\r\n`).join("")}Connection: close\r\n\r\n`,
+    );
   });
 }

@@ -19,7 +19,11 @@ async function signInAndChange(t: TestService, email: string, temporaryPassword:
   const call = bearerCaller(t.adminUrl, () => session.json.idToken);
   expect((await call("GET", "/integration-admin/setup/clients")).json.code).toBe("PasswordChangeRequiredError");
   const changed = await read(
-    await postJson(`${t.authUrl}/integration/admin/change-password`, { currentPassword: temporaryPassword, newPassword: "la-clave-de-produccion" }, { authorization: `Bearer ${session.json.idToken}` }),
+    await postJson(
+      `${t.authUrl}/integration/admin/change-password`,
+      { currentPassword: temporaryPassword, newPassword: "la-clave-de-produccion" },
+      { authorization: `Bearer ${session.json.idToken}` },
+    ),
   );
   expect(changed.status).toBe(204);
   const clients = await call("GET", "/integration-admin/setup/clients");
@@ -40,7 +44,11 @@ describe("npm run platform-admin:create", () => {
 
   it("mails the welcome when SMTP is configured, and prints no password", async () => {
     const email = `${uniqueRef("platform")}@example.com`;
-    const result = await createPlatformAdmin(["--email", email], { ...databaseEnv, COBRO_SMTP_URL: smtp.url, COBRO_MAIL_FROM: "Cobro <bienvenida@cobro.example>" });
+    const result = await createPlatformAdmin(["--email", email], {
+      ...databaseEnv,
+      COBRO_SMTP_URL: smtp.url,
+      COBRO_MAIL_FROM: "Cobro <bienvenida@cobro.example>",
+    });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain(`platform admin ${email} created; the welcome email with the temporary password was sent`);
     const [mail] = await smtp.waitFor(email);

@@ -21,10 +21,14 @@ afterAll(() => cluster?.close());
 function postFrom(localAddress: string, url: string, body: unknown): Promise<number> {
   return new Promise((resolve, reject) => {
     const text = JSON.stringify(body);
-    const outgoing = request(url, { method: "POST", localAddress, headers: { "content-type": "application/json", "content-length": String(Buffer.byteLength(text)) } }, (response) => {
-      response.resume();
-      response.on("end", () => resolve(response.statusCode ?? 0));
-    });
+    const outgoing = request(
+      url,
+      { method: "POST", localAddress, headers: { "content-type": "application/json", "content-length": String(Buffer.byteLength(text)) } },
+      (response) => {
+        response.resume();
+        response.on("end", () => resolve(response.statusCode ?? 0));
+      },
+    );
     outgoing.on("error", reject);
     outgoing.end(text);
   });
@@ -32,11 +36,17 @@ function postFrom(localAddress: string, url: string, body: unknown): Promise<num
 
 const addressCounts = async () =>
   Object.fromEntries(
-    (await cluster.database.db.selectFrom("credential_failures").select(["key_hash", "failures"]).where("scope", "=", "address").execute()).map((row) => [row.key_hash, row.failures]),
+    (await cluster.database.db.selectFrom("credential_failures").select(["key_hash", "failures"]).where("scope", "=", "address").execute()).map((row) => [
+      row.key_hash,
+      row.failures,
+    ]),
   );
 
 it("counts the browser's address for a sign-in through another process's portal", async () => {
-  const status = await postFrom("127.0.0.2", `${portalHost}/portal/auth-api/integration/admin/login`, { email: "nadie@example.com", password: "not-the-password" });
+  const status = await postFrom("127.0.0.2", `${portalHost}/portal/auth-api/integration/admin/login`, {
+    email: "nadie@example.com",
+    password: "not-the-password",
+  });
   expect(status).toBe(401);
   const counts = await addressCounts();
   expect(counts[sha256("127.0.0.2")]).toBe(1);

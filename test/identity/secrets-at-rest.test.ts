@@ -52,7 +52,11 @@ describe("secrets at rest", () => {
   it("no secret made through the APIs is stored in clear in any column of any table", async () => {
     const { merchant, admin } = await sandboxIntegration(t);
     const sandbox = merchant.sandbox;
-    const integration = await t.database.db.selectFrom("integration_clients").select("id").where("provider_client_id", "=", sandbox.integration.clientId).executeTakeFirstOrThrow();
+    const integration = await t.database.db
+      .selectFrom("integration_clients")
+      .select("id")
+      .where("provider_client_id", "=", sandbox.integration.clientId)
+      .executeTakeFirstOrThrow();
 
     const signingSecret = (await admin.call("PUT", "/my-integration/webhook-signing-secret/rotate")).json.webhookSigningSecret as string;
     const urlToken = "url-v4lid4t10n-t0k3n-5e4d3c2b1a";
@@ -60,7 +64,16 @@ describe("secrets at rest", () => {
     expect(url.status).toBe(201);
     await t.database.db.updateTable("integration_clients").set({ type: "multitenant" }).where("id", "=", integration.id).execute();
     const tenantToken = "t3n4nt-v4lid4t10n-t0k3n-9z8y7x";
-    expect((await admin.call("POST", "/my-integration/tenant", { key: "centro", name: "Centro", webhook_url: receiver.url("/centro"), webhook_validation_token: tenantToken })).status).toBe(201);
+    expect(
+      (
+        await admin.call("POST", "/my-integration/tenant", {
+          key: "centro",
+          name: "Centro",
+          webhook_url: receiver.url("/centro"),
+          webhook_validation_token: tenantToken,
+        })
+      ).status,
+    ).toBe(201);
     await admin.call("POST", "/my-integration/api-keys");
     const widgetSecretKey = (await admin.call("POST", "/my-integration/api-keys/rotate-secret")).json.secretKey as string;
     const code = await obtainCode(t.authUrl, sandbox.integration, sandbox.merchant);
@@ -106,9 +119,14 @@ describe("secrets at rest", () => {
     const [firstAdmin, secondAdmin] = [await sandboxAdmin(t, first), await sandboxAdmin(t, second)];
     const firstSecret = (await firstAdmin.call("PUT", "/my-integration/webhook-signing-secret/rotate")).json.webhookSigningSecret as string;
     const secondSecret = (await secondAdmin.call("PUT", "/my-integration/webhook-signing-secret/rotate")).json.webhookSigningSecret as string;
-    const idOf = async (clientId: string) => (await t.database.db.selectFrom("integration_clients").select("id").where("provider_client_id", "=", clientId).executeTakeFirstOrThrow()).id;
+    const idOf = async (clientId: string) =>
+      (await t.database.db.selectFrom("integration_clients").select("id").where("provider_client_id", "=", clientId).executeTakeFirstOrThrow()).id;
     const [firstId, secondId] = [await idOf(first.integration.clientId), await idOf(second.integration.clientId)];
-    const firstRow = await t.database.db.selectFrom("webhook_signing_secrets").select(["integration_client_id", "secret"]).where("integration_client_id", "=", firstId).executeTakeFirstOrThrow();
+    const firstRow = await t.database.db
+      .selectFrom("webhook_signing_secrets")
+      .select(["integration_client_id", "secret"])
+      .where("integration_client_id", "=", firstId)
+      .executeTakeFirstOrThrow();
     expect(testKeyring.open(firstRow.secret, placeOf(WEBHOOK_SIGNING_SECRET, firstRow.integration_client_id))).toBe(firstSecret);
 
     await t.database.db.updateTable("webhook_signing_secrets").set({ secret: firstRow.secret }).where("integration_client_id", "=", secondId).execute();
@@ -119,16 +137,28 @@ describe("secrets at rest", () => {
     expect(read.text).not.toContain(secondSecret);
     expect(() => testKeyring.open(firstRow.secret, placeOf(WEBHOOK_SIGNING_SECRET, secondId))).toThrow(SealedValueError);
     // Nor under another column of the same row id.
-    expect(() => testKeyring.open(firstRow.secret, { table: "client_urls", column: "validation_token", rowId: firstRow.integration_client_id })).toThrow(SealedValueError);
+    expect(() => testKeyring.open(firstRow.secret, { table: "client_urls", column: "validation_token", rowId: firstRow.integration_client_id })).toThrow(
+      SealedValueError,
+    );
   });
 
   it("values written in clear before sealing existed are sealed at the next start, and read the same", async () => {
     const sandbox = await t.sandbox();
     const admin = await sandboxAdmin(t, sandbox);
     await admin.call("PUT", "/my-integration/webhook-signing-secret/rotate");
-    const integrationId = (await t.database.db.selectFrom("integration_clients").select("id").where("provider_client_id", "=", sandbox.integration.clientId).executeTakeFirstOrThrow()).id;
+    const integrationId = (
+      await t.database.db
+        .selectFrom("integration_clients")
+        .select("id")
+        .where("provider_client_id", "=", sandbox.integration.clientId)
+        .executeTakeFirstOrThrow()
+    ).id;
     const legacySecret = "whsec_legacy-in-clear-0123456789abcdef";
-    await t.database.db.updateTable("webhook_signing_secrets").set({ secret: legacySecret as unknown as Sealed }).where("integration_client_id", "=", integrationId).execute();
+    await t.database.db
+      .updateTable("webhook_signing_secrets")
+      .set({ secret: legacySecret as unknown as Sealed })
+      .where("integration_client_id", "=", integrationId)
+      .execute();
     // Read back in clear meanwhile (a process of the previous version may still write one).
     expect((await admin.call("GET", "/my-integration/webhook-signing-secret")).json.webhookSigningSecret).toBe(legacySecret);
     // The signing key as the migration left it: its jsonb as text.
@@ -138,7 +168,11 @@ describe("secrets at rest", () => {
 
     const restarted = await startTestService({ database: t.database });
     try {
-      const row = await restarted.database.db.selectFrom("webhook_signing_secrets").select("secret").where("integration_client_id", "=", integrationId).executeTakeFirstOrThrow();
+      const row = await restarted.database.db
+        .selectFrom("webhook_signing_secrets")
+        .select("secret")
+        .where("integration_client_id", "=", integrationId)
+        .executeTakeFirstOrThrow();
       expect(sealedKeyId(row.secret)).toBe("test");
       const sealedKey = await restarted.database.db.selectFrom("signing_keys").select("private_jwk").where("kid", "=", key.kid).executeTakeFirstOrThrow();
       expect(JSON.parse(testKeyring.open(sealedKey.private_jwk, placeOf(SIGNING_KEY_PRIVATE_JWK, key.kid)))).toEqual(JSON.parse(privateJwk));
@@ -182,14 +216,25 @@ describe("the key", () => {
     expect(missing).toThrow(ConfigError);
     expect(() => requireSecretKeyInProduction(loadConfig({ SERVICE_ENV: "sandbox" }, [], false))).not.toThrow();
     // The service itself refuses too, whatever starts it.
-    await expect(startTestService({ database: t.database, env: { SERVICE_ENV: "production", COBRO_SECRET_KEY: "" } })).rejects.toThrow("COBRO_SECRET_KEY is required in Production");
+    await expect(startTestService({ database: t.database, env: { SERVICE_ENV: "production", COBRO_SECRET_KEY: "" } })).rejects.toThrow(
+      "COBRO_SECRET_KEY is required in Production",
+    );
   });
 
   it("a malformed COBRO_SECRET_KEY is a configuration error, in one readable line", () => {
-    for (const malformed of ["k1:short", `k1:${"z".repeat(64)}`, `bad.id:${Buffer.alloc(32).toString("base64")}`, `a:${Buffer.alloc(32).toString("hex")},a:${Buffer.alloc(32, 1).toString("base64")}`]) {
+    for (const malformed of [
+      "k1:short",
+      `k1:${"z".repeat(64)}`,
+      `bad.id:${Buffer.alloc(32).toString("base64")}`,
+      `a:${Buffer.alloc(32).toString("hex")},a:${Buffer.alloc(32, 1).toString("base64")}`,
+    ]) {
       expect(() => loadConfig({ COBRO_SECRET_KEY: malformed }, [], false), malformed).toThrow(/^COBRO_SECRET_KEY .*$/);
     }
-    const ring = loadConfig({ SERVICE_ENV: "production", COBRO_SECRET_KEY: `new:${Buffer.alloc(32, 2).toString("base64")}, old:${Buffer.alloc(32, 3).toString("hex")}` }, [], false).secretKeyring!;
+    const ring = loadConfig(
+      { SERVICE_ENV: "production", COBRO_SECRET_KEY: `new:${Buffer.alloc(32, 2).toString("base64")}, old:${Buffer.alloc(32, 3).toString("hex")}` },
+      [],
+      false,
+    ).secretKeyring!;
     expect(ring.currentKeyId).toBe("new");
     // A bare key is a one-key ring named by its fingerprint.
     expect(loadConfig({ COBRO_SECRET_KEY: Buffer.alloc(32, 4).toString("base64") }, [], false).secretKeyring!.currentKeyId).toMatch(/^f[0-9a-f]{12}$/);

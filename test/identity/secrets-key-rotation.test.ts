@@ -52,7 +52,11 @@ function rotateKey(args: string[]) {
 async function keyIdsInDatabase(): Promise<string[]> {
   const ids = new Set<string>();
   for (const column of SEALED_COLUMNS) {
-    const { rows } = await sql<{ key_id: string }>`select distinct split_part(${sql.ref(column.column)}, '.', 2) as key_id from ${sql.table(column.table)} where ${sql.ref(column.column)} is not null`.execute(first.database.db);
+    const { rows } = await sql<{
+      key_id: string;
+    }>`select distinct split_part(${sql.ref(column.column)}, '.', 2) as key_id from ${sql.table(column.table)} where ${sql.ref(column.column)} is not null`.execute(
+      first.database.db,
+    );
     for (const row of rows) ids.add(row.key_id);
   }
   return [...ids].sort();
@@ -76,9 +80,22 @@ it("rotates with the service running: webhooks keep their secret and tokens, tok
     const urlToken = `url-t0k3n-${index}-${randomBytes(8).toString("hex")}`;
     const url = await admin.call("POST", "/my-integration/urls", { url: receiver.url(`/rotation/${index}`), urlType: "webhook", validationToken: urlToken });
     expect(url.status).toBe(201);
-    await first.database.db.updateTable("integration_clients").set({ type: "multitenant" }).where("provider_client_id", "=", merchant.sandbox.integration.clientId).execute();
+    await first.database.db
+      .updateTable("integration_clients")
+      .set({ type: "multitenant" })
+      .where("provider_client_id", "=", merchant.sandbox.integration.clientId)
+      .execute();
     const tenantToken = `tenant-t0k3n-${index}-${randomBytes(8).toString("hex")}`;
-    expect((await admin.call("POST", "/my-integration/tenant", { key: "centro", name: "Centro", webhook_url: receiver.url(`/rotation/${index}/centro`), webhook_validation_token: tenantToken })).status).toBe(201);
+    expect(
+      (
+        await admin.call("POST", "/my-integration/tenant", {
+          key: "centro",
+          name: "Centro",
+          webhook_url: receiver.url(`/rotation/${index}/centro`),
+          webhook_validation_token: tenantToken,
+        })
+      ).status,
+    ).toBe(201);
     integrations.push({ index, merchant, adminToken: admin.token, signingSecret, clientUrlId: url.json.clientUrlId as string, urlToken, tenantToken });
   }
   expect(await keyIdsInDatabase()).toEqual(["old"]);
@@ -91,17 +108,25 @@ it("rotates with the service running: webhooks keep their secret and tokens, tok
       expect((await admin("POST", `/my-integration/urls/${integration.clientUrlId}/test`)).json).toEqual({ verification: { status: "ok" } });
       const ping = receiver.at(`/rotation/${integration.index}`)[seen]!;
       expect(ping.headers["validation-token"]).toBe(integration.urlToken);
-      expect(verifyWebhookSignature(ping.rawBody, ping.headers["x-service-signature"] as string, integration.signingSecret, { now: service.clock.now() })).toBe(true);
+      expect(verifyWebhookSignature(ping.rawBody, ping.headers["x-service-signature"] as string, integration.signingSecret, { now: service.clock.now() })).toBe(
+        true,
+      );
 
       const tenantSeen = receiver.at(`/rotation/${integration.index}/centro`).length;
       const test = await admin("POST", "/my-integration/test-webhook", { event: "payment.unmatched", reason: "already_paid", tenantKey: "centro" });
       expect(test.json, test.text).toMatchObject({ delivered: true, status: "delivered" });
       const tenantRequest = receiver.at(`/rotation/${integration.index}/centro`)[tenantSeen]!;
       expect(tenantRequest.headers["validation-token"]).toBe(integration.tenantToken);
-      expect(verifyWebhookSignature(tenantRequest.rawBody, tenantRequest.headers["x-service-signature"] as string, integration.signingSecret, { now: service.clock.now() })).toBe(true);
+      expect(
+        verifyWebhookSignature(tenantRequest.rawBody, tenantRequest.headers["x-service-signature"] as string, integration.signingSecret, {
+          now: service.clock.now(),
+        }),
+      ).toBe(true);
 
       expect((await admin("GET", "/my-integration/webhook-signing-secret")).json.webhookSigningSecret).toBe(integration.signingSecret);
-      expect((await read(await fetch(`${service.integrationUrl}/me`, { headers: { authorization: `Bearer ${integration.merchant.idToken}` } }))).status).toBe(200);
+      expect((await read(await fetch(`${service.integrationUrl}/me`, { headers: { authorization: `Bearer ${integration.merchant.idToken}` } }))).status).toBe(
+        200,
+      );
     }
     // A token signed now (with the private key opened under this ring) verifies too.
     const fresh = await sandboxAdmin(service, integrations[0]!.merchant.sandbox);
@@ -146,5 +171,7 @@ it("rotates with the service running: webhooks keep their secret and tokens, tok
 
   // A process still given only the old key cannot open the signing key, and says which key it lacks.
   for (const service of running.splice(0)) await service.service.stop();
-  await expect(startTestService({ database: first.database, env: { COBRO_SECRET_KEY: oldKey } })).rejects.toThrow(/sealed under the key "new", which is not in COBRO_SECRET_KEY/);
+  await expect(startTestService({ database: first.database, env: { COBRO_SECRET_KEY: oldKey } })).rejects.toThrow(
+    /sealed under the key "new", which is not in COBRO_SECRET_KEY/,
+  );
 }, 600_000);

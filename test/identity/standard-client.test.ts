@@ -3,14 +3,7 @@
 // revocation through the same client. The merchant signs in over plain HTTP (test/helpers/oauth.ts); the
 // browser test drives the real page, and authorization-code.test.ts covers the seed's JSON flow.
 import { beforeAll, describe, expect, it } from "vitest";
-import {
-  CodeChallengeMethod,
-  decodeIdToken,
-  generateCodeVerifier,
-  generateState,
-  OAuth2Client,
-  UnexpectedErrorResponseBodyError,
-} from "arctic";
+import { CodeChallengeMethod, decodeIdToken, generateCodeVerifier, generateState, OAuth2Client, UnexpectedErrorResponseBodyError } from "arctic";
 import { read, serviceForFile } from "../helpers/service.ts";
 import { linkedSandboxMerchant, openSignInForm, submitSignIn } from "../helpers/oauth.ts";
 import type { SandboxCredentials } from "../../domain/sandbox/sandbox-bootstrap.ts";
@@ -122,7 +115,11 @@ describe("arctic's OAuth2Client with PKCE S256 and HTTP Basic", () => {
 describe("client authentication on the form-encoded token endpoint", () => {
   const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${id}:${secret}`).toString("base64")}`;
   const postForm = (form: Record<string, string>, headers: Record<string, string> = {}) =>
-    fetch(endpoints.token, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded", accept: "application/json", ...headers }, body: new URLSearchParams(form).toString() }).then(read);
+    fetch(endpoints.token, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", accept: "application/json", ...headers },
+      body: new URLSearchParams(form).toString(),
+    }).then(read);
 
   it("401 InvalidClientError when HTTP Basic and the form both carry credentials", async () => {
     const { code, codeVerifier } = await authorize();

@@ -21,18 +21,23 @@ beforeEach(() => t.clock.advance(2 * 3600 * 1000));
 
 const MINUTE_MS = 60_000;
 const tooManyAttempts = { code: "TooManyAttemptsError", message: expect.stringMatching(/^Too many failed attempts/), id: expect.any(String) };
-const adminLogin = async (body: { email: string; password: string }, headers: Record<string, string> = {}) => read(await postJson(`${t.authUrl}/integration/admin/login`, body, headers));
+const adminLogin = async (body: { email: string; password: string }, headers: Record<string, string> = {}) =>
+  read(await postJson(`${t.authUrl}/integration/admin/login`, body, headers));
 const unknownEmail = (tag: string) => `nadie+${tag}-${Math.random().toString(36).slice(2, 8)}@example.com`;
 
 /** A POST from another loopback address (127.0.0.2), as another browser would come. */
 function postFrom(localAddress: string, url: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; json: any }> {
   return new Promise((resolve, reject) => {
     const text = JSON.stringify(body);
-    const outgoing = request(url, { method: "POST", localAddress, headers: { "content-type": "application/json", "content-length": String(Buffer.byteLength(text)), ...headers } }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on("data", (chunk: Buffer) => chunks.push(chunk));
-      response.on("end", () => resolve({ status: response.statusCode ?? 0, json: JSON.parse(Buffer.concat(chunks).toString("utf8") || "null") }));
-    });
+    const outgoing = request(
+      url,
+      { method: "POST", localAddress, headers: { "content-type": "application/json", "content-length": String(Buffer.byteLength(text)), ...headers } },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on("data", (chunk: Buffer) => chunks.push(chunk));
+        response.on("end", () => resolve({ status: response.statusCode ?? 0, json: JSON.parse(Buffer.concat(chunks).toString("utf8") || "null") }));
+      },
+    );
     outgoing.on("error", reject);
     outgoing.end(text);
   });
@@ -89,7 +94,10 @@ describe("the admin sign-in", () => {
   it("counts 50 failures per address over every account, and ignores an address header sent from outside", async () => {
     for (let i = 0; i < GUESSING_LIMITS.addressFailures; i++) {
       // Each failure claims another address in the portal's forward header, with a made-up secret: ignored.
-      const refused = await adminLogin({ email: unknownEmail(`address-${i}`), password: "wrong" }, { "x-cobro-portal-client": `203.0.113.${i}`, "x-cobro-portal-forward": "guessed" });
+      const refused = await adminLogin(
+        { email: unknownEmail(`address-${i}`), password: "wrong" },
+        { "x-cobro-portal-client": `203.0.113.${i}`, "x-cobro-portal-forward": "guessed" },
+      );
       expect(refused.status).toBe(401);
     }
     const { integrationAdmin } = await t.sandbox();
@@ -116,7 +124,8 @@ describe("the admin sign-in", () => {
         const url = i % 2 === 0 ? t.authUrl : second.urls.auth!;
         expect((await read(await postJson(`${url}/integration/admin/login`, { ...integrationAdmin, password: `wrong-${i}` }))).status).toBe(401);
       }
-      for (const url of [t.authUrl, second.urls.auth!]) expect((await read(await postJson(`${url}/integration/admin/login`, integrationAdmin))).status).toBe(429);
+      for (const url of [t.authUrl, second.urls.auth!])
+        expect((await read(await postJson(`${url}/integration/admin/login`, integrationAdmin))).status).toBe(429);
     } finally {
       await second.stop();
     }
@@ -126,14 +135,22 @@ describe("the admin sign-in", () => {
 describe("the authorization screen", () => {
   it("shows the wait in Spanish with 429 and Retry-After, and does not check the password meanwhile", async () => {
     const sandbox = await t.sandbox();
-    const form = await openSignInForm(authorizeUrl(t.authUrl, { response_type: "code", client_id: sandbox.integration.clientId, redirect_uri: sandbox.integration.redirectUri }));
-    for (let i = 0; i < GUESSING_LIMITS.accountFailures; i++) expect((await submitSignIn(t.authUrl, form, sandbox.merchant.email, `wrong-${i}`)).status).toBe(401);
+    const form = await openSignInForm(
+      authorizeUrl(t.authUrl, { response_type: "code", client_id: sandbox.integration.clientId, redirect_uri: sandbox.integration.redirectUri }),
+    );
+    for (let i = 0; i < GUESSING_LIMITS.accountFailures; i++)
+      expect((await submitSignIn(t.authUrl, form, sandbox.merchant.email, `wrong-${i}`)).status).toBe(401);
 
     const response = await fetch(`${t.authUrl}/integration/oauth2/complete-login`, {
       method: "POST",
       redirect: "manual",
       headers: { "content-type": "application/x-www-form-urlencoded", cookie: form.cookie },
-      body: new URLSearchParams({ transaction: form.transaction, csrf: form.csrf, email: sandbox.merchant.email, password: sandbox.merchant.password }).toString(),
+      body: new URLSearchParams({
+        transaction: form.transaction,
+        csrf: form.csrf,
+        email: sandbox.merchant.email,
+        password: sandbox.merchant.password,
+      }).toString(),
     });
     const page = await response.text();
     expect(response.status).toBe(429);
@@ -149,7 +166,9 @@ describe("the authorization screen", () => {
 
   it("throttles an unknown email the same way", async () => {
     const sandbox = await t.sandbox();
-    const form = await openSignInForm(authorizeUrl(t.authUrl, { response_type: "code", client_id: sandbox.integration.clientId, redirect_uri: sandbox.integration.redirectUri }));
+    const form = await openSignInForm(
+      authorizeUrl(t.authUrl, { response_type: "code", client_id: sandbox.integration.clientId, redirect_uri: sandbox.integration.redirectUri }),
+    );
     const email = unknownEmail("merchant");
     for (let i = 0; i < GUESSING_LIMITS.accountFailures; i++) expect((await submitSignIn(t.authUrl, form, email, "wrong")).status).toBe(400);
     const throttled = await submitSignIn(t.authUrl, form, email, "wrong");
@@ -175,7 +194,9 @@ describe("the merchant sign-in of the mailed links' pages", () => {
     expect(throttled.headers.get("retry-after")).toBe("60");
     expect(throttled.text).toContain("Demasiados intentos. Probá de nuevo en 1 minuto.");
     // The same email on the authorization screen waits too.
-    const form = await openSignInForm(authorizeUrl(t.authUrl, { response_type: "code", client_id: sandbox.integration.clientId, redirect_uri: sandbox.integration.redirectUri }));
+    const form = await openSignInForm(
+      authorizeUrl(t.authUrl, { response_type: "code", client_id: sandbox.integration.clientId, redirect_uri: sandbox.integration.redirectUri }),
+    );
     expect((await submitSignIn(t.authUrl, form, recipient.email, recipient.password)).status).toBe(429);
 
     t.clock.advance(MINUTE_MS);
@@ -192,7 +213,8 @@ describe("the merchant sign-in of the mailed links' pages", () => {
       .where("merchant_account_id", "=", sandbox.merchant.merchantUserId)
       .executeTakeFirstOrThrow();
     const proposal = await proposeCommissionChange(t.database.db, t.clock, { integrationClientId: integration.id, linkId: link.id, percentage: 1.5 });
-    const answer = (password: string) => postForm(`${t.authUrl}/integration/commission-proposals/answer`, { token: proposal.token, email: sandbox.merchant.email, password, decision: "accept" });
+    const answer = (password: string) =>
+      postForm(`${t.authUrl}/integration/commission-proposals/answer`, { token: proposal.token, email: sandbox.merchant.email, password, decision: "accept" });
     for (let i = 0; i < GUESSING_LIMITS.accountFailures; i++) expect((await answer(`wrong-${i}`)).status).toBe(401);
     const throttled = await answer(sandbox.merchant.password);
     expect(throttled.status).toBe(429);
@@ -204,7 +226,16 @@ describe("the merchant sign-in of the mailed links' pages", () => {
 describe("the token endpoint's client authentication", () => {
   it("answers 429 per client_id after 10 wrong secrets, even with the right one; after the wait the client authenticates", async () => {
     const { integration } = await t.sandbox();
-    const token = async (clientSecret: string) => read(await fetchToken({ grantType: "authorization_code", code: "ac_unknown", clientId: integration.clientId, clientSecret, redirectUri: integration.redirectUri }));
+    const token = async (clientSecret: string) =>
+      read(
+        await fetchToken({
+          grantType: "authorization_code",
+          code: "ac_unknown",
+          clientId: integration.clientId,
+          clientSecret,
+          redirectUri: integration.redirectUri,
+        }),
+      );
     for (let i = 0; i < GUESSING_LIMITS.accountFailures; i++) {
       const refused = await token(`cs_wrong_${i}`);
       expect(refused.status).toBe(401);
@@ -219,7 +250,10 @@ describe("the token endpoint's client authentication", () => {
     const basic = await read(
       await fetch(`${t.authUrl}/integration/oauth2/token`, {
         method: "POST",
-        headers: { "content-type": "application/x-www-form-urlencoded", authorization: `Basic ${Buffer.from(`${integration.clientId}:${integration.clientSecret}`).toString("base64")}` },
+        headers: {
+          "content-type": "application/x-www-form-urlencoded",
+          authorization: `Basic ${Buffer.from(`${integration.clientId}:${integration.clientSecret}`).toString("base64")}`,
+        },
         body: new URLSearchParams({ grant_type: "authorization_code", code: "ac_unknown", redirect_uri: integration.redirectUri }).toString(),
       }),
     );
@@ -241,7 +275,8 @@ describe("the token endpoint's client authentication", () => {
 describe("the admin password reset", () => {
   it("answers 429 after 10 requests for one email in 15 minutes", async () => {
     const email = unknownEmail("reset");
-    for (let i = 0; i < GUESSING_LIMITS.accountFailures; i++) expect((await read(await postJson(`${t.authUrl}/integration/admin/password-reset`, { email }))).status).toBe(202);
+    for (let i = 0; i < GUESSING_LIMITS.accountFailures; i++)
+      expect((await read(await postJson(`${t.authUrl}/integration/admin/password-reset`, { email }))).status).toBe(202);
     const throttled = await read(await postJson(`${t.authUrl}/integration/admin/password-reset`, { email }));
     expect(throttled.status).toBe(429);
     expect(throttled.headers.get("retry-after")).toBe("60");
@@ -250,10 +285,14 @@ describe("the admin password reset", () => {
 
   it("answers 429 after 50 refused tokens from one address, as JSON and on the reset page in Spanish", async () => {
     for (let i = 0; i < GUESSING_LIMITS.addressFailures; i++) {
-      const refused = await read(await postJson(`${t.authUrl}/integration/admin/password-reset/complete`, { token: `pr_guess_${i}`, newPassword: "una-clave-nueva-larga" }));
+      const refused = await read(
+        await postJson(`${t.authUrl}/integration/admin/password-reset/complete`, { token: `pr_guess_${i}`, newPassword: "una-clave-nueva-larga" }),
+      );
       expect(refused.status).toBe(410);
     }
-    const json = await read(await postJson(`${t.authUrl}/integration/admin/password-reset/complete`, { token: "pr_guess", newPassword: "una-clave-nueva-larga" }));
+    const json = await read(
+      await postJson(`${t.authUrl}/integration/admin/password-reset/complete`, { token: "pr_guess", newPassword: "una-clave-nueva-larga" }),
+    );
     expect(json.status).toBe(429);
     expect(json.headers.get("retry-after")).toBe("60");
     expect(json.json).toEqual(tooManyAttempts);

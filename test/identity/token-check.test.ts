@@ -24,7 +24,8 @@ async function testTokens(adminIdToken: string) {
   return read(await fetch(`${t.adminUrl}/my-integration/test-tokens`, { method: "POST", headers: { authorization: `Bearer ${adminIdToken}` } }));
 }
 
-const me = async (token: string | undefined) => read(await fetch(`${t.integrationUrl}/me`, { headers: token === undefined ? {} : { authorization: `Bearer ${token}` } }));
+const me = async (token: string | undefined) =>
+  read(await fetch(`${t.integrationUrl}/me`, { headers: token === undefined ? {} : { authorization: `Bearer ${token}` } }));
 
 /** A token signed with the service's own key, with the claims a test chooses. */
 async function forgeToken(claims: Record<string, unknown>, audience: string): Promise<string> {
@@ -89,7 +90,11 @@ describe("the Integration API's token check", () => {
     const { json: tokens } = await testTokens(admin);
     const before = await me(tokens.idToken);
     expect(before.status).toBe(200);
-    const link = await t.database.db.selectFrom("merchant_links").select("id").where("merchant_account_id", "=", before.json.merchantUserId).executeTakeFirstOrThrow();
+    const link = await t.database.db
+      .selectFrom("merchant_links")
+      .select("id")
+      .where("merchant_account_id", "=", before.json.merchantUserId)
+      .executeTakeFirstOrThrow();
 
     const unlinked = await fetch(`${t.adminUrl}/my-integration/users/${link.id}`, { method: "DELETE", headers: { authorization: `Bearer ${admin}` } });
     expect(unlinked.status).toBe(204);
@@ -130,7 +135,10 @@ describe("the Admin API's token check", () => {
 
   it("404 for unlinking a merchant that is not the integration's", async () => {
     const result = await read(
-      await fetch(`${t.adminUrl}/my-integration/users/00000000-0000-4000-8000-000000000000`, { method: "DELETE", headers: { authorization: `Bearer ${await adminToken(sandbox.integrationAdmin)}` } }),
+      await fetch(`${t.adminUrl}/my-integration/users/00000000-0000-4000-8000-000000000000`, {
+        method: "DELETE",
+        headers: { authorization: `Bearer ${await adminToken(sandbox.integrationAdmin)}` },
+      }),
     );
     expect(result.status).toBe(404);
     expect(result.json).toMatchObject({ code: "IntegrationClientUserNotFoundError" });
@@ -154,7 +162,10 @@ describe("Sandbox test tokens", () => {
 
 describe("the admin session", () => {
   it("401 InvalidCredentialsError for a wrong password or an unknown email", async () => {
-    for (const credentials of [{ ...sandbox.integrationAdmin, password: "wrong-password" }, { email: "nobody@example.com", password: "whatever" }]) {
+    for (const credentials of [
+      { ...sandbox.integrationAdmin, password: "wrong-password" },
+      { email: "nobody@example.com", password: "whatever" },
+    ]) {
       const result = await read(await postJson(`${t.authUrl}/integration/admin/login`, credentials));
       expect(result.status).toBe(401);
       expect(result.json).toEqual({ code: "InvalidCredentialsError", message: expect.any(String), id: expect.any(String) });
@@ -175,7 +186,9 @@ describe("the admin session", () => {
     expect((await testTokens(other)).status).toBe(401);
     expect((await testTokens(current)).status).toBe(200);
     expect((await read(await postJson(`${t.authUrl}/integration/admin/login`, own.integrationAdmin))).status).toBe(401);
-    expect((await read(await postJson(`${t.authUrl}/integration/admin/login`, { email: own.integrationAdmin.email, password: "a-brand-new-password" }))).status).toBe(200);
+    expect(
+      (await read(await postJson(`${t.authUrl}/integration/admin/login`, { email: own.integrationAdmin.email, password: "a-brand-new-password" }))).status,
+    ).toBe(200);
   });
 });
 
@@ -185,7 +198,9 @@ describe("in Production", () => {
     try {
       const own = await production.sandbox();
       const login = await read(await postJson(`${production.authUrl}/integration/admin/login`, own.integrationAdmin));
-      const result = await read(await fetch(`${production.adminUrl}/my-integration/test-tokens`, { method: "POST", headers: { authorization: `Bearer ${login.json.idToken}` } }));
+      const result = await read(
+        await fetch(`${production.adminUrl}/my-integration/test-tokens`, { method: "POST", headers: { authorization: `Bearer ${login.json.idToken}` } }),
+      );
       expect(result.status).toBe(403);
       expect(result.json).toEqual({ code: "SandboxOnlyError", message: expect.any(String), id: expect.any(String) });
     } finally {

@@ -73,9 +73,7 @@ describe("the job queue", () => {
 
     expect(typeof first.id).toBe("number");
     expect(second.id).toBe(first.id);
-    expect(await pendingJobs()).toEqual([
-      { task_identifier: "noop", payload: { note: "second" }, key: "k1", max_attempts: 3 },
-    ]);
+    expect(await pendingJobs()).toEqual([{ task_identifier: "noop", payload: { note: "second" }, key: "k1", max_attempts: 3 }]);
 
     const seen: unknown[] = [];
     await worker({ noop: async (payload) => void seen.push(payload) });
@@ -113,7 +111,8 @@ describe("the job queue", () => {
 
 describe("a worker's heartbeat", () => {
   it("is recorded while the worker runs, and forgotten when it stops cleanly (it holds no job any more)", async () => {
-    const heartbeats = async () => (await sql<{ worker_id: string }>`select worker_id from worker_heartbeats`.execute(database.db)).rows.map((row) => row.worker_id);
+    const heartbeats = async () =>
+      (await sql<{ worker_id: string }>`select worker_id from worker_heartbeats`.execute(database.db)).rows.map((row) => row.worker_id);
     const running = await worker({ noop: async () => {} });
     await waitFor(async () => (await heartbeats()).length > 0);
     await running.stop();

@@ -95,7 +95,10 @@ describe("email over SMTP", () => {
     const silent = await silentServer();
     const hanging = new SmtpEmailSender({ smtpUrl: `smtp://127.0.0.1:${silent.port}`, from: "avisos@cobro.test", timeoutMs: 300 });
     try {
-      expect(await wrongPassword.send(emailTo(address()))).toEqual({ outcome: "temporary_failure", reason: "the SMTP server refused Cobro's credentials (COBRO_SMTP_URL)" });
+      expect(await wrongPassword.send(emailTo(address()))).toEqual({
+        outcome: "temporary_failure",
+        reason: "the SMTP server refused Cobro's credentials (COBRO_SMTP_URL)",
+      });
       expect(await refused.send(emailTo(address()))).toEqual({ outcome: "temporary_failure", reason: "could not reach the SMTP server (ECONNREFUSED)" });
       expect(await hanging.send(emailTo(address()))).toEqual({ outcome: "temporary_failure", reason: "the SMTP server did not answer in time" });
     } finally {
@@ -161,9 +164,21 @@ describe("chat through the WhatsApp Cloud API", () => {
 
   it("a 5xx, a 429 and a timeout are temporary", async () => {
     provider.answerNext(providerError(500, "An unknown error occurred"), providerError(429, "(#130429) Rate limit hit"));
-    expect(await sender.send(chatTo("5491100000001"))).toEqual({ outcome: "temporary_failure", reason: "the chat provider answered 500: An unknown error occurred" });
-    expect(await sender.send(chatTo("5491100000001"))).toEqual({ outcome: "temporary_failure", reason: "the chat provider answered 429: (#130429) Rate limit hit" });
-    const impatient = new WhatsappSender({ apiUrl: provider.apiUrl, phoneNumberId: PHONE_NUMBER_ID, token: CHAT_TOKEN, templatePrefix: "cobro_", timeoutMs: 200 });
+    expect(await sender.send(chatTo("5491100000001"))).toEqual({
+      outcome: "temporary_failure",
+      reason: "the chat provider answered 500: An unknown error occurred",
+    });
+    expect(await sender.send(chatTo("5491100000001"))).toEqual({
+      outcome: "temporary_failure",
+      reason: "the chat provider answered 429: (#130429) Rate limit hit",
+    });
+    const impatient = new WhatsappSender({
+      apiUrl: provider.apiUrl,
+      phoneNumberId: PHONE_NUMBER_ID,
+      token: CHAT_TOKEN,
+      templatePrefix: "cobro_",
+      timeoutMs: 200,
+    });
     provider.answerNext({ ...accepted(), delayMs: 1000 });
     try {
       expect(await impatient.send(chatTo("5491100000001"))).toEqual({ outcome: "temporary_failure", reason: "the chat provider did not answer within 200 ms" });
@@ -174,8 +189,14 @@ describe("chat through the WhatsApp Cloud API", () => {
 
   it("never follows a redirect, and a 2xx without a message id is not taken for sent", async () => {
     const before = provider.requests.length;
-    provider.answerNext({ status: 307, headers: { location: provider.url("/elsewhere") } }, { status: 200, headers: { "content-type": "application/json" }, body: "{}" });
-    expect(await sender.send(chatTo("5491100000002"))).toEqual({ outcome: "rejected", reason: "the chat provider answered 307: redirects are not followed (check COBRO_WHATSAPP_API_URL)" });
+    provider.answerNext(
+      { status: 307, headers: { location: provider.url("/elsewhere") } },
+      { status: 200, headers: { "content-type": "application/json" }, body: "{}" },
+    );
+    expect(await sender.send(chatTo("5491100000002"))).toEqual({
+      outcome: "rejected",
+      reason: "the chat provider answered 307: redirects are not followed (check COBRO_WHATSAPP_API_URL)",
+    });
     expect(provider.at("/elsewhere")).toEqual([]);
     expect(await sender.send(chatTo("5491100000002"))).toEqual({ outcome: "rejected", reason: "the chat provider answered 200 without a message id" });
     expect(provider.requests.length - before).toBe(2);
@@ -184,9 +205,17 @@ describe("chat through the WhatsApp Cloud API", () => {
   it("a provider that cannot be reached is temporary", async () => {
     const closed = await silentServer();
     closed.server.close();
-    const unreachable = new WhatsappSender({ apiUrl: `http://127.0.0.1:${closed.port}/v21.0`, phoneNumberId: PHONE_NUMBER_ID, token: CHAT_TOKEN, templatePrefix: "cobro_" });
+    const unreachable = new WhatsappSender({
+      apiUrl: `http://127.0.0.1:${closed.port}/v21.0`,
+      phoneNumberId: PHONE_NUMBER_ID,
+      token: CHAT_TOKEN,
+      templatePrefix: "cobro_",
+    });
     try {
-      expect(await unreachable.send(chatTo("5491100000003"))).toEqual({ outcome: "temporary_failure", reason: "could not reach the chat provider (ECONNREFUSED)" });
+      expect(await unreachable.send(chatTo("5491100000003"))).toEqual({
+        outcome: "temporary_failure",
+        reason: "could not reach the chat provider (ECONNREFUSED)",
+      });
     } finally {
       await unreachable.close();
     }

@@ -99,7 +99,8 @@ describe("emailContent", () => {
     const email = emailContent(messageFacts(base));
     expect(email.subject).toBe("Recordatorio: tu pago a Gimnasio Sol vence el 10/12/2026");
     for (const part of [email.text, email.html]) {
-      for (const value of ["Juan Pérez", "$ 1.234,56", "0000003100000000000123", "10/12/2026", "Cuota de diciembre", "https://api.cobro.test/p/abc123"]) expect(part).toContain(value);
+      for (const value of ["Juan Pérez", "$ 1.234,56", "0000003100000000000123", "10/12/2026", "Cuota de diciembre", "https://api.cobro.test/p/abc123"])
+        expect(part).toContain(value);
     }
     expect(email.text).toContain("Monto a pagar: $ 1.234,56\nCVU para transferir: 0000003100000000000123\nVencimiento: 10/12/2026");
     expect(email.html).toContain('<a href="https://api.cobro.test/p/abc123"');
@@ -130,7 +131,9 @@ describe("emailContent", () => {
   });
 
   it("each kind has its own subject", () => {
-    const subjects = (["initial", "advance_reminder", "due_date", "first_due_date_passed", "second_due_date"] as const).map((kind) => emailContent(messageFacts({ ...base, kind })).subject);
+    const subjects = (["initial", "advance_reminder", "due_date", "first_due_date_passed", "second_due_date"] as const).map(
+      (kind) => emailContent(messageFacts({ ...base, kind })).subject,
+    );
     expect(new Set(subjects).size).toBe(5);
     expect(emailContent(messageFacts({ ...base, kind: "payment_confirmation", receivedCents: 1000 })).subject).toBe("Recibimos tu pago a Gimnasio Sol");
   });
@@ -161,7 +164,14 @@ describe("chat template parameters", () => {
 
   it("for a confirmation: the amount received, then the balance as a sixth", () => {
     const facts = messageFacts({ ...base, kind: "payment_confirmation", charge: { ...base.charge, paid_cents: 23456 }, receivedCents: 23456 });
-    expect(chatParameters(facts)).toEqual(["Gimnasio Sol", "$ 234,56", "0000003100000000000123", "10/12/2026", "https://api.cobro.test/p/abc123", "$ 1.000,00"]);
+    expect(chatParameters(facts)).toEqual([
+      "Gimnasio Sol",
+      "$ 234,56",
+      "0000003100000000000123",
+      "10/12/2026",
+      "https://api.cobro.test/p/abc123",
+      "$ 1.000,00",
+    ]);
   });
 
   it("are single lines, never empty (the provider refuses line breaks, tabs and empty parameters)", () => {

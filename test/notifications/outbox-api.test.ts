@@ -17,7 +17,11 @@ const CUSTOMER = { name: "Juan Pérez", email: "juan@example.com", phoneNumber: 
 async function integration(): Promise<{ merchant: ApiCall; admin: ApiCall; integrationClientId: string }> {
   const m = await linkedMerchant(t);
   const { call } = await signedInAdmin(t, m.sandbox.integrationAdmin);
-  const row = await t.database.db.selectFrom("integration_clients").select("id").where("provider_client_id", "=", m.sandbox.integration.clientId).executeTakeFirstOrThrow();
+  const row = await t.database.db
+    .selectFrom("integration_clients")
+    .select("id")
+    .where("provider_client_id", "=", m.sandbox.integration.clientId)
+    .executeTakeFirstOrThrow();
   return { merchant: m.call, admin: call, integrationClientId: row.id };
 }
 
@@ -74,7 +78,13 @@ describe("GET /my-integration/notifications", () => {
       { channel: "email", kind: "initial", scheduledFor: new Date("2026-11-22T15:00:00Z"), status: "sent", sentAt: new Date("2026-11-22T15:00:02Z") },
       { channel: "whatsapp", kind: "initial", scheduledFor: new Date("2026-11-22T15:00:01Z"), status: "queued" },
       { channel: "email", kind: "advance_reminder", scheduledFor: new Date("2026-12-09T13:00:00Z") },
-      { channel: "whatsapp", kind: "due_date", scheduledFor: new Date("2026-12-10T13:00:00Z"), status: "failed", failureReason: "(#131026) Message undeliverable" },
+      {
+        channel: "whatsapp",
+        kind: "due_date",
+        scheduledFor: new Date("2026-12-10T13:00:00Z"),
+        status: "failed",
+        failureReason: "(#131026) Message undeliverable",
+      },
     ]);
 
     const listed = await admin("GET", "/my-integration/notifications");
@@ -82,10 +92,44 @@ describe("GET /my-integration/notifications", () => {
     const common = { paymentRequestId: chargeId, referenceId };
     expect(listed.json).toEqual({
       items: [
-        { ...common, notificationId: dueDate, channel: "whatsapp", kind: "due_date", to: "+5491123456789", status: "failed", scheduledFor: "2026-12-10T13:00:00.000Z", failureReason: "(#131026) Message undeliverable" },
-        { ...common, notificationId: reminder, channel: "email", kind: "advance_reminder", to: "juan@example.com", status: "scheduled", scheduledFor: "2026-12-09T13:00:00.000Z" },
-        { ...common, notificationId: initialChat, channel: "whatsapp", kind: "initial", to: "+5491123456789", status: "scheduled", scheduledFor: "2026-11-22T15:00:01.000Z" },
-        { ...common, notificationId: initialEmail, channel: "email", kind: "initial", to: "juan@example.com", status: "sent", scheduledFor: "2026-11-22T15:00:00.000Z", sentAt: "2026-11-22T15:00:02.000Z" },
+        {
+          ...common,
+          notificationId: dueDate,
+          channel: "whatsapp",
+          kind: "due_date",
+          to: "+5491123456789",
+          status: "failed",
+          scheduledFor: "2026-12-10T13:00:00.000Z",
+          failureReason: "(#131026) Message undeliverable",
+        },
+        {
+          ...common,
+          notificationId: reminder,
+          channel: "email",
+          kind: "advance_reminder",
+          to: "juan@example.com",
+          status: "scheduled",
+          scheduledFor: "2026-12-09T13:00:00.000Z",
+        },
+        {
+          ...common,
+          notificationId: initialChat,
+          channel: "whatsapp",
+          kind: "initial",
+          to: "+5491123456789",
+          status: "scheduled",
+          scheduledFor: "2026-11-22T15:00:01.000Z",
+        },
+        {
+          ...common,
+          notificationId: initialEmail,
+          channel: "email",
+          kind: "initial",
+          to: "juan@example.com",
+          status: "sent",
+          scheduledFor: "2026-11-22T15:00:00.000Z",
+          sentAt: "2026-11-22T15:00:02.000Z",
+        },
       ],
       total: 4,
       limit: 20,
@@ -160,14 +204,31 @@ describe("GET /my-integration/notifications", () => {
     const chargeId = await charge(merchant, uniqueRef("CONF"));
     const transfer = await t.database.db
       .insertInto("transfers")
-      .values({ transaction_id: uniqueRef("TX"), amount_cents: 100_000, receiving_cvu: "0000003100000000000017", operated_at: new Date(), received_at: new Date(), source: "simulation", charge_id: chargeId })
+      .values({
+        transaction_id: uniqueRef("TX"),
+        amount_cents: 100_000,
+        receiving_cvu: "0000003100000000000017",
+        operated_at: new Date(),
+        received_at: new Date(),
+        source: "simulation",
+        charge_id: chargeId,
+      })
       .returning("id")
       .executeTakeFirstOrThrow();
     const [confirmation] = await writeMessages(integrationClientId, chargeId, [
-      { channel: "whatsapp", kind: "payment_confirmation", scheduledFor: new Date("2026-11-23T12:00:00Z"), transferId: transfer.id, status: "simulated", sentAt: new Date("2026-11-23T12:00:01Z") },
+      {
+        channel: "whatsapp",
+        kind: "payment_confirmation",
+        scheduledFor: new Date("2026-11-23T12:00:00Z"),
+        transferId: transfer.id,
+        status: "simulated",
+        sentAt: new Date("2026-11-23T12:00:01Z"),
+      },
     ]);
     const listed = await admin("GET", "/my-integration/notifications?channel=whatsapp");
-    expect(listed.json.items).toEqual([expect.objectContaining({ notificationId: confirmation, kind: "payment_confirmation", status: "simulated", to: "+5491123456789" })]);
+    expect(listed.json.items).toEqual([
+      expect.objectContaining({ notificationId: confirmation, kind: "payment_confirmation", status: "simulated", to: "+5491123456789" }),
+    ]);
   });
 
   it("400 ValidationError for a filter or page outside the contract", async () => {
@@ -184,7 +245,12 @@ describe("GET /my-integration/notifications", () => {
     ]) {
       const refused = await admin("GET", `/my-integration/notifications?${query}`);
       expect(refused.status, query).toBe(400);
-      expect(refused.json, query).toEqual({ code: "ValidationError", message: expect.any(String), id: expect.any(String), validationDetails: [expect.objectContaining({ field })] });
+      expect(refused.json, query).toEqual({
+        code: "ValidationError",
+        message: expect.any(String),
+        id: expect.any(String),
+        validationDetails: [expect.objectContaining({ field })],
+      });
     }
   });
 

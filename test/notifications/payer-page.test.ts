@@ -58,7 +58,11 @@ async function createCharge(merchant: ApiCall, overrides: object = {}): Promise<
 
 /** A CUIL-mode charge of $1000 whose payer has a WhatsApp number; `false` for the confirmation flag, which must not turn the button off. */
 function cuilCharge(merchant: ApiCall, customer: object = { phoneNumber: PHONE }): Promise<CreatedCharge> {
-  return createCharge(merchant, { conciliationType: "cuil", customer: { name: "Juan Pérez", taxDocument: PAYER_CUIL, ...customer }, sendWhatsappPaymentConfirmation: false });
+  return createCharge(merchant, {
+    conciliationType: "cuil",
+    customer: { name: "Juan Pérez", taxDocument: PAYER_CUIL, ...customer },
+    sendWhatsappPaymentConfirmation: false,
+  });
 }
 
 function page(token: string, query = ""): Promise<Awaited<ReturnType<typeof read>>> {
@@ -66,7 +70,12 @@ function page(token: string, query = ""): Promise<Awaited<ReturnType<typeof read
 }
 
 function askForConfirmation(token: string): Promise<Awaited<ReturnType<typeof read>>> {
-  return fetch(`${t.integrationUrl}/p/${token}/payment-confirmation`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: "", redirect: "manual" }).then(read);
+  return fetch(`${t.integrationUrl}/p/${token}/payment-confirmation`, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: "",
+    redirect: "manual",
+  }).then(read);
 }
 
 /** The page's visible text, tags dropped and whitespace collapsed (for phrases that span elements). */
@@ -93,7 +102,9 @@ function expectPageHeaders(headers: Headers): void {
   expect(headers.get("referrer-policy")).toBe("no-referrer");
   expect(headers.get("x-robots-tag")).toBe("noindex");
   const csp = headers.get("content-security-policy") ?? "";
-  expect(csp).toMatch(/^default-src 'none'; script-src 'nonce-[A-Za-z0-9+/=]{24}'; style-src 'nonce-[A-Za-z0-9+/=]{24}'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'$/);
+  expect(csp).toMatch(
+    /^default-src 'none'; script-src 'nonce-[A-Za-z0-9+/=]{24}'; style-src 'nonce-[A-Za-z0-9+/=]{24}'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'$/,
+  );
 }
 
 describe("the payer page over HTTP", () => {
@@ -176,10 +187,18 @@ describe("the payer page over HTTP", () => {
     const { merchant } = await integration();
     const draft = await merchant("POST", "/payment-request", draftChargeBody({ description: "Borrador secreto" }));
     expect(draft.status, draft.text).toBe(201);
-    const draftToken = (await t.database.db.selectFrom("charges").select("payer_page_token").where("id", "=", draft.json.paymentRequestId).executeTakeFirstOrThrow()).payer_page_token;
+    const draftToken = (
+      await t.database.db.selectFrom("charges").select("payer_page_token").where("id", "=", draft.json.paymentRequestId).executeTakeFirstOrThrow()
+    ).payer_page_token;
     const withoutNonce = (html: string) => html.replace(/nonce="[^"]+"/g, "");
     const unknown = "0".repeat(64);
-    const pages = [await page(unknown), await page("not-a-token"), await page(draftToken), await askForConfirmation(unknown), await askForConfirmation(draftToken)];
+    const pages = [
+      await page(unknown),
+      await page("not-a-token"),
+      await page(draftToken),
+      await askForConfirmation(unknown),
+      await askForConfirmation(draftToken),
+    ];
     for (const answer of pages) {
       expect(answer.status).toBe(404);
       expectPageHeaders(answer.headers);
@@ -217,7 +236,14 @@ describe("the payment confirmation button (CUIL mode)", () => {
     const transfer = await t.database.db.selectFrom("transfers").select("id").where("charge_id", "=", charge.id).executeTakeFirstOrThrow();
     const [row, ...others] = await confirmations(charge.id);
     expect(others).toEqual([]);
-    expect(row).toMatchObject({ channel: "whatsapp", kind: "payment_confirmation", status: "queued", recipient: "5491123456789", transfer_id: transfer.id, day: "2026-11-22" });
+    expect(row).toMatchObject({
+      channel: "whatsapp",
+      kind: "payment_confirmation",
+      status: "queued",
+      recipient: "5491123456789",
+      transfer_id: transfer.id,
+      day: "2026-11-22",
+    });
     expect(await sendJobKeys()).toContain(`send-notification:${row!.id}`);
 
     const after = await page(charge.token, "?confirmation=requested");
@@ -230,7 +256,9 @@ describe("the payment confirmation button (CUIL mode)", () => {
 
     // The outbox shows it to the integrator.
     const outbox = await admin.call("GET", `/my-integration/notifications?referenceId=${charge.referenceId}`);
-    expect(outbox.json.items).toEqual([expect.objectContaining({ notificationId: row!.id, kind: "payment_confirmation", channel: "whatsapp", status: "scheduled", to: "+5491123456789" })]);
+    expect(outbox.json.items).toEqual([
+      expect.objectContaining({ notificationId: row!.id, kind: "payment_confirmation", channel: "whatsapp", status: "scheduled", to: "+5491123456789" }),
+    ]);
 
     // A later payment is a new transfer: the button is back for it.
     expect((await admin.simulate({ cvu: charge.cvu, amount: 600, cuil: PAYER_CUIL })).status).toBe(200);

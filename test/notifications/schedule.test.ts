@@ -57,7 +57,17 @@ interface OutboxRow {
 
 /** A charge's messages, in time order (the outbox API reads the same table once it lands). */
 async function outbox(referenceId: string): Promise<OutboxRow[]> {
-  const { rows } = await sql<{ id: string; kind: string; channel: string; day: string; recipient: string; status: string; scheduled_for: Date; transfer_id: string | null; jobs: Date[] }>`
+  const { rows } = await sql<{
+    id: string;
+    kind: string;
+    channel: string;
+    day: string;
+    recipient: string;
+    status: string;
+    scheduled_for: Date;
+    transfer_id: string | null;
+    jobs: Date[];
+  }>`
     select n.id, n.kind, n.channel, n.day::text as day, n.recipient, n.status, n.scheduled_for, n.transfer_id,
            coalesce(array_agg(j.run_at order by j.run_at) filter (where j.id is not null), '{}') as jobs
       from notifications n
@@ -122,13 +132,18 @@ describe("the schedule", () => {
     await advanceTo("2026-12-09T13:00:00Z"); // 10:00
     expect(await schedule(charge.referenceId)).toEqual(bothChannels({ initial: "queued", advance_reminder: "queued", due_date: "scheduled" }));
     await advanceTo("2026-12-10T13:00:00Z");
-    expect((await schedule(charge.referenceId)).filter((line) => line.startsWith("due_date"))).toEqual(["due_date email 2026-12-10 queued", "due_date whatsapp 2026-12-10 queued"]);
+    expect((await schedule(charge.referenceId)).filter((line) => line.startsWith("due_date"))).toEqual([
+      "due_date email 2026-12-10 queued",
+      "due_date whatsapp 2026-12-10 queued",
+    ]);
     expectOneJobPerQueued(await outbox(charge.referenceId));
   });
 
   it("two due dates with a surcharge: also the day after the first and the second due date", async () => {
     const { create } = await setup();
-    const charge = await create(notified({ sendWhatsappNotification: false, dueDates: ["2026-12-10", "2026-12-20"], surcharge: { type: "percentage", value: 10 } }));
+    const charge = await create(
+      notified({ sendWhatsappNotification: false, dueDates: ["2026-12-10", "2026-12-20"], surcharge: { type: "percentage", value: 10 } }),
+    );
     expect((await outbox(charge.referenceId)).map((row) => `${row.kind} ${row.channel} ${row.scheduledFor} ${row.status}`)).toEqual([
       "initial email 2026-11-22T15:00:00.000Z queued",
       "advance_reminder email 2026-12-09T13:00:00.000Z scheduled",
@@ -197,12 +212,18 @@ describe("the schedule", () => {
     const rows = await outbox(charge.referenceId);
     expect(rows.every((row) => row.status === "queued")).toBe(true);
     expectOneJobPerQueued(rows);
-    for (const [channel, pace] of [["email", 1000], ["whatsapp", 500]] as const) {
+    for (const [channel, pace] of [
+      ["email", 1000],
+      ["whatsapp", 500],
+    ] as const) {
       const later = rows.filter((row) => row.channel === channel && row.kind !== "initial");
       expect(later.map((row) => row.kind)).toEqual(["advance_reminder", "due_date", "first_due_date_passed", "second_due_date"]);
       // The send jobs run in the order the messages were scheduled, one provider slot apart.
       const runAts = later.map((row) => new Date(row.jobs[0]!).getTime());
-      expect(runAts.slice(1).map((runAt, i) => runAt - runAts[i]!), channel).toEqual([pace, pace, pace]);
+      expect(
+        runAts.slice(1).map((runAt, i) => runAt - runAts[i]!),
+        channel,
+      ).toEqual([pace, pace, pace]);
     }
   });
 
@@ -255,10 +276,24 @@ describe("withdrawal", () => {
   it("closing a charge withdraws what it had scheduled from its closing instant on", async () => {
     const { create, advanceTo } = await setup();
     const charge = await create(notified({ sendWhatsappNotification: false }));
-    const row = await t.database.db.selectFrom("charges").select(["id", "integration_client_id"]).where("reference_id", "=", charge.referenceId).executeTakeFirstOrThrow();
+    const row = await t.database.db
+      .selectFrom("charges")
+      .select(["id", "integration_client_id"])
+      .where("reference_id", "=", charge.referenceId)
+      .executeTakeFirstOrThrow();
     // No rule schedules past the final due instant today; should one ever, closing still stops it.
     await t.database.db.transaction().execute((trx) =>
-      writeNotifications(trx, [{ chargeId: row.id, integrationClientId: row.integration_client_id, channel: "email", kind: "first_due_date_passed", day: "2026-12-11", recipient: EMAIL, scheduledFor: new Date("2026-12-11T13:00:00Z") }]),
+      writeNotifications(trx, [
+        {
+          chargeId: row.id,
+          integrationClientId: row.integration_client_id,
+          channel: "email",
+          kind: "first_due_date_passed",
+          day: "2026-12-11",
+          recipient: EMAIL,
+          scheduledFor: new Date("2026-12-11T13:00:00Z"),
+        },
+      ]),
     );
     await advanceTo("2026-12-11T03:00:00Z");
     expect(await schedule(charge.referenceId)).toEqual([
@@ -290,7 +325,15 @@ describe("payment confirmations", () => {
     await pay(charge.CVU, 600);
     const afterFull = await confirmations(charge.referenceId);
     expect(afterFull).toHaveLength(onPartial + onFull);
-    for (const row of afterFull) expect(row).toMatchObject({ channel: "whatsapp", recipient: CHAT, status: "queued", day: "2026-11-22", scheduledFor: "2026-11-22T15:00:00.000Z", jobs: [expect.any(String)] });
+    for (const row of afterFull)
+      expect(row).toMatchObject({
+        channel: "whatsapp",
+        recipient: CHAT,
+        status: "queued",
+        day: "2026-11-22",
+        scheduledFor: "2026-11-22T15:00:00.000Z",
+        jobs: [expect.any(String)],
+      });
     expect(new Set(afterFull.map((row) => row.transferId)).size).toBe(afterFull.length);
   });
 
@@ -315,12 +358,23 @@ describe("bulk", () => {
 
   it("a channel on for the batch reaches every payer with that contact; the confirmation false wins", async () => {
     const { m, admin } = await setup();
-    const withPhone = chargeBody({ sendWhatsappNotification: true, sendWhatsappPaymentConfirmation: true, customer: { name: "Con teléfono", taxDocument: payer(), phoneNumber: PHONE } });
-    const withEmail = chargeBody({ sendEmailNotification: true, sendWhatsappPaymentConfirmation: false, customer: { name: "Con email", taxDocument: payer(), email: EMAIL } });
-    const withBoth = chargeBody({ customer: { name: "Con los dos", taxDocument: payer(), email: "ana@example.com", phoneNumber: { countryCode: "+54", number: "91187654321" } } });
+    const withPhone = chargeBody({
+      sendWhatsappNotification: true,
+      sendWhatsappPaymentConfirmation: true,
+      customer: { name: "Con teléfono", taxDocument: payer(), phoneNumber: PHONE },
+    });
+    const withEmail = chargeBody({
+      sendEmailNotification: true,
+      sendWhatsappPaymentConfirmation: false,
+      customer: { name: "Con email", taxDocument: payer(), email: EMAIL },
+    });
+    const withBoth = chargeBody({
+      customer: { name: "Con los dos", taxDocument: payer(), email: "ana@example.com", phoneNumber: { countryCode: "+54", number: "91187654321" } },
+    });
     const created = await m.call("POST", "/payment-request/bulk", { paymentRequests: [withPhone, withEmail, withBoth] });
     expect(created.status, JSON.stringify(created.json)).toBe(201);
-    const initial = async (referenceId: string) => (await outbox(referenceId)).filter((row) => row.kind === "initial").map((row) => `${row.channel} ${row.recipient} ${row.status}`);
+    const initial = async (referenceId: string) =>
+      (await outbox(referenceId)).filter((row) => row.kind === "initial").map((row) => `${row.channel} ${row.recipient} ${row.status}`);
     expect(await initial(withPhone.referenceId)).toEqual([`whatsapp ${CHAT} queued`]);
     expect(await initial(withEmail.referenceId)).toEqual([`email ${EMAIL} queued`]);
     expect(await initial(withBoth.referenceId)).toEqual(["email ana@example.com queued", "whatsapp 5491187654321 queued"]);
@@ -331,7 +385,11 @@ describe("bulk", () => {
     const paid = await admin.simulate({ cvu: created.json.sharedCvu, amount: 1000, cuil: withPhone.customer.taxDocument });
     expect(paid.json.conciliated, JSON.stringify(paid.json)).toBe(true);
     expect(await confirmations(withPhone.referenceId)).toEqual([]);
-    expect(await schedule(withPhone.referenceId)).toEqual(["initial whatsapp 2026-11-22 canceled", "advance_reminder whatsapp 2026-12-09 canceled", "due_date whatsapp 2026-12-10 canceled"]);
+    expect(await schedule(withPhone.referenceId)).toEqual([
+      "initial whatsapp 2026-11-22 canceled",
+      "advance_reminder whatsapp 2026-12-09 canceled",
+      "due_date whatsapp 2026-12-10 canceled",
+    ]);
   });
 });
 
@@ -368,14 +426,20 @@ describe("the sweep", () => {
     // Move this integration's clock without the Admin API (which would sweep itself), then sweep every
     // integration as the minute's job does, twice at once.
     const offsetMs = new Date("2026-12-01T13:00:00Z").getTime() - t.clock.now().getTime();
-    await t.database.db.updateTable("integration_clients").set({ clock_offset_ms: offsetMs }).where("provider_client_id", "=", m.sandbox.integration.clientId).execute();
+    await t.database.db
+      .updateTable("integration_clients")
+      .set({ clock_offset_ms: offsetMs })
+      .where("provider_client_id", "=", m.sandbox.integration.clientId)
+      .execute();
     const sweep = () => queueDueNotifications(t.database.db, { now: t.clock.now(), sendsPerSecond: { email: 1, whatsapp: 2 } });
     const [a, b] = await Promise.all([sweep(), sweep()]);
     expect(a + b).toBeGreaterThanOrEqual(6);
     expect(await sweep()).toBe(0);
     for (const charge of charges) {
       const rows = await outbox(charge.referenceId);
-      expect(await schedule(charge.referenceId)).toEqual(bothChannels({ initial: "queued", advance_reminder: "scheduled", due_date: "scheduled" }, "2026-12-01"));
+      expect(await schedule(charge.referenceId)).toEqual(
+        bothChannels({ initial: "queued", advance_reminder: "scheduled", due_date: "scheduled" }, "2026-12-01"),
+      );
       expectOneJobPerQueued(rows);
     }
   });

@@ -76,11 +76,29 @@ async function newCharge(service: TestService, m: typeof merchant, overrides: ob
     "POST",
     "/payment-request",
     // Notifications off unless asked: most tests here write the messages they send themselves.
-    chargeBody({ amount: 15000.5, description: "Cuota de diciembre", sendEmailNotification: false, sendWhatsappNotification: false, customer: { name: "María Gómez", email, phoneNumber }, ...overrides }),
+    chargeBody({
+      amount: 15000.5,
+      description: "Cuota de diciembre",
+      sendEmailNotification: false,
+      sendWhatsappNotification: false,
+      customer: { name: "María Gómez", email, phoneNumber },
+      ...overrides,
+    }),
   );
   expect(created.status, JSON.stringify(created.json)).toBe(201);
-  const row = await service.database.db.selectFrom("charges").select(["id", "integration_client_id"]).where("id", "=", created.json.paymentRequestId).executeTakeFirstOrThrow();
-  const charge = { referenceId: created.json.referenceId, chargeId: row.id, integrationClientId: row.integration_client_id, cvu: created.json.CVU, email, chatNumber: chatRecipient(phoneNumber) };
+  const row = await service.database.db
+    .selectFrom("charges")
+    .select(["id", "integration_client_id"])
+    .where("id", "=", created.json.paymentRequestId)
+    .executeTakeFirstOrThrow();
+  const charge = {
+    referenceId: created.json.referenceId,
+    chargeId: row.id,
+    integrationClientId: row.integration_client_id,
+    cvu: created.json.CVU,
+    email,
+    chatNumber: chatRecipient(phoneNumber),
+  };
   createdCharges.push(charge);
   return charge;
 }
@@ -141,14 +159,21 @@ describe("sending", () => {
   it("the initial email and chat message reach the payer with the amount, the CVU and the link, and are recorded as sent", async () => {
     // The charge's own schedule writes both initial messages and queues them as it is created.
     const charge = await newCharge(t, merchant, { sendEmailNotification: true, sendWhatsappNotification: true });
-    const initial = await t.database.db.selectFrom("notifications").select(["id", "channel"]).where("charge_id", "=", charge.chargeId).where("kind", "=", "initial").orderBy("channel").execute();
+    const initial = await t.database.db
+      .selectFrom("notifications")
+      .select(["id", "channel"])
+      .where("charge_id", "=", charge.chargeId)
+      .where("kind", "=", "initial")
+      .orderBy("channel")
+      .execute();
     expect(initial.map((row) => row.channel)).toEqual(["email", "whatsapp"]);
     const [emailId, chatId] = initial.map((row) => row.id);
 
     const [mail] = await smtp.waitFor(charge.email);
     await expect.poll(() => chatRequestsTo(charge.chatNumber)).toHaveLength(1);
     const [chat] = chatRequestsTo(charge.chatNumber);
-    const token = (await t.database.db.selectFrom("charges").select("payer_page_token").where("id", "=", charge.chargeId).executeTakeFirstOrThrow()).payer_page_token;
+    const token = (await t.database.db.selectFrom("charges").select("payer_page_token").where("id", "=", charge.chargeId).executeTakeFirstOrThrow())
+      .payer_page_token;
     const link = `${t.integrationUrl}/p/${token}`;
 
     expect(mail!.from).toBe("avisos@cobro.test");
@@ -185,7 +210,12 @@ describe("sending", () => {
     provider.answerNext(providerError(400, "(#131026) Message undeliverable"));
     const [emailId, chatId] = await queueMessages(t, charge, [{ channel: "email" }, { channel: "whatsapp" }]);
 
-    expect(await settled(t, emailId!, "failed")).toMatchObject({ attempts: 1, failure_reason: "550 5.1.1 No such user here", sent_at: null, provider_message_id: null });
+    expect(await settled(t, emailId!, "failed")).toMatchObject({
+      attempts: 1,
+      failure_reason: "550 5.1.1 No such user here",
+      sent_at: null,
+      provider_message_id: null,
+    });
     expect(await settled(t, chatId!, "failed")).toMatchObject({ attempts: 1, failure_reason: "(#131026) Message undeliverable", sent_at: null });
     expect(smtp.to(charge.email)).toEqual([]);
     expect(chatRequestsTo(charge.chatNumber)).toHaveLength(1); // refused once, never tried again
@@ -204,7 +234,13 @@ describe("sending", () => {
     expect(waiting).toMatchObject({ status: "queued", attempts: 1, failure_reason: "the chat provider answered 503: Service temporarily unavailable" });
     // The queue puts the job off with its backoff (just after the task's failure is recorded).
     const job = async () =>
-      (await sql<{ run_at: Date; attempts: number; locked_at: Date | null }>`select run_at, attempts, locked_at from graphile_worker._private_jobs where key = ${sendNotificationJobKey(chatId!)}`.execute(t.database.db)).rows[0];
+      (
+        await sql<{
+          run_at: Date;
+          attempts: number;
+          locked_at: Date | null;
+        }>`select run_at, attempts, locked_at from graphile_worker._private_jobs where key = ${sendNotificationJobKey(chatId!)}`.execute(t.database.db)
+      ).rows[0];
     await expect.poll(async () => (await job())?.locked_at, { timeout: 10_000, interval: 20 }).toBeNull();
     const putOff = await job();
     expect(putOff!.attempts).toBe(1);
@@ -218,10 +254,17 @@ describe("sending", () => {
   it("a temporary failure at the last attempt is failed with that reason", async () => {
     const charge = await newCharge(t, merchant);
     const [chatId] = await queueMessages(t, charge, [{ channel: "whatsapp" }], { withJobs: false });
-    await t.database.db.updateTable("notifications").set({ attempts: MAX_SEND_ATTEMPTS - 1 }).where("id", "=", chatId!).execute();
+    await t.database.db
+      .updateTable("notifications")
+      .set({ attempts: MAX_SEND_ATTEMPTS - 1 })
+      .where("id", "=", chatId!)
+      .execute();
     provider.answerNext(providerError(500, "An unknown error occurred"));
     await addSendJob(chatId!);
-    expect(await settled(t, chatId!, "failed")).toMatchObject({ attempts: MAX_SEND_ATTEMPTS, failure_reason: "the chat provider answered 500: An unknown error occurred" });
+    expect(await settled(t, chatId!, "failed")).toMatchObject({
+      attempts: MAX_SEND_ATTEMPTS,
+      failure_reason: "the chat provider answered 500: An unknown error occurred",
+    });
   });
 
   it("a reminder of a charge canceled meanwhile is canceled, not sent; a payment confirmation goes out although the charge is paid", async () => {
@@ -255,7 +298,16 @@ describe("sending", () => {
     const second = await startWorker({
       connectionString: t.database.connectionString,
       concurrency: 4,
-      taskList: createTaskList({ db: t.database.db, clock: t.clock, serviceEnv: "sandbox", draftLifetimeHours: 6, webhookHttp, notificationSendsPerSecond: { email: 20, whatsapp: 80 }, notificationSenders, integrationPublicUrl: t.integrationUrl }),
+      taskList: createTaskList({
+        db: t.database.db,
+        clock: t.clock,
+        serviceEnv: "sandbox",
+        draftLifetimeHours: 6,
+        webhookHttp,
+        notificationSendsPerSecond: { email: 20, whatsapp: 80 },
+        notificationSenders,
+        integrationPublicUrl: t.integrationUrl,
+      }),
     });
     try {
       const charges = await Promise.all(Array.from({ length: 12 }, () => newCharge(t, merchant)));
@@ -291,7 +343,12 @@ describe("sending", () => {
 
   it("a cancel while the initial messages are at the providers answers at once; what is on its way finishes, the rest is withdrawn", async () => {
     provider.answerNext({ ...accepted(), delayMs: 1500 });
-    const charge = await newCharge(t, merchant, { sendEmailNotification: true, sendWhatsappNotification: true, dueDates: ["2026-12-10", "2026-12-20"], surcharge: { type: "fixed", value: 100 } });
+    const charge = await newCharge(t, merchant, {
+      sendEmailNotification: true,
+      sendWhatsappNotification: true,
+      dueDates: ["2026-12-10", "2026-12-20"],
+      surcharge: { type: "fixed", value: 100 },
+    });
     await expect.poll(() => chatRequestsTo(charge.chatNumber).length).toBe(1); // the chat message is mid-call
     const canceled = await merchant.call("POST", `/payment-request/${charge.referenceId}/cancel`);
     expect(canceled.status, JSON.stringify(canceled.json)).toBe(200);
@@ -329,14 +386,17 @@ describe("sending", () => {
     expect(logs).toContain(`notification ${chatId}: sent at attempt 1`);
     expect(logs).toMatch(/notification [0-9a-f-]{36}: failed at attempt 1 \(refused by the provider\)/);
     expect(logs).toMatch(/notification [0-9a-f-]{36}: temporary failure at attempt 1 of 10, retried later/);
-    for (const secret of [CHAT_TOKEN, "smtp-test-password", "María Gómez", "Cuota de diciembre", "15.000,50", "No such user here", "Message undeliverable"]) expect(logs).not.toContain(secret);
+    for (const secret of [CHAT_TOKEN, "smtp-test-password", "María Gómez", "Cuota de diciembre", "15.000,50", "No such user here", "Message undeliverable"])
+      expect(logs).not.toContain(secret);
     for (const payer of createdCharges) for (const value of [payer.email, payer.chatNumber, payer.cvu]) expect(logs).not.toContain(value);
   });
 });
 
 /** Adds the send job of a message already queued (the test queued it without one). */
 async function addSendJob(notificationId: string): Promise<void> {
-  await sql`select graphile_worker.add_job('send-notification', json_build_object('notificationId', ${notificationId}::text), job_key => ${sendNotificationJobKey(notificationId)})`.execute(t.database.db);
+  await sql`select graphile_worker.add_job('send-notification', json_build_object('notificationId', ${notificationId}::text), job_key => ${sendNotificationJobKey(notificationId)})`.execute(
+    t.database.db,
+  );
 }
 
 describe("without providers", () => {
@@ -348,10 +408,17 @@ describe("without providers", () => {
       const before = { mails: smtp.mails.length, chats: provider.requests.length };
       const [emailId, chatId] = await queueMessages(sandbox, charge, [{ channel: "email" }, { channel: "whatsapp" }]);
       for (const id of [emailId!, chatId!]) {
-        expect(await settled(sandbox, id, "simulated")).toMatchObject({ attempts: 1, sent_at: expect.any(Date), provider_message_id: null, failure_reason: null });
+        expect(await settled(sandbox, id, "simulated")).toMatchObject({
+          attempts: 1,
+          sent_at: expect.any(Date),
+          provider_message_id: null,
+          failure_reason: null,
+        });
       }
       expect({ mails: smtp.mails.length, chats: provider.requests.length }).toEqual(before);
-      expect(JSON.stringify(sandbox.logLines)).toContain("no email and chat provider: those payer notifications are rendered and recorded as simulated, and not sent");
+      expect(JSON.stringify(sandbox.logLines)).toContain(
+        "no email and chat provider: those payer notifications are rendered and recorded as simulated, and not sent",
+      );
     } finally {
       await sandbox.close();
     }
@@ -364,16 +431,24 @@ describe("without providers", () => {
     await expect(production({})).rejects.toThrow(
       "The worker sends payer notifications, and this Production process has no email provider (COBRO_SMTP_URL, COBRO_MAIL_FROM) and no chat provider (COBRO_WHATSAPP_API_URL, COBRO_WHATSAPP_PHONE_NUMBER_ID, COBRO_WHATSAPP_TOKEN): set them, or run the process without the worker (--only integration,auth,admin)",
     );
-    await expect(production({ COBRO_SMTP_URL: smtp.url, COBRO_MAIL_FROM: MAIL_FROM })).rejects.toThrow(/has no chat provider \(COBRO_WHATSAPP_API_URL, .*\): set it,/);
+    await expect(production({ COBRO_SMTP_URL: smtp.url, COBRO_MAIL_FROM: MAIL_FROM })).rejects.toThrow(
+      /has no chat provider \(COBRO_WHATSAPP_API_URL, .*\): set it,/,
+    );
   });
 
   it("a Production worker with both providers starts", async () => {
-    const production = await startTestService({ env: { SERVICE_ENV: "production", COBRO_SMTP_URL: smtp.url, COBRO_MAIL_FROM: MAIL_FROM, ...provider.env }, parts: ["worker"] });
+    const production = await startTestService({
+      env: { SERVICE_ENV: "production", COBRO_SMTP_URL: smtp.url, COBRO_MAIL_FROM: MAIL_FROM, ...provider.env },
+      parts: ["worker"],
+    });
     await production.close();
   });
 
   it("as a process, in one readable line and a non-zero exit", async () => {
-    const started = startCobro({ SERVICE_ENV: "production", COBRO_SECRET_KEY: TEST_SECRET_KEY, COBRO_DATA_DIR: "/nonexistent/never-created" }, ["--only", "worker"]);
+    const started = startCobro({ SERVICE_ENV: "production", COBRO_SECRET_KEY: TEST_SECRET_KEY, COBRO_DATA_DIR: "/nonexistent/never-created" }, [
+      "--only",
+      "worker",
+    ]);
     expect(await started.exited).toBe(1);
     expect(started.output()).toBe(
       "cobro: The worker sends payer notifications, and this Production process has no email provider (COBRO_SMTP_URL, COBRO_MAIL_FROM) and no chat provider (COBRO_WHATSAPP_API_URL, COBRO_WHATSAPP_PHONE_NUMBER_ID, COBRO_WHATSAPP_TOKEN): set them, or run the process without the worker (--only integration,auth,admin)\n",

@@ -31,7 +31,16 @@ describe("payments", () => {
     const charge = await create(chargeBody({ metadata: { orderId: "A-1" } }));
     const partial = await admin.simulate({ cvu: charge.CVU, amount: 400 });
     expect(partial.status).toBe(200);
-    expect(partial.json).toMatchObject({ simulated: true, forcePspFailure: false, cvu: charge.CVU, amount: 400, conciliated: true, webhookWillFire: true, webhookEvent: "payment_request.payment_received", paymentRequestId: charge.paymentRequestId });
+    expect(partial.json).toMatchObject({
+      simulated: true,
+      forcePspFailure: false,
+      cvu: charge.CVU,
+      amount: 400,
+      conciliated: true,
+      webhookWillFire: true,
+      webhookEvent: "payment_request.payment_received",
+      paymentRequestId: charge.paymentRequestId,
+    });
     expect(partial.json.numeroCuenta).toBe(charge.CVU.slice(8, 21));
     expect(await state(charge.referenceId)).toBe("partial_payment");
     const afterPartial = await events("payment_request.payment_received");
@@ -45,7 +54,18 @@ describe("payments", () => {
     expect(all.map((e) => e.eventId)).toContain(first.eventId);
     const received = [first, ...all.filter((e) => e.eventId !== first.eventId)];
     expect(received.map((e) => e.payload)).toEqual([
-      expect.objectContaining({ event: "payment_request.payment_received", stateType: "partial_payment", livemode: false, referenceId: charge.referenceId, requestedAmount: 1000, paidAmount: 400, thisPaymentAmount: 400, remainingAmount: 600, reconciledPayerCuil: 20301234563, metadata: { orderId: "A-1" } }),
+      expect.objectContaining({
+        event: "payment_request.payment_received",
+        stateType: "partial_payment",
+        livemode: false,
+        referenceId: charge.referenceId,
+        requestedAmount: 1000,
+        paidAmount: 400,
+        thisPaymentAmount: 400,
+        remainingAmount: 600,
+        reconciledPayerCuil: 20301234563,
+        metadata: { orderId: "A-1" },
+      }),
       expect.objectContaining({ stateType: "total_payment", paidAmount: 1000, thisPaymentAmount: 600, remainingAmount: 0 }),
     ]);
     const list = (await m.call("GET", "/payment-request")).json.find((c: { referenceId: string }) => c.referenceId === charge.referenceId);
@@ -57,7 +77,14 @@ describe("payments", () => {
   it("the same transaction twice has one effect", async () => {
     const { create, state, events } = await setup();
     const charge = await create(chargeBody());
-    const transfer = { transactionId: uniqueRef("tx"), amountCents: 50000, receivingCvu: charge.CVU, senderCuil: "20301234563", operatedAt: t.clock.now(), source: "bank-feed" as const };
+    const transfer = {
+      transactionId: uniqueRef("tx"),
+      amountCents: 50000,
+      receivingCvu: charge.CVU,
+      senderCuil: "20301234563",
+      operatedAt: t.clock.now(),
+      source: "bank-feed" as const,
+    };
     const first = await receiveTransfer(t.database.db, transfer, { receivedAt: t.clock.now(), livemode: false });
     const second = await receiveTransfer(t.database.db, transfer, { receivedAt: t.clock.now(), livemode: false });
     expect(first.duplicate).toBe(false);
@@ -138,7 +165,14 @@ describe("unmatched transfers", () => {
     const result = await s.admin.simulate({ cvu: charge.CVU, amount: 50 });
     expect(result.json).toMatchObject({ conciliated: false, webhookEvent: "payment.unmatched", webhookWillFire: false, unmatchedReason: reason });
     const unmatched = await s.events("payment.unmatched");
-    expect(unmatched.at(-1)!.payload).toMatchObject({ event: "payment.unmatched", reason, livemode: false, cvu: charge.CVU, amount: 50, referenceId: charge.referenceId });
+    expect(unmatched.at(-1)!.payload).toMatchObject({
+      event: "payment.unmatched",
+      reason,
+      livemode: false,
+      cvu: charge.CVU,
+      amount: 50,
+      referenceId: charge.referenceId,
+    });
   });
 
   it("no_cuil_match: a shared CVU with open charges, none for this sender", async () => {
@@ -158,7 +192,11 @@ describe("unmatched transfers", () => {
   });
 
   it("no_pending: a transfer to a CVU nobody holds", async () => {
-    const outcome = await receiveTransfer(t.database.db, { transactionId: uniqueRef("tx"), amountCents: 100, receivingCvu: "0000253200000099999995", operatedAt: t.clock.now(), source: "bank-feed" }, { receivedAt: t.clock.now(), livemode: false });
+    const outcome = await receiveTransfer(
+      t.database.db,
+      { transactionId: uniqueRef("tx"), amountCents: 100, receivingCvu: "0000253200000099999995", operatedAt: t.clock.now(), source: "bank-feed" },
+      { receivedAt: t.clock.now(), livemode: false },
+    );
     expect(outcome).toMatchObject({ duplicate: false, unmatchedReason: "no_pending" });
     expect(outcome.event).toBeUndefined();
   });
@@ -189,7 +227,17 @@ describe("time, through the Sandbox clock", () => {
     expect(await s.state(charge.referenceId)).toBe("overdue");
     const expired = await s.events("payment_request.expired");
     expect(expired.map((e) => e.payload)).toEqual([
-      expect.objectContaining({ event: "payment_request.expired", stateType: "overdue", livemode: false, referenceId: charge.referenceId, requestedAmount: 1000, paidAmount: 0, remainingAmount: 1000, dueDate: "2026-11-22T18:30", metadata: { orderId: "B-2" } }),
+      expect.objectContaining({
+        event: "payment_request.expired",
+        stateType: "overdue",
+        livemode: false,
+        referenceId: charge.referenceId,
+        requestedAmount: 1000,
+        paidAmount: 0,
+        remainingAmount: 1000,
+        dueDate: "2026-11-22T18:30",
+        metadata: { orderId: "B-2" },
+      }),
     ]);
   });
 
@@ -237,7 +285,9 @@ describe("time, through the Sandbox clock", () => {
       runTimeTransitions(t.database.db, { now: later, livemode: false, draftLifetimeHours: 6 }),
     ]);
     expect(a.closed + b.closed).toBeGreaterThanOrEqual(5);
-    const expired = (await s.events("payment_request.expired")).filter((e) => charges.some((c) => c.referenceId === (e.payload as { referenceId: string }).referenceId));
+    const expired = (await s.events("payment_request.expired")).filter((e) =>
+      charges.some((c) => c.referenceId === (e.payload as { referenceId: string }).referenceId),
+    );
     expect(expired).toHaveLength(5);
   });
 });

@@ -180,7 +180,10 @@ describe("the integration's settings in the portal", { timeout: 90_000 }, () => 
     await page.getByLabel("Nombre", { exact: true }).fill("Colegio Renombrado");
     await page.getByRole("button", { name: "Guardar los datos" }).click();
     await page.getByText("Datos guardados.").waitFor();
-    expect((await integration.admin.call("GET", "/my-integration/me")).json).toMatchObject({ name: "Colegio Renombrado", contactEmail: "integraciones@example.com" });
+    expect((await integration.admin.call("GET", "/my-integration/me")).json).toMatchObject({
+      name: "Colegio Renombrado",
+      contactEmail: "integraciones@example.com",
+    });
 
     // The logo: a text file called PNG is refused by its bytes; a PNG made here is accepted.
     const logo = page.getByLabel("Imagen");
@@ -188,7 +191,9 @@ describe("the integration's settings in the portal", { timeout: 90_000 }, () => 
     await page.getByRole("button", { name: "Subir el logo" }).click();
     await expect.poll(() => logo.getAttribute("aria-invalid")).toBe("true");
     expect(await page.locator("#logo-file-error").innerText()).toMatch(/^(El archivo no es una imagen|No se pudo leer la imagen)/);
-    const png = await sharp({ create: { width: 64, height: 32, channels: 3, background: { r: 11, g: 92, b: 173 } } }).png().toBuffer();
+    const png = await sharp({ create: { width: 64, height: 32, channels: 3, background: { r: 11, g: 92, b: 173 } } })
+      .png()
+      .toBuffer();
     await logo.setInputFiles({ name: "logo.png", mimeType: "image/png", buffer: png });
     await page.getByRole("img", { name: "El logo elegido" }).waitFor();
     await page.getByRole("button", { name: "Subir el logo" }).click();
@@ -322,7 +327,10 @@ describe("the integration's settings in the portal", { timeout: 90_000 }, () => 
     await origins.fill("https://tienda.example.com\nhttps://otra.example.com");
     await page.getByRole("button", { name: "Guardar los orígenes" }).click();
     await page.getByText("Orígenes guardados.").waitFor();
-    expect((await integration.admin.call("GET", "/my-integration/api-keys")).json.allowedOrigins).toEqual(["https://tienda.example.com", "https://otra.example.com"]);
+    expect((await integration.admin.call("GET", "/my-integration/api-keys")).json.allowedOrigins).toEqual([
+      "https://tienda.example.com",
+      "https://otra.example.com",
+    ]);
 
     expect(watched.otherOrigins()).toEqual([]);
     expect(watched.problems({ expectedFailures: 1 })).toEqual([]);

@@ -203,7 +203,9 @@ describe("the portal's pages of merchants, money and the platform", { timeout: 1
     await expect.poll(() => suspension.getByLabel("Motivo de la suspensión").getAttribute("aria-invalid")).toBe("true");
     await suspension.getByLabel("Motivo de la suspensión").fill("Falta la documentación.");
     await suspension.getByRole("button", { name: "Suspender" }).click();
-    await expect.poll(() => suspension.getByTestId("suspension").innerText()).toMatch(/^Suspendida desde el \d\d\/\d\d\/\d{4} \d\d:\d\d: Falta la documentación\.$/);
+    await expect
+      .poll(() => suspension.getByTestId("suspension").innerText())
+      .toMatch(/^Suspendida desde el \d\d\/\d\d\/\d{4} \d\d:\d\d: Falta la documentación\.$/);
     await suspension.getByRole("button", { name: "Reactivar" }).click();
     await suspension.getByRole("button", { name: "Suspender" }).waitFor();
 

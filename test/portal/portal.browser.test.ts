@@ -130,7 +130,13 @@ describe("the portal on the Admin host", { timeout: 90_000 }, () => {
     await page.getByRole("heading", { name: "Ingresá al portal de Cobro" }).waitFor();
     expect(await page.evaluate(() => sessionStorage.getItem("cobro.portal.refreshToken"))).toBeNull();
     // The ended session's refresh token no longer works.
-    const reused = await read(await fetch(`${t.authUrl}/integration/admin/refresh`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ refreshToken: renewed }) }));
+    const reused = await read(
+      await fetch(`${t.authUrl}/integration/admin/refresh`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ refreshToken: renewed }),
+      }),
+    );
     expect(reused.status).toBe(401);
 
     expect(watched.otherOrigins()).toEqual([]);
@@ -178,14 +184,17 @@ describe("the portal on the Admin host", { timeout: 90_000 }, () => {
     await expect.poll(() => percentage.getAttribute("aria-invalid")).toBe("true");
     await percentage.fill("1,5");
     await page.getByRole("button", { name: "Guardar la comisión" }).click();
-    await expect.poll(() => page.getByTestId("commission-backfill").innerText()).toBe(
-      "Vínculos con comercios: 0 actualizados, 0 ya estaban al día, 0 con error, 0 pendientes (de 0).",
-    );
+    await expect
+      .poll(() => page.getByTestId("commission-backfill").innerText())
+      .toBe("Vínculos con comercios: 0 actualizados, 0 ya estaban al día, 0 con error, 0 pendientes (de 0).");
     expect(await page.getByRole("button", { name: "Continuar" }).count()).toBe(0);
     await page.getByRole("button", { name: "Salir" }).click();
 
     // The welcome email (the Sandbox without SMTP logs it) carries the temporary password.
-    const welcome = t.logLines.find((line) => typeof line.msg === "string" && line.msg.startsWith("SANDBOX MAIL") && (line.sandboxMail as { to?: string } | undefined)?.to === firstAdminEmail);
+    const welcome = t.logLines.find(
+      (line) =>
+        typeof line.msg === "string" && line.msg.startsWith("SANDBOX MAIL") && (line.sandboxMail as { to?: string } | undefined)?.to === firstAdminEmail,
+    );
     const temporaryPassword = /^Contraseña temporal: (\S+)$/m.exec((welcome!.sandboxMail as { text: string }).text)![1]!;
     await signIn(page, firstAdminEmail, temporaryPassword);
     await page.getByRole("heading", { name: "Elegí tu contraseña" }).waitFor();

@@ -42,7 +42,13 @@ it("logs one line per request when it is answered: id, method, URL with secrets 
   const response = await fetch(`${api.url}/payment-request/REF-1?token=pr_secret_reset_token&code=the-code`, { headers: { authorization: "Bearer anything" } });
   await response.text();
   const requestId = response.headers.get("x-request-id");
-  await expect.poll(() => api.logLines.find((line) => (line.req as { id?: string } | undefined)?.id === requestId && line.msg !== undefined && String(line.msg).startsWith("request "))).toBeDefined();
+  await expect
+    .poll(() =>
+      api.logLines.find(
+        (line) => (line.req as { id?: string } | undefined)?.id === requestId && line.msg !== undefined && String(line.msg).startsWith("request "),
+      ),
+    )
+    .toBeDefined();
   const logged = api.logLines.find((line) => (line.req as { id?: string } | undefined)?.id === requestId)!;
   expect(logged).toMatchObject({
     level: 30,
@@ -58,6 +64,8 @@ it("logs one line per request when it is answered: id, method, URL with secrets 
 it("logs a request answered 500 at error level, with the handler's line bound to the same id", async () => {
   const response = await fetch(`${api.url}/me`, { headers: { authorization: "Bearer anything" } });
   const body = (await response.json()) as { id: string };
-  await expect.poll(() => api.logLines.find((line) => line.msg === "request errored" && (line.req as { id?: string }).id === body.id)).toMatchObject({ level: 50, res: { statusCode: 500 } });
+  await expect
+    .poll(() => api.logLines.find((line) => line.msg === "request errored" && (line.req as { id?: string }).id === body.id))
+    .toMatchObject({ level: 50, res: { statusCode: 500 } });
   expect(api.logLines.find((line) => line.errorId === body.id)).toMatchObject({ req: { id: body.id, method: "GET", url: "/me" } });
 });

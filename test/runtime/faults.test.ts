@@ -41,7 +41,14 @@ async function chargesWithoutTheirHold(integrationId: string): Promise<unknown[]
 
 /** The queue's jobs of a task (with this job key, when given). */
 const jobOf = async (task: string, key?: string) =>
-  (await sql<{ id: string; locked_by: string | null }>`select id, locked_by from graphile_worker.jobs where task_identifier = ${task} and (${key ?? null}::text is null or key = ${key ?? null})`.execute(cluster.database.db)).rows;
+  (
+    await sql<{
+      id: string;
+      locked_by: string | null;
+    }>`select id, locked_by from graphile_worker.jobs where task_identifier = ${task} and (${key ?? null}::text is null or key = ${key ?? null})`.execute(
+      cluster.database.db,
+    )
+  ).rows;
 
 describe("an API process killed (SIGKILL) with 16 creates in flight", () => {
   it("leaves no partial charge, and every acknowledged one is there afterwards", async () => {
@@ -93,7 +100,11 @@ describe("a worker killed (SIGKILL)", () => {
     // The first delivery hangs at the receiver (within the 5 s deadline): the worker dies meanwhile.
     receiver.answerNext({ status: 200, delayMs: 4_500 });
     const paid = await adminCall("POST", "/my-integration/simulate-payment", {
-      externalAccountCvu: "0000003100000000000017", externalAccountCuil: "20301234563", externalAccountName: "Juan Pérez", cvu: charge.json.CVU, amount: 1000,
+      externalAccountCvu: "0000003100000000000017",
+      externalAccountCuil: "20301234563",
+      externalAccountName: "Juan Pérez",
+      cvu: charge.json.CVU,
+      amount: 1000,
     });
     expect(paid.status, paid.text).toBe(200);
     const [first] = (await receiver.waitFor(before + 1, { path, timeoutMs: 15_000 })).slice(before);
@@ -108,10 +119,22 @@ describe("a worker killed (SIGKILL)", () => {
     expect(second!.headers["x-service-webhook-id"]).toBe(eventId);
     console.log(`delivery taken over ${Date.now() - killedAt} ms after the worker was killed (sandbox ${sandbox.integration.clientId})`);
     await expect
-      .poll(async () => (await cluster.database.db.selectFrom("event_deliveries").select("status").where("event_id", "=", String(eventId)).executeTakeFirst())?.status, { timeout: 10_000 })
+      .poll(
+        async () =>
+          (await cluster.database.db.selectFrom("event_deliveries").select("status").where("event_id", "=", String(eventId)).executeTakeFirst())?.status,
+        { timeout: 10_000 },
+      )
       .toBe("delivered");
-    const attempts = await cluster.database.db.selectFrom("delivery_attempts").select(["attempt", "error"]).where("event_id", "=", String(eventId)).orderBy("attempt").execute();
-    expect(attempts).toEqual([{ attempt: 1, error: "interrupted" }, { attempt: 2, error: null }]);
+    const attempts = await cluster.database.db
+      .selectFrom("delivery_attempts")
+      .select(["attempt", "error"])
+      .where("event_id", "=", String(eventId))
+      .orderBy("attempt")
+      .execute();
+    expect(attempts).toEqual([
+      { attempt: 1, error: "interrupted" },
+      { attempt: 2, error: null },
+    ]);
   }, 90_000);
 
   it("in the middle of the time sweep: the sweep completes on another worker", async () => {
@@ -119,7 +142,9 @@ describe("a worker killed (SIGKILL)", () => {
     const charge = await merchantCall("POST", "/payment-request", chargeBody());
     expect(charge.status, charge.text).toBe(201);
     // The sweep runs on the worker's real time: the charge's last due date is made past in the database.
-    await sql`update charges set final_due_at = now() - interval '1 minute', first_due_at = now() - interval '1 minute' where id = ${charge.json.paymentRequestId}`.execute(cluster.database.db);
+    await sql`update charges set final_due_at = now() - interval '1 minute', first_due_at = now() - interval '1 minute' where id = ${charge.json.paymentRequestId}`.execute(
+      cluster.database.db,
+    );
     const sweepKey = uniqueRef("sweep");
     // The test holds the charge's row: the sweep blocks on it, mid-run, until the worker is killed.
     const held = cluster.database.pool.connect();
@@ -138,7 +163,11 @@ describe("a worker killed (SIGKILL)", () => {
     worker = await cluster.startWorker();
     expect(await jobOf("time-transitions", sweepKey)).toHaveLength(1); // still held by the dead worker
     await expect.poll(async () => (await jobOf("time-transitions", sweepKey)).length, { timeout: 30_000, interval: 200 }).toBe(0);
-    const swept = await cluster.database.db.selectFrom("charges").select(["state", "closed_at"]).where("id", "=", charge.json.paymentRequestId).executeTakeFirstOrThrow();
+    const swept = await cluster.database.db
+      .selectFrom("charges")
+      .select(["state", "closed_at"])
+      .where("id", "=", charge.json.paymentRequestId)
+      .executeTakeFirstOrThrow();
     expect(swept).toMatchObject({ state: "overdue", closed_at: expect.any(Date) });
     expect(await cluster.database.db.selectFrom("cvu_holds").select("charge_id").where("charge_id", "=", charge.json.paymentRequestId).execute()).toEqual([]);
     console.log(`sweep completed ${Date.now() - killedAt} ms after its worker was killed (charge now ${swept.state})`);
@@ -170,8 +199,7 @@ describe("PostgreSQL stopped and started under load", () => {
         if (result.status === 201) {
           acknowledged.push(result.json.paymentRequestId);
           acknowledgedReferences.push(referenceId);
-        }
-        else if (result.status === 503) {
+        } else if (result.status === 503) {
           if (result.json?.code !== "ServiceUnavailableError" || typeof result.json.id !== "string" || "stack" in result.json) unexpected.push(result.text);
           if (result.headers.get("retry-after") !== "5") unexpected.push("503 without Retry-After");
           await new Promise((resolve) => setTimeout(resolve, 100));
@@ -194,7 +222,9 @@ describe("PostgreSQL stopped and started under load", () => {
     running = false;
     await Promise.all(callers);
     const runnerEnds = worker.output().split("the job worker stopped by itself").length - 1;
-    console.log(`PostgreSQL outage: ${JSON.stringify(Object.fromEntries(statuses))} (status: answers), ${acknowledged.length} creates acknowledged, worker's runner ended by itself ${runnerEnds} times (and was started again)`);
+    console.log(
+      `PostgreSQL outage: ${JSON.stringify(Object.fromEntries(statuses))} (status: answers), ${acknowledged.length} creates acknowledged, worker's runner ended by itself ${runnerEnds} times (and was started again)`,
+    );
     expect(unexpected).toEqual([]);
     const stored = await cluster.database.db.selectFrom("charges").select("id").where("id", "in", acknowledged).execute();
     expect(stored.length).toBe(acknowledged.length);
@@ -206,7 +236,11 @@ describe("PostgreSQL stopped and started under load", () => {
     expect((await adminCall("POST", "/my-integration/urls", { url: receiver.url(path), urlType: "webhook" })).status).toBe(201);
     const charge = (await merchantCall("GET", `/payment-request/${acknowledgedReferences[0]}`)).json;
     const paid = await adminCall("POST", "/my-integration/simulate-payment", {
-      externalAccountCvu: "0000003100000000000017", externalAccountCuil: "20301234563", externalAccountName: "Juan Pérez", cvu: charge.CVU, amount: 1000,
+      externalAccountCvu: "0000003100000000000017",
+      externalAccountCuil: "20301234563",
+      externalAccountName: "Juan Pérez",
+      cvu: charge.CVU,
+      amount: 1000,
     });
     expect(paid.status, paid.text).toBe(200);
     const [event] = (await receiver.waitFor(2, { path, timeoutMs: 20_000 })).slice(1);
@@ -255,16 +289,32 @@ describe("receivers that hang or flood", () => {
 
   const deliverTo = async (path: string) => {
     const { adminCall, merchantCall } = await integration();
-    const registered = await adminCall("POST", "/my-integration/urls", { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}${path}`, urlType: "webhook" });
+    const registered = await adminCall("POST", "/my-integration/urls", {
+      url: `http://127.0.0.1:${(server.address() as AddressInfo).port}${path}`,
+      urlType: "webhook",
+    });
     expect(registered.status, registered.text).toBe(201);
     const charge = await merchantCall("POST", "/payment-request", chargeBody());
     const paid = await adminCall("POST", "/my-integration/simulate-payment", {
-      externalAccountCvu: "0000003100000000000017", externalAccountCuil: "20301234563", externalAccountName: "Juan Pérez", cvu: charge.json.CVU, amount: 1000,
+      externalAccountCvu: "0000003100000000000017",
+      externalAccountCuil: "20301234563",
+      externalAccountName: "Juan Pérez",
+      cvu: charge.json.CVU,
+      amount: 1000,
     });
     expect(paid.status, paid.text).toBe(200);
     const event = await cluster.database.db.selectFrom("events").select("id").where("charge_id", "=", charge.json.paymentRequestId).executeTakeFirstOrThrow();
     const attempt = await expect
-      .poll(async () => cluster.database.db.selectFrom("delivery_attempts").selectAll().where("event_id", "=", event.id).where("finished_at", "is not", null).executeTakeFirst(), { timeout: 20_000, interval: 100 })
+      .poll(
+        async () =>
+          cluster.database.db
+            .selectFrom("delivery_attempts")
+            .selectAll()
+            .where("event_id", "=", event.id)
+            .where("finished_at", "is not", null)
+            .executeTakeFirst(),
+        { timeout: 20_000, interval: 100 },
+      )
       .toBeDefined()
       .then(() => cluster.database.db.selectFrom("delivery_attempts").selectAll().where("event_id", "=", event.id).executeTakeFirstOrThrow());
     const delivery = await cluster.database.db.selectFrom("event_deliveries").selectAll().where("event_id", "=", event.id).executeTakeFirstOrThrow();

@@ -27,7 +27,10 @@ describe("U+0000 in a request string", () => {
   it("is a 400 ValidationError naming the field, in a body, a metadata key and a query, never a 500", async () => {
     const inBody = await merchant.call("POST", "/payment-request", charge({ description: "Cuota\u0000 de diciembre" }));
     expect(inBody.status).toBe(400);
-    expect(inBody.json).toMatchObject({ code: "ValidationError", validationDetails: [{ field: "description", message: "description must not contain the NUL character (U+0000)" }] });
+    expect(inBody.json).toMatchObject({
+      code: "ValidationError",
+      validationDetails: [{ field: "description", message: "description must not contain the NUL character (U+0000)" }],
+    });
 
     const inKey = await merchant.call("POST", "/payment-request", charge({ metadata: { "order\u0000": "A-1" } }));
     expect(inKey.status).toBe(400);
@@ -58,7 +61,14 @@ describe("a concrete path shadowed by a templated one", () => {
 describe("the authorization endpoint", () => {
   it("ignores query parameters it does not list (RFC 6749 §3.1: an OpenID Connect client's nonce)", async () => {
     const url = new URL("/integration/oauth2/authorize", t.authUrl);
-    for (const [name, value] of Object.entries({ response_type: "code", client_id: sandbox.integration.clientId, redirect_uri: sandbox.integration.redirectUri, state: "s-1", nonce: "n-1", prompt: "login" })) {
+    for (const [name, value] of Object.entries({
+      response_type: "code",
+      client_id: sandbox.integration.clientId,
+      redirect_uri: sandbox.integration.redirectUri,
+      state: "s-1",
+      nonce: "n-1",
+      prompt: "login",
+    })) {
       url.searchParams.set(name, value);
     }
     const page = await fetch(url);
@@ -87,7 +97,10 @@ describe("the sandbox clock", () => {
     const admin = await sandboxAdmin(t, (await linkedMerchant(t)).sandbox); // an integration of its own: its clock ends in 9999
     const huge = await admin.advanceClock({ advanceBy: "P021DT15868382947985358006352H43S" });
     expect(huge.status).toBe(400);
-    expect(huge.json).toMatchObject({ code: "ValidationError", validationDetails: [{ field: "advanceBy", message: "advanceBy would move the clock past 9999-12-31T23:59:59.000Z" }] });
+    expect(huge.json).toMatchObject({
+      code: "ValidationError",
+      validationDetails: [{ field: "advanceBy", message: "advanceBy would move the clock past 9999-12-31T23:59:59.000Z" }],
+    });
     const far = await admin.advanceClock({ advanceTo: "9999-12-31T23:59:59Z" });
     expect(far.status).toBe(200);
     expect(far.json.today).toBe("9999-12-31");
@@ -96,7 +109,11 @@ describe("the sandbox clock", () => {
 
 describe("an empty customer update", () => {
   it("is refused by the contract's minProperties", async () => {
-    const created = await merchant.call("POST", "/payment-request", charge({ conciliationType: "cuil", customer: { name: "Juan Pérez", taxDocument: "20301234563" } }));
+    const created = await merchant.call(
+      "POST",
+      "/payment-request",
+      charge({ conciliationType: "cuil", customer: { name: "Juan Pérez", taxDocument: "20301234563" } }),
+    );
     expect(created.status, JSON.stringify(created.json)).toBe(201);
     const empty = await merchant.call("PATCH", `/payment-request/${created.json.referenceId}/customer`, {});
     expect(empty.status).toBe(400);

@@ -3,7 +3,11 @@
 import { describe, expect, it } from "vitest";
 import { ConfigError, loadConfig } from "../../runtime/config.ts";
 
-const whatsapp = { COBRO_WHATSAPP_API_URL: "https://graph.example.com/v21.0/", COBRO_WHATSAPP_PHONE_NUMBER_ID: "1234567890", COBRO_WHATSAPP_TOKEN: "EAAG-secret" };
+const whatsapp = {
+  COBRO_WHATSAPP_API_URL: "https://graph.example.com/v21.0/",
+  COBRO_WHATSAPP_PHONE_NUMBER_ID: "1234567890",
+  COBRO_WHATSAPP_TOKEN: "EAAG-secret",
+};
 
 describe("notification providers", () => {
   it("are absent by default, with the default send rates", () => {
@@ -12,12 +16,22 @@ describe("notification providers", () => {
 
   it("reads SMTP and WhatsApp settings", () => {
     const { notifications } = loadConfig(
-      { COBRO_SMTP_URL: "smtps://user:pass@mail.example.com:465", COBRO_MAIL_FROM: "Cobro <avisos@example.com>", ...whatsapp, COBRO_WHATSAPP_SENDS_PER_SECOND: "40" },
+      {
+        COBRO_SMTP_URL: "smtps://user:pass@mail.example.com:465",
+        COBRO_MAIL_FROM: "Cobro <avisos@example.com>",
+        ...whatsapp,
+        COBRO_WHATSAPP_SENDS_PER_SECOND: "40",
+      },
       [],
       false,
     );
     expect(notifications.email).toEqual({ smtpUrl: "smtps://user:pass@mail.example.com:465", from: "Cobro <avisos@example.com>" });
-    expect(notifications.whatsapp).toEqual({ apiUrl: "https://graph.example.com/v21.0", phoneNumberId: "1234567890", token: "EAAG-secret", templatePrefix: "cobro_" });
+    expect(notifications.whatsapp).toEqual({
+      apiUrl: "https://graph.example.com/v21.0",
+      phoneNumberId: "1234567890",
+      token: "EAAG-secret",
+      templatePrefix: "cobro_",
+    });
     expect(notifications.sendsPerSecond).toEqual({ email: 20, whatsapp: 40 });
   });
 

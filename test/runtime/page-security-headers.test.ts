@@ -18,23 +18,43 @@ function expectNotFrameable(what: string, response: { status: number; headers: H
   expect({
     what,
     contentType: headers.get("content-type"),
-    frameAncestors: (headers.get("content-security-policy") ?? "").split(";").map((directive) => directive.trim()).filter((directive) => directive.startsWith("frame-ancestors")),
+    frameAncestors: (headers.get("content-security-policy") ?? "")
+      .split(";")
+      .map((directive) => directive.trim())
+      .filter((directive) => directive.startsWith("frame-ancestors")),
     xFrameOptions: headers.get("x-frame-options"),
     contentTypeOptions: headers.get("x-content-type-options"),
     referrerPolicy: headers.get("referrer-policy"),
-  }).toEqual({ what, contentType: expect.stringMatching(contentType), frameAncestors: ["frame-ancestors 'none'"], xFrameOptions: "DENY", contentTypeOptions: "nosniff", referrerPolicy: "no-referrer" });
+  }).toEqual({
+    what,
+    contentType: expect.stringMatching(contentType),
+    frameAncestors: ["frame-ancestors 'none'"],
+    xFrameOptions: "DENY",
+    contentTypeOptions: "nosniff",
+    referrerPolicy: "no-referrer",
+  });
 }
 
 const page = async (url: string, init?: RequestInit) => read(await fetch(url, { redirect: "manual", ...init }));
-const form = (fields: Record<string, string>): RequestInit => ({ method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: new URLSearchParams(fields).toString() });
+const form = (fields: Record<string, string>): RequestInit => ({
+  method: "POST",
+  headers: { "content-type": "application/x-www-form-urlencoded" },
+  body: new URLSearchParams(fields).toString(),
+});
 const HTML = /^text\/html/;
 
 describe("pages' security headers", () => {
   it("the sign-in page, its refusal and its re-rendering after a wrong password", async () => {
-    const signIn = await page(authorizeUrl(t.authUrl, { response_type: "code", client_id: sandbox.integration.clientId, redirect_uri: sandbox.integration.redirectUri, state: "s" }));
+    const signIn = await page(
+      authorizeUrl(t.authUrl, { response_type: "code", client_id: sandbox.integration.clientId, redirect_uri: sandbox.integration.redirectUri, state: "s" }),
+    );
     expect(signIn.status).toBe(200);
     expectNotFrameable("sign-in", signIn, HTML);
-    expectNotFrameable("sign-in refusal", await page(authorizeUrl(t.authUrl, { response_type: "code", client_id: "cli_nobody", redirect_uri: "https://nowhere.test/cb" })), /./);
+    expectNotFrameable(
+      "sign-in refusal",
+      await page(authorizeUrl(t.authUrl, { response_type: "code", client_id: "cli_nobody", redirect_uri: "https://nowhere.test/cb" })),
+      /./,
+    );
     const cookie = (signIn.headers.get("set-cookie") ?? "").split(";")[0]!;
     const field = (name: string) => new RegExp(`name="${name}" value="([^"]+)"`).exec(signIn.text)?.[1] ?? "";
     const wrong = await page(`${t.authUrl}/integration/oauth2/complete-login`, {
@@ -49,7 +69,11 @@ describe("pages' security headers", () => {
     const merchant = await linkedMerchant(t);
     const created = await merchant.call("POST", "/payment-request", chargeBody());
     expect(created.status, created.text).toBe(201);
-    const { payer_page_token } = await t.database.db.selectFrom("charges").select("payer_page_token").where("id", "=", created.json.paymentRequestId).executeTakeFirstOrThrow();
+    const { payer_page_token } = await t.database.db
+      .selectFrom("charges")
+      .select("payer_page_token")
+      .where("id", "=", created.json.paymentRequestId)
+      .executeTakeFirstOrThrow();
     const payer = await page(`${t.integrationUrl}/p/${payer_page_token}`);
     expect(payer.status).toBe(200);
     expectNotFrameable("payer page", payer, HTML);
@@ -86,6 +110,10 @@ describe("pages' security headers", () => {
     expectNotFrameable("Integration API 401", await page(`${t.integrationUrl}/me`), /^text\/plain/);
     expectNotFrameable("Admin API 401", await page(`${t.adminUrl}/my-integration/events`), /^application\/json/);
     expectNotFrameable("Auth API JWKS", await page(`${t.authUrl}/.well-known/jwks.json`), /^application\/json/);
-    expectNotFrameable("Auth API login 401", await read(await postJson(`${t.authUrl}/integration/admin/login`, { email: "nobody@cobro.test", password: "wrong-password-123" })), /^application\/json/);
+    expectNotFrameable(
+      "Auth API login 401",
+      await read(await postJson(`${t.authUrl}/integration/admin/login`, { email: "nobody@cobro.test", password: "wrong-password-123" })),
+      /^application\/json/,
+    );
   });
 });

@@ -10,7 +10,9 @@ const t = serviceForFile({ env: { COBRO_AUTH_URL: "http://127.0.0.1:9" } });
 const unavailable = { code: "ServiceUnavailableError", message: expect.stringMatching(/temporarily unavailable/), id: expect.any(String) };
 
 it("answers the portal's sign-in with 503 ServiceUnavailableError and Retry-After when the Auth API is away", async () => {
-  const answer = await read(await postJson(`${t.adminUrl}/portal/auth-api/integration/admin/login`, { email: "admin@example.com", password: "whatever-it-is" }));
+  const answer = await read(
+    await postJson(`${t.adminUrl}/portal/auth-api/integration/admin/login`, { email: "admin@example.com", password: "whatever-it-is" }),
+  );
   expect(answer.status).toBe(503);
   expect(answer.json).toEqual(unavailable);
   expect(answer.headers.get("retry-after")).toBe("5");

@@ -6,7 +6,9 @@ import { ConfigError, loadConfig } from "../../runtime/config.ts";
 describe("the Production deployment of a Sandbox", () => {
   it("is absent by default and read when both variables are set", () => {
     expect(loadConfig({}, [], false).productionDeployment).toBeUndefined();
-    expect(loadConfig({ COBRO_PRODUCTION_ADMIN_URL: "https://admin.cobro.example/", COBRO_PRODUCTION_API_KEY: "cpk_abc" }, [], false).productionDeployment).toEqual({
+    expect(
+      loadConfig({ COBRO_PRODUCTION_ADMIN_URL: "https://admin.cobro.example/", COBRO_PRODUCTION_API_KEY: "cpk_abc" }, [], false).productionDeployment,
+    ).toEqual({
       adminUrl: "https://admin.cobro.example",
       apiKey: "cpk_abc",
     });
@@ -16,7 +18,10 @@ describe("the Production deployment of a Sandbox", () => {
     [{ COBRO_PRODUCTION_ADMIN_URL: "https://admin.cobro.example" }, "COBRO_PRODUCTION_ADMIN_URL and COBRO_PRODUCTION_API_KEY go together"],
     [{ COBRO_PRODUCTION_API_KEY: "cpk_abc" }, "COBRO_PRODUCTION_ADMIN_URL and COBRO_PRODUCTION_API_KEY go together"],
     [{ COBRO_PRODUCTION_ADMIN_URL: "ftp://admin.cobro.example", COBRO_PRODUCTION_API_KEY: "cpk_abc" }, "COBRO_PRODUCTION_ADMIN_URL must be an http(s) URL"],
-    [{ SERVICE_ENV: "production", COBRO_PRODUCTION_ADMIN_URL: "https://admin.cobro.example", COBRO_PRODUCTION_API_KEY: "cpk_abc" }, "belong to the Sandbox deployment"],
+    [
+      { SERVICE_ENV: "production", COBRO_PRODUCTION_ADMIN_URL: "https://admin.cobro.example", COBRO_PRODUCTION_API_KEY: "cpk_abc" },
+      "belong to the Sandbox deployment",
+    ],
   ])("refuses %j with a readable line", (env, message) => {
     expect(() => loadConfig(env, [], false)).toThrow(ConfigError);
     expect(() => loadConfig(env, [], false)).toThrow(message);

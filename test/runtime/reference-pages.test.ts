@@ -104,32 +104,38 @@ describe("in a real browser", () => {
   });
   afterAll(() => browser?.close());
 
-  it.each(apis)("renders every operation of the %s API from same-origin requests only, with no console errors", async (api) => {
-    const origin = new URL(running[api].url).origin;
-    const page = await browser.context.newPage();
-    const elsewhere: string[] = [];
-    const problems: string[] = [];
-    await page.route("**/*", (route) => {
-      const url = route.request().url();
-      if (new URL(url).origin === origin) return route.continue();
-      elsewhere.push(url);
-      return route.abort();
-    });
-    page.on("console", (message) => {
-      if (message.type() === "error") problems.push(message.text());
-    });
-    page.on("pageerror", (error) => problems.push(error.message));
-    try {
-      await page.goto(`${running[api].url}/docs`);
-      await page.locator(".opblock").first().waitFor({ timeout: 20_000 });
-      const document = YAML.parse(readFileSync(`generated/openapi/${api}.yaml`, "utf8")) as { paths: Record<string, Record<string, unknown>> };
-      const operations = Object.values(document.paths).flatMap((item) => Object.keys(item).filter((key) => ["get", "put", "post", "patch", "delete"].includes(key)));
-      expect(await page.locator(".opblock").count()).toBe(operations.length);
-      expect(await page.locator(".info .title").innerText()).toContain(YAML.parse(readFileSync(`generated/openapi/${api}.yaml`, "utf8")).info.title);
-      expect(elsewhere).toEqual([]);
-      expect(problems).toEqual([]);
-    } finally {
-      await page.close();
-    }
-  }, 60_000);
+  it.each(apis)(
+    "renders every operation of the %s API from same-origin requests only, with no console errors",
+    async (api) => {
+      const origin = new URL(running[api].url).origin;
+      const page = await browser.context.newPage();
+      const elsewhere: string[] = [];
+      const problems: string[] = [];
+      await page.route("**/*", (route) => {
+        const url = route.request().url();
+        if (new URL(url).origin === origin) return route.continue();
+        elsewhere.push(url);
+        return route.abort();
+      });
+      page.on("console", (message) => {
+        if (message.type() === "error") problems.push(message.text());
+      });
+      page.on("pageerror", (error) => problems.push(error.message));
+      try {
+        await page.goto(`${running[api].url}/docs`);
+        await page.locator(".opblock").first().waitFor({ timeout: 20_000 });
+        const document = YAML.parse(readFileSync(`generated/openapi/${api}.yaml`, "utf8")) as { paths: Record<string, Record<string, unknown>> };
+        const operations = Object.values(document.paths).flatMap((item) =>
+          Object.keys(item).filter((key) => ["get", "put", "post", "patch", "delete"].includes(key)),
+        );
+        expect(await page.locator(".opblock").count()).toBe(operations.length);
+        expect(await page.locator(".info .title").innerText()).toContain(YAML.parse(readFileSync(`generated/openapi/${api}.yaml`, "utf8")).info.title);
+        expect(elsewhere).toEqual([]);
+        expect(problems).toEqual([]);
+      } finally {
+        await page.close();
+      }
+    },
+    60_000,
+  );
 });

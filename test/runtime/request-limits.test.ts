@@ -17,14 +17,21 @@ const overOneMegabyte = "x".repeat(1024 * 1024 + 1);
 describe("body limits", () => {
   it("413 PayloadTooLarge for a JSON body over 1 MB on each API", async () => {
     for (const url of [`${t.integrationUrl}/payment-request`, `${t.adminUrl}/my-integration/urls`, `${t.authUrl}/integration/admin/login`]) {
-      const result = await read(await fetch(url, { method: "POST", headers: { "content-type": "application/json", authorization: "Bearer x" }, body: JSON.stringify({ padding: overOneMegabyte }) }));
+      const result = await read(
+        await fetch(url, {
+          method: "POST",
+          headers: { "content-type": "application/json", authorization: "Bearer x" },
+          body: JSON.stringify({ padding: overOneMegabyte }),
+        }),
+      );
       expect({ url, status: result.status, body: result.json }).toEqual({ url, status: 413, body: payloadTooLarge });
     }
   });
 
   it("413 for a form body over 1 MB (the RFC 6749 token endpoint), and a body just under the limit is read", async () => {
     const token = `${t.authUrl}/integration/oauth2/token`;
-    const form = (padding: string) => fetch(token, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: `grant_type=authorization_code&code=${padding}` });
+    const form = (padding: string) =>
+      fetch(token, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: `grant_type=authorization_code&code=${padding}` });
     const tooLarge = await read(await form(overOneMegabyte));
     expect(tooLarge.status).toBe(413);
     expect(tooLarge.json).toEqual(payloadTooLarge);

@@ -45,7 +45,10 @@ interface Tenant {
 }
 
 it(`keeps every invariant through ${SOAK_SECONDS} s of mixed load on two API processes and two workers, with a worker killed`, async () => {
-  const [first, second] = await Promise.all([cluster.startApi({ COBRO_BANK_FEED_SECRET: BANK_FEED_SECRET }), cluster.startExtraApi({ COBRO_BANK_FEED_SECRET: BANK_FEED_SECRET })]);
+  const [first, second] = await Promise.all([
+    cluster.startApi({ COBRO_BANK_FEED_SECRET: BANK_FEED_SECRET }),
+    cluster.startExtraApi({ COBRO_BANK_FEED_SECRET: BANK_FEED_SECRET }),
+  ]);
   let workers = await Promise.all([cluster.startWorker(), cluster.startWorker()]);
   void first;
   const tenants: Tenant[] = [];
@@ -77,7 +80,13 @@ it(`keeps every invariant through ${SOAK_SECONDS} s of mixed load on two API pro
     const raw = JSON.stringify(body);
     const t = Math.floor(Date.now() / 1000);
     const signature = createHmac("sha256", BANK_FEED_SECRET).update(`${t}.`).update(raw).digest("hex");
-    return read(await fetch(`${adminUrl}/internal/bank-feed/transfers`, { method: "POST", headers: { "content-type": "application/json", "x-bank-feed-signature": `t=${t},v1=${signature}` }, body: raw }));
+    return read(
+      await fetch(`${adminUrl}/internal/bank-feed/transfers`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-bank-feed-signature": `t=${t},v1=${signature}` },
+        body: raw,
+      }),
+    );
   };
   const adminUrls = [cluster.adminUrl, second.adminUrl];
 
@@ -90,14 +99,25 @@ it(`keeps every invariant through ${SOAK_SECONDS} s of mixed load on two API pro
     "create with chat message": async (tenant) => {
       // Counts against the integration's daily cap of chat messages (CHAT_MESSAGES_PER_DAY here): soon 429.
       const referenceId = uniqueRef("CHAT");
-      const body = chargeBody({ referenceId, sendWhatsappNotification: true, customer: { name: "Juan Pérez", phoneNumber: { countryCode: "+54", number: "91123456789" } } });
+      const body = chargeBody({
+        referenceId,
+        sendWhatsappNotification: true,
+        customer: { name: "Juan Pérez", phoneNumber: { countryCode: "+54", number: "91123456789" } },
+      });
       const created = check("create with chat message", await pick(tenant.merchantCalls)("POST", "/payment-request", body));
       if (created.status === 201) tenant.charges.push({ referenceId, cvu: created.json.CVU });
     },
     "create cuil": async (tenant) => {
       const referenceId = uniqueRef("SOAK");
       const payer = pick(PAYERS);
-      const created = check("create cuil", await pick(tenant.merchantCalls)("POST", "/payment-request", chargeBody({ referenceId, conciliationType: "cuil", customer: { name: "Juan Pérez", taxDocument: payer } })));
+      const created = check(
+        "create cuil",
+        await pick(tenant.merchantCalls)(
+          "POST",
+          "/payment-request",
+          chargeBody({ referenceId, conciliationType: "cuil", customer: { name: "Juan Pérez", taxDocument: payer } }),
+        ),
+      );
       if (created.status === 201) tenant.charges.push({ referenceId, cvu: created.json.CVU, payer });
     },
     bulk: async (tenant) => {
@@ -113,14 +133,25 @@ it(`keeps every invariant through ${SOAK_SECONDS} s of mixed load on two API pro
       if (!charge) return;
       const pay = () =>
         pick(tenant.adminCalls)("POST", "/my-integration/simulate-payment", {
-          externalAccountCvu: "0000003100000000000017", externalAccountCuil: charge.payer ?? pick(PAYERS), externalAccountName: "Juan Pérez", cvu: charge.cvu, amount: randomInt(1, 7) * 100,
+          externalAccountCvu: "0000003100000000000017",
+          externalAccountCuil: charge.payer ?? pick(PAYERS),
+          externalAccountName: "Juan Pérez",
+          cvu: charge.cvu,
+          amount: randomInt(1, 7) * 100,
         });
       for (const result of await Promise.all([pay(), pay()])) check("simulate", result);
     },
     "bank feed twice": async (tenant) => {
       const charge = tenant.charges.length > 0 ? pick(tenant.charges) : undefined;
       if (!charge) return;
-      const body = { transactionId: uniqueRef("BNK"), amount: 300, receivingCvu: charge.cvu, senderCuil: charge.payer ?? pick(PAYERS), senderName: "Juan Pérez", operatedAt: new Date().toISOString() };
+      const body = {
+        transactionId: uniqueRef("BNK"),
+        amount: 300,
+        receivingCvu: charge.cvu,
+        senderCuil: charge.payer ?? pick(PAYERS),
+        senderName: "Juan Pérez",
+        operatedAt: new Date().toISOString(),
+      };
       for (const result of await Promise.all([bankFeed(pick(adminUrls), body), bankFeed(pick(adminUrls), body)])) check("bank feed", result);
     },
     cancel: async (tenant) => {
@@ -133,7 +164,16 @@ it(`keeps every invariant through ${SOAK_SECONDS} s of mixed load on two API pro
       await tenant.integration.renewMerchantToken();
     },
   };
-  const weights: Array<[string, number]> = [["create cvu", 6], ["create with chat message", 2], ["create cuil", 3], ["bulk", 1], ["pay twice at once", 5], ["bank feed twice", 2], ["cancel", 1], ["clock move", 1]];
+  const weights: Array<[string, number]> = [
+    ["create cvu", 6],
+    ["create with chat message", 2],
+    ["create cuil", 3],
+    ["bulk", 1],
+    ["pay twice at once", 5],
+    ["bank feed twice", 2],
+    ["cancel", 1],
+    ["clock move", 1],
+  ];
   const weighted = weights.flatMap(([name, weight]) => Array<string>(weight).fill(name));
 
   const endAt = Date.now() + SOAK_SECONDS * 1000;
@@ -161,7 +201,11 @@ it(`keeps every invariant through ${SOAK_SECONDS} s of mixed load on two API pro
     // The link of the merchant whose charges the load makes (the Sandbox's test merchant of the test tokens).
     const link = await cluster.database.db
       .selectFrom("merchant_links")
-      .innerJoin("charges", (join) => join.onRef("charges.merchant_account_id", "=", "merchant_links.merchant_account_id").onRef("charges.integration_client_id", "=", "merchant_links.integration_client_id"))
+      .innerJoin("charges", (join) =>
+        join
+          .onRef("charges.merchant_account_id", "=", "merchant_links.merchant_account_id")
+          .onRef("charges.integration_client_id", "=", "merchant_links.integration_client_id"),
+      )
       .select(["merchant_links.id", "merchant_links.merchant_account_id"])
       .where("merchant_links.integration_client_id", "=", unlinked.integration.integrationId)
       .limit(1)
@@ -175,7 +219,11 @@ it(`keeps every invariant through ${SOAK_SECONDS} s of mixed load on two API pro
     const charge = unlinked.charges.find((candidate) => candidate.payer === undefined);
     if (charge) {
       const paid = await pick(unlinked.adminCalls)("POST", "/my-integration/simulate-payment", {
-        externalAccountCvu: "0000003100000000000017", externalAccountCuil: pick(PAYERS), externalAccountName: "Juan Pérez", cvu: charge.cvu, amount: 100,
+        externalAccountCvu: "0000003100000000000017",
+        externalAccountCuil: pick(PAYERS),
+        externalAccountName: "Juan Pérez",
+        cvu: charge.cvu,
+        amount: 100,
       });
       check("simulate after unlink", paid);
     }
@@ -189,8 +237,10 @@ it(`keeps every invariant through ${SOAK_SECONDS} s of mixed load on two API pro
   await expect
     .poll(
       async () =>
-        (await sql<{ n: number }>`select count(*)::int as n from events e left join event_deliveries d on d.event_id = e.id
-           where e.occurred_while_unlinked = false and (d.status is null or d.status = 'pending')`.execute(db)).rows[0]!.n,
+        (
+          await sql<{ n: number }>`select count(*)::int as n from events e left join event_deliveries d on d.event_id = e.id
+           where e.occurred_while_unlinked = false and (d.status is null or d.status = 'pending')`.execute(db)
+        ).rows[0]!.n,
       { timeout: 60_000, interval: 500 },
     )
     .toBe(0);
@@ -241,7 +291,12 @@ it(`keeps every invariant through ${SOAK_SECONDS} s of mixed load on two API pro
 
   // Deliveries: every delivered event reached its receiver under its own id; nothing of the unlinked
   // merchant after its unlink.
-  const delivered = await db.selectFrom("event_deliveries").innerJoin("events", "events.id", "event_deliveries.event_id").select(["events.id", "events.integration_client_id"]).where("event_deliveries.status", "=", "delivered").execute();
+  const delivered = await db
+    .selectFrom("event_deliveries")
+    .innerJoin("events", "events.id", "event_deliveries.event_id")
+    .select(["events.id", "events.integration_client_id"])
+    .where("event_deliveries.status", "=", "delivered")
+    .execute();
   const received = new Map<string, number>();
   for (const request of receiver.requests) {
     const id = request.headers["x-service-webhook-id"];
@@ -250,7 +305,12 @@ it(`keeps every invariant through ${SOAK_SECONDS} s of mixed load on two API pro
   const lost = delivered.filter((event) => !received.has(event.id));
   expect(lost).toEqual([]);
   const unlinked = tenants[2]!;
-  const unlinkedEvents = await db.selectFrom("events").select(["id", "occurred_while_unlinked"]).where("integration_client_id", "=", unlinked.integration.integrationId).where("merchant_account_id", "=", unlinked.merchantAccountId!).execute();
+  const unlinkedEvents = await db
+    .selectFrom("events")
+    .select(["id", "occurred_while_unlinked"])
+    .where("integration_client_id", "=", unlinked.integration.integrationId)
+    .where("merchant_account_id", "=", unlinked.merchantAccountId!)
+    .execute();
   const unlinkedEventIds = new Set(unlinkedEvents.map((event) => event.id));
   const occurredWhileUnlinked = new Set(unlinkedEvents.filter((event) => event.occurred_while_unlinked).map((event) => event.id));
   const receivedOf = (ids: Set<string>) => receiver.requests.filter((request) => ids.has(String(request.headers["x-service-webhook-id"])));
@@ -261,16 +321,22 @@ it(`keeps every invariant through ${SOAK_SECONDS} s of mixed load on two API pro
   // recalled; it arrives within the 5-second delivery deadline, so nothing may arrive later than that.
   const afterUnlink = receivedOf(unlinkedEventIds).filter((request) => request.at > unlinked.unlinkedAt!.getTime() + DELIVERY_TIMEOUT_MS);
   expect(afterUnlink).toEqual([]);
-  const withheld = (await sql<{ n: number }>`
+  const withheld = (
+    await sql<{ n: number }>`
     select count(*)::int as n from events e left join event_deliveries d on d.event_id = e.id
-     where e.merchant_account_id = ${unlinked.merchantAccountId!} and (e.occurred_while_unlinked or d.not_sent_reason = 'merchant_unlinked')`.execute(db)).rows[0]!.n;
+     where e.merchant_account_id = ${unlinked.merchantAccountId!} and (e.occurred_while_unlinked or d.not_sent_reason = 'merchant_unlinked')`.execute(db)
+  ).rows[0]!.n;
   expect(serverErrors).toEqual([]);
 
   const events = (await sql<{ type: string; n: number }>`select type, count(*)::int as n from events group by type`.execute(db)).rows;
-  const transfers = (await sql<{ n: number; matched: number }>`select count(*)::int as n, count(charge_id)::int as matched from transfers`.execute(db)).rows[0]!;
+  const transfers = (await sql<{ n: number; matched: number }>`select count(*)::int as n, count(charge_id)::int as matched from transfers`.execute(db))
+    .rows[0]!;
   console.log(
     [
-      `soak: ${SOAK_SECONDS} s, ${operationsDone} operations (${[...counts].sort().map(([what, n]) => `${what}: ${n}`).join(", ")})`,
+      `soak: ${SOAK_SECONDS} s, ${operationsDone} operations (${[...counts]
+        .sort()
+        .map(([what, n]) => `${what}: ${n}`)
+        .join(", ")})`,
       `  events: ${events.map((row) => `${row.type} ${row.n}`).join(", ")}; ${delivered.length} delivered, ${receiver.requests.length} requests received (${[...received.values()].filter((n) => n > 1).length} events received more than once)`,
       `  transfers: ${transfers.n} (${transfers.matched} matched); faults injected: ${faults} worker killed, 1 merchant unlinked (${withheld} of its events withheld); deliveries settled ${settledInMs} ms after the load`,
     ].join("\n"),

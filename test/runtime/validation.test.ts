@@ -15,7 +15,12 @@ beforeAll(async () => {
     handlers: { ...integrationHandlers, createPaymentRequest: notImplemented, getMe: notImplemented },
     anonymous: anonymousCaller,
     // A stand-in for the token check: these tests are about what happens after it.
-    security: { MerchantBearer: async ({ headers }) => (headers.authorization === "Bearer test" ? { caller: anonymousCaller } : { refused: new (await import("../../domain/errors.ts")).DomainError("InvalidMerchantToken", "Unauthorized") }) },
+    security: {
+      MerchantBearer: async ({ headers }) =>
+        headers.authorization === "Bearer test"
+          ? { caller: anonymousCaller }
+          : { refused: new (await import("../../domain/errors.ts")).DomainError("InvalidMerchantToken", "Unauthorized") },
+    },
   });
 });
 afterAll(() => api.close());

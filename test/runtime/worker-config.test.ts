@@ -17,11 +17,18 @@ describe("worker concurrency", () => {
 describe("worker heartbeat", () => {
   it("beats every 30 s and takes a worker quiet for 2 minutes as dead by default; both read from the environment", () => {
     expect(loadConfig({}, [], false)).toMatchObject({ workerHeartbeatMs: 30_000, workerStaleAfterMs: 120_000 });
-    expect(loadConfig({ COBRO_WORKER_HEARTBEAT_MS: "500", COBRO_WORKER_STALE_AFTER_MS: "3000" }, [], false)).toMatchObject({ workerHeartbeatMs: 500, workerStaleAfterMs: 3000 });
+    expect(loadConfig({ COBRO_WORKER_HEARTBEAT_MS: "500", COBRO_WORKER_STALE_AFTER_MS: "3000" }, [], false)).toMatchObject({
+      workerHeartbeatMs: 500,
+      workerStaleAfterMs: 3000,
+    });
   });
 
   it("refuses a staleness that a live worker's heartbeat could miss", () => {
-    expect(() => loadConfig({ COBRO_WORKER_HEARTBEAT_MS: "1000", COBRO_WORKER_STALE_AFTER_MS: "2000" }, [], false)).toThrow("COBRO_WORKER_STALE_AFTER_MS must be a whole number of milliseconds, more than twice COBRO_WORKER_HEARTBEAT_MS");
-    expect(() => loadConfig({ COBRO_WORKER_HEARTBEAT_MS: "10" }, [], false)).toThrow("COBRO_WORKER_HEARTBEAT_MS must be a whole number of milliseconds, 100 or more");
+    expect(() => loadConfig({ COBRO_WORKER_HEARTBEAT_MS: "1000", COBRO_WORKER_STALE_AFTER_MS: "2000" }, [], false)).toThrow(
+      "COBRO_WORKER_STALE_AFTER_MS must be a whole number of milliseconds, more than twice COBRO_WORKER_HEARTBEAT_MS",
+    );
+    expect(() => loadConfig({ COBRO_WORKER_HEARTBEAT_MS: "10" }, [], false)).toThrow(
+      "COBRO_WORKER_HEARTBEAT_MS must be a whole number of milliseconds, 100 or more",
+    );
   });
 });

@@ -100,13 +100,13 @@ describe("validationDetailsOf", () => {
       id: "e1",
       validationDetails: [
         { field: "amount", message: "is required" },
-        { field: "customer.email", message: "customer.email: must match format \"email\"" },
+        { field: "customer.email", message: 'customer.email: must match format "email"' },
         { field: "amount", message: "must be >= 1" },
       ],
     };
     expect(validationDetailsOf(body)).toEqual([
       { field: "amount", message: "is required" },
-      { field: "customer.email", message: "customer.email: must match format \"email\"" },
+      { field: "customer.email", message: 'customer.email: must match format "email"' },
       { field: "amount", message: "must be >= 1" },
     ]);
   });
@@ -136,6 +136,10 @@ describe("@cobro/sdk/errors", () => {
       metafile: true,
       logLevel: "silent",
     });
-    expect(Object.keys(result.metafile.inputs).filter((input) => input !== "<stdin>").sort()).toEqual(["sdk/src/errors.ts", "sdk/src/generated/error-codes.ts"]);
+    expect(
+      Object.keys(result.metafile.inputs)
+        .filter((input) => input !== "<stdin>")
+        .sort(),
+    ).toEqual(["sdk/src/errors.ts", "sdk/src/generated/error-codes.ts"]);
   });
 });

@@ -19,7 +19,12 @@ let tarball: string;
 
 function run(command: string, args: string[], cwd: string): string {
   try {
-    return execFileSync(command, args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, npm_config_update_notifier: "false" } });
+    return execFileSync(command, args, {
+      cwd,
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "pipe"],
+      env: { ...process.env, npm_config_update_notifier: "false" },
+    });
   } catch (error) {
     const e = error as { stdout?: string; stderr?: string; message: string };
     throw new Error(`${command} ${args.join(" ")} failed: ${e.message}\n${e.stdout ?? ""}\n${e.stderr ?? ""}`);
@@ -28,7 +33,10 @@ function run(command: string, args: string[], cwd: string): string {
 
 beforeAll(() => {
   workDir = mkdtempSync(join(tmpdir(), "cobro-sdk-pack-"));
-  const packed = JSON.parse(run("npm", ["pack", "--json", "--pack-destination", workDir], sdkDir)) as Array<{ filename: string; files: Array<{ path: string }> }>;
+  const packed = JSON.parse(run("npm", ["pack", "--json", "--pack-destination", workDir], sdkDir)) as Array<{
+    filename: string;
+    files: Array<{ path: string }>;
+  }>;
   tarball = join(workDir, packed[0]!.filename);
   projectDir = join(workDir, "integrator-app");
   mkdirSync(projectDir);
@@ -120,7 +128,16 @@ describe("the packed @cobro/sdk", () => {
     writeFileSync(
       join(projectDir, "tsconfig.json"),
       JSON.stringify({
-        compilerOptions: { target: "es2022", module: "nodenext", moduleResolution: "nodenext", lib: ["es2022", "dom"], types: [], strict: true, noEmit: true, skipLibCheck: false },
+        compilerOptions: {
+          target: "es2022",
+          module: "nodenext",
+          moduleResolution: "nodenext",
+          lib: ["es2022", "dom"],
+          types: [],
+          strict: true,
+          noEmit: true,
+          skipLibCheck: false,
+        },
         include: ["consumer-types.ts"],
       }),
     );

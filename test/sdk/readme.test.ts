@@ -143,7 +143,11 @@ function programs(): Program[] {
 }
 
 // The README's dates (2026-12-10, 2026-12-15) are valid charges' due dates on this day.
-const t = serviceForFile({ env: { COBRO_ALLOW_LOOPBACK_URLS: "true" }, parts: ["integration", "auth", "admin", "worker"], start: new Date("2026-11-22T15:00:00Z") });
+const t = serviceForFile({
+  env: { COBRO_ALLOW_LOOPBACK_URLS: "true" },
+  parts: ["integration", "auth", "admin", "worker"],
+  start: new Date("2026-11-22T15:00:00Z"),
+});
 let project: string;
 let context: Record<string, unknown>;
 let merchant: { email: string; password: string };
@@ -151,7 +155,11 @@ let merchant: { email: string; password: string };
 /** Runs a program of the project; when it asks for the merchant's browser, signs in and answers the redirect. */
 function runProgram(file: string): Promise<{ code: number | null; output: string; results: Array<Record<string, any>> }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [file], { cwd: project, env: { PATH: process.env.PATH ?? "", COBRO_README_CONTEXT: JSON.stringify(context) }, stdio: ["pipe", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [file], {
+      cwd: project,
+      env: { PATH: process.env.PATH ?? "", COBRO_README_CONTEXT: JSON.stringify(context) },
+      stdio: ["pipe", "pipe", "pipe"],
+    });
     let output = "";
     let browsed = false;
     child.stdout.on("data", (chunk) => {
@@ -189,7 +197,9 @@ beforeAll(async () => {
   const sandbox = await t.sandbox();
   merchant = sandbox.merchant;
   const login = await read(await postJson(`${t.authUrl}/integration/admin/login`, sandbox.integrationAdmin));
-  const tokens = await read(await fetch(`${t.adminUrl}/my-integration/test-tokens`, { method: "POST", headers: { authorization: `Bearer ${login.json.idToken}` } }));
+  const tokens = await read(
+    await fetch(`${t.adminUrl}/my-integration/test-tokens`, { method: "POST", headers: { authorization: `Bearer ${login.json.idToken}` } }),
+  );
   expect(tokens.status, tokens.text).toBe(200);
   context = {
     integrationUrl: t.integrationUrl,
@@ -210,7 +220,9 @@ afterAll(() => tearDownIntegratorProject(project));
 
 describe("sdk/README.md", () => {
   it("runs every ts block: each belongs to one program", () => {
-    const used = programs().map((program) => program.source).join("\n");
+    const used = programs()
+      .map((program) => program.source)
+      .join("\n");
     for (const text of blocks) expect(used, `a block of sdk/README.md that no program runs:\n${text}`).toContain(text);
     expect(blocks.length).toBeGreaterThanOrEqual(7);
   });

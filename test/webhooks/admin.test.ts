@@ -23,12 +23,15 @@ afterAll(async () => {
   await receiver?.close();
 });
 
-
 /** A fresh integration of `service` and its admin's calls. */
 async function integrationAdmin(service: TestService) {
   const sandbox = await service.sandbox();
   const { call } = await sandboxAdmin(service, sandbox);
-  const integration = await service.database.db.selectFrom("integration_clients").select("id").where("provider_client_id", "=", sandbox.integration.clientId).executeTakeFirstOrThrow();
+  const integration = await service.database.db
+    .selectFrom("integration_clients")
+    .select("id")
+    .where("provider_client_id", "=", sandbox.integration.clientId)
+    .executeTakeFirstOrThrow();
   const makeMultitenant = () => service.database.db.updateTable("integration_clients").set({ type: "multitenant" }).where("id", "=", integration.id).execute();
   return { sandbox, call, integrationId: integration.id, makeMultitenant };
 }
@@ -44,7 +47,9 @@ async function closedPort(): Promise<number> {
 describe("subscription, secret and catalog", () => {
   it("the subscription defaults to payment_received and expired, is replaced whole, and refuses names outside the catalog with 422", async () => {
     const { call } = await integrationAdmin(t);
-    expect((await call("GET", "/my-integration/webhook-subscriptions")).json).toEqual({ enabledEvents: ["payment_request.payment_received", "payment_request.expired"] });
+    expect((await call("GET", "/my-integration/webhook-subscriptions")).json).toEqual({
+      enabledEvents: ["payment_request.payment_received", "payment_request.expired"],
+    });
     const unknown = await call("PUT", "/my-integration/webhook-subscriptions", { enabledEvents: ["payment.unmatched", "charge.refunded"] });
     expect(unknown.status).toBe(422);
     expect(unknown.json).toMatchObject({ code: "UnknownWebhookEventError", cause: expect.stringContaining("charge.refunded"), id: expect.any(String) });
@@ -74,7 +79,11 @@ describe("subscription, secret and catalog", () => {
     const { call } = await integrationAdmin(t);
     const catalog = await call("GET", "/my-integration/webhook-events");
     expect(catalog.status).toBe(200);
-    expect(catalog.json.map((item: { event: string }) => item.event)).toEqual(["payment_request.payment_received", "payment_request.expired", "payment.unmatched"]);
+    expect(catalog.json.map((item: { event: string }) => item.event)).toEqual([
+      "payment_request.payment_received",
+      "payment_request.expired",
+      "payment.unmatched",
+    ]);
     expect(catalog.json[2]).toMatchObject({ label: "Pago sin conciliar", description: expect.any(String) });
   });
 });
@@ -94,18 +103,36 @@ describe("tenants", () => {
     await call("POST", "/my-integration/tenant", { key: "sucursal-rosario", name: "Sucursal Rosario", webhook_url: receiver.url("/rosario") });
     const list = await call("GET", "/my-integration/tenant");
     expect(list.json).toEqual([
-      { integrationTenantId: created.json.integrationTenantId, key: "sucursal-centro", name: "Sucursal Centro", webhook_url: receiver.url("/centro"), hasValidationToken: true },
+      {
+        integrationTenantId: created.json.integrationTenantId,
+        key: "sucursal-centro",
+        name: "Sucursal Centro",
+        webhook_url: receiver.url("/centro"),
+        hasValidationToken: true,
+      },
       expect.objectContaining({ key: "sucursal-rosario", hasValidationToken: false }),
     ]);
     expect(list.text).not.toContain("c3ntr0-v4lid4t10n-t0k3n");
-    const short = await call("POST", "/my-integration/tenant", { key: "corto", name: "Corto", webhook_url: receiver.url("/x"), webhook_validation_token: "too-short" });
+    const short = await call("POST", "/my-integration/tenant", {
+      key: "corto",
+      name: "Corto",
+      webhook_url: receiver.url("/x"),
+      webhook_validation_token: "too-short",
+    });
     expect(short).toMatchObject({ status: 400, json: { code: "ValidationError" } });
   });
 
   it("a webhook_url that points to a private network or cannot be validated is 400 TenantWebhookUrlInvalidError", async () => {
     const { call, makeMultitenant } = await integrationAdmin(t);
     await makeMultitenant();
-    for (const url of ["https://10.0.0.7/hook", "https://192.168.1.10/hook", "https://169.254.169.254/latest", "https://[fd00::1]/hook", "https://[::ffff:10.0.0.1]/hook", "https://no-such-host.invalid/hook"]) {
+    for (const url of [
+      "https://10.0.0.7/hook",
+      "https://192.168.1.10/hook",
+      "https://169.254.169.254/latest",
+      "https://[fd00::1]/hook",
+      "https://[::ffff:10.0.0.1]/hook",
+      "https://no-such-host.invalid/hook",
+    ]) {
       const refused = await call("POST", "/my-integration/tenant", { key: uniqueRef("k"), name: "Privada", webhook_url: url });
       expect(refused.status, url).toBe(400);
       expect(refused.json.code, url).toBe("TenantWebhookUrlInvalidError");
@@ -120,21 +147,35 @@ describe("tenants", () => {
     const a = (await call("POST", "/my-integration/tenant", { key: "a", name: "A", webhook_url: receiver.url("/a") })).json;
     await call("POST", "/my-integration/tenant", { key: "b", name: "B", webhook_url: receiver.url("/b") });
     const updated = await call("PUT", `/my-integration/tenant/${a.integrationTenantId}`, { key: "a2", name: "A dos", webhook_url: receiver.url("/a2") });
-    expect(updated).toMatchObject({ status: 200, json: { integrationTenantId: a.integrationTenantId, key: "a2", name: "A dos", webhook_url: receiver.url("/a2"), hasValidationToken: false } });
-    expect((await call("PUT", `/my-integration/tenant/${a.integrationTenantId}`, { key: "b", name: "A", webhook_url: receiver.url("/a") })).json.code).toBe("TenantDuplicateKeyError");
-    expect((await call("PUT", `/my-integration/tenant/${a.integrationTenantId}`, { key: "a2", name: "A", webhook_url: "https://10.1.1.1/a" })).json.code).toBe("TenantWebhookUrlInvalidError");
+    expect(updated).toMatchObject({
+      status: 200,
+      json: { integrationTenantId: a.integrationTenantId, key: "a2", name: "A dos", webhook_url: receiver.url("/a2"), hasValidationToken: false },
+    });
+    expect((await call("PUT", `/my-integration/tenant/${a.integrationTenantId}`, { key: "b", name: "A", webhook_url: receiver.url("/a") })).json.code).toBe(
+      "TenantDuplicateKeyError",
+    );
+    expect((await call("PUT", `/my-integration/tenant/${a.integrationTenantId}`, { key: "a2", name: "A", webhook_url: "https://10.1.1.1/a" })).json.code).toBe(
+      "TenantWebhookUrlInvalidError",
+    );
     const missing = await call("PUT", `/my-integration/tenant/${randomUUID()}`, { key: "z", name: "Z", webhook_url: receiver.url("/z") });
-    expect(missing).toMatchObject({ status: 404, json: { code: "TenantNotFoundError", message: "The specified tenant does not exist or was deleted", id: expect.any(String) } });
+    expect(missing).toMatchObject({
+      status: 404,
+      json: { code: "TenantNotFoundError", message: "The specified tenant does not exist or was deleted", id: expect.any(String) },
+    });
 
     expect((await call("PUT", `/my-integration/tenant/${a.integrationTenantId}/validation-token`, { webhook_validation_token: "short" })).status).toBe(400);
-    const set = await call("PUT", `/my-integration/tenant/${a.integrationTenantId}/validation-token`, { webhook_validation_token: "n3w-c3ntr0-v4lid4t10n-t0k3n" });
+    const set = await call("PUT", `/my-integration/tenant/${a.integrationTenantId}/validation-token`, {
+      webhook_validation_token: "n3w-c3ntr0-v4lid4t10n-t0k3n",
+    });
     expect(set.status).toBe(204);
     expect(set.text).toBe("");
     expect((await call("GET", "/my-integration/tenant")).json.find((x: { key: string }) => x.key === "a2").hasValidationToken).toBe(true);
     expect((await call("DELETE", `/my-integration/tenant/${a.integrationTenantId}/validation-token`)).status).toBe(204);
     expect((await call("GET", "/my-integration/tenant")).json.find((x: { key: string }) => x.key === "a2").hasValidationToken).toBe(false);
     expect((await call("DELETE", `/my-integration/tenant/${a.integrationTenantId}/validation-token`)).status).toBe(204);
-    expect((await call("PUT", `/my-integration/tenant/${randomUUID()}/validation-token`, { webhook_validation_token: "n3w-c3ntr0-v4lid4t10n-t0k3n" })).status).toBe(404);
+    expect(
+      (await call("PUT", `/my-integration/tenant/${randomUUID()}/validation-token`, { webhook_validation_token: "n3w-c3ntr0-v4lid4t10n-t0k3n" })).status,
+    ).toBe(404);
     expect((await call("DELETE", `/my-integration/tenant/${randomUUID()}/validation-token`)).status).toBe(404);
   });
 
@@ -165,7 +206,14 @@ describe("client URLs", () => {
     const { call } = await integrationAdmin(t);
     const path = `/${uniqueRef("hook")}`;
     const created = await call("POST", "/my-integration/urls", { url: receiver.url(path), urlType: "webhook", validationToken: "tok-9f8e7d6c5b4a3210" });
-    expect(created).toMatchObject({ status: 201, json: { clientUrlId: expect.any(String), data: { hasValidationToken: true, urlType: "webhook", url: receiver.url(path) }, verification: { status: "ok" } } });
+    expect(created).toMatchObject({
+      status: 201,
+      json: {
+        clientUrlId: expect.any(String),
+        data: { hasValidationToken: true, urlType: "webhook", url: receiver.url(path) },
+        verification: { status: "ok" },
+      },
+    });
     const [ping] = await receiver.waitFor(1, { path });
     expect(ping!.json).toEqual({ event: "ping" });
     expect(ping!.headers["validation-token"]).toBe("tok-9f8e7d6c5b4a3210");
@@ -174,7 +222,10 @@ describe("client URLs", () => {
 
     receiver.answerNext({ status: 404 });
     const moved = await call("PUT", `/my-integration/urls/${created.json.clientUrlId}`, { url: receiver.url(`${path}/v2`) });
-    expect(moved).toMatchObject({ status: 200, json: { data: { hasValidationToken: false, url: receiver.url(`${path}/v2`) }, verification: { status: "non_2xx", httpStatus: 404 } } });
+    expect(moved).toMatchObject({
+      status: 200,
+      json: { data: { hasValidationToken: false, url: receiver.url(`${path}/v2`) }, verification: { status: "non_2xx", httpStatus: 404 } },
+    });
 
     receiver.answerNext({ status: 302, headers: { location: "https://example.com/" } });
     expect((await call("POST", `/my-integration/urls/${created.json.clientUrlId}/test`)).json).toEqual({ verification: { status: "unreachable" } });
@@ -199,11 +250,20 @@ describe("client URLs", () => {
 
   it("redirect URIs are kept in the OAuth list, take no token, are not tested", async () => {
     const { call, integrationId } = await integrationAdmin(t);
-    expect((await call("POST", "/my-integration/urls", { url: "https://app.example.com/callback", urlType: "redirect_uri", validationToken: "tok-9f8e7d6c5b4a3210" })).json.code).toBe("ValidationError");
+    expect(
+      (
+        await call("POST", "/my-integration/urls", {
+          url: "https://app.example.com/callback",
+          urlType: "redirect_uri",
+          validationToken: "tok-9f8e7d6c5b4a3210",
+        })
+      ).json.code,
+    ).toBe("ValidationError");
     const created = await call("POST", "/my-integration/urls", { url: "https://app.example.com/callback", urlType: "redirect_uri" });
     expect(created).toMatchObject({ status: 201, json: { data: { urlType: "redirect_uri", hasValidationToken: false } } });
     expect(created.json).not.toHaveProperty("verification");
-    const uris = async () => (await t.database.db.selectFrom("integration_clients").select("redirect_uris").where("id", "=", integrationId).executeTakeFirstOrThrow()).redirect_uris;
+    const uris = async () =>
+      (await t.database.db.selectFrom("integration_clients").select("redirect_uris").where("id", "=", integrationId).executeTakeFirstOrThrow()).redirect_uris;
     expect(await uris()).toContain("https://app.example.com/callback");
     const updated = await call("PUT", `/my-integration/urls/${created.json.clientUrlId}`, { url: "https://app.example.com/v2/callback" });
     expect(updated.status).toBe(200);
@@ -247,7 +307,12 @@ describe("the test webhook", () => {
 
     await makeMultitenant();
     const centro = `/${uniqueRef("centro")}`;
-    await call("POST", "/my-integration/tenant", { key: "centro", name: "Centro", webhook_url: receiver.url(centro), webhook_validation_token: "c3ntr0-v4lid4t10n-t0k3n" });
+    await call("POST", "/my-integration/tenant", {
+      key: "centro",
+      name: "Centro",
+      webhook_url: receiver.url(centro),
+      webhook_validation_token: "c3ntr0-v4lid4t10n-t0k3n",
+    });
     await call("POST", "/my-integration/tenant", { key: "rosario", name: "Rosario", webhook_url: receiver.url(`/${uniqueRef("rosario")}`) });
     const ambiguous = await send();
     expect(ambiguous.json).toMatchObject({ delivered: false, status: "ambiguous_target", message: expect.stringContaining("tenantKey") });
@@ -256,11 +321,24 @@ describe("the test webhook", () => {
     expect(unknownTenant.json).toMatchObject({ status: "no_target", message: expect.stringContaining("cordoba") });
 
     const delivered = await send({ tenantKey: "centro", reason: "no_cuil_match" });
-    expect(delivered.json).toEqual({ delivered: true, status: "delivered", message: expect.stringContaining("sucursal"), webhookId: expect.any(String), targetUrl: receiver.url(centro), livemode: false });
+    expect(delivered.json).toEqual({
+      delivered: true,
+      status: "delivered",
+      message: expect.stringContaining("sucursal"),
+      webhookId: expect.any(String),
+      targetUrl: receiver.url(centro),
+      livemode: false,
+    });
     const [request] = await receiver.waitFor(1, { path: centro });
     expect(request!.headers["x-service-webhook-id"]).toBe(delivered.json.webhookId);
     expect(request!.headers["validation-token"]).toBe("c3ntr0-v4lid4t10n-t0k3n");
-    expect(request!.json).toMatchObject({ event: "payment.unmatched", reason: "no_cuil_match", livemode: false, test: true, cvu: expect.stringMatching(/^\d{22}$/) });
+    expect(request!.json).toMatchObject({
+      event: "payment.unmatched",
+      reason: "no_cuil_match",
+      livemode: false,
+      test: true,
+      cvu: expect.stringMatching(/^\d{22}$/),
+    });
     const secret = (await call("GET", "/my-integration/webhook-signing-secret")).json.webhookSigningSecret;
     expect(verifyWebhookSignature(request!.rawBody, request!.headers["x-service-signature"] as string, secret, { now: t.clock.now() })).toBe(true);
     // Not an event of the integration: nothing recorded, nothing retried.
@@ -294,7 +372,12 @@ describe("the test webhook", () => {
     const started = Date.now();
     const slow = await call("POST", "/my-integration/test-webhook", { event: "payment.unmatched", reason: "expired" });
     const elapsed = Date.now() - started;
-    expect(slow.json).toMatchObject({ delivered: false, status: "delivery_failed", message: expect.stringContaining("5 segundos"), targetUrl: receiver.url(path) });
+    expect(slow.json).toMatchObject({
+      delivered: false,
+      status: "delivery_failed",
+      message: expect.stringContaining("5 segundos"),
+      targetUrl: receiver.url(path),
+    });
     expect(slow.json).not.toHaveProperty("responseStatus");
     expect(elapsed).toBeGreaterThanOrEqual(4900);
     expect(elapsed).toBeLessThan(6000);

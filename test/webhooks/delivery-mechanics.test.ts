@@ -75,7 +75,12 @@ describe("delivery mechanics", () => {
       for (let attempt = 1; attempt <= 9; attempt++) {
         const before = t.clock.now().getTime();
         const outcome = await runJob(eventId);
-        expect(outcome).toMatchObject({ kind: "attempted", attempt, result: { ok: false, status: 500, failure: "non_2xx" }, next: attempt < 9 ? "retry" : "failed" });
+        expect(outcome).toMatchObject({
+          kind: "attempted",
+          attempt,
+          result: { ok: false, status: 500, failure: "non_2xx" },
+          next: attempt < 9 ? "retry" : "failed",
+        });
         if (attempt < 9) expect((await pendingJob(eventId))!.run_at.getTime() - before).toBe(RETRY_SCHEDULE_MS[attempt - 1]);
       }
       expect(await pendingJob(eventId)).toBeUndefined();
@@ -88,7 +93,9 @@ describe("delivery mechanics", () => {
       const failed = listed.json.items.find((item: { eventId: string }) => item.eventId === eventId);
       expect(failed).toMatchObject({ deliveryStatus: "failed", webhookId: eventId });
       expect(failed).not.toHaveProperty("nextAttemptAt");
-      expect(failed.attempts.map((attempt: { attempt: number; error: string }) => [attempt.attempt, attempt.error])).toEqual(Array.from({ length: 9 }, (_, i) => [i + 1, "non_2xx"]));
+      expect(failed.attempts.map((attempt: { attempt: number; error: string }) => [attempt.attempt, attempt.error])).toEqual(
+        Array.from({ length: 9 }, (_, i) => [i + 1, "non_2xx"]),
+      );
       expect(failed.attempts[0]).not.toHaveProperty("body");
 
       receiver.fallback = { status: 204 };
@@ -165,7 +172,23 @@ describe("delivery mechanics", () => {
   });
 
   it("the guard's address classes: loopback, private, link-local, CGNAT, metadata, IPv6 equivalents and IPv4-mapped forms are refused", async () => {
-    for (const address of ["127.0.0.1", "10.1.2.3", "172.16.0.1", "192.168.1.1", "169.254.169.254", "100.64.0.1", "0.0.0.0", "::1", "fc00::1", "fd12::1", "fe80::1", "::ffff:127.0.0.1", "::ffff:10.0.0.1", "::", "224.0.0.1"]) {
+    for (const address of [
+      "127.0.0.1",
+      "10.1.2.3",
+      "172.16.0.1",
+      "192.168.1.1",
+      "169.254.169.254",
+      "100.64.0.1",
+      "0.0.0.0",
+      "::1",
+      "fc00::1",
+      "fd12::1",
+      "fe80::1",
+      "::ffff:127.0.0.1",
+      "::ffff:10.0.0.1",
+      "::",
+      "224.0.0.1",
+    ]) {
       expect(addressAllowed(address, false), address).toBe(false);
     }
     expect(addressAllowed("127.0.0.1", true)).toBe(true);
@@ -189,7 +212,15 @@ describe("delivery mechanics", () => {
     const dataDir = mkdtempSync(join(tmpdir(), "cobro-worker-"));
     const startWorkerProcess = () => {
       const child = spawn(process.execPath, [join(import.meta.dirname, "..", "..", "server", "main.ts"), "--only", "worker"], {
-        env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", LOG_LEVEL: "warn", DATABASE_URL: t.database.connectionString, COBRO_DATA_DIR: dataDir, COBRO_ALLOW_LOOPBACK_URLS: "true", COBRO_SECRET_KEY: TEST_SECRET_KEY },
+        env: {
+          PATH: process.env.PATH ?? "",
+          HOME: process.env.HOME ?? "/tmp",
+          LOG_LEVEL: "warn",
+          DATABASE_URL: t.database.connectionString,
+          COBRO_DATA_DIR: dataDir,
+          COBRO_ALLOW_LOOPBACK_URLS: "true",
+          COBRO_SECRET_KEY: TEST_SECRET_KEY,
+        },
         stdio: ["ignore", "pipe", "pipe"],
       });
       let output = "";

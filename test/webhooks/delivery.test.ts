@@ -19,7 +19,11 @@ const inDays = (days: number) => dueDateIn(t.clock, days);
 async function setup() {
   const m = await linkedMerchant(t);
   const admin = await sandboxAdmin(t, m.sandbox);
-  const integration = await t.database.db.selectFrom("integration_clients").select("id").where("provider_client_id", "=", m.sandbox.integration.clientId).executeTakeFirstOrThrow();
+  const integration = await t.database.db
+    .selectFrom("integration_clients")
+    .select("id")
+    .where("provider_client_id", "=", m.sandbox.integration.clientId)
+    .executeTakeFirstOrThrow();
   const adminCall = admin.call;
   const charge = async (extra: object = {}) => {
     const created = await m.call("POST", "/payment-request", chargeBody({ dueDates: [inDays(5)], ...extra }));
@@ -39,7 +43,11 @@ async function setup() {
     }
   };
   const registerWebhook = async (path: string, validationToken?: string) => {
-    const created = await adminCall("POST", "/my-integration/urls", { url: receiver.url(path), urlType: "webhook", ...(validationToken ? { validationToken } : {}) });
+    const created = await adminCall("POST", "/my-integration/urls", {
+      url: receiver.url(path),
+      urlType: "webhook",
+      ...(validationToken ? { validationToken } : {}),
+    });
     expect(created.status, JSON.stringify(created.json)).toBe(201);
     return created.json;
   };
@@ -67,7 +75,12 @@ describe("webhook delivery", () => {
     expect(event!.at - started).toBeLessThan(1000);
     expect(event!.method).toBe("POST");
     expect(event!.headers["content-type"]).toBe("application/json");
-    expect(event!.json).toMatchObject({ event: "payment_request.payment_received", stateType: "total_payment", referenceId: first.referenceId, livemode: false });
+    expect(event!.json).toMatchObject({
+      event: "payment_request.payment_received",
+      stateType: "total_payment",
+      referenceId: first.referenceId,
+      livemode: false,
+    });
     const signature = event!.headers["x-service-signature"] as string;
     expect(signature).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
     expect(verifyWebhookSignature(event!.rawBody, signature, secret, { now: t.clock.now() })).toBe(true);
@@ -84,10 +97,16 @@ describe("webhook delivery", () => {
     const [event2] = await s.eventsOf(second.paymentRequestId);
     await receiver.waitFor(3, { path });
     // The receiver has answered; the worker records that answer just after.
-    const pendingEvent = async () => (await s.adminCall("GET", "/my-integration/events?delivered=false")).json.items.find((item: { eventId: string }) => item.eventId === event2!.eventId);
+    const pendingEvent = async () =>
+      (await s.adminCall("GET", "/my-integration/events?delivered=false")).json.items.find((item: { eventId: string }) => item.eventId === event2!.eventId);
     await expect.poll(async () => (await pendingEvent())?.attempts?.[0]?.responseStatus, { timeout: 5000 }).toBe(500);
     const listed = await pendingEvent();
-    expect(listed).toMatchObject({ deliveryStatus: "pending", webhookId: event2!.eventId, targetUrl: receiver.url(path), attempts: [{ attempt: 1, responseStatus: 500, error: "non_2xx" }] });
+    expect(listed).toMatchObject({
+      deliveryStatus: "pending",
+      webhookId: event2!.eventId,
+      targetUrl: receiver.url(path),
+      attempts: [{ attempt: 1, responseStatus: 500, error: "non_2xx" }],
+    });
     expect(new Date(listed.nextAttemptAt).getTime() - new Date(listed.attempts[0].attemptedAt).getTime()).toBe(60_000);
 
     await retryNow(event2!.eventId);
@@ -116,7 +135,12 @@ describe("webhook delivery", () => {
     await s.registerWebhook(integrationPath, "integration-token-0123456789");
     await t.database.db.updateTable("integration_clients").set({ type: "multitenant" }).where("id", "=", s.integrationId).execute();
     const key = uniqueRef("t");
-    const tenant = await s.adminCall("POST", "/my-integration/tenant", { key, name: "Centro", webhook_url: receiver.url(tenantPath), webhook_validation_token: "tenant-token-0123456789" });
+    const tenant = await s.adminCall("POST", "/my-integration/tenant", {
+      key,
+      name: "Centro",
+      webhook_url: receiver.url(tenantPath),
+      webhook_validation_token: "tenant-token-0123456789",
+    });
     expect(tenant.status).toBe(201);
     expect((await s.m.call("PUT", "/my-integration/tenant", { tenantKey: key })).status).toBe(200);
 
@@ -156,10 +180,18 @@ describe("webhook delivery", () => {
     expect(row.attempts_made).toBe(0);
     // The worker removes the finished job just after the row is written; a retry would be a job that stays.
     const pendingJobs = async () =>
-      (await sql<{ n: number }>`select count(*)::int as n from graphile_worker._private_jobs where key = ${deliverEventJobKey(lost!.eventId)}`.execute(t.database.db)).rows[0]!.n;
+      (
+        await sql<{ n: number }>`select count(*)::int as n from graphile_worker._private_jobs where key = ${deliverEventJobKey(lost!.eventId)}`.execute(
+          t.database.db,
+        )
+      ).rows[0]!.n;
     await expect.poll(pendingJobs, { timeout: 5000 }).toBe(0);
     const listed = await s.adminCall("GET", "/my-integration/events");
-    expect(listed.json.items.find((item: { eventId: string }) => item.eventId === lost!.eventId)).toMatchObject({ deliveryStatus: "not_sent", notSentReason: "no_target", attempts: [] });
+    expect(listed.json.items.find((item: { eventId: string }) => item.eventId === lost!.eventId)).toMatchObject({
+      deliveryStatus: "not_sent",
+      notSentReason: "no_target",
+      attempts: [],
+    });
 
     const path = `/${uniqueRef("own")}`;
     await s.registerWebhook(path);
@@ -199,10 +231,17 @@ describe("webhook delivery", () => {
     expect(receiver.at(path).map((request) => request.json.event)).toEqual(["ping"]);
 
     const byName = await s.adminCall("GET", "/my-integration/events?event=payment.unmatched");
-    expect(byName.json).toMatchObject({ total: 1, limit: 20, offset: 0, items: [{ eventId: unmatched!.eventId, event: "payment.unmatched", deliveryStatus: "not_sent", notSentReason: "not_subscribed" }] });
+    expect(byName.json).toMatchObject({
+      total: 1,
+      limit: 20,
+      offset: 0,
+      items: [{ eventId: unmatched!.eventId, event: "payment.unmatched", deliveryStatus: "not_sent", notSentReason: "not_subscribed" }],
+    });
     const pages = [await s.adminCall("GET", "/my-integration/events?limit=1&offset=0"), await s.adminCall("GET", "/my-integration/events?limit=1&offset=1")];
     expect(pages[1]!.json).toMatchObject({ total: 2, limit: 1, offset: 1 });
-    expect(pages.flatMap((page) => page.json.items.map((item: { eventId: string }) => item.eventId)).sort()).toEqual([silenced!.eventId, unmatched!.eventId].sort());
+    expect(pages.flatMap((page) => page.json.items.map((item: { eventId: string }) => item.eventId)).sort()).toEqual(
+      [silenced!.eventId, unmatched!.eventId].sort(),
+    );
 
     // Resend applies the gate of now: 409 while still unsubscribed.
     const refused = await s.adminCall("POST", `/my-integration/events/${unmatched!.eventId}/resend`);

@@ -62,7 +62,9 @@ describe("Standard Webhooks headers", () => {
 
     expect(() => webhook.verify(`${ping!.rawBody} `, headers)).toThrow(WebhookVerificationError);
     expect(() => webhook.verify(ping!.rawBody, { ...headers, "webhook-id": `${headers["webhook-id"]}x` })).toThrow(WebhookVerificationError);
-    expect(() => webhook.verify(ping!.rawBody, { ...headers, "webhook-timestamp": String(Number(headers["webhook-timestamp"]) - 1) })).toThrow(WebhookVerificationError);
+    expect(() => webhook.verify(ping!.rawBody, { ...headers, "webhook-timestamp": String(Number(headers["webhook-timestamp"]) - 1) })).toThrow(
+      WebhookVerificationError,
+    );
     expect(() => new Webhook(`${secret}x`, { format: "raw" }).verify(ping!.rawBody, headers)).toThrow(WebhookVerificationError);
   });
 });

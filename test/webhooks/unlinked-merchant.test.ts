@@ -41,7 +41,8 @@ describe("unlinking a merchant account", () => {
       expect(created.status, JSON.stringify(created.json)).toBe(201);
       return created.json as { paymentRequestId: string; CVU: string };
     };
-    const listedCharges = async () => ((await admin.call("GET", "/my-integration/payment-requests?limit=100")).json.items as { paymentRequestId: string }[]).map((c) => c.paymentRequestId);
+    const listedCharges = async () =>
+      ((await admin.call("GET", "/my-integration/payment-requests?limit=100")).json.items as { paymentRequestId: string }[]).map((c) => c.paymentRequestId);
     const listedEvents = async () => (await admin.events()).map((event) => event.eventId);
 
     // Before the unlink: one event delivered, another failing once and waiting for its retry.
@@ -67,14 +68,18 @@ describe("unlinking a merchant account", () => {
 
     // The queued retry comes due: not sent, and nothing reaches the receiver.
     await retryNow(queuedAtUnlink!);
-    await expect.poll(async () => deliveryOf(queuedAtUnlink!), { timeout: 10_000 }).toMatchObject({ status: "not_sent", not_sent_reason: "merchant_unlinked", attempts_made: 1 });
+    await expect
+      .poll(async () => deliveryOf(queuedAtUnlink!), { timeout: 10_000 })
+      .toMatchObject({ status: "not_sent", not_sent_reason: "merchant_unlinked", attempts_made: 1 });
 
     // A payment while unlinked: recorded for the merchant, its event never delivered.
     const paidWhileUnlinked = await admin.simulate({ cvu: first.CVU, amount: 900 });
     expect(paidWhileUnlinked.json).toMatchObject({ conciliated: true, paymentRequestId: first.paymentRequestId });
     // The test clock stands still, so both events of the charge have one timestamp: pick the new one by id.
     const occurredWhileUnlinked = (await paymentEventIds(first.paymentRequestId)).find((id) => id !== deliveredBefore)!;
-    await expect.poll(async () => deliveryOf(occurredWhileUnlinked), { timeout: 10_000 }).toMatchObject({ status: "not_sent", not_sent_reason: "merchant_unlinked", attempts_made: 0 });
+    await expect
+      .poll(async () => deliveryOf(occurredWhileUnlinked), { timeout: 10_000 })
+      .toMatchObject({ status: "not_sent", not_sent_reason: "merchant_unlinked", attempts_made: 0 });
     const paid = await t.database.db.selectFrom("charges").select(["state", "paid_cents"]).where("id", "=", first.paymentRequestId).executeTakeFirstOrThrow();
     expect(paid).toEqual({ state: "total_payment", paid_cents: 1000_00 });
     expect(receiver.at(path)).toHaveLength(3);
@@ -86,14 +91,22 @@ describe("unlinking a merchant account", () => {
     for (const eventId of [deliveredBefore!, occurredWhileUnlinked]) {
       const refused = await admin.call("POST", `/my-integration/events/${eventId}/resend`);
       expect(refused.status).toBe(409);
-      expect(refused.json).toMatchObject({ code: "EventNotDeliverableError", message: expect.any(String), cause: expect.stringContaining("merchant_unlinked") });
+      expect(refused.json).toMatchObject({
+        code: "EventNotDeliverableError",
+        message: expect.any(String),
+        cause: expect.stringContaining("merchant_unlinked"),
+      });
     }
     expect((await m.call("GET", `/payment-request/${first.paymentRequestId}`)).status).toBe(403);
 
     // Re-link (the merchant authorizes again): the charges are back in their current state, the events
     // from before the unlink too; the one that occurred while unlinked stays hidden and unsendable.
     await m.renew();
-    const charges = (await admin.call("GET", "/my-integration/payment-requests?limit=100")).json.items as { paymentRequestId: string; status: string; paidAmount: number }[];
+    const charges = (await admin.call("GET", "/my-integration/payment-requests?limit=100")).json.items as {
+      paymentRequestId: string;
+      status: string;
+      paidAmount: number;
+    }[];
     expect(charges.find((c) => c.paymentRequestId === first.paymentRequestId)).toMatchObject({ status: "total_payment", paidAmount: 1000 });
     expect(charges.map((c) => c.paymentRequestId)).toContain(second.paymentRequestId);
     const events = await admin.events();

@@ -18,8 +18,22 @@ export function rangeQuery(range: DateRange): { startDate?: string; endDate?: st
 export function DateRangeFields({ range, onRange, error }: { range: DateRange; onRange: (range: DateRange) => void; error: ApiError | undefined }) {
   return (
     <div class="filters">
-      <Field label="Desde" type="date" name="startDate" value={range.startDate} onValue={(startDate) => onRange({ ...range, startDate })} error={error?.fieldErrors.startDate} />
-      <Field label="Hasta" type="date" name="endDate" value={range.endDate} onValue={(endDate) => onRange({ ...range, endDate })} error={error?.fieldErrors.endDate} />
+      <Field
+        label="Desde"
+        type="date"
+        name="startDate"
+        value={range.startDate}
+        onValue={(startDate) => onRange({ ...range, startDate })}
+        error={error?.fieldErrors.startDate}
+      />
+      <Field
+        label="Hasta"
+        type="date"
+        name="endDate"
+        value={range.endDate}
+        onValue={(endDate) => onRange({ ...range, endDate })}
+        error={error?.fieldErrors.endDate}
+      />
     </div>
   );
 }

@@ -33,9 +33,7 @@ export function ChargeDetail({ paymentRequestId }: { paymentRequestId: string })
       <p>
         <Link href="/charges">← Cobros</Link>
       </p>
-      <Loaded resource={charge}>
-        {(found) => (found ? <ChargeView charge={found} /> : <Empty>No encontramos ese cobro entre los más recientes.</Empty>)}
-      </Loaded>
+      <Loaded resource={charge}>{(found) => (found ? <ChargeView charge={found} /> : <Empty>No encontramos ese cobro entre los más recientes.</Empty>)}</Loaded>
     </>
   );
 }
@@ -46,7 +44,10 @@ function ChargeView({ charge }: { charge: IntegrationPaymentRequest }) {
     async () => (referenceId === null ? { items: [] } : adminApi.notifications.listNotifications({ referenceId, limit: 100 })),
     [referenceId],
   );
-  const events = useResource(async () => eventsOf((await adminApi.events.listEvents({ limit: 100 })).items, charge.paymentRequestId), [charge.paymentRequestId]);
+  const events = useResource(
+    async () => eventsOf((await adminApi.events.listEvents({ limit: 100 })).items, charge.paymentRequestId),
+    [charge.paymentRequestId],
+  );
   return (
     <>
       <h1>Cobro {referenceId ?? charge.paymentRequestId}</h1>
@@ -92,9 +93,7 @@ function ChargeView({ charge }: { charge: IntegrationPaymentRequest }) {
       </section>
       <section aria-labelledby="charge-events-title">
         <h2 id="charge-events-title">Eventos</h2>
-        <Loaded resource={events}>
-          {(items) => <EventList events={items} empty="Este cobro no tiene eventos recientes." />}
-        </Loaded>
+        <Loaded resource={events}>{(items) => <EventList events={items} empty="Este cobro no tiene eventos recientes." />}</Loaded>
       </section>
     </>
   );

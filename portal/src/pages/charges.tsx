@@ -17,7 +17,10 @@ export function ChargeList({ query }: { query: URLSearchParams }) {
   const requested = query.get("status") ?? "";
   const status = isChargeState(requested) ? requested : undefined;
   const page = Math.max(1, Number.parseInt(query.get("page") ?? "1", 10) || 1);
-  const charges = useResource(() => adminApi.paymentRequests.listIntegrationPaymentRequests({ status, limit: PAGE_SIZE, offset: (page - 1) * PAGE_SIZE }), [status, page]);
+  const charges = useResource(
+    () => adminApi.paymentRequests.listIntegrationPaymentRequests({ status, limit: PAGE_SIZE, offset: (page - 1) * PAGE_SIZE }),
+    [status, page],
+  );
   const go = (next: { status?: string; page?: number }) => {
     const params = new URLSearchParams();
     const nextStatus = next.status ?? status ?? "";
@@ -46,7 +49,9 @@ export function ChargeList({ query }: { query: URLSearchParams }) {
                       <th scope="col">Referencia</th>
                       <th scope="col">Descripción</th>
                       <th scope="col">Estado</th>
-                      <th scope="col" class="number">Pagado</th>
+                      <th scope="col" class="number">
+                        Pagado
+                      </th>
                       <th scope="col">Creado</th>
                     </tr>
                   </thead>
@@ -54,7 +59,9 @@ export function ChargeList({ query }: { query: URLSearchParams }) {
                     {result.items.map((charge) => (
                       <tr key={charge.paymentRequestId}>
                         <td>
-                          <Link href={`/charges/${encodeURIComponent(charge.paymentRequestId)}`}>{charge.integrationReferenceId ?? charge.paymentRequestId.slice(0, 8)}</Link>
+                          <Link href={`/charges/${encodeURIComponent(charge.paymentRequestId)}`}>
+                            {charge.integrationReferenceId ?? charge.paymentRequestId.slice(0, 8)}
+                          </Link>
                         </td>
                         <td>{charge.description}</td>
                         <td>

@@ -11,7 +11,13 @@ export function Dashboard() {
   const today = argentinaDay(new Date());
   const collected = useResource(() => adminApi.earnings.getEarnings({ startDate: today, endDate: today }), [today]);
   const openCharges = useResource(
-    () => Promise.all(OPEN_CHARGE_STATES.map(async (status) => ({ status, total: (await adminApi.paymentRequests.listIntegrationPaymentRequests({ status, limit: 1 })).total }))),
+    () =>
+      Promise.all(
+        OPEN_CHARGE_STATES.map(async (status) => ({
+          status,
+          total: (await adminApi.paymentRequests.listIntegrationPaymentRequests({ status, limit: 1 })).total,
+        })),
+      ),
     [],
   );
   const events = useResource(() => adminApi.events.listEvents({ limit: 5 }), []);
@@ -52,9 +58,7 @@ export function Dashboard() {
       </div>
       <section aria-labelledby="events-title">
         <h2 id="events-title">Últimos eventos</h2>
-        <Loaded resource={events}>
-          {(page) => <EventList events={page.items} empty="Todavía no hay eventos." />}
-        </Loaded>
+        <Loaded resource={events}>{(page) => <EventList events={page.items} empty="Todavía no hay eventos." />}</Loaded>
       </section>
     </>
   );

@@ -84,8 +84,12 @@ export function Earnings() {
                         <th scope="col">Recibido</th>
                         <th scope="col">Cobro</th>
                         <th scope="col">Comercio</th>
-                        <th scope="col" class="number">Pagado</th>
-                        <th scope="col" class="number">Comisión</th>
+                        <th scope="col" class="number">
+                          Pagado
+                        </th>
+                        <th scope="col" class="number">
+                          Comisión
+                        </th>
                       </tr>
                     </thead>
                     <tbody>
@@ -101,7 +105,8 @@ export function Earnings() {
                             {formatMoney(item.commissionAmount)}
                             <span class="muted">
                               {" "}
-                              ({decimalText(item.commissionPercentage)} %{item.commissionFixedAmount > 0 ? ` + ${formatMoney(item.commissionFixedAmount)}` : ""})
+                              ({decimalText(item.commissionPercentage)} %{item.commissionFixedAmount > 0 ? ` + ${formatMoney(item.commissionFixedAmount)}` : ""}
+                              )
                             </span>
                           </td>
                         </tr>

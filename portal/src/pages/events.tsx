@@ -53,14 +53,23 @@ export function EventLog({ query }: { query: URLSearchParams }) {
     const search = params.toString();
     navigate(`/events${search ? `?${search}` : ""}`);
   };
-  const eventOptions = [{ value: "", label: "Todos" }, ...(catalog.status === "ready" ? catalog.data.map((item) => ({ value: item.event, label: item.event })) : [])];
+  const eventOptions = [
+    { value: "", label: "Todos" },
+    ...(catalog.status === "ready" ? catalog.data.map((item) => ({ value: item.event, label: item.event })) : []),
+  ];
   if (event && !eventOptions.some((option) => option.value === event)) eventOptions.push({ value: event, label: event });
   return (
     <>
       <h1>Eventos</h1>
       <form class="filters" role="search" onSubmit={(submitted) => submitted.preventDefault()}>
         <SelectField label="Evento" name="event" value={event} options={eventOptions} onValue={(value) => go({ event: value, page: 1 })} />
-        <SelectField label="Entrega" name="delivered" value={deliveredFilter} options={DELIVERED_OPTIONS} onValue={(value) => go({ delivered: value, page: 1 })} />
+        <SelectField
+          label="Entrega"
+          name="delivered"
+          value={deliveredFilter}
+          options={DELIVERED_OPTIONS}
+          onValue={(value) => go({ delivered: value, page: 1 })}
+        />
       </form>
       <Loaded resource={events}>
         {(result) =>

@@ -9,12 +9,18 @@ import { GO_LIVE_STATUS_LABELS, PROVISIONING_STATUS_LABELS } from "../status-lab
 
 export function GoLive() {
   // 404 is the answer while the integration has never asked: that is "no request yet", not an error.
-  const latest = useResource(() => adminApi.goLive.getGoLiveRequest().catch((error: unknown) => (httpStatusOf(error) === 404 ? null : Promise.reject(error))), []);
+  const latest = useResource(
+    () => adminApi.goLive.getGoLiveRequest().catch((error: unknown) => (httpStatusOf(error) === 404 ? null : Promise.reject(error))),
+    [],
+  );
   const request = useAction(() => adminApi.goLive.requestGoLive());
   return (
     <>
       <h1>Salida a producción</h1>
-      <p>Cuando tu integración esté lista, pedí el acceso a Producción. Una revisión automática lo aprueba al instante o lo pasa al equipo de Cobro con los motivos.</p>
+      <p>
+        Cuando tu integración esté lista, pedí el acceso a Producción. Una revisión automática lo aprueba al instante o lo pasa al equipo de Cobro con los
+        motivos.
+      </p>
       <Loaded resource={latest}>
         {(current) => (
           <>

@@ -47,7 +47,9 @@ export function MerchantList() {
 function Merchant({ user, onChanged }: { user: IntegrationClientUser; onChanged: (message: string) => void }) {
   const headingId = `merchant-${user.integrationClientUserId}`;
   const pending = user.pendingCommissionProposal;
-  const withdraw = useAction((invitationId: string) => adminApi.merchants.withdrawCommissionChange({ integrationClientUserId: user.integrationClientUserId, invitationId }));
+  const withdraw = useAction((invitationId: string) =>
+    adminApi.merchants.withdrawCommissionChange({ integrationClientUserId: user.integrationClientUserId, invitationId }),
+  );
   return (
     <section class="panel" aria-labelledby={headingId}>
       <h2 id={headingId}>{user.fantasyName ?? user.email}</h2>
@@ -151,8 +153,8 @@ function Unlink({ user, onUnlinked }: { user: IntegrationClientUser; onUnlinked:
   return (
     <div class="alert alert-error" role="group" aria-label={`Desvincular ${user.email}`}>
       <p>
-        Al desvincular a <strong>{user.email}</strong>, sus tokens dejan de funcionar en la API de Integración hasta que vuelva a autorizar tu integración. Sus cobros pendientes no se
-        cancelan (se pueden pagar y el dinero le llega al comercio), pero dejás de verlos y de recibir sus eventos.
+        Al desvincular a <strong>{user.email}</strong>, sus tokens dejan de funcionar en la API de Integración hasta que vuelva a autorizar tu integración. Sus
+        cobros pendientes no se cancelan (se pueden pagar y el dinero le llega al comercio), pero dejás de verlos y de recibir sus eventos.
       </p>
       <ErrorAlert error={unlink.error} />
       <button

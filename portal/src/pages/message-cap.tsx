@@ -18,7 +18,9 @@ export function MessageCap() {
   const [reason, setReason] = useState("");
   const [problem, setProblem] = useState<string | undefined>(undefined);
   const [sent, setSent] = useState(false);
-  const create = useAction((perDay: number) => adminApi.myIntegration.createMessageCapRequest({ messageCapRequestCreate: { requestedPerDay: perDay, reason: reason.trim() } }));
+  const create = useAction((perDay: number) =>
+    adminApi.myIntegration.createMessageCapRequest({ messageCapRequestCreate: { requestedPerDay: perDay, reason: reason.trim() } }),
+  );
   return (
     <>
       <h1>Mensajes de chat</h1>
@@ -59,7 +61,15 @@ export function MessageCap() {
                   onValue={setRequestedPerDay}
                   error={problem ?? create.error?.fieldErrors.requestedPerDay}
                 />
-                <Field label="Motivo" name="reason" autocomplete="off" maxLength={500} value={reason} onValue={setReason} error={create.error?.fieldErrors.reason} />
+                <Field
+                  label="Motivo"
+                  name="reason"
+                  autocomplete="off"
+                  maxLength={500}
+                  value={reason}
+                  onValue={setReason}
+                  error={create.error?.fieldErrors.reason}
+                />
                 <button type="submit" disabled={create.busy}>
                   Enviar el pedido
                 </button>

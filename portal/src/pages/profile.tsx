@@ -82,8 +82,23 @@ function ProfileSection({ detail, onSaved }: { detail: IntegrationClientDetail; 
       >
         <ErrorAlert error={save.error} extra={save.error ? unplacedFieldErrors(save.error, PROFILE_FIELDS) : []} />
         <Field label="Nombre" name="name" autocomplete="off" value={values.name} onValue={set("name")} error={errors.name} />
-        <Field label="Razón social" name="companyName" autocomplete="organization" value={values.companyName} onValue={set("companyName")} error={errors.companyName} />
-        <Field label="Email de contacto" type="email" name="contactEmail" autocomplete="email" value={values.contactEmail} onValue={set("contactEmail")} error={errors.contactEmail} />
+        <Field
+          label="Razón social"
+          name="companyName"
+          autocomplete="organization"
+          value={values.companyName}
+          onValue={set("companyName")}
+          error={errors.companyName}
+        />
+        <Field
+          label="Email de contacto"
+          type="email"
+          name="contactEmail"
+          autocomplete="email"
+          value={values.contactEmail}
+          onValue={set("contactEmail")}
+          error={errors.contactEmail}
+        />
         <Field label="Descripción" name="description" autocomplete="off" value={values.description} onValue={set("description")} error={errors.description} />
         <SelectField
           label="Tipo de integración"
@@ -141,7 +156,9 @@ function LogoSection({ logoUrl, onUploaded }: { logoUrl: string | null; onUpload
   const [uploaded, setUploaded] = useState(false);
   // The SDK declares image/png; the file's own type goes instead (the API judges the bytes anyway).
   const upload = useAction((chosen: File) =>
-    adminApi.myIntegration.uploadLogo({ body: chosen }, async ({ init }) => ({ headers: { ...(init.headers as Record<string, string>), "Content-Type": chosen.type || "image/png" } })),
+    adminApi.myIntegration.uploadLogo({ body: chosen }, async ({ init }) => ({
+      headers: { ...(init.headers as Record<string, string>), "Content-Type": chosen.type || "image/png" },
+    })),
   );
   const problem = localProblem ?? (upload.error ? logoProblem(upload.error) : undefined);
   return (
@@ -215,7 +232,9 @@ function ClientSecretSection({ providerClientId }: { providerClientId: string })
   const [graceProblem, setGraceProblem] = useState<string | undefined>(undefined);
   const [confirming, setConfirming] = useState(false);
   const [rotated, setRotated] = useState<RotatedClientSecret | undefined>(undefined);
-  const rotate = useAction((graceSeconds: number | undefined) => adminApi.myIntegration.rotateClientSecret(graceSeconds === undefined ? {} : { clientSecretRotation: { graceSeconds } }));
+  const rotate = useAction((graceSeconds: number | undefined) =>
+    adminApi.myIntegration.rotateClientSecret(graceSeconds === undefined ? {} : { clientSecretRotation: { graceSeconds } }),
+  );
   const graceSeconds = (): number | undefined | "invalid" => {
     const trimmed = grace.trim();
     if (trimmed === "") return undefined;
@@ -227,8 +246,8 @@ function ClientSecretSection({ providerClientId }: { providerClientId: string })
     <section class="panel" aria-labelledby="client-secret-title">
       <h2 id="client-secret-title">Client secret</h2>
       <p>
-        El secreto con el que tu servidor (clientId <span class="mono">{providerClientId}</span>) pide tokens. Al rotarlo, el anterior deja de funcionar en el acto o al terminar el período de
-        gracia.
+        El secreto con el que tu servidor (clientId <span class="mono">{providerClientId}</span>) pide tokens. Al rotarlo, el anterior deja de funcionar en el
+        acto o al terminar el período de gracia.
       </p>
       {rotated ? (
         <>
@@ -268,7 +287,10 @@ function ClientSecretSection({ providerClientId }: { providerClientId: string })
           />
           {confirming && (
             <div class="confirm" role="group" aria-label="Confirmar la rotación">
-              <p>{graceSeconds() ? "El secreto actual dejará de funcionar al terminar el período de gracia." : "El secreto actual deja de funcionar en el acto."} ¿Rotarlo?</p>
+              <p>
+                {graceSeconds() ? "El secreto actual dejará de funcionar al terminar el período de gracia." : "El secreto actual deja de funcionar en el acto."}{" "}
+                ¿Rotarlo?
+              </p>
               <button type="button" class="button-secondary" onClick={() => setConfirming(false)}>
                 Cancelar
               </button>

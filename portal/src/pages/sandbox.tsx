@@ -54,7 +54,13 @@ const SIMULATE_FIELDS = ["cvu", "amount", "externalAccountCvu", "externalAccount
 type SimulateField = (typeof SIMULATE_FIELDS)[number];
 
 function SimulatePaymentSection() {
-  const [values, setValues] = useState<Record<SimulateField, string>>({ cvu: "", amount: "", externalAccountCvu: "", externalAccountCuil: "", externalAccountName: "" });
+  const [values, setValues] = useState<Record<SimulateField, string>>({
+    cvu: "",
+    amount: "",
+    externalAccountCvu: "",
+    externalAccountCuil: "",
+    externalAccountName: "",
+  });
   const [amountProblem, setAmountProblem] = useState<string | undefined>(undefined);
   const [result, setResult] = useState<SimulatePaymentResult | undefined>(undefined);
   const simulate = useAction((amount: number) =>
@@ -85,11 +91,53 @@ function SimulatePaymentSection() {
         }}
       >
         <ErrorAlert error={simulate.error} extra={simulate.error ? unplacedFieldErrors(simulate.error, SIMULATE_FIELDS) : []} />
-        <Field label="CVU del cobro" name="cvu" inputMode="numeric" autocomplete="off" hint="22 dígitos." value={values.cvu} onValue={set("cvu")} error={errorOf("cvu")} />
-        <Field label="Importe" name="amount" inputMode="decimal" autocomplete="off" hint="En pesos, por ejemplo 1500,50." value={values.amount} onValue={set("amount")} error={errorOf("amount")} />
-        <Field label="CBU o CVU del pagador" name="externalAccountCvu" inputMode="numeric" autocomplete="off" value={values.externalAccountCvu} onValue={set("externalAccountCvu")} error={errorOf("externalAccountCvu")} />
-        <Field label="CUIL o CUIT del pagador" name="externalAccountCuil" inputMode="numeric" autocomplete="off" hint="11 dígitos, sin guiones." value={values.externalAccountCuil} onValue={set("externalAccountCuil")} error={errorOf("externalAccountCuil")} />
-        <Field label="Nombre del pagador" name="externalAccountName" autocomplete="off" value={values.externalAccountName} onValue={set("externalAccountName")} error={errorOf("externalAccountName")} />
+        <Field
+          label="CVU del cobro"
+          name="cvu"
+          inputMode="numeric"
+          autocomplete="off"
+          hint="22 dígitos."
+          value={values.cvu}
+          onValue={set("cvu")}
+          error={errorOf("cvu")}
+        />
+        <Field
+          label="Importe"
+          name="amount"
+          inputMode="decimal"
+          autocomplete="off"
+          hint="En pesos, por ejemplo 1500,50."
+          value={values.amount}
+          onValue={set("amount")}
+          error={errorOf("amount")}
+        />
+        <Field
+          label="CBU o CVU del pagador"
+          name="externalAccountCvu"
+          inputMode="numeric"
+          autocomplete="off"
+          value={values.externalAccountCvu}
+          onValue={set("externalAccountCvu")}
+          error={errorOf("externalAccountCvu")}
+        />
+        <Field
+          label="CUIL o CUIT del pagador"
+          name="externalAccountCuil"
+          inputMode="numeric"
+          autocomplete="off"
+          hint="11 dígitos, sin guiones."
+          value={values.externalAccountCuil}
+          onValue={set("externalAccountCuil")}
+          error={errorOf("externalAccountCuil")}
+        />
+        <Field
+          label="Nombre del pagador"
+          name="externalAccountName"
+          autocomplete="off"
+          value={values.externalAccountName}
+          onValue={set("externalAccountName")}
+          error={errorOf("externalAccountName")}
+        />
         <button type="submit" disabled={simulate.busy}>
           Simular el pago
         </button>
@@ -104,7 +152,9 @@ function SimulationOutcome({ result }: { result: SimulatePaymentResult }) {
     <Notice>
       <p>
         Transferencia {result.idTransaccion} por {formatMoney(result.amount)} registrada.{" "}
-        {result.conciliated ? "Se imputó al cobro." : `No se imputó a ningún cobro${result.unmatchedReason ? `: ${UNMATCHED_REASON_LABELS[result.unmatchedReason] ?? result.unmatchedReason}` : ""}.`}
+        {result.conciliated
+          ? "Se imputó al cobro."
+          : `No se imputó a ningún cobro${result.unmatchedReason ? `: ${UNMATCHED_REASON_LABELS[result.unmatchedReason] ?? result.unmatchedReason}` : ""}.`}
       </p>
       {result.paymentRequestId && (
         <p>

@@ -37,7 +37,10 @@ export function SignIn({ notice }: { notice?: string }) {
             </button>
           </form>
         )}
-        <button type="button" class="button-link" onClick={() => {
+        <button
+          type="button"
+          class="button-link"
+          onClick={() => {
             setForgot(false);
             setResetSent(false);
           }}
@@ -61,7 +64,15 @@ export function SignIn({ notice }: { notice?: string }) {
       >
         <ErrorAlert error={signIn.error} />
         <Field label="Email" type="email" name="email" autocomplete="username" value={email} onValue={setEmail} error={signIn.error?.fieldErrors.email} />
-        <Field label="Contraseña" type="password" name="password" autocomplete="current-password" value={password} onValue={setPassword} error={signIn.error?.fieldErrors.password} />
+        <Field
+          label="Contraseña"
+          type="password"
+          name="password"
+          autocomplete="current-password"
+          value={password}
+          onValue={setPassword}
+          error={signIn.error?.fieldErrors.password}
+        />
         <button type="submit" disabled={signIn.busy}>
           Ingresar
         </button>

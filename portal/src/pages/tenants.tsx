@@ -36,13 +36,40 @@ export function Tenants() {
   );
 }
 
-function TenantFields({ values, onValues, errors, withToken }: { values: TenantValues; onValues: (values: TenantValues) => void; errors: Record<string, string>; withToken: boolean }) {
+function TenantFields({
+  values,
+  onValues,
+  errors,
+  withToken,
+}: {
+  values: TenantValues;
+  onValues: (values: TenantValues) => void;
+  errors: Record<string, string>;
+  withToken: boolean;
+}) {
   const set = (field: TenantField) => (value: string) => onValues({ ...values, [field]: value });
   return (
     <>
-      <Field label="Clave" name="key" autocomplete="off" hint="La que indicás al vincular un comercio, por ejemplo sucursal-centro." value={values.key} onValue={set("key")} error={errors.key} />
+      <Field
+        label="Clave"
+        name="key"
+        autocomplete="off"
+        hint="La que indicás al vincular un comercio, por ejemplo sucursal-centro."
+        value={values.key}
+        onValue={set("key")}
+        error={errors.key}
+      />
       <Field label="Nombre" name="name" autocomplete="off" value={values.name} onValue={set("name")} error={errors.name} />
-      <Field label="URL de webhook" type="url" name="webhookUrl" autocomplete="off" hint="https://…" value={values.webhookUrl} onValue={set("webhookUrl")} error={errors.webhookUrl ?? errors.webhook_url ?? errors.urlRefused} />
+      <Field
+        label="URL de webhook"
+        type="url"
+        name="webhookUrl"
+        autocomplete="off"
+        hint="https://…"
+        value={values.webhookUrl}
+        onValue={set("webhookUrl")}
+        error={errors.webhookUrl ?? errors.webhook_url ?? errors.urlRefused}
+      />
       {withToken && (
         <Field
           label="Token de validación (opcional)"
@@ -90,7 +117,10 @@ function CreateTenant({ onCreated }: { onCreated: () => void }) {
           }
         }}
       >
-        <ErrorAlert error={create.error} extra={create.error ? unplacedFieldErrors(create.error, [...TENANT_FIELDS, "webhook_url", "webhook_validation_token"]) : []} />
+        <ErrorAlert
+          error={create.error}
+          extra={create.error ? unplacedFieldErrors(create.error, [...TENANT_FIELDS, "webhook_url", "webhook_validation_token"]) : []}
+        />
         <TenantFields values={values} onValues={setValues} errors={fieldErrorsOf(create.error)} withToken />
         <button type="submit" disabled={create.busy}>
           Crear la sucursal
@@ -107,7 +137,12 @@ function TenantPanel({ tenant, onChanged }: { tenant: TenantListItem; onChanged:
   const [token, setToken] = useState("");
   const [tokenNotice, setTokenNotice] = useState<string | undefined>(undefined);
   const id = tenant.integrationTenantId;
-  const update = useAction(() => adminApi.tenants.updateTenant({ integrationTenantId: id, tenantUpdate: { key: values.key.trim(), name: values.name.trim(), webhookUrl: values.webhookUrl.trim() } }));
+  const update = useAction(() =>
+    adminApi.tenants.updateTenant({
+      integrationTenantId: id,
+      tenantUpdate: { key: values.key.trim(), name: values.name.trim(), webhookUrl: values.webhookUrl.trim() },
+    }),
+  );
   // These answer 204: `true` says the call went through (a failure is `undefined`, with its error).
   const remove = useAction(async () => {
     await adminApi.tenants.deleteTenant({ integrationTenantId: id });
@@ -184,7 +219,10 @@ function TenantPanel({ tenant, onChanged }: { tenant: TenantListItem; onChanged:
           }
         }}
       >
-        <ErrorAlert error={setValidationToken.error ?? removeValidationToken.error} extra={setValidationToken.error ? unplacedFieldErrors(setValidationToken.error, ["webhookValidationToken"]) : []} />
+        <ErrorAlert
+          error={setValidationToken.error ?? removeValidationToken.error}
+          extra={setValidationToken.error ? unplacedFieldErrors(setValidationToken.error, ["webhookValidationToken"]) : []}
+        />
         <Field
           label="Token nuevo"
           name="webhookValidationToken"

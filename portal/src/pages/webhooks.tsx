@@ -67,7 +67,9 @@ function ClientUrlsEditor({ registered }: { registered: ClientUrl[] }) {
   const [urlType, setUrlType] = useState<ClientUrlType>("webhook");
   const [validationToken, setValidationToken] = useState("");
   const create = useAction(() =>
-    adminApi.clientUrls.createClientUrl({ clientUrlCreate: { url: url.trim(), urlType, ...(validationToken.trim() ? { validationToken: validationToken.trim() } : {}) } }),
+    adminApi.clientUrls.createClientUrl({
+      clientUrlCreate: { url: url.trim(), urlType, ...(validationToken.trim() ? { validationToken: validationToken.trim() } : {}) },
+    }),
   );
   const replace = (changed: ClientUrl) => setUrls((list) => list.map((item) => (item.clientUrlId === changed.clientUrlId ? changed : item)));
   return (
@@ -225,7 +227,13 @@ function SubscriptionsForm({ catalog, enabled }: { catalog: WebhookEventCatalogI
         <legend class="visually-hidden">Eventos</legend>
         {catalog.map((item) => (
           <label key={item.event} class="check">
-            <input type="checkbox" name="enabledEvents" value={item.event} checked={chosen.has(item.event)} onChange={(event) => toggle(item.event, event.currentTarget.checked)} />
+            <input
+              type="checkbox"
+              name="enabledEvents"
+              value={item.event}
+              checked={chosen.has(item.event)}
+              onChange={(event) => toggle(item.event, event.currentTarget.checked)}
+            />
             <span>
               <strong>{item.label}</strong> <span class="mono">{item.event}</span>
               <br />
@@ -273,7 +281,10 @@ function SigningSecretSection() {
           <code class="secret-value" data-secret="webhookSigningSecret">
             {secret}
           </code>
-          <button type="button" class="button-secondary" onClick={() => {
+          <button
+            type="button"
+            class="button-secondary"
+            onClick={() => {
               setSecret(undefined);
               setRotated(false);
             }}
@@ -321,7 +332,9 @@ function TestWebhookSection() {
   const [tenantKey, setTenantKey] = useState("");
   const [result, setResult] = useState<TestWebhookResult | undefined>(undefined);
   const send = useAction(() =>
-    adminApi.webhooks.sendTestWebhook({ testWebhookRequest: { event: "payment.unmatched", reason, ...(tenantKey.trim() ? { tenantKey: tenantKey.trim() } : {}) } }),
+    adminApi.webhooks.sendTestWebhook({
+      testWebhookRequest: { event: "payment.unmatched", reason, ...(tenantKey.trim() ? { tenantKey: tenantKey.trim() } : {}) },
+    }),
   );
   return (
     <section class="panel" aria-labelledby="test-webhook-title">

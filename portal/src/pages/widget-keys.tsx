@@ -76,7 +76,9 @@ function KeysSection({ view, onChanged }: { view: ApiKeysView; onChanged: () => 
               </button>
             </div>
           ) : (
-            <button type="button" onClick={() => {
+            <button
+              type="button"
+              onClick={() => {
                 if (view.hasSecretKey) {
                   setConfirming(true);
                   return;
@@ -143,7 +145,8 @@ function AllowedOriginsSection({ origins, onChanged }: { origins: string[]; onCh
             onInput={(event) => setText(event.currentTarget.value)}
           />
           <p class="field-hint" id="allowed-origins-hint">
-            Uno por línea, como los envía el navegador: https://tienda.example.com (sin barra final ni puerto por defecto). Sin ninguno, cualquier página puede leer el cobro.
+            Uno por línea, como los envía el navegador: https://tienda.example.com (sin barra final ni puerto por defecto). Sin ninguno, cualquier página puede
+            leer el cobro.
           </p>
           {problems.length > 0 && (
             <div class="field-error" id="allowed-origins-error">

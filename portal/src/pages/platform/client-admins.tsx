@@ -47,7 +47,8 @@ export function ClientAdmins({ client }: { client: PlatformIntegrationClientDeta
                     aria-label={`Reenviar la bienvenida a ${admin.email}`}
                     onClick={async () => {
                       setNotice(undefined);
-                      if (await resend.run(admin.integrationClientAdminId)) setNotice(`Enviamos a ${admin.email} una bienvenida con una contraseña temporal nueva.`);
+                      if (await resend.run(admin.integrationClientAdminId))
+                        setNotice(`Enviamos a ${admin.email} una bienvenida con una contraseña temporal nueva.`);
                     }}
                   >
                     Reenviar la bienvenida
@@ -75,8 +76,24 @@ export function ClientAdmins({ client }: { client: PlatformIntegrationClientDeta
       >
         <h3>Agregar un administrador</h3>
         <ErrorAlert error={create.error} extra={create.error ? unplacedFieldErrors(create.error, ADMIN_FIELDS) : []} />
-        <Field label="Email del administrador" type="email" name="email" autocomplete="off" value={email} onValue={setEmail} error={create.error?.fieldErrors.email} />
-        <Field label="Nombre del administrador" name="name" autocomplete="off" hint="Opcional." value={name} onValue={setName} error={create.error?.fieldErrors.name} />
+        <Field
+          label="Email del administrador"
+          type="email"
+          name="email"
+          autocomplete="off"
+          value={email}
+          onValue={setEmail}
+          error={create.error?.fieldErrors.email}
+        />
+        <Field
+          label="Nombre del administrador"
+          name="name"
+          autocomplete="off"
+          hint="Opcional."
+          value={name}
+          onValue={setName}
+          error={create.error?.fieldErrors.name}
+        />
         <button type="submit" disabled={create.busy}>
           Agregar el administrador
         </button>

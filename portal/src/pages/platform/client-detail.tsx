@@ -93,7 +93,8 @@ function ServiceCommission({ client }: { client: PlatformIntegrationClientDetail
       {backfill && (
         <Notice>
           <p data-testid="commission-backfill">
-            Vínculos con comercios: {backfill.applied} actualizados, {backfill.skipped} ya estaban al día, {backfill.failed} con error, {backfill.pending} pendientes (de {backfill.total}).
+            Vínculos con comercios: {backfill.applied} actualizados, {backfill.skipped} ya estaban al día, {backfill.failed} con error, {backfill.pending}{" "}
+            pendientes (de {backfill.total}).
           </p>
           {backfill.pending > 0 && (
             <button type="button" disabled={save.busy} onClick={() => void submit()}>

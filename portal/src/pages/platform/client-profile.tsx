@@ -55,10 +55,42 @@ export function ClientProfile({ client, onSaved }: { client: PlatformIntegration
       >
         <ErrorAlert error={save.error} extra={save.error ? unplacedFieldErrors(save.error, PROFILE_FIELDS) : []} />
         <Field label="Nombre" name="name" autocomplete="off" value={values.name} onValue={set("name")} error={save.error?.fieldErrors.name} />
-        <Field label="Razón social" name="companyName" autocomplete="organization" value={values.companyName} onValue={set("companyName")} error={save.error?.fieldErrors.companyName} />
-        <Field label="Email de contacto" type="email" name="contactEmail" autocomplete="email" value={values.contactEmail} onValue={set("contactEmail")} error={save.error?.fieldErrors.contactEmail} />
-        <Field label="Descripción" name="description" autocomplete="off" hint="Vacía: sin descripción." value={values.description} onValue={set("description")} error={save.error?.fieldErrors.description} />
-        <Field label="URL del logo" type="url" name="logoUrl" autocomplete="off" hint="Una imagen HTTPS ya publicada." value={values.logoUrl} onValue={set("logoUrl")} error={save.error?.fieldErrors.logoUrl} />
+        <Field
+          label="Razón social"
+          name="companyName"
+          autocomplete="organization"
+          value={values.companyName}
+          onValue={set("companyName")}
+          error={save.error?.fieldErrors.companyName}
+        />
+        <Field
+          label="Email de contacto"
+          type="email"
+          name="contactEmail"
+          autocomplete="email"
+          value={values.contactEmail}
+          onValue={set("contactEmail")}
+          error={save.error?.fieldErrors.contactEmail}
+        />
+        <Field
+          label="Descripción"
+          name="description"
+          autocomplete="off"
+          hint="Vacía: sin descripción."
+          value={values.description}
+          onValue={set("description")}
+          error={save.error?.fieldErrors.description}
+        />
+        <Field
+          label="URL del logo"
+          type="url"
+          name="logoUrl"
+          autocomplete="off"
+          hint="Una imagen HTTPS ya publicada."
+          value={values.logoUrl}
+          onValue={set("logoUrl")}
+          error={save.error?.fieldErrors.logoUrl}
+        />
         <SelectField label="Tipo" name="type" value={values.type} options={TYPE_OPTIONS} onValue={set("type")} error={save.error?.fieldErrors.type} />
         <button type="submit" disabled={save.busy}>
           Guardar los datos
@@ -71,7 +103,9 @@ export function ClientProfile({ client, onSaved }: { client: PlatformIntegration
 
 export function ClientSuspension({ client, onChanged }: { client: PlatformIntegrationClientDetail; onChanged: () => void }) {
   const [reason, setReason] = useState("");
-  const suspend = useAction(() => adminApi.platformClients.suspendIntegrationClient({ id: client.integrationClientId, integrationClientSuspension: { reason: reason.trim() } }));
+  const suspend = useAction(() =>
+    adminApi.platformClients.suspendIntegrationClient({ id: client.integrationClientId, integrationClientSuspension: { reason: reason.trim() } }),
+  );
   const reinstate = useAction(() => adminApi.platformClients.reinstateIntegrationClient({ id: client.integrationClientId }));
   return (
     <section class="panel" aria-labelledby="suspension-title">
@@ -103,7 +137,9 @@ export function ClientSuspension({ client, onChanged }: { client: PlatformIntegr
             }
           }}
         >
-          <p>Mientras está suspendida, la integración no puede crear cobros ni cambiar pagadores; los cobros abiertos se siguen pudiendo leer, cancelar y pagar.</p>
+          <p>
+            Mientras está suspendida, la integración no puede crear cobros ni cambiar pagadores; los cobros abiertos se siguen pudiendo leer, cancelar y pagar.
+          </p>
           <ErrorAlert error={suspend.error} extra={suspend.error ? unplacedFieldErrors(suspend.error, ["reason"]) : []} />
           <Field
             label="Motivo de la suspensión"

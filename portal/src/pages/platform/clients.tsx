@@ -89,7 +89,11 @@ function CreateClient({ onCreated }: { onCreated: () => void }) {
         <p>
           Se creó <strong>{created.name}</strong> con el clientId <code class="mono">{created.providerClientId}</code>.
         </p>
-        <SecretOnce title="Secreto de la integración" secrets={[{ label: "clientSecret", value: created.providerClientSecret }]} onDone={() => setCreated(undefined)} />
+        <SecretOnce
+          title="Secreto de la integración"
+          secrets={[{ label: "clientSecret", value: created.providerClientSecret }]}
+          onDone={() => setCreated(undefined)}
+        />
       </section>
     );
   }
@@ -110,8 +114,23 @@ function CreateClient({ onCreated }: { onCreated: () => void }) {
       >
         <ErrorAlert error={create.error} extra={create.error ? unplacedFieldErrors(create.error, CREATE_FIELDS) : []} />
         <Field label="Nombre" name="name" autocomplete="off" value={values.name} onValue={set("name")} error={create.error?.fieldErrors.name} />
-        <Field label="Razón social" name="companyName" autocomplete="organization" value={values.companyName} onValue={set("companyName")} error={create.error?.fieldErrors.companyName} />
-        <Field label="Email de contacto" type="email" name="contactEmail" autocomplete="email" value={values.contactEmail} onValue={set("contactEmail")} error={create.error?.fieldErrors.contactEmail} />
+        <Field
+          label="Razón social"
+          name="companyName"
+          autocomplete="organization"
+          value={values.companyName}
+          onValue={set("companyName")}
+          error={create.error?.fieldErrors.companyName}
+        />
+        <Field
+          label="Email de contacto"
+          type="email"
+          name="contactEmail"
+          autocomplete="email"
+          value={values.contactEmail}
+          onValue={set("contactEmail")}
+          error={create.error?.fieldErrors.contactEmail}
+        />
         <Field
           label="Email del primer administrador"
           type="email"
@@ -122,7 +141,14 @@ function CreateClient({ onCreated }: { onCreated: () => void }) {
           onValue={set("firstAdminEmail")}
           error={create.error?.fieldErrors.firstAdminEmail}
         />
-        <Field label="Nombre del primer administrador" name="firstAdminName" autocomplete="off" value={values.firstAdminName} onValue={set("firstAdminName")} error={create.error?.fieldErrors.firstAdminName} />
+        <Field
+          label="Nombre del primer administrador"
+          name="firstAdminName"
+          autocomplete="off"
+          value={values.firstAdminName}
+          onValue={set("firstAdminName")}
+          error={create.error?.fieldErrors.firstAdminName}
+        />
         <button type="submit" disabled={create.busy}>
           Crear la integración
         </button>

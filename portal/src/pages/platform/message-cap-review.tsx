@@ -62,9 +62,14 @@ function CapRequest({ request }: { request: PlatformMessageCapRequest }) {
   const [reason, setReason] = useState("");
   const [decided, setDecided] = useState<PlatformMessageCapRequest | undefined>(undefined);
   const approve = useAction((figure: number | undefined) =>
-    adminApi.platformMessageCapRequests.approveMessageCapRequest({ id: request.id, messageCapRequestApproval: figure === undefined ? {} : { approvedPerDay: figure } }),
+    adminApi.platformMessageCapRequests.approveMessageCapRequest({
+      id: request.id,
+      messageCapRequestApproval: figure === undefined ? {} : { approvedPerDay: figure },
+    }),
   );
-  const reject = useAction(() => adminApi.platformMessageCapRequests.rejectMessageCapRequest({ id: request.id, messageCapRequestRejection: { reason: reason.trim() } }));
+  const reject = useAction(() =>
+    adminApi.platformMessageCapRequests.rejectMessageCapRequest({ id: request.id, messageCapRequestRejection: { reason: reason.trim() } }),
+  );
   const done = (result: PlatformMessageCapRequest | undefined) => {
     if (result) setDecided(result);
   };
@@ -131,7 +136,15 @@ function CapRequest({ request }: { request: PlatformMessageCapRequest }) {
             }}
           >
             <ErrorAlert error={reject.error} extra={reject.error ? unplacedFieldErrors(reject.error, ["reason"]) : []} />
-            <Field label="Motivo del rechazo" name="reason" autocomplete="off" maxLength={500} value={reason} onValue={setReason} error={reject.error?.fieldErrors.reason} />
+            <Field
+              label="Motivo del rechazo"
+              name="reason"
+              autocomplete="off"
+              maxLength={500}
+              value={reason}
+              onValue={setReason}
+              error={reject.error?.fieldErrors.reason}
+            />
             <button type="submit" class="button-danger" disabled={busy}>
               Rechazar
             </button>

@@ -29,7 +29,10 @@ export function PlatformEarnings() {
       }),
     [applied, page],
   );
-  const clientOptions = [{ value: "", label: "Todas" }, ...(clients.status === "ready" ? clients.data.items.map((client) => ({ value: client.integrationClientId, label: client.name })) : [])];
+  const clientOptions = [
+    { value: "", label: "Todas" },
+    ...(clients.status === "ready" ? clients.data.items.map((client) => ({ value: client.integrationClientId, label: client.name })) : []),
+  ];
   return (
     <>
       <h1>Ganancias de la plataforma</h1>
@@ -44,7 +47,13 @@ export function PlatformEarnings() {
       >
         <DateRangeFields range={draft} onRange={(range) => setDraft({ ...draft, ...range })} error={report.status === "failed" ? report.error : undefined} />
         <div class="filters">
-          <SelectField label="Integración" name="integrationClientId" value={draft.integrationClientId} options={clientOptions} onValue={(integrationClientId) => setDraft({ ...draft, integrationClientId })} />
+          <SelectField
+            label="Integración"
+            name="integrationClientId"
+            value={draft.integrationClientId}
+            options={clientOptions}
+            onValue={(integrationClientId) => setDraft({ ...draft, integrationClientId })}
+          />
         </div>
         <button type="submit">Ver</button>
       </form>
@@ -57,7 +66,11 @@ export function PlatformEarnings() {
             <Figures
               figures={[
                 { label: "Cobrado", value: formatMoney(result.totals.grossAmount), testId: "platform-gross" },
-                { label: "Comisión de las integraciones", value: formatMoney(result.totals.integrationCommissionAmount), testId: "platform-integration-commission" },
+                {
+                  label: "Comisión de las integraciones",
+                  value: formatMoney(result.totals.integrationCommissionAmount),
+                  testId: "platform-integration-commission",
+                },
                 { label: "Comisión del servicio", value: formatMoney(result.totals.serviceCommissionAmount), testId: "platform-service-commission" },
                 { label: "Neto de los comercios", value: formatMoney(result.totals.merchantNetAmount), testId: "platform-merchant-net" },
               ]}
@@ -72,11 +85,21 @@ export function PlatformEarnings() {
                     <thead>
                       <tr>
                         <th scope="col">Integración</th>
-                        <th scope="col" class="number">Pagos</th>
-                        <th scope="col" class="number">Cobrado</th>
-                        <th scope="col" class="number">Integración</th>
-                        <th scope="col" class="number">Servicio</th>
-                        <th scope="col" class="number">Comercios</th>
+                        <th scope="col" class="number">
+                          Pagos
+                        </th>
+                        <th scope="col" class="number">
+                          Cobrado
+                        </th>
+                        <th scope="col" class="number">
+                          Integración
+                        </th>
+                        <th scope="col" class="number">
+                          Servicio
+                        </th>
+                        <th scope="col" class="number">
+                          Comercios
+                        </th>
                       </tr>
                     </thead>
                     <tbody>
