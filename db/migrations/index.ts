@@ -26,6 +26,7 @@ import * as workerHeartbeats from "./2026_11_23_0022_worker_heartbeats.ts";
 import * as authChangedNotify from "./2026_11_23_0023_auth_changed_notify.ts";
 import * as cvuAccountsHotUpdates from "./2026_11_23_0024_cvu_accounts_hot_updates.ts";
 import * as authChangedNotice from "./2026_11_23_0025_auth_changed_notice.ts";
+import * as credentialAttemptsCountedFirst from "./2026_11_25_0026_credential_attempts_counted_first.ts";
 
 export const migrations: Record<string, Migration> = {
   "2026_11_22_0001_initial": initial,
@@ -52,4 +53,5 @@ export const migrations: Record<string, Migration> = {
   "2026_11_23_0023_auth_changed_notify": authChangedNotify,
   "2026_11_23_0024_cvu_accounts_hot_updates": cvuAccountsHotUpdates,
   "2026_11_23_0025_auth_changed_notice": authChangedNotice,
+  "2026_11_25_0026_credential_attempts_counted_first": credentialAttemptsCountedFirst,
 };

@@ -10,7 +10,7 @@ import type { Clock } from "../clock.ts";
 import { DomainError, ValidationError } from "../errors.ts";
 import { hashSecret, randomToken, sha256 } from "../secrets/hashing.ts";
 import { accountEmail } from "../outbound/account-email.ts";
-import { recordFailure, requireNotWaiting, throttledCheck } from "./credential-throttle.ts";
+import { countAttempt, throttledCheck } from "./credential-throttle.ts";
 
 export const PASSWORD_RESET_MINUTES = 60;
 
@@ -45,8 +45,7 @@ export async function createPasswordResetLink(
 ): Promise<PasswordResetLink | null> {
   const { email } = input;
   const attempt = { account: { scope: "password-reset-email" as const, id: email }, clientAddress: input.clientAddress };
-  await requireNotWaiting(db, clock, attempt);
-  await recordFailure(db, clock, attempt);
+  await countAttempt(db, clock, attempt);
   const token = randomToken("pr_");
   const tokenHash = sha256(token);
   const admin = await db.selectFrom("admin_users").select(["id", "email", "name"]).where(sql`lower(email)`, "=", email.trim().toLowerCase()).executeTakeFirst();
