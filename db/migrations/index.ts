@@ -27,6 +27,7 @@ import * as authChangedNotify from "./2026_11_23_0023_auth_changed_notify.ts";
 import * as cvuAccountsHotUpdates from "./2026_11_23_0024_cvu_accounts_hot_updates.ts";
 import * as authChangedNotice from "./2026_11_23_0025_auth_changed_notice.ts";
 import * as credentialAttemptsCountedFirst from "./2026_11_25_0026_credential_attempts_counted_first.ts";
+import * as authorizationCompletions from "./2026_11_25_0027_authorization_completions.ts";
 
 export const migrations: Record<string, Migration> = {
   "2026_11_22_0001_initial": initial,
@@ -54,4 +55,5 @@ export const migrations: Record<string, Migration> = {
   "2026_11_23_0024_cvu_accounts_hot_updates": cvuAccountsHotUpdates,
   "2026_11_23_0025_auth_changed_notice": authChangedNotice,
   "2026_11_25_0026_credential_attempts_counted_first": credentialAttemptsCountedFirst,
+  "2026_11_25_0027_authorization_completions": authorizationCompletions,
 };

@@ -91,8 +91,9 @@ export interface MerchantLinksTable {
   service_commission_percentage: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
+/** A completed sign-in on the authorization screen (the request itself travels sealed in the form), kept until the request's expiry. */
 export interface OAuthAuthorizationRequestsTable {
-  /** The authorization transaction, carried by the sign-in form. */
+  /** The sealed request's id: one completion per request. */
   id: string;
   integration_client_id: string;
   redirect_uri: string;

@@ -9,7 +9,10 @@ import type { Clock } from "../clock.ts";
 import { DomainError } from "../errors.ts";
 import { isUuid } from "../ids.ts";
 import { linkMerchant } from "../merchants/merchant-accounts.ts";
+import type { Sealed } from "../../db/tables/sealed.ts";
 import { burnVerification, constantTimeEqual, randomToken, sha256, sha256Base64Url } from "../secrets/hashing.ts";
+import { storedText } from "../secrets/keyring.ts";
+import { secretKeyring } from "../secrets/process-keyring.ts";
 import { signInMerchantAccount } from "./merchant-credentials.ts";
 import { clientSecretMatches } from "../integration-clients/client-secrets.ts";
 import { ID_TOKEN_SECONDS, type TokenService } from "./tokens.ts";
@@ -45,8 +48,43 @@ const invalidGrant = (message: string) => new DomainError("InvalidGrantError", m
 const invalidClient = () => new DomainError("InvalidClientError", "Unknown clientId or wrong clientSecret for this environment");
 
 /**
- * Validates an authorization request and opens a sign-in transaction. Nothing here redirects: an error
- * before the client and its redirect_uri are verified must never send the browser anywhere.
+ * A validated authorization request, as the sign-in form carries it: sealed (AES-256-GCM under the
+ * deployment's key, bound to this use), so that nothing is stored before the merchant signs in and no
+ * caller can alter it. Only a completed sign-in writes a row, which makes the request single-use.
+ */
+interface AuthorizationRequest {
+  /** Random: the key of the completion row. */
+  id: string;
+  integrationClientId: string;
+  redirectUri: string;
+  state: string | null;
+  scope: string;
+  codeChallenge: string | null;
+  /** SHA-256 of the form's CSRF token (the token itself is in the form and in its cookie). */
+  csrfHash: string;
+  expiresAt: string;
+}
+
+const AUTHORIZATION_REQUEST_PLACE = { table: "oauth_authorization_requests", column: "sealed_form", rowId: "authorization-request" };
+
+function sealAuthorizationRequest(request: AuthorizationRequest): string {
+  return storedText(secretKeyring().seal(JSON.stringify(request), AUTHORIZATION_REQUEST_PLACE));
+}
+
+/** The request a form carries; undefined for anything this deployment did not seal (altered, truncated, another deployment's). */
+function openAuthorizationRequest(transaction: string): AuthorizationRequest | undefined {
+  try {
+    const request = JSON.parse(secretKeyring().open(transaction as unknown as Sealed, AUTHORIZATION_REQUEST_PLACE)) as AuthorizationRequest;
+    return typeof request.id === "string" && typeof request.integrationClientId === "string" && typeof request.expiresAt === "string" ? request : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Validates an authorization request and opens a sign-in transaction (the sealed request). Nothing here
+ * redirects: an error before the client and its redirect_uri are verified must never send the browser
+ * anywhere; and nothing is written.
  */
 export async function startAuthorization(
   db: Kysely<Database>,
@@ -75,21 +113,17 @@ export async function startAuthorization(
   if (params.codeChallenge !== undefined && params.codeChallengeMethod === undefined)
     throw invalidRequest("code_challenge requires code_challenge_method=S256");
 
-  const transaction = randomToken("tx_", 18);
   const csrf = randomToken("", 24);
-  await db
-    .insertInto("oauth_authorization_requests")
-    .values({
-      id: transaction,
-      integration_client_id: client.id,
-      redirect_uri: params.redirectUri!,
-      state: params.state ?? null,
-      scope,
-      code_challenge: params.codeChallenge ?? null,
-      csrf_hash: sha256(csrf),
-      expires_at: new Date(clock.now().getTime() + SIGN_IN_FORM_SECONDS * 1000),
-    })
-    .execute();
+  const transaction = sealAuthorizationRequest({
+    id: randomToken("tx_", 18),
+    integrationClientId: client.id,
+    redirectUri: params.redirectUri!,
+    state: params.state ?? null,
+    scope,
+    codeChallenge: params.codeChallenge ?? null,
+    csrfHash: sha256(csrf),
+    expiresAt: new Date(clock.now().getTime() + SIGN_IN_FORM_SECONDS * 1000).toISOString(),
+  });
   return { transaction, csrf, client };
 }
 
@@ -111,12 +145,9 @@ export async function signOutDestination(
 }
 
 export async function authorizationClient(db: Kysely<Database>, transaction: string): Promise<IntegrationClient | undefined> {
-  return db
-    .selectFrom("oauth_authorization_requests as r")
-    .innerJoin("integration_clients as c", "c.id", "r.integration_client_id")
-    .selectAll("c")
-    .where("r.id", "=", transaction)
-    .executeTakeFirst();
+  const request = openAuthorizationRequest(transaction);
+  if (!request) return undefined;
+  return db.selectFrom("integration_clients").selectAll().where("id", "=", request.integrationClientId).executeTakeFirst();
 }
 
 /**
@@ -130,41 +161,53 @@ export async function completeSignIn(
   input: { transaction: string; csrf: string; csrfCookie: string | undefined; email: string; password: string; clientAddress: string },
 ): Promise<{ redirectTo: string }> {
   const now = clock.now();
-  const request = await db.selectFrom("oauth_authorization_requests").selectAll().where("id", "=", input.transaction).executeTakeFirst();
+  const request = openAuthorizationRequest(input.transaction);
   if (
     !request ||
-    request.completed_at !== null ||
-    request.expires_at <= now ||
+    new Date(request.expiresAt) <= now ||
     !input.csrfCookie ||
     !constantTimeEqual(input.csrfCookie, input.csrf) ||
-    !constantTimeEqual(sha256(input.csrf), request.csrf_hash)
+    !constantTimeEqual(sha256(input.csrf), request.csrfHash)
   ) {
     throw new DomainError("SignInFormExpiredError", "The sign-in form expired or was not sent by this browser. Start the authorization again.");
   }
   const merchant = await signInMerchantAccount(db, clock, input);
   const code = randomToken("ac_");
   await db.transaction().execute(async (trx) => {
+    // Completions outlive their request's expiry for nothing: one indexed delete keeps the table to the
+    // sign-ins of the last 30 minutes.
+    await trx.deleteFrom("oauth_authorization_requests").where("expires_at", "<=", now).execute();
     const completed = await trx
-      .updateTable("oauth_authorization_requests")
-      .set({ completed_at: now })
-      .where("id", "=", request.id)
-      .where("completed_at", "is", null)
+      .insertInto("oauth_authorization_requests")
+      .values({
+        id: request.id,
+        integration_client_id: request.integrationClientId,
+        redirect_uri: request.redirectUri,
+        state: request.state,
+        scope: request.scope,
+        code_challenge: request.codeChallenge,
+        csrf_hash: request.csrfHash,
+        expires_at: new Date(request.expiresAt),
+        completed_at: now,
+      })
+      .onConflict((conflict) => conflict.column("id").doNothing())
       .executeTakeFirst();
-    if (completed.numUpdatedRows === 0n) throw new DomainError("SignInFormExpiredError", "This sign-in was already completed. Start the authorization again.");
+    if (Number(completed.numInsertedOrUpdatedRows ?? 0n) === 0)
+      throw new DomainError("SignInFormExpiredError", "This sign-in was already completed. Start the authorization again.");
     await trx
       .insertInto("oauth_codes")
       .values({
         code_hash: sha256(code),
-        integration_client_id: request.integration_client_id,
+        integration_client_id: request.integrationClientId,
         merchant_account_id: merchant.id,
-        redirect_uri: request.redirect_uri,
+        redirect_uri: request.redirectUri,
         scope: request.scope,
-        code_challenge: request.code_challenge,
+        code_challenge: request.codeChallenge,
         expires_at: new Date(now.getTime() + CODE_SECONDS * 1000),
       })
       .execute();
   });
-  const target = new URL(request.redirect_uri);
+  const target = new URL(request.redirectUri);
   target.searchParams.set("code", code);
   if (request.state !== null) target.searchParams.set("state", request.state);
   return { redirectTo: target.toString() };

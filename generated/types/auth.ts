@@ -278,7 +278,9 @@ export type paths = {
          *     `redirect_uri` must be identical to a registered URI (protocol, domain, path, trailing slash): https,
          *     or in the Sandbox also `http://localhost` and `http://127.0.0.1` on any port. Errors are never
          *     redirected to an unverified `redirect_uri`. Other query parameters (an OpenID Connect client's
-         *     `nonce`, `prompt`, …) are ignored, as RFC 6749 §3.1 requires.
+         *     `nonce`, `prompt`, …) are ignored, as RFC 6749 §3.1 requires. Nothing is stored before the merchant
+         *     signs in: the request travels sealed (AES-256-GCM under the deployment's key) in the screen's form,
+         *     and lasts 30 minutes.
          */
         get: operations["authorize"];
         put?: never;
@@ -620,7 +622,7 @@ export type components = {
         };
         /** @description The sign-in form of the authorization screen. */
         CompleteLoginForm: {
-            /** @description The authorization transaction, from the form's hidden field. */
+            /** @description The authorization transaction, from the form's hidden field (the sealed authorization request). */
             transaction: string;
             /** @description The CSRF token, from the form's hidden field. */
             csrf: string;
@@ -1723,9 +1725,12 @@ export interface operations {
                 /** @description The integration's `clientId`. */
                 client_id?: string;
                 redirect_uri?: string;
-                /** @description Returned unchanged to `redirect_uri`; always send a random one and compare it on return. */
+                /**
+                 * @description Returned unchanged to `redirect_uri`; always send a random one and compare it on return. At most
+                 *     1,024 characters (a longer one is a 400 `ValidationError`): 32 random bytes need 43.
+                 */
                 state?: string;
-                /** @description Default `openid email profile`. */
+                /** @description Default `openid email profile`. At most 1,024 characters. */
                 scope?: string;
                 /** @description PKCE challenge (base64url SHA-256 of the verifier). */
                 code_challenge?: string;

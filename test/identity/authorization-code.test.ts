@@ -53,7 +53,10 @@ describe("the authorization code flow", () => {
     const form = await openSignInForm(
       authorizeUrl(t.authUrl, { responseType: "code", clientId: sandbox.integration.clientId, redirectUri: sandbox.integration.redirectUri }),
     );
-    expect(form.transaction).toMatch(/^tx_/);
+    // The form carries the request, and signing in with it sends the browser to the registered redirect_uri.
+    const signedIn = await submitSignIn(t.authUrl, form, sandbox.merchant.email, sandbox.merchant.password);
+    expect(signedIn.status).toBe(303);
+    expect(new URL(signedIn.location!).searchParams.get("code")).toMatch(/^ac_/);
   });
 
   it("publishes the signing keys and the OpenID metadata", async () => {

@@ -83,11 +83,12 @@ export interface AuthorizeRequest {
      */
     redirectUri?: string;
     /**
-     * Returned unchanged to `redirect_uri`; always send a random one and compare it on return.
+     * Returned unchanged to `redirect_uri`; always send a random one and compare it on return. At most
+     * 1,024 characters (a longer one is a 400 `ValidationError`): 32 random bytes need 43.
      */
     state?: string;
     /**
-     * Default `openid email profile`.
+     * Default `openid email profile`. At most 1,024 characters.
      */
     scope?: string;
     /**
@@ -114,7 +115,7 @@ export interface AuthorizeRequest {
 
 export interface CompleteLoginRequest {
     /**
-     * The authorization transaction, from the form\'s hidden field.
+     * The authorization transaction, from the form\'s hidden field (the sealed authorization request).
      */
     transaction: string;
     /**
@@ -228,7 +229,7 @@ export class OAuthApi extends runtime.BaseAPI {
     }
 
     /**
-     * Start an authorization: renders the authorization screen, where the merchant account (not the integration admin) signs in; it shows the integration\'s name and logo and, when an offer is active, the fee. On success the browser is redirected to `redirect_uri` with `code` and the unchanged `state`. Parameters are accepted in snake_case (preferred) and camelCase; one spelling of `response_type`, `client_id` and `redirect_uri` is required (`InvalidRequestError` otherwise). `redirect_uri` must be identical to a registered URI (protocol, domain, path, trailing slash): https, or in the Sandbox also `http://localhost` and `http://127.0.0.1` on any port. Errors are never redirected to an unverified `redirect_uri`. Other query parameters (an OpenID Connect client\'s `nonce`, `prompt`, …) are ignored, as RFC 6749 §3.1 requires.
+     * Start an authorization: renders the authorization screen, where the merchant account (not the integration admin) signs in; it shows the integration\'s name and logo and, when an offer is active, the fee. On success the browser is redirected to `redirect_uri` with `code` and the unchanged `state`. Parameters are accepted in snake_case (preferred) and camelCase; one spelling of `response_type`, `client_id` and `redirect_uri` is required (`InvalidRequestError` otherwise). `redirect_uri` must be identical to a registered URI (protocol, domain, path, trailing slash): https, or in the Sandbox also `http://localhost` and `http://127.0.0.1` on any port. Errors are never redirected to an unverified `redirect_uri`. Other query parameters (an OpenID Connect client\'s `nonce`, `prompt`, …) are ignored, as RFC 6749 §3.1 requires. Nothing is stored before the merchant signs in: the request travels sealed (AES-256-GCM under the deployment\'s key) in the screen\'s form, and lasts 30 minutes.
      * Start an authorization
      */
     async authorizeRaw(requestParameters: AuthorizeRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<string>> {
@@ -243,7 +244,7 @@ export class OAuthApi extends runtime.BaseAPI {
     }
 
     /**
-     * Start an authorization: renders the authorization screen, where the merchant account (not the integration admin) signs in; it shows the integration\'s name and logo and, when an offer is active, the fee. On success the browser is redirected to `redirect_uri` with `code` and the unchanged `state`. Parameters are accepted in snake_case (preferred) and camelCase; one spelling of `response_type`, `client_id` and `redirect_uri` is required (`InvalidRequestError` otherwise). `redirect_uri` must be identical to a registered URI (protocol, domain, path, trailing slash): https, or in the Sandbox also `http://localhost` and `http://127.0.0.1` on any port. Errors are never redirected to an unverified `redirect_uri`. Other query parameters (an OpenID Connect client\'s `nonce`, `prompt`, …) are ignored, as RFC 6749 §3.1 requires.
+     * Start an authorization: renders the authorization screen, where the merchant account (not the integration admin) signs in; it shows the integration\'s name and logo and, when an offer is active, the fee. On success the browser is redirected to `redirect_uri` with `code` and the unchanged `state`. Parameters are accepted in snake_case (preferred) and camelCase; one spelling of `response_type`, `client_id` and `redirect_uri` is required (`InvalidRequestError` otherwise). `redirect_uri` must be identical to a registered URI (protocol, domain, path, trailing slash): https, or in the Sandbox also `http://localhost` and `http://127.0.0.1` on any port. Errors are never redirected to an unverified `redirect_uri`. Other query parameters (an OpenID Connect client\'s `nonce`, `prompt`, …) are ignored, as RFC 6749 §3.1 requires. Nothing is stored before the merchant signs in: the request travels sealed (AES-256-GCM under the deployment\'s key) in the screen\'s form, and lasts 30 minutes.
      * Start an authorization
      */
     async authorize(requestParameters: AuthorizeRequest = {}, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<string> {

@@ -20,7 +20,7 @@ import { mapValues } from '../runtime.js';
  */
 export interface CompleteLoginForm {
     /**
-     * The authorization transaction, from the form's hidden field.
+     * The authorization transaction, from the form's hidden field (the sealed authorization request).
      */
     transaction: string;
     /**
