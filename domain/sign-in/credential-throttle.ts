@@ -66,7 +66,7 @@ export interface CountedAttempt {
   refusedWhenCounted: ReadonlyMap<string, number>;
 }
 
-/** The keys in a fixed order (scope, then hash), so that two attempts lock their rows in the same order. */
+/** The keys in a fixed order (scope, then hash: the address first), so that two attempts lock their rows in the same order. */
 function countedKeys(attempt: GuessAttempt): CountedKey[] {
   const keys: CountedKey[] = [{ scope: ADDRESS_SCOPE, keyHash: sha256(attempt.clientAddress), threshold: GUESSING_LIMITS.addressFailures }];
   if (attempt.account) {
@@ -130,17 +130,23 @@ export async function countAttempt(db: Kysely<Database>, clock: Clock, attempt: 
   const now = clock.now();
   const keys = countedKeys(attempt);
   const outcome = await db.transaction().execute(async (trx) => {
-    const { rows, created } = await lockKeys(trx, keys, now);
-    const judged = keys.map((key) => judgeAttempt(key, rows.find((row) => row.scope === key.scope && row.key_hash === key.keyHash)!, now));
-    const refusing = judged.filter((judgement) => judgement.waitSeconds > 0);
-    // A refused attempt is counted as refused on the keys that refuse it, and not at all on the others.
-    const written = refusing.length > 0 ? refusing : judged;
-    for (const judgement of written) await writeCount(trx, judgement, now);
-    return {
-      created,
-      waitSeconds: Math.max(0, ...refusing.map((judgement) => judgement.waitSeconds)),
-      refusedWhenCounted: new Map(judged.map((judgement) => [judgement.row.scope, judgement.refused])),
-    };
+    let created = false;
+    const judged: Judgement[] = [];
+    // The address first (its scope sorts first): a key that refuses stops the count, so the keys after it
+    // are not touched, and an address that waits cannot make rows for new accounts.
+    for (const key of keys) {
+      const locked = await lockKeys(trx, [key], now);
+      created ||= locked.created;
+      const judgement = judgeAttempt(key, locked.rows[0]!, now);
+      if (judgement.waitSeconds > 0) {
+        // Refused: counted as refused on this key, and not at all on the others.
+        await writeCount(trx, judgement, now);
+        return { created, waitSeconds: judgement.waitSeconds, refusedWhenCounted: new Map<string, number>() };
+      }
+      judged.push(judgement);
+    }
+    for (const judgement of judged) await writeCount(trx, judgement, now);
+    return { created, waitSeconds: 0, refusedWhenCounted: new Map(judged.map((judgement) => [judgement.row.scope, judgement.refused])) };
   });
   // A new count started: rows past their window count for nothing (rare, and one indexed delete).
   if (outcome.created) await db.deleteFrom("credential_failures").where("forget_at", "<=", now).execute();

@@ -105,4 +105,21 @@ describe("a parallel burst", () => {
     await smtp.waitFor(integrationAdmin.email, accepted);
     expect(smtp.to(integrationAdmin.email)).toHaveLength(accepted);
   });
+
+  it("of sign-ins for new emails from one address stops at the address's 50: a waiting address adds no row", async () => {
+    const signIn = (email: string) => postJson(`${t.authUrl}/integration/admin/login`, { email, password: "any-password" });
+    const first = await Promise.all(Array.from({ length: GUESSING_LIMITS.addressFailures }, (_, i) => signIn(`nadie-${i}@example.com`)));
+    expect(first.map((answer) => answer.status)).toEqual(Array(GUESSING_LIMITS.addressFailures).fill(401));
+    const countRows = async () =>
+      (
+        await t.database.db
+          .selectFrom("credential_failures")
+          .select((eb) => eb.fn.countAll<string>().as("n"))
+          .executeTakeFirstOrThrow()
+      ).n;
+    const rows = await countRows();
+    const more = await Promise.all(Array.from({ length: 100 }, (_, i) => signIn(`otro-${i}@example.com`)));
+    expect(more.map((answer) => answer.status)).toEqual(Array(100).fill(429));
+    expect(await countRows()).toBe(rows);
+  });
 });
