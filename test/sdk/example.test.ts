@@ -18,15 +18,15 @@ const t = serviceForFile({ env: { COBRO_ALLOW_LOOPBACK_URLS: "true" }, parts: ["
 let project: string;
 
 beforeAll(async () => {
-  project = createIntegratorProject("cobro-sdk-example-");
+  project = await createIntegratorProject("cobro-sdk-example-");
   copyFileSync(join(root, "sdk", "examples", "integrator.ts"), join(project, "integrator.ts"));
 }, 120_000);
 
 afterAll(() => tearDownIntegratorProject(project));
 
 describe("sdk/examples/integrator.ts", () => {
-  it("typechecks against the package's declarations (strict, nodenext)", () => {
-    typecheckIntegratorProject(project, ["integrator.ts"]);
+  it("typechecks against the package's declarations (strict, nodenext)", async () => {
+    await typecheckIntegratorProject(project, ["integrator.ts"]);
   }, 60_000);
 
   it("links the merchant, charges, pays, verifies the webhook and reads the charge back as total_payment", async () => {

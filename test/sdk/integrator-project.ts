@@ -1,8 +1,10 @@
 // An integrator's project in a scratch folder, with `@cobro/sdk` as the built package: tsc of sdk/ into the
 // project's node_modules, as `npm pack` would ship it (a build of its own, so that it never races
 // test/sdk/package.test.ts over sdk/dist). Code written into it imports the SDK by its package name,
-// is typechecked against the published declarations and runs with Node.
-import { execFileSync } from "node:child_process";
+// is typechecked against the published declarations and runs with Node. Every command runs without
+// blocking: the service under test lives in this process, and a stalled event loop would stall it too.
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -11,9 +13,9 @@ import { ROOT } from "../../scripts/cobro-process.ts";
 const TSC = join(ROOT, "node_modules", "typescript", "bin", "tsc");
 
 /** Runs Node (this suite's) with `args`; a failure carries the command's output. */
-export function runNode(args: string[], cwd: string): string {
+export async function runNode(args: string[], cwd: string): Promise<string> {
   try {
-    return execFileSync(process.execPath, args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+    return (await promisify(execFile)(process.execPath, args, { cwd, encoding: "utf8", maxBuffer: 16 * 1024 * 1024 })).stdout;
   } catch (error) {
     const e = error as { stdout?: string; stderr?: string; message: string };
     throw new Error(`${args.join(" ")} failed: ${e.message}\n${e.stdout ?? ""}\n${e.stderr ?? ""}`);
@@ -21,11 +23,11 @@ export function runNode(args: string[], cwd: string): string {
 }
 
 /** A new project folder (an ESM package) with the SDK built into node_modules/@cobro/sdk. */
-export function createIntegratorProject(prefix: string): string {
+export async function createIntegratorProject(prefix: string): Promise<string> {
   const project = mkdtempSync(join(tmpdir(), prefix));
   const sdk = join(project, "node_modules", "@cobro", "sdk");
   mkdirSync(sdk, { recursive: true });
-  runNode([TSC, "-p", join(ROOT, "sdk", "tsconfig.json"), "--outDir", join(sdk, "dist")], ROOT);
+  await runNode([TSC, "-p", join(ROOT, "sdk", "tsconfig.json"), "--outDir", join(sdk, "dist")], ROOT);
   copyFileSync(join(ROOT, "sdk", "package.json"), join(sdk, "package.json"));
   writeFileSync(join(project, "package.json"), JSON.stringify({ name: "integrator-app", private: true, type: "module" }));
   return project;
@@ -37,7 +39,7 @@ export function tearDownIntegratorProject(project: string | undefined): void {
 }
 
 /** Typechecks `files` of the project against the package's declarations (strict, nodenext). */
-export function typecheckIntegratorProject(project: string, files: string[]): void {
+export async function typecheckIntegratorProject(project: string, files: string[]): Promise<void> {
   writeFileSync(
     join(project, "tsconfig.json"),
     JSON.stringify({
@@ -55,5 +57,5 @@ export function typecheckIntegratorProject(project: string, files: string[]): vo
       files,
     }),
   );
-  runNode([TSC, "-p", join(project, "tsconfig.json")], project);
+  await runNode([TSC, "-p", join(project, "tsconfig.json")], project);
 }

@@ -186,7 +186,7 @@ function runProgram(file: string): Promise<{ code: number | null; output: string
 }
 
 beforeAll(async () => {
-  project = createIntegratorProject("cobro-sdk-readme-");
+  project = await createIntegratorProject("cobro-sdk-readme-");
   // The webhook block's web framework, as the integrator's project would have it.
   mkdirSync(join(project, "node_modules", "@types"));
   symlinkSync(realpathSync(join(ROOT, "node_modules", "express")), join(project, "node_modules", "express"));
@@ -232,8 +232,8 @@ describe("sdk/README.md", () => {
     for (const { event } of EVENT_CATALOG) expect(readme).toContain(`| \`${event}\` |`);
   });
 
-  it("typechecks against the package's declarations (strict, nodenext)", () => {
-    typecheckIntegratorProject(project, ["readme-context.ts", ...programs().map((program) => program.file)]);
+  it("typechecks against the package's declarations (strict, nodenext)", async () => {
+    await typecheckIntegratorProject(project, ["readme-context.ts", ...programs().map((program) => program.file)]);
   }, 60_000);
 
   it("links a merchant account through the authorization screen, then revokes its refresh token", async () => {
