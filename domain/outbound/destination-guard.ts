@@ -22,14 +22,42 @@ export async function systemResolve(hostname: string): Promise<string[]> {
   return results.map((result) => result.address);
 }
 
-/** Public unicast, or loopback when allowed; IPv4-mapped IPv6 is judged as the IPv4 it carries. */
+/**
+ * Public unicast, or loopback when allowed. An IPv6 address that carries an IPv4 address is judged as the
+ * IPv4 it carries, since that is where a translating or tunnelling host may send it: IPv4-mapped
+ * (`::ffff:0:0/96`), IPv4-compatible (`::/96`), SIIT (`::ffff:0:0:0/96`), NAT64's well-known prefix
+ * (`64:ff9b::/96`) and 6to4 (`2002::/16`). Other IPv6 must be global unicast (`2000::/3`) outside every
+ * special-purpose block; Teredo (`2001::/32`, whose client address is obscured) and local-use NAT64
+ * (`64:ff9b:1::/48`) are refused.
+ */
 export function addressAllowed(address: string, allowLoopback: boolean): boolean {
   if (!ipaddr.isValid(address)) return false;
-  let parsed = ipaddr.parse(address);
-  if (parsed.kind() === "ipv6" && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) parsed = (parsed as ipaddr.IPv6).toIPv4Address();
-  const range = parsed.range();
-  if (range === "unicast") return true;
+  const judged = judgedAddress(ipaddr.parse(address));
+  if (judged === undefined) return false;
+  const range = judged.range();
+  if (range === "unicast") return judged.kind() === "ipv4" || inGlobalUnicastBlock(judged as ipaddr.IPv6);
   return allowLoopback && range === "loopback";
+}
+
+const IPV4_COMPATIBLE = ipaddr.parseCIDR("::/96");
+const NAT64_WELL_KNOWN = ipaddr.parseCIDR("64:ff9b::/96");
+const GLOBAL_UNICAST = ipaddr.parseCIDR("2000::/3");
+
+/** The address whose range decides, or undefined for an IPv6 form that is refused outright. */
+function judgedAddress(address: ipaddr.IPv4 | ipaddr.IPv6): ipaddr.IPv4 | ipaddr.IPv6 | undefined {
+  if (address.kind() === "ipv4") return address;
+  const v6 = address as ipaddr.IPv6;
+  const range = v6.range();
+  if (range === "unspecified" || range === "loopback") return v6;
+  const low32 = () => ipaddr.fromByteArray(v6.toByteArray().slice(12)) as ipaddr.IPv4;
+  if (range === "ipv4Mapped" || range === "rfc6145" || v6.match(IPV4_COMPATIBLE) || v6.match(NAT64_WELL_KNOWN)) return low32();
+  if (range === "6to4") return ipaddr.fromByteArray(v6.toByteArray().slice(2, 6)) as ipaddr.IPv4;
+  if (range === "teredo" || range === "rfc6052") return undefined;
+  return v6;
+}
+
+function inGlobalUnicastBlock(address: ipaddr.IPv6): boolean {
+  return address.match(GLOBAL_UNICAST);
 }
 
 /**
