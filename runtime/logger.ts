@@ -43,9 +43,15 @@ const REDACTED_PATHS = [
 const REDACTED_QUERY_PARAMETERS = ["token", "code", "client_secret", "refresh_token", "id_token", "access_token"];
 const SECRET_IN_QUERY = new RegExp(`([?&](?:${REDACTED_QUERY_PARAMETERS.join("|")})=)[^&#]*`, "g");
 
-/** A request URL fit for a log line. */
+/**
+ * Path segments that are secrets themselves: the payer page's token (`/p/{token}`, also under the
+ * Integration API's `/integration` prefix) opens the page and can ask for a payment confirmation.
+ */
+const SECRET_IN_PATH = /^(\/(?:integration\/)?p\/)[^/?#]+/;
+
+/** A request URL fit for a log line: secrets in the path and the query redacted. */
 export function redactedUrl(url: string | undefined): string | undefined {
-  return url?.replace(SECRET_IN_QUERY, "$1[redacted]");
+  return url?.replace(SECRET_IN_PATH, "$1[redacted]").replace(SECRET_IN_QUERY, "$1[redacted]");
 }
 
 /**

@@ -14,7 +14,7 @@ import { clientAddressOf } from "./portal-auth-forward.ts";
 import { notImplemented, type AnyOperationHandler, type HandlerContext, type NotImplemented, type Services } from "../handlers/handler-types.ts";
 import { redactedUrl, requestLogging, type Logger } from "../runtime/logger.ts";
 import { nulCharacterProblems, validationProblems } from "./validation-details.ts";
-import { addContractFormats, OtherMediaTypeValidation, requestContentTypeProblem } from "./media-types.ts";
+import { addContractFormats, OtherMediaTypeValidation, requestContentTypeProblem, undeclaredJsonAlternative } from "./media-types.ts";
 import { allowedMethods, knownQuery, precompiledMatcher } from "./operation-routing.ts";
 import { MAX_LOGO_BYTES } from "../domain/integration-clients/integration-logos.ts";
 import { baselineSecurityHeaders } from "./security-headers.ts";
@@ -107,6 +107,10 @@ export async function createApiApp<Caller>(options: ApiAppOptions<Caller>): Prom
     locals.log = () => (requestLog ??= logger.child({ api, req: { id: requestId, method: req.method, url: redactedUrl(req.originalUrl) } }));
     // Node keeps the first of two Authorization headers, a proxy may forward the other: an ambiguous
     // credential is none at all, so both values go to the token check, which refuses them.
+    // A path that is not percent-encoded UTF-8 names no resource; refused here, before any router decodes it.
+    if (!decodablePath(req.path)) {
+      return sendReply(res, replyForError(ValidationError.of("path", "the path is not valid percent-encoded UTF-8"), requestId, api));
+    }
     const authorizations = headerValues(req.rawHeaders, "authorization");
     if (authorizations.length > 1) req.headers.authorization = authorizations.join(", ");
     if (api === "integration") {
@@ -182,6 +186,8 @@ export async function createApiApp<Caller>(options: ApiAppOptions<Caller>): Prom
         const problems = otherMediaValidation.problems(context, req.body);
         if (problems) throw new ValidationError(problems);
       }
+      const mediaTypeProblem = undeclaredJsonAlternative(context.operation, req);
+      if (mediaTypeProblem) throw new ValidationError([mediaTypeProblem]);
       const nul = [
         ...nulCharacterProblems(context.request.params ?? {}),
         ...nulCharacterProblems(context.request.query ?? {}),
@@ -261,7 +267,7 @@ export async function createApiApp<Caller>(options: ApiAppOptions<Caller>): Prom
       return fail(res, ValidationError.of("body", "body could not be read (check Content-Type and charset)"));
     }
     if (error instanceof DomainError) return fail(res, error);
-    (locals.log?.() ?? logger).error({ err: error, errorId: requestId, path: req.path }, "unexpected error");
+    (locals.log?.() ?? logger).error({ err: error, errorId: requestId, path: redactedUrl(req.path) }, "unexpected error");
     if (res.headersSent) return res.end();
     sendReply(res, unexpectedErrorReply(error, requestId, api));
   });
@@ -276,6 +282,16 @@ export async function createApiApp<Caller>(options: ApiAppOptions<Caller>): Prom
 export function stripIntegrationPrefix(path: string): string {
   if (path === "/integration") return "/";
   return path.startsWith("/integration/") ? path.slice("/integration".length) : path;
+}
+
+function decodablePath(path: string): boolean {
+  if (!path.includes("%")) return true;
+  try {
+    decodeURIComponent(path);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Every value a header was sent with (`req.headers` keeps only the first of some, Authorization among them). */

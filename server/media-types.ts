@@ -66,6 +66,23 @@ export function requestContentTypeProblem(operation: Operation, req: Request): {
   return { field: "body", message: `body must be sent as ${declared.join(" or ")}${sent ? `, not ${sent}` : ""}` };
 }
 
+/**
+ * The refusal of a body that a JSON operation receives in a media type it does not declare (a form posted
+ * where JSON is expected), even when that body would pass validation. Operations that take no JSON (the
+ * logo's images) judge their media type themselves.
+ */
+export function undeclaredJsonAlternative(operation: Operation, req: Request): { field: string; message: string } | undefined {
+  const declared = (operation.requestBody as { content?: Record<string, unknown> } | undefined)?.content ?? {};
+  if (!("application/json" in declared) || !carriesBody(req)) return undefined;
+  return requestContentTypeProblem(operation, req);
+}
+
+/** Whether the request has a body (a length above 0, or a chunked one). */
+function carriesBody(req: Request): boolean {
+  const length = req.headers["content-length"];
+  return length !== undefined ? length !== "0" : req.headers["transfer-encoding"] !== undefined;
+}
+
 /** The string formats of the contract's schemas, as every validator of a request judges them. */
 export function addContractFormats(ajv: Ajv): void {
   addFormats.default(ajv, { mode: "fast", keywords: false });
