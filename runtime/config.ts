@@ -32,6 +32,11 @@ export interface Config {
    */
   httpTimeouts: { headersMs: number; requestMs: number; keepAliveMs: number };
   /**
+   * The most connections each API listener holds open at once (COBRO_HTTP_MAX_CONNECTIONS, default 1,024);
+   * past it a new connection is closed at once, so that a flood of idle sockets cannot exhaust the process.
+   */
+  maxConnectionsPerListener: number;
+  /**
    * The URL each API is reached at from outside (behind a proxy, its public address). The Auth API's is
    * the issuer of every token, so it must be the same in every process of one deployment.
    */
@@ -160,6 +165,9 @@ export function loadConfig(
     keepAliveMs: 5_000,
   };
   if (httpTimeouts.headersMs > httpTimeouts.requestMs) problems.push("COBRO_HTTP_HEADERS_TIMEOUT_MS must not be longer than COBRO_HTTP_REQUEST_TIMEOUT_MS");
+  const maxConnectionsPerListener = Number(env.COBRO_HTTP_MAX_CONNECTIONS || 1024);
+  if (!(Number.isInteger(maxConnectionsPerListener) && maxConnectionsPerListener >= 16))
+    problems.push("COBRO_HTTP_MAX_CONNECTIONS must be a whole number, 16 or more");
 
   const taxRegistryUrl = env.COBRO_TAX_REGISTRY_URL === "" ? undefined : env.COBRO_TAX_REGISTRY_URL;
   if (taxRegistryUrl !== undefined && !(URL.canParse(taxRegistryUrl) && /^https?:$/.test(new URL(taxRegistryUrl).protocol)))
@@ -194,6 +202,7 @@ export function loadConfig(
     logFormat: logFormat as LogFormat,
     maxBodyBytes: 1024 * 1024,
     httpTimeouts,
+    maxConnectionsPerListener,
     publicUrls,
     allowLoopbackUrls: serviceEnv === "sandbox" && env.COBRO_ALLOW_LOOPBACK_URLS === "true",
     globalDailyMessageCap,

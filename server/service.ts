@@ -2,7 +2,7 @@
 // database, and stops them in order: stop accepting, finish in-flight requests and jobs, close the
 // database (stopping an embedded PostgreSQL cleanly).
 import { createServer, type RequestListener, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { AddressInfo, Socket } from "node:net";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import YAML from "yaml";
@@ -119,6 +119,8 @@ export async function startService(config: Config, options: ServiceOptions): Pro
           else res.writeHead(503, { "retry-after": "1" }).end(); // still starting
         },
       );
+      server.maxConnections = config.maxConnectionsPerListener;
+      closeSilentConnections(server, headersMs);
       await listen(server, config.ports[api], config.host, api);
       stops.push(() => closeServer(server));
       const { port } = server.address() as AddressInfo;
@@ -260,6 +262,20 @@ function buildAccountMail(config: Config, logger: Logger): Sender<EmailMessage> 
 
 async function closeSenders(senders: NotificationSenders): Promise<void> {
   await Promise.all([senders.email.close(), senders.whatsapp.close()]);
+}
+
+/**
+ * Node's headers timeout starts with a request's first byte, so a connection that sends nothing at all
+ * would stay open for ever: one that has sent no byte when the headers timeout passes is closed.
+ */
+function closeSilentConnections(server: Server, headersMs: number): void {
+  server.on("connection", (socket: Socket) => {
+    const timer = setTimeout(() => {
+      if (socket.bytesRead === 0) socket.destroy();
+    }, headersMs);
+    timer.unref();
+    socket.once("close", () => clearTimeout(timer));
+  });
 }
 
 function listen(server: Server, port: number, host: string, api: ApiName): Promise<void> {
