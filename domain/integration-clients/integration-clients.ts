@@ -6,7 +6,8 @@ import type { Database } from "../../db/schema.ts";
 import type { Executor } from "../../db/transactions.ts";
 import type { IntegrationClient, IntegrationType } from "../../db/tables/identity.table.ts";
 import { applyServiceCommission, type BackfillOptions, type BackfillResult } from "../earnings/service-commission-backfill.ts";
-import { DomainError, ValidationError } from "../errors.ts";
+import { DomainError, ValidationError, type FieldProblem } from "../errors.ts";
+import { browserUrlProblem } from "../browser-urls.ts";
 import { isUuid } from "../ids.ts";
 import { requireCents } from "../money.ts";
 import { hashSecret, randomToken } from "../secrets/hashing.ts";
@@ -113,6 +114,16 @@ export async function updateIntegrationClientAsPlatform(
   return { client: updated, commissionBackfill: await applyServiceCommission(db, client.id, updated.service_commission_percentage, backfill) };
 }
 
+/** Redirect and logout URLs of a host's shape, and https in Production (http://localhost is for the Sandbox). */
+function browserUrlProblems(field: string, urls: string[], serviceEnv: "sandbox" | "production"): FieldProblem[] {
+  return urls.flatMap((url, index) => {
+    const name = `${field}[${index}]`;
+    if (serviceEnv === "production" && !url.startsWith("https://")) return [{ field: name, message: `${name} must use https in Production` }];
+    const problem = browserUrlProblem(url);
+    return problem ? [{ field: name, message: `${name} ${problem}` }] : [];
+  });
+}
+
 /**
  * Registers an integration client and, when asked, its first admin, in one transaction. http://localhost
  * redirect URIs are for local development against the Sandbox only: Production requires https.
@@ -123,12 +134,11 @@ export async function registerIntegrationClient(
   input: NewIntegrationClient & { redirectUris: string[]; firstAdmin?: { email: string; name: string | null } },
   now: Date,
 ): Promise<{ client: IntegrationClient; clientSecret: string; firstAdminWelcome?: AdminWelcome }> {
-  if (serviceEnv === "production") {
-    const insecure = input.redirectUris.flatMap((url, index) =>
-      url.startsWith("https://") ? [] : [{ field: `redirectUrls[${index}]`, message: `redirectUrls[${index}] must use https in Production` }],
-    );
-    if (insecure.length > 0) throw new ValidationError(insecure);
-  }
+  const malformed = [
+    ...browserUrlProblems("redirectUrls", input.redirectUris, serviceEnv),
+    ...browserUrlProblems("logoutUrls", input.logoutUrls ?? [], serviceEnv),
+  ];
+  if (malformed.length > 0) throw new ValidationError(malformed);
   const { firstAdmin, ...client } = input;
   return db.transaction().execute(async (trx) => {
     const created = await createIntegrationClient(trx, client);

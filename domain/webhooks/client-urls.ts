@@ -8,6 +8,7 @@ import { sql, type Kysely } from "kysely";
 import type { Database } from "../../db/schema.ts";
 import type { ClientUrlRow, ClientUrlType } from "../../db/tables/webhooks.table.ts";
 import { DomainError, ValidationError } from "../errors.ts";
+import { browserUrlProblem } from "../browser-urls.ts";
 import { checkDestination, type DestinationPolicy } from "../outbound/destination-guard.ts";
 import { sendSigned } from "./delivery.ts";
 import type { OutboundHttpClient } from "../outbound/http-client.ts";
@@ -40,6 +41,8 @@ async function checkUrl(url: string, urlType: ClientUrlType, validationToken: st
     if (validationToken !== undefined) throw ValidationError.of("validationToken", "validationToken applies to webhook URLs only");
     if (!url.startsWith("https://") && !context.sandbox)
       throw ValidationError.of("url", "url must use https (http on loopback is accepted only in the Sandbox)");
+    const problem = browserUrlProblem(url);
+    if (problem) throw ValidationError.of("url", `url ${problem}`);
     return;
   }
   const verdict = await checkDestination(url, context.policy, true);

@@ -18,14 +18,19 @@ import { renderSignInPage, renderSignedOutPage } from "../pages/sign-in-page.ts"
 import { retryAfterHeader, tooManyAttemptsText, tooManyAttemptsWait } from "../pages/too-many-attempts.ts";
 import { describeOffer, offerOf } from "../../domain/commissions/offer.ts";
 import { merchantNameAndEmail } from "../../domain/merchants/merchant-users.ts";
+import { cspOrigin } from "../../domain/browser-urls.ts";
 import type { Handler } from "./handler.ts";
 
 const CSRF_COOKIE = "cobro_csrf";
 const CLEAR_CSRF_COOKIE = { "Set-Cookie": `${CSRF_COOKIE}=; Path=/integration/oauth2; HttpOnly; SameSite=Strict; Max-Age=0` };
 const NO_STORE = { "Cache-Control": "no-store", Pragma: "no-cache" };
 
-/** The screen's headers: its forms post only to Cobro and the client's redirect origins; images come from https, data: or Cobro's stored logos. */
-function pageHeaders(services: Services, formTargets: string[]): Record<string, string> {
+/**
+ * The screen's headers: its forms post only to Cobro and the client's redirect origins (those whose host
+ * has a host's shape, so that none adds a directive); images come from https, data: or Cobro's stored logos.
+ */
+function pageHeaders(services: Services, redirectUris: string[]): Record<string, string> {
+  const formTargets = redirectUris.flatMap((uri) => cspOrigin(uri) ?? []);
   return {
     ...NO_STORE,
     "Content-Security-Policy": `default-src 'none'; style-src 'unsafe-inline'; img-src ${integrationLogosBaseUrl(services.config.publicUrls.auth)}/ https: data:; form-action 'self' ${formTargets.join(" ")}; frame-ancestors 'none'; base-uri 'none'`,
@@ -49,10 +54,7 @@ export const authorize: Handler<"authorize"> = async ({ query, services }) => {
     status: 200,
     body: renderSignInPage({ integrationName: client.name, logoUrl: client.logo_url, fee: describeOffer(offerOf(client)), transaction, csrf }),
     headers: {
-      ...pageHeaders(
-        services,
-        client.redirect_uris.map((uri) => new URL(uri).origin),
-      ),
+      ...pageHeaders(services, client.redirect_uris),
       "Set-Cookie": `${CSRF_COOKIE}=${csrf}; Path=/integration/oauth2; HttpOnly; SameSite=Strict; Max-Age=1800${secure}`,
     },
   };
@@ -86,8 +88,7 @@ export const completeLogin: Handler<"completeLogin", 400 | 401 | 403 | 429> = as
       email: body.email,
       error: { code: error.code, message: wait !== undefined ? tooManyAttemptsText(wait) : error.message },
     });
-    const formTargets = client ? client.redirect_uris.map((uri) => new URL(uri).origin) : [];
-    return { status, body: page, headers: { ...pageHeaders(services, formTargets), ...(wait !== undefined ? retryAfterHeader(wait) : {}) } };
+    return { status, body: page, headers: { ...pageHeaders(services, client?.redirect_uris ?? []), ...(wait !== undefined ? retryAfterHeader(wait) : {}) } };
   }
 };
 
