@@ -1524,7 +1524,11 @@ export type components = {
             /** @description Every field that failed, in the order found. */
             validationDetails: components["schemas"]["ValidationDetail"][];
         };
-        /** @description A webhook validation token: at least 16 characters; write-only, never returned. */
+        /**
+         * @description A webhook validation token: at least 16 characters, each a visible ASCII character (`!` to `~`: no
+         *     space, control character or line break, since it travels as the `validation-token` HTTP header);
+         *     write-only, never returned.
+         */
         ValidationToken: string;
         /**
          * @description How far applying the service commission got. A payment's split reads the platform's percentage from
