@@ -6,6 +6,7 @@ import type { InstallationTable } from "./tables/installation.table.ts";
 import type {
   AdminPasswordResetsTable,
   AdminSessionsTable,
+  AdminSessionUsedRefreshTokensTable,
   AdminUsersTable,
   IntegrationClientsTable,
   MerchantAccountsTable,
@@ -46,6 +47,7 @@ export interface Database {
   oauth_codes: OAuthCodesTable;
   oauth_grants: OAuthGrantsTable;
   admin_sessions: AdminSessionsTable;
+  admin_session_used_refresh_tokens: AdminSessionUsedRefreshTokensTable;
   admin_password_resets: AdminPasswordResetsTable;
   signing_keys: SigningKeysTable;
   integration_tenants: IntegrationTenantsTable;

@@ -28,6 +28,7 @@ import * as cvuAccountsHotUpdates from "./2026_11_23_0024_cvu_accounts_hot_updat
 import * as authChangedNotice from "./2026_11_23_0025_auth_changed_notice.ts";
 import * as credentialAttemptsCountedFirst from "./2026_11_25_0026_credential_attempts_counted_first.ts";
 import * as authorizationCompletions from "./2026_11_25_0027_authorization_completions.ts";
+import * as adminRefreshTokenReuse from "./2026_11_27_0028_admin_refresh_token_reuse.ts";
 
 export const migrations: Record<string, Migration> = {
   "2026_11_22_0001_initial": initial,
@@ -56,4 +57,5 @@ export const migrations: Record<string, Migration> = {
   "2026_11_23_0025_auth_changed_notice": authChangedNotice,
   "2026_11_25_0026_credential_attempts_counted_first": credentialAttemptsCountedFirst,
   "2026_11_25_0027_authorization_completions": authorizationCompletions,
+  "2026_11_27_0028_admin_refresh_token_reuse": adminRefreshTokenReuse,
 };

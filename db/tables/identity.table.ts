@@ -138,6 +138,13 @@ export interface AdminSessionsTable {
   revoked_at: Timestamp | null;
 }
 
+/** The hash of an admin refresh token already used (migration 2026_11_27_0028): presented again, it ends its session. */
+export interface AdminSessionUsedRefreshTokensTable {
+  token_hash: string;
+  session_id: string;
+  used_at: Timestamp;
+}
+
 /** An admin's password reset link (migration 2026_11_23_0013_admin_password_resets): one per admin, the newest. */
 export interface AdminPasswordResetsTable {
   id: Generated<string>;

@@ -97,21 +97,40 @@ export async function changeAdminPassword(
 
 /**
  * A new idToken and refresh token for a live session. The refresh token is used once: it is swapped in
- * the same statement that checks it, so two refreshes with one token give one session, not two.
+ * the same statement that checks it, so two refreshes with one token give one session, not two. A used
+ * token presented again means that two parties hold it (a copy taken, or a thief who refreshed first):
+ * the session ends for both, and with it its idTokens, as a reused OAuth code revokes its tokens.
  */
 export async function refreshAdminSession(db: Kysely<Database>, clock: Clock, tokens: TokenService, refreshToken: string): Promise<AdminSession> {
   const now = clock.now();
   const next = randomToken("rt_");
-  const session = await db
-    .updateTable("admin_sessions as s")
-    .from("admin_users as a")
-    .set({ refresh_token_hash: sha256(next) })
-    .whereRef("a.id", "=", "s.admin_user_id")
-    .where("s.refresh_token_hash", "=", sha256(refreshToken))
-    .where("s.revoked_at", "is", null)
-    .where("s.expires_at", ">", now)
-    .returning(["s.id", "a.id as adminUserId", "a.role", "a.integration_client_id", "a.email", "a.password_change_required", "a.password_expires_at"])
-    .executeTakeFirst();
+  const presented = sha256(refreshToken);
+  const session = await db.transaction().execute(async (trx) => {
+    const swapped = await trx
+      .updateTable("admin_sessions as s")
+      .from("admin_users as a")
+      .set({ refresh_token_hash: sha256(next) })
+      .whereRef("a.id", "=", "s.admin_user_id")
+      .where("s.refresh_token_hash", "=", presented)
+      .where("s.revoked_at", "is", null)
+      .where("s.expires_at", ">", now)
+      .returning(["s.id", "a.id as adminUserId", "a.role", "a.integration_client_id", "a.email", "a.password_change_required", "a.password_expires_at"])
+      .executeTakeFirst();
+    if (swapped) {
+      await trx.insertInto("admin_session_used_refresh_tokens").values({ token_hash: presented, session_id: swapped.id, used_at: now }).execute();
+      return swapped;
+    }
+    const reused = await trx
+      .updateTable("admin_sessions")
+      .set({ revoked_at: now })
+      .where("id", "=", (eb) => eb.selectFrom("admin_session_used_refresh_tokens").select("session_id").where("token_hash", "=", presented))
+      .where("revoked_at", "is", null)
+      .returning("id")
+      .executeTakeFirst();
+    return reused ? "reused" : undefined;
+  });
+  if (session === "reused")
+    throw new DomainError("AdminSessionEndedError", "This refresh token was already used, so the session has ended for safety: sign in again");
   if (!session) throw new DomainError("AdminSessionEndedError", "The session has ended (or this refresh token was already used): sign in again");
   if (temporaryPasswordExpired(session, now))
     throw new DomainError("AdminSessionEndedError", "The temporary password has expired: ask a platform admin for a new welcome email");

@@ -220,8 +220,10 @@ export type paths = {
         /**
          * Refresh an admin session
          * @description Renew the session before the `idToken` expires: a new `idToken` and a new `refreshToken` (the one
-         *     sent stops working: each refresh token is used once). The session still ends 30 days after the
-         *     sign-in, when the admin signs out, or when the password changes.
+         *     sent stops working: each refresh token is used once). A refresh token presented again after its use
+         *     means that two parties hold it, so it ends the whole session (401 `AdminSessionEndedError`; its newer
+         *     refresh token and its idTokens stop working too): refresh from one place at a time. The session also
+         *     ends 30 days after the sign-in, when the admin signs out, or when the password changes.
          */
         post: operations["adminRefresh"];
         delete?: never;

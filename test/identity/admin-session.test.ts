@@ -18,7 +18,7 @@ async function signIn(credentials: { email: string; password: string }) {
 const adminApiStatus = async (idToken: string) => (await bearerCaller(t.adminUrl, () => idToken)("GET", "/my-integration/me")).status;
 
 describe("refreshing the admin session", () => {
-  it("gives a new idToken and refresh token; the refresh token used is refused afterwards", async () => {
+  it("gives a new idToken and refresh token; the refresh token used is refused afterwards and ends the session", async () => {
     const { integrationAdmin } = await t.sandbox();
     const first = await signIn(integrationAdmin);
     const refreshed = await post("/refresh", { refreshToken: first.refreshToken });
@@ -36,8 +36,26 @@ describe("refreshing the admin session", () => {
 
     const reused = await post("/refresh", { refreshToken: first.refreshToken });
     expect(reused.status).toBe(401);
-    expect(reused.json).toEqual({ code: "AdminSessionEndedError", message: expect.any(String), id: expect.any(String) });
-    expect((await post("/refresh", { refreshToken: refreshed.json.refreshToken })).status).toBe(200);
+    expect(reused.json).toEqual({ code: "AdminSessionEndedError", message: expect.stringContaining("already used"), id: expect.any(String) });
+    // Two parties held the token: the session ends for both, its newer refresh token and its idTokens too.
+    expect((await post("/refresh", { refreshToken: refreshed.json.refreshToken })).status).toBe(401);
+    expect(await adminApiStatus(refreshed.json.idToken)).toBe(401);
+  });
+
+  it("a token reused several rotations later still ends the session (a thief who kept refreshing)", async () => {
+    const { integrationAdmin } = await t.sandbox();
+    const stolen = await signIn(integrationAdmin);
+    let latest = stolen.refreshToken;
+    for (let rotation = 0; rotation < 3; rotation++) latest = (await post("/refresh", { refreshToken: latest })).json.refreshToken;
+    expect((await post("/refresh", { refreshToken: stolen.refreshToken })).status).toBe(401);
+    expect((await post("/refresh", { refreshToken: latest })).status).toBe(401);
+  });
+
+  it("an unknown refresh token ends no session", async () => {
+    const { integrationAdmin } = await t.sandbox();
+    const session = await signIn(integrationAdmin);
+    expect((await post("/refresh", { refreshToken: "rt_unknown" })).status).toBe(401);
+    expect((await post("/refresh", { refreshToken: session.refreshToken })).status).toBe(200);
   });
 
   it("ends 30 days after the sign-in", async () => {
