@@ -2,6 +2,7 @@
 // from the charge, its merchant, its CVU and the payer page) and their two renderings, an email (subject,
 // text and HTML, no external assets) and the parameters of a chat template. Pure: no database, no clock.
 import { escapeHtml } from "../html.ts";
+import { isolatedForDisplay } from "../display-text.ts";
 import type { Charge } from "../../db/tables/charges.table.ts";
 import type { NotificationKind } from "../../db/tables/notifications.table.ts";
 import { dueDateForPayers, parseDueDate } from "../argentina-time.ts";
@@ -45,9 +46,9 @@ export function messageFacts(input: FactsInput): MessageFacts {
   if (owed === undefined) throw new RangeError("a draft has no amount to notify");
   return {
     kind: input.kind,
-    tradeName: input.merchant.fantasyName.trim() || input.merchant.accountHolderName,
-    customerName: charge.customer_name,
-    description: charge.description,
+    tradeName: isolatedForDisplay(input.merchant.fantasyName.trim() || input.merchant.accountHolderName),
+    customerName: isolatedForDisplay(charge.customer_name),
+    description: isolatedForDisplay(charge.description),
     cvu: input.cvu ?? "—",
     amountDue: formatPesos(Math.max(0, owed - charge.paid_cents)),
     dueDate: dueDateAt(charge.due_dates, at),

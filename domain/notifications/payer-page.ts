@@ -8,6 +8,7 @@ import type { NotificationStatus } from "../../db/tables/notifications.table.ts"
 import { argentinaDate, parseDueDate, type DueDate } from "../argentina-time.ts";
 import { amountOwedCents } from "../amount-owed.ts";
 import { integrationNow, type Clock } from "../clock.ts";
+import { isolatedForDisplay } from "../display-text.ts";
 import { chatRecipient, queueNotifications, writeNotifications } from "./outbox.ts";
 
 /** The charge's state as its payer reads it. */
@@ -102,8 +103,8 @@ export async function readPayerPage(db: Kysely<Database>, clock: Clock, token: s
   const owedCents = amountOwedCents(charge, now) ?? 0;
   const refusal = confirmationRefusal(charge);
   return {
-    tradeName: found.tradeName,
-    description: charge.description,
+    tradeName: isolatedForDisplay(found.tradeName),
+    description: isolatedForDisplay(charge.description),
     state,
     owedTodayCents: state === "paid" || state === "canceled" ? 0 : Math.max(owedCents - charge.paid_cents, 0),
     paidCents: charge.paid_cents,
