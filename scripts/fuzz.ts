@@ -117,14 +117,41 @@ const BUSINESS_RULES: Record<ApiName, Record<string, { statuses: string[]; rules
     // The ones below are for the owners of webhooks, client URLs and tenants to settle (see the fuzz
     // report): a schema could state some (validationToken only with urlType webhook; enabledEvents from the
     // catalog), and a refusal that depends on the stored resource may rather be a 409.
-    createClientUrl: { statuses: ["400"], rules: "validationToken only with urlType webhook" },
-    updateClientUrl: { statuses: ["400"], rules: "validationToken only on a webhook URL (the URL's stored type)" },
+    createClientUrl: {
+      statuses: ["400"],
+      rules: "validationToken only with urlType webhook; a redirect_uri is an http(s) URL whose host is a host name or an IP address",
+    },
+    updateClientUrl: {
+      statuses: ["400"],
+      rules: "validationToken only on a webhook URL (the URL's stored type); a redirect_uri is an http(s) URL whose host is a host name or an IP address",
+    },
+    createIntegrationClient: {
+      statuses: ["400"],
+      rules: "redirectUrls and logoutUrls are http(s) URLs whose host is a host name or an IP address (it goes into the sign-in screen's CSP)",
+    },
     testClientUrl: { statuses: ["400"], rules: "only webhook URLs are tested (the URL's stored type)" },
     createTenant: { statuses: ["400"], rules: "webhook_url must resolve to a public address (DNS, the SSRF guard)" },
     updateTenant: { statuses: ["400"], rules: "webhook_url must resolve to a public address (DNS, the SSRF guard)" },
     replaceWebhookSubscriptions: { statuses: ["422"], rules: "enabledEvents are names of the event catalog (GET /my-integration/webhook-events)" },
   },
 };
+
+/**
+ * Operations where a request outside the schema may be refused before validation, with the status that
+ * refuses it besides schemathesis's own expected ones (for negative_data_rejection), and why.
+ */
+const REFUSED_BEFORE_VALIDATION: Partial<Record<ApiName, Record<string, { statuses: string[]; reason: string }>>> = {
+  auth: {
+    authorize: {
+      statuses: ["431"],
+      reason:
+        "a query whose strings pass their maxLength (redirect_uri 2,048, state and scope 1,024) in 4-byte characters, each 12 bytes percent-encoded, is a request line over the HTTP server's 16 KB: 431 before any validation",
+    },
+  },
+};
+
+/** schemathesis's own expected statuses for negative_data_rejection (schemathesis/config/_checks.py). */
+const NEGATIVE_DATA_REJECTION_DEFAULT = ["400", "401", "403", "404", "405", "406", "409", "415", "422", "428", "429", "5xx"];
 
 /** schemathesis's own expected statuses for positive_data_acceptance (schemathesis/config/_checks.py). */
 const POSITIVE_DATA_ACCEPTANCE_DEFAULT = ["2xx", "3xx", "401", "403", "404", "409", "429", "5xx"];
@@ -317,6 +344,15 @@ function configOf(run: Run): string {
       `checks.positive_data_acceptance.expected-statuses = [${expected}]`,
     );
   }
+  for (const [operationId, { statuses }] of Object.entries(REFUSED_BEFORE_VALIDATION[run.api] ?? {})) {
+    const expected = [...NEGATIVE_DATA_REJECTION_DEFAULT, ...statuses].map((status) => JSON.stringify(status)).join(", ");
+    lines.push(
+      "",
+      "[[operations]]",
+      `include-operation-id = ${JSON.stringify(operationId)}`,
+      `checks.negative_data_rejection.expected-statuses = [${expected}]`,
+    );
+  }
   return `${lines.join("\n")}\n`;
 }
 
@@ -410,6 +446,8 @@ function printSummary(results: RunResult[], notImplemented: Partial<Record<ApiNa
   for (const api of apis) {
     for (const [operationId, { statuses, rules }] of Object.entries(BUSINESS_RULES[api]))
       lines.push(`  ${api} ${operationId}: a schema-valid request may get ${statuses.join("/")} (${rules})`);
+    for (const [operationId, { statuses, reason }] of Object.entries(REFUSED_BEFORE_VALIDATION[api] ?? {}))
+      lines.push(`  ${api} ${operationId}: a request outside the schema may get ${statuses.join("/")} (${reason})`);
   }
   const errors = serverErrorLines();
   lines.push(`  server: ${errors.length} unexpected error(s) logged${errors.length ? `: ${errors.slice(0, 5).join("; ")}` : ""}`);

@@ -1779,6 +1779,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /**
+             * @description The request line and headers together are larger than the server reads (16 KB): answered by the HTTP
+             *     server before any validation, with no body. Only a query far longer than its parameters allow gets it.
+             */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description An internal error. After a create or a bulk, check with GET before retrying. */
             500: {
                 headers: {

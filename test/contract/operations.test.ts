@@ -36,7 +36,7 @@ const expected: Array<[Api, string, string, string[]]> = [
   ["integration", "get", "/p/{token}", ["200", "404", "500"]],
   ["integration", "post", "/p/{token}/payment-confirmation", ["303", "404", "409", "500"]],
 
-  ["auth", "get", "/integration/oauth2/authorize", ["200", "400", "401"]],
+  ["auth", "get", "/integration/oauth2/authorize", ["200", "400", "401", "431"]],
   ["auth", "post", "/integration/oauth2/token", ["200", "400", "401", "500"]],
   ["auth", "post", "/integration/oauth2/refresh", ["200", "400", "401"]],
   ["auth", "post", "/integration/oauth2/revoke", ["200", "401"]],

@@ -62,6 +62,20 @@ describe("GET /integration/oauth2/authorize", () => {
     });
   });
 
+  it("answers 431 with no body when the URL passes the server's 16 KB, before anything is read", async () => {
+    const { integration } = await t.sandbox();
+    const answer = await fetch(
+      authorizeUrl(t.authUrl, {
+        response_type: "code",
+        client_id: integration.clientId,
+        redirect_uri: integration.redirectUri,
+        state: "\u{10FFFD}".repeat(1500),
+      }),
+    );
+    expect(answer.status).toBe(431);
+    expect(await answer.text()).toBe("");
+  });
+
   it("signs nobody in with an altered form, and a form once", async () => {
     const sandbox = await t.sandbox();
     const form = await openSignInForm(
