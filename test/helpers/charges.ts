@@ -1,17 +1,24 @@
-// Valid POST /payment-request bodies for tests over real HTTP. The defaults suit a service whose clock
-// stands at 2026-11-22 (Argentina time); a test states what it cares about as overrides, which replace
-// whole fields.
+// Valid POST /payment-request bodies for tests over real HTTP. The default due date is 18 days after the
+// Argentina day of the file's test service clock (2026-12-10 for the files whose clock stands at 2026-11-22),
+// so that a body stays valid whatever the real date; a test states what it cares about as overrides, which
+// replace whole fields.
 import { addDays, argentinaDate } from "../../domain/argentina-time.ts";
 import type { Clock } from "../../domain/clock.ts";
 import { uniqueRef } from "./unique-ref.ts";
+import { latestServiceClock } from "./service.ts";
 
 /** Later fields replace earlier ones, as a spread does. */
 type Overridden<Base, Overrides> = Omit<Base, keyof Overrides> & Overrides;
 
-const draftDefaults = () => ({ referenceId: uniqueRef("REF"), description: "Cuota", dueDates: ["2026-12-10"], customer: { name: "Juan Pérez" } });
+const draftDefaults = () => ({
+  referenceId: uniqueRef("REF"),
+  description: "Cuota",
+  dueDates: [dueDateIn(latestServiceClock(), 18)],
+  customer: { name: "Juan Pérez" },
+});
 type DraftDefaults = ReturnType<typeof draftDefaults>;
 
-/** A draft (no amount): "Cuota" due 2026-12-10 from Juan Pérez, with a fresh referenceId. */
+/** A draft (no amount): "Cuota" due 18 days after the service clock's day from Juan Pérez, with a fresh referenceId. */
 export function draftChargeBody<Overrides extends object = Record<never, never>>(overrides: Overrides = {} as Overrides): Overridden<DraftDefaults, Overrides> {
   return { ...draftDefaults(), ...overrides } as never;
 }

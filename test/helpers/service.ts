@@ -3,7 +3,7 @@
 // its service with `serviceForFile()` (or several with `servicesForFile()`), which starts it before the
 // file's (or the describe block's) tests and closes it after them.
 import { afterAll, beforeAll } from "vitest";
-import { ManualClock } from "../../domain/clock.ts";
+import { ManualClock, systemClock, type Clock } from "../../domain/clock.ts";
 import type { TokenCheckCache } from "../../domain/sign-in/token-check-cache.ts";
 import { loadConfig, type Config, type ServicePart } from "../../runtime/config.ts";
 import { startService, type RunningService } from "../../server/service.ts";
@@ -38,9 +38,14 @@ export interface TestServiceOptions {
   tokenChecks?: TokenCheckCache;
 }
 
+/** The clock of the test service started last in this file (real time before any): what default request bodies are dated from. */
+let latestClock: Clock = systemClock;
+export const latestServiceClock = (): Clock => latestClock;
+
 export async function startTestService(options: TestServiceOptions = {}): Promise<TestService> {
   const database = options.database ?? (await createTestDatabase());
   const clock = new ManualClock(options.start ?? new Date());
+  latestClock = clock;
   const base = loadConfig(
     { INTEGRATION_PORT: "0", AUTH_PORT: "0", ADMIN_PORT: "0", COBRO_AUTH_URL: "http://auth.cobro.test", COBRO_SECRET_KEY: TEST_SECRET_KEY, ...options.env },
     [],
