@@ -142,22 +142,73 @@ function programs(): Program[] {
   ];
 }
 
-// The README's dates (2026-12-10, 2026-12-15) are valid charges' due dates on this day.
-const t = serviceForFile({
-  env: { COBRO_ALLOW_LOOPBACK_URLS: "true" },
-  parts: ["integration", "auth", "admin", "worker"],
-  start: new Date("2026-11-22T15:00:00Z"),
-});
+// The service runs on the real date: the README's blocks compute their dates from today, and a block that
+// hard-coded one would fail here once that day passed.
+const t = serviceForFile({ env: { COBRO_ALLOW_LOOPBACK_URLS: "true" }, parts: ["integration", "auth", "admin", "worker"] });
+const DAY_MS = 86_400_000;
 let project: string;
 let context: Record<string, unknown>;
 let merchant: { email: string; password: string };
 
-/** Runs a program of the project; when it asks for the merchant's browser, signs in and answers the redirect. */
-function runProgram(file: string): Promise<{ code: number | null; output: string; results: Array<Record<string, any>> }> {
+/**
+ * Loaded before a program to run it as if it were `COBRO_CLOCK_OFFSET_MS` later: `Date.now()` and
+ * `new Date()` are shifted, as the test service's clock is.
+ */
+const SHIFTED_CLOCK_MODULE = `const offset = Number(process.env.COBRO_CLOCK_OFFSET_MS ?? 0);
+const RealDate = Date;
+globalThis.Date = class ShiftedDate extends RealDate {
+  constructor(...args) {
+    if (args.length === 0) super(RealDate.now() + offset);
+    else super(...args);
+  }
+  static now() {
+    return RealDate.now() + offset;
+  }
+};
+`;
+
+/** A fresh Sandbox set's values, as the README says the integrator has them, with the test merchant's tokens. */
+async function sandboxContext(): Promise<{ context: Record<string, unknown>; merchant: { email: string; password: string } }> {
+  const sandbox = await t.sandbox();
+  const login = await read(await postJson(`${t.authUrl}/integration/admin/login`, sandbox.integrationAdmin));
+  const tokens = await read(
+    await fetch(`${t.adminUrl}/my-integration/test-tokens`, { method: "POST", headers: { authorization: `Bearer ${login.json.idToken}` } }),
+  );
+  expect(tokens.status, tokens.text).toBe(200);
+  return {
+    merchant: sandbox.merchant,
+    context: {
+      integrationUrl: t.integrationUrl,
+      authUrl: t.authUrl,
+      adminUrl: t.adminUrl,
+      clientId: sandbox.integration.clientId,
+      clientSecret: sandbox.integration.clientSecret,
+      redirectUri: sandbox.integration.redirectUri,
+      adminEmail: sandbox.integrationAdmin.email,
+      adminPassword: sandbox.integrationAdmin.password,
+      idToken: tokens.json.idToken,
+      refreshToken: tokens.json.refreshToken,
+      expiresIn: tokens.json.expiresIn,
+    },
+  };
+}
+
+/**
+ * Runs a program of the project (with the file's Sandbox set, or `options.context`; `options.clockOffsetMs`
+ * later than now); when it asks for the merchant's browser, signs in and answers the redirect.
+ */
+function runProgram(
+  file: string,
+  options: { context?: Record<string, unknown>; clockOffsetMs?: number } = {},
+): Promise<{ code: number | null; output: string; results: Array<Record<string, any>> }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [file], {
+    const child = spawn(process.execPath, ["--import", "./shifted-clock.mjs", file], {
       cwd: project,
-      env: { PATH: process.env.PATH ?? "", COBRO_README_CONTEXT: JSON.stringify(context) },
+      env: {
+        PATH: process.env.PATH ?? "",
+        COBRO_README_CONTEXT: JSON.stringify(options.context ?? context),
+        COBRO_CLOCK_OFFSET_MS: String(options.clockOffsetMs ?? 0),
+      },
       stdio: ["pipe", "pipe", "pipe"],
     });
     let output = "";
@@ -192,28 +243,9 @@ beforeAll(async () => {
   symlinkSync(realpathSync(join(ROOT, "node_modules", "express")), join(project, "node_modules", "express"));
   symlinkSync(realpathSync(join(ROOT, "node_modules", "@types", "express")), join(project, "node_modules", "@types", "express"));
   writeFileSync(join(project, "readme-context.ts"), CONTEXT_MODULE);
+  writeFileSync(join(project, "shifted-clock.mjs"), SHIFTED_CLOCK_MODULE);
   for (const program of programs()) writeFileSync(join(project, program.file), `${program.source}\n`);
-
-  const sandbox = await t.sandbox();
-  merchant = sandbox.merchant;
-  const login = await read(await postJson(`${t.authUrl}/integration/admin/login`, sandbox.integrationAdmin));
-  const tokens = await read(
-    await fetch(`${t.adminUrl}/my-integration/test-tokens`, { method: "POST", headers: { authorization: `Bearer ${login.json.idToken}` } }),
-  );
-  expect(tokens.status, tokens.text).toBe(200);
-  context = {
-    integrationUrl: t.integrationUrl,
-    authUrl: t.authUrl,
-    adminUrl: t.adminUrl,
-    clientId: sandbox.integration.clientId,
-    clientSecret: sandbox.integration.clientSecret,
-    redirectUri: sandbox.integration.redirectUri,
-    adminEmail: sandbox.integrationAdmin.email,
-    adminPassword: sandbox.integrationAdmin.password,
-    idToken: tokens.json.idToken,
-    refreshToken: tokens.json.refreshToken,
-    expiresIn: tokens.json.expiresIn,
-  };
+  ({ context, merchant } = await sandboxContext());
 }, 120_000);
 
 afterAll(() => tearDownIntegratorProject(project));
@@ -258,6 +290,19 @@ describe("sdk/README.md", () => {
     expect(results[1]).toEqual({ refreshed: 1, refreshedIdToken: true });
     expect(output).toContain("no such charge: { message: 'Payment request not found' }");
     expect(results[2]).toEqual({ first: "created", retried: "existing", same: true });
+  }, 60_000);
+
+  it("still creates, reads and retries charges 60 days later: no block hard-codes a date", async () => {
+    t.clock.advance(60 * DAY_MS);
+    try {
+      const later = await sandboxContext();
+      const { code, output, results } = await runProgram("call-integration-api.ts", { context: later.context, clockOffsetMs: 60 * DAY_MS });
+      expect(code, output).toBe(0);
+      expect(results[0]).toMatchObject({ created: { state: "pending" }, readBack: "INV-2026-000123" });
+      expect(results[2]).toEqual({ first: "created", retried: "existing", same: true });
+    } finally {
+      t.clock.advance(-60 * DAY_MS);
+    }
   }, 60_000);
 
   it("sets up webhooks with the Admin API and verifies a real delivery in the Express handler", async () => {
