@@ -8,14 +8,9 @@ import { loadConfig, ConfigError } from "../runtime/config.ts";
 import { CobroStartupError } from "../db/errors.ts";
 import { systemClock } from "../domain/clock.ts";
 import { DomainError } from "../domain/errors.ts";
-import {
-  adminSignInUrl,
-  createAdminWithTemporaryPassword,
-  sendWelcomeEmail,
-  TEMPORARY_PASSWORD_DAYS,
-  type AdminWelcome,
-} from "../domain/integration-clients/admin-welcome.ts";
+import { createAdminWithTemporaryPassword, sendWelcomeEmail, TEMPORARY_PASSWORD_DAYS, type AdminWelcome } from "../domain/integration-clients/admin-welcome.ts";
 import { SmtpEmailSender } from "../domain/outbound/smtp-email-sender.ts";
+import { portalUrl } from "../domain/outbound/account-email.ts";
 import { fail, withConfiguredDatabase } from "./operator-database.ts";
 
 const USAGE = "usage: npm run platform-admin:create -- --email <address> [--name <name>]";
@@ -37,14 +32,14 @@ try {
       { email, name: options.name ?? null, role: "PLATFORM_ADMIN", integrationClientId: null },
       systemClock.now(),
     );
-    const signInUrl = adminSignInUrl(config.publicUrls.auth);
+    const signInUrl = portalUrl(config.publicUrls.admin);
     const smtp = config.notifications.email;
     if (!smtp) {
       printTemporaryPassword(welcome, signInUrl, "no COBRO_SMTP_URL is configured, so no welcome email was sent");
     } else {
       const mail = new SmtpEmailSender({ smtpUrl: smtp.smtpUrl, from: smtp.from });
       try {
-        const mailed = await sendWelcomeEmail(db, mail, systemClock, welcome, config.publicUrls.auth);
+        const mailed = await sendWelcomeEmail(db, mail, systemClock, welcome, config.publicUrls.admin);
         if (mailed.sent)
           process.stdout.write(`platform admin ${email} created; the welcome email with the temporary password was sent (sign in at ${signInUrl})\n`);
         // The admin exists: without the password here, nobody could ever sign in with it.

@@ -9,7 +9,7 @@ import type { ApiName } from "../runtime/config.ts";
 import { replyForError, sendReply, unexpectedErrorReply } from "./error-responses.ts";
 import { generatedDocumentText, referencePages } from "./reference-pages.ts";
 import { checkoutWidgetRoutes } from "./checkout-widget.ts";
-import { portalRoutes } from "./portal.ts";
+import { adminSignInPageRedirect, portalRoutes } from "./portal.ts";
 import { clientAddressOf } from "./portal-auth-forward.ts";
 import { notImplemented, type AnyOperationHandler, type HandlerContext, type NotImplemented, type Services } from "../handlers/handler-types.ts";
 import { redactedUrl, requestLogging, type Logger } from "../runtime/logger.ts";
@@ -122,6 +122,7 @@ export async function createApiApp<Caller>(options: ApiAppOptions<Caller>): Prom
 
   app.use(referencePages(api, generatedDocumentText(api))); // GET /docs, /openapi.yaml, /openapi.json: outside the contract, no auth
   if (api === "integration") app.use(checkoutWidgetRoutes(options.services)); // CORS of /v1/**, GET /v1/widget.js, the Sandbox demo page
+  if (api === "auth") app.use(adminSignInPageRedirect(options.services.config.publicUrls.admin)); // a browser that opens the admin sign-in goes to the portal
   if (api === "admin") app.use(portalRoutes({ authUrl: options.services.config.publicUrls.auth, logger, forwardClientAddress: true })); // the portal at /portal/, and its same-origin admin sign-in
 
   const limit = options.maxBodyBytes;

@@ -7,6 +7,7 @@ import { internalErrorReply, sendReply } from "./error-responses.ts";
 import { authApiForwardRoutes } from "./portal-auth-forward.ts";
 import { type PortalBundle, portalBundle } from "./portal-bundle.ts";
 import type { Logger } from "../runtime/logger.ts";
+import { portalUrl } from "../domain/outbound/account-email.ts";
 
 export const PORTAL_CSP = [
   "default-src 'none'",
@@ -79,6 +80,8 @@ export function portalRoutes(options: PortalRoutesOptions): express.Router {
     asset("text/css; charset=utf-8", (built) => built.css),
   );
   router.get("/portal", (_req: Request, res: Response) => res.redirect(301, "/portal/"));
+  // A person who opens the Admin API's host in a browser finds the portal; API clients get the API's 404.
+  router.use(pageRedirect("/", "/portal/"));
   // Client-side routes: every other page under /portal/ is the same document.
   router.get(["/portal/", "/portal/*page"], (req: Request, res: Response, next) => {
     if (req.path.startsWith("/portal/assets/")) return next();
@@ -86,4 +89,25 @@ export function portalRoutes(options: PortalRoutesOptions): express.Router {
     res.send(PORTAL_INDEX_HTML);
   });
   return router;
+}
+
+/** Whether the request comes from a browser opening a page (it accepts HTML), not from an API client. */
+function wantsPage(req: Request): boolean {
+  return (req.headers.accept ?? "").includes("text/html");
+}
+
+/**
+ * The Auth API's admin sign-in is a JSON operation (POST); a person who opens its address in a browser
+ * (an older welcome email linked it) is sent to the portal, where admins sign in.
+ */
+export function adminSignInPageRedirect(adminPublicUrl: string): express.RequestHandler {
+  return pageRedirect("/integration/admin/login", portalUrl(adminPublicUrl));
+}
+
+/**
+ * A browser's GET of `path` goes to `location`; anything else passes. A middleware rather than a route, so
+ * that Express answers no OPTIONS of its own for the path (the API's Allow stays the contract's).
+ */
+function pageRedirect(path: string, location: string): express.RequestHandler {
+  return (req, res, next) => (req.method === "GET" && req.path === path && wantsPage(req) ? res.redirect(303, location) : next());
 }

@@ -2,9 +2,9 @@
 // with what happens next in Production, or rejected, with the reviewer's reason.
 import type { EmailMessage, Sender } from "../outbound/sender.ts";
 import type { GoLiveRequestView } from "./go-live-requests.ts";
-import { accountEmail } from "../outbound/account-email.ts";
+import { accountEmail, portalUrl } from "../outbound/account-email.ts";
 
-export function goLiveOutcomeEmail(request: GoLiveRequestView): EmailMessage {
+export function goLiveOutcomeEmail(request: GoLiveRequestView, signInUrl: string): EmailMessage {
   const greeting = request.requestedByName ? `Hola ${request.requestedByName}:` : "Hola:";
   const approved = request.status === "approved";
   const body = approved
@@ -24,14 +24,18 @@ export function goLiveOutcomeEmail(request: GoLiveRequestView): EmailMessage {
         "",
         "Cuando lo hayas resuelto, volvé a pedirlo desde el portal (POST /my-integration/go-live).",
       ];
-  const lines = [greeting, "", ...body];
+  const lines = [greeting, "", ...body, "", `Portal del Sandbox: ${signInUrl}`];
   const subject = approved ? `Cobro: ${request.integrationName} pasa a producción` : `Cobro: tu pedido de pase a producción de ${request.integrationName}`;
   return accountEmail(request.requestedByEmail, subject, lines);
 }
 
 /** Mails the outcome; a refusal is answered (the decision stands either way). */
-export async function sendGoLiveOutcome(mail: Sender<EmailMessage>, request: GoLiveRequestView): Promise<{ sent: true } | { sent: false; reason: string }> {
-  const result = await mail.send(goLiveOutcomeEmail(request));
+export async function sendGoLiveOutcome(
+  mail: Sender<EmailMessage>,
+  request: GoLiveRequestView,
+  adminPublicUrl: string,
+): Promise<{ sent: true } | { sent: false; reason: string }> {
+  const result = await mail.send(goLiveOutcomeEmail(request, portalUrl(adminPublicUrl)));
   if (result.outcome === "rejected" || result.outcome === "temporary_failure") return { sent: false, reason: result.reason };
   return { sent: true };
 }

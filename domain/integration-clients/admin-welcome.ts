@@ -11,7 +11,7 @@ import type { Clock } from "../clock.ts";
 import { DomainError } from "../errors.ts";
 import { createAdminUser } from "./admin-accounts.ts";
 import { generatePassword, hashSecret } from "../secrets/hashing.ts";
-import { accountEmail } from "../outbound/account-email.ts";
+import { accountEmail, portalUrl } from "../outbound/account-email.ts";
 
 export const TEMPORARY_PASSWORD_DAYS = 7;
 
@@ -75,12 +75,7 @@ export async function renewTemporaryPassword(
   });
 }
 
-/** Where an admin signs in: the Auth API's admin sign-in. */
-export function adminSignInUrl(authPublicUrl: string): string {
-  return `${authPublicUrl}/integration/admin/login`;
-}
-
-/** The welcome email: where to sign in, the user and the temporary password, and until when it works. */
+/** The welcome email: where to sign in (the portal), the user and the temporary password, and until when it works. */
 export function welcomeEmail(welcome: AdminWelcome, signInUrl: string): EmailMessage {
   const greeting = welcome.name ? `Hola ${welcome.name}:` : "Hola:";
   const expires = welcome.expiresAt.toLocaleString("es-AR", { timeZone: "America/Argentina/Buenos_Aires", dateStyle: "long", timeStyle: "short" });
@@ -109,9 +104,9 @@ export async function sendWelcomeEmail(
   mail: Sender<EmailMessage>,
   clock: Clock,
   welcome: AdminWelcome,
-  authPublicUrl: string,
+  adminPublicUrl: string,
 ): Promise<{ sent: true } | { sent: false; reason: string }> {
-  const result = await mail.send(welcomeEmail(welcome, adminSignInUrl(authPublicUrl)));
+  const result = await mail.send(welcomeEmail(welcome, portalUrl(adminPublicUrl)));
   if (result.outcome === "rejected" || result.outcome === "temporary_failure") return { sent: false, reason: result.reason };
   await db.updateTable("admin_users").set({ welcome_email_sent_at: clock.now() }).where("id", "=", welcome.adminUserId).execute();
   return { sent: true };

@@ -3,6 +3,11 @@
 import type { EmailMessage } from "./sender.ts";
 import { escapeHtml } from "../html.ts";
 
+/** Where admins sign in and work: the portal on the Admin API's host (every email to an admin links it). */
+export function portalUrl(adminPublicUrl: string): string {
+  return `${adminPublicUrl}/portal/`;
+}
+
 /** `lines` as the text part (an empty line is a blank line) and as HTML paragraphs. */
 export function accountEmail(to: string, subject: string, lines: string[]): EmailMessage {
   const html = `<p>${lines

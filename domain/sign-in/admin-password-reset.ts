@@ -9,7 +9,7 @@ import type { EmailMessage, Sender, SendResult } from "../outbound/sender.ts";
 import type { Clock } from "../clock.ts";
 import { DomainError, ValidationError } from "../errors.ts";
 import { hashSecret, randomToken, sha256 } from "../secrets/hashing.ts";
-import { accountEmail } from "../outbound/account-email.ts";
+import { accountEmail, portalUrl } from "../outbound/account-email.ts";
 import { countAttempt, throttledCheck } from "./credential-throttle.ts";
 
 export const PASSWORD_RESET_MINUTES = 60;
@@ -66,7 +66,7 @@ export function passwordResetPageUrl(authPublicUrl: string, token: string): stri
 }
 
 /** The reset email (Spanish): the link, and that it lasts one hour and works once. */
-export function passwordResetEmail(link: PasswordResetLink, pageUrl: string): EmailMessage {
+export function passwordResetEmail(link: PasswordResetLink, pageUrl: string, signInUrl: string): EmailMessage {
   const greeting = link.name ? `Hola ${link.name}:` : "Hola:";
   const lines = [
     greeting,
@@ -76,14 +76,19 @@ export function passwordResetEmail(link: PasswordResetLink, pageUrl: string): Em
     `Elegí una contraseña nueva en: ${pageUrl}`,
     "",
     "El enlace vence en una hora y sirve una sola vez. Al cambiar la contraseña se cierran todas tus sesiones abiertas.",
+    `Después, ingresá en el portal: ${signInUrl}`,
     "",
     "Si no lo pediste, ignorá este correo: tu contraseña actual sigue funcionando.",
   ];
   return accountEmail(link.email, "Cobro: restablecé tu contraseña", lines);
 }
 
-export async function sendPasswordResetEmail(mail: Sender<EmailMessage>, link: PasswordResetLink, authPublicUrl: string): Promise<SendResult> {
-  return mail.send(passwordResetEmail(link, passwordResetPageUrl(authPublicUrl, link.token)));
+export async function sendPasswordResetEmail(
+  mail: Sender<EmailMessage>,
+  link: PasswordResetLink,
+  publicUrls: { auth: string; admin: string },
+): Promise<SendResult> {
+  return mail.send(passwordResetEmail(link, passwordResetPageUrl(publicUrls.auth, link.token), portalUrl(publicUrls.admin)));
 }
 
 /** Refuses a link that can no longer set a password (the page checks before showing its form). */

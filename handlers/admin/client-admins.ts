@@ -29,7 +29,7 @@ export const createClientAdmin: Handler<"createClientAdmin"> = async ({ caller, 
     { clientId: body.clientId, email: body.email, name: body.name ?? null },
     services.clock.now(),
   );
-  const mailed = await sendWelcomeEmail(services.db, mail, services.clock, welcome, services.config.publicUrls.auth);
+  const mailed = await sendWelcomeEmail(services.db, mail, services.clock, welcome, services.config.publicUrls.admin);
   if (!mailed.sent) log.warn({ adminUserId: admin.id, reason: mailed.reason }, "the new client admin's welcome email was not accepted by the mail server");
   return { status: 201, body: clientAdminView(admin) };
 };
@@ -38,7 +38,7 @@ export const resendClientAdminWelcome: Handler<"resendClientAdminWelcome"> = asy
   requirePlatformAdmin(caller);
   const mail = requireAccountMail(services.accountMail);
   const { admin, welcome } = await renewClientAdminWelcome(services.db, params.id, params.adminId, services.clock.now());
-  const mailed = await sendWelcomeEmail(services.db, mail, services.clock, welcome, services.config.publicUrls.auth);
+  const mailed = await sendWelcomeEmail(services.db, mail, services.clock, welcome, services.config.publicUrls.admin);
   if (!mailed.sent) log.warn({ adminUserId: admin.id, reason: mailed.reason }, "the client admin's new welcome email was not accepted by the mail server");
   return { status: 200, body: clientAdminView(admin) };
 };

@@ -50,7 +50,7 @@ function requestView(view: GoLiveRequestView): components["schemas"]["GoLiveRequ
 /** The requesting admin hears how it ended; the decision stands whatever the mail server says. */
 async function tellRequester(services: Services, log: Logger, view: GoLiveRequestView): Promise<void> {
   if (!services.accountMail) return;
-  const mailed = await sendGoLiveOutcome(services.accountMail, view);
+  const mailed = await sendGoLiveOutcome(services.accountMail, view, services.config.publicUrls.admin);
   if (!mailed.sent) log.warn({ goLiveRequestId: view.id, reason: mailed.reason }, "the go-live outcome email was not accepted by the mail server");
 }
 
@@ -115,7 +115,7 @@ export const provisionProductionClient: Handler<"provisionProductionClient"> = a
   const mail = services.config.serviceEnv === "production" ? requireAccountMail(services.accountMail) : undefined;
   const result = await provisionClient(services.db, services.config.serviceEnv, params.sandboxClientId, body, services.clock.now());
   if (!result.created) return { status: 200, body: result.client };
-  const mailed = await sendWelcomeEmail(services.db, mail!, services.clock, result.firstAdminWelcome, services.config.publicUrls.auth);
+  const mailed = await sendWelcomeEmail(services.db, mail!, services.clock, result.firstAdminWelcome, services.config.publicUrls.admin);
   if (!mailed.sent)
     log.warn(
       { integrationClientId: result.client.integrationClientId, reason: mailed.reason },

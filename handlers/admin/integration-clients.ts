@@ -44,7 +44,7 @@ export const createIntegrationClient: Handler<"createIntegrationClient"> = async
     services.clock.now(),
   );
   if (mail && created.firstAdminWelcome) {
-    const mailed = await sendWelcomeEmail(services.db, mail, services.clock, created.firstAdminWelcome, services.config.publicUrls.auth);
+    const mailed = await sendWelcomeEmail(services.db, mail, services.clock, created.firstAdminWelcome, services.config.publicUrls.admin);
     // The client exists either way; its summary shows `firstAdminEmailSent: false`.
     if (!mailed.sent)
       log.warn({ integrationClientId: created.client.id, reason: mailed.reason }, "the first admin's welcome email was not accepted by the mail server");

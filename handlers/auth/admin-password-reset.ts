@@ -8,6 +8,7 @@ import {
   sendPasswordResetEmail,
 } from "../../domain/sign-in/admin-password-reset.ts";
 import { emailedLinkPageHeaders as pageHeaders, pageNonce } from "../pages/emailed-link-page.ts";
+import { portalUrl } from "../../domain/outbound/account-email.ts";
 import { renderPasswordResetDone, renderPasswordResetForm, renderPasswordResetLinkInvalid } from "../pages/password-reset-page.ts";
 import { retryAfterHeader, tooManyAttemptsWait } from "../pages/too-many-attempts.ts";
 import type { Handler } from "./handler.ts";
@@ -29,7 +30,7 @@ export const requestAdminPasswordReset: Handler<"requestAdminPasswordReset"> = a
       );
     } else {
       // Mailed after answering, so that the answer takes as long for an unknown email as for a known one.
-      void sendPasswordResetEmail(mail, link, services.config.publicUrls.auth).then(
+      void sendPasswordResetEmail(mail, link, services.config.publicUrls).then(
         (result) => {
           if (result.outcome === "rejected" || result.outcome === "temporary_failure")
             log.warn({ adminUserId: link.adminUserId, reason: result.reason }, "the password reset email was not accepted by the mail server");
@@ -76,5 +77,5 @@ export const submitAdminPasswordResetPage: Handler<"submitAdminPasswordResetPage
     if (refusal === "PasswordResetLinkInvalidError") return { status: 410, body: renderPasswordResetLinkInvalid(nonce), headers: pageHeaders(nonce) };
     throw error;
   }
-  return { status: 200, body: renderPasswordResetDone(nonce), headers: pageHeaders(nonce) };
+  return { status: 200, body: renderPasswordResetDone(nonce, portalUrl(services.config.publicUrls.admin)), headers: pageHeaders(nonce) };
 };

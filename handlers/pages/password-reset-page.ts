@@ -56,13 +56,15 @@ export function renderPasswordResetLinkInvalid(nonce: string): string {
   });
 }
 
-export function renderPasswordResetDone(nonce: string): string {
+/** The new password is set: the way to the portal, where the admin signs in with it. */
+export function renderPasswordResetDone(nonce: string, portalUrl: string): string {
   return htmlDocument({
     title: "Contraseña actualizada",
     style: STYLE,
     nonce,
     noindex: true,
     main: `<h1>Contraseña actualizada</h1>
-<p class="ok" role="status">Listo: ya podés ingresar con tu contraseña nueva. Cerramos tus otras sesiones.</p>`,
+<p class="ok" role="status">Listo: ya podés ingresar con tu contraseña nueva. Cerramos tus otras sesiones.</p>
+<p><a href="${escapeHtml(portalUrl)}">Ingresar al portal</a></p>`,
   });
 }

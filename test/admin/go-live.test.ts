@@ -108,7 +108,8 @@ describe("going live, approved by the automatic check", () => {
     const outcome = await smtp.waitFor(adminEmail);
     expect(outcome.some((mail) => mail.text.includes("Aprobamos el pase a producción"))).toBe(true);
     const { welcome, temporaryPassword } = await productionWelcome(adminEmail);
-    expect(welcome.text).toContain(`Ingresá en: ${production.config.publicUrls.auth}/integration/admin/login`);
+    expect(welcome.text).toContain(`Ingresá en: ${production.service.publicUrls.admin}/portal/`);
+    expect(outcome.some((mail) => mail.text.includes(`Portal del Sandbox: ${sandbox.service.publicUrls.admin}/portal/`))).toBe(true);
 
     // In Production: the profile and the https redirect URI only; no merchant, no charge.
     const prod = await productionAdmin(adminEmail, temporaryPassword);

@@ -56,7 +56,7 @@ describe("admins' welcome emails (Sandbox with SMTP)", () => {
     const [mail] = await smtp.waitFor(email);
     expect(mail!.from).toBe("bienvenida@cobro.test");
     expect(mail!.subject).toMatch(/Bienvenido a Cobro/);
-    expect(mail!.text).toContain(`Ingresá en: ${t.service.publicUrls.auth}/integration/admin/login`);
+    expect(mail!.text).toContain(`Ingresá en: ${t.service.publicUrls.admin}/portal/`);
     expect(mail!.text).toMatch(new RegExp(`^Usuario: ${email.replace(/[.+]/g, "\\$&")}$`, "m"));
     const temporaryPassword = temporaryPasswordOf(mail!.text);
     expect(mail!.html).toContain(`Contraseña temporal: ${temporaryPassword}`);

@@ -50,6 +50,7 @@ async function resetLink(email: string, count = 1): Promise<{ token: string; loc
   const link = new URL(match[1]!);
   expect(`${link.origin}${link.pathname}`).toBe(`${t.service.publicUrls.auth}/integration/admin/password-reset/page`);
   expect(mail.html).toContain(link.searchParams.get("token")!);
+  expect(mail.text).toContain(`Después, ingresá en el portal: ${t.service.publicUrls.admin}/portal/`);
   return { token: link.searchParams.get("token")!, localUrl: `${t.authUrl}${link.pathname}${link.search}` };
 }
 
@@ -117,6 +118,7 @@ describe("the reset page in a browser", () => {
       await field.fill(NEW_PASSWORD);
       await page.getByRole("button", { name: "Guardar contraseña" }).click();
       await expect.poll(() => page.locator("h1").textContent()).toBe("Contraseña actualizada");
+      expect(await page.getByRole("link", { name: "Ingresar al portal" }).getAttribute("href")).toBe(`${t.service.publicUrls.admin}/portal/`);
     } finally {
       await page.close();
     }

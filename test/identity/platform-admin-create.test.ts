@@ -36,7 +36,12 @@ describe("npm run platform-admin:create", () => {
   let databaseEnv: Record<string, string>;
   beforeAll(async () => {
     smtp = await startSmtpServer();
-    databaseEnv = { DATABASE_URL: t.database.connectionString, SERVICE_ENV: "production", COBRO_AUTH_URL: "https://auth.cobro.example" };
+    databaseEnv = {
+      DATABASE_URL: t.database.connectionString,
+      SERVICE_ENV: "production",
+      COBRO_AUTH_URL: "https://auth.cobro.example",
+      COBRO_ADMIN_URL: "https://admin.cobro.example",
+    };
   });
   afterAll(async () => {
     await smtp?.close();
@@ -52,7 +57,7 @@ describe("npm run platform-admin:create", () => {
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain(`platform admin ${email} created; the welcome email with the temporary password was sent`);
     const [mail] = await smtp.waitFor(email);
-    expect(mail!.text).toContain("Ingresá en: https://auth.cobro.example/integration/admin/login");
+    expect(mail!.text).toContain("Ingresá en: https://admin.cobro.example/portal/");
     expect(mail!.text).toContain(`Usuario: ${email}`);
     const temporaryPassword = /^Contraseña temporal: (\S+)$/m.exec(mail!.text)![1]!;
     expect(result.stdout).not.toContain(temporaryPassword);
