@@ -97,6 +97,19 @@ export class ConfigError extends Error {
 
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
 
+const TRUE_WORDS = ["true", "1", "yes"];
+const FALSE_WORDS = ["false", "0", "no"];
+
+/** A yes-or-no variable: true/false, 1/0 or yes/no (any case); unset or empty is `fallback`; anything else is a problem. */
+function booleanSetting(env: NodeJS.ProcessEnv, name: string, fallback: boolean, problems: string[]): boolean {
+  const raw = env[name]?.trim().toLowerCase();
+  if (raw === undefined || raw === "") return fallback;
+  if (TRUE_WORDS.includes(raw)) return true;
+  if (FALSE_WORDS.includes(raw)) return false;
+  problems.push(`${name} must be true or false (1/0 and yes/no also work), not "${env[name]}"`);
+  return fallback;
+}
+
 export function loadConfig(
   env: NodeJS.ProcessEnv = process.env,
   argv: readonly string[] = process.argv.slice(2),
@@ -190,6 +203,8 @@ export function loadConfig(
     admin: publicUrl("COBRO_ADMIN_URL", "admin"),
   };
 
+  const allowLoopbackUrls = booleanSetting(env, "COBRO_ALLOW_LOOPBACK_URLS", false, problems);
+
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     serviceEnv: serviceEnv as ServiceEnv,
@@ -204,7 +219,7 @@ export function loadConfig(
     httpTimeouts,
     maxConnectionsPerListener,
     publicUrls,
-    allowLoopbackUrls: serviceEnv === "sandbox" && env.COBRO_ALLOW_LOOPBACK_URLS === "true",
+    allowLoopbackUrls: serviceEnv === "sandbox" && allowLoopbackUrls,
     globalDailyMessageCap,
     draftLifetimeHours,
     workerConcurrency,
