@@ -235,16 +235,33 @@ export function loadConfig(
 }
 
 /**
- * The service refuses to start in Production without COBRO_SECRET_KEY (npm start checks this with the rest
- * of its configuration). Operator commands that never touch a sealed secret (creating a platform admin or
- * an API key) load the configuration without it.
+ * What a Production process cannot start without, all reported at once (npm start checks them with the rest
+ * of its configuration): COBRO_SECRET_KEY, and both payer notification providers for a worker. Operator
+ * commands that never touch a sealed secret (creating a platform admin or an API key) load the
+ * configuration without them.
  */
-export function requireSecretKeyInProduction(config: Config): void {
-  if (config.serviceEnv === "production" && config.secretKeyring === undefined) {
-    throw new ConfigError([
-      "COBRO_SECRET_KEY is required in Production (it seals the secrets stored in the database): set it to `<id>:<32 random bytes in base64>`, e.g. `k1:$(openssl rand -base64 32)`",
-    ]);
-  }
+export function requireProductionSettings(config: Config): void {
+  if (config.serviceEnv !== "production") return;
+  const problems = [
+    ...(config.secretKeyring === undefined
+      ? [
+          "COBRO_SECRET_KEY is required in Production (it seals the secrets stored in the database): set it to `<id>:<32 random bytes in base64>`, e.g. `k1:$(openssl rand -base64 32)`",
+        ]
+      : []),
+    ...(config.parts.has("worker") ? [workerProvidersProblem(config)].filter((problem) => problem !== undefined) : []),
+  ];
+  if (problems.length > 0) throw new ConfigError(problems);
+}
+
+/** Production sends every payer notification for real: a worker without both providers would drop them. */
+export function workerProvidersProblem(config: Config): string | undefined {
+  if (config.serviceEnv !== "production") return undefined;
+  const missing = [
+    ...(config.notifications.email ? [] : ["email provider (COBRO_SMTP_URL, COBRO_MAIL_FROM)"]),
+    ...(config.notifications.whatsapp ? [] : ["chat provider (COBRO_WHATSAPP_API_URL, COBRO_WHATSAPP_PHONE_NUMBER_ID, COBRO_WHATSAPP_TOKEN)"]),
+  ];
+  if (missing.length === 0) return undefined;
+  return `The worker sends payer notifications, and this Production process has no ${missing.join(" and no ")}: set ${missing.length > 1 ? "them" : "it"}, or run the process without the worker (--only integration,auth,admin)`;
 }
 
 function secretKeyringOf(env: NodeJS.ProcessEnv, problems: string[]): SecretKeyring | undefined {

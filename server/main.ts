@@ -1,7 +1,7 @@
 // `npm start`: serve the three APIs and the worker (or the parts named by `--only`) until SIGTERM/SIGINT.
 import { chmodSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { loadConfig, ConfigError, requireSecretKeyInProduction, type Config } from "../runtime/config.ts";
+import { loadConfig, ConfigError, requireProductionSettings, type Config } from "../runtime/config.ts";
 import type { SandboxCredentials } from "../domain/sandbox/sandbox-bootstrap.ts";
 import { createLogger, flushLogs } from "../runtime/logger.ts";
 import { startService, type RunningService } from "./service.ts";
@@ -11,7 +11,7 @@ async function main(): Promise<void> {
   let config: Config;
   try {
     config = loadConfig();
-    requireSecretKeyInProduction(config);
+    requireProductionSettings(config);
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(

@@ -21,7 +21,7 @@ import { authHandlers } from "../handlers/auth/index.ts";
 import { adminHandlers } from "../handlers/admin/index.ts";
 import { createApiApp } from "./api-app.ts";
 import { adminSecurity, authSecurity, integrationSecurity } from "./authentication.ts";
-import type { ApiName, Config } from "../runtime/config.ts";
+import { workerProvidersProblem, type ApiName, type Config } from "../runtime/config.ts";
 import type { Services } from "../handlers/handler-types.ts";
 import type { Logger } from "../runtime/logger.ts";
 import { TokenService } from "../domain/sign-in/tokens.ts";
@@ -213,17 +213,10 @@ export async function startService(config: Config, options: ServiceOptions): Pro
   }
 }
 
-/** Production sends every payer notification for real: a worker without both providers would drop them, so it does not start. */
+/** A Production worker without both providers would drop payer notifications, so it does not start, whatever starts it. */
 function refuseWorkerWithoutProviders(config: Config): void {
-  if (config.serviceEnv !== "production") return;
-  const missing = [
-    ...(config.notifications.email ? [] : ["email provider (COBRO_SMTP_URL, COBRO_MAIL_FROM)"]),
-    ...(config.notifications.whatsapp ? [] : ["chat provider (COBRO_WHATSAPP_API_URL, COBRO_WHATSAPP_PHONE_NUMBER_ID, COBRO_WHATSAPP_TOKEN)"]),
-  ];
-  if (missing.length === 0) return;
-  throw new CobroStartupError(
-    `The worker sends payer notifications, and this Production process has no ${missing.join(" and no ")}: set ${missing.length > 1 ? "them" : "it"}, or run the process without the worker (--only integration,auth,admin)`,
-  );
+  const problem = workerProvidersProblem(config);
+  if (problem) throw new CobroStartupError(problem);
 }
 
 /** Each channel's sender, once per process: the configured provider, or (Sandbox only) the simulated one. */

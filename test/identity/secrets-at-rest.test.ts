@@ -14,7 +14,7 @@ import { sandboxAdmin, sandboxIntegration } from "../helpers/sandbox-admin.ts";
 import { startWebhookReceiver, type WebhookReceiver } from "../helpers/webhook-receiver.ts";
 import { SealedValueError, SecretKeyring, sealedKeyId, storedText } from "../../domain/secrets/keyring.ts";
 import { placeOf, SIGNING_KEY_PRIVATE_JWK, WEBHOOK_SIGNING_SECRET } from "../../domain/secrets/sealed-columns.ts";
-import { ConfigError, loadConfig, requireSecretKeyInProduction } from "../../runtime/config.ts";
+import { ConfigError, loadConfig, requireProductionSettings } from "../../runtime/config.ts";
 import { startCobro } from "../../scripts/cobro-process.ts";
 import { sandboxSecretKeyring } from "../../runtime/secret-key-file.ts";
 import type { Sealed } from "../../db/tables/sealed.ts";
@@ -209,12 +209,12 @@ describe("the key", () => {
   }, 120_000);
 
   it("Production refuses to start without COBRO_SECRET_KEY, in one readable line, exit status 2", async () => {
-    const started = startCobro({ SERVICE_ENV: "production", DATABASE_URL: "postgres://cobro@127.0.0.1:1/none" });
+    const started = startCobro({ SERVICE_ENV: "production", DATABASE_URL: "postgres://cobro@127.0.0.1:1/none" }, ["--only", "integration,auth,admin"]);
     expect(await started.exited).toBe(2);
     expect(started.output()).toMatch(/^cobro: configuration error\n {2}- COBRO_SECRET_KEY is required in Production [^\n]*\n$/);
-    const missing = () => requireSecretKeyInProduction(loadConfig({ SERVICE_ENV: "production" }, [], false));
+    const missing = () => requireProductionSettings(loadConfig({ SERVICE_ENV: "production" }, ["--only", "admin"], false));
     expect(missing).toThrow(ConfigError);
-    expect(() => requireSecretKeyInProduction(loadConfig({ SERVICE_ENV: "sandbox" }, [], false))).not.toThrow();
+    expect(() => requireProductionSettings(loadConfig({ SERVICE_ENV: "sandbox" }, [], false))).not.toThrow();
     // The service itself refuses too, whatever starts it.
     await expect(startTestService({ database: t.database, env: { SERVICE_ENV: "production", COBRO_SECRET_KEY: "" } })).rejects.toThrow(
       "COBRO_SECRET_KEY is required in Production",

@@ -449,9 +449,19 @@ describe("without providers", () => {
       "--only",
       "worker",
     ]);
-    expect(await started.exited).toBe(1);
+    expect(await started.exited).toBe(2);
     expect(started.output()).toBe(
-      "cobro: The worker sends payer notifications, and this Production process has no email provider (COBRO_SMTP_URL, COBRO_MAIL_FROM) and no chat provider (COBRO_WHATSAPP_API_URL, COBRO_WHATSAPP_PHONE_NUMBER_ID, COBRO_WHATSAPP_TOKEN): set them, or run the process without the worker (--only integration,auth,admin)\n",
+      "cobro: configuration error\n  - The worker sends payer notifications, and this Production process has no email provider (COBRO_SMTP_URL, COBRO_MAIL_FROM) and no chat provider (COBRO_WHATSAPP_API_URL, COBRO_WHATSAPP_PHONE_NUMBER_ID, COBRO_WHATSAPP_TOKEN): set them, or run the process without the worker (--only integration,auth,admin)\n",
     );
+  });
+
+  it("as a process, with every other missing Production setting in the same answer, before any database is touched", async () => {
+    const started = startCobro({ SERVICE_ENV: "production", COBRO_SECRET_KEY: "", COBRO_DATA_DIR: "/nonexistent/never-created" });
+    expect(await started.exited).toBe(2);
+    const lines = started.output().trimEnd().split("\n");
+    expect(lines[0]).toBe("cobro: configuration error");
+    expect(lines).toHaveLength(3);
+    expect(lines[1]).toMatch(/^ {2}- COBRO_SECRET_KEY is required in Production /);
+    expect(lines[2]).toMatch(/^ {2}- The worker sends payer notifications, and this Production process has no email provider /);
   });
 });
