@@ -71,8 +71,22 @@ export function loadDocument(api: ApiName): Document {
 export async function startService(config: Config, options: ServiceOptions): Promise<RunningService> {
   const { logger } = options;
   if (config.parts.has("worker")) refuseWorkerWithoutProviders(config);
-  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, logger });
-  const stops: Array<() => Promise<void>> = [() => database.close()];
+  // The ports first, before the database is touched: a taken port is reported at once, and with port 0
+  // (tests, tools) the public URLs are known only once bound. Until its handler is in place a listener
+  // answers 503 (still starting).
+  const handlers = new Map<ApiName, RequestListener>();
+  const { servers, urls, serverStops } = await bindListeners(config, handlers);
+  // The one outbound client of the process, closed after the APIs and the worker that use it have stopped.
+  const outboundHttp = new OutboundHttpClient({ allowLoopback: config.allowLoopbackUrls });
+  let database: DatabaseHandle;
+  try {
+    database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, logger });
+  } catch (error) {
+    await closeAll([() => outboundHttp.close(), ...serverStops]);
+    throw error;
+  }
+  // Stopped in the reverse order: the worker and the listeners, then the outbound client, then the database.
+  const stops: Array<() => Promise<void>> = [() => database.close(), () => outboundHttp.close(), ...serverStops];
   const stopAll = async (): Promise<void> => {
     for (const stop of stops.reverse()) {
       try {
@@ -94,39 +108,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
     for (const count of sealedNow)
       if (count.resealed > 0) logger.info({ table: count.table, column: count.column, sealed: count.resealed }, "sealed secrets stored in clear");
     const clock = options.clock ?? systemClock;
-    // The one outbound client of the process, closed after the APIs and the worker that use it have stopped.
-    const outboundHttp = new OutboundHttpClient({ allowLoopback: config.allowLoopbackUrls });
-    stops.push(() => outboundHttp.close());
 
-    // Bind the ports first: with port 0 (tests, tools) the public URLs are known only once bound.
-    const urls: Partial<Record<ApiName, string>> = {};
-    const handlers = new Map<ApiName, RequestListener>();
-    const servers = new Map<ApiName, Server>();
-    for (const api of ["integration", "auth", "admin"] as const) {
-      if (!config.parts.has(api)) continue;
-      const { headersMs, requestMs, keepAliveMs } = config.httpTimeouts;
-      // Slow clients (headers or a body dribbled in) are cut off, checked often enough for the limits to hold.
-      const server = createServer(
-        {
-          headersTimeout: headersMs,
-          requestTimeout: requestMs,
-          keepAliveTimeout: keepAliveMs,
-          connectionsCheckingInterval: Math.min(1000, Math.ceil(headersMs / 4)),
-        },
-        (req, res) => {
-          const handle = handlers.get(api);
-          if (handle) handle(req, res);
-          else res.writeHead(503, { "retry-after": "1" }).end(); // still starting
-        },
-      );
-      server.maxConnections = config.maxConnectionsPerListener;
-      closeSilentConnections(server, headersMs);
-      await listen(server, config.ports[api], config.host, api);
-      stops.push(() => closeServer(server));
-      const { port } = server.address() as AddressInfo;
-      urls[api] = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}`;
-      servers.set(api, server);
-    }
     const publicUrls = { ...config.publicUrls };
     for (const api of servers.keys()) {
       if (config.ports[api] === 0 && publicUrls[api].endsWith(":0")) publicUrls[api] = urls[api]!;
@@ -255,6 +237,52 @@ function buildAccountMail(config: Config, logger: Logger): Sender<EmailMessage> 
 
 async function closeSenders(senders: NotificationSenders): Promise<void> {
   await Promise.all([senders.email.close(), senders.whatsapp.close()]);
+}
+
+/** Each API's listener on its port, answering 503 until `handlers` has its handler. On a failure none is left open. */
+async function bindListeners(
+  config: Config,
+  handlers: Map<ApiName, RequestListener>,
+): Promise<{ servers: Map<ApiName, Server>; urls: Partial<Record<ApiName, string>>; serverStops: Array<() => Promise<void>> }> {
+  const urls: Partial<Record<ApiName, string>> = {};
+  const servers = new Map<ApiName, Server>();
+  const serverStops: Array<() => Promise<void>> = [];
+  try {
+    for (const api of ["integration", "auth", "admin"] as const) {
+      if (!config.parts.has(api)) continue;
+      const { headersMs, requestMs, keepAliveMs } = config.httpTimeouts;
+      // Slow clients (headers or a body dribbled in) are cut off, checked often enough for the limits to hold.
+      const server = createServer(
+        {
+          headersTimeout: headersMs,
+          requestTimeout: requestMs,
+          keepAliveTimeout: keepAliveMs,
+          connectionsCheckingInterval: Math.min(1000, Math.ceil(headersMs / 4)),
+        },
+        (req, res) => {
+          const handle = handlers.get(api);
+          if (handle) handle(req, res);
+          else res.writeHead(503, { "retry-after": "1" }).end(); // still starting
+        },
+      );
+      server.maxConnections = config.maxConnectionsPerListener;
+      closeSilentConnections(server, headersMs);
+      await listen(server, config.ports[api], config.host, api);
+      serverStops.push(() => closeServer(server));
+      const { port } = server.address() as AddressInfo;
+      urls[api] = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}`;
+      servers.set(api, server);
+    }
+  } catch (error) {
+    await closeAll(serverStops);
+    throw error;
+  }
+  return { servers, urls, serverStops };
+}
+
+/** Runs stops in reverse order, ignoring their failures (cleaning up after a failed start). */
+async function closeAll(stops: Array<() => Promise<void>>): Promise<void> {
+  for (const stop of [...stops].reverse()) await stop().catch(() => undefined);
 }
 
 /**

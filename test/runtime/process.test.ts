@@ -1,6 +1,6 @@
 // `npm start` as a person runs it: what it prints, how it refuses a bad start, and how it stops.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -61,7 +61,7 @@ describe("the embedded default", () => {
     expect((await fetch(`${urls.integration}/readyz`)).status).toBe(200);
   });
 
-  it("refuses a port that is taken with one readable line", async () => {
+  it("refuses a port that is taken with one readable line, before any database is created", async () => {
     const blocker: Server = createServer();
     await new Promise<void>((resolve) => blocker.listen(0, "127.0.0.1", resolve));
     const port = (blocker.address() as { port: number }).port;
@@ -70,6 +70,8 @@ describe("the embedded default", () => {
       const started = start({ COBRO_DATA_DIR: otherData, AUTH_PORT: String(port) });
       expect(await started.exited).toBe(1);
       expect(started.output()).toContain(`Port ${port} (auth API) is already in use`);
+      // The embedded PostgreSQL was never initialised: the port was checked first.
+      expect(readdirSync(otherData).filter((name) => name !== "cobro.lock" && name !== "running.json")).toEqual([]);
     } finally {
       blocker.close();
       rmSync(otherData, { recursive: true, force: true });
