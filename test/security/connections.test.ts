@@ -20,14 +20,18 @@ const t = serviceForFile({
 function silentConnection(port: number, waitMs: number): { connected: Promise<Socket>; closedAfter: Promise<number | undefined> } {
   const socket = connect(port, "127.0.0.1");
   socket.on("error", () => undefined); // a reset is a close too
+  // Reading (and dropping) what comes: a paused socket would not notice the server's end of the connection.
+  socket.resume();
   const started = Date.now();
   // Watched from the start: under load the server may close it before the test gets to look.
   const closedAfter = new Promise<number | undefined>((resolve) => {
     const timer = setTimeout(() => resolve(undefined), waitMs);
-    socket.once("close", () => {
+    const closed = () => {
       clearTimeout(timer);
       resolve(Date.now() - started);
-    });
+    };
+    socket.once("end", closed);
+    socket.once("close", closed);
   });
   const connected = new Promise<Socket>((resolve, reject) => {
     socket.once("connect", () => resolve(socket));
@@ -40,12 +44,13 @@ function silentConnection(port: number, waitMs: number): { connected: Promise<So
 describe("connections", () => {
   it("a connection that sends no byte is closed after the headers timeout, on every listener", async () => {
     for (const url of [t.integrationUrl, t.authUrl, t.adminUrl]) {
-      const connections = [1, 2, 3].map(() => silentConnection(Number(new URL(url).port), 5000));
+      // Generous bounds: a loaded CI machine can delay timers by seconds; Node alone would never close them.
+      const connections = [1, 2, 3].map(() => silentConnection(Number(new URL(url).port), 15_000));
       await Promise.all(connections.map((connection) => connection.connected));
       for (const after of await Promise.all(connections.map((connection) => connection.closedAfter))) {
         expect(after, url).toBeDefined();
         expect(after!, url).toBeGreaterThanOrEqual(HEADERS_TIMEOUT_MS - 50);
-        expect(after!, url).toBeLessThan(3000);
+        expect(after!, url).toBeLessThan(12_000);
       }
     }
   });
