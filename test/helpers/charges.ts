@@ -5,7 +5,7 @@
 import { addDays, argentinaDate } from "../../domain/argentina-time.ts";
 import type { Clock } from "../../domain/clock.ts";
 import { uniqueRef } from "./unique-ref.ts";
-import { latestServiceClock } from "./service.ts";
+import { latestServiceClock, type TestService } from "./service.ts";
 
 /** Later fields replace earlier ones, as a spread does. */
 type Overridden<Base, Overrides> = Omit<Base, keyof Overrides> & Overrides;
@@ -33,4 +33,10 @@ export function chargeBody<Overrides extends object = Record<never, never>>(
 /** A due date `days` after the Argentina day the clock shows (`YYYY-MM-DD`), for services whose clock starts at real now. */
 export function dueDateIn(clock: Clock, days: number): string {
   return addDays(argentinaDate(clock.now()), days);
+}
+
+/** The token of a charge's payer page (`/p/{token}`): the service sends it only inside payers' messages. */
+export async function payerPageToken(t: TestService, paymentRequestId: string): Promise<string> {
+  const row = await t.database.db.selectFrom("charges").select("payer_page_token").where("id", "=", paymentRequestId).executeTakeFirstOrThrow();
+  return row.payer_page_token;
 }

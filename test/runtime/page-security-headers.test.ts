@@ -3,7 +3,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { linkedMerchant, postJson, read, serviceForFile } from "../helpers/service.ts";
 import { authorizeUrl } from "../helpers/oauth.ts";
-import { chargeBody } from "../helpers/charges.ts";
+import { chargeBody, payerPageToken } from "../helpers/charges.ts";
 import type { SandboxCredentials } from "../../domain/sandbox/sandbox-bootstrap.ts";
 
 const t = serviceForFile({ start: new Date("2026-11-22T15:00:00Z") });
@@ -69,11 +69,7 @@ describe("pages' security headers", () => {
     const merchant = await linkedMerchant(t);
     const created = await merchant.call("POST", "/payment-request", chargeBody());
     expect(created.status, created.text).toBe(201);
-    const { payer_page_token } = await t.database.db
-      .selectFrom("charges")
-      .select("payer_page_token")
-      .where("id", "=", created.json.paymentRequestId)
-      .executeTakeFirstOrThrow();
+    const payer_page_token = await payerPageToken(t, created.json.paymentRequestId);
     const payer = await page(`${t.integrationUrl}/p/${payer_page_token}`);
     expect(payer.status).toBe(200);
     expectNotFrameable("payer page", payer, HTML);

@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { isolatedForDisplay } from "../../domain/display-text.ts";
 import { messageFacts } from "../../domain/notifications/content.ts";
-import { chargeBody } from "../helpers/charges.ts";
+import { chargeBody, payerPageToken } from "../helpers/charges.ts";
 import { linkedMerchant, serviceForFile } from "../helpers/service.ts";
 
 const t = serviceForFile({ start: new Date("2026-11-22T15:00:00Z") });
@@ -48,11 +48,7 @@ describe("direction controls in text shown to payers", () => {
     const created = await call("POST", "/payment-request", chargeBody({ description: SPOOFED }));
     expect(created.status).toBe(201);
     expect(created.json.description).toBe(SPOOFED); // stored and returned as sent
-    const { payer_page_token: token } = await t.database.db
-      .selectFrom("charges")
-      .select("payer_page_token")
-      .where("id", "=", created.json.paymentRequestId)
-      .executeTakeFirstOrThrow();
+    const token = await payerPageToken(t, created.json.paymentRequestId);
     const page = await (await fetch(`${t.integrationUrl}/p/${token}`)).text();
     expect(page).toContain(`<h1>\u2068${SPOOFED}\u2069</h1>`);
   });

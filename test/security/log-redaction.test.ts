@@ -2,7 +2,7 @@
 // page's token opens the page and can ask for a payment confirmation.
 import { describe, expect, it } from "vitest";
 import { redactedUrl } from "../../runtime/logger.ts";
-import { chargeBody } from "../helpers/charges.ts";
+import { chargeBody, payerPageToken } from "../helpers/charges.ts";
 import { linkedMerchant, serviceForFile } from "../helpers/service.ts";
 
 const t = serviceForFile({ start: new Date("2026-11-22T15:00:00Z") });
@@ -12,11 +12,7 @@ describe("log redaction of path secrets", () => {
     const { call } = await linkedMerchant(t);
     const created = await call("POST", "/payment-request", chargeBody());
     expect(created.status).toBe(201);
-    const { payer_page_token: token } = await t.database.db
-      .selectFrom("charges")
-      .select("payer_page_token")
-      .where("id", "=", created.json.paymentRequestId)
-      .executeTakeFirstOrThrow();
+    const token = await payerPageToken(t, created.json.paymentRequestId);
     expect((await fetch(`${t.integrationUrl}/p/${token}`)).status).toBe(200);
     expect((await fetch(`${t.integrationUrl}/integration/p/${token}`)).status).toBe(200);
     expect((await fetch(`${t.integrationUrl}/p/${token}/payment-confirmation`, { method: "POST" })).status).toBeLessThan(500);
