@@ -1,5 +1,6 @@
 // Typed business errors. Domain code throws them with a code from the one catalogue below and plain details;
 // server/error-responses.ts is the one place that turns them into HTTP answers, by the catalogue.
+import type { components } from "../generated/types/admin.ts";
 
 /** The documented body shapes of an error answer (the seed's Errors section). */
 export type ErrorShape =
@@ -142,8 +143,21 @@ export class DomainError<Details extends Record<string, unknown> = Record<string
   }
 }
 
-/** One field that failed validation, named by its JSON path (`customer.phoneNumber.number`, `dueDates[1]`). */
-export type FieldProblem = { field: string; message: string };
+/** The rule a field broke (the contract's `ValidationRule`): clients word their messages from it, not from `message`. */
+export type ValidationRule = components["schemas"]["ValidationRule"];
+
+/**
+ * One field that failed validation, named by its JSON path (`customer.phoneNumber.number`, `dueDates[1]`):
+ * the rule it broke with the rule's bound, and an English sentence for developers.
+ */
+export type FieldProblem = {
+  field: string;
+  message: string;
+  rule: ValidationRule;
+  limit?: number;
+  format?: string;
+  fields?: string[];
+};
 
 /** A request that breaks a rule the contract's schema cannot express (date relations, conditional fields). */
 export class ValidationError extends DomainError<{ problems: FieldProblem[] }> {
@@ -153,7 +167,7 @@ export class ValidationError extends DomainError<{ problems: FieldProblem[] }> {
     this.name = "ValidationError";
   }
 
-  static of(field: string, message: string): ValidationError {
-    return new ValidationError([{ field, message }]);
+  static of(field: string, rule: ValidationRule, message: string, bound: Pick<FieldProblem, "limit" | "format" | "fields"> = {}): ValidationError {
+    return new ValidationError([{ field, message, rule, ...bound }]);
   }
 }

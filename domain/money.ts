@@ -22,7 +22,7 @@ export function centsOf(pesos: number): number | undefined {
 export const AT_MOST_TWO_DECIMALS = "must have at most 2 decimals";
 
 export function decimalsProblem(field: string, value: number): FieldProblem | undefined {
-  return centsOf(value) === undefined ? { field, message: `${field} ${AT_MOST_TWO_DECIMALS}` } : undefined;
+  return centsOf(value) === undefined ? { field, rule: "decimals", limit: 2, message: `${field} ${AT_MOST_TWO_DECIMALS}` } : undefined;
 }
 
 /** The hundredths of a request field (cents of an amount): a ValidationError naming the field past 2 decimals. */

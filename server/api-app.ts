@@ -13,7 +13,7 @@ import { adminSignInPageRedirect, portalRoutes } from "./portal.ts";
 import { clientAddressOf } from "./portal-auth-forward.ts";
 import { notImplemented, type AnyOperationHandler, type HandlerContext, type NotImplemented, type Services } from "../handlers/handler-types.ts";
 import { redactedUrl, requestLogging, type Logger } from "../runtime/logger.ts";
-import { nulCharacterProblems, validationProblems } from "./validation-details.ts";
+import { exclusiveFields, nulCharacterProblems, validationProblems } from "./validation-details.ts";
 import { addContractFormats, OtherMediaTypeValidation, requestContentTypeProblem, undeclaredJsonAlternative } from "./media-types.ts";
 import { allowedMethods, knownQuery, precompiledMatcher } from "./operation-routing.ts";
 import { MAX_LOGO_BYTES } from "../domain/integration-clients/integration-logos.ts";
@@ -84,6 +84,15 @@ export async function createApiApp<Caller>(options: ApiAppOptions<Caller>): Prom
     concretePaths.set(operation.path, [...(concretePaths.get(operation.path) ?? []), operation.method.toUpperCase()]);
   }
 
+  // Bodies that take exactly one of several fields (see exclusiveFields), by operation.
+  const exclusiveBodyFields = new Map<string, string[]>();
+  const resolveRef = (schema: unknown) => resolveSchemaRef(options.document, schema);
+  for (const operation of operationList) {
+    const schema = (operation.requestBody as { content?: Record<string, { schema?: unknown }> } | undefined)?.content?.["application/json"]?.schema;
+    const fields = schema === undefined ? undefined : exclusiveFields(schema, resolveRef);
+    if (fields) exclusiveBodyFields.set(operation.operationId!, fields);
+  }
+
   const notImplementedOperations: string[] = [];
   const operationIds = backend.getOperations().map((operation) => operation.operationId!);
   for (const operationId of operationIds) {
@@ -109,7 +118,7 @@ export async function createApiApp<Caller>(options: ApiAppOptions<Caller>): Prom
     // credential is none at all, so both values go to the token check, which refuses them.
     // A path that is not percent-encoded UTF-8 names no resource; refused here, before any router decodes it.
     if (!decodablePath(req.path)) {
-      return sendReply(res, replyForError(ValidationError.of("path", "the path is not valid percent-encoded UTF-8"), requestId, api));
+      return sendReply(res, replyForError(ValidationError.of("path", "malformed", "the path is not valid percent-encoded UTF-8"), requestId, api));
     }
     const authorizations = headerValues(req.rawHeaders, "authorization");
     if (authorizations.length > 1) req.headers.authorization = authorizations.join(", ");
@@ -158,7 +167,10 @@ export async function createApiApp<Caller>(options: ApiAppOptions<Caller>): Prom
     },
     validationFail: async (context: Context, req: Request, res: Response) => {
       const contentTypeProblem = requestContentTypeProblem(context.operation, req);
-      const problems = contentTypeProblem ? [contentTypeProblem] : validationProblems((context.validation.errors ?? []) as ErrorObject[]);
+      const errors = (context.validation.errors ?? []) as ErrorObject[];
+      const problems = contentTypeProblem
+        ? [contentTypeProblem]
+        : validationProblems(errors, { value: req.body, exclusiveFields: exclusiveBodyFields.get(context.operation.operationId!) });
       fail(res, new ValidationError(problems));
     },
     notImplemented: async (context: Context, _req: Request, res: Response) =>
@@ -262,10 +274,10 @@ export async function createApiApp<Caller>(options: ApiAppOptions<Caller>): Prom
       );
     }
     if (bodyError.type === "entity.parse.failed") {
-      return fail(res, ValidationError.of("body", "body is not valid JSON"));
+      return fail(res, ValidationError.of("body", "malformed", "body is not valid JSON"));
     }
     if ((typeof bodyError.type === "string" && bodyError.status === 400) || bodyError.status === 415) {
-      return fail(res, ValidationError.of("body", "body could not be read (check Content-Type and charset)"));
+      return fail(res, ValidationError.of("body", "malformed", "body could not be read (check Content-Type and charset)"));
     }
     if (error instanceof DomainError) return fail(res, error);
     (locals.log?.() ?? logger).error({ err: error, errorId: requestId, path: redactedUrl(req.path) }, "unexpected error");
@@ -316,4 +328,14 @@ function responseContentType(operation: Operation, status: number, body: unknown
   const text = types.find((type) => type.startsWith("text/"));
   if (typeof body === "string" && text) return text;
   return types.includes("application/json") ? "application/json" : types[0];
+}
+
+/** A schema, or the component a local `$ref` names (`#/components/schemas/X`). */
+function resolveSchemaRef(document: unknown, schema: unknown): unknown {
+  const ref = (schema as { $ref?: unknown } | undefined)?.$ref;
+  if (typeof ref !== "string" || !ref.startsWith("#/")) return schema;
+  return ref
+    .slice(2)
+    .split("/")
+    .reduce<unknown>((node, key) => (node as Record<string, unknown> | undefined)?.[key.replace(/~1/g, "/").replace(/~0/g, "~")], document);
 }

@@ -57,13 +57,13 @@ function strictUriFormat(ajv: Ajv): void {
 }
 
 /** The refusal of a body sent as a media type the operation does not declare (none when it declares no body). */
-export function requestContentTypeProblem(operation: Operation, req: Request): { field: string; message: string } | undefined {
+export function requestContentTypeProblem(operation: Operation, req: Request): FieldProblem | undefined {
   const declared = Object.keys((operation.requestBody as { content?: Record<string, unknown> } | undefined)?.content ?? {});
   if (declared.length === 0) return undefined;
   const sent = (req.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
   if (sent !== "" && declared.some((type) => type === sent)) return undefined;
   if (sent === "" && req.body !== undefined) return undefined;
-  return { field: "body", message: `body must be sent as ${declared.join(" or ")}${sent ? `, not ${sent}` : ""}` };
+  return { field: "body", rule: "malformed", message: `body must be sent as ${declared.join(" or ")}${sent ? `, not ${sent}` : ""}` };
 }
 
 /**
@@ -71,7 +71,7 @@ export function requestContentTypeProblem(operation: Operation, req: Request): {
  * where JSON is expected), even when that body would pass validation. Operations that take no JSON (the
  * logo's images) judge their media type themselves.
  */
-export function undeclaredJsonAlternative(operation: Operation, req: Request): { field: string; message: string } | undefined {
+export function undeclaredJsonAlternative(operation: Operation, req: Request): FieldProblem | undefined {
   const declared = (operation.requestBody as { content?: Record<string, unknown> } | undefined)?.content ?? {};
   if (!("application/json" in declared) || !carriesBody(req)) return undefined;
   return requestContentTypeProblem(operation, req);

@@ -2,7 +2,7 @@
 // `{field, message}` per problem, the field as a JSON path a person reads (`customer.phoneNumber.number`,
 // `dueDates[1]`, `limit`), the message a sentence that names it.
 import type { ErrorObject } from "ajv";
-import type { FieldProblem } from "../domain/errors.ts";
+import type { FieldProblem, ValidationRule } from "../domain/errors.ts";
 
 /** `/requestBody/customer/x` → `customer.x`; `/requestBody/dueDates/1` → `dueDates[1]`; `/query/limit` → `limit`. */
 export function fieldPath(instancePath: string, child?: string): string {
@@ -30,51 +30,48 @@ function describe(error: ErrorObject): FieldProblem | undefined {
   switch (error.keyword) {
     case "required": {
       const field = fieldPath(error.instancePath, String(params.missingProperty));
-      return { field, message: `${field} is required` };
+      return { field, rule: "required", message: `${field} is required` };
     }
     case "additionalProperties": {
       const field = fieldPath(error.instancePath, String(params.additionalProperty));
-      return { field, message: `${field}: field not accepted` };
+      return { field, rule: "notAccepted", message: `${field}: field not accepted` };
     }
-    case "type": {
-      const field = fieldPath(error.instancePath);
-      return { field, message: `${field} must be ${article(String(params.type))}` };
-    }
+    case "type":
+      return bound(error, "type", `must be ${article(String(params.type))}`);
     case "enum": {
-      const field = fieldPath(error.instancePath);
       const allowed = (params.allowedValues as unknown[]).filter((value) => value !== null).map((value) => JSON.stringify(value));
-      return { field, message: allowed.length === 1 ? `${field} must be ${allowed[0]}` : `${field} must be one of ${allowed.join(", ")}` };
+      return bound(error, "enum", allowed.length === 1 ? `must be ${allowed[0]}` : `must be one of ${allowed.join(", ")}`);
     }
-    case "const": {
-      const field = fieldPath(error.instancePath);
-      return { field, message: `${field} must be ${JSON.stringify(params.allowedValue)}` };
-    }
+    case "const":
+      return bound(error, "enum", `must be ${JSON.stringify(params.allowedValue)}`);
     case "minLength":
-      return bound(error, `must have at least ${params.limit} characters`);
+      return bound(error, "minLength", `must have at least ${params.limit} characters`, Number(params.limit));
     case "maxLength":
-      return bound(error, `must have at most ${params.limit} characters`);
+      return bound(error, "maxLength", `must have at most ${params.limit} characters`, Number(params.limit));
     case "minItems":
-      return bound(error, `must have at least ${params.limit} items`);
+      return bound(error, "minItems", `must have at least ${params.limit} items`, Number(params.limit));
     case "maxItems":
-      return bound(error, `must have at most ${params.limit} items`);
+      return bound(error, "maxItems", `must have at most ${params.limit} items`, Number(params.limit));
     case "minProperties":
-      return bound(error, `must have at least ${params.limit} fields`);
+      return bound(error, "minProperties", `must have at least ${params.limit} fields`, Number(params.limit));
     case "maxProperties":
-      return bound(error, `must have at most ${params.limit} keys`);
+      return bound(error, "maxProperties", `must have at most ${params.limit} keys`, Number(params.limit));
     case "minimum":
     case "exclusiveMinimum":
     case "maximum":
     case "exclusiveMaximum": {
       const comparison = String(params.comparison);
       const words: Record<string, string> = { ">=": "at least", ">": "greater than", "<=": "at most", "<": "less than" };
-      return bound(error, `must be ${words[comparison] ?? comparison} ${params.limit}`);
+      return bound(error, error.keyword, `must be ${words[comparison] ?? comparison} ${params.limit}`, Number(params.limit));
     }
     case "multipleOf":
-      return bound(error, params.multipleOf === 0.01 ? "must have at most 2 decimals" : `must be a multiple of ${params.multipleOf}`);
+      return params.multipleOf === 0.01
+        ? bound(error, "decimals", "must have at most 2 decimals", 2)
+        : bound(error, "multipleOf", `must be a multiple of ${params.multipleOf}`, Number(params.multipleOf));
     case "pattern":
-      return bound(error, "has an invalid format");
+      return bound(error, "pattern", "has an invalid format");
     case "format":
-      return bound(error, `must be a valid ${params.format}`);
+      return { ...bound(error, "format", `must be a valid ${params.format}`), format: String(params.format) };
     case "anyOf":
     case "oneOf":
     case "allOf":
@@ -82,13 +79,13 @@ function describe(error: ErrorObject): FieldProblem | undefined {
     case "not":
       return undefined; // the branch errors around it say what is wrong
     default:
-      return bound(error, error.message ?? "is invalid");
+      return bound(error, "invalid", error.message ?? "is invalid");
   }
 }
 
-function bound(error: ErrorObject, text: string): FieldProblem {
+function bound(error: ErrorObject, rule: ValidationRule, text: string, limit?: number): FieldProblem {
   const field = fieldPath(error.instancePath);
-  return { field, message: `${field} ${text}` };
+  return { field, rule, message: `${field} ${text}`, ...(limit === undefined || Number.isNaN(limit) ? {} : { limit }) };
 }
 
 function article(type: string): string {
@@ -98,18 +95,53 @@ function article(type: string): string {
   return `a ${type}`;
 }
 
-export function validationProblems(errors: readonly ErrorObject[]): FieldProblem[] {
+/**
+ * A body that takes exactly one of several fields is written in the contract as alternatives (`anyOf` or
+ * `oneOf`) of closed objects that each require one field of their own. Schema validation then reports
+ * every alternative's complaint: `{}` would read "advanceTo is required" and "advanceBy is required", and
+ * `{advanceBy: "x"}` would add "advanceTo is required" to the real problem. These are the alternatives'
+ * fields, so that one problem can say "exactly one of" and the others' complaints can be left out.
+ */
+export function exclusiveFields(schema: unknown, resolve: (schema: unknown) => unknown): string[] | undefined {
+  const alternatives = (resolve(schema) as { anyOf?: unknown[]; oneOf?: unknown[] } | undefined) ?? {};
+  const branches = (alternatives.anyOf ?? alternatives.oneOf)?.map(resolve) as Array<{ required?: string[]; additionalProperties?: unknown }> | undefined;
+  if (!branches || branches.length < 2) return undefined;
+  const fields = branches.map((branch) => (branch.additionalProperties === false && branch.required?.length === 1 ? branch.required[0] : undefined));
+  return fields.every((field) => field !== undefined) && new Set(fields).size === fields.length ? (fields as string[]) : undefined;
+}
+
+export function validationProblems(errors: readonly ErrorObject[], body?: { value: unknown; exclusiveFields?: readonly string[] }): FieldProblem[] {
   const problems: FieldProblem[] = [];
   const seen = new Set<string>();
-  for (const error of errors) {
-    const problem = describe(error);
-    if (!problem) continue;
+  const add = (problem: FieldProblem) => {
     const key = `${problem.field}\u0000${problem.message}`;
-    if (seen.has(key)) continue;
+    if (seen.has(key)) return;
     seen.add(key);
     problems.push(problem);
+  };
+  let relevant = errors;
+  const alternatives = body?.exclusiveFields;
+  if (alternatives && errors.some((error) => error.instancePath === "/requestBody" && (error.keyword === "anyOf" || error.keyword === "oneOf"))) {
+    const value = body.value;
+    const given = typeof value === "object" && value !== null ? alternatives.filter((field) => Object.hasOwn(value, field)) : [];
+    if (given.length !== 1) {
+      add({ field: "body", rule: "exactlyOneOf", fields: [...alternatives], message: `body must have exactly one of ${alternatives.join(", ")}` });
+    }
+    // What an alternative says of the others' fields is not a problem of the body.
+    relevant = errors.filter(
+      (error) =>
+        error.instancePath !== "/requestBody" ||
+        !(
+          (error.keyword === "required" && alternatives.includes(String((error.params as { missingProperty?: unknown }).missingProperty))) ||
+          (error.keyword === "additionalProperties" && alternatives.includes(String((error.params as { additionalProperty?: unknown }).additionalProperty)))
+        ),
+    );
   }
-  if (problems.length === 0) problems.push({ field: "body", message: "the request does not match the contract" });
+  for (const error of relevant) {
+    const problem = describe(error);
+    if (problem) add(problem);
+  }
+  if (problems.length === 0) problems.push({ field: "body", rule: "invalid", message: "the request does not match the contract" });
   return problems;
 }
 
@@ -120,12 +152,13 @@ export function validationProblems(errors: readonly ErrorObject[]): FieldProblem
  */
 export function nulCharacterProblems(value: unknown, field = ""): FieldProblem[] {
   const name = field === "" ? "body" : field;
-  if (typeof value === "string") return value.includes("\u0000") ? [{ field: name, message: `${name} must not contain the NUL character (U+0000)` }] : [];
+  if (typeof value === "string")
+    return value.includes("\u0000") ? [{ field: name, rule: "nulCharacter", message: `${name} must not contain the NUL character (U+0000)` }] : [];
   if (Array.isArray(value)) return value.flatMap((item, index) => nulCharacterProblems(item, `${field}[${index}]`));
   if (typeof value !== "object" || value === null || Buffer.isBuffer(value)) return [];
   return Object.entries(value).flatMap(([key, item]) => {
     const path = field === "" ? key : `${field}.${key}`;
-    if (key.includes("\u0000")) return [{ field: name, message: `${name} must not have a key with the NUL character (U+0000)` }];
+    if (key.includes("\u0000")) return [{ field: name, rule: "nulCharacter", message: `${name} must not have a key with the NUL character (U+0000)` }];
     return nulCharacterProblems(item, path);
   });
 }

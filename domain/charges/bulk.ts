@@ -37,6 +37,7 @@ export function requireBulkAmounts(specs: ChargeSpec[]): void {
       ? [
           {
             field: `paymentRequests[${index}].amount`,
+            rule: "required" as const,
             message: `paymentRequests[${index}].amount is required in a bulk item (every bulk charge takes the batch's shared CVU; a draft cannot)`,
           },
         ]

@@ -4,7 +4,7 @@
 // other than the `now` it is given.
 import type { components } from "../../generated/types/integration.ts";
 import { addDays, argentinaDate, argentinaDateTime, isCalendarDate, parseDueDate, type DueDate } from "../argentina-time.ts";
-import { ValidationError, type FieldProblem } from "../errors.ts";
+import { ValidationError, type FieldProblem, type ValidationRule } from "../errors.ts";
 import { AT_MOST_TWO_DECIMALS, centsOf, fromCents, MAX_AMOUNT_CENTS, percentOfCents } from "../money.ts";
 import { classifyDocument, payerKeyOf } from "../tax-id.ts";
 import type { AmountTerms } from "../amount-owed.ts";
@@ -175,6 +175,7 @@ function checkBulkItem(item: BulkPaymentRequestItem, index: number, now: Date): 
   const path = `paymentRequests[${index}].`;
   const foreign: FieldProblem[] = NOT_IN_BULK.filter((field) => Object.hasOwn(item, field)).map((field) => ({
     field: `${path}${field}`,
+    rule: "notAccepted",
     message: `${path}${field} is not accepted in a bulk item (bulk charges reconcile by CUIL; events go to the integration's URL)`,
   }));
   const checked = checkCharge({ ...item, conciliationType: "cuil" }, now, { path, bulk: true });
@@ -189,7 +190,8 @@ function specOrThrow({ spec, problems }: Checked): ChargeSpec {
 function checkCharge(body: PaymentRequestCreate, now: Date, { path, bulk }: { path: string; bulk: boolean }): Checked {
   const problems: FieldProblem[] = [];
   // Every message starts with the field's full path, so it reads on its own as the error's `message`.
-  const refuse = (field: string, complaint: string) => problems.push({ field: `${path}${field}`, message: `${path}${field} ${complaint}` });
+  const refuse: Refuse = (field, rule, complaint, bound = {}) =>
+    problems.push({ field: `${path}${field}`, rule, message: `${path}${field} ${complaint}`, ...bound });
 
   const today = argentinaDate(now);
   const lastDay = addDays(today, MAX_DAYS_AHEAD);
@@ -203,13 +205,14 @@ function checkCharge(body: PaymentRequestCreate, now: Date, { path, bulk }: { pa
   const dueDates = body.dueDates.map((text, i) => checkDueDate(text, `dueDates[${i}]`, { now, today, lastDay, bulk }, refuse));
   const shortLived = dueDates.some((dueDate) => dueDate?.kind === "datetime");
   const twoDates = body.dueDates.length === 2;
-  if (body.dueDates.length < 1 || body.dueDates.length > 2) refuse("dueDates", "must have 1 or 2 dates");
+  if (body.dueDates.length < 1 || body.dueDates.length > 2) refuse("dueDates", "invalid", "must have 1 or 2 dates");
   if (shortLived && body.dueDates.length > 1) {
-    refuse("dueDates", "must have exactly one date when a date has a time (short-lived charge)");
+    refuse("dueDates", "maxItems", "must have exactly one date when a date has a time (short-lived charge)", { limit: 1 });
   }
-  if (!hasAmount && body.dueDates.length > 1) refuse("dueDates", "must have one date for a draft (a charge without amount)");
+  if (!hasAmount && body.dueDates.length > 1) refuse("dueDates", "maxItems", "must have one date for a draft (a charge without amount)", { limit: 1 });
   const [first, second] = dueDates;
-  if (first && second && second.dueAt.getTime() <= first.dueAt.getTime()) refuse("dueDates[1]", "must be after dueDates[0]");
+  if (first && second && second.dueAt.getTime() <= first.dueAt.getTime())
+    refuse("dueDates[1]", "dateOrder", "must be after dueDates[0]", { fields: [`${path}dueDates[0]`] });
 
   // Surcharge: it applies from the second due date, so it needs an amount and two dates. Existing
   // clients send `{type: "none", value: 0}` with one date: accepted, and treated as no surcharge.
@@ -218,12 +221,12 @@ function checkCharge(body: PaymentRequestCreate, now: Date, { path, bulk }: { pa
   if (surchargeInput !== undefined) {
     const checkedSurcharge = checkSurcharge(surchargeInput, refuse);
     const harmless = surchargeInput.type === "none";
-    if (!hasAmount) refuse("surcharge", "is not allowed without an amount (a draft has no surcharge)");
-    else if (shortLived && !harmless) refuse("surcharge", "is not allowed with a due date that has a time (short-lived charge)");
-    else if (!twoDates && !harmless) refuse("surcharge", "is only allowed with two due dates (it applies from the second)");
+    if (!hasAmount) refuse("surcharge", "notAccepted", "is not allowed without an amount (a draft has no surcharge)");
+    else if (shortLived && !harmless) refuse("surcharge", "notAccepted", "is not allowed with a due date that has a time (short-lived charge)");
+    else if (!twoDates && !harmless) refuse("surcharge", "notAccepted", "is only allowed with two due dates (it applies from the second)");
     else if (twoDates) surcharge = checkedSurcharge;
   } else if (hasAmount && twoDates) {
-    refuse("surcharge", "is required with an amount and two due dates");
+    refuse("surcharge", "required", "is required with an amount and two due dates");
   }
 
   // Notification flags: required with an amount; a draft sends nothing, so only false.
@@ -234,7 +237,9 @@ function checkCharge(body: PaymentRequestCreate, now: Date, { path, bulk }: { pa
   const deferred = checkNotificationDate("deferredInitialNotificationDate", body.deferredInitialNotificationDate, { hasAmount, today, first }, refuse);
   const reminder = checkNotificationDate("reminderNotificationDate", body.reminderNotificationDate, { hasAmount, today, first }, refuse);
   if (deferred !== undefined && reminder !== undefined && reminder <= deferred) {
-    refuse("reminderNotificationDate", `must be after deferredInitialNotificationDate (${deferred})`);
+    refuse("reminderNotificationDate", "dateOrder", `must be after deferredInitialNotificationDate (${deferred})`, {
+      fields: [`${path}deferredInitialNotificationDate`],
+    });
   }
 
   // Customer: the document matters only in cuil mode; contacts are required by their channels.
@@ -242,14 +247,14 @@ function checkCharge(body: PaymentRequestCreate, now: Date, { path, bulk }: { pa
   const { name, email, phoneNumber } = body.customer;
   const taxDocument = body.customer.taxDocument ?? undefined;
   if (conciliationType === "cuil") {
-    if (taxDocument === undefined) refuse("customer.taxDocument", "is required when conciliationType is cuil");
+    if (taxDocument === undefined) refuse("customer.taxDocument", "required", "is required when conciliationType is cuil");
     else if (!bulk && classifyDocument(taxDocument) === undefined) {
-      refuse("customer.taxDocument", "must be an 11-digit CUIL or CUIT with a valid check digit, or a 7- or 8-digit DNI");
+      refuse("customer.taxDocument", "taxDocument", "must be an 11-digit CUIL or CUIT with a valid check digit, or a 7- or 8-digit DNI");
     }
   }
-  if (sendEmailNotification && email == null) refuse("customer.email", "is required when sendEmailNotification is true");
+  if (sendEmailNotification && email == null) refuse("customer.email", "required", "is required when sendEmailNotification is true");
   if (sendWhatsappNotification && phoneNumber == null) {
-    refuse("customer.phoneNumber", "is required when sendWhatsappNotification is true");
+    refuse("customer.phoneNumber", "required", "is required when sendWhatsappNotification is true");
   }
 
   const metadata = body.metadata ?? undefined;
@@ -261,11 +266,11 @@ function checkCharge(body: PaymentRequestCreate, now: Date, { path, bulk }: { pa
   if (type === "checkout") {
     expiresInMinutes = expiresInMinutesInput ?? CHECKOUT_MINUTES.default;
     if (!Number.isInteger(expiresInMinutes) || expiresInMinutes < CHECKOUT_MINUTES.min || expiresInMinutes > CHECKOUT_MINUTES.max) {
-      refuse("expiresInMinutes", `must be a whole number of minutes from ${CHECKOUT_MINUTES.min} to ${CHECKOUT_MINUTES.max}`);
+      refuse("expiresInMinutes", "outOfRange", `must be a whole number of minutes from ${CHECKOUT_MINUTES.min} to ${CHECKOUT_MINUTES.max}`);
     }
-    if (!hasAmount) refuse("amount", "is required for a checkout charge");
+    if (!hasAmount) refuse("amount", "required", "is required for a checkout charge");
   } else if (expiresInMinutesInput !== undefined) {
-    refuse("expiresInMinutes", "is only allowed with type checkout");
+    refuse("expiresInMinutes", "notAccepted", "is only allowed with type checkout");
   }
 
   if (problems.length > 0) return { problems };
@@ -298,14 +303,14 @@ function checkCharge(body: PaymentRequestCreate, now: Date, { path, bulk }: { pa
   return { spec, problems };
 }
 
-type Refuse = (field: string, complaint: string) => void;
+type Refuse = (field: string, rule: ValidationRule, complaint: string, bound?: Pick<FieldProblem, "limit" | "format" | "fields">) => void;
 
 /** The amount in cents, or undefined (absent, or refused). */
 function checkAmount(amount: number | undefined, refuse: Refuse): number | undefined {
   if (amount === undefined) return undefined;
   const cents = centsOf(amount);
-  if (cents === undefined) refuse("amount", AT_MOST_TWO_DECIMALS);
-  else if (cents <= 0 || cents > MAX_AMOUNT_CENTS) refuse("amount", "must be greater than 0 and at most 200,000,000");
+  if (cents === undefined) refuse("amount", "decimals", AT_MOST_TWO_DECIMALS, { limit: 2 });
+  else if (cents <= 0 || cents > MAX_AMOUNT_CENTS) refuse("amount", "outOfRange", "must be greater than 0 and at most 200,000,000");
   else return cents;
   return undefined;
 }
@@ -318,18 +323,18 @@ function checkDueDate(
 ): DueDate | undefined {
   const dueDate = parseDueDate(text);
   if (dueDate === undefined) {
-    refuse(field, "must be a real date: YYYY-MM-DD, or YYYY-MM-DDTHH:MM[:SS] with an optional Z or ±HH:MM offset (without one, -03:00)");
+    refuse(field, "format", "must be a real date: YYYY-MM-DD, or YYYY-MM-DDTHH:MM[:SS] with an optional Z or ±HH:MM offset (without one, -03:00)");
     return undefined;
   }
   if (bulk && dueDate.kind === "datetime") {
-    refuse(field, "must be a date without a time (YYYY-MM-DD): a bulk charge cannot be short-lived");
+    refuse(field, "format", "must be a date without a time (YYYY-MM-DD): a bulk charge cannot be short-lived");
   }
   // A date must be a later calendar day; a date with a time, a later instant (it may be today).
-  if (dueDate.kind === "date" && dueDate.argentinaDate <= today) refuse(field, `must be after today (${today}, Argentina time)`);
+  if (dueDate.kind === "date" && dueDate.argentinaDate <= today) refuse(field, "outOfRange", `must be after today (${today}, Argentina time)`);
   else if (dueDate.kind === "datetime" && dueDate.dueAt.getTime() <= now.getTime()) {
-    refuse(field, `must be in the future (now is ${argentinaDateTime(now)}, Argentina time)`);
+    refuse(field, "outOfRange", `must be in the future (now is ${argentinaDateTime(now)}, Argentina time)`);
   } else if (dueDate.argentinaDate > lastDay) {
-    refuse(field, `must be at most ${MAX_DAYS_AHEAD} days ahead (on or before ${lastDay}, Argentina time)`);
+    refuse(field, "outOfRange", `must be at most ${MAX_DAYS_AHEAD} days ahead (on or before ${lastDay}, Argentina time)`);
   }
   return dueDate;
 }
@@ -339,25 +344,25 @@ function checkSurcharge({ type, value }: SurchargeInput, refuse: Refuse): Surcha
   switch (type) {
     case "percentage":
       if (Number.isFinite(value) && value >= 0 && value <= 100) return { type, percent: value };
-      refuse("surcharge.value", "must be from 0 to 100 for a percentage surcharge");
+      refuse("surcharge.value", "outOfRange", "must be from 0 to 100 for a percentage surcharge");
       return undefined;
     case "fixed": {
       const cents = centsOf(value);
-      if (cents === undefined) refuse("surcharge.value", AT_MOST_TWO_DECIMALS);
-      else if (cents < 0 || cents > MAX_AMOUNT_CENTS) refuse("surcharge.value", "must be from 0 to 200,000,000 for a fixed surcharge");
+      if (cents === undefined) refuse("surcharge.value", "decimals", AT_MOST_TWO_DECIMALS, { limit: 2 });
+      else if (cents < 0 || cents > MAX_AMOUNT_CENTS) refuse("surcharge.value", "outOfRange", "must be from 0 to 200,000,000 for a fixed surcharge");
       else return { type, cents };
       return undefined;
     }
     case "none":
       if (value === 0) return { type };
-      refuse("surcharge.value", "must be 0 for a surcharge of type none");
+      refuse("surcharge.value", "invalid", "must be 0 for a surcharge of type none");
       return undefined;
   }
 }
 
 function checkFlag(field: string, flag: boolean | null | undefined, hasAmount: boolean, refuse: Refuse): boolean {
-  if (hasAmount && flag == null) refuse(field, "is required with an amount (true or false)");
-  if (!hasAmount && flag === true) refuse(field, "can only be false without an amount (a draft sends no notifications)");
+  if (hasAmount && flag == null) refuse(field, "required", "is required with an amount (true or false)");
+  if (!hasAmount && flag === true) refuse(field, "invalid", "can only be false without an amount (a draft sends no notifications)");
   return flag === true;
 }
 
@@ -370,20 +375,20 @@ function checkNotificationDate(
 ): string | undefined {
   if (date == null) return undefined;
   if (!hasAmount) {
-    refuse(field, "is only allowed with an amount (a draft sends no notifications)");
+    refuse(field, "notAccepted", "is only allowed with an amount (a draft sends no notifications)");
     return undefined;
   }
   if (!isCalendarDate(date)) {
-    refuse(field, "must be a real calendar date (YYYY-MM-DD)");
+    refuse(field, "format", "must be a real calendar date (YYYY-MM-DD)");
     return undefined;
   }
   let ok = true;
   if (date <= today) {
-    refuse(field, `must be after today (${today}, Argentina time)`);
+    refuse(field, "outOfRange", `must be after today (${today}, Argentina time)`);
     ok = false;
   }
   if (first !== undefined && date >= first.argentinaDate) {
-    refuse(field, `must be before the first due date (${first.argentinaDate}, Argentina time)`);
+    refuse(field, "dateOrder", `must be before the first due date (${first.argentinaDate}, Argentina time)`);
     ok = false;
   }
   return ok ? date : undefined;
@@ -394,12 +399,12 @@ function checkMetadata(metadata: Record<string, string>, refuse: Refuse): void {
   for (const [key, value] of Object.entries(metadata)) {
     // Characters as JSON Schema counts them (code points), bytes as UTF-8.
     if ([...key].length > METADATA_LIMITS.keyCharacters) {
-      refuse(`metadata.${key}`, `has a key longer than ${METADATA_LIMITS.keyCharacters} characters`);
+      refuse(`metadata.${key}`, "maxLength", `has a key longer than ${METADATA_LIMITS.keyCharacters} characters`);
     }
     totalBytes += Buffer.byteLength(key, "utf8") + Buffer.byteLength(value, "utf8");
   }
   if (totalBytes > METADATA_LIMITS.totalBytes) {
-    refuse("metadata", `must be at most 8 KB in total (${METADATA_LIMITS.totalBytes} bytes of keys and values in UTF-8; it has ${totalBytes})`);
+    refuse("metadata", "invalid", `must be at most 8 KB in total (${METADATA_LIMITS.totalBytes} bytes of keys and values in UTF-8; it has ${totalBytes})`);
   }
 }
 

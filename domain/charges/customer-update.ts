@@ -23,9 +23,10 @@ function refuse(reason: Refusal, message: string): DomainError {
 }
 
 export async function updateChargeCustomer(db: Kysely<Database>, context: ChargeContext, referenceId: string, update: CustomerUpdate): Promise<StoredCharge> {
-  if (Object.keys(update).length === 0) throw ValidationError.of("body", "body must change at least one of taxDocument, name, email, phoneNumber");
+  if (Object.keys(update).length === 0)
+    throw ValidationError.of("body", "minProperties", "body must change at least one of taxDocument, name, email, phoneNumber");
   if (update.taxDocument !== undefined && classifyDocument(update.taxDocument) === undefined) {
-    throw ValidationError.of("taxDocument", "taxDocument must be a valid 11-digit CUIL (check digit) or a 7- or 8-digit DNI");
+    throw ValidationError.of("taxDocument", "taxDocument", "taxDocument must be a valid 11-digit CUIL (check digit) or a 7- or 8-digit DNI");
   }
   try {
     return await db.transaction().execute(async (trx) => {

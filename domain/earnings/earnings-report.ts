@@ -21,13 +21,15 @@ export interface ReportRange {
 export function reportRange(query: { startDate?: string; endDate?: string }, now: Date): ReportRange {
   for (const field of ["startDate", "endDate"] as const) {
     const date = query[field];
-    if (date !== undefined && !isCalendarDate(date)) throw ValidationError.of(field, `${field} must be a real calendar date (YYYY-MM-DD)`);
+    if (date !== undefined && !isCalendarDate(date))
+      throw ValidationError.of(field, "format", `${field} must be a real calendar date (YYYY-MM-DD)`, { format: "date" });
   }
   const today = argentinaDate(now);
   const endDate = query.endDate ?? today;
   const startDate = query.startDate ?? (query.endDate ? `${query.endDate.slice(0, 8)}01` : `${today.slice(0, 8)}01`);
-  if (startDate > endDate) throw ValidationError.of("startDate", "startDate must not be after endDate");
-  if (daysBetween(startDate, endDate) + 1 > MAX_REPORT_DAYS) throw ValidationError.of("endDate", `a report covers at most ${MAX_REPORT_DAYS} days`);
+  if (startDate > endDate) throw ValidationError.of("startDate", "dateOrder", "startDate must not be after endDate", { fields: ["endDate"] });
+  if (daysBetween(startDate, endDate) + 1 > MAX_REPORT_DAYS)
+    throw ValidationError.of("endDate", "outOfRange", `a report covers at most ${MAX_REPORT_DAYS} days`, { limit: MAX_REPORT_DAYS });
   return { startDate, endDate, from: startOfArgentinaDay(startDate), until: startOfArgentinaDay(addDays(endDate, 1)) };
 }
 

@@ -26,7 +26,9 @@ export async function rotateIntegrationClientSecret(
   graceSeconds: number,
 ): Promise<{ clientSecret: string; previousSecretExpiresAt: Date | null }> {
   if (!Number.isInteger(graceSeconds) || graceSeconds < 0 || graceSeconds > MAX_CLIENT_SECRET_GRACE_SECONDS) {
-    throw ValidationError.of("graceSeconds", `graceSeconds must be an integer from 0 to ${MAX_CLIENT_SECRET_GRACE_SECONDS}`);
+    throw ValidationError.of("graceSeconds", "maximum", `graceSeconds must be an integer from 0 to ${MAX_CLIENT_SECRET_GRACE_SECONDS}`, {
+      limit: MAX_CLIENT_SECRET_GRACE_SECONDS,
+    });
   }
   const clientSecret = randomToken("cs_");
   const newHash = await hashSecret(clientSecret);

@@ -18,7 +18,7 @@ export async function suspendIntegrationClient(
   suspension: { reason: string; adminUserId: string },
   now: Date,
 ): Promise<IntegrationClient> {
-  if (suspension.reason.trim() === "") throw ValidationError.of("reason", "reason must not be only spaces");
+  if (suspension.reason.trim() === "") throw ValidationError.of("reason", "blank", "reason must not be only spaces");
   const client = await integrationClientById(db, id);
   return db
     .updateTable("integration_clients")

@@ -118,9 +118,11 @@ export async function updateIntegrationClientAsPlatform(
 function browserUrlProblems(field: string, urls: string[], serviceEnv: "sandbox" | "production"): FieldProblem[] {
   return urls.flatMap((url, index) => {
     const name = `${field}[${index}]`;
-    if (serviceEnv === "production" && !url.startsWith("https://")) return [{ field: name, message: `${name} must use https in Production` }];
+    if (serviceEnv === "production" && !url.startsWith("https://")) return [{ field: name, rule: "https", message: `${name} must use https in Production` }];
     const problem = browserUrlProblem(url);
-    return problem ? [{ field: name, message: `${name} ${problem}` }] : [];
+    return problem
+      ? [{ field: name, rule: problem.rule, message: `${name} ${problem.complaint}`, ...(problem.rule === "format" ? { format: "uri" } : {}) }]
+      : [];
   });
 }
 

@@ -26,12 +26,15 @@ export interface QueuedMessageCapRequest extends MessageCapRequestRow {
 const requestNotFound = () => new DomainError("MessageCapRequestNotFoundError", "No message cap request with that id");
 
 function requireReason(field: string, reason: string): string {
-  if (reason.trim() === "") throw ValidationError.of(field, `${field} must not be only spaces`);
+  if (reason.trim() === "") throw ValidationError.of(field, "blank", `${field} must not be only spaces`);
   return reason;
 }
 
 function requireAboveCap(field: string, perDay: number, currentPerDay: number): void {
-  if (perDay <= currentPerDay) throw ValidationError.of(field, `${field} must be above the integration's current daily cap of ${currentPerDay} chat messages`);
+  if (perDay <= currentPerDay)
+    throw ValidationError.of(field, "exclusiveMinimum", `${field} must be above the integration's current daily cap of ${currentPerDay} chat messages`, {
+      limit: currentPerDay,
+    });
 }
 
 /** An integration admin's request; 409 `MessageCapRequestAlreadyPendingError` while another one is pending. */

@@ -21,9 +21,13 @@ export function payerDocumentKind(document: string): DocumentKind {
   const kind = classifyDocument(document);
   if (kind !== undefined) return kind;
   if (/^\d{11}$/.test(document)) {
-    throw ValidationError.of("document", "document must be a CUIL or CUIT with a known prefix (20, 23, 24, 27, 30, 33, 34) and a valid check digit");
+    throw ValidationError.of(
+      "document",
+      "taxDocument",
+      "document must be a CUIL or CUIT with a known prefix (20, 23, 24, 27, 30, 33, 34) and a valid check digit",
+    );
   }
-  throw ValidationError.of("document", "document must be an 11-digit CUIL or CUIT or a 7- or 8-digit DNI");
+  throw ValidationError.of("document", "taxDocument", "document must be an 11-digit CUIL or CUIT or a 7- or 8-digit DNI");
 }
 
 /**

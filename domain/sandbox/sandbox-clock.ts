@@ -15,7 +15,7 @@ export type ClockAdvance = { advanceTo: string } | { advanceBy: string };
 /** `P1W`, `P2D`, `PT3H`, `P1DT12H`, `PT90M`, `PT30S` → milliseconds (the schema already checked the shape). */
 export function isoDurationMs(duration: string): number {
   const match = /^P(?:(\d+)W)?(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+)S)?)?$/.exec(duration);
-  if (!match) throw ValidationError.of("advanceBy", "advanceBy must be an ISO 8601 duration in weeks, days, hours, minutes and seconds");
+  if (!match) throw ValidationError.of("advanceBy", "format", "advanceBy must be an ISO 8601 duration in weeks, days, hours, minutes and seconds");
   const [, w, d, h, m, s] = match.map((part) => Number(part ?? 0));
   return ((((w! * 7 + d!) * 24 + h!) * 60 + m!) * 60 + s!) * 1000;
 }
@@ -30,7 +30,7 @@ export function clockTarget(current: Date, advance: ClockAdvance): Date {
   // is wider): a clock past 9999 could not be answered, and a huge advanceBy is not a date at all.
   if (!(target.getTime() <= LATEST_CLOCK_MS)) {
     const field = "advanceTo" in advance ? "advanceTo" : "advanceBy";
-    throw ValidationError.of(field, `${field} would move the clock past ${new Date(LATEST_CLOCK_MS).toISOString()}`);
+    throw ValidationError.of(field, "outOfRange", `${field} would move the clock past ${new Date(LATEST_CLOCK_MS).toISOString()}`);
   }
   if (target.getTime() <= current.getTime()) {
     throw new DomainError("SandboxClockBackwardsError", "The sandbox clock only moves forward: advanceTo must be after its current time, advanceBy positive");

@@ -105,9 +105,13 @@ export async function requireUsablePasswordResetLink(db: Kysely<Database>, clock
 
 function checkNewPassword(newPassword: string): void {
   if (newPassword.length < ADMIN_PASSWORD_LENGTH.min)
-    throw ValidationError.of("newPassword", `newPassword must have at least ${ADMIN_PASSWORD_LENGTH.min} characters`);
+    throw ValidationError.of("newPassword", "minLength", `newPassword must have at least ${ADMIN_PASSWORD_LENGTH.min} characters`, {
+      limit: ADMIN_PASSWORD_LENGTH.min,
+    });
   if (newPassword.length > ADMIN_PASSWORD_LENGTH.max)
-    throw ValidationError.of("newPassword", `newPassword must have at most ${ADMIN_PASSWORD_LENGTH.max} characters`);
+    throw ValidationError.of("newPassword", "maxLength", `newPassword must have at most ${ADMIN_PASSWORD_LENGTH.max} characters`, {
+      limit: ADMIN_PASSWORD_LENGTH.max,
+    });
 }
 
 /**

@@ -30,7 +30,7 @@ export async function assignMerchantToTenant(
   context: TenantAssignmentContext,
   tenantKey: string,
 ): Promise<{ tenantKey: string; name: string }> {
-  if (tenantKey.length === 0) throw ValidationError.of("tenantKey", "tenantKey must not be empty");
+  if (tenantKey.length === 0) throw ValidationError.of("tenantKey", "minLength", "tenantKey must not be empty", { limit: 1 });
   return db.transaction().execute(async (trx) => {
     const integration = await trx.selectFrom("integration_clients").select("id").where("id", "=", context.integrationClientId).forKeyShare().executeTakeFirst();
     if (!integration) throw new DomainError("IntegrationCollectGroupNotFoundError", "The integration's onboarding is incomplete: it has no collect group");

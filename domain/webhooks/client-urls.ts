@@ -38,11 +38,11 @@ const notFound = () => new DomainError("ClientUrlNotFoundError", "No URL with th
 
 async function checkUrl(url: string, urlType: ClientUrlType, validationToken: string | undefined, context: ClientUrlContext): Promise<void> {
   if (urlType === "redirect_uri") {
-    if (validationToken !== undefined) throw ValidationError.of("validationToken", "validationToken applies to webhook URLs only");
+    if (validationToken !== undefined) throw ValidationError.of("validationToken", "notAccepted", "validationToken applies to webhook URLs only");
     if (!url.startsWith("https://") && !context.sandbox)
-      throw ValidationError.of("url", "url must use https (http on loopback is accepted only in the Sandbox)");
+      throw ValidationError.of("url", "https", "url must use https (http on loopback is accepted only in the Sandbox)");
     const problem = browserUrlProblem(url);
-    if (problem) throw ValidationError.of("url", `url ${problem}`);
+    if (problem) throw ValidationError.of("url", problem.rule, `url ${problem.complaint}`, problem.rule === "format" ? { format: "uri" } : {});
     return;
   }
   const verdict = await checkDestination(url, context.policy, true);

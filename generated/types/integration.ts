@@ -715,8 +715,19 @@ export type components = {
         ValidationDetail: {
             /** @description JSON path of the field, dot-separated (`customer.phoneNumber.number`, `dueDates[1]`); `body` for the whole body. */
             field: string;
-            /** @description What is wrong with it. */
+            /** @description What is wrong with it (English, for developers: decide by `rule`, never by this text). */
             message: string;
+            /** @description Which rule the field broke. */
+            rule: components["schemas"]["ValidationRule"];
+            /**
+             * Format: double
+             * @description The rule's bound: a length, a count, a number, a count of decimals or of days.
+             */
+            limit?: number;
+            /** @description With `format`: the format the text must have. */
+            format?: string;
+            /** @description With `exactlyOneOf`: the alternatives; with `dateOrder`: the field it is compared with. */
+            fields?: string[];
         };
         /** @description A request that does not meet the contract. `message` repeats the first detail. */
         ValidationErrorBody: {
@@ -727,6 +738,12 @@ export type components = {
             /** @description Every field that failed, in the order found. */
             validationDetails: components["schemas"]["ValidationDetail"][];
         };
+        /**
+         * @description The rule a field broke, for a program to act on and for a screen to word in its own language (with
+         *     `limit`, `format` and `fields`); `message` is an English sentence for a developer's log, not to parse.
+         * @enum {string}
+         */
+        ValidationRule: "required" | "notAccepted" | "type" | "enum" | "minLength" | "maxLength" | "minItems" | "maxItems" | "minProperties" | "maxProperties" | "minimum" | "exclusiveMinimum" | "maximum" | "exclusiveMaximum" | "decimals" | "multipleOf" | "pattern" | "format" | "exactlyOneOf" | "blank" | "https" | "url" | "taxDocument" | "dateOrder" | "outOfRange" | "nulCharacter" | "malformed" | "invalid";
         /**
          * @description How a transfer is matched to a charge.
          * @enum {string}

@@ -41,7 +41,8 @@ export const getPaymentRequest: Handler<"getPaymentRequest"> = async ({ params, 
 };
 
 export const listPaymentRequests: Handler<"listPaymentRequests"> = async ({ query, caller, services }) => {
-  if (query.startDate && query.endDate && query.endDate < query.startDate) throw ValidationError.of("endDate", "endDate must not be before startDate");
+  if (query.startDate && query.endDate && query.endDate < query.startDate)
+    throw ValidationError.of("endDate", "dateOrder", "endDate must not be before startDate", { fields: ["startDate"] });
   const { items, total } = await listCharges(services.db, chargeContext(caller, services), {
     startDate: query.startDate,
     endDate: query.endDate,

@@ -54,8 +54,16 @@ export async function errorBodyOf(error: unknown): Promise<unknown> {
 export interface ValidationDetailLike {
   /** The field's JSON path, dot-separated (`customer.email`, `dueDates[1]`); `body` for the whole body. */
   field: string;
-  /** What is wrong with it (English). */
+  /** What is wrong with it (English, for a developer's log: decide by `rule`). */
   message: string;
+  /** The rule it broke (`required`, `maxLength`, `format`, `exactlyOneOf`…: the contract's `ValidationRule`). */
+  rule?: string;
+  /** The rule's bound (a length, a count, a number, decimals or days). */
+  limit?: number;
+  /** With the `format` rule: the format the text must have (`uri`, `email`, `date`…). */
+  format?: string;
+  /** With `exactlyOneOf`: the alternatives; with `dateOrder`: the field it is compared with. */
+  fields?: string[];
 }
 
 /**
@@ -74,15 +82,23 @@ export function errorCodeOf(body: unknown): string | undefined {
 
 /**
  * The fields that failed validation, from an error body (what `errorBodyOf` returned) that has
- * `validationDetails` (a 400 `ValidationError`), in the body's order; entries without a string `field`
- * and `message` are left out. Empty when the body has none.
+ * `validationDetails` (a 400 `ValidationError`), in the body's order, with each entry's rule and bound
+ * when present; entries without a string `field` and `message` are left out. Empty when the body has none.
  */
 export function validationDetailsOf(body: unknown): ValidationDetailLike[] {
   if (!isBody(body) || !Array.isArray(body.validationDetails)) return [];
   const details: ValidationDetailLike[] = [];
   for (const detail of body.validationDetails as unknown[]) {
-    if (isBody(detail) && typeof detail.field === "string" && typeof detail.message === "string")
-      details.push({ field: detail.field, message: detail.message });
+    if (!isBody(detail) || typeof detail.field !== "string" || typeof detail.message !== "string") continue;
+    const { rule, limit, format, fields } = detail;
+    details.push({
+      field: detail.field,
+      message: detail.message,
+      ...(typeof rule === "string" ? { rule } : {}),
+      ...(typeof limit === "number" ? { limit } : {}),
+      ...(typeof format === "string" ? { format } : {}),
+      ...(Array.isArray(fields) && fields.every((name) => typeof name === "string") ? { fields: fields as string[] } : {}),
+    });
   }
   return details;
 }

@@ -177,7 +177,7 @@ describe("in Production", () => {
         redirectUrls: ["http://localhost:8080/callback"],
       });
       expect(result.status).toBe(400);
-      expect(result.json.validationDetails[0]).toEqual({ field: "redirectUrls[0]", message: expect.stringContaining("https") });
+      expect(result.json.validationDetails[0]).toEqual({ field: "redirectUrls[0]", rule: "https", message: expect.stringContaining("https") });
     } finally {
       await production.close();
     }

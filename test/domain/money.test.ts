@@ -144,7 +144,12 @@ describe('requireCents and decimalsProblem: the request rule "at most 2 decimals
   it("refuses more than 2 decimals with a ValidationError naming the field", () => {
     expect(() => requireCents("amount", 10.001)).toThrow(ValidationError);
     expect(() => requireCents("amount", 10.001)).toThrow("amount must have at most 2 decimals");
-    expect(decimalsProblem("fixedAmount", 1.005)).toEqual({ field: "fixedAmount", message: "fixedAmount must have at most 2 decimals" });
+    expect(decimalsProblem("fixedAmount", 1.005)).toEqual({
+      field: "fixedAmount",
+      rule: "decimals",
+      limit: 2,
+      message: "fixedAmount must have at most 2 decimals",
+    });
     expect(decimalsProblem("amount", Number.NaN)).toBeDefined();
   });
 });

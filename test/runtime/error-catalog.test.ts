@@ -30,7 +30,7 @@ describe("the error catalogue (run time)", () => {
   });
 
   it.each(ERROR_CODES.map((code) => [code]))("answers %s with its catalogue status", (code) => {
-    const error = code === "ValidationError" ? ValidationError.of("amount", "amount is required") : new DomainError(code, `${code} happened`);
+    const error = code === "ValidationError" ? ValidationError.of("amount", "required", "amount is required") : new DomainError(code, `${code} happened`);
     for (const api of ["integration", "auth", "admin"] as const) {
       const reply = replyForError(error, "req-1", api);
       expect(reply.status).toBe(ERROR_CATALOG[code].status);

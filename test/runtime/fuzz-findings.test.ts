@@ -29,20 +29,26 @@ describe("U+0000 in a request string", () => {
     expect(inBody.status).toBe(400);
     expect(inBody.json).toMatchObject({
       code: "ValidationError",
-      validationDetails: [{ field: "description", message: "description must not contain the NUL character (U+0000)" }],
+      validationDetails: [{ field: "description", rule: "nulCharacter", message: "description must not contain the NUL character (U+0000)" }],
     });
 
     const inKey = await merchant.call("POST", "/payment-request", charge({ metadata: { "order\u0000": "A-1" } }));
     expect(inKey.status).toBe(400);
-    expect(inKey.json.validationDetails).toEqual([{ field: "metadata", message: "metadata must not have a key with the NUL character (U+0000)" }]);
+    expect(inKey.json.validationDetails).toEqual([
+      { field: "metadata", rule: "nulCharacter", message: "metadata must not have a key with the NUL character (U+0000)" },
+    ]);
 
     const inPath = await merchant.call("GET", "/payment-request/INV%00-0001");
     expect(inPath.status).toBe(400);
-    expect(inPath.json.validationDetails).toEqual([{ field: "referenceId", message: "referenceId must not contain the NUL character (U+0000)" }]);
+    expect(inPath.json.validationDetails).toEqual([
+      { field: "referenceId", rule: "nulCharacter", message: "referenceId must not contain the NUL character (U+0000)" },
+    ]);
 
     const inQuery = await read(await fetch(`${t.authUrl}/integration/oauth2/authorize?response_type=code&client_id=cli%00&redirect_uri=x`));
     expect(inQuery.status).toBe(400);
-    expect(inQuery.json.validationDetails).toEqual([{ field: "client_id", message: "client_id must not contain the NUL character (U+0000)" }]);
+    expect(inQuery.json.validationDetails).toEqual([
+      { field: "client_id", rule: "nulCharacter", message: "client_id must not contain the NUL character (U+0000)" },
+    ]);
     expect(t.logLines.filter((line) => line.msg === "unexpected error")).toEqual([]);
   });
 });
@@ -88,7 +94,7 @@ describe("format: uri", () => {
   it("refuses control characters (RFC 3986), where the fast check let them into a stored logo URL", async () => {
     const patch = await integrationAdmin.call("PATCH", "/my-integration", { logoUrl: "https://\u0084" });
     expect(patch.status).toBe(400);
-    expect(patch.json.validationDetails).toEqual([{ field: "logoUrl", message: "logoUrl must be a valid uri" }]);
+    expect(patch.json.validationDetails).toEqual([{ field: "logoUrl", rule: "format", format: "uri", message: "logoUrl must be a valid uri" }]);
   });
 });
 
@@ -99,7 +105,7 @@ describe("the sandbox clock", () => {
     expect(huge.status).toBe(400);
     expect(huge.json).toMatchObject({
       code: "ValidationError",
-      validationDetails: [{ field: "advanceBy", message: "advanceBy would move the clock past 9999-12-31T23:59:59.000Z" }],
+      validationDetails: [{ field: "advanceBy", rule: "outOfRange", message: "advanceBy would move the clock past 9999-12-31T23:59:59.000Z" }],
     });
     const far = await admin.advanceClock({ advanceTo: "9999-12-31T23:59:59Z" });
     expect(far.status).toBe(200);
@@ -117,6 +123,9 @@ describe("an empty customer update", () => {
     expect(created.status, JSON.stringify(created.json)).toBe(201);
     const empty = await merchant.call("PATCH", `/payment-request/${created.json.referenceId}/customer`, {});
     expect(empty.status).toBe(400);
-    expect(empty.json).toMatchObject({ code: "ValidationError", validationDetails: [{ field: "body", message: "body must have at least 1 fields" }] });
+    expect(empty.json).toMatchObject({
+      code: "ValidationError",
+      validationDetails: [{ field: "body", rule: "minProperties", limit: 1, message: "body must have at least 1 fields" }],
+    });
   });
 });

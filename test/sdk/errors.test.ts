@@ -111,6 +111,23 @@ describe("validationDetailsOf", () => {
     ]);
   });
 
+  it("keeps each entry's rule and its bound, and leaves out ones of the wrong type", () => {
+    const body = {
+      validationDetails: [
+        { field: "name", message: "name must have at most 100 characters", rule: "maxLength", limit: 100 },
+        { field: "body", message: "body must have exactly one of a, b", rule: "exactlyOneOf", fields: ["a", "b"] },
+        { field: "logoUrl", message: "logoUrl must be a valid uri", rule: "format", format: "uri" },
+        { field: "x", message: "m", rule: 1, limit: "2", format: null, fields: ["a", 1] },
+      ],
+    };
+    expect(validationDetailsOf(body)).toEqual([
+      { field: "name", message: "name must have at most 100 characters", rule: "maxLength", limit: 100 },
+      { field: "body", message: "body must have exactly one of a, b", rule: "exactlyOneOf", fields: ["a", "b"] },
+      { field: "logoUrl", message: "logoUrl must be a valid uri", rule: "format", format: "uri" },
+      { field: "x", message: "m" },
+    ]);
+  });
+
   it("leaves out entries without a string field and message, and keeps nothing else of an entry", () => {
     const body = { validationDetails: [null, "amount", { field: "amount" }, { field: 1, message: "m" }, { field: "body", message: "m", extra: true }] };
     expect(validationDetailsOf(body)).toEqual([{ field: "body", message: "m" }]);

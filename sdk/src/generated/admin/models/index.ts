@@ -110,6 +110,7 @@ export * from './TestWebhookStatus.js';
 export * from './UnmatchedReason.js';
 export * from './ValidationDetail.js';
 export * from './ValidationErrorBody.js';
+export * from './ValidationRule.js';
 export * from './WebhookEventCatalogItem.js';
 export * from './WebhookSigningSecret.js';
 export * from './WebhookSubscription.js';

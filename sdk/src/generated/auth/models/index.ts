@@ -29,3 +29,4 @@ export * from './StandardTokenResponse.js';
 export * from './TokenSet.js';
 export * from './ValidationDetail.js';
 export * from './ValidationErrorBody.js';
+export * from './ValidationRule.js';

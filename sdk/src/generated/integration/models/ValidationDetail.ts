@@ -13,6 +13,14 @@
  */
 
 import { mapValues } from '../runtime.js';
+import type { ValidationRule } from './ValidationRule.js';
+import {
+    ValidationRuleFromJSON,
+    ValidationRuleFromJSONTyped,
+    ValidationRuleToJSON,
+    ValidationRuleToJSONTyped,
+} from './ValidationRule.js';
+
 /**
  * One field that failed validation.
  * @export
@@ -24,10 +32,28 @@ export interface ValidationDetail {
      */
     field: string;
     /**
-     * What is wrong with it.
+     * What is wrong with it (English, for developers: decide by `rule`, never by this text).
      */
     message: string;
+    /**
+     * Which rule the field broke.
+     */
+    rule: ValidationRule;
+    /**
+     * The rule's bound: a length, a count, a number, a count of decimals or of days.
+     */
+    limit?: number;
+    /**
+     * With `format`: the format the text must have.
+     */
+    format?: string;
+    /**
+     * With `exactlyOneOf`: the alternatives; with `dateOrder`: the field it is compared with.
+     */
+    fields?: Array<string>;
 }
+
+
 
 /**
  * Check if a given object implements the ValidationDetail interface.
@@ -35,6 +61,7 @@ export interface ValidationDetail {
 export function instanceOfValidationDetail(value: object): value is ValidationDetail {
     if (!('field' in value) || value['field'] === undefined) return false;
     if (!('message' in value) || value['message'] === undefined) return false;
+    if (!('rule' in value) || value['rule'] === undefined) return false;
     return true;
 }
 
@@ -50,6 +77,10 @@ export function ValidationDetailFromJSONTyped(json: any, ignoreDiscriminator: bo
         
         'field': json['field'],
         'message': json['message'],
+        'rule': ValidationRuleFromJSON(json['rule']),
+        'limit': json['limit'] == null ? undefined : json['limit'],
+        'format': json['format'] == null ? undefined : json['format'],
+        'fields': json['fields'] == null ? undefined : json['fields'],
     };
 }
 
@@ -66,6 +97,10 @@ export function ValidationDetailToJSONTyped(value?: ValidationDetail | null, ign
         
         'field': value['field'],
         'message': value['message'],
+        'rule': ValidationRuleToJSON(value['rule']),
+        'limit': value['limit'],
+        'format': value['format'],
+        'fields': value['fields'],
     };
 }
 

@@ -64,5 +64,6 @@ export * from './UnmatchedReason.js';
 export * from './UpdatePaymentRequestCustomer409Response.js';
 export * from './ValidationDetail.js';
 export * from './ValidationErrorBody.js';
+export * from './ValidationRule.js';
 export * from './WebhookEvent.js';
 export * from './WebhookHeaders.js';
