@@ -105,6 +105,7 @@ export const ERROR_CATALOG = {
   TenantDuplicateKeyError: { status: 409, shape: "general" },
   TenantHasBoundUsersError: { status: 409, shape: "general" },
   ClientUrlNotFoundError: { status: 404, shape: "general" },
+  IntegrationPaymentRequestNotFoundError: { status: 404, shape: "general" },
   ClientUrlNotTestableError: { status: 400, shape: "general" },
   EventNotFoundError: { status: 404, shape: "general" },
   EventNotDeliverableError: { status: 409, shape: "general" },

@@ -21,7 +21,7 @@ export const PORTAL_CSP = [
 ].join("; ");
 
 export const PORTAL_INDEX_HTML = `<!doctype html>
-<html lang="es">
+<html lang="es-AR">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">

@@ -3,6 +3,7 @@
 import { sql, type Kysely } from "kysely";
 import type { Database } from "../../db/schema.ts";
 import type { ChargeState } from "../../db/tables/charges.table.ts";
+import { DomainError } from "../errors.ts";
 import { ofUnlinkedMerchant } from "../merchants/unlinked-merchants.ts";
 
 /** A page of the integration's charges, newest first, optionally in one state; not those of an unlinked merchant account. */
@@ -23,4 +24,30 @@ export async function listIntegrationCharges(db: Kysely<Database>, integrationCl
     base.select((eb) => eb.fn.countAll<string>().as("total")).executeTakeFirstOrThrow(),
   ]);
   return { items: rows, total: Number(count.total) };
+}
+
+/**
+ * One charge of the integration (any merchant account still linked) with its CVU and the transfers
+ * reconciled to it, oldest first; 404 otherwise.
+ */
+export async function getIntegrationCharge(db: Kysely<Database>, integrationClientId: string, chargeId: string) {
+  const row = await db
+    .selectFrom("charges as c")
+    .leftJoin("cvu_accounts as a", "a.id", "c.cvu_account_id")
+    .selectAll("c")
+    .select("a.cvu")
+    .where("c.id", "=", chargeId)
+    .where("c.integration_client_id", "=", integrationClientId)
+    .where(sql<boolean>`not ${ofUnlinkedMerchant("c")}`)
+    .executeTakeFirst();
+  if (!row) throw new DomainError("IntegrationPaymentRequestNotFoundError", "No charge with this paymentRequestId in the integration");
+  const payments = await db
+    .selectFrom("transfers")
+    .select(["transaction_id", "amount_cents", "operated_at", "sender_name", "sender_cuil"])
+    .where("charge_id", "=", row.id)
+    .orderBy("operated_at")
+    .orderBy("id")
+    .execute();
+  const { cvu, ...charge } = row;
+  return { charge, cvu, payments };
 }

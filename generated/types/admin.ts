@@ -752,6 +752,27 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/my-integration/payment-requests/{paymentRequestId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get one of the integration's charges
+         * @description One charge of the integration with its payer, CVU, amounts by due date and the payments received
+         *     (what the list leaves out). The notifications and events of the charge have their own lists.
+         */
+        get: operations["getIntegrationPaymentRequest"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/my-integration/payout-link": {
         parameters: {
             query?: never;
@@ -1866,6 +1887,30 @@ export type components = {
          * @enum {string}
          */
         GoLiveStatus: "approved" | "in_review";
+        /** @description What a due date asks: the amount until that date (from the second date on, with the surcharge). */
+        IntegrationChargeDueAmount: {
+            /** @description `YYYY-MM-DD`, or a date with a time for a short-lived charge (as the charge was created). */
+            dueDate: string;
+            amount: components["schemas"]["Pesos"];
+            /** @description The surcharge included in `amount`, on a date after the first. */
+            surchargeApplied?: components["schemas"]["Pesos"];
+        };
+        /** @description One payment received for a charge: a bank transfer that was reconciled to it. */
+        IntegrationChargePayment: {
+            /** @description The bank's transaction id (`idTransaccion`). */
+            transactionId: string;
+            /** @description Pesos received. */
+            amount: components["schemas"]["Pesos"];
+            /**
+             * Format: date-time
+             * @description When the payer made the transfer, as the bank reports it.
+             */
+            operatedAt: string;
+            /** @description The payer's name as the bank reports it; absent when it reported none. */
+            payerName?: string;
+            /** @description The payer's CUIL or CUIT as the bank reports it; absent when it reported none. */
+            payerCuil?: string;
+        };
         /** @description An integration client to create. */
         IntegrationClientCreate: {
             /** @description 2 to 100 characters; shown to merchants on the authorization screen. */
@@ -2139,6 +2184,43 @@ export type components = {
             createdAt: string;
             /** @description The charge's state (the public enum of the Integration API). */
             status: components["schemas"]["PaymentRequestState"];
+        };
+        /** @description One charge of the integration, as its admins see it in the portal. */
+        IntegrationPaymentRequestDetail: {
+            paymentRequestId: components["schemas"]["Uuid"];
+            /** @description The integrator's `referenceId`, or `null` when the charge was not created through the Integration API. */
+            integrationReferenceId: string | null;
+            /** @description Sum of the payments received, in pesos (0 when none). */
+            paidAmount: components["schemas"]["Pesos"];
+            /** @description The payer's email; absent when the charge has none. */
+            payerEmail?: string;
+            description: string;
+            /**
+             * Format: date-time
+             * @description When the charge was created.
+             */
+            createdAt: string;
+            /** @description The charge's state (the public enum of the Integration API). */
+            status: components["schemas"]["PaymentRequestState"];
+            /** @description The payer's name. */
+            customerName: string;
+            /** @description The payer's CUIL, CUIT or DNI; only for a charge reconciled by CUIL. */
+            customerTaxDocument?: string;
+            /**
+             * @description How transfers are matched to it: by its own CVU, or by the payer's CUIL.
+             * @enum {string}
+             */
+            conciliationType: "cvu" | "cuil";
+            /** @description The amount asked, in pesos; absent for a draft (a charge created without an amount). */
+            amount?: components["schemas"]["Pesos"];
+            /** @description The due dates, as created. */
+            dueDates: string[];
+            /** @description What each due date asks; empty for a draft. */
+            dueAmounts: components["schemas"]["IntegrationChargeDueAmount"][];
+            /** @description The CVU the payer transfers to, while the charge holds one. */
+            cvu?: components["schemas"]["Cvu"];
+            /** @description The payments received, oldest first. */
+            payments: components["schemas"]["IntegrationChargePayment"][];
         };
         /** @description A page of the integration's charges. */
         IntegrationPaymentRequestPage: {
@@ -7027,6 +7109,130 @@ export interface operations {
             };
             /** @description 403 `ForbiddenError` (the admin's role does not allow the operation: `INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`) or `PasswordChangeRequiredError` (the session was opened with a temporary password: change it with `POST /integration/admin/change-password` first). */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /** @description 500 `InternalServerError`: an internal error; quote the `id` to support. Safe to retry reads; after a write, read the resource again before retrying. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /**
+             * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
+             *     just now (a restart, a failover). Nothing was done; retry after the wait.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying (always sent with this code). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+        };
+    };
+    getIntegrationPaymentRequest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                paymentRequestId: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "paymentRequestId": "0b7e4f3a-9c2d-4e8b-a1f6-3d5c7b9e2a10",
+                     *       "integrationReferenceId": "INV-2026-000123",
+                     *       "paidAmount": 5000,
+                     *       "payerEmail": "juan.perez@example.com",
+                     *       "description": "Cuota de diciembre",
+                     *       "createdAt": "2026-11-22T13:05:00Z",
+                     *       "status": "partial_payment",
+                     *       "customerName": "Juan Pérez",
+                     *       "conciliationType": "cvu",
+                     *       "amount": 15000,
+                     *       "dueDates": [
+                     *         "2026-12-10",
+                     *         "2026-12-20"
+                     *       ],
+                     *       "dueAmounts": [
+                     *         {
+                     *           "dueDate": "2026-12-10",
+                     *           "amount": 15000
+                     *         },
+                     *         {
+                     *           "dueDate": "2026-12-20",
+                     *           "amount": 16500,
+                     *           "surchargeApplied": 1500
+                     *         }
+                     *       ],
+                     *       "cvu": "0000003100012345678901",
+                     *       "payments": [
+                     *         {
+                     *           "transactionId": "TRX-20261125-000042",
+                     *           "amount": 5000,
+                     *           "operatedAt": "2026-11-25T14:30:00Z",
+                     *           "payerName": "Juan Pérez",
+                     *           "payerCuil": "20301234563"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["IntegrationPaymentRequestDetail"];
+                };
+            };
+            /** @description The request does not meet the contract: missing field, bad type or range, or a field not accepted. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                };
+            };
+            /**
+             * @description 401 `UnauthorizedError`: the token is missing or sent in more than one `Authorization` header; not signed by
+             *     Cobro, of another issuer, altered, expired or not valid yet; its session was signed out; or it is not an
+             *     admin `idToken` (a merchant account's token and refresh tokens are refused).
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /** @description 403 `ForbiddenError` (the admin's role does not allow the operation: `INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`) or `PasswordChangeRequiredError` (the session was opened with a temporary password: change it with `POST /integration/admin/change-password` first). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /** @description 404 `IntegrationPaymentRequestNotFoundError`: no charge with this id in the integration (or it belongs to a merchant account no longer linked). */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

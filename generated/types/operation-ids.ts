@@ -88,6 +88,7 @@ export const adminOperationIds = [
   "getOffer",
   "replaceOffer",
   "listIntegrationPaymentRequests",
+  "getIntegrationPaymentRequest",
   "getPayoutLink",
   "invitePayoutLink",
   "resendPayoutLinkInvite",

@@ -21,7 +21,7 @@ import { getOffer, replaceOffer } from "./offer.ts";
 import { createIntegrationClient, getIntegrationClient, listIntegrationClients, updateIntegrationClient } from "./integration-clients.ts";
 import { createClientAdmin, listClientAdmins, listMyIntegrationAdmins, resendClientAdminWelcome } from "./client-admins.ts";
 import { getMyIntegration, rotateClientSecret, updateMyIntegration, uploadLogo } from "./my-integration.ts";
-import { listIntegrationPaymentRequests } from "./integration-payment-requests.ts";
+import { getIntegrationPaymentRequest, listIntegrationPaymentRequests } from "./integration-payment-requests.ts";
 import { listNotifications } from "./notifications.ts";
 import { exportEarningsCsv, getEarnings, getPlatformEarnings } from "./earnings.ts";
 import { createApiKeys, getApiKeys, replaceAllowedOrigins, rotateApiSecretKey } from "./api-keys.ts";
@@ -79,6 +79,7 @@ export const adminHandlers: HandlerMap<operations, AdminApiCaller> = {
   getOffer,
   replaceOffer,
   listIntegrationPaymentRequests,
+  getIntegrationPaymentRequest,
   getPayoutLink,
   invitePayoutLink,
   resendPayoutLinkInvite,

@@ -1,9 +1,11 @@
 // Every failed call becomes one `ApiError` a page can show: a sentence in Spanish for the whole request
-// (shown in a role=alert box) and, for a 400 ValidationError, one sentence per field of the form
-// (`validationDetails`, shown under the field). The SDK throws `ResponseError` for an answer that is not
+// (shown in a role=alert box) and, for a 400 ValidationError, one sentence per field of the form, worded
+// from each entry's `rule` (`validationDetails`, shown under the field). The API's English `message` is
+// never shown: the code and the rule decide what the person reads. The SDK throws `ResponseError` for an answer that is not
 // 2xx and `FetchError` when no answer came; its error helpers read them, as they do for any integrator
 // (`@cobro/sdk/errors`: the package's root also holds the Node-only helpers, which a browser bundle cannot take).
-import { type ErrorCode, errorBodyOf, errorCodeOf, isNoAnswerError, isResponseError, validationDetailsOf } from "@cobro/sdk/errors";
+import { type ErrorCode, errorBodyOf, errorCodeOf, isNoAnswerError, isResponseError, type ValidationDetailLike, validationDetailsOf } from "@cobro/sdk/errors";
+import { plural } from "./format.ts";
 
 export interface ApiError {
   /** 0 when no answer came. */
@@ -50,6 +52,7 @@ const MESSAGES: Record<ErrorCode, string | null> = {
   // The integration's settings: URLs, webhooks, events, tenants, widget keys, logo.
   WebhookUrlBlockedError: "Esa URL no se acepta: apunta a una red interna o no usa https.",
   ClientUrlNotFoundError: "No encontramos esa URL.",
+  IntegrationPaymentRequestNotFoundError: "No encontramos ese cobro en tu integración.",
   ClientUrlNotTestableError: "Solo se prueban las URL de webhook.",
   UnknownWebhookEventError: "Uno de los eventos elegidos no existe en el catálogo.",
   WebhookSigningSecretNotFoundError: "Tu integración todavía no tiene secreto de firma.",
@@ -121,12 +124,84 @@ function messageForStatus(status: number): string {
   return "No se pudo completar la operación.";
 }
 
-/** The API's English sentence about one field, in Spanish words (the field's own label is beside it). */
-function fieldMessage(field: string, message: string): string {
-  const rest = message.startsWith(field) ? message.slice(field.length).replace(/^[:\s]+/, "") : message;
-  if (rest === "is required") return "Completá este campo.";
-  if (rest === "field not accepted") return "Este campo no se acepta.";
-  return `El valor no es válido (${rest}).`;
+const number = new Intl.NumberFormat("es-AR", { maximumFractionDigits: 4 });
+
+/** What a text of a `format` must look like, in words. */
+const FORMAT_MESSAGES: Record<string, string> = {
+  uri: "Ingresá una URL completa, por ejemplo https://tu-sitio.com.ar/webhooks.",
+  email: "Ingresá un email válido, por ejemplo nombre@empresa.com.ar.",
+  date: "Ingresá una fecha real (dd/mm/aaaa).",
+  "date-time": "Ingresá una fecha y hora válidas.",
+  uuid: "El identificador no es válido.",
+  duration: "Ingresá una duración válida.",
+};
+
+/**
+ * A field's problem in Spanish, worded from the rule the API names (`rule`, with `limit` and `format`):
+ * never from its English `message`, which is for developers. The field's own label is beside it.
+ */
+export function fieldMessage(detail: ValidationDetailLike): string {
+  const limit = detail.limit ?? 0;
+  switch (detail.rule) {
+    case "required":
+      return "Completá este campo.";
+    case "notAccepted":
+      return "Este dato no se acepta acá.";
+    case "type":
+    case "invalid":
+    case undefined:
+      return "El valor no es válido.";
+    case "enum":
+      return "Elegí una de las opciones.";
+    case "minLength":
+      return limit <= 1 ? "Completá este campo." : `Tiene que tener al menos ${plural(limit, "carácter", "caracteres")}.`;
+    case "maxLength":
+      return `Puede tener hasta ${plural(limit, "carácter", "caracteres")}.`;
+    case "minItems":
+      return `Tiene que tener al menos ${plural(limit, "elemento", "elementos")}.`;
+    case "maxItems":
+      return `Puede tener hasta ${plural(limit, "elemento", "elementos")}.`;
+    case "minProperties":
+      return "Cambiá al menos un dato.";
+    case "maxProperties":
+      return `Puede tener hasta ${plural(limit, "dato", "datos")}.`;
+    case "minimum":
+      return `Tiene que ser ${number.format(limit)} o más.`;
+    case "exclusiveMinimum":
+      return `Tiene que ser mayor que ${number.format(limit)}.`;
+    case "maximum":
+      return `Tiene que ser ${number.format(limit)} o menos.`;
+    case "exclusiveMaximum":
+      return `Tiene que ser menor que ${number.format(limit)}.`;
+    case "decimals":
+      return `Usá hasta ${plural(limit, "decimal", "decimales")}.`;
+    case "multipleOf":
+      return `Tiene que ser múltiplo de ${number.format(limit)}.`;
+    case "pattern":
+      return "El formato no es válido.";
+    case "format":
+      return FORMAT_MESSAGES[detail.format ?? ""] ?? "El formato no es válido.";
+    case "exactlyOneOf":
+      return "Completá uno solo de estos datos.";
+    case "blank":
+      return "Escribí algo más que espacios.";
+    case "https":
+      return "La URL tiene que empezar con https://.";
+    case "url":
+      return "Esa URL no se acepta: no puede apuntar a una red interna ni llevar usuario o contraseña.";
+    case "taxDocument":
+      return "Ingresá un CUIL o CUIT válido (11 dígitos) o un DNI (7 u 8 dígitos).";
+    case "dateOrder":
+      return "Las fechas no están en orden: revisá el desde y el hasta.";
+    case "outOfRange":
+      return "El valor está fuera de lo permitido.";
+    case "nulCharacter":
+      return "El texto tiene un carácter que no se acepta.";
+    case "malformed":
+      return "No se pudo leer lo que enviaste. Recargá la página y probá de nuevo.";
+    default:
+      return "El valor no es válido.";
+  }
 }
 
 export async function apiErrorOf(error: unknown): Promise<ApiError> {
@@ -137,7 +212,7 @@ export async function apiErrorOf(error: unknown): Promise<ApiError> {
     const code = errorCodeOf(body) ?? `HTTP${status}`;
     const fieldErrors: Record<string, string> = {};
     for (const detail of validationDetailsOf(body)) {
-      if (!(detail.field in fieldErrors)) fieldErrors[detail.field] = fieldMessage(detail.field, detail.message);
+      if (!(detail.field in fieldErrors)) fieldErrors[detail.field] = fieldMessage(detail);
     }
     return { status, code, message: messageForCode(code) ?? messageForStatus(status), fieldErrors };
   }
@@ -147,9 +222,13 @@ export async function apiErrorOf(error: unknown): Promise<ApiError> {
   return { status: 0, code: "UnexpectedError", message: "Algo salió mal en el portal. Recargá la página y probá de nuevo.", fieldErrors: {} };
 }
 
-/** The field errors that no field of the form shows: they go in the general box. */
+/**
+ * The field errors that no field of the form shows: they go in the general box, as their sentences alone
+ * (a field's name is the API's, in English, and means nothing to the person at the form).
+ */
 export function unplacedFieldErrors(error: ApiError, fields: readonly string[]): string[] {
-  return Object.entries(error.fieldErrors)
+  const sentences = Object.entries(error.fieldErrors)
     .filter(([field]) => !fields.includes(field))
-    .map(([field, message]) => `${field}: ${message}`);
+    .map(([, message]) => message);
+  return [...new Set(sentences)];
 }

@@ -13,6 +13,11 @@ export function formatMoney(pesos: number): string {
 
 const count = new Intl.NumberFormat("es-AR", { maximumFractionDigits: 0 });
 
+/** `1 cobro`, `1.000 cobros`: a count with its noun in the right number. */
+export function plural(value: number, one: string, many: string): string {
+  return `${count.format(value)} ${value === 1 ? one : many}`;
+}
+
 /** A count → `1.000`. */
 export function formatCount(value: number): string {
   return count.format(value);

@@ -114,3 +114,15 @@ export const INTEGRATION_TYPE_LABELS: Record<IntegrationClientType, string> = {
   both: "API y widget",
   multitenant: "Multi-tenant",
 };
+
+/** The events of the catalogue, as the portal names them (one term per concept: see docs/portal/glossary.md). */
+const EVENT_NAME_LABELS: Record<string, string> = {
+  "payment_request.payment_received": "Pago recibido",
+  "payment_request.expired": "Cobro vencido",
+  "payment.unmatched": "Pago sin imputar",
+};
+
+/** An event's name in Spanish; an event the portal does not know yet keeps its technical name. */
+export function eventLabel(event: string): string {
+  return EVENT_NAME_LABELS[event] ?? event;
+}

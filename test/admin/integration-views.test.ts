@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { linkedMerchant, postJson, read, serviceForFile, startTestService } from "../helpers/service.ts";
 import { chargeBody } from "../helpers/charges.ts";
-import { signedInAdmin } from "../helpers/sandbox-admin.ts";
+import { sandboxAdmin, signedInAdmin } from "../helpers/sandbox-admin.ts";
 
 const t = serviceForFile({ start: new Date("2026-11-22T15:00:00Z") });
 
@@ -59,6 +59,60 @@ describe("the integration admin's views", () => {
       offset: 0,
     });
     expect((await call("GET", "/my-integration/payment-requests?status=canceled")).json.total).toBe(0);
+  });
+
+  it("shows one charge with its payer, CVU, amounts by due date and payments; 404 for another integration's or an unknown one", async () => {
+    const m = await linkedMerchant(t);
+    const admin = await sandboxAdmin(t, m.sandbox);
+    const created = await m.call(
+      "POST",
+      "/payment-request",
+      chargeBody({
+        referenceId: "VIEW-DETAIL-1",
+        customer: { name: "Ana Gómez", email: "ana@example.com" },
+        amount: 1500,
+        dueDates: ["2026-12-01", "2026-12-15"],
+        surcharge: { type: "fixed", value: 200 },
+      }),
+    );
+    expect(created.status, created.text).toBe(201);
+    const paid = await admin.simulate({ cvu: created.json.CVU, amount: 500, fechaOperacion: "2026-11-22T14:00:00Z" });
+    expect(paid.json.conciliated).toBe(true);
+
+    const detail = await admin.call("GET", `/my-integration/payment-requests/${created.json.paymentRequestId}`);
+    expect(detail.status).toBe(200);
+    expect(detail.json).toEqual({
+      paymentRequestId: created.json.paymentRequestId,
+      integrationReferenceId: "VIEW-DETAIL-1",
+      paidAmount: 500,
+      payerEmail: "ana@example.com",
+      description: created.json.description,
+      createdAt: "2026-11-22T15:00:00.000Z",
+      status: "partial_payment",
+      customerName: "Ana Gómez",
+      conciliationType: "cvu",
+      amount: 1500,
+      dueDates: ["2026-12-01", "2026-12-15"],
+      dueAmounts: [
+        { dueDate: "2026-12-01", amount: 1500 },
+        { dueDate: "2026-12-15", amount: 1700, surchargeApplied: 200 },
+      ],
+      cvu: created.json.CVU,
+      payments: [
+        { transactionId: paid.json.idTransaccion, amount: 500, operatedAt: "2026-11-22T14:00:00.000Z", payerName: "Juan Pérez", payerCuil: "20301234563" },
+      ],
+    });
+
+    const other = await signedInAdmin(t, (await linkedMerchant(t)).sandbox.integrationAdmin);
+    const foreign = await other.call("GET", `/my-integration/payment-requests/${created.json.paymentRequestId}`);
+    expect(foreign.status).toBe(404);
+    expect(foreign.json).toEqual({ code: "IntegrationPaymentRequestNotFoundError", message: expect.any(String), id: expect.any(String) });
+    expect((await admin.call("GET", "/my-integration/payment-requests/0b7e4f3a-9c2d-4e8b-a1f6-3d5c7b9e2a10")).json.code).toBe(
+      "IntegrationPaymentRequestNotFoundError",
+    );
+    const malformed = await admin.call("GET", "/my-integration/payment-requests/not-a-uuid");
+    expect(malformed.status).toBe(400);
+    expect(malformed.json.validationDetails).toEqual([expect.objectContaining({ field: "paymentRequestId", rule: expect.any(String) })]);
   });
 
   it("shows each merchant account's commission: the offer it accepted when it linked, kept while linked", async () => {

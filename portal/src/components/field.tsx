@@ -1,4 +1,6 @@
-// A labelled form field with its hint and its error under it (tied with aria-describedby).
+// A labelled form field with its hint and its error under it (tied with aria-describedby). A required
+// field is marked after its label, and a required field left blank says so, whatever rule the API named
+// for the empty text (a pattern, a minimum length).
 import type { InputHTMLAttributes, PartialInputHTMLAttributes, PartialSelectHTMLAttributes, SelectHTMLAttributes } from "preact";
 import { useId } from "preact/hooks";
 
@@ -6,15 +8,33 @@ type InputProps = Omit<PartialInputHTMLAttributes<HTMLInputElement>, "id" | "val
 
 export interface FieldProps extends InputProps {
   label: string;
-  type?: "text" | "email" | "password" | "tel" | "url" | "date";
+  type?: "text" | "email" | "password" | "tel" | "url" | "date" | "time";
   value: string;
   onValue: (value: string) => void;
   error?: string;
   hint?: string;
 }
 
-export function Field({ label, type = "text", value, onValue, error, hint, ...input }: FieldProps) {
+/**
+ * The mark after a required field's label, outside the <label> so that the field's name stays its label;
+ * hidden from assistive technology, which hears the input's own `required` ("obligatorio") instead.
+ */
+export function RequiredMark({ required }: { required: boolean | undefined }) {
+  return required ? (
+    <span class="required-mark" aria-hidden="true" title="Obligatorio">
+      *
+    </span>
+  ) : null;
+}
+
+/** What a field's error says: "complete it" for a required field left blank, else the API's rule in words. */
+function shownError(error: string | undefined, required: unknown, value: string): string | undefined {
+  return error && required && value.trim() === "" ? "Completá este campo." : error;
+}
+
+export function Field({ label, type = "text", value, onValue, error: apiError, hint, ...input }: FieldProps) {
   const id = useId();
+  const error = shownError(apiError, input.required, value);
   const hintId = hint ? `${id}-hint` : undefined;
   const errorId = error ? `${id}-error` : undefined;
   const describedBy = [hintId, errorId].filter(Boolean).join(" ") || undefined;
@@ -30,7 +50,10 @@ export function Field({ label, type = "text", value, onValue, error, hint, ...in
   } as InputHTMLAttributes<HTMLInputElement>;
   return (
     <div class={error ? "field field-invalid" : "field"}>
-      <label for={id}>{label}</label>
+      <div class="field-label">
+        <label for={id}>{label}</label>
+        <RequiredMark required={Boolean(input.required)} />
+      </div>
       <input {...attributes} />
       {hint && (
         <p class="field-hint" id={hintId}>
@@ -67,7 +90,10 @@ export function SelectField({ label, value, onValue, options, error, ...select }
   } as SelectHTMLAttributes<HTMLSelectElement>;
   return (
     <div class={error ? "field field-invalid" : "field"}>
-      <label for={id}>{label}</label>
+      <div class="field-label">
+        <label for={id}>{label}</label>
+        <RequiredMark required={Boolean(select.required)} />
+      </div>
       <select {...attributes}>
         {options.map((option) => (
           <option key={option.value} value={option.value}>

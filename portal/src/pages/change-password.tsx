@@ -29,6 +29,7 @@ export function ChangePassword() {
         <ErrorAlert error={change.error} />
         <Field
           label="Contraseña actual"
+          required
           type="password"
           name="currentPassword"
           autocomplete="current-password"
@@ -38,6 +39,7 @@ export function ChangePassword() {
         />
         <Field
           label="Contraseña nueva"
+          required
           type="password"
           name="newPassword"
           autocomplete="new-password"

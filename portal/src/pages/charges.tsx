@@ -8,6 +8,7 @@ import { useResource } from "../components/use-resource.ts";
 import { formatDateTime, formatMoney } from "../format.ts";
 import { Link, navigate } from "../router.ts";
 import { CHARGE_STATE_LABELS, isChargeState } from "../status-labels.ts";
+import { TableScroll } from "../components/table-scroll.tsx";
 
 const PAGE_SIZE = 20;
 
@@ -41,7 +42,7 @@ export function ChargeList({ query }: { query: URLSearchParams }) {
             <Empty>{status ? `No hay cobros en estado «${CHARGE_STATE_LABELS[status]}».` : "Todavía no hay cobros."}</Empty>
           ) : (
             <>
-              <div class="table-wrap">
+              <TableScroll label="cobros">
                 <table>
                   <caption class="visually-hidden">Cobros de la integración</caption>
                   <thead>
@@ -73,7 +74,7 @@ export function ChargeList({ query }: { query: URLSearchParams }) {
                     ))}
                   </tbody>
                 </table>
-              </div>
+              </TableScroll>
               <Pager page={page} pageSize={PAGE_SIZE} total={result.total} items="cobros" onPage={(next) => go({ page: next })} />
             </>
           );

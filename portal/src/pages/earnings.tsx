@@ -10,6 +10,7 @@ import { useAction, useResource } from "../components/use-resource.ts";
 import { formatDate, formatDateTime, formatMoney } from "../format.ts";
 import { decimalText } from "../input-parsing.ts";
 import { Link } from "../router.ts";
+import { TableScroll } from "../components/table-scroll.tsx";
 
 const PAGE_SIZE = 20;
 
@@ -76,7 +77,7 @@ export function Earnings() {
               <Empty>No hubo pagos en esas fechas.</Empty>
             ) : (
               <>
-                <div class="table-wrap">
+                <TableScroll label="ganancias por pago">
                   <table>
                     <caption class="visually-hidden">Pagos del período</caption>
                     <thead>
@@ -113,7 +114,7 @@ export function Earnings() {
                       ))}
                     </tbody>
                   </table>
-                </div>
+                </TableScroll>
                 <Pager page={page} pageSize={PAGE_SIZE} total={result.total} items="pagos" onPage={setPage} />
               </>
             )}

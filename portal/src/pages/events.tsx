@@ -7,9 +7,10 @@ import { SelectField } from "../components/field.tsx";
 import { Empty, ErrorAlert, Loaded, Notice } from "../components/feedback.tsx";
 import { Pager } from "../components/pager.tsx";
 import { useAction, useResource } from "../components/use-resource.ts";
-import { formatDateTime } from "../format.ts";
+import { formatDateTime, plural } from "../format.ts";
 import { navigate } from "../router.ts";
-import { EVENT_STATUS_LABELS } from "../status-labels.ts";
+import { EventCharge } from "../components/event-charge.tsx";
+import { EVENT_STATUS_LABELS, eventLabel } from "../status-labels.ts";
 
 const PAGE_SIZE = 20;
 
@@ -55,9 +56,9 @@ export function EventLog({ query }: { query: URLSearchParams }) {
   };
   const eventOptions = [
     { value: "", label: "Todos" },
-    ...(catalog.status === "ready" ? catalog.data.map((item) => ({ value: item.event, label: item.event })) : []),
+    ...(catalog.status === "ready" ? catalog.data.map((item) => ({ value: item.event, label: eventLabel(item.event) })) : []),
   ];
-  if (event && !eventOptions.some((option) => option.value === event)) eventOptions.push({ value: event, label: event });
+  if (event && !eventOptions.some((option) => option.value === event)) eventOptions.push({ value: event, label: eventLabel(event) });
   return (
     <>
       <h1>Eventos</h1>
@@ -97,9 +98,12 @@ function EventItem({ record }: { record: EventRecord }) {
   const resend = useAction(() => adminApi.events.resendEvent({ eventId: record.eventId }));
   const lastAttempt = current.attempts.at(-1);
   return (
-    <li aria-label={`${current.event} ${formatDateTime(current.createdAt)}`}>
+    <li aria-label={`${eventLabel(current.event)} ${formatDateTime(current.createdAt)}`}>
       <div class="event-head">
-        <span class="mono">{current.event}</span>
+        <span>
+          {eventLabel(current.event)} <span class="mono muted">{current.event}</span>
+        </span>
+        <EventCharge payload={current.payload} />
         <span class="muted">{formatDateTime(current.createdAt)}</span>
         <span class={`badge badge-${current.deliveryStatus}`} data-testid="event-status">
           {EVENT_STATUS_LABELS[current.deliveryStatus]}
@@ -107,7 +111,7 @@ function EventItem({ record }: { record: EventRecord }) {
       </div>
       <p class="event-detail muted">
         {current.notSentReason && `No se envió: ${NOT_SENT_LABELS[current.notSentReason]}. `}
-        {current.attempts.length === 0 ? "Sin intentos de entrega." : `${current.attempts.length} ${current.attempts.length === 1 ? "intento" : "intentos"}.`}
+        {current.attempts.length === 0 ? "Sin intentos de entrega." : `${plural(current.attempts.length, "intento", "intentos")}.`}
         {lastAttempt &&
           ` Último: ${formatDateTime(lastAttempt.attemptedAt)}${lastAttempt.responseStatus !== undefined ? `, HTTP ${lastAttempt.responseStatus}` : ""}${lastAttempt.error ? `, ${ATTEMPT_ERROR_LABELS[lastAttempt.error]}` : ""}.`}
         {current.nextAttemptAt && ` Próximo intento: ${formatDateTime(current.nextAttemptAt)}.`}

@@ -121,6 +121,7 @@ function ProposeCommission({ user, onProposed }: { user: IntegrationClientUser; 
       <ErrorAlert error={propose.error} extra={propose.error ? unplacedFieldErrors(propose.error, ["percentage"]) : []} />
       <Field
         label="Nueva comisión (%)"
+        required
         name="percentage"
         inputMode="decimal"
         autocomplete="off"

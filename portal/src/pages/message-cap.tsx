@@ -53,6 +53,7 @@ export function MessageCap() {
                 <ErrorAlert error={create.error} extra={create.error ? unplacedFieldErrors(create.error, CAP_FIELDS) : []} />
                 <Field
                   label="Mensajes por día"
+                  required
                   name="requestedPerDay"
                   inputMode="numeric"
                   autocomplete="off"
@@ -63,6 +64,7 @@ export function MessageCap() {
                 />
                 <Field
                   label="Motivo"
+                  required
                   name="reason"
                   autocomplete="off"
                   maxLength={500}

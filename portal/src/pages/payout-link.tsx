@@ -77,6 +77,7 @@ export function PayoutLink() {
                 <ErrorAlert error={invite.error} extra={invite.error ? unplacedFieldErrors(invite.error, ["email"]) : []} />
                 <Field
                   label="Email de la cuenta que cobra"
+                  required
                   type="email"
                   name="email"
                   autocomplete="email"

@@ -11,6 +11,7 @@ import { useAction, useResource } from "../components/use-resource.ts";
 import { formatDate, formatDateTime } from "../format.ts";
 import { integrationChanged } from "../integration-type.ts";
 import { CLIENT_ADMIN_STATUS_LABELS, INTEGRATION_TYPE_LABELS } from "../status-labels.ts";
+import { TableScroll } from "../components/table-scroll.tsx";
 
 export function Profile() {
   const integration = useResource(() => adminApi.myIntegration.getMyIntegration(), []);
@@ -81,9 +82,10 @@ function ProfileSection({ detail, onSaved }: { detail: IntegrationClientDetail; 
         }}
       >
         <ErrorAlert error={save.error} extra={save.error ? unplacedFieldErrors(save.error, PROFILE_FIELDS) : []} />
-        <Field label="Nombre" name="name" autocomplete="off" value={values.name} onValue={set("name")} error={errors.name} />
+        <Field label="Nombre" required name="name" autocomplete="off" value={values.name} onValue={set("name")} error={errors.name} />
         <Field
           label="Razón social"
+          required
           name="companyName"
           autocomplete="organization"
           value={values.companyName}
@@ -92,6 +94,7 @@ function ProfileSection({ detail, onSaved }: { detail: IntegrationClientDetail; 
         />
         <Field
           label="Email de contacto"
+          required
           type="email"
           name="contactEmail"
           autocomplete="email"
@@ -102,6 +105,7 @@ function ProfileSection({ detail, onSaved }: { detail: IntegrationClientDetail; 
         <Field label="Descripción" name="description" autocomplete="off" value={values.description} onValue={set("description")} error={errors.description} />
         <SelectField
           label="Tipo de integración"
+          required
           name="type"
           value={type}
           onValue={(value) => {
@@ -316,7 +320,7 @@ function AdminsSection() {
           list.items.length === 0 ? (
             <Empty>No hay administradores.</Empty>
           ) : (
-            <div class="table-wrap">
+            <TableScroll label="administradores">
               <table>
                 <thead>
                   <tr>
@@ -335,7 +339,7 @@ function AdminsSection() {
                   ))}
                 </tbody>
               </table>
-            </div>
+            </TableScroll>
           )
         }
       </Loaded>

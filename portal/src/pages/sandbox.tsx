@@ -4,12 +4,12 @@ import { useState } from "preact/hooks";
 import type { SimulatePaymentResult, TestTokens } from "@cobro/sdk/admin";
 import { adminApi } from "../api.ts";
 import { unplacedFieldErrors } from "../api-error.ts";
-import { Field } from "../components/field.tsx";
+import { Field, SelectField } from "../components/field.tsx";
 import { ErrorAlert, Loaded, Notice } from "../components/feedback.tsx";
 import { SecretOnce } from "../components/secret-once.tsx";
 import { useAction, useResource } from "../components/use-resource.ts";
-import { formatDate, formatDateTime, formatMoney } from "../format.ts";
-import { parsePesos } from "../input-parsing.ts";
+import { formatDate, formatDateTime, formatMoney, plural } from "../format.ts";
+import { parsePesos, parseWholeNumber } from "../input-parsing.ts";
 import { Link } from "../router.ts";
 import { UNMATCHED_REASON_LABELS } from "../status-labels.ts";
 
@@ -93,6 +93,7 @@ function SimulatePaymentSection() {
         <ErrorAlert error={simulate.error} extra={simulate.error ? unplacedFieldErrors(simulate.error, SIMULATE_FIELDS) : []} />
         <Field
           label="CVU del cobro"
+          required
           name="cvu"
           inputMode="numeric"
           autocomplete="off"
@@ -103,6 +104,7 @@ function SimulatePaymentSection() {
         />
         <Field
           label="Importe"
+          required
           name="amount"
           inputMode="decimal"
           autocomplete="off"
@@ -113,6 +115,7 @@ function SimulatePaymentSection() {
         />
         <Field
           label="CBU o CVU del pagador"
+          required
           name="externalAccountCvu"
           inputMode="numeric"
           autocomplete="off"
@@ -122,6 +125,7 @@ function SimulatePaymentSection() {
         />
         <Field
           label="CUIL o CUIT del pagador"
+          required
           name="externalAccountCuil"
           inputMode="numeric"
           autocomplete="off"
@@ -132,6 +136,7 @@ function SimulatePaymentSection() {
         />
         <Field
           label="Nombre del pagador"
+          required
           name="externalAccountName"
           autocomplete="off"
           value={values.externalAccountName}
@@ -166,10 +171,31 @@ function SimulationOutcome({ result }: { result: SimulatePaymentResult }) {
   );
 }
 
+/** The units the clock form moves by, and their letters in an ISO 8601 duration. */
+const CLOCK_UNITS = [
+  { value: "minutes", label: "minutos", duration: (n: number) => `PT${n}M` },
+  { value: "hours", label: "horas", duration: (n: number) => `PT${n}H` },
+  { value: "days", label: "días", duration: (n: number) => `P${n}D` },
+  { value: "weeks", label: "semanas", duration: (n: number) => `P${n}W` },
+] as const;
+
+/**
+ * The clock moves by a time (`advanceBy`) or to a moment (`advanceTo`): exactly one of the two, so the
+ * form asks which first and sends only that one. A moment is typed in Argentina's time (UTC-3, no DST).
+ */
 function SandboxClockSection() {
   const clock = useResource(() => adminApi.sandbox.getSandboxClock(), []);
-  const [advanceBy, setAdvanceBy] = useState("P1D");
-  const advance = useAction(() => adminApi.sandbox.advanceSandboxClock({ sandboxClockAdvance: { advanceBy: advanceBy.trim() } }));
+  const [mode, setMode] = useState<"by" | "to">("by");
+  const [amount, setAmount] = useState("1");
+  const [unit, setUnit] = useState<(typeof CLOCK_UNITS)[number]["value"]>("days");
+  const [day, setDay] = useState("");
+  const [time, setTime] = useState("10:00");
+  const [problem, setProblem] = useState<{ field: "amount" | "day"; message: string } | undefined>(undefined);
+  const advance = useAction((sandboxClockAdvance: { advanceBy: string } | { advanceTo: string }) =>
+    adminApi.sandbox.advanceSandboxClock({ sandboxClockAdvance }),
+  );
+  const byError = (problem?.field === "amount" && problem.message) || advance.error?.fieldErrors.advanceBy;
+  const toError = (problem?.field === "day" && problem.message) || advance.error?.fieldErrors.advanceTo;
   return (
     <section class="panel" aria-labelledby="clock-title">
       <h2 id="clock-title">Reloj del Sandbox</h2>
@@ -181,7 +207,7 @@ function SandboxClockSection() {
             <dt>Hoy</dt>
             <dd>{formatDate(now.today)}</dd>
             <dt>Adelantado</dt>
-            <dd>{now.offsetSeconds === 0 ? "No" : `${Math.round(now.offsetSeconds / 3600)} h`}</dd>
+            <dd>{now.offsetSeconds === 0 ? "No" : plural(Math.round(now.offsetSeconds / 3600), "hora", "horas")}</dd>
           </dl>
         )}
       </Loaded>
@@ -189,21 +215,49 @@ function SandboxClockSection() {
         noValidate
         onSubmit={async (event) => {
           event.preventDefault();
-          if (await advance.run()) clock.reload();
+          setProblem(undefined);
+          let body: { advanceBy: string } | { advanceTo: string };
+          if (mode === "by") {
+            const count = parseWholeNumber(amount);
+            if (count === undefined || count < 1) return setProblem({ field: "amount", message: "Ingresá un número entero mayor que 0." });
+            body = { advanceBy: CLOCK_UNITS.find((option) => option.value === unit)!.duration(count) };
+          } else {
+            if (!/^\d{4}-\d{2}-\d{2}$/.test(day) || !/^\d{2}:\d{2}$/.test(time)) return setProblem({ field: "day", message: "Elegí el día y la hora." });
+            body = { advanceTo: `${day}T${time}:00-03:00` };
+          }
+          if (await advance.run(body)) clock.reload();
         }}
       >
-        <ErrorAlert error={advance.error} extra={advance.error ? unplacedFieldErrors(advance.error, ["advanceBy"]) : []} />
-        <Field
-          label="Adelantar"
-          name="advanceBy"
-          autocomplete="off"
-          hint="Una duración ISO 8601: P1D es un día, PT2H son dos horas."
-          value={advanceBy}
-          onValue={setAdvanceBy}
-          error={advance.error?.fieldErrors.advanceBy}
-        />
+        <ErrorAlert error={advance.error} extra={advance.error ? unplacedFieldErrors(advance.error, ["advanceBy", "advanceTo"]) : []} />
+        <fieldset class="choice">
+          <legend>¿Cómo lo movés?</legend>
+          <label>
+            <input type="radio" name="clock-mode" checked={mode === "by"} onChange={() => setMode("by")} /> Adelantar un tiempo
+          </label>
+          <label>
+            <input type="radio" name="clock-mode" checked={mode === "to"} onChange={() => setMode("to")} /> Ir a un día y hora
+          </label>
+        </fieldset>
+        {mode === "by" ? (
+          <div class="field-row">
+            <Field label="Cantidad" name="amount" inputMode="numeric" autocomplete="off" required value={amount} onValue={setAmount} error={byError} />
+            <SelectField
+              label="Unidad"
+              name="unit"
+              value={unit}
+              options={CLOCK_UNITS.map(({ value, label }) => ({ value, label }))}
+              onValue={(value) => setUnit(value as typeof unit)}
+            />
+          </div>
+        ) : (
+          <div class="field-row">
+            <Field label="Día" type="date" name="day" required value={day} onValue={setDay} error={toError} />
+            <Field label="Hora (Argentina)" type="time" name="time" required value={time} onValue={setTime} />
+          </div>
+        )}
+        <p class="field-hint">El reloj solo avanza: cobros, vencimientos y avisos se mueven con él.</p>
         <button type="submit" disabled={advance.busy}>
-          Adelantar el reloj
+          Mover el reloj
         </button>
       </form>
     </section>

@@ -31,7 +31,16 @@ export function SignIn({ notice }: { notice?: string }) {
             }}
           >
             <ErrorAlert error={reset.error} />
-            <Field label="Email" type="email" name="email" autocomplete="username" value={email} onValue={setEmail} error={reset.error?.fieldErrors.email} />
+            <Field
+              label="Email"
+              required
+              type="email"
+              name="email"
+              autocomplete="username"
+              value={email}
+              onValue={setEmail}
+              error={reset.error?.fieldErrors.email}
+            />
             <button type="submit" disabled={reset.busy}>
               Enviar el enlace
             </button>
@@ -63,9 +72,19 @@ export function SignIn({ notice }: { notice?: string }) {
         }}
       >
         <ErrorAlert error={signIn.error} />
-        <Field label="Email" type="email" name="email" autocomplete="username" value={email} onValue={setEmail} error={signIn.error?.fieldErrors.email} />
+        <Field
+          label="Email"
+          required
+          type="email"
+          name="email"
+          autocomplete="username"
+          value={email}
+          onValue={setEmail}
+          error={signIn.error?.fieldErrors.email}
+        />
         <Field
           label="Contraseña"
+          required
           type="password"
           name="password"
           autocomplete="current-password"

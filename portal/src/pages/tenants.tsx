@@ -52,6 +52,7 @@ function TenantFields({
     <>
       <Field
         label="Clave"
+        required
         name="key"
         autocomplete="off"
         hint="La que indicás al vincular un comercio, por ejemplo sucursal-centro."
@@ -59,9 +60,10 @@ function TenantFields({
         onValue={set("key")}
         error={errors.key}
       />
-      <Field label="Nombre" name="name" autocomplete="off" value={values.name} onValue={set("name")} error={errors.name} />
+      <Field label="Nombre" required name="name" autocomplete="off" value={values.name} onValue={set("name")} error={errors.name} />
       <Field
         label="URL de webhook"
+        required
         type="url"
         name="webhookUrl"
         autocomplete="off"
@@ -225,6 +227,7 @@ function TenantPanel({ tenant, onChanged }: { tenant: TenantListItem; onChanged:
         />
         <Field
           label="Token nuevo"
+          required
           name="webhookValidationToken"
           autocomplete="off"
           hint="Se envía en el header validation-token de los eventos a esta sucursal; no se vuelve a mostrar."

@@ -99,13 +99,24 @@ function ClientUrlsEditor({ registered }: { registered: ClientUrl[] }) {
         <ErrorAlert error={create.error} extra={create.error ? unplacedFieldErrors(create.error, URL_FIELDS) : []} />
         <SelectField
           label="Tipo"
+          required
           name="urlType"
           value={urlType}
           onValue={(value) => setUrlType(value as ClientUrlType)}
           options={Object.entries(URL_TYPE_LABELS).map(([value, label]) => ({ value, label }))}
           error={create.error?.fieldErrors.urlType}
         />
-        <Field label="URL" type="url" name="url" autocomplete="off" hint="https://…" value={url} onValue={setUrl} error={urlFieldError(create.error)} />
+        <Field
+          label="URL"
+          required
+          type="url"
+          name="url"
+          autocomplete="off"
+          hint="https://…"
+          value={url}
+          onValue={setUrl}
+          error={urlFieldError(create.error)}
+        />
         <Field
           label="Token de validación (opcional)"
           name="validationToken"
@@ -170,7 +181,7 @@ function ClientUrlItem({ clientUrl, onChanged }: { clientUrl: ClientUrl; onChang
           }}
         >
           <ErrorAlert error={update.error} extra={update.error ? unplacedFieldErrors(update.error, URL_FIELDS) : []} />
-          <Field label="URL nueva" type="url" name="url" autocomplete="off" value={url} onValue={setUrl} error={urlFieldError(update.error)} />
+          <Field label="URL nueva" required type="url" name="url" autocomplete="off" value={url} onValue={setUrl} error={urlFieldError(update.error)} />
           <Field
             label="Token de validación nuevo (opcional)"
             name="validationToken"
@@ -350,6 +361,7 @@ function TestWebhookSection() {
         <ErrorAlert error={send.error} extra={send.error ? unplacedFieldErrors(send.error, ["reason", "tenantKey"]) : []} />
         <SelectField
           label="Motivo del pago sin imputar"
+          required
           name="reason"
           value={reason}
           onValue={(value) => setReason(value as UnmatchedReason)}

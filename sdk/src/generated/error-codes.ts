@@ -71,6 +71,7 @@ export const ERROR_STATUSES = {
   TenantDuplicateKeyError: 409,
   TenantHasBoundUsersError: 409,
   ClientUrlNotFoundError: 404,
+  IntegrationPaymentRequestNotFoundError: 404,
   ClientUrlNotTestableError: 400,
   EventNotFoundError: 404,
   EventNotDeliverableError: 409,

@@ -78,6 +78,7 @@ export function ClientAdmins({ client }: { client: PlatformIntegrationClientDeta
         <ErrorAlert error={create.error} extra={create.error ? unplacedFieldErrors(create.error, ADMIN_FIELDS) : []} />
         <Field
           label="Email del administrador"
+          required
           type="email"
           name="email"
           autocomplete="off"

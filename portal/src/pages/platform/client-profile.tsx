@@ -54,9 +54,10 @@ export function ClientProfile({ client, onSaved }: { client: PlatformIntegration
         }}
       >
         <ErrorAlert error={save.error} extra={save.error ? unplacedFieldErrors(save.error, PROFILE_FIELDS) : []} />
-        <Field label="Nombre" name="name" autocomplete="off" value={values.name} onValue={set("name")} error={save.error?.fieldErrors.name} />
+        <Field label="Nombre" required name="name" autocomplete="off" value={values.name} onValue={set("name")} error={save.error?.fieldErrors.name} />
         <Field
           label="Razón social"
+          required
           name="companyName"
           autocomplete="organization"
           value={values.companyName}
@@ -65,6 +66,7 @@ export function ClientProfile({ client, onSaved }: { client: PlatformIntegration
         />
         <Field
           label="Email de contacto"
+          required
           type="email"
           name="contactEmail"
           autocomplete="email"
@@ -91,7 +93,7 @@ export function ClientProfile({ client, onSaved }: { client: PlatformIntegration
           onValue={set("logoUrl")}
           error={save.error?.fieldErrors.logoUrl}
         />
-        <SelectField label="Tipo" name="type" value={values.type} options={TYPE_OPTIONS} onValue={set("type")} error={save.error?.fieldErrors.type} />
+        <SelectField label="Tipo" required name="type" value={values.type} options={TYPE_OPTIONS} onValue={set("type")} error={save.error?.fieldErrors.type} />
         <button type="submit" disabled={save.busy}>
           Guardar los datos
         </button>
@@ -143,6 +145,7 @@ export function ClientSuspension({ client, onChanged }: { client: PlatformIntegr
           <ErrorAlert error={suspend.error} extra={suspend.error ? unplacedFieldErrors(suspend.error, ["reason"]) : []} />
           <Field
             label="Motivo de la suspensión"
+            required
             name="reason"
             autocomplete="off"
             maxLength={500}

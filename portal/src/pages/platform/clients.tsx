@@ -11,6 +11,7 @@ import { useAction, useResource } from "../../components/use-resource.ts";
 import { formatDate } from "../../format.ts";
 import { Link } from "../../router.ts";
 import { INTEGRATION_TYPE_LABELS } from "../../status-labels.ts";
+import { TableScroll } from "../../components/table-scroll.tsx";
 
 const PAGE_SIZE = 20;
 
@@ -27,7 +28,7 @@ export function ClientList() {
             <Empty>Todavía no hay integraciones.</Empty>
           ) : (
             <>
-              <div class="table-wrap">
+              <TableScroll label="integraciones">
                 <table>
                   <caption class="visually-hidden">Integraciones</caption>
                   <thead>
@@ -53,7 +54,7 @@ export function ClientList() {
                     ))}
                   </tbody>
                 </table>
-              </div>
+              </TableScroll>
               <Pager page={page} pageSize={PAGE_SIZE} total={result.total} items="integraciones" onPage={setPage} />
             </>
           );
@@ -113,9 +114,10 @@ function CreateClient({ onCreated }: { onCreated: () => void }) {
         }}
       >
         <ErrorAlert error={create.error} extra={create.error ? unplacedFieldErrors(create.error, CREATE_FIELDS) : []} />
-        <Field label="Nombre" name="name" autocomplete="off" value={values.name} onValue={set("name")} error={create.error?.fieldErrors.name} />
+        <Field label="Nombre" required name="name" autocomplete="off" value={values.name} onValue={set("name")} error={create.error?.fieldErrors.name} />
         <Field
           label="Razón social"
+          required
           name="companyName"
           autocomplete="organization"
           value={values.companyName}
@@ -124,6 +126,7 @@ function CreateClient({ onCreated }: { onCreated: () => void }) {
         />
         <Field
           label="Email de contacto"
+          required
           type="email"
           name="contactEmail"
           autocomplete="email"

@@ -64,7 +64,15 @@ function ReviewItem({ request }: { request: GoLiveRequest }) {
             }}
           >
             <ErrorAlert error={reject.error} />
-            <Field label="Motivo del rechazo" name="reason" autocomplete="off" value={reason} onValue={setReason} error={reject.error?.fieldErrors.reason} />
+            <Field
+              label="Motivo del rechazo"
+              required
+              name="reason"
+              autocomplete="off"
+              value={reason}
+              onValue={setReason}
+              error={reject.error?.fieldErrors.reason}
+            />
             <button type="submit" class="button-danger" disabled={approve.busy || reject.busy}>
               Rechazar
             </button>

@@ -115,6 +115,7 @@ function CapRequest({ request }: { request: PlatformMessageCapRequest }) {
             <ErrorAlert error={approve.error} extra={approve.error ? unplacedFieldErrors(approve.error, ["approvedPerDay"]) : []} />
             <Field
               label="Tope a otorgar"
+              required
               name="approvedPerDay"
               inputMode="numeric"
               autocomplete="off"
@@ -138,6 +139,7 @@ function CapRequest({ request }: { request: PlatformMessageCapRequest }) {
             <ErrorAlert error={reject.error} extra={reject.error ? unplacedFieldErrors(reject.error, ["reason"]) : []} />
             <Field
               label="Motivo del rechazo"
+              required
               name="reason"
               autocomplete="off"
               maxLength={500}

@@ -10,6 +10,7 @@ import { Pager } from "../../components/pager.tsx";
 import { useResource } from "../../components/use-resource.ts";
 import { formatDate, formatMoney } from "../../format.ts";
 import { Link } from "../../router.ts";
+import { TableScroll } from "../../components/table-scroll.tsx";
 
 const PAGE_SIZE = 20;
 
@@ -79,7 +80,7 @@ export function PlatformEarnings() {
               <Empty>No hubo pagos en esas fechas.</Empty>
             ) : (
               <>
-                <div class="table-wrap">
+                <TableScroll label="ganancias de la plataforma">
                   <table>
                     <caption class="visually-hidden">Ganancias por integración</caption>
                     <thead>
@@ -117,7 +118,7 @@ export function PlatformEarnings() {
                       ))}
                     </tbody>
                   </table>
-                </div>
+                </TableScroll>
                 <Pager page={page} pageSize={PAGE_SIZE} total={result.total} items="integraciones" onPage={setPage} />
               </>
             )}

@@ -19,6 +19,11 @@ import {
     AdminErrorBodyToJSON,
 } from '../models/AdminErrorBody.js';
 import {
+    type IntegrationPaymentRequestDetail,
+    IntegrationPaymentRequestDetailFromJSON,
+    IntegrationPaymentRequestDetailToJSON,
+} from '../models/IntegrationPaymentRequestDetail.js';
+import {
     type IntegrationPaymentRequestPage,
     IntegrationPaymentRequestPageFromJSON,
     IntegrationPaymentRequestPageToJSON,
@@ -33,6 +38,13 @@ import {
     ValidationErrorBodyFromJSON,
     ValidationErrorBodyToJSON,
 } from '../models/ValidationErrorBody.js';
+
+export interface GetIntegrationPaymentRequestRequest {
+    /**
+     * 
+     */
+    paymentRequestId: string;
+}
 
 export interface ListIntegrationPaymentRequestsRequest {
     /**
@@ -53,6 +65,61 @@ export interface ListIntegrationPaymentRequestsRequest {
  * 
  */
 export class PaymentRequestsApi extends runtime.BaseAPI {
+
+    /**
+     * Creates request options for getIntegrationPaymentRequest without sending the request
+     */
+    async getIntegrationPaymentRequestRequestOpts(requestParameters: GetIntegrationPaymentRequestRequest): Promise<runtime.RequestOpts> {
+        if (requestParameters['paymentRequestId'] == null) {
+            throw new runtime.RequiredError(
+                'paymentRequestId',
+                'Required parameter "paymentRequestId" was null or undefined when calling getIntegrationPaymentRequest().'
+            );
+        }
+
+        const queryParameters: any = {};
+
+        const headerParameters: runtime.HTTPHeaders = {};
+
+        if (this.configuration && this.configuration.accessToken) {
+            const token = this.configuration.accessToken;
+            const tokenString = await token("AdminBearer", []);
+
+            if (tokenString) {
+                headerParameters["Authorization"] = `Bearer ${tokenString}`;
+            }
+        }
+
+        let urlPath = `/my-integration/payment-requests/{paymentRequestId}`;
+        urlPath = urlPath.replace('{paymentRequestId}', encodeURIComponent(String(requestParameters['paymentRequestId'])));
+
+        return {
+            path: urlPath,
+            method: 'GET',
+            headers: headerParameters,
+            query: queryParameters,
+        };
+    }
+
+    /**
+     * One charge of the integration with its payer, CVU, amounts by due date and the payments received (what the list leaves out). The notifications and events of the charge have their own lists.
+     * Get one of the integration\'s charges
+     */
+    async getIntegrationPaymentRequestRaw(requestParameters: GetIntegrationPaymentRequestRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<IntegrationPaymentRequestDetail>> {
+        const requestOptions = await this.getIntegrationPaymentRequestRequestOpts(requestParameters);
+        const response = await this.request(requestOptions, initOverrides);
+
+        return new runtime.JSONApiResponse(response, (jsonValue) => IntegrationPaymentRequestDetailFromJSON(jsonValue));
+    }
+
+    /**
+     * One charge of the integration with its payer, CVU, amounts by due date and the payments received (what the list leaves out). The notifications and events of the charge have their own lists.
+     * Get one of the integration\'s charges
+     */
+    async getIntegrationPaymentRequest(requestParameters: GetIntegrationPaymentRequestRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<IntegrationPaymentRequestDetail> {
+        const response = await this.getIntegrationPaymentRequestRaw(requestParameters, initOverrides);
+        return await response.value();
+    }
 
     /**
      * Creates request options for listIntegrationPaymentRequests without sending the request
