@@ -15,7 +15,8 @@
 //   FUZZ_WORKERS       schemathesis workers (default 1, see below)
 //   FUZZ_RUN_TIMEOUT   seconds after which one run is stopped and counted as failed (default 600)
 //   FUZZ_REPORT_DIR    keep schemathesis's JUnit reports and the server log there
-//   SCHEMATHESIS       the command (default `python3 -m schemathesis.cli`; pip install -r requirements-fuzz.txt)
+//   SCHEMATHESIS       the command (default: `.venv-fuzz/bin/python -m schemathesis.cli` when that virtual
+//                      environment exists, else `python3 -m schemathesis.cli`; see INSTALL below)
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { chmodSync, copyFileSync, createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
@@ -49,7 +50,10 @@ const apis = (process.env.FUZZ_APIS ?? API_NAMES.join(","))
 const HARNESS_ADDRESS = "127.0.0.2";
 
 const reportDir = process.env.FUZZ_REPORT_DIR ? resolve(process.env.FUZZ_REPORT_DIR) : undefined;
-const schemathesis = (process.env.SCHEMATHESIS ?? "python3 -m schemathesis.cli").split(/\s+/).filter(Boolean);
+/** Debian's Python refuses a global `pip install` (PEP 668): schemathesis goes into a virtual environment in the repository. */
+const VENV_PYTHON = join(root, ".venv-fuzz", "bin", "python");
+const INSTALL = ["python3 -m venv .venv-fuzz", ".venv-fuzz/bin/pip install -r requirements-fuzz.txt"];
+const schemathesis = (process.env.SCHEMATHESIS || `${existsSync(VENV_PYTHON) ? VENV_PYTHON : "python3"} -m schemathesis.cli`).split(/\s+/).filter(Boolean);
 for (const api of apis) if (!API_NAMES.includes(api)) usage(`FUZZ_APIS: unknown API "${api}" (use ${API_NAMES.join(", ")})`);
 
 /**
@@ -228,7 +232,7 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
 let exitCode = 1;
 try {
   log(
-    `schemathesis ${version}; seed ${seed}; phases ${phases}; ${maxExamples} examples per operation${maxTime ? `; ${maxTime} s per run` : ""}; ${workers} worker(s)`,
+    `schemathesis ${version} (${schemathesis.join(" ")}); seed ${seed}; phases ${phases}; ${maxExamples} examples per operation${maxTime ? `; ${maxTime} s per run` : ""}; ${workers} worker(s)`,
   );
   const notImplemented = await startServer();
   for (const [api, ids] of Object.entries(notImplemented)) if (ids.length > 0) log(`excluded (${api}: answer 501, not implemented yet): ${ids.join(", ")}`);
@@ -622,7 +626,13 @@ function schemathesisVersion(): string {
     return /version\s+(\S+)/.exec(output)?.[1] ?? output.trim();
   } catch {
     usage(
-      `schemathesis is not installed (${schemathesis.join(" ")}): python3 -m pip install -r requirements-fuzz.txt, or set SCHEMATHESIS; with docker, see README ("Fuzzing")`,
+      process.env.SCHEMATHESIS
+        ? `SCHEMATHESIS="${process.env.SCHEMATHESIS}" does not run schemathesis (its --version failed)`
+        : [
+            `schemathesis is not installed (${schemathesis.join(" ")} failed). Install it in a virtual environment, from the repository's root:`,
+            ...INSTALL.map((command) => `  ${command}`),
+            `(or set SCHEMATHESIS to a command that runs it; with docker, see docs/fuzzing.md)`,
+          ].join("\n"),
     );
   }
 }
