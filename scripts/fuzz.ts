@@ -10,7 +10,7 @@
 //   FUZZ_MAX_EXAMPLES  test cases per operation and phase (default 15)
 //   FUZZ_MAX_TIME      optional time budget per run, in seconds (schemathesis --max-time: fuzzing and
 //                      stateful testing then repeat until it is spent)
-//   FUZZ_SEED          the seed (default: a random one, printed; the same for every run)
+//   FUZZ_SEED          the seed (default: a random one; the same for every run, printed with the command that replays it)
 //   FUZZ_APIS          which APIs (default integration,auth,admin)
 //   FUZZ_WORKERS       schemathesis workers (default 1, see below)
 //   FUZZ_RUN_TIMEOUT   seconds after which one run is stopped and counted as failed (default 600)
@@ -34,6 +34,12 @@ const STATELESS_PHASES = "examples,coverage,fuzzing";
 const phases = deep ? `${STATELESS_PHASES},stateful` : STATELESS_PHASES;
 const maxTime = process.env.FUZZ_MAX_TIME ? positiveInt("FUZZ_MAX_TIME", 60) : undefined;
 const seed = process.env.FUZZ_SEED ? positiveInt("FUZZ_SEED", 1) : 1 + Math.floor(Math.random() * 2 ** 31);
+/** The command that draws the same test cases again: the seed, and the settings given that shape the draws. */
+const replay = [
+  `FUZZ_SEED=${seed}`,
+  ...["FUZZ_MAX_EXAMPLES", "FUZZ_MAX_TIME", "FUZZ_APIS", "FUZZ_WORKERS"].filter((name) => process.env[name]).map((name) => `${name}=${process.env[name]}`),
+  `npm run ${deep ? "fuzz:deep" : "fuzz"}`,
+].join(" ");
 // One worker: with several, schemathesis's threads race in Python 3.11's `ast.parse` (hypothesis describes
 // its lambdas) and a run can end with "AST constructor recursion depth mismatch", an error of the tool.
 const workers = positiveInt("FUZZ_WORKERS", 1);
@@ -234,6 +240,7 @@ try {
   log(
     `schemathesis ${version} (${schemathesis.join(" ")}); seed ${seed}; phases ${phases}; ${maxExamples} examples per operation${maxTime ? `; ${maxTime} s per run` : ""}; ${workers} worker(s)`,
   );
+  log(`replay this run: ${replay}`);
   const notImplemented = await startServer();
   for (const [api, ids] of Object.entries(notImplemented)) if (ids.length > 0) log(`excluded (${api}: answer 501, not implemented yet): ${ids.join(", ")}`);
 
@@ -455,7 +462,7 @@ async function fuzz(run: Run): Promise<RunResult> {
 }
 
 function printSummary(results: RunResult[], notImplemented: Partial<Record<ApiName, string[]>>, version: string): void {
-  const lines = ["", "=== fuzz summary ===", `schemathesis ${version}, seed ${seed} (FUZZ_SEED=${seed} repeats it), ${maxExamples} examples per operation`];
+  const lines = ["", "=== fuzz summary ===", `schemathesis ${version}, seed ${seed}, ${maxExamples} examples per operation`, `replay this run: ${replay}`];
   for (const result of results) {
     const mark = result.exitCode === 0 ? "ok  " : "FAIL";
     lines.push(
