@@ -5,6 +5,7 @@ import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startCobro as start, waitForOutput as waitFor, type StartedCobro as Started } from "../../scripts/cobro-process.ts";
+import { shownUrl } from "../../server/banner.ts";
 
 describe("a configuration error", () => {
   it("is one readable line per problem and exit code 2, before anything starts", async () => {
@@ -81,9 +82,10 @@ describe("the embedded default", () => {
   it("stops cleanly on SIGTERM, and starts again on the same data", async () => {
     first.child.kill("SIGTERM");
     expect(await first.exited).toBe(0);
-    const again = start({ COBRO_DATA_DIR: dataDir });
+    // Behind a proxy: the banner shows the public URL, and where the API listens.
+    const again = start({ COBRO_DATA_DIR: dataDir, COBRO_INTEGRATION_URL: "https://pagos.example.com" });
     try {
-      const match = await waitFor(again, /^\s+integration\s+(http:\S+)/m);
+      const match = await waitFor(again, /^\s+integration\s+https:\/\/pagos\.example\.com \(listening on (http:\/\/127\.0\.0\.1:\d+)\)$/m);
       await waitFor(again, /worker\s+running/);
       expect((await fetch(`${match[1]}/readyz`)).status).toBe(200);
       again.child.kill("SIGINT");
@@ -92,4 +94,13 @@ describe("the embedded default", () => {
       again.child.kill("SIGKILL");
     }
   }, 120_000);
+});
+
+describe("the start-up lines' addresses", () => {
+  it("are the public URLs, which sandbox.json, emails and the tokens' issuer use, with no listener when it is the same port here", () => {
+    expect(shownUrl("http://localhost:3000", "http://127.0.0.1:3000")).toBe("http://localhost:3000");
+    expect(shownUrl("http://127.0.0.1:41234", "http://127.0.0.1:41234")).toBe("http://127.0.0.1:41234");
+    expect(shownUrl("http://localhost:8000", "http://127.0.0.1:3000")).toBe("http://localhost:8000 (listening on http://127.0.0.1:3000)");
+    expect(shownUrl("https://api.example.com", "http://0.0.0.0:3000")).toBe("https://api.example.com (listening on http://0.0.0.0:3000)");
+  });
 });

@@ -1,0 +1,26 @@
+// What `npm start` prints once it is up: the APIs' addresses and, on the first start of an empty Sandbox,
+// the credentials of the set it created.
+import type { SandboxCredentials } from "../domain/sandbox/sandbox-bootstrap.ts";
+
+/**
+ * An API as the start-up lines show it: its public URL (http://localhost:<port> by default), not the
+ * address it listens on (127.0.0.1 by default). The public URL is the one sandbox.json, the emails' links
+ * and the tokens' issuer use, and the portal keeps its session per origin (sessionStorage): a browser on
+ * another host name than the links lead to is signed out there. When the public URL is not this machine at
+ * the listener's port (behind a proxy), the listener follows it.
+ */
+export function shownUrl(publicUrl: string, listening: string): string {
+  const shown = new URL(publicUrl);
+  const local = ["localhost", "127.0.0.1", "[::1]", new URL(listening).hostname].includes(shown.hostname);
+  return local && shown.port === new URL(listening).port ? publicUrl : `${publicUrl} (listening on ${listening})`;
+}
+
+export function describeCredentials(credentials: SandboxCredentials): string[] {
+  return [
+    `  platform admin      ${credentials.platformAdmin.email} / ${credentials.platformAdmin.password}`,
+    `  integration         ${credentials.integration.name}: clientId ${credentials.integration.clientId}, clientSecret ${credentials.integration.clientSecret}`,
+    `                      redirect URI ${credentials.integration.redirectUri}`,
+    `  integration admin   ${credentials.integrationAdmin.email} / ${credentials.integrationAdmin.password}`,
+    `  merchant            ${credentials.merchant.email} / ${credentials.merchant.password} (merchantUserId ${credentials.merchant.merchantUserId})`,
+  ];
+}
