@@ -15,6 +15,16 @@ export function shownUrl(publicUrl: string, listening: string): string {
   return local && shown.port === new URL(listening).port ? publicUrl : `${publicUrl} (listening on ${listening})`;
 }
 
+/**
+ * Which merchant account is which. The printed one is an ordinary account, linked through the authorization
+ * screen and able to authorize any integration; test tokens act for the integration's own test merchant, an
+ * account bound to that one integration whose password nobody is told.
+ */
+const MERCHANT_ACCOUNTS_NOTE = [
+  "                      signs in on the authorization screen (OAuth); POST /my-integration/test-tokens",
+  "                      gives tokens of another account instead, the integration's own test merchant",
+];
+
 export function describeCredentials(credentials: SandboxCredentials): string[] {
   return [
     `  platform admin      ${credentials.platformAdmin.email} / ${credentials.platformAdmin.password}`,
@@ -22,5 +32,6 @@ export function describeCredentials(credentials: SandboxCredentials): string[] {
     `                      redirect URI ${credentials.integration.redirectUri}`,
     `  integration admin   ${credentials.integrationAdmin.email} / ${credentials.integrationAdmin.password}`,
     `  merchant            ${credentials.merchant.email} / ${credentials.merchant.password} (merchantUserId ${credentials.merchant.merchantUserId})`,
+    ...MERCHANT_ACCOUNTS_NOTE,
   ];
 }
