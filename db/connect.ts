@@ -70,7 +70,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
 
   const pool = createPool(connectionString, { max: options.poolSize ?? 10, connectTimeoutMs, logger });
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-  logger?.info({ database: redactConnectionString(connectionString), embedded: !!stopEmbedded }, "database connected");
+  logger?.debug({ database: redactConnectionString(connectionString), embedded: !!stopEmbedded }, "database connected"); // start-up detail; failing to connect is an error
 
   let closing: Promise<void> | undefined;
   const close = async () => {

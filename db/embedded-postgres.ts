@@ -102,7 +102,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
         cause: error,
       });
     }
-    logger?.info({ dataDir: shown, port }, "embedded PostgreSQL started");
+    logger?.debug({ dataDir: shown, port }, "embedded PostgreSQL started"); // start-up detail: the banner names the data folder
     return {
       connectionString: url(EMBEDDED_DATABASE),
       adminConnectionString: url("postgres"),

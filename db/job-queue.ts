@@ -127,7 +127,10 @@ export function queueLogger(logger: Logger | undefined): WorkerLogger {
   return new WorkerLogger((scope) => (level, message, meta) => {
     if (!logger) return;
     const job = meta?.job as { id?: string; task_identifier?: string; attempts?: number } | undefined;
-    logger[levels[level]](
+    // Its notes about itself ("Worker connected and looking for jobs…") are start-up detail: debug. A job's
+    // lines, warnings and errors keep their level.
+    const about = level === "info" && job === undefined && scope.jobId === undefined ? "debug" : levels[level];
+    logger[about](
       {
         queue: { ...scope, jobId: job?.id ?? scope.jobId, task: job?.task_identifier, attempts: job?.attempts },
         ...(meta?.error !== undefined ? { err: meta.error } : {}),

@@ -20,6 +20,8 @@ export async function migrateToLatest(db: Kysely<any>, options: { logger?: Logge
     const reason = error instanceof Error ? error.message : String(error);
     throw new CobroStartupError(failed ? `Database migration ${failed} failed: ${reason}` : `Database migrations could not run: ${reason}`, { cause: error });
   }
-  for (const name of applied) options.logger?.info({ migration: name }, "database migration applied");
+  // One line at info (what a deploy changed), each migration at debug: a first start applies them all.
+  for (const name of applied) options.logger?.debug({ migration: name }, "database migration applied");
+  if (applied.length > 0) options.logger?.info({ applied: applied.length, latest: applied.at(-1) }, "database migrations applied");
   return applied;
 }

@@ -77,11 +77,60 @@ export function requestLogging(logger: Logger, api: string) {
   };
 }
 
-/** A logger at `level`, writing to `destination` (standard output by default) in `format` (JSON by default). */
+/** The fields of a line written by `requestLogging`. */
+interface RequestLine {
+  api?: string;
+  req: { method?: string; url?: string };
+  res: { statusCode?: number };
+  responseTime: number;
+}
+
+function isRequestLine(log: Record<string, unknown>): log is Record<string, unknown> & RequestLine {
+  return typeof log.responseTime === "number" && typeof log.req === "object" && log.req !== null && typeof log.res === "object" && log.res !== null;
+}
+
+/** A request as a person reads it at a terminal: `GET /charges 201 14ms (integration)`. */
+function requestSummary(log: RequestLine): string {
+  return `${log.req.method} ${log.req.url} ${log.res.statusCode} ${log.responseTime}ms${log.api ? ` (${log.api})` : ""}`;
+}
+
+/**
+ * The message of a pretty line: a request's summary (with what happened when it did not complete), or the
+ * message followed by the worker's `queue` context on the same line.
+ */
+function prettyMessage(log: Record<string, unknown>, messageKey: string): string {
+  const message = String(log[messageKey] ?? "");
+  const request = typeof log.request === "string" ? log.request : isRequestLine(log) ? requestSummary(log) : undefined;
+  if (request !== undefined) return message === "request completed" ? request : `${request}: ${message}`;
+  const queue = Object.entries((log.queue as object | undefined) ?? {}).filter(([, value]) => value !== undefined);
+  return queue.length === 0 ? message : `${message} ${JSON.stringify(Object.fromEntries(queue))}`;
+}
+
+/**
+ * The pino options for the pretty format. Below `debug` a request line keeps only its summary (method,
+ * path, status, time and API), so that it is one line at the terminal; at `debug` and `trace` it keeps its
+ * fields, the request id among them.
+ */
+function prettyFormatting(level: string): pino.LoggerOptions["formatters"] {
+  if (pino.levels.values[level]! <= pino.levels.values.debug!) return {};
+  return { log: (object) => (isRequestLine(object) ? { request: requestSummary(object) } : object) };
+}
+
+/**
+ * A logger at `level`, writing to `destination` (standard output by default) in `format` (JSON by default).
+ * Pretty lines are for a person at a terminal: one line a request, the fields of other lines below them,
+ * errors with their stack. Both formats take the same redaction, before either writes.
+ */
 export function createLogger(level: string, destination?: pino.DestinationStream, format: LogFormat = "json"): Logger {
   const output =
     format === "pretty"
-      ? pretty({ destination: destination ?? 1, sync: true, translateTime: "SYS:HH:MM:ss.l", ignore: "pid,hostname,service" })
+      ? pretty({
+          destination: destination ?? 1,
+          sync: true,
+          translateTime: "SYS:HH:MM:ss.l",
+          ignore: "pid,hostname,service,request,queue",
+          messageFormat: prettyMessage,
+        })
       : (destination ?? pino.destination({ dest: 1, sync: false, minLength: 4096 }));
   return pino(
     {
@@ -89,6 +138,7 @@ export function createLogger(level: string, destination?: pino.DestinationStream
       base: { service: "cobro" },
       redact: { paths: REDACTED_PATHS, censor: "[redacted]" },
       timestamp: pino.stdTimeFunctions.isoTime,
+      ...(format === "pretty" ? { formatters: prettyFormatting(level) } : {}),
     },
     output,
   );

@@ -1,10 +1,10 @@
 // `npm start`: serve the three APIs and the worker (or the parts named by `--only`) until SIGTERM/SIGINT.
 import { chmodSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { loadConfig, ConfigError, requireProductionSettings, type Config } from "../runtime/config.ts";
-import type { SandboxCredentials } from "../domain/sandbox/sandbox-bootstrap.ts";
+import { loadConfig, ConfigError, requireProductionSettings, type ApiName, type Config } from "../runtime/config.ts";
 import { createLogger, flushLogs } from "../runtime/logger.ts";
 import { startService, type RunningService } from "./service.ts";
+import { describeCredentials, shownUrl } from "./banner.ts";
 import { CobroStartupError } from "../db/errors.ts";
 
 async function main(): Promise<void> {
@@ -67,7 +67,7 @@ async function main(): Promise<void> {
   }
 
   const lines = [`Cobro (${config.serviceEnv}) is running`];
-  for (const [api, url] of Object.entries(service.urls)) lines.push(`  ${api.padEnd(12)} ${url}`);
+  for (const [api, url] of Object.entries(service.urls)) lines.push(`  ${api.padEnd(12)} ${shownUrl(service.publicUrls[api as ApiName], url)}`);
   if (service.urls.admin) lines.push(`  ${"portal".padEnd(12)} ${service.publicUrls.admin}/portal/ (sign in as an admin)`);
   if (config.parts.has("worker")) {
     lines.push("  worker       running");
@@ -106,16 +106,6 @@ function writeSandboxFile(dataDir: string, content: object): string {
   writeFileSync(file, `${JSON.stringify(content, null, 2)}\n`, { mode: 0o600 });
   chmodSync(file, 0o600); // also when the file was already there
   return file;
-}
-
-function describeCredentials(credentials: SandboxCredentials): string[] {
-  return [
-    `  platform admin      ${credentials.platformAdmin.email} / ${credentials.platformAdmin.password}`,
-    `  integration         ${credentials.integration.name}: clientId ${credentials.integration.clientId}, clientSecret ${credentials.integration.clientSecret}`,
-    `                      redirect URI ${credentials.integration.redirectUri}`,
-    `  integration admin   ${credentials.integrationAdmin.email} / ${credentials.integrationAdmin.password}`,
-    `  merchant            ${credentials.merchant.email} / ${credentials.merchant.password} (merchantUserId ${credentials.merchant.merchantUserId})`,
-  ];
 }
 
 await main();

@@ -85,7 +85,8 @@ export async function startCobroCluster(env: Record<string, string> = {}): Promi
       start("integration,auth,admin", { INTEGRATION_PORT: String(integrationPort), AUTH_PORT: String(authPort), ADMIN_PORT: String(adminPort), ...extraEnv }),
     startExtraApi: async (extraEnv = {}) => {
       const started = await start("integration,auth,admin", { INTEGRATION_PORT: "0", AUTH_PORT: "0", ADMIN_PORT: "0", ...extraEnv });
-      const url = (api: string) => started.output().match(new RegExp(`^  ${api} +(http://\\S+)`, "m"))![1]!;
+      // Its public URLs are the cluster's (those the tokens name); the banner adds where this process listens.
+      const url = (api: string) => started.output().match(new RegExp(`^  ${api} +\\S+ \\(listening on (http://\\S+)\\)$`, "m"))![1]!;
       return { started, integrationUrl: url("integration"), adminUrl: url("admin") };
     },
     startWorker: (extraEnv = {}) => start("worker", extraEnv),

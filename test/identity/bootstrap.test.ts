@@ -158,6 +158,12 @@ describe("the first npm start of an empty Sandbox", () => {
         "m",
       ),
     );
+    // Test tokens are not this merchant's: the lines under it say whose they are.
+    expect(output).toMatch(
+      new RegExp(
+        `\\(merchantUserId ${literal(saved.merchant.merchantUserId)}\\)\\n\\s+signs in on the authorization screen \\(OAuth\\); POST /my-integration/test-tokens\\n\\s+gives tokens of another account instead, the integration's own test merchant\\n`,
+      ),
+    );
     for (const secret of secretsOf(saved)) expect(occurrences(output, secret)).toBe(1);
   });
 

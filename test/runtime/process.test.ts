@@ -4,7 +4,12 @@ import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { stripVTControlCharacters } from "node:util";
 import { startCobro as start, waitForOutput as waitFor, type StartedCobro as Started } from "../../scripts/cobro-process.ts";
+import { shownUrl } from "../../server/banner.ts";
+
+/** A pretty log line's start: its time and level. */
+const PRETTY_LINE = /^\[\d\d:\d\d:\d\d\.\d{3}\] (TRACE|DEBUG|INFO|WARN|ERROR|FATAL): /;
 
 describe("a configuration error", () => {
   it("is one readable line per problem and exit code 2, before anything starts", async () => {
@@ -30,7 +35,8 @@ describe("the embedded default", () => {
   let urls: Record<string, string>;
 
   beforeAll(async () => {
-    first = start({ COBRO_DATA_DIR: dataDir });
+    // What a person sees at a terminal: there LOG_FORMAT is pretty by default (test/runtime/logs.test.ts).
+    first = start({ COBRO_DATA_DIR: dataDir, LOG_FORMAT: "pretty", LOG_LEVEL: "info" });
     await waitFor(first, /worker\s+running/);
     urls = Object.fromEntries([...first.output().matchAll(/^\s+(integration|auth|admin)\s+(http:\S+)/gm)].map((m) => [m[1]!, m[2]!]));
   }, 120_000);
@@ -50,6 +56,34 @@ describe("the embedded default", () => {
       expect(ready.status).toBe(200);
       expect(await ready.json()).toEqual({ status: "ready" });
     }
+  });
+
+  it("at a terminal, starts in a few lines that end with the banner, then writes one line a request", async () => {
+    const output = () => stripVTControlCharacters(first.output());
+    const lines = output().split("\n");
+    const banner = lines.indexOf("Cobro (sandbox) is running");
+    expect(banner, output()).toBeGreaterThan(0);
+    // Start-up: a handful of lines (a first start also creates the data folder and applies the migrations).
+    expect(lines.slice(0, banner).length, output()).toBeLessThanOrEqual(10);
+    expect(lines.slice(0, banner).filter((line) => PRETTY_LINE.test(line)).length).toBeLessThanOrEqual(5);
+
+    const answer = await fetch(`${urls.admin}/no-such-page?token=not-for-logs`);
+    expect(answer.status).toBe(404);
+    const requestLine = /^.* INFO: GET \/no-such-page\?token=\[redacted\] 404 \d+ms \(admin\)$/m;
+    await waitFor(first, requestLine);
+    const after = output().split("\n");
+    const at = after.findIndex((line) => requestLine.test(line));
+    // The line after it (if any yet) is another record, not a field of this one.
+    expect(after[at + 1] ?? "", output()).not.toMatch(/^\s/);
+    expect(output()).not.toContain("not-for-logs");
+    // Nothing of the start-up trails the banner: after the credentials come the requests, one line each.
+    const credentialsEnd = after.findIndex((line) => line.includes("the integration's own test merchant"));
+    expect(credentialsEnd).toBeGreaterThan(banner);
+    const oneLineRequest = /^\[[\d:.]+\] INFO: [A-Z]+ \/\S* \d{3} \d+ms \((integration|auth|admin)\)$/;
+    expect(
+      after.slice(credentialsEnd + 1, at + 1).filter((line) => !oneLineRequest.test(line)),
+      output(),
+    ).toEqual([]);
   });
 
   it("refuses a second start on the same data folder with one readable line", async () => {
@@ -81,9 +115,10 @@ describe("the embedded default", () => {
   it("stops cleanly on SIGTERM, and starts again on the same data", async () => {
     first.child.kill("SIGTERM");
     expect(await first.exited).toBe(0);
-    const again = start({ COBRO_DATA_DIR: dataDir });
+    // Behind a proxy: the banner shows the public URL, and where the API listens.
+    const again = start({ COBRO_DATA_DIR: dataDir, COBRO_INTEGRATION_URL: "https://pagos.example.com" });
     try {
-      const match = await waitFor(again, /^\s+integration\s+(http:\S+)/m);
+      const match = await waitFor(again, /^\s+integration\s+https:\/\/pagos\.example\.com \(listening on (http:\/\/127\.0\.0\.1:\d+)\)$/m);
       await waitFor(again, /worker\s+running/);
       expect((await fetch(`${match[1]}/readyz`)).status).toBe(200);
       again.child.kill("SIGINT");
@@ -92,4 +127,13 @@ describe("the embedded default", () => {
       again.child.kill("SIGKILL");
     }
   }, 120_000);
+});
+
+describe("the start-up lines' addresses", () => {
+  it("are the public URLs, which sandbox.json, emails and the tokens' issuer use, with no listener when it is the same port here", () => {
+    expect(shownUrl("http://localhost:3000", "http://127.0.0.1:3000")).toBe("http://localhost:3000");
+    expect(shownUrl("http://127.0.0.1:41234", "http://127.0.0.1:41234")).toBe("http://127.0.0.1:41234");
+    expect(shownUrl("http://localhost:8000", "http://127.0.0.1:3000")).toBe("http://localhost:8000 (listening on http://127.0.0.1:3000)");
+    expect(shownUrl("https://api.example.com", "http://0.0.0.0:3000")).toBe("https://api.example.com (listening on http://0.0.0.0:3000)");
+  });
 });
