@@ -1,10 +1,11 @@
-// "Anterior / Página n de m / Siguiente" under a paged list.
+// "Anterior / Página n de m · 21 cobros / Siguiente" under a paged list.
+import { plural } from "../format.ts";
 export interface PagerProps {
   page: number;
   pageSize: number;
   total: number;
-  /** What the list counts, in plural (`cobros`). */
-  items: string;
+  /** What the list counts: one and many (`["cobro", "cobros"]`). */
+  items: readonly [one: string, many: string];
   onPage: (page: number) => void;
 }
 
@@ -16,7 +17,7 @@ export function Pager({ page, pageSize, total, items, onPage }: PagerProps) {
         Anterior
       </button>
       <span>
-        Página {page} de {pages} · {total} {items}
+        Página {page} de {pages} · {plural(total, items[0], items[1])}
       </span>
       <button type="button" class="button-secondary" disabled={page >= pages} onClick={() => onPage(page + 1)}>
         Siguiente

@@ -75,7 +75,7 @@ export function ChargeList({ query }: { query: URLSearchParams }) {
                   </tbody>
                 </table>
               </TableScroll>
-              <Pager page={page} pageSize={PAGE_SIZE} total={result.total} items="cobros" onPage={(next) => go({ page: next })} />
+              <Pager page={page} pageSize={PAGE_SIZE} total={result.total} items={["cobro", "cobros"]} onPage={(next) => go({ page: next })} />
             </>
           );
         }}

@@ -4,7 +4,7 @@ import { CHARGE_STATE_LABELS, OPEN_CHARGE_STATES } from "../status-labels.ts";
 import { EventList } from "../components/event-list.tsx";
 import { Loaded } from "../components/feedback.tsx";
 import { useResource } from "../components/use-resource.ts";
-import { argentinaDay, formatMoney } from "../format.ts";
+import { argentinaDay, formatMoney, plural } from "../format.ts";
 import { Link } from "../router.ts";
 
 export function Dashboard() {
@@ -34,7 +34,7 @@ export function Dashboard() {
                   {formatMoney(report.totals.grossAmount)}
                 </p>
                 <p class="muted">
-                  {report.totals.paymentCount === 1 ? "1 pago" : `${report.totals.paymentCount} pagos`} · comisión {formatMoney(report.totals.commissionAmount)}
+                  {plural(report.totals.paymentCount, "pago", "pagos")} · comisión {formatMoney(report.totals.commissionAmount)}
                 </p>
               </>
             )}

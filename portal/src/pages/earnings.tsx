@@ -115,7 +115,7 @@ export function Earnings() {
                     </tbody>
                   </table>
                 </TableScroll>
-                <Pager page={page} pageSize={PAGE_SIZE} total={result.total} items="pagos" onPage={setPage} />
+                <Pager page={page} pageSize={PAGE_SIZE} total={result.total} items={["pago", "pagos"]} onPage={setPage} />
               </>
             )}
           </>

@@ -83,7 +83,7 @@ export function EventLog({ query }: { query: URLSearchParams }) {
                   <EventItem key={record.eventId} record={record} />
                 ))}
               </ul>
-              <Pager page={page} pageSize={PAGE_SIZE} total={result.total} items="eventos" onPage={(next) => go({ page: next })} />
+              <Pager page={page} pageSize={PAGE_SIZE} total={result.total} items={["evento", "eventos"]} onPage={(next) => go({ page: next })} />
             </>
           )
         }

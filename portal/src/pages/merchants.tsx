@@ -35,7 +35,7 @@ export function MerchantList() {
               {result.items.map((user) => (
                 <Merchant key={user.integrationClientUserId} user={user} onChanged={changed} />
               ))}
-              <Pager page={page} pageSize={PAGE_SIZE} total={result.total} items="comercios" onPage={setPage} />
+              <Pager page={page} pageSize={PAGE_SIZE} total={result.total} items={["comercio", "comercios"]} onPage={setPage} />
             </>
           )
         }

@@ -6,7 +6,7 @@ import { unplacedFieldErrors } from "../api-error.ts";
 import { Field } from "../components/field.tsx";
 import { Empty, ErrorAlert, Loaded, Notice } from "../components/feedback.tsx";
 import { useAction, useResource } from "../components/use-resource.ts";
-import { formatCount, formatDateTime } from "../format.ts";
+import { formatCount, formatDateTime, plural } from "../format.ts";
 import { parseWholeNumber } from "../input-parsing.ts";
 import { MESSAGE_CAP_STATUS_LABELS } from "../status-labels.ts";
 
@@ -29,7 +29,7 @@ export function MessageCap() {
           <>
             <dl class="facts">
               <dt>Tope diario actual</dt>
-              <dd data-testid="message-cap">{formatCount(page.currentPerDay)} mensajes</dd>
+              <dd data-testid="message-cap">{plural(page.currentPerDay, "mensaje", "mensajes")}</dd>
             </dl>
             <section class="panel" aria-labelledby="cap-request-title">
               <h2 id="cap-request-title">Pedir un tope mayor</h2>

@@ -55,7 +55,7 @@ export function ClientList() {
                   </tbody>
                 </table>
               </TableScroll>
-              <Pager page={page} pageSize={PAGE_SIZE} total={result.total} items="integraciones" onPage={setPage} />
+              <Pager page={page} pageSize={PAGE_SIZE} total={result.total} items={["integración", "integraciones"]} onPage={setPage} />
             </>
           );
         }}

@@ -8,7 +8,7 @@ import { Field, SelectField } from "../../components/field.tsx";
 import { Empty, ErrorAlert, Loaded, Notice } from "../../components/feedback.tsx";
 import { Pager } from "../../components/pager.tsx";
 import { useAction, useResource } from "../../components/use-resource.ts";
-import { formatCount, formatDateTime } from "../../format.ts";
+import { formatCount, formatDateTime, plural } from "../../format.ts";
 import { parseWholeNumber } from "../../input-parsing.ts";
 import { MESSAGE_CAP_STATUS_LABELS } from "../../status-labels.ts";
 
@@ -46,7 +46,7 @@ export function MessageCapReview() {
               {result.items.map((request) => (
                 <CapRequest key={request.id} request={request} />
               ))}
-              <Pager page={page} pageSize={PAGE_SIZE} total={result.total} items="pedidos" onPage={setPage} />
+              <Pager page={page} pageSize={PAGE_SIZE} total={result.total} items={["pedido", "pedidos"]} onPage={setPage} />
             </>
           )
         }
@@ -81,7 +81,7 @@ function CapRequest({ request }: { request: PlatformMessageCapRequest }) {
       <h2 id={headingId}>{request.integrationClientName}</h2>
       <dl class="facts">
         <dt>Pide</dt>
-        <dd>{formatCount(request.requestedPerDay)} mensajes por día</dd>
+        <dd>{plural(request.requestedPerDay, "mensaje", "mensajes")} por día</dd>
         <dt>Tope entonces</dt>
         <dd>{formatCount(request.currentPerDay)}</dd>
         <dt>Motivo</dt>

@@ -119,7 +119,7 @@ export function PlatformEarnings() {
                     </tbody>
                   </table>
                 </TableScroll>
-                <Pager page={page} pageSize={PAGE_SIZE} total={result.total} items="integraciones" onPage={setPage} />
+                <Pager page={page} pageSize={PAGE_SIZE} total={result.total} items={["integración", "integraciones"]} onPage={setPage} />
               </>
             )}
           </>
