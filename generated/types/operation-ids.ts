@@ -105,6 +105,7 @@ export const adminOperationIds = [
   "listClientUrls",
   "createClientUrl",
   "updateClientUrl",
+  "deleteClientUrl",
   "testClientUrl",
   "listIntegrationUsers",
   "unlinkMerchant",
