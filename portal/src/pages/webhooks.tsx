@@ -7,7 +7,7 @@ import { httpStatusOf } from "@cobro/sdk/errors";
 import { adminApi } from "../api.ts";
 import { unplacedFieldErrors, type ApiError } from "../api-error.ts";
 import { Field, SelectField } from "../components/field.tsx";
-import { Empty, ErrorAlert, Loaded, Notice } from "../components/feedback.tsx";
+import { Confirmation, Empty, ErrorAlert, Loaded, Notice } from "../components/feedback.tsx";
 import { useAction, useResource } from "../components/use-resource.ts";
 import { TEST_WEBHOOK_STATUS_LABELS, UNMATCHED_REASON_LABELS } from "../status-labels.ts";
 
@@ -228,18 +228,16 @@ function ClientUrlItem({
         )}
       </div>
       {confirmingDelete && (
-        <div class="confirm" role="group" aria-label="Confirmar la eliminación">
-          <p>
-            ¿Eliminar la URL <span class="mono">{clientUrl.data.url}</span>? {deletionConsequence(clientUrl, otherWebhooks)}
-          </p>
-          <ErrorAlert error={remove.error} />
-          <button type="button" class="button-danger" disabled={remove.busy} onClick={async () => (await remove.run()) && onDeleted(clientUrl)}>
-            Sí, eliminar
-          </button>
-          <button type="button" class="button-secondary" onClick={() => setConfirmingDelete(false)}>
-            Cancelar
-          </button>
-        </div>
+        <Confirmation
+          label="Confirmar la eliminación"
+          confirmLabel="Sí, eliminar"
+          busy={remove.busy}
+          error={remove.error}
+          onConfirm={async () => (await remove.run()) && onDeleted(clientUrl)}
+          onCancel={() => setConfirmingDelete(false)}
+        >
+          ¿Eliminar la URL <span class="mono">{clientUrl.data.url}</span>? {deletionConsequence(clientUrl, otherWebhooks)}
+        </Confirmation>
       )}
       {editing && (
         <form
@@ -395,15 +393,15 @@ function SigningSecretSection() {
         </button>
       )}
       {confirming ? (
-        <div class="confirm" role="group" aria-label="Confirmar la rotación">
-          <p>El secreto actual deja de firmar en el acto, también en los reintentos pendientes. ¿Rotarlo?</p>
-          <button type="button" class="button-danger" disabled={rotate.busy} onClick={() => void doRotate()}>
-            Sí, rotar el secreto
-          </button>
-          <button type="button" class="button-secondary" onClick={() => setConfirming(false)}>
-            Cancelar
-          </button>
-        </div>
+        <Confirmation
+          label="Confirmar la rotación"
+          confirmLabel="Sí, rotar el secreto"
+          busy={rotate.busy}
+          onConfirm={() => void doRotate()}
+          onCancel={() => setConfirming(false)}
+        >
+          El secreto actual deja de firmar en el acto, también en los reintentos pendientes. ¿Rotarlo?
+        </Confirmation>
       ) : (
         <button type="button" onClick={() => setConfirming(true)}>
           {missing ? "Crear el secreto" : "Rotar el secreto"}
