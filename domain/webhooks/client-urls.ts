@@ -2,15 +2,19 @@
 // URIs. A webhook URL passes the SSRF guard at registration (a name that does not resolve yet is
 // accepted: it is judged again at every delivery) and is then tested for reachability, without ever
 // blocking the registration. Redirect URI rows are mirrored in integration_clients.redirect_uris, which
-// the OAuth flow reads, in the same transaction.
+// the OAuth flow reads, in the same transaction. Which webhook URL receives the events is never stored:
+// it is rule 3 of the destinations, read with the rows, so a delete and a create at once always leave it
+// well defined (the most recent remaining one).
 import { randomUUID } from "node:crypto";
 import { sql, type Kysely } from "kysely";
 import type { Database } from "../../db/schema.ts";
+import type { Executor } from "../../db/transactions.ts";
 import type { ClientUrlRow, ClientUrlType } from "../../db/tables/webhooks.table.ts";
 import { DomainError, ValidationError } from "../errors.ts";
 import { browserUrlProblem } from "../browser-urls.ts";
 import { checkDestination, type DestinationPolicy } from "../outbound/destination-guard.ts";
 import { sendSigned } from "./delivery.ts";
+import { integrationWebhookUrlQuery } from "./destinations.ts";
 import type { OutboundHttpClient } from "../outbound/http-client.ts";
 import { ensureSigningSecret } from "./signing-secrets.ts";
 import { openClientUrlToken, sealClientUrlToken } from "./validation-tokens.ts";
@@ -23,6 +27,8 @@ export interface ClientUrlVerification {
 export interface ClientUrlView {
   clientUrlId: string;
   data: { hasValidationToken: boolean; urlType: ClientUrlType; url: string };
+  /** Whether events go to this URL (rule 3 of the destinations): the integration's webhook URL. */
+  receivesEvents: boolean;
   verification?: ClientUrlVerification;
 }
 
@@ -49,12 +55,59 @@ async function checkUrl(url: string, urlType: ClientUrlType, validationToken: st
   if (!verdict.allowed) throw new DomainError("WebhookUrlBlockedError", `The webhook URL is not accepted: ${verdict.reason}`);
 }
 
-function viewOf(row: ClientUrlRow, verification?: ClientUrlVerification): ClientUrlView {
+function viewOf(row: ClientUrlRow, receivesEvents: boolean, verification?: ClientUrlVerification): ClientUrlView {
   return {
     clientUrlId: row.id,
     data: { hasValidationToken: row.validation_token !== null, urlType: row.url_type, url: row.url },
+    receivesEvents,
     ...(verification ? { verification } : {}),
   };
+}
+
+/** Whether `clientUrlId` is the integration's webhook URL now, as the transaction sees it. */
+async function receivesEvents(trx: Executor, integrationClientId: string, clientUrlId: string): Promise<boolean> {
+  return (await integrationWebhookUrlQuery(trx, integrationClientId).executeTakeFirst())?.id === clientUrlId;
+}
+
+/**
+ * Takes the integration's row lock that orders changes and deletes of its client URLs (and the redirect
+ * URI list they mirror): a URL's removal from the list then sees every row committed before it. `no key`:
+ * inserts that only reference the integration (charges, events) are not held up.
+ */
+async function lockIntegrationUrls(trx: Executor, integrationClientId: string): Promise<string[]> {
+  const client = await trx
+    .selectFrom("integration_clients")
+    .select("redirect_uris")
+    .where("id", "=", integrationClientId)
+    .forNoKeyUpdate()
+    .executeTakeFirstOrThrow();
+  return client.redirect_uris;
+}
+
+/** `url` joins the URIs the OAuth flow accepts, once. */
+async function acceptRedirectUri(trx: Executor, integrationClientId: string, url: string): Promise<void> {
+  await trx
+    .updateTable("integration_clients")
+    .set({ redirect_uris: sql<string[]>`case when ${url} = any(redirect_uris) then redirect_uris else array_append(redirect_uris, ${url}) end` })
+    .where("id", "=", integrationClientId)
+    .execute();
+}
+
+/** `url` leaves the URIs the OAuth flow accepts, unless another redirect row still holds it. Under `lockIntegrationUrls`. */
+async function releaseRedirectUri(trx: Executor, integrationClientId: string, url: string, redirectUris: string[]): Promise<void> {
+  const stillHeld = await trx
+    .selectFrom("client_urls")
+    .select("id")
+    .where("integration_client_id", "=", integrationClientId)
+    .where("url_type", "=", "redirect_uri")
+    .where("url", "=", url)
+    .executeTakeFirst();
+  if (stillHeld || !redirectUris.includes(url)) return;
+  await trx
+    .updateTable("integration_clients")
+    .set({ redirect_uris: redirectUris.filter((uri) => uri !== url) })
+    .where("id", "=", integrationClientId)
+    .execute();
 }
 
 export async function createClientUrl(
@@ -64,7 +117,7 @@ export async function createClientUrl(
   input: { url: string; urlType: ClientUrlType; validationToken?: string },
 ): Promise<ClientUrlView> {
   await checkUrl(input.url, input.urlType, input.validationToken, context);
-  const row = await db.transaction().execute(async (trx) => {
+  const written = await db.transaction().execute(async (trx) => {
     const id = randomUUID(); // known before the insert: the sealed token is bound to it
     const inserted = await trx
       .insertInto("client_urls")
@@ -80,19 +133,17 @@ export async function createClientUrl(
       .returningAll()
       .executeTakeFirstOrThrow();
     if (input.urlType === "redirect_uri") {
-      await trx
-        .updateTable("integration_clients")
-        .set({
-          redirect_uris: sql<string[]>`case when ${input.url} = any(redirect_uris) then redirect_uris else array_append(redirect_uris, ${input.url}) end`,
-        })
-        .where("id", "=", context.integrationClientId)
-        .execute();
-    } else {
-      await ensureSigningSecret(trx, context.integrationClientId, context.now);
+      await acceptRedirectUri(trx, context.integrationClientId, input.url);
+      return { row: inserted, receivesEvents: false };
     }
-    return inserted;
+    await ensureSigningSecret(trx, context.integrationClientId, context.now);
+    return { row: inserted, receivesEvents: await receivesEvents(trx, context.integrationClientId, id) };
   });
-  return viewOf(row, row.url_type === "webhook" ? await verifyClientUrl(db, http, row, context.now) : undefined);
+  return viewOf(
+    written.row,
+    written.receivesEvents,
+    written.row.url_type === "webhook" ? await verifyClientUrl(db, http, written.row, context.now) : undefined,
+  );
 }
 
 export async function updateClientUrl(
@@ -104,7 +155,8 @@ export async function updateClientUrl(
 ): Promise<ClientUrlView> {
   const existing = await findClientUrl(db, context.integrationClientId, clientUrlId);
   await checkUrl(input.url, existing.url_type, input.validationToken, context);
-  const row = await db.transaction().execute(async (trx) => {
+  const written = await db.transaction().execute(async (trx) => {
+    const redirectUris = await lockIntegrationUrls(trx, context.integrationClientId);
     const before = await trx
       .selectFrom("client_urls")
       .selectAll()
@@ -119,40 +171,53 @@ export async function updateClientUrl(
       .where("id", "=", clientUrlId)
       .returningAll()
       .executeTakeFirstOrThrow();
-    if (before.url_type === "redirect_uri" && before.url !== input.url) {
-      // The old URI leaves the OAuth list unless another redirect row still holds it; the new one joins once.
-      const stillHeld = await trx
-        .selectFrom("client_urls")
-        .select("id")
-        .where("integration_client_id", "=", context.integrationClientId)
-        .where("url_type", "=", "redirect_uri")
-        .where("url", "=", before.url)
-        .executeTakeFirst();
-      const client = await trx
-        .selectFrom("integration_clients")
-        .select("redirect_uris")
-        .where("id", "=", context.integrationClientId)
-        .forUpdate()
-        .executeTakeFirstOrThrow();
-      const kept = stillHeld ? client.redirect_uris : client.redirect_uris.filter((uri) => uri !== before.url);
-      const redirectUris = kept.includes(input.url) ? kept : [...kept, input.url];
-      await trx.updateTable("integration_clients").set({ redirect_uris: redirectUris }).where("id", "=", context.integrationClientId).execute();
+    if (before.url_type === "redirect_uri") {
+      if (before.url !== input.url) {
+        await releaseRedirectUri(trx, context.integrationClientId, before.url, redirectUris);
+        await acceptRedirectUri(trx, context.integrationClientId, input.url);
+      }
+      return { row: updated, receivesEvents: false };
     }
-    return updated;
+    return { row: updated, receivesEvents: await receivesEvents(trx, context.integrationClientId, clientUrlId) };
   });
-  return viewOf(row, row.url_type === "webhook" ? await verifyClientUrl(db, http, row, context.now) : undefined);
+  return viewOf(
+    written.row,
+    written.receivesEvents,
+    written.row.url_type === "webhook" ? await verifyClientUrl(db, http, written.row, context.now) : undefined,
+  );
 }
 
-/** The integration's registered URLs, oldest first. */
+/**
+ * Deletes a registered URL (a hard delete: nothing refers to the row). The events then go to the most
+ * recent remaining webhook URL (rule 3 reads the rows at each attempt); a deleted redirect URI leaves
+ * the OAuth list unless another redirect row holds the same URL.
+ */
+export async function deleteClientUrl(db: Kysely<Database>, integrationClientId: string, clientUrlId: string): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    const redirectUris = await lockIntegrationUrls(trx, integrationClientId);
+    const deleted = await trx
+      .deleteFrom("client_urls")
+      .where("id", "=", clientUrlId)
+      .where("integration_client_id", "=", integrationClientId)
+      .returning(["url_type", "url"])
+      .executeTakeFirst();
+    if (!deleted) throw notFound();
+    if (deleted.url_type === "redirect_uri") await releaseRedirectUri(trx, integrationClientId, deleted.url, redirectUris);
+  });
+}
+
+/** The integration's registered URLs, oldest first, each saying whether it receives the events (one statement: one snapshot). */
 export async function listClientUrls(db: Kysely<Database>, integrationClientId: string): Promise<ClientUrlView[]> {
+  const active = integrationWebhookUrlQuery(db, integrationClientId).clearSelect().select("id");
   const rows = await db
-    .selectFrom("client_urls")
-    .selectAll()
-    .where("integration_client_id", "=", integrationClientId)
-    .orderBy("created_at")
-    .orderBy("id")
+    .selectFrom("client_urls as u")
+    .selectAll("u")
+    .select(sql<boolean>`coalesce(u.id = (${active}), false)`.as("receives_events"))
+    .where("u.integration_client_id", "=", integrationClientId)
+    .orderBy("u.created_at")
+    .orderBy("u.id")
     .execute();
-  return rows.map((row) => viewOf(row));
+  return rows.map(({ receives_events, ...row }) => viewOf(row, receives_events));
 }
 
 /** Tests a registered webhook URL now; changes nothing. A redirect URI is not tested (400). */

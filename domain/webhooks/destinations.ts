@@ -4,8 +4,9 @@
 //   2. the merchant account is in an active tenant of the integration: the tenant's URL, with the
 //      tenant's token;
 //   3. the integration's webhook URL (a client URL of type `webhook`), with its token. The contract asks
-//      integrations to keep a single one; if several were registered, the most recently registered or
-//      changed one is the integration's URL (there is no operation that deletes a client URL);
+//      integrations to keep a single one; if several are registered, the most recently registered or
+//      changed one is the integration's URL (deleting it hands the events to the next most recent; the
+//      client URL list shows which one as `receivesEvents`);
 //   4. none: the event is not sent and not retried.
 // Resolved at each attempt, so that a URL fixed after a failure receives the retries.
 import { sql, type RawBuilder } from "kysely";
@@ -76,7 +77,7 @@ export async function resolveDestination(db: Executor, event: RoutedEvent): Prom
 }
 
 /** Rule 3's query: the most recently registered or changed webhook URL of the integration. */
-function integrationWebhookUrlQuery(db: Executor, integrationClientId: string | RawBuilder<string>) {
+export function integrationWebhookUrlQuery(db: Executor, integrationClientId: string | RawBuilder<string>) {
   return db
     .selectFrom("client_urls")
     .select(["id", "url", "validation_token"])

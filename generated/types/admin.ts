@@ -1017,8 +1017,8 @@ export type paths = {
         /**
          * List registered URLs
          * @description The integration's registered URLs, oldest first: its webhook URLs (the most recently registered or
-         *     changed one is where events go) and its OAuth redirect URIs. Without `verification`: test a webhook
-         *     URL with `POST /my-integration/urls/{clientUrlId}/test`.
+         *     changed one is where events go: it alone has `receivesEvents: true`) and its OAuth redirect URIs.
+         *     Without `verification`: test a webhook URL with `POST /my-integration/urls/{clientUrlId}/test`.
          */
         get: operations["listClientUrls"];
         put?: never;
@@ -1026,7 +1026,8 @@ export type paths = {
          * Register a URL
          * @description Register a webhook URL or a redirect URI. A webhook URL is tested for reachability at once
          *     (`verification`); the test never blocks registration. Events of merchant accounts in no tenant go
-         *     to the integration's webhook URL; keep a single one.
+         *     to the integration's webhook URL: a new one becomes it (`receivesEvents: true`) in place of the one
+         *     before. Keep a single one: delete the others with `DELETE /my-integration/urls/{clientUrlId}`.
          */
         post: operations["createClientUrl"];
         delete?: never;
@@ -1045,11 +1046,21 @@ export type paths = {
         get?: never;
         /**
          * Update a registered URL
-         * @description Change a registered URL; a webhook URL is tested again (`verification`).
+         * @description Change a registered URL; a webhook URL is tested again (`verification`). A changed webhook URL
+         *     becomes the one that receives the events (`receivesEvents: true`).
          */
         put: operations["updateClientUrl"];
         post?: never;
-        delete?: never;
+        /**
+         * Delete a registered URL
+         * @description Delete a registered URL, for good. Deleting the webhook URL that receives the events
+         *     (`receivesEvents: true`) hands them to the most recently registered or changed webhook URL that
+         *     remains (the list then shows it with `receivesEvents: true`), from the next delivery attempt on,
+         *     retries of earlier events included; with none left, events of merchant accounts in no tenant are not
+         *     sent (`no_target`). Deleting a redirect URI stops `GET /integration/oauth2/authorize` from accepting
+         *     it as `redirect_uri` (unless another registered redirect URI has the same URL).
+         */
+        delete: operations["deleteClientUrl"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1390,6 +1401,14 @@ export type components = {
         ClientUrl: {
             clientUrlId: components["schemas"]["Uuid"];
             data: components["schemas"]["ClientUrlData"];
+            /**
+             * @description Whether this is the webhook URL the integration's events go to: `true` on exactly one URL when
+             *     the integration has a webhook URL, the most recently registered or changed one. That URL receives
+             *     the events that neither the charge's `webhookUrl` nor the merchant account's tenant claims. `false`
+             *     on the other webhook URLs (they receive nothing) and on every redirect URI. An extension of this
+             *     contract (the seed's client URL has `clientUrlId`, `data` and `verification`).
+             */
+            receivesEvents: boolean;
             /** @description Present only when a webhook URL was created or updated by this very request. */
             verification?: components["schemas"]["ClientUrlVerification"];
         };
@@ -8594,12 +8613,22 @@ export interface operations {
                      * @example {
                      *       "items": [
                      *         {
+                     *           "clientUrlId": "5b9d1f3a-7c2e-4b8d-9f1a-3c5e7b9d1f2a",
+                     *           "data": {
+                     *             "hasValidationToken": false,
+                     *             "urlType": "webhook",
+                     *             "url": "https://staging.example.com/webhooks/cobro"
+                     *           },
+                     *           "receivesEvents": false
+                     *         },
+                     *         {
                      *           "clientUrlId": "7a1c3e5f-9b2d-4f6a-8c0e-2d4f6a8c0e1b",
                      *           "data": {
                      *             "hasValidationToken": true,
                      *             "urlType": "webhook",
                      *             "url": "https://api.example.com/webhooks/cobro"
-                     *           }
+                     *           },
+                     *           "receivesEvents": true
                      *         },
                      *         {
                      *           "clientUrlId": "3c5e7a9b-1d2f-4a6c-8e0b-4f6a8c0e2d1b",
@@ -8607,10 +8636,11 @@ export interface operations {
                      *             "hasValidationToken": false,
                      *             "urlType": "redirect_uri",
                      *             "url": "https://app.example.com/oauth/callback"
-                     *           }
+                     *           },
+                     *           "receivesEvents": false
                      *         }
                      *       ],
-                     *       "total": 2
+                     *       "total": 3
                      *     }
                      */
                     "application/json": components["schemas"]["ClientUrlList"];
@@ -8697,6 +8727,7 @@ export interface operations {
                      *         "urlType": "webhook",
                      *         "url": "https://api.example.com/webhooks/cobro"
                      *       },
+                     *       "receivesEvents": true,
                      *       "verification": {
                      *         "status": "ok"
                      *       }
@@ -8805,6 +8836,7 @@ export interface operations {
                      *         "urlType": "webhook",
                      *         "url": "https://api.example.com/v2/webhooks/cobro"
                      *       },
+                     *       "receivesEvents": true,
                      *       "verification": {
                      *         "status": "non_2xx",
                      *         "httpStatus": 404
@@ -8845,7 +8877,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminErrorBody"];
                 };
             };
-            /** @description 404 `ClientUrlNotFoundError`: no URL with this id in the integration. */
+            /** @description 404 `ClientUrlNotFoundError`: no URL with this id in the integration (never registered, deleted, or another integration's). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -8861,6 +8893,89 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description 500 `InternalServerError`: an internal error; quote the `id` to support. Safe to retry reads; after a write, read the resource again before retrying. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /**
+             * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
+             *     just now (a restart, a failover). Nothing was done; retry after the wait.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying (always sent with this code). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+        };
+    };
+    deleteClientUrl: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                clientUrlId: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The URL was deleted; there is no body. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request does not meet the contract: missing field, bad type or range, or a field not accepted. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                };
+            };
+            /**
+             * @description 401 `UnauthorizedError`: the token is missing or sent in more than one `Authorization` header; not signed by
+             *     Cobro, of another issuer, altered, expired or not valid yet; its session was signed out; or it is not an
+             *     admin `idToken` (a merchant account's token and refresh tokens are refused).
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /** @description 403 `ForbiddenError` (the admin's role does not allow the operation: `INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`) or `PasswordChangeRequiredError` (the session was opened with a temporary password: change it with `POST /integration/admin/change-password` first). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /** @description 404 `ClientUrlNotFoundError`: no URL with this id in the integration (never registered, deleted, or another integration's). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
                 };
             };
             /** @description 500 `InternalServerError`: an internal error; quote the `id` to support. Safe to retry reads; after a write, read the resource again before retrying. */
@@ -8946,7 +9061,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminErrorBody"];
                 };
             };
-            /** @description 404 `ClientUrlNotFoundError`: no URL with this id in the integration. */
+            /** @description 404 `ClientUrlNotFoundError`: no URL with this id in the integration (never registered, deleted, or another integration's). */
             404: {
                 headers: {
                     [name: string]: unknown;

@@ -106,6 +106,7 @@ export const adminOperationIds = [
   "listClientUrls",
   "createClientUrl",
   "updateClientUrl",
+  "deleteClientUrl",
   "testClientUrl",
   "listIntegrationUsers",
   "unlinkMerchant",

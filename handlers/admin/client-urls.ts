@@ -1,6 +1,7 @@
-// The integration's webhook URL and OAuth redirect URIs, with the webhook URL's reachability test.
+// The integration's webhook URLs and OAuth redirect URIs, with the webhook URL's reachability test.
 import {
   createClientUrl as create,
+  deleteClientUrl as remove,
   listClientUrls as list,
   testClientUrl as test,
   updateClientUrl as update,
@@ -37,6 +38,12 @@ export const updateClientUrl: Handler<"updateClientUrl"> = async ({ body, caller
     validationToken: body.validationToken,
   });
   return { status: 200, body: view };
+};
+
+export const deleteClientUrl: Handler<"deleteClientUrl"> = async ({ caller, params, services }) => {
+  const admin = requireIntegrationAdmin(caller);
+  await remove(services.db, admin.integrationClientId, params.clientUrlId);
+  return { status: 204 };
 };
 
 export const testClientUrl: Handler<"testClientUrl"> = async ({ caller, params, services }) => {

@@ -14,7 +14,7 @@ import {
   sendTestWebhook,
 } from "./webhooks.ts";
 import { createTenant, deleteTenant, deleteTenantValidationToken, listTenants, setTenantValidationToken, updateTenant } from "./tenants.ts";
-import { createClientUrl, listClientUrls, testClientUrl, updateClientUrl } from "./client-urls.ts";
+import { createClientUrl, deleteClientUrl, listClientUrls, testClientUrl, updateClientUrl } from "./client-urls.ts";
 import { listEvents, resendEvent } from "./events.ts";
 import { ingestBankTransfer } from "./bank-feed.ts";
 import { getOffer, replaceOffer } from "./offer.ts";
@@ -97,6 +97,7 @@ export const adminHandlers: HandlerMap<operations, AdminApiCaller> = {
   listClientUrls,
   createClientUrl,
   updateClientUrl,
+  deleteClientUrl,
   testClientUrl,
   listIntegrationUsers,
   unlinkMerchant,

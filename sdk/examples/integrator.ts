@@ -6,7 +6,9 @@
 //   3. create a charge (createOrGet: the retry guidance), for a due date the Sandbox's clock allows;
 //   4. simulate the payer's transfer (Admin API, POST /my-integration/simulate-payment);
 //   5. receive the payment_received webhook and verify its signature (verifyWebhookSignature);
-//   6. read the charge back and print its state.
+//   6. read the charge back and print its state;
+//   7. delete the webhook URL it registered (in a `finally`): left behind, it would keep receiving the
+//      integration's events (the most recently registered webhook URL receives them) after the receiver is gone.
 //
 // Run it (Node 22.18 or later runs TypeScript as is; see README.md in this folder):
 //   npm run build --prefix sdk
@@ -144,20 +146,25 @@ async function main(): Promise<void> {
     deliveries.push(delivery);
     arrived();
   });
+  const clientUrls = new admin.ClientURLsApi(adminConfiguration);
+  let registeredUrlId: string | undefined;
   let signingSecret: string | undefined;
+  let summary: { referenceId: string; state: string | undefined; webhook: string } | undefined;
   try {
-    const registered = await new admin.ClientURLsApi(adminConfiguration).createClientUrl({ clientUrlCreate: { url: receiver.url, urlType: "webhook" } });
-    signingSecret = (await new admin.WebhooksApi(adminConfiguration).getWebhookSigningSecret()).webhookSigningSecret;
-    say(`webhook URL ${receiver.url} registered (ping: ${registered.verification?.status ?? "not sent"})`);
-  } catch (error) {
-    const status = httpStatusOf(error);
-    const body = (await errorBodyOf(error)) as { code?: string; message?: string } | undefined;
-    if (status === 501) say("SKIPPED the webhook step: this Cobro does not deliver webhooks yet (registering a URL answers 501)");
-    else if (status === 400) say(`SKIPPED the webhook step: the Sandbox refused a loopback URL (${body?.code}); start it with COBRO_ALLOW_LOOPBACK_URLS=true`);
-    else throw error;
-  }
+    try {
+      const registered = await clientUrls.createClientUrl({ clientUrlCreate: { url: receiver.url, urlType: "webhook" } });
+      registeredUrlId = registered.clientUrlId;
+      signingSecret = (await new admin.WebhooksApi(adminConfiguration).getWebhookSigningSecret()).webhookSigningSecret;
+      say(`webhook URL ${receiver.url} registered (ping: ${registered.verification?.status ?? "not sent"}, receives the events: ${registered.receivesEvents})`);
+    } catch (error) {
+      const status = httpStatusOf(error);
+      const body = (await errorBodyOf(error)) as { code?: string; message?: string } | undefined;
+      if (status === 501) say("SKIPPED the webhook step: this Cobro does not deliver webhooks yet (registering a URL answers 501)");
+      else if (status === 400)
+        say(`SKIPPED the webhook step: the Sandbox refused a loopback URL (${body?.code}); start it with COBRO_ALLOW_LOOPBACK_URLS=true`);
+      else throw error;
+    }
 
-  try {
     // 3. A charge, due 5 days after the Sandbox's today. createOrGet is safe to call again after a
     //    timeout or a 5xx: the referenceId is the idempotency key.
     const clock = await sandboxTools.getSandboxClock();
@@ -210,10 +217,17 @@ async function main(): Promise<void> {
     // 6. Read the charge back.
     const charge = await cobro.paymentRequests.getPaymentRequest({ referenceId });
     say(`charge ${referenceId} is ${charge.state}`);
-    console.log(JSON.stringify({ referenceId, state: charge.state, webhook }));
+    summary = { referenceId, state: charge.state, webhook };
   } finally {
     receiver.close();
+    // 7. The receiver is gone: delete its URL, or it would keep the integration's events from the
+    //    webhook URL registered before it (which receives them again once this one is deleted).
+    if (registeredUrlId !== undefined) {
+      await clientUrls.deleteClientUrl({ clientUrlId: registeredUrlId });
+      say(`webhook URL ${receiver.url} deleted`);
+    }
   }
+  console.log(JSON.stringify(summary));
 }
 
 main().catch(async (error: unknown) => {

@@ -77,6 +77,7 @@ const expected: Array<[Api, string, string, string[]]> = [
   ["admin", "post", "/my-integration/urls", ["201", "400", ...ADMIN_COMMON]],
   ["admin", "put", "/my-integration/urls/{clientUrlId}", ["200", "400", "404", ...ADMIN_COMMON]],
   ["admin", "post", "/my-integration/urls/{clientUrlId}/test", ["200", "404", ...ADMIN_COMMON]],
+  ["admin", "delete", "/my-integration/urls/{clientUrlId}", ["204", "400", "404", ...ADMIN_COMMON]],
   ["admin", "get", "/my-integration/api-keys", ["200", ...ADMIN_COMMON]],
   ["admin", "post", "/my-integration/api-keys", [...ADMIN_COMMON]],
   ["admin", "put", "/my-integration/api-keys/allowed-origins", ["200", "400", ...ADMIN_COMMON]],

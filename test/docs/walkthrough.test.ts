@@ -2,15 +2,17 @@
 // process on a fresh embedded PostgreSQL whose data folder is `.data/` of a scratch directory, started with
 // the block's own environment), its second is the webhook receiver (run in the background), and the rest
 // are the calls, run in order in one bash from that scratch directory. Only the receiver's port is
-// replaced by a free one. The charge must end `total_payment` and the receiver must print its webhook.
+// replaced by a free one. The charge must end `total_payment` and the receiver must print its webhook. A
+// webhook URL left from an earlier try is registered first: the walkthrough's clean-up must delete it.
 import { spawn, type ChildProcess } from "node:child_process";
-import { chmodSync, mkdtempSync, rmSync } from "node:fs";
+import { chmodSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ROOT, startCobro, waitForOutput, type StartedCobro } from "../../scripts/cobro-process.ts";
 import { codeBlocks } from "./code-blocks.ts";
+import { postJson, read } from "../helpers/service.ts";
 
 const DOC = join(ROOT, "docs", "sandbox-walkthrough.md");
 const DOCUMENTED_RECEIVER_PORT = "8081";
@@ -107,6 +109,16 @@ describe("docs/sandbox-walkthrough.md", () => {
     receiver.stderr!.on("data", (chunk) => (receiverOutput += chunk));
     await waitFor(() => receiverOutput.includes(`listening on http://127.0.0.1:${port}/webhooks`), "the receiver to listen", 10_000);
 
+    // An earlier try's receiver, registered before the walkthrough's (so not receiving the events), on a port where nothing listens.
+    const sandbox = JSON.parse(readFileSync(join(scratch, ".data", "sandbox.json"), "utf8"));
+    const login = await read(await postJson(`${sandbox.authApiUrl}/integration/admin/login`, sandbox.integrationAdmin));
+    const admin = { authorization: `Bearer ${login.json.idToken}` };
+    const stale = await read(
+      await postJson(`${sandbox.adminApiUrl}/my-integration/urls`, { url: `http://127.0.0.1:${await freePort()}/webhooks`, urlType: "webhook" }, admin),
+    );
+    expect(stale.status, stale.text).toBe(201);
+    const staleId: string = stale.json.clientUrlId;
+
     const calls = ["set -euo pipefail", ...callBlocks.map(withPort)].join("\n");
     expect(calls).toContain(`http://127.0.0.1:${port}/webhooks`);
     const { code, output } = await runBash(calls, scratch, 60_000);
@@ -117,6 +129,13 @@ describe("docs/sandbox-walkthrough.md", () => {
     expect(output).toContain('"verification": {\n    "status": "ok"');
     expect(output).toContain('"conciliated": true');
     expect(output).toMatch(/"webhookSigningSecret": "whsec_/);
+    // The list said which URL receives the events, and the clean-up deleted the other one.
+    expect(output).toContain(`"url": "http://127.0.0.1:${port}/webhooks",\n  "receivesEvents": true`);
+    expect(output).toContain(`deleted ${staleId}`);
+    const left = await read(await fetch(`${sandbox.adminApiUrl}/my-integration/urls`, { headers: admin }));
+    expect(left.json.items.map((item: { data: { url: string }; receivesEvents: boolean }) => [item.data.url, item.receivesEvents])).toEqual([
+      [`http://127.0.0.1:${port}/webhooks`, true],
+    ]);
     // The last call reads the charge back.
     expect(JSON.parse(output.slice(output.lastIndexOf("{")))).toEqual({ referenceId: reference, state: "total_payment", amount: 1500.5 });
 

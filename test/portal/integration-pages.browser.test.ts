@@ -1,6 +1,7 @@
 // The integration's settings in the portal, in a real browser against a live Sandbox: webhooks (URLs with
-// their verification, subscriptions, signing secret, the test webhook's statuses), events with resend,
-// the profile with the logo and the client secret, tenants of a multitenant integration, and widget keys.
+// their verification, the one that receives the events and deleting it, subscriptions, signing secret, the
+// test webhook's statuses), events with resend, the profile with the logo and the client secret, tenants of
+// a multitenant integration, and widget keys.
 // As in portal.browser.test.ts: nothing leaves the origin, no console error, and a phone's width fits.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Page } from "playwright-core";
@@ -134,6 +135,66 @@ describe("the integration's settings in the portal", { timeout: 90_000 }, () => 
     expect(watched.otherOrigins()).toEqual([]);
     // The refused URL, and the signing secret's 404 when there was none yet.
     expect(watched.problems({ expectedFailures: first === undefined ? 2 : 1 })).toEqual([]);
+    await page.close();
+  });
+
+  it("webhooks: the URL that receives the events is marked; deleted after a confirmation, the mark moves to the previous one", async () => {
+    const { page, watched } = await signedInPage("/webhooks");
+    const urlField = page.getByLabel("URL", { exact: true });
+    const marks = page.getByTestId("receives-events");
+    await urlField.waitFor(); // the list is loaded
+    // The URL that receives the events before this test (the first test's, when it ran): it gets them back at the end.
+    const markedBefore = async () => ((await marks.count()) === 0 ? null : page.locator("li.url-item", { has: marks }).getAttribute("aria-label"));
+    const before = await markedBefore();
+    const register = async (url: string) => {
+      t.clock.advance(1000); // a later registration than any before: it receives the events
+      await urlField.fill(url);
+      await page.getByRole("button", { name: "Registrar la URL" }).click();
+      await expect.poll(() => page.getByRole("listitem", { name: url }).locator("[data-verification]").getAttribute("data-verification")).toBe("ok");
+    };
+    await register(receiver.url("/portal-previous"));
+    await register(receiver.url("/portal-latest"));
+    const previous = page.getByRole("listitem", { name: receiver.url("/portal-previous") });
+    const latest = page.getByRole("listitem", { name: receiver.url("/portal-latest") });
+    await expect.poll(() => marks.count()).toBe(1);
+    expect(await latest.getByTestId("receives-events").innerText()).toBe("Activa: recibe los eventos");
+
+    // Asked first; cancelled, nothing changes.
+    await latest.getByRole("button", { name: "Eliminar" }).click();
+    const confirm = latest.getByRole("group", { name: "Confirmar la eliminación" });
+    expect(await confirm.innerText()).toContain("Es la URL activa");
+    await confirm.getByRole("button", { name: "Cancelar" }).click();
+    expect(await confirm.count()).toBe(0);
+    expect(await latest.count()).toBe(1);
+
+    // Deleted: gone, said so, and the previous one now receives the events.
+    await latest.getByRole("button", { name: "Eliminar" }).click();
+    await confirm.getByRole("button", { name: "Sí, eliminar" }).click();
+    await page.getByText(`Se eliminó la URL ${receiver.url("/portal-latest")}.`).waitFor();
+    expect(await latest.count()).toBe(0);
+    await previous.getByTestId("receives-events").waitFor();
+    expect(await marks.count()).toBe(1);
+    // The verification seen on registration stays on the page.
+    expect(await previous.locator("[data-verification]").getAttribute("data-verification")).toBe("ok");
+
+    // As the service has it.
+    await page.reload();
+    await page
+      .getByRole("listitem", { name: receiver.url("/portal-previous") })
+      .getByTestId("receives-events")
+      .waitFor();
+    expect(await page.getByRole("listitem", { name: receiver.url("/portal-latest") }).count()).toBe(0);
+    expect(await page.getByTestId("receives-events").count()).toBe(1);
+
+    // The previous one deleted too: the events go back to where they went before this test.
+    const again = page.getByRole("listitem", { name: receiver.url("/portal-previous") });
+    await again.getByRole("button", { name: "Eliminar" }).click();
+    await again.getByRole("group", { name: "Confirmar la eliminación" }).getByRole("button", { name: "Sí, eliminar" }).click();
+    await page.getByText(`Se eliminó la URL ${receiver.url("/portal-previous")}.`).waitFor();
+    await expect.poll(markedBefore).toBe(before);
+
+    expect(watched.otherOrigins()).toEqual([]);
+    expect(watched.problems({ expectedFailures: 0 })).toEqual([]);
     await page.close();
   });
 

@@ -2,7 +2,7 @@
 // built package (tsc of sdk/ into the project's node_modules, as `npm pack` would ship it: a build of our
 // own, so that it never races test/sdk/package.test.ts over sdk/dist), typechecked against the published
 // declarations, then run with Node against the whole service on a fresh database: OAuth link, a charge, a
-// simulated transfer, the signed webhook, the charge read back as total_payment.
+// simulated transfer, the signed webhook, the charge read back as total_payment, its webhook URL deleted.
 import { spawn } from "node:child_process";
 import { copyFileSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -46,5 +46,14 @@ describe("sdk/examples/integrator.ts", () => {
     expect(summary.webhook).toBe(deliversWebhooks ? "verified" : "skipped");
     expect(output).toContain("merchant linked");
     if (!deliversWebhooks) expect(output).toContain("SKIPPED the webhook step");
+    // It deleted the webhook URL it registered: nothing of the integration's is left pointing at its gone receiver.
+    if (deliversWebhooks) expect(output).toMatch(/webhook URL http:\/\/127\.0\.0\.1:\d+\/webhooks\/cobro deleted/);
+    const left = await t.database.db
+      .selectFrom("client_urls as u")
+      .innerJoin("integration_clients as c", "c.id", "u.integration_client_id")
+      .select("u.url")
+      .where("c.provider_client_id", "=", sandbox.integration.clientId)
+      .execute();
+    expect(left).toEqual([]);
   }, 90_000);
 });

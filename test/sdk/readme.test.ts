@@ -132,6 +132,8 @@ function programs(): Program[] {
     `await waitUntil(() => answered.length > before, "the webhook", 15_000);`,
     `const forged = await fetch(webhookUrl, { method: "POST", headers: { "content-type": "application/json", "X-Service-Signature": signWebhookPayload("{}", "not-the-secret") }, body: "{}" });`,
     `report({ referenceId: charge.referenceId, webhookAnswers: answered.slice(before, before + 1), forged: forged.status });`,
+    block("deleteClientUrl("),
+    `report({ urls: (await clientUrls.listClientUrls()).items.map((item) => ({ url: item.data.url, receivesEvents: item.receivesEvents })) });`,
     `server.closeAllConnections();`,
     `server.close();`,
   ];
@@ -308,10 +310,22 @@ describe("sdk/README.md", () => {
   it("sets up webhooks with the Admin API and verifies a real delivery in the Express handler", async () => {
     // Webhook signatures carry the service's time, which the handler checks against its own clock.
     t.clock.set(new Date());
+    // A webhook URL left from earlier (registered before the README's, so not receiving the events): the clean-up block deletes it.
+    const login = await read(await postJson(`${t.authUrl}/integration/admin/login`, { email: context.adminEmail, password: context.adminPassword }));
+    const stale = await read(
+      await postJson(
+        `${t.adminUrl}/my-integration/urls`,
+        { url: "http://127.0.0.1:9/old-receiver", urlType: "webhook" },
+        { authorization: `Bearer ${login.json.idToken}` },
+      ),
+    );
+    expect(stale.status, stale.text).toBe(201);
+    t.clock.advance(1000);
     const { code, output, results } = await runProgram("webhooks.ts");
     expect(code, output).toBe(0);
-    const [result] = results;
+    const [result, cleaned] = results;
     expect(result).toMatchObject({ webhookAnswers: [200], forged: 400 });
     expect(output).toContain(`payment_request.payment_received ${result!.referenceId} total_payment`);
+    expect(cleaned).toEqual({ urls: [{ url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/webhooks\/cobro$/), receivesEvents: true }] });
   }, 60_000);
 });

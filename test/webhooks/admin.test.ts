@@ -1,14 +1,16 @@
 // The Admin API's webhook operations over real HTTP: the subscription, the signing secret, the catalog,
-// tenants (every rule and error), client URLs with their non-blocking verification, the SSRF guard at
+// tenants (every rule and error), client URLs with their non-blocking verification, which one receives
+// the events and their deletion (a redirect URI then refused at /authorize), the SSRF guard at
 // registration, every status of the Sandbox's test webhook, and what Production refuses.
 import { randomUUID } from "node:crypto";
 import { createServer } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { verifyWebhookSignature } from "../../sdk/src/webhook-signature.ts";
-import { bearerCaller, servicesForFile, type TestService } from "../helpers/service.ts";
+import { bearerCaller, read, servicesForFile, type TestService } from "../helpers/service.ts";
 import { sandboxAdmin } from "../helpers/sandbox-admin.ts";
 import { startWebhookReceiver, type WebhookReceiver } from "../helpers/webhook-receiver.ts";
 import { uniqueRef } from "../helpers/unique-ref.ts";
+import { authorizeUrl } from "../helpers/oauth.ts";
 
 const { sandbox: t, production } = servicesForFile({
   sandbox: { env: { COBRO_ALLOW_LOOPBACK_URLS: "true" } },
@@ -286,10 +288,137 @@ describe("client URLs", () => {
     expect(listed.json.items).toHaveLength(2);
     expect(listed.json.items).toEqual(
       expect.arrayContaining([
-        { clientUrlId: redirect.json.clientUrlId, data: { urlType: "redirect_uri", url: "https://app.example.com/callback", hasValidationToken: false } },
-        { clientUrlId: webhook.json.clientUrlId, data: { urlType: "webhook", url: receiver.url("/listed"), hasValidationToken: true } },
+        {
+          clientUrlId: redirect.json.clientUrlId,
+          data: { urlType: "redirect_uri", url: "https://app.example.com/callback", hasValidationToken: false },
+          receivesEvents: false,
+        },
+        { clientUrlId: webhook.json.clientUrlId, data: { urlType: "webhook", url: receiver.url("/listed"), hasValidationToken: true }, receivesEvents: true },
       ]),
     );
+  });
+});
+
+describe("which webhook URL receives the events, and deleting URLs", () => {
+  const notFoundBody = { code: "ClientUrlNotFoundError", message: expect.any(String), id: expect.any(String) };
+  /** `clientUrlId` → `receivesEvents`, as GET /my-integration/urls lists them. */
+  async function receiving(call: Awaited<ReturnType<typeof integrationAdmin>>["call"]): Promise<Record<string, boolean>> {
+    const listed = await call("GET", "/my-integration/urls");
+    expect(listed.status).toBe(200);
+    return Object.fromEntries(listed.json.items.map((item: { clientUrlId: string; receivesEvents: boolean }) => [item.clientUrlId, item.receivesEvents]));
+  }
+
+  it("receivesEvents is true on the most recently registered or changed webhook URL only, never on a redirect URI", async () => {
+    const { call } = await integrationAdmin(t);
+    const redirect = await call("POST", "/my-integration/urls", { url: "https://app.example.com/callback", urlType: "redirect_uri" });
+    expect(redirect.json.receivesEvents).toBe(false);
+    const first = await call("POST", "/my-integration/urls", { url: receiver.url("/first"), urlType: "webhook" });
+    expect(first.json.receivesEvents).toBe(true);
+    t.clock.advance(1000);
+    const second = await call("POST", "/my-integration/urls", { url: receiver.url("/second"), urlType: "webhook" });
+    expect(second.json.receivesEvents).toBe(true);
+    expect(await receiving(call)).toEqual({ [redirect.json.clientUrlId]: false, [first.json.clientUrlId]: false, [second.json.clientUrlId]: true });
+
+    // A change makes the first one the most recent again.
+    t.clock.advance(1000);
+    const changed = await call("PUT", `/my-integration/urls/${first.json.clientUrlId}`, { url: receiver.url("/first-v2") });
+    expect(changed.json.receivesEvents).toBe(true);
+    expect(await receiving(call)).toEqual({ [redirect.json.clientUrlId]: false, [first.json.clientUrlId]: true, [second.json.clientUrlId]: false });
+    // A redirect URI changed later does not take it.
+    t.clock.advance(1000);
+    expect((await call("PUT", `/my-integration/urls/${redirect.json.clientUrlId}`, { url: "https://app.example.com/v2/callback" })).json.receivesEvents).toBe(
+      false,
+    );
+    expect((await receiving(call))[first.json.clientUrlId]).toBe(true);
+  });
+
+  it("delete: 204 without a body, gone from the list, the previous webhook URL receives the events; 404 again, 404 for another integration's, 400 for a non-UUID", async () => {
+    const { call } = await integrationAdmin(t);
+    const other = await integrationAdmin(t);
+    const older = await call("POST", "/my-integration/urls", { url: receiver.url("/older"), urlType: "webhook" });
+    t.clock.advance(1000);
+    const newer = await call("POST", "/my-integration/urls", { url: receiver.url("/newer"), urlType: "webhook" });
+    const othersUrl = await other.call("POST", "/my-integration/urls", { url: receiver.url("/others"), urlType: "webhook" });
+
+    const deleted = await call("DELETE", `/my-integration/urls/${newer.json.clientUrlId}`);
+    expect(deleted.status).toBe(204);
+    expect(deleted.text).toBe("");
+    expect(await receiving(call)).toEqual({ [older.json.clientUrlId]: true });
+
+    const again = await call("DELETE", `/my-integration/urls/${newer.json.clientUrlId}`);
+    expect(again.status).toBe(404);
+    expect(again.json).toEqual(notFoundBody);
+    const othersOne = await call("DELETE", `/my-integration/urls/${othersUrl.json.clientUrlId}`);
+    expect(othersOne.status).toBe(404);
+    expect(othersOne.json).toEqual(notFoundBody);
+    expect(await receiving(other.call)).toEqual({ [othersUrl.json.clientUrlId]: true });
+    const notAnId = await call("DELETE", "/my-integration/urls/not-a-uuid");
+    expect(notAnId.status).toBe(400);
+    expect(notAnId.json).toEqual({ code: "ValidationError", message: expect.any(String), id: expect.any(String), validationDetails: expect.any(Array) });
+    // A deleted URL is no longer changed or tested either.
+    expect((await call("PUT", `/my-integration/urls/${newer.json.clientUrlId}`, { url: receiver.url("/x") })).json).toEqual(notFoundBody);
+    expect((await call("POST", `/my-integration/urls/${newer.json.clientUrlId}/test`)).status).toBe(404);
+
+    // The last webhook URL deleted: nothing receives the events, and the test webhook says so.
+    expect((await call("DELETE", `/my-integration/urls/${older.json.clientUrlId}`)).status).toBe(204);
+    expect(await receiving(call)).toEqual({});
+    await call("PUT", "/my-integration/webhook-subscriptions", { enabledEvents: ["payment.unmatched"] });
+    expect((await call("POST", "/my-integration/test-webhook", { event: "payment.unmatched", reason: "expired" })).json.status).toBe("no_target");
+  });
+
+  it("a deleted redirect URI is refused at /authorize, unless another registered redirect URI has the same URL", async () => {
+    const { sandbox, call } = await integrationAdmin(t);
+    const callback = "https://app.example.com/oauth/callback";
+    const authorize = () =>
+      fetch(authorizeUrl(t.authUrl, { response_type: "code", client_id: sandbox.integration.clientId, redirect_uri: callback }), { redirect: "manual" }).then(
+        read,
+      );
+    const first = await call("POST", "/my-integration/urls", { url: callback, urlType: "redirect_uri" });
+    const twin = await call("POST", "/my-integration/urls", { url: callback, urlType: "redirect_uri" });
+    expect((await authorize()).status).toBe(200);
+
+    expect((await call("DELETE", `/my-integration/urls/${first.json.clientUrlId}`)).status).toBe(204);
+    expect((await authorize()).status).toBe(200); // the twin still holds it
+    expect((await call("DELETE", `/my-integration/urls/${twin.json.clientUrlId}`)).status).toBe(204);
+    const refused = await authorize();
+    expect(refused.status).toBe(400);
+    expect(refused.headers.get("location")).toBeNull();
+    expect(refused.json).toEqual({ code: "InvalidRequestError", message: expect.stringContaining("redirect_uri"), id: expect.any(String) });
+    // The Sandbox's own redirect URI, never a registered URL row, is untouched.
+    const own = await fetch(
+      authorizeUrl(t.authUrl, { response_type: "code", client_id: sandbox.integration.clientId, redirect_uri: sandbox.integration.redirectUri }),
+      { redirect: "manual" },
+    );
+    expect(own.status).toBe(200);
+  });
+
+  it("deletes and creates at once leave one well-defined receiving URL, and the redirect URI list agrees with the registered rows", async () => {
+    const { call, integrationId } = await integrationAdmin(t);
+    const callback = "https://app.example.com/race/callback";
+    const uris = async () =>
+      (await t.database.db.selectFrom("integration_clients").select("redirect_uris").where("id", "=", integrationId).executeTakeFirstOrThrow()).redirect_uris;
+    let active = (await call("POST", "/my-integration/urls", { url: receiver.url("/race-0"), urlType: "webhook" })).json.clientUrlId as string;
+    let redirect = (await call("POST", "/my-integration/urls", { url: callback, urlType: "redirect_uri" })).json.clientUrlId as string;
+    for (let round = 1; round <= 6; round++) {
+      t.clock.advance(1000);
+      const [removedWebhook, created, removedRedirect, createdRedirect] = await Promise.all([
+        call("DELETE", `/my-integration/urls/${active}`),
+        call("POST", "/my-integration/urls", { url: receiver.url(`/race-${round}`), urlType: "webhook" }),
+        call("DELETE", `/my-integration/urls/${redirect}`),
+        call("POST", "/my-integration/urls", { url: callback, urlType: "redirect_uri" }),
+      ]);
+      expect([removedWebhook.status, created.status, removedRedirect.status, createdRedirect.status]).toEqual([204, 201, 204, 201]);
+      const listed = await receiving(call);
+      // The new webhook URL is the only one left, and it receives the events whatever order the two committed in.
+      expect(listed[created.json.clientUrlId]).toBe(true);
+      expect(Object.values(listed).filter(Boolean)).toHaveLength(1);
+      // The redirect URI deleted while the same URL was registered again is still accepted.
+      expect(await uris()).toContain(callback);
+      active = created.json.clientUrlId;
+      redirect = createdRedirect.json.clientUrlId;
+    }
+    expect((await call("DELETE", `/my-integration/urls/${redirect}`)).status).toBe(204);
+    expect(await uris()).not.toContain(callback);
   });
 });
 

@@ -211,6 +211,30 @@ describe("webhook delivery", () => {
     await s.waitForDelivery(lost!.eventId, "delivered");
   });
 
+  it("rule 3 after a delete: deleting the webhook URL that receives the events hands them to the previous one", async () => {
+    const s = await setup();
+    const previous = `/${uniqueRef("previous")}`;
+    const latest = `/${uniqueRef("latest")}`;
+    const kept = await s.registerWebhook(previous);
+    t.clock.advance(1000);
+    const dropped = await s.registerWebhook(latest);
+    const first = await s.charge();
+    await s.admin.simulate({ cvu: first.CVU, amount: 1000 });
+    const [, toLatest] = await receiver.waitFor(2, { path: latest });
+    expect(toLatest!.json).toMatchObject({ referenceId: first.referenceId });
+
+    expect((await s.adminCall("DELETE", `/my-integration/urls/${dropped.clientUrlId}`)).status).toBe(204);
+    const listed = await s.adminCall("GET", "/my-integration/urls");
+    expect(listed.json.items).toEqual([expect.objectContaining({ clientUrlId: kept.clientUrlId, receivesEvents: true })]);
+    const second = await s.charge();
+    await s.admin.simulate({ cvu: second.CVU, amount: 1000 });
+    const [, toPrevious] = await receiver.waitFor(2, { path: previous }); // its registration's ping, then the event
+    expect(toPrevious!.json).toMatchObject({ event: "payment_request.payment_received", referenceId: second.referenceId });
+    const [event] = await s.eventsOf(second.paymentRequestId);
+    expect(await s.waitForDelivery(event!.eventId, "delivered")).toMatchObject({ targetUrl: receiver.url(previous) });
+    expect(receiver.at(latest)).toHaveLength(2);
+  });
+
   it("the subscription gate: an event not in enabledEvents is not sent; payment.unmatched is off by default", async () => {
     const s = await setup();
     const path = `/${uniqueRef("gate")}`;

@@ -1,4 +1,5 @@
-// What a page says while it waits, when it has nothing to show, and when something went wrong.
+// What a page says while it waits, when it has nothing to show, when something went wrong, and before a
+// step that cannot be undone.
 import type { ComponentChildren } from "preact";
 import type { ApiError } from "../api-error.ts";
 import type { Resource } from "./use-resource.ts";
@@ -56,4 +57,37 @@ export function Loaded<T>({ resource, label, children }: { resource: Resource<T>
     );
   }
   return <>{children(resource.data)}</>;
+}
+
+/** The question asked before a step that cannot be undone: the step's button (off while it runs), a way back, and the step's error. */
+export function Confirmation({
+  label,
+  children,
+  confirmLabel,
+  busy,
+  error,
+  onConfirm,
+  onCancel,
+}: {
+  label: string;
+  children: ComponentChildren;
+  confirmLabel: string;
+  busy: boolean;
+  error?: ApiError;
+  onConfirm: () => void;
+  onCancel: () => void;
+}) {
+  return (
+    // biome-ignore lint/a11y/useSemanticElements: a question and two buttons, outside any form: a <fieldset> would bring a form's border and min-width to undo
+    <div class="confirm" role="group" aria-label={label}>
+      <p>{children}</p>
+      <ErrorAlert error={error} />
+      <button type="button" class="button-danger" disabled={busy} onClick={onConfirm}>
+        {confirmLabel}
+      </button>
+      <button type="button" class="button-secondary" onClick={onCancel}>
+        Cancelar
+      </button>
+    </div>
+  );
 }

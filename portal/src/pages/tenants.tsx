@@ -5,7 +5,7 @@ import type { TenantListItem } from "@cobro/sdk/admin";
 import { adminApi } from "../api.ts";
 import { unplacedFieldErrors, type ApiError } from "../api-error.ts";
 import { Field } from "../components/field.tsx";
-import { Empty, ErrorAlert, Loaded, Notice } from "../components/feedback.tsx";
+import { Confirmation, Empty, ErrorAlert, Loaded, Notice } from "../components/feedback.tsx";
 import { useAction, useResource } from "../components/use-resource.ts";
 
 const TENANT_FIELDS = ["key", "name", "webhookUrl", "webhookValidationToken"] as const;
@@ -174,16 +174,16 @@ function TenantPanel({ tenant, onChanged }: { tenant: TenantListItem; onChanged:
         Editar
       </button>
       {confirmingDelete ? (
-        <div class="confirm" role="group" aria-label="Confirmar la eliminación">
-          <p>¿Eliminar la sucursal «{tenant.name}»? Su clave queda libre.</p>
-          <ErrorAlert error={remove.error} />
-          <button type="button" class="button-danger" disabled={remove.busy} onClick={async () => (await remove.run()) && onChanged()}>
-            Sí, eliminar
-          </button>
-          <button type="button" class="button-secondary" onClick={() => setConfirmingDelete(false)}>
-            Cancelar
-          </button>
-        </div>
+        <Confirmation
+          label="Confirmar la eliminación"
+          confirmLabel="Sí, eliminar"
+          busy={remove.busy}
+          error={remove.error}
+          onConfirm={async () => (await remove.run()) && onChanged()}
+          onCancel={() => setConfirmingDelete(false)}
+        >
+          ¿Eliminar la sucursal «{tenant.name}»? Su clave queda libre.
+        </Confirmation>
       ) : (
         <button type="button" class="button-secondary" onClick={() => setConfirmingDelete(true)}>
           Eliminar

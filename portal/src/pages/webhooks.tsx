@@ -1,5 +1,5 @@
-// Webhooks: the integration's URLs (the webhook and the redirect URIs) with their verification, the
-// events it is subscribed to, the signing secret (revealed on request, rotated after a confirmation)
+// Webhooks: the integration's URLs (webhook URLs and redirect URIs) with their verification, the one
+// that receives the events marked, each deletable after a confirmation; the events it is subscribed to, the signing secret (revealed on request, rotated after a confirmation)
 // and the Sandbox's test webhook with its outcome.
 import { useState } from "preact/hooks";
 import type { ClientUrl, ClientUrlType, ClientUrlVerification, TestWebhookResult, UnmatchedReason, WebhookEventCatalogItem } from "@cobro/sdk/admin";
@@ -7,7 +7,7 @@ import { httpStatusOf } from "@cobro/sdk/errors";
 import { adminApi } from "../api.ts";
 import { unplacedFieldErrors, type ApiError } from "../api-error.ts";
 import { Field, SelectField } from "../components/field.tsx";
-import { Empty, ErrorAlert, Loaded, Notice } from "../components/feedback.tsx";
+import { Confirmation, Empty, ErrorAlert, Loaded, Notice } from "../components/feedback.tsx";
 import { useAction, useResource } from "../components/use-resource.ts";
 import { TEST_WEBHOOK_STATUS_LABELS, UNMATCHED_REASON_LABELS } from "../status-labels.ts";
 
@@ -52,7 +52,10 @@ function ClientUrlsSection() {
   return (
     <section class="panel" aria-labelledby="urls-title">
       <h2 id="urls-title">URLs de la integración</h2>
-      <p>La URL de webhook recibe los eventos; las redirect_uri son las direcciones a las que vuelve la autorización de un comercio.</p>
+      <p>
+        La URL de webhook activa recibe los eventos: es la registrada o cambiada más recientemente, y las demás URLs de webhook no reciben nada (eliminalas).
+        Las redirect_uri son las direcciones a las que vuelve la autorización de un comercio.
+      </p>
       <Loaded resource={listed} label="Cargando las URLs">
         {(list) => <ClientUrlsEditor registered={list.items} />}
       </Loaded>
@@ -60,9 +63,27 @@ function ClientUrlsSection() {
   );
 }
 
-/** The registered URLs, each editable and testable, and the form that registers another. */
+/**
+ * The registered URLs, each editable, testable and deletable, and the form that registers another. After
+ * a change the list is read again: which webhook URL receives the events is the service's to say (a
+ * delete hands them to another). The verifications seen on this page are kept: the list has none.
+ */
 function ClientUrlsEditor({ registered }: { registered: ClientUrl[] }) {
   const [urls, setUrls] = useState<ClientUrl[]>(registered);
+  const [deletedNotice, setDeletedNotice] = useState<string | undefined>(undefined);
+  const reread = useAction(() => adminApi.clientUrls.listClientUrls());
+  const changed = async (change: (list: ClientUrl[]) => ClientUrl[]) => {
+    setUrls(change);
+    const listed = await reread.run();
+    if (!listed) return;
+    setUrls((list) => {
+      const seen = new Map(list.map((item) => [item.clientUrlId, item.verification]));
+      return listed.items.map((item) => {
+        const verification = seen.get(item.clientUrlId);
+        return verification ? { ...item, verification } : item;
+      });
+    });
+  };
   const [url, setUrl] = useState("");
   const [urlType, setUrlType] = useState<ClientUrlType>("webhook");
   const [validationToken, setValidationToken] = useState("");
@@ -71,15 +92,30 @@ function ClientUrlsEditor({ registered }: { registered: ClientUrl[] }) {
       clientUrlCreate: { url: url.trim(), urlType, ...(validationToken.trim() ? { validationToken: validationToken.trim() } : {}) },
     }),
   );
-  const replace = (changed: ClientUrl) => setUrls((list) => list.map((item) => (item.clientUrlId === changed.clientUrlId ? changed : item)));
+  const replace = (fresh: ClientUrl) => {
+    setDeletedNotice(undefined);
+    void changed((list) => list.map((item) => (item.clientUrlId === fresh.clientUrlId ? fresh : item)));
+  };
+  const removed = (gone: ClientUrl) => {
+    setDeletedNotice(`Se eliminó la URL ${gone.data.url}.`);
+    void changed((list) => list.filter((item) => item.clientUrlId !== gone.clientUrlId));
+  };
   return (
     <>
+      {deletedNotice && <Notice>{deletedNotice}</Notice>}
+      <ErrorAlert error={reread.error} />
       {urls.length === 0 ? (
         <Empty>Todavía no hay URLs registradas. Registrá una: una URL de webhook se prueba al instante.</Empty>
       ) : (
         <ul class="list">
           {urls.map((item) => (
-            <ClientUrlItem key={item.clientUrlId} clientUrl={item} onChanged={replace} />
+            <ClientUrlItem
+              key={item.clientUrlId}
+              clientUrl={item}
+              otherWebhooks={urls.some((other) => other.clientUrlId !== item.clientUrlId && other.data.urlType === "webhook")}
+              onChanged={replace}
+              onDeleted={removed}
+            />
           ))}
         </ul>
       )}
@@ -90,7 +126,8 @@ function ClientUrlsEditor({ registered }: { registered: ClientUrl[] }) {
           event.preventDefault();
           const created = await create.run();
           if (created) {
-            setUrls((list) => [...list, created]);
+            setDeletedNotice(undefined);
+            void changed((list) => [...list, created]);
             setUrl("");
             setValidationToken("");
           }
@@ -134,8 +171,28 @@ function ClientUrlsEditor({ registered }: { registered: ClientUrl[] }) {
   );
 }
 
-function ClientUrlItem({ clientUrl, onChanged }: { clientUrl: ClientUrl; onChanged: (changed: ClientUrl) => void }) {
+/** What deleting this URL does, said before it is done. */
+function deletionConsequence(clientUrl: ClientUrl, otherWebhooks: boolean): string {
+  if (clientUrl.data.urlType === "redirect_uri") return "La autorización de los comercios deja de aceptarla como redirect_uri.";
+  if (!clientUrl.receivesEvents) return "No recibe eventos: los eventos siguen yendo a la URL activa.";
+  return otherWebhooks
+    ? "Es la URL activa: los eventos pasan a la URL de webhook registrada o cambiada más recientemente entre las que quedan."
+    : "Es tu única URL de webhook: los eventos de los comercios sin sucursal dejan de enviarse hasta que registres otra.";
+}
+
+function ClientUrlItem({
+  clientUrl,
+  otherWebhooks,
+  onChanged,
+  onDeleted,
+}: {
+  clientUrl: ClientUrl;
+  otherWebhooks: boolean;
+  onChanged: (changed: ClientUrl) => void;
+  onDeleted: (deleted: ClientUrl) => void;
+}) {
   const [editing, setEditing] = useState(false);
+  const [confirmingDelete, setConfirmingDelete] = useState(false);
   const [url, setUrl] = useState(clientUrl.data.url);
   const [validationToken, setValidationToken] = useState("");
   const [tested, setTested] = useState<ClientUrlVerification | undefined>(undefined);
@@ -146,6 +203,11 @@ function ClientUrlItem({ clientUrl, onChanged }: { clientUrl: ClientUrl; onChang
     }),
   );
   const test = useAction(() => adminApi.clientUrls.testClientUrl({ clientUrlId: clientUrl.clientUrlId }));
+  // 204: `true` says the call went through (a failure is `undefined`, with its error).
+  const remove = useAction(async () => {
+    await adminApi.clientUrls.deleteClientUrl({ clientUrlId: clientUrl.clientUrlId });
+    return true;
+  });
   const verification = tested ?? clientUrl.verification;
   return (
     <li class="url-item" aria-label={clientUrl.data.url}>
@@ -153,6 +215,11 @@ function ClientUrlItem({ clientUrl, onChanged }: { clientUrl: ClientUrl; onChang
         <span class="badge">{URL_TYPE_LABELS[clientUrl.data.urlType]}</span>
         <span class="mono">{clientUrl.data.url}</span>
         {clientUrl.data.hasValidationToken && <span class="muted">Con token de validación</span>}
+        {clientUrl.receivesEvents && (
+          <span class="badge badge-receives-events" data-testid="receives-events">
+            Activa: recibe los eventos
+          </span>
+        )}
       </div>
       {verification && <VerificationNote verification={verification} />}
       <ErrorAlert error={test.error} />
@@ -165,7 +232,24 @@ function ClientUrlItem({ clientUrl, onChanged }: { clientUrl: ClientUrl; onChang
         <button type="button" class="button-secondary" aria-expanded={editing} onClick={() => setEditing(!editing)}>
           Editar
         </button>
+        {!confirmingDelete && (
+          <button type="button" class="button-secondary" onClick={() => setConfirmingDelete(true)}>
+            Eliminar
+          </button>
+        )}
       </div>
+      {confirmingDelete && (
+        <Confirmation
+          label="Confirmar la eliminación"
+          confirmLabel="Sí, eliminar"
+          busy={remove.busy}
+          error={remove.error}
+          onConfirm={async () => (await remove.run()) && onDeleted(clientUrl)}
+          onCancel={() => setConfirmingDelete(false)}
+        >
+          ¿Eliminar la URL <span class="mono">{clientUrl.data.url}</span>? {deletionConsequence(clientUrl, otherWebhooks)}
+        </Confirmation>
+      )}
       {editing && (
         <form
           noValidate
@@ -320,15 +404,15 @@ function SigningSecretSection() {
         </button>
       )}
       {confirming ? (
-        <div class="confirm" role="group" aria-label="Confirmar la rotación">
-          <p>El secreto actual deja de firmar en el acto, también en los reintentos pendientes. ¿Rotarlo?</p>
-          <button type="button" class="button-danger" disabled={rotate.busy} onClick={() => void doRotate()}>
-            Sí, rotar el secreto
-          </button>
-          <button type="button" class="button-secondary" onClick={() => setConfirming(false)}>
-            Cancelar
-          </button>
-        </div>
+        <Confirmation
+          label="Confirmar la rotación"
+          confirmLabel="Sí, rotar el secreto"
+          busy={rotate.busy}
+          onConfirm={() => void doRotate()}
+          onCancel={() => setConfirming(false)}
+        >
+          El secreto actual deja de firmar en el acto, también en los reintentos pendientes. ¿Rotarlo?
+        </Confirmation>
       ) : (
         <button type="button" onClick={() => setConfirming(true)}>
           {missing ? "Crear el secreto" : "Rotar el secreto"}

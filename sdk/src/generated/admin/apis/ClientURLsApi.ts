@@ -53,12 +53,24 @@ import {
     ErrorBodyFromJSON,
     ErrorBodyToJSON,
 } from '../models/ErrorBody.js';
+import {
+    type ValidationErrorBody,
+    ValidationErrorBodyFromJSON,
+    ValidationErrorBodyToJSON,
+} from '../models/ValidationErrorBody.js';
 
 export interface CreateClientUrlRequest {
     /**
      * 
      */
     clientUrlCreate: ClientUrlCreate;
+}
+
+export interface DeleteClientUrlRequest {
+    /**
+     * 
+     */
+    clientUrlId: string;
 }
 
 export interface TestClientUrlRequest {
@@ -122,7 +134,7 @@ export class ClientURLsApi extends runtime.BaseAPI {
     }
 
     /**
-     * Register a webhook URL or a redirect URI. A webhook URL is tested for reachability at once (`verification`); the test never blocks registration. Events of merchant accounts in no tenant go to the integration\'s webhook URL; keep a single one.
+     * Register a webhook URL or a redirect URI. A webhook URL is tested for reachability at once (`verification`); the test never blocks registration. Events of merchant accounts in no tenant go to the integration\'s webhook URL: a new one becomes it (`receivesEvents: true`) in place of the one before. Keep a single one: delete the others with `DELETE /my-integration/urls/{clientUrlId}`.
      * Register a URL
      */
     async createClientUrlRaw(requestParameters: CreateClientUrlRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<ClientUrl>> {
@@ -133,12 +145,66 @@ export class ClientURLsApi extends runtime.BaseAPI {
     }
 
     /**
-     * Register a webhook URL or a redirect URI. A webhook URL is tested for reachability at once (`verification`); the test never blocks registration. Events of merchant accounts in no tenant go to the integration\'s webhook URL; keep a single one.
+     * Register a webhook URL or a redirect URI. A webhook URL is tested for reachability at once (`verification`); the test never blocks registration. Events of merchant accounts in no tenant go to the integration\'s webhook URL: a new one becomes it (`receivesEvents: true`) in place of the one before. Keep a single one: delete the others with `DELETE /my-integration/urls/{clientUrlId}`.
      * Register a URL
      */
     async createClientUrl(requestParameters: CreateClientUrlRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<ClientUrl> {
         const response = await this.createClientUrlRaw(requestParameters, initOverrides);
         return await response.value();
+    }
+
+    /**
+     * Creates request options for deleteClientUrl without sending the request
+     */
+    async deleteClientUrlRequestOpts(requestParameters: DeleteClientUrlRequest): Promise<runtime.RequestOpts> {
+        if (requestParameters['clientUrlId'] == null) {
+            throw new runtime.RequiredError(
+                'clientUrlId',
+                'Required parameter "clientUrlId" was null or undefined when calling deleteClientUrl().'
+            );
+        }
+
+        const queryParameters: any = {};
+
+        const headerParameters: runtime.HTTPHeaders = {};
+
+        if (this.configuration && this.configuration.accessToken) {
+            const token = this.configuration.accessToken;
+            const tokenString = await token("AdminBearer", []);
+
+            if (tokenString) {
+                headerParameters["Authorization"] = `Bearer ${tokenString}`;
+            }
+        }
+
+        let urlPath = `/my-integration/urls/{clientUrlId}`;
+        urlPath = urlPath.replace('{clientUrlId}', encodeURIComponent(String(requestParameters['clientUrlId'])));
+
+        return {
+            path: urlPath,
+            method: 'DELETE',
+            headers: headerParameters,
+            query: queryParameters,
+        };
+    }
+
+    /**
+     * Delete a registered URL, for good. Deleting the webhook URL that receives the events (`receivesEvents: true`) hands them to the most recently registered or changed webhook URL that remains (the list then shows it with `receivesEvents: true`), from the next delivery attempt on, retries of earlier events included; with none left, events of merchant accounts in no tenant are not sent (`no_target`). Deleting a redirect URI stops `GET /integration/oauth2/authorize` from accepting it as `redirect_uri` (unless another registered redirect URI has the same URL).
+     * Delete a registered URL
+     */
+    async deleteClientUrlRaw(requestParameters: DeleteClientUrlRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<void>> {
+        const requestOptions = await this.deleteClientUrlRequestOpts(requestParameters);
+        const response = await this.request(requestOptions, initOverrides);
+
+        return new runtime.VoidApiResponse(response);
+    }
+
+    /**
+     * Delete a registered URL, for good. Deleting the webhook URL that receives the events (`receivesEvents: true`) hands them to the most recently registered or changed webhook URL that remains (the list then shows it with `receivesEvents: true`), from the next delivery attempt on, retries of earlier events included; with none left, events of merchant accounts in no tenant are not sent (`no_target`). Deleting a redirect URI stops `GET /integration/oauth2/authorize` from accepting it as `redirect_uri` (unless another registered redirect URI has the same URL).
+     * Delete a registered URL
+     */
+    async deleteClientUrl(requestParameters: DeleteClientUrlRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<void> {
+        await this.deleteClientUrlRaw(requestParameters, initOverrides);
     }
 
     /**
@@ -169,7 +235,7 @@ export class ClientURLsApi extends runtime.BaseAPI {
     }
 
     /**
-     * The integration\'s registered URLs, oldest first: its webhook URLs (the most recently registered or changed one is where events go) and its OAuth redirect URIs. Without `verification`: test a webhook URL with `POST /my-integration/urls/{clientUrlId}/test`.
+     * The integration\'s registered URLs, oldest first: its webhook URLs (the most recently registered or changed one is where events go: it alone has `receivesEvents: true`) and its OAuth redirect URIs. Without `verification`: test a webhook URL with `POST /my-integration/urls/{clientUrlId}/test`.
      * List registered URLs
      */
     async listClientUrlsRaw(initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<ClientUrlList>> {
@@ -180,7 +246,7 @@ export class ClientURLsApi extends runtime.BaseAPI {
     }
 
     /**
-     * The integration\'s registered URLs, oldest first: its webhook URLs (the most recently registered or changed one is where events go) and its OAuth redirect URIs. Without `verification`: test a webhook URL with `POST /my-integration/urls/{clientUrlId}/test`.
+     * The integration\'s registered URLs, oldest first: its webhook URLs (the most recently registered or changed one is where events go: it alone has `receivesEvents: true`) and its OAuth redirect URIs. Without `verification`: test a webhook URL with `POST /my-integration/urls/{clientUrlId}/test`.
      * List registered URLs
      */
     async listClientUrls(initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<ClientUrlList> {
@@ -289,7 +355,7 @@ export class ClientURLsApi extends runtime.BaseAPI {
     }
 
     /**
-     * Change a registered URL; a webhook URL is tested again (`verification`).
+     * Change a registered URL; a webhook URL is tested again (`verification`). A changed webhook URL becomes the one that receives the events (`receivesEvents: true`).
      * Update a registered URL
      */
     async updateClientUrlRaw(requestParameters: UpdateClientUrlRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<ClientUrl>> {
@@ -300,7 +366,7 @@ export class ClientURLsApi extends runtime.BaseAPI {
     }
 
     /**
-     * Change a registered URL; a webhook URL is tested again (`verification`).
+     * Change a registered URL; a webhook URL is tested again (`verification`). A changed webhook URL becomes the one that receives the events (`receivesEvents: true`).
      * Update a registered URL
      */
     async updateClientUrl(requestParameters: UpdateClientUrlRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<ClientUrl> {

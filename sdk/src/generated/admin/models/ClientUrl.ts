@@ -43,6 +43,14 @@ export interface ClientUrl {
      */
     data: ClientUrlData;
     /**
+     * Whether this is the webhook URL the integration's events go to: `true` on exactly one URL when
+     * the integration has a webhook URL, the most recently registered or changed one. That URL receives
+     * the events that neither the charge's `webhookUrl` nor the merchant account's tenant claims. `false`
+     * on the other webhook URLs (they receive nothing) and on every redirect URI. An extension of this
+     * contract (the seed's client URL has `clientUrlId`, `data` and `verification`).
+     */
+    receivesEvents: boolean;
+    /**
      * Present only when a webhook URL was created or updated by this very request.
      */
     verification?: ClientUrlVerification;
@@ -54,6 +62,7 @@ export interface ClientUrl {
 export function instanceOfClientUrl(value: object): value is ClientUrl {
     if (!('clientUrlId' in value) || value['clientUrlId'] === undefined) return false;
     if (!('data' in value) || value['data'] === undefined) return false;
+    if (!('receivesEvents' in value) || value['receivesEvents'] === undefined) return false;
     return true;
 }
 
@@ -69,6 +78,7 @@ export function ClientUrlFromJSONTyped(json: any, ignoreDiscriminator: boolean):
         
         'clientUrlId': json['clientUrlId'],
         'data': ClientUrlDataFromJSON(json['data']),
+        'receivesEvents': json['receivesEvents'],
         'verification': json['verification'] == null ? undefined : ClientUrlVerificationFromJSON(json['verification']),
     };
 }
@@ -86,6 +96,7 @@ export function ClientUrlToJSONTyped(value?: ClientUrl | null, ignoreDiscriminat
         
         'clientUrlId': value['clientUrlId'],
         'data': ClientUrlDataToJSON(value['data']),
+        'receivesEvents': value['receivesEvents'],
         'verification': ClientUrlVerificationToJSON(value['verification']),
     };
 }
