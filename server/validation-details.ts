@@ -25,6 +25,9 @@ export function fieldPath(instancePath: string, child?: string): string {
   return path === "" ? "body" : path;
 }
 
+/** A pattern that asks for an https URL: `^https://`, or `^(https://|http://(localhost|…` with the Sandbox's loopback allowance. */
+const HTTPS_PATTERN = /^\^\(?https:\/\//;
+
 function describe(error: ErrorObject): FieldProblem | undefined {
   const params = error.params as Record<string, unknown>;
   switch (error.keyword) {
@@ -69,7 +72,10 @@ function describe(error: ErrorObject): FieldProblem | undefined {
         ? bound(error, "decimals", "must have at most 2 decimals", 2)
         : bound(error, "multipleOf", `must be a multiple of ${params.multipleOf}`, Number(params.multipleOf));
     case "pattern":
-      return bound(error, "pattern", "has an invalid format");
+      // The contract's URL patterns (EndpointUrl, HttpsUrl) are the https rule: say so rather than "format".
+      return HTTPS_PATTERN.test(String(params.pattern))
+        ? bound(error, "https", "must be an https URL (http:// only on loopback hosts, in the Sandbox)")
+        : bound(error, "pattern", "has an invalid format");
     case "format":
       return { ...bound(error, "format", `must be a valid ${params.format}`), format: String(params.format) };
     case "anyOf":

@@ -964,6 +964,29 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/my-integration/test-charges": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a test charge
+         * @description Create a charge for the integration's test merchant account (created and linked on first use, as
+         *     with test tokens), with a reference of the form `PRUEBA-…`. It follows every rule of the
+         *     Integration API's create (the due date, the daily limits); a problem with the due date is reported
+         *     on `dueDate`, and with the payer's name on `customerName`.
+         */
+        post: operations["createTestCharge"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/my-integration/test-tokens": {
         parameters: {
             query?: never;
@@ -1512,6 +1535,10 @@ export type components = {
          * @description An HTTPS URL up to 2048 characters.
          */
         HttpsUrl: string;
+        /** @description A missing resource. */
+        MessageBody: {
+            message: string;
+        };
         /**
          * @description Payment request states (public integration enum; paid is `total_payment`).
          * @enum {string}
@@ -2906,6 +2933,25 @@ export type components = {
         TenantValidationTokenUpdate: {
             /** @description At least 16 characters; write-only, never echoed. */
             webhook_validation_token: components["schemas"]["ValidationToken"];
+        };
+        /**
+         * @description A charge for the integration's test merchant account, made from the portal without writing code: what
+         *     the Integration API's create takes, reduced to what a person types. The charge is reconciled by its CVU.
+         */
+        TestChargeCreate: {
+            /** @description Pesos asked: positive, at most 2 decimals. */
+            amount: components["schemas"]["PesosInput"];
+            /** @description What the charge is for; default `Cobro de prueba`. */
+            description?: string;
+            /**
+             * Format: date
+             * @description The due date (`YYYY-MM-DD`, Argentina time): after today by the integration's clock, at most 365 days ahead; default 10 days after today.
+             */
+            dueDate?: string;
+            /** @description The payer's name; default `Pagador de prueba`. */
+            customerName?: string;
+            /** @description The payer's email: when given, the payer's emails are sent to it (simulated without a mail provider). */
+            customerEmail?: components["schemas"]["Email"];
         };
         /** @description Tokens of the integration's test merchant account, usable on the Integration API like tokens from the OAuth flow. */
         TestTokens: {
@@ -8390,6 +8436,133 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /** @description 500 `InternalServerError`: an internal error; quote the `id` to support. Safe to retry reads; after a write, read the resource again before retrying. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /**
+             * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
+             *     just now (a restart, a failover). Nothing was done; retry after the wait.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying (always sent with this code). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+        };
+    };
+    createTestCharge: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "amount": 1500,
+                 *       "description": "Cuota de prueba",
+                 *       "dueDate": "2026-12-10"
+                 *     }
+                 */
+                "application/json": components["schemas"]["TestChargeCreate"];
+            };
+        };
+        responses: {
+            /** @description The request has succeeded and a new resource has been created as a result. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "paymentRequestId": "0b7e4f3a-9c2d-4e8b-a1f6-3d5c7b9e2a10",
+                     *       "integrationReferenceId": "PRUEBA-3F9A1C2B",
+                     *       "paidAmount": 0,
+                     *       "description": "Cuota de prueba",
+                     *       "createdAt": "2026-11-22T13:05:00Z",
+                     *       "status": "pending",
+                     *       "customerName": "Pagador de prueba",
+                     *       "conciliationType": "cvu",
+                     *       "amount": 1500,
+                     *       "dueDates": [
+                     *         "2026-12-10"
+                     *       ],
+                     *       "dueAmounts": [
+                     *         {
+                     *           "dueDate": "2026-12-10",
+                     *           "amount": 1500
+                     *         }
+                     *       ],
+                     *       "cvu": "0000003100012345678901",
+                     *       "payments": []
+                     *     }
+                     */
+                    "application/json": components["schemas"]["IntegrationPaymentRequestDetail"];
+                };
+            };
+            /** @description The request does not meet the contract: missing field, bad type or range, or a field not accepted. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                };
+            };
+            /**
+             * @description 401 `UnauthorizedError`: the token is missing or sent in more than one `Authorization` header; not signed by
+             *     Cobro, of another issuer, altered, expired or not valid yet; its session was signed out; or it is not an
+             *     admin `idToken` (a merchant account's token and refresh tokens are refused).
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /** @description 403 `ForbiddenError` (the token is not an integration admin's), `PasswordChangeRequiredError` (the session was opened with a temporary password: change it first) or `SandboxOnlyError` (the operation exists only in the Sandbox; this is Production). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /** @description 404 `{message}` (`IntegrationNotReadyToCollectError`): the platform suspended the integration, so it creates no charge; nothing was created. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageBody"];
+                };
+            };
+            /** @description The request body is larger than the service accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description 500 `InternalServerError`: an internal error; quote the `id` to support. Safe to retry reads; after a write, read the resource again before retrying. */

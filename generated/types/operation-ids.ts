@@ -101,6 +101,7 @@ export const adminOperationIds = [
   "deleteTenant",
   "setTenantValidationToken",
   "deleteTenantValidationToken",
+  "createTestCharge",
   "createTestTokens",
   "sendTestWebhook",
   "listClientUrls",

@@ -4,7 +4,7 @@ import type { AdminApiCaller } from "../../domain/sign-in/callers.ts";
 import type { HandlerMap } from "../handler-types.ts";
 import { getHealth, getReadiness } from "../health.ts";
 import { createTestTokens, listIntegrationUsers, unlinkMerchant } from "./merchants.ts";
-import { advanceSandboxClock, getSandboxClock, simulatePayment } from "./sandbox.ts";
+import { advanceSandboxClock, createTestCharge, getSandboxClock, simulatePayment } from "./sandbox.ts";
 import {
   getWebhookSigningSecret,
   getWebhookSubscriptions,
@@ -86,6 +86,7 @@ export const adminHandlers: HandlerMap<operations, AdminApiCaller> = {
   getSandboxClock,
   advanceSandboxClock,
   simulatePayment,
+  createTestCharge,
   listTenants,
   createTenant,
   updateTenant,

@@ -29,35 +29,41 @@ export const listIntegrationPaymentRequests: Handler<"listIntegrationPaymentRequ
   return { status: 200, body: { items: items.map(integrationChargeView), total, ...page } };
 };
 
-export const getIntegrationPaymentRequest: Handler<"getIntegrationPaymentRequest"> = async ({ caller, params, services }) => {
-  const admin = requireIntegrationAdmin(caller);
-  const { charge, cvu, payments } = await getIntegrationCharge(services.db, admin.integrationClientId, params.paymentRequestId);
+/** One charge with its payer, CVU, amounts by due date and payments (the detail the list leaves out). */
+export function integrationChargeDetailView({
+  charge,
+  cvu,
+  payments,
+}: Awaited<ReturnType<typeof getIntegrationCharge>>): Schemas["IntegrationPaymentRequestDetail"] {
   // Two due dates: the second with the surcharge; one: the amount; a draft: nothing asked yet.
   const dueAmounts: Array<{ dueDate: string; amount: number; surchargeApplied?: number }> =
     calculatedAmounts(charge) ??
     (charge.amount_cents === null ? [] : charge.due_dates.map((dueDate) => ({ dueDate, amount: fromCents(charge.amount_cents!) })));
   return {
-    status: 200,
-    body: {
-      ...integrationChargeView(charge),
-      customerName: charge.customer_name,
-      ...(charge.conciliation_type === "cuil" && charge.customer_tax_document ? { customerTaxDocument: charge.customer_tax_document } : {}),
-      conciliationType: charge.conciliation_type,
-      ...(charge.amount_cents !== null ? { amount: fromCents(charge.amount_cents) } : {}),
-      dueDates: charge.due_dates,
-      dueAmounts: dueAmounts.map(({ dueDate, amount, surchargeApplied }) => ({
-        dueDate,
-        amount,
-        ...(surchargeApplied !== undefined && surchargeApplied > 0 ? { surchargeApplied } : {}),
-      })),
-      ...(cvu ? { cvu } : {}),
-      payments: payments.map((payment) => ({
-        transactionId: payment.transaction_id,
-        amount: fromCents(payment.amount_cents),
-        operatedAt: payment.operated_at.toISOString(),
-        ...(payment.sender_name ? { payerName: payment.sender_name } : {}),
-        ...(payment.sender_cuil ? { payerCuil: payment.sender_cuil } : {}),
-      })),
-    },
+    ...integrationChargeView(charge),
+    customerName: charge.customer_name,
+    ...(charge.conciliation_type === "cuil" && charge.customer_tax_document ? { customerTaxDocument: charge.customer_tax_document } : {}),
+    conciliationType: charge.conciliation_type,
+    ...(charge.amount_cents !== null ? { amount: fromCents(charge.amount_cents) } : {}),
+    dueDates: charge.due_dates,
+    dueAmounts: dueAmounts.map(({ dueDate, amount, surchargeApplied }) => ({
+      dueDate,
+      amount,
+      ...(surchargeApplied !== undefined && surchargeApplied > 0 ? { surchargeApplied } : {}),
+    })),
+    ...(cvu ? { cvu } : {}),
+    payments: payments.map((payment) => ({
+      transactionId: payment.transaction_id,
+      amount: fromCents(payment.amount_cents),
+      operatedAt: payment.operated_at.toISOString(),
+      ...(payment.sender_name ? { payerName: payment.sender_name } : {}),
+      ...(payment.sender_cuil ? { payerCuil: payment.sender_cuil } : {}),
+    })),
   };
+}
+
+export const getIntegrationPaymentRequest: Handler<"getIntegrationPaymentRequest"> = async ({ caller, params, services }) => {
+  const admin = requireIntegrationAdmin(caller);
+  const stored = await getIntegrationCharge(services.db, admin.integrationClientId, params.paymentRequestId);
+  return { status: 200, body: integrationChargeDetailView(stored) };
 };

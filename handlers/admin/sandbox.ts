@@ -1,4 +1,4 @@
-// Sandbox tools of the Admin API: simulated transfers and the integration's clock.
+// Sandbox tools of the Admin API: test charges, simulated transfers and the integration's clock.
 import { integrationNow } from "../../domain/clock.ts";
 import { argentinaDate, argentinaDateTime } from "../../domain/argentina-time.ts";
 import { accountNumberOf } from "../../domain/cvu.ts";
@@ -6,8 +6,25 @@ import { fromCents, requireCents } from "../../domain/money.ts";
 import { advanceSandboxClock as advanceClock } from "../../domain/sandbox/sandbox-clock.ts";
 import { requireSandbox } from "../../domain/sandbox/sandbox-only.ts";
 import { simulatePayment as simulate } from "../../domain/sandbox/simulate-payment.ts";
+import { createTestCharge as createCharge } from "../../domain/sandbox/test-charges.ts";
+import { getIntegrationCharge } from "../../domain/charges/integration-charges.ts";
+import { integrationChargeDetailView } from "./integration-payment-requests.ts";
 import { requireIntegrationAdmin } from "./caller.ts";
 import type { Handler } from "./handler.ts";
+
+export const createTestCharge: Handler<"createTestCharge"> = async ({ body, caller, services }) => {
+  const admin = requireIntegrationAdmin(caller);
+  requireSandbox(services.config.serviceEnv);
+  const context = {
+    integrationClientId: admin.integrationClientId,
+    now: integrationNow(services.clock, admin.clockOffsetMs),
+    serviceEnv: services.config.serviceEnv,
+    globalMessageCap: services.config.globalDailyMessageCap,
+    destinationPolicy: services.outboundHttp.policy,
+  };
+  const stored = await createCharge(services.db, context, body);
+  return { status: 201, body: integrationChargeDetailView(await getIntegrationCharge(services.db, admin.integrationClientId, stored.charge.id)) };
+};
 
 export const simulatePayment: Handler<"simulatePayment"> = async ({ body, caller, services }) => {
   const admin = requireIntegrationAdmin(caller);

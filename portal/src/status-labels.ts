@@ -112,7 +112,7 @@ export const INTEGRATION_TYPE_LABELS: Record<IntegrationClientType, string> = {
   api_direct: "API directa",
   widget: "Widget",
   both: "API y widget",
-  multitenant: "Multi-tenant",
+  multitenant: "Multisucursal",
 };
 
 /** The events of the catalogue, as the portal names them (one term per concept: see docs/portal/glossary.md). */

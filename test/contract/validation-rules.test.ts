@@ -67,10 +67,14 @@ describe("the rule and its bound", () => {
     expect(url.json.validationDetails).toEqual([{ field: "url", rule: "required", message: "url is required" }]);
   });
 
-  it("gives a rule of the service's own (an https redirect URI, a date order) a rule of its own", async () => {
-    const http = await admin.call("POST", "/my-integration/urls", { urlType: "redirect_uri", url: "ftp://example.com/callback" });
+  it("gives the https rule to a URL the contract's pattern refuses for its scheme, and a date order a rule of its own", async () => {
+    const http = await admin.call("POST", "/my-integration/urls", { urlType: "webhook", url: "http://example.com/cobro" });
     expect(http.status).toBe(400);
-    expect(http.json.validationDetails).toEqual([expect.objectContaining({ field: "url", rule: expect.stringMatching(/^(https|pattern|format)$/) })]);
+    expect(http.json.validationDetails).toEqual([
+      { field: "url", rule: "https", message: "url must be an https URL (http:// only on loopback hosts, in the Sandbox)" },
+    ]);
+    const other = await admin.call("POST", "/my-integration/urls", { urlType: "redirect_uri", url: "ftp://example.com/callback" });
+    expect(other.json.validationDetails).toEqual([expect.objectContaining({ field: "url", rule: "https" })]);
     const order = await admin.call("GET", "/my-integration/earnings?startDate=2026-12-10&endDate=2026-12-01");
     expect(order.status).toBe(400);
     expect(order.json.validationDetails).toEqual([

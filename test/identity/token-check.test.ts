@@ -193,7 +193,7 @@ describe("the admin session", () => {
 });
 
 describe("in Production", () => {
-  it("test tokens answer 403 SandboxOnlyError", async () => {
+  it("test tokens and test charges answer 403 SandboxOnlyError", async () => {
     const production = await startTestService({ env: { SERVICE_ENV: "production" } });
     try {
       const own = await production.sandbox();
@@ -203,6 +203,16 @@ describe("in Production", () => {
       );
       expect(result.status).toBe(403);
       expect(result.json).toEqual({ code: "SandboxOnlyError", message: expect.any(String), id: expect.any(String) });
+      // So do test charges: Production has no test merchant.
+      const testCharge = await read(
+        await fetch(`${production.adminUrl}/my-integration/test-charges`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${login.json.idToken}`, "content-type": "application/json" },
+          body: JSON.stringify({ amount: 1500 }),
+        }),
+      );
+      expect(testCharge.status).toBe(403);
+      expect(testCharge.json).toEqual({ code: "SandboxOnlyError", message: expect.any(String), id: expect.any(String) });
     } finally {
       await production.close();
     }

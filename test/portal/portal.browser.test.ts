@@ -80,10 +80,10 @@ describe("the portal on the Admin host", { timeout: 90_000 }, () => {
     await page.getByRole("heading", { name: "Simular un pago" }).waitFor();
     const cvuField = page.getByLabel("CVU del cobro");
     await cvuField.fill("123");
-    await page.getByLabel("Importe").fill("1.500,00");
+    await page.getByLabel("Importe", { exact: true }).fill("1.500,00");
     await page.getByLabel("CBU o CVU del pagador").fill("0000003100000000000017");
     await page.getByLabel("CUIL o CUIT del pagador").fill("20301234563");
-    await page.getByLabel("Nombre del pagador").fill("Juan Pérez");
+    await page.getByLabel("Nombre del pagador", { exact: true }).fill("Juan Pérez");
     await page.getByRole("button", { name: "Simular el pago" }).click();
     await expect.poll(() => cvuField.getAttribute("aria-invalid")).toBe("true");
     const describedBy = (await cvuField.getAttribute("aria-describedby"))!.split(" ");

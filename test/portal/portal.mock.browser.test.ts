@@ -48,10 +48,10 @@ describe("the portal against the Prism mocks", { timeout: 60_000 }, () => {
     await page.getByRole("link", { name: "Sandbox" }).click();
     await expect.poll(() => page.getByTestId("sandbox-now").innerText()).toBe("22/11/2026 10:05");
     await page.getByLabel("CVU del cobro").fill("0000253200000000123459");
-    await page.getByLabel("Importe").fill("5000");
+    await page.getByLabel("Importe", { exact: true }).fill("5000");
     await page.getByLabel("CBU o CVU del pagador").fill("0000003100012345678907");
     await page.getByLabel("CUIL o CUIT del pagador").fill("20301234563");
-    await page.getByLabel("Nombre del pagador").fill("Juan Pérez");
+    await page.getByLabel("Nombre del pagador", { exact: true }).fill("Juan Pérez");
     await page.getByRole("button", { name: "Simular el pago" }).click();
     await expect.poll(() => page.getByRole("status").filter({ hasText: "Transferencia" }).innerText()).toContain("Se imputó al cobro.");
 

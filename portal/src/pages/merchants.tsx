@@ -60,7 +60,7 @@ function Merchant({ user, onChanged }: { user: IntegrationClientUser; onChanged:
         <dd>{formatDate(user.joinedAt)}</dd>
         {user.tenantName && (
           <>
-            <dt>Tenant</dt>
+            <dt>Sucursal</dt>
             <dd>{user.tenantName}</dd>
           </>
         )}

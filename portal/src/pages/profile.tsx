@@ -200,8 +200,11 @@ function LogoSection({ logoUrl, onUploaded }: { logoUrl: string | null; onUpload
         {upload.error && upload.error.status !== 400 && upload.error.status !== 413 && upload.error.status !== 415 && <ErrorAlert error={upload.error} />}
         <div class={problem ? "field field-invalid" : "field"}>
           <label for="logo-file">Imagen</label>
+          {/* The browser's own file button speaks the browser's language: the input is hidden, and a
+              Spanish button (a second label of it) with the chosen file's name stands in for it. */}
           <input
             id="logo-file"
+            class="visually-hidden file-input"
             type="file"
             name="logo"
             accept={LOGO_TYPES.join(",")}
@@ -216,6 +219,14 @@ function LogoSection({ logoUrl, onUploaded }: { logoUrl: string | null; onUpload
               setPreview(chosen && LOGO_TYPES.includes(chosen.type) && chosen.size <= MAX_LOGO_BYTES ? await readAsDataUrl(chosen) : undefined);
             }}
           />
+          <div class="file-picker" aria-hidden="true">
+            <label for="logo-file" class="file-button">
+              Elegir una imagen
+            </label>
+            <span class="muted" data-testid="logo-file-name">
+              {file ? file.name : "Ningún archivo elegido"}
+            </span>
+          </div>
           {problem && (
             <p class="field-error" id="logo-file-error">
               {problem}

@@ -1,7 +1,7 @@
 // The Sandbox's tools: test tokens of the Sandbox merchant (shown once), a simulated bank transfer, and
 // the integration's own Sandbox clock.
 import { useState } from "preact/hooks";
-import type { SimulatePaymentResult, TestTokens } from "@cobro/sdk/admin";
+import type { IntegrationPaymentRequestDetail, SimulatePaymentResult, TestTokens } from "@cobro/sdk/admin";
 import { adminApi } from "../api.ts";
 import { unplacedFieldErrors } from "../api-error.ts";
 import { Field, SelectField } from "../components/field.tsx";
@@ -9,18 +9,131 @@ import { ErrorAlert, Loaded, Notice } from "../components/feedback.tsx";
 import { SecretOnce } from "../components/secret-once.tsx";
 import { useAction, useResource } from "../components/use-resource.ts";
 import { formatDate, formatDateTime, formatMoney, plural } from "../format.ts";
-import { parsePesos, parseWholeNumber } from "../input-parsing.ts";
+import { decimalText, parsePesos, parseWholeNumber } from "../input-parsing.ts";
 import { Link } from "../router.ts";
 import { UNMATCHED_REASON_LABELS } from "../status-labels.ts";
 
 export function SandboxTools() {
+  // A test charge just created fills the simulation's CVU and amount, the next step a person takes.
+  const [charge, setCharge] = useState<IntegrationPaymentRequestDetail | undefined>(undefined);
   return (
     <>
       <h1>Herramientas del Sandbox</h1>
       <TestTokensSection />
-      <SimulatePaymentSection />
+      <TestChargeSection onCreated={setCharge} />
+      <SimulatePaymentSection key={charge?.paymentRequestId ?? "none"} cvu={charge?.cvu} amount={charge?.amount} />
       <SandboxClockSection />
     </>
+  );
+}
+
+const TEST_CHARGE_FIELDS = ["amount", "description", "dueDate", "customerName", "customerEmail"] as const;
+type TestChargeField = (typeof TEST_CHARGE_FIELDS)[number];
+
+function TestChargeSection({ onCreated }: { onCreated: (charge: IntegrationPaymentRequestDetail) => void }) {
+  const [values, setValues] = useState<Record<TestChargeField, string>>({ amount: "", description: "", dueDate: "", customerName: "", customerEmail: "" });
+  const [amountProblem, setAmountProblem] = useState<string | undefined>(undefined);
+  const [created, setCreated] = useState<IntegrationPaymentRequestDetail | undefined>(undefined);
+  const create = useAction((amount: number) =>
+    adminApi.sandbox.createTestCharge({
+      testChargeCreate: {
+        amount,
+        ...(values.description.trim() ? { description: values.description.trim() } : {}),
+        ...(values.dueDate ? { dueDate: values.dueDate } : {}),
+        ...(values.customerName.trim() ? { customerName: values.customerName.trim() } : {}),
+        ...(values.customerEmail.trim() ? { customerEmail: values.customerEmail.trim() } : {}),
+      },
+    }),
+  );
+  const set = (field: TestChargeField) => (value: string) => setValues({ ...values, [field]: value });
+  const errorOf = (field: TestChargeField) => (field === "amount" && amountProblem) || create.error?.fieldErrors[field];
+  return (
+    <section class="panel" aria-labelledby="test-charge-title">
+      <h2 id="test-charge-title">Crear un cobro de prueba</h2>
+      <p>Un cobro para el comercio de prueba, sin escribir código. Después podés simular su pago acá abajo.</p>
+      <form
+        noValidate
+        onSubmit={async (event) => {
+          event.preventDefault();
+          const amount = parsePesos(values.amount);
+          setAmountProblem(amount === undefined ? "Ingresá un importe en pesos, por ejemplo 1500,50." : undefined);
+          setCreated(undefined);
+          if (amount === undefined) return;
+          const charge = await create.run(amount);
+          if (charge) {
+            setCreated(charge);
+            onCreated(charge);
+          }
+        }}
+      >
+        <ErrorAlert error={create.error} extra={create.error ? unplacedFieldErrors(create.error, TEST_CHARGE_FIELDS) : []} />
+        <Field
+          label="Importe del cobro"
+          name="amount"
+          inputMode="decimal"
+          autocomplete="off"
+          required
+          hint="En pesos, por ejemplo 1500,50."
+          value={values.amount}
+          onValue={set("amount")}
+          error={errorOf("amount")}
+        />
+        <Field
+          label="Descripción"
+          name="description"
+          autocomplete="off"
+          hint="Opcional: «Cobro de prueba» si la dejás vacía."
+          value={values.description}
+          onValue={set("description")}
+          error={errorOf("description")}
+        />
+        <Field
+          label="Vencimiento"
+          type="date"
+          name="dueDate"
+          hint="Opcional: en 10 días si lo dejás vacío."
+          value={values.dueDate}
+          onValue={set("dueDate")}
+          error={errorOf("dueDate")}
+        />
+        <Field
+          label="Nombre del pagador de prueba"
+          name="customerName"
+          autocomplete="off"
+          hint="Opcional: «Pagador de prueba» si lo dejás vacío."
+          value={values.customerName}
+          onValue={set("customerName")}
+          error={errorOf("customerName")}
+        />
+        <Field
+          label="Email del pagador de prueba"
+          type="email"
+          name="customerEmail"
+          autocomplete="off"
+          hint="Opcional: le llegan los avisos del cobro (simulados si no hay proveedor de correo)."
+          value={values.customerEmail}
+          onValue={set("customerEmail")}
+          error={errorOf("customerEmail")}
+        />
+        <button type="submit" disabled={create.busy}>
+          Crear el cobro de prueba
+        </button>
+      </form>
+      {created && (
+        <Notice>
+          <p>
+            Cobro {created.integrationReferenceId} por {formatMoney(created.amount ?? 0)} creado. CVU para transferir:{" "}
+            <span class="mono" data-testid="test-charge-cvu">
+              {created.cvu}
+            </span>
+            .
+          </p>
+          <p>
+            <Link href={`/charges/${encodeURIComponent(created.paymentRequestId)}`}>Ver el cobro</Link>
+          </p>
+        </Notice>
+      )}
+    </section>
   );
 }
 
@@ -53,10 +166,11 @@ function TestTokensSection() {
 const SIMULATE_FIELDS = ["cvu", "amount", "externalAccountCvu", "externalAccountCuil", "externalAccountName"] as const;
 type SimulateField = (typeof SIMULATE_FIELDS)[number];
 
-function SimulatePaymentSection() {
+/** `cvu` and `amount`: a test charge's, to start from (the admin may change them). */
+function SimulatePaymentSection({ cvu, amount: chargeAmount }: { cvu?: string; amount?: number }) {
   const [values, setValues] = useState<Record<SimulateField, string>>({
-    cvu: "",
-    amount: "",
+    cvu: cvu ?? "",
+    amount: chargeAmount === undefined ? "" : decimalText(chargeAmount),
     externalAccountCvu: "",
     externalAccountCuil: "",
     externalAccountName: "",

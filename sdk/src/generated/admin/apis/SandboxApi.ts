@@ -29,6 +29,16 @@ import {
     ErrorBodyToJSON,
 } from '../models/ErrorBody.js';
 import {
+    type IntegrationPaymentRequestDetail,
+    IntegrationPaymentRequestDetailFromJSON,
+    IntegrationPaymentRequestDetailToJSON,
+} from '../models/IntegrationPaymentRequestDetail.js';
+import {
+    type MessageBody,
+    MessageBodyFromJSON,
+    MessageBodyToJSON,
+} from '../models/MessageBody.js';
+import {
     type SandboxClock,
     SandboxClockFromJSON,
     SandboxClockToJSON,
@@ -49,16 +59,33 @@ import {
     SimulatePaymentResultToJSON,
 } from '../models/SimulatePaymentResult.js';
 import {
+    type TestChargeCreate,
+    TestChargeCreateFromJSON,
+    TestChargeCreateToJSON,
+} from '../models/TestChargeCreate.js';
+import {
     type TestTokens,
     TestTokensFromJSON,
     TestTokensToJSON,
 } from '../models/TestTokens.js';
+import {
+    type ValidationErrorBody,
+    ValidationErrorBodyFromJSON,
+    ValidationErrorBodyToJSON,
+} from '../models/ValidationErrorBody.js';
 
 export interface AdvanceSandboxClockRequest {
     /**
      * 
      */
     sandboxClockAdvance: SandboxClockAdvance;
+}
+
+export interface CreateTestChargeRequest {
+    /**
+     * 
+     */
+    testChargeCreate: TestChargeCreate;
 }
 
 export interface SimulatePaymentOperationRequest {
@@ -127,6 +154,63 @@ export class SandboxApi extends runtime.BaseAPI {
      */
     async advanceSandboxClock(requestParameters: AdvanceSandboxClockRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<SandboxClock> {
         const response = await this.advanceSandboxClockRaw(requestParameters, initOverrides);
+        return await response.value();
+    }
+
+    /**
+     * Creates request options for createTestCharge without sending the request
+     */
+    async createTestChargeRequestOpts(requestParameters: CreateTestChargeRequest): Promise<runtime.RequestOpts> {
+        if (requestParameters['testChargeCreate'] == null) {
+            throw new runtime.RequiredError(
+                'testChargeCreate',
+                'Required parameter "testChargeCreate" was null or undefined when calling createTestCharge().'
+            );
+        }
+
+        const queryParameters: any = {};
+
+        const headerParameters: runtime.HTTPHeaders = {};
+
+        headerParameters['Content-Type'] = 'application/json';
+
+        if (this.configuration && this.configuration.accessToken) {
+            const token = this.configuration.accessToken;
+            const tokenString = await token("AdminBearer", []);
+
+            if (tokenString) {
+                headerParameters["Authorization"] = `Bearer ${tokenString}`;
+            }
+        }
+
+        let urlPath = `/my-integration/test-charges`;
+
+        return {
+            path: urlPath,
+            method: 'POST',
+            headers: headerParameters,
+            query: queryParameters,
+            body: TestChargeCreateToJSON(requestParameters['testChargeCreate']),
+        };
+    }
+
+    /**
+     * Create a charge for the integration\'s test merchant account (created and linked on first use, as with test tokens), with a reference of the form `PRUEBA-…`. It follows every rule of the Integration API\'s create (the due date, the daily limits); a problem with the due date is reported on `dueDate`, and with the payer\'s name on `customerName`.
+     * Create a test charge
+     */
+    async createTestChargeRaw(requestParameters: CreateTestChargeRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<IntegrationPaymentRequestDetail>> {
+        const requestOptions = await this.createTestChargeRequestOpts(requestParameters);
+        const response = await this.request(requestOptions, initOverrides);
+
+        return new runtime.JSONApiResponse(response, (jsonValue) => IntegrationPaymentRequestDetailFromJSON(jsonValue));
+    }
+
+    /**
+     * Create a charge for the integration\'s test merchant account (created and linked on first use, as with test tokens), with a reference of the form `PRUEBA-…`. It follows every rule of the Integration API\'s create (the due date, the daily limits); a problem with the due date is reported on `dueDate`, and with the payer\'s name on `customerName`.
+     * Create a test charge
+     */
+    async createTestCharge(requestParameters: CreateTestChargeRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<IntegrationPaymentRequestDetail> {
+        const response = await this.createTestChargeRaw(requestParameters, initOverrides);
         return await response.value();
     }
 
