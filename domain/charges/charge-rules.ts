@@ -334,7 +334,7 @@ function checkDueDate(
   else if (dueDate.kind === "datetime" && dueDate.dueAt.getTime() <= now.getTime()) {
     refuse(field, "outOfRange", `must be in the future (now is ${argentinaDateTime(now)}, Argentina time)`);
   } else if (dueDate.argentinaDate > lastDay) {
-    refuse(field, "outOfRange", `must be at most ${MAX_DAYS_AHEAD} days ahead (on or before ${lastDay}, Argentina time)`);
+    refuse(field, "outOfRange", `must be at most ${MAX_DAYS_AHEAD} days ahead (on or before ${lastDay}, Argentina time)`, { limit: MAX_DAYS_AHEAD });
   }
   return dueDate;
 }
@@ -399,7 +399,7 @@ function checkMetadata(metadata: Record<string, string>, refuse: Refuse): void {
   for (const [key, value] of Object.entries(metadata)) {
     // Characters as JSON Schema counts them (code points), bytes as UTF-8.
     if ([...key].length > METADATA_LIMITS.keyCharacters) {
-      refuse(`metadata.${key}`, "maxLength", `has a key longer than ${METADATA_LIMITS.keyCharacters} characters`);
+      refuse(`metadata.${key}`, "maxLength", `has a key longer than ${METADATA_LIMITS.keyCharacters} characters`, { limit: METADATA_LIMITS.keyCharacters });
     }
     totalBytes += Buffer.byteLength(key, "utf8") + Buffer.byteLength(value, "utf8");
   }

@@ -6,7 +6,7 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import pg from "pg";
 import { sql } from "kysely";
-import { linkedMerchant, read, serviceForFile, startTestService, type TestService } from "../helpers/service.ts";
+import { linkedMerchant, read, serviceForFile, startTestService, type TestService, untilMerchantTokenRefused } from "../helpers/service.ts";
 import { exchangeCode, obtainCode } from "../helpers/oauth.ts";
 import { cuilCheckDigit } from "../../domain/tax-id.ts";
 import { argentinaDate } from "../../domain/argentina-time.ts";
@@ -132,7 +132,7 @@ describe("validation: 400 ValidationError (field document), nothing consumed", (
       code: "ValidationError",
       message: expect.any(String),
       id: expect.any(String),
-      validationDetails: [{ field: "document", message: expect.any(String) }],
+      validationDetails: [{ field: "document", rule: expect.stringMatching(/^(taxDocument|pattern|minLength)$/), message: expect.any(String) }],
     });
     expect(await usedUnits(m)).toBe(0);
   });
@@ -154,6 +154,7 @@ describe("validation: 400 ValidationError (field document), nothing consumed", (
       .where("integration_client_id", "=", m.integrationClientId)
       .where("merchant_account_id", "=", m.merchantAccountId)
       .execute();
+    await untilMerchantTokenRefused(m.call);
     const result = await lookup(m, "20301234563");
     expect(result.status).toBe(403);
     expect(result.text).toBe("Not authorized as user of integration client");

@@ -5,7 +5,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import pg from "pg";
 import { sql } from "kysely";
-import { linkedMerchant, read, serviceForFile } from "../helpers/service.ts";
+import { linkedMerchant, read, serviceForFile, untilMerchantTokenRefused } from "../helpers/service.ts";
 
 const t = serviceForFile({ start: new Date("2026-11-22T15:00:00Z") });
 
@@ -196,19 +196,19 @@ describe("400 ValidationError", () => {
   });
 
   it.each([
-    ["an empty tenantKey", { tenantKey: "" }, "tenantKey"],
-    ["a missing tenantKey", {}, "tenantKey"],
-    ["a tenantKey that is not a string", { tenantKey: 5 }, "tenantKey"],
-    ["a null tenantKey", { tenantKey: null }, "tenantKey"],
-    ["a field outside the contract", { tenantKey: "a", branch: "x" }, "branch"],
-  ])("%s", async (_what, body, field) => {
+    ["an empty tenantKey", { tenantKey: "" }, "tenantKey", "minLength"],
+    ["a missing tenantKey", {}, "tenantKey", "required"],
+    ["a tenantKey that is not a string", { tenantKey: 5 }, "tenantKey", "type"],
+    ["a null tenantKey", { tenantKey: null }, "tenantKey", "type"],
+    ["a field outside the contract", { tenantKey: "a", branch: "x" }, "branch", "notAccepted"],
+  ])("%s", async (_what, body, field, rule) => {
     const result = await assign(m, body);
     expect(result.status, result.text).toBe(400);
     expect(result.json).toEqual({
       code: "ValidationError",
       message: expect.any(String),
       id: expect.any(String),
-      validationDetails: expect.arrayContaining([{ field, message: expect.any(String) }]),
+      validationDetails: expect.arrayContaining([expect.objectContaining({ field, rule, message: expect.any(String) })]),
     });
     expect(await tenantOf(m)).toBeNull();
   });
@@ -239,6 +239,7 @@ describe("not linked", () => {
     );
     expect(anonymous.status).toBe(401);
     await t.database.db.updateTable("merchant_links").set({ unlinked_at: t.clock.now() }).where("id", "=", m.linkId).execute();
+    await untilMerchantTokenRefused(m.call);
     const result = await assign(m, { tenantKey: key });
     expect(result.status).toBe(403);
     expect(result.text).toBe("Not authorized as user of integration client");

@@ -76,7 +76,9 @@ describe("POST /v1/payments", () => {
       expect(refused.status, JSON.stringify(body)).toBe(400);
       expect(refused.json).toEqual({
         ...generalError("ValidationError"),
-        validationDetails: expect.arrayContaining([{ field: expect.any(String), message: expect.any(String) }]),
+        validationDetails: expect.arrayContaining([
+          expect.objectContaining({ field: expect.any(String), rule: expect.any(String), message: expect.any(String) }),
+        ]),
       });
     }
     expect(await chargeCount()).toBe(before);

@@ -51,6 +51,7 @@ describe("validateBulkItem", () => {
     expect(problemsOf(() => validateBulkItem(item({ dueDates: ["2026-11-22"] }), 3, NOW))).toEqual([
       {
         field: "paymentRequests[3].dueDates[0]",
+        rule: "outOfRange",
         message: "paymentRequests[3].dueDates[0] must be after today (2026-11-22, Argentina time)",
       },
     ]);
@@ -71,6 +72,7 @@ describe("validateBulkItem", () => {
     expect(problemsOf(() => validateBulkItem(item({ dueDates: ["2026-12-10T10:00"] }), 0, NOW))).toEqual([
       {
         field: "paymentRequests[0].dueDates[0]",
+        rule: "format",
         message: "paymentRequests[0].dueDates[0] must be a date without a time (YYYY-MM-DD): a bulk charge cannot be short-lived",
       },
     ]);

@@ -46,7 +46,7 @@ const accepts = (body: PaymentRequestCreate, now = NOW): ChargeSpec => validateC
 describe("dueDates: a date without a time must be after today, Argentina time", () => {
   it("refuses today and accepts tomorrow", () => {
     expect(problems(charge({ dueDates: ["2026-11-22"] }))).toEqual([
-      { field: "dueDates[0]", message: "dueDates[0] must be after today (2026-11-22, Argentina time)" },
+      { field: "dueDates[0]", rule: "outOfRange", message: "dueDates[0] must be after today (2026-11-22, Argentina time)" },
     ]);
     expect(accepts(charge({ dueDates: ["2026-11-23"] })).dueDates[0]?.argentinaDate).toBe("2026-11-23");
     expect(fields(charge({ dueDates: ["2026-11-21"] }))).toEqual(["dueDates[0]"]);
@@ -57,7 +57,7 @@ describe("dueDates: a date without a time must be after today, Argentina time", 
     const midnightOfThe23rd = new Date("2026-11-23T03:00:00Z"); // 00:00 -03:00 on the 23rd
     expect(accepts(charge({ dueDates: ["2026-11-23"] }), lastMinuteOfThe22nd).kind).toBe("standard");
     expect(problems(charge({ dueDates: ["2026-11-23"] }), midnightOfThe23rd)).toEqual([
-      { field: "dueDates[0]", message: "dueDates[0] must be after today (2026-11-23, Argentina time)" },
+      { field: "dueDates[0]", rule: "outOfRange", message: "dueDates[0] must be after today (2026-11-23, Argentina time)" },
     ]);
   });
 
@@ -69,7 +69,7 @@ describe("dueDates: a date without a time must be after today, Argentina time", 
   it("allows exactly 35 days ahead and refuses 36", () => {
     expect(accepts(charge({ dueDates: ["2026-12-27"] })).dueDates[0]?.input).toBe("2026-12-27");
     expect(problems(charge({ dueDates: ["2026-12-28"] }))).toEqual([
-      { field: "dueDates[0]", message: "dueDates[0] must be at most 35 days ahead (on or before 2026-12-27, Argentina time)" },
+      { field: "dueDates[0]", rule: "outOfRange", limit: 35, message: "dueDates[0] must be at most 35 days ahead (on or before 2026-12-27, Argentina time)" },
     ]);
   });
 
@@ -83,6 +83,7 @@ describe("dueDates: a date without a time must be after today, Argentina time", 
       expect(problems(charge({ dueDates: [dueDate] })), dueDate).toEqual([
         {
           field: "dueDates[0]",
+          rule: "format",
           message: "dueDates[0] must be a real date: YYYY-MM-DD, or YYYY-MM-DDTHH:MM[:SS] with an optional Z or ±HH:MM offset (without one, -03:00)",
         },
       ]);
@@ -101,7 +102,7 @@ describe("dueDates: a date with a time must be in the future (short-lived charge
     expect(spec.kind).toBe("short-lived");
     expect(spec.dueDates[0]?.dueAt).toEqual(new Date("2026-11-22T15:01:00Z"));
     expect(problems(charge({ dueDates: ["2026-11-22T12:00"] }))).toEqual([
-      { field: "dueDates[0]", message: "dueDates[0] must be in the future (now is 2026-11-22T12:00:00-03:00, Argentina time)" },
+      { field: "dueDates[0]", rule: "outOfRange", message: "dueDates[0] must be in the future (now is 2026-11-22T12:00:00-03:00, Argentina time)" },
     ]);
     expect(fields(charge({ dueDates: ["2026-11-22T11:59:59"] }))).toEqual(["dueDates[0]"]);
     expect(accepts(charge({ dueDates: ["2026-11-22T12:00:01"] })).kind).toBe("short-lived");
@@ -123,14 +124,14 @@ describe("dueDates: a date with a time must be in the future (short-lived charge
 
   it("allows exactly one due date", () => {
     expect(problems(charge({ dueDates: ["2026-12-10T10:00", "2026-12-20"], surcharge: { type: "none", value: 0 } }))).toEqual([
-      { field: "dueDates", message: "dueDates must have exactly one date when a date has a time (short-lived charge)" },
+      { field: "dueDates", rule: "maxItems", limit: 1, message: "dueDates must have exactly one date when a date has a time (short-lived charge)" },
     ]);
     expect(fields(twoDates({ dueDates: ["2026-12-10", "2026-12-20T10:00"] }))).toContain("dueDates");
   });
 
   it("allows no surcharge (a none surcharge is harmless)", () => {
     expect(problems(charge({ dueDates: ["2026-12-10T10:00"], surcharge: { type: "fixed", value: 10 } }))).toEqual([
-      { field: "surcharge", message: "surcharge is not allowed with a due date that has a time (short-lived charge)" },
+      { field: "surcharge", rule: "notAccepted", message: "surcharge is not allowed with a due date that has a time (short-lived charge)" },
     ]);
     expect(accepts(charge({ dueDates: ["2026-12-10T10:00"], surcharge: { type: "none", value: 0 } })).surcharge).toBeUndefined();
   });
@@ -139,7 +140,7 @@ describe("dueDates: a date with a time must be in the future (short-lived charge
 describe("dueDates: the second after the first", () => {
   it("refuses the same day or an earlier one", () => {
     expect(problems(twoDates({ dueDates: ["2026-12-10", "2026-12-10"] }))).toEqual([
-      { field: "dueDates[1]", message: "dueDates[1] must be after dueDates[0]" },
+      { field: "dueDates[1]", rule: "dateOrder", fields: ["dueDates[0]"], message: "dueDates[1] must be after dueDates[0]" },
     ]);
     expect(fields(twoDates({ dueDates: ["2026-12-10", "2026-12-09"] }))).toEqual(["dueDates[1]"]);
     expect(accepts(twoDates({ dueDates: ["2026-12-10", "2026-12-11"] })).dueDates).toHaveLength(2);
@@ -156,13 +157,15 @@ describe("amount", () => {
   });
 
   it("refuses 3 decimals", () => {
-    expect(problems(charge({ amount: 10.001 }))).toEqual([{ field: "amount", message: "amount must have at most 2 decimals" }]);
+    expect(problems(charge({ amount: 10.001 }))).toEqual([{ field: "amount", rule: "decimals", limit: 2, message: "amount must have at most 2 decimals" }]);
     expect(fields(charge({ amount: 19.999 }))).toEqual(["amount"]);
   });
 
   it("refuses 0, negatives and more than 200,000,000 (also checked here, not only by the schema)", () => {
     for (const amount of [0, -5, 200_000_000.01, 300_000_000]) {
-      expect(problems(charge({ amount })), String(amount)).toEqual([{ field: "amount", message: "amount must be greater than 0 and at most 200,000,000" }]);
+      expect(problems(charge({ amount })), String(amount)).toEqual([
+        { field: "amount", rule: "outOfRange", message: "amount must be greater than 0 and at most 200,000,000" },
+      ]);
     }
   });
 
@@ -184,7 +187,7 @@ describe("draft (no amount)", () => {
 
   it("allows one due date only", () => {
     expect(problems(draft({ dueDates: ["2026-12-10", "2026-12-20"] }))).toEqual([
-      { field: "dueDates", message: "dueDates must have one date for a draft (a charge without amount)" },
+      { field: "dueDates", rule: "maxItems", limit: 1, message: "dueDates must have one date for a draft (a charge without amount)" },
     ]);
   });
 
@@ -194,7 +197,7 @@ describe("draft (no amount)", () => {
       { type: "none", value: 0 },
     ] as const) {
       expect(problems(draft({ surcharge })), surcharge.type).toEqual([
-        { field: "surcharge", message: "surcharge is not allowed without an amount (a draft has no surcharge)" },
+        { field: "surcharge", rule: "notAccepted", message: "surcharge is not allowed without an amount (a draft has no surcharge)" },
       ]);
     }
   });
@@ -209,15 +212,31 @@ describe("draft (no amount)", () => {
         }),
       ),
     ).toEqual([
-      { field: "sendWhatsappNotification", message: "sendWhatsappNotification can only be false without an amount (a draft sends no notifications)" },
-      { field: "sendEmailNotification", message: "sendEmailNotification can only be false without an amount (a draft sends no notifications)" },
+      {
+        field: "sendWhatsappNotification",
+        rule: "invalid",
+        message: "sendWhatsappNotification can only be false without an amount (a draft sends no notifications)",
+      },
+      {
+        field: "sendEmailNotification",
+        rule: "invalid",
+        message: "sendEmailNotification can only be false without an amount (a draft sends no notifications)",
+      },
     ]);
   });
 
   it("allows no notification dates", () => {
     expect(problems(draft({ reminderNotificationDate: "2026-12-01", deferredInitialNotificationDate: "2026-11-25" }))).toEqual([
-      { field: "deferredInitialNotificationDate", message: "deferredInitialNotificationDate is only allowed with an amount (a draft sends no notifications)" },
-      { field: "reminderNotificationDate", message: "reminderNotificationDate is only allowed with an amount (a draft sends no notifications)" },
+      {
+        field: "deferredInitialNotificationDate",
+        rule: "notAccepted",
+        message: "deferredInitialNotificationDate is only allowed with an amount (a draft sends no notifications)",
+      },
+      {
+        field: "reminderNotificationDate",
+        rule: "notAccepted",
+        message: "reminderNotificationDate is only allowed with an amount (a draft sends no notifications)",
+      },
     ]);
   });
 });
@@ -226,8 +245,8 @@ describe("notification flags with an amount", () => {
   it("are required, and null does not count", () => {
     const { sendWhatsappNotification: _w, sendEmailNotification: _e, ...withoutFlags } = charge();
     expect(problems(withoutFlags)).toEqual([
-      { field: "sendWhatsappNotification", message: "sendWhatsappNotification is required with an amount (true or false)" },
-      { field: "sendEmailNotification", message: "sendEmailNotification is required with an amount (true or false)" },
+      { field: "sendWhatsappNotification", rule: "required", message: "sendWhatsappNotification is required with an amount (true or false)" },
+      { field: "sendEmailNotification", rule: "required", message: "sendEmailNotification is required with an amount (true or false)" },
     ]);
     expect(fields(charge({ sendWhatsappNotification: null }))).toEqual(["sendWhatsappNotification"]);
     expect(fields(charge({ sendEmailNotification: null }))).toEqual(["sendEmailNotification"]);
@@ -235,10 +254,10 @@ describe("notification flags with an amount", () => {
 
   it("require the matching contact when true", () => {
     expect(problems(charge({ sendEmailNotification: true }))).toEqual([
-      { field: "customer.email", message: "customer.email is required when sendEmailNotification is true" },
+      { field: "customer.email", rule: "required", message: "customer.email is required when sendEmailNotification is true" },
     ]);
     expect(problems(charge({ sendWhatsappNotification: true, customer: { name: "Ana", phoneNumber: null } }))).toEqual([
-      { field: "customer.phoneNumber", message: "customer.phoneNumber is required when sendWhatsappNotification is true" },
+      { field: "customer.phoneNumber", rule: "required", message: "customer.phoneNumber is required when sendWhatsappNotification is true" },
     ]);
     const spec = accepts(
       charge({
@@ -261,7 +280,9 @@ describe("notification flags with an amount", () => {
 
 describe("surcharge", () => {
   it("is required with an amount and two due dates", () => {
-    expect(problems(twoDates({ surcharge: undefined }))).toEqual([{ field: "surcharge", message: "surcharge is required with an amount and two due dates" }]);
+    expect(problems(twoDates({ surcharge: undefined }))).toEqual([
+      { field: "surcharge", rule: "required", message: "surcharge is required with an amount and two due dates" },
+    ]);
     expect(fields(twoDates({ surcharge: null }))).toEqual(["surcharge"]);
   });
 
@@ -270,7 +291,7 @@ describe("surcharge", () => {
     expect(accepts(twoDates({ surcharge: { type: "percentage", value: 100 } })).surcharge).toEqual({ type: "percentage", percent: 100 });
     expect(accepts(twoDates({ surcharge: { type: "percentage", value: 12.5 } })).surcharge).toEqual({ type: "percentage", percent: 12.5 });
     expect(problems(twoDates({ surcharge: { type: "percentage", value: 100.01 } }))).toEqual([
-      { field: "surcharge.value", message: "surcharge.value must be from 0 to 100 for a percentage surcharge" },
+      { field: "surcharge.value", rule: "outOfRange", message: "surcharge.value must be from 0 to 100 for a percentage surcharge" },
     ]);
     expect(fields(twoDates({ surcharge: { type: "percentage", value: -1 } }))).toEqual(["surcharge.value"]);
   });
@@ -280,17 +301,17 @@ describe("surcharge", () => {
     expect(accepts(twoDates({ surcharge: { type: "fixed", value: 200_000_000 } })).surcharge).toEqual({ type: "fixed", cents: 20_000_000_000 });
     expect(accepts(twoDates({ surcharge: { type: "fixed", value: 0 } })).surcharge).toEqual({ type: "fixed", cents: 0 });
     expect(problems(twoDates({ surcharge: { type: "fixed", value: 10.001 } }))).toEqual([
-      { field: "surcharge.value", message: "surcharge.value must have at most 2 decimals" },
+      { field: "surcharge.value", rule: "decimals", limit: 2, message: "surcharge.value must have at most 2 decimals" },
     ]);
     expect(problems(twoDates({ surcharge: { type: "fixed", value: 200_000_000.01 } }))).toEqual([
-      { field: "surcharge.value", message: "surcharge.value must be from 0 to 200,000,000 for a fixed surcharge" },
+      { field: "surcharge.value", rule: "outOfRange", message: "surcharge.value must be from 0 to 200,000,000 for a fixed surcharge" },
     ]);
   });
 
   it("none: value 0", () => {
     expect(accepts(twoDates({ surcharge: { type: "none", value: 0 } })).surcharge).toEqual({ type: "none" });
     expect(problems(twoDates({ surcharge: { type: "none", value: 5 } }))).toEqual([
-      { field: "surcharge.value", message: "surcharge.value must be 0 for a surcharge of type none" },
+      { field: "surcharge.value", rule: "invalid", message: "surcharge.value must be 0 for a surcharge of type none" },
     ]);
   });
 
@@ -299,7 +320,7 @@ describe("surcharge", () => {
     expect(spec.surcharge).toBeUndefined();
     expect("surcharge" in spec).toBe(false);
     expect(problems(charge({ surcharge: { type: "percentage", value: 10 } }))).toEqual([
-      { field: "surcharge", message: "surcharge is only allowed with two due dates (it applies from the second)" },
+      { field: "surcharge", rule: "notAccepted", message: "surcharge is only allowed with two due dates (it applies from the second)" },
     ]);
     expect(fields(charge({ surcharge: { type: "fixed", value: 0 } }))).toEqual(["surcharge"]);
     expect(fields(charge({ surcharge: { type: "none", value: 1 } }))).toEqual(["surcharge.value"]);
@@ -322,14 +343,22 @@ describe("notification dates", () => {
 
   it("must be after today", () => {
     expect(problems(withDates("2026-11-22"))).toEqual([
-      { field: "deferredInitialNotificationDate", message: "deferredInitialNotificationDate must be after today (2026-11-22, Argentina time)" },
+      {
+        field: "deferredInitialNotificationDate",
+        rule: "outOfRange",
+        message: "deferredInitialNotificationDate must be after today (2026-11-22, Argentina time)",
+      },
     ]);
     expect(fields(withDates(undefined, "2026-11-22"))).toEqual(["reminderNotificationDate"]);
   });
 
   it("must be before the first due date", () => {
     expect(problems(withDates(undefined, "2026-12-10"))).toEqual([
-      { field: "reminderNotificationDate", message: "reminderNotificationDate must be before the first due date (2026-12-10, Argentina time)" },
+      {
+        field: "reminderNotificationDate",
+        rule: "dateOrder",
+        message: "reminderNotificationDate must be before the first due date (2026-12-10, Argentina time)",
+      },
     ]);
     expect(fields(withDates("2026-12-10"))).toEqual(["deferredInitialNotificationDate"]);
     expect(fields(twoDates({ reminderNotificationDate: "2026-12-15" }))).toEqual(["reminderNotificationDate"]);
@@ -342,7 +371,12 @@ describe("notification dates", () => {
 
   it("the reminder must be after the deferred initial notification", () => {
     expect(problems(withDates("2026-12-01", "2026-12-01"))).toEqual([
-      { field: "reminderNotificationDate", message: "reminderNotificationDate must be after deferredInitialNotificationDate (2026-12-01)" },
+      {
+        field: "reminderNotificationDate",
+        rule: "dateOrder",
+        fields: ["deferredInitialNotificationDate"],
+        message: "reminderNotificationDate must be after deferredInitialNotificationDate (2026-12-01)",
+      },
     ]);
     expect(fields(withDates("2026-12-02", "2026-12-01"))).toEqual(["reminderNotificationDate"]);
     expect(accepts(withDates("2026-12-01", "2026-12-02")).reminderNotificationDate).toBe("2026-12-02");
@@ -350,7 +384,7 @@ describe("notification dates", () => {
 
   it("must be real calendar dates", () => {
     expect(problems(withDates("2026-11-31"))).toEqual([
-      { field: "deferredInitialNotificationDate", message: "deferredInitialNotificationDate must be a real calendar date (YYYY-MM-DD)" },
+      { field: "deferredInitialNotificationDate", rule: "format", message: "deferredInitialNotificationDate must be a real calendar date (YYYY-MM-DD)" },
     ]);
     expect(fields(withDates(undefined, "2026-02-29"))).toEqual(["reminderNotificationDate"]);
   });
@@ -372,7 +406,7 @@ describe("conciliation type and customer.taxDocument", () => {
 
   it("cuil mode requires the taxDocument", () => {
     expect(problems(charge({ conciliationType: "cuil" }))).toEqual([
-      { field: "customer.taxDocument", message: "customer.taxDocument is required when conciliationType is cuil" },
+      { field: "customer.taxDocument", rule: "required", message: "customer.taxDocument is required when conciliationType is cuil" },
     ]);
     expect(fields(charge({ conciliationType: "cuil", customer: { name: "Ana", taxDocument: null } }))).toEqual(["customer.taxDocument"]);
   });
@@ -381,6 +415,7 @@ describe("conciliation type and customer.taxDocument", () => {
     expect(problems(charge({ conciliationType: "cuil", customer: { name: "Ana", taxDocument: "20123456787" } }))).toEqual([
       {
         field: "customer.taxDocument",
+        rule: "taxDocument",
         message: "customer.taxDocument must be an 11-digit CUIL or CUIT with a valid check digit, or a 7- or 8-digit DNI",
       },
     ]);
@@ -403,7 +438,7 @@ describe("metadata", () => {
     expect(accepts(charge({ metadata: { ["😀".repeat(40)]: "v" } })).metadata).toBeDefined();
     const longKey = "k".repeat(41);
     expect(problems(charge({ metadata: { ok: "1", [longKey]: "v" } }))).toEqual([
-      { field: `metadata.${longKey}`, message: `metadata.${longKey} has a key longer than 40 characters` },
+      { field: `metadata.${longKey}`, rule: "maxLength", limit: 40, message: `metadata.${longKey} has a key longer than 40 characters` },
     ]);
   });
 
@@ -419,7 +454,7 @@ describe("metadata", () => {
     expect(accepts(charge({ metadata: entries })).metadata).toEqual(entries);
     const oneMore = { ...entries, end: `${entries.end}x` };
     expect(problems(charge({ metadata: oneMore }))).toEqual([
-      { field: "metadata", message: "metadata must be at most 8 KB in total (8192 bytes of keys and values in UTF-8; it has 8193)" },
+      { field: "metadata", rule: "invalid", message: "metadata must be at most 8 KB in total (8192 bytes of keys and values in UTF-8; it has 8193)" },
     ]);
   });
 
@@ -452,13 +487,15 @@ describe("type and expiresInMinutes", () => {
     expect(accepts(charge({ type: "checkout", expiresInMinutes: 60 })).expiresInMinutes).toBe(60);
     for (const expiresInMinutes of [2, 61, 10.5]) {
       expect(problems(charge({ type: "checkout", expiresInMinutes })), String(expiresInMinutes)).toEqual([
-        { field: "expiresInMinutes", message: "expiresInMinutes must be a whole number of minutes from 3 to 60" },
+        { field: "expiresInMinutes", rule: "outOfRange", message: "expiresInMinutes must be a whole number of minutes from 3 to 60" },
       ]);
     }
   });
 
   it("expiresInMinutes is only for checkout", () => {
-    expect(problems(charge({ expiresInMinutes: 30 }))).toEqual([{ field: "expiresInMinutes", message: "expiresInMinutes is only allowed with type checkout" }]);
+    expect(problems(charge({ expiresInMinutes: 30 }))).toEqual([
+      { field: "expiresInMinutes", rule: "notAccepted", message: "expiresInMinutes is only allowed with type checkout" },
+    ]);
     expect(fields(charge({ type: "standard", expiresInMinutes: 30 }))).toEqual(["expiresInMinutes"]);
     const spec = accepts(charge({ expiresInMinutes: null }));
     expect(spec.expiresInMinutes).toBeUndefined();
@@ -466,7 +503,7 @@ describe("type and expiresInMinutes", () => {
   });
 
   it("a checkout charge needs an amount", () => {
-    expect(problems(draft({ type: "checkout" }))).toEqual([{ field: "amount", message: "amount is required for a checkout charge" }]);
+    expect(problems(draft({ type: "checkout" }))).toEqual([{ field: "amount", rule: "required", message: "amount is required for a checkout charge" }]);
   });
 });
 

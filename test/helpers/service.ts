@@ -2,7 +2,7 @@
 // ports, with a clock the test moves. Every response is checked against the contract. A test file takes
 // its service with `serviceForFile()` (or several with `servicesForFile()`), which starts it before the
 // file's (or the describe block's) tests and closes it after them.
-import { afterAll, beforeAll } from "vitest";
+import { afterAll, beforeAll, expect } from "vitest";
 import { ManualClock, systemClock, type Clock } from "../../domain/clock.ts";
 import type { TokenCheckCache } from "../../domain/sign-in/token-check-cache.ts";
 import { loadConfig, type Config, type ServicePart } from "../../runtime/config.ts";
@@ -183,4 +183,14 @@ export async function linkedMerchant(t: TestService): Promise<{
   const merchant = { idToken: "", sandbox, call, renew };
   await renew();
   return merchant;
+}
+
+/**
+ * A test that writes straight to the database what a token check reads (an unlink, a revocation) changes
+ * it behind the service's back: the service hears of it by a notification, or forgets what it remembered
+ * within a second (domain/sign-in/token-check-cache.ts). Wait until the merchant's token is refused on
+ * `GET /me`, which has no side effect, before asserting what another operation answers.
+ */
+export async function untilMerchantTokenRefused(call: ApiCall): Promise<void> {
+  await expect.poll(async () => (await call("GET", "/me")).status, { timeout: 5_000, interval: 50 }).toBe(403);
 }

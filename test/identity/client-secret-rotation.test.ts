@@ -113,7 +113,9 @@ describe("rotating the client secret", () => {
         code: "ValidationError",
         message: expect.any(String),
         id: expect.any(String),
-        validationDetails: expect.arrayContaining([{ field: expect.stringMatching(/grace/), message: expect.any(String) }]),
+        validationDetails: expect.arrayContaining([
+          expect.objectContaining({ field: expect.stringMatching(/grace/), rule: expect.any(String), message: expect.any(String) }),
+        ]),
       });
     }
     await expectAccepted(refreshWith(sandbox.integration.clientSecret));

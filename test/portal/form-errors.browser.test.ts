@@ -230,6 +230,20 @@ describe("the portal's forms, submitted wrong", { timeout: 180_000 }, () => {
     await main.getByRole("button", { name: "Crear la integración" }).click();
     expect(await fieldError(page, "Razón social")).toBe("Completá este campo.");
     await expectNoApiEnglish(watched);
+
+    // One client: a commission above 100, an admin whose email is not one, a suspension reason of spaces.
+    const integrationClientId: string = (await integration.admin.call("GET", "/my-integration/me")).json.integrationClientId;
+    await open(page, `/clients/${integrationClientId}`, integration.merchant.sandbox.integration.name);
+    await main.getByLabel("Comisión (%)").fill("150");
+    await main.getByRole("button", { name: "Guardar la comisión" }).click();
+    expect(await fieldError(page, "Comisión (%)")).toBe("Tiene que ser 100 o menos.");
+    await main.getByLabel("Email del administrador").fill("no-es-un-email");
+    await main.getByRole("button", { name: "Agregar el administrador" }).click();
+    expect(await fieldError(page, "Email del administrador")).toBe("Ingresá un email válido, por ejemplo nombre@empresa.com.ar.");
+    await main.getByLabel("Motivo de la suspensión").fill("   ");
+    await main.getByRole("button", { name: "Suspender" }).click();
+    expect(await fieldError(page, "Motivo de la suspensión")).toMatch(/^(Completá este campo\.|Escribí algo más que espacios\.)$/);
+    await expectNoApiEnglish(watched);
     await page.close();
   });
 });

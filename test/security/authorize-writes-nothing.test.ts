@@ -58,7 +58,7 @@ describe("GET /integration/oauth2/authorize", () => {
       code: "ValidationError",
       message: expect.stringContaining("state"),
       id: expect.any(String),
-      validationDetails: [{ field: "state", message: expect.stringContaining("1024") }],
+      validationDetails: [{ field: "state", rule: "maxLength", limit: 1024, message: expect.stringContaining("1024") }],
     });
   });
 

@@ -24,7 +24,7 @@ describe("paths that do not decode", () => {
           code: "ValidationError",
           message: "the path is not valid percent-encoded UTF-8",
           id: expect.any(String),
-          validationDetails: [{ field: "path", message: "the path is not valid percent-encoded UTF-8" }],
+          validationDetails: [{ field: "path", rule: "malformed", message: "the path is not valid percent-encoded UTF-8" }],
         },
       });
     }

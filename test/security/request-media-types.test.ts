@@ -19,7 +19,7 @@ describe("request media types", () => {
       code: "ValidationError",
       message: "body must be sent as application/json, not application/x-www-form-urlencoded",
       id: expect.any(String),
-      validationDetails: [{ field: "body", message: "body must be sent as application/json, not application/x-www-form-urlencoded" }],
+      validationDetails: [{ field: "body", rule: "malformed", message: "body must be sent as application/json, not application/x-www-form-urlencoded" }],
     });
     expect(answer.json.idToken).toBeUndefined();
   });
