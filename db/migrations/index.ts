@@ -29,6 +29,7 @@ import * as authChangedNotice from "./2026_11_23_0025_auth_changed_notice.ts";
 import * as credentialAttemptsCountedFirst from "./2026_11_25_0026_credential_attempts_counted_first.ts";
 import * as authorizationCompletions from "./2026_11_25_0027_authorization_completions.ts";
 import * as adminRefreshTokenReuse from "./2026_11_27_0028_admin_refresh_token_reuse.ts";
+import * as webhookSigningSecretScheme from "./2026_11_27_0029_webhook_signing_secret_scheme.ts";
 
 export const migrations: Record<string, Migration> = {
   "2026_11_22_0001_initial": initial,
@@ -58,4 +59,5 @@ export const migrations: Record<string, Migration> = {
   "2026_11_25_0026_credential_attempts_counted_first": credentialAttemptsCountedFirst,
   "2026_11_25_0027_authorization_completions": authorizationCompletions,
   "2026_11_27_0028_admin_refresh_token_reuse": adminRefreshTokenReuse,
+  "2026_11_27_0029_webhook_signing_secret_scheme": webhookSigningSecretScheme,
 };

@@ -4,10 +4,15 @@ import type { Sealed } from "./sealed.ts";
 
 // Signing secrets, client URLs and event deliveries (migration 2026_11_22_0005_webhooks).
 
+/** `standard`: `whsec_` + base64 of the key bytes; `legacy`: `whsec_` + base64url, keyed with its UTF-8 bytes. */
+export type SigningSecretScheme = "standard" | "legacy";
+
 export interface WebhookSigningSecretsTable {
   integration_client_id: string;
   /** Sealed (domain/secrets): it keys the HMAC and GET returns it, so it is encrypted, not hashed. Never logged. */
   secret: Sealed;
+  /** How `webhook-signature` is keyed (migration 2026_11_27_0029): `legacy` rows predate Standard Webhooks keying. */
+  scheme: SigningSecretScheme;
   created_at: Timestamp;
   rotated_at: Timestamp | null;
 }

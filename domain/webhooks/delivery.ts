@@ -24,13 +24,13 @@ import { sql, type Kysely, type Transaction } from "kysely";
 import { addJob, DELIVER_EVENT_TASK, deliverEventJobKey } from "../../db/job-queue.ts";
 import type { Database } from "../../db/schema.ts";
 import type { OutboxEvent } from "../../db/tables/payments.table.ts";
-import type { AttemptError, DeliveryStatus, NotSentReason } from "../../db/tables/webhooks.table.ts";
+import type { AttemptError, DeliveryStatus, NotSentReason, SigningSecretScheme } from "../../db/tables/webhooks.table.ts";
 import type { Clock } from "../clock.ts";
 import { DomainError } from "../errors.ts";
 import { eventWithheldFromIntegration, isEventWithheld } from "../merchants/unlinked-merchants.ts";
 import { destinationCandidates, pickDestination, resolveDestination, type DestinationCandidates } from "./destinations.ts";
 import type { OutboundHttpClient, OutboundResult } from "../outbound/http-client.ts";
-import { signatureHeader, standardWebhookHeaders, SIGNATURE_HEADER, VALIDATION_TOKEN_HEADER, WEBHOOK_ID_HEADER } from "./signature.ts";
+import { signatureHeader, standardWebhookHeaders, SIGNATURE_HEADER, VALIDATION_TOKEN_HEADER, WEBHOOK_ID_HEADER, type SigningSecret } from "./signature.ts";
 import { ensureSigningSecret, openSigningSecret } from "./signing-secrets.ts";
 import { getEventView, type EventView } from "../events/event-log.ts";
 import { isSubscribed, subscribedTo } from "./subscriptions.ts";
@@ -92,13 +92,14 @@ type AttemptContext = OutboxEvent &
     withheld: boolean;
     subscribed: boolean;
     secret: Sealed | null;
+    secret_scheme: SigningSecretScheme | null;
   };
 
 interface Claim {
   attempt: number;
   url: string;
   validationToken: string | null;
-  secret: string;
+  secret: SigningSecret;
   rawBody: string;
 }
 
@@ -118,7 +119,7 @@ export async function deliverEvent(deps: DeliveryDependencies, eventId: string, 
              la.attempt as last_attempt, la.finished_at as last_finished_at, la.attempted_at as last_attempted_at, la.job_id as last_job_id,
              ${eventWithheldFromIntegration("e")} as withheld,
              ${subscribedTo("i", sql.ref("e.type"))} as subscribed,
-             s.secret, destination.*, ${ASYNC_COMMIT} as async_commit
+             s.secret, s.scheme as secret_scheme, destination.*, ${ASYNC_COMMIT} as async_commit
         from events e
         join event_deliveries d on d.event_id = e.id
         join integration_clients i on i.id = e.integration_client_id
@@ -163,7 +164,7 @@ export async function deliverEvent(deps: DeliveryDependencies, eventId: string, 
        where event_id = ${eventId}`.execute(trx);
     const secret =
       context.secret !== null
-        ? openSigningSecret(context.integration_client_id, context.secret)
+        ? openSigningSecret(context.integration_client_id, { secret: context.secret, scheme: context.secret_scheme! })
         : await ensureSigningSecret(trx, context.integration_client_id, now);
     return { attempt, url: destination.url, validationToken: destination.validationToken, secret, rawBody: JSON.stringify(context.payload) };
   });
@@ -235,14 +236,14 @@ export function sendSigned(
   url: string,
   webhookId: string,
   rawBody: string,
-  secret: string,
+  signing: SigningSecret,
   validationToken: string | null,
   at: Date,
 ): Promise<OutboundResult> {
   return http.postJson(url, rawBody, {
-    [SIGNATURE_HEADER]: signatureHeader(rawBody, secret, at),
+    [SIGNATURE_HEADER]: signatureHeader(rawBody, signing.secret, at),
     [WEBHOOK_ID_HEADER]: webhookId,
-    ...standardWebhookHeaders(webhookId, rawBody, secret, at),
+    ...standardWebhookHeaders(webhookId, rawBody, signing, at),
     ...(validationToken ? { [VALIDATION_TOKEN_HEADER]: validationToken } : {}),
   });
 }

@@ -3,12 +3,14 @@
 // and, beside it, the same delivery signed as Standard Webhooks defines it (https://www.standardwebhooks.com):
 //   webhook-id: <id>, webhook-timestamp: <unix seconds>,
 //   webhook-signature: v1,<base64 HMAC-SHA256(key, `${id}.${timestamp}.${rawBody}`)>
-// Both HMACs are keyed with the same bytes: the UTF-8 bytes of the secret exactly as shown (`whsec_…`
-// included). Our secrets are `whsec_` + base64url, not the `whsec_` + base64 of the key that Standard
-// Webhooks libraries decode by default, so receivers give those libraries the secret as a raw key.
-// The same scheme as sdk/src/webhook-signature.ts, mirrored here because the server does not import the
-// published package; test/webhooks/ checks every delivery with the SDK's verifier.
+// A secret is `whsec_` + base64 of its key bytes, as Standard Webhooks defines, and webhook-signature is
+// keyed with those decoded bytes, so its libraries verify with their default constructor. X-Service-Signature
+// stays keyed with the UTF-8 bytes of the secret string as shown: what the seed's integrators verify with.
+// A `legacy` secret (issued before, `whsec_` + base64url) keys both with its UTF-8 bytes until rotated.
+// X-Service-Signature mirrors sdk/src/webhook-signature.ts because the server does not import the
+// published package; test/webhooks/ checks every delivery with the SDK's verifier and Standard Webhooks' libraries.
 import { createHmac, randomBytes } from "node:crypto";
+import type { SigningSecretScheme } from "../../db/tables/webhooks.table.ts";
 
 export const SIGNATURE_HEADER = "X-Service-Signature";
 export const WEBHOOK_ID_HEADER = "X-Service-Webhook-Id";
@@ -21,14 +23,30 @@ export function signatureHeader(rawBody: string, secret: string, at: Date): stri
   return `t=${t},v1=${v1}`;
 }
 
+/** A signing secret as shown to the integrator, and how it keys `webhook-signature`. */
+export interface SigningSecret {
+  secret: string;
+  scheme: SigningSecretScheme;
+}
+
+const SECRET_PREFIX = "whsec_";
+
+/** The HMAC key of `webhook-signature`: the decoded base64 after `whsec_`, or a legacy secret's UTF-8 bytes. */
+function standardWebhookKey({ secret, scheme }: SigningSecret): Buffer {
+  return scheme === "standard" ? Buffer.from(secret.slice(SECRET_PREFIX.length), "base64") : Buffer.from(secret, "utf8");
+}
+
 /** The Standard Webhooks headers of a delivery of `rawBody` (the exact bytes sent) with id `webhookId` at `at`. */
-export function standardWebhookHeaders(webhookId: string, rawBody: string, secret: string, at: Date): Record<string, string> {
+export function standardWebhookHeaders(webhookId: string, rawBody: string, signing: SigningSecret, at: Date): Record<string, string> {
   const timestamp = String(Math.floor(at.getTime() / 1000));
-  const signature = createHmac("sha256", secret).update(`${webhookId}.${timestamp}.`, "utf8").update(rawBody, "utf8").digest("base64");
+  const signature = createHmac("sha256", standardWebhookKey(signing)).update(`${webhookId}.${timestamp}.`, "utf8").update(rawBody, "utf8").digest("base64");
   return { "webhook-id": webhookId, "webhook-timestamp": timestamp, "webhook-signature": `v1,${signature}` };
 }
 
-/** A new signing secret: `whsec_` and 32 characters of base64url (192 random bits). */
-export function generateSigningSecret(): string {
-  return `whsec_${randomBytes(24).toString("base64url")}`;
+/**
+ * A new signing secret: `whsec_` and the padded standard base64 of 32 random bytes (Standard Webhooks asks
+ * for at least 24; 32 is HMAC-SHA256's output size).
+ */
+export function generateSigningSecret(): SigningSecret {
+  return { secret: `${SECRET_PREFIX}${randomBytes(32).toString("base64")}`, scheme: "standard" };
 }

@@ -1259,9 +1259,10 @@ export type paths = {
         get?: never;
         /**
          * Rotate the webhook signing secret
-         * @description Create the signing secret, or replace it with a new one, and answer it in clear. The previous
-         *     secret stops signing at once: every delivery attempt after the rotation, retries of older events
-         *     included, is signed with the new secret (there is no grace period).
+         * @description Create the signing secret, or replace it with a new one, and answer it in clear. The new secret is
+         *     always `standard` (this is how a `legacy` secret is replaced). The previous secret stops signing at
+         *     once: every delivery attempt after the rotation, retries of older events included, is signed with
+         *     the new secret (there is no grace period).
          */
         put: operations["rotateWebhookSigningSecret"];
         post?: never;
@@ -3025,9 +3026,16 @@ export type components = {
         WebhookEventName: string;
         /** @description The integration's webhook signing secret. */
         WebhookSigningSecret: {
-            /** @description The HMAC-SHA256 key of `X-Service-Signature` and of the Standard Webhooks `webhook-signature` (its UTF-8 bytes, as a raw key), in clear. The same secret signs the events of every tenant. */
+            /** @description The secret, in clear: give it as shown to a Standard Webhooks library (`new Webhook(secret)`) or to the SDK's `verifyWebhookSignature`. The same secret signs the events of every tenant. */
             webhookSigningSecret: string;
+            /** @description `standard` for every secret issued now. `legacy`: a secret from before Standard Webhooks keying that Standard Webhooks libraries do not read by default; rotating is recommended (see `WebhookSigningSecretScheme`). */
+            scheme: components["schemas"]["WebhookSigningSecretScheme"];
         };
+        /**
+         * @description How a signing secret is written, and so how the Standard Webhooks `webhook-signature` is keyed with it. `X-Service-Signature` is keyed the same way under both: with the secret's UTF-8 bytes.
+         * @enum {string}
+         */
+        WebhookSigningSecretScheme: "standard" | "legacy";
         /** @description The events the integration receives. Applies to all its tenants. */
         WebhookSubscription: {
             /** @description Event names delivered to the integration. Empty: no event is delivered. */
@@ -9763,7 +9771,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "webhookSigningSecret": "whsec_7Jq2mX9vL4pR8tN1cB6zK3wY5hD0fG2s"
+                     *       "webhookSigningSecret": "whsec_7Jq2mX9vL4pR8tN1cB6zK3wY5hD0fG2sQa4Ve8Nu1Lc=",
+                     *       "scheme": "standard"
                      *     }
                      */
                     "application/json": components["schemas"]["WebhookSigningSecret"];
@@ -9842,7 +9851,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "webhookSigningSecret": "whsec_Q4nV8bT2xM6kP0rW3yL9cH5jF1dS7gZa"
+                     *       "webhookSigningSecret": "whsec_Q4nV8bT2xM6kP0rW3yL9cH5jF1dS7gZaE0uT4mB8pXk=",
+                     *       "scheme": "standard"
                      *     }
                      */
                     "application/json": components["schemas"]["WebhookSigningSecret"];

@@ -1158,11 +1158,14 @@ export type components = {
          *     receivers that use a Standard Webhooks library: `webhook-id` (equal to `X-Service-Webhook-Id`: the
          *     event's `eventId`, or a fresh id for a URL verification ping), `webhook-timestamp` (the same unix
          *     seconds as `t`) and `webhook-signature: v1,<base64 HMAC-SHA256 of "${webhook-id}.${webhook-timestamp}.${rawBody}">`.
-         *     Both HMACs are keyed with the UTF-8 bytes of the signing secret exactly as shown (`whsec_` included).
-         *     Our secrets are `whsec_` followed by base64url, not the base64 of a key, so give a Standard Webhooks
-         *     library the secret as a raw key (`new Webhook(secret, { format: "raw" })` in JavaScript,
-         *     `Webhook(secret.encode())` in Python, `NewWebhookRaw([]byte(secret))` in Go), or the equivalent
-         *     `whsec_` + base64(UTF-8 bytes of the secret).
+         *     The signing secret is `whsec_` and the base64 of its key, as Standard Webhooks defines: `webhook-signature`
+         *     is keyed with the decoded bytes, so a Standard Webhooks library verifies with its default constructor
+         *     and the secret as the Admin API returns it (`new Webhook(secret)` in TypeScript, `Webhook(secret)` in
+         *     Python). `X-Service-Signature` keeps being keyed with the UTF-8 bytes of the secret string itself,
+         *     `whsec_` included (what an integrator verifying it with HMAC-SHA256 and the secret as shown does).
+         *     A secret issued before 2026-11-27 (`scheme: "legacy"` on `GET /my-integration/webhook-signing-secret`)
+         *     keys both signatures with its UTF-8 bytes until it is rotated (a Standard Webhooks library needs it as a
+         *     raw key meanwhile); the rotation gives a `standard` one.
          *
          *     Retries: after a non-2xx answer, a timeout, a connection error or a redirect (never followed), the
          *     event is sent again after 1 min, 5 min, 30 min, 2 h, 5 h, 10 h, 24 h and 24 h (9 attempts over about
@@ -1177,7 +1180,7 @@ export type components = {
             "webhook-id": string;
             /** @description Standard Webhooks: the unix seconds of the signature (the `t` of `X-Service-Signature`). */
             "webhook-timestamp": string;
-            /** @description Standard Webhooks: `v1,<base64 HMAC-SHA256 of "${webhook-id}.${webhook-timestamp}.${rawBody}">`, keyed with the secret's UTF-8 bytes. */
+            /** @description Standard Webhooks: `v1,<base64 HMAC-SHA256 of "${webhook-id}.${webhook-timestamp}.${rawBody}">`, keyed with the base64-decoded part of the secret after `whsec_` (a `legacy` secret: its UTF-8 bytes). */
             "webhook-signature": string;
             /** @description The validation token configured with the destination URL, when one applies (never with a charge's own `webhookUrl`). */
             "validation-token"?: string;

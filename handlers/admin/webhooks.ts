@@ -19,12 +19,14 @@ export const replaceWebhookSubscriptions: Handler<"replaceWebhookSubscriptions">
 
 export const getWebhookSigningSecret: Handler<"getWebhookSigningSecret"> = async ({ caller, services }) => {
   const admin = requireIntegrationAdmin(caller);
-  return { status: 200, body: { webhookSigningSecret: await getSigningSecret(services.db, admin.integrationClientId) } };
+  const { secret, scheme } = await getSigningSecret(services.db, admin.integrationClientId);
+  return { status: 200, body: { webhookSigningSecret: secret, scheme } };
 };
 
 export const rotateWebhookSigningSecret: Handler<"rotateWebhookSigningSecret"> = async ({ caller, services }) => {
   const admin = requireIntegrationAdmin(caller);
-  return { status: 200, body: { webhookSigningSecret: await rotateSigningSecret(services.db, admin.integrationClientId, services.clock.now()) } };
+  const { secret, scheme } = await rotateSigningSecret(services.db, admin.integrationClientId, services.clock.now());
+  return { status: 200, body: { webhookSigningSecret: secret, scheme } };
 };
 
 export const listWebhookEvents: Handler<"listWebhookEvents"> = async ({ caller }) => {

@@ -1,7 +1,9 @@
 // Webhook signatures. Every webhook request carries `X-Service-Signature: t=<unix seconds>,v1=<hex>`,
 // where `v1` is the lowercase hex HMAC-SHA256, keyed with the integration's webhook signing secret, of
-// `${t}.${rawBody}`: the decimal `t`, a period and the exact bytes of the body. While a secret is being
-// rotated a header may carry several `v1` entries; one matching is enough.
+// `${t}.${rawBody}`: the decimal `t`, a period and the exact bytes of the body. The key is the secret string
+// exactly as the Admin API returns it (`whsec_…`), for `standard` and `legacy` secrets alike (only the
+// Standard Webhooks `webhook-signature` is keyed differently). While a secret is being rotated a header may
+// carry several `v1` entries; one matching is enough.
 import { createHmac, timingSafeEqual } from "node:crypto";
 
 /** The header that carries the signature (the name is case-insensitive in HTTP). */

@@ -80,6 +80,32 @@ describe("migrations", () => {
     expect(await tablesOf(database, "graphile_worker")).toEqual(expect.arrayContaining(["_private_jobs"]));
   });
 
+  it("2026_11_27_0029 marks the signing secrets it finds as legacy, and leaves no default for the ones written after", async () => {
+    const database = await emptyDatabase();
+    const migrator = createMigrator(database.db);
+    expect((await migrator.migrateTo("2026_11_27_0028_admin_refresh_token_reuse")).error).toBeUndefined();
+    const { rows } = await sql<{ id: string }>`
+      insert into integration_clients (provider_client_id, client_secret_hash, name, company_name, contact_email)
+      values ('legacy-client', 'hash', 'Legacy', 'Legacy SA', 'legacy@example.com') returning id`.execute(database.db);
+    const id = rows[0]!.id;
+    await sql`insert into webhook_signing_secrets (integration_client_id, secret, created_at) values (${id}, 'v1.test.sealed', now())`.execute(database.db);
+
+    expect(await migrateToLatest(database.db)).toContain("2026_11_27_0029_webhook_signing_secret_scheme");
+    const row = await database.db
+      .selectFrom("webhook_signing_secrets")
+      .select(["secret", "scheme"])
+      .where("integration_client_id", "=", id)
+      .executeTakeFirstOrThrow();
+    expect(row).toEqual({ secret: "v1.test.sealed", scheme: "legacy" });
+    const second = await sql<{ id: string }>`
+      insert into integration_clients (provider_client_id, client_secret_hash, name, company_name, contact_email)
+      values ('new-client', 'hash', 'New', 'New SA', 'new@example.com') returning id`.execute(database.db);
+    const unsaid = sql`insert into webhook_signing_secrets (integration_client_id, secret, created_at) values (${second.rows[0]!.id}, 'v1.test.x', now())`;
+    await expect(unsaid.execute(database.db)).rejects.toThrow(/null value in column "scheme"/);
+    const unknown = sql`insert into webhook_signing_secrets (integration_client_id, secret, scheme, created_at) values (${second.rows[0]!.id}, 'v1.test.x', 'other', now())`;
+    await expect(unknown.execute(database.db)).rejects.toThrow(/check constraint/);
+  });
+
   it("names the failing migration in one readable line", async () => {
     const database = await emptyDatabase();
     await sql`create table installation (x int)`.execute(database.db);

@@ -128,7 +128,8 @@ describe("docs/sandbox-walkthrough.md", () => {
     expect(reference, output).toBeDefined();
     expect(output).toContain('"verification": {\n    "status": "ok"');
     expect(output).toContain('"conciliated": true');
-    expect(output).toMatch(/"webhookSigningSecret": "whsec_/);
+    // The form the walkthrough's Standard Webhooks snippets take with their default constructor.
+    expect(output).toMatch(/"webhookSigningSecret": "whsec_[A-Za-z0-9+/]{43}=",\n {2}"scheme": "standard"/);
     // The list said which URL receives the events, and the clean-up deleted the other one.
     expect(output).toContain(`"url": "http://127.0.0.1:${port}/webhooks",\n  "receivesEvents": true`);
     expect(output).toContain(`deleted ${staleId}`);

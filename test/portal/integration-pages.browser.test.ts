@@ -3,13 +3,16 @@
 // test webhook's statuses), events with resend, the profile with the logo and the client secret, tenants of
 // a multitenant integration, and widget keys.
 // As in portal.browser.test.ts: nothing leaves the origin, no console error, and a phone's width fits.
+import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Page } from "playwright-core";
 import sharp from "sharp";
 import { launchBrowser, type TestBrowser } from "../../scripts/chromium.ts";
 import { chargeBody, dueDateIn } from "../helpers/charges.ts";
 import { sandboxIntegration } from "../helpers/sandbox-admin.ts";
-import { read, serviceForFile } from "../helpers/service.ts";
+import { read, serviceForFile, TEST_SECRET_KEY } from "../helpers/service.ts";
+import { SecretKeyring } from "../../domain/secrets/keyring.ts";
+import { placeOf, WEBHOOK_SIGNING_SECRET } from "../../domain/secrets/sealed-columns.ts";
 import { uniqueRef } from "../helpers/unique-ref.ts";
 import { startWebhookReceiver, type WebhookReceiver } from "../helpers/webhook-receiver.ts";
 import { INTEGRATION_ADMIN_MENU, watchPage, type WatchedPage } from "./watch-page.ts";
@@ -18,6 +21,7 @@ const t = serviceForFile({ env: { COBRO_AUTH_URL: "", COBRO_ALLOW_LOOPBACK_URLS:
 let browser: TestBrowser;
 let receiver: WebhookReceiver;
 let integration: Awaited<ReturnType<typeof sandboxIntegration>>;
+const testKeyring = SecretKeyring.parse(TEST_SECRET_KEY);
 
 beforeAll(async () => {
   [browser, receiver] = await Promise.all([launchBrowser(), startWebhookReceiver()]);
@@ -116,25 +120,37 @@ describe("the integration's settings in the portal", { timeout: 90_000 }, () => 
     await expect.poll(() => testResult.locator("[data-status]").getAttribute("data-status")).toBe("delivery_failed");
     expect(await testResult.innerText()).toContain("respondió HTTP 503");
 
-    // The signing secret: revealed on request, rotated after a confirmation, the new one shown.
+    // The signing secret: revealed on request, rotated after a confirmation, the new one shown. A secret
+    // issued before Standard Webhooks keying (legacy) comes with a note that asks to rotate it.
+    const legacy = `whsec_${randomBytes(24).toString("base64url")}`;
+    const integrationId = (
+      await t.database.db
+        .selectFrom("integration_clients")
+        .select("id")
+        .where("provider_client_id", "=", integration.merchant.sandbox.integration.clientId)
+        .executeTakeFirstOrThrow()
+    ).id;
+    const legacyRow = { secret: testKeyring.seal(legacy, placeOf(WEBHOOK_SIGNING_SECRET, integrationId)), scheme: "legacy" as const };
+    await t.database.db
+      .insertInto("webhook_signing_secrets")
+      .values({ integration_client_id: integrationId, ...legacyRow, created_at: new Date() })
+      .onConflict((oc) => oc.column("integration_client_id").doUpdateSet(legacyRow))
+      .execute();
     await page.getByRole("button", { name: "Mostrar el secreto" }).click();
     const secret = page.locator('[data-secret="webhookSigningSecret"]');
-    let first: string | undefined;
-    if (await page.getByText("Tu integración todavía no tiene secreto de firma.").isVisible()) {
-      await page.getByRole("button", { name: "Crear el secreto" }).click();
-    } else {
-      first = await secret.innerText();
-      await page.getByRole("button", { name: "Rotar el secreto" }).click();
-    }
+    const legacyNote = page.getByTestId("legacy-secret");
+    expect(await secret.innerText()).toBe(legacy);
+    expect(await legacyNote.innerText()).toContain("Te recomendamos rotarlo");
+    await page.getByRole("button", { name: "Rotar el secreto" }).click();
     await page.getByRole("button", { name: "Sí, rotar el secreto" }).click();
     await page.getByText("Secreto rotado").waitFor();
     const rotated = await secret.innerText();
-    expect(rotated.length).toBeGreaterThan(20);
-    expect(rotated).not.toBe(first);
+    expect(rotated).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    expect(await legacyNote.count()).toBe(0);
 
     expect(watched.otherOrigins()).toEqual([]);
-    // The refused URL, and the signing secret's 404 when there was none yet.
-    expect(watched.problems({ expectedFailures: first === undefined ? 2 : 1 })).toEqual([]);
+    // The refused URL.
+    expect(watched.problems({ expectedFailures: 1 })).toEqual([]);
     await page.close();
   });
 

@@ -114,6 +114,9 @@ function programs(): Program[] {
     `const app = express();`,
     `const answered: number[] = [];`,
     `app.use((_req, res, next) => { res.on("finish", () => answered.push(res.statusCode)); next(); });`,
+    `// The deliveries as received, to hand the same request to the Standard Webhooks route afterwards.`,
+    `const received: { headers: Record<string, string>; body: Buffer }[] = [];`,
+    `app.use("/webhooks/cobro", express.raw({ type: "application/json" }), (req, _res, next) => { received.push({ headers: req.headers as Record<string, string>, body: req.body }); next(); });`,
     `const server = app.listen(0, "127.0.0.1");`,
     `await once(server, "listening");`,
     `const webhookUrl = "http://127.0.0.1:" + (server.address() as AddressInfo).port + "/webhooks/cobro";`,
@@ -132,6 +135,11 @@ function programs(): Program[] {
     `await waitUntil(() => answered.length > before, "the webhook", 15_000);`,
     `const forged = await fetch(webhookUrl, { method: "POST", headers: { "content-type": "application/json", "X-Service-Signature": signWebhookPayload("{}", "not-the-secret") }, body: "{}" });`,
     `report({ referenceId: charge.referenceId, webhookAnswers: answered.slice(before, before + 1), forged: forged.status });`,
+    block("new Webhook(process.env.COBRO_WEBHOOK_SECRET"),
+    `// The delivery again, as it was received, to the Standard Webhooks route; then with one byte of its body changed.`,
+    `const delivery = received.find((request) => request.body.toString("utf8").includes(charge.referenceId))!;`,
+    `const replay = (body: string) => fetch(webhookUrl + "-standard", { method: "POST", headers: { "content-type": "application/json", "webhook-id": delivery.headers["webhook-id"]!, "webhook-timestamp": delivery.headers["webhook-timestamp"]!, "webhook-signature": delivery.headers["webhook-signature"]! }, body });`,
+    `report({ standard: (await replay(delivery.body.toString("utf8"))).status, standardAltered: (await replay(delivery.body.toString("utf8") + " ")).status });`,
     block("deleteClientUrl("),
     `report({ urls: (await clientUrls.listClientUrls()).items.map((item) => ({ url: item.data.url, receivesEvents: item.receivesEvents })) });`,
     `server.closeAllConnections();`,
@@ -240,10 +248,11 @@ function runProgram(
 
 beforeAll(async () => {
   project = await createIntegratorProject("cobro-sdk-readme-");
-  // The webhook block's web framework, as the integrator's project would have it.
+  // The webhook blocks' web framework and Standard Webhooks library, as the integrator's project would have them.
   mkdirSync(join(project, "node_modules", "@types"));
   symlinkSync(realpathSync(join(ROOT, "node_modules", "express")), join(project, "node_modules", "express"));
   symlinkSync(realpathSync(join(ROOT, "node_modules", "@types", "express")), join(project, "node_modules", "@types", "express"));
+  symlinkSync(realpathSync(join(ROOT, "node_modules", "standardwebhooks")), join(project, "node_modules", "standardwebhooks"));
   writeFileSync(join(project, "readme-context.ts"), CONTEXT_MODULE);
   writeFileSync(join(project, "shifted-clock.mjs"), SHIFTED_CLOCK_MODULE);
   for (const program of programs()) writeFileSync(join(project, program.file), `${program.source}\n`);
@@ -323,9 +332,12 @@ describe("sdk/README.md", () => {
     t.clock.advance(1000);
     const { code, output, results } = await runProgram("webhooks.ts");
     expect(code, output).toBe(0);
-    const [result, cleaned] = results;
+    const [result, standard, cleaned] = results;
     expect(result).toMatchObject({ webhookAnswers: [200], forged: 400 });
     expect(output).toContain(`payment_request.payment_received ${result!.referenceId} total_payment`);
+    // The Standard Webhooks block, built with the library's default constructor and the secret as returned.
+    expect(standard).toEqual({ standard: 200, standardAltered: 400 });
+    expect(output).toContain("standard payment_request.payment_received");
     expect(cleaned).toEqual({ urls: [{ url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/webhooks\/cobro$/), receivesEvents: true }] });
   }, 60_000);
 });

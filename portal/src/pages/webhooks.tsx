@@ -1,8 +1,17 @@
 // Webhooks: the integration's URLs (webhook URLs and redirect URIs) with their verification, the one
-// that receives the events marked, each deletable after a confirmation; the events it is subscribed to, the signing secret (revealed on request, rotated after a confirmation)
+// that receives the events marked, each deletable after a confirmation; the events it is subscribed to, the signing secret (revealed on request, rotated after a confirmation,
+// with a note asking to rotate a legacy one)
 // and the Sandbox's test webhook with its outcome.
 import { useState } from "preact/hooks";
-import type { ClientUrl, ClientUrlType, ClientUrlVerification, TestWebhookResult, UnmatchedReason, WebhookEventCatalogItem } from "@cobro/sdk/admin";
+import type {
+  ClientUrl,
+  ClientUrlType,
+  ClientUrlVerification,
+  TestWebhookResult,
+  UnmatchedReason,
+  WebhookEventCatalogItem,
+  WebhookSigningSecret,
+} from "@cobro/sdk/admin";
 import { httpStatusOf } from "@cobro/sdk/errors";
 import { adminApi } from "../api.ts";
 import { unplacedFieldErrors, type ApiError } from "../api-error.ts";
@@ -346,7 +355,7 @@ function SubscriptionsForm({ catalog, enabled }: { catalog: WebhookEventCatalogI
 }
 
 function SigningSecretSection() {
-  const [secret, setSecret] = useState<string | undefined>(undefined);
+  const [secret, setSecret] = useState<WebhookSigningSecret | undefined>(undefined);
   const [missing, setMissing] = useState(false);
   const [confirming, setConfirming] = useState(false);
   const [rotated, setRotated] = useState(false);
@@ -359,7 +368,7 @@ function SigningSecretSection() {
     const answer = await rotate.run();
     setConfirming(false);
     if (answer) {
-      setSecret(answer.webhookSigningSecret);
+      setSecret(answer);
       setMissing(false);
       setRotated(true);
     }
@@ -367,15 +376,25 @@ function SigningSecretSection() {
   return (
     <section class="panel" aria-labelledby="signing-secret-title">
       <h2 id="signing-secret-title">Secreto de firma</h2>
-      <p>Con este secreto verificás la firma (X-Service-Signature) de cada evento que recibís.</p>
+      <p>
+        Con este secreto verificás la firma de cada evento que recibís: X-Service-Signature con el SDK, o webhook-signature con una librería de Standard
+        Webhooks.
+      </p>
       <ErrorAlert error={reveal.error ?? rotate.error} />
       {rotated && <Notice>Secreto rotado: desde ahora los eventos se firman con el secreto nuevo.</Notice>}
       {secret !== undefined ? (
         <div class="secret">
           <p class="secret-label">Secreto de firma</p>
           <code class="secret-value" data-secret="webhookSigningSecret">
-            {secret}
+            {secret.webhookSigningSecret}
           </code>
+          {secret.scheme === "legacy" && (
+            // A secret issued before Standard Webhooks keying: it keeps working, but rotating is recommended.
+            <div class="alert alert-warn" role="note" data-testid="legacy-secret">
+              Este secreto tiene el formato anterior: las librerías de Standard Webhooks no lo aceptan con su constructor por defecto (webhook-signature está
+              firmada con el secreto como clave cruda). Te recomendamos rotarlo: el nuevo sirve igual para X-Service-Signature y para webhook-signature.
+            </div>
+          )}
           <button
             type="button"
             class="button-secondary"
@@ -397,7 +416,7 @@ function SigningSecretSection() {
           onClick={async () => {
             const answer = await reveal.run();
             if (answer === null) setMissing(true);
-            else if (answer) setSecret(answer.webhookSigningSecret);
+            else if (answer) setSecret(answer);
           }}
         >
           Mostrar el secreto

@@ -304,7 +304,7 @@ export class WebhooksApi extends runtime.BaseAPI {
     }
 
     /**
-     * Create the signing secret, or replace it with a new one, and answer it in clear. The previous secret stops signing at once: every delivery attempt after the rotation, retries of older events included, is signed with the new secret (there is no grace period).
+     * Create the signing secret, or replace it with a new one, and answer it in clear. The new secret is always `standard` (this is how a `legacy` secret is replaced). The previous secret stops signing at once: every delivery attempt after the rotation, retries of older events included, is signed with the new secret (there is no grace period).
      * Rotate the webhook signing secret
      */
     async rotateWebhookSigningSecretRaw(initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<WebhookSigningSecret>> {
@@ -315,7 +315,7 @@ export class WebhooksApi extends runtime.BaseAPI {
     }
 
     /**
-     * Create the signing secret, or replace it with a new one, and answer it in clear. The previous secret stops signing at once: every delivery attempt after the rotation, retries of older events included, is signed with the new secret (there is no grace period).
+     * Create the signing secret, or replace it with a new one, and answer it in clear. The new secret is always `standard` (this is how a `legacy` secret is replaced). The previous secret stops signing at once: every delivery attempt after the rotation, retries of older events included, is signed with the new secret (there is no grace period).
      * Rotate the webhook signing secret
      */
     async rotateWebhookSigningSecret(initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<WebhookSigningSecret> {

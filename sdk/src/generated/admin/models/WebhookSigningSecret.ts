@@ -13,6 +13,14 @@
  */
 
 import { mapValues } from '../runtime.js';
+import type { WebhookSigningSecretScheme } from './WebhookSigningSecretScheme.js';
+import {
+    WebhookSigningSecretSchemeFromJSON,
+    WebhookSigningSecretSchemeFromJSONTyped,
+    WebhookSigningSecretSchemeToJSON,
+    WebhookSigningSecretSchemeToJSONTyped,
+} from './WebhookSigningSecretScheme.js';
+
 /**
  * The integration's webhook signing secret.
  * @export
@@ -20,16 +28,23 @@ import { mapValues } from '../runtime.js';
  */
 export interface WebhookSigningSecret {
     /**
-     * The HMAC-SHA256 key of `X-Service-Signature` and of the Standard Webhooks `webhook-signature` (its UTF-8 bytes, as a raw key), in clear. The same secret signs the events of every tenant.
+     * The secret, in clear: give it as shown to a Standard Webhooks library (`new Webhook(secret)`) or to the SDK's `verifyWebhookSignature`. The same secret signs the events of every tenant.
      */
     webhookSigningSecret: string;
+    /**
+     * `standard` for every secret issued now. `legacy`: a secret from before Standard Webhooks keying that Standard Webhooks libraries do not read by default; rotating is recommended (see `WebhookSigningSecretScheme`).
+     */
+    scheme: WebhookSigningSecretScheme;
 }
+
+
 
 /**
  * Check if a given object implements the WebhookSigningSecret interface.
  */
 export function instanceOfWebhookSigningSecret(value: object): value is WebhookSigningSecret {
     if (!('webhookSigningSecret' in value) || value['webhookSigningSecret'] === undefined) return false;
+    if (!('scheme' in value) || value['scheme'] === undefined) return false;
     return true;
 }
 
@@ -44,6 +59,7 @@ export function WebhookSigningSecretFromJSONTyped(json: any, ignoreDiscriminator
     return {
         
         'webhookSigningSecret': json['webhookSigningSecret'],
+        'scheme': WebhookSigningSecretSchemeFromJSON(json['scheme']),
     };
 }
 
@@ -59,6 +75,7 @@ export function WebhookSigningSecretToJSONTyped(value?: WebhookSigningSecret | n
     return {
         
         'webhookSigningSecret': value['webhookSigningSecret'],
+        'scheme': WebhookSigningSecretSchemeToJSON(value['scheme']),
     };
 }
 

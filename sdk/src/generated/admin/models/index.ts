@@ -118,5 +118,6 @@ export * from './ValidationErrorBody.js';
 export * from './ValidationRule.js';
 export * from './WebhookEventCatalogItem.js';
 export * from './WebhookSigningSecret.js';
+export * from './WebhookSigningSecretScheme.js';
 export * from './WebhookSubscription.js';
 export * from './WebhookSubscriptionUpdate.js';
