@@ -109,6 +109,37 @@ describe("creating charges", () => {
   });
 });
 
+describe("lengths and sizes at their bounds", () => {
+  const metadataOf = (keys: number, valueLength = 1) => Object.fromEntries(Array.from({ length: keys }, (_, i) => [`k${i}`, "v".repeat(valueLength)]));
+
+  it.each([
+    ["a description of 2 characters", { description: "ab" }, { field: "description", rule: "minLength", limit: 3 }],
+    ["a description of 501 characters", { description: "d".repeat(501) }, { field: "description", rule: "maxLength", limit: 500 }],
+    ["a customer name of 1 character", { customer: { name: "A" } }, { field: "customer.name", rule: "minLength", limit: 2 }],
+    ["a customer name of 151 characters", { customer: { name: "n".repeat(151) } }, { field: "customer.name", rule: "maxLength", limit: 150 }],
+    ["metadata with 51 keys", { metadata: metadataOf(51) }, { field: "metadata", rule: "maxProperties", limit: 50 }],
+    ["a metadata value of 501 characters", { metadata: { note: "v".repeat(501) } }, { field: "metadata.note", rule: "maxLength", limit: 500 }],
+  ])("400 for %s", async (_what, change, detail) => {
+    const result = await m.call("POST", "/payment-request", { ...priced(), ...change });
+    expect(result.status, JSON.stringify(result.json)).toBe(400);
+    expect(result.json.code).toBe("ValidationError");
+    expect(result.json.validationDetails).toEqual([expect.objectContaining(detail)]);
+  });
+
+  it.each([
+    ["a description of 3 characters", { description: "abc" }],
+    ["a description of 500 characters", { description: "d".repeat(500) }],
+    ["a customer name of 2 characters", { customer: { name: "Al" } }],
+    ["a customer name of 150 characters", { customer: { name: "n".repeat(150) } }],
+    ["metadata with 50 keys", { metadata: metadataOf(50) }],
+    ["a metadata value of 500 characters", { metadata: { note: "v".repeat(500) } }],
+  ])("201 for %s, stored as sent", async (_what, change) => {
+    const created = await m.call("POST", "/payment-request", { ...priced(), ...change });
+    expect(created.status, JSON.stringify(created.json)).toBe(201);
+    expect(created.json).toMatchObject(change);
+  });
+});
+
 describe("create rules the schema cannot express", () => {
   it.each([
     ["a due date of today", { dueDates: ["2026-11-22"] }, "dueDates[0]"],
