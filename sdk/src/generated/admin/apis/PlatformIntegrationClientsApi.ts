@@ -688,7 +688,7 @@ export class PlatformIntegrationClientsApi extends runtime.BaseAPI {
     }
 
     /**
-     * Change an integration client: the integrator\'s fields (as `PATCH /my-integration`) and the platform\'s `serviceCommissionPercentage` (`null` ends the deal). Partial update. With `serviceCommissionPercentage` in the body, it is applied to the integration\'s merchant links within a time budget: see `commissionBackfill`, and repeat the same request while `pending` is above 0.
+     * Change an integration client: the integrator\'s fields (as `PATCH /my-integration`), its `logoutUrls` (the whole list) and the platform\'s `serviceCommissionPercentage` (`null` ends the deal). Partial update. With `serviceCommissionPercentage` in the body, it is applied to the integration\'s merchant links within a time budget: see `commissionBackfill`, and repeat the same request while `pending` is above 0.
      * Update an integration client
      */
     async updateIntegrationClientRaw(requestParameters: UpdateIntegrationClientRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<PlatformIntegrationClientUpdated>> {
@@ -699,7 +699,7 @@ export class PlatformIntegrationClientsApi extends runtime.BaseAPI {
     }
 
     /**
-     * Change an integration client: the integrator\'s fields (as `PATCH /my-integration`) and the platform\'s `serviceCommissionPercentage` (`null` ends the deal). Partial update. With `serviceCommissionPercentage` in the body, it is applied to the integration\'s merchant links within a time budget: see `commissionBackfill`, and repeat the same request while `pending` is above 0.
+     * Change an integration client: the integrator\'s fields (as `PATCH /my-integration`), its `logoutUrls` (the whole list) and the platform\'s `serviceCommissionPercentage` (`null` ends the deal). Partial update. With `serviceCommissionPercentage` in the body, it is applied to the integration\'s merchant links within a time budget: see `commissionBackfill`, and repeat the same request while `pending` is above 0.
      * Update an integration client
      */
     async updateIntegrationClient(requestParameters: UpdateIntegrationClientRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<PlatformIntegrationClientUpdated> {

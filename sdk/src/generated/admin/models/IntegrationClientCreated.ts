@@ -86,6 +86,10 @@ export interface IntegrationClientCreated {
      */
     serviceCommissionPercentage: number | null;
     /**
+     * Where the hosted sign-in UI may send the browser after signing out (`logout_uri` of `/integration/oauth2/logout`), in the order registered.
+     */
+    logoutUrls: Array<string>;
+    /**
      * The OAuth `clientSecret`: shown only in this answer, stored hashed; it can be rotated later.
      */
     providerClientSecret: string;
@@ -131,6 +135,7 @@ export function instanceOfIntegrationClientCreated(value: object): value is Inte
     if (!('suspendedAt' in value) || value['suspendedAt'] === undefined) return false;
     if (!('suspensionReason' in value) || value['suspensionReason'] === undefined) return false;
     if (!('serviceCommissionPercentage' in value) || value['serviceCommissionPercentage'] === undefined) return false;
+    if (!('logoutUrls' in value) || value['logoutUrls'] === undefined) return false;
     if (!('providerClientSecret' in value) || value['providerClientSecret'] === undefined) return false;
     if (!('authorizationUrl' in value) || value['authorizationUrl'] === undefined) return false;
     if (!('tokenUrl' in value) || value['tokenUrl'] === undefined) return false;
@@ -164,6 +169,7 @@ export function IntegrationClientCreatedFromJSONTyped(json: any, ignoreDiscrimin
         'suspendedAt': json['suspendedAt'],
         'suspensionReason': json['suspensionReason'],
         'serviceCommissionPercentage': json['serviceCommissionPercentage'],
+        'logoutUrls': json['logoutUrls'],
         'providerClientSecret': json['providerClientSecret'],
         'authorizationUrl': json['authorizationUrl'],
         'tokenUrl': json['tokenUrl'],
@@ -198,6 +204,7 @@ export function IntegrationClientCreatedToJSONTyped(value?: IntegrationClientCre
         'suspendedAt': value['suspendedAt'],
         'suspensionReason': value['suspensionReason'],
         'serviceCommissionPercentage': value['serviceCommissionPercentage'],
+        'logoutUrls': value['logoutUrls'],
         'providerClientSecret': value['providerClientSecret'],
         'authorizationUrl': value['authorizationUrl'],
         'tokenUrl': value['tokenUrl'],

@@ -86,6 +86,10 @@ export interface IntegrationClientSummary {
      */
     serviceCommissionPercentage: number | null;
     /**
+     * Where the hosted sign-in UI may send the browser after signing out (`logout_uri` of `/integration/oauth2/logout`), in the order registered.
+     */
+    logoutUrls: Array<string>;
+    /**
      * Whether the welcome email of the first admin (the earliest invited) was accepted by the mail server (in the Sandbox without SMTP: written to the log).
      */
     firstAdminEmailSent: boolean;
@@ -119,6 +123,7 @@ export function instanceOfIntegrationClientSummary(value: object): value is Inte
     if (!('suspendedAt' in value) || value['suspendedAt'] === undefined) return false;
     if (!('suspensionReason' in value) || value['suspensionReason'] === undefined) return false;
     if (!('serviceCommissionPercentage' in value) || value['serviceCommissionPercentage'] === undefined) return false;
+    if (!('logoutUrls' in value) || value['logoutUrls'] === undefined) return false;
     if (!('firstAdminEmailSent' in value) || value['firstAdminEmailSent'] === undefined) return false;
     if (!('firstAdminLoggedIn' in value) || value['firstAdminLoggedIn'] === undefined) return false;
     if (!('webhookConfigured' in value) || value['webhookConfigured'] === undefined) return false;
@@ -149,6 +154,7 @@ export function IntegrationClientSummaryFromJSONTyped(json: any, ignoreDiscrimin
         'suspendedAt': json['suspendedAt'],
         'suspensionReason': json['suspensionReason'],
         'serviceCommissionPercentage': json['serviceCommissionPercentage'],
+        'logoutUrls': json['logoutUrls'],
         'firstAdminEmailSent': json['firstAdminEmailSent'],
         'firstAdminLoggedIn': json['firstAdminLoggedIn'],
         'webhookConfigured': json['webhookConfigured'],
@@ -180,6 +186,7 @@ export function IntegrationClientSummaryToJSONTyped(value?: IntegrationClientSum
         'suspendedAt': value['suspendedAt'],
         'suspensionReason': value['suspensionReason'],
         'serviceCommissionPercentage': value['serviceCommissionPercentage'],
+        'logoutUrls': value['logoutUrls'],
         'firstAdminEmailSent': value['firstAdminEmailSent'],
         'firstAdminLoggedIn': value['firstAdminLoggedIn'],
         'webhookConfigured': value['webhookConfigured'],

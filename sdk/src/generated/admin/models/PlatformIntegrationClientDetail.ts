@@ -85,6 +85,10 @@ export interface PlatformIntegrationClientDetail {
      * The platform's service commission on the integration's payments (0 to 100), or `null` when there is no commission deal. Never shown to the integrator.
      */
     serviceCommissionPercentage: number | null;
+    /**
+     * Where the hosted sign-in UI may send the browser after signing out (`logout_uri` of `/integration/oauth2/logout`), in the order registered.
+     */
+    logoutUrls: Array<string>;
 }
 
 
@@ -107,6 +111,7 @@ export function instanceOfPlatformIntegrationClientDetail(value: object): value 
     if (!('suspendedAt' in value) || value['suspendedAt'] === undefined) return false;
     if (!('suspensionReason' in value) || value['suspensionReason'] === undefined) return false;
     if (!('serviceCommissionPercentage' in value) || value['serviceCommissionPercentage'] === undefined) return false;
+    if (!('logoutUrls' in value) || value['logoutUrls'] === undefined) return false;
     return true;
 }
 
@@ -134,6 +139,7 @@ export function PlatformIntegrationClientDetailFromJSONTyped(json: any, ignoreDi
         'suspendedAt': json['suspendedAt'],
         'suspensionReason': json['suspensionReason'],
         'serviceCommissionPercentage': json['serviceCommissionPercentage'],
+        'logoutUrls': json['logoutUrls'],
     };
 }
 
@@ -162,6 +168,7 @@ export function PlatformIntegrationClientDetailToJSONTyped(value?: PlatformInteg
         'suspendedAt': value['suspendedAt'],
         'suspensionReason': value['suspensionReason'],
         'serviceCommissionPercentage': value['serviceCommissionPercentage'],
+        'logoutUrls': value['logoutUrls'],
     };
 }
 

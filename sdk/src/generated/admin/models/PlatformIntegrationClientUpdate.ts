@@ -58,6 +58,12 @@ export interface PlatformIntegrationClientUpdate {
      * is emitted as `allOf` and validators would then refuse `null`.)
      */
     serviceCommissionPercentage?: number | null;
+    /**
+     * The whole list of logout URLs, replacing the registered one (`[]` removes them all): the same rules
+     * as at creation (https in Production; `http://localhost` also in the Sandbox). A browser sent to
+     * `/integration/oauth2/logout` with a removed `logout_uri` is no longer redirected there.
+     */
+    logoutUrls?: Set<string>;
 }
 
 
@@ -86,6 +92,7 @@ export function PlatformIntegrationClientUpdateFromJSONTyped(json: any, ignoreDi
         'contactEmail': json['contactEmail'] == null ? undefined : json['contactEmail'],
         'type': json['type'] == null ? undefined : IntegrationClientTypeFromJSON(json['type']),
         'serviceCommissionPercentage': json['serviceCommissionPercentage'] === undefined ? undefined : json['serviceCommissionPercentage'] === null ? null : json['serviceCommissionPercentage'],
+        'logoutUrls': json['logoutUrls'] == null ? undefined : new Set(json['logoutUrls']),
     };
 }
 
@@ -107,6 +114,7 @@ export function PlatformIntegrationClientUpdateToJSONTyped(value?: PlatformInteg
         'contactEmail': value['contactEmail'],
         'type': IntegrationClientTypeToJSON(value['type']),
         'serviceCommissionPercentage': value['serviceCommissionPercentage'],
+        'logoutUrls': value['logoutUrls'] == null ? undefined : Array.from(value['logoutUrls'] as Set<any>),
     };
 }
 

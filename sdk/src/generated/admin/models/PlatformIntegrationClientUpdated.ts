@@ -93,6 +93,10 @@ export interface PlatformIntegrationClientUpdated {
      */
     serviceCommissionPercentage: number | null;
     /**
+     * Where the hosted sign-in UI may send the browser after signing out (`logout_uri` of `/integration/oauth2/logout`), in the order registered.
+     */
+    logoutUrls: Array<string>;
+    /**
      * 
      */
     commissionBackfill?: CommissionBackfill;
@@ -118,6 +122,7 @@ export function instanceOfPlatformIntegrationClientUpdated(value: object): value
     if (!('suspendedAt' in value) || value['suspendedAt'] === undefined) return false;
     if (!('suspensionReason' in value) || value['suspensionReason'] === undefined) return false;
     if (!('serviceCommissionPercentage' in value) || value['serviceCommissionPercentage'] === undefined) return false;
+    if (!('logoutUrls' in value) || value['logoutUrls'] === undefined) return false;
     return true;
 }
 
@@ -145,6 +150,7 @@ export function PlatformIntegrationClientUpdatedFromJSONTyped(json: any, ignoreD
         'suspendedAt': json['suspendedAt'],
         'suspensionReason': json['suspensionReason'],
         'serviceCommissionPercentage': json['serviceCommissionPercentage'],
+        'logoutUrls': json['logoutUrls'],
         'commissionBackfill': json['commissionBackfill'] == null ? undefined : CommissionBackfillFromJSON(json['commissionBackfill']),
     };
 }
@@ -174,6 +180,7 @@ export function PlatformIntegrationClientUpdatedToJSONTyped(value?: PlatformInte
         'suspendedAt': value['suspendedAt'],
         'suspensionReason': value['suspensionReason'],
         'serviceCommissionPercentage': value['serviceCommissionPercentage'],
+        'logoutUrls': value['logoutUrls'],
         'commissionBackfill': CommissionBackfillToJSON(value['commissionBackfill']),
     };
 }
