@@ -99,10 +99,15 @@ describe("creating charges", () => {
     expect(created.json.customer).toEqual({ name: "Juan Pérez" });
   });
 
-  it("a short-lived charge (a due date with a time) and a checkout charge", async () => {
+  it("a short-lived charge (a due date with a time, later today included) and a checkout charge", async () => {
     const shortLived = await m.call("POST", "/payment-request", { ...priced(), dueDates: ["2026-11-23T18:30"] });
     expect(shortLived.status).toBe(201);
     expect(shortLived.json.dueDates).toEqual(["2026-11-23T18:30"]);
+    // "After today" is a calendar day for a date, an instant for a date with a time: later today is
+    // accepted (it is 12:00 in Argentina), the current minute is not.
+    const laterToday = await m.call("POST", "/payment-request", { ...priced(), dueDates: ["2026-11-22T12:01"] });
+    expect(laterToday.status, JSON.stringify(laterToday.json)).toBe(201);
+    expectValidation(await m.call("POST", "/payment-request", { ...priced(), dueDates: ["2026-11-22T12:00"] }), "dueDates[0]");
     const checkout = await m.call("POST", "/payment-request", { ...priced(), type: "checkout", expiresInMinutes: 15 });
     expect(checkout.status).toBe(201);
     expect(checkout.json).toMatchObject({ type: "checkout", expiresInMinutes: 15 });
