@@ -77,7 +77,8 @@ describe("GET /integration/oauth2/logout", () => {
 describe("the logout URLs, changed by the platform (PATCH /integration-admin/setup/clients/{id})", () => {
   const CHANGED = "https://app.example.com/hasta-luego";
 
-  it("replace the whole list, shown in the client's detail; the logout follows the new list at once", async () => {
+  /** A fresh integration, its id in the Admin API, and its platform admin signed in. */
+  async function clientOfPlatform() {
     const own = await t.sandbox();
     const platform = await signedInAdmin(t, own.platformAdmin);
     const { id } = await t.database.db
@@ -85,6 +86,11 @@ describe("the logout URLs, changed by the platform (PATCH /integration-admin/set
       .select("id")
       .where("provider_client_id", "=", own.integration.clientId)
       .executeTakeFirstOrThrow();
+    return { own, platform, id };
+  }
+
+  it("replace the whole list, shown in the client's detail; the logout follows the new list at once", async () => {
+    const { own, platform, id } = await clientOfPlatform();
     const patch = (logoutUrls: unknown) => platform.call("PATCH", `/integration-admin/setup/clients/${id}`, { logoutUrls });
 
     const set = await patch([REGISTERED, CHANGED]);
@@ -106,13 +112,7 @@ describe("the logout URLs, changed by the platform (PATCH /integration-admin/set
   });
 
   it("400 ValidationError naming the URL that breaks the rules of creation; nothing changes", async () => {
-    const own = await t.sandbox();
-    const platform = await signedInAdmin(t, own.platformAdmin);
-    const { id } = await t.database.db
-      .selectFrom("integration_clients")
-      .select("id")
-      .where("provider_client_id", "=", own.integration.clientId)
-      .executeTakeFirstOrThrow();
+    const { platform, id } = await clientOfPlatform();
     expect((await platform.call("PATCH", `/integration-admin/setup/clients/${id}`, { logoutUrls: [REGISTERED] })).status).toBe(200);
     for (const [logoutUrls, field] of [
       [[CHANGED, "https://*/bye"], "logoutUrls[1]"],
