@@ -69,6 +69,8 @@ export async function startPortalDevServer(options: PortalDevOptions): Promise<P
   app.use(
     portalRoutes({
       authUrl: options.authUrl,
+      // The mocks answer the contract's examples, which are the Sandbox's.
+      environment: "sandbox",
       logger,
       bundle: async () => {
         await built;

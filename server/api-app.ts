@@ -132,7 +132,12 @@ export async function createApiApp<Caller>(options: ApiAppOptions<Caller>): Prom
   app.use(referencePages(api, generatedDocumentText(api))); // GET /docs, /openapi.yaml, /openapi.json: outside the contract, no auth
   if (api === "integration") app.use(checkoutWidgetRoutes(options.services)); // CORS of /v1/**, GET /v1/widget.js, the Sandbox demo page
   if (api === "auth") app.use(adminSignInPageRedirect(options.services.config.publicUrls.admin)); // a browser that opens the admin sign-in goes to the portal
-  if (api === "admin") app.use(portalRoutes({ authUrl: options.services.config.publicUrls.auth, logger, forwardClientAddress: true })); // the portal at /portal/, and its same-origin admin sign-in
+  // The portal at /portal/, and its same-origin admin sign-in.
+  if (api === "admin") {
+    app.use(
+      portalRoutes({ authUrl: options.services.config.publicUrls.auth, environment: options.services.config.serviceEnv, logger, forwardClientAddress: true }),
+    );
+  }
 
   const limit = options.maxBodyBytes;
   // The exact bytes are kept for the schemes that sign the body (the bank feed).

@@ -5,7 +5,8 @@ import type { OpenAPIBackend, Operation } from "openapi-backend";
 
 /**
  * The request's query; for an operation marked `x-ignore-unknown-query-parameters` in the contract (the
- * OAuth authorization endpoint: RFC 6749 §3.1), only the parameters it declares. Elsewhere an unknown
+ * OAuth authorization endpoint, RFC 6749 §3.1; GET /me, which the seed says ignores any parameters; the
+ * payer page), only the parameters it declares. Elsewhere an unknown
  * parameter is refused ("field not accepted").
  */
 export function knownQuery(backend: OpenAPIBackend, req: Request): Record<string, string | string[]> {

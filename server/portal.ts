@@ -20,11 +20,18 @@ export const PORTAL_CSP = [
   "frame-ancestors 'none'",
 ].join("; ");
 
-export const PORTAL_INDEX_HTML = `<!doctype html>
+/**
+ * The one page of the portal. It says which environment this deployment is (`cobro-environment`): the
+ * portal shows the Sandbox's tools only in the Sandbox, and names the environment in its header, with
+ * no request of its own before the first page.
+ */
+export function portalIndexHtml(environment: "sandbox" | "production"): string {
+  return `<!doctype html>
 <html lang="es-AR">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="cobro-environment" content="${environment}">
 <title>Portal de Cobro</title>
 <link rel="icon" href="data:,">
 <link rel="stylesheet" href="/portal/assets/portal.css">
@@ -36,10 +43,13 @@ export const PORTAL_INDEX_HTML = `<!doctype html>
 </body>
 </html>
 `;
+}
 
 export interface PortalRoutesOptions {
   /** The Auth API's base URL, where the admin session operations are forwarded. */
   authUrl: string;
+  /** This deployment's environment, which the page tells the portal. */
+  environment: "sandbox" | "production";
   logger: Logger;
   /** Where the bundle comes from; default the process's memoized build. */
   bundle?: () => Promise<PortalBundle>;
@@ -51,6 +61,7 @@ export interface PortalRoutesOptions {
 export function portalRoutes(options: PortalRoutesOptions): express.Router {
   const bundle = options.bundle ?? portalBundle;
   const router = express.Router({ strict: true, caseSensitive: true });
+  const indexHtml = portalIndexHtml(options.environment);
   const requestId = (res: Response): string => String(res.locals.requestId ?? res.getHeader("x-request-id") ?? "");
 
   router.use("/portal", (_req: Request, res: Response, next) => {
@@ -86,7 +97,7 @@ export function portalRoutes(options: PortalRoutesOptions): express.Router {
   router.get(["/portal/", "/portal/*page"], (req: Request, res: Response, next) => {
     if (req.path.startsWith("/portal/assets/")) return next();
     res.type("text/html; charset=utf-8").setHeader("Cache-Control", "no-cache");
-    res.send(PORTAL_INDEX_HTML);
+    res.send(indexHtml);
   });
   return router;
 }

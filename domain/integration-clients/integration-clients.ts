@@ -89,24 +89,31 @@ export async function updateIntegrationProfile(db: Kysely<Database>, integration
 }
 
 /**
- * The platform admin's PATCH: the profile and the platform's commission (a percentage with at most 2
- * decimals; null ends the deal). With the commission in the request (changed or not: saving again
+ * The platform admin's PATCH: the profile, the logout URLs (the whole list, checked as at creation) and
+ * the platform's commission (a percentage with at most 2 decimals; null ends the deal). With the commission in the request (changed or not: saving again
  * continues an unfinished backfill), the deal is then applied to the integration's merchant links
  * within the time budget.
  */
 export async function updateIntegrationClientAsPlatform(
   db: Kysely<Database>,
+  serviceEnv: "sandbox" | "production",
   id: string,
-  changes: ProfileChanges & { serviceCommissionPercentage?: number | null },
+  changes: ProfileChanges & { serviceCommissionPercentage?: number | null; logoutUrls?: string[] },
   backfill: BackfillOptions,
 ): Promise<{ client: IntegrationClient; commissionBackfill?: BackfillResult }> {
+  const malformed = browserUrlProblems("logoutUrls", changes.logoutUrls ?? [], serviceEnv);
+  if (malformed.length > 0) throw new ValidationError(malformed);
   const client = await integrationClientById(db, id);
   const commission = changes.serviceCommissionPercentage;
   const commissionChanged = commission !== undefined;
   if (commission !== null && commission !== undefined) requireCents("serviceCommissionPercentage", commission);
   const updated = await db
     .updateTable("integration_clients")
-    .set({ ...profileColumns(changes), ...(commissionChanged ? { service_commission_percentage: commission === null ? null : String(commission) } : {}) })
+    .set({
+      ...profileColumns(changes),
+      ...(changes.logoutUrls !== undefined ? { logout_urls: changes.logoutUrls } : {}),
+      ...(commissionChanged ? { service_commission_percentage: commission === null ? null : String(commission) } : {}),
+    })
     .where("id", "=", client.id)
     .returningAll()
     .executeTakeFirstOrThrow();

@@ -237,8 +237,9 @@ export type paths = {
         head?: never;
         /**
          * Update an integration client
-         * @description Change an integration client: the integrator's fields (as `PATCH /my-integration`) and the
-         *     platform's `serviceCommissionPercentage` (`null` ends the deal). Partial update. With
+         * @description Change an integration client: the integrator's fields (as `PATCH /my-integration`), its
+         *     `logoutUrls` (the whole list) and the platform's `serviceCommissionPercentage` (`null` ends the
+         *     deal). Partial update. With
          *     `serviceCommissionPercentage` in the body, it is applied to the integration's merchant links within
          *     a time budget: see `commissionBackfill`, and repeat the same request while `pending` is above 0.
          */
@@ -2022,6 +2023,8 @@ export type components = {
              * @description The platform's service commission on the integration's payments (0 to 100), or `null` when there is no commission deal. Never shown to the integrator.
              */
             serviceCommissionPercentage: number | null;
+            /** @description Where the hosted sign-in UI may send the browser after signing out (`logout_uri` of `/integration/oauth2/logout`), in the order registered. */
+            logoutUrls: string[];
             /** @description The OAuth `clientSecret`: shown only in this answer, stored hashed; it can be rotated later. */
             providerClientSecret: string;
             /** @description The authorization endpoint (`{auth_url}/integration/oauth2/authorize`). */
@@ -2134,6 +2137,8 @@ export type components = {
              * @description The platform's service commission on the integration's payments (0 to 100), or `null` when there is no commission deal. Never shown to the integrator.
              */
             serviceCommissionPercentage: number | null;
+            /** @description Where the hosted sign-in UI may send the browser after signing out (`logout_uri` of `/integration/oauth2/logout`), in the order registered. */
+            logoutUrls: string[];
             /** @description Whether the welcome email of the first admin (the earliest invited) was accepted by the mail server (in the Sandbox without SMTP: written to the log). */
             firstAdminEmailSent: boolean;
             /** @description Whether any admin of the integration has logged in. */
@@ -2619,6 +2624,8 @@ export type components = {
              * @description The platform's service commission on the integration's payments (0 to 100), or `null` when there is no commission deal. Never shown to the integrator.
              */
             serviceCommissionPercentage: number | null;
+            /** @description Where the hosted sign-in UI may send the browser after signing out (`logout_uri` of `/integration/oauth2/logout`), in the order registered. */
+            logoutUrls: string[];
         };
         /**
          * @description The integrator's editable fields plus the platform's commission. Partial update: only the fields
@@ -2643,6 +2650,12 @@ export type components = {
              *     is emitted as `allOf` and validators would then refuse `null`.)
              */
             serviceCommissionPercentage?: number | null;
+            /**
+             * @description The whole list of logout URLs, replacing the registered one (`[]` removes them all): the same rules
+             *     as at creation (https in Production; `http://localhost` also in the Sandbox). A browser sent to
+             *     `/integration/oauth2/logout` with a removed `logout_uri` is no longer redirected there.
+             */
+            logoutUrls?: components["schemas"]["EndpointUrl"][];
         };
         /** @description The platform-admin detail after a change; `commissionBackfill` only when the change touched `serviceCommissionPercentage`. */
         PlatformIntegrationClientUpdated: {
@@ -2686,6 +2699,8 @@ export type components = {
              * @description The platform's service commission on the integration's payments (0 to 100), or `null` when there is no commission deal. Never shown to the integrator.
              */
             serviceCommissionPercentage: number | null;
+            /** @description Where the hosted sign-in UI may send the browser after signing out (`logout_uri` of `/integration/oauth2/logout`), in the order registered. */
+            logoutUrls: string[];
             commissionBackfill?: components["schemas"]["CommissionBackfill"];
         };
         /** @description A request in the platform's queue: the integration's view plus who asked and who decided. */
@@ -4078,6 +4093,9 @@ export interface operations {
                      *           "suspendedAt": null,
                      *           "suspensionReason": null,
                      *           "serviceCommissionPercentage": 0.8,
+                     *           "logoutUrls": [
+                     *             "https://app.example.com/sesion-cerrada"
+                     *           ],
                      *           "firstAdminEmailSent": true,
                      *           "firstAdminLoggedIn": true,
                      *           "webhookConfigured": false
@@ -4199,6 +4217,7 @@ export interface operations {
                      *       "suspendedAt": null,
                      *       "suspensionReason": null,
                      *       "serviceCommissionPercentage": null,
+                     *       "logoutUrls": [],
                      *       "providerClientSecret": "cs_8Hn3Kq7Wz2Lp5Rt9Vx4Bm6Jc1Fd0Gs3Yh",
                      *       "authorizationUrl": "http://localhost:3001/integration/oauth2/authorize",
                      *       "tokenUrl": "http://localhost:3001/integration/oauth2/token",
@@ -4318,7 +4337,10 @@ export interface operations {
                      *       "suspended": false,
                      *       "suspendedAt": null,
                      *       "suspensionReason": null,
-                     *       "serviceCommissionPercentage": 0.8
+                     *       "serviceCommissionPercentage": 0.8,
+                     *       "logoutUrls": [
+                     *         "https://app.example.com/sesion-cerrada"
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["PlatformIntegrationClientDetail"];
@@ -4436,6 +4458,9 @@ export interface operations {
                      *       "suspendedAt": null,
                      *       "suspensionReason": null,
                      *       "serviceCommissionPercentage": 0.8,
+                     *       "logoutUrls": [
+                     *         "https://app.example.com/sesion-cerrada"
+                     *       ],
                      *       "commissionBackfill": {
                      *         "pending": 0,
                      *         "failed": 0,
@@ -4871,7 +4896,10 @@ export interface operations {
                      *       "suspended": false,
                      *       "suspendedAt": null,
                      *       "suspensionReason": null,
-                     *       "serviceCommissionPercentage": 0.8
+                     *       "serviceCommissionPercentage": 0.8,
+                     *       "logoutUrls": [
+                     *         "https://app.example.com/sesion-cerrada"
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["PlatformIntegrationClientDetail"];
@@ -4988,7 +5016,10 @@ export interface operations {
                      *       "suspended": true,
                      *       "suspendedAt": "2026-11-21T09:30:00Z",
                      *       "suspensionReason": "Contracargos reiterados: cobros suspendidos hasta revisar la operatoria.",
-                     *       "serviceCommissionPercentage": 0.8
+                     *       "serviceCommissionPercentage": 0.8,
+                     *       "logoutUrls": [
+                     *         "https://app.example.com/sesion-cerrada"
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["PlatformIntegrationClientDetail"];

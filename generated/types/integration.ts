@@ -163,6 +163,11 @@ export type paths = {
          *     idempotency key: on a timeout or a 5xx, `GET /payment-request/{referenceId}` and, on 404, retry
          *     with the same `referenceId`; on 409 the charge exists. While the platform has the integration
          *     suspended, answers 404 `IntegrationNotReadyToCollectError` and creates nothing.
+         *
+         *     Due dates "after today": a date without a time must be a later calendar day than today in Argentina
+         *     (today's date is refused); a date with a time (a short-lived charge) must be a later instant than
+         *     now, so a time later today is accepted and the current minute or an earlier one is refused. Both
+         *     at most 35 days ahead (Argentina dates).
          */
         post: operations["createPaymentRequest"];
         delete?: never;
@@ -936,8 +941,9 @@ export type components = {
          *     means the same as leaving it out.
          *
          *     Rules that the schema cannot express:
-         *     - `dueDates`: each after today (Argentina time) and at most 35 days ahead; with two dates the second
-         *     is after the first. A date with a time (short-lived charge) allows exactly one due date and no
+         *     - `dueDates`: each after today (Argentina time: a later day for a date, a later instant for a date
+         *     with a time, which may be later today) and at most 35 days ahead; with two dates the second is
+         *     after the first. A date with a time (short-lived charge) allows exactly one due date and no
          *     surcharge.
          *     - Without `amount` the charge is a draft: one due date, no surcharge, notification flags only `false`,
          *     no notification dates.

@@ -27,5 +27,6 @@ export function platformIntegrationClientDetail(client: IntegrationClient): Sche
   return {
     ...integrationClientDetail(client),
     serviceCommissionPercentage: client.service_commission_percentage === null ? null : Number(client.service_commission_percentage),
+    logoutUrls: client.logout_urls,
   };
 }

@@ -78,7 +78,7 @@ export const getIntegrationClient: Handler<"getIntegrationClient"> = async ({ ca
 
 export const updateIntegrationClient: Handler<"updateIntegrationClient"> = async ({ caller, params, body, services, log }) => {
   requirePlatformAdmin(caller);
-  const { client, commissionBackfill } = await updateIntegrationClientAsPlatform(services.db, params.id, body, {
+  const { client, commissionBackfill } = await updateIntegrationClientAsPlatform(services.db, services.config.serviceEnv, params.id, body, {
     budgetMs: services.config.commissionBackfillBudgetMs,
   });
   if (!commissionBackfill) return { status: 200, body: platformIntegrationClientDetail(client) };

@@ -30,6 +30,7 @@ import { SandboxTools } from "./pages/sandbox.tsx";
 import { SignIn } from "./pages/sign-in.tsx";
 import { matchPath, navigate, useLocation } from "./router.ts";
 import { session, type AdminRole, type SessionState } from "./session.ts";
+import { environment } from "./environment.ts";
 
 interface Route {
   path: string;
@@ -39,6 +40,8 @@ interface Route {
   menu?: string;
   /** Listed only for `multitenant` integrations (the page answers the API's refusal to the others). */
   multitenantOnly?: boolean;
+  /** A page of the Sandbox's tools: Production has neither the page nor its menu entry. */
+  sandboxOnly?: boolean;
 }
 
 const ROUTES: Record<AdminRole, Route[]> = {
@@ -46,8 +49,8 @@ const ROUTES: Record<AdminRole, Route[]> = {
     { path: "/", title: "Inicio", menu: "Inicio", render: () => <Dashboard /> },
     { path: "/charges", title: "Cobros", menu: "Cobros", render: (_, query) => <ChargeList query={query} /> },
     { path: "/charges/:id", title: "Cobro", render: ({ id }) => <ChargeDetail paymentRequestId={id!} /> },
-    { path: "/sandbox", title: "Herramientas del Sandbox", menu: "Sandbox", render: () => <SandboxTools /> },
-    { path: "/go-live", title: "Salida a producción", menu: "Salida a producción", render: () => <GoLive /> },
+    { path: "/sandbox", title: "Herramientas del Sandbox", menu: "Sandbox", sandboxOnly: true, render: () => <SandboxTools /> },
+    { path: "/go-live", title: "Salida a producción", menu: "Salida a producción", sandboxOnly: true, render: () => <GoLive /> },
     // Merchants and money: commissions, the offer, where commissions are paid, earnings; the chat cap.
     { path: "/merchants", title: "Comercios", menu: "Comercios", render: () => <MerchantList /> },
     { path: "/offer", title: "Oferta", menu: "Oferta", render: () => <Offer /> },
@@ -64,7 +67,7 @@ const ROUTES: Record<AdminRole, Route[]> = {
   PLATFORM_ADMIN: [
     { path: "/clients", title: "Integraciones", menu: "Integraciones", render: () => <ClientList /> },
     { path: "/clients/:id", title: "Integración", render: ({ id }) => <ClientDetail integrationClientId={id!} /> },
-    { path: "/go-live-requests", title: "Salidas a producción", menu: "Salidas a producción", render: () => <GoLiveReview /> },
+    { path: "/go-live-requests", title: "Salidas a producción", menu: "Salidas a producción", sandboxOnly: true, render: () => <GoLiveReview /> },
     // The chat-cap queue and the platform's earnings.
     { path: "/message-cap-requests", title: "Pedidos de mensajes", menu: "Pedidos de mensajes", render: () => <MessageCapReview /> },
     { path: "/earnings", title: "Ganancias de la plataforma", menu: "Ganancias", render: () => <PlatformEarnings /> },
@@ -95,7 +98,7 @@ export function App() {
     return <ChangePassword />;
   }
 
-  const routes = ROUTES[state.admin.role];
+  const routes = ROUTES[state.admin.role].filter((route) => !route.sandboxOnly || environment === "sandbox");
   const menu: MenuItem[] = routes
     .filter((route) => route.menu && (!route.multitenantOnly || integrationType === "multitenant"))
     .map((route) => ({ href: route.path, label: route.menu! }));
@@ -112,14 +115,14 @@ export function App() {
     }
   }
   // A page of the other role (the platform admin's "/", or a page left open by the previous admin of
-  // this tab) opens this role's first page instead.
+  // this tab), or a Sandbox page in Production, opens this role's first page instead.
   if (!found && Object.values(ROUTES).some((other) => other.some((route) => matchPath(route.path, path)))) {
     queueMicrotask(() => navigate(routes[0]!.path, { replace: true }));
     return <Loading />;
   }
   document.title = `${title} · Portal de Cobro`;
   return (
-    <Layout admin={state.admin} menu={menu} path={path} onSignOut={() => void session.signOut()}>
+    <Layout admin={state.admin} environment={environment} menu={menu} path={path} onSignOut={() => void session.signOut()}>
       {page}
     </Layout>
   );

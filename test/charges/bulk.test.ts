@@ -1,6 +1,7 @@
 // POST /payment-request/bulk: 1 to 100 CUIL-mode charges on one shared CVU, all or nothing; every 422
 // reason of the seed, batch-wide notification flags, the chat-message cap counted for the whole batch.
 import { beforeAll, describe, expect, it } from "vitest";
+import pg from "pg";
 import { isValidCvu, makeCvu } from "../../domain/cvu.ts";
 import { cuilCandidatesOfDni } from "../../domain/tax-id.ts";
 import { linkedMerchant, serviceForFile } from "../helpers/service.ts";
@@ -358,6 +359,32 @@ describe("limits", () => {
     expect((await bulk(own, [item(), item()])).status).toBe(201);
     expect((await bulk(own, [whatsapp()])).status).toBe(201);
     expect((await usage()).messages).toBe(20);
+  });
+
+  it("503 IntegrationDailyLimitUnavailableError when the chat-message cap cannot be checked: nothing is created", async () => {
+    const own = await linkedMerchant(t);
+    const scope = `integration:${await integrationIdOf(own)}`;
+    await t.database.db.insertInto("daily_message_usage").values({ scope, day: "2026-11-22", messages: 0 }).execute();
+    const items = [
+      item({ sendWhatsappNotification: true, customer: { name: "Juan", taxDocument: payer(), phoneNumber: { countryCode: "+54", number: "91123456789" } } }),
+      item(),
+    ];
+    const before = await chargeCount();
+    // Another transaction holds the integration's counter: the create gives up rather than wait.
+    const holder = new pg.Client({ connectionString: t.database.connectionString });
+    await holder.connect();
+    try {
+      await holder.query("begin");
+      await holder.query("select * from daily_message_usage where scope = $1 for update", [scope]);
+      const result = await bulk(own, items);
+      expect(result.status, JSON.stringify(result.json)).toBe(503);
+      expect(result.json).toEqual({ code: "IntegrationDailyLimitUnavailableError", message: expect.any(String), id: expect.any(String) });
+      await holder.query("rollback");
+    } finally {
+      await holder.end();
+    }
+    expect(await chargeCount()).toBe(before);
+    for (const { referenceId } of items) expect((await own.call("GET", `/payment-request/${referenceId}`)).status).toBe(404);
   });
 
   it("400 InsufficientActiveAccountsError when no CVU of the pool can hold the batch: nothing created", async () => {

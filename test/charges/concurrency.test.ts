@@ -1,8 +1,9 @@
 // What must hold under real parallel requests: the CVU pool, one payer per CVU, the daily message caps.
 import { describe, expect, it } from "vitest";
 import pg from "pg";
-import { linkedMerchant, serviceForFile, startTestService } from "../helpers/service.ts";
+import { bearerCaller, linkedMerchant, serviceForFile, startTestService } from "../helpers/service.ts";
 import { chargeBody, draftChargeBody } from "../helpers/charges.ts";
+import { exchangeCode, obtainCode } from "../helpers/oauth.ts";
 
 const t = serviceForFile({ start: new Date("2026-11-22T15:00:00Z") });
 
@@ -51,6 +52,32 @@ describe("the CVU pool", () => {
     }
     // Drafts take no CVU.
     expect((await m.call("POST", "/payment-request", draftChargeBody({ description: "Borrador", customer: { name: "A B" } }))).status).toBe(201);
+  });
+
+  it("is the merchant account's, shared by all its integrations: a CVU taken through one is not free for another", async () => {
+    const [first, second] = await Promise.all([t.sandbox(), t.sandbox()]);
+    // One merchant account (the first set's) links itself to both integrations.
+    const callAs = async (integration: typeof first.integration) => {
+      const tokens = await exchangeCode(t.authUrl, integration, await obtainCode(t.authUrl, integration, first.merchant));
+      expect(tokens.status, tokens.text).toBe(200);
+      return bearerCaller(t.integrationUrl, () => tokens.json.idToken);
+    };
+    const [viaFirst, viaSecond] = [await callAs(first.integration), await callAs(second.integration)];
+    const merchantId = (await viaFirst("GET", "/me")).json.merchantUserId;
+    expect((await viaSecond("GET", "/me")).json.merchantUserId).toBe(merchantId);
+    await fillPool(merchantId, 99);
+
+    const last = await viaFirst("POST", "/payment-request", chargeBody());
+    expect(last.status).toBe(201);
+    const refused = await viaSecond("POST", "/payment-request", chargeBody());
+    expect(refused.status).toBe(400);
+    expect(refused.json).toEqual({ code: "InsufficientActiveAccountsError", message: expect.any(String), id: expect.any(String) });
+
+    // Closed through the first integration, the CVU is free for the second.
+    expect((await viaFirst("POST", `/payment-request/${last.json.referenceId}/cancel`)).status).toBe(200);
+    const reused = await viaSecond("POST", "/payment-request", chargeBody());
+    expect(reused.status).toBe(201);
+    expect(reused.json.CVU).toBe(last.json.CVU);
   });
 
   it("CUIL-mode charges of distinct payers share one CVU", async () => {

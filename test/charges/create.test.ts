@@ -99,13 +99,49 @@ describe("creating charges", () => {
     expect(created.json.customer).toEqual({ name: "Juan Pérez" });
   });
 
-  it("a short-lived charge (a due date with a time) and a checkout charge", async () => {
+  it("a short-lived charge (a due date with a time, later today included) and a checkout charge", async () => {
     const shortLived = await m.call("POST", "/payment-request", { ...priced(), dueDates: ["2026-11-23T18:30"] });
     expect(shortLived.status).toBe(201);
     expect(shortLived.json.dueDates).toEqual(["2026-11-23T18:30"]);
+    // "After today" is a calendar day for a date, an instant for a date with a time: later today is
+    // accepted (it is 12:00 in Argentina), the current minute is not.
+    const laterToday = await m.call("POST", "/payment-request", { ...priced(), dueDates: ["2026-11-22T12:01"] });
+    expect(laterToday.status, JSON.stringify(laterToday.json)).toBe(201);
+    expectValidation(await m.call("POST", "/payment-request", { ...priced(), dueDates: ["2026-11-22T12:00"] }), "dueDates[0]");
     const checkout = await m.call("POST", "/payment-request", { ...priced(), type: "checkout", expiresInMinutes: 15 });
     expect(checkout.status).toBe(201);
     expect(checkout.json).toMatchObject({ type: "checkout", expiresInMinutes: 15 });
+  });
+});
+
+describe("lengths and sizes at their bounds", () => {
+  const metadataOf = (keys: number, valueLength = 1) => Object.fromEntries(Array.from({ length: keys }, (_, i) => [`k${i}`, "v".repeat(valueLength)]));
+
+  it.each([
+    ["a description of 2 characters", { description: "ab" }, { field: "description", rule: "minLength", limit: 3 }],
+    ["a description of 501 characters", { description: "d".repeat(501) }, { field: "description", rule: "maxLength", limit: 500 }],
+    ["a customer name of 1 character", { customer: { name: "A" } }, { field: "customer.name", rule: "minLength", limit: 2 }],
+    ["a customer name of 151 characters", { customer: { name: "n".repeat(151) } }, { field: "customer.name", rule: "maxLength", limit: 150 }],
+    ["metadata with 51 keys", { metadata: metadataOf(51) }, { field: "metadata", rule: "maxProperties", limit: 50 }],
+    ["a metadata value of 501 characters", { metadata: { note: "v".repeat(501) } }, { field: "metadata.note", rule: "maxLength", limit: 500 }],
+  ])("400 for %s", async (_what, change, detail) => {
+    const result = await m.call("POST", "/payment-request", { ...priced(), ...change });
+    expect(result.status, JSON.stringify(result.json)).toBe(400);
+    expect(result.json.code).toBe("ValidationError");
+    expect(result.json.validationDetails).toEqual([expect.objectContaining(detail)]);
+  });
+
+  it.each([
+    ["a description of 3 characters", { description: "abc" }],
+    ["a description of 500 characters", { description: "d".repeat(500) }],
+    ["a customer name of 2 characters", { customer: { name: "Al" } }],
+    ["a customer name of 150 characters", { customer: { name: "n".repeat(150) } }],
+    ["metadata with 50 keys", { metadata: metadataOf(50) }],
+    ["a metadata value of 500 characters", { metadata: { note: "v".repeat(500) } }],
+  ])("201 for %s, stored as sent", async (_what, change) => {
+    const created = await m.call("POST", "/payment-request", { ...priced(), ...change });
+    expect(created.status, JSON.stringify(created.json)).toBe(201);
+    expect(created.json).toMatchObject(change);
   });
 });
 

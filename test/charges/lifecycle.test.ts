@@ -189,6 +189,22 @@ describe("PATCH /payment-request/{referenceId}/customer", () => {
     expect((await patch(created.referenceId, { name: "Otro" })).json).toEqual(refusal("payment_already_received"));
   });
 
+  // The API never creates a CUIL-mode charge without a document: a stored one without it (written by
+  // something other than POST /payment-request) is refused rather than given a payer out of nothing.
+  it("409 incomplete_payment_request_data for a CUIL-mode charge with no payer document, and nothing changes", async () => {
+    const created = await create(cuil());
+    await t.database.db.updateTable("charges").set({ customer_tax_document: null }).where("reference_id", "=", created.referenceId).execute();
+    const result = await patch(created.referenceId, { taxDocument: "20123456786", name: "María Gómez" });
+    expect(result.status).toBe(409);
+    expect(result.json).toEqual(refusal("incomplete_payment_request_data"));
+    const row = await t.database.db
+      .selectFrom("charges")
+      .select(["customer_tax_document", "customer_name"])
+      .where("reference_id", "=", created.referenceId)
+      .executeTakeFirstOrThrow();
+    expect(row).toEqual({ customer_tax_document: null, customer_name: "Juan Pérez" });
+  });
+
   it("409 missing_notification_contact when a new payer comes without the email its notifications need", async () => {
     const created = await create(
       cuil("20301234563", { sendEmailNotification: true, customer: { name: "Juan", taxDocument: "20301234563", email: "juan@example.com" } }),

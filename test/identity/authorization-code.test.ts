@@ -267,4 +267,17 @@ describe("/refresh and /revoke", () => {
     expect(result.status).toBe(400);
     expect(result.json).toEqual(generalError("InvalidGrantError"));
   });
+
+  // Last in the file: it moves the clock half a year.
+  it("a refresh token refreshes for 180 days, then is 400 InvalidGrantError", async () => {
+    const { refreshToken } = await tokens();
+    t.clock.advance(180 * 24 * 3600 * 1000 - 1000);
+    const lastSecond = await refresh(refreshToken);
+    expect(lastSecond.status).toBe(200);
+    expect((await me(lastSecond.json.idToken)).status).toBe(200);
+    t.clock.advance(1000);
+    const expired = await refresh(refreshToken);
+    expect(expired.status).toBe(400);
+    expect(expired.json).toEqual(generalError("InvalidGrantError"));
+  });
 });

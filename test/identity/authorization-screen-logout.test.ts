@@ -1,7 +1,9 @@
 // Signing a browser out of the authorization screen: the sign-in form's cookie is cleared, and the
-// browser goes only to a logout URL registered for the client (no open redirect).
+// browser goes only to a logout URL registered for the client (no open redirect); the platform changes
+// those URLs.
 import { beforeAll, describe, expect, it } from "vitest";
 import { read, serviceForFile } from "../helpers/service.ts";
+import { signedInAdmin } from "../helpers/sandbox-admin.ts";
 import type { SandboxCredentials } from "../../domain/sandbox/sandbox-bootstrap.ts";
 
 const REGISTERED = "https://app.example.com/sesion-cerrada";
@@ -69,5 +71,58 @@ describe("GET /integration/oauth2/logout", () => {
       code: "ValidationError",
       validationDetails: [expect.objectContaining({ field: expect.stringContaining("client_id") })],
     });
+  });
+});
+
+describe("the logout URLs, changed by the platform (PATCH /integration-admin/setup/clients/{id})", () => {
+  const CHANGED = "https://app.example.com/hasta-luego";
+
+  /** A fresh integration, its id in the Admin API, and its platform admin signed in. */
+  async function clientOfPlatform() {
+    const own = await t.sandbox();
+    const platform = await signedInAdmin(t, own.platformAdmin);
+    const { id } = await t.database.db
+      .selectFrom("integration_clients")
+      .select("id")
+      .where("provider_client_id", "=", own.integration.clientId)
+      .executeTakeFirstOrThrow();
+    return { own, platform, id };
+  }
+
+  it("replace the whole list, shown in the client's detail; the logout follows the new list at once", async () => {
+    const { own, platform, id } = await clientOfPlatform();
+    const patch = (logoutUrls: unknown) => platform.call("PATCH", `/integration-admin/setup/clients/${id}`, { logoutUrls });
+
+    const set = await patch([REGISTERED, CHANGED]);
+    expect(set.status, set.text).toBe(200);
+    expect(set.json.logoutUrls).toEqual([REGISTERED, CHANGED]);
+    expect((await platform.call("GET", `/integration-admin/setup/clients/${id}`)).json.logoutUrls).toEqual([REGISTERED, CHANGED]);
+    expect((await logout({ client_id: own.integration.clientId, logout_uri: CHANGED })).status).toBe(302);
+
+    const narrowed = await patch([CHANGED]);
+    expect(narrowed.json.logoutUrls).toEqual([CHANGED]);
+    expect((await logout({ client_id: own.integration.clientId, logout_uri: REGISTERED })).status).toBe(400);
+    expect((await logout({ client_id: own.integration.clientId, logout_uri: CHANGED })).headers.get("location")).toBe(CHANGED);
+
+    // Other fields are left as they were; [] removes every URL.
+    const unchanged = await platform.call("PATCH", `/integration-admin/setup/clients/${id}`, { name: "Otro nombre" });
+    expect(unchanged.json).toMatchObject({ name: "Otro nombre", logoutUrls: [CHANGED] });
+    expect((await patch([])).json.logoutUrls).toEqual([]);
+    expect((await logout({ client_id: own.integration.clientId, logout_uri: CHANGED })).status).toBe(400);
+  });
+
+  it("400 ValidationError naming the URL that breaks the rules of creation; nothing changes", async () => {
+    const { platform, id } = await clientOfPlatform();
+    expect((await platform.call("PATCH", `/integration-admin/setup/clients/${id}`, { logoutUrls: [REGISTERED] })).status).toBe(200);
+    for (const [logoutUrls, field] of [
+      [[CHANGED, "https://*/bye"], "logoutUrls[1]"],
+      [[CHANGED, CHANGED], "logoutUrls"],
+      [["ftp://app.example.com/bye"], "logoutUrls[0]"],
+    ] as const) {
+      const refused = await platform.call("PATCH", `/integration-admin/setup/clients/${id}`, { logoutUrls });
+      expect(refused.status, JSON.stringify(logoutUrls)).toBe(400);
+      expect(refused.json).toMatchObject({ code: "ValidationError", validationDetails: [expect.objectContaining({ field })] });
+    }
+    expect((await platform.call("GET", `/integration-admin/setup/clients/${id}`)).json.logoutUrls).toEqual([REGISTERED]);
   });
 });

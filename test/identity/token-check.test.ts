@@ -107,6 +107,17 @@ describe("the Integration API's token check", () => {
     expect(after.json.linkedAt).toBe(before.json.linkedAt);
   });
 
+  it("ignores any query parameter on GET /me, while an operation that does not still refuses an unknown one", async () => {
+    const { json } = await testTokens(await adminToken(sandbox.integrationAdmin));
+    const headers = { authorization: `Bearer ${json.idToken}` };
+    const identity = await read(await fetch(`${t.integrationUrl}/me?x=1&expand=everything`, { headers }));
+    expect(identity.status).toBe(200);
+    expect(identity.json).toEqual((await me(json.idToken)).json);
+    const list = await read(await fetch(`${t.integrationUrl}/payment-request?x=1`, { headers }));
+    expect(list.status).toBe(400);
+    expect(list.json).toMatchObject({ code: "ValidationError", validationDetails: [{ field: "x", message: expect.stringMatching(/not accepted/) }] });
+  });
+
   it("answers the same under the /integration prefix", async () => {
     const { json } = await testTokens(await adminToken(sandbox.integrationAdmin));
     expect((await read(await fetch(`${t.integrationUrl}/integration/me`, { headers: { authorization: `Bearer ${json.idToken}` } }))).status).toBe(200);

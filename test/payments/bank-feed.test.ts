@@ -1,8 +1,10 @@
 // The bank feed: signed transfers from the bank integration are recorded once and reconciled.
 import { expect, it } from "vitest";
 import { createHmac } from "node:crypto";
-import { linkedMerchant, read, serviceForFile } from "../helpers/service.ts";
+import { bearerCaller, linkedMerchant, read, serviceForFile, startTestService, type TestService } from "../helpers/service.ts";
 import { chargeBody } from "../helpers/charges.ts";
+import { exchangeCode, obtainCode } from "../helpers/oauth.ts";
+import { signedInAdmin } from "../helpers/sandbox-admin.ts";
 
 const SECRET = "bank-feed-secret-for-tests-0123456789";
 const t = serviceForFile({ start: new Date("2026-11-22T15:00:00Z"), env: { COBRO_BANK_FEED_SECRET: SECRET } });
@@ -12,10 +14,10 @@ function sign(body: string, secret = SECRET, at = t.clock.now()): string {
   return `t=${timestamp},v1=${createHmac("sha256", secret).update(`${timestamp}.${body}`).digest("hex")}`;
 }
 
-async function post(body: object, signature?: (raw: string) => string) {
+async function post(body: object, signature?: (raw: string) => string, service: TestService = t) {
   const raw = JSON.stringify(body);
   return read(
-    await fetch(`${t.adminUrl}/internal/bank-feed/transfers`, {
+    await fetch(`${service.adminUrl}/internal/bank-feed/transfers`, {
       method: "POST",
       headers: { "content-type": "application/json", ...(signature ? { "x-bank-feed-signature": signature(raw) } : {}) },
       body: raw,
@@ -52,4 +54,27 @@ it("401 for a body changed after signing", async () => {
   const body = { transactionId: "BNK-Y", amount: 1, receivingCvu: "0000253200000099999995", operatedAt: "2026-11-22T12:30:00-03:00" };
   const result = await post(body, (raw) => sign(raw.replace('"amount":1', '"amount":2')));
   expect(result.status).toBe(401);
+});
+
+it("in Production a real transfer's event says livemode: true (the Sandbox's simulated ones say false)", async () => {
+  const production = await startTestService({ start: new Date("2026-11-22T15:00:00Z"), env: { SERVICE_ENV: "production", COBRO_BANK_FEED_SECRET: SECRET } });
+  try {
+    const own = await production.sandbox();
+    const tokens = await exchangeCode(production.authUrl, own.integration, await obtainCode(production.authUrl, own.integration, own.merchant));
+    expect(tokens.status, tokens.text).toBe(200);
+    const merchant = bearerCaller(production.integrationUrl, () => tokens.json.idToken);
+    const created = await merchant("POST", "/payment-request", chargeBody({ referenceId: "LIVE-0000001", customer: { name: "Ana" }, amount: 500 }));
+    expect(created.status, created.text).toBe(201);
+    const transfer = { transactionId: "BNK-LIVE-1", amount: 500, receivingCvu: created.json.CVU, operatedAt: "2026-11-22T12:30:00-03:00" };
+    const received = await post(transfer, (raw) => sign(raw, SECRET, production.clock.now()), production);
+    expect(received.json).toMatchObject({ conciliated: true, paymentRequestId: created.json.paymentRequestId });
+
+    const admin = await signedInAdmin(production, own.integrationAdmin);
+    const events = await admin.call("GET", "/my-integration/events?event=payment_request.payment_received");
+    expect(events.status, events.text).toBe(200);
+    expect(events.json.items).toHaveLength(1);
+    expect(events.json.items[0].payload).toMatchObject({ referenceId: "LIVE-0000001", stateType: "total_payment", livemode: true });
+  } finally {
+    await production.close();
+  }
 });

@@ -267,6 +267,104 @@ describe("the portal's pages of merchants, money and the platform", { timeout: 1
     await page.close();
   });
 
+  it("a platform admin creates a client with every field the API takes (a wrong URL named by its line), reads each client's setup progress, and changes its logout URLs", async () => {
+    const integration = await integrationWithPayment(); // its admin has signed in
+    const sandbox = integration.merchant.sandbox;
+    const own = await t.database.db
+      .selectFrom("integration_clients")
+      .select("id")
+      .where("provider_client_id", "=", sandbox.integration.clientId)
+      .executeTakeFirstOrThrow();
+    await t.database.db
+      .insertInto("client_urls")
+      .values({
+        integration_client_id: own.id,
+        url_type: "webhook",
+        url: "https://app.example.com/webhooks",
+        created_at: t.clock.now(),
+        updated_at: t.clock.now(),
+      })
+      .execute();
+    const { page, watched } = await openSignedIn(sandbox.platformAdmin);
+    await page.getByRole("heading", { name: "Integraciones", level: 1 }).waitFor();
+
+    const name = `Club ${uniqueRef("C").slice(-8)}`;
+    const firstAdminEmail = `${uniqueRef("primer").toLowerCase()}@example.com`;
+    await page.getByText("Crear una integración").click();
+    await page.getByLabel("Nombre", { exact: true }).fill(name);
+    await page.getByLabel("Razón social").fill("Club Social S.A.");
+    await page.getByLabel("Email de contacto").fill("club@example.com");
+    await page.getByLabel("Descripción").fill("Cuotas sociales del club.");
+    await page.getByLabel("URL del logo").fill("https://cdn.example.com/club.png");
+    await page.getByLabel("Scopes de OAuth").fill("openid\nemail");
+    await page.getByLabel("URLs de redirección (redirect_uri)").fill("https://club.example.com/oauth/callback\nhttp://localhost:8080/callback");
+    const logoutField = page.getByLabel("URLs de cierre de sesión");
+    await logoutField.fill("https://club.example.com/chau\n\nftp://club.example.com/chau");
+    await page.getByLabel("Email del primer administrador").fill(firstAdminEmail);
+    await page.getByRole("button", { name: "Crear la integración" }).click();
+    await expect.poll(() => logoutField.getAttribute("aria-invalid")).toBe("true");
+    const logoutError = page.locator(`[id="${(await logoutField.getAttribute("aria-describedby"))!.split(" ").at(-1)}"]`);
+    expect(await logoutError.innerText()).toMatch(/^Línea 2 \(ftp:\/\/club\.example\.com\/chau\): /);
+    await logoutField.fill("https://club.example.com/chau");
+    await page.getByRole("button", { name: "Crear la integración" }).click();
+    await page.locator('[data-secret="clientSecret"]').waitFor();
+    await page.getByRole("button", { name: "Ya lo guardé" }).click();
+
+    const created = await t.database.db
+      .selectFrom("integration_clients")
+      .select(["id", "scopes", "logo_url", "description", "redirect_uris", "logout_urls"])
+      .where("name", "=", name)
+      .executeTakeFirstOrThrow();
+    expect(created).toMatchObject({
+      scopes: ["openid", "email"],
+      logo_url: "https://cdn.example.com/club.png",
+      description: "Cuotas sociales del club.",
+      redirect_uris: ["https://club.example.com/oauth/callback", "http://localhost:8080/callback"],
+      logout_urls: ["https://club.example.com/chau"],
+    });
+
+    // Each client's setup progress, in words.
+    const progress = async (clientName: string) => {
+      const row = page.getByRole("row").filter({ has: page.getByRole("link", { name: clientName, exact: true }) });
+      return Promise.all(
+        ["firstAdminEmailSent", "firstAdminLoggedIn", "webhookConfigured"].map((column) => row.locator(`[data-column="${column}"]`).innerText()),
+      );
+    };
+    expect(await page.getByRole("columnheader").allInnerTexts()).toEqual(
+      expect.arrayContaining(["Bienvenida enviada", "Un administrador ingresó", "Webhook configurado"]),
+    );
+    await expect.poll(() => progress(name)).toEqual(["Sí", "No", "No"]);
+    expect(await progress(sandbox.integration.name)).toEqual(["No", "Sí", "Sí"]);
+
+    // The logout URLs changed after creation: a wrong line named, then the list replaced.
+    await page.getByRole("link", { name, exact: true }).click();
+    await page.getByRole("heading", { name, level: 1 }).waitFor();
+    await page.getByText("Editar los datos").click();
+    const logoutUrls = page.getByLabel("URLs de cierre de sesión");
+    expect(await logoutUrls.inputValue()).toBe("https://club.example.com/chau");
+    await logoutUrls.fill("https://club.example.com/chau\nhttps://*/adios");
+    await page.getByRole("button", { name: "Guardar los datos" }).click();
+    await expect.poll(() => logoutUrls.getAttribute("aria-invalid")).toBe("true");
+    const editError = page.locator(`[id="${(await logoutUrls.getAttribute("aria-describedby"))!.split(" ").at(-1)}"]`);
+    expect(await editError.innerText()).toMatch(/^Línea 2 \(https:\/\/\*\/adios\): /);
+    await logoutUrls.fill("https://club.example.com/adios\nhttps://club.example.com/chau");
+    await page.getByRole("button", { name: "Guardar los datos" }).click();
+    await page.getByText("Datos guardados.").waitFor();
+    const platform = await signedInAdmin(t, sandbox.platformAdmin);
+    expect((await platform.call("GET", `/integration-admin/setup/clients/${created.id}`)).json.logoutUrls).toEqual([
+      "https://club.example.com/adios",
+      "https://club.example.com/chau",
+    ]);
+    await page.reload();
+    await page.getByText("Editar los datos").click();
+    expect(await page.getByLabel("URLs de cierre de sesión").inputValue()).toBe("https://club.example.com/adios\nhttps://club.example.com/chau");
+
+    expect(watched.otherOrigins()).toEqual([]);
+    // Refused on purpose: the ftp logout URL at creation, the wildcard one in the edit.
+    expect(watched.problems({ expectedFailures: 2 })).toEqual([]);
+    await page.close();
+  });
+
   it("fits a phone's screen on every new page of both roles", async () => {
     const integration = await integrationWithPayment();
     const sandbox = integration.merchant.sandbox;

@@ -69,3 +69,17 @@ it("logs a request answered 500 at error level, with the handler's line bound to
     .toMatchObject({ level: 50, res: { statusCode: 500 } });
   expect(api.logLines.find((line) => line.errorId === body.id)).toMatchObject({ req: { id: body.id, method: "GET", url: "/me" } });
 });
+
+it("sends X-Request-Id on every answer (an addition to the specification): an error's is its body's id, a success has one too", async () => {
+  const failed = await fetch(`${api.url}/me`, { headers: { authorization: "Bearer anything" } });
+  expect(failed.headers.get("x-request-id")).toBe(((await failed.json()) as { id: string }).id);
+  const unknown = await fetch(`${api.url}/no-such-route`);
+  expect(unknown.status).toBe(404);
+  expect(unknown.headers.get("x-request-id")).toBe(((await unknown.json()) as { id: string }).id);
+  const page = await fetch(`${api.url}/openapi.json`);
+  expect(page.status).toBe(200);
+  await page.arrayBuffer();
+  const ids = [failed, unknown, page].map((response) => response.headers.get("x-request-id"));
+  for (const id of ids) expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+  expect(new Set(ids).size).toBe(3);
+});

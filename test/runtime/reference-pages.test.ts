@@ -86,6 +86,12 @@ describe.each(apis)("%s API", (api) => {
   });
 });
 
+it("declares the Admin API's version 1.0.0 in the document it serves", async () => {
+  const document = (await (await fetch(`${running.admin.url}/openapi.json`)).json()) as { info: { version: string } };
+  expect(document.info.version).toBe("1.0.0");
+  expect(YAML.parse(await (await fetch(`${running.admin.url}/openapi.yaml`)).text()).info.version).toBe("1.0.0");
+});
+
 it("answers the Integration API's reference under its /integration prefix too", async () => {
   const page = `${running.integration.url}/integration/docs`;
   const html = await (await fetch(page)).text();

@@ -1,9 +1,11 @@
-// The frame of every signed-in page: a skip link, the header with who is signed in and "Salir", the
-// menu of the admin's role (a toggle on narrow screens) and the page itself in <main>.
+// The frame of every signed-in page: a skip link, the header with the environment (Sandbox or Producción),
+// who is signed in and "Salir", the menu of the admin's role (a toggle on narrow screens) and the page
+// itself in <main>.
 import type { ComponentChildren } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
 import { Link } from "../router.ts";
 import type { SignedInAdmin } from "../session.ts";
+import { ENVIRONMENT_LABELS, type Environment } from "../environment.ts";
 
 export interface MenuItem {
   href: string;
@@ -12,6 +14,7 @@ export interface MenuItem {
 
 export interface LayoutProps {
   admin: SignedInAdmin;
+  environment: Environment;
   menu: MenuItem[];
   path: string;
   onSignOut: () => void;
@@ -22,7 +25,7 @@ function isCurrent(item: MenuItem, path: string): boolean {
   return item.href === "/" ? path === "/" : path === item.href || path.startsWith(`${item.href}/`);
 }
 
-export function Layout({ admin, menu, path, onSignOut, children }: LayoutProps) {
+export function Layout({ admin, environment, menu, path, onSignOut, children }: LayoutProps) {
   const [menuOpen, setMenuOpen] = useState(false);
   const main = useRef<HTMLElement>(null);
   const firstRender = useRef(true);
@@ -39,6 +42,9 @@ export function Layout({ admin, menu, path, onSignOut, children }: LayoutProps) 
       </a>
       <header class="topbar">
         <span class="brand">Cobro</span>
+        <span class={`badge badge-environment badge-${environment}`} data-testid="environment">
+          {ENVIRONMENT_LABELS[environment]}
+        </span>
         <span class="role">{admin.role === "PLATFORM_ADMIN" ? "Administración de la plataforma" : "Administración de la integración"}</span>
         <button type="button" class="menu-toggle button-secondary" aria-expanded={menuOpen} aria-controls="menu" onClick={() => setMenuOpen(!menuOpen)}>
           Menú

@@ -1,7 +1,7 @@
 // Webhooks: the integration's URLs (webhook URLs and redirect URIs) with their verification, the one
 // that receives the events marked, each deletable after a confirmation; the events it is subscribed to, the signing secret (revealed on request, rotated after a confirmation,
 // with a note asking to rotate a legacy one)
-// and the Sandbox's test webhook with its outcome.
+// and the Sandbox's test webhook with its outcome (the Sandbox only: Production has no test webhook).
 import { useState } from "preact/hooks";
 import type {
   ClientUrl,
@@ -14,6 +14,7 @@ import type {
 } from "@cobro/sdk/admin";
 import { httpStatusOf } from "@cobro/sdk/errors";
 import { adminApi } from "../api.ts";
+import { environment } from "../environment.ts";
 import { unplacedFieldErrors, type ApiError } from "../api-error.ts";
 import { Field, SelectField } from "../components/field.tsx";
 import { Confirmation, Empty, ErrorAlert, Loaded, Notice } from "../components/feedback.tsx";
@@ -27,7 +28,7 @@ export function Webhooks() {
       <ClientUrlsSection />
       <SubscriptionsSection />
       <SigningSecretSection />
-      <TestWebhookSection />
+      {environment === "sandbox" && <TestWebhookSection />}
     </>
   );
 }

@@ -4,6 +4,7 @@ import { useState } from "preact/hooks";
 import type { ApiKeysView, RotatedSecretKey } from "@cobro/sdk/admin";
 import { adminApi } from "../api.ts";
 import { Empty, ErrorAlert, Loaded, Notice } from "../components/feedback.tsx";
+import { errorsOutside, LinesField, lineProblems, linesOf } from "../components/lines-field.tsx";
 import { SecretOnce } from "../components/secret-once.tsx";
 import { useAction, useResource } from "../components/use-resource.ts";
 
@@ -99,23 +100,12 @@ function KeysSection({ view, onChanged }: { view: ApiKeysView; onChanged: () => 
   );
 }
 
-/** The API names a wrong origin by its index (`allowedOrigins[2]`): the message says which line it is. */
-function originErrors(fieldErrors: Record<string, string>, lines: string[]): string[] {
-  return Object.entries(fieldErrors).map(([field, message]) => {
-    const index = /\[(\d+)\]$/.exec(field)?.[1];
-    return index === undefined ? message : `Línea ${Number(index) + 1} (${lines[Number(index)] ?? ""}): ${message}`;
-  });
-}
-
 function AllowedOriginsSection({ origins, onChanged }: { origins: string[]; onChanged: () => void }) {
   const [text, setText] = useState(origins.join("\n"));
   const [saved, setSaved] = useState(false);
-  const lines = text
-    .split("\n")
-    .map((line) => line.trim())
-    .filter((line) => line !== "");
+  const lines = linesOf(text);
   const save = useAction(() => adminApi.apiKeys.replaceAllowedOrigins({ allowedOriginsUpdate: { allowedOrigins: new Set(lines) } }));
-  const problems = save.error ? originErrors(save.error.fieldErrors, lines) : [];
+  const problems = lineProblems(save.error, "allowedOrigins", lines);
   return (
     <section class="panel" aria-labelledby="origins-title">
       <h2 id="origins-title">Orígenes permitidos</h2>
@@ -130,32 +120,17 @@ function AllowedOriginsSection({ origins, onChanged }: { origins: string[]; onCh
           }
         }}
       >
-        <ErrorAlert error={save.error} />
-        <div class={problems.length > 0 ? "field field-invalid" : "field"}>
-          <label for="allowed-origins">Orígenes</label>
-          <textarea
-            id="allowed-origins"
-            name="allowedOrigins"
-            rows={4}
-            autocomplete="off"
-            spellcheck={false}
-            value={text}
-            aria-invalid={problems.length > 0 ? "true" : undefined}
-            aria-describedby={problems.length > 0 ? "allowed-origins-hint allowed-origins-error" : "allowed-origins-hint"}
-            onInput={(event) => setText(event.currentTarget.value)}
-          />
-          <p class="field-hint" id="allowed-origins-hint">
-            Uno por línea, como los envía el navegador: https://tienda.example.com (sin barra final ni puerto por defecto). Sin ninguno, cualquier página puede
-            leer el cobro.
-          </p>
-          {problems.length > 0 && (
-            <div class="field-error" id="allowed-origins-error">
-              {problems.map((problem) => (
-                <p key={problem}>{problem}</p>
-              ))}
-            </div>
-          )}
-        </div>
+        <ErrorAlert error={save.error} extra={save.error ? errorsOutside(save.error, [], ["allowedOrigins"]) : []} />
+        <LinesField
+          id="allowed-origins"
+          label="Orígenes"
+          name="allowedOrigins"
+          rows={4}
+          value={text}
+          onValue={setText}
+          hint="Uno por línea, como los envía el navegador: https://tienda.example.com (sin barra final ni puerto por defecto). Sin ninguno, cualquier página puede leer el cobro."
+          problems={problems}
+        />
         {saved && <Notice>Orígenes guardados.</Notice>}
         <button type="submit" disabled={save.busy}>
           Guardar los orígenes

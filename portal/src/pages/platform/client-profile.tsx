@@ -1,17 +1,20 @@
-// An integration client's profile as the platform edits it, and its suspension: while suspended the
-// Integration API refuses new charges and payer changes, and the integration's admins read the reason.
+// An integration client's profile as the platform edits it (its logout URLs included), and its suspension:
+// while suspended the Integration API refuses new charges and payer changes, and the integration's admins
+// read the reason.
 import { useState } from "preact/hooks";
 import type { IntegrationClientType, PlatformIntegrationClientDetail } from "@cobro/sdk/admin";
 import { adminApi } from "../../api.ts";
 import { unplacedFieldErrors } from "../../api-error.ts";
 import { Field, SelectField } from "../../components/field.tsx";
+import { errorsOutside, LinesField, lineProblems, linesOf } from "../../components/lines-field.tsx";
 import { ErrorAlert, Notice } from "../../components/feedback.tsx";
 import { useAction } from "../../components/use-resource.ts";
 import { formatDateTime } from "../../format.ts";
 import { INTEGRATION_TYPE_LABELS } from "../../status-labels.ts";
 
 const PROFILE_FIELDS = ["name", "companyName", "contactEmail", "description", "logoUrl", "type"] as const;
-type ProfileField = (typeof PROFILE_FIELDS)[number];
+const PROFILE_LISTS = ["logoutUrls"] as const;
+type ProfileField = (typeof PROFILE_FIELDS)[number] | (typeof PROFILE_LISTS)[number];
 const TYPE_OPTIONS = Object.entries(INTEGRATION_TYPE_LABELS).map(([value, label]) => ({ value, label }));
 
 export function ClientProfile({ client, onSaved }: { client: PlatformIntegrationClientDetail; onSaved: () => void }) {
@@ -22,8 +25,10 @@ export function ClientProfile({ client, onSaved }: { client: PlatformIntegration
     description: client.description ?? "",
     logoUrl: client.logoUrl ?? "",
     type: client.type,
+    logoutUrls: client.logoutUrls.join("\n"),
   });
   const [saved, setSaved] = useState(false);
+  const logoutUrls = linesOf(values.logoutUrls);
   const save = useAction(() =>
     adminApi.platformClients.updateIntegrationClient({
       id: client.integrationClientId,
@@ -33,6 +38,7 @@ export function ClientProfile({ client, onSaved }: { client: PlatformIntegration
         contactEmail: values.contactEmail.trim(),
         description: values.description.trim(), // empty removes it
         type: values.type as IntegrationClientType,
+        logoutUrls: new Set(logoutUrls), // the whole list: none removes them all
         // A logo URL cannot be emptied here (an upload replaces it): an empty field leaves it as it is.
         ...(values.logoUrl.trim() ? { logoUrl: values.logoUrl.trim() } : {}),
       },
@@ -53,7 +59,7 @@ export function ClientProfile({ client, onSaved }: { client: PlatformIntegration
           }
         }}
       >
-        <ErrorAlert error={save.error} extra={save.error ? unplacedFieldErrors(save.error, PROFILE_FIELDS) : []} />
+        <ErrorAlert error={save.error} extra={save.error ? errorsOutside(save.error, PROFILE_FIELDS, PROFILE_LISTS) : []} />
         <Field label="Nombre" required name="name" autocomplete="off" value={values.name} onValue={set("name")} error={save.error?.fieldErrors.name} />
         <Field
           label="Razón social"
@@ -94,6 +100,14 @@ export function ClientProfile({ client, onSaved }: { client: PlatformIntegration
           error={save.error?.fieldErrors.logoUrl}
         />
         <SelectField label="Tipo" required name="type" value={values.type} options={TYPE_OPTIONS} onValue={set("type")} error={save.error?.fieldErrors.type} />
+        <LinesField
+          label="URLs de cierre de sesión"
+          name="logoutUrls"
+          value={values.logoutUrls}
+          onValue={set("logoutUrls")}
+          hint="Una por línea: adónde puede volver el navegador después de cerrar la sesión. Sin ninguna, no vuelve a ninguna."
+          problems={lineProblems(save.error, "logoutUrls", logoutUrls)}
+        />
         <button type="submit" disabled={save.busy}>
           Guardar los datos
         </button>

@@ -1,9 +1,10 @@
-// The platform's integration clients: the list with pages, and creating one (its client secret is shown once).
+// The platform's integration clients: the list with pages and each one's setup progress, and creating one
+// with every field the API takes (its client secret is shown once).
 import { useState } from "preact/hooks";
 import type { IntegrationClientCreated } from "@cobro/sdk/admin";
 import { adminApi } from "../../api.ts";
-import { unplacedFieldErrors } from "../../api-error.ts";
 import { Field } from "../../components/field.tsx";
+import { errorsOutside, LinesField, lineProblems, linesOf } from "../../components/lines-field.tsx";
 import { Empty, ErrorAlert, Loaded } from "../../components/feedback.tsx";
 import { Pager } from "../../components/pager.tsx";
 import { SecretOnce } from "../../components/secret-once.tsx";
@@ -37,6 +38,9 @@ export function ClientList() {
                       <th scope="col">Empresa</th>
                       <th scope="col">Tipo</th>
                       <th scope="col">Estado</th>
+                      <th scope="col">Bienvenida enviada</th>
+                      <th scope="col">Un administrador ingresó</th>
+                      <th scope="col">Webhook configurado</th>
                       <th scope="col">Alta</th>
                     </tr>
                   </thead>
@@ -49,6 +53,9 @@ export function ClientList() {
                         <td>{client.companyName}</td>
                         <td>{INTEGRATION_TYPE_LABELS[client.type]}</td>
                         <td>{client.suspended ? <span class="badge badge-failed">Suspendida</span> : <span class="badge badge-delivered">Activa</span>}</td>
+                        <td data-column="firstAdminEmailSent">{yesNo(client.firstAdminEmailSent)}</td>
+                        <td data-column="firstAdminLoggedIn">{yesNo(client.firstAdminLoggedIn)}</td>
+                        <td data-column="webhookConfigured">{yesNo(client.webhookConfigured)}</td>
                         <td>{formatDate(client.createDate)}</td>
                       </tr>
                     ))}
@@ -64,22 +71,44 @@ export function ClientList() {
   );
 }
 
-const CREATE_FIELDS = ["name", "companyName", "contactEmail", "firstAdminEmail", "firstAdminName"] as const;
-type CreateField = (typeof CREATE_FIELDS)[number];
+const yesNo = (value: boolean) => (value ? "Sí" : "No");
+
+const CREATE_FIELDS = ["name", "companyName", "contactEmail", "description", "logoUrl", "firstAdminEmail", "firstAdminName"] as const;
+const CREATE_LISTS = ["scopes", "redirectUrls", "logoutUrls"] as const;
+type CreateField = (typeof CREATE_FIELDS)[number] | (typeof CREATE_LISTS)[number];
 
 function CreateClient({ onCreated }: { onCreated: () => void }) {
-  const empty = { name: "", companyName: "", contactEmail: "", firstAdminEmail: "", firstAdminName: "" };
+  const empty: Record<CreateField, string> = {
+    name: "",
+    companyName: "",
+    contactEmail: "",
+    description: "",
+    logoUrl: "",
+    scopes: "",
+    redirectUrls: "",
+    logoutUrls: "",
+    firstAdminEmail: "",
+    firstAdminName: "",
+  };
   const [values, setValues] = useState<Record<CreateField, string>>(empty);
   const [created, setCreated] = useState<IntegrationClientCreated | undefined>(undefined);
+  const lists = { scopes: linesOf(values.scopes), redirectUrls: linesOf(values.redirectUrls), logoutUrls: linesOf(values.logoutUrls) };
+  // Optional fields left empty are left out rather than sent empty (no scopes: the API's default ones).
+  const optional = (field: CreateField) => (values[field].trim() ? { [field]: values[field].trim() } : {});
+  const optionalList = (field: (typeof CREATE_LISTS)[number]) => (lists[field].length > 0 ? { [field]: new Set(lists[field]) } : {});
   const create = useAction(() =>
     adminApi.platformClients.createIntegrationClient({
       integrationClientCreate: {
         name: values.name.trim(),
         companyName: values.companyName.trim(),
         contactEmail: values.contactEmail.trim(),
-        // The first admin is optional: empty fields are left out rather than sent empty.
-        ...(values.firstAdminEmail.trim() ? { firstAdminEmail: values.firstAdminEmail.trim() } : {}),
-        ...(values.firstAdminName.trim() ? { firstAdminName: values.firstAdminName.trim() } : {}),
+        ...optional("description"),
+        ...optional("logoUrl"),
+        ...optionalList("scopes"),
+        ...optionalList("redirectUrls"),
+        ...optionalList("logoutUrls"),
+        ...optional("firstAdminEmail"),
+        ...optional("firstAdminName"),
       },
     }),
   );
@@ -113,7 +142,7 @@ function CreateClient({ onCreated }: { onCreated: () => void }) {
           }
         }}
       >
-        <ErrorAlert error={create.error} extra={create.error ? unplacedFieldErrors(create.error, CREATE_FIELDS) : []} />
+        <ErrorAlert error={create.error} extra={create.error ? errorsOutside(create.error, CREATE_FIELDS, CREATE_LISTS) : []} />
         <Field label="Nombre" required name="name" autocomplete="off" value={values.name} onValue={set("name")} error={create.error?.fieldErrors.name} />
         <Field
           label="Razón social"
@@ -133,6 +162,49 @@ function CreateClient({ onCreated }: { onCreated: () => void }) {
           value={values.contactEmail}
           onValue={set("contactEmail")}
           error={create.error?.fieldErrors.contactEmail}
+        />
+        <Field
+          label="Descripción"
+          name="description"
+          autocomplete="off"
+          hint="Opcional, hasta 500 caracteres."
+          value={values.description}
+          onValue={set("description")}
+          error={create.error?.fieldErrors.description}
+        />
+        <Field
+          label="URL del logo"
+          type="url"
+          name="logoUrl"
+          autocomplete="off"
+          hint="Opcional: una imagen HTTPS ya publicada (o la integración sube la suya después)."
+          value={values.logoUrl}
+          onValue={set("logoUrl")}
+          error={create.error?.fieldErrors.logoUrl}
+        />
+        <LinesField
+          label="Scopes de OAuth"
+          name="scopes"
+          value={values.scopes}
+          onValue={set("scopes")}
+          hint="Uno por línea. Vacío: openid, email y profile."
+          problems={lineProblems(create.error, "scopes", lists.scopes)}
+        />
+        <LinesField
+          label="URLs de redirección (redirect_uri)"
+          name="redirectUrls"
+          value={values.redirectUrls}
+          onValue={set("redirectUrls")}
+          hint="Una por línea: las direcciones a las que vuelve la autorización de un comercio (https; en el Sandbox también http://localhost)."
+          problems={lineProblems(create.error, "redirectUrls", lists.redirectUrls)}
+        />
+        <LinesField
+          label="URLs de cierre de sesión"
+          name="logoutUrls"
+          value={values.logoutUrls}
+          onValue={set("logoutUrls")}
+          hint="Una por línea: adónde puede volver el navegador después de cerrar la sesión."
+          problems={lineProblems(create.error, "logoutUrls", lists.logoutUrls)}
         />
         <Field
           label="Email del primer administrador"

@@ -2,7 +2,7 @@
 /* eslint-disable */
 /**
  * Cobro Admin API
- * The integrator-facing API of Cobro: what the portal uses to manage an integration (webhooks, tenants, URLs, keys, merchants, commissions, the Sandbox tools) and what the platform uses to set integrations up.  Every request carries `Authorization: Bearer <idToken>`, the admin `idToken` obtained with `POST /integration/admin/login` on the Auth API. Roles: - `INTEGRATION_ADMIN` (an admin of one integration): every `/my-integration/_**` operation, always on the admin\'s own integration; - `PLATFORM_ADMIN`: every `/integration-admin/_**` operation.  A token of the other role answers 403; a merchant account\'s token (from the OAuth flow) is never accepted here and answers 401, just as admin tokens answer 401 on the Integration API.  Errors: decide by HTTP status, then by `code`, never by `message` text (mostly English). Every error of this API uses the general admin body `{code, message, id, cause?}`, except 400 `ValidationError` (`{code, message, id, validationDetails}`) and 413 (`{code, message, id}`). The error codes of the Admin API are not shown in the specification; the codes named in each response\'s description are this contract\'s choice. No string of a request (body, query, path) may contain the character U+0000: it is refused with 400 `ValidationError`.  Environments: one deployment is one environment. The Sandbox-only operations (test tokens, payment simulation, test webhook, sandbox clock, go-live request) answer 403 `SandboxOnlyError` in Production.
+ * The integrator-facing API of Cobro: what the portal uses to manage an integration (webhooks, tenants, URLs, keys, merchants, commissions, the Sandbox tools) and what the platform uses to set integrations up.  Every request carries `Authorization: Bearer <idToken>`, the admin `idToken` obtained with `POST /integration/admin/login` on the Auth API. Roles: - `INTEGRATION_ADMIN` (an admin of one integration): every `/my-integration/_**` operation, always on the admin\'s own integration; - `PLATFORM_ADMIN`: every `/integration-admin/_**` operation.  A token of the other role answers 403; a merchant account\'s token (from the OAuth flow) is never accepted here and answers 401, just as admin tokens answer 401 on the Integration API.  Errors: decide by HTTP status, then by `code`, never by `message` text (mostly English). Every error of this API uses the general admin body `{code, message, id, cause?}`, except 400 `ValidationError` (`{code, message, id, validationDetails}`) and 413 (`{code, message, id}`). The error codes of the Admin API are not shown in the specification; the codes named in each response\'s description are this contract\'s choice. No string of a request (body, query, path) may contain the character U+0000: it is refused with 400 `ValidationError`.  Environments: one deployment is one environment. The Sandbox-only operations (test tokens, payment simulation, test webhook, sandbox clock, go-live request) answer 403 `SandboxOnlyError` in Production.  `X-Request-Id`: every response carries one, although the specification has no request-id header; this contract keeps it as an addition, which a client may ignore. It is the same value as the `id` of an error body and the id of the service\'s log line for the request, so that any answer, a success included, can be quoted to support and found.
  *
  * The version of the OpenAPI document: 1.0.0
  * 
@@ -86,6 +86,10 @@ export interface IntegrationClientSummary {
      */
     serviceCommissionPercentage: number | null;
     /**
+     * Where the hosted sign-in UI may send the browser after signing out (`logout_uri` of `/integration/oauth2/logout`), in the order registered.
+     */
+    logoutUrls: Array<string>;
+    /**
      * Whether the welcome email of the first admin (the earliest invited) was accepted by the mail server (in the Sandbox without SMTP: written to the log).
      */
     firstAdminEmailSent: boolean;
@@ -119,6 +123,7 @@ export function instanceOfIntegrationClientSummary(value: object): value is Inte
     if (!('suspendedAt' in value) || value['suspendedAt'] === undefined) return false;
     if (!('suspensionReason' in value) || value['suspensionReason'] === undefined) return false;
     if (!('serviceCommissionPercentage' in value) || value['serviceCommissionPercentage'] === undefined) return false;
+    if (!('logoutUrls' in value) || value['logoutUrls'] === undefined) return false;
     if (!('firstAdminEmailSent' in value) || value['firstAdminEmailSent'] === undefined) return false;
     if (!('firstAdminLoggedIn' in value) || value['firstAdminLoggedIn'] === undefined) return false;
     if (!('webhookConfigured' in value) || value['webhookConfigured'] === undefined) return false;
@@ -149,6 +154,7 @@ export function IntegrationClientSummaryFromJSONTyped(json: any, ignoreDiscrimin
         'suspendedAt': json['suspendedAt'],
         'suspensionReason': json['suspensionReason'],
         'serviceCommissionPercentage': json['serviceCommissionPercentage'],
+        'logoutUrls': json['logoutUrls'],
         'firstAdminEmailSent': json['firstAdminEmailSent'],
         'firstAdminLoggedIn': json['firstAdminLoggedIn'],
         'webhookConfigured': json['webhookConfigured'],
@@ -180,6 +186,7 @@ export function IntegrationClientSummaryToJSONTyped(value?: IntegrationClientSum
         'suspendedAt': value['suspendedAt'],
         'suspensionReason': value['suspensionReason'],
         'serviceCommissionPercentage': value['serviceCommissionPercentage'],
+        'logoutUrls': value['logoutUrls'],
         'firstAdminEmailSent': value['firstAdminEmailSent'],
         'firstAdminLoggedIn': value['firstAdminLoggedIn'],
         'webhookConfigured': value['webhookConfigured'],

@@ -2,7 +2,7 @@
 /* eslint-disable */
 /**
  * Cobro Admin API
- * The integrator-facing API of Cobro: what the portal uses to manage an integration (webhooks, tenants, URLs, keys, merchants, commissions, the Sandbox tools) and what the platform uses to set integrations up.  Every request carries `Authorization: Bearer <idToken>`, the admin `idToken` obtained with `POST /integration/admin/login` on the Auth API. Roles: - `INTEGRATION_ADMIN` (an admin of one integration): every `/my-integration/_**` operation, always on the admin\'s own integration; - `PLATFORM_ADMIN`: every `/integration-admin/_**` operation.  A token of the other role answers 403; a merchant account\'s token (from the OAuth flow) is never accepted here and answers 401, just as admin tokens answer 401 on the Integration API.  Errors: decide by HTTP status, then by `code`, never by `message` text (mostly English). Every error of this API uses the general admin body `{code, message, id, cause?}`, except 400 `ValidationError` (`{code, message, id, validationDetails}`) and 413 (`{code, message, id}`). The error codes of the Admin API are not shown in the specification; the codes named in each response\'s description are this contract\'s choice. No string of a request (body, query, path) may contain the character U+0000: it is refused with 400 `ValidationError`.  Environments: one deployment is one environment. The Sandbox-only operations (test tokens, payment simulation, test webhook, sandbox clock, go-live request) answer 403 `SandboxOnlyError` in Production.
+ * The integrator-facing API of Cobro: what the portal uses to manage an integration (webhooks, tenants, URLs, keys, merchants, commissions, the Sandbox tools) and what the platform uses to set integrations up.  Every request carries `Authorization: Bearer <idToken>`, the admin `idToken` obtained with `POST /integration/admin/login` on the Auth API. Roles: - `INTEGRATION_ADMIN` (an admin of one integration): every `/my-integration/_**` operation, always on the admin\'s own integration; - `PLATFORM_ADMIN`: every `/integration-admin/_**` operation.  A token of the other role answers 403; a merchant account\'s token (from the OAuth flow) is never accepted here and answers 401, just as admin tokens answer 401 on the Integration API.  Errors: decide by HTTP status, then by `code`, never by `message` text (mostly English). Every error of this API uses the general admin body `{code, message, id, cause?}`, except 400 `ValidationError` (`{code, message, id, validationDetails}`) and 413 (`{code, message, id}`). The error codes of the Admin API are not shown in the specification; the codes named in each response\'s description are this contract\'s choice. No string of a request (body, query, path) may contain the character U+0000: it is refused with 400 `ValidationError`.  Environments: one deployment is one environment. The Sandbox-only operations (test tokens, payment simulation, test webhook, sandbox clock, go-live request) answer 403 `SandboxOnlyError` in Production.  `X-Request-Id`: every response carries one, although the specification has no request-id header; this contract keeps it as an addition, which a client may ignore. It is the same value as the `id` of an error body and the id of the service\'s log line for the request, so that any answer, a success included, can be quoted to support and found.
  *
  * The version of the OpenAPI document: 1.0.0
  * 
@@ -58,6 +58,12 @@ export interface PlatformIntegrationClientUpdate {
      * is emitted as `allOf` and validators would then refuse `null`.)
      */
     serviceCommissionPercentage?: number | null;
+    /**
+     * The whole list of logout URLs, replacing the registered one (`[]` removes them all): the same rules
+     * as at creation (https in Production; `http://localhost` also in the Sandbox). A browser sent to
+     * `/integration/oauth2/logout` with a removed `logout_uri` is no longer redirected there.
+     */
+    logoutUrls?: Set<string>;
 }
 
 
@@ -86,6 +92,7 @@ export function PlatformIntegrationClientUpdateFromJSONTyped(json: any, ignoreDi
         'contactEmail': json['contactEmail'] == null ? undefined : json['contactEmail'],
         'type': json['type'] == null ? undefined : IntegrationClientTypeFromJSON(json['type']),
         'serviceCommissionPercentage': json['serviceCommissionPercentage'] === undefined ? undefined : json['serviceCommissionPercentage'] === null ? null : json['serviceCommissionPercentage'],
+        'logoutUrls': json['logoutUrls'] == null ? undefined : new Set(json['logoutUrls']),
     };
 }
 
@@ -107,6 +114,7 @@ export function PlatformIntegrationClientUpdateToJSONTyped(value?: PlatformInteg
         'contactEmail': value['contactEmail'],
         'type': IntegrationClientTypeToJSON(value['type']),
         'serviceCommissionPercentage': value['serviceCommissionPercentage'],
+        'logoutUrls': value['logoutUrls'] == null ? undefined : Array.from(value['logoutUrls'] as Set<any>),
     };
 }
 

@@ -2,7 +2,7 @@
 /* eslint-disable */
 /**
  * Cobro Integration API
- * The merchant-facing API of Cobro. An integrator creates charges (payment requests) on behalf of a merchant account that linked itself to the integration through OAuth; each open charge holds a CVU that the payer transfers to. Every request carries `Authorization: Bearer <idToken>`, the `idToken` of a merchant account linked to the integration (`aud` = the integration\'s `clientId`, `sub` = the merchant account), except the checkout widget\'s `/v1/payments`, which takes the integration\'s widget keys instead. Routes are mounted at the root of the host; the same routes are also answered under `/integration` for clients written against that listing.  Errors: decide by HTTP status, then by `code` or `error`, never by `message` text. There is no request-id header; the `id` is in the general error body. Webhook events sent to the integrator are described by the `*Event` schemas. No string of a request (body, query, path) may contain the character U+0000: it is refused with 400 `ValidationError`.
+ * The merchant-facing API of Cobro. An integrator creates charges (payment requests) on behalf of a merchant account that linked itself to the integration through OAuth; each open charge holds a CVU that the payer transfers to. Every request carries `Authorization: Bearer <idToken>`, the `idToken` of a merchant account linked to the integration (`aud` = the integration\'s `clientId`, `sub` = the merchant account), except the checkout widget\'s `/v1/payments`, which takes the integration\'s widget keys instead. Routes are mounted at the root of the host; the same routes are also answered under `/integration` for clients written against that listing.  Errors: decide by HTTP status, then by `code` or `error`, never by `message` text; the `id` is in the general error body. Webhook events sent to the integrator are described by the `*Event` schemas. No string of a request (body, query, path) may contain the character U+0000: it is refused with 400 `ValidationError`.  `X-Request-Id`: every response carries one, although the specification has no request-id header; this contract keeps it as an addition, which a client may ignore. It is the same value as the `id` of an error body and the id of the service\'s log line for the request, so that any answer can be quoted to support and found: a success, and the errors whose body has no `id` (`{message}`, `{error, message, data}`, the token check\'s plain-text 401 and 403).
  *
  * The version of the OpenAPI document: 1.0.0
  * 
@@ -341,7 +341,7 @@ export class PaymentRequestsApi extends runtime.BaseAPI {
     }
 
     /**
-     * Create a charge. With `amount` it is `pending` and holds a CVU; without it, a `draft`. There is no idempotency key: on a timeout or a 5xx, `GET /payment-request/{referenceId}` and, on 404, retry with the same `referenceId`; on 409 the charge exists. While the platform has the integration suspended, answers 404 `IntegrationNotReadyToCollectError` and creates nothing.
+     * Create a charge. With `amount` it is `pending` and holds a CVU; without it, a `draft`. There is no idempotency key: on a timeout or a 5xx, `GET /payment-request/{referenceId}` and, on 404, retry with the same `referenceId`; on 409 the charge exists. While the platform has the integration suspended, answers 404 `IntegrationNotReadyToCollectError` and creates nothing.  Due dates \"after today\": a date without a time must be a later calendar day than today in Argentina (today\'s date is refused); a date with a time (a short-lived charge) must be a later instant than now, so a time later today is accepted and the current minute or an earlier one is refused. Both at most 35 days ahead (Argentina dates).
      * Create a charge
      */
     async createPaymentRequestRaw(requestParameters: CreatePaymentRequestRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<PaymentRequest>> {
@@ -352,7 +352,7 @@ export class PaymentRequestsApi extends runtime.BaseAPI {
     }
 
     /**
-     * Create a charge. With `amount` it is `pending` and holds a CVU; without it, a `draft`. There is no idempotency key: on a timeout or a 5xx, `GET /payment-request/{referenceId}` and, on 404, retry with the same `referenceId`; on 409 the charge exists. While the platform has the integration suspended, answers 404 `IntegrationNotReadyToCollectError` and creates nothing.
+     * Create a charge. With `amount` it is `pending` and holds a CVU; without it, a `draft`. There is no idempotency key: on a timeout or a 5xx, `GET /payment-request/{referenceId}` and, on 404, retry with the same `referenceId`; on 409 the charge exists. While the platform has the integration suspended, answers 404 `IntegrationNotReadyToCollectError` and creates nothing.  Due dates \"after today\": a date without a time must be a later calendar day than today in Argentina (today\'s date is refused); a date with a time (a short-lived charge) must be a later instant than now, so a time later today is accepted and the current minute or an earlier one is refused. Both at most 35 days ahead (Argentina dates).
      * Create a charge
      */
     async createPaymentRequest(requestParameters: CreatePaymentRequestRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<PaymentRequest> {

@@ -2,7 +2,7 @@
 /* eslint-disable */
 /**
  * Cobro Integration API
- * The merchant-facing API of Cobro. An integrator creates charges (payment requests) on behalf of a merchant account that linked itself to the integration through OAuth; each open charge holds a CVU that the payer transfers to. Every request carries `Authorization: Bearer <idToken>`, the `idToken` of a merchant account linked to the integration (`aud` = the integration\'s `clientId`, `sub` = the merchant account), except the checkout widget\'s `/v1/payments`, which takes the integration\'s widget keys instead. Routes are mounted at the root of the host; the same routes are also answered under `/integration` for clients written against that listing.  Errors: decide by HTTP status, then by `code` or `error`, never by `message` text. There is no request-id header; the `id` is in the general error body. Webhook events sent to the integrator are described by the `*Event` schemas. No string of a request (body, query, path) may contain the character U+0000: it is refused with 400 `ValidationError`.
+ * The merchant-facing API of Cobro. An integrator creates charges (payment requests) on behalf of a merchant account that linked itself to the integration through OAuth; each open charge holds a CVU that the payer transfers to. Every request carries `Authorization: Bearer <idToken>`, the `idToken` of a merchant account linked to the integration (`aud` = the integration\'s `clientId`, `sub` = the merchant account), except the checkout widget\'s `/v1/payments`, which takes the integration\'s widget keys instead. Routes are mounted at the root of the host; the same routes are also answered under `/integration` for clients written against that listing.  Errors: decide by HTTP status, then by `code` or `error`, never by `message` text; the `id` is in the general error body. Webhook events sent to the integrator are described by the `*Event` schemas. No string of a request (body, query, path) may contain the character U+0000: it is refused with 400 `ValidationError`.  `X-Request-Id`: every response carries one, although the specification has no request-id header; this contract keeps it as an addition, which a client may ignore. It is the same value as the `id` of an error body and the id of the service\'s log line for the request, so that any answer can be quoted to support and found: a success, and the errors whose body has no `id` (`{message}`, `{error, message, data}`, the token check\'s plain-text 401 and 403).
  *
  * The version of the OpenAPI document: 1.0.0
  * 
@@ -33,8 +33,9 @@ import {
  * means the same as leaving it out.
  * 
  * Rules that the schema cannot express:
- * - `dueDates`: each after today (Argentina time) and at most 35 days ahead; with two dates the second
- * is after the first. A date with a time (short-lived charge) allows exactly one due date and no
+ * - `dueDates`: each after today (Argentina time: a later day for a date, a later instant for a date
+ * with a time, which may be later today) and at most 35 days ahead; with two dates the second is
+ * after the first. A date with a time (short-lived charge) allows exactly one due date and no
  * surcharge.
  * - Without `amount` the charge is a draft: one due date, no surcharge, notification flags only `false`,
  * no notification dates.
