@@ -4,7 +4,7 @@
 // renaming plugin, so raw SQL and typed queries read alike. Keep it in step with db/migrations/.
 import type { InstallationTable } from "./tables/installation.table.ts";
 import type {
-  AdminPasswordResetsTable,
+  PasswordLinksTable,
   AdminSessionsTable,
   AdminSessionUsedRefreshTokensTable,
   AdminUsersTable,
@@ -48,7 +48,7 @@ export interface Database {
   oauth_grants: OAuthGrantsTable;
   admin_sessions: AdminSessionsTable;
   admin_session_used_refresh_tokens: AdminSessionUsedRefreshTokensTable;
-  admin_password_resets: AdminPasswordResetsTable;
+  password_links: PasswordLinksTable;
   signing_keys: SigningKeysTable;
   integration_tenants: IntegrationTenantsTable;
   cvu_accounts: CvuAccountsTable;

@@ -86,6 +86,9 @@ export const ERROR_CATALOG = {
   MailUnavailableError: { status: 503, shape: "general" },
   ClientAdminNotFoundError: { status: 404, shape: "general" },
   AdminEmailAlreadyExistsError: { status: 409, shape: "general" },
+  // Merchant accounts kept by the provider's systems (Admin API).
+  MerchantEmailAlreadyExistsError: { status: 409, shape: "general" },
+  MerchantAccountClosedError: { status: 409, shape: "general" },
   // Raising the daily chat-message cap (Admin API).
   MessageCapRequestNotFoundError: { status: 404, shape: "general" },
   MessageCapRequestNotPendingError: { status: 409, shape: "general" },

@@ -230,7 +230,7 @@ function buildAccountMail(config: Config, logger: Logger): Sender<EmailMessage> 
     return new SandboxMailLog(logger);
   }
   logger.warn(
-    "no COBRO_SMTP_URL and COBRO_MAIL_FROM: creating an integration client with its first admin, or a client admin, inviting a payout recipient and proposing a commission answer 503 MailUnavailableError, and password reset links are not sent, until they are set",
+    "no COBRO_SMTP_URL and COBRO_MAIL_FROM: creating an integration client with its first admin, or a client admin, inviting a payout recipient, proposing a commission and provisioning an active merchant account answer 503 MailUnavailableError, and password reset links are not sent, until they are set",
   );
   return undefined;
 }

@@ -30,6 +30,7 @@ import * as credentialAttemptsCountedFirst from "./2026_11_25_0026_credential_at
 import * as authorizationCompletions from "./2026_11_25_0027_authorization_completions.ts";
 import * as adminRefreshTokenReuse from "./2026_11_27_0028_admin_refresh_token_reuse.ts";
 import * as webhookSigningSecretScheme from "./2026_11_27_0029_webhook_signing_secret_scheme.ts";
+import * as providerMerchantAccounts from "./2026_11_27_0030_provider_merchant_accounts.ts";
 
 export const migrations: Record<string, Migration> = {
   "2026_11_22_0001_initial": initial,
@@ -60,4 +61,5 @@ export const migrations: Record<string, Migration> = {
   "2026_11_25_0027_authorization_completions": authorizationCompletions,
   "2026_11_27_0028_admin_refresh_token_reuse": adminRefreshTokenReuse,
   "2026_11_27_0029_webhook_signing_secret_scheme": webhookSigningSecretScheme,
+  "2026_11_27_0030_provider_merchant_accounts": providerMerchantAccounts,
 };

@@ -71,7 +71,17 @@ export interface MerchantAccountsTable {
   /** Set on the Sandbox test merchant account of an integration (one per integration). */
   test_for_integration_client_id: string | null;
   created_at: DefaultedTimestamp;
+  /** The payment provider's id of the account (migration 0030), unique; null for the Sandbox's own merchants. */
+  provider_merchant_id: ColumnType<string | null, string | null | undefined, string | null>;
+  status: ColumnType<MerchantAccountStatus, MerchantAccountStatus | undefined, MerchantAccountStatus>;
+  /** False until the merchant chooses a password through an emailed link (a provisioned account starts without one). */
+  password_set: ColumnType<boolean, boolean | undefined, boolean>;
+  /** When the invitation email was accepted by the mail server. */
+  invitation_sent_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  updated_at: DefaultedTimestamp;
 }
+
+export type MerchantAccountStatus = "active" | "suspended" | "closed";
 
 export interface MerchantLinksTable {
   /** The `integrationClientUserId` of the Admin API. */
@@ -145,10 +155,14 @@ export interface AdminSessionUsedRefreshTokensTable {
   used_at: Timestamp;
 }
 
-/** An admin's password reset link (migration 2026_11_23_0013_admin_password_resets): one per admin, the newest. */
-export interface AdminPasswordResetsTable {
+/**
+ * A link that sets an account's password (migration 2026_11_23_0013_admin_password_resets, renamed and
+ * opened to merchant accounts by 0030): an admin's or a merchant account's, one per account, the newest.
+ */
+export interface PasswordLinksTable {
   id: Generated<string>;
-  admin_user_id: string;
+  admin_user_id: string | null;
+  merchant_account_id: string | null;
   /** SHA-256 of the link's token. */
   token_hash: string;
   created_at: Timestamp;

@@ -101,6 +101,33 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/integration-admin/merchant-accounts/{providerMerchantId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Create or update a merchant account
+         * @description Create or update the merchant account with this provider id. Idempotent: the same call twice is one
+         *     account (201 `created` the first time, 200 `unchanged` after), so a retry after a lost answer is
+         *     safe. A new `active` account is sent an invitation email (in Spanish) with a link to choose its
+         *     password, valid for 7 days and once; until then it cannot sign in (the authorization screen's
+         *     "¿Olvidaste tu contraseña?" sends a new link). An account created `suspended` is invited when it
+         *     first becomes `active`. A change of email changes what the merchant signs in with and mails nothing.
+         *     Suspending or closing takes effect at once (see `MerchantAccountStatus`). In Production without a
+         *     mail server, a call that would have to invite answers 503 `MailUnavailableError` and changes nothing.
+         */
+        put: operations["provisionMerchantAccount"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/integration-admin/message-cap-requests": {
         parameters: {
             query?: never;
@@ -2304,6 +2331,58 @@ export type components = {
             /** @description Where the stored logo is served (public, on the Auth API host): the uploaded image scaled to 512 px on its longest side. */
             logoUrl: string;
         };
+        /** @description A merchant account in Cobro. */
+        MerchantAccount: {
+            /** @description Cobro's id of the account (the `sub` of its tokens). */
+            merchantAccountId: components["schemas"]["Uuid"];
+            /** @description The provider's id; absent for the Sandbox's own test merchants. */
+            providerMerchantId?: components["schemas"]["ProviderMerchantId"];
+            email: components["schemas"]["Email"];
+            legalName: string;
+            cuit: components["schemas"]["TaxId"];
+            tradeName: string;
+            status: components["schemas"]["MerchantAccountStatus"];
+            /** @description Whether the merchant has chosen a password (through the invitation or a reset link). */
+            passwordSet: boolean;
+            /**
+             * Format: date-time
+             * @description When the invitation email was accepted by the mail server; absent while none was.
+             */
+            invitationSentAt?: string;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        /** @description A merchant account as the provider's systems send it. Every field is required: the call states the whole account. */
+        MerchantAccountProvision: {
+            /** @description Where the invitation goes and what the merchant signs in with (unique among merchant accounts, in any case). */
+            email: components["schemas"]["Email"];
+            /** @description The holder's legal name (razón social, or a person's name): 2 to 150 characters. */
+            legalName: string;
+            /** @description The holder's CUIT, 11 digits without hyphens; its prefix and check digit are verified (rule `taxDocument`). */
+            cuit: components["schemas"]["TaxId"];
+            /** @description The trade name (nombre de fantasía) shown to integrations and on the authorization screen: 2 to 100 characters. */
+            tradeName: string;
+            status: components["schemas"]["MerchantAccountStatus"];
+        };
+        /** @description The answer of a provisioning call. */
+        MerchantAccountProvisioned: {
+            result: components["schemas"]["ProvisionResult"];
+            merchantAccount: components["schemas"]["MerchantAccount"];
+        };
+        /**
+         * @description Where a merchant account stands at the provider:
+         *     - `active`: it signs in on the authorization screen and its linked integrations collect for it;
+         *     - `suspended`: its sign-in and its tokens are refused at once (integrations get the Integration API's
+         *     403 `Not authorized as user of integration client`); making it `active` again restores them;
+         *     - `closed`: as suspended, for good: every authorization it gave is revoked, and a closed account
+         *     accepts no other change.
+         *     Its open charges stay open in every state: a transfer that arrives still pays them, as the money is
+         *     already in the provider's account; no new charge can be created for it while it is not `active`.
+         * @enum {string}
+         */
+        MerchantAccountStatus: "active" | "suspended" | "closed";
         /** @description A request to raise the daily chat-message cap, as the integration sees it. */
         MessageCapRequest: {
             /** @description The request's identifier. */
@@ -2791,6 +2870,17 @@ export type components = {
             /** @description Whether the first admin's welcome email was accepted by the mail server. */
             firstAdminEmailSent: boolean;
         };
+        /**
+         * @description The payment provider's own id of a merchant account (its wallet): 1 to 64 characters, letters, digits
+         *     and `.`, `_`, `:`, `-`. It is the key of the account in Cobro: provisioning the same id again updates
+         *     that account, never a second one.
+         */
+        ProviderMerchantId: string;
+        /**
+         * @description What a provisioning call did.
+         * @enum {string}
+         */
+        ProvisionResult: "created" | "updated" | "unchanged";
         /**
          * @description How far the integration's creation in the Production deployment got, after approval.
          * @enum {string}
@@ -3565,6 +3655,129 @@ export interface operations {
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying (always sent with this code). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+        };
+    };
+    provisionMerchantAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The provider's id of the account. */
+                providerMerchantId: components["schemas"]["ProviderMerchantId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MerchantAccountProvision"];
+            };
+        };
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MerchantAccountProvisioned"];
+                };
+            };
+            /** @description The request has succeeded and a new resource has been created as a result. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "created",
+                     *       "merchantAccount": {
+                     *         "merchantAccountId": "6a1f0c2e-4b3d-4e5f-8a9b-0c1d2e3f4a5b",
+                     *         "providerMerchantId": "wallet-00042871",
+                     *         "email": "administracion@panaderialaespiga.com.ar",
+                     *         "legalName": "La Espiga S.R.L.",
+                     *         "cuit": "30712345671",
+                     *         "tradeName": "Panadería La Espiga",
+                     *         "status": "active",
+                     *         "passwordSet": false,
+                     *         "invitationSentAt": "2026-11-27T13:00:01Z",
+                     *         "createdAt": "2026-11-27T13:00:00Z",
+                     *         "updatedAt": "2026-11-27T13:00:00Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MerchantAccountProvisioned"];
+                };
+            };
+            /** @description The request does not meet the contract: missing field, bad type or range, or a field not accepted. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                };
+            };
+            /**
+             * @description 401 `UnauthorizedError`: the token is missing or sent in more than one `Authorization` header; not signed by
+             *     Cobro, of another issuer, altered, expired or not valid yet; its session was signed out; or it is not an
+             *     admin `idToken` (a merchant account's token and refresh tokens are refused).
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /** @description 403 `ForbiddenError` (the admin's role does not allow the operation: `INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`) or `PasswordChangeRequiredError` (the session was opened with a temporary password: change it with `POST /integration/admin/change-password` first). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /** @description 409 `MerchantEmailAlreadyExistsError` (another merchant account, of another `providerMerchantId` or a Sandbox test merchant, has this email) or `MerchantAccountClosedError` (the account is `closed`, which is final: it accepts no change). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /** @description The request body is larger than the service accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description 500 `InternalServerError`: an internal error; quote the `id` to support. Safe to retry reads; after a write, read the resource again before retrying. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /** @description 503 `MailUnavailableError`: this deployment (Production) has no mail server configured, so a new active account's invitation cannot be sent; nothing was created or changed. Or `ServiceUnavailableError` (the database is unreachable just now, with `Retry-After`). */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying: sent with `ServiceUnavailableError`, not with `MailUnavailableError`. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };

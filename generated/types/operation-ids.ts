@@ -53,6 +53,7 @@ export const adminOperationIds = [
   "listGoLiveRequests",
   "approveGoLiveRequest",
   "rejectGoLiveRequest",
+  "provisionMerchantAccount",
   "listMessageCapRequests",
   "approveMessageCapRequest",
   "rejectMessageCapRequest",

@@ -1,12 +1,7 @@
 // The admins' password reset: the request that mails a link, the JSON completion, and the page the link
 // opens (which completes through the same use case).
 import { DomainError } from "../../domain/errors.ts";
-import {
-  createPasswordResetLink,
-  requireUsablePasswordResetLink,
-  resetAdminPassword,
-  sendPasswordResetEmail,
-} from "../../domain/sign-in/admin-password-reset.ts";
+import { createPasswordResetLink, requireUsablePasswordResetLink, resetPassword, sendPasswordResetEmail } from "../../domain/sign-in/password-links.ts";
 import { emailedLinkPageHeaders as pageHeaders, pageNonce } from "../pages/emailed-link-page.ts";
 import { portalUrl } from "../../domain/outbound/account-email.ts";
 import { renderPasswordResetDone, renderPasswordResetForm, renderPasswordResetLinkInvalid } from "../pages/password-reset-page.ts";
@@ -25,7 +20,7 @@ export const requestAdminPasswordReset: Handler<"requestAdminPasswordReset"> = a
     const mail = services.accountMail;
     if (!mail) {
       log.warn(
-        { adminUserId: link.adminUserId },
+        { adminUserId: link.account.id },
         "a password reset link was asked for, and this deployment has no mail server (COBRO_SMTP_URL, COBRO_MAIL_FROM): it was not sent",
       );
     } else {
@@ -33,9 +28,9 @@ export const requestAdminPasswordReset: Handler<"requestAdminPasswordReset"> = a
       void sendPasswordResetEmail(mail, link, services.config.publicUrls).then(
         (result) => {
           if (result.outcome === "rejected" || result.outcome === "temporary_failure")
-            log.warn({ adminUserId: link.adminUserId, reason: result.reason }, "the password reset email was not accepted by the mail server");
+            log.warn({ adminUserId: link.account.id, reason: result.reason }, "the password reset email was not accepted by the mail server");
         },
-        (error: unknown) => log.error({ adminUserId: link.adminUserId, err: error }, "the password reset email could not be sent"),
+        (error: unknown) => log.error({ adminUserId: link.account.id, err: error }, "the password reset email could not be sent"),
       );
     }
   }
@@ -43,7 +38,7 @@ export const requestAdminPasswordReset: Handler<"requestAdminPasswordReset"> = a
 };
 
 export const completeAdminPasswordReset: Handler<"completeAdminPasswordReset"> = async ({ body, services, clientAddress }) => {
-  await resetAdminPassword(services.db, services.clock, { ...body, clientAddress });
+  await resetPassword(services.db, services.clock, { ...body, clientAddress });
   return { status: 204, headers: { "Cache-Control": "no-store" } };
 };
 
@@ -61,7 +56,7 @@ export const showAdminPasswordResetPage: Handler<"showAdminPasswordResetPage", 4
 export const submitAdminPasswordResetPage: Handler<"submitAdminPasswordResetPage", 400 | 410 | 429> = async ({ body, services, clientAddress }) => {
   const nonce = pageNonce();
   try {
-    await resetAdminPassword(services.db, services.clock, { ...body, clientAddress });
+    await resetPassword(services.db, services.clock, { ...body, clientAddress });
   } catch (error) {
     const wait = tooManyAttemptsWait(error);
     if (wait !== undefined) {

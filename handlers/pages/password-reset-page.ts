@@ -2,7 +2,7 @@
 // look of the authorization screen. Its one inline script takes the token out of the address bar (and so
 // out of the history); the form carries it in a hidden field.
 import { escapeHtml } from "../../domain/html.ts";
-import { ADMIN_PASSWORD_LENGTH } from "../../domain/sign-in/admin-password-reset.ts";
+import { CHOSEN_PASSWORD_LENGTH } from "../../domain/sign-in/password-links.ts";
 import { htmlDocument } from "./html-document.ts";
 import { AUTH_PAGE_STYLE } from "./sign-in-page.ts";
 import { FORGET_TOKEN_IN_ADDRESS_BAR } from "./emailed-link-page.ts";
@@ -13,7 +13,7 @@ const STYLE = `${AUTH_PAGE_STYLE}
 `;
 
 const ERROR_TEXT: Record<string, string> = {
-  ValidationError: `La contraseña nueva tiene que tener entre ${ADMIN_PASSWORD_LENGTH.min} y ${ADMIN_PASSWORD_LENGTH.max} caracteres.`,
+  ValidationError: `La contraseña nueva tiene que tener entre ${CHOSEN_PASSWORD_LENGTH.min} y ${CHOSEN_PASSWORD_LENGTH.max} caracteres.`,
   PasswordResetLinkInvalidError:
     "Este enlace ya no sirve: venció (dura una hora), ya se usó o pediste uno más nuevo. Pedí otro desde el ingreso de administración.",
 };
@@ -37,8 +37,8 @@ ${input.errorCode ? errorParagraph(input.errorCode, input.retryAfterSeconds) : "
 <form method="post" action="/integration/admin/password-reset/page">
 <input type="hidden" name="token" value="${escapeHtml(input.token)}">
 <label for="newPassword">Contraseña nueva</label>
-<input id="newPassword" name="newPassword" type="password" autocomplete="new-password" required minlength="${ADMIN_PASSWORD_LENGTH.min}" maxlength="${ADMIN_PASSWORD_LENGTH.max}" aria-describedby="rule">
-<small id="rule">Al menos ${ADMIN_PASSWORD_LENGTH.min} caracteres.</small>
+<input id="newPassword" name="newPassword" type="password" autocomplete="new-password" required minlength="${CHOSEN_PASSWORD_LENGTH.min}" maxlength="${CHOSEN_PASSWORD_LENGTH.max}" aria-describedby="rule">
+<small id="rule">Al menos ${CHOSEN_PASSWORD_LENGTH.min} caracteres.</small>
 <button type="submit">Guardar contraseña</button>
 </form>`,
   });

@@ -34,6 +34,8 @@ const MESSAGES: Record<ErrorCode, string | null> = {
   CvuNotInIntegrationError: "Ese CVU no es de una cuenta de tu integración.",
   SandboxClockBackwardsError: "El reloj del Sandbox solo avanza: elegí un momento posterior al actual.",
   AdminEmailAlreadyExistsError: "Ya hay un administrador con ese email.",
+  MerchantEmailAlreadyExistsError: "Ya hay otra cuenta de comercio con ese email.",
+  MerchantAccountClosedError: "La cuenta está cerrada: no admite cambios.",
   IntegrationClientNotFoundError: "No encontramos esa integración.",
   GoLiveRequestNotFoundError: "No encontramos esa solicitud de salida a producción.",
   GoLiveRequestDecidedError: "Esa solicitud ya fue resuelta.",

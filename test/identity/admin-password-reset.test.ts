@@ -261,7 +261,7 @@ describe("Production without a mail server", () => {
       expect(answer.status).toBe(202);
       const warning = production.logLines.find((line) => String(line.msg).startsWith("a password reset link was asked for"));
       expect(warning, "the warning about the unsent link").toBeDefined();
-      const stored = await production.database.db.selectFrom("admin_password_resets").select("token_hash").executeTakeFirstOrThrow();
+      const stored = await production.database.db.selectFrom("password_links").select("token_hash").executeTakeFirstOrThrow();
       expect(JSON.stringify(production.logLines)).not.toContain(stored.token_hash);
       expect(JSON.stringify(production.logLines)).not.toMatch(/pr_[A-Za-z0-9_-]{20,}/);
     } finally {

@@ -55,6 +55,8 @@ export const ERROR_STATUSES = {
   MailUnavailableError: 503,
   ClientAdminNotFoundError: 404,
   AdminEmailAlreadyExistsError: 409,
+  MerchantEmailAlreadyExistsError: 409,
+  MerchantAccountClosedError: 409,
   MessageCapRequestNotFoundError: 404,
   MessageCapRequestNotPendingError: 409,
   MessageCapRequestAlreadyPendingError: 409,

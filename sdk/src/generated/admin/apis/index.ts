@@ -16,6 +16,7 @@ export * from './PayoutLinkApi.js';
 export * from './PlatformEarningsApi.js';
 export * from './PlatformGoLiveReviewApi.js';
 export * from './PlatformIntegrationClientsApi.js';
+export * from './PlatformMerchantAccountsApi.js';
 export * from './PlatformMessageCapRequestsApi.js';
 export * from './PlatformProductionProvisioningApi.js';
 export * from './SandboxApi.js';

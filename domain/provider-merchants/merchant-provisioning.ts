@@ -1,0 +1,187 @@
+// Merchant accounts kept by the payment provider's systems. Each call states a whole account keyed by the
+// provider's own id (`provider_merchant_id`, unique), so repeating it is harmless: the first creates, the
+// next ones find the account and change only what differs. A new active account has no password: it is
+// invited by email to choose one through a password link (domain/sign-in/password-links.ts).
+import type { Kysely, Transaction } from "kysely";
+import { isUniqueViolation } from "../../db/errors.ts";
+import type { Database } from "../../db/schema.ts";
+import type { MerchantAccount, MerchantAccountStatus } from "../../db/tables/identity.table.ts";
+import type { EmailMessage, Sender } from "../outbound/sender.ts";
+import type { Clock } from "../clock.ts";
+import { DomainError, ValidationError } from "../errors.ts";
+import { isValidCuil } from "../tax-id.ts";
+import { generatePassword, hashSecret, randomToken } from "../secrets/hashing.ts";
+import { requireAccountMail } from "../integration-clients/admin-welcome.ts";
+import { openPasswordLink, passwordResetPageUrl } from "../sign-in/password-links.ts";
+import { accountEmail } from "../outbound/account-email.ts";
+
+/** How long an invitation's link works: as long as an admin's temporary password. */
+export const INVITATION_DAYS = 7;
+
+/** A merchant account as the provider states it. */
+export interface ProvidedMerchantAccount {
+  email: string;
+  legalName: string;
+  cuit: string;
+  tradeName: string;
+  status: MerchantAccountStatus;
+}
+
+export type ProvisionResult = "created" | "updated" | "unchanged";
+
+/** An invitation to mail: the token is in clear here only, on its way to the email. */
+export interface MerchantInvitation {
+  merchantAccountId: string;
+  email: string;
+  tradeName: string;
+  token: string;
+  expiresAt: Date;
+}
+
+export interface ProvisionOutcome {
+  result: ProvisionResult;
+  account: MerchantAccount;
+  /** Present when this call opened the account's invitation: mail it. */
+  invitation?: MerchantInvitation;
+}
+
+/** The fields of a provided account as the table names them. */
+function columnsOf(input: ProvidedMerchantAccount) {
+  return {
+    email: input.email,
+    account_holder_name: input.legalName,
+    account_holder_tax_id: input.cuit,
+    fantasy_name: input.tradeName,
+    status: input.status,
+  };
+}
+
+/** Refuses what the contract's schema cannot: a CUIT whose prefix or check digit is wrong. */
+export function checkProvidedMerchantAccount(input: ProvidedMerchantAccount): void {
+  if (!isValidCuil(input.cuit))
+    throw ValidationError.of(
+      "cuit",
+      "taxDocument",
+      "cuit must be a valid CUIT: 11 digits, a known prefix (20, 23, 24, 27, 30, 33, 34) and the right check digit",
+    );
+}
+
+/**
+ * Creates or updates the account with this provider id, in one transaction with its invitation's link.
+ * `mail` is the deployment's mail sender: an account that must be invited is refused (nothing changes)
+ * when there is none. Two calls at once for a new id: the loser of the unique key runs again as an update.
+ */
+export async function provisionMerchantAccount(
+  db: Kysely<Database>,
+  mail: Sender<EmailMessage> | undefined,
+  providerMerchantId: string,
+  input: ProvidedMerchantAccount,
+  now: Date,
+): Promise<ProvisionOutcome> {
+  checkProvidedMerchantAccount(input);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await db.transaction().execute((trx) => upsert(trx, mail, providerMerchantId, input, now));
+    } catch (error) {
+      if (isUniqueViolation(error, "merchant_accounts_email_key"))
+        throw new DomainError("MerchantEmailAlreadyExistsError", `Another merchant account already has the email ${input.email}`);
+      if (attempt === 1 && isUniqueViolation(error, "merchant_accounts_provider_merchant_id_key")) continue;
+      throw error;
+    }
+  }
+}
+
+async function upsert(
+  trx: Transaction<Database>,
+  mail: Sender<EmailMessage> | undefined,
+  providerMerchantId: string,
+  input: ProvidedMerchantAccount,
+  now: Date,
+): Promise<ProvisionOutcome> {
+  const existing = await trx.selectFrom("merchant_accounts").selectAll().where("provider_merchant_id", "=", providerMerchantId).forUpdate().executeTakeFirst();
+  const wanted = columnsOf(input);
+  let account: MerchantAccount;
+  let result: ProvisionResult;
+  if (!existing) {
+    if (invitationDue({ ...wanted, password_set: false, invitation_sent_at: null })) requireAccountMail(mail, "the new merchant account's invitation");
+    account = await trx
+      .insertInto("merchant_accounts")
+      .values({
+        ...wanted,
+        provider_merchant_id: providerMerchantId,
+        // Nobody knows this password: the account signs in once the merchant has chosen one.
+        password_hash: await hashSecret(generatePassword()),
+        password_set: false,
+        created_at: now,
+        updated_at: now,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    result = "created";
+  } else {
+    const changed = (Object.keys(wanted) as Array<keyof typeof wanted>).filter((column) => existing[column] !== wanted[column]);
+    if (changed.length === 0) {
+      account = existing;
+      result = "unchanged";
+    } else {
+      if (existing.status === "closed")
+        throw new DomainError("MerchantAccountClosedError", "This merchant account is closed: a closed account accepts no change");
+      if (invitationDue({ ...existing, ...wanted })) requireAccountMail(mail, "the merchant account's invitation");
+      account = await trx
+        .updateTable("merchant_accounts")
+        .set({ ...wanted, updated_at: now })
+        .where("id", "=", existing.id)
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      result = "updated";
+    }
+  }
+  if (!invitationDue(account)) return { result, account };
+  // Also when unchanged: an earlier invitation the mail server did not accept is sent again.
+  requireAccountMail(mail, "the merchant account's invitation");
+  const token = randomToken("pr_");
+  const expiresAt = new Date(now.getTime() + INVITATION_DAYS * 24 * 3600 * 1000);
+  await openPasswordLink(trx, { kind: "merchant", id: account.id }, token, now, expiresAt);
+  return { result, account, invitation: { merchantAccountId: account.id, email: account.email, tradeName: account.fantasy_name, token, expiresAt } };
+}
+
+/** An active account without a password, never invited (or whose invitation the mail server refused). */
+function invitationDue(account: Pick<MerchantAccount, "status" | "password_set" | "invitation_sent_at">): boolean {
+  return account.status === "active" && !account.password_set && account.invitation_sent_at === null;
+}
+
+/** The invitation (Spanish): where to choose the password, the user, and until when the link works. */
+export function invitationEmail(invitation: MerchantInvitation, pageUrl: string): EmailMessage {
+  const expires = invitation.expiresAt.toLocaleString("es-AR", { timeZone: "America/Argentina/Buenos_Aires", dateStyle: "long", timeStyle: "short" });
+  const lines = [
+    `Hola ${invitation.tradeName}:`,
+    "",
+    "Tu cuenta de comercio ya está en Cobro: con ella autorizás a las integraciones que cobran por transferencia para vos.",
+    "",
+    `Elegí tu contraseña en: ${pageUrl}`,
+    `Usuario: ${invitation.email}`,
+    "",
+    `El enlace vence el ${expires} (hora de Argentina) y sirve una sola vez. Si vence, pedí otro con "¿Olvidaste tu contraseña?" en la pantalla de ingreso.`,
+    "",
+    "Si no esperabas este correo, podés ignorarlo.",
+  ];
+  return accountEmail(invitation.email, "Bienvenido a Cobro: elegí la contraseña de tu cuenta de comercio", lines);
+}
+
+/**
+ * Mails the invitation and records it as sent when the mail server accepted it (or the Sandbox logged
+ * it). A refusal leaves `invitation_sent_at` empty: the next provisioning call for the account invites again.
+ */
+export async function sendInvitation(
+  db: Kysely<Database>,
+  mail: Sender<EmailMessage>,
+  clock: Clock,
+  invitation: MerchantInvitation,
+  authPublicUrl: string,
+): Promise<{ sent: true; at: Date } | { sent: false; reason: string }> {
+  const result = await mail.send(invitationEmail(invitation, passwordResetPageUrl(authPublicUrl, invitation.token, "merchant")));
+  if (result.outcome === "rejected" || result.outcome === "temporary_failure") return { sent: false, reason: result.reason };
+  const at = clock.now();
+  await db.updateTable("merchant_accounts").set({ invitation_sent_at: at }).where("id", "=", invitation.merchantAccountId).execute();
+  return { sent: true, at };
+}

@@ -1,0 +1,37 @@
+// The merchant accounts that the payment provider's systems (with a platform API key) and platform admins
+// keep: provisioning by the provider's id, and the invitation mailed once the account's change committed.
+import type { MerchantAccount } from "../../db/tables/identity.table.ts";
+import { provisionMerchantAccount as provision, sendInvitation } from "../../domain/provider-merchants/merchant-provisioning.ts";
+import type { components } from "../../generated/types/admin.ts";
+import { requirePlatformAdmin } from "./caller.ts";
+import type { Handler } from "./handler.ts";
+
+function merchantAccountView(account: MerchantAccount): components["schemas"]["MerchantAccount"] {
+  return {
+    merchantAccountId: account.id,
+    ...(account.provider_merchant_id !== null ? { providerMerchantId: account.provider_merchant_id } : {}),
+    email: account.email,
+    legalName: account.account_holder_name,
+    cuit: account.account_holder_tax_id,
+    tradeName: account.fantasy_name,
+    status: account.status,
+    passwordSet: account.password_set,
+    ...(account.invitation_sent_at ? { invitationSentAt: account.invitation_sent_at.toISOString() } : {}),
+    createdAt: account.created_at.toISOString(),
+    updatedAt: account.updated_at.toISOString(),
+  };
+}
+
+export const provisionMerchantAccount: Handler<"provisionMerchantAccount"> = async ({ caller, params, body, services, log }) => {
+  if (caller.kind !== "platform-key") requirePlatformAdmin(caller);
+  const outcome = await provision(services.db, services.accountMail, params.providerMerchantId, body, services.clock.now());
+  let account = outcome.account;
+  if (outcome.invitation) {
+    // The account stands whatever the mail server says; a refused invitation is sent again by the next call.
+    const mailed = await sendInvitation(services.db, services.accountMail!, services.clock, outcome.invitation, services.config.publicUrls.auth);
+    if (mailed.sent) account = { ...account, invitation_sent_at: mailed.at };
+    else log.warn({ merchantAccountId: account.id, reason: mailed.reason }, "the merchant account's invitation was not accepted by the mail server");
+  }
+  const answer = { result: outcome.result, merchantAccount: merchantAccountView(account) };
+  return outcome.result === "created" ? { status: 201, body: answer } : { status: 200, body: answer };
+};
