@@ -100,6 +100,8 @@ const BUSINESS_RULES: Record<ApiName, Record<string, { statuses: string[]; rules
     completeAdminPasswordReset: { statuses: ["410"], rules: "a token that was mailed, unused, within its hour and not replaced" },
     showAdminPasswordResetPage: { statuses: ["410"], rules: "a token that was mailed, unused, within its hour and not replaced" },
     submitAdminPasswordResetPage: { statuses: ["400", "410"], rules: "the form shows a too short password on the page (400); a live token (410)" },
+    showMerchantPasswordResetPage: { statuses: ["410"], rules: "a token that was mailed, unused, within its lifetime and not replaced" },
+    submitMerchantPasswordResetPage: { statuses: ["400", "410"], rules: "the form shows a too short password on the page (400); a live token (410)" },
     showPayoutLinkAcceptPage: {
       statuses: ["410"],
       rules: "a token that was mailed, unused, within its 7 days and not replaced by a newer invitation or a resend",
@@ -138,6 +140,10 @@ const BUSINESS_RULES: Record<ApiName, Record<string, { statuses: string[]; rules
     createIntegrationClient: {
       statuses: ["400"],
       rules: "redirectUrls and logoutUrls are http(s) URLs whose host is a host name or an IP address (it goes into the sign-in screen's CSP)",
+    },
+    provisionMerchantAccount: {
+      statuses: ["400", "409"],
+      rules: "the CUIT's prefix and check digit (400); an email no other merchant account has, and a closed account accepts no change (409)",
     },
     testClientUrl: { statuses: ["400"], rules: "only webhook URLs are tested (the URL's stored type)" },
     createTenant: { statuses: ["400"], rules: "webhook_url must resolve to a public address (DNS, the SSRF guard)" },

@@ -263,6 +263,65 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/integration/merchant/password-reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Show the merchant's forgot-password page
+         * @description The "forgot password" page: a form that asks for the account's email.
+         */
+        get: operations["showMerchantForgotPasswordPage"];
+        put?: never;
+        /**
+         * Submit the merchant's forgot-password page
+         * @description Used by the forgot-password page only. 200: the same page whether or not an active merchant account
+         *     has that email ("si es de una cuenta, te enviamos un enlace"); for one, an email in Spanish carries a
+         *     link to `GET /integration/merchant/password-reset/page?token=…` that works once, for one hour. A
+         *     suspended or closed account gets no link. 429: past 10 requests for one email (or 50 from one
+         *     address) in 15 minutes, the page says how long to wait (with `Retry-After`) and nothing is mailed.
+         *     A request that is not the form at all gets the API's JSON `ValidationError`.
+         */
+        post: operations["submitMerchantForgotPasswordPage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/integration/merchant/password-reset/page": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Show the merchant's password page
+         * @description The page an invitation or reset link opens: a form to choose the password. Served with
+         *     `Referrer-Policy: no-referrer` and `Cache-Control: no-store`; it takes the token out of the address
+         *     bar once loaded and posts it in a hidden field. A link that no longer works shows a page that says
+         *     so (410).
+         */
+        get: operations["showMerchantPasswordResetPage"];
+        put?: never;
+        /**
+         * Submit the merchant's password page
+         * @description Used by the password page only. 200: the password is set and the link used up; the merchant signs in
+         *     with it on the authorization screen. 400: the form again with what is wrong with the password (12
+         *     to 200 characters); 410: the link no longer works (unknown, used, expired, replaced, or an admin's);
+         *     429: too many refused tokens from this address, the page says how long to wait (with `Retry-After`).
+         */
+        post: operations["submitMerchantPasswordResetPage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/integration/oauth2/authorize": {
         parameters: {
             query?: never;
@@ -662,6 +721,17 @@ export type components = {
         /** @description The keys that sign `idToken`s. */
         JwkSet: {
             keys: components["schemas"]["Jwk"][];
+        };
+        /** @description The forgot-password form. */
+        MerchantForgotPasswordForm: {
+            /** @description The account's email, as typed (any text up to 320 characters: an unknown one gets the same answer). */
+            email: string;
+        };
+        /** @description The password page's form. The length of `newPassword` is checked by the page, which shows the problem on the form. */
+        MerchantPasswordForm: {
+            /** @description The link's token, from the form's hidden field. */
+            token: string;
+            newPassword: string;
         };
         /** @description The OpenID Provider metadata of the Auth host. */
         OpenIdConfiguration: {
@@ -1688,6 +1758,276 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
+                };
+            };
+            /** @description An HTML page (the authorization screen). */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description 429: the page again (HTML in Spanish) saying how many minutes to wait; see `TooManyAttempts` for the limits. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description An internal error. After a create or a bulk, check with GET before retrying. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
+             *     just now (a restart, a failover). Nothing was done; retry after the wait. After a create or a bulk,
+             *     check with GET before retrying.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying (always sent with this code). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    showMerchantForgotPasswordPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An HTML page (the authorization screen). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <!doctype html><html lang="es"><title>Restablecé tu contraseña</title>…</html> */
+                    "text/html": string;
+                };
+            };
+            /** @description An internal error. After a create or a bulk, check with GET before retrying. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
+             *     just now (a restart, a failover). Nothing was done; retry after the wait. After a create or a bulk,
+             *     check with GET before retrying.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying (always sent with this code). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    submitMerchantForgotPasswordPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "email": "administracion@panaderialaespiga.com.ar"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": components["schemas"]["MerchantForgotPasswordForm"];
+            };
+        };
+        responses: {
+            /** @description An HTML page (the authorization screen). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <!doctype html><html lang="es"><title>Revisá tu correo</title>…</html> */
+                    "text/html": string;
+                };
+            };
+            /** @description The request does not meet the contract: missing field, bad type or range, or a field not accepted. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                };
+            };
+            /** @description 429: the page again (HTML in Spanish) saying how many minutes to wait; see `TooManyAttempts` for the limits. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description An internal error. After a create or a bulk, check with GET before retrying. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
+             *     just now (a restart, a failover). Nothing was done; retry after the wait. After a create or a bulk,
+             *     check with GET before retrying.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying (always sent with this code). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    showMerchantPasswordResetPage: {
+        parameters: {
+            query: {
+                /** @description The token of the invitation or reset link. */
+                token: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An HTML page (the authorization screen). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <!doctype html><html lang="es"><title>Elegí tu contraseña</title>…</html> */
+                    "text/html": string;
+                };
+            };
+            /** @description The request does not meet the contract: missing field, bad type or range, or a field not accepted. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                };
+            };
+            /** @description An HTML page (the authorization screen). */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description An internal error. After a create or a bulk, check with GET before retrying. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
+             *     just now (a restart, a failover). Nothing was done; retry after the wait. After a create or a bulk,
+             *     check with GET before retrying.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying (always sent with this code). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    submitMerchantPasswordResetPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "token": "pr_Qm9uZGlhLWVzLXVuLWVqZW1wbG8tZGUtdG9rZW4",
+                 *       "newPassword": "otra-clave-mas-segura"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": components["schemas"]["MerchantPasswordForm"];
+            };
+        };
+        responses: {
+            /** @description An HTML page (the authorization screen). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <!doctype html><html lang="es"><title>Contraseña guardada</title>…</html> */
+                    "text/html": string;
+                };
+            };
+            /** @description An HTML page (the authorization screen). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                    "application/json": components["schemas"]["ValidationErrorBody"];
                 };
             };
             /** @description An HTML page (the authorization screen). */

@@ -4,6 +4,12 @@ import type { AuthCaller } from "../../domain/sign-in/callers.ts";
 import type { HandlerMap } from "../handler-types.ts";
 import { getHealth, getReadiness } from "../health.ts";
 import { adminChangePassword, adminLogin, adminLogout, adminRefresh } from "./admin-session.ts";
+import {
+  showMerchantForgotPasswordPage,
+  showMerchantPasswordResetPage,
+  submitMerchantForgotPasswordPage,
+  submitMerchantPasswordResetPage,
+} from "./merchant-password.ts";
 import { completeAdminPasswordReset, requestAdminPasswordReset, showAdminPasswordResetPage, submitAdminPasswordResetPage } from "./admin-password-reset.ts";
 import { getJwks, getOpenIdConfiguration } from "./discovery.ts";
 import { getIntegrationLogo } from "./logos.ts";
@@ -24,6 +30,10 @@ export const authHandlers: HandlerMap<operations, AuthCaller> = {
   completeAdminPasswordReset,
   showAdminPasswordResetPage,
   submitAdminPasswordResetPage,
+  showMerchantForgotPasswordPage,
+  submitMerchantForgotPasswordPage,
+  showMerchantPasswordResetPage,
+  submitMerchantPasswordResetPage,
   authorize,
   getClientInfo,
   completeLogin,

@@ -15,6 +15,9 @@ export interface SignInPageInput {
   error?: { code: string; message: string };
 }
 
+/** Where the merchant's "forgot password" form lives, linked from this screen. */
+export const MERCHANT_FORGOT_PASSWORD_PATH = "/integration/merchant/password-reset";
+
 /** The words for a refused merchant sign-in, on this screen and on the pages of links mailed to merchant accounts. */
 export const MERCHANT_SIGN_IN_REFUSAL_TEXT: Record<string, string> = {
   InvalidGrantError: "No encontramos una cuenta de comercio con ese email.",
@@ -66,6 +69,7 @@ ${error}
 <input id="password" name="password" type="password" autocomplete="current-password" required>
 <button type="submit">Ingresar y autorizar</button>
 </form>
+<small><a href="${MERCHANT_FORGOT_PASSWORD_PATH}">¿Olvidaste tu contraseña?</a></small>
 <small>Tu contraseña no se comparte con ${name}.</small>`,
   });
 }

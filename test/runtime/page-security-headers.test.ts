@@ -78,14 +78,23 @@ describe("pages' security headers", () => {
     expectNotFrameable("payer page of an unknown link", unknown, HTML);
   });
 
-  it("the password reset page and the merchants' consent pages (payout link, commission proposals), also for a spent or unknown link", async () => {
-    for (const path of ["/integration/admin/password-reset/page", "/integration/payout-link/accept", "/integration/commission-proposals/answer"]) {
+  it("the password reset pages and the merchants' consent pages (payout link, commission proposals), also for a spent or unknown link", async () => {
+    for (const path of [
+      "/integration/admin/password-reset/page",
+      "/integration/merchant/password-reset/page",
+      "/integration/payout-link/accept",
+      "/integration/commission-proposals/answer",
+    ]) {
       const shown = await page(`${t.authUrl}${path}?token=unknown-token`);
       expect(shown.text, path).toMatch(/<html/);
       expectNotFrameable(`GET ${path}`, shown, HTML);
       const submitted = await page(`${t.authUrl}${path}`, form({ token: "unknown-token", password: "Another-password-1234", decision: "accept" }));
       expectNotFrameable(`POST ${path} (${submitted.status})`, submitted, /./);
     }
+    const forgot = await page(`${t.authUrl}/integration/merchant/password-reset`);
+    expectNotFrameable("the merchant's forgot-password page", forgot, HTML);
+    const asked = await page(`${t.authUrl}/integration/merchant/password-reset`, form({ email: "nadie@example.com" }));
+    expectNotFrameable("the merchant's forgot-password answer", asked, HTML);
   });
 
   it("the portal and its assets, the widget demo and the API reference pages", async () => {

@@ -17,6 +17,8 @@ export * from './ExchangeToken200Response.js';
 export * from './HealthStatus.js';
 export * from './Jwk.js';
 export * from './JwkSet.js';
+export * from './MerchantForgotPasswordForm.js';
+export * from './MerchantPasswordForm.js';
 export * from './OpenIdConfiguration.js';
 export * from './PayoutLinkAcceptForm.js';
 export * from './ReadinessStatus.js';
