@@ -89,6 +89,8 @@ export const ERROR_CATALOG = {
   // Merchant accounts kept by the provider's systems (Admin API).
   MerchantEmailAlreadyExistsError: { status: 409, shape: "general" },
   MerchantAccountClosedError: { status: 409, shape: "general" },
+  // A suspended or closed merchant account signing in, with the right password (the screens show it).
+  MerchantAccountNotActiveError: { status: 403, shape: "general" },
   // Raising the daily chat-message cap (Admin API).
   MessageCapRequestNotFoundError: { status: 404, shape: "general" },
   MessageCapRequestNotPendingError: { status: 409, shape: "general" },

@@ -31,6 +31,7 @@ import * as authorizationCompletions from "./2026_11_25_0027_authorization_compl
 import * as adminRefreshTokenReuse from "./2026_11_27_0028_admin_refresh_token_reuse.ts";
 import * as webhookSigningSecretScheme from "./2026_11_27_0029_webhook_signing_secret_scheme.ts";
 import * as providerMerchantAccounts from "./2026_11_27_0030_provider_merchant_accounts.ts";
+import * as merchantStatusAuthChanged from "./2026_11_27_0031_merchant_status_auth_changed.ts";
 
 export const migrations: Record<string, Migration> = {
   "2026_11_22_0001_initial": initial,
@@ -62,4 +63,5 @@ export const migrations: Record<string, Migration> = {
   "2026_11_27_0028_admin_refresh_token_reuse": adminRefreshTokenReuse,
   "2026_11_27_0029_webhook_signing_secret_scheme": webhookSigningSecretScheme,
   "2026_11_27_0030_provider_merchant_accounts": providerMerchantAccounts,
+  "2026_11_27_0031_merchant_status_auth_changed": merchantStatusAuthChanged,
 };

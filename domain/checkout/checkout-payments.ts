@@ -37,14 +37,17 @@ export function checkoutChargeRequest(body: CheckoutPaymentCreate, now: Date): P
   };
 }
 
-/** Refuses a `merchantUserId` that is not a merchant account linked (and not unlinked) to the integration. */
+/** Refuses a `merchantUserId` that is not an active merchant account linked (and not unlinked) to the integration. */
 export async function requireLinkedMerchant(db: Kysely<Database>, integrationClientId: string, merchantAccountId: string): Promise<void> {
   const link = await db
-    .selectFrom("merchant_links")
-    .select("id")
-    .where("integration_client_id", "=", integrationClientId)
-    .where("merchant_account_id", "=", merchantAccountId)
-    .where("unlinked_at", "is", null)
+    .selectFrom("merchant_links as l")
+    .innerJoin("merchant_accounts as m", "m.id", "l.merchant_account_id")
+    .select("l.id")
+    .where("l.integration_client_id", "=", integrationClientId)
+    .where("l.merchant_account_id", "=", merchantAccountId)
+    .where("l.unlinked_at", "is", null)
+    // A suspended or closed account collects nothing new.
+    .where("m.status", "=", "active")
     .executeTakeFirst();
   if (!link) throw new DomainError("MerchantUserNotLinkedError", `merchantUserId ${merchantAccountId} is not a merchant account linked to this integration`);
 }

@@ -45,13 +45,15 @@ export async function authenticateMerchant(
       .selectFrom("integration_clients as c")
       .leftJoin("merchant_links as l", (join) => join.onRef("l.integration_client_id", "=", "c.id").on("l.merchant_account_id", "=", sub))
       .leftJoin("oauth_grants as g", (join) => join.onRef("g.integration_client_id", "=", "c.id").on("g.id", "=", sid).on("g.merchant_account_id", "=", sub))
-      .select(["c.id as clientId", "c.name", "c.clock_offset_ms", "l.id as linkId", "l.unlinked_at", "g.id as grantId", "g.revoked_at"])
+      .leftJoin("merchant_accounts as m", "m.id", "l.merchant_account_id")
+      .select(["c.id as clientId", "c.name", "c.clock_offset_ms", "l.id as linkId", "l.unlinked_at", "g.id as grantId", "g.revoked_at", "m.status"])
       .where("c.provider_client_id", "=", aud)
       .executeTakeFirst(),
   );
   if (!row) return refusedAsMerchant.clientNotFound();
   if (!row.grantId || row.revoked_at !== null) return refusedAsMerchant.unauthorized();
-  if (!row.linkId || row.unlinked_at !== null) return refusedAsMerchant.notLinked();
+  // A suspended or closed account gets the answer of an account its integration may no longer use.
+  if (!row.linkId || row.unlinked_at !== null || row.status !== "active") return refusedAsMerchant.notLinked();
   return {
     caller: {
       kind: "merchant",
@@ -80,9 +82,15 @@ export async function authenticateMerchantToken(
     return unauthorized;
   const { sid, sub } = claims;
   const grant = await cache.read(`grant ${sid} ${sub}`, () =>
-    db.selectFrom("oauth_grants").select("revoked_at").where("id", "=", sid).where("merchant_account_id", "=", sub).executeTakeFirst(),
+    db
+      .selectFrom("oauth_grants as g")
+      .innerJoin("merchant_accounts as m", "m.id", "g.merchant_account_id")
+      .select(["g.revoked_at", "m.status"])
+      .where("g.id", "=", sid)
+      .where("g.merchant_account_id", "=", sub)
+      .executeTakeFirst(),
   );
-  if (!grant || grant.revoked_at !== null) return unauthorized;
+  if (!grant || grant.revoked_at !== null || grant.status !== "active") return unauthorized;
   return { caller: { kind: "merchant-token", merchantAccountId: claims.sub, grantId: claims.sid } };
 }
 

@@ -31,5 +31,7 @@ async function checkMerchantPassword(db: Kysely<Database>, email: string, passwo
   if (!(await verifySecret(merchant.password_hash, password))) {
     throw new DomainError("InvalidCredentialsError", "Wrong password");
   }
+  // Told only to who knows the password: the provider suspended or closed the account.
+  if (merchant.status !== "active") throw new DomainError("MerchantAccountNotActiveError", `This merchant account is ${merchant.status}: it cannot sign in`);
   return merchant;
 }

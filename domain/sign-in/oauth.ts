@@ -335,12 +335,13 @@ export async function refreshIdToken(
   const grant = await db
     .selectFrom("oauth_grants as g")
     .innerJoin("merchant_accounts as m", "m.id", "g.merchant_account_id")
-    .select(["g.id", "g.integration_client_id", "g.expires_at", "g.revoked_at", "g.scope", "m.id as merchant_id", "m.email"])
+    .select(["g.id", "g.integration_client_id", "g.expires_at", "g.revoked_at", "g.scope", "m.id as merchant_id", "m.email", "m.status"])
     .where("g.refresh_token_hash", "=", sha256(input.refreshToken))
     .executeTakeFirst();
   if (!grant || grant.integration_client_id !== client.id || grant.revoked_at !== null || grant.expires_at <= clock.now()) {
     throw invalidGrant("The refresh token is revoked, expired or invalid: the merchant must authorize again");
   }
+  if (grant.status !== "active") throw invalidGrant(`The merchant account is ${grant.status}: no new idToken while it is not active`);
   const idToken = await tokens.issueMerchantToken({
     merchantAccountId: grant.merchant_id,
     providerClientId: client.provider_client_id,

@@ -250,7 +250,8 @@ export type paths = {
          * @description Used by the page only: sign in and answer. 200: answered; accepting sets the link's commission to the
          *     proposed percentage at once (for payments received from then on), rejecting leaves it. The form again
          *     with the refusal: 401 `InvalidGrantError` (no merchant account with that email) or
-         *     `InvalidCredentialsError` (a wrong password), 403 `MerchantAccountNotInvitedError` (not the merchant account the proposal is for). 410
+         *     `InvalidCredentialsError` (a wrong password) or `MerchantAccountNotActiveError` (the account is suspended or closed), 403
+         *     `MerchantAccountNotInvitedError` (not the merchant account the proposal is for). 410
          *     `MerchantInvitationLinkInvalidError`: the link no longer works. 429: too many failed sign-ins for this
          *     email or from this address (counted with the authorization screen's); the page says how long to wait,
          *     with `Retry-After`, and the password is not checked meanwhile. A request that is not the form at all
@@ -361,7 +362,7 @@ export type paths = {
         };
         /**
          * Get the merchant account behind an idToken
-         * @description The merchant account behind an `idToken` (`{name, email}`); existing integrator clients call it right after the code exchange.
+         * @description The merchant account behind an `idToken` (`{name, email}`); existing integrator clients call it right after the code exchange. 401 also while the account is suspended or closed at the provider.
          */
         get: operations["getClientInfo"];
         put?: never;
@@ -387,7 +388,9 @@ export type paths = {
          *     merchant's credentials. Success: 303 to `redirect_uri` with `code` and `state`. Failure: the
          *     screen again with the error (`InvalidGrantError`: no merchant account with that email, admin
          *     accounts and accounts of the other environment included; `InvalidCredentialsError`: wrong
-         *     password; 403: the form expired or its CSRF token does not match; 429: too many failed attempts
+         *     password; 403: the form expired or its CSRF token does not match (`SignInFormExpiredError`), or the
+         *     password is right and the merchant account is suspended or closed at the provider
+         *     (`MerchantAccountNotActiveError`); 429: too many failed attempts
          *     for this email or from this address, the screen says how long to wait, with `Retry-After`, and the
          *     password is not checked meanwhile). A request that is not a sign-in form at all (another content
          *     type, a missing field) gets the API's JSON `ValidationError`.
@@ -459,7 +462,9 @@ export type paths = {
         put?: never;
         /**
          * Refresh an idToken
-         * @description Get a new `idToken` with the stored `refreshToken`. 429 `TooManyAttemptsError`: too many wrong `clientSecret`s for this `clientId` or from this address.
+         * @description Get a new `idToken` with the stored `refreshToken`. 400 `InvalidGrantError` also while the merchant
+         *     account is suspended or closed at the provider. 429 `TooManyAttemptsError`: too many wrong
+         *     `clientSecret`s for this `clientId` or from this address.
          */
         post: operations["refreshToken"];
         delete?: never;
@@ -525,7 +530,7 @@ export type paths = {
          * Accept a payout link invitation
          * @description Used by the page only: sign in and accept. 200: accepted, the account now receives the integration's
          *     commissions (the link is used up). The form again with the refusal: 401 `InvalidGrantError` (no
-         *     merchant account with that email) or `InvalidCredentialsError` (a wrong password), 403 `MerchantAccountNotInvitedError`
+         *     merchant account with that email), `InvalidCredentialsError` (a wrong password) or `MerchantAccountNotActiveError` (the account is suspended or closed), 403 `MerchantAccountNotInvitedError`
          *     (the account is not the invited email: only that account may accept). 410
          *     `MerchantInvitationLinkInvalidError`: the link no longer works. 429: too many failed sign-ins for this
          *     email or from this address (counted with the authorization screen's); the page says how long to wait,

@@ -65,6 +65,7 @@ const SIGN_IN_REFUSALS: Partial<Record<ErrorCode, 400 | 401 | 403 | 429>> = {
   InvalidGrantError: 400,
   InvalidCredentialsError: 401,
   SignInFormExpiredError: 403,
+  MerchantAccountNotActiveError: 403,
   TooManyAttemptsError: 429,
 };
 

@@ -163,7 +163,8 @@ export function renderCommissionProposalAnswered(
 /** The page status of a refusal of the form; undefined for anything else (answered by the error mapping). */
 export function consentRefusalStatus(error: unknown): { status: 401 | 403 | 410; code: string } | undefined {
   if (!(error instanceof DomainError)) return undefined;
-  if (error.code === "InvalidGrantError" || error.code === "InvalidCredentialsError") return { status: 401, code: error.code };
+  if (error.code === "InvalidGrantError" || error.code === "InvalidCredentialsError" || error.code === "MerchantAccountNotActiveError")
+    return { status: 401, code: error.code };
   if (error.code === "MerchantAccountNotInvitedError") return { status: 403, code: error.code };
   if (error.code === "MerchantInvitationLinkInvalidError") return { status: 410, code: error.code };
   return undefined;

@@ -22,6 +22,8 @@ export const MERCHANT_FORGOT_PASSWORD_PATH = "/integration/merchant/password-res
 export const MERCHANT_SIGN_IN_REFUSAL_TEXT: Record<string, string> = {
   InvalidGrantError: "No encontramos una cuenta de comercio con ese email.",
   InvalidCredentialsError: "La contraseña no es correcta.",
+  MerchantAccountNotActiveError:
+    "Tu cuenta de comercio está suspendida o cerrada, así que no puede autorizar integraciones. Consultá con tu proveedor de pagos.",
 };
 
 const ERROR_TEXT: Record<string, string> = {

@@ -36,6 +36,7 @@ const MESSAGES: Record<ErrorCode, string | null> = {
   AdminEmailAlreadyExistsError: "Ya hay un administrador con ese email.",
   MerchantEmailAlreadyExistsError: "Ya hay otra cuenta de comercio con ese email.",
   MerchantAccountClosedError: "La cuenta está cerrada: no admite cambios.",
+  MerchantAccountNotActiveError: null,
   IntegrationClientNotFoundError: "No encontramos esa integración.",
   GoLiveRequestNotFoundError: "No encontramos esa solicitud de salida a producción.",
   GoLiveRequestDecidedError: "Esa solicitud ya fue resuelta.",

@@ -57,6 +57,7 @@ export const ERROR_STATUSES = {
   AdminEmailAlreadyExistsError: 409,
   MerchantEmailAlreadyExistsError: 409,
   MerchantAccountClosedError: 409,
+  MerchantAccountNotActiveError: 403,
   MessageCapRequestNotFoundError: 404,
   MessageCapRequestNotPendingError: 409,
   MessageCapRequestAlreadyPendingError: 409,

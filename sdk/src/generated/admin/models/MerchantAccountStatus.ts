@@ -18,8 +18,9 @@
  * - `active`: it signs in on the authorization screen and its linked integrations collect for it;
  * - `suspended`: its sign-in and its tokens are refused at once (integrations get the Integration API's
  * 403 `Not authorized as user of integration client`); making it `active` again restores them;
- * - `closed`: as suspended, for good: every authorization it gave is revoked, and a closed account
- * accepts no other change.
+ * - `closed`: as suspended, for good: a closed account accepts no other change, so its tokens and
+ * refresh tokens never work again (integrations keep getting the same 403, which tells them the
+ * account is gone rather than that a token is wrong).
  * Its open charges stay open in every state: a transfer that arrives still pays them, as the money is
  * already in the provider's account; no new charge can be created for it while it is not `active`.
  * @export

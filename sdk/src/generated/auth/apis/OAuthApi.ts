@@ -331,7 +331,7 @@ export class OAuthApi extends runtime.BaseAPI {
     }
 
     /**
-     * Used by the authorization screen only; not called by integrators. Checks the CSRF token and the merchant\'s credentials. Success: 303 to `redirect_uri` with `code` and `state`. Failure: the screen again with the error (`InvalidGrantError`: no merchant account with that email, admin accounts and accounts of the other environment included; `InvalidCredentialsError`: wrong password; 403: the form expired or its CSRF token does not match; 429: too many failed attempts for this email or from this address, the screen says how long to wait, with `Retry-After`, and the password is not checked meanwhile). A request that is not a sign-in form at all (another content type, a missing field) gets the API\'s JSON `ValidationError`.
+     * Used by the authorization screen only; not called by integrators. Checks the CSRF token and the merchant\'s credentials. Success: 303 to `redirect_uri` with `code` and `state`. Failure: the screen again with the error (`InvalidGrantError`: no merchant account with that email, admin accounts and accounts of the other environment included; `InvalidCredentialsError`: wrong password; 403: the form expired or its CSRF token does not match (`SignInFormExpiredError`), or the password is right and the merchant account is suspended or closed at the provider (`MerchantAccountNotActiveError`); 429: too many failed attempts for this email or from this address, the screen says how long to wait, with `Retry-After`, and the password is not checked meanwhile). A request that is not a sign-in form at all (another content type, a missing field) gets the API\'s JSON `ValidationError`.
      * Complete the merchant\'s sign-in
      */
     async completeLoginRaw(requestParameters: CompleteLoginRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<void>> {
@@ -342,7 +342,7 @@ export class OAuthApi extends runtime.BaseAPI {
     }
 
     /**
-     * Used by the authorization screen only; not called by integrators. Checks the CSRF token and the merchant\'s credentials. Success: 303 to `redirect_uri` with `code` and `state`. Failure: the screen again with the error (`InvalidGrantError`: no merchant account with that email, admin accounts and accounts of the other environment included; `InvalidCredentialsError`: wrong password; 403: the form expired or its CSRF token does not match; 429: too many failed attempts for this email or from this address, the screen says how long to wait, with `Retry-After`, and the password is not checked meanwhile). A request that is not a sign-in form at all (another content type, a missing field) gets the API\'s JSON `ValidationError`.
+     * Used by the authorization screen only; not called by integrators. Checks the CSRF token and the merchant\'s credentials. Success: 303 to `redirect_uri` with `code` and `state`. Failure: the screen again with the error (`InvalidGrantError`: no merchant account with that email, admin accounts and accounts of the other environment included; `InvalidCredentialsError`: wrong password; 403: the form expired or its CSRF token does not match (`SignInFormExpiredError`), or the password is right and the merchant account is suspended or closed at the provider (`MerchantAccountNotActiveError`); 429: too many failed attempts for this email or from this address, the screen says how long to wait, with `Retry-After`, and the password is not checked meanwhile). A request that is not a sign-in form at all (another content type, a missing field) gets the API\'s JSON `ValidationError`.
      * Complete the merchant\'s sign-in
      */
     async completeLogin(requestParameters: CompleteLoginRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<void> {
@@ -429,7 +429,7 @@ export class OAuthApi extends runtime.BaseAPI {
     }
 
     /**
-     * The merchant account behind an `idToken` (`{name, email}`); existing integrator clients call it right after the code exchange.
+     * The merchant account behind an `idToken` (`{name, email}`); existing integrator clients call it right after the code exchange. 401 also while the account is suspended or closed at the provider.
      * Get the merchant account behind an idToken
      */
     async getClientInfoRaw(initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<ClientInfo>> {
@@ -440,7 +440,7 @@ export class OAuthApi extends runtime.BaseAPI {
     }
 
     /**
-     * The merchant account behind an `idToken` (`{name, email}`); existing integrator clients call it right after the code exchange.
+     * The merchant account behind an `idToken` (`{name, email}`); existing integrator clients call it right after the code exchange. 401 also while the account is suspended or closed at the provider.
      * Get the merchant account behind an idToken
      */
     async getClientInfo(initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<ClientInfo> {
@@ -536,7 +536,7 @@ export class OAuthApi extends runtime.BaseAPI {
     }
 
     /**
-     * Get a new `idToken` with the stored `refreshToken`. 429 `TooManyAttemptsError`: too many wrong `clientSecret`s for this `clientId` or from this address.
+     * Get a new `idToken` with the stored `refreshToken`. 400 `InvalidGrantError` also while the merchant account is suspended or closed at the provider. 429 `TooManyAttemptsError`: too many wrong `clientSecret`s for this `clientId` or from this address.
      * Refresh an idToken
      */
     async refreshTokenRaw(requestParameters: RefreshTokenRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<RefreshedToken>> {
@@ -547,7 +547,7 @@ export class OAuthApi extends runtime.BaseAPI {
     }
 
     /**
-     * Get a new `idToken` with the stored `refreshToken`. 429 `TooManyAttemptsError`: too many wrong `clientSecret`s for this `clientId` or from this address.
+     * Get a new `idToken` with the stored `refreshToken`. 400 `InvalidGrantError` also while the merchant account is suspended or closed at the provider. 429 `TooManyAttemptsError`: too many wrong `clientSecret`s for this `clientId` or from this address.
      * Refresh an idToken
      */
     async refreshToken(requestParameters: RefreshTokenRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<RefreshedToken> {
