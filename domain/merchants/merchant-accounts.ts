@@ -2,7 +2,7 @@
 import { sql } from "kysely";
 
 import type { Executor } from "../../db/transactions.ts";
-import type { IntegrationClient, MerchantAccount } from "../../db/tables/identity.table.ts";
+import type { IntegrationClient, MerchantAccount, MerchantAccountStatus } from "../../db/tables/identity.table.ts";
 import { DomainError } from "../errors.ts";
 import { generatePassword, hashSecret } from "../secrets/hashing.ts";
 
@@ -95,4 +95,36 @@ export async function ensureTestMerchant(db: Executor, client: IntegrationClient
     accountHolderTaxId: "30712345671",
     testForIntegrationClientId: client.id,
   });
+}
+
+/**
+ * A page of merchant accounts for platform admins, newest first. `search` matches part of the email,
+ * legal name or trade name (any case; `%` and `_` taken literally), the first digits of the CUIT, or the
+ * provider id exactly.
+ */
+export async function listMerchantAccounts(
+  db: Executor,
+  filter: { search?: string; status?: MerchantAccountStatus },
+  page: { limit: number; offset: number },
+): Promise<{ items: MerchantAccount[]; total: number }> {
+  let base = db.selectFrom("merchant_accounts");
+  if (filter.status) base = base.where("status", "=", filter.status);
+  const search = filter.search?.trim();
+  if (search) {
+    const contains = `%${search.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    base = base.where((eb) =>
+      eb.or([
+        eb(sql`lower(email)`, "like", contains),
+        eb(sql`lower(account_holder_name)`, "like", contains),
+        eb(sql`lower(fantasy_name)`, "like", contains),
+        eb("provider_merchant_id", "=", search),
+        ...(/^\d{1,11}$/.test(search) ? [eb("account_holder_tax_id", "like", `${search}%`)] : []),
+      ]),
+    );
+  }
+  const [items, count] = await Promise.all([
+    base.selectAll().orderBy("created_at", "desc").orderBy("id").limit(page.limit).offset(page.offset).execute(),
+    base.select((eb) => eb.fn.countAll<string>().as("total")).executeTakeFirstOrThrow(),
+  ]);
+  return { items, total: Number(count.total) };
 }

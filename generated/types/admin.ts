@@ -101,6 +101,28 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/integration-admin/merchant-accounts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List and search merchant accounts
+         * @description The merchant accounts, newest first, for platform admins: the provider's and the Sandbox's own.
+         *     `search` finds an account by part of its email, legal name or trade name (any case), by its CUIT
+         *     (all 11 digits, or its first digits) or by its exact provider id; `status` keeps one status.
+         */
+        get: operations["listMerchantAccounts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/integration-admin/merchant-accounts/{providerMerchantId}": {
         parameters: {
             query?: never;
@@ -2354,6 +2376,25 @@ export type components = {
             /** Format: date-time */
             updatedAt: string;
         };
+        /** @description A page of merchant accounts. */
+        MerchantAccountPage: {
+            items: components["schemas"]["MerchantAccount"][];
+            /**
+             * Format: int32
+             * @description Items matching the query, across all pages.
+             */
+            total: number;
+            /**
+             * Format: int32
+             * @description The page size that was applied.
+             */
+            limit: number;
+            /**
+             * Format: int32
+             * @description Items skipped before this page.
+             */
+            offset: number;
+        };
         /** @description A merchant account as the provider's systems send it. Every field is required: the call states the whole account. */
         MerchantAccountProvision: {
             /** @description Where the invitation goes and what the merchant signs in with (unique among merchant accounts, in any case). */
@@ -3638,6 +3679,111 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description 500 `InternalServerError`: an internal error; quote the `id` to support. Safe to retry reads; after a write, read the resource again before retrying. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /**
+             * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
+             *     just now (a restart, a failover). Nothing was done; retry after the wait.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying (always sent with this code). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+        };
+    };
+    listMerchantAccounts: {
+        parameters: {
+            query?: {
+                /** @description Part of an email, legal name or trade name; a CUIT or its first digits; or a provider id. 1 to 100 characters. */
+                search?: string;
+                /** @description Only accounts in this status. */
+                status?: components["schemas"]["MerchantAccountStatus"];
+                /** @description Page size: 1 to 100, default 20. */
+                limit?: components["parameters"]["Cobro.Common.PageQuery.limit"];
+                /** @description Items to skip, default 0. */
+                offset?: components["parameters"]["Cobro.Common.PageQuery.offset"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "merchantAccountId": "6a1f0c2e-4b3d-4e5f-8a9b-0c1d2e3f4a5b",
+                     *           "providerMerchantId": "wallet-00042871",
+                     *           "email": "administracion@panaderialaespiga.com.ar",
+                     *           "legalName": "La Espiga S.R.L.",
+                     *           "cuit": "30712345671",
+                     *           "tradeName": "Panadería La Espiga",
+                     *           "status": "active",
+                     *           "passwordSet": false,
+                     *           "invitationSentAt": "2026-11-27T13:00:01Z",
+                     *           "createdAt": "2026-11-27T13:00:00Z",
+                     *           "updatedAt": "2026-11-27T13:00:00Z"
+                     *         }
+                     *       ],
+                     *       "total": 1,
+                     *       "limit": 20,
+                     *       "offset": 0
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MerchantAccountPage"];
+                };
+            };
+            /** @description The request does not meet the contract: missing field, bad type or range, or a field not accepted. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                };
+            };
+            /**
+             * @description 401 `UnauthorizedError`: the token is missing or sent in more than one `Authorization` header; not signed by
+             *     Cobro, of another issuer, altered, expired or not valid yet; its session was signed out; or it is not an
+             *     admin `idToken` (a merchant account's token and refresh tokens are refused).
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /** @description 403 `ForbiddenError` (the admin's role does not allow the operation: `INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`) or `PasswordChangeRequiredError` (the session was opened with a temporary password: change it with `POST /integration/admin/change-password` first). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
                 };
             };
             /** @description 500 `InternalServerError`: an internal error; quote the `id` to support. Safe to retry reads; after a write, read the resource again before retrying. */

@@ -57,6 +57,7 @@ export const adminOperationIds = [
   "listGoLiveRequests",
   "approveGoLiveRequest",
   "rejectGoLiveRequest",
+  "listMerchantAccounts",
   "provisionMerchantAccount",
   "listMessageCapRequests",
   "approveMessageCapRequest",

@@ -25,7 +25,7 @@ import { getIntegrationPaymentRequest, listIntegrationPaymentRequests } from "./
 import { listNotifications } from "./notifications.ts";
 import { exportEarningsCsv, getEarnings, getPlatformEarnings } from "./earnings.ts";
 import { createApiKeys, getApiKeys, replaceAllowedOrigins, rotateApiSecretKey } from "./api-keys.ts";
-import { provisionMerchantAccount } from "./merchant-accounts.ts";
+import { listMerchantAccounts, provisionMerchantAccount } from "./merchant-accounts.ts";
 import { approveGoLiveRequest, getGoLiveRequest, listGoLiveRequests, provisionProductionClient, rejectGoLiveRequest, requestGoLive } from "./go-live.ts";
 import {
   approveMessageCapRequest,
@@ -75,6 +75,7 @@ export const adminHandlers: HandlerMap<operations, AdminApiCaller> = {
   rejectGoLiveRequest,
   provisionProductionClient,
   provisionMerchantAccount,
+  listMerchantAccounts,
   uploadLogo,
   rotateClientSecret,
   getMyIntegration,

@@ -2,8 +2,10 @@
 // keep: provisioning by the provider's id, and the invitation mailed once the account's change committed.
 import type { MerchantAccount } from "../../db/tables/identity.table.ts";
 import { provisionMerchantAccount as provision, sendInvitation } from "../../domain/provider-merchants/merchant-provisioning.ts";
+import { listMerchantAccounts as listAccounts } from "../../domain/merchants/merchant-accounts.ts";
 import type { components } from "../../generated/types/admin.ts";
 import { requirePlatformAdmin } from "./caller.ts";
+import { pageOf } from "./page-query.ts";
 import type { Handler } from "./handler.ts";
 
 function merchantAccountView(account: MerchantAccount): components["schemas"]["MerchantAccount"] {
@@ -34,4 +36,11 @@ export const provisionMerchantAccount: Handler<"provisionMerchantAccount"> = asy
   }
   const answer = { result: outcome.result, merchantAccount: merchantAccountView(account) };
   return outcome.result === "created" ? { status: 201, body: answer } : { status: 200, body: answer };
+};
+
+export const listMerchantAccounts: Handler<"listMerchantAccounts"> = async ({ caller, query, services }) => {
+  requirePlatformAdmin(caller);
+  const page = pageOf(query);
+  const { items, total } = await listAccounts(services.db, { search: query.search, status: query.status }, page);
+  return { status: 200, body: { items: items.map(merchantAccountView), total, ...page } };
 };

@@ -265,3 +265,53 @@ describe("a platform admin", () => {
     expect(sandboxMerchants.filter((row) => row.provider_merchant_id !== null)).toHaveLength(1);
   });
 });
+
+describe("listing and searching", () => {
+  it("finds accounts by part of the email or a name, by CUIT digits or by provider id, in one status, a page at a time", async () => {
+    const platformAdmin = await signedInAdmin(production, (await production.sandbox()).platformAdmin);
+    const call = bearerCaller(production.adminUrl, () => platformAdmin.token);
+    const tag = uniqueRef("buscar").replace(/-/g, "");
+    const cuit = freshCuit();
+    const ids = [uniqueRef("wallet"), uniqueRef("wallet"), uniqueRef("wallet")];
+    // A minute apart: newest first.
+    await byKey()(ids[0]!, accountBody({ email: `${tag}.uno@example.com`, tradeName: "Ferretería 50%_Off" }));
+    production.clock.advance(60_000);
+    await byKey()(ids[1]!, accountBody({ legalName: `Distribuidora ${tag.toUpperCase()} S.A.`, cuit }));
+    production.clock.advance(60_000);
+    await byKey()(ids[2]!, accountBody({ tradeName: `Almacén ${tag}`, status: "suspended" }));
+    const list = async (query: string) => {
+      const answer = await call("GET", `/integration-admin/merchant-accounts?${query}`);
+      expect(answer.status, query).toBe(200);
+      return answer.json;
+    };
+    const idsOf = (page: { items: Array<{ providerMerchantId?: string }> }) => page.items.map((item) => item.providerMerchantId);
+
+    expect(idsOf(await list(`search=${tag}`))).toEqual([ids[2], ids[1], ids[0]]);
+    expect(await list(`search=${tag}&status=suspended`)).toMatchObject({ total: 1, items: [{ providerMerchantId: ids[2], status: "suspended" }] });
+    expect(idsOf(await list(`search=${cuit}`))).toEqual([ids[1]]);
+    expect(idsOf(await list(`search=${ids[0]}`))).toEqual([ids[0]]);
+    // `%` and `_` are taken literally.
+    expect(idsOf(await list(`search=${encodeURIComponent("50%_off")}`))).toEqual([ids[0]]);
+    expect((await list(`search=${encodeURIComponent("5_%")}`)).total).toBe(0);
+    const paged = await list(`search=${tag}&limit=2&offset=2`);
+    expect(paged).toMatchObject({ total: 3, limit: 2, offset: 2 });
+    expect(idsOf(paged)).toEqual([ids[0]]);
+    expect((await list("limit=100")).total).toBeGreaterThanOrEqual(3);
+
+    for (const query of ["search=", "status=paused", "limit=0", "limit=101", "offset=-1"]) {
+      const refused = await call("GET", `/integration-admin/merchant-accounts?${query}`);
+      expect(refused.status, query).toBe(400);
+      expect(refused.json).toEqual({ code: "ValidationError", message: expect.any(String), id: expect.any(String), validationDetails: expect.any(Array) });
+    }
+  });
+
+  it("is the platform admins': 401 with a platform API key, 403 ForbiddenError for an integration admin", async () => {
+    const withKey = await read(await fetch(`${production.adminUrl}/integration-admin/merchant-accounts`, { headers: { "x-cobro-api-key": apiKey } }));
+    expect(withKey.status).toBe(401);
+    expect(withKey.json).toEqual(generalError("UnauthorizedError"));
+    const integrationAdmin = await signedInAdmin(production, (await production.sandbox()).integrationAdmin);
+    const forbidden = await integrationAdmin.call("GET", "/integration-admin/merchant-accounts");
+    expect(forbidden.status).toBe(403);
+    expect(forbidden.json).toEqual(generalError("ForbiddenError"));
+  });
+});

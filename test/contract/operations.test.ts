@@ -87,6 +87,7 @@ const expected: Array<[Api, string, string, string[]]> = [
   ["admin", "post", "/integration-admin/setup/clients", ["201", "400", "503", ...ADMIN_COMMON]],
   ["admin", "get", "/integration-admin/setup/clients", ["200", ...ADMIN_COMMON]],
   ["admin", "get", "/integration-admin/setup/clients/{id}", ["200", "404", ...ADMIN_COMMON]],
+  ["admin", "get", "/integration-admin/merchant-accounts", ["200", "400", ...ADMIN_COMMON]],
   ["admin", "put", "/integration-admin/merchant-accounts/{providerMerchantId}", ["200", "201", "400", "409", "413", "503", ...ADMIN_COMMON]],
   ["admin", "patch", "/integration-admin/setup/clients/{id}", ["200", "400", "404", ...ADMIN_COMMON]],
   ["admin", "post", "/integration-admin/setup/clients/{id}/admins", ["400", "404", "503", ...ADMIN_COMMON]],

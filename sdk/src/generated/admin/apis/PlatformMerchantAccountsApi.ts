@@ -24,6 +24,11 @@ import {
     ErrorBodyToJSON,
 } from '../models/ErrorBody.js';
 import {
+    type MerchantAccountPage,
+    MerchantAccountPageFromJSON,
+    MerchantAccountPageToJSON,
+} from '../models/MerchantAccountPage.js';
+import {
     type MerchantAccountProvision,
     MerchantAccountProvisionFromJSON,
     MerchantAccountProvisionToJSON,
@@ -34,10 +39,34 @@ import {
     MerchantAccountProvisionedToJSON,
 } from '../models/MerchantAccountProvisioned.js';
 import {
+    type MerchantAccountStatus,
+    MerchantAccountStatusFromJSON,
+    MerchantAccountStatusToJSON,
+} from '../models/MerchantAccountStatus.js';
+import {
     type ValidationErrorBody,
     ValidationErrorBodyFromJSON,
     ValidationErrorBodyToJSON,
 } from '../models/ValidationErrorBody.js';
+
+export interface ListMerchantAccountsRequest {
+    /**
+     * Part of an email, legal name or trade name; a CUIT or its first digits; or a provider id. 1 to 100 characters.
+     */
+    search?: string;
+    /**
+     * Only accounts in this status.
+     */
+    status?: MerchantAccountStatus;
+    /**
+     * Page size: 1 to 100, default 20.
+     */
+    limit?: number;
+    /**
+     * Items to skip, default 0.
+     */
+    offset?: number;
+}
 
 export interface ProvisionMerchantAccountRequest {
     /**
@@ -54,6 +83,69 @@ export interface ProvisionMerchantAccountRequest {
  * 
  */
 export class PlatformMerchantAccountsApi extends runtime.BaseAPI {
+
+    /**
+     * Creates request options for listMerchantAccounts without sending the request
+     */
+    async listMerchantAccountsRequestOpts(requestParameters: ListMerchantAccountsRequest): Promise<runtime.RequestOpts> {
+        const queryParameters: any = {};
+
+        if (requestParameters['search'] != null) {
+            queryParameters['search'] = requestParameters['search'];
+        }
+
+        if (requestParameters['status'] != null) {
+            queryParameters['status'] = requestParameters['status'];
+        }
+
+        if (requestParameters['limit'] != null) {
+            queryParameters['limit'] = requestParameters['limit'];
+        }
+
+        if (requestParameters['offset'] != null) {
+            queryParameters['offset'] = requestParameters['offset'];
+        }
+
+        const headerParameters: runtime.HTTPHeaders = {};
+
+        if (this.configuration && this.configuration.accessToken) {
+            const token = this.configuration.accessToken;
+            const tokenString = await token("AdminBearer", []);
+
+            if (tokenString) {
+                headerParameters["Authorization"] = `Bearer ${tokenString}`;
+            }
+        }
+
+        let urlPath = `/integration-admin/merchant-accounts`;
+
+        return {
+            path: urlPath,
+            method: 'GET',
+            headers: headerParameters,
+            query: queryParameters,
+        };
+    }
+
+    /**
+     * The merchant accounts, newest first, for platform admins: the provider\'s and the Sandbox\'s own. `search` finds an account by part of its email, legal name or trade name (any case), by its CUIT (all 11 digits, or its first digits) or by its exact provider id; `status` keeps one status.
+     * List and search merchant accounts
+     */
+    async listMerchantAccountsRaw(requestParameters: ListMerchantAccountsRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<MerchantAccountPage>> {
+        const requestOptions = await this.listMerchantAccountsRequestOpts(requestParameters);
+        const response = await this.request(requestOptions, initOverrides);
+
+        return new runtime.JSONApiResponse(response, (jsonValue) => MerchantAccountPageFromJSON(jsonValue));
+    }
+
+    /**
+     * The merchant accounts, newest first, for platform admins: the provider\'s and the Sandbox\'s own. `search` finds an account by part of its email, legal name or trade name (any case), by its CUIT (all 11 digits, or its first digits) or by its exact provider id; `status` keeps one status.
+     * List and search merchant accounts
+     */
+    async listMerchantAccounts(requestParameters: ListMerchantAccountsRequest = {}, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<MerchantAccountPage> {
+        const response = await this.listMerchantAccountsRaw(requestParameters, initOverrides);
+        return await response.value();
+    }
 
     /**
      * Creates request options for provisionMerchantAccount without sending the request

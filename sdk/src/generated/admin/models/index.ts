@@ -61,6 +61,7 @@ export * from './IntegrationPaymentRequestDetail.js';
 export * from './IntegrationPaymentRequestPage.js';
 export * from './LogoUploadResult.js';
 export * from './MerchantAccount.js';
+export * from './MerchantAccountPage.js';
 export * from './MerchantAccountProvision.js';
 export * from './MerchantAccountProvisioned.js';
 export * from './MerchantAccountStatus.js';
