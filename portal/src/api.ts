@@ -19,6 +19,7 @@ import {
   PaymentRequestsApi,
   PlatformGoLiveReviewApi,
   PlatformIntegrationClientsApi,
+  PlatformMerchantAccountsApi,
   SandboxApi,
   type Middleware,
 } from "@cobro/sdk/admin";
@@ -47,6 +48,7 @@ export const adminApi = {
   goLive: new GoLiveApi(configuration),
   platformClients: new PlatformIntegrationClientsApi(configuration),
   platformGoLiveReview: new PlatformGoLiveReviewApi(configuration),
+  platformMerchantAccounts: new PlatformMerchantAccountsApi(configuration),
   // The integration's merchants, offer, payout link and chat cap; the platform's earnings and chat-cap queue;
   // the integration's own settings (profile and logo, URLs, webhooks, tenants, widget keys).
   merchants: new MerchantsApi(configuration),

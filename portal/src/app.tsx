@@ -26,6 +26,7 @@ import { ClientList } from "./pages/platform/clients.tsx";
 import { GoLiveReview } from "./pages/platform/go-live-review.tsx";
 import { MessageCapReview } from "./pages/platform/message-cap-review.tsx";
 import { PlatformEarnings } from "./pages/platform/platform-earnings.tsx";
+import { MerchantAccounts } from "./pages/platform/merchant-accounts.tsx";
 import { SandboxTools } from "./pages/sandbox.tsx";
 import { SignIn } from "./pages/sign-in.tsx";
 import { matchPath, navigate, useLocation } from "./router.ts";
@@ -67,6 +68,7 @@ const ROUTES: Record<AdminRole, Route[]> = {
   PLATFORM_ADMIN: [
     { path: "/clients", title: "Integraciones", menu: "Integraciones", render: () => <ClientList /> },
     { path: "/clients/:id", title: "Integración", render: ({ id }) => <ClientDetail integrationClientId={id!} /> },
+    { path: "/merchant-accounts", title: "Cuentas de comercio", menu: "Cuentas de comercio", render: () => <MerchantAccounts /> },
     { path: "/go-live-requests", title: "Salidas a producción", menu: "Salidas a producción", sandboxOnly: true, render: () => <GoLiveReview /> },
     // The chat-cap queue and the platform's earnings.
     { path: "/message-cap-requests", title: "Pedidos de mensajes", menu: "Pedidos de mensajes", render: () => <MessageCapReview /> },

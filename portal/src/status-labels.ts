@@ -4,6 +4,7 @@ import type {
   GoLiveRequestStatus,
   IntegrationClientType,
   ClientAdminStatusEnum,
+  MerchantAccountStatus,
   MessageCapRequestStatus,
   PayoutLinkStatus,
   NotificationChannel,
@@ -56,6 +57,12 @@ export const NOTIFICATION_KIND_LABELS: Record<NotificationKind, string> = {
   first_due_date_passed: "Primer vencimiento pasado",
   second_due_date: "Segundo vencimiento",
   payment_confirmation: "Confirmación del pago",
+};
+
+export const MERCHANT_ACCOUNT_STATUS_LABELS: Record<MerchantAccountStatus, string> = {
+  active: "Activa",
+  suspended: "Suspendida",
+  closed: "Cerrada",
 };
 
 export const GO_LIVE_STATUS_LABELS: Record<GoLiveRequestStatus, string> = {

@@ -365,6 +365,41 @@ describe("the portal's pages of merchants, money and the platform", { timeout: 1
     await page.close();
   });
 
+  it("a platform admin adds a merchant account (a wrong CUIT marked under its field), finds it, and suspends it with the same form", async () => {
+    const sandbox = await t.sandbox();
+    const { page, watched } = await openSignedIn(sandbox.platformAdmin);
+    await openMenu(page, "Cuentas de comercio", "Cuentas de comercio");
+    const providerMerchantId = uniqueRef("wallet");
+    const email = `${uniqueRef("comercio")}@example.com`;
+    await page.getByText("Agregar o actualizar una cuenta").click();
+    const fill = async (status: string, cuit: string) => {
+      await page.getByLabel("Id del proveedor").fill(providerMerchantId);
+      await page.getByLabel("Email", { exact: true }).fill(email);
+      await page.getByLabel("Razón social").fill("La Espiga S.R.L.");
+      await page.getByLabel("CUIT").fill(cuit);
+      await page.getByLabel("Nombre de fantasía").fill("Panadería La Espiga");
+      await page.getByLabel("Estado", { exact: true }).first().selectOption(status);
+      await page.getByRole("button", { name: "Guardar" }).click();
+    };
+    await fill("active", "30712345672");
+    await expect.poll(() => page.getByLabel("CUIT").getAttribute("aria-invalid")).toBe("true");
+    await fill("active", "30-71234567-1");
+    await page.getByText("Se creó la cuenta Panadería La Espiga").waitFor();
+    expect(mailsTo(email)).toHaveLength(1);
+
+    await page.getByLabel("Buscar").fill(providerMerchantId);
+    await page.getByRole("button", { name: "Buscar" }).click();
+    const row = page.getByRole("row").filter({ hasText: email });
+    await expect.poll(() => row.innerText()).toContain("Activa");
+    await fill("suspended", "30712345671");
+    await page.getByText("Se actualizó la cuenta Panadería La Espiga").waitFor();
+    await expect.poll(() => row.innerText()).toContain("Suspendida");
+
+    expect(watched.otherOrigins()).toEqual([]);
+    expect(watched.problems({ expectedFailures: 1 })).toEqual([]);
+    await page.close();
+  });
+
   it("fits a phone's screen on every new page of both roles", async () => {
     const integration = await integrationWithPayment();
     const sandbox = integration.merchant.sandbox;
@@ -382,6 +417,7 @@ describe("the portal's pages of merchants, money and the platform", { timeout: 1
       [
         sandbox.platformAdmin,
         [
+          ["Cuentas de comercio", "Cuentas de comercio"],
           ["Pedidos de mensajes", "Pedidos de mensajes"],
           ["Ganancias", "Ganancias de la plataforma"],
         ],
