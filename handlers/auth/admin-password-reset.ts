@@ -1,7 +1,15 @@
 // The admins' password reset: the request that mails a link, the JSON completion, and the page the link
-// opens (which completes through the same use case).
+// opens (which completes through the same use case); the mailing is the merchants' reset's too.
 import { DomainError } from "../../domain/errors.ts";
-import { createPasswordResetLink, requireUsablePasswordResetLink, resetPassword, sendPasswordResetEmail } from "../../domain/sign-in/password-links.ts";
+import {
+  createPasswordResetLink,
+  requireUsablePasswordResetLink,
+  resetPassword,
+  sendPasswordResetEmail,
+  type PasswordResetLink,
+} from "../../domain/sign-in/password-links.ts";
+import type { Logger } from "../../runtime/logger.ts";
+import type { Services } from "../handler-types.ts";
 import { emailedLinkPageHeaders as pageHeaders, pageNonce } from "../pages/emailed-link-page.ts";
 import { portalUrl } from "../../domain/outbound/account-email.ts";
 import { renderPasswordResetDone, renderPasswordResetForm, renderPasswordResetLinkInvalid } from "../pages/password-reset-page.ts";
@@ -14,26 +22,29 @@ function pageRefusal(error: unknown): "ValidationError" | "PasswordResetLinkInva
   return error.code === "ValidationError" || error.code === "PasswordResetLinkInvalidError" ? error.code : undefined;
 }
 
+/**
+ * Mails a reset link after the answer leaves, so that the answer takes as long for an unknown email as for
+ * a known one; without a mail server (Production), a warning without the link.
+ */
+export function mailPasswordResetLink(services: Services, log: Logger, link: PasswordResetLink): void {
+  const account = link.account.kind === "admin" ? { adminUserId: link.account.id } : { merchantAccountId: link.account.id };
+  const mail = services.accountMail;
+  if (!mail) {
+    log.warn(account, "a password reset link was asked for, and this deployment has no mail server (COBRO_SMTP_URL, COBRO_MAIL_FROM): it was not sent");
+    return;
+  }
+  void sendPasswordResetEmail(mail, link, services.config.publicUrls).then(
+    (result) => {
+      if (result.outcome === "rejected" || result.outcome === "temporary_failure")
+        log.warn({ ...account, reason: result.reason }, "the password reset email was not accepted by the mail server");
+    },
+    (error: unknown) => log.error({ ...account, err: error }, "the password reset email could not be sent"),
+  );
+}
+
 export const requestAdminPasswordReset: Handler<"requestAdminPasswordReset"> = async ({ body, services, log, clientAddress }) => {
   const link = await createPasswordResetLink(services.db, services.clock, { email: body.email, clientAddress });
-  if (link) {
-    const mail = services.accountMail;
-    if (!mail) {
-      log.warn(
-        { adminUserId: link.account.id },
-        "a password reset link was asked for, and this deployment has no mail server (COBRO_SMTP_URL, COBRO_MAIL_FROM): it was not sent",
-      );
-    } else {
-      // Mailed after answering, so that the answer takes as long for an unknown email as for a known one.
-      void sendPasswordResetEmail(mail, link, services.config.publicUrls).then(
-        (result) => {
-          if (result.outcome === "rejected" || result.outcome === "temporary_failure")
-            log.warn({ adminUserId: link.account.id, reason: result.reason }, "the password reset email was not accepted by the mail server");
-        },
-        (error: unknown) => log.error({ adminUserId: link.account.id, err: error }, "the password reset email could not be sent"),
-      );
-    }
-  }
+  if (link) mailPasswordResetLink(services, log, link);
   return { status: 202, headers: { "Cache-Control": "no-store" } };
 };
 

@@ -1,7 +1,8 @@
 // A merchant account's password pages: the "forgot password" form of the authorization screen, and the
 // page its invitation or reset link opens. The same use cases as the admins' reset, for the other kind of account.
 import { DomainError } from "../../domain/errors.ts";
-import { createPasswordResetLink, requireUsablePasswordResetLink, resetPassword, sendPasswordResetEmail } from "../../domain/sign-in/password-links.ts";
+import { createPasswordResetLink, requireUsablePasswordResetLink, resetPassword } from "../../domain/sign-in/password-links.ts";
+import { mailPasswordResetLink } from "./admin-password-reset.ts";
 import { emailedLinkPageHeaders as pageHeaders, pageNonce } from "../pages/emailed-link-page.ts";
 import {
   renderForgotPasswordForm,
@@ -36,21 +37,7 @@ export const submitMerchantForgotPasswordPage: Handler<"submitMerchantForgotPass
       headers: { ...pageHeaders(nonce), ...retryAfterHeader(wait) },
     };
   }
-  if (link) {
-    const mail = services.accountMail;
-    if (!mail) {
-      log.warn({ merchantAccountId: link.account.id }, "a merchant password reset link was asked for, and this deployment has no mail server: it was not sent");
-    } else {
-      // Mailed after answering, so that the answer takes as long for an unknown email as for a known one.
-      void sendPasswordResetEmail(mail, link, services.config.publicUrls).then(
-        (result) => {
-          if (result.outcome === "rejected" || result.outcome === "temporary_failure")
-            log.warn({ merchantAccountId: link.account.id, reason: result.reason }, "the merchant password reset email was not accepted by the mail server");
-        },
-        (error: unknown) => log.error({ merchantAccountId: link.account.id, err: error }, "the merchant password reset email could not be sent"),
-      );
-    }
-  }
+  if (link) mailPasswordResetLink(services, log, link);
   return { status: 200, body: renderForgotPasswordSent(nonce), headers: pageHeaders(nonce) };
 };
 

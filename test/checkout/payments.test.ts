@@ -115,6 +115,20 @@ describe("POST /v1/payments", () => {
     expect(await chargeCount()).toBe(before);
   });
 
+  it("422 MerchantUserNotLinkedError while the merchant account is suspended at the provider; active again, it collects", async () => {
+    const w = await widgetIntegration(t);
+    const before = await chargeCount();
+    const setStatus = (status: "active" | "suspended") =>
+      t.database.db.updateTable("merchant_accounts").set({ status }).where("id", "=", w.merchantUserId).execute();
+    await setStatus("suspended");
+    const refused = await w.v1("POST", "/payments", w.secretKey, w.paymentBody());
+    expect(refused.status).toBe(422);
+    expect(refused.json).toEqual(generalError("MerchantUserNotLinkedError"));
+    expect(await chargeCount()).toBe(before);
+    await setStatus("active");
+    expect((await w.v1("POST", "/payments", w.secretKey, w.paymentBody())).status).toBe(201);
+  });
+
   it("401 WidgetKeyInvalidError without a key, with the publishable key, an unknown or replaced secret key, or a merchant idToken: nothing created", async () => {
     const w = await widgetIntegration(t);
     const replaced = w.secretKey;
