@@ -119,6 +119,10 @@ const BUSINESS_RULES: Record<ApiName, Record<string, { statuses: string[]; rules
   admin: {
     advanceSandboxClock: { statuses: ["400"], rules: "the clock only moves forward, and no further than 9999-12-31T23:59:59Z" },
     simulatePayment: { statuses: ["400"], rules: "the cvu belongs to a charge of the integration; at most 2 decimals" },
+    createTestCharge: {
+      statuses: ["400"],
+      rules: "the charge create rules: a due date after today by the integration's clock and at most 35 days ahead, at most 2 decimals",
+    },
     replaceOffer: { statuses: ["400"], rules: "at most 2 decimals" },
     getEarnings: { statuses: ["400"], rules: "startDate not after endDate, at most 366 days, real calendar dates" },
     exportEarningsCsv: { statuses: ["400"], rules: "startDate not after endDate, at most 366 days, real calendar dates" },

@@ -3093,7 +3093,7 @@ export type components = {
             description?: string;
             /**
              * Format: date
-             * @description The due date (`YYYY-MM-DD`, Argentina time): after today by the integration's clock, at most 365 days ahead; default 10 days after today.
+             * @description The due date (`YYYY-MM-DD`, Argentina time): after today by the integration's clock, at most 35 days ahead; default 10 days after today.
              */
             dueDate?: string;
             /** @description The payer's name; default `Pagador de prueba`. */

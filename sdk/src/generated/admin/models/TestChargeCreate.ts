@@ -29,7 +29,7 @@ export interface TestChargeCreate {
      */
     description?: string;
     /**
-     * The due date (`YYYY-MM-DD`, Argentina time): after today by the integration's clock, at most 365 days ahead; default 10 days after today.
+     * The due date (`YYYY-MM-DD`, Argentina time): after today by the integration's clock, at most 35 days ahead; default 10 days after today.
      */
     dueDate?: string;
     /**
