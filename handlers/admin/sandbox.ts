@@ -7,7 +7,6 @@ import { advanceSandboxClock as advanceClock } from "../../domain/sandbox/sandbo
 import { requireSandbox } from "../../domain/sandbox/sandbox-only.ts";
 import { simulatePayment as simulate } from "../../domain/sandbox/simulate-payment.ts";
 import { createTestCharge as createCharge } from "../../domain/sandbox/test-charges.ts";
-import { getIntegrationCharge } from "../../domain/charges/integration-charges.ts";
 import { integrationChargeDetailView } from "./integration-payment-requests.ts";
 import { requireIntegrationAdmin } from "./caller.ts";
 import type { Handler } from "./handler.ts";
@@ -22,8 +21,9 @@ export const createTestCharge: Handler<"createTestCharge"> = async ({ body, call
     globalMessageCap: services.config.globalDailyMessageCap,
     destinationPolicy: services.outboundHttp.policy,
   };
-  const stored = await createCharge(services.db, context, body);
-  return { status: 201, body: integrationChargeDetailView(await getIntegrationCharge(services.db, admin.integrationClientId, stored.charge.id)) };
+  const { charge, cvu } = await createCharge(services.db, context, body);
+  // Just created: no payment yet, so nothing to read back.
+  return { status: 201, body: integrationChargeDetailView({ charge, cvu, payments: [] }) };
 };
 
 export const simulatePayment: Handler<"simulatePayment"> = async ({ body, caller, services }) => {
