@@ -1,0 +1,195 @@
+// What a Cobro process tells Prometheus: one registry per process (APIs and worker alike, told apart by
+// the `role` label), every Cobro series declared here with its labels, so docs, alert rules and the
+// dashboard have one place to check names against. Label values are bounded sets written in this file
+// or taken from the contract (operationIds); no label ever holds a person's data, a secret, or an id of
+// a person. The one id allowed is an integration's, and only in the bounded top-N gauges of waiting events.
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
+
+/** Which part a process runs: the three APIs together, one of them (`--only`), or the worker. */
+export type MetricsRole = string;
+
+/** The status classes an HTTP answer is counted under. */
+export const STATUS_CLASSES = ["2xx", "3xx", "4xx", "5xx"] as const;
+
+/** How a webhook delivery attempt ended (domain/webhooks/delivery.ts's outcomes, by class). */
+export const DELIVERY_OUTCOMES = ["2xx", "4xx", "5xx", "3xx", "timeout", "network", "refused"] as const;
+
+/** How many integrations the waiting-events gauges name at most (the ones with most waiting, oldest first on ties). */
+export const WAITING_EVENTS_TOP_N = 10;
+
+/** Seconds buckets for API latencies: a create is a few milliseconds, a bulk of 1,000 a second or two. */
+const REQUEST_SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+/** Seconds buckets from an event's creation to its receipt: 50 ms when all is well, hours across retries. */
+const DELIVERY_SECONDS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 15, 60, 300, 1800, 3600, 6 * 3600, 24 * 3600];
+
+export type Metrics = ReturnType<typeof createMetrics>;
+
+/**
+ * The process's registry and every Cobro series in it, with Node.js's defaults (event-loop lag, heap,
+ * GC, CPU). Each call makes a new registry, so several services in one process (the tests) do not share
+ * counts.
+ */
+export function createMetrics(role: MetricsRole) {
+  const registry = new Registry();
+  registry.setDefaultLabels({ role });
+  collectDefaultMetrics({ register: registry });
+  const with_ = { registers: [registry] };
+  return {
+    registry,
+    http: {
+      requestDuration: new Histogram({
+        name: "cobro_http_request_duration_seconds",
+        help: "Requests answered by the public APIs, by API, contract operationId (or a fixed name outside the contract), method and status class.",
+        labelNames: ["api", "operation", "method", "status_class"] as const,
+        buckets: REQUEST_SECONDS,
+        ...with_,
+      }),
+      inFlight: new Gauge({
+        name: "cobro_http_requests_in_flight",
+        help: "Requests received and not yet answered, by API.",
+        labelNames: ["api"] as const,
+        ...with_,
+      }),
+    },
+    db: {
+      poolConnections: new Gauge({
+        name: "cobro_db_pool_connections",
+        help: "Connections of the process's PostgreSQL pools, by pool and state (total, idle, waiting = clients queued for one).",
+        labelNames: ["pool", "state"] as const,
+        ...with_,
+      }),
+      queryErrors: new Counter({
+        name: "cobro_db_query_errors_total",
+        help: "Statements that failed, by kind (unavailable, timeout, serialization, deadlock, constraint, other).",
+        labelNames: ["kind"] as const,
+        ...with_,
+      }),
+    },
+    jobs: {
+      waiting: new Gauge({
+        name: "cobro_jobs_waiting",
+        help: "Jobs due and not yet taken, by task (read from the queue at scrape time).",
+        labelNames: ["task"] as const,
+        ...with_,
+      }),
+      oldestWaitingAge: new Gauge({
+        name: "cobro_jobs_oldest_waiting_age_seconds",
+        help: "Age of the oldest job due and not yet taken, by task (0 when none waits).",
+        labelNames: ["task"] as const,
+        ...with_,
+      }),
+      runs: new Counter({
+        name: "cobro_job_runs_total",
+        help: "Job runs by task and outcome (success, failure: retried by the queue).",
+        labelNames: ["task", "outcome"] as const,
+        ...with_,
+      }),
+      heartbeats: new Counter({
+        name: "cobro_worker_heartbeats_total",
+        help: "Heartbeats the worker recorded (one per interval while its runner lives).",
+        ...with_,
+      }),
+    },
+    money: {
+      chargesCreated: new Counter({
+        name: "cobro_charges_created_total",
+        help: "Charges created, by kind (standard, draft, short-lived, checkout) and channel (single, bulk, test).",
+        labelNames: ["kind", "channel"] as const,
+        ...with_,
+      }),
+      transfersReceived: new Counter({
+        name: "cobro_transfers_received_total",
+        help: "Transfers received, by source (bank-feed, simulation), result (matched, unmatched) and, when unmatched, reason.",
+        labelNames: ["source", "result", "reason"] as const,
+        ...with_,
+      }),
+      matchedCents: new Counter({
+        name: "cobro_transfers_matched_cents_total",
+        help: "Amounts of matched transfers, in cents, by source.",
+        labelNames: ["source"] as const,
+        ...with_,
+      }),
+    },
+    webhooks: {
+      deliveries: new Counter({
+        name: "cobro_webhook_deliveries_total",
+        help: "Webhook delivery attempts by outcome (2xx, 3xx, 4xx, 5xx, timeout, network, refused by the URL guard).",
+        labelNames: ["outcome"] as const,
+        ...with_,
+      }),
+      attemptsToDeliver: new Histogram({
+        name: "cobro_webhook_attempts_to_deliver",
+        help: "Attempts an event took until its receipt was acknowledged.",
+        buckets: [1, 2, 3, 4, 5, 6, 7, 8, 9],
+        ...with_,
+      }),
+      receiptLatency: new Histogram({
+        name: "cobro_webhook_receipt_latency_seconds",
+        help: "Seconds from an event's creation (its enqueue) to the 2xx that acknowledged it.",
+        buckets: DELIVERY_SECONDS,
+        ...with_,
+      }),
+      eventsWaiting: new Gauge({
+        name: "cobro_webhook_events_waiting",
+        help: `Events not yet acknowledged, for the ${WAITING_EVENTS_TOP_N} integrations with most waiting (read at scrape time).`,
+        labelNames: ["integration"] as const,
+        ...with_,
+      }),
+      oldestWaitingAge: new Gauge({
+        name: "cobro_webhook_oldest_waiting_event_age_seconds",
+        help: `Age of the oldest event not yet acknowledged, for the same ${WAITING_EVENTS_TOP_N} integrations.`,
+        labelNames: ["integration"] as const,
+        ...with_,
+      }),
+    },
+    notifications: {
+      messages: new Counter({
+        name: "cobro_notifications_total",
+        help: "Payer notifications by channel (email, whatsapp), kind and final status (sent, simulated in the Sandbox, failed, canceled).",
+        labelNames: ["channel", "kind", "status"] as const,
+        ...with_,
+      }),
+      providerErrors: new Counter({
+        name: "cobro_notification_provider_errors_total",
+        help: "Provider refusals and failures by channel and class (temporary, permanent, rate-limited, unavailable).",
+        labelNames: ["channel", "class"] as const,
+        ...with_,
+      }),
+      chatCapUse: new Gauge({
+        name: "cobro_chat_cap_use_ratio",
+        help: "Today's chat messages against the daily cap: the highest ratio among merchants (scope=max) and the number at their cap (scope=at_cap).",
+        labelNames: ["scope"] as const,
+        ...with_,
+      }),
+    },
+    auth: {
+      signIns: new Counter({
+        name: "cobro_sign_ins_total",
+        help: "Sign-ins by who signs in (admin, merchant) and outcome (success, refused, throttled).",
+        labelNames: ["who", "outcome"] as const,
+        ...with_,
+      }),
+      throttled: new Counter({
+        name: "cobro_throttled_requests_total",
+        help: "Requests refused by a guessing limit, by scope (merchant-email, admin-email, password-reset-email, client-id).",
+        labelNames: ["scope"] as const,
+        ...with_,
+      }),
+      tokenChecksRefused: new Counter({
+        name: "cobro_token_checks_refused_total",
+        help: "Credentials refused by the APIs' security checks, by API.",
+        labelNames: ["api"] as const,
+        ...with_,
+      }),
+    },
+  };
+}
+
+/** The status class of an HTTP status (a 1xx is counted with 2xx: Cobro never sends one). */
+export function statusClass(status: number): (typeof STATUS_CLASSES)[number] {
+  if (status >= 500) return "5xx";
+  if (status >= 400) return "4xx";
+  if (status >= 300) return "3xx";
+  return "2xx";
+}
