@@ -16,6 +16,7 @@ import { startWorker } from "../jobs/queue.ts";
 import { createTaskList } from "../jobs/tasks.ts";
 import { withBenchDatabase } from "./fixtures/bench-database.ts";
 import { seedDueMessages } from "./fixtures/due-messages.ts";
+import { createMetrics } from "../runtime/metrics.ts";
 
 const messages = Number(process.env.BENCH_NOTIFICATIONS ?? 5_000);
 const concurrencies = (process.env.BENCH_CONCURRENCY ?? "4,16,32").split(",").map(Number);
@@ -48,6 +49,7 @@ for (const concurrency of concurrencies) {
       concurrency,
       pollInterval: 200,
       taskList: createTaskList({
+        metrics: createMetrics("worker"),
         db,
         clock: systemClock,
         serviceEnv: "production",

@@ -10,6 +10,7 @@ import type { TokenCheckCache } from "../domain/sign-in/token-check-cache.ts";
 import type { TaxRegistry } from "../domain/payer-lookup/tax-registry.ts";
 import type { OutboundHttpClient } from "../domain/outbound/http-client.ts";
 import type { EmailMessage, Sender } from "../domain/outbound/sender.ts";
+import type { Metrics } from "../runtime/metrics.ts";
 
 /** What every handler may use: the database, the clock, configuration, the token service, the outbound client. */
 export interface Services {
@@ -28,6 +29,8 @@ export interface Services {
    * Absent in Production without SMTP: the operations that would send answer 503 MailUnavailableError.
    */
   accountMail?: Sender<EmailMessage>;
+  /** The process's metrics (runtime/metrics.ts): what handlers count, served on the metrics listener. */
+  metrics: Metrics;
 }
 
 type SuccessStatus = 200 | 201 | 202 | 204 | 303;

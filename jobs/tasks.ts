@@ -13,6 +13,7 @@ import type { NotificationSenders } from "../domain/outbound/sender.ts";
 import { MAX_SEND_ATTEMPTS, sendNotification } from "../domain/notifications/send.ts";
 import type { ProductionAdminApi } from "../domain/going-live/production-admin-api.ts";
 import { provisionInProduction } from "../domain/going-live/provisioning.ts";
+import type { Metrics } from "../runtime/metrics.ts";
 
 export type TaskHandler<T extends TaskName> = (payload: TaskPayloads[T], helpers: JobHelpers) => Promise<void>;
 
@@ -33,6 +34,8 @@ export interface TaskDependencies {
   integrationPublicUrl: string;
   /** The Production deployment's Admin API, where approved go-live requests create the integration (Sandbox with it configured only). */
   productionAdminApi?: ProductionAdminApi;
+  /** The process's metrics (runtime/metrics.ts): what the tasks count. */
+  metrics: Metrics;
 }
 
 /** graphile-worker's crontab: at most one run of each per minute across all worker processes. */

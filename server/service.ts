@@ -40,6 +40,7 @@ import { WhatsappSender } from "../domain/outbound/whatsapp-sender.ts";
 import { simulatedSender } from "../domain/outbound/simulated-sender.ts";
 import { SandboxMailLog } from "../domain/outbound/sandbox-mail-log.ts";
 import type { EmailMessage, NotificationSenders, Sender } from "../domain/outbound/sender.ts";
+import { createMetrics } from "../runtime/metrics.ts";
 
 export interface RunningService {
   /** Where each served API listens. */
@@ -137,7 +138,9 @@ export async function startService(config: Config, options: ServiceOptions): Pro
       stops.push(await listenForAuthChanges(database.connectionString, tokenChecks, logger));
       stops.push(forgetOwnAuthChanges(database.pool, tokenChecks));
     }
-    const services: Services = { db: database.db, clock, config: effectiveConfig, tokens, tokenChecks, payerRegistry, outboundHttp, accountMail };
+    // One registry per process, labelled with the parts it runs (`integration,auth,admin,worker` by default).
+    const metrics = createMetrics([...config.parts].join(","));
+    const services: Services = { db: database.db, clock, config: effectiveConfig, tokens, tokenChecks, payerRegistry, outboundHttp, accountMail, metrics };
     const sandboxCredentials = options.bootstrapSandbox && config.serviceEnv === "sandbox" ? await bootstrapEmptySandbox(database.db, clock.now()) : undefined;
     const notImplemented: Partial<Record<ApiName, string[]>> = {};
 
@@ -175,6 +178,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
         notificationSenders,
         integrationPublicUrl: publicUrls.integration,
         productionAdminApi: config.productionDeployment ? productionAdminApi(config.productionDeployment) : undefined,
+        metrics,
       });
       const worker = await startWorker({
         connectionString: database.connectionString,

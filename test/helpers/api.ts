@@ -9,6 +9,7 @@ import { systemClock } from "../../domain/clock.ts";
 import type { ApiName } from "../../runtime/config.ts";
 import type { Services } from "../../handlers/handler-types.ts";
 import { captureLogs } from "./captured-logs.ts";
+import { createMetrics } from "../../runtime/metrics.ts";
 
 export interface TestApi {
   url: string;
@@ -27,6 +28,7 @@ export async function startTestApi<Caller>(
     config: loadConfig({}, []),
     tokens: undefined as never,
     outboundHttp: undefined as never,
+    metrics: createMetrics("test"),
   };
   const { app } = await createApiApp<Caller>({
     api,

@@ -29,6 +29,7 @@ import { sandboxAdmin } from "../helpers/sandbox-admin.ts";
 import { linkedMerchant, serviceForFile, startTestService, TEST_SECRET_KEY, type TestService } from "../helpers/service.ts";
 import { startSmtpServer, type TestSmtpServer } from "../helpers/smtp-server.ts";
 import { uniqueRef } from "../helpers/unique-ref.ts";
+import { createMetrics } from "../../runtime/metrics.ts";
 
 const START = new Date("2026-11-22T15:00:00Z");
 const MAIL_FROM = "Cobro <avisos@cobro.test>";
@@ -299,6 +300,7 @@ describe("sending", () => {
       connectionString: t.database.connectionString,
       concurrency: 4,
       taskList: createTaskList({
+        metrics: createMetrics("worker"),
         db: t.database.db,
         clock: t.clock,
         serviceEnv: "sandbox",

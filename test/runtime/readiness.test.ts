@@ -9,6 +9,7 @@ import { anonymousCaller, type IntegrationCaller } from "../../domain/sign-in/ca
 import { loadConfig } from "../../runtime/config.ts";
 import { systemClock } from "../../domain/clock.ts";
 import type { Database } from "../../db/schema.ts";
+import { createMetrics } from "../../runtime/metrics.ts";
 
 let api: TestApi;
 // Port 1 on loopback: nothing listens there, so every query fails at once.
@@ -21,7 +22,14 @@ beforeAll(async () => {
     anonymous: anonymousCaller,
     security: { MerchantBearer: async () => ({ caller: anonymousCaller }) },
     handlers: integrationHandlers,
-    services: { db: unreachable, clock: systemClock, config: loadConfig({}, []), tokens: undefined as never, outboundHttp: undefined as never },
+    services: {
+      db: unreachable,
+      clock: systemClock,
+      config: loadConfig({}, []),
+      tokens: undefined as never,
+      outboundHttp: undefined as never,
+      metrics: createMetrics("test"),
+    },
   });
 });
 afterAll(async () => {
