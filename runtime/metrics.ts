@@ -23,6 +23,16 @@ const REQUEST_SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10
 /** Seconds buckets from an event's creation to its receipt: 50 ms when all is well, hours across retries. */
 const DELIVERY_SECONDS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 15, 60, 300, 1800, 3600, 6 * 3600, 24 * 3600];
 
+/** How long a scrape waits for the samplers before answering with what it has. */
+export const SAMPLE_TIMEOUT_MS = 2_000;
+
+/**
+ * Sets gauges just before a scrape, from the database or the process's memory (the queue's waiting jobs, a
+ * pool's connections). Registered once per process with `metrics.addSampler`; a sampler that throws or
+ * outlasts the timeout leaves its gauges as they were and counts in `cobro_metrics_sample_failures_total`.
+ */
+export type Sampler = () => Promise<void> | void;
+
 export type Metrics = ReturnType<typeof createMetrics>;
 
 /**
@@ -35,8 +45,56 @@ export function createMetrics(role: MetricsRole) {
   registry.setDefaultLabels({ role });
   collectDefaultMetrics({ register: registry });
   const with_ = { registers: [registry] };
+  const sampleFailures = new Counter({
+    name: "cobro_metrics_sample_failures_total",
+    help: "Scrape-time samplers that failed or outlasted the scrape's wait, by sampler (their gauges kept their previous values).",
+    labelNames: ["sampler"] as const,
+    ...with_,
+  });
+  const samplers = new Map<string, Sampler>();
+  let sampling: Promise<void> | undefined;
+  const sampleAll = async (timeoutMs: number): Promise<void> => {
+    await Promise.all(
+      [...samplers].map(async ([name, sample]) => {
+        let timer: NodeJS.Timeout | undefined;
+        const timedOut = new Promise<"timeout">((resolve) => {
+          timer = setTimeout(() => resolve("timeout"), timeoutMs);
+        });
+        try {
+          const outcome = await Promise.race([Promise.resolve().then(sample), timedOut]);
+          if (outcome === "timeout") sampleFailures.inc({ sampler: name });
+        } catch {
+          sampleFailures.inc({ sampler: name });
+        } finally {
+          clearTimeout(timer);
+        }
+      }),
+    );
+  };
   return {
     registry,
+    /**
+     * Runs `sample` before every scrape. `name` is a fixed word (it labels the failures counter); a second
+     * sampler under the same name replaces the first. Returns a function that removes it.
+     */
+    addSampler(name: string, sample: Sampler): () => void {
+      samplers.set(name, sample);
+      return () => {
+        if (samplers.get(name) === sample) samplers.delete(name);
+      };
+    },
+    /**
+     * The text a scrape answers: every sampler run first (at most `timeoutMs`, concurrent scrapes sharing
+     * one round), then the registry serialized in Prometheus's text format (`registry.contentType`).
+     */
+    async scrape(timeoutMs: number = SAMPLE_TIMEOUT_MS): Promise<string> {
+      sampling ??= sampleAll(timeoutMs).finally(() => {
+        sampling = undefined;
+      });
+      await sampling;
+      return registry.metrics();
+    },
+    sampleFailures,
     http: {
       requestDuration: new Histogram({
         name: "cobro_http_request_duration_seconds",
