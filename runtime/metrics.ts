@@ -95,6 +95,15 @@ export function createMetrics(role: MetricsRole) {
       return registry.metrics();
     },
     sampleFailures,
+    health: {
+      // Readiness as Prometheus sees it: /readyz is for load balancers and is not scraped, and `up` only says
+      // the process answered the scrape, not that it can reach its database.
+      ready: new Gauge({
+        name: "cobro_ready",
+        help: "1 when the process can serve requests (its database answers: the check of GET /readyz), 0 when that check fails or outlasts the scrape's wait; checked at scrape time.",
+        ...with_,
+      }),
+    },
     http: {
       requestDuration: new Histogram({
         name: "cobro_http_request_duration_seconds",
