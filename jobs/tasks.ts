@@ -10,10 +10,10 @@ import { queueDueNotifications, type DueSweepOptions } from "../domain/notificat
 import { deliverEvent } from "../domain/webhooks/delivery.ts";
 import type { OutboundHttpClient } from "../domain/outbound/http-client.ts";
 import type { NotificationSenders } from "../domain/outbound/sender.ts";
-import { MAX_SEND_ATTEMPTS, sendNotification } from "../domain/notifications/send.ts";
+import { MAX_SEND_ATTEMPTS, sendNotification, type SendNotificationOutcome } from "../domain/notifications/send.ts";
 import type { ProductionAdminApi } from "../domain/going-live/production-admin-api.ts";
 import { provisionInProduction } from "../domain/going-live/provisioning.ts";
-import type { Metrics } from "../runtime/metrics.ts";
+import { deliveryOutcome, type Metrics } from "../runtime/metrics.ts";
 
 export type TaskHandler<T extends TaskName> = (payload: TaskPayloads[T], helpers: JobHelpers) => Promise<void>;
 
@@ -58,6 +58,12 @@ export function createTaskList(deps: TaskDependencies): TaskList {
       // The event id and the outcome only: never the payload, the secret or the receiver's answer body.
       if (outcome.kind === "attempted") {
         const { result } = outcome;
+        const { webhooks } = deps.metrics;
+        webhooks.deliveries.inc({ outcome: deliveryOutcome(result) });
+        if (outcome.next === "delivered") {
+          webhooks.attemptsToDeliver.observe(outcome.attempt);
+          webhooks.receiptLatency.observe(outcome.eventAgeMs / 1000);
+        }
         helpers.logger.info(
           `webhook ${payload.eventId} attempt ${outcome.attempt}: ${result.ok ? `delivered (${result.status})` : `${result.failure}${result.status ? ` ${result.status}` : ""}`} in ${result.durationMs} ms; ${outcome.next}`,
         );
@@ -75,6 +81,7 @@ export function createTaskList(deps: TaskDependencies): TaskList {
         { db: deps.db, clock: deps.clock, senders: deps.notificationSenders, integrationPublicUrl: deps.integrationPublicUrl },
         notificationId,
       );
+      countNotification(deps.metrics, outcome);
       // The id and the outcome only: never the recipient, the content or the provider's words (they are in the outbox).
       switch (outcome.kind) {
         case "retry":
@@ -121,4 +128,26 @@ export function createTaskList(deps: TaskDependencies): TaskList {
       }
     },
   };
+}
+
+/** A message's final status once (sent, simulated, failed, canceled), and every failure of its provider. */
+function countNotification(metrics: Metrics, outcome: SendNotificationOutcome): void {
+  const { notifications } = metrics;
+  switch (outcome.kind) {
+    case "retry":
+      notifications.providerErrors.inc({ channel: outcome.message.channel, class: "temporary" });
+      return;
+    case "failed":
+      notifications.providerErrors.inc({ channel: outcome.message.channel, class: outcome.permanent ? "permanent" : "temporary" });
+      notifications.messages.inc({ ...outcome.message, status: "failed" });
+      return;
+    case "sent":
+    case "simulated":
+    case "canceled":
+      notifications.messages.inc({ ...outcome.message, status: outcome.kind });
+      return;
+    case "settled":
+    case "not_claimed":
+      return;
+  }
 }

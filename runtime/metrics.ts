@@ -4,6 +4,7 @@
 // or taken from the contract (operationIds); no label ever holds a person's data, a secret, or an id of
 // a person. The one id allowed is an integration's, and only in the bounded top-N gauges of waiting events.
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
+import type { OutboundResult } from "../domain/outbound/http-client.ts";
 
 /** Which part a process runs: the three APIs together, one of them (`--only`), or the worker. */
 export type MetricsRole = string;
@@ -13,6 +14,12 @@ export const STATUS_CLASSES = ["2xx", "3xx", "4xx", "5xx"] as const;
 
 /** How a webhook delivery attempt ended (domain/webhooks/delivery.ts's outcomes, by class). */
 export const DELIVERY_OUTCOMES = ["2xx", "4xx", "5xx", "3xx", "timeout", "network", "refused"] as const;
+
+/** Where a charge was created: POST /payment-request, its bulk, the checkout widget's /v1/payments, a Sandbox test charge. */
+export const CHARGE_CHANNELS = ["single", "bulk", "widget", "test"] as const;
+
+/** How a provider's failure to take a payer notification is classed (domain/outbound/sender.ts's outcomes). */
+export const PROVIDER_ERROR_CLASSES = ["permanent", "temporary"] as const;
 
 /** How many integrations the waiting-events gauges name at most (the ones with most waiting, oldest first on ties). */
 export const WAITING_EVENTS_TOP_N = 10;
@@ -161,13 +168,13 @@ export function createMetrics(role: MetricsRole) {
     money: {
       chargesCreated: new Counter({
         name: "cobro_charges_created_total",
-        help: "Charges created, by kind (standard, draft, short-lived, checkout) and channel (single, bulk, test).",
+        help: "Charges created, by kind (standard, draft, short-lived, checkout) and channel (single, bulk, widget, test).",
         labelNames: ["kind", "channel"] as const,
         ...with_,
       }),
       transfersReceived: new Counter({
         name: "cobro_transfers_received_total",
-        help: "Transfers received, by source (bank-feed, simulation), result (matched, unmatched) and, when unmatched, reason.",
+        help: "Transfers received, by source (bank-feed, simulation), result (matched, unmatched, duplicate: its transaction id was already recorded) and, when unmatched, reason (expired, already_paid, canceled, no_cuil_match, no_pending, ambiguous).",
         labelNames: ["source", "result", "reason"] as const,
         ...with_,
       }),
@@ -213,20 +220,25 @@ export function createMetrics(role: MetricsRole) {
     notifications: {
       messages: new Counter({
         name: "cobro_notifications_total",
-        help: "Payer notifications by channel (email, whatsapp), kind and final status (sent, simulated in the Sandbox, failed, canceled).",
+        help: "Payer notifications by channel (email, whatsapp), kind (initial, advance_reminder, due_date, first_due_date_passed, second_due_date, payment_confirmation) and final status (sent, simulated in the Sandbox, failed, canceled when its send came due).",
         labelNames: ["channel", "kind", "status"] as const,
         ...with_,
       }),
       providerErrors: new Counter({
         name: "cobro_notification_provider_errors_total",
-        help: "Provider refusals and failures by channel and class (temporary, permanent, rate-limited, unavailable).",
+        help: "Provider failures by channel and class (permanent: refused for good; temporary: no answer or an answer that says later, retried until the attempts run out).",
         labelNames: ["channel", "class"] as const,
         ...with_,
       }),
       chatCapUse: new Gauge({
         name: "cobro_chat_cap_use_ratio",
-        help: "Today's chat messages against the daily cap: the highest ratio among merchants (scope=max) and the number at their cap (scope=at_cap).",
+        help: "Today's chat messages against their daily cap (read at scrape time): the highest ratio among integrations (scope=integration_max) and the global cap's (scope=global).",
         labelNames: ["scope"] as const,
+        ...with_,
+      }),
+      integrationsAtChatCap: new Gauge({
+        name: "cobro_chat_integrations_at_cap",
+        help: "Integrations whose chat messages today have reached their daily cap (read at scrape time).",
         ...with_,
       }),
     },
@@ -251,6 +263,44 @@ export function createMetrics(role: MetricsRole) {
       }),
     },
   };
+}
+
+/** The outcome a webhook delivery attempt is counted under: the answer's status class, or why there was none. */
+export function deliveryOutcome(result: OutboundResult): (typeof DELIVERY_OUTCOMES)[number] {
+  if (result.ok) return "2xx";
+  switch (result.failure) {
+    case "blocked_address":
+      return "refused";
+    case "timeout":
+      return "timeout";
+    case "connection_error":
+      return "network";
+    case "redirect":
+      return "3xx";
+    default:
+      return result.status === undefined ? "network" : statusClass(result.status);
+  }
+}
+
+/** What a received transfer came to, for the money counters. */
+export interface ReceivedTransfer {
+  source: "bank-feed" | "simulation";
+  amountCents: number;
+  /** Its transaction id was already recorded: nothing new happened. */
+  duplicate: boolean;
+  matched: boolean;
+  unmatchedReason?: string;
+}
+
+/** Counts a received transfer once: a duplicate adds nothing to the matched amounts. */
+export function countTransfer(metrics: Metrics, transfer: ReceivedTransfer): void {
+  const { source } = transfer;
+  const { money } = metrics;
+  if (transfer.duplicate) money.transfersReceived.inc({ source, result: "duplicate" });
+  else if (transfer.matched) {
+    money.transfersReceived.inc({ source, result: "matched" });
+    money.matchedCents.inc({ source }, transfer.amountCents);
+  } else money.transfersReceived.inc({ source, result: "unmatched", reason: transfer.unmatchedReason ?? "ambiguous" });
 }
 
 /** The status class of an HTTP status (a 1xx is counted with 2xx: Cobro never sends one). */

@@ -40,7 +40,7 @@ import { WhatsappSender } from "../domain/outbound/whatsapp-sender.ts";
 import { simulatedSender } from "../domain/outbound/simulated-sender.ts";
 import { SandboxMailLog } from "../domain/outbound/sandbox-mail-log.ts";
 import type { EmailMessage, NotificationSenders, Sender } from "../domain/outbound/sender.ts";
-import { createMetrics } from "../runtime/metrics.ts";
+import { createMetrics, type Metrics } from "../runtime/metrics.ts";
 
 export interface RunningService {
   /** Where each served API listens. */
@@ -51,6 +51,7 @@ export interface RunningService {
   sandboxCredentials?: SandboxCredentials;
   database: DatabaseHandle;
   notImplemented: Partial<Record<ApiName, string[]>>;
+  metrics: Metrics;
   stop(): Promise<void>;
 }
 
@@ -192,7 +193,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
       stops.push(() => worker.stop());
     }
 
-    return { urls, publicUrls, database, notImplemented, sandboxCredentials, stop: stopAll };
+    return { urls, publicUrls, database, notImplemented, sandboxCredentials, metrics, stop: stopAll };
   } catch (error) {
     await stopAll();
     throw error;

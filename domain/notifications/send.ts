@@ -17,7 +17,7 @@
 import { messageStillDue } from "./schedule.ts";
 import type { Kysely } from "kysely";
 import type { Database } from "../../db/schema.ts";
-import type { Notification, NotificationStatus } from "../../db/tables/notifications.table.ts";
+import type { Notification, NotificationChannel, NotificationKind, NotificationStatus } from "../../db/tables/notifications.table.ts";
 import { integrationNow, type Clock } from "../clock.ts";
 import { chatContent, emailContent, messageFacts, type MessageFacts } from "./content.ts";
 import { payerPageUrl } from "./payer-page-link.ts";
@@ -37,18 +37,24 @@ export interface SendDependencies {
   integrationPublicUrl: string;
 }
 
+/** Which message an outcome is about, for the caller's counts: never its recipient or content. */
+export interface MessageLabel {
+  channel: NotificationChannel;
+  kind: NotificationKind;
+}
+
 export type SendNotificationOutcome =
   /** Another worker holds or is sending it right now, or it no longer exists: nothing to do here. */
   | { kind: "not_claimed" }
   /** Already sent, simulated, failed, canceled, or not queued yet. */
   | { kind: "settled"; status: NotificationStatus }
   /** Its charge is no longer open: withdrawn instead of sent. */
-  | { kind: "canceled" }
-  | { kind: "sent"; attempt: number }
-  | { kind: "simulated"; attempt: number }
-  | { kind: "failed"; attempt: number; permanent: boolean }
+  | { kind: "canceled"; message: MessageLabel }
+  | { kind: "sent"; attempt: number; message: MessageLabel }
+  | { kind: "simulated"; attempt: number; message: MessageLabel }
+  | { kind: "failed"; attempt: number; permanent: boolean; message: MessageLabel }
   /** A temporary failure with attempts left: the caller retries later. */
-  | { kind: "retry"; attempt: number };
+  | { kind: "retry"; attempt: number; message: MessageLabel };
 
 type Claim =
   | { kind: "outcome"; outcome: SendNotificationOutcome }
@@ -104,7 +110,7 @@ async function claimNotification(deps: SendDependencies, notificationId: string)
     // reminder after the sweep closed the charge); one of a paid or canceled charge does not.
     if (!messageStillDue(notification, charge)) {
       await trx.updateTable("notifications").set({ status: "canceled" }).where("id", "=", notification.id).execute();
-      return { kind: "outcome", outcome: { kind: "canceled" } };
+      return { kind: "outcome", outcome: { kind: "canceled", message: labelOf(notification) } };
     }
 
     const transfer =
@@ -140,6 +146,7 @@ async function callProvider(senders: NotificationSenders, notification: Notifica
 /** Records the provider's answer on the claim (a claim taken over meanwhile is left to its new owner). */
 async function record(db: Kysely<Database>, claim: Extract<Claim, { kind: "claimed" }>, result: SendResult): Promise<SendNotificationOutcome> {
   const { attempt, now } = claim;
+  const message = labelOf(claim.notification);
   const update = db
     .updateTable("notifications")
     .where("id", "=", claim.notification.id)
@@ -148,19 +155,23 @@ async function record(db: Kysely<Database>, claim: Extract<Claim, { kind: "claim
   switch (result.outcome) {
     case "sent":
       await update.set({ status: "sent", sent_at: now, provider_message_id: result.providerMessageId, failure_reason: null }).execute();
-      return { kind: "sent", attempt };
+      return { kind: "sent", attempt, message };
     case "simulated":
       await update.set({ status: "simulated", sent_at: now, failure_reason: null }).execute();
-      return { kind: "simulated", attempt };
+      return { kind: "simulated", attempt, message };
     case "rejected":
       await update.set({ status: "failed", failure_reason: result.reason }).execute();
-      return { kind: "failed", attempt, permanent: true };
+      return { kind: "failed", attempt, permanent: true, message };
     case "temporary_failure":
       if (attempt >= MAX_SEND_ATTEMPTS) {
         await update.set({ status: "failed", failure_reason: result.reason }).execute();
-        return { kind: "failed", attempt, permanent: false };
+        return { kind: "failed", attempt, permanent: false, message };
       }
       await update.set({ status: "queued", failure_reason: result.reason }).execute();
-      return { kind: "retry", attempt };
+      return { kind: "retry", attempt, message };
   }
+}
+
+function labelOf(notification: Notification): MessageLabel {
+  return { channel: notification.channel, kind: notification.kind };
 }

@@ -75,6 +75,8 @@ export type DeliveryOutcome =
       attempt: number;
       targetUrl: string;
       result: OutboundResult;
+      /** From the event's creation (its enqueue) to the receiver's answer, on the integration's clock. */
+      eventAgeMs: number;
       next: "delivered" | "retry" | "failed" | "superseded";
       nextAttemptAt?: Date;
     };
@@ -89,6 +91,7 @@ type AttemptContext = OutboxEvent &
     last_finished_at: Date | null;
     last_attempted_at: Date | null;
     last_job_id: string | null;
+    clock_offset_ms: number | string;
     withheld: boolean;
     subscribed: boolean;
     secret: Sealed | null;
@@ -97,6 +100,8 @@ type AttemptContext = OutboxEvent &
 
 interface Claim {
   attempt: number;
+  /** The event's creation, moved to the service's clock (a Sandbox integration's clock runs ahead by its offset). */
+  eventCreatedAt: number;
   url: string;
   validationToken: string | null;
   secret: SigningSecret;
@@ -116,7 +121,7 @@ export async function deliverEvent(deps: DeliveryDependencies, eventId: string, 
     // secret: one round trip.
     const found = await sql<AttemptContext>`
       select e.*, d.status as delivery_status, d.attempts_made, d.cycle_start,
-             la.attempt as last_attempt, la.finished_at as last_finished_at, la.attempted_at as last_attempted_at, la.job_id as last_job_id,
+             la.attempt as last_attempt, la.finished_at as last_finished_at, la.attempted_at as last_attempted_at, la.job_id as last_job_id, i.clock_offset_ms,
              ${eventWithheldFromIntegration("e")} as withheld,
              ${subscribedTo("i", sql.ref("e.type"))} as subscribed,
              s.secret, s.scheme as secret_scheme, destination.*, ${ASYNC_COMMIT} as async_commit
@@ -166,13 +171,15 @@ export async function deliverEvent(deps: DeliveryDependencies, eventId: string, 
       context.secret !== null
         ? openSigningSecret(context.integration_client_id, { secret: context.secret, scheme: context.secret_scheme! })
         : await ensureSigningSecret(trx, context.integration_client_id, now);
-    return { attempt, url: destination.url, validationToken: destination.validationToken, secret, rawBody: JSON.stringify(context.payload) };
+    const eventCreatedAt = context.created_at.getTime() - Number(context.clock_offset_ms);
+    return { attempt, eventCreatedAt, url: destination.url, validationToken: destination.validationToken, secret, rawBody: JSON.stringify(context.payload) };
   });
   if ("kind" in claimed) return claimed;
 
   const result = await sendSigned(http, claimed.url, eventId, claimed.rawBody, claimed.secret, claimed.validationToken, clock.now());
 
-  const base = { kind: "attempted" as const, attempt: claimed.attempt, targetUrl: claimed.url, result };
+  const eventAgeMs = Math.max(0, clock.now().getTime() - claimed.eventCreatedAt);
+  const base = { kind: "attempted" as const, attempt: claimed.attempt, targetUrl: claimed.url, result, eventAgeMs };
   if (result.ok) {
     // The common outcome in one statement: the delivery's lock, the attempt's outcome and `delivered`.
     const now = clock.now();

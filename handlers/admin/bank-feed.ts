@@ -1,6 +1,7 @@
 // POST /internal/bank-feed/transfers: production money in, from the bank integration.
 import { requireCents } from "../../domain/money.ts";
 import { receiveTransfer } from "../../domain/reconciliation/reconcile.ts";
+import { countTransfer } from "../../runtime/metrics.ts";
 import type { Handler } from "./handler.ts";
 
 export const ingestBankTransfer: Handler<"ingestBankTransfer"> = async ({ body, services }) => {
@@ -20,6 +21,13 @@ export const ingestBankTransfer: Handler<"ingestBankTransfer"> = async ({ body, 
     { receivedAt: services.clock.now(), livemode: services.config.serviceEnv === "production" },
   );
   const charge = outcome.charge;
+  countTransfer(services.metrics, {
+    source: "bank-feed",
+    amountCents,
+    duplicate: outcome.duplicate,
+    matched: charge !== undefined,
+    unmatchedReason: outcome.unmatchedReason,
+  });
   return {
     status: 200,
     body: {

@@ -7,6 +7,7 @@ import { advanceSandboxClock as advanceClock } from "../../domain/sandbox/sandbo
 import { requireSandbox } from "../../domain/sandbox/sandbox-only.ts";
 import { simulatePayment as simulate } from "../../domain/sandbox/simulate-payment.ts";
 import { createTestCharge as createCharge } from "../../domain/sandbox/test-charges.ts";
+import { countTransfer } from "../../runtime/metrics.ts";
 import { integrationChargeDetailView } from "./integration-payment-requests.ts";
 import { requireIntegrationAdmin } from "./caller.ts";
 import type { Handler } from "./handler.ts";
@@ -22,6 +23,7 @@ export const createTestCharge: Handler<"createTestCharge"> = async ({ body, call
     destinationPolicy: services.outboundHttp.policy,
   };
   const { charge, cvu } = await createCharge(services.db, context, body);
+  services.metrics.money.chargesCreated.inc({ kind: charge.kind, channel: "test" });
   // Just created: no payment yet, so nothing to read back.
   return { status: 201, body: integrationChargeDetailView({ charge, cvu, payments: [] }) };
 };
@@ -46,6 +48,16 @@ export const simulatePayment: Handler<"simulatePayment"> = async ({ body, caller
     },
     now,
   );
+  // A forced provider failure receives nothing: no transfer to count.
+  if (!(body.forcePspFailure ?? false)) {
+    countTransfer(services.metrics, {
+      source: "simulation",
+      amountCents,
+      duplicate: false,
+      matched: outcome.conciliated,
+      unmatchedReason: outcome.unmatchedReason,
+    });
+  }
   const { transactionId, ...result } = outcome;
   return {
     status: 200,

@@ -8,6 +8,8 @@ export const createPaymentRequestsBulk: Handler<"createPaymentRequestsBulk"> = a
   const context = chargeContext(caller, services);
   const specs = validateBulkItems(body.paymentRequests, context.now);
   const batch = await createChargeBatch(services.db, context, specs);
+  // All or nothing: every item is a new charge.
+  for (const spec of specs) services.metrics.money.chargesCreated.inc({ kind: spec.kind, channel: "bulk" });
   return {
     status: 201,
     body: {

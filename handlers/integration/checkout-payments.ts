@@ -31,6 +31,7 @@ export const createCheckoutPayment: Handler<"createCheckoutPayment"> = async ({ 
   const spec = validateCreateRequest(checkoutChargeRequest(body, context.now), context.now);
   await requireLinkedMerchant(services.db, widget.integrationClientId, body.merchantUserId);
   const stored = await createCharge(services.db, context, spec);
+  services.metrics.money.chargesCreated.inc({ kind: stored.charge.kind, channel: "widget" });
   return { status: 201, body: { ...paymentRequestView(stored.charge, stored.cvu, stored.bankAccountInfo), expiresAt: checkoutExpiresAt(stored.charge) } };
 };
 

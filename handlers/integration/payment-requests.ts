@@ -32,6 +32,7 @@ export const createPaymentRequest: Handler<"createPaymentRequest"> = async ({ bo
   const context = chargeContext(caller, services);
   const spec = validateCreateRequest(body, context.now);
   const stored = await createCharge(services.db, context, spec);
+  services.metrics.money.chargesCreated.inc({ kind: stored.charge.kind, channel: "single" });
   return { status: 201, body: paymentRequestView(stored.charge, stored.cvu, stored.bankAccountInfo) };
 };
 

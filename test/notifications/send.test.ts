@@ -335,7 +335,7 @@ describe("sending", () => {
       await expect.poll(() => chatRequestsTo(charge.chatNumber).length).toBe(1); // the first has claimed it and is mid-call
       const second = await sendNotification(deps, chatId!);
       expect(second).toEqual({ kind: "not_claimed" });
-      expect(await first).toEqual({ kind: "sent", attempt: 1 });
+      expect(await first).toEqual({ kind: "sent", attempt: 1, message: { channel: "whatsapp", kind: "initial" } });
       expect(await sendNotification(deps, chatId!)).toEqual({ kind: "settled", status: "sent" });
       expect(chatRequestsTo(charge.chatNumber)).toHaveLength(1);
     } finally {
@@ -371,7 +371,7 @@ describe("sending", () => {
     try {
       expect(await sendNotification(deps, chatId!)).toEqual({ kind: "not_claimed" });
       t.clock.advance(CLAIM_LEASE_MS);
-      expect(await sendNotification(deps, chatId!)).toEqual({ kind: "sent", attempt: 2 });
+      expect(await sendNotification(deps, chatId!)).toEqual({ kind: "sent", attempt: 2, message: { channel: "whatsapp", kind: "initial" } });
       expect(chatRequestsTo(charge.chatNumber)).toHaveLength(1);
     } finally {
       await Promise.all([deps.senders.email.close(), deps.senders.whatsapp.close()]);
