@@ -32,6 +32,7 @@ import * as adminRefreshTokenReuse from "./2026_11_27_0028_admin_refresh_token_r
 import * as webhookSigningSecretScheme from "./2026_11_27_0029_webhook_signing_secret_scheme.ts";
 import * as providerMerchantAccounts from "./2026_11_27_0030_provider_merchant_accounts.ts";
 import * as merchantStatusAuthChanged from "./2026_11_27_0031_merchant_status_auth_changed.ts";
+import * as scrapeTimeReads from "./2026_11_27_0032_scrape_time_reads.ts";
 
 export const migrations: Record<string, Migration> = {
   "2026_11_22_0001_initial": initial,
@@ -64,4 +65,5 @@ export const migrations: Record<string, Migration> = {
   "2026_11_27_0029_webhook_signing_secret_scheme": webhookSigningSecretScheme,
   "2026_11_27_0030_provider_merchant_accounts": providerMerchantAccounts,
   "2026_11_27_0031_merchant_status_auth_changed": merchantStatusAuthChanged,
+  "2026_11_27_0032_scrape_time_reads": scrapeTimeReads,
 };

@@ -6,7 +6,7 @@
 import { sql, type Transaction } from "kysely";
 import type { Database } from "../../db/schema.ts";
 import type { Executor } from "../../db/transactions.ts";
-import { addDays, argentinaDate, startOfArgentinaDay } from "../argentina-time.ts";
+import { addDays, ARGENTINA_UTC_OFFSET, argentinaDate, startOfArgentinaDay } from "../argentina-time.ts";
 import { DomainError } from "../errors.ts";
 
 export const DEFAULT_DAILY_MESSAGE_CAP = { sandbox: 20, production: 200 } as const;
@@ -83,3 +83,43 @@ async function take(trx: Transaction<Database>, scope: string, day: string, mess
     returning messages`.execute(trx);
   return row.rows.length > 0;
 }
+
+/** Today's chat messages against the caps: the global counter and the integrations' highest use. */
+export interface ChatCapUse {
+  global: { messages: number; cap: number };
+  /** The highest messages/cap among integrations (0 when none sent any today). */
+  highestIntegrationRatio: number;
+  /** Integrations whose count today has reached their cap. */
+  integrationsAtCap: number;
+}
+
+/**
+ * Reads today's counters (the day index: today's rows only). Each integration's day is its own clock's
+ * (a Sandbox integration's runs ahead by its offset), as `reserveChatMessages` counts it.
+ */
+export async function chatCapUseToday(db: Executor, options: { now: Date; serviceEnv: "sandbox" | "production"; globalCap: number }): Promise<ChatCapUse> {
+  const today = argentinaDate(options.now);
+  const defaultCap = DEFAULT_DAILY_MESSAGE_CAP[options.serviceEnv];
+  const { rows } = await sql<{ highest: number | null; at_cap: number; global_messages: number | null }>`
+    with today as (
+      select u.messages, coalesce(l.max_messages_per_day, ${defaultCap}) as cap
+        from daily_message_usage u
+        join integration_clients i on i.id = (case when u.scope like 'integration:%' then substr(u.scope, 13)::uuid end)
+        left join integration_limits l on l.integration_client_id = i.id
+       where u.day >= ${today}::date
+         and u.day = ((${options.now}::timestamptz + i.clock_offset_ms * interval '1 millisecond') at time zone ${ARGENTINA_UTC_OFFSET_ZONE})::date
+    )
+    select max(messages::float8 / nullif(cap, 0)) as highest,
+           count(*) filter (where messages >= cap)::int as at_cap,
+           (select messages from daily_message_usage where scope = 'global' and day = ${today}::date) as global_messages
+      from today`.execute(db);
+  const row = rows[0]!;
+  return {
+    global: { messages: row.global_messages ?? 0, cap: options.globalCap },
+    highestIntegrationRatio: row.highest ?? 0,
+    integrationsAtCap: row.at_cap,
+  };
+}
+
+/** Argentina's offset as PostgreSQL's `at time zone` reads a fixed one (POSIX signs: west of UTC is positive). */
+const ARGENTINA_UTC_OFFSET_ZONE = `UTC${ARGENTINA_UTC_OFFSET.startsWith("-") ? "+" : "-"}${ARGENTINA_UTC_OFFSET.slice(1)}`;
