@@ -49,6 +49,7 @@ describe("webhook delivery metrics", () => {
       ok: await deliveries("2xx"),
       failed: await deliveries("5xx"),
       receipts: await receipts(),
+      acknowledged: await acknowledged(),
       seconds: await metricValue(t, "cobro_webhook_receipt_latency_seconds", {}, "sum"),
       attempts: await metricValue(t, "cobro_webhook_attempts_to_deliver", {}, "sum"),
     };
@@ -56,11 +57,13 @@ describe("webhook delivery metrics", () => {
     const eventId = await charge.pay();
     await expect.poll(() => deliveries("5xx")).toBe(before.failed + 1);
     expect(await receipts()).toBe(before.receipts);
+    expect(await acknowledged()).toBe(before.acknowledged);
     // The retry, 90 s (of the service's clock) after the event: made due now rather than in a minute.
     t.clock.advance(90_000);
     await runJobNow(t.database.db, deliverEventJobKey(eventId));
     await expect.poll(() => deliveries("2xx"), { timeout: 10_000 }).toBe(before.ok + 1);
     expect(await receipts()).toBe(before.receipts + 1);
+    expect(await acknowledged()).toBe(before.acknowledged + 1);
     expect(await metricValue(t, "cobro_webhook_receipt_latency_seconds", {}, "sum")).toBe(before.seconds + 90);
     expect(await metricValue(t, "cobro_webhook_attempts_to_deliver", {}, "sum")).toBe(before.attempts + 2);
   });
