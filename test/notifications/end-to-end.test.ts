@@ -1,34 +1,18 @@
 // A charge's payer notifications from creation to payment, as an integrator and a payer see them: a
 // Sandbox with a real SMTP server and a chat provider stand-in on loopback, the charge created through the
 // Integration API, time moved with the Sandbox clock, payments simulated, and the Admin API's outbox.
-import { afterAll, beforeAll, expect, it } from "vitest";
-import { startChatProvider, type ChatProvider } from "../helpers/chat-provider.ts";
+import { beforeAll, expect, it } from "vitest";
 import { chargeBody } from "../helpers/charges.ts";
 import { sandboxAdmin, type SandboxAdmin } from "../helpers/sandbox-admin.ts";
-import { linkedMerchant, serviceForFile } from "../helpers/service.ts";
-import { startSmtpServer, type TestSmtpServer } from "../helpers/smtp-server.ts";
+import { notifyingServiceForFile } from "../helpers/notifying-service.ts";
+import { linkedMerchant } from "../helpers/service.ts";
 
 // 12:00 in Argentina.
 const START = new Date("2026-11-22T15:00:00Z");
 const EMAIL = "ana.lopez@example.com";
 const CHAT_NUMBER = "5491155550001";
 
-let smtp: TestSmtpServer;
-let provider: ChatProvider;
-beforeAll(async () => {
-  smtp = await startSmtpServer();
-  provider = await startChatProvider();
-});
-afterAll(async () => {
-  await smtp?.close();
-  await provider?.close();
-});
-
-const t = serviceForFile(() => ({
-  start: START,
-  env: { COBRO_SMTP_URL: smtp.url, COBRO_MAIL_FROM: "Cobro <avisos@cobro.test>", ...provider.env },
-  parts: ["integration", "auth", "admin", "worker"],
-}));
+const { service: t, smtp, provider } = notifyingServiceForFile({ start: START });
 
 let merchant: Awaited<ReturnType<typeof linkedMerchant>>;
 let admin: SandboxAdmin;

@@ -1,29 +1,14 @@
 // The payer notification counters, with the worker, a real SMTP server and a chat provider stand-in on
 // loopback: each message's final status by channel and kind, and each provider failure by class.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { providerError, startChatProvider, type ChatProvider } from "../helpers/chat-provider.ts";
+import { beforeAll, describe, expect, it } from "vitest";
+import { providerError } from "../helpers/chat-provider.ts";
 import { chargeBody } from "../helpers/charges.ts";
 import { metricValue } from "../helpers/metrics.ts";
-import { linkedMerchant, serviceForFile } from "../helpers/service.ts";
-import { startSmtpServer, type TestSmtpServer } from "../helpers/smtp-server.ts";
+import { notifyingServiceForFile } from "../helpers/notifying-service.ts";
+import { linkedMerchant } from "../helpers/service.ts";
 import { uniqueRef } from "../helpers/unique-ref.ts";
 
-let smtp: TestSmtpServer;
-let provider: ChatProvider;
-beforeAll(async () => {
-  smtp = await startSmtpServer();
-  provider = await startChatProvider();
-});
-afterAll(async () => {
-  await smtp?.close();
-  await provider?.close();
-});
-
-const t = serviceForFile(() => ({
-  start: new Date("2026-11-22T15:00:00Z"),
-  env: { COBRO_SMTP_URL: smtp.url, COBRO_MAIL_FROM: "Cobro <avisos@cobro.test>", ...provider.env },
-  parts: ["integration", "auth", "admin", "worker"],
-}));
+const { service: t, smtp, provider } = notifyingServiceForFile({ start: new Date("2026-11-22T15:00:00Z") });
 
 let merchant: Awaited<ReturnType<typeof linkedMerchant>>;
 beforeAll(async () => {
@@ -34,9 +19,8 @@ const messages = (channel: string, kind: string, status: string) => metricValue(
 const providerErrors = (channel: string, errorClass: string) => metricValue(t, "cobro_notification_provider_errors_total", { channel, class: errorClass });
 
 let phone = 20_000_000;
-/** A charge whose initial email and chat message go out at once, to a payer of its own. */
-async function notifiedCharge() {
-  const email = `${uniqueRef("payer").toLowerCase()}@example.com`;
+/** A charge whose initial email and chat message go out at once, to a payer of its own (or to `email`). */
+async function notifiedCharge(email = `${uniqueRef("payer").toLowerCase()}@example.com`) {
   const number = `911${++phone}`;
   const created = await merchant.call(
     "POST",
@@ -72,16 +56,7 @@ describe("notification metrics", () => {
     provider.answerNext(providerError(400, "(#131026) Message undeliverable"));
     const email = `${uniqueRef("refused").toLowerCase()}@example.com`;
     smtp.refuse(email, { code: 550, message: "5.1.1 Mailbox does not exist" });
-    const created = await merchant.call(
-      "POST",
-      "/payment-request",
-      chargeBody({
-        sendEmailNotification: true,
-        sendWhatsappNotification: true,
-        customer: { name: "Ana López", email, phoneNumber: { countryCode: "+54", number: `911${++phone}` } },
-      }),
-    );
-    expect(created.status, created.text).toBe(201);
+    await notifiedCharge(email);
     await expect.poll(() => messages("email", "initial", "failed"), { timeout: 10_000 }).toBe(before.emailFailed + 1);
     await expect.poll(() => messages("whatsapp", "initial", "failed"), { timeout: 10_000 }).toBe(before.chatFailed + 1);
     expect(await providerErrors("email", "permanent")).toBe(before.emailPermanent + 1);

@@ -5,7 +5,7 @@
 // failed / canceled, retried after a temporary failure, and never lets a provider reach a log line.
 import { runJobNow } from "../helpers/jobs.ts";
 import { sql } from "kysely";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { sendNotificationJobKey } from "../../db/job-queue.ts";
 import { CobroStartupError } from "../../db/errors.ts";
 import type { NotificationChannel, NotificationKind } from "../../db/tables/notifications.table.ts";
@@ -23,33 +23,16 @@ import { loadConfig } from "../../runtime/config.ts";
 import { startService } from "../../server/service.ts";
 import { chargeBody } from "../helpers/charges.ts";
 import { captureLogs } from "../helpers/captured-logs.ts";
-import { CHAT_TOKEN, PHONE_NUMBER_ID, providerError, startChatProvider, accepted, type ChatProvider } from "../helpers/chat-provider.ts";
+import { CHAT_TOKEN, PHONE_NUMBER_ID, providerError, accepted } from "../helpers/chat-provider.ts";
 import { startCobro } from "../../scripts/cobro-process.ts";
 import { sandboxAdmin } from "../helpers/sandbox-admin.ts";
-import { linkedMerchant, serviceForFile, startTestService, TEST_SECRET_KEY, type TestService } from "../helpers/service.ts";
-import { startSmtpServer, type TestSmtpServer } from "../helpers/smtp-server.ts";
+import { linkedMerchant, startTestService, TEST_SECRET_KEY, type TestService } from "../helpers/service.ts";
+import { MAIL_FROM, notifyingServiceForFile } from "../helpers/notifying-service.ts";
 import { uniqueRef } from "../helpers/unique-ref.ts";
 import { createMetrics } from "../../runtime/metrics.ts";
 
 const START = new Date("2026-11-22T15:00:00Z");
-const MAIL_FROM = "Cobro <avisos@cobro.test>";
-
-let smtp: TestSmtpServer;
-let provider: ChatProvider;
-beforeAll(async () => {
-  smtp = await startSmtpServer();
-  provider = await startChatProvider();
-});
-afterAll(async () => {
-  await smtp?.close();
-  await provider?.close();
-});
-
-const t = serviceForFile(() => ({
-  start: START,
-  env: { COBRO_SMTP_URL: smtp.url, COBRO_MAIL_FROM: MAIL_FROM, ...provider.env },
-  parts: ["integration", "auth", "admin", "worker"],
-}));
+const { service: t, smtp, provider } = notifyingServiceForFile({ start: START });
 
 let merchant: Awaited<ReturnType<typeof linkedMerchant>>;
 beforeAll(async () => {
