@@ -28,7 +28,7 @@ export async function sampleDeliveryAndCapGauges(
     webhooks.eventsWaiting.set(labels, integration.waiting);
     webhooks.oldestWaitingAge.set(labels, Math.max(0, now.getTime() - integration.oldestCreatedAt.getTime()) / 1000);
   }
-  notifications.chatCapUse.set({ scope: "integration_max" }, capUse.highestIntegrationRatio);
+  notifications.chatCapUse.set({ scope: "max" }, capUse.highestIntegrationRatio);
+  notifications.chatCapUse.set({ scope: "at_cap" }, capUse.integrationsAtCap);
   notifications.chatCapUse.set({ scope: "global" }, capUse.global.cap > 0 ? capUse.global.messages / capUse.global.cap : 0);
-  notifications.integrationsAtChatCap.set(capUse.integrationsAtCap);
 }

@@ -174,7 +174,7 @@ export function createMetrics(role: MetricsRole) {
       }),
       transfersReceived: new Counter({
         name: "cobro_transfers_received_total",
-        help: "Transfers received, by source (bank-feed, simulation), result (matched, unmatched, duplicate: its transaction id was already recorded) and, when unmatched, reason (expired, already_paid, canceled, no_cuil_match, no_pending, ambiguous).",
+        help: "Transfers received, by source (bank-feed, simulation), result (matched, unmatched) and, when unmatched, reason (expired, already_paid, canceled, no_cuil_match, no_pending, ambiguous); a transaction id already recorded is not counted again.",
         labelNames: ["source", "result", "reason"] as const,
         ...with_,
       }),
@@ -232,13 +232,8 @@ export function createMetrics(role: MetricsRole) {
       }),
       chatCapUse: new Gauge({
         name: "cobro_chat_cap_use_ratio",
-        help: "Today's chat messages against their daily cap (read at scrape time): the highest ratio among integrations (scope=integration_max) and the global cap's (scope=global).",
+        help: "Today's chat messages against the daily caps, read at scrape time: the highest ratio among integrations (scope=max), the number of integrations at their cap (scope=at_cap: a count, not a ratio) and the global cap's ratio (scope=global).",
         labelNames: ["scope"] as const,
-        ...with_,
-      }),
-      integrationsAtChatCap: new Gauge({
-        name: "cobro_chat_integrations_at_cap",
-        help: "Integrations whose chat messages today have reached their daily cap (read at scrape time).",
         ...with_,
       }),
     },
@@ -292,12 +287,12 @@ export interface ReceivedTransfer {
   unmatchedReason?: string;
 }
 
-/** Counts a received transfer once: a duplicate adds nothing to the matched amounts. */
+/** Counts a received transfer once: a transaction id already recorded (the feed sent it again) counts nothing. */
 export function countTransfer(metrics: Metrics, transfer: ReceivedTransfer): void {
   const { source } = transfer;
   const { money } = metrics;
-  if (transfer.duplicate) money.transfersReceived.inc({ source, result: "duplicate" });
-  else if (transfer.matched) {
+  if (transfer.duplicate) return;
+  if (transfer.matched) {
     money.transfersReceived.inc({ source, result: "matched" });
     money.matchedCents.inc({ source }, transfer.amountCents);
   } else money.transfersReceived.inc({ source, result: "unmatched", reason: transfer.unmatchedReason ?? "ambiguous" });

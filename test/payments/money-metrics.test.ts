@@ -82,14 +82,13 @@ describe("transfers received", () => {
     expect(moved).toEqual({ matched: 1, alreadyPaid: 1, cents: 100_000 });
   });
 
-  it("the bank feed counts under its source: matched, a duplicate of it (no cents), and an unknown CVU as no_pending", async () => {
+  it("the bank feed counts under its source: matched, not again when sent again, and an unknown CVU as no_pending", async () => {
     const { createCharge } = await sandboxIntegration(t);
     const charge = await createCharge(chargeBody({ amount: 500 }));
     const transfer = { transactionId: `BNK-M-${charge.paymentRequestId}`, amount: 500, receivingCvu: charge.CVU, operatedAt: "2026-11-22T12:30:00-03:00" };
     const moved = await deltas(
       {
         matched: () => received({ source: "bank-feed", result: "matched" }),
-        duplicate: () => received({ source: "bank-feed", result: "duplicate" }),
         noPending: () => received({ source: "bank-feed", result: "unmatched", reason: "no_pending" }),
         cents: () => matchedCents("bank-feed"),
         simulated: () => matchedCents("simulation"),
@@ -101,7 +100,7 @@ describe("transfers received", () => {
         expect((await feed(unknown)).json).toMatchObject({ conciliated: false, unmatchedReason: "no_pending" });
       },
     );
-    expect(moved).toEqual({ matched: 1, duplicate: 1, noPending: 1, cents: 50_000, simulated: 0 });
+    expect(moved).toEqual({ matched: 1, noPending: 1, cents: 50_000, simulated: 0 });
   });
 });
 

@@ -103,20 +103,20 @@ describe("chat caps", () => {
     await c.createCharge(chatCharge());
 
     await sample();
-    expect(await metricValue(t, "cobro_chat_cap_use_ratio", { scope: "integration_max" })).toBe(1);
+    expect(await metricValue(t, "cobro_chat_cap_use_ratio", { scope: "max" })).toBe(1);
     expect(await metricValue(t, "cobro_chat_cap_use_ratio", { scope: "global" })).toBeCloseTo(3 / 100);
-    expect(await metricValue(t, "cobro_chat_integrations_at_cap")).toBe(2);
+    expect(await metricValue(t, "cobro_chat_cap_use_ratio", { scope: "at_cap" })).toBe(2);
 
     // 23:00 in Argentina: still the same day for everyone (C's too, on its clock).
     t.clock.advance(11 * 60 * MINUTE);
     await sample();
-    expect(await metricValue(t, "cobro_chat_integrations_at_cap")).toBe(2);
+    expect(await metricValue(t, "cobro_chat_cap_use_ratio", { scope: "at_cap" })).toBe(2);
     expect(await metricValue(t, "cobro_chat_cap_use_ratio", { scope: "global" })).toBeCloseTo(3 / 100);
     // 00:00 in Argentina: a new day; nothing is used yet, nor by C on its clock's new day.
     t.clock.advance(60 * MINUTE);
     await sample();
-    expect(await metricValue(t, "cobro_chat_cap_use_ratio", { scope: "integration_max" })).toBe(0);
+    expect(await metricValue(t, "cobro_chat_cap_use_ratio", { scope: "max" })).toBe(0);
     expect(await metricValue(t, "cobro_chat_cap_use_ratio", { scope: "global" })).toBe(0);
-    expect(await metricValue(t, "cobro_chat_integrations_at_cap")).toBe(0);
+    expect(await metricValue(t, "cobro_chat_cap_use_ratio", { scope: "at_cap" })).toBe(0);
   });
 });
