@@ -15,6 +15,7 @@ import type { Logger } from "pino";
 import { CobroStartupError, redactConnectionString } from "./errors.ts";
 import { startEmbeddedPostgres } from "./embedded-postgres.ts";
 import type { Database } from "./schema.ts";
+import { runCommitWorkBeforeCommit } from "./transactions.ts";
 
 export interface OpenDatabaseOptions {
   /** An external PostgreSQL (15 or newer). Without it, the embedded one in `<dataDir>/postgres`. */
@@ -69,7 +70,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
   }
 
   const pool = createPool(connectionString, { max: options.poolSize ?? 10, connectTimeoutMs, logger });
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const db = runCommitWorkBeforeCommit(new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }));
   logger?.debug({ database: redactConnectionString(connectionString), embedded: !!stopEmbedded }, "database connected"); // start-up detail; failing to connect is an error
 
   let closing: Promise<void> | undefined;

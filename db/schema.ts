@@ -34,6 +34,7 @@ import type { MessageCapRequestsTable } from "./tables/message-cap-requests.tabl
 import type { WidgetKeysTable } from "./tables/widget-keys.table.ts";
 import type { CommissionProposalsTable, PayoutLinksTable } from "./tables/merchant-consents.table.ts";
 import type { WorkerHeartbeatsTable } from "./tables/worker-heartbeats.table.ts";
+import type { AuditLogTable } from "./tables/audit-log.table.ts";
 import type { ClientUrlsTable, DeliveryAttemptsTable, EventDeliveriesTable, WebhookSigningSecretsTable } from "./tables/webhooks.table.ts";
 
 export interface Database {
@@ -73,4 +74,5 @@ export interface Database {
   commission_proposals: CommissionProposalsTable;
   credential_failures: CredentialFailuresTable;
   worker_heartbeats: WorkerHeartbeatsTable;
+  audit_log: AuditLogTable;
 }

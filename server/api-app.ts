@@ -19,6 +19,11 @@ import { allowedMethods, knownQuery, precompiledMatcher } from "./operation-rout
 import { MAX_LOGO_BYTES } from "../domain/integration-clients/integration-logos.ts";
 import { baselineSecurityHeaders } from "./security-headers.ts";
 import { isDatabaseUnavailable } from "../db/errors.ts";
+import { auditedOperation, type AuditDraft } from "../domain/audit/audited-operation.ts";
+import { bodyFieldNames, recordedValues } from "../domain/audit/recorded-fields.ts";
+import type { AuditPolicy } from "./audit-policy.ts";
+
+type HandlerAnswer = { status: number; body?: unknown; headers?: Record<string, string | number> };
 
 /** Decides who calls, for one security scheme of the contract. Returns the caller, or a reason to refuse. */
 export type SecurityHandler<Caller> = (request: {
@@ -42,6 +47,8 @@ export interface ApiAppOptions<Caller> {
   maxBodyBytes: number;
   /** Check every response against the contract (tests): a mismatch becomes a 500 and a log line. */
   validateResponses?: boolean;
+  /** The operations that write an audit entry (domain/audit/), and who their caller is in one. */
+  audit?: AuditPolicy<Caller>;
 }
 
 /** `log`: the logger of the request, bound to its id, made the first time something logs. */
@@ -176,7 +183,18 @@ export async function createApiApp<Caller>(options: ApiAppOptions<Caller>): Prom
       const problems = contentTypeProblem
         ? [contentTypeProblem]
         : validationProblems(errors, { value: req.body, exclusiveFields: exclusiveBodyFields.get(context.operation.operationId!) });
-      fail(res, new ValidationError(problems));
+      const refusal = new ValidationError(problems);
+      // Refused before any handler ran: audited all the same, without the body's (unchecked) field names.
+      const draft = auditDraft(context, req, res, { withBody: false });
+      if (draft)
+        await auditedOperation(
+          options.services.db,
+          options.services.clock,
+          draft,
+          auditRun(res, () => 0),
+          () => Promise.reject(refusal),
+        ).catch(() => {});
+      fail(res, refusal);
     },
     notImplemented: async (context: Context, _req: Request, res: Response) =>
       fail(res, new DomainError("NotImplemented", `${context.operation.operationId} is in the contract but not implemented yet`)),
@@ -200,37 +218,17 @@ export async function createApiApp<Caller>(options: ApiAppOptions<Caller>): Prom
     if (handler === undefined || handler === notImplemented) continue;
     backend.registerHandler(operationId, async (context: Context, req: Request, res: Response) => {
       const locals = res.locals as Locals;
-      if (otherMediaValidation.applies(context)) {
-        const problems = otherMediaValidation.problems(context, req.body);
-        if (problems) throw new ValidationError(problems);
-      }
-      const mediaTypeProblem = undeclaredJsonAlternative(context.operation, req);
-      if (mediaTypeProblem) throw new ValidationError([mediaTypeProblem]);
-      const nul = [
-        ...nulCharacterProblems(context.request.params ?? {}),
-        ...nulCharacterProblems(context.request.query ?? {}),
-        ...nulCharacterProblems(req.body),
-      ];
-      if (nul.length > 0) throw new ValidationError(nul);
-      const caller = callerOf(context, options.anonymous);
-      const handlerContext: HandlerContext<unknown, Caller> = {
-        body: req.body as never,
-        query: (context.request.query ?? {}) as never,
-        params: (context.request.params ?? {}) as never,
-        headers: req.headers,
-        clientAddress: clientAddressOf(req),
-        caller,
-        services: options.services,
-        get log() {
-          return locals.log();
-        },
-        requestId: locals.requestId,
-      };
-      const result = (await (handler as (context: HandlerContext<unknown, Caller>) => Promise<unknown>)(handlerContext)) as {
-        status: number;
-        body?: unknown;
-        headers?: Record<string, string | number>;
-      };
+      const draft = auditDraft(context, req, res, { withBody: true });
+      const run = () => runHandler(context, req, res, locals, handler);
+      const result: HandlerAnswer = draft
+        ? await auditedOperation(
+            options.services.db,
+            options.services.clock,
+            draft,
+            auditRun(res, (answer: HandlerAnswer) => answer.status),
+            run,
+          )
+        : await run();
       const contentType = responseContentType(context.operation, result.status, result.body);
       if (options.validateResponses && contentType === "application/json") {
         const check = backend.validateResponse(result.body, context.operation, result.status);
@@ -242,6 +240,71 @@ export async function createApiApp<Caller>(options: ApiAppOptions<Caller>): Prom
       else if (contentType === "application/json") res.json(result.body);
       else res.type(contentType ?? "application/octet-stream").send(result.body);
     });
+  }
+
+  /** The request's own checks beyond the schema, then the operation's handler. */
+  async function runHandler(context: Context, req: Request, res: Response, locals: Locals, handler: AnyOperationHandler): Promise<HandlerAnswer> {
+    if (otherMediaValidation.applies(context)) {
+      const problems = otherMediaValidation.problems(context, req.body);
+      if (problems) throw new ValidationError(problems);
+    }
+    const mediaTypeProblem = undeclaredJsonAlternative(context.operation, req);
+    if (mediaTypeProblem) throw new ValidationError([mediaTypeProblem]);
+    const nul = [
+      ...nulCharacterProblems(context.request.params ?? {}),
+      ...nulCharacterProblems(context.request.query ?? {}),
+      ...nulCharacterProblems(req.body),
+    ];
+    if (nul.length > 0) throw new ValidationError(nul);
+    const caller = callerOf(context, options.anonymous);
+    const handlerContext: HandlerContext<unknown, Caller> = {
+      body: req.body as never,
+      query: (context.request.query ?? {}) as never,
+      params: (context.request.params ?? {}) as never,
+      headers: req.headers,
+      clientAddress: clientAddressOf(req),
+      caller,
+      services: options.services,
+      get log() {
+        return locals.log();
+      },
+      requestId: locals.requestId,
+    };
+    return (await (handler as (context: HandlerContext<unknown, Caller>) => Promise<unknown>)(handlerContext)) as HandlerAnswer;
+  }
+
+  /** The audit entry's draft for an audited operation (undefined for the others). */
+  function auditDraft(context: Context, req: Request, res: Response, { withBody }: { withBody: boolean }): AuditDraft | undefined {
+    const operation = context.operation;
+    if (!options.audit?.audits({ operationId: operation.operationId!, method: operation.method })) return undefined;
+    const params = Object.fromEntries(Object.entries(context.request.params ?? {}).map(([name, value]) => [name, String(value)]));
+    return {
+      api: api as "admin" | "auth",
+      operation: operation.operationId!,
+      method: operation.method.toUpperCase(),
+      route: operation.path,
+      actor: options.audit.actorOf(callerOf(context, options.anonymous)),
+      targets: params,
+      fields: withBody ? bodyFieldNames(req.body) : [],
+      changes: withBody ? recordedValues(req.body) : {},
+      clientAddress: clientAddressOf(req),
+      requestId: (res.locals as Locals).requestId,
+      successStatus: successStatusOf(operation),
+    };
+  }
+
+  function auditRun<T>(res: Response, statusOf: (answer: T) => number) {
+    return {
+      statusOf,
+      refusalOf: (error: unknown) => {
+        const reply =
+          error instanceof DomainError
+            ? replyForError(error, (res.locals as Locals).requestId, api)
+            : unexpectedErrorReply(error, (res.locals as Locals).requestId, api);
+        return { status: reply.status, code: error instanceof DomainError ? error.code : ((reply.body as { code?: string }).code ?? "InternalError") };
+      },
+      onRecordFailure: (error: unknown) => (res.locals as Locals).log().error({ err: error }, "the audit entry of a refusal could not be written"),
+    };
   }
 
   app.use(async (req: Request, res: Response, next: NextFunction) => {
@@ -324,6 +387,14 @@ function callerOf<Caller>(context: Context, anonymous: Caller): Caller {
     if (typeof result === "object" && result !== null && "caller" in result) return (result as { caller: Caller }).caller;
   }
   return anonymous;
+}
+
+/** The operation's documented success status (its lowest 2xx). */
+function successStatusOf(operation: Operation): number {
+  const statuses = Object.keys(operation.responses ?? {})
+    .map(Number)
+    .filter((status) => status >= 200 && status < 300);
+  return statuses.length > 0 ? Math.min(...statuses) : 200;
 }
 
 /** The declared media type of a response: JSON where declared, except for a text body (a page) beside it. */

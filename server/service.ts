@@ -20,6 +20,7 @@ import { integrationHandlers } from "../handlers/integration/index.ts";
 import { authHandlers } from "../handlers/auth/index.ts";
 import { adminHandlers } from "../handlers/admin/index.ts";
 import { createApiApp } from "./api-app.ts";
+import { adminApiAuditPolicy, authApiAuditPolicy } from "./audit-policy.ts";
 import { adminSecurity, authSecurity, integrationSecurity } from "./authentication.ts";
 import { workerProvidersProblem, type ApiName, type Config } from "../runtime/config.ts";
 import type { Services } from "../handlers/handler-types.ts";
@@ -156,9 +157,23 @@ export async function startService(config: Config, options: ServiceOptions): Pro
           security: integrationSecurity(services),
         }),
       auth: () =>
-        createApiApp<AuthCaller>({ ...common, api: "auth", document: loadDocument("auth"), handlers: authHandlers, security: authSecurity(services) }),
+        createApiApp<AuthCaller>({
+          ...common,
+          api: "auth",
+          document: loadDocument("auth"),
+          handlers: authHandlers,
+          security: authSecurity(services),
+          audit: authApiAuditPolicy,
+        }),
       admin: () =>
-        createApiApp<AdminApiCaller>({ ...common, api: "admin", document: loadDocument("admin"), handlers: adminHandlers, security: adminSecurity(services) }),
+        createApiApp<AdminApiCaller>({
+          ...common,
+          api: "admin",
+          document: loadDocument("admin"),
+          handlers: adminHandlers,
+          security: adminSecurity(services),
+          audit: adminApiAuditPolicy,
+        }),
     };
     for (const api of servers.keys()) {
       const { app, notImplementedOperations } = await builders[api]();

@@ -33,6 +33,7 @@ import * as webhookSigningSecretScheme from "./2026_11_27_0029_webhook_signing_s
 import * as providerMerchantAccounts from "./2026_11_27_0030_provider_merchant_accounts.ts";
 import * as merchantStatusAuthChanged from "./2026_11_27_0031_merchant_status_auth_changed.ts";
 import * as scrapeTimeReads from "./2026_11_27_0032_scrape_time_reads.ts";
+import * as auditLog from "./2026_11_27_0033_audit_log.ts";
 
 export const migrations: Record<string, Migration> = {
   "2026_11_22_0001_initial": initial,
@@ -66,4 +67,5 @@ export const migrations: Record<string, Migration> = {
   "2026_11_27_0030_provider_merchant_accounts": providerMerchantAccounts,
   "2026_11_27_0031_merchant_status_auth_changed": merchantStatusAuthChanged,
   "2026_11_27_0032_scrape_time_reads": scrapeTimeReads,
+  "2026_11_27_0033_audit_log": auditLog,
 };

@@ -7,6 +7,7 @@ import { DomainError } from "../errors.ts";
 import { burnVerification, hashSecret, randomToken, sha256, verifySecret } from "../secrets/hashing.ts";
 import { ID_TOKEN_SECONDS, type TokenService } from "./tokens.ts";
 import { throttledCheck } from "./credential-throttle.ts";
+import { adminActor, identifyAuditActor } from "../audit/audited-operation.ts";
 
 const SESSION_DAYS = 30;
 
@@ -37,6 +38,8 @@ export async function adminSignIn(
       await burnVerification(input.password);
       throw new DomainError("InvalidCredentialsError", "Wrong email or password");
     }
+    // The audit entry names the admin whose email was typed (never the email or password themselves).
+    identifyAuditActor(adminActor(found));
     if (!(await verifySecret(found.password_hash, input.password))) throw new DomainError("InvalidCredentialsError", "Wrong email or password");
     return found;
   });
@@ -117,6 +120,7 @@ export async function refreshAdminSession(db: Kysely<Database>, clock: Clock, to
       .returning(["s.id", "a.id as adminUserId", "a.role", "a.integration_client_id", "a.email", "a.password_change_required", "a.password_expires_at"])
       .executeTakeFirst();
     if (swapped) {
+      identifyAuditActor(adminActor({ id: swapped.adminUserId, role: swapped.role, integration_client_id: swapped.integration_client_id }));
       await trx.insertInto("admin_session_used_refresh_tokens").values({ token_hash: presented, session_id: swapped.id, used_at: now }).execute();
       return swapped;
     }
@@ -146,10 +150,14 @@ export async function refreshAdminSession(db: Kysely<Database>, clock: Clock, to
 
 /** Signs out: the refresh token's session ends, and with it its idTokens. Unknown or ended tokens change nothing. */
 export async function endAdminSession(db: Kysely<Database>, clock: Clock, refreshToken: string): Promise<void> {
-  await db
-    .updateTable("admin_sessions")
+  const ended = await db
+    .updateTable("admin_sessions as s")
+    .from("admin_users as a")
     .set({ revoked_at: clock.now() })
-    .where("refresh_token_hash", "=", sha256(refreshToken))
-    .where("revoked_at", "is", null)
-    .execute();
+    .whereRef("a.id", "=", "s.admin_user_id")
+    .where("s.refresh_token_hash", "=", sha256(refreshToken))
+    .where("s.revoked_at", "is", null)
+    .returning(["a.id", "a.role", "a.integration_client_id"])
+    .executeTakeFirst();
+  if (ended) identifyAuditActor(adminActor(ended));
 }

@@ -21,6 +21,7 @@ import type { Database } from "../../db/schema.ts";
 import type { Clock } from "../clock.ts";
 import { DomainError, type ErrorCode } from "../errors.ts";
 import { sha256 } from "../secrets/hashing.ts";
+import { outsideCommitWork } from "../../db/transactions.ts";
 
 /** The documented limits (README's security section and docs/throttled-guessing.md say the same). */
 export const GUESSING_LIMITS = {
@@ -129,25 +130,28 @@ async function lockKeys(trx: Transaction<Database>, keys: CountedKey[], now: Dat
 export async function countAttempt(db: Kysely<Database>, clock: Clock, attempt: GuessAttempt): Promise<CountedAttempt> {
   const now = clock.now();
   const keys = countedKeys(attempt);
-  const outcome = await db.transaction().execute(async (trx) => {
-    let created = false;
-    const judged: Judgement[] = [];
-    // The address first (its scope sorts first): a key that refuses stops the count, so the keys after it
-    // are not touched, and an address that waits cannot make rows for new accounts.
-    for (const key of keys) {
-      const locked = await lockKeys(trx, [key], now);
-      created ||= locked.created;
-      const judgement = judgeAttempt(key, locked.rows[0]!, now);
-      if (judgement.waitSeconds > 0) {
-        // Refused: counted as refused on this key, and not at all on the others.
-        await writeCount(trx, judgement, now);
-        return { created, waitSeconds: judgement.waitSeconds, refusedWhenCounted: new Map<string, number>() };
+  // Bookkeeping that commits before the change it guards: not the transaction of an audited change.
+  const outcome = await outsideCommitWork(() =>
+    db.transaction().execute(async (trx) => {
+      let created = false;
+      const judged: Judgement[] = [];
+      // The address first (its scope sorts first): a key that refuses stops the count, so the keys after it
+      // are not touched, and an address that waits cannot make rows for new accounts.
+      for (const key of keys) {
+        const locked = await lockKeys(trx, [key], now);
+        created ||= locked.created;
+        const judgement = judgeAttempt(key, locked.rows[0]!, now);
+        if (judgement.waitSeconds > 0) {
+          // Refused: counted as refused on this key, and not at all on the others.
+          await writeCount(trx, judgement, now);
+          return { created, waitSeconds: judgement.waitSeconds, refusedWhenCounted: new Map<string, number>() };
+        }
+        judged.push(judgement);
       }
-      judged.push(judgement);
-    }
-    for (const judgement of judged) await writeCount(trx, judgement, now);
-    return { created, waitSeconds: 0, refusedWhenCounted: new Map(judged.map((judgement) => [judgement.row.scope, judgement.refused])) };
-  });
+      for (const judgement of judged) await writeCount(trx, judgement, now);
+      return { created, waitSeconds: 0, refusedWhenCounted: new Map(judged.map((judgement) => [judgement.row.scope, judgement.refused])) };
+    }),
+  );
   // A new count started: rows past their window count for nothing (rare, and one indexed delete).
   if (outcome.created) await db.deleteFrom("credential_failures").where("forget_at", "<=", now).execute();
   if (outcome.waitSeconds > 0) throw tooManyAttempts(outcome.waitSeconds);
@@ -211,24 +215,26 @@ async function writeCount(trx: Transaction<Database>, judgement: Judgement, now:
 async function confirmRightCredential(db: Kysely<Database>, clock: Clock, counted: CountedAttempt): Promise<void> {
   const now = clock.now();
   const keys = countedKeys(counted.attempt);
-  const waitSeconds = await db.transaction().execute(async (trx) => {
-    const { rows } = await lockKeys(trx, keys, now);
-    const burst = rows.find((row) => row.refused > (counted.refusedWhenCounted.get(row.scope) ?? 0));
-    if (burst) return burst.blocked_until !== null && burst.blocked_until > now ? secondsUntil(burst.blocked_until, now) : GUESSING_LIMITS.firstWaitSeconds;
-    for (const row of rows) {
-      if (row.scope === ADDRESS_SCOPE) {
-        await trx
-          .updateTable("credential_failures")
-          .set({ failures: sql`greatest(failures - 1, 0)` })
-          .where("scope", "=", row.scope)
-          .where("key_hash", "=", row.key_hash)
-          .execute();
-      } else {
-        await trx.deleteFrom("credential_failures").where("scope", "=", row.scope).where("key_hash", "=", row.key_hash).execute();
+  const waitSeconds = await outsideCommitWork(() =>
+    db.transaction().execute(async (trx) => {
+      const { rows } = await lockKeys(trx, keys, now);
+      const burst = rows.find((row) => row.refused > (counted.refusedWhenCounted.get(row.scope) ?? 0));
+      if (burst) return burst.blocked_until !== null && burst.blocked_until > now ? secondsUntil(burst.blocked_until, now) : GUESSING_LIMITS.firstWaitSeconds;
+      for (const row of rows) {
+        if (row.scope === ADDRESS_SCOPE) {
+          await trx
+            .updateTable("credential_failures")
+            .set({ failures: sql`greatest(failures - 1, 0)` })
+            .where("scope", "=", row.scope)
+            .where("key_hash", "=", row.key_hash)
+            .execute();
+        } else {
+          await trx.deleteFrom("credential_failures").where("scope", "=", row.scope).where("key_hash", "=", row.key_hash).execute();
+        }
       }
-    }
-    return 0;
-  });
+      return 0;
+    }),
+  );
   if (waitSeconds > 0) throw tooManyAttempts(waitSeconds);
 }
 

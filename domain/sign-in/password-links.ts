@@ -13,6 +13,7 @@ import { DomainError, ValidationError } from "../errors.ts";
 import { hashSecret, randomToken, sha256 } from "../secrets/hashing.ts";
 import { accountEmail, portalUrl } from "../outbound/account-email.ts";
 import { countAttempt, throttledCheck } from "./credential-throttle.ts";
+import { addAuditTarget, adminActor, identifyAuditActor } from "../audit/audited-operation.ts";
 
 export const PASSWORD_RESET_MINUTES = 60;
 
@@ -58,6 +59,7 @@ export async function createPasswordResetLink(
   const token = randomToken("pr_");
   const account = kind === "admin" ? await adminWithEmail(db, email) : await activeMerchantWithEmail(db, email);
   if (!account) return null;
+  if (kind === "admin") addAuditTarget("adminUserId", account.id);
   const now = clock.now();
   const expiresAt = new Date(now.getTime() + PASSWORD_RESET_MINUTES * 60_000);
   await openPasswordLink(db, { kind, id: account.id }, token, now, expiresAt);
@@ -213,6 +215,8 @@ async function setPasswordWithLink(
       return;
     }
     const adminUserId = used.admin_user_id!;
+    const admin = await trx.selectFrom("admin_users").select(["id", "role", "integration_client_id"]).where("id", "=", adminUserId).executeTakeFirstOrThrow();
+    identifyAuditActor(adminActor(admin));
     await trx
       .updateTable("admin_users")
       .set({ password_hash: passwordHash, password_change_required: false, password_expires_at: null })
