@@ -219,7 +219,7 @@ export async function createApiApp<Caller>(options: ApiAppOptions<Caller>): Prom
     backend.registerHandler(operationId, async (context: Context, req: Request, res: Response) => {
       const locals = res.locals as Locals;
       const draft = auditDraft(context, req, res, { withBody: true });
-      const run = () => runHandler(context, req, res, locals, handler);
+      const run = () => runHandler(context, req, locals, handler);
       const result: HandlerAnswer = draft
         ? await auditedOperation(
             options.services.db,
@@ -243,7 +243,7 @@ export async function createApiApp<Caller>(options: ApiAppOptions<Caller>): Prom
   }
 
   /** The request's own checks beyond the schema, then the operation's handler. */
-  async function runHandler(context: Context, req: Request, res: Response, locals: Locals, handler: AnyOperationHandler): Promise<HandlerAnswer> {
+  async function runHandler(context: Context, req: Request, locals: Locals, handler: AnyOperationHandler): Promise<HandlerAnswer> {
     if (otherMediaValidation.applies(context)) {
       const problems = otherMediaValidation.problems(context, req.body);
       if (problems) throw new ValidationError(problems);

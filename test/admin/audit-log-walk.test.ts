@@ -4,18 +4,20 @@
 // outcome; no secret the walk knows may appear in any entry; and the database refuses to change entries.
 import { randomUUID } from "node:crypto";
 import sharp from "sharp";
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sql } from "kysely";
 import { read, postJson, serviceForFile } from "../helpers/service.ts";
 import { sandboxAdmin, signedInAdmin, type SandboxAdmin, type SignedInAdmin } from "../helpers/sandbox-admin.ts";
 import { generatedDocument } from "../helpers/openapi-documents.ts";
 import { uniqueRef } from "../helpers/unique-ref.ts";
+import { startWebhookReceiver, type WebhookReceiver } from "../helpers/webhook-receiver.ts";
 import { createPlatformApiKey } from "../../domain/sign-in/platform-api-keys.ts";
 import { createPasswordResetLink } from "../../domain/sign-in/password-links.ts";
 import { ADMIN_API_UNAUDITED, AUDITED_ADMIN_SESSION_OPERATIONS } from "../../server/audit-policy.ts";
 import type { SandboxCredentials } from "../../domain/sandbox/sandbox-bootstrap.ts";
 
-const t = serviceForFile();
+const t = serviceForFile({ env: { COBRO_ALLOW_LOOPBACK_URLS: "true" } });
+let receiver: WebhookReceiver;
 
 type Answer = Awaited<ReturnType<typeof read>>;
 interface Step {
@@ -46,13 +48,15 @@ let platform: SignedInAdmin;
 let integration: SandboxAdmin;
 let apiKey: { id: string; key: string };
 let integrationClientId: string;
+let goLiveRequestId: string;
 
 /** Strings under secret-bearing names anywhere in a response body. */
 function collectSecrets(value: unknown, name = ""): void {
   if (typeof value === "string") {
     if (/secret|token|password/i.test(name) && value.length >= 8) secrets.add(value);
-  } else if (Array.isArray(value)) value.forEach((item) => collectSecrets(item, name));
-  else if (typeof value === "object" && value !== null) for (const [key, item] of Object.entries(value)) collectSecrets(item, key);
+  } else if (Array.isArray(value)) {
+    for (const item of value) collectSecrets(item, name);
+  } else if (typeof value === "object" && value !== null) for (const [key, item] of Object.entries(value)) collectSecrets(item, key);
 }
 
 async function step(operation: string, call: () => Promise<Answer>): Promise<Answer> {
@@ -98,17 +102,17 @@ async function walkPlatformOperations(): Promise<void> {
       firstAdminName: "Lucía Fernández",
     }),
   );
-  const clientId: string = created.json?.id ?? randomUUID();
+  const clientId: string = created.json?.integrationClientId ?? randomUUID();
   await step("updateIntegrationClient", () => call("PATCH", `/integration-admin/setup/clients/${clientId}`, { serviceCommissionPercentage: 0.8 }));
   const admin = await step("createClientAdmin", () =>
     call("POST", `/integration-admin/setup/clients/${clientId}/admins`, {
       email: `martin+${tag}@example.com`,
-      clientId: created.json?.clientId ?? "cli_unknown",
+      clientId: created.json?.providerClientId ?? "cli_unknown",
       name: "Martín González",
     }),
   );
   await step("resendClientAdminWelcome", () =>
-    call("POST", `/integration-admin/setup/clients/${clientId}/admins/${admin.json?.id ?? randomUUID()}/welcome-email`),
+    call("POST", `/integration-admin/setup/clients/${clientId}/admins/${admin.json?.integrationClientAdminId ?? randomUUID()}/welcome-email`),
   );
   await step("suspendIntegrationClient", () => call("POST", `/integration-admin/setup/clients/${clientId}/suspend`, { reason: "Contracargos reiterados." }));
   await step("reinstateIntegrationClient", () => call("POST", `/integration-admin/setup/clients/${clientId}/reinstate`));
@@ -118,11 +122,13 @@ async function walkPlatformOperations(): Promise<void> {
   await step("approveMessageCapRequest", () =>
     call("POST", `/integration-admin/message-cap-requests/${pending?.id ?? randomUUID()}/approve`, { approvedPerDay: 800 }),
   );
+  const second = await integration.call("POST", "/my-integration/message-cap-requests", { requestedPerDay: 2000, reason: "Otra temporada." });
   await step("rejectMessageCapRequest", () =>
-    call("POST", `/integration-admin/message-cap-requests/${pending?.id ?? randomUUID()}/reject`, { reason: "Ya fue decidida." }),
+    call("POST", `/integration-admin/message-cap-requests/${second.json?.id ?? randomUUID()}/reject`, { reason: "No coincide con los comercios activos." }),
   );
-  await step("approveGoLiveRequest", () => call("POST", `/integration-admin/go-live-requests/${randomUUID()}/approve`));
-  await step("rejectGoLiveRequest", () => call("POST", `/integration-admin/go-live-requests/${randomUUID()}/reject`, { reason: "No existe." }));
+  // The integration's request: approved when it is in review, and then refused as decided (409) when rejected.
+  await step("approveGoLiveRequest", () => call("POST", `/integration-admin/go-live-requests/${goLiveRequestId}/approve`));
+  await step("rejectGoLiveRequest", () => call("POST", `/integration-admin/go-live-requests/${goLiveRequestId}/reject`, { reason: "Ya fue decidida." }));
 
   await step("provisionMerchantAccount", () =>
     withApiKey("PUT", `/integration-admin/merchant-accounts/${uniqueRef("prov")}`, {
@@ -178,10 +184,21 @@ async function walkIntegrationOperations(): Promise<void> {
   const validationToken = "c3ntr0-v4lid4t10n-t0k3n-audit";
   secrets.add(validationToken);
   const tenant = await step("createTenant", () =>
-    call("POST", "/my-integration/tenant", { key: "sucursal-centro", name: "Sucursal Centro", webhook_validation_token: validationToken }),
+    call("POST", "/my-integration/tenant", {
+      key: "sucursal-centro",
+      name: "Sucursal Centro",
+      webhook_url: receiver.url("/centro"),
+      webhook_validation_token: validationToken,
+    }),
   );
   const tenantId: string = tenant.json?.integrationTenantId ?? tenant.json?.id ?? randomUUID();
-  await step("updateTenant", () => call("PUT", `/my-integration/tenant/${tenantId}`, { key: "sucursal-centro", name: "Sucursal Centro (Microcentro)" }));
+  await step("updateTenant", () =>
+    call("PUT", `/my-integration/tenant/${tenantId}`, {
+      key: "sucursal-centro",
+      name: "Sucursal Centro (Microcentro)",
+      webhook_url: receiver.url("/centro-2"),
+    }),
+  );
   const newValidationToken = "n3w-c3ntr0-v4lid4t10n-t0k3n-audit";
   secrets.add(newValidationToken);
   await step("setTenantValidationToken", () =>
@@ -194,12 +211,11 @@ async function walkIntegrationOperations(): Promise<void> {
   const urlToken = "tok-9f8e7d6c5b4a3210-audit";
   secrets.add(urlToken);
   const url = await step("createClientUrl", () =>
-    call("POST", "/my-integration/urls", { url: "https://app.example.com/oauth/other-callback", urlType: "redirect_uri", validationToken: urlToken }),
+    call("POST", "/my-integration/urls", { url: receiver.url("/hook"), urlType: "webhook", validationToken: urlToken }),
   );
   const urlId: string = url.json?.id ?? url.json?.clientUrlId ?? randomUUID();
-  await step("updateClientUrl", () => call("PUT", `/my-integration/urls/${urlId}`, { url: "https://app.example.com/oauth/callback-2" }));
+  await step("updateClientUrl", () => call("PUT", `/my-integration/urls/${urlId}`, { url: receiver.url("/hook-2"), validationToken: urlToken }));
   await step("testClientUrl", () => call("POST", `/my-integration/urls/${urlId}/test`));
-  await step("deleteClientUrl", () => call("DELETE", `/my-integration/urls/${urlId}`));
 
   await step("advanceSandboxClock", () => call("POST", "/my-integration/sandbox-clock", { advanceBy: "PT1H" }));
   await step("createTestTokens", () => call("POST", "/my-integration/test-tokens"));
@@ -209,16 +225,18 @@ async function walkIntegrationOperations(): Promise<void> {
       externalAccountCvu: "0000003100000000000017",
       externalAccountCuil: "20301234563",
       externalAccountName: "Juan Pérez",
-      cvu: charge.json?.CVU ?? "0000253200000000123459",
+      cvu: charge.json?.cvu ?? "0000253200000000123459",
       amount: 1500,
     }),
   );
   const events = await call("GET", "/my-integration/events?limit=1");
   await step("resendEvent", () => call("POST", `/my-integration/events/${events.json?.items?.[0]?.eventId ?? randomUUID()}/resend`));
-  await step("requestGoLive", () => call("POST", "/my-integration/go-live"));
+  await step("deleteClientUrl", () => call("DELETE", `/my-integration/urls/${urlId}`));
+  const goLive = await step("requestGoLive", () => call("POST", "/my-integration/go-live"));
+  goLiveRequestId = goLive.json?.id ?? randomUUID();
 
   const users = await call("GET", "/my-integration/users");
-  const userId: string = users.json?.items?.[0]?.userId ?? users.json?.items?.[0]?.integrationClientUserId ?? randomUUID();
+  const userId: string = users.json?.items?.[0]?.integrationClientUserId ?? randomUUID();
   const proposal = await step("proposeCommissionChange", () => call("POST", `/my-integration/users/${userId}/commission-proposals`, { percentage: 1.25 }));
   await step("withdrawCommissionChange", () =>
     call("DELETE", `/my-integration/users/${userId}/commission-proposals/${proposal.json?.invitationId ?? proposal.json?.id ?? randomUUID()}`),
@@ -270,7 +288,12 @@ async function walkSessionOperations(): Promise<void> {
   );
 }
 
+afterAll(async () => {
+  await receiver?.close();
+});
+
 beforeAll(async () => {
+  receiver = await startWebhookReceiver();
   sandbox = await t.sandbox();
   sessionSet = await t.sandbox();
   for (const credentials of [sandbox.platformAdmin, sandbox.integrationAdmin, sandbox.merchant]) secrets.add(credentials.password);
@@ -308,7 +331,9 @@ describe("the audit log's walk through the contract", () => {
         expect(entry, operation).toMatchObject({ outcome: "refused", status: answer.status });
         if (answer.json?.code) expect(entry!.error_code).toBe(answer.json.code);
       }
-      summary.push(`${operation} ${answer.status}${answer.status < 400 ? "" : ` ${answer.json?.code ?? ""}`}`);
+      summary.push(
+        `${operation} ${answer.status}${answer.status < 400 ? "" : ` ${answer.json?.code ?? ""} ${process.env.AUDIT_WALK_DEBUG ? answer.text.slice(0, 300) : ""}`}`,
+      );
     }
     console.log(`audit walk:\n${summary.join("\n")}`);
   });
