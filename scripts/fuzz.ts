@@ -127,6 +127,8 @@ const BUSINESS_RULES: Record<ApiName, Record<string, { statuses: string[]; rules
     getEarnings: { statuses: ["400"], rules: "startDate not after endDate, at most 366 days, real calendar dates" },
     exportEarningsCsv: { statuses: ["400"], rules: "startDate not after endDate, at most 366 days, real calendar dates" },
     getPlatformEarnings: { statuses: ["400"], rules: "startDate not after endDate, at most 366 days, real calendar dates" },
+    listAuditLog: { statuses: ["400"], rules: "from not after to" },
+    listMyAuditLog: { statuses: ["400"], rules: "from not after to" },
     proposeCommissionChange: { statuses: ["400"], rules: "percentage with at most 2 decimals" },
     createMessageCapRequest: { statuses: ["400"], rules: "requestedPerDay above the integration's cap in force" },
     approveMessageCapRequest: { statuses: ["400"], rules: "approvedPerDay above the integration's cap in force" },

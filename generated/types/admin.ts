@@ -20,6 +20,27 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/integration-admin/audit-log": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the audit log
+         * @description Every recorded action, newest first: platform admins', integration admins', platform API keys', and
+         *     the sign-ins and password resets of unknown emails and links.
+         */
+        get: operations["listAuditLog"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/integration-admin/earnings": {
         parameters: {
             query?: never;
@@ -512,6 +533,27 @@ export type paths = {
          * @description Create the secret key, or replace it; the previous secret key stops working at once. The plaintext is returned only in this answer.
          */
         post: operations["rotateApiSecretKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/my-integration/audit-log": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the integration's audit log
+         * @description The actions of the integration's admins, newest first: every state-changing Admin API operation
+         *     and their sign-ins, refreshes, sign-outs and password changes and resets, succeeded or refused.
+         */
+        get: operations["listMyAuditLog"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1389,6 +1431,98 @@ export type components = {
             /** @description Origins allowed to use the publishable key; empty means any origin. */
             allowedOrigins: string[];
         };
+        /** @description Who acted. The entry keeps ids; `adminEmail` and `platformApiKeyName` are what those ids name now. */
+        AuditActor: {
+            kind: components["schemas"]["AuditActorKind"];
+            /** @description The admin who acted (`platform_admin`, `integration_admin`). */
+            adminUserId?: components["schemas"]["Uuid"];
+            /** @description The admin's email now (absent when the admin no longer exists). */
+            adminEmail?: string;
+            /** @description The platform API key that called (`platform_api_key`). */
+            platformApiKeyId?: components["schemas"]["Uuid"];
+            /** @description The key's name now. */
+            platformApiKeyName?: string;
+        };
+        /**
+         * @description Who acted.
+         * @enum {string}
+         */
+        AuditActorKind: "platform_admin" | "integration_admin" | "platform_api_key" | "anonymous";
+        /**
+         * @description Which API the recorded operation belongs to.
+         * @enum {string}
+         */
+        AuditApi: "admin" | "auth";
+        /**
+         * @description One recorded admin action. Entries are append-only: never changed or deleted (the database refuses
+         *     both). No entry holds a secret, a password, a token or a typed email: their rotation or use is
+         *     recorded as the operation, and a body's fields are recorded by name, with values only for settings
+         *     and decisions that never carry one.
+         */
+        AuditEntry: {
+            id: components["schemas"]["Uuid"];
+            /**
+             * Format: date-time
+             * @description When the action happened.
+             */
+            occurredAt: string;
+            api: components["schemas"]["AuditApi"];
+            /** @description The contract's `operationId` of the operation (`replaceOffer`, `adminLogin`). */
+            operation: string;
+            /** @description The HTTP method. */
+            method: string;
+            /** @description The operation's path template, as in the contract (`/my-integration/urls/{clientUrlId}`). */
+            route: string;
+            actor: components["schemas"]["AuditActor"];
+            /** @description The integration the entry belongs to: its admins' actions. Absent for platform admins' and API keys' actions. */
+            integrationClientId?: components["schemas"]["Uuid"];
+            /** @description What the action was on: the path parameters by name (`{"clientUrlId": "…"}`), and the admin a password reset was asked for (`adminUserId`). */
+            targets: {
+                [key: string]: string;
+            };
+            /** @description The names of the request body's fields, sorted (empty for a body that is not JSON or a form, such as a logo). */
+            fields: string[];
+            /** @description The values sent for the fields whose values are recorded (settings and decisions: never a secret, a password or a person's email). */
+            changes: {
+                [key: string]: unknown;
+            };
+            /** @description The caller's address (the browser's, for the portal). */
+            clientAddress: string;
+            outcome: components["schemas"]["AuditOutcome"];
+            /**
+             * Format: int32
+             * @description The HTTP status answered (for `succeeded`, the operation's success status).
+             */
+            status: number;
+            /** @description The error `code` of a refusal, when the answer had one. */
+            errorCode?: string;
+            /** @description The request's `X-Request-Id`. */
+            requestId: string;
+        };
+        /** @description A page of audit entries, newest first. */
+        AuditEntryPage: {
+            items: components["schemas"]["AuditEntry"][];
+            /**
+             * Format: int32
+             * @description Items matching the query, across all pages.
+             */
+            total: number;
+            /**
+             * Format: int32
+             * @description The page size that was applied.
+             */
+            limit: number;
+            /**
+             * Format: int32
+             * @description Items skipped before this page.
+             */
+            offset: number;
+        };
+        /**
+         * @description How the operation ended.
+         * @enum {string}
+         */
+        AuditOutcome: "succeeded" | "refused";
         /**
          * @description What the test-token request did to the test merchant account's link.
          * @enum {string}
@@ -3196,6 +3330,18 @@ export type components = {
     };
     responses: never;
     parameters: {
+        /** @description Only the actions of this admin (`adminUserId`) or platform API key (`platformApiKeyId`). */
+        "AuditLogFilters.actorId": components["schemas"]["Uuid"];
+        /** @description Only entries at or after this instant. */
+        "AuditLogFilters.from": string;
+        /** @description Only entries of this operation (its `operationId`, such as `replaceOffer`). */
+        "AuditLogFilters.operation": string;
+        /** @description Only entries with this outcome. */
+        "AuditLogFilters.outcome": components["schemas"]["AuditOutcome"];
+        /** @description Only entries with this id among their `targets`. */
+        "AuditLogFilters.targetId": string;
+        /** @description Only entries before this instant. */
+        "AuditLogFilters.to": string;
         /** @description Page size: 1 to 100, default 20. */
         "Cobro.Common.PageQuery.limit": number;
         /** @description Items to skip, default 0. */
@@ -3232,6 +3378,133 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["HealthStatus"];
+                };
+            };
+        };
+    };
+    listAuditLog: {
+        parameters: {
+            query?: {
+                /** @description Only entries at or after this instant. */
+                from?: components["parameters"]["AuditLogFilters.from"];
+                /** @description Only entries before this instant. */
+                to?: components["parameters"]["AuditLogFilters.to"];
+                /** @description Only the actions of this admin (`adminUserId`) or platform API key (`platformApiKeyId`). */
+                actorId?: components["parameters"]["AuditLogFilters.actorId"];
+                /** @description Only entries of this operation (its `operationId`, such as `replaceOffer`). */
+                operation?: components["parameters"]["AuditLogFilters.operation"];
+                /** @description Only entries with this id among their `targets`. */
+                targetId?: components["parameters"]["AuditLogFilters.targetId"];
+                /** @description Only entries with this outcome. */
+                outcome?: components["parameters"]["AuditLogFilters.outcome"];
+                /** @description Only the entries of this integration (its admins' actions). */
+                integrationClientId?: components["schemas"]["Uuid"];
+                /** @description Page size: 1 to 100, default 20. */
+                limit?: components["parameters"]["Cobro.Common.PageQuery.limit"];
+                /** @description Items to skip, default 0. */
+                offset?: components["parameters"]["Cobro.Common.PageQuery.offset"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "id": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
+                     *           "occurredAt": "2026-11-22T13:05:00Z",
+                     *           "api": "auth",
+                     *           "operation": "adminLogin",
+                     *           "method": "POST",
+                     *           "route": "/integration/admin/login",
+                     *           "actor": {
+                     *             "kind": "integration_admin",
+                     *             "adminUserId": "8b0d2f4a-6c8e-4a0c-9e2a-4c6e8a0c2e4b",
+                     *             "adminEmail": "martin.gonzalez@example.com"
+                     *           },
+                     *           "integrationClientId": "5d1e2f3a-4b5c-4d6e-8f70-8192a3b4c5d6",
+                     *           "targets": {},
+                     *           "fields": [
+                     *             "email",
+                     *             "password"
+                     *           ],
+                     *           "changes": {},
+                     *           "clientAddress": "203.0.113.7",
+                     *           "outcome": "refused",
+                     *           "status": 401,
+                     *           "requestId": "0f8fad5b-d9cb-469f-a165-70867728950e",
+                     *           "errorCode": "InvalidCredentialsError"
+                     *         }
+                     *       ],
+                     *       "total": 1,
+                     *       "limit": 20,
+                     *       "offset": 0
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuditEntryPage"];
+                };
+            };
+            /** @description The request does not meet the contract: missing field, bad type or range, or a field not accepted. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                };
+            };
+            /**
+             * @description 401 `UnauthorizedError`: the token is missing or sent in more than one `Authorization` header; not signed by
+             *     Cobro, of another issuer, altered, expired or not valid yet; its session was signed out; or it is not an
+             *     admin `idToken` (a merchant account's token and refresh tokens are refused).
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /** @description 403 `ForbiddenError` (the admin's role does not allow the operation: `INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`) or `PasswordChangeRequiredError` (the session was opened with a temporary password: change it with `POST /integration/admin/change-password` first). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /** @description 500 `InternalServerError`: an internal error; quote the `id` to support. Safe to retry reads; after a write, read the resource again before retrying. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /**
+             * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
+             *     just now (a restart, a failover). Nothing was done; retry after the wait.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying (always sent with this code). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
                 };
             };
         };
@@ -6063,6 +6336,133 @@ export interface operations {
             };
             /** @description 409 `ApiKeysNotCreatedError`: the integration has no publishable key yet; create the keys first with `POST /my-integration/api-keys`. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /** @description 500 `InternalServerError`: an internal error; quote the `id` to support. Safe to retry reads; after a write, read the resource again before retrying. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /**
+             * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
+             *     just now (a restart, a failover). Nothing was done; retry after the wait.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying (always sent with this code). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+        };
+    };
+    listMyAuditLog: {
+        parameters: {
+            query?: {
+                /** @description Only entries at or after this instant. */
+                from?: components["parameters"]["AuditLogFilters.from"];
+                /** @description Only entries before this instant. */
+                to?: components["parameters"]["AuditLogFilters.to"];
+                /** @description Only the actions of this admin (`adminUserId`) or platform API key (`platformApiKeyId`). */
+                actorId?: components["parameters"]["AuditLogFilters.actorId"];
+                /** @description Only entries of this operation (its `operationId`, such as `replaceOffer`). */
+                operation?: components["parameters"]["AuditLogFilters.operation"];
+                /** @description Only entries with this id among their `targets`. */
+                targetId?: components["parameters"]["AuditLogFilters.targetId"];
+                /** @description Only entries with this outcome. */
+                outcome?: components["parameters"]["AuditLogFilters.outcome"];
+                /** @description Page size: 1 to 100, default 20. */
+                limit?: components["parameters"]["Cobro.Common.PageQuery.limit"];
+                /** @description Items to skip, default 0. */
+                offset?: components["parameters"]["Cobro.Common.PageQuery.offset"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "id": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
+                     *           "occurredAt": "2026-11-22T13:05:00Z",
+                     *           "api": "admin",
+                     *           "operation": "replaceOffer",
+                     *           "method": "PUT",
+                     *           "route": "/my-integration/offer",
+                     *           "actor": {
+                     *             "kind": "integration_admin",
+                     *             "adminUserId": "8b0d2f4a-6c8e-4a0c-9e2a-4c6e8a0c2e4b",
+                     *             "adminEmail": "martin.gonzalez@example.com"
+                     *           },
+                     *           "integrationClientId": "5d1e2f3a-4b5c-4d6e-8f70-8192a3b4c5d6",
+                     *           "targets": {},
+                     *           "fields": [
+                     *             "fixedAmount",
+                     *             "percentage"
+                     *           ],
+                     *           "changes": {
+                     *             "fixedAmount": 25,
+                     *             "percentage": 1.5
+                     *           },
+                     *           "clientAddress": "203.0.113.7",
+                     *           "outcome": "succeeded",
+                     *           "status": 200,
+                     *           "requestId": "0f8fad5b-d9cb-469f-a165-70867728950e"
+                     *         }
+                     *       ],
+                     *       "total": 1,
+                     *       "limit": 20,
+                     *       "offset": 0
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuditEntryPage"];
+                };
+            };
+            /** @description The request does not meet the contract: missing field, bad type or range, or a field not accepted. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                };
+            };
+            /**
+             * @description 401 `UnauthorizedError`: the token is missing or sent in more than one `Authorization` header; not signed by
+             *     Cobro, of another issuer, altered, expired or not valid yet; its session was signed out; or it is not an
+             *     admin `idToken` (a merchant account's token and refresh tokens are refused).
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /** @description 403 `ForbiddenError` (the admin's role does not allow the operation: `INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`) or `PasswordChangeRequiredError` (the session was opened with a temporary password: change it with `POST /integration/admin/change-password` first). */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

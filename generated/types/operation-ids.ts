@@ -53,6 +53,7 @@ export const authOperationIds = [
 
 export const adminOperationIds = [
   "getHealth",
+  "listAuditLog",
   "getPlatformEarnings",
   "listGoLiveRequests",
   "approveGoLiveRequest",
@@ -79,6 +80,7 @@ export const adminOperationIds = [
   "createApiKeys",
   "replaceAllowedOrigins",
   "rotateApiSecretKey",
+  "listMyAuditLog",
   "rotateClientSecret",
   "getEarnings",
   "exportEarningsCsv",

@@ -34,11 +34,14 @@ import {
   listMyMessageCapRequests,
   rejectMessageCapRequest,
 } from "./message-cap-requests.ts";
+import { listAuditLog, listMyAuditLog } from "./audit-log.ts";
 import { reinstateIntegrationClient, suspendIntegrationClient } from "./client-suspension.ts";
 import { getPayoutLink, invitePayoutLink, resendPayoutLinkInvite } from "./payout-link.ts";
 import { proposeCommissionChange, withdrawCommissionChange } from "./commission-proposals.ts";
 
 export const adminHandlers: HandlerMap<operations, AdminApiCaller> = {
+  listAuditLog,
+  listMyAuditLog,
   ingestBankTransfer,
   getHealth,
   getReadiness,

@@ -93,6 +93,8 @@ const expected: Array<[Api, string, string, string[]]> = [
   ["admin", "post", "/integration-admin/setup/clients/{id}/admins", ["400", "404", "503", ...ADMIN_COMMON]],
   ["admin", "get", "/integration-admin/setup/clients/{id}/admins", ["200", "404", ...ADMIN_COMMON]],
   ["admin", "post", "/integration-admin/setup/clients/{id}/admins/{adminId}/welcome-email", ["200", "404", "503", ...ADMIN_COMMON]],
+  ["admin", "get", "/my-integration/audit-log", ["200", "400", "503", ...ADMIN_COMMON]],
+  ["admin", "get", "/integration-admin/audit-log", ["200", "400", "503", ...ADMIN_COMMON]],
 ];
 
 function operation(api: Api, method: string, path: string) {

@@ -1,6 +1,7 @@
 /* tslint:disable */
 /* eslint-disable */
 export * from './APIKeysApi.js';
+export * from './AuditLogApi.js';
 export * from './BankFeedApi.js';
 export * from './ClientURLsApi.js';
 export * from './EarningsApi.js';
@@ -13,6 +14,7 @@ export * from './NotificationsApi.js';
 export * from './OfferApi.js';
 export * from './PaymentRequestsApi.js';
 export * from './PayoutLinkApi.js';
+export * from './PlatformAuditLogApi.js';
 export * from './PlatformEarningsApi.js';
 export * from './PlatformGoLiveReviewApi.js';
 export * from './PlatformIntegrationClientsApi.js';
