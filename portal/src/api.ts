@@ -2,6 +2,8 @@
 // 401 means the session is over (signed out elsewhere, expired, or the password changed): back to sign-in.
 import {
   APIKeysApi,
+  AuditLogApi,
+  PlatformAuditLogApi,
   ClientURLsApi,
   Configuration,
   TenantsApi,
@@ -61,4 +63,7 @@ export const adminApi = {
   webhooks: new WebhooksApi(configuration),
   tenants: new TenantsApi(configuration),
   apiKeys: new APIKeysApi(configuration),
+  // The audit logs: the integration's own, and the platform's.
+  auditLog: new AuditLogApi(configuration),
+  platformAuditLog: new PlatformAuditLogApi(configuration),
 };

@@ -17,6 +17,8 @@ import { PayoutLink } from "./pages/payout-link.tsx";
 // The integration's settings.
 import { useIntegrationType } from "./integration-type.ts";
 import { EventLog } from "./pages/events.tsx";
+import { MyAuditLog } from "./pages/audit-log.tsx";
+import { PlatformAuditLog } from "./pages/platform/audit-log.tsx";
 import { Profile } from "./pages/profile.tsx";
 import { Tenants } from "./pages/tenants.tsx";
 import { Webhooks } from "./pages/webhooks.tsx";
@@ -64,6 +66,7 @@ const ROUTES: Record<AdminRole, Route[]> = {
     { path: "/tenants", title: "Sucursales", menu: "Sucursales", multitenantOnly: true, render: () => <Tenants /> },
     { path: "/widget-keys", title: "Claves del widget", menu: "Claves del widget", render: () => <WidgetKeys /> },
     { path: "/profile", title: "Perfil de la integración", menu: "Perfil y logo", render: () => <Profile /> },
+    { path: "/audit-log", title: "Registro de auditoría", menu: "Auditoría", render: (_, query) => <MyAuditLog query={query} /> },
   ],
   PLATFORM_ADMIN: [
     { path: "/clients", title: "Integraciones", menu: "Integraciones", render: () => <ClientList /> },
@@ -73,6 +76,7 @@ const ROUTES: Record<AdminRole, Route[]> = {
     // The chat-cap queue and the platform's earnings.
     { path: "/message-cap-requests", title: "Pedidos de mensajes", menu: "Pedidos de mensajes", render: () => <MessageCapReview /> },
     { path: "/earnings", title: "Ganancias de la plataforma", menu: "Ganancias", render: () => <PlatformEarnings /> },
+    { path: "/audit-log", title: "Registro de auditoría", menu: "Auditoría", render: (_, query) => <PlatformAuditLog query={query} /> },
   ],
 };
 

@@ -45,4 +45,5 @@ export const INTEGRATION_ADMIN_MENU = [
   "Eventos",
   "Claves del widget",
   "Perfil y logo",
+  "Auditoría",
 ];
