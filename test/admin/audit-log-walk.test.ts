@@ -10,6 +10,7 @@ import { read, postJson, serviceForFile } from "../helpers/service.ts";
 import { sandboxAdmin, signedInAdmin, type SandboxAdmin, type SignedInAdmin } from "../helpers/sandbox-admin.ts";
 import { generatedDocument } from "../helpers/openapi-documents.ts";
 import { uniqueRef } from "../helpers/unique-ref.ts";
+import { codeBlocks } from "../docs/code-blocks.ts";
 import { startWebhookReceiver, type WebhookReceiver } from "../helpers/webhook-receiver.ts";
 import { createPlatformApiKey } from "../../domain/sign-in/platform-api-keys.ts";
 import { createPasswordResetLink } from "../../domain/sign-in/password-links.ts";
@@ -393,6 +394,13 @@ describe("the audit log's walk through the contract", () => {
 });
 
 describe("the audit log's table", () => {
+  it("answers the query docs/operations.md shows", async () => {
+    const [query] = codeBlocks("docs/operations.md", "sql");
+    const { rows } = await sql.raw<{ operation: string; error_code: string }>(query!).execute(t.database.db);
+    expect(rows.map((row) => row.operation)).toEqual(expect.arrayContaining(["adminLogin", "provisionProductionClient"]));
+    expect(rows.every((row) => row.error_code !== undefined)).toBe(true);
+  });
+
   it("refuses UPDATE, DELETE and TRUNCATE, whoever connects", async () => {
     const db = t.database.db;
     const before = await db

@@ -56,8 +56,8 @@ export const AUDIT_OPERATION_LABELS: Record<string, string> = {
   updateIntegrationClient: "Cambió una integración",
   suspendIntegrationClient: "Suspendió una integración",
   reinstateIntegrationClient: "Reactivó una integración",
-  createClientAdmin: "Agregó un admin a una integración",
-  resendClientAdminWelcome: "Reenvió la bienvenida a un admin",
+  createClientAdmin: "Agregó un administrador a una integración",
+  resendClientAdminWelcome: "Reenvió la bienvenida a un administrador",
   approveMessageCapRequest: "Aprobó un pedido de mensajes",
   rejectMessageCapRequest: "Rechazó un pedido de mensajes",
   approveGoLiveRequest: "Aprobó una salida a producción",
@@ -109,7 +109,7 @@ function actorLabel(entry: AuditEntry): string {
   const { actor } = entry;
   if (actor.kind === "platform_api_key") return `Clave de API ${actor.platformApiKeyName ?? actor.platformApiKeyId ?? ""}`.trim();
   if (actor.kind === "anonymous") return "Sin identificar";
-  const role = actor.kind === "platform_admin" ? "admin de la plataforma" : "admin de la integración";
+  const role = actor.kind === "platform_admin" ? "administrador de la plataforma" : "administrador de la integración";
   return `${actor.adminEmail ?? actor.adminUserId} (${role})`;
 }
 
@@ -156,8 +156,8 @@ export function AuditLog({
       <h1>Registro de auditoría</h1>
       <p class="muted">
         {platform
-          ? "Todo lo que hicieron los admins y las claves de API: cambios, ingresos al portal y contraseñas, hechos o rechazados."
-          : "Todo lo que hicieron los admins de tu integración: cambios, ingresos al portal y contraseñas, hechos o rechazados."}{" "}
+          ? "Todo lo que hicieron los administradores y las claves de API: cambios, ingresos al portal y contraseñas, hechos o rechazados."
+          : "Todo lo que hicieron los administradores de tu integración: cambios, ingresos al portal y contraseñas, hechos o rechazados."}{" "}
         Nunca se guardan contraseñas, secretos ni tokens.
       </p>
       {/* biome-ignore lint/a11y/useSemanticElements: the search landmark every screen reader knows, as on the pages (biome.jsonc) */}
