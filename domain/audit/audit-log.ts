@@ -59,24 +59,12 @@ export async function appendAuditEntry(db: Executor, entry: AuditEntryInput): Pr
     .execute();
 }
 
-export interface AuditEntryView {
+/** An entry as read back: its actor with what its ids name now, and the integration it belongs to. */
+export type AuditEntryView = Omit<AuditEntryInput, "actor"> & {
   id: string;
-  occurredAt: Date;
-  api: "admin" | "auth";
-  operation: string;
-  method: string;
-  route: string;
   actor: { kind: AuditActorKind; adminUserId?: string; adminEmail?: string; platformApiKeyId?: string; platformApiKeyName?: string };
   integrationClientId?: string;
-  targets: Record<string, string>;
-  fields: string[];
-  changes: Record<string, unknown>;
-  clientAddress: string;
-  outcome: "succeeded" | "refused";
-  status: number;
-  errorCode?: string;
-  requestId: string;
-}
+};
 
 export interface AuditLogFilter {
   /** Entries at or after this instant. */
