@@ -393,6 +393,32 @@ describe("the audit log's walk through the contract", () => {
   });
 });
 
+describe("requests the contract refuses before any handler runs", () => {
+  it("leave a refused entry with the ValidationError, without the unchecked body's field names or values", async () => {
+    const offer = await integration.call("PUT", "/my-integration/offer", { percentage: "mucho", fixedAmount: 25, clave: "no-es-un-campo" });
+    expect(offer.status).toBe(400);
+    expect(await entriesOf(offer.headers.get("x-request-id"))).toEqual([
+      expect.objectContaining({ operation: "replaceOffer", outcome: "refused", status: 400, error_code: "ValidationError", fields: [], changes: {} }),
+    ]);
+    const login = await read(await postJson(`${t.authUrl}/integration/admin/login`, { email: sandbox.platformAdmin.email }));
+    expect(login.status).toBe(400);
+    expect(await entriesOf(login.headers.get("x-request-id"))).toEqual([
+      expect.objectContaining({ operation: "adminLogin", actor_kind: "anonymous", outcome: "refused", error_code: "ValidationError", fields: [] }),
+    ]);
+  });
+
+  it("leave no entry when no credential names the caller (401), as for a GET", async () => {
+    const anonymous = await read(
+      await fetch(`${t.adminUrl}/my-integration/offer`, { method: "PUT", headers: { "content-type": "application/json" }, body: "{}" }),
+    );
+    expect(anonymous.status).toBe(401);
+    expect(await entriesOf(anonymous.headers.get("x-request-id"))).toEqual([]);
+    const reading = await integration.call("GET", "/my-integration/offer");
+    expect(reading.status).toBe(200);
+    expect(await entriesOf(reading.headers.get("x-request-id"))).toEqual([]);
+  });
+});
+
 describe("the audit log's table", () => {
   it("answers the query docs/operations.md shows", async () => {
     const [query] = codeBlocks("docs/operations.md", "sql");
