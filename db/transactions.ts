@@ -26,6 +26,8 @@ const pendingCommitWork = new AsyncLocalStorage<CommitWorkState>();
 /** Where `run` stands with its commit work: done in a transaction that committed, or still to do. */
 export interface CommitWork {
   readonly committed: boolean;
+  /** No later transaction does the work (the caller did it, or gave it up): for work still running after `run` (a mail sent after the answer). */
+  close(): void;
 }
 
 /**
@@ -35,7 +37,15 @@ export interface CommitWork {
  */
 export async function withCommitWork<T>(work: (trx: Transaction<Database>) => Promise<void>, run: (state: CommitWork) => Promise<T>): Promise<T> {
   const state: CommitWorkState = { work, claimed: false, committed: false };
-  return pendingCommitWork.run(state, () => run(state));
+  const handle: CommitWork = {
+    get committed() {
+      return state.committed;
+    },
+    close: () => {
+      state.claimed = true;
+    },
+  };
+  return pendingCommitWork.run(state, () => run(handle));
 }
 
 /** Runs `run` as if no commit work were pending: for bookkeeping that commits on its own, apart from the change. */

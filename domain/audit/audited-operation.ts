@@ -66,11 +66,14 @@ export async function auditedOperation<T>(db: Kysely<Database>, clock: Clock, dr
         try {
           result = await run();
         } catch (error) {
+          work.close();
           const refusal = how.refusalOf(error);
           await appendAuditEntry(db, entry({ outcome: "refused", status: refusal.status, errorCode: refusal.code })).catch(how.onRecordFailure);
           throw error;
         }
-        if (!work.committed) {
+        const committed = work.committed;
+        work.close();
+        if (!committed) {
           const status = how.statusOf(result);
           await appendAuditEntry(db, entry({ outcome: status < 400 ? "succeeded" : "refused", status }));
         }

@@ -62,6 +62,16 @@ describe("commit work", () => {
     expect(await marks()).toEqual(["entry-2", "retry"]);
   });
 
+  it("is not done by a transaction after close()", async () => {
+    await sql`delete from marks`.execute(db);
+    await withCommitWork(mark("entry-3"), async (work) => {
+      work.close();
+      await db.transaction().execute(mark("after-close"));
+      expect(work.committed).toBe(false);
+    });
+    expect(await marks()).toEqual(["after-close"]);
+  });
+
   it("does nothing outside withCommitWork", async () => {
     await sql`delete from marks`.execute(db);
     await db.transaction().execute(mark("plain"));
