@@ -12,18 +12,33 @@ import { generatedDocument } from "../helpers/openapi-documents.ts";
 import { uniqueRef } from "../helpers/unique-ref.ts";
 import { codeBlocks } from "../docs/code-blocks.ts";
 import { startWebhookReceiver, type WebhookReceiver } from "../helpers/webhook-receiver.ts";
+import { startSmtpServer, type TestSmtpServer } from "../helpers/smtp-server.ts";
 import { createPlatformApiKey } from "../../domain/sign-in/platform-api-keys.ts";
 import { createPasswordResetLink } from "../../domain/sign-in/password-links.ts";
 import { ADMIN_API_UNAUDITED, AUDITED_ADMIN_SESSION_OPERATIONS } from "../../server/audit-policy.ts";
 import type { SandboxCredentials } from "../../domain/sandbox/sandbox-bootstrap.ts";
 
+let smtp: TestSmtpServer;
+beforeAll(async () => {
+  smtp = await startSmtpServer();
+});
+afterAll(async () => {
+  await smtp?.close();
+});
 const t = serviceForFile({ env: { COBRO_ALLOW_LOOPBACK_URLS: "true" } });
+// Production creates the integrations that go live (called by the Sandbox with a platform API key).
+const production = serviceForFile(() => ({
+  env: { SERVICE_ENV: "production", COBRO_SMTP_URL: smtp.url, COBRO_MAIL_FROM: "Cobro <cuentas@cobro.test>" },
+  parts: ["auth", "admin"],
+}));
 let receiver: WebhookReceiver;
 
 type Answer = Awaited<ReturnType<typeof read>>;
 interface Step {
   operation: string;
   answer: Answer;
+  /** Called on Production (its own database). */
+  production?: boolean;
 }
 
 /** Every state-changing operation the contract has, that the audit log must cover. */
@@ -60,15 +75,15 @@ function collectSecrets(value: unknown, name = ""): void {
   } else if (typeof value === "object" && value !== null) for (const [key, item] of Object.entries(value)) collectSecrets(item, key);
 }
 
-async function step(operation: string, call: () => Promise<Answer>): Promise<Answer> {
+async function step(operation: string, call: () => Promise<Answer>, options: { production?: boolean } = {}): Promise<Answer> {
   const answer = await call();
   collectSecrets(answer.json);
-  steps.push({ operation, answer });
+  steps.push({ operation, answer, ...options });
   return answer;
 }
 
-const entriesOf = (requestId: string | null) =>
-  t.database.db
+const entriesOf = (requestId: string | null, service = t) =>
+  service.database.db
     .selectFrom("audit_log")
     .selectAll()
     .where("request_id", "=", requestId ?? "")
@@ -127,9 +142,14 @@ async function walkPlatformOperations(): Promise<void> {
   await step("rejectMessageCapRequest", () =>
     call("POST", `/integration-admin/message-cap-requests/${second.json?.id ?? randomUUID()}/reject`, { reason: "No coincide con los comercios activos." }),
   );
-  // The integration's request: approved when it is in review, and then refused as decided (409) when rejected.
+  // The integration's request, in review.
   await step("approveGoLiveRequest", () => call("POST", `/integration-admin/go-live-requests/${goLiveRequestId}/approve`));
-  await step("rejectGoLiveRequest", () => call("POST", `/integration-admin/go-live-requests/${goLiveRequestId}/reject`, { reason: "Ya fue decidida." }));
+  // Another integration's request in review, rejected.
+  const other = await sandboxAdmin(t, await t.sandbox());
+  const asked = await other.call("POST", "/my-integration/go-live");
+  await step("rejectGoLiveRequest", () =>
+    call("POST", `/integration-admin/go-live-requests/${asked.json?.id ?? randomUUID()}/reject`, { reason: "Falta una URL de webhook." }),
+  );
 
   await step("provisionMerchantAccount", () =>
     withApiKey("PUT", `/integration-admin/merchant-accounts/${uniqueRef("prov")}`, {
@@ -140,17 +160,28 @@ async function walkPlatformOperations(): Promise<void> {
       status: "active",
     }),
   );
-  await step("provisionProductionClient", () =>
-    withApiKey("PUT", `/integration-admin/production-clients/${randomUUID()}`, {
-      name: `Gestión ${tag}`,
-      companyName: "Gestión Comercios S.A.",
-      contactEmail: "integraciones@example.com",
-      type: "api_direct",
-      scopes: ["openid", "email", "profile"],
-      redirectUrls: ["https://app.example.com/oauth/callback"],
-      logoutUrls: [],
-      firstAdminEmail: `lucia.prod+${tag}@example.com`,
-    }),
+  const productionKey = await createPlatformApiKey(production.database.db, "the Sandbox deployment");
+  secrets.add(productionKey.key);
+  await step(
+    "provisionProductionClient",
+    async () =>
+      read(
+        await fetch(`${production.adminUrl}/integration-admin/production-clients/${randomUUID()}`, {
+          method: "PUT",
+          headers: { "content-type": "application/json", "x-cobro-api-key": productionKey.key },
+          body: JSON.stringify({
+            name: `Gestión ${tag}`,
+            companyName: "Gestión Comercios S.A.",
+            contactEmail: "integraciones@example.com",
+            type: "api_direct",
+            scopes: ["openid", "email", "profile"],
+            redirectUrls: ["https://app.example.com/oauth/callback"],
+            logoutUrls: [],
+            firstAdminEmail: `lucia.prod+${tag}@example.com`,
+          }),
+        }),
+      ),
+    { production: true },
   );
 }
 
@@ -319,9 +350,9 @@ describe("the audit log's walk through the contract", () => {
 
   it("leaves exactly one entry per call, with the operation, the outcome and the status it answered", async () => {
     const summary: string[] = [];
-    for (const { operation, answer } of steps) {
+    for (const { operation, answer, production: inProduction } of steps) {
       const requestId = answer.headers.get("x-request-id");
-      const entries = await entriesOf(requestId);
+      const entries = await entriesOf(requestId, inProduction ? production : t);
       expect(entries, `${operation} answered ${answer.status} ${answer.text.slice(0, 200)}`).toHaveLength(1);
       const [entry] = entries;
       expect(entry!.operation).toBe(operation);
@@ -385,7 +416,10 @@ describe("the audit log's walk through the contract", () => {
   });
 
   it("keeps no secret, password, token or typed email in any entry", async () => {
-    const { rows } = await sql<{ entry: string }>`select row_to_json(audit_log)::text as entry from audit_log`.execute(t.database.db);
+    const rows = [
+      ...(await sql<{ entry: string }>`select row_to_json(audit_log)::text as entry from audit_log`.execute(t.database.db)).rows,
+      ...(await sql<{ entry: string }>`select row_to_json(audit_log)::text as entry from audit_log`.execute(production.database.db)).rows,
+    ];
     expect(rows.length).toBeGreaterThanOrEqual(steps.length);
     expect(secrets.size).toBeGreaterThan(15);
     const leaks = [...secrets].filter((secret) => rows.some((row) => row.entry.includes(secret)));
@@ -423,7 +457,7 @@ describe("the audit log's table", () => {
   it("answers the query docs/operations.md shows", async () => {
     const [query] = codeBlocks("docs/operations.md", "sql");
     const { rows } = await sql.raw<{ operation: string; error_code: string }>(query!).execute(t.database.db);
-    expect(rows.map((row) => row.operation)).toEqual(expect.arrayContaining(["adminLogin", "provisionProductionClient"]));
+    expect(rows.map((row) => row.operation)).toEqual(expect.arrayContaining(["adminLogin", "submitAdminPasswordResetPage"]));
     expect(rows.every((row) => row.error_code !== undefined)).toBe(true);
   });
 
