@@ -32,6 +32,11 @@ export interface OpenDatabaseOptions {
    * waits for a free connection when the pool is exhausted (then it fails instead of hanging).
    */
   connectTimeoutMs?: number;
+  /**
+   * Told of every failed statement of the Kysely instance, and of every failure to get a connection for
+   * one (the server away, the pool exhausted past its timeout): the process's metrics count them by kind.
+   */
+  onQueryError?: (error: unknown) => void;
 }
 
 export interface DatabaseHandle {
@@ -70,7 +75,29 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
   }
 
   const pool = createPool(connectionString, { max: options.poolSize ?? 10, connectTimeoutMs, logger });
-  const db = runCommitWorkBeforeCommit(new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }));
+  const onQueryError = options.onQueryError;
+  const db = runCommitWorkBeforeCommit(
+    new Kysely<Database>({
+    dialect: new PostgresDialect({
+      pool: onQueryError
+        ? {
+            connect: () =>
+              pool.connect().catch((error: unknown) => {
+                onQueryError(error);
+                throw error;
+              }),
+            end: () => pool.end(),
+            options: pool.options,
+          }
+        : pool,
+    }),
+    log: onQueryError
+      ? (event) => {
+          if (event.level === "error") onQueryError(event.error);
+        }
+      : undefined,
+    }),
+  );
   logger?.debug({ database: redactConnectionString(connectionString), embedded: !!stopEmbedded }, "database connected"); // start-up detail; failing to connect is an error
 
   let closing: Promise<void> | undefined;

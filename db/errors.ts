@@ -63,3 +63,22 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   }
   return false;
 }
+
+/** What a failed statement is counted as (cobro_db_query_errors_total's `kind`). */
+export const DATABASE_ERROR_KINDS = ["unavailable", "timeout", "serialization", "deadlock", "constraint", "other"] as const;
+export type DatabaseErrorKind = (typeof DATABASE_ERROR_KINDS)[number];
+
+/**
+ * The kind of a statement's failure: the server away (isDatabaseUnavailable), a statement or lock timeout
+ * (57014, 55P03), a serialization failure (40001), a deadlock (40P01), an integrity constraint (class 23,
+ * including the unique violations Cobro expects and answers), anything else.
+ */
+export function databaseErrorKind(error: unknown): DatabaseErrorKind {
+  if (isDatabaseUnavailable(error)) return "unavailable";
+  const code = (error as { code?: unknown } | undefined)?.code;
+  if (code === "57014" || code === "55P03") return "timeout";
+  if (code === "40001") return "serialization";
+  if (code === "40P01") return "deadlock";
+  if (typeof code === "string" && code.startsWith("23")) return "constraint";
+  return "other";
+}

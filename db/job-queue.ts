@@ -140,6 +140,23 @@ export function queueLogger(logger: Logger | undefined): WorkerLogger {
   });
 }
 
+/**
+ * Jobs due and not yet taken (available, their time come), by task, with the seconds since the oldest of
+ * them came due: the metrics' queue depth, read at each scrape. One pass over the queue's index of
+ * available jobs.
+ */
+export async function waitingJobsByTask(pool: pg.Pool): Promise<Array<{ task: string; waiting: number; oldestSeconds: number }>> {
+  const { rows } = await pool.query<{ task: string; waiting: number; oldest_seconds: number }>(
+    `select tasks.identifier as task, count(*)::int as waiting,
+            greatest(extract(epoch from now() - min(jobs.run_at)), 0)::float8 as oldest_seconds
+     from ${QUEUE_SCHEMA}._private_jobs as jobs
+     join ${QUEUE_SCHEMA}._private_tasks as tasks on tasks.id = jobs.task_id
+     where jobs.is_available and jobs.run_at <= now()
+     group by tasks.identifier`,
+  );
+  return rows.map((row) => ({ task: row.task, waiting: row.waiting, oldestSeconds: row.oldest_seconds }));
+}
+
 /** Records that these workers (graphile-worker ids) are alive now, in the database's time. */
 export async function recordWorkerHeartbeats(pool: pg.Pool, workerIds: string[]): Promise<void> {
   if (workerIds.length === 0) return;

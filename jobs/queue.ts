@@ -14,8 +14,10 @@ import {
   recordWorkerHeartbeats,
   releaseJobsOfStaleWorkers,
   releaseJobsOfWorkers,
+  waitingJobsByTask,
 } from "../db/job-queue.ts";
 import type { TaskList } from "./tasks.ts";
+import { samplePool, type Metrics } from "../runtime/metrics.ts";
 
 export interface StartWorkerOptions {
   /** The worker opens its own pool (a connection per job at once, plus its listener and spare; at least 10), apart from the API's. */
@@ -33,6 +35,12 @@ export interface StartWorkerOptions {
   heartbeatIntervalMs?: number;
   /** A worker not seen for this long is dead: its jobs run again on a live worker (ms, default 2 min). */
   staleWorkerAfterMs?: number;
+  /**
+   * The process's metrics: heartbeats are counted, and each scrape samples the worker's pool and the
+   * queue's waiting jobs. Only worker processes sample the queue (a database-wide figure): summed over
+   * processes it is counted once per worker process, so dashboards take max() over them, not sum().
+   */
+  metrics?: Metrics;
 }
 
 export interface JobWorker {
@@ -137,9 +145,11 @@ export async function startWorker(options: StartWorkerOptions): Promise<JobWorke
     }
   })();
   const heartbeat = startHeartbeat(pool, () => [...liveWorkerIds], options);
+  const stopSampling = options.metrics ? sampleQueue(options.metrics, pool, Object.keys(options.taskList)) : () => undefined;
   let stopped: Promise<void> | undefined;
   const stop = async () => {
     stopping = true;
+    stopSampling();
     wakeFromBackoff.abort();
     await heartbeat.stop();
     try {
@@ -150,6 +160,23 @@ export async function startWorker(options: StartWorkerOptions): Promise<JobWorke
     }
   };
   return { stop: () => (stopped ??= stop()) };
+}
+
+/** The worker's pool, and the queue's waiting jobs of each of `tasks` (0 when none waits), at each scrape. */
+function sampleQueue(metrics: Metrics, pool: pg.Pool, tasks: string[]): () => void {
+  const stopPool = samplePool(metrics, "queue", pool);
+  const stopJobs = metrics.addSampler("jobs-waiting", async () => {
+    const rows = await waitingJobsByTask(pool);
+    for (const task of tasks) {
+      const row = rows.find((candidate) => candidate.task === task);
+      metrics.jobs.waiting.set({ task }, row?.waiting ?? 0);
+      metrics.jobs.oldestWaitingAge.set({ task }, row?.oldestSeconds ?? 0);
+    }
+  });
+  return () => {
+    stopPool();
+    stopJobs();
+  };
 }
 
 /** A runner already ending by itself refuses to stop ("Runner is already stopped"); the supervision awaits its end either way. */
@@ -173,7 +200,9 @@ function startHeartbeat(pool: pg.Pool, liveWorkerIds: () => string[], options: S
   let beating: Promise<void> = Promise.resolve();
   const beat = async () => {
     try {
-      await recordWorkerHeartbeats(pool, liveWorkerIds());
+      const ids = liveWorkerIds();
+      await recordWorkerHeartbeats(pool, ids);
+      if (ids.length > 0) options.metrics?.jobs.heartbeats.inc();
       const released = await releaseJobsOfStaleWorkers(pool, staleAfterMs);
       if (released.length > 0)
         options.logger?.warn({ workers: released }, `released the jobs of ${released.length} job workers not seen for ${staleAfterMs} ms`);

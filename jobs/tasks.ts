@@ -42,7 +42,7 @@ export interface TaskDependencies {
 export const crontab = ["* * * * * time-transitions", "* * * * * queue-notifications"].join("\n");
 
 export function createTaskList(deps: TaskDependencies): TaskList {
-  return {
+  return countedRuns(deps.metrics, {
     noop: async () => {},
     "time-transitions": async (_payload, helpers) => {
       const counts = await runTimeTransitions(deps.db, {
@@ -127,7 +127,26 @@ export function createTaskList(deps: TaskDependencies): TaskList {
           return;
       }
     },
-  };
+  });
+}
+
+/** Each task's runs counted by outcome: `success`, or `failure` when the handler throws (the queue retries it). */
+function countedRuns(metrics: Metrics, tasks: TaskList): TaskList {
+  const counted = {} as Record<string, TaskHandler<TaskName>>;
+  for (const [task, handler] of Object.entries(tasks) as Array<[TaskName, TaskHandler<TaskName>]>) {
+    const success = metrics.jobs.runs.labels(task, "success");
+    const failure = metrics.jobs.runs.labels(task, "failure");
+    counted[task] = async (payload, helpers) => {
+      try {
+        await handler(payload, helpers);
+      } catch (error) {
+        failure.inc();
+        throw error;
+      }
+      success.inc();
+    };
+  }
+  return counted as TaskList;
 }
 
 /** A message's final status once (sent, simulated, failed, canceled), and every failure of its provider. */

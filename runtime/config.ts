@@ -17,6 +17,12 @@ export interface Config {
   dataDir: string;
   host: string;
   ports: Record<ApiName, number>;
+  /**
+   * Where the process serves its Prometheus metrics (GET /metrics), never on the public APIs:
+   * COBRO_METRICS_HOST (default 127.0.0.1) and COBRO_METRICS_PORT (default 9464; 0 turns the listener off,
+   * so `undefined` here). A port of 0 given in code (tests) binds a free port.
+   */
+  metrics: { host: string; port: number } | undefined;
   /** The parts this process serves (`--only integration,worker`); all by default. */
   parts: ReadonlySet<ServicePart>;
   logLevel: string;
@@ -138,6 +144,9 @@ export function loadConfig(
     admin: port("ADMIN_PORT", 3002),
   };
 
+  const metricsPort = port("COBRO_METRICS_PORT", 9464);
+  const metricsHost = env.COBRO_METRICS_HOST || "127.0.0.1";
+
   const databaseUrl = env.DATABASE_URL === "" ? undefined : env.DATABASE_URL;
   if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     problems.push("DATABASE_URL must be a postgres:// or postgresql:// connection string");
@@ -212,6 +221,7 @@ export function loadConfig(
     dataDir: resolve(env.COBRO_DATA_DIR ?? ".data"),
     host,
     ports,
+    metrics: metricsPort === 0 ? undefined : { host: metricsHost, port: metricsPort },
     parts,
     logLevel,
     logFormat: logFormat as LogFormat,

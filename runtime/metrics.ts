@@ -246,7 +246,7 @@ export function createMetrics(role: MetricsRole) {
       }),
       throttled: new Counter({
         name: "cobro_throttled_requests_total",
-        help: "Requests refused by a guessing limit, by scope (merchant-email, admin-email, password-reset-email, client-id).",
+        help: "Attempts refused by a guessing limit, by the key that refused them (address, merchant-email, admin-email, password-reset-email, client-id).",
         labelNames: ["scope"] as const,
         ...with_,
       }),
@@ -296,6 +296,29 @@ export function countTransfer(metrics: Metrics, transfer: ReceivedTransfer): voi
     money.transfersReceived.inc({ source, result: "matched" });
     money.matchedCents.inc({ source }, transfer.amountCents);
   } else money.transfersReceived.inc({ source, result: "unmatched", reason: transfer.unmatchedReason ?? "ambiguous" });
+}
+
+/**
+ * The process's PostgreSQL pools: `main` (db/connect.ts: the APIs' requests and the tasks' work) and
+ * `queue` (jobs/queue.ts, worker processes only: taking and finishing jobs, heartbeats).
+ */
+export const DB_POOLS = ["main", "queue"] as const;
+
+/** What a pool tells of its connections (pg.Pool's counts). */
+export interface PoolCounts {
+  totalCount: number;
+  idleCount: number;
+  waitingCount: number;
+}
+
+/** Samples `pool`'s connections at each scrape as cobro_db_pool_connections{pool, state}; returns the removal. */
+export function samplePool(metrics: Metrics, name: (typeof DB_POOLS)[number], pool: PoolCounts): () => void {
+  const gauge = metrics.db.poolConnections;
+  return metrics.addSampler(`db-pool-${name}`, () => {
+    gauge.set({ pool: name, state: "total" }, pool.totalCount);
+    gauge.set({ pool: name, state: "idle" }, pool.idleCount);
+    gauge.set({ pool: name, state: "waiting" }, pool.waitingCount);
+  });
 }
 
 /** The status class of an HTTP status (a 1xx is counted with 2xx: Cobro never sends one). */

@@ -13,9 +13,20 @@ export interface StartedCobro {
   exited: Promise<number | null>;
 }
 
-/** The environment of a spawned Cobro: PATH, HOME, ports 0, then the test's own variables. */
+/**
+ * The environment of a spawned Cobro: PATH, HOME, ports 0, the metrics listener off (many run at once;
+ * a test that scrapes gives COBRO_METRICS_PORT), then the test's own variables.
+ */
 export function cobroEnv(extra: Record<string, string> = {}): Record<string, string> {
-  return { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", INTEGRATION_PORT: "0", AUTH_PORT: "0", ADMIN_PORT: "0", ...extra };
+  return {
+    PATH: process.env.PATH ?? "",
+    HOME: process.env.HOME ?? "/tmp",
+    INTEGRATION_PORT: "0",
+    AUTH_PORT: "0",
+    ADMIN_PORT: "0",
+    COBRO_METRICS_PORT: "0",
+    ...extra,
+  };
 }
 
 export function startCobro(extra: Record<string, string> = {}, args: string[] = []): StartedCobro {

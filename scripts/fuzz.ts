@@ -519,6 +519,7 @@ async function startServer(): Promise<Partial<Record<ApiName, string[]>>> {
     INTEGRATION_PORT: "0",
     AUTH_PORT: "0",
     ADMIN_PORT: "0",
+    COBRO_METRICS_PORT: "0",
     LOG_LEVEL: "warn",
   });
   const logFile = createWriteStream(serverLog);

@@ -59,7 +59,7 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   const dataDir = mkdtempSync(join(tmpdir(), "cobro-screenshots-"));
-  const base = loadConfig({ INTEGRATION_PORT: "0", AUTH_PORT: "0", ADMIN_PORT: "0", COBRO_AUTH_URL: "", COBRO_DATA_DIR: dataDir }, []);
+  const base = loadConfig({ INTEGRATION_PORT: "0", AUTH_PORT: "0", ADMIN_PORT: "0", COBRO_METRICS_PORT: "0", COBRO_AUTH_URL: "", COBRO_DATA_DIR: dataDir }, []);
   const config: Config = { ...base, databaseUrl: undefined, parts: new Set(["integration", "auth", "admin"]) };
   const service = await startService(config, { logger: createLogger("error"), bootstrapSandbox: true });
   const browser = await launchBrowser();

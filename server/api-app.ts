@@ -22,6 +22,7 @@ import { isDatabaseUnavailable } from "../db/errors.ts";
 import { auditedOperation, type AuditDraft } from "../domain/audit/audited-operation.ts";
 import { bodyFieldNames, recordedValues } from "../domain/audit/recorded-fields.ts";
 import type { AuditPolicy } from "./audit-policy.ts";
+import { countRequestAs, measureRequests, outsideContract } from "./request-metrics.ts";
 
 type HandlerAnswer = { status: number; body?: unknown; headers?: Record<string, string | number> };
 
@@ -112,6 +113,7 @@ export async function createApiApp<Caller>(options: ApiAppOptions<Caller>): Prom
   app.set("query parser", "simple");
 
   const logRequest = requestLogging(logger, api);
+  app.use(measureRequests(options.services.metrics, api));
   app.use(baselineSecurityHeaders);
   app.use((req, res, next) => {
     const requestId = randomUUID();
@@ -136,13 +138,16 @@ export async function createApiApp<Caller>(options: ApiAppOptions<Caller>): Prom
     next();
   });
 
-  app.use(referencePages(api, generatedDocumentText(api))); // GET /docs, /openapi.yaml, /openapi.json: outside the contract, no auth
-  if (api === "integration") app.use(checkoutWidgetRoutes(options.services)); // CORS of /v1/**, GET /v1/widget.js, the Sandbox demo page
-  if (api === "auth") app.use(adminSignInPageRedirect(options.services.config.publicUrls.admin)); // a browser that opens the admin sign-in goes to the portal
+  app.use(outsideContract("docs", referencePages(api, generatedDocumentText(api)))); // GET /docs, /openapi.yaml, /openapi.json: outside the contract, no auth
+  if (api === "integration") app.use(outsideContract("widget", checkoutWidgetRoutes(options.services))); // CORS of /v1/**, GET /v1/widget.js, the Sandbox demo page
+  if (api === "auth") app.use(outsideContract("page", adminSignInPageRedirect(options.services.config.publicUrls.admin))); // a browser that opens the admin sign-in goes to the portal
   // The portal at /portal/, and its same-origin admin sign-in.
   if (api === "admin") {
     app.use(
-      portalRoutes({ authUrl: options.services.config.publicUrls.auth, environment: options.services.config.serviceEnv, logger, forwardClientAddress: true }),
+      outsideContract(
+        "portal",
+        portalRoutes({ authUrl: options.services.config.publicUrls.auth, environment: options.services.config.serviceEnv, logger, forwardClientAddress: true }),
+      ),
     );
   }
 
@@ -155,6 +160,7 @@ export async function createApiApp<Caller>(options: ApiAppOptions<Caller>): Prom
   app.use(express.urlencoded({ limit, extended: false }));
   app.use(express.raw({ limit: MAX_LOGO_BYTES, type: ["image/*"] }));
 
+  const tokenChecksRefused = options.services.metrics.auth.tokenChecksRefused.labels(api);
   const fail = (res: Response, error: DomainError): void => sendReply(res, replyForError(error, (res.locals as Locals).requestId, api));
 
   backend.register({
@@ -169,15 +175,18 @@ export async function createApiApp<Caller>(options: ApiAppOptions<Caller>): Prom
       );
     },
     unauthorizedHandler: async (context: Context, _req: Request, res: Response) => {
+      countRequestAs(res, context.operation.operationId!);
       // A credential that could not be checked because the database is away is not a wrong one: 503, not 401.
       const unchecked = Object.values(context.security ?? {}).find((result) => isDatabaseUnavailable((result as { error?: unknown } | undefined)?.error));
       if (unchecked) throw (unchecked as { error: unknown }).error;
       const refusal = Object.values(context.security ?? {}).find(
         (result): result is { refused: DomainError } => typeof result === "object" && result !== null && "refused" in result,
       );
+      tokenChecksRefused.inc();
       fail(res, refusal?.refused ?? new DomainError("UnauthorizedError", "Unauthorized"));
     },
     validationFail: async (context: Context, req: Request, res: Response) => {
+      countRequestAs(res, context.operation.operationId!);
       const contentTypeProblem = requestContentTypeProblem(context.operation, req);
       const errors = (context.validation.errors ?? []) as ErrorObject[];
       const problems = contentTypeProblem
@@ -196,8 +205,10 @@ export async function createApiApp<Caller>(options: ApiAppOptions<Caller>): Prom
         ).catch(() => {});
       fail(res, refusal);
     },
-    notImplemented: async (context: Context, _req: Request, res: Response) =>
-      fail(res, new DomainError("NotImplemented", `${context.operation.operationId} is in the contract but not implemented yet`)),
+    notImplemented: async (context: Context, _req: Request, res: Response) => {
+      countRequestAs(res, context.operation.operationId!);
+      fail(res, new DomainError("NotImplemented", `${context.operation.operationId} is in the contract but not implemented yet`));
+    },
   });
 
   for (const [scheme, handler] of Object.entries(options.security)) {
@@ -217,6 +228,7 @@ export async function createApiApp<Caller>(options: ApiAppOptions<Caller>): Prom
     const handler = options.handlers[operationId];
     if (handler === undefined || handler === notImplemented) continue;
     backend.registerHandler(operationId, async (context: Context, req: Request, res: Response) => {
+      countRequestAs(res, operationId);
       const locals = res.locals as Locals;
       const draft = auditDraft(context, req, res, { withBody: true });
       const run = () => runHandler(context, req, locals, handler);

@@ -74,6 +74,7 @@ async function main(): Promise<void> {
     const channel = (provider: unknown, name: string) => `${name} ${provider ? "sent" : "simulated (no provider)"}`;
     lines.push(`  payer notifications  ${channel(config.notifications.email, "email")}, ${channel(config.notifications.whatsapp, "chat")}`);
   }
+  lines.push(`  ${"metrics".padEnd(12)} ${service.metricsUrl ?? "off (COBRO_METRICS_PORT=0)"}`);
   lines.push(config.databaseUrl ? "  database     DATABASE_URL" : `  database     embedded PostgreSQL in ${config.dataDir}`);
   const notImplemented = Object.entries(service.notImplemented).filter(([, ids]) => ids && ids.length > 0);
   for (const [api, ids] of notImplemented) lines.push(`  not implemented yet (${api}, answer 501): ${ids!.join(", ")}`);

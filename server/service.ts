@@ -8,7 +8,7 @@ import { fileURLToPath } from "node:url";
 import YAML from "yaml";
 import type { Document } from "openapi-backend";
 import { openDatabase, type DatabaseHandle } from "../db/connect.ts";
-import { CobroStartupError } from "../db/errors.ts";
+import { CobroStartupError, databaseErrorKind } from "../db/errors.ts";
 import { migrateToLatest } from "../db/migrate.ts";
 import { prepareQueue } from "../db/job-queue.ts";
 import { startWorker } from "../jobs/queue.ts";
@@ -31,6 +31,7 @@ import { installSecretKeyring } from "../domain/secrets/process-keyring.ts";
 import { resealColumns } from "../domain/secrets/sealed-columns.ts";
 import { configuredSecretKeyring } from "../runtime/secret-key-file.ts";
 import { TokenCheckCache } from "../domain/sign-in/token-check-cache.ts";
+import { observeGuessing } from "../domain/sign-in/credential-throttle.ts";
 import { forgetOwnAuthChanges, listenForAuthChanges } from "./auth-change-listener.ts";
 import { bootstrapEmptySandbox, type SandboxCredentials } from "../domain/sandbox/sandbox-bootstrap.ts";
 import { SandboxTaxRegistry } from "../domain/payer-lookup/sandbox-registry.ts";
@@ -41,11 +42,15 @@ import { WhatsappSender } from "../domain/outbound/whatsapp-sender.ts";
 import { simulatedSender } from "../domain/outbound/simulated-sender.ts";
 import { SandboxMailLog } from "../domain/outbound/sandbox-mail-log.ts";
 import type { EmailMessage, NotificationSenders, Sender } from "../domain/outbound/sender.ts";
-import { createMetrics, type Metrics } from "../runtime/metrics.ts";
+import { createMetrics, samplePool, type Metrics } from "../runtime/metrics.ts";
+import { closeServer, listen, listenerUrl } from "./listening.ts";
+import { startMetricsListener } from "./metrics-listener.ts";
 
 export interface RunningService {
   /** Where each served API listens. */
   urls: Partial<Record<ApiName, string>>;
+  /** Where the process serves its Prometheus metrics (`http://host:port/metrics`), when the listener is on. */
+  metricsUrl?: string;
   /** How each API is reached from outside (COBRO_*_URL, or the bound address). */
   publicUrls: Record<ApiName, string>;
   /** Created on the first start of an empty Sandbox (shown once). */
@@ -78,12 +83,20 @@ export async function startService(config: Config, options: ServiceOptions): Pro
   // (tests, tools) the public URLs are known only once bound. Until its handler is in place a listener
   // answers 503 (still starting).
   const handlers = new Map<ApiName, RequestListener>();
-  const { servers, urls, serverStops } = await bindListeners(config, handlers);
+  // One registry per process, labelled with the parts it runs (`integration,auth,admin,worker` by default),
+  // served from the start on its own listener (what is not registered yet is simply not there).
+  const metrics = createMetrics([...config.parts].join(","));
+  const { servers, urls, serverStops, metricsUrl } = await bindListeners(config, handlers, metrics, logger);
   // The one outbound client of the process, closed after the APIs and the worker that use it have stopped.
   const outboundHttp = new OutboundHttpClient({ allowLoopback: config.allowLoopbackUrls });
   let database: DatabaseHandle;
   try {
-    database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, logger });
+    database = await openDatabase({
+      databaseUrl: config.databaseUrl,
+      dataDir: config.dataDir,
+      logger,
+      onQueryError: (error) => metrics.db.queryErrors.inc({ kind: databaseErrorKind(error) }),
+    });
   } catch (error) {
     await closeAll([() => outboundHttp.close(), ...serverStops]);
     throw error;
@@ -100,6 +113,11 @@ export async function startService(config: Config, options: ServiceOptions): Pro
     }
   };
 
+  samplePool(metrics, "main", database.pool);
+  observeGuessing(database.db, {
+    signIn: (who, outcome) => metrics.auth.signIns.inc({ who, outcome }),
+    throttled: (scope) => metrics.auth.throttled.inc({ scope }),
+  });
   try {
     // The queue's schema first: an API-only process enqueues jobs before any worker has started.
     await prepareQueue({ pool: database.pool, logger });
@@ -140,8 +158,6 @@ export async function startService(config: Config, options: ServiceOptions): Pro
       stops.push(await listenForAuthChanges(database.connectionString, tokenChecks, logger));
       stops.push(forgetOwnAuthChanges(database.pool, tokenChecks));
     }
-    // One registry per process, labelled with the parts it runs (`integration,auth,admin,worker` by default).
-    const metrics = createMetrics([...config.parts].join(","));
     const services: Services = { db: database.db, clock, config: effectiveConfig, tokens, tokenChecks, payerRegistry, outboundHttp, accountMail, metrics };
     const sandboxCredentials = options.bootstrapSandbox && config.serviceEnv === "sandbox" ? await bootstrapEmptySandbox(database.db, clock.now()) : undefined;
     const notImplemented: Partial<Record<ApiName, string[]>> = {};
@@ -204,11 +220,12 @@ export async function startService(config: Config, options: ServiceOptions): Pro
         heartbeatIntervalMs: config.workerHeartbeatMs,
         staleWorkerAfterMs: config.workerStaleAfterMs,
         logger,
+        metrics,
       });
       stops.push(() => worker.stop());
     }
 
-    return { urls, publicUrls, database, notImplemented, sandboxCredentials, metrics, stop: stopAll };
+    return { urls, metricsUrl, publicUrls, database, notImplemented, sandboxCredentials, metrics, stop: stopAll };
   } catch (error) {
     await stopAll();
     throw error;
@@ -259,11 +276,21 @@ async function closeSenders(senders: NotificationSenders): Promise<void> {
   await Promise.all([senders.email.close(), senders.whatsapp.close()]);
 }
 
-/** Each API's listener on its port, answering 503 until `handlers` has its handler. On a failure none is left open. */
+/**
+ * Each API's listener on its port, answering 503 until `handlers` has its handler, and the metrics
+ * listener when it is on. On a failure none is left open.
+ */
 async function bindListeners(
   config: Config,
   handlers: Map<ApiName, RequestListener>,
-): Promise<{ servers: Map<ApiName, Server>; urls: Partial<Record<ApiName, string>>; serverStops: Array<() => Promise<void>> }> {
+  metrics: Metrics,
+  logger: Logger,
+): Promise<{
+  servers: Map<ApiName, Server>;
+  urls: Partial<Record<ApiName, string>>;
+  serverStops: Array<() => Promise<void>>;
+  metricsUrl: string | undefined;
+}> {
   const urls: Partial<Record<ApiName, string>> = {};
   const servers = new Map<ApiName, Server>();
   const serverStops: Array<() => Promise<void>> = [];
@@ -287,17 +314,23 @@ async function bindListeners(
       );
       server.maxConnections = config.maxConnectionsPerListener;
       closeSilentConnections(server, headersMs);
-      await listen(server, config.ports[api], config.host, api);
+      await listen(server, config.ports[api], config.host, `${api} API`, `${api.toUpperCase()}_PORT`);
       serverStops.push(() => closeServer(server));
       const { port } = server.address() as AddressInfo;
-      urls[api] = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}`;
+      urls[api] = listenerUrl(config.host, port);
       servers.set(api, server);
     }
+    let metricsUrl: string | undefined;
+    if (config.metrics) {
+      const listener = await startMetricsListener(metrics, config.metrics, logger);
+      serverStops.push(() => listener.stop());
+      metricsUrl = listener.url;
+    }
+    return { servers, urls, serverStops, metricsUrl };
   } catch (error) {
     await closeAll(serverStops);
     throw error;
   }
-  return { servers, urls, serverStops };
 }
 
 /** Runs stops in reverse order, ignoring their failures (cleaning up after a failed start). */
@@ -316,33 +349,5 @@ function closeSilentConnections(server: Server, headersMs: number): void {
     }, headersMs);
     timer.unref();
     socket.once("close", () => clearTimeout(timer));
-  });
-}
-
-function listen(server: Server, port: number, host: string, api: ApiName): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const onError = (error: NodeJS.ErrnoException) => {
-      server.off("listening", onListening);
-      if (error.code === "EADDRINUSE")
-        reject(new CobroStartupError(`Port ${port} (${api} API) is already in use: stop what uses it or set ${api.toUpperCase()}_PORT`));
-      else if (error.code === "EACCES") reject(new CobroStartupError(`No permission to listen on port ${port} (${api} API): set ${api.toUpperCase()}_PORT`));
-      else reject(error);
-    };
-    const onListening = () => {
-      server.off("error", onError);
-      resolve();
-    };
-    server.once("error", onError);
-    server.once("listening", onListening);
-    server.listen(port, host);
-  });
-}
-
-function closeServer(server: Server): Promise<void> {
-  return new Promise((resolve) => {
-    server.close(() => resolve());
-    server.closeIdleConnections();
-    // In-flight requests finish; keep-alive sockets with nothing in flight go now, stragglers in 10 s.
-    setTimeout(() => server.closeAllConnections(), 10_000).unref();
   });
 }

@@ -47,6 +47,25 @@ export interface GuessAttempt {
   clientAddress: string;
 }
 
+/**
+ * What the throttle tells the process's metrics: each sign-in of a person (an admin's or a merchant
+ * account's password) by outcome, and each attempt refused for too many, by the key that refused it.
+ */
+export interface GuessingObserver {
+  signIn(who: "admin" | "merchant", outcome: "success" | "refused" | "throttled"): void;
+  throttled(scope: AccountScope | typeof ADDRESS_SCOPE): void;
+}
+
+/** By database handle: each process (each test service) opens its own, so counts stay with their process. */
+const observers = new WeakMap<Kysely<Database>, GuessingObserver>();
+
+/** Tells `observer` of what the throttle judges on `db` (the service's handle; the throttle runs its own transactions on it). */
+export function observeGuessing(db: Kysely<Database>, observer: GuessingObserver): void {
+  observers.set(db, observer);
+}
+
+const SIGN_IN_SCOPES: Partial<Record<AccountScope, "admin" | "merchant">> = { "admin-email": "admin", "merchant-email": "merchant" };
+
 /** The refusals that count as a failed guess. */
 const CREDENTIAL_REFUSALS: ReadonlySet<ErrorCode> = new Set([
   "InvalidCredentialsError",
@@ -144,17 +163,25 @@ export async function countAttempt(db: Kysely<Database>, clock: Clock, attempt: 
         if (judgement.waitSeconds > 0) {
           // Refused: counted as refused on this key, and not at all on the others.
           await writeCount(trx, judgement, now);
-          return { created, waitSeconds: judgement.waitSeconds, refusedWhenCounted: new Map<string, number>() };
+          return { created, waitSeconds: judgement.waitSeconds, refusedBy: judgement.row.scope, refusedWhenCounted: new Map<string, number>() };
         }
         judged.push(judgement);
       }
       for (const judgement of judged) await writeCount(trx, judgement, now);
-      return { created, waitSeconds: 0, refusedWhenCounted: new Map(judged.map((judgement) => [judgement.row.scope, judgement.refused])) };
+      return {
+        created,
+        waitSeconds: 0,
+        refusedBy: undefined,
+        refusedWhenCounted: new Map(judged.map((judgement) => [judgement.row.scope, judgement.refused])),
+      };
     }),
   );
   // A new count started: rows past their window count for nothing (rare, and one indexed delete).
   if (outcome.created) await db.deleteFrom("credential_failures").where("forget_at", "<=", now).execute();
-  if (outcome.waitSeconds > 0) throw tooManyAttempts(outcome.waitSeconds);
+  if (outcome.waitSeconds > 0) {
+    observers.get(db)?.throttled(outcome.refusedBy as AccountScope | typeof ADDRESS_SCOPE);
+    throw tooManyAttempts(outcome.waitSeconds);
+  }
   return { attempt, refusedWhenCounted: outcome.refusedWhenCounted };
 }
 
@@ -215,11 +242,15 @@ async function writeCount(trx: Transaction<Database>, judgement: Judgement, now:
 async function confirmRightCredential(db: Kysely<Database>, clock: Clock, counted: CountedAttempt): Promise<void> {
   const now = clock.now();
   const keys = countedKeys(counted.attempt);
-  const waitSeconds = await outsideCommitWork(() =>
+  const refusal = await outsideCommitWork(() =>
     db.transaction().execute(async (trx) => {
       const { rows } = await lockKeys(trx, keys, now);
       const burst = rows.find((row) => row.refused > (counted.refusedWhenCounted.get(row.scope) ?? 0));
-      if (burst) return burst.blocked_until !== null && burst.blocked_until > now ? secondsUntil(burst.blocked_until, now) : GUESSING_LIMITS.firstWaitSeconds;
+      if (burst)
+        return {
+          scope: burst.scope,
+          waitSeconds: burst.blocked_until !== null && burst.blocked_until > now ? secondsUntil(burst.blocked_until, now) : GUESSING_LIMITS.firstWaitSeconds,
+        };
       for (const row of rows) {
         if (row.scope === ADDRESS_SCOPE) {
           await trx
@@ -232,10 +263,13 @@ async function confirmRightCredential(db: Kysely<Database>, clock: Clock, counte
           await trx.deleteFrom("credential_failures").where("scope", "=", row.scope).where("key_hash", "=", row.key_hash).execute();
         }
       }
-      return 0;
+      return undefined;
     }),
   );
-  if (waitSeconds > 0) throw tooManyAttempts(waitSeconds);
+  if (refusal) {
+    observers.get(db)?.throttled(refusal.scope as AccountScope | typeof ADDRESS_SCOPE);
+    throw tooManyAttempts(refusal.waitSeconds);
+  }
 }
 
 /** An attempt that could not be judged (the database went away, a bug): it no longer counts against its keys. */
@@ -254,14 +288,25 @@ async function uncount(db: Kysely<Database>, counted: CountedAttempt): Promise<v
  * attempt was part of a burst over the limit).
  */
 export async function throttledCheck<T>(db: Kysely<Database>, clock: Clock, attempt: GuessAttempt, check: () => Promise<T>): Promise<T> {
-  const counted = await countAttempt(db, clock, attempt);
-  let result: T;
+  const who = attempt.account && SIGN_IN_SCOPES[attempt.account.scope];
+  const observer = who === undefined ? undefined : observers.get(db);
   try {
-    result = await check();
+    const counted = await countAttempt(db, clock, attempt);
+    let result: T;
+    try {
+      result = await check();
+    } catch (error) {
+      if (!(error instanceof DomainError && CREDENTIAL_REFUSALS.has(error.code))) await uncount(db, counted).catch(() => undefined);
+      throw error;
+    }
+    await confirmRightCredential(db, clock, counted);
+    observer?.signIn(who!, "success");
+    return result;
   } catch (error) {
-    if (!(error instanceof DomainError && CREDENTIAL_REFUSALS.has(error.code))) await uncount(db, counted).catch(() => undefined);
+    // A sign-in that failed otherwise (the database away) is neither.
+    const code = error instanceof DomainError ? error.code : undefined;
+    if (code === "TooManyAttemptsError") observer?.signIn(who!, "throttled");
+    else if (code !== undefined && CREDENTIAL_REFUSALS.has(code)) observer?.signIn(who!, "refused");
     throw error;
   }
-  await confirmRightCredential(db, clock, counted);
-  return result;
 }

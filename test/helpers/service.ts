@@ -18,6 +18,8 @@ export interface TestService {
   integrationUrl: string;
   authUrl: string;
   adminUrl: string;
+  /** The service's GET /metrics, when started with `metrics: true` (empty otherwise). */
+  metricsUrl: string;
   clock: ManualClock;
   database: TestDatabase;
   service: RunningService;
@@ -36,6 +38,8 @@ export interface TestServiceOptions {
   database?: TestDatabase;
   /** The service's memory of token checks. */
   tokenChecks?: TokenCheckCache;
+  /** Serve the metrics on a free loopback port (`metricsUrl`); off otherwise, as many services run at once. */
+  metrics?: boolean;
 }
 
 /** The clock of the test service started last in this file (real time before any): what default request bodies are dated from. */
@@ -50,7 +54,12 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     { INTEGRATION_PORT: "0", AUTH_PORT: "0", ADMIN_PORT: "0", COBRO_AUTH_URL: "http://auth.cobro.test", COBRO_SECRET_KEY: TEST_SECRET_KEY, ...options.env },
     [],
   );
-  const config: Config = { ...base, databaseUrl: database.connectionString, parts: new Set(options.parts ?? ["integration", "auth", "admin"]) };
+  const config: Config = {
+    ...base,
+    databaseUrl: database.connectionString,
+    parts: new Set(options.parts ?? ["integration", "auth", "admin"]),
+    metrics: options.metrics ? { host: "127.0.0.1", port: 0 } : undefined,
+  };
   const { logger, logLines } = captureLogs();
   const started = await startService(config, { logger, clock, validateResponses: true, tokenChecks: options.tokenChecks });
   // Stopped once: a test may stop the service itself (then restart on its database) before close().
@@ -60,6 +69,7 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     integrationUrl: service.urls.integration ?? "",
     authUrl: service.urls.auth ?? "",
     adminUrl: service.urls.admin ?? "",
+    metricsUrl: service.metricsUrl ?? "",
     clock,
     database,
     service,

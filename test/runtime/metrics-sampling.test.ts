@@ -2,11 +2,7 @@
 // without a slow or failing sampler holding up or breaking the scrape.
 import { describe, expect, it } from "vitest";
 import { createMetrics } from "../../runtime/metrics.ts";
-
-function sampleValue(text: string, series: string): number | undefined {
-  const line = text.split("\n").find((l) => l.startsWith(`${series} `) || l.startsWith(`${series}{`));
-  return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(" ") + 1));
-}
+import { parseMetricsText, sampleValue } from "../helpers/metrics-text.ts";
 
 describe("scrape-time samplers", () => {
   it("run before each scrape, so the text holds what they set", async () => {
@@ -28,7 +24,7 @@ describe("scrape-time samplers", () => {
     const text = await metrics.scrape(100);
     expect(Date.now() - started).toBeLessThan(1_000);
     expect(text).toContain('cobro_jobs_waiting{task="sweep",role="test"} 1');
-    expect(sampleValue(text, 'cobro_metrics_sample_failures_total{sampler="slow",role="test"}')).toBe(1);
+    expect(sampleValue(parseMetricsText(text), "cobro_metrics_sample_failures_total", { sampler: "slow" })).toBe(1);
   });
 
   it("answer when a sampler throws, keeping its gauges' previous values", async () => {
@@ -42,7 +38,7 @@ describe("scrape-time samplers", () => {
     fail = true;
     const text = await metrics.scrape();
     expect(text).toContain('cobro_db_pool_connections{pool="api",state="total",role="test"} 4');
-    expect(sampleValue(text, 'cobro_metrics_sample_failures_total{sampler="pool",role="test"}')).toBe(1);
+    expect(sampleValue(parseMetricsText(text), "cobro_metrics_sample_failures_total", { sampler: "pool" })).toBe(1);
   });
 
   it("are shared by concurrent scrapes and can be removed", async () => {

@@ -220,6 +220,7 @@ describe("delivery mechanics", () => {
           COBRO_DATA_DIR: dataDir,
           COBRO_ALLOW_LOOPBACK_URLS: "true",
           COBRO_SECRET_KEY: TEST_SECRET_KEY,
+          COBRO_METRICS_PORT: "0",
         },
         stdio: ["ignore", "pipe", "pipe"],
       });

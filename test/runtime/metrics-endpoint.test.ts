@@ -1,0 +1,197 @@
+// The metrics listener of a running service: Prometheus's text format at GET /metrics, nothing else, the
+// series the traffic caused, and every label value inside its documented bounded set (no path, no id, no
+// email ever becomes a series).
+import { createServer, type Server } from "node:net";
+import { describe, expect, it } from "vitest";
+import { Registry } from "prom-client";
+import { ConfigError, loadConfig, type ApiName } from "../../runtime/config.ts";
+import { createMetrics, DB_POOLS, STATUS_CLASSES } from "../../runtime/metrics.ts";
+import { DATABASE_ERROR_KINDS } from "../../db/errors.ts";
+import { createTaskList, type TaskDependencies } from "../../jobs/tasks.ts";
+import { addJob } from "../../db/job-queue.ts";
+import { COUNTED_METHODS, OUTSIDE_CONTRACT_OPERATIONS } from "../../server/request-metrics.ts";
+import { startService } from "../../server/service.ts";
+import { CobroStartupError } from "../../db/errors.ts";
+import { GUESSING_LIMITS } from "../../domain/sign-in/credential-throttle.ts";
+import { captureLogs } from "../helpers/captured-logs.ts";
+import { linkedMerchant, postJson, read, serviceForFile } from "../helpers/service.ts";
+import { chargeBody } from "../helpers/charges.ts";
+import { generatedDocument } from "../helpers/openapi-documents.ts";
+import { parseMetricsText, sampleValue, type MetricSample } from "../helpers/metrics-text.ts";
+
+const t = serviceForFile({
+  metrics: true,
+  parts: ["integration", "auth", "admin", "worker"],
+  env: { COBRO_WORKER_HEARTBEAT_MS: "200", COBRO_WORKER_STALE_AFTER_MS: "3000" },
+});
+
+const scrape = async (): Promise<MetricSample[]> => {
+  const response = await fetch(t.metricsUrl);
+  expect(response.status).toBe(200);
+  return parseMetricsText(await response.text());
+};
+
+const APIS: ApiName[] = ["integration", "auth", "admin"];
+const operationIds = new Set(
+  APIS.flatMap((api) => Object.values(generatedDocument(api).paths).flatMap((methods) => Object.values(methods).map((op) => op.operationId))),
+);
+const taskNames = Object.keys(createTaskList({ metrics: createMetrics("bounds") } as TaskDependencies));
+
+/** The documented values of each Cobro label (docs/operations.md lists the same). */
+const BOUNDED: Record<string, ReadonlySet<string>> = {
+  api: new Set(APIS),
+  operation: new Set([...operationIds, ...OUTSIDE_CONTRACT_OPERATIONS]),
+  method: new Set([...COUNTED_METHODS, "other"]),
+  status_class: new Set(STATUS_CLASSES),
+  pool: new Set(DB_POOLS),
+  state: new Set(["total", "idle", "waiting"]),
+  kind: new Set([...DATABASE_ERROR_KINDS]),
+  task: new Set(taskNames),
+  outcome: new Set(["success", "failure", "refused", "throttled"]),
+  who: new Set(["admin", "merchant"]),
+  scope: new Set(["address", "merchant-email", "admin-email", "password-reset-email", "client-id"]),
+  sampler: new Set(["db-pool-main", "db-pool-queue", "jobs-waiting"]),
+  role: new Set(["integration,auth,admin,worker"]),
+};
+
+describe("the metrics listener", () => {
+  it("serves Prometheus's text format at GET /metrics, with the process's role and Node's defaults", async () => {
+    expect(t.metricsUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/metrics$/);
+    const response = await fetch(t.metricsUrl);
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toBe(new Registry().contentType);
+    const samples = parseMetricsText(await response.text());
+    expect(samples.every((sample) => sample.labels.role === "integration,auth,admin,worker")).toBe(true);
+    expect(sampleValue(samples, "nodejs_eventloop_lag_seconds")).toBeGreaterThanOrEqual(0);
+    expect(sampleValue(samples, "nodejs_heap_size_used_bytes")).toBeGreaterThan(0);
+    // Pools sampled at the scrape: the main one has opened connections by now, the worker's too.
+    expect(sampleValue(samples, "cobro_db_pool_connections", { pool: "main", state: "total" })).toBeGreaterThan(0);
+    expect(sampleValue(samples, "cobro_db_pool_connections", { pool: "queue", state: "total" })).toBeGreaterThan(0);
+    expect((await fetch(t.metricsUrl, { method: "HEAD" })).status).toBe(200);
+  });
+
+  it("answers 404 to anything else", async () => {
+    const base = new URL(t.metricsUrl).origin;
+    for (const path of ["/", "/metrics/", "/metrics.json", "/payment-request"]) expect((await fetch(`${base}${path}`)).status, path).toBe(404);
+    expect((await fetch(t.metricsUrl, { method: "POST" })).status).toBe(404);
+  });
+
+  it("is not served on the public APIs", async () => {
+    for (const url of [t.integrationUrl, t.authUrl, t.adminUrl]) expect((await fetch(`${url}/metrics`)).status).toBe(404);
+  });
+});
+
+describe("what traffic shows", () => {
+  it("counts requests by operationId and status class, requests outside the contract by a fixed name, and refused tokens by API", async () => {
+    const before = await scrape();
+    const created = (samples: MetricSample[]) =>
+      sampleValue(samples, "cobro_http_request_duration_seconds_count", {
+        api: "integration",
+        operation: "createPaymentRequest",
+        method: "POST",
+        status_class: "2xx",
+      }) ?? 0;
+    const merchant = await linkedMerchant(t);
+    for (let i = 0; i < 3; i++) expect((await merchant.call("POST", "/payment-request", chargeBody())).status).toBe(201);
+    // Unknown paths carrying ids: counted as `unmatched`, never by path.
+    expect((await fetch(`${t.integrationUrl}/no-such/3f1c7a9e-2b7d-4e57-9d0c-5b7c1e2f8a90/x@example.com`)).status).toBe(404);
+    expect((await fetch(`${t.integrationUrl}/docs`)).status).toBe(200);
+    expect((await fetch(`${t.integrationUrl}/me`, { headers: { authorization: "Bearer garbage" } })).status).toBe(401);
+    expect((await fetch(`${t.integrationUrl}/payment-request`, { method: "PROPFIND" })).status).toBeGreaterThanOrEqual(400);
+
+    const after = await scrape();
+    expect(created(after) - created(before)).toBe(3);
+    expect(
+      sampleValue(after, "cobro_http_request_duration_seconds_count", { api: "integration", operation: "unmatched", method: "GET", status_class: "4xx" }),
+    ).toBeGreaterThanOrEqual(1);
+    expect(sampleValue(after, "cobro_http_request_duration_seconds_count", { api: "integration", operation: "docs", method: "GET", status_class: "2xx" })).toBe(
+      1,
+    );
+    expect(
+      sampleValue(after, "cobro_http_request_duration_seconds_count", { api: "integration", operation: "getMe", method: "GET", status_class: "4xx" }),
+    ).toBeGreaterThanOrEqual(1);
+    expect(sampleValue(after, "cobro_http_request_duration_seconds_count", { api: "integration", method: "other" })).toBe(1);
+    expect(sampleValue(after, "cobro_token_checks_refused_total", { api: "integration" })).toBeGreaterThanOrEqual(1);
+    // Nothing is in flight once every answer is in (the scrape is not on the APIs).
+    for (const api of APIS) expect(sampleValue(after, "cobro_http_requests_in_flight", { api })).toBe(0);
+  });
+
+  it("counts admin sign-ins by outcome, and attempts throttled by the key that refused them", async () => {
+    const { integrationAdmin } = await t.sandbox();
+    const signIns = (samples: MetricSample[], outcome: string) => sampleValue(samples, "cobro_sign_ins_total", { who: "admin", outcome }) ?? 0;
+    const before = await scrape();
+    const login = async (password: string) => (await read(await postJson(`${t.authUrl}/integration/admin/login`, { ...integrationAdmin, password }))).status;
+    expect(await login(integrationAdmin.password)).toBe(200);
+    for (let i = 0; i < GUESSING_LIMITS.accountFailures; i++) expect(await login(`wrong-${i}`)).toBe(401);
+    expect(await login(integrationAdmin.password)).toBe(429);
+    const after = await scrape();
+    expect(signIns(after, "success") - signIns(before, "success")).toBe(1);
+    expect(signIns(after, "refused") - signIns(before, "refused")).toBe(GUESSING_LIMITS.accountFailures);
+    expect(signIns(after, "throttled") - signIns(before, "throttled")).toBe(1);
+    expect(sampleValue(after, "cobro_throttled_requests_total", { scope: "admin-email" })).toBe(1);
+  });
+
+  it("counts the worker's heartbeats and job runs, and samples the waiting jobs of every task", async () => {
+    await expect.poll(async () => sampleValue(await scrape(), "cobro_worker_heartbeats_total") ?? 0, { timeout: 10_000 }).toBeGreaterThan(0);
+    const samples = await scrape();
+    for (const task of taskNames) {
+      expect(sampleValue(samples, "cobro_jobs_waiting", { task }), task).toBeGreaterThanOrEqual(0);
+      expect(sampleValue(samples, "cobro_jobs_oldest_waiting_age_seconds", { task }), task).toBeGreaterThanOrEqual(0);
+    }
+    // A run that ends well and one that throws (a go-live with no Production deployment configured: retried by the queue).
+    const runs = (all: MetricSample[], task: string, outcome: string) => sampleValue(all, "cobro_job_runs_total", { task, outcome }) ?? 0;
+    await addJob(t.database.db, "noop", {});
+    await addJob(t.database.db, "provision-production", { goLiveRequestId: "00000000-0000-4000-8000-000000000000" }, { maxAttempts: 1 });
+    await expect.poll(async () => runs(await scrape(), "noop", "success"), { timeout: 10_000 }).toBe(runs(samples, "noop", "success") + 1);
+    await expect.poll(async () => runs(await scrape(), "provision-production", "failure"), { timeout: 10_000 }).toBe(1);
+  });
+
+  it("keeps every label value inside its documented set: no path, id or email", async () => {
+    const samples = await scrape();
+    const uuid = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/i;
+    for (const sample of samples) {
+      for (const [label, value] of Object.entries(sample.labels)) {
+        const where = `${sample.name}{${label}="${value}"}`;
+        expect(value, where).not.toMatch(uuid);
+        expect(value, where).not.toMatch(/[@/]/);
+        if (sample.name.startsWith("cobro_") || label === "role") {
+          if (label === "le") continue;
+          expect(BOUNDED[label], `${where}: an undocumented label`).toBeDefined();
+          expect(BOUNDED[label]!.has(value), `${where}: outside the documented values`).toBe(true);
+        }
+      }
+    }
+  });
+});
+
+describe("COBRO_METRICS_PORT and COBRO_METRICS_HOST", () => {
+  it("serve on 127.0.0.1:9464 by default; 0 turns the listener off", () => {
+    expect(loadConfig({}, [], false).metrics).toEqual({ host: "127.0.0.1", port: 9464 });
+    expect(loadConfig({ COBRO_METRICS_PORT: "9100", COBRO_METRICS_HOST: "0.0.0.0" }, [], false).metrics).toEqual({ host: "0.0.0.0", port: 9100 });
+    expect(loadConfig({ COBRO_METRICS_PORT: "0" }, [], false).metrics).toBeUndefined();
+  });
+
+  it.each(["-1", "65536", "nine"])("refuse the port %j with a readable line", (value) => {
+    expect(() => loadConfig({ COBRO_METRICS_PORT: value }, [], false)).toThrow(ConfigError);
+    expect(() => loadConfig({ COBRO_METRICS_PORT: value }, [], false)).toThrow(`COBRO_METRICS_PORT must be a port number from 0 to 65535, not "${value}"`);
+  });
+
+  it("a taken port stops the start with one line naming COBRO_METRICS_PORT, before the database is opened", async () => {
+    const blocker: Server = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, "127.0.0.1", resolve));
+    const port = (blocker.address() as { port: number }).port;
+    try {
+      const config = loadConfig(
+        { INTEGRATION_PORT: "0", AUTH_PORT: "0", ADMIN_PORT: "0", COBRO_METRICS_PORT: String(port), DATABASE_URL: "postgres://nobody@127.0.0.1:1/none" },
+        ["--only", "integration"],
+      );
+      const started = startService(config, { logger: captureLogs().logger });
+      await expect(started).rejects.toThrow(CobroStartupError);
+      await expect(started).rejects.toThrow(
+        `Port ${port} (metrics) is already in use: stop what uses it or set COBRO_METRICS_PORT (0 turns the metrics listener off)`,
+      );
+    } finally {
+      blocker.close();
+    }
+  });
+});
