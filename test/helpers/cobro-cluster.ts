@@ -8,7 +8,7 @@ import { openDatabase, type DatabaseHandle } from "../../db/connect.ts";
 import { startEmbeddedPostgres, type EmbeddedPostgresServer } from "../../db/embedded-postgres.ts";
 import { prepareQueue } from "../../db/job-queue.ts";
 import { migrateToLatest } from "../../db/migrate.ts";
-import { freePorts } from "./free-ports.ts";
+import { freePorts } from "../../scripts/free-ports.ts";
 import { startCobro, waitForOutput, type StartedCobro } from "../../scripts/cobro-process.ts";
 import { bearerCaller, postJson, read, type ApiCall } from "./service.ts";
 import { createSandboxSet, type SandboxCredentials } from "../../domain/sandbox/sandbox-bootstrap.ts";

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startMocks, type RunningMocks } from "../../scripts/mock.ts";
 import type { ApiName } from "../../scripts/normalize-openapi.ts";
-import { freePorts } from "../helpers/free-ports.ts";
+import { freePorts } from "../../scripts/free-ports.ts";
 import { generatedDocument, schemaValidator, type Document, type Media, type Operation } from "../helpers/openapi-documents.ts";
 
 /** One documented operation of each API, called with its documented request example. */

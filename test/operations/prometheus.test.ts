@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { chargeBody } from "../helpers/charges.ts";
 import { startCobroCluster, type ClusterIntegration, type CobroCluster } from "../helpers/cobro-cluster.ts";
-import { freePorts } from "../helpers/free-ports.ts";
+import { freePorts } from "../../scripts/free-ports.ts";
 import { postJson } from "../helpers/service.ts";
 import { startWebhookReceiver, type WebhookReceiver } from "../helpers/webhook-receiver.ts";
 import type { StartedCobro } from "../../scripts/cobro-process.ts";

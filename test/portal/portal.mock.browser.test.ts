@@ -6,7 +6,7 @@ import { startMocks, type RunningMocks } from "../../scripts/mock.ts";
 import { startPortalDevServer, type PortalDevServer } from "../../scripts/portal-dev.ts";
 import { createLogger } from "../../runtime/logger.ts";
 import { launchBrowser, type TestBrowser } from "../../scripts/chromium.ts";
-import { freePorts } from "../helpers/free-ports.ts";
+import { freePorts } from "../../scripts/free-ports.ts";
 import { watchPage } from "./watch-page.ts";
 
 let mocks: RunningMocks;

@@ -1,4 +1,5 @@
-// Ports that are free now, for servers that must be given a port (Prism cannot report one it picked).
+// Ports that are free now, for servers that must be given a port (Prism cannot report one it picked; a
+// metrics port of 0 turns the listener off).
 import { createServer, type AddressInfo, type Server } from "node:net";
 
 export async function freePorts(count: number): Promise<number[]> {
