@@ -14,8 +14,10 @@ export interface SignedInAdmin {
   call: ApiCall;
 }
 
+export type SimulatedTransfer = { cvu: string; amount: number; cuil?: string; fechaOperacion?: string; forcePspFailure?: boolean };
+
 export interface SandboxAdmin extends SignedInAdmin {
-  simulate(body: { cvu: string; amount: number; cuil?: string; fechaOperacion?: string; forcePspFailure?: boolean }): Promise<Awaited<ReturnType<typeof read>>>;
+  simulate(body: SimulatedTransfer): Promise<Awaited<ReturnType<typeof read>>>;
   advanceClock(body: { advanceBy?: string; advanceTo?: string }): Promise<Awaited<ReturnType<typeof read>>>;
   clock(): Promise<Awaited<ReturnType<typeof read>>>;
   /**
@@ -32,22 +34,26 @@ export async function signedInAdmin(t: TestService, credentials: { email: string
   return { token, call: bearerCaller(t.adminUrl, () => token) };
 }
 
+/** A transfer simulated in the Sandbox (`POST /my-integration/simulate-payment`) by an integration admin's `call`, from Juan Pérez's account. */
+export function simulatePayment(call: ApiCall, { cvu, amount, cuil = "20301234563", fechaOperacion, forcePspFailure }: SimulatedTransfer) {
+  return call("POST", "/my-integration/simulate-payment", {
+    externalAccountCvu: "0000003100000000000017",
+    externalAccountCuil: cuil,
+    externalAccountName: "Juan Pérez",
+    cvu,
+    amount,
+    ...(fechaOperacion ? { fechaOperacion } : {}),
+    ...(forcePspFailure !== undefined ? { forcePspFailure } : {}),
+  });
+}
+
 /** The integration admin of a Sandbox set. */
 export async function sandboxAdmin(t: TestService, sandbox: SandboxCredentials): Promise<SandboxAdmin> {
   const { token, call } = await signedInAdmin(t, sandbox.integrationAdmin);
   return {
     token,
     call,
-    simulate: ({ cvu, amount, cuil = "20301234563", fechaOperacion, forcePspFailure }) =>
-      call("POST", "/my-integration/simulate-payment", {
-        externalAccountCvu: "0000003100000000000017",
-        externalAccountCuil: cuil,
-        externalAccountName: "Juan Pérez",
-        cvu,
-        amount,
-        ...(fechaOperacion ? { fechaOperacion } : {}),
-        ...(forcePspFailure !== undefined ? { forcePspFailure } : {}),
-      }),
+    simulate: (body) => simulatePayment(call, body),
     advanceClock: (body) => call("POST", "/my-integration/sandbox-clock", body),
     clock: () => call("GET", "/my-integration/sandbox-clock"),
     events: async (event) => {

@@ -12,6 +12,7 @@ import { chargeBody } from "../helpers/charges.ts";
 import { startCobroCluster, type ClusterIntegration, type CobroCluster } from "../helpers/cobro-cluster.ts";
 import { freePorts } from "../../scripts/free-ports.ts";
 import { postJson } from "../helpers/service.ts";
+import { simulatePayment } from "../helpers/sandbox-admin.ts";
 import { startWebhookReceiver, type WebhookReceiver } from "../helpers/webhook-receiver.ts";
 import type { StartedCobro } from "../../scripts/cobro-process.ts";
 
@@ -146,13 +147,7 @@ describe.skipIf(skipped)("Prometheus scraping an API process and a worker proces
       [paying, created[0]!],
       [refusing, created[1]!],
     ] as const) {
-      const paid = await integration.adminCall("POST", "/my-integration/simulate-payment", {
-        externalAccountCvu: "0000003100000000000017",
-        externalAccountCuil: "20301234563",
-        externalAccountName: "Juan Pérez",
-        cvu: charge.CVU,
-        amount: 1000,
-      });
+      const paid = await simulatePayment(integration.adminCall, { cvu: charge.CVU, amount: 1000 });
       expect(paid.status, paid.text).toBe(200);
     }
     await delivered.waitFor(1, { timeoutMs: 20_000 });
