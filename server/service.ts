@@ -22,7 +22,7 @@ import { adminHandlers } from "../handlers/admin/index.ts";
 import { createApiApp } from "./api-app.ts";
 import { adminApiAuditPolicy, authApiAuditPolicy } from "./audit-policy.ts";
 import { adminSecurity, authSecurity, integrationSecurity } from "./authentication.ts";
-import { workerProvidersProblem, type ApiName, type Config } from "../runtime/config.ts";
+import { SERVICE_PARTS, workerProvidersProblem, type ApiName, type Config } from "../runtime/config.ts";
 import type { Services } from "../handlers/handler-types.ts";
 import type { Logger } from "../runtime/logger.ts";
 import { TokenService } from "../domain/sign-in/tokens.ts";
@@ -45,6 +45,7 @@ import type { EmailMessage, NotificationSenders, Sender } from "../domain/outbou
 import { createMetrics, samplePool, type Metrics } from "../runtime/metrics.ts";
 import { closeServer, listen, listenerUrl } from "./listening.ts";
 import { startMetricsListener } from "./metrics-listener.ts";
+import { sampleDeliveryAndCapGauges } from "../runtime/database-gauges.ts";
 
 export interface RunningService {
   /** Where each served API listens. */
@@ -83,9 +84,9 @@ export async function startService(config: Config, options: ServiceOptions): Pro
   // (tests, tools) the public URLs are known only once bound. Until its handler is in place a listener
   // answers 503 (still starting).
   const handlers = new Map<ApiName, RequestListener>();
-  // One registry per process, labelled with the parts it runs (`integration,auth,admin,worker` by default),
-  // served from the start on its own listener (what is not registered yet is simply not there).
-  const metrics = createMetrics([...config.parts].join(","));
+  // One registry per process, labelled with the parts it runs in a fixed order (`integration,auth,admin,worker`
+  // by default, whatever order --only named them in), served from the start on its own listener.
+  const metrics = createMetrics(SERVICE_PARTS.filter((part) => config.parts.has(part)).join(","));
   const { servers, urls, serverStops, metricsUrl } = await bindListeners(config, handlers, metrics, logger);
   // The one outbound client of the process, closed after the APIs and the worker that use it have stopped.
   const outboundHttp = new OutboundHttpClient({ allowLoopback: config.allowLoopbackUrls });
@@ -223,6 +224,8 @@ export async function startService(config: Config, options: ServiceOptions): Pro
         metrics,
       });
       stops.push(() => worker.stop());
+      // Database-wide gauges, like the queue's depth: sampled by worker processes only (aggregate with max()).
+      metrics.addSampler("delivery-and-cap-gauges", () => sampleDeliveryAndCapGauges(database.db, metrics, clock.now(), config));
     }
 
     return { urls, metricsUrl, publicUrls, database, notImplemented, sandboxCredentials, metrics, stop: stopAll };

@@ -138,7 +138,9 @@ describe.skipIf(skipped)("Prometheus scraping an API process and a worker proces
     }
     const created: Array<{ CVU: string }> = [];
     for (let i = 0; i < CREATES; i++) {
-      const answer = await (i % 2 === 0 ? paying : refusing).merchantCall("POST", "/payment-request", chargeBody());
+      // The third one notifies its payer by email: simulated, as this Sandbox has no SMTP server.
+      const body = i === 2 ? chargeBody({ sendEmailNotification: true, customer: { name: "Ana López", email: "ana@example.com" } }) : chargeBody();
+      const answer = await (i % 2 === 0 ? paying : refusing).merchantCall("POST", "/payment-request", body);
       expect(answer.status, answer.text).toBe(201);
       created.push(answer.json);
     }
@@ -185,9 +187,17 @@ describe.skipIf(skipped)("Prometheus scraping an API process and a worker proces
     await eventually('sum(cobro_sign_ins_total{job="cobro-api",who="admin",outcome="success"})').toBe(2);
     await eventually('sum(cobro_token_checks_refused_total{job="cobro-api",api="integration"})').toBe(1);
 
-    // MONEY, WEBHOOKS, NOTIFICATIONS: the series of these groups are counted by their own change; their
-    // expectations join this list when it is merged (each a query and the value this traffic gives it).
-    const otherGroups: Array<[promql: string, expected: number]> = [];
-    for (const [promql, expected] of otherGroups) await eventually(promql).toBe(expected);
+    // Money: the creates by kind and channel, the two simulated transfers matched, $1,000 each.
+    await eventually('sum(cobro_charges_created_total{job="cobro-api",kind="standard",channel="single"})').toBe(CREATES);
+    await eventually('sum(cobro_transfers_received_total{job="cobro-api",source="simulation",result="matched"})').toBe(2);
+    await eventually('sum(cobro_transfers_matched_cents_total{job="cobro-api",source="simulation"})').toBe(2 * 100_000);
+
+    // Webhooks: one attempt taken with a 2xx, one refused with a 500, whose event waits for its retry.
+    await eventually('sum(cobro_webhook_deliveries_total{job="cobro-worker",outcome="2xx"}) >= 1').toBeGreaterThanOrEqual(1);
+    await eventually('sum(cobro_webhook_deliveries_total{job="cobro-worker",outcome="5xx"}) >= 1').toBeGreaterThanOrEqual(1);
+    await eventually(`cobro_webhook_events_waiting{job="cobro-worker",integration="${refusing.integrationId}"} >= 1`).toBeGreaterThanOrEqual(1);
+
+    // Notifications: the initial email of the third charge, simulated.
+    await eventually('sum(cobro_notifications_total{job="cobro-worker",channel="email",kind="initial",status="simulated"})').toBe(1);
   }, 120_000);
 });
