@@ -19,7 +19,7 @@ export type OutsideContractOperation = (typeof OUTSIDE_CONTRACT_OPERATIONS)[numb
 export const COUNTED_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] as const;
 
 type Observer = { observe(value: number): void };
-type MeasuredLocals = { operation?: string };
+type MeasuredLocals = { operation?: string; startedAt?: number };
 
 /** The operation a request is counted under (the contract's operationId, or a name outside it). */
 export function countRequestAs(res: Response, operation: string): void {
@@ -38,9 +38,34 @@ export function outsideContract(name: OutsideContractOperation, handler: Request
   };
 }
 
-/** The first middleware of an API's app: times every request and keeps the in-flight gauge. */
+/** The requests each API of a process has in flight, set on the gauge at scrape time (one sampler per process). */
+const inFlightByProcess = new WeakMap<Metrics, Map<ApiName, { count: number }>>();
+
+function inFlightCount(metrics: Metrics, api: ApiName): { count: number } {
+  let counts = inFlightByProcess.get(metrics);
+  if (counts === undefined) {
+    const apis = new Map<ApiName, { count: number }>();
+    counts = apis;
+    inFlightByProcess.set(metrics, apis);
+    metrics.addSampler("http-in-flight", () => {
+      for (const [name, inFlight] of apis) metrics.http.inFlight.set({ api: name }, inFlight.count);
+    });
+  }
+  let inFlight = counts.get(api);
+  if (inFlight === undefined) {
+    inFlight = { count: 0 };
+    counts.set(api, inFlight);
+  }
+  return inFlight;
+}
+
+/**
+ * The first middleware of an API's app: times every request and counts it in flight. Per request: two
+ * clock reads, a plain counter (the gauge is set from it at scrape time), one shared `close` listener and
+ * one histogram observation on a label child made once.
+ */
 export function measureRequests(metrics: Metrics, api: ApiName): RequestHandler {
-  const inFlight = metrics.http.inFlight.labels(api);
+  const inFlight = inFlightCount(metrics, api);
   // Label children made once per (operation, method), one per status class: no label object per request.
   const children = new Map<string, Map<string, Observer[]>>();
   const observerFor = (operation: string, method: string, status: number): Observer => {
@@ -56,17 +81,21 @@ export function measureRequests(metrics: Metrics, api: ApiName): RequestHandler 
     }
     return byClass[STATUS_CLASSES.indexOf(statusClass(status))]!;
   };
-  return (req: Request, res: Response, next: NextFunction) => {
-    const started = performance.now();
-    inFlight.inc();
-    res.once("close", () => {
-      inFlight.dec();
-      // A client that left before any answer got none: there is no status to count it under.
-      if (!res.headersSent) return;
-      const method = (COUNTED_METHODS as readonly string[]).includes(req.method) ? req.method : "other";
-      const operation = req.method === "OPTIONS" ? "preflight" : ((res.locals as MeasuredLocals).operation ?? "unmatched");
-      observerFor(operation, method, res.statusCode).observe((performance.now() - started) / 1000);
-    });
+  // One listener for every response (no closure per request): `close` comes once, after the answer or the client leaving.
+  function answered(this: Response): void {
+    inFlight.count--;
+    // A client that left before any answer got none: there is no status to count it under.
+    if (!this.headersSent) return;
+    const locals = this.locals as MeasuredLocals;
+    const { method } = this.req;
+    const operation = method === "OPTIONS" ? "preflight" : (locals.operation ?? "unmatched");
+    const counted = (COUNTED_METHODS as readonly string[]).includes(method) ? method : "other";
+    observerFor(operation, counted, this.statusCode).observe((performance.now() - locals.startedAt!) / 1000);
+  }
+  return (_req: Request, res: Response, next: NextFunction) => {
+    (res.locals as MeasuredLocals).startedAt = performance.now();
+    inFlight.count++;
+    res.on("close", answered);
     next();
   };
 }

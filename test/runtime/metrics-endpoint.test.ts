@@ -2,6 +2,7 @@
 // series the traffic caused, and every label value inside its documented bounded set (no path, no id, no
 // email ever becomes a series).
 import { createServer, type Server } from "node:net";
+import { request } from "node:http";
 import { describe, expect, it } from "vitest";
 import { Registry } from "prom-client";
 import { ConfigError, loadConfig, type ApiName } from "../../runtime/config.ts";
@@ -47,7 +48,7 @@ const LABELS: Record<string, ReadonlySet<string>> = {
   state: new Set(["total", "idle", "waiting"]),
   task: new Set(taskNames),
   who: new Set(["admin", "merchant"]),
-  sampler: new Set(["db-pool-main", "db-pool-queue", "jobs-waiting", "delivery-and-cap-gauges"]),
+  sampler: new Set(["http-in-flight", "db-pool-main", "db-pool-queue", "jobs-waiting", "delivery-and-cap-gauges"]),
   role: new Set(["integration,auth,admin,worker"]),
   channel: new Set(["single", "bulk", "widget", "test", "email", "whatsapp"]),
   source: new Set(["bank-feed", "simulation"]),
@@ -144,6 +145,28 @@ describe("what traffic shows", () => {
     expect(sampleValue(after, "cobro_token_checks_refused_total", { api: "integration" })).toBeGreaterThanOrEqual(1);
     // Nothing is in flight once every answer is in (the scrape is not on the APIs).
     for (const api of APIS) expect(sampleValue(after, "cobro_http_requests_in_flight", { api })).toBe(0);
+  });
+
+  it("counts a request in flight until its answer is sent", async () => {
+    const inFlight = async () => sampleValue(await scrape(), "cobro_http_requests_in_flight", { api: "integration" });
+    // A body sent in part: the request has arrived and waits for the rest.
+    const body = JSON.stringify(chargeBody());
+    const outgoing = request(`${t.integrationUrl}/payment-request`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "content-length": String(Buffer.byteLength(body)) },
+    });
+    const answered = new Promise<number>((resolve, reject) => {
+      outgoing.on("response", (response) => {
+        response.resume();
+        resolve(response.statusCode ?? 0);
+      });
+      outgoing.on("error", reject);
+    });
+    outgoing.write(body.slice(0, 10));
+    await expect.poll(inFlight, { timeout: 5_000 }).toBe(1);
+    outgoing.end(body.slice(10));
+    expect(await answered).toBe(401); // no token: answered all the same
+    await expect.poll(inFlight, { timeout: 5_000 }).toBe(0);
   });
 
   it("counts admin sign-ins by outcome, and attempts throttled by the key that refused them", async () => {
