@@ -78,24 +78,24 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
   const onQueryError = options.onQueryError;
   const db = runCommitWorkBeforeCommit(
     new Kysely<Database>({
-    dialect: new PostgresDialect({
-      pool: onQueryError
-        ? {
-            connect: () =>
-              pool.connect().catch((error: unknown) => {
-                onQueryError(error);
-                throw error;
-              }),
-            end: () => pool.end(),
-            options: pool.options,
+      dialect: new PostgresDialect({
+        pool: onQueryError
+          ? {
+              connect: () =>
+                pool.connect().catch((error: unknown) => {
+                  onQueryError(error);
+                  throw error;
+                }),
+              end: () => pool.end(),
+              options: pool.options,
+            }
+          : pool,
+      }),
+      log: onQueryError
+        ? (event) => {
+            if (event.level === "error") onQueryError(event.error);
           }
-        : pool,
-    }),
-    log: onQueryError
-      ? (event) => {
-          if (event.level === "error") onQueryError(event.error);
-        }
-      : undefined,
+        : undefined,
     }),
   );
   logger?.debug({ database: redactConnectionString(connectionString), embedded: !!stopEmbedded }, "database connected"); // start-up detail; failing to connect is an error

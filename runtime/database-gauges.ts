@@ -1,9 +1,10 @@
-// The business gauges read from the database when Prometheus scrapes: the webhook backlog of the
-// integrations with most waiting, and today's use of the chat-message caps. Each read is one indexed
-// query (migration 2026_11_27_0032_scrape_time_reads); the reads themselves are the domain's.
+// The gauges read from the database when Prometheus scrapes: readiness (every process); the webhook backlog
+// of the integrations with most waiting and today's use of the chat-message caps (worker processes). Each
+// read is one indexed query (migration 2026_11_27_0032_scrape_time_reads); the reads are the domain's.
 import type { Kysely } from "kysely";
 import type { Database } from "../db/schema.ts";
 import { chatCapUseToday } from "../domain/limits/message-caps.ts";
+import { checkDatabaseAnswers } from "../domain/readiness.ts";
 import { integrationsWithMostWaiting } from "../domain/webhooks/waiting-events.ts";
 import type { Config } from "./config.ts";
 import { WAITING_EVENTS_TOP_N, type Metrics } from "./metrics.ts";
@@ -31,4 +32,24 @@ export async function sampleDeliveryAndCapGauges(
   notifications.chatCapUse.set({ scope: "max" }, capUse.highestIntegrationRatio);
   notifications.chatCapUse.set({ scope: "at_cap" }, capUse.integrationsAtCap);
   notifications.chatCapUse.set({ scope: "global" }, capUse.global.cap > 0 ? capUse.global.messages / capUse.global.cap : 0);
+}
+
+/** How long the readiness gauge waits for the database: under the scrape's wait, so a hung database reads 0, not a frozen 1. */
+export const READY_CHECK_TIMEOUT_MS = 1_500;
+
+/** Sets `cobro_ready` to 1 when the database answers /readyz's check within READY_CHECK_TIMEOUT_MS, else 0. */
+export async function sampleReadiness(db: Kysely<Database>, metrics: Metrics, timeoutMs: number = READY_CHECK_TIMEOUT_MS): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), timeoutMs);
+  });
+  const answered = checkDatabaseAnswers(db).then(
+    () => true,
+    () => false,
+  );
+  try {
+    metrics.health.ready.set((await Promise.race([answered, late])) ? 1 : 0);
+  } finally {
+    clearTimeout(timer);
+  }
 }

@@ -45,7 +45,7 @@ import type { EmailMessage, NotificationSenders, Sender } from "../domain/outbou
 import { createMetrics, samplePool, type Metrics } from "../runtime/metrics.ts";
 import { closeServer, listen, listenerUrl } from "./listening.ts";
 import { startMetricsListener } from "./metrics-listener.ts";
-import { sampleDeliveryAndCapGauges } from "../runtime/database-gauges.ts";
+import { sampleDeliveryAndCapGauges, sampleReadiness } from "../runtime/database-gauges.ts";
 
 export interface RunningService {
   /** Where each served API listens. */
@@ -115,6 +115,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
   };
 
   samplePool(metrics, "main", database.pool);
+  metrics.addSampler("readiness", () => sampleReadiness(database.db, metrics));
   observeGuessing(database.db, {
     signIn: (who, outcome) => metrics.auth.signIns.inc({ who, outcome }),
     throttled: (scope) => metrics.auth.throttled.inc({ scope }),

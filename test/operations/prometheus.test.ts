@@ -123,6 +123,9 @@ describe.skipIf(skipped)("Prometheus scraping an API process and a worker proces
     expect(worker.output()).toMatch(new RegExp(`^  metrics +http://127\\.0\\.0\\.1:${ports.worker}/metrics$`, "m"));
     await eventually('up{job="cobro-api"}').toBe(1);
     await eventually('up{job="cobro-worker"}').toBe(1);
+    // Readiness, checked by each process against its database at every scrape.
+    await eventually('cobro_ready{job="cobro-api"}').toBe(1);
+    await eventually('cobro_ready{job="cobro-worker"}').toBe(1);
   });
 
   it("shows the traffic the test made, group by group", async () => {

@@ -38,7 +38,7 @@ const operationIds = new Set(
 );
 const taskNames = Object.keys(createTaskList({ metrics: createMetrics("bounds") } as TaskDependencies));
 
-/** The documented values of each Cobro label (docs/operations/metrics.md and metrics-business.md list the same). */
+/** The documented values of each Cobro label (docs/operations/metrics.md lists the same). */
 const LABELS: Record<string, ReadonlySet<string>> = {
   api: new Set(APIS),
   operation: new Set([...operationIds, ...OUTSIDE_CONTRACT_OPERATIONS]),
