@@ -25,6 +25,12 @@ export interface Config {
   metrics: { host: string; port: number } | undefined;
   /** The parts this process serves (`--only integration,worker`); all by default. */
   parts: ReadonlySet<ServicePart>;
+  /**
+   * `npm start` with no `--only`: the APIs serve in this process and the worker runs in a supervised child
+   * process of its own, so neither waits for the other's event loop. COBRO_SINGLE_PROCESS=true keeps both
+   * in one process (debugging); `--only` always runs one process with the parts named.
+   */
+  workerInChildProcess: boolean;
   logLevel: string;
   /** `pretty` (readable lines) when standard output is a terminal, `json` otherwise; LOG_FORMAT overrides. */
   logFormat: LogFormat;
@@ -213,6 +219,8 @@ export function loadConfig(
   };
 
   const allowLoopbackUrls = booleanSetting(env, "COBRO_ALLOW_LOOPBACK_URLS", false, problems);
+  const singleProcess = booleanSetting(env, "COBRO_SINGLE_PROCESS", false, problems);
+  const onlyGiven = argv.some((arg) => arg === "--only" || arg.startsWith("--only="));
 
   if (problems.length > 0) throw new ConfigError(problems);
   return {
@@ -223,6 +231,7 @@ export function loadConfig(
     ports,
     metrics: metricsPort === 0 ? undefined : { host: metricsHost, port: metricsPort },
     parts,
+    workerInChildProcess: !onlyGiven && !singleProcess,
     logLevel,
     logFormat: logFormat as LogFormat,
     maxBodyBytes: 1024 * 1024,

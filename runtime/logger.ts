@@ -99,7 +99,8 @@ function requestSummary(log: RequestLine): string {
  * message followed by the worker's `queue` context on the same line.
  */
 function prettyMessage(log: Record<string, unknown>, messageKey: string): string {
-  const message = String(log[messageKey] ?? "");
+  // A line of `npm start`'s worker child, on the same terminal as the APIs' lines.
+  const message = `${typeof log.role === "string" ? `(${log.role}) ` : ""}${String(log[messageKey] ?? "")}`;
   const request = typeof log.request === "string" ? log.request : isRequestLine(log) ? requestSummary(log) : undefined;
   if (request !== undefined) return message === "request completed" ? request : `${request}: ${message}`;
   const queue = Object.entries((log.queue as object | undefined) ?? {}).filter(([, value]) => value !== undefined);
@@ -128,7 +129,7 @@ export function createLogger(level: string, destination?: pino.DestinationStream
           destination: destination ?? 1,
           sync: true,
           translateTime: "SYS:HH:MM:ss.l",
-          ignore: "pid,hostname,service,request,queue",
+          ignore: "pid,hostname,service,request,queue,role",
           messageFormat: prettyMessage,
         })
       : (destination ?? pino.destination({ dest: 1, sync: false, minLength: 4096 }));
@@ -142,6 +143,17 @@ export function createLogger(level: string, destination?: pino.DestinationStream
     },
     output,
   );
+}
+
+/**
+ * Writes whole log lines from elsewhere (a child process's output) through the logger's own output, so
+ * they never interleave mid-line with its lines: into the JSON format's buffer, or, for the pretty format
+ * (which writes synchronously), straight to standard output.
+ */
+export function logLineWriter(logger: Logger): (lines: string) => void {
+  const stream = (logger as unknown as Record<symbol, unknown>)[pino.symbols.streamSym] as { write?: (text: string) => unknown } | undefined;
+  if (stream && "flushSync" in stream && typeof stream.write === "function") return (lines) => void stream.write!(lines);
+  return (lines) => void process.stdout.write(lines);
 }
 
 /** Writes out what the logger still buffers (before the process exits). */

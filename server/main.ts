@@ -1,11 +1,14 @@
 // `npm start`: serve the three APIs and the worker (or the parts named by `--only`) until SIGTERM/SIGINT.
+// With no `--only`, the APIs serve in this process and the worker runs in a supervised child process
+// (server/worker-process.ts), so each has an event loop, and a core, of its own.
 import { chmodSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { loadConfig, ConfigError, requireProductionSettings, type ApiName, type Config } from "../runtime/config.ts";
-import { createLogger, flushLogs } from "../runtime/logger.ts";
+import { createLogger, flushLogs, logLineWriter } from "../runtime/logger.ts";
 import { startService, type RunningService } from "./service.ts";
 import { describeCredentials, shownUrl } from "./banner.ts";
 import { CobroStartupError } from "../db/errors.ts";
+import { startWorkerProcess, SUPERVISED_WORKER_ENV, type WorkerProcess, type WorkerReady } from "./worker-process.ts";
 
 async function main(): Promise<void> {
   let config: Config;
@@ -24,11 +27,17 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  const logger = createLogger(config.logLevel, undefined, config.logFormat);
+  // The worker child of a default `npm start`: its parent orders its stop (SIGTERM, or by going away), and
+  // its lines, on the parent's output, say they are the worker's.
+  const supervisedWorker = process.env[SUPERVISED_WORKER_ENV] === "1" && process.send !== undefined;
+  const rootLogger = createLogger(config.logLevel, undefined, config.logFormat);
+  const logger = supervisedWorker ? rootLogger.child({ role: "worker" }) : rootLogger;
+  const serviceConfig: Config = config.workerInChildProcess ? { ...config, parts: new Set([...config.parts].filter((part) => part !== "worker")) } : config;
 
   // Signals are taken from the start: one that arrives while starting stops the service once it is up
   // (never a half-started process leaving the embedded PostgreSQL behind).
   let service: RunningService | undefined;
+  let worker: WorkerProcess | undefined;
   let runningFile: string | undefined;
   let stopRequested: string | undefined;
   let stopping = false;
@@ -37,44 +46,82 @@ async function main(): Promise<void> {
       stopRequested ??= signal;
       return;
     }
-    if (stopping) return;
+    if (stopping) {
+      // A second Ctrl-C forces: the worker child ends now, and the embedded PostgreSQL gets its fast shutdown at exit.
+      if (supervisedWorker) return;
+      logger.warn({ signal }, "stopping now, without waiting");
+      worker?.kill();
+      if (runningFile) rmSync(runningFile, { force: true });
+      void flushLogs(logger).finally(() => process.exit(1));
+      return;
+    }
     stopping = true;
     logger.info({ signal }, "stopping");
-    service.stop().then(
-      () => {
-        if (runningFile) rmSync(runningFile, { force: true });
-        logger.info("stopped");
-        void flushLogs(logger).finally(() => process.exit(0));
-      },
-      (error: unknown) => {
-        logger.error({ err: error }, "stop failed");
-        void flushLogs(logger).finally(() => process.exit(1));
-      },
-    );
+    // The worker child first (it finishes its jobs), then the APIs, then the database.
+    const stopWorker = worker ? worker.stop() : Promise.resolve();
+    stopWorker
+      .then(() => service!.stop())
+      .then(
+        () => {
+          if (runningFile) rmSync(runningFile, { force: true });
+          logger.info("stopped");
+          void flushLogs(logger).finally(() => process.exit()); // 0, or 1 when the worker gave up
+        },
+        (error: unknown) => {
+          logger.error({ err: error }, "stop failed");
+          void flushLogs(logger).finally(() => process.exit(1));
+        },
+      );
   };
   process.on("SIGTERM", () => shutdown("SIGTERM"));
-  process.on("SIGINT", () => shutdown("SIGINT"));
-  process.on("SIGHUP", () => shutdown("SIGHUP"));
+  // The terminal's Ctrl-C reaches the whole process group: the worker child waits for its parent's SIGTERM.
+  process.on("SIGINT", () => (supervisedWorker ? undefined : shutdown("SIGINT")));
+  process.on("SIGHUP", () => (supervisedWorker ? undefined : shutdown("SIGHUP")));
+  if (supervisedWorker) process.on("disconnect", () => shutdown("parent exited"));
 
+  // `service` is set once the worker child runs too: a signal before then stops everything once it is up.
+  let started: RunningService | undefined;
   try {
-    service = await startService(config, { logger, bootstrapSandbox: true });
+    started = await startService(serviceConfig, { logger, bootstrapSandbox: !supervisedWorker });
+    if (config.workerInChildProcess && !stopRequested) {
+      worker = await startWorkerProcess({
+        env: workerEnv(config, started),
+        logger,
+        writeLines: logLineWriter(rootLogger),
+        onGiveUp: (reason) => {
+          process.exitCode = 1;
+          logger.fatal(`cobro: ${reason}; see its lines above`);
+          shutdown("worker gave up");
+        },
+      });
+    }
   } catch (error) {
-    if (error instanceof CobroStartupError) {
+    if (error instanceof CobroStartupError || started) {
       process.stderr.write(`cobro: ${(error as Error).message}\n`);
+      await started?.stop();
       process.exit(1);
     }
     throw error;
+  }
+  service = started;
+  if (supervisedWorker) {
+    process.send!({ type: "ready", metricsUrl: service.metricsUrl } satisfies WorkerReady);
+    if (stopRequested) shutdown(stopRequested);
+    return;
   }
 
   const lines = [`Cobro (${config.serviceEnv}) is running`];
   for (const [api, url] of Object.entries(service.urls)) lines.push(`  ${api.padEnd(12)} ${shownUrl(service.publicUrls[api as ApiName], url)}`);
   if (service.urls.admin) lines.push(`  ${"portal".padEnd(12)} ${service.publicUrls.admin}/portal/ (sign in as an admin)`);
   if (config.parts.has("worker")) {
-    lines.push("  worker       running");
+    lines.push(worker ? `  worker       running (process ${worker.pid()})` : "  worker       running");
     const channel = (provider: unknown, name: string) => `${name} ${provider ? "sent" : "simulated (no provider)"}`;
     lines.push(`  payer notifications  ${channel(config.notifications.email, "email")}, ${channel(config.notifications.whatsapp, "chat")}`);
   }
-  lines.push(`  ${"metrics".padEnd(12)} ${service.metricsUrl ?? "off (COBRO_METRICS_PORT=0)"}`);
+  lines.push(
+    `  ${"metrics".padEnd(12)} ${service.metricsUrl ?? "off (COBRO_METRICS_PORT=0)"}${worker && service.metricsUrl ? ` (APIs, process ${process.pid})` : ""}`,
+  );
+  if (worker?.metricsUrl()) lines.push(`  ${"".padEnd(12)} ${worker.metricsUrl()} (worker)`);
   lines.push(config.databaseUrl ? "  database     DATABASE_URL" : `  database     embedded PostgreSQL in ${config.dataDir}`);
   const notImplemented = Object.entries(service.notImplemented).filter(([, ids]) => ids && ids.length > 0);
   for (const [api, ids] of notImplemented) lines.push(`  not implemented yet (${api}, answer 501): ${ids!.join(", ")}`);
@@ -87,6 +134,25 @@ async function main(): Promise<void> {
   // Tools (npm run sandbox:bootstrap) find this running Cobro's URLs here.
   runningFile = writeRunningFile(config.dataDir, service.publicUrls);
   if (stopRequested) shutdown(stopRequested);
+}
+
+/**
+ * The worker child's environment: this process's, with the database this process opened (the embedded
+ * one it owns, or DATABASE_URL), the APIs' public URLs as bound, the log format chosen here (the child's
+ * output is a pipe), and the next metrics port.
+ */
+function workerEnv(config: Config, service: RunningService): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    DATABASE_URL: service.database.connectionString,
+    COBRO_INTEGRATION_URL: service.publicUrls.integration,
+    COBRO_AUTH_URL: service.publicUrls.auth,
+    COBRO_ADMIN_URL: service.publicUrls.admin,
+    LOG_FORMAT: config.logFormat,
+    // The pretty lines in colour when this process's are (the child's own output is a pipe).
+    ...(config.logFormat === "pretty" && process.stdout.isTTY ? { FORCE_COLOR: "1" } : {}),
+    COBRO_METRICS_PORT: config.metrics ? String(config.metrics.port + 1) : "0",
+  };
 }
 
 function apiUrls(publicUrls: Config["publicUrls"]) {
