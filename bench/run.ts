@@ -1,7 +1,8 @@
 // `npm run bench`: Cobro and a bare express+pg baseline doing the same work, side by side, on ONE
 // PostgreSQL (embedded in a temp folder, or DATABASE_URL), loaded with autocannon from this process over
 // loopback while Cobro runs as its own processes (`node server/main.ts --only …`: the APIs in one, the
-// worker in another). Prints figures, ratios and whether each goal is met; it never fails on a time.
+// worker in another; in 10., as `npm start` runs by default, side by side). Prints figures, ratios and
+// whether each goal is met; it never fails on a time.
 // docs/performance.md explains every figure.
 //
 // Options: `--large` (or BENCH_LARGE=1): GET at 1,000,000 rows and a 1,000,000-charge time sweep;
@@ -241,12 +242,14 @@ await withBenchDatabase(async (database) => {
 
     // 3. Bulk.
     heading(`3. bulk POST /payment-request/bulk (${BULK_SIZE} charges a batch, ${CONNECTIONS} at a time, one merchant)`);
-    const bulk = await measureLoad(settings, {
-      url: `${integrationUrl}/payment-request/bulk`,
-      connections: CONNECTIONS,
-      timeout: 30,
-      requests: [{ method: "POST", headers: authorized(), setupRequest: (request) => ({ ...request, body: bulkBody(BULK_SIZE) }) }],
-    });
+    const measureBulk = (url: string) =>
+      measureLoad(settings, {
+        url: `${url}/payment-request/bulk`,
+        connections: CONNECTIONS,
+        timeout: 30,
+        requests: [{ method: "POST", headers: authorized(), setupRequest: (request) => ({ ...request, body: bulkBody(BULK_SIZE) }) }],
+      });
+    const bulk = await measureBulk(integrationUrl);
     const chargesPerSecond = bulk.rps * BULK_SIZE;
     line("batches", describe(bulk));
     line("charges", `${Math.round(chargesPerSecond)} charges/s (goal ≥ 5,000/s)`);
@@ -255,8 +258,13 @@ await withBenchDatabase(async (database) => {
     // 4 and 5. Simulated transfers, reconciled at once, their events delivered to a receiver on loopback.
     heading(`4. simulate-payment → reconciliation (${CONNECTIONS} connections), 5. webhook delivery to loopback`);
     const adminToken = await adminIdToken(api.urls.auth!, bench.sandbox.integrationAdmin);
-    const receipts = await startWebhookReceipts();
-    await postJson(`${api.urls.admin}/my-integration/urls`, { url: receipts.url, urlType: "webhook" }, { authorization: `Bearer ${adminToken}` });
+    // A receiver of this integration's webhooks, on loopback, registered through `adminUrl`.
+    const receiveWebhooks = async (adminUrl: string) => {
+      const started = await startWebhookReceipts();
+      await postJson(`${adminUrl}/my-integration/urls`, { url: started.url, urlType: "webhook" }, { authorization: `Bearer ${adminToken}` });
+      return started;
+    };
+    let receipts = await receiveWebhooks(api.urls.admin!);
     const payable = (
       await sql<{ cvu: string; cuil: string }>`
         select a.cvu, c.customer_tax_document as cuil
@@ -266,27 +274,29 @@ await withBenchDatabase(async (database) => {
     ).rows;
     const eventsFrom = new Date();
     let nextPayable = 0;
-    const simulate = await measureLoad(settings, {
-      url: `${api.urls.admin}/my-integration/simulate-payment`,
-      connections: CONNECTIONS,
-      requests: [
-        {
-          method: "POST",
-          headers: { authorization: `Bearer ${adminToken}`, "content-type": "application/json" },
-          setupRequest: (request) => {
-            const target = payable[nextPayable++ % payable.length]!;
-            const body = {
-              externalAccountCvu: "0000003100000000000017",
-              externalAccountCuil: target.cuil,
-              externalAccountName: "Juan Pérez",
-              cvu: target.cvu,
-              amount: 1,
-            };
-            return { ...request, body: JSON.stringify(body) };
+    const measureTransfers = (adminUrl: string) =>
+      measureLoad(settings, {
+        url: `${adminUrl}/my-integration/simulate-payment`,
+        connections: CONNECTIONS,
+        requests: [
+          {
+            method: "POST",
+            headers: { authorization: `Bearer ${adminToken}`, "content-type": "application/json" },
+            setupRequest: (request) => {
+              const target = payable[nextPayable++ % payable.length]!;
+              const body = {
+                externalAccountCvu: "0000003100000000000017",
+                externalAccountCuil: target.cuil,
+                externalAccountName: "Juan Pérez",
+                cvu: target.cvu,
+                amount: 1,
+              };
+              return { ...request, body: JSON.stringify(body) };
+            },
           },
-        },
-      ],
-    });
+        ],
+      });
+    const simulate = await measureTransfers(api.urls.admin!);
     line(`transfers over ${payable.length} charges`, `${describe(simulate)} (goal ≥ 1,000/s)`);
     record(`simulate-payment, ${CONNECTIONS} conns`, `${Math.round(simulate.rps)} transfers/s`, { goal: "≥ 1,000/s", met: simulate.rps >= 1000 });
 
@@ -340,10 +350,13 @@ await withBenchDatabase(async (database) => {
     // A burst the worker cannot be fed faster: one time sweep expires charges of a linked merchant, writing
     // their events and delivery jobs in one go; the worker delivers them to the receiver.
     const burstMerchant = bench.merchants[1] ?? oneMerchant;
-    await seedExpiringCharges(db, bench.integrationClientId, burstMerchant.id, webhookBurst);
-    const burstFrom = new Date();
-    const swept = await runTimeTransitions(db, { now: new Date(), livemode: false, draftLifetimeHours: 6 });
-    const burst = await deliveriesSince(burstFrom);
+    const measureBurst = async () => {
+      await seedExpiringCharges(db, bench.integrationClientId, burstMerchant.id, webhookBurst);
+      const burstFrom = new Date();
+      const expired = await runTimeTransitions(db, { now: new Date(), livemode: false, draftLifetimeHours: 6 });
+      return { swept: expired, burst: await deliveriesSince(burstFrom) };
+    };
+    const { swept, burst } = await measureBurst();
     await receipts.close();
     line(
       `burst: ${swept.expiredEvents} expired events enqueued at once`,
@@ -412,6 +425,30 @@ await withBenchDatabase(async (database) => {
     );
     for (const { rows, p99 } of p99BySize)
       record(`GET p99 at ${rows.toLocaleString("en")} rows`, ms(p99), rows === largest.rows && large ? { goal: "≤ 1.2× p99 at 10k", met: growth <= 1.2 } : {});
+
+    // 10. `npm start` as it starts by default (the APIs' process and its worker child) against the split
+    // processes measured in 3. to 5., alone on the database: the split ones are stopped first.
+    heading("10. npm start's default layout (APIs' process + its worker child) vs the split processes (3. to 5.)");
+    for (const child of processes) await child.stop();
+    const whole = await start(startBenchCobro(database.connectionString, dataDir, []));
+    console.log(`  npm start: APIs in process ${whole.pid}, worker in its child process`);
+    const wholeBulk = await measureBulk(whole.urls.integration!);
+    receipts = await receiveWebhooks(whole.urls.admin!);
+    const wholeTransfersFrom = new Date();
+    const wholeTransfers = await measureTransfers(whole.urls.admin!);
+    await deliveriesSince(wholeTransfersFrom); // their events delivered before the burst
+    const wholeBurst = (await measureBurst()).burst;
+    await receipts.close();
+    const sideBySide = [
+      { path: "bulk", unit: "charges/s", split: chargesPerSecond, whole: wholeBulk.rps * BULK_SIZE },
+      { path: "simulate-payment", unit: "transfers/s", split: simulate.rps, whole: wholeTransfers.rps },
+      { path: "webhook delivery (burst)", unit: "events/s", split: burst.eventsPerSecond, whole: wholeBurst.eventsPerSecond },
+    ];
+    for (const { path, unit, split, whole: default_ } of sideBySide) {
+      const share = default_ / split;
+      line(path, `npm start ${Math.round(default_)} vs split ${Math.round(split)} ${unit} = ${(share * 100).toFixed(0)}% (goal ≥ 80%)`);
+      record(`npm start vs split: ${path}`, `${Math.round(default_)} vs ${Math.round(split)} ${unit}`, { goal: "≥ 80% of split", met: share >= 0.8 });
+    }
   } finally {
     for (const child of processes.reverse()) await child.stop();
   }
