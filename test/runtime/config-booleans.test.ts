@@ -30,3 +30,22 @@ describe("COBRO_ALLOW_LOOPBACK_URLS", () => {
     ).toBe(false);
   });
 });
+
+describe("COBRO_SINGLE_PROCESS", () => {
+  const workerInChild = (env: Record<string, string>, argv: string[] = []) => loadConfig(env, argv, false).workerInChildProcess;
+
+  it("leaves the worker in a child process of its own by default, and in this one when true", () => {
+    expect(workerInChild({})).toBe(true);
+    expect(workerInChild({ COBRO_SINGLE_PROCESS: "false" })).toBe(true);
+    expect(workerInChild({ COBRO_SINGLE_PROCESS: "yes" })).toBe(false);
+  });
+
+  it("never splits a process started with --only, even with every part named", () => {
+    expect(workerInChild({}, ["--only", "integration,auth,admin,worker"])).toBe(false);
+    expect(workerInChild({}, ["--only=worker"])).toBe(false);
+  });
+
+  it("refuses any other word, naming the variable", () => {
+    expect(() => workerInChild({ COBRO_SINGLE_PROCESS: "one" })).toThrow(`COBRO_SINGLE_PROCESS must be true or false (1/0 and yes/no also work), not "one"`);
+  });
+});
