@@ -102,6 +102,7 @@ export async function startWorkerProcess(options: WorkerProcessOptions): Promise
               () => logger.info({ workerPid: child?.pid }, "the worker process restarted"),
               // A restart that fails to start counts as another quick exit.
               (error: unknown) => {
+                if (stopping) return; // stopped while it was starting again
                 logger.fatal({ err: error }, "the worker process does not start again: stopping Cobro");
                 options.onGiveUp("the worker process does not start again");
               },
