@@ -18,7 +18,7 @@ import { requestValidators as adminRequestValidators } from "../generated/valida
 import { requestValidators as authRequestValidators } from "../generated/validators/auth.ts";
 import { requestValidators as integrationRequestValidators } from "../generated/validators/integration.ts";
 import { addContractFormats, REQUEST_AJV_OPTIONS, OtherMediaTypeValidation, requestContentTypeProblem, undeclaredJsonAlternative } from "./media-types.ts";
-import { allowedMethods, knownQuery, precompiledMatcher } from "./operation-routing.ts";
+import { allowedMethods, knownQuery, precompiledMatcher, precompiledRequestParser } from "./operation-routing.ts";
 import { MAX_LOGO_BYTES } from "../domain/integration-clients/integration-logos.ts";
 import { baselineSecurityHeaders } from "./security-headers.ts";
 import { isDatabaseUnavailable } from "../db/errors.ts";
@@ -96,6 +96,7 @@ export async function createApiApp<Caller>(options: ApiAppOptions<Caller>): Prom
   const operationList = backend.router.getOperations();
   backend.router.getOperations = () => operationList;
   backend.router.matchOperation = precompiledMatcher(backend.router, operationList) as typeof backend.router.matchOperation;
+  backend.router.parseRequest = precompiledRequestParser(backend.router, operationList);
 
   // OpenAPI matches concrete paths before templated ones: `/payment-request/bulk` is a path of its own,
   // not a `referenceId`, so a method it does not have is a 405 there (and its Allow lists its methods).
