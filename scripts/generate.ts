@@ -1,5 +1,5 @@
 // `npm run generate`: spec/*.tsp → generated/openapi/{api}.yaml → generated/types/{api}.ts and the
-// typed operation map, and the SDK's generated clients in sdk/src/generated/ (scripts/generate-sdk.ts).
+// typed operation map, generated/validators/{api}.ts (the request validators as standalone code), and the SDK's generated clients in sdk/src/generated/ (scripts/generate-sdk.ts).
 // `--check` regenerates into a scratch folder and fails on any difference, so a stale generated/ or SDK
 // never lands.
 import { execFileSync } from "node:child_process";
@@ -12,6 +12,7 @@ import YAML from "yaml";
 import { normalizeOpenApi, API_NAMES, type ApiName } from "./normalize-openapi.ts";
 import { generateSdkInto, SDK_GENERATED_DIR } from "./generate-sdk.ts";
 import { errorCodesModule } from "./generate-error-codes.ts";
+import { requestValidatorsModule } from "./generate-validators.ts";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const check = process.argv.includes("--check");
@@ -51,6 +52,7 @@ async function generateInto(outDir: string, sdkOutDir: string): Promise<void> {
     compileTypeSpec(scratch);
     mkdirSync(join(outDir, "openapi"), { recursive: true });
     mkdirSync(join(outDir, "types"), { recursive: true });
+    mkdirSync(join(outDir, "validators"), { recursive: true });
     const operationIdsByApi: Record<string, string[]> = {};
     const documents = {} as Record<ApiName, Parameters<typeof generateSdkInto>[1][ApiName]>;
     for (const api of API_NAMES) {
@@ -63,6 +65,7 @@ async function generateInto(outDir: string, sdkOutDir: string): Promise<void> {
 
       const ast = await openapiTS(document as never, { alphabetize: false, exportType: true });
       writeFileSync(join(outDir, "types", `${api}.ts`), header(`generated/openapi/${api}.yaml`) + astToString(ast));
+      writeFileSync(join(outDir, "validators", `${api}.ts`), await requestValidatorsModule(api, document));
       operationIdsByApi[api] = operationIdsOf(document as unknown as Parameters<typeof operationIdsOf>[0]);
     }
     writeFileSync(join(outDir, "types", "operation-ids.ts"), operationIdsModule(operationIdsByApi));
@@ -116,7 +119,7 @@ if (check) {
         if (a !== b) differences.add(`${label}${file}`);
       }
     };
-    compare(fresh, generatedDir, "generated/", (f) => f.startsWith("openapi/") || f.startsWith("types/"));
+    compare(fresh, generatedDir, "generated/", (f) => f.startsWith("openapi/") || f.startsWith("types/") || f.startsWith("validators/"));
     compare(freshSdk, SDK_GENERATED_DIR, "sdk/src/generated/");
     if (differences.size > 0) {
       const list = [...differences].sort();
@@ -135,13 +138,13 @@ if (check) {
   try {
     const freshSdk = join(fresh, "sdk");
     await generateInto(fresh, freshSdk);
-    for (const part of ["openapi", "types"]) {
+    for (const part of ["openapi", "types", "validators"]) {
       rmSync(join(generatedDir, part), { recursive: true, force: true });
       cpSync(join(fresh, part), join(generatedDir, part), { recursive: true });
     }
     rmSync(SDK_GENERATED_DIR, { recursive: true, force: true });
     cpSync(freshSdk, SDK_GENERATED_DIR, { recursive: true });
-    console.log("generated/openapi, generated/types and sdk/src/generated written");
+    console.log("generated/openapi, generated/types, generated/validators and sdk/src/generated written");
   } finally {
     rmSync(fresh, { recursive: true, force: true });
   }

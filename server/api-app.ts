@@ -14,8 +14,11 @@ import { clientAddressOf } from "./portal-auth-forward.ts";
 import { notImplemented, type AnyOperationHandler, type HandlerContext, type NotImplemented, type Services } from "../handlers/handler-types.ts";
 import { redactedUrl, requestLogging, type Logger } from "../runtime/logger.ts";
 import { exclusiveFields, nulCharacterProblems, validationProblems } from "./validation-details.ts";
-import { addContractFormats, OtherMediaTypeValidation, requestContentTypeProblem, undeclaredJsonAlternative } from "./media-types.ts";
-import { allowedMethods, knownQuery, precompiledMatcher } from "./operation-routing.ts";
+import { requestValidators as adminRequestValidators } from "../generated/validators/admin.ts";
+import { requestValidators as authRequestValidators } from "../generated/validators/auth.ts";
+import { requestValidators as integrationRequestValidators } from "../generated/validators/integration.ts";
+import { addContractFormats, REQUEST_AJV_OPTIONS, OtherMediaTypeValidation, requestContentTypeProblem, undeclaredJsonAlternative } from "./media-types.ts";
+import { allowedMethods, knownQuery, precompiledMatcher, precompiledRequestParser } from "./operation-routing.ts";
 import { MAX_LOGO_BYTES } from "../domain/integration-clients/integration-logos.ts";
 import { baselineSecurityHeaders } from "./security-headers.ts";
 import { isDatabaseUnavailable } from "../db/errors.ts";
@@ -23,6 +26,12 @@ import { auditedOperation, type AuditDraft } from "../domain/audit/audited-opera
 import { bodyFieldNames, recordedValues } from "../domain/audit/recorded-fields.ts";
 import type { AuditPolicy } from "./audit-policy.ts";
 import { countRequestAs, measureRequests, outsideContract } from "./request-metrics.ts";
+
+const generatedRequestValidators: Record<ApiName, (formats: unknown) => Record<string, unknown>> = {
+  integration: integrationRequestValidators,
+  auth: authRequestValidators,
+  admin: adminRequestValidators,
+};
 
 type HandlerAnswer = { status: number; body?: unknown; headers?: Record<string, string | number> };
 
@@ -68,7 +77,7 @@ export async function createApiApp<Caller>(options: ApiAppOptions<Caller>): Prom
     strict: true,
     coerceTypes: true,
     validate: (context) => !otherMediaValidation.applies(context),
-    ajvOpts: { allErrors: true, multipleOfPrecision: 8 },
+    ajvOpts: REQUEST_AJV_OPTIONS,
     customizeAjv: (ajv) => {
       addContractFormats(ajv as unknown as Ajv);
       return ajv;
@@ -78,11 +87,16 @@ export async function createApiApp<Caller>(options: ApiAppOptions<Caller>): Prom
   // What `quick` leaves out of init: the document is parsed and checked against OpenAPI as before.
   await backend.loadDocument();
   backend.validateDefinition();
+  // The request validators were compiled from this document by `npm run generate` (scripts/generate-validators.ts):
+  // openapi-backend runs them as its own, with the formats of an Ajv it sets up as for its own validators.
+  const validator = backend.validator as unknown as { getAjv(context: string): Ajv; requestValidators: Record<string, unknown> };
+  Object.assign(validator.requestValidators, generatedRequestValidators[api](validator.getAjv("requestBody").formats));
   // The router lists the operations afresh (lodash over the whole document) at every match, twice; the
   // document does not change once loaded, so the list is made once.
   const operationList = backend.router.getOperations();
   backend.router.getOperations = () => operationList;
   backend.router.matchOperation = precompiledMatcher(backend.router, operationList) as typeof backend.router.matchOperation;
+  backend.router.parseRequest = precompiledRequestParser(backend.router, operationList);
 
   // OpenAPI matches concrete paths before templated ones: `/payment-request/bulk` is a path of its own,
   // not a `referenceId`, so a method it does not have is a 405 there (and its Allow lists its methods).

@@ -83,6 +83,9 @@ function carriesBody(req: Request): boolean {
   return length !== undefined ? length !== "0" : req.headers["transfer-encoding"] !== undefined;
 }
 
+/** The Ajv options of openapi-backend's request validators (the parameters' ones add type coercion). */
+export const REQUEST_AJV_OPTIONS = { allErrors: true, multipleOfPrecision: 8 } as const;
+
 /** The string formats of the contract's schemas, as every validator of a request judges them. */
 export function addContractFormats(ajv: Ajv): void {
   addFormats.default(ajv, { mode: "fast", keywords: false });
