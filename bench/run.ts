@@ -65,6 +65,24 @@ const ms = (value: number) => `${value.toFixed(value < 10 ? 1 : 0)} ms`;
 function describe(figures: LoadFigures): string {
   return `${Math.round(figures.rps).toString().padStart(6)} req/s  p50 ${ms(figures.p50).padStart(7)}  p99 ${ms(figures.p99).padStart(7)}${figures.failures > 0 ? `  (${figures.failures} failed: ${figures.statuses})` : ""}`;
 }
+/**
+ * Prints and records the CPU per answer of Cobro's API process and of the bare server, and PostgreSQL's
+ * for each, against the goal of at most `goalTimes` the bare's API CPU.
+ */
+function cpuPerRequest(path: string, cobro: LoadFigures, bare: LoadFigures, goalTimes: number): void {
+  if (!cobro.cpu || !bare.cpu) return;
+  const times = cobro.cpu.serverMs / bare.cpu.serverMs;
+  const cpu = (figures: { serverMs: number; postgresMs: number }) => `${figures.serverMs.toFixed(2)} ms, PostgreSQL ${figures.postgresMs.toFixed(2)} ms`;
+  line("CPU per request: Cobro's API", cpu(cobro.cpu));
+  line("CPU per request: bare", cpu(bare.cpu));
+  line("API CPU vs bare", `${times.toFixed(2)}× (goal ≤ ${goalTimes}×); PostgreSQL ${(cobro.cpu.postgresMs / bare.cpu.postgresMs).toFixed(2)}×`);
+  record(`${path}: API CPU per request`, `${cobro.cpu.serverMs.toFixed(2)} ms`, {
+    bare: `${bare.cpu.serverMs.toFixed(2)} ms`,
+    goal: `≤ ${goalTimes}× bare`,
+    met: times <= goalTimes,
+  });
+  record(`${path}: PostgreSQL CPU per request`, `${cobro.cpu.postgresMs.toFixed(2)} ms`, { bare: `${bare.cpu.postgresMs.toFixed(2)} ms` });
+}
 function line(label: string, text: string): void {
   console.log(`  ${label.padEnd(44)} ${text}`);
 }
@@ -141,25 +159,34 @@ await withBenchDatabase(async (database) => {
       );
     const randomSeeded = () => `SEEDREF-${1 + Math.floor(Math.random() * seededReferences)}`;
     const cobroGet = () =>
-      measureLoad(settings, {
-        url: integrationUrl,
-        connections: CONNECTIONS,
-        requests: [{ method: "GET", headers: authorized(), setupRequest: (request) => ({ ...request, path: `/payment-request/${randomSeeded()}` }) }],
-      });
+      measureLoad(
+        settings,
+        {
+          url: integrationUrl,
+          connections: CONNECTIONS,
+          requests: [{ method: "GET", headers: authorized(), setupRequest: (request) => ({ ...request, path: `/payment-request/${randomSeeded()}` }) }],
+        },
+        api.pid,
+      );
 
     // 2. Reads, on a table of the first size.
     heading(`2. reads (${tableSizes[0]!.toLocaleString("en")} rows in the charges table, ${CONNECTIONS} connections)`);
     await fillChargesTo(tableSizes[0]!);
     const bareKeys = await bareReferences();
     const getCobro = await cobroGet();
-    const getBare = await measureLoad(settings, {
-      url: bareUrl,
-      connections: CONNECTIONS,
-      requests: [{ method: "GET", setupRequest: (request) => ({ ...request, path: `/charges/${bareKeys[Math.floor(Math.random() * bareKeys.length)]}` }) }],
-    });
+    const getBare = await measureLoad(
+      settings,
+      {
+        url: bareUrl,
+        connections: CONNECTIONS,
+        requests: [{ method: "GET", setupRequest: (request) => ({ ...request, path: `/charges/${bareKeys[Math.floor(Math.random() * bareKeys.length)]}` }) }],
+      },
+      bare.pid,
+    );
     line("GET /payment-request/{referenceId}", describe(getCobro));
     line("bare select by key", describe(getBare));
     line("ratio", `${((getCobro.rps / getBare.rps) * 100).toFixed(0)}% of bare (goal ≥ 60%)`);
+    cpuPerRequest("GET by referenceId", getCobro, getBare, 2);
     record("GET /payment-request/{referenceId}", rate(getCobro), {
       bare: rate(getBare),
       ratio: getCobro.rps / getBare.rps,
@@ -195,8 +222,8 @@ await withBenchDatabase(async (database) => {
         { method: "POST", headers: { "content-type": "application/json" }, setupRequest: (request: object) => ({ ...request, body: cuilChargeBody() }) },
       ],
     });
-    const create16 = await measureLoad(settings, createOptions(CONNECTIONS));
-    const bare16 = await measureLoad(settings, bareCreateOptions(CONNECTIONS));
+    const create16 = await measureLoad(settings, createOptions(CONNECTIONS), api.pid);
+    const bare16 = await measureLoad(settings, bareCreateOptions(CONNECTIONS), bare.pid);
     const create1 = await measureLoad(settings, createOptions(1));
     const bare1 = await measureLoad(settings, bareCreateOptions(1));
     const halfRate = Math.max(1, Math.round(create16.rps / 2));
@@ -219,6 +246,7 @@ await withBenchDatabase(async (database) => {
     line(`create, one merchant, ${CONNECTIONS} connections`, describe(create16));
     line(`bare insert, ${CONNECTIONS} connections`, describe(bare16));
     line("ratio", `${((create16.rps / bare16.rps) * 100).toFixed(0)}% of bare (goal ≥ 50%)`);
+    cpuPerRequest("create", create16, bare16, 3);
     line("create, one merchant, 1 connection", describe(create1));
     line("bare insert, 1 connection", describe(bare1));
     line(`scaling ${CONNECTIONS} vs 1 connection`, `${(create16.rps / create1.rps).toFixed(2)}× (goal ≥ 3×; bare ${(bare16.rps / bare1.rps).toFixed(2)}×)`);

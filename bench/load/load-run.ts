@@ -2,6 +2,7 @@
 // under load is always another process; this one only drives it. Figures are successful answers a
 // second and latency percentiles of every answer.
 import autocannon, { type AutocannonOptions, type AutocannonResult } from "autocannon";
+import { cpuSeconds, postgresCpuSeconds } from "../fixtures/bench-processes.ts";
 
 export interface LoadFigures {
   /** 2xx answers per second over the measured run. */
@@ -11,6 +12,8 @@ export interface LoadFigures {
   /** Answers other than 2xx, plus connection errors and timeouts. */
   failures: number;
   statuses: string;
+  /** With a server's pid: milliseconds of CPU per 2xx answer over the measured run, the server's and PostgreSQL's. */
+  cpu?: { serverMs: number; postgresMs: number };
 }
 
 export interface LoadSettings {
@@ -22,9 +25,21 @@ export function loadSettingsFromEnv(env: NodeJS.ProcessEnv): LoadSettings {
   return { seconds: Number(env.BENCH_SECONDS ?? 8), warmupSeconds: Number(env.BENCH_WARMUP_SECONDS ?? 2) };
 }
 
-export async function measureLoad(settings: LoadSettings, options: Omit<AutocannonOptions, "duration">): Promise<LoadFigures> {
+/**
+ * A warm-up, then the measured run. Given `serverPid`, also the CPU per answer of that process and of
+ * PostgreSQL over the measured run: CPU time holds on a noisy machine where rates do not.
+ */
+export async function measureLoad(settings: LoadSettings, options: Omit<AutocannonOptions, "duration">, serverPid?: number): Promise<LoadFigures> {
   if (settings.warmupSeconds > 0) await autocannon({ ...options, duration: settings.warmupSeconds });
-  return figuresOf(await autocannon({ ...options, duration: settings.seconds }));
+  const before = serverPid === undefined ? undefined : { server: cpuSeconds(serverPid), postgres: postgresCpuSeconds() };
+  const result = await autocannon({ ...options, duration: settings.seconds });
+  const figures = figuresOf(result);
+  if (before === undefined || result["2xx"] === 0) return figures;
+  const perAnswerMs = (seconds: number) => (seconds * 1000) / result["2xx"];
+  return {
+    ...figures,
+    cpu: { serverMs: perAnswerMs(cpuSeconds(serverPid!) - before.server), postgresMs: perAnswerMs(postgresCpuSeconds() - before.postgres) },
+  };
 }
 
 /** Several autocannon runs at once (one per server process), added up: rates summed, the worst percentiles. */
