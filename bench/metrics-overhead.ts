@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { withBenchDatabase } from "./fixtures/bench-database.ts";
 import { createBenchIntegration, merchantIdToken } from "./fixtures/bench-integration.ts";
-import { cpuSeconds, startBenchCobro, type BenchProcess } from "./fixtures/bench-processes.ts";
+import { startBenchCobro, type BenchProcess } from "./fixtures/bench-processes.ts";
 import { seedPendingCharges } from "./fixtures/seeded-charges.ts";
 import { loadSettingsFromEnv, measureLoad, type LoadFigures } from "./load/load-run.ts";
 import { cuilChargeBody } from "./load/charge-bodies.ts";
@@ -25,13 +25,10 @@ interface Figures extends LoadFigures {
   cpuMs: number;
 }
 
-/** A warm-up, then the measured run with the API process's CPU time over it. */
+/** A warm-up, then the measured run with the API process's CPU time over it (measureLoad's own count). */
 async function measure(pid: number, options: Omit<AutocannonOptions, "duration">): Promise<Figures> {
-  if (settings.warmupSeconds > 0) await measureLoad({ seconds: settings.warmupSeconds, warmupSeconds: 0 }, options);
-  const cpuBefore = cpuSeconds(pid);
-  const figures = await measureLoad({ seconds: settings.seconds, warmupSeconds: 0 }, options);
-  const answered = figures.rps * settings.seconds;
-  return { ...figures, cpuMs: ((cpuSeconds(pid) - cpuBefore) * 1000) / answered };
+  const figures = await measureLoad(settings, options, pid);
+  return { ...figures, cpuMs: figures.cpu?.serverMs ?? Number.NaN };
 }
 
 /** GET /metrics every second, as a scraper does, until stopped; counts the scrapes and their failures. */
