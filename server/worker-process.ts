@@ -100,7 +100,8 @@ export async function startWorkerProcess(options: WorkerProcessOptions): Promise
             if (stopping) return;
             spawnOnce().then(
               () => logger.info({ workerPid: child?.pid }, "the worker process restarted"),
-              // A restart that fails to start counts as another quick exit.
+              // A worker that ran before and now cannot start (its settings or the database changed) will not start
+              // on a later try either: the service stops rather than retrying for ever.
               (error: unknown) => {
                 if (stopping) return; // stopped while it was starting again
                 logger.fatal({ err: error }, "the worker process does not start again: stopping Cobro");
