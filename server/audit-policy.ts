@@ -3,6 +3,7 @@
 // transfers (a bank's machine, not an admin: recorded as payments); of the Auth API, the admins' session
 // and password operations.
 import type { AuditActor } from "../domain/audit/audit-log.ts";
+import { adminActor } from "../domain/audit/audited-operation.ts";
 import type { AdminApiCaller, AuthCaller } from "../domain/sign-in/callers.ts";
 
 export interface AuditPolicy<Caller> {
@@ -24,22 +25,18 @@ export const AUDITED_ADMIN_SESSION_OPERATIONS: ReadonlySet<string> = new Set([
   "submitAdminPasswordResetPage",
 ]);
 
-function adminActor(caller: AdminApiCaller | AuthCaller): AuditActor {
-  if (caller.kind === "admin") {
-    return caller.role === "PLATFORM_ADMIN" || caller.integrationClientId === null
-      ? { kind: "platform_admin", adminUserId: caller.adminUserId }
-      : { kind: "integration_admin", adminUserId: caller.adminUserId, integrationClientId: caller.integrationClientId };
-  }
+function actorOf(caller: AdminApiCaller | AuthCaller): AuditActor {
+  if (caller.kind === "admin") return adminActor({ id: caller.adminUserId, role: caller.role, integration_client_id: caller.integrationClientId });
   if (caller.kind === "platform-key") return { kind: "platform_api_key", platformApiKeyId: caller.platformApiKeyId };
   return { kind: "anonymous" };
 }
 
 export const adminApiAuditPolicy: AuditPolicy<AdminApiCaller> = {
   audits: ({ operationId, method }) => !["get", "head"].includes(method.toLowerCase()) && !ADMIN_API_UNAUDITED.has(operationId),
-  actorOf: adminActor,
+  actorOf,
 };
 
 export const authApiAuditPolicy: AuditPolicy<AuthCaller> = {
   audits: ({ operationId }) => AUDITED_ADMIN_SESSION_OPERATIONS.has(operationId),
-  actorOf: adminActor,
+  actorOf,
 };
