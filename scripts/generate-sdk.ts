@@ -65,7 +65,7 @@ interface OpenApiToolsJson {
   "generator-cli": { version: string; storageDir: string };
 }
 
-function generatorConfig(): { version: string; storageDir: string } {
+export function generatorConfig(): { version: string; storageDir: string } {
   const config = JSON.parse(readFileSync(join(root, "openapitools.json"), "utf8")) as OpenApiToolsJson;
   const { version, storageDir } = config["generator-cli"];
   // The wrapper resolves storageDir against its working directory, which is always the project root here.
@@ -105,6 +105,25 @@ export function ensureGeneratorJar(): string {
   return jar;
 }
 
+/** Runs openapi-generator's `batch` on the given config files (through the wrapper, with the pinned JAR). */
+export function runGeneratorBatch(configs: string[], what: string): void {
+  const wrapper = join(root, "node_modules", "@openapitools", "openapi-generator-cli", "main.js");
+  try {
+    execFileSync(process.execPath, [wrapper, "batch", "--clean", "--fail-fast", ...configs], {
+      cwd: root,
+      // PWD: the wrapper looks for openapitools.json there. The search URL "DEFAULT": it never asks
+      // Maven Central's search for versions (the version is pinned and the JAR is present).
+      env: { ...process.env, PWD: root, OPENAPI_GENERATOR_CLI_SEARCH_URL: "DEFAULT" },
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+  } catch (error) {
+    const e = error as { stdout?: string; stderr?: string };
+    process.stderr.write(`${e.stdout ?? ""}${e.stderr ?? ""}`);
+    throw new Error(`openapi-generator failed to generate ${what}`);
+  }
+}
+
 /** Generates one typescript-fetch client per API into `outDir/{api}/` (which is replaced). */
 export function generateSdkInto(outDir: string, documents: Record<ApiName, Json>): void {
   ensureGeneratorJar();
@@ -127,21 +146,7 @@ export function generateSdkInto(outDir: string, documents: Record<ApiName, Json>
       );
       configs.push(config);
     }
-    const wrapper = join(root, "node_modules", "@openapitools", "openapi-generator-cli", "main.js");
-    try {
-      execFileSync(process.execPath, [wrapper, "batch", "--clean", "--fail-fast", ...configs], {
-        cwd: root,
-        // PWD: the wrapper looks for openapitools.json there. The search URL "DEFAULT": it never asks
-        // Maven Central's search for versions (the version is pinned and the JAR is present).
-        env: { ...process.env, PWD: root, OPENAPI_GENERATOR_CLI_SEARCH_URL: "DEFAULT" },
-        encoding: "utf8",
-        stdio: ["ignore", "pipe", "pipe"],
-      });
-    } catch (error) {
-      const e = error as { stdout?: string; stderr?: string };
-      process.stderr.write(`${e.stdout ?? ""}${e.stderr ?? ""}`);
-      throw new Error("openapi-generator failed to generate the SDK");
-    }
+    runGeneratorBatch(configs, "the SDK");
     rmSync(outDir, { recursive: true, force: true });
     mkdirSync(outDir, { recursive: true });
     for (const api of Object.keys(documents)) {

@@ -1,5 +1,5 @@
 // `npm run generate`: spec/*.tsp → generated/openapi/{api}.yaml → generated/types/{api}.ts and the
-// typed operation map, generated/validators/{api}.ts (the request validators as standalone code), and the SDK's generated clients in sdk/src/generated/ (scripts/generate-sdk.ts).
+// typed operation map, generated/validators/{api}.ts (the request validators as standalone code), and the SDK's generated clients in sdk/src/generated/ (scripts/generate-sdk.ts), and the PHP SDK's in sdks/php/ (scripts/generate-sdk-php.ts).
 // `--check` regenerates into a scratch folder and fails on any difference, so a stale generated/ or SDK
 // never lands.
 import { execFileSync } from "node:child_process";
@@ -11,6 +11,7 @@ import openapiTS, { astToString } from "openapi-typescript";
 import YAML from "yaml";
 import { normalizeOpenApi, API_NAMES, type ApiName } from "./normalize-openapi.ts";
 import { generateSdkInto, SDK_GENERATED_DIR } from "./generate-sdk.ts";
+import { generatePhpSdkInto, isPhpGeneratedFile, PHP_SDK_DIR } from "./generate-sdk-php.ts";
 import { errorCodesModule } from "./generate-error-codes.ts";
 import { requestValidatorsModule } from "./generate-validators.ts";
 
@@ -71,9 +72,15 @@ async function generateInto(outDir: string, sdkOutDir: string): Promise<void> {
     writeFileSync(join(outDir, "types", "operation-ids.ts"), operationIdsModule(operationIdsByApi));
     generateSdkInto(sdkOutDir, documents);
     writeFileSync(join(sdkOutDir, "error-codes.ts"), errorCodesModule());
+    generatePhpSdkInto(phpSdkDirOf(outDir), documents);
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
+}
+
+/** Where a generation into `outDir` puts the PHP SDK's generated part (generated/ and composer.json). */
+function phpSdkDirOf(outDir: string): string {
+  return join(outDir, "sdk-php");
 }
 
 function operationIdsOf(document: { paths: Record<string, Record<string, { operationId?: string }>> }): string[] {
@@ -121,6 +128,7 @@ if (check) {
     };
     compare(fresh, generatedDir, "generated/", (f) => f.startsWith("openapi/") || f.startsWith("types/") || f.startsWith("validators/"));
     compare(freshSdk, SDK_GENERATED_DIR, "sdk/src/generated/");
+    compare(phpSdkDirOf(fresh), PHP_SDK_DIR, "sdks/php/", isPhpGeneratedFile);
     if (differences.size > 0) {
       const list = [...differences].sort();
       console.error(
@@ -144,6 +152,8 @@ if (check) {
     }
     rmSync(SDK_GENERATED_DIR, { recursive: true, force: true });
     cpSync(freshSdk, SDK_GENERATED_DIR, { recursive: true });
+    rmSync(join(PHP_SDK_DIR, "generated"), { recursive: true, force: true });
+    cpSync(phpSdkDirOf(fresh), PHP_SDK_DIR, { recursive: true });
     console.log("generated/openapi, generated/types, generated/validators and sdk/src/generated written");
   } finally {
     rmSync(fresh, { recursive: true, force: true });
