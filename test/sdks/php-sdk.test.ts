@@ -1,0 +1,92 @@
+// The PHP SDK (sdks/php): its PHPUnit suite, and its webhook verifier against what the service itself signs
+// (domain/webhooks/signature.ts), for both schemes: a delivery as sent passes, a forged, altered or stale one
+// is refused with its reason.
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { generateSigningSecret, signatureHeader, standardWebhookHeaders } from "../../domain/webhooks/signature.ts";
+import { phpAvailable, runInPhpSdk } from "../helpers/php.ts";
+
+const scratch = mkdtempSync(join(tmpdir(), "cobro-php-sdk-"));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+describe("sdks/php", () => {
+  it("passes its PHPUnit suite, which covers the verifier's refusals, PKCE, the typed errors and the retry guidance", async ({ skip }) => {
+    if (!(await phpAvailable(skip))) return;
+    const report = join(scratch, "junit.xml");
+    const { code, output } = await runInPhpSdk("phpunit", ["--configuration", "phpunit.xml.dist", "--log-junit", report], { timeoutMs: 120_000 });
+    expect(code, output).toBe(0);
+    const xml = readFileSync(report, "utf8");
+    const suite = /<testsuite name="cobro-sdk" tests="(\d+)" assertions="\d+" errors="(\d+)" warnings="\d+" failures="(\d+)" skipped="(\d+)"/.exec(xml);
+    expect(suite, xml.slice(0, 400)).not.toBeNull();
+    const [, tests, errors, failures, skipped] = suite!.map(Number);
+    expect({ errors, failures, skipped }).toEqual({ errors: 0, failures: 0, skipped: 0 });
+    expect(tests).toBeGreaterThanOrEqual(39);
+    const ran = new Set([...xml.matchAll(/<testcase name="(\w+)"/g)].map((match) => match[1]));
+    for (const name of [
+      "testAServiceSignatureOfTheBodyIsAcceptedAndTheEventReturned",
+      "testAServiceSignatureMadeWithAnotherSecretIsRefused",
+      "testAnAlteredBodyFailsTheServiceSignature",
+      "testAServiceSignatureOutsideTheToleranceIsStaleEitherWay",
+      "testAStandardWebhooksSignatureIsAcceptedAndKeyedWithTheDecodedSecret",
+      "testAStandardWebhooksSignatureMadeWithAnotherSecretIsRefused",
+      "testAnAlteredBodyOrIdFailsTheStandardWebhooksSignature",
+      "testAStandardWebhooksTimestampOutsideTheToleranceIsStale",
+      "testTheChallengeIsS256OfTheVerifierAsRfc7636AppendixB",
+      "testTheCodeExchangeSendsCobrosJsonFormAndReadsTheTokenSet",
+      "testAValidationErrorCarriesCodeMessageIdAndEachDetail",
+      "testNoAnswerThenFoundByReferenceIdIsExistingWithoutASecondCreate",
+    ]) {
+      expect(ran, name).toContain(name);
+    }
+  }, 150_000);
+
+  it("accepts both signatures the service makes, and refuses them forged, over an altered body or stale", async ({ skip }) => {
+    if (!(await phpAvailable(skip))) return;
+    const signing = generateSigningSecret();
+    const other = generateSigningSecret();
+    const body = JSON.stringify({ event: "payment_request.payment_received", referenceId: "INV-9", stateType: "total_payment", paidAmount: 1500.5 });
+    const altered = body.replace("1500.5", "1.5");
+    const now = new Date();
+    const stale = new Date(now.getTime() - 301_000);
+    const standard = (secret: typeof signing, at: Date) => standardWebhookHeaders("evt_1", body, secret, at);
+    const cases = {
+      serviceValid: { body, headers: { "X-Service-Signature": signatureHeader(body, signing.secret, now) } },
+      serviceForged: { body, headers: { "X-Service-Signature": signatureHeader(body, other.secret, now) } },
+      serviceAltered: { body: altered, headers: { "X-Service-Signature": signatureHeader(body, signing.secret, now) } },
+      serviceStale: { body, headers: { "X-Service-Signature": signatureHeader(body, signing.secret, stale) } },
+      standardValid: { body, headers: standard(signing, now) },
+      standardForged: { body, headers: standard(other, now) },
+      standardAltered: { body: altered, headers: standard(signing, now) },
+      standardStale: { body, headers: standard(signing, stale) },
+    };
+    // Each case as a PSR-7 request through WebhookVerifier::verify(), which takes whichever scheme it carries.
+    const script = `
+      require 'autoload.php';
+      $input = json_decode(stream_get_contents(STDIN), true);
+      $verifier = new Cobro\\Sdk\\Webhook\\WebhookVerifier($input['secret']);
+      $results = [];
+      foreach ($input['cases'] as $name => $case) {
+          $request = new GuzzleHttp\\Psr7\\ServerRequest('POST', 'https://integrator.example/webhooks', $case['headers'], $case['body']);
+          try {
+              $results[$name] = $verifier->verify($request)['referenceId'];
+          } catch (Cobro\\Sdk\\Webhook\\WebhookVerificationException $error) {
+              $results[$name] = $error->problem();
+          }
+      }
+      echo json_encode($results);`;
+    const { code, output } = await runInPhpSdk("php", ["-r", script], { input: JSON.stringify({ secret: signing.secret, cases }) });
+    expect(code, output).toBe(0);
+    expect(JSON.parse(output)).toEqual({
+      serviceValid: "INV-9",
+      serviceForged: "signature_mismatch",
+      serviceAltered: "signature_mismatch",
+      serviceStale: "stale_timestamp",
+      standardValid: "INV-9",
+      standardForged: "signature_mismatch",
+      standardAltered: "signature_mismatch",
+      standardStale: "stale_timestamp",
+    });
+  });
+});
