@@ -1,6 +1,6 @@
 // The PHP SDK (sdks/php): its PHPUnit suite, and its webhook verifier against what the service itself signs
 // (domain/webhooks/signature.ts), for both schemes: a delivery as sent passes, a forged, altered or stale one
-// is refused with its reason.
+// is refused with its reason. And its README's PHP blocks are the code of the examples the tests run.
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -8,6 +8,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { generateSigningSecret, signatureHeader, standardWebhookHeaders } from "../../domain/webhooks/signature.ts";
 import { phpAvailable, runInPhpSdk } from "../helpers/php.ts";
 
+const root = join(import.meta.dirname, "../..");
 const scratch = mkdtempSync(join(tmpdir(), "cobro-php-sdk-"));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
@@ -88,5 +89,24 @@ describe("sdks/php", () => {
       standardAltered: "signature_mismatch",
       standardStale: "stale_timestamp",
     });
+  });
+
+  it("shows in its README only code that the live-Sandbox example runs", () => {
+    const readme = readFileSync(join(root, "sdks/php/README.md"), "utf8");
+    const blocks = [...readme.matchAll(/```php\n([\s\S]*?)```/g)].map((match) => match[1]!);
+    expect(blocks.length).toBeGreaterThanOrEqual(6);
+    const lines = (text: string) =>
+      text
+        .split("\n")
+        .map((line) => line.trim())
+        .filter((line) => line !== "");
+    const examples = ["quickstart.php", "webhook-receiver.php"].map((file) => lines(readFileSync(join(root, "sdks/php/examples", file), "utf8")).join("\n"));
+    for (const block of blocks) {
+      // Contiguous in one example, indentation aside.
+      expect(
+        examples.some((example) => `\n${example}\n`.includes(`\n${lines(block).join("\n")}\n`)),
+        block,
+      ).toBe(true);
+    }
   });
 });

@@ -150,11 +150,12 @@ function addDays(string $date, int $days): string
 function main(array $argv): void
 {
     $sandbox = readSandbox($argv);
+    ['integrationApiUrl' => $integrationUrl, 'authApiUrl' => $authUrl, 'adminApiUrl' => $adminUrl] = $sandbox;
     ['clientId' => $clientId, 'clientSecret' => $clientSecret, 'redirectUri' => $redirectUri] = $sandbox['integration'];
     $http = new Client([RequestOptions::TIMEOUT => 30]);
 
     // 1. Link the merchant account (OAuth 2.0 authorization code with PKCE).
-    $oauth = new CobroOAuth($sandbox['authApiUrl'], $clientId, $clientSecret, $http);
+    $oauth = new CobroOAuth($authUrl, $clientId, $clientSecret, $http);
     $start = $oauth->authorizationUrl($redirectUri); // keep $start->state and $start->codeVerifier in the session
     say("send the merchant's browser to {$start->url}");
     $callback = browserSignsIn($http, $start->url, $sandbox['merchant']);
@@ -165,14 +166,14 @@ function main(array $argv): void
     $store = new InMemoryTokenStore(); // yours: a database row per merchant account
     $store->save('merchant-1', $tokens);
     say('merchant linked: idToken until ' . gmdate('H:i:s', $tokens->expiresAt) . ' UTC; keep the refreshToken');
-    $integration = $oauth->integrationConfiguration($sandbox['integrationApiUrl'], $store, 'merchant-1');
+    $integration = $oauth->integrationConfiguration($integrationUrl, $store, 'merchant-1');
     $me = CobroApiException::wrap(fn () => (new MerchantApi($http, $integration))->getMe());
     say("acting for merchant account {$me->getMerchantUserId()} (" . ($me->getFantasyName() ?? $me->getEmail()) . ')');
 
     // The integration admin's side (usually done once, in the Admin API's console): an admin session.
-    $session = CobroApiException::wrap(fn () => (new AdminSessionApi($http, (new AuthConfiguration())->setHost($sandbox['authApiUrl'])))
+    $session = CobroApiException::wrap(fn () => (new AdminSessionApi($http, (new AuthConfiguration())->setHost($authUrl)))
         ->adminLogin(new AdminLogin($sandbox['integrationAdmin'])));
-    $admin = (new AdminConfiguration())->setHost($sandbox['adminApiUrl'])->setAccessToken($session->getIdToken());
+    $admin = (new AdminConfiguration())->setHost($adminUrl)->setAccessToken($session->getIdToken());
     $webhooks = new WebhooksApi($http, $admin);
     $clientUrls = new ClientURLsApi($http, $admin);
     $sandboxTools = new SandboxApi($http, $admin);
@@ -210,6 +211,13 @@ function main(array $argv): void
         ]));
         $cvu = $created->paymentRequest->getCVU();
         say("charge {$referenceId} {$created->outcome}: {$created->paymentRequest->getState()}, pay {$created->paymentRequest->getAmount()} to CVU {$cvu}");
+
+        // A non-2xx answer is a typed exception: decide by its type (status), then by errorCode().
+        try {
+            CobroApiException::wrap(fn () => $charges->getPaymentRequest('INV-2026-999999'));
+        } catch (NotFoundException $error) {
+            say("no such charge: {$error->errorMessage()}");
+        }
 
         // 4. The payer transfers (simulated: the Sandbox's stand-in for the bank).
         $transfer = CobroApiException::wrap(fn () => $sandboxTools->simulatePayment(new SimulatePaymentRequest([
