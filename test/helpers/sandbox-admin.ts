@@ -78,3 +78,14 @@ export async function sandboxIntegration(t: TestService) {
   };
   return { merchant, admin, createCharge };
 }
+
+/** The URLs registered for an integration (its client_urls), by its clientId: an example must leave none of its own behind. */
+export async function registeredUrlsOf(t: TestService, clientId: string): Promise<string[]> {
+  const rows = await t.database.db
+    .selectFrom("client_urls as u")
+    .innerJoin("integration_clients as c", "c.id", "u.integration_client_id")
+    .select("u.url")
+    .where("c.provider_client_id", "=", clientId)
+    .execute();
+  return rows.map((row) => row.url);
+}

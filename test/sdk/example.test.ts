@@ -8,6 +8,7 @@ import { copyFileSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { serviceForFile } from "../helpers/service.ts";
+import { registeredUrlsOf } from "../helpers/sandbox-admin.ts";
 import { createIntegratorProject, tearDownIntegratorProject, typecheckIntegratorProject } from "./integrator-project.ts";
 
 const root = resolve(import.meta.dirname, "../..");
@@ -48,12 +49,6 @@ describe("sdk/examples/integrator.ts", () => {
     if (!deliversWebhooks) expect(output).toContain("SKIPPED the webhook step");
     // It deleted the webhook URL it registered: nothing of the integration's is left pointing at its gone receiver.
     if (deliversWebhooks) expect(output).toMatch(/webhook URL http:\/\/127\.0\.0\.1:\d+\/webhooks\/cobro deleted/);
-    const left = await t.database.db
-      .selectFrom("client_urls as u")
-      .innerJoin("integration_clients as c", "c.id", "u.integration_client_id")
-      .select("u.url")
-      .where("c.provider_client_id", "=", sandbox.integration.clientId)
-      .execute();
-    expect(left).toEqual([]);
+    expect(await registeredUrlsOf(t, sandbox.integration.clientId)).toEqual([]);
   }, 90_000);
 });

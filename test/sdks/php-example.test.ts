@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { serviceForFile } from "../helpers/service.ts";
+import { registeredUrlsOf } from "../helpers/sandbox-admin.ts";
 import { phpAvailable, runInPhpSdk } from "../helpers/php.ts";
 
 const t = serviceForFile({ env: { COBRO_ALLOW_LOOPBACK_URLS: "true" }, parts: ["integration", "auth", "admin", "worker"] });
@@ -32,12 +33,6 @@ describe("sdks/php/examples/quickstart.php", () => {
     // The service has the charge paid, and nothing of the integration's is left pointing at the gone receiver.
     const charge = await t.database.db.selectFrom("charges").select("state").where("reference_id", "=", summary.referenceId).executeTakeFirst();
     expect(charge?.state).toBe("total_payment");
-    const left = await t.database.db
-      .selectFrom("client_urls as u")
-      .innerJoin("integration_clients as c", "c.id", "u.integration_client_id")
-      .select("u.url")
-      .where("c.provider_client_id", "=", sandbox.integration.clientId)
-      .execute();
-    expect(left).toEqual([]);
+    expect(await registeredUrlsOf(t, sandbox.integration.clientId)).toEqual([]);
   }, 90_000);
 });
