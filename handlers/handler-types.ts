@@ -7,6 +7,7 @@ import type { Config } from "../runtime/config.ts";
 import type { Database } from "../db/schema.ts";
 import type { TokenService } from "../domain/sign-in/tokens.ts";
 import type { TokenCheckCache } from "../domain/sign-in/token-check-cache.ts";
+import type { ChargeListCounts } from "../domain/charges/charge-list-counts.ts";
 import type { TaxRegistry } from "../domain/payer-lookup/tax-registry.ts";
 import type { OutboundHttpClient } from "../domain/outbound/http-client.ts";
 import type { EmailMessage, Sender } from "../domain/outbound/sender.ts";
@@ -29,6 +30,8 @@ export interface Services {
    * Absent in Production without SMTP: the operations that would send answer 503 MailUnavailableError.
    */
   accountMail?: Sender<EmailMessage>;
+  /** The counts of large charge lists the process remembers (made at the first list). */
+  chargeListCounts?: ChargeListCounts;
   /** The process's metrics (runtime/metrics.ts): what handlers count, served on the metrics listener. */
   metrics: Metrics;
 }

@@ -16,6 +16,7 @@ import { fromCents } from "../money.ts";
 import { checkDestination, type DestinationPolicy } from "../outbound/destination-guard.ts";
 import { BANK_NAME, type BankAccountInfo } from "./charge-view.ts";
 import { amountTermsOf, surchargeJson, type ChargeSpec } from "./charge-rules.ts";
+import type { ChargeListCounts, ListTotal } from "./charge-list-counts.ts";
 import { isUniqueViolation } from "../../db/errors.ts";
 
 /** Who creates and reads charges: the integration and merchant account of the token, and the environment. */
@@ -209,24 +210,40 @@ export async function getCharge(
   return { ...split(stored), bankAccountInfo: { accountHolderName: account_holder_name, accountHolderTaxId: account_holder_tax_id, bankName: BANK_NAME } };
 }
 
-/** Charges created in an Argentina-day range (both ends included), oldest first, with the total. */
+/**
+ * Charges created in an Argentina-day range (both ends included), oldest first, with the range's total:
+ * exact up to EXACT_COUNT_UP_TO, above it a count the process remembers for a while (charge-list-counts.ts).
+ */
 export async function listCharges(
   db: Kysely<Database>,
+  counts: ChargeListCounts,
   context: Pick<ChargeContext, "integrationClientId" | "merchantAccountId">,
   query: { startDate?: string; endDate?: string; limit: number; offset: number },
-): Promise<{ items: StoredCharge[]; total: number }> {
+): Promise<{ items: StoredCharge[] } & ListTotal> {
   let filtered = chargesOf(db, context);
   if (query.startDate) filtered = filtered.where("c.created_at", ">=", startOfArgentinaDay(query.startDate));
   if (query.endDate) filtered = filtered.where("c.created_at", "<", startOfArgentinaDay(addDays(query.endDate, 1)));
-  const [rows, count] = await Promise.all([
+  const inRange = filtered.clearSelect().select(sql<number>`1`.as("one"));
+  const countOf = async (rows: typeof inRange) =>
+    Number(
+      (
+        await db
+          .selectFrom(rows.as("r"))
+          .select((eb) => eb.fn.countAll<string>().as("total"))
+          .executeTakeFirstOrThrow()
+      ).total,
+    );
+  const key = [context.integrationClientId, context.merchantAccountId, query.startDate ?? "", query.endDate ?? ""].join("|");
+  const [rows, total] = await Promise.all([
     filtered.orderBy("c.created_at").orderBy("c.id").limit(query.limit).offset(query.offset).execute(),
-    filtered
-      .clearSelect()
-      .select((eb) => eb.fn.countAll<string>().as("total"))
-      .executeTakeFirstOrThrow(),
+    counts.total(
+      key,
+      (limit) => countOf(inRange.limit(limit)),
+      () => countOf(inRange),
+    ),
   ]);
   const bankAccountInfo = await bankAccountInfoOf(db, context.merchantAccountId);
-  return { items: rows.map((row) => ({ ...split(row), bankAccountInfo })), total: Number(count.total) };
+  return { items: rows.map((row) => ({ ...split(row), bankAccountInfo })), ...total };
 }
 
 /**

@@ -153,7 +153,11 @@ export type paths = {
         };
         /**
          * List charges
-         * @description List the charges created in a date range (Argentina days, both ends included), oldest first. The total is in `X-Total-Count`.
+         * @description List the charges created in a date range (Argentina days, both ends included), oldest first, by
+         *     creation time then id, so charges created while a client pages come after the ones it has read (a
+         *     draft discarded meanwhile moves the later ones one place back). The total is in `X-Total-Count`, exact only
+         *     when `X-Total-Count-Exact` is `true` (see both headers). To read a whole range, ask for pages until one
+         *     has fewer items than `limit` (or none): that page is the last, whatever the total says.
          */
         get: operations["listPaymentRequests"];
         put?: never;
@@ -1679,8 +1683,20 @@ export interface operations {
             /** @description The request has succeeded. */
             200: {
                 headers: {
-                    /** @description Charges in the range, across all pages. */
+                    /**
+                     * @description Charges in the range, across all pages. When the range holds at most 1,000 charges it is
+                     *     counted on this request (exact). Above 1,000, it is a count of the whole range taken at most
+                     *     60 seconds before, by the server that answers (each server keeps its own), and the same
+                     *     figure is answered until then without counting again: charges created or discarded since
+                     *     are not in it, so it can be off by those. It never decides where the list ends: the first
+                     *     page with fewer items than `limit` does.
+                     */
                     "X-Total-Count": number;
+                    /**
+                     * @description `true`: `X-Total-Count` was counted on this request (the range holds at most 1,000 charges).
+                     *     `false`: it is a count up to 60 seconds old, of a range of more than 1,000 charges at the time.
+                     */
+                    "X-Total-Count-Exact": boolean;
                     [name: string]: unknown;
                 };
                 content: {

@@ -3,6 +3,7 @@
 import type { IntegrationCaller } from "../../domain/sign-in/callers.ts";
 import { validateCreateRequest } from "../../domain/charges/charge-rules.ts";
 import { paymentRequestView } from "../../domain/charges/charge-view.ts";
+import { ChargeListCounts } from "../../domain/charges/charge-list-counts.ts";
 import { cancelCharge, completeDraftAmount, createCharge, getCharge, listCharges, type ChargeContext } from "../../domain/charges/charges.ts";
 import { ValidationError } from "../../domain/errors.ts";
 import { integrationNow } from "../../domain/clock.ts";
@@ -44,7 +45,8 @@ export const getPaymentRequest: Handler<"getPaymentRequest"> = async ({ params, 
 export const listPaymentRequests: Handler<"listPaymentRequests"> = async ({ query, caller, services }) => {
   if (query.startDate && query.endDate && query.endDate < query.startDate)
     throw ValidationError.of("endDate", "dateOrder", "endDate must not be before startDate", { fields: ["startDate"] });
-  const { items, total } = await listCharges(services.db, chargeContext(caller, services), {
+  services.chargeListCounts ??= new ChargeListCounts(services.clock);
+  const { items, total, exact } = await listCharges(services.db, services.chargeListCounts, chargeContext(caller, services), {
     startDate: query.startDate,
     endDate: query.endDate,
     limit: query.limit ?? 1000,
@@ -52,7 +54,7 @@ export const listPaymentRequests: Handler<"listPaymentRequests"> = async ({ quer
   });
   return {
     status: 200,
-    headers: { "X-Total-Count": total },
+    headers: { "X-Total-Count": total, "X-Total-Count-Exact": String(exact) },
     body: items.map(({ charge, cvu, bankAccountInfo }) => ({
       ...paymentRequestView(charge, cvu, bankAccountInfo),
       paidAmount: fromCents(charge.paid_cents),

@@ -516,7 +516,7 @@ export class PaymentRequestsApi extends runtime.BaseAPI {
     }
 
     /**
-     * List the charges created in a date range (Argentina days, both ends included), oldest first. The total is in `X-Total-Count`.
+     * List the charges created in a date range (Argentina days, both ends included), oldest first, by creation time then id, so charges created while a client pages come after the ones it has read (a draft discarded meanwhile moves the later ones one place back). The total is in `X-Total-Count`, exact only when `X-Total-Count-Exact` is `true` (see both headers). To read a whole range, ask for pages until one has fewer items than `limit` (or none): that page is the last, whatever the total says.
      * List charges
      */
     async listPaymentRequestsRaw(requestParameters: ListPaymentRequestsRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<Array<PaymentRequestListItem>>> {
@@ -527,7 +527,7 @@ export class PaymentRequestsApi extends runtime.BaseAPI {
     }
 
     /**
-     * List the charges created in a date range (Argentina days, both ends included), oldest first. The total is in `X-Total-Count`.
+     * List the charges created in a date range (Argentina days, both ends included), oldest first, by creation time then id, so charges created while a client pages come after the ones it has read (a draft discarded meanwhile moves the later ones one place back). The total is in `X-Total-Count`, exact only when `X-Total-Count-Exact` is `true` (see both headers). To read a whole range, ask for pages until one has fewer items than `limit` (or none): that page is the last, whatever the total says.
      * List charges
      */
     async listPaymentRequests(requestParameters: ListPaymentRequestsRequest = {}, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<Array<PaymentRequestListItem>> {
