@@ -3,6 +3,7 @@
 // shapes they share), and one line per table here. Column names are the SQL names (snake_case), with no
 // renaming plugin, so raw SQL and typed queries read alike. Keep it in step with db/migrations/.
 import type { InstallationTable } from "./tables/installation.table.ts";
+import type { ChargeDeadlinesTable } from "./tables/charge-deadlines.table.ts";
 import type {
   PasswordLinksTable,
   AdminSessionsTable,
@@ -55,6 +56,7 @@ export interface Database {
   cvu_accounts: CvuAccountsTable;
   charges: ChargesTable;
   cvu_holds: CvuHoldsTable;
+  charge_deadlines: ChargeDeadlinesTable;
   daily_message_usage: DailyMessageUsageTable;
   integration_limits: IntegrationLimitsTable;
   message_cap_requests: MessageCapRequestsTable;

@@ -34,6 +34,7 @@ import * as providerMerchantAccounts from "./2026_11_27_0030_provider_merchant_a
 import * as merchantStatusAuthChanged from "./2026_11_27_0031_merchant_status_auth_changed.ts";
 import * as scrapeTimeReads from "./2026_11_27_0032_scrape_time_reads.ts";
 import * as auditLog from "./2026_11_27_0033_audit_log.ts";
+import * as chargeDeadlines from "./2026_11_27_0034_charge_deadlines.ts";
 
 export const migrations: Record<string, Migration> = {
   "2026_11_22_0001_initial": initial,
@@ -68,4 +69,5 @@ export const migrations: Record<string, Migration> = {
   "2026_11_27_0031_merchant_status_auth_changed": merchantStatusAuthChanged,
   "2026_11_27_0032_scrape_time_reads": scrapeTimeReads,
   "2026_11_27_0033_audit_log": auditLog,
+  "2026_11_27_0034_charge_deadlines": chargeDeadlines,
 };

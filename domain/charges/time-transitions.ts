@@ -30,15 +30,22 @@ export async function runTimeTransitions(db: Executor, options: TransitionOption
   const onlyIntegration = options.integrationClientId ? sql`and i.id = ${options.integrationClientId}` : sql``;
   const integrationNow = sql`(${options.now}::timestamptz + i.clock_offset_ms * interval '1 millisecond')`;
   return inTransaction(db, async (trx) => {
-    const closed = await sql<{ closed: string; expired: string; jobs: string }>`
-      with due as (
+    const closed = await sql<{ closed: string; expired: string; jobs: string; discarded: string }>`
+      with marked as (
+        -- What is due, from the charges' marks (db/migrations/2026_11_27_0034_charge_deadlines.ts); a mark
+        -- of a charge closed since is only deleted.
+        select d.charge_id, d.draft, d.due_at, ${integrationNow} as now
+          from charge_deadlines d join integration_clients i on i.id = d.integration_client_id ${onlyIntegration}
+         where (not d.draft and d.due_at <= ${integrationNow})
+            or (d.draft and d.due_at <= ${integrationNow} - ${options.draftLifetimeHours} * interval '1 hour')
+      ), due as (
         update charges c
            set state = case when c.paid_cents > 0 then 'partial_overdue' else 'overdue' end,
                closed_at = ${options.now}, updated_at = ${options.now}
-          from integration_clients i
-         where i.id = c.integration_client_id ${onlyIntegration}
+          from marked m
+         where c.id = m.charge_id and not m.draft
            and c.state in ('pending', 'partial_payment')
-           and c.final_due_at <= ${integrationNow}
+           and c.final_due_at <= m.now
         -- Only what the steps below use: whole rows of a million charges would spill to disk.
         returning c.id, c.state, c.kind, c.final_due_at, c.integration_client_id, c.merchant_account_id, c.reference_id,
                   c.amount_cents, c.surcharge_cents, c.paid_cents, c.due_dates, c.metadata
@@ -88,17 +95,19 @@ export async function runTimeTransitions(db: Executor, options: TransitionOption
           select coalesce(array_agg(row(${DELIVER_EVENT_TASK}::text, json_build_object('eventId', expired.id), null, null, null, ${DELIVER_EVENT_KEY_PREFIX}::text || expired.id, null, null)::${sql.id(QUEUE_SCHEMA, "job_spec")}), '{}')
             from expired
         )) as job
+      ), discarded as (
+        delete from charges c using marked m
+         where c.id = m.charge_id and m.draft and c.state = 'draft' and c.created_at = m.due_at
+        returning c.id
+      ), unmarked as (
+        -- Charges lock before their marks, as the trigger that writes a mark does. A mark moved meanwhile (a
+        -- due date changed while the sweep waited for the charge) no longer equals and stays.
+        delete from charge_deadlines d using marked m where d.charge_id = m.charge_id and d.draft = m.draft and d.due_at = m.due_at
       )
-      select (select count(*) from due) as closed, (select count(*) from expired) as expired, (select count(*) from delivery_jobs) as jobs`.execute(trx);
-
-    const discarded = await sql<{ id: string }>`
-      delete from charges c using integration_clients i
-       where i.id = c.integration_client_id ${onlyIntegration}
-         and c.state = 'draft'
-         and c.created_at <= ${integrationNow} - ${options.draftLifetimeHours} * interval '1 hour'
-      returning c.id`.execute(trx);
+      select (select count(*) from due) as closed, (select count(*) from expired) as expired, (select count(*) from delivery_jobs) as jobs,
+             (select count(*) from discarded) as discarded`.execute(trx);
 
     const row = closed.rows[0]!;
-    return { closed: Number(row.closed), expiredEvents: Number(row.expired), draftsDiscarded: discarded.rows.length };
+    return { closed: Number(row.closed), expiredEvents: Number(row.expired), draftsDiscarded: Number(row.discarded) };
   });
 }

@@ -263,6 +263,34 @@ describe("time, through the Sandbox clock", () => {
     expect((await s.m.call("GET", `/payment-request/${draft.referenceId}`)).status).toBe(404);
   });
 
+  it("a draft given its amount falls overdue at its due date; a charge paid in time does not, and the sweep forgets it", async () => {
+    const s = await setup();
+    const draft = await s.create(draftChargeBody({ description: "Borrador", customer: { name: "Ana" }, dueDates: ["2026-11-23T10:00"] }));
+    expect((await s.m.call("PATCH", `/payment-request/${draft.referenceId}`, { amount: 500 })).status).toBe(200);
+    const paid = await s.create(chargeBody({ dueDates: ["2026-11-23T10:00"] }));
+    await s.admin.simulate({ cvu: paid.CVU, amount: 1000 });
+    const marks = () =>
+      t.database.db
+        .selectFrom("charge_deadlines as d")
+        .innerJoin("charges as c", "c.id", "d.charge_id")
+        .where("c.reference_id", "in", [draft.referenceId, paid.referenceId])
+        .select(["c.reference_id", "d.draft"])
+        .execute();
+    expect(await marks()).toEqual(
+      expect.arrayContaining([
+        { reference_id: draft.referenceId, draft: false },
+        { reference_id: paid.referenceId, draft: false },
+      ]),
+    );
+    await s.admin.advanceClock({ advanceTo: "2026-11-23T13:00:00Z" }); // 10:00 in Argentina
+    await s.m.renew();
+    expect(await s.state(draft.referenceId)).toBe("overdue");
+    expect(await s.state(paid.referenceId)).toBe("total_payment");
+    // A charge made as a draft keeps its kind: overdue without an expired event, like a date-only due date.
+    expect(await s.events("payment_request.expired")).toHaveLength(0);
+    expect(await marks()).toEqual([]);
+  });
+
   it("the clock only moves forward, and new due dates are judged by it", async () => {
     const s = await setup();
     const back = await s.admin.advanceClock({ advanceTo: "2026-11-01T00:00:00Z" });
