@@ -13,6 +13,7 @@ import { generateSigningSecret, type SigningSecret } from "./signature.ts";
 import { secretKeyring } from "../secrets/process-keyring.ts";
 import { openStored, placeOf, WEBHOOK_SIGNING_SECRET } from "../secrets/sealed-columns.ts";
 import type { Sealed } from "../../db/tables/sealed.ts";
+import { storedText } from "../secrets/keyring.ts";
 
 /** The secret, created if the integration has none yet (safe under concurrency: the primary key decides). */
 export async function ensureSigningSecret(db: Executor, integrationClientId: string, now: Date): Promise<SigningSecret> {
@@ -59,7 +60,30 @@ function seal(integrationClientId: string, secret: string): Sealed {
   return secretKeyring().seal(secret, placeOf(WEBHOOK_SIGNING_SECRET, integrationClientId));
 }
 
+/** How long an opened secret is kept for the next deliveries of its integration. */
+const OPENED_FOR_MS = 60_000;
+const MAX_OPENED = 1000;
+/**
+ * Opened secrets by keyring, integration and the sealed text read: a burst of deliveries decrypts each
+ * integration's secret once. Keyed by what was read, so a rotation (a new sealed value) is opened afresh
+ * at the next delivery that reads it; nothing is kept past OPENED_FOR_MS.
+ */
+const opened = new WeakMap<object, Map<string, { secret: SigningSecret; until: number }>>();
+
 /** The secret of a stored row (for a query that reads the columns itself, such as a delivery's joined read). */
 export function openSigningSecret(integrationClientId: string, stored: { secret: Sealed; scheme: SigningSecretScheme }): SigningSecret {
-  return { secret: openStored(secretKeyring(), WEBHOOK_SIGNING_SECRET, integrationClientId, stored.secret), scheme: stored.scheme };
+  const keyring = secretKeyring();
+  let byRow = opened.get(keyring);
+  if (!byRow) {
+    byRow = new Map();
+    opened.set(keyring, byRow);
+  }
+  const key = `${integrationClientId} ${stored.scheme} ${storedText(stored.secret)}`;
+  const now = Date.now();
+  const kept = byRow.get(key);
+  if (kept && kept.until > now) return kept.secret;
+  const secret = { secret: openStored(keyring, WEBHOOK_SIGNING_SECRET, integrationClientId, stored.secret), scheme: stored.scheme };
+  if (byRow.size >= MAX_OPENED) byRow.clear();
+  byRow.set(key, { secret, until: now + OPENED_FOR_MS });
+  return secret;
 }
