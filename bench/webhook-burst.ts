@@ -39,9 +39,10 @@ await withBenchDatabase(async (database) => {
       do {
         await new Promise((resolve) => setTimeout(resolve, 100));
         events = (
-          await sql<{ id: string; created_at: Date }>`select id, created_at from events where integration_client_id = ${bench.integrationClientId} and created_at >= ${from}`.execute(
-            db,
-          )
+          await sql<{
+            id: string;
+            created_at: Date;
+          }>`select id, created_at from events where integration_client_id = ${bench.integrationClientId} and created_at >= ${from}`.execute(db)
         ).rows;
       } while (events.some((event) => !receipts.arrivals.has(event.id)) && Date.now() < deadline);
       const latencies = events.flatMap((event) => {

@@ -27,17 +27,18 @@ export interface TransitionCounts {
 }
 
 export async function runTimeTransitions(db: Executor, options: TransitionOptions): Promise<TransitionCounts> {
-  const onlyIntegration = options.integrationClientId ? sql`and i.id = ${options.integrationClientId}` : sql``;
-  const integrationNow = sql`(${options.now}::timestamptz + i.clock_offset_ms * interval '1 millisecond')`;
+  const onlyIntegration = options.integrationClientId ? sql`and d.integration_client_id = ${options.integrationClientId}` : sql``;
+  // A mark of an integration deleted since is judged by the real time, and deleted.
+  const integrationNow = sql`(${options.now}::timestamptz + coalesce(i.clock_offset_ms, 0) * interval '1 millisecond')`;
   return inTransaction(db, async (trx) => {
     const closed = await sql<{ closed: string; expired: string; jobs: string; discarded: string }>`
       with marked as (
         -- What is due, from the charges' marks (db/migrations/2026_11_27_0034_charge_deadlines.ts); a mark
         -- of a charge closed since is only deleted.
         select d.charge_id, d.draft, d.due_at, ${integrationNow} as now
-          from charge_deadlines d join integration_clients i on i.id = d.integration_client_id ${onlyIntegration}
-         where (not d.draft and d.due_at <= ${integrationNow})
-            or (d.draft and d.due_at <= ${integrationNow} - ${options.draftLifetimeHours} * interval '1 hour')
+          from charge_deadlines d left join integration_clients i on i.id = d.integration_client_id
+         where ((not d.draft and d.due_at <= ${integrationNow})
+            or (d.draft and d.due_at <= ${integrationNow} - ${options.draftLifetimeHours} * interval '1 hour')) ${onlyIntegration}
       ), due as (
         update charges c
            set state = case when c.paid_cents > 0 then 'partial_overdue' else 'overdue' end,
