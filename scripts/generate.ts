@@ -1,5 +1,6 @@
 // `npm run generate`: spec/*.tsp → generated/openapi/{api}.yaml → generated/types/{api}.ts and the
-// typed operation map, generated/validators/{api}.ts (the request validators as standalone code), and the SDK's generated clients in sdk/src/generated/ (scripts/generate-sdk.ts), and the PHP SDK's in sdks/php/ (scripts/generate-sdk-php.ts).
+// typed operation map, generated/validators/{api}.ts (the request validators as standalone code),
+// generated/serializers/{api}.ts (the JSON response serializers as standalone code), and the SDK's generated clients in sdk/src/generated/ (scripts/generate-sdk.ts), and the PHP SDK's in sdks/php/ (scripts/generate-sdk-php.ts).
 // `--check` regenerates into a scratch folder and fails on any difference, so a stale generated/ or SDK
 // never lands.
 import { execFileSync } from "node:child_process";
@@ -14,6 +15,7 @@ import { generateSdkInto, SDK_GENERATED_DIR } from "./generate-sdk.ts";
 import { generatePhpSdkInto, isPhpGeneratedFile, PHP_SDK_DIR } from "./generate-sdk-php.ts";
 import { errorCodesModule } from "./generate-error-codes.ts";
 import { requestValidatorsModule } from "./generate-validators.ts";
+import { responseSerializersModule } from "./generate-serializers.ts";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const check = process.argv.includes("--check");
@@ -54,6 +56,7 @@ async function generateInto(outDir: string, sdkOutDir: string): Promise<void> {
     mkdirSync(join(outDir, "openapi"), { recursive: true });
     mkdirSync(join(outDir, "types"), { recursive: true });
     mkdirSync(join(outDir, "validators"), { recursive: true });
+    mkdirSync(join(outDir, "serializers"), { recursive: true });
     const operationIdsByApi: Record<string, string[]> = {};
     const documents = {} as Record<ApiName, Parameters<typeof generateSdkInto>[1][ApiName]>;
     for (const api of API_NAMES) {
@@ -67,6 +70,7 @@ async function generateInto(outDir: string, sdkOutDir: string): Promise<void> {
       const ast = await openapiTS(document as never, { alphabetize: false, exportType: true });
       writeFileSync(join(outDir, "types", `${api}.ts`), header(`generated/openapi/${api}.yaml`) + astToString(ast));
       writeFileSync(join(outDir, "validators", `${api}.ts`), await requestValidatorsModule(api, document));
+      writeFileSync(join(outDir, "serializers", `${api}.ts`), responseSerializersModule(api, document));
       operationIdsByApi[api] = operationIdsOf(document as unknown as Parameters<typeof operationIdsOf>[0]);
     }
     writeFileSync(join(outDir, "types", "operation-ids.ts"), operationIdsModule(operationIdsByApi));
@@ -126,7 +130,7 @@ if (check) {
         if (a !== b) differences.add(`${label}${file}`);
       }
     };
-    compare(fresh, generatedDir, "generated/", (f) => f.startsWith("openapi/") || f.startsWith("types/") || f.startsWith("validators/"));
+    compare(fresh, generatedDir, "generated/", (f) => ["openapi/", "types/", "validators/", "serializers/"].some((part) => f.startsWith(part)));
     compare(freshSdk, SDK_GENERATED_DIR, "sdk/src/generated/");
     compare(phpSdkDirOf(fresh), PHP_SDK_DIR, "sdks/php/", isPhpGeneratedFile);
     if (differences.size > 0) {
@@ -146,7 +150,7 @@ if (check) {
   try {
     const freshSdk = join(fresh, "sdk");
     await generateInto(fresh, freshSdk);
-    for (const part of ["openapi", "types", "validators"]) {
+    for (const part of ["openapi", "types", "validators", "serializers"]) {
       rmSync(join(generatedDir, part), { recursive: true, force: true });
       cpSync(join(fresh, part), join(generatedDir, part), { recursive: true });
     }
@@ -154,7 +158,7 @@ if (check) {
     cpSync(freshSdk, SDK_GENERATED_DIR, { recursive: true });
     rmSync(join(PHP_SDK_DIR, "generated"), { recursive: true, force: true });
     cpSync(phpSdkDirOf(fresh), PHP_SDK_DIR, { recursive: true });
-    console.log("generated/openapi, generated/types, generated/validators and sdk/src/generated written");
+    console.log("generated/openapi, generated/types, generated/validators, generated/serializers and sdk/src/generated written");
   } finally {
     rmSync(fresh, { recursive: true, force: true });
   }

@@ -26,6 +26,7 @@ import { auditedOperation, type AuditDraft } from "../domain/audit/audited-opera
 import { bodyFieldNames, recordedValues } from "../domain/audit/recorded-fields.ts";
 import type { AuditPolicy } from "./audit-policy.ts";
 import { countRequestAs, measureRequests, outsideContract } from "./request-metrics.ts";
+import { jsonText, operationSerializers, sendJsonText, type OperationSerializers } from "./response-serializers.ts";
 
 const generatedRequestValidators: Record<ApiName, (formats: unknown) => Record<string, unknown>> = {
   integration: integrationRequestValidators,
@@ -61,8 +62,11 @@ export interface ApiAppOptions<Caller> {
   audit?: AuditPolicy<Caller>;
 }
 
-/** `log`: the logger of the request, bound to its id, made the first time something logs. */
-type Locals = { requestId: string; log: () => Logger };
+/**
+ * `log`: the logger of the request, bound to its id, made the first time something logs. `serializers`:
+ * the matched operation's JSON response serializers, once it is known (its error answers use them too).
+ */
+type Locals = { requestId: string; log: () => Logger; serializers?: OperationSerializers };
 
 export async function createApiApp<Caller>(options: ApiAppOptions<Caller>): Promise<{ app: express.Express; notImplementedOperations: string[] }> {
   const { api, logger } = options;
@@ -175,7 +179,29 @@ export async function createApiApp<Caller>(options: ApiAppOptions<Caller>): Prom
   app.use(express.raw({ limit: MAX_LOGO_BYTES, type: ["image/*"] }));
 
   const tokenChecksRefused = options.services.metrics.auth.tokenChecksRefused.labels(api);
-  const fail = (res: Response, error: DomainError): void => sendReply(res, replyForError(error, (res.locals as Locals).requestId, api));
+  const checkSerializers = options.validateResponses === true;
+  const fail = (res: Response, error: DomainError): void => {
+    const locals = res.locals as Locals;
+    const reply = replyForError(error, locals.requestId, api);
+    const serialize = locals.serializers?.[String(reply.status)];
+    sendReply(res, reply, serialize && ((body) => errorJsonText(body, serialize, locals, reply.status)));
+  };
+  /** An error body by the operation's serializer; one that does not fit the documented schema is still answered, as it is. */
+  const errorJsonText = (body: unknown, serialize: (body: unknown) => string, locals: Locals, status: number): string => {
+    try {
+      return jsonText(body, serialize, checkSerializers, `the ${status} answer`);
+    } catch (error) {
+      if (checkSerializers) throw error;
+      locals.log().error({ err: error, status }, "an error answer outside the contract's schema for its status");
+      return JSON.stringify(body);
+    }
+  };
+  // Each operation's serializers, found once: the operation's hooks below set them on the request.
+  const serializersOf = new Map(operationList.map((operation) => [operation.operationId!, operationSerializers(api, operation.operationId!)]));
+  const atOperation = (res: Response, operationId: string): void => {
+    countRequestAs(res, operationId);
+    (res.locals as Locals).serializers = serializersOf.get(operationId);
+  };
 
   backend.register({
     notFound: async (_c: Context, req: Request, res: Response) => fail(res, new DomainError("RouteNotFound", `No route for ${req.method} ${req.path}`)),
@@ -189,7 +215,7 @@ export async function createApiApp<Caller>(options: ApiAppOptions<Caller>): Prom
       );
     },
     unauthorizedHandler: async (context: Context, _req: Request, res: Response) => {
-      countRequestAs(res, context.operation.operationId!);
+      atOperation(res, context.operation.operationId!);
       // A credential that could not be checked because the database is away is not a wrong one: 503, not 401.
       const unchecked = Object.values(context.security ?? {}).find((result) => isDatabaseUnavailable((result as { error?: unknown } | undefined)?.error));
       if (unchecked) throw (unchecked as { error: unknown }).error;
@@ -200,7 +226,7 @@ export async function createApiApp<Caller>(options: ApiAppOptions<Caller>): Prom
       fail(res, refusal?.refused ?? new DomainError("UnauthorizedError", "Unauthorized"));
     },
     validationFail: async (context: Context, req: Request, res: Response) => {
-      countRequestAs(res, context.operation.operationId!);
+      atOperation(res, context.operation.operationId!);
       const contentTypeProblem = requestContentTypeProblem(context.operation, req);
       const errors = (context.validation.errors ?? []) as ErrorObject[];
       const problems = contentTypeProblem
@@ -220,7 +246,7 @@ export async function createApiApp<Caller>(options: ApiAppOptions<Caller>): Prom
       fail(res, refusal);
     },
     notImplemented: async (context: Context, _req: Request, res: Response) => {
-      countRequestAs(res, context.operation.operationId!);
+      atOperation(res, context.operation.operationId!);
       fail(res, new DomainError("NotImplemented", `${context.operation.operationId} is in the contract but not implemented yet`));
     },
   });
@@ -241,9 +267,11 @@ export async function createApiApp<Caller>(options: ApiAppOptions<Caller>): Prom
   for (const operationId of operationIds) {
     const handler = options.handlers[operationId];
     if (handler === undefined || handler === notImplemented) continue;
+    const serializers = serializersOf.get(operationId)!;
     backend.registerHandler(operationId, async (context: Context, req: Request, res: Response) => {
       countRequestAs(res, operationId);
       const locals = res.locals as Locals;
+      locals.serializers = serializers;
       const draft = auditDraft(context, req, res, { withBody: true });
       const run = () => runHandler(context, req, locals, handler);
       const result: HandlerAnswer = draft
@@ -263,7 +291,8 @@ export async function createApiApp<Caller>(options: ApiAppOptions<Caller>): Prom
       res.status(result.status);
       for (const [name, value] of Object.entries(result.headers ?? {})) res.setHeader(name, String(value));
       if (result.body === undefined) res.end();
-      else if (contentType === "application/json") res.json(result.body);
+      else if (contentType === "application/json")
+        sendJsonText(res, jsonText(result.body, serializers[String(result.status)], checkSerializers, `${operationId} answered ${result.status}`));
       else res.type(contentType ?? "application/octet-stream").send(result.body);
     });
   }

@@ -4,6 +4,7 @@ import { DomainError, ERROR_CATALOG, ValidationError } from "../domain/errors.ts
 import { isDatabaseUnavailable } from "../db/errors.ts";
 import type { Response } from "express";
 import type { ApiName } from "../runtime/config.ts";
+import { sendJsonText } from "./response-serializers.ts";
 
 export interface ErrorReply {
   status: number;
@@ -80,10 +81,14 @@ function stringHeaders(value: unknown): Record<string, string> | undefined {
   return Object.fromEntries(Object.entries(value).map(([name, v]) => [name, String(v)]));
 }
 
-/** Writes a reply: its status and headers, and its body as JSON, or as text (`contentType`, plain by default) for a string. */
-export function sendReply(res: Response, reply: ErrorReply): void {
+/**
+ * Writes a reply: its status and headers, and its body as JSON (by `json`, the operation's serializer for
+ * the status, when given), or as text (`contentType`, plain by default) for a string.
+ */
+export function sendReply(res: Response, reply: ErrorReply, json?: (body: unknown) => string): void {
   res.status(reply.status);
   for (const [name, value] of Object.entries(reply.headers ?? {})) res.setHeader(name, value);
   if (typeof reply.body === "string") res.type(reply.contentType ?? "text/plain").send(reply.body);
-  else res.json(reply.body);
+  else if (json === undefined) res.json(reply.body);
+  else sendJsonText(res, json(reply.body));
 }
