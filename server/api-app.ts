@@ -119,6 +119,12 @@ export async function createApiApp<Caller>(options: ApiAppOptions<Caller>): Prom
     if (fields) exclusiveBodyFields.set(operation.operationId!, fields);
   }
 
+  // What depends only on the operation is worked out here, once: whether it is audited, and its answers' media types.
+  const auditedOperations = new Set(
+    operationList.filter((operation) => options.audit?.audits({ operationId: operation.operationId!, method: operation.method })).map((o) => o.operationId!),
+  );
+  const answerMediaTypes = new Map(operationList.map((operation) => [operation.operationId!, responseMediaTypes(operation)]));
+
   const notImplementedOperations: string[] = [];
   const operationIds = backend.getOperations().map((operation) => operation.operationId!);
   for (const operationId of operationIds) {
@@ -268,6 +274,7 @@ export async function createApiApp<Caller>(options: ApiAppOptions<Caller>): Prom
     const handler = options.handlers[operationId];
     if (handler === undefined || handler === notImplemented) continue;
     const serializers = serializersOf.get(operationId)!;
+    const mediaTypes = answerMediaTypes.get(operationId)!;
     backend.registerHandler(operationId, async (context: Context, req: Request, res: Response) => {
       countRequestAs(res, operationId);
       const locals = res.locals as Locals;
@@ -283,7 +290,7 @@ export async function createApiApp<Caller>(options: ApiAppOptions<Caller>): Prom
             run,
           )
         : await run();
-      const contentType = responseContentType(context.operation, result.status, result.body);
+      const contentType = responseContentType(mediaTypes[result.status], result.body);
       if (options.validateResponses && contentType === "application/json") {
         const check = backend.validateResponse(result.body, context.operation, result.status);
         if (check.errors) throw new Error(`${operationId} answered ${result.status} with a body outside the contract: ${JSON.stringify(check.errors)}`);
@@ -331,7 +338,7 @@ export async function createApiApp<Caller>(options: ApiAppOptions<Caller>): Prom
   /** The audit entry's draft for an audited operation (undefined for the others). */
   function auditDraft(context: Context, req: Request, res: Response, { withBody }: { withBody: boolean }): AuditDraft | undefined {
     const operation = context.operation;
-    if (!options.audit?.audits({ operationId: operation.operationId!, method: operation.method })) return undefined;
+    if (!options.audit || !auditedOperations.has(operation.operationId!)) return undefined;
     const params = Object.fromEntries(Object.entries(context.request.params ?? {}).map(([name, value]) => [name, String(value)]));
     return {
       api: api as "admin" | "auth",
@@ -452,13 +459,23 @@ function successStatusOf(operation: Operation): number {
   return statuses.length > 0 ? Math.min(...statuses) : 200;
 }
 
+type MediaTypes = { json: boolean; text: string | undefined; first: string | undefined };
+
+/** Each documented status's media types, by status. */
+function responseMediaTypes(operation: Operation): Record<number, MediaTypes> {
+  const byStatus: Record<number, MediaTypes> = {};
+  for (const [status, response] of Object.entries(operation.responses ?? {})) {
+    const types = Object.keys((response as { content?: Record<string, unknown> }).content ?? {});
+    byStatus[Number(status)] = { json: types.includes("application/json"), text: types.find((type) => type.startsWith("text/")), first: types[0] };
+  }
+  return byStatus;
+}
+
 /** The declared media type of a response: JSON where declared, except for a text body (a page) beside it. */
-function responseContentType(operation: Operation, status: number, body: unknown): string | undefined {
-  const response = operation.responses?.[String(status)] as { content?: Record<string, unknown> } | undefined;
-  const types = Object.keys(response?.content ?? {});
-  const text = types.find((type) => type.startsWith("text/"));
-  if (typeof body === "string" && text) return text;
-  return types.includes("application/json") ? "application/json" : types[0];
+function responseContentType(types: MediaTypes | undefined, body: unknown): string | undefined {
+  if (types === undefined) return undefined;
+  if (typeof body === "string" && types.text) return types.text;
+  return types.json ? "application/json" : types.first;
 }
 
 /** A schema, or the component a local `$ref` names (`#/components/schemas/X`). */

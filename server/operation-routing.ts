@@ -22,7 +22,8 @@ export function knownQuery(backend: OpenAPIBackend, req: Request): Record<string
  * openapi-backend's own matching, with each path template's pattern and specificity worked out once
  * rather than a regular expression compiled per operation at every request. Same answers: an exact path
  * first, then the templates that match, most specific (longest literal part) first, for the method; a
- * path that matches with no operation for the method is a 405, no path a 404.
+ * path that matches with no operation for the method is a 405, no path a 404. Exact paths are found by
+ * key, and only the templates with the path's number of segments are tried (a parameter matches one).
  */
 export function precompiledMatcher(router: OpenAPIBackend["router"], operations: Operation[]) {
   const templates = operations
@@ -32,6 +33,16 @@ export function precompiledMatcher(router: OpenAPIBackend["router"], operations:
       specificity: operation.path.replace(/\{.*?\}/g, "").length,
     }))
     .sort((a, b) => b.specificity - a.specificity); // stable: as lodash's orderBy
+  const exact = new Map<string, Operation>();
+  for (const operation of operations) {
+    const key = `${operation.method} ${operation.path}`;
+    if (!exact.has(key)) exact.set(key, operation); // the first, as Array.find
+  }
+  const bySegments = new Map<number, typeof templates>();
+  for (const template of templates) {
+    const segments = segmentCount(template.operation.path);
+    bySegments.set(segments, [...(bySegments.get(segments) ?? []), template]);
+  }
   const internals = router as unknown as {
     normalizeRequest(req: object): { path: string; method: string };
     isUnderApiRoot(path: string): boolean;
@@ -45,16 +56,22 @@ export function precompiledMatcher(router: OpenAPIBackend["router"], operations:
     };
     if (!internals.isUnderApiRoot(request.path)) return refuse("404-notFound: no route matches request");
     const path = internals.normalizePath(request.path);
-    const exact = operations.find((operation) => operation.path === path && operation.method === request.method);
-    if (exact) return exact;
+    const found = exact.get(`${request.method} ${path}`);
+    if (found) return found;
     let pathMatched = false;
-    for (const { operation, pattern } of templates) {
+    for (const { operation, pattern } of bySegments.get(segmentCount(path)) ?? []) {
       if (!pattern.test(path)) continue;
       if (operation.method === request.method) return operation;
       pathMatched = true;
     }
     return refuse(pathMatched ? "405-methodNotAllowed: this method is not registered for the route" : "404-notFound: no route matches request");
   };
+}
+
+function segmentCount(path: string): number {
+  let count = 0;
+  for (let index = path.indexOf("/"); index !== -1; index = path.indexOf("/", index + 1)) count++;
+  return count;
 }
 
 /** `/payment-request/{referenceId}` as `^/payment-request/[^/]+$`, the literal parts escaped (as openapi-backend does). */
@@ -72,7 +89,7 @@ export function allowedMethods(backend: OpenAPIBackend, req: Request): string[] 
 type ParseRequest = OpenAPIBackend["router"]["parseRequest"];
 
 /**
- * openapi-backend's parseRequest (called three to four times a request), with each operation's path
+ * openapi-backend's parseRequest (called three times a request), with each operation's path
  * parameters read by a pattern made once: its own compiles the path template (bath) at every call. Same
  * answers: the template's `{name}`s matched as `([^/]*)`, percent-decoded, the same name twice only with
  * the same value. An operation whose query parameters openapi-backend parses by style (`explode: false`,
@@ -84,7 +101,10 @@ export function precompiledRequestParser(router: OpenAPIBackend["router"], opera
   const parsers = new Map<Operation, (path: string) => Record<string, string> | null>();
   for (const operation of operations) if (!hasStyledQuery(operation)) parsers.set(operation, pathParameters(operation.path));
   return ((req, operation) => {
-    const parse = operation === undefined ? undefined : parsers.get(operation as Operation);
+    // Before routing openapi-backend parses the request once more (headers, cookies, query) for hooks that
+    // read it before an operation is known; Cobro's read the request itself, so the parse is skipped.
+    if (operation === undefined) return { method: req.method.toLowerCase(), path: req.path, headers: {}, query: {}, params: {}, cookies: {}, body: req.body };
+    const parse = parsers.get(operation as Operation);
     if (parse === undefined) return original(req, operation);
     const parsed = original(req);
     parsed.params = parse(normalizePath(parsed.path)) ?? {};

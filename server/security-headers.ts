@@ -13,7 +13,9 @@ export const BASELINE_SECURITY_HEADERS: Readonly<Record<string, string>> = {
   "Referrer-Policy": "no-referrer",
 };
 
+const BASELINE_ENTRIES = Object.entries(BASELINE_SECURITY_HEADERS);
+
 export function baselineSecurityHeaders(_req: Request, res: Response, next: NextFunction): void {
-  for (const [name, value] of Object.entries(BASELINE_SECURITY_HEADERS)) res.setHeader(name, value);
+  for (const [name, value] of BASELINE_ENTRIES) res.setHeader(name, value);
   next();
 }
