@@ -295,11 +295,15 @@ export async function createApiApp<Caller>(options: ApiAppOptions<Caller>): Prom
         const check = backend.validateResponse(result.body, context.operation, result.status);
         if (check.errors) throw new Error(`${operationId} answered ${result.status} with a body outside the contract: ${JSON.stringify(check.errors)}`);
       }
+      // Written before the status is set: a body its serializer cannot write is a 500 without the answer's headers.
+      const json =
+        result.body !== undefined && contentType === "application/json"
+          ? jsonText(result.body, serializers[String(result.status)], checkSerializers, `${operationId} answered ${result.status}`)
+          : undefined;
       res.status(result.status);
       for (const [name, value] of Object.entries(result.headers ?? {})) res.setHeader(name, String(value));
       if (result.body === undefined) res.end();
-      else if (contentType === "application/json")
-        sendJsonText(res, jsonText(result.body, serializers[String(result.status)], checkSerializers, `${operationId} answered ${result.status}`));
+      else if (json !== undefined) sendJsonText(res, json);
       else res.type(contentType ?? "application/octet-stream").send(result.body);
     });
   }

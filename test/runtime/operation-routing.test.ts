@@ -27,7 +27,7 @@ describe.each(API_NAMES)("the %s API", (api) => {
     for (const path of paths) {
       for (const method of METHODS) {
         const request = { method, path, headers: { "content-type": "application/json", cookie: "a=1" }, query: { page: "2" } };
-        const outcome = (find: (req: object, strict?: boolean) => Operation | undefined) => {
+        const outcome = (find: (req: typeof request, strict?: boolean) => Operation | undefined) => {
           try {
             return find(request, true)?.operationId;
           } catch (error) {

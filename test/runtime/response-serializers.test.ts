@@ -122,9 +122,10 @@ describe.each(API_NAMES)("the %s API's serializers", (api: ApiName) => {
     expect(checked, `unsampled: ${unsampled.join(", ")}`).toBeGreaterThanOrEqual(responses.length * 0.9);
   });
 
-  it("write null for a nullable field, and a date-time given as a Date as ISO 8601 text", () => {
+  it("write null for a nullable field, a date-time given as a Date as ISO 8601 text, and an int64 given as a bigint as a number", () => {
     let nulls = 0;
     let dates = 0;
+    let bigints = 0;
     for (const { operationId, status, schema } of responses) {
       const serialize = operationSerializers(api, operationId)[status]!;
       const { plain } = sample(schema, document);
@@ -136,6 +137,13 @@ describe.each(API_NAMES)("the %s API's serializers", (api: ApiName) => {
           expect(JSON.parse(serialize(withNull)), `${operationId} ${status} ${name}: null`).toEqual(withNull);
           nulls++;
         }
+        if (property.type === "integer" && property.format === "int64") {
+          expect(JSON.parse(serialize({ ...plain, [name]: 20123456786n })), `${operationId} ${status} ${name}: a bigint`).toEqual({
+            ...plain,
+            [name]: 20123456786,
+          });
+          bigints++;
+        }
         if (property.type === "string" && property.format === "date-time") {
           const at = new Date("2026-11-27T15:00:00.123Z");
           expect(JSON.parse(serialize({ ...plain, [name]: at })), `${operationId} ${status} ${name}: a Date`).toEqual({ ...plain, [name]: at.toISOString() });
@@ -145,6 +153,7 @@ describe.each(API_NAMES)("the %s API's serializers", (api: ApiName) => {
     }
     // The Auth API's answers declare neither.
     if (api !== "auth") expect(Math.min(nulls, dates)).toBeGreaterThan(0);
+    if (api === "integration") expect(bigints).toBeGreaterThan(0);
   });
 });
 
