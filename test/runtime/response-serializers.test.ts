@@ -35,13 +35,7 @@ const FORMAT_SAMPLES: Record<string, string> = {
  */
 function sample(schema: Schema, document: Document, depth = 0): { plain: unknown; leaky: unknown } {
   if (depth > 12) throw new Error("schema too deep to sample");
-  if (typeof schema.$ref === "string") {
-    const target = schema.$ref
-      .slice(2)
-      .split("/")
-      .reduce((node: any, key: string) => node[key], document);
-    return sample(target, document, depth + 1);
-  }
+  if (typeof schema.$ref === "string") return sample(resolve(schema, document), document, depth + 1);
   if (schema.allOf) {
     const parts = schema.allOf.map((part: Schema) => sample(part, document, depth + 1));
     if (parts.length === 1 && !schema.properties) return parts[0];
