@@ -13,6 +13,7 @@ import YAML from "yaml";
 import { normalizeOpenApi, API_NAMES, type ApiName } from "./normalize-openapi.ts";
 import { generateSdkInto, SDK_GENERATED_DIR } from "./generate-sdk.ts";
 import { generatePhpSdkInto, isPhpGeneratedFile, PHP_SDK_DIR } from "./generate-sdk-php.ts";
+import { generatePythonSdkInto, PYTHON_SDK_GENERATED_DIR } from "./generate-sdk-python.ts";
 import { errorCodesModule } from "./generate-error-codes.ts";
 import { requestValidatorsModule } from "./generate-validators.ts";
 import { responseSerializersModule } from "./generate-serializers.ts";
@@ -77,6 +78,7 @@ async function generateInto(outDir: string, sdkOutDir: string): Promise<void> {
     generateSdkInto(sdkOutDir, documents);
     writeFileSync(join(sdkOutDir, "error-codes.ts"), errorCodesModule());
     generatePhpSdkInto(phpSdkDirOf(outDir), documents);
+    generatePythonSdkInto(pythonSdkDirOf(outDir), documents);
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
@@ -85,6 +87,11 @@ async function generateInto(outDir: string, sdkOutDir: string): Promise<void> {
 /** Where a generation into `outDir` puts the PHP SDK's generated part (generated/ and composer.json). */
 function phpSdkDirOf(outDir: string): string {
   return join(outDir, "sdk-php");
+}
+
+/** Where a generation into `outDir` puts the Python SDK's generated package. */
+function pythonSdkDirOf(outDir: string): string {
+  return join(outDir, "sdk-python");
 }
 
 function operationIdsOf(document: { paths: Record<string, Record<string, { operationId?: string }>> }): string[] {
@@ -133,6 +140,7 @@ if (check) {
     compare(fresh, generatedDir, "generated/", (f) => ["openapi/", "types/", "validators/", "serializers/"].some((part) => f.startsWith(part)));
     compare(freshSdk, SDK_GENERATED_DIR, "sdk/src/generated/");
     compare(phpSdkDirOf(fresh), PHP_SDK_DIR, "sdks/php/", isPhpGeneratedFile);
+    compare(pythonSdkDirOf(fresh), PYTHON_SDK_GENERATED_DIR, "sdks/python/cobro_sdk/generated/", (f) => !f.includes("__pycache__/"));
     if (differences.size > 0) {
       const list = [...differences].sort();
       console.error(
@@ -158,6 +166,8 @@ if (check) {
     cpSync(freshSdk, SDK_GENERATED_DIR, { recursive: true });
     rmSync(join(PHP_SDK_DIR, "generated"), { recursive: true, force: true });
     cpSync(phpSdkDirOf(fresh), PHP_SDK_DIR, { recursive: true });
+    rmSync(PYTHON_SDK_GENERATED_DIR, { recursive: true, force: true });
+    cpSync(pythonSdkDirOf(fresh), PYTHON_SDK_GENERATED_DIR, { recursive: true });
     console.log("generated/openapi, generated/types, generated/validators, generated/serializers and sdk/src/generated written");
   } finally {
     rmSync(fresh, { recursive: true, force: true });
