@@ -24,6 +24,19 @@ export {
   type WebhookSignatureProblem,
 } from "./webhook-signature.js";
 export {
+  signStandardWebhook,
+  standardWebhookProblem,
+  verifyStandardWebhook,
+  verifyWebhook,
+  webhookProblem,
+  STANDARD_WEBHOOK_ID_HEADER,
+  STANDARD_WEBHOOK_SIGNATURE_HEADER,
+  STANDARD_WEBHOOK_TIMESTAMP_HEADER,
+  type SigningSecretScheme,
+  type VerifyStandardWebhookOptions,
+  type WebhookHeaders,
+} from "./standard-webhooks.js";
+export {
   createOrGet,
   createBulkOrConfirm,
   interpretBulkRetry,

@@ -58,7 +58,8 @@ function hmacHex(secret: string, timestampText: string, rawBody: string | Uint8A
   return hmac.digest("hex");
 }
 
-function nowSeconds(now: Date | number | undefined): number {
+/** Seconds since the epoch of a Date, of milliseconds, or of the clock. */
+export function nowSeconds(now: Date | number | undefined): number {
   const milliseconds = now === undefined ? Date.now() : now instanceof Date ? now.getTime() : now;
   return Math.floor(milliseconds / 1000);
 }

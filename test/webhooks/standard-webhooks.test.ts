@@ -7,6 +7,7 @@ import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { Webhook, WebhookVerificationError } from "standardwebhooks";
 import { verifyWebhookSignature } from "../../sdk/src/webhook-signature.ts";
+import { standardWebhookProblem, verifyWebhook } from "../../sdk/src/standard-webhooks.ts";
 import { SecretKeyring } from "../../domain/secrets/keyring.ts";
 import { placeOf, WEBHOOK_SIGNING_SECRET } from "../../domain/secrets/sealed-columns.ts";
 import { linkedMerchant, TEST_SECRET_KEY } from "../helpers/service.ts";
@@ -68,6 +69,9 @@ describe("Standard Webhooks headers", () => {
       expect(() => new Webhook(secret, { format: "raw" }).verify(request.rawBody, standardHeaders(request))).toThrow(WebhookVerificationError);
       // X-Service-Signature, beside it, verifies with the same secret string (the SDK's verifier).
       expect(verifyWebhookSignature(request.rawBody, String(request.headers["x-service-signature"]), secret, { now: t.clock.now() })).toBe(true);
+      // The SDK's Standard Webhooks verifier agrees, on the request's own headers object, and so does its check of both.
+      expect(standardWebhookProblem(request.rawBody, request.headers, secret, { now: t.clock.now() })).toBeUndefined();
+      expect(verifyWebhook(request.rawBody, request.headers, secret, { now: t.clock.now() })).toBe(true);
       expect(request.headers["webhook-id"]).toBe(request.headers["x-service-webhook-id"]);
       expect(request.headers["webhook-signature"]).toMatch(/^v1,[A-Za-z0-9+/]{43}=$/);
       // The same instant as our own signature's `t=`.
@@ -141,6 +145,16 @@ describe("Standard Webhooks headers", () => {
     // Both signatures keyed as before: the seed's with the string, Standard Webhooks' with its UTF-8 bytes (a raw key).
     expect(verifyWebhookSignature(delivery!.rawBody, String(delivery!.headers["x-service-signature"]), legacy, { now: t.clock.now() })).toBe(true);
     expect(new Webhook(legacy, { format: "raw" }).verify(delivery!.rawBody, standardHeaders(delivery!))).toEqual(delivery!.json);
+    // The SDK's verifier, told the secret's scheme, accepts both; read as a standard secret, it refuses the Standard Webhooks one.
+    expect(verifyWebhook(delivery!.rawBody, delivery!.headers, legacy, { now: t.clock.now(), scheme: "legacy" })).toBe(true);
+    // Read as a standard secret it is refused: not base64 (a TypeError), or, when its base64url has no `-` or `_`, another key.
+    let asStandard: string | undefined;
+    try {
+      asStandard = standardWebhookProblem(delivery!.rawBody, delivery!.headers, legacy, { now: t.clock.now() });
+    } catch (error) {
+      asStandard = error instanceof TypeError ? "not_base64" : String(error);
+    }
+    expect(["not_base64", "signature_mismatch"]).toContain(asStandard);
 
     const rotated = await admin.call("PUT", "/my-integration/webhook-signing-secret/rotate");
     expect(rotated).toMatchObject({ status: 200, json: { webhookSigningSecret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/), scheme: "standard" } });
