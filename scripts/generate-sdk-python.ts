@@ -4,12 +4,11 @@
 // it). Also writes cobro_sdk/generated/__init__.py with the contract's `info.version`, which
 // sdks/python/pyproject.toml reads as the package's version. Called by scripts/generate.ts (`npm run
 // generate`, and `--check`, which generates into a scratch folder and compares).
-import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { ensureGeneratorJar } from "./generate-sdk.ts";
+import { ensureGeneratorJar, runGeneratorBatch } from "./generate-sdk.ts";
 import type { ApiName } from "./normalize-openapi.ts";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -67,20 +66,7 @@ export function generatePythonSdkInto(outDir: string, documents: Record<ApiName,
       );
       configs.push(config);
     }
-    const wrapper = join(root, "node_modules", "@openapitools", "openapi-generator-cli", "main.js");
-    try {
-      execFileSync(process.execPath, [wrapper, "batch", "--clean", "--fail-fast", ...configs], {
-        cwd: root,
-        // As in generate-sdk.ts: the wrapper reads openapitools.json from PWD and never searches Maven.
-        env: { ...process.env, PWD: root, OPENAPI_GENERATOR_CLI_SEARCH_URL: "DEFAULT" },
-        encoding: "utf8",
-        stdio: ["ignore", "pipe", "pipe"],
-      });
-    } catch (error) {
-      const e = error as { stdout?: string; stderr?: string };
-      process.stderr.write(`${e.stdout ?? ""}${e.stderr ?? ""}`);
-      throw new Error("openapi-generator failed to generate the Python SDK");
-    }
+    runGeneratorBatch(configs, "the Python SDK");
     rmSync(outDir, { recursive: true, force: true });
     mkdirSync(outDir, { recursive: true });
     for (const api of Object.keys(documents)) {

@@ -1,6 +1,8 @@
 // `npm run generate`: spec/*.tsp → generated/openapi/{api}.yaml → generated/types/{api}.ts and the
 // typed operation map, generated/validators/{api}.ts (the request validators as standalone code),
-// generated/serializers/{api}.ts (the JSON response serializers as standalone code), and the SDK's generated clients in sdk/src/generated/ (scripts/generate-sdk.ts), and the PHP SDK's in sdks/php/ (scripts/generate-sdk-php.ts).
+// generated/serializers/{api}.ts (the JSON response serializers as standalone code), and the SDKs' generated
+// clients: sdk/src/generated/ (scripts/generate-sdk.ts), sdks/php/ (scripts/generate-sdk-php.ts) and
+// sdks/python/cobro_sdk/generated/ (scripts/generate-sdk-python.ts).
 // `--check` regenerates into a scratch folder and fails on any difference, so a stale generated/ or SDK
 // never lands.
 import { execFileSync } from "node:child_process";
@@ -144,11 +146,11 @@ if (check) {
     if (differences.size > 0) {
       const list = [...differences].sort();
       console.error(
-        `generated/ or sdk/src/generated/ is out of date with spec/ (run npm run generate): ${list.slice(0, 20).join(", ")}${list.length > 20 ? `, and ${list.length - 20} more` : ""}`,
+        `generated/ or an SDK's generated clients are out of date with spec/ (run npm run generate): ${list.slice(0, 20).join(", ")}${list.length > 20 ? `, and ${list.length - 20} more` : ""}`,
       );
       process.exit(1);
     }
-    console.log("generated/ and sdk/src/generated/ are up to date with spec/");
+    console.log("generated/ and the SDKs' generated clients are up to date with spec/");
   } finally {
     rmSync(fresh, { recursive: true, force: true });
   }
@@ -168,7 +170,7 @@ if (check) {
     cpSync(phpSdkDirOf(fresh), PHP_SDK_DIR, { recursive: true });
     rmSync(PYTHON_SDK_GENERATED_DIR, { recursive: true, force: true });
     cpSync(pythonSdkDirOf(fresh), PYTHON_SDK_GENERATED_DIR, { recursive: true });
-    console.log("generated/openapi, generated/types, generated/validators, generated/serializers and sdk/src/generated written");
+    console.log("generated/openapi, generated/types, generated/validators, generated/serializers and the SDKs' generated clients written");
   } finally {
     rmSync(fresh, { recursive: true, force: true });
   }

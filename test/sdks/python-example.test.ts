@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { serviceForFile } from "../helpers/service.ts";
+import { registeredUrlsOf } from "../helpers/sandbox-admin.ts";
 import { pythonWithSdk } from "../helpers/python-venv.ts";
 
 const sdk = resolve(import.meta.dirname, "../../sdks/python");
@@ -60,13 +61,7 @@ describe("sdks/python/examples/quickstart.py", () => {
     // What the example says it did is what the service holds: the charge paid, the receiver's URL gone.
     const charge = await t.database.db.selectFrom("charges").select(["state"]).where("reference_id", "=", summary.referenceId).executeTakeFirstOrThrow();
     expect(charge.state).toBe("total_payment");
-    const left = await t.database.db
-      .selectFrom("client_urls as u")
-      .innerJoin("integration_clients as c", "c.id", "u.integration_client_id")
-      .select("u.url")
-      .where("c.provider_client_id", "=", sandbox.integration.clientId)
-      .execute();
-    expect(left).toEqual([]);
+    expect(await registeredUrlsOf(t, sandbox.integration.clientId)).toEqual([]);
   }, 900_000);
 
   it("is what the README's quick start shows: each of its Python blocks is a passage of the example", () => {

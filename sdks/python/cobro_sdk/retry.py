@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, List, Mapping, Optional, Protocol, Sequence
+from typing import Any, Callable, Iterator, List, Mapping, Optional, Protocol, Sequence
 
 from cobro_sdk.errors import ApiError, CobroError, NoAnswerError, as_cobro_error
 
@@ -61,6 +61,24 @@ class CreateBulkResult:
     outcome: str
     """``created`` (``result`` is the ``BulkResult``) or ``created_earlier`` (read the charges by referenceId)."""
     result: Any = None
+
+
+def _attempts(attempts: int, backoff: Callable[[int], float], sleep: Callable[[float], None]) -> Iterator[int]:
+    """1 to ``attempts``, waiting ``backoff(n)`` before the n-th retry."""
+    for attempt in range(1, attempts + 1):
+        if attempt > 1:
+            sleep(backoff(attempt - 1))
+        yield attempt
+
+
+def _typed(error: Exception) -> CobroError:
+    """This SDK's exception for a failed call, caused by ``error``; anything else is raised again as it is."""
+    typed = as_cobro_error(error)
+    if typed is None:
+        raise error
+    if typed is not error:
+        typed.__cause__ = error
+    return typed
 
 
 def _outcome_unknown(error: Optional[CobroError]) -> bool:
@@ -111,18 +129,11 @@ def create_or_get(
             raise
 
     last: Optional[BaseException] = None
-    for attempt in range(1, attempts + 1):
-        if attempt > 1:
-            sleep(backoff(attempt - 1))
+    for _ in _attempts(attempts, backoff, sleep):
         try:
             return CreateOrGetResult("created", api.create_payment_request(body, _request_timeout=timeout))
         except Exception as error:
-            typed = as_cobro_error(error)
-            if typed is None:
-                raise
-            if typed is not error:
-                typed.__cause__ = error
-            last = typed
+            last = typed = _typed(error)
             if isinstance(typed, ApiError) and typed.status == 409:
                 if typed.has_code("ReferenceIdAlreadyExists"):
                     existing = find()
@@ -194,18 +205,11 @@ def create_bulk_or_confirm(
         raise TypeError("a bulk needs at least one payment request")
     probe = _reference_id(items[0])
     last: Optional[BaseException] = None
-    for attempt in range(1, attempts + 1):
-        if attempt > 1:
-            sleep(backoff(attempt - 1))
+    for attempt in _attempts(attempts, backoff, sleep):
         try:
             return CreateBulkResult("created", api.create_payment_requests_bulk(body, _request_timeout=timeout))
         except Exception as error:
-            typed = as_cobro_error(error)
-            if typed is None:
-                raise
-            if typed is not error:
-                typed.__cause__ = error
-            last = typed
+            last = typed = _typed(error)
             if isinstance(typed, ApiError) and typed.status == 422 and attempt > 1:
                 if interpret_bulk_retry(typed, body).outcome == "created_earlier":
                     return CreateBulkResult("created_earlier")
