@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any, List, Mapping, Optional, Sequence, Type
+from typing import Any, List, Mapping, Optional, Sequence, Type, Union
 
 
 class CobroError(Exception):
@@ -123,7 +123,7 @@ _BY_STATUS: Mapping[int, Type[ApiError]] = {
 }
 
 
-def error_from_response(status: int, body: "bytes | str | None", headers: Optional[Mapping[str, str]] = None) -> ApiError:
+def error_from_response(status: int, body: Union[bytes, str, None], headers: Optional[Mapping[str, str]] = None) -> ApiError:
     """The typed exception of a non-2xx answer."""
     text = body.decode("utf-8", errors="replace") if isinstance(body, (bytes, bytearray)) else (body or "")
     error = ApiError(status, text, headers)
