@@ -7,7 +7,8 @@
 //
 // Options: `--large` (or BENCH_LARGE=1): GET at 1,000,000 rows and a 1,000,000-charge time sweep;
 // `--api-processes N` (BENCH_API_PROCESSES, default 2): the scaling run. Environment: BENCH_SECONDS (8) and
-// BENCH_WARMUP_SECONDS (2) per load run, BENCH_MERCHANTS (50), BENCH_WEBHOOK_EVENTS (2,000), BENCH_TIME_CHARGES, BENCH_NOTIFICATIONS.
+// BENCH_WARMUP_SECONDS (2) per load run, BENCH_MERCHANTS (50), BENCH_WEBHOOK_EVENTS (2,000), BENCH_TIME_CHARGES, BENCH_NOTIFICATIONS;
+// BENCH_VERBOSE=1 also prints the statements a create and a simulated transfer run, by calls.
 import { availableParallelism, cpus, totalmem, tmpdir } from "node:os";
 import { mkdtempSync, rmSync } from "node:fs";
 import { join } from "node:path";
@@ -37,6 +38,7 @@ const webhookBurst = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 2_000);
 const sweepNotifications = Number(process.env.BENCH_NOTIFICATIONS ?? (large ? 100_000 : 20_000));
 const tableSizes = large ? [10_000, 100_000, 1_000_000] : [10_000, 100_000];
 const settings = loadSettingsFromEnv(process.env);
+const verbose = process.env.BENCH_VERBOSE === "1";
 const CONNECTIONS = 16;
 const BULK_SIZE = 100;
 
@@ -83,6 +85,22 @@ function cpuPerRequest(path: string, cobro: LoadFigures, bare: LoadFigures, goal
   });
   record(`${path}: PostgreSQL CPU per request`, `${cobro.cpu.postgresMs.toFixed(2)} ms`, { bare: `${bare.cpu.postgresMs.toFixed(2)} ms` });
 }
+/** Statements per answer (pg_stat_statements' calls of the serving role over the measured run, BEGIN and COMMIT included). */
+function statementCount(figures: LoadFigures): string {
+  const counted = figures.statements;
+  if (counted === undefined) return "n/a";
+  return "unavailable" in counted ? "n/a" : counted.perRequest.toFixed(2);
+}
+function statementsPerRequest(path: string, cobro: LoadFigures, bare?: LoadFigures): void {
+  const counted = cobro.statements;
+  const why = counted && "unavailable" in counted ? ` (${counted.unavailable})` : "";
+  line("statements per request: Cobro", `${statementCount(cobro)}${bare ? `, bare ${statementCount(bare)}` : ""}${why}`);
+  record(`${path}: statements per request`, statementCount(cobro), bare ? { bare: statementCount(bare) } : {});
+  if (verbose && counted && !("unavailable" in counted)) {
+    console.log(`    the statements of ${path}, by calls per answer:`);
+    for (const { perRequest, query } of counted.top) console.log(`    ${perRequest.toFixed(2).padStart(6)}  ${query.replace(/\s+/g, " ").slice(0, 200)}`);
+  }
+}
 function line(label: string, text: string): void {
   console.log(`  ${label.padEnd(44)} ${text}`);
 }
@@ -102,6 +120,9 @@ const dataDir = mkdtempSync(join(tmpdir(), "cobro-bench-run-"));
 await withBenchDatabase(async (database) => {
   const db = database.db;
   console.log(`database: ${database.embedded ? "embedded PostgreSQL (one server for Cobro and the baseline)" : "DATABASE_URL"}`);
+  if (database.statements.unavailable) console.log(`statements per request: n/a, ${database.statements.unavailable}`);
+  else if (database.workerConnectionString === database.connectionString)
+    console.log("statements per request: the worker shares the APIs' role here, so its deliveries count with simulate-payment's");
   const bench = await createBenchIntegration(db, merchantCount);
   const processes: BenchProcess[] = [];
   const start = async (started: Promise<BenchProcess>) => {
@@ -111,7 +132,7 @@ await withBenchDatabase(async (database) => {
   };
   try {
     const api = await start(startBenchCobro(database.connectionString, dataDir, ["integration", "auth", "admin"]));
-    await start(startBenchCobro(database.connectionString, dataDir, ["worker"]));
+    await start(startBenchCobro(database.workerConnectionString, dataDir, ["worker"]));
     const bare = await start(startBareBaseline(database.connectionString));
     const integrationUrl = api.urls.integration!;
     const bareUrl = bare.urls.bare!;
@@ -167,6 +188,7 @@ await withBenchDatabase(async (database) => {
           requests: [{ method: "GET", headers: authorized(), setupRequest: (request) => ({ ...request, path: `/payment-request/${randomSeeded()}` }) }],
         },
         api.pid,
+        database.statements,
       );
 
     // 2. Reads, on a table of the first size.
@@ -182,11 +204,13 @@ await withBenchDatabase(async (database) => {
         requests: [{ method: "GET", setupRequest: (request) => ({ ...request, path: `/charges/${bareKeys[Math.floor(Math.random() * bareKeys.length)]}` }) }],
       },
       bare.pid,
+      database.statements,
     );
     line("GET /payment-request/{referenceId}", describe(getCobro));
     line("bare select by key", describe(getBare));
     line("ratio", `${((getCobro.rps / getBare.rps) * 100).toFixed(0)}% of bare (goal ≥ 60%)`);
     cpuPerRequest("GET by referenceId", getCobro, getBare, 2);
+    statementsPerRequest("GET by referenceId", getCobro, getBare);
     record("GET /payment-request/{referenceId}", rate(getCobro), {
       bare: rate(getBare),
       ratio: getCobro.rps / getBare.rps,
@@ -227,8 +251,8 @@ await withBenchDatabase(async (database) => {
         { method: "POST", headers: { "content-type": "application/json" }, setupRequest: (request: object) => ({ ...request, body: cuilChargeBody() }) },
       ],
     });
-    const create16 = await measureLoad(settings, createOptions(CONNECTIONS), api.pid);
-    const bare16 = await measureLoad(settings, bareCreateOptions(CONNECTIONS), bare.pid);
+    const create16 = await measureLoad(settings, createOptions(CONNECTIONS), api.pid, database.statements);
+    const bare16 = await measureLoad(settings, bareCreateOptions(CONNECTIONS), bare.pid, database.statements);
     const create1 = await measureLoad(settings, createOptions(1));
     const bare1 = await measureLoad(settings, bareCreateOptions(1));
     const halfRate = Math.max(1, Math.round(create16.rps / 2));
@@ -252,6 +276,7 @@ await withBenchDatabase(async (database) => {
     line(`bare insert, ${CONNECTIONS} connections`, describe(bare16));
     line("ratio", `${((create16.rps / bare16.rps) * 100).toFixed(0)}% of bare (goal ≥ 50%)`);
     cpuPerRequest("create", create16, bare16, 3);
+    statementsPerRequest("create", create16, bare16);
     line("create, one merchant, 1 connection", describe(create1));
     line("bare insert, 1 connection", describe(bare1));
     line(`scaling ${CONNECTIONS} vs 1 connection`, `${(create16.rps / create1.rps).toFixed(2)}× (goal ≥ 3×; bare ${(bare16.rps / bare1.rps).toFixed(2)}×)`);
@@ -307,30 +332,41 @@ await withBenchDatabase(async (database) => {
     ).rows;
     const eventsFrom = new Date();
     let nextPayable = 0;
-    const measureTransfers = (adminUrl: string) =>
-      measureLoad(settings, {
-        url: `${adminUrl}/my-integration/simulate-payment`,
-        connections: CONNECTIONS,
-        requests: [
-          {
-            method: "POST",
-            headers: { authorization: `Bearer ${adminToken}`, "content-type": "application/json" },
-            setupRequest: (request) => {
-              const target = payable[nextPayable++ % payable.length]!;
-              const body = {
-                externalAccountCvu: "0000003100000000000017",
-                externalAccountCuil: target.cuil,
-                externalAccountName: "Juan Pérez",
-                cvu: target.cvu,
-                amount: 1,
-              };
-              return { ...request, body: JSON.stringify(body) };
+    const measureTransfers = (adminUrl: string, measured?: { pid: number; statements: typeof database.statements }) =>
+      measureLoad(
+        settings,
+        {
+          url: `${adminUrl}/my-integration/simulate-payment`,
+          connections: CONNECTIONS,
+          requests: [
+            {
+              method: "POST",
+              headers: { authorization: `Bearer ${adminToken}`, "content-type": "application/json" },
+              setupRequest: (request) => {
+                const target = payable[nextPayable++ % payable.length]!;
+                const body = {
+                  externalAccountCvu: "0000003100000000000017",
+                  externalAccountCuil: target.cuil,
+                  externalAccountName: "Juan Pérez",
+                  cvu: target.cvu,
+                  amount: 1,
+                };
+                return { ...request, body: JSON.stringify(body) };
+              },
             },
-          },
-        ],
-      });
-    const simulate = await measureTransfers(api.urls.admin!);
+          ],
+        },
+        measured?.pid,
+        measured?.statements,
+      );
+    const simulate = await measureTransfers(api.urls.admin!, { pid: api.pid, statements: database.statements });
     line(`transfers over ${payable.length} charges`, `${describe(simulate)} (goal ≥ 1,000/s)`);
+    if (simulate.cpu) {
+      line("CPU per transfer: Cobro's API", `${simulate.cpu.serverMs.toFixed(2)} ms, PostgreSQL ${simulate.cpu.postgresMs.toFixed(2)} ms`);
+      record("simulate-payment: API CPU per request", `${simulate.cpu.serverMs.toFixed(2)} ms`);
+      record("simulate-payment: PostgreSQL CPU per request", `${simulate.cpu.postgresMs.toFixed(2)} ms`);
+    }
+    statementsPerRequest("simulate-payment", simulate);
     record(`simulate-payment, ${CONNECTIONS} conns`, `${Math.round(simulate.rps)} transfers/s`, { goal: "≥ 1,000/s", met: simulate.rps >= 1000 });
 
     // Every event written since `from`, delivered (or the deliveries stop making progress for 20 s, or a minute has passed).

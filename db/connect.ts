@@ -27,6 +27,8 @@ export interface OpenDatabaseOptions {
   poolSize?: number;
   /** Fixed port for the embedded PostgreSQL; a free port when absent. */
   embeddedPort?: number;
+  /** Server settings for the embedded PostgreSQL's start (ignored with `databaseUrl`). */
+  embeddedSettings?: Record<string, string>;
   /**
    * How long to wait for the server to answer a new connection (default 5000 ms); also the longest a query
    * waits for a free connection when the pool is exhausted (then it fails instead of hanging).
@@ -62,7 +64,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     connectionString = options.databaseUrl;
     assertPostgresUrl(connectionString);
   } else {
-    const server = await startEmbeddedPostgres({ dataDir: options.dataDir, port: options.embeddedPort, logger });
+    const server = await startEmbeddedPostgres({ dataDir: options.dataDir, port: options.embeddedPort, logger, settings: options.embeddedSettings });
     connectionString = server.connectionString;
     stopEmbedded = server.stop;
   }

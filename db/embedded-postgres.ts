@@ -37,6 +37,8 @@ export interface EmbeddedPostgresOptions {
   logger?: Logger;
   /** How long PostgreSQL may take to accept connections (crash recovery can be slow). */
   startTimeoutMs?: number;
+  /** Server settings given at start (`-c name=value`), for those that need a restart (`shared_preload_libraries`). */
+  settings?: Record<string, string>;
 }
 
 export interface EmbeddedPostgresServer {
@@ -150,7 +152,7 @@ async function createCluster(pgDir: string, password: string, asRoot: boolean, s
 async function startOnAPort(pgCtl: PgCtl, options: EmbeddedPostgresOptions, shown: string, asRoot: boolean, dataDir: string): Promise<number> {
   for (let attempt = 1; ; attempt++) {
     const port = options.port ?? (await findFreePort());
-    const failure = await pgCtl.start(port, options.startTimeoutMs ?? 120_000);
+    const failure = await pgCtl.start(port, options.startTimeoutMs ?? 120_000, options.settings);
     if (failure === undefined) return port;
 
     const running = /lock file "postmaster\.pid" already exists[\s\S]*?PID (\d+)/.exec(failure.log);
@@ -182,7 +184,7 @@ class PgCtl {
   }
 
   /** Starts and waits until PostgreSQL accepts connections; on failure returns what its log says. */
-  async start(port: number, timeoutMs: number): Promise<{ log: string; message: string; error: unknown } | undefined> {
+  async start(port: number, timeoutMs: number, settings: Record<string, string> = {}): Promise<{ log: string; message: string; error: unknown } | undefined> {
     const logFile = path.join(this.#pgDir, SERVER_LOG);
     if (fs.existsSync(logFile)) fs.renameSync(logFile, path.join(this.#pgDir, "server.previous.log"));
     const postgresOptions = [
@@ -190,6 +192,7 @@ class PgCtl {
       "-c listen_addresses=127.0.0.1",
       "-c unix_socket_directories=''", // TCP only: no socket or lock files left in /tmp
       "-c max_connections=200",
+      ...Object.entries(settings).map(([name, value]) => `-c ${name}=${value}`),
     ].join(" ");
     const timeoutS = String(Math.max(1, Math.ceil(timeoutMs / 1000)));
     try {

@@ -3,6 +3,7 @@
 // second and latency percentiles of every answer.
 import autocannon, { type AutocannonOptions, type AutocannonResult } from "autocannon";
 import { cpuSeconds, postgresCpuSeconds } from "../fixtures/bench-processes.ts";
+import { statementFigures, type StatementCounter, type StatementFigures } from "../fixtures/statement-counts.ts";
 
 export interface LoadFigures {
   /** 2xx answers per second over the measured run. */
@@ -14,6 +15,8 @@ export interface LoadFigures {
   statuses: string;
   /** With a server's pid: milliseconds of CPU per 2xx answer over the measured run, the server's and PostgreSQL's. */
   cpu?: { serverMs: number; postgresMs: number };
+  /** With a statement counter: the serving role's statements per 2xx answer, or why they cannot be counted. */
+  statements?: StatementFigures | { unavailable: string };
 }
 
 export interface LoadSettings {
@@ -27,20 +30,41 @@ export function loadSettingsFromEnv(env: NodeJS.ProcessEnv): LoadSettings {
 
 /**
  * A warm-up, then the measured run. Given `serverPid`, also the CPU per answer of that process and of
- * PostgreSQL over the measured run: CPU time holds on a noisy machine where rates do not.
+ * PostgreSQL over the measured run: CPU time holds on a noisy machine where rates do not. Given
+ * `statements`, also the statements per answer the serving role ran over it.
  */
-export async function measureLoad(settings: LoadSettings, options: Omit<AutocannonOptions, "duration">, serverPid?: number): Promise<LoadFigures> {
+export async function measureLoad(
+  settings: LoadSettings,
+  options: Omit<AutocannonOptions, "duration">,
+  serverPid?: number,
+  statements?: StatementCounter,
+): Promise<LoadFigures> {
   if (settings.warmupSeconds > 0) await autocannon({ ...options, duration: settings.warmupSeconds });
+  const counting = statements !== undefined && statements.unavailable === undefined;
+  // The warm-up's last requests still run on the server when autocannon returns: let them end first.
+  if (counting) await settle();
+  const statementsBefore = counting ? await statements.snapshot() : undefined;
   const before = serverPid === undefined ? undefined : { server: cpuSeconds(serverPid), postgres: postgresCpuSeconds() };
   const result = await autocannon({ ...options, duration: settings.seconds });
-  const figures = figuresOf(result);
-  if (before === undefined || result["2xx"] === 0) return figures;
+  const cpuAfter = serverPid === undefined ? undefined : { server: cpuSeconds(serverPid), postgres: postgresCpuSeconds() };
+  const figures: LoadFigures = figuresOf(result);
+  if (result["2xx"] === 0) return figures;
+  if (statements?.unavailable !== undefined) figures.statements = { unavailable: statements.unavailable };
+  else if (statementsBefore !== undefined) {
+    await settle();
+    // The requests in flight when the run stopped were not answered to autocannon but the server ran them.
+    const unanswered = Math.max(0, result.requests.sent - result["2xx"] - result.non2xx - result.errors);
+    figures.statements = statementFigures(statementsBefore, await statements!.snapshot(), result["2xx"] + unanswered);
+  }
+  if (before === undefined || cpuAfter === undefined) return figures;
   const perAnswerMs = (seconds: number) => (seconds * 1000) / result["2xx"];
   return {
     ...figures,
-    cpu: { serverMs: perAnswerMs(cpuSeconds(serverPid!) - before.server), postgresMs: perAnswerMs(postgresCpuSeconds() - before.postgres) },
+    cpu: { serverMs: perAnswerMs(cpuAfter.server - before.server), postgresMs: perAnswerMs(cpuAfter.postgres - before.postgres) },
   };
 }
+
+const settle = () => new Promise((resolve) => setTimeout(resolve, 1000));
 
 /** Several autocannon runs at once (one per server process), added up: rates summed, the worst percentiles. */
 export async function measureLoadTogether(settings: LoadSettings, runs: Array<Omit<AutocannonOptions, "duration">>): Promise<LoadFigures> {
