@@ -87,3 +87,12 @@ function withPendingWork(builder: TransactionBuilder<Database>): TransactionBuil
   };
   return hooked;
 }
+
+/**
+ * Whether a transaction that commits now would run pending commit work. A use case that can make its
+ * change in one statement (atomic without BEGIN and COMMIT) opens a transaction when it would.
+ */
+export function commitWorkPending(): boolean {
+  const state = pendingCommitWork.getStore();
+  return state !== undefined && !state.claimed;
+}

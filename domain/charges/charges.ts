@@ -3,7 +3,7 @@
 import { randomUUID } from "node:crypto";
 import { sql, type Kysely, type Transaction } from "kysely";
 import type { Database } from "../../db/schema.ts";
-import type { Executor } from "../../db/transactions.ts";
+import { commitWorkPending, type Executor } from "../../db/transactions.ts";
 import type { Charge } from "../../db/tables/charges.table.ts";
 import { startOfArgentinaDay, addDays } from "../argentina-time.ts";
 import { alreadyAssociated, holdCvuForCharge, holdFreeOrNewCvu, joinableSharedCvu, releaseCvu } from "../cvu-pool/cvu-pool.ts";
@@ -88,12 +88,18 @@ export function chargeRow(context: ChargeContext, spec: ChargeSpec, batchId: str
 
 export async function createCharge(db: Kysely<Database>, context: ChargeContext, spec: ChargeSpec): Promise<StoredCharge> {
   await checkChargeWebhookUrl(spec.webhookUrl, context.destinationPolicy);
+  const payerKey = spec.amountCents !== undefined && spec.conciliationType === "cuil" ? payerKeyOf(spec.customer.taxDocument ?? "") : undefined;
+  // The common create (a cuil-mode charge joining a shared CVU, nothing to schedule or count) is one
+  // statement, atomic on its own; the rest, or a create with no shared CVU to join, is a transaction.
+  if (payerKey !== undefined && !spec.sendWhatsappNotification && !spec.sendEmailNotification && !commitWorkPending()) {
+    const joined = await createJoiningSharedCvu(db, context, spec, payerKey);
+    if (joined) return joined;
+  }
   return db.transaction().execute(async (trx) => {
     const bankAccountInfo = await bankAccountInfoForCreate(trx, context);
     let charge: Charge;
     let cvu: string | null = null;
     try {
-      const payerKey = spec.amountCents !== undefined && spec.conciliationType === "cuil" ? payerKeyOf(spec.customer.taxDocument ?? "") : undefined;
       ({ charge, cvu } =
         payerKey === undefined
           ? { charge: await insertCharge(trx, context, spec), cvu: null }
@@ -107,14 +113,7 @@ export async function createCharge(db: Kysely<Database>, context: ChargeContext,
         cvu = account.cvu;
       }
     } catch (error) {
-      if (isUniqueViolation(error, "charges_reference_key")) {
-        throw new DomainError(
-          "ReferenceIdAlreadyExists",
-          `A payment request with referenceId ${spec.referenceId} already exists for this integration and merchant account`,
-          { referenceId: spec.referenceId },
-        );
-      }
-      throw error;
+      throw referenceTaken(error, spec);
     }
     if (charge.state === "pending") await scheduleChargeNotifications(trx, [charge], context.now);
     if (spec.sendWhatsappNotification) {
@@ -126,6 +125,76 @@ export async function createCharge(db: Kysely<Database>, context: ChargeContext,
     }
     return { charge, cvu, bankAccountInfo };
   });
+}
+
+/** A clash on the reference key as the documented 409; any other error as it is. */
+function referenceTaken(error: unknown, spec: ChargeSpec): unknown {
+  if (!isUniqueViolation(error, "charges_reference_key")) return error;
+  return new DomainError(
+    "ReferenceIdAlreadyExists",
+    `A payment request with referenceId ${spec.referenceId} already exists for this integration and merchant account`,
+    { referenceId: spec.referenceId },
+  );
+}
+
+/**
+ * A pending cuil-mode charge joining a shared CVU with room for its payer, in one statement: the
+ * integration's suspension and the merchant's account details read, the hold and the charge written,
+ * the charge only with its hold. Undefined (nothing written) when no shared CVU has room.
+ */
+async function createJoiningSharedCvu(db: Kysely<Database>, context: ChargeContext, spec: ChargeSpec, payerKey: string): Promise<StoredCharge | undefined> {
+  const chargeId = randomUUID();
+  const row = { id: chargeId, ...chargeRow(context, spec) };
+  const columns = Object.keys(row) as Array<keyof typeof row>;
+  const result = await db
+    .with("merchant", (db) =>
+      db
+        .selectFrom("merchant_accounts as m")
+        .select(["m.account_holder_name", "m.account_holder_tax_id"])
+        .select((eb) => eb.selectFrom("integration_clients as i").select("i.suspended_at").where("i.id", "=", context.integrationClientId).as("suspended_at"))
+        .where("m.id", "=", context.merchantAccountId),
+    )
+    .with("shared", () => joinableSharedCvu(db, context.merchantAccountId, [payerKey]))
+    .with("hold", (db) =>
+      db
+        .insertInto("cvu_holds")
+        .columns(["charge_id", "cvu_account_id", "payer_key"])
+        .expression((eb) =>
+          eb
+            .selectFrom("shared")
+            .select([sql<string>`${chargeId}::uuid`.as("charge_id"), "shared.id", sql<string>`${payerKey}::text`.as("payer_key")])
+            .where(({ exists, selectFrom }) =>
+              exists(selectFrom("merchant").select("merchant.account_holder_name").where("merchant.suspended_at", "is", null)),
+            ),
+        )
+        .returning("cvu_account_id"),
+    )
+    // INSERT … SELECT: the parameters take their columns' types, and the charge is written only with its hold.
+    .with("inserted", (db) =>
+      db
+        .insertInto("charges")
+        .columns([...columns, "cvu_account_id"])
+        .expression((eb) => eb.selectFrom("hold").select([...columns.map((column) => eb.val(row[column] as never).as(column)), "hold.cvu_account_id"]))
+        .returningAll(),
+    )
+    .selectFrom("merchant")
+    .leftJoin("inserted", (join) => join.onTrue())
+    .leftJoin("shared", (join) => join.onTrue())
+    .selectAll("inserted")
+    .select(["merchant.account_holder_name", "merchant.account_holder_tax_id", "merchant.suspended_at", "shared.cvu"])
+    .executeTakeFirstOrThrow()
+    .catch((error: unknown) => {
+      if (isUniqueViolation(error, "cvu_holds_payer_key")) throw alreadyAssociated();
+      throw referenceTaken(error, spec);
+    });
+  const { account_holder_name, account_holder_tax_id, suspended_at, cvu, ...charge } = result;
+  if (suspended_at) throw integrationSuspended();
+  if (charge.id === null || cvu === null) return undefined;
+  return {
+    charge: charge as Charge,
+    cvu,
+    bankAccountInfo: { accountHolderName: account_holder_name, accountHolderTaxId: account_holder_tax_id, bankName: BANK_NAME },
+  };
 }
 
 /** One read before a create: the integration may collect (or 404 IntegrationNotReadyToCollectError), and the merchant's account details. */

@@ -8,6 +8,7 @@
 // and a release, which writes it, waits for the joins still in progress.
 import { sql, type Transaction } from "kysely";
 import type { Database } from "../../db/schema.ts";
+import type { Executor } from "../../db/transactions.ts";
 import type { CvuAccount } from "../../db/tables/charges.table.ts";
 import { makeCvu } from "../cvu.ts";
 import { payerKeyOf } from "../tax-id.ts";
@@ -99,9 +100,9 @@ export async function holdWholeCvu(trx: Trx, merchantAccountId: string, chargeId
 /**
  * The shared CVU that charges for these payers can join: the oldest with none of them, share-locked (so
  * that it cannot turn free under the joining charges, while other joins go on). Kept a query of its
- * own so that a create can fold it into its insert.
+ * own so that a create can fold it into its insert (a statement of its own, or one of a transaction).
  */
-export function joinableSharedCvu(trx: Trx, merchantAccountId: string, payerKeys: string[]) {
+export function joinableSharedCvu(trx: Executor, merchantAccountId: string, payerKeys: string[]) {
   return trx
     .selectFrom("cvu_accounts as a")
     .select(["a.id", "a.cvu"])

@@ -53,6 +53,8 @@ describe("suspending an integration client", () => {
     const before = await chargeCount();
     const refused = [
       await merchant.call("POST", "/payment-request", chargeBody()),
+      // A payer who could join the shared CVU the first charge holds.
+      await merchant.call("POST", "/payment-request", cuilCharge("20123456786")),
       await merchant.call("POST", "/payment-request/bulk", { paymentRequests: [bulkItem("20123456786"), bulkItem("20301234563")] }),
       await merchant.call("PATCH", `/payment-request/${cuilMode.referenceId}/customer`, { taxDocument: "20123456786", name: "María Gómez" }),
     ];
