@@ -6,7 +6,8 @@
 // docs/performance.md explains every figure.
 //
 // Options: `--large` (or BENCH_LARGE=1): GET at 1,000,000 rows and a 1,000,000-charge time sweep;
-// `--api-processes N` (BENCH_API_PROCESSES, default 2): the scaling run. Environment: BENCH_SECONDS (8) and
+// `--api-processes N` (BENCH_API_PROCESSES, default 2): the scaling run; `--round-trips` (BENCH_ROUND_TRIPS=1): stop after
+// simulate-payment (4.), for comparing the CPU and statements per request of GET, create and a transfer. Environment: BENCH_SECONDS (8) and
 // BENCH_WARMUP_SECONDS (2) per load run, BENCH_MERCHANTS (50), BENCH_WEBHOOK_EVENTS (2,000), BENCH_TIME_CHARGES, BENCH_NOTIFICATIONS;
 // BENCH_VERBOSE=1 also prints the statements a create and a simulated transfer run, by calls.
 import { availableParallelism, cpus, totalmem, tmpdir } from "node:os";
@@ -31,6 +32,7 @@ const optionValue = (name: string): string | undefined => {
   return argv[index]!.includes("=") ? argv[index]!.split("=")[1] : argv[index + 1];
 };
 const large = argv.includes("--large") || process.env.BENCH_LARGE === "1";
+const roundTripsOnly = argv.includes("--round-trips") || process.env.BENCH_ROUND_TRIPS === "1";
 const apiProcesses = Number(optionValue("--api-processes") ?? process.env.BENCH_API_PROCESSES ?? 2);
 const merchantCount = Number(process.env.BENCH_MERCHANTS ?? 50);
 const timeSweepCharges = Number(process.env.BENCH_TIME_CHARGES ?? (large ? 1_000_000 : 100_000));
@@ -367,6 +369,10 @@ await withBenchDatabase(async (database) => {
       record("simulate-payment: PostgreSQL CPU per request", `${simulate.cpu.postgresMs.toFixed(2)} ms`);
     }
     statementsPerRequest("simulate-payment", simulate);
+    if (roundTripsOnly) {
+      await receipts.close();
+      return;
+    }
     record(`simulate-payment, ${CONNECTIONS} conns`, `${Math.round(simulate.rps)} transfers/s`, { goal: "≥ 1,000/s", met: simulate.rps >= 1000 });
 
     // Every event written since `from`, delivered (or the deliveries stop making progress for 20 s, or a minute has passed).
@@ -534,6 +540,7 @@ await withBenchDatabase(async (database) => {
     for (const child of processes.reverse()) await child.stop();
   }
 
+  if (roundTripsOnly) return;
   // 6. The sweeps, on the same database once Cobro has stopped (its worker would otherwise start on what they queue).
   heading(`6. the 10:00 notification sweep (${sweepNotifications.toLocaleString("en")} messages)`);
   const notificationSweep = await measureNotificationSweep(db, sweepNotifications);
