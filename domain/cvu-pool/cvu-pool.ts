@@ -6,7 +6,7 @@
 // creates for different payers on one CVU do not wait for each other; the row's counter, holding and
 // last charge are settled from the holds whenever the row is written (the cvu_accounts_settle trigger),
 // and a release, which writes it, waits for the joins still in progress.
-import { sql, type Transaction } from "kysely";
+import { sql, type RawBuilder, type Transaction } from "kysely";
 import type { Database } from "../../db/schema.ts";
 import type { Executor } from "../../db/transactions.ts";
 import type { CvuAccount } from "../../db/tables/charges.table.ts";
@@ -157,15 +157,21 @@ export async function holdCvuForCharge(
   return holdSharedCvu(trx, charge.merchant_account_id, [{ chargeId: charge.id, payerKey }]);
 }
 
-/** A charge that closes gives its CVU back: a CVU with no open charge left is free again. */
+/**
+ * A charge that closes gives its CVU back, as CTEs (`cvu_released`, `cvu_freed`) for a statement that
+ * closes it: a CVU with no open charge left is free again. An exclusive CVU's figures are exact; a shared
+ * one's are recounted by its trigger (joins do not write the row), which sees the hold's delete.
+ */
+export function releaseCvuCtes(chargeId: string): RawBuilder<unknown> {
+  return sql`
+    cvu_released as (delete from cvu_holds where charge_id = ${chargeId} returning cvu_account_id),
+    cvu_freed as (
+      update cvu_accounts set open_charges = open_charges - 1, holding = case when open_charges - 1 = 0 then 'free' else holding end
+       where id in (select cvu_account_id from cvu_released)
+    )`;
+}
+
+/** A charge that closes gives its CVU back (one statement). */
 export async function releaseCvu(trx: Trx, chargeId: string): Promise<void> {
-  const hold = await trx.deleteFrom("cvu_holds").where("charge_id", "=", chargeId).returning("cvu_account_id").executeTakeFirst();
-  if (!hold) return;
-  // An exclusive CVU's figures are exact; a shared one's are recounted by its trigger (joins do not write
-  // the row). Either way a CVU with no open charge left is free.
-  await trx
-    .updateTable("cvu_accounts")
-    .set({ open_charges: sql`open_charges - 1`, holding: sql`case when open_charges - 1 = 0 then 'free' else holding end` })
-    .where("id", "=", hold.cvu_account_id)
-    .execute();
+  await sql`with ${releaseCvuCtes(chargeId)} select 1`.execute(trx);
 }

@@ -20,21 +20,31 @@ export interface NewEvent {
   payload: Record<string, unknown>;
 }
 
-export async function recordEvent(trx: Transaction<Database>, event: NewEvent): Promise<{ id: string; type: string; integrationClientId: string }> {
-  // One statement: the merchant's link held (FOR SHARE, so an unlink cannot slip in between the check and
-  // the write), the event (one of a merchant account unlinked from the integration stays hidden from it for
-  // good, domain/merchants/unlinked-merchants.ts) and its delivery job.
-  const { rows } = await sql<{ id: string }>`
-    with link as (
+/**
+ * The event's CTEs for a statement that writes it with the change that causes it: `event_link` (the
+ * merchant's link held FOR SHARE, so an unlink cannot slip in between the check and the write),
+ * `recorded_event` (the event; one of a merchant account unlinked from the integration stays hidden from it
+ * for good, domain/merchants/unlinked-merchants.ts) and `event_job` (its delivery job). The statement must
+ * select from `event_job`, or the job is not added.
+ */
+export function eventCtes(event: NewEvent): RawBuilder<unknown> {
+  return sql`
+    event_link as (
       select unlinked_at from merchant_links
        where integration_client_id = ${event.integrationClientId} and merchant_account_id = ${event.merchantAccountId}
          for share
-    ), recorded as (
+    ), recorded_event as (
       insert into events (integration_client_id, merchant_account_id, charge_id, type, payload, created_at, occurred_while_unlinked)
       values (${event.integrationClientId}, ${event.merchantAccountId}, ${event.chargeId}, ${event.type}, ${JSON.stringify(event.payload)}::jsonb, ${event.createdAt},
-              coalesce((select unlinked_at is not null from link), false))
+              coalesce((select unlinked_at is not null from event_link), false))
       returning id
-    )
-    select recorded.id, ${deliveryJobExpression(sql.ref("recorded.id"))} as job from recorded`.execute(trx);
+    ), event_job as (
+      select recorded_event.id, ${deliveryJobExpression(sql.ref("recorded_event.id"))} as job from recorded_event
+    )`;
+}
+
+export async function recordEvent(trx: Transaction<Database>, event: NewEvent): Promise<{ id: string; type: string; integrationClientId: string }> {
+  // One statement: the link held, the event and its delivery job.
+  const { rows } = await sql<{ id: string }>`with ${eventCtes(event)} select id, job from event_job`.execute(trx);
   return { id: rows[0]!.id, type: event.type, integrationClientId: event.integrationClientId };
 }

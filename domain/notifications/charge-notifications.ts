@@ -4,6 +4,7 @@
 // changes. The time sweep withdraws, set-based, for the charges it closes (domain/charges/time-transitions.ts).
 import type { Transaction } from "kysely";
 import type { Database } from "../../db/schema.ts";
+import type { Executor } from "../../db/transactions.ts";
 import type { Charge } from "../../db/tables/charges.table.ts";
 import { NOTIFICATION_CHANNELS } from "../../db/tables/notifications.table.ts";
 import { argentinaDate } from "../argentina-time.ts";
@@ -44,13 +45,17 @@ export async function scheduleChargeNotifications(trx: Transaction<Database>, ch
  * `queued` messages become `canceled`. Payment confirmations are left to go out.
  */
 export async function withdrawChargeNotifications(trx: Transaction<Database>, chargeId: string): Promise<void> {
-  await trx
+  await withdrawingChargeNotifications(trx, chargeId).execute();
+}
+
+/** The withdrawal as a query, for a statement that closes the charge (a CTE). */
+export function withdrawingChargeNotifications(db: Executor, chargeId: string) {
+  return db
     .updateTable("notifications")
     .set({ status: "canceled" })
     .where("charge_id", "=", chargeId)
     .where("status", "in", UNSENT)
-    .where("kind", "<>", "payment_confirmation")
-    .execute();
+    .where("kind", "<>", "payment_confirmation");
 }
 
 /**

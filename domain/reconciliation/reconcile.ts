@@ -4,18 +4,19 @@
 // notifications are one transaction.
 // Concurrent transfers to one charge are serialised on the charge's row, so they sum correctly; transfers
 // to different charges sharing a CVU do not wait for each other.
-import { sql, type Transaction } from "kysely";
+import { sql, type Expression, type Transaction } from "kysely";
 import type { Database } from "../../db/schema.ts";
 import { inTransaction, type Executor } from "../../db/transactions.ts";
 import type { Charge } from "../../db/tables/charges.table.ts";
+import type { MerchantLink } from "../../db/tables/identity.table.ts";
 import type { UnmatchedReason } from "../../db/tables/payments.table.ts";
 import { amountOwedCents } from "../amount-owed.ts";
-import { releaseCvu, WHOLE_CVU } from "../cvu-pool/cvu-pool.ts";
+import { releaseCvuCtes, WHOLE_CVU } from "../cvu-pool/cvu-pool.ts";
 import { fromCents } from "../money.ts";
 import { payerKeyOf } from "../tax-id.ts";
-import { recordEvent } from "../events/outbox.ts";
+import { eventCtes, recordEvent, type NewEvent } from "../events/outbox.ts";
 import { paymentBreakdownRow, termsOfLink, type CommissionTerms } from "../earnings/payment-breakdown.ts";
-import { confirmPaymentByChat, withdrawChargeNotifications } from "../notifications/charge-notifications.ts";
+import { confirmPaymentByChat, withdrawingChargeNotifications } from "../notifications/charge-notifications.ts";
 
 export interface IncomingTransfer {
   transactionId: string;
@@ -52,8 +53,10 @@ export async function receiveTransfer(
   options: { receivedAt: Date; livemode: boolean },
 ): Promise<ReconciliationOutcome> {
   return inTransaction(db, async (trx) => {
-    // The transfer, recorded once, and the CVU that received it: one round trip. The CVU's row is read, not
-    // locked: transfers to one shared CVU pay different charges and must not queue on it.
+    const senderKey = transfer.senderCuil ? payerKeyOf(transfer.senderCuil) : undefined;
+    // The transfer, recorded once, the CVU that received it and the charge it pays, locked: one round trip.
+    // The CVU's row is read, not locked: transfers to one shared CVU pay different charges and must not
+    // queue on it. A duplicate locks nothing.
     const inserted = await trx
       .with("recorded", (db) =>
         db
@@ -73,9 +76,13 @@ export async function receiveTransfer(
           .onConflict((oc) => oc.column("transaction_id").doNothing())
           .returning("id"),
       )
+      .with("account", (db) => db.selectFrom("cvu_accounts").select(["id", "last_charge_id"]).where("cvu", "=", transfer.receivingCvu))
+      .with("matched", () => lockMatchedCharge(trx, sql<string>`(select id from account)`, senderKey).where(sql<boolean>`exists (select from recorded)`))
       .selectFrom("recorded")
-      .leftJoin("cvu_accounts as a", (join) => join.on("a.cvu", "=", transfer.receivingCvu))
-      .select(["recorded.id", "a.id as account_id", "a.last_charge_id"])
+      .leftJoin("account", (join) => join.onTrue())
+      .leftJoin("matched", (join) => join.onTrue())
+      .selectAll("matched")
+      .select(["recorded.id as transfer_id", "account.id as account_id", "account.last_charge_id as account_last_charge_id"])
       .executeTakeFirst();
     if (!inserted) {
       const existing = await trx
@@ -85,30 +92,25 @@ export async function receiveTransfer(
         .executeTakeFirstOrThrow();
       return { transferId: existing.id, duplicate: true, unmatchedReason: existing.unmatched_reason ?? undefined };
     }
-    if (inserted.account_id === null) return settleUnmatched(trx, inserted.id, transfer, "no_pending", undefined, options);
-    const account = { id: inserted.account_id, last_charge_id: inserted.last_charge_id };
+    const { transfer_id: transferId, account_id: accountId, account_last_charge_id: lastChargeId, ...firstMatch } = inserted;
+    if (accountId === null) return settleUnmatched(trx, transferId, transfer, "no_pending", undefined, options);
+    const account = { id: accountId, last_charge_id: lastChargeId };
 
     // The matched charge is what gets locked. A charge found closed once its lock is granted was closed
     // (and its hold released) by a transaction that has just committed, so the match is read again.
-    const senderKey = transfer.senderCuil ? payerKeyOf(transfer.senderCuil) : undefined;
     for (let attempt = 0; ; attempt++) {
-      // The matched charge, locked, with its merchant link's commission terms (the payment's breakdown).
-      const matched = await trx
-        .selectFrom("charges as c")
-        .leftJoin("merchant_links as l", (join) =>
-          join.onRef("l.integration_client_id", "=", "c.integration_client_id").onRef("l.merchant_account_id", "=", "c.merchant_account_id"),
-        )
-        .selectAll("c")
-        .select(["l.commission_percentage", "l.commission_fixed_cents", "l.service_commission_percentage"])
-        .where("c.id", "=", matchingHold(trx, account.id, senderKey))
-        .forUpdate("c")
-        .executeTakeFirst();
+      const matched =
+        attempt === 0
+          ? firstMatch.id === null
+            ? undefined
+            : (firstMatch as LockedMatch)
+          : await lockMatchedCharge(trx, account.id, senderKey).executeTakeFirst();
       if (!matched) break;
       const { commission_percentage, commission_fixed_cents, service_commission_percentage, ...charge } = matched;
       if (charge.state === "pending" || charge.state === "partial_payment") {
         return applyPayment(
           trx,
-          inserted.id,
+          transferId,
           transfer,
           charge,
           termsOfLink({ commission_percentage, commission_fixed_cents, service_commission_percentage }),
@@ -116,7 +118,7 @@ export async function receiveTransfer(
         );
       }
       // A closed charge that still holds its CVU breaks the pool's rule: refuse to guess.
-      if (attempt === 2) return settleUnmatched(trx, inserted.id, transfer, "ambiguous", charge, options);
+      if (attempt === 2) return settleUnmatched(trx, transferId, transfer, "ambiguous", charge, options);
     }
 
     // Nothing open matches: the reason comes from what the CVU held last (for this payer, in cuil mode).
@@ -131,12 +133,27 @@ export async function receiveTransfer(
     else if (!last) reason = "no_pending";
     else if (last.conciliation_type === "cuil" && !lastForPayer) reason = "no_cuil_match";
     else reason = CLOSED_REASON[last.state] ?? "ambiguous";
-    return settleUnmatched(trx, inserted.id, transfer, reason, last, options);
+    return settleUnmatched(trx, transferId, transfer, reason, last, options);
   });
 }
 
+type LockedMatch = Charge & Pick<MerchantLink, "commission_percentage" | "commission_fixed_cents" | "service_commission_percentage">;
+
+/** The matched charge, locked, with its merchant link's commission terms (the payment's breakdown). */
+function lockMatchedCharge(trx: Transaction<Database>, cvuAccountId: string | Expression<string>, senderKey: string | undefined) {
+  return trx
+    .selectFrom("charges as c")
+    .leftJoin("merchant_links as l", (join) =>
+      join.onRef("l.integration_client_id", "=", "c.integration_client_id").onRef("l.merchant_account_id", "=", "c.merchant_account_id"),
+    )
+    .selectAll("c")
+    .select(["l.commission_percentage", "l.commission_fixed_cents", "l.service_commission_percentage"])
+    .where("c.id", "=", matchingHold(trx, cvuAccountId, senderKey))
+    .forUpdate("c");
+}
+
 /** The charge a transfer to this CVU pays: the CVU's own (cvu mode) or the sender's (cuil mode), by the unique (CVU, payer) key. */
-function matchingHold(trx: Transaction<Database>, cvuAccountId: string, senderKey: string | undefined) {
+function matchingHold(trx: Transaction<Database>, cvuAccountId: string | Expression<string>, senderKey: string | undefined) {
   return trx
     .selectFrom("cvu_holds")
     .select("charge_id")
@@ -179,31 +196,7 @@ async function applyPayment(
   const owed = amountOwedCents(charge, transfer.operatedAt) ?? 0;
   const paid = charge.paid_cents + transfer.amountCents;
   const total = paid >= owed;
-  if (total) {
-    await releaseCvu(trx, charge.id);
-    // Paid: no more reminders. After a partial payment they stay, and show the balance.
-    await withdrawChargeNotifications(trx, charge.id);
-  }
-  // The charge, the transfer's match and the payment's breakdown in one statement.
-  const updated = await trx
-    .with("matched", (db) => db.updateTable("transfers").set({ charge_id: charge.id, unmatched_reason: null }).where("id", "=", transferId))
-    .with("breakdown", (db) =>
-      db
-        .insertInto("payment_breakdowns")
-        .values(paymentBreakdownRow({ transferId, grossCents: transfer.amountCents, receivedAt: options.receivedAt }, charge, terms)),
-    )
-    .updateTable("charges")
-    .set({
-      paid_cents: paid,
-      state: total ? "total_payment" : "partial_payment",
-      updated_at: options.receivedAt,
-      ...(total ? { closed_at: options.receivedAt } : {}),
-    })
-    .where("id", "=", charge.id)
-    .returningAll()
-    .executeTakeFirstOrThrow();
-  await confirmPaymentByChat(trx, { charge: updated, transferId, full: total, at: options.receivedAt });
-  const event = await recordEvent(trx, {
+  const event: NewEvent = {
     type: "payment_request.payment_received",
     integrationClientId: charge.integration_client_id,
     merchantAccountId: charge.merchant_account_id,
@@ -223,8 +216,30 @@ async function applyPayment(
       ...(charge.metadata ? { metadata: charge.metadata } : {}),
       paidAt: transfer.operatedAt.toISOString(),
     },
-  });
-  return { transferId, duplicate: false, charge: updated, event };
+  };
+  // One statement: the charge, the transfer's match, the payment's breakdown, the event and its delivery
+  // job; paid in full, also the CVU given back and the reminders withdrawn (after a partial payment they
+  // stay, and show the balance).
+  const update = trx
+    .updateTable("charges")
+    .set({
+      paid_cents: paid,
+      state: total ? "total_payment" : "partial_payment",
+      updated_at: options.receivedAt,
+      ...(total ? { closed_at: options.receivedAt } : {}),
+    })
+    .where("id", "=", charge.id)
+    .returningAll();
+  const { rows } = await sql<Charge & { event_id: string }>`
+    with transfer_matched as (${trx.updateTable("transfers").set({ charge_id: charge.id, unmatched_reason: null }).where("id", "=", transferId)}),
+    breakdown as (${trx.insertInto("payment_breakdowns").values(paymentBreakdownRow({ transferId, grossCents: transfer.amountCents, receivedAt: options.receivedAt }, charge, terms))}),
+    ${total ? sql`${releaseCvuCtes(charge.id)}, notifications_withdrawn as (${withdrawingChargeNotifications(trx, charge.id)}),` : sql``}
+    ${eventCtes(event)},
+    updated as (${update})
+    select updated.*, event_job.id as event_id, event_job.job as event_job from updated, event_job`.execute(trx);
+  const { event_id: eventId, event_job: _job, ...updated } = rows[0]! as Charge & { event_id: string; event_job: unknown };
+  await confirmPaymentByChat(trx, { charge: updated, transferId, full: total, at: options.receivedAt });
+  return { transferId, duplicate: false, charge: updated, event: { id: eventId, type: event.type, integrationClientId: event.integrationClientId } };
 }
 
 async function settleUnmatched(

@@ -111,6 +111,12 @@ describe("payments", () => {
     expect(paidB.json).toMatchObject({ conciliated: true, paymentRequestId: b.paymentRequestId });
     expect(await state(b.referenceId)).toBe("total_payment");
     expect(await state(a.referenceId)).toBe("pending");
+    // The shared CVU counts the charge left on it, and is free once that one is paid too.
+    const pool = () => t.database.db.selectFrom("cvu_accounts").select(["holding", "open_charges"]).where("cvu", "=", a.CVU).executeTakeFirstOrThrow();
+    expect(await pool()).toEqual({ holding: "shared", open_charges: 1 });
+    await admin.simulate({ cvu: a.CVU, amount: 1000, cuil: "20301234563" });
+    expect(await state(a.referenceId)).toBe("total_payment");
+    expect(await pool()).toEqual({ holding: "free", open_charges: 0 });
   });
 
   it("the surcharge applies from the day after the first due date", async () => {
