@@ -226,6 +226,17 @@ describe("referenceId", () => {
     expect((await m.call("POST", "/payment-request", body)).status).toBe(409);
   });
 
+  it("409 ReferenceIdAlreadyExists for a CUIL-mode charge whose payer could join a shared CVU; the payer can still be charged", async () => {
+    const first = chargeBody({ conciliationType: "cuil", customer: { name: "Pagador", taxDocument: "20301234563" } });
+    const created = await m.call("POST", "/payment-request", first);
+    expect(created.status).toBe(201);
+    const otherPayer = { name: "Otra", taxDocument: "20123456786" };
+    const again = await m.call("POST", "/payment-request", { ...first, customer: otherPayer });
+    expect(again.status).toBe(409);
+    expect(again.json).toEqual({ error: "ReferenceIdAlreadyExists", message: expect.any(String), referenceId: first.referenceId });
+    expect((await m.call("POST", "/payment-request", chargeBody({ conciliationType: "cuil", customer: otherPayer }))).status).toBe(201);
+  });
+
   it("is unique per integration and merchant: another merchant may use the same one", async () => {
     const other = await linkedMerchant(t);
     const body = priced();
