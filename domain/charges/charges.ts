@@ -1,7 +1,7 @@
 // Charges of a merchant account created by an integration: create, read, list, complete a draft's amount,
 // cancel. Each change is one transaction with the CVU it holds and the limits it counts.
 import { randomUUID } from "node:crypto";
-import { sql, type Kysely, type Transaction } from "kysely";
+import { sql, type Kysely, type QueryCreator, type Transaction } from "kysely";
 import type { Database } from "../../db/schema.ts";
 import { commitWorkPending, type Executor } from "../../db/transactions.ts";
 import type { Charge } from "../../db/tables/charges.table.ts";
@@ -147,13 +147,7 @@ async function createJoiningSharedCvu(db: Kysely<Database>, context: ChargeConte
   const row = { id: chargeId, ...chargeRow(context, spec) };
   const columns = Object.keys(row) as Array<keyof typeof row>;
   const result = await db
-    .with("merchant", (db) =>
-      db
-        .selectFrom("merchant_accounts as m")
-        .select(["m.account_holder_name", "m.account_holder_tax_id"])
-        .select((eb) => eb.selectFrom("integration_clients as i").select("i.suspended_at").where("i.id", "=", context.integrationClientId).as("suspended_at"))
-        .where("m.id", "=", context.merchantAccountId),
-    )
+    .with("merchant", (db) => merchantForCreate(db, context))
     .with("shared", () => joinableSharedCvu(db, context.merchantAccountId, [payerKey]))
     .with("hold", (db) =>
       db
@@ -197,14 +191,18 @@ async function createJoiningSharedCvu(db: Kysely<Database>, context: ChargeConte
   };
 }
 
-/** One read before a create: the integration may collect (or 404 IntegrationNotReadyToCollectError), and the merchant's account details. */
-export async function bankAccountInfoForCreate(trx: Transaction<Database>, context: ChargeContext): Promise<BankAccountInfo> {
-  const row = await trx
+/** What a create reads first: the merchant's account details and whether its integration is suspended. */
+function merchantForCreate(db: QueryCreator<Database>, context: ChargeContext) {
+  return db
     .selectFrom("merchant_accounts as m")
     .select(["m.account_holder_name", "m.account_holder_tax_id"])
     .select((eb) => eb.selectFrom("integration_clients as i").select("i.suspended_at").where("i.id", "=", context.integrationClientId).as("suspended_at"))
-    .where("m.id", "=", context.merchantAccountId)
-    .executeTakeFirstOrThrow();
+    .where("m.id", "=", context.merchantAccountId);
+}
+
+/** One read before a create: the integration may collect (or 404 IntegrationNotReadyToCollectError), and the merchant's account details. */
+export async function bankAccountInfoForCreate(trx: Transaction<Database>, context: ChargeContext): Promise<BankAccountInfo> {
+  const row = await merchantForCreate(trx, context).executeTakeFirstOrThrow();
   if (row.suspended_at) throw integrationSuspended();
   return { accountHolderName: row.account_holder_name, accountHolderTaxId: row.account_holder_tax_id, bankName: BANK_NAME };
 }
