@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { ApiName } from "./normalize-openapi.ts";
-import { ensureGeneratorJar, generatorConfig, runGeneratorBatch } from "./generate-sdk.ts";
+import { contractVersion, ensureGeneratorJar, generateClientsIn, generatorConfig } from "./generate-sdk.ts";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 
@@ -29,41 +29,19 @@ const NAMESPACE_OF: Record<ApiName, string> = { integration: "Integration", auth
  */
 const GENERATOR_OPTIONS = { variableNamingConvention: "camelCase", hideGenerationTimestamp: true, srcBasePath: "lib", composerPackageName: "cobro/sdk" };
 
-/** No docs, no tests, and the models of form bodies too (the Auth API's OAuth forms), as for TypeScript. */
-const GLOBAL_PROPERTIES = { skipFormModel: "false", apiDocs: "false", modelDocs: "false", apiTests: "false", modelTests: "false" };
-
-/** The contract's version: the three documents' `info.version`, which must agree. */
-function contractVersion(documents: Record<ApiName, unknown>): string {
-  const versions = new Set(Object.values(documents).map((document) => (document as { info?: { version?: string } }).info?.version));
-  const [version] = versions;
-  if (versions.size !== 1 || typeof version !== "string") throw new Error(`the OpenAPI documents disagree on info.version: ${[...versions].join(", ")}`);
-  return version;
-}
-
 /** Generates the three clients into `outDir/generated/` and writes `outDir/composer.json`. */
 export function generatePhpSdkInto(outDir: string, documents: Record<ApiName, unknown>): void {
   ensureGeneratorJar();
   const version = contractVersion(documents);
   const scratch = mkdtempSync(join(tmpdir(), "cobro-sdk-php-"));
   try {
-    const configs: string[] = [];
-    for (const [api, document] of Object.entries(documents) as [ApiName, unknown][]) {
-      const input = join(scratch, `${api}.json`);
-      writeFileSync(input, JSON.stringify(document));
-      const config = join(scratch, `${api}.config.json`);
-      writeFileSync(
-        config,
-        JSON.stringify({
-          generatorName: "php",
-          inputSpec: input,
-          outputDir: join(scratch, "out", api),
-          globalProperties: GLOBAL_PROPERTIES,
-          additionalProperties: { ...GENERATOR_OPTIONS, invokerPackage: `Cobro\\Sdk\\Generated\\${NAMESPACE_OF[api]}`, artifactVersion: version },
-        }),
-      );
-      configs.push(config);
-    }
-    runGeneratorBatch(configs, "the PHP SDK");
+    generateClientsIn(
+      scratch,
+      documents,
+      "php",
+      (api) => ({ ...GENERATOR_OPTIONS, invokerPackage: `Cobro\\Sdk\\Generated\\${NAMESPACE_OF[api]}`, artifactVersion: version }),
+      "the PHP SDK",
+    );
     const generatedDir = join(outDir, "generated");
     rmSync(generatedDir, { recursive: true, force: true });
     mkdirSync(generatedDir, { recursive: true });

@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSy
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { ensureGeneratorJar, runGeneratorBatch } from "./generate-sdk.ts";
+import { contractVersion, ensureGeneratorJar, generateClientsIn } from "./generate-sdk.ts";
 import type { ApiName } from "./normalize-openapi.ts";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -30,43 +30,15 @@ function generatorOptions(api: ApiName, version: string): Record<string, string 
   return { packageName: `${PACKAGE_PREFIX}.${api}`, packageVersion: version, projectName: "cobro-sdk", hideGenerationTimestamp: true };
 }
 
-/** Only the package's sources: no docs, no generated tests (the SDK's own tests are in sdks/python/tests). */
-const GLOBAL_PROPERTIES = { skipFormModel: "false", apiDocs: "false", modelDocs: "false", apiTests: "false", modelTests: "false" };
-
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
-
-function versionOf(documents: Record<ApiName, Json>): string {
-  const versions = new Set(Object.values(documents).map((document) => ((document as { info?: { version?: string } }).info?.version ?? "").trim()));
-  if (versions.size !== 1) throw new Error(`the three OpenAPI documents must share one info.version, found: ${[...versions].join(", ")}`);
-  const [version] = versions;
-  if (!version) throw new Error("the OpenAPI documents have no info.version");
-  return version;
-}
 
 /** Generates one `python` client per API into `outDir/{api}/` (outDir is replaced). */
 export function generatePythonSdkInto(outDir: string, documents: Record<ApiName, Json>): void {
   ensureGeneratorJar();
-  const version = versionOf(documents);
+  const version = contractVersion(documents);
   const scratch = mkdtempSync(join(tmpdir(), "cobro-sdk-python-"));
   try {
-    const configs: string[] = [];
-    for (const [api, document] of Object.entries(documents) as [ApiName, Json][]) {
-      const input = join(scratch, `${api}.json`);
-      writeFileSync(input, JSON.stringify(document));
-      const config = join(scratch, `${api}.config.json`);
-      writeFileSync(
-        config,
-        JSON.stringify({
-          generatorName: "python",
-          inputSpec: input,
-          outputDir: join(scratch, "out", api),
-          globalProperties: GLOBAL_PROPERTIES,
-          additionalProperties: generatorOptions(api, version),
-        }),
-      );
-      configs.push(config);
-    }
-    runGeneratorBatch(configs, "the Python SDK");
+    generateClientsIn(scratch, documents, "python", (api) => generatorOptions(api, version), "the Python SDK");
     rmSync(outDir, { recursive: true, force: true });
     mkdirSync(outDir, { recursive: true });
     for (const api of Object.keys(documents)) {

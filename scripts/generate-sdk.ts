@@ -125,28 +125,53 @@ export function runGeneratorBatch(configs: string[], what: string): void {
 }
 
 /** Generates one typescript-fetch client per API into `outDir/{api}/` (which is replaced). */
+/**
+ * Runs openapi-generator's `generatorName` once for the three APIs: each document and its config are
+ * written into `scratch`, and each API's client comes out in `scratch/out/{api}/`. The global properties
+ * are the same for every SDK.
+ */
+export function generateClientsIn<D>(
+  scratch: string,
+  documents: Record<ApiName, D>,
+  generatorName: string,
+  additionalPropertiesOf: (api: ApiName) => Record<string, unknown>,
+  what: string,
+  documentToWrite: (document: D) => unknown = (document) => document,
+): void {
+  const configs: string[] = [];
+  for (const [api, document] of Object.entries(documents) as [ApiName, D][]) {
+    const input = join(scratch, `${api}.json`);
+    writeFileSync(input, JSON.stringify(documentToWrite(document)));
+    const config = join(scratch, `${api}.config.json`);
+    writeFileSync(
+      config,
+      JSON.stringify({
+        generatorName,
+        inputSpec: input,
+        outputDir: join(scratch, "out", api),
+        globalProperties: GLOBAL_PROPERTIES,
+        additionalProperties: additionalPropertiesOf(api),
+      }),
+    );
+    configs.push(config);
+  }
+  runGeneratorBatch(configs, what);
+}
+
+/** The contract's version: the three documents' `info.version`, which must agree (the SDKs' package version). */
+export function contractVersion(documents: Record<ApiName, unknown>): string {
+  const versions = new Set(Object.values(documents).map((document) => ((document as { info?: { version?: string } }).info?.version ?? "").trim()));
+  const [version] = versions;
+  if (versions.size !== 1) throw new Error(`the three OpenAPI documents must share one info.version, found: ${[...versions].join(", ")}`);
+  if (!version) throw new Error("the OpenAPI documents have no info.version");
+  return version;
+}
+
 export function generateSdkInto(outDir: string, documents: Record<ApiName, Json>): void {
   ensureGeneratorJar();
   const scratch = mkdtempSync(join(tmpdir(), "cobro-sdk-"));
   try {
-    const configs: string[] = [];
-    for (const [api, document] of Object.entries(documents)) {
-      const input = join(scratch, `${api}.json`);
-      writeFileSync(input, JSON.stringify(documentForGenerator(document)));
-      const config = join(scratch, `${api}.config.json`);
-      writeFileSync(
-        config,
-        JSON.stringify({
-          generatorName: "typescript-fetch",
-          inputSpec: input,
-          outputDir: join(scratch, "out", api),
-          globalProperties: GLOBAL_PROPERTIES,
-          additionalProperties: GENERATOR_OPTIONS,
-        }),
-      );
-      configs.push(config);
-    }
-    runGeneratorBatch(configs, "the SDK");
+    generateClientsIn(scratch, documents, "typescript-fetch", () => GENERATOR_OPTIONS, "the SDK", documentForGenerator);
     rmSync(outDir, { recursive: true, force: true });
     mkdirSync(outDir, { recursive: true });
     for (const api of Object.keys(documents)) {
