@@ -4,6 +4,7 @@
 import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import { toolMissing } from "./missing-tool.ts";
 
 const run = promisify(execFile);
 
@@ -36,10 +37,7 @@ export async function phpAvailable(skip: (reason: string) => void): Promise<bool
     await probe();
     return true;
   } catch (error) {
-    if (process.env.CI === "true") throw error;
-    const reason = error instanceof Error ? error.message : String(error);
-    console.warn(`skipped: ${reason}`);
-    skip(reason);
+    toolMissing(error instanceof Error ? error.message : String(error), skip);
     return false;
   }
 }

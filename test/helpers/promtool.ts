@@ -3,16 +3,14 @@
 // skip with the reason elsewhere, as for Chromium and Python.
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
+import { toolMissing } from "./missing-tool.ts";
 
 export const PROMTOOL_PATH = process.env.PROMTOOL_PATH ?? "/usr/bin/promtool";
 
 /** The path of promtool, or `undefined` after `skip(reason)` outside CI; under CI=true a missing one throws. */
 export function promtoolOr(skip: (reason: string) => void): string | undefined {
   if (existsSync(PROMTOOL_PATH)) return PROMTOOL_PATH;
-  const reason = `promtool is not at ${PROMTOOL_PATH}: apt-get install prometheus (or set PROMTOOL_PATH)`;
-  if (process.env.CI === "true") throw new Error(reason);
-  console.warn(`skipped: ${reason}`);
-  skip(reason);
+  toolMissing(`promtool is not at ${PROMTOOL_PATH}: apt-get install prometheus (or set PROMTOOL_PATH)`, skip);
   return undefined;
 }
 

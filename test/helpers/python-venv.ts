@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import { toolMissing } from "./missing-tool.ts";
 
 const run = promisify(execFile);
 const root = fileURLToPath(new URL("../../", import.meta.url));
@@ -110,10 +111,7 @@ async function pythonOf(venv: Venv, module: string, skip: (reason: string) => vo
   try {
     return await provision(venv, module);
   } catch (error) {
-    if (process.env.CI === "true") throw error;
-    const reason = error instanceof Error ? error.message : String(error);
-    console.warn(`skipped: ${reason}`);
-    skip(reason);
+    toolMissing(error instanceof Error ? error.message : String(error), skip);
     return undefined;
   }
 }
