@@ -103,8 +103,12 @@ export async function addJob<T extends TaskName>(
  * add_job as an SQL expression (the new job's id), for a statement that enqueues as part of a larger
  * write: the job is added in that statement's transaction, and workers are woken when it commits.
  */
-export function addJobExpression(task: TaskName, payload: RawBuilder<unknown>, options: { jobKey?: RawBuilder<unknown> } = {}): RawBuilder<string> {
-  return sql<string>`(select id from ${sql.id(QUEUE_SCHEMA, "add_job")}(identifier => ${task}, payload => ${payload}, job_key => ${options.jobKey ?? null}::text))`;
+export function addJobExpression(
+  task: TaskName,
+  payload: RawBuilder<unknown>,
+  options: { jobKey?: RawBuilder<unknown>; runAt?: RawBuilder<unknown> } = {},
+): RawBuilder<string> {
+  return sql<string>`(select id from ${sql.id(QUEUE_SCHEMA, "add_job")}(identifier => ${task}, payload => ${payload}, job_key => ${options.jobKey ?? null}::text, run_at => ${options.runAt ?? null}::timestamptz))`;
 }
 
 /**

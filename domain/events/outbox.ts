@@ -7,8 +7,11 @@ import type { Database } from "../../db/schema.ts";
 import type { EventsTable } from "../../db/tables/payments.table.ts";
 
 /** The event's delivery job as an SQL expression, for a statement that writes the event (the outbox). */
-export function deliveryJobExpression(eventId: RawBuilder<unknown> | ReturnType<typeof sql.ref>): RawBuilder<string> {
-  return addJobExpression(DELIVER_EVENT_TASK, sql`json_build_object('eventId', ${eventId})`, { jobKey: sql`${DELIVER_EVENT_KEY_PREFIX}::text || ${eventId}` });
+export function deliveryJobExpression(eventId: RawBuilder<unknown> | ReturnType<typeof sql.ref>, runAt?: RawBuilder<unknown>): RawBuilder<string> {
+  return addJobExpression(DELIVER_EVENT_TASK, sql`json_build_object('eventId', ${eventId})`, {
+    jobKey: sql`${DELIVER_EVENT_KEY_PREFIX}::text || ${eventId}`,
+    ...(runAt ? { runAt } : {}),
+  });
 }
 
 export interface NewEvent {

@@ -2,7 +2,8 @@
 //
 // Every event gets one `deliver-event` job, added in the transaction that wrote the event (so a job
 // exists exactly when the event does). Each job makes ONE attempt:
-//   1. In a short transaction, under the delivery row's lock: the merchant's link (an event of a merchant
+//   1. In one statement (a transaction when an attempt was left without an outcome or the integration has
+//      no signing secret yet), under the delivery row's lock: the merchant's link (an event of a merchant
 //      unlinked from the integration is not sent), the subscription gate (at the first attempt
 //      of a cycle), the destination (resolved again at every attempt), and the attempt row claimed, one
 //      per (event, attempt number), before anything is sent. Two workers can never make the same attempt:
@@ -10,8 +11,8 @@
 //      the attempt row's primary key refuses a second claim.
 //   2. The request, outside any transaction, through the one outbound client (SSRF guard, 5 s, no
 //      redirects), signed now with the integration's current secret.
-//   3. In a second transaction: the outcome on the attempt row and, on failure, the next attempt's job
-//      (with `run_at` per RETRY_SCHEDULE_MS) in the same transaction; after the last one, `failed`.
+//   3. In a second statement: the outcome on the attempt row and, on failure, the next attempt's job
+//      (with `run_at` per RETRY_SCHEDULE_MS) in the same statement; after the last one, `failed`.
 // A worker that dies between 1 and 3 leaves an attempt without an outcome and its job locked; when the
 // queue hands the job out again (graphile-worker frees the locks of a dead worker after 4 hours, or at
 // once with force_unlock_workers) that attempt is recorded as interrupted and a new one is made, with
@@ -24,7 +25,7 @@ import { sql, type Kysely, type Transaction } from "kysely";
 import { addJob, DELIVER_EVENT_TASK, deliverEventJobKey } from "../../db/job-queue.ts";
 import type { Database } from "../../db/schema.ts";
 import type { OutboxEvent } from "../../db/tables/payments.table.ts";
-import type { AttemptError, DeliveryStatus, NotSentReason, SigningSecretScheme } from "../../db/tables/webhooks.table.ts";
+import type { DeliveryStatus, NotSentReason, SigningSecretScheme } from "../../db/tables/webhooks.table.ts";
 import type { Clock } from "../clock.ts";
 import { DomainError } from "../errors.ts";
 import { eventWithheldFromIntegration, isEventWithheld } from "../merchants/unlinked-merchants.ts";
@@ -33,6 +34,7 @@ import type { OutboundHttpClient, OutboundResult } from "../outbound/http-client
 import { signatureHeader, standardWebhookHeaders, SIGNATURE_HEADER, VALIDATION_TOKEN_HEADER, WEBHOOK_ID_HEADER, type SigningSecret } from "./signature.ts";
 import { ensureSigningSecret, openSigningSecret } from "./signing-secrets.ts";
 import { getEventView, type EventView } from "../events/event-log.ts";
+import { deliveryJobExpression } from "../events/outbox.ts";
 import { isSubscribed, subscribedTo } from "./subscriptions.ts";
 import type { Sealed } from "../../db/tables/sealed.ts";
 
@@ -111,7 +113,140 @@ interface Claim {
 /** Makes the event's next delivery attempt (the `deliver-event` task). `jobId`: the queue job running it. */
 export async function deliverEvent(deps: DeliveryDependencies, eventId: string, jobId: string | null): Promise<DeliveryOutcome> {
   const { db, clock, http } = deps;
-  const claimed = await db.transaction().execute(async (trx): Promise<Claim | DeliveryOutcome> => {
+  const claimed = (await claimInOneStatement(db, eventId, jobId, clock.now())) ?? (await claimInTransaction(deps, eventId, jobId));
+  if ("kind" in claimed) return claimed;
+
+  const result = await sendSigned(http, claimed.url, eventId, claimed.rawBody, claimed.secret, claimed.validationToken, clock.now());
+
+  const eventAgeMs = Math.max(0, clock.now().getTime() - claimed.eventCreatedAt);
+  const base = { kind: "attempted" as const, attempt: claimed.attempt, targetUrl: claimed.url, result, eventAgeMs };
+  // The outcome in one statement: the delivery's lock, the attempt's outcome, and `delivered`, or the next
+  // attempt's job (run_at per RETRY_SCHEDULE_MS), or `failed` after the cycle's last attempt.
+  const now = clock.now();
+  const { rows } = await sql<{ next: "delivered" | "retry" | "failed" | null; next_attempt_at: Date | null }>`
+    with delivery as (
+      select cycle_start from event_deliveries where event_id = ${eventId} for update
+    ), recorded as (
+      update delivery_attempts a
+         set response_status = ${result.status ?? null}, duration_ms = ${result.durationMs}, error = ${result.ok ? null : (result.failure ?? null)}, finished_at = ${now}
+        from delivery
+       where a.event_id = ${eventId} and a.attempt = ${claimed.attempt} and a.finished_at is null
+      returning delivery.cycle_start
+    ), decided as (
+      select case when ${result.ok} then 'delivered' when ${claimed.attempt} - cycle_start >= ${ATTEMPTS_PER_CYCLE} then 'failed' else 'retry' end as next,
+             case when not ${result.ok} and ${claimed.attempt} - cycle_start < ${ATTEMPTS_PER_CYCLE}
+                  then ${now}::timestamptz + (${RETRY_SCHEDULE_MS}::int8[])[${claimed.attempt} - cycle_start] * interval '1 millisecond' end as next_attempt_at
+        from recorded
+       where cycle_start < ${claimed.attempt}
+    ), settled as (
+      update event_deliveries d
+         set status = case when decided.next = 'retry' then d.status else decided.next end,
+             delivered_at = case when decided.next = 'delivered' then ${now}::timestamptz else d.delivered_at end,
+             next_attempt_at = decided.next_attempt_at, updated_at = ${now}
+        from decided
+       where d.event_id = ${eventId}
+    ), retry_job as (
+      select ${deliveryJobExpression(sql`${eventId}::uuid`, sql.ref("decided.next_attempt_at"))} as job from decided where decided.next = 'retry'
+    )
+    select decided.next, decided.next_attempt_at, (select max(job) from retry_job) as job, ${ASYNC_COMMIT} as async_commit
+      from (select 1) as one left join decided on true`.execute(db);
+  const decided = rows[0]!;
+  // No row: taken for interrupted meanwhile, or a resend started a new cycle during the request: the newer
+  // job decides what follows.
+  if (decided.next === null) return { ...base, next: "superseded" };
+  return decided.next === "retry" ? { ...base, next: "retry", nextAttemptAt: decided.next_attempt_at! } : { ...base, next: decided.next };
+}
+
+/** What the one-statement claim read and decided. */
+type ClaimRow = AttemptContext & { act: "claim" | "not_sent" | null; not_sent_reason: NotSentReason | null; url: string | null; written: boolean };
+
+/**
+ * The claim of the common attempt in one statement: the delivery row locked (or written, at the event's
+ * first attempt), the gates and the destination decided in SQL as `claimInTransaction` decides them, and
+ * the attempt row or `not_sent` written. Undefined when the transaction must decide: an attempt without an
+ * outcome (in flight or interrupted), an integration without a signing secret yet, or a delivery row
+ * written by a concurrent resend after this statement's snapshot (nothing is written then).
+ */
+async function claimInOneStatement(db: Kysely<Database>, eventId: string, jobId: string | null, now: Date): Promise<Claim | DeliveryOutcome | undefined> {
+  const { rows } = await sql<ClaimRow>`
+    with locked as (
+      select * from event_deliveries where event_id = ${eventId} for update
+    ), context as (
+      select e.*, d.event_id is not null as has_delivery, coalesce(d.status, 'pending') as delivery_status,
+             coalesce(d.attempts_made, 0) as attempts_made, coalesce(d.cycle_start, 0) as cycle_start,
+             la.attempt as last_attempt, la.finished_at as last_finished_at, la.attempted_at as last_attempted_at, la.job_id as last_job_id, i.clock_offset_ms,
+             ${eventWithheldFromIntegration("e")} as withheld,
+             ${subscribedTo("i", sql.ref("e.type"))} as subscribed,
+             s.secret, s.scheme as secret_scheme, destination.*,
+             -- pickDestination's rules: a charge's URL when set, then the tenant's, then the integration's.
+             coalesce(nullif(destination.charge_url, ''), destination.tenant_url, destination.own_url) as url
+        from events e
+        left join locked d on d.event_id = e.id
+        join integration_clients i on i.id = e.integration_client_id
+        left join delivery_attempts la on la.event_id = e.id and la.attempt = d.attempts_made
+        left join webhook_signing_secrets s on s.integration_client_id = e.integration_client_id
+        left join lateral (${destinationCandidates(db, { type: sql.ref("e.type"), chargeId: sql.ref("e.charge_id"), integrationClientId: sql.ref("e.integration_client_id"), merchantAccountId: sql.ref("e.merchant_account_id") })}) destination on true
+       where e.id = ${eventId}
+    ), gated as (
+      select context.*,
+             case when withheld then 'merchant_unlinked'
+                  when attempts_made = cycle_start and not subscribed then 'not_subscribed'
+                  when url is null then 'no_target' end as not_sent_reason
+        from context
+       where delivery_status = 'pending' and (last_attempt is null or last_finished_at is not null)
+    ), decided as (
+      select gated.*, case when not_sent_reason is not null then 'not_sent' when secret is not null then 'claim' end as act
+        from gated
+    ), updated as (
+      update event_deliveries d
+         set status = case when decided.act = 'not_sent' then 'not_sent' else d.status end,
+             not_sent_reason = decided.not_sent_reason,
+             attempts_made = case when decided.act = 'claim' then d.attempts_made + 1 else d.attempts_made end,
+             target_url = case when decided.act = 'claim' then decided.url else d.target_url end,
+             next_attempt_at = null, updated_at = ${now}
+        from decided
+       where d.event_id = decided.id and decided.has_delivery and decided.act is not null
+      returning d.event_id
+    ), inserted as (
+      insert into event_deliveries (event_id, status, not_sent_reason, attempts_made, target_url, updated_at)
+      select id, case when act = 'claim' then 'pending' else 'not_sent' end, not_sent_reason,
+             case when act = 'claim' then 1 else 0 end, case when act = 'claim' then url end, ${now}
+        from decided where not has_delivery and act is not null
+          on conflict (event_id) do nothing
+      returning event_id
+    ), attempt as (
+      insert into delivery_attempts (event_id, attempt, attempted_at, target_url, job_id)
+      select id, attempts_made + 1, ${now}, url, ${jobId} from decided
+       where act = 'claim' and (exists (select 1 from updated) or exists (select 1 from inserted))
+    )
+    select context.*, decided.act, decided.not_sent_reason,
+           exists (select 1 from updated) or exists (select 1 from inserted) as written, ${ASYNC_COMMIT} as async_commit
+      from context left join decided on true`.execute(db);
+  const context = rows[0];
+  if (!context) return { kind: "gone" };
+  if (context.delivery_status !== "pending") return { kind: "settled", status: context.delivery_status };
+  if (context.act === null || !context.written) return undefined;
+  if (context.act === "not_sent") return { kind: "not_sent", reason: context.not_sent_reason! };
+  const destination = pickDestination(context)!;
+  const secret = openSigningSecret(context.integration_client_id, { secret: context.secret!, scheme: context.secret_scheme! });
+  const eventCreatedAt = context.created_at.getTime() - Number(context.clock_offset_ms);
+  return {
+    attempt: context.attempts_made + 1,
+    eventCreatedAt,
+    url: destination.url,
+    validationToken: destination.validationToken,
+    secret,
+    rawBody: JSON.stringify(context.payload),
+  };
+}
+
+/**
+ * The claim in a transaction, for what the one statement leaves: an attempt without an outcome, a first
+ * secret to create, or a clash with a resend.
+ */
+async function claimInTransaction(deps: DeliveryDependencies, eventId: string, jobId: string | null): Promise<Claim | DeliveryOutcome> {
+  const { db, clock, http } = deps;
+  return db.transaction().execute(async (trx): Promise<Claim | DeliveryOutcome> => {
     const now = clock.now();
     await sql`
       insert into event_deliveries (event_id, status, updated_at)
@@ -173,58 +308,6 @@ export async function deliverEvent(deps: DeliveryDependencies, eventId: string, 
         : await ensureSigningSecret(trx, context.integration_client_id, now);
     const eventCreatedAt = context.created_at.getTime() - Number(context.clock_offset_ms);
     return { attempt, eventCreatedAt, url: destination.url, validationToken: destination.validationToken, secret, rawBody: JSON.stringify(context.payload) };
-  });
-  if ("kind" in claimed) return claimed;
-
-  const result = await sendSigned(http, claimed.url, eventId, claimed.rawBody, claimed.secret, claimed.validationToken, clock.now());
-
-  const eventAgeMs = Math.max(0, clock.now().getTime() - claimed.eventCreatedAt);
-  const base = { kind: "attempted" as const, attempt: claimed.attempt, targetUrl: claimed.url, result, eventAgeMs };
-  if (result.ok) {
-    // The common outcome in one statement: the delivery's lock, the attempt's outcome and `delivered`.
-    const now = clock.now();
-    const { rows } = await sql<{ delivered: boolean }>`
-      with delivery as (
-        select cycle_start from event_deliveries where event_id = ${eventId} for update
-      ), recorded as (
-        update delivery_attempts a
-           set response_status = ${result.status ?? null}, duration_ms = ${result.durationMs}, error = null, finished_at = ${now}
-          from delivery
-         where a.event_id = ${eventId} and a.attempt = ${claimed.attempt} and a.finished_at is null
-        returning delivery.cycle_start
-      ), delivered as (
-        update event_deliveries
-           set status = 'delivered', delivered_at = ${now}, next_attempt_at = null, updated_at = ${now}
-         where event_id = ${eventId} and exists (select 1 from recorded where recorded.cycle_start < ${claimed.attempt})
-        returning event_id
-      )
-      select exists (select 1 from delivered) as delivered, ${ASYNC_COMMIT} as async_commit`.execute(db);
-    // Taken for interrupted meanwhile, or a resend started a new cycle during the request: the newer job
-    // decides what follows.
-    return { ...base, next: rows[0]!.delivered ? "delivered" : "superseded" };
-  }
-  return db.transaction().execute(async (trx): Promise<DeliveryOutcome> => {
-    const now = clock.now();
-    const delivery = await trx.selectFrom("event_deliveries").selectAll().where("event_id", "=", eventId).forUpdate().executeTakeFirstOrThrow();
-    const recorded = await trx
-      .updateTable("delivery_attempts")
-      .set({ response_status: result.status ?? null, duration_ms: result.durationMs, error: (result.failure ?? null) as AttemptError | null, finished_at: now })
-      .where("event_id", "=", eventId)
-      .where("attempt", "=", claimed.attempt)
-      .where("finished_at", "is", null)
-      .executeTakeFirst();
-    // Taken for interrupted meanwhile, or a resend started a new cycle during the request: the newer job
-    // decides what follows.
-    if (recorded.numUpdatedRows === 0n || delivery.cycle_start >= claimed.attempt) return { ...base, next: "superseded" };
-    const attemptsInCycle = claimed.attempt - delivery.cycle_start;
-    if (attemptsInCycle >= ATTEMPTS_PER_CYCLE) {
-      await trx.updateTable("event_deliveries").set({ status: "failed", next_attempt_at: null, updated_at: now }).where("event_id", "=", eventId).execute();
-      return { ...base, next: "failed" };
-    }
-    const nextAttemptAt = new Date(now.getTime() + RETRY_SCHEDULE_MS[attemptsInCycle - 1]!);
-    await enqueueDelivery(trx, eventId, nextAttemptAt);
-    await trx.updateTable("event_deliveries").set({ next_attempt_at: nextAttemptAt, updated_at: now }).where("event_id", "=", eventId).execute();
-    return { ...base, next: "retry", nextAttemptAt };
   });
 }
 

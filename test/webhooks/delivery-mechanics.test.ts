@@ -7,7 +7,9 @@ import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { sql } from "kysely";
+import { Kysely, PostgresDialect, sql } from "kysely";
+import type { Database } from "../../db/schema.ts";
+import { ensureSigningSecret } from "../../domain/webhooks/signing-secrets.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deliverEventJobKey } from "../../db/job-queue.ts";
 import { addressAllowed } from "../../domain/outbound/destination-guard.ts";
@@ -66,7 +68,52 @@ async function runJob(eventId: string, http = loopback) {
   return outcome;
 }
 
+/** A Kysely on the test database's pool that records every statement it sends (BEGIN and COMMIT included). */
+function countingDb() {
+  const statements: string[] = [];
+  const db = new Kysely<Database>({
+    dialect: new PostgresDialect({
+      pool: {
+        connect: async () => {
+          const client = await t.database.pool.connect();
+          return {
+            query: ((text: string, params?: unknown[]) => {
+              statements.push(text);
+              return client.query(text, params);
+            }) as typeof client.query,
+            release: () => client.release(),
+          };
+        },
+        end: async () => {},
+        options: t.database.pool.options,
+      },
+    }),
+  });
+  return { db, statements };
+}
+
 describe("delivery mechanics", () => {
+  it("an attempt is two statements: the claim and the outcome, whether the receiver accepts it or fails", async () => {
+    for (const status of [200, 500]) {
+      const path = `/${uniqueRef(`counted-${status}`)}`;
+      const { eventId } = await pendingEvent(receiver.url(path));
+      const { integration_client_id } = await t.database.db
+        .selectFrom("events")
+        .select("integration_client_id")
+        .where("id", "=", eventId)
+        .executeTakeFirstOrThrow();
+      // The integration's first delivery creates its signing secret (in a transaction); every later one finds it.
+      await ensureSigningSecret(t.database.db, integration_client_id, t.clock.now());
+      const counting = countingDb();
+      const job = await pendingJob(eventId);
+      receiver.answerNext({ status });
+      const outcome = await deliverEvent({ db: counting.db, clock: t.clock, http: loopback }, eventId, job!.id);
+      expect(outcome).toMatchObject({ kind: "attempted", attempt: 1, next: status === 200 ? "delivered" : "retry" });
+      expect(counting.statements, counting.statements.join("\n\n")).toHaveLength(2);
+      await counting.db.destroy();
+    }
+  });
+
   it("retries on the schedule 1 min, 5 min, 30 min, 2 h, 5 h, 10 h, 24 h, 24 h with the same id, then fails; a resend starts over", async () => {
     const path = `/${uniqueRef("always-500")}`;
     receiver.fallback = { status: 500 };
