@@ -1,8 +1,8 @@
 // The webhook burst of `npm run bench` (figure 5) alone: the APIs and the worker in their own processes, a
 // receiver on loopback, and one time sweep expiring BENCH_WEBHOOK_EVENTS charges (default 2,000) of a
 // linked merchant, writing their events and delivery jobs at once. Prints events/s (delivered ÷ last
-// receipt − first event's created_at) and enqueue → receipt p50/p99. BENCH_BURSTS runs (default 2), one
-// after the other. `node bench/webhook-burst.ts`; BENCH_API_NODE_OPTIONS="--cpu-prof --cpu-prof-dir=…" profiles
+// receipt − first event's created_at), enqueue → receipt p50/p99 and the worker's statements per delivered
+// event (BENCH_VERBOSE=1 lists them). BENCH_BURSTS runs (default 2), one after the other. `node bench/webhook-burst.ts`; BENCH_API_NODE_OPTIONS="--cpu-prof --cpu-prof-dir=…" profiles
 // the Cobro processes.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -11,6 +11,7 @@ import { sql } from "kysely";
 import { withBenchDatabase } from "./fixtures/bench-database.ts";
 import { adminIdToken, createBenchIntegration, postJson } from "./fixtures/bench-integration.ts";
 import { startBenchCobro, type BenchProcess } from "./fixtures/bench-processes.ts";
+import { statementCounter, statementFigures } from "./fixtures/statement-counts.ts";
 import { seedExpiringCharges } from "./fixtures/time-sweep.ts";
 import { startWebhookReceipts } from "./load/webhook-receipts.ts";
 import { runTimeTransitions } from "../domain/charges/time-transitions.ts";
@@ -25,13 +26,16 @@ await withBenchDatabase(async (database) => {
   try {
     const api = await startBenchCobro(database.connectionString, dataDir, ["integration", "auth", "admin"]);
     processes.push(api);
-    processes.push(await startBenchCobro(database.connectionString, dataDir, ["worker"]));
+    // The worker as its own role, so that its statements are counted apart from the bench's own.
+    processes.push(await startBenchCobro(database.workerConnectionString, dataDir, ["worker"]));
+    const workerStatements = await statementCounter(db, new URL(database.workerConnectionString).username);
     const adminToken = await adminIdToken(api.urls.auth!, bench.sandbox.integrationAdmin);
     const receipts = await startWebhookReceipts();
     await postJson(`${api.urls.admin!}/my-integration/urls`, { url: receipts.url, urlType: "webhook" }, { authorization: `Bearer ${adminToken}` });
     const merchant = bench.merchants[1] ?? bench.merchants[0]!;
     for (let run = 1; run <= bursts; run++) {
       await seedExpiringCharges(db, bench.integrationClientId, merchant.id, burstSize);
+      const statementsBefore = await workerStatements.snapshot();
       const from = new Date();
       const swept = await runTimeTransitions(db, { now: new Date(), livemode: false, draftLifetimeHours: 6 });
       const deadline = Date.now() + 120_000;
@@ -57,6 +61,17 @@ await withBenchDatabase(async (database) => {
       console.log(
         `burst ${run}: ${swept.expiredEvents} events, ${latencies.length} delivered in ${seconds.toFixed(2)} s = ${Math.round(latencies.length / seconds)} events/s; enqueue → receipt p50 ${percentile(50)} ms p99 ${percentile(99)} ms`,
       );
+      if (workerStatements.unavailable) console.log(`  statements: ${workerStatements.unavailable}`);
+      else {
+        // The worker's statements per delivered event: the delivery's own, and the queue's bookkeeping
+        // (taking and completing jobs, graphile-worker's schema) apart.
+        const { top } = statementFigures(statementsBefore, await workerStatements.snapshot(), latencies.length, Number.POSITIVE_INFINITY);
+        const queue = top.filter((row) => row.query.includes('graphile_worker"._private_')).reduce((sum, row) => sum + row.perRequest, 0);
+        const delivery = top.filter((row) => !row.query.includes('graphile_worker"._private_')).reduce((sum, row) => sum + row.perRequest, 0);
+        console.log(`  worker statements per delivered event: ${delivery.toFixed(2)} delivery, ${queue.toFixed(2)} queue`);
+        if (process.env.BENCH_VERBOSE)
+          for (const row of top.slice(0, 12)) console.log(`    ${row.perRequest.toFixed(3)}  ${row.query.replace(/\s+/g, " ").slice(0, 150)}`);
+      }
     }
     await receipts.close();
   } finally {
