@@ -24,6 +24,7 @@
 import { sql, type Kysely, type Transaction } from "kysely";
 import { addJob, DELIVER_EVENT_TASK, deliverEventJobKey } from "../../db/job-queue.ts";
 import type { Database } from "../../db/schema.ts";
+import type { Executor } from "../../db/transactions.ts";
 import type { OutboxEvent } from "../../db/tables/payments.table.ts";
 import type { DeliveryStatus, NotSentReason, SigningSecretScheme } from "../../db/tables/webhooks.table.ts";
 import type { Clock } from "../clock.ts";
@@ -157,6 +158,30 @@ export async function deliverEvent(deps: DeliveryDependencies, eventId: string, 
   return decided.next === "retry" ? { ...base, next: "retry", nextAttemptAt: decided.next_attempt_at! } : { ...base, next: decided.next };
 }
 
+/**
+ * What an attempt is decided on, one row: the event, its delivery (from `locked`, the caller's CTE that
+ * locks it; none before the event's first attempt), its last attempt, the gates, the destination's
+ * candidates and the first that applies (pickDestination's rules), and the secret.
+ */
+function attemptContext(db: Executor, eventId: string) {
+  return sql`
+      select e.*, d.event_id is not null as has_delivery, coalesce(d.status, 'pending') as delivery_status,
+             coalesce(d.attempts_made, 0) as attempts_made, coalesce(d.cycle_start, 0) as cycle_start,
+             la.attempt as last_attempt, la.finished_at as last_finished_at, la.attempted_at as last_attempted_at, la.job_id as last_job_id, i.clock_offset_ms,
+             ${eventWithheldFromIntegration("e")} as withheld,
+             ${subscribedTo("i", sql.ref("e.type"))} as subscribed,
+             s.secret, s.scheme as secret_scheme, destination.*,
+             coalesce(nullif(destination.charge_url, ''), destination.tenant_url, destination.own_url) as url,
+             ${ASYNC_COMMIT} as async_commit
+        from events e
+        left join locked d on d.event_id = e.id
+        join integration_clients i on i.id = e.integration_client_id
+        left join delivery_attempts la on la.event_id = e.id and la.attempt = d.attempts_made
+        left join webhook_signing_secrets s on s.integration_client_id = e.integration_client_id
+        left join lateral (${destinationCandidates(db, { type: sql.ref("e.type"), chargeId: sql.ref("e.charge_id"), integrationClientId: sql.ref("e.integration_client_id"), merchantAccountId: sql.ref("e.merchant_account_id") })}) destination on true
+       where e.id = ${eventId}`;
+}
+
 /** What the one-statement claim read and decided. */
 type ClaimRow = AttemptContext & { act: "claim" | "not_sent" | null; not_sent_reason: NotSentReason | null; url: string | null; written: boolean };
 
@@ -171,22 +196,7 @@ async function claimInOneStatement(db: Kysely<Database>, eventId: string, jobId:
   const { rows } = await sql<ClaimRow>`
     with locked as (
       select * from event_deliveries where event_id = ${eventId} for update
-    ), context as (
-      select e.*, d.event_id is not null as has_delivery, coalesce(d.status, 'pending') as delivery_status,
-             coalesce(d.attempts_made, 0) as attempts_made, coalesce(d.cycle_start, 0) as cycle_start,
-             la.attempt as last_attempt, la.finished_at as last_finished_at, la.attempted_at as last_attempted_at, la.job_id as last_job_id, i.clock_offset_ms,
-             ${eventWithheldFromIntegration("e")} as withheld,
-             ${subscribedTo("i", sql.ref("e.type"))} as subscribed,
-             s.secret, s.scheme as secret_scheme, destination.*,
-             -- pickDestination's rules: a charge's URL when set, then the tenant's, then the integration's.
-             coalesce(nullif(destination.charge_url, ''), destination.tenant_url, destination.own_url) as url
-        from events e
-        left join locked d on d.event_id = e.id
-        join integration_clients i on i.id = e.integration_client_id
-        left join delivery_attempts la on la.event_id = e.id and la.attempt = d.attempts_made
-        left join webhook_signing_secrets s on s.integration_client_id = e.integration_client_id
-        left join lateral (${destinationCandidates(db, { type: sql.ref("e.type"), chargeId: sql.ref("e.charge_id"), integrationClientId: sql.ref("e.integration_client_id"), merchantAccountId: sql.ref("e.merchant_account_id") })}) destination on true
-       where e.id = ${eventId}
+    ), context as (${attemptContext(db, eventId)}
     ), gated as (
       select context.*,
              case when withheld then 'merchant_unlinked'
@@ -220,7 +230,7 @@ async function claimInOneStatement(db: Kysely<Database>, eventId: string, jobId:
        where act = 'claim' and (exists (select 1 from updated) or exists (select 1 from inserted))
     )
     select context.*, decided.act, decided.not_sent_reason,
-           exists (select 1 from updated) or exists (select 1 from inserted) as written, ${ASYNC_COMMIT} as async_commit
+           exists (select 1 from updated) or exists (select 1 from inserted) as written
       from context left join decided on true`.execute(db);
   const context = rows[0];
   if (!context) return { kind: "gone" };
@@ -252,22 +262,10 @@ async function claimInTransaction(deps: DeliveryDependencies, eventId: string, j
       insert into event_deliveries (event_id, status, updated_at)
       select id, 'pending', ${now} from events where id = ${eventId}
       on conflict (event_id) do nothing`.execute(trx);
-    // The event, its delivery (locked), its last attempt, the gates, the destination's candidates and the
-    // secret: one round trip.
     const found = await sql<AttemptContext>`
-      select e.*, d.status as delivery_status, d.attempts_made, d.cycle_start,
-             la.attempt as last_attempt, la.finished_at as last_finished_at, la.attempted_at as last_attempted_at, la.job_id as last_job_id, i.clock_offset_ms,
-             ${eventWithheldFromIntegration("e")} as withheld,
-             ${subscribedTo("i", sql.ref("e.type"))} as subscribed,
-             s.secret, s.scheme as secret_scheme, destination.*, ${ASYNC_COMMIT} as async_commit
-        from events e
-        join event_deliveries d on d.event_id = e.id
-        join integration_clients i on i.id = e.integration_client_id
-        left join delivery_attempts la on la.event_id = e.id and la.attempt = d.attempts_made
-        left join webhook_signing_secrets s on s.integration_client_id = e.integration_client_id
-        left join lateral (${destinationCandidates(trx, { type: sql.ref("e.type"), chargeId: sql.ref("e.charge_id"), integrationClientId: sql.ref("e.integration_client_id"), merchantAccountId: sql.ref("e.merchant_account_id") })}) destination on true
-       where e.id = ${eventId}
-         for update of d`.execute(trx);
+      with locked as (
+        select * from event_deliveries where event_id = ${eventId} for update
+      ) ${attemptContext(trx, eventId)}`.execute(trx);
     const context = found.rows[0];
     if (!context) return { kind: "gone" };
     if (context.delivery_status !== "pending") return { kind: "settled", status: context.delivery_status };
