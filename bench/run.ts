@@ -99,8 +99,9 @@ function statementsPerRequest(path: string, cobro: LoadFigures, bare?: LoadFigur
   line("statements per request: Cobro", `${statementCount(cobro)}${bare ? `, bare ${statementCount(bare)}` : ""}${why}`);
   record(`${path}: statements per request`, statementCount(cobro), bare ? { bare: statementCount(bare) } : {});
   if (verbose && counted && !("unavailable" in counted)) {
-    console.log(`    the statements of ${path}, by calls per answer:`);
-    for (const { perRequest, query } of counted.top) console.log(`    ${perRequest.toFixed(2).padStart(6)}  ${query.replace(/\s+/g, " ").slice(0, 200)}`);
+    console.log(`    the statements of ${path}, by calls per answer, with PostgreSQL's planning and execution time per answer:`);
+    for (const { perRequest, execMsPerRequest, query } of counted.top)
+      console.log(`    ${perRequest.toFixed(2).padStart(6)} ${execMsPerRequest.toFixed(2).padStart(7)} ms  ${query.replace(/\s+/g, " ").slice(0, 200)}`);
   }
 }
 function line(label: string, text: string): void {
