@@ -15,6 +15,7 @@ import type { Logger } from "pino";
 import { CobroStartupError, redactConnectionString } from "./errors.ts";
 import { startEmbeddedPostgres } from "./embedded-postgres.ts";
 import type { Database } from "./schema.ts";
+import { namedStatementClients, StatementNames } from "./prepared-statements.ts";
 import { runCommitWorkBeforeCommit } from "./transactions.ts";
 
 export interface OpenDatabaseOptions {
@@ -39,6 +40,12 @@ export interface OpenDatabaseOptions {
    * one (the server away, the pool exhausted past its timeout): the process's metrics count them by kind.
    */
   onQueryError?: (error: unknown) => void;
+  /**
+   * Kysely's repeated statements run as named prepared statements (db/prepared-statements.ts); default on.
+   * Off behind a pooler that does not keep a connection's prepared statements to one client (PgBouncer in
+   * transaction mode before 1.21).
+   */
+  preparedStatements?: boolean;
 }
 
 export interface DatabaseHandle {
@@ -78,20 +85,19 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
 
   const pool = createPool(connectionString, { max: options.poolSize ?? 10, connectTimeoutMs, logger });
   const onQueryError = options.onQueryError;
+  const forKysely = options.preparedStatements === false ? (client: pg.PoolClient) => client : namedStatementClients(new StatementNames());
   const db = runCommitWorkBeforeCommit(
     new Kysely<Database>({
       dialect: new PostgresDialect({
-        pool: onQueryError
-          ? {
-              connect: () =>
-                pool.connect().catch((error: unknown) => {
-                  onQueryError(error);
-                  throw error;
-                }),
-              end: () => pool.end(),
-              options: pool.options,
-            }
-          : pool,
+        pool: {
+          connect: () =>
+            pool.connect().then(forKysely, (error: unknown) => {
+              onQueryError?.(error);
+              throw error;
+            }),
+          end: () => pool.end(),
+          options: pool.options,
+        },
       }),
       log: onQueryError
         ? (event) => {

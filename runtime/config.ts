@@ -53,6 +53,12 @@ export interface Config {
    * the issuer of every token, so it must be the same in every process of one deployment.
    */
   publicUrls: Record<ApiName, string>;
+  /**
+   * Repeated statements run as named prepared statements on their connection (COBRO_DB_PREPARED_STATEMENTS,
+   * default true): PostgreSQL then plans them once instead of on every run. `false` behind a pooler that
+   * does not keep prepared statements to one client (PgBouncer in transaction mode before 1.21).
+   */
+  preparedStatements: boolean;
   /** Sandbox only (COBRO_ALLOW_LOOPBACK_URLS=true): webhook destinations on loopback, for local receivers and tests. */
   allowLoopbackUrls: boolean;
   /** The global daily cap of chat messages shared by all integrations (COBRO_GLOBAL_DAILY_MESSAGE_CAP). */
@@ -220,12 +226,14 @@ export function loadConfig(
 
   const allowLoopbackUrls = booleanSetting(env, "COBRO_ALLOW_LOOPBACK_URLS", false, problems);
   const singleProcess = booleanSetting(env, "COBRO_SINGLE_PROCESS", false, problems);
+  const preparedStatements = booleanSetting(env, "COBRO_DB_PREPARED_STATEMENTS", true, problems);
   const onlyGiven = argv.some((arg) => arg === "--only" || arg.startsWith("--only="));
 
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     serviceEnv: serviceEnv as ServiceEnv,
     databaseUrl,
+    preparedStatements,
     dataDir: resolve(env.COBRO_DATA_DIR ?? ".data"),
     host,
     ports,

@@ -95,6 +95,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
     database = await openDatabase({
       databaseUrl: config.databaseUrl,
       dataDir: config.dataDir,
+      preparedStatements: config.preparedStatements,
       logger,
       onQueryError: (error) => metrics.db.queryErrors.inc({ kind: databaseErrorKind(error) }),
     });

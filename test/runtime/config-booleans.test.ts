@@ -49,3 +49,13 @@ describe("COBRO_SINGLE_PROCESS", () => {
     expect(() => workerInChild({ COBRO_SINGLE_PROCESS: "one" })).toThrow(`COBRO_SINGLE_PROCESS must be true or false (1/0 and yes/no also work), not "one"`);
   });
 });
+
+describe("COBRO_DB_PREPARED_STATEMENTS", () => {
+  const prepared = (value: string | undefined) => loadConfig({ COBRO_DB_PREPARED_STATEMENTS: value }, [], false).preparedStatements;
+
+  it("prepares repeated statements by default, and not when false (behind a pooler that cannot keep them)", () => {
+    expect(prepared(undefined)).toBe(true);
+    expect(prepared("no")).toBe(false);
+    expect(() => prepared("off")).toThrow(`COBRO_DB_PREPARED_STATEMENTS must be true or false (1/0 and yes/no also work), not "off"`);
+  });
+});

@@ -1,0 +1,89 @@
+// Kysely's repeated statements run as named prepared statements (db/prepared-statements.ts): PostgreSQL keeps
+// them per connection and plans them once, and the bounds keep multi-row texts and one-off texts unnamed.
+import { sql } from "kysely";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openDatabase, type DatabaseHandle } from "../../db/connect.ts";
+import { StatementNames } from "../../db/prepared-statements.ts";
+import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
+
+describe("which statement texts get a name", () => {
+  it("names a text with parameters the second time it runs, and keeps that name", () => {
+    const names = new StatementNames();
+    expect(names.nameFor("select $1", 1)).toBeUndefined();
+    const name = names.nameFor("select $1", 1);
+    expect(name).toMatch(/^cobro_\d+$/);
+    expect(names.nameFor("select $1", 1)).toBe(name);
+    expect(names.nameFor("select $1::int", 1)).toBeUndefined();
+  });
+
+  it("never names a text without parameters (begin, commit) or with more than 64 (a multi-row insert)", () => {
+    const names = new StatementNames();
+    for (let run = 0; run < 3; run++) {
+      expect(names.nameFor("begin", 0)).toBeUndefined();
+      expect(names.nameFor("insert into t values ($1), … ($65)", 65)).toBeUndefined();
+    }
+    expect(names.nameFor("insert into t values ($1), … ($64)", 64)).toBeUndefined();
+    expect(names.nameFor("insert into t values ($1), … ($64)", 64)).toBeDefined();
+  });
+
+  it("stops naming new texts at 300, while the named ones keep their names", () => {
+    const names = new StatementNames();
+    names.nameFor("q0", 1);
+    const first = names.nameFor("q0", 1);
+    for (let n = 1; n < 300; n++) {
+      names.nameFor(`q${n}`, 1);
+      expect(names.nameFor(`q${n}`, 1)).toBeDefined();
+    }
+    names.nameFor("one too many", 1);
+    expect(names.nameFor("one too many", 1)).toBeUndefined();
+    expect(names.nameFor("q0", 1)).toBe(first);
+  });
+});
+
+describe("on a connection", () => {
+  let database: TestDatabase;
+  const opened: DatabaseHandle[] = [];
+  beforeAll(async () => {
+    database = await createTestDatabase();
+  });
+  afterAll(async () => {
+    for (const handle of opened) await handle.close();
+    await database?.close();
+  });
+  const open = async (preparedStatements?: boolean) => {
+    const handle = await openDatabase({ databaseUrl: database.connectionString, dataDir: "unused", poolSize: 1, preparedStatements });
+    opened.push(handle);
+    return handle;
+  };
+  const preparedOnConnection = async (handle: DatabaseHandle) =>
+    (await sql<{ name: string; statement: string }>`select name, statement from pg_prepared_statements`.execute(handle.db)).rows;
+  const lookup = (handle: DatabaseHandle, id: number) =>
+    sql<{ n: number; cents: number; day: string }>`select ${id}::int as n, 20000000000::int8 as cents, date '2026-03-01' as day`.execute(handle.db);
+
+  it("runs a repeated statement as a prepared one, with the same values back", async () => {
+    const handle = await open();
+    const answers = [await lookup(handle, 1), await lookup(handle, 2), await lookup(handle, 3)];
+    expect(answers.map((answer) => answer.rows[0])).toEqual([1, 2, 3].map((n) => ({ n, cents: 20_000_000_000, day: "2026-03-01" })));
+    const prepared = await preparedOnConnection(handle);
+    expect(prepared).toEqual([
+      expect.objectContaining({ name: expect.stringMatching(/^cobro_\d+$/), statement: expect.stringContaining("20000000000::int8") }),
+    ]);
+  });
+
+  it("keeps every statement unnamed when turned off", async () => {
+    const handle = await open(false);
+    for (let n = 0; n < 3; n++) await lookup(handle, n);
+    expect(await preparedOnConnection(handle)).toEqual([]);
+  });
+
+  it("keeps a transaction's statements in the transaction, prepared or not", async () => {
+    const handle = await open();
+    const transactions = await handle.db.transaction().execute(async (trx) => {
+      const seen: string[] = [];
+      for (let n = 0; n < 4; n++) seen.push((await sql<{ xid: string }>`select pg_current_xact_id()::text as xid, ${n}::int`.execute(trx)).rows[0]!.xid);
+      return seen;
+    });
+    expect(new Set(transactions).size).toBe(1);
+    expect((await preparedOnConnection(handle)).map((row) => row.statement)).toEqual([expect.stringContaining("pg_current_xact_id")]);
+  });
+});
