@@ -548,7 +548,7 @@ await withBenchDatabase(async (database) => {
   for (const text of notificationSweepLines(notificationSweep)) console.log(`  ${text}`);
   record("notification sweep", `${notificationSweep.messagesPerSecond} messages/s`);
   heading(`6. the time sweep (${timeSweepCharges.toLocaleString("en")} charges due; npm run bench:time measures it alone)`);
-  const timeSweep = await measureTimeSweep(db, timeSweepCharges, 10);
+  const timeSweep = await measureTimeSweep(db, timeSweepCharges, 10, database.statements);
   for (const text of timeSweepLines(timeSweep)) console.log(`  ${text}`);
   record(`time sweep (${timeSweepCharges.toLocaleString("en")} charges)`, `${timeSweep.chargesPerSecond} charges/s`, {
     goal: "≥ 100,000/s",
