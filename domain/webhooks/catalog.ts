@@ -1,6 +1,7 @@
 // The catalog of subscribable events: the wire names `enabledEvents` accepts, with the portal's Spanish
 // label and description. The catalog is the authority: any other name is refused (422).
 import type { EventsTable } from "../../db/tables/payments.table.ts";
+import { DomainError } from "../errors.ts";
 
 export type EventName = EventsTable["type"];
 
@@ -30,4 +31,17 @@ export const EVENT_CATALOG: readonly CatalogItem[] = [
 
 export function isCatalogEvent(name: string): name is EventName {
   return EVENT_CATALOG.some((item) => item.event === name);
+}
+
+/** 422 `UnknownWebhookEventError` when a name is outside the catalog; `what` says what takes the names. */
+export function refuseUnknownEvents(names: readonly string[], what: string): void {
+  const unknown = names.filter((name) => !isCatalogEvent(name));
+  if (unknown.length === 0) return;
+  throw new DomainError(
+    "UnknownWebhookEventError",
+    `Unknown event name: ${unknown[0]}. The catalog (GET /my-integration/webhook-events) lists the names ${what} accepts.`,
+    {
+      cause: `not in the catalog: ${unknown.join(", ")}`,
+    },
+  );
 }

@@ -2,8 +2,7 @@
 // matched and unmatched payments alike. Empty: nothing is delivered.
 import { sql, type Kysely, type RawBuilder } from "kysely";
 import type { Database } from "../../db/schema.ts";
-import { DomainError } from "../errors.ts";
-import { isCatalogEvent } from "./catalog.ts";
+import { refuseUnknownEvents } from "./catalog.ts";
 
 export async function getSubscription(db: Kysely<Database>, integrationClientId: string): Promise<string[]> {
   const row = await db.selectFrom("integration_clients").select("enabled_events").where("id", "=", integrationClientId).executeTakeFirstOrThrow();
@@ -22,16 +21,7 @@ export function subscribedTo(integrationAlias: string, eventType: RawBuilder<unk
 
 /** Replaces the list; a name outside the catalog is 422 `UnknownWebhookEventError` and nothing changes. */
 export async function replaceSubscription(db: Kysely<Database>, integrationClientId: string, enabledEvents: string[]): Promise<string[]> {
-  const unknown = enabledEvents.filter((name) => !isCatalogEvent(name));
-  if (unknown.length > 0) {
-    throw new DomainError(
-      "UnknownWebhookEventError",
-      `Unknown event name: ${unknown[0]}. The catalog (GET /my-integration/webhook-events) lists the names enabledEvents accepts.`,
-      {
-        cause: `not in the catalog: ${unknown.join(", ")}`,
-      },
-    );
-  }
+  refuseUnknownEvents(enabledEvents, "enabledEvents");
   const row = await db
     .updateTable("integration_clients")
     .set({ enabled_events: [...new Set(enabledEvents)] })
