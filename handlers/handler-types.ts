@@ -12,6 +12,7 @@ import type { TaxRegistry } from "../domain/payer-lookup/tax-registry.ts";
 import type { OutboundHttpClient } from "../domain/outbound/http-client.ts";
 import type { EmailMessage, Sender } from "../domain/outbound/sender.ts";
 import type { Metrics } from "../runtime/metrics.ts";
+import type { EventLogWatcher } from "../domain/webhooks/event-log-watcher.ts";
 
 /** What every handler may use: the database, the clock, configuration, the token service, the outbound client. */
 export interface Services {
@@ -34,11 +35,23 @@ export interface Services {
   chargeListCounts?: ChargeListCounts;
   /** The process's metrics (runtime/metrics.ts): what handlers count, served on the metrics listener. */
   metrics: Metrics;
+  /** What wakes the Admin API's event streams (a process serving the Admin API); stopped with the service, ending them. */
+  eventLog?: EventLogWatcher;
 }
 
 type SuccessStatus = 200 | 201 | 202 | 204 | 303;
 
-type ContentOf<Response> = Response extends { content: infer Content } ? Content[keyof Content] : never;
+/**
+ * The body of a `text/event-stream` answer: the server writes each chunk it yields, as it comes, until it
+ * ends or the client leaves (then `signal` aborts, and the iterator is closed).
+ */
+export type EventStreamBody = (signal: AbortSignal) => AsyncIterable<string>;
+
+type ContentOf<Response> = Response extends { content: infer Content }
+  ? "text/event-stream" extends keyof Content
+    ? EventStreamBody
+    : Content[keyof Content]
+  : never;
 type ResponsesOf<Operation> = Operation extends { responses: infer Responses } ? Responses : never;
 
 /**

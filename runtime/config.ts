@@ -69,6 +69,12 @@ export interface Config {
   workerConcurrency: number;
   /** How often a worker process records its heartbeat and releases the jobs of dead workers (COBRO_WORKER_HEARTBEAT_MS, default 30 s). */
   workerHeartbeatMs: number;
+  /**
+   * The Admin API's event stream: a `: heartbeat` comment after this long without an event
+   * (COBRO_EVENT_STREAM_HEARTBEAT_MS, default 15 s), and how often a process looks for new events for its
+   * open streams (COBRO_EVENT_STREAM_POLL_MS, default 500 ms).
+   */
+  eventStream: { heartbeatMs: number; pollMs: number };
   /** A worker not seen for this long is dead and its jobs run again elsewhere (COBRO_WORKER_STALE_AFTER_MS, default 2 min). */
   workerStaleAfterMs: number;
   /** How long one save of a changed service commission may spend applying it to merchant links (COBRO_COMMISSION_BACKFILL_BUDGET_MS, default 2000). */
@@ -184,6 +190,14 @@ export function loadConfig(
   const workerStaleAfterMs = Number(env.COBRO_WORKER_STALE_AFTER_MS || DEFAULT_STALE_WORKER_AFTER_MS);
   if (!(Number.isInteger(workerStaleAfterMs) && workerStaleAfterMs > 2 * workerHeartbeatMs))
     problems.push("COBRO_WORKER_STALE_AFTER_MS must be a whole number of milliseconds, more than twice COBRO_WORKER_HEARTBEAT_MS");
+  const eventStream = {
+    heartbeatMs: Number(env.COBRO_EVENT_STREAM_HEARTBEAT_MS || 15_000),
+    pollMs: Number(env.COBRO_EVENT_STREAM_POLL_MS || 500),
+  };
+  if (!(Number.isInteger(eventStream.heartbeatMs) && eventStream.heartbeatMs >= 10))
+    problems.push("COBRO_EVENT_STREAM_HEARTBEAT_MS must be a whole number of milliseconds, 10 or more");
+  if (!(Number.isInteger(eventStream.pollMs) && eventStream.pollMs >= 10))
+    problems.push("COBRO_EVENT_STREAM_POLL_MS must be a whole number of milliseconds, 10 or more");
   const commissionBackfillBudgetMs = Number(env.COBRO_COMMISSION_BACKFILL_BUDGET_MS || 2000);
   if (!(Number.isInteger(commissionBackfillBudgetMs) && commissionBackfillBudgetMs >= 0))
     problems.push("COBRO_COMMISSION_BACKFILL_BUDGET_MS must be a whole number of milliseconds, 0 or more");
@@ -251,6 +265,7 @@ export function loadConfig(
     draftLifetimeHours,
     workerConcurrency,
     workerHeartbeatMs,
+    eventStream,
     workerStaleAfterMs,
     commissionBackfillBudgetMs,
     taxRegistryUrl,

@@ -11,7 +11,14 @@ import { generatedDocumentText, referencePages } from "./reference-pages.ts";
 import { checkoutWidgetRoutes } from "./checkout-widget.ts";
 import { adminSignInPageRedirect, portalRoutes } from "./portal.ts";
 import { clientAddressOf } from "./portal-auth-forward.ts";
-import { notImplemented, type AnyOperationHandler, type HandlerContext, type NotImplemented, type Services } from "../handlers/handler-types.ts";
+import {
+  notImplemented,
+  type AnyOperationHandler,
+  type EventStreamBody,
+  type HandlerContext,
+  type NotImplemented,
+  type Services,
+} from "../handlers/handler-types.ts";
 import { redactedUrl, requestLogging, type Logger } from "../runtime/logger.ts";
 import { exclusiveFields, nulCharacterProblems, validationProblems } from "./validation-details.ts";
 import { requestValidators as adminRequestValidators } from "../generated/validators/admin.ts";
@@ -291,6 +298,9 @@ export async function createApiApp<Caller>(options: ApiAppOptions<Caller>): Prom
           )
         : await run();
       const contentType = responseContentType(mediaTypes[result.status], result.body);
+      if (contentType === "text/event-stream" && typeof result.body === "function") {
+        return sendEventStream(res, result, locals.log);
+      }
       if (options.validateResponses && contentType === "application/json") {
         const check = backend.validateResponse(result.body, context.operation, result.status);
         if (check.errors) throw new Error(`${operationId} answered ${result.status} with a body outside the contract: ${JSON.stringify(check.errors)}`);
@@ -420,6 +430,45 @@ export async function createApiApp<Caller>(options: ApiAppOptions<Caller>): Prom
   });
 
   return { app, notImplementedOperations };
+}
+
+/**
+ * A `text/event-stream` answer: headers at once, then each chunk the body yields, written as it comes
+ * (waiting for the socket to drain when the client reads slowly). When the client leaves, the body's
+ * signal aborts and its iterator is closed, so what it holds (timers, subscriptions) is let go.
+ */
+async function sendEventStream(res: Response, result: HandlerAnswer, log: () => Logger): Promise<void> {
+  const controller = new AbortController();
+  const left = () => controller.abort();
+  res.on("close", left);
+  res.status(result.status);
+  for (const [name, value] of Object.entries(result.headers ?? {})) res.setHeader(name, String(value));
+  res.setHeader("Content-Type", "text/event-stream; charset=utf-8");
+  res.flushHeaders();
+  try {
+    for await (const chunk of (result.body as EventStreamBody)(controller.signal)) {
+      if (controller.signal.aborted) break;
+      if (!res.write(chunk)) await drained(res, controller.signal);
+    }
+  } catch (error) {
+    // The status is sent: the stream just ends, and the client resumes from the last id it received.
+    if (!controller.signal.aborted) log().error({ err: error }, "the event stream ended on an error");
+  } finally {
+    res.off("close", left);
+    res.end();
+  }
+}
+
+function drained(res: Response, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off("drain", done);
+      signal.removeEventListener("abort", done);
+      resolve();
+    };
+    res.on("drain", done);
+    signal.addEventListener("abort", done, { once: true });
+  });
 }
 
 /**

@@ -33,6 +33,7 @@ import { configuredSecretKeyring } from "../runtime/secret-key-file.ts";
 import { TokenCheckCache } from "../domain/sign-in/token-check-cache.ts";
 import { observeGuessing } from "../domain/sign-in/credential-throttle.ts";
 import { forgetOwnAuthChanges, listenForAuthChanges } from "./auth-change-listener.ts";
+import { EventLogWatcher } from "../domain/webhooks/event-log-watcher.ts";
 import { bootstrapEmptySandbox, type SandboxCredentials } from "../domain/sandbox/sandbox-bootstrap.ts";
 import { SandboxTaxRegistry } from "../domain/payer-lookup/sandbox-registry.ts";
 import { HttpTaxRegistry } from "../domain/payer-lookup/http-registry.ts";
@@ -59,6 +60,8 @@ export interface RunningService {
   database: DatabaseHandle;
   notImplemented: Partial<Record<ApiName, string[]>>;
   metrics: Metrics;
+  /** What wakes the Admin API's event streams, in a process that serves it. */
+  eventLog?: EventLogWatcher;
   stop(): Promise<void>;
 }
 
@@ -161,7 +164,26 @@ export async function startService(config: Config, options: ServiceOptions): Pro
       stops.push(await listenForAuthChanges(database.connectionString, tokenChecks, logger));
       stops.push(forgetOwnAuthChanges(database.pool, tokenChecks));
     }
-    const services: Services = { db: database.db, clock, config: effectiveConfig, tokens, tokenChecks, payerRegistry, outboundHttp, accountMail, metrics };
+    // The event streams end first when the service stops: an open stream would hold its listener's close.
+    const eventLog = servers.has("admin")
+      ? new EventLogWatcher(database.db, {
+          intervalMs: config.eventStream.pollMs,
+          onError: (error) => logger.warn({ err: error }, "could not look for new events for the event streams: trying again"),
+        })
+      : undefined;
+    if (eventLog) stops.push(async () => eventLog.stop());
+    const services: Services = {
+      db: database.db,
+      clock,
+      config: effectiveConfig,
+      tokens,
+      tokenChecks,
+      payerRegistry,
+      outboundHttp,
+      accountMail,
+      metrics,
+      eventLog,
+    };
     const sandboxCredentials = options.bootstrapSandbox && config.serviceEnv === "sandbox" ? await bootstrapEmptySandbox(database.db, clock.now()) : undefined;
     const notImplemented: Partial<Record<ApiName, string[]>> = {};
 
@@ -230,7 +252,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
       metrics.addSampler("delivery-and-cap-gauges", () => sampleDeliveryAndCapGauges(database.db, metrics, clock.now(), config));
     }
 
-    return { urls, metricsUrl, publicUrls, database, notImplemented, sandboxCredentials, metrics, stop: stopAll };
+    return { urls, metricsUrl, publicUrls, database, notImplemented, sandboxCredentials, metrics, eventLog, stop: stopAll };
   } catch (error) {
     await stopAll();
     throw error;

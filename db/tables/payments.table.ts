@@ -33,6 +33,10 @@ export interface EventsTable {
   created_at: Timestamp;
   /** The merchant account was unlinked from the integration when the event occurred: never delivered nor listed. */
   occurred_while_unlinked: ColumnType<boolean, boolean | undefined, boolean>;
+  /** The event log's order (migration 2026_11_27_0035_event_log_order): a sequence, a bigint as text. */
+  log_position: ColumnType<string, never, never>;
+  /** The writing transaction's id (xid8, as text): see domain/webhooks/event-stream.ts. */
+  log_xid: ColumnType<string, never, never>;
 }
 
 export type Transfer = Selectable<TransfersTable>;

@@ -648,6 +648,44 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/my-integration/events/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Stream events
+         * @description The integration's events as they happen, as Server-Sent Events (`text/event-stream`): what a local
+         *     tool (`cobro listen`) reads to forward the Sandbox's webhooks to a machine the Sandbox cannot reach.
+         *     Offered in Production too: it reads only the integration's own event log, the same events
+         *     `GET /my-integration/events` lists (those of a merchant account unlinked from the integration are left
+         *     out, as there), and sends nothing a webhook delivery would not.
+         *
+         *     The stream opens with `retry: 2000`, then sends each event as `id: <eventId>`,
+         *     `event: <event name>` and one `data:` line with a JSON object of `eventId`, `webhookId`, `event`,
+         *     `createdAt` and `payload` (`payload`: the exact webhook body; `webhookId`: the delivery's
+         *     `X-Service-Webhook-Id`), each followed by a blank line. A comment line `: heartbeat` every 15 seconds
+         *     keeps proxies from closing an idle stream.
+         *
+         *     Without `since` or `Last-Event-ID` the stream starts empty and sends the events that occur from
+         *     now on. With one of them (the header wins), it first sends every later event of the integration in
+         *     the order of the event log (an event's transaction commits before it is sent, so this order is the
+         *     same on every read: none is sent twice, none skipped), then the live ones: a client that reconnects
+         *     with the last `id` it received misses nothing that occurred meanwhile, within the 30 days events
+         *     are kept. An event id older than that, or not of the integration, answers 404 before the stream starts.
+         *     The filters (`event`, `integrationTenantId`) only leave events out; resume with the same filters.
+         */
+        get: operations["streamEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/my-integration/events/{eventId}/resend": {
         parameters: {
             query?: never;
@@ -6880,6 +6918,117 @@ export interface operations {
             };
             /** @description 403 `ForbiddenError` (the admin's role does not allow the operation: `INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`) or `PasswordChangeRequiredError` (the session was opened with a temporary password: change it with `POST /integration/admin/change-password` first). */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /** @description 500 `InternalServerError`: an internal error; quote the `id` to support. Safe to retry reads; after a write, read the resource again before retrying. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /**
+             * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
+             *     just now (a restart, a failover). Nothing was done; retry after the wait.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying (always sent with this code). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+        };
+    };
+    streamEvents: {
+        parameters: {
+            query?: {
+                /** @description Only events with these names (of the catalog, `GET /my-integration/webhook-events`): the parameter repeated, or names separated by commas. A name outside the catalog answers 422. */
+                event?: components["schemas"]["WebhookEventName"][];
+                /** @description Only events of merchant accounts of this tenant. */
+                integrationTenantId?: components["schemas"]["Uuid"];
+                /** @description Resume after this event (its `eventId`): the same as the `Last-Event-ID` header, which wins when both are sent. */
+                since?: components["schemas"]["Uuid"];
+            };
+            header?: {
+                /** @description Resume after this event: what an EventSource sends when it reconnects. */
+                "Last-Event-ID"?: components["schemas"]["Uuid"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example retry: 2000
+                     *
+                     *     id: c1d2e3f4-a5b6-4c7d-8e9f-0a1b2c3d4e5f
+                     *     event: payment_request.payment_received
+                     *     data: {"eventId":"c1d2e3f4-a5b6-4c7d-8e9f-0a1b2c3d4e5f","webhookId":"c1d2e3f4-a5b6-4c7d-8e9f-0a1b2c3d4e5f","event":"payment_request.payment_received","createdAt":"2026-11-22T13:05:00.000Z","payload":{"event":"payment_request.payment_received","livemode":false,"referenceId":"INV-2026-000123"}}
+                     *
+                     *     : heartbeat
+                     */
+                    "text/event-stream": string;
+                };
+            };
+            /** @description The request does not meet the contract: missing field, bad type or range, or a field not accepted. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                };
+            };
+            /**
+             * @description 401 `UnauthorizedError`: the token is missing or sent in more than one `Authorization` header; not signed by
+             *     Cobro, of another issuer, altered, expired or not valid yet; its session was signed out; or it is not an
+             *     admin `idToken` (a merchant account's token and refresh tokens are refused).
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /** @description 403 `ForbiddenError` (the admin's role does not allow the operation: `INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`) or `PasswordChangeRequiredError` (the session was opened with a temporary password: change it with `POST /integration/admin/change-password` first). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /** @description 404 `EventNotFoundError`: no event with this id in the integration (or it is older than the 30-day retention). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /** @description 422 `UnknownWebhookEventError`: a name of the `event` filter is not an event name of the catalog (`GET /my-integration/webhook-events`); `cause` names it. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -85,6 +85,7 @@ export const adminOperationIds = [
   "getEarnings",
   "exportEarningsCsv",
   "listEvents",
+  "streamEvents",
   "resendEvent",
   "requestGoLive",
   "getGoLiveRequest",

@@ -1,6 +1,7 @@
-// The integration's recent events with their delivery, and manual resends.
+// The integration's recent events with their delivery, manual resends, and the live stream of them.
 import { resendEvent as resend } from "../../domain/webhooks/delivery.ts";
 import { EVENT_RETENTION_MS, listEvents as list } from "../../domain/events/event-log.ts";
+import { readEventStream, startEventStream } from "../../domain/webhooks/event-stream.ts";
 import { requireIntegrationAdmin } from "./caller.ts";
 import { pageOf } from "./page-query.ts";
 import type { Handler } from "./handler.ts";
@@ -24,4 +25,60 @@ export const resendEvent: Handler<"resendEvent"> = async ({ caller, params, serv
   const now = services.clock.now();
   const view = await resend(services.db, admin.integrationClientId, params.eventId, now, new Date(now.getTime() - EVENT_RETENTION_MS));
   return { status: 202, body: view };
+};
+
+/** The first line of every stream: how long an EventSource waits before it reconnects. */
+const RETRY_LINE = "retry: 2000\n\n";
+const HEARTBEAT_LINE = ": heartbeat\n\n";
+
+/** Names given repeated, comma-separated, or both. */
+function eventNames(value: string[] | string | undefined): string[] {
+  if (value === undefined) return [];
+  return (Array.isArray(value) ? value : [value])
+    .flatMap((item) => item.split(","))
+    .map((name) => name.trim())
+    .filter((name) => name !== "");
+}
+
+export const streamEvents: Handler<"streamEvents"> = async ({ caller, query, headers, services }) => {
+  const admin = requireIntegrationAdmin(caller);
+  const eventLog = services.eventLog;
+  if (!eventLog) throw new Error("the event stream needs the process's event log watcher");
+  const integrationClientId = admin.integrationClientId;
+  const filter = { events: eventNames(query.event), tenantId: query.integrationTenantId };
+  const lastEventId = headers["last-event-id"];
+  const afterEventId = (Array.isArray(lastEventId) ? lastEventId[0] : lastEventId) || query.since;
+  const retentionStart = new Date(services.clock.now().getTime() - EVENT_RETENTION_MS);
+  // Refusals (404, 422) are answered here, before the stream's first byte.
+  const start = await startEventStream(services.db, integrationClientId, { afterEventId, filter, retentionStart });
+  const heartbeatMs = services.config.eventStream.heartbeatMs;
+
+  async function* stream(signal: AbortSignal): AsyncGenerator<string> {
+    // Subscribed before the first read, so nothing that moves meanwhile goes unnoticed.
+    const subscription = eventLog!.subscribe(integrationClientId);
+    try {
+      yield RETRY_LINE;
+      // The heartbeat is due after `heartbeatMs` without a line sent, whatever woke the stream meanwhile.
+      let lastSent = performance.now();
+      let cursor = start;
+      while (!signal.aborted) {
+        const batch = await readEventStream(services.db, integrationClientId, cursor, filter);
+        cursor = batch.cursor;
+        for (const event of batch.events) {
+          yield `id: ${event.eventId}\nevent: ${event.event}\ndata: ${JSON.stringify(event)}\n\n`;
+          lastSent = performance.now();
+        }
+        if (batch.more) continue;
+        const outcome = await subscription.wait(Math.max(0, lastSent + heartbeatMs - performance.now()), signal);
+        if (outcome === "closed") return;
+        if (outcome === "timeout") {
+          yield HEARTBEAT_LINE;
+          lastSent = performance.now();
+        }
+      }
+    } finally {
+      subscription.close();
+    }
+  }
+  return { status: 200, body: stream, headers: { "Cache-Control": "no-cache", "X-Accel-Buffering": "no" } };
 };

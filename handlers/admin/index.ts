@@ -15,7 +15,7 @@ import {
 } from "./webhooks.ts";
 import { createTenant, deleteTenant, deleteTenantValidationToken, listTenants, setTenantValidationToken, updateTenant } from "./tenants.ts";
 import { createClientUrl, deleteClientUrl, listClientUrls, testClientUrl, updateClientUrl } from "./client-urls.ts";
-import { listEvents, resendEvent } from "./events.ts";
+import { listEvents, resendEvent, streamEvents } from "./events.ts";
 import { ingestBankTransfer } from "./bank-feed.ts";
 import { getOffer, replaceOffer } from "./offer.ts";
 import { createIntegrationClient, getIntegrationClient, listIntegrationClients, updateIntegrationClient } from "./integration-clients.ts";
@@ -71,6 +71,7 @@ export const adminHandlers: HandlerMap<operations, AdminApiCaller> = {
   rotateApiSecretKey,
   listEvents,
   resendEvent,
+  streamEvents,
   requestGoLive,
   getGoLiveRequest,
   listGoLiveRequests,

@@ -60,6 +60,25 @@ export interface ResendEventRequest {
     eventId: string;
 }
 
+export interface StreamEventsRequest {
+    /**
+     * Only events with these names (of the catalog, `GET /my-integration/webhook-events`): the parameter repeated, or names separated by commas. A name outside the catalog answers 422.
+     */
+    event?: Array<string>;
+    /**
+     * Only events of merchant accounts of this tenant.
+     */
+    integrationTenantId?: string;
+    /**
+     * Resume after this event (its `eventId`): the same as the `Last-Event-ID` header, which wins when both are sent.
+     */
+    since?: string;
+    /**
+     * Resume after this event: what an EventSource sends when it reconnects.
+     */
+    lastEventID?: string;
+}
+
 /**
  * 
  */
@@ -180,6 +199,73 @@ export class EventsApi extends runtime.BaseAPI {
      */
     async resendEvent(requestParameters: ResendEventRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<EventRecord> {
         const response = await this.resendEventRaw(requestParameters, initOverrides);
+        return await response.value();
+    }
+
+    /**
+     * Creates request options for streamEvents without sending the request
+     */
+    async streamEventsRequestOpts(requestParameters: StreamEventsRequest): Promise<runtime.RequestOpts> {
+        const queryParameters: any = {};
+
+        if (requestParameters['event'] != null) {
+            queryParameters['event'] = requestParameters['event'];
+        }
+
+        if (requestParameters['integrationTenantId'] != null) {
+            queryParameters['integrationTenantId'] = requestParameters['integrationTenantId'];
+        }
+
+        if (requestParameters['since'] != null) {
+            queryParameters['since'] = requestParameters['since'];
+        }
+
+        const headerParameters: runtime.HTTPHeaders = {};
+
+        if (requestParameters['lastEventID'] != null) {
+            headerParameters['Last-Event-ID'] = String(requestParameters['lastEventID']);
+        }
+
+        if (this.configuration && this.configuration.accessToken) {
+            const token = this.configuration.accessToken;
+            const tokenString = await token("AdminBearer", []);
+
+            if (tokenString) {
+                headerParameters["Authorization"] = `Bearer ${tokenString}`;
+            }
+        }
+
+        let urlPath = `/my-integration/events/stream`;
+
+        return {
+            path: urlPath,
+            method: 'GET',
+            headers: headerParameters,
+            query: queryParameters,
+        };
+    }
+
+    /**
+     * The integration\'s events as they happen, as Server-Sent Events (`text/event-stream`): what a local tool (`cobro listen`) reads to forward the Sandbox\'s webhooks to a machine the Sandbox cannot reach. Offered in Production too: it reads only the integration\'s own event log, the same events `GET /my-integration/events` lists (those of a merchant account unlinked from the integration are left out, as there), and sends nothing a webhook delivery would not.  The stream opens with `retry: 2000`, then sends each event as `id: <eventId>`, `event: <event name>` and one `data:` line with a JSON object of `eventId`, `webhookId`, `event`, `createdAt` and `payload` (`payload`: the exact webhook body; `webhookId`: the delivery\'s `X-Service-Webhook-Id`), each followed by a blank line. A comment line `: heartbeat` every 15 seconds keeps proxies from closing an idle stream.  Without `since` or `Last-Event-ID` the stream starts empty and sends the events that occur from now on. With one of them (the header wins), it first sends every later event of the integration in the order of the event log (an event\'s transaction commits before it is sent, so this order is the same on every read: none is sent twice, none skipped), then the live ones: a client that reconnects with the last `id` it received misses nothing that occurred meanwhile, within the 30 days events are kept. An event id older than that, or not of the integration, answers 404 before the stream starts. The filters (`event`, `integrationTenantId`) only leave events out; resume with the same filters.
+     * Stream events
+     */
+    async streamEventsRaw(requestParameters: StreamEventsRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<string>> {
+        const requestOptions = await this.streamEventsRequestOpts(requestParameters);
+        const response = await this.request(requestOptions, initOverrides);
+
+        if (this.isJsonMime(response.headers.get('content-type'))) {
+            return new runtime.JSONApiResponse<string>(response);
+        } else {
+            return new runtime.TextApiResponse(response) as any;
+        }
+    }
+
+    /**
+     * The integration\'s events as they happen, as Server-Sent Events (`text/event-stream`): what a local tool (`cobro listen`) reads to forward the Sandbox\'s webhooks to a machine the Sandbox cannot reach. Offered in Production too: it reads only the integration\'s own event log, the same events `GET /my-integration/events` lists (those of a merchant account unlinked from the integration are left out, as there), and sends nothing a webhook delivery would not.  The stream opens with `retry: 2000`, then sends each event as `id: <eventId>`, `event: <event name>` and one `data:` line with a JSON object of `eventId`, `webhookId`, `event`, `createdAt` and `payload` (`payload`: the exact webhook body; `webhookId`: the delivery\'s `X-Service-Webhook-Id`), each followed by a blank line. A comment line `: heartbeat` every 15 seconds keeps proxies from closing an idle stream.  Without `since` or `Last-Event-ID` the stream starts empty and sends the events that occur from now on. With one of them (the header wins), it first sends every later event of the integration in the order of the event log (an event\'s transaction commits before it is sent, so this order is the same on every read: none is sent twice, none skipped), then the live ones: a client that reconnects with the last `id` it received misses nothing that occurred meanwhile, within the 30 days events are kept. An event id older than that, or not of the integration, answers 404 before the stream starts. The filters (`event`, `integrationTenantId`) only leave events out; resume with the same filters.
+     * Stream events
+     */
+    async streamEvents(requestParameters: StreamEventsRequest = {}, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<string> {
+        const response = await this.streamEventsRaw(requestParameters, initOverrides);
         return await response.value();
     }
 

@@ -80,6 +80,9 @@ class EventsApi
         'resendEvent' => [
             'application/json',
         ],
+        'streamEvents' => [
+            'application/json',
+        ],
     ];
 
     /**
@@ -897,6 +900,415 @@ class EventsApi
         $query = ObjectSerializer::buildQuery($queryParams);
         return new Request(
             'POST',
+            $operationHost . $resourcePath . ($query ? "?{$query}" : ''),
+            $headers,
+            $httpBody
+        );
+    }
+
+    /**
+     * Operation streamEvents
+     *
+     * Stream events
+     *
+     * @param  string[]|null $event Only events with these names (of the catalog, &#x60;GET /my-integration/webhook-events&#x60;): the parameter repeated, or names separated by commas. A name outside the catalog answers 422. (optional)
+     * @param  string|null $integrationTenantId Only events of merchant accounts of this tenant. (optional)
+     * @param  string|null $since Resume after this event (its &#x60;eventId&#x60;): the same as the &#x60;Last-Event-ID&#x60; header, which wins when both are sent. (optional)
+     * @param  string|null $lastEventID Resume after this event: what an EventSource sends when it reconnects. (optional)
+     * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['streamEvents'] to see the possible values for this operation
+     *
+     * @throws \Cobro\Sdk\Generated\Admin\ApiException on non-2xx response or if the response body is not in the expected format
+     * @throws \InvalidArgumentException
+     * @return string|\Cobro\Sdk\Generated\Admin\Model\ValidationErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody
+     */
+    public function streamEvents($event = null, $integrationTenantId = null, $since = null, $lastEventID = null, string $contentType = self::contentTypes['streamEvents'][0])
+    {
+        list($response) = $this->streamEventsWithHttpInfo($event, $integrationTenantId, $since, $lastEventID, $contentType);
+        return $response;
+    }
+
+    /**
+     * Operation streamEventsWithHttpInfo
+     *
+     * Stream events
+     *
+     * @param  string[]|null $event Only events with these names (of the catalog, &#x60;GET /my-integration/webhook-events&#x60;): the parameter repeated, or names separated by commas. A name outside the catalog answers 422. (optional)
+     * @param  string|null $integrationTenantId Only events of merchant accounts of this tenant. (optional)
+     * @param  string|null $since Resume after this event (its &#x60;eventId&#x60;): the same as the &#x60;Last-Event-ID&#x60; header, which wins when both are sent. (optional)
+     * @param  string|null $lastEventID Resume after this event: what an EventSource sends when it reconnects. (optional)
+     * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['streamEvents'] to see the possible values for this operation
+     *
+     * @throws \Cobro\Sdk\Generated\Admin\ApiException on non-2xx response or if the response body is not in the expected format
+     * @throws \InvalidArgumentException
+     * @return array of string|\Cobro\Sdk\Generated\Admin\Model\ValidationErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody, HTTP status code, HTTP response headers (array of strings)
+     */
+    public function streamEventsWithHttpInfo($event = null, $integrationTenantId = null, $since = null, $lastEventID = null, string $contentType = self::contentTypes['streamEvents'][0])
+    {
+        $request = $this->streamEventsRequest($event, $integrationTenantId, $since, $lastEventID, $contentType);
+
+        try {
+            $options = $this->createHttpClientOption();
+            try {
+                $response = $this->client->send($request, $options);
+            } catch (RequestException $e) {
+                throw new ApiException(
+                    "[{$e->getCode()}] {$e->getMessage()}",
+                    (int) $e->getCode(),
+                    $e->getResponse() ? $e->getResponse()->getHeaders() : null,
+                    $e->getResponse() ? (string) $e->getResponse()->getBody() : null
+                );
+            } catch (ConnectException $e) {
+                throw new ApiException(
+                    "[{$e->getCode()}] {$e->getMessage()}",
+                    (int) $e->getCode(),
+                    null,
+                    null
+                );
+            }
+
+            $statusCode = $response->getStatusCode();
+
+
+            switch($statusCode) {
+                case 200:
+                    return $this->handleResponseWithDataType(
+                        'string',
+                        $request,
+                        $response,
+                    );
+                case 400:
+                    return $this->handleResponseWithDataType(
+                        '\Cobro\Sdk\Generated\Admin\Model\ValidationErrorBody',
+                        $request,
+                        $response,
+                    );
+                case 401:
+                    return $this->handleResponseWithDataType(
+                        '\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody',
+                        $request,
+                        $response,
+                    );
+                case 403:
+                    return $this->handleResponseWithDataType(
+                        '\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody',
+                        $request,
+                        $response,
+                    );
+                case 404:
+                    return $this->handleResponseWithDataType(
+                        '\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody',
+                        $request,
+                        $response,
+                    );
+                case 422:
+                    return $this->handleResponseWithDataType(
+                        '\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody',
+                        $request,
+                        $response,
+                    );
+                case 500:
+                    return $this->handleResponseWithDataType(
+                        '\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody',
+                        $request,
+                        $response,
+                    );
+                case 503:
+                    return $this->handleResponseWithDataType(
+                        '\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody',
+                        $request,
+                        $response,
+                    );
+            }
+
+            
+
+            if ($statusCode < 200 || $statusCode > 299) {
+                throw new ApiException(
+                    sprintf(
+                        '[%d] Error connecting to the API (%s)',
+                        $statusCode,
+                        (string) $request->getUri()
+                    ),
+                    $statusCode,
+                    $response->getHeaders(),
+                    (string) $response->getBody()
+                );
+            }
+
+            return $this->handleResponseWithDataType(
+                'string',
+                $request,
+                $response,
+            );
+        } catch (ApiException $e) {
+            switch ($e->getCode()) {
+                case 200:
+                    $data = ObjectSerializer::deserialize(
+                        $e->getResponseBody(),
+                        'string',
+                        $e->getResponseHeaders()
+                    );
+                    $e->setResponseObject($data);
+                    throw $e;
+                case 400:
+                    $data = ObjectSerializer::deserialize(
+                        $e->getResponseBody(),
+                        '\Cobro\Sdk\Generated\Admin\Model\ValidationErrorBody',
+                        $e->getResponseHeaders()
+                    );
+                    $e->setResponseObject($data);
+                    throw $e;
+                case 401:
+                    $data = ObjectSerializer::deserialize(
+                        $e->getResponseBody(),
+                        '\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody',
+                        $e->getResponseHeaders()
+                    );
+                    $e->setResponseObject($data);
+                    throw $e;
+                case 403:
+                    $data = ObjectSerializer::deserialize(
+                        $e->getResponseBody(),
+                        '\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody',
+                        $e->getResponseHeaders()
+                    );
+                    $e->setResponseObject($data);
+                    throw $e;
+                case 404:
+                    $data = ObjectSerializer::deserialize(
+                        $e->getResponseBody(),
+                        '\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody',
+                        $e->getResponseHeaders()
+                    );
+                    $e->setResponseObject($data);
+                    throw $e;
+                case 422:
+                    $data = ObjectSerializer::deserialize(
+                        $e->getResponseBody(),
+                        '\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody',
+                        $e->getResponseHeaders()
+                    );
+                    $e->setResponseObject($data);
+                    throw $e;
+                case 500:
+                    $data = ObjectSerializer::deserialize(
+                        $e->getResponseBody(),
+                        '\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody',
+                        $e->getResponseHeaders()
+                    );
+                    $e->setResponseObject($data);
+                    throw $e;
+                case 503:
+                    $data = ObjectSerializer::deserialize(
+                        $e->getResponseBody(),
+                        '\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody',
+                        $e->getResponseHeaders()
+                    );
+                    $e->setResponseObject($data);
+                    throw $e;
+            }
+        
+
+            throw $e;
+        }
+    }
+
+    /**
+     * Operation streamEventsAsync
+     *
+     * Stream events
+     *
+     * @param  string[]|null $event Only events with these names (of the catalog, &#x60;GET /my-integration/webhook-events&#x60;): the parameter repeated, or names separated by commas. A name outside the catalog answers 422. (optional)
+     * @param  string|null $integrationTenantId Only events of merchant accounts of this tenant. (optional)
+     * @param  string|null $since Resume after this event (its &#x60;eventId&#x60;): the same as the &#x60;Last-Event-ID&#x60; header, which wins when both are sent. (optional)
+     * @param  string|null $lastEventID Resume after this event: what an EventSource sends when it reconnects. (optional)
+     * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['streamEvents'] to see the possible values for this operation
+     *
+     * @throws \InvalidArgumentException
+     * @return \GuzzleHttp\Promise\PromiseInterface
+     */
+    public function streamEventsAsync($event = null, $integrationTenantId = null, $since = null, $lastEventID = null, string $contentType = self::contentTypes['streamEvents'][0])
+    {
+        return $this->streamEventsAsyncWithHttpInfo($event, $integrationTenantId, $since, $lastEventID, $contentType)
+            ->then(
+                function ($response) {
+                    return $response[0];
+                }
+            );
+    }
+
+    /**
+     * Operation streamEventsAsyncWithHttpInfo
+     *
+     * Stream events
+     *
+     * @param  string[]|null $event Only events with these names (of the catalog, &#x60;GET /my-integration/webhook-events&#x60;): the parameter repeated, or names separated by commas. A name outside the catalog answers 422. (optional)
+     * @param  string|null $integrationTenantId Only events of merchant accounts of this tenant. (optional)
+     * @param  string|null $since Resume after this event (its &#x60;eventId&#x60;): the same as the &#x60;Last-Event-ID&#x60; header, which wins when both are sent. (optional)
+     * @param  string|null $lastEventID Resume after this event: what an EventSource sends when it reconnects. (optional)
+     * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['streamEvents'] to see the possible values for this operation
+     *
+     * @throws \InvalidArgumentException
+     * @return \GuzzleHttp\Promise\PromiseInterface
+     */
+    public function streamEventsAsyncWithHttpInfo($event = null, $integrationTenantId = null, $since = null, $lastEventID = null, string $contentType = self::contentTypes['streamEvents'][0])
+    {
+        $returnType = 'string';
+        $request = $this->streamEventsRequest($event, $integrationTenantId, $since, $lastEventID, $contentType);
+
+        return $this->client
+            ->sendAsync($request, $this->createHttpClientOption())
+            ->then(
+                function ($response) use ($returnType) {
+                    if ($returnType === '\SplFileObject') {
+                        $content = $response->getBody(); //stream goes to serializer
+                    } else {
+                        $content = (string) $response->getBody();
+                        if ($returnType !== 'string') {
+                            $content = json_decode($content);
+                        }
+                    }
+
+                    return [
+                        ObjectSerializer::deserialize($content, $returnType, []),
+                        $response->getStatusCode(),
+                        $response->getHeaders()
+                    ];
+                },
+                function ($exception) {
+                    $response = $exception->getResponse();
+                    $statusCode = $response->getStatusCode();
+                    throw new ApiException(
+                        sprintf(
+                            '[%d] Error connecting to the API (%s)',
+                            $statusCode,
+                            $exception->getRequest()->getUri()
+                        ),
+                        $statusCode,
+                        $response->getHeaders(),
+                        (string) $response->getBody()
+                    );
+                }
+            );
+    }
+
+    /**
+     * Create request for operation 'streamEvents'
+     *
+     * @param  string[]|null $event Only events with these names (of the catalog, &#x60;GET /my-integration/webhook-events&#x60;): the parameter repeated, or names separated by commas. A name outside the catalog answers 422. (optional)
+     * @param  string|null $integrationTenantId Only events of merchant accounts of this tenant. (optional)
+     * @param  string|null $since Resume after this event (its &#x60;eventId&#x60;): the same as the &#x60;Last-Event-ID&#x60; header, which wins when both are sent. (optional)
+     * @param  string|null $lastEventID Resume after this event: what an EventSource sends when it reconnects. (optional)
+     * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['streamEvents'] to see the possible values for this operation
+     *
+     * @throws \InvalidArgumentException
+     * @return \GuzzleHttp\Psr7\Request
+     */
+    public function streamEventsRequest($event = null, $integrationTenantId = null, $since = null, $lastEventID = null, string $contentType = self::contentTypes['streamEvents'][0])
+    {
+
+
+
+
+
+
+        $resourcePath = '/my-integration/events/stream';
+        $formParams = [];
+        $queryParams = [];
+        $headerParams = [];
+        $httpBody = '';
+        $multipart = false;
+
+        // query params
+        $queryParams = array_merge($queryParams, ObjectSerializer::toQueryValue(
+            $event,
+            'event', // param base name
+            'array', // openApiType
+            'form', // style
+            true, // explode
+            false // required
+        ) ?? []);
+        // query params
+        $queryParams = array_merge($queryParams, ObjectSerializer::toQueryValue(
+            $integrationTenantId,
+            'integrationTenantId', // param base name
+            'string', // openApiType
+            'form', // style
+            true, // explode
+            false // required
+        ) ?? []);
+        // query params
+        $queryParams = array_merge($queryParams, ObjectSerializer::toQueryValue(
+            $since,
+            'since', // param base name
+            'string', // openApiType
+            'form', // style
+            true, // explode
+            false // required
+        ) ?? []);
+
+        // header params
+        if ($lastEventID !== null) {
+            $headerParams['Last-Event-ID'] = ObjectSerializer::toHeaderValue($lastEventID);
+        }
+
+
+
+        $headers = $this->headerSelector->selectHeaders(
+            ['text/event-stream', 'application/json', ],
+            $contentType,
+            $multipart
+        );
+
+        // for model (json/xml)
+        if (count($formParams) > 0) {
+            if ($multipart) {
+                $multipartContents = [];
+                foreach ($formParams as $formParamName => $formParamValue) {
+                    $formParamValueItems = is_array($formParamValue) ? $formParamValue : [$formParamValue];
+                    foreach ($formParamValueItems as $formParamValueItem) {
+                        $multipartContents[] = [
+                            'name' => $formParamName,
+                            'contents' => $formParamValueItem
+                        ];
+                    }
+                }
+                // for HTTP post (form)
+                $httpBody = new MultipartStream($multipartContents);
+
+            } elseif (stripos($headers['Content-Type'], 'application/json') !== false) {
+                # if Content-Type contains "application/json", json_encode the form parameters
+                try {
+                    $httpBody = json_encode($formParams, JSON_THROW_ON_ERROR);
+                } catch (\JsonException $e) {
+                    throw new \InvalidArgumentException('json_encode error: ' . $e->getMessage(), 0, $e);
+                }
+            } else {
+                // for HTTP post (form)
+                $httpBody = ObjectSerializer::buildQuery($formParams);
+            }
+        }
+
+        // this endpoint requires Bearer authentication (access token)
+        if (!empty($this->config->getAccessToken())) {
+            $headers['Authorization'] = 'Bearer ' . $this->config->getAccessToken();
+        }
+
+        $defaultHeaders = [];
+        if ($this->config->getUserAgent()) {
+            $defaultHeaders['User-Agent'] = $this->config->getUserAgent();
+        }
+
+        $headers = array_merge(
+            $defaultHeaders,
+            $headerParams,
+            $headers
+        );
+
+        $operationHost = $this->config->getHost();
+        $query = ObjectSerializer::buildQuery($queryParams);
+        return new Request(
+            'GET',
             $operationHost . $resourcePath . ($query ? "?{$query}" : ''),
             $headers,
             $httpBody

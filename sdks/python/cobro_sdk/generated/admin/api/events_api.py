@@ -15,8 +15,8 @@ from pydantic import validate_call, Field, StrictFloat, StrictStr, StrictInt
 from typing import Any, Dict, List, Optional, Tuple, Union
 from typing_extensions import Annotated
 
-from pydantic import Field, StrictBool
-from typing import Optional
+from pydantic import Field, StrictBool, StrictStr
+from typing import List, Optional
 from typing_extensions import Annotated
 from uuid import UUID
 from cobro_sdk.generated.admin.models.event_page import EventPage
@@ -636,6 +636,341 @@ class EventsApi:
         return self.api_client.param_serialize(
             method='POST',
             resource_path='/my-integration/events/{eventId}/resend',
+            path_params=_path_params,
+            query_params=_query_params,
+            header_params=_header_params,
+            body=_body_params,
+            post_params=_form_params,
+            files=_files,
+            auth_settings=_auth_settings,
+            collection_formats=_collection_formats,
+            _host=_host,
+            _request_auth=_request_auth
+        )
+
+
+
+
+    @validate_call
+    def stream_events(
+        self,
+        event: Annotated[Optional[List[Annotated[str, Field(min_length=1, strict=True, max_length=100)]]], Field(description="Only events with these names (of the catalog, `GET /my-integration/webhook-events`): the parameter repeated, or names separated by commas. A name outside the catalog answers 422.")] = None,
+        integration_tenant_id: Annotated[Optional[UUID], Field(description="Only events of merchant accounts of this tenant.")] = None,
+        since: Annotated[Optional[UUID], Field(description="Resume after this event (its `eventId`): the same as the `Last-Event-ID` header, which wins when both are sent.")] = None,
+        last_event_id: Annotated[Optional[UUID], Field(description="Resume after this event: what an EventSource sends when it reconnects.")] = None,
+        _request_timeout: Union[
+            None,
+            Annotated[StrictFloat, Field(gt=0)],
+            Tuple[
+                Annotated[StrictFloat, Field(gt=0)],
+                Annotated[StrictFloat, Field(gt=0)]
+            ]
+        ] = None,
+        _request_auth: Optional[Dict[StrictStr, Any]] = None,
+        _content_type: Optional[StrictStr] = None,
+        _headers: Optional[Dict[StrictStr, Any]] = None,
+        _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
+    ) -> str:
+        """Stream events
+
+        The integration's events as they happen, as Server-Sent Events (`text/event-stream`): what a local tool (`cobro listen`) reads to forward the Sandbox's webhooks to a machine the Sandbox cannot reach. Offered in Production too: it reads only the integration's own event log, the same events `GET /my-integration/events` lists (those of a merchant account unlinked from the integration are left out, as there), and sends nothing a webhook delivery would not.  The stream opens with `retry: 2000`, then sends each event as `id: <eventId>`, `event: <event name>` and one `data:` line with a JSON object of `eventId`, `webhookId`, `event`, `createdAt` and `payload` (`payload`: the exact webhook body; `webhookId`: the delivery's `X-Service-Webhook-Id`), each followed by a blank line. A comment line `: heartbeat` every 15 seconds keeps proxies from closing an idle stream.  Without `since` or `Last-Event-ID` the stream starts empty and sends the events that occur from now on. With one of them (the header wins), it first sends every later event of the integration in the order of the event log (an event's transaction commits before it is sent, so this order is the same on every read: none is sent twice, none skipped), then the live ones: a client that reconnects with the last `id` it received misses nothing that occurred meanwhile, within the 30 days events are kept. An event id older than that, or not of the integration, answers 404 before the stream starts. The filters (`event`, `integrationTenantId`) only leave events out; resume with the same filters.
+
+        :param event: Only events with these names (of the catalog, `GET /my-integration/webhook-events`): the parameter repeated, or names separated by commas. A name outside the catalog answers 422.
+        :type event: List[str]
+        :param integration_tenant_id: Only events of merchant accounts of this tenant.
+        :type integration_tenant_id: UUID
+        :param since: Resume after this event (its `eventId`): the same as the `Last-Event-ID` header, which wins when both are sent.
+        :type since: UUID
+        :param last_event_id: Resume after this event: what an EventSource sends when it reconnects.
+        :type last_event_id: UUID
+        :param _request_timeout: timeout setting for this request. If one
+                                 number provided, it will be total request
+                                 timeout. It can also be a pair (tuple) of
+                                 (connection, read) timeouts.
+        :type _request_timeout: int, tuple(int, int), optional
+        :param _request_auth: set to override the auth_settings for an a single
+                              request; this effectively ignores the
+                              authentication in the spec for a single request.
+        :type _request_auth: dict, optional
+        :param _content_type: force content-type for the request.
+        :type _content_type: str, Optional
+        :param _headers: set to override the headers for a single
+                         request; this effectively ignores the headers
+                         in the spec for a single request.
+        :type _headers: dict, optional
+        :param _host_index: set to override the host_index for a single
+                            request; this effectively ignores the host_index
+                            in the spec for a single request.
+        :type _host_index: int, optional
+        :return: Returns the result object.
+        """ # noqa: E501
+
+        _param = self._stream_events_serialize(
+            event=event,
+            integration_tenant_id=integration_tenant_id,
+            since=since,
+            last_event_id=last_event_id,
+            _request_auth=_request_auth,
+            _content_type=_content_type,
+            _headers=_headers,
+            _host_index=_host_index
+        )
+
+        _response_types_map: Dict[str, Optional[str]] = {
+            '200': "str",
+            '400': "ValidationErrorBody",
+            '401': "AdminErrorBody",
+            '403': "AdminErrorBody",
+            '404': "AdminErrorBody",
+            '422': "AdminErrorBody",
+            '500': "AdminErrorBody",
+            '503': "AdminErrorBody",
+        }
+        response_data = self.api_client.call_api(
+            *_param,
+            _request_timeout=_request_timeout
+        )
+        response_data.read()
+        return self.api_client.response_deserialize(
+            response_data=response_data,
+            response_types_map=_response_types_map,
+        ).data
+
+
+    @validate_call
+    def stream_events_with_http_info(
+        self,
+        event: Annotated[Optional[List[Annotated[str, Field(min_length=1, strict=True, max_length=100)]]], Field(description="Only events with these names (of the catalog, `GET /my-integration/webhook-events`): the parameter repeated, or names separated by commas. A name outside the catalog answers 422.")] = None,
+        integration_tenant_id: Annotated[Optional[UUID], Field(description="Only events of merchant accounts of this tenant.")] = None,
+        since: Annotated[Optional[UUID], Field(description="Resume after this event (its `eventId`): the same as the `Last-Event-ID` header, which wins when both are sent.")] = None,
+        last_event_id: Annotated[Optional[UUID], Field(description="Resume after this event: what an EventSource sends when it reconnects.")] = None,
+        _request_timeout: Union[
+            None,
+            Annotated[StrictFloat, Field(gt=0)],
+            Tuple[
+                Annotated[StrictFloat, Field(gt=0)],
+                Annotated[StrictFloat, Field(gt=0)]
+            ]
+        ] = None,
+        _request_auth: Optional[Dict[StrictStr, Any]] = None,
+        _content_type: Optional[StrictStr] = None,
+        _headers: Optional[Dict[StrictStr, Any]] = None,
+        _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
+    ) -> ApiResponse[str]:
+        """Stream events
+
+        The integration's events as they happen, as Server-Sent Events (`text/event-stream`): what a local tool (`cobro listen`) reads to forward the Sandbox's webhooks to a machine the Sandbox cannot reach. Offered in Production too: it reads only the integration's own event log, the same events `GET /my-integration/events` lists (those of a merchant account unlinked from the integration are left out, as there), and sends nothing a webhook delivery would not.  The stream opens with `retry: 2000`, then sends each event as `id: <eventId>`, `event: <event name>` and one `data:` line with a JSON object of `eventId`, `webhookId`, `event`, `createdAt` and `payload` (`payload`: the exact webhook body; `webhookId`: the delivery's `X-Service-Webhook-Id`), each followed by a blank line. A comment line `: heartbeat` every 15 seconds keeps proxies from closing an idle stream.  Without `since` or `Last-Event-ID` the stream starts empty and sends the events that occur from now on. With one of them (the header wins), it first sends every later event of the integration in the order of the event log (an event's transaction commits before it is sent, so this order is the same on every read: none is sent twice, none skipped), then the live ones: a client that reconnects with the last `id` it received misses nothing that occurred meanwhile, within the 30 days events are kept. An event id older than that, or not of the integration, answers 404 before the stream starts. The filters (`event`, `integrationTenantId`) only leave events out; resume with the same filters.
+
+        :param event: Only events with these names (of the catalog, `GET /my-integration/webhook-events`): the parameter repeated, or names separated by commas. A name outside the catalog answers 422.
+        :type event: List[str]
+        :param integration_tenant_id: Only events of merchant accounts of this tenant.
+        :type integration_tenant_id: UUID
+        :param since: Resume after this event (its `eventId`): the same as the `Last-Event-ID` header, which wins when both are sent.
+        :type since: UUID
+        :param last_event_id: Resume after this event: what an EventSource sends when it reconnects.
+        :type last_event_id: UUID
+        :param _request_timeout: timeout setting for this request. If one
+                                 number provided, it will be total request
+                                 timeout. It can also be a pair (tuple) of
+                                 (connection, read) timeouts.
+        :type _request_timeout: int, tuple(int, int), optional
+        :param _request_auth: set to override the auth_settings for an a single
+                              request; this effectively ignores the
+                              authentication in the spec for a single request.
+        :type _request_auth: dict, optional
+        :param _content_type: force content-type for the request.
+        :type _content_type: str, Optional
+        :param _headers: set to override the headers for a single
+                         request; this effectively ignores the headers
+                         in the spec for a single request.
+        :type _headers: dict, optional
+        :param _host_index: set to override the host_index for a single
+                            request; this effectively ignores the host_index
+                            in the spec for a single request.
+        :type _host_index: int, optional
+        :return: Returns the result object.
+        """ # noqa: E501
+
+        _param = self._stream_events_serialize(
+            event=event,
+            integration_tenant_id=integration_tenant_id,
+            since=since,
+            last_event_id=last_event_id,
+            _request_auth=_request_auth,
+            _content_type=_content_type,
+            _headers=_headers,
+            _host_index=_host_index
+        )
+
+        _response_types_map: Dict[str, Optional[str]] = {
+            '200': "str",
+            '400': "ValidationErrorBody",
+            '401': "AdminErrorBody",
+            '403': "AdminErrorBody",
+            '404': "AdminErrorBody",
+            '422': "AdminErrorBody",
+            '500': "AdminErrorBody",
+            '503': "AdminErrorBody",
+        }
+        response_data = self.api_client.call_api(
+            *_param,
+            _request_timeout=_request_timeout
+        )
+        response_data.read()
+        return self.api_client.response_deserialize(
+            response_data=response_data,
+            response_types_map=_response_types_map,
+        )
+
+
+    @validate_call
+    def stream_events_without_preload_content(
+        self,
+        event: Annotated[Optional[List[Annotated[str, Field(min_length=1, strict=True, max_length=100)]]], Field(description="Only events with these names (of the catalog, `GET /my-integration/webhook-events`): the parameter repeated, or names separated by commas. A name outside the catalog answers 422.")] = None,
+        integration_tenant_id: Annotated[Optional[UUID], Field(description="Only events of merchant accounts of this tenant.")] = None,
+        since: Annotated[Optional[UUID], Field(description="Resume after this event (its `eventId`): the same as the `Last-Event-ID` header, which wins when both are sent.")] = None,
+        last_event_id: Annotated[Optional[UUID], Field(description="Resume after this event: what an EventSource sends when it reconnects.")] = None,
+        _request_timeout: Union[
+            None,
+            Annotated[StrictFloat, Field(gt=0)],
+            Tuple[
+                Annotated[StrictFloat, Field(gt=0)],
+                Annotated[StrictFloat, Field(gt=0)]
+            ]
+        ] = None,
+        _request_auth: Optional[Dict[StrictStr, Any]] = None,
+        _content_type: Optional[StrictStr] = None,
+        _headers: Optional[Dict[StrictStr, Any]] = None,
+        _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
+    ) -> RESTResponseType:
+        """Stream events
+
+        The integration's events as they happen, as Server-Sent Events (`text/event-stream`): what a local tool (`cobro listen`) reads to forward the Sandbox's webhooks to a machine the Sandbox cannot reach. Offered in Production too: it reads only the integration's own event log, the same events `GET /my-integration/events` lists (those of a merchant account unlinked from the integration are left out, as there), and sends nothing a webhook delivery would not.  The stream opens with `retry: 2000`, then sends each event as `id: <eventId>`, `event: <event name>` and one `data:` line with a JSON object of `eventId`, `webhookId`, `event`, `createdAt` and `payload` (`payload`: the exact webhook body; `webhookId`: the delivery's `X-Service-Webhook-Id`), each followed by a blank line. A comment line `: heartbeat` every 15 seconds keeps proxies from closing an idle stream.  Without `since` or `Last-Event-ID` the stream starts empty and sends the events that occur from now on. With one of them (the header wins), it first sends every later event of the integration in the order of the event log (an event's transaction commits before it is sent, so this order is the same on every read: none is sent twice, none skipped), then the live ones: a client that reconnects with the last `id` it received misses nothing that occurred meanwhile, within the 30 days events are kept. An event id older than that, or not of the integration, answers 404 before the stream starts. The filters (`event`, `integrationTenantId`) only leave events out; resume with the same filters.
+
+        :param event: Only events with these names (of the catalog, `GET /my-integration/webhook-events`): the parameter repeated, or names separated by commas. A name outside the catalog answers 422.
+        :type event: List[str]
+        :param integration_tenant_id: Only events of merchant accounts of this tenant.
+        :type integration_tenant_id: UUID
+        :param since: Resume after this event (its `eventId`): the same as the `Last-Event-ID` header, which wins when both are sent.
+        :type since: UUID
+        :param last_event_id: Resume after this event: what an EventSource sends when it reconnects.
+        :type last_event_id: UUID
+        :param _request_timeout: timeout setting for this request. If one
+                                 number provided, it will be total request
+                                 timeout. It can also be a pair (tuple) of
+                                 (connection, read) timeouts.
+        :type _request_timeout: int, tuple(int, int), optional
+        :param _request_auth: set to override the auth_settings for an a single
+                              request; this effectively ignores the
+                              authentication in the spec for a single request.
+        :type _request_auth: dict, optional
+        :param _content_type: force content-type for the request.
+        :type _content_type: str, Optional
+        :param _headers: set to override the headers for a single
+                         request; this effectively ignores the headers
+                         in the spec for a single request.
+        :type _headers: dict, optional
+        :param _host_index: set to override the host_index for a single
+                            request; this effectively ignores the host_index
+                            in the spec for a single request.
+        :type _host_index: int, optional
+        :return: Returns the result object.
+        """ # noqa: E501
+
+        _param = self._stream_events_serialize(
+            event=event,
+            integration_tenant_id=integration_tenant_id,
+            since=since,
+            last_event_id=last_event_id,
+            _request_auth=_request_auth,
+            _content_type=_content_type,
+            _headers=_headers,
+            _host_index=_host_index
+        )
+
+        _response_types_map: Dict[str, Optional[str]] = {
+            '200': "str",
+            '400': "ValidationErrorBody",
+            '401': "AdminErrorBody",
+            '403': "AdminErrorBody",
+            '404': "AdminErrorBody",
+            '422': "AdminErrorBody",
+            '500': "AdminErrorBody",
+            '503': "AdminErrorBody",
+        }
+        response_data = self.api_client.call_api(
+            *_param,
+            _request_timeout=_request_timeout
+        )
+        return response_data.response
+
+
+    def _stream_events_serialize(
+        self,
+        event,
+        integration_tenant_id,
+        since,
+        last_event_id,
+        _request_auth,
+        _content_type,
+        _headers,
+        _host_index,
+    ) -> RequestSerialized:
+
+        _host = None
+
+        _collection_formats: Dict[str, str] = {
+            'event': 'multi',
+        }
+
+        _path_params: Dict[str, str] = {}
+        _query_params: List[Tuple[str, str]] = []
+        _header_params: Dict[str, Optional[str]] = _headers or {}
+        _form_params: List[Tuple[str, str]] = []
+        _files: Dict[
+            str, Union[str, bytes, List[str], List[bytes], List[Tuple[str, bytes]]]
+        ] = {}
+        _body_params: Optional[bytes] = None
+
+        # process the path parameters
+        # process the query parameters
+        if event is not None:
+            
+            _query_params.append(('event', event))
+            
+        if integration_tenant_id is not None:
+            
+            _query_params.append(('integrationTenantId', integration_tenant_id))
+            
+        if since is not None:
+            
+            _query_params.append(('since', since))
+            
+        # process the header parameters
+        if last_event_id is not None:
+            _header_params['Last-Event-ID'] = last_event_id
+        # process the form parameters
+        # process the body parameter
+
+
+        # set the HTTP header `Accept`
+        if 'Accept' not in _header_params:
+            _header_params['Accept'] = self.api_client.select_header_accept(
+                [
+                    'text/event-stream', 
+                    'application/json'
+                ]
+            )
+
+
+        # authentication setting
+        _auth_settings: List[str] = [
+            'AdminBearer'
+        ]
+
+        return self.api_client.param_serialize(
+            method='GET',
+            resource_path='/my-integration/events/stream',
             path_params=_path_params,
             query_params=_query_params,
             header_params=_header_params,

@@ -1,0 +1,139 @@
+// How an API process's event streams learn that their integration's log moved: one poll for all of them,
+// every `intervalMs` while any is open (eventLogAdvance, domain/webhooks/event-stream.ts), waking only the
+// streams of integrations with events newly below the horizon. Events are written by every API process and
+// by the worker; a poll of the horizon sees them all, and also sees it pass events that committed earlier
+// but waited for an older transaction, which a NOTIFY at their commit would not announce. No connection is
+// held between polls: each poll, and each stream's read, borrows one from the pool for one query.
+import type { Kysely } from "kysely";
+import type { Database } from "../../db/schema.ts";
+import { eventLogAdvance } from "./event-stream.ts";
+
+export type WaitOutcome = "woken" | "timeout" | "closed";
+
+export interface EventLogSubscription {
+  /** Resolves when the log may have moved, after `timeoutMs` of quiet, or when the stream must end. */
+  wait(timeoutMs: number, signal: AbortSignal): Promise<WaitOutcome>;
+  close(): void;
+}
+
+interface Subscriber {
+  integrationClientId: string;
+  /** Woken while not waiting: the next wait returns at once. */
+  pending: boolean;
+  closed: boolean;
+  wake?: (outcome: WaitOutcome) => void;
+}
+
+export class EventLogWatcher {
+  readonly #db: Kysely<Database>;
+  readonly #intervalMs: number;
+  readonly #onError: (error: unknown) => void;
+  readonly #subscribers = new Set<Subscriber>();
+  /** Subscribed since the last poll began: woken by the next one whatever it finds. */
+  readonly #newcomers = new Set<Subscriber>();
+  #timer: NodeJS.Timeout | undefined;
+  #horizon: string | undefined;
+  #polling = false;
+  #stopped = false;
+
+  constructor(db: Kysely<Database>, options: { intervalMs: number; onError: (error: unknown) => void }) {
+    this.#db = db;
+    this.#intervalMs = options.intervalMs;
+    this.#onError = options.onError;
+  }
+
+  /** Open streams in this process (of one integration, when given). */
+  openStreams(integrationClientId?: string): number {
+    let count = 0;
+    for (const subscriber of this.#subscribers) if (integrationClientId === undefined || subscriber.integrationClientId === integrationClientId) count++;
+    return count;
+  }
+
+  /**
+   * Subscribe before the stream's first read: the first poll after it wakes the stream whatever it finds,
+   * so an event that passed the horizon between that read and the poll's previous one is read too.
+   */
+  subscribe(integrationClientId: string): EventLogSubscription {
+    const subscriber: Subscriber = { integrationClientId, pending: false, closed: this.#stopped };
+    if (!this.#stopped) this.#subscribers.add(subscriber);
+    this.#newcomers.add(subscriber);
+    this.#schedule();
+    return {
+      wait: (timeoutMs, signal) => this.#wait(subscriber, timeoutMs, signal),
+      close: () => this.#close(subscriber, "closed"),
+    };
+  }
+
+  /** Ends every stream (the service is stopping) and polls no more. */
+  stop(): void {
+    this.#stopped = true;
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    for (const subscriber of [...this.#subscribers]) this.#close(subscriber, "closed");
+  }
+
+  #wait(subscriber: Subscriber, timeoutMs: number, signal: AbortSignal): Promise<WaitOutcome> {
+    if (subscriber.closed || signal.aborted) return Promise.resolve("closed");
+    if (subscriber.pending) {
+      subscriber.pending = false;
+      return Promise.resolve("woken");
+    }
+    return new Promise((resolve) => {
+      const done = (outcome: WaitOutcome) => {
+        clearTimeout(timer);
+        signal.removeEventListener("abort", aborted);
+        subscriber.wake = undefined;
+        resolve(outcome);
+      };
+      const aborted = () => done("closed");
+      const timer = setTimeout(() => done("timeout"), timeoutMs);
+      signal.addEventListener("abort", aborted, { once: true });
+      subscriber.wake = done;
+    });
+  }
+
+  #close(subscriber: Subscriber, outcome: WaitOutcome): void {
+    subscriber.closed = true;
+    this.#subscribers.delete(subscriber);
+    this.#newcomers.delete(subscriber);
+    subscriber.wake?.(outcome);
+    if (this.#subscribers.size === 0) {
+      clearTimeout(this.#timer);
+      this.#timer = undefined;
+    }
+  }
+
+  #notify(subscriber: Subscriber): void {
+    if (subscriber.wake) subscriber.wake("woken");
+    else subscriber.pending = true;
+  }
+
+  #schedule(): void {
+    if (this.#stopped || this.#timer !== undefined || this.#polling || this.#subscribers.size === 0) return;
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      void this.#poll();
+    }, this.#intervalMs);
+  }
+
+  async #poll(): Promise<void> {
+    this.#polling = true;
+    const newcomers = [...this.#newcomers];
+    this.#newcomers.clear();
+    try {
+      const integrations = [...new Set([...this.#subscribers].map((subscriber) => subscriber.integrationClientId))];
+      const advance = await eventLogAdvance(this.#db, integrations, this.#horizon);
+      this.#horizon = advance.horizon;
+      const moved = new Set(advance.integrationClientIds);
+      for (const subscriber of this.#subscribers) if (moved.has(subscriber.integrationClientId)) this.#notify(subscriber);
+      for (const subscriber of newcomers) if (!subscriber.closed) this.#notify(subscriber);
+    } catch (error) {
+      // The same window is polled again next time (the horizon did not move); newcomers are woken then.
+      for (const subscriber of newcomers) if (!subscriber.closed) this.#newcomers.add(subscriber);
+      this.#onError(error);
+    } finally {
+      this.#polling = false;
+      this.#schedule();
+    }
+  }
+}
