@@ -106,6 +106,27 @@ describe("migrations", () => {
     await expect(unknown.execute(database.db)).rejects.toThrow(/check constraint/);
   });
 
+  it("2026_11_27_0035 orders the events it finds by their age, before every event written after it", async () => {
+    const database = await emptyDatabase();
+    const migrator = createMigrator(database.db);
+    expect((await migrator.migrateTo("2026_11_27_0034_charge_deadlines")).error).toBeUndefined();
+    const { rows } = await sql<{ id: string }>`
+      insert into integration_clients (provider_client_id, client_secret_hash, name, company_name, contact_email)
+      values ('events-client', 'hash', 'Events', 'Events SA', 'events@example.com') returning id`.execute(database.db);
+    const client = rows[0]!.id;
+    // Written newest first: the log's order must follow their age, not the order of the rows.
+    const insert = (age: string) =>
+      sql<{ id: string }>`insert into events (integration_client_id, type, payload, created_at)
+        values (${client}, 'payment.unmatched', '{}'::jsonb, now() - ${age}::interval) returning id`.execute(database.db);
+    const newer = (await insert("1 hour")).rows[0]!.id;
+    const older = (await insert("2 hours")).rows[0]!.id;
+
+    expect(await migrateToLatest(database.db)).toContain("2026_11_27_0035_event_log_order");
+    const after = (await insert("0 seconds")).rows[0]!.id;
+    const { rows: ordered } = await sql<{ id: string }>`select id from events order by log_xid, log_position`.execute(database.db);
+    expect(ordered.map((row) => row.id)).toEqual([older, newer, after]);
+  });
+
   it("names the failing migration in one readable line", async () => {
     const database = await emptyDatabase();
     await sql`create table installation (x int)`.execute(database.db);
