@@ -560,3 +560,21 @@ describe("a client that leaves", () => {
     await expect.poll(() => watcher.openStreams(integrationId), { timeout: 5_000 }).toBe(0);
   });
 });
+
+describe("a long stream", () => {
+  const short = serviceForFile({ env: { ...STREAM_ENV, COBRO_HTTP_HEADERS_TIMEOUT_MS: "500", COBRO_HTTP_REQUEST_TIMEOUT_MS: "1000" } });
+
+  it("outlives the listener's request timeout (which bounds receiving a request, not answering it)", async () => {
+    const { admin, integrationId } = await integration(short);
+    const stream = await openStream(short, admin.token);
+    try {
+      await stream.until((frames) => frames.length >= 1);
+      await new Promise((resolve) => setTimeout(resolve, 2_500));
+      expect(stream.ended()).toBe(false);
+      const id = await withPool(short, (pool) => insertEvent(pool, integrationId));
+      expect((await stream.untilEvents(1)).map((event) => event.id)).toEqual([id]);
+    } finally {
+      await stream.close();
+    }
+  });
+});
