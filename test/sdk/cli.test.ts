@@ -1,0 +1,410 @@
+// `cobro`, the SDK's command line, as an integrator runs it: the package built with tsc (as `npm pack`
+// ships it) and its `bin` run with Node as a child process, against the whole service on a fresh
+// database, with its config folder in a scratch directory. Every command's --json output; the stored
+// session's file modes; one-line errors with the API's code; triggers that produce the events (checked
+// with the events list); `listen` forwarding to a local receiver whose requests the SDK's verifier
+// accepts, across a dropped stream and a restart of the listener. The event stream is the stand-in of
+// ./cli-stream-stand-in.ts until the Admin API serves it.
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { verifyStandardWebhook, verifyWebhook } from "../../sdk/src/standard-webhooks.ts";
+import { verifyWebhookSignature } from "../../sdk/src/webhook-signature.ts";
+import { sandboxAdmin, type SandboxAdmin } from "../helpers/sandbox-admin.ts";
+import { serviceForFile } from "../helpers/service.ts";
+import { startWebhookReceiver, type WebhookReceiver } from "../helpers/webhook-receiver.ts";
+import { createIntegratorProject, tearDownIntegratorProject } from "./integrator-project.ts";
+import { startStreamStandIn, type StreamStandIn } from "./cli-stream-stand-in.ts";
+
+// Loopback webhook destinations stay off: `listen` is how a laptop receives the Sandbox's events.
+const t = serviceForFile();
+let project: string;
+let bin: string;
+let home: string;
+let standIn: StreamStandIn;
+let receiver: WebhookReceiver;
+let credentials: { email: string; password: string };
+let admin: SandboxAdmin;
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  json: any;
+}
+
+function environment(extra: Record<string, string> = {}): Record<string, string> {
+  return { PATH: process.env.PATH ?? "", HOME: home, XDG_CONFIG_HOME: join(home, "config"), ...extra };
+}
+
+/** Runs `cobro args…` to its end (without blocking: the service lives in this process). */
+function cobro(args: string[], options: { env?: Record<string, string>; input?: string } = {}): Promise<Run> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [bin, ...args], { env: environment(options.env), stdio: ["pipe", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk) => (stdout += chunk));
+    child.stderr.on("data", (chunk) => (stderr += chunk));
+    child.stdin.end(options.input ?? "");
+    child.on("close", (code) => {
+      let json: unknown;
+      try {
+        json = JSON.parse(stdout);
+      } catch {
+        json = undefined;
+      }
+      resolve({ code, stdout, stderr, json });
+    });
+  });
+}
+
+/** A command that must succeed with one JSON document. */
+async function cobroJson(args: string[], env?: Record<string, string>): Promise<any> {
+  const run = await cobro([...args, "--json"], { env });
+  expect(run.code, `cobro ${args.join(" ")}: ${run.stderr}`).toBe(0);
+  expect(run.json, run.stdout).toBeDefined();
+  return run.json;
+}
+
+const apiFlags = () => ["--admin-url", standIn.url, "--auth-url", t.authUrl, "--integration-url", t.integrationUrl];
+
+beforeAll(async () => {
+  project = await createIntegratorProject("cobro-cli-");
+  bin = join(
+    project,
+    "node_modules",
+    "@cobro",
+    "sdk",
+    JSON.parse(readFileSync(join(project, "node_modules", "@cobro", "sdk", "package.json"), "utf8")).bin.cobro,
+  );
+  home = mkdtempSync(join(tmpdir(), "cobro-cli-home-"));
+  standIn = await startStreamStandIn(t.adminUrl, { retryMs: 200 });
+  receiver = await startWebhookReceiver();
+  const sandbox = await t.sandbox();
+  credentials = sandbox.integrationAdmin;
+  admin = await sandboxAdmin(t, sandbox);
+  // Every describe block runs signed in (the login tests sign in again, which ends this session).
+  await cobroJson(["login", "--email", credentials.email, ...apiFlags()], { COBRO_PASSWORD: credentials.password });
+}, 120_000);
+
+afterAll(async () => {
+  await standIn?.close();
+  await receiver?.close();
+  tearDownIntegratorProject(project);
+  if (home) rmSync(home, { recursive: true, force: true });
+});
+
+describe("cobro login", () => {
+  it("signs in with the password from COBRO_PASSWORD and stores the session readable by the user alone", async () => {
+    const result = await cobroJson(["login", "--email", credentials.email, ...apiFlags()], { COBRO_PASSWORD: credentials.password });
+    const file = join(home, "config", "cobro", "default.json");
+    expect(result).toEqual({
+      profile: "default",
+      email: credentials.email,
+      adminUrl: standIn.url,
+      authUrl: t.authUrl,
+      integrationUrl: t.integrationUrl,
+      configFile: file,
+    });
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(statSync(join(home, "config", "cobro")).mode & 0o777).toBe(0o700);
+    const stored = JSON.parse(readFileSync(file, "utf8"));
+    expect(stored.refreshToken).toMatch(/\S{16,}/);
+    // The refresh token is in the file, never on the output.
+    expect(JSON.stringify(result)).not.toContain(stored.refreshToken);
+  });
+
+  it("reads the password from stdin, under another profile, and logout revokes that session", async () => {
+    const login = await cobro(["login", "--profile", "second", "--email", credentials.email, ...apiFlags(), "--json"], { input: `${credentials.password}\n` });
+    expect(login.code, login.stderr).toBe(0);
+    const stored = JSON.parse(readFileSync(join(home, "config", "cobro", "second.json"), "utf8"));
+
+    expect(await cobroJson(["logout", "--profile", "second"])).toEqual({ profile: "second", signedOut: true, revoked: true });
+    expect(existsSync(join(home, "config", "cobro", "second.json"))).toBe(false);
+    // Revoked at the Auth API, not only forgotten here.
+    const refreshed = await fetch(`${t.authUrl}/integration/admin/refresh`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ refreshToken: stored.refreshToken }),
+    });
+    expect(refreshed.status).toBe(401);
+
+    const after = await cobro(["clock", "show", "--profile", "second"]);
+    expect(after.code).toBe(1);
+    expect(after.stderr).toBe('error not_signed_in: profile "second" is not signed in: run cobro login --profile second\n');
+  });
+
+  it("prints the API's code on one line and exits 1 for a wrong password", async () => {
+    const run = await cobro(["login", "--profile", "wrong", "--email", credentials.email, ...apiFlags()], { env: { COBRO_PASSWORD: "not-the-password" } });
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe("");
+    expect(run.stderr).toBe("error InvalidCredentialsError: Wrong email or password\n");
+    expect(existsSync(join(home, "config", "cobro", "wrong.json"))).toBe(false);
+  });
+});
+
+describe("cobro's Sandbox commands (--json)", () => {
+  it("clock show and clock advance", async () => {
+    const before = await cobroJson(["clock", "show"]);
+    expect(before).toMatchObject({ offsetSeconds: 0 });
+    expect(Object.keys(before).sort()).toEqual(["now", "offsetSeconds", "today"]);
+    const moved = await cobroJson(["clock", "advance", "PT1H"]);
+    expect(moved.offsetSeconds).toBe(3600);
+    expect((await cobroJson(["clock", "show"])).offsetSeconds).toBe(3600);
+  });
+
+  it("test-tokens", async () => {
+    const tokens = await cobroJson(["test-tokens"]);
+    expect(tokens).toMatchObject({ expiresIn: 3600, autoLinkAction: expect.stringMatching(/^(linked|already-linked)$/) });
+    const me = await fetch(`${t.integrationUrl}/me`, { headers: { authorization: `Bearer ${tokens.idToken}` } });
+    expect(me.status).toBe(200);
+  });
+
+  it("charges create, get, list and cancel", async () => {
+    const created = await cobroJson(["charges", "create", "--reference", "CLI-JSON-0001", "--amount", "2500.5"]);
+    expect(created).toMatchObject({ referenceId: "CLI-JSON-0001", state: "pending", amount: 2500.5, conciliationType: "cvu" });
+    expect(created.CVU).toMatch(/^\d{22}$/);
+    expect(await cobroJson(["charges", "get", "CLI-JSON-0001"])).toMatchObject({ referenceId: "CLI-JSON-0001", CVU: created.CVU });
+    const listed = await cobroJson(["charges", "list"]);
+    expect(listed.map((charge: { referenceId: string }) => charge.referenceId)).toContain("CLI-JSON-0001");
+    expect(await cobroJson(["charges", "cancel", "CLI-JSON-0001"])).toEqual({ referenceId: "CLI-JSON-0001", state: "canceled" });
+  });
+
+  it("prints a table without --json, and no colour when stdout is not a terminal", async () => {
+    const run = await cobro(["charges", "list"]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout.split("\n")[0]).toMatch(/^REFERENCE\s+STATE\s+AMOUNT\s+PAID\s+DUE\s+CVU$/);
+    expect(run.stdout).toMatch(/CLI-JSON-0001\s+canceled/);
+    expect(run.stdout).not.toContain("\u001b[");
+  });
+
+  it("a refused request prints the API's code and message on one line, exit 1", async () => {
+    const run = await cobro(["charges", "get", "CLI-NOT-THERE-0001"]);
+    expect(run.code).toBe(1);
+    // The Integration API's 404 carries a message and no code: the status stands in for it.
+    expect(run.stderr).toBe("error HTTP_404: Payment request not found\n");
+    const invalid = await cobro(["clock", "advance", "P1M"]);
+    expect(invalid.code).toBe(1);
+    expect(invalid.stderr).toMatch(/^error ValidationError: .+\n$/);
+  });
+
+  it("a wrong flag is a usage error, exit 2; every command has --help", async () => {
+    const run = await cobro(["charges", "create", "--amonut", "1"]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/^error usage: .*--amonut.*\n$/);
+    const overview = await cobro(["--help"]);
+    expect(overview.code).toBe(0);
+    for (const command of [
+      "login",
+      "logout",
+      "listen",
+      "trigger payment",
+      "trigger unmatched",
+      "trigger expiry",
+      "clock show",
+      "clock advance",
+      "charges create",
+      "charges get",
+      "charges list",
+      "charges cancel",
+      "events list",
+      "events resend",
+      "test-tokens",
+    ]) {
+      expect(overview.stdout).toContain(`  ${command} `);
+      const help = await cobro([...command.split(" "), "--help"]);
+      expect(help.code).toBe(0);
+      expect(help.stdout).toMatch(new RegExp(`^Usage: cobro ${command}`));
+      expect(help.stdout).toContain("--json");
+    }
+  }, 60_000);
+});
+
+describe("cobro trigger and cobro events", () => {
+  it("trigger payment pays the charge: payment_request.payment_received", async () => {
+    await cobroJson(["charges", "create", "--reference", "CLI-PAY-0001", "--amount", "1000"]);
+    const paid = await cobroJson(["trigger", "payment", "--reference", "CLI-PAY-0001"]);
+    expect(paid).toMatchObject({ referenceId: "CLI-PAY-0001", conciliated: true, amount: 1000, webhookEvent: "payment_request.payment_received" });
+    expect((await cobroJson(["charges", "get", "CLI-PAY-0001"])).state).toBe("total_payment");
+    const events = await cobroJson(["events", "list", "--event", "payment_request.payment_received"]);
+    expect(events.items.map((event: any) => event.payload.referenceId)).toContain("CLI-PAY-0001");
+  });
+
+  it("trigger payment with overrides: a partial amount from another payer", async () => {
+    await cobroJson(["charges", "create", "--reference", "CLI-PAY-0002", "--amount", "1000"]);
+    const partial = await cobroJson([
+      "trigger",
+      "payment",
+      "--reference",
+      "CLI-PAY-0002",
+      "--amount",
+      "400",
+      "--payer-cuil",
+      "27301234568",
+      "--payer-name",
+      "Ana Gómez",
+    ]);
+    expect(partial).toMatchObject({ conciliated: true, amount: 400 });
+    expect((await cobroJson(["charges", "get", "CLI-PAY-0002"])).state).toBe("partial_payment");
+  });
+
+  it.each(["canceled", "already_paid", "no_cuil_match"])("trigger unmatched --reason %s: payment.unmatched with that reason", async (reason) => {
+    const result = await cobroJson(["trigger", "unmatched", "--reason", reason]);
+    expect(result).toMatchObject({ conciliated: false, unmatchedReason: reason, webhookEvent: "payment.unmatched" });
+    const events = await cobroJson(["events", "list", "--event", "payment.unmatched", "--limit", "100"]);
+    expect(events.items.some((event: any) => event.payload.reason === reason)).toBe(true);
+  });
+
+  it("trigger expiry moves the clock past a charge due at a time: payment_request.expired", async () => {
+    const clock = await cobroJson(["clock", "show"]);
+    const due = new Date(new Date(clock.now).getTime() + 2 * 86_400_000 - 3 * 3_600_000).toISOString().slice(0, 16);
+    await cobroJson(["charges", "create", "--reference", "CLI-EXP-0001", "--amount", "700", "--due", due]);
+    const expired = await cobroJson(["trigger", "expiry", "--reference", "CLI-EXP-0001"]);
+    expect(expired).toMatchObject({ referenceId: "CLI-EXP-0001", state: "overdue", dueAt: new Date(`${due}:00-03:00`).toISOString() });
+    expect(new Date(expired.clock.now).getTime()).toBeGreaterThan(new Date(expired.dueAt).getTime());
+    const events = await cobroJson(["events", "list", "--event", "payment_request.expired"]);
+    expect(events.items.map((event: any) => event.payload.referenceId)).toEqual(["CLI-EXP-0001"]);
+  });
+
+  it("events resend: 409 with its code when there is nowhere to deliver, the event once there is", async () => {
+    const [event] = (await cobroJson(["events", "list", "--event", "payment_request.expired"])).items;
+    const refused = await cobro(["events", "resend", event.eventId]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/^error EventNotDeliverableError: .+\n$/);
+
+    const registered = await admin.call("POST", "/my-integration/urls", { url: "https://webhooks.example.com/cobro", urlType: "webhook" });
+    expect(registered.status, registered.text).toBe(201);
+    await admin.call("PUT", "/my-integration/webhook-subscriptions", {
+      enabledEvents: ["payment_request.payment_received", "payment_request.expired", "payment.unmatched"],
+    });
+    const resent = await cobroJson(["events", "resend", event.eventId]);
+    expect(resent).toMatchObject({
+      eventId: event.eventId,
+      event: "payment_request.expired",
+      deliveryStatus: "pending",
+      targetUrl: "https://webhooks.example.com/cobro",
+    });
+    await admin.call("DELETE", `/my-integration/urls/${registered.json.clientUrlId}`);
+  });
+});
+
+describe("cobro listen", () => {
+  let listener: ChildProcess | undefined;
+  let listenerOutput = "";
+
+  function startListener(): void {
+    listenerOutput = "";
+    listener = spawn(process.execPath, [bin, "listen", "--forward-to", receiver.url(), "--json"], { env: environment(), stdio: ["ignore", "pipe", "pipe"] });
+    listener.stdout!.on("data", (chunk) => (listenerOutput += chunk));
+    listener.stderr!.on("data", (chunk) => (listenerOutput += chunk));
+  }
+
+  async function until(condition: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (!condition()) {
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; the listener wrote:\n${listenerOutput}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+
+  async function stopListener(signal: NodeJS.Signals): Promise<void> {
+    const stopped = new Promise((resolve) => listener!.once("close", resolve));
+    listener!.kill(signal);
+    await stopped;
+    listener = undefined;
+  }
+
+  afterAll(async () => {
+    if (listener) await stopListener("SIGKILL");
+  });
+
+  it("--print-secret prints the integration's signing secret", async () => {
+    const { json } = await cobro(["listen", "--print-secret", "--json"]);
+    const secret = await admin.call("GET", "/my-integration/webhook-signing-secret");
+    expect(json).toEqual({ webhookSigningSecret: secret.json.webhookSigningSecret, scheme: "standard" });
+  });
+
+  it("forwards triggered events signed in both schemes, resumes after a dropped stream and after a restart, each event once", async () => {
+    const { webhookSigningSecret: secret } = (await admin.call("GET", "/my-integration/webhook-signing-secret")).json;
+    await cobroJson(["charges", "create", "--reference", "CLI-LSN-0001", "--amount", "900"]);
+    await cobroJson(["charges", "create", "--reference", "CLI-LSN-0002", "--amount", "900"]);
+    const clock = await cobroJson(["clock", "show"]);
+    const due = new Date(new Date(clock.now).getTime() + 86_400_000 - 3 * 3_600_000).toISOString().slice(0, 16);
+    await cobroJson(["charges", "create", "--reference", "CLI-LSN-0003", "--amount", "900", "--due", due]);
+    receiver.requests.length = 0;
+
+    // The first connection is cut after one event: the listener reconnects with Last-Event-ID.
+    standIn.dropNextAfter(1);
+    const connectionsBefore = standIn.connections.length;
+    startListener();
+    await until(() => listenerOutput.includes("Ready"), "the listener to connect");
+
+    await cobroJson(["trigger", "payment", "--reference", "CLI-LSN-0001"]);
+    await cobroJson(["trigger", "unmatched", "--reason", "canceled"]);
+    await cobroJson(["trigger", "expiry", "--reference", "CLI-LSN-0003"]);
+    await until(() => receiver.requests.length >= 3, "three forwarded events");
+    const received = receiver.requests.slice();
+    await until(() => listenerOutput.includes("Reconnected"), "the reconnection");
+
+    const byEvent = Object.fromEntries(received.map((request) => [request.json.event, request]));
+    expect(Object.keys(byEvent).sort()).toEqual(["payment.unmatched", "payment_request.expired", "payment_request.payment_received"]);
+    expect(byEvent["payment_request.payment_received"]!.json.referenceId).toBe("CLI-LSN-0001");
+    expect(byEvent["payment_request.expired"]!.json.referenceId).toBe("CLI-LSN-0003");
+    const listed = (await admin.events()).filter((event) => received.some((request) => request.headers["x-service-webhook-id"] === event.webhookId));
+    expect(listed).toHaveLength(3);
+    for (const request of received) {
+      expect(request.method).toBe("POST");
+      expect(request.headers["content-type"]).toBe("application/json");
+      expect(verifyWebhook(request.rawBody, request.headers, secret)).toBe(true);
+      expect(verifyWebhookSignature(request.rawBody, request.headers["x-service-signature"] as string, secret)).toBe(true);
+      expect(verifyStandardWebhook(request.rawBody, request.headers, secret)).toBe(true);
+      expect(verifyWebhook(request.rawBody, request.headers, `whsec_${Buffer.alloc(32, 1).toString("base64")}`)).toBe(false);
+      expect(request.headers["webhook-id"]).toBe(request.headers["x-service-webhook-id"]);
+      const event = listed.find((item) => item.webhookId === request.headers["x-service-webhook-id"])!;
+      // The body is the payload the real delivery sends, byte for byte.
+      expect(request.rawBody).toBe(JSON.stringify(event.payload));
+    }
+    // The second connection resumed after the one event the first sent.
+    const resumed = standIn.connections.slice(connectionsBefore);
+    expect(resumed[0]!.lastEventId).toBeUndefined();
+    expect(resumed[1]!.lastEventId).toBe(listed.find((event) => event.webhookId === received[0]!.headers["x-service-webhook-id"])!.eventId);
+    // One line per event: time, type, referenceId, the receiver's status, latency.
+    const lines = listenerOutput
+      .split("\n")
+      .filter((line) => line.startsWith("{"))
+      .map((line) => JSON.parse(line));
+    expect(lines).toHaveLength(3);
+    for (const line of lines)
+      expect(line).toMatchObject({
+        time: expect.any(String),
+        event: expect.any(String),
+        referenceId: expect.any(String),
+        status: 200,
+        latencyMs: expect.any(Number),
+      });
+
+    // Killed: what happens meanwhile arrives once the listener runs again, and nothing twice.
+    await stopListener("SIGKILL");
+    await cobroJson(["trigger", "payment", "--reference", "CLI-LSN-0002", "--amount", "100"]);
+    startListener();
+    await until(() => listenerOutput.includes("Ready"), "the restarted listener to connect");
+    await until(() => receiver.requests.length >= 4, "the event of the restart");
+    const afterRestart = receiver.requests.slice();
+    expect(afterRestart[3]!.json).toMatchObject({ event: "payment_request.payment_received", referenceId: "CLI-LSN-0002", paidAmount: 100 });
+    expect(verifyWebhook(afterRestart[3]!.rawBody, afterRestart[3]!.headers, secret)).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    expect(receiver.requests).toHaveLength(4);
+    expect(new Set(receiver.requests.map((request) => request.headers["x-service-webhook-id"])).size).toBe(4);
+    await stopListener("SIGTERM");
+  }, 90_000);
+});
+
+describe("cobro logout", () => {
+  it("revokes the session and deletes the profile", async () => {
+    expect(await cobroJson(["logout"])).toEqual({ profile: "default", signedOut: true, revoked: true });
+    expect(existsSync(join(home, "config", "cobro", "default.json"))).toBe(false);
+    expect(existsSync(join(home, "config", "cobro", "default.last-event-id"))).toBe(false);
+  });
+});
