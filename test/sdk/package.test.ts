@@ -59,12 +59,14 @@ describe("the packed @cobro/sdk", () => {
     expect(files).toContain("dist/index.js");
     expect(files).toContain("dist/index.d.ts");
     expect(files).toContain("dist/generated/integration/apis/PaymentRequestsApi.js");
+    expect(files).toContain("dist/cli/main.js");
     expect(files.filter((file) => !file.startsWith("dist/") && !["package.json", "README.md"].includes(file))).toEqual([]);
     expect(files.some((file) => file.endsWith(".ts") && !file.endsWith(".d.ts"))).toBe(false);
   });
 
   it("installs into an empty project with nothing else", () => {
-    expect(readdirSync(join(projectDir, "node_modules")).sort()).toEqual([".package-lock.json", "@cobro"]);
+    // .bin holds the package's command line, `cobro`.
+    expect(readdirSync(join(projectDir, "node_modules")).sort()).toEqual([".bin", ".package-lock.json", "@cobro"]);
     expect(existsSync(join(projectDir, "node_modules", "@cobro", "sdk", "dist", "index.js"))).toBe(true);
   });
 
@@ -122,6 +124,14 @@ describe("the packed @cobro/sdk", () => {
     expect(output.createAfter500).toEqual({ outcome: "created", referenceId: "INV-NEW-000001", creates: 2, gets: 1 });
     expect(output.createExisting).toEqual({ outcome: "existing", referenceId: "INV-EXISTS-0001" });
     expect(output.bulk).toEqual({ createdEarlier: "created_earlier", rejected: "rejected" });
+  });
+
+  it.each(nodes)("installs the `cobro` command, which runs under %s", { timeout: 60_000 }, (node) => {
+    const help = run(node, [join(projectDir, "node_modules", ".bin", "cobro"), "--help"], projectDir);
+    expect(help).toMatch(/^Usage: cobro <command> \[options\]/);
+    expect(help).toContain("listen");
+    // What `npx cobro` runs: the linked bin, by its shebang.
+    expect(run(join(projectDir, "node_modules", ".bin", "cobro"), ["clock", "advance", "--help"], projectDir)).toMatch(/^Usage: cobro clock advance/);
   });
 
   it("has declarations that a strict TypeScript project compiles against", () => {

@@ -3,10 +3,10 @@
 // signing secret in both schemes), so the integrator's own receiver and verification run unchanged.
 import * as admin from "../generated/admin/index.js";
 import { httpStatusOf, isNoAnswerError, isResponseError } from "../errors.js";
-import { signStandardWebhook, type SigningSecretScheme } from "../standard-webhooks.js";
-import { signWebhookPayload, WEBHOOK_ID_HEADER, WEBHOOK_SIGNATURE_HEADER } from "../webhook-signature.js";
+import type { SigningSecretScheme } from "../standard-webhooks.js";
 import { required, type Command } from "./command.js";
 import { readCursor, writeCursor } from "./config.js";
+import { deliveryHeaders } from "./delivery-headers.js";
 import { CliError, type Output } from "./output.js";
 import type { Session } from "./session.js";
 import { SseParser } from "./sse.js";
@@ -48,22 +48,6 @@ async function signingSecret(session: Session, out: Output): Promise<{ secret: s
     out.note("The integration had no signing secret: one was created.");
     return { secret: created.webhookSigningSecret, scheme: created.scheme };
   }
-}
-
-/** The headers a real delivery of `rawBody` sends (domain/webhooks/delivery.ts's sendSigned). */
-export function deliveryHeaders(
-  webhookId: string,
-  rawBody: string,
-  signing: { secret: string; scheme: SigningSecretScheme },
-  now = Date.now(),
-): Record<string, string> {
-  return {
-    "content-type": "application/json",
-    "user-agent": "Cobro-Webhooks/1.0",
-    [WEBHOOK_SIGNATURE_HEADER]: signWebhookPayload(rawBody, signing.secret, now),
-    [WEBHOOK_ID_HEADER]: webhookId,
-    ...signStandardWebhook(webhookId, rawBody, signing.secret, { now, scheme: signing.scheme }),
-  };
 }
 
 /** A delivery answers within 5 seconds, as the service requires of a webhook receiver. */
