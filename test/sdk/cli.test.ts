@@ -6,7 +6,7 @@
 // accepts, across a dropped stream and a restart of the listener. The event stream is the stand-in of
 // ./cli-stream-stand-in.ts until the Admin API serves it.
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -153,6 +153,19 @@ describe("cobro's Sandbox commands (--json)", () => {
     const moved = await cobroJson(["clock", "advance", "PT1H"]);
     expect(moved.offsetSeconds).toBe(3600);
     expect((await cobroJson(["clock", "show"])).offsetSeconds).toBe(3600);
+  });
+
+  it("commands of one profile renew an expired session one at a time (each refresh token works once)", async () => {
+    const file = join(home, "config", "cobro", "default.json");
+    const stored = JSON.parse(readFileSync(file, "utf8"));
+    writeFileSync(file, JSON.stringify({ ...stored, idTokenExpiresAt: 0 }));
+    const runs = await Promise.all([1, 2, 3].map(() => cobro(["clock", "show", "--json"])));
+    for (const run of runs) expect(run.code, run.stderr).toBe(0);
+    const renewed = JSON.parse(readFileSync(file, "utf8"));
+    expect(renewed.refreshToken).not.toBe(stored.refreshToken);
+    expect(renewed.idTokenExpiresAt).toBeGreaterThan(Date.now());
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect((await cobro(["clock", "show", "--json"])).code).toBe(0);
   });
 
   it("test-tokens", async () => {

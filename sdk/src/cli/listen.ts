@@ -136,7 +136,7 @@ export const listenCommands: Command[] = [
           // An idToken revoked or expired since it was stored: refresh once.
           if (status === 401 && !refusedToken) {
             refusedToken = true;
-            session.forgetAccessToken();
+            await session.forgetAccessToken(await session.accessToken());
             continue;
           }
           if (isResponseError(error) || !isNoAnswerError(error)) throw error;

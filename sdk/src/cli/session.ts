@@ -75,10 +75,12 @@ export class Session {
     });
   }
 
-  /** Forgets the idToken (the API refused it), so that the next call refreshes. */
-  forgetAccessToken(): void {
-    const stored = readProfile(this.profile);
-    if (stored) writeProfile(this.profile, { ...stored, idToken: undefined, idTokenExpiresAt: undefined });
+  /** Forgets the idToken the API refused (unless another command renewed it since), so that the next call refreshes. */
+  async forgetAccessToken(refused: string): Promise<void> {
+    await withProfileLock(this.profile, async () => {
+      const stored = readProfile(this.profile);
+      if (stored?.idToken === refused) writeProfile(this.profile, { ...stored, idToken: undefined, idTokenExpiresAt: undefined });
+    });
   }
 
   /** The profile's API addresses, unless a flag or the environment names others. */
