@@ -307,9 +307,12 @@ describe("cobro listen", () => {
   let listener: ChildProcess | undefined;
   let listenerOutput = "";
 
-  function startListener(): void {
+  function startListener(extra: string[] = [], path = "/webhooks"): void {
     listenerOutput = "";
-    listener = spawn(process.execPath, [bin, "listen", "--forward-to", receiver.url(), "--json"], { env: environment(), stdio: ["ignore", "pipe", "pipe"] });
+    listener = spawn(process.execPath, [bin, "listen", "--forward-to", receiver.url(path), "--json", ...extra], {
+      env: environment(),
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     listener.stdout!.on("data", (chunk) => (listenerOutput += chunk));
     listener.stderr!.on("data", (chunk) => (listenerOutput += chunk));
   }
@@ -412,6 +415,25 @@ describe("cobro listen", () => {
     expect(new Set(receiver.requests.map((request) => request.headers["x-service-webhook-id"])).size).toBe(4);
     await stopListener("SIGTERM");
   }, 90_000);
+
+  it("--events forwards only the events named; --from-now skips what happened while no listener ran", async () => {
+    await cobroJson(["trigger", "unmatched", "--reason", "canceled"]);
+    const connectionsBefore = standIn.connections.length;
+    startListener(["--events", "payment.unmatched,payment_request.expired", "--from-now"], "/filtered");
+    await until(() => listenerOutput.includes("Ready"), "the listener to connect");
+    expect(standIn.connections.slice(connectionsBefore)).toEqual([
+      { lastEventId: undefined, since: undefined, event: "payment.unmatched,payment_request.expired" },
+    ]);
+    await cobroJson(["charges", "create", "--reference", "CLI-LSN-0004", "--amount", "300"]);
+    await cobroJson(["trigger", "payment", "--reference", "CLI-LSN-0004"]);
+    await cobroJson(["trigger", "unmatched", "--reason", "canceled", "--reference", "CLI-LSN-0004"]);
+    await until(() => receiver.at("/filtered").length >= 1, "the unmatched transfer");
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    expect(receiver.at("/filtered").map((request) => [request.json.event, request.json.referenceId, request.json.reason])).toEqual([
+      ["payment.unmatched", "CLI-LSN-0004", "already_paid"],
+    ]);
+    await stopListener("SIGTERM");
+  }, 60_000);
 });
 
 describe("cobro logout", () => {

@@ -29,7 +29,8 @@ class EventStreamApi extends admin.BaseAPI {
         path: "/my-integration/events/stream",
         method: "GET",
         headers: { Accept: "text/event-stream", Authorization: `Bearer ${token}`, ...(lastEventId ? { "Last-Event-ID": lastEventId } : {}) },
-        query: events.length > 0 ? { event: events.join(",") } : {},
+        // `event=a&event=b`: the parameter repeats, as the contract declares it.
+        query: events.length > 0 ? { event: events } : {},
       },
       { signal },
     );
