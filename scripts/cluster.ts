@@ -1,0 +1,404 @@
+// A replicated PostgreSQL for Cobro on this machine, from Debian's packages: one etcd member, two
+// PostgreSQL 15 nodes run by Patroni with synchronous replication, HAProxy sending connections to the
+// current leader (Patroni's REST check), and PgBouncer in transaction mode in front of HAProxy.
+//
+//   npm run cluster:up     starts it (installing the packages with apt-get when missing), prints the URLs
+//   npm run cluster:down   stops every process and removes the state folder
+//
+// Everything listens on loopback, on fixed ports from COBRO_CLUSTER_PORT_BASE (25400 by default: below the
+// ephemeral range, so no test's free port lands on them), and lives in <tmp>/cobro-cluster-<base>/.
+// The timings are test settings (ttl 10 s, loop_wait 1 s, retry_timeout 5 s): a lost leader is replaced
+// within about 10 s. A production cluster keeps Patroni's defaults (30/10/10) unless its network is known.
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync, chownSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import pg from "pg";
+
+const PG_BIN = "/usr/lib/postgresql/15/bin";
+const PACKAGES: Array<[string, string]> = [
+  ["patroni", "/usr/bin/patroni"],
+  ["etcd-server", "/usr/bin/etcd"],
+  ["haproxy", "/usr/sbin/haproxy"],
+  ["pgbouncer", "/usr/sbin/pgbouncer"],
+  ["postgresql-15", `${PG_BIN}/postgres`],
+];
+const SUPERUSER_PASSWORD = "cobro-cluster";
+export const CLUSTER_DATABASE = "cobro";
+
+export interface ClusterNode {
+  name: string;
+  port: number;
+  restUrl: string;
+  dataDir: string;
+}
+
+export interface ClusterLayout {
+  dir: string;
+  portBase: number;
+  etcdPort: number;
+  nodes: ClusterNode[];
+  haproxyPort: number;
+  pgbouncerPort: number;
+  /** Through HAProxy to the leader: what Cobro's processes use. */
+  databaseUrl: string;
+  /** Through PgBouncer (transaction pooling) to HAProxy: for the API processes' queries. */
+  pooledUrl: string;
+}
+
+export function clusterLayout(portBase = Number(process.env.COBRO_CLUSTER_PORT_BASE ?? 25400)): ClusterLayout {
+  const dir = path.join(os.tmpdir(), `cobro-cluster-${portBase}`);
+  const nodes = [0, 1].map((n) => ({
+    name: `pg${n}`,
+    port: portBase + 10 + n,
+    restUrl: `http://127.0.0.1:${portBase + 20 + n}`,
+    dataDir: path.join(dir, `pg${n}`, "data"),
+  }));
+  const haproxyPort = portBase + 30;
+  const pgbouncerPort = portBase + 40;
+  return {
+    dir,
+    portBase,
+    etcdPort: portBase,
+    nodes,
+    haproxyPort,
+    pgbouncerPort,
+    databaseUrl: `postgres://postgres:${SUPERUSER_PASSWORD}@127.0.0.1:${haproxyPort}/${CLUSTER_DATABASE}`,
+    pooledUrl: `postgres://postgres:${SUPERUSER_PASSWORD}@127.0.0.1:${pgbouncerPort}/${CLUSTER_DATABASE}`,
+  };
+}
+
+/** Installs Debian's packages that are missing (as root, through apt-get). */
+export function installPackages(): void {
+  const missing = PACKAGES.filter(([, binary]) => !existsSync(binary)).map(([name]) => name);
+  if (missing.length === 0) return;
+  console.log(`installing ${missing.join(", ")}`);
+  const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
+  spawnSync("apt-get", ["update", "-qq"], { stdio: "inherit", env });
+  const result = spawnSync("apt-get", ["install", "-y", "-qq", "--no-install-recommends", ...missing], { stdio: "inherit", env });
+  if (result.status !== 0) throw new Error(`apt-get install ${missing.join(" ")} failed`);
+}
+
+function postgresUser(): { uid: number; gid: number } | undefined {
+  if (process.getuid?.() !== 0) return undefined; // not root: everything runs as the current user
+  const line = readFileSync("/etc/passwd", "utf8")
+    .split("\n")
+    .find((entry) => entry.startsWith("postgres:"));
+  if (!line) throw new Error("no postgres user (the postgresql-15 package creates it)");
+  const [, , uid, gid] = line.split(":");
+  return { uid: Number(uid), gid: Number(gid) };
+}
+
+interface State {
+  pids: Record<string, number>;
+}
+
+function statePath(layout: ClusterLayout): string {
+  return path.join(layout.dir, "state.json");
+}
+
+/** Starts one process in its own process group, its output in <dir>/<name>.log; remembers its pid. */
+function startProcess(layout: ClusterLayout, state: State, name: string, command: string, args: string[]): void {
+  const log = openSync(path.join(layout.dir, `${name}.log`), "a");
+  const user = postgresUser();
+  const child = spawn(command, args, {
+    cwd: layout.dir,
+    detached: true,
+    stdio: ["ignore", log, log],
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: layout.dir, LANG: "C.UTF-8" },
+    ...(user ?? {}),
+  });
+  child.unref();
+  state.pids[name] = child.pid!;
+  writeFileSync(statePath(layout), JSON.stringify(state));
+}
+
+function patroniConfig(layout: ClusterLayout, node: ClusterNode): object {
+  const restPort = Number(new URL(node.restUrl).port);
+  return {
+    scope: "cobro",
+    namespace: "/cobro/",
+    name: node.name,
+    restapi: { listen: `127.0.0.1:${restPort}`, connect_address: `127.0.0.1:${restPort}` },
+    etcd3: { hosts: [`127.0.0.1:${layout.etcdPort}`] },
+    bootstrap: {
+      dcs: {
+        // Test settings: the leader key lives 10 s, Patroni's loop runs every second.
+        ttl: 10,
+        loop_wait: 1,
+        retry_timeout: 5,
+        // Only a standby that confirmed every commit may be promoted; a crashed primary is failed over
+        // at once instead of being restarted in place (it comes back as a standby, rewound).
+        synchronous_mode: true,
+        primary_start_timeout: 0,
+        maximum_lag_on_failover: 1048576,
+        postgresql: {
+          use_pg_rewind: true,
+          use_slots: true,
+          parameters: {
+            wal_level: "replica",
+            hot_standby: "on",
+            wal_log_hints: "on",
+            max_connections: 300,
+            max_wal_senders: 5,
+            max_replication_slots: 5,
+            wal_keep_size: "128MB",
+            timezone: "UTC",
+          },
+        },
+      },
+      initdb: [{ encoding: "UTF8" }, { locale: "C.UTF-8" }],
+    },
+    postgresql: {
+      listen: `127.0.0.1:${node.port}`,
+      connect_address: `127.0.0.1:${node.port}`,
+      data_dir: node.dataDir,
+      bin_dir: PG_BIN,
+      pgpass: path.join(layout.dir, `${node.name}.pgpass`),
+      authentication: {
+        superuser: { username: "postgres", password: SUPERUSER_PASSWORD },
+        replication: { username: "replicator", password: "replicator" },
+        rewind: { username: "postgres", password: SUPERUSER_PASSWORD },
+      },
+      pg_hba: ["local all all trust", "host all all 127.0.0.1/32 scram-sha-256", "host replication replicator 127.0.0.1/32 scram-sha-256"],
+      parameters: { unix_socket_directories: path.join(layout.dir, node.name) },
+    },
+  };
+}
+
+function haproxyConfig(layout: ClusterLayout): string {
+  // TCP to whichever node answers 200 on Patroni's /primary; connections to a node that stops being the
+  // leader are cut at once (shutdown-sessions), so no client keeps writing to a demoted node.
+  return `global
+  maxconn 2000
+
+defaults
+  mode tcp
+  timeout connect 2s
+  timeout client 30m
+  timeout server 30m
+  timeout check 1s
+
+listen primary
+  bind 127.0.0.1:${layout.haproxyPort}
+  option httpchk GET /primary
+  http-check expect status 200
+  default-server inter 500ms fall 2 rise 1 on-marked-down shutdown-sessions
+${layout.nodes.map((node) => `  server ${node.name} 127.0.0.1:${node.port} maxconn 500 check port ${new URL(node.restUrl).port}`).join("\n")}
+`;
+}
+
+function pgbouncerConfig(layout: ClusterLayout): string {
+  // Transaction pooling: a server connection is the client's for one transaction only. Session state does
+  // not survive between transactions, so the `options` startup parameter Cobro sends (TimeZone=UTC) is
+  // ignored here and the cluster's servers run in UTC instead.
+  return `[databases]
+* = host=127.0.0.1 port=${layout.haproxyPort}
+
+[pgbouncer]
+listen_addr = 127.0.0.1
+listen_port = ${layout.pgbouncerPort}
+unix_socket_dir =
+auth_type = scram-sha-256
+auth_file = ${path.join(layout.dir, "userlist.txt")}
+pool_mode = transaction
+max_client_conn = 2000
+default_pool_size = 20
+ignore_startup_parameters = options,extra_float_digits
+server_connect_timeout = 3
+server_login_retry = 1
+query_wait_timeout = 10
+`;
+}
+
+async function get(url: string): Promise<{ status: number; body: unknown }> {
+  try {
+    const response = await fetch(url, { signal: AbortSignal.timeout(1000) });
+    const text = await response.text();
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      body = text;
+    }
+    return { status: response.status, body };
+  } catch {
+    return { status: 0, body: undefined };
+  }
+}
+
+/** The members as Patroni reports them (name, role, state, lag). */
+export async function clusterMembers(layout: ClusterLayout): Promise<Array<{ name: string; role: string; state: string }>> {
+  for (const node of layout.nodes) {
+    const answer = await get(`${node.restUrl}/cluster`);
+    if (answer.status === 200) return (answer.body as { members: Array<{ name: string; role: string; state: string }> }).members;
+  }
+  return [];
+}
+
+/** Waits until one node leads and the other is its synchronous standby, streaming. */
+export async function waitForHealthy(layout: ClusterLayout, timeoutMs = 120_000): Promise<{ leader: string; standby: string }> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const members = await clusterMembers(layout);
+    const leader = members.find((member) => member.role === "leader" && member.state === "running");
+    const standby = members.find((member) => member.role === "sync_standby" && (member.state === "streaming" || member.state === "running"));
+    if (leader && standby) return { leader: leader.name, standby: standby.name };
+    if (Date.now() > deadline) throw new Error(`the cluster did not become healthy: ${JSON.stringify(members)}`);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+}
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The postmaster's pid of a node, from its data folder (undefined when it is not running). */
+export function postmasterPid(node: ClusterNode): number | undefined {
+  try {
+    const pid = Number.parseInt(readFileSync(path.join(node.dataDir, "postmaster.pid"), "utf8").split("\n")[0] ?? "", 10);
+    return Number.isInteger(pid) && pid > 0 && pidAlive(pid) ? pid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export async function clusterUp(layout = clusterLayout()): Promise<ClusterLayout> {
+  installPackages();
+  if (existsSync(statePath(layout))) await clusterDown(layout);
+  mkdirSync(layout.dir, { recursive: true, mode: 0o700 });
+  const user = postgresUser();
+  const own = (target: string) => {
+    if (user) chownSync(target, user.uid, user.gid);
+  };
+  own(layout.dir);
+  for (const node of layout.nodes) {
+    mkdirSync(path.join(layout.dir, node.name), { mode: 0o700 });
+    own(path.join(layout.dir, node.name));
+    writeFileSync(path.join(layout.dir, `${node.name}.yml`), JSON.stringify(patroniConfig(layout, node), null, 2)); // YAML reads JSON
+  }
+  writeFileSync(path.join(layout.dir, "haproxy.cfg"), haproxyConfig(layout));
+  writeFileSync(path.join(layout.dir, "pgbouncer.ini"), pgbouncerConfig(layout));
+  writeFileSync(path.join(layout.dir, "userlist.txt"), `"postgres" "${SUPERUSER_PASSWORD}"\n`);
+  for (const file of ["haproxy.cfg", "pgbouncer.ini", "userlist.txt"]) own(path.join(layout.dir, file));
+
+  const state: State = { pids: {} };
+  const etcdPeer = `http://127.0.0.1:${layout.etcdPort + 1}`;
+  startProcess(layout, state, "etcd", "/usr/bin/etcd", [
+    "--name=cobro",
+    `--data-dir=${path.join(layout.dir, "etcd")}`,
+    `--listen-client-urls=http://127.0.0.1:${layout.etcdPort}`,
+    `--advertise-client-urls=http://127.0.0.1:${layout.etcdPort}`,
+    `--listen-peer-urls=${etcdPeer}`,
+    `--initial-advertise-peer-urls=${etcdPeer}`,
+    `--initial-cluster=cobro=${etcdPeer}`,
+  ]);
+  const etcdDeadline = Date.now() + 30_000;
+  while ((await get(`http://127.0.0.1:${layout.etcdPort}/health`)).status !== 200) {
+    if (Date.now() > etcdDeadline) throw new Error(`etcd did not start (see ${layout.dir}/etcd.log)`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  // The first node bootstraps the cluster; the second then copies it (pg_basebackup) as its standby.
+  startProcess(layout, state, layout.nodes[0]!.name, "/usr/bin/patroni", [path.join(layout.dir, `${layout.nodes[0]!.name}.yml`)]);
+  const leaderDeadline = Date.now() + 60_000;
+  while ((await get(`${layout.nodes[0]!.restUrl}/primary`)).status !== 200) {
+    if (Date.now() > leaderDeadline) throw new Error(`the first node did not become the leader (see ${layout.dir}/pg0.log)`);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+  }
+  startProcess(layout, state, layout.nodes[1]!.name, "/usr/bin/patroni", [path.join(layout.dir, `${layout.nodes[1]!.name}.yml`)]);
+  startProcess(layout, state, "haproxy", "/usr/sbin/haproxy", ["-db", "-f", path.join(layout.dir, "haproxy.cfg")]);
+  startProcess(layout, state, "pgbouncer", "/usr/sbin/pgbouncer", [path.join(layout.dir, "pgbouncer.ini")]);
+  await waitForHealthy(layout);
+
+  // Cobro's database, through HAProxy (which also proves the route to the leader).
+  const adminUrl = layout.databaseUrl.replace(`/${CLUSTER_DATABASE}`, "/postgres");
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const client = new pg.Client({ connectionString: adminUrl, connectionTimeoutMillis: 2000 });
+    client.on("error", () => undefined);
+    try {
+      await client.connect();
+      const exists = await client.query("select 1 from pg_database where datname = $1", [CLUSTER_DATABASE]);
+      if (exists.rowCount === 0) await client.query(`create database ${CLUSTER_DATABASE}`);
+      break;
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 300));
+    } finally {
+      await client.end().catch(() => undefined);
+    }
+  }
+  return layout;
+}
+
+/** Stops every process of the cluster (Patroni first, which stops its PostgreSQL) and removes its folder. */
+export async function clusterDown(layout = clusterLayout()): Promise<void> {
+  let state: State = { pids: {} };
+  try {
+    state = JSON.parse(readFileSync(statePath(layout), "utf8")) as State;
+  } catch {
+    // no state: only leftovers of PostgreSQL, if any
+  }
+  const signalGroup = (pid: number, signal: NodeJS.Signals) => {
+    try {
+      process.kill(-pid, signal);
+    } catch {
+      try {
+        process.kill(pid, signal);
+      } catch {
+        // gone
+      }
+    }
+  };
+  const order = [...layout.nodes.map((node) => node.name), "pgbouncer", "haproxy", "etcd"];
+  for (const name of order) {
+    const pid = state.pids[name];
+    if (pid !== undefined) signalGroup(pid, "SIGTERM");
+  }
+  const deadline = Date.now() + 15_000;
+  const alive = () => [
+    ...Object.values(state.pids).filter(pidAlive),
+    ...layout.nodes.map(postmasterPid).filter((pid): pid is number => pid !== undefined),
+  ];
+  while (alive().length > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
+  for (const pid of Object.values(state.pids)) signalGroup(pid, "SIGKILL");
+  for (const node of layout.nodes) {
+    const pid = postmasterPid(node);
+    if (pid !== undefined) signalGroup(pid, "SIGKILL");
+  }
+  while (alive().length > 0) await new Promise((resolve) => setTimeout(resolve, 100));
+  rmSync(layout.dir, { recursive: true, force: true });
+}
+
+if (import.meta.main) {
+  const command = process.argv[2];
+  try {
+    if (command === "up") {
+      const layout = await clusterUp();
+      const members = await clusterMembers(layout);
+      console.log(`Cobro's PostgreSQL cluster is running (state in ${layout.dir})
+  members    ${members.map((member) => `${member.name} ${member.role}`).join(", ")}
+  etcd       http://127.0.0.1:${layout.etcdPort}
+  patroni    ${layout.nodes.map((node) => node.restUrl).join(", ")}
+  haproxy    127.0.0.1:${layout.haproxyPort} (to the leader)
+  pgbouncer  127.0.0.1:${layout.pgbouncerPort} (transaction pooling, to HAProxy)
+
+DATABASE_URL=${layout.databaseUrl}
+COBRO_POOLED_DATABASE_URL=${layout.pooledUrl}`);
+    } else if (command === "down") {
+      await clusterDown();
+      console.log("Cobro's PostgreSQL cluster is stopped and its folder removed");
+    } else {
+      console.error("usage: node scripts/cluster.ts up|down");
+      process.exitCode = 2;
+    }
+  } catch (error) {
+    console.error((error as Error).message);
+    process.exitCode = 1;
+  }
+}
