@@ -14,6 +14,12 @@ export interface Config {
   serviceEnv: ServiceEnv;
   /** An external PostgreSQL; without it Cobro starts an embedded one in `dataDir`. */
   databaseUrl: string | undefined;
+  /**
+   * A pooler in transaction mode (PgBouncer) in front of the same database, for the API processes'
+   * queries (COBRO_POOLED_DATABASE_URL). What needs a session keeps to `databaseUrl`: migrations (a
+   * session advisory lock), the LISTEN connection and the worker.
+   */
+  pooledDatabaseUrl: string | undefined;
   dataDir: string;
   host: string;
   ports: Record<ApiName, number>;
@@ -169,6 +175,13 @@ export function loadConfig(
   if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     problems.push("DATABASE_URL must be a postgres:// or postgresql:// connection string");
   }
+  const pooledDatabaseUrl = env.COBRO_POOLED_DATABASE_URL === "" ? undefined : env.COBRO_POOLED_DATABASE_URL;
+  if (pooledDatabaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(pooledDatabaseUrl)) {
+    problems.push("COBRO_POOLED_DATABASE_URL must be a postgres:// or postgresql:// connection string");
+  }
+  if (pooledDatabaseUrl !== undefined && databaseUrl === undefined) {
+    problems.push("COBRO_POOLED_DATABASE_URL needs DATABASE_URL (the same database, without the pooler)");
+  }
 
   const logLevel = env.LOG_LEVEL ?? "info";
   if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(", ")}`);
@@ -248,6 +261,7 @@ export function loadConfig(
     serviceEnv: serviceEnv as ServiceEnv,
     databaseUrl,
     preparedStatements,
+    pooledDatabaseUrl,
     dataDir: resolve(env.COBRO_DATA_DIR ?? ".data"),
     host,
     ports,

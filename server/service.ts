@@ -118,7 +118,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
     }
   };
 
-  samplePool(metrics, "main", database.pool);
+  const stopSamplingMainPool = samplePool(metrics, "main", database.pool);
   metrics.addSampler("readiness", () => sampleReadiness(database.db, metrics));
   observeGuessing(database.db, {
     signIn: (who, outcome) => metrics.auth.signIns.inc({ who, outcome }),
@@ -135,6 +135,24 @@ export async function startService(config: Config, options: ServiceOptions): Pro
     for (const count of sealedNow)
       if (count.resealed > 0) logger.info({ table: count.table, column: count.column, sealed: count.resealed }, "sealed secrets stored in clear");
     const clock = options.clock ?? systemClock;
+    // The API's queries through the pooler when there is one (transaction pooling: each transaction may
+    // run on another server connection, so nothing here relies on session state); the start-up work
+    // above, the LISTEN connection and the worker keep to the direct connection.
+    const queries =
+      config.pooledDatabaseUrl !== undefined && servers.size > 0
+        ? await openDatabase({
+            databaseUrl: config.pooledDatabaseUrl,
+            dataDir: config.dataDir,
+            preparedStatements: config.preparedStatements,
+            logger,
+            onQueryError: (error) => metrics.db.queryErrors.inc({ kind: databaseErrorKind(error) }),
+          })
+        : database;
+    if (queries !== database) {
+      stops.push(() => queries.close());
+      stopSamplingMainPool(); // the requests' pool is the one to watch
+      samplePool(metrics, "main", queries.pool);
+    }
 
     const publicUrls = { ...config.publicUrls };
     for (const api of servers.keys()) {
@@ -142,7 +160,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
     }
     const effectiveConfig: Config = { ...config, publicUrls };
 
-    const tokens = new TokenService(database.db, clock, publicUrls.auth);
+    const tokens = new TokenService(queries.db, clock, publicUrls.auth);
     await tokens.init().catch((error: unknown) => {
       if (error instanceof SealedValueError)
         throw new CobroStartupError(`${error.message}: start with the COBRO_SECRET_KEY that sealed it (docs/secrets.md)`, { cause: error });
@@ -162,18 +180,18 @@ export async function startService(config: Config, options: ServiceOptions): Pro
     // Only a process serving an API checks tokens (stopped first, requests still finishing read the database).
     if (servers.size > 0) {
       stops.push(await listenForAuthChanges(database.connectionString, tokenChecks, logger));
-      stops.push(forgetOwnAuthChanges(database.pool, tokenChecks));
+      stops.push(forgetOwnAuthChanges(queries.pool, tokenChecks));
     }
     // The event streams end first when the service stops: an open stream would hold its listener's close.
     const eventLog = servers.has("admin")
-      ? new EventLogWatcher(database.db, {
+      ? new EventLogWatcher(queries.db, {
           intervalMs: config.eventStream.pollMs,
           onError: (error) => logger.warn({ err: error }, "could not look for new events for the event streams: trying again"),
         })
       : undefined;
     if (eventLog) stops.push(async () => eventLog.stop());
     const services: Services = {
-      db: database.db,
+      db: queries.db,
       clock,
       config: effectiveConfig,
       tokens,
