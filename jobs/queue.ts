@@ -70,7 +70,14 @@ export async function startWorker(options: StartWorkerOptions): Promise<JobWorke
   });
   const ignoreDisconnect = (error: Error) => options.logger?.debug({ err: error }, "job worker connection closed");
   pool.on("error", ignoreDisconnect);
-  pool.on("connect", (client) => client.on("error", ignoreDisconnect));
+  pool.on("connect", (client) => {
+    client.on("error", ignoreDisconnect);
+    // Behind synchronous replication (Patroni's synchronous_mode) a job is taken only once the standby
+    // has the take, hence the transaction that wrote the job: a primary lost while a commit waits for its
+    // standby shows that commit to other sessions, and a worker must not send a webhook or a message for
+    // a payment the promoted standby never had. Queued before the pool hands the connection out.
+    client.query("select set_config('synchronous_commit', 'on', false) where current_setting('synchronous_standby_names') <> ''").catch(ignoreDisconnect);
+  });
   // The graphile-worker ids of the runner running now (none while it is being started again), kept alive
   // by the heartbeat.
   let liveWorkerIds = new Set<string>();
