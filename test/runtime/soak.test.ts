@@ -11,6 +11,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { setDailyMessageCap } from "../../domain/limits/message-caps.ts";
 import { DELIVERY_TIMEOUT_MS } from "../../domain/outbound/http-client.ts";
 import { chargeBody } from "../helpers/charges.ts";
+import { ledgerViolations, NO_LEDGER_VIOLATIONS } from "../helpers/ledger-invariants.ts";
 import { startCobroCluster, type ClusterIntegration, type CobroCluster } from "../helpers/cobro-cluster.ts";
 import { bearerCaller, read, type ApiCall } from "../helpers/service.ts";
 import { startWebhookReceiver, type WebhookReceiver } from "../helpers/webhook-receiver.ts";
@@ -246,29 +247,6 @@ it(`keeps every invariant through ${SOAK_SECONDS} s of mixed load on two API pro
     .toBe(0);
   const settledInMs = Date.now() - settling;
 
-  // Money: each transfer is applied to exactly one charge or recorded unmatched; paid = the sum of its transfers.
-  const transfersNeitherOrBoth = await sql`select id from transfers where (charge_id is null) = (unmatched_reason is null)`.execute(db);
-  const duplicatedTransactions = await sql`select transaction_id from transfers group by transaction_id having count(*) > 1`.execute(db);
-  const paidMismatch = await sql`
-    select c.id, c.paid_cents, coalesce(sum(t.amount_cents), 0)::int8 as transferred
-      from charges c left join transfers t on t.charge_id = c.id
-     group by c.id having c.paid_cents <> coalesce(sum(t.amount_cents), 0)`.execute(db);
-  // The CVU pool: a CVU-mode hold is alone on its CVU; a payer at most once on a CVU; the counters agree.
-  const sharedCvus = await sql`
-    select cvu_account_id from cvu_holds group by cvu_account_id
-    having count(*) filter (where payer_key = '*') > 0 and count(*) > 1`.execute(db);
-  const payerTwice = await sql`select cvu_account_id, payer_key from cvu_holds group by cvu_account_id, payer_key having count(*) > 1`.execute(db);
-  // A CVU is free exactly when it holds nothing; an exclusive one holds one charge and counts it. (A shared
-  // CVU's counter is settled when its row is written: joining charges do not write it.)
-  const countersOff = await sql`
-    select a.id from cvu_accounts a left join cvu_holds h on h.cvu_account_id = a.id
-     group by a.id
-    having (a.holding = 'free') <> (count(h.charge_id) = 0)
-        or (a.holding = 'exclusive' and (count(h.charge_id) <> 1 or a.open_charges <> 1))
-        or (a.holding = 'free' and a.open_charges <> 0)`.execute(db);
-  const openWithoutHold = await sql`
-    select c.id from charges c where c.closed_at is null and c.cvu_account_id is not null
-       and not exists (select 1 from cvu_holds h where h.charge_id = c.id)`.execute(db);
   // Caps: no day's count of chat messages above the integration's cap, and every one counted is a charge.
   const capsExceeded = await sql`
     select u.scope, u.day, u.messages from daily_message_usage u
@@ -281,13 +259,7 @@ it(`keeps every invariant through ${SOAK_SECONDS} s of mixed load on two API pro
         <> (select count(*)::int from charges c where c.integration_client_id = i.id and c.send_whatsapp_notification)`.execute(db);
   expect(capsExceeded.rows).toEqual([]);
   expect(countedOff.rows).toEqual([]);
-  expect(transfersNeitherOrBoth.rows).toEqual([]);
-  expect(duplicatedTransactions.rows).toEqual([]);
-  expect(paidMismatch.rows).toEqual([]);
-  expect(sharedCvus.rows).toEqual([]);
-  expect(payerTwice.rows).toEqual([]);
-  expect(countersOff.rows).toEqual([]);
-  expect(openWithoutHold.rows).toEqual([]);
+  expect(await ledgerViolations(db)).toEqual(NO_LEDGER_VIOLATIONS);
 
   // Deliveries: every delivered event reached its receiver under its own id; nothing of the unlinked
   // merchant after its unlink.

@@ -1,0 +1,50 @@
+// The invariants of money and of the CVU pool that must hold after any load, whatever failed during it
+// (a killed worker, a lost PostgreSQL primary): each query returns the rows that break one, so [] is right.
+import { type Kysely, sql } from "kysely";
+import type { Database } from "../../db/schema.ts";
+
+export async function ledgerViolations(db: Kysely<Database>): Promise<Record<string, unknown[]>> {
+  // Money: each transfer is applied to exactly one charge or recorded unmatched; paid = the sum of its transfers.
+  const transfersNeitherOrBoth = await sql`select id from transfers where (charge_id is null) = (unmatched_reason is null)`.execute(db);
+  const duplicatedTransactions = await sql`select transaction_id from transfers group by transaction_id having count(*) > 1`.execute(db);
+  const paidMismatch = await sql`
+    select c.id, c.paid_cents, coalesce(sum(t.amount_cents), 0)::int8 as transferred
+      from charges c left join transfers t on t.charge_id = c.id
+     group by c.id having c.paid_cents <> coalesce(sum(t.amount_cents), 0)`.execute(db);
+  // The CVU pool: a CVU-mode hold is alone on its CVU; a payer at most once on a CVU; the counters agree.
+  const sharedCvus = await sql`
+    select cvu_account_id from cvu_holds group by cvu_account_id
+    having count(*) filter (where payer_key = '*') > 0 and count(*) > 1`.execute(db);
+  const payerTwice = await sql`select cvu_account_id, payer_key from cvu_holds group by cvu_account_id, payer_key having count(*) > 1`.execute(db);
+  // A CVU is free exactly when it holds nothing; an exclusive one holds one charge and counts it. (A shared
+  // CVU's counter is settled when its row is written: joining charges do not write it.)
+  const countersOff = await sql`
+    select a.id from cvu_accounts a left join cvu_holds h on h.cvu_account_id = a.id
+     group by a.id
+    having (a.holding = 'free') <> (count(h.charge_id) = 0)
+        or (a.holding = 'exclusive' and (count(h.charge_id) <> 1 or a.open_charges <> 1))
+        or (a.holding = 'free' and a.open_charges <> 0)`.execute(db);
+  const openWithoutHold = await sql`
+    select c.id from charges c where c.closed_at is null and c.cvu_account_id is not null
+       and not exists (select 1 from cvu_holds h where h.charge_id = c.id)`.execute(db);
+  return {
+    transfersNeitherOrBoth: transfersNeitherOrBoth.rows,
+    duplicatedTransactions: duplicatedTransactions.rows,
+    paidMismatch: paidMismatch.rows,
+    sharedCvus: sharedCvus.rows,
+    payerTwice: payerTwice.rows,
+    countersOff: countersOff.rows,
+    openWithoutHold: openWithoutHold.rows,
+  };
+}
+
+/** What ledgerViolations returns when every invariant holds. */
+export const NO_LEDGER_VIOLATIONS = {
+  transfersNeitherOrBoth: [],
+  duplicatedTransactions: [],
+  paidMismatch: [],
+  sharedCvus: [],
+  payerTwice: [],
+  countersOff: [],
+  openWithoutHold: [],
+};
