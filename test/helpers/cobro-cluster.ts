@@ -1,5 +1,6 @@
 // Cobro as separate processes over one PostgreSQL that the test may stop and start: an embedded server of
-// the test's own (a fixed port, so it comes back where the processes expect it), API processes and worker
+// the test's own (a fixed port, so it comes back where the processes expect it), or a server the test runs
+// itself (`databaseUrl`, e.g. the Patroni cluster of scripts/cluster.ts), API processes and worker
 // processes (`node server/main.ts --only …`) that can be killed (SIGKILL) and started again.
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
@@ -50,18 +51,20 @@ export interface CobroCluster {
 /** Heartbeat and staleness short enough for a test: a dead worker's jobs run again within about 4 s. */
 export const FAST_HEARTBEAT_ENV = { COBRO_WORKER_HEARTBEAT_MS: "500", COBRO_WORKER_STALE_AFTER_MS: "3000" };
 
-export async function startCobroCluster(env: Record<string, string> = {}): Promise<CobroCluster> {
+export async function startCobroCluster(env: Record<string, string> = {}, options: { databaseUrl?: string } = {}): Promise<CobroCluster> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), "cobro-embedded-test-"));
   const [postgresPort, integrationPort, authPort, adminPort] = await freePorts(4);
-  let postgres: EmbeddedPostgresServer | undefined = await startEmbeddedPostgres({ dataDir, port: postgresPort });
-  const database = await openDatabase({ databaseUrl: postgres.connectionString, dataDir, poolSize: 4 });
+  let postgres: EmbeddedPostgresServer | undefined =
+    options.databaseUrl === undefined ? await startEmbeddedPostgres({ dataDir, port: postgresPort }) : undefined;
+  const databaseUrl = options.databaseUrl ?? postgres!.connectionString;
+  const database = await openDatabase({ databaseUrl, dataDir, poolSize: 4 });
   await prepareQueue({ pool: database.pool });
   await migrateToLatest(database.db);
   const processes = new Set<StartedCobro>();
   const host = "127.0.0.1";
   const urls = { integrationUrl: `http://${host}:${integrationPort}`, authUrl: `http://${host}:${authPort}`, adminUrl: `http://${host}:${adminPort}` };
   const baseEnv = {
-    DATABASE_URL: postgres.connectionString,
+    DATABASE_URL: databaseUrl,
     COBRO_DATA_DIR: dataDir,
     COBRO_ALLOW_LOOPBACK_URLS: "true",
     COBRO_INTEGRATION_URL: urls.integrationUrl,
@@ -123,10 +126,12 @@ export async function startCobroCluster(env: Record<string, string> = {}): Promi
       await started.exited;
     },
     stopPostgres: async () => {
+      if (options.databaseUrl !== undefined) throw new Error("the test does not run this PostgreSQL");
       await postgres?.stop();
       postgres = undefined;
     },
     startPostgres: async () => {
+      if (options.databaseUrl !== undefined) throw new Error("the test does not run this PostgreSQL");
       postgres = await startEmbeddedPostgres({ dataDir, port: postgresPort });
     },
     close: async () => {
