@@ -361,10 +361,7 @@ export async function clusterDown(layout = clusterLayout()): Promise<void> {
     if (pid !== undefined) signalGroup(pid, "SIGTERM");
   }
   const deadline = Date.now() + 15_000;
-  const alive = () => [
-    ...Object.values(state.pids).filter(pidAlive),
-    ...layout.nodes.map(postmasterPid).filter((pid): pid is number => pid !== undefined),
-  ];
+  const alive = () => [...Object.values(state.pids).filter(pidAlive), ...layout.nodes.map(postmasterPid).filter((pid): pid is number => pid !== undefined)];
   while (alive().length > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
   for (const pid of Object.values(state.pids)) signalGroup(pid, "SIGKILL");
   for (const node of layout.nodes) {
