@@ -307,7 +307,9 @@ it("goes on writing when the standby's PostgreSQL is killed: Patroni drops it fr
 
 it("serves four API processes through PgBouncer in transaction mode, their sessions' needs (LISTEN, migrations, the workers) going direct", async () => {
   await waitForHealthy(layout);
-  const pooled = await Promise.all(Array.from({ length: 4 }, () => cluster.startExtraApi({ COBRO_POOLED_DATABASE_URL: layout.pooledUrl })));
+  const pooled = await Promise.all(
+    Array.from({ length: 4 }, () => cluster.startExtraApi({ COBRO_POOLED_DATABASE_URL: layout.pooledUrl, COBRO_DB_PREPARED_STATEMENTS: "false" })),
+  );
   const ledger = newLedger();
   let stopLoad!: () => void;
   const load = runLoad(ledger, await newTenants(pooled), new Promise<void>((resolve) => (stopLoad = resolve)));
