@@ -49,6 +49,35 @@ export interface JobWorker {
 }
 
 /**
+ * The worker pool's client. Behind synchronous replication (Patroni's synchronous_mode) a job is taken only
+ * once the standby has the take, hence the transaction that wrote the job: a primary lost while a commit
+ * waits for its standby shows that commit to other sessions, and a worker must not send a webhook or a
+ * message for a payment the promoted standby never had. Set as the connection opens, before the pool hands
+ * it out (a query issued from the pool's `connect` event would run beside the first caller's).
+ */
+class WorkerClient extends pg.Client {
+  // pg-pool connects its clients with a callback.
+  override connect(): Promise<pg.Client>;
+  override connect(callback: (error: Error) => void): void;
+  override connect(callback?: (error: Error) => void): Promise<pg.Client> | undefined {
+    const connected = super.connect().then(() =>
+      this.query("select set_config('synchronous_commit', 'on', false) where current_setting('synchronous_standby_names') <> ''").then(
+        () => this as pg.Client,
+        // A connection that cannot take the setting is not handed out half-set: closed, and the error is the pool's.
+        (error: unknown) =>
+          this.end().then(
+            () => Promise.reject(error),
+            () => Promise.reject(error),
+          ),
+      ),
+    );
+    if (!callback) return connected;
+    connected.then(() => callback(undefined as unknown as Error), callback);
+    return undefined;
+  }
+}
+
+/**
  * Starts a worker on the given tasks. It runs only the tasks it is given, so a process can specialise.
  * Signals are left to the caller (server/ handles SIGTERM and calls stop()).
  */
@@ -67,17 +96,11 @@ export async function startWorker(options: StartWorkerOptions): Promise<JobWorke
     max: Math.max(10, concurrency + 2),
     connectionTimeoutMillis: 10_000,
     options: "-c synchronous_commit=off",
+    Client: WorkerClient,
   });
   const ignoreDisconnect = (error: Error) => options.logger?.debug({ err: error }, "job worker connection closed");
   pool.on("error", ignoreDisconnect);
-  pool.on("connect", (client) => {
-    client.on("error", ignoreDisconnect);
-    // Behind synchronous replication (Patroni's synchronous_mode) a job is taken only once the standby
-    // has the take, hence the transaction that wrote the job: a primary lost while a commit waits for its
-    // standby shows that commit to other sessions, and a worker must not send a webhook or a message for
-    // a payment the promoted standby never had. Queued before the pool hands the connection out.
-    client.query("select set_config('synchronous_commit', 'on', false) where current_setting('synchronous_standby_names') <> ''").catch(ignoreDisconnect);
-  });
+  pool.on("connect", (client) => client.on("error", ignoreDisconnect));
   // The graphile-worker ids of the runner running now (none while it is being started again), kept alive
   // by the heartbeat.
   let liveWorkerIds = new Set<string>();
