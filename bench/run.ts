@@ -17,13 +17,12 @@ import { sql } from "kysely";
 import { withBenchDatabase } from "./fixtures/bench-database.ts";
 import { adminIdToken, createBenchIntegration, merchantIdToken, postJson } from "./fixtures/bench-integration.ts";
 import { peakRssMb, startBareBaseline, startBenchCobro, type BenchProcess } from "./fixtures/bench-processes.ts";
-import { seedPendingCharges } from "./fixtures/seeded-charges.ts";
-import { measureTimeSweep, seedExpiringCharges, timeSweepLines } from "./fixtures/time-sweep.ts";
-import { runTimeTransitions } from "../domain/charges/time-transitions.ts";
+import { payableCuilCharges, seedPendingCharges } from "./fixtures/seeded-charges.ts";
+import { measureTimeSweep, sweepExpiringBurst, timeSweepLines } from "./fixtures/time-sweep.ts";
 import { measureNotificationSweep, notificationSweepLines } from "./fixtures/notification-sweep.ts";
 import { loadSettingsFromEnv, measureLoad, measureLoadTogether, type LoadFigures } from "./load/load-run.ts";
-import { bulkBody, cuilChargeBody } from "./load/charge-bodies.ts";
-import { startWebhookReceipts } from "./load/webhook-receipts.ts";
+import { bulkBody, cuilChargeBody, simulatedTransferBody } from "./load/charge-bodies.ts";
+import { deliveriesSince, startWebhookReceipts } from "./load/webhook-receipts.ts";
 
 const argv = process.argv.slice(2);
 const optionValue = (name: string): string | undefined => {
@@ -326,13 +325,7 @@ await withBenchDatabase(async (database) => {
       return started;
     };
     let receipts = await receiveWebhooks(api.urls.admin!);
-    const payable = (
-      await sql<{ cvu: string; cuil: string }>`
-        select a.cvu, c.customer_tax_document as cuil
-          from charges c join cvu_holds h on h.charge_id = c.id join cvu_accounts a on a.id = h.cvu_account_id
-         where c.merchant_account_id = ${oneMerchant.id} and c.state = 'pending' and c.conciliation_type = 'cuil'
-         limit 20000`.execute(db)
-    ).rows;
+    const payable = await payableCuilCharges(db, oneMerchant.id);
     const eventsFrom = new Date();
     let nextPayable = 0;
     const measureTransfers = (adminUrl: string, measured?: { pid: number; statements: typeof database.statements }) =>
@@ -345,17 +338,7 @@ await withBenchDatabase(async (database) => {
             {
               method: "POST",
               headers: { authorization: `Bearer ${adminToken}`, "content-type": "application/json" },
-              setupRequest: (request) => {
-                const target = payable[nextPayable++ % payable.length]!;
-                const body = {
-                  externalAccountCvu: "0000003100000000000017",
-                  externalAccountCuil: target.cuil,
-                  externalAccountName: "Juan Pérez",
-                  cvu: target.cvu,
-                  amount: 1,
-                };
-                return { ...request, body: JSON.stringify(body) };
-              },
+              setupRequest: (request) => ({ ...request, body: simulatedTransferBody(payable[nextPayable++ % payable.length]!) }),
             },
           ],
         },
@@ -376,47 +359,7 @@ await withBenchDatabase(async (database) => {
     }
     record(`simulate-payment, ${CONNECTIONS} conns`, `${Math.round(simulate.rps)} transfers/s`, { goal: "≥ 1,000/s", met: simulate.rps >= 1000 });
 
-    // Every event written since `from`, delivered (or the deliveries stop making progress for 20 s, or a minute has passed).
-    const deliveriesSince = async (from: Date) => {
-      const eventsSince = async () =>
-        (
-          await sql<{
-            id: string;
-            created_at: Date;
-          }>`select id, created_at from events where integration_client_id = ${bench.integrationClientId} and created_at >= ${from}`.execute(db)
-        ).rows;
-      let events = await eventsSince();
-      let lastProgress = Date.now();
-      let lastCount = -1;
-      const deadline = Date.now() + 60_000;
-      while (events.some((event) => !receipts.arrivals.has(event.id)) && Date.now() - lastProgress < 20_000 && Date.now() < deadline) {
-        const arrived = events.filter((event) => receipts.arrivals.has(event.id)).length;
-        if (arrived !== lastCount) {
-          lastCount = arrived;
-          lastProgress = Date.now();
-        }
-        await new Promise((resolve) => setTimeout(resolve, 200));
-        events = await eventsSince();
-      }
-      const latencies = events.flatMap((event) => {
-        const arrived = receipts.arrivals.get(event.id);
-        return arrived === undefined ? [] : [arrived - event.created_at.getTime()];
-      });
-      latencies.sort((a, b) => a - b);
-      const percentile = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] ?? Number.NaN;
-      const firstCreated = Math.min(...events.map((event) => event.created_at.getTime()));
-      const lastArrival = Math.max(...events.map((event) => receipts.arrivals.get(event.id) ?? 0));
-      const seconds = (lastArrival - firstCreated) / 1000;
-      return {
-        delivered: latencies.length,
-        written: events.length,
-        seconds,
-        eventsPerSecond: latencies.length / seconds,
-        p50: percentile(50),
-        p99: percentile(99),
-      };
-    };
-    const duringTransfers = await deliveriesSince(eventsFrom);
+    const duringTransfers = await deliveriesSince(db, bench.integrationClientId, receipts, eventsFrom);
     line(
       "events of those transfers delivered",
       `${duringTransfers.delivered} of ${duringTransfers.written} in ${duringTransfers.seconds.toFixed(1)} s, enqueue → receipt p50 ${ms(duringTransfers.p50)} p99 ${ms(duringTransfers.p99)}`,
@@ -427,19 +370,17 @@ await withBenchDatabase(async (database) => {
     // their events and delivery jobs in one go; the worker delivers them to the receiver.
     const burstMerchant = bench.merchants[1] ?? oneMerchant;
     const measureBurst = async () => {
-      await seedExpiringCharges(db, bench.integrationClientId, burstMerchant.id, webhookBurst);
-      const burstFrom = new Date();
-      const expired = await runTimeTransitions(db, { now: new Date(), livemode: false, draftLifetimeHours: 6 });
-      return { swept: expired, burst: await deliveriesSince(burstFrom) };
+      const { from, expiredEvents } = await sweepExpiringBurst(db, bench.integrationClientId, burstMerchant.id, webhookBurst);
+      return { expiredEvents, burst: await deliveriesSince(db, bench.integrationClientId, receipts, from) };
     };
-    const { swept, burst } = await measureBurst();
+    const { expiredEvents, burst } = await measureBurst();
     await receipts.close();
     line(
-      `burst: ${swept.expiredEvents} expired events enqueued at once`,
+      `burst: ${expiredEvents} expired events enqueued at once`,
       `${burst.delivered} delivered in ${burst.seconds.toFixed(1)} s = ${Math.round(burst.eventsPerSecond)} events/s (goal ≥ 1,000/s)`,
     );
     line("burst: enqueue → receipt", `p50 ${ms(burst.p50)}  p99 ${ms(burst.p99)} (goal p50 ≤ 50 ms)`);
-    record(`webhook delivery (burst of ${swept.expiredEvents})`, `${Math.round(burst.eventsPerSecond)} events/s`, {
+    record(`webhook delivery (burst of ${expiredEvents})`, `${Math.round(burst.eventsPerSecond)} events/s`, {
       goal: "≥ 1,000/s",
       met: burst.eventsPerSecond >= 1000,
     });
@@ -514,7 +455,7 @@ await withBenchDatabase(async (database) => {
       receipts = await receiveWebhooks(urls.admin!);
       const transfersFrom = new Date();
       const transfers = await measureTransfers(urls.admin!);
-      await deliveriesSince(transfersFrom); // their events delivered before the burst
+      await deliveriesSince(db, bench.integrationClientId, receipts, transfersFrom); // their events delivered before the burst
       const burstRun = (await measureBurst()).burst;
       await receipts.close();
       return { bulk: bulkRun.rps * BULK_SIZE, transfers: transfers.rps, webhooks: burstRun.eventsPerSecond };

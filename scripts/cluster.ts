@@ -97,6 +97,11 @@ function statePath(layout: ClusterLayout): string {
   return path.join(layout.dir, "state.json");
 }
 
+/** The cluster's processes as started, by name: `etcd`, each node's Patroni (`pg0`, `pg1`), `haproxy`, `pgbouncer`. */
+export function clusterProcesses(layout: ClusterLayout): Record<string, number> {
+  return (JSON.parse(readFileSync(statePath(layout), "utf8")) as State).pids;
+}
+
 /** Starts one process in its own process group, its output in <dir>/<name>.log; remembers its pid. */
 function startProcess(layout: ClusterLayout, state: State, name: string, command: string, args: string[]): void {
   const log = openSync(path.join(layout.dir, `${name}.log`), "a");

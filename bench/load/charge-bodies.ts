@@ -50,3 +50,14 @@ export function bulkBody(size: number): string {
   }));
   return JSON.stringify({ paymentRequests });
 }
+
+/** One POST /my-integration/simulate-payment body: a transfer of 1 peso from the charge's payer to its CVU. */
+export function simulatedTransferBody(target: { cvu: string; cuil: string }): string {
+  return JSON.stringify({
+    externalAccountCvu: "0000003100000000000017",
+    externalAccountCuil: target.cuil,
+    externalAccountName: "Juan Pérez",
+    cvu: target.cvu,
+    amount: 1,
+  });
+}

@@ -15,6 +15,8 @@ export interface LoadFigures {
   statuses: string;
   /** With a server's pid: milliseconds of CPU per 2xx answer over the measured run, the server's and PostgreSQL's. */
   cpu?: { serverMs: number; postgresMs: number };
+  /** With a CPU sampler of several parts: milliseconds of CPU per 2xx answer of each part over the measured run. */
+  cpuByPart?: Record<string, number>;
   /** With a statement counter: the serving role's statements per 2xx answer, or why they cannot be counted. */
   statements?: StatementFigures | { unavailable: string };
 }
@@ -66,11 +68,24 @@ export async function measureLoad(
 
 const settle = () => new Promise((resolve) => setTimeout(resolve, 1000));
 
-/** Several autocannon runs at once (one per server process), added up: rates summed, the worst percentiles. */
-export async function measureLoadTogether(settings: LoadSettings, runs: Array<Omit<AutocannonOptions, "duration">>): Promise<LoadFigures> {
+/**
+ * Several autocannon runs at once (one per server process), added up: rates summed, the worst percentiles.
+ * Given `cpuSeconds` (each part's CPU seconds so far, e.g. the API processes, PostgreSQL), also each
+ * part's CPU per answer over the measured run.
+ */
+export async function measureLoadTogether(
+  settings: LoadSettings,
+  runs: Array<Omit<AutocannonOptions, "duration">>,
+  cpuSeconds?: () => Record<string, number>,
+): Promise<LoadFigures> {
   if (settings.warmupSeconds > 0) await Promise.all(runs.map((options) => autocannon({ ...options, duration: settings.warmupSeconds })));
-  const results = (await Promise.all(runs.map((options) => autocannon({ ...options, duration: settings.seconds })))).map(figuresOf);
+  const before = cpuSeconds?.();
+  const measured = await Promise.all(runs.map((options) => autocannon({ ...options, duration: settings.seconds })));
+  const after = cpuSeconds?.();
+  const answers = measured.reduce((sum, result) => sum + result["2xx"], 0);
+  const results = measured.map(figuresOf);
   return {
+    ...(before && after && answers > 0 ? { cpuByPart: cpuPerAnswer(before, after, answers) } : {}),
     rps: results.reduce((sum, figures) => sum + figures.rps, 0),
     p50: Math.max(...results.map((figures) => figures.p50)),
     p99: Math.max(...results.map((figures) => figures.p99)),
@@ -90,4 +105,9 @@ function figuresOf(result: AutocannonResult): LoadFigures {
     failures: result.non2xx + result.errors + result.timeouts,
     statuses,
   };
+}
+
+/** Milliseconds of CPU per answer of each part, between two readings of its CPU seconds. */
+export function cpuPerAnswer(before: Record<string, number>, after: Record<string, number>, answers: number): Record<string, number> {
+  return Object.fromEntries(Object.keys(after).map((part) => [part, ((after[part]! - (before[part] ?? 0)) * 1000) / answers]));
 }
