@@ -1,10 +1,11 @@
 // `npm run bench:cluster`: Cobro as a replicated deployment runs it, two API processes and two worker
-// processes, under the same load on three databases one after the other: one embedded PostgreSQL; the
-// Patroni cluster of scripts/cluster.ts through HAProxy (two PostgreSQL 15 nodes, synchronous
-// replication); and the cluster with the APIs' queries through PgBouncer in transaction mode (prepared
-// statements off, as behind Debian's PgBouncer they must be). Prints the answers a second, latency and
-// the CPU each part spent per answer, then the three side by side; it never fails on a time.
-// docs/scaling.md holds this machine's figures and what they mean.
+// processes, under the same load on four databases one after the other: the embedded PostgreSQL; the
+// leader of the Patroni cluster of scripts/cluster.ts reached directly with synchronous replication off
+// (PostgreSQL 15 and a second server on the machine, before replication and proxies cost anything); the
+// cluster through HAProxy with synchronous replication, as deployed; and the same with the APIs' queries
+// through PgBouncer in transaction mode (prepared statements off, as behind Debian's PgBouncer they must
+// be). Prints the answers a second, latency and the CPU each part spent per answer, then the four side
+// by side; it never fails on a time. docs/scaling.md holds this machine's figures and what they mean.
 //
 // Environment: BENCH_SECONDS (8) and BENCH_WARMUP_SECONDS (2) per load run, BENCH_WEBHOOK_EVENTS
 // (2,000), COBRO_BENCH_CLUSTER_PORT_BASE (25600: a cluster of its own, not npm run cluster:up's).
@@ -12,7 +13,18 @@ import { availableParallelism, cpus, tmpdir } from "node:os";
 import { mkdtempSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { sql } from "kysely";
-import { clusterDown, clusterLayout, clusterProcesses, clusterUp, postmasterPid, waitForHealthy, type ClusterLayout } from "../scripts/cluster.ts";
+import {
+  clusterDown,
+  clusterLayout,
+  clusterMembers,
+  clusterProcesses,
+  clusterUp,
+  nodeDatabaseUrl,
+  postmasterPid,
+  setSynchronousMode,
+  waitForHealthy,
+  type ClusterLayout,
+} from "../scripts/cluster.ts";
 import { withBenchDatabase } from "./fixtures/bench-database.ts";
 import { adminIdToken, createBenchIntegration, merchantIdToken, postJson } from "./fixtures/bench-integration.ts";
 import { cpuSeconds, parentOf, processTreeCpuSeconds, startBenchCobro, type BenchProcess } from "./fixtures/bench-processes.ts";
@@ -33,12 +45,12 @@ const SEEDED_ROWS = 10_000;
 
 interface Database {
   name: string;
-  /** Undefined: the embedded PostgreSQL. */
-  databaseUrl?: string;
+  /** Makes the database ready (the cluster started, its replication set) and answers its URL; undefined: the embedded PostgreSQL. */
+  prepare(): Promise<string | undefined>;
   /** What the API processes are given besides DATABASE_URL. */
   apiEnv: Record<string, string>;
-  /** CPU seconds so far of the database's side, by part (PostgreSQL, proxies, Patroni), given one backend's pid. */
-  databaseCpu(backendPid: number): Record<string, number>;
+  /** CPU seconds so far of the database's side, by part (PostgreSQL, proxies, Patroni), given the server process of the bench's connection. */
+  databaseCpu(postmaster: number): Record<string, number>;
 }
 
 /** One measured load: answers (or events) a second, latency and CPU per answer of each part. */
@@ -58,50 +70,77 @@ console.log(
 );
 
 const layout: ClusterLayout = clusterLayout(Number(process.env.COBRO_BENCH_CLUSTER_PORT_BASE ?? 25600));
-const onCluster = (name: string, apiEnv: Record<string, string>): Database => ({
-  name,
-  databaseUrl: layout.databaseUrl,
-  apiEnv,
-  databaseCpu: () => {
-    const pids = clusterProcesses(layout);
-    const tree = (pid: number | undefined) => (pid === undefined ? 0 : processTreeCpuSeconds(pid));
-    const own = (pid: number | undefined) => (pid === undefined ? 0 : cpuSeconds(pid, true));
-    return {
-      "PostgreSQL, both nodes": layout.nodes.reduce((sum, node) => sum + tree(postmasterPid(node)), 0),
-      "HAProxy and PgBouncer": own(pids.haproxy) + own(pids.pgbouncer),
-      "Patroni and etcd": own(pids.pg0) + own(pids.pg1) + own(pids.etcd),
-    };
-  },
-});
+let clusterStarted = false;
+/** The cluster up, with synchronous replication on or off; answers its leader. */
+async function clusterReady(synchronous: boolean): Promise<string> {
+  if (!clusterStarted) {
+    clusterStarted = true;
+    console.log(`\nstarting the cluster (npm run cluster:up's script, ports from ${layout.portBase})`);
+    await clusterUp(layout);
+  }
+  await setSynchronousMode(layout, synchronous);
+  if (synchronous) return (await waitForHealthy(layout)).leader;
+  // Off: Patroni demotes the synchronous standby to a plain replica at its next loop.
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const members = await clusterMembers(layout);
+    const leader = members.find((member) => member.role === "leader" && member.state === "running");
+    if (leader && !members.some((member) => member.role === "sync_standby")) return leader.name;
+    if (Date.now() > deadline) throw new Error(`synchronous replication did not turn off: ${JSON.stringify(members)}`);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+}
+/** The cluster as deployed: synchronous replication on, reached through HAProxy. */
+async function synchronousCluster(): Promise<string> {
+  await clusterReady(true);
+  return layout.databaseUrl;
+}
+const clusterCpu = (): Record<string, number> => {
+  const pids = clusterProcesses(layout);
+  const tree = (pid: number | undefined) => (pid === undefined ? 0 : processTreeCpuSeconds(pid));
+  const own = (pid: number | undefined) => (pid === undefined ? 0 : cpuSeconds(pid, true));
+  return {
+    "PostgreSQL, both nodes": layout.nodes.reduce((sum, node) => sum + tree(postmasterPid(node)), 0),
+    "HAProxy and PgBouncer": own(pids.haproxy) + own(pids.pgbouncer),
+    "Patroni and etcd": own(pids.pg0) + own(pids.pg1) + own(pids.etcd),
+  };
+};
 const databases: Database[] = [
-  { name: "one embedded PostgreSQL", apiEnv: {}, databaseCpu: (backendPid) => ({ PostgreSQL: processTreeCpuSeconds(parentOf(backendPid)) }) },
-  onCluster("cluster, through HAProxy", {}),
-  onCluster("cluster, APIs through PgBouncer", { COBRO_POOLED_DATABASE_URL: layout.pooledUrl, COBRO_DB_PREPARED_STATEMENTS: "false" }),
+  {
+    name: "embedded PostgreSQL 18",
+    prepare: async () => undefined,
+    apiEnv: {},
+    databaseCpu: (postmaster) => ({ PostgreSQL: processTreeCpuSeconds(postmaster) }),
+  },
+  {
+    // What PostgreSQL 15 and this machine's second server cost before replication and proxies do.
+    name: "cluster's leader, direct, async",
+    prepare: async () => nodeDatabaseUrl(layout, await clusterReady(false)),
+    apiEnv: {},
+    databaseCpu: clusterCpu,
+  },
+  { name: "cluster via HAProxy, sync", prepare: synchronousCluster, apiEnv: {}, databaseCpu: clusterCpu },
+  {
+    name: "cluster, APIs via PgBouncer",
+    prepare: synchronousCluster,
+    apiEnv: { COBRO_POOLED_DATABASE_URL: layout.pooledUrl, COBRO_DB_PREPARED_STATEMENTS: "false" },
+    databaseCpu: clusterCpu,
+  },
 ];
 
 // One folder for every run: it holds the secret key that seals the signing keys in the database, which
-// both cluster runs share.
+// the cluster's runs share.
 const dataDir = mkdtempSync(join(tmpdir(), "cobro-bench-cluster-"));
 const results = new Map<string, Map<string, Measured>>();
-let clusterStarted = false;
 try {
-  for (const database of databases) {
-    if (database.databaseUrl !== undefined && !clusterStarted) {
-      clusterStarted = true;
-      console.log(`\nstarting the cluster (npm run cluster:up's script, ports from ${layout.portBase})`);
-      await clusterUp(layout);
-      const { leader, standby } = await waitForHealthy(layout);
-      console.log(`  ${leader} leads, ${standby} is its synchronous standby`);
-    }
-    results.set(database.name, await measureOn(database));
-  }
+  for (const database of databases) results.set(database.name, await measureOn(database, await database.prepare()));
 } finally {
   await clusterDown(layout);
   rmSync(dataDir, { recursive: true, force: true });
 }
 printSideBySide();
 
-async function measureOn(target: Database): Promise<Map<string, Measured>> {
+async function measureOn(target: Database, databaseUrl: string | undefined): Promise<Map<string, Measured>> {
   console.log(`\n== ${target.name}`);
   const measured = new Map<string, Measured>();
   const processes: BenchProcess[] = [];
@@ -118,11 +157,11 @@ async function measureOn(target: Database): Promise<Map<string, Measured>> {
         for (let n = 0; n < WORKERS; n++) workers.push(await startBenchCobro(database.workerConnectionString, dataDir, ["worker"]));
         processes.push(...apis, ...workers);
         const { rows } = await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(db);
-        const backendPid = rows[0]!.pid;
+        const postmaster = parentOf(rows[0]!.pid);
         const cpuNow = () => ({
           "API processes": apis.reduce((sum, api) => sum + cpuSeconds(api.pid), 0),
           workers: workers.reduce((sum, worker) => sum + cpuSeconds(worker.pid), 0),
-          ...target.databaseCpu(backendPid),
+          ...target.databaseCpu(postmaster),
         });
 
         const merchantToken = await merchantIdToken(apis[0]!.urls.auth!, bench.sandbox.integration, merchant);
@@ -224,7 +263,7 @@ async function measureOn(target: Database): Promise<Map<string, Measured>> {
           await receipts.close();
         }
       },
-      { databaseUrl: target.databaseUrl, countStatements: false },
+      { databaseUrl, countStatements: false },
     );
   } finally {
     for (const child of processes.reverse()) await child.stop();

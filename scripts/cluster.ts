@@ -341,6 +341,33 @@ export async function clusterUp(layout = clusterLayout()): Promise<ClusterLayout
   return layout;
 }
 
+/**
+ * Turns Patroni's synchronous replication off or on for the whole cluster (its dynamic configuration, as
+ * `patronictl edit-config` would); off, the standby still streams, but no commit waits for it.
+ */
+export async function setSynchronousMode(layout: ClusterLayout, on: boolean): Promise<void> {
+  const response = await fetch(`${layout.nodes[0]!.restUrl}/config`, {
+    method: "PATCH",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ synchronous_mode: on }),
+    signal: AbortSignal.timeout(5000),
+  });
+  if (!response.ok) throw new Error(`Patroni refused synchronous_mode: ${on} (${response.status} ${await response.text()})`);
+}
+
+/** A node's own PostgreSQL, not through HAProxy: the same database and user as `databaseUrl`. */
+export function nodeDatabaseUrl(layout: ClusterLayout, name: string): string {
+  const url = new URL(layout.databaseUrl);
+  url.port = String(layout.nodes.find((node) => node.name === name)!.port);
+  return url.toString();
+}
+
+/** Starts a node's Patroni again (after it was killed, as a machine coming back): it rejoins as a standby. */
+export function restartNode(layout: ClusterLayout, name: string): void {
+  const state = JSON.parse(readFileSync(statePath(layout), "utf8")) as State;
+  startProcess(layout, state, name, "/usr/bin/patroni", [path.join(layout.dir, `${name}.yml`)]);
+}
+
 /** Stops every process of the cluster (Patroni first, which stops its PostgreSQL) and removes its folder. */
 export async function clusterDown(layout = clusterLayout()): Promise<void> {
   let state: State = { pids: {} };

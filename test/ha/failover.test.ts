@@ -8,7 +8,17 @@
 import { randomInt } from "node:crypto";
 import { sql } from "kysely";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { clusterDown, clusterLayout, clusterMembers, clusterUp, postmasterPid, waitForHealthy, type ClusterLayout } from "../../scripts/cluster.ts";
+import {
+  clusterDown,
+  clusterLayout,
+  clusterMembers,
+  clusterProcesses,
+  clusterUp,
+  postmasterPid,
+  restartNode,
+  waitForHealthy,
+  type ClusterLayout,
+} from "../../scripts/cluster.ts";
 import { chargeBody } from "../helpers/charges.ts";
 import { startCobroCluster, type ClusterIntegration, type CobroCluster } from "../helpers/cobro-cluster.ts";
 import { ledgerViolations, NO_LEDGER_VIOLATIONS } from "../helpers/ledger-invariants.ts";
@@ -244,16 +254,17 @@ async function killPostgres(name: string): Promise<number> {
   return Date.now();
 }
 
-it("loses nothing it acknowledged when the primary's PostgreSQL is killed mid-load, and serves again once Patroni promotes the standby", async () => {
-  const { leader, standby } = await waitForHealthy(layout);
+/**
+ * Runs the load, calls `kill` (which answers when it killed) after 5 s, and keeps the load on until creates
+ * have succeeded again for 5 s (or 60 s pass without one); prints and answers the figures of the failover.
+ */
+async function failoverUnderLoad(what: string, kill: () => Promise<number>): Promise<{ ledger: Ledger; downtime?: number }> {
   const ledger = newLedger();
-  let killedAt = 0;
   let stopLoad!: () => void;
   const load = runLoad(ledger, await newTenants(), new Promise<void>((resolve) => (stopLoad = resolve)));
   await new Promise((resolve) => setTimeout(resolve, 5000));
   const beforeKill = ledger.successes.length;
-  killedAt = await killPostgres(leader);
-  // Load goes on until creates succeed again for 5 s (or 60 s without one: the test fails below).
+  const killedAt = await kill();
   const deadline = killedAt + 60_000;
   let firstCreate: number | undefined;
   while (Date.now() < deadline) {
@@ -269,16 +280,44 @@ it("loses nothing it acknowledged when the primary's PostgreSQL is killed mid-lo
   const refusedAfterKill = ledger.unavailable.filter((refused) => refused.at >= killedAt - REQUEST_LIMIT_MS).length;
   console.log(
     [
-      `failover: killed ${leader}'s PostgreSQL after ${beforeKill} answered requests; ${standby} promoted; members now ${members.map((member) => `${member.name} ${member.role}`).join(", ")}`,
+      `${what} after ${beforeKill} answered requests; members now ${members.map((member) => `${member.name} ${member.role} ${member.state}`).join(", ")}`,
       `  seconds from the kill to the first create sent after it and answered 201: ${downtime ?? "none within 60 s"}`,
       `  503 answers: ${ledger.unavailable.length} (${refusedAfterKill} around the kill); ${ledger.charges.length} charges and ${ledger.payments.length} payments acknowledged`,
       `  answers: ${summary(ledger)}`,
     ].join("\n"),
   );
+  return { ledger, downtime };
+}
+
+async function leaderName(): Promise<string | undefined> {
+  return (await clusterMembers(layout)).find((member) => member.role === "leader")?.name;
+}
+
+it("loses nothing it acknowledged when the primary's PostgreSQL is killed mid-load, and serves again once Patroni promotes the standby", async () => {
+  const { leader, standby } = await waitForHealthy(layout);
+  const { ledger, downtime } = await failoverUnderLoad(`failover: killed ${leader}'s PostgreSQL`, () => killPostgres(leader));
   expect(downtime).toBeDefined();
-  expect(members.find((member) => member.role === "leader")?.name).toBe(standby);
+  expect(await leaderName()).toBe(standby);
   await checkLedger(ledger);
   // The old primary rejoins as the synchronous standby by itself (pg_rewind), ready for the next case.
+  await waitForHealthy(layout, 90_000);
+}, 300_000);
+
+it("loses nothing when the primary's whole machine is lost (Patroni too): the standby takes over once the leader key expires, writes alone, and the node rejoins when it is back", async () => {
+  const { leader, standby } = await waitForHealthy(layout);
+  const { ledger, downtime } = await failoverUnderLoad(`machine lost: killed ${leader}'s Patroni and PostgreSQL`, async () => {
+    // Both at once, as a machine that stops: no Patroni left to hand the leader key over.
+    const node = layout.nodes.find((candidate) => candidate.name === leader)!;
+    const postgres = postmasterPid(node);
+    process.kill(clusterProcesses(layout)[leader]!, "SIGKILL");
+    if (postgres !== undefined) process.kill(postgres, "SIGKILL");
+    return Date.now();
+  });
+  expect(downtime).toBeDefined();
+  // The standby led and wrote without a synchronous standby meanwhile (synchronous_mode, not strict).
+  expect(await leaderName()).toBe(standby);
+  await checkLedger(ledger);
+  restartNode(layout, leader);
   await waitForHealthy(layout, 90_000);
 }, 300_000);
 
