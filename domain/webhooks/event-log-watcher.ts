@@ -1,4 +1,4 @@
-// How an API process's event streams learn that their integration's log moved: one poll for all of them,
+// How an API process's event streams learn that their integration's log moved, and follow it: one poll for all of them,
 // every `intervalMs` while any is open (eventLogAdvance, domain/webhooks/event-stream.ts), waking only the
 // streams of integrations with events newly below the horizon. Events are written by every API process and
 // by the worker; a poll of the horizon sees them all, and also sees it pass events that committed earlier
@@ -6,9 +6,12 @@
 // held between polls: each poll, and each stream's read, borrows one from the pool for one query.
 import type { Kysely } from "kysely";
 import type { Database } from "../../db/schema.ts";
-import { eventLogAdvance } from "./event-stream.ts";
+import { eventLogAdvance, readEventStream, type EventLogCursor, type EventStreamFilter, type StreamedEvent } from "./event-stream.ts";
 
 export type WaitOutcome = "woken" | "timeout" | "closed";
+
+/** What a followed log yields after `heartbeatMs` without an event: the stream says it is alive. */
+export const HEARTBEAT = Symbol("heartbeat");
 
 export interface EventLogSubscription {
   /** Resolves when the log may have moved, after `timeoutMs` of quiet, or when the stream must end. */
@@ -62,6 +65,42 @@ export class EventLogWatcher {
       wait: (timeoutMs, signal) => this.#wait(subscriber, timeoutMs, signal),
       close: () => this.#close(subscriber, "closed"),
     };
+  }
+
+  /**
+   * The integration's events after `start`, in the log's order, as they pass the horizon, until `signal`
+   * aborts or the watcher stops; `HEARTBEAT` after `heartbeatMs` with nothing yielded, whatever woke the
+   * reader meanwhile. A backlog is read batch after batch without waiting. Subscribed before the first
+   * read, so nothing that moves meanwhile goes unnoticed.
+   */
+  async *follow(
+    integrationClientId: string,
+    start: EventLogCursor,
+    filter: EventStreamFilter,
+    options: { heartbeatMs: number; signal: AbortSignal },
+  ): AsyncGenerator<StreamedEvent | typeof HEARTBEAT> {
+    const subscription = this.subscribe(integrationClientId);
+    try {
+      let lastYielded = performance.now();
+      let cursor = start;
+      while (!options.signal.aborted) {
+        const batch = await readEventStream(this.#db, integrationClientId, cursor, filter);
+        cursor = batch.cursor;
+        for (const event of batch.events) {
+          yield event;
+          lastYielded = performance.now();
+        }
+        if (batch.more) continue;
+        const outcome = await subscription.wait(Math.max(0, lastYielded + options.heartbeatMs - performance.now()), options.signal);
+        if (outcome === "closed") return;
+        if (outcome === "timeout") {
+          yield HEARTBEAT;
+          lastYielded = performance.now();
+        }
+      }
+    } finally {
+      subscription.close();
+    }
   }
 
   /** Ends every stream (the service is stopping) and polls no more. */

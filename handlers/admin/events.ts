@@ -1,7 +1,8 @@
 // The integration's recent events with their delivery, manual resends, and the live stream of them.
 import { resendEvent as resend } from "../../domain/webhooks/delivery.ts";
 import { EVENT_RETENTION_MS, listEvents as list } from "../../domain/events/event-log.ts";
-import { readEventStream, startEventStream } from "../../domain/webhooks/event-stream.ts";
+import { HEARTBEAT } from "../../domain/webhooks/event-log-watcher.ts";
+import { startEventStream } from "../../domain/webhooks/event-stream.ts";
 import { requireIntegrationAdmin } from "./caller.ts";
 import { pageOf } from "./page-query.ts";
 import type { Handler } from "./handler.ts";
@@ -53,32 +54,10 @@ export const streamEvents: Handler<"streamEvents"> = async ({ caller, query, hea
   const start = await startEventStream(services.db, integrationClientId, { afterEventId, filter, retentionStart });
   const heartbeatMs = services.config.eventStream.heartbeatMs;
 
-  async function* stream(signal: AbortSignal): AsyncGenerator<string> {
-    // Subscribed before the first read, so nothing that moves meanwhile goes unnoticed.
-    const subscription = eventLog!.subscribe(integrationClientId);
-    try {
-      yield RETRY_LINE;
-      // The heartbeat is due after `heartbeatMs` without a line sent, whatever woke the stream meanwhile.
-      let lastSent = performance.now();
-      let cursor = start;
-      while (!signal.aborted) {
-        const batch = await readEventStream(services.db, integrationClientId, cursor, filter);
-        cursor = batch.cursor;
-        for (const event of batch.events) {
-          yield `id: ${event.eventId}\nevent: ${event.event}\ndata: ${JSON.stringify(event)}\n\n`;
-          lastSent = performance.now();
-        }
-        if (batch.more) continue;
-        const outcome = await subscription.wait(Math.max(0, lastSent + heartbeatMs - performance.now()), signal);
-        if (outcome === "closed") return;
-        if (outcome === "timeout") {
-          yield HEARTBEAT_LINE;
-          lastSent = performance.now();
-        }
-      }
-    } finally {
-      subscription.close();
-    }
-  }
+  const stream = async function* (signal: AbortSignal): AsyncGenerator<string> {
+    yield RETRY_LINE;
+    for await (const item of eventLog.follow(integrationClientId, start, filter, { heartbeatMs, signal }))
+      yield item === HEARTBEAT ? HEARTBEAT_LINE : `id: ${item.eventId}\nevent: ${item.event}\ndata: ${JSON.stringify(item)}\n\n`;
+  };
   return { status: 200, body: stream, headers: { "Cache-Control": "no-cache", "X-Accel-Buffering": "no" } };
 };
