@@ -7,14 +7,12 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { sql } from "kysely";
 import { withBenchDatabase } from "./fixtures/bench-database.ts";
 import { adminIdToken, createBenchIntegration, postJson } from "./fixtures/bench-integration.ts";
 import { startBenchCobro, type BenchProcess } from "./fixtures/bench-processes.ts";
 import { statementCounter, statementFigures } from "./fixtures/statement-counts.ts";
-import { seedExpiringCharges } from "./fixtures/time-sweep.ts";
-import { startWebhookReceipts } from "./load/webhook-receipts.ts";
-import { runTimeTransitions } from "../domain/charges/time-transitions.ts";
+import { sweepExpiringBurst } from "./fixtures/time-sweep.ts";
+import { deliveriesSince, startWebhookReceipts } from "./load/webhook-receipts.ts";
 
 const burstSize = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 2_000);
 const bursts = Number(process.env.BENCH_BURSTS ?? 2);
@@ -34,38 +32,17 @@ await withBenchDatabase(async (database) => {
     await postJson(`${api.urls.admin!}/my-integration/urls`, { url: receipts.url, urlType: "webhook" }, { authorization: `Bearer ${adminToken}` });
     const merchant = bench.merchants[1] ?? bench.merchants[0]!;
     for (let run = 1; run <= bursts; run++) {
-      await seedExpiringCharges(db, bench.integrationClientId, merchant.id, burstSize);
       const statementsBefore = await workerStatements.snapshot();
-      const from = new Date();
-      const swept = await runTimeTransitions(db, { now: new Date(), livemode: false, draftLifetimeHours: 6 });
-      const deadline = Date.now() + 120_000;
-      let events: { id: string; created_at: Date }[] = [];
-      do {
-        await new Promise((resolve) => setTimeout(resolve, 100));
-        events = (
-          await sql<{
-            id: string;
-            created_at: Date;
-          }>`select id, created_at from events where integration_client_id = ${bench.integrationClientId} and created_at >= ${from}`.execute(db)
-        ).rows;
-      } while (events.some((event) => !receipts.arrivals.has(event.id)) && Date.now() < deadline);
-      const latencies = events.flatMap((event) => {
-        const arrived = receipts.arrivals.get(event.id);
-        return arrived === undefined ? [] : [arrived - event.created_at.getTime()];
-      });
-      latencies.sort((a, b) => a - b);
-      const percentile = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] ?? Number.NaN;
-      const first = Math.min(...events.map((event) => event.created_at.getTime()));
-      const last = Math.max(...events.map((event) => receipts.arrivals.get(event.id) ?? 0));
-      const seconds = (last - first) / 1000;
+      const { from, expiredEvents } = await sweepExpiringBurst(db, bench.integrationClientId, merchant.id, burstSize);
+      const burst = await deliveriesSince(db, bench.integrationClientId, receipts, from);
       console.log(
-        `burst ${run}: ${swept.expiredEvents} events, ${latencies.length} delivered in ${seconds.toFixed(2)} s = ${Math.round(latencies.length / seconds)} events/s; enqueue → receipt p50 ${percentile(50)} ms p99 ${percentile(99)} ms`,
+        `burst ${run}: ${expiredEvents} events, ${burst.delivered} delivered in ${burst.seconds.toFixed(2)} s = ${Math.round(burst.eventsPerSecond)} events/s; enqueue → receipt p50 ${burst.p50} ms p99 ${burst.p99} ms`,
       );
       if (workerStatements.unavailable) console.log(`  statements: ${workerStatements.unavailable}`);
       else {
         // The worker's statements per delivered event: the delivery's own, and the queue's bookkeeping
         // (taking and completing jobs, graphile-worker's schema) apart.
-        const { top } = statementFigures(statementsBefore, await workerStatements.snapshot(), latencies.length, Number.POSITIVE_INFINITY);
+        const { top } = statementFigures(statementsBefore, await workerStatements.snapshot(), burst.delivered, Number.POSITIVE_INFINITY);
         const queue = top.filter((row) => row.query.includes('graphile_worker"._private_')).reduce((sum, row) => sum + row.perRequest, 0);
         const delivery = top.filter((row) => !row.query.includes('graphile_worker"._private_')).reduce((sum, row) => sum + row.perRequest, 0);
         console.log(`  worker statements per delivered event: ${delivery.toFixed(2)} delivery, ${queue.toFixed(2)} queue`);
