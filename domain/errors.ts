@@ -50,6 +50,8 @@ export const ERROR_CATALOG = {
   PasswordResetLinkInvalidError: { status: 410, shape: "general" },
   // Throttled guessing: 429 with Retry-After (seconds, from the error's headers); the pages show it in Spanish.
   TooManyAttemptsError: { status: 429, shape: "general" },
+  // The Admin API's event stream: the integration's open streams on this server are at their limit.
+  TooManyEventStreamsError: { status: 429, shape: "general" },
   // Charges (Integration API).
   WebhookUrlBlockedError: { status: 400, shape: "general" },
   InsufficientActiveAccountsError: { status: 400, shape: "general" },

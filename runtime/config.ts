@@ -78,9 +78,10 @@ export interface Config {
   /**
    * The Admin API's event stream: a `: heartbeat` comment after this long without an event
    * (COBRO_EVENT_STREAM_HEARTBEAT_MS, default 15 s), and how often a process looks for new events for its
-   * open streams (COBRO_EVENT_STREAM_POLL_MS, default 500 ms).
+   * open streams (COBRO_EVENT_STREAM_POLL_MS, default 500 ms); how many streams one integration may have
+   * open in this process at once (COBRO_EVENT_STREAM_MAX_PER_INTEGRATION, default 10).
    */
-  eventStream: { heartbeatMs: number; pollMs: number };
+  eventStream: { heartbeatMs: number; pollMs: number; maxPerIntegration: number };
   /** A worker not seen for this long is dead and its jobs run again elsewhere (COBRO_WORKER_STALE_AFTER_MS, default 2 min). */
   workerStaleAfterMs: number;
   /** How long one save of a changed service commission may spend applying it to merchant links (COBRO_COMMISSION_BACKFILL_BUDGET_MS, default 2000). */
@@ -206,11 +207,14 @@ export function loadConfig(
   const eventStream = {
     heartbeatMs: Number(env.COBRO_EVENT_STREAM_HEARTBEAT_MS || 15_000),
     pollMs: Number(env.COBRO_EVENT_STREAM_POLL_MS || 500),
+    maxPerIntegration: Number(env.COBRO_EVENT_STREAM_MAX_PER_INTEGRATION || 10),
   };
   if (!(Number.isInteger(eventStream.heartbeatMs) && eventStream.heartbeatMs >= 10))
     problems.push("COBRO_EVENT_STREAM_HEARTBEAT_MS must be a whole number of milliseconds, 10 or more");
   if (!(Number.isInteger(eventStream.pollMs) && eventStream.pollMs >= 10))
     problems.push("COBRO_EVENT_STREAM_POLL_MS must be a whole number of milliseconds, 10 or more");
+  if (!(Number.isInteger(eventStream.maxPerIntegration) && eventStream.maxPerIntegration >= 1))
+    problems.push("COBRO_EVENT_STREAM_MAX_PER_INTEGRATION must be a whole number, 1 or more");
   const commissionBackfillBudgetMs = Number(env.COBRO_COMMISSION_BACKFILL_BUDGET_MS || 2000);
   if (!(Number.isInteger(commissionBackfillBudgetMs) && commissionBackfillBudgetMs >= 0))
     problems.push("COBRO_COMMISSION_BACKFILL_BUDGET_MS must be a whole number of milliseconds, 0 or more");

@@ -6,9 +6,13 @@
 // held between polls: each poll, and each stream's read, borrows one from the pool for one query.
 import type { Kysely } from "kysely";
 import type { Database } from "../../db/schema.ts";
+import { DomainError } from "../errors.ts";
 import { eventLogAdvance, readEventStream, type EventLogCursor, type EventStreamFilter, type StreamedEvent } from "./event-stream.ts";
 
 export type WaitOutcome = "woken" | "timeout" | "closed";
+
+/** How long a client refused for too many open streams is asked to wait: streams end when their clients leave. */
+const STREAM_LIMIT_RETRY_AFTER_SECONDS = 30;
 
 /** What a followed log yields after `heartbeatMs` without an event: the stream says it is alive. */
 export const HEARTBEAT = Symbol("heartbeat");
@@ -54,9 +58,16 @@ export class EventLogWatcher {
 
   /**
    * Subscribe before the stream's first read: the first poll after it wakes the stream whatever it finds,
-   * so an event that passed the horizon between that read and the poll's previous one is read too.
+   * so an event that passed the horizon between that read and the poll's previous one is read too. With
+   * `limit`, an integration that already has that many streams open here is refused (429
+   * `TooManyEventStreamsError`); counting and subscribing are one synchronous step, so requests arriving
+   * together cannot all pass the count.
    */
-  subscribe(integrationClientId: string): EventLogSubscription {
+  subscribe(integrationClientId: string, limit?: number): EventLogSubscription {
+    if (limit !== undefined && this.openStreams(integrationClientId) >= limit)
+      throw new DomainError("TooManyEventStreamsError", `The integration already has ${limit} event streams open on this server: close one first`, {
+        headers: { "Retry-After": STREAM_LIMIT_RETRY_AFTER_SECONDS },
+      });
     const subscriber: Subscriber = { integrationClientId, pending: false, closed: this.#stopped };
     if (!this.#stopped) this.#subscribers.add(subscriber);
     this.#newcomers.add(subscriber);
@@ -70,16 +81,17 @@ export class EventLogWatcher {
   /**
    * The integration's events after `start`, in the log's order, as they pass the horizon, until `signal`
    * aborts or the watcher stops; `HEARTBEAT` after `heartbeatMs` with nothing yielded, whatever woke the
-   * reader meanwhile. A backlog is read batch after batch without waiting. Subscribed before the first
-   * read, so nothing that moves meanwhile goes unnoticed.
+   * reader meanwhile. A backlog is read batch after batch without waiting. `subscription` (this
+   * integration's, taken before the first read so nothing that moves meanwhile goes unnoticed) is closed
+   * when the generator ends.
    */
   async *follow(
     integrationClientId: string,
+    subscription: EventLogSubscription,
     start: EventLogCursor,
     filter: EventStreamFilter,
     options: { heartbeatMs: number; signal: AbortSignal },
   ): AsyncGenerator<StreamedEvent | typeof HEARTBEAT> {
-    const subscription = this.subscribe(integrationClientId);
     try {
       let lastYielded = performance.now();
       let cursor = start;

@@ -676,6 +676,10 @@ export type paths = {
          *     with the last `id` it received misses nothing that occurred meanwhile, within the 30 days events
          *     are kept. An event id older than that, or not of the integration, answers 404 before the stream starts.
          *     The filters (`event`, `integrationTenantId`) only leave events out; resume with the same filters.
+         *
+         *     An integration may have 10 streams open at once on one server (a deployment may set another number);
+         *     one more answers 429 `TooManyEventStreamsError` with `Retry-After` before the stream starts. A stream
+         *     counts from its request until its client leaves.
          */
         get: operations["streamEvents"];
         put?: never;
@@ -7030,6 +7034,21 @@ export interface operations {
             /** @description 422 `UnknownWebhookEventError`: a name of the `event` filter is not an event name of the catalog (`GET /my-integration/webhook-events`); `cause` names it. */
             422: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /**
+             * @description 429 `TooManyEventStreamsError`: the integration already has as many event streams open as one server
+             *     allows (10 unless the deployment sets another number); one of them must end first. Behind several
+             *     servers each keeps its own count. `Retry-After`: seconds before trying again.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {

@@ -52,12 +52,18 @@ export const streamEvents: Handler<"streamEvents"> = async ({ caller, query, hea
   const retentionStart = new Date(services.clock.now().getTime() - EVENT_RETENTION_MS);
   // Refusals (404, 422) are answered here, before the stream's first byte.
   const start = await startEventStream(services.db, integrationClientId, { afterEventId, filter, retentionStart });
-  const heartbeatMs = services.config.eventStream.heartbeatMs;
+  const { heartbeatMs, maxPerIntegration } = services.config.eventStream;
+  // Counted from here (429 when the integration's streams are at the limit) until the client leaves.
+  const subscription = eventLog.subscribe(integrationClientId, maxPerIntegration);
 
   const stream = async function* (signal: AbortSignal): AsyncGenerator<string> {
-    yield RETRY_LINE;
-    for await (const item of eventLog.follow(integrationClientId, start, filter, { heartbeatMs, signal }))
-      yield item === HEARTBEAT ? HEARTBEAT_LINE : `id: ${item.eventId}\nevent: ${item.event}\ndata: ${JSON.stringify(item)}\n\n`;
+    try {
+      yield RETRY_LINE;
+      for await (const item of eventLog.follow(integrationClientId, subscription, start, filter, { heartbeatMs, signal }))
+        yield item === HEARTBEAT ? HEARTBEAT_LINE : `id: ${item.eventId}\nevent: ${item.event}\ndata: ${JSON.stringify(item)}\n\n`;
+    } finally {
+      subscription.close();
+    }
   };
   return { status: 200, body: stream, headers: { "Cache-Control": "no-cache", "X-Accel-Buffering": "no" } };
 };

@@ -82,6 +82,7 @@ const MESSAGES: Record<ErrorCode, string | null> = {
   SignInFormExpiredError: null,
   PasswordResetLinkInvalidError: null,
   TooManyAttemptsError: null,
+  TooManyEventStreamsError: null, // the portal opens no event stream
   InsufficientActiveAccountsError: null,
   ReferenceIdAlreadyExists: null,
   CustomerAlreadyAssociatedError: null,

@@ -417,6 +417,29 @@ describe("cobro listen", () => {
     await stopListener("SIGTERM");
   }, 90_000);
 
+  it("waits as the service asks when the integration's streams are at the server's limit, and Ctrl-C ends the wait at once", async () => {
+    // The service's limit (10 by default) taken by other clients of the same integration.
+    const others = Array.from({ length: 10 }, () => new AbortController());
+    const responses = await Promise.all(
+      others.map((controller) =>
+        fetch(`${t.adminUrl}/my-integration/events/stream`, { headers: { authorization: `Bearer ${admin.token}` }, signal: controller.signal }),
+      ),
+    );
+    try {
+      expect(responses.map((response) => response.status)).toEqual(Array(10).fill(200));
+      startListener([], "/limited");
+      await until(() => listenerOutput.includes("as many event streams open as the server allows; trying again in 30 s"), "the listener to wait");
+      expect(listener!.exitCode).toBeNull();
+      const stoppedAt = Date.now();
+      await stopListener("SIGINT");
+      expect(Date.now() - stoppedAt).toBeLessThan(5_000);
+    } finally {
+      for (const controller of others) controller.abort();
+    }
+    // The next listener must find the slots free.
+    await expect.poll(() => t.service.eventLog!.openStreams(), { timeout: 5_000 }).toBe(0);
+  }, 60_000);
+
   it("--events forwards only the events named; --from-now skips what happened while no listener ran", async () => {
     await cobroJson(["trigger", "unmatched", "--reason", "canceled"]);
     startListener(["--events", "payment.unmatched,payment_request.expired", "--from-now"], "/filtered");

@@ -2,11 +2,13 @@
 // it (fetch and the body's reader): the framing and the heartbeat, the filters and the visibility rules of
 // the event list, resume by Last-Event-ID and by `since` (events made while disconnected, and across a
 // restart of the service on the same database), events whose transactions commit out of order, every
-// documented refusal, and that a client that leaves lets go of what its stream held.
+// documented refusal (the limit of open streams among them), and that a client that leaves lets go of
+// what its stream held.
 import { randomUUID } from "node:crypto";
 import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { chargeBody, dueDateIn } from "../helpers/charges.ts";
+import { loadConfig } from "../../runtime/config.ts";
 import { createTestDatabase } from "../helpers/database.ts";
 import { sandboxAdmin, sandboxIntegration } from "../helpers/sandbox-admin.ts";
 import { linkedMerchant, serviceForFile, startTestService, type TestService } from "../helpers/service.ts";
@@ -558,6 +560,67 @@ describe("a client that leaves", () => {
     await expect.poll(() => pool.totalCount - pool.idleCount, { timeout: 5_000, interval: 5 }).toBe(0);
     await Promise.all(streams.map((stream) => stream.close()));
     await expect.poll(() => watcher.openStreams(integrationId), { timeout: 5_000 }).toBe(0);
+  });
+});
+
+describe("the limit of open streams per integration", () => {
+  const limited = serviceForFile({ env: { ...STREAM_ENV, COBRO_EVENT_STREAM_MAX_PER_INTEGRATION: "3" } });
+
+  /** Opens the stream with a raw fetch: its answer, and a way to leave. */
+  async function attempt(token: string) {
+    const controller = new AbortController();
+    const response = await fetch(`${limited.adminUrl}/my-integration/events/stream`, {
+      headers: { authorization: `Bearer ${token}`, accept: "text/event-stream" },
+      signal: controller.signal,
+    });
+    return { response, leave: () => controller.abort() };
+  }
+
+  it("answers 429 TooManyEventStreamsError with Retry-After past the limit, even to a burst sent at once; another integration is not counted; a slot frees when its client leaves", async () => {
+    const { admin, integrationId } = await integration(limited);
+    const watcher = limited.service.eventLog!;
+    const burst = await Promise.all(Array.from({ length: 7 }, () => attempt(admin.token)));
+    const opened = burst.filter((one) => one.response.status === 200);
+    const refused = burst.filter((one) => one.response.status !== 200);
+    try {
+      expect(opened).toHaveLength(3);
+      expect(watcher.openStreams(integrationId)).toBe(3);
+      for (const { response } of refused) {
+        expect(response.status).toBe(429);
+        expect(response.headers.get("retry-after")).toBe("30");
+        expect(response.headers.get("content-type")).toMatch(/^application\/json/);
+        expect(await response.json()).toEqual({
+          code: "TooManyEventStreamsError",
+          message: expect.stringContaining("3 event streams"),
+          id: expect.any(String),
+        });
+      }
+      // Another integration's streams are its own.
+      const other = await integration(limited);
+      const others = await attempt(other.admin.token);
+      expect(others.response.status).toBe(200);
+      others.leave();
+      // One client leaves: its slot is free once the server has seen it go.
+      opened.pop()!.leave();
+      await expect.poll(() => watcher.openStreams(integrationId), { timeout: 5_000 }).toBe(2);
+      const again = await attempt(admin.token);
+      expect(again.response.status).toBe(200);
+      opened.push(again);
+    } finally {
+      for (const one of opened) one.leave();
+    }
+    await expect.poll(() => watcher.openStreams(integrationId), { timeout: 5_000 }).toBe(0);
+  });
+});
+
+describe("the stream's settings", () => {
+  it("allow 10 streams per integration and process by default, read from COBRO_EVENT_STREAM_MAX_PER_INTEGRATION; refuse a count that is not a whole number from 1", () => {
+    expect(loadConfig({}, [], false).eventStream).toEqual({ heartbeatMs: 15_000, pollMs: 500, maxPerIntegration: 10 });
+    expect(loadConfig({ COBRO_EVENT_STREAM_MAX_PER_INTEGRATION: "2" }, [], false).eventStream.maxPerIntegration).toBe(2);
+    for (const value of ["0", "2.5", "many"])
+      expect(() => loadConfig({ COBRO_EVENT_STREAM_MAX_PER_INTEGRATION: value }, [], false)).toThrow(
+        "COBRO_EVENT_STREAM_MAX_PER_INTEGRATION must be a whole number, 1 or more",
+      );
   });
 });
 

@@ -74,7 +74,16 @@ async function forward(url: string, event: StreamedEvent, signing: { secret: str
   }
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** Waits `ms`, or less when `signal` aborts (Ctrl-C during a wait ends at once). */
+const sleep = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener("abort", done, { once: true });
+  });
 
 export const listenCommands: Command[] = [
   {
@@ -140,9 +149,16 @@ export const listenCommands: Command[] = [
             await session.forgetAccessToken(await session.accessToken());
             continue;
           }
+          // The integration's streams are at the server's limit (another terminal, another tool): wait as asked.
+          if (status === 429 && isResponseError(error)) {
+            const seconds = Number(error.response.headers.get("retry-after")) || 30;
+            out.note(`The integration has as many event streams open as the server allows; trying again in ${seconds} s.`);
+            await sleep(seconds * 1000, controller.signal);
+            continue;
+          }
           if (isResponseError(error) || !isNoAnswerError(error)) throw error;
           out.note(`No answer from the event stream; trying again in ${retryMs} ms.`);
-          await sleep(retryMs);
+          await sleep(retryMs, controller.signal);
           continue;
         }
         out.note(
@@ -181,7 +197,7 @@ export const listenCommands: Command[] = [
         retryMs = parser.retryMs ?? retryMs;
         if (controller.signal.aborted) break;
         out.note(`The event stream ended; reconnecting in ${retryMs} ms.`);
-        await sleep(retryMs);
+        await sleep(retryMs, controller.signal);
       }
     },
   },

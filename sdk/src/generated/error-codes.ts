@@ -23,6 +23,7 @@ export const ERROR_STATUSES = {
   SignInFormExpiredError: 403,
   PasswordResetLinkInvalidError: 410,
   TooManyAttemptsError: 429,
+  TooManyEventStreamsError: 429,
   WebhookUrlBlockedError: 400,
   InsufficientActiveAccountsError: 400,
   ReferenceIdAlreadyExists: 409,

@@ -919,7 +919,7 @@ class EventsApi
      *
      * @throws \Cobro\Sdk\Generated\Admin\ApiException on non-2xx response or if the response body is not in the expected format
      * @throws \InvalidArgumentException
-     * @return string|\Cobro\Sdk\Generated\Admin\Model\ValidationErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody
+     * @return string|\Cobro\Sdk\Generated\Admin\Model\ValidationErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody
      */
     public function streamEvents($event = null, $integrationTenantId = null, $since = null, $lastEventID = null, string $contentType = self::contentTypes['streamEvents'][0])
     {
@@ -940,7 +940,7 @@ class EventsApi
      *
      * @throws \Cobro\Sdk\Generated\Admin\ApiException on non-2xx response or if the response body is not in the expected format
      * @throws \InvalidArgumentException
-     * @return array of string|\Cobro\Sdk\Generated\Admin\Model\ValidationErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody, HTTP status code, HTTP response headers (array of strings)
+     * @return array of string|\Cobro\Sdk\Generated\Admin\Model\ValidationErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody, HTTP status code, HTTP response headers (array of strings)
      */
     public function streamEventsWithHttpInfo($event = null, $integrationTenantId = null, $since = null, $lastEventID = null, string $contentType = self::contentTypes['streamEvents'][0])
     {
@@ -1001,6 +1001,12 @@ class EventsApi
                         $response,
                     );
                 case 422:
+                    return $this->handleResponseWithDataType(
+                        '\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody',
+                        $request,
+                        $response,
+                    );
+                case 429:
                     return $this->handleResponseWithDataType(
                         '\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody',
                         $request,
@@ -1083,6 +1089,14 @@ class EventsApi
                     $e->setResponseObject($data);
                     throw $e;
                 case 422:
+                    $data = ObjectSerializer::deserialize(
+                        $e->getResponseBody(),
+                        '\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody',
+                        $e->getResponseHeaders()
+                    );
+                    $e->setResponseObject($data);
+                    throw $e;
+                case 429:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
                         '\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody',
