@@ -1,5 +1,5 @@
-// How an API process's event streams learn that their integration's log moved, and follow it: one poll for all of them,
-// every `intervalMs` while any is open (eventLogAdvance, domain/webhooks/event-stream.ts), waking only the
+// How an API process's event streams learn that their integration's log moved, and follow it: one poll
+// for all of them, every `intervalMs` while any is open (eventLogAdvance, domain/webhooks/event-stream.ts), waking only the
 // streams of integrations with events newly below the horizon. Events are written by every API process and
 // by the worker; a poll of the horizon sees them all, and also sees it pass events that committed earlier
 // but waited for an older transaction, which a NOTIFY at their commit would not announce. No connection is
@@ -81,9 +81,9 @@ export class EventLogWatcher {
   /**
    * The integration's events after `start`, in the log's order, as they pass the horizon, until `signal`
    * aborts or the watcher stops; `HEARTBEAT` after `heartbeatMs` with nothing yielded, whatever woke the
-   * reader meanwhile. A backlog is read batch after batch without waiting. `subscription` (this
-   * integration's, taken before the first read so nothing that moves meanwhile goes unnoticed) is closed
-   * when the generator ends.
+   * reader meanwhile. A backlog is read batch after batch without waiting. `subscription` is this
+   * integration's, taken before the first read so nothing that moves meanwhile goes unnoticed; the caller
+   * closes it (it counts against the integration's limit from the request on).
    */
   async *follow(
     integrationClientId: string,
@@ -92,26 +92,22 @@ export class EventLogWatcher {
     filter: EventStreamFilter,
     options: { heartbeatMs: number; signal: AbortSignal },
   ): AsyncGenerator<StreamedEvent | typeof HEARTBEAT> {
-    try {
-      let lastYielded = performance.now();
-      let cursor = start;
-      while (!options.signal.aborted) {
-        const batch = await readEventStream(this.#db, integrationClientId, cursor, filter);
-        cursor = batch.cursor;
-        for (const event of batch.events) {
-          yield event;
-          lastYielded = performance.now();
-        }
-        if (batch.more) continue;
-        const outcome = await subscription.wait(Math.max(0, lastYielded + options.heartbeatMs - performance.now()), options.signal);
-        if (outcome === "closed") return;
-        if (outcome === "timeout") {
-          yield HEARTBEAT;
-          lastYielded = performance.now();
-        }
+    let lastYielded = performance.now();
+    let cursor = start;
+    while (!options.signal.aborted) {
+      const batch = await readEventStream(this.#db, integrationClientId, cursor, filter);
+      cursor = batch.cursor;
+      for (const event of batch.events) {
+        yield event;
+        lastYielded = performance.now();
       }
-    } finally {
-      subscription.close();
+      if (batch.more) continue;
+      const outcome = await subscription.wait(Math.max(0, lastYielded + options.heartbeatMs - performance.now()), options.signal);
+      if (outcome === "closed") return;
+      if (outcome === "timeout") {
+        yield HEARTBEAT;
+        lastYielded = performance.now();
+      }
     }
   }
 

@@ -50,7 +50,7 @@ export const streamEvents: Handler<"streamEvents"> = async ({ caller, query, hea
   const lastEventId = headers["last-event-id"];
   const afterEventId = (Array.isArray(lastEventId) ? lastEventId[0] : lastEventId) || query.since;
   const retentionStart = new Date(services.clock.now().getTime() - EVENT_RETENTION_MS);
-  // Refusals (404, 422) are answered here, before the stream's first byte.
+  // Refusals (404, 422, 429) are answered here, before the stream's first byte.
   const start = await startEventStream(services.db, integrationClientId, { afterEventId, filter, retentionStart });
   const { heartbeatMs, maxPerIntegration } = services.config.eventStream;
   // Counted from here (429 when the integration's streams are at the limit) until the client leaves.
