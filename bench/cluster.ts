@@ -27,7 +27,7 @@ import {
 } from "../scripts/cluster.ts";
 import { withBenchDatabase } from "./fixtures/bench-database.ts";
 import { adminIdToken, createBenchIntegration, merchantIdToken, postJson } from "./fixtures/bench-integration.ts";
-import { cpuSeconds, parentOf, processTreeCpuSeconds, startBenchCobro, type BenchProcess } from "./fixtures/bench-processes.ts";
+import { cpuSeconds, postgresCpuSeconds, processTreeCpuSeconds, startBenchCobro, type BenchProcess } from "./fixtures/bench-processes.ts";
 import { payableCuilCharges, seedPendingCharges } from "./fixtures/seeded-charges.ts";
 import { sweepExpiringBurst } from "./fixtures/time-sweep.ts";
 import { bulkBody, cuilChargeBody, simulatedTransferBody } from "./load/charge-bodies.ts";
@@ -49,8 +49,8 @@ interface Database {
   prepare(): Promise<string | undefined>;
   /** What the API processes are given besides DATABASE_URL. */
   apiEnv: Record<string, string>;
-  /** CPU seconds so far of the database's side, by part (PostgreSQL, proxies, Patroni), given the server process of the bench's connection. */
-  databaseCpu(postmaster: number): Record<string, number>;
+  /** CPU seconds so far of the database's side, by part (PostgreSQL, proxies, Patroni). */
+  databaseCpu(): Record<string, number>;
 }
 
 /** One measured load: answers (or events) a second, latency and CPU per answer of each part. */
@@ -110,7 +110,8 @@ const databases: Database[] = [
     name: "embedded PostgreSQL 18",
     prepare: async () => undefined,
     apiEnv: {},
-    databaseCpu: (postmaster) => ({ PostgreSQL: processTreeCpuSeconds(postmaster) }),
+    // The bench database's own server, as withBenchDatabase found it.
+    databaseCpu: () => ({ PostgreSQL: postgresCpuSeconds() }),
   },
   {
     // What PostgreSQL 15 and this machine's second server cost before replication and proxies do.
@@ -156,12 +157,10 @@ async function measureOn(target: Database, databaseUrl: string | undefined): Pro
           apis.push(await startBenchCobro(database.connectionString, dataDir, ["integration", "auth", "admin"], { env: target.apiEnv }));
         for (let n = 0; n < WORKERS; n++) workers.push(await startBenchCobro(database.workerConnectionString, dataDir, ["worker"]));
         processes.push(...apis, ...workers);
-        const { rows } = await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(db);
-        const postmaster = parentOf(rows[0]!.pid);
         const cpuNow = () => ({
           "API processes": apis.reduce((sum, api) => sum + cpuSeconds(api.pid), 0),
           workers: workers.reduce((sum, worker) => sum + cpuSeconds(worker.pid), 0),
-          ...target.databaseCpu(postmaster),
+          ...target.databaseCpu(),
         });
 
         const merchantToken = await merchantIdToken(apis[0]!.urls.auth!, bench.sandbox.integration, merchant);

@@ -99,7 +99,16 @@ function statePath(layout: ClusterLayout): string {
 
 /** The cluster's processes as started, by name: `etcd`, each node's Patroni (`pg0`, `pg1`), `haproxy`, `pgbouncer`. */
 export function clusterProcesses(layout: ClusterLayout): Record<string, number> {
-  return (JSON.parse(readFileSync(statePath(layout), "utf8")) as State).pids;
+  return readState(layout).pids;
+}
+
+function readState(layout: ClusterLayout): State {
+  return JSON.parse(readFileSync(statePath(layout), "utf8")) as State;
+}
+
+/** A node's Patroni (which starts and manages its PostgreSQL), from the node's configuration file. */
+function startPatroni(layout: ClusterLayout, state: State, name: string): void {
+  startProcess(layout, state, name, "/usr/bin/patroni", [path.join(layout.dir, `${name}.yml`)]);
 }
 
 /** Starts one process in its own process group, its output in <dir>/<name>.log; remembers its pid. */
@@ -309,13 +318,13 @@ export async function clusterUp(layout = clusterLayout()): Promise<ClusterLayout
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
   // The first node bootstraps the cluster; the second then copies it (pg_basebackup) as its standby.
-  startProcess(layout, state, layout.nodes[0]!.name, "/usr/bin/patroni", [path.join(layout.dir, `${layout.nodes[0]!.name}.yml`)]);
+  startPatroni(layout, state, layout.nodes[0]!.name);
   const leaderDeadline = Date.now() + 60_000;
   while ((await get(`${layout.nodes[0]!.restUrl}/primary`)).status !== 200) {
     if (Date.now() > leaderDeadline) throw new Error(`the first node did not become the leader (see ${layout.dir}/pg0.log)`);
     await new Promise((resolve) => setTimeout(resolve, 300));
   }
-  startProcess(layout, state, layout.nodes[1]!.name, "/usr/bin/patroni", [path.join(layout.dir, `${layout.nodes[1]!.name}.yml`)]);
+  startPatroni(layout, state, layout.nodes[1]!.name);
   startProcess(layout, state, "haproxy", "/usr/sbin/haproxy", ["-db", "-f", path.join(layout.dir, "haproxy.cfg")]);
   startProcess(layout, state, "pgbouncer", "/usr/sbin/pgbouncer", [path.join(layout.dir, "pgbouncer.ini")]);
   await waitForHealthy(layout);
@@ -364,15 +373,14 @@ export function nodeDatabaseUrl(layout: ClusterLayout, name: string): string {
 
 /** Starts a node's Patroni again (after it was killed, as a machine coming back): it rejoins as a standby. */
 export function restartNode(layout: ClusterLayout, name: string): void {
-  const state = JSON.parse(readFileSync(statePath(layout), "utf8")) as State;
-  startProcess(layout, state, name, "/usr/bin/patroni", [path.join(layout.dir, `${name}.yml`)]);
+  startPatroni(layout, readState(layout), name);
 }
 
 /** Stops every process of the cluster (Patroni first, which stops its PostgreSQL) and removes its folder. */
 export async function clusterDown(layout = clusterLayout()): Promise<void> {
   let state: State = { pids: {} };
   try {
-    state = JSON.parse(readFileSync(statePath(layout), "utf8")) as State;
+    state = readState(layout);
   } catch {
     // no state: only leftovers of PostgreSQL, if any
   }

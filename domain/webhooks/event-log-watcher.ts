@@ -18,6 +18,8 @@ const STREAM_LIMIT_RETRY_AFTER_SECONDS = 30;
 export const HEARTBEAT = Symbol("heartbeat");
 
 export interface EventLogSubscription {
+  /** Whose event log it watches. */
+  readonly integrationClientId: string;
   /** Resolves when the log may have moved, after `timeoutMs` of quiet, or when the stream must end. */
   wait(timeoutMs: number, signal: AbortSignal): Promise<WaitOutcome>;
   close(): void;
@@ -73,20 +75,20 @@ export class EventLogWatcher {
     this.#newcomers.add(subscriber);
     this.#schedule();
     return {
+      integrationClientId,
       wait: (timeoutMs, signal) => this.#wait(subscriber, timeoutMs, signal),
       close: () => this.#close(subscriber, "closed"),
     };
   }
 
   /**
-   * The integration's events after `start`, in the log's order, as they pass the horizon, until `signal`
-   * aborts or the watcher stops; `HEARTBEAT` after `heartbeatMs` with nothing yielded, whatever woke the
-   * reader meanwhile. A backlog is read batch after batch without waiting. `subscription` is this
-   * integration's, taken before the first read so nothing that moves meanwhile goes unnoticed; the caller
-   * closes it (it counts against the integration's limit from the request on).
+   * The subscription's integration's events after `start`, in the log's order, as they pass the horizon,
+   * until `signal` aborts or the watcher stops; `HEARTBEAT` after `heartbeatMs` with nothing yielded,
+   * whatever woke the reader meanwhile. A backlog is read batch after batch without waiting. `subscription` is taken before
+   * the first read so nothing that moves meanwhile goes unnoticed; the caller closes it (it counts against
+   * the integration's limit from the request on).
    */
   async *follow(
-    integrationClientId: string,
     subscription: EventLogSubscription,
     start: EventLogCursor,
     filter: EventStreamFilter,
@@ -95,7 +97,7 @@ export class EventLogWatcher {
     let lastYielded = performance.now();
     let cursor = start;
     while (!options.signal.aborted) {
-      const batch = await readEventStream(this.#db, integrationClientId, cursor, filter);
+      const batch = await readEventStream(this.#db, subscription.integrationClientId, cursor, filter);
       cursor = batch.cursor;
       for (const event of batch.events) {
         yield event;

@@ -59,7 +59,7 @@ export const streamEvents: Handler<"streamEvents"> = async ({ caller, query, hea
   const stream = async function* (signal: AbortSignal): AsyncGenerator<string> {
     try {
       yield RETRY_LINE;
-      for await (const item of eventLog.follow(integrationClientId, subscription, start, filter, { heartbeatMs, signal }))
+      for await (const item of eventLog.follow(subscription, start, filter, { heartbeatMs, signal }))
         yield item === HEARTBEAT ? HEARTBEAT_LINE : `id: ${item.eventId}\nevent: ${item.event}\ndata: ${JSON.stringify(item)}\n\n`;
     } finally {
       subscription.close();
