@@ -35,13 +35,19 @@ export function isUniqueViolation(error: unknown, constraint?: string): boolean 
   return code === "23505" && (constraint === undefined || violated === constraint);
 }
 
-/** SQLSTATE classes and codes of a server that is away: connection exceptions, shutting down, starting up. */
-const UNAVAILABLE_SQLSTATES = ["57P01", "57P02", "57P03", "53300"];
+/**
+ * SQLSTATE classes and codes of a server that is away: connection exceptions, shutting down, starting up;
+ * and a write refused in a read-only transaction (25006), which Cobro never opens itself: the server
+ * reached is a standby, or one still promoting. Patroni's `/primary` answers 200 from the moment it holds
+ * the leader lock, before PostgreSQL accepts writes, so a proxy routing by it sends sessions there early.
+ */
+const UNAVAILABLE_SQLSTATES = ["57P01", "57P02", "57P03", "53300", "25006"];
 const UNAVAILABLE_SOCKET_CODES = ["ECONNREFUSED", "ECONNRESET", "EPIPE", "ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH", "ENOTFOUND", "EAI_AGAIN"];
 
 /**
  * The database could not be reached or went away mid-query (stopped, restarting, unreachable, or no free
- * connection within the pool's timeout), as opposed to a query it refused: the request may be retried.
+ * connection within the pool's timeout), or takes no writes for now (a standby), as opposed to a query it
+ * refused: the request may be retried.
  */
 export function isDatabaseUnavailable(error: unknown): boolean {
   for (

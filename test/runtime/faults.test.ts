@@ -342,3 +342,49 @@ describe("receivers that hang or flood", () => {
     expect(floods[0]!.bytesWritten).toBeLessThan(16 * 1024 * 1024);
   }, 60_000);
 });
+
+describe("a PostgreSQL that takes no writes (a standby, or one still promoting)", () => {
+  /** Ends every session but the caller's, on a connection of its own: each process opens new ones, with the database's settings of now. */
+  const reopenSessions = async (settingStatement: string) => {
+    const client = await cluster.database.pool.connect();
+    try {
+      // This session may itself have opened read-only: the database's setting is changed from a writable one.
+      await client.query("set default_transaction_read_only = off");
+      await client.query(settingStatement);
+      await client.query("select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()");
+    } finally {
+      client.release(true);
+    }
+  };
+
+  it("answers 503 ServiceUnavailableError with Retry-After (never a 500), writes nothing, and serves again once it takes writes", async () => {
+    const { merchantCall } = await integration();
+    const database = (await sql<{ name: string }>`select current_database() as name`.execute(cluster.database.db)).rows[0]!.name;
+    const quoted = `"${database.replaceAll('"', '""')}"`;
+    await reopenSessions(`alter database ${quoted} set default_transaction_read_only = on`);
+    const refused: string[] = [];
+    try {
+      // The first request after the sessions ended may meet one of them (57P01): a 503 as well, so until the log shows the refusal itself.
+      await expect
+        .poll(
+          async () => {
+            const referenceId = uniqueRef("RO");
+            const result = await merchantCall("POST", "/payment-request", chargeBody({ referenceId }));
+            refused.push(referenceId);
+            expect(result.status, result.text).toBe(503);
+            expect(result.json).toEqual({ code: "ServiceUnavailableError", message: expect.any(String), id: expect.any(String) });
+            expect(result.headers.get("retry-after")).toBe("5");
+            return api.output().includes("cannot execute INSERT in a read-only transaction");
+          },
+          { timeout: 20_000, interval: 100 },
+        )
+        .toBe(true);
+    } finally {
+      await reopenSessions(`alter database ${quoted} reset default_transaction_read_only`);
+    }
+    expect(await cluster.database.db.selectFrom("charges").select("id").where("reference_id", "in", refused).execute()).toEqual([]);
+    const referenceId = uniqueRef("RW");
+    await expect.poll(async () => (await merchantCall("POST", "/payment-request", chargeBody({ referenceId }))).status, { timeout: 20_000 }).toBe(201);
+    expect(api.child.exitCode, api.output().slice(-3_000)).toBeNull();
+  }, 60_000);
+});
