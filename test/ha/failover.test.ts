@@ -113,7 +113,9 @@ async function runLoad(ledger: Ledger, tenants: Tenant[], stop: Promise<void>): 
     // A merchant's pool of CVUs may fill up under this load: the documented refusal, not a fault.
     if (result.status === 400 && result.json?.code === "InsufficientActiveAccountsError") return undefined;
     if (!ok.includes(result.status)) {
-      ledger.wrong.push(`${what}: ${result.status} ${result.text.slice(0, 300)}`);
+      // A 500's id finds what the server logged of it.
+      const logged = result.status === 500 && typeof result.json?.id === "string" ? cluster.logLines(result.json.id) : [];
+      ledger.wrong.push([`${what}: ${result.status} ${result.text.slice(0, 300)}`, ...logged.map((line) => line.slice(0, 2000))].join("\n"));
       return undefined;
     }
     ledger.successes.push({ what, sentAt: started, at: Date.now() });
@@ -189,7 +191,7 @@ async function checkLedger(ledger: Ledger): Promise<void> {
       const amounts = byReference.get(charge.referenceId) ?? [];
       return amounts.length !== 1 || amounts[0] !== charge.amount * 100;
     });
-  expect(chargesLost).toEqual([]);
+  expect(chargesLost, "acknowledged charges missing or changed").toEqual([]);
 
   const transactionIds = ledger.payments.map((payment) => payment.transactionId);
   const transfers =
@@ -201,10 +203,13 @@ async function checkLedger(ledger: Ledger): Promise<void> {
     const row = transferByTransaction.get(payment.transactionId);
     return !row || Number(row.amount_cents) !== payment.amount * 100 || row.receiving_cvu !== payment.cvu;
   });
-  expect(paymentsLost).toEqual([]);
+  expect(paymentsLost, "acknowledged payments missing or changed").toEqual([]);
 
-  expect(ledger.wrong).toEqual([]);
-  expect(ledger.unavailable.filter((refused) => refused.retryAfter === null)).toEqual([]);
+  expect(ledger.wrong, "answers other than the operation's or a 503").toEqual([]);
+  expect(
+    ledger.unavailable.filter((refused) => refused.retryAfter === null),
+    "503s without Retry-After",
+  ).toEqual([]);
 
   // Every event the load made is settled: delivered (the receiver answers 200), or not sent because the
   // integration does not subscribe to its type; what is not, with its job, if not.
@@ -213,7 +218,7 @@ async function checkLedger(ledger: Ledger): Promise<void> {
       select e.id, d.status, d.attempts_made, d.next_attempt_at,
              (select json_agg(json_build_object('attempt', a.attempt, 'error', a.error, 'status', a.response_status, 'finished', a.finished_at is not null))
                 from delivery_attempts a where a.event_id = e.id) as attempts,
-             (select json_agg(json_build_object('run_at', j.run_at, 'attempts', j.attempts, 'locked_by', j.locked_by, 'locked_at', j.locked_at, 'last_error', left(j.last_error, 200)))
+             (select json_agg(json_build_object('id', j.id, 'run_at', j.run_at, 'attempts', j.attempts, 'locked_by', j.locked_by, 'locked_at', j.locked_at, 'last_error', left(j.last_error, 200)))
                 from graphile_worker._private_jobs j where j.key = 'deliver-event:' || e.id::text) as jobs
         from events e left join event_deliveries d on d.event_id = e.id
        where d.status is null or d.status not in ('delivered', 'not_sent')`.execute(db);
@@ -223,19 +228,36 @@ async function checkLedger(ledger: Ledger): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 1000));
     left = (await undelivered()).rows;
   }
-  expect(left).toEqual([]);
+  // With what the processes logged of each (an event's id is in its delivery's log lines).
+  expect(
+    left.map((row) => {
+      const jobIds = ((row.jobs ?? []) as Array<{ id: unknown }>).map((job) => `task ${job.id} `);
+      const logged = [String(row.id), ...jobIds].flatMap((text) => cluster.logLines(text)).map((line) => line.slice(0, 2000));
+      return { ...row, logged };
+    }),
+    "events not settled 90 s after the load",
+  ).toEqual([]);
   // One payment_received event per transfer applied to a charge, each received at least once; nothing
   // received that is not an event in the database.
   const received = new Set(receiver.requests.map((request) => String(request.headers["x-service-webhook-id"])).filter((id) => !testWebhookIds.has(id)));
   const events = await db.selectFrom("events").select(["id", "charge_id", "type"]).execute();
   const eventIds = new Set(events.map((event) => event.id));
-  expect([...received].filter((id) => !eventIds.has(id))).toEqual([]);
-  expect(events.filter((event) => event.type === "payment_request.payment_received" && !received.has(event.id))).toEqual([]);
+  expect(
+    [...received].filter((id) => !eventIds.has(id)),
+    "webhooks received of events the database does not have",
+  ).toEqual([]);
+  expect(
+    events.filter((event) => event.type === "payment_request.payment_received" && !received.has(event.id)),
+    "payment events never received",
+  ).toEqual([]);
   const perCharge = await sql<{ charge_id: string; transfers: number; events: number }>`
     select t.charge_id, count(*)::int as transfers,
            (select count(*)::int from events e where e.charge_id = t.charge_id and e.type = 'payment_request.payment_received') as events
       from transfers t where t.charge_id is not null group by t.charge_id`.execute(db);
-  expect(perCharge.rows.filter((row) => row.transfers !== row.events)).toEqual([]);
+  expect(
+    perCharge.rows.filter((row) => row.transfers !== row.events),
+    "charges whose transfers and payment events differ in number",
+  ).toEqual([]);
   expect(await ledgerViolations(db)).toEqual(NO_LEDGER_VIOLATIONS);
 }
 
@@ -313,12 +335,16 @@ it("loses nothing when the primary's whole machine is lost (Patroni too): the st
     if (postgres !== undefined) process.kill(postgres, "SIGKILL");
     return Date.now();
   });
-  expect(downtime).toBeDefined();
-  // The standby led and wrote without a synchronous standby meanwhile (synchronous_mode, not strict).
-  expect(await leaderName()).toBe(standby);
-  await checkLedger(ledger);
-  restartNode(layout, leader);
-  await waitForHealthy(layout, 90_000);
+  try {
+    expect(downtime).toBeDefined();
+    // The standby led and wrote without a synchronous standby meanwhile (synchronous_mode, not strict).
+    expect(await leaderName()).toBe(standby);
+    await checkLedger(ledger);
+  } finally {
+    // Back whatever the checks found, so that the next cases start from two nodes.
+    restartNode(layout, leader);
+    await waitForHealthy(layout, 90_000);
+  }
 }, 300_000);
 
 it("goes on writing when the standby's PostgreSQL is killed: Patroni drops it from synchronous replication until it is back", async () => {

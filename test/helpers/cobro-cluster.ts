@@ -45,6 +45,8 @@ export interface CobroCluster {
   /** Stops PostgreSQL (fast shutdown: every session is ended). */
   stopPostgres(): Promise<void>;
   startPostgres(): Promise<void>;
+  /** The lines any process started here printed (running or not) that contain `text`: an error id's log line. */
+  logLines(text: string): string[];
   close(): Promise<void>;
 }
 
@@ -61,6 +63,7 @@ export async function startCobroCluster(env: Record<string, string> = {}, option
   await prepareQueue({ pool: database.pool });
   await migrateToLatest(database.db);
   const processes = new Set<StartedCobro>();
+  const everStarted: StartedCobro[] = [];
   const host = "127.0.0.1";
   const urls = { integrationUrl: `http://${host}:${integrationPort}`, authUrl: `http://${host}:${authPort}`, adminUrl: `http://${host}:${adminPort}` };
   const baseEnv = {
@@ -77,6 +80,7 @@ export async function startCobroCluster(env: Record<string, string> = {}, option
   const start = async (parts: string, extraEnv: Record<string, string>) => {
     const started = startCobro({ ...baseEnv, ...extraEnv }, ["--only", parts]);
     processes.add(started);
+    everStarted.push(started);
     void started.exited.then(() => processes.delete(started));
     await waitForOutput(started, /is running/, 60_000);
     return started;
@@ -134,6 +138,13 @@ export async function startCobroCluster(env: Record<string, string> = {}, option
       if (options.databaseUrl !== undefined) throw new Error("the test does not run this PostgreSQL");
       postgres = await startEmbeddedPostgres({ dataDir, port: postgresPort });
     },
+    logLines: (text) =>
+      everStarted.flatMap((started) =>
+        started
+          .output()
+          .split("\n")
+          .filter((line) => line.includes(text)),
+      ),
     close: async () => {
       for (const started of processes) started.child.kill("SIGTERM");
       await Promise.all([...processes].map((started) => started.exited));
