@@ -53,7 +53,9 @@ export interface JobWorker {
  * once the standby has the take, hence the transaction that wrote the job: a primary lost while a commit
  * waits for its standby shows that commit to other sessions, and a worker must not send a webhook or a
  * message for a payment the promoted standby never had. Set as the connection opens, before the pool hands
- * it out (a query issued from the pool's `connect` event would run beside the first caller's).
+ * it out (a query issued from the pool's `connect` event would run beside the first caller's); connections
+ * live at most CONNECTION_LIFETIME_SECONDS, so one opened while the standby was away (no setting then)
+ * takes it within that long of the standby's return.
  */
 class WorkerClient extends pg.Client {
   // pg-pool connects its clients with a callback.
@@ -95,6 +97,7 @@ export async function startWorker(options: StartWorkerOptions): Promise<JobWorke
     connectionString: options.connectionString,
     max: Math.max(10, concurrency + 2),
     connectionTimeoutMillis: 10_000,
+    maxLifetimeSeconds: CONNECTION_LIFETIME_SECONDS,
     options: "-c synchronous_commit=off",
     Client: WorkerClient,
   });
@@ -218,6 +221,8 @@ const stopRunner = (runner: Runner) =>
     if ((error as Error).message !== "Runner is already stopped") throw error;
   });
 
+/** How long a worker connection is used before the pool opens a new one (see WorkerClient). */
+const CONNECTION_LIFETIME_SECONDS = 60;
 /** The first wait before starting an ended runner again, doubled up to the last (ms). */
 const RESTART_FIRST_DELAY_MS = 500;
 const RESTART_MAX_DELAY_MS = 10_000;
