@@ -228,12 +228,21 @@ async function checkLedger(ledger: Ledger): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 1000));
     left = (await undelivered()).rows;
   }
-  // With what the processes logged of each (an event's id is in its delivery's log lines).
+  // With what the processes logged of each (an event's id is in its delivery's log lines), and what the
+  // database's sessions are doing (a delivery that never ends waits on something).
+  const sessions =
+    left.length === 0
+      ? []
+      : (
+          await sql<Record<string, unknown>>`
+            select pid, application_name, state, wait_event_type, wait_event, xact_start, state_change, pg_blocking_pids(pid) as blocked_by, left(query, 300) as query
+              from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid() and state <> 'idle'`.execute(db)
+        ).rows;
   expect(
     left.map((row) => {
       const jobIds = ((row.jobs ?? []) as Array<{ id: unknown }>).map((job) => `task ${job.id} `);
       const logged = [String(row.id), ...jobIds].flatMap((text) => cluster.logLines(text)).map((line) => line.slice(0, 2000));
-      return { ...row, logged };
+      return { ...row, logged, sessions };
     }),
     "events not settled 90 s after the load",
   ).toEqual([]);
