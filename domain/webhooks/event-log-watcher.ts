@@ -84,9 +84,9 @@ export class EventLogWatcher {
   /**
    * The subscription's integration's events after `start`, in the log's order, as they pass the horizon,
    * until `signal` aborts or the watcher stops; `HEARTBEAT` after `heartbeatMs` with nothing yielded,
-   * whatever woke the reader meanwhile. A backlog is read batch after batch without waiting. `subscription` is taken before
-   * the first read so nothing that moves meanwhile goes unnoticed; the caller closes it (it counts against
-   * the integration's limit from the request on).
+   * whatever woke the reader meanwhile. A backlog is read batch after batch without waiting.
+   * `subscription` is taken before the first read so nothing that moves meanwhile goes unnoticed; the
+   * caller closes it (it counts against the integration's limit from the request on).
    */
   async *follow(
     subscription: EventLogSubscription,

@@ -62,8 +62,9 @@ export async function startCobroCluster(env: Record<string, string> = {}, option
   const database = await openDatabase({ databaseUrl, dataDir, poolSize: 4 });
   await prepareQueue({ pool: database.pool });
   await migrateToLatest(database.db);
-  const processes = new Set<StartedCobro>();
+  /** Every process started here, running or not (their output stays readable). */
   const everStarted: StartedCobro[] = [];
+  const running = () => everStarted.filter(({ child }) => child.exitCode === null && child.signalCode === null);
   const host = "127.0.0.1";
   const urls = { integrationUrl: `http://${host}:${integrationPort}`, authUrl: `http://${host}:${authPort}`, adminUrl: `http://${host}:${adminPort}` };
   const baseEnv = {
@@ -78,12 +79,10 @@ export async function startCobroCluster(env: Record<string, string> = {}, option
     ...env,
   };
   const start = async (parts: string, extraEnv: Record<string, string>) => {
-    const started = startCobro({ ...baseEnv, ...extraEnv }, ["--only", parts]);
-    processes.add(started);
-    everStarted.push(started);
-    void started.exited.then(() => processes.delete(started));
-    await waitForOutput(started, /is running/, 60_000);
-    return started;
+    const cobro = startCobro({ ...baseEnv, ...extraEnv }, ["--only", parts]);
+    everStarted.push(cobro);
+    await waitForOutput(cobro, /is running/, 60_000);
+    return cobro;
   };
   return {
     database,
@@ -139,15 +138,16 @@ export async function startCobroCluster(env: Record<string, string> = {}, option
       postgres = await startEmbeddedPostgres({ dataDir, port: postgresPort });
     },
     logLines: (text) =>
-      everStarted.flatMap((started) =>
-        started
+      everStarted.flatMap((cobro) =>
+        cobro
           .output()
           .split("\n")
           .filter((line) => line.includes(text)),
       ),
     close: async () => {
-      for (const started of processes) started.child.kill("SIGTERM");
-      await Promise.all([...processes].map((started) => started.exited));
+      const stopping = running();
+      for (const cobro of stopping) cobro.child.kill("SIGTERM");
+      await Promise.all(stopping.map((cobro) => cobro.exited));
       await database.close();
       await postgres?.stop();
       await rm(dataDir, { recursive: true, force: true });

@@ -344,13 +344,18 @@ describe("receivers that hang or flood", () => {
 });
 
 describe("a PostgreSQL that takes no writes (a standby, or one still promoting)", () => {
-  /** Ends every session but the caller's, on a connection of its own: each process opens new ones, with the database's settings of now. */
-  const reopenSessions = async (settingStatement: string) => {
+  /**
+   * Makes the test's database read-only for sessions that open from now on (or writable again), then ends
+   * every session but this one, so that each process opens new ones with the setting.
+   */
+  const reopenSessions = async (readOnly: boolean) => {
     const client = await cluster.database.pool.connect();
     try {
       // This session may itself have opened read-only: the database's setting is changed from a writable one.
       await client.query("set default_transaction_read_only = off");
-      await client.query(settingStatement);
+      const { rows } = await client.query<{ name: string }>("select current_database() as name");
+      const database = client.escapeIdentifier(rows[0]!.name);
+      await client.query(`alter database ${database} ${readOnly ? "set default_transaction_read_only = on" : "reset default_transaction_read_only"}`);
       await client.query("select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()");
     } finally {
       client.release(true);
@@ -359,9 +364,7 @@ describe("a PostgreSQL that takes no writes (a standby, or one still promoting)"
 
   it("answers 503 ServiceUnavailableError with Retry-After (never a 500), writes nothing, and serves again once it takes writes", async () => {
     const { merchantCall } = await integration();
-    const database = (await sql<{ name: string }>`select current_database() as name`.execute(cluster.database.db)).rows[0]!.name;
-    const quoted = `"${database.replaceAll('"', '""')}"`;
-    await reopenSessions(`alter database ${quoted} set default_transaction_read_only = on`);
+    await reopenSessions(true);
     const refused: string[] = [];
     try {
       // The first request after the sessions ended may meet one of them (57P01): a 503 as well, so until the log shows the refusal itself.
@@ -380,7 +383,7 @@ describe("a PostgreSQL that takes no writes (a standby, or one still promoting)"
         )
         .toBe(true);
     } finally {
-      await reopenSessions(`alter database ${quoted} reset default_transaction_read_only`);
+      await reopenSessions(false);
     }
     expect(await cluster.database.db.selectFrom("charges").select("id").where("reference_id", "in", refused).execute()).toEqual([]);
     const referenceId = uniqueRef("RW");
