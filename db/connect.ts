@@ -16,7 +16,6 @@ import { CobroStartupError, redactConnectionString } from "./errors.ts";
 import { startEmbeddedPostgres } from "./embedded-postgres.ts";
 import type { Database } from "./schema.ts";
 import { namedStatementClients, StatementNames } from "./prepared-statements.ts";
-import { runCommitWorkBeforeCommit } from "./transactions.ts";
 
 export interface OpenDatabaseOptions {
   /** An external PostgreSQL (15 or newer). Without it, the embedded one in `<dataDir>/postgres`. */
@@ -86,26 +85,24 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
   const pool = createPool(connectionString, { max: options.poolSize ?? 10, connectTimeoutMs, logger });
   const onQueryError = options.onQueryError;
   const forKysely = options.preparedStatements === false ? (client: pg.PoolClient) => client : namedStatementClients(new StatementNames());
-  const db = runCommitWorkBeforeCommit(
-    new Kysely<Database>({
-      dialect: new PostgresDialect({
-        pool: {
-          connect: () =>
-            pool.connect().then(forKysely, (error: unknown) => {
-              onQueryError?.(error);
-              throw error;
-            }),
-          end: () => pool.end(),
-          options: pool.options,
-        },
-      }),
-      log: onQueryError
-        ? (event) => {
-            if (event.level === "error") onQueryError(event.error);
-          }
-        : undefined,
+  const db = new Kysely<Database>({
+    dialect: new PostgresDialect({
+      pool: {
+        connect: () =>
+          pool.connect().then(forKysely, (error: unknown) => {
+            onQueryError?.(error);
+            throw error;
+          }),
+        end: () => pool.end(),
+        options: pool.options,
+      },
     }),
-  );
+    log: onQueryError
+      ? (event) => {
+          if (event.level === "error") onQueryError(event.error);
+        }
+      : undefined,
+  });
   logger?.debug({ database: redactConnectionString(connectionString), embedded: !!stopEmbedded }, "database connected"); // start-up detail; failing to connect is an error
 
   let closing: Promise<void> | undefined;

@@ -6,6 +6,8 @@ import type { Clock } from "../domain/clock.ts";
 import type { Config } from "../runtime/config.ts";
 import type { Database } from "../db/schema.ts";
 import type { TokenService } from "../domain/sign-in/tokens.ts";
+import type { CredentialThrottle } from "../domain/sign-in/credential-throttle.ts";
+import type { AuditEntryNotes } from "../domain/audit/audited-operation.ts";
 import type { TokenCheckCache } from "../domain/sign-in/token-check-cache.ts";
 import type { ChargeListCounts } from "../domain/charges/charge-list-counts.ts";
 import type { TaxRegistry } from "../domain/payer-lookup/tax-registry.ts";
@@ -20,6 +22,8 @@ export interface Services {
   clock: Clock;
   config: Config;
   tokens: TokenService;
+  /** Throttled guessing of passwords, client secrets and reset links; its counts commit on the service's own database. */
+  credentialThrottle: CredentialThrottle;
   /** What the token checks read, remembered (and forgotten at any change); absent, every check reads the database. */
   tokenChecks?: TokenCheckCache;
   /** The process's one client for integrators' URLs; its `policy` also judges URLs at registration. */
@@ -93,6 +97,11 @@ export interface HandlerContext<Operation, Caller> {
   log: Logger;
   /** The `id` of this request, also in its log lines. */
   requestId: string;
+  /**
+   * Of an audited operation: what the operation learns of its audit entry while it runs (who acts, when
+   * the caller cannot tell; a target the path does not name). Absent for operations that are not audited.
+   */
+  audit?: AuditEntryNotes;
 }
 
 export type OperationHandler<Operation, Caller, Answers extends number = never> = (

@@ -254,7 +254,9 @@ export async function createApiApp<Caller>(options: ApiAppOptions<Caller>): Prom
           options.services.clock,
           draft,
           auditRun(res, () => 0),
-          () => Promise.reject(refusal),
+          async () => {
+            throw refusal;
+          },
         ).catch(() => {});
       fail(res, refusal);
     },
@@ -287,16 +289,16 @@ export async function createApiApp<Caller>(options: ApiAppOptions<Caller>): Prom
       const locals = res.locals as Locals;
       locals.serializers = serializers;
       const draft = auditDraft(context, req, res, { withBody: true });
-      const run = () => runHandler(context, req, locals, handler);
       const result: HandlerAnswer = draft
         ? await auditedOperation(
             options.services.db,
             options.services.clock,
             draft,
             auditRun(res, (answer: HandlerAnswer) => answer.status),
-            run,
+            // The operation's change, and with it the entry, goes through the audited handle.
+            (audited) => runHandler(context, req, locals, handler, { services: { ...options.services, db: audited.db }, audit: audited.notes }),
           )
-        : await run();
+        : await runHandler(context, req, locals, handler, { services: options.services });
       const contentType = responseContentType(mediaTypes[result.status], result.body);
       if (contentType === "text/event-stream" && typeof result.body === "function") {
         return sendEventStream(res, result, locals.log);
@@ -319,7 +321,13 @@ export async function createApiApp<Caller>(options: ApiAppOptions<Caller>): Prom
   }
 
   /** The request's own checks beyond the schema, then the operation's handler. */
-  async function runHandler(context: Context, req: Request, locals: Locals, handler: AnyOperationHandler): Promise<HandlerAnswer> {
+  async function runHandler(
+    context: Context,
+    req: Request,
+    locals: Locals,
+    handler: AnyOperationHandler,
+    { services, audit }: Pick<HandlerContext<unknown, Caller>, "services" | "audit">,
+  ): Promise<HandlerAnswer> {
     if (otherMediaValidation.applies(context)) {
       const problems = otherMediaValidation.problems(context, req.body);
       if (problems) throw new ValidationError(problems);
@@ -340,11 +348,12 @@ export async function createApiApp<Caller>(options: ApiAppOptions<Caller>): Prom
       headers: req.headers,
       clientAddress: clientAddressOf(req),
       caller,
-      services: options.services,
+      services,
       get log() {
         return locals.log();
       },
       requestId: locals.requestId,
+      audit,
     };
     return (await (handler as (context: HandlerContext<unknown, Caller>) => Promise<unknown>)(handlerContext)) as HandlerAnswer;
   }

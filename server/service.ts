@@ -31,7 +31,7 @@ import { installSecretKeyring } from "../domain/secrets/process-keyring.ts";
 import { resealColumns } from "../domain/secrets/sealed-columns.ts";
 import { configuredSecretKeyring } from "../runtime/secret-key-file.ts";
 import { TokenCheckCache } from "../domain/sign-in/token-check-cache.ts";
-import { observeGuessing } from "../domain/sign-in/credential-throttle.ts";
+import { credentialThrottle } from "../domain/sign-in/credential-throttle.ts";
 import { forgetOwnAuthChanges, listenForAuthChanges } from "./auth-change-listener.ts";
 import { EventLogWatcher } from "../domain/webhooks/event-log-watcher.ts";
 import { bootstrapEmptySandbox, type SandboxCredentials } from "../domain/sandbox/sandbox-bootstrap.ts";
@@ -120,10 +120,6 @@ export async function startService(config: Config, options: ServiceOptions): Pro
 
   const stopSamplingMainPool = samplePool(metrics, "main", database.pool);
   metrics.addSampler("readiness", () => sampleReadiness(database.db, metrics));
-  observeGuessing(database.db, {
-    signIn: (who, outcome) => metrics.auth.signIns.inc({ who, outcome }),
-    throttled: (scope) => metrics.auth.throttled.inc({ scope }),
-  });
   try {
     // The queue's schema first: an API-only process enqueues jobs before any worker has started.
     await prepareQueue({ pool: database.pool, logger });
@@ -195,6 +191,10 @@ export async function startService(config: Config, options: ServiceOptions): Pro
       clock,
       config: effectiveConfig,
       tokens,
+      credentialThrottle: credentialThrottle(queries.db, clock, {
+        signIn: (who, outcome) => metrics.auth.signIns.inc({ who, outcome }),
+        throttled: (scope) => metrics.auth.throttled.inc({ scope }),
+      }),
       tokenChecks,
       payerRegistry,
       outboundHttp,

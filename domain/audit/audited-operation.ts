@@ -1,12 +1,12 @@
-// Coverage by construction: the API apps run every state-changing admin operation inside
-// `auditedOperation`, which makes its entry the pending commit work (db/transactions.ts). So the entry of a
-// change is written in the transaction that makes it, by whichever use case opens it; an operation that
-// opened no transaction gets its entry right after it answers; a refusal (the change rolled back) gets an
-// entry of its own with the refusal's code and status.
-import { AsyncLocalStorage } from "node:async_hooks";
+// Coverage by construction: the API apps run every state-changing admin operation through
+// `auditedOperation`, which hands the operation a database handle whose first transaction to commit writes
+// the entry just before its COMMIT (db/transactions.ts). So the entry of a change is written in the
+// transaction that makes it, by whichever use case opens it; an operation that opened no transaction gets
+// its entry right after it answers; a refusal (the change rolled back) gets an entry of its own with the
+// refusal's code and status.
 import type { Kysely } from "kysely";
 import type { Database } from "../../db/schema.ts";
-import { withCommitWork } from "../../db/transactions.ts";
+import { withWorkAtFirstCommit } from "../../db/transactions.ts";
 import type { Clock } from "../clock.ts";
 import { appendAuditEntry, type AuditActor, type AuditEntryInput } from "./audit-log.ts";
 
@@ -16,15 +16,15 @@ export type AuditDraft = Omit<AuditEntryInput, "occurredAt" | "outcome" | "statu
   successStatus: number;
 };
 
-const currentDraft = new AsyncLocalStorage<AuditDraft>();
-
 /**
- * Names who acts, for operations whose caller the API cannot tell (a sign-in names its admin only once the
- * email is found). No effect outside an audited operation or once an actor is known.
+ * What an operation learns of its entry while it runs: who acts, for operations whose caller the API
+ * cannot tell (a sign-in names its admin only once the email is found), and targets the path does not
+ * name (the admin whose password reset was asked for). Read when the entry is written.
  */
-export function identifyAuditActor(actor: AuditActor): void {
-  const draft = currentDraft.getStore();
-  if (draft && draft.actor.kind === "anonymous") draft.actor = actor;
+export interface AuditEntryNotes {
+  /** Names who acts; no effect once an actor is known. */
+  identifyActor(actor: AuditActor): void;
+  addTarget(name: string, id: string): void;
 }
 
 /** The actor an admin's row names. */
@@ -34,10 +34,9 @@ export function adminActor(admin: { id: string; role: "PLATFORM_ADMIN" | "INTEGR
     : { kind: "platform_admin", adminUserId: admin.id };
 }
 
-/** Adds a target the path does not name (the admin whose password reset was asked for). */
-export function addAuditTarget(name: string, id: string): void {
-  const draft = currentDraft.getStore();
-  if (draft) draft.targets = { ...draft.targets, [name]: id };
+/** What a use case that finds out which admin acts is given: names that admin as the entry's actor. */
+export function actorNamedIn(notes: AuditEntryNotes | undefined): (admin: Parameters<typeof adminActor>[0]) => void {
+  return (admin) => notes?.identifyActor(adminActor(admin));
 }
 
 export interface AuditedRun<T> {
@@ -49,36 +48,50 @@ export interface AuditedRun<T> {
   onRecordFailure(error: unknown): void;
 }
 
-export async function auditedOperation<T>(db: Kysely<Database>, clock: Clock, draft: AuditDraft, how: AuditedRun<T>, run: () => Promise<T>): Promise<T> {
+/**
+ * Runs an audited operation: `run` gets the database handle whose first committed transaction writes the
+ * entry, and the notes it may add to the entry.
+ */
+export async function auditedOperation<T>(
+  db: Kysely<Database>,
+  clock: Clock,
+  draft: AuditDraft,
+  how: AuditedRun<T>,
+  run: (audited: { db: Kysely<Database>; notes: AuditEntryNotes }) => Promise<T>,
+): Promise<T> {
   const { successStatus, ...base } = draft;
+  let actor = draft.actor;
+  let targets = draft.targets;
+  const notes: AuditEntryNotes = {
+    identifyActor: (identified) => {
+      if (actor.kind === "anonymous") actor = identified;
+    },
+    addTarget: (name, id) => {
+      targets = { ...targets, [name]: id };
+    },
+  };
   const entry = (outcome: Pick<AuditEntryInput, "outcome" | "status" | "errorCode">): AuditEntryInput => ({
     ...base,
-    actor: draft.actor,
-    targets: draft.targets,
+    actor,
+    targets,
     occurredAt: clock.now(),
     ...outcome,
   });
-  return currentDraft.run(draft, () =>
-    withCommitWork(
-      (trx) => appendAuditEntry(trx, entry({ outcome: "succeeded", status: successStatus })),
-      async (work) => {
-        let result: T;
-        try {
-          result = await run();
-        } catch (error) {
-          work.close();
-          const refusal = how.refusalOf(error);
-          await appendAuditEntry(db, entry({ outcome: "refused", status: refusal.status, errorCode: refusal.code })).catch(how.onRecordFailure);
-          throw error;
-        }
-        const committed = work.committed;
-        work.close();
-        if (!committed) {
-          const status = how.statusOf(result);
-          await appendAuditEntry(db, entry({ outcome: status < 400 ? "succeeded" : "refused", status }));
-        }
-        return result;
-      },
-    ),
-  );
+  const atFirstCommit = withWorkAtFirstCommit(db, (trx) => appendAuditEntry(trx, entry({ outcome: "succeeded", status: successStatus })));
+  let result: T;
+  try {
+    result = await run({ db: atFirstCommit.db, notes });
+  } catch (error) {
+    atFirstCommit.close();
+    const refusal = how.refusalOf(error);
+    await appendAuditEntry(db, entry({ outcome: "refused", status: refusal.status, errorCode: refusal.code })).catch(how.onRecordFailure);
+    throw error;
+  }
+  const committed = atFirstCommit.committed;
+  atFirstCommit.close();
+  if (!committed) {
+    const status = how.statusOf(result);
+    await appendAuditEntry(db, entry({ outcome: status < 400 ? "succeeded" : "refused", status }));
+  }
+  return result;
 }

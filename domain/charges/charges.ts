@@ -3,7 +3,7 @@
 import { randomUUID } from "node:crypto";
 import { sql, type Kysely, type QueryCreator, type Transaction } from "kysely";
 import type { Database } from "../../db/schema.ts";
-import { commitWorkPending, type Executor } from "../../db/transactions.ts";
+import type { Executor } from "../../db/transactions.ts";
 import type { Charge } from "../../db/tables/charges.table.ts";
 import { startOfArgentinaDay, addDays } from "../argentina-time.ts";
 import { alreadyAssociated, holdCvuForCharge, holdFreeOrNewCvu, joinableSharedCvu, releaseCvu } from "../cvu-pool/cvu-pool.ts";
@@ -91,7 +91,7 @@ export async function createCharge(db: Kysely<Database>, context: ChargeContext,
   const payerKey = spec.amountCents !== undefined && spec.conciliationType === "cuil" ? payerKeyOf(spec.customer.taxDocument ?? "") : undefined;
   // The common create (a cuil-mode charge joining a shared CVU, nothing to schedule or count) is one
   // statement, atomic on its own; the rest, or a create with no shared CVU to join, is a transaction.
-  if (payerKey !== undefined && !spec.sendWhatsappNotification && !spec.sendEmailNotification && !commitWorkPending()) {
+  if (payerKey !== undefined && !spec.sendWhatsappNotification && !spec.sendEmailNotification) {
     const joined = await createJoiningSharedCvu(db, context, spec, payerKey);
     if (joined) return joined;
   }

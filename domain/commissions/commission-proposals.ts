@@ -14,6 +14,7 @@ import { DomainError } from "../errors.ts";
 import { requireCents } from "../money.ts";
 import { accountEmail } from "../outbound/account-email.ts";
 import { signInMerchantAccount } from "../sign-in/merchant-credentials.ts";
+import type { CredentialThrottle } from "../sign-in/credential-throttle.ts";
 import { formatPercentage } from "./offer.ts";
 import { randomToken, sha256 } from "../secrets/hashing.ts";
 
@@ -185,11 +186,12 @@ export async function usableCommissionProposal(db: Kysely<Database>, clock: Cloc
 export async function answerCommissionProposal(
   db: Kysely<Database>,
   clock: Clock,
+  throttle: CredentialThrottle,
   input: { token: string; email: string; password: string; decision: "accept" | "reject"; clientAddress: string },
 ): Promise<CommissionProposalDetails & { decision: "accept" | "reject" }> {
   const details = await openProposalByToken(db, input.token, clock.now()).executeTakeFirst();
   if (!details) throw linkInvalid();
-  const merchant = await signInMerchantAccount(db, clock, input);
+  const merchant = await signInMerchantAccount(db, throttle, input);
   if (merchant.id !== details.merchant_account_id) {
     throw new DomainError("MerchantAccountNotInvitedError", "Only the merchant account the proposal was made to can answer it");
   }

@@ -12,6 +12,7 @@ import type { Clock } from "../clock.ts";
 import { DomainError } from "../errors.ts";
 import { accountEmail } from "../outbound/account-email.ts";
 import { signInMerchantAccount } from "../sign-in/merchant-credentials.ts";
+import type { CredentialThrottle } from "../sign-in/credential-throttle.ts";
 import { randomToken, sha256 } from "../secrets/hashing.ts";
 
 export const PAYOUT_INVITATION_DAYS = 7;
@@ -166,10 +167,11 @@ export async function usablePayoutInvitation(db: Kysely<Database>, clock: Clock,
 export async function acceptPayoutLink(
   db: Kysely<Database>,
   clock: Clock,
+  throttle: CredentialThrottle,
   input: { token: string; email: string; password: string; clientAddress: string },
 ): Promise<{ integrationName: string }> {
   const invitation = await usablePayoutInvitation(db, clock, input.token);
-  const merchant = await signInMerchantAccount(db, clock, input);
+  const merchant = await signInMerchantAccount(db, throttle, input);
   if (merchant.email.toLowerCase() !== invitation.invitedEmail.toLowerCase()) {
     throw new DomainError("MerchantAccountNotInvitedError", "Only the merchant account of the invited email can accept this payout link");
   }

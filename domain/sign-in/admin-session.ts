@@ -6,10 +6,22 @@ import type { Clock } from "../clock.ts";
 import { DomainError } from "../errors.ts";
 import { burnVerification, hashSecret, randomToken, sha256, verifySecret } from "../secrets/hashing.ts";
 import { ID_TOKEN_SECONDS, type TokenService } from "./tokens.ts";
-import { throttledCheck } from "./credential-throttle.ts";
-import { adminActor, identifyAuditActor } from "../audit/audited-operation.ts";
+import { throttledCheck, type CredentialThrottle } from "./credential-throttle.ts";
 
 const SESSION_DAYS = 30;
+
+/** An admin as a request that acts for them knows them. */
+export interface AdminIdentity {
+  id: string;
+  role: "PLATFORM_ADMIN" | "INTEGRATION_ADMIN";
+  integration_client_id: string | null;
+}
+
+/**
+ * Told which admin a request turns out to act as, as soon as the use case knows: a sign-in knows once the
+ * email is found, before the password is checked (the audit log names them, never the email or password).
+ */
+export type AdminFound = (admin: AdminIdentity) => void;
 
 export interface AdminSession {
   idToken: string;
@@ -29,17 +41,18 @@ function temporaryPasswordExpired(admin: { password_change_required: boolean; pa
 export async function adminSignIn(
   db: Kysely<Database>,
   clock: Clock,
+  throttle: CredentialThrottle,
   tokens: TokenService,
   input: { email: string; password: string; clientAddress: string },
+  adminFound?: AdminFound,
 ): Promise<AdminSession> {
-  const admin = await throttledCheck(db, clock, { account: { scope: "admin-email", id: input.email }, clientAddress: input.clientAddress }, async () => {
+  const admin = await throttledCheck(throttle, { account: { scope: "admin-email", id: input.email }, clientAddress: input.clientAddress }, async () => {
     const found = await db.selectFrom("admin_users").selectAll().where(sql`lower(email)`, "=", input.email.trim().toLowerCase()).executeTakeFirst();
     if (!found) {
       await burnVerification(input.password);
       throw new DomainError("InvalidCredentialsError", "Wrong email or password");
     }
-    // The audit entry names the admin whose email was typed (never the email or password themselves).
-    identifyAuditActor(adminActor(found));
+    adminFound?.(found);
     if (!(await verifySecret(found.password_hash, input.password))) throw new DomainError("InvalidCredentialsError", "Wrong email or password");
     return found;
   });
@@ -104,7 +117,13 @@ export async function changeAdminPassword(
  * token presented again means that two parties hold it (a copy taken, or a thief who refreshed first):
  * the session ends for both, and with it its idTokens, as a reused OAuth code revokes its tokens.
  */
-export async function refreshAdminSession(db: Kysely<Database>, clock: Clock, tokens: TokenService, refreshToken: string): Promise<AdminSession> {
+export async function refreshAdminSession(
+  db: Kysely<Database>,
+  clock: Clock,
+  tokens: TokenService,
+  refreshToken: string,
+  adminFound?: AdminFound,
+): Promise<AdminSession> {
   const now = clock.now();
   const next = randomToken("rt_");
   const presented = sha256(refreshToken);
@@ -120,7 +139,7 @@ export async function refreshAdminSession(db: Kysely<Database>, clock: Clock, to
       .returning(["s.id", "a.id as adminUserId", "a.role", "a.integration_client_id", "a.email", "a.password_change_required", "a.password_expires_at"])
       .executeTakeFirst();
     if (swapped) {
-      identifyAuditActor(adminActor({ id: swapped.adminUserId, role: swapped.role, integration_client_id: swapped.integration_client_id }));
+      adminFound?.({ id: swapped.adminUserId, role: swapped.role, integration_client_id: swapped.integration_client_id });
       await trx.insertInto("admin_session_used_refresh_tokens").values({ token_hash: presented, session_id: swapped.id, used_at: now }).execute();
       return swapped;
     }
@@ -149,7 +168,7 @@ export async function refreshAdminSession(db: Kysely<Database>, clock: Clock, to
 }
 
 /** Signs out: the refresh token's session ends, and with it its idTokens. Unknown or ended tokens change nothing. */
-export async function endAdminSession(db: Kysely<Database>, clock: Clock, refreshToken: string): Promise<void> {
+export async function endAdminSession(db: Kysely<Database>, clock: Clock, refreshToken: string, adminFound?: AdminFound): Promise<void> {
   const ended = await db
     .updateTable("admin_sessions as s")
     .from("admin_users as a")
@@ -159,5 +178,5 @@ export async function endAdminSession(db: Kysely<Database>, clock: Clock, refres
     .where("s.revoked_at", "is", null)
     .returning(["a.id", "a.role", "a.integration_client_id"])
     .executeTakeFirst();
-  if (ended) identifyAuditActor(adminActor(ended));
+  if (ended) adminFound?.(ended);
 }

@@ -21,7 +21,6 @@ import type { Database } from "../../db/schema.ts";
 import type { Clock } from "../clock.ts";
 import { DomainError, type ErrorCode } from "../errors.ts";
 import { sha256 } from "../secrets/hashing.ts";
-import { outsideCommitWork } from "../../db/transactions.ts";
 
 /** The documented limits (README's security section and docs/throttled-guessing.md say the same). */
 export const GUESSING_LIMITS = {
@@ -56,12 +55,20 @@ export interface GuessingObserver {
   throttled(scope: AccountScope | typeof ADDRESS_SCOPE): void;
 }
 
-/** By database handle: each process (each test service) opens its own, so counts stay with their process. */
-const observers = new WeakMap<Kysely<Database>, GuessingObserver>();
+/**
+ * A service's throttle. Its bookkeeping runs on the database it is made with, the service's own, and never
+ * on a handle a request was given: a count commits on its own, before and apart from the change it guards
+ * (an audited sign-in's entry is written with the session it opens, not with the count).
+ */
+export interface CredentialThrottle {
+  readonly db: Kysely<Database>;
+  readonly clock: Clock;
+  /** Told of what the throttle judges: each process (each test service) has its own, so counts stay with their process. */
+  readonly observer?: GuessingObserver;
+}
 
-/** Tells `observer` of what the throttle judges on `db` (the service's handle; the throttle runs its own transactions on it). */
-export function observeGuessing(db: Kysely<Database>, observer: GuessingObserver): void {
-  observers.set(db, observer);
+export function credentialThrottle(db: Kysely<Database>, clock: Clock, observer?: GuessingObserver): CredentialThrottle {
+  return { db, clock, observer };
 }
 
 const SIGN_IN_SCOPES: Partial<Record<AccountScope, "admin" | "merchant">> = { "admin-email": "admin", "merchant-email": "merchant" };
@@ -146,40 +153,38 @@ async function lockKeys(trx: Transaction<Database>, keys: CountedKey[], now: Dat
  * TooManyAttemptsError with Retry-After) when a key waits or has had its `threshold` attempts checked
  * already. One transaction: the keys' rows are locked, so parallel attempts are counted one after another.
  */
-export async function countAttempt(db: Kysely<Database>, clock: Clock, attempt: GuessAttempt): Promise<CountedAttempt> {
+export async function countAttempt(throttle: CredentialThrottle, attempt: GuessAttempt): Promise<CountedAttempt> {
+  const { db, clock, observer } = throttle;
   const now = clock.now();
   const keys = countedKeys(attempt);
-  // Bookkeeping that commits before the change it guards: not the transaction of an audited change.
-  const outcome = await outsideCommitWork(() =>
-    db.transaction().execute(async (trx) => {
-      let created = false;
-      const judged: Judgement[] = [];
-      // The address first (its scope sorts first): a key that refuses stops the count, so the keys after it
-      // are not touched, and an address that waits cannot make rows for new accounts.
-      for (const key of keys) {
-        const locked = await lockKeys(trx, [key], now);
-        created ||= locked.created;
-        const judgement = judgeAttempt(key, locked.rows[0]!, now);
-        if (judgement.waitSeconds > 0) {
-          // Refused: counted as refused on this key, and not at all on the others.
-          await writeCount(trx, judgement, now);
-          return { created, waitSeconds: judgement.waitSeconds, refusedBy: judgement.row.scope, refusedWhenCounted: new Map<string, number>() };
-        }
-        judged.push(judgement);
+  const outcome = await db.transaction().execute(async (trx) => {
+    let created = false;
+    const judged: Judgement[] = [];
+    // The address first (its scope sorts first): a key that refuses stops the count, so the keys after it
+    // are not touched, and an address that waits cannot make rows for new accounts.
+    for (const key of keys) {
+      const locked = await lockKeys(trx, [key], now);
+      created ||= locked.created;
+      const judgement = judgeAttempt(key, locked.rows[0]!, now);
+      if (judgement.waitSeconds > 0) {
+        // Refused: counted as refused on this key, and not at all on the others.
+        await writeCount(trx, judgement, now);
+        return { created, waitSeconds: judgement.waitSeconds, refusedBy: judgement.row.scope, refusedWhenCounted: new Map<string, number>() };
       }
-      for (const judgement of judged) await writeCount(trx, judgement, now);
-      return {
-        created,
-        waitSeconds: 0,
-        refusedBy: undefined,
-        refusedWhenCounted: new Map(judged.map((judgement) => [judgement.row.scope, judgement.refused])),
-      };
-    }),
-  );
+      judged.push(judgement);
+    }
+    for (const judgement of judged) await writeCount(trx, judgement, now);
+    return {
+      created,
+      waitSeconds: 0,
+      refusedBy: undefined,
+      refusedWhenCounted: new Map(judged.map((judgement) => [judgement.row.scope, judgement.refused])),
+    };
+  });
   // A new count started: rows past their window count for nothing (rare, and one indexed delete).
   if (outcome.created) await db.deleteFrom("credential_failures").where("forget_at", "<=", now).execute();
   if (outcome.waitSeconds > 0) {
-    observers.get(db)?.throttled(outcome.refusedBy as AccountScope | typeof ADDRESS_SCOPE);
+    observer?.throttled(outcome.refusedBy as AccountScope | typeof ADDRESS_SCOPE);
     throw tooManyAttempts(outcome.waitSeconds);
   }
   return { attempt, refusedWhenCounted: outcome.refusedWhenCounted };
@@ -239,35 +244,34 @@ async function writeCount(trx: Transaction<Database>, judgement: Judgement, now:
  * and the address no longer counts it (one good account must not wash an address's guesses at others, nor
  * should a right password count as a guess).
  */
-async function confirmRightCredential(db: Kysely<Database>, clock: Clock, counted: CountedAttempt): Promise<void> {
+async function confirmRightCredential(throttle: CredentialThrottle, counted: CountedAttempt): Promise<void> {
+  const { db, clock, observer } = throttle;
   const now = clock.now();
   const keys = countedKeys(counted.attempt);
-  const refusal = await outsideCommitWork(() =>
-    db.transaction().execute(async (trx) => {
-      const { rows } = await lockKeys(trx, keys, now);
-      const burst = rows.find((row) => row.refused > (counted.refusedWhenCounted.get(row.scope) ?? 0));
-      if (burst)
-        return {
-          scope: burst.scope,
-          waitSeconds: burst.blocked_until !== null && burst.blocked_until > now ? secondsUntil(burst.blocked_until, now) : GUESSING_LIMITS.firstWaitSeconds,
-        };
-      for (const row of rows) {
-        if (row.scope === ADDRESS_SCOPE) {
-          await trx
-            .updateTable("credential_failures")
-            .set({ failures: sql`greatest(failures - 1, 0)` })
-            .where("scope", "=", row.scope)
-            .where("key_hash", "=", row.key_hash)
-            .execute();
-        } else {
-          await trx.deleteFrom("credential_failures").where("scope", "=", row.scope).where("key_hash", "=", row.key_hash).execute();
-        }
+  const refusal = await db.transaction().execute(async (trx) => {
+    const { rows } = await lockKeys(trx, keys, now);
+    const burst = rows.find((row) => row.refused > (counted.refusedWhenCounted.get(row.scope) ?? 0));
+    if (burst)
+      return {
+        scope: burst.scope,
+        waitSeconds: burst.blocked_until !== null && burst.blocked_until > now ? secondsUntil(burst.blocked_until, now) : GUESSING_LIMITS.firstWaitSeconds,
+      };
+    for (const row of rows) {
+      if (row.scope === ADDRESS_SCOPE) {
+        await trx
+          .updateTable("credential_failures")
+          .set({ failures: sql`greatest(failures - 1, 0)` })
+          .where("scope", "=", row.scope)
+          .where("key_hash", "=", row.key_hash)
+          .execute();
+      } else {
+        await trx.deleteFrom("credential_failures").where("scope", "=", row.scope).where("key_hash", "=", row.key_hash).execute();
       }
-      return undefined;
-    }),
-  );
+    }
+    return undefined;
+  });
   if (refusal) {
-    observers.get(db)?.throttled(refusal.scope as AccountScope | typeof ADDRESS_SCOPE);
+    observer?.throttled(refusal.scope as AccountScope | typeof ADDRESS_SCOPE);
     throw tooManyAttempts(refusal.waitSeconds);
   }
 }
@@ -287,19 +291,19 @@ async function uncount(db: Kysely<Database>, counted: CountedAttempt): Promise<v
  * refusal is thrown again (the attempt stays counted); a right credential is confirmed (refused if the
  * attempt was part of a burst over the limit).
  */
-export async function throttledCheck<T>(db: Kysely<Database>, clock: Clock, attempt: GuessAttempt, check: () => Promise<T>): Promise<T> {
+export async function throttledCheck<T>(throttle: CredentialThrottle, attempt: GuessAttempt, check: () => Promise<T>): Promise<T> {
   const who = attempt.account && SIGN_IN_SCOPES[attempt.account.scope];
-  const observer = who === undefined ? undefined : observers.get(db);
+  const observer = who === undefined ? undefined : throttle.observer;
   try {
-    const counted = await countAttempt(db, clock, attempt);
+    const counted = await countAttempt(throttle, attempt);
     let result: T;
     try {
       result = await check();
     } catch (error) {
-      if (!(error instanceof DomainError && CREDENTIAL_REFUSALS.has(error.code))) await uncount(db, counted).catch(() => undefined);
+      if (!(error instanceof DomainError && CREDENTIAL_REFUSALS.has(error.code))) await uncount(throttle.db, counted).catch(() => undefined);
       throw error;
     }
-    await confirmRightCredential(db, clock, counted);
+    await confirmRightCredential(throttle, counted);
     observer?.signIn(who!, "success");
     return result;
   } catch (error) {

@@ -3,8 +3,7 @@
 import { sql, type Kysely } from "kysely";
 import type { Database } from "../../db/schema.ts";
 import type { MerchantAccount } from "../../db/tables/identity.table.ts";
-import type { Clock } from "../clock.ts";
-import { throttledCheck } from "./credential-throttle.ts";
+import { throttledCheck, type CredentialThrottle } from "./credential-throttle.ts";
 import { DomainError } from "../errors.ts";
 import { burnVerification, verifySecret } from "../secrets/hashing.ts";
 
@@ -15,11 +14,11 @@ import { burnVerification, verifySecret } from "../secrets/hashing.ts";
  */
 export async function signInMerchantAccount(
   db: Kysely<Database>,
-  clock: Clock,
+  throttle: CredentialThrottle,
   input: { email: string; password: string; clientAddress: string },
 ): Promise<MerchantAccount> {
   const { email, password, clientAddress } = input;
-  return throttledCheck(db, clock, { account: { scope: "merchant-email", id: email }, clientAddress }, () => checkMerchantPassword(db, email, password));
+  return throttledCheck(throttle, { account: { scope: "merchant-email", id: email }, clientAddress }, () => checkMerchantPassword(db, email, password));
 }
 
 async function checkMerchantPassword(db: Kysely<Database>, email: string, password: string): Promise<MerchantAccount> {

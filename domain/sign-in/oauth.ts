@@ -16,7 +16,7 @@ import { secretKeyring } from "../secrets/process-keyring.ts";
 import { signInMerchantAccount } from "./merchant-credentials.ts";
 import { clientSecretMatches } from "../integration-clients/client-secrets.ts";
 import { ID_TOKEN_SECONDS, type TokenService } from "./tokens.ts";
-import { throttledCheck } from "./credential-throttle.ts";
+import { throttledCheck, type CredentialThrottle } from "./credential-throttle.ts";
 
 export const DEFAULT_SCOPE = "openid email profile";
 const KNOWN_SCOPES = new Set(["openid", "email", "profile"]);
@@ -158,6 +158,7 @@ export async function authorizationClient(db: Kysely<Database>, transaction: str
 export async function completeSignIn(
   db: Kysely<Database>,
   clock: Clock,
+  throttle: CredentialThrottle,
   input: { transaction: string; csrf: string; csrfCookie: string | undefined; email: string; password: string; clientAddress: string },
 ): Promise<{ redirectTo: string }> {
   const now = clock.now();
@@ -171,7 +172,7 @@ export async function completeSignIn(
   ) {
     throw new DomainError("SignInFormExpiredError", "The sign-in form expired or was not sent by this browser. Start the authorization again.");
   }
-  const merchant = await signInMerchantAccount(db, clock, input);
+  const merchant = await signInMerchantAccount(db, throttle, input);
   const code = randomToken("ac_");
   await db.transaction().execute(async (trx) => {
     // Completions outlive their request's expiry for nothing: one indexed delete keeps the table to the
@@ -217,12 +218,11 @@ export async function completeSignIn(
 export async function authenticateClient(
   db: Kysely<Database>,
   clock: Clock,
+  throttle: CredentialThrottle,
   input: { clientId: string; clientSecret: string; clientAddress: string },
 ): Promise<IntegrationClient> {
   const { clientId, clientSecret, clientAddress } = input;
-  return throttledCheck(db, clock, { account: { scope: "client-id", id: clientId }, clientAddress }, () =>
-    checkClientSecret(db, clock, clientId, clientSecret),
-  );
+  return throttledCheck(throttle, { account: { scope: "client-id", id: clientId }, clientAddress }, () => checkClientSecret(db, clock, clientId, clientSecret));
 }
 
 async function checkClientSecret(db: Kysely<Database>, clock: Clock, clientId: string, clientSecret: string): Promise<IntegrationClient> {
@@ -238,10 +238,11 @@ async function checkClientSecret(db: Kysely<Database>, clock: Clock, clientId: s
 export async function exchangeCode(
   db: Kysely<Database>,
   clock: Clock,
+  throttle: CredentialThrottle,
   tokens: TokenService,
   input: { clientId: string; clientSecret: string; clientAddress: string; code: string; redirectUri: string; codeVerifier?: string },
 ): Promise<TokenSet> {
-  const client = await authenticateClient(db, clock, input);
+  const client = await authenticateClient(db, clock, throttle, input);
   const now = clock.now();
   const outcome = await db.transaction().execute(async (trx) => {
     const code = await trx.selectFrom("oauth_codes").selectAll().where("code_hash", "=", sha256(input.code)).forUpdate().executeTakeFirst();
@@ -328,10 +329,11 @@ export async function issueGrant(
 export async function refreshIdToken(
   db: Kysely<Database>,
   clock: Clock,
+  throttle: CredentialThrottle,
   tokens: TokenService,
   input: { clientId: string; clientSecret: string; clientAddress: string; refreshToken: string },
 ): Promise<{ idToken: string; tokenType: "Bearer"; expiresIn: number; scope: string }> {
-  const client = await authenticateClient(db, clock, input);
+  const client = await authenticateClient(db, clock, throttle, input);
   const grant = await db
     .selectFrom("oauth_grants as g")
     .innerJoin("merchant_accounts as m", "m.id", "g.merchant_account_id")
@@ -359,10 +361,11 @@ export async function refreshIdToken(
 export async function revokeToken(
   db: Kysely<Database>,
   clock: Clock,
+  throttle: CredentialThrottle,
   tokens: TokenService,
   input: { clientId: string; clientSecret: string; clientAddress: string; token: string },
 ): Promise<void> {
-  const client = await authenticateClient(db, clock, input);
+  const client = await authenticateClient(db, clock, throttle, input);
   const now = clock.now();
   const byRefresh = await db
     .updateTable("oauth_grants")

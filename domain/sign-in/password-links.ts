@@ -12,8 +12,8 @@ import type { Clock } from "../clock.ts";
 import { DomainError, ValidationError } from "../errors.ts";
 import { hashSecret, randomToken, sha256 } from "../secrets/hashing.ts";
 import { accountEmail, portalUrl } from "../outbound/account-email.ts";
-import { countAttempt, throttledCheck } from "./credential-throttle.ts";
-import { addAuditTarget, adminActor, identifyAuditActor } from "../audit/audited-operation.ts";
+import { countAttempt, throttledCheck, type CredentialThrottle } from "./credential-throttle.ts";
+import type { AdminFound } from "./admin-session.ts";
 
 export const PASSWORD_RESET_MINUTES = 60;
 
@@ -50,16 +50,18 @@ const linkInvalid = () =>
 export async function createPasswordResetLink(
   db: Kysely<Database>,
   clock: Clock,
+  throttle: CredentialThrottle,
   input: { email: string; clientAddress: string },
   kind: PasswordAccountKind = "admin",
+  accountFound?: (account: { kind: PasswordAccountKind; id: string }) => void,
 ): Promise<PasswordResetLink | null> {
   const { email } = input;
   const attempt = { account: { scope: "password-reset-email" as const, id: email }, clientAddress: input.clientAddress };
-  await countAttempt(db, clock, attempt);
+  await countAttempt(throttle, attempt);
   const token = randomToken("pr_");
   const account = kind === "admin" ? await adminWithEmail(db, email) : await activeMerchantWithEmail(db, email);
   if (!account) return null;
-  if (kind === "admin") addAuditTarget("adminUserId", account.id);
+  accountFound?.({ kind, id: account.id });
   const now = clock.now();
   const expiresAt = new Date(now.getTime() + PASSWORD_RESET_MINUTES * 60_000);
   await openPasswordLink(db, { kind, id: account.id }, token, now, expiresAt);
@@ -179,11 +181,13 @@ function checkNewPassword(newPassword: string): void {
 export async function resetPassword(
   db: Kysely<Database>,
   clock: Clock,
+  throttle: CredentialThrottle,
   input: { token: string; newPassword: string; clientAddress: string },
   kind: PasswordAccountKind = "admin",
+  adminFound?: AdminFound,
 ): Promise<void> {
   checkNewPassword(input.newPassword);
-  await throttledCheck(db, clock, { clientAddress: input.clientAddress }, () => setPasswordWithLink(db, clock, input, kind));
+  await throttledCheck(throttle, { clientAddress: input.clientAddress }, () => setPasswordWithLink(db, clock, input, kind, adminFound));
 }
 
 async function setPasswordWithLink(
@@ -191,6 +195,7 @@ async function setPasswordWithLink(
   clock: Clock,
   input: { token: string; newPassword: string },
   kind: PasswordAccountKind,
+  adminFound: AdminFound | undefined,
 ): Promise<void> {
   const passwordHash = await hashSecret(input.newPassword);
   const now = clock.now();
@@ -216,7 +221,7 @@ async function setPasswordWithLink(
     }
     const adminUserId = used.admin_user_id!;
     const admin = await trx.selectFrom("admin_users").select(["id", "role", "integration_client_id"]).where("id", "=", adminUserId).executeTakeFirstOrThrow();
-    identifyAuditActor(adminActor(admin));
+    adminFound?.(admin);
     await trx
       .updateTable("admin_users")
       .set({ password_hash: passwordHash, password_change_required: false, password_expires_at: null })

@@ -1,5 +1,6 @@
 // The admins' password reset: the request that mails a link, the JSON completion, and the page the link
 // opens (which completes through the same use case); the mailing is the merchants' reset's too.
+import { actorNamedIn } from "../../domain/audit/audited-operation.ts";
 import { DomainError } from "../../domain/errors.ts";
 import {
   createPasswordResetLink,
@@ -42,14 +43,21 @@ export function mailPasswordResetLink(services: Services, log: Logger, link: Pas
   );
 }
 
-export const requestAdminPasswordReset: Handler<"requestAdminPasswordReset"> = async ({ body, services, log, clientAddress }) => {
-  const link = await createPasswordResetLink(services.db, services.clock, { email: body.email, clientAddress });
+export const requestAdminPasswordReset: Handler<"requestAdminPasswordReset"> = async ({ body, services, log, clientAddress, audit }) => {
+  const link = await createPasswordResetLink(
+    services.db,
+    services.clock,
+    services.credentialThrottle,
+    { email: body.email, clientAddress },
+    "admin",
+    (account) => audit?.addTarget("adminUserId", account.id),
+  );
   if (link) mailPasswordResetLink(services, log, link);
   return { status: 202, headers: { "Cache-Control": "no-store" } };
 };
 
-export const completeAdminPasswordReset: Handler<"completeAdminPasswordReset"> = async ({ body, services, clientAddress }) => {
-  await resetPassword(services.db, services.clock, { ...body, clientAddress });
+export const completeAdminPasswordReset: Handler<"completeAdminPasswordReset"> = async ({ body, services, clientAddress, audit }) => {
+  await resetPassword(services.db, services.clock, services.credentialThrottle, { ...body, clientAddress }, "admin", actorNamedIn(audit));
   return { status: 204, headers: { "Cache-Control": "no-store" } };
 };
 
@@ -64,10 +72,10 @@ export const showAdminPasswordResetPage: Handler<"showAdminPasswordResetPage", 4
   return { status: 200, body: renderPasswordResetForm({ token: query.token, nonce }), headers: pageHeaders(nonce) };
 };
 
-export const submitAdminPasswordResetPage: Handler<"submitAdminPasswordResetPage", 400 | 410 | 429> = async ({ body, services, clientAddress }) => {
+export const submitAdminPasswordResetPage: Handler<"submitAdminPasswordResetPage", 400 | 410 | 429> = async ({ body, services, clientAddress, audit }) => {
   const nonce = pageNonce();
   try {
-    await resetPassword(services.db, services.clock, { ...body, clientAddress });
+    await resetPassword(services.db, services.clock, services.credentialThrottle, { ...body, clientAddress }, "admin", actorNamedIn(audit));
   } catch (error) {
     const wait = tooManyAttemptsWait(error);
     if (wait !== undefined) {

@@ -17,4 +17,4 @@ export const showCommissionProposalPage: Handler<"showCommissionProposalPage", 4
   showConsentPage(COMMISSION_PROPOSAL_PAGES, services, query.token);
 
 export const answerCommissionProposal: Handler<"answerCommissionProposal", 401 | 403 | 410 | 429> = ({ body, services, clientAddress }) =>
-  submitConsent(COMMISSION_PROPOSAL_PAGES, services, body, () => answer(services.db, services.clock, { ...body, clientAddress }));
+  submitConsent(COMMISSION_PROPOSAL_PAGES, services, body, () => answer(services.db, services.clock, services.credentialThrottle, { ...body, clientAddress }));

@@ -27,7 +27,7 @@ export const submitMerchantForgotPasswordPage: Handler<"submitMerchantForgotPass
   const nonce = pageNonce();
   let link: Awaited<ReturnType<typeof createPasswordResetLink>>;
   try {
-    link = await createPasswordResetLink(services.db, services.clock, { email: body.email, clientAddress }, "merchant");
+    link = await createPasswordResetLink(services.db, services.clock, services.credentialThrottle, { email: body.email, clientAddress }, "merchant");
   } catch (error) {
     const wait = tooManyAttemptsWait(error);
     if (wait === undefined) throw error;
@@ -55,7 +55,7 @@ export const showMerchantPasswordResetPage: Handler<"showMerchantPasswordResetPa
 export const submitMerchantPasswordResetPage: Handler<"submitMerchantPasswordResetPage", 400 | 410 | 429> = async ({ body, services, clientAddress }) => {
   const nonce = pageNonce();
   try {
-    await resetPassword(services.db, services.clock, { ...body, clientAddress }, "merchant");
+    await resetPassword(services.db, services.clock, services.credentialThrottle, { ...body, clientAddress }, "merchant");
   } catch (error) {
     const wait = tooManyAttemptsWait(error);
     if (wait !== undefined) {

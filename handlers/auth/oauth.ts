@@ -72,7 +72,7 @@ const SIGN_IN_REFUSALS: Partial<Record<ErrorCode, 400 | 401 | 403 | 429>> = {
 export const completeLogin: Handler<"completeLogin", 400 | 401 | 403 | 429> = async ({ body, headers, services, clientAddress }) => {
   const csrfCookie = cookie(headers.cookie, CSRF_COOKIE);
   try {
-    const { redirectTo } = await completeSignIn(services.db, services.clock, { ...body, csrfCookie, clientAddress });
+    const { redirectTo } = await completeSignIn(services.db, services.clock, services.credentialThrottle, { ...body, csrfCookie, clientAddress });
     return { status: 303, headers: { ...NO_STORE, Location: redirectTo, ...CLEAR_CSRF_COOKIE } };
   } catch (error) {
     const status = error instanceof DomainError ? SIGN_IN_REFUSALS[error.code] : undefined;
@@ -142,17 +142,17 @@ function documentedTokens(tokens: TokenSet) {
 }
 
 export const exchangeToken: Handler<"exchangeToken"> = async ({ body, headers, services, clientAddress }) => {
-  const { db, clock, tokens } = services;
+  const { db, clock, credentialThrottle, tokens } = services;
   if (!isForm(headers)) {
     const request = body as operations["exchangeToken"]["requestBody"]["content"]["application/json"];
-    const set = await exchangeCode(db, clock, tokens, { ...request, clientAddress });
+    const set = await exchangeCode(db, clock, credentialThrottle, tokens, { ...request, clientAddress });
     return { status: 200, body: documentedTokens(set), headers: NO_STORE };
   }
   const form = body as operations["exchangeToken"]["requestBody"]["content"]["application/x-www-form-urlencoded"];
   const client = { ...formClientCredentials(headers, form), clientAddress };
   if (form.grant_type === "refresh_token") {
     if (!form.refresh_token) throw new DomainError("InvalidRequestError", "refresh_token is required");
-    const refreshed = await refreshIdToken(db, clock, tokens, { ...client, refreshToken: form.refresh_token });
+    const refreshed = await refreshIdToken(db, clock, credentialThrottle, tokens, { ...client, refreshToken: form.refresh_token });
     return {
       status: 200,
       body: { access_token: refreshed.idToken, id_token: refreshed.idToken, token_type: "Bearer", expires_in: refreshed.expiresIn, scope: refreshed.scope },
@@ -160,7 +160,12 @@ export const exchangeToken: Handler<"exchangeToken"> = async ({ body, headers, s
     };
   }
   if (!form.code || !form.redirect_uri) throw new DomainError("InvalidRequestError", "code and redirect_uri are required");
-  const set = await exchangeCode(db, clock, tokens, { ...client, code: form.code, redirectUri: form.redirect_uri, codeVerifier: form.code_verifier });
+  const set = await exchangeCode(db, clock, credentialThrottle, tokens, {
+    ...client,
+    code: form.code,
+    redirectUri: form.redirect_uri,
+    codeVerifier: form.code_verifier,
+  });
   return {
     status: 200,
     body: {
@@ -176,17 +181,21 @@ export const exchangeToken: Handler<"exchangeToken"> = async ({ body, headers, s
 };
 
 export const refreshToken: Handler<"refreshToken"> = async ({ body, services, clientAddress }) => {
-  const refreshed = await refreshIdToken(services.db, services.clock, services.tokens, { ...body, clientAddress });
+  const refreshed = await refreshIdToken(services.db, services.clock, services.credentialThrottle, services.tokens, { ...body, clientAddress });
   return { status: 200, body: { idToken: refreshed.idToken, tokenType: refreshed.tokenType, expiresIn: refreshed.expiresIn }, headers: NO_STORE };
 };
 
 export const revokeToken: Handler<"revokeToken"> = async ({ body, headers, services, clientAddress }) => {
   if (isForm(headers)) {
     const form = body as operations["revokeToken"]["requestBody"]["content"]["application/x-www-form-urlencoded"];
-    await revoke(services.db, services.clock, services.tokens, { ...formClientCredentials(headers, form), clientAddress, token: form.token });
+    await revoke(services.db, services.clock, services.credentialThrottle, services.tokens, {
+      ...formClientCredentials(headers, form),
+      clientAddress,
+      token: form.token,
+    });
   } else {
     const request = body as operations["revokeToken"]["requestBody"]["content"]["application/json"];
-    await revoke(services.db, services.clock, services.tokens, { ...request, clientAddress });
+    await revoke(services.db, services.clock, services.credentialThrottle, services.tokens, { ...request, clientAddress });
   }
   return { status: 200 };
 };

@@ -17,4 +17,4 @@ export const showPayoutLinkAcceptPage: Handler<"showPayoutLinkAcceptPage", 410> 
   showConsentPage(PAYOUT_LINK_PAGES, services, query.token);
 
 export const acceptPayoutLink: Handler<"acceptPayoutLink", 401 | 403 | 410 | 429> = ({ body, services, clientAddress }) =>
-  submitConsent(PAYOUT_LINK_PAGES, services, body, () => accept(services.db, services.clock, { ...body, clientAddress }));
+  submitConsent(PAYOUT_LINK_PAGES, services, body, () => accept(services.db, services.clock, services.credentialThrottle, { ...body, clientAddress }));

@@ -15,6 +15,7 @@ import { startWebhookReceiver, type WebhookReceiver } from "../helpers/webhook-r
 import { startSmtpServer, type TestSmtpServer } from "../helpers/smtp-server.ts";
 import { createPlatformApiKey } from "../../domain/sign-in/platform-api-keys.ts";
 import { createPasswordResetLink } from "../../domain/sign-in/password-links.ts";
+import { credentialThrottle } from "../../domain/sign-in/credential-throttle.ts";
 import { ADMIN_API_UNAUDITED, AUDITED_ADMIN_SESSION_OPERATIONS } from "../../server/audit-policy.ts";
 import type { SandboxCredentials } from "../../domain/sandbox/sandbox-bootstrap.ts";
 
@@ -303,14 +304,14 @@ async function walkSessionOperations(): Promise<void> {
   await step("adminLogout", async () => read(await postJson(`${t.authUrl}/integration/admin/logout`, { refreshToken: refreshed.json.refreshToken })));
   await step("requestAdminPasswordReset", async () => read(await postJson(`${t.authUrl}/integration/admin/password-reset`, { email })));
   // Links opened here directly (their emails are another test's business), then used over HTTP.
-  const link = await createPasswordResetLink(t.database.db, t.clock, { email, clientAddress: "192.0.2.1" });
+  const link = await createPasswordResetLink(t.database.db, t.clock, credentialThrottle(t.database.db, t.clock), { email, clientAddress: "192.0.2.1" });
   secrets.add(link!.token);
   const resetPassword = "otra-clave-nueva-de-auditoria";
   secrets.add(resetPassword);
   await step("completeAdminPasswordReset", async () =>
     read(await postJson(`${t.authUrl}/integration/admin/password-reset/complete`, { token: link!.token, newPassword: resetPassword })),
   );
-  const pageLink = await createPasswordResetLink(t.database.db, t.clock, { email, clientAddress: "192.0.2.1" });
+  const pageLink = await createPasswordResetLink(t.database.db, t.clock, credentialThrottle(t.database.db, t.clock), { email, clientAddress: "192.0.2.1" });
   secrets.add(pageLink!.token);
   const pagePassword = "la-clave-de-la-pagina-de-auditoria";
   secrets.add(pagePassword);

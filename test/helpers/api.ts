@@ -27,6 +27,7 @@ export async function startTestApi<Caller>(
     clock: systemClock,
     config: loadConfig({}, []),
     tokens: undefined as never,
+    credentialThrottle: undefined as never,
     outboundHttp: undefined as never,
     metrics: createMetrics("test"),
   };

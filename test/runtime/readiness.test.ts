@@ -27,6 +27,7 @@ beforeAll(async () => {
       clock: systemClock,
       config: loadConfig({}, []),
       tokens: undefined as never,
+      credentialThrottle: undefined as never,
       outboundHttp: undefined as never,
       metrics: createMetrics("test"),
     },

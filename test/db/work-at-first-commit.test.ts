@@ -1,0 +1,84 @@
+// Work at first commit (db/transactions.ts), on a real PostgreSQL: what a caller asks to be written with a
+// step's change is written by the first transaction of the handle it gave the step that commits, inside it
+// (a rollback or a failed COMMIT takes it away too), once, and never by a transaction on the database itself.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { sql, type Kysely, type Transaction } from "kysely";
+import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
+import { inTransaction, withWorkAtFirstCommit } from "../../db/transactions.ts";
+import type { Database } from "../../db/schema.ts";
+
+let database: TestDatabase;
+let db: Kysely<Database>;
+beforeAll(async () => {
+  database = await createTestDatabase({ migrate: false });
+  db = database.db;
+  await sql`create table marks (name text not null)`.execute(db);
+  // Checked at COMMIT: a transaction that inserts the same key twice fails only when it commits.
+  await sql`create table deferred (key text unique deferrable initially deferred)`.execute(db);
+});
+afterAll(async () => {
+  await database?.close();
+});
+
+const mark = (name: string) => (trx: Transaction<Database>) => sql`insert into marks (name) values (${name})`.execute(trx).then(() => undefined);
+const marks = async () => (await sql<{ name: string }>`select name from marks order by name`.execute(db)).rows.map((row) => row.name);
+
+describe("work at first commit", () => {
+  it("is written once, by the handle's first transaction that commits, not by one that rolls back or by one on the database itself", async () => {
+    const work = withWorkAtFirstCommit(db, mark("entry-1"));
+    await expect(
+      work.db.transaction().execute(async (trx) => {
+        await mark("rolled-back")(trx);
+        throw new Error("refused");
+      }),
+    ).rejects.toThrow("refused");
+    expect(work.committed).toBe(false);
+    await db.transaction().execute(mark("bookkeeping"));
+    expect(work.committed).toBe(false);
+    await inTransaction(work.db, mark("change"));
+    expect(work.committed).toBe(true);
+    await work.db.transaction().execute(mark("later"));
+    expect(await marks()).toEqual(["bookkeeping", "change", "entry-1", "later"]);
+  });
+
+  it("is taken away with a change whose COMMIT fails, and written by the next transaction that commits", async () => {
+    await sql`delete from marks`.execute(db);
+    const work = withWorkAtFirstCommit(db, mark("entry-2"));
+    await expect(
+      work.db
+        .transaction()
+        .setIsolationLevel("read committed")
+        .execute(async (trx) => {
+          await sql`insert into deferred (key) values ('a'), ('a')`.execute(trx);
+        }),
+    ).rejects.toMatchObject({ code: "23505" });
+    expect(work.committed).toBe(false);
+    expect(await marks()).toEqual([]);
+    await work.db.transaction().execute(mark("retry"));
+    expect(work.committed).toBe(true);
+    expect(await marks()).toEqual(["entry-2", "retry"]);
+  });
+
+  it("is done once when two transactions of the handle commit side by side", async () => {
+    await sql`delete from marks`.execute(db);
+    const work = withWorkAtFirstCommit(db, mark("entry-3"));
+    await Promise.all([work.db.transaction().execute(mark("one")), work.db.transaction().execute(mark("two"))]);
+    expect(await marks()).toEqual(["entry-3", "one", "two"]);
+  });
+
+  it("is not done by a transaction after close()", async () => {
+    await sql`delete from marks`.execute(db);
+    const work = withWorkAtFirstCommit(db, mark("entry-4"));
+    work.close();
+    await work.db.transaction().execute(mark("after-close"));
+    expect(work.committed).toBe(false);
+    expect(await marks()).toEqual(["after-close"]);
+  });
+
+  it("leaves the database it was made from as it was", async () => {
+    await sql`delete from marks`.execute(db);
+    withWorkAtFirstCommit(db, mark("entry-5"));
+    await db.transaction().execute(mark("plain"));
+    expect(await marks()).toEqual(["plain"]);
+  });
+});
