@@ -14,7 +14,7 @@ import type { TaxRegistry } from "../domain/payer-lookup/tax-registry.ts";
 import type { OutboundHttpClient } from "../domain/outbound/http-client.ts";
 import type { EmailMessage, Sender } from "../domain/outbound/sender.ts";
 import type { Metrics } from "../runtime/metrics.ts";
-import type { EventLogWatcher } from "../domain/webhooks/event-log-watcher.ts";
+import type { EventLogWatcher } from "../domain/events/event-log-watcher.ts";
 
 /** What every handler may use: the database, the clock, configuration, the token service, the outbound client. */
 export interface Services {

@@ -33,7 +33,7 @@ import { configuredSecretKeyring } from "../runtime/secret-key-file.ts";
 import { TokenCheckCache } from "../domain/sign-in/token-check-cache.ts";
 import { credentialThrottle } from "../domain/sign-in/credential-throttle.ts";
 import { forgetOwnAuthChanges, listenForAuthChanges } from "./auth-change-listener.ts";
-import { EventLogWatcher } from "../domain/webhooks/event-log-watcher.ts";
+import { EventLogWatcher } from "../domain/events/event-log-watcher.ts";
 import { bootstrapEmptySandbox, type SandboxCredentials } from "../domain/sandbox/sandbox-bootstrap.ts";
 import { SandboxTaxRegistry } from "../domain/payer-lookup/sandbox-registry.ts";
 import { HttpTaxRegistry } from "../domain/payer-lookup/http-registry.ts";

@@ -1,6 +1,6 @@
 import { type Kysely, sql } from "kysely";
 
-// The event log's order, for the event stream's resume (domain/webhooks/event-stream.ts): each event row
+// The event log's order, for the event stream's resume (domain/events/event-stream.ts): each event row
 // records the transaction that wrote it (`log_xid`, its top-level id as xid8) and a position from a
 // sequence (`log_position`). The log is read in (log_xid, log_position) order, only below the oldest
 // transaction still running: nothing can later commit in front of what has been read.

@@ -2,7 +2,7 @@
 // matched and unmatched payments alike. Empty: nothing is delivered.
 import { sql, type Kysely, type RawBuilder } from "kysely";
 import type { Database } from "../../db/schema.ts";
-import { refuseUnknownEvents } from "./catalog.ts";
+import { refuseUnknownEvents } from "../events/catalog.ts";
 
 export async function getSubscription(db: Kysely<Database>, integrationClientId: string): Promise<string[]> {
   const row = await db.selectFrom("integration_clients").select("enabled_events").where("id", "=", integrationClientId).executeTakeFirstOrThrow();

@@ -1,8 +1,8 @@
 // The integration's recent events with their delivery, manual resends, and the live stream of them.
 import { resendEvent as resend } from "../../domain/webhooks/delivery.ts";
 import { EVENT_RETENTION_MS, listEvents as list } from "../../domain/events/event-log.ts";
-import { HEARTBEAT } from "../../domain/webhooks/event-log-watcher.ts";
-import { startEventStream } from "../../domain/webhooks/event-stream.ts";
+import { HEARTBEAT } from "../../domain/events/event-log-watcher.ts";
+import { startEventStream } from "../../domain/events/event-stream.ts";
 import { requireIntegrationAdmin } from "./caller.ts";
 import { pageOf } from "./page-query.ts";
 import type { Handler } from "./handler.ts";

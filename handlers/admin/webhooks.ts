@@ -1,6 +1,6 @@
 // The integration's event subscription, signing secret, event catalog and the Sandbox's test webhook.
 import { requireSandbox } from "../../domain/sandbox/sandbox-only.ts";
-import { EVENT_CATALOG } from "../../domain/webhooks/catalog.ts";
+import { EVENT_CATALOG } from "../../domain/events/catalog.ts";
 import { getSigningSecret, rotateSigningSecret } from "../../domain/webhooks/signing-secrets.ts";
 import { getSubscription, replaceSubscription } from "../../domain/webhooks/subscriptions.ts";
 import { sendTestWebhook as sendTest } from "../../domain/webhooks/test-webhook.ts";

@@ -10,7 +10,7 @@ import { spawn } from "node:child_process";
 import { mkdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { EVENT_CATALOG } from "../../domain/webhooks/catalog.ts";
+import { EVENT_CATALOG } from "../../domain/events/catalog.ts";
 import { codeBlocks } from "../docs/code-blocks.ts";
 import { openSignInForm, submitSignIn } from "../helpers/oauth.ts";
 import { ROOT } from "../../scripts/cobro-process.ts";

@@ -1,5 +1,5 @@
 // How an API process's event streams learn that their integration's log moved, and follow it: one poll
-// for all of them, every `intervalMs` while any is open (eventLogAdvance, domain/webhooks/event-stream.ts), waking only the
+// for all of them, every `intervalMs` while any is open (eventLogAdvance, domain/events/event-stream.ts), waking only the
 // streams of integrations with events newly below the horizon. Events are written by every API process and
 // by the worker; a poll of the horizon sees them all, and also sees it pass events that committed earlier
 // but waited for an older transaction, which a NOTIFY at their commit would not announce. No connection is
