@@ -3,17 +3,17 @@
 // next ones find the account and change only what differs. A new active account has no password: it is
 // invited by email to choose one through a password link (domain/sign-in/password-links.ts).
 import type { Kysely, Transaction } from "kysely";
-import { isUniqueViolation } from "../../db/errors.ts";
-import type { Database } from "../../db/schema.ts";
-import type { MerchantAccount, MerchantAccountStatus } from "../../db/tables/identity.table.ts";
-import type { EmailMessage, Sender } from "../outbound/sender.ts";
-import type { Clock } from "../clock.ts";
-import { DomainError, ValidationError } from "../errors.ts";
-import { isValidCuil } from "../tax-id.ts";
-import { generatePassword, hashSecret, randomToken } from "../secrets/hashing.ts";
-import { requireAccountMail } from "../integration-clients/admin-welcome.ts";
-import { openPasswordLink, passwordResetPageUrl } from "../sign-in/password-links.ts";
-import { accountEmail } from "../outbound/account-email.ts";
+import { isUniqueViolation } from "../../../db/errors.ts";
+import type { Database } from "../../../db/schema.ts";
+import type { MerchantAccount, MerchantAccountStatus } from "../../../db/tables/identity.table.ts";
+import type { EmailMessage, Sender } from "../../outbound/sender.ts";
+import type { Clock } from "../../clock.ts";
+import { DomainError, ValidationError } from "../../errors.ts";
+import { isValidCuil } from "../../tax-id.ts";
+import { generatePassword, hashSecret, randomToken } from "../../secrets/hashing.ts";
+import { requireAccountMail } from "../../integration-clients/admin-welcome.ts";
+import { openPasswordLink, passwordResetPageUrl } from "../../sign-in/password-links.ts";
+import { accountEmail } from "../../outbound/account-email.ts";
 
 /** How long an invitation's link works: as long as an admin's temporary password. */
 export const INVITATION_DAYS = 7;
