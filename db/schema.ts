@@ -16,7 +16,7 @@ import type {
   OAuthCodesTable,
   OAuthGrantsTable,
   SigningKeysTable,
-} from "./tables/identity.table.ts";
+} from "./tables/sign-in.table.ts";
 import type {
   ChargesTable,
   CvuAccountsTable,
@@ -26,14 +26,14 @@ import type {
   IntegrationTenantsTable,
   PayerLookupUsageTable,
 } from "./tables/charges.table.ts";
-import type { EventsTable, PaymentBreakdownsTable, TransfersTable } from "./tables/payments.table.ts";
+import type { EventsTable, PaymentBreakdownsTable, TransfersTable } from "./tables/transfers.table.ts";
 import type { NotificationsTable } from "./tables/notifications.table.ts";
 import type { IntegrationLogosTable } from "./tables/integration-logos.table.ts";
 import type { GoLiveRequestsTable, PlatformApiKeysTable } from "./tables/going-live.table.ts";
 import type { CredentialFailuresTable } from "./tables/credential-failures.table.ts";
-import type { MessageCapRequestsTable } from "./tables/message-cap-requests.table.ts";
-import type { WidgetKeysTable } from "./tables/widget-keys.table.ts";
-import type { CommissionProposalsTable, PayoutLinksTable } from "./tables/merchant-consents.table.ts";
+import type { MessageCapRequestsTable } from "./tables/limits.table.ts";
+import type { WidgetKeysTable } from "./tables/checkout.table.ts";
+import type { CommissionProposalsTable, PayoutLinksTable } from "./tables/commissions.table.ts";
 import type { WorkerHeartbeatsTable } from "./tables/worker-heartbeats.table.ts";
 import type { AuditLogTable } from "./tables/audit-log.table.ts";
 import type { ClientUrlsTable, DeliveryAttemptsTable, EventDeliveriesTable, WebhookSigningSecretsTable } from "./tables/webhooks.table.ts";

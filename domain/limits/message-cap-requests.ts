@@ -5,7 +5,7 @@
 import type { Kysely, Transaction } from "kysely";
 import type { Database } from "../../db/schema.ts";
 import type { Executor } from "../../db/transactions.ts";
-import type { MessageCapRequestRow, MessageCapRequestStatus } from "../../db/tables/message-cap-requests.table.ts";
+import type { MessageCapRequestRow, MessageCapRequestStatus } from "../../db/tables/limits.table.ts";
 import { isUniqueViolation } from "../../db/errors.ts";
 import { DomainError, ValidationError } from "../errors.ts";
 import { isUuid } from "../ids.ts";

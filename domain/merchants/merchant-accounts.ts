@@ -2,7 +2,7 @@
 import { sql } from "kysely";
 
 import type { Executor } from "../../db/transactions.ts";
-import type { IntegrationClient, MerchantAccount, MerchantAccountStatus } from "../../db/tables/identity.table.ts";
+import type { IntegrationClient, MerchantAccount, MerchantAccountStatus } from "../../db/tables/sign-in.table.ts";
 import { DomainError } from "../errors.ts";
 import { generatePassword, hashSecret } from "../secrets/hashing.ts";
 

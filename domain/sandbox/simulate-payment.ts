@@ -4,7 +4,7 @@
 import { randomUUID } from "node:crypto";
 import type { Kysely } from "kysely";
 import type { Database } from "../../db/schema.ts";
-import type { UnmatchedReason } from "../../db/tables/payments.table.ts";
+import type { UnmatchedReason } from "../../db/tables/transfers.table.ts";
 import { DomainError } from "../errors.ts";
 import { receiveTransfer } from "../reconciliation/reconcile.ts";
 

@@ -5,7 +5,7 @@
 import { randomUUID } from "node:crypto";
 import type { Kysely } from "kysely";
 import type { Database } from "../../db/schema.ts";
-import type { UnmatchedReason } from "../../db/tables/payments.table.ts";
+import type { UnmatchedReason } from "../../db/tables/transfers.table.ts";
 import { makeCvu } from "../cvu.ts";
 import { resolveTestTarget } from "./destinations.ts";
 import { sendSigned } from "./delivery.ts";

@@ -1,7 +1,7 @@
 // The integration client as the Admin API shows it: to its own admins, and to platform admins (with the
 // platform's commission).
 import type { components } from "../../generated/types/admin.ts";
-import type { IntegrationClient } from "../../db/tables/identity.table.ts";
+import type { IntegrationClient } from "../../db/tables/sign-in.table.ts";
 
 type Schemas = components["schemas"];
 

@@ -2,7 +2,7 @@
 // platform admins decide (/integration-admin/message-cap-requests). The outcome mail goes out after the
 // decision has committed; a mail that is not sent is logged and leaves the decision as it is.
 import type { components } from "../../generated/types/admin.ts";
-import type { MessageCapRequestRow } from "../../db/tables/message-cap-requests.table.ts";
+import type { MessageCapRequestRow } from "../../db/tables/limits.table.ts";
 import {
   approveMessageCapRequest as approve,
   listIntegrationMessageCapRequests,
