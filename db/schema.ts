@@ -1,42 +1,37 @@
-// The Kysely view of Cobro's database: the row types are under db/tables/, one `<area>.table.ts` per
-// migration that creates tables (those tables, with any columns added later; column-types.ts has the
+// The Kysely view of Cobro's database: the row types are under db/tables/, one `<concept>.table.ts` per
+// concept of domain/ (its tables, with every column later migrations added; column-types.ts has the
 // shapes they share), and one line per table here. Column names are the SQL names (snake_case), with no
 // renaming plugin, so raw SQL and typed queries read alike. Keep it in step with db/migrations/.
 import type { InstallationTable } from "./tables/installation.table.ts";
-import type { ChargeDeadlinesTable } from "./tables/charge-deadlines.table.ts";
+import type { IntegrationClientsTable, IntegrationLogosTable } from "./tables/integration-clients.table.ts";
+import type { AdminUsersTable } from "./tables/admins.table.ts";
+import type { MerchantAccountsTable, MerchantLinksTable } from "./tables/merchants.table.ts";
 import type {
-  PasswordLinksTable,
   AdminSessionsTable,
   AdminSessionUsedRefreshTokensTable,
-  AdminUsersTable,
-  IntegrationClientsTable,
-  MerchantAccountsTable,
-  MerchantLinksTable,
+  CredentialFailuresTable,
   OAuthAuthorizationRequestsTable,
   OAuthCodesTable,
   OAuthGrantsTable,
+  PasswordLinksTable,
+  PlatformApiKeysTable,
   SigningKeysTable,
 } from "./tables/sign-in.table.ts";
-import type {
-  ChargesTable,
-  CvuAccountsTable,
-  CvuHoldsTable,
-  DailyMessageUsageTable,
-  IntegrationLimitsTable,
-  IntegrationTenantsTable,
-  PayerLookupUsageTable,
-} from "./tables/charges.table.ts";
-import type { EventsTable, PaymentBreakdownsTable, TransfersTable } from "./tables/transfers.table.ts";
+import type { IntegrationTenantsTable } from "./tables/tenants.table.ts";
+import type { CvuAccountsTable, CvuHoldsTable } from "./tables/cvu-pool.table.ts";
+import type { ChargeDeadlinesTable, ChargesTable } from "./tables/charges.table.ts";
+import type { DailyMessageUsageTable, IntegrationLimitsTable, MessageCapRequestsTable } from "./tables/limits.table.ts";
+import type { PayerLookupUsageTable } from "./tables/payer-lookup.table.ts";
+import type { TransfersTable } from "./tables/transfers.table.ts";
+import type { PaymentBreakdownsTable } from "./tables/earnings.table.ts";
+import type { EventsTable } from "./tables/events.table.ts";
+import type { ClientUrlsTable, DeliveryAttemptsTable, EventDeliveriesTable, WebhookSigningSecretsTable } from "./tables/webhooks.table.ts";
 import type { NotificationsTable } from "./tables/notifications.table.ts";
-import type { IntegrationLogosTable } from "./tables/integration-logos.table.ts";
-import type { GoLiveRequestsTable, PlatformApiKeysTable } from "./tables/going-live.table.ts";
-import type { CredentialFailuresTable } from "./tables/credential-failures.table.ts";
-import type { MessageCapRequestsTable } from "./tables/limits.table.ts";
+import type { GoLiveRequestsTable } from "./tables/going-live.table.ts";
 import type { WidgetKeysTable } from "./tables/checkout.table.ts";
 import type { CommissionProposalsTable, PayoutLinksTable } from "./tables/commissions.table.ts";
 import type { WorkerHeartbeatsTable } from "./tables/worker-heartbeats.table.ts";
 import type { AuditLogTable } from "./tables/audit-log.table.ts";
-import type { ClientUrlsTable, DeliveryAttemptsTable, EventDeliveriesTable, WebhookSigningSecretsTable } from "./tables/webhooks.table.ts";
 
 export interface Database {
   installation: InstallationTable;

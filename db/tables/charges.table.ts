@@ -1,34 +1,9 @@
 import type { ColumnType, Generated, Selectable } from "kysely";
-import type { Timestamp, DefaultedTimestamp, Json } from "./column-types.ts";
-import type { Sealed } from "./sealed.ts";
+import type { Timestamp, Json } from "./column-types.ts";
 
-// Charges, the CVU pool, tenants and the limits' counters (migration 2026_11_22_0003_charges).
+// Charges (migration 2026_11_22_0003_charges) and when the time sweep next looks at each.
 
 export type ChargeState = "draft" | "pending" | "partial_payment" | "total_payment" | "overdue" | "partial_overdue" | "canceled";
-
-export interface IntegrationTenantsTable {
-  id: Generated<string>;
-  integration_client_id: string;
-  key: string;
-  name: string;
-  webhook_url: string;
-  /** Sealed (domain/secrets): sent to the receiver in the `validation-token` header; never returned by the API. */
-  validation_token: Sealed | null;
-  created_at: DefaultedTimestamp;
-  deleted_at: Timestamp | null;
-}
-
-export interface CvuAccountsTable {
-  id: Generated<string>;
-  merchant_account_id: string;
-  cvu: string;
-  holding: ColumnType<"free" | "exclusive" | "shared", "free" | "exclusive" | "shared" | undefined, "free" | "exclusive" | "shared">;
-  /** Its holds, counted whenever the row is written (a trigger): a charge joining a shared CVU does not write it. */
-  open_charges: ColumnType<number, number | undefined, number>;
-  /** The newest charge the CVU was given (settled with `open_charges`): what decides the reason of an unmatched transfer. */
-  last_charge_id: string | null;
-  created_at: DefaultedTimestamp;
-}
 
 export interface ChargesTable {
   /** The `paymentRequestId`. */
@@ -74,32 +49,16 @@ export interface ChargesTable {
   payer_page_token: Generated<string>;
 }
 
-export interface CvuHoldsTable {
+/**
+ * When the time sweep next looks at a charge (migration 2026_11_27_0034_charge_deadlines): written by a
+ * trigger on `charges`, deleted by the sweep.
+ */
+export interface ChargeDeadlinesTable {
   charge_id: string;
-  cvu_account_id: string;
-  /** The payer's DNI (cuil mode) or `*` (cvu mode: the whole CVU). */
-  payer_key: string;
-}
-
-export interface DailyMessageUsageTable {
-  /** `integration:<id>` or `global`. */
-  scope: string;
-  day: string;
-  messages: ColumnType<number, number | undefined, number>;
-}
-
-export interface IntegrationLimitsTable {
   integration_client_id: string;
-  max_messages_per_day: number;
-}
-
-export interface PayerLookupUsageTable {
-  integration_client_id: string;
-  merchant_account_id: string;
-  day: string;
-  units: ColumnType<number, number | undefined, number>;
+  /** A draft's mark is its creation (discarded a few hours after); any other, its last due date. */
+  draft: boolean;
+  due_at: Date;
 }
 
 export type Charge = Selectable<ChargesTable>;
-export type CvuAccount = Selectable<CvuAccountsTable>;
-export type IntegrationTenant = Selectable<IntegrationTenantsTable>;

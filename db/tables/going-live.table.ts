@@ -1,7 +1,7 @@
 import type { ColumnType, Generated } from "kysely";
-import type { DefaultedTimestamp, Json, Timestamp } from "./column-types.ts";
+import type { Json, Timestamp } from "./column-types.ts";
 
-// Go-live requests and platform API keys (migration 2026_11_23_0012_going_live).
+// Go-live requests (migration 2026_11_23_0012_going_live).
 
 export type GoLiveRequestStatus = "in_review" | "approved" | "rejected";
 export type ProvisioningStatus = "not_started" | "in_progress" | "provisioned" | "failed" | "manual";
@@ -27,14 +27,4 @@ export interface GoLiveRequestsTable {
   production_client_id: string | null;
   provisioned_at: Timestamp | null;
   provisioning_error: string | null;
-}
-
-export interface PlatformApiKeysTable {
-  id: Generated<string>;
-  name: string;
-  /** sha256 of the key: it is shown once, at creation. */
-  key_hash: string;
-  created_at: DefaultedTimestamp;
-  last_used_at: Timestamp | null;
-  revoked_at: Timestamp | null;
 }

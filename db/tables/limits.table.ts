@@ -1,7 +1,20 @@
 import type { ColumnType, Generated, Selectable } from "kysely";
 import type { Timestamp } from "./column-types.ts";
 
-// Requests to raise an integration's daily chat-message cap (migration 2026_11_23_0014_message_cap_requests_and_suspension).
+// The limits on chat messages: each integration's daily cap and the day's counts (migration
+// 2026_11_22_0003_charges), and requests to raise a cap (migration 2026_11_23_0014_message_cap_requests_and_suspension).
+
+export interface DailyMessageUsageTable {
+  /** `integration:<id>` or `global`. */
+  scope: string;
+  day: string;
+  messages: ColumnType<number, number | undefined, number>;
+}
+
+export interface IntegrationLimitsTable {
+  integration_client_id: string;
+  max_messages_per_day: number;
+}
 
 export type MessageCapRequestStatus = "pending" | "approved" | "rejected";
 

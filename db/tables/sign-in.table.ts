@@ -1,105 +1,10 @@
-import type { ColumnType, Generated, Selectable } from "kysely";
+import type { ColumnType, Generated } from "kysely";
 import type { Timestamp, DefaultedTimestamp } from "./column-types.ts";
 import type { Sealed } from "./sealed.ts";
 
-// Accounts, integrations and OAuth state (migration 2026_11_22_0002_identity).
-
-export type IntegrationType = "api_direct" | "widget" | "both" | "multitenant";
-export type AdminRole = "PLATFORM_ADMIN" | "INTEGRATION_ADMIN";
-
-export interface IntegrationClientsTable {
-  id: Generated<string>;
-  /** The OAuth `clientId`. */
-  provider_client_id: string;
-  /** argon2 of the `clientSecret`, shown once at creation. */
-  client_secret_hash: string;
-  /** argon2 of the `clientSecret` replaced by the last rotation, accepted until `previous_client_secret_expires_at`. */
-  previous_client_secret_hash: string | null;
-  previous_client_secret_expires_at: Timestamp | null;
-  name: string;
-  company_name: string;
-  contact_email: string;
-  description: string | null;
-  logo_url: string | null;
-  type: ColumnType<IntegrationType, IntegrationType | undefined, IntegrationType>;
-  scopes: ColumnType<string[], string[] | undefined, string[]>;
-  redirect_uris: ColumnType<string[], string[] | undefined, string[]>;
-  logout_urls: ColumnType<string[], string[] | undefined, string[]>;
-  /** numeric: a decimal string. */
-  service_commission_percentage: string | null;
-  created_at: DefaultedTimestamp;
-  /** The Sandbox clock: how far this integration's time is ahead of the real one. */
-  clock_offset_ms: ColumnType<number, number | undefined, number>;
-  /** The event subscription (`enabledEvents`). */
-  enabled_events: ColumnType<string[], string[] | undefined, string[]>;
-  /** The offer shown on the authorization screen: a percentage (numeric, a decimal string) and/or a fixed fee. */
-  offer_percentage: ColumnType<string | null, string | null | undefined, string | null>;
-  offer_fixed_cents: ColumnType<number | null, number | null | undefined, number | null>;
-  /** In Production: the Sandbox integration this one was provisioned from when it went live (unique). */
-  provisioned_from_sandbox_client_id: ColumnType<string | null, string | null | undefined, string | null>;
-  /** The platform's suspension (migration 0014): while set, the integration creates no charges. */
-  suspended_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
-  suspension_reason: ColumnType<string | null, string | null | undefined, string | null>;
-  suspended_by_admin_id: ColumnType<string | null, string | null | undefined, string | null>;
-}
-
-export interface AdminUsersTable {
-  id: Generated<string>;
-  email: string;
-  password_hash: string;
-  name: string | null;
-  role: AdminRole;
-  integration_client_id: string | null;
-  invited_at: DefaultedTimestamp;
-  first_login_at: Timestamp | null;
-  created_at: DefaultedTimestamp;
-  /** A temporary password (the welcome email's) allows only changing it. */
-  password_change_required: Generated<boolean>;
-  /** When a temporary password stops working; null for a password the admin chose. */
-  password_expires_at: Timestamp | null;
-  /** When the welcome email was accepted by the mail server (or logged, in the Sandbox without SMTP). */
-  welcome_email_sent_at: Timestamp | null;
-}
-
-export interface MerchantAccountsTable {
-  id: Generated<string>;
-  email: string;
-  password_hash: string;
-  fantasy_name: string;
-  account_holder_name: string;
-  account_holder_tax_id: string;
-  /** Set on the Sandbox test merchant account of an integration (one per integration). */
-  test_for_integration_client_id: string | null;
-  created_at: DefaultedTimestamp;
-  /** The payment provider's id of the account (migration 0030), unique; null for the Sandbox's own merchants. */
-  provider_merchant_id: ColumnType<string | null, string | null | undefined, string | null>;
-  status: ColumnType<MerchantAccountStatus, MerchantAccountStatus | undefined, MerchantAccountStatus>;
-  /** False until the merchant chooses a password through an emailed link (a provisioned account starts without one). */
-  password_set: ColumnType<boolean, boolean | undefined, boolean>;
-  /** When the invitation email was accepted by the mail server. */
-  invitation_sent_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
-  updated_at: DefaultedTimestamp;
-}
-
-export type MerchantAccountStatus = "active" | "suspended" | "closed";
-
-export interface MerchantLinksTable {
-  /** The `integrationClientUserId` of the Admin API. */
-  id: Generated<string>;
-  integration_client_id: string;
-  merchant_account_id: string;
-  /** The first authorization; unchanged by unlinking and re-authorizing. */
-  linked_at: Timestamp;
-  unlinked_at: Timestamp | null;
-  /** The merchant's tenant (location) in this integration, if any. */
-  tenant_id: ColumnType<string | null, string | null | undefined, string | null>;
-  /** The integration's commission the merchant account accepted (numeric, a decimal string; "0.00" when none). */
-  commission_percentage: ColumnType<string, string | undefined, string>;
-  /** The fixed fee per payment of the offer the merchant account accepted when linking (bigint cents). */
-  commission_fixed_cents: ColumnType<number, number | undefined, number>;
-  /** The platform's service commission deal applied to this link (numeric), null when none. */
-  service_commission_percentage: ColumnType<string | null, string | null | undefined, string | null>;
-}
+// Signing in: the OAuth authorization's state, admin sessions, password links and the keys tokens are
+// signed with (migration 2026_11_22_0002_identity), platform API keys and the counters that throttle
+// guessing credentials.
 
 /** A completed sign-in on the authorization screen (the request itself travels sealed in the form), kept until the request's expiry. */
 export interface OAuthAuthorizationRequestsTable {
@@ -180,7 +85,33 @@ export interface SigningKeysTable {
   retired_at: Timestamp | null;
 }
 
-export type IntegrationClient = Selectable<IntegrationClientsTable>;
-export type AdminUser = Selectable<AdminUsersTable>;
-export type MerchantAccount = Selectable<MerchantAccountsTable>;
-export type MerchantLink = Selectable<MerchantLinksTable>;
+/** A key another deployment (the Sandbox) calls the Admin API with, instead of a session (migration 2026_11_23_0012_going_live). */
+export interface PlatformApiKeysTable {
+  id: Generated<string>;
+  name: string;
+  /** sha256 of the key: it is shown once, at creation. */
+  key_hash: string;
+  created_at: DefaultedTimestamp;
+  last_used_at: Timestamp | null;
+  revoked_at: Timestamp | null;
+}
+
+/**
+ * Throttled guessing's counters (migrations 2026_11_23_0020_credential_failures and
+ * 2026_11_25_0026_credential_attempts_counted_first).
+ */
+export interface CredentialFailuresTable {
+  /** What is counted: `merchant-email`, `admin-email`, `password-reset-email`, `client-id`, `address`. */
+  scope: string;
+  /** SHA-256 (hex) of the lower-cased email, the client_id or the client address. */
+  key_hash: string;
+  /** Attempts counted since the count last started again (each counted before its check; a right credential is taken back off the address). */
+  failures: number;
+  /** Attempts refused (waiting, or over the threshold) since the count last started again. */
+  refused: Generated<number>;
+  last_failed_at: Date;
+  /** No attempt is checked before this instant; null while under the threshold. */
+  blocked_until: Date | null;
+  /** When the row no longer matters (the count would start again): pruned after it. */
+  forget_at: Date;
+}

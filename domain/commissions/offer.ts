@@ -1,7 +1,7 @@
 // The integration's offer: the fee it charges merchant accounts, shown on the authorization screen.
 import type { Kysely } from "kysely";
 import type { Database } from "../../db/schema.ts";
-import type { IntegrationClient } from "../../db/tables/sign-in.table.ts";
+import type { IntegrationClient } from "../../db/tables/integration-clients.table.ts";
 import { ValidationError } from "../errors.ts";
 import { decimalsProblem, fromCents, toCents } from "../money.ts";
 

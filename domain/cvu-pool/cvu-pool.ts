@@ -9,7 +9,7 @@
 import { sql, type RawBuilder, type Transaction } from "kysely";
 import type { Database } from "../../db/schema.ts";
 import type { Executor } from "../../db/transactions.ts";
-import type { CvuAccount } from "../../db/tables/charges.table.ts";
+import type { CvuAccount } from "../../db/tables/cvu-pool.table.ts";
 import { makeCvu } from "../cvu.ts";
 import { payerKeyOf } from "../tax-id.ts";
 import { DomainError } from "../errors.ts";

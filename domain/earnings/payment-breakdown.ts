@@ -9,7 +9,7 @@
 // The terms are read when the payment arrives (with the charge, domain/reconciliation/reconcile.ts) and
 // stored with it: a later change never rewrites history.
 import type { Insertable } from "kysely";
-import type { PaymentBreakdownsTable } from "../../db/tables/transfers.table.ts";
+import type { PaymentBreakdownsTable } from "../../db/tables/earnings.table.ts";
 import { percentOfCents } from "../money.ts";
 
 export interface CommissionTerms {

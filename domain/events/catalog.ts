@@ -1,6 +1,6 @@
 // The catalog of subscribable events: the wire names `enabledEvents` accepts, with the portal's Spanish
 // label and description. The catalog is the authority: any other name is refused (422).
-import type { EventsTable } from "../../db/tables/transfers.table.ts";
+import type { EventsTable } from "../../db/tables/events.table.ts";
 import { DomainError } from "../errors.ts";
 
 export type EventName = EventsTable["type"];

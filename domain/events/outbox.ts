@@ -4,7 +4,7 @@
 import { sql, type RawBuilder, type Transaction } from "kysely";
 import { addJobExpression, DELIVER_EVENT_KEY_PREFIX, DELIVER_EVENT_TASK } from "../../db/job-queue.ts";
 import type { Database } from "../../db/schema.ts";
-import type { EventsTable } from "../../db/tables/transfers.table.ts";
+import type { EventsTable } from "../../db/tables/events.table.ts";
 
 /** The event's delivery job as an SQL expression, for a statement that writes the event (the outbox). */
 export function deliveryJobExpression(eventId: RawBuilder<unknown> | ReturnType<typeof sql.ref>, runAt?: RawBuilder<unknown>): RawBuilder<string> {

@@ -4,7 +4,7 @@
 import type { Kysely } from "kysely";
 import { isUniqueViolation } from "../../db/errors.ts";
 import type { Database } from "../../db/schema.ts";
-import type { IntegrationType } from "../../db/tables/sign-in.table.ts";
+import type { IntegrationType } from "../../db/tables/integration-clients.table.ts";
 import type { AdminWelcome } from "../integration-clients/admin-welcome.ts";
 import { registerIntegrationClient } from "../integration-clients/integration-clients.ts";
 import { DomainError } from "../errors.ts";

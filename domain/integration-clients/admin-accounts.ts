@@ -2,7 +2,7 @@
 // temporary password (the welcome email's) allows only changing it, until it expires.
 
 import type { Executor } from "../../db/transactions.ts";
-import type { AdminRole } from "../../db/tables/sign-in.table.ts";
+import type { AdminRole } from "../../db/tables/admins.table.ts";
 import { isUniqueViolation } from "../../db/errors.ts";
 import { DomainError } from "../errors.ts";
 import { hashSecret } from "../secrets/hashing.ts";

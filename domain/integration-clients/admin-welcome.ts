@@ -5,7 +5,7 @@
 import type { Kysely } from "kysely";
 import type { Database } from "../../db/schema.ts";
 import type { Executor } from "../../db/transactions.ts";
-import type { AdminRole } from "../../db/tables/sign-in.table.ts";
+import type { AdminRole } from "../../db/tables/admins.table.ts";
 import type { EmailMessage, Sender } from "../outbound/sender.ts";
 import type { Clock } from "../clock.ts";
 import { DomainError } from "../errors.ts";

@@ -3,7 +3,7 @@
 // one without downtime; only one previous secret is ever kept (a new rotation ends an ongoing grace).
 import type { Kysely } from "kysely";
 import type { Database } from "../../db/schema.ts";
-import type { IntegrationClient } from "../../db/tables/sign-in.table.ts";
+import type { IntegrationClient } from "../../db/tables/integration-clients.table.ts";
 import type { Clock } from "../clock.ts";
 import { ValidationError } from "../errors.ts";
 import { hashSecret, randomToken, verifySecret } from "../secrets/hashing.ts";

@@ -4,7 +4,7 @@
 // cancellations, and payments to charges already open.
 import type { Kysely, Transaction } from "kysely";
 import type { Database } from "../../db/schema.ts";
-import type { IntegrationClient } from "../../db/tables/sign-in.table.ts";
+import type { IntegrationClient } from "../../db/tables/integration-clients.table.ts";
 import { DomainError, ValidationError } from "../errors.ts";
 import { integrationClientById } from "./integration-clients.ts";
 

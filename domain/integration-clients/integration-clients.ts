@@ -4,7 +4,7 @@ import { randomBytes } from "node:crypto";
 import { sql, type Kysely } from "kysely";
 import type { Database } from "../../db/schema.ts";
 import type { Executor } from "../../db/transactions.ts";
-import type { IntegrationClient, IntegrationType } from "../../db/tables/sign-in.table.ts";
+import type { IntegrationClient, IntegrationType } from "../../db/tables/integration-clients.table.ts";
 import { applyServiceCommission, type BackfillOptions, type BackfillResult } from "../earnings/service-commission-backfill.ts";
 import { DomainError, ValidationError, type FieldProblem } from "../errors.ts";
 import { browserUrlProblem } from "../browser-urls.ts";

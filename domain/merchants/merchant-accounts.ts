@@ -2,7 +2,8 @@
 import { sql } from "kysely";
 
 import type { Executor } from "../../db/transactions.ts";
-import type { IntegrationClient, MerchantAccount, MerchantAccountStatus } from "../../db/tables/sign-in.table.ts";
+import type { IntegrationClient } from "../../db/tables/integration-clients.table.ts";
+import type { MerchantAccount, MerchantAccountStatus } from "../../db/tables/merchants.table.ts";
 import { DomainError } from "../errors.ts";
 import { generatePassword, hashSecret } from "../secrets/hashing.ts";
 

@@ -8,7 +8,7 @@
 import { sql, type RawBuilder } from "kysely";
 
 import type { Executor } from "../../db/transactions.ts";
-import type { OutboxEvent } from "../../db/tables/transfers.table.ts";
+import type { OutboxEvent } from "../../db/tables/events.table.ts";
 
 /**
  * Whether the merchant account is unlinked from the integration now. `lockLink`: hold the link row

@@ -8,7 +8,7 @@ import { sql, type Expression, type Transaction } from "kysely";
 import type { Database } from "../../db/schema.ts";
 import { inTransaction, type Executor } from "../../db/transactions.ts";
 import type { Charge } from "../../db/tables/charges.table.ts";
-import type { MerchantLink } from "../../db/tables/sign-in.table.ts";
+import type { MerchantLink } from "../../db/tables/merchants.table.ts";
 import type { UnmatchedReason } from "../../db/tables/transfers.table.ts";
 import { amountOwedCents } from "../amount-owed.ts";
 import { releaseCvuCtes, WHOLE_CVU } from "../cvu-pool/cvu-pool.ts";

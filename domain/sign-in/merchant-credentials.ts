@@ -2,7 +2,7 @@
 // pages of the links Cobro mails to merchant accounts (the payout link, commission proposals).
 import { sql, type Kysely } from "kysely";
 import type { Database } from "../../db/schema.ts";
-import type { MerchantAccount } from "../../db/tables/sign-in.table.ts";
+import type { MerchantAccount } from "../../db/tables/merchants.table.ts";
 import { throttledCheck, type CredentialThrottle } from "./credential-throttle.ts";
 import { DomainError } from "../errors.ts";
 import { burnVerification, verifySecret } from "../secrets/hashing.ts";

@@ -4,7 +4,7 @@
 import type { Kysely, Transaction } from "kysely";
 import type { Database } from "../../db/schema.ts";
 import type { Executor } from "../../db/transactions.ts";
-import type { IntegrationClient } from "../../db/tables/sign-in.table.ts";
+import type { IntegrationClient } from "../../db/tables/integration-clients.table.ts";
 import type { Clock } from "../clock.ts";
 import { DomainError } from "../errors.ts";
 import { isUuid } from "../ids.ts";

@@ -12,7 +12,7 @@
 import { randomUUID } from "node:crypto";
 import type { Kysely } from "kysely";
 import type { Database } from "../../db/schema.ts";
-import type { IntegrationTenant } from "../../db/tables/charges.table.ts";
+import type { IntegrationTenant } from "../../db/tables/tenants.table.ts";
 import { DomainError } from "../errors.ts";
 import { checkDestination, type DestinationPolicy } from "../outbound/destination-guard.ts";
 import { ensureSigningSecret } from "../webhooks/signing-secrets.ts";

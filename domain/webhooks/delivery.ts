@@ -25,7 +25,7 @@ import { sql, type Kysely, type Transaction } from "kysely";
 import { addJob, DELIVER_EVENT_TASK, deliverEventJobKey } from "../../db/job-queue.ts";
 import type { Database } from "../../db/schema.ts";
 import type { Executor } from "../../db/transactions.ts";
-import type { OutboxEvent } from "../../db/tables/transfers.table.ts";
+import type { OutboxEvent } from "../../db/tables/events.table.ts";
 import type { DeliveryStatus, NotSentReason, SigningSecretScheme } from "../../db/tables/webhooks.table.ts";
 import type { Clock } from "../clock.ts";
 import { DomainError } from "../errors.ts";

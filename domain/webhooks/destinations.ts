@@ -12,7 +12,7 @@
 import { sql, type RawBuilder } from "kysely";
 
 import type { Executor } from "../../db/transactions.ts";
-import type { OutboxEvent } from "../../db/tables/transfers.table.ts";
+import type { OutboxEvent } from "../../db/tables/events.table.ts";
 import { openClientUrlToken, openTenantToken } from "./validation-tokens.ts";
 import type { Sealed } from "../../db/tables/sealed.ts";
 

@@ -1,7 +1,7 @@
 // The integration client as the Admin API shows it: to its own admins, and to platform admins (with the
 // platform's commission).
 import type { components } from "../../generated/types/admin.ts";
-import type { IntegrationClient } from "../../db/tables/sign-in.table.ts";
+import type { IntegrationClient } from "../../db/tables/integration-clients.table.ts";
 
 type Schemas = components["schemas"];
 

@@ -5,7 +5,7 @@
 import type { Kysely, Transaction } from "kysely";
 import { isUniqueViolation } from "../../../db/errors.ts";
 import type { Database } from "../../../db/schema.ts";
-import type { MerchantAccount, MerchantAccountStatus } from "../../../db/tables/sign-in.table.ts";
+import type { MerchantAccount, MerchantAccountStatus } from "../../../db/tables/merchants.table.ts";
 import type { EmailMessage, Sender } from "../../outbound/sender.ts";
 import type { Clock } from "../../clock.ts";
 import { DomainError, ValidationError } from "../../errors.ts";
