@@ -19,7 +19,7 @@ export interface AdminIdentity {
 
 /**
  * Told which admin a request turns out to act as, as soon as the use case knows: a sign-in knows once the
- * email is found, before the password is checked (the audit log names them, never the email or password).
+ * email is found, before the password is checked.
  */
 export type AdminFound = (admin: AdminIdentity) => void;
 

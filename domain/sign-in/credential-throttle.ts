@@ -57,8 +57,8 @@ export interface GuessingObserver {
 
 /**
  * A service's throttle. Its bookkeeping runs on the database it is made with, the service's own, and never
- * on a handle a request was given: a count commits on its own, before and apart from the change it guards
- * (an audited sign-in's entry is written with the session it opens, not with the count).
+ * on a handle a request was given: a count commits on its own, before and apart from the change it guards,
+ * whatever a request's own handle adds to its change.
  */
 export interface CredentialThrottle {
   readonly db: Kysely<Database>;
