@@ -1,16 +1,17 @@
 // The integration's profile: its data (name, company, contact, description, type), the logo shown on
 // the authorization screen, the OAuth client secret's rotation (the new secret shown once), and its admins.
 import { useState } from "preact/hooks";
-import type { IntegrationClientDetail, IntegrationClientType, RotatedClientSecret } from "@cobro/sdk/admin";
+import type { IntegrationClientDetail, RotatedClientSecret } from "@cobro/sdk/admin";
 import { adminApi } from "../api.ts";
 import { unplacedFieldErrors, type ApiError } from "../api-error.ts";
-import { Field, SelectField } from "../components/field.tsx";
+import { Field } from "../components/field.tsx";
+import { type ClientField, type ClientFormData, clientUpdateOf, IntegrationClientForm } from "../components/integration-client-form.tsx";
 import { Empty, ErrorAlert, Loaded, Notice } from "../components/feedback.tsx";
 import { SecretOnce } from "../components/secret-once.tsx";
 import { useAction, useResource } from "../components/use-resource.ts";
 import { formatDate, formatDateTime } from "../format.ts";
 import { integrationChanged } from "../integration-type.ts";
-import { CLIENT_ADMIN_STATUS_LABELS, INTEGRATION_TYPE_LABELS } from "../status-labels.ts";
+import { CLIENT_ADMIN_STATUS_LABELS } from "../status-labels.ts";
 import { TableScroll } from "../components/table-scroll.tsx";
 
 export function Profile() {
@@ -32,34 +33,13 @@ export function Profile() {
   );
 }
 
-const PROFILE_FIELDS = ["name", "companyName", "contactEmail", "description", "type"] as const;
-type ProfileField = Exclude<(typeof PROFILE_FIELDS)[number], "type">;
+/** What the integration's admin edits of its own client (the logo has its own section, with an upload). */
+const PROFILE_FIELDS = ["description", "type"] as const satisfies readonly ClientField[];
 
 function ProfileSection({ detail, onSaved }: { detail: IntegrationClientDetail; onSaved: () => void }) {
-  const [values, setValues] = useState<Record<ProfileField, string>>({
-    name: detail.name,
-    companyName: detail.companyName,
-    contactEmail: detail.contactEmail,
-    description: detail.description ?? "",
-  });
-  const [type, setType] = useState<IntegrationClientType>(detail.type);
-  const [saved, setSaved] = useState(false);
-  const save = useAction(() =>
-    adminApi.myIntegration.updateMyIntegration({
-      integrationClientUpdate: {
-        name: values.name.trim(),
-        companyName: values.companyName.trim(),
-        contactEmail: values.contactEmail.trim(),
-        description: values.description.trim(),
-        type,
-      },
-    }),
+  const save = useAction((data: ClientFormData) =>
+    adminApi.myIntegration.updateMyIntegration({ integrationClientUpdate: clientUpdateOf(data, PROFILE_FIELDS) }),
   );
-  const set = (field: ProfileField) => (value: string) => {
-    setValues({ ...values, [field]: value });
-    setSaved(false);
-  };
-  const errors = save.error?.fieldErrors ?? {};
   return (
     <section class="panel" aria-labelledby="profile-title">
       <h2 id="profile-title">Datos</h2>
@@ -69,57 +49,17 @@ function ProfileSection({ detail, onSaved }: { detail: IntegrationClientDetail; 
         <dt>Creada</dt>
         <dd>{formatDateTime(detail.createDate)}</dd>
       </dl>
-      <form
-        noValidate
-        onSubmit={async (event) => {
-          event.preventDefault();
-          const updated = await save.run();
-          if (updated) {
-            setSaved(true);
-            if (updated.type !== detail.type) integrationChanged();
-            onSaved();
-          }
+      <IntegrationClientForm
+        mode="edit"
+        fields={PROFILE_FIELDS}
+        client={detail}
+        action={save}
+        submitLabel="Guardar los datos"
+        onDone={(updated) => {
+          if (updated.type !== detail.type) integrationChanged();
+          onSaved();
         }}
-      >
-        <ErrorAlert error={save.error} extra={save.error ? unplacedFieldErrors(save.error, PROFILE_FIELDS) : []} />
-        <Field label="Nombre" required name="name" autocomplete="off" value={values.name} onValue={set("name")} error={errors.name} />
-        <Field
-          label="Razón social"
-          required
-          name="companyName"
-          autocomplete="organization"
-          value={values.companyName}
-          onValue={set("companyName")}
-          error={errors.companyName}
-        />
-        <Field
-          label="Email de contacto"
-          required
-          type="email"
-          name="contactEmail"
-          autocomplete="email"
-          value={values.contactEmail}
-          onValue={set("contactEmail")}
-          error={errors.contactEmail}
-        />
-        <Field label="Descripción" name="description" autocomplete="off" value={values.description} onValue={set("description")} error={errors.description} />
-        <SelectField
-          label="Tipo de integración"
-          required
-          name="type"
-          value={type}
-          onValue={(value) => {
-            setType(value as IntegrationClientType);
-            setSaved(false);
-          }}
-          options={Object.entries(INTEGRATION_TYPE_LABELS).map(([value, label]) => ({ value, label }))}
-          error={errors.type}
-        />
-        {saved && <Notice>Datos guardados.</Notice>}
-        <button type="submit" disabled={save.busy}>
-          Guardar los datos
-        </button>
-      </form>
+      />
     </section>
   );
 }

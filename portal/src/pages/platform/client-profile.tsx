@@ -2,117 +2,29 @@
 // while suspended the Integration API refuses new charges and payer changes, and the integration's admins
 // read the reason.
 import { useState } from "preact/hooks";
-import type { IntegrationClientType, PlatformIntegrationClientDetail } from "@cobro/sdk/admin";
+import type { PlatformIntegrationClientDetail } from "@cobro/sdk/admin";
 import { adminApi } from "../../api.ts";
 import { unplacedFieldErrors } from "../../api-error.ts";
-import { Field, SelectField } from "../../components/field.tsx";
-import { errorsOutside, LinesField, lineProblems, linesOf } from "../../components/lines-field.tsx";
-import { ErrorAlert, Notice } from "../../components/feedback.tsx";
+import { Field } from "../../components/field.tsx";
+import { ErrorAlert } from "../../components/feedback.tsx";
+import { type ClientField, type ClientFormData, clientUpdateOf, IntegrationClientForm } from "../../components/integration-client-form.tsx";
 import { useAction } from "../../components/use-resource.ts";
 import { formatDateTime } from "../../format.ts";
-import { INTEGRATION_TYPE_LABELS } from "../../status-labels.ts";
 
-const PROFILE_FIELDS = ["name", "companyName", "contactEmail", "description", "logoUrl", "type"] as const;
-const PROFILE_LISTS = ["logoutUrls"] as const;
-type ProfileField = (typeof PROFILE_FIELDS)[number] | (typeof PROFILE_LISTS)[number];
-const TYPE_OPTIONS = Object.entries(INTEGRATION_TYPE_LABELS).map(([value, label]) => ({ value, label }));
+/** What the platform edits: the integrator's fields and the logout URLs (the commission has its own section). */
+const PROFILE_FIELDS = ["description", "logoUrl", "type", "logoutUrls"] as const satisfies readonly ClientField[];
 
 export function ClientProfile({ client, onSaved }: { client: PlatformIntegrationClientDetail; onSaved: () => void }) {
-  const [values, setValues] = useState<Record<ProfileField, string>>({
-    name: client.name,
-    companyName: client.companyName,
-    contactEmail: client.contactEmail,
-    description: client.description ?? "",
-    logoUrl: client.logoUrl ?? "",
-    type: client.type,
-    logoutUrls: client.logoutUrls.join("\n"),
-  });
-  const [saved, setSaved] = useState(false);
-  const logoutUrls = linesOf(values.logoutUrls);
-  const save = useAction(() =>
+  const save = useAction((data: ClientFormData) =>
     adminApi.platformClients.updateIntegrationClient({
       id: client.integrationClientId,
-      platformIntegrationClientUpdate: {
-        name: values.name.trim(),
-        companyName: values.companyName.trim(),
-        contactEmail: values.contactEmail.trim(),
-        description: values.description.trim(), // empty removes it
-        type: values.type as IntegrationClientType,
-        logoutUrls: new Set(logoutUrls), // the whole list: none removes them all
-        // A logo URL cannot be emptied here (an upload replaces it): an empty field leaves it as it is.
-        ...(values.logoUrl.trim() ? { logoUrl: values.logoUrl.trim() } : {}),
-      },
+      platformIntegrationClientUpdate: clientUpdateOf(data, PROFILE_FIELDS),
     }),
   );
-  const set = (field: ProfileField) => (value: string) => setValues({ ...values, [field]: value });
   return (
     <details class="panel">
       <summary>Editar los datos</summary>
-      <form
-        noValidate
-        onSubmit={async (event) => {
-          event.preventDefault();
-          setSaved(false);
-          if (await save.run()) {
-            setSaved(true);
-            onSaved();
-          }
-        }}
-      >
-        <ErrorAlert error={save.error} extra={save.error ? errorsOutside(save.error, PROFILE_FIELDS, PROFILE_LISTS) : []} />
-        <Field label="Nombre" required name="name" autocomplete="off" value={values.name} onValue={set("name")} error={save.error?.fieldErrors.name} />
-        <Field
-          label="Razón social"
-          required
-          name="companyName"
-          autocomplete="organization"
-          value={values.companyName}
-          onValue={set("companyName")}
-          error={save.error?.fieldErrors.companyName}
-        />
-        <Field
-          label="Email de contacto"
-          required
-          type="email"
-          name="contactEmail"
-          autocomplete="email"
-          value={values.contactEmail}
-          onValue={set("contactEmail")}
-          error={save.error?.fieldErrors.contactEmail}
-        />
-        <Field
-          label="Descripción"
-          name="description"
-          autocomplete="off"
-          hint="Vacía: sin descripción."
-          value={values.description}
-          onValue={set("description")}
-          error={save.error?.fieldErrors.description}
-        />
-        <Field
-          label="URL del logo"
-          type="url"
-          name="logoUrl"
-          autocomplete="off"
-          hint="Una imagen HTTPS ya publicada."
-          value={values.logoUrl}
-          onValue={set("logoUrl")}
-          error={save.error?.fieldErrors.logoUrl}
-        />
-        <SelectField label="Tipo" required name="type" value={values.type} options={TYPE_OPTIONS} onValue={set("type")} error={save.error?.fieldErrors.type} />
-        <LinesField
-          label="URLs de cierre de sesión"
-          name="logoutUrls"
-          value={values.logoutUrls}
-          onValue={set("logoutUrls")}
-          hint="Una por línea: adónde puede volver el navegador después de cerrar la sesión. Sin ninguna, no vuelve a ninguna."
-          problems={lineProblems(save.error, "logoutUrls", logoutUrls)}
-        />
-        <button type="submit" disabled={save.busy}>
-          Guardar los datos
-        </button>
-        {saved && <Notice>Datos guardados.</Notice>}
-      </form>
+      <IntegrationClientForm mode="edit" fields={PROFILE_FIELDS} client={client} action={save} submitLabel="Guardar los datos" onDone={onSaved} />
     </details>
   );
 }
