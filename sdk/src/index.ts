@@ -37,6 +37,13 @@ export {
   type WebhookHeaders,
 } from "./standard-webhooks.js";
 export {
+  EventStream,
+  type EventStreamOptions,
+  type EventStreamRefusalAction,
+  type EventStreamWait,
+  type StreamedEvent,
+} from "./event-stream.js";
+export {
   createOrGet,
   createBulkOrConfirm,
   interpretBulkRetry,

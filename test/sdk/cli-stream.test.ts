@@ -1,10 +1,11 @@
-// The pieces of `cobro listen` that need no service: its reader of Server-Sent Events, fed the stream in
-// every possible split, and the headers it forwards, which must be the ones the service's delivery sends.
+// The pieces of `cobro listen` that need no service: the SDK's reader of Server-Sent Events (what its
+// EventStream reads the stream with), fed the stream in every possible split, and the headers it
+// forwards, which must be the ones the service's delivery sends.
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { signatureHeader, standardWebhookHeaders } from "../../domain/webhooks/signature.ts";
 import { deliveryHeaders } from "../../sdk/src/cli/delivery-headers.ts";
-import { SseParser, type ServerSentEvent } from "../../sdk/src/cli/sse.ts";
+import { SseParser, type ServerSentEvent } from "../../sdk/src/server-sent-events.ts";
 import { verifyWebhook } from "../../sdk/src/standard-webhooks.ts";
 
 const STREAM =
@@ -21,7 +22,7 @@ function parseAll(chunks: string[]): { events: ServerSentEvent[]; retryMs: numbe
   return { events, retryMs: parser.retryMs };
 }
 
-describe("cobro listen's SSE reader", () => {
+describe("the SDK's SSE reader", () => {
   const expected: ServerSentEvent[] = [
     { id: "7b1c", event: "payment.unmatched", data: '{"eventId":"7b1c","payload":{"event":"payment.unmatched"}}' },
     { id: "9d2e", event: "payment_request.expired", data: "first line\nsecond line" },

@@ -60,6 +60,8 @@ describe("the packed @cobro/sdk", () => {
     expect(files).toContain("dist/index.d.ts");
     expect(files).toContain("dist/generated/integration/apis/PaymentRequestsApi.js");
     expect(files).toContain("dist/cli/main.js");
+    expect(files).toContain("dist/event-stream.js");
+    expect(files).toContain("dist/event-stream.d.ts");
     expect(files.filter((file) => !file.startsWith("dist/") && !["package.json", "README.md"].includes(file))).toEqual([]);
     expect(files.some((file) => file.endsWith(".ts") && !file.endsWith(".d.ts"))).toBe(false);
   });
@@ -158,6 +160,8 @@ import { PaymentRequestsApi, type PaymentRequest } from "@cobro/sdk/integration"
 import type { TokenSet } from "@cobro/sdk/auth";
 import { TenantsApi } from "@cobro/sdk/admin";
 import { errorBodyOf, errorCodeOf, validationDetailsOf, type ValidationDetailLike } from "@cobro/sdk/errors";
+import { EventStream, type StreamedEvent } from "@cobro/sdk";
+import { Configuration as AdminConfiguration } from "@cobro/sdk/admin";
 
 const valid: boolean = verifyWebhookSignature("{}", "t=1,v1=00", "secret", { toleranceSeconds: 60, now: new Date() });
 const oauth = new CobroOAuth({ authUrl: "https://auth.example", clientId: "c", clientSecret: "s" });
@@ -169,7 +173,10 @@ const outcome: Promise<CreateOrGetResult> = createOrGet(api, { referenceId: "INV
 const state: integration.PaymentRequestState | undefined = undefined;
 const fields: Promise<ValidationDetailLike[]> = charge.then(() => [], async (error: unknown) => validationDetailsOf(await errorBodyOf(error)));
 const code: string | undefined = errorCodeOf(undefined);
-export { valid, exchanged, charge, outcome, state, fields, code, TenantsApi };
+const stream = new EventStream({ configuration: new AdminConfiguration({ basePath: "https://admin.example", accessToken: "t" }), events: ["payment.unmatched"] });
+const followed: AsyncIterable<StreamedEvent> = stream;
+const position: string | undefined = stream.lastEventId;
+export { valid, exchanged, charge, outcome, state, fields, code, TenantsApi, followed, position };
 `,
     );
     run(process.execPath, [join(root, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.json"], projectDir);

@@ -1,5 +1,6 @@
 // A reader of Server-Sent Events (https://html.spec.whatwg.org/multipage/server-sent-events.html):
 // fields id, event, data and retry; comment lines (`: heartbeat`) are skipped; an event ends at a blank line.
+// The event stream client (event-stream.ts) reads the Admin API's stream with it.
 
 export interface ServerSentEvent {
   id?: string;
