@@ -145,10 +145,41 @@ function programs(): Program[] {
     `server.closeAllConnections();`,
     `server.close();`,
   ];
+  const stream = [
+    `import { admin, auth, integration } from "@cobro/sdk";`,
+    `import { context, report, waitUntil } from "./readme-context.ts";`,
+    `const { integrationUrl, authUrl, adminUrl, adminEmail, adminPassword } = context;`,
+    `const session = await new auth.AdminSessionApi(new auth.Configuration({ basePath: authUrl })).adminLogin({ adminLogin: { email: adminEmail, password: adminPassword } });`,
+    `const adminApi = new admin.Configuration({ basePath: adminUrl, accessToken: session.idToken });`,
+    `// Charges paid by simulated transfers: one payment_request.payment_received each.`,
+    `const sandboxTools = new admin.SandboxApi(adminApi);`,
+    `const merchantTokens = await sandboxTools.createTestTokens();`,
+    `const { today } = await sandboxTools.getSandboxClock();`,
+    `const due = new Date(Date.parse(today + "T00:00:00Z") + 5 * 86_400_000).toISOString().slice(0, 10);`,
+    `const payments = new integration.PaymentRequestsApi(new integration.Configuration({ basePath: integrationUrl, accessToken: merchantTokens.idToken }));`,
+    `const events = new admin.EventsApi(adminApi);`,
+    `async function pay(referenceId: string): Promise<string> {`,
+    `  const charge = await payments.createPaymentRequest({ paymentRequestCreate: { referenceId, description: "Cuota", dueDates: [due], amount: 700, customer: { name: "Juan Pérez" }, sendWhatsappNotification: false, sendEmailNotification: false } });`,
+    `  await sandboxTools.simulatePayment({ simulatePaymentRequest: { cvu: charge.cVU!, amount: 700, externalAccountCvu: "0000003100000000000017", externalAccountCuil: "20301234563", externalAccountName: "Juan Pérez" } });`,
+    `  // The Sandbox clock may stand still: events of one instant are listed in no set order.`,
+    `  const event = (await events.listEvents({ limit: 20 })).items.find((item) => item.payload.referenceId === referenceId);`,
+    `  if (!event) throw new Error("no event for the payment of " + referenceId);`,
+    `  return event.eventId;`,
+    `}`,
+    `// The last event an earlier run handled, then one it has not seen: the block resumes after the first.`,
+    `const handled = "STREAM-A-" + Date.now();`,
+    `const unseen = "STREAM-B-" + Date.now();`,
+    `let savedLastEventId: string | undefined = await pay(handled);`,
+    `const unseenEventId = await pay(unseen);`,
+    `void waitUntil(() => savedLastEventId === unseenEventId, "the unseen event", 15_000).then(() => stopFollowing.abort());`,
+    block("new EventStream("),
+    `report({ handled, unseen, resumedTo: savedLastEventId === unseenEventId });`,
+  ];
   return [
     { file: "link-merchant.ts", source: oauth.join("\n") },
     { file: "call-integration-api.ts", source: merchant.join("\n") },
     { file: "webhooks.ts", source: webhooks.join("\n") },
+    { file: "event-stream.ts", source: stream.join("\n") },
   ];
 }
 
@@ -339,5 +370,14 @@ describe("sdk/README.md", () => {
     expect(standard).toEqual({ standard: 200, standardAltered: 400 });
     expect(output).toContain("standard payment_request.payment_received");
     expect(cleaned).toEqual({ urls: [{ url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/webhooks\/cobro$/), receivesEvents: true }] });
+  }, 60_000);
+
+  it("follows the event stream from the last event handled: the later one arrives, the handled one not again", async () => {
+    const { code, output, results } = await runProgram("event-stream.ts");
+    expect(code, output).toBe(0);
+    const [result] = results;
+    expect(result).toMatchObject({ resumedTo: true });
+    expect(output).toContain(`streamed payment_request.payment_received ${result!.unseen}`);
+    expect(output).not.toContain(`streamed payment_request.payment_received ${result!.handled}`);
   }, 60_000);
 });
