@@ -1,5 +1,5 @@
 // Typed business errors. Domain code throws them with a code from the one catalogue below and plain details;
-// server/error-responses.ts is the one place that turns them into HTTP answers, by the catalogue.
+// server/http/error-responses.ts is the one place that turns them into HTTP answers, by the catalogue.
 import type { components } from "../generated/types/admin.ts";
 
 /** The documented body shapes of an error answer (the seed's Errors section). */
@@ -21,7 +21,7 @@ export interface CatalogEntry {
 
 /**
  * Every error code Cobro answers with, and its documented HTTP status and body shape: the one list. A code
- * outside it does not typecheck where it is thrown; server/error-responses.ts writes each code's body from
+ * outside it does not typecheck where it is thrown; server/http/error-responses.ts writes each code's body from
  * its shape, and the SDK's list of codes (and with it the portal's messages) is generated from it.
  */
 export const ERROR_CATALOG = {

@@ -61,7 +61,7 @@ type ResponsesOf<Operation> = Operation extends { responses: infer Responses } ?
 /**
  * The responses an operation's handler may return: its success responses, and the documented statuses it
  * answers itself (`Answers`: the sign-in screen shown again with a refusal on it, readiness's 503). Errors
- * are thrown as domain errors and answered by server/error-responses.ts.
+ * are thrown as domain errors and answered by server/http/error-responses.ts.
  */
 export type HandlerResult<Operation, Answers extends number = never> = ResultWith<Operation, SuccessStatus | Answers>;
 

@@ -8,7 +8,7 @@ import { _ } from "ajv";
 import standaloneCode from "ajv/dist/standalone/index.js";
 import type { Ajv, AnySchema, ValidateFunction } from "ajv";
 import { OpenAPIBackend, OpenAPIValidator, type Document } from "openapi-backend";
-import { REQUEST_AJV_OPTIONS, addContractFormats } from "../server/media-types.ts";
+import { REQUEST_AJV_OPTIONS, addContractFormats } from "../server/http/media-types.ts";
 
 type Compiled = { operationId: string; coerce: boolean; schema: AnySchema };
 

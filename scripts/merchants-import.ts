@@ -17,7 +17,7 @@ import { systemClock } from "../domain/clock.ts";
 import { DomainError } from "../domain/errors.ts";
 import { SmtpEmailSender } from "../domain/outbound/smtp-email-sender.ts";
 import { provisionMerchantAccount, sendInvitation, type ProvidedMerchantAccount } from "../domain/merchants/provisioning/merchant-provisioning.ts";
-import { addContractFormats } from "../server/media-types.ts";
+import { addContractFormats } from "../server/http/media-types.ts";
 import { fail, withConfiguredDatabase } from "./operator-database.ts";
 import { ROOT } from "./cobro-process.ts";
 

@@ -7,41 +7,12 @@
 import express, { type Request, type Response } from "express";
 import { DomainError } from "../domain/errors.ts";
 import { isUuid } from "../domain/ids.ts";
-import type { SecretKeyring } from "../domain/secrets/keyring.ts";
-import { constantTimeEqual } from "../domain/secrets/hashing.ts";
-import { secretKeyring } from "../domain/secrets/process-keyring.ts";
 import type { Logger } from "../runtime/logger.ts";
-import { replyForError, sendReply, serviceUnavailableReply } from "./error-responses.ts";
+import { replyForError, sendReply, serviceUnavailableReply } from "./http/error-responses.ts";
+import { clientAddressOf, FORWARD_SECRET_HEADER, FORWARDED_CLIENT_HEADER, forwardSecrets } from "./http/client-address.ts";
 
 /** The admin session operations of the Auth API that the portal may call through this host. */
 export const ADMIN_SESSION_OPERATIONS = new Set(["login", "refresh", "logout", "change-password", "password-reset"]);
-
-/**
- * The browser's address travels in FORWARDED_CLIENT_HEADER, believed only next to a secret derived from
- * COBRO_SECRET_KEY: only a portal forward of this deployment (the Admin host, in this process or another
- * sharing the key) can set it, and anyone else's header is ignored.
- */
-const FORWARDED_CLIENT_HEADER = "x-cobro-portal-client";
-const FORWARD_SECRET_HEADER = "x-cobro-portal-forward";
-const forwardSecretsOf = new WeakMap<SecretKeyring, string[]>();
-function forwardSecrets(): string[] {
-  const keyring = secretKeyring();
-  let secrets = forwardSecretsOf.get(keyring);
-  if (!secrets) {
-    secrets = keyring.derivedSecrets("portal-forward");
-    forwardSecretsOf.set(keyring, secrets);
-  }
-  return secrets;
-}
-
-/** The caller's address: the socket's peer (Express's `trust proxy` is off), or the browser's behind the portal's forward. */
-export function clientAddressOf(req: Request): string {
-  const forwarded = req.headers[FORWARDED_CLIENT_HEADER];
-  const secret = req.headers[FORWARD_SECRET_HEADER];
-  if (typeof forwarded === "string" && forwarded !== "" && typeof secret === "string" && forwardSecrets().some((known) => constantTimeEqual(secret, known)))
-    return forwarded;
-  return req.ip ?? req.socket.remoteAddress ?? "unknown";
-}
 
 export interface AuthApiForwardOptions {
   /** The Auth API's base URL. */

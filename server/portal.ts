@@ -3,7 +3,7 @@
 // /portal/auth-api/ forwards the admin session operations to the Auth API (portal-auth-forward.ts). Like
 // the reference pages, these routes are outside the contract and mounted before openapi-backend.
 import express, { type Request, type Response } from "express";
-import { internalErrorReply, sendReply } from "./error-responses.ts";
+import { internalErrorReply, sendReply } from "./http/error-responses.ts";
 import { authApiForwardRoutes } from "./portal-auth-forward.ts";
 import { type PortalBundle, portalBundle } from "./portal-bundle.ts";
 import type { Logger } from "../runtime/logger.ts";

@@ -3,10 +3,6 @@
 // database (stopping an embedded PostgreSQL cleanly).
 import { createServer, type RequestListener, type Server } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
-import { readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
-import YAML from "yaml";
-import type { Document } from "openapi-backend";
 import { openDatabase, type DatabaseHandle } from "../db/connect.ts";
 import { CobroStartupError, databaseErrorKind } from "../db/errors.ts";
 import { migrateToLatest } from "../db/migrate.ts";
@@ -15,13 +11,7 @@ import { startWorker } from "../jobs/queue.ts";
 import { productionAdminApi } from "../domain/going-live/production-admin-api.ts";
 import { createTaskList, crontab } from "../jobs/tasks.ts";
 import { systemClock, type Clock } from "../domain/clock.ts";
-import { anonymousCaller, type AdminApiCaller, type AuthCaller, type IntegrationCaller } from "../domain/sign-in/callers.ts";
-import { integrationHandlers } from "../handlers/integration/index.ts";
-import { authHandlers } from "../handlers/auth/index.ts";
-import { adminHandlers } from "../handlers/admin/index.ts";
-import { createApiApp } from "./api-app.ts";
-import { adminApiAuditPolicy, authApiAuditPolicy } from "./audit-policy.ts";
-import { adminSecurity, authSecurity, integrationSecurity } from "./authentication.ts";
+import { buildApiApp } from "./api-apps.ts";
 import { SERVICE_PARTS, workerProvidersProblem, type ApiName, type Config } from "../runtime/config.ts";
 import type { Services } from "../handlers/handler-types.ts";
 import type { Logger } from "../runtime/logger.ts";
@@ -73,11 +63,6 @@ export interface ServiceOptions {
   validateResponses?: boolean;
   /** The process's memory of token checks (a test may hold one to see what it remembers). */
   tokenChecks?: TokenCheckCache;
-}
-
-export function loadDocument(api: ApiName): Document {
-  const path = fileURLToPath(new URL(`../generated/openapi/${api}.yaml`, import.meta.url));
-  return YAML.parse(readFileSync(path, "utf8")) as Document;
 }
 
 export async function startService(config: Config, options: ServiceOptions): Promise<RunningService> {
@@ -205,37 +190,13 @@ export async function startService(config: Config, options: ServiceOptions): Pro
     const sandboxCredentials = options.bootstrapSandbox && config.serviceEnv === "sandbox" ? await bootstrapEmptySandbox(database.db, clock.now()) : undefined;
     const notImplemented: Partial<Record<ApiName, string[]>> = {};
 
-    const common = { services, logger, maxBodyBytes: config.maxBodyBytes, validateResponses: options.validateResponses, anonymous: anonymousCaller };
-    const builders: Record<ApiName, () => ReturnType<typeof createApiApp>> = {
-      integration: () =>
-        createApiApp<IntegrationCaller>({
-          ...common,
-          api: "integration",
-          document: loadDocument("integration"),
-          handlers: integrationHandlers,
-          security: integrationSecurity(services),
-        }),
-      auth: () =>
-        createApiApp<AuthCaller>({
-          ...common,
-          api: "auth",
-          document: loadDocument("auth"),
-          handlers: authHandlers,
-          security: authSecurity(services),
-          audit: authApiAuditPolicy,
-        }),
-      admin: () =>
-        createApiApp<AdminApiCaller>({
-          ...common,
-          api: "admin",
-          document: loadDocument("admin"),
-          handlers: adminHandlers,
-          security: adminSecurity(services),
-          audit: adminApiAuditPolicy,
-        }),
-    };
     for (const api of servers.keys()) {
-      const { app, notImplementedOperations } = await builders[api]();
+      const { app, notImplementedOperations } = await buildApiApp(api, {
+        services,
+        logger,
+        maxBodyBytes: config.maxBodyBytes,
+        validateResponses: options.validateResponses,
+      });
       handlers.set(api, app);
       notImplemented[api] = notImplementedOperations;
     }

@@ -1,5 +1,5 @@
 // Throttled guessing on the Auth API's pages for people: the 429 page says in Spanish how long to wait,
-// with the same Retry-After as the JSON answers (which server/error-responses.ts writes).
+// with the same Retry-After as the JSON answers (which server/http/error-responses.ts writes).
 import { DomainError } from "../../domain/errors.ts";
 
 /** The seconds to wait when `error` is a TooManyAttemptsError; undefined for anything else. */

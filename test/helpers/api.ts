@@ -2,8 +2,8 @@
 // ephemeral port. Tests of the runtime itself use it with stand-in security handlers and handlers.
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { createApiApp, type ApiAppOptions } from "../../server/api-app.ts";
-import { loadDocument } from "../../server/service.ts";
+import { createApiApp, type ApiAppOptions } from "../../server/http/api-app.ts";
+import { loadDocument, outsideContractRoutes } from "../../server/api-apps.ts";
 import { loadConfig } from "../../runtime/config.ts";
 import { systemClock } from "../../domain/clock.ts";
 import type { ApiName } from "../../runtime/config.ts";
@@ -37,6 +37,7 @@ export async function startTestApi<Caller>(
     logger,
     maxBodyBytes: 1024 * 1024,
     validateResponses: true,
+    outsideContract: outsideContractRoutes(api, services, overrides.logger ?? logger),
     ...overrides,
     services,
   });

@@ -1,7 +1,7 @@
 // Every form of the portal that a person can get wrong, submitted with bad values in a real browser
 // against a live Sandbox: each wrong field is marked, its message under it is Spanish, and no English
 // from the API reaches the page. The oracle is twofold: the English phrases the API writes in its
-// messages (server/validation-details.ts and the service's own rules), and every `message` the API
+// messages (server/http/validation-details.ts and the service's own rules), and every `message` the API
 // actually answered during the test, read from the responses as the browser received them.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Page, Response } from "playwright-core";

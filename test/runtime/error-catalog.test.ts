@@ -5,7 +5,7 @@
 import { describe, expect, expectTypeOf, it } from "vitest";
 import { DomainError, ERROR_CATALOG, ERROR_CODES, type ErrorCode, ValidationError } from "../../domain/errors.ts";
 import { ERROR_STATUSES, type ErrorCode as SdkErrorCode } from "../../sdk/src/errors.ts";
-import { replyForError } from "../../server/error-responses.ts";
+import { replyForError } from "../../server/http/error-responses.ts";
 
 describe("the error catalogue (types)", () => {
   it("refuses a code outside the catalogue where it is thrown", () => {

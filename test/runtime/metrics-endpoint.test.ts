@@ -10,7 +10,7 @@ import { createMetrics, DB_POOLS, DELIVERY_OUTCOMES, PROVIDER_ERROR_CLASSES, STA
 import { DATABASE_ERROR_KINDS } from "../../db/errors.ts";
 import { createTaskList, type TaskDependencies } from "../../jobs/tasks.ts";
 import { addJob } from "../../db/job-queue.ts";
-import { COUNTED_METHODS, OUTSIDE_CONTRACT_OPERATIONS } from "../../server/request-metrics.ts";
+import { COUNTED_METHODS, OUTSIDE_CONTRACT_OPERATIONS } from "../../server/http/request-metrics.ts";
 import { startService } from "../../server/service.ts";
 import { CobroStartupError } from "../../db/errors.ts";
 import { GUESSING_LIMITS } from "../../domain/sign-in/credential-throttle.ts";

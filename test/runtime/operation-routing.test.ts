@@ -2,8 +2,8 @@
 // same operation (or the same 404 or 405) and the same parsed request, for every path of the contract.
 import { describe, expect, it } from "vitest";
 import { OpenAPIBackend, type Operation } from "openapi-backend";
-import { loadDocument } from "../../server/service.ts";
-import { precompiledMatcher, precompiledRequestParser } from "../../server/operation-routing.ts";
+import { loadDocument } from "../../server/api-apps.ts";
+import { precompiledMatcher, precompiledRequestParser } from "../../server/http/operation-routing.ts";
 import { API_NAMES } from "../../scripts/normalize-openapi.ts";
 
 const METHODS = ["get", "put", "post", "patch", "delete", "head"];

@@ -5,7 +5,7 @@ import { startTestApi, type TestApi } from "../helpers/api.ts";
 import { generatedDocument, schemaValidator, type Document } from "../helpers/openapi-documents.ts";
 import { integrationHandlers } from "../../handlers/integration/index.ts";
 import { anonymousCaller, type IntegrationCaller } from "../../domain/sign-in/callers.ts";
-import { operationSerializers } from "../../server/response-serializers.ts";
+import { operationSerializers } from "../../server/http/response-serializers.ts";
 import { API_NAMES, type ApiName } from "../../scripts/normalize-openapi.ts";
 
 type Schema = Record<string, any>;

@@ -1,13 +1,13 @@
 // The security handlers of each API's contract schemes, bound to the service's database and keys.
-import { authenticateAdmin, authenticateMerchant, authenticateMerchantToken } from "../domain/sign-in/authentication.ts";
-import { authenticateWidgetKey } from "../domain/checkout/widget-keys.ts";
-import { authenticatePlatformApiKey } from "../domain/sign-in/platform-api-keys.ts";
-import type { AdminApiCaller, AuthCaller, IntegrationCaller } from "../domain/sign-in/callers.ts";
+import { authenticateAdmin, authenticateMerchant, authenticateMerchantToken } from "../../domain/sign-in/authentication.ts";
+import { authenticateWidgetKey } from "../../domain/checkout/widget-keys.ts";
+import { authenticatePlatformApiKey } from "../../domain/sign-in/platform-api-keys.ts";
+import type { AdminApiCaller, AuthCaller, IntegrationCaller } from "../../domain/sign-in/callers.ts";
 import type { SecurityHandler } from "./api-app.ts";
-import type { Services } from "../handlers/handler-types.ts";
-import { checkBankFeedSignature } from "../domain/reconciliation/bank-feed.ts";
-import { DomainError } from "../domain/errors.ts";
-import { TokenCheckCache } from "../domain/sign-in/token-check-cache.ts";
+import type { Services } from "../../handlers/handler-types.ts";
+import { checkBankFeedSignature } from "../../domain/reconciliation/bank-feed.ts";
+import { DomainError } from "../../domain/errors.ts";
+import { TokenCheckCache } from "../../domain/sign-in/token-check-cache.ts";
 
 /** The process's remembered token checks; without one (an app built for a test), one that never remembers. */
 function tokenChecksOf(services: Services): TokenCheckCache {

@@ -3,8 +3,8 @@
 // Label values are bounded: operationIds come from the contract, requests outside it get one of a few
 // fixed names, never the path (an id or an email in a path must not become a series).
 import type { NextFunction, Request, RequestHandler, Response } from "express";
-import { statusClass, type Metrics, STATUS_CLASSES } from "../runtime/metrics.ts";
-import type { ApiName } from "../runtime/config.ts";
+import { statusClass, type Metrics, STATUS_CLASSES } from "../../runtime/metrics.ts";
+import type { ApiName } from "../../runtime/config.ts";
 
 /**
  * The `operation` of requests outside the contract: `unmatched` (no operation: 404, 405, a path or body

@@ -2,9 +2,9 @@
 // Every state-changing Admin API operation (every method but GET and HEAD) does, but the bank feed's
 // transfers (a bank's machine, not an admin: recorded as payments); of the Auth API, the admins' session
 // and password operations.
-import type { AuditActor } from "../domain/audit/audit-log.ts";
-import { adminActor } from "../domain/audit/audited-operation.ts";
-import type { AdminApiCaller, AuthCaller } from "../domain/sign-in/callers.ts";
+import type { AuditActor } from "../../domain/audit/audit-log.ts";
+import { adminActor } from "../../domain/audit/audited-operation.ts";
+import type { AdminApiCaller, AuthCaller } from "../../domain/sign-in/callers.ts";
 
 export interface AuditPolicy<Caller> {
   audits(operation: { operationId: string; method: string }): boolean;

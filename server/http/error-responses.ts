@@ -1,9 +1,9 @@
 // The one place where errors become HTTP answers: each code's status and body shape come from the catalogue
 // of domain/errors.ts (a new code is added there, with both), and no handler answers an error by hand.
-import { DomainError, ERROR_CATALOG, ValidationError } from "../domain/errors.ts";
-import { isDatabaseUnavailable } from "../db/errors.ts";
+import { DomainError, ERROR_CATALOG, ValidationError } from "../../domain/errors.ts";
+import { isDatabaseUnavailable } from "../../db/errors.ts";
 import type { Response } from "express";
-import type { ApiName } from "../runtime/config.ts";
+import type { ApiName } from "../../runtime/config.ts";
 import { sendJsonText } from "./response-serializers.ts";
 
 export interface ErrorReply {

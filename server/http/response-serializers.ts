@@ -3,10 +3,10 @@
 // declares is written, anything else a body carries is left out, and no JSON.stringify walks the body.
 import { isDeepStrictEqual } from "node:util";
 import type { Response } from "express";
-import type { ApiName } from "../runtime/config.ts";
-import { responseSerializers as adminResponseSerializers } from "../generated/serializers/admin.ts";
-import { responseSerializers as authResponseSerializers } from "../generated/serializers/auth.ts";
-import { responseSerializers as integrationResponseSerializers } from "../generated/serializers/integration.ts";
+import type { ApiName } from "../../runtime/config.ts";
+import { responseSerializers as adminResponseSerializers } from "../../generated/serializers/admin.ts";
+import { responseSerializers as authResponseSerializers } from "../../generated/serializers/auth.ts";
+import { responseSerializers as integrationResponseSerializers } from "../../generated/serializers/integration.ts";
 
 export type Serialize = (body: unknown) => string;
 /** An operation's serializers by documented status (a status without one is answered with JSON.stringify). */

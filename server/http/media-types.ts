@@ -5,7 +5,7 @@ import { Ajv as AjvClass, type Ajv, type ErrorObject, type ValidateFunction } fr
 import addFormats from "ajv-formats";
 import type { Request } from "express";
 import type { Context, Operation } from "openapi-backend";
-import type { FieldProblem } from "../domain/errors.ts";
+import type { FieldProblem } from "../../domain/errors.ts";
 import { validationProblems } from "./validation-details.ts";
 
 /**

@@ -1,16 +1,13 @@
 // One Express app per API, routed, authenticated and validated by openapi-backend from the API's own
 // generated document: what is published is exactly what is enforced.
 import { randomUUID } from "node:crypto";
-import express, { type NextFunction, type Request, type Response } from "express";
+import express, { type NextFunction, type Request, type RequestHandler, type Response } from "express";
 import { OpenAPIBackend, type Context, type Document, type Operation } from "openapi-backend";
 import type { Ajv, ErrorObject } from "ajv";
-import { DomainError, ValidationError } from "../domain/errors.ts";
-import type { ApiName } from "../runtime/config.ts";
+import { DomainError, ValidationError } from "../../domain/errors.ts";
+import type { ApiName } from "../../runtime/config.ts";
 import { replyForError, sendReply, unexpectedErrorReply } from "./error-responses.ts";
-import { generatedDocumentText, referencePages } from "./reference-pages.ts";
-import { checkoutWidgetRoutes } from "./checkout-widget.ts";
-import { adminSignInPageRedirect, portalRoutes } from "./portal.ts";
-import { clientAddressOf } from "./portal-auth-forward.ts";
+import { clientAddressOf } from "./client-address.ts";
 import {
   notImplemented,
   type AnyOperationHandler,
@@ -18,21 +15,21 @@ import {
   type HandlerContext,
   type NotImplemented,
   type Services,
-} from "../handlers/handler-types.ts";
-import { redactedUrl, requestLogging, type Logger } from "../runtime/logger.ts";
+} from "../../handlers/handler-types.ts";
+import { redactedUrl, requestLogging, type Logger } from "../../runtime/logger.ts";
 import { exclusiveFields, nulCharacterProblems, validationProblems } from "./validation-details.ts";
-import { requestValidators as adminRequestValidators } from "../generated/validators/admin.ts";
-import { requestValidators as authRequestValidators } from "../generated/validators/auth.ts";
-import { requestValidators as integrationRequestValidators } from "../generated/validators/integration.ts";
+import { requestValidators as adminRequestValidators } from "../../generated/validators/admin.ts";
+import { requestValidators as authRequestValidators } from "../../generated/validators/auth.ts";
+import { requestValidators as integrationRequestValidators } from "../../generated/validators/integration.ts";
 import { addContractFormats, REQUEST_AJV_OPTIONS, OtherMediaTypeValidation, requestContentTypeProblem, undeclaredJsonAlternative } from "./media-types.ts";
 import { allowedMethods, knownQuery, precompiledMatcher, precompiledRequestParser } from "./operation-routing.ts";
-import { MAX_LOGO_BYTES } from "../domain/integration-clients/integration-logos.ts";
+import { MAX_LOGO_BYTES } from "../../domain/integration-clients/integration-logos.ts";
 import { baselineSecurityHeaders } from "./security-headers.ts";
-import { isDatabaseUnavailable } from "../db/errors.ts";
-import { auditedOperation, type AuditDraft } from "../domain/audit/audited-operation.ts";
-import { bodyFieldNames, recordedValues } from "../domain/audit/recorded-fields.ts";
+import { isDatabaseUnavailable } from "../../db/errors.ts";
+import { auditedOperation, type AuditDraft } from "../../domain/audit/audited-operation.ts";
+import { bodyFieldNames, recordedValues } from "../../domain/audit/recorded-fields.ts";
 import type { AuditPolicy } from "./audit-policy.ts";
-import { countRequestAs, measureRequests, outsideContract } from "./request-metrics.ts";
+import { countRequestAs, measureRequests, outsideContract, type OutsideContractOperation } from "./request-metrics.ts";
 import { jsonText, operationSerializers, sendJsonText, type OperationSerializers } from "./response-serializers.ts";
 
 const generatedRequestValidators: Record<ApiName, (formats: unknown) => Record<string, unknown>> = {
@@ -67,6 +64,14 @@ export interface ApiAppOptions<Caller> {
   validateResponses?: boolean;
   /** The operations that write an audit entry (domain/audit/), and who their caller is in one. */
   audit?: AuditPolicy<Caller>;
+  /** The host's routes outside the contract (reference pages, widget, portal), mounted in this order before openapi-backend. */
+  outsideContract: OutsideContractRoute[];
+}
+
+/** Routes of an API's host that are not operations of its contract: no auth, counted under `name`. */
+export interface OutsideContractRoute {
+  name: Extract<OutsideContractOperation, "docs" | "widget" | "page" | "portal">;
+  router: RequestHandler;
 }
 
 /**
@@ -169,18 +174,7 @@ export async function createApiApp<Caller>(options: ApiAppOptions<Caller>): Prom
     next();
   });
 
-  app.use(outsideContract("docs", referencePages(api, generatedDocumentText(api)))); // GET /docs, /openapi.yaml, /openapi.json: outside the contract, no auth
-  if (api === "integration") app.use(outsideContract("widget", checkoutWidgetRoutes(options.services))); // CORS of /v1/**, GET /v1/widget.js, the Sandbox demo page
-  if (api === "auth") app.use(outsideContract("page", adminSignInPageRedirect(options.services.config.publicUrls.admin))); // a browser that opens the admin sign-in goes to the portal
-  // The portal at /portal/, and its same-origin admin sign-in.
-  if (api === "admin") {
-    app.use(
-      outsideContract(
-        "portal",
-        portalRoutes({ authUrl: options.services.config.publicUrls.auth, environment: options.services.config.serviceEnv, logger, forwardClientAddress: true }),
-      ),
-    );
-  }
+  for (const route of options.outsideContract) app.use(outsideContract(route.name, route.router));
 
   const limit = options.maxBodyBytes;
   // The exact bytes are kept for the schemes that sign the body (the bank feed).

@@ -2,7 +2,7 @@
 // `{field, message}` per problem, the field as a JSON path a person reads (`customer.phoneNumber.number`,
 // `dueDates[1]`, `limit`), the message a sentence that names it.
 import type { ErrorObject } from "ajv";
-import type { FieldProblem, ValidationRule } from "../domain/errors.ts";
+import type { FieldProblem, ValidationRule } from "../../domain/errors.ts";
 
 /** `/requestBody/customer/x` → `customer.x`; `/requestBody/dueDates/1` → `dueDates[1]`; `/query/limit` → `limit`. */
 export function fieldPath(instancePath: string, child?: string): string {
