@@ -3,7 +3,7 @@ import { authenticateAdmin, authenticateMerchant, authenticateMerchantToken } fr
 import { authenticateWidgetKey } from "../../domain/checkout/widget-keys.ts";
 import { authenticatePlatformApiKey } from "../../domain/sign-in/platform-api-keys.ts";
 import type { AdminApiCaller, AuthCaller, IntegrationCaller } from "../../domain/sign-in/callers.ts";
-import type { SecurityHandler } from "./api-app.ts";
+import type { SecurityHandler } from "./security-handlers.ts";
 import type { Services } from "../../handlers/handler-types.ts";
 import { checkBankFeedSignature } from "../../domain/reconciliation/bank-feed.ts";
 import { DomainError } from "../../domain/errors.ts";
