@@ -4,17 +4,65 @@
 import { chmodSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { loadConfig, ConfigError, requireProductionSettings, type ApiName, type Config } from "../runtime/config.ts";
-import { createLogger, flushLogs, logLineWriter } from "../runtime/logger.ts";
+import { createLogger, flushLogs, logLineWriter, type Logger } from "../runtime/logger.ts";
 import { startService, type RunningService } from "./service.ts";
 import { describeCredentials, shownUrl } from "./banner.ts";
 import { CobroStartupError } from "../db/errors.ts";
 import { startWorkerProcess, SUPERVISED_WORKER_ENV, type WorkerProcess, type WorkerReady } from "./worker-process.ts";
 
 async function main(): Promise<void> {
-  let config: Config;
+  const config = loadConfigOrExit();
+  // The worker child of a default `npm start`: its parent orders its stop (SIGTERM, or by going away), and
+  // its lines, on the parent's output, say they are the worker's.
+  const supervisedWorker = process.env[SUPERVISED_WORKER_ENV] === "1" && process.send !== undefined;
+  const rootLogger = createLogger(config.logLevel, undefined, config.logFormat);
+  const logger = supervisedWorker ? rootLogger.child({ role: "worker" }) : rootLogger;
+  const serviceConfig: Config = config.workerInChildProcess ? { ...config, parts: new Set([...config.parts].filter((part) => part !== "worker")) } : config;
+  const running: Running = {};
+  const signals = takeSignals(running, logger, supervisedWorker);
+
+  // The service counts as up once the worker child runs too: a signal before then stops everything once it is up.
+  let started: RunningService | undefined;
   try {
-    config = loadConfig();
+    started = await startService(serviceConfig, { logger, bootstrapSandbox: !supervisedWorker });
+    if (config.workerInChildProcess && !signals.stopRequested()) {
+      running.worker = await startWorkerProcess({
+        env: workerEnv(config, started),
+        logger,
+        writeLines: logLineWriter(rootLogger),
+        onGiveUp: (reason) => {
+          process.exitCode = 1;
+          logger.fatal(`cobro: ${reason}; see its lines above`);
+          signals.shutdown("worker gave up");
+        },
+      });
+    }
+  } catch (error) {
+    if (error instanceof CobroStartupError || started) {
+      process.stderr.write(`cobro: ${(error as Error).message}\n`);
+      await started?.stop();
+      process.exit(1);
+    }
+    throw error;
+  }
+  running.service = started;
+  if (supervisedWorker) {
+    process.send!({ type: "ready", metricsUrl: started.metricsUrl } satisfies WorkerReady);
+    signals.shutdownIfRequested();
+    return;
+  }
+  announce(config, started, running.worker);
+  // Tools (npm run sandbox:bootstrap) find this running Cobro's URLs here.
+  running.runningFile = writeRunningFile(config.dataDir, started.publicUrls);
+  signals.shutdownIfRequested();
+}
+
+/** The configuration, or exit 2 with what is wrong in it. */
+function loadConfigOrExit(): Config {
+  try {
+    const config = loadConfig();
     requireProductionSettings(config);
+    return config;
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(
@@ -27,22 +75,24 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  // The worker child of a default `npm start`: its parent orders its stop (SIGTERM, or by going away), and
-  // its lines, on the parent's output, say they are the worker's.
-  const supervisedWorker = process.env[SUPERVISED_WORKER_ENV] === "1" && process.send !== undefined;
-  const rootLogger = createLogger(config.logLevel, undefined, config.logFormat);
-  const logger = supervisedWorker ? rootLogger.child({ role: "worker" }) : rootLogger;
-  const serviceConfig: Config = config.workerInChildProcess ? { ...config, parts: new Set([...config.parts].filter((part) => part !== "worker")) } : config;
+}
 
-  // Signals are taken from the start: one that arrives while starting stops the service once it is up
-  // (never a half-started process leaving the embedded PostgreSQL behind).
-  let service: RunningService | undefined;
-  let worker: WorkerProcess | undefined;
-  let runningFile: string | undefined;
+/** What a stop has to stop, filled in as the process starts. */
+interface Running {
+  service?: RunningService;
+  worker?: WorkerProcess;
+  runningFile?: string;
+}
+
+/**
+ * Signals are taken from the start: one that arrives while starting stops the service once it is up
+ * (never a half-started process leaving the embedded PostgreSQL behind).
+ */
+function takeSignals(running: Running, logger: Logger, supervisedWorker: boolean) {
   let stopRequested: string | undefined;
   let stopping = false;
   const shutdown = (signal: string) => {
-    if (!service) {
+    if (!running.service) {
       stopRequested ??= signal;
       return;
     }
@@ -50,20 +100,20 @@ async function main(): Promise<void> {
       // A second Ctrl-C forces: the worker child ends now, and the embedded PostgreSQL gets its fast shutdown at exit.
       if (supervisedWorker) return;
       logger.warn({ signal }, "stopping now, without waiting");
-      worker?.kill();
-      if (runningFile) rmSync(runningFile, { force: true });
+      running.worker?.kill();
+      if (running.runningFile) rmSync(running.runningFile, { force: true });
       void flushLogs(logger).finally(() => process.exit(1));
       return;
     }
     stopping = true;
     logger.info({ signal }, "stopping");
     // The worker child first (it finishes its jobs), then the APIs, then the database.
-    const stopWorker = worker ? worker.stop() : Promise.resolve();
+    const stopWorker = running.worker ? running.worker.stop() : Promise.resolve();
     stopWorker
-      .then(() => service!.stop())
+      .then(() => running.service!.stop())
       .then(
         () => {
-          if (runningFile) rmSync(runningFile, { force: true });
+          if (running.runningFile) rmSync(running.runningFile, { force: true });
           logger.info("stopped");
           void flushLogs(logger).finally(() => process.exit()); // 0, or 1 when the worker gave up
         },
@@ -78,38 +128,19 @@ async function main(): Promise<void> {
   process.on("SIGINT", () => (supervisedWorker ? undefined : shutdown("SIGINT")));
   process.on("SIGHUP", () => (supervisedWorker ? undefined : shutdown("SIGHUP")));
   if (supervisedWorker) process.on("disconnect", () => shutdown("parent exited"));
+  return {
+    shutdown,
+    /** The stop asked for while starting, if any. */
+    stopRequested: () => stopRequested,
+    /** Once up: the stop asked for while starting, now. */
+    shutdownIfRequested: () => {
+      if (stopRequested) shutdown(stopRequested);
+    },
+  };
+}
 
-  // `service` is set once the worker child runs too: a signal before then stops everything once it is up.
-  let started: RunningService | undefined;
-  try {
-    started = await startService(serviceConfig, { logger, bootstrapSandbox: !supervisedWorker });
-    if (config.workerInChildProcess && !stopRequested) {
-      worker = await startWorkerProcess({
-        env: workerEnv(config, started),
-        logger,
-        writeLines: logLineWriter(rootLogger),
-        onGiveUp: (reason) => {
-          process.exitCode = 1;
-          logger.fatal(`cobro: ${reason}; see its lines above`);
-          shutdown("worker gave up");
-        },
-      });
-    }
-  } catch (error) {
-    if (error instanceof CobroStartupError || started) {
-      process.stderr.write(`cobro: ${(error as Error).message}\n`);
-      await started?.stop();
-      process.exit(1);
-    }
-    throw error;
-  }
-  service = started;
-  if (supervisedWorker) {
-    process.send!({ type: "ready", metricsUrl: service.metricsUrl } satisfies WorkerReady);
-    if (stopRequested) shutdown(stopRequested);
-    return;
-  }
-
+/** What runs and where, on stdout; a new Sandbox's credentials also go to `<dataDir>/sandbox.json`. */
+function announce(config: Config, service: RunningService, worker: WorkerProcess | undefined): void {
   const lines = [`Cobro (${config.serviceEnv}) is running`];
   for (const [api, url] of Object.entries(service.urls)) lines.push(`  ${api.padEnd(12)} ${shownUrl(service.publicUrls[api as ApiName], url)}`);
   if (service.urls.admin) lines.push(`  ${"portal".padEnd(12)} ${service.publicUrls.admin}/portal/ (sign in as an admin)`);
@@ -131,9 +162,6 @@ async function main(): Promise<void> {
     lines.push("", `A new Sandbox: these credentials are shown once (also in ${file}):`, ...describeCredentials(service.sandboxCredentials));
   }
   process.stdout.write(`${lines.join("\n")}\n`);
-  // Tools (npm run sandbox:bootstrap) find this running Cobro's URLs here.
-  runningFile = writeRunningFile(config.dataDir, service.publicUrls);
-  if (stopRequested) shutdown(stopRequested);
 }
 
 /**

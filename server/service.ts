@@ -11,7 +11,7 @@ import { startWorker } from "../jobs/queue.ts";
 import { productionAdminApi } from "../domain/going-live/production-admin-api.ts";
 import { createTaskList, crontab } from "../jobs/tasks.ts";
 import { systemClock, type Clock } from "../domain/clock.ts";
-import { buildApiApp } from "./api-apps.ts";
+import { buildApiApp, type ApiAppSettings } from "./api-apps.ts";
 import { SERVICE_PARTS, workerProvidersProblem, type ApiName, type Config } from "../runtime/config.ts";
 import type { Services } from "../handlers/handler-types.ts";
 import type { Logger } from "../runtime/logger.ts";
@@ -80,13 +80,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
   const outboundHttp = new OutboundHttpClient({ allowLoopback: config.allowLoopbackUrls });
   let database: DatabaseHandle;
   try {
-    database = await openDatabase({
-      databaseUrl: config.databaseUrl,
-      dataDir: config.dataDir,
-      preparedStatements: config.preparedStatements,
-      logger,
-      onQueryError: (error) => metrics.db.queryErrors.inc({ kind: databaseErrorKind(error) }),
-    });
+    database = await openDatabase(databaseOptions(config, config.databaseUrl, metrics, logger));
   } catch (error) {
     await closeAll([() => outboundHttp.close(), ...serverStops]);
     throw error;
@@ -103,139 +97,193 @@ export async function startService(config: Config, options: ServiceOptions): Pro
     }
   };
 
-  const stopSamplingMainPool = samplePool(metrics, "main", database.pool);
-  metrics.addSampler("readiness", () => sampleReadiness(database.db, metrics));
+  const stopSamplingMainPool = watchDatabase(database, metrics);
   try {
-    // The queue's schema first: an API-only process enqueues jobs before any worker has started.
-    await prepareQueue({ pool: database.pool, logger });
-    await migrateToLatest(database.db, { logger });
-    const keyring = configuredSecretKeyring(config);
-    installSecretKeyring(keyring);
-    // Rows written in clear (before sealing existed, or by a previous version during a rolling deploy).
-    const sealedNow = await resealColumns(database.db, keyring, "clear");
-    for (const count of sealedNow)
-      if (count.resealed > 0) logger.info({ table: count.table, column: count.column, sealed: count.resealed }, "sealed secrets stored in clear");
+    await prepareDatabase(database, config, logger);
     const clock = options.clock ?? systemClock;
-    // The API's queries through the pooler when there is one (transaction pooling: each transaction may
-    // run on another server connection, so nothing here relies on session state); the start-up work
-    // above, the LISTEN connection and the worker keep to the direct connection.
-    const queries =
-      config.pooledDatabaseUrl !== undefined && servers.size > 0
-        ? await openDatabase({
-            databaseUrl: config.pooledDatabaseUrl,
-            dataDir: config.dataDir,
-            preparedStatements: config.preparedStatements,
-            logger,
-            onQueryError: (error) => metrics.db.queryErrors.inc({ kind: databaseErrorKind(error) }),
-          })
-        : database;
+    const queries = await openRequestsDatabase(config, servers.size > 0, database, metrics, logger);
     if (queries !== database) {
       stops.push(() => queries.close());
       stopSamplingMainPool(); // the requests' pool is the one to watch
       samplePool(metrics, "main", queries.pool);
     }
-
-    const publicUrls = { ...config.publicUrls };
-    for (const api of servers.keys()) {
-      if (config.ports[api] === 0 && publicUrls[api].endsWith(":0")) publicUrls[api] = urls[api]!;
-    }
-    const effectiveConfig: Config = { ...config, publicUrls };
-
-    const tokens = new TokenService(queries.db, clock, publicUrls.auth);
-    await tokens.init().catch((error: unknown) => {
-      if (error instanceof SealedValueError)
-        throw new CobroStartupError(`${error.message}: start with the COBRO_SECRET_KEY that sealed it (docs/secrets.md)`, { cause: error });
-      throw error;
-    });
-    const payerRegistry =
-      config.serviceEnv === "sandbox"
-        ? new SandboxTaxRegistry()
-        : config.taxRegistryUrl !== undefined
-          ? new HttpTaxRegistry({ url: config.taxRegistryUrl })
-          : undefined;
-    if (payerRegistry === undefined && config.parts.has("integration"))
-      logger.warn("COBRO_TAX_REGISTRY_URL is not set: payer lookups answer 503 PayerLookupProviderUnavailableError");
-    const accountMail = config.parts.has("admin") || config.parts.has("auth") ? buildAccountMail(config, logger) : undefined;
-    if (accountMail) stops.push(() => accountMail.close());
-    const tokenChecks = options.tokenChecks ?? new TokenCheckCache();
-    // Only a process serving an API checks tokens (stopped first, requests still finishing read the database).
-    if (servers.size > 0) {
-      stops.push(await listenForAuthChanges(database.connectionString, tokenChecks, logger));
-      stops.push(forgetOwnAuthChanges(queries.pool, tokenChecks));
-    }
-    // The event streams end first when the service stops: an open stream would hold its listener's close.
-    const eventLog = servers.has("admin")
-      ? new EventLogWatcher(queries.db, {
-          intervalMs: config.eventStream.pollMs,
-          onError: (error) => logger.warn({ err: error }, "could not look for new events for the event streams: trying again"),
-        })
-      : undefined;
-    if (eventLog) stops.push(async () => eventLog.stop());
-    const services: Services = {
-      db: queries.db,
-      clock,
-      config: effectiveConfig,
-      tokens,
-      credentialThrottle: credentialThrottle(queries.db, clock, {
-        signIn: (who, outcome) => metrics.auth.signIns.inc({ who, outcome }),
-        throttled: (scope) => metrics.auth.throttled.inc({ scope }),
-      }),
-      tokenChecks,
-      payerRegistry,
-      outboundHttp,
-      accountMail,
-      metrics,
-      eventLog,
-    };
+    const publicUrls = boundPublicUrls(config, servers, urls);
+    const parts = { config, publicUrls, clock, database, queries, servers, outboundHttp, metrics, logger };
+    const services = await buildServices(parts, options.tokenChecks, stops);
     const sandboxCredentials = options.bootstrapSandbox && config.serviceEnv === "sandbox" ? await bootstrapEmptySandbox(database.db, clock.now()) : undefined;
-    const notImplemented: Partial<Record<ApiName, string[]>> = {};
-
-    for (const api of servers.keys()) {
-      const { app, notImplementedOperations } = await buildApiApp(api, {
-        services,
-        logger,
-        maxBodyBytes: config.maxBodyBytes,
-        validateResponses: options.validateResponses,
-      });
-      handlers.set(api, app);
-      notImplemented[api] = notImplementedOperations;
-    }
-
-    if (config.parts.has("worker")) {
-      const notificationSenders = buildNotificationSenders(config, logger);
-      stops.push(() => closeSenders(notificationSenders));
-      const taskList = createTaskList({
-        db: database.db,
-        clock,
-        serviceEnv: config.serviceEnv,
-        draftLifetimeHours: config.draftLifetimeHours,
-        webhookHttp: outboundHttp,
-        notificationSendsPerSecond: config.notifications.sendsPerSecond,
-        notificationSenders,
-        integrationPublicUrl: publicUrls.integration,
-        productionAdminApi: config.productionDeployment ? productionAdminApi(config.productionDeployment) : undefined,
-        metrics,
-      });
-      const worker = await startWorker({
-        connectionString: database.connectionString,
-        taskList,
-        crontab,
-        concurrency: config.workerConcurrency,
-        heartbeatIntervalMs: config.workerHeartbeatMs,
-        staleWorkerAfterMs: config.workerStaleAfterMs,
-        logger,
-        metrics,
-      });
-      stops.push(() => worker.stop());
-      // Database-wide gauges, like the queue's depth: sampled by worker processes only (aggregate with max()).
-      metrics.addSampler("delivery-and-cap-gauges", () => sampleDeliveryAndCapGauges(database.db, metrics, clock.now(), config));
-    }
-
-    return { urls, metricsUrl, publicUrls, database, notImplemented, sandboxCredentials, metrics, eventLog, stop: stopAll };
+    const appSettings = { services, logger, maxBodyBytes: config.maxBodyBytes, validateResponses: options.validateResponses };
+    const notImplemented = await startApiApps(servers, handlers, appSettings);
+    if (config.parts.has("worker")) await startWorkerPart(parts, stops);
+    return { urls, metricsUrl, publicUrls, database, notImplemented, sandboxCredentials, metrics, eventLog: services.eventLog, stop: stopAll };
   } catch (error) {
     await stopAll();
     throw error;
   }
+}
+
+/** What the process's parts are built from, once the database is open and the listeners bound. */
+interface ServiceParts {
+  config: Config;
+  /** How each API is reached from outside, with the ports bound (port 0) filled in. */
+  publicUrls: Record<ApiName, string>;
+  clock: Clock;
+  /** The direct connection: start-up work, LISTEN, the worker. */
+  database: DatabaseHandle;
+  /** The requests' connection (through the pooler when there is one). */
+  queries: DatabaseHandle;
+  servers: Map<ApiName, Server>;
+  outboundHttp: OutboundHttpClient;
+  metrics: Metrics;
+  logger: Logger;
+}
+
+function databaseOptions(config: Config, databaseUrl: string | undefined, metrics: Metrics, logger: Logger): Parameters<typeof openDatabase>[0] {
+  return {
+    databaseUrl,
+    dataDir: config.dataDir,
+    preparedStatements: config.preparedStatements,
+    logger,
+    onQueryError: (error) => metrics.db.queryErrors.inc({ kind: databaseErrorKind(error) }),
+  };
+}
+
+/** The main pool's gauges and readiness; returns what stops sampling the pool. */
+function watchDatabase(database: DatabaseHandle, metrics: Metrics): () => void {
+  const stopSamplingMainPool = samplePool(metrics, "main", database.pool);
+  metrics.addSampler("readiness", () => sampleReadiness(database.db, metrics));
+  return stopSamplingMainPool;
+}
+
+/** The schema brought up to date, and the secrets' keyring installed (sealing what was stored in clear). */
+async function prepareDatabase(database: DatabaseHandle, config: Config, logger: Logger): Promise<void> {
+  // The queue's schema first: an API-only process enqueues jobs before any worker has started.
+  await prepareQueue({ pool: database.pool, logger });
+  await migrateToLatest(database.db, { logger });
+  const keyring = configuredSecretKeyring(config);
+  installSecretKeyring(keyring);
+  // Rows written in clear (before sealing existed, or by a previous version during a rolling deploy).
+  const sealedNow = await resealColumns(database.db, keyring, "clear");
+  for (const count of sealedNow)
+    if (count.resealed > 0) logger.info({ table: count.table, column: count.column, sealed: count.resealed }, "sealed secrets stored in clear");
+}
+
+/**
+ * The API's queries through the pooler when there is one (transaction pooling: each transaction may run
+ * on another server connection, so nothing here relies on session state); the start-up work, the LISTEN
+ * connection and the worker keep to the direct connection.
+ */
+async function openRequestsDatabase(config: Config, servesApis: boolean, database: DatabaseHandle, metrics: Metrics, logger: Logger): Promise<DatabaseHandle> {
+  return config.pooledDatabaseUrl !== undefined && servesApis
+    ? await openDatabase(databaseOptions(config, config.pooledDatabaseUrl, metrics, logger))
+    : database;
+}
+
+/** The configured public URLs, with the bound address for an API listening on port 0 whose URL says `:0`. */
+function boundPublicUrls(config: Config, servers: Map<ApiName, Server>, urls: Partial<Record<ApiName, string>>): Record<ApiName, string> {
+  const publicUrls = { ...config.publicUrls };
+  for (const api of servers.keys()) {
+    if (config.ports[api] === 0 && publicUrls[api].endsWith(":0")) publicUrls[api] = urls[api]!;
+  }
+  return publicUrls;
+}
+
+/** What the handlers use: tokens, the payer registry, account mail, token checks kept fresh, the event log. */
+async function buildServices(parts: ServiceParts, heldTokenChecks: TokenCheckCache | undefined, stops: Array<() => Promise<void>>): Promise<Services> {
+  const { config, publicUrls, clock, database, queries, servers, logger } = parts;
+  const tokens = new TokenService(queries.db, clock, publicUrls.auth);
+  await tokens.init().catch((error: unknown) => {
+    if (error instanceof SealedValueError)
+      throw new CobroStartupError(`${error.message}: start with the COBRO_SECRET_KEY that sealed it (docs/secrets.md)`, { cause: error });
+    throw error;
+  });
+  const payerRegistry =
+    config.serviceEnv === "sandbox"
+      ? new SandboxTaxRegistry()
+      : config.taxRegistryUrl !== undefined
+        ? new HttpTaxRegistry({ url: config.taxRegistryUrl })
+        : undefined;
+  if (payerRegistry === undefined && config.parts.has("integration"))
+    logger.warn("COBRO_TAX_REGISTRY_URL is not set: payer lookups answer 503 PayerLookupProviderUnavailableError");
+  const accountMail = config.parts.has("admin") || config.parts.has("auth") ? buildAccountMail(config, logger) : undefined;
+  if (accountMail) stops.push(() => accountMail.close());
+  const tokenChecks = heldTokenChecks ?? new TokenCheckCache();
+  // Only a process serving an API checks tokens (stopped first, requests still finishing read the database).
+  if (servers.size > 0) {
+    stops.push(await listenForAuthChanges(database.connectionString, tokenChecks, logger));
+    stops.push(forgetOwnAuthChanges(queries.pool, tokenChecks));
+  }
+  // The event streams end first when the service stops: an open stream would hold its listener's close.
+  const eventLog = servers.has("admin")
+    ? new EventLogWatcher(queries.db, {
+        intervalMs: config.eventStream.pollMs,
+        onError: (error) => logger.warn({ err: error }, "could not look for new events for the event streams: trying again"),
+      })
+    : undefined;
+  if (eventLog) stops.push(async () => eventLog.stop());
+  const effectiveConfig: Config = { ...config, publicUrls };
+  return {
+    db: queries.db,
+    clock,
+    config: effectiveConfig,
+    tokens,
+    credentialThrottle: credentialThrottle(queries.db, clock, {
+      signIn: (who, outcome) => parts.metrics.auth.signIns.inc({ who, outcome }),
+      throttled: (scope) => parts.metrics.auth.throttled.inc({ scope }),
+    }),
+    tokenChecks,
+    payerRegistry,
+    outboundHttp: parts.outboundHttp,
+    accountMail,
+    metrics: parts.metrics,
+    eventLog,
+  };
+}
+
+/** Each served API's app, handed to its listener (which answered 503 until then); returns each API's operations not implemented yet. */
+async function startApiApps(
+  servers: Map<ApiName, Server>,
+  handlers: Map<ApiName, RequestListener>,
+  settings: ApiAppSettings,
+): Promise<Partial<Record<ApiName, string[]>>> {
+  const notImplemented: Partial<Record<ApiName, string[]>> = {};
+  for (const api of servers.keys()) {
+    const { app, notImplementedOperations } = await buildApiApp(api, settings);
+    handlers.set(api, app);
+    notImplemented[api] = notImplementedOperations;
+  }
+  return notImplemented;
+}
+
+/** The worker: its notification senders, its task list, and the database-wide gauges it samples. */
+async function startWorkerPart(parts: ServiceParts, stops: Array<() => Promise<void>>): Promise<void> {
+  const { config, database, clock, metrics, logger } = parts;
+  const notificationSenders = buildNotificationSenders(config, logger);
+  stops.push(() => closeSenders(notificationSenders));
+  const taskList = createTaskList({
+    db: database.db,
+    clock,
+    serviceEnv: config.serviceEnv,
+    draftLifetimeHours: config.draftLifetimeHours,
+    webhookHttp: parts.outboundHttp,
+    notificationSendsPerSecond: config.notifications.sendsPerSecond,
+    notificationSenders,
+    integrationPublicUrl: parts.publicUrls.integration,
+    productionAdminApi: config.productionDeployment ? productionAdminApi(config.productionDeployment) : undefined,
+    metrics,
+  });
+  const worker = await startWorker({
+    connectionString: database.connectionString,
+    taskList,
+    crontab,
+    concurrency: config.workerConcurrency,
+    heartbeatIntervalMs: config.workerHeartbeatMs,
+    staleWorkerAfterMs: config.workerStaleAfterMs,
+    logger,
+    metrics,
+  });
+  stops.push(() => worker.stop());
+  // Database-wide gauges, like the queue's depth: sampled by worker processes only (aggregate with max()).
+  metrics.addSampler("delivery-and-cap-gauges", () => sampleDeliveryAndCapGauges(database.db, metrics, clock.now(), config));
 }
 
 /** A Production worker without both providers would drop payer notifications, so it does not start, whatever starts it. */
