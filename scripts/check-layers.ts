@@ -1,7 +1,8 @@
 // `npm run check:layers`: the arrows between Cobro's folders point one way. Reads every TypeScript file's
 // imports (TypeScript's own pre-parser: static, type-only, re-exports and dynamic `import()`) and fails on
 //   - an arrow not allowed: a top-level folder importing one it may not (LAYERS below, the table of
-//     docs/architecture.md), for example the domain importing jobs/ or HTTP, or scripts importing tests;
+//     docs/architecture.md), for example the domain importing jobs/ or HTTP, or scripts importing tests; and
+//     inside server/, the contract adapter (server/http/) importing the composition around it (INNER_LAYERS);
 //   - a folder cycle: two folders that import each other, directly or through others (the domain's folders
 //     form a stack: none imports a folder that imports it);
 //   - SQL in a handler: handlers translate HTTP to a domain call and back, the domain writes the SQL.
@@ -26,6 +27,14 @@ export const LAYERS: Readonly<Record<string, readonly string[]>> = {
   test: ["*"],
   sdk: [],
   portal: ["sdk"],
+};
+
+/**
+ * Folders inside a top-level folder that may import nothing else of it: server/ (start-up, the routes
+ * outside the contract) composes the contract adapter, server/http/, which never imports server/'s files.
+ */
+export const INNER_LAYERS: Readonly<Record<string, string>> = {
+  "server/http/": "server/",
 };
 
 /** Folders whose inside is not layered: the portal is an application whose entry composes its pages. */
@@ -88,6 +97,14 @@ export function findViolations(sources: ReadonlyMap<string, string>): Violation[
           kind: "arrow not allowed",
           message: `${file} imports ${target}: ${from}/ may import ${allowed.length ? allowed.map((f) => `${f}/`).join(", ") : "nothing outside itself"}`,
         });
+      }
+      for (const [inner, outer] of Object.entries(INNER_LAYERS)) {
+        if (file.startsWith(inner) && target.startsWith(outer) && !target.startsWith(inner)) {
+          violations.push({
+            kind: "arrow not allowed",
+            message: `${file} imports ${target}: ${inner} may import nothing else of ${outer} (${outer} composes it, not the reverse)`,
+          });
+        }
       }
       const fromFolder = dirname(file);
       const toFolder = dirname(target);

@@ -44,6 +44,22 @@ describe("the layers of the tree", () => {
     ]);
   });
 
+  it("refuse an import of the contract adapter (server/http/) from below, and the adapter importing the composition around it", () => {
+    const violations = findViolations(
+      tree({
+        "server/http/api-app.ts": `export const createApiApp = () => {};`,
+        "server/service.ts": `import { createApiApp } from "./http/api-app.ts";\nexport type Service = {};`,
+        "handlers/admin/x.ts": `import { createApiApp } from "../../server/http/api-app.ts";`,
+        "server/http/answering.ts": `import type { Service } from "../service.ts";`,
+      }),
+    );
+    expect(violations.map((v) => v.message)).toEqual([
+      "handlers/admin/x.ts imports server/http/api-app.ts: handlers/ may import runtime/, domain/, db/, generated/",
+      "server/http/answering.ts imports server/service.ts: server/http/ may import nothing else of server/ (server/ composes it, not the reverse)",
+      "server/ → server/http/ → server/ (server/service.ts → server/http/api-app.ts; server/http/answering.ts → server/service.ts)",
+    ]);
+  });
+
   it("refuse two domain folders that import each other, through a third too", () => {
     const direct = findViolations(
       tree({
