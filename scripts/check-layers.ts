@@ -3,8 +3,10 @@
 //   - an arrow not allowed: a top-level folder importing one it may not (LAYERS below, the table of
 //     docs/architecture.md), for example the domain importing jobs/ or HTTP, or scripts importing tests; and
 //     inside server/, the contract adapter (server/http/) importing the composition around it (INNER_LAYERS);
+//   - an arrow up the domain's stack: a folder of domain/ importing one above it (DOMAIN_STACK, the picture
+//     of docs/architecture.md), or a folder of domain/ that has no place in the stack;
 //   - a folder cycle: two folders that import each other, directly or through others (the domain's folders
-//     form a stack: none imports a folder that imports it);
+//     on one level of the stack may import each other one way only);
 //   - SQL in a handler: handlers translate HTTP to a domain call and back, the domain writes the SQL.
 // test/architecture/layers.test.ts runs it on the tree and feeds it trees that break each rule.
 import { readdirSync, readFileSync } from "node:fs";
@@ -37,6 +39,33 @@ export const INNER_LAYERS: Readonly<Record<string, string>> = {
   "server/http/": "server/",
 };
 
+/**
+ * The domain's folders, top to bottom: a folder imports only folders on its own level or below ("" is the
+ * domain's root modules). docs/architecture.md draws the same stack, and test/architecture/ holds them equal.
+ */
+export const DOMAIN_STACK: readonly (readonly string[])[] = [
+  ["sandbox"],
+  ["merchants/provisioning"],
+  ["checkout", "reconciliation", "going-live"],
+  ["charges"],
+  ["sign-in", "tenants", "commissions"],
+  ["integration-clients", "webhooks", "notifications", "limits"],
+  ["merchants", "events", "earnings", "cvu-pool", "payer-lookup", "audit"],
+  ["outbound", "secrets"],
+  [""],
+];
+
+const DOMAIN_LEVEL = new Map(DOMAIN_STACK.flatMap((level, index) => level.map((folder) => [folder, index] as const)));
+
+/** A domain file's folder as the stack names it (`merchants/provisioning`, `""` for the root modules). */
+function domainFolder(file: string): string {
+  return dirname(file).slice("domain".length + 1);
+}
+
+function stackName(folder: string): string {
+  return folder === "" ? "the domain's root" : `${folder}/`;
+}
+
 /** Folders whose inside is not layered: the portal is an application whose entry composes its pages. */
 const CYCLES_ALLOWED_UNDER = ["portal/"];
 
@@ -46,7 +75,7 @@ const SQL_BUILDER = /\b(selectFrom|insertInto|updateTable|deleteFrom|replaceInto
 const SKIPPED_DIRECTORIES = new Set(["node_modules", ".git", ".data", "dist"]);
 
 export interface Violation {
-  kind: "arrow not allowed" | "folder cycle" | "SQL in a handler";
+  kind: "arrow not allowed" | "arrow up the domain's stack" | "folder cycle" | "SQL in a handler";
   /** One line a person can act on. */
   message: string;
 }
@@ -106,6 +135,10 @@ export function findViolations(sources: ReadonlyMap<string, string>): Violation[
           });
         }
       }
+      if (from === "domain" && to === "domain") {
+        const upward = domainArrowUp(file, target);
+        if (upward) violations.push({ kind: "arrow up the domain's stack", message: upward });
+      }
       const fromFolder = dirname(file);
       const toFolder = dirname(target);
       if (fromFolder === toFolder || from === "test" || CYCLES_ALLOWED_UNDER.some((prefix) => file.startsWith(prefix))) continue;
@@ -113,11 +146,28 @@ export function findViolations(sources: ReadonlyMap<string, string>): Violation[
       if (!folderArrows.get(fromFolder)!.has(toFolder)) folderArrows.get(fromFolder)!.set(toFolder, `${file} → ${target}`);
     }
   }
+  for (const folder of new Set([...sources.keys()].filter((file) => file.startsWith("domain/")).map(domainFolder))) {
+    if (!DOMAIN_LEVEL.has(folder))
+      violations.push({
+        kind: "arrow up the domain's stack",
+        message: `domain/${folder}/ has no place in the domain's stack: add it to DOMAIN_STACK (scripts/check-layers.ts) and to docs/architecture.md`,
+      });
+  }
   for (const cycle of folderCycles(folderArrows)) {
     const shown = cycle.map((folder, i) => folderArrows.get(folder)!.get(cycle[(i + 1) % cycle.length]!)!);
     violations.push({ kind: "folder cycle", message: `${[...cycle, cycle[0]].map((f) => `${f}/`).join(" → ")} (${shown.join("; ")})` });
   }
   return violations;
+}
+
+/** Why a domain file may not import another (one line), or undefined when the arrow points down or sideways. */
+function domainArrowUp(file: string, target: string): string | undefined {
+  const from = domainFolder(file);
+  const to = domainFolder(target);
+  const fromLevel = DOMAIN_LEVEL.get(from);
+  const toLevel = DOMAIN_LEVEL.get(to);
+  if (from === to || fromLevel === undefined || toLevel === undefined || toLevel >= fromLevel) return undefined;
+  return `${file} imports ${target}: ${stackName(from)} is below ${stackName(to)} in the domain's stack (DOMAIN_STACK)`;
 }
 
 /** One cycle per strongly connected group of folders (Tarjan), each as the folders in import order. */

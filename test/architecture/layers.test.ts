@@ -1,9 +1,10 @@
 // The arrows between folders point one way (scripts/check-layers.ts): the tree as it is passes, and a tree
 // with an arrow that is not allowed, a folder cycle or SQL in a handler fails, each with a line that names
 // the files.
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { findViolations, readSources } from "../../scripts/check-layers.ts";
+import { DOMAIN_STACK, findViolations, readSources } from "../../scripts/check-layers.ts";
 
 const ROOT = join(import.meta.dirname, "..", "..");
 
@@ -60,28 +61,28 @@ describe("the layers of the tree", () => {
     ]);
   });
 
-  it("refuse two domain folders that import each other, through a third too", () => {
+  it("refuse two domain folders of one level that import each other, through a third too", () => {
     const direct = findViolations(
       tree({
-        "domain/charges/charges.ts": `import { queue } from "../notifications/outbox.ts";`,
-        "domain/notifications/outbox.ts": `import { owed } from "../charges/charges.ts";`,
+        "domain/sign-in/tokens.ts": `import { offer } from "../commissions/offer.ts";`,
+        "domain/commissions/offer.ts": `import { token } from "../sign-in/tokens.ts";`,
       }),
     );
     expect(direct).toEqual([
       {
         kind: "folder cycle",
         message:
-          "domain/charges/ → domain/notifications/ → domain/charges/ (domain/charges/charges.ts → domain/notifications/outbox.ts; domain/notifications/outbox.ts → domain/charges/charges.ts)",
+          "domain/commissions/ → domain/sign-in/ → domain/commissions/ (domain/commissions/offer.ts → domain/sign-in/tokens.ts; domain/sign-in/tokens.ts → domain/commissions/offer.ts)",
       },
     ]);
     const throughAThird = findViolations(
       tree({
-        "domain/a/a.ts": `import "../b/b.ts";`,
-        "domain/b/b.ts": `import "../c/c.ts";`,
-        "domain/c/c.ts": `export * from "../a/a.ts";`,
+        "domain/limits/a.ts": `import "../notifications/b.ts";`,
+        "domain/notifications/b.ts": `import "../webhooks/c.ts";`,
+        "domain/webhooks/c.ts": `export * from "../limits/a.ts";`,
       }),
     );
-    expect(throughAThird.map((v) => v.message.split(" (")[0])).toEqual(["domain/a/ → domain/b/ → domain/c/ → domain/a/"]);
+    expect(throughAThird.map((v) => v.message.split(" (")[0])).toEqual(["domain/limits/ → domain/notifications/ → domain/webhooks/ → domain/limits/"]);
   });
 
   it("refuse the domain's shared modules importing one of its folders", () => {
@@ -91,7 +92,55 @@ describe("the layers of the tree", () => {
         "domain/charges/charges.ts": `import { cents } from "../money.ts";`,
       }),
     );
-    expect(violations.map((v) => v.kind)).toEqual(["folder cycle"]);
+    expect(violations.map((v) => v.kind)).toEqual(["arrow up the domain's stack", "folder cycle"]);
+  });
+
+  it("refuse an arrow up the domain's stack even without a cycle: the event log importing delivery, merchant accounts their provisioning", () => {
+    const violations = findViolations(
+      tree({
+        "domain/webhooks/signature.ts": `export const sign = () => "";`,
+        "domain/events/event-stream.ts": `import { sign } from "../webhooks/signature.ts";`,
+        "domain/merchants/provisioning/merchant-provisioning.ts": `export const provision = () => {};`,
+        "domain/merchants/merchant-accounts.ts": `import type { provision } from "./provisioning/merchant-provisioning.ts";`,
+      }),
+    );
+    expect(violations).toEqual([
+      {
+        kind: "arrow up the domain's stack",
+        message: "domain/events/event-stream.ts imports domain/webhooks/signature.ts: events/ is below webhooks/ in the domain's stack (DOMAIN_STACK)",
+      },
+      {
+        kind: "arrow up the domain's stack",
+        message:
+          "domain/merchants/merchant-accounts.ts imports domain/merchants/provisioning/merchant-provisioning.ts: merchants/ is below merchants/provisioning/ in the domain's stack (DOMAIN_STACK)",
+      },
+    ]);
+  });
+
+  it("refuse a domain folder that has no place in the stack", () => {
+    expect(findViolations(tree({ "domain/refunds/refunds.ts": `export const refund = () => {};` }))).toEqual([
+      {
+        kind: "arrow up the domain's stack",
+        message: "domain/refunds/ has no place in the domain's stack: add it to DOMAIN_STACK (scripts/check-layers.ts) and to docs/architecture.md",
+      },
+    ]);
+  });
+
+  it("draw in docs/architecture.md the stack they check", () => {
+    const architecture = readFileSync(join(ROOT, "docs", "architecture.md"), "utf8");
+    const picture = architecture.slice(architecture.indexOf("The domain, top to bottom")).split("```")[1]!;
+    // A level's line starts with one space and its folders; a line that starts further in describes the one above.
+    const drawn = picture
+      .split("\n")
+      .filter((line) => /^ \S/.test(line))
+      .map((line) =>
+        line
+          .trim()
+          .split(/\s{2,}/)[0]!
+          .split(" ")
+          .map((folder) => (folder === "(root)" ? "" : folder.replace(/\/$/, ""))),
+      );
+    expect(drawn).toEqual(DOMAIN_STACK);
   });
 
   it("refuse SQL written in a handler", () => {
