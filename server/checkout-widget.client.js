@@ -85,7 +85,19 @@
     var root = host.shadowRoot || host.attachShadow({ mode: "open" });
     while (root.firstChild) root.removeChild(root.firstChild);
     adoptStyle(root);
+    var view = renderCard(root);
+    copyOnClick(view.copy, view.cvu);
+    var following = followPayment(view, options);
+    return {
+      unmount: function () {
+        following.stop();
+        while (root.firstChild) root.removeChild(root.firstChild);
+      },
+    };
+  }
 
+  /** The card, added to `root`; returns the elements that show the payment. */
+  function renderCard(root) {
     var card = element("section", { class: "card", "aria-label": "Pago por transferencia" });
     card.appendChild(element("h2", {}, "Pagá con una transferencia"));
     var amount = element("p", { class: "amount", "aria-label": "Monto a transferir" }, "…");
@@ -108,24 +120,10 @@
     var state = element("p", { class: "state", role: "status", "aria-live": "polite" }, "Cargando el pago…");
     card.appendChild(state);
     root.appendChild(card);
+    return { amount: amount, cvu: cvu, copy: copy, holder: holder, remaining: remaining, state: state };
+  }
 
-    var stopped = false;
-    var pollTimer = null;
-    var tickTimer = null;
-    var expiresAtMs = null; // by the local clock, from the service's secondsUntilExpiry
-    var notified = {};
-
-    function stop() {
-      stopped = true;
-      clearTimeout(pollTimer);
-      clearInterval(tickTimer);
-    }
-
-    function tick() {
-      if (expiresAtMs === null) return;
-      remaining.textContent = countdown(Math.max(0, Math.ceil((expiresAtMs - Date.now()) / 1000)));
-    }
-
+  function copyOnClick(copy, cvu) {
     copy.addEventListener("click", function () {
       var text = cvu.value;
       var done = function () {
@@ -142,21 +140,40 @@
         cvu.select(); // the buyer copies it by hand
       }
     });
+  }
+
+  /** Shows the payment in `view` and polls it until it is final, telling `onPaid` and `onExpired` once each. */
+  function followPayment(view, options) {
+    var stopped = false;
+    var pollTimer = null;
+    var expiresAtMs = null; // by the local clock, from the service's secondsUntilExpiry
+    var notified = {};
+
+    function stop() {
+      stopped = true;
+      clearTimeout(pollTimer);
+      clearInterval(tickTimer);
+    }
+
+    function tick() {
+      if (expiresAtMs === null) return;
+      view.remaining.textContent = countdown(Math.max(0, Math.ceil((expiresAtMs - Date.now()) / 1000)));
+    }
 
     function show(payment) {
-      amount.textContent = money(payment.amount);
-      cvu.value = payment.CVU || "—";
+      view.amount.textContent = money(payment.amount);
+      view.cvu.value = payment.CVU || "—";
       var info = payment.bankAccountInfo;
-      holder.textContent = info.accountHolderName + " · CUIT " + info.accountHolderTaxId + " · " + info.bankName;
+      view.holder.textContent = info.accountHolderName + " · CUIT " + info.accountHolderTaxId + " · " + info.bankName;
       expiresAtMs = Date.now() + payment.secondsUntilExpiry * 1000;
       if (FINAL[payment.state]) {
-        remaining.textContent = payment.state === "total_payment" ? "Pagado" : "Vencido";
+        view.remaining.textContent = payment.state === "total_payment" ? "Pagado" : "Vencido";
       } else {
         tick();
       }
-      state.setAttribute("data-state", payment.state);
-      if (state.textContent !== stateText(payment)) state.textContent = stateText(payment);
-      copy.disabled = FINAL[payment.state] === true;
+      view.state.setAttribute("data-state", payment.state);
+      if (view.state.textContent !== stateText(payment)) view.state.textContent = stateText(payment);
+      view.copy.disabled = FINAL[payment.state] === true;
     }
 
     function notify(name, payment) {
@@ -195,20 +212,15 @@
         })
         .catch(function () {
           if (stopped) return;
-          state.setAttribute("data-state", "error");
-          state.textContent = "No pudimos consultar el pago. Reintentando…";
+          view.state.setAttribute("data-state", "error");
+          view.state.textContent = "No pudimos consultar el pago. Reintentando…";
           pollTimer = setTimeout(poll, POLL_MS);
         });
     }
 
-    tickTimer = setInterval(tick, 1000);
+    var tickTimer = setInterval(tick, 1000);
     poll();
-    return {
-      unmount: function () {
-        stop();
-        while (root.firstChild) root.removeChild(root.firstChild);
-      },
-    };
+    return { stop: stop };
   }
 
   window.CobroCheckout = Object.freeze({ mount: mount });
