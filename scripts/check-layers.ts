@@ -45,12 +45,14 @@ export const INNER_LAYERS: Readonly<Record<string, string>> = {
  */
 export const DOMAIN_STACK: readonly (readonly string[])[] = [
   ["sandbox"],
-  ["merchants/provisioning"],
   ["checkout", "reconciliation", "going-live"],
   ["charges"],
   ["sign-in", "tenants", "commissions"],
-  ["integration-clients", "webhooks", "notifications", "limits"],
-  ["merchants", "events", "earnings", "cvu-pool", "payer-lookup", "audit"],
+  ["webhooks", "notifications", "limits"],
+  ["events"],
+  ["merchants"],
+  ["integration-clients"],
+  ["earnings", "cvu-pool", "payer-lookup", "password-links", "audit"],
   ["outbound", "secrets"],
   [""],
 ];

@@ -16,7 +16,7 @@ import { CobroStartupError } from "../db/errors.ts";
 import { systemClock } from "../domain/clock.ts";
 import { DomainError } from "../domain/errors.ts";
 import { SmtpEmailSender } from "../domain/outbound/smtp-email-sender.ts";
-import { provisionMerchantAccount, sendInvitation, type ProvidedMerchantAccount } from "../domain/merchants/provisioning/merchant-provisioning.ts";
+import { provisionMerchantAccount, sendInvitation, type ProvidedMerchantAccount } from "../domain/merchants/merchant-provisioning.ts";
 import { addContractFormats } from "../server/http/media-types.ts";
 import { fail, withConfiguredDatabase } from "./operator-database.ts";
 import { ROOT } from "./cobro-process.ts";

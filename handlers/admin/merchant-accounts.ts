@@ -1,7 +1,7 @@
 // The merchant accounts that the payment provider's systems (with a platform API key) and platform admins
 // keep: provisioning by the provider's id, and the invitation mailed once the account's change committed.
 import type { MerchantAccount } from "../../db/tables/merchants.table.ts";
-import { provisionMerchantAccount as provision, sendInvitation } from "../../domain/merchants/provisioning/merchant-provisioning.ts";
+import { provisionMerchantAccount as provision, sendInvitation } from "../../domain/merchants/merchant-provisioning.ts";
 import { listMerchantAccounts as listAccounts } from "../../domain/merchants/merchant-accounts.ts";
 import type { components } from "../../generated/types/admin.ts";
 import { requirePlatformAdmin } from "./caller.ts";

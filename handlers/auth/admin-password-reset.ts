@@ -8,7 +8,7 @@ import {
   resetPassword,
   sendPasswordResetEmail,
   type PasswordResetLink,
-} from "../../domain/sign-in/password-links.ts";
+} from "../../domain/sign-in/password-reset.ts";
 import type { Logger } from "../../runtime/logger.ts";
 import type { Services } from "../handler-types.ts";
 import { emailedLinkPageHeaders as pageHeaders, pageNonce } from "../pages/emailed-link-page.ts";

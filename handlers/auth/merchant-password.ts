@@ -1,7 +1,7 @@
 // A merchant account's password pages: the "forgot password" form of the authorization screen, and the
 // page its invitation or reset link opens. The same use cases as the admins' reset, for the other kind of account.
 import { DomainError } from "../../domain/errors.ts";
-import { createPasswordResetLink, requireUsablePasswordResetLink, resetPassword } from "../../domain/sign-in/password-links.ts";
+import { createPasswordResetLink, requireUsablePasswordResetLink, resetPassword } from "../../domain/sign-in/password-reset.ts";
 import { mailPasswordResetLink } from "./admin-password-reset.ts";
 import { emailedLinkPageHeaders as pageHeaders, pageNonce } from "../pages/emailed-link-page.ts";
 import {

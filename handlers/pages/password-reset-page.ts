@@ -3,7 +3,8 @@
 // phone, with the look of the authorization screen. The one inline script of a link's page takes the
 // token out of the address bar (and so out of the history); the form carries it in a hidden field.
 import { escapeHtml } from "../../domain/html.ts";
-import { CHOSEN_PASSWORD_LENGTH, type PasswordAccountKind } from "../../domain/sign-in/password-links.ts";
+import type { PasswordAccountKind } from "../../domain/password-links/password-links.ts";
+import { CHOSEN_PASSWORD_LENGTH } from "../../domain/sign-in/password-reset.ts";
 import { htmlDocument } from "./html-document.ts";
 import { AUTH_PAGE_STYLE, MERCHANT_FORGOT_PASSWORD_PATH } from "./sign-in-page.ts";
 import { FORGET_TOKEN_IN_ADDRESS_BAR } from "./emailed-link-page.ts";

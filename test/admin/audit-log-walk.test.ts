@@ -14,7 +14,7 @@ import { codeBlocks } from "../docs/code-blocks.ts";
 import { startWebhookReceiver, type WebhookReceiver } from "../helpers/webhook-receiver.ts";
 import { startSmtpServer, type TestSmtpServer } from "../helpers/smtp-server.ts";
 import { createPlatformApiKey } from "../../domain/sign-in/platform-api-keys.ts";
-import { createPasswordResetLink } from "../../domain/sign-in/password-links.ts";
+import { createPasswordResetLink } from "../../domain/sign-in/password-reset.ts";
 import { credentialThrottle } from "../../domain/sign-in/credential-throttle.ts";
 import { ADMIN_API_UNAUDITED, AUDITED_ADMIN_SESSION_OPERATIONS } from "../../server/http/audit-policy.ts";
 import type { SandboxCredentials } from "../../domain/sandbox/sandbox-bootstrap.ts";

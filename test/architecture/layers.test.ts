@@ -95,13 +95,13 @@ describe("the layers of the tree", () => {
     expect(violations.map((v) => v.kind)).toEqual(["arrow up the domain's stack", "folder cycle"]);
   });
 
-  it("refuse an arrow up the domain's stack even without a cycle: the event log importing delivery, merchant accounts their provisioning", () => {
+  it("refuse an arrow up the domain's stack even without a cycle: the event log importing delivery, merchant accounts the sign-in", () => {
     const violations = findViolations(
       tree({
         "domain/webhooks/signature.ts": `export const sign = () => "";`,
         "domain/events/event-stream.ts": `import { sign } from "../webhooks/signature.ts";`,
-        "domain/merchants/provisioning/merchant-provisioning.ts": `export const provision = () => {};`,
-        "domain/merchants/merchant-accounts.ts": `import type { provision } from "./provisioning/merchant-provisioning.ts";`,
+        "domain/sign-in/password-reset.ts": `export const reset = () => {};`,
+        "domain/merchants/merchant-provisioning.ts": `import { reset } from "../sign-in/password-reset.ts";`,
       }),
     );
     expect(violations).toEqual([
@@ -112,7 +112,7 @@ describe("the layers of the tree", () => {
       {
         kind: "arrow up the domain's stack",
         message:
-          "domain/merchants/merchant-accounts.ts imports domain/merchants/provisioning/merchant-provisioning.ts: merchants/ is below merchants/provisioning/ in the domain's stack (DOMAIN_STACK)",
+          "domain/merchants/merchant-provisioning.ts imports domain/sign-in/password-reset.ts: merchants/ is below sign-in/ in the domain's stack (DOMAIN_STACK)",
       },
     ]);
   });

@@ -1,16 +1,15 @@
-// Links that set an account's password: an admin's or a merchant account's reset link ("forgot
-// password"), and a new merchant account's invitation. The link carries a random token, kept only as its
-// SHA-256, that works once and until it expires (one hour for a reset); each account has at most one
-// link (a new one replaces the row), so only the newest works. Setting the new password uses the link
-// up, in one transaction with the password (and, for an admin, with ending every session and clearing a
-// pending temporary password). Whether an email belongs to an account is never told to the one who asks.
+// The password reset ("forgot password") of an admin or a merchant account: the request that opens a
+// reset link (domain/password-links/, one hour) and mails it, the page's check, and setting the new
+// password with it. Setting the new password uses the link up, in one transaction with the password (and,
+// for an admin, with ending every session and clearing a pending temporary password). Whether an email
+// belongs to an account is never told to the one who asks.
 import { sql, type Kysely } from "kysely";
 import type { Database } from "../../db/schema.ts";
-import type { Executor } from "../../db/transactions.ts";
 import type { EmailMessage, Sender, SendResult } from "../outbound/sender.ts";
 import type { Clock } from "../clock.ts";
 import { DomainError, ValidationError } from "../errors.ts";
-import { hashSecret, randomToken, sha256 } from "../secrets/hashing.ts";
+import { hashSecret, randomToken } from "../secrets/hashing.ts";
+import { openPasswordLink, passwordLinkUsable, passwordResetPageUrl, useUpPasswordLink, type PasswordAccountKind } from "../password-links/password-links.ts";
 import { accountEmail, portalUrl } from "../outbound/account-email.ts";
 import { countAttempt, throttledCheck, type CredentialThrottle } from "./credential-throttle.ts";
 import type { AdminFound } from "./admin-session.ts";
@@ -19,11 +18,6 @@ export const PASSWORD_RESET_MINUTES = 60;
 
 /** The rule of a password an account chooses: the contract's `AdminPasswordChange.newPassword` (12 to 200 characters). */
 export const CHOSEN_PASSWORD_LENGTH = { min: 12, max: 200 } as const;
-
-/** Whose password a link sets: the column of `password_links` that names the account. */
-export type PasswordAccountKind = "admin" | "merchant";
-
-const ACCOUNT_COLUMN = { admin: "admin_user_id", merchant: "merchant_account_id" } as const;
 
 /** A link to mail: the token is in clear here only, on its way to the email. */
 export interface PasswordResetLink {
@@ -81,31 +75,6 @@ async function activeMerchantWithEmail(db: Kysely<Database>, email: string) {
     .executeTakeFirst();
 }
 
-/**
- * Makes `token` the account's one working link until `expiresAt`, replacing any earlier link. Takes an
- * executor, so that an invitation's link is opened in the transaction that creates the account.
- */
-export async function openPasswordLink(
-  db: Executor,
-  account: { kind: PasswordAccountKind; id: string },
-  token: string,
-  now: Date,
-  expiresAt: Date,
-): Promise<void> {
-  const column = ACCOUNT_COLUMN[account.kind];
-  const tokenHash = sha256(token);
-  await db
-    .insertInto("password_links")
-    .values({ [column]: account.id, token_hash: tokenHash, created_at: now, expires_at: expiresAt })
-    .onConflict((conflict) => conflict.column(column).doUpdateSet({ token_hash: tokenHash, created_at: now, expires_at: expiresAt, used_at: null }))
-    .execute();
-}
-
-/** The page a link opens, on the Auth API: the admins' or the merchant accounts'. */
-export function passwordResetPageUrl(authPublicUrl: string, token: string, kind: PasswordAccountKind = "admin"): string {
-  return `${authPublicUrl}/integration/${kind}/password-reset/page?token=${encodeURIComponent(token)}`;
-}
-
 /** The admin's reset email (Spanish): the link, and that it lasts one hour and works once. */
 export function passwordResetEmail(link: PasswordResetLink, pageUrl: string, signInUrl: string): EmailMessage {
   const greeting = link.name ? `Hola ${link.name}:` : "Hola:";
@@ -151,15 +120,7 @@ export async function sendPasswordResetEmail(
 
 /** Refuses a link that can no longer set a password of that kind of account (the page checks before showing its form). */
 export async function requireUsablePasswordResetLink(db: Kysely<Database>, clock: Clock, token: string, kind: PasswordAccountKind = "admin"): Promise<void> {
-  const usable = await db
-    .selectFrom("password_links")
-    .select("id")
-    .where("token_hash", "=", sha256(token))
-    .where(ACCOUNT_COLUMN[kind], "is not", null)
-    .where("used_at", "is", null)
-    .where("expires_at", ">", clock.now())
-    .executeTakeFirst();
-  if (!usable) throw linkInvalid();
+  if (!(await passwordLinkUsable(db, token, kind, clock.now()))) throw linkInvalid();
 }
 
 function checkNewPassword(newPassword: string): void {
@@ -200,15 +161,7 @@ async function setPasswordWithLink(
   const passwordHash = await hashSecret(input.newPassword);
   const now = clock.now();
   await db.transaction().execute(async (trx) => {
-    const used = await trx
-      .updateTable("password_links")
-      .set({ used_at: now })
-      .where("token_hash", "=", sha256(input.token))
-      .where(ACCOUNT_COLUMN[kind], "is not", null)
-      .where("used_at", "is", null)
-      .where("expires_at", ">", now)
-      .returning(["admin_user_id", "merchant_account_id"])
-      .executeTakeFirst();
+    const used = await useUpPasswordLink(trx, input.token, kind, now);
     if (!used) throw linkInvalid();
     if (used.merchant_account_id !== null) {
       // A merchant account has no session of its own: the authorizations it gave integrations stand.

@@ -1,19 +1,19 @@
 // Merchant accounts kept by the payment provider's systems. Each call states a whole account keyed by the
 // provider's own id (`provider_merchant_id`, unique), so repeating it is harmless: the first creates, the
 // next ones find the account and change only what differs. A new active account has no password: it is
-// invited by email to choose one through a password link (domain/sign-in/password-links.ts).
+// invited by email to choose one through a password link (domain/password-links/).
 import type { Kysely, Transaction } from "kysely";
-import { isUniqueViolation } from "../../../db/errors.ts";
-import type { Database } from "../../../db/schema.ts";
-import type { MerchantAccount, MerchantAccountStatus } from "../../../db/tables/merchants.table.ts";
-import type { EmailMessage, Sender } from "../../outbound/sender.ts";
-import type { Clock } from "../../clock.ts";
-import { DomainError, ValidationError } from "../../errors.ts";
-import { isValidCuil } from "../../tax-id.ts";
-import { generatePassword, hashSecret, randomToken } from "../../secrets/hashing.ts";
-import { requireAccountMail } from "../../integration-clients/admin-welcome.ts";
-import { openPasswordLink, passwordResetPageUrl } from "../../sign-in/password-links.ts";
-import { accountEmail } from "../../outbound/account-email.ts";
+import { isUniqueViolation } from "../../db/errors.ts";
+import type { Database } from "../../db/schema.ts";
+import type { MerchantAccount, MerchantAccountStatus } from "../../db/tables/merchants.table.ts";
+import type { EmailMessage, Sender } from "../outbound/sender.ts";
+import type { Clock } from "../clock.ts";
+import { DomainError, ValidationError } from "../errors.ts";
+import { isValidCuil } from "../tax-id.ts";
+import { generatePassword, hashSecret, randomToken } from "../secrets/hashing.ts";
+import { requireAccountMail } from "../integration-clients/admin-welcome.ts";
+import { openPasswordLink, passwordResetPageUrl } from "../password-links/password-links.ts";
+import { accountEmail } from "../outbound/account-email.ts";
 
 /** How long an invitation's link works: as long as an admin's temporary password. */
 export const INVITATION_DAYS = 7;
