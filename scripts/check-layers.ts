@@ -59,7 +59,7 @@ export const DOMAIN_STACK: readonly (readonly string[])[] = [
 
 const DOMAIN_LEVEL = new Map(DOMAIN_STACK.flatMap((level, index) => level.map((folder) => [folder, index] as const)));
 
-/** A domain file's folder as the stack names it (`merchants/provisioning`, `""` for the root modules). */
+/** A domain file's folder as the stack names it (`sign-in`, a subfolder as `a/b`, `""` for the root modules). */
 function domainFolder(file: string): string {
   return dirname(file).slice("domain".length + 1);
 }
@@ -77,7 +77,7 @@ const SQL_BUILDER = /\b(selectFrom|insertInto|updateTable|deleteFrom|replaceInto
 const SKIPPED_DIRECTORIES = new Set(["node_modules", ".git", ".data", "dist"]);
 
 export interface Violation {
-  kind: "arrow not allowed" | "arrow up the domain's stack" | "folder cycle" | "SQL in a handler";
+  kind: "arrow not allowed" | "arrow up the domain's stack" | "folder outside the domain's stack" | "folder cycle" | "SQL in a handler";
   /** One line a person can act on. */
   message: string;
 }
@@ -151,7 +151,7 @@ export function findViolations(sources: ReadonlyMap<string, string>): Violation[
   for (const folder of new Set([...sources.keys()].filter((file) => file.startsWith("domain/")).map(domainFolder))) {
     if (!DOMAIN_LEVEL.has(folder))
       violations.push({
-        kind: "arrow up the domain's stack",
+        kind: "folder outside the domain's stack",
         message: `domain/${folder}/ has no place in the domain's stack: add it to DOMAIN_STACK (scripts/check-layers.ts) and to docs/architecture.md`,
       });
   }

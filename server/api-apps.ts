@@ -1,7 +1,5 @@
 // Each API's app as this service composes it: its generated document, its handlers, who may call it, which
 // of its operations are audited, and the routes of its host outside the contract.
-import { readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 import YAML from "yaml";
 import type { Document } from "openapi-backend";
 import { anonymousCaller, type AdminApiCaller, type AuthCaller, type IntegrationCaller } from "../domain/sign-in/callers.ts";
@@ -18,9 +16,9 @@ import { generatedDocumentText, referencePages } from "./reference-pages.ts";
 import { checkoutWidgetRoutes } from "./checkout-widget.ts";
 import { adminSignInPageRedirect, portalRoutes } from "./portal.ts";
 
+/** The API's generated document, as openapi-backend reads it (the text its reference pages serve, parsed). */
 export function loadDocument(api: ApiName): Document {
-  const path = fileURLToPath(new URL(`../generated/openapi/${api}.yaml`, import.meta.url));
-  return YAML.parse(readFileSync(path, "utf8")) as Document;
+  return YAML.parse(generatedDocumentText(api)) as Document;
 }
 
 /** What an API's host serves besides its contract, in the order it is mounted (before openapi-backend). */

@@ -6,6 +6,7 @@
 // refusal's code and status.
 import type { Kysely } from "kysely";
 import type { Database } from "../../db/schema.ts";
+import type { AdminUser } from "../../db/tables/admins.table.ts";
 import { withWorkAtFirstCommit } from "../../db/transactions.ts";
 import type { Clock } from "../clock.ts";
 import { appendAuditEntry, type AuditActor, type AuditEntryInput } from "./audit-log.ts";
@@ -28,7 +29,7 @@ export interface AuditEntryNotes {
 }
 
 /** The actor an admin's row names. */
-export function adminActor(admin: { id: string; role: "PLATFORM_ADMIN" | "INTEGRATION_ADMIN"; integration_client_id: string | null }): AuditActor {
+export function adminActor(admin: Pick<AdminUser, "id" | "role" | "integration_client_id">): AuditActor {
   return admin.role === "INTEGRATION_ADMIN" && admin.integration_client_id !== null
     ? { kind: "integration_admin", adminUserId: admin.id, integrationClientId: admin.integration_client_id }
     : { kind: "platform_admin", adminUserId: admin.id };
@@ -83,8 +84,7 @@ export async function auditedOperation<T>(
     result = await run({ db: atFirstCommit.db, notes });
   } catch (error) {
     atFirstCommit.close();
-    const refusal = how.refusalOf(error);
-    await appendAuditEntry(db, entry({ outcome: "refused", status: refusal.status, errorCode: refusal.code })).catch(how.onRecordFailure);
+    await appendAuditEntry(db, entry(refusedOutcome(how.refusalOf(error)))).catch(how.onRecordFailure);
     throw error;
   }
   const committed = atFirstCommit.committed;
@@ -94,4 +94,14 @@ export async function auditedOperation<T>(
     await appendAuditEntry(db, entry({ outcome: status < 400 ? "succeeded" : "refused", status }));
   }
   return result;
+}
+
+/** The entry of an operation refused before it ran (its request outside the contract): nothing to run, nothing changed. */
+export async function appendRefusal(db: Kysely<Database>, clock: Clock, draft: AuditDraft, refusal: { status: number; code: string }): Promise<void> {
+  const { successStatus: _, ...base } = draft;
+  await appendAuditEntry(db, { ...base, occurredAt: clock.now(), ...refusedOutcome(refusal) });
+}
+
+function refusedOutcome(refusal: { status: number; code: string }): Pick<AuditEntryInput, "outcome" | "status" | "errorCode"> {
+  return { outcome: "refused", status: refusal.status, errorCode: refusal.code };
 }

@@ -3,7 +3,7 @@
 // until it expires; each account has at most one link (a new one replaces the row), so only the newest
 // works. What the links are for is decided above: the reset flow in domain/sign-in/password-reset.ts, the
 // invitation in domain/merchants/merchant-provisioning.ts.
-import type { Kysely, Transaction } from "kysely";
+import type { ExpressionBuilder, Kysely, Transaction } from "kysely";
 import type { Database } from "../../db/schema.ts";
 import type { Executor } from "../../db/transactions.ts";
 import { sha256 } from "../secrets/hashing.ts";
@@ -43,10 +43,7 @@ export async function passwordLinkUsable(db: Kysely<Database>, token: string, ki
   const usable = await db
     .selectFrom("password_links")
     .select("id")
-    .where("token_hash", "=", sha256(token))
-    .where(ACCOUNT_COLUMN[kind], "is not", null)
-    .where("used_at", "is", null)
-    .where("expires_at", ">", now)
+    .where(stillWorks(token, kind, now))
     .executeTakeFirst();
   return usable !== undefined;
 }
@@ -64,10 +61,13 @@ export async function useUpPasswordLink(
   return trx
     .updateTable("password_links")
     .set({ used_at: now })
-    .where("token_hash", "=", sha256(token))
-    .where(ACCOUNT_COLUMN[kind], "is not", null)
-    .where("used_at", "is", null)
-    .where("expires_at", ">", now)
+    .where(stillWorks(token, kind, now))
     .returning(["admin_user_id", "merchant_account_id"])
     .executeTakeFirst();
+}
+
+/** The link with this token, of that kind of account, unused and unexpired. */
+function stillWorks(token: string, kind: PasswordAccountKind, now: Date) {
+  return (eb: ExpressionBuilder<Database, "password_links">) =>
+    eb.and([eb("token_hash", "=", sha256(token)), eb(ACCOUNT_COLUMN[kind], "is not", null), eb("used_at", "is", null), eb("expires_at", ">", now)]);
 }

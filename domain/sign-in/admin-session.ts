@@ -2,6 +2,7 @@
 // refresh (each refresh token used once), sign-out, and the password change that ends the other sessions.
 import { sql, type Kysely } from "kysely";
 import type { Database } from "../../db/schema.ts";
+import type { AdminUser } from "../../db/tables/admins.table.ts";
 import type { Clock } from "../clock.ts";
 import { DomainError } from "../errors.ts";
 import { burnVerification, hashSecret, randomToken, sha256, verifySecret } from "../secrets/hashing.ts";
@@ -11,11 +12,7 @@ import { throttledCheck, type CredentialThrottle } from "./credential-throttle.t
 const SESSION_DAYS = 30;
 
 /** An admin as a request that acts for them knows them. */
-export interface AdminIdentity {
-  id: string;
-  role: "PLATFORM_ADMIN" | "INTEGRATION_ADMIN";
-  integration_client_id: string | null;
-}
+export type AdminIdentity = Pick<AdminUser, "id" | "role" | "integration_client_id">;
 
 /**
  * Told which admin a request turns out to act as, as soon as the use case knows: a sign-in knows once the

@@ -6,7 +6,7 @@
 import type { Request, Response } from "express";
 import type { Context, Operation } from "openapi-backend";
 import { DomainError } from "../../domain/errors.ts";
-import { auditedOperation, type AuditDraft } from "../../domain/audit/audited-operation.ts";
+import { appendRefusal, auditedOperation, type AuditDraft } from "../../domain/audit/audited-operation.ts";
 import { bodyFieldNames, recordedValues } from "../../domain/audit/recorded-fields.ts";
 import type { HandlerContext, Services } from "../../handlers/handler-types.ts";
 import type { ApiName } from "../../runtime/config.ts";
@@ -75,6 +75,8 @@ export function auditHooks<Caller>(options: AuditHooksOptions<Caller>, operation
     };
   }
 
+  // What an operation that is not audited runs with: the service's own, the same for every request.
+  const unaudited: AuditedStep = { services };
   return {
     async runAudited(context, req, res, run) {
       const draft = auditDraft(context, req, res, { withBody: true });
@@ -86,20 +88,13 @@ export function auditHooks<Caller>(options: AuditHooksOptions<Caller>, operation
             auditRun(res, (answer) => answer.status),
             (audited) => run({ services: { ...services, db: audited.db }, audit: audited.notes }),
           )
-        : await run({ services });
+        : await run(unaudited);
     },
     async recordRefusal(context, req, res, refusal) {
       const draft = auditDraft(context, req, res, { withBody: false });
-      if (draft)
-        await auditedOperation(
-          services.db,
-          services.clock,
-          draft,
-          auditRun(res, () => 0),
-          async () => {
-            throw refusal;
-          },
-        ).catch(() => {});
+      if (!draft) return;
+      const how = auditRun(res, () => 0);
+      await appendRefusal(services.db, services.clock, draft, how.refusalOf(refusal)).catch(how.onRecordFailure);
     },
   };
 }

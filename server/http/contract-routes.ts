@@ -26,14 +26,13 @@ export interface OperationsOptions<Caller> {
 export function registerOperations<Caller>(contract: ContractBackend, options: OperationsOptions<Caller>, answers: Answering, audit: AuditHooks): string[] {
   const { backend } = contract;
   const notImplementedOperations: string[] = [];
-  const operationIds = backend.getOperations().map((operation) => operation.operationId!);
-  for (const operationId of operationIds) {
+  for (const operation of contract.operations) {
+    const operationId = operation.operationId!;
     const handler = options.handlers[operationId];
-    if (handler === undefined || handler === notImplemented) notImplementedOperations.push(operationId);
-  }
-  for (const operationId of operationIds) {
-    const handler = options.handlers[operationId];
-    if (handler === undefined || handler === notImplemented) continue;
+    if (handler === undefined || handler === notImplemented) {
+      notImplementedOperations.push(operationId);
+      continue;
+    }
     const answer = answers.answerOf(operationId);
     backend.registerHandler(operationId, async (context: Context, req: Request, res: Response) => {
       answers.atOperation(res, operationId);

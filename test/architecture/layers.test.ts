@@ -120,7 +120,7 @@ describe("the layers of the tree", () => {
   it("refuse a domain folder that has no place in the stack", () => {
     expect(findViolations(tree({ "domain/refunds/refunds.ts": `export const refund = () => {};` }))).toEqual([
       {
-        kind: "arrow up the domain's stack",
+        kind: "folder outside the domain's stack",
         message: "domain/refunds/ has no place in the domain's stack: add it to DOMAIN_STACK (scripts/check-layers.ts) and to docs/architecture.md",
       },
     ]);
