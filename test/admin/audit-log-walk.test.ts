@@ -400,7 +400,7 @@ describe("the audit log's walk through the contract", () => {
     expect(suspended.client_address).toMatch(/127\.0\.0\.1/);
   });
 
-  it("records sign-ins with who signed in, and a refusal for an unknown email without naming anyone", async () => {
+  it("records sign-ins with who signed in, a refusal for an unknown email without naming anyone, and whose reset was asked for", async () => {
     const logins = await Promise.all(steps.filter((s) => s.operation === "adminLogin").map((s) => entriesOf(s.answer.headers.get("x-request-id"))));
     const sessionAdminId = (
       await t.database.db.selectFrom("admin_users").select("id").where("email", "=", sessionSet.integrationAdmin.email).executeTakeFirstOrThrow()
@@ -414,6 +414,9 @@ describe("the audit log's walk through the contract", () => {
       const [entry] = await entriesOf(steps.find((s) => s.operation === operation)!.answer.headers.get("x-request-id"));
       expect(entry, operation).toMatchObject({ outcome: "succeeded", actor_admin_user_id: sessionAdminId });
     }
+    // Nobody is signed in to ask for a reset: the entry names the admin whose email was typed as its target, not the email.
+    const [reset] = await entriesOf(steps.find((s) => s.operation === "requestAdminPasswordReset")!.answer.headers.get("x-request-id"));
+    expect(reset).toMatchObject({ outcome: "succeeded", actor_kind: "anonymous", targets: { adminUserId: sessionAdminId } });
   });
 
   it("keeps no secret, password, token or typed email in any entry", async () => {
