@@ -509,8 +509,9 @@ describe("the test webhook", () => {
       targetUrl: receiver.url(path),
     });
     expect(slow.json).not.toHaveProperty("responseStatus");
+    // It waited for the deadline (from below only: how much later it answers depends on a busy machine); that
+    // it did not wait for the answer shows in `delivered: false` of a receiver that answers 200.
     expect(elapsed).toBeGreaterThanOrEqual(4900);
-    expect(elapsed).toBeLessThan(6000);
   }, 15_000);
 
   it("an unknown event to resend is 404", async () => {
