@@ -35,6 +35,14 @@ it("records a signed transfer once and reconciles it", async () => {
   const again = await post(transfer, (raw) => sign(raw));
   expect(again.json).toMatchObject({ transferId: first.json.transferId, duplicate: true });
   expect((await m.call("GET", "/payment-request/FEED-0000001")).json.state).toBe("total_payment");
+  // Applied twice, the charge would still read total_payment: what proves "once" is one payment of 500 and
+  // one event, with nothing left over as unmatched money.
+  const listed = (await m.call("GET", "/payment-request")).json as { referenceId: string; paidAmount: number }[];
+  expect(listed.filter((c) => c.referenceId === "FEED-0000001")).toEqual([expect.objectContaining({ paidAmount: 500 })]);
+  const admin = await signedInAdmin(t, m.sandbox.integrationAdmin);
+  const events = (await admin.call("GET", "/my-integration/events?limit=100")).json.items as { event: string; payload: { transactionId?: string } }[];
+  expect(events.filter((e) => e.event === "payment_request.payment_received")).toHaveLength(1);
+  expect(events.filter((e) => e.event === "payment.unmatched" && e.payload.transactionId === "BNK-1")).toEqual([]);
   const unknown = await post({ ...transfer, transactionId: "BNK-2", receivingCvu: "0000253200000099999995" }, (raw) => sign(raw));
   expect(unknown.json).toMatchObject({ duplicate: false, conciliated: false, unmatchedReason: "no_pending" });
 });
