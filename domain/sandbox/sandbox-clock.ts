@@ -1,10 +1,11 @@
-// An integration's Sandbox clock: an offset over the service clock that only moves forward. Moving it runs,
-// in the same transaction, every time-driven transition that came due for that integration and queues the
-// payer notifications whose time came, so the answer already shows them (and a failed sweep leaves the
-// clock where it was).
+// An integration's Sandbox clock: an offset over the service clock that only moves forward, until a reset
+// starts it over at real time. Moving it runs, in the same transaction, every time-driven transition that
+// came due for that integration and queues the payer notifications whose time came, so the answer already
+// shows them (and a failed sweep leaves the clock where it was).
 import type { Kysely } from "kysely";
 import type { Database } from "../../db/schema.ts";
 import { runTimeTransitions } from "../charges/time-transitions.ts";
+import { argentinaDate } from "../argentina-time.ts";
 import { integrationNow, type Clock } from "../clock.ts";
 import { DomainError, ValidationError } from "../errors.ts";
 import { queueDueNotifications, type DueSweepOptions } from "../notifications/due-sweep.ts";
@@ -70,5 +71,20 @@ export async function advanceSandboxClock(
     // After the transitions, so a charge that closed in between still sends what came due before it closed.
     await queueDueNotifications(trx, { now: clock.now(), sendsPerSecond: input.notificationSendsPerSecond, integrationClientId: input.integrationClientId });
     return Number(stored.clock_offset_ms);
+  });
+}
+
+/**
+ * Starts the integration's clock over at real time. Only the clock goes back: charges, transfers and
+ * events stay as the advanced clock left them (an open charge's due dates all follow its creation, so it
+ * simply comes due on real time). The day's counts of the days after the new today are cleared, or those
+ * days would start with what was used on them the first time round.
+ */
+export async function resetSandboxClock(db: Kysely<Database>, clock: Clock, input: { integrationClientId: string }): Promise<void> {
+  const today = argentinaDate(clock.now());
+  await db.transaction().execute(async (trx) => {
+    await trx.updateTable("integration_clients").set({ clock_offset_ms: 0 }).where("id", "=", input.integrationClientId).execute();
+    await trx.deleteFrom("daily_message_usage").where("scope", "=", `integration:${input.integrationClientId}`).where("day", ">", today).execute();
+    await trx.deleteFrom("payer_lookup_usage").where("integration_client_id", "=", input.integrationClientId).where("day", ">", today).execute();
   });
 }

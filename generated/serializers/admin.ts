@@ -14889,6 +14889,7 @@ export const responseSerializers = {
   "resendPayoutLinkInvite": { "200": s37, "401": s3, "403": s3, "409": s3, "500": s3, "503": s3 },
   "getSandboxClock": { "200": s38, "401": s3, "403": s3, "500": s3, "503": s3 },
   "advanceSandboxClock": { "200": s38, "400": s18, "401": s3, "403": s3, "413": s7, "500": s3, "503": s3 },
+  "resetSandboxClock": { "200": s38, "401": s3, "403": s3, "500": s3, "503": s3 },
   "simulatePayment": { "200": s39, "400": s18, "401": s3, "403": s3, "413": s7, "500": s3, "503": s3 },
   "listTenants": { "200": s40, "401": s3, "403": s3, "500": s3, "503": s3 },
   "createTenant": { "201": s41, "400": s18, "401": s3, "403": s3, "409": s3, "413": s7, "500": s3, "503": s3 },

@@ -989,13 +989,48 @@ export type paths = {
         put?: never;
         /**
          * Advance the sandbox clock
-         * @description Move the integration's clock forward (never back), by `advanceTo` or by `advanceBy` (exactly one).
+         * @description Move the integration's clock forward (never back: `POST /my-integration/sandbox-clock/reset` starts
+         *     it over at real time), by `advanceTo` or by `advanceBy` (exactly one).
          *     Everything time-dependent for the integration follows it: validation of new due dates, surcharges,
          *     overdue and expiry, reminders, draft discard, the day of the quotas. The transitions that came due
          *     run, with their events, before the answer. The clock goes no further than 9999-12-31T23:59:59Z
          *     (400 `ValidationError` for a target past it).
          */
         post: operations["advanceSandboxClock"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/my-integration/sandbox-clock/reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reset the sandbox clock to real time
+         * @description Start the integration's clock over at real time (offset 0), so that a walkthrough or a test suite
+         *     that moved it can run again from today. The clock is the only thing moved back; what the advanced
+         *     clock did stays as it happened:
+         *
+         *     - Charges, transfers and events keep their states and the times they were written with, some of
+         *     them later than the clock now: a charge the clock made `overdue` or `expired` stays so, and a
+         *     charge created while the clock was ahead keeps its `createdAt`.
+         *     - A charge still open keeps its due dates, which all follow its creation: it comes due on the
+         *     clock from now on (its reminders, surcharge, overdue and expiry with it).
+         *     - The day's counts of the days after the new today (chat messages, payer lookups) are cleared:
+         *     those days start with nothing used when the clock reaches them again.
+         *
+         *     Due dates are validated against the new today, so dates computed from this answer's `today`
+         *     (rather than from a computer's date) are accepted. Resetting a clock that was never advanced
+         *     changes nothing. Production has no Sandbox clock: 403 `SandboxOnlyError`.
+         */
+        post: operations["resetSandboxClock"];
         delete?: never;
         options?: never;
         head?: never;
@@ -8699,6 +8734,78 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description 500 `InternalServerError`: an internal error; quote the `id` to support. Safe to retry reads; after a write, read the resource again before retrying. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /**
+             * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
+             *     just now (a restart, a failover). Nothing was done; retry after the wait.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying (always sent with this code). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+        };
+    };
+    resetSandboxClock: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "now": "2026-11-22T13:05:00Z",
+                     *       "offsetSeconds": 0,
+                     *       "today": "2026-11-22"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SandboxClock"];
+                };
+            };
+            /**
+             * @description 401 `UnauthorizedError`: the token is missing or sent in more than one `Authorization` header; not signed by
+             *     Cobro, of another issuer, altered, expired or not valid yet; its session was signed out; or it is not an
+             *     admin `idToken` (a merchant account's token and refresh tokens are refused).
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /** @description 403 `ForbiddenError` (the token is not an integration admin's), `PasswordChangeRequiredError` (the session was opened with a temporary password: change it first) or `SandboxOnlyError` (the operation exists only in the Sandbox; this is Production). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
                 };
             };
             /** @description 500 `InternalServerError`: an internal error; quote the `id` to support. Safe to retry reads; after a write, read the resource again before retrying. */

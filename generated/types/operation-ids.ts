@@ -103,6 +103,7 @@ export const adminOperationIds = [
   "resendPayoutLinkInvite",
   "getSandboxClock",
   "advanceSandboxClock",
+  "resetSandboxClock",
   "simulatePayment",
   "listTenants",
   "createTenant",

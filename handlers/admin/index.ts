@@ -4,7 +4,7 @@ import type { AdminApiCaller } from "../../domain/sign-in/callers.ts";
 import type { HandlerMap } from "../handler-types.ts";
 import { getHealth, getReadiness } from "../health.ts";
 import { createTestTokens, listIntegrationUsers, unlinkMerchant } from "./merchants.ts";
-import { advanceSandboxClock, createTestCharge, getSandboxClock, simulatePayment } from "./sandbox.ts";
+import { advanceSandboxClock, createTestCharge, getSandboxClock, resetSandboxClock, simulatePayment } from "./sandbox.ts";
 import {
   getWebhookSigningSecret,
   getWebhookSubscriptions,
@@ -92,6 +92,7 @@ export const adminHandlers: HandlerMap<operations, AdminApiCaller> = {
   resendPayoutLinkInvite,
   getSandboxClock,
   advanceSandboxClock,
+  resetSandboxClock,
   simulatePayment,
   createTestCharge,
   listTenants,

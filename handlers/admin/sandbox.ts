@@ -3,7 +3,7 @@ import { integrationNow } from "../../domain/clock.ts";
 import { argentinaDate, argentinaDateTime } from "../../domain/argentina-time.ts";
 import { accountNumberOf } from "../../domain/cvu.ts";
 import { fromCents, requireCents } from "../../domain/money.ts";
-import { advanceSandboxClock as advanceClock } from "../../domain/sandbox/sandbox-clock.ts";
+import { advanceSandboxClock as advanceClock, resetSandboxClock as resetClock } from "../../domain/sandbox/sandbox-clock.ts";
 import { requireSandbox } from "../../domain/sandbox/sandbox-only.ts";
 import { simulatePayment as simulate } from "../../domain/sandbox/simulate-payment.ts";
 import { createTestCharge as createCharge } from "../../domain/sandbox/test-charges.ts";
@@ -96,4 +96,12 @@ export const advanceSandboxClock: Handler<"advanceSandboxClock"> = async ({ body
     notificationSendsPerSecond: services.config.notifications.sendsPerSecond,
   });
   return { status: 200, body: clockView(integrationNow(services.clock, offset), offset) };
+};
+
+/** Starts the integration's clock over at real time; what the advanced clock did stays. */
+export const resetSandboxClock: Handler<"resetSandboxClock"> = async ({ caller, services }) => {
+  const admin = requireIntegrationAdmin(caller);
+  requireSandbox(services.config.serviceEnv);
+  await resetClock(services.db, services.clock, { integrationClientId: admin.integrationClientId });
+  return { status: 200, body: clockView(services.clock.now(), 0) };
 };

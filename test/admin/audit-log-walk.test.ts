@@ -251,6 +251,7 @@ async function walkIntegrationOperations(): Promise<void> {
   await step("testClientUrl", () => call("POST", `/my-integration/urls/${urlId}/test`));
 
   await step("advanceSandboxClock", () => call("POST", "/my-integration/sandbox-clock", { advanceBy: "PT1H" }));
+  await step("resetSandboxClock", () => call("POST", "/my-integration/sandbox-clock/reset"));
   await step("createTestTokens", () => call("POST", "/my-integration/test-tokens"));
   const charge = await step("createTestCharge", () => call("POST", "/my-integration/test-charges", { amount: 1500, description: "Cuota de prueba" }));
   await step("simulatePayment", () =>

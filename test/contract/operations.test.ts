@@ -63,6 +63,7 @@ const expected: Array<[Api, string, string, string[]]> = [
   ["admin", "post", "/my-integration/simulate-payment", ["200", "400", ...ADMIN_COMMON]],
   ["admin", "get", "/my-integration/sandbox-clock", ["200", ...ADMIN_COMMON]],
   ["admin", "post", "/my-integration/sandbox-clock", ["200", "400", ...ADMIN_COMMON]],
+  ["admin", "post", "/my-integration/sandbox-clock/reset", ["200", ...ADMIN_COMMON]],
   ["admin", "post", "/my-integration/payout-link/invite", ["400", ...ADMIN_COMMON]],
   ["admin", "get", "/my-integration/payout-link", ["200", ...ADMIN_COMMON]],
   ["admin", "post", "/my-integration/payout-link/resend", [...ADMIN_COMMON]],

@@ -204,7 +204,7 @@ describe("the admin session", () => {
 });
 
 describe("in Production", () => {
-  it("test tokens and test charges answer 403 SandboxOnlyError", async () => {
+  it("test tokens, test charges and the Sandbox clock's reset answer 403 SandboxOnlyError", async () => {
     const production = await startTestService({ env: { SERVICE_ENV: "production" } });
     try {
       const own = await production.sandbox();
@@ -224,6 +224,15 @@ describe("in Production", () => {
       );
       expect(testCharge.status).toBe(403);
       expect(testCharge.json).toEqual({ code: "SandboxOnlyError", message: expect.any(String), id: expect.any(String) });
+      // And the Sandbox clock's reset: Production runs on real time only.
+      const reset = await read(
+        await fetch(`${production.adminUrl}/my-integration/sandbox-clock/reset`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${login.json.idToken}` },
+        }),
+      );
+      expect(reset.status).toBe(403);
+      expect(reset.json).toEqual({ code: "SandboxOnlyError", message: expect.any(String), id: expect.any(String) });
     } finally {
       await production.close();
     }

@@ -309,6 +309,44 @@ describe("time, through the Sandbox clock", () => {
     expect((await s.admin.clock()).json.today).toBe("2026-12-02");
   });
 
+  it("a reset starts the clock over at real time: what the clock did stays, an open charge comes due on real time, today's dates are accepted", async () => {
+    const s = await setup();
+    const open = await s.create(chargeBody({ dueDates: ["2026-12-20"] }));
+    const timed = await s.create(chargeBody({ dueDates: ["2026-11-23T10:00"] }));
+    await s.admin.advanceClock({ advanceBy: "P3W" });
+    await s.m.renew();
+    expect(await s.state(timed.referenceId)).toBe("overdue");
+    // A day's count written while the clock was ahead, and one of real today.
+    const scope = `integration:${(await s.admin.call("GET", "/my-integration/me")).json.integrationClientId}`;
+    await t.database.db
+      .insertInto("daily_message_usage")
+      .values([
+        { scope, day: "2026-12-13", messages: 3 },
+        { scope, day: "2026-11-22", messages: 2 },
+      ])
+      .execute();
+
+    const reset = await s.admin.call("POST", "/my-integration/sandbox-clock/reset");
+    expect(reset.status, reset.text).toBe(200);
+    expect(reset.json).toEqual({ now: "2026-11-22T15:00:00.000Z", offsetSeconds: 0, today: "2026-11-22" });
+    expect((await s.admin.clock()).json).toEqual(reset.json);
+    await s.m.renew();
+    // History is not rewritten: the expired charge stays closed; the open one is still open and due as before.
+    expect(await s.state(timed.referenceId)).toBe("overdue");
+    expect(await s.state(open.referenceId)).toBe("pending");
+    // A due date after real today is accepted again (3 weeks ahead, it was before today).
+    await s.create(chargeBody({ dueDates: ["2026-11-25"] }));
+    const counts = await t.database.db.selectFrom("daily_message_usage").select(["day", "messages"]).where("scope", "=", scope).execute();
+    expect(counts.map((row) => [String(row.day), row.messages])).toEqual([["2026-11-22", 2]]);
+    // The clock moves forward again from real time, and the open charge comes due on it.
+    await s.admin.advanceClock({ advanceTo: "2026-12-21T03:00:00Z" });
+    await s.m.renew();
+    expect(await s.state(open.referenceId)).toBe("overdue");
+    // A second reset, and one of a clock never moved, answer real time.
+    expect((await s.admin.call("POST", "/my-integration/sandbox-clock/reset")).json.offsetSeconds).toBe(0);
+    expect((await s.admin.call("POST", "/my-integration/sandbox-clock/reset")).json.offsetSeconds).toBe(0);
+  });
+
   it("two sweepers at once move each charge once and write each event once", async () => {
     const s = await setup();
     const { runTimeTransitions } = await import("../../domain/charges/time-transitions.ts");

@@ -111,7 +111,7 @@ describe("the portal on the Admin host", { timeout: 90_000 }, () => {
     await page.getByRole("button", { name: "Crear tokens de prueba" }).waitFor();
 
     // The Sandbox clock: a count that is not one is refused next to its field (before any request); a day
-    // moves it, by its unit.
+    // moves it, by its unit; the reset takes it back to real time.
     const count = page.getByLabel("Cantidad");
     await count.fill("mañana");
     await page.getByRole("button", { name: "Mover el reloj" }).click();
@@ -120,6 +120,10 @@ describe("the portal on the Admin host", { timeout: 90_000 }, () => {
     await page.getByLabel("Unidad").selectOption("days");
     await page.getByRole("button", { name: "Mover el reloj" }).click();
     await expect.poll(() => page.locator(".facts").filter({ hasText: "Adelantado" }).innerText()).toContain("24 horas");
+    // Back to real time, to start over from today.
+    await page.getByRole("button", { name: "Volver a la hora real" }).click();
+    await expect.poll(() => page.locator(".facts").filter({ hasText: "Adelantado" }).innerText()).toMatch(/Adelantado\s+No$/);
+    expect(await page.getByRole("button", { name: "Volver a la hora real" }).count()).toBe(0);
 
     // A reload keeps the session (a refresh, which replaces the refresh token).
     await page.reload();

@@ -148,13 +148,16 @@ describe("cobro login", () => {
 });
 
 describe("cobro's Sandbox commands (--json)", () => {
-  it("clock show and clock advance", async () => {
+  it("clock show, clock advance and clock reset", async () => {
     const before = await cobroJson(["clock", "show"]);
     expect(before).toMatchObject({ offsetSeconds: 0 });
     expect(Object.keys(before).sort()).toEqual(["now", "offsetSeconds", "today"]);
     const moved = await cobroJson(["clock", "advance", "PT1H"]);
     expect(moved.offsetSeconds).toBe(3600);
     expect((await cobroJson(["clock", "show"])).offsetSeconds).toBe(3600);
+    const reset = await cobroJson(["clock", "reset"]);
+    expect(reset).toMatchObject({ offsetSeconds: 0, today: before.today });
+    expect((await cobroJson(["clock", "show"])).offsetSeconds).toBe(0);
   });
 
   it("commands of one profile renew an expired session one at a time (each refresh token works once)", async () => {
@@ -220,6 +223,7 @@ describe("cobro's Sandbox commands (--json)", () => {
       "trigger expiry",
       "clock show",
       "clock advance",
+      "clock reset",
       "charges create",
       "charges get",
       "charges list",

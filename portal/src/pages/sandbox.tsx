@@ -308,6 +308,7 @@ function SandboxClockSection() {
   const advance = useAction((sandboxClockAdvance: { advanceBy: string } | { advanceTo: string }) =>
     adminApi.sandbox.advanceSandboxClock({ sandboxClockAdvance }),
   );
+  const reset = useAction(() => adminApi.sandbox.resetSandboxClock());
   const byError = (problem?.field === "amount" && problem.message) || advance.error?.fieldErrors.advanceBy;
   const toError = (problem?.field === "day" && problem.message) || advance.error?.fieldErrors.advanceTo;
   return (
@@ -369,11 +370,23 @@ function SandboxClockSection() {
             <Field label="Hora (Argentina)" type="time" name="time" required value={time} onValue={setTime} />
           </div>
         )}
-        <p class="field-hint">El reloj solo avanza: cobros, vencimientos y avisos se mueven con él.</p>
+        <p class="field-hint">El reloj avanza (y puede volver a la hora real): cobros, vencimientos y avisos se mueven con él.</p>
         <button type="submit" disabled={advance.busy}>
           Mover el reloj
         </button>
       </form>
+      {clock.status === "ready" && clock.data.offsetSeconds > 0 && (
+        <div>
+          <ErrorAlert error={reset.error} />
+          <p class="field-hint">
+            Para empezar de nuevo desde hoy, el reloj vuelve a la hora real. Lo que ya pasó queda como está: un cobro vencido sigue vencido, y uno abierto vence
+            en la hora real.
+          </p>
+          <button type="button" class="button-secondary" disabled={reset.busy} onClick={async () => (await reset.run()) && clock.reload()}>
+            Volver a la hora real
+          </button>
+        </div>
+      )}
     </section>
   );
 }

@@ -138,7 +138,7 @@ export class SandboxApi extends runtime.BaseAPI {
     }
 
     /**
-     * Move the integration\'s clock forward (never back), by `advanceTo` or by `advanceBy` (exactly one). Everything time-dependent for the integration follows it: validation of new due dates, surcharges, overdue and expiry, reminders, draft discard, the day of the quotas. The transitions that came due run, with their events, before the answer. The clock goes no further than 9999-12-31T23:59:59Z (400 `ValidationError` for a target past it).
+     * Move the integration\'s clock forward (never back: `POST /my-integration/sandbox-clock/reset` starts it over at real time), by `advanceTo` or by `advanceBy` (exactly one). Everything time-dependent for the integration follows it: validation of new due dates, surcharges, overdue and expiry, reminders, draft discard, the day of the quotas. The transitions that came due run, with their events, before the answer. The clock goes no further than 9999-12-31T23:59:59Z (400 `ValidationError` for a target past it).
      * Advance the sandbox clock
      */
     async advanceSandboxClockRaw(requestParameters: AdvanceSandboxClockRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<SandboxClock>> {
@@ -149,7 +149,7 @@ export class SandboxApi extends runtime.BaseAPI {
     }
 
     /**
-     * Move the integration\'s clock forward (never back), by `advanceTo` or by `advanceBy` (exactly one). Everything time-dependent for the integration follows it: validation of new due dates, surcharges, overdue and expiry, reminders, draft discard, the day of the quotas. The transitions that came due run, with their events, before the answer. The clock goes no further than 9999-12-31T23:59:59Z (400 `ValidationError` for a target past it).
+     * Move the integration\'s clock forward (never back: `POST /my-integration/sandbox-clock/reset` starts it over at real time), by `advanceTo` or by `advanceBy` (exactly one). Everything time-dependent for the integration follows it: validation of new due dates, surcharges, overdue and expiry, reminders, draft discard, the day of the quotas. The transitions that came due run, with their events, before the answer. The clock goes no further than 9999-12-31T23:59:59Z (400 `ValidationError` for a target past it).
      * Advance the sandbox clock
      */
     async advanceSandboxClock(requestParameters: AdvanceSandboxClockRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<SandboxClock> {
@@ -305,6 +305,53 @@ export class SandboxApi extends runtime.BaseAPI {
      */
     async getSandboxClock(initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<SandboxClock> {
         const response = await this.getSandboxClockRaw(initOverrides);
+        return await response.value();
+    }
+
+    /**
+     * Creates request options for resetSandboxClock without sending the request
+     */
+    async resetSandboxClockRequestOpts(): Promise<runtime.RequestOpts> {
+        const queryParameters: any = {};
+
+        const headerParameters: runtime.HTTPHeaders = {};
+
+        if (this.configuration && this.configuration.accessToken) {
+            const token = this.configuration.accessToken;
+            const tokenString = await token("AdminBearer", []);
+
+            if (tokenString) {
+                headerParameters["Authorization"] = `Bearer ${tokenString}`;
+            }
+        }
+
+        let urlPath = `/my-integration/sandbox-clock/reset`;
+
+        return {
+            path: urlPath,
+            method: 'POST',
+            headers: headerParameters,
+            query: queryParameters,
+        };
+    }
+
+    /**
+     * Start the integration\'s clock over at real time (offset 0), so that a walkthrough or a test suite that moved it can run again from today. The clock is the only thing moved back; what the advanced clock did stays as it happened:  - Charges, transfers and events keep their states and the times they were written with, some of them later than the clock now: a charge the clock made `overdue` or `expired` stays so, and a charge created while the clock was ahead keeps its `createdAt`. - A charge still open keeps its due dates, which all follow its creation: it comes due on the clock from now on (its reminders, surcharge, overdue and expiry with it). - The day\'s counts of the days after the new today (chat messages, payer lookups) are cleared: those days start with nothing used when the clock reaches them again.  Due dates are validated against the new today, so dates computed from this answer\'s `today` (rather than from a computer\'s date) are accepted. Resetting a clock that was never advanced changes nothing. Production has no Sandbox clock: 403 `SandboxOnlyError`.
+     * Reset the sandbox clock to real time
+     */
+    async resetSandboxClockRaw(initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<SandboxClock>> {
+        const requestOptions = await this.resetSandboxClockRequestOpts();
+        const response = await this.request(requestOptions, initOverrides);
+
+        return new runtime.JSONApiResponse(response, (jsonValue) => SandboxClockFromJSON(jsonValue));
+    }
+
+    /**
+     * Start the integration\'s clock over at real time (offset 0), so that a walkthrough or a test suite that moved it can run again from today. The clock is the only thing moved back; what the advanced clock did stays as it happened:  - Charges, transfers and events keep their states and the times they were written with, some of them later than the clock now: a charge the clock made `overdue` or `expired` stays so, and a charge created while the clock was ahead keeps its `createdAt`. - A charge still open keeps its due dates, which all follow its creation: it comes due on the clock from now on (its reminders, surcharge, overdue and expiry with it). - The day\'s counts of the days after the new today (chat messages, payer lookups) are cleared: those days start with nothing used when the clock reaches them again.  Due dates are validated against the new today, so dates computed from this answer\'s `today` (rather than from a computer\'s date) are accepted. Resetting a clock that was never advanced changes nothing. Production has no Sandbox clock: 403 `SandboxOnlyError`.
+     * Reset the sandbox clock to real time
+     */
+    async resetSandboxClock(initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<SandboxClock> {
+        const response = await this.resetSandboxClockRaw(initOverrides);
         return await response.value();
     }
 

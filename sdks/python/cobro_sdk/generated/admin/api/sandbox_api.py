@@ -60,7 +60,7 @@ class SandboxApi:
     ) -> SandboxClock:
         """Advance the sandbox clock
 
-        Move the integration's clock forward (never back), by `advanceTo` or by `advanceBy` (exactly one). Everything time-dependent for the integration follows it: validation of new due dates, surcharges, overdue and expiry, reminders, draft discard, the day of the quotas. The transitions that came due run, with their events, before the answer. The clock goes no further than 9999-12-31T23:59:59Z (400 `ValidationError` for a target past it).
+        Move the integration's clock forward (never back: `POST /my-integration/sandbox-clock/reset` starts it over at real time), by `advanceTo` or by `advanceBy` (exactly one). Everything time-dependent for the integration follows it: validation of new due dates, surcharges, overdue and expiry, reminders, draft discard, the day of the quotas. The transitions that came due run, with their events, before the answer. The clock goes no further than 9999-12-31T23:59:59Z (400 `ValidationError` for a target past it).
 
         :param sandbox_clock_advance: (required)
         :type sandbox_clock_advance: SandboxClockAdvance
@@ -133,7 +133,7 @@ class SandboxApi:
     ) -> ApiResponse[SandboxClock]:
         """Advance the sandbox clock
 
-        Move the integration's clock forward (never back), by `advanceTo` or by `advanceBy` (exactly one). Everything time-dependent for the integration follows it: validation of new due dates, surcharges, overdue and expiry, reminders, draft discard, the day of the quotas. The transitions that came due run, with their events, before the answer. The clock goes no further than 9999-12-31T23:59:59Z (400 `ValidationError` for a target past it).
+        Move the integration's clock forward (never back: `POST /my-integration/sandbox-clock/reset` starts it over at real time), by `advanceTo` or by `advanceBy` (exactly one). Everything time-dependent for the integration follows it: validation of new due dates, surcharges, overdue and expiry, reminders, draft discard, the day of the quotas. The transitions that came due run, with their events, before the answer. The clock goes no further than 9999-12-31T23:59:59Z (400 `ValidationError` for a target past it).
 
         :param sandbox_clock_advance: (required)
         :type sandbox_clock_advance: SandboxClockAdvance
@@ -206,7 +206,7 @@ class SandboxApi:
     ) -> RESTResponseType:
         """Advance the sandbox clock
 
-        Move the integration's clock forward (never back), by `advanceTo` or by `advanceBy` (exactly one). Everything time-dependent for the integration follows it: validation of new due dates, surcharges, overdue and expiry, reminders, draft discard, the day of the quotas. The transitions that came due run, with their events, before the answer. The clock goes no further than 9999-12-31T23:59:59Z (400 `ValidationError` for a target past it).
+        Move the integration's clock forward (never back: `POST /my-integration/sandbox-clock/reset` starts it over at real time), by `advanceTo` or by `advanceBy` (exactly one). Everything time-dependent for the integration follows it: validation of new due dates, surcharges, overdue and expiry, reminders, draft discard, the day of the quotas. The transitions that came due run, with their events, before the answer. The clock goes no further than 9999-12-31T23:59:59Z (400 `ValidationError` for a target past it).
 
         :param sandbox_clock_advance: (required)
         :type sandbox_clock_advance: SandboxClockAdvance
@@ -1129,6 +1129,264 @@ class SandboxApi:
         return self.api_client.param_serialize(
             method='GET',
             resource_path='/my-integration/sandbox-clock',
+            path_params=_path_params,
+            query_params=_query_params,
+            header_params=_header_params,
+            body=_body_params,
+            post_params=_form_params,
+            files=_files,
+            auth_settings=_auth_settings,
+            collection_formats=_collection_formats,
+            _host=_host,
+            _request_auth=_request_auth
+        )
+
+
+
+
+    @validate_call
+    def reset_sandbox_clock(
+        self,
+        _request_timeout: Union[
+            None,
+            Annotated[StrictFloat, Field(gt=0)],
+            Tuple[
+                Annotated[StrictFloat, Field(gt=0)],
+                Annotated[StrictFloat, Field(gt=0)]
+            ]
+        ] = None,
+        _request_auth: Optional[Dict[StrictStr, Any]] = None,
+        _content_type: Optional[StrictStr] = None,
+        _headers: Optional[Dict[StrictStr, Any]] = None,
+        _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
+    ) -> SandboxClock:
+        """Reset the sandbox clock to real time
+
+        Start the integration's clock over at real time (offset 0), so that a walkthrough or a test suite that moved it can run again from today. The clock is the only thing moved back; what the advanced clock did stays as it happened:  - Charges, transfers and events keep their states and the times they were written with, some of them later than the clock now: a charge the clock made `overdue` or `expired` stays so, and a charge created while the clock was ahead keeps its `createdAt`. - A charge still open keeps its due dates, which all follow its creation: it comes due on the clock from now on (its reminders, surcharge, overdue and expiry with it). - The day's counts of the days after the new today (chat messages, payer lookups) are cleared: those days start with nothing used when the clock reaches them again.  Due dates are validated against the new today, so dates computed from this answer's `today` (rather than from a computer's date) are accepted. Resetting a clock that was never advanced changes nothing. Production has no Sandbox clock: 403 `SandboxOnlyError`.
+
+        :param _request_timeout: timeout setting for this request. If one
+                                 number provided, it will be total request
+                                 timeout. It can also be a pair (tuple) of
+                                 (connection, read) timeouts.
+        :type _request_timeout: int, tuple(int, int), optional
+        :param _request_auth: set to override the auth_settings for an a single
+                              request; this effectively ignores the
+                              authentication in the spec for a single request.
+        :type _request_auth: dict, optional
+        :param _content_type: force content-type for the request.
+        :type _content_type: str, Optional
+        :param _headers: set to override the headers for a single
+                         request; this effectively ignores the headers
+                         in the spec for a single request.
+        :type _headers: dict, optional
+        :param _host_index: set to override the host_index for a single
+                            request; this effectively ignores the host_index
+                            in the spec for a single request.
+        :type _host_index: int, optional
+        :return: Returns the result object.
+        """ # noqa: E501
+
+        _param = self._reset_sandbox_clock_serialize(
+            _request_auth=_request_auth,
+            _content_type=_content_type,
+            _headers=_headers,
+            _host_index=_host_index
+        )
+
+        _response_types_map: Dict[str, Optional[str]] = {
+            '200': "SandboxClock",
+            '401': "AdminErrorBody",
+            '403': "AdminErrorBody",
+            '500': "AdminErrorBody",
+            '503': "AdminErrorBody",
+        }
+        response_data = self.api_client.call_api(
+            *_param,
+            _request_timeout=_request_timeout
+        )
+        response_data.read()
+        return self.api_client.response_deserialize(
+            response_data=response_data,
+            response_types_map=_response_types_map,
+        ).data
+
+
+    @validate_call
+    def reset_sandbox_clock_with_http_info(
+        self,
+        _request_timeout: Union[
+            None,
+            Annotated[StrictFloat, Field(gt=0)],
+            Tuple[
+                Annotated[StrictFloat, Field(gt=0)],
+                Annotated[StrictFloat, Field(gt=0)]
+            ]
+        ] = None,
+        _request_auth: Optional[Dict[StrictStr, Any]] = None,
+        _content_type: Optional[StrictStr] = None,
+        _headers: Optional[Dict[StrictStr, Any]] = None,
+        _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
+    ) -> ApiResponse[SandboxClock]:
+        """Reset the sandbox clock to real time
+
+        Start the integration's clock over at real time (offset 0), so that a walkthrough or a test suite that moved it can run again from today. The clock is the only thing moved back; what the advanced clock did stays as it happened:  - Charges, transfers and events keep their states and the times they were written with, some of them later than the clock now: a charge the clock made `overdue` or `expired` stays so, and a charge created while the clock was ahead keeps its `createdAt`. - A charge still open keeps its due dates, which all follow its creation: it comes due on the clock from now on (its reminders, surcharge, overdue and expiry with it). - The day's counts of the days after the new today (chat messages, payer lookups) are cleared: those days start with nothing used when the clock reaches them again.  Due dates are validated against the new today, so dates computed from this answer's `today` (rather than from a computer's date) are accepted. Resetting a clock that was never advanced changes nothing. Production has no Sandbox clock: 403 `SandboxOnlyError`.
+
+        :param _request_timeout: timeout setting for this request. If one
+                                 number provided, it will be total request
+                                 timeout. It can also be a pair (tuple) of
+                                 (connection, read) timeouts.
+        :type _request_timeout: int, tuple(int, int), optional
+        :param _request_auth: set to override the auth_settings for an a single
+                              request; this effectively ignores the
+                              authentication in the spec for a single request.
+        :type _request_auth: dict, optional
+        :param _content_type: force content-type for the request.
+        :type _content_type: str, Optional
+        :param _headers: set to override the headers for a single
+                         request; this effectively ignores the headers
+                         in the spec for a single request.
+        :type _headers: dict, optional
+        :param _host_index: set to override the host_index for a single
+                            request; this effectively ignores the host_index
+                            in the spec for a single request.
+        :type _host_index: int, optional
+        :return: Returns the result object.
+        """ # noqa: E501
+
+        _param = self._reset_sandbox_clock_serialize(
+            _request_auth=_request_auth,
+            _content_type=_content_type,
+            _headers=_headers,
+            _host_index=_host_index
+        )
+
+        _response_types_map: Dict[str, Optional[str]] = {
+            '200': "SandboxClock",
+            '401': "AdminErrorBody",
+            '403': "AdminErrorBody",
+            '500': "AdminErrorBody",
+            '503': "AdminErrorBody",
+        }
+        response_data = self.api_client.call_api(
+            *_param,
+            _request_timeout=_request_timeout
+        )
+        response_data.read()
+        return self.api_client.response_deserialize(
+            response_data=response_data,
+            response_types_map=_response_types_map,
+        )
+
+
+    @validate_call
+    def reset_sandbox_clock_without_preload_content(
+        self,
+        _request_timeout: Union[
+            None,
+            Annotated[StrictFloat, Field(gt=0)],
+            Tuple[
+                Annotated[StrictFloat, Field(gt=0)],
+                Annotated[StrictFloat, Field(gt=0)]
+            ]
+        ] = None,
+        _request_auth: Optional[Dict[StrictStr, Any]] = None,
+        _content_type: Optional[StrictStr] = None,
+        _headers: Optional[Dict[StrictStr, Any]] = None,
+        _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
+    ) -> RESTResponseType:
+        """Reset the sandbox clock to real time
+
+        Start the integration's clock over at real time (offset 0), so that a walkthrough or a test suite that moved it can run again from today. The clock is the only thing moved back; what the advanced clock did stays as it happened:  - Charges, transfers and events keep their states and the times they were written with, some of them later than the clock now: a charge the clock made `overdue` or `expired` stays so, and a charge created while the clock was ahead keeps its `createdAt`. - A charge still open keeps its due dates, which all follow its creation: it comes due on the clock from now on (its reminders, surcharge, overdue and expiry with it). - The day's counts of the days after the new today (chat messages, payer lookups) are cleared: those days start with nothing used when the clock reaches them again.  Due dates are validated against the new today, so dates computed from this answer's `today` (rather than from a computer's date) are accepted. Resetting a clock that was never advanced changes nothing. Production has no Sandbox clock: 403 `SandboxOnlyError`.
+
+        :param _request_timeout: timeout setting for this request. If one
+                                 number provided, it will be total request
+                                 timeout. It can also be a pair (tuple) of
+                                 (connection, read) timeouts.
+        :type _request_timeout: int, tuple(int, int), optional
+        :param _request_auth: set to override the auth_settings for an a single
+                              request; this effectively ignores the
+                              authentication in the spec for a single request.
+        :type _request_auth: dict, optional
+        :param _content_type: force content-type for the request.
+        :type _content_type: str, Optional
+        :param _headers: set to override the headers for a single
+                         request; this effectively ignores the headers
+                         in the spec for a single request.
+        :type _headers: dict, optional
+        :param _host_index: set to override the host_index for a single
+                            request; this effectively ignores the host_index
+                            in the spec for a single request.
+        :type _host_index: int, optional
+        :return: Returns the result object.
+        """ # noqa: E501
+
+        _param = self._reset_sandbox_clock_serialize(
+            _request_auth=_request_auth,
+            _content_type=_content_type,
+            _headers=_headers,
+            _host_index=_host_index
+        )
+
+        _response_types_map: Dict[str, Optional[str]] = {
+            '200': "SandboxClock",
+            '401': "AdminErrorBody",
+            '403': "AdminErrorBody",
+            '500': "AdminErrorBody",
+            '503': "AdminErrorBody",
+        }
+        response_data = self.api_client.call_api(
+            *_param,
+            _request_timeout=_request_timeout
+        )
+        return response_data.response
+
+
+    def _reset_sandbox_clock_serialize(
+        self,
+        _request_auth,
+        _content_type,
+        _headers,
+        _host_index,
+    ) -> RequestSerialized:
+
+        _host = None
+
+        _collection_formats: Dict[str, str] = {
+        }
+
+        _path_params: Dict[str, str] = {}
+        _query_params: List[Tuple[str, str]] = []
+        _header_params: Dict[str, Optional[str]] = _headers or {}
+        _form_params: List[Tuple[str, str]] = []
+        _files: Dict[
+            str, Union[str, bytes, List[str], List[bytes], List[Tuple[str, bytes]]]
+        ] = {}
+        _body_params: Optional[bytes] = None
+
+        # process the path parameters
+        # process the query parameters
+        # process the header parameters
+        # process the form parameters
+        # process the body parameter
+
+
+        # set the HTTP header `Accept`
+        if 'Accept' not in _header_params:
+            _header_params['Accept'] = self.api_client.select_header_accept(
+                [
+                    'application/json'
+                ]
+            )
+
+
+        # authentication setting
+        _auth_settings: List[str] = [
+            'AdminBearer'
+        ]
+
+        return self.api_client.param_serialize(
+            method='POST',
+            resource_path='/my-integration/sandbox-clock/reset',
             path_params=_path_params,
             query_params=_query_params,
             header_params=_header_params,
