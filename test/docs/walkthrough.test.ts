@@ -4,6 +4,8 @@
 // are the calls, run in order in one bash from that scratch directory. Only the receiver's port is
 // replaced by a free one. The charge must end `total_payment` and the receiver must print its webhook. A
 // webhook URL left from an earlier try is registered first: the walkthrough's clean-up must delete it.
+// The calls run twice on the one Sandbox, its clock moved weeks ahead in between as the short path's
+// `cobro trigger expiry` leaves it: a reader runs the walkthrough again, and its dates are the clock's.
 import { spawn, type ChildProcess } from "node:child_process";
 import { chmodSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
@@ -93,7 +95,7 @@ afterAll(async () => {
 }, 30_000);
 
 describe("docs/sandbox-walkthrough.md", () => {
-  it("starts Cobro, a receiver, then runs every call: the charge is paid and its webhook arrives", async () => {
+  it("starts Cobro, a receiver, then runs every call twice, the clock moved weeks ahead in between: each charge is paid and its webhook arrives", async () => {
     expect(receiverBlock, "the second shell block is the webhook receiver").toContain(`.listen(${DOCUMENTED_RECEIVER_PORT}`);
     expect(callBlocks.length).toBeGreaterThan(5);
     const port = String(await freePort());
@@ -109,46 +111,76 @@ describe("docs/sandbox-walkthrough.md", () => {
     receiver.stderr!.on("data", (chunk) => (receiverOutput += chunk));
     await waitFor(() => receiverOutput.includes(`listening on http://127.0.0.1:${port}/webhooks`), "the receiver to listen", 10_000);
 
-    // An earlier try's receiver, registered before the walkthrough's (so not receiving the events), on a port where nothing listens.
     const sandbox = JSON.parse(readFileSync(join(scratch, ".data", "sandbox.json"), "utf8"));
     const login = await read(await postJson(`${sandbox.authApiUrl}/integration/admin/login`, sandbox.integrationAdmin));
     const admin = { authorization: `Bearer ${login.json.idToken}` };
-    const stale = await read(
-      await postJson(`${sandbox.adminApiUrl}/my-integration/urls`, { url: `http://127.0.0.1:${await freePort()}/webhooks`, urlType: "webhook" }, admin),
-    );
-    expect(stale.status, stale.text).toBe(201);
-    const staleId: string = stale.json.clientUrlId;
-
     const calls = ["set -euo pipefail", ...callBlocks.map(withPort)].join("\n");
     expect(calls).toContain(`http://127.0.0.1:${port}/webhooks`);
-    const { code, output } = await runBash(calls, scratch, 60_000);
+
+    const walkthrough = async (): Promise<void> => {
+      // An earlier try's receiver, registered before the walkthrough's (so not receiving the events), on a port where nothing listens.
+      const stale = await read(
+        await postJson(`${sandbox.adminApiUrl}/my-integration/urls`, { url: `http://127.0.0.1:${await freePort()}/webhooks`, urlType: "webhook" }, admin),
+      );
+      expect(stale.status, stale.text).toBe(201);
+      const staleId: string = stale.json.clientUrlId;
+
+      const { code, output } = await runBash(calls, scratch, 60_000);
+      expect(code, output).toBe(0);
+
+      const reference = /"referenceId": "(WALK-\d+-\d+)"/.exec(output)?.[1];
+      expect(reference, output).toBeDefined();
+      expect(output).toContain('"verification": {\n    "status": "ok"');
+      expect(output).toContain('"conciliated": true');
+      // The form the walkthrough's Standard Webhooks snippets take with their default constructor.
+      expect(output).toMatch(/"webhookSigningSecret": "whsec_[A-Za-z0-9+/]{43}=",\n {2}"scheme": "standard"/);
+      // The list said which URL receives the events, and the clean-up deleted the other one.
+      expect(output).toContain(`"url": "http://127.0.0.1:${port}/webhooks",\n  "receivesEvents": true`);
+      expect(output).toContain(`deleted ${staleId}`);
+      const left = await read(await fetch(`${sandbox.adminApiUrl}/my-integration/urls`, { headers: admin }));
+      expect(left.json.items.map((item: { data: { url: string }; receivesEvents: boolean }) => [item.data.url, item.receivesEvents])).toEqual([
+        [`http://127.0.0.1:${port}/webhooks`, true],
+      ]);
+      // The last call reads the charge back.
+      expect(JSON.parse(output.slice(output.lastIndexOf("{")))).toEqual({ referenceId: reference, state: "total_payment", amount: 1500.5 });
+
+      await waitFor(() => receiverOutput.includes(`"referenceId":"${reference}"`), "the webhook of the charge", 15_000);
+      expect(receiverOutput).toContain('{"event":"ping"}');
+      const webhook = receiverOutput.split("\n").find((line) => line.includes(`"referenceId":"${reference}"`))!;
+      expect(JSON.parse(webhook)).toMatchObject({
+        event: "payment_request.payment_received",
+        stateType: "total_payment",
+        referenceId: reference,
+        paidAmount: 1500.5,
+      });
+      expect(receiverOutput).toMatch(/^POST \/webhooks [0-9a-f-]{36} t=\d+,v1=[0-9a-f]{64}$/m);
+    };
+
+    await walkthrough();
+    // What the short path's `cobro trigger expiry` leaves: the integration's clock weeks ahead of the computer's.
+    const moved = await read(await postJson(`${sandbox.adminApiUrl}/my-integration/sandbox-clock`, { advanceBy: "P5W" }, admin));
+    expect(moved.status, moved.text).toBe(200);
+    await walkthrough();
+
+    // The short path's due date is the Sandbox's today plus three days, at 18:00, by its jq filter.
+    const commands = codeBlocks(DOC, "console").flatMap((block) =>
+      block
+        .split("\n")
+        .filter((line) => line.startsWith("$ "))
+        .map((line) => line.slice(2)),
+    );
+    const dueFilter = /^DUE=\$\(npx cobro clock show --json \| jq -r '([^']+)'\)$/.exec(commands.find((line) => line.startsWith("DUE=")) ?? "")?.[1];
+    expect(dueFilter, "the short path computes its due date from `cobro clock show --json`").toBeDefined();
+    const clock = await read(await fetch(`${sandbox.adminApiUrl}/my-integration/sandbox-clock`, { headers: admin }));
+    const due = await runBash(`jq -r '${dueFilter}' <<'JSON'\n${clock.text}\nJSON`, scratch, 10_000);
+    const threeDaysLater = new Date(Date.parse(`${clock.json.today}T00:00:00Z`) + 3 * 86_400_000).toISOString().slice(0, 10);
+    expect(due.output.trim()).toBe(`${threeDaysLater}T18:00`);
+
+    // Starting over, with the documented curl: the clock is back at real time.
+    const reset = commands.find((line) => line.includes("/my-integration/sandbox-clock/reset"));
+    expect(reset).toBeDefined();
+    const { code, output } = await runBash(`ADMIN_API=${sandbox.adminApiUrl}\nADMIN_TOKEN=${login.json.idToken}\n${reset}`, scratch, 10_000);
     expect(code, output).toBe(0);
-
-    const reference = /"referenceId": "(WALK-\d+)"/.exec(output)?.[1];
-    expect(reference, output).toBeDefined();
-    expect(output).toContain('"verification": {\n    "status": "ok"');
-    expect(output).toContain('"conciliated": true');
-    // The form the walkthrough's Standard Webhooks snippets take with their default constructor.
-    expect(output).toMatch(/"webhookSigningSecret": "whsec_[A-Za-z0-9+/]{43}=",\n {2}"scheme": "standard"/);
-    // The list said which URL receives the events, and the clean-up deleted the other one.
-    expect(output).toContain(`"url": "http://127.0.0.1:${port}/webhooks",\n  "receivesEvents": true`);
-    expect(output).toContain(`deleted ${staleId}`);
-    const left = await read(await fetch(`${sandbox.adminApiUrl}/my-integration/urls`, { headers: admin }));
-    expect(left.json.items.map((item: { data: { url: string }; receivesEvents: boolean }) => [item.data.url, item.receivesEvents])).toEqual([
-      [`http://127.0.0.1:${port}/webhooks`, true],
-    ]);
-    // The last call reads the charge back.
-    expect(JSON.parse(output.slice(output.lastIndexOf("{")))).toEqual({ referenceId: reference, state: "total_payment", amount: 1500.5 });
-
-    await waitFor(() => receiverOutput.includes(`"referenceId":"${reference}"`), "the webhook of the charge", 15_000);
-    expect(receiverOutput).toContain('{"event":"ping"}');
-    const webhook = receiverOutput.split("\n").find((line) => line.includes(`"referenceId":"${reference}"`))!;
-    expect(JSON.parse(webhook)).toMatchObject({
-      event: "payment_request.payment_received",
-      stateType: "total_payment",
-      referenceId: reference,
-      paidAmount: 1500.5,
-    });
-    expect(receiverOutput).toMatch(/^POST \/webhooks [0-9a-f-]{36} t=\d+,v1=[0-9a-f]{64}$/m);
-  }, 120_000);
+    expect(JSON.parse(output)).toMatchObject({ offsetSeconds: 0 });
+  }, 180_000);
 });
