@@ -49,6 +49,7 @@ export const AUDIT_OPERATION_LABELS: Record<string, string> = {
   createMessageCapRequest: "Pidió más mensajes de chat",
   requestGoLive: "Pidió la salida a producción",
   advanceSandboxClock: "Adelantó el reloj del Sandbox",
+  resetSandboxClock: "Volvió el reloj del Sandbox a la hora real",
   simulatePayment: "Simuló un pago",
   createTestCharge: "Creó un cobro de prueba",
   createTestTokens: "Pidió tokens de prueba",
