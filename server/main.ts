@@ -2,12 +2,13 @@
 // With no `--only`, the APIs serve in this process and the worker runs in a supervised child process
 // (server/worker-process.ts), so each has an event loop, and a core, of its own.
 import { chmodSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { loadConfig, ConfigError, requireProductionSettings, type ApiName, type Config } from "../runtime/config.ts";
 import { createLogger, flushLogs, logLineWriter, type Logger } from "../runtime/logger.ts";
 import { startService, type RunningService } from "./service.ts";
 import { describeCredentials, shownUrl } from "./banner.ts";
 import { CobroStartupError } from "../db/errors.ts";
+import { installationId } from "../domain/sandbox/sandbox-bootstrap.ts";
 import { startWorkerProcess, SUPERVISED_WORKER_ENV, type WorkerProcess, type WorkerReady } from "./worker-process.ts";
 
 async function main(): Promise<void> {
@@ -51,7 +52,10 @@ async function main(): Promise<void> {
     signals.shutdownIfRequested();
     return;
   }
-  announce(config, started, running.worker);
+  const sandboxFile = started.sandboxCredentials
+    ? sandboxFileOf(config.dataDir, started.database.embedded ? undefined : await installationId(started.database.db))
+    : undefined;
+  announce(config, started, running.worker, sandboxFile);
   // Tools (npm run sandbox:bootstrap) find this running Cobro's URLs here.
   running.runningFile = writeRunningFile(config.dataDir, started.publicUrls);
   signals.shutdownIfRequested();
@@ -139,8 +143,8 @@ function takeSignals(running: Running, logger: Logger, supervisedWorker: boolean
   };
 }
 
-/** What runs and where, on stdout; a new Sandbox's credentials also go to `<dataDir>/sandbox.json`. */
-function announce(config: Config, service: RunningService, worker: WorkerProcess | undefined): void {
+/** What runs and where, on stdout; a new Sandbox's credentials also go to `sandboxFile`. */
+function announce(config: Config, service: RunningService, worker: WorkerProcess | undefined, sandboxFile: string | undefined): void {
   const lines = [`Cobro (${config.serviceEnv}) is running`];
   for (const [api, url] of Object.entries(service.urls)) lines.push(`  ${api.padEnd(12)} ${shownUrl(service.publicUrls[api as ApiName], url)}`);
   if (service.urls.admin) lines.push(`  ${"portal".padEnd(12)} ${service.publicUrls.admin}/portal/ (sign in as an admin)`);
@@ -157,8 +161,8 @@ function announce(config: Config, service: RunningService, worker: WorkerProcess
   const notImplemented = Object.entries(service.notImplemented).filter(([, ids]) => ids && ids.length > 0);
   for (const [api, ids] of notImplemented) lines.push(`  not implemented yet (${api}, answer 501): ${ids!.join(", ")}`);
   if (notImplemented.length === 0) lines.push("  operations   every operation of the served contracts is implemented");
-  if (service.sandboxCredentials) {
-    const file = writeSandboxFile(config.dataDir, { ...apiUrls(service.publicUrls), ...service.sandboxCredentials });
+  if (service.sandboxCredentials && sandboxFile) {
+    const file = writeSandboxFile(sandboxFile, { ...apiUrls(service.publicUrls), ...service.sandboxCredentials });
     lines.push("", `A new Sandbox: these credentials are shown once (also in ${file}):`, ...describeCredentials(service.sandboxCredentials));
   }
   process.stdout.write(`${lines.join("\n")}\n`);
@@ -195,9 +199,17 @@ function writeRunningFile(dataDir: string, publicUrls: Config["publicUrls"]): st
   return file;
 }
 
-function writeSandboxFile(dataDir: string, content: object): string {
-  mkdirSync(dataDir, { recursive: true });
-  const file = join(dataDir, "sandbox.json");
+/**
+ * Where a new Sandbox's credentials go: `<dataDir>/sandbox.json` for the embedded database that lives in
+ * that folder, `<dataDir>/sandbox.<installation id>.json` for a database of DATABASE_URL (the cluster, say),
+ * so that starting on one never overwrites the credentials of the other.
+ */
+function sandboxFileOf(dataDir: string, externalInstallationId: string | undefined): string {
+  return join(dataDir, externalInstallationId === undefined ? "sandbox.json" : `sandbox.${externalInstallationId}.json`);
+}
+
+function writeSandboxFile(file: string, content: object): string {
+  mkdirSync(dirname(file), { recursive: true });
   writeFileSync(file, `${JSON.stringify(content, null, 2)}\n`, { mode: 0o600 });
   chmodSync(file, 0o600); // also when the file was already there
   return file;

@@ -70,3 +70,9 @@ export async function bootstrapEmptySandbox(db: Kysely<Database>, now: Date): Pr
     return createSandboxSetIn(trx, now);
   });
 }
+
+/** Which database this is (written once by the first migration): a Sandbox's credentials are kept per database. */
+export async function installationId(db: Kysely<Database>): Promise<string> {
+  const row = await db.selectFrom("installation").select("installation_id").executeTakeFirstOrThrow();
+  return row.installation_id;
+}

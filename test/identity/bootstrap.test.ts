@@ -1,6 +1,7 @@
 // A Sandbox a newcomer can use at once: the first `npm start` on an empty data folder creates a platform
 // admin, an integration, its admin and a linked merchant, prints their credentials once and writes
-// `<COBRO_DATA_DIR>/sandbox.json`; `npm run sandbox:bootstrap -- --json` makes a fresh set against the
+// `<COBRO_DATA_DIR>/sandbox.json` (`sandbox.<installation id>.json` for a database of DATABASE_URL, so that
+// each database keeps its own); `npm run sandbox:bootstrap -- --json` makes a fresh set against the
 // running Sandbox. Both are real processes, as a person runs them (see test/runtime/process.test.ts).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
@@ -8,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { postJson, read } from "../helpers/service.ts";
 import { exchangeCode, obtainCode } from "../helpers/oauth.ts";
+import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
 import { cobroEnv, ROOT, runScript, startCobro, type ScriptRun, waitForOutput as waitFor, type StartedCobro as Started } from "../../scripts/cobro-process.ts";
 
 const BOOTSTRAP = join(ROOT, "scripts", "sandbox-bootstrap.ts");
@@ -294,6 +296,37 @@ describe("npm run sandbox:bootstrap -- --json against the running Sandbox", () =
   it("stops cleanly on SIGTERM", async () => {
     const exit = await stop(second);
     expect(exit, `signal ${second.child.signalCode}\n${errorLines(second.output())}`).toBe(0);
+  });
+});
+
+describe("npm start on another database (DATABASE_URL, e.g. the cluster) with the same data folder", () => {
+  let other: TestDatabase;
+  let onOther: Started;
+  let otherFile: string;
+
+  beforeAll(async () => {
+    other = await createTestDatabase({ migrate: false });
+    onOther = start(dataDir, { DATABASE_URL: other.connectionString });
+    await waitFor(onOther, /worker\s+running/);
+    const installation = await other.db.selectFrom("installation").select("installation_id").executeTakeFirstOrThrow();
+    otherFile = join(dataDir, `sandbox.${installation.installation_id}.json`);
+  }, 120_000);
+
+  afterAll(async () => {
+    if (onOther && onOther.child.exitCode === null && onOther.child.signalCode === null) await stop(onOther);
+    await other?.close();
+  }, 60_000);
+
+  it("keeps the embedded database's sandbox.json and writes the other database's credentials to a file of its own", async () => {
+    expect(onOther.output()).toContain(`these credentials are shown once (also in ${otherFile})`);
+    expect(readFileSync(sandboxFile, "utf8")).toBe(savedText);
+    const written = JSON.parse(readFileSync(otherFile, "utf8")) as SandboxJson;
+    expect(statSync(otherFile).mode & 0o777).toBe(0o600);
+    expect(shapeOf(written)).toEqual(SANDBOX_JSON_SHAPE);
+    expect(written.integrationAdmin.email).not.toBe(saved.integrationAdmin.email);
+    const login = await read(await postJson(`${servedUrls(onOther.output()).auth}/integration/admin/login`, written.integrationAdmin));
+    expect(login.status, login.text).toBe(200);
+    expect(await stop(onOther)).toBe(0);
   });
 });
 
