@@ -96,15 +96,46 @@ function requestSummary(log: RequestLine): string {
 
 /**
  * The message of a pretty line: a request's summary (with what happened when it did not complete), or the
- * message followed by the worker's `queue` context on the same line.
+ * message followed by the worker's `queue` context on the same line, in words.
  */
 function prettyMessage(log: Record<string, unknown>, messageKey: string): string {
   // A line of `npm start`'s worker child, on the same terminal as the APIs' lines.
   const message = `${typeof log.role === "string" ? `(${log.role}) ` : ""}${String(log[messageKey] ?? "")}`;
   const request = typeof log.request === "string" ? log.request : isRequestLine(log) ? requestSummary(log) : undefined;
   if (request !== undefined) return message === "request completed" ? request : `${request}: ${message}`;
-  const queue = Object.entries((log.queue as object | undefined) ?? {}).filter(([, value]) => value !== undefined);
-  return queue.length === 0 ? message : `${message} ${JSON.stringify(Object.fromEntries(queue))}`;
+  const context = queueContext(log.queue, message);
+  return context === "" ? message : `${message} · ${context}`;
+}
+
+/** The words a queue context's fields read as, in this order; graphile-worker's `label` is only its scope's name. */
+const QUEUE_CONTEXT_WORDS: Record<string, (value: string) => string | undefined> = {
+  task: (value) => value,
+  taskIdentifier: (value) => value,
+  jobId: (value) => `job ${value}`,
+  attempts: (value) => (Number(value) > 1 ? `attempt ${value}` : undefined),
+  workerId: (value) => `worker ${value}`,
+  label: () => undefined,
+};
+
+/**
+ * A worker line's queue context in words (`deliver-event, job 42, worker worker-1`), leaving out what the
+ * message already says: graphile-worker's own messages name the job and task (`Completed task 42
+ * (deliver-event, …)`), and a JSON object at the end of a line is for machines, which read the JSON format.
+ */
+function queueContext(queue: unknown, message: string): string {
+  if (typeof queue !== "object" || queue === null) return "";
+  const said = (value: string) => new RegExp(`(^|[^\\w-])${value.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}($|[^\\w-])`).test(message);
+  const words: string[] = [];
+  const known = Object.keys(QUEUE_CONTEXT_WORDS);
+  const rank = (key: string) => (known.includes(key) ? known.indexOf(key) : known.length);
+  for (const [key, value] of Object.entries(queue).sort(([a], [b]) => rank(a) - rank(b))) {
+    if (value === undefined || value === null) continue;
+    const text = String(value);
+    if (said(text)) continue;
+    const word = key in QUEUE_CONTEXT_WORDS ? QUEUE_CONTEXT_WORDS[key]!(text) : `${key} ${text}`;
+    if (word !== undefined && !words.includes(word)) words.push(word);
+  }
+  return words.join(", ");
 }
 
 /**

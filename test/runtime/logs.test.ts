@@ -148,12 +148,18 @@ describe("a request's log line", () => {
 });
 
 describe("the worker's lines at a terminal", () => {
-  it("carry their queue context on the message's line, and none when it is empty", () => {
+  it("carry their queue context on the message's line in words, without what the message already says, and none when it is empty", () => {
     const { logger, lines } = captured("pretty");
     logger.info({ queue: { workerId: "worker-1", jobId: "42", task: "deliver-event", attempts: undefined } }, "Completed task 42");
+    logger.info({ queue: { label: "job", workerId: "worker-7f3a", taskIdentifier: "time-sweep", jobId: "17" } }, "notifications: 3 queued");
+    logger.warn({ queue: { workerId: "worker-1", jobId: "9", task: "deliver-event", attempts: 3 } }, "Failed task 9 (deliver-event, 12.00ms, attempt 3 of 25)");
     logger.info({ queue: {} }, "nothing to say");
-    expect(lines).toHaveLength(2);
-    expect(lines[0]).toMatch(/ INFO: Completed task 42 \{"workerId":"worker-1","jobId":"42","task":"deliver-event"\}$/);
-    expect(lines[1]).toMatch(/ INFO: nothing to say$/);
+    expect(lines).toHaveLength(4);
+    expect(lines[0]).toMatch(/ INFO: Completed task 42 · deliver-event, worker worker-1$/);
+    expect(lines[1]).toMatch(/ INFO: notifications: 3 queued · time-sweep, job 17, worker worker-7f3a$/);
+    expect(lines[2]).toMatch(/ WARN: Failed task 9 \(deliver-event, 12\.00ms, attempt 3 of 25\) · worker worker-1$/);
+    expect(lines[3]).toMatch(/ INFO: nothing to say$/);
+    // No line ends in a JSON object.
+    for (const line of lines) expect(line).not.toMatch(/\}$/);
   });
 });
