@@ -141,8 +141,12 @@ describe("docs/sandbox-walkthrough.md", () => {
       expect(left.json.items.map((item: { data: { url: string }; receivesEvents: boolean }) => [item.data.url, item.receivesEvents])).toEqual([
         [`http://127.0.0.1:${port}/webhooks`, true],
       ]);
-      // The last call reads the charge back.
-      expect(JSON.parse(output.slice(output.lastIndexOf("{")))).toEqual({ referenceId: reference, state: "total_payment", amount: 1500.5 });
+      // The charge read back.
+      expect(output).toContain(`{\n  "referenceId": "${reference}",\n  "state": "total_payment",\n  "amount": 1500.5\n}`);
+      // Further: the clock shown and moved a day, the test webhook delivered, the Integration API's OpenAPI document.
+      expect(output).toMatch(/"offsetSeconds": \d+,\n {2}"today": "\d{4}-\d{2}-\d{2}"\n\}\n\{\n {2}"now": /);
+      expect(output).toContain('{\n  "status": "delivered",\n  "delivered": true,');
+      expect(output).toMatch(/^openapi: 3\./m);
 
       await waitFor(() => receiverOutput.includes(`"referenceId":"${reference}"`), "the webhook of the charge", 15_000);
       expect(receiverOutput).toContain('{"event":"ping"}');
@@ -154,6 +158,7 @@ describe("docs/sandbox-walkthrough.md", () => {
         paidAmount: 1500.5,
       });
       expect(receiverOutput).toMatch(/^POST \/webhooks [0-9a-f-]{36} t=\d+,v1=[0-9a-f]{64}$/m);
+      expect(receiverOutput).toContain('"reason":"no_cuil_match"');
     };
 
     await walkthrough();
