@@ -132,8 +132,11 @@ describe("the portal on the Admin host", { timeout: 90_000 }, () => {
     expect(renewed).toMatch(/^rt_/);
     expect(renewed).not.toBe(refreshToken);
 
+    // The page signs out at once and ends the session on the server in the background: wait for that call.
+    const loggedOut = page.waitForResponse((response) => response.url().endsWith("/integration/admin/logout"));
     await page.getByRole("button", { name: "Salir" }).click();
     await page.getByRole("heading", { name: "Ingresá al portal de Cobro" }).waitFor();
+    expect((await loggedOut).ok()).toBe(true);
     expect(await page.evaluate(() => sessionStorage.getItem("cobro.portal.refreshToken"))).toBeNull();
     // The ended session's refresh token no longer works.
     const reused = await read(
