@@ -12,7 +12,7 @@ import { DomainError, ValidationError } from "../errors.ts";
 import { isValidCuil } from "../tax-id.ts";
 import { generatePassword, hashSecret, randomToken } from "../secrets/hashing.ts";
 import { requireAccountMail } from "../integration-clients/admin-welcome.ts";
-import { openPasswordLink, passwordResetPageUrl } from "../password-links/password-links.ts";
+import { endPasswordLink, hasWorkingPasswordLink, openPasswordLink, passwordResetPageUrl } from "../password-links/password-links.ts";
 import { accountEmail } from "../outbound/account-email.ts";
 
 /** How long an invitation's link works: as long as an admin's temporary password. */
@@ -69,7 +69,8 @@ export function checkProvidedMerchantAccount(input: ProvidedMerchantAccount): vo
 /**
  * Creates or updates the account with this provider id, in one transaction with its invitation's link.
  * `mail` is the deployment's mail sender: an account that must be invited is refused (nothing changes)
- * when there is none. Two calls at once for a new id: the loser of the unique key runs again as an update.
+ * when there is none. Two calls at once for a new id: the loser of a unique key runs again as an update; an
+ * email still taken then is another account's.
  */
 export async function provisionMerchantAccount(
   db: Kysely<Database>,
@@ -83,9 +84,12 @@ export async function provisionMerchantAccount(
     try {
       return await db.transaction().execute((trx) => upsert(trx, mail, providerMerchantId, input, now));
     } catch (error) {
+      // The loser of a race for a new id may hit either unique key first (the email's is checked before
+      // the provider id's): once the winner committed, the next attempt finds its account and updates it.
+      const raced = isUniqueViolation(error, "merchant_accounts_provider_merchant_id_key") || isUniqueViolation(error, "merchant_accounts_email_key");
+      if (attempt === 1 && raced) continue;
       if (isUniqueViolation(error, "merchant_accounts_email_key"))
         throw new DomainError("MerchantEmailAlreadyExistsError", `Another merchant account already has the email ${input.email}`);
-      if (attempt === 1 && isUniqueViolation(error, "merchant_accounts_provider_merchant_id_key")) continue;
       throw error;
     }
   }
@@ -137,7 +141,9 @@ async function upsert(
     }
   }
   if (!invitationDue(account)) return { result, account };
-  // Also when unchanged: an earlier invitation the mail server did not accept is sent again.
+  // Also when unchanged: an earlier invitation the mail server did not accept (its link ended) is sent
+  // again; one still on its way (a call just before, its link open) is not sent twice.
+  if (existing && (await hasWorkingPasswordLink(trx, { kind: "merchant", id: account.id }, now))) return { result, account };
   requireAccountMail(mail, "the merchant account's invitation");
   const token = randomToken("pr_");
   const expiresAt = new Date(now.getTime() + INVITATION_DAYS * 24 * 3600 * 1000);
@@ -170,7 +176,8 @@ export function invitationEmail(invitation: MerchantInvitation, pageUrl: string)
 
 /**
  * Mails the invitation and records it as sent when the mail server accepted it (or the Sandbox logged
- * it). A refusal leaves `invitation_sent_at` empty: the next provisioning call for the account invites again.
+ * it). A refusal leaves `invitation_sent_at` empty and ends the link: the next provisioning call for the
+ * account invites again.
  */
 export async function sendInvitation(
   db: Kysely<Database>,
@@ -180,7 +187,11 @@ export async function sendInvitation(
   authPublicUrl: string,
 ): Promise<{ sent: true; at: Date } | { sent: false; reason: string }> {
   const result = await mail.send(invitationEmail(invitation, passwordResetPageUrl(authPublicUrl, invitation.token, "merchant")));
-  if (result.outcome === "rejected" || result.outcome === "temporary_failure") return { sent: false, reason: result.reason };
+  if (result.outcome === "rejected" || result.outcome === "temporary_failure") {
+    // Never delivered: its link ends, so that the next provisioning call invites again.
+    await endPasswordLink(db, { kind: "merchant", id: invitation.merchantAccountId });
+    return { sent: false, reason: result.reason };
+  }
   const at = clock.now();
   await db.updateTable("merchant_accounts").set({ invitation_sent_at: at }).where("id", "=", invitation.merchantAccountId).execute();
   return { sent: true, at };

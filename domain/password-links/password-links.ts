@@ -33,6 +33,26 @@ export async function openPasswordLink(
     .execute();
 }
 
+/**
+ * Ends the account's link, if it has one: what a link that must not set the password any more comes to
+ * (mailed to an address the account no longer has, or never delivered).
+ */
+export async function endPasswordLink(db: Executor, account: { kind: PasswordAccountKind; id: string }): Promise<void> {
+  await db.deleteFrom("password_links").where(ACCOUNT_COLUMN[account.kind], "=", account.id).execute();
+}
+
+/** Whether the account has a link that can still set its password (on its way to it, or in its mailbox). */
+export async function hasWorkingPasswordLink(db: Executor, account: { kind: PasswordAccountKind; id: string }, now: Date): Promise<boolean> {
+  const link = await db
+    .selectFrom("password_links")
+    .select("id")
+    .where(ACCOUNT_COLUMN[account.kind], "=", account.id)
+    .where("used_at", "is", null)
+    .where("expires_at", ">", now)
+    .executeTakeFirst();
+  return link !== undefined;
+}
+
 /** The page a link opens, on the Auth API: the admins' or the merchant accounts'. */
 export function passwordResetPageUrl(authPublicUrl: string, token: string, kind: PasswordAccountKind = "admin"): string {
   return `${authPublicUrl}/integration/${kind}/password-reset/page?token=${encodeURIComponent(token)}`;

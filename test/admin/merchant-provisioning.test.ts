@@ -102,6 +102,19 @@ describe("provisioning with the platform API key", () => {
     expect(smtp.to(body.email)).toHaveLength(1);
   });
 
+  it("three calls at once for a new id make one account: each answers 201 or 200 with it", async () => {
+    const id = uniqueRef("wallet");
+    const body = accountBody();
+    const answers = await Promise.all([1, 2, 3].map(() => byKey()(id, body)));
+    expect(answers.map((answer) => answer.status).sort()).toEqual([200, 200, 201]);
+    const rows = await rowsOf(production, id);
+    expect(rows).toHaveLength(1);
+    for (const answer of answers) expect(answer.json.merchantAccount.merchantAccountId).toBe(rows[0]!.id);
+    // One invitation: the calls that lost the race find it on its way and do not replace its link.
+    await smtp.waitFor(body.email, 1);
+    expect(smtp.to(body.email)).toHaveLength(1);
+  });
+
   it("updates what differs, and a new email changes the sign-in without mailing", async () => {
     const id = uniqueRef("wallet");
     const body = accountBody();
