@@ -1,7 +1,8 @@
 // Merchant accounts kept by the payment provider's systems. Each call states a whole account keyed by the
 // provider's own id (`provider_merchant_id`, unique), so repeating it is harmless: the first creates, the
 // next ones find the account and change only what differs. A new active account has no password: it is
-// invited by email to choose one through a password link (domain/password-links/).
+// invited by email to choose one through a password link (domain/password-links/). A new email ends the
+// account's link: the account is invited again at the new address, or told there, when it has a password.
 import type { Kysely, Transaction } from "kysely";
 import { isUniqueViolation } from "../../db/errors.ts";
 import type { Database } from "../../db/schema.ts";
@@ -38,11 +39,19 @@ export interface MerchantInvitation {
   expiresAt: Date;
 }
 
+/** The account's new sign-in email, to tell at that address (an account that has a password). */
+export interface EmailChangeNotice {
+  email: string;
+  tradeName: string;
+}
+
 export interface ProvisionOutcome {
   result: ProvisionResult;
   account: MerchantAccount;
   /** Present when this call opened the account's invitation: mail it. */
   invitation?: MerchantInvitation;
+  /** Present when this call changed the email of an account that has a password: mail it. */
+  emailChangeNotice?: EmailChangeNotice;
 }
 
 /** The fields of a provided account as the table names them. */
@@ -106,6 +115,7 @@ async function upsert(
   const wanted = columnsOf(input);
   let account: MerchantAccount;
   let result: ProvisionResult;
+  let emailChangeNotice: EmailChangeNotice | undefined;
   if (!existing) {
     if (invitationDue({ ...wanted, password_set: false, invitation_sent_at: null })) requireAccountMail(mail, "the new merchant account's invitation");
     account = await trx
@@ -130,17 +140,25 @@ async function upsert(
     } else {
       if (existing.status === "closed")
         throw new DomainError("MerchantAccountClosedError", "This merchant account is closed: a closed account accepts no change");
-      if (invitationDue({ ...existing, ...wanted })) requireAccountMail(mail, "the merchant account's invitation");
+      // A new address (not the same one in another case): a link mailed to the old one must not set the
+      // password of what now signs in as the new one. Without a password the account is invited anew there;
+      // with one, the new address is told.
+      const emailChanged = existing.email.toLowerCase() !== wanted.email.toLowerCase();
+      const invitation = emailChanged && !existing.password_set ? { invitation_sent_at: null } : {};
+      if (invitationDue({ ...existing, ...wanted, ...invitation })) requireAccountMail(mail, "the merchant account's invitation");
+      if (emailChanged && existing.password_set) requireAccountMail(mail, "the notice of the merchant account's new email");
+      if (emailChanged) await endPasswordLink(trx, { kind: "merchant", id: existing.id });
       account = await trx
         .updateTable("merchant_accounts")
-        .set({ ...wanted, updated_at: now })
+        .set({ ...wanted, ...invitation, updated_at: now })
         .where("id", "=", existing.id)
         .returningAll()
         .executeTakeFirstOrThrow();
       result = "updated";
+      if (emailChanged && account.password_set) emailChangeNotice = { email: account.email, tradeName: account.fantasy_name };
     }
   }
-  if (!invitationDue(account)) return { result, account };
+  if (!invitationDue(account)) return { result, account, ...(emailChangeNotice ? { emailChangeNotice } : {}) };
   // Also when unchanged: an earlier invitation the mail server did not accept (its link ended) is sent
   // again; one still on its way (a call just before, its link open) is not sent twice.
   if (existing && (await hasWorkingPasswordLink(trx, { kind: "merchant", id: account.id }, now))) return { result, account };
@@ -174,6 +192,27 @@ export function invitationEmail(invitation: MerchantInvitation, pageUrl: string)
   return accountEmail(invitation.email, "Bienvenido a Cobro: elegí la contraseña de tu cuenta de comercio", lines);
 }
 
+/** The notice that the account's sign-in email changed (Spanish), sent to the new address: no link, the password stays. */
+export function emailChangeNoticeEmail(notice: EmailChangeNotice): EmailMessage {
+  const lines = [
+    `Hola ${notice.tradeName}:`,
+    "",
+    "El email con el que ingresás a tu cuenta de comercio en Cobro cambió: desde ahora es esta dirección.",
+    `Usuario: ${notice.email}`,
+    "",
+    "Tu contraseña no cambió. Los enlaces para elegir contraseña enviados a la dirección anterior ya no sirven.",
+    "",
+    "Si no esperabas este cambio, avisale a tu proveedor de pagos.",
+  ];
+  return accountEmail(notice.email, "Cobro: cambió el email de tu cuenta de comercio", lines);
+}
+
+/** Mails the notice of a new sign-in email; the change stands whatever the mail server says. */
+export async function sendEmailChangeNotice(mail: Sender<EmailMessage>, notice: EmailChangeNotice): Promise<{ sent: true } | { sent: false; reason: string }> {
+  const result = await mail.send(emailChangeNoticeEmail(notice));
+  return result.outcome === "rejected" || result.outcome === "temporary_failure" ? { sent: false, reason: result.reason } : { sent: true };
+}
+
 /**
  * Mails the invitation and records it as sent when the mail server accepted it (or the Sandbox logged
  * it). A refusal leaves `invitation_sent_at` empty and ends the link: the next provisioning call for the
@@ -193,6 +232,12 @@ export async function sendInvitation(
     return { sent: false, reason: result.reason };
   }
   const at = clock.now();
-  await db.updateTable("merchant_accounts").set({ invitation_sent_at: at }).where("id", "=", invitation.merchantAccountId).execute();
+  // Only while the account still has that address: an email changed meanwhile is invited at the new one.
+  await db
+    .updateTable("merchant_accounts")
+    .set({ invitation_sent_at: at })
+    .where("id", "=", invitation.merchantAccountId)
+    .where("email", "=", invitation.email)
+    .execute();
   return { sent: true, at };
 }

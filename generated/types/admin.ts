@@ -159,9 +159,13 @@ export type paths = {
          *     safe. A new `active` account is sent an invitation email (in Spanish) with a link to choose its
          *     password, valid for 7 days and once; until then it cannot sign in (the authorization screen's
          *     "¿Olvidaste tu contraseña?" sends a new link). An account created `suspended` is invited when it
-         *     first becomes `active`. A change of email changes what the merchant signs in with and mails nothing.
+         *     first becomes `active`. A change of email changes what the merchant signs in with and ends any link
+         *     to choose a password mailed to the old address (an invitation or a reset): an account without a
+         *     password yet is invited again at the new address (once `active`), and one with a password is told at
+         *     the new address that its sign-in email changed (no link: the password stays).
          *     Suspending or closing takes effect at once (see `MerchantAccountStatus`). In Production without a
-         *     mail server, a call that would have to invite answers 503 `MailUnavailableError` and changes nothing.
+         *     mail server, a call that would have to invite (or tell a new address) answers 503
+         *     `MailUnavailableError` and changes nothing.
          */
         put: operations["provisionMerchantAccount"];
         post?: never;
@@ -2608,7 +2612,7 @@ export type components = {
         };
         /** @description A merchant account as the provider's systems send it. Every field is required: the call states the whole account. */
         MerchantAccountProvision: {
-            /** @description Where the invitation goes and what the merchant signs in with (unique among merchant accounts, in any case). */
+            /** @description Where the invitation goes and what the merchant signs in with (unique among merchant accounts, in any case). A new one ends the links mailed to the old one. */
             email: components["schemas"]["Email"];
             /** @description The holder's legal name (razón social, or a person's name): 2 to 150 characters. */
             legalName: string;
@@ -4271,7 +4275,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminErrorBody"];
                 };
             };
-            /** @description 503 `MailUnavailableError`: this deployment (Production) has no mail server configured, so a new active account's invitation cannot be sent; nothing was created or changed. Or `ServiceUnavailableError` (the database is unreachable just now, with `Retry-After`). */
+            /** @description 503 `MailUnavailableError`: this deployment (Production) has no mail server configured, so a new active account's invitation (or the notice of a new email) cannot be sent; nothing was created or changed. Or `ServiceUnavailableError` (the database is unreachable just now, with `Retry-After`). */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying: sent with `ServiceUnavailableError`, not with `MailUnavailableError`. */

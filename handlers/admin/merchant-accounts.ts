@@ -1,7 +1,8 @@
 // The merchant accounts that the payment provider's systems (with a platform API key) and platform admins
-// keep: provisioning by the provider's id, and the invitation mailed once the account's change committed.
+// keep: provisioning by the provider's id, and the invitation (or the notice of a new email) mailed once the
+// account's change committed.
 import type { MerchantAccount } from "../../db/tables/merchants.table.ts";
-import { provisionMerchantAccount as provision, sendInvitation } from "../../domain/merchants/merchant-provisioning.ts";
+import { provisionMerchantAccount as provision, sendEmailChangeNotice, sendInvitation } from "../../domain/merchants/merchant-provisioning.ts";
 import { listMerchantAccounts as listAccounts } from "../../domain/merchants/merchant-accounts.ts";
 import type { components } from "../../generated/types/admin.ts";
 import { requirePlatformAdmin } from "./caller.ts";
@@ -33,6 +34,11 @@ export const provisionMerchantAccount: Handler<"provisionMerchantAccount"> = asy
     const mailed = await sendInvitation(services.db, services.accountMail!, services.clock, outcome.invitation, services.config.publicUrls.auth);
     if (mailed.sent) account = { ...account, invitation_sent_at: mailed.at };
     else log.warn({ merchantAccountId: account.id, reason: mailed.reason }, "the merchant account's invitation was not accepted by the mail server");
+  }
+  if (outcome.emailChangeNotice) {
+    const mailed = await sendEmailChangeNotice(services.accountMail!, outcome.emailChangeNotice);
+    if (!mailed.sent)
+      log.warn({ merchantAccountId: account.id, reason: mailed.reason }, "the notice of the merchant account's new email was not accepted by the mail server");
   }
   const answer = { result: outcome.result, merchantAccount: merchantAccountView(account) };
   return outcome.result === "created" ? { status: 201, body: answer } : { status: 200, body: answer };

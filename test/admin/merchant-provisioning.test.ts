@@ -115,7 +115,7 @@ describe("provisioning with the platform API key", () => {
     expect(smtp.to(body.email)).toHaveLength(1);
   });
 
-  it("updates what differs, and a new email changes the sign-in without mailing", async () => {
+  it("updates what differs, and a new email changes the sign-in and invites the new address (no password yet)", async () => {
     const id = uniqueRef("wallet");
     const body = accountBody();
     const created = await byKey()(id, body);
@@ -130,8 +130,10 @@ describe("provisioning with the platform API key", () => {
       tradeName: "La Espiga Panaderías",
       createdAt: created.json.merchantAccount.createdAt,
       updatedAt: production.clock.now().toISOString(),
+      invitationSentAt: production.clock.now().toISOString(),
     });
-    expect(smtp.to(renamed.json.merchantAccount.email)).toHaveLength(0);
+    const [invitation] = await smtp.waitFor(renamed.json.merchantAccount.email, 1);
+    expect(invitation!.text).toContain(`Usuario: ${renamed.json.merchantAccount.email}`);
   });
 
   it("invites an account created suspended when it first becomes active", async () => {

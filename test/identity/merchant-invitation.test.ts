@@ -170,6 +170,52 @@ describe("a merchant account from the provider's systems, in Production", () => 
   });
 });
 
+describe("a change of the account's email", () => {
+  const signInClient = async () => (await t.sandbox()).integration;
+
+  it("ends the invitation mailed to the old address and invites the new one, whose link signs in as the new email", async () => {
+    const providerMerchantId = uniqueRef("wallet");
+    const oldEmail = `${uniqueRef("viejo")}@example.com`;
+    const newEmail = `${uniqueRef("nuevo")}@example.com`;
+    expect((await provision(providerMerchantId, accountBody(oldEmail))).status).toBe(201);
+    const oldLink = await invitationLink(oldEmail);
+    t.clock.advance(60_000);
+    const changed = await provision(providerMerchantId, accountBody(newEmail));
+    expect(changed.status).toBe(200);
+    expect(changed.json).toMatchObject({ result: "updated", merchantAccount: { email: newEmail, invitationSentAt: t.clock.now().toISOString() } });
+
+    const stale = await postForm(`${t.authUrl}${PAGE_PATH}`, { token: oldLink.token, newPassword: NEW_PASSWORD });
+    expect(stale.status).toBe(410);
+    expect(stale.text).toContain('data-code="PasswordResetLinkInvalidError"');
+    const fresh = await invitationLink(newEmail);
+    expect(fresh.text).toContain(`Usuario: ${newEmail}`);
+    expect((await postForm(`${t.authUrl}${PAGE_PATH}`, { token: fresh.token, newPassword: NEW_PASSWORD })).status).toBe(200);
+    await obtainCode(t.authUrl, await signInClient(), { email: newEmail, password: NEW_PASSWORD });
+    expect(smtp.to(oldEmail)).toHaveLength(1);
+  });
+
+  it("ends a reset link mailed to the old address and tells the new address that the sign-in email changed", async () => {
+    const providerMerchantId = uniqueRef("wallet");
+    const oldEmail = `${uniqueRef("viejo")}@example.com`;
+    const newEmail = `${uniqueRef("nuevo")}@example.com`;
+    expect((await provision(providerMerchantId, accountBody(oldEmail))).status).toBe(201);
+    const invitation = await invitationLink(oldEmail);
+    expect((await postForm(`${t.authUrl}${PAGE_PATH}`, { token: invitation.token, newPassword: NEW_PASSWORD })).status).toBe(200);
+    await askForReset(oldEmail);
+    const reset = await resetLink(oldEmail, 2);
+
+    const changed = await provision(providerMerchantId, accountBody(newEmail));
+    expect(changed.json).toMatchObject({ result: "updated", merchantAccount: { email: newEmail, passwordSet: true } });
+    expect((await postForm(`${t.authUrl}${PAGE_PATH}`, { token: reset.token, newPassword: "otra-clave-mas-larga" })).status).toBe(410);
+    const [notice] = await smtp.waitFor(newEmail, 1);
+    expect(notice!.subject).toBe("Cobro: cambió el email de tu cuenta de comercio");
+    expect(notice!.text).toContain(`Usuario: ${newEmail}`);
+    expect(notice!.text).not.toMatch(/token=/);
+    // The password stays: it signs in with the new email.
+    await obtainCode(t.authUrl, await signInClient(), { email: newEmail, password: NEW_PASSWORD });
+  });
+});
+
 describe("the merchant's forgotten password", () => {
   it("answers the same page for a known, an unknown and a suspended account's email, and mails only the known active one", async () => {
     const merchant = await merchantWithPassword();

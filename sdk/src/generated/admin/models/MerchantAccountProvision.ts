@@ -28,7 +28,7 @@ import {
  */
 export interface MerchantAccountProvision {
     /**
-     * Where the invitation goes and what the merchant signs in with (unique among merchant accounts, in any case).
+     * Where the invitation goes and what the merchant signs in with (unique among merchant accounts, in any case). A new one ends the links mailed to the old one.
      */
     email: string;
     /**

@@ -370,7 +370,7 @@ class MerchantAccountProvision implements ModelInterface, ArrayAccess, \JsonSeri
     /**
      * Sets email
      *
-     * @param string $email Where the invitation goes and what the merchant signs in with (unique among merchant accounts, in any case).
+     * @param string $email Where the invitation goes and what the merchant signs in with (unique among merchant accounts, in any case). A new one ends the links mailed to the old one.
      *
      * @return self
      */

@@ -29,7 +29,7 @@ class MerchantAccountProvision(BaseModel):
     """
     A merchant account as the provider's systems send it. Every field is required: the call states the whole account.
     """ # noqa: E501
-    email: Annotated[str, Field(strict=True, max_length=320)] = Field(description="Where the invitation goes and what the merchant signs in with (unique among merchant accounts, in any case).")
+    email: Annotated[str, Field(strict=True, max_length=320)] = Field(description="Where the invitation goes and what the merchant signs in with (unique among merchant accounts, in any case). A new one ends the links mailed to the old one.")
     legal_name: Annotated[str, Field(min_length=2, strict=True, max_length=150)] = Field(description="The holder's legal name (razón social, or a person's name): 2 to 150 characters.", alias="legalName")
     cuit: Annotated[str, Field(strict=True)] = Field(description="The holder's CUIT, 11 digits without hyphens; its prefix and check digit are verified (rule `taxDocument`).")
     trade_name: Annotated[str, Field(min_length=2, strict=True, max_length=100)] = Field(description="The trade name (nombre de fantasía) shown to integrations and on the authorization screen: 2 to 100 characters.", alias="tradeName")
