@@ -3,7 +3,8 @@
 // the entry just before its COMMIT (db/transactions.ts). So the entry of a change is written in the
 // transaction that makes it, by whichever use case opens it; an operation that opened no transaction gets
 // its entry right after it answers; a refusal (the change rolled back) gets an entry of its own with the
-// refusal's code and status.
+// refusal's code and status. An entry's status is the one sent: an operation that answers one of several
+// (201 created, 200 found) names it before its change commits.
 import type { Kysely } from "kysely";
 import type { Database } from "../../db/schema.ts";
 import type { AdminUser } from "../../db/tables/admins.table.ts";
@@ -13,8 +14,11 @@ import { appendAuditEntry, type AuditActor, type AuditEntryInput } from "./audit
 
 /** What the API app knows of an operation before it runs. */
 export type AuditDraft = Omit<AuditEntryInput, "occurredAt" | "outcome" | "status" | "errorCode"> & {
-  /** The operation's documented success status: what a committed change is recorded with. */
-  successStatus: number;
+  /**
+   * The operation's documented success statuses. A committed change is recorded with the one the
+   * operation names (`answersWith`), or with the only one there is.
+   */
+  successStatuses: number[];
 };
 
 /**
@@ -26,6 +30,12 @@ export interface AuditEntryNotes {
   /** Names who acts; no effect once an actor is known. */
   identifyActor(actor: AuditActor): void;
   addTarget(name: string, id: string): void;
+  /**
+   * The success status the operation will answer with, named before its change commits (the entry is
+   * written in that change's transaction, before the answer): required of an operation that documents
+   * several (201 when it created, 200 when it found), whose entry is otherwise refused with its change.
+   */
+  answersWith(status: number): void;
 }
 
 /** The actor an admin's row names. */
@@ -60,9 +70,10 @@ export async function auditedOperation<T>(
   how: AuditedRun<T>,
   run: (audited: { db: Kysely<Database>; notes: AuditEntryNotes }) => Promise<T>,
 ): Promise<T> {
-  const { successStatus, ...base } = draft;
+  const { successStatuses, ...base } = draft;
   let actor = draft.actor;
   let targets = draft.targets;
+  let answered = successStatuses.length === 1 ? successStatuses[0] : undefined;
   const notes: AuditEntryNotes = {
     identifyActor: (identified) => {
       if (actor.kind === "anonymous") actor = identified;
@@ -70,6 +81,15 @@ export async function auditedOperation<T>(
     addTarget: (name, id) => {
       targets = { ...targets, [name]: id };
     },
+    answersWith: (status) => {
+      answered = status;
+    },
+  };
+  /** The status a change that commits now is recorded with: the one the client will get, never a guess. */
+  const committedStatus = (): number => {
+    if (answered === undefined)
+      throw new Error(`${draft.operation} answers one of ${successStatuses.join(", ")}: it must name its status (answersWith) before its change commits`);
+    return answered;
   };
   const entry = (outcome: Pick<AuditEntryInput, "outcome" | "status" | "errorCode">): AuditEntryInput => ({
     ...base,
@@ -78,7 +98,7 @@ export async function auditedOperation<T>(
     occurredAt: clock.now(),
     ...outcome,
   });
-  const atFirstCommit = withWorkAtFirstCommit(db, (trx) => appendAuditEntry(trx, entry({ outcome: "succeeded", status: successStatus })));
+  const atFirstCommit = withWorkAtFirstCommit(db, (trx) => appendAuditEntry(trx, entry({ outcome: "succeeded", status: committedStatus() })));
   let result: T;
   try {
     result = await run({ db: atFirstCommit.db, notes });
@@ -98,7 +118,7 @@ export async function auditedOperation<T>(
 
 /** The entry of an operation refused before it ran (its request outside the contract): nothing to run, nothing changed. */
 export async function appendRefusal(db: Kysely<Database>, clock: Clock, draft: AuditDraft, refusal: { status: number; code: string }): Promise<void> {
-  const { successStatus: _, ...base } = draft;
+  const { successStatuses: _, ...base } = draft;
   await appendAuditEntry(db, { ...base, occurredAt: clock.now(), ...refusedOutcome(refusal) });
 }
 

@@ -37,11 +37,20 @@ export async function provisionProductionClient(
   sandboxClientId: string,
   input: ProductionClientInput,
   now: Date,
+  /**
+   * Told whether the call creates the integration before anything commits (the creation is the only change
+   * it can commit): what the change is recorded with (the audit log's status).
+   */
+  decided?: (created: boolean) => void,
 ): Promise<ProvisionResult> {
   if (serviceEnv !== "production")
     throw new DomainError("ProductionOnlyError", "This deployment is the Sandbox: integrations that go live are created in the Production deployment");
   const existing = await provisionedFrom(db, sandboxClientId);
-  if (existing) return { created: false, client: existing };
+  if (existing) {
+    decided?.(false);
+    return { created: false, client: existing };
+  }
+  decided?.(true);
   try {
     const registered = await registerIntegrationClient(
       db,
@@ -68,6 +77,7 @@ export async function provisionProductionClient(
   } catch (error) {
     // Two calls for the same Sandbox integration at once: the other one created it.
     if (!isUniqueViolation(error, "integration_clients_provisioned_from_sandbox_client_id_key")) throw error;
+    decided?.(false);
     return { created: false, client: (await provisionedFrom(db, sandboxClientId))! };
   }
 }

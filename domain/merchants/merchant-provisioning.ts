@@ -87,11 +87,17 @@ export async function provisionMerchantAccount(
   providerMerchantId: string,
   input: ProvidedMerchantAccount,
   now: Date,
+  /** Told the result inside the transaction, before its COMMIT: what the change is recorded with (the audit log's status). */
+  decided?: (result: ProvisionResult) => void,
 ): Promise<ProvisionOutcome> {
   checkProvidedMerchantAccount(input);
   for (let attempt = 1; ; attempt++) {
     try {
-      return await db.transaction().execute((trx) => upsert(trx, mail, providerMerchantId, input, now));
+      return await db.transaction().execute(async (trx) => {
+        const outcome = await upsert(trx, mail, providerMerchantId, input, now);
+        decided?.(outcome.result);
+        return outcome;
+      });
     } catch (error) {
       // The loser of a race for a new id may hit either unique key first (the email's is checked before
       // the provider id's): once the winner committed, the next attempt finds its account and updates it.

@@ -110,10 +110,13 @@ export const approveGoLiveRequest: Handler<"approveGoLiveRequest"> = async ({ ca
 export const rejectGoLiveRequest: Handler<"rejectGoLiveRequest"> = async ({ caller, params, body, services, log }) =>
   decide(services, log, caller, params.id, { kind: "reject", reason: body.reason });
 
-export const provisionProductionClient: Handler<"provisionProductionClient"> = async ({ caller, params, body, services, log }) => {
+export const provisionProductionClient: Handler<"provisionProductionClient"> = async ({ caller, params, body, services, audit, log }) => {
   if (caller.kind !== "platform-key") requirePlatformAdmin(caller);
   const mail = services.config.serviceEnv === "production" ? requireAccountMail(services.accountMail) : undefined;
-  const result = await provisionClient(services.db, services.config.serviceEnv, params.sandboxClientId, body, services.clock.now());
+  // The audit entry commits with the creation, before the answer: it is told the status the answer will have.
+  const result = await provisionClient(services.db, services.config.serviceEnv, params.sandboxClientId, body, services.clock.now(), (created) =>
+    audit?.answersWith(created ? 201 : 200),
+  );
   if (!result.created) return { status: 200, body: result.client };
   const mailed = await sendWelcomeEmail(services.db, mail!, services.clock, result.firstAdminWelcome, services.config.publicUrls.admin);
   if (!mailed.sent)

@@ -2,7 +2,12 @@
 // keep: provisioning by the provider's id, and the invitation (or the notice of a new email) mailed once the
 // account's change committed.
 import type { MerchantAccount } from "../../db/tables/merchants.table.ts";
-import { provisionMerchantAccount as provision, sendEmailChangeNotice, sendInvitation } from "../../domain/merchants/merchant-provisioning.ts";
+import {
+  provisionMerchantAccount as provision,
+  sendEmailChangeNotice,
+  sendInvitation,
+  type ProvisionResult,
+} from "../../domain/merchants/merchant-provisioning.ts";
 import { listMerchantAccounts as listAccounts } from "../../domain/merchants/merchant-accounts.ts";
 import type { components } from "../../generated/types/admin.ts";
 import { requirePlatformAdmin } from "./caller.ts";
@@ -25,9 +30,15 @@ function merchantAccountView(account: MerchantAccount): components["schemas"]["M
   };
 }
 
-export const provisionMerchantAccount: Handler<"provisionMerchantAccount"> = async ({ caller, params, body, services, log }) => {
+/** 201 for a new account, 200 for one found (changed or not). */
+const statusOf = (result: ProvisionResult) => (result === "created" ? 201 : 200);
+
+export const provisionMerchantAccount: Handler<"provisionMerchantAccount"> = async ({ caller, params, body, services, audit, log }) => {
   if (caller.kind !== "platform-key") requirePlatformAdmin(caller);
-  const outcome = await provision(services.db, services.accountMail, params.providerMerchantId, body, services.clock.now());
+  // The audit entry commits with the change, before the answer: it is told the status the answer will have.
+  const outcome = await provision(services.db, services.accountMail, params.providerMerchantId, body, services.clock.now(), (result) =>
+    audit?.answersWith(statusOf(result)),
+  );
   let account = outcome.account;
   if (outcome.invitation) {
     // The account stands whatever the mail server says; a refused invitation is sent again by the next call.
@@ -41,7 +52,7 @@ export const provisionMerchantAccount: Handler<"provisionMerchantAccount"> = asy
       log.warn({ merchantAccountId: account.id, reason: mailed.reason }, "the notice of the merchant account's new email was not accepted by the mail server");
   }
   const answer = { result: outcome.result, merchantAccount: merchantAccountView(account) };
-  return outcome.result === "created" ? { status: 201, body: answer } : { status: 200, body: answer };
+  return statusOf(outcome.result) === 201 ? { status: 201, body: answer } : { status: 200, body: answer };
 };
 
 export const listMerchantAccounts: Handler<"listMerchantAccounts"> = async ({ caller, query, services }) => {

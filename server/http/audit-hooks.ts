@@ -57,7 +57,7 @@ export function auditHooks<Caller>(options: AuditHooksOptions<Caller>, operation
       changes: withBody ? recordedValues(req.body) : {},
       clientAddress: clientAddressOf(req),
       requestId: (res.locals as RequestLocals).requestId,
-      successStatus: successStatusOf(operation),
+      successStatuses: successStatusesOf(operation),
     };
   }
 
@@ -99,10 +99,10 @@ export function auditHooks<Caller>(options: AuditHooksOptions<Caller>, operation
   };
 }
 
-/** The operation's documented success status (its lowest 2xx). */
-function successStatusOf(operation: Operation): number {
+/** The operation's documented success statuses (its 2xx). */
+function successStatusesOf(operation: Operation): number[] {
   const statuses = Object.keys(operation.responses ?? {})
     .map(Number)
     .filter((status) => status >= 200 && status < 300);
-  return statuses.length > 0 ? Math.min(...statuses) : 200;
+  return statuses.length > 0 ? statuses : [200];
 }

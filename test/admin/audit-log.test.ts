@@ -122,6 +122,25 @@ describe("GET /integration-admin/audit-log", () => {
     ]);
     expect(signIns.json.items[0]).not.toHaveProperty("integrationClientId");
   });
+
+  it("records the status each call answered: a merchant account's provisioning 201 created, then 200 unchanged", async () => {
+    const providerMerchantId = `wallet-${randomUUID()}`;
+    const body = {
+      email: `${providerMerchantId}@example.com`,
+      legalName: "La Espiga S.R.L.",
+      cuit: "30712345671",
+      tradeName: "Panadería La Espiga",
+      status: "active",
+    };
+    const answers = [];
+    for (let call = 0; call < 2; call++) answers.push(await platform.call("PUT", `/integration-admin/merchant-accounts/${providerMerchantId}`, body));
+    expect(answers.map((answer) => answer.status)).toEqual([201, 200]);
+    const listed = await platform.call("GET", "/integration-admin/audit-log?operation=provisionMerchantAccount");
+    const entries = listed.json.items.filter((entry: { targets: Record<string, string> }) => entry.targets.providerMerchantId === providerMerchantId);
+    expect(entries.map((entry: { requestId: string; status: number }) => [entry.requestId, entry.status])).toEqual(
+      answers.reverse().map((answer) => [answer.headers.get("x-request-id"), answer.status]),
+    );
+  });
 });
 
 describe("refusals of both audit logs", () => {
