@@ -129,13 +129,23 @@ export function createPool(connectionString: string, options: { max?: number; co
     max: options.max ?? 10,
     idleTimeoutMillis: 30_000,
   });
-  // A client losing its server (restart, network) emits 'error'; without listeners the process dies. The
-  // pool relays idle clients' errors; checked-out clients need their own (the failing query rejects anyway).
-  pool.on("error", (error) => options.logger?.warn({ err: error }, "an idle database connection failed"));
+  // A client losing its server (restart, network) emits 'error'; without listeners the process dies. Each
+  // client's own listener logs it, idle or checked out (the failing query rejects anyway); the pool relays
+  // an idle client's error too, already logged.
+  pool.on("error", () => undefined);
   pool.on("connect", (client) => {
-    client.on("error", (error) => options.logger?.warn({ err: error }, "a database connection failed"));
+    client.on("error", (error) => options.logger?.warn(connectionFailure(error), "a database connection failed"));
   });
   return pool;
+}
+
+/**
+ * What a line about a failed connection says: the error's message and code. Not the error itself, whose
+ * `client` carries every prepared statement's SQL and the backend's cancel key (kilobytes a line).
+ */
+function connectionFailure(error: unknown): { reason: string; code?: string } {
+  const { message, code } = (error ?? {}) as { message?: string; code?: string };
+  return { reason: message ?? String(error), ...(code ? { code } : {}) };
 }
 
 function connectionConfig(connectionString: string, connectTimeoutMs: number): pg.ClientConfig {

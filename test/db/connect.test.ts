@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { openDatabase } from "../../db/connect.ts";
 import { CobroStartupError, redactConnectionString } from "../../db/errors.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
+import { captureLogs } from "../helpers/captured-logs.ts";
 
 let database: TestDatabase;
 beforeAll(async () => {
@@ -115,5 +116,30 @@ describe("redactConnectionString", () => {
       "postgres://u:***@h:5432/d?sslpassword=***&application_name=a",
     );
     expect(redactConnectionString("not a url at all")).toBe("(an unparseable connection string)");
+  });
+});
+
+describe("a pooled connection that fails while idle", () => {
+  it("logs one short line with the error's message and code, not the client's statements or cancel key", async () => {
+    const { logger, logLines } = captureLogs("warn");
+    const watched = await createTestDatabase({ logger, poolSize: 1 });
+    try {
+      // The connection has prepared statements of its own, as the service's do.
+      await watched.db.selectFrom("merchant_accounts").select("id").where("email", "=", "nadie@example.com").execute();
+      const { rows } = await watched.pool.query("select pg_backend_pid() as pid");
+      await database.pool.query("select pg_terminate_backend($1)", [rows[0].pid]);
+      await expect.poll(() => logLines.length).toBeGreaterThan(0);
+      const failures = logLines.filter((line) => /database connection failed/.test(String(line.msg)));
+      for (const failure of failures) {
+        const text = JSON.stringify(failure);
+        expect(text).not.toMatch(/merchant_accounts|secretKey|processID/i);
+        expect(text.length).toBeLessThan(600);
+        expect(failure).toMatchObject({ reason: "terminating connection due to administrator command", code: "57P01" });
+      }
+      // One line for the one connection (not one from the connection and another from the pool).
+      expect(failures).toHaveLength(1);
+    } finally {
+      await watched.close();
+    }
   });
 });
