@@ -76,7 +76,8 @@ async function clusterReady(synchronous: boolean): Promise<string> {
   if (!clusterStarted) {
     clusterStarted = true;
     console.log(`\nstarting the cluster (npm run cluster:up's script, ports from ${layout.portBase})`);
-    await clusterUp(layout);
+    // Its own ports: a cluster still running there is what an earlier bench left.
+    await clusterUp(layout, { replace: true });
   }
   await setSynchronousMode(layout, synchronous);
   if (synchronous) return (await waitForHealthy(layout)).leader;

@@ -2,7 +2,8 @@
 // PostgreSQL 15 nodes run by Patroni with synchronous replication, HAProxy sending connections to the
 // current leader (Patroni's REST check), and PgBouncer in transaction mode in front of HAProxy.
 //
-//   npm run cluster:up     starts it (installing the packages with apt-get when missing), prints the URLs
+//   npm run cluster:up     starts it (installing the packages with apt-get when missing), prints the URLs;
+//                          refused while a cluster runs on the same ports (`-- --replace` destroys it first)
 //   npm run cluster:down   stops every process and removes the state folder
 //
 // Everything listens on loopback, on fixed ports from COBRO_CLUSTER_PORT_BASE (25400 by default: below the
@@ -46,7 +47,9 @@ export interface ClusterLayout {
   pooledUrl: string;
 }
 
-export function clusterLayout(portBase = Number(process.env.COBRO_CLUSTER_PORT_BASE ?? 25400)): ClusterLayout {
+const DEFAULT_PORT_BASE = 25400;
+
+export function clusterLayout(portBase = Number(process.env.COBRO_CLUSTER_PORT_BASE ?? DEFAULT_PORT_BASE)): ClusterLayout {
   const dir = path.join(os.tmpdir(), `cobro-cluster-${portBase}`);
   const nodes = [0, 1].map((n) => ({
     name: `pg${n}`,
@@ -282,9 +285,47 @@ export function postmasterPid(node: ClusterNode): number | undefined {
   }
 }
 
-export async function clusterUp(layout = clusterLayout()): Promise<ClusterLayout> {
+/** What still runs of a cluster started with this layout: its processes as the state file names them, and its nodes' PostgreSQL. */
+function runningProcesses(layout: ClusterLayout): string[] {
+  let pids: Record<string, number> = {};
+  try {
+    pids = readState(layout).pids;
+  } catch {
+    // no state (or an unreadable one): only the nodes' PostgreSQL can tell
+  }
+  return [
+    ...Object.entries(pids)
+      .filter(([, pid]) => pidAlive(pid))
+      .map(([name, pid]) => `${name} pid ${pid}`),
+    ...layout.nodes.flatMap((node) => {
+      const pid = postmasterPid(node);
+      return pid !== undefined && !Object.values(pids).includes(pid) ? [`${node.name}'s PostgreSQL pid ${pid}`] : [];
+    }),
+  ];
+}
+
+/**
+ * Makes the layout's folder free for a new cluster. A cluster still running there is refused (one line:
+ * what runs, how to stop it) unless `replace`, since starting over destroys its data; what a cluster
+ * left behind without processes (a crash, a reboot) is removed.
+ */
+export async function makeRoomForCluster(layout: ClusterLayout, options: { replace?: boolean } = {}): Promise<void> {
+  if (!existsSync(layout.dir)) return;
+  const running = runningProcesses(layout);
+  if (running.length > 0 && !options.replace) {
+    const ports = `${layout.portBase}-${layout.pgbouncerPort}`;
+    const env = layout.portBase === DEFAULT_PORT_BASE ? "" : `COBRO_CLUSTER_PORT_BASE=${layout.portBase} `;
+    throw new Error(
+      `A Cobro PostgreSQL cluster already runs on ports ${ports} (${running.join(", ")}; state in ${layout.dir}): stop it with \`${env}npm run cluster:down\`, or destroy it and start a new one with \`${env}npm run cluster:up -- --replace\``,
+    );
+  }
+  await clusterDown(layout);
+}
+
+/** Starts the cluster; refused while one runs on the same ports, unless `replace` (which stops it and removes its data first). */
+export async function clusterUp(layout = clusterLayout(), options: { replace?: boolean } = {}): Promise<ClusterLayout> {
+  await makeRoomForCluster(layout, options);
   installPackages();
-  if (existsSync(statePath(layout))) await clusterDown(layout);
   mkdirSync(layout.dir, { recursive: true, mode: 0o700 });
   const user = postgresUser();
   const own = (target: string) => {
@@ -413,10 +454,10 @@ export async function clusterDown(layout = clusterLayout()): Promise<void> {
 }
 
 if (import.meta.main) {
-  const command = process.argv[2];
+  const [command, ...flags] = process.argv.slice(2);
   try {
-    if (command === "up") {
-      const layout = await clusterUp();
+    if (command === "up" && flags.every((flag) => flag === "--replace")) {
+      const layout = await clusterUp(clusterLayout(), { replace: flags.includes("--replace") });
       const members = await clusterMembers(layout);
       console.log(`Cobro's PostgreSQL cluster is running (state in ${layout.dir})
   members    ${members.map((member) => `${member.name} ${member.role}`).join(", ")}
@@ -427,11 +468,11 @@ if (import.meta.main) {
 
 DATABASE_URL=${layout.databaseUrl}
 COBRO_POOLED_DATABASE_URL=${layout.pooledUrl}`);
-    } else if (command === "down") {
+    } else if (command === "down" && flags.length === 0) {
       await clusterDown();
       console.log("Cobro's PostgreSQL cluster is stopped and its folder removed");
     } else {
-      console.error("usage: node scripts/cluster.ts up|down");
+      console.error("usage: node scripts/cluster.ts up [--replace] | down");
       process.exitCode = 2;
     }
   } catch (error) {

@@ -44,7 +44,8 @@ interface Tenant {
 }
 
 beforeAll(async () => {
-  await clusterUp(layout);
+  // Its own ports: a cluster still running there is what an earlier run of these tests left.
+  await clusterUp(layout, { replace: true });
   cluster = await startCobroCluster({}, { databaseUrl: layout.databaseUrl });
   receiver = await startWebhookReceiver();
   const [, second] = await Promise.all([cluster.startApi(), cluster.startExtraApi()]);
