@@ -1771,7 +1771,7 @@ export type components = {
         DateOnly: string;
         /**
          * Format: email
-         * @description An email address, up to 320 characters.
+         * @description An email address with a dot-separated domain (`name@example.com`; not `name@localhost`), up to 320 characters.
          */
         Email: string;
         /**

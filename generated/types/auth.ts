@@ -626,7 +626,7 @@ export type components = {
         };
         /**
          * Format: email
-         * @description An email address, up to 320 characters.
+         * @description An email address with a dot-separated domain (`name@example.com`; not `name@localhost`), up to 320 characters.
          */
         Email: string;
         /** @description The general error body: business 400s, `CustomerAlreadyAssociatedError`, 500s. */

@@ -362,7 +362,7 @@ export type components = {
             taxDocument: components["schemas"]["TaxDocument"];
             /**
              * Format: email
-             * @description An email address, up to 320 characters.
+             * @description An email address with a dot-separated domain (`name@example.com`; not `name@localhost`), up to 320 characters.
              */
             email?: string | null;
             phoneNumber?: {
@@ -621,7 +621,7 @@ export type components = {
         DueDate: string;
         /**
          * Format: email
-         * @description An email address, up to 320 characters.
+         * @description An email address with a dot-separated domain (`name@example.com`; not `name@localhost`), up to 320 characters.
          */
         Email: string;
         /** @description The general error body: business 400s, `CustomerAlreadyAssociatedError`, 500s. */

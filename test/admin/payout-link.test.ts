@@ -197,6 +197,15 @@ describe("the invitation's refusals on the Admin API", () => {
       ...generalError("ValidationError"),
       validationDetails: [expect.objectContaining({ field: expect.stringContaining("email") })],
     });
+    // An address without a dot-separated domain goes nowhere: `a@b`, `comercio@localhost`, a trailing dot.
+    for (const email of ["a@b", "comercio@localhost", "comercio@example.", "comercio@.example.com"]) {
+      const noDomain = await admin.call("POST", "/my-integration/payout-link/invite", { email });
+      expect(noDomain.status, email).toBe(400);
+      expect(noDomain.json).toEqual({
+        ...generalError("ValidationError"),
+        validationDetails: [expect.objectContaining({ field: "email", rule: "format" })],
+      });
+    }
     const missing = await admin.call("POST", "/my-integration/payout-link/invite", {});
     expect(missing.status).toBe(400);
     expect((await admin.call("GET", "/my-integration/payout-link")).json).toEqual({ status: "none" });

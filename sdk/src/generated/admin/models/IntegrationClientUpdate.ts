@@ -46,7 +46,7 @@ export interface IntegrationClientUpdate {
      */
     logoUrl?: string;
     /**
-     * An email address, up to 320 characters.
+     * An email address with a dot-separated domain (`name@example.com`; not `name@localhost`), up to 320 characters.
      */
     contactEmail?: string;
     /**

@@ -20,7 +20,7 @@ import { mapValues } from '../runtime.js';
  */
 export interface AdminPasswordResetRequest {
     /**
-     * An email address, up to 320 characters.
+     * An email address with a dot-separated domain (`name@example.com`; not `name@localhost`), up to 320 characters.
      */
     email: string;
 }

@@ -36,7 +36,7 @@ export interface BulkCustomerInput {
      */
     taxDocument: string;
     /**
-     * An email address, up to 320 characters.
+     * An email address with a dot-separated domain (`name@example.com`; not `name@localhost`), up to 320 characters.
      */
     email?: string | null;
     /**

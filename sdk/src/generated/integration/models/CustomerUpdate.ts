@@ -37,7 +37,7 @@ export interface CustomerUpdate {
      */
     name?: string;
     /**
-     * An email address, up to 320 characters.
+     * An email address with a dot-separated domain (`name@example.com`; not `name@localhost`), up to 320 characters.
      */
     email?: string;
     /**

@@ -343,7 +343,7 @@ class ClientAdminCreate implements ModelInterface, ArrayAccess, \JsonSerializabl
     /**
      * Sets email
      *
-     * @param string $email An email address, up to 320 characters.
+     * @param string $email An email address with a dot-separated domain (`name@example.com`; not `name@localhost`), up to 320 characters.
      *
      * @return self
      */

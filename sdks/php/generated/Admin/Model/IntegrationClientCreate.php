@@ -503,7 +503,7 @@ class IntegrationClientCreate implements ModelInterface, ArrayAccess, \JsonSeria
     /**
      * Sets contactEmail
      *
-     * @param string $contactEmail An email address, up to 320 characters.
+     * @param string $contactEmail An email address with a dot-separated domain (`name@example.com`; not `name@localhost`), up to 320 characters.
      *
      * @return self
      */

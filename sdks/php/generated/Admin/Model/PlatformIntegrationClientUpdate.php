@@ -529,7 +529,7 @@ class PlatformIntegrationClientUpdate implements ModelInterface, ArrayAccess, \J
     /**
      * Sets contactEmail
      *
-     * @param string|null $contactEmail An email address, up to 320 characters.
+     * @param string|null $contactEmail An email address with a dot-separated domain (`name@example.com`; not `name@localhost`), up to 320 characters.
      *
      * @return self
      */

@@ -310,7 +310,7 @@ class AdminPasswordResetRequest implements ModelInterface, ArrayAccess, \JsonSer
     /**
      * Sets email
      *
-     * @param string $email An email address, up to 320 characters.
+     * @param string $email An email address with a dot-separated domain (`name@example.com`; not `name@localhost`), up to 320 characters.
      *
      * @return self
      */

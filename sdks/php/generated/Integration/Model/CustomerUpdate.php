@@ -406,7 +406,7 @@ class CustomerUpdate implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets email
      *
-     * @param string|null $email An email address, up to 320 characters.
+     * @param string|null $email An email address with a dot-separated domain (`name@example.com`; not `name@localhost`), up to 320 characters.
      *
      * @return self
      */

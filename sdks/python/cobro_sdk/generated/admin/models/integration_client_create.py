@@ -30,7 +30,7 @@ class IntegrationClientCreate(BaseModel):
     """ # noqa: E501
     name: Annotated[str, Field(min_length=2, strict=True, max_length=100)] = Field(description="2 to 100 characters; shown to merchants on the authorization screen.")
     company_name: Annotated[str, Field(min_length=2, strict=True, max_length=150)] = Field(description="2 to 150 characters.", alias="companyName")
-    contact_email: Annotated[str, Field(strict=True, max_length=320)] = Field(description="An email address, up to 320 characters.", alias="contactEmail")
+    contact_email: Annotated[str, Field(strict=True, max_length=320)] = Field(description="An email address with a dot-separated domain (`name@example.com`; not `name@localhost`), up to 320 characters.", alias="contactEmail")
     scopes: Optional[Annotated[List[Annotated[str, Field(min_length=1, strict=True, max_length=64)]], Field(min_length=1, max_length=20)]] = Field(default=None, description="Default `openid`, `email`, `profile`.")
     logo_url: Optional[Annotated[str, Field(strict=True, max_length=2048)]] = Field(default=None, description="An HTTPS URL of the logo (or upload one later with `PUT /my-integration/logo`).", alias="logoUrl")
     description: Optional[Annotated[str, Field(strict=True, max_length=500)]] = Field(default=None, description="Up to 500 characters.")

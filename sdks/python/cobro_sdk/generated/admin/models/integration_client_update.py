@@ -33,7 +33,7 @@ class IntegrationClientUpdate(BaseModel):
     description: Optional[Annotated[str, Field(strict=True, max_length=500)]] = Field(default=None, description="Up to 500 characters; an empty string removes the description (it then reads `null`).")
     company_name: Optional[Annotated[str, Field(min_length=2, strict=True, max_length=150)]] = Field(default=None, description="2 to 150 characters.", alias="companyName")
     logo_url: Optional[Annotated[str, Field(strict=True, max_length=2048)]] = Field(default=None, description="An HTTPS URL of an image already hosted elsewhere; `PUT /my-integration/logo` uploads one instead.", alias="logoUrl")
-    contact_email: Optional[Annotated[str, Field(strict=True, max_length=320)]] = Field(default=None, description="An email address, up to 320 characters.", alias="contactEmail")
+    contact_email: Optional[Annotated[str, Field(strict=True, max_length=320)]] = Field(default=None, description="An email address with a dot-separated domain (`name@example.com`; not `name@localhost`), up to 320 characters.", alias="contactEmail")
     type: Optional[IntegrationClientType] = Field(default=None, description="Changing it to or from `multitenant` opens or closes tenant creation; existing tenants keep working.")
     __properties: ClassVar[List[str]] = ["name", "description", "companyName", "logoUrl", "contactEmail", "type"]
 

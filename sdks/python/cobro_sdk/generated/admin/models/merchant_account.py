@@ -33,7 +33,7 @@ class MerchantAccount(BaseModel):
     """ # noqa: E501
     merchant_account_id: UUID = Field(description="Cobro's id of the account (the `sub` of its tokens).", alias="merchantAccountId")
     provider_merchant_id: Optional[Annotated[str, Field(min_length=1, strict=True, max_length=64)]] = Field(default=None, description="The provider's id; absent for the Sandbox's own test merchants.", alias="providerMerchantId")
-    email: Annotated[str, Field(strict=True, max_length=320)] = Field(description="An email address, up to 320 characters.")
+    email: Annotated[str, Field(strict=True, max_length=320)] = Field(description="An email address with a dot-separated domain (`name@example.com`; not `name@localhost`), up to 320 characters.")
     legal_name: StrictStr = Field(alias="legalName")
     cuit: Annotated[str, Field(strict=True)] = Field(description="A CUIT or CUIL without hyphens (11 digits).")
     trade_name: StrictStr = Field(alias="tradeName")

@@ -31,7 +31,7 @@ class ProductionClientProvision(BaseModel):
     """ # noqa: E501
     name: Annotated[str, Field(min_length=2, strict=True, max_length=100)]
     company_name: Annotated[str, Field(min_length=2, strict=True, max_length=150)] = Field(alias="companyName")
-    contact_email: Annotated[str, Field(strict=True, max_length=320)] = Field(description="An email address, up to 320 characters.", alias="contactEmail")
+    contact_email: Annotated[str, Field(strict=True, max_length=320)] = Field(description="An email address with a dot-separated domain (`name@example.com`; not `name@localhost`), up to 320 characters.", alias="contactEmail")
     description: Optional[Annotated[str, Field(strict=True, max_length=500)]] = None
     type: IntegrationClientType = Field(description="As in the Sandbox.")
     scopes: Annotated[List[Annotated[str, Field(min_length=1, strict=True, max_length=64)]], Field(min_length=1, max_length=20)]

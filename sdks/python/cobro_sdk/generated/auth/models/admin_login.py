@@ -28,7 +28,7 @@ class AdminLogin(BaseModel):
     """
     The portal admin's credentials.
     """ # noqa: E501
-    email: Annotated[str, Field(strict=True, max_length=320)] = Field(description="An email address, up to 320 characters.")
+    email: Annotated[str, Field(strict=True, max_length=320)] = Field(description="An email address with a dot-separated domain (`name@example.com`; not `name@localhost`), up to 320 characters.")
     password: Annotated[str, Field(min_length=1, strict=True, max_length=200)]
     __properties: ClassVar[List[str]] = ["email", "password"]
 

@@ -28,7 +28,7 @@ class AdminPasswordResetRequest(BaseModel):
     """
     Who forgot the password.
     """ # noqa: E501
-    email: Annotated[str, Field(strict=True, max_length=320)] = Field(description="An email address, up to 320 characters.")
+    email: Annotated[str, Field(strict=True, max_length=320)] = Field(description="An email address with a dot-separated domain (`name@example.com`; not `name@localhost`), up to 320 characters.")
     __properties: ClassVar[List[str]] = ["email"]
 
     model_config = ConfigDict(

@@ -31,7 +31,7 @@ class BulkCustomerInput(BaseModel):
     """ # noqa: E501
     name: Annotated[str, Field(min_length=2, strict=True, max_length=150)]
     tax_document: Annotated[str, Field(strict=True)] = Field(description="A payer document: an 11-digit CUIL or CUIT (check digit validated) or a 7- or 8-digit DNI.", alias="taxDocument")
-    email: Optional[Annotated[str, Field(strict=True, max_length=320)]] = Field(default=None, description="An email address, up to 320 characters.")
+    email: Optional[Annotated[str, Field(strict=True, max_length=320)]] = Field(default=None, description="An email address with a dot-separated domain (`name@example.com`; not `name@localhost`), up to 320 characters.")
     phone_number: Optional[BulkCustomerInputPhoneNumber] = Field(default=None, alias="phoneNumber")
     __properties: ClassVar[List[str]] = ["name", "taxDocument", "email", "phoneNumber"]
 

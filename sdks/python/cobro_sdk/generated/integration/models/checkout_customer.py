@@ -29,7 +29,7 @@ class CheckoutCustomer(BaseModel):
     The buyer, when the store knows them. Never shown by the widget nor by `GET /v1/payments/{paymentRequestId}`.
     """ # noqa: E501
     name: Optional[Annotated[str, Field(min_length=2, strict=True, max_length=150)]] = Field(default=None, description="2 to 150 characters. Without it the charge's payer is named `Comprador`.")
-    email: Optional[Annotated[str, Field(strict=True, max_length=320)]] = Field(default=None, description="An email address, up to 320 characters.")
+    email: Optional[Annotated[str, Field(strict=True, max_length=320)]] = Field(default=None, description="An email address with a dot-separated domain (`name@example.com`; not `name@localhost`), up to 320 characters.")
     __properties: ClassVar[List[str]] = ["name", "email"]
 
     model_config = ConfigDict(

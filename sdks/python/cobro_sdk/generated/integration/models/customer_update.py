@@ -31,7 +31,7 @@ class CustomerUpdate(BaseModel):
     """ # noqa: E501
     tax_document: Optional[Annotated[str, Field(strict=True)]] = Field(default=None, description="A payer document: an 11-digit CUIL or CUIT (check digit validated) or a 7- or 8-digit DNI.", alias="taxDocument")
     name: Optional[Annotated[str, Field(min_length=2, strict=True, max_length=150)]] = None
-    email: Optional[Annotated[str, Field(strict=True, max_length=320)]] = Field(default=None, description="An email address, up to 320 characters.")
+    email: Optional[Annotated[str, Field(strict=True, max_length=320)]] = Field(default=None, description="An email address with a dot-separated domain (`name@example.com`; not `name@localhost`), up to 320 characters.")
     phone_number: Optional[PhoneNumber] = Field(default=None, alias="phoneNumber")
     __properties: ClassVar[List[str]] = ["taxDocument", "name", "email", "phoneNumber"]
 
