@@ -258,6 +258,13 @@ describe("refusals", () => {
       expect(activation.status).toBe(503);
       expect(activation.json).toEqual(generalError("MailUnavailableError"));
       expect((await rowsOf(noMail, id))[0]!.status).toBe("suspended");
+
+      // A new email for an account that has a password: its new address cannot be told, so nothing changes.
+      await noMail.database.db.updateTable("merchant_accounts").set({ password_set: true }).where("provider_merchant_id", "=", id).execute();
+      const newEmail = await put(id, { ...body, status: "suspended", email: `${uniqueRef("nuevo")}@example.com` });
+      expect(newEmail.status).toBe(503);
+      expect(newEmail.json).toEqual(generalError("MailUnavailableError"));
+      expect((await rowsOf(noMail, id))[0]!.email).toBe(body.email);
     } finally {
       await noMail.close();
     }
