@@ -29,6 +29,9 @@ export async function createIntegratorProject(prefix: string): Promise<string> {
   mkdirSync(sdk, { recursive: true });
   await runNode([TSC, "-p", join(ROOT, "sdk", "tsconfig.json"), "--outDir", join(sdk, "dist")], ROOT);
   copyFileSync(join(ROOT, "sdk", "package.json"), join(sdk, "package.json"));
+  // The package's bin, which runs dist/cli/main.js.
+  mkdirSync(join(sdk, "bin"));
+  copyFileSync(join(ROOT, "sdk", "bin", "cobro.js"), join(sdk, "bin", "cobro.js"));
   writeFileSync(join(project, "package.json"), JSON.stringify({ name: "integrator-app", private: true, type: "module" }));
   return project;
 }

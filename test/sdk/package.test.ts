@@ -60,9 +60,10 @@ describe("the packed @cobro/sdk", () => {
     expect(files).toContain("dist/index.d.ts");
     expect(files).toContain("dist/generated/integration/apis/PaymentRequestsApi.js");
     expect(files).toContain("dist/cli/main.js");
+    expect(files).toContain("bin/cobro.js");
     expect(files).toContain("dist/event-stream.js");
     expect(files).toContain("dist/event-stream.d.ts");
-    expect(files.filter((file) => !file.startsWith("dist/") && !["package.json", "README.md"].includes(file))).toEqual([]);
+    expect(files.filter((file) => !file.startsWith("dist/") && !["package.json", "README.md", "bin/cobro.js"].includes(file))).toEqual([]);
     expect(files.some((file) => file.endsWith(".ts") && !file.endsWith(".d.ts"))).toBe(false);
   });
 
