@@ -6,6 +6,7 @@
 // accepts, across a dropped stream (a TCP proxy in front of the Admin API cuts it) and a restart of the listener.
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { createServer, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -116,6 +117,17 @@ describe("cobro login", () => {
     expect(stored.refreshToken).toMatch(/\S{16,}/);
     // The refresh token is in the file, never on the output.
     expect(JSON.stringify(result)).not.toContain(stored.refreshToken);
+  });
+
+  it("--base-url is one address for all three APIs: at a Sandbox on its own ports it says to name each API", async () => {
+    const run = await cobro(["login", "--profile", "ports", "--email", credentials.email, "--base-url", t.integrationUrl], {
+      env: { COBRO_PASSWORD: credentials.password },
+    });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/^error wrong_address: .*--integration-url, --auth-url and --admin-url/);
+    expect(existsSync(join(home, "config", "cobro", "ports.json"))).toBe(false);
+    const help = await cobro(["login", "--help"]);
+    expect(help.stdout).toMatch(/--base-url VALUE\s+one address that serves all three APIs \(a proxy\)/);
   });
 
   it("reads the password from stdin, under another profile, and logout revokes that session", async () => {
@@ -313,9 +325,9 @@ describe("cobro listen", () => {
   let listener: ChildProcess | undefined;
   let listenerOutput = "";
 
-  function startListener(extra: string[] = [], path = "/webhooks"): void {
+  function startListener(extra: string[] = [], path = "/webhooks", json = true, target = receiver.url(path)): void {
     listenerOutput = "";
-    listener = spawn(process.execPath, [bin, "listen", "--forward-to", receiver.url(path), "--json", ...extra], {
+    listener = spawn(process.execPath, [bin, "listen", "--forward-to", target, ...(json ? ["--json"] : []), ...extra], {
       env: environment(),
       stdio: ["ignore", "pipe", "pipe"],
     });
@@ -456,6 +468,44 @@ describe("cobro listen", () => {
     expect(receiver.at("/filtered").map((request) => [request.json.event, request.json.referenceId, request.json.reason])).toEqual([
       ["payment.unmatched", "CLI-LSN-0004", "already_paid"],
     ]);
+    await stopListener("SIGTERM");
+  }, 60_000);
+  it("says on one line which event the receiver refused and with what, and --after replays it", async () => {
+    await cobroJson(["charges", "create", "--reference", "CLI-LSN-0005", "--amount", "300"]);
+    startListener(["--from-now"], "/refusing", false);
+    await until(() => listenerOutput.includes("Ready"), "the listener to connect");
+    // An event the receiver takes, then the one it refuses: the replay resumes after the first.
+    await cobroJson(["trigger", "unmatched", "--reason", "canceled"]);
+    await until(() => receiver.at("/refusing").length >= 1, "the first event");
+    receiver.answerNext({ status: 500 });
+    await cobroJson(["trigger", "payment", "--reference", "CLI-LSN-0005"]);
+    await until(() => /refused/.test(listenerOutput), "the refusal's line");
+    const refused = (await admin.events("payment_request.payment_received")).find((event) => event.payload.referenceId === "CLI-LSN-0005")!;
+    const line = listenerOutput.split("\n").find((text) => text.includes("refused"))!;
+    expect(line).toMatch(new RegExp(`^Your receiver refused event ${refused.eventId} \\(payment_request\\.payment_received CLI-LSN-0005\\): HTTP 500\\.`));
+    const replay = /cobro listen --forward-to (\S+) --after (\S+)/.exec(line);
+    expect(replay, line).not.toBeNull();
+    expect(replay![1]).toBe(receiver.url("/refusing"));
+    await stopListener("SIGTERM");
+
+    // The replay: every event after the one named, the refused one first.
+    startListener(["--after", replay![2]!], "/refusing");
+    await until(() => receiver.at("/refusing").length >= 3, "the replayed event");
+    expect(receiver.at("/refusing")[2]!.headers["x-service-webhook-id"]).toBe(refused.webhookId);
+    await stopListener("SIGTERM");
+
+    // No receiver at all: the same line, with why.
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
+    const closedPort = (closed.address() as AddressInfo).port;
+    await new Promise((resolve) => closed.close(resolve));
+    startListener(["--after", refused.eventId], "/", false, `http://127.0.0.1:${closedPort}/webhooks`);
+    await until(() => listenerOutput.includes("Ready"), "the listener to connect");
+    await cobroJson(["trigger", "unmatched", "--reason", "canceled"]);
+    await until(() => /refused/.test(listenerOutput), "the refusal's line");
+    expect(listenerOutput).toMatch(
+      new RegExp(`Your receiver refused event [0-9a-f-]{36} \\(payment\\.unmatched[^)]*\\): ECONNREFUSED\\. .*--after ${refused.eventId}\n`),
+    );
     await stopListener("SIGTERM");
   }, 60_000);
 });

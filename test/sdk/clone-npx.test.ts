@@ -35,7 +35,13 @@ beforeAll(() => {
   const lock = JSON.parse(readFileSync(join(root, "package-lock.json"), "utf8"));
   writeFileSync(
     join(clone, "package.json"),
-    JSON.stringify({ name: manifest.name, version: manifest.version, private: true, type: "module", dependencies: { "@cobro/sdk": manifest.dependencies["@cobro/sdk"] } }),
+    JSON.stringify({
+      name: manifest.name,
+      version: manifest.version,
+      private: true,
+      type: "module",
+      dependencies: { "@cobro/sdk": manifest.dependencies["@cobro/sdk"] },
+    }),
   );
   const rootEntry = lock.packages[""];
   writeFileSync(
@@ -49,7 +55,9 @@ beforeAll(() => {
       },
     }),
   );
-  for (const file of run("git", ["ls-files", "sdk"], root).split("\n").filter((line) => line !== "")) {
+  for (const file of run("git", ["ls-files", "sdk"], root)
+    .split("\n")
+    .filter((line) => line !== "")) {
     mkdirSync(dirname(join(clone, file)), { recursive: true });
     cpSync(join(root, file), join(clone, file));
   }

@@ -45,7 +45,7 @@ export const COMMON_HELP: Record<string, string> = {
   profile: "the stored sign-in to use (default: $COBRO_PROFILE or `default`)",
   json: "print one JSON document (the API's own fields) instead of a table",
   help: "show this help",
-  "base-url": "one address for the Admin, Auth and Integration APIs",
+  "base-url": "one address that serves all three APIs (a proxy); for APIs on their own ports, the three below",
   "admin-url": "the Admin API (default http://localhost:3002, or the profile's)",
   "auth-url": "the Auth API (default http://localhost:3001, or the profile's)",
   "integration-url": "the Integration API (default http://localhost:3000, or the profile's)",

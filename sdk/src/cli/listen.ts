@@ -48,6 +48,10 @@ async function forward(url: string, event: StreamedEvent, signing: { secret: str
   }
 }
 
+/** Why a forward failed, in a word: the receiver's status, or what stopped the request (ECONNREFUSED, timeout). */
+const refusalOf = (result: { status?: number; error?: string }): string | undefined =>
+  result.status === undefined ? result.error : result.status >= 200 && result.status < 300 ? undefined : `HTTP ${result.status}`;
+
 export const listenCommands: Command[] = [
   {
     name: ["listen"],
@@ -59,13 +63,22 @@ export const listenCommands: Command[] = [
       "the secret it already has. One line per event: time, type, referenceId, your receiver's status, latency.\n" +
       "After a dropped stream it reconnects with Last-Event-ID; the last event handled is kept per profile, so\n" +
       "a listener started again resumes where the previous one stopped (--from-now skips what happened since).\n" +
+      "An event your receiver refuses (an answer other than 2xx, or no answer) is not forwarded again: a line\n" +
+      "on stderr names it, with why, and the command that replays it (--after the event before it).\n" +
       "Your receiver's answer changes nothing at the service: the real delivery runs as it would anyway.",
-    options: { "forward-to": { type: "string" }, events: { type: "string" }, "print-secret": { type: "boolean" }, "from-now": { type: "boolean" } },
+    options: {
+      "forward-to": { type: "string" },
+      events: { type: "string" },
+      "print-secret": { type: "boolean" },
+      "from-now": { type: "boolean" },
+      after: { type: "string" },
+    },
     optionHelp: {
       "forward-to": "the local URL to POST each event to (required unless --print-secret)",
       events: "only these events, comma-separated (default: all)",
       "print-secret": "print the signing secret the requests are signed with, and exit",
       "from-now": "forget where the last listener of this profile stopped; only events from now on",
+      after: "replay every event after this event id (kept 30 days), then go on with new ones",
     },
     async run({ values, session, out, profile }) {
       const signing = await signingSecret(session, out);
@@ -84,7 +97,10 @@ export const listenCommands: Command[] = [
         .split(",")
         .map((name) => name.trim())
         .filter((name) => name !== "");
+      const after = values.after as string | undefined;
+      if (after !== undefined && values["from-now"]) throw new CliError("usage", "--after and --from-now contradict each other: give one");
       if (values["from-now"]) writeCursor(profile, undefined);
+      if (after !== undefined) writeCursor(profile, after);
       let refusedToken = false;
       const controller = new AbortController();
       for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => controller.abort());
@@ -120,11 +136,13 @@ export const listenCommands: Command[] = [
           return "fail";
         },
       });
+      let previous = stream.lastEventId;
       for await (const event of stream) {
         // The stream's filter already holds only these; the check guards a server that sends more.
         if (events.length === 0 || events.includes(event.event)) {
           const result = await forward(target, event, signing);
           const referenceId = typeof event.payload.referenceId === "string" ? event.payload.referenceId : "";
+          const refusal = refusalOf(result);
           if (out.json) out.jsonLine({ time: new Date().toISOString(), eventId: event.eventId, event: event.event, referenceId, ...result });
           else {
             const outcome =
@@ -135,7 +153,18 @@ export const listenCommands: Command[] = [
               `${new Date().toISOString().slice(0, 19).replace("T", " ")}  ${event.event.padEnd(34)}  ${referenceId.padEnd(20)}  ${outcome}  ${result.latencyMs} ms`,
             );
           }
+          // The cursor moves past it all the same (the stream goes on): say so, and how to have it again.
+          if (refusal !== undefined) {
+            // The stream resumes after an event: the one before this, when this listener saw one.
+            const replay = previous
+              ? `replay it with: cobro listen --forward-to ${target} --after ${previous}${profile === "default" ? "" : ` --profile ${profile}`}`
+              : "it was this listener's first event, so there is no earlier one to replay it --after";
+            out.note(
+              `Your receiver refused event ${event.eventId} (${event.event}${referenceId ? ` ${referenceId}` : ""}): ${refusal}. It is not forwarded again; ${replay}`,
+            );
+          }
         }
+        previous = event.eventId;
         writeCursor(profile, stream.lastEventId);
       }
     },

@@ -48,7 +48,18 @@ export const loginCommands: Command[] = [
       if (!email) throw new CliError("usage", "--email is required when stdin is not a terminal");
       const password = process.env.COBRO_PASSWORD ?? (process.stdin.isTTY ? await ask("Password: ", true) : await readStdin());
       if (!password) throw new CliError("usage", "no password: set COBRO_PASSWORD or give it on stdin");
-      const signedIn = await session.authApiAt(endpoints.authUrl).adminLogin({ adminLogin: { email, password } });
+      const signedIn = await session
+        .authApiAt(endpoints.authUrl)
+        .adminLogin({ adminLogin: { email, password } })
+        .catch((error: unknown) => {
+          // No sign-in route there: one --base-url at a service whose APIs each have their own port.
+          if (httpStatusOf(error) === 404 && ((values["base-url"] as string | undefined) ?? process.env.COBRO_BASE_URL) !== undefined)
+            throw new CliError(
+              "wrong_address",
+              `${endpoints.authUrl} has no Auth API: --base-url is one address that serves all three APIs (a proxy); for APIs on their own ports (npm start: 3000, 3001, 3002) give --integration-url, --auth-url and --admin-url`,
+            );
+          throw error;
+        });
       if (signedIn.passwordChangeRequired) {
         throw new CliError("password_change_required", "this is a temporary password: change it in the portal first, then sign in again");
       }
