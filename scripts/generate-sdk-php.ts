@@ -3,7 +3,7 @@
 // the pinned JAR of openapitools.json, fetched from Maven Central with mvn). Also writes sdks/php/composer.json,
 // whose version is the contract's (`info.version`), so that the package is versioned with the contract.
 // Called by scripts/generate.ts (`npm run generate`, and `--check`, which compares both).
-import { mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -30,7 +30,7 @@ const NAMESPACE_OF: Record<ApiName, string> = { integration: "Integration", auth
 const GENERATOR_OPTIONS = { variableNamingConvention: "camelCase", hideGenerationTimestamp: true, srcBasePath: "lib", composerPackageName: "cobro/sdk" };
 
 /** Generates the three clients into `outDir/generated/` and writes `outDir/composer.json`. */
-export function generatePhpSdkInto(outDir: string, documents: Record<ApiName, unknown>): void {
+export function generatePhpSdkInto(outDir: string, documents: Record<ApiName, Json>): void {
   ensureGeneratorJar();
   const version = contractVersion(documents);
   const scratch = mkdtempSync(join(tmpdir(), "cobro-sdk-php-"));
@@ -47,11 +47,108 @@ export function generatePhpSdkInto(outDir: string, documents: Record<ApiName, un
     mkdirSync(generatedDir, { recursive: true });
     // Only the sources: the generator's own composer.json, README, CI and lint files describe a package per API,
     // which this one is not.
-    for (const api of Object.keys(documents) as ApiName[]) renameSync(join(scratch, "out", api, "lib"), join(generatedDir, NAMESPACE_OF[api]));
+    for (const api of Object.keys(documents) as ApiName[]) {
+      renameSync(join(scratch, "out", api, "lib"), join(generatedDir, NAMESPACE_OF[api]));
+      finishClient(join(generatedDir, NAMESPACE_OF[api]), NAMESPACE_OF[api], documents[api]);
+    }
     writeFileSync(join(generatedDir, "README.md"), generatedReadme(generatorConfig().version));
     writeFileSync(join(outDir, "composer.json"), `${JSON.stringify(composerJson(version), null, 2)}\n`);
   } finally {
     rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+
+/** Replaces `pattern` in `text`, failing when it matches fewer than `atLeast` times (a generator upgrade that moved it). */
+function replaceAll(text: string, pattern: RegExp, replacement: string, what: string, atLeast = 1): string {
+  const count = text.match(pattern)?.length ?? 0;
+  if (count < atLeast) throw new Error(`the PHP client's post-processing found no ${what}: has openapi-generator's php output changed?`);
+  return text.replace(pattern, replacement);
+}
+
+/** The query parameters with a date or date-time format, by operationId: name → format. */
+function dateQueryParameters(document: Json): Map<string, Map<string, "date" | "date-time">> {
+  const doc = document as { paths?: Record<string, Record<string, Json>>; components?: { parameters?: Record<string, Json> } };
+  const byOperation = new Map<string, Map<string, "date" | "date-time">>();
+  for (const pathItem of Object.values(doc.paths ?? {})) {
+    for (const operation of Object.values(pathItem) as { operationId?: string; parameters?: Json[] }[]) {
+      if (typeof operation !== "object" || operation === null || !operation.operationId) continue;
+      for (let parameter of operation.parameters ?? []) {
+        const ref = (parameter as { $ref?: string }).$ref;
+        if (ref) parameter = doc.components?.parameters?.[ref.split("/").at(-1)!] ?? null;
+        const { in: where, name, schema } = (parameter ?? {}) as { in?: string; name?: string; schema?: { format?: string } };
+        if (where !== "query" || !name || (schema?.format !== "date" && schema?.format !== "date-time")) continue;
+        const formats = byOperation.get(operation.operationId) ?? new Map();
+        formats.set(name, schema.format);
+        byOperation.set(operation.operationId, formats);
+      }
+    }
+  }
+  return byOperation;
+}
+
+/**
+ * Two changes to what the \`php\` generator writes, so that a call does what its docblock says:
+ * - A query parameter of the contract's \`date\` or \`date-time\` format is documented \`\\DateTime\`, but the
+ *   generated request passed it on as a \`string\` and PHP failed to make a string of a DateTime ("Object of
+ *   class DateTime could not be converted to string"). Each such parameter now tells ObjectSerializer its
+ *   format, which sends a \`\\DateTimeInterface\` as the calendar day (\`Y-m-d\`) or the instant (ATOM), and a
+ *   string as it is.
+ * - A non-2xx answer (or none) was thrown as the generated ApiException, and only
+ *   \`CobroApiException::wrap()\` turned it into the typed exception of its status. Each call now throws that
+ *   typed exception itself (\`NotFoundException\`, \`ConflictException\`, …, \`NoAnswerException\`; the
+ *   ApiException is its previous), so \`wrap()\` has nothing left to do but still works.
+ */
+function finishClient(dir: string, namespace: string, document: Json): void {
+  const serializerFile = join(dir, "ObjectSerializer.php");
+  writeFileSync(
+    serializerFile,
+    replaceAll(
+      readFileSync(serializerFile, "utf8"),
+      /if \(\$openApiType === "\\\\DateTime" && \$value instanceof \\DateTime\) \{\n(\s+)return \["\{\$paramName\}" => \$value->format\(self::\$dateTimeFormat\)\];/,
+      'if ($value instanceof \\DateTimeInterface) {\n$1return ["{$paramName}" => $value->format($openApiType === \'date\' ? \'Y-m-d\' : self::$dateTimeFormat)];',
+      "DateTime case in ObjectSerializer::toQueryValue",
+    ),
+  );
+  const dates = dateQueryParameters(document);
+  const typed = "\\Cobro\\Sdk\\Exception\\CobroApiException";
+  for (const file of readdirSync(join(dir, "Api"))) {
+    const path = join(dir, "Api", file);
+    let text = readFileSync(path, "utf8");
+    // Every path of a synchronous call ends in the `catch (ApiException $e)` that rethrows it.
+    text = replaceAll(text, /throw \$e;/g, `throw ${typed}::fromApiException($e);`, "rethrown ApiException");
+    // An asynchronous call's rejection.
+    text = replaceAll(
+      text,
+      /(function \(\$exception\) \{\n\s+\$response = \$exception->getResponse\(\);\n\s+\$statusCode = \$response->getStatusCode\(\);\n\s+)throw new ApiException\(([\s\S]*?)\n(\s+)\);/g,
+      `$1throw ${typed}::fromApiException(new ApiException($2\n$3));`,
+      "asynchronous rejection",
+    );
+    text = replaceAll(
+      text,
+      new RegExp(`@throws \\\\Cobro\\\\Sdk\\\\Generated\\\\${namespace}\\\\ApiException on non-2xx response`, "g"),
+      "@throws \\Cobro\\Sdk\\Exception\\CobroApiException on a non-2xx answer or none (the subclass of its status)",
+      "@throws ApiException",
+    );
+    for (const [operationId, formats] of dates) {
+      const start = text.indexOf(`public function ${operationId}Request(`);
+      if (start < 0) continue;
+      const end = text.indexOf("\n    public function ", start + 1);
+      let body = text.slice(start, end < 0 ? undefined : end);
+      for (const [name, format] of formats) {
+        body = replaceAll(
+          body,
+          new RegExp(`('${name}', // param base name\\n\\s+)'string'`),
+          `$1'${format === "date" ? "date" : "\\\\DateTime"}'`,
+          `query parameter ${name} of ${operationId}`,
+        );
+      }
+      text = text.slice(0, start) + body + (end < 0 ? "" : text.slice(end));
+      for (const name of formats.keys())
+        text = text.replace(new RegExp(`@param  \\\\DateTime\\|null \\$${name} `, "g"), `@param  \\DateTimeInterface|string|null $${name} `);
+    }
+    writeFileSync(path, text);
   }
 }
 

@@ -241,8 +241,8 @@ class ObjectSerializer
         }
 
         // Handle DateTime objects in query
-        if ($openApiType === "\\DateTime" && $value instanceof \DateTime) {
-            return ["{$paramName}" => $value->format(self::$dateTimeFormat)];
+        if ($value instanceof \DateTimeInterface) {
+            return ["{$paramName}" => $value->format($openApiType === 'date' ? 'Y-m-d' : self::$dateTimeFormat)];
         }
 
         $query = [];

@@ -12,10 +12,10 @@ use Cobro\Sdk\Generated\Integration\ApiException as IntegrationApiException;
  * A non-2xx answer of any of Cobro's APIs, with its error body read: decide by `status()`, then by
  * `errorCode()`, never by the message. Subclasses name the statuses a caller usually branches on
  * (ValidationException, NotFoundException, ConflictException, …); `NoAnswerException` is the request that got
- * no answer at all.
+ * no answer at all. The generated clients' calls throw them (their ApiException is the previous one).
  *
  *     try {
- *         $charge = CobroApiException::wrap(fn () => $charges->getPaymentRequest('INV-1'));
+ *         $charge = $charges->getPaymentRequest('INV-1');
  *     } catch (NotFoundException $e) {
  *         // no such charge
  *     }
@@ -39,7 +39,9 @@ class CobroApiException extends \RuntimeException
     }
 
     /**
-     * Runs a generated client's call and turns its ApiException into the typed exception of its answer.
+     * Runs a generated client's call and turns its ApiException into the typed exception of its answer. The
+     * calls throw the typed exceptions themselves now; this stays for code written before, and for a call
+     * that still throws a generated ApiException (a client generated without Cobro's post-processing).
      *
      * @template T
      * @param callable(): T $call
@@ -119,10 +121,14 @@ class CobroApiException extends \RuntimeException
         return is_string($this->body['message'] ?? null) ? $this->body['message'] : null;
     }
 
-    /** The body's `id`: quote it to Cobro's support, it finds the request in the service's logs. */
+    /**
+     * The error's id: quote it to Cobro's support, it finds the request in the service's logs. The body's `id`,
+     * or else the answer's `X-Request-Id` header (a few bodies, such as the 409 `ReferenceIdAlreadyExists`,
+     * have no `id`; every answer has the header).
+     */
     public function errorId(): ?string
     {
-        return is_string($this->body['id'] ?? null) ? $this->body['id'] : null;
+        return is_string($this->body['id'] ?? null) ? $this->body['id'] : $this->header('X-Request-Id');
     }
 
     /**

@@ -141,7 +141,7 @@ class APIKeysApi
      *
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['createApiKeys'] to see the possible values for this operation
      *
-     * @throws \Cobro\Sdk\Generated\Admin\ApiException on non-2xx response or if the response body is not in the expected format
+     * @throws \Cobro\Sdk\Exception\CobroApiException on a non-2xx answer or none (the subclass of its status) or if the response body is not in the expected format
      * @throws \InvalidArgumentException
      * @return \Cobro\Sdk\Generated\Admin\Model\ApiKeysView|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody
      */
@@ -158,7 +158,7 @@ class APIKeysApi
      *
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['createApiKeys'] to see the possible values for this operation
      *
-     * @throws \Cobro\Sdk\Generated\Admin\ApiException on non-2xx response or if the response body is not in the expected format
+     * @throws \Cobro\Sdk\Exception\CobroApiException on a non-2xx answer or none (the subclass of its status) or if the response body is not in the expected format
      * @throws \InvalidArgumentException
      * @return array of \Cobro\Sdk\Generated\Admin\Model\ApiKeysView|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody, HTTP status code, HTTP response headers (array of strings)
      */
@@ -257,7 +257,7 @@ class APIKeysApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 401:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -265,7 +265,7 @@ class APIKeysApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 403:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -273,7 +273,7 @@ class APIKeysApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 409:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -281,7 +281,7 @@ class APIKeysApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 500:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -289,7 +289,7 @@ class APIKeysApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 503:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -297,11 +297,11 @@ class APIKeysApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
             }
         
 
-            throw $e;
+            throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
         }
     }
 
@@ -362,7 +362,7 @@ class APIKeysApi
                 function ($exception) {
                     $response = $exception->getResponse();
                     $statusCode = $response->getStatusCode();
-                    throw new ApiException(
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException(new ApiException(
                         sprintf(
                             '[%d] Error connecting to the API (%s)',
                             $statusCode,
@@ -371,7 +371,7 @@ class APIKeysApi
                         $statusCode,
                         $response->getHeaders(),
                         (string) $response->getBody()
-                    );
+                    ));
                 }
             );
     }
@@ -467,7 +467,7 @@ class APIKeysApi
      *
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['getApiKeys'] to see the possible values for this operation
      *
-     * @throws \Cobro\Sdk\Generated\Admin\ApiException on non-2xx response or if the response body is not in the expected format
+     * @throws \Cobro\Sdk\Exception\CobroApiException on a non-2xx answer or none (the subclass of its status) or if the response body is not in the expected format
      * @throws \InvalidArgumentException
      * @return \Cobro\Sdk\Generated\Admin\Model\ApiKeysView|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody
      */
@@ -484,7 +484,7 @@ class APIKeysApi
      *
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['getApiKeys'] to see the possible values for this operation
      *
-     * @throws \Cobro\Sdk\Generated\Admin\ApiException on non-2xx response or if the response body is not in the expected format
+     * @throws \Cobro\Sdk\Exception\CobroApiException on a non-2xx answer or none (the subclass of its status) or if the response body is not in the expected format
      * @throws \InvalidArgumentException
      * @return array of \Cobro\Sdk\Generated\Admin\Model\ApiKeysView|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody, HTTP status code, HTTP response headers (array of strings)
      */
@@ -577,7 +577,7 @@ class APIKeysApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 401:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -585,7 +585,7 @@ class APIKeysApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 403:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -593,7 +593,7 @@ class APIKeysApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 500:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -601,7 +601,7 @@ class APIKeysApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 503:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -609,11 +609,11 @@ class APIKeysApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
             }
         
 
-            throw $e;
+            throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
         }
     }
 
@@ -674,7 +674,7 @@ class APIKeysApi
                 function ($exception) {
                     $response = $exception->getResponse();
                     $statusCode = $response->getStatusCode();
-                    throw new ApiException(
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException(new ApiException(
                         sprintf(
                             '[%d] Error connecting to the API (%s)',
                             $statusCode,
@@ -683,7 +683,7 @@ class APIKeysApi
                         $statusCode,
                         $response->getHeaders(),
                         (string) $response->getBody()
-                    );
+                    ));
                 }
             );
     }
@@ -780,7 +780,7 @@ class APIKeysApi
      * @param  \Cobro\Sdk\Generated\Admin\Model\AllowedOriginsUpdate $allowedOriginsUpdate allowedOriginsUpdate (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['replaceAllowedOrigins'] to see the possible values for this operation
      *
-     * @throws \Cobro\Sdk\Generated\Admin\ApiException on non-2xx response or if the response body is not in the expected format
+     * @throws \Cobro\Sdk\Exception\CobroApiException on a non-2xx answer or none (the subclass of its status) or if the response body is not in the expected format
      * @throws \InvalidArgumentException
      * @return \Cobro\Sdk\Generated\Admin\Model\ApiKeysView|\Cobro\Sdk\Generated\Admin\Model\ValidationErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\ErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody
      */
@@ -798,7 +798,7 @@ class APIKeysApi
      * @param  \Cobro\Sdk\Generated\Admin\Model\AllowedOriginsUpdate $allowedOriginsUpdate (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['replaceAllowedOrigins'] to see the possible values for this operation
      *
-     * @throws \Cobro\Sdk\Generated\Admin\ApiException on non-2xx response or if the response body is not in the expected format
+     * @throws \Cobro\Sdk\Exception\CobroApiException on a non-2xx answer or none (the subclass of its status) or if the response body is not in the expected format
      * @throws \InvalidArgumentException
      * @return array of \Cobro\Sdk\Generated\Admin\Model\ApiKeysView|\Cobro\Sdk\Generated\Admin\Model\ValidationErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\ErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody, HTTP status code, HTTP response headers (array of strings)
      */
@@ -903,7 +903,7 @@ class APIKeysApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 400:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -911,7 +911,7 @@ class APIKeysApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 401:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -919,7 +919,7 @@ class APIKeysApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 403:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -927,7 +927,7 @@ class APIKeysApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 413:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -935,7 +935,7 @@ class APIKeysApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 500:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -943,7 +943,7 @@ class APIKeysApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 503:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -951,11 +951,11 @@ class APIKeysApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
             }
         
 
-            throw $e;
+            throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
         }
     }
 
@@ -1018,7 +1018,7 @@ class APIKeysApi
                 function ($exception) {
                     $response = $exception->getResponse();
                     $statusCode = $response->getStatusCode();
-                    throw new ApiException(
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException(new ApiException(
                         sprintf(
                             '[%d] Error connecting to the API (%s)',
                             $statusCode,
@@ -1027,7 +1027,7 @@ class APIKeysApi
                         $statusCode,
                         $response->getHeaders(),
                         (string) $response->getBody()
-                    );
+                    ));
                 }
             );
     }
@@ -1142,7 +1142,7 @@ class APIKeysApi
      *
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['rotateApiSecretKey'] to see the possible values for this operation
      *
-     * @throws \Cobro\Sdk\Generated\Admin\ApiException on non-2xx response or if the response body is not in the expected format
+     * @throws \Cobro\Sdk\Exception\CobroApiException on a non-2xx answer or none (the subclass of its status) or if the response body is not in the expected format
      * @throws \InvalidArgumentException
      * @return \Cobro\Sdk\Generated\Admin\Model\RotatedSecretKey|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody
      */
@@ -1159,7 +1159,7 @@ class APIKeysApi
      *
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['rotateApiSecretKey'] to see the possible values for this operation
      *
-     * @throws \Cobro\Sdk\Generated\Admin\ApiException on non-2xx response or if the response body is not in the expected format
+     * @throws \Cobro\Sdk\Exception\CobroApiException on a non-2xx answer or none (the subclass of its status) or if the response body is not in the expected format
      * @throws \InvalidArgumentException
      * @return array of \Cobro\Sdk\Generated\Admin\Model\RotatedSecretKey|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody, HTTP status code, HTTP response headers (array of strings)
      */
@@ -1258,7 +1258,7 @@ class APIKeysApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 401:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -1266,7 +1266,7 @@ class APIKeysApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 403:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -1274,7 +1274,7 @@ class APIKeysApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 409:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -1282,7 +1282,7 @@ class APIKeysApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 500:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -1290,7 +1290,7 @@ class APIKeysApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 503:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -1298,11 +1298,11 @@ class APIKeysApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
             }
         
 
-            throw $e;
+            throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
         }
     }
 
@@ -1363,7 +1363,7 @@ class APIKeysApi
                 function ($exception) {
                     $response = $exception->getResponse();
                     $statusCode = $response->getStatusCode();
-                    throw new ApiException(
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException(new ApiException(
                         sprintf(
                             '[%d] Error connecting to the API (%s)',
                             $statusCode,
@@ -1372,7 +1372,7 @@ class APIKeysApi
                         $statusCode,
                         $response->getHeaders(),
                         (string) $response->getBody()
-                    );
+                    ));
                 }
             );
     }

@@ -130,8 +130,8 @@ class AuditLogApi
      *
      * List the integration&#39;s audit log
      *
-     * @param  \DateTime|null $from Only entries at or after this instant. (optional)
-     * @param  \DateTime|null $to Only entries before this instant. (optional)
+     * @param  \DateTimeInterface|string|null $from Only entries at or after this instant. (optional)
+     * @param  \DateTimeInterface|string|null $to Only entries before this instant. (optional)
      * @param  string|null $actorId Only the actions of this admin (&#x60;adminUserId&#x60;) or platform API key (&#x60;platformApiKeyId&#x60;). (optional)
      * @param  string|null $operation Only entries of this operation (its &#x60;operationId&#x60;, such as &#x60;replaceOffer&#x60;). (optional)
      * @param  string|null $targetId Only entries with this id among their &#x60;targets&#x60;. (optional)
@@ -140,7 +140,7 @@ class AuditLogApi
      * @param  int|null $offset Items to skip, default 0. (optional, default to 0)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['listMyAuditLog'] to see the possible values for this operation
      *
-     * @throws \Cobro\Sdk\Generated\Admin\ApiException on non-2xx response or if the response body is not in the expected format
+     * @throws \Cobro\Sdk\Exception\CobroApiException on a non-2xx answer or none (the subclass of its status) or if the response body is not in the expected format
      * @throws \InvalidArgumentException
      * @return \Cobro\Sdk\Generated\Admin\Model\AuditEntryPage|\Cobro\Sdk\Generated\Admin\Model\ValidationErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody
      */
@@ -155,8 +155,8 @@ class AuditLogApi
      *
      * List the integration&#39;s audit log
      *
-     * @param  \DateTime|null $from Only entries at or after this instant. (optional)
-     * @param  \DateTime|null $to Only entries before this instant. (optional)
+     * @param  \DateTimeInterface|string|null $from Only entries at or after this instant. (optional)
+     * @param  \DateTimeInterface|string|null $to Only entries before this instant. (optional)
      * @param  string|null $actorId Only the actions of this admin (&#x60;adminUserId&#x60;) or platform API key (&#x60;platformApiKeyId&#x60;). (optional)
      * @param  string|null $operation Only entries of this operation (its &#x60;operationId&#x60;, such as &#x60;replaceOffer&#x60;). (optional)
      * @param  string|null $targetId Only entries with this id among their &#x60;targets&#x60;. (optional)
@@ -165,7 +165,7 @@ class AuditLogApi
      * @param  int|null $offset Items to skip, default 0. (optional, default to 0)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['listMyAuditLog'] to see the possible values for this operation
      *
-     * @throws \Cobro\Sdk\Generated\Admin\ApiException on non-2xx response or if the response body is not in the expected format
+     * @throws \Cobro\Sdk\Exception\CobroApiException on a non-2xx answer or none (the subclass of its status) or if the response body is not in the expected format
      * @throws \InvalidArgumentException
      * @return array of \Cobro\Sdk\Generated\Admin\Model\AuditEntryPage|\Cobro\Sdk\Generated\Admin\Model\ValidationErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody, HTTP status code, HTTP response headers (array of strings)
      */
@@ -264,7 +264,7 @@ class AuditLogApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 400:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -272,7 +272,7 @@ class AuditLogApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 401:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -280,7 +280,7 @@ class AuditLogApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 403:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -288,7 +288,7 @@ class AuditLogApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 500:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -296,7 +296,7 @@ class AuditLogApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 503:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -304,11 +304,11 @@ class AuditLogApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
             }
         
 
-            throw $e;
+            throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
         }
     }
 
@@ -317,8 +317,8 @@ class AuditLogApi
      *
      * List the integration&#39;s audit log
      *
-     * @param  \DateTime|null $from Only entries at or after this instant. (optional)
-     * @param  \DateTime|null $to Only entries before this instant. (optional)
+     * @param  \DateTimeInterface|string|null $from Only entries at or after this instant. (optional)
+     * @param  \DateTimeInterface|string|null $to Only entries before this instant. (optional)
      * @param  string|null $actorId Only the actions of this admin (&#x60;adminUserId&#x60;) or platform API key (&#x60;platformApiKeyId&#x60;). (optional)
      * @param  string|null $operation Only entries of this operation (its &#x60;operationId&#x60;, such as &#x60;replaceOffer&#x60;). (optional)
      * @param  string|null $targetId Only entries with this id among their &#x60;targets&#x60;. (optional)
@@ -345,8 +345,8 @@ class AuditLogApi
      *
      * List the integration&#39;s audit log
      *
-     * @param  \DateTime|null $from Only entries at or after this instant. (optional)
-     * @param  \DateTime|null $to Only entries before this instant. (optional)
+     * @param  \DateTimeInterface|string|null $from Only entries at or after this instant. (optional)
+     * @param  \DateTimeInterface|string|null $to Only entries before this instant. (optional)
      * @param  string|null $actorId Only the actions of this admin (&#x60;adminUserId&#x60;) or platform API key (&#x60;platformApiKeyId&#x60;). (optional)
      * @param  string|null $operation Only entries of this operation (its &#x60;operationId&#x60;, such as &#x60;replaceOffer&#x60;). (optional)
      * @param  string|null $targetId Only entries with this id among their &#x60;targets&#x60;. (optional)
@@ -385,7 +385,7 @@ class AuditLogApi
                 function ($exception) {
                     $response = $exception->getResponse();
                     $statusCode = $response->getStatusCode();
-                    throw new ApiException(
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException(new ApiException(
                         sprintf(
                             '[%d] Error connecting to the API (%s)',
                             $statusCode,
@@ -394,7 +394,7 @@ class AuditLogApi
                         $statusCode,
                         $response->getHeaders(),
                         (string) $response->getBody()
-                    );
+                    ));
                 }
             );
     }
@@ -402,8 +402,8 @@ class AuditLogApi
     /**
      * Create request for operation 'listMyAuditLog'
      *
-     * @param  \DateTime|null $from Only entries at or after this instant. (optional)
-     * @param  \DateTime|null $to Only entries before this instant. (optional)
+     * @param  \DateTimeInterface|string|null $from Only entries at or after this instant. (optional)
+     * @param  \DateTimeInterface|string|null $to Only entries before this instant. (optional)
      * @param  string|null $actorId Only the actions of this admin (&#x60;adminUserId&#x60;) or platform API key (&#x60;platformApiKeyId&#x60;). (optional)
      * @param  string|null $operation Only entries of this operation (its &#x60;operationId&#x60;, such as &#x60;replaceOffer&#x60;). (optional)
      * @param  string|null $targetId Only entries with this id among their &#x60;targets&#x60;. (optional)
@@ -459,7 +459,7 @@ class AuditLogApi
         $queryParams = array_merge($queryParams, ObjectSerializer::toQueryValue(
             $from,
             'from', // param base name
-            'string', // openApiType
+            '\\DateTime', // openApiType
             'form', // style
             true, // explode
             false // required
@@ -468,7 +468,7 @@ class AuditLogApi
         $queryParams = array_merge($queryParams, ObjectSerializer::toQueryValue(
             $to,
             'to', // param base name
-            'string', // openApiType
+            '\\DateTime', // openApiType
             'form', // style
             true, // explode
             false // required

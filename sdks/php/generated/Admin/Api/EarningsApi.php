@@ -133,11 +133,11 @@ class EarningsApi
      *
      * Export the earnings as CSV
      *
-     * @param  \DateTime|null $startDate First day (&#x60;YYYY-MM-DD&#x60;, Argentina time), inclusive. (optional)
-     * @param  \DateTime|null $endDate Last day (&#x60;YYYY-MM-DD&#x60;, Argentina time), inclusive. (optional)
+     * @param  \DateTimeInterface|string|null $startDate First day (&#x60;YYYY-MM-DD&#x60;, Argentina time), inclusive. (optional)
+     * @param  \DateTimeInterface|string|null $endDate Last day (&#x60;YYYY-MM-DD&#x60;, Argentina time), inclusive. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['exportEarningsCsv'] to see the possible values for this operation
      *
-     * @throws \Cobro\Sdk\Generated\Admin\ApiException on non-2xx response or if the response body is not in the expected format
+     * @throws \Cobro\Sdk\Exception\CobroApiException on a non-2xx answer or none (the subclass of its status) or if the response body is not in the expected format
      * @throws \InvalidArgumentException
      * @return string|\Cobro\Sdk\Generated\Admin\Model\ValidationErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody
      */
@@ -152,11 +152,11 @@ class EarningsApi
      *
      * Export the earnings as CSV
      *
-     * @param  \DateTime|null $startDate First day (&#x60;YYYY-MM-DD&#x60;, Argentina time), inclusive. (optional)
-     * @param  \DateTime|null $endDate Last day (&#x60;YYYY-MM-DD&#x60;, Argentina time), inclusive. (optional)
+     * @param  \DateTimeInterface|string|null $startDate First day (&#x60;YYYY-MM-DD&#x60;, Argentina time), inclusive. (optional)
+     * @param  \DateTimeInterface|string|null $endDate Last day (&#x60;YYYY-MM-DD&#x60;, Argentina time), inclusive. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['exportEarningsCsv'] to see the possible values for this operation
      *
-     * @throws \Cobro\Sdk\Generated\Admin\ApiException on non-2xx response or if the response body is not in the expected format
+     * @throws \Cobro\Sdk\Exception\CobroApiException on a non-2xx answer or none (the subclass of its status) or if the response body is not in the expected format
      * @throws \InvalidArgumentException
      * @return array of string|\Cobro\Sdk\Generated\Admin\Model\ValidationErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody, HTTP status code, HTTP response headers (array of strings)
      */
@@ -255,7 +255,7 @@ class EarningsApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 400:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -263,7 +263,7 @@ class EarningsApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 401:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -271,7 +271,7 @@ class EarningsApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 403:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -279,7 +279,7 @@ class EarningsApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 500:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -287,7 +287,7 @@ class EarningsApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 503:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -295,11 +295,11 @@ class EarningsApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
             }
         
 
-            throw $e;
+            throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
         }
     }
 
@@ -308,8 +308,8 @@ class EarningsApi
      *
      * Export the earnings as CSV
      *
-     * @param  \DateTime|null $startDate First day (&#x60;YYYY-MM-DD&#x60;, Argentina time), inclusive. (optional)
-     * @param  \DateTime|null $endDate Last day (&#x60;YYYY-MM-DD&#x60;, Argentina time), inclusive. (optional)
+     * @param  \DateTimeInterface|string|null $startDate First day (&#x60;YYYY-MM-DD&#x60;, Argentina time), inclusive. (optional)
+     * @param  \DateTimeInterface|string|null $endDate Last day (&#x60;YYYY-MM-DD&#x60;, Argentina time), inclusive. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['exportEarningsCsv'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException
@@ -330,8 +330,8 @@ class EarningsApi
      *
      * Export the earnings as CSV
      *
-     * @param  \DateTime|null $startDate First day (&#x60;YYYY-MM-DD&#x60;, Argentina time), inclusive. (optional)
-     * @param  \DateTime|null $endDate Last day (&#x60;YYYY-MM-DD&#x60;, Argentina time), inclusive. (optional)
+     * @param  \DateTimeInterface|string|null $startDate First day (&#x60;YYYY-MM-DD&#x60;, Argentina time), inclusive. (optional)
+     * @param  \DateTimeInterface|string|null $endDate Last day (&#x60;YYYY-MM-DD&#x60;, Argentina time), inclusive. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['exportEarningsCsv'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException
@@ -364,7 +364,7 @@ class EarningsApi
                 function ($exception) {
                     $response = $exception->getResponse();
                     $statusCode = $response->getStatusCode();
-                    throw new ApiException(
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException(new ApiException(
                         sprintf(
                             '[%d] Error connecting to the API (%s)',
                             $statusCode,
@@ -373,7 +373,7 @@ class EarningsApi
                         $statusCode,
                         $response->getHeaders(),
                         (string) $response->getBody()
-                    );
+                    ));
                 }
             );
     }
@@ -381,8 +381,8 @@ class EarningsApi
     /**
      * Create request for operation 'exportEarningsCsv'
      *
-     * @param  \DateTime|null $startDate First day (&#x60;YYYY-MM-DD&#x60;, Argentina time), inclusive. (optional)
-     * @param  \DateTime|null $endDate Last day (&#x60;YYYY-MM-DD&#x60;, Argentina time), inclusive. (optional)
+     * @param  \DateTimeInterface|string|null $startDate First day (&#x60;YYYY-MM-DD&#x60;, Argentina time), inclusive. (optional)
+     * @param  \DateTimeInterface|string|null $endDate Last day (&#x60;YYYY-MM-DD&#x60;, Argentina time), inclusive. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['exportEarningsCsv'] to see the possible values for this operation
      *
      * @throws \InvalidArgumentException
@@ -405,7 +405,7 @@ class EarningsApi
         $queryParams = array_merge($queryParams, ObjectSerializer::toQueryValue(
             $startDate,
             'startDate', // param base name
-            'string', // openApiType
+            'date', // openApiType
             'form', // style
             true, // explode
             false // required
@@ -414,7 +414,7 @@ class EarningsApi
         $queryParams = array_merge($queryParams, ObjectSerializer::toQueryValue(
             $endDate,
             'endDate', // param base name
-            'string', // openApiType
+            'date', // openApiType
             'form', // style
             true, // explode
             false // required
@@ -489,13 +489,13 @@ class EarningsApi
      *
      * Get the integration&#39;s earnings
      *
-     * @param  \DateTime|null $startDate First day (&#x60;YYYY-MM-DD&#x60;, Argentina time), inclusive. (optional)
-     * @param  \DateTime|null $endDate Last day (&#x60;YYYY-MM-DD&#x60;, Argentina time), inclusive. (optional)
+     * @param  \DateTimeInterface|string|null $startDate First day (&#x60;YYYY-MM-DD&#x60;, Argentina time), inclusive. (optional)
+     * @param  \DateTimeInterface|string|null $endDate Last day (&#x60;YYYY-MM-DD&#x60;, Argentina time), inclusive. (optional)
      * @param  int|null $limit Page size: 1 to 100, default 20. (optional, default to 20)
      * @param  int|null $offset Items to skip, default 0. (optional, default to 0)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['getEarnings'] to see the possible values for this operation
      *
-     * @throws \Cobro\Sdk\Generated\Admin\ApiException on non-2xx response or if the response body is not in the expected format
+     * @throws \Cobro\Sdk\Exception\CobroApiException on a non-2xx answer or none (the subclass of its status) or if the response body is not in the expected format
      * @throws \InvalidArgumentException
      * @return \Cobro\Sdk\Generated\Admin\Model\EarningsReport|\Cobro\Sdk\Generated\Admin\Model\ValidationErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody
      */
@@ -510,13 +510,13 @@ class EarningsApi
      *
      * Get the integration&#39;s earnings
      *
-     * @param  \DateTime|null $startDate First day (&#x60;YYYY-MM-DD&#x60;, Argentina time), inclusive. (optional)
-     * @param  \DateTime|null $endDate Last day (&#x60;YYYY-MM-DD&#x60;, Argentina time), inclusive. (optional)
+     * @param  \DateTimeInterface|string|null $startDate First day (&#x60;YYYY-MM-DD&#x60;, Argentina time), inclusive. (optional)
+     * @param  \DateTimeInterface|string|null $endDate Last day (&#x60;YYYY-MM-DD&#x60;, Argentina time), inclusive. (optional)
      * @param  int|null $limit Page size: 1 to 100, default 20. (optional, default to 20)
      * @param  int|null $offset Items to skip, default 0. (optional, default to 0)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['getEarnings'] to see the possible values for this operation
      *
-     * @throws \Cobro\Sdk\Generated\Admin\ApiException on non-2xx response or if the response body is not in the expected format
+     * @throws \Cobro\Sdk\Exception\CobroApiException on a non-2xx answer or none (the subclass of its status) or if the response body is not in the expected format
      * @throws \InvalidArgumentException
      * @return array of \Cobro\Sdk\Generated\Admin\Model\EarningsReport|\Cobro\Sdk\Generated\Admin\Model\ValidationErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody, HTTP status code, HTTP response headers (array of strings)
      */
@@ -615,7 +615,7 @@ class EarningsApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 400:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -623,7 +623,7 @@ class EarningsApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 401:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -631,7 +631,7 @@ class EarningsApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 403:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -639,7 +639,7 @@ class EarningsApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 500:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -647,7 +647,7 @@ class EarningsApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 503:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -655,11 +655,11 @@ class EarningsApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
             }
         
 
-            throw $e;
+            throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
         }
     }
 
@@ -668,8 +668,8 @@ class EarningsApi
      *
      * Get the integration&#39;s earnings
      *
-     * @param  \DateTime|null $startDate First day (&#x60;YYYY-MM-DD&#x60;, Argentina time), inclusive. (optional)
-     * @param  \DateTime|null $endDate Last day (&#x60;YYYY-MM-DD&#x60;, Argentina time), inclusive. (optional)
+     * @param  \DateTimeInterface|string|null $startDate First day (&#x60;YYYY-MM-DD&#x60;, Argentina time), inclusive. (optional)
+     * @param  \DateTimeInterface|string|null $endDate Last day (&#x60;YYYY-MM-DD&#x60;, Argentina time), inclusive. (optional)
      * @param  int|null $limit Page size: 1 to 100, default 20. (optional, default to 20)
      * @param  int|null $offset Items to skip, default 0. (optional, default to 0)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['getEarnings'] to see the possible values for this operation
@@ -692,8 +692,8 @@ class EarningsApi
      *
      * Get the integration&#39;s earnings
      *
-     * @param  \DateTime|null $startDate First day (&#x60;YYYY-MM-DD&#x60;, Argentina time), inclusive. (optional)
-     * @param  \DateTime|null $endDate Last day (&#x60;YYYY-MM-DD&#x60;, Argentina time), inclusive. (optional)
+     * @param  \DateTimeInterface|string|null $startDate First day (&#x60;YYYY-MM-DD&#x60;, Argentina time), inclusive. (optional)
+     * @param  \DateTimeInterface|string|null $endDate Last day (&#x60;YYYY-MM-DD&#x60;, Argentina time), inclusive. (optional)
      * @param  int|null $limit Page size: 1 to 100, default 20. (optional, default to 20)
      * @param  int|null $offset Items to skip, default 0. (optional, default to 0)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['getEarnings'] to see the possible values for this operation
@@ -728,7 +728,7 @@ class EarningsApi
                 function ($exception) {
                     $response = $exception->getResponse();
                     $statusCode = $response->getStatusCode();
-                    throw new ApiException(
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException(new ApiException(
                         sprintf(
                             '[%d] Error connecting to the API (%s)',
                             $statusCode,
@@ -737,7 +737,7 @@ class EarningsApi
                         $statusCode,
                         $response->getHeaders(),
                         (string) $response->getBody()
-                    );
+                    ));
                 }
             );
     }
@@ -745,8 +745,8 @@ class EarningsApi
     /**
      * Create request for operation 'getEarnings'
      *
-     * @param  \DateTime|null $startDate First day (&#x60;YYYY-MM-DD&#x60;, Argentina time), inclusive. (optional)
-     * @param  \DateTime|null $endDate Last day (&#x60;YYYY-MM-DD&#x60;, Argentina time), inclusive. (optional)
+     * @param  \DateTimeInterface|string|null $startDate First day (&#x60;YYYY-MM-DD&#x60;, Argentina time), inclusive. (optional)
+     * @param  \DateTimeInterface|string|null $endDate Last day (&#x60;YYYY-MM-DD&#x60;, Argentina time), inclusive. (optional)
      * @param  int|null $limit Page size: 1 to 100, default 20. (optional, default to 20)
      * @param  int|null $offset Items to skip, default 0. (optional, default to 0)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['getEarnings'] to see the possible values for this operation
@@ -782,7 +782,7 @@ class EarningsApi
         $queryParams = array_merge($queryParams, ObjectSerializer::toQueryValue(
             $startDate,
             'startDate', // param base name
-            'string', // openApiType
+            'date', // openApiType
             'form', // style
             true, // explode
             false // required
@@ -791,7 +791,7 @@ class EarningsApi
         $queryParams = array_merge($queryParams, ObjectSerializer::toQueryValue(
             $endDate,
             'endDate', // param base name
-            'string', // openApiType
+            'date', // openApiType
             'form', // style
             true, // explode
             false // required

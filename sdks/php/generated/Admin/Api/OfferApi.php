@@ -135,7 +135,7 @@ class OfferApi
      *
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['getOffer'] to see the possible values for this operation
      *
-     * @throws \Cobro\Sdk\Generated\Admin\ApiException on non-2xx response or if the response body is not in the expected format
+     * @throws \Cobro\Sdk\Exception\CobroApiException on a non-2xx answer or none (the subclass of its status) or if the response body is not in the expected format
      * @throws \InvalidArgumentException
      * @return \Cobro\Sdk\Generated\Admin\Model\OfferView|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody
      */
@@ -152,7 +152,7 @@ class OfferApi
      *
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['getOffer'] to see the possible values for this operation
      *
-     * @throws \Cobro\Sdk\Generated\Admin\ApiException on non-2xx response or if the response body is not in the expected format
+     * @throws \Cobro\Sdk\Exception\CobroApiException on a non-2xx answer or none (the subclass of its status) or if the response body is not in the expected format
      * @throws \InvalidArgumentException
      * @return array of \Cobro\Sdk\Generated\Admin\Model\OfferView|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody, HTTP status code, HTTP response headers (array of strings)
      */
@@ -245,7 +245,7 @@ class OfferApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 401:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -253,7 +253,7 @@ class OfferApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 403:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -261,7 +261,7 @@ class OfferApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 500:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -269,7 +269,7 @@ class OfferApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 503:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -277,11 +277,11 @@ class OfferApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
             }
         
 
-            throw $e;
+            throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
         }
     }
 
@@ -342,7 +342,7 @@ class OfferApi
                 function ($exception) {
                     $response = $exception->getResponse();
                     $statusCode = $response->getStatusCode();
-                    throw new ApiException(
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException(new ApiException(
                         sprintf(
                             '[%d] Error connecting to the API (%s)',
                             $statusCode,
@@ -351,7 +351,7 @@ class OfferApi
                         $statusCode,
                         $response->getHeaders(),
                         (string) $response->getBody()
-                    );
+                    ));
                 }
             );
     }
@@ -448,7 +448,7 @@ class OfferApi
      * @param  \Cobro\Sdk\Generated\Admin\Model\OfferUpdate $offerUpdate offerUpdate (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['replaceOffer'] to see the possible values for this operation
      *
-     * @throws \Cobro\Sdk\Generated\Admin\ApiException on non-2xx response or if the response body is not in the expected format
+     * @throws \Cobro\Sdk\Exception\CobroApiException on a non-2xx answer or none (the subclass of its status) or if the response body is not in the expected format
      * @throws \InvalidArgumentException
      * @return \Cobro\Sdk\Generated\Admin\Model\OfferView|\Cobro\Sdk\Generated\Admin\Model\ValidationErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\ErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody
      */
@@ -466,7 +466,7 @@ class OfferApi
      * @param  \Cobro\Sdk\Generated\Admin\Model\OfferUpdate $offerUpdate (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['replaceOffer'] to see the possible values for this operation
      *
-     * @throws \Cobro\Sdk\Generated\Admin\ApiException on non-2xx response or if the response body is not in the expected format
+     * @throws \Cobro\Sdk\Exception\CobroApiException on a non-2xx answer or none (the subclass of its status) or if the response body is not in the expected format
      * @throws \InvalidArgumentException
      * @return array of \Cobro\Sdk\Generated\Admin\Model\OfferView|\Cobro\Sdk\Generated\Admin\Model\ValidationErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\ErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody, HTTP status code, HTTP response headers (array of strings)
      */
@@ -571,7 +571,7 @@ class OfferApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 400:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -579,7 +579,7 @@ class OfferApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 401:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -587,7 +587,7 @@ class OfferApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 403:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -595,7 +595,7 @@ class OfferApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 413:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -603,7 +603,7 @@ class OfferApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 500:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -611,7 +611,7 @@ class OfferApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 503:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -619,11 +619,11 @@ class OfferApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
             }
         
 
-            throw $e;
+            throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
         }
     }
 
@@ -686,7 +686,7 @@ class OfferApi
                 function ($exception) {
                     $response = $exception->getResponse();
                     $statusCode = $response->getStatusCode();
-                    throw new ApiException(
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException(new ApiException(
                         sprintf(
                             '[%d] Error connecting to the API (%s)',
                             $statusCode,
@@ -695,7 +695,7 @@ class OfferApi
                         $statusCode,
                         $response->getHeaders(),
                         (string) $response->getBody()
-                    );
+                    ));
                 }
             );
     }

@@ -138,7 +138,7 @@ class PayoutLinkApi
      *
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['getPayoutLink'] to see the possible values for this operation
      *
-     * @throws \Cobro\Sdk\Generated\Admin\ApiException on non-2xx response or if the response body is not in the expected format
+     * @throws \Cobro\Sdk\Exception\CobroApiException on a non-2xx answer or none (the subclass of its status) or if the response body is not in the expected format
      * @throws \InvalidArgumentException
      * @return \Cobro\Sdk\Generated\Admin\Model\PayoutLinkView|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody
      */
@@ -155,7 +155,7 @@ class PayoutLinkApi
      *
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['getPayoutLink'] to see the possible values for this operation
      *
-     * @throws \Cobro\Sdk\Generated\Admin\ApiException on non-2xx response or if the response body is not in the expected format
+     * @throws \Cobro\Sdk\Exception\CobroApiException on a non-2xx answer or none (the subclass of its status) or if the response body is not in the expected format
      * @throws \InvalidArgumentException
      * @return array of \Cobro\Sdk\Generated\Admin\Model\PayoutLinkView|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody, HTTP status code, HTTP response headers (array of strings)
      */
@@ -248,7 +248,7 @@ class PayoutLinkApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 401:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -256,7 +256,7 @@ class PayoutLinkApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 403:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -264,7 +264,7 @@ class PayoutLinkApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 500:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -272,7 +272,7 @@ class PayoutLinkApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 503:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -280,11 +280,11 @@ class PayoutLinkApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
             }
         
 
-            throw $e;
+            throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
         }
     }
 
@@ -345,7 +345,7 @@ class PayoutLinkApi
                 function ($exception) {
                     $response = $exception->getResponse();
                     $statusCode = $response->getStatusCode();
-                    throw new ApiException(
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException(new ApiException(
                         sprintf(
                             '[%d] Error connecting to the API (%s)',
                             $statusCode,
@@ -354,7 +354,7 @@ class PayoutLinkApi
                         $statusCode,
                         $response->getHeaders(),
                         (string) $response->getBody()
-                    );
+                    ));
                 }
             );
     }
@@ -451,7 +451,7 @@ class PayoutLinkApi
      * @param  \Cobro\Sdk\Generated\Admin\Model\PayoutLinkInvite $payoutLinkInvite payoutLinkInvite (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['invitePayoutLink'] to see the possible values for this operation
      *
-     * @throws \Cobro\Sdk\Generated\Admin\ApiException on non-2xx response or if the response body is not in the expected format
+     * @throws \Cobro\Sdk\Exception\CobroApiException on a non-2xx answer or none (the subclass of its status) or if the response body is not in the expected format
      * @throws \InvalidArgumentException
      * @return \Cobro\Sdk\Generated\Admin\Model\PayoutLinkInvitation|\Cobro\Sdk\Generated\Admin\Model\ValidationErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\ErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody
      */
@@ -469,7 +469,7 @@ class PayoutLinkApi
      * @param  \Cobro\Sdk\Generated\Admin\Model\PayoutLinkInvite $payoutLinkInvite (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['invitePayoutLink'] to see the possible values for this operation
      *
-     * @throws \Cobro\Sdk\Generated\Admin\ApiException on non-2xx response or if the response body is not in the expected format
+     * @throws \Cobro\Sdk\Exception\CobroApiException on a non-2xx answer or none (the subclass of its status) or if the response body is not in the expected format
      * @throws \InvalidArgumentException
      * @return array of \Cobro\Sdk\Generated\Admin\Model\PayoutLinkInvitation|\Cobro\Sdk\Generated\Admin\Model\ValidationErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\ErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody, HTTP status code, HTTP response headers (array of strings)
      */
@@ -580,7 +580,7 @@ class PayoutLinkApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 400:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -588,7 +588,7 @@ class PayoutLinkApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 401:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -596,7 +596,7 @@ class PayoutLinkApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 403:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -604,7 +604,7 @@ class PayoutLinkApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 409:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -612,7 +612,7 @@ class PayoutLinkApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 413:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -620,7 +620,7 @@ class PayoutLinkApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 500:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -628,7 +628,7 @@ class PayoutLinkApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 503:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -636,11 +636,11 @@ class PayoutLinkApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
             }
         
 
-            throw $e;
+            throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
         }
     }
 
@@ -703,7 +703,7 @@ class PayoutLinkApi
                 function ($exception) {
                     $response = $exception->getResponse();
                     $statusCode = $response->getStatusCode();
-                    throw new ApiException(
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException(new ApiException(
                         sprintf(
                             '[%d] Error connecting to the API (%s)',
                             $statusCode,
@@ -712,7 +712,7 @@ class PayoutLinkApi
                         $statusCode,
                         $response->getHeaders(),
                         (string) $response->getBody()
-                    );
+                    ));
                 }
             );
     }
@@ -827,7 +827,7 @@ class PayoutLinkApi
      *
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['resendPayoutLinkInvite'] to see the possible values for this operation
      *
-     * @throws \Cobro\Sdk\Generated\Admin\ApiException on non-2xx response or if the response body is not in the expected format
+     * @throws \Cobro\Sdk\Exception\CobroApiException on a non-2xx answer or none (the subclass of its status) or if the response body is not in the expected format
      * @throws \InvalidArgumentException
      * @return \Cobro\Sdk\Generated\Admin\Model\PayoutLinkInvitation|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody
      */
@@ -844,7 +844,7 @@ class PayoutLinkApi
      *
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['resendPayoutLinkInvite'] to see the possible values for this operation
      *
-     * @throws \Cobro\Sdk\Generated\Admin\ApiException on non-2xx response or if the response body is not in the expected format
+     * @throws \Cobro\Sdk\Exception\CobroApiException on a non-2xx answer or none (the subclass of its status) or if the response body is not in the expected format
      * @throws \InvalidArgumentException
      * @return array of \Cobro\Sdk\Generated\Admin\Model\PayoutLinkInvitation|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody, HTTP status code, HTTP response headers (array of strings)
      */
@@ -943,7 +943,7 @@ class PayoutLinkApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 401:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -951,7 +951,7 @@ class PayoutLinkApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 403:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -959,7 +959,7 @@ class PayoutLinkApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 409:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -967,7 +967,7 @@ class PayoutLinkApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 500:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -975,7 +975,7 @@ class PayoutLinkApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 503:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -983,11 +983,11 @@ class PayoutLinkApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
             }
         
 
-            throw $e;
+            throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
         }
     }
 
@@ -1048,7 +1048,7 @@ class PayoutLinkApi
                 function ($exception) {
                     $response = $exception->getResponse();
                     $statusCode = $response->getStatusCode();
-                    throw new ApiException(
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException(new ApiException(
                         sprintf(
                             '[%d] Error connecting to the API (%s)',
                             $statusCode,
@@ -1057,7 +1057,7 @@ class PayoutLinkApi
                         $statusCode,
                         $response->getHeaders(),
                         (string) $response->getBody()
-                    );
+                    ));
                 }
             );
     }

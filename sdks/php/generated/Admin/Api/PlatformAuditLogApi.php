@@ -130,8 +130,8 @@ class PlatformAuditLogApi
      *
      * List the audit log
      *
-     * @param  \DateTime|null $from Only entries at or after this instant. (optional)
-     * @param  \DateTime|null $to Only entries before this instant. (optional)
+     * @param  \DateTimeInterface|string|null $from Only entries at or after this instant. (optional)
+     * @param  \DateTimeInterface|string|null $to Only entries before this instant. (optional)
      * @param  string|null $actorId Only the actions of this admin (&#x60;adminUserId&#x60;) or platform API key (&#x60;platformApiKeyId&#x60;). (optional)
      * @param  string|null $operation Only entries of this operation (its &#x60;operationId&#x60;, such as &#x60;replaceOffer&#x60;). (optional)
      * @param  string|null $targetId Only entries with this id among their &#x60;targets&#x60;. (optional)
@@ -141,7 +141,7 @@ class PlatformAuditLogApi
      * @param  int|null $offset Items to skip, default 0. (optional, default to 0)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['listAuditLog'] to see the possible values for this operation
      *
-     * @throws \Cobro\Sdk\Generated\Admin\ApiException on non-2xx response or if the response body is not in the expected format
+     * @throws \Cobro\Sdk\Exception\CobroApiException on a non-2xx answer or none (the subclass of its status) or if the response body is not in the expected format
      * @throws \InvalidArgumentException
      * @return \Cobro\Sdk\Generated\Admin\Model\AuditEntryPage|\Cobro\Sdk\Generated\Admin\Model\ValidationErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody
      */
@@ -156,8 +156,8 @@ class PlatformAuditLogApi
      *
      * List the audit log
      *
-     * @param  \DateTime|null $from Only entries at or after this instant. (optional)
-     * @param  \DateTime|null $to Only entries before this instant. (optional)
+     * @param  \DateTimeInterface|string|null $from Only entries at or after this instant. (optional)
+     * @param  \DateTimeInterface|string|null $to Only entries before this instant. (optional)
      * @param  string|null $actorId Only the actions of this admin (&#x60;adminUserId&#x60;) or platform API key (&#x60;platformApiKeyId&#x60;). (optional)
      * @param  string|null $operation Only entries of this operation (its &#x60;operationId&#x60;, such as &#x60;replaceOffer&#x60;). (optional)
      * @param  string|null $targetId Only entries with this id among their &#x60;targets&#x60;. (optional)
@@ -167,7 +167,7 @@ class PlatformAuditLogApi
      * @param  int|null $offset Items to skip, default 0. (optional, default to 0)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['listAuditLog'] to see the possible values for this operation
      *
-     * @throws \Cobro\Sdk\Generated\Admin\ApiException on non-2xx response or if the response body is not in the expected format
+     * @throws \Cobro\Sdk\Exception\CobroApiException on a non-2xx answer or none (the subclass of its status) or if the response body is not in the expected format
      * @throws \InvalidArgumentException
      * @return array of \Cobro\Sdk\Generated\Admin\Model\AuditEntryPage|\Cobro\Sdk\Generated\Admin\Model\ValidationErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody, HTTP status code, HTTP response headers (array of strings)
      */
@@ -266,7 +266,7 @@ class PlatformAuditLogApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 400:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -274,7 +274,7 @@ class PlatformAuditLogApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 401:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -282,7 +282,7 @@ class PlatformAuditLogApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 403:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -290,7 +290,7 @@ class PlatformAuditLogApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 500:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -298,7 +298,7 @@ class PlatformAuditLogApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 503:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -306,11 +306,11 @@ class PlatformAuditLogApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
             }
         
 
-            throw $e;
+            throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
         }
     }
 
@@ -319,8 +319,8 @@ class PlatformAuditLogApi
      *
      * List the audit log
      *
-     * @param  \DateTime|null $from Only entries at or after this instant. (optional)
-     * @param  \DateTime|null $to Only entries before this instant. (optional)
+     * @param  \DateTimeInterface|string|null $from Only entries at or after this instant. (optional)
+     * @param  \DateTimeInterface|string|null $to Only entries before this instant. (optional)
      * @param  string|null $actorId Only the actions of this admin (&#x60;adminUserId&#x60;) or platform API key (&#x60;platformApiKeyId&#x60;). (optional)
      * @param  string|null $operation Only entries of this operation (its &#x60;operationId&#x60;, such as &#x60;replaceOffer&#x60;). (optional)
      * @param  string|null $targetId Only entries with this id among their &#x60;targets&#x60;. (optional)
@@ -348,8 +348,8 @@ class PlatformAuditLogApi
      *
      * List the audit log
      *
-     * @param  \DateTime|null $from Only entries at or after this instant. (optional)
-     * @param  \DateTime|null $to Only entries before this instant. (optional)
+     * @param  \DateTimeInterface|string|null $from Only entries at or after this instant. (optional)
+     * @param  \DateTimeInterface|string|null $to Only entries before this instant. (optional)
      * @param  string|null $actorId Only the actions of this admin (&#x60;adminUserId&#x60;) or platform API key (&#x60;platformApiKeyId&#x60;). (optional)
      * @param  string|null $operation Only entries of this operation (its &#x60;operationId&#x60;, such as &#x60;replaceOffer&#x60;). (optional)
      * @param  string|null $targetId Only entries with this id among their &#x60;targets&#x60;. (optional)
@@ -389,7 +389,7 @@ class PlatformAuditLogApi
                 function ($exception) {
                     $response = $exception->getResponse();
                     $statusCode = $response->getStatusCode();
-                    throw new ApiException(
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException(new ApiException(
                         sprintf(
                             '[%d] Error connecting to the API (%s)',
                             $statusCode,
@@ -398,7 +398,7 @@ class PlatformAuditLogApi
                         $statusCode,
                         $response->getHeaders(),
                         (string) $response->getBody()
-                    );
+                    ));
                 }
             );
     }
@@ -406,8 +406,8 @@ class PlatformAuditLogApi
     /**
      * Create request for operation 'listAuditLog'
      *
-     * @param  \DateTime|null $from Only entries at or after this instant. (optional)
-     * @param  \DateTime|null $to Only entries before this instant. (optional)
+     * @param  \DateTimeInterface|string|null $from Only entries at or after this instant. (optional)
+     * @param  \DateTimeInterface|string|null $to Only entries before this instant. (optional)
      * @param  string|null $actorId Only the actions of this admin (&#x60;adminUserId&#x60;) or platform API key (&#x60;platformApiKeyId&#x60;). (optional)
      * @param  string|null $operation Only entries of this operation (its &#x60;operationId&#x60;, such as &#x60;replaceOffer&#x60;). (optional)
      * @param  string|null $targetId Only entries with this id among their &#x60;targets&#x60;. (optional)
@@ -465,7 +465,7 @@ class PlatformAuditLogApi
         $queryParams = array_merge($queryParams, ObjectSerializer::toQueryValue(
             $from,
             'from', // param base name
-            'string', // openApiType
+            '\\DateTime', // openApiType
             'form', // style
             true, // explode
             false // required
@@ -474,7 +474,7 @@ class PlatformAuditLogApi
         $queryParams = array_merge($queryParams, ObjectSerializer::toQueryValue(
             $to,
             'to', // param base name
-            'string', // openApiType
+            '\\DateTime', // openApiType
             'form', // style
             true, // explode
             false // required

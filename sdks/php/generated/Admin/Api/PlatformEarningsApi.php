@@ -130,14 +130,14 @@ class PlatformEarningsApi
      *
      * Get the platform&#39;s earnings per integration
      *
-     * @param  \DateTime|null $startDate First day (&#x60;YYYY-MM-DD&#x60;, Argentina time), inclusive. (optional)
-     * @param  \DateTime|null $endDate Last day (&#x60;YYYY-MM-DD&#x60;, Argentina time), inclusive. (optional)
+     * @param  \DateTimeInterface|string|null $startDate First day (&#x60;YYYY-MM-DD&#x60;, Argentina time), inclusive. (optional)
+     * @param  \DateTimeInterface|string|null $endDate Last day (&#x60;YYYY-MM-DD&#x60;, Argentina time), inclusive. (optional)
      * @param  string|null $integrationClientId Only this integration. (optional)
      * @param  int|null $limit Page size: 1 to 100, default 20. (optional, default to 20)
      * @param  int|null $offset Items to skip, default 0. (optional, default to 0)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['getPlatformEarnings'] to see the possible values for this operation
      *
-     * @throws \Cobro\Sdk\Generated\Admin\ApiException on non-2xx response or if the response body is not in the expected format
+     * @throws \Cobro\Sdk\Exception\CobroApiException on a non-2xx answer or none (the subclass of its status) or if the response body is not in the expected format
      * @throws \InvalidArgumentException
      * @return \Cobro\Sdk\Generated\Admin\Model\PlatformEarningsReport|\Cobro\Sdk\Generated\Admin\Model\ValidationErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody
      */
@@ -152,14 +152,14 @@ class PlatformEarningsApi
      *
      * Get the platform&#39;s earnings per integration
      *
-     * @param  \DateTime|null $startDate First day (&#x60;YYYY-MM-DD&#x60;, Argentina time), inclusive. (optional)
-     * @param  \DateTime|null $endDate Last day (&#x60;YYYY-MM-DD&#x60;, Argentina time), inclusive. (optional)
+     * @param  \DateTimeInterface|string|null $startDate First day (&#x60;YYYY-MM-DD&#x60;, Argentina time), inclusive. (optional)
+     * @param  \DateTimeInterface|string|null $endDate Last day (&#x60;YYYY-MM-DD&#x60;, Argentina time), inclusive. (optional)
      * @param  string|null $integrationClientId Only this integration. (optional)
      * @param  int|null $limit Page size: 1 to 100, default 20. (optional, default to 20)
      * @param  int|null $offset Items to skip, default 0. (optional, default to 0)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['getPlatformEarnings'] to see the possible values for this operation
      *
-     * @throws \Cobro\Sdk\Generated\Admin\ApiException on non-2xx response or if the response body is not in the expected format
+     * @throws \Cobro\Sdk\Exception\CobroApiException on a non-2xx answer or none (the subclass of its status) or if the response body is not in the expected format
      * @throws \InvalidArgumentException
      * @return array of \Cobro\Sdk\Generated\Admin\Model\PlatformEarningsReport|\Cobro\Sdk\Generated\Admin\Model\ValidationErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody, HTTP status code, HTTP response headers (array of strings)
      */
@@ -258,7 +258,7 @@ class PlatformEarningsApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 400:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -266,7 +266,7 @@ class PlatformEarningsApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 401:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -274,7 +274,7 @@ class PlatformEarningsApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 403:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -282,7 +282,7 @@ class PlatformEarningsApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 500:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -290,7 +290,7 @@ class PlatformEarningsApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 503:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -298,11 +298,11 @@ class PlatformEarningsApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
             }
         
 
-            throw $e;
+            throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
         }
     }
 
@@ -311,8 +311,8 @@ class PlatformEarningsApi
      *
      * Get the platform&#39;s earnings per integration
      *
-     * @param  \DateTime|null $startDate First day (&#x60;YYYY-MM-DD&#x60;, Argentina time), inclusive. (optional)
-     * @param  \DateTime|null $endDate Last day (&#x60;YYYY-MM-DD&#x60;, Argentina time), inclusive. (optional)
+     * @param  \DateTimeInterface|string|null $startDate First day (&#x60;YYYY-MM-DD&#x60;, Argentina time), inclusive. (optional)
+     * @param  \DateTimeInterface|string|null $endDate Last day (&#x60;YYYY-MM-DD&#x60;, Argentina time), inclusive. (optional)
      * @param  string|null $integrationClientId Only this integration. (optional)
      * @param  int|null $limit Page size: 1 to 100, default 20. (optional, default to 20)
      * @param  int|null $offset Items to skip, default 0. (optional, default to 0)
@@ -336,8 +336,8 @@ class PlatformEarningsApi
      *
      * Get the platform&#39;s earnings per integration
      *
-     * @param  \DateTime|null $startDate First day (&#x60;YYYY-MM-DD&#x60;, Argentina time), inclusive. (optional)
-     * @param  \DateTime|null $endDate Last day (&#x60;YYYY-MM-DD&#x60;, Argentina time), inclusive. (optional)
+     * @param  \DateTimeInterface|string|null $startDate First day (&#x60;YYYY-MM-DD&#x60;, Argentina time), inclusive. (optional)
+     * @param  \DateTimeInterface|string|null $endDate Last day (&#x60;YYYY-MM-DD&#x60;, Argentina time), inclusive. (optional)
      * @param  string|null $integrationClientId Only this integration. (optional)
      * @param  int|null $limit Page size: 1 to 100, default 20. (optional, default to 20)
      * @param  int|null $offset Items to skip, default 0. (optional, default to 0)
@@ -373,7 +373,7 @@ class PlatformEarningsApi
                 function ($exception) {
                     $response = $exception->getResponse();
                     $statusCode = $response->getStatusCode();
-                    throw new ApiException(
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException(new ApiException(
                         sprintf(
                             '[%d] Error connecting to the API (%s)',
                             $statusCode,
@@ -382,7 +382,7 @@ class PlatformEarningsApi
                         $statusCode,
                         $response->getHeaders(),
                         (string) $response->getBody()
-                    );
+                    ));
                 }
             );
     }
@@ -390,8 +390,8 @@ class PlatformEarningsApi
     /**
      * Create request for operation 'getPlatformEarnings'
      *
-     * @param  \DateTime|null $startDate First day (&#x60;YYYY-MM-DD&#x60;, Argentina time), inclusive. (optional)
-     * @param  \DateTime|null $endDate Last day (&#x60;YYYY-MM-DD&#x60;, Argentina time), inclusive. (optional)
+     * @param  \DateTimeInterface|string|null $startDate First day (&#x60;YYYY-MM-DD&#x60;, Argentina time), inclusive. (optional)
+     * @param  \DateTimeInterface|string|null $endDate Last day (&#x60;YYYY-MM-DD&#x60;, Argentina time), inclusive. (optional)
      * @param  string|null $integrationClientId Only this integration. (optional)
      * @param  int|null $limit Page size: 1 to 100, default 20. (optional, default to 20)
      * @param  int|null $offset Items to skip, default 0. (optional, default to 0)
@@ -429,7 +429,7 @@ class PlatformEarningsApi
         $queryParams = array_merge($queryParams, ObjectSerializer::toQueryValue(
             $startDate,
             'startDate', // param base name
-            'string', // openApiType
+            'date', // openApiType
             'form', // style
             true, // explode
             false // required
@@ -438,7 +438,7 @@ class PlatformEarningsApi
         $queryParams = array_merge($queryParams, ObjectSerializer::toQueryValue(
             $endDate,
             'endDate', // param base name
-            'string', // openApiType
+            'date', // openApiType
             'form', // style
             true, // explode
             false // required

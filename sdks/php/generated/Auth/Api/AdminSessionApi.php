@@ -154,7 +154,7 @@ class AdminSessionApi
      * @param  \Cobro\Sdk\Generated\Auth\Model\AdminPasswordChange $adminPasswordChange adminPasswordChange (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['adminChangePassword'] to see the possible values for this operation
      *
-     * @throws \Cobro\Sdk\Generated\Auth\ApiException on non-2xx response or if the response body is not in the expected format
+     * @throws \Cobro\Sdk\Exception\CobroApiException on a non-2xx answer or none (the subclass of its status) or if the response body is not in the expected format
      * @throws \InvalidArgumentException
      * @return void
      */
@@ -171,7 +171,7 @@ class AdminSessionApi
      * @param  \Cobro\Sdk\Generated\Auth\Model\AdminPasswordChange $adminPasswordChange (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['adminChangePassword'] to see the possible values for this operation
      *
-     * @throws \Cobro\Sdk\Generated\Auth\ApiException on non-2xx response or if the response body is not in the expected format
+     * @throws \Cobro\Sdk\Exception\CobroApiException on a non-2xx answer or none (the subclass of its status) or if the response body is not in the expected format
      * @throws \InvalidArgumentException
      * @return array of null, HTTP status code, HTTP response headers (array of strings)
      */
@@ -212,7 +212,7 @@ class AdminSessionApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 401:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -220,7 +220,7 @@ class AdminSessionApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 413:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -228,7 +228,7 @@ class AdminSessionApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 500:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -236,7 +236,7 @@ class AdminSessionApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 503:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -244,11 +244,11 @@ class AdminSessionApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
             }
         
 
-            throw $e;
+            throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
         }
     }
 
@@ -298,7 +298,7 @@ class AdminSessionApi
                 function ($exception) {
                     $response = $exception->getResponse();
                     $statusCode = $response->getStatusCode();
-                    throw new ApiException(
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException(new ApiException(
                         sprintf(
                             '[%d] Error connecting to the API (%s)',
                             $statusCode,
@@ -307,7 +307,7 @@ class AdminSessionApi
                         $statusCode,
                         $response->getHeaders(),
                         (string) $response->getBody()
-                    );
+                    ));
                 }
             );
     }
@@ -423,7 +423,7 @@ class AdminSessionApi
      * @param  \Cobro\Sdk\Generated\Auth\Model\AdminLogin $adminLogin adminLogin (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['adminLogin'] to see the possible values for this operation
      *
-     * @throws \Cobro\Sdk\Generated\Auth\ApiException on non-2xx response or if the response body is not in the expected format
+     * @throws \Cobro\Sdk\Exception\CobroApiException on a non-2xx answer or none (the subclass of its status) or if the response body is not in the expected format
      * @throws \InvalidArgumentException
      * @return \Cobro\Sdk\Generated\Auth\Model\AdminSession|\Cobro\Sdk\Generated\Auth\Model\ValidationErrorBody|\Cobro\Sdk\Generated\Auth\Model\ErrorBody|\Cobro\Sdk\Generated\Auth\Model\ErrorBody|\Cobro\Sdk\Generated\Auth\Model\ErrorBody|\Cobro\Sdk\Generated\Auth\Model\ErrorBody|\Cobro\Sdk\Generated\Auth\Model\ErrorBody
      */
@@ -441,7 +441,7 @@ class AdminSessionApi
      * @param  \Cobro\Sdk\Generated\Auth\Model\AdminLogin $adminLogin (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['adminLogin'] to see the possible values for this operation
      *
-     * @throws \Cobro\Sdk\Generated\Auth\ApiException on non-2xx response or if the response body is not in the expected format
+     * @throws \Cobro\Sdk\Exception\CobroApiException on a non-2xx answer or none (the subclass of its status) or if the response body is not in the expected format
      * @throws \InvalidArgumentException
      * @return array of \Cobro\Sdk\Generated\Auth\Model\AdminSession|\Cobro\Sdk\Generated\Auth\Model\ValidationErrorBody|\Cobro\Sdk\Generated\Auth\Model\ErrorBody|\Cobro\Sdk\Generated\Auth\Model\ErrorBody|\Cobro\Sdk\Generated\Auth\Model\ErrorBody|\Cobro\Sdk\Generated\Auth\Model\ErrorBody|\Cobro\Sdk\Generated\Auth\Model\ErrorBody, HTTP status code, HTTP response headers (array of strings)
      */
@@ -546,7 +546,7 @@ class AdminSessionApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 400:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -554,7 +554,7 @@ class AdminSessionApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 401:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -562,7 +562,7 @@ class AdminSessionApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 413:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -570,7 +570,7 @@ class AdminSessionApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 429:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -578,7 +578,7 @@ class AdminSessionApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 500:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -586,7 +586,7 @@ class AdminSessionApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 503:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -594,11 +594,11 @@ class AdminSessionApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
             }
         
 
-            throw $e;
+            throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
         }
     }
 
@@ -661,7 +661,7 @@ class AdminSessionApi
                 function ($exception) {
                     $response = $exception->getResponse();
                     $statusCode = $response->getStatusCode();
-                    throw new ApiException(
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException(new ApiException(
                         sprintf(
                             '[%d] Error connecting to the API (%s)',
                             $statusCode,
@@ -670,7 +670,7 @@ class AdminSessionApi
                         $statusCode,
                         $response->getHeaders(),
                         (string) $response->getBody()
-                    );
+                    ));
                 }
             );
     }
@@ -782,7 +782,7 @@ class AdminSessionApi
      * @param  \Cobro\Sdk\Generated\Auth\Model\AdminRefresh $adminRefresh adminRefresh (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['adminLogout'] to see the possible values for this operation
      *
-     * @throws \Cobro\Sdk\Generated\Auth\ApiException on non-2xx response or if the response body is not in the expected format
+     * @throws \Cobro\Sdk\Exception\CobroApiException on a non-2xx answer or none (the subclass of its status) or if the response body is not in the expected format
      * @throws \InvalidArgumentException
      * @return void
      */
@@ -799,7 +799,7 @@ class AdminSessionApi
      * @param  \Cobro\Sdk\Generated\Auth\Model\AdminRefresh $adminRefresh (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['adminLogout'] to see the possible values for this operation
      *
-     * @throws \Cobro\Sdk\Generated\Auth\ApiException on non-2xx response or if the response body is not in the expected format
+     * @throws \Cobro\Sdk\Exception\CobroApiException on a non-2xx answer or none (the subclass of its status) or if the response body is not in the expected format
      * @throws \InvalidArgumentException
      * @return array of null, HTTP status code, HTTP response headers (array of strings)
      */
@@ -840,7 +840,7 @@ class AdminSessionApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 413:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -848,7 +848,7 @@ class AdminSessionApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 500:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -856,7 +856,7 @@ class AdminSessionApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 503:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -864,11 +864,11 @@ class AdminSessionApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
             }
         
 
-            throw $e;
+            throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
         }
     }
 
@@ -918,7 +918,7 @@ class AdminSessionApi
                 function ($exception) {
                     $response = $exception->getResponse();
                     $statusCode = $response->getStatusCode();
-                    throw new ApiException(
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException(new ApiException(
                         sprintf(
                             '[%d] Error connecting to the API (%s)',
                             $statusCode,
@@ -927,7 +927,7 @@ class AdminSessionApi
                         $statusCode,
                         $response->getHeaders(),
                         (string) $response->getBody()
-                    );
+                    ));
                 }
             );
     }
@@ -1039,7 +1039,7 @@ class AdminSessionApi
      * @param  \Cobro\Sdk\Generated\Auth\Model\AdminRefresh $adminRefresh adminRefresh (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['adminRefresh'] to see the possible values for this operation
      *
-     * @throws \Cobro\Sdk\Generated\Auth\ApiException on non-2xx response or if the response body is not in the expected format
+     * @throws \Cobro\Sdk\Exception\CobroApiException on a non-2xx answer or none (the subclass of its status) or if the response body is not in the expected format
      * @throws \InvalidArgumentException
      * @return \Cobro\Sdk\Generated\Auth\Model\AdminSession|\Cobro\Sdk\Generated\Auth\Model\ValidationErrorBody|\Cobro\Sdk\Generated\Auth\Model\ErrorBody|\Cobro\Sdk\Generated\Auth\Model\ErrorBody|\Cobro\Sdk\Generated\Auth\Model\ErrorBody|\Cobro\Sdk\Generated\Auth\Model\ErrorBody
      */
@@ -1057,7 +1057,7 @@ class AdminSessionApi
      * @param  \Cobro\Sdk\Generated\Auth\Model\AdminRefresh $adminRefresh (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['adminRefresh'] to see the possible values for this operation
      *
-     * @throws \Cobro\Sdk\Generated\Auth\ApiException on non-2xx response or if the response body is not in the expected format
+     * @throws \Cobro\Sdk\Exception\CobroApiException on a non-2xx answer or none (the subclass of its status) or if the response body is not in the expected format
      * @throws \InvalidArgumentException
      * @return array of \Cobro\Sdk\Generated\Auth\Model\AdminSession|\Cobro\Sdk\Generated\Auth\Model\ValidationErrorBody|\Cobro\Sdk\Generated\Auth\Model\ErrorBody|\Cobro\Sdk\Generated\Auth\Model\ErrorBody|\Cobro\Sdk\Generated\Auth\Model\ErrorBody|\Cobro\Sdk\Generated\Auth\Model\ErrorBody, HTTP status code, HTTP response headers (array of strings)
      */
@@ -1156,7 +1156,7 @@ class AdminSessionApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 400:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -1164,7 +1164,7 @@ class AdminSessionApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 401:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -1172,7 +1172,7 @@ class AdminSessionApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 413:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -1180,7 +1180,7 @@ class AdminSessionApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 500:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -1188,7 +1188,7 @@ class AdminSessionApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 503:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -1196,11 +1196,11 @@ class AdminSessionApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
             }
         
 
-            throw $e;
+            throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
         }
     }
 
@@ -1263,7 +1263,7 @@ class AdminSessionApi
                 function ($exception) {
                     $response = $exception->getResponse();
                     $statusCode = $response->getStatusCode();
-                    throw new ApiException(
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException(new ApiException(
                         sprintf(
                             '[%d] Error connecting to the API (%s)',
                             $statusCode,
@@ -1272,7 +1272,7 @@ class AdminSessionApi
                         $statusCode,
                         $response->getHeaders(),
                         (string) $response->getBody()
-                    );
+                    ));
                 }
             );
     }
@@ -1384,7 +1384,7 @@ class AdminSessionApi
      * @param  \Cobro\Sdk\Generated\Auth\Model\AdminPasswordReset $adminPasswordReset adminPasswordReset (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['completeAdminPasswordReset'] to see the possible values for this operation
      *
-     * @throws \Cobro\Sdk\Generated\Auth\ApiException on non-2xx response or if the response body is not in the expected format
+     * @throws \Cobro\Sdk\Exception\CobroApiException on a non-2xx answer or none (the subclass of its status) or if the response body is not in the expected format
      * @throws \InvalidArgumentException
      * @return void
      */
@@ -1401,7 +1401,7 @@ class AdminSessionApi
      * @param  \Cobro\Sdk\Generated\Auth\Model\AdminPasswordReset $adminPasswordReset (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['completeAdminPasswordReset'] to see the possible values for this operation
      *
-     * @throws \Cobro\Sdk\Generated\Auth\ApiException on non-2xx response or if the response body is not in the expected format
+     * @throws \Cobro\Sdk\Exception\CobroApiException on a non-2xx answer or none (the subclass of its status) or if the response body is not in the expected format
      * @throws \InvalidArgumentException
      * @return array of null, HTTP status code, HTTP response headers (array of strings)
      */
@@ -1442,7 +1442,7 @@ class AdminSessionApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 410:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -1450,7 +1450,7 @@ class AdminSessionApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 413:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -1458,7 +1458,7 @@ class AdminSessionApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 429:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -1466,7 +1466,7 @@ class AdminSessionApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 500:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -1474,7 +1474,7 @@ class AdminSessionApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 503:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -1482,11 +1482,11 @@ class AdminSessionApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
             }
         
 
-            throw $e;
+            throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
         }
     }
 
@@ -1536,7 +1536,7 @@ class AdminSessionApi
                 function ($exception) {
                     $response = $exception->getResponse();
                     $statusCode = $response->getStatusCode();
-                    throw new ApiException(
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException(new ApiException(
                         sprintf(
                             '[%d] Error connecting to the API (%s)',
                             $statusCode,
@@ -1545,7 +1545,7 @@ class AdminSessionApi
                         $statusCode,
                         $response->getHeaders(),
                         (string) $response->getBody()
-                    );
+                    ));
                 }
             );
     }
@@ -1657,7 +1657,7 @@ class AdminSessionApi
      * @param  \Cobro\Sdk\Generated\Auth\Model\AdminPasswordResetRequest $adminPasswordResetRequest adminPasswordResetRequest (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['requestAdminPasswordReset'] to see the possible values for this operation
      *
-     * @throws \Cobro\Sdk\Generated\Auth\ApiException on non-2xx response or if the response body is not in the expected format
+     * @throws \Cobro\Sdk\Exception\CobroApiException on a non-2xx answer or none (the subclass of its status) or if the response body is not in the expected format
      * @throws \InvalidArgumentException
      * @return void
      */
@@ -1674,7 +1674,7 @@ class AdminSessionApi
      * @param  \Cobro\Sdk\Generated\Auth\Model\AdminPasswordResetRequest $adminPasswordResetRequest (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['requestAdminPasswordReset'] to see the possible values for this operation
      *
-     * @throws \Cobro\Sdk\Generated\Auth\ApiException on non-2xx response or if the response body is not in the expected format
+     * @throws \Cobro\Sdk\Exception\CobroApiException on a non-2xx answer or none (the subclass of its status) or if the response body is not in the expected format
      * @throws \InvalidArgumentException
      * @return array of null, HTTP status code, HTTP response headers (array of strings)
      */
@@ -1715,7 +1715,7 @@ class AdminSessionApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 413:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -1723,7 +1723,7 @@ class AdminSessionApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 429:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -1731,7 +1731,7 @@ class AdminSessionApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 500:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -1739,7 +1739,7 @@ class AdminSessionApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 503:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -1747,11 +1747,11 @@ class AdminSessionApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
             }
         
 
-            throw $e;
+            throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
         }
     }
 
@@ -1801,7 +1801,7 @@ class AdminSessionApi
                 function ($exception) {
                     $response = $exception->getResponse();
                     $statusCode = $response->getStatusCode();
-                    throw new ApiException(
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException(new ApiException(
                         sprintf(
                             '[%d] Error connecting to the API (%s)',
                             $statusCode,
@@ -1810,7 +1810,7 @@ class AdminSessionApi
                         $statusCode,
                         $response->getHeaders(),
                         (string) $response->getBody()
-                    );
+                    ));
                 }
             );
     }
@@ -1922,7 +1922,7 @@ class AdminSessionApi
      * @param  string $token The token of the reset link. (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['showAdminPasswordResetPage'] to see the possible values for this operation
      *
-     * @throws \Cobro\Sdk\Generated\Auth\ApiException on non-2xx response or if the response body is not in the expected format
+     * @throws \Cobro\Sdk\Exception\CobroApiException on a non-2xx answer or none (the subclass of its status) or if the response body is not in the expected format
      * @throws \InvalidArgumentException
      * @return string|\Cobro\Sdk\Generated\Auth\Model\ValidationErrorBody|string|\Cobro\Sdk\Generated\Auth\Model\ErrorBody|\Cobro\Sdk\Generated\Auth\Model\ErrorBody
      */
@@ -1940,7 +1940,7 @@ class AdminSessionApi
      * @param  string $token The token of the reset link. (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['showAdminPasswordResetPage'] to see the possible values for this operation
      *
-     * @throws \Cobro\Sdk\Generated\Auth\ApiException on non-2xx response or if the response body is not in the expected format
+     * @throws \Cobro\Sdk\Exception\CobroApiException on a non-2xx answer or none (the subclass of its status) or if the response body is not in the expected format
      * @throws \InvalidArgumentException
      * @return array of string|\Cobro\Sdk\Generated\Auth\Model\ValidationErrorBody|string|\Cobro\Sdk\Generated\Auth\Model\ErrorBody|\Cobro\Sdk\Generated\Auth\Model\ErrorBody, HTTP status code, HTTP response headers (array of strings)
      */
@@ -2033,7 +2033,7 @@ class AdminSessionApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 400:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -2041,7 +2041,7 @@ class AdminSessionApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 410:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -2049,7 +2049,7 @@ class AdminSessionApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 500:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -2057,7 +2057,7 @@ class AdminSessionApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 503:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -2065,11 +2065,11 @@ class AdminSessionApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
             }
         
 
-            throw $e;
+            throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
         }
     }
 
@@ -2132,7 +2132,7 @@ class AdminSessionApi
                 function ($exception) {
                     $response = $exception->getResponse();
                     $statusCode = $response->getStatusCode();
-                    throw new ApiException(
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException(new ApiException(
                         sprintf(
                             '[%d] Error connecting to the API (%s)',
                             $statusCode,
@@ -2141,7 +2141,7 @@ class AdminSessionApi
                         $statusCode,
                         $response->getHeaders(),
                         (string) $response->getBody()
-                    );
+                    ));
                 }
             );
     }
@@ -2252,7 +2252,7 @@ class AdminSessionApi
      * @param  string $newPassword newPassword (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['submitAdminPasswordResetPage'] to see the possible values for this operation
      *
-     * @throws \Cobro\Sdk\Generated\Auth\ApiException on non-2xx response or if the response body is not in the expected format
+     * @throws \Cobro\Sdk\Exception\CobroApiException on a non-2xx answer or none (the subclass of its status) or if the response body is not in the expected format
      * @throws \InvalidArgumentException
      * @return string|string|string|string|\Cobro\Sdk\Generated\Auth\Model\ErrorBody|\Cobro\Sdk\Generated\Auth\Model\ErrorBody
      */
@@ -2271,7 +2271,7 @@ class AdminSessionApi
      * @param  string $newPassword (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['submitAdminPasswordResetPage'] to see the possible values for this operation
      *
-     * @throws \Cobro\Sdk\Generated\Auth\ApiException on non-2xx response or if the response body is not in the expected format
+     * @throws \Cobro\Sdk\Exception\CobroApiException on a non-2xx answer or none (the subclass of its status) or if the response body is not in the expected format
      * @throws \InvalidArgumentException
      * @return array of string|string|string|string|\Cobro\Sdk\Generated\Auth\Model\ErrorBody|\Cobro\Sdk\Generated\Auth\Model\ErrorBody, HTTP status code, HTTP response headers (array of strings)
      */
@@ -2370,7 +2370,7 @@ class AdminSessionApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 400:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -2378,7 +2378,7 @@ class AdminSessionApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 410:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -2386,7 +2386,7 @@ class AdminSessionApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 429:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -2394,7 +2394,7 @@ class AdminSessionApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 500:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -2402,7 +2402,7 @@ class AdminSessionApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 503:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -2410,11 +2410,11 @@ class AdminSessionApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
             }
         
 
-            throw $e;
+            throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
         }
     }
 
@@ -2479,7 +2479,7 @@ class AdminSessionApi
                 function ($exception) {
                     $response = $exception->getResponse();
                     $statusCode = $response->getStatusCode();
-                    throw new ApiException(
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException(new ApiException(
                         sprintf(
                             '[%d] Error connecting to the API (%s)',
                             $statusCode,
@@ -2488,7 +2488,7 @@ class AdminSessionApi
                         $statusCode,
                         $response->getHeaders(),
                         (string) $response->getBody()
-                    );
+                    ));
                 }
             );
     }

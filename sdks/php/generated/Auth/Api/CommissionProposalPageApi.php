@@ -139,7 +139,7 @@ class CommissionProposalPageApi
      * @param  string $decision decision (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['answerCommissionProposal'] to see the possible values for this operation
      *
-     * @throws \Cobro\Sdk\Generated\Auth\ApiException on non-2xx response or if the response body is not in the expected format
+     * @throws \Cobro\Sdk\Exception\CobroApiException on a non-2xx answer or none (the subclass of its status) or if the response body is not in the expected format
      * @throws \InvalidArgumentException
      * @return string|\Cobro\Sdk\Generated\Auth\Model\ValidationErrorBody|string|string|string|string|\Cobro\Sdk\Generated\Auth\Model\ErrorBody|\Cobro\Sdk\Generated\Auth\Model\ErrorBody
      */
@@ -160,7 +160,7 @@ class CommissionProposalPageApi
      * @param  string $decision (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['answerCommissionProposal'] to see the possible values for this operation
      *
-     * @throws \Cobro\Sdk\Generated\Auth\ApiException on non-2xx response or if the response body is not in the expected format
+     * @throws \Cobro\Sdk\Exception\CobroApiException on a non-2xx answer or none (the subclass of its status) or if the response body is not in the expected format
      * @throws \InvalidArgumentException
      * @return array of string|\Cobro\Sdk\Generated\Auth\Model\ValidationErrorBody|string|string|string|string|\Cobro\Sdk\Generated\Auth\Model\ErrorBody|\Cobro\Sdk\Generated\Auth\Model\ErrorBody, HTTP status code, HTTP response headers (array of strings)
      */
@@ -271,7 +271,7 @@ class CommissionProposalPageApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 400:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -279,7 +279,7 @@ class CommissionProposalPageApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 401:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -287,7 +287,7 @@ class CommissionProposalPageApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 403:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -295,7 +295,7 @@ class CommissionProposalPageApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 410:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -303,7 +303,7 @@ class CommissionProposalPageApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 429:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -311,7 +311,7 @@ class CommissionProposalPageApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 500:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -319,7 +319,7 @@ class CommissionProposalPageApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 503:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -327,11 +327,11 @@ class CommissionProposalPageApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
             }
         
 
-            throw $e;
+            throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
         }
     }
 
@@ -400,7 +400,7 @@ class CommissionProposalPageApi
                 function ($exception) {
                     $response = $exception->getResponse();
                     $statusCode = $response->getStatusCode();
-                    throw new ApiException(
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException(new ApiException(
                         sprintf(
                             '[%d] Error connecting to the API (%s)',
                             $statusCode,
@@ -409,7 +409,7 @@ class CommissionProposalPageApi
                         $statusCode,
                         $response->getHeaders(),
                         (string) $response->getBody()
-                    );
+                    ));
                 }
             );
     }
@@ -546,7 +546,7 @@ class CommissionProposalPageApi
      * @param  string $token The token of the emailed link. (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['showCommissionProposalPage'] to see the possible values for this operation
      *
-     * @throws \Cobro\Sdk\Generated\Auth\ApiException on non-2xx response or if the response body is not in the expected format
+     * @throws \Cobro\Sdk\Exception\CobroApiException on a non-2xx answer or none (the subclass of its status) or if the response body is not in the expected format
      * @throws \InvalidArgumentException
      * @return string|\Cobro\Sdk\Generated\Auth\Model\ValidationErrorBody|string|\Cobro\Sdk\Generated\Auth\Model\ErrorBody|\Cobro\Sdk\Generated\Auth\Model\ErrorBody
      */
@@ -564,7 +564,7 @@ class CommissionProposalPageApi
      * @param  string $token The token of the emailed link. (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['showCommissionProposalPage'] to see the possible values for this operation
      *
-     * @throws \Cobro\Sdk\Generated\Auth\ApiException on non-2xx response or if the response body is not in the expected format
+     * @throws \Cobro\Sdk\Exception\CobroApiException on a non-2xx answer or none (the subclass of its status) or if the response body is not in the expected format
      * @throws \InvalidArgumentException
      * @return array of string|\Cobro\Sdk\Generated\Auth\Model\ValidationErrorBody|string|\Cobro\Sdk\Generated\Auth\Model\ErrorBody|\Cobro\Sdk\Generated\Auth\Model\ErrorBody, HTTP status code, HTTP response headers (array of strings)
      */
@@ -657,7 +657,7 @@ class CommissionProposalPageApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 400:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -665,7 +665,7 @@ class CommissionProposalPageApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 410:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -673,7 +673,7 @@ class CommissionProposalPageApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 500:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -681,7 +681,7 @@ class CommissionProposalPageApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 503:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -689,11 +689,11 @@ class CommissionProposalPageApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
             }
         
 
-            throw $e;
+            throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
         }
     }
 
@@ -756,7 +756,7 @@ class CommissionProposalPageApi
                 function ($exception) {
                     $response = $exception->getResponse();
                     $statusCode = $response->getStatusCode();
-                    throw new ApiException(
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException(new ApiException(
                         sprintf(
                             '[%d] Error connecting to the API (%s)',
                             $statusCode,
@@ -765,7 +765,7 @@ class CommissionProposalPageApi
                         $statusCode,
                         $response->getHeaders(),
                         (string) $response->getBody()
-                    );
+                    ));
                 }
             );
     }

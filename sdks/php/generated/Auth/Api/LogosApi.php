@@ -134,7 +134,7 @@ class LogosApi
      * @param  string|null $ifNoneMatch The &#x60;ETag&#x60; of a copy the client already has. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['getIntegrationLogo'] to see the possible values for this operation
      *
-     * @throws \Cobro\Sdk\Generated\Auth\ApiException on non-2xx response or if the response body is not in the expected format
+     * @throws \Cobro\Sdk\Exception\CobroApiException on a non-2xx answer or none (the subclass of its status) or if the response body is not in the expected format
      * @throws \InvalidArgumentException
      * @return \SplFileObject|\Cobro\Sdk\Generated\Auth\Model\ErrorBody
      */
@@ -153,7 +153,7 @@ class LogosApi
      * @param  string|null $ifNoneMatch The &#x60;ETag&#x60; of a copy the client already has. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['getIntegrationLogo'] to see the possible values for this operation
      *
-     * @throws \Cobro\Sdk\Generated\Auth\ApiException on non-2xx response or if the response body is not in the expected format
+     * @throws \Cobro\Sdk\Exception\CobroApiException on a non-2xx answer or none (the subclass of its status) or if the response body is not in the expected format
      * @throws \InvalidArgumentException
      * @return array of \SplFileObject|\Cobro\Sdk\Generated\Auth\Model\ErrorBody, HTTP status code, HTTP response headers (array of strings)
      */
@@ -228,7 +228,7 @@ class LogosApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 404:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -236,11 +236,11 @@ class LogosApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
             }
         
 
-            throw $e;
+            throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
         }
     }
 
@@ -305,7 +305,7 @@ class LogosApi
                 function ($exception) {
                     $response = $exception->getResponse();
                     $statusCode = $response->getStatusCode();
-                    throw new ApiException(
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException(new ApiException(
                         sprintf(
                             '[%d] Error connecting to the API (%s)',
                             $statusCode,
@@ -314,7 +314,7 @@ class LogosApi
                         $statusCode,
                         $response->getHeaders(),
                         (string) $response->getBody()
-                    );
+                    ));
                 }
             );
     }

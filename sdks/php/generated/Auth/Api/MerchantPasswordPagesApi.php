@@ -141,7 +141,7 @@ class MerchantPasswordPagesApi
      *
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['showMerchantForgotPasswordPage'] to see the possible values for this operation
      *
-     * @throws \Cobro\Sdk\Generated\Auth\ApiException on non-2xx response or if the response body is not in the expected format
+     * @throws \Cobro\Sdk\Exception\CobroApiException on a non-2xx answer or none (the subclass of its status) or if the response body is not in the expected format
      * @throws \InvalidArgumentException
      * @return string|\Cobro\Sdk\Generated\Auth\Model\ErrorBody|\Cobro\Sdk\Generated\Auth\Model\ErrorBody
      */
@@ -158,7 +158,7 @@ class MerchantPasswordPagesApi
      *
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['showMerchantForgotPasswordPage'] to see the possible values for this operation
      *
-     * @throws \Cobro\Sdk\Generated\Auth\ApiException on non-2xx response or if the response body is not in the expected format
+     * @throws \Cobro\Sdk\Exception\CobroApiException on a non-2xx answer or none (the subclass of its status) or if the response body is not in the expected format
      * @throws \InvalidArgumentException
      * @return array of string|\Cobro\Sdk\Generated\Auth\Model\ErrorBody|\Cobro\Sdk\Generated\Auth\Model\ErrorBody, HTTP status code, HTTP response headers (array of strings)
      */
@@ -239,7 +239,7 @@ class MerchantPasswordPagesApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 500:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -247,7 +247,7 @@ class MerchantPasswordPagesApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 503:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -255,11 +255,11 @@ class MerchantPasswordPagesApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
             }
         
 
-            throw $e;
+            throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
         }
     }
 
@@ -320,7 +320,7 @@ class MerchantPasswordPagesApi
                 function ($exception) {
                     $response = $exception->getResponse();
                     $statusCode = $response->getStatusCode();
-                    throw new ApiException(
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException(new ApiException(
                         sprintf(
                             '[%d] Error connecting to the API (%s)',
                             $statusCode,
@@ -329,7 +329,7 @@ class MerchantPasswordPagesApi
                         $statusCode,
                         $response->getHeaders(),
                         (string) $response->getBody()
-                    );
+                    ));
                 }
             );
     }
@@ -422,7 +422,7 @@ class MerchantPasswordPagesApi
      * @param  string $token The token of the invitation or reset link. (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['showMerchantPasswordResetPage'] to see the possible values for this operation
      *
-     * @throws \Cobro\Sdk\Generated\Auth\ApiException on non-2xx response or if the response body is not in the expected format
+     * @throws \Cobro\Sdk\Exception\CobroApiException on a non-2xx answer or none (the subclass of its status) or if the response body is not in the expected format
      * @throws \InvalidArgumentException
      * @return string|\Cobro\Sdk\Generated\Auth\Model\ValidationErrorBody|string|\Cobro\Sdk\Generated\Auth\Model\ErrorBody|\Cobro\Sdk\Generated\Auth\Model\ErrorBody
      */
@@ -440,7 +440,7 @@ class MerchantPasswordPagesApi
      * @param  string $token The token of the invitation or reset link. (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['showMerchantPasswordResetPage'] to see the possible values for this operation
      *
-     * @throws \Cobro\Sdk\Generated\Auth\ApiException on non-2xx response or if the response body is not in the expected format
+     * @throws \Cobro\Sdk\Exception\CobroApiException on a non-2xx answer or none (the subclass of its status) or if the response body is not in the expected format
      * @throws \InvalidArgumentException
      * @return array of string|\Cobro\Sdk\Generated\Auth\Model\ValidationErrorBody|string|\Cobro\Sdk\Generated\Auth\Model\ErrorBody|\Cobro\Sdk\Generated\Auth\Model\ErrorBody, HTTP status code, HTTP response headers (array of strings)
      */
@@ -533,7 +533,7 @@ class MerchantPasswordPagesApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 400:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -541,7 +541,7 @@ class MerchantPasswordPagesApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 410:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -549,7 +549,7 @@ class MerchantPasswordPagesApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 500:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -557,7 +557,7 @@ class MerchantPasswordPagesApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 503:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -565,11 +565,11 @@ class MerchantPasswordPagesApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
             }
         
 
-            throw $e;
+            throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
         }
     }
 
@@ -632,7 +632,7 @@ class MerchantPasswordPagesApi
                 function ($exception) {
                     $response = $exception->getResponse();
                     $statusCode = $response->getStatusCode();
-                    throw new ApiException(
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException(new ApiException(
                         sprintf(
                             '[%d] Error connecting to the API (%s)',
                             $statusCode,
@@ -641,7 +641,7 @@ class MerchantPasswordPagesApi
                         $statusCode,
                         $response->getHeaders(),
                         (string) $response->getBody()
-                    );
+                    ));
                 }
             );
     }
@@ -751,7 +751,7 @@ class MerchantPasswordPagesApi
      * @param  string $email The account&#39;s email, as typed (any text up to 320 characters: an unknown one gets the same answer). (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['submitMerchantForgotPasswordPage'] to see the possible values for this operation
      *
-     * @throws \Cobro\Sdk\Generated\Auth\ApiException on non-2xx response or if the response body is not in the expected format
+     * @throws \Cobro\Sdk\Exception\CobroApiException on a non-2xx answer or none (the subclass of its status) or if the response body is not in the expected format
      * @throws \InvalidArgumentException
      * @return string|\Cobro\Sdk\Generated\Auth\Model\ValidationErrorBody|string|\Cobro\Sdk\Generated\Auth\Model\ErrorBody|\Cobro\Sdk\Generated\Auth\Model\ErrorBody
      */
@@ -769,7 +769,7 @@ class MerchantPasswordPagesApi
      * @param  string $email The account&#39;s email, as typed (any text up to 320 characters: an unknown one gets the same answer). (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['submitMerchantForgotPasswordPage'] to see the possible values for this operation
      *
-     * @throws \Cobro\Sdk\Generated\Auth\ApiException on non-2xx response or if the response body is not in the expected format
+     * @throws \Cobro\Sdk\Exception\CobroApiException on a non-2xx answer or none (the subclass of its status) or if the response body is not in the expected format
      * @throws \InvalidArgumentException
      * @return array of string|\Cobro\Sdk\Generated\Auth\Model\ValidationErrorBody|string|\Cobro\Sdk\Generated\Auth\Model\ErrorBody|\Cobro\Sdk\Generated\Auth\Model\ErrorBody, HTTP status code, HTTP response headers (array of strings)
      */
@@ -862,7 +862,7 @@ class MerchantPasswordPagesApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 400:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -870,7 +870,7 @@ class MerchantPasswordPagesApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 429:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -878,7 +878,7 @@ class MerchantPasswordPagesApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 500:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -886,7 +886,7 @@ class MerchantPasswordPagesApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 503:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -894,11 +894,11 @@ class MerchantPasswordPagesApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
             }
         
 
-            throw $e;
+            throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
         }
     }
 
@@ -961,7 +961,7 @@ class MerchantPasswordPagesApi
                 function ($exception) {
                     $response = $exception->getResponse();
                     $statusCode = $response->getStatusCode();
-                    throw new ApiException(
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException(new ApiException(
                         sprintf(
                             '[%d] Error connecting to the API (%s)',
                             $statusCode,
@@ -970,7 +970,7 @@ class MerchantPasswordPagesApi
                         $statusCode,
                         $response->getHeaders(),
                         (string) $response->getBody()
-                    );
+                    ));
                 }
             );
     }
@@ -1084,7 +1084,7 @@ class MerchantPasswordPagesApi
      * @param  string $newPassword newPassword (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['submitMerchantPasswordResetPage'] to see the possible values for this operation
      *
-     * @throws \Cobro\Sdk\Generated\Auth\ApiException on non-2xx response or if the response body is not in the expected format
+     * @throws \Cobro\Sdk\Exception\CobroApiException on a non-2xx answer or none (the subclass of its status) or if the response body is not in the expected format
      * @throws \InvalidArgumentException
      * @return string|string|string|string|\Cobro\Sdk\Generated\Auth\Model\ErrorBody|\Cobro\Sdk\Generated\Auth\Model\ErrorBody
      */
@@ -1103,7 +1103,7 @@ class MerchantPasswordPagesApi
      * @param  string $newPassword (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['submitMerchantPasswordResetPage'] to see the possible values for this operation
      *
-     * @throws \Cobro\Sdk\Generated\Auth\ApiException on non-2xx response or if the response body is not in the expected format
+     * @throws \Cobro\Sdk\Exception\CobroApiException on a non-2xx answer or none (the subclass of its status) or if the response body is not in the expected format
      * @throws \InvalidArgumentException
      * @return array of string|string|string|string|\Cobro\Sdk\Generated\Auth\Model\ErrorBody|\Cobro\Sdk\Generated\Auth\Model\ErrorBody, HTTP status code, HTTP response headers (array of strings)
      */
@@ -1202,7 +1202,7 @@ class MerchantPasswordPagesApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 400:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -1210,7 +1210,7 @@ class MerchantPasswordPagesApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 410:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -1218,7 +1218,7 @@ class MerchantPasswordPagesApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 429:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -1226,7 +1226,7 @@ class MerchantPasswordPagesApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 500:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -1234,7 +1234,7 @@ class MerchantPasswordPagesApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 503:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -1242,11 +1242,11 @@ class MerchantPasswordPagesApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
             }
         
 
-            throw $e;
+            throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
         }
     }
 
@@ -1311,7 +1311,7 @@ class MerchantPasswordPagesApi
                 function ($exception) {
                     $response = $exception->getResponse();
                     $statusCode = $response->getStatusCode();
-                    throw new ApiException(
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException(new ApiException(
                         sprintf(
                             '[%d] Error connecting to the API (%s)',
                             $statusCode,
@@ -1320,7 +1320,7 @@ class MerchantPasswordPagesApi
                         $statusCode,
                         $response->getHeaders(),
                         (string) $response->getBody()
-                    );
+                    ));
                 }
             );
     }

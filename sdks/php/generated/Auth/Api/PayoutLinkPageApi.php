@@ -138,7 +138,7 @@ class PayoutLinkPageApi
      * @param  string $password password (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['acceptPayoutLink'] to see the possible values for this operation
      *
-     * @throws \Cobro\Sdk\Generated\Auth\ApiException on non-2xx response or if the response body is not in the expected format
+     * @throws \Cobro\Sdk\Exception\CobroApiException on a non-2xx answer or none (the subclass of its status) or if the response body is not in the expected format
      * @throws \InvalidArgumentException
      * @return string|\Cobro\Sdk\Generated\Auth\Model\ValidationErrorBody|string|string|string|string|\Cobro\Sdk\Generated\Auth\Model\ErrorBody|\Cobro\Sdk\Generated\Auth\Model\ErrorBody
      */
@@ -158,7 +158,7 @@ class PayoutLinkPageApi
      * @param  string $password (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['acceptPayoutLink'] to see the possible values for this operation
      *
-     * @throws \Cobro\Sdk\Generated\Auth\ApiException on non-2xx response or if the response body is not in the expected format
+     * @throws \Cobro\Sdk\Exception\CobroApiException on a non-2xx answer or none (the subclass of its status) or if the response body is not in the expected format
      * @throws \InvalidArgumentException
      * @return array of string|\Cobro\Sdk\Generated\Auth\Model\ValidationErrorBody|string|string|string|string|\Cobro\Sdk\Generated\Auth\Model\ErrorBody|\Cobro\Sdk\Generated\Auth\Model\ErrorBody, HTTP status code, HTTP response headers (array of strings)
      */
@@ -269,7 +269,7 @@ class PayoutLinkPageApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 400:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -277,7 +277,7 @@ class PayoutLinkPageApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 401:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -285,7 +285,7 @@ class PayoutLinkPageApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 403:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -293,7 +293,7 @@ class PayoutLinkPageApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 410:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -301,7 +301,7 @@ class PayoutLinkPageApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 429:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -309,7 +309,7 @@ class PayoutLinkPageApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 500:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -317,7 +317,7 @@ class PayoutLinkPageApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 503:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -325,11 +325,11 @@ class PayoutLinkPageApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
             }
         
 
-            throw $e;
+            throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
         }
     }
 
@@ -396,7 +396,7 @@ class PayoutLinkPageApi
                 function ($exception) {
                     $response = $exception->getResponse();
                     $statusCode = $response->getStatusCode();
-                    throw new ApiException(
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException(new ApiException(
                         sprintf(
                             '[%d] Error connecting to the API (%s)',
                             $statusCode,
@@ -405,7 +405,7 @@ class PayoutLinkPageApi
                         $statusCode,
                         $response->getHeaders(),
                         (string) $response->getBody()
-                    );
+                    ));
                 }
             );
     }
@@ -533,7 +533,7 @@ class PayoutLinkPageApi
      * @param  string $token The token of the emailed link. (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['showPayoutLinkAcceptPage'] to see the possible values for this operation
      *
-     * @throws \Cobro\Sdk\Generated\Auth\ApiException on non-2xx response or if the response body is not in the expected format
+     * @throws \Cobro\Sdk\Exception\CobroApiException on a non-2xx answer or none (the subclass of its status) or if the response body is not in the expected format
      * @throws \InvalidArgumentException
      * @return string|\Cobro\Sdk\Generated\Auth\Model\ValidationErrorBody|string|\Cobro\Sdk\Generated\Auth\Model\ErrorBody|\Cobro\Sdk\Generated\Auth\Model\ErrorBody
      */
@@ -551,7 +551,7 @@ class PayoutLinkPageApi
      * @param  string $token The token of the emailed link. (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['showPayoutLinkAcceptPage'] to see the possible values for this operation
      *
-     * @throws \Cobro\Sdk\Generated\Auth\ApiException on non-2xx response or if the response body is not in the expected format
+     * @throws \Cobro\Sdk\Exception\CobroApiException on a non-2xx answer or none (the subclass of its status) or if the response body is not in the expected format
      * @throws \InvalidArgumentException
      * @return array of string|\Cobro\Sdk\Generated\Auth\Model\ValidationErrorBody|string|\Cobro\Sdk\Generated\Auth\Model\ErrorBody|\Cobro\Sdk\Generated\Auth\Model\ErrorBody, HTTP status code, HTTP response headers (array of strings)
      */
@@ -644,7 +644,7 @@ class PayoutLinkPageApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 400:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -652,7 +652,7 @@ class PayoutLinkPageApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 410:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -660,7 +660,7 @@ class PayoutLinkPageApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 500:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -668,7 +668,7 @@ class PayoutLinkPageApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 503:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -676,11 +676,11 @@ class PayoutLinkPageApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
             }
         
 
-            throw $e;
+            throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
         }
     }
 
@@ -743,7 +743,7 @@ class PayoutLinkPageApi
                 function ($exception) {
                     $response = $exception->getResponse();
                     $statusCode = $response->getStatusCode();
-                    throw new ApiException(
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException(new ApiException(
                         sprintf(
                             '[%d] Error connecting to the API (%s)',
                             $statusCode,
@@ -752,7 +752,7 @@ class PayoutLinkPageApi
                         $statusCode,
                         $response->getHeaders(),
                         (string) $response->getBody()
-                    );
+                    ));
                 }
             );
     }

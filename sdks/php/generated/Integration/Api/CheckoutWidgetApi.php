@@ -136,7 +136,7 @@ class CheckoutWidgetApi
      * @param  \Cobro\Sdk\Generated\Integration\Model\CheckoutPaymentCreate $checkoutPaymentCreate checkoutPaymentCreate (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['createCheckoutPayment'] to see the possible values for this operation
      *
-     * @throws \Cobro\Sdk\Generated\Integration\ApiException on non-2xx response or if the response body is not in the expected format
+     * @throws \Cobro\Sdk\Exception\CobroApiException on a non-2xx answer or none (the subclass of its status) or if the response body is not in the expected format
      * @throws \InvalidArgumentException
      * @return \Cobro\Sdk\Generated\Integration\Model\CheckoutPayment|\Cobro\Sdk\Generated\Integration\Model\CreatePaymentRequest400Response|\Cobro\Sdk\Generated\Integration\Model\ErrorBody|\Cobro\Sdk\Generated\Integration\Model\MessageBody|\Cobro\Sdk\Generated\Integration\Model\ReferenceIdConflictBody|\Cobro\Sdk\Generated\Integration\Model\ErrorBody|\Cobro\Sdk\Generated\Integration\Model\ErrorBody|\Cobro\Sdk\Generated\Integration\Model\ErrorBody|\Cobro\Sdk\Generated\Integration\Model\ErrorBody
      */
@@ -154,7 +154,7 @@ class CheckoutWidgetApi
      * @param  \Cobro\Sdk\Generated\Integration\Model\CheckoutPaymentCreate $checkoutPaymentCreate (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['createCheckoutPayment'] to see the possible values for this operation
      *
-     * @throws \Cobro\Sdk\Generated\Integration\ApiException on non-2xx response or if the response body is not in the expected format
+     * @throws \Cobro\Sdk\Exception\CobroApiException on a non-2xx answer or none (the subclass of its status) or if the response body is not in the expected format
      * @throws \InvalidArgumentException
      * @return array of \Cobro\Sdk\Generated\Integration\Model\CheckoutPayment|\Cobro\Sdk\Generated\Integration\Model\CreatePaymentRequest400Response|\Cobro\Sdk\Generated\Integration\Model\ErrorBody|\Cobro\Sdk\Generated\Integration\Model\MessageBody|\Cobro\Sdk\Generated\Integration\Model\ReferenceIdConflictBody|\Cobro\Sdk\Generated\Integration\Model\ErrorBody|\Cobro\Sdk\Generated\Integration\Model\ErrorBody|\Cobro\Sdk\Generated\Integration\Model\ErrorBody|\Cobro\Sdk\Generated\Integration\Model\ErrorBody, HTTP status code, HTTP response headers (array of strings)
      */
@@ -271,7 +271,7 @@ class CheckoutWidgetApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 400:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -279,7 +279,7 @@ class CheckoutWidgetApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 401:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -287,7 +287,7 @@ class CheckoutWidgetApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 404:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -295,7 +295,7 @@ class CheckoutWidgetApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 409:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -303,7 +303,7 @@ class CheckoutWidgetApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 413:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -311,7 +311,7 @@ class CheckoutWidgetApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 422:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -319,7 +319,7 @@ class CheckoutWidgetApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 500:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -327,7 +327,7 @@ class CheckoutWidgetApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 503:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -335,11 +335,11 @@ class CheckoutWidgetApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
             }
         
 
-            throw $e;
+            throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
         }
     }
 
@@ -402,7 +402,7 @@ class CheckoutWidgetApi
                 function ($exception) {
                     $response = $exception->getResponse();
                     $statusCode = $response->getStatusCode();
-                    throw new ApiException(
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException(new ApiException(
                         sprintf(
                             '[%d] Error connecting to the API (%s)',
                             $statusCode,
@@ -411,7 +411,7 @@ class CheckoutWidgetApi
                         $statusCode,
                         $response->getHeaders(),
                         (string) $response->getBody()
-                    );
+                    ));
                 }
             );
     }
@@ -527,7 +527,7 @@ class CheckoutWidgetApi
      * @param  string $paymentRequestId paymentRequestId (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['getCheckoutPayment'] to see the possible values for this operation
      *
-     * @throws \Cobro\Sdk\Generated\Integration\ApiException on non-2xx response or if the response body is not in the expected format
+     * @throws \Cobro\Sdk\Exception\CobroApiException on a non-2xx answer or none (the subclass of its status) or if the response body is not in the expected format
      * @throws \InvalidArgumentException
      * @return \Cobro\Sdk\Generated\Integration\Model\CheckoutPaymentStatus|\Cobro\Sdk\Generated\Integration\Model\ValidationErrorBody|\Cobro\Sdk\Generated\Integration\Model\ErrorBody|\Cobro\Sdk\Generated\Integration\Model\MessageBody|\Cobro\Sdk\Generated\Integration\Model\ErrorBody|\Cobro\Sdk\Generated\Integration\Model\ErrorBody
      */
@@ -545,7 +545,7 @@ class CheckoutWidgetApi
      * @param  string $paymentRequestId (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['getCheckoutPayment'] to see the possible values for this operation
      *
-     * @throws \Cobro\Sdk\Generated\Integration\ApiException on non-2xx response or if the response body is not in the expected format
+     * @throws \Cobro\Sdk\Exception\CobroApiException on a non-2xx answer or none (the subclass of its status) or if the response body is not in the expected format
      * @throws \InvalidArgumentException
      * @return array of \Cobro\Sdk\Generated\Integration\Model\CheckoutPaymentStatus|\Cobro\Sdk\Generated\Integration\Model\ValidationErrorBody|\Cobro\Sdk\Generated\Integration\Model\ErrorBody|\Cobro\Sdk\Generated\Integration\Model\MessageBody|\Cobro\Sdk\Generated\Integration\Model\ErrorBody|\Cobro\Sdk\Generated\Integration\Model\ErrorBody, HTTP status code, HTTP response headers (array of strings)
      */
@@ -644,7 +644,7 @@ class CheckoutWidgetApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 400:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -652,7 +652,7 @@ class CheckoutWidgetApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 401:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -660,7 +660,7 @@ class CheckoutWidgetApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 404:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -668,7 +668,7 @@ class CheckoutWidgetApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 500:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -676,7 +676,7 @@ class CheckoutWidgetApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 503:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -684,11 +684,11 @@ class CheckoutWidgetApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
             }
         
 
-            throw $e;
+            throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
         }
     }
 
@@ -751,7 +751,7 @@ class CheckoutWidgetApi
                 function ($exception) {
                     $response = $exception->getResponse();
                     $statusCode = $response->getStatusCode();
-                    throw new ApiException(
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException(new ApiException(
                         sprintf(
                             '[%d] Error connecting to the API (%s)',
                             $statusCode,
@@ -760,7 +760,7 @@ class CheckoutWidgetApi
                         $statusCode,
                         $response->getHeaders(),
                         (string) $response->getBody()
-                    );
+                    ));
                 }
             );
     }

@@ -132,7 +132,7 @@ class MerchantApi
      *
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['getMe'] to see the possible values for this operation
      *
-     * @throws \Cobro\Sdk\Generated\Integration\ApiException on non-2xx response or if the response body is not in the expected format
+     * @throws \Cobro\Sdk\Exception\CobroApiException on a non-2xx answer or none (the subclass of its status) or if the response body is not in the expected format
      * @throws \InvalidArgumentException
      * @return \Cobro\Sdk\Generated\Integration\Model\MerchantIdentity|string|string|string|string|\Cobro\Sdk\Generated\Integration\Model\ErrorBody|\Cobro\Sdk\Generated\Integration\Model\ErrorBody
      */
@@ -149,7 +149,7 @@ class MerchantApi
      *
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['getMe'] to see the possible values for this operation
      *
-     * @throws \Cobro\Sdk\Generated\Integration\ApiException on non-2xx response or if the response body is not in the expected format
+     * @throws \Cobro\Sdk\Exception\CobroApiException on a non-2xx answer or none (the subclass of its status) or if the response body is not in the expected format
      * @throws \InvalidArgumentException
      * @return array of \Cobro\Sdk\Generated\Integration\Model\MerchantIdentity|string|string|string|string|\Cobro\Sdk\Generated\Integration\Model\ErrorBody|\Cobro\Sdk\Generated\Integration\Model\ErrorBody, HTTP status code, HTTP response headers (array of strings)
      */
@@ -254,7 +254,7 @@ class MerchantApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 400:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -262,7 +262,7 @@ class MerchantApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 401:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -270,7 +270,7 @@ class MerchantApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 403:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -278,7 +278,7 @@ class MerchantApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 404:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -286,7 +286,7 @@ class MerchantApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 500:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -294,7 +294,7 @@ class MerchantApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 503:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -302,11 +302,11 @@ class MerchantApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
             }
         
 
-            throw $e;
+            throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
         }
     }
 
@@ -367,7 +367,7 @@ class MerchantApi
                 function ($exception) {
                     $response = $exception->getResponse();
                     $statusCode = $response->getStatusCode();
-                    throw new ApiException(
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException(new ApiException(
                         sprintf(
                             '[%d] Error connecting to the API (%s)',
                             $statusCode,
@@ -376,7 +376,7 @@ class MerchantApi
                         $statusCode,
                         $response->getHeaders(),
                         (string) $response->getBody()
-                    );
+                    ));
                 }
             );
     }

@@ -137,7 +137,7 @@ class PayerPageApi
      * @param  string|null $confirmation Set by the redirect after a confirmation was asked for (&#x60;requested&#x60;): the page says so. Any other value is ignored. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['getPayerPage'] to see the possible values for this operation
      *
-     * @throws \Cobro\Sdk\Generated\Integration\ApiException on non-2xx response or if the response body is not in the expected format
+     * @throws \Cobro\Sdk\Exception\CobroApiException on a non-2xx answer or none (the subclass of its status) or if the response body is not in the expected format
      * @throws \InvalidArgumentException
      * @return string|string|\Cobro\Sdk\Generated\Integration\Model\ErrorBody|\Cobro\Sdk\Generated\Integration\Model\ErrorBody
      */
@@ -156,7 +156,7 @@ class PayerPageApi
      * @param  string|null $confirmation Set by the redirect after a confirmation was asked for (&#x60;requested&#x60;): the page says so. Any other value is ignored. (optional)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['getPayerPage'] to see the possible values for this operation
      *
-     * @throws \Cobro\Sdk\Generated\Integration\ApiException on non-2xx response or if the response body is not in the expected format
+     * @throws \Cobro\Sdk\Exception\CobroApiException on a non-2xx answer or none (the subclass of its status) or if the response body is not in the expected format
      * @throws \InvalidArgumentException
      * @return array of string|string|\Cobro\Sdk\Generated\Integration\Model\ErrorBody|\Cobro\Sdk\Generated\Integration\Model\ErrorBody, HTTP status code, HTTP response headers (array of strings)
      */
@@ -243,7 +243,7 @@ class PayerPageApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 404:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -251,7 +251,7 @@ class PayerPageApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 500:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -259,7 +259,7 @@ class PayerPageApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 503:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -267,11 +267,11 @@ class PayerPageApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
             }
         
 
-            throw $e;
+            throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
         }
     }
 
@@ -336,7 +336,7 @@ class PayerPageApi
                 function ($exception) {
                     $response = $exception->getResponse();
                     $statusCode = $response->getStatusCode();
-                    throw new ApiException(
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException(new ApiException(
                         sprintf(
                             '[%d] Error connecting to the API (%s)',
                             $statusCode,
@@ -345,7 +345,7 @@ class PayerPageApi
                         $statusCode,
                         $response->getHeaders(),
                         (string) $response->getBody()
-                    );
+                    ));
                 }
             );
     }
@@ -469,7 +469,7 @@ class PayerPageApi
      * @param  string $token token (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['requestPaymentConfirmation'] to see the possible values for this operation
      *
-     * @throws \Cobro\Sdk\Generated\Integration\ApiException on non-2xx response or if the response body is not in the expected format
+     * @throws \Cobro\Sdk\Exception\CobroApiException on a non-2xx answer or none (the subclass of its status) or if the response body is not in the expected format
      * @throws \InvalidArgumentException
      * @return void
      */
@@ -486,7 +486,7 @@ class PayerPageApi
      * @param  string $token (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['requestPaymentConfirmation'] to see the possible values for this operation
      *
-     * @throws \Cobro\Sdk\Generated\Integration\ApiException on non-2xx response or if the response body is not in the expected format
+     * @throws \Cobro\Sdk\Exception\CobroApiException on a non-2xx answer or none (the subclass of its status) or if the response body is not in the expected format
      * @throws \InvalidArgumentException
      * @return array of null, HTTP status code, HTTP response headers (array of strings)
      */
@@ -527,7 +527,7 @@ class PayerPageApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 409:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -535,7 +535,7 @@ class PayerPageApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 500:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -543,7 +543,7 @@ class PayerPageApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 503:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -551,11 +551,11 @@ class PayerPageApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
             }
         
 
-            throw $e;
+            throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
         }
     }
 
@@ -605,7 +605,7 @@ class PayerPageApi
                 function ($exception) {
                     $response = $exception->getResponse();
                     $statusCode = $response->getStatusCode();
-                    throw new ApiException(
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException(new ApiException(
                         sprintf(
                             '[%d] Error connecting to the API (%s)',
                             $statusCode,
@@ -614,7 +614,7 @@ class PayerPageApi
                         $statusCode,
                         $response->getHeaders(),
                         (string) $response->getBody()
-                    );
+                    ));
                 }
             );
     }

@@ -151,7 +151,7 @@ class PaymentRequestsApi
      * @param  string $referenceId referenceId (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['cancelPaymentRequest'] to see the possible values for this operation
      *
-     * @throws \Cobro\Sdk\Generated\Integration\ApiException on non-2xx response or if the response body is not in the expected format
+     * @throws \Cobro\Sdk\Exception\CobroApiException on a non-2xx answer or none (the subclass of its status) or if the response body is not in the expected format
      * @throws \InvalidArgumentException
      * @return \Cobro\Sdk\Generated\Integration\Model\CancelResult|string|string|string|\Cobro\Sdk\Generated\Integration\Model\MessageBody|\Cobro\Sdk\Generated\Integration\Model\CancelPaymentRequest409Response|\Cobro\Sdk\Generated\Integration\Model\ErrorBody|\Cobro\Sdk\Generated\Integration\Model\ErrorBody
      */
@@ -169,7 +169,7 @@ class PaymentRequestsApi
      * @param  string $referenceId (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['cancelPaymentRequest'] to see the possible values for this operation
      *
-     * @throws \Cobro\Sdk\Generated\Integration\ApiException on non-2xx response or if the response body is not in the expected format
+     * @throws \Cobro\Sdk\Exception\CobroApiException on a non-2xx answer or none (the subclass of its status) or if the response body is not in the expected format
      * @throws \InvalidArgumentException
      * @return array of \Cobro\Sdk\Generated\Integration\Model\CancelResult|string|string|string|\Cobro\Sdk\Generated\Integration\Model\MessageBody|\Cobro\Sdk\Generated\Integration\Model\CancelPaymentRequest409Response|\Cobro\Sdk\Generated\Integration\Model\ErrorBody|\Cobro\Sdk\Generated\Integration\Model\ErrorBody, HTTP status code, HTTP response headers (array of strings)
      */
@@ -280,7 +280,7 @@ class PaymentRequestsApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 400:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -288,7 +288,7 @@ class PaymentRequestsApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 401:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -296,7 +296,7 @@ class PaymentRequestsApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 403:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -304,7 +304,7 @@ class PaymentRequestsApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 404:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -312,7 +312,7 @@ class PaymentRequestsApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 409:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -320,7 +320,7 @@ class PaymentRequestsApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 500:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -328,7 +328,7 @@ class PaymentRequestsApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 503:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -336,11 +336,11 @@ class PaymentRequestsApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
             }
         
 
-            throw $e;
+            throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
         }
     }
 
@@ -403,7 +403,7 @@ class PaymentRequestsApi
                 function ($exception) {
                     $response = $exception->getResponse();
                     $statusCode = $response->getStatusCode();
-                    throw new ApiException(
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException(new ApiException(
                         sprintf(
                             '[%d] Error connecting to the API (%s)',
                             $statusCode,
@@ -412,7 +412,7 @@ class PaymentRequestsApi
                         $statusCode,
                         $response->getHeaders(),
                         (string) $response->getBody()
-                    );
+                    ));
                 }
             );
     }
@@ -526,7 +526,7 @@ class PaymentRequestsApi
      * @param  \Cobro\Sdk\Generated\Integration\Model\AmountCompletion $amountCompletion amountCompletion (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['completePaymentRequestAmount'] to see the possible values for this operation
      *
-     * @throws \Cobro\Sdk\Generated\Integration\ApiException on non-2xx response or if the response body is not in the expected format
+     * @throws \Cobro\Sdk\Exception\CobroApiException on a non-2xx answer or none (the subclass of its status) or if the response body is not in the expected format
      * @throws \InvalidArgumentException
      * @return \Cobro\Sdk\Generated\Integration\Model\AmountCompletionResult|\Cobro\Sdk\Generated\Integration\Model\ValidationErrorBody|string|string|\Cobro\Sdk\Generated\Integration\Model\MessageBody|\Cobro\Sdk\Generated\Integration\Model\CompletePaymentRequestAmount409Response|\Cobro\Sdk\Generated\Integration\Model\ErrorBody|\Cobro\Sdk\Generated\Integration\Model\ErrorBody|\Cobro\Sdk\Generated\Integration\Model\ErrorBody
      */
@@ -545,7 +545,7 @@ class PaymentRequestsApi
      * @param  \Cobro\Sdk\Generated\Integration\Model\AmountCompletion $amountCompletion (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['completePaymentRequestAmount'] to see the possible values for this operation
      *
-     * @throws \Cobro\Sdk\Generated\Integration\ApiException on non-2xx response or if the response body is not in the expected format
+     * @throws \Cobro\Sdk\Exception\CobroApiException on a non-2xx answer or none (the subclass of its status) or if the response body is not in the expected format
      * @throws \InvalidArgumentException
      * @return array of \Cobro\Sdk\Generated\Integration\Model\AmountCompletionResult|\Cobro\Sdk\Generated\Integration\Model\ValidationErrorBody|string|string|\Cobro\Sdk\Generated\Integration\Model\MessageBody|\Cobro\Sdk\Generated\Integration\Model\CompletePaymentRequestAmount409Response|\Cobro\Sdk\Generated\Integration\Model\ErrorBody|\Cobro\Sdk\Generated\Integration\Model\ErrorBody|\Cobro\Sdk\Generated\Integration\Model\ErrorBody, HTTP status code, HTTP response headers (array of strings)
      */
@@ -662,7 +662,7 @@ class PaymentRequestsApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 400:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -670,7 +670,7 @@ class PaymentRequestsApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 401:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -678,7 +678,7 @@ class PaymentRequestsApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 403:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -686,7 +686,7 @@ class PaymentRequestsApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 404:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -694,7 +694,7 @@ class PaymentRequestsApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 409:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -702,7 +702,7 @@ class PaymentRequestsApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 413:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -710,7 +710,7 @@ class PaymentRequestsApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 500:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -718,7 +718,7 @@ class PaymentRequestsApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 503:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -726,11 +726,11 @@ class PaymentRequestsApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
             }
         
 
-            throw $e;
+            throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
         }
     }
 
@@ -795,7 +795,7 @@ class PaymentRequestsApi
                 function ($exception) {
                     $response = $exception->getResponse();
                     $statusCode = $response->getStatusCode();
-                    throw new ApiException(
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException(new ApiException(
                         sprintf(
                             '[%d] Error connecting to the API (%s)',
                             $statusCode,
@@ -804,7 +804,7 @@ class PaymentRequestsApi
                         $statusCode,
                         $response->getHeaders(),
                         (string) $response->getBody()
-                    );
+                    ));
                 }
             );
     }
@@ -936,7 +936,7 @@ class PaymentRequestsApi
      * @param  \Cobro\Sdk\Generated\Integration\Model\PaymentRequestCreate $paymentRequestCreate paymentRequestCreate (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['createPaymentRequest'] to see the possible values for this operation
      *
-     * @throws \Cobro\Sdk\Generated\Integration\ApiException on non-2xx response or if the response body is not in the expected format
+     * @throws \Cobro\Sdk\Exception\CobroApiException on a non-2xx answer or none (the subclass of its status) or if the response body is not in the expected format
      * @throws \InvalidArgumentException
      * @return \Cobro\Sdk\Generated\Integration\Model\PaymentRequest|\Cobro\Sdk\Generated\Integration\Model\CreatePaymentRequest400Response|string|string|\Cobro\Sdk\Generated\Integration\Model\MessageBody|\Cobro\Sdk\Generated\Integration\Model\CreatePaymentRequest409Response|\Cobro\Sdk\Generated\Integration\Model\ErrorBody|\Cobro\Sdk\Generated\Integration\Model\CreatePaymentRequest429Response|\Cobro\Sdk\Generated\Integration\Model\ErrorBody|\Cobro\Sdk\Generated\Integration\Model\ErrorBody
      */
@@ -954,7 +954,7 @@ class PaymentRequestsApi
      * @param  \Cobro\Sdk\Generated\Integration\Model\PaymentRequestCreate $paymentRequestCreate (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['createPaymentRequest'] to see the possible values for this operation
      *
-     * @throws \Cobro\Sdk\Generated\Integration\ApiException on non-2xx response or if the response body is not in the expected format
+     * @throws \Cobro\Sdk\Exception\CobroApiException on a non-2xx answer or none (the subclass of its status) or if the response body is not in the expected format
      * @throws \InvalidArgumentException
      * @return array of \Cobro\Sdk\Generated\Integration\Model\PaymentRequest|\Cobro\Sdk\Generated\Integration\Model\CreatePaymentRequest400Response|string|string|\Cobro\Sdk\Generated\Integration\Model\MessageBody|\Cobro\Sdk\Generated\Integration\Model\CreatePaymentRequest409Response|\Cobro\Sdk\Generated\Integration\Model\ErrorBody|\Cobro\Sdk\Generated\Integration\Model\CreatePaymentRequest429Response|\Cobro\Sdk\Generated\Integration\Model\ErrorBody|\Cobro\Sdk\Generated\Integration\Model\ErrorBody, HTTP status code, HTTP response headers (array of strings)
      */
@@ -1077,7 +1077,7 @@ class PaymentRequestsApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 400:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -1085,7 +1085,7 @@ class PaymentRequestsApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 401:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -1093,7 +1093,7 @@ class PaymentRequestsApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 403:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -1101,7 +1101,7 @@ class PaymentRequestsApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 404:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -1109,7 +1109,7 @@ class PaymentRequestsApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 409:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -1117,7 +1117,7 @@ class PaymentRequestsApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 413:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -1125,7 +1125,7 @@ class PaymentRequestsApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 429:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -1133,7 +1133,7 @@ class PaymentRequestsApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 500:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -1141,7 +1141,7 @@ class PaymentRequestsApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 503:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -1149,11 +1149,11 @@ class PaymentRequestsApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
             }
         
 
-            throw $e;
+            throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
         }
     }
 
@@ -1216,7 +1216,7 @@ class PaymentRequestsApi
                 function ($exception) {
                     $response = $exception->getResponse();
                     $statusCode = $response->getStatusCode();
-                    throw new ApiException(
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException(new ApiException(
                         sprintf(
                             '[%d] Error connecting to the API (%s)',
                             $statusCode,
@@ -1225,7 +1225,7 @@ class PaymentRequestsApi
                         $statusCode,
                         $response->getHeaders(),
                         (string) $response->getBody()
-                    );
+                    ));
                 }
             );
     }
@@ -1341,7 +1341,7 @@ class PaymentRequestsApi
      * @param  \Cobro\Sdk\Generated\Integration\Model\BulkPaymentRequestCreate $bulkPaymentRequestCreate bulkPaymentRequestCreate (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['createPaymentRequestsBulk'] to see the possible values for this operation
      *
-     * @throws \Cobro\Sdk\Generated\Integration\ApiException on non-2xx response or if the response body is not in the expected format
+     * @throws \Cobro\Sdk\Exception\CobroApiException on a non-2xx answer or none (the subclass of its status) or if the response body is not in the expected format
      * @throws \InvalidArgumentException
      * @return \Cobro\Sdk\Generated\Integration\Model\BulkResult|\Cobro\Sdk\Generated\Integration\Model\CreatePaymentRequest400Response|string|string|\Cobro\Sdk\Generated\Integration\Model\MessageBody|\Cobro\Sdk\Generated\Integration\Model\ErrorBody|\Cobro\Sdk\Generated\Integration\Model\BulkValidationErrorBody|\Cobro\Sdk\Generated\Integration\Model\CreatePaymentRequest429Response|\Cobro\Sdk\Generated\Integration\Model\ErrorBody|\Cobro\Sdk\Generated\Integration\Model\ErrorBody
      */
@@ -1359,7 +1359,7 @@ class PaymentRequestsApi
      * @param  \Cobro\Sdk\Generated\Integration\Model\BulkPaymentRequestCreate $bulkPaymentRequestCreate (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['createPaymentRequestsBulk'] to see the possible values for this operation
      *
-     * @throws \Cobro\Sdk\Generated\Integration\ApiException on non-2xx response or if the response body is not in the expected format
+     * @throws \Cobro\Sdk\Exception\CobroApiException on a non-2xx answer or none (the subclass of its status) or if the response body is not in the expected format
      * @throws \InvalidArgumentException
      * @return array of \Cobro\Sdk\Generated\Integration\Model\BulkResult|\Cobro\Sdk\Generated\Integration\Model\CreatePaymentRequest400Response|string|string|\Cobro\Sdk\Generated\Integration\Model\MessageBody|\Cobro\Sdk\Generated\Integration\Model\ErrorBody|\Cobro\Sdk\Generated\Integration\Model\BulkValidationErrorBody|\Cobro\Sdk\Generated\Integration\Model\CreatePaymentRequest429Response|\Cobro\Sdk\Generated\Integration\Model\ErrorBody|\Cobro\Sdk\Generated\Integration\Model\ErrorBody, HTTP status code, HTTP response headers (array of strings)
      */
@@ -1482,7 +1482,7 @@ class PaymentRequestsApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 400:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -1490,7 +1490,7 @@ class PaymentRequestsApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 401:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -1498,7 +1498,7 @@ class PaymentRequestsApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 403:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -1506,7 +1506,7 @@ class PaymentRequestsApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 404:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -1514,7 +1514,7 @@ class PaymentRequestsApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 413:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -1522,7 +1522,7 @@ class PaymentRequestsApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 422:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -1530,7 +1530,7 @@ class PaymentRequestsApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 429:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -1538,7 +1538,7 @@ class PaymentRequestsApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 500:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -1546,7 +1546,7 @@ class PaymentRequestsApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 503:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -1554,11 +1554,11 @@ class PaymentRequestsApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
             }
         
 
-            throw $e;
+            throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
         }
     }
 
@@ -1621,7 +1621,7 @@ class PaymentRequestsApi
                 function ($exception) {
                     $response = $exception->getResponse();
                     $statusCode = $response->getStatusCode();
-                    throw new ApiException(
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException(new ApiException(
                         sprintf(
                             '[%d] Error connecting to the API (%s)',
                             $statusCode,
@@ -1630,7 +1630,7 @@ class PaymentRequestsApi
                         $statusCode,
                         $response->getHeaders(),
                         (string) $response->getBody()
-                    );
+                    ));
                 }
             );
     }
@@ -1746,7 +1746,7 @@ class PaymentRequestsApi
      * @param  string $referenceId referenceId (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['getPaymentRequest'] to see the possible values for this operation
      *
-     * @throws \Cobro\Sdk\Generated\Integration\ApiException on non-2xx response or if the response body is not in the expected format
+     * @throws \Cobro\Sdk\Exception\CobroApiException on a non-2xx answer or none (the subclass of its status) or if the response body is not in the expected format
      * @throws \InvalidArgumentException
      * @return \Cobro\Sdk\Generated\Integration\Model\PaymentRequest|string|string|string|\Cobro\Sdk\Generated\Integration\Model\MessageBody|\Cobro\Sdk\Generated\Integration\Model\ErrorBody|\Cobro\Sdk\Generated\Integration\Model\ErrorBody
      */
@@ -1764,7 +1764,7 @@ class PaymentRequestsApi
      * @param  string $referenceId (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['getPaymentRequest'] to see the possible values for this operation
      *
-     * @throws \Cobro\Sdk\Generated\Integration\ApiException on non-2xx response or if the response body is not in the expected format
+     * @throws \Cobro\Sdk\Exception\CobroApiException on a non-2xx answer or none (the subclass of its status) or if the response body is not in the expected format
      * @throws \InvalidArgumentException
      * @return array of \Cobro\Sdk\Generated\Integration\Model\PaymentRequest|string|string|string|\Cobro\Sdk\Generated\Integration\Model\MessageBody|\Cobro\Sdk\Generated\Integration\Model\ErrorBody|\Cobro\Sdk\Generated\Integration\Model\ErrorBody, HTTP status code, HTTP response headers (array of strings)
      */
@@ -1869,7 +1869,7 @@ class PaymentRequestsApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 400:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -1877,7 +1877,7 @@ class PaymentRequestsApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 401:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -1885,7 +1885,7 @@ class PaymentRequestsApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 403:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -1893,7 +1893,7 @@ class PaymentRequestsApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 404:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -1901,7 +1901,7 @@ class PaymentRequestsApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 500:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -1909,7 +1909,7 @@ class PaymentRequestsApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 503:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -1917,11 +1917,11 @@ class PaymentRequestsApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
             }
         
 
-            throw $e;
+            throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
         }
     }
 
@@ -1984,7 +1984,7 @@ class PaymentRequestsApi
                 function ($exception) {
                     $response = $exception->getResponse();
                     $statusCode = $response->getStatusCode();
-                    throw new ApiException(
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException(new ApiException(
                         sprintf(
                             '[%d] Error connecting to the API (%s)',
                             $statusCode,
@@ -1993,7 +1993,7 @@ class PaymentRequestsApi
                         $statusCode,
                         $response->getHeaders(),
                         (string) $response->getBody()
-                    );
+                    ));
                 }
             );
     }
@@ -2103,13 +2103,13 @@ class PaymentRequestsApi
      *
      * List charges
      *
-     * @param  \DateTime|null $startDate First creation day (&#x60;YYYY-MM-DD&#x60;, Argentina time), inclusive. (optional)
-     * @param  \DateTime|null $endDate Last creation day (&#x60;YYYY-MM-DD&#x60;, Argentina time), inclusive. (optional)
+     * @param  \DateTimeInterface|string|null $startDate First creation day (&#x60;YYYY-MM-DD&#x60;, Argentina time), inclusive. (optional)
+     * @param  \DateTimeInterface|string|null $endDate Last creation day (&#x60;YYYY-MM-DD&#x60;, Argentina time), inclusive. (optional)
      * @param  int|null $limit Page size: 1 to 1000, default 1000. (optional, default to 1000)
      * @param  int|null $offset Items to skip, default 0. (optional, default to 0)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['listPaymentRequests'] to see the possible values for this operation
      *
-     * @throws \Cobro\Sdk\Generated\Integration\ApiException on non-2xx response or if the response body is not in the expected format
+     * @throws \Cobro\Sdk\Exception\CobroApiException on a non-2xx answer or none (the subclass of its status) or if the response body is not in the expected format
      * @throws \InvalidArgumentException
      * @return \Cobro\Sdk\Generated\Integration\Model\PaymentRequestListItem[]|\Cobro\Sdk\Generated\Integration\Model\ValidationErrorBody|string|string|string|\Cobro\Sdk\Generated\Integration\Model\ErrorBody|\Cobro\Sdk\Generated\Integration\Model\ErrorBody
      */
@@ -2124,13 +2124,13 @@ class PaymentRequestsApi
      *
      * List charges
      *
-     * @param  \DateTime|null $startDate First creation day (&#x60;YYYY-MM-DD&#x60;, Argentina time), inclusive. (optional)
-     * @param  \DateTime|null $endDate Last creation day (&#x60;YYYY-MM-DD&#x60;, Argentina time), inclusive. (optional)
+     * @param  \DateTimeInterface|string|null $startDate First creation day (&#x60;YYYY-MM-DD&#x60;, Argentina time), inclusive. (optional)
+     * @param  \DateTimeInterface|string|null $endDate Last creation day (&#x60;YYYY-MM-DD&#x60;, Argentina time), inclusive. (optional)
      * @param  int|null $limit Page size: 1 to 1000, default 1000. (optional, default to 1000)
      * @param  int|null $offset Items to skip, default 0. (optional, default to 0)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['listPaymentRequests'] to see the possible values for this operation
      *
-     * @throws \Cobro\Sdk\Generated\Integration\ApiException on non-2xx response or if the response body is not in the expected format
+     * @throws \Cobro\Sdk\Exception\CobroApiException on a non-2xx answer or none (the subclass of its status) or if the response body is not in the expected format
      * @throws \InvalidArgumentException
      * @return array of \Cobro\Sdk\Generated\Integration\Model\PaymentRequestListItem[]|\Cobro\Sdk\Generated\Integration\Model\ValidationErrorBody|string|string|string|\Cobro\Sdk\Generated\Integration\Model\ErrorBody|\Cobro\Sdk\Generated\Integration\Model\ErrorBody, HTTP status code, HTTP response headers (array of strings)
      */
@@ -2235,7 +2235,7 @@ class PaymentRequestsApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 400:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -2243,7 +2243,7 @@ class PaymentRequestsApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 401:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -2251,7 +2251,7 @@ class PaymentRequestsApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 403:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -2259,7 +2259,7 @@ class PaymentRequestsApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 404:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -2267,7 +2267,7 @@ class PaymentRequestsApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 500:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -2275,7 +2275,7 @@ class PaymentRequestsApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 503:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -2283,11 +2283,11 @@ class PaymentRequestsApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
             }
         
 
-            throw $e;
+            throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
         }
     }
 
@@ -2296,8 +2296,8 @@ class PaymentRequestsApi
      *
      * List charges
      *
-     * @param  \DateTime|null $startDate First creation day (&#x60;YYYY-MM-DD&#x60;, Argentina time), inclusive. (optional)
-     * @param  \DateTime|null $endDate Last creation day (&#x60;YYYY-MM-DD&#x60;, Argentina time), inclusive. (optional)
+     * @param  \DateTimeInterface|string|null $startDate First creation day (&#x60;YYYY-MM-DD&#x60;, Argentina time), inclusive. (optional)
+     * @param  \DateTimeInterface|string|null $endDate Last creation day (&#x60;YYYY-MM-DD&#x60;, Argentina time), inclusive. (optional)
      * @param  int|null $limit Page size: 1 to 1000, default 1000. (optional, default to 1000)
      * @param  int|null $offset Items to skip, default 0. (optional, default to 0)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['listPaymentRequests'] to see the possible values for this operation
@@ -2320,8 +2320,8 @@ class PaymentRequestsApi
      *
      * List charges
      *
-     * @param  \DateTime|null $startDate First creation day (&#x60;YYYY-MM-DD&#x60;, Argentina time), inclusive. (optional)
-     * @param  \DateTime|null $endDate Last creation day (&#x60;YYYY-MM-DD&#x60;, Argentina time), inclusive. (optional)
+     * @param  \DateTimeInterface|string|null $startDate First creation day (&#x60;YYYY-MM-DD&#x60;, Argentina time), inclusive. (optional)
+     * @param  \DateTimeInterface|string|null $endDate Last creation day (&#x60;YYYY-MM-DD&#x60;, Argentina time), inclusive. (optional)
      * @param  int|null $limit Page size: 1 to 1000, default 1000. (optional, default to 1000)
      * @param  int|null $offset Items to skip, default 0. (optional, default to 0)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['listPaymentRequests'] to see the possible values for this operation
@@ -2356,7 +2356,7 @@ class PaymentRequestsApi
                 function ($exception) {
                     $response = $exception->getResponse();
                     $statusCode = $response->getStatusCode();
-                    throw new ApiException(
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException(new ApiException(
                         sprintf(
                             '[%d] Error connecting to the API (%s)',
                             $statusCode,
@@ -2365,7 +2365,7 @@ class PaymentRequestsApi
                         $statusCode,
                         $response->getHeaders(),
                         (string) $response->getBody()
-                    );
+                    ));
                 }
             );
     }
@@ -2373,8 +2373,8 @@ class PaymentRequestsApi
     /**
      * Create request for operation 'listPaymentRequests'
      *
-     * @param  \DateTime|null $startDate First creation day (&#x60;YYYY-MM-DD&#x60;, Argentina time), inclusive. (optional)
-     * @param  \DateTime|null $endDate Last creation day (&#x60;YYYY-MM-DD&#x60;, Argentina time), inclusive. (optional)
+     * @param  \DateTimeInterface|string|null $startDate First creation day (&#x60;YYYY-MM-DD&#x60;, Argentina time), inclusive. (optional)
+     * @param  \DateTimeInterface|string|null $endDate Last creation day (&#x60;YYYY-MM-DD&#x60;, Argentina time), inclusive. (optional)
      * @param  int|null $limit Page size: 1 to 1000, default 1000. (optional, default to 1000)
      * @param  int|null $offset Items to skip, default 0. (optional, default to 0)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['listPaymentRequests'] to see the possible values for this operation
@@ -2410,7 +2410,7 @@ class PaymentRequestsApi
         $queryParams = array_merge($queryParams, ObjectSerializer::toQueryValue(
             $startDate,
             'startDate', // param base name
-            'string', // openApiType
+            'date', // openApiType
             'form', // style
             true, // explode
             false // required
@@ -2419,7 +2419,7 @@ class PaymentRequestsApi
         $queryParams = array_merge($queryParams, ObjectSerializer::toQueryValue(
             $endDate,
             'endDate', // param base name
-            'string', // openApiType
+            'date', // openApiType
             'form', // style
             true, // explode
             false // required
@@ -2516,7 +2516,7 @@ class PaymentRequestsApi
      * @param  \Cobro\Sdk\Generated\Integration\Model\CustomerUpdate $customerUpdate customerUpdate (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['updatePaymentRequestCustomer'] to see the possible values for this operation
      *
-     * @throws \Cobro\Sdk\Generated\Integration\ApiException on non-2xx response or if the response body is not in the expected format
+     * @throws \Cobro\Sdk\Exception\CobroApiException on a non-2xx answer or none (the subclass of its status) or if the response body is not in the expected format
      * @throws \InvalidArgumentException
      * @return \Cobro\Sdk\Generated\Integration\Model\PaymentRequest|\Cobro\Sdk\Generated\Integration\Model\ValidationErrorBody|string|string|\Cobro\Sdk\Generated\Integration\Model\MessageBody|\Cobro\Sdk\Generated\Integration\Model\UpdatePaymentRequestCustomer409Response|\Cobro\Sdk\Generated\Integration\Model\ErrorBody|\Cobro\Sdk\Generated\Integration\Model\ErrorBody|\Cobro\Sdk\Generated\Integration\Model\ErrorBody
      */
@@ -2535,7 +2535,7 @@ class PaymentRequestsApi
      * @param  \Cobro\Sdk\Generated\Integration\Model\CustomerUpdate $customerUpdate (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['updatePaymentRequestCustomer'] to see the possible values for this operation
      *
-     * @throws \Cobro\Sdk\Generated\Integration\ApiException on non-2xx response or if the response body is not in the expected format
+     * @throws \Cobro\Sdk\Exception\CobroApiException on a non-2xx answer or none (the subclass of its status) or if the response body is not in the expected format
      * @throws \InvalidArgumentException
      * @return array of \Cobro\Sdk\Generated\Integration\Model\PaymentRequest|\Cobro\Sdk\Generated\Integration\Model\ValidationErrorBody|string|string|\Cobro\Sdk\Generated\Integration\Model\MessageBody|\Cobro\Sdk\Generated\Integration\Model\UpdatePaymentRequestCustomer409Response|\Cobro\Sdk\Generated\Integration\Model\ErrorBody|\Cobro\Sdk\Generated\Integration\Model\ErrorBody|\Cobro\Sdk\Generated\Integration\Model\ErrorBody, HTTP status code, HTTP response headers (array of strings)
      */
@@ -2652,7 +2652,7 @@ class PaymentRequestsApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 400:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -2660,7 +2660,7 @@ class PaymentRequestsApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 401:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -2668,7 +2668,7 @@ class PaymentRequestsApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 403:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -2676,7 +2676,7 @@ class PaymentRequestsApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 404:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -2684,7 +2684,7 @@ class PaymentRequestsApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 409:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -2692,7 +2692,7 @@ class PaymentRequestsApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 413:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -2700,7 +2700,7 @@ class PaymentRequestsApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 500:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -2708,7 +2708,7 @@ class PaymentRequestsApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 503:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -2716,11 +2716,11 @@ class PaymentRequestsApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
             }
         
 
-            throw $e;
+            throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
         }
     }
 
@@ -2785,7 +2785,7 @@ class PaymentRequestsApi
                 function ($exception) {
                     $response = $exception->getResponse();
                     $statusCode = $response->getStatusCode();
-                    throw new ApiException(
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException(new ApiException(
                         sprintf(
                             '[%d] Error connecting to the API (%s)',
                             $statusCode,
@@ -2794,7 +2794,7 @@ class PaymentRequestsApi
                         $statusCode,
                         $response->getHeaders(),
                         (string) $response->getBody()
-                    );
+                    ));
                 }
             );
     }

@@ -133,7 +133,7 @@ class TenantApi
      * @param  \Cobro\Sdk\Generated\Integration\Model\TenantAssignment $tenantAssignment tenantAssignment (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['assignMerchantTenant'] to see the possible values for this operation
      *
-     * @throws \Cobro\Sdk\Generated\Integration\ApiException on non-2xx response or if the response body is not in the expected format
+     * @throws \Cobro\Sdk\Exception\CobroApiException on a non-2xx answer or none (the subclass of its status) or if the response body is not in the expected format
      * @throws \InvalidArgumentException
      * @return \Cobro\Sdk\Generated\Integration\Model\TenantAssignmentResult|\Cobro\Sdk\Generated\Integration\Model\ValidationErrorBody|string|string|\Cobro\Sdk\Generated\Integration\Model\CodedMessageBody|\Cobro\Sdk\Generated\Integration\Model\ErrorBody|\Cobro\Sdk\Generated\Integration\Model\ErrorBody|\Cobro\Sdk\Generated\Integration\Model\ErrorBody
      */
@@ -151,7 +151,7 @@ class TenantApi
      * @param  \Cobro\Sdk\Generated\Integration\Model\TenantAssignment $tenantAssignment (required)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['assignMerchantTenant'] to see the possible values for this operation
      *
-     * @throws \Cobro\Sdk\Generated\Integration\ApiException on non-2xx response or if the response body is not in the expected format
+     * @throws \Cobro\Sdk\Exception\CobroApiException on a non-2xx answer or none (the subclass of its status) or if the response body is not in the expected format
      * @throws \InvalidArgumentException
      * @return array of \Cobro\Sdk\Generated\Integration\Model\TenantAssignmentResult|\Cobro\Sdk\Generated\Integration\Model\ValidationErrorBody|string|string|\Cobro\Sdk\Generated\Integration\Model\CodedMessageBody|\Cobro\Sdk\Generated\Integration\Model\ErrorBody|\Cobro\Sdk\Generated\Integration\Model\ErrorBody|\Cobro\Sdk\Generated\Integration\Model\ErrorBody, HTTP status code, HTTP response headers (array of strings)
      */
@@ -262,7 +262,7 @@ class TenantApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 400:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -270,7 +270,7 @@ class TenantApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 401:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -278,7 +278,7 @@ class TenantApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 403:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -286,7 +286,7 @@ class TenantApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 404:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -294,7 +294,7 @@ class TenantApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 413:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -302,7 +302,7 @@ class TenantApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 500:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -310,7 +310,7 @@ class TenantApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
                 case 503:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
@@ -318,11 +318,11 @@ class TenantApi
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);
-                    throw $e;
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
             }
         
 
-            throw $e;
+            throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
         }
     }
 
@@ -385,7 +385,7 @@ class TenantApi
                 function ($exception) {
                     $response = $exception->getResponse();
                     $statusCode = $response->getStatusCode();
-                    throw new ApiException(
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException(new ApiException(
                         sprintf(
                             '[%d] Error connecting to the API (%s)',
                             $statusCode,
@@ -394,7 +394,7 @@ class TenantApi
                         $statusCode,
                         $response->getHeaders(),
                         (string) $response->getBody()
-                    );
+                    ));
                 }
             );
     }

@@ -416,7 +416,7 @@ class PaymentUnmatchedEvent implements ModelInterface, ArrayAccess, \JsonSeriali
     /**
      * Sets event
      *
-     * @param string $event discriminator enum property added by openapi-typescript
+     * @param string $event event
      *
      * @return self
      */
