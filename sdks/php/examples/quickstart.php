@@ -36,8 +36,11 @@ use Cobro\Sdk\Generated\Auth\Configuration as AuthConfiguration;
 use Cobro\Sdk\Generated\Auth\Model\AdminLogin;
 use Cobro\Sdk\Generated\Integration\Api\MerchantApi;
 use Cobro\Sdk\Generated\Integration\Api\PaymentRequestsApi;
+use Cobro\Sdk\Generated\Integration\Configuration as IntegrationConfiguration;
 use Cobro\Sdk\Generated\Integration\Model\CustomerInput;
 use Cobro\Sdk\Generated\Integration\Model\PaymentRequestCreate;
+use Cobro\Sdk\Generated\Integration\Model\PaymentRequestCreateSurcharge;
+use Cobro\Sdk\Generated\Integration\Model\SurchargeType;
 use Cobro\Sdk\OAuth\CobroOAuth;
 use Cobro\Sdk\OAuth\InMemoryTokenStore;
 use Cobro\Sdk\Retry\ChargeRetry;
@@ -167,42 +170,51 @@ function main(array $argv): void
     $store->save('merchant-1', $tokens);
     say('merchant linked: idToken until ' . gmdate('H:i:s', $tokens->expiresAt) . ' UTC; keep the refreshToken');
     $integration = $oauth->integrationConfiguration($integrationUrl, $store, 'merchant-1');
-    $me = CobroApiException::wrap(fn () => (new MerchantApi($http, $integration))->getMe());
+    $me = (new MerchantApi($http, $integration))->getMe();
     say("acting for merchant account {$me->getMerchantUserId()} (" . ($me->getFantasyName() ?? $me->getEmail()) . ')');
 
     // The integration admin's side (usually done once, in the Admin API's console): an admin session.
-    $session = CobroApiException::wrap(fn () => (new AdminSessionApi($http, (new AuthConfiguration())->setHost($authUrl)))
-        ->adminLogin(new AdminLogin($sandbox['integrationAdmin'])));
+    $session = (new AdminSessionApi($http, (new AuthConfiguration())->setHost($authUrl)))
+        ->adminLogin(new AdminLogin($sandbox['integrationAdmin']));
     $admin = (new AdminConfiguration())->setHost($adminUrl)->setAccessToken($session->getIdToken());
     $webhooks = new WebhooksApi($http, $admin);
     $clientUrls = new ClientURLsApi($http, $admin);
     $sandboxTools = new SandboxApi($http, $admin);
 
+    // Sandbox test tokens: the integration's test merchant account, without the OAuth flow (to try the
+    // Integration API in the Sandbox; a real merchant account is linked as in step 1).
+    $testTokens = $sandboxTools->createTestTokens();
+    $testMerchant = (new IntegrationConfiguration())->setHost($integrationUrl)->setAccessToken($testTokens->getIdToken());
+    $testMe = (new MerchantApi($http, $testMerchant))->getMe();
+    say("test tokens: the Sandbox's test merchant account is {$testMe->getMerchantUserId()}");
+
     // 2. The signing secret (created when the integration has none yet), the receiver, and its registration.
     try {
-        $secret = CobroApiException::wrap(fn () => $webhooks->getWebhookSigningSecret())->getWebhookSigningSecret();
+        $secret = $webhooks->getWebhookSigningSecret()->getWebhookSigningSecret();
     } catch (NotFoundException) {
-        $secret = CobroApiException::wrap(fn () => $webhooks->rotateWebhookSigningSecret())->getWebhookSigningSecret();
+        $secret = $webhooks->rotateWebhookSigningSecret()->getWebhookSigningSecret();
     }
     $spool = (string) tempnam(sys_get_temp_dir(), 'cobro-webhooks-');
     $receiver = startWebhookReceiver($secret, $spool);
     $registeredUrlId = null;
     $summary = null;
     try {
-        $registered = CobroApiException::wrap(fn () => $clientUrls->createClientUrl(new ClientUrlCreate(['url' => $receiver['url'], 'urlType' => 'webhook'])));
+        $registered = $clientUrls->createClientUrl(new ClientUrlCreate(['url' => $receiver['url'], 'urlType' => 'webhook']));
         $registeredUrlId = $registered->getClientUrlId();
         say("webhook URL {$receiver['url']} registered (ping: " . ($registered->getVerification()?->getStatus() ?? 'not sent')
             . ', receives the events: ' . json_encode($registered->getReceivesEvents()) . ')');
 
         // 3. A charge. createOrGet is safe to call again after a timeout or a 5xx: the referenceId is the key.
-        $today = CobroApiException::wrap(fn () => $sandboxTools->getSandboxClock())->getToday();
+        $today = $sandboxTools->getSandboxClock()->getToday();
         $referenceId = 'PHP-EXAMPLE-' . base_convert((string) (int) (microtime(true) * 1000), 10, 36);
         $charges = new PaymentRequestsApi($http, $integration);
         $created = (new ChargeRetry($charges))->createOrGet(new PaymentRequestCreate([
             'referenceId' => $referenceId,
             'description' => 'Cuota de diciembre',
-            'dueDates' => [addDays($today, 5)],
+            // Two due dates: from the day after the first, the surcharge applies (10% here).
+            'dueDates' => [addDays($today, 5), addDays($today, 15)],
             'amount' => 1500.5,
+            'surcharge' => new PaymentRequestCreateSurcharge(['type' => SurchargeType::PERCENTAGE, 'value' => 10]),
             // Reconciled by the payer's CUIL: the transfer below comes from this CUIL.
             'conciliationType' => 'cuil',
             'customer' => new CustomerInput(['name' => 'Juan Pérez', 'taxDocument' => '20301234563']),
@@ -213,20 +225,21 @@ function main(array $argv): void
         say("charge {$referenceId} {$created->outcome}: {$created->paymentRequest->getState()}, pay {$created->paymentRequest->getAmount()} to CVU {$cvu}");
 
         // A non-2xx answer is a typed exception: decide by its type (status), then by errorCode().
+        // (Read on purpose: a referenceId this integration never used.)
         try {
-            CobroApiException::wrap(fn () => $charges->getPaymentRequest('INV-2026-999999'));
+            $charges->getPaymentRequest('INV-2026-999999');
         } catch (NotFoundException $error) {
-            say("no such charge: {$error->errorMessage()}");
+            say("typed exceptions: an unused referenceId throws NotFoundException (id {$error->errorId()}), as expected");
         }
 
         // 4. The payer transfers (simulated: the Sandbox's stand-in for the bank).
-        $transfer = CobroApiException::wrap(fn () => $sandboxTools->simulatePayment(new SimulatePaymentRequest([
+        $transfer = $sandboxTools->simulatePayment(new SimulatePaymentRequest([
             'cvu' => $cvu,
             'amount' => 1500.5,
             'externalAccountCvu' => '0000003100000000000017',
             'externalAccountCuil' => '20301234563',
             'externalAccountName' => 'Juan Pérez',
-        ])));
+        ]));
         say("transfer {$transfer->getIdTransaccion()}: conciliated " . json_encode($transfer->getConciliated()));
 
         // 5. The webhook, as the receiver verified it (both signatures, over the raw body).
@@ -238,8 +251,9 @@ function main(array $argv): void
         say("webhook {$delivery['webhookId']} verified (X-Service-Signature and Standard Webhooks): {$delivery['event']['event']}, stateType {$delivery['event']['stateType']}");
 
         // 6. Read the charge back.
-        $charge = CobroApiException::wrap(fn () => $charges->getPaymentRequest($referenceId));
-        say("charge {$referenceId} is {$charge->getState()}");
+        $charge = $charges->getPaymentRequest($referenceId);
+        $surcharge = $charge->getSurcharge(); // a Surcharge (read), the same fields as PaymentRequestCreateSurcharge (create)
+        say("charge {$referenceId} is {$charge->getState()} (surcharge {$surcharge->getType()} {$surcharge->getValue()} after the first due date)");
         $summary = ['referenceId' => $referenceId, 'state' => $charge->getState(), 'webhook' => 'verified'];
     } finally {
         proc_terminate($receiver['process']);
@@ -247,7 +261,7 @@ function main(array $argv): void
         @unlink($spool);
         // 7. The receiver is gone: delete its URL.
         if ($registeredUrlId !== null) {
-            CobroApiException::wrap(fn () => $clientUrls->deleteClientUrl($registeredUrlId));
+            $clientUrls->deleteClientUrl($registeredUrlId);
             say("webhook URL {$receiver['url']} deleted");
         }
     }
