@@ -1,16 +1,19 @@
-// sdks/python/examples/quickstart.py as an integrator runs it, with the SDK installed from its folder
-// (.venv-sdk-python), against the whole service on a fresh database: the merchant linked through the
-// sign-in screen's HTTP flow, a charge, a simulated transfer, the webhook received on a loopback
-// http.server and verified with the SDK's verifier, the charge read back as total_payment, and the webhook
-// URL it registered deleted. The README's Python blocks are excerpts of it, checked here too.
+// sdks/python/examples/quickstart.py as its README's "Run the quick start" tells a reader to run it, command
+// for command (a virtual environment, the SDK installed from its folder, the example run with the venv's
+// Python), in a copy of the repository's layout (sdks/python, and .data/sandbox.json as `npm start` writes
+// it), against the whole service on a fresh database: the merchant linked through the sign-in screen's HTTP
+// flow, a charge, a simulated transfer, the webhook received on a loopback http.server and verified with the
+// SDK's verifier, the charge read back as total_payment, and the webhook URL it registered deleted. Its
+// output has no line that reads like a failure. The README's Python blocks are excerpts of it, checked too.
 import { execFile } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { serviceForFile } from "../helpers/service.ts";
 import { registeredUrlsOf } from "../helpers/sandbox-admin.ts";
-import { pythonWithSdk } from "../helpers/python-venv.ts";
+import { failureLookingLines, readmeCommands } from "../helpers/readme-commands.ts";
+import { toolMissing } from "../helpers/missing-tool.ts";
 
 const sdk = resolve(import.meta.dirname, "../../sdks/python");
 const t = serviceForFile({ env: { COBRO_ALLOW_LOOPBACK_URLS: "true" }, parts: ["integration", "auth", "admin", "worker"] });
@@ -18,12 +21,16 @@ const scratch = mkdtempSync(join(tmpdir(), "cobro-python-quickstart-"));
 
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
-function runExample(python: string, sandboxFile: string): Promise<{ code: number | null; output: string; stdout: string }> {
-  // Run from the scratch folder: the example imports the installed package, not sdks/python's sources.
-  const child = execFile(python, [join(sdk, "examples", "quickstart.py"), sandboxFile], {
-    cwd: scratch,
-    env: { ...process.env, PYTHONDONTWRITEBYTECODE: "1" },
-    timeout: 120_000,
+function python3HasVenv(): Promise<boolean> {
+  return new Promise((resolve) => execFile("python3", ["-c", "import venv, ensurepip"], (error) => resolve(error === null)));
+}
+
+/** Runs the README's commands with sh, one script, from the copy's root (where a reader's clone has it). */
+function runReadme(commands: string[], cwd: string): Promise<{ code: number | null; output: string; stdout: string }> {
+  const child = execFile("sh", ["-e", "-c", commands.join("\n")], {
+    cwd,
+    env: { ...process.env, PYTHONDONTWRITEBYTECODE: "1", PIP_DISABLE_PIP_VERSION_CHECK: "1" },
+    timeout: 600_000,
   });
   let output = "";
   let stdout = "";
@@ -37,13 +44,19 @@ function runExample(python: string, sandboxFile: string): Promise<{ code: number
 
 describe("sdks/python/examples/quickstart.py", () => {
   it("links the merchant, charges, pays, verifies the webhook and reads the charge back as total_payment", async ({ skip }) => {
-    const python = await pythonWithSdk(skip);
-    if (!python) return;
+    const commands = readmeCommands(readFileSync(join(sdk, "README.md"), "utf8"), "Run the quick start");
+    if (!(await python3HasVenv())) return toolMissing("python3 with venv is unavailable (apt-get install python3-venv)", skip);
+    // The repository's layout, as far as the commands reach: sdks/python and the Sandbox's file.
+    const clone = join(scratch, "clone");
+    cpSync(sdk, join(clone, "sdks", "python"), {
+      recursive: true,
+      filter: (path) => !/(^|\/)(build|__pycache__|\.pytest_cache|\.venv|[^/]*\.egg-info)$/.test(path.slice(sdk.length)),
+    });
     const sandbox = { integrationApiUrl: t.integrationUrl, authApiUrl: t.authUrl, adminApiUrl: t.adminUrl, ...(await t.sandbox()) };
-    const sandboxFile = join(scratch, "sandbox.json");
-    writeFileSync(sandboxFile, JSON.stringify(sandbox));
+    mkdirSync(join(clone, ".data"));
+    writeFileSync(join(clone, ".data", "sandbox.json"), JSON.stringify(sandbox));
 
-    const { code, output, stdout } = await runExample(python, sandboxFile);
+    const { code, output, stdout } = await runReadme(commands, clone);
 
     expect(code, output).toBe(0);
     const summary = JSON.parse(stdout.trim().split("\n").at(-1)!) as { referenceId: string; state: string; webhook: string; event: string };
@@ -53,6 +66,9 @@ describe("sdks/python/examples/quickstart.py", () => {
       webhook: "verified",
       event: "payment_request.payment_received",
     });
+    // Neither pip's lines nor the example's read like a failure.
+    expect(failureLookingLines(output), output).toEqual([]);
+    expect(output).toMatch(/test tokens: the Sandbox's test merchant account is [0-9a-f-]{36}/);
     expect(output).toContain("merchant linked");
     expect(output).toMatch(new RegExp(`charge ${summary.referenceId} created: pending, pay 1500.5 to CVU \\d{22}`));
     expect(output).toMatch(/webhook [0-9a-f-]{36} verified: payment_request\.payment_received, stateType total_payment/);

@@ -9,10 +9,12 @@
 7. delete the webhook URL it registered (in a ``finally``): left behind, it would keep receiving the
    integration's events after the receiver is gone.
 
-Run it::
+Run it (README.md, "Run the quick start"), from the repository's root::
 
-    pip install ./sdks/python
-    python sdks/python/examples/quickstart.py .data/sandbox.json   # or COBRO_SANDBOX_FILE=..., or COBRO_SANDBOX_JSON='{...}'
+    cd sdks/python
+    python3 -m venv .venv
+    .venv/bin/pip install .
+    .venv/bin/python examples/quickstart.py ../../.data/sandbox.json   # or COBRO_SANDBOX_FILE=..., or COBRO_SANDBOX_JSON='{...}'
 
 The Sandbox file is what ``npm start`` writes on its first start (``npm run sandbox:bootstrap -- --json``
 prints one). The Sandbox must accept a webhook URL on loopback: start it with COBRO_ALLOW_LOOPBACK_URLS=true.
@@ -44,6 +46,7 @@ from cobro_sdk import (
     admin_api_client,
     auth_api_client,
     create_or_get,
+    integration_api_client,
 )
 from cobro_sdk.generated import admin, auth, integration
 
@@ -169,6 +172,12 @@ def main() -> None:
     admin_client = admin_api_client(sandbox["adminApiUrl"], session.id_token)
     sandbox_tools = admin.SandboxApi(admin_client)
     client_urls = admin.ClientURLsApi(admin_client)
+
+    # Sandbox test tokens: the integration's test merchant account, without the OAuth flow (to try the
+    # Integration API in the Sandbox; a real merchant account is linked as above).
+    test_tokens = sandbox_tools.create_test_tokens()
+    test_merchant = integration.MerchantApi(integration_api_client(sandbox["integrationApiUrl"], test_tokens.id_token))
+    say(f"test tokens: the Sandbox's test merchant account is {test_merchant.get_me().merchant_user_id}")
 
     # 2. The webhook endpoint, registered as the integration's webhook URL (Cobro pings it on registration).
     receiver = WebhookReceiver()
