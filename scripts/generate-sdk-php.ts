@@ -1,7 +1,8 @@
 // The PHP SDK's generated clients: generated/openapi/{api}.yaml → sdks/php/generated/{Integration,Auth,Admin}/
 // with openapi-generator's `php` generator (Guzzle 7), run like the TypeScript SDK's (scripts/generate-sdk.ts:
 // the pinned JAR of openapitools.json, fetched from Maven Central with mvn). Also writes sdks/php/composer.json,
-// whose version is the contract's (`info.version`), so that the package is versioned with the contract.
+// whose version is the contract's (`info.version`), so that the package is versioned with the contract, and
+// finishes the clients (finishClient: date query parameters, typed exceptions thrown by every call).
 // Called by scripts/generate.ts (`npm run generate`, and `--check`, which compares both).
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -89,16 +90,16 @@ function dateQueryParameters(document: Json): Map<string, Map<string, "date" | "
 }
 
 /**
- * Two changes to what the \`php\` generator writes, so that a call does what its docblock says:
- * - A query parameter of the contract's \`date\` or \`date-time\` format is documented \`\\DateTime\`, but the
- *   generated request passed it on as a \`string\` and PHP failed to make a string of a DateTime ("Object of
+ * Two changes to what the `php` generator writes, so that a call does what its docblock says:
+ * - A query parameter of the contract's `date` or `date-time` format is documented `\DateTime`, but the
+ *   generated request passed it on as a `string` and PHP failed to make a string of a DateTime ("Object of
  *   class DateTime could not be converted to string"). Each such parameter now tells ObjectSerializer its
- *   format, which sends a \`\\DateTimeInterface\` as the calendar day (\`Y-m-d\`) or the instant (ATOM), and a
+ *   format, which sends a `\DateTimeInterface` as the calendar day (`Y-m-d`) or the instant (ATOM), and a
  *   string as it is.
  * - A non-2xx answer (or none) was thrown as the generated ApiException, and only
- *   \`CobroApiException::wrap()\` turned it into the typed exception of its status. Each call now throws that
- *   typed exception itself (\`NotFoundException\`, \`ConflictException\`, …, \`NoAnswerException\`; the
- *   ApiException is its previous), so \`wrap()\` has nothing left to do but still works.
+ *   `CobroApiException::wrap()` turned it into the typed exception of its status. Each call now throws that
+ *   typed exception itself (`NotFoundException`, `ConflictException`, …, `NoAnswerException`; the
+ *   ApiException is its previous), so `wrap()` has nothing left to do but still works.
  */
 function finishClient(dir: string, namespace: string, document: Json): void {
   const serializerFile = join(dir, "ObjectSerializer.php");
@@ -107,7 +108,7 @@ function finishClient(dir: string, namespace: string, document: Json): void {
     replaceAll(
       readFileSync(serializerFile, "utf8"),
       /if \(\$openApiType === "\\\\DateTime" && \$value instanceof \\DateTime\) \{\n(\s+)return \["\{\$paramName\}" => \$value->format\(self::\$dateTimeFormat\)\];/,
-      'if ($value instanceof \\DateTimeInterface) {\n$1return ["{$paramName}" => $value->format($openApiType === \'date\' ? \'Y-m-d\' : self::$dateTimeFormat)];',
+      "if ($value instanceof \\DateTimeInterface) {\n$1return [\"{$paramName}\" => $value->format($openApiType === 'date' ? 'Y-m-d' : self::$dateTimeFormat)];",
       "DateTime case in ObjectSerializer::toQueryValue",
     ),
   );

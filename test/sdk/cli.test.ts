@@ -494,6 +494,11 @@ describe("cobro listen", () => {
     expect(receiver.at("/refusing")[2]!.headers["x-service-webhook-id"]).toBe(refused.webhookId);
     await stopListener("SIGTERM");
 
+    // An event the log does not hold: said, not skipped.
+    const unknown = await cobro(["listen", "--forward-to", receiver.url("/refusing"), "--after", "00000000-0000-4000-8000-000000000000"]);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toMatch(/^error EventNotFoundError: .*00000000-0000-4000-8000-000000000000/m);
+
     // No receiver at all: the same line, with why.
     const closed = createServer();
     await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));

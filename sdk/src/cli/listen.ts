@@ -42,8 +42,9 @@ async function forward(url: string, event: StreamedEvent, signing: { secret: str
     await response.arrayBuffer();
     return { status: response.status, latencyMs: Math.round(performance.now() - started) };
   } catch (error) {
-    const cause = (error as { cause?: { code?: string } }).cause;
-    const reason = (error as Error).name === "TimeoutError" ? "timeout" : (cause?.code ?? (error as Error).message);
+    // fetch fails with "fetch failed"; why (ECONNREFUSED, a port fetch refuses to call) is its cause.
+    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+    const reason = (error as Error).name === "TimeoutError" ? "timeout" : (cause?.code ?? cause?.message ?? (error as Error).message);
     return { error: reason, latencyMs: Math.round(performance.now() - started) };
   }
 }
@@ -100,14 +101,13 @@ export const listenCommands: Command[] = [
       const after = values.after as string | undefined;
       if (after !== undefined && values["from-now"]) throw new CliError("usage", "--after and --from-now contradict each other: give one");
       if (values["from-now"]) writeCursor(profile, undefined);
-      if (after !== undefined) writeCursor(profile, after);
       let refusedToken = false;
       const controller = new AbortController();
       for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => controller.abort());
       const stream = new EventStream({
         configuration: session.adminConfiguration(),
         events,
-        lastEventId: readCursor(profile),
+        lastEventId: after ?? readCursor(profile),
         signal: controller.signal,
         onConnected: ({ reconnected, lastEventId }) => {
           refusedToken = false;
@@ -122,6 +122,8 @@ export const listenCommands: Command[] = [
           else out.note(`The event stream ended; reconnecting in ${delayMs} ms.`);
         },
         onRefused: async ({ status, lastEventId }) => {
+          // An --after the log does not hold is a mistake to say, not a reason to skip to new events.
+          if (status === 404 && after !== undefined && lastEventId === after) return "fail";
           if (status === 404 && lastEventId !== undefined) {
             out.note(`The last event this profile handled (${lastEventId}) is no longer in the event log: starting with new events.`);
             writeCursor(profile, undefined);
