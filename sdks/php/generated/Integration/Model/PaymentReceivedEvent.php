@@ -439,7 +439,7 @@ class PaymentReceivedEvent implements ModelInterface, ArrayAccess, \JsonSerializ
     /**
      * Sets event
      *
-     * @param string $event event
+     * @param string $event discriminator enum property added by openapi-typescript
      *
      * @return self
      */

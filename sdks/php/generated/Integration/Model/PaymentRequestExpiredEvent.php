@@ -453,7 +453,7 @@ class PaymentRequestExpiredEvent implements ModelInterface, ArrayAccess, \JsonSe
     /**
      * Sets event
      *
-     * @param string $event event
+     * @param string $event discriminator enum property added by openapi-typescript
      *
      * @return self
      */

@@ -416,7 +416,7 @@ class PaymentUnmatchedEvent implements ModelInterface, ArrayAccess, \JsonSeriali
     /**
      * Sets event
      *
-     * @param string $event event
+     * @param string $event discriminator enum property added by openapi-typescript
      *
      * @return self
      */

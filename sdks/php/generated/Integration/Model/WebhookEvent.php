@@ -557,7 +557,7 @@ class WebhookEvent implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets event
      *
-     * @param string $event event
+     * @param string $event discriminator enum property added by openapi-typescript
      *
      * @return self
      */
