@@ -28,6 +28,8 @@ export interface ClientUrlsTable {
   validation_token: Sealed | null;
   created_at: Timestamp;
   updated_at: Timestamp;
+  /** When a webhook URL last passed its reachability test since it was set (migration 2026_11_28_0036); null: pending. */
+  verified_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
 }
 
 export type DeliveryStatus = "pending" | "delivered" | "failed" | "not_sent";

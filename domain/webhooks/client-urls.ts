@@ -1,7 +1,8 @@
 // The integration's registered URLs: its webhook URL (rule 3 of the destinations) and its OAuth redirect
 // URIs. A webhook URL passes the SSRF guard at registration (a name that does not resolve yet is
 // accepted: it is judged again at every delivery) and is then tested for reachability, without ever
-// blocking the registration. Redirect URI rows are mirrored in integration_clients.redirect_uris, which
+// blocking the registration: a URL that passes is verified and takes the events; one that does not stays
+// pending (the events stay with the verified URL before it) until a test passes. Redirect URI rows are mirrored in integration_clients.redirect_uris, which
 // the OAuth flow reads, in the same transaction. Which webhook URL receives the events is never stored:
 // it is rule 3 of the destinations, read with the rows, so a delete and a create at once always leave it
 // well defined (the most recent remaining one).
@@ -132,18 +133,18 @@ export async function createClientUrl(
       })
       .returningAll()
       .executeTakeFirstOrThrow();
-    if (input.urlType === "redirect_uri") {
-      await acceptRedirectUri(trx, context.integrationClientId, input.url);
-      return { row: inserted, receivesEvents: false };
-    }
-    await ensureSigningSecret(trx, context.integrationClientId, context.now);
-    return { row: inserted, receivesEvents: await receivesEvents(trx, context.integrationClientId, id) };
+    if (input.urlType === "redirect_uri") await acceptRedirectUri(trx, context.integrationClientId, input.url);
+    else await ensureSigningSecret(trx, context.integrationClientId, context.now);
+    return inserted;
   });
-  return viewOf(
-    written.row,
-    written.receivesEvents,
-    written.row.url_type === "webhook" ? await verifyClientUrl(db, http, written.row, context.now) : undefined,
-  );
+  return verifiedView(db, http, written, context.now);
+}
+
+/** The view of a URL just written: a webhook URL is tested first, and whether it receives the events follows from the test. */
+async function verifiedView(db: Kysely<Database>, http: OutboundHttpClient, row: ClientUrlRow, now: Date): Promise<ClientUrlView> {
+  if (row.url_type === "redirect_uri") return viewOf(row, false);
+  const verification = await verifyClientUrl(db, http, row, now);
+  return viewOf(row, await receivesEvents(db, row.integration_client_id, row.id), verification);
 }
 
 export async function updateClientUrl(
@@ -167,24 +168,22 @@ export async function updateClientUrl(
     if (!before) throw notFound();
     const updated = await trx
       .updateTable("client_urls")
-      .set({ url: input.url, validation_token: sealClientUrlToken(clientUrlId, input.validationToken ?? null), updated_at: context.now })
+      .set({
+        url: input.url,
+        validation_token: sealClientUrlToken(clientUrlId, input.validationToken ?? null),
+        updated_at: context.now,
+        verified_at: null, // the new value is pending until its test passes
+      })
       .where("id", "=", clientUrlId)
       .returningAll()
       .executeTakeFirstOrThrow();
-    if (before.url_type === "redirect_uri") {
-      if (before.url !== input.url) {
-        await releaseRedirectUri(trx, context.integrationClientId, before.url, redirectUris);
-        await acceptRedirectUri(trx, context.integrationClientId, input.url);
-      }
-      return { row: updated, receivesEvents: false };
+    if (before.url_type === "redirect_uri" && before.url !== input.url) {
+      await releaseRedirectUri(trx, context.integrationClientId, before.url, redirectUris);
+      await acceptRedirectUri(trx, context.integrationClientId, input.url);
     }
-    return { row: updated, receivesEvents: await receivesEvents(trx, context.integrationClientId, clientUrlId) };
+    return updated;
   });
-  return viewOf(
-    written.row,
-    written.receivesEvents,
-    written.row.url_type === "webhook" ? await verifyClientUrl(db, http, written.row, context.now) : undefined,
-  );
+  return verifiedView(db, http, written, context.now);
 }
 
 /**
@@ -220,7 +219,10 @@ export async function listClientUrls(db: Kysely<Database>, integrationClientId: 
   return rows.map(({ receives_events, ...row }) => viewOf(row, receives_events));
 }
 
-/** Tests a registered webhook URL now; changes nothing. A redirect URI is not tested (400). */
+/**
+ * Tests a registered webhook URL now. A pending URL that passes becomes verified (and takes the events);
+ * otherwise nothing changes. A redirect URI is not tested (400).
+ */
 export async function testClientUrl(
   db: Kysely<Database>,
   http: OutboundHttpClient,
@@ -247,10 +249,28 @@ async function findClientUrl(db: Kysely<Database>, integrationClientId: string, 
 /**
  * The reachability test: `POST {"event":"ping"}`, signed like an event, with the URL's validation token.
  * `ok` for 2xx within 5 s; `non_2xx` with the status; `unreachable` for no answer, a redirect or a
- * blocked address.
+ * blocked address. A pending URL that passes is verified now, unless it changed meanwhile (then that
+ * change's own test decides).
  */
 async function verifyClientUrl(db: Kysely<Database>, http: OutboundHttpClient, row: ClientUrlRow, now: Date): Promise<ClientUrlVerification> {
-  return pingWebhookUrl(db, http, row.integration_client_id, { url: row.url, validationToken: openClientUrlToken(row.id, row.validation_token) }, now);
+  const verification = await pingWebhookUrl(
+    db,
+    http,
+    row.integration_client_id,
+    { url: row.url, validationToken: openClientUrlToken(row.id, row.validation_token) },
+    now,
+  );
+  if (verification.status === "ok") {
+    await db
+      .updateTable("client_urls")
+      .set({ verified_at: now })
+      .where("id", "=", row.id)
+      .where("verified_at", "is", null)
+      .where("updated_at", "=", row.updated_at)
+      .where("url", "=", row.url)
+      .execute();
+  }
+  return verification;
 }
 
 /** The reachability test of any of the integration's webhook destinations (its own URL or a tenant's). */

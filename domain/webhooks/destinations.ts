@@ -4,9 +4,11 @@
 //   2. the merchant account is in an active tenant of the integration: the tenant's URL, with the
 //      tenant's token;
 //   3. the integration's webhook URL (a client URL of type `webhook`), with its token. The contract asks
-//      integrations to keep a single one; if several are registered, the most recently registered or
-//      changed one is the integration's URL (deleting it hands the events to the next most recent; the
-//      client URL list shows which one as `receivesEvents`);
+//      integrations to keep a single one; if several are registered, the most recently verified one (its
+//      reachability test answered 2xx) is the integration's URL, so a new URL that does not answer stays
+//      pending instead of taking the events from a working receiver; with none verified, the most recently
+//      registered or changed one (deleting it hands the events to the next; the client URL list shows which
+//      one as `receivesEvents`);
 //   4. none: the event is not sent and not retried.
 // Resolved at each attempt, so that a URL fixed after a failure receives the retries.
 import { sql, type RawBuilder } from "kysely";
@@ -76,13 +78,15 @@ export async function resolveDestination(db: Executor, event: RoutedEvent): Prom
   return pickDestination(rows[0]!);
 }
 
-/** Rule 3's query: the most recently registered or changed webhook URL of the integration. */
+/** Rule 3's query: the most recently verified webhook URL of the integration, else the most recently registered or changed one. */
 export function integrationWebhookUrlQuery(db: Executor, integrationClientId: string | RawBuilder<string>) {
   return db
     .selectFrom("client_urls")
     .select(["id", "url", "validation_token"])
     .where("integration_client_id", "=", integrationClientId)
     .where("url_type", "=", "webhook")
+    .orderBy(sql`verified_at is null`)
+    .orderBy("verified_at", "desc")
     .orderBy("updated_at", "desc")
     .orderBy("id", "desc")
     .limit(1);

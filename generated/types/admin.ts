@@ -1212,8 +1212,8 @@ export type paths = {
         };
         /**
          * List registered URLs
-         * @description The integration's registered URLs, oldest first: its webhook URLs (the most recently registered or
-         *     changed one is where events go: it alone has `receivesEvents: true`) and its OAuth redirect URIs.
+         * @description The integration's registered URLs, oldest first: its webhook URLs (the most recently verified one is
+         *     where events go: it alone has `receivesEvents: true`) and its OAuth redirect URIs.
          *     Without `verification`: test a webhook URL with `POST /my-integration/urls/{clientUrlId}/test`.
          */
         get: operations["listClientUrls"];
@@ -1222,8 +1222,11 @@ export type paths = {
          * Register a URL
          * @description Register a webhook URL or a redirect URI. A webhook URL is tested for reachability at once
          *     (`verification`); the test never blocks registration. Events of merchant accounts in no tenant go
-         *     to the integration's webhook URL: a new one becomes it (`receivesEvents: true`) in place of the one
-         *     before. Keep a single one: delete the others with `DELETE /my-integration/urls/{clientUrlId}`.
+         *     to the integration's webhook URL: a new one that passes its test (`ok`) becomes it
+         *     (`receivesEvents: true`) in place of the one before; one that does not (`non_2xx`, `unreachable`) is
+         *     registered pending (`receivesEvents: false`, unless no webhook URL of the integration is verified)
+         *     and the events stay where they went; test it again with `POST /my-integration/urls/{clientUrlId}/test`
+         *     once it answers. Keep a single one: delete the others with `DELETE /my-integration/urls/{clientUrlId}`.
          */
         post: operations["createClientUrl"];
         delete?: never;
@@ -1242,16 +1245,18 @@ export type paths = {
         get?: never;
         /**
          * Update a registered URL
-         * @description Change a registered URL; a webhook URL is tested again (`verification`). A changed webhook URL
-         *     becomes the one that receives the events (`receivesEvents: true`).
+         * @description Change a registered URL; a webhook URL is tested again (`verification`). A changed webhook URL that
+         *     passes its test becomes the one that receives the events (`receivesEvents: true`); one that does not
+         *     is pending until a test passes, and the events go to the most recently verified webhook URL (to this
+         *     one still when no other is verified).
          */
         put: operations["updateClientUrl"];
         post?: never;
         /**
          * Delete a registered URL
          * @description Delete a registered URL, for good. Deleting the webhook URL that receives the events
-         *     (`receivesEvents: true`) hands them to the most recently registered or changed webhook URL that
-         *     remains (the list then shows it with `receivesEvents: true`), from the next delivery attempt on,
+         *     (`receivesEvents: true`) hands them to the most recently verified webhook URL that remains (or the
+         *     most recently registered or changed one when none is verified) (the list then shows it with `receivesEvents: true`), from the next delivery attempt on,
          *     retries of earlier events included; with none left, events of merchant accounts in no tenant are not
          *     sent (`no_target`). Deleting a redirect URI stops `GET /integration/oauth2/authorize` from accepting
          *     it as `redirect_uri` (unless another registered redirect URI has the same URL).
@@ -1273,7 +1278,9 @@ export type paths = {
         put?: never;
         /**
          * Test a webhook URL
-         * @description Test a registered webhook URL's reachability now, as on registration. Changes nothing. Redirect URIs are not tested (400).
+         * @description Test a registered webhook URL's reachability now, as on registration. A pending URL that answers
+         *     `ok` becomes verified and receives the events from then on; otherwise nothing changes (a failed test
+         *     does not take the events from a verified URL). Redirect URIs are not tested (400).
          */
         post: operations["testClientUrl"];
         delete?: never;
@@ -1692,10 +1699,13 @@ export type components = {
             data: components["schemas"]["ClientUrlData"];
             /**
              * @description Whether this is the webhook URL the integration's events go to: `true` on exactly one URL when
-             *     the integration has a webhook URL, the most recently registered or changed one. That URL receives
-             *     the events that neither the charge's `webhookUrl` nor the merchant account's tenant claims. `false`
-             *     on the other webhook URLs (they receive nothing) and on every redirect URI. An extension of this
-             *     contract (the seed's client URL has `clientUrlId`, `data` and `verification`).
+             *     the integration has a webhook URL: the most recently verified one (its reachability test answered
+             *     2xx since it was registered or last changed), or, when none is verified, the most recently
+             *     registered or changed one. A new URL that fails its test is therefore pending (`false`) and never
+             *     takes the events from a working receiver. That URL receives the events that neither the charge's
+             *     `webhookUrl` nor the merchant account's tenant claims. `false` on the other webhook URLs (they
+             *     receive nothing) and on every redirect URI. An extension of this contract (the seed's client URL has
+             *     `clientUrlId`, `data` and `verification`).
              */
             receivesEvents: boolean;
             /** @description Present only when a webhook URL was created or updated by this very request. */
@@ -1739,7 +1749,10 @@ export type components = {
         /**
          * @description A non-blocking reachability test of a webhook URL: it never blocks registration. The test is a
          *     `POST` with the JSON body `{"event":"ping"}`, signed like an event and with the URL's
-         *     `validation-token` (the request's shape is this contract's choice).
+         *     `validation-token` (the request's shape is this contract's choice). A URL whose test answered `ok`
+         *     is verified and takes the events; any other outcome leaves it pending: the events stay with the
+         *     webhook URL verified before it, until a test of the pending URL
+         *     (`POST /my-integration/urls/{clientUrlId}/test`) answers `ok`.
          */
         ClientUrlVerification: {
             status: components["schemas"]["ClientUrlVerificationStatus"];
@@ -10087,7 +10100,7 @@ export interface operations {
                      *         "urlType": "webhook",
                      *         "url": "https://api.example.com/v2/webhooks/cobro"
                      *       },
-                     *       "receivesEvents": true,
+                     *       "receivesEvents": false,
                      *       "verification": {
                      *         "status": "non_2xx",
                      *         "httpStatus": 404

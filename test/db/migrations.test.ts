@@ -127,6 +127,26 @@ describe("migrations", () => {
     expect(ordered.map((row) => row.id)).toEqual([older, newer, after]);
   });
 
+  it("2026_11_28_0036 counts the webhook URLs registered before it as verified (they kept the events), redirect URIs not", async () => {
+    const database = await emptyDatabase();
+    const migrator = createMigrator(database.db);
+    expect((await migrator.migrateTo("2026_11_27_0035_event_log_order")).error).toBeUndefined();
+    const { rows } = await sql<{ id: string }>`
+      insert into integration_clients (provider_client_id, client_secret_hash, name, company_name, contact_email)
+      values ('urls-client', 'hash', 'Urls', 'Urls SA', 'urls@example.com') returning id`.execute(database.db);
+    await sql`insert into client_urls (integration_client_id, url_type, url, created_at, updated_at) values
+      (${rows[0]!.id}, 'webhook', 'https://hooks.example.com/a', now() - interval '1 day', now() - interval '1 hour'),
+      (${rows[0]!.id}, 'redirect_uri', 'https://app.example.com/cb', now(), now())`.execute(database.db);
+
+    expect(await migrateToLatest(database.db)).toContain("2026_11_28_0036_webhook_url_verified");
+    const { rows: urls } = await sql<{ url_type: string; verified: boolean }>`
+      select url_type, verified_at = updated_at as verified from client_urls order by url_type desc`.execute(database.db);
+    expect(urls).toEqual([
+      { url_type: "webhook", verified: true },
+      { url_type: "redirect_uri", verified: null },
+    ]);
+  });
+
   it("names the failing migration in one readable line", async () => {
     const database = await emptyDatabase();
     await sql`create table installation (x int)`.execute(database.db);

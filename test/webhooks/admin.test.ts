@@ -309,7 +309,7 @@ describe("which webhook URL receives the events, and deleting URLs", () => {
     return Object.fromEntries(listed.json.items.map((item: { clientUrlId: string; receivesEvents: boolean }) => [item.clientUrlId, item.receivesEvents]));
   }
 
-  it("receivesEvents is true on the most recently registered or changed webhook URL only, never on a redirect URI", async () => {
+  it("receivesEvents is true on the most recently verified (registered or changed, answering 2xx) webhook URL only, never on a redirect URI", async () => {
     const { call } = await integrationAdmin(t);
     const redirect = await call("POST", "/my-integration/urls", { url: "https://app.example.com/callback", urlType: "redirect_uri" });
     expect(redirect.json.receivesEvents).toBe(false);
@@ -331,6 +331,36 @@ describe("which webhook URL receives the events, and deleting URLs", () => {
       false,
     );
     expect((await receiving(call))[first.json.clientUrlId]).toBe(true);
+  });
+
+  it("a new webhook URL that does not answer 2xx is kept pending: the events stay with the working receiver until it passes a test", async () => {
+    const { call } = await integrationAdmin(t);
+    await call("PUT", "/my-integration/webhook-subscriptions", { enabledEvents: ["payment.unmatched"] });
+    const working = await call("POST", "/my-integration/urls", { url: receiver.url("/working"), urlType: "webhook" });
+    expect(working.json).toMatchObject({ receivesEvents: true, verification: { status: "ok" } });
+    t.clock.advance(1000);
+    const unreachable = `https://127.0.0.1:${await closedPort()}/hook`;
+    const pending = await call("POST", "/my-integration/urls", { url: unreachable, urlType: "webhook" });
+    expect(pending).toMatchObject({ status: 201, json: { data: { url: unreachable }, receivesEvents: false, verification: { status: "unreachable" } } });
+    expect(await receiving(call)).toEqual({ [working.json.clientUrlId]: true, [pending.json.clientUrlId]: false });
+    const sent = await call("POST", "/my-integration/test-webhook", { event: "payment.unmatched", reason: "expired" });
+    expect(sent.json).toMatchObject({ status: "delivered", targetUrl: receiver.url("/working") });
+
+    // A URL that answers with an error is pending too; once a test passes, it takes the events.
+    t.clock.advance(1000);
+    receiver.answerNext({ status: 500 });
+    const failing = await call("PUT", `/my-integration/urls/${pending.json.clientUrlId}`, { url: receiver.url("/fixed") });
+    expect(failing.json).toMatchObject({ receivesEvents: false, verification: { status: "non_2xx", httpStatus: 500 } });
+    expect(await receiving(call)).toEqual({ [working.json.clientUrlId]: true, [pending.json.clientUrlId]: false });
+    t.clock.advance(1000);
+    expect((await call("POST", `/my-integration/urls/${pending.json.clientUrlId}/test`)).json).toEqual({ verification: { status: "ok" } });
+    expect(await receiving(call)).toEqual({ [working.json.clientUrlId]: false, [pending.json.clientUrlId]: true });
+    expect((await call("POST", "/my-integration/test-webhook", { event: "payment.unmatched", reason: "expired" })).json.targetUrl).toBe(receiver.url("/fixed"));
+
+    // With no verified URL at all, the most recent one receives the events (and their retries).
+    const alone = await integrationAdmin(t);
+    const only = await alone.call("POST", "/my-integration/urls", { url: unreachable, urlType: "webhook" });
+    expect(only.json).toMatchObject({ receivesEvents: true, verification: { status: "unreachable" } });
   });
 
   it("delete: 204 without a body, gone from the list, the previous webhook URL receives the events; 404 again, 404 for another integration's, 400 for a non-UUID", async () => {

@@ -63,8 +63,9 @@ function ClientUrlsSection() {
     <section class="panel" aria-labelledby="urls-title">
       <h2 id="urls-title">URLs de la integración</h2>
       <p>
-        La URL de webhook activa recibe los eventos: es la registrada o cambiada más recientemente, y las demás URLs de webhook no reciben nada (eliminalas).
-        Las redirect_uri son las direcciones a las que vuelve la autorización de un comercio.
+        La URL de webhook activa recibe los eventos: es la verificada más recientemente (respondió 2xx a la prueba). Una URL nueva que no responde queda
+        pendiente y los eventos siguen yendo a la activa hasta que una prueba le salga bien. Las demás URLs de webhook no reciben nada (eliminalas). Las
+        redirect_uri son las direcciones a las que vuelve la autorización de un comercio.
       </p>
       <Loaded resource={listed} label="Cargando las URLs">
         {(list) => <ClientUrlsEditor registered={list.items} />}
@@ -186,7 +187,7 @@ function deletionConsequence(clientUrl: ClientUrl, otherWebhooks: boolean): stri
   if (clientUrl.data.urlType === "redirect_uri") return "La autorización de los comercios deja de aceptarla como redirect_uri.";
   if (!clientUrl.receivesEvents) return "No recibe eventos: los eventos siguen yendo a la URL activa.";
   return otherWebhooks
-    ? "Es la URL activa: los eventos pasan a la URL de webhook registrada o cambiada más recientemente entre las que quedan."
+    ? "Es la URL activa: los eventos pasan a la URL de webhook verificada más recientemente entre las que quedan."
     : "Es tu única URL de webhook: los eventos de los comercios sin sucursal dejan de enviarse hasta que registres otra.";
 }
 

@@ -134,7 +134,7 @@ export class ClientURLsApi extends runtime.BaseAPI {
     }
 
     /**
-     * Register a webhook URL or a redirect URI. A webhook URL is tested for reachability at once (`verification`); the test never blocks registration. Events of merchant accounts in no tenant go to the integration\'s webhook URL: a new one becomes it (`receivesEvents: true`) in place of the one before. Keep a single one: delete the others with `DELETE /my-integration/urls/{clientUrlId}`.
+     * Register a webhook URL or a redirect URI. A webhook URL is tested for reachability at once (`verification`); the test never blocks registration. Events of merchant accounts in no tenant go to the integration\'s webhook URL: a new one that passes its test (`ok`) becomes it (`receivesEvents: true`) in place of the one before; one that does not (`non_2xx`, `unreachable`) is registered pending (`receivesEvents: false`, unless no webhook URL of the integration is verified) and the events stay where they went; test it again with `POST /my-integration/urls/{clientUrlId}/test` once it answers. Keep a single one: delete the others with `DELETE /my-integration/urls/{clientUrlId}`.
      * Register a URL
      */
     async createClientUrlRaw(requestParameters: CreateClientUrlRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<ClientUrl>> {
@@ -145,7 +145,7 @@ export class ClientURLsApi extends runtime.BaseAPI {
     }
 
     /**
-     * Register a webhook URL or a redirect URI. A webhook URL is tested for reachability at once (`verification`); the test never blocks registration. Events of merchant accounts in no tenant go to the integration\'s webhook URL: a new one becomes it (`receivesEvents: true`) in place of the one before. Keep a single one: delete the others with `DELETE /my-integration/urls/{clientUrlId}`.
+     * Register a webhook URL or a redirect URI. A webhook URL is tested for reachability at once (`verification`); the test never blocks registration. Events of merchant accounts in no tenant go to the integration\'s webhook URL: a new one that passes its test (`ok`) becomes it (`receivesEvents: true`) in place of the one before; one that does not (`non_2xx`, `unreachable`) is registered pending (`receivesEvents: false`, unless no webhook URL of the integration is verified) and the events stay where they went; test it again with `POST /my-integration/urls/{clientUrlId}/test` once it answers. Keep a single one: delete the others with `DELETE /my-integration/urls/{clientUrlId}`.
      * Register a URL
      */
     async createClientUrl(requestParameters: CreateClientUrlRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<ClientUrl> {
@@ -189,7 +189,7 @@ export class ClientURLsApi extends runtime.BaseAPI {
     }
 
     /**
-     * Delete a registered URL, for good. Deleting the webhook URL that receives the events (`receivesEvents: true`) hands them to the most recently registered or changed webhook URL that remains (the list then shows it with `receivesEvents: true`), from the next delivery attempt on, retries of earlier events included; with none left, events of merchant accounts in no tenant are not sent (`no_target`). Deleting a redirect URI stops `GET /integration/oauth2/authorize` from accepting it as `redirect_uri` (unless another registered redirect URI has the same URL).
+     * Delete a registered URL, for good. Deleting the webhook URL that receives the events (`receivesEvents: true`) hands them to the most recently verified webhook URL that remains (or the most recently registered or changed one when none is verified) (the list then shows it with `receivesEvents: true`), from the next delivery attempt on, retries of earlier events included; with none left, events of merchant accounts in no tenant are not sent (`no_target`). Deleting a redirect URI stops `GET /integration/oauth2/authorize` from accepting it as `redirect_uri` (unless another registered redirect URI has the same URL).
      * Delete a registered URL
      */
     async deleteClientUrlRaw(requestParameters: DeleteClientUrlRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<void>> {
@@ -200,7 +200,7 @@ export class ClientURLsApi extends runtime.BaseAPI {
     }
 
     /**
-     * Delete a registered URL, for good. Deleting the webhook URL that receives the events (`receivesEvents: true`) hands them to the most recently registered or changed webhook URL that remains (the list then shows it with `receivesEvents: true`), from the next delivery attempt on, retries of earlier events included; with none left, events of merchant accounts in no tenant are not sent (`no_target`). Deleting a redirect URI stops `GET /integration/oauth2/authorize` from accepting it as `redirect_uri` (unless another registered redirect URI has the same URL).
+     * Delete a registered URL, for good. Deleting the webhook URL that receives the events (`receivesEvents: true`) hands them to the most recently verified webhook URL that remains (or the most recently registered or changed one when none is verified) (the list then shows it with `receivesEvents: true`), from the next delivery attempt on, retries of earlier events included; with none left, events of merchant accounts in no tenant are not sent (`no_target`). Deleting a redirect URI stops `GET /integration/oauth2/authorize` from accepting it as `redirect_uri` (unless another registered redirect URI has the same URL).
      * Delete a registered URL
      */
     async deleteClientUrl(requestParameters: DeleteClientUrlRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<void> {
@@ -235,7 +235,7 @@ export class ClientURLsApi extends runtime.BaseAPI {
     }
 
     /**
-     * The integration\'s registered URLs, oldest first: its webhook URLs (the most recently registered or changed one is where events go: it alone has `receivesEvents: true`) and its OAuth redirect URIs. Without `verification`: test a webhook URL with `POST /my-integration/urls/{clientUrlId}/test`.
+     * The integration\'s registered URLs, oldest first: its webhook URLs (the most recently verified one is where events go: it alone has `receivesEvents: true`) and its OAuth redirect URIs. Without `verification`: test a webhook URL with `POST /my-integration/urls/{clientUrlId}/test`.
      * List registered URLs
      */
     async listClientUrlsRaw(initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<ClientUrlList>> {
@@ -246,7 +246,7 @@ export class ClientURLsApi extends runtime.BaseAPI {
     }
 
     /**
-     * The integration\'s registered URLs, oldest first: its webhook URLs (the most recently registered or changed one is where events go: it alone has `receivesEvents: true`) and its OAuth redirect URIs. Without `verification`: test a webhook URL with `POST /my-integration/urls/{clientUrlId}/test`.
+     * The integration\'s registered URLs, oldest first: its webhook URLs (the most recently verified one is where events go: it alone has `receivesEvents: true`) and its OAuth redirect URIs. Without `verification`: test a webhook URL with `POST /my-integration/urls/{clientUrlId}/test`.
      * List registered URLs
      */
     async listClientUrls(initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<ClientUrlList> {
@@ -290,7 +290,7 @@ export class ClientURLsApi extends runtime.BaseAPI {
     }
 
     /**
-     * Test a registered webhook URL\'s reachability now, as on registration. Changes nothing. Redirect URIs are not tested (400).
+     * Test a registered webhook URL\'s reachability now, as on registration. A pending URL that answers `ok` becomes verified and receives the events from then on; otherwise nothing changes (a failed test does not take the events from a verified URL). Redirect URIs are not tested (400).
      * Test a webhook URL
      */
     async testClientUrlRaw(requestParameters: TestClientUrlRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<ClientUrlTestResult>> {
@@ -301,7 +301,7 @@ export class ClientURLsApi extends runtime.BaseAPI {
     }
 
     /**
-     * Test a registered webhook URL\'s reachability now, as on registration. Changes nothing. Redirect URIs are not tested (400).
+     * Test a registered webhook URL\'s reachability now, as on registration. A pending URL that answers `ok` becomes verified and receives the events from then on; otherwise nothing changes (a failed test does not take the events from a verified URL). Redirect URIs are not tested (400).
      * Test a webhook URL
      */
     async testClientUrl(requestParameters: TestClientUrlRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<ClientUrlTestResult> {
@@ -355,7 +355,7 @@ export class ClientURLsApi extends runtime.BaseAPI {
     }
 
     /**
-     * Change a registered URL; a webhook URL is tested again (`verification`). A changed webhook URL becomes the one that receives the events (`receivesEvents: true`).
+     * Change a registered URL; a webhook URL is tested again (`verification`). A changed webhook URL that passes its test becomes the one that receives the events (`receivesEvents: true`); one that does not is pending until a test passes, and the events go to the most recently verified webhook URL (to this one still when no other is verified).
      * Update a registered URL
      */
     async updateClientUrlRaw(requestParameters: UpdateClientUrlRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<ClientUrl>> {
@@ -366,7 +366,7 @@ export class ClientURLsApi extends runtime.BaseAPI {
     }
 
     /**
-     * Change a registered URL; a webhook URL is tested again (`verification`). A changed webhook URL becomes the one that receives the events (`receivesEvents: true`).
+     * Change a registered URL; a webhook URL is tested again (`verification`). A changed webhook URL that passes its test becomes the one that receives the events (`receivesEvents: true`); one that does not is pending until a test passes, and the events go to the most recently verified webhook URL (to this one still when no other is verified).
      * Update a registered URL
      */
     async updateClientUrl(requestParameters: UpdateClientUrlRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<ClientUrl> {

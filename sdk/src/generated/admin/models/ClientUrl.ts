@@ -44,10 +44,13 @@ export interface ClientUrl {
     data: ClientUrlData;
     /**
      * Whether this is the webhook URL the integration's events go to: `true` on exactly one URL when
-     * the integration has a webhook URL, the most recently registered or changed one. That URL receives
-     * the events that neither the charge's `webhookUrl` nor the merchant account's tenant claims. `false`
-     * on the other webhook URLs (they receive nothing) and on every redirect URI. An extension of this
-     * contract (the seed's client URL has `clientUrlId`, `data` and `verification`).
+     * the integration has a webhook URL: the most recently verified one (its reachability test answered
+     * 2xx since it was registered or last changed), or, when none is verified, the most recently
+     * registered or changed one. A new URL that fails its test is therefore pending (`false`) and never
+     * takes the events from a working receiver. That URL receives the events that neither the charge's
+     * `webhookUrl` nor the merchant account's tenant claims. `false` on the other webhook URLs (they
+     * receive nothing) and on every redirect URI. An extension of this contract (the seed's client URL has
+     * `clientUrlId`, `data` and `verification`).
      */
     receivesEvents: boolean;
     /**

@@ -35,7 +35,7 @@ use \Cobro\Sdk\Generated\Admin\ObjectSerializer;
  * ClientUrlVerification Class Doc Comment
  *
  * @category Class
- * @description A non-blocking reachability test of a webhook URL: it never blocks registration. The test is a &#x60;POST&#x60; with the JSON body &#x60;{\&quot;event\&quot;:\&quot;ping\&quot;}&#x60;, signed like an event and with the URL&#39;s &#x60;validation-token&#x60; (the request&#39;s shape is this contract&#39;s choice).
+ * @description A non-blocking reachability test of a webhook URL: it never blocks registration. The test is a &#x60;POST&#x60; with the JSON body &#x60;{\&quot;event\&quot;:\&quot;ping\&quot;}&#x60;, signed like an event and with the URL&#39;s &#x60;validation-token&#x60; (the request&#39;s shape is this contract&#39;s choice). A URL whose test answered &#x60;ok&#x60; is verified and takes the events; any other outcome leaves it pending: the events stay with the webhook URL verified before it, until a test of the pending URL (&#x60;POST /my-integration/urls/{clientUrlId}/test&#x60;) answers &#x60;ok&#x60;.
  * @package  Cobro\Sdk\Generated\Admin
  * @author   OpenAPI Generator team
  * @link     https://openapi-generator.tech

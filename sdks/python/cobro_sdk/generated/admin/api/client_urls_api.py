@@ -59,7 +59,7 @@ class ClientURLsApi:
     ) -> ClientUrl:
         """Register a URL
 
-        Register a webhook URL or a redirect URI. A webhook URL is tested for reachability at once (`verification`); the test never blocks registration. Events of merchant accounts in no tenant go to the integration's webhook URL: a new one becomes it (`receivesEvents: true`) in place of the one before. Keep a single one: delete the others with `DELETE /my-integration/urls/{clientUrlId}`.
+        Register a webhook URL or a redirect URI. A webhook URL is tested for reachability at once (`verification`); the test never blocks registration. Events of merchant accounts in no tenant go to the integration's webhook URL: a new one that passes its test (`ok`) becomes it (`receivesEvents: true`) in place of the one before; one that does not (`non_2xx`, `unreachable`) is registered pending (`receivesEvents: false`, unless no webhook URL of the integration is verified) and the events stay where they went; test it again with `POST /my-integration/urls/{clientUrlId}/test` once it answers. Keep a single one: delete the others with `DELETE /my-integration/urls/{clientUrlId}`.
 
         :param client_url_create: (required)
         :type client_url_create: ClientUrlCreate
@@ -132,7 +132,7 @@ class ClientURLsApi:
     ) -> ApiResponse[ClientUrl]:
         """Register a URL
 
-        Register a webhook URL or a redirect URI. A webhook URL is tested for reachability at once (`verification`); the test never blocks registration. Events of merchant accounts in no tenant go to the integration's webhook URL: a new one becomes it (`receivesEvents: true`) in place of the one before. Keep a single one: delete the others with `DELETE /my-integration/urls/{clientUrlId}`.
+        Register a webhook URL or a redirect URI. A webhook URL is tested for reachability at once (`verification`); the test never blocks registration. Events of merchant accounts in no tenant go to the integration's webhook URL: a new one that passes its test (`ok`) becomes it (`receivesEvents: true`) in place of the one before; one that does not (`non_2xx`, `unreachable`) is registered pending (`receivesEvents: false`, unless no webhook URL of the integration is verified) and the events stay where they went; test it again with `POST /my-integration/urls/{clientUrlId}/test` once it answers. Keep a single one: delete the others with `DELETE /my-integration/urls/{clientUrlId}`.
 
         :param client_url_create: (required)
         :type client_url_create: ClientUrlCreate
@@ -205,7 +205,7 @@ class ClientURLsApi:
     ) -> RESTResponseType:
         """Register a URL
 
-        Register a webhook URL or a redirect URI. A webhook URL is tested for reachability at once (`verification`); the test never blocks registration. Events of merchant accounts in no tenant go to the integration's webhook URL: a new one becomes it (`receivesEvents: true`) in place of the one before. Keep a single one: delete the others with `DELETE /my-integration/urls/{clientUrlId}`.
+        Register a webhook URL or a redirect URI. A webhook URL is tested for reachability at once (`verification`); the test never blocks registration. Events of merchant accounts in no tenant go to the integration's webhook URL: a new one that passes its test (`ok`) becomes it (`receivesEvents: true`) in place of the one before; one that does not (`non_2xx`, `unreachable`) is registered pending (`receivesEvents: false`, unless no webhook URL of the integration is verified) and the events stay where they went; test it again with `POST /my-integration/urls/{clientUrlId}/test` once it answers. Keep a single one: delete the others with `DELETE /my-integration/urls/{clientUrlId}`.
 
         :param client_url_create: (required)
         :type client_url_create: ClientUrlCreate
@@ -351,7 +351,7 @@ class ClientURLsApi:
     ) -> None:
         """Delete a registered URL
 
-        Delete a registered URL, for good. Deleting the webhook URL that receives the events (`receivesEvents: true`) hands them to the most recently registered or changed webhook URL that remains (the list then shows it with `receivesEvents: true`), from the next delivery attempt on, retries of earlier events included; with none left, events of merchant accounts in no tenant are not sent (`no_target`). Deleting a redirect URI stops `GET /integration/oauth2/authorize` from accepting it as `redirect_uri` (unless another registered redirect URI has the same URL).
+        Delete a registered URL, for good. Deleting the webhook URL that receives the events (`receivesEvents: true`) hands them to the most recently verified webhook URL that remains (or the most recently registered or changed one when none is verified) (the list then shows it with `receivesEvents: true`), from the next delivery attempt on, retries of earlier events included; with none left, events of merchant accounts in no tenant are not sent (`no_target`). Deleting a redirect URI stops `GET /integration/oauth2/authorize` from accepting it as `redirect_uri` (unless another registered redirect URI has the same URL).
 
         :param client_url_id: (required)
         :type client_url_id: UUID
@@ -424,7 +424,7 @@ class ClientURLsApi:
     ) -> ApiResponse[None]:
         """Delete a registered URL
 
-        Delete a registered URL, for good. Deleting the webhook URL that receives the events (`receivesEvents: true`) hands them to the most recently registered or changed webhook URL that remains (the list then shows it with `receivesEvents: true`), from the next delivery attempt on, retries of earlier events included; with none left, events of merchant accounts in no tenant are not sent (`no_target`). Deleting a redirect URI stops `GET /integration/oauth2/authorize` from accepting it as `redirect_uri` (unless another registered redirect URI has the same URL).
+        Delete a registered URL, for good. Deleting the webhook URL that receives the events (`receivesEvents: true`) hands them to the most recently verified webhook URL that remains (or the most recently registered or changed one when none is verified) (the list then shows it with `receivesEvents: true`), from the next delivery attempt on, retries of earlier events included; with none left, events of merchant accounts in no tenant are not sent (`no_target`). Deleting a redirect URI stops `GET /integration/oauth2/authorize` from accepting it as `redirect_uri` (unless another registered redirect URI has the same URL).
 
         :param client_url_id: (required)
         :type client_url_id: UUID
@@ -497,7 +497,7 @@ class ClientURLsApi:
     ) -> RESTResponseType:
         """Delete a registered URL
 
-        Delete a registered URL, for good. Deleting the webhook URL that receives the events (`receivesEvents: true`) hands them to the most recently registered or changed webhook URL that remains (the list then shows it with `receivesEvents: true`), from the next delivery attempt on, retries of earlier events included; with none left, events of merchant accounts in no tenant are not sent (`no_target`). Deleting a redirect URI stops `GET /integration/oauth2/authorize` from accepting it as `redirect_uri` (unless another registered redirect URI has the same URL).
+        Delete a registered URL, for good. Deleting the webhook URL that receives the events (`receivesEvents: true`) hands them to the most recently verified webhook URL that remains (or the most recently registered or changed one when none is verified) (the list then shows it with `receivesEvents: true`), from the next delivery attempt on, retries of earlier events included; with none left, events of merchant accounts in no tenant are not sent (`no_target`). Deleting a redirect URI stops `GET /integration/oauth2/authorize` from accepting it as `redirect_uri` (unless another registered redirect URI has the same URL).
 
         :param client_url_id: (required)
         :type client_url_id: UUID
@@ -629,7 +629,7 @@ class ClientURLsApi:
     ) -> ClientUrlList:
         """List registered URLs
 
-        The integration's registered URLs, oldest first: its webhook URLs (the most recently registered or changed one is where events go: it alone has `receivesEvents: true`) and its OAuth redirect URIs. Without `verification`: test a webhook URL with `POST /my-integration/urls/{clientUrlId}/test`.
+        The integration's registered URLs, oldest first: its webhook URLs (the most recently verified one is where events go: it alone has `receivesEvents: true`) and its OAuth redirect URIs. Without `verification`: test a webhook URL with `POST /my-integration/urls/{clientUrlId}/test`.
 
         :param _request_timeout: timeout setting for this request. If one
                                  number provided, it will be total request
@@ -696,7 +696,7 @@ class ClientURLsApi:
     ) -> ApiResponse[ClientUrlList]:
         """List registered URLs
 
-        The integration's registered URLs, oldest first: its webhook URLs (the most recently registered or changed one is where events go: it alone has `receivesEvents: true`) and its OAuth redirect URIs. Without `verification`: test a webhook URL with `POST /my-integration/urls/{clientUrlId}/test`.
+        The integration's registered URLs, oldest first: its webhook URLs (the most recently verified one is where events go: it alone has `receivesEvents: true`) and its OAuth redirect URIs. Without `verification`: test a webhook URL with `POST /my-integration/urls/{clientUrlId}/test`.
 
         :param _request_timeout: timeout setting for this request. If one
                                  number provided, it will be total request
@@ -763,7 +763,7 @@ class ClientURLsApi:
     ) -> RESTResponseType:
         """List registered URLs
 
-        The integration's registered URLs, oldest first: its webhook URLs (the most recently registered or changed one is where events go: it alone has `receivesEvents: true`) and its OAuth redirect URIs. Without `verification`: test a webhook URL with `POST /my-integration/urls/{clientUrlId}/test`.
+        The integration's registered URLs, oldest first: its webhook URLs (the most recently verified one is where events go: it alone has `receivesEvents: true`) and its OAuth redirect URIs. Without `verification`: test a webhook URL with `POST /my-integration/urls/{clientUrlId}/test`.
 
         :param _request_timeout: timeout setting for this request. If one
                                  number provided, it will be total request
@@ -888,7 +888,7 @@ class ClientURLsApi:
     ) -> ClientUrlTestResult:
         """Test a webhook URL
 
-        Test a registered webhook URL's reachability now, as on registration. Changes nothing. Redirect URIs are not tested (400).
+        Test a registered webhook URL's reachability now, as on registration. A pending URL that answers `ok` becomes verified and receives the events from then on; otherwise nothing changes (a failed test does not take the events from a verified URL). Redirect URIs are not tested (400).
 
         :param client_url_id: (required)
         :type client_url_id: UUID
@@ -961,7 +961,7 @@ class ClientURLsApi:
     ) -> ApiResponse[ClientUrlTestResult]:
         """Test a webhook URL
 
-        Test a registered webhook URL's reachability now, as on registration. Changes nothing. Redirect URIs are not tested (400).
+        Test a registered webhook URL's reachability now, as on registration. A pending URL that answers `ok` becomes verified and receives the events from then on; otherwise nothing changes (a failed test does not take the events from a verified URL). Redirect URIs are not tested (400).
 
         :param client_url_id: (required)
         :type client_url_id: UUID
@@ -1034,7 +1034,7 @@ class ClientURLsApi:
     ) -> RESTResponseType:
         """Test a webhook URL
 
-        Test a registered webhook URL's reachability now, as on registration. Changes nothing. Redirect URIs are not tested (400).
+        Test a registered webhook URL's reachability now, as on registration. A pending URL that answers `ok` becomes verified and receives the events from then on; otherwise nothing changes (a failed test does not take the events from a verified URL). Redirect URIs are not tested (400).
 
         :param client_url_id: (required)
         :type client_url_id: UUID
@@ -1168,7 +1168,7 @@ class ClientURLsApi:
     ) -> ClientUrl:
         """Update a registered URL
 
-        Change a registered URL; a webhook URL is tested again (`verification`). A changed webhook URL becomes the one that receives the events (`receivesEvents: true`).
+        Change a registered URL; a webhook URL is tested again (`verification`). A changed webhook URL that passes its test becomes the one that receives the events (`receivesEvents: true`); one that does not is pending until a test passes, and the events go to the most recently verified webhook URL (to this one still when no other is verified).
 
         :param client_url_id: (required)
         :type client_url_id: UUID
@@ -1246,7 +1246,7 @@ class ClientURLsApi:
     ) -> ApiResponse[ClientUrl]:
         """Update a registered URL
 
-        Change a registered URL; a webhook URL is tested again (`verification`). A changed webhook URL becomes the one that receives the events (`receivesEvents: true`).
+        Change a registered URL; a webhook URL is tested again (`verification`). A changed webhook URL that passes its test becomes the one that receives the events (`receivesEvents: true`); one that does not is pending until a test passes, and the events go to the most recently verified webhook URL (to this one still when no other is verified).
 
         :param client_url_id: (required)
         :type client_url_id: UUID
@@ -1324,7 +1324,7 @@ class ClientURLsApi:
     ) -> RESTResponseType:
         """Update a registered URL
 
-        Change a registered URL; a webhook URL is tested again (`verification`). A changed webhook URL becomes the one that receives the events (`receivesEvents: true`).
+        Change a registered URL; a webhook URL is tested again (`verification`). A changed webhook URL that passes its test becomes the one that receives the events (`receivesEvents: true`); one that does not is pending until a test passes, and the events go to the most recently verified webhook URL (to this one still when no other is verified).
 
         :param client_url_id: (required)
         :type client_url_id: UUID

@@ -26,7 +26,7 @@ from pydantic_core import to_jsonable_python
 
 class ClientUrlVerification(BaseModel):
     """
-    A non-blocking reachability test of a webhook URL: it never blocks registration. The test is a `POST` with the JSON body `{\"event\":\"ping\"}`, signed like an event and with the URL's `validation-token` (the request's shape is this contract's choice).
+    A non-blocking reachability test of a webhook URL: it never blocks registration. The test is a `POST` with the JSON body `{\"event\":\"ping\"}`, signed like an event and with the URL's `validation-token` (the request's shape is this contract's choice). A URL whose test answered `ok` is verified and takes the events; any other outcome leaves it pending: the events stay with the webhook URL verified before it, until a test of the pending URL (`POST /my-integration/urls/{clientUrlId}/test`) answers `ok`.
     """ # noqa: E501
     status: ClientUrlVerificationStatus
     http_status: Optional[StrictInt] = Field(default=None, description="The status the URL answered; only with `non_2xx`.", alias="httpStatus")
