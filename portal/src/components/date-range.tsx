@@ -1,6 +1,6 @@
 // The "desde / hasta" of a report: two date inputs (the browser shows them in its own format; the
-// report's heading repeats the range as dd/mm/aaaa). Empty fields leave the choice to the API: the
-// current month up to today.
+// report's heading repeats the range as dd/mm/aaaa). Empty fields leave the choice to the API (the
+// current month up to today), and the page then fills them with the range it shows.
 import type { ApiError } from "../api-error.ts";
 import { Field } from "./field.tsx";
 

@@ -1,6 +1,6 @@
 // The integration's earnings: its commission on each payment of a date range, the totals, pages of
 // payments, and the whole range as a CSV file.
-import { useState } from "preact/hooks";
+import { useEffect, useState } from "preact/hooks";
 import { adminApi } from "../api.ts";
 import { DateRangeFields, rangeQuery, type DateRange } from "../components/date-range.tsx";
 import { Empty, ErrorAlert, Loaded } from "../components/feedback.tsx";
@@ -35,6 +35,13 @@ export function Earnings() {
   const [range, setRange] = useState<DateRange>(draft);
   const [page, setPage] = useState(1);
   const report = useResource(() => adminApi.earnings.getEarnings({ ...rangeQuery(range), limit: PAGE_SIZE, offset: (page - 1) * PAGE_SIZE }), [range, page]);
+  // The inputs hold the range shown: the API's default (this month up to today) fills them on the first
+  // load, and a range it completed (an empty end) comes back whole.
+  const shownStart = report.status === "ready" ? report.data.startDate : undefined;
+  const shownEnd = report.status === "ready" ? report.data.endDate : undefined;
+  useEffect(() => {
+    if (shownStart !== undefined && shownEnd !== undefined) setDraft({ startDate: shownStart, endDate: shownEnd });
+  }, [shownStart, shownEnd]);
   const download = useAction(async () => {
     const csv = await adminApi.earnings.exportEarningsCsv(rangeQuery(range));
     const shown = report.status === "ready" ? report.data : undefined;

@@ -1,0 +1,71 @@
+// Details of the portal that a person notices, in a real browser against a live Sandbox: one clock (the
+// Sandbox's) wherever the portal says "hoy", the clock's offset in days and hours, Spanish labels with one
+// name per thing, the Sandbox's redirect URI shown, a refusal said once, no console error on a page that
+// has nothing to show yet, a header that fits a phone, and date inputs that hold the range shown.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Page } from "playwright-core";
+import { launchBrowser, type TestBrowser } from "../../scripts/chromium.ts";
+import { sandboxIntegration } from "../helpers/sandbox-admin.ts";
+import { serviceForFile } from "../helpers/service.ts";
+import { watchPage, type WatchedPage } from "./watch-page.ts";
+
+const t = serviceForFile({ env: { COBRO_AUTH_URL: "", COBRO_ALLOW_LOOPBACK_URLS: "true" }, parts: ["integration", "auth", "admin"] });
+let browser: TestBrowser;
+let integration: Awaited<ReturnType<typeof sandboxIntegration>>;
+
+beforeAll(async () => {
+  browser = await launchBrowser();
+  integration = await sandboxIntegration(t);
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+});
+
+/** A new tab signed in as the integration admin, on `path`. */
+async function signedInPage(path: string, options: { width?: number } = {}): Promise<{ page: Page; watched: WatchedPage }> {
+  const page = await browser.context.newPage();
+  page.setDefaultTimeout(10_000);
+  if (options.width) await page.setViewportSize({ width: options.width, height: 667 });
+  const watched = watchPage(page, t.adminUrl);
+  await page.goto(`${t.adminUrl}/portal${path}`);
+  const admin = integration.merchant.sandbox.integrationAdmin;
+  await page.getByLabel("Email").fill(admin.email);
+  await page.getByLabel("Contraseña", { exact: true }).fill(admin.password);
+  await page.getByRole("button", { name: "Ingresar" }).click();
+  return { page, watched };
+}
+
+describe("details of the portal", { timeout: 90_000 }, () => {
+  it("the go-live page of an integration that never asked logs no error to the console", async () => {
+    const { page, watched } = await signedInPage("/go-live");
+    await page.getByText("Todavía no pediste la salida a producción.").waitFor();
+    expect(watched.problems({ expectedFailures: 0 })).toEqual([]);
+    await page.close();
+  });
+
+  it("at 375 px the header is one row and nothing overflows sideways", async () => {
+    const { page } = await signedInPage("/", { width: 375 });
+    await page.getByRole("heading", { name: "Inicio", level: 1 }).waitFor();
+    await page.screenshot({ path: "/tmp/pf/header-375.png" });
+    const rows = await page.evaluate(() => {
+      const tops = [...document.querySelectorAll<HTMLElement>(".topbar > *")]
+        .filter((child) => child.offsetParent !== null && getComputedStyle(child).position !== "absolute")
+        .map((child) => Math.round(child.getBoundingClientRect().top + child.getBoundingClientRect().height / 2));
+      return new Set(tops.map((middle) => Math.round(middle / 8))).size;
+    });
+    expect(rows).toBe(1);
+    expect(await page.evaluate("document.documentElement.scrollWidth")).toBeLessThanOrEqual(375);
+    await page.close();
+  });
+
+  it("the earnings' date inputs hold the range the report shows", async () => {
+    const { page } = await signedInPage("/earnings");
+    const range = page.getByTestId("earnings-range");
+    await range.waitFor();
+    const shown = /Del (\d\d)\/(\d\d)\/(\d{4}) al (\d\d)\/(\d\d)\/(\d{4})/.exec(await range.innerText())!;
+    expect(await page.getByLabel("Desde").inputValue()).toBe(`${shown[3]}-${shown[2]}-${shown[1]}`);
+    expect(await page.getByLabel("Hasta").inputValue()).toBe(`${shown[6]}-${shown[5]}-${shown[4]}`);
+    await page.close();
+  });
+});
