@@ -8,6 +8,7 @@ import { authApiForwardRoutes } from "./portal-auth-forward.ts";
 import { type PortalBundle, portalBundle } from "./portal-bundle.ts";
 import type { Logger } from "../runtime/logger.ts";
 import { portalUrl } from "../domain/outbound/account-email.ts";
+import { SANDBOX_REDIRECT_URI } from "../domain/sandbox/sandbox-bootstrap.ts";
 
 export const PORTAL_CSP = [
   "default-src 'none'",
@@ -31,7 +32,7 @@ export function portalIndexHtml(environment: "sandbox" | "production"): string {
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="cobro-environment" content="${environment}">
+<meta name="cobro-environment" content="${environment}">${environment === "sandbox" ? `\n<meta name="cobro-sandbox-redirect-uri" content="${SANDBOX_REDIRECT_URI}">` : ""}
 <title>Portal de Cobro</title>
 <link rel="icon" href="data:,">
 <link rel="stylesheet" href="/portal/assets/portal.css">

@@ -24,7 +24,7 @@ export const EVENT_CATALOG: readonly CatalogItem[] = [
   },
   {
     event: "payment.unmatched",
-    label: "Pago sin conciliar",
+    label: "Pago sin imputar",
     description: "Llegó una transferencia que no se pudo asociar a ningún cobro.",
   },
 ];

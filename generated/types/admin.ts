@@ -10782,7 +10782,7 @@ export interface operations {
                      *       },
                      *       {
                      *         "event": "payment.unmatched",
-                     *         "label": "Pago sin conciliar",
+                     *         "label": "Pago sin imputar",
                      *         "description": "Llegó una transferencia que no se pudo asociar a ningún cobro."
                      *       }
                      *     ]

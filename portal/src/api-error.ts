@@ -236,3 +236,13 @@ export function unplacedFieldErrors(error: ApiError, fields: readonly string[]):
     .map(([, message]) => message);
   return [...new Set(sentences)];
 }
+
+/**
+ * A refusal of one field's value that is not a ValidationError (a webhook address the service does not
+ * accept) as the form shows it: its sentence under `field`, and the general box pointing there, as it
+ * does for a ValidationError, instead of saying the same sentence a second time.
+ */
+export function placedUnderField(error: ApiError | undefined, code: string, field: string): ApiError | undefined {
+  if (error?.code !== code) return error;
+  return { ...error, message: MESSAGES.ValidationError!, fieldErrors: { ...error.fieldErrors, [field]: error.message } };
+}

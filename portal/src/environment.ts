@@ -11,3 +11,10 @@ function read(): Environment {
 }
 
 export const environment: Environment = read();
+
+/**
+ * The redirect URI the Sandbox's own integration accepts from the start (`<meta name="cobro-sandbox-redirect-uri">`,
+ * the Sandbox only): a registered URL of none, so the portal says it where URLs are configured.
+ */
+export const sandboxRedirectUri: string | undefined =
+  environment === "sandbox" ? document.querySelector<HTMLMetaElement>('meta[name="cobro-sandbox-redirect-uri"]')?.content || undefined : undefined;

@@ -287,8 +287,8 @@ describe("the integration's settings in the portal", { timeout: 90_000 }, () => 
 
     // The client secret: a confirmation, then shown once.
     await page.getByLabel("Período de gracia (minutos, opcional)").fill("5");
-    await page.getByRole("button", { name: "Rotar el client secret" }).click();
-    await page.getByRole("button", { name: "Sí, rotar el client secret" }).click();
+    await page.getByRole("button", { name: "Rotar el secreto del cliente" }).click();
+    await page.getByRole("button", { name: "Sí, rotar el secreto del cliente" }).click();
     const clientSecret = page.locator('[data-secret="clientSecret"]');
     await clientSecret.waitFor();
     const value = await clientSecret.innerText();

@@ -297,7 +297,7 @@ describe("the portal's pages of merchants, money and the platform", { timeout: 1
     await page.getByLabel("Descripción").fill("Cuotas sociales del club.");
     await page.getByLabel("URL del logo").fill("https://cdn.example.com/club.png");
     await page.getByLabel("Scopes de OAuth").fill("openid\nemail");
-    await page.getByLabel("URLs de redirección (redirect_uri)").fill("https://club.example.com/oauth/callback\nhttp://localhost:8080/callback");
+    await page.getByLabel("URIs de redirección").fill("https://club.example.com/oauth/callback\nhttp://localhost:8080/callback");
     const logoutField = page.getByLabel("URLs de cierre de sesión");
     await logoutField.fill("https://club.example.com/chau\n\nftp://club.example.com/chau");
     await page.getByLabel("Email del primer administrador").fill(firstAdminEmail);

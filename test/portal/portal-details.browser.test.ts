@@ -47,15 +47,46 @@ describe("details of the portal", { timeout: 90_000 }, () => {
   it("at 375 px the header is one row and nothing overflows sideways", async () => {
     const { page } = await signedInPage("/", { width: 375 });
     await page.getByRole("heading", { name: "Inicio", level: 1 }).waitFor();
-    await page.screenshot({ path: "/tmp/pf/header-375.png" });
-    const rows = await page.evaluate(() => {
-      const tops = [...document.querySelectorAll<HTMLElement>(".topbar > *")]
-        .filter((child) => child.offsetParent !== null && getComputedStyle(child).position !== "absolute")
-        .map((child) => Math.round(child.getBoundingClientRect().top + child.getBoundingClientRect().height / 2));
-      return new Set(tops.map((middle) => Math.round(middle / 8))).size;
-    });
+    // The rows the header's visible children sit on, by their vertical middles (8 px apart at least).
+    const rows = await page.evaluate(`new Set([...document.querySelectorAll(".topbar > *")]
+      .filter((child) => child.offsetParent !== null && getComputedStyle(child).position !== "absolute")
+      .map((child) => Math.round((child.getBoundingClientRect().top + child.getBoundingClientRect().height / 2) / 8))).size`);
     expect(rows).toBe(1);
     expect(await page.evaluate("document.documentElement.scrollWidth")).toBeLessThanOrEqual(375);
+    await page.close();
+  });
+
+  it("the profile names the OAuth credentials in Spanish", async () => {
+    const { page } = await signedInPage("/profile");
+    await page.getByRole("heading", { name: "Secreto del cliente", level: 2 }).waitFor();
+    const text = await page.locator("main").innerText();
+    expect(text).toContain("ID de cliente");
+    expect(text).not.toMatch(/Client secret/i);
+    expect(await page.locator("main dt").allInnerTexts()).not.toContain("clientId");
+    await page.close();
+  });
+
+  it("webhooks: one name for unmatched payments, redirect URIs in Spanish, the Sandbox's redirect URI shown", async () => {
+    const { page } = await signedInPage("/webhooks");
+    await page.getByRole("heading", { name: "Webhooks", level: 1 }).waitFor();
+    await page.getByRole("checkbox", { name: /payment\.unmatched/ }).waitFor();
+    const main = page.locator("main");
+    expect(await main.innerText()).not.toContain("sin conciliar");
+    expect(await main.innerText()).toContain("Pago sin imputar");
+    expect(await page.getByLabel("Tipo").locator("option").allInnerTexts()).toEqual(["URL de webhook", "URI de redirección"]);
+    expect(await page.getByTestId("sandbox-redirect-uri").innerText()).toContain("http://localhost:8080/callback");
+
+    await page.close();
+  });
+
+  it("a webhook URL to a private network is refused once, under its field", async () => {
+    const { page } = await signedInPage("/webhooks");
+    await page.getByRole("heading", { name: "Webhooks", level: 1 }).waitFor();
+    await page.getByLabel("URL", { exact: true }).fill("https://10.0.0.1/hook");
+    await page.getByRole("button", { name: "Registrar la URL" }).click();
+    const refusal = "Esa URL no se acepta: apunta a una red interna o no usa https.";
+    await page.getByText(refusal).first().waitFor();
+    expect(await page.getByText(refusal).count()).toBe(1);
     await page.close();
   });
 

@@ -87,7 +87,7 @@ describe("subscription, secret and catalog", () => {
       "payment_request.expired",
       "payment.unmatched",
     ]);
-    expect(catalog.json[2]).toMatchObject({ label: "Pago sin conciliar", description: expect.any(String) });
+    expect(catalog.json[2]).toMatchObject({ label: "Pago sin imputar", description: expect.any(String) });
   });
 });
 

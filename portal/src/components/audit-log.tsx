@@ -23,7 +23,7 @@ export const AUDIT_OPERATION_LABELS: Record<string, string> = {
   submitAdminPasswordResetPage: "Restableció la contraseña (página)",
   updateMyIntegration: "Cambió el perfil de la integración",
   uploadLogo: "Subió el logo",
-  rotateClientSecret: "Rotó el client secret",
+  rotateClientSecret: "Rotó el secreto del cliente",
   createApiKeys: "Creó las claves del widget",
   rotateApiSecretKey: "Rotó la clave secreta del widget",
   replaceAllowedOrigins: "Cambió los orígenes permitidos",

@@ -10,6 +10,7 @@ import { Field, SelectField } from "./field.tsx";
 import { ErrorAlert, Notice } from "./feedback.tsx";
 import { errorsOutside, LinesField, lineProblems, linesOf } from "./lines-field.tsx";
 import type { Action } from "./use-resource.ts";
+import { sandboxRedirectUri } from "../environment.ts";
 
 const TEXT_FIELDS = ["name", "companyName", "contactEmail", "description", "logoUrl", "type", "firstAdminEmail", "firstAdminName"] as const;
 const LIST_FIELDS = ["scopes", "redirectUrls", "logoutUrls"] as const;
@@ -181,11 +182,11 @@ export function IntegrationClientForm<Result>({ mode, fields, client, action, su
       )}
       {shown("redirectUrls") && (
         <LinesField
-          label="URLs de redirección (redirect_uri)"
+          label="URIs de redirección"
           name="redirectUrls"
           value={values.redirectUrls}
           onValue={set("redirectUrls")}
-          hint="Una por línea: las direcciones a las que vuelve la autorización de un comercio (https; en el Sandbox también http://localhost)."
+          hint={`Una por línea (redirect_uri): las direcciones a las que vuelve la autorización de un comercio (https; en el Sandbox también http://localhost${sandboxRedirectUri ? `, como la URI de prueba del Sandbox, ${sandboxRedirectUri}` : ""}).`}
           problems={listProblems("redirectUrls")}
         />
       )}

@@ -5,7 +5,8 @@ import { useState } from "preact/hooks";
 
 export interface SecretOnceProps {
   title: string;
-  secrets: Array<{ label: string; value: string }>;
+  /** `label` in Spanish; `name`, the API's name for it, shown small beside it for the integrator's code. */
+  secrets: Array<{ label: string; name?: string; value: string }>;
   onDone: () => void;
 }
 
@@ -23,10 +24,13 @@ export function SecretOnce({ title, secrets, onDone }: SecretOnceProps) {
     <section class="secret-once" aria-labelledby="secret-once-title">
       <h2 id="secret-once-title">{title}</h2>
       <p class="secret-warning">Se muestra una sola vez: copialo y guardalo en un lugar seguro ahora. Cobro no lo puede volver a mostrar.</p>
-      {secrets.map(({ label, value }) => (
+      {secrets.map(({ label, name, value }) => (
         <div class="secret" key={label}>
-          <p class="secret-label">{label}</p>
-          <code class="secret-value" data-secret={label}>
+          <p class="secret-label">
+            {label}
+            {name && <span class="muted mono"> ({name})</span>}
+          </p>
+          <code class="secret-value" data-secret={name ?? label}>
             {value}
           </code>
           <button type="button" class="button-secondary" onClick={() => void copy(label, value)}>

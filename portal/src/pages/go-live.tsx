@@ -77,7 +77,7 @@ export function Provisioning({ provisioning }: { provisioning: GoLiveProvisionin
         <dd>{PROVISIONING_STATUS_LABELS[provisioning.status]}</dd>
         {provisioning.productionClientId && (
           <>
-            <dt>clientId de Producción</dt>
+            <dt>ID de cliente de Producción</dt>
             <dd class="mono">{provisioning.productionClientId}</dd>
           </>
         )}

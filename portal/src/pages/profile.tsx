@@ -44,7 +44,9 @@ function ProfileSection({ detail, onSaved }: { detail: IntegrationClientDetail; 
     <section class="panel" aria-labelledby="profile-title">
       <h2 id="profile-title">Datos</h2>
       <dl class="facts">
-        <dt>clientId</dt>
+        <dt>
+          ID de cliente <span class="muted mono">(clientId)</span>
+        </dt>
         <dd class="mono">{detail.providerClientId}</dd>
         <dt>Creada</dt>
         <dd>{formatDateTime(detail.createDate)}</dd>
@@ -199,15 +201,19 @@ function ClientSecretSection({ providerClientId }: { providerClientId: string })
   };
   return (
     <section class="panel" aria-labelledby="client-secret-title">
-      <h2 id="client-secret-title">Client secret</h2>
+      <h2 id="client-secret-title">Secreto del cliente</h2>
       <p>
-        El secreto con el que tu servidor (clientId <span class="mono">{providerClientId}</span>) pide tokens. Al rotarlo, el anterior deja de funcionar en el
-        acto o al terminar el período de gracia.
+        El secreto (<span class="mono">clientSecret</span>) con el que tu servidor (ID de cliente <span class="mono">{providerClientId}</span>) pide tokens. Al
+        rotarlo, el anterior deja de funcionar en el acto o al terminar el período de gracia.
       </p>
       {rotated ? (
         <>
           {rotated.previousSecretExpiresAt && <Notice>El secreto anterior funciona hasta el {formatDateTime(rotated.previousSecretExpiresAt)}.</Notice>}
-          <SecretOnce title="Client secret nuevo" secrets={[{ label: "clientSecret", value: rotated.clientSecret }]} onDone={() => setRotated(undefined)} />
+          <SecretOnce
+            title="Secreto del cliente nuevo"
+            secrets={[{ label: "Secreto del cliente", name: "clientSecret", value: rotated.clientSecret }]}
+            onDone={() => setRotated(undefined)}
+          />
         </>
       ) : (
         <form
@@ -252,7 +258,7 @@ function ClientSecretSection({ providerClientId }: { providerClientId: string })
             </div>
           )}
           <button type="submit" class={confirming ? "button-danger" : undefined} disabled={rotate.busy}>
-            {confirming ? "Sí, rotar el client secret" : "Rotar el client secret"}
+            {confirming ? "Sí, rotar el secreto del cliente" : "Rotar el secreto del cliente"}
           </button>
         </form>
       )}

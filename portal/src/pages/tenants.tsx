@@ -3,7 +3,7 @@
 import { useState } from "preact/hooks";
 import type { TenantListItem } from "@cobro/sdk/admin";
 import { adminApi } from "../api.ts";
-import { unplacedFieldErrors, type ApiError } from "../api-error.ts";
+import { placedUnderField, unplacedFieldErrors, type ApiError } from "../api-error.ts";
 import { Field } from "../components/field.tsx";
 import { Confirmation, Empty, ErrorAlert, Loaded, Notice } from "../components/feedback.tsx";
 import { useAction, useResource } from "../components/use-resource.ts";
@@ -86,10 +86,13 @@ function TenantFields({
   );
 }
 
-/** The field errors of a refusal, with a refused webhook address placed under the URL field. */
+/** A refusal with a refused webhook address placed under the URL field (and said there only). */
+function refusedUrl(error: ApiError | undefined): ApiError | undefined {
+  return placedUnderField(error, "TenantWebhookUrlInvalidError", "urlRefused");
+}
+
 function fieldErrorsOf(error: ApiError | undefined): Record<string, string> {
-  if (!error) return {};
-  return error.code === "TenantWebhookUrlInvalidError" ? { ...error.fieldErrors, urlRefused: error.message } : error.fieldErrors;
+  return refusedUrl(error)?.fieldErrors ?? {};
 }
 
 const EMPTY_TENANT: TenantValues = { key: "", name: "", webhookUrl: "", webhookValidationToken: "" };
@@ -120,7 +123,7 @@ function CreateTenant({ onCreated }: { onCreated: () => void }) {
         }}
       >
         <ErrorAlert
-          error={create.error}
+          error={refusedUrl(create.error)}
           extra={create.error ? unplacedFieldErrors(create.error, [...TENANT_FIELDS, "webhook_url", "webhook_validation_token"]) : []}
         />
         <TenantFields values={values} onValues={setValues} errors={fieldErrorsOf(create.error)} withToken />
@@ -200,7 +203,7 @@ function TenantPanel({ tenant, onChanged }: { tenant: TenantListItem; onChanged:
             }
           }}
         >
-          <ErrorAlert error={update.error} extra={update.error ? unplacedFieldErrors(update.error, [...TENANT_FIELDS, "webhook_url"]) : []} />
+          <ErrorAlert error={refusedUrl(update.error)} extra={update.error ? unplacedFieldErrors(update.error, [...TENANT_FIELDS, "webhook_url"]) : []} />
           <TenantFields values={values} onValues={setValues} errors={fieldErrorsOf(update.error)} withToken={false} />
           <button type="submit" disabled={update.busy}>
             Guardar la sucursal

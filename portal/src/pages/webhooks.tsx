@@ -14,8 +14,8 @@ import type {
 } from "@cobro/sdk/admin";
 import { httpStatusOf } from "@cobro/sdk/errors";
 import { adminApi } from "../api.ts";
-import { environment } from "../environment.ts";
-import { unplacedFieldErrors, type ApiError } from "../api-error.ts";
+import { environment, sandboxRedirectUri } from "../environment.ts";
+import { placedUnderField, unplacedFieldErrors, type ApiError } from "../api-error.ts";
 import { Field, SelectField } from "../components/field.tsx";
 import { Confirmation, Empty, ErrorAlert, Loaded, Notice } from "../components/feedback.tsx";
 import { useAction, useResource } from "../components/use-resource.ts";
@@ -33,7 +33,7 @@ export function Webhooks() {
   );
 }
 
-const URL_TYPE_LABELS: Record<ClientUrlType, string> = { webhook: "URL de webhook", redirect_uri: "redirect_uri" };
+const URL_TYPE_LABELS: Record<ClientUrlType, string> = { webhook: "URL de webhook", redirect_uri: "URI de redirección" };
 
 /** What the reachability test of a webhook URL found, in words. */
 export function verificationText(verification: ClientUrlVerification): string {
@@ -52,9 +52,9 @@ function VerificationNote({ verification }: { verification: ClientUrlVerificatio
 
 const URL_FIELDS = ["url", "urlType", "validationToken"] as const;
 
-/** A refused address is about the URL field, whether the contract or the address check refused it. */
-function urlFieldError(error: ApiError | undefined): string | undefined {
-  return error?.fieldErrors.url ?? (error?.code === "WebhookUrlBlockedError" ? error.message : undefined);
+/** A refused address is about the URL field, whether the contract or the address check refused it: said there, once. */
+function refusedUrl(error: ApiError | undefined): ApiError | undefined {
+  return placedUnderField(error, "WebhookUrlBlockedError", "url");
 }
 
 function ClientUrlsSection() {
@@ -64,9 +64,14 @@ function ClientUrlsSection() {
       <h2 id="urls-title">URLs de la integración</h2>
       <p>
         La URL de webhook activa recibe los eventos: es la verificada más recientemente (respondió 2xx a la prueba). Una URL nueva que no responde queda
-        pendiente y los eventos siguen yendo a la activa hasta que una prueba le salga bien. Las demás URLs de webhook no reciben nada (eliminalas). Las
-        redirect_uri son las direcciones a las que vuelve la autorización de un comercio.
+        pendiente y los eventos siguen yendo a la activa hasta que una prueba le salga bien. Las demás URLs de webhook no reciben nada (eliminalas). Las URIs de
+        redirección (<span class="mono">redirect_uri</span>) son las direcciones a las que vuelve la autorización de un comercio.
       </p>
+      {sandboxRedirectUri && (
+        <p data-testid="sandbox-redirect-uri">
+          La integración que crea el Sandbox ya acepta la URI de redirección de prueba <span class="mono">{sandboxRedirectUri}</span> (no figura en esta lista).
+        </p>
+      )}
       <Loaded resource={listed} label="Cargando las URLs">
         {(list) => <ClientUrlsEditor registered={list.items} />}
       </Loaded>
@@ -98,11 +103,12 @@ function ClientUrlsEditor({ registered }: { registered: ClientUrl[] }) {
   const [url, setUrl] = useState("");
   const [urlType, setUrlType] = useState<ClientUrlType>("webhook");
   const [validationToken, setValidationToken] = useState("");
-  const create = useAction(() =>
+  const creation = useAction(() =>
     adminApi.clientUrls.createClientUrl({
       clientUrlCreate: { url: url.trim(), urlType, ...(validationToken.trim() ? { validationToken: validationToken.trim() } : {}) },
     }),
   );
+  const create = { ...creation, error: refusedUrl(creation.error) };
   const replace = (fresh: ClientUrl) => {
     setDeletedNotice(undefined);
     void changed((list) => list.map((item) => (item.clientUrlId === fresh.clientUrlId ? fresh : item)));
@@ -135,7 +141,7 @@ function ClientUrlsEditor({ registered }: { registered: ClientUrl[] }) {
         noValidate
         onSubmit={async (event) => {
           event.preventDefault();
-          const created = await create.run();
+          const created = await creation.run();
           if (created) {
             setDeletedNotice(undefined);
             void changed((list) => [...list, created]);
@@ -163,7 +169,7 @@ function ClientUrlsEditor({ registered }: { registered: ClientUrl[] }) {
           hint="https://…"
           value={url}
           onValue={setUrl}
-          error={urlFieldError(create.error)}
+          error={create.error?.fieldErrors.url}
         />
         <Field
           label="Token de validación (opcional)"
@@ -184,7 +190,7 @@ function ClientUrlsEditor({ registered }: { registered: ClientUrl[] }) {
 
 /** What deleting this URL does, said before it is done. */
 function deletionConsequence(clientUrl: ClientUrl, otherWebhooks: boolean): string {
-  if (clientUrl.data.urlType === "redirect_uri") return "La autorización de los comercios deja de aceptarla como redirect_uri.";
+  if (clientUrl.data.urlType === "redirect_uri") return "La autorización de los comercios deja de aceptarla como URI de redirección.";
   if (!clientUrl.receivesEvents) return "No recibe eventos: los eventos siguen yendo a la URL activa.";
   return otherWebhooks
     ? "Es la URL activa: los eventos pasan a la URL de webhook verificada más recientemente entre las que quedan."
@@ -207,12 +213,13 @@ function ClientUrlItem({
   const [url, setUrl] = useState(clientUrl.data.url);
   const [validationToken, setValidationToken] = useState("");
   const [tested, setTested] = useState<ClientUrlVerification | undefined>(undefined);
-  const update = useAction(() =>
+  const updating = useAction(() =>
     adminApi.clientUrls.updateClientUrl({
       clientUrlId: clientUrl.clientUrlId,
       clientUrlUpdate: { url: url.trim(), ...(validationToken.trim() ? { validationToken: validationToken.trim() } : {}) },
     }),
   );
+  const update = { ...updating, error: refusedUrl(updating.error) };
   const test = useAction(() => adminApi.clientUrls.testClientUrl({ clientUrlId: clientUrl.clientUrlId }));
   // 204: `true` says the call went through (a failure is `undefined`, with its error).
   const remove = useAction(async () => {
@@ -266,7 +273,7 @@ function ClientUrlItem({
           noValidate
           onSubmit={async (event) => {
             event.preventDefault();
-            const changed = await update.run();
+            const changed = await updating.run();
             if (changed) {
               setTested(undefined);
               setEditing(false);
@@ -276,7 +283,7 @@ function ClientUrlItem({
           }}
         >
           <ErrorAlert error={update.error} extra={update.error ? unplacedFieldErrors(update.error, URL_FIELDS) : []} />
-          <Field label="URL nueva" required type="url" name="url" autocomplete="off" value={url} onValue={setUrl} error={urlFieldError(update.error)} />
+          <Field label="URL nueva" required type="url" name="url" autocomplete="off" value={url} onValue={setUrl} error={update.error?.fieldErrors.url} />
           <Field
             label="Token de validación nuevo (opcional)"
             name="validationToken"

@@ -124,7 +124,7 @@ export const triggerCommands: Command[] = [
         charge = await chargeByReference(session, values.reference as string);
       } else {
         charge = await createCharge(session, {
-          description: `Transferencia sin conciliar (${reason})`,
+          description: `Pago sin imputar (${reason})`,
           payerCuil: reason === "no_cuil_match" ? PAYER.cuil : undefined,
         });
         if (reason === "canceled") await (await chargesApi(session)).cancelPaymentRequest({ referenceId: charge.referenceId });

@@ -31,7 +31,9 @@ export function ClientDetail({ integrationClientId }: { integrationClientId: str
               <dd>{found.companyName}</dd>
               <dt>Contacto</dt>
               <dd>{found.contactEmail}</dd>
-              <dt>clientId</dt>
+              <dt>
+                ID de cliente <span class="muted mono">(clientId)</span>
+              </dt>
               <dd class="mono">{found.providerClientId}</dd>
               <dt>Tipo</dt>
               <dd>{INTEGRATION_TYPE_LABELS[found.type]}</dd>

@@ -90,11 +90,11 @@ function CreateClient({ onCreated }: { onCreated: () => void }) {
     return (
       <section class="panel">
         <p>
-          Se creó <strong>{created.name}</strong> con el clientId <code class="mono">{created.providerClientId}</code>.
+          Se creó <strong>{created.name}</strong> con el ID de cliente (clientId) <code class="mono">{created.providerClientId}</code>.
         </p>
         <SecretOnce
           title="Secreto de la integración"
-          secrets={[{ label: "clientSecret", value: created.providerClientSecret }]}
+          secrets={[{ label: "Secreto del cliente", name: "clientSecret", value: created.providerClientSecret }]}
           onDone={() => setCreated(undefined)}
         />
       </section>
