@@ -42,3 +42,18 @@ export function formatDateTime(value: string): string {
 export function argentinaDay(value: string | Date): string {
   return dayKey.format(typeof value === "string" ? new Date(value) : value);
 }
+
+/**
+ * How far a clock is ahead of the real one, in words: `23 días y 10 h adelante`, `1 día adelante`,
+ * `45 min adelante`; 0: `En la hora real`. Seconds are left out.
+ */
+export function formatClockOffset(offsetSeconds: number): string {
+  const minutesAhead = Math.floor(offsetSeconds / 60);
+  if (minutesAhead <= 0) return "En la hora real";
+  const days = Math.floor(minutesAhead / 1440);
+  const hours = Math.floor((minutesAhead % 1440) / 60);
+  const minutes = minutesAhead % 60;
+  const parts = [days > 0 ? plural(days, "día", "días") : "", hours > 0 ? `${hours} h` : "", minutes > 0 ? `${minutes} min` : ""].filter(Boolean);
+  const said = parts.length > 1 ? `${parts.slice(0, -1).join(", ")} y ${parts.at(-1)}` : parts[0];
+  return `${said} adelante`;
+}

@@ -3,7 +3,7 @@
 // name per thing, the Sandbox's redirect URI shown, a refusal said once, no console error on a page that
 // has nothing to show yet, a header that fits a phone, and date inputs that hold the range shown.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Page } from "playwright-core";
+import type { Page, Request } from "playwright-core";
 import { launchBrowser, type TestBrowser } from "../../scripts/chromium.ts";
 import { sandboxIntegration } from "../helpers/sandbox-admin.ts";
 import { serviceForFile } from "../helpers/service.ts";
@@ -98,5 +98,27 @@ describe("details of the portal", { timeout: 90_000 }, () => {
     expect(await page.getByLabel("Desde").inputValue()).toBe(`${shown[3]}-${shown[2]}-${shown[1]}`);
     expect(await page.getByLabel("Hasta").inputValue()).toBe(`${shown[6]}-${shown[5]}-${shown[4]}`);
     await page.close();
+  });
+
+  // Last: it moves the Sandbox's clock, which the tests above read as today.
+  it("with the Sandbox's clock weeks ahead, 'Cobrado hoy' is the Sandbox's today and the clock card says the offset in days and hours", async () => {
+    const moved = await integration.admin.call("POST", "/my-integration/sandbox-clock", { advanceBy: "PT562H" });
+    expect(moved.status, JSON.stringify(moved.json)).toBe(200);
+    const clock = (await integration.admin.call("GET", "/my-integration/sandbox-clock")).json as { today: string };
+    const earningsAsked: URL[] = [];
+    const onRequest = (request: Request) => {
+      const url = new URL(request.url());
+      if (url.pathname.endsWith("/earnings")) earningsAsked.push(url);
+    };
+    browser.context.on("request", onRequest);
+    const { page: home } = await signedInPage("/");
+    await home.getByTestId("collected-today").waitFor();
+    browser.context.off("request", onRequest);
+    expect(earningsAsked.map((url) => [url.searchParams.get("startDate"), url.searchParams.get("endDate")])).toEqual([[clock.today, clock.today]]);
+
+    await home.getByRole("navigation", { name: "Secciones" }).getByRole("link", { name: "Sandbox" }).click();
+    await home.getByTestId("sandbox-offset").waitFor();
+    expect(await home.getByTestId("sandbox-offset").innerText()).toBe("23 días y 10 h adelante");
+    await home.close();
   });
 });

@@ -8,7 +8,7 @@ import { Field, SelectField } from "../components/field.tsx";
 import { ErrorAlert, Loaded, Notice } from "../components/feedback.tsx";
 import { SecretOnce } from "../components/secret-once.tsx";
 import { useAction, useResource } from "../components/use-resource.ts";
-import { formatDate, formatDateTime, formatMoney, plural } from "../format.ts";
+import { formatClockOffset, formatDate, formatDateTime, formatMoney } from "../format.ts";
 import { decimalText, parsePesos, parseWholeNumber } from "../input-parsing.ts";
 import { Link } from "../router.ts";
 import { UNMATCHED_REASON_LABELS } from "../status-labels.ts";
@@ -321,8 +321,8 @@ function SandboxClockSection() {
             <dd data-testid="sandbox-now">{formatDateTime(now.now)}</dd>
             <dt>Hoy</dt>
             <dd>{formatDate(now.today)}</dd>
-            <dt>Adelantado</dt>
-            <dd>{now.offsetSeconds === 0 ? "No" : plural(Math.round(now.offsetSeconds / 3600), "hora", "horas")}</dd>
+            <dt>Respecto de la hora real</dt>
+            <dd data-testid="sandbox-offset">{formatClockOffset(now.offsetSeconds)}</dd>
           </dl>
         )}
       </Loaded>
