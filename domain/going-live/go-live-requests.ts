@@ -189,10 +189,10 @@ export async function latestGoLiveRequest(db: Kysely<Database>, integrationClien
   return request;
 }
 
-/** The platform's queue: newest first, optionally only one status. */
+/** The platform's queue, or one integration's own requests: newest first, optionally only one status. */
 export async function listGoLiveRequests(
   db: Kysely<Database>,
-  filter: { status?: GoLiveRequestStatus },
+  filter: { status?: GoLiveRequestStatus; integrationClientId?: string },
   page: { limit: number; offset: number },
 ): Promise<{ items: GoLiveRequestView[]; total: number }> {
   let query = requestsQuery(db);
@@ -200,6 +200,10 @@ export async function listGoLiveRequests(
   if (filter.status) {
     query = query.where("r.status", "=", filter.status);
     count = count.where("status", "=", filter.status);
+  }
+  if (filter.integrationClientId) {
+    query = query.where("r.integration_client_id", "=", filter.integrationClientId);
+    count = count.where("integration_client_id", "=", filter.integrationClientId);
   }
   const [rows, total] = await Promise.all([
     query.orderBy("r.requested_at", "desc").orderBy("r.id").limit(page.limit).offset(page.offset).execute(),

@@ -727,7 +727,9 @@ export type paths = {
         };
         /**
          * Get the latest go-live request
-         * @description The integration's latest go-live request, with its review and its creation in Production. Sandbox only.
+         * @description The integration's latest go-live request, with its review and its creation in Production; 404
+         *     `GoLiveRequestNotFoundError` while the integration has never asked (to ask without an error, list
+         *     them: `GET /my-integration/go-live/requests?limit=1`). Sandbox only.
          */
         get: operations["getGoLiveRequest"];
         put?: never;
@@ -745,6 +747,28 @@ export type paths = {
          *     Production).
          */
         post: operations["requestGoLive"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/my-integration/go-live/requests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the integration's go-live requests
+         * @description The integration's go-live requests, newest first (the first is the one `GET /my-integration/go-live`
+         *     answers). While it has never asked the page is empty (200, `total` 0): "none yet" is not an error
+         *     here, so a page that shows the request can ask before one exists. Sandbox only.
+         */
+        get: operations["listMyGoLiveRequests"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -7384,6 +7408,85 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["GoLiveResult"];
+                };
+            };
+            /**
+             * @description 401 `UnauthorizedError`: the token is missing or sent in more than one `Authorization` header; not signed by
+             *     Cobro, of another issuer, altered, expired or not valid yet; its session was signed out; or it is not an
+             *     admin `idToken` (a merchant account's token and refresh tokens are refused).
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /** @description 403 `ForbiddenError` (the token is not an integration admin's), `PasswordChangeRequiredError` (the session was opened with a temporary password: change it first) or `SandboxOnlyError` (the operation exists only in the Sandbox; this is Production). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /** @description 500 `InternalServerError`: an internal error; quote the `id` to support. Safe to retry reads; after a write, read the resource again before retrying. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /**
+             * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
+             *     just now (a restart, a failover). Nothing was done; retry after the wait.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying (always sent with this code). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+        };
+    };
+    listMyGoLiveRequests: {
+        parameters: {
+            query?: {
+                /** @description Page size: 1 to 100, default 20. */
+                limit?: components["parameters"]["Cobro.Common.PageQuery.limit"];
+                /** @description Items to skip, default 0. */
+                offset?: components["parameters"]["Cobro.Common.PageQuery.offset"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GoLiveRequestPage"];
+                };
+            };
+            /** @description The request does not meet the contract: missing field, bad type or range, or a field not accepted. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
                 };
             };
             /**

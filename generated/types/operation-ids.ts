@@ -89,6 +89,7 @@ export const adminOperationIds = [
   "resendEvent",
   "requestGoLive",
   "getGoLiveRequest",
+  "listMyGoLiveRequests",
   "uploadLogo",
   "getMyIntegration",
   "createMessageCapRequest",

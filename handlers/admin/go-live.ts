@@ -82,6 +82,14 @@ export const getGoLiveRequest: Handler<"getGoLiveRequest"> = async ({ caller, se
   return { status: 200, body: requestView(await latestGoLiveRequest(services.db, admin.integrationClientId)) };
 };
 
+export const listMyGoLiveRequests: Handler<"listMyGoLiveRequests"> = async ({ caller, query, services }) => {
+  const admin = requireIntegrationAdmin(caller);
+  requireSandbox(services.config.serviceEnv, SANDBOX_ONLY);
+  const page = pageOf(query);
+  const { items, total } = await listRequests(services.db, { integrationClientId: admin.integrationClientId }, page);
+  return { status: 200, body: { items: items.map(requestView), total, ...page } };
+};
+
 export const listGoLiveRequests: Handler<"listGoLiveRequests"> = async ({ caller, query, services }) => {
   requirePlatformAdmin(caller);
   requireSandbox(services.config.serviceEnv, SANDBOX_ONLY);

@@ -26,7 +26,15 @@ import { listNotifications } from "./notifications.ts";
 import { exportEarningsCsv, getEarnings, getPlatformEarnings } from "./earnings.ts";
 import { createApiKeys, getApiKeys, replaceAllowedOrigins, rotateApiSecretKey } from "./api-keys.ts";
 import { listMerchantAccounts, provisionMerchantAccount } from "./merchant-accounts.ts";
-import { approveGoLiveRequest, getGoLiveRequest, listGoLiveRequests, provisionProductionClient, rejectGoLiveRequest, requestGoLive } from "./go-live.ts";
+import {
+  approveGoLiveRequest,
+  getGoLiveRequest,
+  listGoLiveRequests,
+  listMyGoLiveRequests,
+  provisionProductionClient,
+  rejectGoLiveRequest,
+  requestGoLive,
+} from "./go-live.ts";
 import {
   approveMessageCapRequest,
   createMessageCapRequest,
@@ -74,6 +82,7 @@ export const adminHandlers: HandlerMap<operations, AdminApiCaller> = {
   streamEvents,
   requestGoLive,
   getGoLiveRequest,
+  listMyGoLiveRequests,
   listGoLiveRequests,
   approveGoLiveRequest,
   rejectGoLiveRequest,

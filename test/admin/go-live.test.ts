@@ -237,8 +237,15 @@ describe("the go-live operations' errors", () => {
     expect(notUuid.status).toBe(400);
     expect(notUuid.json.code).toBe("ValidationError");
 
+    // Before asking: the latest request is 404, the integration's list is empty (200: a page can ask without an error).
+    expect((await admin.call("GET", "/my-integration/go-live")).json.code).toBe("GoLiveRequestNotFoundError");
+    expect(await admin.call("GET", "/my-integration/go-live/requests")).toMatchObject({ status: 200, json: { items: [], total: 0, limit: 20, offset: 0 } });
     const asked = await admin.call("POST", "/my-integration/go-live");
     expect(asked.json.status).toBe("in_review");
+    const mine = await admin.call("GET", "/my-integration/go-live/requests?limit=1");
+    expect(mine).toMatchObject({ status: 200, json: { items: [{ id: asked.json.id, status: "in_review" }], total: 1, limit: 1, offset: 0 } });
+    expect(mine.json.items[0]).toEqual((await admin.call("GET", "/my-integration/go-live")).json);
+    expect((await platform.call("GET", "/my-integration/go-live/requests")).status).toBe(403);
     // Asking again while in review repeats the check on the same request, not a second one.
     const again = await admin.call("POST", "/my-integration/go-live");
     expect(again.json).toMatchObject({ id: asked.json.id, status: "in_review" });

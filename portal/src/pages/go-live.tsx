@@ -1,6 +1,5 @@
 // Going live: the integration's latest request with the reasons of its review, and its creation in Production.
 import type { GoLiveProvisioning, GoLiveReason } from "@cobro/sdk/admin";
-import { httpStatusOf } from "@cobro/sdk/errors";
 import { adminApi } from "../api.ts";
 import { Empty, ErrorAlert, Loaded } from "../components/feedback.tsx";
 import { useAction, useResource } from "../components/use-resource.ts";
@@ -8,11 +7,9 @@ import { formatDateTime } from "../format.ts";
 import { GO_LIVE_STATUS_LABELS, PROVISIONING_STATUS_LABELS } from "../status-labels.ts";
 
 export function GoLive() {
-  // 404 is the answer while the integration has never asked: that is "no request yet", not an error.
-  const latest = useResource(
-    () => adminApi.goLive.getGoLiveRequest().catch((error: unknown) => (httpStatusOf(error) === 404 ? null : Promise.reject(error))),
-    [],
-  );
+  // The latest request is the first of the list, which is empty while the integration has never asked
+  // (asking for the latest one would be a 404, an error in the browser's console for "none yet").
+  const latest = useResource(async () => (await adminApi.goLive.listMyGoLiveRequests({ limit: 1 })).items[0] ?? null, []);
   const request = useAction(() => adminApi.goLive.requestGoLive());
   return (
     <>

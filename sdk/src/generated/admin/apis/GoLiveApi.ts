@@ -24,10 +24,31 @@ import {
     GoLiveRequestToJSON,
 } from '../models/GoLiveRequest.js';
 import {
+    type GoLiveRequestPage,
+    GoLiveRequestPageFromJSON,
+    GoLiveRequestPageToJSON,
+} from '../models/GoLiveRequestPage.js';
+import {
     type GoLiveResult,
     GoLiveResultFromJSON,
     GoLiveResultToJSON,
 } from '../models/GoLiveResult.js';
+import {
+    type ValidationErrorBody,
+    ValidationErrorBodyFromJSON,
+    ValidationErrorBodyToJSON,
+} from '../models/ValidationErrorBody.js';
+
+export interface ListMyGoLiveRequestsRequest {
+    /**
+     * Page size: 1 to 100, default 20.
+     */
+    limit?: number;
+    /**
+     * Items to skip, default 0.
+     */
+    offset?: number;
+}
 
 /**
  * 
@@ -62,7 +83,7 @@ export class GoLiveApi extends runtime.BaseAPI {
     }
 
     /**
-     * The integration\'s latest go-live request, with its review and its creation in Production. Sandbox only.
+     * The integration\'s latest go-live request, with its review and its creation in Production; 404 `GoLiveRequestNotFoundError` while the integration has never asked (to ask without an error, list them: `GET /my-integration/go-live/requests?limit=1`). Sandbox only.
      * Get the latest go-live request
      */
     async getGoLiveRequestRaw(initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<GoLiveRequest>> {
@@ -73,11 +94,66 @@ export class GoLiveApi extends runtime.BaseAPI {
     }
 
     /**
-     * The integration\'s latest go-live request, with its review and its creation in Production. Sandbox only.
+     * The integration\'s latest go-live request, with its review and its creation in Production; 404 `GoLiveRequestNotFoundError` while the integration has never asked (to ask without an error, list them: `GET /my-integration/go-live/requests?limit=1`). Sandbox only.
      * Get the latest go-live request
      */
     async getGoLiveRequest(initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<GoLiveRequest> {
         const response = await this.getGoLiveRequestRaw(initOverrides);
+        return await response.value();
+    }
+
+    /**
+     * Creates request options for listMyGoLiveRequests without sending the request
+     */
+    async listMyGoLiveRequestsRequestOpts(requestParameters: ListMyGoLiveRequestsRequest): Promise<runtime.RequestOpts> {
+        const queryParameters: any = {};
+
+        if (requestParameters['limit'] != null) {
+            queryParameters['limit'] = requestParameters['limit'];
+        }
+
+        if (requestParameters['offset'] != null) {
+            queryParameters['offset'] = requestParameters['offset'];
+        }
+
+        const headerParameters: runtime.HTTPHeaders = {};
+
+        if (this.configuration && this.configuration.accessToken) {
+            const token = this.configuration.accessToken;
+            const tokenString = await token("AdminBearer", []);
+
+            if (tokenString) {
+                headerParameters["Authorization"] = `Bearer ${tokenString}`;
+            }
+        }
+
+        let urlPath = `/my-integration/go-live/requests`;
+
+        return {
+            path: urlPath,
+            method: 'GET',
+            headers: headerParameters,
+            query: queryParameters,
+        };
+    }
+
+    /**
+     * The integration\'s go-live requests, newest first (the first is the one `GET /my-integration/go-live` answers). While it has never asked the page is empty (200, `total` 0): \"none yet\" is not an error here, so a page that shows the request can ask before one exists. Sandbox only.
+     * List the integration\'s go-live requests
+     */
+    async listMyGoLiveRequestsRaw(requestParameters: ListMyGoLiveRequestsRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<GoLiveRequestPage>> {
+        const requestOptions = await this.listMyGoLiveRequestsRequestOpts(requestParameters);
+        const response = await this.request(requestOptions, initOverrides);
+
+        return new runtime.JSONApiResponse(response, (jsonValue) => GoLiveRequestPageFromJSON(jsonValue));
+    }
+
+    /**
+     * The integration\'s go-live requests, newest first (the first is the one `GET /my-integration/go-live` answers). While it has never asked the page is empty (200, `total` 0): \"none yet\" is not an error here, so a page that shows the request can ask before one exists. Sandbox only.
+     * List the integration\'s go-live requests
+     */
+    async listMyGoLiveRequests(requestParameters: ListMyGoLiveRequestsRequest = {}, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<GoLiveRequestPage> {
+        const response = await this.listMyGoLiveRequestsRaw(requestParameters, initOverrides);
         return await response.value();
     }
 

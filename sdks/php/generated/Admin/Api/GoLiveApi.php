@@ -77,6 +77,9 @@ class GoLiveApi
         'getGoLiveRequest' => [
             'application/json',
         ],
+        'listMyGoLiveRequests' => [
+            'application/json',
+        ],
         'requestGoLive' => [
             'application/json',
         ],
@@ -389,6 +392,371 @@ class GoLiveApi
         $httpBody = '';
         $multipart = false;
 
+
+
+
+
+        $headers = $this->headerSelector->selectHeaders(
+            ['application/json', ],
+            $contentType,
+            $multipart
+        );
+
+        // for model (json/xml)
+        if (count($formParams) > 0) {
+            if ($multipart) {
+                $multipartContents = [];
+                foreach ($formParams as $formParamName => $formParamValue) {
+                    $formParamValueItems = is_array($formParamValue) ? $formParamValue : [$formParamValue];
+                    foreach ($formParamValueItems as $formParamValueItem) {
+                        $multipartContents[] = [
+                            'name' => $formParamName,
+                            'contents' => $formParamValueItem
+                        ];
+                    }
+                }
+                // for HTTP post (form)
+                $httpBody = new MultipartStream($multipartContents);
+
+            } elseif (stripos($headers['Content-Type'], 'application/json') !== false) {
+                # if Content-Type contains "application/json", json_encode the form parameters
+                try {
+                    $httpBody = json_encode($formParams, JSON_THROW_ON_ERROR);
+                } catch (\JsonException $e) {
+                    throw new \InvalidArgumentException('json_encode error: ' . $e->getMessage(), 0, $e);
+                }
+            } else {
+                // for HTTP post (form)
+                $httpBody = ObjectSerializer::buildQuery($formParams);
+            }
+        }
+
+        // this endpoint requires Bearer authentication (access token)
+        if (!empty($this->config->getAccessToken())) {
+            $headers['Authorization'] = 'Bearer ' . $this->config->getAccessToken();
+        }
+
+        $defaultHeaders = [];
+        if ($this->config->getUserAgent()) {
+            $defaultHeaders['User-Agent'] = $this->config->getUserAgent();
+        }
+
+        $headers = array_merge(
+            $defaultHeaders,
+            $headerParams,
+            $headers
+        );
+
+        $operationHost = $this->config->getHost();
+        $query = ObjectSerializer::buildQuery($queryParams);
+        return new Request(
+            'GET',
+            $operationHost . $resourcePath . ($query ? "?{$query}" : ''),
+            $headers,
+            $httpBody
+        );
+    }
+
+    /**
+     * Operation listMyGoLiveRequests
+     *
+     * List the integration&#39;s go-live requests
+     *
+     * @param  int|null $limit Page size: 1 to 100, default 20. (optional, default to 20)
+     * @param  int|null $offset Items to skip, default 0. (optional, default to 0)
+     * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['listMyGoLiveRequests'] to see the possible values for this operation
+     *
+     * @throws \Cobro\Sdk\Exception\CobroApiException on a non-2xx answer or none (the subclass of its status) or if the response body is not in the expected format
+     * @throws \InvalidArgumentException
+     * @return \Cobro\Sdk\Generated\Admin\Model\GoLiveRequestPage|\Cobro\Sdk\Generated\Admin\Model\ValidationErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody
+     */
+    public function listMyGoLiveRequests($limit = 20, $offset = 0, string $contentType = self::contentTypes['listMyGoLiveRequests'][0])
+    {
+        list($response) = $this->listMyGoLiveRequestsWithHttpInfo($limit, $offset, $contentType);
+        return $response;
+    }
+
+    /**
+     * Operation listMyGoLiveRequestsWithHttpInfo
+     *
+     * List the integration&#39;s go-live requests
+     *
+     * @param  int|null $limit Page size: 1 to 100, default 20. (optional, default to 20)
+     * @param  int|null $offset Items to skip, default 0. (optional, default to 0)
+     * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['listMyGoLiveRequests'] to see the possible values for this operation
+     *
+     * @throws \Cobro\Sdk\Exception\CobroApiException on a non-2xx answer or none (the subclass of its status) or if the response body is not in the expected format
+     * @throws \InvalidArgumentException
+     * @return array of \Cobro\Sdk\Generated\Admin\Model\GoLiveRequestPage|\Cobro\Sdk\Generated\Admin\Model\ValidationErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody, HTTP status code, HTTP response headers (array of strings)
+     */
+    public function listMyGoLiveRequestsWithHttpInfo($limit = 20, $offset = 0, string $contentType = self::contentTypes['listMyGoLiveRequests'][0])
+    {
+        $request = $this->listMyGoLiveRequestsRequest($limit, $offset, $contentType);
+
+        try {
+            $options = $this->createHttpClientOption();
+            try {
+                $response = $this->client->send($request, $options);
+            } catch (RequestException $e) {
+                throw new ApiException(
+                    "[{$e->getCode()}] {$e->getMessage()}",
+                    (int) $e->getCode(),
+                    $e->getResponse() ? $e->getResponse()->getHeaders() : null,
+                    $e->getResponse() ? (string) $e->getResponse()->getBody() : null
+                );
+            } catch (ConnectException $e) {
+                throw new ApiException(
+                    "[{$e->getCode()}] {$e->getMessage()}",
+                    (int) $e->getCode(),
+                    null,
+                    null
+                );
+            }
+
+            $statusCode = $response->getStatusCode();
+
+
+            switch($statusCode) {
+                case 200:
+                    return $this->handleResponseWithDataType(
+                        '\Cobro\Sdk\Generated\Admin\Model\GoLiveRequestPage',
+                        $request,
+                        $response,
+                    );
+                case 400:
+                    return $this->handleResponseWithDataType(
+                        '\Cobro\Sdk\Generated\Admin\Model\ValidationErrorBody',
+                        $request,
+                        $response,
+                    );
+                case 401:
+                    return $this->handleResponseWithDataType(
+                        '\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody',
+                        $request,
+                        $response,
+                    );
+                case 403:
+                    return $this->handleResponseWithDataType(
+                        '\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody',
+                        $request,
+                        $response,
+                    );
+                case 500:
+                    return $this->handleResponseWithDataType(
+                        '\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody',
+                        $request,
+                        $response,
+                    );
+                case 503:
+                    return $this->handleResponseWithDataType(
+                        '\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody',
+                        $request,
+                        $response,
+                    );
+            }
+
+            
+
+            if ($statusCode < 200 || $statusCode > 299) {
+                throw new ApiException(
+                    sprintf(
+                        '[%d] Error connecting to the API (%s)',
+                        $statusCode,
+                        (string) $request->getUri()
+                    ),
+                    $statusCode,
+                    $response->getHeaders(),
+                    (string) $response->getBody()
+                );
+            }
+
+            return $this->handleResponseWithDataType(
+                '\Cobro\Sdk\Generated\Admin\Model\GoLiveRequestPage',
+                $request,
+                $response,
+            );
+        } catch (ApiException $e) {
+            switch ($e->getCode()) {
+                case 200:
+                    $data = ObjectSerializer::deserialize(
+                        $e->getResponseBody(),
+                        '\Cobro\Sdk\Generated\Admin\Model\GoLiveRequestPage',
+                        $e->getResponseHeaders()
+                    );
+                    $e->setResponseObject($data);
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
+                case 400:
+                    $data = ObjectSerializer::deserialize(
+                        $e->getResponseBody(),
+                        '\Cobro\Sdk\Generated\Admin\Model\ValidationErrorBody',
+                        $e->getResponseHeaders()
+                    );
+                    $e->setResponseObject($data);
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
+                case 401:
+                    $data = ObjectSerializer::deserialize(
+                        $e->getResponseBody(),
+                        '\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody',
+                        $e->getResponseHeaders()
+                    );
+                    $e->setResponseObject($data);
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
+                case 403:
+                    $data = ObjectSerializer::deserialize(
+                        $e->getResponseBody(),
+                        '\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody',
+                        $e->getResponseHeaders()
+                    );
+                    $e->setResponseObject($data);
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
+                case 500:
+                    $data = ObjectSerializer::deserialize(
+                        $e->getResponseBody(),
+                        '\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody',
+                        $e->getResponseHeaders()
+                    );
+                    $e->setResponseObject($data);
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
+                case 503:
+                    $data = ObjectSerializer::deserialize(
+                        $e->getResponseBody(),
+                        '\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody',
+                        $e->getResponseHeaders()
+                    );
+                    $e->setResponseObject($data);
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
+            }
+        
+
+            throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
+        }
+    }
+
+    /**
+     * Operation listMyGoLiveRequestsAsync
+     *
+     * List the integration&#39;s go-live requests
+     *
+     * @param  int|null $limit Page size: 1 to 100, default 20. (optional, default to 20)
+     * @param  int|null $offset Items to skip, default 0. (optional, default to 0)
+     * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['listMyGoLiveRequests'] to see the possible values for this operation
+     *
+     * @throws \InvalidArgumentException
+     * @return \GuzzleHttp\Promise\PromiseInterface
+     */
+    public function listMyGoLiveRequestsAsync($limit = 20, $offset = 0, string $contentType = self::contentTypes['listMyGoLiveRequests'][0])
+    {
+        return $this->listMyGoLiveRequestsAsyncWithHttpInfo($limit, $offset, $contentType)
+            ->then(
+                function ($response) {
+                    return $response[0];
+                }
+            );
+    }
+
+    /**
+     * Operation listMyGoLiveRequestsAsyncWithHttpInfo
+     *
+     * List the integration&#39;s go-live requests
+     *
+     * @param  int|null $limit Page size: 1 to 100, default 20. (optional, default to 20)
+     * @param  int|null $offset Items to skip, default 0. (optional, default to 0)
+     * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['listMyGoLiveRequests'] to see the possible values for this operation
+     *
+     * @throws \InvalidArgumentException
+     * @return \GuzzleHttp\Promise\PromiseInterface
+     */
+    public function listMyGoLiveRequestsAsyncWithHttpInfo($limit = 20, $offset = 0, string $contentType = self::contentTypes['listMyGoLiveRequests'][0])
+    {
+        $returnType = '\Cobro\Sdk\Generated\Admin\Model\GoLiveRequestPage';
+        $request = $this->listMyGoLiveRequestsRequest($limit, $offset, $contentType);
+
+        return $this->client
+            ->sendAsync($request, $this->createHttpClientOption())
+            ->then(
+                function ($response) use ($returnType) {
+                    if ($returnType === '\SplFileObject') {
+                        $content = $response->getBody(); //stream goes to serializer
+                    } else {
+                        $content = (string) $response->getBody();
+                        if ($returnType !== 'string') {
+                            $content = json_decode($content);
+                        }
+                    }
+
+                    return [
+                        ObjectSerializer::deserialize($content, $returnType, []),
+                        $response->getStatusCode(),
+                        $response->getHeaders()
+                    ];
+                },
+                function ($exception) {
+                    $response = $exception->getResponse();
+                    $statusCode = $response->getStatusCode();
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException(new ApiException(
+                        sprintf(
+                            '[%d] Error connecting to the API (%s)',
+                            $statusCode,
+                            $exception->getRequest()->getUri()
+                        ),
+                        $statusCode,
+                        $response->getHeaders(),
+                        (string) $response->getBody()
+                    ));
+                }
+            );
+    }
+
+    /**
+     * Create request for operation 'listMyGoLiveRequests'
+     *
+     * @param  int|null $limit Page size: 1 to 100, default 20. (optional, default to 20)
+     * @param  int|null $offset Items to skip, default 0. (optional, default to 0)
+     * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['listMyGoLiveRequests'] to see the possible values for this operation
+     *
+     * @throws \InvalidArgumentException
+     * @return \GuzzleHttp\Psr7\Request
+     */
+    public function listMyGoLiveRequestsRequest($limit = 20, $offset = 0, string $contentType = self::contentTypes['listMyGoLiveRequests'][0])
+    {
+
+        if ($limit !== null && $limit > 100) {
+            throw new \InvalidArgumentException('invalid value for "$limit" when calling GoLiveApi.listMyGoLiveRequests, must be smaller than or equal to 100.');
+        }
+        if ($limit !== null && $limit < 1) {
+            throw new \InvalidArgumentException('invalid value for "$limit" when calling GoLiveApi.listMyGoLiveRequests, must be bigger than or equal to 1.');
+        }
+        
+        if ($offset !== null && $offset < 0) {
+            throw new \InvalidArgumentException('invalid value for "$offset" when calling GoLiveApi.listMyGoLiveRequests, must be bigger than or equal to 0.');
+        }
+        
+
+        $resourcePath = '/my-integration/go-live/requests';
+        $formParams = [];
+        $queryParams = [];
+        $headerParams = [];
+        $httpBody = '';
+        $multipart = false;
+
+        // query params
+        $queryParams = array_merge($queryParams, ObjectSerializer::toQueryValue(
+            $limit,
+            'limit', // param base name
+            'integer', // openApiType
+            'form', // style
+            true, // explode
+            false // required
+        ) ?? []);
+        // query params
+        $queryParams = array_merge($queryParams, ObjectSerializer::toQueryValue(
+            $offset,
+            'offset', // param base name
+            'integer', // openApiType
+            'form', // style
+            true, // explode
+            false // required
+        ) ?? []);
 
 
 

@@ -15,7 +15,11 @@ from pydantic import validate_call, Field, StrictFloat, StrictStr, StrictInt
 from typing import Any, Dict, List, Optional, Tuple, Union
 from typing_extensions import Annotated
 
+from pydantic import Field
+from typing import Optional
+from typing_extensions import Annotated
 from cobro_sdk.generated.admin.models.go_live_request import GoLiveRequest
+from cobro_sdk.generated.admin.models.go_live_request_page import GoLiveRequestPage
 from cobro_sdk.generated.admin.models.go_live_result import GoLiveResult
 
 from cobro_sdk.generated.admin.api_client import ApiClient, RequestSerialized
@@ -54,7 +58,7 @@ class GoLiveApi:
     ) -> GoLiveRequest:
         """Get the latest go-live request
 
-        The integration's latest go-live request, with its review and its creation in Production. Sandbox only.
+        The integration's latest go-live request, with its review and its creation in Production; 404 `GoLiveRequestNotFoundError` while the integration has never asked (to ask without an error, list them: `GET /my-integration/go-live/requests?limit=1`). Sandbox only.
 
         :param _request_timeout: timeout setting for this request. If one
                                  number provided, it will be total request
@@ -122,7 +126,7 @@ class GoLiveApi:
     ) -> ApiResponse[GoLiveRequest]:
         """Get the latest go-live request
 
-        The integration's latest go-live request, with its review and its creation in Production. Sandbox only.
+        The integration's latest go-live request, with its review and its creation in Production; 404 `GoLiveRequestNotFoundError` while the integration has never asked (to ask without an error, list them: `GET /my-integration/go-live/requests?limit=1`). Sandbox only.
 
         :param _request_timeout: timeout setting for this request. If one
                                  number provided, it will be total request
@@ -190,7 +194,7 @@ class GoLiveApi:
     ) -> RESTResponseType:
         """Get the latest go-live request
 
-        The integration's latest go-live request, with its review and its creation in Production. Sandbox only.
+        The integration's latest go-live request, with its review and its creation in Production; 404 `GoLiveRequestNotFoundError` while the integration has never asked (to ask without an error, list them: `GET /my-integration/go-live/requests?limit=1`). Sandbox only.
 
         :param _request_timeout: timeout setting for this request. If one
                                  number provided, it will be total request
@@ -282,6 +286,301 @@ class GoLiveApi:
         return self.api_client.param_serialize(
             method='GET',
             resource_path='/my-integration/go-live',
+            path_params=_path_params,
+            query_params=_query_params,
+            header_params=_header_params,
+            body=_body_params,
+            post_params=_form_params,
+            files=_files,
+            auth_settings=_auth_settings,
+            collection_formats=_collection_formats,
+            _host=_host,
+            _request_auth=_request_auth
+        )
+
+
+
+
+    @validate_call
+    def list_my_go_live_requests(
+        self,
+        limit: Annotated[Optional[Annotated[int, Field(le=100, strict=True, ge=1)]], Field(description="Page size: 1 to 100, default 20.")] = None,
+        offset: Annotated[Optional[Annotated[int, Field(strict=True, ge=0)]], Field(description="Items to skip, default 0.")] = None,
+        _request_timeout: Union[
+            None,
+            Annotated[StrictFloat, Field(gt=0)],
+            Tuple[
+                Annotated[StrictFloat, Field(gt=0)],
+                Annotated[StrictFloat, Field(gt=0)]
+            ]
+        ] = None,
+        _request_auth: Optional[Dict[StrictStr, Any]] = None,
+        _content_type: Optional[StrictStr] = None,
+        _headers: Optional[Dict[StrictStr, Any]] = None,
+        _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
+    ) -> GoLiveRequestPage:
+        """List the integration's go-live requests
+
+        The integration's go-live requests, newest first (the first is the one `GET /my-integration/go-live` answers). While it has never asked the page is empty (200, `total` 0): \"none yet\" is not an error here, so a page that shows the request can ask before one exists. Sandbox only.
+
+        :param limit: Page size: 1 to 100, default 20.
+        :type limit: int
+        :param offset: Items to skip, default 0.
+        :type offset: int
+        :param _request_timeout: timeout setting for this request. If one
+                                 number provided, it will be total request
+                                 timeout. It can also be a pair (tuple) of
+                                 (connection, read) timeouts.
+        :type _request_timeout: int, tuple(int, int), optional
+        :param _request_auth: set to override the auth_settings for an a single
+                              request; this effectively ignores the
+                              authentication in the spec for a single request.
+        :type _request_auth: dict, optional
+        :param _content_type: force content-type for the request.
+        :type _content_type: str, Optional
+        :param _headers: set to override the headers for a single
+                         request; this effectively ignores the headers
+                         in the spec for a single request.
+        :type _headers: dict, optional
+        :param _host_index: set to override the host_index for a single
+                            request; this effectively ignores the host_index
+                            in the spec for a single request.
+        :type _host_index: int, optional
+        :return: Returns the result object.
+        """ # noqa: E501
+
+        _param = self._list_my_go_live_requests_serialize(
+            limit=limit,
+            offset=offset,
+            _request_auth=_request_auth,
+            _content_type=_content_type,
+            _headers=_headers,
+            _host_index=_host_index
+        )
+
+        _response_types_map: Dict[str, Optional[str]] = {
+            '200': "GoLiveRequestPage",
+            '400': "ValidationErrorBody",
+            '401': "AdminErrorBody",
+            '403': "AdminErrorBody",
+            '500': "AdminErrorBody",
+            '503': "AdminErrorBody",
+        }
+        response_data = self.api_client.call_api(
+            *_param,
+            _request_timeout=_request_timeout
+        )
+        response_data.read()
+        return self.api_client.response_deserialize(
+            response_data=response_data,
+            response_types_map=_response_types_map,
+        ).data
+
+
+    @validate_call
+    def list_my_go_live_requests_with_http_info(
+        self,
+        limit: Annotated[Optional[Annotated[int, Field(le=100, strict=True, ge=1)]], Field(description="Page size: 1 to 100, default 20.")] = None,
+        offset: Annotated[Optional[Annotated[int, Field(strict=True, ge=0)]], Field(description="Items to skip, default 0.")] = None,
+        _request_timeout: Union[
+            None,
+            Annotated[StrictFloat, Field(gt=0)],
+            Tuple[
+                Annotated[StrictFloat, Field(gt=0)],
+                Annotated[StrictFloat, Field(gt=0)]
+            ]
+        ] = None,
+        _request_auth: Optional[Dict[StrictStr, Any]] = None,
+        _content_type: Optional[StrictStr] = None,
+        _headers: Optional[Dict[StrictStr, Any]] = None,
+        _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
+    ) -> ApiResponse[GoLiveRequestPage]:
+        """List the integration's go-live requests
+
+        The integration's go-live requests, newest first (the first is the one `GET /my-integration/go-live` answers). While it has never asked the page is empty (200, `total` 0): \"none yet\" is not an error here, so a page that shows the request can ask before one exists. Sandbox only.
+
+        :param limit: Page size: 1 to 100, default 20.
+        :type limit: int
+        :param offset: Items to skip, default 0.
+        :type offset: int
+        :param _request_timeout: timeout setting for this request. If one
+                                 number provided, it will be total request
+                                 timeout. It can also be a pair (tuple) of
+                                 (connection, read) timeouts.
+        :type _request_timeout: int, tuple(int, int), optional
+        :param _request_auth: set to override the auth_settings for an a single
+                              request; this effectively ignores the
+                              authentication in the spec for a single request.
+        :type _request_auth: dict, optional
+        :param _content_type: force content-type for the request.
+        :type _content_type: str, Optional
+        :param _headers: set to override the headers for a single
+                         request; this effectively ignores the headers
+                         in the spec for a single request.
+        :type _headers: dict, optional
+        :param _host_index: set to override the host_index for a single
+                            request; this effectively ignores the host_index
+                            in the spec for a single request.
+        :type _host_index: int, optional
+        :return: Returns the result object.
+        """ # noqa: E501
+
+        _param = self._list_my_go_live_requests_serialize(
+            limit=limit,
+            offset=offset,
+            _request_auth=_request_auth,
+            _content_type=_content_type,
+            _headers=_headers,
+            _host_index=_host_index
+        )
+
+        _response_types_map: Dict[str, Optional[str]] = {
+            '200': "GoLiveRequestPage",
+            '400': "ValidationErrorBody",
+            '401': "AdminErrorBody",
+            '403': "AdminErrorBody",
+            '500': "AdminErrorBody",
+            '503': "AdminErrorBody",
+        }
+        response_data = self.api_client.call_api(
+            *_param,
+            _request_timeout=_request_timeout
+        )
+        response_data.read()
+        return self.api_client.response_deserialize(
+            response_data=response_data,
+            response_types_map=_response_types_map,
+        )
+
+
+    @validate_call
+    def list_my_go_live_requests_without_preload_content(
+        self,
+        limit: Annotated[Optional[Annotated[int, Field(le=100, strict=True, ge=1)]], Field(description="Page size: 1 to 100, default 20.")] = None,
+        offset: Annotated[Optional[Annotated[int, Field(strict=True, ge=0)]], Field(description="Items to skip, default 0.")] = None,
+        _request_timeout: Union[
+            None,
+            Annotated[StrictFloat, Field(gt=0)],
+            Tuple[
+                Annotated[StrictFloat, Field(gt=0)],
+                Annotated[StrictFloat, Field(gt=0)]
+            ]
+        ] = None,
+        _request_auth: Optional[Dict[StrictStr, Any]] = None,
+        _content_type: Optional[StrictStr] = None,
+        _headers: Optional[Dict[StrictStr, Any]] = None,
+        _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
+    ) -> RESTResponseType:
+        """List the integration's go-live requests
+
+        The integration's go-live requests, newest first (the first is the one `GET /my-integration/go-live` answers). While it has never asked the page is empty (200, `total` 0): \"none yet\" is not an error here, so a page that shows the request can ask before one exists. Sandbox only.
+
+        :param limit: Page size: 1 to 100, default 20.
+        :type limit: int
+        :param offset: Items to skip, default 0.
+        :type offset: int
+        :param _request_timeout: timeout setting for this request. If one
+                                 number provided, it will be total request
+                                 timeout. It can also be a pair (tuple) of
+                                 (connection, read) timeouts.
+        :type _request_timeout: int, tuple(int, int), optional
+        :param _request_auth: set to override the auth_settings for an a single
+                              request; this effectively ignores the
+                              authentication in the spec for a single request.
+        :type _request_auth: dict, optional
+        :param _content_type: force content-type for the request.
+        :type _content_type: str, Optional
+        :param _headers: set to override the headers for a single
+                         request; this effectively ignores the headers
+                         in the spec for a single request.
+        :type _headers: dict, optional
+        :param _host_index: set to override the host_index for a single
+                            request; this effectively ignores the host_index
+                            in the spec for a single request.
+        :type _host_index: int, optional
+        :return: Returns the result object.
+        """ # noqa: E501
+
+        _param = self._list_my_go_live_requests_serialize(
+            limit=limit,
+            offset=offset,
+            _request_auth=_request_auth,
+            _content_type=_content_type,
+            _headers=_headers,
+            _host_index=_host_index
+        )
+
+        _response_types_map: Dict[str, Optional[str]] = {
+            '200': "GoLiveRequestPage",
+            '400': "ValidationErrorBody",
+            '401': "AdminErrorBody",
+            '403': "AdminErrorBody",
+            '500': "AdminErrorBody",
+            '503': "AdminErrorBody",
+        }
+        response_data = self.api_client.call_api(
+            *_param,
+            _request_timeout=_request_timeout
+        )
+        return response_data.response
+
+
+    def _list_my_go_live_requests_serialize(
+        self,
+        limit,
+        offset,
+        _request_auth,
+        _content_type,
+        _headers,
+        _host_index,
+    ) -> RequestSerialized:
+
+        _host = None
+
+        _collection_formats: Dict[str, str] = {
+        }
+
+        _path_params: Dict[str, str] = {}
+        _query_params: List[Tuple[str, str]] = []
+        _header_params: Dict[str, Optional[str]] = _headers or {}
+        _form_params: List[Tuple[str, str]] = []
+        _files: Dict[
+            str, Union[str, bytes, List[str], List[bytes], List[Tuple[str, bytes]]]
+        ] = {}
+        _body_params: Optional[bytes] = None
+
+        # process the path parameters
+        # process the query parameters
+        if limit is not None:
+            
+            _query_params.append(('limit', limit))
+            
+        if offset is not None:
+            
+            _query_params.append(('offset', offset))
+            
+        # process the header parameters
+        # process the form parameters
+        # process the body parameter
+
+
+        # set the HTTP header `Accept`
+        if 'Accept' not in _header_params:
+            _header_params['Accept'] = self.api_client.select_header_accept(
+                [
+                    'application/json'
+                ]
+            )
+
+
+        # authentication setting
+        _auth_settings: List[str] = [
+            'AdminBearer'
+        ]
+
+        return self.api_client.param_serialize(
+            method='GET',
+            resource_path='/my-integration/go-live/requests',
             path_params=_path_params,
             query_params=_query_params,
             header_params=_header_params,
