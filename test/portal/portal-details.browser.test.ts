@@ -7,19 +7,22 @@ import type { Page, Request } from "playwright-core";
 import { launchBrowser, type TestBrowser } from "../../scripts/chromium.ts";
 import { sandboxIntegration } from "../helpers/sandbox-admin.ts";
 import { serviceForFile } from "../helpers/service.ts";
+import { startWebhookReceiver, type WebhookReceiver } from "../helpers/webhook-receiver.ts";
 import { watchPage, type WatchedPage } from "./watch-page.ts";
 
 const t = serviceForFile({ env: { COBRO_AUTH_URL: "", COBRO_ALLOW_LOOPBACK_URLS: "true" }, parts: ["integration", "auth", "admin"] });
 let browser: TestBrowser;
 let integration: Awaited<ReturnType<typeof sandboxIntegration>>;
+let receiver: WebhookReceiver;
 
 beforeAll(async () => {
-  browser = await launchBrowser();
+  [browser, receiver] = await Promise.all([launchBrowser(), startWebhookReceiver()]);
   integration = await sandboxIntegration(t);
 }, 60_000);
 
 afterAll(async () => {
   await browser?.close();
+  await receiver?.close();
 });
 
 /** A new tab signed in as the integration admin, on `path`. */
@@ -87,6 +90,33 @@ describe("details of the portal", { timeout: 90_000 }, () => {
     const refusal = "Esa URL no se acepta: apunta a una red interna o no usa https.";
     await page.getByText(refusal).first().waitFor();
     expect(await page.getByText(refusal).count()).toBe(1);
+    await page.close();
+  });
+
+  it("a new webhook URL that fails its test is pending, the working one stays active, and a passing test makes it active", async () => {
+    const { page } = await signedInPage("/webhooks");
+    await page.getByRole("heading", { name: "Webhooks", level: 1 }).waitFor();
+    const register = async (url: string) => {
+      await page.getByLabel("URL", { exact: true }).fill(url);
+      await page.getByRole("button", { name: "Registrar la URL" }).click();
+      const item = page.getByRole("listitem", { name: url });
+      await item.locator("[data-verification]").waitFor();
+      return item;
+    };
+    const working = await register(receiver.url("/details-working"));
+    await expect.poll(() => working.getByTestId("receives-events").count()).toBe(1);
+
+    receiver.answerNext({ status: 500 });
+    const failing = await register(receiver.url("/details-new"));
+    expect(await failing.locator("[data-verification]").getAttribute("data-verification")).toBe("non_2xx");
+    await expect.poll(() => failing.getByTestId("pending").count()).toBe(1);
+    expect(await failing.getByTestId("receives-events").count()).toBe(0);
+    expect(await working.getByTestId("receives-events").count()).toBe(1);
+
+    await failing.getByRole("button", { name: "Probar" }).click();
+    await expect.poll(() => failing.getByTestId("receives-events").count()).toBe(1);
+    expect(await working.getByTestId("receives-events").count()).toBe(0);
+    expect(await failing.getByTestId("pending").count()).toBe(0);
     await page.close();
   });
 

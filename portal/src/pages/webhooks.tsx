@@ -227,6 +227,9 @@ function ClientUrlItem({
     return true;
   });
   const verification = tested ?? clientUrl.verification;
+  // Registered or changed here, its test failed, and the events stay with the active URL: pending until a test passes.
+  const pending =
+    clientUrl.data.urlType === "webhook" && !clientUrl.receivesEvents && clientUrl.verification !== undefined && clientUrl.verification.status !== "ok";
   return (
     <li class="url-item" aria-label={clientUrl.data.url}>
       <div class="url-line">
@@ -238,12 +241,27 @@ function ClientUrlItem({
             Activa: recibe los eventos
           </span>
         )}
+        {pending && (
+          <span class="badge" data-testid="pending">
+            Pendiente: recibe los eventos cuando una prueba responda 2xx
+          </span>
+        )}
       </div>
       {verification && <VerificationNote verification={verification} />}
       <ErrorAlert error={test.error} />
       <div>
         {clientUrl.data.urlType === "webhook" && (
-          <button type="button" class="button-secondary" disabled={test.busy} onClick={async () => setTested((await test.run())?.verification)}>
+          <button
+            type="button"
+            class="button-secondary"
+            disabled={test.busy}
+            onClick={async () => {
+              const result = (await test.run())?.verification;
+              setTested(result);
+              // A pending URL that passes takes the events: the list says which URL is active now.
+              if (result?.status === "ok" && !clientUrl.receivesEvents) onChanged({ ...clientUrl, verification: result });
+            }}
+          >
             Probar
           </button>
         )}
