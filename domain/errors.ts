@@ -41,6 +41,8 @@ export const ERROR_CATALOG = {
   InvalidRequestError: { status: 400, shape: "general" },
   InvalidClientError: { status: 401, shape: "general" },
   InvalidGrantError: { status: 400, shape: "general" },
+  // A refresh that asks for a scope the grant does not have (RFC 6749 §6).
+  InvalidScopeError: { status: 400, shape: "general" },
   AdminSessionEndedError: { status: 401, shape: "general" },
   InvalidCredentialsError: { status: 401, shape: "general" },
   IntegrationSetupError: { status: 500, shape: "general" },

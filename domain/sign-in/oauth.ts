@@ -331,7 +331,7 @@ export async function refreshIdToken(
   clock: Clock,
   throttle: CredentialThrottle,
   tokens: TokenService,
-  input: { clientId: string; clientSecret: string; clientAddress: string; refreshToken: string },
+  input: { clientId: string; clientSecret: string; clientAddress: string; refreshToken: string; scope?: string },
 ): Promise<{ idToken: string; tokenType: "Bearer"; expiresIn: number; scope: string }> {
   const client = await authenticateClient(db, clock, throttle, input);
   const grant = await db
@@ -344,14 +344,28 @@ export async function refreshIdToken(
     throw invalidGrant("The refresh token is revoked, expired or invalid: the merchant must authorize again");
   }
   if (grant.status !== "active") throw invalidGrant(`The merchant account is ${grant.status}: no new idToken while it is not active`);
+  const scope = refreshedScope(grant.scope, input.scope);
   const idToken = await tokens.issueMerchantToken({
     merchantAccountId: grant.merchant_id,
     providerClientId: client.provider_client_id,
     grantId: grant.id,
-    scope: grant.scope,
+    scope,
     email: grant.email,
   });
-  return { idToken, tokenType: "Bearer", expiresIn: ID_TOKEN_SECONDS, scope: grant.scope };
+  return { idToken, tokenType: "Bearer", expiresIn: ID_TOKEN_SECONDS, scope };
+}
+
+/**
+ * RFC 6749 §6: a refresh may ask for the scope granted or less (a client resends the scope it asked for),
+ * never more; without one, the scope granted.
+ */
+function refreshedScope(granted: string, requested: string | undefined): string {
+  const asked = requested?.trim().split(/\s+/).filter(Boolean) ?? [];
+  if (asked.length === 0) return granted;
+  const grantedScopes = granted.split(/\s+/);
+  const beyond = asked.filter((scope) => !grantedScopes.includes(scope));
+  if (beyond.length > 0) throw new DomainError("InvalidScopeError", `Scope not granted to this refresh token: ${beyond.join(" ")}`);
+  return grantedScopes.filter((scope) => asked.includes(scope)).join(" ");
 }
 
 /**

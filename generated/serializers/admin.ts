@@ -48,7 +48,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_124#"
+      // "__fjs_merged_145#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -666,12 +666,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous1 (obj) {
-      // "__fjs_merged_126#/properties/items"
+      // "__fjs_merged_147#/properties/items"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_126#/properties/items' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_147#/properties/items' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -689,7 +689,7 @@ return json + JSON_STR_END_OBJECT
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_126#"
+      // "__fjs_merged_147#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -956,12 +956,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous1 (obj) {
-      // "__fjs_merged_131#/properties/validationDetails"
+      // "__fjs_merged_152#/properties/validationDetails"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_131#/properties/validationDetails' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_152#/properties/validationDetails' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -979,7 +979,7 @@ return json + JSON_STR_END_OBJECT
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_131#"
+      // "__fjs_merged_152#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -1118,7 +1118,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_134#"
+      // "__fjs_merged_155#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -1424,12 +1424,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous2 (obj) {
-      // "__fjs_merged_136#/properties/items"
+      // "__fjs_merged_157#/properties/items"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_136#/properties/items' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_157#/properties/items' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -1447,7 +1447,7 @@ return json + JSON_STR_END_OBJECT
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_136#"
+      // "__fjs_merged_157#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -1970,12 +1970,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous1 (obj) {
-      // "__fjs_merged_142#/properties/items"
+      // "__fjs_merged_163#/properties/items"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_142#/properties/items' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_163#/properties/items' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -1993,7 +1993,7 @@ return json + JSON_STR_END_OBJECT
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_142#"
+      // "__fjs_merged_163#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -2150,12 +2150,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous1 (obj) {
-      // "__fjs_merged_146#/properties/reasons"
+      // "__fjs_merged_167#/properties/reasons"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_146#/properties/reasons' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_167#/properties/reasons' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -2296,7 +2296,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_146#"
+      // "__fjs_merged_167#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -2541,7 +2541,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_150#"
+      // "__fjs_merged_171#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -2870,12 +2870,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous1 (obj) {
-      // "__fjs_merged_152#/properties/items"
+      // "__fjs_merged_173#/properties/items"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_152#/properties/items' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_173#/properties/items' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -2893,7 +2893,7 @@ return json + JSON_STR_END_OBJECT
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_152#"
+      // "__fjs_merged_173#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -3187,7 +3187,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_156#"
+      // "__fjs_merged_177#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -3544,12 +3544,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous1 (obj) {
-      // "__fjs_merged_160#/properties/items"
+      // "__fjs_merged_181#/properties/items"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_160#/properties/items' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_181#/properties/items' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -3567,7 +3567,7 @@ return json + JSON_STR_END_OBJECT
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_160#"
+      // "__fjs_merged_181#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -3664,7 +3664,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_164#"
+      // "__fjs_merged_185#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -3975,7 +3975,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_168#"
+      // "__fjs_merged_189#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -4093,12 +4093,12 @@ const asInteger = serializer.asInteger.bind(serializer)
   
     
     function anonymous1 (obj) {
-      // "__fjs_merged_171#/properties/scopes"
+      // "__fjs_merged_192#/properties/scopes"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_171#/properties/scopes' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_192#/properties/scopes' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -4149,12 +4149,12 @@ const asInteger = serializer.asInteger.bind(serializer)
     }
 
     function anonymous2 (obj) {
-      // "__fjs_merged_171#/properties/logoutUrls"
+      // "__fjs_merged_192#/properties/logoutUrls"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_171#/properties/logoutUrls' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_192#/properties/logoutUrls' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -4204,7 +4204,7 @@ const asInteger = serializer.asInteger.bind(serializer)
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_171#"
+      // "__fjs_merged_192#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -5105,12 +5105,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous1 (obj) {
-      // "__fjs_merged_174#/properties/items"
+      // "__fjs_merged_195#/properties/items"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_174#/properties/items' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_195#/properties/items' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -5128,7 +5128,7 @@ return json + JSON_STR_END_OBJECT
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_174#"
+      // "__fjs_merged_195#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -5226,12 +5226,12 @@ const asInteger = serializer.asInteger.bind(serializer)
   
     
     function anonymous1 (obj) {
-      // "__fjs_merged_177#/properties/scopes"
+      // "__fjs_merged_198#/properties/scopes"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_177#/properties/scopes' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_198#/properties/scopes' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -5282,12 +5282,12 @@ const asInteger = serializer.asInteger.bind(serializer)
     }
 
     function anonymous2 (obj) {
-      // "__fjs_merged_177#/properties/logoutUrls"
+      // "__fjs_merged_198#/properties/logoutUrls"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_177#/properties/logoutUrls' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_198#/properties/logoutUrls' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -5337,7 +5337,7 @@ const asInteger = serializer.asInteger.bind(serializer)
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_177#"
+      // "__fjs_merged_198#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -5679,12 +5679,12 @@ const asInteger = serializer.asInteger.bind(serializer)
   
     
     function anonymous1 (obj) {
-      // "__fjs_merged_180#/properties/scopes"
+      // "__fjs_merged_201#/properties/scopes"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_180#/properties/scopes' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_201#/properties/scopes' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -5735,12 +5735,12 @@ const asInteger = serializer.asInteger.bind(serializer)
     }
 
     function anonymous2 (obj) {
-      // "__fjs_merged_180#/properties/logoutUrls"
+      // "__fjs_merged_201#/properties/logoutUrls"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_180#/properties/logoutUrls' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_201#/properties/logoutUrls' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -5845,7 +5845,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_180#"
+      // "__fjs_merged_201#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -6192,7 +6192,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_183#"
+      // "__fjs_merged_204#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -6299,7 +6299,7 @@ const module = { exports: undefined };
   const validator = (() => {
         const validators = {}
         const exports = validators
-        "use strict";exports["__fjs_root_184#/anyOf/0"] = validate5;const schema1 = {"type":"object","required":["code","message","id","validationDetails"],"properties":{"code":{"type":["string","object"],"enum":["ValidationError"],"fjs_type":"string"},"message":{"type":["string","object"],"fjs_type":"string"},"id":{"type":["string","object"],"fjs_type":"string"},"validationDetails":{"type":"array","items":{"$ref":"#/components/schemas/ValidationDetail"},"description":"Every field that failed, in the order found."}},"additionalProperties":false,"description":"A request that does not meet the contract. `message` repeats the first detail."};const schema2 = {"type":"object","required":["field","message","rule"],"properties":{"field":{"type":["string","object"],"description":"JSON path of the field, dot-separated (`customer.phoneNumber.number`, `dueDates[1]`); `body` for the whole body.","fjs_type":"string"},"message":{"type":["string","object"],"description":"What is wrong with it (English, for developers: decide by `rule`, never by this text).","fjs_type":"string"},"rule":{"allOf":[{"$ref":"#/components/schemas/ValidationRule"}],"description":"Which rule the field broke."},"limit":{"type":"number","format":"double","description":"The rule's bound: a length, a count, a number, a count of decimals or of days."},"format":{"type":["string","object"],"description":"With `format`: the format the text must have.","fjs_type":"string"},"fields":{"type":"array","items":{"type":["string","object"],"fjs_type":"string"},"description":"With `exactlyOneOf`: the alternatives; with `dateOrder`: the field it is compared with."}},"additionalProperties":false,"description":"One field that failed validation."};const schema3 = {"type":["string","object"],"enum":["required","notAccepted","type","enum","minLength","maxLength","minItems","maxItems","minProperties","maxProperties","minimum","exclusiveMinimum","maximum","exclusiveMaximum","decimals","multipleOf","pattern","format","exactlyOneOf","blank","https","url","taxDocument","dateOrder","outOfRange","nulCharacter","malformed","invalid"],"description":"The rule a field broke, for a program to act on and for a screen to word in its own language (with\n`limit`, `format` and `fields`); `message` is an English sentence for a developer's log, not to parse.","fjs_type":"string"};const formats0 = require("ajv-formats/dist/formats").fullFormats.double;function validate2(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if((((data.field === undefined) && (missing0 = "field")) || ((data.message === undefined) && (missing0 = "message"))) || ((data.rule === undefined) && (missing0 = "rule"))){validate2.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {const _errs1 = errors;for(const key0 in data){if(!((((((key0 === "field") || (key0 === "message")) || (key0 === "rule")) || (key0 === "limit")) || (key0 === "format")) || (key0 === "fields"))){validate2.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.field !== undefined){let data0 = data.field;const _errs2 = errors;if((typeof data0 !== "string") && (!(data0 && typeof data0 == "object" && !Array.isArray(data0)))){validate2.errors = [{instancePath:instancePath+"/field",schemaPath:"#/properties/field/type",keyword:"type",params:{type: schema2.properties.field.type},message:"must be string,object"}];return false;}if(errors === _errs2){if(data0 && typeof data0 == "object" && !Array.isArray(data0)){if(!data0 || typeof data0.toJSON !== "function"){validate2.errors = [{instancePath:instancePath+"/field",schemaPath:"#/properties/field/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs2 === errors;}else {var valid0 = true;}if(valid0){if(data.message !== undefined){let data1 = data.message;const _errs4 = errors;if((typeof data1 !== "string") && (!(data1 && typeof data1 == "object" && !Array.isArray(data1)))){validate2.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: schema2.properties.message.type},message:"must be string,object"}];return false;}if(errors === _errs4){if(data1 && typeof data1 == "object" && !Array.isArray(data1)){if(!data1 || typeof data1.toJSON !== "function"){validate2.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs4 === errors;}else {var valid0 = true;}if(valid0){if(data.rule !== undefined){let data2 = data.rule;const _errs6 = errors;const _errs8 = errors;if((typeof data2 !== "string") && (!(data2 && typeof data2 == "object" && !Array.isArray(data2)))){validate2.errors = [{instancePath:instancePath+"/rule",schemaPath:"#/components/schemas/ValidationRule/type",keyword:"type",params:{type: schema3.type},message:"must be string,object"}];return false;}if(!((((((((((((((((((((((((((((data2 === "required") || (data2 === "notAccepted")) || (data2 === "type")) || (data2 === "enum")) || (data2 === "minLength")) || (data2 === "maxLength")) || (data2 === "minItems")) || (data2 === "maxItems")) || (data2 === "minProperties")) || (data2 === "maxProperties")) || (data2 === "minimum")) || (data2 === "exclusiveMinimum")) || (data2 === "maximum")) || (data2 === "exclusiveMaximum")) || (data2 === "decimals")) || (data2 === "multipleOf")) || (data2 === "pattern")) || (data2 === "format")) || (data2 === "exactlyOneOf")) || (data2 === "blank")) || (data2 === "https")) || (data2 === "url")) || (data2 === "taxDocument")) || (data2 === "dateOrder")) || (data2 === "outOfRange")) || (data2 === "nulCharacter")) || (data2 === "malformed")) || (data2 === "invalid"))){validate2.errors = [{instancePath:instancePath+"/rule",schemaPath:"#/components/schemas/ValidationRule/enum",keyword:"enum",params:{allowedValues: schema3.enum},message:"must be equal to one of the allowed values"}];return false;}if(errors === _errs8){if(data2 && typeof data2 == "object" && !Array.isArray(data2)){if(!data2 || typeof data2.toJSON !== "function"){validate2.errors = [{instancePath:instancePath+"/rule",schemaPath:"#/components/schemas/ValidationRule/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs6 === errors;}else {var valid0 = true;}if(valid0){if(data.limit !== undefined){let data3 = data.limit;const _errs10 = errors;if(errors === _errs10){if((typeof data3 == "number") && (isFinite(data3))){if(!(formats0.validate(data3))){validate2.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/format",keyword:"format",params:{format: "double"},message:"must match format \""+"double"+"\""}];return false;}}else {validate2.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "number"},message:"must be number"}];return false;}}var valid0 = _errs10 === errors;}else {var valid0 = true;}if(valid0){if(data.format !== undefined){let data4 = data.format;const _errs12 = errors;if((typeof data4 !== "string") && (!(data4 && typeof data4 == "object" && !Array.isArray(data4)))){validate2.errors = [{instancePath:instancePath+"/format",schemaPath:"#/properties/format/type",keyword:"type",params:{type: schema2.properties.format.type},message:"must be string,object"}];return false;}if(errors === _errs12){if(data4 && typeof data4 == "object" && !Array.isArray(data4)){if(!data4 || typeof data4.toJSON !== "function"){validate2.errors = [{instancePath:instancePath+"/format",schemaPath:"#/properties/format/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs12 === errors;}else {var valid0 = true;}if(valid0){if(data.fields !== undefined){let data5 = data.fields;const _errs14 = errors;if(errors === _errs14){if(Array.isArray(data5)){var valid3 = true;const len0 = data5.length;for(let i0=0; i0<len0; i0++){let data6 = data5[i0];const _errs16 = errors;if((typeof data6 !== "string") && (!(data6 && typeof data6 == "object" && !Array.isArray(data6)))){validate2.errors = [{instancePath:instancePath+"/fields/" + i0,schemaPath:"#/properties/fields/items/type",keyword:"type",params:{type: schema2.properties.fields.items.type},message:"must be string,object"}];return false;}if(errors === _errs16){if(data6 && typeof data6 == "object" && !Array.isArray(data6)){if(!data6 || typeof data6.toJSON !== "function"){validate2.errors = [{instancePath:instancePath+"/fields/" + i0,schemaPath:"#/properties/fields/items/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid3 = _errs16 === errors;if(!valid3){break;}}}else {validate2.errors = [{instancePath:instancePath+"/fields",schemaPath:"#/properties/fields/type",keyword:"type",params:{type: "array"},message:"must be array"}];return false;}}var valid0 = _errs14 === errors;}else {var valid0 = true;}}}}}}}}}else {validate2.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate2.errors = vErrors;return errors === 0;}function validate5(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if(((((data.code === undefined) && (missing0 = "code")) || ((data.message === undefined) && (missing0 = "message"))) || ((data.id === undefined) && (missing0 = "id"))) || ((data.validationDetails === undefined) && (missing0 = "validationDetails"))){validate5.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {const _errs1 = errors;for(const key0 in data){if(!((((key0 === "code") || (key0 === "message")) || (key0 === "id")) || (key0 === "validationDetails"))){validate5.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.code !== undefined){let data0 = data.code;const _errs2 = errors;if((typeof data0 !== "string") && (!(data0 && typeof data0 == "object" && !Array.isArray(data0)))){validate5.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: schema1.properties.code.type},message:"must be string,object"}];return false;}if(!(data0 === "ValidationError")){validate5.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/enum",keyword:"enum",params:{allowedValues: schema1.properties.code.enum},message:"must be equal to one of the allowed values"}];return false;}if(errors === _errs2){if(data0 && typeof data0 == "object" && !Array.isArray(data0)){if(!data0 || typeof data0.toJSON !== "function"){validate5.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs2 === errors;}else {var valid0 = true;}if(valid0){if(data.message !== undefined){let data1 = data.message;const _errs4 = errors;if((typeof data1 !== "string") && (!(data1 && typeof data1 == "object" && !Array.isArray(data1)))){validate5.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: schema1.properties.message.type},message:"must be string,object"}];return false;}if(errors === _errs4){if(data1 && typeof data1 == "object" && !Array.isArray(data1)){if(!data1 || typeof data1.toJSON !== "function"){validate5.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs4 === errors;}else {var valid0 = true;}if(valid0){if(data.id !== undefined){let data2 = data.id;const _errs6 = errors;if((typeof data2 !== "string") && (!(data2 && typeof data2 == "object" && !Array.isArray(data2)))){validate5.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: schema1.properties.id.type},message:"must be string,object"}];return false;}if(errors === _errs6){if(data2 && typeof data2 == "object" && !Array.isArray(data2)){if(!data2 || typeof data2.toJSON !== "function"){validate5.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs6 === errors;}else {var valid0 = true;}if(valid0){if(data.validationDetails !== undefined){let data3 = data.validationDetails;const _errs8 = errors;if(errors === _errs8){if(Array.isArray(data3)){var valid1 = true;const len0 = data3.length;for(let i0=0; i0<len0; i0++){const _errs10 = errors;if(!(validate2(data3[i0], {instancePath:instancePath+"/validationDetails/" + i0,parentData:data3,parentDataProperty:i0,rootData}))){vErrors = vErrors === null ? validate2.errors : vErrors.concat(validate2.errors);errors = vErrors.length;}var valid1 = _errs10 === errors;if(!valid1){break;}}}else {validate5.errors = [{instancePath:instancePath+"/validationDetails",schemaPath:"#/properties/validationDetails/type",keyword:"type",params:{type: "array"},message:"must be array"}];return false;}}var valid0 = _errs8 === errors;}else {var valid0 = true;}}}}}}}else {validate5.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate5.errors = vErrors;return errors === 0;}exports["__fjs_root_184#/anyOf/1"] = validate7;const schema4 = {"type":"object","required":["code","message","id"],"properties":{"code":{"type":["string","object"],"description":"Machine-readable error code.","fjs_type":"string"},"message":{"type":["string","object"],"description":"Human-readable explanation (English). Do not parse it.","fjs_type":"string"},"id":{"type":["string","object"],"description":"Identifier of this occurrence, also written to the service log; quote it to support.","fjs_type":"string"},"cause":{"type":["string","object"],"description":"A further explanation of what caused the error, when one is known.","fjs_type":"string"}},"additionalProperties":false,"description":"The general error body of the Admin API: as the general body, with an optional `cause`."};function validate7(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if((((data.code === undefined) && (missing0 = "code")) || ((data.message === undefined) && (missing0 = "message"))) || ((data.id === undefined) && (missing0 = "id"))){validate7.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {const _errs1 = errors;for(const key0 in data){if(!((((key0 === "code") || (key0 === "message")) || (key0 === "id")) || (key0 === "cause"))){validate7.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.code !== undefined){let data0 = data.code;const _errs2 = errors;if((typeof data0 !== "string") && (!(data0 && typeof data0 == "object" && !Array.isArray(data0)))){validate7.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: schema4.properties.code.type},message:"must be string,object"}];return false;}if(errors === _errs2){if(data0 && typeof data0 == "object" && !Array.isArray(data0)){if(!data0 || typeof data0.toJSON !== "function"){validate7.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs2 === errors;}else {var valid0 = true;}if(valid0){if(data.message !== undefined){let data1 = data.message;const _errs4 = errors;if((typeof data1 !== "string") && (!(data1 && typeof data1 == "object" && !Array.isArray(data1)))){validate7.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: schema4.properties.message.type},message:"must be string,object"}];return false;}if(errors === _errs4){if(data1 && typeof data1 == "object" && !Array.isArray(data1)){if(!data1 || typeof data1.toJSON !== "function"){validate7.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs4 === errors;}else {var valid0 = true;}if(valid0){if(data.id !== undefined){let data2 = data.id;const _errs6 = errors;if((typeof data2 !== "string") && (!(data2 && typeof data2 == "object" && !Array.isArray(data2)))){validate7.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: schema4.properties.id.type},message:"must be string,object"}];return false;}if(errors === _errs6){if(data2 && typeof data2 == "object" && !Array.isArray(data2)){if(!data2 || typeof data2.toJSON !== "function"){validate7.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs6 === errors;}else {var valid0 = true;}if(valid0){if(data.cause !== undefined){let data3 = data.cause;const _errs8 = errors;if((typeof data3 !== "string") && (!(data3 && typeof data3 == "object" && !Array.isArray(data3)))){validate7.errors = [{instancePath:instancePath+"/cause",schemaPath:"#/properties/cause/type",keyword:"type",params:{type: schema4.properties.cause.type},message:"must be string,object"}];return false;}if(errors === _errs8){if(data3 && typeof data3 == "object" && !Array.isArray(data3)){if(!data3 || typeof data3.toJSON !== "function"){validate7.errors = [{instancePath:instancePath+"/cause",schemaPath:"#/properties/cause/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs8 === errors;}else {var valid0 = true;}}}}}}}else {validate7.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate7.errors = vErrors;return errors === 0;}exports["__fjs_root_184#/anyOf/2"] = validate8;const schema7 = {"type":"object","required":["code","message","id","validationDetails"],"properties":{"code":{"type":["string","object"],"enum":["ValidationError"],"fjs_type":"string"},"message":{"type":["string","object"],"fjs_type":"string"},"id":{"type":["string","object"],"fjs_type":"string"},"validationDetails":{"type":"array","items":{"type":"object","required":["field","message","rule"],"properties":{"field":{"type":["string","object"],"description":"JSON path of the field, dot-separated (`customer.phoneNumber.number`, `dueDates[1]`); `body` for the whole body.","fjs_type":"string"},"message":{"type":["string","object"],"description":"What is wrong with it (English, for developers: decide by `rule`, never by this text).","fjs_type":"string"},"rule":{"allOf":[{"type":["string","object"],"enum":["required","notAccepted","type","enum","minLength","maxLength","minItems","maxItems","minProperties","maxProperties","minimum","exclusiveMinimum","maximum","exclusiveMaximum","decimals","multipleOf","pattern","format","exactlyOneOf","blank","https","url","taxDocument","dateOrder","outOfRange","nulCharacter","malformed","invalid"],"description":"The rule a field broke, for a program to act on and for a screen to word in its own language (with\n`limit`, `format` and `fields`); `message` is an English sentence for a developer's log, not to parse.","fjs_type":"string"}],"description":"Which rule the field broke."},"limit":{"type":"number","format":"double","description":"The rule's bound: a length, a count, a number, a count of decimals or of days."},"format":{"type":["string","object"],"description":"With `format`: the format the text must have.","fjs_type":"string"},"fields":{"type":"array","items":{"type":["string","object"],"fjs_type":"string"},"description":"With `exactlyOneOf`: the alternatives; with `dateOrder`: the field it is compared with."}},"description":"One field that failed validation."},"description":"Every field that failed, in the order found."}},"description":"A request that does not meet the contract. `message` repeats the first detail."};function validate8(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if(((((data.code === undefined) && (missing0 = "code")) || ((data.message === undefined) && (missing0 = "message"))) || ((data.id === undefined) && (missing0 = "id"))) || ((data.validationDetails === undefined) && (missing0 = "validationDetails"))){validate8.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {if(data.code !== undefined){let data0 = data.code;const _errs1 = errors;if((typeof data0 !== "string") && (!(data0 && typeof data0 == "object" && !Array.isArray(data0)))){validate8.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: schema7.properties.code.type},message:"must be string,object"}];return false;}if(!(data0 === "ValidationError")){validate8.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/enum",keyword:"enum",params:{allowedValues: schema7.properties.code.enum},message:"must be equal to one of the allowed values"}];return false;}if(errors === _errs1){if(data0 && typeof data0 == "object" && !Array.isArray(data0)){if(!data0 || typeof data0.toJSON !== "function"){validate8.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs1 === errors;}else {var valid0 = true;}if(valid0){if(data.message !== undefined){let data1 = data.message;const _errs3 = errors;if((typeof data1 !== "string") && (!(data1 && typeof data1 == "object" && !Array.isArray(data1)))){validate8.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: schema7.properties.message.type},message:"must be string,object"}];return false;}if(errors === _errs3){if(data1 && typeof data1 == "object" && !Array.isArray(data1)){if(!data1 || typeof data1.toJSON !== "function"){validate8.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs3 === errors;}else {var valid0 = true;}if(valid0){if(data.id !== undefined){let data2 = data.id;const _errs5 = errors;if((typeof data2 !== "string") && (!(data2 && typeof data2 == "object" && !Array.isArray(data2)))){validate8.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: schema7.properties.id.type},message:"must be string,object"}];return false;}if(errors === _errs5){if(data2 && typeof data2 == "object" && !Array.isArray(data2)){if(!data2 || typeof data2.toJSON !== "function"){validate8.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs5 === errors;}else {var valid0 = true;}if(valid0){if(data.validationDetails !== undefined){let data3 = data.validationDetails;const _errs7 = errors;if(errors === _errs7){if(Array.isArray(data3)){var valid1 = true;const len0 = data3.length;for(let i0=0; i0<len0; i0++){let data4 = data3[i0];const _errs9 = errors;if(errors === _errs9){if(data4 && typeof data4 == "object" && !Array.isArray(data4)){let missing1;if((((data4.field === undefined) && (missing1 = "field")) || ((data4.message === undefined) && (missing1 = "message"))) || ((data4.rule === undefined) && (missing1 = "rule"))){validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0,schemaPath:"#/properties/validationDetails/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];return false;}else {if(data4.field !== undefined){let data5 = data4.field;const _errs11 = errors;if((typeof data5 !== "string") && (!(data5 && typeof data5 == "object" && !Array.isArray(data5)))){validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/field",schemaPath:"#/properties/validationDetails/items/properties/field/type",keyword:"type",params:{type: schema7.properties.validationDetails.items.properties.field.type},message:"must be string,object"}];return false;}if(errors === _errs11){if(data5 && typeof data5 == "object" && !Array.isArray(data5)){if(!data5 || typeof data5.toJSON !== "function"){validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/field",schemaPath:"#/properties/validationDetails/items/properties/field/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid2 = _errs11 === errors;}else {var valid2 = true;}if(valid2){if(data4.message !== undefined){let data6 = data4.message;const _errs13 = errors;if((typeof data6 !== "string") && (!(data6 && typeof data6 == "object" && !Array.isArray(data6)))){validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/message",schemaPath:"#/properties/validationDetails/items/properties/message/type",keyword:"type",params:{type: schema7.properties.validationDetails.items.properties.message.type},message:"must be string,object"}];return false;}if(errors === _errs13){if(data6 && typeof data6 == "object" && !Array.isArray(data6)){if(!data6 || typeof data6.toJSON !== "function"){validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/message",schemaPath:"#/properties/validationDetails/items/properties/message/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid2 = _errs13 === errors;}else {var valid2 = true;}if(valid2){if(data4.rule !== undefined){let data7 = data4.rule;const _errs15 = errors;const _errs16 = errors;if((typeof data7 !== "string") && (!(data7 && typeof data7 == "object" && !Array.isArray(data7)))){validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/rule",schemaPath:"#/properties/validationDetails/items/properties/rule/allOf/0/type",keyword:"type",params:{type: schema7.properties.validationDetails.items.properties.rule.allOf[0].type},message:"must be string,object"}];return false;}if(!((((((((((((((((((((((((((((data7 === "required") || (data7 === "notAccepted")) || (data7 === "type")) || (data7 === "enum")) || (data7 === "minLength")) || (data7 === "maxLength")) || (data7 === "minItems")) || (data7 === "maxItems")) || (data7 === "minProperties")) || (data7 === "maxProperties")) || (data7 === "minimum")) || (data7 === "exclusiveMinimum")) || (data7 === "maximum")) || (data7 === "exclusiveMaximum")) || (data7 === "decimals")) || (data7 === "multipleOf")) || (data7 === "pattern")) || (data7 === "format")) || (data7 === "exactlyOneOf")) || (data7 === "blank")) || (data7 === "https")) || (data7 === "url")) || (data7 === "taxDocument")) || (data7 === "dateOrder")) || (data7 === "outOfRange")) || (data7 === "nulCharacter")) || (data7 === "malformed")) || (data7 === "invalid"))){validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/rule",schemaPath:"#/properties/validationDetails/items/properties/rule/allOf/0/enum",keyword:"enum",params:{allowedValues: schema7.properties.validationDetails.items.properties.rule.allOf[0].enum},message:"must be equal to one of the allowed values"}];return false;}if(errors === _errs16){if(data7 && typeof data7 == "object" && !Array.isArray(data7)){if(!data7 || typeof data7.toJSON !== "function"){validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/rule",schemaPath:"#/properties/validationDetails/items/properties/rule/allOf/0/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid2 = _errs15 === errors;}else {var valid2 = true;}if(valid2){if(data4.limit !== undefined){let data8 = data4.limit;const _errs18 = errors;if(errors === _errs18){if((typeof data8 == "number") && (isFinite(data8))){if(!(formats0.validate(data8))){validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/limit",schemaPath:"#/properties/validationDetails/items/properties/limit/format",keyword:"format",params:{format: "double"},message:"must match format \""+"double"+"\""}];return false;}}else {validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/limit",schemaPath:"#/properties/validationDetails/items/properties/limit/type",keyword:"type",params:{type: "number"},message:"must be number"}];return false;}}var valid2 = _errs18 === errors;}else {var valid2 = true;}if(valid2){if(data4.format !== undefined){let data9 = data4.format;const _errs20 = errors;if((typeof data9 !== "string") && (!(data9 && typeof data9 == "object" && !Array.isArray(data9)))){validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/format",schemaPath:"#/properties/validationDetails/items/properties/format/type",keyword:"type",params:{type: schema7.properties.validationDetails.items.properties.format.type},message:"must be string,object"}];return false;}if(errors === _errs20){if(data9 && typeof data9 == "object" && !Array.isArray(data9)){if(!data9 || typeof data9.toJSON !== "function"){validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/format",schemaPath:"#/properties/validationDetails/items/properties/format/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid2 = _errs20 === errors;}else {var valid2 = true;}if(valid2){if(data4.fields !== undefined){let data10 = data4.fields;const _errs22 = errors;if(errors === _errs22){if(Array.isArray(data10)){var valid4 = true;const len1 = data10.length;for(let i1=0; i1<len1; i1++){let data11 = data10[i1];const _errs24 = errors;if((typeof data11 !== "string") && (!(data11 && typeof data11 == "object" && !Array.isArray(data11)))){validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/fields/" + i1,schemaPath:"#/properties/validationDetails/items/properties/fields/items/type",keyword:"type",params:{type: schema7.properties.validationDetails.items.properties.fields.items.type},message:"must be string,object"}];return false;}if(errors === _errs24){if(data11 && typeof data11 == "object" && !Array.isArray(data11)){if(!data11 || typeof data11.toJSON !== "function"){validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/fields/" + i1,schemaPath:"#/properties/validationDetails/items/properties/fields/items/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid4 = _errs24 === errors;if(!valid4){break;}}}else {validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/fields",schemaPath:"#/properties/validationDetails/items/properties/fields/type",keyword:"type",params:{type: "array"},message:"must be array"}];return false;}}var valid2 = _errs22 === errors;}else {var valid2 = true;}}}}}}}}else {validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0,schemaPath:"#/properties/validationDetails/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}var valid1 = _errs9 === errors;if(!valid1){break;}}}else {validate8.errors = [{instancePath:instancePath+"/validationDetails",schemaPath:"#/properties/validationDetails/type",keyword:"type",params:{type: "array"},message:"must be array"}];return false;}}var valid0 = _errs7 === errors;}else {var valid0 = true;}}}}}}else {validate8.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate8.errors = vErrors;return errors === 0;}exports["__fjs_root_184#/anyOf/3"] = validate9;const schema8 = {"type":"object","required":["code","message","id"],"properties":{"code":{"type":["string","object"],"description":"Machine-readable error code.","fjs_type":"string"},"message":{"type":["string","object"],"description":"Human-readable explanation (English). Do not parse it.","fjs_type":"string"},"id":{"type":["string","object"],"description":"Identifier of this occurrence, also written to the service log; quote it to support.","fjs_type":"string"},"cause":{"type":["string","object"],"description":"A further explanation of what caused the error, when one is known.","fjs_type":"string"}},"description":"The general error body of the Admin API: as the general body, with an optional `cause`."};function validate9(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if((((data.code === undefined) && (missing0 = "code")) || ((data.message === undefined) && (missing0 = "message"))) || ((data.id === undefined) && (missing0 = "id"))){validate9.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {if(data.code !== undefined){let data0 = data.code;const _errs1 = errors;if((typeof data0 !== "string") && (!(data0 && typeof data0 == "object" && !Array.isArray(data0)))){validate9.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: schema8.properties.code.type},message:"must be string,object"}];return false;}if(errors === _errs1){if(data0 && typeof data0 == "object" && !Array.isArray(data0)){if(!data0 || typeof data0.toJSON !== "function"){validate9.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs1 === errors;}else {var valid0 = true;}if(valid0){if(data.message !== undefined){let data1 = data.message;const _errs3 = errors;if((typeof data1 !== "string") && (!(data1 && typeof data1 == "object" && !Array.isArray(data1)))){validate9.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: schema8.properties.message.type},message:"must be string,object"}];return false;}if(errors === _errs3){if(data1 && typeof data1 == "object" && !Array.isArray(data1)){if(!data1 || typeof data1.toJSON !== "function"){validate9.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs3 === errors;}else {var valid0 = true;}if(valid0){if(data.id !== undefined){let data2 = data.id;const _errs5 = errors;if((typeof data2 !== "string") && (!(data2 && typeof data2 == "object" && !Array.isArray(data2)))){validate9.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: schema8.properties.id.type},message:"must be string,object"}];return false;}if(errors === _errs5){if(data2 && typeof data2 == "object" && !Array.isArray(data2)){if(!data2 || typeof data2.toJSON !== "function"){validate9.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs5 === errors;}else {var valid0 = true;}if(valid0){if(data.cause !== undefined){let data3 = data.cause;const _errs7 = errors;if((typeof data3 !== "string") && (!(data3 && typeof data3 == "object" && !Array.isArray(data3)))){validate9.errors = [{instancePath:instancePath+"/cause",schemaPath:"#/properties/cause/type",keyword:"type",params:{type: schema8.properties.cause.type},message:"must be string,object"}];return false;}if(errors === _errs7){if(data3 && typeof data3 == "object" && !Array.isArray(data3)){if(!data3 || typeof data3.toJSON !== "function"){validate9.errors = [{instancePath:instancePath+"/cause",schemaPath:"#/properties/cause/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs7 === errors;}else {var valid0 = true;}}}}}}else {validate9.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate9.errors = vErrors;return errors === 0;}
+        "use strict";exports["__fjs_root_205#/anyOf/0"] = validate5;const schema1 = {"type":"object","required":["code","message","id","validationDetails"],"properties":{"code":{"type":["string","object"],"enum":["ValidationError"],"fjs_type":"string"},"message":{"type":["string","object"],"fjs_type":"string"},"id":{"type":["string","object"],"fjs_type":"string"},"validationDetails":{"type":"array","items":{"$ref":"#/components/schemas/ValidationDetail"},"description":"Every field that failed, in the order found."}},"additionalProperties":false,"description":"A request that does not meet the contract. `message` repeats the first detail."};const schema2 = {"type":"object","required":["field","message","rule"],"properties":{"field":{"type":["string","object"],"description":"JSON path of the field, dot-separated (`customer.phoneNumber.number`, `dueDates[1]`); `body` for the whole body.","fjs_type":"string"},"message":{"type":["string","object"],"description":"What is wrong with it (English, for developers: decide by `rule`, never by this text).","fjs_type":"string"},"rule":{"allOf":[{"$ref":"#/components/schemas/ValidationRule"}],"description":"Which rule the field broke."},"limit":{"type":"number","format":"double","description":"The rule's bound: a length, a count, a number, a count of decimals or of days."},"format":{"type":["string","object"],"description":"With `format`: the format the text must have.","fjs_type":"string"},"fields":{"type":"array","items":{"type":["string","object"],"fjs_type":"string"},"description":"With `exactlyOneOf`: the alternatives; with `dateOrder`: the field it is compared with."}},"additionalProperties":false,"description":"One field that failed validation."};const schema3 = {"type":["string","object"],"enum":["required","notAccepted","type","enum","minLength","maxLength","minItems","maxItems","minProperties","maxProperties","minimum","exclusiveMinimum","maximum","exclusiveMaximum","decimals","multipleOf","pattern","format","exactlyOneOf","blank","https","url","taxDocument","dateOrder","outOfRange","nulCharacter","malformed","invalid"],"description":"The rule a field broke, for a program to act on and for a screen to word in its own language (with\n`limit`, `format` and `fields`); `message` is an English sentence for a developer's log, not to parse.","fjs_type":"string"};const formats0 = require("ajv-formats/dist/formats").fullFormats.double;function validate2(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if((((data.field === undefined) && (missing0 = "field")) || ((data.message === undefined) && (missing0 = "message"))) || ((data.rule === undefined) && (missing0 = "rule"))){validate2.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {const _errs1 = errors;for(const key0 in data){if(!((((((key0 === "field") || (key0 === "message")) || (key0 === "rule")) || (key0 === "limit")) || (key0 === "format")) || (key0 === "fields"))){validate2.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.field !== undefined){let data0 = data.field;const _errs2 = errors;if((typeof data0 !== "string") && (!(data0 && typeof data0 == "object" && !Array.isArray(data0)))){validate2.errors = [{instancePath:instancePath+"/field",schemaPath:"#/properties/field/type",keyword:"type",params:{type: schema2.properties.field.type},message:"must be string,object"}];return false;}if(errors === _errs2){if(data0 && typeof data0 == "object" && !Array.isArray(data0)){if(!data0 || typeof data0.toJSON !== "function"){validate2.errors = [{instancePath:instancePath+"/field",schemaPath:"#/properties/field/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs2 === errors;}else {var valid0 = true;}if(valid0){if(data.message !== undefined){let data1 = data.message;const _errs4 = errors;if((typeof data1 !== "string") && (!(data1 && typeof data1 == "object" && !Array.isArray(data1)))){validate2.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: schema2.properties.message.type},message:"must be string,object"}];return false;}if(errors === _errs4){if(data1 && typeof data1 == "object" && !Array.isArray(data1)){if(!data1 || typeof data1.toJSON !== "function"){validate2.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs4 === errors;}else {var valid0 = true;}if(valid0){if(data.rule !== undefined){let data2 = data.rule;const _errs6 = errors;const _errs8 = errors;if((typeof data2 !== "string") && (!(data2 && typeof data2 == "object" && !Array.isArray(data2)))){validate2.errors = [{instancePath:instancePath+"/rule",schemaPath:"#/components/schemas/ValidationRule/type",keyword:"type",params:{type: schema3.type},message:"must be string,object"}];return false;}if(!((((((((((((((((((((((((((((data2 === "required") || (data2 === "notAccepted")) || (data2 === "type")) || (data2 === "enum")) || (data2 === "minLength")) || (data2 === "maxLength")) || (data2 === "minItems")) || (data2 === "maxItems")) || (data2 === "minProperties")) || (data2 === "maxProperties")) || (data2 === "minimum")) || (data2 === "exclusiveMinimum")) || (data2 === "maximum")) || (data2 === "exclusiveMaximum")) || (data2 === "decimals")) || (data2 === "multipleOf")) || (data2 === "pattern")) || (data2 === "format")) || (data2 === "exactlyOneOf")) || (data2 === "blank")) || (data2 === "https")) || (data2 === "url")) || (data2 === "taxDocument")) || (data2 === "dateOrder")) || (data2 === "outOfRange")) || (data2 === "nulCharacter")) || (data2 === "malformed")) || (data2 === "invalid"))){validate2.errors = [{instancePath:instancePath+"/rule",schemaPath:"#/components/schemas/ValidationRule/enum",keyword:"enum",params:{allowedValues: schema3.enum},message:"must be equal to one of the allowed values"}];return false;}if(errors === _errs8){if(data2 && typeof data2 == "object" && !Array.isArray(data2)){if(!data2 || typeof data2.toJSON !== "function"){validate2.errors = [{instancePath:instancePath+"/rule",schemaPath:"#/components/schemas/ValidationRule/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs6 === errors;}else {var valid0 = true;}if(valid0){if(data.limit !== undefined){let data3 = data.limit;const _errs10 = errors;if(errors === _errs10){if((typeof data3 == "number") && (isFinite(data3))){if(!(formats0.validate(data3))){validate2.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/format",keyword:"format",params:{format: "double"},message:"must match format \""+"double"+"\""}];return false;}}else {validate2.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "number"},message:"must be number"}];return false;}}var valid0 = _errs10 === errors;}else {var valid0 = true;}if(valid0){if(data.format !== undefined){let data4 = data.format;const _errs12 = errors;if((typeof data4 !== "string") && (!(data4 && typeof data4 == "object" && !Array.isArray(data4)))){validate2.errors = [{instancePath:instancePath+"/format",schemaPath:"#/properties/format/type",keyword:"type",params:{type: schema2.properties.format.type},message:"must be string,object"}];return false;}if(errors === _errs12){if(data4 && typeof data4 == "object" && !Array.isArray(data4)){if(!data4 || typeof data4.toJSON !== "function"){validate2.errors = [{instancePath:instancePath+"/format",schemaPath:"#/properties/format/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs12 === errors;}else {var valid0 = true;}if(valid0){if(data.fields !== undefined){let data5 = data.fields;const _errs14 = errors;if(errors === _errs14){if(Array.isArray(data5)){var valid3 = true;const len0 = data5.length;for(let i0=0; i0<len0; i0++){let data6 = data5[i0];const _errs16 = errors;if((typeof data6 !== "string") && (!(data6 && typeof data6 == "object" && !Array.isArray(data6)))){validate2.errors = [{instancePath:instancePath+"/fields/" + i0,schemaPath:"#/properties/fields/items/type",keyword:"type",params:{type: schema2.properties.fields.items.type},message:"must be string,object"}];return false;}if(errors === _errs16){if(data6 && typeof data6 == "object" && !Array.isArray(data6)){if(!data6 || typeof data6.toJSON !== "function"){validate2.errors = [{instancePath:instancePath+"/fields/" + i0,schemaPath:"#/properties/fields/items/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid3 = _errs16 === errors;if(!valid3){break;}}}else {validate2.errors = [{instancePath:instancePath+"/fields",schemaPath:"#/properties/fields/type",keyword:"type",params:{type: "array"},message:"must be array"}];return false;}}var valid0 = _errs14 === errors;}else {var valid0 = true;}}}}}}}}}else {validate2.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate2.errors = vErrors;return errors === 0;}function validate5(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if(((((data.code === undefined) && (missing0 = "code")) || ((data.message === undefined) && (missing0 = "message"))) || ((data.id === undefined) && (missing0 = "id"))) || ((data.validationDetails === undefined) && (missing0 = "validationDetails"))){validate5.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {const _errs1 = errors;for(const key0 in data){if(!((((key0 === "code") || (key0 === "message")) || (key0 === "id")) || (key0 === "validationDetails"))){validate5.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.code !== undefined){let data0 = data.code;const _errs2 = errors;if((typeof data0 !== "string") && (!(data0 && typeof data0 == "object" && !Array.isArray(data0)))){validate5.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: schema1.properties.code.type},message:"must be string,object"}];return false;}if(!(data0 === "ValidationError")){validate5.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/enum",keyword:"enum",params:{allowedValues: schema1.properties.code.enum},message:"must be equal to one of the allowed values"}];return false;}if(errors === _errs2){if(data0 && typeof data0 == "object" && !Array.isArray(data0)){if(!data0 || typeof data0.toJSON !== "function"){validate5.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs2 === errors;}else {var valid0 = true;}if(valid0){if(data.message !== undefined){let data1 = data.message;const _errs4 = errors;if((typeof data1 !== "string") && (!(data1 && typeof data1 == "object" && !Array.isArray(data1)))){validate5.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: schema1.properties.message.type},message:"must be string,object"}];return false;}if(errors === _errs4){if(data1 && typeof data1 == "object" && !Array.isArray(data1)){if(!data1 || typeof data1.toJSON !== "function"){validate5.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs4 === errors;}else {var valid0 = true;}if(valid0){if(data.id !== undefined){let data2 = data.id;const _errs6 = errors;if((typeof data2 !== "string") && (!(data2 && typeof data2 == "object" && !Array.isArray(data2)))){validate5.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: schema1.properties.id.type},message:"must be string,object"}];return false;}if(errors === _errs6){if(data2 && typeof data2 == "object" && !Array.isArray(data2)){if(!data2 || typeof data2.toJSON !== "function"){validate5.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs6 === errors;}else {var valid0 = true;}if(valid0){if(data.validationDetails !== undefined){let data3 = data.validationDetails;const _errs8 = errors;if(errors === _errs8){if(Array.isArray(data3)){var valid1 = true;const len0 = data3.length;for(let i0=0; i0<len0; i0++){const _errs10 = errors;if(!(validate2(data3[i0], {instancePath:instancePath+"/validationDetails/" + i0,parentData:data3,parentDataProperty:i0,rootData}))){vErrors = vErrors === null ? validate2.errors : vErrors.concat(validate2.errors);errors = vErrors.length;}var valid1 = _errs10 === errors;if(!valid1){break;}}}else {validate5.errors = [{instancePath:instancePath+"/validationDetails",schemaPath:"#/properties/validationDetails/type",keyword:"type",params:{type: "array"},message:"must be array"}];return false;}}var valid0 = _errs8 === errors;}else {var valid0 = true;}}}}}}}else {validate5.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate5.errors = vErrors;return errors === 0;}exports["__fjs_root_205#/anyOf/1"] = validate7;const schema4 = {"type":"object","required":["code","message","id"],"properties":{"code":{"type":["string","object"],"description":"Machine-readable error code.","fjs_type":"string"},"message":{"type":["string","object"],"description":"Human-readable explanation (English). Do not parse it.","fjs_type":"string"},"id":{"type":["string","object"],"description":"Identifier of this occurrence, also written to the service log; quote it to support.","fjs_type":"string"},"cause":{"type":["string","object"],"description":"A further explanation of what caused the error, when one is known.","fjs_type":"string"}},"additionalProperties":false,"description":"The general error body of the Admin API: as the general body, with an optional `cause`."};function validate7(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if((((data.code === undefined) && (missing0 = "code")) || ((data.message === undefined) && (missing0 = "message"))) || ((data.id === undefined) && (missing0 = "id"))){validate7.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {const _errs1 = errors;for(const key0 in data){if(!((((key0 === "code") || (key0 === "message")) || (key0 === "id")) || (key0 === "cause"))){validate7.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.code !== undefined){let data0 = data.code;const _errs2 = errors;if((typeof data0 !== "string") && (!(data0 && typeof data0 == "object" && !Array.isArray(data0)))){validate7.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: schema4.properties.code.type},message:"must be string,object"}];return false;}if(errors === _errs2){if(data0 && typeof data0 == "object" && !Array.isArray(data0)){if(!data0 || typeof data0.toJSON !== "function"){validate7.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs2 === errors;}else {var valid0 = true;}if(valid0){if(data.message !== undefined){let data1 = data.message;const _errs4 = errors;if((typeof data1 !== "string") && (!(data1 && typeof data1 == "object" && !Array.isArray(data1)))){validate7.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: schema4.properties.message.type},message:"must be string,object"}];return false;}if(errors === _errs4){if(data1 && typeof data1 == "object" && !Array.isArray(data1)){if(!data1 || typeof data1.toJSON !== "function"){validate7.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs4 === errors;}else {var valid0 = true;}if(valid0){if(data.id !== undefined){let data2 = data.id;const _errs6 = errors;if((typeof data2 !== "string") && (!(data2 && typeof data2 == "object" && !Array.isArray(data2)))){validate7.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: schema4.properties.id.type},message:"must be string,object"}];return false;}if(errors === _errs6){if(data2 && typeof data2 == "object" && !Array.isArray(data2)){if(!data2 || typeof data2.toJSON !== "function"){validate7.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs6 === errors;}else {var valid0 = true;}if(valid0){if(data.cause !== undefined){let data3 = data.cause;const _errs8 = errors;if((typeof data3 !== "string") && (!(data3 && typeof data3 == "object" && !Array.isArray(data3)))){validate7.errors = [{instancePath:instancePath+"/cause",schemaPath:"#/properties/cause/type",keyword:"type",params:{type: schema4.properties.cause.type},message:"must be string,object"}];return false;}if(errors === _errs8){if(data3 && typeof data3 == "object" && !Array.isArray(data3)){if(!data3 || typeof data3.toJSON !== "function"){validate7.errors = [{instancePath:instancePath+"/cause",schemaPath:"#/properties/cause/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs8 === errors;}else {var valid0 = true;}}}}}}}else {validate7.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate7.errors = vErrors;return errors === 0;}exports["__fjs_root_205#/anyOf/2"] = validate8;const schema7 = {"type":"object","required":["code","message","id","validationDetails"],"properties":{"code":{"type":["string","object"],"enum":["ValidationError"],"fjs_type":"string"},"message":{"type":["string","object"],"fjs_type":"string"},"id":{"type":["string","object"],"fjs_type":"string"},"validationDetails":{"type":"array","items":{"type":"object","required":["field","message","rule"],"properties":{"field":{"type":["string","object"],"description":"JSON path of the field, dot-separated (`customer.phoneNumber.number`, `dueDates[1]`); `body` for the whole body.","fjs_type":"string"},"message":{"type":["string","object"],"description":"What is wrong with it (English, for developers: decide by `rule`, never by this text).","fjs_type":"string"},"rule":{"allOf":[{"type":["string","object"],"enum":["required","notAccepted","type","enum","minLength","maxLength","minItems","maxItems","minProperties","maxProperties","minimum","exclusiveMinimum","maximum","exclusiveMaximum","decimals","multipleOf","pattern","format","exactlyOneOf","blank","https","url","taxDocument","dateOrder","outOfRange","nulCharacter","malformed","invalid"],"description":"The rule a field broke, for a program to act on and for a screen to word in its own language (with\n`limit`, `format` and `fields`); `message` is an English sentence for a developer's log, not to parse.","fjs_type":"string"}],"description":"Which rule the field broke."},"limit":{"type":"number","format":"double","description":"The rule's bound: a length, a count, a number, a count of decimals or of days."},"format":{"type":["string","object"],"description":"With `format`: the format the text must have.","fjs_type":"string"},"fields":{"type":"array","items":{"type":["string","object"],"fjs_type":"string"},"description":"With `exactlyOneOf`: the alternatives; with `dateOrder`: the field it is compared with."}},"description":"One field that failed validation."},"description":"Every field that failed, in the order found."}},"description":"A request that does not meet the contract. `message` repeats the first detail."};function validate8(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if(((((data.code === undefined) && (missing0 = "code")) || ((data.message === undefined) && (missing0 = "message"))) || ((data.id === undefined) && (missing0 = "id"))) || ((data.validationDetails === undefined) && (missing0 = "validationDetails"))){validate8.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {if(data.code !== undefined){let data0 = data.code;const _errs1 = errors;if((typeof data0 !== "string") && (!(data0 && typeof data0 == "object" && !Array.isArray(data0)))){validate8.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: schema7.properties.code.type},message:"must be string,object"}];return false;}if(!(data0 === "ValidationError")){validate8.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/enum",keyword:"enum",params:{allowedValues: schema7.properties.code.enum},message:"must be equal to one of the allowed values"}];return false;}if(errors === _errs1){if(data0 && typeof data0 == "object" && !Array.isArray(data0)){if(!data0 || typeof data0.toJSON !== "function"){validate8.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs1 === errors;}else {var valid0 = true;}if(valid0){if(data.message !== undefined){let data1 = data.message;const _errs3 = errors;if((typeof data1 !== "string") && (!(data1 && typeof data1 == "object" && !Array.isArray(data1)))){validate8.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: schema7.properties.message.type},message:"must be string,object"}];return false;}if(errors === _errs3){if(data1 && typeof data1 == "object" && !Array.isArray(data1)){if(!data1 || typeof data1.toJSON !== "function"){validate8.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs3 === errors;}else {var valid0 = true;}if(valid0){if(data.id !== undefined){let data2 = data.id;const _errs5 = errors;if((typeof data2 !== "string") && (!(data2 && typeof data2 == "object" && !Array.isArray(data2)))){validate8.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: schema7.properties.id.type},message:"must be string,object"}];return false;}if(errors === _errs5){if(data2 && typeof data2 == "object" && !Array.isArray(data2)){if(!data2 || typeof data2.toJSON !== "function"){validate8.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs5 === errors;}else {var valid0 = true;}if(valid0){if(data.validationDetails !== undefined){let data3 = data.validationDetails;const _errs7 = errors;if(errors === _errs7){if(Array.isArray(data3)){var valid1 = true;const len0 = data3.length;for(let i0=0; i0<len0; i0++){let data4 = data3[i0];const _errs9 = errors;if(errors === _errs9){if(data4 && typeof data4 == "object" && !Array.isArray(data4)){let missing1;if((((data4.field === undefined) && (missing1 = "field")) || ((data4.message === undefined) && (missing1 = "message"))) || ((data4.rule === undefined) && (missing1 = "rule"))){validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0,schemaPath:"#/properties/validationDetails/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];return false;}else {if(data4.field !== undefined){let data5 = data4.field;const _errs11 = errors;if((typeof data5 !== "string") && (!(data5 && typeof data5 == "object" && !Array.isArray(data5)))){validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/field",schemaPath:"#/properties/validationDetails/items/properties/field/type",keyword:"type",params:{type: schema7.properties.validationDetails.items.properties.field.type},message:"must be string,object"}];return false;}if(errors === _errs11){if(data5 && typeof data5 == "object" && !Array.isArray(data5)){if(!data5 || typeof data5.toJSON !== "function"){validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/field",schemaPath:"#/properties/validationDetails/items/properties/field/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid2 = _errs11 === errors;}else {var valid2 = true;}if(valid2){if(data4.message !== undefined){let data6 = data4.message;const _errs13 = errors;if((typeof data6 !== "string") && (!(data6 && typeof data6 == "object" && !Array.isArray(data6)))){validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/message",schemaPath:"#/properties/validationDetails/items/properties/message/type",keyword:"type",params:{type: schema7.properties.validationDetails.items.properties.message.type},message:"must be string,object"}];return false;}if(errors === _errs13){if(data6 && typeof data6 == "object" && !Array.isArray(data6)){if(!data6 || typeof data6.toJSON !== "function"){validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/message",schemaPath:"#/properties/validationDetails/items/properties/message/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid2 = _errs13 === errors;}else {var valid2 = true;}if(valid2){if(data4.rule !== undefined){let data7 = data4.rule;const _errs15 = errors;const _errs16 = errors;if((typeof data7 !== "string") && (!(data7 && typeof data7 == "object" && !Array.isArray(data7)))){validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/rule",schemaPath:"#/properties/validationDetails/items/properties/rule/allOf/0/type",keyword:"type",params:{type: schema7.properties.validationDetails.items.properties.rule.allOf[0].type},message:"must be string,object"}];return false;}if(!((((((((((((((((((((((((((((data7 === "required") || (data7 === "notAccepted")) || (data7 === "type")) || (data7 === "enum")) || (data7 === "minLength")) || (data7 === "maxLength")) || (data7 === "minItems")) || (data7 === "maxItems")) || (data7 === "minProperties")) || (data7 === "maxProperties")) || (data7 === "minimum")) || (data7 === "exclusiveMinimum")) || (data7 === "maximum")) || (data7 === "exclusiveMaximum")) || (data7 === "decimals")) || (data7 === "multipleOf")) || (data7 === "pattern")) || (data7 === "format")) || (data7 === "exactlyOneOf")) || (data7 === "blank")) || (data7 === "https")) || (data7 === "url")) || (data7 === "taxDocument")) || (data7 === "dateOrder")) || (data7 === "outOfRange")) || (data7 === "nulCharacter")) || (data7 === "malformed")) || (data7 === "invalid"))){validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/rule",schemaPath:"#/properties/validationDetails/items/properties/rule/allOf/0/enum",keyword:"enum",params:{allowedValues: schema7.properties.validationDetails.items.properties.rule.allOf[0].enum},message:"must be equal to one of the allowed values"}];return false;}if(errors === _errs16){if(data7 && typeof data7 == "object" && !Array.isArray(data7)){if(!data7 || typeof data7.toJSON !== "function"){validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/rule",schemaPath:"#/properties/validationDetails/items/properties/rule/allOf/0/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid2 = _errs15 === errors;}else {var valid2 = true;}if(valid2){if(data4.limit !== undefined){let data8 = data4.limit;const _errs18 = errors;if(errors === _errs18){if((typeof data8 == "number") && (isFinite(data8))){if(!(formats0.validate(data8))){validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/limit",schemaPath:"#/properties/validationDetails/items/properties/limit/format",keyword:"format",params:{format: "double"},message:"must match format \""+"double"+"\""}];return false;}}else {validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/limit",schemaPath:"#/properties/validationDetails/items/properties/limit/type",keyword:"type",params:{type: "number"},message:"must be number"}];return false;}}var valid2 = _errs18 === errors;}else {var valid2 = true;}if(valid2){if(data4.format !== undefined){let data9 = data4.format;const _errs20 = errors;if((typeof data9 !== "string") && (!(data9 && typeof data9 == "object" && !Array.isArray(data9)))){validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/format",schemaPath:"#/properties/validationDetails/items/properties/format/type",keyword:"type",params:{type: schema7.properties.validationDetails.items.properties.format.type},message:"must be string,object"}];return false;}if(errors === _errs20){if(data9 && typeof data9 == "object" && !Array.isArray(data9)){if(!data9 || typeof data9.toJSON !== "function"){validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/format",schemaPath:"#/properties/validationDetails/items/properties/format/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid2 = _errs20 === errors;}else {var valid2 = true;}if(valid2){if(data4.fields !== undefined){let data10 = data4.fields;const _errs22 = errors;if(errors === _errs22){if(Array.isArray(data10)){var valid4 = true;const len1 = data10.length;for(let i1=0; i1<len1; i1++){let data11 = data10[i1];const _errs24 = errors;if((typeof data11 !== "string") && (!(data11 && typeof data11 == "object" && !Array.isArray(data11)))){validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/fields/" + i1,schemaPath:"#/properties/validationDetails/items/properties/fields/items/type",keyword:"type",params:{type: schema7.properties.validationDetails.items.properties.fields.items.type},message:"must be string,object"}];return false;}if(errors === _errs24){if(data11 && typeof data11 == "object" && !Array.isArray(data11)){if(!data11 || typeof data11.toJSON !== "function"){validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/fields/" + i1,schemaPath:"#/properties/validationDetails/items/properties/fields/items/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid4 = _errs24 === errors;if(!valid4){break;}}}else {validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/fields",schemaPath:"#/properties/validationDetails/items/properties/fields/type",keyword:"type",params:{type: "array"},message:"must be array"}];return false;}}var valid2 = _errs22 === errors;}else {var valid2 = true;}}}}}}}}else {validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0,schemaPath:"#/properties/validationDetails/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}var valid1 = _errs9 === errors;if(!valid1){break;}}}else {validate8.errors = [{instancePath:instancePath+"/validationDetails",schemaPath:"#/properties/validationDetails/type",keyword:"type",params:{type: "array"},message:"must be array"}];return false;}}var valid0 = _errs7 === errors;}else {var valid0 = true;}}}}}}else {validate8.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate8.errors = vErrors;return errors === 0;}exports["__fjs_root_205#/anyOf/3"] = validate9;const schema8 = {"type":"object","required":["code","message","id"],"properties":{"code":{"type":["string","object"],"description":"Machine-readable error code.","fjs_type":"string"},"message":{"type":["string","object"],"description":"Human-readable explanation (English). Do not parse it.","fjs_type":"string"},"id":{"type":["string","object"],"description":"Identifier of this occurrence, also written to the service log; quote it to support.","fjs_type":"string"},"cause":{"type":["string","object"],"description":"A further explanation of what caused the error, when one is known.","fjs_type":"string"}},"description":"The general error body of the Admin API: as the general body, with an optional `cause`."};function validate9(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if((((data.code === undefined) && (missing0 = "code")) || ((data.message === undefined) && (missing0 = "message"))) || ((data.id === undefined) && (missing0 = "id"))){validate9.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {if(data.code !== undefined){let data0 = data.code;const _errs1 = errors;if((typeof data0 !== "string") && (!(data0 && typeof data0 == "object" && !Array.isArray(data0)))){validate9.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: schema8.properties.code.type},message:"must be string,object"}];return false;}if(errors === _errs1){if(data0 && typeof data0 == "object" && !Array.isArray(data0)){if(!data0 || typeof data0.toJSON !== "function"){validate9.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs1 === errors;}else {var valid0 = true;}if(valid0){if(data.message !== undefined){let data1 = data.message;const _errs3 = errors;if((typeof data1 !== "string") && (!(data1 && typeof data1 == "object" && !Array.isArray(data1)))){validate9.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: schema8.properties.message.type},message:"must be string,object"}];return false;}if(errors === _errs3){if(data1 && typeof data1 == "object" && !Array.isArray(data1)){if(!data1 || typeof data1.toJSON !== "function"){validate9.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs3 === errors;}else {var valid0 = true;}if(valid0){if(data.id !== undefined){let data2 = data.id;const _errs5 = errors;if((typeof data2 !== "string") && (!(data2 && typeof data2 == "object" && !Array.isArray(data2)))){validate9.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: schema8.properties.id.type},message:"must be string,object"}];return false;}if(errors === _errs5){if(data2 && typeof data2 == "object" && !Array.isArray(data2)){if(!data2 || typeof data2.toJSON !== "function"){validate9.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs5 === errors;}else {var valid0 = true;}if(valid0){if(data.cause !== undefined){let data3 = data.cause;const _errs7 = errors;if((typeof data3 !== "string") && (!(data3 && typeof data3 == "object" && !Array.isArray(data3)))){validate9.errors = [{instancePath:instancePath+"/cause",schemaPath:"#/properties/cause/type",keyword:"type",params:{type: schema8.properties.cause.type},message:"must be string,object"}];return false;}if(errors === _errs7){if(data3 && typeof data3 == "object" && !Array.isArray(data3)){if(!data3 || typeof data3.toJSON !== "function"){validate9.errors = [{instancePath:instancePath+"/cause",schemaPath:"#/properties/cause/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs7 === errors;}else {var valid0 = true;}}}}}}else {validate9.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate9.errors = vErrors;return errors === 0;}
         return {
           validate (schemaRef, data) {
             const validate = validators[schemaRef]
@@ -6349,19 +6349,19 @@ const asInteger = serializer.asInteger.bind(serializer)
     function main (input) {
       let json = ''
       
-      if((validate_0 || (validate_0 = validator.getSchemaValidator("__fjs_root_184#/anyOf/0")))(input)) {
+      if((validate_0 || (validate_0 = validator.getSchemaValidator("__fjs_root_205#/anyOf/0")))(input)) {
         json += anonymous0(input)
       }
     
-      else if((validate_1 || (validate_1 = validator.getSchemaValidator("__fjs_root_184#/anyOf/1")))(input)) {
+      else if((validate_1 || (validate_1 = validator.getSchemaValidator("__fjs_root_205#/anyOf/1")))(input)) {
         json += anonymous4(input)
       }
     
-      else if((validate_2 || (validate_2 = validator.getSchemaValidator("__fjs_root_184#/anyOf/2")))(input)) {
+      else if((validate_2 || (validate_2 = validator.getSchemaValidator("__fjs_root_205#/anyOf/2")))(input)) {
         json += anonymous5(input)
       }
     
-      else if((validate_3 || (validate_3 = validator.getSchemaValidator("__fjs_root_184#/anyOf/3")))(input)) {
+      else if((validate_3 || (validate_3 = validator.getSchemaValidator("__fjs_root_205#/anyOf/3")))(input)) {
         json += anonymous9(input)
       }
     
@@ -6540,12 +6540,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous1 (obj) {
-      // "__fjs_merged_185#/properties/validationDetails"
+      // "__fjs_merged_206#/properties/validationDetails"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_185#/properties/validationDetails' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_206#/properties/validationDetails' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -6563,7 +6563,7 @@ return json + JSON_STR_END_OBJECT
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_185#"
+      // "__fjs_merged_206#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -6652,7 +6652,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_187#"
+      // "__fjs_merged_208#"
       function anonymous4 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -6754,12 +6754,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous8 (obj) {
-      // "__fjs_merged_188#/properties/validationDetails/items/properties/fields"
+      // "__fjs_merged_209#/properties/validationDetails/items/properties/fields"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_188#/properties/validationDetails/items/properties/fields' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_209#/properties/validationDetails/items/properties/fields' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -6809,7 +6809,7 @@ return json + JSON_STR_END_OBJECT
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_188#/properties/validationDetails/items"
+      // "__fjs_merged_209#/properties/validationDetails/items"
       function anonymous7 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -6923,12 +6923,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous6 (obj) {
-      // "__fjs_merged_188#/properties/validationDetails"
+      // "__fjs_merged_209#/properties/validationDetails"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_188#/properties/validationDetails' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_209#/properties/validationDetails' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -6946,7 +6946,7 @@ return json + JSON_STR_END_OBJECT
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_188#"
+      // "__fjs_merged_209#"
       function anonymous5 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -7035,7 +7035,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_190#"
+      // "__fjs_merged_211#"
       function anonymous9 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -7275,12 +7275,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous1 (obj) {
-      // "__fjs_merged_192#/properties/items"
+      // "__fjs_merged_213#/properties/items"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_192#/properties/items' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_213#/properties/items' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -7298,7 +7298,7 @@ return json + JSON_STR_END_OBJECT
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_192#"
+      // "__fjs_merged_213#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -7379,7 +7379,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_194#"
+      // "__fjs_merged_215#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -7523,12 +7523,12 @@ const asInteger = serializer.asInteger.bind(serializer)
   
     
     function anonymous1 (obj) {
-      // "__fjs_merged_199#/properties/scopes"
+      // "__fjs_merged_220#/properties/scopes"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_199#/properties/scopes' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_220#/properties/scopes' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -7578,7 +7578,7 @@ const asInteger = serializer.asInteger.bind(serializer)
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_199#"
+      // "__fjs_merged_220#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -7898,12 +7898,12 @@ const asInteger = serializer.asInteger.bind(serializer)
   
     
     function anonymous1 (obj) {
-      // "__fjs_merged_202#/properties/allowedOrigins"
+      // "__fjs_merged_223#/properties/allowedOrigins"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_202#/properties/allowedOrigins' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_223#/properties/allowedOrigins' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -7953,7 +7953,7 @@ const asInteger = serializer.asInteger.bind(serializer)
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_202#"
+      // "__fjs_merged_223#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -8098,7 +8098,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_204#"
+      // "__fjs_merged_225#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -8207,7 +8207,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_206#"
+      // "__fjs_merged_227#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -8513,12 +8513,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous2 (obj) {
-      // "__fjs_merged_208#/properties/items"
+      // "__fjs_merged_229#/properties/items"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_208#/properties/items' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_229#/properties/items' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -8536,7 +8536,7 @@ return json + JSON_STR_END_OBJECT
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_208#"
+      // "__fjs_merged_229#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -8982,12 +8982,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous1 (obj) {
-      // "__fjs_merged_216#/properties/items"
+      // "__fjs_merged_237#/properties/items"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_216#/properties/items' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_237#/properties/items' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -9005,7 +9005,7 @@ return json + JSON_STR_END_OBJECT
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_216#"
+      // "__fjs_merged_237#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -9190,12 +9190,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous1 (obj) {
-      // "__fjs_merged_220#/properties/attempts"
+      // "__fjs_merged_241#/properties/attempts"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_220#/properties/attempts' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_241#/properties/attempts' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -9213,7 +9213,7 @@ return json + JSON_STR_END_OBJECT
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_220#/properties/payload"
+      // "__fjs_merged_241#/properties/payload"
       function anonymous3 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -9245,7 +9245,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_220#"
+      // "__fjs_merged_241#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -9536,12 +9536,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous1 (obj) {
-      // "__fjs_merged_224#/properties/reasons"
+      // "__fjs_merged_245#/properties/reasons"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_224#/properties/reasons' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_245#/properties/reasons' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -9682,7 +9682,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_224#"
+      // "__fjs_merged_245#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -9815,7 +9815,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_228#"
+      // "__fjs_merged_249#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -9902,7 +9902,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_230#"
+      // "__fjs_merged_251#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -10275,12 +10275,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous1 (obj) {
-      // "__fjs_merged_233#/properties/items"
+      // "__fjs_merged_254#/properties/items"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_233#/properties/items' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_254#/properties/items' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -10298,7 +10298,7 @@ return json + JSON_STR_END_OBJECT
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_233#"
+      // "__fjs_merged_254#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -10607,12 +10607,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous1 (obj) {
-      // "__fjs_merged_236#/properties/items"
+      // "__fjs_merged_257#/properties/items"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_236#/properties/items' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_257#/properties/items' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -10630,7 +10630,7 @@ return json + JSON_STR_END_OBJECT
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_236#"
+      // "__fjs_merged_257#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -10727,7 +10727,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_238#"
+      // "__fjs_merged_259#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -10966,12 +10966,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous1 (obj) {
-      // "__fjs_merged_240#/properties/items"
+      // "__fjs_merged_261#/properties/items"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_240#/properties/items' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_261#/properties/items' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -10989,7 +10989,7 @@ return json + JSON_STR_END_OBJECT
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_240#"
+      // "__fjs_merged_261#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -11087,12 +11087,12 @@ const asInteger = serializer.asInteger.bind(serializer)
   
     
     function anonymous1 (obj) {
-      // "__fjs_merged_244#/properties/dueDates"
+      // "__fjs_merged_265#/properties/dueDates"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_244#/properties/dueDates' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_265#/properties/dueDates' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -11194,12 +11194,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous2 (obj) {
-      // "__fjs_merged_244#/properties/dueAmounts"
+      // "__fjs_merged_265#/properties/dueAmounts"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_244#/properties/dueAmounts' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_265#/properties/dueAmounts' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -11311,12 +11311,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous4 (obj) {
-      // "__fjs_merged_244#/properties/payments"
+      // "__fjs_merged_265#/properties/payments"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_244#/properties/payments' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_265#/properties/payments' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -11334,7 +11334,7 @@ return json + JSON_STR_END_OBJECT
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_244#"
+      // "__fjs_merged_265#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -11643,7 +11643,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_253#"
+      // "__fjs_merged_274#"
       function anonymous1 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -11798,7 +11798,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_252#"
+      // "__fjs_merged_273#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -11931,7 +11931,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_255#"
+      // "__fjs_merged_276#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -12018,7 +12018,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_257#"
+      // "__fjs_merged_278#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -12121,7 +12121,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_260#"
+      // "__fjs_merged_281#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -12545,7 +12545,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_266#"
+      // "__fjs_merged_287#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -12676,7 +12676,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_268#"
+      // "__fjs_merged_289#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -12837,7 +12837,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_270#"
+      // "__fjs_merged_291#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -12924,7 +12924,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_272#"
+      // "__fjs_merged_293#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -13063,7 +13063,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_274#"
+      // "__fjs_merged_295#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -13301,7 +13301,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_277#"
+      // "__fjs_merged_298#"
       function anonymous4 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -13404,12 +13404,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous1 (obj) {
-      // "__fjs_merged_276#/properties/items"
+      // "__fjs_merged_297#/properties/items"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_276#/properties/items' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_297#/properties/items' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -13427,7 +13427,7 @@ return json + JSON_STR_END_OBJECT
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_276#"
+      // "__fjs_merged_297#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -13575,7 +13575,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_280#"
+      // "__fjs_merged_301#"
       function anonymous2 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -13618,7 +13618,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_279#"
+      // "__fjs_merged_300#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -13770,7 +13770,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_282#"
+      // "__fjs_merged_303#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -13843,7 +13843,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_286#"
+      // "__fjs_merged_307#"
       function anonymous3 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -14056,12 +14056,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous1 (obj) {
-      // "__fjs_merged_284#/properties/items"
+      // "__fjs_merged_305#/properties/items"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_284#/properties/items' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_305#/properties/items' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -14079,7 +14079,7 @@ return json + JSON_STR_END_OBJECT
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_284#"
+      // "__fjs_merged_305#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -14176,7 +14176,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_288#"
+      // "__fjs_merged_309#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -14313,7 +14313,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_291#"
+      // "__fjs_merged_312#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -14555,7 +14555,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_294#"
+      // "__fjs_merged_315#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -14665,12 +14665,12 @@ const asInteger = serializer.asInteger.bind(serializer)
   
     
     function anonymous1 (obj) {
-      // "__fjs_merged_297#/properties/enabledEvents"
+      // "__fjs_merged_318#/properties/enabledEvents"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_297#/properties/enabledEvents' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_318#/properties/enabledEvents' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -14720,7 +14720,7 @@ const asInteger = serializer.asInteger.bind(serializer)
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_297#"
+      // "__fjs_merged_318#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -14793,7 +14793,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_299#"
+      // "__fjs_merged_320#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()

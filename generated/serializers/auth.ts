@@ -2658,7 +2658,7 @@ const module = { exports: undefined };
   const validator = (() => {
         const validators = {}
         const exports = validators
-        "use strict";exports["__fjs_root_116#/anyOf/0"] = validate1;const schema1 = {"type":"object","required":["idToken","refreshToken","tokenType","expiresIn"],"properties":{"idToken":{"type":["string","object"],"description":"A signed JWT: `aud` is the integration's `clientId`, `sub` the merchant account. 1 hour.","fjs_type":"string"},"refreshToken":{"type":["string","object"],"description":"180 days; not rotated; revocable. Store it.","fjs_type":"string"},"tokenType":{"type":["string","object"],"enum":["Bearer"],"fjs_type":"string"},"expiresIn":{"type":"integer","format":"int32","description":"Seconds until the `idToken` expires (3600)."}},"additionalProperties":false,"description":"Tokens of a merchant account for the integration. No access token is returned: the `idToken` is used as Bearer."};const formats0 = require("ajv-formats/dist/formats").fullFormats.int32;function validate1(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if(((((data.idToken === undefined) && (missing0 = "idToken")) || ((data.refreshToken === undefined) && (missing0 = "refreshToken"))) || ((data.tokenType === undefined) && (missing0 = "tokenType"))) || ((data.expiresIn === undefined) && (missing0 = "expiresIn"))){validate1.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {const _errs1 = errors;for(const key0 in data){if(!((((key0 === "idToken") || (key0 === "refreshToken")) || (key0 === "tokenType")) || (key0 === "expiresIn"))){validate1.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.idToken !== undefined){let data0 = data.idToken;const _errs2 = errors;if((typeof data0 !== "string") && (!(data0 && typeof data0 == "object" && !Array.isArray(data0)))){validate1.errors = [{instancePath:instancePath+"/idToken",schemaPath:"#/properties/idToken/type",keyword:"type",params:{type: schema1.properties.idToken.type},message:"must be string,object"}];return false;}if(errors === _errs2){if(data0 && typeof data0 == "object" && !Array.isArray(data0)){if(!data0 || typeof data0.toJSON !== "function"){validate1.errors = [{instancePath:instancePath+"/idToken",schemaPath:"#/properties/idToken/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs2 === errors;}else {var valid0 = true;}if(valid0){if(data.refreshToken !== undefined){let data1 = data.refreshToken;const _errs4 = errors;if((typeof data1 !== "string") && (!(data1 && typeof data1 == "object" && !Array.isArray(data1)))){validate1.errors = [{instancePath:instancePath+"/refreshToken",schemaPath:"#/properties/refreshToken/type",keyword:"type",params:{type: schema1.properties.refreshToken.type},message:"must be string,object"}];return false;}if(errors === _errs4){if(data1 && typeof data1 == "object" && !Array.isArray(data1)){if(!data1 || typeof data1.toJSON !== "function"){validate1.errors = [{instancePath:instancePath+"/refreshToken",schemaPath:"#/properties/refreshToken/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs4 === errors;}else {var valid0 = true;}if(valid0){if(data.tokenType !== undefined){let data2 = data.tokenType;const _errs6 = errors;if((typeof data2 !== "string") && (!(data2 && typeof data2 == "object" && !Array.isArray(data2)))){validate1.errors = [{instancePath:instancePath+"/tokenType",schemaPath:"#/properties/tokenType/type",keyword:"type",params:{type: schema1.properties.tokenType.type},message:"must be string,object"}];return false;}if(!(data2 === "Bearer")){validate1.errors = [{instancePath:instancePath+"/tokenType",schemaPath:"#/properties/tokenType/enum",keyword:"enum",params:{allowedValues: schema1.properties.tokenType.enum},message:"must be equal to one of the allowed values"}];return false;}if(errors === _errs6){if(data2 && typeof data2 == "object" && !Array.isArray(data2)){if(!data2 || typeof data2.toJSON !== "function"){validate1.errors = [{instancePath:instancePath+"/tokenType",schemaPath:"#/properties/tokenType/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs6 === errors;}else {var valid0 = true;}if(valid0){if(data.expiresIn !== undefined){let data3 = data.expiresIn;const _errs8 = errors;if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){validate1.errors = [{instancePath:instancePath+"/expiresIn",schemaPath:"#/properties/expiresIn/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];return false;}if(errors === _errs8){if((typeof data3 == "number") && (isFinite(data3))){if(!(formats0.validate(data3))){validate1.errors = [{instancePath:instancePath+"/expiresIn",schemaPath:"#/properties/expiresIn/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];return false;}}}var valid0 = _errs8 === errors;}else {var valid0 = true;}}}}}}}else {validate1.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate1.errors = vErrors;return errors === 0;}exports["__fjs_root_116#/anyOf/1"] = validate2;const schema2 = {"type":"object","required":["access_token","id_token","token_type","expires_in","scope"],"properties":{"access_token":{"type":["string","object"],"fjs_type":"string"},"id_token":{"type":["string","object"],"fjs_type":"string"},"token_type":{"type":["string","object"],"enum":["Bearer"],"fjs_type":"string"},"expires_in":{"type":"integer","format":"int32"},"refresh_token":{"type":["string","object"],"description":"Present on the `authorization_code` grant (refresh tokens do not rotate).","fjs_type":"string"},"scope":{"type":["string","object"],"fjs_type":"string"}},"additionalProperties":false,"description":"The RFC 6749 token response. `access_token` and `id_token` carry the same JWT, usable as Bearer on the Integration API."};function validate2(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if((((((data.access_token === undefined) && (missing0 = "access_token")) || ((data.id_token === undefined) && (missing0 = "id_token"))) || ((data.token_type === undefined) && (missing0 = "token_type"))) || ((data.expires_in === undefined) && (missing0 = "expires_in"))) || ((data.scope === undefined) && (missing0 = "scope"))){validate2.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {const _errs1 = errors;for(const key0 in data){if(!((((((key0 === "access_token") || (key0 === "id_token")) || (key0 === "token_type")) || (key0 === "expires_in")) || (key0 === "refresh_token")) || (key0 === "scope"))){validate2.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.access_token !== undefined){let data0 = data.access_token;const _errs2 = errors;if((typeof data0 !== "string") && (!(data0 && typeof data0 == "object" && !Array.isArray(data0)))){validate2.errors = [{instancePath:instancePath+"/access_token",schemaPath:"#/properties/access_token/type",keyword:"type",params:{type: schema2.properties.access_token.type},message:"must be string,object"}];return false;}if(errors === _errs2){if(data0 && typeof data0 == "object" && !Array.isArray(data0)){if(!data0 || typeof data0.toJSON !== "function"){validate2.errors = [{instancePath:instancePath+"/access_token",schemaPath:"#/properties/access_token/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs2 === errors;}else {var valid0 = true;}if(valid0){if(data.id_token !== undefined){let data1 = data.id_token;const _errs4 = errors;if((typeof data1 !== "string") && (!(data1 && typeof data1 == "object" && !Array.isArray(data1)))){validate2.errors = [{instancePath:instancePath+"/id_token",schemaPath:"#/properties/id_token/type",keyword:"type",params:{type: schema2.properties.id_token.type},message:"must be string,object"}];return false;}if(errors === _errs4){if(data1 && typeof data1 == "object" && !Array.isArray(data1)){if(!data1 || typeof data1.toJSON !== "function"){validate2.errors = [{instancePath:instancePath+"/id_token",schemaPath:"#/properties/id_token/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs4 === errors;}else {var valid0 = true;}if(valid0){if(data.token_type !== undefined){let data2 = data.token_type;const _errs6 = errors;if((typeof data2 !== "string") && (!(data2 && typeof data2 == "object" && !Array.isArray(data2)))){validate2.errors = [{instancePath:instancePath+"/token_type",schemaPath:"#/properties/token_type/type",keyword:"type",params:{type: schema2.properties.token_type.type},message:"must be string,object"}];return false;}if(!(data2 === "Bearer")){validate2.errors = [{instancePath:instancePath+"/token_type",schemaPath:"#/properties/token_type/enum",keyword:"enum",params:{allowedValues: schema2.properties.token_type.enum},message:"must be equal to one of the allowed values"}];return false;}if(errors === _errs6){if(data2 && typeof data2 == "object" && !Array.isArray(data2)){if(!data2 || typeof data2.toJSON !== "function"){validate2.errors = [{instancePath:instancePath+"/token_type",schemaPath:"#/properties/token_type/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs6 === errors;}else {var valid0 = true;}if(valid0){if(data.expires_in !== undefined){let data3 = data.expires_in;const _errs8 = errors;if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){validate2.errors = [{instancePath:instancePath+"/expires_in",schemaPath:"#/properties/expires_in/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];return false;}if(errors === _errs8){if((typeof data3 == "number") && (isFinite(data3))){if(!(formats0.validate(data3))){validate2.errors = [{instancePath:instancePath+"/expires_in",schemaPath:"#/properties/expires_in/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];return false;}}}var valid0 = _errs8 === errors;}else {var valid0 = true;}if(valid0){if(data.refresh_token !== undefined){let data4 = data.refresh_token;const _errs10 = errors;if((typeof data4 !== "string") && (!(data4 && typeof data4 == "object" && !Array.isArray(data4)))){validate2.errors = [{instancePath:instancePath+"/refresh_token",schemaPath:"#/properties/refresh_token/type",keyword:"type",params:{type: schema2.properties.refresh_token.type},message:"must be string,object"}];return false;}if(errors === _errs10){if(data4 && typeof data4 == "object" && !Array.isArray(data4)){if(!data4 || typeof data4.toJSON !== "function"){validate2.errors = [{instancePath:instancePath+"/refresh_token",schemaPath:"#/properties/refresh_token/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs10 === errors;}else {var valid0 = true;}if(valid0){if(data.scope !== undefined){let data5 = data.scope;const _errs12 = errors;if((typeof data5 !== "string") && (!(data5 && typeof data5 == "object" && !Array.isArray(data5)))){validate2.errors = [{instancePath:instancePath+"/scope",schemaPath:"#/properties/scope/type",keyword:"type",params:{type: schema2.properties.scope.type},message:"must be string,object"}];return false;}if(errors === _errs12){if(data5 && typeof data5 == "object" && !Array.isArray(data5)){if(!data5 || typeof data5.toJSON !== "function"){validate2.errors = [{instancePath:instancePath+"/scope",schemaPath:"#/properties/scope/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs12 === errors;}else {var valid0 = true;}}}}}}}}}else {validate2.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate2.errors = vErrors;return errors === 0;}exports["__fjs_root_116#/anyOf/2"] = validate3;const schema5 = {"type":"object","required":["idToken","refreshToken","tokenType","expiresIn"],"properties":{"idToken":{"type":["string","object"],"description":"A signed JWT: `aud` is the integration's `clientId`, `sub` the merchant account. 1 hour.","fjs_type":"string"},"refreshToken":{"type":["string","object"],"description":"180 days; not rotated; revocable. Store it.","fjs_type":"string"},"tokenType":{"type":["string","object"],"enum":["Bearer"],"fjs_type":"string"},"expiresIn":{"type":"integer","format":"int32","description":"Seconds until the `idToken` expires (3600)."}},"description":"Tokens of a merchant account for the integration. No access token is returned: the `idToken` is used as Bearer."};function validate3(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if(((((data.idToken === undefined) && (missing0 = "idToken")) || ((data.refreshToken === undefined) && (missing0 = "refreshToken"))) || ((data.tokenType === undefined) && (missing0 = "tokenType"))) || ((data.expiresIn === undefined) && (missing0 = "expiresIn"))){validate3.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {if(data.idToken !== undefined){let data0 = data.idToken;const _errs1 = errors;if((typeof data0 !== "string") && (!(data0 && typeof data0 == "object" && !Array.isArray(data0)))){validate3.errors = [{instancePath:instancePath+"/idToken",schemaPath:"#/properties/idToken/type",keyword:"type",params:{type: schema5.properties.idToken.type},message:"must be string,object"}];return false;}if(errors === _errs1){if(data0 && typeof data0 == "object" && !Array.isArray(data0)){if(!data0 || typeof data0.toJSON !== "function"){validate3.errors = [{instancePath:instancePath+"/idToken",schemaPath:"#/properties/idToken/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs1 === errors;}else {var valid0 = true;}if(valid0){if(data.refreshToken !== undefined){let data1 = data.refreshToken;const _errs3 = errors;if((typeof data1 !== "string") && (!(data1 && typeof data1 == "object" && !Array.isArray(data1)))){validate3.errors = [{instancePath:instancePath+"/refreshToken",schemaPath:"#/properties/refreshToken/type",keyword:"type",params:{type: schema5.properties.refreshToken.type},message:"must be string,object"}];return false;}if(errors === _errs3){if(data1 && typeof data1 == "object" && !Array.isArray(data1)){if(!data1 || typeof data1.toJSON !== "function"){validate3.errors = [{instancePath:instancePath+"/refreshToken",schemaPath:"#/properties/refreshToken/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs3 === errors;}else {var valid0 = true;}if(valid0){if(data.tokenType !== undefined){let data2 = data.tokenType;const _errs5 = errors;if((typeof data2 !== "string") && (!(data2 && typeof data2 == "object" && !Array.isArray(data2)))){validate3.errors = [{instancePath:instancePath+"/tokenType",schemaPath:"#/properties/tokenType/type",keyword:"type",params:{type: schema5.properties.tokenType.type},message:"must be string,object"}];return false;}if(!(data2 === "Bearer")){validate3.errors = [{instancePath:instancePath+"/tokenType",schemaPath:"#/properties/tokenType/enum",keyword:"enum",params:{allowedValues: schema5.properties.tokenType.enum},message:"must be equal to one of the allowed values"}];return false;}if(errors === _errs5){if(data2 && typeof data2 == "object" && !Array.isArray(data2)){if(!data2 || typeof data2.toJSON !== "function"){validate3.errors = [{instancePath:instancePath+"/tokenType",schemaPath:"#/properties/tokenType/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs5 === errors;}else {var valid0 = true;}if(valid0){if(data.expiresIn !== undefined){let data3 = data.expiresIn;const _errs7 = errors;if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){validate3.errors = [{instancePath:instancePath+"/expiresIn",schemaPath:"#/properties/expiresIn/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];return false;}if(errors === _errs7){if((typeof data3 == "number") && (isFinite(data3))){if(!(formats0.validate(data3))){validate3.errors = [{instancePath:instancePath+"/expiresIn",schemaPath:"#/properties/expiresIn/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];return false;}}}var valid0 = _errs7 === errors;}else {var valid0 = true;}}}}}}else {validate3.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate3.errors = vErrors;return errors === 0;}exports["__fjs_root_116#/anyOf/3"] = validate4;const schema6 = {"type":"object","required":["access_token","id_token","token_type","expires_in","scope"],"properties":{"access_token":{"type":["string","object"],"fjs_type":"string"},"id_token":{"type":["string","object"],"fjs_type":"string"},"token_type":{"type":["string","object"],"enum":["Bearer"],"fjs_type":"string"},"expires_in":{"type":"integer","format":"int32"},"refresh_token":{"type":["string","object"],"description":"Present on the `authorization_code` grant (refresh tokens do not rotate).","fjs_type":"string"},"scope":{"type":["string","object"],"fjs_type":"string"}},"description":"The RFC 6749 token response. `access_token` and `id_token` carry the same JWT, usable as Bearer on the Integration API."};function validate4(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if((((((data.access_token === undefined) && (missing0 = "access_token")) || ((data.id_token === undefined) && (missing0 = "id_token"))) || ((data.token_type === undefined) && (missing0 = "token_type"))) || ((data.expires_in === undefined) && (missing0 = "expires_in"))) || ((data.scope === undefined) && (missing0 = "scope"))){validate4.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {if(data.access_token !== undefined){let data0 = data.access_token;const _errs1 = errors;if((typeof data0 !== "string") && (!(data0 && typeof data0 == "object" && !Array.isArray(data0)))){validate4.errors = [{instancePath:instancePath+"/access_token",schemaPath:"#/properties/access_token/type",keyword:"type",params:{type: schema6.properties.access_token.type},message:"must be string,object"}];return false;}if(errors === _errs1){if(data0 && typeof data0 == "object" && !Array.isArray(data0)){if(!data0 || typeof data0.toJSON !== "function"){validate4.errors = [{instancePath:instancePath+"/access_token",schemaPath:"#/properties/access_token/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs1 === errors;}else {var valid0 = true;}if(valid0){if(data.id_token !== undefined){let data1 = data.id_token;const _errs3 = errors;if((typeof data1 !== "string") && (!(data1 && typeof data1 == "object" && !Array.isArray(data1)))){validate4.errors = [{instancePath:instancePath+"/id_token",schemaPath:"#/properties/id_token/type",keyword:"type",params:{type: schema6.properties.id_token.type},message:"must be string,object"}];return false;}if(errors === _errs3){if(data1 && typeof data1 == "object" && !Array.isArray(data1)){if(!data1 || typeof data1.toJSON !== "function"){validate4.errors = [{instancePath:instancePath+"/id_token",schemaPath:"#/properties/id_token/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs3 === errors;}else {var valid0 = true;}if(valid0){if(data.token_type !== undefined){let data2 = data.token_type;const _errs5 = errors;if((typeof data2 !== "string") && (!(data2 && typeof data2 == "object" && !Array.isArray(data2)))){validate4.errors = [{instancePath:instancePath+"/token_type",schemaPath:"#/properties/token_type/type",keyword:"type",params:{type: schema6.properties.token_type.type},message:"must be string,object"}];return false;}if(!(data2 === "Bearer")){validate4.errors = [{instancePath:instancePath+"/token_type",schemaPath:"#/properties/token_type/enum",keyword:"enum",params:{allowedValues: schema6.properties.token_type.enum},message:"must be equal to one of the allowed values"}];return false;}if(errors === _errs5){if(data2 && typeof data2 == "object" && !Array.isArray(data2)){if(!data2 || typeof data2.toJSON !== "function"){validate4.errors = [{instancePath:instancePath+"/token_type",schemaPath:"#/properties/token_type/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs5 === errors;}else {var valid0 = true;}if(valid0){if(data.expires_in !== undefined){let data3 = data.expires_in;const _errs7 = errors;if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){validate4.errors = [{instancePath:instancePath+"/expires_in",schemaPath:"#/properties/expires_in/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];return false;}if(errors === _errs7){if((typeof data3 == "number") && (isFinite(data3))){if(!(formats0.validate(data3))){validate4.errors = [{instancePath:instancePath+"/expires_in",schemaPath:"#/properties/expires_in/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];return false;}}}var valid0 = _errs7 === errors;}else {var valid0 = true;}if(valid0){if(data.refresh_token !== undefined){let data4 = data.refresh_token;const _errs9 = errors;if((typeof data4 !== "string") && (!(data4 && typeof data4 == "object" && !Array.isArray(data4)))){validate4.errors = [{instancePath:instancePath+"/refresh_token",schemaPath:"#/properties/refresh_token/type",keyword:"type",params:{type: schema6.properties.refresh_token.type},message:"must be string,object"}];return false;}if(errors === _errs9){if(data4 && typeof data4 == "object" && !Array.isArray(data4)){if(!data4 || typeof data4.toJSON !== "function"){validate4.errors = [{instancePath:instancePath+"/refresh_token",schemaPath:"#/properties/refresh_token/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs9 === errors;}else {var valid0 = true;}if(valid0){if(data.scope !== undefined){let data5 = data.scope;const _errs11 = errors;if((typeof data5 !== "string") && (!(data5 && typeof data5 == "object" && !Array.isArray(data5)))){validate4.errors = [{instancePath:instancePath+"/scope",schemaPath:"#/properties/scope/type",keyword:"type",params:{type: schema6.properties.scope.type},message:"must be string,object"}];return false;}if(errors === _errs11){if(data5 && typeof data5 == "object" && !Array.isArray(data5)){if(!data5 || typeof data5.toJSON !== "function"){validate4.errors = [{instancePath:instancePath+"/scope",schemaPath:"#/properties/scope/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs11 === errors;}else {var valid0 = true;}}}}}}}}else {validate4.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate4.errors = vErrors;return errors === 0;}
+        "use strict";exports["__fjs_root_116#/anyOf/0"] = validate5;const schema1 = {"type":"object","required":["code","message","id","validationDetails"],"properties":{"code":{"type":["string","object"],"enum":["ValidationError"],"fjs_type":"string"},"message":{"type":["string","object"],"fjs_type":"string"},"id":{"type":["string","object"],"fjs_type":"string"},"validationDetails":{"type":"array","items":{"$ref":"#/components/schemas/ValidationDetail"},"description":"Every field that failed, in the order found."}},"additionalProperties":false,"description":"A request that does not meet the contract. `message` repeats the first detail."};const schema2 = {"type":"object","required":["field","message","rule"],"properties":{"field":{"type":["string","object"],"description":"JSON path of the field, dot-separated (`customer.phoneNumber.number`, `dueDates[1]`); `body` for the whole body.","fjs_type":"string"},"message":{"type":["string","object"],"description":"What is wrong with it (English, for developers: decide by `rule`, never by this text).","fjs_type":"string"},"rule":{"allOf":[{"$ref":"#/components/schemas/ValidationRule"}],"description":"Which rule the field broke."},"limit":{"type":"number","format":"double","description":"The rule's bound: a length, a count, a number, a count of decimals or of days."},"format":{"type":["string","object"],"description":"With `format`: the format the text must have.","fjs_type":"string"},"fields":{"type":"array","items":{"type":["string","object"],"fjs_type":"string"},"description":"With `exactlyOneOf`: the alternatives; with `dateOrder`: the field it is compared with."}},"additionalProperties":false,"description":"One field that failed validation."};const schema3 = {"type":["string","object"],"enum":["required","notAccepted","type","enum","minLength","maxLength","minItems","maxItems","minProperties","maxProperties","minimum","exclusiveMinimum","maximum","exclusiveMaximum","decimals","multipleOf","pattern","format","exactlyOneOf","blank","https","url","taxDocument","dateOrder","outOfRange","nulCharacter","malformed","invalid"],"description":"The rule a field broke, for a program to act on and for a screen to word in its own language (with\n`limit`, `format` and `fields`); `message` is an English sentence for a developer's log, not to parse.","fjs_type":"string"};const formats0 = require("ajv-formats/dist/formats").fullFormats.double;function validate2(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if((((data.field === undefined) && (missing0 = "field")) || ((data.message === undefined) && (missing0 = "message"))) || ((data.rule === undefined) && (missing0 = "rule"))){validate2.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {const _errs1 = errors;for(const key0 in data){if(!((((((key0 === "field") || (key0 === "message")) || (key0 === "rule")) || (key0 === "limit")) || (key0 === "format")) || (key0 === "fields"))){validate2.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.field !== undefined){let data0 = data.field;const _errs2 = errors;if((typeof data0 !== "string") && (!(data0 && typeof data0 == "object" && !Array.isArray(data0)))){validate2.errors = [{instancePath:instancePath+"/field",schemaPath:"#/properties/field/type",keyword:"type",params:{type: schema2.properties.field.type},message:"must be string,object"}];return false;}if(errors === _errs2){if(data0 && typeof data0 == "object" && !Array.isArray(data0)){if(!data0 || typeof data0.toJSON !== "function"){validate2.errors = [{instancePath:instancePath+"/field",schemaPath:"#/properties/field/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs2 === errors;}else {var valid0 = true;}if(valid0){if(data.message !== undefined){let data1 = data.message;const _errs4 = errors;if((typeof data1 !== "string") && (!(data1 && typeof data1 == "object" && !Array.isArray(data1)))){validate2.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: schema2.properties.message.type},message:"must be string,object"}];return false;}if(errors === _errs4){if(data1 && typeof data1 == "object" && !Array.isArray(data1)){if(!data1 || typeof data1.toJSON !== "function"){validate2.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs4 === errors;}else {var valid0 = true;}if(valid0){if(data.rule !== undefined){let data2 = data.rule;const _errs6 = errors;const _errs8 = errors;if((typeof data2 !== "string") && (!(data2 && typeof data2 == "object" && !Array.isArray(data2)))){validate2.errors = [{instancePath:instancePath+"/rule",schemaPath:"#/components/schemas/ValidationRule/type",keyword:"type",params:{type: schema3.type},message:"must be string,object"}];return false;}if(!((((((((((((((((((((((((((((data2 === "required") || (data2 === "notAccepted")) || (data2 === "type")) || (data2 === "enum")) || (data2 === "minLength")) || (data2 === "maxLength")) || (data2 === "minItems")) || (data2 === "maxItems")) || (data2 === "minProperties")) || (data2 === "maxProperties")) || (data2 === "minimum")) || (data2 === "exclusiveMinimum")) || (data2 === "maximum")) || (data2 === "exclusiveMaximum")) || (data2 === "decimals")) || (data2 === "multipleOf")) || (data2 === "pattern")) || (data2 === "format")) || (data2 === "exactlyOneOf")) || (data2 === "blank")) || (data2 === "https")) || (data2 === "url")) || (data2 === "taxDocument")) || (data2 === "dateOrder")) || (data2 === "outOfRange")) || (data2 === "nulCharacter")) || (data2 === "malformed")) || (data2 === "invalid"))){validate2.errors = [{instancePath:instancePath+"/rule",schemaPath:"#/components/schemas/ValidationRule/enum",keyword:"enum",params:{allowedValues: schema3.enum},message:"must be equal to one of the allowed values"}];return false;}if(errors === _errs8){if(data2 && typeof data2 == "object" && !Array.isArray(data2)){if(!data2 || typeof data2.toJSON !== "function"){validate2.errors = [{instancePath:instancePath+"/rule",schemaPath:"#/components/schemas/ValidationRule/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs6 === errors;}else {var valid0 = true;}if(valid0){if(data.limit !== undefined){let data3 = data.limit;const _errs10 = errors;if(errors === _errs10){if((typeof data3 == "number") && (isFinite(data3))){if(!(formats0.validate(data3))){validate2.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/format",keyword:"format",params:{format: "double"},message:"must match format \""+"double"+"\""}];return false;}}else {validate2.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "number"},message:"must be number"}];return false;}}var valid0 = _errs10 === errors;}else {var valid0 = true;}if(valid0){if(data.format !== undefined){let data4 = data.format;const _errs12 = errors;if((typeof data4 !== "string") && (!(data4 && typeof data4 == "object" && !Array.isArray(data4)))){validate2.errors = [{instancePath:instancePath+"/format",schemaPath:"#/properties/format/type",keyword:"type",params:{type: schema2.properties.format.type},message:"must be string,object"}];return false;}if(errors === _errs12){if(data4 && typeof data4 == "object" && !Array.isArray(data4)){if(!data4 || typeof data4.toJSON !== "function"){validate2.errors = [{instancePath:instancePath+"/format",schemaPath:"#/properties/format/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs12 === errors;}else {var valid0 = true;}if(valid0){if(data.fields !== undefined){let data5 = data.fields;const _errs14 = errors;if(errors === _errs14){if(Array.isArray(data5)){var valid3 = true;const len0 = data5.length;for(let i0=0; i0<len0; i0++){let data6 = data5[i0];const _errs16 = errors;if((typeof data6 !== "string") && (!(data6 && typeof data6 == "object" && !Array.isArray(data6)))){validate2.errors = [{instancePath:instancePath+"/fields/" + i0,schemaPath:"#/properties/fields/items/type",keyword:"type",params:{type: schema2.properties.fields.items.type},message:"must be string,object"}];return false;}if(errors === _errs16){if(data6 && typeof data6 == "object" && !Array.isArray(data6)){if(!data6 || typeof data6.toJSON !== "function"){validate2.errors = [{instancePath:instancePath+"/fields/" + i0,schemaPath:"#/properties/fields/items/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid3 = _errs16 === errors;if(!valid3){break;}}}else {validate2.errors = [{instancePath:instancePath+"/fields",schemaPath:"#/properties/fields/type",keyword:"type",params:{type: "array"},message:"must be array"}];return false;}}var valid0 = _errs14 === errors;}else {var valid0 = true;}}}}}}}}}else {validate2.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate2.errors = vErrors;return errors === 0;}function validate5(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if(((((data.code === undefined) && (missing0 = "code")) || ((data.message === undefined) && (missing0 = "message"))) || ((data.id === undefined) && (missing0 = "id"))) || ((data.validationDetails === undefined) && (missing0 = "validationDetails"))){validate5.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {const _errs1 = errors;for(const key0 in data){if(!((((key0 === "code") || (key0 === "message")) || (key0 === "id")) || (key0 === "validationDetails"))){validate5.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.code !== undefined){let data0 = data.code;const _errs2 = errors;if((typeof data0 !== "string") && (!(data0 && typeof data0 == "object" && !Array.isArray(data0)))){validate5.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: schema1.properties.code.type},message:"must be string,object"}];return false;}if(!(data0 === "ValidationError")){validate5.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/enum",keyword:"enum",params:{allowedValues: schema1.properties.code.enum},message:"must be equal to one of the allowed values"}];return false;}if(errors === _errs2){if(data0 && typeof data0 == "object" && !Array.isArray(data0)){if(!data0 || typeof data0.toJSON !== "function"){validate5.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs2 === errors;}else {var valid0 = true;}if(valid0){if(data.message !== undefined){let data1 = data.message;const _errs4 = errors;if((typeof data1 !== "string") && (!(data1 && typeof data1 == "object" && !Array.isArray(data1)))){validate5.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: schema1.properties.message.type},message:"must be string,object"}];return false;}if(errors === _errs4){if(data1 && typeof data1 == "object" && !Array.isArray(data1)){if(!data1 || typeof data1.toJSON !== "function"){validate5.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs4 === errors;}else {var valid0 = true;}if(valid0){if(data.id !== undefined){let data2 = data.id;const _errs6 = errors;if((typeof data2 !== "string") && (!(data2 && typeof data2 == "object" && !Array.isArray(data2)))){validate5.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: schema1.properties.id.type},message:"must be string,object"}];return false;}if(errors === _errs6){if(data2 && typeof data2 == "object" && !Array.isArray(data2)){if(!data2 || typeof data2.toJSON !== "function"){validate5.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs6 === errors;}else {var valid0 = true;}if(valid0){if(data.validationDetails !== undefined){let data3 = data.validationDetails;const _errs8 = errors;if(errors === _errs8){if(Array.isArray(data3)){var valid1 = true;const len0 = data3.length;for(let i0=0; i0<len0; i0++){const _errs10 = errors;if(!(validate2(data3[i0], {instancePath:instancePath+"/validationDetails/" + i0,parentData:data3,parentDataProperty:i0,rootData}))){vErrors = vErrors === null ? validate2.errors : vErrors.concat(validate2.errors);errors = vErrors.length;}var valid1 = _errs10 === errors;if(!valid1){break;}}}else {validate5.errors = [{instancePath:instancePath+"/validationDetails",schemaPath:"#/properties/validationDetails/type",keyword:"type",params:{type: "array"},message:"must be array"}];return false;}}var valid0 = _errs8 === errors;}else {var valid0 = true;}}}}}}}else {validate5.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate5.errors = vErrors;return errors === 0;}exports["__fjs_root_116#/anyOf/1"] = validate7;const schema4 = {"type":"object","required":["error","error_description","code","id"],"properties":{"error":{"type":["string","object"],"enum":["invalid_request","invalid_client","invalid_grant","invalid_scope","unsupported_grant_type","temporarily_unavailable","server_error"],"description":"RFC 6749's error code: `invalid_request` (a missing or malformed parameter, a body too large),\n`invalid_client` (client authentication failed; 401), `invalid_grant` (the code or refresh token is\ninvalid, expired, revoked, or the merchant account is not active), `invalid_scope`,\n`unsupported_grant_type`; `temporarily_unavailable` with 429 (too many failed attempts) and 503, and\n`server_error` with 500, each with `Retry-After` where the API's error has it.","fjs_type":"string"},"error_description":{"type":["string","object"],"description":"Human-readable explanation (English). Do not parse it.","fjs_type":"string"},"code":{"type":["string","object"],"description":"Cobro's error code (the one the JSON form answers: `InvalidGrantError`, `ValidationError`, …).","fjs_type":"string"},"id":{"type":["string","object"],"description":"Identifier of this occurrence, also written to the service log; quote it to support.","fjs_type":"string"}},"additionalProperties":false,"description":"An error of the RFC 6749 form (RFC 6749 §5.2, RFC 7009 §2.2.1): every refusal of the token and\nrevocation endpoints to a form-encoded request has this body, which standard OAuth 2.0 clients read\nas an error. Cobro's `code` and the occurrence's `id` ride along."};function validate7(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if(((((data.error === undefined) && (missing0 = "error")) || ((data.error_description === undefined) && (missing0 = "error_description"))) || ((data.code === undefined) && (missing0 = "code"))) || ((data.id === undefined) && (missing0 = "id"))){validate7.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {const _errs1 = errors;for(const key0 in data){if(!((((key0 === "error") || (key0 === "error_description")) || (key0 === "code")) || (key0 === "id"))){validate7.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.error !== undefined){let data0 = data.error;const _errs2 = errors;if((typeof data0 !== "string") && (!(data0 && typeof data0 == "object" && !Array.isArray(data0)))){validate7.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: schema4.properties.error.type},message:"must be string,object"}];return false;}if(!(((((((data0 === "invalid_request") || (data0 === "invalid_client")) || (data0 === "invalid_grant")) || (data0 === "invalid_scope")) || (data0 === "unsupported_grant_type")) || (data0 === "temporarily_unavailable")) || (data0 === "server_error"))){validate7.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/enum",keyword:"enum",params:{allowedValues: schema4.properties.error.enum},message:"must be equal to one of the allowed values"}];return false;}if(errors === _errs2){if(data0 && typeof data0 == "object" && !Array.isArray(data0)){if(!data0 || typeof data0.toJSON !== "function"){validate7.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs2 === errors;}else {var valid0 = true;}if(valid0){if(data.error_description !== undefined){let data1 = data.error_description;const _errs4 = errors;if((typeof data1 !== "string") && (!(data1 && typeof data1 == "object" && !Array.isArray(data1)))){validate7.errors = [{instancePath:instancePath+"/error_description",schemaPath:"#/properties/error_description/type",keyword:"type",params:{type: schema4.properties.error_description.type},message:"must be string,object"}];return false;}if(errors === _errs4){if(data1 && typeof data1 == "object" && !Array.isArray(data1)){if(!data1 || typeof data1.toJSON !== "function"){validate7.errors = [{instancePath:instancePath+"/error_description",schemaPath:"#/properties/error_description/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs4 === errors;}else {var valid0 = true;}if(valid0){if(data.code !== undefined){let data2 = data.code;const _errs6 = errors;if((typeof data2 !== "string") && (!(data2 && typeof data2 == "object" && !Array.isArray(data2)))){validate7.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: schema4.properties.code.type},message:"must be string,object"}];return false;}if(errors === _errs6){if(data2 && typeof data2 == "object" && !Array.isArray(data2)){if(!data2 || typeof data2.toJSON !== "function"){validate7.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs6 === errors;}else {var valid0 = true;}if(valid0){if(data.id !== undefined){let data3 = data.id;const _errs8 = errors;if((typeof data3 !== "string") && (!(data3 && typeof data3 == "object" && !Array.isArray(data3)))){validate7.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: schema4.properties.id.type},message:"must be string,object"}];return false;}if(errors === _errs8){if(data3 && typeof data3 == "object" && !Array.isArray(data3)){if(!data3 || typeof data3.toJSON !== "function"){validate7.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs8 === errors;}else {var valid0 = true;}}}}}}}else {validate7.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate7.errors = vErrors;return errors === 0;}exports["__fjs_root_116#/anyOf/2"] = validate8;const schema7 = {"type":"object","required":["code","message","id","validationDetails"],"properties":{"code":{"type":["string","object"],"enum":["ValidationError"],"fjs_type":"string"},"message":{"type":["string","object"],"fjs_type":"string"},"id":{"type":["string","object"],"fjs_type":"string"},"validationDetails":{"type":"array","items":{"type":"object","required":["field","message","rule"],"properties":{"field":{"type":["string","object"],"description":"JSON path of the field, dot-separated (`customer.phoneNumber.number`, `dueDates[1]`); `body` for the whole body.","fjs_type":"string"},"message":{"type":["string","object"],"description":"What is wrong with it (English, for developers: decide by `rule`, never by this text).","fjs_type":"string"},"rule":{"allOf":[{"type":["string","object"],"enum":["required","notAccepted","type","enum","minLength","maxLength","minItems","maxItems","minProperties","maxProperties","minimum","exclusiveMinimum","maximum","exclusiveMaximum","decimals","multipleOf","pattern","format","exactlyOneOf","blank","https","url","taxDocument","dateOrder","outOfRange","nulCharacter","malformed","invalid"],"description":"The rule a field broke, for a program to act on and for a screen to word in its own language (with\n`limit`, `format` and `fields`); `message` is an English sentence for a developer's log, not to parse.","fjs_type":"string"}],"description":"Which rule the field broke."},"limit":{"type":"number","format":"double","description":"The rule's bound: a length, a count, a number, a count of decimals or of days."},"format":{"type":["string","object"],"description":"With `format`: the format the text must have.","fjs_type":"string"},"fields":{"type":"array","items":{"type":["string","object"],"fjs_type":"string"},"description":"With `exactlyOneOf`: the alternatives; with `dateOrder`: the field it is compared with."}},"description":"One field that failed validation."},"description":"Every field that failed, in the order found."}},"description":"A request that does not meet the contract. `message` repeats the first detail."};function validate8(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if(((((data.code === undefined) && (missing0 = "code")) || ((data.message === undefined) && (missing0 = "message"))) || ((data.id === undefined) && (missing0 = "id"))) || ((data.validationDetails === undefined) && (missing0 = "validationDetails"))){validate8.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {if(data.code !== undefined){let data0 = data.code;const _errs1 = errors;if((typeof data0 !== "string") && (!(data0 && typeof data0 == "object" && !Array.isArray(data0)))){validate8.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: schema7.properties.code.type},message:"must be string,object"}];return false;}if(!(data0 === "ValidationError")){validate8.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/enum",keyword:"enum",params:{allowedValues: schema7.properties.code.enum},message:"must be equal to one of the allowed values"}];return false;}if(errors === _errs1){if(data0 && typeof data0 == "object" && !Array.isArray(data0)){if(!data0 || typeof data0.toJSON !== "function"){validate8.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs1 === errors;}else {var valid0 = true;}if(valid0){if(data.message !== undefined){let data1 = data.message;const _errs3 = errors;if((typeof data1 !== "string") && (!(data1 && typeof data1 == "object" && !Array.isArray(data1)))){validate8.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: schema7.properties.message.type},message:"must be string,object"}];return false;}if(errors === _errs3){if(data1 && typeof data1 == "object" && !Array.isArray(data1)){if(!data1 || typeof data1.toJSON !== "function"){validate8.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs3 === errors;}else {var valid0 = true;}if(valid0){if(data.id !== undefined){let data2 = data.id;const _errs5 = errors;if((typeof data2 !== "string") && (!(data2 && typeof data2 == "object" && !Array.isArray(data2)))){validate8.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: schema7.properties.id.type},message:"must be string,object"}];return false;}if(errors === _errs5){if(data2 && typeof data2 == "object" && !Array.isArray(data2)){if(!data2 || typeof data2.toJSON !== "function"){validate8.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs5 === errors;}else {var valid0 = true;}if(valid0){if(data.validationDetails !== undefined){let data3 = data.validationDetails;const _errs7 = errors;if(errors === _errs7){if(Array.isArray(data3)){var valid1 = true;const len0 = data3.length;for(let i0=0; i0<len0; i0++){let data4 = data3[i0];const _errs9 = errors;if(errors === _errs9){if(data4 && typeof data4 == "object" && !Array.isArray(data4)){let missing1;if((((data4.field === undefined) && (missing1 = "field")) || ((data4.message === undefined) && (missing1 = "message"))) || ((data4.rule === undefined) && (missing1 = "rule"))){validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0,schemaPath:"#/properties/validationDetails/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];return false;}else {if(data4.field !== undefined){let data5 = data4.field;const _errs11 = errors;if((typeof data5 !== "string") && (!(data5 && typeof data5 == "object" && !Array.isArray(data5)))){validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/field",schemaPath:"#/properties/validationDetails/items/properties/field/type",keyword:"type",params:{type: schema7.properties.validationDetails.items.properties.field.type},message:"must be string,object"}];return false;}if(errors === _errs11){if(data5 && typeof data5 == "object" && !Array.isArray(data5)){if(!data5 || typeof data5.toJSON !== "function"){validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/field",schemaPath:"#/properties/validationDetails/items/properties/field/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid2 = _errs11 === errors;}else {var valid2 = true;}if(valid2){if(data4.message !== undefined){let data6 = data4.message;const _errs13 = errors;if((typeof data6 !== "string") && (!(data6 && typeof data6 == "object" && !Array.isArray(data6)))){validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/message",schemaPath:"#/properties/validationDetails/items/properties/message/type",keyword:"type",params:{type: schema7.properties.validationDetails.items.properties.message.type},message:"must be string,object"}];return false;}if(errors === _errs13){if(data6 && typeof data6 == "object" && !Array.isArray(data6)){if(!data6 || typeof data6.toJSON !== "function"){validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/message",schemaPath:"#/properties/validationDetails/items/properties/message/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid2 = _errs13 === errors;}else {var valid2 = true;}if(valid2){if(data4.rule !== undefined){let data7 = data4.rule;const _errs15 = errors;const _errs16 = errors;if((typeof data7 !== "string") && (!(data7 && typeof data7 == "object" && !Array.isArray(data7)))){validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/rule",schemaPath:"#/properties/validationDetails/items/properties/rule/allOf/0/type",keyword:"type",params:{type: schema7.properties.validationDetails.items.properties.rule.allOf[0].type},message:"must be string,object"}];return false;}if(!((((((((((((((((((((((((((((data7 === "required") || (data7 === "notAccepted")) || (data7 === "type")) || (data7 === "enum")) || (data7 === "minLength")) || (data7 === "maxLength")) || (data7 === "minItems")) || (data7 === "maxItems")) || (data7 === "minProperties")) || (data7 === "maxProperties")) || (data7 === "minimum")) || (data7 === "exclusiveMinimum")) || (data7 === "maximum")) || (data7 === "exclusiveMaximum")) || (data7 === "decimals")) || (data7 === "multipleOf")) || (data7 === "pattern")) || (data7 === "format")) || (data7 === "exactlyOneOf")) || (data7 === "blank")) || (data7 === "https")) || (data7 === "url")) || (data7 === "taxDocument")) || (data7 === "dateOrder")) || (data7 === "outOfRange")) || (data7 === "nulCharacter")) || (data7 === "malformed")) || (data7 === "invalid"))){validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/rule",schemaPath:"#/properties/validationDetails/items/properties/rule/allOf/0/enum",keyword:"enum",params:{allowedValues: schema7.properties.validationDetails.items.properties.rule.allOf[0].enum},message:"must be equal to one of the allowed values"}];return false;}if(errors === _errs16){if(data7 && typeof data7 == "object" && !Array.isArray(data7)){if(!data7 || typeof data7.toJSON !== "function"){validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/rule",schemaPath:"#/properties/validationDetails/items/properties/rule/allOf/0/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid2 = _errs15 === errors;}else {var valid2 = true;}if(valid2){if(data4.limit !== undefined){let data8 = data4.limit;const _errs18 = errors;if(errors === _errs18){if((typeof data8 == "number") && (isFinite(data8))){if(!(formats0.validate(data8))){validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/limit",schemaPath:"#/properties/validationDetails/items/properties/limit/format",keyword:"format",params:{format: "double"},message:"must match format \""+"double"+"\""}];return false;}}else {validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/limit",schemaPath:"#/properties/validationDetails/items/properties/limit/type",keyword:"type",params:{type: "number"},message:"must be number"}];return false;}}var valid2 = _errs18 === errors;}else {var valid2 = true;}if(valid2){if(data4.format !== undefined){let data9 = data4.format;const _errs20 = errors;if((typeof data9 !== "string") && (!(data9 && typeof data9 == "object" && !Array.isArray(data9)))){validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/format",schemaPath:"#/properties/validationDetails/items/properties/format/type",keyword:"type",params:{type: schema7.properties.validationDetails.items.properties.format.type},message:"must be string,object"}];return false;}if(errors === _errs20){if(data9 && typeof data9 == "object" && !Array.isArray(data9)){if(!data9 || typeof data9.toJSON !== "function"){validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/format",schemaPath:"#/properties/validationDetails/items/properties/format/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid2 = _errs20 === errors;}else {var valid2 = true;}if(valid2){if(data4.fields !== undefined){let data10 = data4.fields;const _errs22 = errors;if(errors === _errs22){if(Array.isArray(data10)){var valid4 = true;const len1 = data10.length;for(let i1=0; i1<len1; i1++){let data11 = data10[i1];const _errs24 = errors;if((typeof data11 !== "string") && (!(data11 && typeof data11 == "object" && !Array.isArray(data11)))){validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/fields/" + i1,schemaPath:"#/properties/validationDetails/items/properties/fields/items/type",keyword:"type",params:{type: schema7.properties.validationDetails.items.properties.fields.items.type},message:"must be string,object"}];return false;}if(errors === _errs24){if(data11 && typeof data11 == "object" && !Array.isArray(data11)){if(!data11 || typeof data11.toJSON !== "function"){validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/fields/" + i1,schemaPath:"#/properties/validationDetails/items/properties/fields/items/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid4 = _errs24 === errors;if(!valid4){break;}}}else {validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/fields",schemaPath:"#/properties/validationDetails/items/properties/fields/type",keyword:"type",params:{type: "array"},message:"must be array"}];return false;}}var valid2 = _errs22 === errors;}else {var valid2 = true;}}}}}}}}else {validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0,schemaPath:"#/properties/validationDetails/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}var valid1 = _errs9 === errors;if(!valid1){break;}}}else {validate8.errors = [{instancePath:instancePath+"/validationDetails",schemaPath:"#/properties/validationDetails/type",keyword:"type",params:{type: "array"},message:"must be array"}];return false;}}var valid0 = _errs7 === errors;}else {var valid0 = true;}}}}}}else {validate8.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate8.errors = vErrors;return errors === 0;}exports["__fjs_root_116#/anyOf/3"] = validate9;const schema8 = {"type":"object","required":["error","error_description","code","id"],"properties":{"error":{"type":["string","object"],"enum":["invalid_request","invalid_client","invalid_grant","invalid_scope","unsupported_grant_type","temporarily_unavailable","server_error"],"description":"RFC 6749's error code: `invalid_request` (a missing or malformed parameter, a body too large),\n`invalid_client` (client authentication failed; 401), `invalid_grant` (the code or refresh token is\ninvalid, expired, revoked, or the merchant account is not active), `invalid_scope`,\n`unsupported_grant_type`; `temporarily_unavailable` with 429 (too many failed attempts) and 503, and\n`server_error` with 500, each with `Retry-After` where the API's error has it.","fjs_type":"string"},"error_description":{"type":["string","object"],"description":"Human-readable explanation (English). Do not parse it.","fjs_type":"string"},"code":{"type":["string","object"],"description":"Cobro's error code (the one the JSON form answers: `InvalidGrantError`, `ValidationError`, …).","fjs_type":"string"},"id":{"type":["string","object"],"description":"Identifier of this occurrence, also written to the service log; quote it to support.","fjs_type":"string"}},"description":"An error of the RFC 6749 form (RFC 6749 §5.2, RFC 7009 §2.2.1): every refusal of the token and\nrevocation endpoints to a form-encoded request has this body, which standard OAuth 2.0 clients read\nas an error. Cobro's `code` and the occurrence's `id` ride along."};function validate9(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if(((((data.error === undefined) && (missing0 = "error")) || ((data.error_description === undefined) && (missing0 = "error_description"))) || ((data.code === undefined) && (missing0 = "code"))) || ((data.id === undefined) && (missing0 = "id"))){validate9.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {if(data.error !== undefined){let data0 = data.error;const _errs1 = errors;if((typeof data0 !== "string") && (!(data0 && typeof data0 == "object" && !Array.isArray(data0)))){validate9.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: schema8.properties.error.type},message:"must be string,object"}];return false;}if(!(((((((data0 === "invalid_request") || (data0 === "invalid_client")) || (data0 === "invalid_grant")) || (data0 === "invalid_scope")) || (data0 === "unsupported_grant_type")) || (data0 === "temporarily_unavailable")) || (data0 === "server_error"))){validate9.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/enum",keyword:"enum",params:{allowedValues: schema8.properties.error.enum},message:"must be equal to one of the allowed values"}];return false;}if(errors === _errs1){if(data0 && typeof data0 == "object" && !Array.isArray(data0)){if(!data0 || typeof data0.toJSON !== "function"){validate9.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs1 === errors;}else {var valid0 = true;}if(valid0){if(data.error_description !== undefined){let data1 = data.error_description;const _errs3 = errors;if((typeof data1 !== "string") && (!(data1 && typeof data1 == "object" && !Array.isArray(data1)))){validate9.errors = [{instancePath:instancePath+"/error_description",schemaPath:"#/properties/error_description/type",keyword:"type",params:{type: schema8.properties.error_description.type},message:"must be string,object"}];return false;}if(errors === _errs3){if(data1 && typeof data1 == "object" && !Array.isArray(data1)){if(!data1 || typeof data1.toJSON !== "function"){validate9.errors = [{instancePath:instancePath+"/error_description",schemaPath:"#/properties/error_description/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs3 === errors;}else {var valid0 = true;}if(valid0){if(data.code !== undefined){let data2 = data.code;const _errs5 = errors;if((typeof data2 !== "string") && (!(data2 && typeof data2 == "object" && !Array.isArray(data2)))){validate9.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: schema8.properties.code.type},message:"must be string,object"}];return false;}if(errors === _errs5){if(data2 && typeof data2 == "object" && !Array.isArray(data2)){if(!data2 || typeof data2.toJSON !== "function"){validate9.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs5 === errors;}else {var valid0 = true;}if(valid0){if(data.id !== undefined){let data3 = data.id;const _errs7 = errors;if((typeof data3 !== "string") && (!(data3 && typeof data3 == "object" && !Array.isArray(data3)))){validate9.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: schema8.properties.id.type},message:"must be string,object"}];return false;}if(errors === _errs7){if(data3 && typeof data3 == "object" && !Array.isArray(data3)){if(!data3 || typeof data3.toJSON !== "function"){validate9.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs7 === errors;}else {var valid0 = true;}}}}}}else {validate9.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate9.errors = vErrors;return errors === 0;}
         return {
           validate (schemaRef, data) {
             const validate = validators[schemaRef]
@@ -2713,14 +2713,872 @@ const asInteger = serializer.asInteger.bind(serializer)
       }
     
       else if((validate_1 || (validate_1 = validator.getSchemaValidator("__fjs_root_116#/anyOf/1")))(input)) {
-        json += anonymous1(input)
+        json += anonymous4(input)
       }
     
       else if((validate_2 || (validate_2 = validator.getSchemaValidator("__fjs_root_116#/anyOf/2")))(input)) {
-        json += anonymous2(input)
+        json += anonymous5(input)
       }
     
       else if((validate_3 || (validate_3 = validator.getSchemaValidator("__fjs_root_116#/anyOf/3")))(input)) {
+        json += anonymous9(input)
+      }
+    
+    else throw new TypeError("The value of '#' does not match schema definition.")
+  
+      return json
+    }
+    
+    function anonymous3 (obj) {
+      // "#/components/schemas/ValidationDetail/properties/fields"
+      let json = ''
+  
+    if (obj === null) return JSON_STR_EMPTY_ARRAY
+    if (!Array.isArray(obj)) {
+      throw new TypeError("The value of '#/components/schemas/ValidationDetail/properties/fields' does not match schema definition.")
+    }
+    const arrayLength = obj.length
+  
+      if (typeof arrayLength === 'number' && arrayLength >= 8 && Number.isInteger(arrayLength) && arrayLength <= 0xffffffff) {
+        return asPlainStringArray(obj, arrayLength)
+      }
+      
+    json += JSON_STR_BEGIN_ARRAY
+  
+      if (arrayLength > 0) {
+        const value = obj[0]
+        
+        if (typeof value !== 'string') {
+          if (value === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value instanceof Date) {
+            json += asDateTime(value)
+          } else if (value instanceof RegExp) {
+            json += asString(value.source)
+          } else {
+            json += asString(value.toString())
+          }
+        } else {
+          json += asString(value)
+        }
+        
+        for (let i = 1; i < arrayLength; i++) {
+          json += JSON_STR_COMMA
+          const value = obj[i]
+          
+        if (typeof value !== 'string') {
+          if (value === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value instanceof Date) {
+            json += asDateTime(value)
+          } else if (value instanceof RegExp) {
+            json += asString(value.source)
+          } else {
+            json += asString(value.toString())
+          }
+        } else {
+          json += asString(value)
+        }
+        
+        }
+      }
+      return json + JSON_STR_END_ARRAY
+    }
+
+      // "#/components/schemas/ValidationDetail"
+      function anonymous2 (input) {
+        const obj = (input && typeof input.toJSON === 'function')
+    ? input.toJSON()
+    : input
+  
+        if (obj === null) return JSON_STR_EMPTY_OBJECT
+        let json = ''
+
+        
+      const value_field_6 = obj["field"]
+      if (value_field_6 !== undefined) {
+        json += "{\"field\":"
+        
+        if (typeof value_field_6 !== 'string') {
+          if (value_field_6 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_field_6 instanceof Date) {
+            json += asDateTime(value_field_6)
+          } else if (value_field_6 instanceof RegExp) {
+            json += asString(value_field_6.source)
+          } else {
+            json += asString(value_field_6.toString())
+          }
+        } else {
+          json += asString(value_field_6)
+        }
+        
+      } else {
+        throw new Error('"field" is required!')
+      }
+      
+      const value_message_7 = obj["message"]
+      if (value_message_7 !== undefined) {
+        json += ",\"message\":"
+        
+        if (typeof value_message_7 !== 'string') {
+          if (value_message_7 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_message_7 instanceof Date) {
+            json += asDateTime(value_message_7)
+          } else if (value_message_7 instanceof RegExp) {
+            json += asString(value_message_7.source)
+          } else {
+            json += asString(value_message_7.toString())
+          }
+        } else {
+          json += asString(value_message_7)
+        }
+        
+      } else {
+        throw new Error('"message" is required!')
+      }
+      
+      const value_rule_8 = obj["rule"]
+      if (value_rule_8 !== undefined) {
+        json += ",\"rule\":"
+        
+        if (typeof value_rule_8 !== 'string') {
+          if (value_rule_8 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_rule_8 instanceof Date) {
+            json += asDateTime(value_rule_8)
+          } else if (value_rule_8 instanceof RegExp) {
+            json += asString(value_rule_8.source)
+          } else {
+            json += asString(value_rule_8.toString())
+          }
+        } else {
+          json += asString(value_rule_8)
+        }
+        
+      } else {
+        throw new Error('"rule" is required!')
+      }
+      
+      const value_limit_9 = obj["limit"]
+      if (value_limit_9 !== undefined) {
+        json += ",\"limit\":"
+        json += asNumber(value_limit_9)
+      }
+
+      const value_format_10 = obj["format"]
+      if (value_format_10 !== undefined) {
+        json += ",\"format\":"
+        
+        if (typeof value_format_10 !== 'string') {
+          if (value_format_10 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_format_10 instanceof Date) {
+            json += asDateTime(value_format_10)
+          } else if (value_format_10 instanceof RegExp) {
+            json += asString(value_format_10.source)
+          } else {
+            json += asString(value_format_10.toString())
+          }
+        } else {
+          json += asString(value_format_10)
+        }
+        
+      }
+
+      const value_fields_11 = obj["fields"]
+      if (value_fields_11 !== undefined) {
+        json += ",\"fields\":"
+        json += anonymous3(value_fields_11)
+      }
+
+return json + JSON_STR_END_OBJECT
+
+      }
+    
+
+    function anonymous1 (obj) {
+      // "__fjs_merged_117#/properties/validationDetails"
+      let json = ''
+  
+    if (obj === null) return JSON_STR_EMPTY_ARRAY
+    if (!Array.isArray(obj)) {
+      throw new TypeError("The value of '__fjs_merged_117#/properties/validationDetails' does not match schema definition.")
+    }
+    const arrayLength = obj.length
+  
+    json += JSON_STR_BEGIN_ARRAY
+  
+      if (arrayLength > 0) {
+        const value = obj[0]
+        json += anonymous2(value)
+        for (let i = 1; i < arrayLength; i++) {
+          json += JSON_STR_COMMA
+          const value = obj[i]
+          json += anonymous2(value)
+        }
+      }
+      return json + JSON_STR_END_ARRAY
+    }
+
+      // "__fjs_merged_117#"
+      function anonymous0 (input) {
+        const obj = (input && typeof input.toJSON === 'function')
+    ? input.toJSON()
+    : input
+  
+        if (obj === null) return JSON_STR_EMPTY_OBJECT
+        let json = ''
+
+        
+      const value_code_1 = obj["code"]
+      if (value_code_1 !== undefined) {
+        json += "{\"code\":"
+        
+        if (typeof value_code_1 !== 'string') {
+          if (value_code_1 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_code_1 instanceof Date) {
+            json += asDateTime(value_code_1)
+          } else if (value_code_1 instanceof RegExp) {
+            json += asString(value_code_1.source)
+          } else {
+            json += asString(value_code_1.toString())
+          }
+        } else {
+          json += asString(value_code_1)
+        }
+        
+      } else {
+        throw new Error('"code" is required!')
+      }
+      
+      const value_message_2 = obj["message"]
+      if (value_message_2 !== undefined) {
+        json += ",\"message\":"
+        
+        if (typeof value_message_2 !== 'string') {
+          if (value_message_2 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_message_2 instanceof Date) {
+            json += asDateTime(value_message_2)
+          } else if (value_message_2 instanceof RegExp) {
+            json += asString(value_message_2.source)
+          } else {
+            json += asString(value_message_2.toString())
+          }
+        } else {
+          json += asString(value_message_2)
+        }
+        
+      } else {
+        throw new Error('"message" is required!')
+      }
+      
+      const value_id_3 = obj["id"]
+      if (value_id_3 !== undefined) {
+        json += ",\"id\":"
+        
+        if (typeof value_id_3 !== 'string') {
+          if (value_id_3 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_id_3 instanceof Date) {
+            json += asDateTime(value_id_3)
+          } else if (value_id_3 instanceof RegExp) {
+            json += asString(value_id_3.source)
+          } else {
+            json += asString(value_id_3.toString())
+          }
+        } else {
+          json += asString(value_id_3)
+        }
+        
+      } else {
+        throw new Error('"id" is required!')
+      }
+      
+      const value_validationDetails_4 = obj["validationDetails"]
+      if (value_validationDetails_4 !== undefined) {
+        json += ",\"validationDetails\":"
+        json += anonymous1(value_validationDetails_4)
+      } else {
+        throw new Error('"validationDetails" is required!')
+      }
+      
+return json + JSON_STR_END_OBJECT
+
+      }
+    
+
+      // "__fjs_merged_119#"
+      function anonymous4 (input) {
+        const obj = (input && typeof input.toJSON === 'function')
+    ? input.toJSON()
+    : input
+  
+        if (obj === null) return JSON_STR_EMPTY_OBJECT
+        let json = ''
+
+        
+      const value_error_13 = obj["error"]
+      if (value_error_13 !== undefined) {
+        json += "{\"error\":"
+        
+        if (typeof value_error_13 !== 'string') {
+          if (value_error_13 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_error_13 instanceof Date) {
+            json += asDateTime(value_error_13)
+          } else if (value_error_13 instanceof RegExp) {
+            json += asString(value_error_13.source)
+          } else {
+            json += asString(value_error_13.toString())
+          }
+        } else {
+          json += asString(value_error_13)
+        }
+        
+      } else {
+        throw new Error('"error" is required!')
+      }
+      
+      const value_error_description_14 = obj["error_description"]
+      if (value_error_description_14 !== undefined) {
+        json += ",\"error_description\":"
+        
+        if (typeof value_error_description_14 !== 'string') {
+          if (value_error_description_14 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_error_description_14 instanceof Date) {
+            json += asDateTime(value_error_description_14)
+          } else if (value_error_description_14 instanceof RegExp) {
+            json += asString(value_error_description_14.source)
+          } else {
+            json += asString(value_error_description_14.toString())
+          }
+        } else {
+          json += asString(value_error_description_14)
+        }
+        
+      } else {
+        throw new Error('"error_description" is required!')
+      }
+      
+      const value_code_15 = obj["code"]
+      if (value_code_15 !== undefined) {
+        json += ",\"code\":"
+        
+        if (typeof value_code_15 !== 'string') {
+          if (value_code_15 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_code_15 instanceof Date) {
+            json += asDateTime(value_code_15)
+          } else if (value_code_15 instanceof RegExp) {
+            json += asString(value_code_15.source)
+          } else {
+            json += asString(value_code_15.toString())
+          }
+        } else {
+          json += asString(value_code_15)
+        }
+        
+      } else {
+        throw new Error('"code" is required!')
+      }
+      
+      const value_id_16 = obj["id"]
+      if (value_id_16 !== undefined) {
+        json += ",\"id\":"
+        
+        if (typeof value_id_16 !== 'string') {
+          if (value_id_16 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_id_16 instanceof Date) {
+            json += asDateTime(value_id_16)
+          } else if (value_id_16 instanceof RegExp) {
+            json += asString(value_id_16.source)
+          } else {
+            json += asString(value_id_16.toString())
+          }
+        } else {
+          json += asString(value_id_16)
+        }
+        
+      } else {
+        throw new Error('"id" is required!')
+      }
+      
+return json + JSON_STR_END_OBJECT
+
+      }
+    
+
+    function anonymous8 (obj) {
+      // "__fjs_merged_120#/properties/validationDetails/items/properties/fields"
+      let json = ''
+  
+    if (obj === null) return JSON_STR_EMPTY_ARRAY
+    if (!Array.isArray(obj)) {
+      throw new TypeError("The value of '__fjs_merged_120#/properties/validationDetails/items/properties/fields' does not match schema definition.")
+    }
+    const arrayLength = obj.length
+  
+      if (typeof arrayLength === 'number' && arrayLength >= 8 && Number.isInteger(arrayLength) && arrayLength <= 0xffffffff) {
+        return asPlainStringArray(obj, arrayLength)
+      }
+      
+    json += JSON_STR_BEGIN_ARRAY
+  
+      if (arrayLength > 0) {
+        const value = obj[0]
+        
+        if (typeof value !== 'string') {
+          if (value === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value instanceof Date) {
+            json += asDateTime(value)
+          } else if (value instanceof RegExp) {
+            json += asString(value.source)
+          } else {
+            json += asString(value.toString())
+          }
+        } else {
+          json += asString(value)
+        }
+        
+        for (let i = 1; i < arrayLength; i++) {
+          json += JSON_STR_COMMA
+          const value = obj[i]
+          
+        if (typeof value !== 'string') {
+          if (value === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value instanceof Date) {
+            json += asDateTime(value)
+          } else if (value instanceof RegExp) {
+            json += asString(value.source)
+          } else {
+            json += asString(value.toString())
+          }
+        } else {
+          json += asString(value)
+        }
+        
+        }
+      }
+      return json + JSON_STR_END_ARRAY
+    }
+
+      // "__fjs_merged_120#/properties/validationDetails/items"
+      function anonymous7 (input) {
+        const obj = (input && typeof input.toJSON === 'function')
+    ? input.toJSON()
+    : input
+  
+        if (obj === null) return JSON_STR_EMPTY_OBJECT
+        let json = ''
+
+        
+      const value_field_23 = obj["field"]
+      if (value_field_23 !== undefined) {
+        json += "{\"field\":"
+        
+        if (typeof value_field_23 !== 'string') {
+          if (value_field_23 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_field_23 instanceof Date) {
+            json += asDateTime(value_field_23)
+          } else if (value_field_23 instanceof RegExp) {
+            json += asString(value_field_23.source)
+          } else {
+            json += asString(value_field_23.toString())
+          }
+        } else {
+          json += asString(value_field_23)
+        }
+        
+      } else {
+        throw new Error('"field" is required!')
+      }
+      
+      const value_message_24 = obj["message"]
+      if (value_message_24 !== undefined) {
+        json += ",\"message\":"
+        
+        if (typeof value_message_24 !== 'string') {
+          if (value_message_24 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_message_24 instanceof Date) {
+            json += asDateTime(value_message_24)
+          } else if (value_message_24 instanceof RegExp) {
+            json += asString(value_message_24.source)
+          } else {
+            json += asString(value_message_24.toString())
+          }
+        } else {
+          json += asString(value_message_24)
+        }
+        
+      } else {
+        throw new Error('"message" is required!')
+      }
+      
+      const value_rule_25 = obj["rule"]
+      if (value_rule_25 !== undefined) {
+        json += ",\"rule\":"
+        
+        if (typeof value_rule_25 !== 'string') {
+          if (value_rule_25 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_rule_25 instanceof Date) {
+            json += asDateTime(value_rule_25)
+          } else if (value_rule_25 instanceof RegExp) {
+            json += asString(value_rule_25.source)
+          } else {
+            json += asString(value_rule_25.toString())
+          }
+        } else {
+          json += asString(value_rule_25)
+        }
+        
+      } else {
+        throw new Error('"rule" is required!')
+      }
+      
+      const value_limit_26 = obj["limit"]
+      if (value_limit_26 !== undefined) {
+        json += ",\"limit\":"
+        json += asNumber(value_limit_26)
+      }
+
+      const value_format_27 = obj["format"]
+      if (value_format_27 !== undefined) {
+        json += ",\"format\":"
+        
+        if (typeof value_format_27 !== 'string') {
+          if (value_format_27 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_format_27 instanceof Date) {
+            json += asDateTime(value_format_27)
+          } else if (value_format_27 instanceof RegExp) {
+            json += asString(value_format_27.source)
+          } else {
+            json += asString(value_format_27.toString())
+          }
+        } else {
+          json += asString(value_format_27)
+        }
+        
+      }
+
+      const value_fields_28 = obj["fields"]
+      if (value_fields_28 !== undefined) {
+        json += ",\"fields\":"
+        json += anonymous8(value_fields_28)
+      }
+
+return json + JSON_STR_END_OBJECT
+
+      }
+    
+
+    function anonymous6 (obj) {
+      // "__fjs_merged_120#/properties/validationDetails"
+      let json = ''
+  
+    if (obj === null) return JSON_STR_EMPTY_ARRAY
+    if (!Array.isArray(obj)) {
+      throw new TypeError("The value of '__fjs_merged_120#/properties/validationDetails' does not match schema definition.")
+    }
+    const arrayLength = obj.length
+  
+    json += JSON_STR_BEGIN_ARRAY
+  
+      if (arrayLength > 0) {
+        const value = obj[0]
+        json += anonymous7(value)
+        for (let i = 1; i < arrayLength; i++) {
+          json += JSON_STR_COMMA
+          const value = obj[i]
+          json += anonymous7(value)
+        }
+      }
+      return json + JSON_STR_END_ARRAY
+    }
+
+      // "__fjs_merged_120#"
+      function anonymous5 (input) {
+        const obj = (input && typeof input.toJSON === 'function')
+    ? input.toJSON()
+    : input
+  
+        if (obj === null) return JSON_STR_EMPTY_OBJECT
+        let json = ''
+
+        
+      const value_code_18 = obj["code"]
+      if (value_code_18 !== undefined) {
+        json += "{\"code\":"
+        
+        if (typeof value_code_18 !== 'string') {
+          if (value_code_18 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_code_18 instanceof Date) {
+            json += asDateTime(value_code_18)
+          } else if (value_code_18 instanceof RegExp) {
+            json += asString(value_code_18.source)
+          } else {
+            json += asString(value_code_18.toString())
+          }
+        } else {
+          json += asString(value_code_18)
+        }
+        
+      } else {
+        throw new Error('"code" is required!')
+      }
+      
+      const value_message_19 = obj["message"]
+      if (value_message_19 !== undefined) {
+        json += ",\"message\":"
+        
+        if (typeof value_message_19 !== 'string') {
+          if (value_message_19 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_message_19 instanceof Date) {
+            json += asDateTime(value_message_19)
+          } else if (value_message_19 instanceof RegExp) {
+            json += asString(value_message_19.source)
+          } else {
+            json += asString(value_message_19.toString())
+          }
+        } else {
+          json += asString(value_message_19)
+        }
+        
+      } else {
+        throw new Error('"message" is required!')
+      }
+      
+      const value_id_20 = obj["id"]
+      if (value_id_20 !== undefined) {
+        json += ",\"id\":"
+        
+        if (typeof value_id_20 !== 'string') {
+          if (value_id_20 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_id_20 instanceof Date) {
+            json += asDateTime(value_id_20)
+          } else if (value_id_20 instanceof RegExp) {
+            json += asString(value_id_20.source)
+          } else {
+            json += asString(value_id_20.toString())
+          }
+        } else {
+          json += asString(value_id_20)
+        }
+        
+      } else {
+        throw new Error('"id" is required!')
+      }
+      
+      const value_validationDetails_21 = obj["validationDetails"]
+      if (value_validationDetails_21 !== undefined) {
+        json += ",\"validationDetails\":"
+        json += anonymous6(value_validationDetails_21)
+      } else {
+        throw new Error('"validationDetails" is required!')
+      }
+      
+return json + JSON_STR_END_OBJECT
+
+      }
+    
+
+      // "__fjs_merged_122#"
+      function anonymous9 (input) {
+        const obj = (input && typeof input.toJSON === 'function')
+    ? input.toJSON()
+    : input
+  
+        if (obj === null) return JSON_STR_EMPTY_OBJECT
+        let json = ''
+
+        
+      const value_error_30 = obj["error"]
+      if (value_error_30 !== undefined) {
+        json += "{\"error\":"
+        
+        if (typeof value_error_30 !== 'string') {
+          if (value_error_30 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_error_30 instanceof Date) {
+            json += asDateTime(value_error_30)
+          } else if (value_error_30 instanceof RegExp) {
+            json += asString(value_error_30.source)
+          } else {
+            json += asString(value_error_30.toString())
+          }
+        } else {
+          json += asString(value_error_30)
+        }
+        
+      } else {
+        throw new Error('"error" is required!')
+      }
+      
+      const value_error_description_31 = obj["error_description"]
+      if (value_error_description_31 !== undefined) {
+        json += ",\"error_description\":"
+        
+        if (typeof value_error_description_31 !== 'string') {
+          if (value_error_description_31 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_error_description_31 instanceof Date) {
+            json += asDateTime(value_error_description_31)
+          } else if (value_error_description_31 instanceof RegExp) {
+            json += asString(value_error_description_31.source)
+          } else {
+            json += asString(value_error_description_31.toString())
+          }
+        } else {
+          json += asString(value_error_description_31)
+        }
+        
+      } else {
+        throw new Error('"error_description" is required!')
+      }
+      
+      const value_code_32 = obj["code"]
+      if (value_code_32 !== undefined) {
+        json += ",\"code\":"
+        
+        if (typeof value_code_32 !== 'string') {
+          if (value_code_32 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_code_32 instanceof Date) {
+            json += asDateTime(value_code_32)
+          } else if (value_code_32 instanceof RegExp) {
+            json += asString(value_code_32.source)
+          } else {
+            json += asString(value_code_32.toString())
+          }
+        } else {
+          json += asString(value_code_32)
+        }
+        
+      } else {
+        throw new Error('"code" is required!')
+      }
+      
+      const value_id_33 = obj["id"]
+      if (value_id_33 !== undefined) {
+        json += ",\"id\":"
+        
+        if (typeof value_id_33 !== 'string') {
+          if (value_id_33 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_id_33 instanceof Date) {
+            json += asDateTime(value_id_33)
+          } else if (value_id_33 instanceof RegExp) {
+            json += asString(value_id_33.source)
+          } else {
+            json += asString(value_id_33.toString())
+          }
+        } else {
+          json += asString(value_id_33)
+        }
+        
+      } else {
+        throw new Error('"id" is required!')
+      }
+      
+return json + JSON_STR_END_OBJECT
+
+      }
+    
+    return main
+    
+}(validator, serializer)
+return module.exports;
+})();
+
+const s10: (body: unknown) => string = (() => {
+const module = { exports: undefined };
+
+  'use strict'
+
+  const Serializer = require('fast-json-stringify/lib/serializer')
+  const serializerState = {"mode":"standalone","inlineValidators":true}
+  const serializer = Serializer.restoreFromState(serializerState)
+
+  const validator = (() => {
+        const validators = {}
+        const exports = validators
+        "use strict";exports["__fjs_root_123#/anyOf/0"] = validate1;const schema1 = {"type":"object","required":["code","message","id"],"properties":{"code":{"type":["string","object"],"description":"Machine-readable error code.","fjs_type":"string"},"message":{"type":["string","object"],"description":"Human-readable explanation (English). Do not parse it.","fjs_type":"string"},"id":{"type":["string","object"],"description":"Identifier of this occurrence, also written to the service log; quote it to support.","fjs_type":"string"}},"additionalProperties":false,"description":"The general error body: business 400s, `CustomerAlreadyAssociatedError`, 500s."};function validate1(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if((((data.code === undefined) && (missing0 = "code")) || ((data.message === undefined) && (missing0 = "message"))) || ((data.id === undefined) && (missing0 = "id"))){validate1.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {const _errs1 = errors;for(const key0 in data){if(!(((key0 === "code") || (key0 === "message")) || (key0 === "id"))){validate1.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.code !== undefined){let data0 = data.code;const _errs2 = errors;if((typeof data0 !== "string") && (!(data0 && typeof data0 == "object" && !Array.isArray(data0)))){validate1.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: schema1.properties.code.type},message:"must be string,object"}];return false;}if(errors === _errs2){if(data0 && typeof data0 == "object" && !Array.isArray(data0)){if(!data0 || typeof data0.toJSON !== "function"){validate1.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs2 === errors;}else {var valid0 = true;}if(valid0){if(data.message !== undefined){let data1 = data.message;const _errs4 = errors;if((typeof data1 !== "string") && (!(data1 && typeof data1 == "object" && !Array.isArray(data1)))){validate1.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: schema1.properties.message.type},message:"must be string,object"}];return false;}if(errors === _errs4){if(data1 && typeof data1 == "object" && !Array.isArray(data1)){if(!data1 || typeof data1.toJSON !== "function"){validate1.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs4 === errors;}else {var valid0 = true;}if(valid0){if(data.id !== undefined){let data2 = data.id;const _errs6 = errors;if((typeof data2 !== "string") && (!(data2 && typeof data2 == "object" && !Array.isArray(data2)))){validate1.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: schema1.properties.id.type},message:"must be string,object"}];return false;}if(errors === _errs6){if(data2 && typeof data2 == "object" && !Array.isArray(data2)){if(!data2 || typeof data2.toJSON !== "function"){validate1.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs6 === errors;}else {var valid0 = true;}}}}}}else {validate1.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate1.errors = vErrors;return errors === 0;}exports["__fjs_root_123#/anyOf/1"] = validate2;const schema2 = {"type":"object","required":["error","error_description","code","id"],"properties":{"error":{"type":["string","object"],"enum":["invalid_request","invalid_client","invalid_grant","invalid_scope","unsupported_grant_type","temporarily_unavailable","server_error"],"description":"RFC 6749's error code: `invalid_request` (a missing or malformed parameter, a body too large),\n`invalid_client` (client authentication failed; 401), `invalid_grant` (the code or refresh token is\ninvalid, expired, revoked, or the merchant account is not active), `invalid_scope`,\n`unsupported_grant_type`; `temporarily_unavailable` with 429 (too many failed attempts) and 503, and\n`server_error` with 500, each with `Retry-After` where the API's error has it.","fjs_type":"string"},"error_description":{"type":["string","object"],"description":"Human-readable explanation (English). Do not parse it.","fjs_type":"string"},"code":{"type":["string","object"],"description":"Cobro's error code (the one the JSON form answers: `InvalidGrantError`, `ValidationError`, …).","fjs_type":"string"},"id":{"type":["string","object"],"description":"Identifier of this occurrence, also written to the service log; quote it to support.","fjs_type":"string"}},"additionalProperties":false,"description":"An error of the RFC 6749 form (RFC 6749 §5.2, RFC 7009 §2.2.1): every refusal of the token and\nrevocation endpoints to a form-encoded request has this body, which standard OAuth 2.0 clients read\nas an error. Cobro's `code` and the occurrence's `id` ride along."};function validate2(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if(((((data.error === undefined) && (missing0 = "error")) || ((data.error_description === undefined) && (missing0 = "error_description"))) || ((data.code === undefined) && (missing0 = "code"))) || ((data.id === undefined) && (missing0 = "id"))){validate2.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {const _errs1 = errors;for(const key0 in data){if(!((((key0 === "error") || (key0 === "error_description")) || (key0 === "code")) || (key0 === "id"))){validate2.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.error !== undefined){let data0 = data.error;const _errs2 = errors;if((typeof data0 !== "string") && (!(data0 && typeof data0 == "object" && !Array.isArray(data0)))){validate2.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: schema2.properties.error.type},message:"must be string,object"}];return false;}if(!(((((((data0 === "invalid_request") || (data0 === "invalid_client")) || (data0 === "invalid_grant")) || (data0 === "invalid_scope")) || (data0 === "unsupported_grant_type")) || (data0 === "temporarily_unavailable")) || (data0 === "server_error"))){validate2.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/enum",keyword:"enum",params:{allowedValues: schema2.properties.error.enum},message:"must be equal to one of the allowed values"}];return false;}if(errors === _errs2){if(data0 && typeof data0 == "object" && !Array.isArray(data0)){if(!data0 || typeof data0.toJSON !== "function"){validate2.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs2 === errors;}else {var valid0 = true;}if(valid0){if(data.error_description !== undefined){let data1 = data.error_description;const _errs4 = errors;if((typeof data1 !== "string") && (!(data1 && typeof data1 == "object" && !Array.isArray(data1)))){validate2.errors = [{instancePath:instancePath+"/error_description",schemaPath:"#/properties/error_description/type",keyword:"type",params:{type: schema2.properties.error_description.type},message:"must be string,object"}];return false;}if(errors === _errs4){if(data1 && typeof data1 == "object" && !Array.isArray(data1)){if(!data1 || typeof data1.toJSON !== "function"){validate2.errors = [{instancePath:instancePath+"/error_description",schemaPath:"#/properties/error_description/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs4 === errors;}else {var valid0 = true;}if(valid0){if(data.code !== undefined){let data2 = data.code;const _errs6 = errors;if((typeof data2 !== "string") && (!(data2 && typeof data2 == "object" && !Array.isArray(data2)))){validate2.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: schema2.properties.code.type},message:"must be string,object"}];return false;}if(errors === _errs6){if(data2 && typeof data2 == "object" && !Array.isArray(data2)){if(!data2 || typeof data2.toJSON !== "function"){validate2.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs6 === errors;}else {var valid0 = true;}if(valid0){if(data.id !== undefined){let data3 = data.id;const _errs8 = errors;if((typeof data3 !== "string") && (!(data3 && typeof data3 == "object" && !Array.isArray(data3)))){validate2.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: schema2.properties.id.type},message:"must be string,object"}];return false;}if(errors === _errs8){if(data3 && typeof data3 == "object" && !Array.isArray(data3)){if(!data3 || typeof data3.toJSON !== "function"){validate2.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs8 === errors;}else {var valid0 = true;}}}}}}}else {validate2.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate2.errors = vErrors;return errors === 0;}exports["__fjs_root_123#/anyOf/2"] = validate3;const schema5 = {"type":"object","required":["code","message","id"],"properties":{"code":{"type":["string","object"],"description":"Machine-readable error code.","fjs_type":"string"},"message":{"type":["string","object"],"description":"Human-readable explanation (English). Do not parse it.","fjs_type":"string"},"id":{"type":["string","object"],"description":"Identifier of this occurrence, also written to the service log; quote it to support.","fjs_type":"string"}},"description":"The general error body: business 400s, `CustomerAlreadyAssociatedError`, 500s."};function validate3(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if((((data.code === undefined) && (missing0 = "code")) || ((data.message === undefined) && (missing0 = "message"))) || ((data.id === undefined) && (missing0 = "id"))){validate3.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {if(data.code !== undefined){let data0 = data.code;const _errs1 = errors;if((typeof data0 !== "string") && (!(data0 && typeof data0 == "object" && !Array.isArray(data0)))){validate3.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: schema5.properties.code.type},message:"must be string,object"}];return false;}if(errors === _errs1){if(data0 && typeof data0 == "object" && !Array.isArray(data0)){if(!data0 || typeof data0.toJSON !== "function"){validate3.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs1 === errors;}else {var valid0 = true;}if(valid0){if(data.message !== undefined){let data1 = data.message;const _errs3 = errors;if((typeof data1 !== "string") && (!(data1 && typeof data1 == "object" && !Array.isArray(data1)))){validate3.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: schema5.properties.message.type},message:"must be string,object"}];return false;}if(errors === _errs3){if(data1 && typeof data1 == "object" && !Array.isArray(data1)){if(!data1 || typeof data1.toJSON !== "function"){validate3.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs3 === errors;}else {var valid0 = true;}if(valid0){if(data.id !== undefined){let data2 = data.id;const _errs5 = errors;if((typeof data2 !== "string") && (!(data2 && typeof data2 == "object" && !Array.isArray(data2)))){validate3.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: schema5.properties.id.type},message:"must be string,object"}];return false;}if(errors === _errs5){if(data2 && typeof data2 == "object" && !Array.isArray(data2)){if(!data2 || typeof data2.toJSON !== "function"){validate3.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs5 === errors;}else {var valid0 = true;}}}}}else {validate3.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate3.errors = vErrors;return errors === 0;}exports["__fjs_root_123#/anyOf/3"] = validate4;const schema6 = {"type":"object","required":["error","error_description","code","id"],"properties":{"error":{"type":["string","object"],"enum":["invalid_request","invalid_client","invalid_grant","invalid_scope","unsupported_grant_type","temporarily_unavailable","server_error"],"description":"RFC 6749's error code: `invalid_request` (a missing or malformed parameter, a body too large),\n`invalid_client` (client authentication failed; 401), `invalid_grant` (the code or refresh token is\ninvalid, expired, revoked, or the merchant account is not active), `invalid_scope`,\n`unsupported_grant_type`; `temporarily_unavailable` with 429 (too many failed attempts) and 503, and\n`server_error` with 500, each with `Retry-After` where the API's error has it.","fjs_type":"string"},"error_description":{"type":["string","object"],"description":"Human-readable explanation (English). Do not parse it.","fjs_type":"string"},"code":{"type":["string","object"],"description":"Cobro's error code (the one the JSON form answers: `InvalidGrantError`, `ValidationError`, …).","fjs_type":"string"},"id":{"type":["string","object"],"description":"Identifier of this occurrence, also written to the service log; quote it to support.","fjs_type":"string"}},"description":"An error of the RFC 6749 form (RFC 6749 §5.2, RFC 7009 §2.2.1): every refusal of the token and\nrevocation endpoints to a form-encoded request has this body, which standard OAuth 2.0 clients read\nas an error. Cobro's `code` and the occurrence's `id` ride along."};function validate4(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if(((((data.error === undefined) && (missing0 = "error")) || ((data.error_description === undefined) && (missing0 = "error_description"))) || ((data.code === undefined) && (missing0 = "code"))) || ((data.id === undefined) && (missing0 = "id"))){validate4.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {if(data.error !== undefined){let data0 = data.error;const _errs1 = errors;if((typeof data0 !== "string") && (!(data0 && typeof data0 == "object" && !Array.isArray(data0)))){validate4.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: schema6.properties.error.type},message:"must be string,object"}];return false;}if(!(((((((data0 === "invalid_request") || (data0 === "invalid_client")) || (data0 === "invalid_grant")) || (data0 === "invalid_scope")) || (data0 === "unsupported_grant_type")) || (data0 === "temporarily_unavailable")) || (data0 === "server_error"))){validate4.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/enum",keyword:"enum",params:{allowedValues: schema6.properties.error.enum},message:"must be equal to one of the allowed values"}];return false;}if(errors === _errs1){if(data0 && typeof data0 == "object" && !Array.isArray(data0)){if(!data0 || typeof data0.toJSON !== "function"){validate4.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs1 === errors;}else {var valid0 = true;}if(valid0){if(data.error_description !== undefined){let data1 = data.error_description;const _errs3 = errors;if((typeof data1 !== "string") && (!(data1 && typeof data1 == "object" && !Array.isArray(data1)))){validate4.errors = [{instancePath:instancePath+"/error_description",schemaPath:"#/properties/error_description/type",keyword:"type",params:{type: schema6.properties.error_description.type},message:"must be string,object"}];return false;}if(errors === _errs3){if(data1 && typeof data1 == "object" && !Array.isArray(data1)){if(!data1 || typeof data1.toJSON !== "function"){validate4.errors = [{instancePath:instancePath+"/error_description",schemaPath:"#/properties/error_description/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs3 === errors;}else {var valid0 = true;}if(valid0){if(data.code !== undefined){let data2 = data.code;const _errs5 = errors;if((typeof data2 !== "string") && (!(data2 && typeof data2 == "object" && !Array.isArray(data2)))){validate4.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: schema6.properties.code.type},message:"must be string,object"}];return false;}if(errors === _errs5){if(data2 && typeof data2 == "object" && !Array.isArray(data2)){if(!data2 || typeof data2.toJSON !== "function"){validate4.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs5 === errors;}else {var valid0 = true;}if(valid0){if(data.id !== undefined){let data3 = data.id;const _errs7 = errors;if((typeof data3 !== "string") && (!(data3 && typeof data3 == "object" && !Array.isArray(data3)))){validate4.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: schema6.properties.id.type},message:"must be string,object"}];return false;}if(errors === _errs7){if(data3 && typeof data3 == "object" && !Array.isArray(data3)){if(!data3 || typeof data3.toJSON !== "function"){validate4.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs7 === errors;}else {var valid0 = true;}}}}}}else {validate4.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate4.errors = vErrors;return errors === 0;}
+        return {
+          validate (schemaRef, data) {
+            const validate = validators[schemaRef]
+            return validate(data)
+          },
+          getSchemaValidator (schemaRef) {
+            return validators[schemaRef]
+          }
+        }
+      })()
+
+
+  module.exports = function anonymous(validator,serializer
+) {
+
+    
+const {
+  asString,
+  asNumber,
+  asBoolean,
+  asDateTime,
+  asDate,
+  asTime,
+  asUnsafeString,
+  asPlainStringArray
+} = serializer
+
+const asInteger = serializer.asInteger.bind(serializer)
+
+
+    const JSON_STR_BEGIN_OBJECT = '{'
+    const JSON_STR_END_OBJECT = '}'
+    const JSON_STR_BEGIN_ARRAY = '['
+    const JSON_STR_END_ARRAY = ']'
+    const JSON_STR_COMMA = ','
+    const JSON_STR_COLONS = ':'
+    const JSON_STR_QUOTE = '"'
+    const JSON_STR_EMPTY_OBJECT = JSON_STR_BEGIN_OBJECT + JSON_STR_END_OBJECT
+    const JSON_STR_EMPTY_ARRAY = JSON_STR_BEGIN_ARRAY + JSON_STR_END_ARRAY
+    const JSON_STR_EMPTY_STRING = JSON_STR_QUOTE + JSON_STR_QUOTE
+    const JSON_STR_NULL = 'null'
+    let validate_0
+    let validate_1
+    let validate_2
+    let validate_3
+  
+    function main (input) {
+      let json = ''
+      
+      if((validate_0 || (validate_0 = validator.getSchemaValidator("__fjs_root_123#/anyOf/0")))(input)) {
+        json += anonymous0(input)
+      }
+    
+      else if((validate_1 || (validate_1 = validator.getSchemaValidator("__fjs_root_123#/anyOf/1")))(input)) {
+        json += anonymous1(input)
+      }
+    
+      else if((validate_2 || (validate_2 = validator.getSchemaValidator("__fjs_root_123#/anyOf/2")))(input)) {
+        json += anonymous2(input)
+      }
+    
+      else if((validate_3 || (validate_3 = validator.getSchemaValidator("__fjs_root_123#/anyOf/3")))(input)) {
         json += anonymous3(input)
       }
     
@@ -2729,7 +3587,463 @@ const asInteger = serializer.asInteger.bind(serializer)
       return json
     }
     
-      // "__fjs_merged_117#"
+      // "__fjs_merged_124#"
+      function anonymous0 (input) {
+        const obj = (input && typeof input.toJSON === 'function')
+    ? input.toJSON()
+    : input
+  
+        if (obj === null) return JSON_STR_EMPTY_OBJECT
+        let json = ''
+
+        
+      const value_code_1 = obj["code"]
+      if (value_code_1 !== undefined) {
+        json += "{\"code\":"
+        
+        if (typeof value_code_1 !== 'string') {
+          if (value_code_1 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_code_1 instanceof Date) {
+            json += asDateTime(value_code_1)
+          } else if (value_code_1 instanceof RegExp) {
+            json += asString(value_code_1.source)
+          } else {
+            json += asString(value_code_1.toString())
+          }
+        } else {
+          json += asString(value_code_1)
+        }
+        
+      } else {
+        throw new Error('"code" is required!')
+      }
+      
+      const value_message_2 = obj["message"]
+      if (value_message_2 !== undefined) {
+        json += ",\"message\":"
+        
+        if (typeof value_message_2 !== 'string') {
+          if (value_message_2 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_message_2 instanceof Date) {
+            json += asDateTime(value_message_2)
+          } else if (value_message_2 instanceof RegExp) {
+            json += asString(value_message_2.source)
+          } else {
+            json += asString(value_message_2.toString())
+          }
+        } else {
+          json += asString(value_message_2)
+        }
+        
+      } else {
+        throw new Error('"message" is required!')
+      }
+      
+      const value_id_3 = obj["id"]
+      if (value_id_3 !== undefined) {
+        json += ",\"id\":"
+        
+        if (typeof value_id_3 !== 'string') {
+          if (value_id_3 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_id_3 instanceof Date) {
+            json += asDateTime(value_id_3)
+          } else if (value_id_3 instanceof RegExp) {
+            json += asString(value_id_3.source)
+          } else {
+            json += asString(value_id_3.toString())
+          }
+        } else {
+          json += asString(value_id_3)
+        }
+        
+      } else {
+        throw new Error('"id" is required!')
+      }
+      
+return json + JSON_STR_END_OBJECT
+
+      }
+    
+
+      // "__fjs_merged_125#"
+      function anonymous1 (input) {
+        const obj = (input && typeof input.toJSON === 'function')
+    ? input.toJSON()
+    : input
+  
+        if (obj === null) return JSON_STR_EMPTY_OBJECT
+        let json = ''
+
+        
+      const value_error_5 = obj["error"]
+      if (value_error_5 !== undefined) {
+        json += "{\"error\":"
+        
+        if (typeof value_error_5 !== 'string') {
+          if (value_error_5 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_error_5 instanceof Date) {
+            json += asDateTime(value_error_5)
+          } else if (value_error_5 instanceof RegExp) {
+            json += asString(value_error_5.source)
+          } else {
+            json += asString(value_error_5.toString())
+          }
+        } else {
+          json += asString(value_error_5)
+        }
+        
+      } else {
+        throw new Error('"error" is required!')
+      }
+      
+      const value_error_description_6 = obj["error_description"]
+      if (value_error_description_6 !== undefined) {
+        json += ",\"error_description\":"
+        
+        if (typeof value_error_description_6 !== 'string') {
+          if (value_error_description_6 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_error_description_6 instanceof Date) {
+            json += asDateTime(value_error_description_6)
+          } else if (value_error_description_6 instanceof RegExp) {
+            json += asString(value_error_description_6.source)
+          } else {
+            json += asString(value_error_description_6.toString())
+          }
+        } else {
+          json += asString(value_error_description_6)
+        }
+        
+      } else {
+        throw new Error('"error_description" is required!')
+      }
+      
+      const value_code_7 = obj["code"]
+      if (value_code_7 !== undefined) {
+        json += ",\"code\":"
+        
+        if (typeof value_code_7 !== 'string') {
+          if (value_code_7 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_code_7 instanceof Date) {
+            json += asDateTime(value_code_7)
+          } else if (value_code_7 instanceof RegExp) {
+            json += asString(value_code_7.source)
+          } else {
+            json += asString(value_code_7.toString())
+          }
+        } else {
+          json += asString(value_code_7)
+        }
+        
+      } else {
+        throw new Error('"code" is required!')
+      }
+      
+      const value_id_8 = obj["id"]
+      if (value_id_8 !== undefined) {
+        json += ",\"id\":"
+        
+        if (typeof value_id_8 !== 'string') {
+          if (value_id_8 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_id_8 instanceof Date) {
+            json += asDateTime(value_id_8)
+          } else if (value_id_8 instanceof RegExp) {
+            json += asString(value_id_8.source)
+          } else {
+            json += asString(value_id_8.toString())
+          }
+        } else {
+          json += asString(value_id_8)
+        }
+        
+      } else {
+        throw new Error('"id" is required!')
+      }
+      
+return json + JSON_STR_END_OBJECT
+
+      }
+    
+
+      // "__fjs_merged_126#"
+      function anonymous2 (input) {
+        const obj = (input && typeof input.toJSON === 'function')
+    ? input.toJSON()
+    : input
+  
+        if (obj === null) return JSON_STR_EMPTY_OBJECT
+        let json = ''
+
+        
+      const value_code_10 = obj["code"]
+      if (value_code_10 !== undefined) {
+        json += "{\"code\":"
+        
+        if (typeof value_code_10 !== 'string') {
+          if (value_code_10 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_code_10 instanceof Date) {
+            json += asDateTime(value_code_10)
+          } else if (value_code_10 instanceof RegExp) {
+            json += asString(value_code_10.source)
+          } else {
+            json += asString(value_code_10.toString())
+          }
+        } else {
+          json += asString(value_code_10)
+        }
+        
+      } else {
+        throw new Error('"code" is required!')
+      }
+      
+      const value_message_11 = obj["message"]
+      if (value_message_11 !== undefined) {
+        json += ",\"message\":"
+        
+        if (typeof value_message_11 !== 'string') {
+          if (value_message_11 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_message_11 instanceof Date) {
+            json += asDateTime(value_message_11)
+          } else if (value_message_11 instanceof RegExp) {
+            json += asString(value_message_11.source)
+          } else {
+            json += asString(value_message_11.toString())
+          }
+        } else {
+          json += asString(value_message_11)
+        }
+        
+      } else {
+        throw new Error('"message" is required!')
+      }
+      
+      const value_id_12 = obj["id"]
+      if (value_id_12 !== undefined) {
+        json += ",\"id\":"
+        
+        if (typeof value_id_12 !== 'string') {
+          if (value_id_12 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_id_12 instanceof Date) {
+            json += asDateTime(value_id_12)
+          } else if (value_id_12 instanceof RegExp) {
+            json += asString(value_id_12.source)
+          } else {
+            json += asString(value_id_12.toString())
+          }
+        } else {
+          json += asString(value_id_12)
+        }
+        
+      } else {
+        throw new Error('"id" is required!')
+      }
+      
+return json + JSON_STR_END_OBJECT
+
+      }
+    
+
+      // "__fjs_merged_127#"
+      function anonymous3 (input) {
+        const obj = (input && typeof input.toJSON === 'function')
+    ? input.toJSON()
+    : input
+  
+        if (obj === null) return JSON_STR_EMPTY_OBJECT
+        let json = ''
+
+        
+      const value_error_14 = obj["error"]
+      if (value_error_14 !== undefined) {
+        json += "{\"error\":"
+        
+        if (typeof value_error_14 !== 'string') {
+          if (value_error_14 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_error_14 instanceof Date) {
+            json += asDateTime(value_error_14)
+          } else if (value_error_14 instanceof RegExp) {
+            json += asString(value_error_14.source)
+          } else {
+            json += asString(value_error_14.toString())
+          }
+        } else {
+          json += asString(value_error_14)
+        }
+        
+      } else {
+        throw new Error('"error" is required!')
+      }
+      
+      const value_error_description_15 = obj["error_description"]
+      if (value_error_description_15 !== undefined) {
+        json += ",\"error_description\":"
+        
+        if (typeof value_error_description_15 !== 'string') {
+          if (value_error_description_15 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_error_description_15 instanceof Date) {
+            json += asDateTime(value_error_description_15)
+          } else if (value_error_description_15 instanceof RegExp) {
+            json += asString(value_error_description_15.source)
+          } else {
+            json += asString(value_error_description_15.toString())
+          }
+        } else {
+          json += asString(value_error_description_15)
+        }
+        
+      } else {
+        throw new Error('"error_description" is required!')
+      }
+      
+      const value_code_16 = obj["code"]
+      if (value_code_16 !== undefined) {
+        json += ",\"code\":"
+        
+        if (typeof value_code_16 !== 'string') {
+          if (value_code_16 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_code_16 instanceof Date) {
+            json += asDateTime(value_code_16)
+          } else if (value_code_16 instanceof RegExp) {
+            json += asString(value_code_16.source)
+          } else {
+            json += asString(value_code_16.toString())
+          }
+        } else {
+          json += asString(value_code_16)
+        }
+        
+      } else {
+        throw new Error('"code" is required!')
+      }
+      
+      const value_id_17 = obj["id"]
+      if (value_id_17 !== undefined) {
+        json += ",\"id\":"
+        
+        if (typeof value_id_17 !== 'string') {
+          if (value_id_17 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_id_17 instanceof Date) {
+            json += asDateTime(value_id_17)
+          } else if (value_id_17 instanceof RegExp) {
+            json += asString(value_id_17.source)
+          } else {
+            json += asString(value_id_17.toString())
+          }
+        } else {
+          json += asString(value_id_17)
+        }
+        
+      } else {
+        throw new Error('"id" is required!')
+      }
+      
+return json + JSON_STR_END_OBJECT
+
+      }
+    
+    return main
+    
+}(validator, serializer)
+return module.exports;
+})();
+
+const s11: (body: unknown) => string = (() => {
+const module = { exports: undefined };
+
+  'use strict'
+
+  const Serializer = require('fast-json-stringify/lib/serializer')
+  const serializerState = {"mode":"standalone","inlineValidators":true}
+  const serializer = Serializer.restoreFromState(serializerState)
+
+  const validator = (() => {
+        const validators = {}
+        const exports = validators
+        "use strict";exports["__fjs_root_128#/anyOf/0"] = validate1;const schema1 = {"type":"object","required":["idToken","refreshToken","tokenType","expiresIn"],"properties":{"idToken":{"type":["string","object"],"description":"A signed JWT: `aud` is the integration's `clientId`, `sub` the merchant account. 1 hour.","fjs_type":"string"},"refreshToken":{"type":["string","object"],"description":"180 days; not rotated; revocable. Store it.","fjs_type":"string"},"tokenType":{"type":["string","object"],"enum":["Bearer"],"fjs_type":"string"},"expiresIn":{"type":"integer","format":"int32","description":"Seconds until the `idToken` expires (3600)."}},"additionalProperties":false,"description":"Tokens of a merchant account for the integration. No access token is returned: the `idToken` is used as Bearer."};const formats0 = require("ajv-formats/dist/formats").fullFormats.int32;function validate1(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if(((((data.idToken === undefined) && (missing0 = "idToken")) || ((data.refreshToken === undefined) && (missing0 = "refreshToken"))) || ((data.tokenType === undefined) && (missing0 = "tokenType"))) || ((data.expiresIn === undefined) && (missing0 = "expiresIn"))){validate1.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {const _errs1 = errors;for(const key0 in data){if(!((((key0 === "idToken") || (key0 === "refreshToken")) || (key0 === "tokenType")) || (key0 === "expiresIn"))){validate1.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.idToken !== undefined){let data0 = data.idToken;const _errs2 = errors;if((typeof data0 !== "string") && (!(data0 && typeof data0 == "object" && !Array.isArray(data0)))){validate1.errors = [{instancePath:instancePath+"/idToken",schemaPath:"#/properties/idToken/type",keyword:"type",params:{type: schema1.properties.idToken.type},message:"must be string,object"}];return false;}if(errors === _errs2){if(data0 && typeof data0 == "object" && !Array.isArray(data0)){if(!data0 || typeof data0.toJSON !== "function"){validate1.errors = [{instancePath:instancePath+"/idToken",schemaPath:"#/properties/idToken/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs2 === errors;}else {var valid0 = true;}if(valid0){if(data.refreshToken !== undefined){let data1 = data.refreshToken;const _errs4 = errors;if((typeof data1 !== "string") && (!(data1 && typeof data1 == "object" && !Array.isArray(data1)))){validate1.errors = [{instancePath:instancePath+"/refreshToken",schemaPath:"#/properties/refreshToken/type",keyword:"type",params:{type: schema1.properties.refreshToken.type},message:"must be string,object"}];return false;}if(errors === _errs4){if(data1 && typeof data1 == "object" && !Array.isArray(data1)){if(!data1 || typeof data1.toJSON !== "function"){validate1.errors = [{instancePath:instancePath+"/refreshToken",schemaPath:"#/properties/refreshToken/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs4 === errors;}else {var valid0 = true;}if(valid0){if(data.tokenType !== undefined){let data2 = data.tokenType;const _errs6 = errors;if((typeof data2 !== "string") && (!(data2 && typeof data2 == "object" && !Array.isArray(data2)))){validate1.errors = [{instancePath:instancePath+"/tokenType",schemaPath:"#/properties/tokenType/type",keyword:"type",params:{type: schema1.properties.tokenType.type},message:"must be string,object"}];return false;}if(!(data2 === "Bearer")){validate1.errors = [{instancePath:instancePath+"/tokenType",schemaPath:"#/properties/tokenType/enum",keyword:"enum",params:{allowedValues: schema1.properties.tokenType.enum},message:"must be equal to one of the allowed values"}];return false;}if(errors === _errs6){if(data2 && typeof data2 == "object" && !Array.isArray(data2)){if(!data2 || typeof data2.toJSON !== "function"){validate1.errors = [{instancePath:instancePath+"/tokenType",schemaPath:"#/properties/tokenType/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs6 === errors;}else {var valid0 = true;}if(valid0){if(data.expiresIn !== undefined){let data3 = data.expiresIn;const _errs8 = errors;if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){validate1.errors = [{instancePath:instancePath+"/expiresIn",schemaPath:"#/properties/expiresIn/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];return false;}if(errors === _errs8){if((typeof data3 == "number") && (isFinite(data3))){if(!(formats0.validate(data3))){validate1.errors = [{instancePath:instancePath+"/expiresIn",schemaPath:"#/properties/expiresIn/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];return false;}}}var valid0 = _errs8 === errors;}else {var valid0 = true;}}}}}}}else {validate1.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate1.errors = vErrors;return errors === 0;}exports["__fjs_root_128#/anyOf/1"] = validate2;const schema2 = {"type":"object","required":["access_token","id_token","token_type","expires_in","scope"],"properties":{"access_token":{"type":["string","object"],"fjs_type":"string"},"id_token":{"type":["string","object"],"fjs_type":"string"},"token_type":{"type":["string","object"],"enum":["Bearer"],"fjs_type":"string"},"expires_in":{"type":"integer","format":"int32"},"refresh_token":{"type":["string","object"],"description":"Present on the `authorization_code` grant (refresh tokens do not rotate).","fjs_type":"string"},"scope":{"type":["string","object"],"fjs_type":"string"}},"additionalProperties":false,"description":"The RFC 6749 token response. `access_token` and `id_token` carry the same JWT, usable as Bearer on the Integration API."};function validate2(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if((((((data.access_token === undefined) && (missing0 = "access_token")) || ((data.id_token === undefined) && (missing0 = "id_token"))) || ((data.token_type === undefined) && (missing0 = "token_type"))) || ((data.expires_in === undefined) && (missing0 = "expires_in"))) || ((data.scope === undefined) && (missing0 = "scope"))){validate2.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {const _errs1 = errors;for(const key0 in data){if(!((((((key0 === "access_token") || (key0 === "id_token")) || (key0 === "token_type")) || (key0 === "expires_in")) || (key0 === "refresh_token")) || (key0 === "scope"))){validate2.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.access_token !== undefined){let data0 = data.access_token;const _errs2 = errors;if((typeof data0 !== "string") && (!(data0 && typeof data0 == "object" && !Array.isArray(data0)))){validate2.errors = [{instancePath:instancePath+"/access_token",schemaPath:"#/properties/access_token/type",keyword:"type",params:{type: schema2.properties.access_token.type},message:"must be string,object"}];return false;}if(errors === _errs2){if(data0 && typeof data0 == "object" && !Array.isArray(data0)){if(!data0 || typeof data0.toJSON !== "function"){validate2.errors = [{instancePath:instancePath+"/access_token",schemaPath:"#/properties/access_token/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs2 === errors;}else {var valid0 = true;}if(valid0){if(data.id_token !== undefined){let data1 = data.id_token;const _errs4 = errors;if((typeof data1 !== "string") && (!(data1 && typeof data1 == "object" && !Array.isArray(data1)))){validate2.errors = [{instancePath:instancePath+"/id_token",schemaPath:"#/properties/id_token/type",keyword:"type",params:{type: schema2.properties.id_token.type},message:"must be string,object"}];return false;}if(errors === _errs4){if(data1 && typeof data1 == "object" && !Array.isArray(data1)){if(!data1 || typeof data1.toJSON !== "function"){validate2.errors = [{instancePath:instancePath+"/id_token",schemaPath:"#/properties/id_token/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs4 === errors;}else {var valid0 = true;}if(valid0){if(data.token_type !== undefined){let data2 = data.token_type;const _errs6 = errors;if((typeof data2 !== "string") && (!(data2 && typeof data2 == "object" && !Array.isArray(data2)))){validate2.errors = [{instancePath:instancePath+"/token_type",schemaPath:"#/properties/token_type/type",keyword:"type",params:{type: schema2.properties.token_type.type},message:"must be string,object"}];return false;}if(!(data2 === "Bearer")){validate2.errors = [{instancePath:instancePath+"/token_type",schemaPath:"#/properties/token_type/enum",keyword:"enum",params:{allowedValues: schema2.properties.token_type.enum},message:"must be equal to one of the allowed values"}];return false;}if(errors === _errs6){if(data2 && typeof data2 == "object" && !Array.isArray(data2)){if(!data2 || typeof data2.toJSON !== "function"){validate2.errors = [{instancePath:instancePath+"/token_type",schemaPath:"#/properties/token_type/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs6 === errors;}else {var valid0 = true;}if(valid0){if(data.expires_in !== undefined){let data3 = data.expires_in;const _errs8 = errors;if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){validate2.errors = [{instancePath:instancePath+"/expires_in",schemaPath:"#/properties/expires_in/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];return false;}if(errors === _errs8){if((typeof data3 == "number") && (isFinite(data3))){if(!(formats0.validate(data3))){validate2.errors = [{instancePath:instancePath+"/expires_in",schemaPath:"#/properties/expires_in/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];return false;}}}var valid0 = _errs8 === errors;}else {var valid0 = true;}if(valid0){if(data.refresh_token !== undefined){let data4 = data.refresh_token;const _errs10 = errors;if((typeof data4 !== "string") && (!(data4 && typeof data4 == "object" && !Array.isArray(data4)))){validate2.errors = [{instancePath:instancePath+"/refresh_token",schemaPath:"#/properties/refresh_token/type",keyword:"type",params:{type: schema2.properties.refresh_token.type},message:"must be string,object"}];return false;}if(errors === _errs10){if(data4 && typeof data4 == "object" && !Array.isArray(data4)){if(!data4 || typeof data4.toJSON !== "function"){validate2.errors = [{instancePath:instancePath+"/refresh_token",schemaPath:"#/properties/refresh_token/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs10 === errors;}else {var valid0 = true;}if(valid0){if(data.scope !== undefined){let data5 = data.scope;const _errs12 = errors;if((typeof data5 !== "string") && (!(data5 && typeof data5 == "object" && !Array.isArray(data5)))){validate2.errors = [{instancePath:instancePath+"/scope",schemaPath:"#/properties/scope/type",keyword:"type",params:{type: schema2.properties.scope.type},message:"must be string,object"}];return false;}if(errors === _errs12){if(data5 && typeof data5 == "object" && !Array.isArray(data5)){if(!data5 || typeof data5.toJSON !== "function"){validate2.errors = [{instancePath:instancePath+"/scope",schemaPath:"#/properties/scope/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs12 === errors;}else {var valid0 = true;}}}}}}}}}else {validate2.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate2.errors = vErrors;return errors === 0;}exports["__fjs_root_128#/anyOf/2"] = validate3;const schema5 = {"type":"object","required":["idToken","refreshToken","tokenType","expiresIn"],"properties":{"idToken":{"type":["string","object"],"description":"A signed JWT: `aud` is the integration's `clientId`, `sub` the merchant account. 1 hour.","fjs_type":"string"},"refreshToken":{"type":["string","object"],"description":"180 days; not rotated; revocable. Store it.","fjs_type":"string"},"tokenType":{"type":["string","object"],"enum":["Bearer"],"fjs_type":"string"},"expiresIn":{"type":"integer","format":"int32","description":"Seconds until the `idToken` expires (3600)."}},"description":"Tokens of a merchant account for the integration. No access token is returned: the `idToken` is used as Bearer."};function validate3(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if(((((data.idToken === undefined) && (missing0 = "idToken")) || ((data.refreshToken === undefined) && (missing0 = "refreshToken"))) || ((data.tokenType === undefined) && (missing0 = "tokenType"))) || ((data.expiresIn === undefined) && (missing0 = "expiresIn"))){validate3.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {if(data.idToken !== undefined){let data0 = data.idToken;const _errs1 = errors;if((typeof data0 !== "string") && (!(data0 && typeof data0 == "object" && !Array.isArray(data0)))){validate3.errors = [{instancePath:instancePath+"/idToken",schemaPath:"#/properties/idToken/type",keyword:"type",params:{type: schema5.properties.idToken.type},message:"must be string,object"}];return false;}if(errors === _errs1){if(data0 && typeof data0 == "object" && !Array.isArray(data0)){if(!data0 || typeof data0.toJSON !== "function"){validate3.errors = [{instancePath:instancePath+"/idToken",schemaPath:"#/properties/idToken/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs1 === errors;}else {var valid0 = true;}if(valid0){if(data.refreshToken !== undefined){let data1 = data.refreshToken;const _errs3 = errors;if((typeof data1 !== "string") && (!(data1 && typeof data1 == "object" && !Array.isArray(data1)))){validate3.errors = [{instancePath:instancePath+"/refreshToken",schemaPath:"#/properties/refreshToken/type",keyword:"type",params:{type: schema5.properties.refreshToken.type},message:"must be string,object"}];return false;}if(errors === _errs3){if(data1 && typeof data1 == "object" && !Array.isArray(data1)){if(!data1 || typeof data1.toJSON !== "function"){validate3.errors = [{instancePath:instancePath+"/refreshToken",schemaPath:"#/properties/refreshToken/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs3 === errors;}else {var valid0 = true;}if(valid0){if(data.tokenType !== undefined){let data2 = data.tokenType;const _errs5 = errors;if((typeof data2 !== "string") && (!(data2 && typeof data2 == "object" && !Array.isArray(data2)))){validate3.errors = [{instancePath:instancePath+"/tokenType",schemaPath:"#/properties/tokenType/type",keyword:"type",params:{type: schema5.properties.tokenType.type},message:"must be string,object"}];return false;}if(!(data2 === "Bearer")){validate3.errors = [{instancePath:instancePath+"/tokenType",schemaPath:"#/properties/tokenType/enum",keyword:"enum",params:{allowedValues: schema5.properties.tokenType.enum},message:"must be equal to one of the allowed values"}];return false;}if(errors === _errs5){if(data2 && typeof data2 == "object" && !Array.isArray(data2)){if(!data2 || typeof data2.toJSON !== "function"){validate3.errors = [{instancePath:instancePath+"/tokenType",schemaPath:"#/properties/tokenType/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs5 === errors;}else {var valid0 = true;}if(valid0){if(data.expiresIn !== undefined){let data3 = data.expiresIn;const _errs7 = errors;if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){validate3.errors = [{instancePath:instancePath+"/expiresIn",schemaPath:"#/properties/expiresIn/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];return false;}if(errors === _errs7){if((typeof data3 == "number") && (isFinite(data3))){if(!(formats0.validate(data3))){validate3.errors = [{instancePath:instancePath+"/expiresIn",schemaPath:"#/properties/expiresIn/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];return false;}}}var valid0 = _errs7 === errors;}else {var valid0 = true;}}}}}}else {validate3.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate3.errors = vErrors;return errors === 0;}exports["__fjs_root_128#/anyOf/3"] = validate4;const schema6 = {"type":"object","required":["access_token","id_token","token_type","expires_in","scope"],"properties":{"access_token":{"type":["string","object"],"fjs_type":"string"},"id_token":{"type":["string","object"],"fjs_type":"string"},"token_type":{"type":["string","object"],"enum":["Bearer"],"fjs_type":"string"},"expires_in":{"type":"integer","format":"int32"},"refresh_token":{"type":["string","object"],"description":"Present on the `authorization_code` grant (refresh tokens do not rotate).","fjs_type":"string"},"scope":{"type":["string","object"],"fjs_type":"string"}},"description":"The RFC 6749 token response. `access_token` and `id_token` carry the same JWT, usable as Bearer on the Integration API."};function validate4(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if((((((data.access_token === undefined) && (missing0 = "access_token")) || ((data.id_token === undefined) && (missing0 = "id_token"))) || ((data.token_type === undefined) && (missing0 = "token_type"))) || ((data.expires_in === undefined) && (missing0 = "expires_in"))) || ((data.scope === undefined) && (missing0 = "scope"))){validate4.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {if(data.access_token !== undefined){let data0 = data.access_token;const _errs1 = errors;if((typeof data0 !== "string") && (!(data0 && typeof data0 == "object" && !Array.isArray(data0)))){validate4.errors = [{instancePath:instancePath+"/access_token",schemaPath:"#/properties/access_token/type",keyword:"type",params:{type: schema6.properties.access_token.type},message:"must be string,object"}];return false;}if(errors === _errs1){if(data0 && typeof data0 == "object" && !Array.isArray(data0)){if(!data0 || typeof data0.toJSON !== "function"){validate4.errors = [{instancePath:instancePath+"/access_token",schemaPath:"#/properties/access_token/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs1 === errors;}else {var valid0 = true;}if(valid0){if(data.id_token !== undefined){let data1 = data.id_token;const _errs3 = errors;if((typeof data1 !== "string") && (!(data1 && typeof data1 == "object" && !Array.isArray(data1)))){validate4.errors = [{instancePath:instancePath+"/id_token",schemaPath:"#/properties/id_token/type",keyword:"type",params:{type: schema6.properties.id_token.type},message:"must be string,object"}];return false;}if(errors === _errs3){if(data1 && typeof data1 == "object" && !Array.isArray(data1)){if(!data1 || typeof data1.toJSON !== "function"){validate4.errors = [{instancePath:instancePath+"/id_token",schemaPath:"#/properties/id_token/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs3 === errors;}else {var valid0 = true;}if(valid0){if(data.token_type !== undefined){let data2 = data.token_type;const _errs5 = errors;if((typeof data2 !== "string") && (!(data2 && typeof data2 == "object" && !Array.isArray(data2)))){validate4.errors = [{instancePath:instancePath+"/token_type",schemaPath:"#/properties/token_type/type",keyword:"type",params:{type: schema6.properties.token_type.type},message:"must be string,object"}];return false;}if(!(data2 === "Bearer")){validate4.errors = [{instancePath:instancePath+"/token_type",schemaPath:"#/properties/token_type/enum",keyword:"enum",params:{allowedValues: schema6.properties.token_type.enum},message:"must be equal to one of the allowed values"}];return false;}if(errors === _errs5){if(data2 && typeof data2 == "object" && !Array.isArray(data2)){if(!data2 || typeof data2.toJSON !== "function"){validate4.errors = [{instancePath:instancePath+"/token_type",schemaPath:"#/properties/token_type/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs5 === errors;}else {var valid0 = true;}if(valid0){if(data.expires_in !== undefined){let data3 = data.expires_in;const _errs7 = errors;if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){validate4.errors = [{instancePath:instancePath+"/expires_in",schemaPath:"#/properties/expires_in/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];return false;}if(errors === _errs7){if((typeof data3 == "number") && (isFinite(data3))){if(!(formats0.validate(data3))){validate4.errors = [{instancePath:instancePath+"/expires_in",schemaPath:"#/properties/expires_in/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];return false;}}}var valid0 = _errs7 === errors;}else {var valid0 = true;}if(valid0){if(data.refresh_token !== undefined){let data4 = data.refresh_token;const _errs9 = errors;if((typeof data4 !== "string") && (!(data4 && typeof data4 == "object" && !Array.isArray(data4)))){validate4.errors = [{instancePath:instancePath+"/refresh_token",schemaPath:"#/properties/refresh_token/type",keyword:"type",params:{type: schema6.properties.refresh_token.type},message:"must be string,object"}];return false;}if(errors === _errs9){if(data4 && typeof data4 == "object" && !Array.isArray(data4)){if(!data4 || typeof data4.toJSON !== "function"){validate4.errors = [{instancePath:instancePath+"/refresh_token",schemaPath:"#/properties/refresh_token/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs9 === errors;}else {var valid0 = true;}if(valid0){if(data.scope !== undefined){let data5 = data.scope;const _errs11 = errors;if((typeof data5 !== "string") && (!(data5 && typeof data5 == "object" && !Array.isArray(data5)))){validate4.errors = [{instancePath:instancePath+"/scope",schemaPath:"#/properties/scope/type",keyword:"type",params:{type: schema6.properties.scope.type},message:"must be string,object"}];return false;}if(errors === _errs11){if(data5 && typeof data5 == "object" && !Array.isArray(data5)){if(!data5 || typeof data5.toJSON !== "function"){validate4.errors = [{instancePath:instancePath+"/scope",schemaPath:"#/properties/scope/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs11 === errors;}else {var valid0 = true;}}}}}}}}else {validate4.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate4.errors = vErrors;return errors === 0;}
+        return {
+          validate (schemaRef, data) {
+            const validate = validators[schemaRef]
+            return validate(data)
+          },
+          getSchemaValidator (schemaRef) {
+            return validators[schemaRef]
+          }
+        }
+      })()
+
+
+  module.exports = function anonymous(validator,serializer
+) {
+
+    
+const {
+  asString,
+  asNumber,
+  asBoolean,
+  asDateTime,
+  asDate,
+  asTime,
+  asUnsafeString,
+  asPlainStringArray
+} = serializer
+
+const asInteger = serializer.asInteger.bind(serializer)
+
+
+    const JSON_STR_BEGIN_OBJECT = '{'
+    const JSON_STR_END_OBJECT = '}'
+    const JSON_STR_BEGIN_ARRAY = '['
+    const JSON_STR_END_ARRAY = ']'
+    const JSON_STR_COMMA = ','
+    const JSON_STR_COLONS = ':'
+    const JSON_STR_QUOTE = '"'
+    const JSON_STR_EMPTY_OBJECT = JSON_STR_BEGIN_OBJECT + JSON_STR_END_OBJECT
+    const JSON_STR_EMPTY_ARRAY = JSON_STR_BEGIN_ARRAY + JSON_STR_END_ARRAY
+    const JSON_STR_EMPTY_STRING = JSON_STR_QUOTE + JSON_STR_QUOTE
+    const JSON_STR_NULL = 'null'
+    let validate_0
+    let validate_1
+    let validate_2
+    let validate_3
+  
+    function main (input) {
+      let json = ''
+      
+      if((validate_0 || (validate_0 = validator.getSchemaValidator("__fjs_root_128#/anyOf/0")))(input)) {
+        json += anonymous0(input)
+      }
+    
+      else if((validate_1 || (validate_1 = validator.getSchemaValidator("__fjs_root_128#/anyOf/1")))(input)) {
+        json += anonymous1(input)
+      }
+    
+      else if((validate_2 || (validate_2 = validator.getSchemaValidator("__fjs_root_128#/anyOf/2")))(input)) {
+        json += anonymous2(input)
+      }
+    
+      else if((validate_3 || (validate_3 = validator.getSchemaValidator("__fjs_root_128#/anyOf/3")))(input)) {
+        json += anonymous3(input)
+      }
+    
+    else throw new TypeError("The value of '#' does not match schema definition.")
+  
+      return json
+    }
+    
+      // "__fjs_merged_129#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -2818,7 +4132,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_118#"
+      // "__fjs_merged_130#"
       function anonymous1 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -2949,7 +4263,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_119#"
+      // "__fjs_merged_131#"
       function anonymous2 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -3038,7 +4352,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_120#"
+      // "__fjs_merged_132#"
       function anonymous3 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -3174,7 +4488,1037 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s10: (body: unknown) => string = (() => {
+const s12: (body: unknown) => string = (() => {
+const module = { exports: undefined };
+
+  'use strict'
+
+  const Serializer = require('fast-json-stringify/lib/serializer')
+  const serializerState = {"mode":"standalone","inlineValidators":true}
+  const serializer = Serializer.restoreFromState(serializerState)
+
+  const validator = (() => {
+        const validators = {}
+        const exports = validators
+        "use strict";exports["__fjs_root_133#/anyOf/0"] = validate5;const schema1 = {"type":"object","required":["code","message","id","validationDetails"],"properties":{"code":{"type":["string","object"],"enum":["ValidationError"],"fjs_type":"string"},"message":{"type":["string","object"],"fjs_type":"string"},"id":{"type":["string","object"],"fjs_type":"string"},"validationDetails":{"type":"array","items":{"$ref":"#/components/schemas/ValidationDetail"},"description":"Every field that failed, in the order found."}},"additionalProperties":false,"description":"A request that does not meet the contract. `message` repeats the first detail."};const schema2 = {"type":"object","required":["field","message","rule"],"properties":{"field":{"type":["string","object"],"description":"JSON path of the field, dot-separated (`customer.phoneNumber.number`, `dueDates[1]`); `body` for the whole body.","fjs_type":"string"},"message":{"type":["string","object"],"description":"What is wrong with it (English, for developers: decide by `rule`, never by this text).","fjs_type":"string"},"rule":{"allOf":[{"$ref":"#/components/schemas/ValidationRule"}],"description":"Which rule the field broke."},"limit":{"type":"number","format":"double","description":"The rule's bound: a length, a count, a number, a count of decimals or of days."},"format":{"type":["string","object"],"description":"With `format`: the format the text must have.","fjs_type":"string"},"fields":{"type":"array","items":{"type":["string","object"],"fjs_type":"string"},"description":"With `exactlyOneOf`: the alternatives; with `dateOrder`: the field it is compared with."}},"additionalProperties":false,"description":"One field that failed validation."};const schema3 = {"type":["string","object"],"enum":["required","notAccepted","type","enum","minLength","maxLength","minItems","maxItems","minProperties","maxProperties","minimum","exclusiveMinimum","maximum","exclusiveMaximum","decimals","multipleOf","pattern","format","exactlyOneOf","blank","https","url","taxDocument","dateOrder","outOfRange","nulCharacter","malformed","invalid"],"description":"The rule a field broke, for a program to act on and for a screen to word in its own language (with\n`limit`, `format` and `fields`); `message` is an English sentence for a developer's log, not to parse.","fjs_type":"string"};const formats0 = require("ajv-formats/dist/formats").fullFormats.double;function validate2(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if((((data.field === undefined) && (missing0 = "field")) || ((data.message === undefined) && (missing0 = "message"))) || ((data.rule === undefined) && (missing0 = "rule"))){validate2.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {const _errs1 = errors;for(const key0 in data){if(!((((((key0 === "field") || (key0 === "message")) || (key0 === "rule")) || (key0 === "limit")) || (key0 === "format")) || (key0 === "fields"))){validate2.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.field !== undefined){let data0 = data.field;const _errs2 = errors;if((typeof data0 !== "string") && (!(data0 && typeof data0 == "object" && !Array.isArray(data0)))){validate2.errors = [{instancePath:instancePath+"/field",schemaPath:"#/properties/field/type",keyword:"type",params:{type: schema2.properties.field.type},message:"must be string,object"}];return false;}if(errors === _errs2){if(data0 && typeof data0 == "object" && !Array.isArray(data0)){if(!data0 || typeof data0.toJSON !== "function"){validate2.errors = [{instancePath:instancePath+"/field",schemaPath:"#/properties/field/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs2 === errors;}else {var valid0 = true;}if(valid0){if(data.message !== undefined){let data1 = data.message;const _errs4 = errors;if((typeof data1 !== "string") && (!(data1 && typeof data1 == "object" && !Array.isArray(data1)))){validate2.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: schema2.properties.message.type},message:"must be string,object"}];return false;}if(errors === _errs4){if(data1 && typeof data1 == "object" && !Array.isArray(data1)){if(!data1 || typeof data1.toJSON !== "function"){validate2.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs4 === errors;}else {var valid0 = true;}if(valid0){if(data.rule !== undefined){let data2 = data.rule;const _errs6 = errors;const _errs8 = errors;if((typeof data2 !== "string") && (!(data2 && typeof data2 == "object" && !Array.isArray(data2)))){validate2.errors = [{instancePath:instancePath+"/rule",schemaPath:"#/components/schemas/ValidationRule/type",keyword:"type",params:{type: schema3.type},message:"must be string,object"}];return false;}if(!((((((((((((((((((((((((((((data2 === "required") || (data2 === "notAccepted")) || (data2 === "type")) || (data2 === "enum")) || (data2 === "minLength")) || (data2 === "maxLength")) || (data2 === "minItems")) || (data2 === "maxItems")) || (data2 === "minProperties")) || (data2 === "maxProperties")) || (data2 === "minimum")) || (data2 === "exclusiveMinimum")) || (data2 === "maximum")) || (data2 === "exclusiveMaximum")) || (data2 === "decimals")) || (data2 === "multipleOf")) || (data2 === "pattern")) || (data2 === "format")) || (data2 === "exactlyOneOf")) || (data2 === "blank")) || (data2 === "https")) || (data2 === "url")) || (data2 === "taxDocument")) || (data2 === "dateOrder")) || (data2 === "outOfRange")) || (data2 === "nulCharacter")) || (data2 === "malformed")) || (data2 === "invalid"))){validate2.errors = [{instancePath:instancePath+"/rule",schemaPath:"#/components/schemas/ValidationRule/enum",keyword:"enum",params:{allowedValues: schema3.enum},message:"must be equal to one of the allowed values"}];return false;}if(errors === _errs8){if(data2 && typeof data2 == "object" && !Array.isArray(data2)){if(!data2 || typeof data2.toJSON !== "function"){validate2.errors = [{instancePath:instancePath+"/rule",schemaPath:"#/components/schemas/ValidationRule/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs6 === errors;}else {var valid0 = true;}if(valid0){if(data.limit !== undefined){let data3 = data.limit;const _errs10 = errors;if(errors === _errs10){if((typeof data3 == "number") && (isFinite(data3))){if(!(formats0.validate(data3))){validate2.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/format",keyword:"format",params:{format: "double"},message:"must match format \""+"double"+"\""}];return false;}}else {validate2.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "number"},message:"must be number"}];return false;}}var valid0 = _errs10 === errors;}else {var valid0 = true;}if(valid0){if(data.format !== undefined){let data4 = data.format;const _errs12 = errors;if((typeof data4 !== "string") && (!(data4 && typeof data4 == "object" && !Array.isArray(data4)))){validate2.errors = [{instancePath:instancePath+"/format",schemaPath:"#/properties/format/type",keyword:"type",params:{type: schema2.properties.format.type},message:"must be string,object"}];return false;}if(errors === _errs12){if(data4 && typeof data4 == "object" && !Array.isArray(data4)){if(!data4 || typeof data4.toJSON !== "function"){validate2.errors = [{instancePath:instancePath+"/format",schemaPath:"#/properties/format/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs12 === errors;}else {var valid0 = true;}if(valid0){if(data.fields !== undefined){let data5 = data.fields;const _errs14 = errors;if(errors === _errs14){if(Array.isArray(data5)){var valid3 = true;const len0 = data5.length;for(let i0=0; i0<len0; i0++){let data6 = data5[i0];const _errs16 = errors;if((typeof data6 !== "string") && (!(data6 && typeof data6 == "object" && !Array.isArray(data6)))){validate2.errors = [{instancePath:instancePath+"/fields/" + i0,schemaPath:"#/properties/fields/items/type",keyword:"type",params:{type: schema2.properties.fields.items.type},message:"must be string,object"}];return false;}if(errors === _errs16){if(data6 && typeof data6 == "object" && !Array.isArray(data6)){if(!data6 || typeof data6.toJSON !== "function"){validate2.errors = [{instancePath:instancePath+"/fields/" + i0,schemaPath:"#/properties/fields/items/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid3 = _errs16 === errors;if(!valid3){break;}}}else {validate2.errors = [{instancePath:instancePath+"/fields",schemaPath:"#/properties/fields/type",keyword:"type",params:{type: "array"},message:"must be array"}];return false;}}var valid0 = _errs14 === errors;}else {var valid0 = true;}}}}}}}}}else {validate2.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate2.errors = vErrors;return errors === 0;}function validate5(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if(((((data.code === undefined) && (missing0 = "code")) || ((data.message === undefined) && (missing0 = "message"))) || ((data.id === undefined) && (missing0 = "id"))) || ((data.validationDetails === undefined) && (missing0 = "validationDetails"))){validate5.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {const _errs1 = errors;for(const key0 in data){if(!((((key0 === "code") || (key0 === "message")) || (key0 === "id")) || (key0 === "validationDetails"))){validate5.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.code !== undefined){let data0 = data.code;const _errs2 = errors;if((typeof data0 !== "string") && (!(data0 && typeof data0 == "object" && !Array.isArray(data0)))){validate5.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: schema1.properties.code.type},message:"must be string,object"}];return false;}if(!(data0 === "ValidationError")){validate5.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/enum",keyword:"enum",params:{allowedValues: schema1.properties.code.enum},message:"must be equal to one of the allowed values"}];return false;}if(errors === _errs2){if(data0 && typeof data0 == "object" && !Array.isArray(data0)){if(!data0 || typeof data0.toJSON !== "function"){validate5.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs2 === errors;}else {var valid0 = true;}if(valid0){if(data.message !== undefined){let data1 = data.message;const _errs4 = errors;if((typeof data1 !== "string") && (!(data1 && typeof data1 == "object" && !Array.isArray(data1)))){validate5.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: schema1.properties.message.type},message:"must be string,object"}];return false;}if(errors === _errs4){if(data1 && typeof data1 == "object" && !Array.isArray(data1)){if(!data1 || typeof data1.toJSON !== "function"){validate5.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs4 === errors;}else {var valid0 = true;}if(valid0){if(data.id !== undefined){let data2 = data.id;const _errs6 = errors;if((typeof data2 !== "string") && (!(data2 && typeof data2 == "object" && !Array.isArray(data2)))){validate5.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: schema1.properties.id.type},message:"must be string,object"}];return false;}if(errors === _errs6){if(data2 && typeof data2 == "object" && !Array.isArray(data2)){if(!data2 || typeof data2.toJSON !== "function"){validate5.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs6 === errors;}else {var valid0 = true;}if(valid0){if(data.validationDetails !== undefined){let data3 = data.validationDetails;const _errs8 = errors;if(errors === _errs8){if(Array.isArray(data3)){var valid1 = true;const len0 = data3.length;for(let i0=0; i0<len0; i0++){const _errs10 = errors;if(!(validate2(data3[i0], {instancePath:instancePath+"/validationDetails/" + i0,parentData:data3,parentDataProperty:i0,rootData}))){vErrors = vErrors === null ? validate2.errors : vErrors.concat(validate2.errors);errors = vErrors.length;}var valid1 = _errs10 === errors;if(!valid1){break;}}}else {validate5.errors = [{instancePath:instancePath+"/validationDetails",schemaPath:"#/properties/validationDetails/type",keyword:"type",params:{type: "array"},message:"must be array"}];return false;}}var valid0 = _errs8 === errors;}else {var valid0 = true;}}}}}}}else {validate5.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate5.errors = vErrors;return errors === 0;}exports["__fjs_root_133#/anyOf/1"] = validate7;const schema4 = {"type":"object","required":["code","message","id"],"properties":{"code":{"type":["string","object"],"description":"Machine-readable error code.","fjs_type":"string"},"message":{"type":["string","object"],"description":"Human-readable explanation (English). Do not parse it.","fjs_type":"string"},"id":{"type":["string","object"],"description":"Identifier of this occurrence, also written to the service log; quote it to support.","fjs_type":"string"}},"additionalProperties":false,"description":"The general error body: business 400s, `CustomerAlreadyAssociatedError`, 500s."};function validate7(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if((((data.code === undefined) && (missing0 = "code")) || ((data.message === undefined) && (missing0 = "message"))) || ((data.id === undefined) && (missing0 = "id"))){validate7.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {const _errs1 = errors;for(const key0 in data){if(!(((key0 === "code") || (key0 === "message")) || (key0 === "id"))){validate7.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.code !== undefined){let data0 = data.code;const _errs2 = errors;if((typeof data0 !== "string") && (!(data0 && typeof data0 == "object" && !Array.isArray(data0)))){validate7.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: schema4.properties.code.type},message:"must be string,object"}];return false;}if(errors === _errs2){if(data0 && typeof data0 == "object" && !Array.isArray(data0)){if(!data0 || typeof data0.toJSON !== "function"){validate7.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs2 === errors;}else {var valid0 = true;}if(valid0){if(data.message !== undefined){let data1 = data.message;const _errs4 = errors;if((typeof data1 !== "string") && (!(data1 && typeof data1 == "object" && !Array.isArray(data1)))){validate7.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: schema4.properties.message.type},message:"must be string,object"}];return false;}if(errors === _errs4){if(data1 && typeof data1 == "object" && !Array.isArray(data1)){if(!data1 || typeof data1.toJSON !== "function"){validate7.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs4 === errors;}else {var valid0 = true;}if(valid0){if(data.id !== undefined){let data2 = data.id;const _errs6 = errors;if((typeof data2 !== "string") && (!(data2 && typeof data2 == "object" && !Array.isArray(data2)))){validate7.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: schema4.properties.id.type},message:"must be string,object"}];return false;}if(errors === _errs6){if(data2 && typeof data2 == "object" && !Array.isArray(data2)){if(!data2 || typeof data2.toJSON !== "function"){validate7.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs6 === errors;}else {var valid0 = true;}}}}}}else {validate7.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate7.errors = vErrors;return errors === 0;}exports["__fjs_root_133#/anyOf/2"] = validate8;const schema5 = {"type":"object","required":["error","error_description","code","id"],"properties":{"error":{"type":["string","object"],"enum":["invalid_request","invalid_client","invalid_grant","invalid_scope","unsupported_grant_type","temporarily_unavailable","server_error"],"description":"RFC 6749's error code: `invalid_request` (a missing or malformed parameter, a body too large),\n`invalid_client` (client authentication failed; 401), `invalid_grant` (the code or refresh token is\ninvalid, expired, revoked, or the merchant account is not active), `invalid_scope`,\n`unsupported_grant_type`; `temporarily_unavailable` with 429 (too many failed attempts) and 503, and\n`server_error` with 500, each with `Retry-After` where the API's error has it.","fjs_type":"string"},"error_description":{"type":["string","object"],"description":"Human-readable explanation (English). Do not parse it.","fjs_type":"string"},"code":{"type":["string","object"],"description":"Cobro's error code (the one the JSON form answers: `InvalidGrantError`, `ValidationError`, …).","fjs_type":"string"},"id":{"type":["string","object"],"description":"Identifier of this occurrence, also written to the service log; quote it to support.","fjs_type":"string"}},"additionalProperties":false,"description":"An error of the RFC 6749 form (RFC 6749 §5.2, RFC 7009 §2.2.1): every refusal of the token and\nrevocation endpoints to a form-encoded request has this body, which standard OAuth 2.0 clients read\nas an error. Cobro's `code` and the occurrence's `id` ride along."};function validate8(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if(((((data.error === undefined) && (missing0 = "error")) || ((data.error_description === undefined) && (missing0 = "error_description"))) || ((data.code === undefined) && (missing0 = "code"))) || ((data.id === undefined) && (missing0 = "id"))){validate8.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {const _errs1 = errors;for(const key0 in data){if(!((((key0 === "error") || (key0 === "error_description")) || (key0 === "code")) || (key0 === "id"))){validate8.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.error !== undefined){let data0 = data.error;const _errs2 = errors;if((typeof data0 !== "string") && (!(data0 && typeof data0 == "object" && !Array.isArray(data0)))){validate8.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: schema5.properties.error.type},message:"must be string,object"}];return false;}if(!(((((((data0 === "invalid_request") || (data0 === "invalid_client")) || (data0 === "invalid_grant")) || (data0 === "invalid_scope")) || (data0 === "unsupported_grant_type")) || (data0 === "temporarily_unavailable")) || (data0 === "server_error"))){validate8.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/enum",keyword:"enum",params:{allowedValues: schema5.properties.error.enum},message:"must be equal to one of the allowed values"}];return false;}if(errors === _errs2){if(data0 && typeof data0 == "object" && !Array.isArray(data0)){if(!data0 || typeof data0.toJSON !== "function"){validate8.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs2 === errors;}else {var valid0 = true;}if(valid0){if(data.error_description !== undefined){let data1 = data.error_description;const _errs4 = errors;if((typeof data1 !== "string") && (!(data1 && typeof data1 == "object" && !Array.isArray(data1)))){validate8.errors = [{instancePath:instancePath+"/error_description",schemaPath:"#/properties/error_description/type",keyword:"type",params:{type: schema5.properties.error_description.type},message:"must be string,object"}];return false;}if(errors === _errs4){if(data1 && typeof data1 == "object" && !Array.isArray(data1)){if(!data1 || typeof data1.toJSON !== "function"){validate8.errors = [{instancePath:instancePath+"/error_description",schemaPath:"#/properties/error_description/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs4 === errors;}else {var valid0 = true;}if(valid0){if(data.code !== undefined){let data2 = data.code;const _errs6 = errors;if((typeof data2 !== "string") && (!(data2 && typeof data2 == "object" && !Array.isArray(data2)))){validate8.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: schema5.properties.code.type},message:"must be string,object"}];return false;}if(errors === _errs6){if(data2 && typeof data2 == "object" && !Array.isArray(data2)){if(!data2 || typeof data2.toJSON !== "function"){validate8.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs6 === errors;}else {var valid0 = true;}if(valid0){if(data.id !== undefined){let data3 = data.id;const _errs8 = errors;if((typeof data3 !== "string") && (!(data3 && typeof data3 == "object" && !Array.isArray(data3)))){validate8.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: schema5.properties.id.type},message:"must be string,object"}];return false;}if(errors === _errs8){if(data3 && typeof data3 == "object" && !Array.isArray(data3)){if(!data3 || typeof data3.toJSON !== "function"){validate8.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs8 === errors;}else {var valid0 = true;}}}}}}}else {validate8.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate8.errors = vErrors;return errors === 0;}exports["__fjs_root_133#/anyOf/3"] = validate9;const schema9 = {"type":"object","required":["code","message","id","validationDetails"],"properties":{"code":{"type":["string","object"],"enum":["ValidationError"],"fjs_type":"string"},"message":{"type":["string","object"],"fjs_type":"string"},"id":{"type":["string","object"],"fjs_type":"string"},"validationDetails":{"type":"array","items":{"type":"object","required":["field","message","rule"],"properties":{"field":{"type":["string","object"],"description":"JSON path of the field, dot-separated (`customer.phoneNumber.number`, `dueDates[1]`); `body` for the whole body.","fjs_type":"string"},"message":{"type":["string","object"],"description":"What is wrong with it (English, for developers: decide by `rule`, never by this text).","fjs_type":"string"},"rule":{"allOf":[{"type":["string","object"],"enum":["required","notAccepted","type","enum","minLength","maxLength","minItems","maxItems","minProperties","maxProperties","minimum","exclusiveMinimum","maximum","exclusiveMaximum","decimals","multipleOf","pattern","format","exactlyOneOf","blank","https","url","taxDocument","dateOrder","outOfRange","nulCharacter","malformed","invalid"],"description":"The rule a field broke, for a program to act on and for a screen to word in its own language (with\n`limit`, `format` and `fields`); `message` is an English sentence for a developer's log, not to parse.","fjs_type":"string"}],"description":"Which rule the field broke."},"limit":{"type":"number","format":"double","description":"The rule's bound: a length, a count, a number, a count of decimals or of days."},"format":{"type":["string","object"],"description":"With `format`: the format the text must have.","fjs_type":"string"},"fields":{"type":"array","items":{"type":["string","object"],"fjs_type":"string"},"description":"With `exactlyOneOf`: the alternatives; with `dateOrder`: the field it is compared with."}},"description":"One field that failed validation."},"description":"Every field that failed, in the order found."}},"description":"A request that does not meet the contract. `message` repeats the first detail."};function validate9(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if(((((data.code === undefined) && (missing0 = "code")) || ((data.message === undefined) && (missing0 = "message"))) || ((data.id === undefined) && (missing0 = "id"))) || ((data.validationDetails === undefined) && (missing0 = "validationDetails"))){validate9.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {if(data.code !== undefined){let data0 = data.code;const _errs1 = errors;if((typeof data0 !== "string") && (!(data0 && typeof data0 == "object" && !Array.isArray(data0)))){validate9.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: schema9.properties.code.type},message:"must be string,object"}];return false;}if(!(data0 === "ValidationError")){validate9.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/enum",keyword:"enum",params:{allowedValues: schema9.properties.code.enum},message:"must be equal to one of the allowed values"}];return false;}if(errors === _errs1){if(data0 && typeof data0 == "object" && !Array.isArray(data0)){if(!data0 || typeof data0.toJSON !== "function"){validate9.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs1 === errors;}else {var valid0 = true;}if(valid0){if(data.message !== undefined){let data1 = data.message;const _errs3 = errors;if((typeof data1 !== "string") && (!(data1 && typeof data1 == "object" && !Array.isArray(data1)))){validate9.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: schema9.properties.message.type},message:"must be string,object"}];return false;}if(errors === _errs3){if(data1 && typeof data1 == "object" && !Array.isArray(data1)){if(!data1 || typeof data1.toJSON !== "function"){validate9.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs3 === errors;}else {var valid0 = true;}if(valid0){if(data.id !== undefined){let data2 = data.id;const _errs5 = errors;if((typeof data2 !== "string") && (!(data2 && typeof data2 == "object" && !Array.isArray(data2)))){validate9.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: schema9.properties.id.type},message:"must be string,object"}];return false;}if(errors === _errs5){if(data2 && typeof data2 == "object" && !Array.isArray(data2)){if(!data2 || typeof data2.toJSON !== "function"){validate9.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs5 === errors;}else {var valid0 = true;}if(valid0){if(data.validationDetails !== undefined){let data3 = data.validationDetails;const _errs7 = errors;if(errors === _errs7){if(Array.isArray(data3)){var valid1 = true;const len0 = data3.length;for(let i0=0; i0<len0; i0++){let data4 = data3[i0];const _errs9 = errors;if(errors === _errs9){if(data4 && typeof data4 == "object" && !Array.isArray(data4)){let missing1;if((((data4.field === undefined) && (missing1 = "field")) || ((data4.message === undefined) && (missing1 = "message"))) || ((data4.rule === undefined) && (missing1 = "rule"))){validate9.errors = [{instancePath:instancePath+"/validationDetails/" + i0,schemaPath:"#/properties/validationDetails/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];return false;}else {if(data4.field !== undefined){let data5 = data4.field;const _errs11 = errors;if((typeof data5 !== "string") && (!(data5 && typeof data5 == "object" && !Array.isArray(data5)))){validate9.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/field",schemaPath:"#/properties/validationDetails/items/properties/field/type",keyword:"type",params:{type: schema9.properties.validationDetails.items.properties.field.type},message:"must be string,object"}];return false;}if(errors === _errs11){if(data5 && typeof data5 == "object" && !Array.isArray(data5)){if(!data5 || typeof data5.toJSON !== "function"){validate9.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/field",schemaPath:"#/properties/validationDetails/items/properties/field/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid2 = _errs11 === errors;}else {var valid2 = true;}if(valid2){if(data4.message !== undefined){let data6 = data4.message;const _errs13 = errors;if((typeof data6 !== "string") && (!(data6 && typeof data6 == "object" && !Array.isArray(data6)))){validate9.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/message",schemaPath:"#/properties/validationDetails/items/properties/message/type",keyword:"type",params:{type: schema9.properties.validationDetails.items.properties.message.type},message:"must be string,object"}];return false;}if(errors === _errs13){if(data6 && typeof data6 == "object" && !Array.isArray(data6)){if(!data6 || typeof data6.toJSON !== "function"){validate9.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/message",schemaPath:"#/properties/validationDetails/items/properties/message/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid2 = _errs13 === errors;}else {var valid2 = true;}if(valid2){if(data4.rule !== undefined){let data7 = data4.rule;const _errs15 = errors;const _errs16 = errors;if((typeof data7 !== "string") && (!(data7 && typeof data7 == "object" && !Array.isArray(data7)))){validate9.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/rule",schemaPath:"#/properties/validationDetails/items/properties/rule/allOf/0/type",keyword:"type",params:{type: schema9.properties.validationDetails.items.properties.rule.allOf[0].type},message:"must be string,object"}];return false;}if(!((((((((((((((((((((((((((((data7 === "required") || (data7 === "notAccepted")) || (data7 === "type")) || (data7 === "enum")) || (data7 === "minLength")) || (data7 === "maxLength")) || (data7 === "minItems")) || (data7 === "maxItems")) || (data7 === "minProperties")) || (data7 === "maxProperties")) || (data7 === "minimum")) || (data7 === "exclusiveMinimum")) || (data7 === "maximum")) || (data7 === "exclusiveMaximum")) || (data7 === "decimals")) || (data7 === "multipleOf")) || (data7 === "pattern")) || (data7 === "format")) || (data7 === "exactlyOneOf")) || (data7 === "blank")) || (data7 === "https")) || (data7 === "url")) || (data7 === "taxDocument")) || (data7 === "dateOrder")) || (data7 === "outOfRange")) || (data7 === "nulCharacter")) || (data7 === "malformed")) || (data7 === "invalid"))){validate9.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/rule",schemaPath:"#/properties/validationDetails/items/properties/rule/allOf/0/enum",keyword:"enum",params:{allowedValues: schema9.properties.validationDetails.items.properties.rule.allOf[0].enum},message:"must be equal to one of the allowed values"}];return false;}if(errors === _errs16){if(data7 && typeof data7 == "object" && !Array.isArray(data7)){if(!data7 || typeof data7.toJSON !== "function"){validate9.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/rule",schemaPath:"#/properties/validationDetails/items/properties/rule/allOf/0/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid2 = _errs15 === errors;}else {var valid2 = true;}if(valid2){if(data4.limit !== undefined){let data8 = data4.limit;const _errs18 = errors;if(errors === _errs18){if((typeof data8 == "number") && (isFinite(data8))){if(!(formats0.validate(data8))){validate9.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/limit",schemaPath:"#/properties/validationDetails/items/properties/limit/format",keyword:"format",params:{format: "double"},message:"must match format \""+"double"+"\""}];return false;}}else {validate9.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/limit",schemaPath:"#/properties/validationDetails/items/properties/limit/type",keyword:"type",params:{type: "number"},message:"must be number"}];return false;}}var valid2 = _errs18 === errors;}else {var valid2 = true;}if(valid2){if(data4.format !== undefined){let data9 = data4.format;const _errs20 = errors;if((typeof data9 !== "string") && (!(data9 && typeof data9 == "object" && !Array.isArray(data9)))){validate9.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/format",schemaPath:"#/properties/validationDetails/items/properties/format/type",keyword:"type",params:{type: schema9.properties.validationDetails.items.properties.format.type},message:"must be string,object"}];return false;}if(errors === _errs20){if(data9 && typeof data9 == "object" && !Array.isArray(data9)){if(!data9 || typeof data9.toJSON !== "function"){validate9.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/format",schemaPath:"#/properties/validationDetails/items/properties/format/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid2 = _errs20 === errors;}else {var valid2 = true;}if(valid2){if(data4.fields !== undefined){let data10 = data4.fields;const _errs22 = errors;if(errors === _errs22){if(Array.isArray(data10)){var valid4 = true;const len1 = data10.length;for(let i1=0; i1<len1; i1++){let data11 = data10[i1];const _errs24 = errors;if((typeof data11 !== "string") && (!(data11 && typeof data11 == "object" && !Array.isArray(data11)))){validate9.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/fields/" + i1,schemaPath:"#/properties/validationDetails/items/properties/fields/items/type",keyword:"type",params:{type: schema9.properties.validationDetails.items.properties.fields.items.type},message:"must be string,object"}];return false;}if(errors === _errs24){if(data11 && typeof data11 == "object" && !Array.isArray(data11)){if(!data11 || typeof data11.toJSON !== "function"){validate9.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/fields/" + i1,schemaPath:"#/properties/validationDetails/items/properties/fields/items/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid4 = _errs24 === errors;if(!valid4){break;}}}else {validate9.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/fields",schemaPath:"#/properties/validationDetails/items/properties/fields/type",keyword:"type",params:{type: "array"},message:"must be array"}];return false;}}var valid2 = _errs22 === errors;}else {var valid2 = true;}}}}}}}}else {validate9.errors = [{instancePath:instancePath+"/validationDetails/" + i0,schemaPath:"#/properties/validationDetails/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}var valid1 = _errs9 === errors;if(!valid1){break;}}}else {validate9.errors = [{instancePath:instancePath+"/validationDetails",schemaPath:"#/properties/validationDetails/type",keyword:"type",params:{type: "array"},message:"must be array"}];return false;}}var valid0 = _errs7 === errors;}else {var valid0 = true;}}}}}}else {validate9.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate9.errors = vErrors;return errors === 0;}exports["__fjs_root_133#/anyOf/4"] = validate10;const schema10 = {"type":"object","required":["code","message","id"],"properties":{"code":{"type":["string","object"],"description":"Machine-readable error code.","fjs_type":"string"},"message":{"type":["string","object"],"description":"Human-readable explanation (English). Do not parse it.","fjs_type":"string"},"id":{"type":["string","object"],"description":"Identifier of this occurrence, also written to the service log; quote it to support.","fjs_type":"string"}},"description":"The general error body: business 400s, `CustomerAlreadyAssociatedError`, 500s."};function validate10(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if((((data.code === undefined) && (missing0 = "code")) || ((data.message === undefined) && (missing0 = "message"))) || ((data.id === undefined) && (missing0 = "id"))){validate10.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {if(data.code !== undefined){let data0 = data.code;const _errs1 = errors;if((typeof data0 !== "string") && (!(data0 && typeof data0 == "object" && !Array.isArray(data0)))){validate10.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: schema10.properties.code.type},message:"must be string,object"}];return false;}if(errors === _errs1){if(data0 && typeof data0 == "object" && !Array.isArray(data0)){if(!data0 || typeof data0.toJSON !== "function"){validate10.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs1 === errors;}else {var valid0 = true;}if(valid0){if(data.message !== undefined){let data1 = data.message;const _errs3 = errors;if((typeof data1 !== "string") && (!(data1 && typeof data1 == "object" && !Array.isArray(data1)))){validate10.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: schema10.properties.message.type},message:"must be string,object"}];return false;}if(errors === _errs3){if(data1 && typeof data1 == "object" && !Array.isArray(data1)){if(!data1 || typeof data1.toJSON !== "function"){validate10.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs3 === errors;}else {var valid0 = true;}if(valid0){if(data.id !== undefined){let data2 = data.id;const _errs5 = errors;if((typeof data2 !== "string") && (!(data2 && typeof data2 == "object" && !Array.isArray(data2)))){validate10.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: schema10.properties.id.type},message:"must be string,object"}];return false;}if(errors === _errs5){if(data2 && typeof data2 == "object" && !Array.isArray(data2)){if(!data2 || typeof data2.toJSON !== "function"){validate10.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs5 === errors;}else {var valid0 = true;}}}}}else {validate10.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate10.errors = vErrors;return errors === 0;}exports["__fjs_root_133#/anyOf/5"] = validate11;const schema11 = {"type":"object","required":["error","error_description","code","id"],"properties":{"error":{"type":["string","object"],"enum":["invalid_request","invalid_client","invalid_grant","invalid_scope","unsupported_grant_type","temporarily_unavailable","server_error"],"description":"RFC 6749's error code: `invalid_request` (a missing or malformed parameter, a body too large),\n`invalid_client` (client authentication failed; 401), `invalid_grant` (the code or refresh token is\ninvalid, expired, revoked, or the merchant account is not active), `invalid_scope`,\n`unsupported_grant_type`; `temporarily_unavailable` with 429 (too many failed attempts) and 503, and\n`server_error` with 500, each with `Retry-After` where the API's error has it.","fjs_type":"string"},"error_description":{"type":["string","object"],"description":"Human-readable explanation (English). Do not parse it.","fjs_type":"string"},"code":{"type":["string","object"],"description":"Cobro's error code (the one the JSON form answers: `InvalidGrantError`, `ValidationError`, …).","fjs_type":"string"},"id":{"type":["string","object"],"description":"Identifier of this occurrence, also written to the service log; quote it to support.","fjs_type":"string"}},"description":"An error of the RFC 6749 form (RFC 6749 §5.2, RFC 7009 §2.2.1): every refusal of the token and\nrevocation endpoints to a form-encoded request has this body, which standard OAuth 2.0 clients read\nas an error. Cobro's `code` and the occurrence's `id` ride along."};function validate11(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if(((((data.error === undefined) && (missing0 = "error")) || ((data.error_description === undefined) && (missing0 = "error_description"))) || ((data.code === undefined) && (missing0 = "code"))) || ((data.id === undefined) && (missing0 = "id"))){validate11.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {if(data.error !== undefined){let data0 = data.error;const _errs1 = errors;if((typeof data0 !== "string") && (!(data0 && typeof data0 == "object" && !Array.isArray(data0)))){validate11.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: schema11.properties.error.type},message:"must be string,object"}];return false;}if(!(((((((data0 === "invalid_request") || (data0 === "invalid_client")) || (data0 === "invalid_grant")) || (data0 === "invalid_scope")) || (data0 === "unsupported_grant_type")) || (data0 === "temporarily_unavailable")) || (data0 === "server_error"))){validate11.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/enum",keyword:"enum",params:{allowedValues: schema11.properties.error.enum},message:"must be equal to one of the allowed values"}];return false;}if(errors === _errs1){if(data0 && typeof data0 == "object" && !Array.isArray(data0)){if(!data0 || typeof data0.toJSON !== "function"){validate11.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs1 === errors;}else {var valid0 = true;}if(valid0){if(data.error_description !== undefined){let data1 = data.error_description;const _errs3 = errors;if((typeof data1 !== "string") && (!(data1 && typeof data1 == "object" && !Array.isArray(data1)))){validate11.errors = [{instancePath:instancePath+"/error_description",schemaPath:"#/properties/error_description/type",keyword:"type",params:{type: schema11.properties.error_description.type},message:"must be string,object"}];return false;}if(errors === _errs3){if(data1 && typeof data1 == "object" && !Array.isArray(data1)){if(!data1 || typeof data1.toJSON !== "function"){validate11.errors = [{instancePath:instancePath+"/error_description",schemaPath:"#/properties/error_description/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs3 === errors;}else {var valid0 = true;}if(valid0){if(data.code !== undefined){let data2 = data.code;const _errs5 = errors;if((typeof data2 !== "string") && (!(data2 && typeof data2 == "object" && !Array.isArray(data2)))){validate11.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: schema11.properties.code.type},message:"must be string,object"}];return false;}if(errors === _errs5){if(data2 && typeof data2 == "object" && !Array.isArray(data2)){if(!data2 || typeof data2.toJSON !== "function"){validate11.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs5 === errors;}else {var valid0 = true;}if(valid0){if(data.id !== undefined){let data3 = data.id;const _errs7 = errors;if((typeof data3 !== "string") && (!(data3 && typeof data3 == "object" && !Array.isArray(data3)))){validate11.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: schema11.properties.id.type},message:"must be string,object"}];return false;}if(errors === _errs7){if(data3 && typeof data3 == "object" && !Array.isArray(data3)){if(!data3 || typeof data3.toJSON !== "function"){validate11.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs7 === errors;}else {var valid0 = true;}}}}}}else {validate11.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate11.errors = vErrors;return errors === 0;}
+        return {
+          validate (schemaRef, data) {
+            const validate = validators[schemaRef]
+            return validate(data)
+          },
+          getSchemaValidator (schemaRef) {
+            return validators[schemaRef]
+          }
+        }
+      })()
+
+
+  module.exports = function anonymous(validator,serializer
+) {
+
+    
+const {
+  asString,
+  asNumber,
+  asBoolean,
+  asDateTime,
+  asDate,
+  asTime,
+  asUnsafeString,
+  asPlainStringArray
+} = serializer
+
+const asInteger = serializer.asInteger.bind(serializer)
+
+
+    const JSON_STR_BEGIN_OBJECT = '{'
+    const JSON_STR_END_OBJECT = '}'
+    const JSON_STR_BEGIN_ARRAY = '['
+    const JSON_STR_END_ARRAY = ']'
+    const JSON_STR_COMMA = ','
+    const JSON_STR_COLONS = ':'
+    const JSON_STR_QUOTE = '"'
+    const JSON_STR_EMPTY_OBJECT = JSON_STR_BEGIN_OBJECT + JSON_STR_END_OBJECT
+    const JSON_STR_EMPTY_ARRAY = JSON_STR_BEGIN_ARRAY + JSON_STR_END_ARRAY
+    const JSON_STR_EMPTY_STRING = JSON_STR_QUOTE + JSON_STR_QUOTE
+    const JSON_STR_NULL = 'null'
+    let validate_0
+    let validate_1
+    let validate_2
+    let validate_3
+    let validate_4
+    let validate_5
+  
+    function main (input) {
+      let json = ''
+      
+      if((validate_0 || (validate_0 = validator.getSchemaValidator("__fjs_root_133#/anyOf/0")))(input)) {
+        json += anonymous0(input)
+      }
+    
+      else if((validate_1 || (validate_1 = validator.getSchemaValidator("__fjs_root_133#/anyOf/1")))(input)) {
+        json += anonymous4(input)
+      }
+    
+      else if((validate_2 || (validate_2 = validator.getSchemaValidator("__fjs_root_133#/anyOf/2")))(input)) {
+        json += anonymous5(input)
+      }
+    
+      else if((validate_3 || (validate_3 = validator.getSchemaValidator("__fjs_root_133#/anyOf/3")))(input)) {
+        json += anonymous6(input)
+      }
+    
+      else if((validate_4 || (validate_4 = validator.getSchemaValidator("__fjs_root_133#/anyOf/4")))(input)) {
+        json += anonymous10(input)
+      }
+    
+      else if((validate_5 || (validate_5 = validator.getSchemaValidator("__fjs_root_133#/anyOf/5")))(input)) {
+        json += anonymous11(input)
+      }
+    
+    else throw new TypeError("The value of '#' does not match schema definition.")
+  
+      return json
+    }
+    
+    function anonymous3 (obj) {
+      // "#/components/schemas/ValidationDetail/properties/fields"
+      let json = ''
+  
+    if (obj === null) return JSON_STR_EMPTY_ARRAY
+    if (!Array.isArray(obj)) {
+      throw new TypeError("The value of '#/components/schemas/ValidationDetail/properties/fields' does not match schema definition.")
+    }
+    const arrayLength = obj.length
+  
+      if (typeof arrayLength === 'number' && arrayLength >= 8 && Number.isInteger(arrayLength) && arrayLength <= 0xffffffff) {
+        return asPlainStringArray(obj, arrayLength)
+      }
+      
+    json += JSON_STR_BEGIN_ARRAY
+  
+      if (arrayLength > 0) {
+        const value = obj[0]
+        
+        if (typeof value !== 'string') {
+          if (value === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value instanceof Date) {
+            json += asDateTime(value)
+          } else if (value instanceof RegExp) {
+            json += asString(value.source)
+          } else {
+            json += asString(value.toString())
+          }
+        } else {
+          json += asString(value)
+        }
+        
+        for (let i = 1; i < arrayLength; i++) {
+          json += JSON_STR_COMMA
+          const value = obj[i]
+          
+        if (typeof value !== 'string') {
+          if (value === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value instanceof Date) {
+            json += asDateTime(value)
+          } else if (value instanceof RegExp) {
+            json += asString(value.source)
+          } else {
+            json += asString(value.toString())
+          }
+        } else {
+          json += asString(value)
+        }
+        
+        }
+      }
+      return json + JSON_STR_END_ARRAY
+    }
+
+      // "#/components/schemas/ValidationDetail"
+      function anonymous2 (input) {
+        const obj = (input && typeof input.toJSON === 'function')
+    ? input.toJSON()
+    : input
+  
+        if (obj === null) return JSON_STR_EMPTY_OBJECT
+        let json = ''
+
+        
+      const value_field_6 = obj["field"]
+      if (value_field_6 !== undefined) {
+        json += "{\"field\":"
+        
+        if (typeof value_field_6 !== 'string') {
+          if (value_field_6 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_field_6 instanceof Date) {
+            json += asDateTime(value_field_6)
+          } else if (value_field_6 instanceof RegExp) {
+            json += asString(value_field_6.source)
+          } else {
+            json += asString(value_field_6.toString())
+          }
+        } else {
+          json += asString(value_field_6)
+        }
+        
+      } else {
+        throw new Error('"field" is required!')
+      }
+      
+      const value_message_7 = obj["message"]
+      if (value_message_7 !== undefined) {
+        json += ",\"message\":"
+        
+        if (typeof value_message_7 !== 'string') {
+          if (value_message_7 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_message_7 instanceof Date) {
+            json += asDateTime(value_message_7)
+          } else if (value_message_7 instanceof RegExp) {
+            json += asString(value_message_7.source)
+          } else {
+            json += asString(value_message_7.toString())
+          }
+        } else {
+          json += asString(value_message_7)
+        }
+        
+      } else {
+        throw new Error('"message" is required!')
+      }
+      
+      const value_rule_8 = obj["rule"]
+      if (value_rule_8 !== undefined) {
+        json += ",\"rule\":"
+        
+        if (typeof value_rule_8 !== 'string') {
+          if (value_rule_8 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_rule_8 instanceof Date) {
+            json += asDateTime(value_rule_8)
+          } else if (value_rule_8 instanceof RegExp) {
+            json += asString(value_rule_8.source)
+          } else {
+            json += asString(value_rule_8.toString())
+          }
+        } else {
+          json += asString(value_rule_8)
+        }
+        
+      } else {
+        throw new Error('"rule" is required!')
+      }
+      
+      const value_limit_9 = obj["limit"]
+      if (value_limit_9 !== undefined) {
+        json += ",\"limit\":"
+        json += asNumber(value_limit_9)
+      }
+
+      const value_format_10 = obj["format"]
+      if (value_format_10 !== undefined) {
+        json += ",\"format\":"
+        
+        if (typeof value_format_10 !== 'string') {
+          if (value_format_10 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_format_10 instanceof Date) {
+            json += asDateTime(value_format_10)
+          } else if (value_format_10 instanceof RegExp) {
+            json += asString(value_format_10.source)
+          } else {
+            json += asString(value_format_10.toString())
+          }
+        } else {
+          json += asString(value_format_10)
+        }
+        
+      }
+
+      const value_fields_11 = obj["fields"]
+      if (value_fields_11 !== undefined) {
+        json += ",\"fields\":"
+        json += anonymous3(value_fields_11)
+      }
+
+return json + JSON_STR_END_OBJECT
+
+      }
+    
+
+    function anonymous1 (obj) {
+      // "__fjs_merged_134#/properties/validationDetails"
+      let json = ''
+  
+    if (obj === null) return JSON_STR_EMPTY_ARRAY
+    if (!Array.isArray(obj)) {
+      throw new TypeError("The value of '__fjs_merged_134#/properties/validationDetails' does not match schema definition.")
+    }
+    const arrayLength = obj.length
+  
+    json += JSON_STR_BEGIN_ARRAY
+  
+      if (arrayLength > 0) {
+        const value = obj[0]
+        json += anonymous2(value)
+        for (let i = 1; i < arrayLength; i++) {
+          json += JSON_STR_COMMA
+          const value = obj[i]
+          json += anonymous2(value)
+        }
+      }
+      return json + JSON_STR_END_ARRAY
+    }
+
+      // "__fjs_merged_134#"
+      function anonymous0 (input) {
+        const obj = (input && typeof input.toJSON === 'function')
+    ? input.toJSON()
+    : input
+  
+        if (obj === null) return JSON_STR_EMPTY_OBJECT
+        let json = ''
+
+        
+      const value_code_1 = obj["code"]
+      if (value_code_1 !== undefined) {
+        json += "{\"code\":"
+        
+        if (typeof value_code_1 !== 'string') {
+          if (value_code_1 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_code_1 instanceof Date) {
+            json += asDateTime(value_code_1)
+          } else if (value_code_1 instanceof RegExp) {
+            json += asString(value_code_1.source)
+          } else {
+            json += asString(value_code_1.toString())
+          }
+        } else {
+          json += asString(value_code_1)
+        }
+        
+      } else {
+        throw new Error('"code" is required!')
+      }
+      
+      const value_message_2 = obj["message"]
+      if (value_message_2 !== undefined) {
+        json += ",\"message\":"
+        
+        if (typeof value_message_2 !== 'string') {
+          if (value_message_2 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_message_2 instanceof Date) {
+            json += asDateTime(value_message_2)
+          } else if (value_message_2 instanceof RegExp) {
+            json += asString(value_message_2.source)
+          } else {
+            json += asString(value_message_2.toString())
+          }
+        } else {
+          json += asString(value_message_2)
+        }
+        
+      } else {
+        throw new Error('"message" is required!')
+      }
+      
+      const value_id_3 = obj["id"]
+      if (value_id_3 !== undefined) {
+        json += ",\"id\":"
+        
+        if (typeof value_id_3 !== 'string') {
+          if (value_id_3 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_id_3 instanceof Date) {
+            json += asDateTime(value_id_3)
+          } else if (value_id_3 instanceof RegExp) {
+            json += asString(value_id_3.source)
+          } else {
+            json += asString(value_id_3.toString())
+          }
+        } else {
+          json += asString(value_id_3)
+        }
+        
+      } else {
+        throw new Error('"id" is required!')
+      }
+      
+      const value_validationDetails_4 = obj["validationDetails"]
+      if (value_validationDetails_4 !== undefined) {
+        json += ",\"validationDetails\":"
+        json += anonymous1(value_validationDetails_4)
+      } else {
+        throw new Error('"validationDetails" is required!')
+      }
+      
+return json + JSON_STR_END_OBJECT
+
+      }
+    
+
+      // "__fjs_merged_136#"
+      function anonymous4 (input) {
+        const obj = (input && typeof input.toJSON === 'function')
+    ? input.toJSON()
+    : input
+  
+        if (obj === null) return JSON_STR_EMPTY_OBJECT
+        let json = ''
+
+        
+      const value_code_13 = obj["code"]
+      if (value_code_13 !== undefined) {
+        json += "{\"code\":"
+        
+        if (typeof value_code_13 !== 'string') {
+          if (value_code_13 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_code_13 instanceof Date) {
+            json += asDateTime(value_code_13)
+          } else if (value_code_13 instanceof RegExp) {
+            json += asString(value_code_13.source)
+          } else {
+            json += asString(value_code_13.toString())
+          }
+        } else {
+          json += asString(value_code_13)
+        }
+        
+      } else {
+        throw new Error('"code" is required!')
+      }
+      
+      const value_message_14 = obj["message"]
+      if (value_message_14 !== undefined) {
+        json += ",\"message\":"
+        
+        if (typeof value_message_14 !== 'string') {
+          if (value_message_14 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_message_14 instanceof Date) {
+            json += asDateTime(value_message_14)
+          } else if (value_message_14 instanceof RegExp) {
+            json += asString(value_message_14.source)
+          } else {
+            json += asString(value_message_14.toString())
+          }
+        } else {
+          json += asString(value_message_14)
+        }
+        
+      } else {
+        throw new Error('"message" is required!')
+      }
+      
+      const value_id_15 = obj["id"]
+      if (value_id_15 !== undefined) {
+        json += ",\"id\":"
+        
+        if (typeof value_id_15 !== 'string') {
+          if (value_id_15 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_id_15 instanceof Date) {
+            json += asDateTime(value_id_15)
+          } else if (value_id_15 instanceof RegExp) {
+            json += asString(value_id_15.source)
+          } else {
+            json += asString(value_id_15.toString())
+          }
+        } else {
+          json += asString(value_id_15)
+        }
+        
+      } else {
+        throw new Error('"id" is required!')
+      }
+      
+return json + JSON_STR_END_OBJECT
+
+      }
+    
+
+      // "__fjs_merged_137#"
+      function anonymous5 (input) {
+        const obj = (input && typeof input.toJSON === 'function')
+    ? input.toJSON()
+    : input
+  
+        if (obj === null) return JSON_STR_EMPTY_OBJECT
+        let json = ''
+
+        
+      const value_error_17 = obj["error"]
+      if (value_error_17 !== undefined) {
+        json += "{\"error\":"
+        
+        if (typeof value_error_17 !== 'string') {
+          if (value_error_17 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_error_17 instanceof Date) {
+            json += asDateTime(value_error_17)
+          } else if (value_error_17 instanceof RegExp) {
+            json += asString(value_error_17.source)
+          } else {
+            json += asString(value_error_17.toString())
+          }
+        } else {
+          json += asString(value_error_17)
+        }
+        
+      } else {
+        throw new Error('"error" is required!')
+      }
+      
+      const value_error_description_18 = obj["error_description"]
+      if (value_error_description_18 !== undefined) {
+        json += ",\"error_description\":"
+        
+        if (typeof value_error_description_18 !== 'string') {
+          if (value_error_description_18 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_error_description_18 instanceof Date) {
+            json += asDateTime(value_error_description_18)
+          } else if (value_error_description_18 instanceof RegExp) {
+            json += asString(value_error_description_18.source)
+          } else {
+            json += asString(value_error_description_18.toString())
+          }
+        } else {
+          json += asString(value_error_description_18)
+        }
+        
+      } else {
+        throw new Error('"error_description" is required!')
+      }
+      
+      const value_code_19 = obj["code"]
+      if (value_code_19 !== undefined) {
+        json += ",\"code\":"
+        
+        if (typeof value_code_19 !== 'string') {
+          if (value_code_19 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_code_19 instanceof Date) {
+            json += asDateTime(value_code_19)
+          } else if (value_code_19 instanceof RegExp) {
+            json += asString(value_code_19.source)
+          } else {
+            json += asString(value_code_19.toString())
+          }
+        } else {
+          json += asString(value_code_19)
+        }
+        
+      } else {
+        throw new Error('"code" is required!')
+      }
+      
+      const value_id_20 = obj["id"]
+      if (value_id_20 !== undefined) {
+        json += ",\"id\":"
+        
+        if (typeof value_id_20 !== 'string') {
+          if (value_id_20 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_id_20 instanceof Date) {
+            json += asDateTime(value_id_20)
+          } else if (value_id_20 instanceof RegExp) {
+            json += asString(value_id_20.source)
+          } else {
+            json += asString(value_id_20.toString())
+          }
+        } else {
+          json += asString(value_id_20)
+        }
+        
+      } else {
+        throw new Error('"id" is required!')
+      }
+      
+return json + JSON_STR_END_OBJECT
+
+      }
+    
+
+    function anonymous9 (obj) {
+      // "__fjs_merged_138#/properties/validationDetails/items/properties/fields"
+      let json = ''
+  
+    if (obj === null) return JSON_STR_EMPTY_ARRAY
+    if (!Array.isArray(obj)) {
+      throw new TypeError("The value of '__fjs_merged_138#/properties/validationDetails/items/properties/fields' does not match schema definition.")
+    }
+    const arrayLength = obj.length
+  
+      if (typeof arrayLength === 'number' && arrayLength >= 8 && Number.isInteger(arrayLength) && arrayLength <= 0xffffffff) {
+        return asPlainStringArray(obj, arrayLength)
+      }
+      
+    json += JSON_STR_BEGIN_ARRAY
+  
+      if (arrayLength > 0) {
+        const value = obj[0]
+        
+        if (typeof value !== 'string') {
+          if (value === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value instanceof Date) {
+            json += asDateTime(value)
+          } else if (value instanceof RegExp) {
+            json += asString(value.source)
+          } else {
+            json += asString(value.toString())
+          }
+        } else {
+          json += asString(value)
+        }
+        
+        for (let i = 1; i < arrayLength; i++) {
+          json += JSON_STR_COMMA
+          const value = obj[i]
+          
+        if (typeof value !== 'string') {
+          if (value === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value instanceof Date) {
+            json += asDateTime(value)
+          } else if (value instanceof RegExp) {
+            json += asString(value.source)
+          } else {
+            json += asString(value.toString())
+          }
+        } else {
+          json += asString(value)
+        }
+        
+        }
+      }
+      return json + JSON_STR_END_ARRAY
+    }
+
+      // "__fjs_merged_138#/properties/validationDetails/items"
+      function anonymous8 (input) {
+        const obj = (input && typeof input.toJSON === 'function')
+    ? input.toJSON()
+    : input
+  
+        if (obj === null) return JSON_STR_EMPTY_OBJECT
+        let json = ''
+
+        
+      const value_field_27 = obj["field"]
+      if (value_field_27 !== undefined) {
+        json += "{\"field\":"
+        
+        if (typeof value_field_27 !== 'string') {
+          if (value_field_27 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_field_27 instanceof Date) {
+            json += asDateTime(value_field_27)
+          } else if (value_field_27 instanceof RegExp) {
+            json += asString(value_field_27.source)
+          } else {
+            json += asString(value_field_27.toString())
+          }
+        } else {
+          json += asString(value_field_27)
+        }
+        
+      } else {
+        throw new Error('"field" is required!')
+      }
+      
+      const value_message_28 = obj["message"]
+      if (value_message_28 !== undefined) {
+        json += ",\"message\":"
+        
+        if (typeof value_message_28 !== 'string') {
+          if (value_message_28 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_message_28 instanceof Date) {
+            json += asDateTime(value_message_28)
+          } else if (value_message_28 instanceof RegExp) {
+            json += asString(value_message_28.source)
+          } else {
+            json += asString(value_message_28.toString())
+          }
+        } else {
+          json += asString(value_message_28)
+        }
+        
+      } else {
+        throw new Error('"message" is required!')
+      }
+      
+      const value_rule_29 = obj["rule"]
+      if (value_rule_29 !== undefined) {
+        json += ",\"rule\":"
+        
+        if (typeof value_rule_29 !== 'string') {
+          if (value_rule_29 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_rule_29 instanceof Date) {
+            json += asDateTime(value_rule_29)
+          } else if (value_rule_29 instanceof RegExp) {
+            json += asString(value_rule_29.source)
+          } else {
+            json += asString(value_rule_29.toString())
+          }
+        } else {
+          json += asString(value_rule_29)
+        }
+        
+      } else {
+        throw new Error('"rule" is required!')
+      }
+      
+      const value_limit_30 = obj["limit"]
+      if (value_limit_30 !== undefined) {
+        json += ",\"limit\":"
+        json += asNumber(value_limit_30)
+      }
+
+      const value_format_31 = obj["format"]
+      if (value_format_31 !== undefined) {
+        json += ",\"format\":"
+        
+        if (typeof value_format_31 !== 'string') {
+          if (value_format_31 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_format_31 instanceof Date) {
+            json += asDateTime(value_format_31)
+          } else if (value_format_31 instanceof RegExp) {
+            json += asString(value_format_31.source)
+          } else {
+            json += asString(value_format_31.toString())
+          }
+        } else {
+          json += asString(value_format_31)
+        }
+        
+      }
+
+      const value_fields_32 = obj["fields"]
+      if (value_fields_32 !== undefined) {
+        json += ",\"fields\":"
+        json += anonymous9(value_fields_32)
+      }
+
+return json + JSON_STR_END_OBJECT
+
+      }
+    
+
+    function anonymous7 (obj) {
+      // "__fjs_merged_138#/properties/validationDetails"
+      let json = ''
+  
+    if (obj === null) return JSON_STR_EMPTY_ARRAY
+    if (!Array.isArray(obj)) {
+      throw new TypeError("The value of '__fjs_merged_138#/properties/validationDetails' does not match schema definition.")
+    }
+    const arrayLength = obj.length
+  
+    json += JSON_STR_BEGIN_ARRAY
+  
+      if (arrayLength > 0) {
+        const value = obj[0]
+        json += anonymous8(value)
+        for (let i = 1; i < arrayLength; i++) {
+          json += JSON_STR_COMMA
+          const value = obj[i]
+          json += anonymous8(value)
+        }
+      }
+      return json + JSON_STR_END_ARRAY
+    }
+
+      // "__fjs_merged_138#"
+      function anonymous6 (input) {
+        const obj = (input && typeof input.toJSON === 'function')
+    ? input.toJSON()
+    : input
+  
+        if (obj === null) return JSON_STR_EMPTY_OBJECT
+        let json = ''
+
+        
+      const value_code_22 = obj["code"]
+      if (value_code_22 !== undefined) {
+        json += "{\"code\":"
+        
+        if (typeof value_code_22 !== 'string') {
+          if (value_code_22 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_code_22 instanceof Date) {
+            json += asDateTime(value_code_22)
+          } else if (value_code_22 instanceof RegExp) {
+            json += asString(value_code_22.source)
+          } else {
+            json += asString(value_code_22.toString())
+          }
+        } else {
+          json += asString(value_code_22)
+        }
+        
+      } else {
+        throw new Error('"code" is required!')
+      }
+      
+      const value_message_23 = obj["message"]
+      if (value_message_23 !== undefined) {
+        json += ",\"message\":"
+        
+        if (typeof value_message_23 !== 'string') {
+          if (value_message_23 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_message_23 instanceof Date) {
+            json += asDateTime(value_message_23)
+          } else if (value_message_23 instanceof RegExp) {
+            json += asString(value_message_23.source)
+          } else {
+            json += asString(value_message_23.toString())
+          }
+        } else {
+          json += asString(value_message_23)
+        }
+        
+      } else {
+        throw new Error('"message" is required!')
+      }
+      
+      const value_id_24 = obj["id"]
+      if (value_id_24 !== undefined) {
+        json += ",\"id\":"
+        
+        if (typeof value_id_24 !== 'string') {
+          if (value_id_24 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_id_24 instanceof Date) {
+            json += asDateTime(value_id_24)
+          } else if (value_id_24 instanceof RegExp) {
+            json += asString(value_id_24.source)
+          } else {
+            json += asString(value_id_24.toString())
+          }
+        } else {
+          json += asString(value_id_24)
+        }
+        
+      } else {
+        throw new Error('"id" is required!')
+      }
+      
+      const value_validationDetails_25 = obj["validationDetails"]
+      if (value_validationDetails_25 !== undefined) {
+        json += ",\"validationDetails\":"
+        json += anonymous7(value_validationDetails_25)
+      } else {
+        throw new Error('"validationDetails" is required!')
+      }
+      
+return json + JSON_STR_END_OBJECT
+
+      }
+    
+
+      // "__fjs_merged_140#"
+      function anonymous10 (input) {
+        const obj = (input && typeof input.toJSON === 'function')
+    ? input.toJSON()
+    : input
+  
+        if (obj === null) return JSON_STR_EMPTY_OBJECT
+        let json = ''
+
+        
+      const value_code_34 = obj["code"]
+      if (value_code_34 !== undefined) {
+        json += "{\"code\":"
+        
+        if (typeof value_code_34 !== 'string') {
+          if (value_code_34 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_code_34 instanceof Date) {
+            json += asDateTime(value_code_34)
+          } else if (value_code_34 instanceof RegExp) {
+            json += asString(value_code_34.source)
+          } else {
+            json += asString(value_code_34.toString())
+          }
+        } else {
+          json += asString(value_code_34)
+        }
+        
+      } else {
+        throw new Error('"code" is required!')
+      }
+      
+      const value_message_35 = obj["message"]
+      if (value_message_35 !== undefined) {
+        json += ",\"message\":"
+        
+        if (typeof value_message_35 !== 'string') {
+          if (value_message_35 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_message_35 instanceof Date) {
+            json += asDateTime(value_message_35)
+          } else if (value_message_35 instanceof RegExp) {
+            json += asString(value_message_35.source)
+          } else {
+            json += asString(value_message_35.toString())
+          }
+        } else {
+          json += asString(value_message_35)
+        }
+        
+      } else {
+        throw new Error('"message" is required!')
+      }
+      
+      const value_id_36 = obj["id"]
+      if (value_id_36 !== undefined) {
+        json += ",\"id\":"
+        
+        if (typeof value_id_36 !== 'string') {
+          if (value_id_36 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_id_36 instanceof Date) {
+            json += asDateTime(value_id_36)
+          } else if (value_id_36 instanceof RegExp) {
+            json += asString(value_id_36.source)
+          } else {
+            json += asString(value_id_36.toString())
+          }
+        } else {
+          json += asString(value_id_36)
+        }
+        
+      } else {
+        throw new Error('"id" is required!')
+      }
+      
+return json + JSON_STR_END_OBJECT
+
+      }
+    
+
+      // "__fjs_merged_141#"
+      function anonymous11 (input) {
+        const obj = (input && typeof input.toJSON === 'function')
+    ? input.toJSON()
+    : input
+  
+        if (obj === null) return JSON_STR_EMPTY_OBJECT
+        let json = ''
+
+        
+      const value_error_38 = obj["error"]
+      if (value_error_38 !== undefined) {
+        json += "{\"error\":"
+        
+        if (typeof value_error_38 !== 'string') {
+          if (value_error_38 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_error_38 instanceof Date) {
+            json += asDateTime(value_error_38)
+          } else if (value_error_38 instanceof RegExp) {
+            json += asString(value_error_38.source)
+          } else {
+            json += asString(value_error_38.toString())
+          }
+        } else {
+          json += asString(value_error_38)
+        }
+        
+      } else {
+        throw new Error('"error" is required!')
+      }
+      
+      const value_error_description_39 = obj["error_description"]
+      if (value_error_description_39 !== undefined) {
+        json += ",\"error_description\":"
+        
+        if (typeof value_error_description_39 !== 'string') {
+          if (value_error_description_39 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_error_description_39 instanceof Date) {
+            json += asDateTime(value_error_description_39)
+          } else if (value_error_description_39 instanceof RegExp) {
+            json += asString(value_error_description_39.source)
+          } else {
+            json += asString(value_error_description_39.toString())
+          }
+        } else {
+          json += asString(value_error_description_39)
+        }
+        
+      } else {
+        throw new Error('"error_description" is required!')
+      }
+      
+      const value_code_40 = obj["code"]
+      if (value_code_40 !== undefined) {
+        json += ",\"code\":"
+        
+        if (typeof value_code_40 !== 'string') {
+          if (value_code_40 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_code_40 instanceof Date) {
+            json += asDateTime(value_code_40)
+          } else if (value_code_40 instanceof RegExp) {
+            json += asString(value_code_40.source)
+          } else {
+            json += asString(value_code_40.toString())
+          }
+        } else {
+          json += asString(value_code_40)
+        }
+        
+      } else {
+        throw new Error('"code" is required!')
+      }
+      
+      const value_id_41 = obj["id"]
+      if (value_id_41 !== undefined) {
+        json += ",\"id\":"
+        
+        if (typeof value_id_41 !== 'string') {
+          if (value_id_41 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_id_41 instanceof Date) {
+            json += asDateTime(value_id_41)
+          } else if (value_id_41 instanceof RegExp) {
+            json += asString(value_id_41.source)
+          } else {
+            json += asString(value_id_41.toString())
+          }
+        } else {
+          json += asString(value_id_41)
+        }
+        
+      } else {
+        throw new Error('"id" is required!')
+      }
+      
+return json + JSON_STR_END_OBJECT
+
+      }
+    
+    return main
+    
+}(validator, serializer)
+return module.exports;
+})();
+
+const s13: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -3218,7 +5562,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_122#"
+      // "__fjs_merged_143#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -3286,11 +5630,11 @@ export const responseSerializers = {
   "getIntegrationLogo": { "404": s4 },
   "logout": { "400": s6, "401": s4, "500": s4, "503": s4 },
   "refreshToken": { "200": s8, "400": s6, "401": s4, "413": s4, "429": s4, "500": s4, "503": s4 },
-  "revokeToken": { "400": s3, "401": s4, "413": s4, "429": s4, "500": s4, "503": s4 },
-  "exchangeToken": { "200": s9, "400": s6, "401": s4, "413": s4, "429": s4, "500": s4, "503": s4 },
+  "revokeToken": { "400": s9, "401": s10, "413": s10, "429": s10, "500": s10, "503": s10 },
+  "exchangeToken": { "200": s11, "400": s12, "401": s10, "413": s10, "429": s10, "500": s10, "503": s10 },
   "showPayoutLinkAcceptPage": { "400": s3, "500": s4, "503": s4 },
   "acceptPayoutLink": { "400": s3, "500": s4, "503": s4 },
-  "getReadiness": { "200": s10, "503": s10 },
+  "getReadiness": { "200": s13, "503": s13 },
 };
 
 /** The operation and status of each JSON response answered with JSON.stringify. */

@@ -484,7 +484,10 @@ export type paths = {
         put?: never;
         /**
          * Revoke a refresh token Revoke a refresh token
-         * @description Revoke a refresh token (and the `idToken`s issued from it). Revoking does not unlink the merchant. Answers 200 with no body, also for a token that is unknown or already revoked. 429 `TooManyAttemptsError`: too many wrong `clientSecret`s for this `clientId` or from this address. Revocation of RFC 7009 for standard OAuth 2.0 clients. 429 `TooManyAttemptsError`: too many failed client authentications for this `client_id` or from this address.
+         * @description Revoke a refresh token (and the `idToken`s issued from it). Revoking does not unlink the merchant. Answers 200 with no body, also for a token that is unknown or already revoked. 429 `TooManyAttemptsError`: too many wrong `clientSecret`s for this `clientId` or from this address. Revocation of RFC 7009 for standard OAuth 2.0 clients: any `token_type_hint` is accepted (RFC 7009
+         *     §2.1), and so are parameters it does not know. Refusals answer RFC 6749 §5.2's body
+         *     (`OAuthErrorBody`); 429 `temporarily_unavailable` (`TooManyAttemptsError`): too many failed client
+         *     authentications for this `client_id` or from this address.
          */
         post: operations["revokeToken"];
         delete?: never;
@@ -504,7 +507,12 @@ export type paths = {
         put?: never;
         /**
          * Exchange an authorization code for tokens Exchange an authorization code for tokens
-         * @description Exchange an authorization code for tokens (the documented JSON form). Store the `refreshToken` and the `merchantUserId` (from `GET /me`). 429 `TooManyAttemptsError`: too many wrong `clientSecret`s for this `clientId` or from this address; wait `Retry-After` seconds. The token endpoint of RFC 6749 for standard OAuth 2.0 clients (form-encoded, snake_case, HTTP Basic client authentication, PKCE). 429 `TooManyAttemptsError` (in the API's error body, with `Retry-After`): too many failed client authentications for this `client_id` or from this address.
+         * @description Exchange an authorization code for tokens (the documented JSON form). Store the `refreshToken` and the `merchantUserId` (from `GET /me`). 429 `TooManyAttemptsError`: too many wrong `clientSecret`s for this `clientId` or from this address; wait `Retry-After` seconds. The token endpoint of RFC 6749 for standard OAuth 2.0 clients (form-encoded, snake_case, HTTP Basic
+         *     client authentication, PKCE). A refresh may send `scope` (RFC 6749 §6); parameters it does not know
+         *     are ignored (§3.2). Every refusal of a form-encoded request answers RFC 6749 §5.2's body
+         *     (`OAuthErrorBody`: `error`, `error_description`, with Cobro's `code` and `id`): 429
+         *     `temporarily_unavailable` (`TooManyAttemptsError`, with `Retry-After`) after too many failed client
+         *     authentications for this `client_id` or from this address.
          */
         post: operations["exchangeToken"];
         delete?: never;
@@ -738,6 +746,28 @@ export type components = {
             token: string;
             newPassword: string;
         };
+        /**
+         * @description An error of the RFC 6749 form (RFC 6749 §5.2, RFC 7009 §2.2.1): every refusal of the token and
+         *     revocation endpoints to a form-encoded request has this body, which standard OAuth 2.0 clients read
+         *     as an error. Cobro's `code` and the occurrence's `id` ride along.
+         */
+        OAuthErrorBody: {
+            /**
+             * @description RFC 6749's error code: `invalid_request` (a missing or malformed parameter, a body too large),
+             *     `invalid_client` (client authentication failed; 401), `invalid_grant` (the code or refresh token is
+             *     invalid, expired, revoked, or the merchant account is not active), `invalid_scope`,
+             *     `unsupported_grant_type`; `temporarily_unavailable` with 429 (too many failed attempts) and 503, and
+             *     `server_error` with 500, each with `Retry-After` where the API's error has it.
+             * @enum {string}
+             */
+            error: "invalid_request" | "invalid_client" | "invalid_grant" | "invalid_scope" | "unsupported_grant_type" | "temporarily_unavailable" | "server_error";
+            /** @description Human-readable explanation (English). Do not parse it. */
+            error_description: string;
+            /** @description Cobro's error code (the one the JSON form answers: `InvalidGrantError`, `ValidationError`, …). */
+            code: string;
+            /** @description Identifier of this occurrence, also written to the service log; quote it to support. */
+            id: string;
+        };
         /** @description The OpenID Provider metadata of the Auth host. */
         OpenIdConfiguration: {
             issuer: string;
@@ -790,19 +820,26 @@ export type components = {
             clientId: string;
             clientSecret: string;
         };
-        /** @description Revocation in the RFC 7009 form (`application/x-www-form-urlencoded`). */
+        /** @description Revocation in the RFC 7009 form (`application/x-www-form-urlencoded`). Parameters this endpoint does not know are ignored. */
         StandardRevokeRequest: {
+            /** @description The refresh token, or an access token (`idToken`): either revokes the grant it belongs to. */
             token: string;
-            /** @enum {string} */
-            token_type_hint?: "refresh_token" | "id_token";
+            /**
+             * @description RFC 7009's hint: `refresh_token` or `access_token` (`id_token` too). Any value is accepted and only
+             *     hints: the token is looked up as a refresh token, then as an access token, whatever the hint says.
+             */
+            token_type_hint?: string;
             client_id?: string;
             client_secret?: string;
+        } & {
+            [key: string]: unknown;
         };
         /**
          * @description The token endpoint in the RFC 6749 form (`application/x-www-form-urlencoded`, snake_case), for standard
          *     OAuth 2.0 clients. Client authentication by HTTP Basic (`client_id:client_secret`) or with
          *     `client_id` and `client_secret` in the form. `grant_type` `authorization_code` needs `code` and
-         *     `redirect_uri` (and `code_verifier` with PKCE); `refresh_token` needs `refresh_token`.
+         *     `redirect_uri` (and `code_verifier` with PKCE); `refresh_token` needs `refresh_token`. Parameters this
+         *     endpoint does not know are ignored, as RFC 6749 §3.2 requires.
          */
         StandardTokenRequest: {
             /** @enum {string} */
@@ -811,8 +848,16 @@ export type components = {
             redirect_uri?: string;
             code_verifier?: string;
             refresh_token?: string;
+            /**
+             * @description On `refresh_token` (RFC 6749 §6): the scope of the new access token, space-separated; each value must
+             *     have been granted (`invalid_scope` otherwise). Without it, the scope granted. Ignored on
+             *     `authorization_code`, whose scope is the authorization request's.
+             */
+            scope?: string;
             client_id?: string;
             client_secret?: string;
+        } & {
+            [key: string]: unknown;
         };
         /** @description The RFC 6749 token response. `access_token` and `id_token` carry the same JWT, usable as Bearer on the Integration API. */
         StandardTokenResponse: {
@@ -2597,31 +2642,32 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The request does not meet the contract: missing field, bad type or range, or a field not accepted. */
+            /** @description The request does not meet the contract: missing field, bad type or range, or a field not accepted. 400 of the RFC 6749 form: `invalid_request`, `invalid_grant`, `invalid_scope`, `unsupported_grant_type`. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ValidationErrorBody"];
+                    "application/json": components["schemas"]["ValidationErrorBody"] | components["schemas"]["OAuthErrorBody"];
                 };
             };
-            /** @description 401 `InvalidClientError` (wrong `clientId` or `clientSecret`, or a client of another environment) or `InvalidCredentialsError`. */
+            /** @description 401 `InvalidClientError` (wrong `clientId` or `clientSecret`, or a client of another environment) or `InvalidCredentialsError`. 401 of the RFC 6749 form: `invalid_client`, with `WWW-Authenticate: Basic` when the client sent HTTP Basic. */
             401: {
                 headers: {
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["OAuthErrorBody"];
                 };
             };
-            /** @description The request body is larger than the service accepts. */
+            /** @description The request body is larger than the service accepts. 413 of the RFC 6749 form (`invalid_request`): the body is larger than the service accepts. */
             413: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["OAuthErrorBody"];
                 };
             };
             /**
@@ -2629,7 +2675,7 @@ export interface operations {
              *     at the token endpoints) or from this address (50 in 15 minutes, over every account). The credential is
              *     not checked while waiting, so the answer is 429 even with the right one. The first wait is one minute;
              *     each further failure doubles it, up to 15 minutes; the count starts again after 15 minutes without
-             *     failures, and a success starts the account's count again. Wait `Retry-After` seconds.
+             *     failures, and a success starts the account's count again. Wait `Retry-After` seconds. 429 of the RFC 6749 form (`temporarily_unavailable`, code `TooManyAttemptsError`); see `TooManyAttempts` for the limits.
              */
             429: {
                 headers: {
@@ -2638,22 +2684,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["OAuthErrorBody"];
                 };
             };
-            /** @description An internal error. After a create or a bulk, check with GET before retrying. */
+            /** @description An internal error. After a create or a bulk, check with GET before retrying. 500 of the RFC 6749 form (`server_error`): `IntegrationSetupError` (the code is already consumed) or an internal error. */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["OAuthErrorBody"];
                 };
             };
             /**
              * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
              *     just now (a restart, a failover). Nothing was done; retry after the wait. After a create or a bulk,
-             *     check with GET before retrying.
+             *     check with GET before retrying. 503 of the RFC 6749 form (`temporarily_unavailable`, code `ServiceUnavailableError`): retry after `Retry-After` seconds.
              */
             503: {
                 headers: {
@@ -2662,7 +2708,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["OAuthErrorBody"];
                 };
             };
         };
@@ -2707,31 +2753,32 @@ export interface operations {
                     "application/json": components["schemas"]["TokenSet"] | components["schemas"]["StandardTokenResponse"];
                 };
             };
-            /** @description The request does not meet the contract: missing field, bad type or range, or a field not accepted. */
+            /** @description The request does not meet the contract: missing field, bad type or range, or a field not accepted. 400 of the RFC 6749 form: `invalid_request`, `invalid_grant`, `invalid_scope`, `unsupported_grant_type`. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ValidationErrorBody"] | components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ValidationErrorBody"] | components["schemas"]["ErrorBody"] | components["schemas"]["OAuthErrorBody"];
                 };
             };
-            /** @description 401 `InvalidClientError` (wrong `clientId` or `clientSecret`, or a client of another environment) or `InvalidCredentialsError`. */
+            /** @description 401 `InvalidClientError` (wrong `clientId` or `clientSecret`, or a client of another environment) or `InvalidCredentialsError`. 401 of the RFC 6749 form: `invalid_client`, with `WWW-Authenticate: Basic` when the client sent HTTP Basic. */
             401: {
                 headers: {
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["OAuthErrorBody"];
                 };
             };
-            /** @description The request body is larger than the service accepts. */
+            /** @description The request body is larger than the service accepts. 413 of the RFC 6749 form (`invalid_request`): the body is larger than the service accepts. */
             413: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["OAuthErrorBody"];
                 };
             };
             /**
@@ -2739,7 +2786,7 @@ export interface operations {
              *     at the token endpoints) or from this address (50 in 15 minutes, over every account). The credential is
              *     not checked while waiting, so the answer is 429 even with the right one. The first wait is one minute;
              *     each further failure doubles it, up to 15 minutes; the count starts again after 15 minutes without
-             *     failures, and a success starts the account's count again. Wait `Retry-After` seconds.
+             *     failures, and a success starts the account's count again. Wait `Retry-After` seconds. 429 of the RFC 6749 form (`temporarily_unavailable`, code `TooManyAttemptsError`); see `TooManyAttempts` for the limits.
              */
             429: {
                 headers: {
@@ -2748,22 +2795,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["OAuthErrorBody"];
                 };
             };
-            /** @description 500 `IntegrationSetupError` (the link was not completed; the code is already consumed) or an internal error. */
+            /** @description 500 `IntegrationSetupError` (the link was not completed; the code is already consumed) or an internal error. 500 of the RFC 6749 form (`server_error`): `IntegrationSetupError` (the code is already consumed) or an internal error. */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["OAuthErrorBody"];
                 };
             };
             /**
              * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
              *     just now (a restart, a failover). Nothing was done; retry after the wait. After a create or a bulk,
-             *     check with GET before retrying.
+             *     check with GET before retrying. 503 of the RFC 6749 form (`temporarily_unavailable`, code `ServiceUnavailableError`): retry after `Retry-After` seconds.
              */
             503: {
                 headers: {
@@ -2772,7 +2819,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["OAuthErrorBody"];
                 };
             };
         };

@@ -152,7 +152,7 @@ export const exchangeToken: Handler<"exchangeToken"> = async ({ body, headers, s
   const client = { ...formClientCredentials(headers, form), clientAddress };
   if (form.grant_type === "refresh_token") {
     if (!form.refresh_token) throw new DomainError("InvalidRequestError", "refresh_token is required");
-    const refreshed = await refreshIdToken(db, clock, credentialThrottle, tokens, { ...client, refreshToken: form.refresh_token });
+    const refreshed = await refreshIdToken(db, clock, credentialThrottle, tokens, { ...client, refreshToken: form.refresh_token, scope: form.scope });
     return {
       status: 200,
       body: { access_token: refreshed.idToken, id_token: refreshed.idToken, token_type: "Bearer", expires_in: refreshed.expiresIn, scope: refreshed.scope },

@@ -78,6 +78,7 @@ const MESSAGES: Record<ErrorCode, string | null> = {
   InvalidRequestError: null,
   InvalidClientError: null,
   InvalidGrantError: null,
+  InvalidScopeError: null,
   IntegrationSetupError: null,
   SignInFormExpiredError: null,
   PasswordResetLinkInvalidError: null,

@@ -7,7 +7,8 @@ import type { DomainError } from "../../domain/errors.ts";
 import type { EventStreamBody } from "../../handlers/handler-types.ts";
 import type { ApiName } from "../../runtime/config.ts";
 import type { Logger } from "../../runtime/logger.ts";
-import { replyForError, sendReply } from "./error-responses.ts";
+import { replyForError, sendReply, type ErrorReply } from "./error-responses.ts";
+import { oauthFormReply, oauthFormRequests } from "./oauth-form-errors.ts";
 import type { RequestLocals } from "./request-identity.ts";
 import { countRequestAs } from "./request-metrics.ts";
 import { jsonText, operationSerializers, sendJsonText } from "./response-serializers.ts";
@@ -20,6 +21,11 @@ export interface Answering {
   atOperation(res: Response, operationId: string): void;
   /** A refusal, as its documented answer. */
   fail(res: Response, error: DomainError): void;
+  /**
+   * An error reply in the words of the request's side (RFC 6749 §5.2's on the token endpoints' form);
+   * `serialized`: written by the operation's serializer for its status (refusals), or as plain JSON.
+   */
+  send(res: Response, reply: ErrorReply, serialized?: boolean): void;
   /** What writes one operation's answers, made once at start. */
   answerOf(operationId: string): (res: Response, context: Context, result: HandlerAnswer) => Promise<void>;
 }
@@ -29,6 +35,7 @@ export function answering(api: ApiName, backend: OpenAPIBackend, operations: Ope
   // What depends only on the operation is worked out here, once: its answers' media types and serializers.
   const answerMediaTypes = new Map(operations.map((operation) => [operation.operationId!, responseMediaTypes(operation)]));
   const serializersOf = new Map(operations.map((operation) => [operation.operationId!, operationSerializers(api, operation.operationId!)]));
+  const isOAuthForm = oauthFormRequests(operations);
 
   /** An error body by the operation's serializer; one that does not fit the documented schema is still answered, as it is. */
   const errorJsonText = (body: unknown, serialize: (body: unknown) => string, locals: RequestLocals, status: number): string => {
@@ -41,17 +48,20 @@ export function answering(api: ApiName, backend: OpenAPIBackend, operations: Ope
     }
   };
 
+  const send: Answering["send"] = (res, apiReply, serialized = false) => {
+    const locals = res.locals as RequestLocals;
+    const reply = isOAuthForm(res.req) ? oauthFormReply(apiReply, res.req) : apiReply;
+    const serialize = serialized ? locals.serializers?.[String(reply.status)] : undefined;
+    sendReply(res, reply, serialize && ((body) => errorJsonText(body, serialize, locals, reply.status)));
+  };
+
   return {
     atOperation(res, operationId) {
       countRequestAs(res, operationId);
       (res.locals as RequestLocals).serializers = serializersOf.get(operationId);
     },
-    fail(res, error) {
-      const locals = res.locals as RequestLocals;
-      const reply = replyForError(error, locals.requestId, api);
-      const serialize = locals.serializers?.[String(reply.status)];
-      sendReply(res, reply, serialize && ((body) => errorJsonText(body, serialize, locals, reply.status)));
-    },
+    fail: (res, error) => send(res, replyForError(error, (res.locals as RequestLocals).requestId, api), true),
+    send,
     answerOf(operationId) {
       const serializers = serializersOf.get(operationId)!;
       const mediaTypes = answerMediaTypes.get(operationId)!;

@@ -7,21 +7,18 @@ import { DomainError, ValidationError } from "../../domain/errors.ts";
 import type { ApiName } from "../../runtime/config.ts";
 import { redactedUrl, type Logger } from "../../runtime/logger.ts";
 import type { Answering } from "./answering.ts";
-import { replyForError, sendReply, unexpectedErrorReply } from "./error-responses.ts";
+import { replyForError, unexpectedErrorReply } from "./error-responses.ts";
 import type { RequestLocals } from "./request-identity.ts";
 
 /** `limit`: the JSON and form parsers' limit, named in a 413 when the parser does not say its own. */
-export function errorTail(api: ApiName, logger: Logger, limit: number, { fail }: Pick<Answering, "fail">): ErrorRequestHandler {
+export function errorTail(api: ApiName, logger: Logger, limit: number, { fail, send }: Pick<Answering, "fail" | "send">): ErrorRequestHandler {
   return (error: unknown, req: Request, res: Response, _next: NextFunction) => {
     const locals = res.locals as Partial<RequestLocals>;
     const requestId = locals.requestId ?? randomUUID();
     const bodyError = error as { type?: string; status?: number; limit?: number };
     if (bodyError.type === "entity.too.large") {
       // The parser's own limit: JSON and forms have one, images (logos) another.
-      return sendReply(
-        res,
-        replyForError(new DomainError("PayloadTooLarge", `The request body is larger than ${bodyError.limit ?? limit} bytes`), requestId, api),
-      );
+      return send(res, replyForError(new DomainError("PayloadTooLarge", `The request body is larger than ${bodyError.limit ?? limit} bytes`), requestId, api));
     }
     if (bodyError.type === "entity.parse.failed") {
       return fail(res, ValidationError.of("body", "malformed", "body is not valid JSON"));
@@ -32,6 +29,6 @@ export function errorTail(api: ApiName, logger: Logger, limit: number, { fail }:
     if (error instanceof DomainError) return fail(res, error);
     (locals.log?.() ?? logger).error({ err: error, errorId: requestId, path: redactedUrl(req.path) }, "unexpected error");
     if (res.headersSent) return res.end();
-    sendReply(res, unexpectedErrorReply(error, requestId, api));
+    send(res, unexpectedErrorReply(error, requestId, api));
   };
 }

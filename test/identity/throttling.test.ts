@@ -258,7 +258,14 @@ describe("the token endpoint's client authentication", () => {
       }),
     );
     expect(basic.status).toBe(429);
-    expect(basic.json).toEqual(tooManyAttempts);
+    expect(basic.headers.get("retry-after")).toBe("60");
+    // In RFC 6749 §5.2's words, as that form's clients read a refusal.
+    expect(basic.json).toEqual({
+      error: "temporarily_unavailable",
+      error_description: expect.any(String),
+      code: "TooManyAttemptsError",
+      id: expect.any(String),
+    });
 
     t.clock.advance(MINUTE_MS);
     // The client authenticates; the unknown code is what is refused now.

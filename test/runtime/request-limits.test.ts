@@ -34,7 +34,13 @@ describe("body limits", () => {
       fetch(token, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: `grant_type=authorization_code&code=${padding}` });
     const tooLarge = await read(await form(overOneMegabyte));
     expect(tooLarge.status).toBe(413);
-    expect(tooLarge.json).toEqual(payloadTooLarge);
+    // That form's refusals are in RFC 6749 §5.2's words, Cobro's code alongside.
+    expect(tooLarge.json).toEqual({
+      error: "invalid_request",
+      error_description: expect.stringContaining("1048576 bytes"),
+      code: "PayloadTooLarge",
+      id: expect.any(String),
+    });
     const underLimit = await read(await form("x".repeat(1000)));
     expect(underLimit.status).not.toBe(413);
     expect(underLimit.status).toBeLessThan(500);

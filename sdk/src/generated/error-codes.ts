@@ -17,6 +17,7 @@ export const ERROR_STATUSES = {
   InvalidRequestError: 400,
   InvalidClientError: 401,
   InvalidGrantError: 400,
+  InvalidScopeError: 400,
   AdminSessionEndedError: 401,
   InvalidCredentialsError: 401,
   IntegrationSetupError: 500,

@@ -2,7 +2,7 @@
 /* eslint-disable */
 /**
  * Cobro Auth API
- * The Auth API of Cobro: OAuth 2.0 authorization code for merchant accounts (the merchant signs in on the authorization screen and links itself to the integration), token exchange, refresh and revocation for the integrator\'s backend, and the admin session of the portal.  The documented endpoints take JSON with camelCase fields and the client credentials in the body. For standard OAuth 2.0 clients the token endpoint also accepts the RFC 6749 form (`application/x-www-form-urlencoded`, snake_case, client authentication by HTTP Basic or in the form) with PKCE (S256; enforced when the authorization request carried a `code_challenge`). No string of a request (body, query, path) may contain the character U+0000: it is refused with 400 `ValidationError`.  `X-Request-Id`: every response carries one, although the specification has no request-id header; this contract keeps it as an addition, which a client may ignore. It is the same value as the `id` of an error body and the id of the service\'s log line for the request, so that any answer can be quoted to support and found: a success, and a page of the authorization screen.
+ * The Auth API of Cobro: OAuth 2.0 authorization code for merchant accounts (the merchant signs in on the authorization screen and links itself to the integration), token exchange, refresh and revocation for the integrator\'s backend, and the admin session of the portal.  The documented endpoints take JSON with camelCase fields and the client credentials in the body. For standard OAuth 2.0 clients the token endpoint also accepts the RFC 6749 form (`application/x-www-form-urlencoded`, snake_case, client authentication by HTTP Basic or in the form) with PKCE (S256; enforced when the authorization request carried a `code_challenge`). On that form the token and revocation endpoints speak RFC 6749 and RFC 7009 as their clients expect: refusals carry `error` and `error_description` (RFC 6749 §5.2), a refresh may send `scope`, any `token_type_hint` is accepted, and parameters they do not know are ignored. No string of a request (body, query, path) may contain the character U+0000: it is refused with 400 `ValidationError`.  `X-Request-Id`: every response carries one, although the specification has no request-id header; this contract keeps it as an addition, which a client may ignore. It is the same value as the `id` of an error body and the id of the service\'s log line for the request, so that any answer can be quoted to support and found: a success, and a page of the authorization screen.
  *
  * The version of the OpenAPI document: 1.0.0
  * 
@@ -39,6 +39,11 @@ import {
     ExchangeToken200ResponseToJSON,
 } from '../models/ExchangeToken200Response.js';
 import {
+    type ExchangeToken400Response,
+    ExchangeToken400ResponseFromJSON,
+    ExchangeToken400ResponseToJSON,
+} from '../models/ExchangeToken400Response.js';
+import {
     type RefreshRequest,
     RefreshRequestFromJSON,
     RefreshRequestToJSON,
@@ -53,6 +58,16 @@ import {
     RevokeRequestFromJSON,
     RevokeRequestToJSON,
 } from '../models/RevokeRequest.js';
+import {
+    type RevokeToken400Response,
+    RevokeToken400ResponseFromJSON,
+    RevokeToken400ResponseToJSON,
+} from '../models/RevokeToken400Response.js';
+import {
+    type RevokeToken401Response,
+    RevokeToken401ResponseFromJSON,
+    RevokeToken401ResponseToJSON,
+} from '../models/RevokeToken401Response.js';
 import {
     type StandardRevokeRequest,
     StandardRevokeRequestFromJSON,
@@ -382,7 +397,7 @@ export class OAuthApi extends runtime.BaseAPI {
     }
 
     /**
-     * Exchange an authorization code for tokens (the documented JSON form). Store the `refreshToken` and the `merchantUserId` (from `GET /me`). 429 `TooManyAttemptsError`: too many wrong `clientSecret`s for this `clientId` or from this address; wait `Retry-After` seconds. The token endpoint of RFC 6749 for standard OAuth 2.0 clients (form-encoded, snake_case, HTTP Basic client authentication, PKCE). 429 `TooManyAttemptsError` (in the API\'s error body, with `Retry-After`): too many failed client authentications for this `client_id` or from this address.
+     * Exchange an authorization code for tokens (the documented JSON form). Store the `refreshToken` and the `merchantUserId` (from `GET /me`). 429 `TooManyAttemptsError`: too many wrong `clientSecret`s for this `clientId` or from this address; wait `Retry-After` seconds. The token endpoint of RFC 6749 for standard OAuth 2.0 clients (form-encoded, snake_case, HTTP Basic client authentication, PKCE). A refresh may send `scope` (RFC 6749 §6); parameters it does not know are ignored (§3.2). Every refusal of a form-encoded request answers RFC 6749 §5.2\'s body (`OAuthErrorBody`: `error`, `error_description`, with Cobro\'s `code` and `id`): 429 `temporarily_unavailable` (`TooManyAttemptsError`, with `Retry-After`) after too many failed client authentications for this `client_id` or from this address.
      * Exchange an authorization code for tokens Exchange an authorization code for tokens
      */
     async exchangeTokenRaw(requestParameters: ExchangeTokenRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<ExchangeToken200Response>> {
@@ -393,7 +408,7 @@ export class OAuthApi extends runtime.BaseAPI {
     }
 
     /**
-     * Exchange an authorization code for tokens (the documented JSON form). Store the `refreshToken` and the `merchantUserId` (from `GET /me`). 429 `TooManyAttemptsError`: too many wrong `clientSecret`s for this `clientId` or from this address; wait `Retry-After` seconds. The token endpoint of RFC 6749 for standard OAuth 2.0 clients (form-encoded, snake_case, HTTP Basic client authentication, PKCE). 429 `TooManyAttemptsError` (in the API\'s error body, with `Retry-After`): too many failed client authentications for this `client_id` or from this address.
+     * Exchange an authorization code for tokens (the documented JSON form). Store the `refreshToken` and the `merchantUserId` (from `GET /me`). 429 `TooManyAttemptsError`: too many wrong `clientSecret`s for this `clientId` or from this address; wait `Retry-After` seconds. The token endpoint of RFC 6749 for standard OAuth 2.0 clients (form-encoded, snake_case, HTTP Basic client authentication, PKCE). A refresh may send `scope` (RFC 6749 §6); parameters it does not know are ignored (§3.2). Every refusal of a form-encoded request answers RFC 6749 §5.2\'s body (`OAuthErrorBody`: `error`, `error_description`, with Cobro\'s `code` and `id`): 429 `temporarily_unavailable` (`TooManyAttemptsError`, with `Retry-After`) after too many failed client authentications for this `client_id` or from this address.
      * Exchange an authorization code for tokens Exchange an authorization code for tokens
      */
     async exchangeToken(requestParameters: ExchangeTokenRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<ExchangeToken200Response> {
@@ -588,7 +603,7 @@ export class OAuthApi extends runtime.BaseAPI {
     }
 
     /**
-     * Revoke a refresh token (and the `idToken`s issued from it). Revoking does not unlink the merchant. Answers 200 with no body, also for a token that is unknown or already revoked. 429 `TooManyAttemptsError`: too many wrong `clientSecret`s for this `clientId` or from this address. Revocation of RFC 7009 for standard OAuth 2.0 clients. 429 `TooManyAttemptsError`: too many failed client authentications for this `client_id` or from this address.
+     * Revoke a refresh token (and the `idToken`s issued from it). Revoking does not unlink the merchant. Answers 200 with no body, also for a token that is unknown or already revoked. 429 `TooManyAttemptsError`: too many wrong `clientSecret`s for this `clientId` or from this address. Revocation of RFC 7009 for standard OAuth 2.0 clients: any `token_type_hint` is accepted (RFC 7009 §2.1), and so are parameters it does not know. Refusals answer RFC 6749 §5.2\'s body (`OAuthErrorBody`); 429 `temporarily_unavailable` (`TooManyAttemptsError`): too many failed client authentications for this `client_id` or from this address.
      * Revoke a refresh token Revoke a refresh token
      */
     async revokeTokenRaw(requestParameters: RevokeTokenRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<void>> {
@@ -599,7 +614,7 @@ export class OAuthApi extends runtime.BaseAPI {
     }
 
     /**
-     * Revoke a refresh token (and the `idToken`s issued from it). Revoking does not unlink the merchant. Answers 200 with no body, also for a token that is unknown or already revoked. 429 `TooManyAttemptsError`: too many wrong `clientSecret`s for this `clientId` or from this address. Revocation of RFC 7009 for standard OAuth 2.0 clients. 429 `TooManyAttemptsError`: too many failed client authentications for this `client_id` or from this address.
+     * Revoke a refresh token (and the `idToken`s issued from it). Revoking does not unlink the merchant. Answers 200 with no body, also for a token that is unknown or already revoked. 429 `TooManyAttemptsError`: too many wrong `clientSecret`s for this `clientId` or from this address. Revocation of RFC 7009 for standard OAuth 2.0 clients: any `token_type_hint` is accepted (RFC 7009 §2.1), and so are parameters it does not know. Refusals answer RFC 6749 §5.2\'s body (`OAuthErrorBody`); 429 `temporarily_unavailable` (`TooManyAttemptsError`): too many failed client authentications for this `client_id` or from this address.
      * Revoke a refresh token Revoke a refresh token
      */
     async revokeToken(requestParameters: RevokeTokenRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<void> {

@@ -2,7 +2,7 @@
 /* eslint-disable */
 /**
  * Cobro Auth API
- * The Auth API of Cobro: OAuth 2.0 authorization code for merchant accounts (the merchant signs in on the authorization screen and links itself to the integration), token exchange, refresh and revocation for the integrator\'s backend, and the admin session of the portal.  The documented endpoints take JSON with camelCase fields and the client credentials in the body. For standard OAuth 2.0 clients the token endpoint also accepts the RFC 6749 form (`application/x-www-form-urlencoded`, snake_case, client authentication by HTTP Basic or in the form) with PKCE (S256; enforced when the authorization request carried a `code_challenge`). No string of a request (body, query, path) may contain the character U+0000: it is refused with 400 `ValidationError`.  `X-Request-Id`: every response carries one, although the specification has no request-id header; this contract keeps it as an addition, which a client may ignore. It is the same value as the `id` of an error body and the id of the service\'s log line for the request, so that any answer can be quoted to support and found: a success, and a page of the authorization screen.
+ * The Auth API of Cobro: OAuth 2.0 authorization code for merchant accounts (the merchant signs in on the authorization screen and links itself to the integration), token exchange, refresh and revocation for the integrator\'s backend, and the admin session of the portal.  The documented endpoints take JSON with camelCase fields and the client credentials in the body. For standard OAuth 2.0 clients the token endpoint also accepts the RFC 6749 form (`application/x-www-form-urlencoded`, snake_case, client authentication by HTTP Basic or in the form) with PKCE (S256; enforced when the authorization request carried a `code_challenge`). On that form the token and revocation endpoints speak RFC 6749 and RFC 7009 as their clients expect: refusals carry `error` and `error_description` (RFC 6749 §5.2), a refresh may send `scope`, any `token_type_hint` is accepted, and parameters they do not know are ignored. No string of a request (body, query, path) may contain the character U+0000: it is refused with 400 `ValidationError`.  `X-Request-Id`: every response carries one, although the specification has no request-id header; this contract keeps it as an addition, which a client may ignore. It is the same value as the `id` of an error body and the id of the service\'s log line for the request, so that any answer can be quoted to support and found: a success, and a page of the authorization screen.
  *
  * The version of the OpenAPI document: 1.0.0
  * 
@@ -14,19 +14,21 @@
 
 import { mapValues } from '../runtime.js';
 /**
- * Revocation in the RFC 7009 form (`application/x-www-form-urlencoded`).
+ * Revocation in the RFC 7009 form (`application/x-www-form-urlencoded`). Parameters this endpoint does not know are ignored.
  * @export
  * @interface StandardRevokeRequest
  */
 export interface StandardRevokeRequest {
+    [key: string]: any | any;
     /**
-     * 
+     * The refresh token, or an access token (`idToken`): either revokes the grant it belongs to.
      */
     token: string;
     /**
-     * 
+     * RFC 7009's hint: `refresh_token` or `access_token` (`id_token` too). Any value is accepted and only
+     * hints: the token is looked up as a refresh token, then as an access token, whatever the hint says.
      */
-    tokenTypeHint?: StandardRevokeRequestTokenTypeHintEnum;
+    tokenTypeHint?: string;
     /**
      * 
      */
@@ -36,17 +38,6 @@ export interface StandardRevokeRequest {
      */
     clientSecret?: string;
 }
-
-
-/**
- * @export
- */
-export const StandardRevokeRequestTokenTypeHintEnum = {
-    RefreshToken: 'refresh_token',
-    IdToken: 'id_token',
-} as const;
-export type StandardRevokeRequestTokenTypeHintEnum = typeof StandardRevokeRequestTokenTypeHintEnum[keyof typeof StandardRevokeRequestTokenTypeHintEnum];
-
 
 /**
  * Check if a given object implements the StandardRevokeRequest interface.
@@ -66,6 +57,7 @@ export function StandardRevokeRequestFromJSONTyped(json: any, ignoreDiscriminato
     }
     return {
         
+            ...json,
         'token': json['token'],
         'tokenTypeHint': json['token_type_hint'] == null ? undefined : json['token_type_hint'],
         'clientId': json['client_id'] == null ? undefined : json['client_id'],
@@ -84,6 +76,7 @@ export function StandardRevokeRequestToJSONTyped(value?: StandardRevokeRequest |
 
     return {
         
+            ...value,
         'token': value['token'],
         'token_type_hint': value['tokenTypeHint'],
         'client_id': value['clientId'],

@@ -2,7 +2,7 @@
 /* eslint-disable */
 /**
  * Cobro Auth API
- * The Auth API of Cobro: OAuth 2.0 authorization code for merchant accounts (the merchant signs in on the authorization screen and links itself to the integration), token exchange, refresh and revocation for the integrator\'s backend, and the admin session of the portal.  The documented endpoints take JSON with camelCase fields and the client credentials in the body. For standard OAuth 2.0 clients the token endpoint also accepts the RFC 6749 form (`application/x-www-form-urlencoded`, snake_case, client authentication by HTTP Basic or in the form) with PKCE (S256; enforced when the authorization request carried a `code_challenge`). No string of a request (body, query, path) may contain the character U+0000: it is refused with 400 `ValidationError`.  `X-Request-Id`: every response carries one, although the specification has no request-id header; this contract keeps it as an addition, which a client may ignore. It is the same value as the `id` of an error body and the id of the service\'s log line for the request, so that any answer can be quoted to support and found: a success, and a page of the authorization screen.
+ * The Auth API of Cobro: OAuth 2.0 authorization code for merchant accounts (the merchant signs in on the authorization screen and links itself to the integration), token exchange, refresh and revocation for the integrator\'s backend, and the admin session of the portal.  The documented endpoints take JSON with camelCase fields and the client credentials in the body. For standard OAuth 2.0 clients the token endpoint also accepts the RFC 6749 form (`application/x-www-form-urlencoded`, snake_case, client authentication by HTTP Basic or in the form) with PKCE (S256; enforced when the authorization request carried a `code_challenge`). On that form the token and revocation endpoints speak RFC 6749 and RFC 7009 as their clients expect: refusals carry `error` and `error_description` (RFC 6749 §5.2), a refresh may send `scope`, any `token_type_hint` is accepted, and parameters they do not know are ignored. No string of a request (body, query, path) may contain the character U+0000: it is refused with 400 `ValidationError`.  `X-Request-Id`: every response carries one, although the specification has no request-id header; this contract keeps it as an addition, which a client may ignore. It is the same value as the `id` of an error body and the id of the service\'s log line for the request, so that any answer can be quoted to support and found: a success, and a page of the authorization screen.
  *
  * The version of the OpenAPI document: 1.0.0
  * 
@@ -17,11 +17,13 @@ import { mapValues } from '../runtime.js';
  * The token endpoint in the RFC 6749 form (`application/x-www-form-urlencoded`, snake_case), for standard
  * OAuth 2.0 clients. Client authentication by HTTP Basic (`client_id:client_secret`) or with
  * `client_id` and `client_secret` in the form. `grant_type` `authorization_code` needs `code` and
- * `redirect_uri` (and `code_verifier` with PKCE); `refresh_token` needs `refresh_token`.
+ * `redirect_uri` (and `code_verifier` with PKCE); `refresh_token` needs `refresh_token`. Parameters this
+ * endpoint does not know are ignored, as RFC 6749 §3.2 requires.
  * @export
  * @interface StandardTokenRequest
  */
 export interface StandardTokenRequest {
+    [key: string]: any | any;
     /**
      * 
      */
@@ -42,6 +44,12 @@ export interface StandardTokenRequest {
      * 
      */
     refreshToken?: string;
+    /**
+     * On `refresh_token` (RFC 6749 §6): the scope of the new access token, space-separated; each value must
+     * have been granted (`invalid_scope` otherwise). Without it, the scope granted. Ignored on
+     * `authorization_code`, whose scope is the authorization request's.
+     */
+    scope?: string;
     /**
      * 
      */
@@ -81,11 +89,13 @@ export function StandardTokenRequestFromJSONTyped(json: any, ignoreDiscriminator
     }
     return {
         
+            ...json,
         'grantType': json['grant_type'],
         'code': json['code'] == null ? undefined : json['code'],
         'redirectUri': json['redirect_uri'] == null ? undefined : json['redirect_uri'],
         'codeVerifier': json['code_verifier'] == null ? undefined : json['code_verifier'],
         'refreshToken': json['refresh_token'] == null ? undefined : json['refresh_token'],
+        'scope': json['scope'] == null ? undefined : json['scope'],
         'clientId': json['client_id'] == null ? undefined : json['client_id'],
         'clientSecret': json['client_secret'] == null ? undefined : json['client_secret'],
     };
@@ -102,11 +112,13 @@ export function StandardTokenRequestToJSONTyped(value?: StandardTokenRequest | n
 
     return {
         
+            ...value,
         'grant_type': value['grantType'],
         'code': value['code'],
         'redirect_uri': value['redirectUri'],
         'code_verifier': value['codeVerifier'],
         'refresh_token': value['refreshToken'],
+        'scope': value['scope'],
         'client_id': value['clientId'],
         'client_secret': value['clientSecret'],
     };
