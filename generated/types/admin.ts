@@ -3613,7 +3613,8 @@ export interface operations {
             };
             /**
              * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
-             *     just now (a restart, a failover). Nothing was done; retry after the wait.
+             *     just now (a restart, a failover). Retry after the wait. The change may have been made all the same (the
+             *     database can commit as the connection drops): after a create, check with GET before retrying.
              */
             503: {
                 headers: {
@@ -3725,7 +3726,8 @@ export interface operations {
             };
             /**
              * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
-             *     just now (a restart, a failover). Nothing was done; retry after the wait.
+             *     just now (a restart, a failover). Retry after the wait. The change may have been made all the same (the
+             *     database can commit as the connection drops): after a create, check with GET before retrying.
              */
             503: {
                 headers: {
@@ -3832,7 +3834,8 @@ export interface operations {
             };
             /**
              * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
-             *     just now (a restart, a failover). Nothing was done; retry after the wait.
+             *     just now (a restart, a failover). Retry after the wait. The change may have been made all the same (the
+             *     database can commit as the connection drops): after a create, check with GET before retrying.
              */
             503: {
                 headers: {
@@ -3948,7 +3951,8 @@ export interface operations {
             };
             /**
              * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
-             *     just now (a restart, a failover). Nothing was done; retry after the wait.
+             *     just now (a restart, a failover). Retry after the wait. The change may have been made all the same (the
+             *     database can commit as the connection drops): after a create, check with GET before retrying.
              */
             503: {
                 headers: {
@@ -4083,7 +4087,8 @@ export interface operations {
             };
             /**
              * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
-             *     just now (a restart, a failover). Nothing was done; retry after the wait.
+             *     just now (a restart, a failover). Retry after the wait. The change may have been made all the same (the
+             *     database can commit as the connection drops): after a create, check with GET before retrying.
              */
             503: {
                 headers: {
@@ -4188,7 +4193,8 @@ export interface operations {
             };
             /**
              * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
-             *     just now (a restart, a failover). Nothing was done; retry after the wait.
+             *     just now (a restart, a failover). Retry after the wait. The change may have been made all the same (the
+             *     database can commit as the connection drops): after a create, check with GET before retrying.
              */
             503: {
                 headers: {
@@ -4416,7 +4422,8 @@ export interface operations {
             };
             /**
              * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
-             *     just now (a restart, a failover). Nothing was done; retry after the wait.
+             *     just now (a restart, a failover). Retry after the wait. The change may have been made all the same (the
+             *     database can commit as the connection drops): after a create, check with GET before retrying.
              */
             503: {
                 headers: {
@@ -4546,7 +4553,8 @@ export interface operations {
             };
             /**
              * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
-             *     just now (a restart, a failover). Nothing was done; retry after the wait.
+             *     just now (a restart, a failover). Retry after the wait. The change may have been made all the same (the
+             *     database can commit as the connection drops): after a create, check with GET before retrying.
              */
             503: {
                 headers: {
@@ -4676,7 +4684,8 @@ export interface operations {
             };
             /**
              * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
-             *     just now (a restart, a failover). Nothing was done; retry after the wait.
+             *     just now (a restart, a failover). Retry after the wait. The change may have been made all the same (the
+             *     database can commit as the connection drops): after a create, check with GET before retrying.
              */
             503: {
                 headers: {
@@ -4902,7 +4911,8 @@ export interface operations {
             };
             /**
              * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
-             *     just now (a restart, a failover). Nothing was done; retry after the wait.
+             *     just now (a restart, a failover). Retry after the wait. The change may have been made all the same (the
+             *     database can commit as the connection drops): after a create, check with GET before retrying.
              */
             503: {
                 headers: {
@@ -5148,7 +5158,8 @@ export interface operations {
             };
             /**
              * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
-             *     just now (a restart, a failover). Nothing was done; retry after the wait.
+             *     just now (a restart, a failover). Retry after the wait. The change may have been made all the same (the
+             *     database can commit as the connection drops): after a create, check with GET before retrying.
              */
             503: {
                 headers: {
@@ -5284,7 +5295,8 @@ export interface operations {
             };
             /**
              * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
-             *     just now (a restart, a failover). Nothing was done; retry after the wait.
+             *     just now (a restart, a failover). Retry after the wait. The change may have been made all the same (the
+             *     database can commit as the connection drops): after a create, check with GET before retrying.
              */
             503: {
                 headers: {
@@ -5383,7 +5395,8 @@ export interface operations {
             };
             /**
              * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
-             *     just now (a restart, a failover). Nothing was done; retry after the wait.
+             *     just now (a restart, a failover). Retry after the wait. The change may have been made all the same (the
+             *     database can commit as the connection drops): after a create, check with GET before retrying.
              */
             503: {
                 headers: {
@@ -5707,7 +5720,8 @@ export interface operations {
             };
             /**
              * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
-             *     just now (a restart, a failover). Nothing was done; retry after the wait.
+             *     just now (a restart, a failover). Retry after the wait. The change may have been made all the same (the
+             *     database can commit as the connection drops): after a create, check with GET before retrying.
              */
             503: {
                 headers: {
@@ -5836,7 +5850,8 @@ export interface operations {
             };
             /**
              * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
-             *     just now (a restart, a failover). Nothing was done; retry after the wait.
+             *     just now (a restart, a failover). Retry after the wait. The change may have been made all the same (the
+             *     database can commit as the connection drops): after a create, check with GET before retrying.
              */
             503: {
                 headers: {
@@ -5928,7 +5943,8 @@ export interface operations {
             };
             /**
              * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
-             *     just now (a restart, a failover). Nothing was done; retry after the wait.
+             *     just now (a restart, a failover). Retry after the wait. The change may have been made all the same (the
+             *     database can commit as the connection drops): after a create, check with GET before retrying.
              */
             503: {
                 headers: {
@@ -6042,7 +6058,8 @@ export interface operations {
             };
             /**
              * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
-             *     just now (a restart, a failover). Nothing was done; retry after the wait.
+             *     just now (a restart, a failover). Retry after the wait. The change may have been made all the same (the
+             *     database can commit as the connection drops): after a create, check with GET before retrying.
              */
             503: {
                 headers: {
@@ -6126,7 +6143,8 @@ export interface operations {
             };
             /**
              * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
-             *     just now (a restart, a failover). Nothing was done; retry after the wait.
+             *     just now (a restart, a failover). Retry after the wait. The change may have been made all the same (the
+             *     database can commit as the connection drops): after a create, check with GET before retrying.
              */
             503: {
                 headers: {
@@ -6202,7 +6220,8 @@ export interface operations {
             };
             /**
              * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
-             *     just now (a restart, a failover). Nothing was done; retry after the wait.
+             *     just now (a restart, a failover). Retry after the wait. The change may have been made all the same (the
+             *     database can commit as the connection drops): after a create, check with GET before retrying.
              */
             503: {
                 headers: {
@@ -6285,7 +6304,8 @@ export interface operations {
             };
             /**
              * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
-             *     just now (a restart, a failover). Nothing was done; retry after the wait.
+             *     just now (a restart, a failover). Retry after the wait. The change may have been made all the same (the
+             *     database can commit as the connection drops): after a create, check with GET before retrying.
              */
             503: {
                 headers: {
@@ -6392,7 +6412,8 @@ export interface operations {
             };
             /**
              * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
-             *     just now (a restart, a failover). Nothing was done; retry after the wait.
+             *     just now (a restart, a failover). Retry after the wait. The change may have been made all the same (the
+             *     database can commit as the connection drops): after a create, check with GET before retrying.
              */
             503: {
                 headers: {
@@ -6472,7 +6493,8 @@ export interface operations {
             };
             /**
              * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
-             *     just now (a restart, a failover). Nothing was done; retry after the wait.
+             *     just now (a restart, a failover). Retry after the wait. The change may have been made all the same (the
+             *     database can commit as the connection drops): after a create, check with GET before retrying.
              */
             503: {
                 headers: {
@@ -6599,7 +6621,8 @@ export interface operations {
             };
             /**
              * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
-             *     just now (a restart, a failover). Nothing was done; retry after the wait.
+             *     just now (a restart, a failover). Retry after the wait. The change may have been made all the same (the
+             *     database can commit as the connection drops): after a create, check with GET before retrying.
              */
             503: {
                 headers: {
@@ -6688,7 +6711,8 @@ export interface operations {
             };
             /**
              * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
-             *     just now (a restart, a failover). Nothing was done; retry after the wait.
+             *     just now (a restart, a failover). Retry after the wait. The change may have been made all the same (the
+             *     database can commit as the connection drops): after a create, check with GET before retrying.
              */
             503: {
                 headers: {
@@ -6799,7 +6823,8 @@ export interface operations {
             };
             /**
              * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
-             *     just now (a restart, a failover). Nothing was done; retry after the wait.
+             *     just now (a restart, a failover). Retry after the wait. The change may have been made all the same (the
+             *     database can commit as the connection drops): after a create, check with GET before retrying.
              */
             503: {
                 headers: {
@@ -6884,7 +6909,8 @@ export interface operations {
             };
             /**
              * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
-             *     just now (a restart, a failover). Nothing was done; retry after the wait.
+             *     just now (a restart, a failover). Retry after the wait. The change may have been made all the same (the
+             *     database can commit as the connection drops): after a create, check with GET before retrying.
              */
             503: {
                 headers: {
@@ -7016,7 +7042,8 @@ export interface operations {
             };
             /**
              * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
-             *     just now (a restart, a failover). Nothing was done; retry after the wait.
+             *     just now (a restart, a failover). Retry after the wait. The change may have been made all the same (the
+             *     database can commit as the connection drops): after a create, check with GET before retrying.
              */
             503: {
                 headers: {
@@ -7142,7 +7169,8 @@ export interface operations {
             };
             /**
              * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
-             *     just now (a restart, a failover). Nothing was done; retry after the wait.
+             *     just now (a restart, a failover). Retry after the wait. The change may have been made all the same (the
+             *     database can commit as the connection drops): after a create, check with GET before retrying.
              */
             503: {
                 headers: {
@@ -7269,7 +7297,8 @@ export interface operations {
             };
             /**
              * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
-             *     just now (a restart, a failover). Nothing was done; retry after the wait.
+             *     just now (a restart, a failover). Retry after the wait. The change may have been made all the same (the
+             *     database can commit as the connection drops): after a create, check with GET before retrying.
              */
             503: {
                 headers: {
@@ -7362,7 +7391,8 @@ export interface operations {
             };
             /**
              * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
-             *     just now (a restart, a failover). Nothing was done; retry after the wait.
+             *     just now (a restart, a failover). Retry after the wait. The change may have been made all the same (the
+             *     database can commit as the connection drops): after a create, check with GET before retrying.
              */
             503: {
                 headers: {
@@ -7443,7 +7473,8 @@ export interface operations {
             };
             /**
              * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
-             *     just now (a restart, a failover). Nothing was done; retry after the wait.
+             *     just now (a restart, a failover). Retry after the wait. The change may have been made all the same (the
+             *     database can commit as the connection drops): after a create, check with GET before retrying.
              */
             503: {
                 headers: {
@@ -7626,7 +7657,8 @@ export interface operations {
             };
             /**
              * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
-             *     just now (a restart, a failover). Nothing was done; retry after the wait.
+             *     just now (a restart, a failover). Retry after the wait. The change may have been made all the same (the
+             *     database can commit as the connection drops): after a create, check with GET before retrying.
              */
             503: {
                 headers: {
@@ -7712,7 +7744,8 @@ export interface operations {
             };
             /**
              * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
-             *     just now (a restart, a failover). Nothing was done; retry after the wait.
+             *     just now (a restart, a failover). Retry after the wait. The change may have been made all the same (the
+             *     database can commit as the connection drops): after a create, check with GET before retrying.
              */
             503: {
                 headers: {
@@ -7812,7 +7845,8 @@ export interface operations {
             };
             /**
              * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
-             *     just now (a restart, a failover). Nothing was done; retry after the wait.
+             *     just now (a restart, a failover). Retry after the wait. The change may have been made all the same (the
+             *     database can commit as the connection drops): after a create, check with GET before retrying.
              */
             503: {
                 headers: {
@@ -7930,7 +7964,8 @@ export interface operations {
             };
             /**
              * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
-             *     just now (a restart, a failover). Nothing was done; retry after the wait.
+             *     just now (a restart, a failover). Retry after the wait. The change may have been made all the same (the
+             *     database can commit as the connection drops): after a create, check with GET before retrying.
              */
             503: {
                 headers: {
@@ -8045,7 +8080,8 @@ export interface operations {
             };
             /**
              * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
-             *     just now (a restart, a failover). Nothing was done; retry after the wait.
+             *     just now (a restart, a failover). Retry after the wait. The change may have been made all the same (the
+             *     database can commit as the connection drops): after a create, check with GET before retrying.
              */
             503: {
                 headers: {
@@ -8116,7 +8152,8 @@ export interface operations {
             };
             /**
              * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
-             *     just now (a restart, a failover). Nothing was done; retry after the wait.
+             *     just now (a restart, a failover). Retry after the wait. The change may have been made all the same (the
+             *     database can commit as the connection drops): after a create, check with GET before retrying.
              */
             503: {
                 headers: {
@@ -8215,7 +8252,8 @@ export interface operations {
             };
             /**
              * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
-             *     just now (a restart, a failover). Nothing was done; retry after the wait.
+             *     just now (a restart, a failover). Retry after the wait. The change may have been made all the same (the
+             *     database can commit as the connection drops): after a create, check with GET before retrying.
              */
             503: {
                 headers: {
@@ -8314,7 +8352,8 @@ export interface operations {
             };
             /**
              * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
-             *     just now (a restart, a failover). Nothing was done; retry after the wait.
+             *     just now (a restart, a failover). Retry after the wait. The change may have been made all the same (the
+             *     database can commit as the connection drops): after a create, check with GET before retrying.
              */
             503: {
                 headers: {
@@ -8438,7 +8477,8 @@ export interface operations {
             };
             /**
              * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
-             *     just now (a restart, a failover). Nothing was done; retry after the wait.
+             *     just now (a restart, a failover). Retry after the wait. The change may have been made all the same (the
+             *     database can commit as the connection drops): after a create, check with GET before retrying.
              */
             503: {
                 headers: {
@@ -8517,7 +8557,8 @@ export interface operations {
             };
             /**
              * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
-             *     just now (a restart, a failover). Nothing was done; retry after the wait.
+             *     just now (a restart, a failover). Retry after the wait. The change may have been made all the same (the
+             *     database can commit as the connection drops): after a create, check with GET before retrying.
              */
             503: {
                 headers: {
@@ -8768,7 +8809,8 @@ export interface operations {
             };
             /**
              * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
-             *     just now (a restart, a failover). Nothing was done; retry after the wait.
+             *     just now (a restart, a failover). Retry after the wait. The change may have been made all the same (the
+             *     database can commit as the connection drops): after a create, check with GET before retrying.
              */
             503: {
                 headers: {
@@ -8867,7 +8909,8 @@ export interface operations {
             };
             /**
              * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
-             *     just now (a restart, a failover). Nothing was done; retry after the wait.
+             *     just now (a restart, a failover). Retry after the wait. The change may have been made all the same (the
+             *     database can commit as the connection drops): after a create, check with GET before retrying.
              */
             503: {
                 headers: {
@@ -8939,7 +8982,8 @@ export interface operations {
             };
             /**
              * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
-             *     just now (a restart, a failover). Nothing was done; retry after the wait.
+             *     just now (a restart, a failover). Retry after the wait. The change may have been made all the same (the
+             *     database can commit as the connection drops): after a create, check with GET before retrying.
              */
             503: {
                 headers: {
@@ -9050,7 +9094,8 @@ export interface operations {
             };
             /**
              * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
-             *     just now (a restart, a failover). Nothing was done; retry after the wait.
+             *     just now (a restart, a failover). Retry after the wait. The change may have been made all the same (the
+             *     database can commit as the connection drops): after a create, check with GET before retrying.
              */
             503: {
                 headers: {
@@ -9133,7 +9178,8 @@ export interface operations {
             };
             /**
              * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
-             *     just now (a restart, a failover). Nothing was done; retry after the wait.
+             *     just now (a restart, a failover). Retry after the wait. The change may have been made all the same (the
+             *     database can commit as the connection drops): after a create, check with GET before retrying.
              */
             503: {
                 headers: {
@@ -9244,7 +9290,8 @@ export interface operations {
             };
             /**
              * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
-             *     just now (a restart, a failover). Nothing was done; retry after the wait.
+             *     just now (a restart, a failover). Retry after the wait. The change may have been made all the same (the
+             *     database can commit as the connection drops): after a create, check with GET before retrying.
              */
             503: {
                 headers: {
@@ -9367,7 +9414,8 @@ export interface operations {
             };
             /**
              * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
-             *     just now (a restart, a failover). Nothing was done; retry after the wait.
+             *     just now (a restart, a failover). Retry after the wait. The change may have been made all the same (the
+             *     database can commit as the connection drops): after a create, check with GET before retrying.
              */
             503: {
                 headers: {
@@ -9459,7 +9507,8 @@ export interface operations {
             };
             /**
              * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
-             *     just now (a restart, a failover). Nothing was done; retry after the wait.
+             *     just now (a restart, a failover). Retry after the wait. The change may have been made all the same (the
+             *     database can commit as the connection drops): after a create, check with GET before retrying.
              */
             503: {
                 headers: {
@@ -9560,7 +9609,8 @@ export interface operations {
             };
             /**
              * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
-             *     just now (a restart, a failover). Nothing was done; retry after the wait.
+             *     just now (a restart, a failover). Retry after the wait. The change may have been made all the same (the
+             *     database can commit as the connection drops): after a create, check with GET before retrying.
              */
             503: {
                 headers: {
@@ -9643,7 +9693,8 @@ export interface operations {
             };
             /**
              * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
-             *     just now (a restart, a failover). Nothing was done; retry after the wait.
+             *     just now (a restart, a failover). Retry after the wait. The change may have been made all the same (the
+             *     database can commit as the connection drops): after a create, check with GET before retrying.
              */
             503: {
                 headers: {
@@ -9770,7 +9821,8 @@ export interface operations {
             };
             /**
              * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
-             *     just now (a restart, a failover). Nothing was done; retry after the wait.
+             *     just now (a restart, a failover). Retry after the wait. The change may have been made all the same (the
+             *     database can commit as the connection drops): after a create, check with GET before retrying.
              */
             503: {
                 headers: {
@@ -9843,7 +9895,8 @@ export interface operations {
             };
             /**
              * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
-             *     just now (a restart, a failover). Nothing was done; retry after the wait.
+             *     just now (a restart, a failover). Retry after the wait. The change may have been made all the same (the
+             *     database can commit as the connection drops): after a create, check with GET before retrying.
              */
             503: {
                 headers: {
@@ -9947,7 +10000,8 @@ export interface operations {
             };
             /**
              * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
-             *     just now (a restart, a failover). Nothing was done; retry after the wait.
+             *     just now (a restart, a failover). Retry after the wait. The change may have been made all the same (the
+             *     database can commit as the connection drops): after a create, check with GET before retrying.
              */
             503: {
                 headers: {
@@ -10046,7 +10100,8 @@ export interface operations {
             };
             /**
              * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
-             *     just now (a restart, a failover). Nothing was done; retry after the wait.
+             *     just now (a restart, a failover). Retry after the wait. The change may have been made all the same (the
+             *     database can commit as the connection drops): after a create, check with GET before retrying.
              */
             503: {
                 headers: {
@@ -10154,7 +10209,8 @@ export interface operations {
             };
             /**
              * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
-             *     just now (a restart, a failover). Nothing was done; retry after the wait.
+             *     just now (a restart, a failover). Retry after the wait. The change may have been made all the same (the
+             *     database can commit as the connection drops): after a create, check with GET before retrying.
              */
             503: {
                 headers: {
@@ -10273,7 +10329,8 @@ export interface operations {
             };
             /**
              * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
-             *     just now (a restart, a failover). Nothing was done; retry after the wait.
+             *     just now (a restart, a failover). Retry after the wait. The change may have been made all the same (the
+             *     database can commit as the connection drops): after a create, check with GET before retrying.
              */
             503: {
                 headers: {
@@ -10356,7 +10413,8 @@ export interface operations {
             };
             /**
              * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
-             *     just now (a restart, a failover). Nothing was done; retry after the wait.
+             *     just now (a restart, a failover). Retry after the wait. The change may have been made all the same (the
+             *     database can commit as the connection drops): after a create, check with GET before retrying.
              */
             503: {
                 headers: {
@@ -10448,7 +10506,8 @@ export interface operations {
             };
             /**
              * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
-             *     just now (a restart, a failover). Nothing was done; retry after the wait.
+             *     just now (a restart, a failover). Retry after the wait. The change may have been made all the same (the
+             *     database can commit as the connection drops): after a create, check with GET before retrying.
              */
             503: {
                 headers: {
@@ -10551,7 +10610,8 @@ export interface operations {
             };
             /**
              * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
-             *     just now (a restart, a failover). Nothing was done; retry after the wait.
+             *     just now (a restart, a failover). Retry after the wait. The change may have been made all the same (the
+             *     database can commit as the connection drops): after a create, check with GET before retrying.
              */
             503: {
                 headers: {
@@ -10634,7 +10694,8 @@ export interface operations {
             };
             /**
              * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
-             *     just now (a restart, a failover). Nothing was done; retry after the wait.
+             *     just now (a restart, a failover). Retry after the wait. The change may have been made all the same (the
+             *     database can commit as the connection drops): after a create, check with GET before retrying.
              */
             503: {
                 headers: {
@@ -10842,7 +10903,8 @@ export interface operations {
             };
             /**
              * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
-             *     just now (a restart, a failover). Nothing was done; retry after the wait.
+             *     just now (a restart, a failover). Retry after the wait. The change may have been made all the same (the
+             *     database can commit as the connection drops): after a create, check with GET before retrying.
              */
             503: {
                 headers: {
@@ -10926,7 +10988,8 @@ export interface operations {
             };
             /**
              * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
-             *     just now (a restart, a failover). Nothing was done; retry after the wait.
+             *     just now (a restart, a failover). Retry after the wait. The change may have been made all the same (the
+             *     database can commit as the connection drops): after a create, check with GET before retrying.
              */
             503: {
                 headers: {
@@ -11006,7 +11069,8 @@ export interface operations {
             };
             /**
              * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
-             *     just now (a restart, a failover). Nothing was done; retry after the wait.
+             *     just now (a restart, a failover). Retry after the wait. The change may have been made all the same (the
+             *     database can commit as the connection drops): after a create, check with GET before retrying.
              */
             503: {
                 headers: {
@@ -11077,7 +11141,8 @@ export interface operations {
             };
             /**
              * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
-             *     just now (a restart, a failover). Nothing was done; retry after the wait.
+             *     just now (a restart, a failover). Retry after the wait. The change may have been made all the same (the
+             *     database can commit as the connection drops): after a create, check with GET before retrying.
              */
             503: {
                 headers: {
@@ -11150,7 +11215,8 @@ export interface operations {
             };
             /**
              * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
-             *     just now (a restart, a failover). Nothing was done; retry after the wait.
+             *     just now (a restart, a failover). Retry after the wait. The change may have been made all the same (the
+             *     database can commit as the connection drops): after a create, check with GET before retrying.
              */
             503: {
                 headers: {
@@ -11264,7 +11330,8 @@ export interface operations {
             };
             /**
              * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
-             *     just now (a restart, a failover). Nothing was done; retry after the wait.
+             *     just now (a restart, a failover). Retry after the wait. The change may have been made all the same (the
+             *     database can commit as the connection drops): after a create, check with GET before retrying.
              */
             503: {
                 headers: {

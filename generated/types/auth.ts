@@ -1073,8 +1073,8 @@ export interface operations {
             };
             /**
              * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
-             *     just now (a restart, a failover). Nothing was done; retry after the wait. After a create or a bulk,
-             *     check with GET before retrying.
+             *     just now (a restart, a failover). Retry after the wait. The change may have been made all the same (the
+             *     database can commit as the connection drops): after a create or a bulk, check with GET before retrying.
              */
             503: {
                 headers: {
@@ -1180,8 +1180,8 @@ export interface operations {
             };
             /**
              * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
-             *     just now (a restart, a failover). Nothing was done; retry after the wait. After a create or a bulk,
-             *     check with GET before retrying.
+             *     just now (a restart, a failover). Retry after the wait. The change may have been made all the same (the
+             *     database can commit as the connection drops): after a create or a bulk, check with GET before retrying.
              */
             503: {
                 headers: {
@@ -1249,8 +1249,8 @@ export interface operations {
             };
             /**
              * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
-             *     just now (a restart, a failover). Nothing was done; retry after the wait. After a create or a bulk,
-             *     check with GET before retrying.
+             *     just now (a restart, a failover). Retry after the wait. The change may have been made all the same (the
+             *     database can commit as the connection drops): after a create or a bulk, check with GET before retrying.
              */
             503: {
                 headers: {
@@ -1335,8 +1335,8 @@ export interface operations {
             };
             /**
              * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
-             *     just now (a restart, a failover). Nothing was done; retry after the wait. After a create or a bulk,
-             *     check with GET before retrying.
+             *     just now (a restart, a failover). Retry after the wait. The change may have been made all the same (the
+             *     database can commit as the connection drops): after a create or a bulk, check with GET before retrying.
              */
             503: {
                 headers: {
@@ -1431,8 +1431,8 @@ export interface operations {
             };
             /**
              * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
-             *     just now (a restart, a failover). Nothing was done; retry after the wait. After a create or a bulk,
-             *     check with GET before retrying.
+             *     just now (a restart, a failover). Retry after the wait. The change may have been made all the same (the
+             *     database can commit as the connection drops): after a create or a bulk, check with GET before retrying.
              */
             503: {
                 headers: {
@@ -1497,8 +1497,8 @@ export interface operations {
             };
             /**
              * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
-             *     just now (a restart, a failover). Nothing was done; retry after the wait. After a create or a bulk,
-             *     check with GET before retrying.
+             *     just now (a restart, a failover). Retry after the wait. The change may have been made all the same (the
+             *     database can commit as the connection drops): after a create or a bulk, check with GET before retrying.
              */
             503: {
                 headers: {
@@ -1582,8 +1582,8 @@ export interface operations {
             };
             /**
              * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
-             *     just now (a restart, a failover). Nothing was done; retry after the wait. After a create or a bulk,
-             *     check with GET before retrying.
+             *     just now (a restart, a failover). Retry after the wait. The change may have been made all the same (the
+             *     database can commit as the connection drops): after a create or a bulk, check with GET before retrying.
              */
             503: {
                 headers: {
@@ -1671,8 +1671,8 @@ export interface operations {
             };
             /**
              * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
-             *     just now (a restart, a failover). Nothing was done; retry after the wait. After a create or a bulk,
-             *     check with GET before retrying.
+             *     just now (a restart, a failover). Retry after the wait. The change may have been made all the same (the
+             *     database can commit as the connection drops): after a create or a bulk, check with GET before retrying.
              */
             503: {
                 headers: {
@@ -1737,8 +1737,8 @@ export interface operations {
             };
             /**
              * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
-             *     just now (a restart, a failover). Nothing was done; retry after the wait. After a create or a bulk,
-             *     check with GET before retrying.
+             *     just now (a restart, a failover). Retry after the wait. The change may have been made all the same (the
+             *     database can commit as the connection drops): after a create or a bulk, check with GET before retrying.
              */
             503: {
                 headers: {
@@ -1841,8 +1841,8 @@ export interface operations {
             };
             /**
              * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
-             *     just now (a restart, a failover). Nothing was done; retry after the wait. After a create or a bulk,
-             *     check with GET before retrying.
+             *     just now (a restart, a failover). Retry after the wait. The change may have been made all the same (the
+             *     database can commit as the connection drops): after a create or a bulk, check with GET before retrying.
              */
             503: {
                 headers: {
@@ -1886,8 +1886,8 @@ export interface operations {
             };
             /**
              * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
-             *     just now (a restart, a failover). Nothing was done; retry after the wait. After a create or a bulk,
-             *     check with GET before retrying.
+             *     just now (a restart, a failover). Retry after the wait. The change may have been made all the same (the
+             *     database can commit as the connection drops): after a create or a bulk, check with GET before retrying.
              */
             503: {
                 headers: {
@@ -1960,8 +1960,8 @@ export interface operations {
             };
             /**
              * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
-             *     just now (a restart, a failover). Nothing was done; retry after the wait. After a create or a bulk,
-             *     check with GET before retrying.
+             *     just now (a restart, a failover). Retry after the wait. The change may have been made all the same (the
+             *     database can commit as the connection drops): after a create or a bulk, check with GET before retrying.
              */
             503: {
                 headers: {
@@ -2026,8 +2026,8 @@ export interface operations {
             };
             /**
              * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
-             *     just now (a restart, a failover). Nothing was done; retry after the wait. After a create or a bulk,
-             *     check with GET before retrying.
+             *     just now (a restart, a failover). Retry after the wait. The change may have been made all the same (the
+             *     database can commit as the connection drops): after a create or a bulk, check with GET before retrying.
              */
             503: {
                 headers: {
@@ -2111,8 +2111,8 @@ export interface operations {
             };
             /**
              * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
-             *     just now (a restart, a failover). Nothing was done; retry after the wait. After a create or a bulk,
-             *     check with GET before retrying.
+             *     just now (a restart, a failover). Retry after the wait. The change may have been made all the same (the
+             *     database can commit as the connection drops): after a create or a bulk, check with GET before retrying.
              */
             503: {
                 headers: {
@@ -2207,8 +2207,8 @@ export interface operations {
             };
             /**
              * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
-             *     just now (a restart, a failover). Nothing was done; retry after the wait. After a create or a bulk,
-             *     check with GET before retrying.
+             *     just now (a restart, a failover). Retry after the wait. The change may have been made all the same (the
+             *     database can commit as the connection drops): after a create or a bulk, check with GET before retrying.
              */
             503: {
                 headers: {
@@ -2266,8 +2266,8 @@ export interface operations {
             };
             /**
              * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
-             *     just now (a restart, a failover). Nothing was done; retry after the wait. After a create or a bulk,
-             *     check with GET before retrying.
+             *     just now (a restart, a failover). Retry after the wait. The change may have been made all the same (the
+             *     database can commit as the connection drops): after a create or a bulk, check with GET before retrying.
              */
             503: {
                 headers: {
@@ -2361,8 +2361,8 @@ export interface operations {
             };
             /**
              * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
-             *     just now (a restart, a failover). Nothing was done; retry after the wait. After a create or a bulk,
-             *     check with GET before retrying.
+             *     just now (a restart, a failover). Retry after the wait. The change may have been made all the same (the
+             *     database can commit as the connection drops): after a create or a bulk, check with GET before retrying.
              */
             503: {
                 headers: {
@@ -2485,8 +2485,8 @@ export interface operations {
             };
             /**
              * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
-             *     just now (a restart, a failover). Nothing was done; retry after the wait. After a create or a bulk,
-             *     check with GET before retrying.
+             *     just now (a restart, a failover). Retry after the wait. The change may have been made all the same (the
+             *     database can commit as the connection drops): after a create or a bulk, check with GET before retrying.
              */
             503: {
                 headers: {
@@ -2592,8 +2592,8 @@ export interface operations {
             };
             /**
              * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
-             *     just now (a restart, a failover). Nothing was done; retry after the wait. After a create or a bulk,
-             *     check with GET before retrying.
+             *     just now (a restart, a failover). Retry after the wait. The change may have been made all the same (the
+             *     database can commit as the connection drops): after a create or a bulk, check with GET before retrying.
              */
             503: {
                 headers: {
@@ -2698,8 +2698,8 @@ export interface operations {
             };
             /**
              * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
-             *     just now (a restart, a failover). Nothing was done; retry after the wait. After a create or a bulk,
-             *     check with GET before retrying. 503 of the RFC 6749 form (`temporarily_unavailable`, code `ServiceUnavailableError`): retry after `Retry-After` seconds.
+             *     just now (a restart, a failover). Retry after the wait. The change may have been made all the same (the
+             *     database can commit as the connection drops): after a create or a bulk, check with GET before retrying. 503 of the RFC 6749 form (`temporarily_unavailable`, code `ServiceUnavailableError`): retry after `Retry-After` seconds.
              */
             503: {
                 headers: {
@@ -2809,8 +2809,8 @@ export interface operations {
             };
             /**
              * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
-             *     just now (a restart, a failover). Nothing was done; retry after the wait. After a create or a bulk,
-             *     check with GET before retrying. 503 of the RFC 6749 form (`temporarily_unavailable`, code `ServiceUnavailableError`): retry after `Retry-After` seconds.
+             *     just now (a restart, a failover). Retry after the wait. The change may have been made all the same (the
+             *     database can commit as the connection drops): after a create or a bulk, check with GET before retrying. 503 of the RFC 6749 form (`temporarily_unavailable`, code `ServiceUnavailableError`): retry after `Retry-After` seconds.
              */
             503: {
                 headers: {
@@ -2875,8 +2875,8 @@ export interface operations {
             };
             /**
              * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
-             *     just now (a restart, a failover). Nothing was done; retry after the wait. After a create or a bulk,
-             *     check with GET before retrying.
+             *     just now (a restart, a failover). Retry after the wait. The change may have been made all the same (the
+             *     database can commit as the connection drops): after a create or a bulk, check with GET before retrying.
              */
             503: {
                 headers: {
@@ -2978,8 +2978,8 @@ export interface operations {
             };
             /**
              * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
-             *     just now (a restart, a failover). Nothing was done; retry after the wait. After a create or a bulk,
-             *     check with GET before retrying.
+             *     just now (a restart, a failover). Retry after the wait. The change may have been made all the same (the
+             *     database can commit as the connection drops): after a create or a bulk, check with GET before retrying.
              */
             503: {
                 headers: {

@@ -128,7 +128,8 @@ export type paths = {
          * @description Look a payer document up in the tax registry. Quota: 1000 units per day per integration and merchant
          *     account (reset 00:00 Argentina time); a CUIL or CUIT costs 1 unit, a DNI 2. Not consumed by a 400 or
          *     by a 503 answered without querying; consumed by a 200 with `name: null` and by a 503 because the
-         *     registry did not answer.
+         *     registry did not answer. A merchant account that is not linked to the integration (or was unlinked) is
+         *     refused by the token check, 403 in plain text, like every operation of this API.
          *
          *     Sandbox registry (deterministic): `20301234563` and DNI `30123456` resolve to `Juan Pérez`;
          *     `20123456786` to `María Gómez`; a CUIL whose DNI part starts with `99` has no holder (`name: null`);
@@ -382,7 +383,8 @@ export type components = {
             paymentRequests: components["schemas"]["BulkPaymentRequestItem"][];
         };
         /**
-         * @description One charge of a bulk: a standard charge that always reconciles by CUIL, with date-only due dates.
+         * @description One charge of a bulk: a standard charge with an amount (no drafts) that always reconciles by CUIL, with
+         *     date-only due dates.
          *     `conciliationType`, `type`, `expiresInMinutes` and `webhookUrl` are not accepted (events go to the
          *     integration's URL). Notification flags apply to the whole batch: a channel is on if any item turns it
          *     on; `sendWhatsappPaymentConfirmation` is `false` for the batch if items differ.
@@ -394,14 +396,11 @@ export type components = {
             dueDates: components["schemas"]["DateOnly"][];
             customer: components["schemas"]["BulkCustomerInput"];
             /**
-             * Format: double
-             * @description An amount in Argentine pesos as sent by a client: greater than 0, at most 2 decimals (checked by the
-             *     service: a JSON Schema `multipleOf: 0.01` is judged with binary floating point by most validators,
-             *     which then refuse valid amounts such as 19.99), at most 200,000,000. The minimum is written as 0.01,
-             *     the same rule with 2 decimals, because OpenAPI 3.0's boolean `exclusiveMinimum` is read as a number by
-             *     draft-07 validators.
+             * @description Required in a bulk item, unlike a single create: every charge of a batch takes the batch's shared CVU
+             *     when it is created, all or nothing, and a draft (a charge without amount) holds no CVU until its amount
+             *     is completed. Create drafts one at a time with `POST /payment-request`.
              */
-            amount?: number | null;
+            amount: components["schemas"]["PesosInput"];
             surcharge?: {
                 type: components["schemas"]["SurchargeType"];
                 /**
@@ -1312,8 +1311,8 @@ export interface operations {
             };
             /**
              * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
-             *     just now (a restart, a failover). Nothing was done; retry after the wait. After a create or a bulk,
-             *     check with GET before retrying.
+             *     just now (a restart, a failover). Retry after the wait. The change may have been made all the same (the
+             *     database can commit as the connection drops): after a create or a bulk, check with GET before retrying.
              */
             503: {
                 headers: {
@@ -1422,8 +1421,8 @@ export interface operations {
             };
             /**
              * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
-             *     just now (a restart, a failover). Nothing was done; retry after the wait. After a create or a bulk,
-             *     check with GET before retrying.
+             *     just now (a restart, a failover). Retry after the wait. The change may have been made all the same (the
+             *     database can commit as the connection drops): after a create or a bulk, check with GET before retrying.
              */
             503: {
                 headers: {
@@ -1481,8 +1480,8 @@ export interface operations {
             };
             /**
              * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
-             *     just now (a restart, a failover). Nothing was done; retry after the wait. After a create or a bulk,
-             *     check with GET before retrying.
+             *     just now (a restart, a failover). Retry after the wait. The change may have been made all the same (the
+             *     database can commit as the connection drops): after a create or a bulk, check with GET before retrying.
              */
             503: {
                 headers: {
@@ -1545,8 +1544,8 @@ export interface operations {
             };
             /**
              * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
-             *     just now (a restart, a failover). Nothing was done; retry after the wait. After a create or a bulk,
-             *     check with GET before retrying.
+             *     just now (a restart, a failover). Retry after the wait. The change may have been made all the same (the
+             *     database can commit as the connection drops): after a create or a bulk, check with GET before retrying.
              */
             503: {
                 headers: {
@@ -1621,13 +1620,12 @@ export interface operations {
                     "text/plain": string;
                 };
             };
-            /** @description 404 `{message}`: the merchant account is not linked to the integration. */
+            /** @description 404 `Integration client not found`: the token belongs to another application. Plain text. */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["MessageBody"];
                     "text/plain": string;
                 };
             };
@@ -1805,8 +1803,8 @@ export interface operations {
             };
             /**
              * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
-             *     just now (a restart, a failover). Nothing was done; retry after the wait. After a create or a bulk,
-             *     check with GET before retrying.
+             *     just now (a restart, a failover). Retry after the wait. The change may have been made all the same (the
+             *     database can commit as the connection drops): after a create or a bulk, check with GET before retrying.
              */
             503: {
                 headers: {
@@ -1924,7 +1922,13 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description 503 `IntegrationDailyLimitUnavailableError` (the cap could not be checked; retry in minutes) or `ServiceUnavailableError` (the database is unreachable just now, with `Retry-After`); nothing was created. */
+            /**
+             * @description 503 `IntegrationDailyLimitUnavailableError` (the cap could not be checked and the charges were not created; retry
+             *     in minutes) or `ServiceUnavailableError` (the database is unreachable just now, with `Retry-After`). With
+             *     `ServiceUnavailableError` the charges may exist all the same: the database can commit them as the
+             *     connection drops. Check with GET (one `referenceId` of a bulk) before retrying; a retry with the same
+             *     `referenceId`s answers 409 (422 for a bulk) when they were created.
+             */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying: sent with `ServiceUnavailableError`, not with `IntegrationDailyLimitUnavailableError`. */
@@ -2098,7 +2102,13 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description 503 `IntegrationDailyLimitUnavailableError` (the cap could not be checked; retry in minutes) or `ServiceUnavailableError` (the database is unreachable just now, with `Retry-After`); nothing was created. */
+            /**
+             * @description 503 `IntegrationDailyLimitUnavailableError` (the cap could not be checked and the charges were not created; retry
+             *     in minutes) or `ServiceUnavailableError` (the database is unreachable just now, with `Retry-After`). With
+             *     `ServiceUnavailableError` the charges may exist all the same: the database can commit them as the
+             *     connection drops. Check with GET (one `referenceId` of a bulk) before retrying; a retry with the same
+             *     `referenceId`s answers 409 (422 for a bulk) when they were created.
+             */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying: sent with `ServiceUnavailableError`, not with `IntegrationDailyLimitUnavailableError`. */
@@ -2234,8 +2244,8 @@ export interface operations {
             };
             /**
              * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
-             *     just now (a restart, a failover). Nothing was done; retry after the wait. After a create or a bulk,
-             *     check with GET before retrying.
+             *     just now (a restart, a failover). Retry after the wait. The change may have been made all the same (the
+             *     database can commit as the connection drops): after a create or a bulk, check with GET before retrying.
              */
             503: {
                 headers: {
@@ -2366,8 +2376,8 @@ export interface operations {
             };
             /**
              * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
-             *     just now (a restart, a failover). Nothing was done; retry after the wait. After a create or a bulk,
-             *     check with GET before retrying.
+             *     just now (a restart, a failover). Retry after the wait. The change may have been made all the same (the
+             *     database can commit as the connection drops): after a create or a bulk, check with GET before retrying.
              */
             503: {
                 headers: {
@@ -2473,8 +2483,8 @@ export interface operations {
             };
             /**
              * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
-             *     just now (a restart, a failover). Nothing was done; retry after the wait. After a create or a bulk,
-             *     check with GET before retrying.
+             *     just now (a restart, a failover). Retry after the wait. The change may have been made all the same (the
+             *     database can commit as the connection drops): after a create or a bulk, check with GET before retrying.
              */
             503: {
                 headers: {
@@ -2624,8 +2634,8 @@ export interface operations {
             };
             /**
              * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
-             *     just now (a restart, a failover). Nothing was done; retry after the wait. After a create or a bulk,
-             *     check with GET before retrying.
+             *     just now (a restart, a failover). Retry after the wait. The change may have been made all the same (the
+             *     database can commit as the connection drops): after a create or a bulk, check with GET before retrying.
              */
             503: {
                 headers: {
@@ -2764,8 +2774,8 @@ export interface operations {
             };
             /**
              * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
-             *     just now (a restart, a failover). Nothing was done; retry after the wait. After a create or a bulk,
-             *     check with GET before retrying.
+             *     just now (a restart, a failover). Retry after the wait. The change may have been made all the same (the
+             *     database can commit as the connection drops): after a create or a bulk, check with GET before retrying.
              */
             503: {
                 headers: {
@@ -2855,8 +2865,8 @@ export interface operations {
             };
             /**
              * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
-             *     just now (a restart, a failover). Nothing was done; retry after the wait. After a create or a bulk,
-             *     check with GET before retrying.
+             *     just now (a restart, a failover). Retry after the wait. The change may have been made all the same (the
+             *     database can commit as the connection drops): after a create or a bulk, check with GET before retrying.
              */
             503: {
                 headers: {

@@ -65,7 +65,6 @@ describe("validateBulkItem", () => {
     expect(fields({ sendWhatsappNotification: null })).toEqual(["paymentRequests[1].sendWhatsappNotification"]);
     expect(fields({ amount: 5.555 })).toEqual(["paymentRequests[1].amount"]);
     expect(fields({ reminderNotificationDate: "2026-12-10" })).toEqual(["paymentRequests[1].reminderNotificationDate"]);
-    expect(fields({ amount: null, surcharge: { type: "fixed", value: 1 } })).toEqual(["paymentRequests[1].surcharge"]);
   });
 
   it("refuses a due date with a time: a bulk charge cannot be short-lived", () => {

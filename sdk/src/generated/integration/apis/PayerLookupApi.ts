@@ -24,11 +24,6 @@ import {
     LookupPayer503ResponseToJSON,
 } from '../models/LookupPayer503Response.js';
 import {
-    type MessageBody,
-    MessageBodyFromJSON,
-    MessageBodyToJSON,
-} from '../models/MessageBody.js';
-import {
     type PayerLookupLimitBody,
     PayerLookupLimitBodyFromJSON,
     PayerLookupLimitBodyToJSON,
@@ -95,7 +90,7 @@ export class PayerLookupApi extends runtime.BaseAPI {
     }
 
     /**
-     * Look a payer document up in the tax registry. Quota: 1000 units per day per integration and merchant account (reset 00:00 Argentina time); a CUIL or CUIT costs 1 unit, a DNI 2. Not consumed by a 400 or by a 503 answered without querying; consumed by a 200 with `name: null` and by a 503 because the registry did not answer.  Sandbox registry (deterministic): `20301234563` and DNI `30123456` resolve to `Juan Pérez`; `20123456786` to `María Gómez`; a CUIL whose DNI part starts with `99` has no holder (`name: null`); `20000000001` makes the registry fail (503 `PayerLookupProviderUnavailableError`); any other valid document resolves to a generated name.
+     * Look a payer document up in the tax registry. Quota: 1000 units per day per integration and merchant account (reset 00:00 Argentina time); a CUIL or CUIT costs 1 unit, a DNI 2. Not consumed by a 400 or by a 503 answered without querying; consumed by a 200 with `name: null` and by a 503 because the registry did not answer. A merchant account that is not linked to the integration (or was unlinked) is refused by the token check, 403 in plain text, like every operation of this API.  Sandbox registry (deterministic): `20301234563` and DNI `30123456` resolve to `Juan Pérez`; `20123456786` to `María Gómez`; a CUIL whose DNI part starts with `99` has no holder (`name: null`); `20000000001` makes the registry fail (503 `PayerLookupProviderUnavailableError`); any other valid document resolves to a generated name.
      * Look a payer up in the tax registry
      */
     async lookupPayerRaw(requestParameters: LookupPayerRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<PayerLookupResult>> {
@@ -106,7 +101,7 @@ export class PayerLookupApi extends runtime.BaseAPI {
     }
 
     /**
-     * Look a payer document up in the tax registry. Quota: 1000 units per day per integration and merchant account (reset 00:00 Argentina time); a CUIL or CUIT costs 1 unit, a DNI 2. Not consumed by a 400 or by a 503 answered without querying; consumed by a 200 with `name: null` and by a 503 because the registry did not answer.  Sandbox registry (deterministic): `20301234563` and DNI `30123456` resolve to `Juan Pérez`; `20123456786` to `María Gómez`; a CUIL whose DNI part starts with `99` has no holder (`name: null`); `20000000001` makes the registry fail (503 `PayerLookupProviderUnavailableError`); any other valid document resolves to a generated name.
+     * Look a payer document up in the tax registry. Quota: 1000 units per day per integration and merchant account (reset 00:00 Argentina time); a CUIL or CUIT costs 1 unit, a DNI 2. Not consumed by a 400 or by a 503 answered without querying; consumed by a 200 with `name: null` and by a 503 because the registry did not answer. A merchant account that is not linked to the integration (or was unlinked) is refused by the token check, 403 in plain text, like every operation of this API.  Sandbox registry (deterministic): `20301234563` and DNI `30123456` resolve to `Juan Pérez`; `20123456786` to `María Gómez`; a CUIL whose DNI part starts with `99` has no holder (`name: null`); `20000000001` makes the registry fail (503 `PayerLookupProviderUnavailableError`); any other valid document resolves to a generated name.
      * Look a payer up in the tax registry
      */
     async lookupPayer(requestParameters: LookupPayerRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<PayerLookupResult> {

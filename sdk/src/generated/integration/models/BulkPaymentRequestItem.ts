@@ -29,7 +29,8 @@ import {
 } from './BulkPaymentRequestItemSurcharge.js';
 
 /**
- * One charge of a bulk: a standard charge that always reconciles by CUIL, with date-only due dates.
+ * One charge of a bulk: a standard charge with an amount (no drafts) that always reconciles by CUIL, with
+ * date-only due dates.
  * `conciliationType`, `type`, `expiresInMinutes` and `webhookUrl` are not accepted (events go to the
  * integration's URL). Notification flags apply to the whole batch: a channel is on if any item turns it
  * on; `sendWhatsappPaymentConfirmation` is `false` for the batch if items differ.
@@ -54,13 +55,11 @@ export interface BulkPaymentRequestItem {
      */
     customer: BulkCustomerInput;
     /**
-     * An amount in Argentine pesos as sent by a client: greater than 0, at most 2 decimals (checked by the
-     * service: a JSON Schema `multipleOf: 0.01` is judged with binary floating point by most validators,
-     * which then refuse valid amounts such as 19.99), at most 200,000,000. The minimum is written as 0.01,
-     * the same rule with 2 decimals, because OpenAPI 3.0's boolean `exclusiveMinimum` is read as a number by
-     * draft-07 validators.
+     * Required in a bulk item, unlike a single create: every charge of a batch takes the batch's shared CVU
+     * when it is created, all or nothing, and a draft (a charge without amount) holds no CVU until its amount
+     * is completed. Create drafts one at a time with `POST /payment-request`.
      */
-    amount?: number | null;
+    amount: number;
     /**
      * 
      */
@@ -100,6 +99,7 @@ export function instanceOfBulkPaymentRequestItem(value: object): value is BulkPa
     if (!('description' in value) || value['description'] === undefined) return false;
     if (!('dueDates' in value) || value['dueDates'] === undefined) return false;
     if (!('customer' in value) || value['customer'] === undefined) return false;
+    if (!('amount' in value) || value['amount'] === undefined) return false;
     return true;
 }
 
@@ -117,7 +117,7 @@ export function BulkPaymentRequestItemFromJSONTyped(json: any, ignoreDiscriminat
         'description': json['description'],
         'dueDates': json['dueDates'],
         'customer': BulkCustomerInputFromJSON(json['customer']),
-        'amount': json['amount'] === undefined ? undefined : json['amount'] === null ? null : json['amount'],
+        'amount': json['amount'],
         'surcharge': json['surcharge'] === undefined ? undefined : json['surcharge'] === null ? null : BulkPaymentRequestItemSurchargeFromJSON(json['surcharge']),
         'sendWhatsappNotification': json['sendWhatsappNotification'] === undefined ? undefined : json['sendWhatsappNotification'] === null ? null : json['sendWhatsappNotification'],
         'sendEmailNotification': json['sendEmailNotification'] === undefined ? undefined : json['sendEmailNotification'] === null ? null : json['sendEmailNotification'],

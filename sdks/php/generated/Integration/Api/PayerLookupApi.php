@@ -135,7 +135,7 @@ class PayerLookupApi
      *
      * @throws \Cobro\Sdk\Exception\CobroApiException on a non-2xx answer or none (the subclass of its status) or if the response body is not in the expected format
      * @throws \InvalidArgumentException
-     * @return \Cobro\Sdk\Generated\Integration\Model\PayerLookupResult|\Cobro\Sdk\Generated\Integration\Model\ValidationErrorBody|string|string|\Cobro\Sdk\Generated\Integration\Model\MessageBody|\Cobro\Sdk\Generated\Integration\Model\PayerLookupLimitBody|\Cobro\Sdk\Generated\Integration\Model\ErrorBody|\Cobro\Sdk\Generated\Integration\Model\LookupPayer503Response
+     * @return \Cobro\Sdk\Generated\Integration\Model\PayerLookupResult|\Cobro\Sdk\Generated\Integration\Model\ValidationErrorBody|string|string|string|\Cobro\Sdk\Generated\Integration\Model\PayerLookupLimitBody|\Cobro\Sdk\Generated\Integration\Model\ErrorBody|\Cobro\Sdk\Generated\Integration\Model\LookupPayer503Response
      */
     public function lookupPayer($document, string $contentType = self::contentTypes['lookupPayer'][0])
     {
@@ -153,7 +153,7 @@ class PayerLookupApi
      *
      * @throws \Cobro\Sdk\Exception\CobroApiException on a non-2xx answer or none (the subclass of its status) or if the response body is not in the expected format
      * @throws \InvalidArgumentException
-     * @return array of \Cobro\Sdk\Generated\Integration\Model\PayerLookupResult|\Cobro\Sdk\Generated\Integration\Model\ValidationErrorBody|string|string|\Cobro\Sdk\Generated\Integration\Model\MessageBody|\Cobro\Sdk\Generated\Integration\Model\PayerLookupLimitBody|\Cobro\Sdk\Generated\Integration\Model\ErrorBody|\Cobro\Sdk\Generated\Integration\Model\LookupPayer503Response, HTTP status code, HTTP response headers (array of strings)
+     * @return array of \Cobro\Sdk\Generated\Integration\Model\PayerLookupResult|\Cobro\Sdk\Generated\Integration\Model\ValidationErrorBody|string|string|string|\Cobro\Sdk\Generated\Integration\Model\PayerLookupLimitBody|\Cobro\Sdk\Generated\Integration\Model\ErrorBody|\Cobro\Sdk\Generated\Integration\Model\LookupPayer503Response, HTTP status code, HTTP response headers (array of strings)
      */
     public function lookupPayerWithHttpInfo($document, string $contentType = self::contentTypes['lookupPayer'][0])
     {
@@ -209,7 +209,7 @@ class PayerLookupApi
                     );
                 case 404:
                     return $this->handleResponseWithDataType(
-                        '\Cobro\Sdk\Generated\Integration\Model\MessageBody',
+                        'string',
                         $request,
                         $response,
                     );
@@ -290,7 +290,7 @@ class PayerLookupApi
                 case 404:
                     $data = ObjectSerializer::deserialize(
                         $e->getResponseBody(),
-                        '\Cobro\Sdk\Generated\Integration\Model\MessageBody',
+                        'string',
                         $e->getResponseHeaders()
                     );
                     $e->setResponseObject($data);

@@ -35,7 +35,7 @@ use \Cobro\Sdk\Generated\Integration\ObjectSerializer;
  * BulkPaymentRequestItem Class Doc Comment
  *
  * @category Class
- * @description One charge of a bulk: a standard charge that always reconciles by CUIL, with date-only due dates. &#x60;conciliationType&#x60;, &#x60;type&#x60;, &#x60;expiresInMinutes&#x60; and &#x60;webhookUrl&#x60; are not accepted (events go to the integration&#39;s URL). Notification flags apply to the whole batch: a channel is on if any item turns it on; &#x60;sendWhatsappPaymentConfirmation&#x60; is &#x60;false&#x60; for the batch if items differ.
+ * @description One charge of a bulk: a standard charge with an amount (no drafts) that always reconciles by CUIL, with date-only due dates. &#x60;conciliationType&#x60;, &#x60;type&#x60;, &#x60;expiresInMinutes&#x60; and &#x60;webhookUrl&#x60; are not accepted (events go to the integration&#39;s URL). Notification flags apply to the whole batch: a channel is on if any item turns it on; &#x60;sendWhatsappPaymentConfirmation&#x60; is &#x60;false&#x60; for the batch if items differ.
  * @package  Cobro\Sdk\Generated\Integration
  * @author   OpenAPI Generator team
  * @link     https://openapi-generator.tech
@@ -104,7 +104,7 @@ class BulkPaymentRequestItem implements ModelInterface, ArrayAccess, \JsonSerial
         'description' => false,
         'dueDates' => false,
         'customer' => false,
-        'amount' => true,
+        'amount' => false,
         'surcharge' => true,
         'sendWhatsappNotification' => true,
         'sendEmailNotification' => true,
@@ -392,11 +392,14 @@ class BulkPaymentRequestItem implements ModelInterface, ArrayAccess, \JsonSerial
         if ($this->container['customer'] === null) {
             $invalidProperties[] = "'customer' can't be null";
         }
-        if (!is_null($this->container['amount']) && ($this->container['amount'] > 200000000)) {
+        if ($this->container['amount'] === null) {
+            $invalidProperties[] = "'amount' can't be null";
+        }
+        if (($this->container['amount'] > 200000000)) {
             $invalidProperties[] = "invalid value for 'amount', must be smaller than or equal to 200000000.";
         }
 
-        if (!is_null($this->container['amount']) && ($this->container['amount'] < 0.01)) {
+        if (($this->container['amount'] < 0.01)) {
             $invalidProperties[] = "invalid value for 'amount', must be bigger than or equal to 0.01.";
         }
 
@@ -561,7 +564,7 @@ class BulkPaymentRequestItem implements ModelInterface, ArrayAccess, \JsonSerial
     /**
      * Gets amount
      *
-     * @return float|null
+     * @return float
      */
     public function getAmount()
     {
@@ -571,26 +574,19 @@ class BulkPaymentRequestItem implements ModelInterface, ArrayAccess, \JsonSerial
     /**
      * Sets amount
      *
-     * @param float|null $amount An amount in Argentine pesos as sent by a client: greater than 0, at most 2 decimals (checked by the service: a JSON Schema `multipleOf: 0.01` is judged with binary floating point by most validators, which then refuse valid amounts such as 19.99), at most 200,000,000. The minimum is written as 0.01, the same rule with 2 decimals, because OpenAPI 3.0's boolean `exclusiveMinimum` is read as a number by draft-07 validators.
+     * @param float $amount Required in a bulk item, unlike a single create: every charge of a batch takes the batch's shared CVU when it is created, all or nothing, and a draft (a charge without amount) holds no CVU until its amount is completed. Create drafts one at a time with `POST /payment-request`.
      *
      * @return self
      */
     public function setAmount($amount)
     {
         if (is_null($amount)) {
-            array_push($this->openAPINullablesSetToNull, 'amount');
-        } else {
-            $nullablesSetToNull = $this->getOpenAPINullablesSetToNull();
-            $index = array_search('amount', $nullablesSetToNull);
-            if ($index !== FALSE) {
-                unset($nullablesSetToNull[$index]);
-                $this->setOpenAPINullablesSetToNull($nullablesSetToNull);
-            }
+            throw new \InvalidArgumentException('non-nullable amount cannot be null');
         }
-        if (!is_null($amount) && ($amount > 200000000)) {
+        if (($amount > 200000000)) {
             throw new \InvalidArgumentException('invalid value for $amount when calling BulkPaymentRequestItem., must be smaller than or equal to 200000000.');
         }
-        if (!is_null($amount) && ($amount < 0.01)) {
+        if (($amount < 0.01)) {
             throw new \InvalidArgumentException('invalid value for $amount when calling BulkPaymentRequestItem., must be bigger than or equal to 0.01.');
         }
 

@@ -56,7 +56,7 @@ class PayerLookupApi:
     ) -> PayerLookupResult:
         """Look a payer up in the tax registry
 
-        Look a payer document up in the tax registry. Quota: 1000 units per day per integration and merchant account (reset 00:00 Argentina time); a CUIL or CUIT costs 1 unit, a DNI 2. Not consumed by a 400 or by a 503 answered without querying; consumed by a 200 with `name: null` and by a 503 because the registry did not answer.  Sandbox registry (deterministic): `20301234563` and DNI `30123456` resolve to `Juan Pérez`; `20123456786` to `María Gómez`; a CUIL whose DNI part starts with `99` has no holder (`name: null`); `20000000001` makes the registry fail (503 `PayerLookupProviderUnavailableError`); any other valid document resolves to a generated name.
+        Look a payer document up in the tax registry. Quota: 1000 units per day per integration and merchant account (reset 00:00 Argentina time); a CUIL or CUIT costs 1 unit, a DNI 2. Not consumed by a 400 or by a 503 answered without querying; consumed by a 200 with `name: null` and by a 503 because the registry did not answer. A merchant account that is not linked to the integration (or was unlinked) is refused by the token check, 403 in plain text, like every operation of this API.  Sandbox registry (deterministic): `20301234563` and DNI `30123456` resolve to `Juan Pérez`; `20123456786` to `María Gómez`; a CUIL whose DNI part starts with `99` has no holder (`name: null`); `20000000001` makes the registry fail (503 `PayerLookupProviderUnavailableError`); any other valid document resolves to a generated name.
 
         :param document: An 11-digit CUIL or CUIT, or a 7- or 8-digit DNI. (required)
         :type document: str
@@ -95,7 +95,7 @@ class PayerLookupApi:
             '400': "ValidationErrorBody",
             '401': "str",
             '403': "str",
-            '404': "MessageBody",
+            '404': "str",
             '429': "PayerLookupLimitBody",
             '500': "ErrorBody",
             '503': "LookupPayer503Response",
@@ -130,7 +130,7 @@ class PayerLookupApi:
     ) -> ApiResponse[PayerLookupResult]:
         """Look a payer up in the tax registry
 
-        Look a payer document up in the tax registry. Quota: 1000 units per day per integration and merchant account (reset 00:00 Argentina time); a CUIL or CUIT costs 1 unit, a DNI 2. Not consumed by a 400 or by a 503 answered without querying; consumed by a 200 with `name: null` and by a 503 because the registry did not answer.  Sandbox registry (deterministic): `20301234563` and DNI `30123456` resolve to `Juan Pérez`; `20123456786` to `María Gómez`; a CUIL whose DNI part starts with `99` has no holder (`name: null`); `20000000001` makes the registry fail (503 `PayerLookupProviderUnavailableError`); any other valid document resolves to a generated name.
+        Look a payer document up in the tax registry. Quota: 1000 units per day per integration and merchant account (reset 00:00 Argentina time); a CUIL or CUIT costs 1 unit, a DNI 2. Not consumed by a 400 or by a 503 answered without querying; consumed by a 200 with `name: null` and by a 503 because the registry did not answer. A merchant account that is not linked to the integration (or was unlinked) is refused by the token check, 403 in plain text, like every operation of this API.  Sandbox registry (deterministic): `20301234563` and DNI `30123456` resolve to `Juan Pérez`; `20123456786` to `María Gómez`; a CUIL whose DNI part starts with `99` has no holder (`name: null`); `20000000001` makes the registry fail (503 `PayerLookupProviderUnavailableError`); any other valid document resolves to a generated name.
 
         :param document: An 11-digit CUIL or CUIT, or a 7- or 8-digit DNI. (required)
         :type document: str
@@ -169,7 +169,7 @@ class PayerLookupApi:
             '400': "ValidationErrorBody",
             '401': "str",
             '403': "str",
-            '404': "MessageBody",
+            '404': "str",
             '429': "PayerLookupLimitBody",
             '500': "ErrorBody",
             '503': "LookupPayer503Response",
@@ -204,7 +204,7 @@ class PayerLookupApi:
     ) -> RESTResponseType:
         """Look a payer up in the tax registry
 
-        Look a payer document up in the tax registry. Quota: 1000 units per day per integration and merchant account (reset 00:00 Argentina time); a CUIL or CUIT costs 1 unit, a DNI 2. Not consumed by a 400 or by a 503 answered without querying; consumed by a 200 with `name: null` and by a 503 because the registry did not answer.  Sandbox registry (deterministic): `20301234563` and DNI `30123456` resolve to `Juan Pérez`; `20123456786` to `María Gómez`; a CUIL whose DNI part starts with `99` has no holder (`name: null`); `20000000001` makes the registry fail (503 `PayerLookupProviderUnavailableError`); any other valid document resolves to a generated name.
+        Look a payer document up in the tax registry. Quota: 1000 units per day per integration and merchant account (reset 00:00 Argentina time); a CUIL or CUIT costs 1 unit, a DNI 2. Not consumed by a 400 or by a 503 answered without querying; consumed by a 200 with `name: null` and by a 503 because the registry did not answer. A merchant account that is not linked to the integration (or was unlinked) is refused by the token check, 403 in plain text, like every operation of this API.  Sandbox registry (deterministic): `20301234563` and DNI `30123456` resolve to `Juan Pérez`; `20123456786` to `María Gómez`; a CUIL whose DNI part starts with `99` has no holder (`name: null`); `20000000001` makes the registry fail (503 `PayerLookupProviderUnavailableError`); any other valid document resolves to a generated name.
 
         :param document: An 11-digit CUIL or CUIT, or a 7- or 8-digit DNI. (required)
         :type document: str
@@ -243,7 +243,7 @@ class PayerLookupApi:
             '400': "ValidationErrorBody",
             '401': "str",
             '403': "str",
-            '404': "MessageBody",
+            '404': "str",
             '429': "PayerLookupLimitBody",
             '500': "ErrorBody",
             '503': "LookupPayer503Response",

@@ -28,13 +28,13 @@ from pydantic_core import to_jsonable_python
 
 class BulkPaymentRequestItem(BaseModel):
     """
-    One charge of a bulk: a standard charge that always reconciles by CUIL, with date-only due dates. `conciliationType`, `type`, `expiresInMinutes` and `webhookUrl` are not accepted (events go to the integration's URL). Notification flags apply to the whole batch: a channel is on if any item turns it on; `sendWhatsappPaymentConfirmation` is `false` for the batch if items differ.
+    One charge of a bulk: a standard charge with an amount (no drafts) that always reconciles by CUIL, with date-only due dates. `conciliationType`, `type`, `expiresInMinutes` and `webhookUrl` are not accepted (events go to the integration's URL). Notification flags apply to the whole batch: a channel is on if any item turns it on; `sendWhatsappPaymentConfirmation` is `false` for the batch if items differ.
     """ # noqa: E501
     reference_id: Annotated[str, Field(min_length=8, strict=True, max_length=100)] = Field(description="An integrator's reference for a charge: 8 to 100 characters, letters, digits, `-` and `_`.", alias="referenceId")
     description: Annotated[str, Field(min_length=3, strict=True, max_length=500)]
     due_dates: Annotated[List[Annotated[str, Field(strict=True)]], Field(min_length=1, max_length=2)] = Field(description="One or two date-only due dates (`YYYY-MM-DD`).", alias="dueDates")
     customer: BulkCustomerInput
-    amount: Optional[Union[Annotated[float, Field(le=200000000, strict=True, ge=0.01)], Annotated[int, Field(le=200000000, strict=True, ge=1)]]] = Field(default=None, description="An amount in Argentine pesos as sent by a client: greater than 0, at most 2 decimals (checked by the service: a JSON Schema `multipleOf: 0.01` is judged with binary floating point by most validators, which then refuse valid amounts such as 19.99), at most 200,000,000. The minimum is written as 0.01, the same rule with 2 decimals, because OpenAPI 3.0's boolean `exclusiveMinimum` is read as a number by draft-07 validators.")
+    amount: Union[Annotated[float, Field(le=200000000, strict=True, ge=0.01)], Annotated[int, Field(le=200000000, strict=True, ge=1)]] = Field(description="Required in a bulk item, unlike a single create: every charge of a batch takes the batch's shared CVU when it is created, all or nothing, and a draft (a charge without amount) holds no CVU until its amount is completed. Create drafts one at a time with `POST /payment-request`.")
     surcharge: Optional[BulkPaymentRequestItemSurcharge] = None
     send_whatsapp_notification: Optional[StrictBool] = Field(default=None, alias="sendWhatsappNotification")
     send_email_notification: Optional[StrictBool] = Field(default=None, alias="sendEmailNotification")
@@ -116,11 +116,6 @@ class BulkPaymentRequestItem(BaseModel):
         # override the default output from pydantic by calling `to_dict()` of surcharge
         if self.surcharge:
             _dict['surcharge'] = self.surcharge.to_dict()
-        # set to None if amount (nullable) is None
-        # and model_fields_set contains the field
-        if self.amount is None and "amount" in self.model_fields_set:
-            _dict['amount'] = None
-
         # set to None if surcharge (nullable) is None
         # and model_fields_set contains the field
         if self.surcharge is None and "surcharge" in self.model_fields_set:
