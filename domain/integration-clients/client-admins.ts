@@ -38,15 +38,18 @@ export async function renewClientAdminWelcome(
   return { admin: clientAdmin(row), welcome };
 }
 
-/** A new integration admin of the client; `clientId` must repeat the client's OAuth clientId, as a check. */
+/**
+ * A new integration admin of the client. `clientId` is optional (the client is named by its id); a body
+ * that still sends it must name this client's OAuth clientId.
+ */
 export async function inviteClientAdmin(
   db: Kysely<Database>,
   integrationClientId: string,
-  input: { clientId: string; email: string; name: string | null },
+  input: { clientId?: string; email: string; name: string | null },
   now: Date,
 ): Promise<{ admin: ClientAdmin; welcome: AdminWelcome }> {
   const client = await integrationClientById(db, integrationClientId);
-  if (input.clientId !== client.provider_client_id)
+  if (input.clientId !== undefined && input.clientId !== client.provider_client_id)
     throw new DomainError("ClientIdMismatchError", "clientId is not the OAuth clientId of the integration client in the path");
   const welcome = await createAdminWithTemporaryPassword(
     db,

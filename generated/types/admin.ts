@@ -337,7 +337,8 @@ export type paths = {
          * Add an admin to an integration client
          * @description Add an admin to an integration client; the admin starts `pending` and receives a welcome email
          *     with a temporary password (7 days, changed at the first sign-in). Production without a mail
-         *     server answers 503 `MailUnavailableError` and creates nothing.
+         *     server answers 503 `MailUnavailableError` and creates nothing. The integration is the one in the path;
+         *     the body need not repeat its OAuth `clientId` (an old body that does is accepted when it matches).
          */
         post: operations["createClientAdmin"];
         delete?: never;
@@ -1691,8 +1692,13 @@ export type components = {
         /** @description An admin to add to an integration client. */
         ClientAdminCreate: {
             email: components["schemas"]["Email"];
-            /** @description The OAuth `clientId` (`providerClientId`) of the integration in the path (a mismatch answers 400). */
-            clientId: string;
+            /**
+             * @description Not needed: the path names the integration. Accepted for clients written to the first version of
+             *     this operation, which asked the body to repeat the integration's OAuth `clientId`
+             *     (`providerClientId`): when sent, it must be that one, or the answer is 400 `ClientIdMismatchError`
+             *     and nothing is created.
+             */
+            clientId?: string;
             /** @description 2 to 150 characters. */
             name?: string;
         };
@@ -5425,7 +5431,6 @@ export interface operations {
                 /**
                  * @example {
                  *       "email": "martin.gonzalez@example.com",
-                 *       "clientId": "5k2q9v7m3x8c1n4b6z0p",
                  *       "name": "Martín González"
                  *     }
                  */
@@ -5450,7 +5455,7 @@ export interface operations {
                     "application/json": components["schemas"]["ClientAdmin"];
                 };
             };
-            /** @description 400 `ValidationError` (the body does not meet the contract) or `ClientIdMismatchError` (`clientId` is not the OAuth client id of the integration in the path). */
+            /** @description 400 `ValidationError` (the body does not meet the contract) or `ClientIdMismatchError` (a `clientId` was sent and is not the OAuth client id of the integration in the path). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7553,7 +7558,8 @@ export interface operations {
             };
             /**
              * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
-             *     just now (a restart, a failover). Nothing was done; retry after the wait.
+             *     just now (a restart, a failover). Retry after the wait. The change may have been made all the same (the
+             *     database can commit as the connection drops): after a create, check with GET before retrying.
              */
             503: {
                 headers: {

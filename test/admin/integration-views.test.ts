@@ -188,6 +188,16 @@ describe("the platform admin", () => {
     expect((await call("GET", `/integration-admin/setup/clients/${id}/admins`)).json.total).toBe(2);
     const mismatch = await call("POST", `/integration-admin/setup/clients/${id}/admins`, { email: "x@example.com", clientId: "cli_other" });
     expect(mismatch.status).toBe(400);
+    expect(mismatch.json).toEqual({ code: "ClientIdMismatchError", message: expect.stringContaining("clientId"), id: expect.any(String) });
+
+    // The path names the integration: the body need not repeat its OAuth clientId.
+    const byPathAlone = await call("POST", `/integration-admin/setup/clients/${id}/admins`, {
+      email: `third-${Date.now()}@example.com`,
+      name: "Tercera Admin",
+    });
+    expect(byPathAlone.status, byPathAlone.text).toBe(201);
+    expect(byPathAlone.json).toMatchObject({ status: "pending" });
+    expect((await call("GET", `/integration-admin/setup/clients/${id}/admins`)).json.total).toBe(3);
   });
 
   it("404 IntegrationClientNotFoundError for an unknown client", async () => {

@@ -20,7 +20,7 @@ export function ClientAdmins({ client }: { client: PlatformIntegrationClientDeta
   const create = useAction(() =>
     adminApi.platformClients.createClientAdmin({
       id: client.integrationClientId,
-      clientAdminCreate: { email: email.trim(), clientId: client.providerClientId, ...(name.trim() ? { name: name.trim() } : {}) },
+      clientAdminCreate: { email: email.trim(), ...(name.trim() ? { name: name.trim() } : {}) },
     }),
   );
   const resend = useAction((adminId: string) => adminApi.platformClients.resendClientAdminWelcome({ id: client.integrationClientId, adminId }));

@@ -218,7 +218,7 @@ export class PlatformIntegrationClientsApi extends runtime.BaseAPI {
     }
 
     /**
-     * Add an admin to an integration client; the admin starts `pending` and receives a welcome email with a temporary password (7 days, changed at the first sign-in). Production without a mail server answers 503 `MailUnavailableError` and creates nothing.
+     * Add an admin to an integration client; the admin starts `pending` and receives a welcome email with a temporary password (7 days, changed at the first sign-in). Production without a mail server answers 503 `MailUnavailableError` and creates nothing. The integration is the one in the path; the body need not repeat its OAuth `clientId` (an old body that does is accepted when it matches).
      * Add an admin to an integration client
      */
     async createClientAdminRaw(requestParameters: CreateClientAdminRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<ClientAdmin>> {
@@ -229,7 +229,7 @@ export class PlatformIntegrationClientsApi extends runtime.BaseAPI {
     }
 
     /**
-     * Add an admin to an integration client; the admin starts `pending` and receives a welcome email with a temporary password (7 days, changed at the first sign-in). Production without a mail server answers 503 `MailUnavailableError` and creates nothing.
+     * Add an admin to an integration client; the admin starts `pending` and receives a welcome email with a temporary password (7 days, changed at the first sign-in). Production without a mail server answers 503 `MailUnavailableError` and creates nothing. The integration is the one in the path; the body need not repeat its OAuth `clientId` (an old body that does is accepted when it matches).
      * Add an admin to an integration client
      */
     async createClientAdmin(requestParameters: CreateClientAdminRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<ClientAdmin> {

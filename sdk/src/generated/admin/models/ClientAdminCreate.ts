@@ -24,9 +24,12 @@ export interface ClientAdminCreate {
      */
     email: string;
     /**
-     * The OAuth `clientId` (`providerClientId`) of the integration in the path (a mismatch answers 400).
+     * Not needed: the path names the integration. Accepted for clients written to the first version of
+     * this operation, which asked the body to repeat the integration's OAuth `clientId`
+     * (`providerClientId`): when sent, it must be that one, or the answer is 400 `ClientIdMismatchError`
+     * and nothing is created.
      */
-    clientId: string;
+    clientId?: string;
     /**
      * 2 to 150 characters.
      */
@@ -38,7 +41,6 @@ export interface ClientAdminCreate {
  */
 export function instanceOfClientAdminCreate(value: object): value is ClientAdminCreate {
     if (!('email' in value) || value['email'] === undefined) return false;
-    if (!('clientId' in value) || value['clientId'] === undefined) return false;
     return true;
 }
 
@@ -53,7 +55,7 @@ export function ClientAdminCreateFromJSONTyped(json: any, ignoreDiscriminator: b
     return {
         
         'email': json['email'],
-        'clientId': json['clientId'],
+        'clientId': json['clientId'] == null ? undefined : json['clientId'],
         'name': json['name'] == null ? undefined : json['name'],
     };
 }

@@ -296,14 +296,11 @@ class ClientAdminCreate implements ModelInterface, ArrayAccess, \JsonSerializabl
             $invalidProperties[] = "invalid value for 'email', the character length must be smaller than or equal to 320.";
         }
 
-        if ($this->container['clientId'] === null) {
-            $invalidProperties[] = "'clientId' can't be null";
-        }
-        if ((mb_strlen($this->container['clientId']) > 128)) {
+        if (!is_null($this->container['clientId']) && (mb_strlen($this->container['clientId']) > 128)) {
             $invalidProperties[] = "invalid value for 'clientId', the character length must be smaller than or equal to 128.";
         }
 
-        if ((mb_strlen($this->container['clientId']) < 1)) {
+        if (!is_null($this->container['clientId']) && (mb_strlen($this->container['clientId']) < 1)) {
             $invalidProperties[] = "invalid value for 'clientId', the character length must be bigger than or equal to 1.";
         }
 
@@ -364,7 +361,7 @@ class ClientAdminCreate implements ModelInterface, ArrayAccess, \JsonSerializabl
     /**
      * Gets clientId
      *
-     * @return string
+     * @return string|null
      */
     public function getClientId()
     {
@@ -374,7 +371,7 @@ class ClientAdminCreate implements ModelInterface, ArrayAccess, \JsonSerializabl
     /**
      * Sets clientId
      *
-     * @param string $clientId The OAuth `clientId` (`providerClientId`) of the integration in the path (a mismatch answers 400).
+     * @param string|null $clientId Not needed: the path names the integration. Accepted for clients written to the first version of this operation, which asked the body to repeat the integration's OAuth `clientId` (`providerClientId`): when sent, it must be that one, or the answer is 400 `ClientIdMismatchError` and nothing is created.
      *
      * @return self
      */

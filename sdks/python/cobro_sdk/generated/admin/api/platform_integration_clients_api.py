@@ -68,7 +68,7 @@ class PlatformIntegrationClientsApi:
     ) -> ClientAdmin:
         """Add an admin to an integration client
 
-        Add an admin to an integration client; the admin starts `pending` and receives a welcome email with a temporary password (7 days, changed at the first sign-in). Production without a mail server answers 503 `MailUnavailableError` and creates nothing.
+        Add an admin to an integration client; the admin starts `pending` and receives a welcome email with a temporary password (7 days, changed at the first sign-in). Production without a mail server answers 503 `MailUnavailableError` and creates nothing. The integration is the one in the path; the body need not repeat its OAuth `clientId` (an old body that does is accepted when it matches).
 
         :param id: The `integrationClientId`. (required)
         :type id: UUID
@@ -147,7 +147,7 @@ class PlatformIntegrationClientsApi:
     ) -> ApiResponse[ClientAdmin]:
         """Add an admin to an integration client
 
-        Add an admin to an integration client; the admin starts `pending` and receives a welcome email with a temporary password (7 days, changed at the first sign-in). Production without a mail server answers 503 `MailUnavailableError` and creates nothing.
+        Add an admin to an integration client; the admin starts `pending` and receives a welcome email with a temporary password (7 days, changed at the first sign-in). Production without a mail server answers 503 `MailUnavailableError` and creates nothing. The integration is the one in the path; the body need not repeat its OAuth `clientId` (an old body that does is accepted when it matches).
 
         :param id: The `integrationClientId`. (required)
         :type id: UUID
@@ -226,7 +226,7 @@ class PlatformIntegrationClientsApi:
     ) -> RESTResponseType:
         """Add an admin to an integration client
 
-        Add an admin to an integration client; the admin starts `pending` and receives a welcome email with a temporary password (7 days, changed at the first sign-in). Production without a mail server answers 503 `MailUnavailableError` and creates nothing.
+        Add an admin to an integration client; the admin starts `pending` and receives a welcome email with a temporary password (7 days, changed at the first sign-in). Production without a mail server answers 503 `MailUnavailableError` and creates nothing. The integration is the one in the path; the body need not repeat its OAuth `clientId` (an old body that does is accepted when it matches).
 
         :param id: The `integrationClientId`. (required)
         :type id: UUID

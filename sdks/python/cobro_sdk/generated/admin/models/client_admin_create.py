@@ -29,7 +29,7 @@ class ClientAdminCreate(BaseModel):
     An admin to add to an integration client.
     """ # noqa: E501
     email: Annotated[str, Field(strict=True, max_length=320)] = Field(description="An email address with a dot-separated domain (`name@example.com`; not `name@localhost`), up to 320 characters.")
-    client_id: Annotated[str, Field(min_length=1, strict=True, max_length=128)] = Field(description="The OAuth `clientId` (`providerClientId`) of the integration in the path (a mismatch answers 400).", alias="clientId")
+    client_id: Optional[Annotated[str, Field(min_length=1, strict=True, max_length=128)]] = Field(default=None, description="Not needed: the path names the integration. Accepted for clients written to the first version of this operation, which asked the body to repeat the integration's OAuth `clientId` (`providerClientId`): when sent, it must be that one, or the answer is 400 `ClientIdMismatchError` and nothing is created.", alias="clientId")
     name: Optional[Annotated[str, Field(min_length=2, strict=True, max_length=150)]] = Field(default=None, description="2 to 150 characters.")
     __properties: ClassVar[List[str]] = ["email", "clientId", "name"]
 
