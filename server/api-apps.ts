@@ -23,7 +23,7 @@ export function loadDocument(api: ApiName): Document {
 
 /** What an API's host serves besides its contract, in the order it is mounted (before openapi-backend). */
 export function outsideContractRoutes(api: ApiName, services: Services, logger: Logger): OutsideContractRoute[] {
-  const routes: OutsideContractRoute[] = [{ name: "docs", router: referencePages(api, generatedDocumentText(api)) }]; // GET /docs, /openapi.yaml, /openapi.json: outside the contract, no auth
+  const routes: OutsideContractRoute[] = [{ name: "docs", router: referencePages(api, generatedDocumentText(api), services.config.publicUrls[api]) }]; // GET /, /docs, /openapi.yaml, /openapi.json: outside the contract, no auth
   if (api === "integration") routes.push({ name: "widget", router: checkoutWidgetRoutes(services) }); // CORS of /v1/**, GET /v1/widget.js, the Sandbox demo page
   if (api === "auth") routes.push({ name: "page", router: adminSignInPageRedirect(services.config.publicUrls.admin) }); // a browser that opens the admin sign-in goes to the portal
   // The portal at /portal/, and its same-origin admin sign-in.

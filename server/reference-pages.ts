@@ -1,5 +1,5 @@
 // Each API's reference, served by the API itself: the generated document at /openapi.yaml (byte for
-// byte) and /openapi.json, and a rendered reference at /docs. The renderer is Swagger UI from the
+// byte) and /openapi.json, a rendered reference at /docs, and at / an index for JSON clients that links them. The renderer is Swagger UI from the
 // `swagger-ui-dist` npm package, served from this process, so viewing the pages needs no other network
 // (its validator badge, which calls an outside service, is turned off). These routes are not in the
 // contract and need no authentication; they are mounted before openapi-backend.
@@ -63,10 +63,14 @@ window.addEventListener("load", function () {
 
 const PAGE_CSS = `body { margin: 0; background: #fafafa; }\n`;
 
-/** Routes: GET /openapi.yaml, /openapi.json, /docs (and its assets under /docs/). */
-export function referencePages(api: ApiName, documentText: string): express.Router {
+/**
+ * Routes: GET /openapi.yaml, /openapi.json, /docs (and its assets under /docs/), and GET / for a client that
+ * does not ask for a page (a browser passes on, to the portal on the Admin host). `publicUrl`: the API's
+ * address as published, on which the index's links are written.
+ */
+export function referencePages(api: ApiName, documentText: string, publicUrl: string): express.Router {
   const document = YAML.parse(documentText) as {
-    info?: { title?: string };
+    info?: { title?: string; version?: string };
     servers?: Array<{ url?: string; variables?: Record<string, { default?: string }> }>;
   };
   const documentJson = JSON.stringify(document);
@@ -87,7 +91,19 @@ export function referencePages(api: ApiName, documentText: string): express.Rout
     "form-action 'none'",
   ].join("; ");
 
+  const base = publicUrl.replace(/\/+$/, "");
+  const index = JSON.stringify({
+    name: title,
+    version: document.info?.version ?? "",
+    links: { openapi: `${base}/openapi.yaml`, openapiJson: `${base}/openapi.json`, docs: `${base}/docs` },
+  });
+
   const router = express.Router({ strict: true, caseSensitive: true });
+  router.get("/", (req: Request, res: Response, next) => {
+    if ((req.headers.accept ?? "").includes("text/html")) return next();
+    res.type("application/json; charset=utf-8").setHeader("Cache-Control", "no-cache");
+    res.send(index);
+  });
   router.get("/openapi.yaml", (_req: Request, res: Response) => {
     res.type("application/yaml; charset=utf-8").setHeader("Cache-Control", "no-cache");
     res.send(documentText);

@@ -67,7 +67,8 @@ describe("the welcome email's link", { timeout: 90_000 }, () => {
     await page.close();
     const api = await read(await fetch(`${t.authUrl}/integration/admin/login`, { headers: { accept: "application/json" } }));
     expect(api).toMatchObject({ status: 405, json: { code: "MethodNotAllowed" } });
+    // A JSON client at the root gets the API's index, as on the other hosts.
     const root = await read(await fetch(`${t.adminUrl}/`, { headers: { accept: "application/json" } }));
-    expect(root).toMatchObject({ status: 404, json: { code: "RouteNotFound" } });
+    expect(root).toMatchObject({ status: 200, json: { name: "Cobro Admin API", links: { docs: `${t.service.publicUrls.admin}/docs` } } });
   });
 });

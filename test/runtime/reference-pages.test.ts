@@ -79,6 +79,26 @@ describe.each(apis)("%s API", (api) => {
     }
   });
 
+  it("answers GET / for a JSON client with an index: the API's name and version, and links to its document and reference pages", async () => {
+    const response = await fetch(`${running[api].url}/`, { headers: { accept: "application/json" } });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toMatch(/^application\/json/);
+    const index = (await response.json()) as { name: string; version: string; links: Record<string, string> };
+    const info = YAML.parse(generated).info;
+    expect(index).toEqual({
+      name: info.title,
+      version: info.version,
+      links: { openapi: expect.any(String), openapiJson: expect.any(String), docs: expect.any(String) },
+    });
+    // Absolute links on the API's public address; each answers what it names.
+    const expectedPaths = { openapi: "/openapi.yaml", openapiJson: "/openapi.json", docs: "/docs" };
+    for (const [name, link] of Object.entries(index.links)) {
+      const url = new URL(link);
+      expect(url.pathname, name).toBe(expectedPaths[name as keyof typeof expectedPaths]);
+      expect((await fetch(`${running[api].url}${url.pathname}`)).status, link).toBe(200);
+    }
+  });
+
   it("sends /docs/ to /docs, where the relative links resolve", async () => {
     const response = await fetch(`${running[api].url}/docs/`, { redirect: "manual" });
     expect(response.status).toBe(301);
