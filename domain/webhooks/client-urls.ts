@@ -261,9 +261,14 @@ async function verifyClientUrl(db: Kysely<Database>, http: OutboundHttpClient, r
     now,
   );
   if (verification.status === "ok") {
+    // "Most recently verified" must name one URL even when two were verified at one instant of the clock
+    // (a Sandbox clock standing still, or one millisecond): this one is later than any other of the integration's.
     await db
       .updateTable("client_urls")
-      .set({ verified_at: now })
+      .set({
+        verified_at: sql<Date>`greatest(${now}::timestamptz, (select max(other.verified_at) + interval '1 microsecond' from client_urls other
+          where other.integration_client_id = ${row.integration_client_id} and other.url_type = 'webhook'))`,
+      })
       .where("id", "=", row.id)
       .where("verified_at", "is", null)
       .where("updated_at", "=", row.updated_at)

@@ -363,6 +363,20 @@ describe("which webhook URL receives the events, and deleting URLs", () => {
     expect(only.json).toMatchObject({ receivesEvents: true, verification: { status: "unreachable" } });
   });
 
+  it("the URL verified last takes the events even when the clock has not moved since the active one was verified", async () => {
+    // A Sandbox clock standing still gives both verifications one instant; which one is later must not be a
+    // coin toss between their ids. Five integrations, so that a toss would show.
+    for (let round = 0; round < 5; round++) {
+      const { call } = await integrationAdmin(t);
+      const working = await call("POST", "/my-integration/urls", { url: receiver.url(`/still-working-${round}`), urlType: "webhook" });
+      receiver.answerNext({ status: 500 });
+      const later = await call("POST", "/my-integration/urls", { url: receiver.url(`/still-later-${round}`), urlType: "webhook" });
+      expect(later.json).toMatchObject({ receivesEvents: false, verification: { status: "non_2xx" } });
+      expect((await call("POST", `/my-integration/urls/${later.json.clientUrlId}/test`)).json).toEqual({ verification: { status: "ok" } });
+      expect(await receiving(call)).toEqual({ [working.json.clientUrlId]: false, [later.json.clientUrlId]: true });
+    }
+  });
+
   it("delete: 204 without a body, gone from the list, the previous webhook URL receives the events; 404 again, 404 for another integration's, 400 for a non-UUID", async () => {
     const { call } = await integrationAdmin(t);
     const other = await integrationAdmin(t);
