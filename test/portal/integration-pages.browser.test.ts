@@ -15,7 +15,7 @@ import { SecretKeyring } from "../../domain/secrets/keyring.ts";
 import { placeOf, WEBHOOK_SIGNING_SECRET } from "../../domain/secrets/sealed-columns.ts";
 import { uniqueRef } from "../helpers/unique-ref.ts";
 import { startWebhookReceiver, type WebhookReceiver } from "../helpers/webhook-receiver.ts";
-import { INTEGRATION_ADMIN_MENU, watchPage, type WatchedPage } from "./watch-page.ts";
+import { INTEGRATION_ADMIN_MENU, openSignedIn } from "./watch-page.ts";
 
 const t = serviceForFile({ env: { COBRO_AUTH_URL: "", COBRO_ALLOW_LOOPBACK_URLS: "true" }, parts: ["integration", "auth", "admin", "worker"] });
 let browser: TestBrowser;
@@ -34,18 +34,8 @@ afterAll(async () => {
 });
 
 /** A new tab signed in as the integration admin, on `path`. */
-async function signedInPage(path: string, options: { width?: number } = {}): Promise<{ page: Page; watched: WatchedPage }> {
-  const page = await browser.context.newPage();
-  page.setDefaultTimeout(10_000);
-  if (options.width) await page.setViewportSize({ width: options.width, height: 667 });
-  const watched = watchPage(page, t.adminUrl);
-  await page.goto(`${t.adminUrl}/portal${path}`);
-  const admin = integration.merchant.sandbox.integrationAdmin;
-  await page.getByLabel("Email").fill(admin.email);
-  await page.getByLabel("Contraseña", { exact: true }).fill(admin.password);
-  await page.getByRole("button", { name: "Ingresar" }).click();
-  return { page, watched };
-}
+const signedInPage = (path: string, options: { width?: number } = {}) =>
+  openSignedIn(browser, t.adminUrl, integration.merchant.sandbox.integrationAdmin, { path, ...options });
 
 const menuLinks = (page: Page) => page.getByRole("navigation", { name: "Secciones" }).getByRole("link").allInnerTexts();
 

@@ -3,12 +3,12 @@
 // name per thing, the Sandbox's redirect URI shown, a refusal said once, no console error on a page that
 // has nothing to show yet, a header that fits a phone, and date inputs that hold the range shown.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Page, Request } from "playwright-core";
+import type { Request } from "playwright-core";
 import { launchBrowser, type TestBrowser } from "../../scripts/chromium.ts";
 import { sandboxIntegration } from "../helpers/sandbox-admin.ts";
 import { serviceForFile } from "../helpers/service.ts";
 import { startWebhookReceiver, type WebhookReceiver } from "../helpers/webhook-receiver.ts";
-import { watchPage, type WatchedPage } from "./watch-page.ts";
+import { openSignedIn } from "./watch-page.ts";
 
 const t = serviceForFile({ env: { COBRO_AUTH_URL: "", COBRO_ALLOW_LOOPBACK_URLS: "true" }, parts: ["integration", "auth", "admin"] });
 let browser: TestBrowser;
@@ -26,18 +26,8 @@ afterAll(async () => {
 });
 
 /** A new tab signed in as the integration admin, on `path`. */
-async function signedInPage(path: string, options: { width?: number } = {}): Promise<{ page: Page; watched: WatchedPage }> {
-  const page = await browser.context.newPage();
-  page.setDefaultTimeout(10_000);
-  if (options.width) await page.setViewportSize({ width: options.width, height: 667 });
-  const watched = watchPage(page, t.adminUrl);
-  await page.goto(`${t.adminUrl}/portal${path}`);
-  const admin = integration.merchant.sandbox.integrationAdmin;
-  await page.getByLabel("Email").fill(admin.email);
-  await page.getByLabel("Contraseña", { exact: true }).fill(admin.password);
-  await page.getByRole("button", { name: "Ingresar" }).click();
-  return { page, watched };
-}
+const signedInPage = (path: string, options: { width?: number } = {}) =>
+  openSignedIn(browser, t.adminUrl, integration.merchant.sandbox.integrationAdmin, { path, ...options });
 
 describe("details of the portal", { timeout: 90_000 }, () => {
   it("the go-live page of an integration that never asked logs no error to the console", async () => {

@@ -1,5 +1,7 @@
-// What a portal page did (every request it made, every console error or uncaught exception), and the menu a page is expected to show.
+// What a portal page did (every request it made, every console error or uncaught exception), the menu a
+// page is expected to show, and a new tab signed in on a page.
 import type { Page } from "playwright-core";
+import type { TestBrowser } from "../../scripts/chromium.ts";
 
 export interface WatchedPage {
   /** The URLs asked of any origin other than the portal's. */
@@ -47,3 +49,24 @@ export const INTEGRATION_ADMIN_MENU = [
   "Perfil y logo",
   "Auditoría",
 ];
+
+/**
+ * A new tab of `browser` on the portal's `path`, signed in with `credentials` (the sign-in form shows on
+ * any page of a signed-out tab), watched from its first request; `width` makes it a phone's screen.
+ */
+export async function openSignedIn(
+  browser: TestBrowser,
+  adminUrl: string,
+  credentials: { email: string; password: string },
+  options: { path?: string; width?: number } = {},
+): Promise<{ page: Page; watched: WatchedPage }> {
+  const page = await browser.context.newPage();
+  page.setDefaultTimeout(10_000);
+  if (options.width) await page.setViewportSize({ width: options.width, height: 667 });
+  const watched = watchPage(page, adminUrl);
+  await page.goto(`${adminUrl}/portal${options.path ?? "/"}`);
+  await page.getByLabel("Email").fill(credentials.email);
+  await page.getByLabel("Contraseña", { exact: true }).fill(credentials.password);
+  await page.getByRole("button", { name: "Ingresar" }).click();
+  return { page, watched };
+}

@@ -6,28 +6,14 @@
 // only the `@cobro/sdk` entries of the real package-lock.json and the tracked files of sdk/, so the clone
 // here is those: the root's `@cobro/sdk` dependency with its lock entries, and `git ls-files sdk` copied
 // (no dist/). Everything else the root installs plays no part in that link step.
-import { execFileSync } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runCommand as run } from "./run-command.ts";
 
 const root = resolve(import.meta.dirname, "../..");
 let clone: string;
-
-function run(command: string, args: string[], cwd: string): string {
-  try {
-    return execFileSync(command, args, {
-      cwd,
-      encoding: "utf8",
-      stdio: ["ignore", "pipe", "pipe"],
-      env: { ...process.env, npm_config_update_notifier: "false", npm_config_audit: "false", npm_config_fund: "false" },
-    });
-  } catch (error) {
-    const e = error as { stdout?: string; stderr?: string; message: string };
-    throw new Error(`${command} ${args.join(" ")} failed: ${e.message}\n${e.stdout ?? ""}\n${e.stderr ?? ""}`);
-  }
-}
 
 beforeAll(() => {
   clone = mkdtempSync(join(tmpdir(), "cobro-clone-"));

@@ -2,12 +2,12 @@
 // tarball installed into an empty project, then imported and used there with Node (the Node running this
 // suite, and the machine's older Node too when there is one, since the package promises Node 18 and
 // later), and its type declarations checked by a strict TypeScript consumer.
-import { execFileSync } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { CodeChallengeMethod, OAuth2Client } from "arctic";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runCommand as run } from "./run-command.ts";
 
 const root = resolve(import.meta.dirname, "../..");
 const sdkDir = join(root, "sdk");
@@ -16,20 +16,6 @@ const systemNode = "/usr/bin/node";
 let workDir: string;
 let projectDir: string;
 let tarball: string;
-
-function run(command: string, args: string[], cwd: string): string {
-  try {
-    return execFileSync(command, args, {
-      cwd,
-      encoding: "utf8",
-      stdio: ["ignore", "pipe", "pipe"],
-      env: { ...process.env, npm_config_update_notifier: "false" },
-    });
-  } catch (error) {
-    const e = error as { stdout?: string; stderr?: string; message: string };
-    throw new Error(`${command} ${args.join(" ")} failed: ${e.message}\n${e.stdout ?? ""}\n${e.stderr ?? ""}`);
-  }
-}
 
 beforeAll(() => {
   workDir = mkdtempSync(join(tmpdir(), "cobro-sdk-pack-"));
