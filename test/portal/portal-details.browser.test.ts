@@ -120,6 +120,27 @@ describe("details of the portal", { timeout: 90_000 }, () => {
     await page.close();
   });
 
+  it("dates typed while the first report loads stay as typed: the range that report shows does not replace them", async () => {
+    const { page } = await signedInPage("/");
+    await page.getByRole("button", { name: "Salir" }).waitFor();
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    await page.route(/\/my-integration\/earnings(\?|$)/, async (route) => {
+      await held;
+      await route.continue();
+    });
+    await page.getByRole("link", { name: "Ganancias" }).click();
+    await page.getByLabel("Desde").fill("2026-10-01");
+    await page.getByLabel("Hasta").fill("2026-10-31");
+    release();
+    await page.getByTestId("earnings-range").waitFor();
+    expect(await page.getByLabel("Desde").inputValue()).toBe("2026-10-01");
+    expect(await page.getByLabel("Hasta").inputValue()).toBe("2026-10-31");
+    await page.close();
+  });
+
   // Last: it moves the Sandbox's clock, which the tests above read as today.
   it("with the Sandbox's clock weeks ahead, 'Cobrado hoy' is the Sandbox's today and the clock card says the offset in days and hours", async () => {
     const moved = await integration.admin.call("POST", "/my-integration/sandbox-clock", { advanceBy: "PT562H" });

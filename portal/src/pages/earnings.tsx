@@ -1,6 +1,6 @@
 // The integration's earnings: its commission on each payment of a date range, the totals, pages of
 // payments, and the whole range as a CSV file.
-import { useEffect, useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { adminApi } from "../api.ts";
 import { DateRangeFields, rangeQuery, type DateRange } from "../components/date-range.tsx";
 import { Empty, ErrorAlert, Loaded } from "../components/feedback.tsx";
@@ -36,11 +36,13 @@ export function Earnings() {
   const [page, setPage] = useState(1);
   const report = useResource(() => adminApi.earnings.getEarnings({ ...rangeQuery(range), limit: PAGE_SIZE, offset: (page - 1) * PAGE_SIZE }), [range, page]);
   // The inputs hold the range shown: the API's default (this month up to today) fills them on the first
-  // load, and a range it completed (an empty end) comes back whole.
+  // load, and a range it completed (an empty end) comes back whole; but never over what the person typed
+  // since asking for that report (a slow first load would otherwise undo their typing).
+  const typedSinceAsked = useRef(false);
   const shownStart = report.status === "ready" ? report.data.startDate : undefined;
   const shownEnd = report.status === "ready" ? report.data.endDate : undefined;
   useEffect(() => {
-    if (shownStart !== undefined && shownEnd !== undefined) setDraft({ startDate: shownStart, endDate: shownEnd });
+    if (shownStart !== undefined && shownEnd !== undefined && !typedSinceAsked.current) setDraft({ startDate: shownStart, endDate: shownEnd });
   }, [shownStart, shownEnd]);
   const download = useAction(async () => {
     const csv = await adminApi.earnings.exportEarningsCsv(rangeQuery(range));
@@ -57,10 +59,18 @@ export function Earnings() {
         onSubmit={(event) => {
           event.preventDefault();
           setPage(1);
+          typedSinceAsked.current = false;
           setRange(draft);
         }}
       >
-        <DateRangeFields range={draft} onRange={setDraft} error={report.status === "failed" ? report.error : undefined} />
+        <DateRangeFields
+          range={draft}
+          onRange={(typed) => {
+            typedSinceAsked.current = true;
+            setDraft(typed);
+          }}
+          error={report.status === "failed" ? report.error : undefined}
+        />
         <button type="submit">Ver</button>{" "}
         <button type="button" class="button-secondary" disabled={download.busy || report.status !== "ready"} onClick={() => void download.run()}>
           Descargar CSV
