@@ -6,7 +6,7 @@
 //   with the `payment_request.expired` event); the CVU returns to the pool, and payer notifications
 //   scheduled from then on are withdrawn. Drafts are discarded after a few hours.
 import { ofUnlinkedMerchant } from "../merchants/unlinked-merchants.ts";
-import { sql } from "kysely";
+import { sql, type RawBuilder } from "kysely";
 import { DELIVER_EVENT_KEY_PREFIX, DELIVER_EVENT_TASK, QUEUE_SCHEMA } from "../../db/job-queue.ts";
 
 import { inTransaction, type Executor } from "../../db/transactions.ts";
@@ -25,6 +25,11 @@ export interface TransitionCounts {
   expiredEvents: number;
   draftsDiscarded: number;
 }
+
+/** The kinds of charge that expire with a `payment_request.expired` event. */
+const EXPIRING_KINDS = sql`('short-lived', 'checkout')`;
+/** A column of a closed charge that only its expired event needs (null for the others). */
+const expiring = (column: RawBuilder<unknown>) => sql`case when c.kind in ${EXPIRING_KINDS} then ${column} end`;
 
 export async function runTimeTransitions(db: Executor, options: TransitionOptions): Promise<TransitionCounts> {
   const onlyIntegration = options.integrationClientId ? sql`and d.integration_client_id = ${options.integrationClientId}` : sql``;
@@ -47,19 +52,27 @@ export async function runTimeTransitions(db: Executor, options: TransitionOption
          where c.id = m.charge_id and not m.draft
            and c.state in ('pending', 'partial_payment')
            and c.final_due_at <= m.now
-        -- Only what the steps below use: whole rows of a million charges would spill to disk.
-        returning c.id, c.state, c.kind, c.final_due_at, c.integration_client_id, c.merchant_account_id, c.reference_id,
-                  c.amount_cents, c.surcharge_cents, c.paid_cents, c.due_dates, c.metadata
+        -- Only what the steps below use, and what the expired event needs only for the charges that expire
+        -- with one (a tenth or so): whole rows of a million charges would spill to disk.
+        returning c.id, c.state, c.kind, c.final_due_at, c.paid_cents,
+                  ${expiring(sql`c.integration_client_id`)} as integration_client_id, ${expiring(sql`c.merchant_account_id`)} as merchant_account_id,
+                  ${expiring(sql`c.reference_id`)} as reference_id, ${expiring(sql`c.amount_cents`)} as amount_cents,
+                  ${expiring(sql`c.surcharge_cents`)} as surcharge_cents, ${expiring(sql`c.due_dates`)} as due_dates,
+                  ${expiring(sql`c.metadata`)} as metadata
       ), released as (
-        delete from cvu_holds h using due where h.charge_id = due.id returning h.cvu_account_id
-      ), per_cvu as (
-        select cvu_account_id, count(*)::int as n from released group by cvu_account_id
+        delete from cvu_holds h using due where h.charge_id = due.id returning h.cvu_account_id, h.payer_key
       ), freed as (
+        -- A cvu-mode hold is its CVU's only one (domain/cvu-pool/cvu-pool.ts): its CVU is free, with no count
+        -- to make. A shared CVU's figures are settled by its row's trigger, which counts the holds left.
+        update cvu_accounts a set open_charges = 0, holding = 'free'
+          from released r where a.id = r.cvu_account_id and r.payer_key = '*'
+      ), per_shared_cvu as (
+        select cvu_account_id, count(*)::int as n from released where payer_key <> '*' group by cvu_account_id
+      ), settled as (
         update cvu_accounts a
            set open_charges = a.open_charges - p.n,
                holding = case when a.open_charges - p.n = 0 then 'free' else a.holding end
-          from per_cvu p where a.id = p.cvu_account_id
-        returning a.id
+          from per_shared_cvu p where a.id = p.cvu_account_id
       ), withdrawn as (
         -- A closed charge sends nothing more: what it had scheduled from its closing instant on is withdrawn
         -- (domain/notifications/charge-notifications.ts). What came due before it closed stays, so a
@@ -87,7 +100,7 @@ export async function runTimeTransitions(db: Executor, options: TransitionOption
                ${options.now},
                -- Withheld from the integration for good when its merchant is unlinked now (domain/merchants/unlinked-merchants.ts).
                ${ofUnlinkedMerchant("due")}
-          from due where due.kind in ('short-lived', 'checkout')
+          from due where due.kind in ${EXPIRING_KINDS}
         returning id
       ), delivery_jobs as (
         -- Each event's delivery job, in this same statement and in one batch (domain/webhooks/delivery.ts:
