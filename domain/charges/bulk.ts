@@ -3,10 +3,10 @@
 // (422); notification flags apply to the whole batch, and each charge's payer notifications are written
 // with it; the chat-message cap counts the whole batch.
 import { randomUUID } from "node:crypto";
-import type { Kysely, Transaction } from "kysely";
+import { sql, type Kysely, type Transaction } from "kysely";
 import type { Database } from "../../db/schema.ts";
 import type { ChargeState } from "../../db/tables/charges.table.ts";
-import { holdSharedCvu } from "../cvu-pool/cvu-pool.ts";
+import { chooseSharedCvu, holdOnChosenCvu } from "../cvu-pool/cvu-pool.ts";
 import { DomainError, ValidationError } from "../errors.ts";
 import { reserveChatMessages } from "../limits/message-caps.ts";
 import { scheduleChargeNotifications } from "../notifications/charge-notifications.ts";
@@ -89,29 +89,24 @@ export async function createChargeBatch(db: Kysely<Database>, context: ChargeCon
 async function insertBatch(trx: Transaction<Database>, context: ChargeContext, specs: ChargeSpec[]): Promise<CreatedBatch> {
   const accountInfo = await bankAccountInfoForCreate(trx, context);
   const batchId = randomUUID();
-  const rows = await trx
-    .insertInto("charges")
-    .values(specs.map((spec) => chargeRow(context, spec, batchId)))
-    .returningAll()
-    .execute();
-  // RETURNING's order is not promised: map back by referenceId (unique within the batch by now).
-  const byReference = new Map(rows.map((row) => [row.reference_id, row]));
-  const inOrder = specs.map((spec) => byReference.get(spec.referenceId)!);
-  const account = await holdSharedCvu(
+  const holds = specs.map((spec) => ({ chargeId: randomUUID(), payerKey: payerKeyOf(spec.customer.taxDocument ?? "")! }));
+  // The CVU first (locked as a single create locks it), so that the charges are written with it.
+  const chosen = await chooseSharedCvu(
     trx,
     context.merchantAccountId,
-    inOrder.map((row) => ({ chargeId: row.id, payerKey: payerKeyOf(row.customer_tax_document ?? "")! })),
+    holds.map((hold) => hold.payerKey),
   );
-  await trx
-    .updateTable("charges")
-    .set({ cvu_account_id: account.id })
-    .where(
-      "id",
-      "in",
-      inOrder.map((row) => row.id),
-    )
-    .execute();
-  await scheduleChargeNotifications(trx, rows, context.now);
+  const cvuAccountId = "joined" in chosen ? chosen.joined.id : chosen.taken.id;
+  const rows = await insertCharges(
+    trx,
+    specs.map((spec, index) => ({ id: holds[index]!.chargeId, ...chargeRow(context, spec, batchId) })),
+    cvuAccountId,
+  );
+  const account = await holdOnChosenCvu(trx, chosen, holds);
+  // RETURNING's order is not promised: map back by id.
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  const inOrder = holds.map((hold) => byId.get(hold.chargeId)!);
+  await scheduleChargeNotifications(trx, inOrder, context.now);
   const messages = specs.filter((spec) => spec.sendWhatsappNotification).length;
   await reserveChatMessages(
     trx,
@@ -126,6 +121,79 @@ async function insertBatch(trx: Transaction<Database>, context: ChargeContext, s
   };
 }
 
+type BatchRow = ReturnType<typeof chargeRow> & { id: string };
+
+/**
+ * The batch's charges in one insert of array parameters, one array per column: the statement's text is the
+ * same whatever the batch's size, so it runs prepared (db/prepared-statements.ts). The values are
+ * `chargeRow`'s, as a single create writes them; what is the same for the whole batch is one parameter.
+ */
+function insertCharges(trx: Transaction<Database>, rows: BatchRow[], cvuAccountId: string) {
+  const first = rows[0]!;
+  const column = <K extends keyof BatchRow>(key: K) => rows.map((row) => row[key]);
+  return trx
+    .insertInto("charges")
+    .columns([
+      "id",
+      "integration_client_id",
+      "merchant_account_id",
+      "reference_id",
+      "type",
+      "kind",
+      "state",
+      "amount_cents",
+      "surcharge_cents",
+      "due_dates",
+      "first_due_at",
+      "description",
+      "final_due_at",
+      "surcharge",
+      "send_whatsapp_notification",
+      "send_email_notification",
+      "send_whatsapp_payment_confirmation",
+      "reminder_notification_date",
+      "deferred_initial_notification_date",
+      "conciliation_type",
+      "customer_name",
+      "customer_tax_document",
+      "customer_email",
+      "customer_phone",
+      "webhook_url",
+      "metadata",
+      "expires_in_minutes",
+      "cvu_account_id",
+      "batch_id",
+      "created_at",
+      "updated_at",
+    ])
+    .expression(
+      sql`select r.id, ${first.integration_client_id}::uuid, ${first.merchant_account_id}::uuid, r.reference_id, r.type, r.kind, r.state,
+                 r.amount_cents, r.surcharge_cents,
+                 -- A charge's due dates are an array each: carried as JSON, kept in their order.
+                 array(select d.value from jsonb_array_elements_text(r.due_dates) with ordinality as d(value, n) order by d.n),
+                 r.first_due_at, r.description, r.final_due_at, r.surcharge, r.send_whatsapp_notification, r.send_email_notification,
+                 r.send_whatsapp_payment_confirmation, r.reminder_notification_date, r.deferred_initial_notification_date, r.conciliation_type,
+                 r.customer_name, r.customer_tax_document, r.customer_email, r.customer_phone, r.webhook_url, r.metadata, r.expires_in_minutes,
+                 ${cvuAccountId}::uuid, ${first.batch_id}::uuid, ${first.created_at}::timestamptz, ${first.updated_at}::timestamptz
+            from unnest(${column("id")}::uuid[], ${column("reference_id")}::text[], ${column("type")}::text[], ${column("kind")}::text[],
+                        ${column("state")}::text[], ${column("amount_cents")}::int8[], ${column("surcharge_cents")}::int8[],
+                        ${rows.map((row) => JSON.stringify(row.due_dates))}::jsonb[], ${column("first_due_at")}::timestamptz[],
+                        ${column("description")}::text[], ${column("final_due_at")}::timestamptz[], ${column("surcharge")}::jsonb[],
+                        ${column("send_whatsapp_notification")}::bool[], ${column("send_email_notification")}::bool[],
+                        ${column("send_whatsapp_payment_confirmation")}::bool[], ${column("reminder_notification_date")}::date[],
+                        ${column("deferred_initial_notification_date")}::date[], ${column("conciliation_type")}::text[],
+                        ${column("customer_name")}::text[], ${column("customer_tax_document")}::text[], ${column("customer_email")}::text[],
+                        ${column("customer_phone")}::jsonb[], ${column("webhook_url")}::text[], ${column("metadata")}::jsonb[],
+                        ${column("expires_in_minutes")}::int4[])
+              as r(id, reference_id, type, kind, state, amount_cents, surcharge_cents, due_dates, first_due_at, description, final_due_at,
+                   surcharge, send_whatsapp_notification, send_email_notification, send_whatsapp_payment_confirmation,
+                   reminder_notification_date, deferred_initial_notification_date, conciliation_type, customer_name, customer_tax_document,
+                   customer_email, customer_phone, webhook_url, metadata, expires_in_minutes)`,
+    )
+    .returningAll()
+    .execute();
+}
+
 /** The items whose referenceId this integration and merchant account already have (one query). */
 async function existingReferenceIds(db: Kysely<Database>, context: ChargeContext, specs: ChargeSpec[]): Promise<BulkRefusal[]> {
   const referenceIds = [...new Set(specs.map((spec) => spec.referenceId))];
@@ -134,7 +202,8 @@ async function existingReferenceIds(db: Kysely<Database>, context: ChargeContext
     .select("reference_id")
     .where("integration_client_id", "=", context.integrationClientId)
     .where("merchant_account_id", "=", context.merchantAccountId)
-    .where("reference_id", "in", referenceIds)
+    // An array: one statement text whatever the batch's size, prepared once.
+    .where(sql<boolean>`reference_id = any(${referenceIds}::text[])`)
     .execute();
   const taken = new Set(rows.map((row) => row.reference_id));
   return specs.flatMap((spec, index) =>

@@ -50,9 +50,14 @@ async function growPool(trx: Trx, merchantAccountId: string, holding: "exclusive
 
 async function insertHolds(trx: Trx, accountId: string, holds: Array<{ chargeId: string; payerKey: string }>): Promise<void> {
   try {
+    // Arrays, not one row of parameters per hold: one statement text whatever the count, prepared once.
     await trx
       .insertInto("cvu_holds")
-      .values(holds.map((hold) => ({ charge_id: hold.chargeId, cvu_account_id: accountId, payer_key: hold.payerKey })))
+      .columns(["charge_id", "cvu_account_id", "payer_key"])
+      .expression(
+        sql`select h.charge_id, ${accountId}::uuid, h.payer_key
+              from unnest(${holds.map((hold) => hold.chargeId)}::uuid[], ${holds.map((hold) => hold.payerKey)}::text[]) as h(charge_id, payer_key)`,
+      )
       .execute();
   } catch (error) {
     if (isUniqueViolation(error, "cvu_holds_payer_key")) throw alreadyAssociated();
@@ -109,7 +114,15 @@ export function joinableSharedCvu(trx: Executor, merchantAccountId: string, paye
     .where("a.merchant_account_id", "=", merchantAccountId)
     .where("a.holding", "=", "shared")
     .where(({ not, exists, selectFrom }) =>
-      not(exists(selectFrom("cvu_holds as h").select("h.charge_id").whereRef("h.cvu_account_id", "=", "a.id").where("h.payer_key", "in", payerKeys))),
+      not(
+        exists(
+          selectFrom("cvu_holds as h")
+            .select("h.charge_id")
+            .whereRef("h.cvu_account_id", "=", "a.id")
+            // An array: one statement text whatever the number of payers (a bulk's), prepared once.
+            .where(sql<boolean>`h.payer_key = any(${payerKeys}::text[])`),
+        ),
+      ),
     )
     .orderBy("a.created_at")
     .limit(1)
@@ -125,25 +138,51 @@ export async function holdSharedCvu(
   merchantAccountId: string,
   holds: Array<{ chargeId: string; payerKey: string }>,
 ): Promise<{ id: string; cvu: string }> {
-  const shared = await joinableSharedCvu(
+  const chosen = await chooseSharedCvu(
     trx,
     merchantAccountId,
     holds.map((hold) => hold.payerKey),
-  ).executeTakeFirst();
-  if (shared) {
-    await insertHolds(trx, shared.id, holds);
-    return shared;
-  }
-  return holdFreeOrNewCvu(trx, merchantAccountId, holds);
+  );
+  return holdOnChosenCvu(trx, chosen, holds);
 }
 
-/** A free CVU turned shared for these holds (or a new one when none is free). */
-export async function holdFreeOrNewCvu(trx: Trx, merchantAccountId: string, holds: Array<{ chargeId: string; payerKey: string }>): Promise<CvuAccount> {
+/**
+ * The CVU that cuil-mode charges for these payers will hold, locked as `holdSharedCvu` locks it, before
+ * the charges exist: a batch writes its charges with their CVU, then `holdOnChosenCvu`.
+ */
+export type ChosenSharedCvu = { joined: { id: string; cvu: string } } | { taken: CvuAccount };
+
+export async function chooseSharedCvu(trx: Trx, merchantAccountId: string, payerKeys: string[]): Promise<ChosenSharedCvu> {
+  const shared = await joinableSharedCvu(trx, merchantAccountId, payerKeys).executeTakeFirst();
+  if (shared) return { joined: shared };
+  return { taken: await freeOrNewCvu(trx, merchantAccountId) };
+}
+
+/** The holds on the chosen CVU: joined, or taken from the free pool (or just made) and now shared. */
+export async function holdOnChosenCvu(
+  trx: Trx,
+  chosen: ChosenSharedCvu,
+  holds: Array<{ chargeId: string; payerKey: string }>,
+): Promise<{ id: string; cvu: string }> {
+  if ("joined" in chosen) {
+    await insertHolds(trx, chosen.joined.id, holds);
+    return chosen.joined;
+  }
+  return recordHolds(trx, chosen.taken, holds, "shared");
+}
+
+/** The merchant's oldest free CVU, locked, or a new one when none is free. */
+async function freeOrNewCvu(trx: Trx, merchantAccountId: string): Promise<CvuAccount> {
   const free = await oldestFreeCvu(trx, merchantAccountId).executeTakeFirst();
   // (A row that changed hands while its lock was awaited is skipped by PostgreSQL: the pool then grows.)
   const account = free ?? (await growPool(trx, merchantAccountId, "shared"));
   if (!account) throw insufficient();
-  return recordHolds(trx, account, holds, "shared");
+  return account;
+}
+
+/** A free CVU turned shared for these holds (or a new one when none is free). */
+export async function holdFreeOrNewCvu(trx: Trx, merchantAccountId: string, holds: Array<{ chargeId: string; payerKey: string }>): Promise<CvuAccount> {
+  return recordHolds(trx, await freeOrNewCvu(trx, merchantAccountId), holds, "shared");
 }
 
 /** The CVU a charge that becomes pending holds: its own in cvu mode, a shared one for its payer in cuil mode. */
