@@ -197,14 +197,13 @@ function insertCharges(trx: Transaction<Database>, rows: BatchRow[], cvuAccountI
 /** The items whose referenceId this integration and merchant account already have (one query). */
 async function existingReferenceIds(db: Kysely<Database>, context: ChargeContext, specs: ChargeSpec[]): Promise<BulkRefusal[]> {
   const referenceIds = [...new Set(specs.map((spec) => spec.referenceId))];
-  const rows = await db
-    .selectFrom("charges")
-    .select("reference_id")
-    .where("integration_client_id", "=", context.integrationClientId)
-    .where("merchant_account_id", "=", context.merchantAccountId)
-    // An array: one statement text whatever the batch's size, prepared once.
-    .where(sql<boolean>`reference_id = any(${referenceIds}::text[])`)
-    .execute();
+  // An array: one statement text whatever the batch's size, prepared once. Each referenceId is looked up
+  // by the unique key: with `reference_id = any(…)` the plan read every charge of the merchant account
+  // (hundreds of milliseconds a batch once it had a few hundred thousand).
+  const { rows } = await sql<{ reference_id: string }>`
+    select c.reference_id from unnest(${referenceIds}::text[]) as r(reference_id)
+      join charges c on c.integration_client_id = ${context.integrationClientId} and c.merchant_account_id = ${context.merchantAccountId}
+                    and c.reference_id = r.reference_id`.execute(db);
   const taken = new Set(rows.map((row) => row.reference_id));
   return specs.flatMap((spec, index) =>
     taken.has(spec.referenceId) ? [{ index, referenceId: spec.referenceId, reason: BULK_REFUSAL_REASONS.existingReferenceId }] : [],
