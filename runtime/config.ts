@@ -71,7 +71,7 @@ export interface Config {
   globalDailyMessageCap: number;
   /** Drafts not completed within this many hours are discarded (COBRO_DRAFT_LIFETIME_HOURS, default 6). */
   draftLifetimeHours: number;
-  /** Jobs the worker runs at once (COBRO_WORKER_CONCURRENCY, default 16): deliveries mostly wait on receivers, so more than the cores. */
+  /** Jobs the worker runs at once (COBRO_WORKER_CONCURRENCY, default 16): sends mostly wait on providers, so more than the cores (webhook deliveries are the delivery dispatcher's). */
   workerConcurrency: number;
   /** How often a worker process records its heartbeat and releases the jobs of dead workers (COBRO_WORKER_HEARTBEAT_MS, default 30 s). */
   workerHeartbeatMs: number;

@@ -256,7 +256,11 @@ export interface DeliveryJob {
  * without a signing secret yet, or a delivery row written by a concurrent resend after this statement's
  * snapshot (nothing is written then).
  */
-export async function claimInOneStatement(db: Kysely<Database>, jobs: readonly DeliveryJob[], now: Date): Promise<Map<string, Claim | DeliveryOutcome | undefined>> {
+export async function claimInOneStatement(
+  db: Kysely<Database>,
+  jobs: readonly DeliveryJob[],
+  now: Date,
+): Promise<Map<string, Claim | DeliveryOutcome | undefined>> {
   const { rows } = await sql<ClaimRow>`
     with batch as (
       select * from unnest(${jobs.map((job) => job.eventId)}::uuid[], ${jobs.map((job) => job.jobId)}::text[]) as b(event_id, job_id)

@@ -64,37 +64,53 @@ describe("destinations do not hold each other back", () => {
     await Promise.all([held, failing, healthy].map((destination) => destination?.close()));
   });
 
-  /** Paid charges whose own webhookUrl is the destination's: their events go there. Returns the events' ids. */
-  async function paidChargesTo(m: Awaited<ReturnType<typeof linkedMerchant>>, admin: Awaited<ReturnType<typeof sandboxAdmin>>, url: string, count: number) {
-    const chargeIds: string[] = [];
+  /** Charges whose own webhookUrl is the destination's: their events go there. Returns a payment of each, and their events' ids once paid. */
+  async function chargesTo(m: Awaited<ReturnType<typeof linkedMerchant>>, admin: Awaited<ReturnType<typeof sandboxAdmin>>, url: string, count: number) {
+    const charges: Array<{ id: string; cvu: string }> = [];
     for (let i = 0; i < count; i++) {
       const created = await m.call("POST", "/payment-request", chargeBody({ dueDates: [dueDateIn(t.clock, 5)], webhookUrl: url }));
       expect(created.status, JSON.stringify(created.json)).toBe(201);
-      const paid = await admin.simulate({ cvu: created.json.CVU, amount: 1000 });
-      expect(paid.status, paid.text).toBe(200);
-      chargeIds.push(created.json.paymentRequestId);
+      charges.push({ id: created.json.paymentRequestId, cvu: created.json.CVU });
     }
-    const { rows } = await sql<{ id: string }>`select id::text from events where charge_id = any(${chargeIds}::uuid[])`.execute(t.database.db);
-    return rows.map((row) => row.id);
+    return async () => {
+      for (const charge of charges) {
+        const paid = await admin.simulate({ cvu: charge.cvu, amount: 1000 });
+        expect(paid.status, paid.text).toBe(200);
+      }
+      const { rows } = await sql<{ id: string }>`select id::text from events where charge_id = any(${charges.map((charge) => charge.id)}::uuid[])`.execute(
+        t.database.db,
+      );
+      return rows.map((row) => row.id);
+    };
   }
 
   const statusesOf = async (eventIds: string[]) =>
-    (await sql<{ status: string }>`select coalesce(d.status, 'none') as status from unnest(${eventIds}::uuid[]) e(id) left join event_deliveries d on d.event_id = e.id`.execute(t.database.db)).rows.map(
-      (row) => row.status,
-    );
+    (
+      await sql<{
+        status: string;
+      }>`select coalesce(d.status, 'none') as status from unnest(${eventIds}::uuid[]) e(id) left join event_deliveries d on d.event_id = e.id`.execute(
+        t.database.db,
+      )
+    ).rows.map((row) => row.status);
   /** The attempts of these events that have an outcome (a receiver's answer, a timeout, an interruption). */
   const finishedAttempts = async (eventIds: string[]) =>
-    (await sql<{ n: number }>`select count(*)::int as n from delivery_attempts where event_id = any(${eventIds}::uuid[]) and finished_at is not null`.execute(t.database.db))
-      .rows[0]!.n;
+    (
+      await sql<{ n: number }>`select count(*)::int as n from delivery_attempts where event_id = any(${eventIds}::uuid[]) and finished_at is not null`.execute(
+        t.database.db,
+      )
+    ).rows[0]!.n;
 
   it("a receiver holding more requests than the worker runs jobs at once, and one that fails, do not delay a third; every event then arrives with its id", async () => {
     const m = await linkedMerchant(t);
     const admin = await sandboxAdmin(t, m.sandbox);
     // More deliveries to the receiver that holds its requests than the worker's concurrency (16).
-    const heldEvents = await paidChargesTo(m, admin, held.url, 20);
+    const payHeld = await chargesTo(m, admin, held.url, 20);
+    const payFailing = await chargesTo(m, admin, failing.url, 3);
+    const payHealthy = await chargesTo(m, admin, healthy.url, 5);
+    const heldEvents = await payHeld();
     await expect.poll(() => held.ids.length, { timeout: 30_000 }).toBeGreaterThanOrEqual(heldEvents.length);
-    const failingEvents = await paidChargesTo(m, admin, failing.url, 3);
-    const healthyEvents = await paidChargesTo(m, admin, healthy.url, 5);
+    const failingEvents = await payFailing();
+    const healthyEvents = await payHealthy();
 
     // The healthy destination gets all its events, and the failing one its first attempts, while every
     // request to the holding receiver is still open: none of them has an outcome yet.
@@ -167,9 +183,9 @@ describe("a worker process killed (SIGKILL) with a batch of deliveries in hand",
     await expect
       .poll(
         async () =>
-          (await sql<{ status: string }>`select status from event_deliveries where event_id = any(${eventIds}::uuid[])`.execute(cluster.database.db)).rows.filter(
-            (row) => row.status === "delivered",
-          ).length,
+          (
+            await sql<{ status: string }>`select status from event_deliveries where event_id = any(${eventIds}::uuid[])`.execute(cluster.database.db)
+          ).rows.filter((row) => row.status === "delivered").length,
         { timeout: 60_000 },
       )
       .toBe(eventIds.length);
