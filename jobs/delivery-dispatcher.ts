@@ -163,16 +163,23 @@ export async function startDeliveryDispatcher(options: DeliveryDispatcherOptions
   };
 
   const runBatch = async (jobs: Array<DeliveryJob & { jobId: string }>) => {
+    // One claim per event in a statement. Two jobs of one event can be due together only after a dead
+    // worker's job is released beside the job a resend added: the second takes the one-event path, which
+    // finds the first's attempt in flight.
+    const seen = new Set<string>();
+    const first = jobs.filter((job) => !seen.has(job.eventId) && seen.add(job.eventId));
+    const again = jobs.filter((job) => !first.includes(job));
     let claims: Map<string, Claim | DeliveryOutcome | undefined>;
     try {
-      claims = await claimInOneStatement(db, jobs, clock.now());
+      claims = await claimInOneStatement(db, first, clock.now());
     } catch (error) {
       logger?.warn({ err: error }, `could not claim ${jobs.length} deliveries; their jobs run again`);
       await giveBack(jobs.map((job) => job.jobId));
       inHand -= jobs.length;
+      wake();
       return;
     }
-    await Promise.all(jobs.map((job) => deliver(job, claims.get(job.eventId))));
+    await Promise.all([...first.map((job) => deliver(job, claims.get(job.eventId))), ...again.map((job) => deliver(job, undefined))]);
   };
 
   /** Takes batches while there is room in hand and jobs are due. */

@@ -200,17 +200,26 @@ const nextAttemptAsNewJob = sql`next_job as (
 
 /**
  * The next attempt on the job that ran (put off and unlocked; its key kept), and every other job of
- * `jobIds` completed. A job whose key a resend took meanwhile has no decision here: it is completed.
+ * `jobIds` completed. A job whose key a resend took meanwhile has no decision here: it is completed. One
+ * whose key the one-event path took (an in-flight attempt met by a second job of the event) is completed
+ * too, and its retry replaces the pending job of the key, as `add_job` does.
  */
 function nextAttemptOnTheSameJob(jobIds: readonly string[]) {
   const jobs = sql.id(QUEUE_SCHEMA, "_private_jobs");
-  return sql`next_job as (
+  return sql`rescheduled as (
       update ${jobs} j set run_at = decided.next_attempt_at, locked_at = null, locked_by = null, attempts = 0
-        from decided where j.id = decided.job_id::bigint and decided.next = 'retry'
-      returning j.id as job
+        from decided where j.id = decided.job_id::bigint and decided.next = 'retry' and j.key is not null
+      returning j.id
+    ), keyless as (
+      select decided.event_id, decided.next_attempt_at from decided join ${jobs} j on j.id = decided.job_id::bigint
+       where decided.next = 'retry' and j.key is null
+    ), next_job as (
+      select id::text as job from rescheduled
+      union all
+      select ${deliveryJobExpression(sql.ref("keyless.event_id"), sql.ref("keyless.next_attempt_at"))}::text from keyless
     ), completed as (
       delete from ${jobs} j
-       where j.id = any(${jobIds}::bigint[]) and j.id not in (select job_id::bigint from decided where next = 'retry')
+       where j.id = any(${jobIds}::bigint[]) and j.id not in (select id from rescheduled)
     )`;
 }
 
