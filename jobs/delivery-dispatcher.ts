@@ -163,9 +163,9 @@ export async function startDeliveryDispatcher(options: DeliveryDispatcherOptions
   };
 
   const runBatch = async (jobs: Array<DeliveryJob & { jobId: string }>) => {
-    // One claim per event in a statement. Two jobs of one event can be due together only after a dead
-    // worker's job is released beside the job a resend added: the second takes the one-event path, which
-    // finds the first's attempt in flight.
+    // One claim per event in a statement: two rows of one event would claim the same attempt twice and
+    // fail the whole batch. graphile-worker leaves one runnable job per event (a job that loses its key to
+    // a newer one is spent), so this only guards; a second job of an event takes the one-event path.
     const seen = new Set<string>();
     const first = jobs.filter((job) => !seen.has(job.eventId) && seen.add(job.eventId));
     const again = jobs.filter((job) => !first.includes(job));

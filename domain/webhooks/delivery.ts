@@ -200,9 +200,9 @@ const nextAttemptAsNewJob = sql`next_job as (
 
 /**
  * The next attempt on the job that ran (put off and unlocked; its key kept), and every other job of
- * `jobIds` completed. A job whose key a resend took meanwhile has no decision here: it is completed. One
- * whose key the one-event path took (an in-flight attempt met by a second job of the event) is completed
- * too, and its retry replaces the pending job of the key, as `add_job` does.
+ * `jobIds` completed. A job whose key a resend took meanwhile has no decision here (a new cycle): it is
+ * completed. Should a retry's job have lost its key all the same (graphile-worker spends such a job), it
+ * is completed and the retry goes to the key's pending job through `add_job`, never as a second job.
  */
 function nextAttemptOnTheSameJob(jobIds: readonly string[]) {
   const jobs = sql.id(QUEUE_SCHEMA, "_private_jobs");
