@@ -21,6 +21,11 @@
 // Retries are new jobs rather than graphile-worker's own retries, because its backoff (exp(attempts)
 // seconds) cannot follow the contract's schedule; its own retries still cover a job that throws (a
 // database outage), and step 1 is idempotent.
+//
+// Steps 1 and 3 take a batch as well as one event: the worker's delivery dispatcher
+// (jobs/delivery-dispatcher.ts) claims the attempts of the jobs it took in one statement and records the
+// outcomes that came back together in another, where the retry is the job that ran, put off to its time
+// (the same key, no new job) and the other jobs are completed, in that statement.
 import { sql, type Kysely, type RawBuilder, type Transaction } from "kysely";
 import { addJob, DELIVER_EVENT_TASK, deliverEventJobKey, QUEUE_SCHEMA } from "../../db/job-queue.ts";
 import type { Database } from "../../db/schema.ts";
