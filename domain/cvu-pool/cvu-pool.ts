@@ -202,11 +202,23 @@ export async function holdCvuForCharge(
  * one's are recounted by its trigger (joins do not write the row), which sees the hold's delete.
  */
 export function releaseCvuCtes(chargeId: string): RawBuilder<unknown> {
+  return releaseCvusCtes([chargeId]);
+}
+
+/**
+ * The batch form of `releaseCvuCtes`: charges that close give their CVUs back (none included: the text does
+ * not depend on how many). Each CVU is written once, by the number of holds it lost, and the CVUs are
+ * locked in id order (`cvu_locked`), so two statements releasing on the same CVUs cannot deadlock.
+ */
+export function releaseCvusCtes(chargeIds: readonly string[]): RawBuilder<unknown> {
   return sql`
-    cvu_released as (delete from cvu_holds where charge_id = ${chargeId} returning cvu_account_id),
+    cvu_released as (delete from cvu_holds where charge_id = any(${chargeIds}::uuid[]) returning cvu_account_id),
+    cvu_per_account as (select cvu_account_id, count(*)::int as n from cvu_released group by cvu_account_id),
+    cvu_locked as materialized (select a.id from cvu_accounts a where a.id in (select cvu_account_id from cvu_per_account) order by a.id for no key update),
     cvu_freed as (
-      update cvu_accounts set open_charges = open_charges - 1, holding = case when open_charges - 1 = 0 then 'free' else holding end
-       where id in (select cvu_account_id from cvu_released)
+      update cvu_accounts a set open_charges = a.open_charges - p.n, holding = case when a.open_charges - p.n = 0 then 'free' else a.holding end
+        from cvu_per_account p
+       where a.id = p.cvu_account_id and a.id in (select id from cvu_locked)
     )`;
 }
 

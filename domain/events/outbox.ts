@@ -2,7 +2,7 @@
 // delivery job in that same transaction (the job runs domain/webhooks/delivery.ts): nothing is lost if the
 // process dies in between, and no job exists for an event that was rolled back.
 import { sql, type RawBuilder, type Transaction } from "kysely";
-import { addJobExpression, DELIVER_EVENT_KEY_PREFIX, DELIVER_EVENT_TASK } from "../../db/job-queue.ts";
+import { addJobExpression, DELIVER_EVENT_KEY_PREFIX, DELIVER_EVENT_TASK, QUEUE_SCHEMA } from "../../db/job-queue.ts";
 import type { Database } from "../../db/schema.ts";
 import type { EventsTable } from "../../db/tables/events.table.ts";
 
@@ -50,4 +50,40 @@ export async function recordEvent(trx: Transaction<Database>, event: NewEvent): 
   // One statement: the link held, the event and its delivery job.
   const { rows } = await sql<{ id: string }>`with ${eventCtes(event)} select id, job from event_job`.execute(trx);
   return { id: rows[0]!.id, type: event.type, integrationClientId: event.integrationClientId };
+}
+
+/**
+ * The batch form of `eventCtes`, for a statement that writes many events with the changes that cause them:
+ * `events_link` (the links of all of them held FOR SHARE, in id order), `recorded_events` (the events, in
+ * the order given: the event log's positions follow it) and `events_jobs` (their delivery jobs, one call).
+ * The ids are given (so a caller knows which event is whose). The statement's text does not depend on how
+ * many events there are (none included), so it is planned once. The statement must select from
+ * `events_jobs`, or the jobs are not added.
+ */
+export function eventsCtes(events: Array<NewEvent & { id: string }>): RawBuilder<unknown> {
+  const column = <T>(pick: (event: NewEvent & { id: string }) => T) => events.map(pick);
+  return sql`
+    events_input as (
+      select * from unnest(${column((e) => e.id)}::uuid[], ${column((e) => e.integrationClientId)}::uuid[], ${column((e) => e.merchantAccountId)}::uuid[],
+                           ${column((e) => e.chargeId)}::uuid[], ${column((e) => e.type)}::text[], ${column((e) => JSON.stringify(e.payload))}::jsonb[],
+                           ${column((e) => e.createdAt)}::timestamptz[])
+        with ordinality as e(id, integration_client_id, merchant_account_id, charge_id, type, payload, created_at, n)
+    ), events_link as materialized (
+      select l.integration_client_id, l.merchant_account_id, l.unlinked_at from merchant_links l
+       where (l.integration_client_id, l.merchant_account_id) in (select integration_client_id, merchant_account_id from events_input)
+       order by l.id
+         for share
+    ), recorded_events as (
+      insert into events (id, integration_client_id, merchant_account_id, charge_id, type, payload, created_at, occurred_while_unlinked)
+      select e.id, e.integration_client_id, e.merchant_account_id, e.charge_id, e.type, e.payload, e.created_at,
+             coalesce((select k.unlinked_at is not null from events_link k
+                        where k.integration_client_id = e.integration_client_id and k.merchant_account_id = e.merchant_account_id), false)
+        from events_input e order by e.n
+      returning id
+    ), events_jobs as (
+      select job.id from ${sql.id(QUEUE_SCHEMA, "add_jobs")}((
+        select coalesce(array_agg(row(${DELIVER_EVENT_TASK}::text, json_build_object('eventId', r.id), null, null, null, ${DELIVER_EVENT_KEY_PREFIX}::text || r.id, null, null)::${sql.id(QUEUE_SCHEMA, "job_spec")}), '{}')
+          from recorded_events r
+      )) as job
+    )`;
 }

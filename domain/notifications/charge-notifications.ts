@@ -2,13 +2,13 @@
 // schedule when the charge is created (its initial message queued at once), withdrawal when it is paid in
 // full or canceled, the payment confirmation when money comes in, and the recipients when the payer
 // changes. The time sweep withdraws, set-based, for the charges it closes (domain/charges/time-transitions.ts).
-import type { Transaction } from "kysely";
+import { sql, type Transaction } from "kysely";
 import type { Database } from "../../db/schema.ts";
 import type { Executor } from "../../db/transactions.ts";
 import type { Charge } from "../../db/tables/charges.table.ts";
 import { NOTIFICATION_CHANNELS } from "../../db/tables/notifications.table.ts";
 import { argentinaDate } from "../argentina-time.ts";
-import { chatRecipient, queueNotifications, writeNotifications, type NewNotification } from "./outbox.ts";
+import { chatRecipient, queueNotifications, queuedNotificationsCtes, writeNotifications, type NewNotification } from "./outbox.ts";
 import { confirmsPayment, recipientsOf, scheduledMessages } from "./schedule.ts";
 
 /** Statuses of a message that has not gone out yet: withdrawing or readdressing it still counts. */
@@ -48,41 +48,64 @@ export async function withdrawChargeNotifications(trx: Transaction<Database>, ch
   await withdrawingChargeNotifications(trx, chargeId).execute();
 }
 
-/** The withdrawal as a query, for a statement that closes the charge (a CTE). */
-export function withdrawingChargeNotifications(db: Executor, chargeId: string) {
+/** The withdrawal as a query, for a statement that closes the charge (a CTE); several charges at once when given several. */
+export function withdrawingChargeNotifications(db: Executor, chargeIds: string | readonly string[]) {
   return db
     .updateTable("notifications")
     .set({ status: "canceled" })
-    .where("charge_id", "=", chargeId)
+    .where("charge_id", "=", typeof chargeIds === "string" ? chargeIds : sql<string>`any(${chargeIds}::uuid[])`)
     .where("status", "in", UNSENT)
     .where("kind", "<>", "payment_confirmation");
 }
 
+/** A payment received: the charge as it is after it, the transfer, whether it paid the charge in full, and when (the integration's time). */
+export interface ReceivedPayment {
+  charge: Charge;
+  transferId: string;
+  full: boolean;
+  at: Date;
+}
+
 /**
  * The chat confirmation of a payment, when the charge's flag and conciliation type ask for one
- * (`confirmsPayment`) and the payer has chat on with a number; queued at once. One per transfer: writing
- * it again is harmless. `at` is when the payment was received, in the integration's time.
+ * (`confirmsPayment`) and the payer has chat on with a number; undefined otherwise.
  */
-export async function confirmPaymentByChat(
-  trx: Transaction<Database>,
-  payment: { charge: Charge; transferId: string; full: boolean; at: Date },
-): Promise<void> {
+export function chatConfirmationOf(payment: ReceivedPayment): NewNotification | undefined {
   const { charge } = payment;
-  if (!confirmsPayment(charge.send_whatsapp_payment_confirmation, charge.conciliation_type, payment.full ? "full" : "partial")) return;
-  if (!charge.send_whatsapp_notification || !charge.customer_phone) return;
-  const written = await writeNotifications(trx, [
-    {
-      chargeId: charge.id,
-      integrationClientId: charge.integration_client_id,
-      transferId: payment.transferId,
-      channel: "whatsapp",
-      kind: "payment_confirmation",
-      day: argentinaDate(payment.at),
-      recipient: chatRecipient(charge.customer_phone),
-      scheduledFor: payment.at,
-    },
-  ]);
-  await queueNotifications(trx, written, payment.at);
+  if (!confirmsPayment(charge.send_whatsapp_payment_confirmation, charge.conciliation_type, payment.full ? "full" : "partial")) return undefined;
+  if (!charge.send_whatsapp_notification || !charge.customer_phone) return undefined;
+  return {
+    chargeId: charge.id,
+    integrationClientId: charge.integration_client_id,
+    transferId: payment.transferId,
+    channel: "whatsapp",
+    kind: "payment_confirmation",
+    day: argentinaDate(payment.at),
+    recipient: chatRecipient(charge.customer_phone),
+    scheduledFor: payment.at,
+  };
+}
+
+/**
+ * The chat confirmations of payments received at `at`, written and queued at once, as CTEs for the
+ * statement that records the payments (see `queuedNotificationsCtes`: it must select from
+ * `notifications_jobs`). One per transfer: writing it again is harmless.
+ */
+export function confirmingPaymentsByChatCtes(payments: ReceivedPayment[], at: Date) {
+  return queuedNotificationsCtes(
+    payments.flatMap((payment) => chatConfirmationOf(payment) ?? []),
+    at,
+  );
+}
+
+/**
+ * The chat confirmation of a payment (`chatConfirmationOf`), queued at once. One per transfer: writing it
+ * again is harmless. `at` is when the payment was received, in the integration's time.
+ */
+export async function confirmPaymentByChat(trx: Transaction<Database>, payment: ReceivedPayment): Promise<void> {
+  const message = chatConfirmationOf(payment);
+  if (!message) return;
+  await queueNotifications(trx, await writeNotifications(trx, [message]), payment.at);
 }
 
 /**

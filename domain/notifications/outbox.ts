@@ -2,7 +2,7 @@
 // it (a charge created, a payment received, a payer asking for a confirmation) and sent by a job. The
 // row's unique keys (one per charge, kind, channel and day; one per transfer and channel for a
 // confirmation) make writing it again harmless: a re-run, a retry or a second worker leaves one message.
-import { sql, type Transaction } from "kysely";
+import { sql, type RawBuilder, type Transaction } from "kysely";
 import { QUEUE_SCHEMA, SEND_NOTIFICATION_KEY_PREFIX, SEND_NOTIFICATION_TASK } from "../../db/job-queue.ts";
 import type { Database } from "../../db/schema.ts";
 import type { Executor } from "../../db/transactions.ts";
@@ -76,4 +76,33 @@ export async function queueNotifications(db: Executor, notificationIds: string[]
     )
     select (select count(*) from jobs)::int as queued`.execute(db);
   return rows[0]?.queued ?? 0;
+}
+
+/**
+ * Writing messages that are due at once and queuing them, as CTEs for a statement that writes them with the
+ * change that causes them: `notifications_queued` (the rows, written `queued` at `now`; one that exists
+ * already for the same key is left as it is, and not queued again) and `notifications_jobs` (their send
+ * jobs, one call), which the statement must select from. The same rows and jobs as `writeNotifications`
+ * then `queueNotifications`, in one statement whose text does not depend on how many messages there are.
+ */
+export function queuedNotificationsCtes(messages: NewNotification[], now: Date): RawBuilder<unknown> {
+  const column = <T>(pick: (message: NewNotification) => T) => messages.map(pick);
+  return sql`
+    notifications_input as (
+      select * from unnest(${column((m) => m.chargeId)}::uuid[], ${column((m) => m.integrationClientId)}::uuid[], ${column((m) => m.transferId ?? null)}::uuid[],
+                           ${column((m) => m.channel)}::text[], ${column((m) => m.kind)}::text[], ${column((m) => m.day)}::date[], ${column((m) => m.recipient)}::text[],
+                           ${column((m) => m.scheduledFor)}::timestamptz[])
+        with ordinality as m(charge_id, integration_client_id, transfer_id, channel, kind, day, recipient, scheduled_for, n)
+    ), notifications_queued as (
+      insert into notifications (charge_id, integration_client_id, transfer_id, channel, kind, day, recipient, scheduled_for, status, queued_at)
+      select charge_id, integration_client_id, transfer_id, channel, kind, day, recipient, scheduled_for, 'queued', ${now}::timestamptz
+        from notifications_input order by n
+      on conflict do nothing
+      returning id
+    ), notifications_jobs as (
+      select job.id from ${sql.id(QUEUE_SCHEMA, "add_jobs")}((
+        select coalesce(array_agg(row(${SEND_NOTIFICATION_TASK}::text, json_build_object('notificationId', q.id), null, null, null, ${SEND_NOTIFICATION_KEY_PREFIX}::text || q.id, null, null)::${sql.id(QUEUE_SCHEMA, "job_spec")}), '{}')
+          from notifications_queued q
+      )) as job
+    )`;
 }

@@ -47,6 +47,96 @@ const CLOSED_REASON: Partial<Record<Charge["state"], UnmatchedReason>> = {
   total_payment: "already_paid",
 };
 
+/** What an unmatched transfer's reason and event need of a charge. */
+export type ChargeRef = Pick<Charge, "id" | "state" | "conciliation_type" | "reference_id" | "integration_client_id" | "merchant_account_id">;
+
+/**
+ * Why a transfer to a known CVU matched no open charge, from what the CVU held last (for this payer, in
+ * cuil mode): `stillHeld` whether the CVU still holds any charge, `lastForPayer` the newest cuil-mode
+ * charge of the CVU for the sender, `last` that or else the CVU's last charge.
+ */
+export function unmatchedReasonOf(found: { stillHeld: boolean; lastForPayer: ChargeRef | undefined; last: ChargeRef | undefined }): UnmatchedReason {
+  const { stillHeld, lastForPayer, last } = found;
+  if (stillHeld) return "no_cuil_match"; // a shared CVU with open charges, none for this sender
+  if (!last) return "no_pending";
+  if (last.conciliation_type === "cuil" && !lastForPayer) return "no_cuil_match";
+  return CLOSED_REASON[last.state] ?? "ambiguous";
+}
+
+/** The payment a transfer makes to an open charge: what is owed at its instant (the surcharge), and the charge after it. */
+export function paymentTo<C extends Charge>(charge: C, transfer: IncomingTransfer, receivedAt: Date): { owed: number; total: boolean; updated: C } {
+  // An open charge always has an amount (a draft holds no CVU, so no transfer reaches it).
+  const owed = amountOwedCents(charge, transfer.operatedAt) ?? 0;
+  const paid = charge.paid_cents + transfer.amountCents;
+  const total = paid >= owed;
+  return {
+    owed,
+    total,
+    updated: {
+      ...charge,
+      paid_cents: paid,
+      state: total ? "total_payment" : "partial_payment",
+      updated_at: receivedAt,
+      ...(total ? { closed_at: receivedAt } : {}),
+    },
+  };
+}
+
+/** The `payment_request.payment_received` event of a payment: `charge` as it is after it. */
+export function paymentReceivedEvent(charge: Charge, transfer: IncomingTransfer, owed: number, options: { receivedAt: Date; livemode: boolean }): NewEvent {
+  return {
+    type: "payment_request.payment_received",
+    integrationClientId: charge.integration_client_id,
+    merchantAccountId: charge.merchant_account_id,
+    chargeId: charge.id,
+    createdAt: options.receivedAt,
+    payload: {
+      event: "payment_request.payment_received",
+      stateType: charge.state === "total_payment" ? "total_payment" : "partial_payment",
+      livemode: options.livemode,
+      referenceId: charge.reference_id,
+      paymentRequestId: charge.id,
+      requestedAmount: fromCents(owed),
+      paidAmount: fromCents(charge.paid_cents),
+      thisPaymentAmount: fromCents(transfer.amountCents),
+      remainingAmount: fromCents(Math.max(owed - charge.paid_cents, 0)),
+      reconciledPayerCuil: transfer.senderCuil ? Number(transfer.senderCuil) : 0,
+      ...(charge.metadata ? { metadata: charge.metadata } : {}),
+      paidAt: transfer.operatedAt.toISOString(),
+    },
+  };
+}
+
+/** The `payment.unmatched` event of a transfer, told to the integration of the charge the CVU held last; none when it never held one. */
+export function unmatchedEvent(
+  transfer: IncomingTransfer,
+  reason: UnmatchedReason,
+  last: ChargeRef | undefined,
+  options: { receivedAt: Date; livemode: boolean },
+): NewEvent | undefined {
+  if (!last) return undefined;
+  const mentionsCharge = reason === "expired" || reason === "already_paid" || reason === "canceled";
+  return {
+    type: "payment.unmatched",
+    integrationClientId: last.integration_client_id,
+    merchantAccountId: last.merchant_account_id,
+    chargeId: mentionsCharge ? last.id : null,
+    createdAt: options.receivedAt,
+    payload: {
+      event: "payment.unmatched",
+      reason,
+      livemode: options.livemode,
+      transactionId: transfer.transactionId,
+      cvu: transfer.receivingCvu,
+      amount: fromCents(transfer.amountCents),
+      ...(transfer.senderCuil ? { payerCuil: transfer.senderCuil } : {}),
+      ...(transfer.senderName ? { payerName: transfer.senderName } : {}),
+      ...(mentionsCharge ? { referenceId: last.reference_id } : {}),
+      receivedAt: transfer.operatedAt.toISOString(),
+    },
+  };
+}
+
 export async function receiveTransfer(
   db: Executor,
   transfer: IncomingTransfer,
@@ -127,40 +217,57 @@ export async function receiveTransfer(
       lastForPayer ??
       (account.last_charge_id ? await trx.selectFrom("charges").selectAll().where("id", "=", account.last_charge_id).executeTakeFirst() : undefined);
     const stillHeld = await trx.selectFrom("cvu_holds").select("charge_id").where("cvu_account_id", "=", account.id).limit(1).executeTakeFirst();
-    let reason: UnmatchedReason;
-    if (stillHeld)
-      reason = "no_cuil_match"; // a shared CVU with open charges, none for this sender
-    else if (!last) reason = "no_pending";
-    else if (last.conciliation_type === "cuil" && !lastForPayer) reason = "no_cuil_match";
-    else reason = CLOSED_REASON[last.state] ?? "ambiguous";
+    const reason = unmatchedReasonOf({ stillHeld: stillHeld !== undefined, lastForPayer, last });
     return settleUnmatched(trx, transferId, transfer, reason, last, options);
   });
 }
 
-type LockedMatch = Charge & Pick<MerchantLink, "commission_percentage" | "commission_fixed_cents" | "service_commission_percentage">;
+export type LockedMatch = Charge & Pick<MerchantLink, "commission_percentage" | "commission_fixed_cents" | "service_commission_percentage">;
 
-/** The matched charge, locked, with its merchant link's commission terms (the payment's breakdown). */
-function lockMatchedCharge(trx: Transaction<Database>, cvuAccountId: string | Expression<string>, senderKey: string | undefined) {
+/** Charges with their merchant link's commission terms (a payment's breakdown), for locking FOR UPDATE. */
+export function chargesWithTerms(trx: Transaction<Database>) {
   return trx
     .selectFrom("charges as c")
     .leftJoin("merchant_links as l", (join) =>
       join.onRef("l.integration_client_id", "=", "c.integration_client_id").onRef("l.merchant_account_id", "=", "c.merchant_account_id"),
     )
     .selectAll("c")
-    .select(["l.commission_percentage", "l.commission_fixed_cents", "l.service_commission_percentage"])
+    .select(["l.commission_percentage", "l.commission_fixed_cents", "l.service_commission_percentage"]);
+}
+
+/** The matched charge, locked, with its merchant link's commission terms (the payment's breakdown). */
+function lockMatchedCharge(trx: Transaction<Database>, cvuAccountId: string | Expression<string>, senderKey: string | undefined) {
+  return chargesWithTerms(trx)
     .where("c.id", "=", matchingHold(trx, cvuAccountId, senderKey))
     .forUpdate("c");
 }
 
-/** The charge a transfer to this CVU pays: the CVU's own (cvu mode) or the sender's (cuil mode), by the unique (CVU, payer) key. */
-function matchingHold(trx: Transaction<Database>, cvuAccountId: string | Expression<string>, senderKey: string | undefined) {
+/**
+ * The charge a transfer to this CVU pays: the CVU's own (cvu mode) or the sender's (cuil mode), by the
+ * unique (CVU, payer) key. The sender's key may be an expression (a batch's column; null for none).
+ */
+export function matchingHold(trx: Transaction<Database>, cvuAccountId: string | Expression<string>, senderKey: string | undefined | Expression<string | null>) {
   return trx
     .selectFrom("cvu_holds")
     .select("charge_id")
     .where("cvu_account_id", "=", cvuAccountId)
-    .where("payer_key", "in", senderKey ? [WHOLE_CVU, senderKey] : [WHOLE_CVU])
+    .where("payer_key", "in", senderKey === undefined ? [WHOLE_CVU] : [WHOLE_CVU, senderKey as string])
     .orderBy(sql`payer_key = ${WHOLE_CVU}`, "desc")
     .limit(1);
+}
+
+/** The documents that can carry a payer's key, to narrow by in SQL: the DNI itself (also without its leading zero) or a CUIL around it; else the whole CUIT. */
+export function payerDocumentsOf(senderKey: string): { dni: string | null; dniTrimmed: string | null; document: string | null } {
+  if (senderKey.startsWith("dni:")) {
+    const dni = senderKey.slice("dni:".length);
+    return { dni, dniTrimmed: dni.replace(/^0/, ""), document: null };
+  }
+  return { dni: null, dniTrimmed: null, document: senderKey.slice(senderKey.indexOf(":") + 1) };
+}
+
+/** The first of the narrowed charges (newest first) whose document is truly the payer's, by its key. */
+export function newestOfPayer<C extends { customer_tax_document: string | null }>(rows: C[], senderKey: string): C | undefined {
+  return rows.find((row) => row.customer_tax_document !== null && payerKeyOf(row.customer_tax_document) === senderKey);
 }
 
 /**
@@ -168,20 +275,20 @@ function matchingHold(trx: Transaction<Database>, cvuAccountId: string | Express
  * narrowed in SQL (the DNI itself, or a CUIL around it), then confirmed by the key itself.
  */
 async function lastChargeForPayer(trx: Transaction<Database>, cvuAccountId: string, senderKey: string): Promise<Charge | undefined> {
-  const dni = senderKey.startsWith("dni:") ? senderKey.slice("dni:".length) : undefined;
+  const { dni, dniTrimmed, document } = payerDocumentsOf(senderKey);
   const rows = await trx
     .selectFrom("charges")
     .selectAll()
     .where("cvu_account_id", "=", cvuAccountId)
     .where("conciliation_type", "=", "cuil")
     .where((eb) =>
-      dni
-        ? eb.or([eb("customer_tax_document", "in", [dni, dni.replace(/^0/, "")]), eb(sql<string>`substr(customer_tax_document, 3, 8)`, "=", dni)])
-        : eb("customer_tax_document", "=", senderKey.slice(senderKey.indexOf(":") + 1)),
+      dni !== null && dniTrimmed !== null
+        ? eb.or([eb("customer_tax_document", "in", [dni, dniTrimmed]), eb(sql<string>`substr(customer_tax_document, 3, 8)`, "=", dni)])
+        : eb("customer_tax_document", "=", document ?? ""),
     )
     .orderBy("created_at", "desc")
     .execute();
-  return rows.find((row) => row.customer_tax_document !== null && payerKeyOf(row.customer_tax_document) === senderKey);
+  return newestOfPayer(rows, senderKey);
 }
 
 async function applyPayment(
@@ -192,31 +299,9 @@ async function applyPayment(
   terms: CommissionTerms,
   options: { receivedAt: Date; livemode: boolean },
 ): Promise<ReconciliationOutcome> {
-  // An open charge always has an amount (a draft holds no CVU, so no transfer reaches it).
-  const owed = amountOwedCents(charge, transfer.operatedAt) ?? 0;
-  const paid = charge.paid_cents + transfer.amountCents;
-  const total = paid >= owed;
-  const event: NewEvent = {
-    type: "payment_request.payment_received",
-    integrationClientId: charge.integration_client_id,
-    merchantAccountId: charge.merchant_account_id,
-    chargeId: charge.id,
-    createdAt: options.receivedAt,
-    payload: {
-      event: "payment_request.payment_received",
-      stateType: total ? "total_payment" : "partial_payment",
-      livemode: options.livemode,
-      referenceId: charge.reference_id,
-      paymentRequestId: charge.id,
-      requestedAmount: fromCents(owed),
-      paidAmount: fromCents(paid),
-      thisPaymentAmount: fromCents(transfer.amountCents),
-      remainingAmount: fromCents(Math.max(owed - paid, 0)),
-      reconciledPayerCuil: transfer.senderCuil ? Number(transfer.senderCuil) : 0,
-      ...(charge.metadata ? { metadata: charge.metadata } : {}),
-      paidAt: transfer.operatedAt.toISOString(),
-    },
-  };
+  const { owed, total, updated: after } = paymentTo(charge, transfer, options.receivedAt);
+  const paid = after.paid_cents;
+  const event = paymentReceivedEvent(after, transfer, owed, options);
   // One statement: the charge, the transfer's match, the payment's breakdown, the event and its delivery
   // job; paid in full, also the CVU given back and the reminders withdrawn (after a partial payment they
   // stay, and show the balance).
@@ -251,26 +336,7 @@ async function settleUnmatched(
   options: { receivedAt: Date; livemode: boolean },
 ): Promise<ReconciliationOutcome> {
   await trx.updateTable("transfers").set({ unmatched_reason: reason }).where("id", "=", transferId).execute();
-  if (!last) return { transferId, duplicate: false, unmatchedReason: reason };
-  const mentionsCharge = reason === "expired" || reason === "already_paid" || reason === "canceled";
-  const event = await recordEvent(trx, {
-    type: "payment.unmatched",
-    integrationClientId: last.integration_client_id,
-    merchantAccountId: last.merchant_account_id,
-    chargeId: mentionsCharge ? last.id : null,
-    createdAt: options.receivedAt,
-    payload: {
-      event: "payment.unmatched",
-      reason,
-      livemode: options.livemode,
-      transactionId: transfer.transactionId,
-      cvu: transfer.receivingCvu,
-      amount: fromCents(transfer.amountCents),
-      ...(transfer.senderCuil ? { payerCuil: transfer.senderCuil } : {}),
-      ...(transfer.senderName ? { payerName: transfer.senderName } : {}),
-      ...(mentionsCharge ? { referenceId: last.reference_id } : {}),
-      receivedAt: transfer.operatedAt.toISOString(),
-    },
-  });
-  return { transferId, duplicate: false, unmatchedReason: reason, event };
+  const event = unmatchedEvent(transfer, reason, last, options);
+  if (!event) return { transferId, duplicate: false, unmatchedReason: reason };
+  return { transferId, duplicate: false, unmatchedReason: reason, event: await recordEvent(trx, event) };
 }

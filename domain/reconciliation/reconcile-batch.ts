@@ -1,0 +1,436 @@
+// Money in, many transfers at once: a batch of bank transfers reconciled in one transaction of set-based
+// statements (each over arrays, one statement for all the items), each transfer answered exactly as
+// `receiveTransfer` would have answered it had the batch's transfers been received one at a time, in order.
+//   1. record the transfers (a transaction id already recorded, or earlier in the batch, is a duplicate),
+//      find each one's CVU and matching hold, and lock the matched charges in id order (two batches never
+//      wait for each other in a cycle);
+//   2. (rarely, when a locked charge turns out closed: a charge closed by a transaction that has just
+//      committed, or a CVU still held by a closed charge) match those again, as `receiveTransfer` does;
+//   3. apply the payments in arrival order per charge, here: a partial then the rest is partial_payment
+//      then total_payment, and a transfer after the one that paid a charge in full is unmatched;
+//   4. (only when some transfer is unmatched) read what the unmatched reasons need: the CVU's last charge,
+//      the payer's last cuil-mode charge, whether the CVU still holds anything;
+//   5. write everything in one statement: the charges, the transfers' matches, the payments' breakdowns,
+//      the events and their delivery jobs, the CVUs given back and the reminders withdrawn of the charges
+//      paid in full, and the chat confirmations.
+// A batch of any size is 2 statements besides BEGIN and COMMIT (3 when some transfer is unmatched; one more
+// for a duplicate recorded meanwhile by another transaction, two more for a closed charge found locked),
+// each of a fixed text whatever the batch's size (planned once per connection).
+import { randomUUID } from "node:crypto";
+import { sql, type Transaction } from "kysely";
+import type { Database } from "../../db/schema.ts";
+import { inTransaction, type Executor } from "../../db/transactions.ts";
+import type { Charge } from "../../db/tables/charges.table.ts";
+import type { UnmatchedReason } from "../../db/tables/transfers.table.ts";
+import { releaseCvusCtes } from "../cvu-pool/cvu-pool.ts";
+import { eventsCtes, type NewEvent } from "../events/outbox.ts";
+import { paymentBreakdownRow, termsOfLink } from "../earnings/payment-breakdown.ts";
+import { confirmingPaymentsByChatCtes, withdrawingChargeNotifications, type ReceivedPayment } from "../notifications/charge-notifications.ts";
+import { payerKeyOf } from "../tax-id.ts";
+import {
+  chargesWithTerms,
+  matchingHold,
+  newestOfPayer,
+  payerDocumentsOf,
+  paymentReceivedEvent,
+  paymentTo,
+  receiveTransfer,
+  unmatchedEvent,
+  unmatchedReasonOf,
+  type ChargeRef,
+  type IncomingTransfer,
+  type LockedMatch,
+  type ReconciliationOutcome,
+} from "./reconcile.ts";
+
+type Options = { receivedAt: Date; livemode: boolean };
+
+/** Each transfer's answer: its outcome, or the error `receiveTransfer` would have thrown for it. */
+export type BatchOutcome = PromiseSettledResult<ReconciliationOutcome>;
+
+const OPEN: ReadonlySet<Charge["state"]> = new Set(["pending", "partial_payment"]);
+const TRANSFER_SOURCES: ReadonlySet<string> = new Set(["simulation", "bank-feed"]);
+
+/**
+ * Reconciles `transfers` in one transaction and answers each, in input order. A transfer the database
+ * would refuse (the transfers table's constraints) is answered on its own by `receiveTransfer` (it
+ * changes nothing, so where it stood in the batch does not matter); should the batch fail anyway, each
+ * of its transfers is received on its own, in order. Given a transaction, the batch runs in it and an
+ * error is the caller's.
+ */
+export async function reconcileBatch(db: Executor, transfers: IncomingTransfer[], options: Options): Promise<BatchOutcome[]> {
+  const outcomes: BatchOutcome[] = new Array(transfers.length);
+  const refused: number[] = [];
+  const accepted: number[] = [];
+  for (const [index, transfer] of transfers.entries()) (refusedByDatabase(transfer) ? refused : accepted).push(index);
+  if (accepted.length > 0) {
+    try {
+      const answered = await inTransaction(db, (trx) =>
+        reconcileInOneTransaction(
+          trx,
+          accepted.map((index) => transfers[index]!),
+          options,
+        ),
+      );
+      for (const [k, outcome] of answered.entries()) outcomes[accepted[k]!] = { status: "fulfilled", value: outcome };
+    } catch (error) {
+      if (db.isTransaction) throw error;
+      for (const index of accepted) outcomes[index] = await settled(receiveTransfer(db, transfers[index]!, options));
+    }
+  }
+  for (const index of refused) outcomes[index] = await settled(receiveTransfer(db, transfers[index]!, options));
+  return outcomes;
+}
+
+async function settled<T>(promise: Promise<T>): Promise<PromiseSettledResult<T>> {
+  try {
+    return { status: "fulfilled", value: await promise };
+  } catch (reason) {
+    return { status: "rejected", reason };
+  }
+}
+
+/** What the transfers table refuses (the handlers validate first; this keeps one bad item from failing the batch). */
+function refusedByDatabase(transfer: IncomingTransfer): boolean {
+  return (
+    typeof transfer.transactionId !== "string" ||
+    typeof transfer.receivingCvu !== "string" ||
+    !Number.isSafeInteger(transfer.amountCents) ||
+    transfer.amountCents <= 0 ||
+    !(transfer.operatedAt instanceof Date) ||
+    Number.isNaN(transfer.operatedAt.getTime()) ||
+    !TRANSFER_SOURCES.has(transfer.source)
+  );
+}
+
+/** A transfer of the batch, first of its transaction id. */
+interface Item {
+  ord: number;
+  transfer: IncomingTransfer;
+  senderKey: string | null;
+  transferId?: string;
+  accountId?: string | null;
+  accountLastChargeId?: string | null;
+  accountHolding?: string | null;
+  match?: LockedMatch;
+  /** Matched no open charge: its reason and its event (none when its CVU never held a charge). */
+  unmatched?: { reason: UnmatchedReason; event: NewEvent | undefined };
+  outcome?: ReconciliationOutcome;
+}
+
+type MatchRow = Partial<LockedMatch> & { item_ord: number };
+type RecordRow = MatchRow & {
+  transfer_id: string | null;
+  existing_transfer_id: string | null;
+  existing_reason: UnmatchedReason | null;
+  account_id: string | null;
+  account_last_charge_id: string | null;
+  account_holding: string | null;
+};
+
+async function reconcileInOneTransaction(trx: Transaction<Database>, transfers: IncomingTransfer[], options: Options): Promise<ReconciliationOutcome[]> {
+  // The first transfer of each transaction id; a later one repeats it.
+  const firstOf = new Map<string, number>();
+  const items: Item[] = [];
+  const itemOf: Array<Item | undefined> = transfers.map((transfer) => {
+    if (firstOf.has(transfer.transactionId)) return undefined;
+    firstOf.set(transfer.transactionId, items.length);
+    const item: Item = { ord: items.length, transfer, senderKey: (transfer.senderCuil ? payerKeyOf(transfer.senderCuil) : undefined) ?? null };
+    items.push(item);
+    return item;
+  });
+
+  await recordAndLock(trx, items, options);
+  await matchClosedAgain(trx, items, options);
+  const applied = applyInOrder(items, options);
+  await explainUnmatched(trx, items, applied, options);
+  await writeBatch(trx, items, applied, options);
+
+  return transfers.map((transfer, index) => {
+    const item = itemOf[index];
+    if (item) return item.outcome!;
+    // A repeat within the batch: what the first one left.
+    const first = items[firstOf.get(transfer.transactionId)!]!.outcome!;
+    return { transferId: first.transferId, duplicate: true, unmatchedReason: first.unmatchedReason };
+  });
+}
+
+/** Statement 1: the transfers recorded, each one's CVU and matching hold, the matched charges locked in id order. */
+async function recordAndLock(trx: Transaction<Database>, items: Item[], options: Options): Promise<void> {
+  const column = <T>(pick: (item: Item) => T) => items.map(pick);
+  const { rows } = await sql<RecordRow>`
+    with input as (
+      select * from unnest(${column((i) => i.ord)}::int[], ${column((i) => i.transfer.transactionId)}::text[], ${column((i) => i.transfer.amountCents)}::bigint[],
+                           ${column((i) => i.transfer.receivingCvu)}::text[], ${column((i) => i.transfer.senderCuil ?? null)}::text[],
+                           ${column((i) => i.transfer.senderCvu ?? null)}::text[], ${column((i) => i.transfer.senderName ?? null)}::text[],
+                           ${column((i) => i.transfer.operatedAt)}::timestamptz[], ${column((i) => i.transfer.source)}::text[], ${column((i) => i.senderKey)}::text[])
+        as i(item_ord, transaction_id, amount_cents, receiving_cvu, sender_cuil, sender_cvu, sender_name, operated_at, source, sender_key)
+    ), existing as (
+      select t.id, t.transaction_id, t.unmatched_reason from transfers t where t.transaction_id in (select transaction_id from input)
+    ), recorded as (
+      -- In transaction id order: two batches with the same ids wait for each other in one order.
+      insert into transfers (transaction_id, amount_cents, receiving_cvu, sender_cuil, sender_cvu, sender_name, operated_at, received_at, source, unmatched_reason)
+      select transaction_id, amount_cents, receiving_cvu, sender_cuil, sender_cvu, sender_name, operated_at, ${options.receivedAt}::timestamptz, source,
+             'ambiguous' -- provisional: replaced by the batch's last statement
+        from input order by transaction_id
+      on conflict (transaction_id) do nothing
+      returning id, transaction_id
+    ), matched as materialized (
+      select i.item_ord, a.id as account_id, a.last_charge_id as account_last_charge_id, a.holding as account_holding,
+             (${matchingHold(trx, sql.ref("a.id"), sql.ref("i.sender_key"))}) as matched_charge_id
+        from input i join recorded r on r.transaction_id = i.transaction_id join cvu_accounts a on a.cvu = i.receiving_cvu
+    ), locked as materialized (
+      ${chargesWithTerms(trx).where("c.id", "in", sql<string>`(select matched_charge_id from matched)`).orderBy("c.id").forUpdate("c")}
+    )
+    select locked.*, i.item_ord, r.id as transfer_id, e.id as existing_transfer_id, e.unmatched_reason as existing_reason,
+           m.account_id, m.account_last_charge_id, m.account_holding
+      from input i
+      left join recorded r on r.transaction_id = i.transaction_id
+      left join existing e on e.transaction_id = i.transaction_id
+      left join matched m on m.item_ord = i.item_ord
+      left join locked on locked.id = m.matched_charge_id`.execute(trx);
+
+  const racing: Item[] = [];
+  for (const row of rows) {
+    const item = items[row.item_ord]!;
+    if (row.transfer_id === null) {
+      if (row.existing_transfer_id === null) racing.push(item);
+      else item.outcome = { transferId: row.existing_transfer_id, duplicate: true, unmatchedReason: row.existing_reason ?? undefined };
+      continue;
+    }
+    item.transferId = row.transfer_id;
+    item.accountId = row.account_id;
+    item.accountLastChargeId = row.account_last_charge_id;
+    item.accountHolding = row.account_holding;
+    item.match = matchOf(row);
+  }
+  // Recorded by a transaction that committed while this statement waited for it: read now.
+  if (racing.length > 0) {
+    const existing = await trx
+      .selectFrom("transfers")
+      .select(["id", "transaction_id", "unmatched_reason"])
+      .where("transaction_id", "=", sql<string>`any(${racing.map((item) => item.transfer.transactionId)}::text[])`)
+      .execute();
+    const byTransactionId = new Map(existing.map((row) => [row.transaction_id, row]));
+    for (const item of racing) {
+      const row = byTransactionId.get(item.transfer.transactionId)!;
+      item.outcome = { transferId: row.id, duplicate: true, unmatchedReason: row.unmatched_reason ?? undefined };
+    }
+  }
+}
+
+/** The locked charge of a row, without the row's other columns; undefined when none matched. */
+function matchOf(row: MatchRow): LockedMatch | undefined {
+  if (row.id === null || row.id === undefined) return undefined;
+  const {
+    item_ord: _ord,
+    transfer_id: _transfer,
+    existing_transfer_id: _existing,
+    existing_reason: _reason,
+    account_id: _account,
+    account_last_charge_id: _last,
+    account_holding: _holding,
+    ...match
+  } = row as RecordRow;
+  return match as LockedMatch;
+}
+
+/**
+ * Rarely, statements of their own: a matched charge found closed once locked was closed (and its hold released) by a
+ * transaction that has just committed, so its transfers are matched again; one still closed on the third
+ * look is a CVU held by a closed charge, which `receiveTransfer` refuses to guess about (ambiguous).
+ */
+async function matchClosedAgain(trx: Transaction<Database>, items: Item[], options: Options): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    const closed = items.filter((item) => item.outcome === undefined && item.match !== undefined && !OPEN.has(item.match.state));
+    if (closed.length === 0) return;
+    if (attempt === 3) {
+      for (const item of closed) {
+        const reason: UnmatchedReason = "ambiguous";
+        item.outcome = { transferId: item.transferId!, duplicate: false, unmatchedReason: reason };
+        item.unmatched = { reason, event: unmatchedEvent(item.transfer, reason, item.match, options) };
+        item.match = undefined;
+      }
+      return;
+    }
+    const { rows } = await sql<MatchRow>`
+      with wanted as (
+        select * from unnest(${closed.map((item) => item.ord)}::int[], ${closed.map((item) => item.accountId!)}::uuid[], ${closed.map((item) => item.senderKey)}::text[])
+          as w(item_ord, account_id, sender_key)
+      ), matched as materialized (
+        select w.item_ord, (${matchingHold(trx, sql.ref("w.account_id"), sql.ref("w.sender_key"))}) as matched_charge_id from wanted w
+      ), locked as materialized (
+        ${chargesWithTerms(trx).where("c.id", "in", sql<string>`(select matched_charge_id from matched)`).orderBy("c.id").forUpdate("c")}
+      )
+      select locked.*, m.item_ord from matched m left join locked on locked.id = m.matched_charge_id`.execute(trx);
+    for (const row of rows) items[row.item_ord]!.match = matchOf(row);
+  }
+}
+
+interface Applied {
+  /** Each payment, in arrival order. */
+  payments: Array<{ item: Item; charge: LockedMatch; owed: number; total: boolean }>;
+  /** Each charge as the batch leaves it. */
+  charges: Map<string, LockedMatch>;
+  /** Each touched charge's states after each of its payments: [ord, state]. */
+  states: Map<string, Array<[number, Charge["state"]]>>;
+  /** The charges paid in full, with the CVU whose hold they released and when. */
+  released: Array<{ ord: number; chargeId: string; accountId: string }>;
+  /** Transfers that matched no open charge and need the CVU's history for their reason. */
+  toExplain: Item[];
+}
+
+/** The payments in arrival order, one charge's after another's as they would have come one at a time. */
+function applyInOrder(items: Item[], options: Options): Applied {
+  const applied: Applied = { payments: [], charges: new Map(), states: new Map(), released: [], toExplain: [] };
+  for (const item of items) {
+    if (item.outcome !== undefined) continue; // a duplicate, or settled ambiguous
+    if (!item.accountId) {
+      // A CVU nobody ever held: nobody to tell.
+      item.outcome = { transferId: item.transferId!, duplicate: false, unmatchedReason: "no_pending" };
+      item.unmatched = { reason: "no_pending", event: undefined };
+      continue;
+    }
+    const charge = item.match ? (applied.charges.get(item.match.id) ?? item.match) : undefined;
+    // A charge this batch paid in full gave its hold back: the transfer finds no hold, as it would have.
+    if (!charge || !OPEN.has(charge.state)) {
+      applied.toExplain.push(item);
+      continue;
+    }
+    const { owed, total, updated } = paymentTo(charge, item.transfer, options.receivedAt);
+    applied.charges.set(charge.id, updated);
+    const states = applied.states.get(charge.id) ?? [];
+    states.push([item.ord, updated.state]);
+    applied.states.set(charge.id, states);
+    applied.payments.push({ item, charge: updated, owed, total });
+    if (total) applied.released.push({ ord: item.ord, chargeId: charge.id, accountId: item.accountId });
+  }
+  return applied;
+}
+
+/** A charge as it stood when the transfer `ord` arrived (after the batch's earlier payments). */
+function asOf<C extends ChargeRef>(charge: C, ord: number, applied: Applied): C {
+  const earlier = (applied.states.get(charge.id) ?? []).filter(([at]) => at < ord);
+  return earlier.length === 0 ? charge : { ...charge, state: earlier[earlier.length - 1]![1] };
+}
+
+type RefRow = ChargeRef & { customer_tax_document: string | null };
+
+/**
+ * Statement 3, when some transfer matched no open charge: for each, the CVU's holds (enough of them to
+ * tell whether any is left after the batch's releases), its recorded last charge and its newest one (a
+ * shared CVU's row, rewritten by a release, settles its last charge to its newest), and the CVU's
+ * cuil-mode charges that can be the payer's, newest first. Their reasons follow, as one at a time.
+ */
+async function explainUnmatched(trx: Transaction<Database>, items: Item[], applied: Applied, options: Options): Promise<void> {
+  const wanted = applied.toExplain;
+  if (wanted.length === 0) return;
+  const releasedOn = (accountId: string) => applied.released.filter((release) => release.accountId === accountId);
+  const documents = wanted.map((item) => (item.senderKey ? payerDocumentsOf(item.senderKey) : { dni: null, dniTrimmed: null, document: null }));
+  const { rows } = await sql<{
+    item_ord: number;
+    held: string[];
+    recorded_last: RefRow | null;
+    newest: RefRow | null;
+    of_payer: RefRow[];
+  }>`
+    with wanted as (
+      select * from unnest(${wanted.map((item) => item.ord)}::int[], ${wanted.map((item) => item.accountId!)}::uuid[], ${wanted.map((item) => item.accountLastChargeId ?? null)}::uuid[],
+                           ${documents.map((d) => d.dni)}::text[], ${documents.map((d) => d.dniTrimmed)}::text[], ${documents.map((d) => d.document)}::text[],
+                           ${wanted.map((item) => releasedOn(item.accountId!).length + 1)}::int[])
+        as w(item_ord, account_id, last_charge_id, dni, dni_trimmed, document, holds_needed)
+    )
+    select w.item_ord,
+           array(select h.charge_id::text from cvu_holds h where h.cvu_account_id = w.account_id limit w.holds_needed) as held,
+           (select ${chargeRef("c")} from charges c where c.id = w.last_charge_id) as recorded_last,
+           (select ${chargeRef("c")} from charges c where c.cvu_account_id = w.account_id order by c.created_at desc, c.id desc limit 1) as newest,
+           (select coalesce(jsonb_agg(${chargeRef("c")} order by c.created_at desc), '[]'::jsonb) from charges c
+             where c.cvu_account_id = w.account_id and c.conciliation_type = 'cuil'
+               and ((w.dni is not null and (c.customer_tax_document in (w.dni, w.dni_trimmed) or substr(c.customer_tax_document, 3, 8) = w.dni))
+                    or (w.dni is null and c.customer_tax_document = w.document))) as of_payer
+      from wanted w`.execute(trx);
+  for (const row of rows) {
+    const item = items[row.item_ord]!;
+    const releasedBefore = releasedOn(item.accountId!)
+      .filter((release) => release.ord < item.ord)
+      .map((release) => release.chargeId);
+    const stillHeld = row.held.some((chargeId) => !releasedBefore.includes(chargeId));
+    const forPayer = item.senderKey ? newestOfPayer(row.of_payer, item.senderKey) : undefined;
+    const recordedLast = item.accountHolding === "shared" && releasedBefore.length > 0 ? (row.newest ?? row.recorded_last) : row.recorded_last;
+    const lastForPayer = forPayer && asOf(forPayer, item.ord, applied);
+    const last = lastForPayer ?? (recordedLast ? asOf(recordedLast, item.ord, applied) : undefined);
+    const reason = unmatchedReasonOf({ stillHeld, lastForPayer, last });
+    item.outcome = { transferId: item.transferId!, duplicate: false, unmatchedReason: reason };
+    item.unmatched = { reason, event: unmatchedEvent(item.transfer, reason, last, options) };
+  }
+}
+
+/** What an unmatched reason and event need of a charge, as JSON. */
+function chargeRef(alias: string) {
+  const c = sql.ref(alias);
+  return sql<RefRow>`jsonb_build_object('id', ${c}.id, 'state', ${c}.state, 'conciliation_type', ${c}.conciliation_type, 'reference_id', ${c}.reference_id,
+    'integration_client_id', ${c}.integration_client_id, 'merchant_account_id', ${c}.merchant_account_id, 'customer_tax_document', ${c}.customer_tax_document)`;
+}
+
+/** The charge of a payment as the outcome shows it (without its link's terms). */
+function chargeOf(match: LockedMatch): Charge {
+  const { commission_percentage: _p, commission_fixed_cents: _f, service_commission_percentage: _s, ...charge } = match;
+  return charge;
+}
+
+/** The last statement: everything the batch changes, one write per kind for all the items. */
+async function writeBatch(trx: Transaction<Database>, items: Item[], applied: Applied, options: Options): Promise<void> {
+  const recorded = items.filter((item) => item.transferId !== undefined && item.outcome?.duplicate !== true);
+  const paymentOf = new Map(applied.payments.map((payment) => [payment.item, payment]));
+  // The events in arrival order, each with its id (the outcome names it).
+  const events: Array<NewEvent & { id: string }> = [];
+  for (const item of recorded) {
+    const payment = paymentOf.get(item);
+    const event = payment ? paymentReceivedEvent(chargeOf(payment.charge), item.transfer, payment.owed, options) : item.unmatched?.event;
+    if (!event) continue;
+    const id = randomUUID();
+    events.push({ ...event, id });
+    const written = { id, type: event.type, integrationClientId: event.integrationClientId };
+    item.outcome = payment
+      ? { transferId: item.transferId!, duplicate: false, charge: chargeOf(payment.charge), event: written }
+      : { ...item.outcome!, event: written };
+  }
+  const finals = [...applied.charges.values()];
+  const paidInFull = applied.released.map((release) => release.chargeId);
+  const breakdowns = applied.payments.map(({ item, charge }) =>
+    paymentBreakdownRow({ transferId: item.transferId!, grossCents: item.transfer.amountCents, receivedAt: options.receivedAt }, charge, termsOfLink(charge)),
+  );
+  const received: ReceivedPayment[] = applied.payments.map(({ item, charge, total }) => ({
+    charge: chargeOf(charge),
+    transferId: item.transferId!,
+    full: total,
+    at: options.receivedAt,
+  }));
+  const b = <T>(pick: (row: (typeof breakdowns)[number]) => T) => breakdowns.map(pick);
+  await sql`
+    with charges_paid as (
+      update charges c
+         set paid_cents = u.paid_cents, state = u.state, updated_at = ${options.receivedAt}::timestamptz,
+             closed_at = case when u.state = 'total_payment' then ${options.receivedAt}::timestamptz else c.closed_at end
+        from unnest(${finals.map((c) => c.id)}::uuid[], ${finals.map((c) => c.paid_cents)}::bigint[], ${finals.map((c) => c.state)}::text[]) as u(id, paid_cents, state)
+       where c.id = u.id
+    ), transfers_settled as (
+      update transfers t set charge_id = u.charge_id, unmatched_reason = u.unmatched_reason
+        from unnest(${recorded.map((item) => item.transferId!)}::uuid[], ${recorded.map((item) => paymentOf.get(item)?.charge.id ?? null)}::uuid[],
+                    ${recorded.map((item) => (paymentOf.has(item) ? null : item.unmatched!.reason))}::text[]) as u(id, charge_id, unmatched_reason)
+       where t.id = u.id
+    ), breakdowns as (
+      insert into payment_breakdowns (transfer_id, charge_id, integration_client_id, merchant_account_id, received_at, gross_cents, integration_commission_cents,
+                                      service_commission_cents, merchant_net_cents, integration_commission_percentage, integration_commission_fixed_cents,
+                                      service_commission_percentage)
+      select * from unnest(${b((r) => r.transfer_id)}::uuid[], ${b((r) => r.charge_id)}::uuid[], ${b((r) => r.integration_client_id)}::uuid[],
+                           ${b((r) => r.merchant_account_id)}::uuid[], ${b((r) => r.received_at)}::timestamptz[], ${b((r) => r.gross_cents)}::bigint[],
+                           ${b((r) => r.integration_commission_cents)}::bigint[], ${b((r) => r.service_commission_cents)}::bigint[], ${b((r) => r.merchant_net_cents)}::bigint[],
+                           ${b((r) => r.integration_commission_percentage)}::numeric[], ${b((r) => r.integration_commission_fixed_cents)}::bigint[],
+                           ${b((r) => r.service_commission_percentage)}::numeric[])
+    ), ${releaseCvusCtes(paidInFull)},
+    notifications_withdrawn as (${withdrawingChargeNotifications(trx, paidInFull)}),
+    ${confirmingPaymentsByChatCtes(received, options.receivedAt)},
+    ${eventsCtes(events)}
+    select (select count(*) from events_jobs) as events, (select count(*) from notifications_jobs) as confirmations`.execute(trx);
+}

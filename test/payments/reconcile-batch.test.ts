@@ -1,0 +1,285 @@
+// A batch of transfers reconciled in one transaction (domain/reconciliation/reconcile-batch.ts), case by
+// case: what each transfer is answered and what it leaves, as if received one at a time in order; a bad
+// item answered apart; and the statements a batch costs, whatever its size.
+import type { KyselyPlugin } from "kysely";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { receiveTransfer, type IncomingTransfer, type ReconciliationOutcome } from "../../domain/reconciliation/reconcile.ts";
+import { reconcileBatch, type BatchOutcome } from "../../domain/reconciliation/reconcile-batch.ts";
+import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
+import { cancelSeeded, seedCharge, seedIntegration, seedMerchant, sweepAt, type ReconciliationWorld } from "../helpers/reconciliation-world.ts";
+import { uniqueRef } from "../helpers/unique-ref.ts";
+
+const NOW = new Date("2026-11-22T15:00:00Z"); // 12:00 in Argentina
+const RECEIVED = new Date("2026-11-22T18:00:00Z");
+const options = { receivedAt: RECEIVED, livemode: false };
+
+let database: TestDatabase;
+let integrationClientId: string;
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  integrationClientId = await seedIntegration(database.db);
+});
+afterAll(async () => database?.close());
+
+const world = () => seedMerchant(database.db, integrationClientId, NOW);
+
+const cvuCharge = (w: ReconciliationWorld, extra: object = {}) =>
+  seedCharge(w, NOW, {
+    referenceId: uniqueRef("REF"),
+    description: "Cuota",
+    amount: 1000,
+    dueDates: ["2026-12-10"],
+    customer: { name: "Juan Pérez" },
+    sendWhatsappNotification: false,
+    sendEmailNotification: false,
+    ...extra,
+  } as never);
+
+const cuilCharge = (w: ReconciliationWorld, taxDocument: string) => cvuCharge(w, { conciliationType: "cuil", customer: { name: "Pagador", taxDocument } });
+
+function transfer(cvu: string, amount: number, extra: Partial<IncomingTransfer> = {}): IncomingTransfer {
+  return { transactionId: uniqueRef("tx"), amountCents: Math.round(amount * 100), receivingCvu: cvu, operatedAt: NOW, source: "bank-feed", ...extra };
+}
+
+function fulfilled(outcomes: BatchOutcome[]): ReconciliationOutcome[] {
+  return outcomes.map((outcome) => {
+    if (outcome.status === "rejected") throw outcome.reason;
+    return outcome.value;
+  });
+}
+
+const eventsOf = (chargeId: string) =>
+  database.db.selectFrom("events").select(["id", "type", "payload"]).where("charge_id", "=", chargeId).orderBy("log_position").execute();
+
+const pool = (cvu: string) => database.db.selectFrom("cvu_accounts").select(["holding", "open_charges"]).where("cvu", "=", cvu).executeTakeFirstOrThrow();
+
+describe("a batch, as one transfer after another", () => {
+  it("a partial then the rest of one charge: partial_payment then total_payment, two events; a third transfer is already_paid; the CVU is free", async () => {
+    const w = await world();
+    const { charge, cvu } = await cvuCharge(w, { metadata: { orderId: "A-1" } });
+    const [partial, rest, third] = fulfilled(
+      await reconcileBatch(database.db, [transfer(cvu, 400, { senderCuil: "20301234563" }), transfer(cvu, 600), transfer(cvu, 50)], options),
+    );
+    expect(partial).toMatchObject({ duplicate: false, charge: { id: charge.id, state: "partial_payment", paid_cents: 40000, closed_at: null } });
+    expect(rest).toMatchObject({ duplicate: false, charge: { id: charge.id, state: "total_payment", paid_cents: 100000, closed_at: RECEIVED } });
+    expect(third).toMatchObject({ duplicate: false, unmatchedReason: "already_paid", event: { type: "payment.unmatched" } });
+    const events = await eventsOf(charge.id);
+    expect(events.map((e) => e.id)).toEqual([partial!.event!.id, rest!.event!.id, third!.event!.id]);
+    expect(events.map((e) => e.payload)).toEqual([
+      expect.objectContaining({
+        stateType: "partial_payment",
+        requestedAmount: 1000,
+        paidAmount: 400,
+        thisPaymentAmount: 400,
+        remainingAmount: 600,
+        reconciledPayerCuil: 20301234563,
+        metadata: { orderId: "A-1" },
+      }),
+      expect.objectContaining({ stateType: "total_payment", paidAmount: 1000, thisPaymentAmount: 600, remainingAmount: 0, reconciledPayerCuil: 0 }),
+      expect.objectContaining({ event: "payment.unmatched", reason: "already_paid", amount: 50, referenceId: charge.reference_id }),
+    ]);
+    expect(await pool(cvu)).toEqual({ holding: "free", open_charges: 0 });
+    const breakdowns = await database.db.selectFrom("payment_breakdowns").selectAll().where("charge_id", "=", charge.id).orderBy("gross_cents").execute();
+    // 1.50 % + $0.25 for the integration, 0.70 % for the platform, the rest the merchant's.
+    expect(breakdowns.map((b) => [b.gross_cents, b.integration_commission_cents, b.service_commission_cents, b.merchant_net_cents])).toEqual([
+      [40000, 625, 280, 39095],
+      [60000, 925, 420, 58655],
+    ]);
+    // Each event has its delivery job.
+    const jobs = await database.db
+      .selectFrom("graphile_worker.jobs" as never)
+      .select(["key" as never])
+      .where("key" as never, "in", events.map((e) => `deliver-event:${e.id}`) as never)
+      .execute();
+    expect(jobs).toHaveLength(3);
+  });
+
+  it("a transaction id repeated in the batch, or recorded before it, is a duplicate with the first one's transfer and reason", async () => {
+    const w = await world();
+    const { charge, cvu } = await cvuCharge(w);
+    const before = await receiveTransfer(database.db, transfer("0000999000000000000001", 10), options);
+    const once = transfer(cvu, 100);
+    const unknown = transfer("0000999000000000000002", 5);
+    const [first, again, unknownFirst, unknownAgain, old] = fulfilled(
+      await reconcileBatch(
+        database.db,
+        [once, { ...once, amountCents: 99900 }, unknown, unknown, { ...transfer(cvu, 1), transactionId: (await transactionIdOf(before.transferId))! }],
+        options,
+      ),
+    );
+    expect(first).toMatchObject({ duplicate: false, charge: { state: "partial_payment", paid_cents: 10000 } });
+    expect(again).toEqual({ transferId: first!.transferId, duplicate: true, unmatchedReason: undefined });
+    expect(unknownFirst).toMatchObject({ duplicate: false, unmatchedReason: "no_pending" });
+    expect(unknownAgain).toEqual({ transferId: unknownFirst!.transferId, duplicate: true, unmatchedReason: "no_pending" });
+    expect(old).toEqual({ transferId: before.transferId, duplicate: true, unmatchedReason: "no_pending" });
+    // Across batches too.
+    const [later] = fulfilled(await reconcileBatch(database.db, [once], options));
+    expect(later).toEqual({ transferId: first!.transferId, duplicate: true, unmatchedReason: undefined });
+    expect(await eventsOf(charge.id)).toHaveLength(1);
+  });
+
+  it("cuil mode: transfers to one shared CVU pay each sender's charge; a stranger is no_cuil_match; the CVU is free once both are paid", async () => {
+    const w = await world();
+    const a = await cuilCharge(w, "20301234563");
+    const b = await cuilCharge(w, "12345678");
+    expect(b.cvu).toBe(a.cvu);
+    const [paysB, stranger, paysA, afterAll] = fulfilled(
+      await reconcileBatch(
+        database.db,
+        [
+          transfer(a.cvu, 1000, { senderCuil: "20123456786" }),
+          transfer(a.cvu, 10, { senderCuil: "27111111117" }),
+          transfer(a.cvu, 1000, { senderCuil: "20301234563" }),
+          transfer(a.cvu, 10, { senderCuil: "20301234563" }),
+        ],
+        options,
+      ),
+    );
+    expect(paysB).toMatchObject({ charge: { id: b.charge.id, state: "total_payment" } });
+    expect(stranger).toMatchObject({ unmatchedReason: "no_cuil_match", event: { type: "payment.unmatched" } });
+    expect(paysA).toMatchObject({ charge: { id: a.charge.id, state: "total_payment" } });
+    // Its payer's charge was paid just before, in the same batch.
+    expect(afterAll).toMatchObject({ unmatchedReason: "already_paid" });
+    expect(await pool(a.cvu)).toEqual({ holding: "free", open_charges: 0 });
+  });
+
+  it("the surcharge by each transfer's instant: on time before the first due date has passed, with the surcharge after", async () => {
+    const w = await world();
+    const terms = { dueDates: ["2026-11-25", "2026-12-05"], surcharge: { type: "percentage", value: 10 } };
+    const onTime = await cvuCharge(w, terms);
+    const late = await cvuCharge(w, terms);
+    const [paid, partly] = fulfilled(
+      await reconcileBatch(
+        database.db,
+        [
+          transfer(onTime.cvu, 1000, { operatedAt: new Date("2026-11-26T02:59:00Z") }),
+          transfer(late.cvu, 1000, { operatedAt: new Date("2026-11-26T03:00:00Z") }),
+        ],
+        options,
+      ),
+    );
+    expect(paid).toMatchObject({ charge: { state: "total_payment" } });
+    expect(partly).toMatchObject({ charge: { state: "partial_payment" } });
+    expect((await eventsOf(late.charge.id))[0]!.payload).toMatchObject({ requestedAmount: 1100, remainingAmount: 100 });
+  });
+
+  it("unmatched reasons from what the CVU held last: canceled, expired, no_pending (no event), ambiguous", async () => {
+    const w = await world();
+    // Each holds a CVU of its own until it closes (a CVU given back would be taken by the next).
+    const canceled = await cvuCharge(w);
+    const expired = await cvuCharge(w, { dueDates: ["2026-11-22T14:00"] }); // 14:00 in Argentina
+    const anomaly = await cvuCharge(w);
+    await cancelSeeded(w, NOW, canceled.charge.reference_id);
+    await sweepAt(w, new Date("2026-11-22T17:01:00Z"));
+    await database.db.updateTable("charges").set({ state: "canceled" }).where("id", "=", anomaly.charge.id).execute(); // its hold is left behind
+    const outcomes = fulfilled(
+      await reconcileBatch(
+        database.db,
+        [transfer(canceled.cvu, 5), transfer(expired.cvu, 5), transfer("0000999000000000000003", 5), transfer(anomaly.cvu, 5)],
+        options,
+      ),
+    );
+    expect(outcomes.map((o) => o.unmatchedReason)).toEqual(["canceled", "expired", "no_pending", "ambiguous"]);
+    expect(outcomes.map((o) => o.event?.type)).toEqual(["payment.unmatched", "payment.unmatched", undefined, "payment.unmatched"]);
+    const transfers = await database.db
+      .selectFrom("transfers")
+      .select(["unmatched_reason", "charge_id"])
+      .where(
+        "id",
+        "in",
+        outcomes.map((o) => o.transferId),
+      )
+      .execute();
+    expect(transfers.every((t) => t.charge_id === null)).toBe(true);
+  });
+
+  it("a chat confirmation is written and queued for each payment that asks for one", async () => {
+    const w = await world();
+    const { charge, cvu } = await cvuCharge(w, {
+      sendWhatsappNotification: true,
+      customer: { name: "Ana", phoneNumber: { countryCode: "+54", number: "91123456789" } },
+    });
+    const [partial, rest] = fulfilled(await reconcileBatch(database.db, [transfer(cvu, 300), transfer(cvu, 700)], options));
+    const messages = await database.db
+      .selectFrom("notifications")
+      .select(["kind", "status", "transfer_id", "recipient"])
+      .where("charge_id", "=", charge.id)
+      .orderBy("created_at")
+      .execute();
+    const confirmations = messages.filter((m) => m.kind === "payment_confirmation");
+    expect(confirmations.map((m) => [m.transfer_id, m.status, m.recipient])).toEqual(
+      expect.arrayContaining([
+        [partial!.transferId, "queued", "5491123456789"],
+        [rest!.transferId, "queued", "5491123456789"],
+      ]),
+    );
+    // Paid in full: what had not gone out of its schedule is withdrawn.
+    expect(messages.filter((m) => m.kind !== "payment_confirmation" && (m.status === "scheduled" || m.status === "queued"))).toEqual([]);
+  });
+});
+
+describe("a bad item", () => {
+  it("is answered on its own with the error receiveTransfer gives; the others are reconciled", async () => {
+    const w = await world();
+    const { cvu } = await cvuCharge(w);
+    const outcomes = await reconcileBatch(database.db, [transfer(cvu, 400), transfer(cvu, 0), transfer(cvu, 600)], options);
+    expect(outcomes.map((o) => o.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
+    expect((outcomes[1] as PromiseRejectedResult).reason).toMatchObject({ code: "23514" }); // the transfers table's check
+    expect((outcomes[2] as PromiseFulfilledResult<ReconciliationOutcome>).value.charge).toMatchObject({ state: "total_payment" });
+  });
+});
+
+describe("statements", () => {
+  it("a batch costs the same statements whatever its size", async () => {
+    const counts: Record<number, number> = {};
+    for (const size of [1, 10, 100]) {
+      const w = await world();
+      const charges: Array<{ cvu: string }> = [];
+      for (let i = 0; i < Math.min(size, 10); i++) charges.push(await cvuCharge(w));
+      let statements = 0;
+      const counting: KyselyPlugin = {
+        transformQuery: (args) => args.node,
+        transformResult: async (args) => {
+          statements++;
+          return args.result;
+        },
+      };
+      // Payments to open charges, and one transfer to a CVU nobody held (the unmatched lookups).
+      const batch = Array.from({ length: size }, (_, i) =>
+        i === size - 1 && size > 1 ? transfer("0000999000000000000004", 1) : transfer(charges[i % charges.length]!.cvu, 10),
+      );
+      fulfilled(await reconcileBatch(database.db.withPlugin(counting), batch, options));
+      counts[size] = statements;
+    }
+    console.log(`statements per batch (besides BEGIN and COMMIT): ${JSON.stringify(counts)}`);
+    expect(counts[10]).toBe(counts[1]);
+    expect(counts[100]).toBe(counts[1]);
+    expect(counts[1]).toBe(2);
+  });
+
+  it("with unmatched transfers to a CVU that was held: one statement more, whatever their number", async () => {
+    const counts: number[] = [];
+    for (const size of [1, 50]) {
+      const w = await world();
+      const { cvu } = await cvuCharge(w);
+      let statements = 0;
+      const counting: KyselyPlugin = {
+        transformQuery: (args) => args.node,
+        transformResult: async (args) => {
+          statements++;
+          return args.result;
+        },
+      };
+      fulfilled(
+        await reconcileBatch(database.db.withPlugin(counting), [transfer(cvu, 1000), ...Array.from({ length: size }, () => transfer(cvu, 1))], options),
+      );
+      counts.push(statements);
+    }
+    expect(counts).toEqual([3, 3]);
+  });
+});
+
+async function transactionIdOf(transferId: string): Promise<string | undefined> {
+  return (await database.db.selectFrom("transfers").select("transaction_id").where("id", "=", transferId).executeTakeFirst())?.transaction_id;
+}
