@@ -18,7 +18,7 @@ export interface ReconciliationWorld {
   context: (now: Date) => ChargeContext;
 }
 
-/** An integration (its offer 1.50 % + $0.25, a service commission of 0.70 %) for the charges of a file. */
+/** An integration (its offer 1.50 % + $0.25, a service commission of 0.70 %, no practical chat cap) for the charges of a file. */
 export async function seedIntegration(db: Kysely<Database>): Promise<string> {
   const { client } = await createIntegrationClient(db, { name: "Conciliaciones", companyName: "Conciliaciones S.A.", contactEmail: "ops@conciliaciones.test" });
   await db
@@ -26,6 +26,8 @@ export async function seedIntegration(db: Kysely<Database>): Promise<string> {
     .set({ offer_percentage: "1.50", offer_fixed_cents: 25, service_commission_percentage: "0.70" })
     .where("id", "=", client.id)
     .execute();
+  // Room for the chat messages of many charges a day (an approved request would raise it so).
+  await db.insertInto("integration_limits").values({ integration_client_id: client.id, max_messages_per_day: 1_000_000 }).execute();
   return client.id;
 }
 

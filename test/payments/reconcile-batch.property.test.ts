@@ -1,0 +1,317 @@
+// The batch equals one at a time: random charges (cvu and cuil mode, shared CVUs, one or two due dates with
+// a surcharge, chat confirmations on or off; left open, paid, canceled, past due) and random transfers to
+// them (full, partial, over, late, from their payer, another payer or a stranger, to a CVU nobody held,
+// repeating a transaction id of the batch, of an earlier batch or of before) are received (a) one at a
+// time with receiveTransfer on one database and (b) with reconcileBatch, split into random batches, on
+// another. Both must leave the same charges, transfers, breakdowns, events (in the same order) with their
+// delivery jobs, payer notifications with their send jobs and CVU pool, and answer each transfer the same.
+// Ids differ between the two databases: rows are compared by reference id and transaction id.
+// Replay a failure with RECONCILE_SEED=<seed> (and RECONCILE_PATH=<path>) from its report.
+import fc from "fast-check";
+import { sql, type Kysely } from "kysely";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Database } from "../../db/schema.ts";
+import { receiveTransfer, type IncomingTransfer, type ReconciliationOutcome } from "../../domain/reconciliation/reconcile.ts";
+import { reconcileBatch } from "../../domain/reconciliation/reconcile-batch.ts";
+import { cuilCandidatesOfDni } from "../../domain/tax-id.ts";
+import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
+import { cancelSeeded, seedCharge, seedIntegration, seedMerchant, sweepAt, type ReconciliationWorld } from "../helpers/reconciliation-world.ts";
+
+const NUM_RUNS = Number(process.env.RECONCILE_RUNS ?? 40);
+const NOW = new Date("2026-11-22T15:00:00Z"); // 12:00 in Argentina
+const SWEEP = new Date("2026-11-22T17:01:00Z"); // past the timed due date 14:00 in Argentina
+const RECEIVED = new Date("2026-11-22T18:00:00Z");
+const ON_TIME = new Date("2026-11-23T15:00:00Z");
+const LATE = new Date("2026-11-27T15:00:00Z"); // past the first due date 2026-11-25 (the surcharge applies)
+const NOBODYS_CVU = "0000999000000000000001";
+
+/** Payer documents: the first two are one person (a CUIL and the DNI inside it); a 7-digit DNI; a company. */
+const PAYERS = ["20301234563", "30123456", "20123456786", "1234567", "30712345671"];
+const cuilOf = (document: string) => (document.length === 11 ? document : cuilCandidatesOfDni(document)[0]!);
+const STRANGER = "27111111117";
+
+type Fate = "open" | "paid" | "canceled" | "overdue" | "partial_overdue";
+interface ChargePlan {
+  mode: "cvu" | "cuil";
+  payer: number;
+  amount: number;
+  terms: "one date" | "percentage surcharge" | "fixed surcharge";
+  chat: boolean;
+  confirmation: boolean | undefined;
+  metadata: boolean;
+  fate: Fate;
+}
+interface TransferPlan {
+  target: number;
+  nobodys: boolean;
+  amount: "full" | "half" | "with surcharge" | "one peso" | "double";
+  sender: "payer" | "other payer" | "stranger" | "none";
+  otherPayer: number;
+  late: boolean;
+  /** Repeats the transaction id of an earlier transfer of the scenario (or of a charge's payment before it). */
+  repeats: number | undefined;
+}
+interface Scenario {
+  charges: ChargePlan[];
+  transfers: TransferPlan[];
+  /** A batch ends after transfer i when cuts[i]. */
+  cuts: boolean[];
+}
+
+const scenarios: fc.Arbitrary<Scenario> = fc.record({
+  charges: fc.array(
+    fc.record({
+      mode: fc.constantFrom("cvu" as const, "cuil" as const),
+      payer: fc.nat(PAYERS.length - 1),
+      amount: fc.constantFrom(1000, 2500.5),
+      terms: fc.constantFrom("one date" as const, "percentage surcharge" as const, "fixed surcharge" as const),
+      chat: fc.boolean(),
+      confirmation: fc.constantFrom(undefined, true, false),
+      metadata: fc.boolean(),
+      fate: fc.constantFrom<Fate>("open", "open", "open", "paid", "canceled", "overdue", "partial_overdue"),
+    }),
+    { minLength: 1, maxLength: 6 },
+  ),
+  transfers: fc.array(
+    fc.record({
+      target: fc.nat(5),
+      nobodys: fc.integer({ min: 0, max: 9 }).map((n) => n === 0),
+      amount: fc.constantFrom("full" as const, "half" as const, "with surcharge" as const, "one peso" as const, "double" as const),
+      sender: fc.constantFrom("payer" as const, "payer" as const, "other payer" as const, "stranger" as const, "none" as const),
+      otherPayer: fc.nat(PAYERS.length - 1),
+      late: fc.boolean(),
+      repeats: fc.oneof({ weight: 5, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: fc.nat(20) }),
+    }),
+    { minLength: 1, maxLength: 14 },
+  ),
+  cuts: fc.array(fc.boolean(), { minLength: 14, maxLength: 14 }),
+});
+
+let sequential: TestDatabase;
+let batched: TestDatabase;
+const integrations = new Map<TestDatabase, string>();
+let run = 0;
+/** What the runs covered, by kind of answer: each must have come up at least once. */
+const seen = new Map<string, number>();
+const tally = (outcomes: ReconciliationOutcome[]) => {
+  for (const outcome of outcomes) {
+    const kind = outcome.duplicate ? "duplicate" : outcome.charge ? outcome.charge.state : `unmatched ${outcome.unmatchedReason}${outcome.event ? "" : " (no event)"}`;
+    seen.set(kind, (seen.get(kind) ?? 0) + 1);
+  }
+};
+
+beforeAll(async () => {
+  [sequential, batched] = await Promise.all([createTestDatabase(), createTestDatabase()]);
+  for (const database of [sequential, batched]) integrations.set(database, await seedIntegration(database.db));
+});
+afterAll(async () => Promise.all([sequential?.close(), batched?.close()]));
+
+/** The charges of the scenario, made and brought to their fates the same way on either database; the transfers to send. */
+async function prepare(database: TestDatabase, scenario: Scenario, tag: string): Promise<{ world: ReconciliationWorld; transfers: IncomingTransfer[] }> {
+  const world = await seedMerchant(database.db, integrations.get(database)!, NOW, tag);
+  const made: Array<{ cvu: string; plan: ChargePlan; referenceId: string }> = [];
+  for (const [i, plan] of scenario.charges.entries()) {
+    const referenceId = `${tag}-R${i}`;
+    const pastDue = plan.fate === "overdue" || plan.fate === "partial_overdue";
+    // A second apart: a CVU's newest charge (its last, once settled) is then the same on either database.
+    const { cvu } = await seedCharge(world, new Date(NOW.getTime() + i * 1000), {
+      referenceId,
+      description: "Cuota",
+      amount: plan.amount,
+      dueDates: pastDue ? ["2026-11-22T14:00"] : plan.terms === "one date" ? ["2026-11-25"] : ["2026-11-25", "2026-12-05"],
+      ...(pastDue || plan.terms === "one date"
+        ? {}
+        : { surcharge: plan.terms === "percentage surcharge" ? { type: "percentage" as const, value: 10 } : { type: "fixed" as const, value: 150.25 } }),
+      conciliationType: plan.mode,
+      customer: {
+        name: "Pagador",
+        taxDocument: PAYERS[plan.payer]!,
+        ...(plan.chat ? { phoneNumber: { countryCode: "+54", number: `911${String(i).padStart(8, "0")}` } } : {}),
+      },
+      sendWhatsappNotification: plan.chat,
+      sendEmailNotification: false,
+      ...(plan.confirmation === undefined ? {} : { sendWhatsappPaymentConfirmation: plan.confirmation }),
+      ...(plan.metadata ? { metadata: { order: `O-${i}` } } : {}),
+    });
+    made.push({ cvu, plan, referenceId });
+  }
+  const paymentBefore = (i: number): IncomingTransfer => {
+    const { cvu, plan } = made[i]!;
+    return {
+      transactionId: `${tag}-P${i}`,
+      amountCents: Math.round((plan.fate === "paid" ? plan.amount : plan.amount / 2) * 100),
+      receivingCvu: cvu,
+      senderCuil: cuilOf(PAYERS[plan.payer]!),
+      operatedAt: NOW,
+      source: "simulation",
+    };
+  };
+  for (const [i, { plan }] of made.entries()) {
+    if (plan.fate === "paid" || plan.fate === "partial_overdue") await receiveTransfer(database.db, paymentBefore(i), { receivedAt: NOW, livemode: false });
+  }
+  for (const { plan, referenceId } of made) if (plan.fate === "canceled") await cancelSeeded(world, NOW, referenceId);
+  if (made.some(({ plan }) => plan.fate === "overdue" || plan.fate === "partial_overdue")) await sweepAt(world, SWEEP);
+
+  const transfers: IncomingTransfer[] = [];
+  for (const [j, t] of scenario.transfers.entries()) {
+    const target = made[t.target % made.length]!;
+    const amount = { full: target.plan.amount, half: target.plan.amount / 2, "with surcharge": target.plan.amount * 1.1 + 150.25, "one peso": 1, double: target.plan.amount * 2 }[
+      t.amount
+    ];
+    const sender = { payer: cuilOf(PAYERS[target.plan.payer]!), "other payer": cuilOf(PAYERS[t.otherPayer]!), stranger: STRANGER, none: undefined }[t.sender];
+    let transactionId = `${tag}-T${j}`;
+    if (t.repeats !== undefined) {
+      const earlier = t.repeats % (j + made.length);
+      transactionId = earlier < j ? transfers[earlier]!.transactionId : `${tag}-P${earlier - j}`;
+    }
+    transfers.push({
+      transactionId,
+      amountCents: Math.round(amount * 100),
+      receivingCvu: t.nobodys ? NOBODYS_CVU : target.cvu,
+      ...(sender ? { senderCuil: sender, senderName: "Remitente" } : {}),
+      operatedAt: t.late ? LATE : ON_TIME,
+      source: "bank-feed",
+    });
+  }
+  return { world, transfers };
+}
+
+/** Everything the transfers can have changed, keyed by reference id and transaction id. */
+async function snapshot(db: Kysely<Database>, world: ReconciliationWorld, tag: string, outcomes: ReconciliationOutcome[]) {
+  const merchant = world.merchantAccountId;
+  const charges = await sql<Record<string, unknown>>`
+    select c.reference_id, c.state, c.paid_cents, c.closed_at, c.updated_at, a.cvu
+      from charges c left join cvu_accounts a on a.id = c.cvu_account_id
+     where c.merchant_account_id = ${merchant} order by c.reference_id`.execute(db);
+  const transfers = await sql<Record<string, unknown>>`
+    select t.transaction_id, t.amount_cents, t.receiving_cvu, t.sender_cuil, t.operated_at, t.received_at, t.source, c.reference_id, t.unmatched_reason
+      from transfers t left join charges c on c.id = t.charge_id
+     where t.transaction_id like ${`${tag}-%`} order by t.transaction_id`.execute(db);
+  const breakdowns = await sql<Record<string, unknown>>`
+    select t.transaction_id, c.reference_id, b.received_at, b.gross_cents, b.integration_commission_cents, b.service_commission_cents, b.merchant_net_cents,
+           b.integration_commission_percentage, b.integration_commission_fixed_cents, b.service_commission_percentage
+      from payment_breakdowns b join transfers t on t.id = b.transfer_id join charges c on c.id = b.charge_id
+     where b.merchant_account_id = ${merchant} order by t.transaction_id`.execute(db);
+  const events = await sql<{ id: string; payload: Record<string, unknown> } & Record<string, unknown>>`
+    select e.id, e.type, c.reference_id, e.payload, e.created_at, e.occurred_while_unlinked,
+           (select count(*)::int from graphile_worker._private_jobs j join graphile_worker._private_tasks k on k.id = j.task_id
+             where j.key = 'deliver-event:' || e.id and k.identifier = 'deliver-event' and j.payload->>'eventId' = e.id::text and j.max_attempts = 25) as delivery_jobs
+      from events e left join charges c on c.id = e.charge_id
+     where e.merchant_account_id = ${merchant} order by e.log_position`.execute(db);
+  const notifications = await sql<Record<string, unknown>>`
+    select c.reference_id, n.kind, n.channel, n.status, n.day::text, n.recipient, n.scheduled_for, n.queued_at, t.transaction_id,
+           (select count(*)::int from graphile_worker._private_jobs j join graphile_worker._private_tasks k on k.id = j.task_id
+             where j.key = 'send-notification:' || n.id and k.identifier = 'send-notification' and j.payload->>'notificationId' = n.id::text) as send_jobs
+      from notifications n join charges c on c.id = n.charge_id left join transfers t on t.id = n.transfer_id
+     where c.merchant_account_id = ${merchant}
+     order by c.reference_id, n.kind, n.channel, n.day, t.transaction_id`.execute(db);
+  const accounts = await sql<Record<string, unknown>>`
+    select a.cvu, a.holding, a.open_charges, c.reference_id as last_charge
+      from cvu_accounts a left join charges c on c.id = a.last_charge_id
+     where a.merchant_account_id = ${merchant} order by a.cvu`.execute(db);
+  const holds = await sql<Record<string, unknown>>`
+    select a.cvu, c.reference_id, h.payer_key
+      from cvu_holds h join cvu_accounts a on a.id = h.cvu_account_id join charges c on c.id = h.charge_id
+     where a.merchant_account_id = ${merchant} order by a.cvu, h.payer_key`.execute(db);
+
+  // CVU numbers come from a sequence, which a failed attempt also moves: compared by their place in the pool.
+  const cvuLabel = new Map(accounts.rows.map((account, index) => [account.cvu as string, `pool[${index}]`]));
+  const label = (cvu: unknown) => cvuLabel.get(cvu as string) ?? cvu;
+  for (const row of [...charges.rows, ...accounts.rows, ...holds.rows]) row.cvu = label(row.cvu);
+  for (const row of transfers.rows) row.receiving_cvu = label(row.receiving_cvu);
+  for (const row of events.rows) if (row.payload.cvu !== undefined) row.payload.cvu = label(row.payload.cvu);
+
+  const transactionOf = new Map(
+    (
+      await db
+        .selectFrom("transfers")
+        .select(["id", "transaction_id"])
+        .where("transaction_id", "like", `${tag}-%`)
+        .execute()
+    ).map((row) => [row.id, row.transaction_id]),
+  );
+  const eventPosition = new Map(events.rows.map((event, index) => [event.id, index]));
+  const answers = outcomes.map((outcome) => ({
+    transfer: transactionOf.get(outcome.transferId),
+    duplicate: outcome.duplicate,
+    unmatchedReason: outcome.unmatchedReason,
+    charge: outcome.charge && {
+      reference_id: outcome.charge.reference_id,
+      state: outcome.charge.state,
+      paid_cents: outcome.charge.paid_cents,
+      closed_at: outcome.charge.closed_at,
+      updated_at: outcome.charge.updated_at,
+      amount_cents: outcome.charge.amount_cents,
+      metadata: outcome.charge.metadata,
+      integrationIsTheCharges: outcome.charge.integration_client_id === world.integrationClientId,
+    },
+    event: outcome.event && { type: outcome.event.type, position: eventPosition.get(outcome.event.id), toTheIntegration: outcome.event.integrationClientId === world.integrationClientId },
+  }));
+  return {
+    charges: charges.rows,
+    transfers: transfers.rows,
+    breakdowns: breakdowns.rows,
+    events: events.rows.map(({ id: _id, payload: { paymentRequestId, ...payload }, ...event }) => ({ ...event, payload, paymentRequestIdGiven: paymentRequestId !== undefined })),
+    notifications: notifications.rows,
+    accounts: accounts.rows,
+    holds: holds.rows,
+    answers,
+  };
+}
+
+describe("reconcileBatch equals receiveTransfer one at a time", () => {
+  it(
+    "for random charges, transfers and batch splits",
+    async () => {
+      const seed = process.env.RECONCILE_SEED === undefined ? undefined : Number(process.env.RECONCILE_SEED);
+      const path = process.env.RECONCILE_PATH;
+      await fc.assert(
+        fc.asyncProperty(scenarios, async (scenario) => {
+          const tag = `run${++run}`;
+          const options = { receivedAt: RECEIVED, livemode: false };
+
+          const one = await prepare(sequential, scenario, tag);
+          const oneAtATime: ReconciliationOutcome[] = [];
+          for (const transfer of one.transfers) oneAtATime.push(await receiveTransfer(sequential.db, transfer, options));
+
+          const many = await prepare(batched, scenario, tag);
+          const inBatches: ReconciliationOutcome[] = [];
+          let start = 0;
+          for (let i = 0; i < many.transfers.length; i++) {
+            if (i < many.transfers.length - 1 && !scenario.cuts[i]) continue;
+            for (const outcome of await reconcileBatch(batched.db, many.transfers.slice(start, i + 1), options)) {
+              if (outcome.status === "rejected") throw outcome.reason;
+              inBatches.push(outcome.value);
+            }
+            start = i + 1;
+          }
+
+          const expected = await snapshot(sequential.db, one.world, tag, oneAtATime);
+          const actual = await snapshot(batched.db, many.world, tag, inBatches);
+          expect(actual).toEqual(expected);
+          tally(oneAtATime);
+          const confirmations = expected.notifications.filter((n) => n.kind === "payment_confirmation").length;
+          seen.set("chat confirmations", (seen.get("chat confirmations") ?? 0) + confirmations);
+        }),
+        { numRuns: NUM_RUNS, ...(seed === undefined ? {} : { seed }), ...(path === undefined ? {} : { path }) },
+      );
+      console.log(`${NUM_RUNS} runs, answers by kind: ${JSON.stringify(Object.fromEntries([...seen].sort()))}`);
+      if (seed === undefined && NUM_RUNS >= 30) {
+        expect([...seen.keys()].sort()).toEqual(
+          expect.arrayContaining([
+            "chat confirmations",
+            "duplicate",
+            "partial_payment",
+            "total_payment",
+            "unmatched already_paid",
+            "unmatched canceled",
+            "unmatched expired",
+            "unmatched no_cuil_match",
+            "unmatched no_pending (no event)",
+          ]),
+        );
+      }
+    },
+    180_000,
+  );
+});
