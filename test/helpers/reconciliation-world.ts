@@ -31,14 +31,15 @@ export async function seedIntegration(db: Kysely<Database>): Promise<string> {
   return client.id;
 }
 
-/** A fresh merchant account linked to the integration: its CVU pool starts empty. */
+/** A fresh merchant account linked to the integrations (the first is the world's): its CVU pool starts empty. */
 export async function seedMerchant(
   db: Kysely<Database>,
-  integrationClientId: string,
+  integrationClientIds: string | string[],
   now: Date,
   tag = randomBytes(4).toString("hex"),
 ): Promise<ReconciliationWorld> {
-  // The account itself is a plain row (its password is never used here); the link is made as an authorization makes it.
+  const integrations = typeof integrationClientIds === "string" ? [integrationClientIds] : integrationClientIds;
+  // The account itself is a plain row (its password is never used here); the links are made as an authorization makes them.
   const merchant = await db
     .insertInto("merchant_accounts")
     .values({
@@ -50,14 +51,23 @@ export async function seedMerchant(
     })
     .returning("id")
     .executeTakeFirstOrThrow();
-  await linkMerchant(db, integrationClientId, merchant.id, now);
+  for (const integrationClientId of integrations) await linkMerchant(db, integrationClientId, merchant.id, now);
+  return worldOf(db, integrations[0]!, merchant.id);
+}
+
+/** The same merchant account as seen by another of its linked integrations. */
+export function asIntegration(world: ReconciliationWorld, integrationClientId: string): ReconciliationWorld {
+  return worldOf(world.db, integrationClientId, world.merchantAccountId);
+}
+
+function worldOf(db: Kysely<Database>, integrationClientId: string, merchantAccountId: string): ReconciliationWorld {
   return {
     db,
     integrationClientId,
-    merchantAccountId: merchant.id,
+    merchantAccountId,
     context: (at) => ({
       integrationClientId,
-      merchantAccountId: merchant.id,
+      merchantAccountId,
       now: at,
       serviceEnv: "sandbox",
       globalMessageCap: 1_000_000,

@@ -5,7 +5,9 @@
 // time with receiveTransfer on one database and (b) with reconcileBatch, split into random batches, on
 // another. Both must leave the same charges, transfers, breakdowns, events (in the same order) with their
 // delivery jobs, payer notifications with their send jobs and CVU pool, and answer each transfer the same.
-// Ids differ between the two databases: rows are compared by reference id and transaction id.
+// Two integrations share the merchant's CVU pool (an unmatched transfer's event goes to the integration of
+// the charge its CVU held last). Ids differ between the two databases: rows are compared by reference id
+// and transaction id, integrations and CVUs by their place.
 // Replay a failure with RECONCILE_SEED=<seed> (and RECONCILE_PATH=<path>) from its report.
 import fc from "fast-check";
 import { sql, type Kysely } from "kysely";
@@ -15,7 +17,7 @@ import { receiveTransfer, type IncomingTransfer, type ReconciliationOutcome } fr
 import { reconcileBatch } from "../../domain/reconciliation/reconcile-batch.ts";
 import { cuilCandidatesOfDni } from "../../domain/tax-id.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
-import { cancelSeeded, seedCharge, seedIntegration, seedMerchant, sweepAt, type ReconciliationWorld } from "../helpers/reconciliation-world.ts";
+import { asIntegration, cancelSeeded, seedCharge, seedIntegration, seedMerchant, sweepAt, type ReconciliationWorld } from "../helpers/reconciliation-world.ts";
 
 const NUM_RUNS = Number(process.env.RECONCILE_RUNS ?? 40);
 const NOW = new Date("2026-11-22T15:00:00Z"); // 12:00 in Argentina
@@ -32,6 +34,8 @@ const STRANGER = "27111111117";
 
 type Fate = "open" | "paid" | "canceled" | "overdue" | "partial_overdue";
 interface ChargePlan {
+  /** Which of the two integrations linked to the merchant creates it (they share the merchant's CVU pool). */
+  integration: number;
   mode: "cvu" | "cuil";
   payer: number;
   amount: number;
@@ -61,6 +65,7 @@ interface Scenario {
 const scenarios: fc.Arbitrary<Scenario> = fc.record({
   charges: fc.array(
     fc.record({
+      integration: fc.nat(1),
       mode: fc.constantFrom("cvu" as const, "cuil" as const),
       payer: fc.nat(PAYERS.length - 1),
       amount: fc.constantFrom(1000, 2500.5),
@@ -89,7 +94,7 @@ const scenarios: fc.Arbitrary<Scenario> = fc.record({
 
 let sequential: TestDatabase;
 let batched: TestDatabase;
-const integrations = new Map<TestDatabase, string>();
+const integrations = new Map<TestDatabase, string[]>();
 let run = 0;
 /** What the runs covered, by kind of answer: each must have come up at least once. */
 const seen = new Map<string, number>();
@@ -102,19 +107,20 @@ const tally = (outcomes: ReconciliationOutcome[]) => {
 
 beforeAll(async () => {
   [sequential, batched] = await Promise.all([createTestDatabase(), createTestDatabase()]);
-  for (const database of [sequential, batched]) integrations.set(database, await seedIntegration(database.db));
+  for (const database of [sequential, batched]) integrations.set(database, [await seedIntegration(database.db), await seedIntegration(database.db)]);
 });
 afterAll(async () => Promise.all([sequential?.close(), batched?.close()]));
 
 /** The charges of the scenario, made and brought to their fates the same way on either database; the transfers to send. */
 async function prepare(database: TestDatabase, scenario: Scenario, tag: string): Promise<{ world: ReconciliationWorld; transfers: IncomingTransfer[] }> {
   const world = await seedMerchant(database.db, integrations.get(database)!, NOW, tag);
+  const worldOf = (plan: ChargePlan) => asIntegration(world, integrations.get(database)![plan.integration]!);
   const made: Array<{ cvu: string; plan: ChargePlan; referenceId: string }> = [];
   for (const [i, plan] of scenario.charges.entries()) {
     const referenceId = `${tag}-R${i}`;
     const pastDue = plan.fate === "overdue" || plan.fate === "partial_overdue";
     // A second apart: a CVU's newest charge (its last, once settled) is then the same on either database.
-    const { cvu } = await seedCharge(world, new Date(NOW.getTime() + i * 1000), {
+    const { cvu } = await seedCharge(worldOf(plan), new Date(NOW.getTime() + i * 1000), {
       referenceId,
       description: "Cuota",
       amount: plan.amount,
@@ -149,8 +155,8 @@ async function prepare(database: TestDatabase, scenario: Scenario, tag: string):
   for (const [i, { plan }] of made.entries()) {
     if (plan.fate === "paid" || plan.fate === "partial_overdue") await receiveTransfer(database.db, paymentBefore(i), { receivedAt: NOW, livemode: false });
   }
-  for (const { plan, referenceId } of made) if (plan.fate === "canceled") await cancelSeeded(world, NOW, referenceId);
-  if (made.some(({ plan }) => plan.fate === "overdue" || plan.fate === "partial_overdue")) await sweepAt(world, SWEEP);
+  for (const { plan, referenceId } of made) if (plan.fate === "canceled") await cancelSeeded(worldOf(plan), NOW, referenceId);
+  for (const integrationClientId of integrations.get(database)!) await sweepAt(asIntegration(world, integrationClientId), SWEEP);
 
   const transfers: IncomingTransfer[] = [];
   for (const [j, t] of scenario.transfers.entries()) {
@@ -177,10 +183,11 @@ async function prepare(database: TestDatabase, scenario: Scenario, tag: string):
 }
 
 /** Everything the transfers can have changed, keyed by reference id and transaction id. */
-async function snapshot(db: Kysely<Database>, world: ReconciliationWorld, tag: string, outcomes: ReconciliationOutcome[]) {
+async function snapshot(db: Kysely<Database>, world: ReconciliationWorld, integrationIds: string[], tag: string, outcomes: ReconciliationOutcome[]) {
   const merchant = world.merchantAccountId;
+  const integration = (id: unknown) => `integration[${integrationIds.indexOf(id as string)}]`;
   const charges = await sql<Record<string, unknown>>`
-    select c.reference_id, c.state, c.paid_cents, c.closed_at, c.updated_at, a.cvu
+    select c.reference_id, c.integration_client_id, c.state, c.paid_cents, c.closed_at, c.updated_at, a.cvu
       from charges c left join cvu_accounts a on a.id = c.cvu_account_id
      where c.merchant_account_id = ${merchant} order by c.reference_id`.execute(db);
   const transfers = await sql<Record<string, unknown>>`
@@ -188,18 +195,18 @@ async function snapshot(db: Kysely<Database>, world: ReconciliationWorld, tag: s
       from transfers t left join charges c on c.id = t.charge_id
      where t.transaction_id like ${`${tag}-%`} order by t.transaction_id`.execute(db);
   const breakdowns = await sql<Record<string, unknown>>`
-    select t.transaction_id, c.reference_id, b.received_at, b.gross_cents, b.integration_commission_cents, b.service_commission_cents, b.merchant_net_cents,
+    select t.transaction_id, c.reference_id, b.integration_client_id, b.received_at, b.gross_cents, b.integration_commission_cents, b.service_commission_cents, b.merchant_net_cents,
            b.integration_commission_percentage, b.integration_commission_fixed_cents, b.service_commission_percentage
       from payment_breakdowns b join transfers t on t.id = b.transfer_id join charges c on c.id = b.charge_id
      where b.merchant_account_id = ${merchant} order by t.transaction_id`.execute(db);
   const events = await sql<{ id: string; payload: Record<string, unknown> } & Record<string, unknown>>`
-    select e.id, e.type, c.reference_id, e.payload, e.created_at, e.occurred_while_unlinked,
+    select e.id, e.type, e.integration_client_id, c.reference_id, e.payload, e.created_at, e.occurred_while_unlinked,
            (select count(*)::int from graphile_worker._private_jobs j join graphile_worker._private_tasks k on k.id = j.task_id
              where j.key = 'deliver-event:' || e.id and k.identifier = 'deliver-event' and j.payload->>'eventId' = e.id::text and j.max_attempts = 25) as delivery_jobs
       from events e left join charges c on c.id = e.charge_id
      where e.merchant_account_id = ${merchant} order by e.log_position`.execute(db);
   const notifications = await sql<Record<string, unknown>>`
-    select c.reference_id, n.kind, n.channel, n.status, n.day::text, n.recipient, n.scheduled_for, n.queued_at, t.transaction_id,
+    select c.reference_id, n.integration_client_id, n.kind, n.channel, n.status, n.day::text, n.recipient, n.scheduled_for, n.queued_at, t.transaction_id,
            (select count(*)::int from graphile_worker._private_jobs j join graphile_worker._private_tasks k on k.id = j.task_id
              where j.key = 'send-notification:' || n.id and k.identifier = 'send-notification' and j.payload->>'notificationId' = n.id::text) as send_jobs
       from notifications n join charges c on c.id = n.charge_id left join transfers t on t.id = n.transfer_id
@@ -219,6 +226,7 @@ async function snapshot(db: Kysely<Database>, world: ReconciliationWorld, tag: s
   const label = (cvu: unknown) => cvuLabel.get(cvu as string) ?? cvu;
   for (const row of [...charges.rows, ...accounts.rows, ...holds.rows]) row.cvu = label(row.cvu);
   for (const row of transfers.rows) row.receiving_cvu = label(row.receiving_cvu);
+  for (const row of [...charges.rows, ...breakdowns.rows, ...events.rows, ...notifications.rows]) row.integration_client_id = integration(row.integration_client_id);
   for (const row of events.rows) if (row.payload.cvu !== undefined) row.payload.cvu = label(row.payload.cvu);
 
   const transactionOf = new Map(
@@ -243,9 +251,9 @@ async function snapshot(db: Kysely<Database>, world: ReconciliationWorld, tag: s
       updated_at: outcome.charge.updated_at,
       amount_cents: outcome.charge.amount_cents,
       metadata: outcome.charge.metadata,
-      integrationIsTheCharges: outcome.charge.integration_client_id === world.integrationClientId,
+      integration: integration(outcome.charge.integration_client_id),
     },
-    event: outcome.event && { type: outcome.event.type, position: eventPosition.get(outcome.event.id), toTheIntegration: outcome.event.integrationClientId === world.integrationClientId },
+    event: outcome.event && { type: outcome.event.type, position: eventPosition.get(outcome.event.id), integration: integration(outcome.event.integrationClientId) },
   }));
   return {
     charges: charges.rows,
@@ -286,8 +294,8 @@ describe("reconcileBatch equals receiveTransfer one at a time", () => {
             start = i + 1;
           }
 
-          const expected = await snapshot(sequential.db, one.world, tag, oneAtATime);
-          const actual = await snapshot(batched.db, many.world, tag, inBatches);
+          const expected = await snapshot(sequential.db, one.world, integrations.get(sequential)!, tag, oneAtATime);
+          const actual = await snapshot(batched.db, many.world, integrations.get(batched)!, tag, inBatches);
           expect(actual).toEqual(expected);
           tally(oneAtATime);
           const confirmations = expected.notifications.filter((n) => n.kind === "payment_confirmation").length;
