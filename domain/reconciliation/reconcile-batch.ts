@@ -54,9 +54,10 @@ const TRANSFER_SOURCES: ReadonlySet<string> = new Set(["simulation", "bank-feed"
 /**
  * Reconciles `transfers` in one transaction and answers each, in input order. A transfer the database
  * would refuse (the transfers table's constraints) is answered on its own by `receiveTransfer` (it
- * changes nothing, so where it stood in the batch does not matter); should the batch fail anyway, each
- * of its transfers is received on its own, in order. Given a transaction, the batch runs in it and an
- * error is the caller's.
+ * changes nothing, so where it stood in the batch does not matter); should the database refuse some
+ * item's data anyway, each transfer is received on its own, in order, so only that one fails. Any other
+ * failure (a deadlock, the database away) rejects every transfer with it: nothing was written. Given a
+ * transaction, the batch runs in it and an error is the caller's.
  */
 export async function reconcileBatch(db: Executor, transfers: IncomingTransfer[], options: Options): Promise<BatchOutcome[]> {
   const outcomes: BatchOutcome[] = new Array(transfers.length);
@@ -75,7 +76,13 @@ export async function reconcileBatch(db: Executor, transfers: IncomingTransfer[]
       for (const [k, outcome] of answered.entries()) outcomes[accepted[k]!] = { status: "fulfilled", value: outcome };
     } catch (error) {
       if (db.isTransaction) throw error;
-      for (const index of accepted) outcomes[index] = await settled(receiveTransfer(db, transfers[index]!, options));
+      if (isRefusedData(error)) {
+        // Some item's data was refused after all: each on its own, in order, so only that one fails.
+        for (const index of accepted) outcomes[index] = await settled(receiveTransfer(db, transfers[index]!, options));
+      } else {
+        // The batch's own failure (a deadlock, the database away): nothing was written; the caller may send it again.
+        for (const index of accepted) outcomes[index] = { status: "rejected", reason: error };
+      }
     }
   }
   for (const index of refused) outcomes[index] = await settled(receiveTransfer(db, transfers[index]!, options));
@@ -88,6 +95,12 @@ async function settled<T>(promise: Promise<T>): Promise<PromiseSettledResult<T>>
   } catch (reason) {
     return { status: "rejected", reason };
   }
+}
+
+/** PostgreSQL refused a value (a data exception, class 22) or a constraint (class 23). */
+function isRefusedData(error: unknown): boolean {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return typeof code === "string" && (code.startsWith("22") || code.startsWith("23"));
 }
 
 /** What the transfers table refuses (the handlers validate first; this keeps one bad item from failing the batch). */

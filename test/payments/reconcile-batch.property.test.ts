@@ -100,7 +100,11 @@ let run = 0;
 const seen = new Map<string, number>();
 const tally = (outcomes: ReconciliationOutcome[]) => {
   for (const outcome of outcomes) {
-    const kind = outcome.duplicate ? "duplicate" : outcome.charge ? outcome.charge.state : `unmatched ${outcome.unmatchedReason}${outcome.event ? "" : " (no event)"}`;
+    const kind = outcome.duplicate
+      ? "duplicate"
+      : outcome.charge
+        ? outcome.charge.state
+        : `unmatched ${outcome.unmatchedReason}${outcome.event ? "" : " (no event)"}`;
     seen.set(kind, (seen.get(kind) ?? 0) + 1);
   }
 };
@@ -161,9 +165,13 @@ async function prepare(database: TestDatabase, scenario: Scenario, tag: string):
   const transfers: IncomingTransfer[] = [];
   for (const [j, t] of scenario.transfers.entries()) {
     const target = made[t.target % made.length]!;
-    const amount = { full: target.plan.amount, half: target.plan.amount / 2, "with surcharge": target.plan.amount * 1.1 + 150.25, "one peso": 1, double: target.plan.amount * 2 }[
-      t.amount
-    ];
+    const amount = {
+      full: target.plan.amount,
+      half: target.plan.amount / 2,
+      "with surcharge": target.plan.amount * 1.1 + 150.25,
+      "one peso": 1,
+      double: target.plan.amount * 2,
+    }[t.amount];
     const sender = { payer: cuilOf(PAYERS[target.plan.payer]!), "other payer": cuilOf(PAYERS[t.otherPayer]!), stranger: STRANGER, none: undefined }[t.sender];
     let transactionId = `${tag}-T${j}`;
     if (t.repeats !== undefined) {
@@ -226,17 +234,15 @@ async function snapshot(db: Kysely<Database>, world: ReconciliationWorld, integr
   const label = (cvu: unknown) => cvuLabel.get(cvu as string) ?? cvu;
   for (const row of [...charges.rows, ...accounts.rows, ...holds.rows]) row.cvu = label(row.cvu);
   for (const row of transfers.rows) row.receiving_cvu = label(row.receiving_cvu);
-  for (const row of [...charges.rows, ...breakdowns.rows, ...events.rows, ...notifications.rows]) row.integration_client_id = integration(row.integration_client_id);
+  for (const row of [...charges.rows, ...breakdowns.rows, ...events.rows, ...notifications.rows])
+    row.integration_client_id = integration(row.integration_client_id);
   for (const row of events.rows) if (row.payload.cvu !== undefined) row.payload.cvu = label(row.payload.cvu);
 
   const transactionOf = new Map(
-    (
-      await db
-        .selectFrom("transfers")
-        .select(["id", "transaction_id"])
-        .where("transaction_id", "like", `${tag}-%`)
-        .execute()
-    ).map((row) => [row.id, row.transaction_id]),
+    (await db.selectFrom("transfers").select(["id", "transaction_id"]).where("transaction_id", "like", `${tag}-%`).execute()).map((row) => [
+      row.id,
+      row.transaction_id,
+    ]),
   );
   const eventPosition = new Map(events.rows.map((event, index) => [event.id, index]));
   const answers = outcomes.map((outcome) => ({
@@ -253,13 +259,21 @@ async function snapshot(db: Kysely<Database>, world: ReconciliationWorld, integr
       metadata: outcome.charge.metadata,
       integration: integration(outcome.charge.integration_client_id),
     },
-    event: outcome.event && { type: outcome.event.type, position: eventPosition.get(outcome.event.id), integration: integration(outcome.event.integrationClientId) },
+    event: outcome.event && {
+      type: outcome.event.type,
+      position: eventPosition.get(outcome.event.id),
+      integration: integration(outcome.event.integrationClientId),
+    },
   }));
   return {
     charges: charges.rows,
     transfers: transfers.rows,
     breakdowns: breakdowns.rows,
-    events: events.rows.map(({ id: _id, payload: { paymentRequestId, ...payload }, ...event }) => ({ ...event, payload, paymentRequestIdGiven: paymentRequestId !== undefined })),
+    events: events.rows.map(({ id: _id, payload: { paymentRequestId, ...payload }, ...event }) => ({
+      ...event,
+      payload,
+      paymentRequestIdGiven: paymentRequestId !== undefined,
+    })),
     notifications: notifications.rows,
     accounts: accounts.rows,
     holds: holds.rows,
@@ -268,58 +282,54 @@ async function snapshot(db: Kysely<Database>, world: ReconciliationWorld, integr
 }
 
 describe("reconcileBatch equals receiveTransfer one at a time", () => {
-  it(
-    "for random charges, transfers and batch splits",
-    async () => {
-      const seed = process.env.RECONCILE_SEED === undefined ? undefined : Number(process.env.RECONCILE_SEED);
-      const path = process.env.RECONCILE_PATH;
-      await fc.assert(
-        fc.asyncProperty(scenarios, async (scenario) => {
-          const tag = `run${++run}`;
-          const options = { receivedAt: RECEIVED, livemode: false };
+  it("for random charges, transfers and batch splits", async () => {
+    const seed = process.env.RECONCILE_SEED === undefined ? undefined : Number(process.env.RECONCILE_SEED);
+    const path = process.env.RECONCILE_PATH;
+    await fc.assert(
+      fc.asyncProperty(scenarios, async (scenario) => {
+        const tag = `run${++run}`;
+        const options = { receivedAt: RECEIVED, livemode: false };
 
-          const one = await prepare(sequential, scenario, tag);
-          const oneAtATime: ReconciliationOutcome[] = [];
-          for (const transfer of one.transfers) oneAtATime.push(await receiveTransfer(sequential.db, transfer, options));
+        const one = await prepare(sequential, scenario, tag);
+        const oneAtATime: ReconciliationOutcome[] = [];
+        for (const transfer of one.transfers) oneAtATime.push(await receiveTransfer(sequential.db, transfer, options));
 
-          const many = await prepare(batched, scenario, tag);
-          const inBatches: ReconciliationOutcome[] = [];
-          let start = 0;
-          for (let i = 0; i < many.transfers.length; i++) {
-            if (i < many.transfers.length - 1 && !scenario.cuts[i]) continue;
-            for (const outcome of await reconcileBatch(batched.db, many.transfers.slice(start, i + 1), options)) {
-              if (outcome.status === "rejected") throw outcome.reason;
-              inBatches.push(outcome.value);
-            }
-            start = i + 1;
+        const many = await prepare(batched, scenario, tag);
+        const inBatches: ReconciliationOutcome[] = [];
+        let start = 0;
+        for (let i = 0; i < many.transfers.length; i++) {
+          if (i < many.transfers.length - 1 && !scenario.cuts[i]) continue;
+          for (const outcome of await reconcileBatch(batched.db, many.transfers.slice(start, i + 1), options)) {
+            if (outcome.status === "rejected") throw outcome.reason;
+            inBatches.push(outcome.value);
           }
+          start = i + 1;
+        }
 
-          const expected = await snapshot(sequential.db, one.world, integrations.get(sequential)!, tag, oneAtATime);
-          const actual = await snapshot(batched.db, many.world, integrations.get(batched)!, tag, inBatches);
-          expect(actual).toEqual(expected);
-          tally(oneAtATime);
-          const confirmations = expected.notifications.filter((n) => n.kind === "payment_confirmation").length;
-          seen.set("chat confirmations", (seen.get("chat confirmations") ?? 0) + confirmations);
-        }),
-        { numRuns: NUM_RUNS, ...(seed === undefined ? {} : { seed }), ...(path === undefined ? {} : { path }) },
+        const expected = await snapshot(sequential.db, one.world, integrations.get(sequential)!, tag, oneAtATime);
+        const actual = await snapshot(batched.db, many.world, integrations.get(batched)!, tag, inBatches);
+        expect(actual).toEqual(expected);
+        tally(oneAtATime);
+        const confirmations = expected.notifications.filter((n) => n.kind === "payment_confirmation").length;
+        seen.set("chat confirmations", (seen.get("chat confirmations") ?? 0) + confirmations);
+      }),
+      { numRuns: NUM_RUNS, ...(seed === undefined ? {} : { seed }), ...(path === undefined ? {} : { path }) },
+    );
+    console.log(`${NUM_RUNS} runs, answers by kind: ${JSON.stringify(Object.fromEntries([...seen].sort()))}`);
+    if (seed === undefined && NUM_RUNS >= 30) {
+      expect([...seen.keys()].sort()).toEqual(
+        expect.arrayContaining([
+          "chat confirmations",
+          "duplicate",
+          "partial_payment",
+          "total_payment",
+          "unmatched already_paid",
+          "unmatched canceled",
+          "unmatched expired",
+          "unmatched no_cuil_match",
+          "unmatched no_pending (no event)",
+        ]),
       );
-      console.log(`${NUM_RUNS} runs, answers by kind: ${JSON.stringify(Object.fromEntries([...seen].sort()))}`);
-      if (seed === undefined && NUM_RUNS >= 30) {
-        expect([...seen.keys()].sort()).toEqual(
-          expect.arrayContaining([
-            "chat confirmations",
-            "duplicate",
-            "partial_payment",
-            "total_payment",
-            "unmatched already_paid",
-            "unmatched canceled",
-            "unmatched expired",
-            "unmatched no_cuil_match",
-            "unmatched no_pending (no event)",
-          ]),
-        );
-      }
-    },
-    180_000,
-  );
+    }
+  }, 180_000);
 });

@@ -228,6 +228,47 @@ describe("a bad item", () => {
     expect((outcomes[1] as PromiseRejectedResult).reason).toMatchObject({ code: "23514" }); // the transfers table's check
     expect((outcomes[2] as PromiseFulfilledResult<ReconciliationOutcome>).value.charge).toMatchObject({ state: "total_payment" });
   });
+
+  it("refused by the database after all (a NUL byte in its transaction id): the batch is received one at a time, and only that one fails", async () => {
+    const w = await world();
+    const { cvu } = await cvuCharge(w);
+    const outcomes = await reconcileBatch(database.db, [transfer(cvu, 400), transfer(cvu, 1, { transactionId: "tx\u0000nul" }), transfer(cvu, 600)], options);
+    expect(outcomes.map((o) => o.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
+    expect((outcomes[1] as PromiseRejectedResult).reason).toMatchObject({ code: "22021" });
+    const [partial, , rest] = outcomes.map((o) => (o.status === "fulfilled" ? o.value : undefined));
+    expect(partial!.charge).toMatchObject({ state: "partial_payment", paid_cents: 40000 });
+    expect(rest!.charge).toMatchObject({ state: "total_payment", paid_cents: 100000 });
+  });
+});
+
+describe("at the same time", () => {
+  it("batches paying the same charges in opposite orders, and single transfers among them, all go through and sum correctly", async () => {
+    const w = await world();
+    const charges: Array<{ cvu: string; charge: { id: string } }> = [];
+    for (let i = 0; i < 8; i++) charges.push(await cvuCharge(w, { amount: 100 }));
+    // Each charge gets 10 transfers of $10: two batches in opposite orders, a single transfer each, three times over.
+    const forward = () => charges.map((c) => transfer(c.cvu, 10));
+    const runs = [];
+    for (let round = 0; round < 3; round++) {
+      runs.push(reconcileBatch(database.db, forward(), options));
+      runs.push(reconcileBatch(database.db, forward().reverse(), options));
+      for (const c of charges) runs.push(receiveTransfer(database.db, transfer(c.cvu, 10), options).then((value) => [{ status: "fulfilled" as const, value }]));
+    }
+    const lastRound = [reconcileBatch(database.db, forward(), options), reconcileBatch(database.db, forward().reverse(), options)];
+    const answers = (await Promise.all([...runs, ...lastRound])).flat();
+    expect(answers.filter((a) => a.status === "rejected")).toEqual([]);
+    const rows = await database.db
+      .selectFrom("charges")
+      .select(["state", "paid_cents"])
+      .where(
+        "id",
+        "in",
+        charges.map((c) => c.charge.id),
+      )
+      .execute();
+    expect(rows).toEqual(charges.map(() => ({ state: "total_payment", paid_cents: 10000 })));
+    for (const c of charges) expect(await pool(c.cvu)).toEqual({ holding: "free", open_charges: 0 });
+  });
 });
 
 describe("statements", () => {
