@@ -1,7 +1,7 @@
 // A batch of transfers reconciled in one transaction (domain/reconciliation/reconcile-batch.ts), case by
 // case: what each transfer is answered and what it leaves, as if received one at a time in order; a bad
 // item answered apart; and the statements a batch costs, whatever its size.
-import type { KyselyPlugin } from "kysely";
+import { sql, type KyselyPlugin } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { receiveTransfer, type IncomingTransfer, type ReconciliationOutcome } from "../../domain/reconciliation/reconcile.ts";
 import { reconcileBatch, type BatchOutcome } from "../../domain/reconciliation/reconcile-batch.ts";
@@ -268,6 +268,39 @@ describe("at the same time", () => {
       .execute();
     expect(rows).toEqual(charges.map(() => ({ state: "total_payment", paid_cents: 10000 })));
     for (const c of charges) expect(await pool(c.cvu)).toEqual({ holding: "free", open_charges: 0 });
+  });
+});
+
+describe("the same transfers in two batches at once", () => {
+  it("a batch that waited for another recording the same transaction ids answers them duplicates of its transfers", async () => {
+    const w = await world();
+    const charges: Array<{ cvu: string }> = [];
+    for (let i = 0; i < 3; i++) charges.push(await cvuCharge(w));
+    const same = charges.map((c) => transfer(c.cvu, 1000));
+    // The first batch has written and holds its transaction open while the second runs into its rows.
+    let written!: () => void;
+    let commit!: () => void;
+    const recorded = new Promise<void>((resolve) => (written = resolve));
+    const gate = new Promise<void>((resolve) => (commit = resolve));
+    const first = database.db.transaction().execute(async (trx) => {
+      const outcomes = await reconcileBatch(trx, same, options);
+      written();
+      await gate;
+      return outcomes;
+    });
+    await recorded;
+    const second = reconcileBatch(database.db, [...same].reverse(), options);
+    await expect
+      .poll(async () => {
+        const { rows } = await sql<{ n: number }>`
+          select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`.execute(database.db);
+        return rows[0]!.n;
+      })
+      .toBe(1);
+    commit();
+    const [a, b] = (await Promise.all([first, second])).map(fulfilled);
+    expect(a!.map((o) => o.duplicate)).toEqual([false, false, false]);
+    expect([...b!].reverse()).toEqual(a!.map((o) => ({ transferId: o.transferId, duplicate: true, unmatchedReason: undefined })));
   });
 });
 
