@@ -75,15 +75,16 @@ export function eventsCtes(events: Array<NewEvent & { id: string }>): RawBuilder
          for share
     ), recorded_events as (
       insert into events (id, integration_client_id, merchant_account_id, charge_id, type, payload, created_at, occurred_while_unlinked)
-      select e.id, e.integration_client_id, e.merchant_account_id, e.charge_id, e.type, e.payload, e.created_at,
-             coalesce((select k.unlinked_at is not null from events_link k
-                        where k.integration_client_id = e.integration_client_id and k.merchant_account_id = e.merchant_account_id), false)
-        from events_input e order by e.n
+      select e.id, e.integration_client_id, e.merchant_account_id, e.charge_id, e.type, e.payload, e.created_at, coalesce(k.unlinked_at is not null, false)
+        from events_input e
+        left join events_link k on k.integration_client_id = e.integration_client_id and k.merchant_account_id = e.merchant_account_id
+       order by e.n
       returning id
     ), events_jobs as (
       select job.id from ${sql.id(QUEUE_SCHEMA, "add_jobs")}((
         select coalesce(array_agg(row(${DELIVER_EVENT_TASK}::text, json_build_object('eventId', r.id), null, null, null, ${DELIVER_EVENT_KEY_PREFIX}::text || r.id, null, null)::${sql.id(QUEUE_SCHEMA, "job_spec")}), '{}')
           from recorded_events r
       )) as job
+       where exists (select from recorded_events) -- none to add: the queue is not called
     )`;
 }

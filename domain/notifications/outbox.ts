@@ -104,5 +104,6 @@ export function queuedNotificationsCtes(messages: NewNotification[], now: Date):
         select coalesce(array_agg(row(${SEND_NOTIFICATION_TASK}::text, json_build_object('notificationId', q.id), null, null, null, ${SEND_NOTIFICATION_KEY_PREFIX}::text || q.id, null, null)::${sql.id(QUEUE_SCHEMA, "job_spec")}), '{}')
           from notifications_queued q
       )) as job
+       where exists (select from notifications_queued) -- none to add: the queue is not called
     )`;
 }

@@ -304,7 +304,49 @@ describe("the same transfers in two batches at once", () => {
   });
 });
 
+/** A handle on the test database that counts the statements run through it (BEGIN and COMMIT aside). */
+function counted() {
+  const counter = { statements: 0, db: database.db };
+  const counting: KyselyPlugin = {
+    transformQuery: (args) => args.node,
+    transformResult: async (args) => {
+      counter.statements++;
+      return args.result;
+    },
+  };
+  counter.db = database.db.withPlugin(counting);
+  return counter;
+}
+
 describe("statements", () => {
+  it("a lone transfer as a batch of one costs no more statements than receiveTransfer", async () => {
+    const w = await world();
+    const chat = { sendWhatsappNotification: true, customer: { name: "Ana", phoneNumber: { countryCode: "+54", number: "91100000000" } } };
+    const cases: Array<[string, () => Promise<IncomingTransfer>]> = [
+      ["partial payment", async () => transfer((await cvuCharge(w)).cvu, 10)],
+      ["paid in full, with a chat confirmation", async () => transfer((await cvuCharge(w, chat)).cvu, 1000)],
+      [
+        "unmatched, already_paid (cuil sender)",
+        async () => {
+          const { cvu } = await cvuCharge(w);
+          await receiveTransfer(database.db, transfer(cvu, 1000), options);
+          return transfer(cvu, 10, { senderCuil: "20301234563" });
+        },
+      ],
+      ["to a CVU nobody held", async () => transfer("0000999000000000000005", 10)],
+    ];
+    const table: Record<string, { receiveTransfer: number; batchOfOne: number }> = {};
+    for (const [name, make] of cases) {
+      const one = counted();
+      await receiveTransfer(one.db, await make(), options);
+      const batch = counted();
+      fulfilled(await reconcileBatch(batch.db, [await make()], options));
+      table[name] = { receiveTransfer: one.statements, batchOfOne: batch.statements };
+    }
+    console.log(`statements for a lone transfer (besides BEGIN and COMMIT): ${JSON.stringify(table)}`);
+    for (const { receiveTransfer, batchOfOne } of Object.values(table)) expect(batchOfOne).toBeLessThanOrEqual(receiveTransfer);
+  });
+
   it("a batch costs the same statements whatever its size", async () => {
     const counts: Record<number, number> = {};
     for (const size of [1, 10, 100]) {
