@@ -5,6 +5,7 @@ import { sql, type KyselyPlugin } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { receiveTransfer, type IncomingTransfer, type ReconciliationOutcome } from "../../domain/reconciliation/reconcile.ts";
 import { reconcileBatch, type BatchOutcome } from "../../domain/reconciliation/reconcile-batch.ts";
+import { unlinkMerchant } from "../../domain/merchants/merchant-accounts.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
 import { cancelSeeded, seedCharge, seedIntegration, seedMerchant, sweepAt, type ReconciliationWorld } from "../helpers/reconciliation-world.ts";
 import { uniqueRef } from "../helpers/unique-ref.ts";
@@ -216,6 +217,33 @@ describe("a batch, as one transfer after another", () => {
     );
     // Paid in full: what had not gone out of its schedule is withdrawn.
     expect(messages.filter((m) => m.kind !== "payment_confirmation" && (m.status === "scheduled" || m.status === "queued"))).toEqual([]);
+  });
+});
+
+describe("a merchant unlinked from the integration", () => {
+  it("its charges are still paid, and their events are marked as occurred while unlinked (never delivered nor listed)", async () => {
+    const w = await world();
+    const { charge, cvu } = await cvuCharge(w);
+    const link = await database.db
+      .selectFrom("merchant_links")
+      .select("id")
+      .where("integration_client_id", "=", integrationClientId)
+      .where("merchant_account_id", "=", w.merchantAccountId)
+      .executeTakeFirstOrThrow();
+    await unlinkMerchant(database.db, integrationClientId, link.id, NOW);
+    const [paid, after] = fulfilled(await reconcileBatch(database.db, [transfer(cvu, 1000), transfer(cvu, 5)], options));
+    expect(paid).toMatchObject({ charge: { state: "total_payment" } });
+    expect(after).toMatchObject({ unmatchedReason: "already_paid" });
+    const events = await database.db
+      .selectFrom("events")
+      .select(["type", "occurred_while_unlinked"])
+      .where("charge_id", "=", charge.id)
+      .orderBy("log_position")
+      .execute();
+    expect(events).toEqual([
+      { type: "payment_request.payment_received", occurred_while_unlinked: true },
+      { type: "payment.unmatched", occurred_while_unlinked: true },
+    ]);
   });
 });
 
