@@ -197,18 +197,12 @@ export async function holdCvuForCharge(
 }
 
 /**
- * A charge that closes gives its CVU back, as CTEs (`cvu_released`, `cvu_freed`) for a statement that
- * closes it: a CVU with no open charge left is free again. An exclusive CVU's figures are exact; a shared
- * one's are recounted by its trigger (joins do not write the row), which sees the hold's delete.
- */
-export function releaseCvuCtes(chargeId: string): RawBuilder<unknown> {
-  return releaseCvusCtes([chargeId]);
-}
-
-/**
- * The batch form of `releaseCvuCtes`: charges that close give their CVUs back (none included: the text does
- * not depend on how many). Each CVU is written once, by the number of holds it lost, and the CVUs are
- * locked in id order (`cvu_locked`), so two statements releasing on the same CVUs cannot deadlock.
+ * Charges that close give their CVUs back, as CTEs (`cvu_released`, `cvu_freed`) for a statement that
+ * closes them (none included: the text does not depend on how many): a CVU with no open charge left is
+ * free again. Each CVU is written once, by the number of holds it lost, the CVUs locked in id order
+ * (`cvu_locked`), so two statements releasing on the same CVUs cannot deadlock. An exclusive CVU's figures
+ * are exact; a shared one's are recounted by its trigger (joins do not write the row), which sees the
+ * holds' delete.
  */
 export function releaseCvusCtes(chargeIds: readonly string[]): RawBuilder<unknown> {
   return sql`
@@ -224,5 +218,5 @@ export function releaseCvusCtes(chargeIds: readonly string[]): RawBuilder<unknow
 
 /** A charge that closes gives its CVU back (one statement). */
 export async function releaseCvu(trx: Trx, chargeId: string): Promise<void> {
-  await sql`with ${releaseCvuCtes(chargeId)} select 1`.execute(trx);
+  await sql`with ${releaseCvusCtes([chargeId])} select 1`.execute(trx);
 }

@@ -99,16 +99,6 @@ export function confirmingPaymentsByChatCtes(payments: ReceivedPayment[], at: Da
 }
 
 /**
- * The chat confirmation of a payment (`chatConfirmationOf`), queued at once. One per transfer: writing it
- * again is harmless. `at` is when the payment was received, in the integration's time.
- */
-export async function confirmPaymentByChat(trx: Transaction<Database>, payment: ReceivedPayment): Promise<void> {
-  const message = chatConfirmationOf(payment);
-  if (!message) return;
-  await queueNotifications(trx, await writeNotifications(trx, [message]), payment.at);
-}
-
-/**
  * After the payer's contacts changed: what has not gone out yet goes to the new address. A channel left
  * without its contact (it cannot be while the channel is on: the change is refused) has its unsent
  * messages withdrawn rather than kept with nowhere to go.

@@ -1,6 +1,7 @@
 // Money in, many transfers at once: a batch of bank transfers reconciled in one transaction of set-based
-// statements (each over arrays, one statement for all the items), each transfer answered exactly as
-// `receiveTransfer` would have answered it had the batch's transfers been received one at a time, in order.
+// statements (each over arrays, one statement for all the items), each transfer answered exactly as it
+// would have been had the batch's transfers been received one at a time, in order (`receiveTransfer`, in
+// reconcile.ts, is a batch of one).
 //   1. record the transfers (a transaction id already recorded, or earlier in the batch, is a duplicate),
 //      find each one's CVU and matching hold, and lock the matched charges in id order (two batches never
 //      wait for each other in a cycle);
@@ -34,14 +35,13 @@ import {
   payerDocumentsOf,
   paymentReceivedEvent,
   paymentTo,
-  receiveTransfer,
   unmatchedEvent,
   unmatchedReasonOf,
   type ChargeRef,
   type IncomingTransfer,
   type LockedMatch,
   type ReconciliationOutcome,
-} from "./reconcile.ts";
+} from "./transfer-rules.ts";
 
 type Options = { receivedAt: Date; livemode: boolean };
 
@@ -53,13 +53,15 @@ const TRANSFER_SOURCES: ReadonlySet<string> = new Set(["simulation", "bank-feed"
 
 /**
  * Reconciles `transfers` in one transaction and answers each, in input order. A transfer the database
- * would refuse (the transfers table's constraints) is answered on its own by `receiveTransfer` (it
- * changes nothing, so where it stood in the batch does not matter); should the database refuse some
- * item's data anyway, each transfer is received on its own, in order, so only that one fails. Any other
- * failure (a deadlock, the database away) rejects every transfer with it: nothing was written. Given a
- * transaction, the batch runs in it and an error is the caller's.
+ * would refuse (the transfers table's constraints) is answered on its own (it changes nothing, so where it
+ * stood in the batch does not matter); should the database refuse some item's data anyway, each transfer
+ * is received on its own, in order, so only that one fails. Any other failure (a deadlock, the database
+ * away) rejects every transfer with it: nothing was written. Given a transaction, the batch runs in it and
+ * an error is the caller's.
  */
 export async function reconcileBatch(db: Executor, transfers: IncomingTransfer[], options: Options): Promise<BatchOutcome[]> {
+  // One transfer is its own batch: whatever fails is its own failure.
+  if (transfers.length === 1) return [await settled(reconcileAlone(db, transfers[0]!, options))];
   const outcomes: BatchOutcome[] = new Array(transfers.length);
   const refused: number[] = [];
   const accepted: number[] = [];
@@ -78,15 +80,21 @@ export async function reconcileBatch(db: Executor, transfers: IncomingTransfer[]
       if (db.isTransaction) throw error;
       if (isRefusedData(error)) {
         // Some item's data was refused after all: each on its own, in order, so only that one fails.
-        for (const index of accepted) outcomes[index] = await settled(receiveTransfer(db, transfers[index]!, options));
+        for (const index of accepted) outcomes[index] = await settled(reconcileAlone(db, transfers[index]!, options));
       } else {
         // The batch's own failure (a deadlock, the database away): nothing was written; the caller may send it again.
         for (const index of accepted) outcomes[index] = { status: "rejected", reason: error };
       }
     }
   }
-  for (const index of refused) outcomes[index] = await settled(receiveTransfer(db, transfers[index]!, options));
+  for (const index of refused) outcomes[index] = await settled(reconcileAlone(db, transfers[index]!, options));
   return outcomes;
+}
+
+/** One transfer in a transaction of its own (or the caller's). */
+async function reconcileAlone(db: Executor, transfer: IncomingTransfer, options: Options): Promise<ReconciliationOutcome> {
+  const [outcome] = await inTransaction(db, (trx) => reconcileInOneTransaction(trx, [transfer], options));
+  return outcome!;
 }
 
 async function settled<T>(promise: Promise<T>): Promise<PromiseSettledResult<T>> {

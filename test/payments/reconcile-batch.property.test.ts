@@ -3,7 +3,8 @@
 // them (full, partial, over, late, from their payer, another payer or a stranger, to a CVU nobody held,
 // repeating a transaction id of the batch, of an earlier batch or of before) are received (a) one at a
 // time with receiveTransfer on one database and (b) with reconcileBatch, split into random batches, on
-// another. Both must leave the same charges, transfers, breakdowns, events (in the same order) with their
+// another. (receiveTransfer is now a batch of one; this test first held against its own, statement-by-
+// statement implementation, which it replaced.) Both must leave the same charges, transfers, breakdowns, events (in the same order) with their
 // delivery jobs, payer notifications with their send jobs and CVU pool, and answer each transfer the same.
 // Two integrations share the merchant's CVU pool (an unmatched transfer's event goes to the integration of
 // the charge its CVU held last). Ids differ between the two databases: rows are compared by reference id
@@ -19,7 +20,7 @@ import { cuilCandidatesOfDni } from "../../domain/tax-id.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
 import { asIntegration, cancelSeeded, seedCharge, seedIntegration, seedMerchant, sweepAt, type ReconciliationWorld } from "../helpers/reconciliation-world.ts";
 
-const NUM_RUNS = Number(process.env.RECONCILE_RUNS ?? 40);
+const NUM_RUNS = Number(process.env.RECONCILE_RUNS ?? 150);
 const NOW = new Date("2026-11-22T15:00:00Z"); // 12:00 in Argentina
 const SWEEP = new Date("2026-11-22T17:01:00Z"); // past the timed due date 14:00 in Argentina
 const RECEIVED = new Date("2026-11-22T18:00:00Z");

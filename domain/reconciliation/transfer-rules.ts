@@ -1,0 +1,173 @@
+// The rules of a transfer, shared by every way one is received (reconcile.ts, reconcile-batch.ts): what a
+// transfer and its answer are, how it finds its charge (the CVU's hold, or the sender's in cuil mode), what
+// a payment does to a charge and the event it writes, and why a transfer that pays nothing is unmatched.
+import { sql, type Expression, type Transaction } from "kysely";
+import type { Database } from "../../db/schema.ts";
+import type { Charge } from "../../db/tables/charges.table.ts";
+import type { MerchantLink } from "../../db/tables/merchants.table.ts";
+import type { UnmatchedReason } from "../../db/tables/transfers.table.ts";
+import { amountOwedCents } from "../amount-owed.ts";
+import { WHOLE_CVU } from "../cvu-pool/cvu-pool.ts";
+import type { NewEvent } from "../events/outbox.ts";
+import { fromCents } from "../money.ts";
+import { payerKeyOf } from "../tax-id.ts";
+
+export interface IncomingTransfer {
+  transactionId: string;
+  amountCents: number;
+  receivingCvu: string;
+  senderCuil?: string;
+  senderCvu?: string;
+  senderName?: string;
+  /** When the payer made it: decides whether the surcharge applies. */
+  operatedAt: Date;
+  source: "simulation" | "bank-feed";
+}
+
+export interface ReconciliationOutcome {
+  transferId: string;
+  /** The transaction id was already recorded: nothing new happened. */
+  duplicate: boolean;
+  charge?: Charge;
+  unmatchedReason?: UnmatchedReason;
+  /** The event written, if any (an unmatched transfer to a CVU nobody ever used has no integration to tell). */
+  event?: { id: string; type: string; integrationClientId: string };
+}
+
+const CLOSED_REASON: Partial<Record<Charge["state"], UnmatchedReason>> = {
+  canceled: "canceled",
+  overdue: "expired",
+  partial_overdue: "expired",
+  total_payment: "already_paid",
+};
+
+/** What an unmatched transfer's reason and event need of a charge. */
+export type ChargeRef = Pick<Charge, "id" | "state" | "conciliation_type" | "reference_id" | "integration_client_id" | "merchant_account_id">;
+
+/**
+ * Why a transfer to a known CVU matched no open charge, from what the CVU held last (for this payer, in
+ * cuil mode): `stillHeld` whether the CVU still holds any charge, `lastForPayer` the newest cuil-mode
+ * charge of the CVU for the sender, `last` that or else the CVU's last charge.
+ */
+export function unmatchedReasonOf(found: { stillHeld: boolean; lastForPayer: ChargeRef | undefined; last: ChargeRef | undefined }): UnmatchedReason {
+  const { stillHeld, lastForPayer, last } = found;
+  if (stillHeld) return "no_cuil_match"; // a shared CVU with open charges, none for this sender
+  if (!last) return "no_pending";
+  if (last.conciliation_type === "cuil" && !lastForPayer) return "no_cuil_match";
+  return CLOSED_REASON[last.state] ?? "ambiguous";
+}
+
+/** The payment a transfer makes to an open charge: what is owed at its instant (the surcharge), and the charge after it. */
+export function paymentTo<C extends Charge>(charge: C, transfer: IncomingTransfer, receivedAt: Date): { owed: number; total: boolean; updated: C } {
+  // An open charge always has an amount (a draft holds no CVU, so no transfer reaches it).
+  const owed = amountOwedCents(charge, transfer.operatedAt) ?? 0;
+  const paid = charge.paid_cents + transfer.amountCents;
+  const total = paid >= owed;
+  return {
+    owed,
+    total,
+    updated: {
+      ...charge,
+      paid_cents: paid,
+      state: total ? "total_payment" : "partial_payment",
+      updated_at: receivedAt,
+      ...(total ? { closed_at: receivedAt } : {}),
+    },
+  };
+}
+
+/** The `payment_request.payment_received` event of a payment: `charge` as it is after it. */
+export function paymentReceivedEvent(charge: Charge, transfer: IncomingTransfer, owed: number, options: { receivedAt: Date; livemode: boolean }): NewEvent {
+  return {
+    type: "payment_request.payment_received",
+    integrationClientId: charge.integration_client_id,
+    merchantAccountId: charge.merchant_account_id,
+    chargeId: charge.id,
+    createdAt: options.receivedAt,
+    payload: {
+      event: "payment_request.payment_received",
+      stateType: charge.state === "total_payment" ? "total_payment" : "partial_payment",
+      livemode: options.livemode,
+      referenceId: charge.reference_id,
+      paymentRequestId: charge.id,
+      requestedAmount: fromCents(owed),
+      paidAmount: fromCents(charge.paid_cents),
+      thisPaymentAmount: fromCents(transfer.amountCents),
+      remainingAmount: fromCents(Math.max(owed - charge.paid_cents, 0)),
+      reconciledPayerCuil: transfer.senderCuil ? Number(transfer.senderCuil) : 0,
+      ...(charge.metadata ? { metadata: charge.metadata } : {}),
+      paidAt: transfer.operatedAt.toISOString(),
+    },
+  };
+}
+
+/** The `payment.unmatched` event of a transfer, told to the integration of the charge the CVU held last; none when it never held one. */
+export function unmatchedEvent(
+  transfer: IncomingTransfer,
+  reason: UnmatchedReason,
+  last: ChargeRef | undefined,
+  options: { receivedAt: Date; livemode: boolean },
+): NewEvent | undefined {
+  if (!last) return undefined;
+  const mentionsCharge = reason === "expired" || reason === "already_paid" || reason === "canceled";
+  return {
+    type: "payment.unmatched",
+    integrationClientId: last.integration_client_id,
+    merchantAccountId: last.merchant_account_id,
+    chargeId: mentionsCharge ? last.id : null,
+    createdAt: options.receivedAt,
+    payload: {
+      event: "payment.unmatched",
+      reason,
+      livemode: options.livemode,
+      transactionId: transfer.transactionId,
+      cvu: transfer.receivingCvu,
+      amount: fromCents(transfer.amountCents),
+      ...(transfer.senderCuil ? { payerCuil: transfer.senderCuil } : {}),
+      ...(transfer.senderName ? { payerName: transfer.senderName } : {}),
+      ...(mentionsCharge ? { referenceId: last.reference_id } : {}),
+      receivedAt: transfer.operatedAt.toISOString(),
+    },
+  };
+}
+
+export type LockedMatch = Charge & Pick<MerchantLink, "commission_percentage" | "commission_fixed_cents" | "service_commission_percentage">;
+
+/** Charges with their merchant link's commission terms (a payment's breakdown), to lock FOR UPDATE. */
+export function chargesWithTerms(trx: Transaction<Database>) {
+  return trx
+    .selectFrom("charges as c")
+    .leftJoin("merchant_links as l", (join) =>
+      join.onRef("l.integration_client_id", "=", "c.integration_client_id").onRef("l.merchant_account_id", "=", "c.merchant_account_id"),
+    )
+    .selectAll("c")
+    .select(["l.commission_percentage", "l.commission_fixed_cents", "l.service_commission_percentage"]);
+}
+
+/**
+ * The charge a transfer to this CVU pays: the CVU's own (cvu mode) or the sender's (cuil mode), by the
+ * unique (CVU, payer) key; as a subquery over a batch's columns (the sender's key null for none).
+ */
+export function matchingHold(trx: Transaction<Database>, cvuAccountId: Expression<string>, senderKey: Expression<string | null>) {
+  return trx
+    .selectFrom("cvu_holds")
+    .select("charge_id")
+    .where("cvu_account_id", "=", cvuAccountId)
+    .where("payer_key", "in", [WHOLE_CVU, senderKey as Expression<string>])
+    .orderBy(sql`payer_key = ${WHOLE_CVU}`, "desc")
+    .limit(1);
+}
+
+/** The documents that can carry a payer's key, to narrow by in SQL: the DNI itself (also without its leading zero) or a CUIL around it; else the whole CUIT. */
+export function payerDocumentsOf(senderKey: string): { dni: string | null; dniTrimmed: string | null; document: string | null } {
+  if (senderKey.startsWith("dni:")) {
+    const dni = senderKey.slice("dni:".length);
+    return { dni, dniTrimmed: dni.replace(/^0/, ""), document: null };
+  }
+  return { dni: null, dniTrimmed: null, document: senderKey.slice(senderKey.indexOf(":") + 1) };
+}
+
+/** The first of the narrowed charges (newest first) whose document is truly the payer's, by its key. */
+export function newestOfPayer<C extends { customer_tax_document: string | null }>(rows: C[], senderKey: string): C | undefined {
+  return rows.find((row) => row.customer_tax_document !== null && payerKeyOf(row.customer_tax_document) === senderKey);
+}
