@@ -366,7 +366,8 @@ async function explainUnmatched(trx: Transaction<Database>, items: Item[], appli
            (select ${chargeRef("c")} from charges c where c.id = w.last_charge_id) as recorded_last,
            (select ${chargeRef("c")} from charges c where c.cvu_account_id = w.account_id order by c.created_at desc, c.id desc limit 1) as newest,
            (select coalesce(jsonb_agg(${chargeRef("c")} order by c.created_at desc), '[]'::jsonb) from charges c
-             where c.cvu_account_id = w.account_id and c.conciliation_type = 'cuil'
+             where (w.dni is not null or w.document is not null) -- no sender, no charges of the CVU read
+               and c.cvu_account_id = w.account_id and c.conciliation_type = 'cuil'
                and ((w.dni is not null and (c.customer_tax_document in (w.dni, w.dni_trimmed) or substr(c.customer_tax_document, 3, 8) = w.dni))
                     or (w.dni is null and c.customer_tax_document = w.document))) as of_payer
       from wanted w`.execute(trx);
