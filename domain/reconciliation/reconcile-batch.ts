@@ -62,6 +62,11 @@ const TRANSFER_SOURCES: ReadonlySet<string> = new Set(["simulation", "bank-feed"
 export async function reconcileBatch(db: Executor, transfers: IncomingTransfer[], options: Options): Promise<BatchOutcome[]> {
   // One transfer is its own batch: whatever fails is its own failure.
   if (transfers.length === 1) return [await settled(reconcileAlone(db, transfers[0]!, options))];
+  // In the caller's transaction, a failed statement ends it: nothing can be answered apart.
+  if (db.isTransaction) {
+    const answered = await reconcileInOneTransaction(db as Transaction<Database>, transfers, options);
+    return answered.map((value) => ({ status: "fulfilled", value }));
+  }
   const outcomes: BatchOutcome[] = new Array(transfers.length);
   const refused: number[] = [];
   const accepted: number[] = [];
@@ -77,7 +82,6 @@ export async function reconcileBatch(db: Executor, transfers: IncomingTransfer[]
       );
       for (const [k, outcome] of answered.entries()) outcomes[accepted[k]!] = { status: "fulfilled", value: outcome };
     } catch (error) {
-      if (db.isTransaction) throw error;
       if (isRefusedData(error)) {
         // Some item's data was refused after all: each on its own, in order, so only that one fails.
         for (const index of accepted) outcomes[index] = await settled(reconcileAlone(db, transfers[index]!, options));
