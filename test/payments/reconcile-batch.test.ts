@@ -346,6 +346,44 @@ function counted() {
   return counter;
 }
 
+describe("a charge paid in full by another transaction while the batch waited for its lock", () => {
+  it("is matched again, as one at a time: its CVU holds nothing now, so the transfers to it are already_paid", async () => {
+    const w = await world();
+    const { charge, cvu } = await cvuCharge(w);
+    const other = await cvuCharge(w);
+    let paid!: () => void;
+    let commit!: () => void;
+    const paying = new Promise<void>((resolve) => (paid = resolve));
+    const gate = new Promise<void>((resolve) => (commit = resolve));
+    const first = database.db.transaction().execute(async (trx) => {
+      await receiveTransfer(trx, transfer(cvu, 1000), options);
+      paid();
+      await gate;
+    });
+    await paying;
+    const batch = reconcileBatch(database.db, [transfer(cvu, 10), transfer(other.cvu, 10), transfer(cvu, 20)], options);
+    await expect
+      .poll(async () => {
+        const { rows } = await sql<{ n: number }>`
+          select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`.execute(database.db);
+        return rows[0]!.n;
+      })
+      .toBe(1);
+    commit();
+    await first;
+    const [late, elsewhere, later] = fulfilled(await batch);
+    expect(late).toMatchObject({ duplicate: false, unmatchedReason: "already_paid", event: { type: "payment.unmatched" } });
+    expect(elsewhere).toMatchObject({ charge: { id: other.charge.id, state: "partial_payment" } });
+    expect(later).toMatchObject({ unmatchedReason: "already_paid" });
+    const events = await eventsOf(charge.id);
+    expect(events.map((e) => [e.type, (e.payload as { amount?: number }).amount])).toEqual([
+      ["payment_request.payment_received", undefined],
+      ["payment.unmatched", 10],
+      ["payment.unmatched", 20],
+    ]);
+  });
+});
+
 describe("statements", () => {
   it("a lone transfer (receiveTransfer, a batch of one): 2 statements, 3 when unmatched on a CVU that was held", async () => {
     // On its own path it took 2, 4, 6 and 2: a chat confirmation wrote and queued apart, and the unmatched
