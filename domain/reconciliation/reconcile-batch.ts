@@ -6,15 +6,15 @@
 //      find each one's CVU and matching hold, and lock the matched charges in id order (two batches never
 //      wait for each other in a cycle);
 //   2. (rarely, when a locked charge turns out closed: a charge closed by a transaction that has just
-//      committed, or a CVU still held by a closed charge) match those again, as `receiveTransfer` does;
+//      committed, or a CVU still held by a closed charge) match those again, up to twice;
 //   3. apply the payments in arrival order per charge, here: a partial then the rest is partial_payment
 //      then total_payment, and a transfer after the one that paid a charge in full is unmatched;
-//   4. (only when some transfer is unmatched) read what the unmatched reasons need: the CVU's last charge,
+//   4. (only when some transfer is unmatched on a CVU that was held) read what the unmatched reasons need: the CVU's last charge,
 //      the payer's last cuil-mode charge, whether the CVU still holds anything;
 //   5. write everything in one statement: the charges, the transfers' matches, the payments' breakdowns,
 //      the events and their delivery jobs, the CVUs given back and the reminders withdrawn of the charges
 //      paid in full, and the chat confirmations.
-// A batch of any size is 2 statements besides BEGIN and COMMIT (3 when some transfer is unmatched; one more
+// A batch of any size is 2 statements besides BEGIN and COMMIT (3 with step 4; one more
 // for a duplicate recorded meanwhile by another transaction, two more for a closed charge found locked),
 // each of a fixed text whatever the batch's size (planned once per connection).
 import { randomUUID } from "node:crypto";
@@ -45,7 +45,7 @@ import {
 
 type Options = { receivedAt: Date; livemode: boolean };
 
-/** Each transfer's answer: its outcome, or the error `receiveTransfer` would have thrown for it. */
+/** Each transfer's answer: its outcome, or the error that failed it. */
 export type BatchOutcome = PromiseSettledResult<ReconciliationOutcome>;
 
 const OPEN: ReadonlySet<Charge["state"]> = new Set(["pending", "partial_payment"]);
@@ -263,7 +263,7 @@ function matchOf(row: MatchRow): LockedMatch | undefined {
 /**
  * Rarely, statements of their own: a matched charge found closed once locked was closed (and its hold released) by a
  * transaction that has just committed, so its transfers are matched again; one still closed on the third
- * look is a CVU held by a closed charge, which `receiveTransfer` refuses to guess about (ambiguous).
+ * look is a CVU held by a closed charge: reconciliation refuses to guess (ambiguous).
  */
 async function matchClosedAgain(trx: Transaction<Database>, items: Item[], options: Options): Promise<void> {
   for (let attempt = 1; ; attempt++) {
