@@ -15,6 +15,7 @@ import type { OutboundHttpClient } from "../domain/outbound/http-client.ts";
 import type { EmailMessage, Sender } from "../domain/outbound/sender.ts";
 import type { Metrics } from "../runtime/metrics.ts";
 import type { EventLogWatcher } from "../domain/events/event-log-watcher.ts";
+import type { TransferBatcher } from "../domain/reconciliation/transfer-batcher.ts";
 
 /** What every handler may use: the database, the clock, configuration, the token service, the outbound client. */
 export interface Services {
@@ -26,6 +27,8 @@ export interface Services {
   credentialThrottle: CredentialThrottle;
   /** What the token checks read, remembered (and forgotten at any change); absent, every check reads the database. */
   tokenChecks?: TokenCheckCache;
+  /** Where single transfers are reconciled: in batches of those arriving together, one transaction each (group commit). */
+  transfers: TransferBatcher;
   /** The process's one client for integrators' URLs; its `policy` also judges URLs at registration. */
   outboundHttp: OutboundHttpClient;
   /** The tax registry of payer lookups; absent in production without COBRO_TAX_REGISTRY_URL (lookups answer 503, nothing consumed). */

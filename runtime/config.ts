@@ -86,6 +86,13 @@ export interface Config {
   workerStaleAfterMs: number;
   /** How long one save of a changed service commission may spend applying it to merchant links (COBRO_COMMISSION_BACKFILL_BUDGET_MS, default 2000). */
   commissionBackfillBudgetMs: number;
+  /**
+   * Group commit of single transfers (domain/reconciliation/transfer-batcher.ts): at most `maxSize`
+   * transfers a batch (COBRO_RECONCILE_BATCH_MAX, default 200), a transfer waits at most `windowMs` while
+   * others commit (COBRO_RECONCILE_BATCH_WINDOW_MS, default 5), `maxInFlight` batches commit at once
+   * before new transfers wait (COBRO_RECONCILE_BATCHES_IN_FLIGHT, default 2).
+   */
+  reconcileBatches: { maxSize: number; windowMs: number; maxInFlight: number };
   /** The secret shared with the bank integration that posts received transfers (COBRO_BANK_FEED_SECRET); without it the bank feed refuses everything. */
   bankFeedSecret: string | undefined;
   /** Production's tax registry for payer lookups (COBRO_TAX_REGISTRY_URL, http or https); the Sandbox uses its deterministic one. */
@@ -215,6 +222,17 @@ export function loadConfig(
     problems.push("COBRO_EVENT_STREAM_POLL_MS must be a whole number of milliseconds, 10 or more");
   if (!(Number.isInteger(eventStream.maxPerIntegration) && eventStream.maxPerIntegration >= 1))
     problems.push("COBRO_EVENT_STREAM_MAX_PER_INTEGRATION must be a whole number, 1 or more");
+  const reconcileBatches = {
+    maxSize: Number(env.COBRO_RECONCILE_BATCH_MAX || 200),
+    windowMs: Number(env.COBRO_RECONCILE_BATCH_WINDOW_MS || 5),
+    maxInFlight: Number(env.COBRO_RECONCILE_BATCHES_IN_FLIGHT || 2),
+  };
+  if (!(Number.isInteger(reconcileBatches.maxSize) && reconcileBatches.maxSize >= 1 && reconcileBatches.maxSize <= 1000))
+    problems.push("COBRO_RECONCILE_BATCH_MAX must be a whole number from 1 to 1000");
+  if (!(Number.isInteger(reconcileBatches.windowMs) && reconcileBatches.windowMs >= 0 && reconcileBatches.windowMs <= 1000))
+    problems.push("COBRO_RECONCILE_BATCH_WINDOW_MS must be a whole number of milliseconds from 0 to 1000");
+  if (!(Number.isInteger(reconcileBatches.maxInFlight) && reconcileBatches.maxInFlight >= 1))
+    problems.push("COBRO_RECONCILE_BATCHES_IN_FLIGHT must be a whole number, 1 or more");
   const commissionBackfillBudgetMs = Number(env.COBRO_COMMISSION_BACKFILL_BUDGET_MS || 2000);
   if (!(Number.isInteger(commissionBackfillBudgetMs) && commissionBackfillBudgetMs >= 0))
     problems.push("COBRO_COMMISSION_BACKFILL_BUDGET_MS must be a whole number of milliseconds, 0 or more");
@@ -284,6 +302,7 @@ export function loadConfig(
     workerConcurrency,
     workerHeartbeatMs,
     eventStream,
+    reconcileBatches,
     workerStaleAfterMs,
     commissionBackfillBudgetMs,
     taxRegistryUrl,

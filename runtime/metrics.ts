@@ -184,6 +184,18 @@ export function createMetrics(role: MetricsRole) {
         labelNames: ["source"] as const,
         ...with_,
       }),
+      reconciliationBatchSize: new Histogram({
+        name: "cobro_reconciliation_batch_transfers",
+        help: "Transfers per reconciliation batch of single-transfer requests (the bank feed's single operation, simulate-payment), each batch one transaction.",
+        buckets: [1, 2, 4, 8, 16, 32, 64, 128, 256],
+        ...with_,
+      }),
+      reconciliationBatchWait: new Histogram({
+        name: "cobro_reconciliation_batch_wait_seconds",
+        help: "How long a reconciliation batch's first transfer waited for the batch to be sent (0 on an idle service, at most the window).",
+        buckets: [0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1],
+        ...with_,
+      }),
     },
     webhooks: {
       deliveries: new Counter({

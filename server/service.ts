@@ -11,6 +11,7 @@ import { startWorker } from "../jobs/queue.ts";
 import { productionAdminApi } from "../domain/going-live/production-admin-api.ts";
 import { createTaskList, crontab } from "../jobs/tasks.ts";
 import { systemClock, type Clock } from "../domain/clock.ts";
+import { TransferBatcher } from "../domain/reconciliation/transfer-batcher.ts";
 import { buildApiApp, type ApiAppSettings } from "./api-apps.ts";
 import { SERVICE_PARTS, workerProvidersProblem, type ApiName, type Config } from "../runtime/config.ts";
 import type { Services } from "../handlers/handler-types.ts";
@@ -232,6 +233,10 @@ async function buildServices(parts: ServiceParts, heldTokenChecks: TokenCheckCac
     }),
     tokenChecks,
     payerRegistry,
+    transfers: new TransferBatcher(queries.db, clock, config.reconcileBatches, ({ size, waitedMs }) => {
+      parts.metrics.money.reconciliationBatchSize.observe(size);
+      parts.metrics.money.reconciliationBatchWait.observe(waitedMs / 1000);
+    }),
     outboundHttp: parts.outboundHttp,
     accountMail,
     metrics: parts.metrics,

@@ -1,12 +1,14 @@
 // A simulated transfer: the integration admin sends money to the CVU of one of the integration's charges
-// and reconciliation runs exactly as for the bank feed. The ownership check, the transfer and the answer
-// about the webhook are one transaction.
+// and reconciliation runs exactly as for the bank feed, in the batches of the integration's Sandbox clock
+// (transfer-batcher.ts). The ownership check reads first, on its own: a CVU that held a charge of the
+// integration always will (charges holding a CVU are never deleted), so nothing between the check and
+// the batch can make it false.
 import { randomUUID } from "node:crypto";
 import type { Kysely } from "kysely";
 import type { Database } from "../../db/schema.ts";
 import type { UnmatchedReason } from "../../db/tables/transfers.table.ts";
 import { DomainError } from "../errors.ts";
-import { receiveTransfer } from "../reconciliation/reconcile.ts";
+import type { TransferBatcher } from "../reconciliation/transfer-batcher.ts";
 
 export interface SimulatedTransfer {
   integrationClientId: string;
@@ -31,47 +33,49 @@ export interface SimulationOutcome {
   unmatchedReason?: UnmatchedReason;
 }
 
-export async function simulatePayment(db: Kysely<Database>, transfer: SimulatedTransfer, receivedAt: Date): Promise<SimulationOutcome> {
-  return db.transaction().execute(async (trx) => {
-    // The CVU must belong (now or before) to a charge of the caller's integration; read with it, the
-    // integration's subscription, for the answer about the webhook.
-    const known = await trx
-      .selectFrom("charges as c")
-      .innerJoin("cvu_accounts as a", "a.id", "c.cvu_account_id")
-      .innerJoin("integration_clients as i", "i.id", "c.integration_client_id")
-      .select(["c.id", "i.enabled_events"])
-      .where("a.cvu", "=", transfer.cvu)
-      .where("c.integration_client_id", "=", transfer.integrationClientId)
-      .limit(1)
-      .executeTakeFirst();
-    if (!known) throw new DomainError("CvuNotInIntegrationError", "The cvu does not belong to a charge of this integration");
+export async function simulatePayment(
+  db: Kysely<Database>,
+  transfers: TransferBatcher,
+  transfer: SimulatedTransfer,
+  clockOffsetMs: number,
+): Promise<SimulationOutcome> {
+  // The CVU must belong (now or before) to a charge of the caller's integration; read with it, the
+  // integration's subscription, for the answer about the webhook.
+  const known = await db
+    .selectFrom("charges as c")
+    .innerJoin("cvu_accounts as a", "a.id", "c.cvu_account_id")
+    .innerJoin("integration_clients as i", "i.id", "c.integration_client_id")
+    .select(["c.id", "i.enabled_events"])
+    .where("a.cvu", "=", transfer.cvu)
+    .where("c.integration_client_id", "=", transfer.integrationClientId)
+    .limit(1)
+    .executeTakeFirst();
+  if (!known) throw new DomainError("CvuNotInIntegrationError", "The cvu does not belong to a charge of this integration");
 
-    const transactionId = `sim_${randomUUID()}`;
-    if (transfer.forcePspFailure) return { transactionId, conciliated: false, webhookWillFire: false };
+  const transactionId = `sim_${randomUUID()}`;
+  if (transfer.forcePspFailure) return { transactionId, conciliated: false, webhookWillFire: false };
 
-    const outcome = await receiveTransfer(
-      trx,
-      {
-        transactionId,
-        amountCents: transfer.amountCents,
-        receivingCvu: transfer.cvu,
-        senderCuil: transfer.senderCuil,
-        senderCvu: transfer.senderCvu,
-        senderName: transfer.senderName,
-        operatedAt: transfer.operatedAt,
-        source: "simulation",
-      },
-      { receivedAt, livemode: false },
-    );
-    const conciliated = outcome.charge !== undefined;
-    const webhookEvent = conciliated ? "payment_request.payment_received" : "payment.unmatched";
-    return {
+  const outcome = await transfers.receive(
+    {
       transactionId,
-      conciliated,
-      webhookWillFire: known.enabled_events.includes(webhookEvent),
-      webhookEvent,
-      ...(outcome.charge ? { paymentRequestId: outcome.charge.id } : {}),
-      ...(outcome.unmatchedReason ? { unmatchedReason: outcome.unmatchedReason } : {}),
-    };
-  });
+      amountCents: transfer.amountCents,
+      receivingCvu: transfer.cvu,
+      senderCuil: transfer.senderCuil,
+      senderCvu: transfer.senderCvu,
+      senderName: transfer.senderName,
+      operatedAt: transfer.operatedAt,
+      source: "simulation",
+    },
+    { livemode: false, clockOffsetMs },
+  );
+  const conciliated = outcome.charge !== undefined;
+  const webhookEvent = conciliated ? "payment_request.payment_received" : "payment.unmatched";
+  return {
+    transactionId,
+    conciliated,
+    webhookWillFire: known.enabled_events.includes(webhookEvent),
+    webhookEvent,
+    ...(outcome.charge ? { paymentRequestId: outcome.charge.id } : {}),
+    ...(outcome.unmatchedReason ? { unmatchedReason: outcome.unmatchedReason } : {}),
+  };
 }

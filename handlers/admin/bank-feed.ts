@@ -1,13 +1,11 @@
 // POST /internal/bank-feed/transfers: production money in, from the bank integration.
 import { requireCents } from "../../domain/money.ts";
-import { receiveTransfer } from "../../domain/reconciliation/reconcile.ts";
 import { countTransfer } from "../../runtime/metrics.ts";
 import type { Handler } from "./handler.ts";
 
 export const ingestBankTransfer: Handler<"ingestBankTransfer"> = async ({ body, services }) => {
   const amountCents = requireCents("amount", body.amount);
-  const outcome = await receiveTransfer(
-    services.db,
+  const outcome = await services.transfers.receive(
     {
       transactionId: body.transactionId,
       amountCents,
@@ -18,7 +16,7 @@ export const ingestBankTransfer: Handler<"ingestBankTransfer"> = async ({ body, 
       operatedAt: new Date(body.operatedAt),
       source: "bank-feed",
     },
-    { receivedAt: services.clock.now(), livemode: services.config.serviceEnv === "production" },
+    { livemode: services.config.serviceEnv === "production", clockOffsetMs: 0 },
   );
   const charge = outcome.charge;
   countTransfer(services.metrics, {

@@ -36,6 +36,7 @@ export const simulatePayment: Handler<"simulatePayment"> = async ({ body, caller
   const operatedAt = body.fechaOperacion ? new Date(body.fechaOperacion) : now;
   const outcome = await simulate(
     services.db,
+    services.transfers,
     {
       integrationClientId: admin.integrationClientId,
       cvu: body.cvu,
@@ -46,7 +47,7 @@ export const simulatePayment: Handler<"simulatePayment"> = async ({ body, caller
       senderName: body.externalAccountName,
       forcePspFailure: body.forcePspFailure ?? false,
     },
-    now,
+    admin.clockOffsetMs,
   );
   // A forced provider failure receives nothing: no transfer to count.
   if (!(body.forcePspFailure ?? false)) {

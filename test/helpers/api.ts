@@ -28,6 +28,7 @@ export async function startTestApi<Caller>(
     config: loadConfig({}, []),
     tokens: undefined as never,
     credentialThrottle: undefined as never,
+    transfers: undefined as never,
     outboundHttp: undefined as never,
     metrics: createMetrics("test"),
   };

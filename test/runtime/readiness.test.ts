@@ -28,6 +28,7 @@ beforeAll(async () => {
       config: loadConfig({}, []),
       tokens: undefined as never,
       credentialThrottle: undefined as never,
+      transfers: undefined as never,
       outboundHttp: undefined as never,
       metrics: createMetrics("test"),
     },
