@@ -99,8 +99,10 @@ function statementsPerRequest(path: string, cobro: LoadFigures, bare?: LoadFigur
   record(`${path}: statements per request`, statementCount(cobro), bare ? { bare: statementCount(bare) } : {});
   if (verbose && counted && !("unavailable" in counted)) {
     console.log(`    the statements of ${path}, by calls per answer, with PostgreSQL's planning and execution time per answer:`);
-    for (const { perRequest, execMsPerRequest, query } of counted.top)
-      console.log(`    ${perRequest.toFixed(2).padStart(6)} ${execMsPerRequest.toFixed(2).padStart(7)} ms  ${query.replace(/\s+/g, " ").slice(0, 200)}`);
+    for (const { perRequest, execMsPerRequest, planMsPerRequest, query } of counted.top)
+      console.log(
+        `    ${perRequest.toFixed(2).padStart(6)} ${execMsPerRequest.toFixed(2).padStart(7)} ms (plan ${planMsPerRequest.toFixed(2)})  ${query.replace(/\s+/g, " ").slice(0, 200)}`,
+      );
   }
 }
 function line(label: string, text: string): void {

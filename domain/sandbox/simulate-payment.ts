@@ -4,7 +4,7 @@
 // integration always will (charges holding a CVU are never deleted), so nothing between the check and
 // the batch can make it false.
 import { randomUUID } from "node:crypto";
-import type { Kysely } from "kysely";
+import { sql, type Kysely } from "kysely";
 import type { Database } from "../../db/schema.ts";
 import type { UnmatchedReason } from "../../db/tables/transfers.table.ts";
 import { DomainError } from "../errors.ts";
@@ -48,7 +48,8 @@ export async function simulatePayment(
     .select(["c.id", "i.enabled_events"])
     .where("a.cvu", "=", transfer.cvu)
     .where("c.integration_client_id", "=", transfer.integrationClientId)
-    .limit(1)
+    // A literal limit: as a parameter, PostgreSQL plans the statement anew on every call.
+    .limit(sql.lit(1))
     .executeTakeFirst();
   if (!known) throw new DomainError("CvuNotInIntegrationError", "The cvu does not belong to a charge of this integration");
 
