@@ -7522,13 +7522,390 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
+      // "__fjs_merged_224#"
+      function anonymous3 (input) {
+        const obj = (input && typeof input.toJSON === 'function')
+    ? input.toJSON()
+    : input
+  
+        if (obj === null) return JSON_STR_EMPTY_OBJECT
+        let json = ''
+
+        
+      const value_code_17 = obj["code"]
+      if (value_code_17 !== undefined) {
+        json += "{\"code\":"
+        
+        if (typeof value_code_17 !== 'string') {
+          if (value_code_17 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_code_17 instanceof Date) {
+            json += asDateTime(value_code_17)
+          } else if (value_code_17 instanceof RegExp) {
+            json += asString(value_code_17.source)
+          } else {
+            json += asString(value_code_17.toString())
+          }
+        } else {
+          json += asString(value_code_17)
+        }
+        
+      } else {
+        throw new Error('"code" is required!')
+      }
+      
+      const value_message_18 = obj["message"]
+      if (value_message_18 !== undefined) {
+        json += ",\"message\":"
+        
+        if (typeof value_message_18 !== 'string') {
+          if (value_message_18 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_message_18 instanceof Date) {
+            json += asDateTime(value_message_18)
+          } else if (value_message_18 instanceof RegExp) {
+            json += asString(value_message_18.source)
+          } else {
+            json += asString(value_message_18.toString())
+          }
+        } else {
+          json += asString(value_message_18)
+        }
+        
+      } else {
+        throw new Error('"message" is required!')
+      }
+      
+      const value_id_19 = obj["id"]
+      if (value_id_19 !== undefined) {
+        json += ",\"id\":"
+        
+        if (typeof value_id_19 !== 'string') {
+          if (value_id_19 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_id_19 instanceof Date) {
+            json += asDateTime(value_id_19)
+          } else if (value_id_19 instanceof RegExp) {
+            json += asString(value_id_19.source)
+          } else {
+            json += asString(value_id_19.toString())
+          }
+        } else {
+          json += asString(value_id_19)
+        }
+        
+      } else {
+        throw new Error('"id" is required!')
+      }
+      
+      const value_cause_20 = obj["cause"]
+      if (value_cause_20 !== undefined) {
+        json += ",\"cause\":"
+        
+        if (typeof value_cause_20 !== 'string') {
+          if (value_cause_20 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_cause_20 instanceof Date) {
+            json += asDateTime(value_cause_20)
+          } else if (value_cause_20 instanceof RegExp) {
+            json += asString(value_cause_20.source)
+          } else {
+            json += asString(value_cause_20.toString())
+          }
+        } else {
+          json += asString(value_cause_20)
+        }
+        
+      }
+
+return json + JSON_STR_END_OBJECT
+
+      }
+    
+
+      // "#/components/schemas/BankFeedItemResult"
+      function anonymous2 (input) {
+        const obj = (input && typeof input.toJSON === 'function')
+    ? input.toJSON()
+    : input
+  
+        if (obj === null) return JSON_STR_EMPTY_OBJECT
+        let json = ''
+
+        
+      const value_index_8 = obj["index"]
+      if (value_index_8 !== undefined) {
+        json += "{\"index\":"
+        json += asInteger(value_index_8)
+      } else {
+        throw new Error('"index" is required!')
+      }
+      
+      const value_transactionId_9 = obj["transactionId"]
+      if (value_transactionId_9 !== undefined) {
+        json += ",\"transactionId\":"
+        
+        if (typeof value_transactionId_9 !== 'string') {
+          if (value_transactionId_9 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_transactionId_9 instanceof Date) {
+            json += asDateTime(value_transactionId_9)
+          } else if (value_transactionId_9 instanceof RegExp) {
+            json += asString(value_transactionId_9.source)
+          } else {
+            json += asString(value_transactionId_9.toString())
+          }
+        } else {
+          json += asString(value_transactionId_9)
+        }
+        
+      } else {
+        throw new Error('"transactionId" is required!')
+      }
+      
+      const value_outcome_10 = obj["outcome"]
+      if (value_outcome_10 !== undefined) {
+        json += ",\"outcome\":"
+        
+        if (typeof value_outcome_10 !== 'string') {
+          if (value_outcome_10 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_outcome_10 instanceof Date) {
+            json += asDateTime(value_outcome_10)
+          } else if (value_outcome_10 instanceof RegExp) {
+            json += asString(value_outcome_10.source)
+          } else {
+            json += asString(value_outcome_10.toString())
+          }
+        } else {
+          json += asString(value_outcome_10)
+        }
+        
+      } else {
+        throw new Error('"outcome" is required!')
+      }
+      
+      const value_transferId_11 = obj["transferId"]
+      if (value_transferId_11 !== undefined) {
+        json += ",\"transferId\":"
+        
+        if (typeof value_transferId_11 !== 'string') {
+          if (value_transferId_11 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_transferId_11 instanceof Date) {
+            json += asDateTime(value_transferId_11)
+          } else if (value_transferId_11 instanceof RegExp) {
+            json += asString(value_transferId_11.source)
+          } else {
+            json += asString(value_transferId_11.toString())
+          }
+        } else {
+          json += asString(value_transferId_11)
+        }
+        
+      }
+
+      const value_conciliated_12 = obj["conciliated"]
+      if (value_conciliated_12 !== undefined) {
+        json += ",\"conciliated\":"
+        json += asBoolean(value_conciliated_12)
+      }
+
+      const value_paymentRequestId_13 = obj["paymentRequestId"]
+      if (value_paymentRequestId_13 !== undefined) {
+        json += ",\"paymentRequestId\":"
+        
+        if (typeof value_paymentRequestId_13 !== 'string') {
+          if (value_paymentRequestId_13 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_paymentRequestId_13 instanceof Date) {
+            json += asDateTime(value_paymentRequestId_13)
+          } else if (value_paymentRequestId_13 instanceof RegExp) {
+            json += asString(value_paymentRequestId_13.source)
+          } else {
+            json += asString(value_paymentRequestId_13.toString())
+          }
+        } else {
+          json += asString(value_paymentRequestId_13)
+        }
+        
+      }
+
+      const value_unmatchedReason_14 = obj["unmatchedReason"]
+      if (value_unmatchedReason_14 !== undefined) {
+        json += ",\"unmatchedReason\":"
+        
+        if (typeof value_unmatchedReason_14 !== 'string') {
+          if (value_unmatchedReason_14 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_unmatchedReason_14 instanceof Date) {
+            json += asDateTime(value_unmatchedReason_14)
+          } else if (value_unmatchedReason_14 instanceof RegExp) {
+            json += asString(value_unmatchedReason_14.source)
+          } else {
+            json += asString(value_unmatchedReason_14.toString())
+          }
+        } else {
+          json += asString(value_unmatchedReason_14)
+        }
+        
+      }
+
+      const value_error_15 = obj["error"]
+      if (value_error_15 !== undefined) {
+        json += ",\"error\":"
+        json += anonymous3(value_error_15)
+      }
+
+return json + JSON_STR_END_OBJECT
+
+      }
+    
+
     function anonymous1 (obj) {
-      // "__fjs_merged_220#/properties/scopes"
+      // "__fjs_merged_220#/properties/results"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_220#/properties/scopes' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_220#/properties/results' does not match schema definition.")
+    }
+    const arrayLength = obj.length
+  
+    json += JSON_STR_BEGIN_ARRAY
+  
+      if (arrayLength > 0) {
+        const value = obj[0]
+        json += anonymous2(value)
+        for (let i = 1; i < arrayLength; i++) {
+          json += JSON_STR_COMMA
+          const value = obj[i]
+          json += anonymous2(value)
+        }
+      }
+      return json + JSON_STR_END_ARRAY
+    }
+
+      // "__fjs_merged_220#"
+      function anonymous0 (input) {
+        const obj = (input && typeof input.toJSON === 'function')
+    ? input.toJSON()
+    : input
+  
+        if (obj === null) return JSON_STR_EMPTY_OBJECT
+        let json = ''
+
+        
+      const value_recorded_1 = obj["recorded"]
+      if (value_recorded_1 !== undefined) {
+        json += "{\"recorded\":"
+        json += asInteger(value_recorded_1)
+      } else {
+        throw new Error('"recorded" is required!')
+      }
+      
+      const value_duplicate_2 = obj["duplicate"]
+      if (value_duplicate_2 !== undefined) {
+        json += ",\"duplicate\":"
+        json += asInteger(value_duplicate_2)
+      } else {
+        throw new Error('"duplicate" is required!')
+      }
+      
+      const value_matched_3 = obj["matched"]
+      if (value_matched_3 !== undefined) {
+        json += ",\"matched\":"
+        json += asInteger(value_matched_3)
+      } else {
+        throw new Error('"matched" is required!')
+      }
+      
+      const value_unmatched_4 = obj["unmatched"]
+      if (value_unmatched_4 !== undefined) {
+        json += ",\"unmatched\":"
+        json += asInteger(value_unmatched_4)
+      } else {
+        throw new Error('"unmatched" is required!')
+      }
+      
+      const value_failed_5 = obj["failed"]
+      if (value_failed_5 !== undefined) {
+        json += ",\"failed\":"
+        json += asInteger(value_failed_5)
+      } else {
+        throw new Error('"failed" is required!')
+      }
+      
+      const value_results_6 = obj["results"]
+      if (value_results_6 !== undefined) {
+        json += ",\"results\":"
+        json += anonymous1(value_results_6)
+      } else {
+        throw new Error('"results" is required!')
+      }
+      
+return json + JSON_STR_END_OBJECT
+
+      }
+    
+    const main = anonymous0
+    return main
+    
+}(validator, serializer)
+return module.exports;
+})();
+
+const s22: (body: unknown) => string = (() => {
+const module = { exports: undefined };
+
+  'use strict'
+
+  const Serializer = require('fast-json-stringify/lib/serializer')
+  const serializerState = {"mode":"standalone","inlineValidators":true}
+  const serializer = Serializer.restoreFromState(serializerState)
+
+  const validator = null
+
+
+  module.exports = function anonymous(validator,serializer
+) {
+
+    
+const {
+  asString,
+  asNumber,
+  asBoolean,
+  asDateTime,
+  asDate,
+  asTime,
+  asUnsafeString,
+  asPlainStringArray
+} = serializer
+
+const asInteger = serializer.asInteger.bind(serializer)
+
+
+    const JSON_STR_BEGIN_OBJECT = '{'
+    const JSON_STR_END_OBJECT = '}'
+    const JSON_STR_BEGIN_ARRAY = '['
+    const JSON_STR_END_ARRAY = ']'
+    const JSON_STR_COMMA = ','
+    const JSON_STR_COLONS = ':'
+    const JSON_STR_QUOTE = '"'
+    const JSON_STR_EMPTY_OBJECT = JSON_STR_BEGIN_OBJECT + JSON_STR_END_OBJECT
+    const JSON_STR_EMPTY_ARRAY = JSON_STR_BEGIN_ARRAY + JSON_STR_END_ARRAY
+    const JSON_STR_EMPTY_STRING = JSON_STR_QUOTE + JSON_STR_QUOTE
+    const JSON_STR_NULL = 'null'
+    
+  
+    
+    function anonymous1 (obj) {
+      // "__fjs_merged_226#/properties/scopes"
+      let json = ''
+  
+    if (obj === null) return JSON_STR_EMPTY_ARRAY
+    if (!Array.isArray(obj)) {
+      throw new TypeError("The value of '__fjs_merged_226#/properties/scopes' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -7578,7 +7955,7 @@ const asInteger = serializer.asInteger.bind(serializer)
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_220#"
+      // "__fjs_merged_226#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -7853,7 +8230,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s22: (body: unknown) => string = (() => {
+const s23: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -7898,12 +8275,12 @@ const asInteger = serializer.asInteger.bind(serializer)
   
     
     function anonymous1 (obj) {
-      // "__fjs_merged_223#/properties/allowedOrigins"
+      // "__fjs_merged_229#/properties/allowedOrigins"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_223#/properties/allowedOrigins' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_229#/properties/allowedOrigins' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -7953,7 +8330,7 @@ const asInteger = serializer.asInteger.bind(serializer)
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_223#"
+      // "__fjs_merged_229#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -8054,7 +8431,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s23: (body: unknown) => string = (() => {
+const s24: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -8098,7 +8475,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_225#"
+      // "__fjs_merged_231#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -8163,7 +8540,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s24: (body: unknown) => string = (() => {
+const s25: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -8207,7 +8584,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_227#"
+      // "__fjs_merged_233#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -8264,7 +8641,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s25: (body: unknown) => string = (() => {
+const s26: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -8513,12 +8890,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous2 (obj) {
-      // "__fjs_merged_229#/properties/items"
+      // "__fjs_merged_235#/properties/items"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_229#/properties/items' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_235#/properties/items' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -8536,7 +8913,7 @@ return json + JSON_STR_END_OBJECT
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_229#"
+      // "__fjs_merged_235#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -8613,7 +8990,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s26: (body: unknown) => string = (() => {
+const s27: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -8982,12 +9359,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous1 (obj) {
-      // "__fjs_merged_237#/properties/items"
+      // "__fjs_merged_243#/properties/items"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_237#/properties/items' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_243#/properties/items' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -9005,7 +9382,7 @@ return json + JSON_STR_END_OBJECT
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_237#"
+      // "__fjs_merged_243#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -9058,7 +9435,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s27: (body: unknown) => string = (() => {
+const s28: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -9190,12 +9567,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous1 (obj) {
-      // "__fjs_merged_241#/properties/attempts"
+      // "__fjs_merged_247#/properties/attempts"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_241#/properties/attempts' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_247#/properties/attempts' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -9213,7 +9590,7 @@ return json + JSON_STR_END_OBJECT
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_241#/properties/payload"
+      // "__fjs_merged_247#/properties/payload"
       function anonymous3 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -9245,7 +9622,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_241#"
+      // "__fjs_merged_247#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -9432,7 +9809,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s28: (body: unknown) => string = (() => {
+const s29: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -9536,12 +9913,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous1 (obj) {
-      // "__fjs_merged_245#/properties/reasons"
+      // "__fjs_merged_251#/properties/reasons"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_245#/properties/reasons' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_251#/properties/reasons' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -9682,7 +10059,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_245#"
+      // "__fjs_merged_251#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -9771,93 +10148,6 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s29: (body: unknown) => string = (() => {
-const module = { exports: undefined };
-
-  'use strict'
-
-  const Serializer = require('fast-json-stringify/lib/serializer')
-  const serializerState = {"mode":"standalone","inlineValidators":true}
-  const serializer = Serializer.restoreFromState(serializerState)
-
-  const validator = null
-
-
-  module.exports = function anonymous(validator,serializer
-) {
-
-    
-const {
-  asString,
-  asNumber,
-  asBoolean,
-  asDateTime,
-  asDate,
-  asTime,
-  asUnsafeString,
-  asPlainStringArray
-} = serializer
-
-const asInteger = serializer.asInteger.bind(serializer)
-
-
-    const JSON_STR_BEGIN_OBJECT = '{'
-    const JSON_STR_END_OBJECT = '}'
-    const JSON_STR_BEGIN_ARRAY = '['
-    const JSON_STR_END_ARRAY = ']'
-    const JSON_STR_COMMA = ','
-    const JSON_STR_COLONS = ':'
-    const JSON_STR_QUOTE = '"'
-    const JSON_STR_EMPTY_OBJECT = JSON_STR_BEGIN_OBJECT + JSON_STR_END_OBJECT
-    const JSON_STR_EMPTY_ARRAY = JSON_STR_BEGIN_ARRAY + JSON_STR_END_ARRAY
-    const JSON_STR_EMPTY_STRING = JSON_STR_QUOTE + JSON_STR_QUOTE
-    const JSON_STR_NULL = 'null'
-    
-  
-    
-      // "__fjs_merged_249#"
-      function anonymous0 (input) {
-        const obj = (input && typeof input.toJSON === 'function')
-    ? input.toJSON()
-    : input
-  
-        if (obj === null) return JSON_STR_EMPTY_OBJECT
-        let json = ''
-
-        
-      const value_logoUrl_1 = obj["logoUrl"]
-      if (value_logoUrl_1 !== undefined) {
-        json += "{\"logoUrl\":"
-        
-        if (typeof value_logoUrl_1 !== 'string') {
-          if (value_logoUrl_1 === null) {
-            json += JSON_STR_EMPTY_STRING
-          } else if (value_logoUrl_1 instanceof Date) {
-            json += asDateTime(value_logoUrl_1)
-          } else if (value_logoUrl_1 instanceof RegExp) {
-            json += asString(value_logoUrl_1.source)
-          } else {
-            json += asString(value_logoUrl_1.toString())
-          }
-        } else {
-          json += asString(value_logoUrl_1)
-        }
-        
-      } else {
-        throw new Error('"logoUrl" is required!')
-      }
-      
-return json + JSON_STR_END_OBJECT
-
-      }
-    
-    const main = anonymous0
-    return main
-    
-}(validator, serializer)
-return module.exports;
-})();
-
 const s30: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
@@ -9902,7 +10192,94 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_251#"
+      // "__fjs_merged_255#"
+      function anonymous0 (input) {
+        const obj = (input && typeof input.toJSON === 'function')
+    ? input.toJSON()
+    : input
+  
+        if (obj === null) return JSON_STR_EMPTY_OBJECT
+        let json = ''
+
+        
+      const value_logoUrl_1 = obj["logoUrl"]
+      if (value_logoUrl_1 !== undefined) {
+        json += "{\"logoUrl\":"
+        
+        if (typeof value_logoUrl_1 !== 'string') {
+          if (value_logoUrl_1 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_logoUrl_1 instanceof Date) {
+            json += asDateTime(value_logoUrl_1)
+          } else if (value_logoUrl_1 instanceof RegExp) {
+            json += asString(value_logoUrl_1.source)
+          } else {
+            json += asString(value_logoUrl_1.toString())
+          }
+        } else {
+          json += asString(value_logoUrl_1)
+        }
+        
+      } else {
+        throw new Error('"logoUrl" is required!')
+      }
+      
+return json + JSON_STR_END_OBJECT
+
+      }
+    
+    const main = anonymous0
+    return main
+    
+}(validator, serializer)
+return module.exports;
+})();
+
+const s31: (body: unknown) => string = (() => {
+const module = { exports: undefined };
+
+  'use strict'
+
+  const Serializer = require('fast-json-stringify/lib/serializer')
+  const serializerState = {"mode":"standalone","inlineValidators":true}
+  const serializer = Serializer.restoreFromState(serializerState)
+
+  const validator = null
+
+
+  module.exports = function anonymous(validator,serializer
+) {
+
+    
+const {
+  asString,
+  asNumber,
+  asBoolean,
+  asDateTime,
+  asDate,
+  asTime,
+  asUnsafeString,
+  asPlainStringArray
+} = serializer
+
+const asInteger = serializer.asInteger.bind(serializer)
+
+
+    const JSON_STR_BEGIN_OBJECT = '{'
+    const JSON_STR_END_OBJECT = '}'
+    const JSON_STR_BEGIN_ARRAY = '['
+    const JSON_STR_END_ARRAY = ']'
+    const JSON_STR_COMMA = ','
+    const JSON_STR_COLONS = ':'
+    const JSON_STR_QUOTE = '"'
+    const JSON_STR_EMPTY_OBJECT = JSON_STR_BEGIN_OBJECT + JSON_STR_END_OBJECT
+    const JSON_STR_EMPTY_ARRAY = JSON_STR_BEGIN_ARRAY + JSON_STR_END_ARRAY
+    const JSON_STR_EMPTY_STRING = JSON_STR_QUOTE + JSON_STR_QUOTE
+    const JSON_STR_NULL = 'null'
+    
+  
+    
+      // "__fjs_merged_257#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -10069,7 +10446,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s31: (body: unknown) => string = (() => {
+const s32: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -10275,12 +10652,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous1 (obj) {
-      // "__fjs_merged_254#/properties/items"
+      // "__fjs_merged_260#/properties/items"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_254#/properties/items' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_260#/properties/items' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -10298,7 +10675,7 @@ return json + JSON_STR_END_OBJECT
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_254#"
+      // "__fjs_merged_260#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -10359,7 +10736,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s32: (body: unknown) => string = (() => {
+const s33: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -10607,12 +10984,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous1 (obj) {
-      // "__fjs_merged_257#/properties/items"
+      // "__fjs_merged_263#/properties/items"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_257#/properties/items' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_263#/properties/items' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -10630,7 +11007,7 @@ return json + JSON_STR_END_OBJECT
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_257#"
+      // "__fjs_merged_263#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -10683,7 +11060,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s33: (body: unknown) => string = (() => {
+const s34: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -10727,7 +11104,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_259#"
+      // "__fjs_merged_265#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -10776,7 +11153,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s34: (body: unknown) => string = (() => {
+const s35: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -10966,12 +11343,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous1 (obj) {
-      // "__fjs_merged_261#/properties/items"
+      // "__fjs_merged_267#/properties/items"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_261#/properties/items' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_267#/properties/items' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -10989,7 +11366,7 @@ return json + JSON_STR_END_OBJECT
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_261#"
+      // "__fjs_merged_267#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -11042,7 +11419,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s35: (body: unknown) => string = (() => {
+const s36: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -11087,12 +11464,12 @@ const asInteger = serializer.asInteger.bind(serializer)
   
     
     function anonymous1 (obj) {
-      // "__fjs_merged_265#/properties/dueDates"
+      // "__fjs_merged_271#/properties/dueDates"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_265#/properties/dueDates' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_271#/properties/dueDates' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -11194,12 +11571,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous2 (obj) {
-      // "__fjs_merged_265#/properties/dueAmounts"
+      // "__fjs_merged_271#/properties/dueAmounts"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_265#/properties/dueAmounts' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_271#/properties/dueAmounts' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -11311,12 +11688,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous4 (obj) {
-      // "__fjs_merged_265#/properties/payments"
+      // "__fjs_merged_271#/properties/payments"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_265#/properties/payments' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_271#/properties/payments' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -11334,7 +11711,7 @@ return json + JSON_STR_END_OBJECT
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_265#"
+      // "__fjs_merged_271#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -11599,7 +11976,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s36: (body: unknown) => string = (() => {
+const s37: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -11643,7 +12020,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_274#"
+      // "__fjs_merged_280#"
       function anonymous1 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -11798,7 +12175,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_273#"
+      // "__fjs_merged_279#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -11887,93 +12264,6 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s37: (body: unknown) => string = (() => {
-const module = { exports: undefined };
-
-  'use strict'
-
-  const Serializer = require('fast-json-stringify/lib/serializer')
-  const serializerState = {"mode":"standalone","inlineValidators":true}
-  const serializer = Serializer.restoreFromState(serializerState)
-
-  const validator = null
-
-
-  module.exports = function anonymous(validator,serializer
-) {
-
-    
-const {
-  asString,
-  asNumber,
-  asBoolean,
-  asDateTime,
-  asDate,
-  asTime,
-  asUnsafeString,
-  asPlainStringArray
-} = serializer
-
-const asInteger = serializer.asInteger.bind(serializer)
-
-
-    const JSON_STR_BEGIN_OBJECT = '{'
-    const JSON_STR_END_OBJECT = '}'
-    const JSON_STR_BEGIN_ARRAY = '['
-    const JSON_STR_END_ARRAY = ']'
-    const JSON_STR_COMMA = ','
-    const JSON_STR_COLONS = ':'
-    const JSON_STR_QUOTE = '"'
-    const JSON_STR_EMPTY_OBJECT = JSON_STR_BEGIN_OBJECT + JSON_STR_END_OBJECT
-    const JSON_STR_EMPTY_ARRAY = JSON_STR_BEGIN_ARRAY + JSON_STR_END_ARRAY
-    const JSON_STR_EMPTY_STRING = JSON_STR_QUOTE + JSON_STR_QUOTE
-    const JSON_STR_NULL = 'null'
-    
-  
-    
-      // "__fjs_merged_276#"
-      function anonymous0 (input) {
-        const obj = (input && typeof input.toJSON === 'function')
-    ? input.toJSON()
-    : input
-  
-        if (obj === null) return JSON_STR_EMPTY_OBJECT
-        let json = ''
-
-        
-      const value_invitationId_1 = obj["invitationId"]
-      if (value_invitationId_1 !== undefined) {
-        json += "{\"invitationId\":"
-        
-        if (typeof value_invitationId_1 !== 'string') {
-          if (value_invitationId_1 === null) {
-            json += JSON_STR_EMPTY_STRING
-          } else if (value_invitationId_1 instanceof Date) {
-            json += asDateTime(value_invitationId_1)
-          } else if (value_invitationId_1 instanceof RegExp) {
-            json += asString(value_invitationId_1.source)
-          } else {
-            json += asString(value_invitationId_1.toString())
-          }
-        } else {
-          json += asString(value_invitationId_1)
-        }
-        
-      } else {
-        throw new Error('"invitationId" is required!')
-      }
-      
-return json + JSON_STR_END_OBJECT
-
-      }
-    
-    const main = anonymous0
-    return main
-    
-}(validator, serializer)
-return module.exports;
-})();
-
 const s38: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
@@ -12018,7 +12308,94 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_278#"
+      // "__fjs_merged_282#"
+      function anonymous0 (input) {
+        const obj = (input && typeof input.toJSON === 'function')
+    ? input.toJSON()
+    : input
+  
+        if (obj === null) return JSON_STR_EMPTY_OBJECT
+        let json = ''
+
+        
+      const value_invitationId_1 = obj["invitationId"]
+      if (value_invitationId_1 !== undefined) {
+        json += "{\"invitationId\":"
+        
+        if (typeof value_invitationId_1 !== 'string') {
+          if (value_invitationId_1 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_invitationId_1 instanceof Date) {
+            json += asDateTime(value_invitationId_1)
+          } else if (value_invitationId_1 instanceof RegExp) {
+            json += asString(value_invitationId_1.source)
+          } else {
+            json += asString(value_invitationId_1.toString())
+          }
+        } else {
+          json += asString(value_invitationId_1)
+        }
+        
+      } else {
+        throw new Error('"invitationId" is required!')
+      }
+      
+return json + JSON_STR_END_OBJECT
+
+      }
+    
+    const main = anonymous0
+    return main
+    
+}(validator, serializer)
+return module.exports;
+})();
+
+const s39: (body: unknown) => string = (() => {
+const module = { exports: undefined };
+
+  'use strict'
+
+  const Serializer = require('fast-json-stringify/lib/serializer')
+  const serializerState = {"mode":"standalone","inlineValidators":true}
+  const serializer = Serializer.restoreFromState(serializerState)
+
+  const validator = null
+
+
+  module.exports = function anonymous(validator,serializer
+) {
+
+    
+const {
+  asString,
+  asNumber,
+  asBoolean,
+  asDateTime,
+  asDate,
+  asTime,
+  asUnsafeString,
+  asPlainStringArray
+} = serializer
+
+const asInteger = serializer.asInteger.bind(serializer)
+
+
+    const JSON_STR_BEGIN_OBJECT = '{'
+    const JSON_STR_END_OBJECT = '}'
+    const JSON_STR_BEGIN_ARRAY = '['
+    const JSON_STR_END_ARRAY = ']'
+    const JSON_STR_COMMA = ','
+    const JSON_STR_COLONS = ':'
+    const JSON_STR_QUOTE = '"'
+    const JSON_STR_EMPTY_OBJECT = JSON_STR_BEGIN_OBJECT + JSON_STR_END_OBJECT
+    const JSON_STR_EMPTY_ARRAY = JSON_STR_BEGIN_ARRAY + JSON_STR_END_ARRAY
+    const JSON_STR_EMPTY_STRING = JSON_STR_QUOTE + JSON_STR_QUOTE
+    const JSON_STR_NULL = 'null'
+    
+  
+    
+      // "__fjs_merged_284#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -12077,7 +12454,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s39: (body: unknown) => string = (() => {
+const s40: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -12121,7 +12498,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_281#"
+      // "__fjs_merged_287#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -12316,7 +12693,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s40: (body: unknown) => string = (() => {
+const s41: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -12501,7 +12878,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s41: (body: unknown) => string = (() => {
+const s42: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -12545,7 +12922,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_287#"
+      // "__fjs_merged_293#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -12632,7 +13009,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s42: (body: unknown) => string = (() => {
+const s43: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -12676,7 +13053,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_289#"
+      // "__fjs_merged_295#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -12793,93 +13170,6 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s43: (body: unknown) => string = (() => {
-const module = { exports: undefined };
-
-  'use strict'
-
-  const Serializer = require('fast-json-stringify/lib/serializer')
-  const serializerState = {"mode":"standalone","inlineValidators":true}
-  const serializer = Serializer.restoreFromState(serializerState)
-
-  const validator = null
-
-
-  module.exports = function anonymous(validator,serializer
-) {
-
-    
-const {
-  asString,
-  asNumber,
-  asBoolean,
-  asDateTime,
-  asDate,
-  asTime,
-  asUnsafeString,
-  asPlainStringArray
-} = serializer
-
-const asInteger = serializer.asInteger.bind(serializer)
-
-
-    const JSON_STR_BEGIN_OBJECT = '{'
-    const JSON_STR_END_OBJECT = '}'
-    const JSON_STR_BEGIN_ARRAY = '['
-    const JSON_STR_END_ARRAY = ']'
-    const JSON_STR_COMMA = ','
-    const JSON_STR_COLONS = ':'
-    const JSON_STR_QUOTE = '"'
-    const JSON_STR_EMPTY_OBJECT = JSON_STR_BEGIN_OBJECT + JSON_STR_END_OBJECT
-    const JSON_STR_EMPTY_ARRAY = JSON_STR_BEGIN_ARRAY + JSON_STR_END_ARRAY
-    const JSON_STR_EMPTY_STRING = JSON_STR_QUOTE + JSON_STR_QUOTE
-    const JSON_STR_NULL = 'null'
-    
-  
-    
-      // "__fjs_merged_291#"
-      function anonymous0 (input) {
-        const obj = (input && typeof input.toJSON === 'function')
-    ? input.toJSON()
-    : input
-  
-        if (obj === null) return JSON_STR_EMPTY_OBJECT
-        let json = ''
-
-        
-      const value_message_1 = obj["message"]
-      if (value_message_1 !== undefined) {
-        json += "{\"message\":"
-        
-        if (typeof value_message_1 !== 'string') {
-          if (value_message_1 === null) {
-            json += JSON_STR_EMPTY_STRING
-          } else if (value_message_1 instanceof Date) {
-            json += asDateTime(value_message_1)
-          } else if (value_message_1 instanceof RegExp) {
-            json += asString(value_message_1.source)
-          } else {
-            json += asString(value_message_1.toString())
-          }
-        } else {
-          json += asString(value_message_1)
-        }
-        
-      } else {
-        throw new Error('"message" is required!')
-      }
-      
-return json + JSON_STR_END_OBJECT
-
-      }
-    
-    const main = anonymous0
-    return main
-    
-}(validator, serializer)
-return module.exports;
-})();
-
 const s44: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
@@ -12924,7 +13214,94 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_293#"
+      // "__fjs_merged_297#"
+      function anonymous0 (input) {
+        const obj = (input && typeof input.toJSON === 'function')
+    ? input.toJSON()
+    : input
+  
+        if (obj === null) return JSON_STR_EMPTY_OBJECT
+        let json = ''
+
+        
+      const value_message_1 = obj["message"]
+      if (value_message_1 !== undefined) {
+        json += "{\"message\":"
+        
+        if (typeof value_message_1 !== 'string') {
+          if (value_message_1 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_message_1 instanceof Date) {
+            json += asDateTime(value_message_1)
+          } else if (value_message_1 instanceof RegExp) {
+            json += asString(value_message_1.source)
+          } else {
+            json += asString(value_message_1.toString())
+          }
+        } else {
+          json += asString(value_message_1)
+        }
+        
+      } else {
+        throw new Error('"message" is required!')
+      }
+      
+return json + JSON_STR_END_OBJECT
+
+      }
+    
+    const main = anonymous0
+    return main
+    
+}(validator, serializer)
+return module.exports;
+})();
+
+const s45: (body: unknown) => string = (() => {
+const module = { exports: undefined };
+
+  'use strict'
+
+  const Serializer = require('fast-json-stringify/lib/serializer')
+  const serializerState = {"mode":"standalone","inlineValidators":true}
+  const serializer = Serializer.restoreFromState(serializerState)
+
+  const validator = null
+
+
+  module.exports = function anonymous(validator,serializer
+) {
+
+    
+const {
+  asString,
+  asNumber,
+  asBoolean,
+  asDateTime,
+  asDate,
+  asTime,
+  asUnsafeString,
+  asPlainStringArray
+} = serializer
+
+const asInteger = serializer.asInteger.bind(serializer)
+
+
+    const JSON_STR_BEGIN_OBJECT = '{'
+    const JSON_STR_END_OBJECT = '}'
+    const JSON_STR_BEGIN_ARRAY = '['
+    const JSON_STR_END_ARRAY = ']'
+    const JSON_STR_COMMA = ','
+    const JSON_STR_COLONS = ':'
+    const JSON_STR_QUOTE = '"'
+    const JSON_STR_EMPTY_OBJECT = JSON_STR_BEGIN_OBJECT + JSON_STR_END_OBJECT
+    const JSON_STR_EMPTY_ARRAY = JSON_STR_BEGIN_ARRAY + JSON_STR_END_ARRAY
+    const JSON_STR_EMPTY_STRING = JSON_STR_QUOTE + JSON_STR_QUOTE
+    const JSON_STR_NULL = 'null'
+    
+  
+    
+      // "__fjs_merged_299#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -13019,7 +13396,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s45: (body: unknown) => string = (() => {
+const s46: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -13063,7 +13440,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_295#"
+      // "__fjs_merged_301#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -13190,7 +13567,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s46: (body: unknown) => string = (() => {
+const s47: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -13301,7 +13678,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_298#"
+      // "__fjs_merged_304#"
       function anonymous4 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -13404,12 +13781,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous1 (obj) {
-      // "__fjs_merged_297#/properties/items"
+      // "__fjs_merged_303#/properties/items"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_297#/properties/items' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_303#/properties/items' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -13427,7 +13804,7 @@ return json + JSON_STR_END_OBJECT
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_297#"
+      // "__fjs_merged_303#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -13464,7 +13841,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s47: (body: unknown) => string = (() => {
+const s48: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -13575,7 +13952,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_301#"
+      // "__fjs_merged_307#"
       function anonymous2 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -13618,7 +13995,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_300#"
+      // "__fjs_merged_306#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -13683,7 +14060,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s48: (body: unknown) => string = (() => {
+const s49: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -13770,7 +14147,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_303#"
+      // "__fjs_merged_309#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -13799,7 +14176,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s49: (body: unknown) => string = (() => {
+const s50: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -13843,7 +14220,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_307#"
+      // "__fjs_merged_313#"
       function anonymous3 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -14056,12 +14433,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous1 (obj) {
-      // "__fjs_merged_305#/properties/items"
+      // "__fjs_merged_311#/properties/items"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_305#/properties/items' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_311#/properties/items' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -14079,7 +14456,7 @@ return json + JSON_STR_END_OBJECT
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_305#"
+      // "__fjs_merged_311#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -14132,7 +14509,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s50: (body: unknown) => string = (() => {
+const s51: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -14176,7 +14553,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_309#"
+      // "__fjs_merged_315#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -14269,7 +14646,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s51: (body: unknown) => string = (() => {
+const s52: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -14313,7 +14690,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_312#"
+      // "__fjs_merged_318#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -14356,7 +14733,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s52: (body: unknown) => string = (() => {
+const s53: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -14511,7 +14888,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s53: (body: unknown) => string = (() => {
+const s54: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -14555,7 +14932,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_315#"
+      // "__fjs_merged_321#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -14620,7 +14997,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s54: (body: unknown) => string = (() => {
+const s55: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -14665,12 +15042,12 @@ const asInteger = serializer.asInteger.bind(serializer)
   
     
     function anonymous1 (obj) {
-      // "__fjs_merged_318#/properties/enabledEvents"
+      // "__fjs_merged_324#/properties/enabledEvents"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_318#/properties/enabledEvents' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_324#/properties/enabledEvents' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -14720,7 +15097,7 @@ const asInteger = serializer.asInteger.bind(serializer)
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_318#"
+      // "__fjs_merged_324#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -14749,7 +15126,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s55: (body: unknown) => string = (() => {
+const s56: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -14793,7 +15170,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_320#"
+      // "__fjs_merged_326#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -14860,62 +15237,63 @@ export const responseSerializers = {
   "reinstateIntegrationClient": { "200": s15, "400": s2, "401": s3, "403": s3, "404": s3, "500": s3, "503": s3 },
   "suspendIntegrationClient": { "200": s15, "400": s2, "401": s3, "403": s3, "404": s3, "413": s7, "500": s3, "503": s3 },
   "ingestBankTransfer": { "200": s20, "400": s2, "401": s3, "413": s7, "500": s3, "503": s3 },
-  "updateMyIntegration": { "200": s21, "400": s2, "401": s3, "403": s3, "413": s7, "500": s3, "503": s3 },
+  "ingestBankTransferPage": { "200": s21, "400": s2, "401": s3, "413": s7, "500": s3, "503": s3 },
+  "updateMyIntegration": { "200": s22, "400": s2, "401": s3, "403": s3, "413": s7, "500": s3, "503": s3 },
   "listMyIntegrationAdmins": { "200": s19, "401": s3, "403": s3, "500": s3, "503": s3 },
-  "getApiKeys": { "200": s22, "401": s3, "403": s3, "500": s3, "503": s3 },
-  "createApiKeys": { "201": s22, "401": s3, "403": s3, "409": s3, "500": s3, "503": s3 },
-  "replaceAllowedOrigins": { "200": s22, "400": s2, "401": s3, "403": s3, "413": s7, "500": s3, "503": s3 },
-  "rotateApiSecretKey": { "200": s23, "401": s3, "403": s3, "409": s3, "500": s3, "503": s3 },
+  "getApiKeys": { "200": s23, "401": s3, "403": s3, "500": s3, "503": s3 },
+  "createApiKeys": { "201": s23, "401": s3, "403": s3, "409": s3, "500": s3, "503": s3 },
+  "replaceAllowedOrigins": { "200": s23, "400": s2, "401": s3, "403": s3, "413": s7, "500": s3, "503": s3 },
+  "rotateApiSecretKey": { "200": s24, "401": s3, "403": s3, "409": s3, "500": s3, "503": s3 },
   "listMyAuditLog": { "200": s1, "400": s2, "401": s3, "403": s3, "500": s3, "503": s3 },
-  "rotateClientSecret": { "200": s24, "400": s2, "401": s3, "403": s3, "500": s3, "503": s3 },
-  "getEarnings": { "200": s25, "400": s2, "401": s3, "403": s3, "500": s3, "503": s3 },
+  "rotateClientSecret": { "200": s25, "400": s2, "401": s3, "403": s3, "500": s3, "503": s3 },
+  "getEarnings": { "200": s26, "400": s2, "401": s3, "403": s3, "500": s3, "503": s3 },
   "exportEarningsCsv": { "400": s2, "401": s3, "403": s3, "500": s3, "503": s3 },
-  "listEvents": { "200": s26, "400": s2, "401": s3, "403": s3, "500": s3, "503": s3 },
+  "listEvents": { "200": s27, "400": s2, "401": s3, "403": s3, "500": s3, "503": s3 },
   "streamEvents": { "400": s2, "401": s3, "403": s3, "404": s3, "422": s3, "429": s3, "500": s3, "503": s3 },
-  "resendEvent": { "202": s27, "400": s2, "401": s3, "403": s3, "404": s3, "409": s3, "500": s3, "503": s3 },
-  "requestGoLive": { "200": s28, "401": s3, "403": s3, "500": s3, "503": s3 },
+  "resendEvent": { "202": s28, "400": s2, "401": s3, "403": s3, "404": s3, "409": s3, "500": s3, "503": s3 },
+  "requestGoLive": { "200": s29, "401": s3, "403": s3, "500": s3, "503": s3 },
   "getGoLiveRequest": { "200": s6, "401": s3, "403": s3, "404": s3, "500": s3, "503": s3 },
   "listMyGoLiveRequests": { "200": s5, "400": s2, "401": s3, "403": s3, "500": s3, "503": s3 },
-  "uploadLogo": { "200": s29, "400": s3, "401": s3, "403": s3, "413": s7, "415": s3, "500": s3, "503": s3 },
-  "getMyIntegration": { "200": s21, "401": s3, "403": s3, "500": s3, "503": s3 },
-  "createMessageCapRequest": { "201": s30, "400": s2, "401": s3, "403": s3, "409": s3, "413": s7, "500": s3, "503": s3 },
-  "listMyMessageCapRequests": { "200": s31, "400": s2, "401": s3, "403": s3, "500": s3, "503": s3 },
-  "listNotifications": { "200": s32, "400": s2, "401": s3, "403": s3, "500": s3, "503": s3 },
-  "getOffer": { "200": s33, "401": s3, "403": s3, "500": s3, "503": s3 },
-  "replaceOffer": { "200": s33, "400": s2, "401": s3, "403": s3, "413": s7, "500": s3, "503": s3 },
-  "listIntegrationPaymentRequests": { "200": s34, "400": s2, "401": s3, "403": s3, "500": s3, "503": s3 },
-  "getIntegrationPaymentRequest": { "200": s35, "400": s2, "401": s3, "403": s3, "404": s3, "500": s3, "503": s3 },
-  "getPayoutLink": { "200": s36, "401": s3, "403": s3, "500": s3, "503": s3 },
-  "invitePayoutLink": { "201": s37, "400": s2, "401": s3, "403": s3, "409": s3, "413": s7, "500": s3, "503": s3 },
-  "resendPayoutLinkInvite": { "200": s37, "401": s3, "403": s3, "409": s3, "500": s3, "503": s3 },
-  "getSandboxClock": { "200": s38, "401": s3, "403": s3, "500": s3, "503": s3 },
-  "advanceSandboxClock": { "200": s38, "400": s18, "401": s3, "403": s3, "413": s7, "500": s3, "503": s3 },
-  "resetSandboxClock": { "200": s38, "401": s3, "403": s3, "500": s3, "503": s3 },
-  "simulatePayment": { "200": s39, "400": s18, "401": s3, "403": s3, "413": s7, "500": s3, "503": s3 },
-  "listTenants": { "200": s40, "401": s3, "403": s3, "500": s3, "503": s3 },
-  "createTenant": { "201": s41, "400": s18, "401": s3, "403": s3, "409": s3, "413": s7, "500": s3, "503": s3 },
-  "updateTenant": { "200": s42, "400": s18, "401": s3, "403": s3, "404": s3, "409": s3, "413": s7, "500": s3, "503": s3 },
+  "uploadLogo": { "200": s30, "400": s3, "401": s3, "403": s3, "413": s7, "415": s3, "500": s3, "503": s3 },
+  "getMyIntegration": { "200": s22, "401": s3, "403": s3, "500": s3, "503": s3 },
+  "createMessageCapRequest": { "201": s31, "400": s2, "401": s3, "403": s3, "409": s3, "413": s7, "500": s3, "503": s3 },
+  "listMyMessageCapRequests": { "200": s32, "400": s2, "401": s3, "403": s3, "500": s3, "503": s3 },
+  "listNotifications": { "200": s33, "400": s2, "401": s3, "403": s3, "500": s3, "503": s3 },
+  "getOffer": { "200": s34, "401": s3, "403": s3, "500": s3, "503": s3 },
+  "replaceOffer": { "200": s34, "400": s2, "401": s3, "403": s3, "413": s7, "500": s3, "503": s3 },
+  "listIntegrationPaymentRequests": { "200": s35, "400": s2, "401": s3, "403": s3, "500": s3, "503": s3 },
+  "getIntegrationPaymentRequest": { "200": s36, "400": s2, "401": s3, "403": s3, "404": s3, "500": s3, "503": s3 },
+  "getPayoutLink": { "200": s37, "401": s3, "403": s3, "500": s3, "503": s3 },
+  "invitePayoutLink": { "201": s38, "400": s2, "401": s3, "403": s3, "409": s3, "413": s7, "500": s3, "503": s3 },
+  "resendPayoutLinkInvite": { "200": s38, "401": s3, "403": s3, "409": s3, "500": s3, "503": s3 },
+  "getSandboxClock": { "200": s39, "401": s3, "403": s3, "500": s3, "503": s3 },
+  "advanceSandboxClock": { "200": s39, "400": s18, "401": s3, "403": s3, "413": s7, "500": s3, "503": s3 },
+  "resetSandboxClock": { "200": s39, "401": s3, "403": s3, "500": s3, "503": s3 },
+  "simulatePayment": { "200": s40, "400": s18, "401": s3, "403": s3, "413": s7, "500": s3, "503": s3 },
+  "listTenants": { "200": s41, "401": s3, "403": s3, "500": s3, "503": s3 },
+  "createTenant": { "201": s42, "400": s18, "401": s3, "403": s3, "409": s3, "413": s7, "500": s3, "503": s3 },
+  "updateTenant": { "200": s43, "400": s18, "401": s3, "403": s3, "404": s3, "409": s3, "413": s7, "500": s3, "503": s3 },
   "deleteTenant": { "400": s2, "401": s3, "403": s3, "404": s3, "409": s3, "500": s3, "503": s3 },
   "setTenantValidationToken": { "400": s2, "401": s3, "403": s3, "404": s3, "413": s7, "500": s3, "503": s3 },
   "deleteTenantValidationToken": { "400": s2, "401": s3, "403": s3, "404": s3, "500": s3, "503": s3 },
-  "createTestCharge": { "201": s35, "400": s2, "401": s3, "403": s3, "404": s43, "413": s7, "500": s3, "503": s3 },
-  "createTestTokens": { "200": s44, "401": s3, "403": s3, "500": s3, "503": s3 },
-  "sendTestWebhook": { "200": s45, "400": s2, "401": s3, "403": s3, "413": s7, "500": s3, "503": s3 },
-  "listClientUrls": { "200": s46, "401": s3, "403": s3, "500": s3, "503": s3 },
-  "createClientUrl": { "201": s47, "400": s18, "401": s3, "403": s3, "413": s7, "500": s3, "503": s3 },
-  "updateClientUrl": { "200": s47, "400": s18, "401": s3, "403": s3, "404": s3, "413": s7, "500": s3, "503": s3 },
+  "createTestCharge": { "201": s36, "400": s2, "401": s3, "403": s3, "404": s44, "413": s7, "500": s3, "503": s3 },
+  "createTestTokens": { "200": s45, "401": s3, "403": s3, "500": s3, "503": s3 },
+  "sendTestWebhook": { "200": s46, "400": s2, "401": s3, "403": s3, "413": s7, "500": s3, "503": s3 },
+  "listClientUrls": { "200": s47, "401": s3, "403": s3, "500": s3, "503": s3 },
+  "createClientUrl": { "201": s48, "400": s18, "401": s3, "403": s3, "413": s7, "500": s3, "503": s3 },
+  "updateClientUrl": { "200": s48, "400": s18, "401": s3, "403": s3, "404": s3, "413": s7, "500": s3, "503": s3 },
   "deleteClientUrl": { "400": s2, "401": s3, "403": s3, "404": s3, "500": s3, "503": s3 },
-  "testClientUrl": { "200": s48, "400": s18, "401": s3, "403": s3, "404": s3, "500": s3, "503": s3 },
-  "listIntegrationUsers": { "200": s49, "400": s2, "401": s3, "403": s3, "500": s3, "503": s3 },
+  "testClientUrl": { "200": s49, "400": s18, "401": s3, "403": s3, "404": s3, "500": s3, "503": s3 },
+  "listIntegrationUsers": { "200": s50, "400": s2, "401": s3, "403": s3, "500": s3, "503": s3 },
   "unlinkMerchant": { "400": s2, "401": s3, "403": s3, "404": s3, "500": s3, "503": s3 },
-  "proposeCommissionChange": { "201": s50, "400": s2, "401": s3, "403": s3, "404": s3, "413": s7, "500": s3, "503": s3 },
-  "withdrawCommissionChange": { "200": s51, "400": s2, "401": s3, "403": s3, "404": s3, "409": s3, "500": s3, "503": s3 },
-  "listWebhookEvents": { "200": s52, "401": s3, "403": s3, "500": s3, "503": s3 },
-  "getWebhookSigningSecret": { "200": s53, "401": s3, "403": s3, "404": s3, "500": s3, "503": s3 },
-  "rotateWebhookSigningSecret": { "200": s53, "401": s3, "403": s3, "500": s3, "503": s3 },
-  "getWebhookSubscriptions": { "200": s54, "401": s3, "403": s3, "500": s3, "503": s3 },
-  "replaceWebhookSubscriptions": { "200": s54, "400": s2, "401": s3, "403": s3, "413": s7, "422": s3, "500": s3, "503": s3 },
-  "getReadiness": { "200": s55, "503": s55 },
+  "proposeCommissionChange": { "201": s51, "400": s2, "401": s3, "403": s3, "404": s3, "413": s7, "500": s3, "503": s3 },
+  "withdrawCommissionChange": { "200": s52, "400": s2, "401": s3, "403": s3, "404": s3, "409": s3, "500": s3, "503": s3 },
+  "listWebhookEvents": { "200": s53, "401": s3, "403": s3, "500": s3, "503": s3 },
+  "getWebhookSigningSecret": { "200": s54, "401": s3, "403": s3, "404": s3, "500": s3, "503": s3 },
+  "rotateWebhookSigningSecret": { "200": s54, "401": s3, "403": s3, "500": s3, "503": s3 },
+  "getWebhookSubscriptions": { "200": s55, "401": s3, "403": s3, "500": s3, "503": s3 },
+  "replaceWebhookSubscriptions": { "200": s55, "400": s2, "401": s3, "403": s3, "413": s7, "422": s3, "500": s3, "503": s3 },
+  "getReadiness": { "200": s56, "503": s56 },
 };
 
 /** The operation and status of each JSON response answered with JSON.stringify. */

@@ -435,6 +435,33 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/internal/bank-feed/transfers/batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Record a page of received bank transfers
+         * @description Record and reconcile a page of received transfers (1 to 1,000) in one go, as a bank delivers a
+         *     statement's page or a file: signed like a single transfer (`X-Bank-Feed-Signature` over the raw body),
+         *     idempotent per `transactionId` (a page sent again answers every transfer `duplicate`), answered 200
+         *     with one result per transfer in the page's order, only once every transfer recorded is committed. A
+         *     transfer the database refuses on its own is answered `failed` with its error, and the others are
+         *     applied. A page that does not meet the contract (no transfers, more than 1,000, a bad transfer, whose
+         *     `field` is `transfers[<index>].<field>`) is refused whole with 400 `ValidationError` and records
+         *     nothing. When the database is away the page answers 503, and may have been applied: send it again.
+         */
+        post: operations["ingestBankTransferPage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/my-integration": {
         parameters: {
             query?: never;
@@ -1641,6 +1668,65 @@ export type components = {
          * @enum {string}
          */
         AutoLinkAction: "linked" | "already-linked";
+        /**
+         * @description What became of one transfer of a page.
+         * @enum {string}
+         */
+        BankFeedItemOutcome: "recorded" | "duplicate" | "failed";
+        /** @description One transfer's answer, at its position in the page. */
+        BankFeedItemResult: {
+            /**
+             * Format: int32
+             * @description The transfer's position in `transfers` (0-based).
+             */
+            index: number;
+            /** @description The transfer's `transactionId`, as sent. */
+            transactionId: string;
+            outcome: components["schemas"]["BankFeedItemOutcome"];
+            /** @description Cobro's id of the recorded transfer (for a duplicate, the one recorded first). Absent when `failed`. */
+            transferId?: components["schemas"]["Uuid"];
+            /** @description Matched to a charge (for a duplicate: the first report was). Absent when `failed`. */
+            conciliated?: boolean;
+            /** @description The charge this transfer paid, when `recorded` and matched. */
+            paymentRequestId?: components["schemas"]["Uuid"];
+            /** @description Why the transfer matched no charge (for a duplicate: the first report's reason). */
+            unmatchedReason?: components["schemas"]["UnmatchedReason"];
+            /**
+             * @description When `failed`: the error, in the Admin API's general shape (`InternalError` when the database refused
+             *     this transfer on its own; its `id` is in the service log). The page's other transfers were applied.
+             */
+            error?: components["schemas"]["AdminErrorBody"];
+        };
+        /** @description What a page did: one result per transfer, in the page's order, and their counts. */
+        BankFeedPageResult: {
+            /**
+             * Format: int32
+             * @description Transfers recorded by this page.
+             */
+            recorded: number;
+            /**
+             * Format: int32
+             * @description Transfers whose transaction id was already recorded.
+             */
+            duplicate: number;
+            /**
+             * Format: int32
+             * @description Of those recorded, the ones matched to a charge.
+             */
+            matched: number;
+            /**
+             * Format: int32
+             * @description Of those recorded, the ones that matched no charge (`unmatchedReason` says why).
+             */
+            unmatched: number;
+            /**
+             * Format: int32
+             * @description Transfers not recorded (see each one's `error`): send them again.
+             */
+            failed: number;
+            /** @description One per transfer, in the page's order. */
+            results: components["schemas"]["BankFeedItemResult"][];
+        };
         /** @description What the transfer did. */
         BankFeedResult: {
             /** @description Cobro's id of the recorded transfer. */
@@ -1672,6 +1758,16 @@ export type components = {
              * @description When the transfer was made (ISO 8601 with its offset).
              */
             operatedAt: string;
+        };
+        /**
+         * @description A page of received transfers, as a bank's statement or file lists them: 1 to 1,000, applied in this
+         *     order (a partial payment then the rest of one charge, within one page, is `partial_payment` then
+         *     `total_payment`). The body is limited to 1 MiB like every request: a page of 1,000 transfers of the
+         *     usual size (about 250 bytes each) fits; a page of long names may not (413), so send smaller pages.
+         */
+        BankFeedTransferPage: {
+            /** @description The transfers, each as `POST /internal/bank-feed/transfers` takes one. */
+            transfers: components["schemas"]["BankFeedTransfer"][];
         };
         /** @description One admin of an integration client. */
         ClientAdmin: {
@@ -5908,6 +6004,81 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["BankFeedResult"];
+                };
+            };
+            /** @description The request does not meet the contract: missing field, bad type or range, or a field not accepted. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                };
+            };
+            /** @description 401 `BankFeedSignatureError`: the signature is missing, stale, or does not verify. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /** @description The request body is larger than the service accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description 500 `InternalServerError`: an internal error; quote the `id` to support. Safe to retry reads; after a write, read the resource again before retrying. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /**
+             * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
+             *     just now (a restart, a failover). Retry after the wait. The change may have been made all the same (the
+             *     database can commit as the connection drops): after a create, check with GET before retrying.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying (always sent with this code). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+        };
+    };
+    ingestBankTransferPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BankFeedTransferPage"];
+            };
+        };
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BankFeedPageResult"];
                 };
             };
             /** @description The request does not meet the contract: missing field, bad type or range, or a field not accepted. */

@@ -74,6 +74,7 @@ export const adminOperationIds = [
   "reinstateIntegrationClient",
   "suspendIntegrationClient",
   "ingestBankTransfer",
+  "ingestBankTransferPage",
   "updateMyIntegration",
   "listMyIntegrationAdmins",
   "getApiKeys",

@@ -16,7 +16,7 @@ import {
 import { createTenant, deleteTenant, deleteTenantValidationToken, listTenants, setTenantValidationToken, updateTenant } from "./tenants.ts";
 import { createClientUrl, deleteClientUrl, listClientUrls, testClientUrl, updateClientUrl } from "./client-urls.ts";
 import { listEvents, resendEvent, streamEvents } from "./events.ts";
-import { ingestBankTransfer } from "./bank-feed.ts";
+import { ingestBankTransfer, ingestBankTransferPage } from "./bank-feed.ts";
 import { getOffer, replaceOffer } from "./offer.ts";
 import { createIntegrationClient, getIntegrationClient, listIntegrationClients, updateIntegrationClient } from "./integration-clients.ts";
 import { createClientAdmin, listClientAdmins, listMyIntegrationAdmins, resendClientAdminWelcome } from "./client-admins.ts";
@@ -51,6 +51,7 @@ export const adminHandlers: HandlerMap<operations, AdminApiCaller> = {
   listAuditLog,
   listMyAuditLog,
   ingestBankTransfer,
+  ingestBankTransferPage,
   getHealth,
   getReadiness,
   createIntegrationClient,

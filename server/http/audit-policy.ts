@@ -12,7 +12,7 @@ export interface AuditPolicy<Caller> {
 }
 
 /** Admin API operations that change state but are not an admin's action. */
-export const ADMIN_API_UNAUDITED: ReadonlySet<string> = new Set(["ingestBankTransfer"]);
+export const ADMIN_API_UNAUDITED: ReadonlySet<string> = new Set(["ingestBankTransfer", "ingestBankTransferPage"]);
 
 /** The Auth API's operations of the admins' session and passwords. */
 export const AUDITED_ADMIN_SESSION_OPERATIONS: ReadonlySet<string> = new Set([

@@ -19,6 +19,11 @@ import {
     AdminErrorBodyToJSON,
 } from '../models/AdminErrorBody.js';
 import {
+    type BankFeedPageResult,
+    BankFeedPageResultFromJSON,
+    BankFeedPageResultToJSON,
+} from '../models/BankFeedPageResult.js';
+import {
     type BankFeedResult,
     BankFeedResultFromJSON,
     BankFeedResultToJSON,
@@ -28,6 +33,11 @@ import {
     BankFeedTransferFromJSON,
     BankFeedTransferToJSON,
 } from '../models/BankFeedTransfer.js';
+import {
+    type BankFeedTransferPage,
+    BankFeedTransferPageFromJSON,
+    BankFeedTransferPageToJSON,
+} from '../models/BankFeedTransferPage.js';
 import {
     type ErrorBody,
     ErrorBodyFromJSON,
@@ -44,6 +54,13 @@ export interface IngestBankTransferRequest {
      * 
      */
     bankFeedTransfer: BankFeedTransfer;
+}
+
+export interface IngestBankTransferPageRequest {
+    /**
+     * 
+     */
+    bankFeedTransferPage: BankFeedTransferPage;
 }
 
 /**
@@ -101,6 +118,59 @@ export class BankFeedApi extends runtime.BaseAPI {
      */
     async ingestBankTransfer(requestParameters: IngestBankTransferRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<BankFeedResult> {
         const response = await this.ingestBankTransferRaw(requestParameters, initOverrides);
+        return await response.value();
+    }
+
+    /**
+     * Creates request options for ingestBankTransferPage without sending the request
+     */
+    async ingestBankTransferPageRequestOpts(requestParameters: IngestBankTransferPageRequest): Promise<runtime.RequestOpts> {
+        if (requestParameters['bankFeedTransferPage'] == null) {
+            throw new runtime.RequiredError(
+                'bankFeedTransferPage',
+                'Required parameter "bankFeedTransferPage" was null or undefined when calling ingestBankTransferPage().'
+            );
+        }
+
+        const queryParameters: any = {};
+
+        const headerParameters: runtime.HTTPHeaders = {};
+
+        headerParameters['Content-Type'] = 'application/json';
+
+        if (this.configuration && this.configuration.apiKey) {
+            headerParameters["X-Bank-Feed-Signature"] = await this.configuration.apiKey("X-Bank-Feed-Signature"); // BankFeedSignature authentication
+        }
+
+
+        let urlPath = `/internal/bank-feed/transfers/batch`;
+
+        return {
+            path: urlPath,
+            method: 'POST',
+            headers: headerParameters,
+            query: queryParameters,
+            body: BankFeedTransferPageToJSON(requestParameters['bankFeedTransferPage']),
+        };
+    }
+
+    /**
+     * Record and reconcile a page of received transfers (1 to 1,000) in one go, as a bank delivers a statement\'s page or a file: signed like a single transfer (`X-Bank-Feed-Signature` over the raw body), idempotent per `transactionId` (a page sent again answers every transfer `duplicate`), answered 200 with one result per transfer in the page\'s order, only once every transfer recorded is committed. A transfer the database refuses on its own is answered `failed` with its error, and the others are applied. A page that does not meet the contract (no transfers, more than 1,000, a bad transfer, whose `field` is `transfers[<index>].<field>`) is refused whole with 400 `ValidationError` and records nothing. When the database is away the page answers 503, and may have been applied: send it again.
+     * Record a page of received bank transfers
+     */
+    async ingestBankTransferPageRaw(requestParameters: IngestBankTransferPageRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<BankFeedPageResult>> {
+        const requestOptions = await this.ingestBankTransferPageRequestOpts(requestParameters);
+        const response = await this.request(requestOptions, initOverrides);
+
+        return new runtime.JSONApiResponse(response, (jsonValue) => BankFeedPageResultFromJSON(jsonValue));
+    }
+
+    /**
+     * Record and reconcile a page of received transfers (1 to 1,000) in one go, as a bank delivers a statement\'s page or a file: signed like a single transfer (`X-Bank-Feed-Signature` over the raw body), idempotent per `transactionId` (a page sent again answers every transfer `duplicate`), answered 200 with one result per transfer in the page\'s order, only once every transfer recorded is committed. A transfer the database refuses on its own is answered `failed` with its error, and the others are applied. A page that does not meet the contract (no transfers, more than 1,000, a bad transfer, whose `field` is `transfers[<index>].<field>`) is refused whole with 400 `ValidationError` and records nothing. When the database is away the page answers 503, and may have been applied: send it again.
+     * Record a page of received bank transfers
+     */
+    async ingestBankTransferPage(requestParameters: IngestBankTransferPageRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<BankFeedPageResult> {
+        const response = await this.ingestBankTransferPageRaw(requestParameters, initOverrides);
         return await response.value();
     }
 

@@ -77,6 +77,9 @@ class BankFeedApi
         'ingestBankTransfer' => [
             'application/json',
         ],
+        'ingestBankTransferPage' => [
+            'application/json',
+        ],
     ];
 
     /**
@@ -419,6 +422,356 @@ class BankFeedApi
                 }
             } else {
                 $httpBody = $bankFeedTransfer;
+            }
+        } elseif (count($formParams) > 0) {
+            if ($multipart) {
+                $multipartContents = [];
+                foreach ($formParams as $formParamName => $formParamValue) {
+                    $formParamValueItems = is_array($formParamValue) ? $formParamValue : [$formParamValue];
+                    foreach ($formParamValueItems as $formParamValueItem) {
+                        $multipartContents[] = [
+                            'name' => $formParamName,
+                            'contents' => $formParamValueItem
+                        ];
+                    }
+                }
+                // for HTTP post (form)
+                $httpBody = new MultipartStream($multipartContents);
+
+            } elseif (stripos($headers['Content-Type'], 'application/json') !== false) {
+                # if Content-Type contains "application/json", json_encode the form parameters
+                try {
+                    $httpBody = json_encode($formParams, JSON_THROW_ON_ERROR);
+                } catch (\JsonException $e) {
+                    throw new \InvalidArgumentException('json_encode error: ' . $e->getMessage(), 0, $e);
+                }
+            } else {
+                // for HTTP post (form)
+                $httpBody = ObjectSerializer::buildQuery($formParams);
+            }
+        }
+
+        // this endpoint requires API key authentication
+        $apiKey = $this->config->getApiKeyWithPrefix('X-Bank-Feed-Signature');
+        if ($apiKey !== null) {
+            $headers['X-Bank-Feed-Signature'] = $apiKey;
+        }
+
+        $defaultHeaders = [];
+        if ($this->config->getUserAgent()) {
+            $defaultHeaders['User-Agent'] = $this->config->getUserAgent();
+        }
+
+        $headers = array_merge(
+            $defaultHeaders,
+            $headerParams,
+            $headers
+        );
+
+        $operationHost = $this->config->getHost();
+        $query = ObjectSerializer::buildQuery($queryParams);
+        return new Request(
+            'POST',
+            $operationHost . $resourcePath . ($query ? "?{$query}" : ''),
+            $headers,
+            $httpBody
+        );
+    }
+
+    /**
+     * Operation ingestBankTransferPage
+     *
+     * Record a page of received bank transfers
+     *
+     * @param  \Cobro\Sdk\Generated\Admin\Model\BankFeedTransferPage $bankFeedTransferPage bankFeedTransferPage (required)
+     * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['ingestBankTransferPage'] to see the possible values for this operation
+     *
+     * @throws \Cobro\Sdk\Exception\CobroApiException on a non-2xx answer or none (the subclass of its status) or if the response body is not in the expected format
+     * @throws \InvalidArgumentException
+     * @return \Cobro\Sdk\Generated\Admin\Model\BankFeedPageResult|\Cobro\Sdk\Generated\Admin\Model\ValidationErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\ErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody
+     */
+    public function ingestBankTransferPage($bankFeedTransferPage, string $contentType = self::contentTypes['ingestBankTransferPage'][0])
+    {
+        list($response) = $this->ingestBankTransferPageWithHttpInfo($bankFeedTransferPage, $contentType);
+        return $response;
+    }
+
+    /**
+     * Operation ingestBankTransferPageWithHttpInfo
+     *
+     * Record a page of received bank transfers
+     *
+     * @param  \Cobro\Sdk\Generated\Admin\Model\BankFeedTransferPage $bankFeedTransferPage (required)
+     * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['ingestBankTransferPage'] to see the possible values for this operation
+     *
+     * @throws \Cobro\Sdk\Exception\CobroApiException on a non-2xx answer or none (the subclass of its status) or if the response body is not in the expected format
+     * @throws \InvalidArgumentException
+     * @return array of \Cobro\Sdk\Generated\Admin\Model\BankFeedPageResult|\Cobro\Sdk\Generated\Admin\Model\ValidationErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\ErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody, HTTP status code, HTTP response headers (array of strings)
+     */
+    public function ingestBankTransferPageWithHttpInfo($bankFeedTransferPage, string $contentType = self::contentTypes['ingestBankTransferPage'][0])
+    {
+        $request = $this->ingestBankTransferPageRequest($bankFeedTransferPage, $contentType);
+
+        try {
+            $options = $this->createHttpClientOption();
+            try {
+                $response = $this->client->send($request, $options);
+            } catch (RequestException $e) {
+                throw new ApiException(
+                    "[{$e->getCode()}] {$e->getMessage()}",
+                    (int) $e->getCode(),
+                    $e->getResponse() ? $e->getResponse()->getHeaders() : null,
+                    $e->getResponse() ? (string) $e->getResponse()->getBody() : null
+                );
+            } catch (ConnectException $e) {
+                throw new ApiException(
+                    "[{$e->getCode()}] {$e->getMessage()}",
+                    (int) $e->getCode(),
+                    null,
+                    null
+                );
+            }
+
+            $statusCode = $response->getStatusCode();
+
+
+            switch($statusCode) {
+                case 200:
+                    return $this->handleResponseWithDataType(
+                        '\Cobro\Sdk\Generated\Admin\Model\BankFeedPageResult',
+                        $request,
+                        $response,
+                    );
+                case 400:
+                    return $this->handleResponseWithDataType(
+                        '\Cobro\Sdk\Generated\Admin\Model\ValidationErrorBody',
+                        $request,
+                        $response,
+                    );
+                case 401:
+                    return $this->handleResponseWithDataType(
+                        '\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody',
+                        $request,
+                        $response,
+                    );
+                case 413:
+                    return $this->handleResponseWithDataType(
+                        '\Cobro\Sdk\Generated\Admin\Model\ErrorBody',
+                        $request,
+                        $response,
+                    );
+                case 500:
+                    return $this->handleResponseWithDataType(
+                        '\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody',
+                        $request,
+                        $response,
+                    );
+                case 503:
+                    return $this->handleResponseWithDataType(
+                        '\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody',
+                        $request,
+                        $response,
+                    );
+            }
+
+            
+
+            if ($statusCode < 200 || $statusCode > 299) {
+                throw new ApiException(
+                    sprintf(
+                        '[%d] Error connecting to the API (%s)',
+                        $statusCode,
+                        (string) $request->getUri()
+                    ),
+                    $statusCode,
+                    $response->getHeaders(),
+                    (string) $response->getBody()
+                );
+            }
+
+            return $this->handleResponseWithDataType(
+                '\Cobro\Sdk\Generated\Admin\Model\BankFeedPageResult',
+                $request,
+                $response,
+            );
+        } catch (ApiException $e) {
+            switch ($e->getCode()) {
+                case 200:
+                    $data = ObjectSerializer::deserialize(
+                        $e->getResponseBody(),
+                        '\Cobro\Sdk\Generated\Admin\Model\BankFeedPageResult',
+                        $e->getResponseHeaders()
+                    );
+                    $e->setResponseObject($data);
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
+                case 400:
+                    $data = ObjectSerializer::deserialize(
+                        $e->getResponseBody(),
+                        '\Cobro\Sdk\Generated\Admin\Model\ValidationErrorBody',
+                        $e->getResponseHeaders()
+                    );
+                    $e->setResponseObject($data);
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
+                case 401:
+                    $data = ObjectSerializer::deserialize(
+                        $e->getResponseBody(),
+                        '\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody',
+                        $e->getResponseHeaders()
+                    );
+                    $e->setResponseObject($data);
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
+                case 413:
+                    $data = ObjectSerializer::deserialize(
+                        $e->getResponseBody(),
+                        '\Cobro\Sdk\Generated\Admin\Model\ErrorBody',
+                        $e->getResponseHeaders()
+                    );
+                    $e->setResponseObject($data);
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
+                case 500:
+                    $data = ObjectSerializer::deserialize(
+                        $e->getResponseBody(),
+                        '\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody',
+                        $e->getResponseHeaders()
+                    );
+                    $e->setResponseObject($data);
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
+                case 503:
+                    $data = ObjectSerializer::deserialize(
+                        $e->getResponseBody(),
+                        '\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody',
+                        $e->getResponseHeaders()
+                    );
+                    $e->setResponseObject($data);
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
+            }
+        
+
+            throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
+        }
+    }
+
+    /**
+     * Operation ingestBankTransferPageAsync
+     *
+     * Record a page of received bank transfers
+     *
+     * @param  \Cobro\Sdk\Generated\Admin\Model\BankFeedTransferPage $bankFeedTransferPage (required)
+     * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['ingestBankTransferPage'] to see the possible values for this operation
+     *
+     * @throws \InvalidArgumentException
+     * @return \GuzzleHttp\Promise\PromiseInterface
+     */
+    public function ingestBankTransferPageAsync($bankFeedTransferPage, string $contentType = self::contentTypes['ingestBankTransferPage'][0])
+    {
+        return $this->ingestBankTransferPageAsyncWithHttpInfo($bankFeedTransferPage, $contentType)
+            ->then(
+                function ($response) {
+                    return $response[0];
+                }
+            );
+    }
+
+    /**
+     * Operation ingestBankTransferPageAsyncWithHttpInfo
+     *
+     * Record a page of received bank transfers
+     *
+     * @param  \Cobro\Sdk\Generated\Admin\Model\BankFeedTransferPage $bankFeedTransferPage (required)
+     * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['ingestBankTransferPage'] to see the possible values for this operation
+     *
+     * @throws \InvalidArgumentException
+     * @return \GuzzleHttp\Promise\PromiseInterface
+     */
+    public function ingestBankTransferPageAsyncWithHttpInfo($bankFeedTransferPage, string $contentType = self::contentTypes['ingestBankTransferPage'][0])
+    {
+        $returnType = '\Cobro\Sdk\Generated\Admin\Model\BankFeedPageResult';
+        $request = $this->ingestBankTransferPageRequest($bankFeedTransferPage, $contentType);
+
+        return $this->client
+            ->sendAsync($request, $this->createHttpClientOption())
+            ->then(
+                function ($response) use ($returnType) {
+                    if ($returnType === '\SplFileObject') {
+                        $content = $response->getBody(); //stream goes to serializer
+                    } else {
+                        $content = (string) $response->getBody();
+                        if ($returnType !== 'string') {
+                            $content = json_decode($content);
+                        }
+                    }
+
+                    return [
+                        ObjectSerializer::deserialize($content, $returnType, []),
+                        $response->getStatusCode(),
+                        $response->getHeaders()
+                    ];
+                },
+                function ($exception) {
+                    $response = $exception->getResponse();
+                    $statusCode = $response->getStatusCode();
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException(new ApiException(
+                        sprintf(
+                            '[%d] Error connecting to the API (%s)',
+                            $statusCode,
+                            $exception->getRequest()->getUri()
+                        ),
+                        $statusCode,
+                        $response->getHeaders(),
+                        (string) $response->getBody()
+                    ));
+                }
+            );
+    }
+
+    /**
+     * Create request for operation 'ingestBankTransferPage'
+     *
+     * @param  \Cobro\Sdk\Generated\Admin\Model\BankFeedTransferPage $bankFeedTransferPage (required)
+     * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['ingestBankTransferPage'] to see the possible values for this operation
+     *
+     * @throws \InvalidArgumentException
+     * @return \GuzzleHttp\Psr7\Request
+     */
+    public function ingestBankTransferPageRequest($bankFeedTransferPage, string $contentType = self::contentTypes['ingestBankTransferPage'][0])
+    {
+
+        // verify the required parameter 'bankFeedTransferPage' is set
+        if ($bankFeedTransferPage === null || (is_array($bankFeedTransferPage) && count($bankFeedTransferPage) === 0)) {
+            throw new \InvalidArgumentException(
+                'Missing the required parameter $bankFeedTransferPage when calling ingestBankTransferPage'
+            );
+        }
+
+
+        $resourcePath = '/internal/bank-feed/transfers/batch';
+        $formParams = [];
+        $queryParams = [];
+        $headerParams = [];
+        $httpBody = '';
+        $multipart = false;
+
+
+
+
+
+        $headers = $this->headerSelector->selectHeaders(
+            ['application/json', ],
+            $contentType,
+            $multipart
+        );
+
+        // for model (json/xml)
+        if (isset($bankFeedTransferPage)) {
+            if (stripos($headers['Content-Type'], 'application/json') !== false) {
+                # if Content-Type contains "application/json", json_encode the body
+                try {
+                    $httpBody = json_encode(ObjectSerializer::sanitizeForSerialization($bankFeedTransferPage), JSON_THROW_ON_ERROR);
+                } catch (\JsonException $e) {
+                    throw new \InvalidArgumentException('json_encode error: ' . $e->getMessage(), 0, $e);
+                }
+            } else {
+                $httpBody = $bankFeedTransferPage;
             }
         } elseif (count($formParams) > 0) {
             if ($multipart) {

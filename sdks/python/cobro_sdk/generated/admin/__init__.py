@@ -61,8 +61,12 @@ __all__ = [
     "AuditEntryPage",
     "AuditOutcome",
     "AutoLinkAction",
+    "BankFeedItemOutcome",
+    "BankFeedItemResult",
+    "BankFeedPageResult",
     "BankFeedResult",
     "BankFeedTransfer",
+    "BankFeedTransferPage",
     "ClientAdmin",
     "ClientAdminCreate",
     "ClientAdminList",
@@ -234,8 +238,12 @@ from cobro_sdk.generated.admin.models.audit_entry import AuditEntry as AuditEntr
 from cobro_sdk.generated.admin.models.audit_entry_page import AuditEntryPage as AuditEntryPage
 from cobro_sdk.generated.admin.models.audit_outcome import AuditOutcome as AuditOutcome
 from cobro_sdk.generated.admin.models.auto_link_action import AutoLinkAction as AutoLinkAction
+from cobro_sdk.generated.admin.models.bank_feed_item_outcome import BankFeedItemOutcome as BankFeedItemOutcome
+from cobro_sdk.generated.admin.models.bank_feed_item_result import BankFeedItemResult as BankFeedItemResult
+from cobro_sdk.generated.admin.models.bank_feed_page_result import BankFeedPageResult as BankFeedPageResult
 from cobro_sdk.generated.admin.models.bank_feed_result import BankFeedResult as BankFeedResult
 from cobro_sdk.generated.admin.models.bank_feed_transfer import BankFeedTransfer as BankFeedTransfer
+from cobro_sdk.generated.admin.models.bank_feed_transfer_page import BankFeedTransferPage as BankFeedTransferPage
 from cobro_sdk.generated.admin.models.client_admin import ClientAdmin as ClientAdmin
 from cobro_sdk.generated.admin.models.client_admin_create import ClientAdminCreate as ClientAdminCreate
 from cobro_sdk.generated.admin.models.client_admin_list import ClientAdminList as ClientAdminList

@@ -15,8 +15,10 @@ from pydantic import validate_call, Field, StrictFloat, StrictStr, StrictInt
 from typing import Any, Dict, List, Optional, Tuple, Union
 from typing_extensions import Annotated
 
+from cobro_sdk.generated.admin.models.bank_feed_page_result import BankFeedPageResult
 from cobro_sdk.generated.admin.models.bank_feed_result import BankFeedResult
 from cobro_sdk.generated.admin.models.bank_feed_transfer import BankFeedTransfer
+from cobro_sdk.generated.admin.models.bank_feed_transfer_page import BankFeedTransferPage
 
 from cobro_sdk.generated.admin.api_client import ApiClient, RequestSerialized
 from cobro_sdk.generated.admin.api_response import ApiResponse
@@ -310,6 +312,295 @@ class BankFeedApi:
         return self.api_client.param_serialize(
             method='POST',
             resource_path='/internal/bank-feed/transfers',
+            path_params=_path_params,
+            query_params=_query_params,
+            header_params=_header_params,
+            body=_body_params,
+            post_params=_form_params,
+            files=_files,
+            auth_settings=_auth_settings,
+            collection_formats=_collection_formats,
+            _host=_host,
+            _request_auth=_request_auth
+        )
+
+
+
+
+    @validate_call
+    def ingest_bank_transfer_page(
+        self,
+        bank_feed_transfer_page: BankFeedTransferPage,
+        _request_timeout: Union[
+            None,
+            Annotated[StrictFloat, Field(gt=0)],
+            Tuple[
+                Annotated[StrictFloat, Field(gt=0)],
+                Annotated[StrictFloat, Field(gt=0)]
+            ]
+        ] = None,
+        _request_auth: Optional[Dict[StrictStr, Any]] = None,
+        _content_type: Optional[StrictStr] = None,
+        _headers: Optional[Dict[StrictStr, Any]] = None,
+        _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
+    ) -> BankFeedPageResult:
+        """Record a page of received bank transfers
+
+        Record and reconcile a page of received transfers (1 to 1,000) in one go, as a bank delivers a statement's page or a file: signed like a single transfer (`X-Bank-Feed-Signature` over the raw body), idempotent per `transactionId` (a page sent again answers every transfer `duplicate`), answered 200 with one result per transfer in the page's order, only once every transfer recorded is committed. A transfer the database refuses on its own is answered `failed` with its error, and the others are applied. A page that does not meet the contract (no transfers, more than 1,000, a bad transfer, whose `field` is `transfers[<index>].<field>`) is refused whole with 400 `ValidationError` and records nothing. When the database is away the page answers 503, and may have been applied: send it again.
+
+        :param bank_feed_transfer_page: (required)
+        :type bank_feed_transfer_page: BankFeedTransferPage
+        :param _request_timeout: timeout setting for this request. If one
+                                 number provided, it will be total request
+                                 timeout. It can also be a pair (tuple) of
+                                 (connection, read) timeouts.
+        :type _request_timeout: int, tuple(int, int), optional
+        :param _request_auth: set to override the auth_settings for an a single
+                              request; this effectively ignores the
+                              authentication in the spec for a single request.
+        :type _request_auth: dict, optional
+        :param _content_type: force content-type for the request.
+        :type _content_type: str, Optional
+        :param _headers: set to override the headers for a single
+                         request; this effectively ignores the headers
+                         in the spec for a single request.
+        :type _headers: dict, optional
+        :param _host_index: set to override the host_index for a single
+                            request; this effectively ignores the host_index
+                            in the spec for a single request.
+        :type _host_index: int, optional
+        :return: Returns the result object.
+        """ # noqa: E501
+
+        _param = self._ingest_bank_transfer_page_serialize(
+            bank_feed_transfer_page=bank_feed_transfer_page,
+            _request_auth=_request_auth,
+            _content_type=_content_type,
+            _headers=_headers,
+            _host_index=_host_index
+        )
+
+        _response_types_map: Dict[str, Optional[str]] = {
+            '200': "BankFeedPageResult",
+            '400': "ValidationErrorBody",
+            '401': "AdminErrorBody",
+            '413': "ErrorBody",
+            '500': "AdminErrorBody",
+            '503': "AdminErrorBody",
+        }
+        response_data = self.api_client.call_api(
+            *_param,
+            _request_timeout=_request_timeout
+        )
+        response_data.read()
+        return self.api_client.response_deserialize(
+            response_data=response_data,
+            response_types_map=_response_types_map,
+        ).data
+
+
+    @validate_call
+    def ingest_bank_transfer_page_with_http_info(
+        self,
+        bank_feed_transfer_page: BankFeedTransferPage,
+        _request_timeout: Union[
+            None,
+            Annotated[StrictFloat, Field(gt=0)],
+            Tuple[
+                Annotated[StrictFloat, Field(gt=0)],
+                Annotated[StrictFloat, Field(gt=0)]
+            ]
+        ] = None,
+        _request_auth: Optional[Dict[StrictStr, Any]] = None,
+        _content_type: Optional[StrictStr] = None,
+        _headers: Optional[Dict[StrictStr, Any]] = None,
+        _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
+    ) -> ApiResponse[BankFeedPageResult]:
+        """Record a page of received bank transfers
+
+        Record and reconcile a page of received transfers (1 to 1,000) in one go, as a bank delivers a statement's page or a file: signed like a single transfer (`X-Bank-Feed-Signature` over the raw body), idempotent per `transactionId` (a page sent again answers every transfer `duplicate`), answered 200 with one result per transfer in the page's order, only once every transfer recorded is committed. A transfer the database refuses on its own is answered `failed` with its error, and the others are applied. A page that does not meet the contract (no transfers, more than 1,000, a bad transfer, whose `field` is `transfers[<index>].<field>`) is refused whole with 400 `ValidationError` and records nothing. When the database is away the page answers 503, and may have been applied: send it again.
+
+        :param bank_feed_transfer_page: (required)
+        :type bank_feed_transfer_page: BankFeedTransferPage
+        :param _request_timeout: timeout setting for this request. If one
+                                 number provided, it will be total request
+                                 timeout. It can also be a pair (tuple) of
+                                 (connection, read) timeouts.
+        :type _request_timeout: int, tuple(int, int), optional
+        :param _request_auth: set to override the auth_settings for an a single
+                              request; this effectively ignores the
+                              authentication in the spec for a single request.
+        :type _request_auth: dict, optional
+        :param _content_type: force content-type for the request.
+        :type _content_type: str, Optional
+        :param _headers: set to override the headers for a single
+                         request; this effectively ignores the headers
+                         in the spec for a single request.
+        :type _headers: dict, optional
+        :param _host_index: set to override the host_index for a single
+                            request; this effectively ignores the host_index
+                            in the spec for a single request.
+        :type _host_index: int, optional
+        :return: Returns the result object.
+        """ # noqa: E501
+
+        _param = self._ingest_bank_transfer_page_serialize(
+            bank_feed_transfer_page=bank_feed_transfer_page,
+            _request_auth=_request_auth,
+            _content_type=_content_type,
+            _headers=_headers,
+            _host_index=_host_index
+        )
+
+        _response_types_map: Dict[str, Optional[str]] = {
+            '200': "BankFeedPageResult",
+            '400': "ValidationErrorBody",
+            '401': "AdminErrorBody",
+            '413': "ErrorBody",
+            '500': "AdminErrorBody",
+            '503': "AdminErrorBody",
+        }
+        response_data = self.api_client.call_api(
+            *_param,
+            _request_timeout=_request_timeout
+        )
+        response_data.read()
+        return self.api_client.response_deserialize(
+            response_data=response_data,
+            response_types_map=_response_types_map,
+        )
+
+
+    @validate_call
+    def ingest_bank_transfer_page_without_preload_content(
+        self,
+        bank_feed_transfer_page: BankFeedTransferPage,
+        _request_timeout: Union[
+            None,
+            Annotated[StrictFloat, Field(gt=0)],
+            Tuple[
+                Annotated[StrictFloat, Field(gt=0)],
+                Annotated[StrictFloat, Field(gt=0)]
+            ]
+        ] = None,
+        _request_auth: Optional[Dict[StrictStr, Any]] = None,
+        _content_type: Optional[StrictStr] = None,
+        _headers: Optional[Dict[StrictStr, Any]] = None,
+        _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
+    ) -> RESTResponseType:
+        """Record a page of received bank transfers
+
+        Record and reconcile a page of received transfers (1 to 1,000) in one go, as a bank delivers a statement's page or a file: signed like a single transfer (`X-Bank-Feed-Signature` over the raw body), idempotent per `transactionId` (a page sent again answers every transfer `duplicate`), answered 200 with one result per transfer in the page's order, only once every transfer recorded is committed. A transfer the database refuses on its own is answered `failed` with its error, and the others are applied. A page that does not meet the contract (no transfers, more than 1,000, a bad transfer, whose `field` is `transfers[<index>].<field>`) is refused whole with 400 `ValidationError` and records nothing. When the database is away the page answers 503, and may have been applied: send it again.
+
+        :param bank_feed_transfer_page: (required)
+        :type bank_feed_transfer_page: BankFeedTransferPage
+        :param _request_timeout: timeout setting for this request. If one
+                                 number provided, it will be total request
+                                 timeout. It can also be a pair (tuple) of
+                                 (connection, read) timeouts.
+        :type _request_timeout: int, tuple(int, int), optional
+        :param _request_auth: set to override the auth_settings for an a single
+                              request; this effectively ignores the
+                              authentication in the spec for a single request.
+        :type _request_auth: dict, optional
+        :param _content_type: force content-type for the request.
+        :type _content_type: str, Optional
+        :param _headers: set to override the headers for a single
+                         request; this effectively ignores the headers
+                         in the spec for a single request.
+        :type _headers: dict, optional
+        :param _host_index: set to override the host_index for a single
+                            request; this effectively ignores the host_index
+                            in the spec for a single request.
+        :type _host_index: int, optional
+        :return: Returns the result object.
+        """ # noqa: E501
+
+        _param = self._ingest_bank_transfer_page_serialize(
+            bank_feed_transfer_page=bank_feed_transfer_page,
+            _request_auth=_request_auth,
+            _content_type=_content_type,
+            _headers=_headers,
+            _host_index=_host_index
+        )
+
+        _response_types_map: Dict[str, Optional[str]] = {
+            '200': "BankFeedPageResult",
+            '400': "ValidationErrorBody",
+            '401': "AdminErrorBody",
+            '413': "ErrorBody",
+            '500': "AdminErrorBody",
+            '503': "AdminErrorBody",
+        }
+        response_data = self.api_client.call_api(
+            *_param,
+            _request_timeout=_request_timeout
+        )
+        return response_data.response
+
+
+    def _ingest_bank_transfer_page_serialize(
+        self,
+        bank_feed_transfer_page,
+        _request_auth,
+        _content_type,
+        _headers,
+        _host_index,
+    ) -> RequestSerialized:
+
+        _host = None
+
+        _collection_formats: Dict[str, str] = {
+        }
+
+        _path_params: Dict[str, str] = {}
+        _query_params: List[Tuple[str, str]] = []
+        _header_params: Dict[str, Optional[str]] = _headers or {}
+        _form_params: List[Tuple[str, str]] = []
+        _files: Dict[
+            str, Union[str, bytes, List[str], List[bytes], List[Tuple[str, bytes]]]
+        ] = {}
+        _body_params: Optional[bytes] = None
+
+        # process the path parameters
+        # process the query parameters
+        # process the header parameters
+        # process the form parameters
+        # process the body parameter
+        if bank_feed_transfer_page is not None:
+            _body_params = bank_feed_transfer_page
+
+
+        # set the HTTP header `Accept`
+        if 'Accept' not in _header_params:
+            _header_params['Accept'] = self.api_client.select_header_accept(
+                [
+                    'application/json'
+                ]
+            )
+
+        # set the HTTP header `Content-Type`
+        if _content_type:
+            _header_params['Content-Type'] = _content_type
+        else:
+            _default_content_type = (
+                self.api_client.select_header_content_type(
+                    [
+                        'application/json'
+                    ]
+                )
+            )
+            if _default_content_type is not None:
+                _header_params['Content-Type'] = _default_content_type
+
+        # authentication setting
+        _auth_settings: List[str] = [
+            'BankFeedSignature'
+        ]
+
+        return self.api_client.param_serialize(
+            method='POST',
+            resource_path='/internal/bank-feed/transfers/batch',
             path_params=_path_params,
             query_params=_query_params,
             header_params=_header_params,

@@ -23,8 +23,12 @@ from cobro_sdk.generated.admin.models.audit_entry import AuditEntry
 from cobro_sdk.generated.admin.models.audit_entry_page import AuditEntryPage
 from cobro_sdk.generated.admin.models.audit_outcome import AuditOutcome
 from cobro_sdk.generated.admin.models.auto_link_action import AutoLinkAction
+from cobro_sdk.generated.admin.models.bank_feed_item_outcome import BankFeedItemOutcome
+from cobro_sdk.generated.admin.models.bank_feed_item_result import BankFeedItemResult
+from cobro_sdk.generated.admin.models.bank_feed_page_result import BankFeedPageResult
 from cobro_sdk.generated.admin.models.bank_feed_result import BankFeedResult
 from cobro_sdk.generated.admin.models.bank_feed_transfer import BankFeedTransfer
+from cobro_sdk.generated.admin.models.bank_feed_transfer_page import BankFeedTransferPage
 from cobro_sdk.generated.admin.models.client_admin import ClientAdmin
 from cobro_sdk.generated.admin.models.client_admin_create import ClientAdminCreate
 from cobro_sdk.generated.admin.models.client_admin_list import ClientAdminList
