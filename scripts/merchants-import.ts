@@ -20,6 +20,7 @@ import { provisionMerchantAccount, sendInvitation, type ProvidedMerchantAccount 
 import { addContractFormats } from "../server/http/media-types.ts";
 import { fail, withConfiguredDatabase } from "./operator-database.ts";
 import { ROOT } from "./cobro-process.ts";
+import { parseCsv } from "./csv.ts";
 
 const USAGE = "usage: npm run merchants:import -- <file.csv>";
 const COLUMNS = ["providerMerchantId", "email", "legalName", "cuit", "tradeName", "status"] as const;
@@ -31,40 +32,6 @@ try {
   text = readFileSync(file, "utf8");
 } catch (error) {
   fail(`cannot read ${file}: ${(error as Error).message}`);
-}
-
-/** RFC 4180 records: fields separated by commas, quoted with `"` (doubled inside), records by CRLF or LF. */
-function parseCsv(source: string): string[][] {
-  const records: string[][] = [];
-  let record: string[] = [];
-  let field = "";
-  let quoted = false;
-  const input = source.replace(/^\uFEFF/, "");
-  const endRecord = () => {
-    record.push(field);
-    if (record.length > 1 || record[0] !== "") records.push(record);
-    record = [];
-    field = "";
-  };
-  for (let i = 0; i < input.length; i++) {
-    const c = input[i]!;
-    if (quoted) {
-      if (c === '"' && input[i + 1] === '"') {
-        field += '"';
-        i++;
-      } else if (c === '"') quoted = false;
-      else field += c;
-    } else if (c === '"' && field === "") quoted = true;
-    else if (c === ",") {
-      record.push(field);
-      field = "";
-    } else if (c === "\n" || c === "\r") {
-      if (c === "\r" && input[i + 1] === "\n") i++;
-      endRecord();
-    } else field += c;
-  }
-  if (field !== "" || record.length > 0) endRecord();
-  return records;
 }
 
 // The contract's own schemas judge each row, as the API's validation would judge the call.

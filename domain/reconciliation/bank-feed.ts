@@ -5,6 +5,12 @@ import { DomainError } from "../errors.ts";
 
 export const BANK_FEED_TOLERANCE_SECONDS = 300;
 
+/** The X-Bank-Feed-Signature of `rawBody` at `now`: what the bank integration (and `npm run bank-feed:import`) sends. */
+export function bankFeedSignature(secret: string, rawBody: string | Buffer, now: Date): string {
+  const timestamp = Math.floor(now.getTime() / 1000);
+  return `t=${timestamp},v1=${createHmac("sha256", secret).update(`${timestamp}.`).update(rawBody).digest("hex")}`;
+}
+
 /** Refuses a missing, malformed, stale or wrong signature (401 BankFeedSignatureError). */
 export function checkBankFeedSignature(header: string | undefined, rawBody: Buffer | undefined, secret: string | undefined, now: Date): void {
   const refuse = (why: string) => new DomainError("BankFeedSignatureError", `Bank feed signature refused: ${why}`);
