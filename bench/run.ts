@@ -23,6 +23,7 @@ import { measureNotificationSweep, notificationSweepLines } from "./fixtures/not
 import { loadSettingsFromEnv, measureLoad, measureLoadTogether, type LoadFigures } from "./load/load-run.ts";
 import { bulkBody, cuilChargeBody, simulatedTransferBody } from "./load/charge-bodies.ts";
 import { deliveriesSince, startWebhookReceipts } from "./load/webhook-receipts.ts";
+import { BENCH_BANK_FEED_SECRET, measureBankFeedPages } from "./load/bank-feed-pages.ts";
 
 const argv = process.argv.slice(2);
 const optionValue = (name: string): string | undefined => {
@@ -42,6 +43,8 @@ const settings = loadSettingsFromEnv(process.env);
 const verbose = process.env.BENCH_VERBOSE === "1";
 const CONNECTIONS = 16;
 const BULK_SIZE = 100;
+const BANK_FEED_PAGE = 500;
+const BANK_FEED_CONNECTIONS = 2;
 
 interface SummaryRow {
   path: string;
@@ -469,7 +472,7 @@ await withBenchDatabase(async (database) => {
     };
     const split = await measureBulkTransfersBurst(api.urls);
     for (const child of processes) await child.stop();
-    const whole = await start(startBenchCobro(database.connectionString, dataDir, []));
+    const whole = await start(startBenchCobro(database.connectionString, dataDir, [], { env: { COBRO_BANK_FEED_SECRET: BENCH_BANK_FEED_SECRET } }));
     console.log(`  npm start: APIs in process ${whole.pid}, worker in its child process`);
     const byDefault = await measureBulkTransfersBurst(whole.urls);
     const sideBySide = [
@@ -485,6 +488,30 @@ await withBenchDatabase(async (database) => {
         met: share >= 0.8,
       });
     }
+
+    // 11. The bank feed's pages, as npm start runs: transfers of 1 peso to the pending charges the creates made.
+    heading(`11. the batch bank feed: pages of ${BANK_FEED_PAGE} transfers, ${BANK_FEED_CONNECTIONS} at a time (npm start's layout)`);
+    const feed = await measureBankFeedPages(settings, {
+      adminUrl: whole.urls.admin!,
+      targets: await payableCuilCharges(db, oneMerchant.id),
+      pageSize: BANK_FEED_PAGE,
+      connections: BANK_FEED_CONNECTIONS,
+      pid: whole.pid,
+      statements: database.statements,
+    });
+    line("pages", describe(feed));
+    line("transfers", `${Math.round(feed.transfersPerSecond)}/s (goal ≥ 5,000/s)`);
+    record(`transfers through the batch bank feed (pages of ${BANK_FEED_PAGE})`, `${Math.round(feed.transfersPerSecond)} transfers/s`, {
+      goal: "≥ 5,000/s",
+      met: feed.transfersPerSecond >= 5000,
+    });
+    if (feed.cpuPerTransfer) {
+      const { serverMs, postgresMs } = feed.cpuPerTransfer;
+      line("CPU per transfer: Cobro's API", `${serverMs.toFixed(3)} ms, PostgreSQL ${postgresMs.toFixed(3)} ms (goal ≤ 1 ms)`);
+      record("batch bank feed: PostgreSQL CPU per transfer", `${postgresMs.toFixed(3)} ms`, { goal: "≤ 1 ms", met: postgresMs <= 1 });
+      record("batch bank feed: API CPU per transfer", `${serverMs.toFixed(3)} ms`);
+    }
+    statementsPerRequest("bank feed page", feed);
   } finally {
     for (const child of processes.reverse()) await child.stop();
   }
