@@ -65,6 +65,20 @@ describe("refused whole", () => {
     expect(await recorded(transfers.map((x) => x.transactionId))).toBe(0);
   });
 
+  it("a page of exactly 1,000 transfers with every field filled is taken whole (within the 1 MiB body limit)", async () => {
+    const transfers = Array.from({ length: 1000 }, () =>
+      transfer(NOBODYS_CVU, 12345.67, {
+        senderCuil: "20301234563",
+        senderCvu: "0000003100000000000017",
+        senderName: "Juan Ignacio Pérez Fernández de la Vega",
+      }),
+    );
+    const result = await postPage({ transfers });
+    expect(result.status, result.text.slice(0, 300)).toBe(200);
+    expect(result.json).toMatchObject({ recorded: 1000, duplicate: 0, matched: 0, unmatched: 1000, failed: 0 });
+    expect(result.json.results.map((r: { index: number }) => r.index)).toEqual(transfers.map((_, index) => index));
+  });
+
   it("400 ValidationError for an empty page (minItems)", async () => {
     const result = await postPage({ transfers: [] });
     expect(result.status).toBe(400);
