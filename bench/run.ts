@@ -2,7 +2,7 @@
 // PostgreSQL (embedded in a temp folder, or DATABASE_URL), loaded with autocannon from this process over
 // loopback while Cobro runs as its own processes (`node server/main.ts --only …`: the APIs in one, the
 // worker in another; in 10., as `npm start` runs by default, side by side). Prints figures, ratios and
-// whether each goal is met; it never fails on a time.
+// whether each goal is met; it never fails on a time. Figure 11 is the batch bank feed (pages of 500).
 // docs/performance.md explains every figure.
 //
 // Options: `--large` (or BENCH_LARGE=1): GET at 1,000,000 rows and a 1,000,000-charge time sweep;
