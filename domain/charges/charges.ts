@@ -18,6 +18,7 @@ import { BANK_NAME, type BankAccountInfo } from "./charge-view.ts";
 import { amountTermsOf, surchargeJson, type ChargeSpec } from "./charge-rules.ts";
 import type { ChargeListCounts, ListTotal } from "./charge-list-counts.ts";
 import { isUniqueViolation } from "../../db/errors.ts";
+import { CompiledStatement } from "../../db/compiled-statement.ts";
 
 /** Who creates and reads charges: the integration and merchant account of the token, and the environment. */
 export interface ChargeContext {
@@ -137,50 +138,96 @@ function referenceTaken(error: unknown, spec: ChargeSpec): unknown {
   );
 }
 
+/** What the one-statement create is given: the charge's row and its payer's key, from `chargeRow`. */
+export type JoiningCreateInput = { id: string } & ReturnType<typeof chargeRow> & { payer_key: string; payer_keys: string[] };
+
+/** The columns of `chargeRow`, in its order: a record, so that the compiler finds one missing or extra. */
+const CHARGE_ROW_COLUMNS = Object.keys({
+  integration_client_id: true,
+  merchant_account_id: true,
+  reference_id: true,
+  type: true,
+  kind: true,
+  state: true,
+  amount_cents: true,
+  surcharge_cents: true,
+  due_dates: true,
+  first_due_at: true,
+  description: true,
+  final_due_at: true,
+  surcharge: true,
+  send_whatsapp_notification: true,
+  send_email_notification: true,
+  send_whatsapp_payment_confirmation: true,
+  reminder_notification_date: true,
+  deferred_initial_notification_date: true,
+  conciliation_type: true,
+  customer_name: true,
+  customer_tax_document: true,
+  customer_email: true,
+  customer_phone: true,
+  webhook_url: true,
+  metadata: true,
+  expires_in_minutes: true,
+  batch_id: true,
+  created_at: true,
+  updated_at: true,
+} satisfies Record<keyof ReturnType<typeof chargeRow>, true>) as Array<keyof ReturnType<typeof chargeRow>>;
+const JOINING_CREATE_FIELDS = ["id", ...CHARGE_ROW_COLUMNS, "payer_key", "payer_keys"] as const;
+
+/**
+ * The one-statement create, written with Kysely (compiled once below; exported for the test that holds the
+ * compiled text and parameters to the builder's).
+ */
+export function joiningCreateQuery(db: Kysely<Database>, input: JoiningCreateInput) {
+  const columns = ["id", ...CHARGE_ROW_COLUMNS] as const;
+  const context = { integrationClientId: input.integration_client_id, merchantAccountId: input.merchant_account_id };
+  return (
+    db
+      .with("merchant", (db) => merchantForCreate(db, context))
+      .with("shared", () => joinableSharedCvu(db, input.merchant_account_id, input.payer_keys))
+      .with("hold", (db) =>
+        db
+          .insertInto("cvu_holds")
+          .columns(["charge_id", "cvu_account_id", "payer_key"])
+          .expression((eb) =>
+            eb
+              .selectFrom("shared")
+              .select([sql<string>`${input.id}::uuid`.as("charge_id"), "shared.id", sql<string>`${input.payer_key}::text`.as("payer_key")])
+              .where(({ exists, selectFrom }) =>
+                exists(selectFrom("merchant").select("merchant.account_holder_name").where("merchant.suspended_at", "is", null)),
+              ),
+          )
+          .returning("cvu_account_id"),
+      )
+      // INSERT … SELECT: the parameters take their columns' types, and the charge is written only with its hold.
+      .with("inserted", (db) =>
+        db
+          .insertInto("charges")
+          .columns([...columns, "cvu_account_id"])
+          .expression((eb) => eb.selectFrom("hold").select([...columns.map((column) => eb.val(input[column] as never).as(column)), "hold.cvu_account_id"]))
+          .returningAll(),
+      )
+      .selectFrom("merchant")
+      .leftJoin("inserted", (join) => join.onTrue())
+      .leftJoin("shared", (join) => join.onTrue())
+      .selectAll("inserted")
+      .select(["merchant.account_holder_name", "merchant.account_holder_tax_id", "merchant.suspended_at", "shared.cvu"])
+  );
+}
+export const joiningCreate = new CompiledStatement(JOINING_CREATE_FIELDS, joiningCreateQuery);
+
 /**
  * A pending cuil-mode charge joining a shared CVU with room for its payer, in one statement: the
  * integration's suspension and the merchant's account details read, the hold and the charge written,
  * the charge only with its hold. Undefined (nothing written) when no shared CVU has room.
  */
 async function createJoiningSharedCvu(db: Kysely<Database>, context: ChargeContext, spec: ChargeSpec, payerKey: string): Promise<StoredCharge | undefined> {
-  const chargeId = randomUUID();
-  const row = { id: chargeId, ...chargeRow(context, spec) };
-  const columns = Object.keys(row) as Array<keyof typeof row>;
-  const result = await db
-    .with("merchant", (db) => merchantForCreate(db, context))
-    .with("shared", () => joinableSharedCvu(db, context.merchantAccountId, [payerKey]))
-    .with("hold", (db) =>
-      db
-        .insertInto("cvu_holds")
-        .columns(["charge_id", "cvu_account_id", "payer_key"])
-        .expression((eb) =>
-          eb
-            .selectFrom("shared")
-            .select([sql<string>`${chargeId}::uuid`.as("charge_id"), "shared.id", sql<string>`${payerKey}::text`.as("payer_key")])
-            .where(({ exists, selectFrom }) =>
-              exists(selectFrom("merchant").select("merchant.account_holder_name").where("merchant.suspended_at", "is", null)),
-            ),
-        )
-        .returning("cvu_account_id"),
-    )
-    // INSERT … SELECT: the parameters take their columns' types, and the charge is written only with its hold.
-    .with("inserted", (db) =>
-      db
-        .insertInto("charges")
-        .columns([...columns, "cvu_account_id"])
-        .expression((eb) => eb.selectFrom("hold").select([...columns.map((column) => eb.val(row[column] as never).as(column)), "hold.cvu_account_id"]))
-        .returningAll(),
-    )
-    .selectFrom("merchant")
-    .leftJoin("inserted", (join) => join.onTrue())
-    .leftJoin("shared", (join) => join.onTrue())
-    .selectAll("inserted")
-    .select(["merchant.account_holder_name", "merchant.account_holder_tax_id", "merchant.suspended_at", "shared.cvu"])
-    .executeTakeFirstOrThrow()
-    .catch((error: unknown) => {
-      if (isUniqueViolation(error, "cvu_holds_payer_key")) throw alreadyAssociated();
-      throw referenceTaken(error, spec);
-    });
+  const input: JoiningCreateInput = { id: randomUUID(), ...chargeRow(context, spec), payer_key: payerKey, payer_keys: [payerKey] };
+  const result = await joiningCreate.executeTakeFirstOrThrow(db, input).catch((error: unknown) => {
+    if (isUniqueViolation(error, "cvu_holds_payer_key")) throw alreadyAssociated();
+    throw referenceTaken(error, spec);
+  });
   const { account_holder_name, account_holder_tax_id, suspended_at, cvu, ...charge } = result;
   if (suspended_at) throw integrationSuspended();
   if (charge.id === null || cvu === null) return undefined;
@@ -192,7 +239,7 @@ async function createJoiningSharedCvu(db: Kysely<Database>, context: ChargeConte
 }
 
 /** What a create reads first: the merchant's account details and whether its integration is suspended. */
-function merchantForCreate(db: QueryCreator<Database>, context: ChargeContext) {
+function merchantForCreate(db: QueryCreator<Database>, context: Pick<ChargeContext, "integrationClientId" | "merchantAccountId">) {
   return db
     .selectFrom("merchant_accounts as m")
     .select(["m.account_holder_name", "m.account_holder_tax_id"])
@@ -262,16 +309,25 @@ function split(row: Charge & { cvu: string | null }): { charge: Charge; cvu: str
   return { charge, cvu };
 }
 
+/** A charge by its referenceId with its CVU and the merchant's account details (compiled once below). */
+export function chargeByReferenceQuery(db: Kysely<Database>, input: { integrationClientId: string; merchantAccountId: string; referenceId: string }) {
+  return chargesOf(db, input)
+    .innerJoin("merchant_accounts as m", "m.id", "c.merchant_account_id")
+    .select(["m.account_holder_name", "m.account_holder_tax_id"])
+    .where("c.reference_id", "=", input.referenceId);
+}
+export const chargeByReference = new CompiledStatement(["integrationClientId", "merchantAccountId", "referenceId"], chargeByReferenceQuery);
+
 export async function getCharge(
   db: Kysely<Database>,
   context: Pick<ChargeContext, "integrationClientId" | "merchantAccountId">,
   referenceId: string,
 ): Promise<StoredCharge> {
-  const row = await chargesOf(db, context)
-    .innerJoin("merchant_accounts as m", "m.id", "c.merchant_account_id")
-    .select(["m.account_holder_name", "m.account_holder_tax_id"])
-    .where("c.reference_id", "=", referenceId)
-    .executeTakeFirst();
+  const row = await chargeByReference.executeTakeFirst(db, {
+    integrationClientId: context.integrationClientId,
+    merchantAccountId: context.merchantAccountId,
+    referenceId,
+  });
   if (!row) throw paymentRequestNotFound();
   const { account_holder_name, account_holder_tax_id, ...stored } = row;
   return { ...split(stored), bankAccountInfo: { accountHolderName: account_holder_name, accountHolderTaxId: account_holder_tax_id, bankName: BANK_NAME } };

@@ -9,6 +9,47 @@ import type { AdminCaller, MerchantCaller, MerchantTokenHolder } from "./callers
 import { isUuid } from "../ids.ts";
 import { ADMIN_AUDIENCE, type TokenService } from "./tokens.ts";
 import type { TokenCheckCache } from "./token-check-cache.ts";
+import { CompiledStatement } from "../../db/compiled-statement.ts";
+
+// What each token check reads, compiled once (db/compiled-statement.ts); exported for the test that holds
+// each compiled text and its parameters to the builder's.
+
+/** The Integration API's: the integration by the token's audience, the merchant's link and the grant. */
+export function merchantCheckQuery(db: Kysely<Database>, input: { aud: string; sub: string; sid: string }) {
+  return db
+    .selectFrom("integration_clients as c")
+    .leftJoin("merchant_links as l", (join) => join.onRef("l.integration_client_id", "=", "c.id").on("l.merchant_account_id", "=", input.sub))
+    .leftJoin("oauth_grants as g", (join) =>
+      join.onRef("g.integration_client_id", "=", "c.id").on("g.id", "=", input.sid).on("g.merchant_account_id", "=", input.sub),
+    )
+    .leftJoin("merchant_accounts as m", "m.id", "l.merchant_account_id")
+    .select(["c.id as clientId", "c.name", "c.clock_offset_ms", "l.id as linkId", "l.unlinked_at", "g.id as grantId", "g.revoked_at", "m.status"])
+    .where("c.provider_client_id", "=", input.aud);
+}
+export const merchantCheck = new CompiledStatement(["aud", "sub", "sid"], merchantCheckQuery);
+
+/** The Auth API's: the grant and its merchant's status. */
+export function grantCheckQuery(db: Kysely<Database>, input: { sid: string; sub: string }) {
+  return db
+    .selectFrom("oauth_grants as g")
+    .innerJoin("merchant_accounts as m", "m.id", "g.merchant_account_id")
+    .select(["g.revoked_at", "m.status"])
+    .where("g.id", "=", input.sid)
+    .where("g.merchant_account_id", "=", input.sub);
+}
+export const grantCheck = new CompiledStatement(["sid", "sub"], grantCheckQuery);
+
+/** The Admin API's: the session, its admin and the admin's integration. */
+export function adminCheckQuery(db: Kysely<Database>, input: { sid: string; sub: string }) {
+  return db
+    .selectFrom("admin_sessions as s")
+    .innerJoin("admin_users as a", "a.id", "s.admin_user_id")
+    .leftJoin("integration_clients as c", "c.id", "a.integration_client_id")
+    .select(["s.revoked_at", "s.expires_at", "a.role", "a.integration_client_id", "a.email", "a.password_change_required", "c.clock_offset_ms"])
+    .where("s.id", "=", input.sid)
+    .where("a.id", "=", input.sub);
+}
+export const adminCheck = new CompiledStatement(["sid", "sub"], adminCheckQuery);
 
 export type Authentication<Caller> = { caller: Caller } | { refused: DomainError };
 
@@ -40,16 +81,7 @@ export async function authenticateMerchant(
   if (typeof sub !== "string" || !isUuid(sub) || typeof aud !== "string" || typeof sid !== "string" || !isUuid(sid) || claims.role !== "MERCHANT") {
     return refusedAsMerchant.missingData();
   }
-  const row = await cache.read(`merchant ${aud} ${sub} ${sid}`, () =>
-    db
-      .selectFrom("integration_clients as c")
-      .leftJoin("merchant_links as l", (join) => join.onRef("l.integration_client_id", "=", "c.id").on("l.merchant_account_id", "=", sub))
-      .leftJoin("oauth_grants as g", (join) => join.onRef("g.integration_client_id", "=", "c.id").on("g.id", "=", sid).on("g.merchant_account_id", "=", sub))
-      .leftJoin("merchant_accounts as m", "m.id", "l.merchant_account_id")
-      .select(["c.id as clientId", "c.name", "c.clock_offset_ms", "l.id as linkId", "l.unlinked_at", "g.id as grantId", "g.revoked_at", "m.status"])
-      .where("c.provider_client_id", "=", aud)
-      .executeTakeFirst(),
-  );
+  const row = await cache.read(`merchant ${aud} ${sub} ${sid}`, () => merchantCheck.executeTakeFirst(db, { aud, sub, sid }));
   if (!row) return refusedAsMerchant.clientNotFound();
   if (!row.grantId || row.revoked_at !== null) return refusedAsMerchant.unauthorized();
   // A suspended or closed account gets the answer of an account its integration may no longer use.
@@ -81,15 +113,7 @@ export async function authenticateMerchantToken(
   if (claims?.token_use !== "merchant" || typeof claims.sub !== "string" || !isUuid(claims.sub) || typeof claims.sid !== "string" || !isUuid(claims.sid))
     return unauthorized;
   const { sid, sub } = claims;
-  const grant = await cache.read(`grant ${sid} ${sub}`, () =>
-    db
-      .selectFrom("oauth_grants as g")
-      .innerJoin("merchant_accounts as m", "m.id", "g.merchant_account_id")
-      .select(["g.revoked_at", "m.status"])
-      .where("g.id", "=", sid)
-      .where("g.merchant_account_id", "=", sub)
-      .executeTakeFirst(),
-  );
+  const grant = await cache.read(`grant ${sid} ${sub}`, () => grantCheck.executeTakeFirst(db, { sid, sub }));
   if (!grant || grant.revoked_at !== null || grant.status !== "active") return unauthorized;
   return { caller: { kind: "merchant-token", merchantAccountId: claims.sub, grantId: claims.sid } };
 }
@@ -123,16 +147,7 @@ export async function authenticateAdmin(
     return unauthorized;
   }
   const { sid, sub } = claims;
-  const session = await cache.read(`admin ${sid} ${sub}`, () =>
-    db
-      .selectFrom("admin_sessions as s")
-      .innerJoin("admin_users as a", "a.id", "s.admin_user_id")
-      .leftJoin("integration_clients as c", "c.id", "a.integration_client_id")
-      .select(["s.revoked_at", "s.expires_at", "a.role", "a.integration_client_id", "a.email", "a.password_change_required", "c.clock_offset_ms"])
-      .where("s.id", "=", sid)
-      .where("a.id", "=", sub)
-      .executeTakeFirst(),
-  );
+  const session = await cache.read(`admin ${sid} ${sub}`, () => adminCheck.executeTakeFirst(db, { sid, sub }));
   if (!session || session.revoked_at !== null) return unauthorized;
   if (session.password_change_required && !options.forPasswordChange) {
     return {
