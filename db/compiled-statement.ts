@@ -9,7 +9,8 @@
 //
 // What the builder must not do with a placeholder: anything but pass it as a value (no `in` list built from
 // an array, no string built from it); an array parameter is passed as one value (`= any(${keys}::text[])`).
-// Compiling refuses a text with a placeholder written into it, or a placeholder the text does not use.
+// Compiling refuses a text with a placeholder written into it, a parameter made from one (a string built
+// from it, an array around it), or a placeholder the text does not use.
 // Plugins' `transformQuery` does not run at a request (Cobro's only plugin, db/transactions.ts, leaves
 // statements as they are); `transformResult` does, in `executeQuery`.
 import {
@@ -61,6 +62,8 @@ export class CompiledStatement<Input extends Record<string, unknown>, Row> {
         used.add(field);
         return { field };
       }
+      // A placeholder inside a constant (a string made from it, an array around it) would be sent as it is.
+      if (carriesPlaceholder(parameter)) throw new Error(`a placeholder was made into another value: ${String(parameter)}`);
       return { constant: parameter };
     });
     const unused = fields.filter((field) => !used.has(field));
@@ -97,4 +100,11 @@ export class CompiledStatement<Input extends Record<string, unknown>, Row> {
     if (row === undefined) throw new NoResultError(this.#query as QueryNode);
     return row;
   }
+}
+
+function carriesPlaceholder(value: unknown): boolean {
+  if (typeof value === "string") return value.includes(PLACEHOLDER);
+  if (Array.isArray(value)) return value.some(carriesPlaceholder);
+  if (value !== null && typeof value === "object" && !(value instanceof Date) && !Buffer.isBuffer(value)) return Object.values(value).some(carriesPlaceholder);
+  return false;
 }

@@ -111,10 +111,20 @@ describe("a compiled statement sends what the builder would", () => {
     }
   });
 
-  it("refuses a query that writes a value into its text or leaves one out", () => {
+  it("refuses a query that writes a value into its text, makes it into another value, or leaves one out", () => {
     expect(
       () => new CompiledStatement(["name"], (db, input: { name: string }) => db.selectFrom("charges").select(sql.raw<string>(`'${input.name}'`).as("x"))),
     ).toThrow(/placeholder was written/);
+    expect(
+      () =>
+        new CompiledStatement(["id"], (db, input: { id: string }) =>
+          db
+            .selectFrom("charges")
+            .select("id")
+            .where("id", "=", input.id)
+            .where(sql<boolean>`reference_id = any(${[input.id]}::text[])`),
+        ),
+    ).toThrow(/made into another value/);
     expect(
       () =>
         new CompiledStatement(["id", "unused"], (db, input: { id: string; unused: string }) =>
