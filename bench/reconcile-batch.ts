@@ -44,8 +44,10 @@ await withBenchDatabase(async (database) => {
   await sql`vacuum analyze`.execute(db);
 
   let next = 0;
-  const batchOf = (size: number): IncomingTransfer[] =>
-    payable.slice(next, (next += size)).map((charge) => ({
+  const batchOf = (size: number): IncomingTransfer[] => {
+    const taken = payable.slice(next, next + size);
+    next += size;
+    return taken.map((charge) => ({
       transactionId: `rb_${randomUUID()}`,
       amountCents: charge.cents,
       receivingCvu: charge.cvu,
@@ -53,6 +55,7 @@ await withBenchDatabase(async (database) => {
       operatedAt: now,
       source: "bank-feed",
     }));
+  };
   console.log("batch size | transfers/s | per transfer: wall, PostgreSQL plan + exec (plan), PostgreSQL CPU | statements per batch");
   for (const size of sizes) {
     // Warm the connection's prepared statements, then measure about 1,000 transfers (at least 8 batches).

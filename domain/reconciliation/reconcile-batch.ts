@@ -20,7 +20,7 @@
 import { randomUUID } from "node:crypto";
 import { sql, type Transaction } from "kysely";
 import type { Database } from "../../db/schema.ts";
-import { type Executor } from "../../db/transactions.ts";
+import type { Executor } from "../../db/transactions.ts";
 import type { Charge } from "../../db/tables/charges.table.ts";
 import type { UnmatchedReason } from "../../db/tables/transfers.table.ts";
 import { releaseCvusCtes } from "../cvu-pool/cvu-pool.ts";
