@@ -234,6 +234,7 @@ function nextAttemptOnTheSameJob(jobIds: readonly string[]) {
  * attempt, the gates, the destination's candidates and the first that applies (pickDestination's rules),
  * and the secret.
  */
+/** `eventIds`: an array of the events' ids (an index lookup whatever the events table's size or statistics). */
 function attemptContext(db: Executor, eventIds: RawBuilder<unknown>) {
   return sql`
       select e.*, d.event_id is not null as has_delivery, coalesce(d.status, 'pending') as delivery_status,
@@ -250,7 +251,7 @@ function attemptContext(db: Executor, eventIds: RawBuilder<unknown>) {
         left join delivery_attempts la on la.event_id = e.id and la.attempt = d.attempts_made
         left join webhook_signing_secrets s on s.integration_client_id = e.integration_client_id
         left join lateral (${destinationCandidates(db, { type: sql.ref("e.type"), chargeId: sql.ref("e.charge_id"), integrationClientId: sql.ref("e.integration_client_id"), merchantAccountId: sql.ref("e.merchant_account_id") })}) destination on true
-       where e.id in (${eventIds})`;
+       where e.id = any(${eventIds})`;
 }
 
 /** What the one-statement claim read and decided. */
@@ -275,12 +276,16 @@ export async function claimInOneStatement(
   jobs: readonly DeliveryJob[],
   now: Date,
 ): Promise<Map<string, Claim | DeliveryOutcome | undefined>> {
+  // The events' ids as an array each time they are looked up (`= any`), not a subquery over `batch`: as a
+  // subquery the planner scanned every event and joined the batch last (with the events table's statistics
+  // behind its growth, 3–18 ms a claim under a steady flow of payments instead of well under 1 ms).
+  const eventIds = sql`${jobs.map((job) => job.eventId)}::uuid[]`;
   const { rows } = await sql<ClaimRow>`
     with batch as (
-      select * from unnest(${jobs.map((job) => job.eventId)}::uuid[], ${jobs.map((job) => job.jobId)}::text[]) as b(event_id, job_id)
+      select * from unnest(${eventIds}, ${jobs.map((job) => job.jobId)}::text[]) as b(event_id, job_id)
     ), locked as (
-      select * from event_deliveries where event_id in (select event_id from batch) order by event_id for update
-    ), context as (${attemptContext(db, sql`select event_id from batch`)}
+      select * from event_deliveries where event_id = any(${eventIds}) order by event_id for update
+    ), context as (${attemptContext(db, eventIds)}
     ), gated as (
       select context.*,
              case when withheld then 'merchant_unlinked'
@@ -356,7 +361,7 @@ async function claimInTransaction(deps: DeliveryDependencies, eventId: string, j
     const found = await sql<AttemptContext>`
       with locked as (
         select * from event_deliveries where event_id = ${eventId} for update
-      ) ${attemptContext(trx, sql`${eventId}::uuid`)}`.execute(trx);
+      ) ${attemptContext(trx, sql`array[${eventId}::uuid]`)}`.execute(trx);
     const context = found.rows[0];
     if (!context) return { kind: "gone" };
     if (context.delivery_status !== "pending") return { kind: "settled", status: context.delivery_status };
