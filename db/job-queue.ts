@@ -112,6 +112,19 @@ export function addJobExpression(
 }
 
 /**
+ * A CTE's body adding one job per row of the CTE `rows` (its `id` column) in one add_jobs call: task `task`,
+ * payload `{<payloadField>: id}`, job key `<keyPrefix><id>`; the queue is not called when `rows` is empty.
+ */
+export function addJobsPerRow(rows: string, task: TaskName, payloadField: string, keyPrefix: string): RawBuilder<unknown> {
+  return sql`
+      select job.id from ${sql.id(QUEUE_SCHEMA, "add_jobs")}((
+        select coalesce(array_agg(row(${task}::text, json_build_object(${payloadField}::text, r.id), null, null, null, ${keyPrefix}::text || r.id, null, null)::${sql.id(QUEUE_SCHEMA, "job_spec")}), '{}')
+          from ${sql.table(rows)} r
+      )) as job
+       where exists (select from ${sql.table(rows)}) -- none to add: the queue is not called`;
+}
+
+/**
  * Installs or upgrades graphile-worker's schema. Run it at start-up before the API can enqueue (with the
  * migrations); safe when several processes do it at once (graphile-worker detects the clash and moves on).
  */

@@ -3,14 +3,10 @@
 // the bank feed's secret as the bank integration signs. Every line is checked first (nothing is sent when
 // one is bad); then pages of 500 are sent in the file's order, each summed up on a line; a transfer sent
 // twice has one effect, so the same file run again answers every transfer duplicate.
-import { readFileSync } from "node:fs";
-import { Ajv } from "ajv";
-import YAML from "yaml";
 import { loadConfig, ConfigError } from "../runtime/config.ts";
 import { bankFeedSignature } from "../domain/reconciliation/bank-feed.ts";
-import { addContractFormats } from "../server/http/media-types.ts";
 import type { components } from "../generated/types/admin.ts";
-import { ROOT } from "./cobro-process.ts";
+import { adminSchemas, readFileOrFail } from "./contract-schemas.ts";
 import { parseCsvLines } from "./csv.ts";
 import { fail } from "./operator-database.ts";
 
@@ -72,19 +68,10 @@ try {
 }
 if (!secret) fail("COBRO_BANK_FEED_SECRET is not set: the bank feed's pages are signed with it (see --help)");
 
-let text: string;
-try {
-  text = readFileSync(file, "utf8");
-} catch (error) {
-  fail(`cannot read ${file}: ${(error as Error).message}`);
-}
+const text = readFileOrFail(file);
 
 // The contract's own schema judges each line, as the API's validation would judge the transfer.
-const document = YAML.parse(readFileSync(`${ROOT}/generated/openapi/admin.yaml`, "utf8"));
-const ajv = new Ajv({ allErrors: false, strict: false });
-addContractFormats(ajv);
-ajv.addSchema(document, "admin");
-const validTransfer = ajv.getSchema("admin#/components/schemas/BankFeedTransfer")!;
+const validTransfer = adminSchemas()("BankFeedTransfer");
 
 const [header, ...records] = parseCsvLines(text);
 if (!header) fail(`${file} is empty: its first line names the columns ${COLUMNS.join(",")}`);

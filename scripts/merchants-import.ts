@@ -8,18 +8,14 @@
 // row the first run took. New active accounts are invited by email (COBRO_SMTP_URL, COBRO_MAIL_FROM);
 // without a mail server they are refused, as the API refuses them in Production. Exit status 1 when a
 // row was refused.
-import { readFileSync } from "node:fs";
-import { Ajv } from "ajv";
-import YAML from "yaml";
 import { loadConfig, ConfigError } from "../runtime/config.ts";
 import { CobroStartupError } from "../db/errors.ts";
 import { systemClock } from "../domain/clock.ts";
 import { DomainError } from "../domain/errors.ts";
 import { SmtpEmailSender } from "../domain/outbound/smtp-email-sender.ts";
 import { provisionMerchantAccount, sendInvitation, type ProvidedMerchantAccount } from "../domain/merchants/merchant-provisioning.ts";
-import { addContractFormats } from "../server/http/media-types.ts";
 import { fail, withConfiguredDatabase } from "./operator-database.ts";
-import { ROOT } from "./cobro-process.ts";
+import { adminSchemas, readFileOrFail } from "./contract-schemas.ts";
 import { parseCsv } from "./csv.ts";
 
 const USAGE = "usage: npm run merchants:import -- <file.csv>";
@@ -27,20 +23,12 @@ const COLUMNS = ["providerMerchantId", "email", "legalName", "cuit", "tradeName"
 
 const file = process.argv[2];
 if (!file || process.argv.length > 3) fail(USAGE);
-let text: string;
-try {
-  text = readFileSync(file, "utf8");
-} catch (error) {
-  fail(`cannot read ${file}: ${(error as Error).message}`);
-}
+const text = readFileOrFail(file);
 
 // The contract's own schemas judge each row, as the API's validation would judge the call.
-const document = YAML.parse(readFileSync(`${ROOT}/generated/openapi/admin.yaml`, "utf8"));
-const ajv = new Ajv({ allErrors: false, strict: false });
-addContractFormats(ajv);
-ajv.addSchema(document, "admin");
-const validBody = ajv.getSchema("admin#/components/schemas/MerchantAccountProvision")!;
-const validId = ajv.getSchema("admin#/components/schemas/ProviderMerchantId")!;
+const schema = adminSchemas();
+const validBody = schema("MerchantAccountProvision");
+const validId = schema("ProviderMerchantId");
 
 const [header, ...rows] = parseCsv(text);
 if (!header) fail(`${file} is empty: its first line names the columns ${COLUMNS.join(", ")}`);

@@ -2,7 +2,7 @@
 // delivery job in that same transaction (the job runs domain/webhooks/delivery.ts): nothing is lost if the
 // process dies in between, and no job exists for an event that was rolled back.
 import { sql, type RawBuilder } from "kysely";
-import { addJobExpression, DELIVER_EVENT_KEY_PREFIX, DELIVER_EVENT_TASK, QUEUE_SCHEMA } from "../../db/job-queue.ts";
+import { addJobExpression, addJobsPerRow, DELIVER_EVENT_KEY_PREFIX, DELIVER_EVENT_TASK } from "../../db/job-queue.ts";
 import type { EventsTable } from "../../db/tables/events.table.ts";
 
 /** The event's delivery job as an SQL expression, for a statement that writes the event (the outbox). */
@@ -52,11 +52,6 @@ export function eventsCtes(events: Array<NewEvent & { id: string }>): RawBuilder
         left join events_link k on k.integration_client_id = e.integration_client_id and k.merchant_account_id = e.merchant_account_id
        order by e.n
       returning id
-    ), events_jobs as (
-      select job.id from ${sql.id(QUEUE_SCHEMA, "add_jobs")}((
-        select coalesce(array_agg(row(${DELIVER_EVENT_TASK}::text, json_build_object('eventId', r.id), null, null, null, ${DELIVER_EVENT_KEY_PREFIX}::text || r.id, null, null)::${sql.id(QUEUE_SCHEMA, "job_spec")}), '{}')
-          from recorded_events r
-      )) as job
-       where exists (select from recorded_events) -- none to add: the queue is not called
+    ), events_jobs as (${addJobsPerRow("recorded_events", DELIVER_EVENT_TASK, "eventId", DELIVER_EVENT_KEY_PREFIX)}
     )`;
 }

@@ -3,7 +3,7 @@
 // row's unique keys (one per charge, kind, channel and day; one per transfer and channel for a
 // confirmation) make writing it again harmless: a re-run, a retry or a second worker leaves one message.
 import { sql, type RawBuilder, type Transaction } from "kysely";
-import { QUEUE_SCHEMA, SEND_NOTIFICATION_KEY_PREFIX, SEND_NOTIFICATION_TASK } from "../../db/job-queue.ts";
+import { addJobsPerRow, QUEUE_SCHEMA, SEND_NOTIFICATION_KEY_PREFIX, SEND_NOTIFICATION_TASK } from "../../db/job-queue.ts";
 import type { Database } from "../../db/schema.ts";
 import type { Executor } from "../../db/transactions.ts";
 import type { NotificationChannel, NotificationKind } from "../../db/tables/notifications.table.ts";
@@ -99,11 +99,6 @@ export function queuedNotificationsCtes(messages: NewNotification[], now: Date):
         from notifications_input order by n
       on conflict do nothing
       returning id
-    ), notifications_jobs as (
-      select job.id from ${sql.id(QUEUE_SCHEMA, "add_jobs")}((
-        select coalesce(array_agg(row(${SEND_NOTIFICATION_TASK}::text, json_build_object('notificationId', q.id), null, null, null, ${SEND_NOTIFICATION_KEY_PREFIX}::text || q.id, null, null)::${sql.id(QUEUE_SCHEMA, "job_spec")}), '{}')
-          from notifications_queued q
-      )) as job
-       where exists (select from notifications_queued) -- none to add: the queue is not called
+    ), notifications_jobs as (${addJobsPerRow("notifications_queued", SEND_NOTIFICATION_TASK, "notificationId", SEND_NOTIFICATION_KEY_PREFIX)}
     )`;
 }

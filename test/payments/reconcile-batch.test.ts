@@ -425,20 +425,13 @@ describe("statements", () => {
       const w = await world();
       const charges: Array<{ cvu: string }> = [];
       for (let i = 0; i < Math.min(size, 10); i++) charges.push(await cvuCharge(w));
-      let statements = 0;
-      const counting: KyselyPlugin = {
-        transformQuery: (args) => args.node,
-        transformResult: async (args) => {
-          statements++;
-          return args.result;
-        },
-      };
+      const counter = counted();
       // Payments to open charges, and one transfer to a CVU nobody held (the unmatched lookups).
       const batch = Array.from({ length: size }, (_, i) =>
         i === size - 1 && size > 1 ? transfer("0000999000000000000004", 1) : transfer(charges[i % charges.length]!.cvu, 10),
       );
-      fulfilled(await reconcileBatch(database.db.withPlugin(counting), batch, options));
-      counts[size] = statements;
+      fulfilled(await reconcileBatch(counter.db, batch, options));
+      counts[size] = counter.statements;
     }
     console.log(`statements per batch (besides BEGIN and COMMIT): ${JSON.stringify(counts)}`);
     expect(counts[10]).toBe(counts[1]);
@@ -451,18 +444,9 @@ describe("statements", () => {
     for (const size of [1, 50]) {
       const w = await world();
       const { cvu } = await cvuCharge(w);
-      let statements = 0;
-      const counting: KyselyPlugin = {
-        transformQuery: (args) => args.node,
-        transformResult: async (args) => {
-          statements++;
-          return args.result;
-        },
-      };
-      fulfilled(
-        await reconcileBatch(database.db.withPlugin(counting), [transfer(cvu, 1000), ...Array.from({ length: size }, () => transfer(cvu, 1))], options),
-      );
-      counts.push(statements);
+      const counter = counted();
+      fulfilled(await reconcileBatch(counter.db, [transfer(cvu, 1000), ...Array.from({ length: size }, () => transfer(cvu, 1))], options));
+      counts.push(counter.statements);
     }
     expect(counts).toEqual([4, 4]); // the plan setting, the 2 statements and the unmatched transfers' lookups
   });
