@@ -53,7 +53,10 @@ async function startDestination(answer: Destination["answer"]): Promise<Destinat
 }
 
 describe("destinations do not hold each other back", () => {
-  const t = serviceForFile({ env: { COBRO_ALLOW_LOOPBACK_URLS: "true" }, parts: ["integration", "auth", "admin", "worker"] });
+  const t = serviceForFile({
+    env: { COBRO_ALLOW_LOOPBACK_URLS: "true", COBRO_DELIVERY_DISPATCHER: "true" },
+    parts: ["integration", "auth", "admin", "worker"],
+  });
   let held: Destination;
   let failing: Destination;
   let healthy: Destination;
@@ -143,7 +146,7 @@ describe("a worker process killed (SIGKILL) with a batch of deliveries in hand",
   let cluster: CobroCluster;
   let held: Destination;
   beforeAll(async () => {
-    cluster = await startCobroCluster(FAST_HEARTBEAT_ENV);
+    cluster = await startCobroCluster({ ...FAST_HEARTBEAT_ENV, COBRO_DELIVERY_DISPATCHER: "true" });
     held = await startDestination("hold");
   }, 120_000);
   afterAll(async () => {
