@@ -74,6 +74,12 @@ export function isDatabaseUnavailable(error: unknown): boolean {
 export const DATABASE_ERROR_KINDS = ["unavailable", "timeout", "serialization", "deadlock", "constraint", "other"] as const;
 export type DatabaseErrorKind = (typeof DATABASE_ERROR_KINDS)[number];
 
+/** PostgreSQL refused a value (a data exception, class 22) or a constraint (class 23): the data, not the database. */
+export function isRefusedData(error: unknown): boolean {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return typeof code === "string" && (code.startsWith("22") || code.startsWith("23"));
+}
+
 /**
  * The kind of a statement's failure: the server away (isDatabaseUnavailable), a statement or lock timeout
  * (57014, 55P03), a serialization failure (40001), a deadlock (40P01), an integrity constraint (class 23,

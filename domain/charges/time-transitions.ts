@@ -7,7 +7,7 @@
 //   scheduled from then on are withdrawn. Drafts are discarded after a few hours.
 import { ofUnlinkedMerchant } from "../merchants/unlinked-merchants.ts";
 import { sql, type RawBuilder } from "kysely";
-import { DELIVER_EVENT_KEY_PREFIX, DELIVER_EVENT_TASK, QUEUE_SCHEMA } from "../../db/job-queue.ts";
+import { addJobsPerRow, DELIVER_EVENT_KEY_PREFIX, DELIVER_EVENT_TASK } from "../../db/job-queue.ts";
 
 import { inTransaction, type Executor } from "../../db/transactions.ts";
 
@@ -104,11 +104,8 @@ export async function runTimeTransitions(db: Executor, options: TransitionOption
         returning id
       ), delivery_jobs as (
         -- Each event's delivery job, in this same statement and in one batch (domain/webhooks/delivery.ts:
-        -- one job per event, keyed by it; the task and key as db/job-queue.ts writes them).
-        select job.id from ${sql.id(QUEUE_SCHEMA, "add_jobs")}((
-          select coalesce(array_agg(row(${DELIVER_EVENT_TASK}::text, json_build_object('eventId', expired.id), null, null, null, ${DELIVER_EVENT_KEY_PREFIX}::text || expired.id, null, null)::${sql.id(QUEUE_SCHEMA, "job_spec")}), '{}')
-            from expired
-        )) as job
+        -- one job per event, keyed by it).
+        ${addJobsPerRow("expired", DELIVER_EVENT_TASK, "eventId", DELIVER_EVENT_KEY_PREFIX)}
       ), discarded as (
         delete from charges c using marked m
          where c.id = m.charge_id and m.draft and c.state = 'draft' and c.created_at = m.due_at

@@ -45,15 +45,15 @@ export async function scheduleChargeNotifications(trx: Transaction<Database>, ch
  * `queued` messages become `canceled`. Payment confirmations are left to go out.
  */
 export async function withdrawChargeNotifications(trx: Transaction<Database>, chargeId: string): Promise<void> {
-  await withdrawingChargeNotifications(trx, chargeId).execute();
+  await withdrawingChargeNotifications(trx, [chargeId]).execute();
 }
 
-/** The withdrawal as a query, for a statement that closes the charge (a CTE); several charges at once when given several. */
-export function withdrawingChargeNotifications(db: Executor, chargeIds: string | readonly string[]) {
+/** The withdrawal as a query, for a statement that closes the charges (a CTE). */
+export function withdrawingChargeNotifications(db: Executor, chargeIds: readonly string[]) {
   return db
     .updateTable("notifications")
     .set({ status: "canceled" })
-    .where("charge_id", "=", typeof chargeIds === "string" ? chargeIds : sql<string>`any(${chargeIds}::uuid[])`)
+    .where("charge_id", "=", sql<string>`any(${chargeIds}::uuid[])`)
     .where("status", "in", UNSENT)
     .where("kind", "<>", "payment_confirmation");
 }

@@ -20,6 +20,7 @@
 import { randomUUID } from "node:crypto";
 import { sql, type Transaction } from "kysely";
 import type { Database } from "../../db/schema.ts";
+import { isRefusedData } from "../../db/errors.ts";
 import type { Executor } from "../../db/transactions.ts";
 import type { Charge } from "../../db/tables/charges.table.ts";
 import type { UnmatchedReason } from "../../db/tables/transfers.table.ts";
@@ -122,12 +123,6 @@ async function settled<T>(promise: Promise<T>): Promise<PromiseSettledResult<T>>
   } catch (reason) {
     return { status: "rejected", reason };
   }
-}
-
-/** PostgreSQL refused a value (a data exception, class 22) or a constraint (class 23). */
-function isRefusedData(error: unknown): boolean {
-  const code = (error as { code?: unknown } | undefined)?.code;
-  return typeof code === "string" && (code.startsWith("22") || code.startsWith("23"));
 }
 
 /** What the transfers table refuses (the handlers validate first; this keeps one bad item from failing the batch). */

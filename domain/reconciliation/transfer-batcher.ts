@@ -52,16 +52,16 @@ export class TransferBatcher {
   readonly #pending = new Map<string, PendingBatch>();
   #inFlight = 0;
   readonly #idle: Array<() => void> = [];
-  readonly db: Kysely<Database>;
-  readonly clock: Clock;
-  readonly settings: TransferBatchSettings;
-  readonly observe: BatchObserver;
+  readonly #db: Kysely<Database>;
+  readonly #clock: Clock;
+  readonly #settings: TransferBatchSettings;
+  readonly #observe: BatchObserver;
 
   constructor(db: Kysely<Database>, clock: Clock, settings: TransferBatchSettings, observe: BatchObserver = () => {}) {
-    this.db = db;
-    this.clock = clock;
-    this.settings = settings;
-    this.observe = observe;
+    this.#db = db;
+    this.#clock = clock;
+    this.#settings = settings;
+    this.#observe = observe;
   }
 
   /** Reconciles the transfer in the next batch of its kind; answers its outcome once that batch has committed. */
@@ -74,11 +74,11 @@ export class TransferBatcher {
         this.#pending.set(key, batch);
       }
       batch.items.push({ transfer, resolve, reject });
-      if (batch.items.length >= this.settings.maxSize || this.#inFlight < this.settings.maxInFlight) {
+      if (batch.items.length >= this.#settings.maxSize || this.#inFlight < this.#settings.maxInFlight) {
         this.#send(key, batch);
       } else if (!batch.timer) {
         const waiting = batch;
-        batch.timer = setTimeout(() => this.#send(key, waiting), this.settings.windowMs);
+        batch.timer = setTimeout(() => this.#send(key, waiting), this.#settings.windowMs);
       }
     });
   }
@@ -94,10 +94,10 @@ export class TransferBatcher {
     this.#pending.delete(key);
     clearTimeout(batch.timer);
     this.#inFlight += 1;
-    this.observe({ size: batch.items.length, waitedMs: performance.now() - batch.openedAt });
-    const receivedAt = integrationNow(this.clock, batch.receivedIn.clockOffsetMs);
+    this.#observe({ size: batch.items.length, waitedMs: performance.now() - batch.openedAt });
+    const receivedAt = integrationNow(this.#clock, batch.receivedIn.clockOffsetMs);
     const transfers = batch.items.map((item) => item.transfer);
-    reconcileBatch(this.db, transfers, { receivedAt, livemode: batch.receivedIn.livemode })
+    reconcileBatch(this.#db, transfers, { receivedAt, livemode: batch.receivedIn.livemode })
       .then(
         (outcomes) => {
           for (const [index, outcome] of outcomes.entries()) {
@@ -112,7 +112,7 @@ export class TransferBatcher {
       )
       .finally(() => {
         this.#inFlight -= 1;
-        if (this.#inFlight < this.settings.maxInFlight) this.#sendOldestWaiting();
+        if (this.#inFlight < this.#settings.maxInFlight) this.#sendOldestWaiting();
         if (this.#inFlight === 0 && this.#pending.size === 0) for (const resolve of this.#idle.splice(0)) resolve();
       });
   }
