@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { withBenchDatabase } from "./fixtures/bench-database.ts";
 import { adminIdToken, createBenchIntegration, postJson } from "./fixtures/bench-integration.ts";
-import { startBenchCobro, type BenchProcess } from "./fixtures/bench-processes.ts";
+import { postgresCpuSeconds, processTreeCpuSeconds, startBenchCobro, type BenchProcess } from "./fixtures/bench-processes.ts";
 import { statementCounter, statementFigures } from "./fixtures/statement-counts.ts";
 import { sweepExpiringBurst } from "./fixtures/time-sweep.ts";
 import { deliveriesSince, startWebhookReceipts } from "./load/webhook-receipts.ts";
@@ -25,7 +25,8 @@ await withBenchDatabase(async (database) => {
     const api = await startBenchCobro(database.connectionString, dataDir, ["integration", "auth", "admin"]);
     processes.push(api);
     // The worker as its own role, so that its statements are counted apart from the bench's own.
-    processes.push(await startBenchCobro(database.workerConnectionString, dataDir, ["worker"]));
+    const worker = await startBenchCobro(database.workerConnectionString, dataDir, ["worker"]);
+    processes.push(worker);
     const workerStatements = await statementCounter(db, new URL(database.workerConnectionString).username);
     const adminToken = await adminIdToken(api.urls.auth!, bench.sandbox.integrationAdmin);
     const receipts = await startWebhookReceipts();
@@ -33,18 +34,26 @@ await withBenchDatabase(async (database) => {
     const merchant = bench.merchants[1] ?? bench.merchants[0]!;
     for (let run = 1; run <= bursts; run++) {
       const statementsBefore = await workerStatements.snapshot();
+      const cpuBefore = { worker: processTreeCpuSeconds(worker.pid), api: processTreeCpuSeconds(api.pid), postgres: postgresCpuSeconds() };
       const { from, expiredEvents } = await sweepExpiringBurst(db, bench.integrationClientId, merchant.id, burstSize);
       const burst = await deliveriesSince(db, bench.integrationClientId, receipts, from);
       console.log(
         `burst ${run}: ${expiredEvents} events, ${burst.delivered} delivered in ${burst.seconds.toFixed(2)} s = ${Math.round(burst.eventsPerSecond)} events/s; enqueue → receipt p50 ${burst.p50} ms p99 ${burst.p99} ms`,
+      );
+      // CPU per delivered event, from the sweep to the last receipt (the API's share is the sweep's).
+      const cpuMs = (before: number, after: number) => (((after - before) * 1000) / Math.max(1, burst.delivered)).toFixed(2);
+      console.log(
+        `  CPU ms per delivered event: worker ${cpuMs(cpuBefore.worker, processTreeCpuSeconds(worker.pid))}, PostgreSQL ${cpuMs(cpuBefore.postgres, postgresCpuSeconds())}, API ${cpuMs(cpuBefore.api, processTreeCpuSeconds(api.pid))}`,
       );
       if (workerStatements.unavailable) console.log(`  statements: ${workerStatements.unavailable}`);
       else {
         // The worker's statements per delivered event: the delivery's own, and the queue's bookkeeping
         // (taking and completing jobs, graphile-worker's schema) apart.
         const { top } = statementFigures(statementsBefore, await workerStatements.snapshot(), burst.delivered, Number.POSITIVE_INFINITY);
-        const queue = top.filter((row) => row.query.includes('graphile_worker"._private_')).reduce((sum, row) => sum + row.perRequest, 0);
-        const delivery = top.filter((row) => !row.query.includes('graphile_worker"._private_')).reduce((sum, row) => sum + row.perRequest, 0);
+        // The queue's: graphile-worker's own statements and the delivery dispatcher's take.
+        const isQueue = (query: string) => /graphile_worker"?\._private_/.test(query);
+        const queue = top.filter((row) => isQueue(row.query)).reduce((sum, row) => sum + row.perRequest, 0);
+        const delivery = top.filter((row) => !isQueue(row.query)).reduce((sum, row) => sum + row.perRequest, 0);
         console.log(`  worker statements per delivered event: ${delivery.toFixed(2)} delivery, ${queue.toFixed(2)} queue`);
         if (process.env.BENCH_VERBOSE)
           for (const row of top.slice(0, 12)) console.log(`    ${row.perRequest.toFixed(3)}  ${row.query.replace(/\s+/g, " ").slice(0, 150)}`);

@@ -224,3 +224,42 @@ export async function forgetWorkers(pool: pg.Pool, workerIds: string[]): Promise
   if (workerIds.length === 0) return;
   await pool.query("delete from worker_heartbeats where worker_id = any($1::text[])", [workerIds]);
 }
+
+/**
+ * Takes up to `limit` due jobs of one task for `workerId`, in one statement (as graphile-worker takes a
+ * batch: locked by the taker, `SKIP LOCKED` past jobs another worker holds, in priority then run_at
+ * order). A job taken is the taker's until it completes it, or until the heartbeat finds the taker dead and
+ * releases it (releaseJobsOfStaleWorkers): its lease. Jobs of named queues are left to graphile-worker.
+ */
+export async function takeDueJobs(pool: pg.Pool, task: TaskName, workerId: string, limit: number): Promise<Array<{ id: string; payload: unknown }>> {
+  const { rows } = await pool.query<{ id: string; payload: unknown }>({
+    name: "cobro_take_due_jobs",
+    text: `with due as (
+             select jobs.id from ${QUEUE_SCHEMA}._private_jobs as jobs
+              where jobs.is_available = true and jobs.run_at <= now() and jobs.job_queue_id is null
+                and jobs.task_id = (select id from ${QUEUE_SCHEMA}._private_tasks where identifier = $2)
+              order by jobs.priority asc, jobs.run_at asc
+              limit $3
+                for update skip locked
+           )
+           update ${QUEUE_SCHEMA}._private_jobs as jobs
+              set attempts = jobs.attempts + 1, locked_by = $1, locked_at = now()
+             from due where jobs.id = due.id
+           returning jobs.id::text as id, jobs.payload`,
+    values: [workerId, task, limit],
+  });
+  return rows;
+}
+
+/** Gives back jobs taken by `workerId` that it could not finish: free again after `delayMs` (a database hiccup is let pass). */
+export async function giveBackJobs(pool: pg.Pool, workerId: string, jobIds: readonly string[], delayMs: number): Promise<void> {
+  if (jobIds.length === 0) return;
+  await pool.query(
+    `update ${QUEUE_SCHEMA}._private_jobs set locked_at = null, locked_by = null, run_at = greatest(run_at, now() + make_interval(secs => $3::float8 / 1000))
+      where id = any($2::bigint[]) and locked_by = $1`,
+    [workerId, jobIds, delayMs],
+  );
+}
+
+/** The channel graphile-worker notifies when jobs are added and due (on the adding transaction's commit). */
+export const JOBS_INSERTED_CHANNEL = "jobs:insert";

@@ -6,6 +6,7 @@ import { parseCrontab, run, type Runner, type TaskList as GraphileTaskList, type
 import pg from "pg";
 import type { Logger } from "pino";
 import {
+  DELIVER_EVENT_TASK,
   DEFAULT_HEARTBEAT_INTERVAL_MS,
   DEFAULT_STALE_WORKER_AFTER_MS,
   forgetWorkers,
@@ -17,6 +18,7 @@ import {
   waitingJobsByTask,
 } from "../db/job-queue.ts";
 import type { TaskList } from "./tasks.ts";
+import { startDeliveryDispatcher, type DeliveryDispatcherOptions } from "./delivery-dispatcher.ts";
 import { samplePool, type Metrics } from "../runtime/metrics.ts";
 
 export interface StartWorkerOptions {
@@ -41,6 +43,11 @@ export interface StartWorkerOptions {
    * processes it is counted once per worker process, so dashboards take max() over them, not sum().
    */
   metrics?: Metrics;
+  /**
+   * Webhook deliveries run by the delivery dispatcher (jobs/delivery-dispatcher.ts: taken in batches,
+   * sent at once, their outcomes recorded together) rather than one graphile-worker job at a time.
+   */
+  deliveries?: Pick<DeliveryDispatcherOptions, "db" | "clock" | "http" | "metrics" | "batchSize" | "maxInFlight">;
 }
 
 export interface JobWorker {
@@ -95,7 +102,8 @@ export async function startWorker(options: StartWorkerOptions): Promise<JobWorke
   // allows, and commits no longer queue behind the disk one flush each.
   const pool = new pg.Pool({
     connectionString: options.connectionString,
-    max: Math.max(10, concurrency + 2),
+    // The dispatcher's taking and its LISTEN connection beside graphile-worker's.
+    max: Math.max(10, concurrency + 2) + (options.deliveries ? 2 : 0),
     connectionTimeoutMillis: 10_000,
     maxLifetimeSeconds: CONNECTION_LIFETIME_SECONDS,
     options: "-c synchronous_commit=off",
@@ -107,6 +115,10 @@ export async function startWorker(options: StartWorkerOptions): Promise<JobWorke
   // The graphile-worker ids of the runner running now (none while it is being started again), kept alive
   // by the heartbeat.
   let liveWorkerIds = new Set<string>();
+  // With the dispatcher, graphile-worker runs every task but the deliveries.
+  const runnerTasks = Object.fromEntries(
+    Object.entries(options.taskList).filter(([task]) => !(options.deliveries && task === DELIVER_EVENT_TASK)),
+  ) as GraphileTaskList;
   const startRunner = async (): Promise<{ runner: Runner; ids: Set<string> }> => {
     // graphile-worker 0.18 locks jobs with the id of the process's worker pool (`pool-…`), and older code
     // paths with a worker's own id: the heartbeat is kept for both, so a live process never looks dead.
@@ -119,7 +131,7 @@ export async function startWorker(options: StartWorkerOptions): Promise<JobWorke
       schema: QUEUE_SCHEMA,
       concurrency,
       pollInterval: options.pollInterval,
-      taskList: options.taskList as GraphileTaskList,
+      taskList: runnerTasks,
       // Never a crontab file from the working directory: only what the caller passes.
       parsedCronItems: options.crontab ? parseCrontab(options.crontab) : [],
       noHandleSignals: true,
@@ -180,17 +192,23 @@ export async function startWorker(options: StartWorkerOptions): Promise<JobWorke
       if (stopping) await stopRunner(current.runner); // asked to stop while it was starting: the next turn sees it end
     }
   })();
-  const heartbeat = startHeartbeat(pool, () => [...liveWorkerIds], options);
+  const dispatcher = options.deliveries
+    ? await startDeliveryDispatcher({ ...options.deliveries, pool, logger: options.logger, pollIntervalMs: options.pollInterval })
+    : undefined;
+  const heartbeat = startHeartbeat(pool, () => [...liveWorkerIds, ...(dispatcher ? [dispatcher.workerId] : [])], options);
   const stopSampling = options.metrics ? sampleQueue(options.metrics, pool, Object.keys(options.taskList)) : () => undefined;
   let stopped: Promise<void> | undefined;
   const stop = async () => {
     stopping = true;
     stopSampling();
     wakeFromBackoff.abort();
-    await heartbeat.stop();
     try {
+      // The dispatcher first, while the heartbeat still keeps its jobs: it finishes the deliveries in hand.
+      await dispatcher?.stop();
+      await heartbeat.stop();
       await stopRunner(current.runner);
       await supervision;
+      if (dispatcher) await forgetWorkers(pool, [dispatcher.workerId]).catch(() => undefined);
     } finally {
       await pool.end();
     }

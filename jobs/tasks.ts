@@ -7,7 +7,7 @@ import type { Database } from "../db/schema.ts";
 import type { Clock } from "../domain/clock.ts";
 import { runTimeTransitions } from "../domain/charges/time-transitions.ts";
 import { queueDueNotifications, type DueSweepOptions } from "../domain/notifications/due-sweep.ts";
-import { deliverEvent } from "../domain/webhooks/delivery.ts";
+import { deliverEvent, type DeliveryOutcome } from "../domain/webhooks/delivery.ts";
 import type { OutboundHttpClient } from "../domain/outbound/http-client.ts";
 import type { NotificationSenders } from "../domain/outbound/sender.ts";
 import { MAX_SEND_ATTEMPTS, sendNotification, type SendNotificationOutcome } from "../domain/notifications/send.ts";
@@ -55,21 +55,7 @@ export function createTaskList(deps: TaskDependencies): TaskList {
     },
     "deliver-event": async (payload, helpers) => {
       const outcome = await deliverEvent({ db: deps.db, clock: deps.clock, http: deps.webhookHttp }, payload.eventId, String(helpers.job.id));
-      // The event id and the outcome only: never the payload, the secret or the receiver's answer body.
-      if (outcome.kind === "attempted") {
-        const { result } = outcome;
-        const { webhooks } = deps.metrics;
-        webhooks.deliveries.inc({ outcome: deliveryOutcome(result) });
-        if (outcome.next === "delivered") {
-          webhooks.attemptsToDeliver.observe(outcome.attempt);
-          webhooks.receiptLatency.observe(outcome.eventAgeMs / 1000);
-        }
-        helpers.logger.info(
-          `webhook ${payload.eventId} attempt ${outcome.attempt}: ${result.ok ? `delivered (${result.status})` : `${result.failure}${result.status ? ` ${result.status}` : ""}`} in ${result.durationMs} ms; ${outcome.next}`,
-        );
-      } else if (outcome.kind === "not_sent") {
-        helpers.logger.info(`webhook ${payload.eventId} not sent: ${outcome.reason}`);
-      }
+      reportDelivery(deps.metrics, (line) => helpers.logger.info(line), payload.eventId, outcome);
     },
     "queue-notifications": async (_payload, helpers) => {
       const queued = await queueDueNotifications(deps.db, { now: deps.clock.now(), sendsPerSecond: deps.notificationSendsPerSecond });
@@ -128,6 +114,24 @@ export function createTaskList(deps: TaskDependencies): TaskList {
       }
     },
   });
+}
+
+/** A delivery's outcome counted and logged: the event id and the outcome only, never the payload, the secret or the receiver's answer body. */
+export function reportDelivery(metrics: Metrics, log: (line: string) => void, eventId: string, outcome: DeliveryOutcome): void {
+  if (outcome.kind === "attempted") {
+    const { result } = outcome;
+    const { webhooks } = metrics;
+    webhooks.deliveries.inc({ outcome: deliveryOutcome(result) });
+    if (outcome.next === "delivered") {
+      webhooks.attemptsToDeliver.observe(outcome.attempt);
+      webhooks.receiptLatency.observe(outcome.eventAgeMs / 1000);
+    }
+    log(
+      `webhook ${eventId} attempt ${outcome.attempt}: ${result.ok ? `delivered (${result.status})` : `${result.failure}${result.status ? ` ${result.status}` : ""}`} in ${result.durationMs} ms; ${outcome.next}`,
+    );
+  } else if (outcome.kind === "not_sent") {
+    log(`webhook ${eventId} not sent: ${outcome.reason}`);
+  }
 }
 
 /** Each task's runs counted by outcome: `success`, or `failure` when the handler throws (the queue retries it). */

@@ -65,13 +65,19 @@ export interface Config {
    * does not keep prepared statements to one client (PgBouncer in transaction mode before 1.21).
    */
   preparedStatements: boolean;
+  /**
+   * Webhook deliveries through the batch dispatcher (jobs/delivery-dispatcher.ts) instead of one
+   * graphile-worker job run each (COBRO_DELIVERY_DISPATCHER, default false: the failover tests still find a
+   * delivery job it leaves locked when the primary is lost, docs/performance.md).
+   */
+  deliveryDispatcher: boolean;
   /** Sandbox only (COBRO_ALLOW_LOOPBACK_URLS=true): webhook destinations on loopback, for local receivers and tests. */
   allowLoopbackUrls: boolean;
   /** The global daily cap of chat messages shared by all integrations (COBRO_GLOBAL_DAILY_MESSAGE_CAP). */
   globalDailyMessageCap: number;
   /** Drafts not completed within this many hours are discarded (COBRO_DRAFT_LIFETIME_HOURS, default 6). */
   draftLifetimeHours: number;
-  /** Jobs the worker runs at once (COBRO_WORKER_CONCURRENCY, default 16): deliveries mostly wait on receivers, so more than the cores. */
+  /** Jobs the worker runs at once (COBRO_WORKER_CONCURRENCY, default 16): sends mostly wait on providers, so more than the cores (webhook deliveries are the delivery dispatcher's). */
   workerConcurrency: number;
   /** How often a worker process records its heartbeat and releases the jobs of dead workers (COBRO_WORKER_HEARTBEAT_MS, default 30 s). */
   workerHeartbeatMs: number;
@@ -276,6 +282,7 @@ export function loadConfig(
   const allowLoopbackUrls = booleanSetting(env, "COBRO_ALLOW_LOOPBACK_URLS", false, problems);
   const singleProcess = booleanSetting(env, "COBRO_SINGLE_PROCESS", false, problems);
   const preparedStatements = booleanSetting(env, "COBRO_DB_PREPARED_STATEMENTS", true, problems);
+  const deliveryDispatcher = booleanSetting(env, "COBRO_DELIVERY_DISPATCHER", false, problems);
   const onlyGiven = argv.some((arg) => arg === "--only" || arg.startsWith("--only="));
 
   if (problems.length > 0) throw new ConfigError(problems);
@@ -283,6 +290,7 @@ export function loadConfig(
     serviceEnv: serviceEnv as ServiceEnv,
     databaseUrl,
     preparedStatements,
+    deliveryDispatcher,
     pooledDatabaseUrl,
     dataDir: resolve(env.COBRO_DATA_DIR ?? ".data"),
     host,

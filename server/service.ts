@@ -285,6 +285,7 @@ async function startWorkerPart(parts: ServiceParts, stops: Array<() => Promise<v
     staleWorkerAfterMs: config.workerStaleAfterMs,
     logger,
     metrics,
+    ...(config.deliveryDispatcher ? { deliveries: { db: database.db, clock, http: parts.outboundHttp, metrics } } : {}),
   });
   stops.push(() => worker.stop());
   // Database-wide gauges, like the queue's depth: sampled by worker processes only (aggregate with max()).

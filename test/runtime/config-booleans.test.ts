@@ -59,3 +59,12 @@ describe("COBRO_DB_PREPARED_STATEMENTS", () => {
     expect(() => prepared("off")).toThrow(`COBRO_DB_PREPARED_STATEMENTS must be true or false (1/0 and yes/no also work), not "off"`);
   });
 });
+
+describe("COBRO_DELIVERY_DISPATCHER", () => {
+  const dispatcher = (value: string | undefined) => loadConfig({ COBRO_DELIVERY_DISPATCHER: value }, [], false).deliveryDispatcher;
+  it("is off by default (one graphile-worker job run per delivery); true turns the batch dispatcher on", () => {
+    expect(dispatcher(undefined)).toBe(false);
+    expect(dispatcher("true")).toBe(true);
+    expect(() => dispatcher("sometimes")).toThrow(`COBRO_DELIVERY_DISPATCHER must be true or false (1/0 and yes/no also work), not "sometimes"`);
+  });
+});

@@ -1,0 +1,255 @@
+// The delivery dispatcher: the worker's way of running `deliver-event` jobs in batches rather than one
+// graphile-worker job run at a time. Each turn it
+//   1. takes up to `batchSize` due delivery jobs in one statement (SKIP LOCKED, locked by its own worker id,
+//      kept alive by the worker's heartbeat: a dispatcher that dies leaves them to be released and taken
+//      again once its heartbeat is stale, its lease);
+//   2. claims their attempts in one statement (domain/webhooks/delivery.ts, the same decisions as one
+//      event's claim; the rare event that needs a transaction, an interrupted attempt or a first secret,
+//      runs the one-event path, whole);
+//   3. sends them all at once through the one outbound client (SSRF guard at connect, 5 s, no redirects),
+//      whose undici Agent keeps a pool of kept-alive connections per destination origin;
+//   4. records the outcomes as they come back, every outcome that arrived meanwhile in one statement (with
+//      the jobs completed, or put off to the retry's time): a slow or dead receiver holds back only its own
+//      deliveries, never the others of its batch.
+// It is woken by LISTEN on the queue's channel, which graphile-worker notifies when a transaction that adds
+// due jobs commits (no poll delay), and looks every `pollIntervalMs` for retries whose time has come.
+import type { Kysely } from "kysely";
+import type pg from "pg";
+import type { Logger } from "pino";
+import { DELIVER_EVENT_TASK, giveBackJobs, JOBS_INSERTED_CHANNEL, takeDueJobs } from "../db/job-queue.ts";
+import type { Database } from "../db/schema.ts";
+import type { Clock } from "../domain/clock.ts";
+import type { OutboundHttpClient } from "../domain/outbound/http-client.ts";
+import {
+  claimInOneStatement,
+  deliverEvent,
+  recordOutcomes,
+  sendSigned,
+  type AttemptMade,
+  type Claim,
+  type DeliveryJob,
+  type DeliveryOutcome,
+} from "../domain/webhooks/delivery.ts";
+import type { Metrics } from "../runtime/metrics.ts";
+import { reportDelivery } from "./tasks.ts";
+
+export interface DeliveryDispatcherOptions {
+  /** The worker's pool: jobs are taken on it, and one of its connections listens. */
+  pool: pg.Pool;
+  db: Kysely<Database>;
+  clock: Clock;
+  http: OutboundHttpClient;
+  metrics: Metrics;
+  logger?: Logger;
+  /** Jobs taken per statement (default DEFAULT_DELIVERY_BATCH). */
+  batchSize?: number;
+  /** Deliveries in hand at once, sent or waiting for their outcome's statement (default DEFAULT_DELIVERIES_IN_FLIGHT). */
+  maxInFlight?: number;
+  /** How often to look for retries come due (ms, default 2000); new deliveries wake it at once. */
+  pollIntervalMs?: number;
+}
+
+export interface DeliveryDispatcher {
+  /** The worker id its jobs are locked by: the heartbeat keeps it alive. */
+  readonly workerId: string;
+  /** Stops taking jobs, and waits for the deliveries in hand to be sent and recorded. */
+  stop(): Promise<void>;
+}
+
+/** Measured with `node bench/webhook-burst.ts` (docs/performance.md). */
+export const DEFAULT_DELIVERY_BATCH = 100;
+export const DEFAULT_DELIVERIES_IN_FLIGHT = 200;
+/** How long a job given back after a database error waits before it is taken again. */
+const GIVE_BACK_DELAY_MS = 5_000;
+
+/** What a delivery in hand came to, waiting for the statement that records it. */
+type Finished = { jobId: string; attempt?: AttemptMade; claim?: Claim };
+
+export async function startDeliveryDispatcher(options: DeliveryDispatcherOptions): Promise<DeliveryDispatcher> {
+  const { pool, db, clock, http, metrics, logger } = options;
+  const batchSize = options.batchSize ?? DEFAULT_DELIVERY_BATCH;
+  const maxInFlight = options.maxInFlight ?? DEFAULT_DELIVERIES_IN_FLIGHT;
+  const workerId = `deliveries-${crypto.randomUUID()}`;
+  const runs = metrics.jobs.runs.labels(DELIVER_EVENT_TASK, "success");
+  const failedRuns = metrics.jobs.runs.labels(DELIVER_EVENT_TASK, "failure");
+  const log = (line: string) => logger?.info(line);
+
+  let stopping = false;
+  let inHand = 0;
+  let taking = false;
+  let wokenWhileTaking = false;
+  const pending = new Set<Promise<void>>();
+  const track = (work: Promise<void>) => {
+    pending.add(work);
+    void work.finally(() => pending.delete(work));
+  };
+  /** Jobs to give back that the database did not take back yet: tried again at each poll. */
+  let toGiveBack: string[] = [];
+  const giveBack = async (jobIds: string[]) => {
+    toGiveBack.push(...jobIds);
+    const ids = toGiveBack;
+    toGiveBack = [];
+    try {
+      await giveBackJobs(pool, workerId, ids, GIVE_BACK_DELAY_MS);
+    } catch (error) {
+      toGiveBack.push(...ids);
+      logger?.warn({ err: error }, `could not give back ${ids.length} delivery jobs; trying again`);
+    }
+  };
+
+  // Outcomes waiting for their statement: recorded together, one statement at a time (group commit).
+  let finished: Finished[] = [];
+  let recording: Promise<void> | undefined;
+  const record = (done: Finished) => {
+    finished.push(done);
+    recording ??= recordAll().finally(() => {
+      recording = undefined;
+    });
+  };
+  const recordAll = async () => {
+    while (finished.length > 0) {
+      const batch = finished;
+      finished = [];
+      const attempts = batch.flatMap((done) => (done.attempt ? [done.attempt] : []));
+      const others = batch.flatMap((done) => (done.attempt ? [] : [done.jobId]));
+      try {
+        const decisions = await recordOutcomes(db, attempts, others, clock.now(), "settle_jobs");
+        for (const done of batch) {
+          runs.inc();
+          if (!done.attempt || !done.claim) continue;
+          const decided = decisions.get(done.attempt.eventId);
+          const eventAgeMs = Math.max(0, clock.now().getTime() - done.claim.eventCreatedAt);
+          const base = { kind: "attempted" as const, attempt: done.attempt.attempt, targetUrl: done.claim.url, result: done.attempt.result, eventAgeMs };
+          const outcome: DeliveryOutcome =
+            !decided || decided.next === null
+              ? { ...base, next: "superseded" }
+              : decided.next === "retry"
+                ? { ...base, next: "retry", nextAttemptAt: decided.next_attempt_at! }
+                : { ...base, next: decided.next };
+          reportDelivery(metrics, log, done.attempt.eventId, outcome);
+        }
+      } catch (error) {
+        // Their attempts stay without an outcome: taken again, each is recorded as interrupted and made
+        // again with the same webhook id.
+        logger?.warn({ err: error }, `could not record ${batch.length} delivery outcomes; their jobs run again`);
+        for (const _ of batch) failedRuns.inc();
+        await giveBack(batch.map((done) => done.jobId));
+      }
+      inHand -= batch.length;
+      wake();
+    }
+  };
+
+  /** One job taken: its claim decided, then sent, or the one-event path for what the claim left. */
+  const deliver = async (job: DeliveryJob & { jobId: string }, claimed: Claim | DeliveryOutcome | undefined): Promise<void> => {
+    try {
+      if (claimed === undefined) {
+        reportDelivery(metrics, log, job.eventId, await deliverEvent({ db, clock, http }, job.eventId, job.jobId));
+        record({ jobId: job.jobId });
+      } else if ("kind" in claimed) {
+        reportDelivery(metrics, log, job.eventId, claimed);
+        record({ jobId: job.jobId });
+      } else {
+        const result = await sendSigned(http, claimed.url, job.eventId, claimed.rawBody, claimed.secret, claimed.validationToken, clock.now());
+        record({ jobId: job.jobId, attempt: { eventId: job.eventId, attempt: claimed.attempt, result, jobId: job.jobId }, claim: claimed });
+      }
+    } catch (error) {
+      logger?.warn({ err: error }, `webhook ${job.eventId}: delivery failed before its outcome; its job runs again`);
+      failedRuns.inc();
+      await giveBack([job.jobId]);
+      inHand--;
+      wake();
+    }
+  };
+
+  const runBatch = async (jobs: Array<DeliveryJob & { jobId: string }>) => {
+    // One claim per event in a statement: two rows of one event would claim the same attempt twice and
+    // fail the whole batch. graphile-worker leaves one runnable job per event (a job that loses its key to
+    // a newer one is spent), so this only guards; a second job of an event takes the one-event path.
+    const seen = new Set<string>();
+    const first = jobs.filter((job) => !seen.has(job.eventId) && seen.add(job.eventId));
+    const again = jobs.filter((job) => !first.includes(job));
+    let claims: Map<string, Claim | DeliveryOutcome | undefined>;
+    try {
+      claims = await claimInOneStatement(db, first, clock.now());
+    } catch (error) {
+      logger?.warn({ err: error }, `could not claim ${jobs.length} deliveries; their jobs run again`);
+      await giveBack(jobs.map((job) => job.jobId));
+      inHand -= jobs.length;
+      wake();
+      return;
+    }
+    await Promise.all([...first.map((job) => deliver(job, claims.get(job.eventId))), ...again.map((job) => deliver(job, undefined))]);
+  };
+
+  /** Takes batches while there is room in hand and jobs are due. */
+  const take = async () => {
+    do {
+      wokenWhileTaking = false;
+      while (!stopping && inHand < maxInFlight) {
+        const taken = await takeDueJobs(pool, DELIVER_EVENT_TASK, workerId, Math.min(batchSize, maxInFlight - inHand));
+        if (taken.length === 0) break;
+        inHand += taken.length;
+        track(runBatch(taken.map((job) => ({ eventId: (job.payload as { eventId: string }).eventId, jobId: job.id }))));
+      }
+    } while (wokenWhileTaking && !stopping);
+  };
+  const wake = () => {
+    if (stopping) return;
+    if (taking) {
+      wokenWhileTaking = true;
+      return;
+    }
+    taking = true;
+    track(
+      take()
+        .catch((error: unknown) => logger?.warn({ err: error }, "could not take delivery jobs; trying again at the next look"))
+        .finally(() => {
+          taking = false;
+        }),
+    );
+  };
+
+  // LISTEN on a connection of its own, opened again after a loss (at the next poll).
+  let listener: pg.PoolClient | undefined;
+  const listen = async () => {
+    if (listener || stopping) return;
+    const client = await pool.connect();
+    const drop = (error?: Error) => {
+      if (listener !== client) return;
+      listener = undefined;
+      client.release(error ?? true);
+    };
+    client.on("notification", wake);
+    client.on("error", drop);
+    try {
+      await client.query(`LISTEN "${JOBS_INSERTED_CHANNEL}"`);
+    } catch (error) {
+      client.release(true);
+      throw error;
+    }
+    listener = client;
+  };
+  await listen();
+  const poll = setInterval(() => {
+    if (toGiveBack.length > 0) void giveBack([]);
+    listen().catch((error: unknown) => logger?.warn({ err: error }, "the delivery dispatcher could not listen; looking by polling meanwhile"));
+    wake();
+  }, options.pollIntervalMs ?? 2000);
+  wake();
+
+  let stopped: Promise<void> | undefined;
+  const stop = async () => {
+    stopping = true;
+    clearInterval(poll);
+    while (pending.size > 0 || recording) await Promise.all([...pending, recording]);
+    if (toGiveBack.length > 0) await giveBack([]);
+    const client = listener;
+    listener = undefined;
+    if (client) {
+      await client.query(`UNLISTEN "${JOBS_INSERTED_CHANNEL}"`).catch(() => undefined);
+      client.release();
+    }
+  };
+  return { workerId, stop: () => (stopped ??= stop()) };
+}

@@ -1,0 +1,201 @@
+// The delivery dispatcher with the worker running: destinations do not wait on each other (a receiver that
+// holds its requests open, one that fails, and one that answers at once, each on its own origin), and every
+// event arrives at least once with its webhook id. A worker killed with deliveries in hand: see
+// test/runtime/faults.test.ts and the last test here.
+import { createServer, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { sql } from "kysely";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { deliverEventJobKey } from "../../db/job-queue.ts";
+import { chargeBody, dueDateIn } from "../helpers/charges.ts";
+import { startCobroCluster, FAST_HEARTBEAT_ENV, type CobroCluster } from "../helpers/cobro-cluster.ts";
+import { runJobNow } from "../helpers/jobs.ts";
+import { sandboxAdmin } from "../helpers/sandbox-admin.ts";
+import { linkedMerchant, serviceForFile } from "../helpers/service.ts";
+
+/** A receiver on its own loopback origin: it records each request's webhook id and answers as `answer` says; `hold` keeps the request open until `release()`. */
+interface Destination {
+  url: string;
+  /** The X-Service-Webhook-Id of every request received, in arrival order. */
+  ids: string[];
+  answer: "ok" | "fail" | "hold";
+  /** Answers 200 to every request held so far. */
+  release(): void;
+  close(): Promise<void>;
+}
+
+async function startDestination(answer: Destination["answer"]): Promise<Destination> {
+  const held: ServerResponse[] = [];
+  const server: Server = createServer((req, res) => {
+    req.resume();
+    req.on("end", () => {
+      destination.ids.push(String(req.headers["x-service-webhook-id"]));
+      if (destination.answer === "hold") held.push(res);
+      else res.writeHead(destination.answer === "ok" ? 200 : 500).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const destination: Destination = {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
+    ids: [],
+    answer,
+    release: () => {
+      for (const res of held.splice(0)) if (!res.destroyed) res.writeHead(200).end();
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        destination.release();
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+  return destination;
+}
+
+describe("destinations do not hold each other back", () => {
+  const t = serviceForFile({
+    env: { COBRO_ALLOW_LOOPBACK_URLS: "true", COBRO_DELIVERY_DISPATCHER: "true" },
+    parts: ["integration", "auth", "admin", "worker"],
+  });
+  let held: Destination;
+  let failing: Destination;
+  let healthy: Destination;
+  beforeAll(async () => {
+    [held, failing, healthy] = await Promise.all([startDestination("hold"), startDestination("fail"), startDestination("ok")]);
+  });
+  afterAll(async () => {
+    await Promise.all([held, failing, healthy].map((destination) => destination?.close()));
+  });
+
+  /** Charges whose own webhookUrl is the destination's: their events go there. Returns a payment of each, and their events' ids once paid. */
+  async function chargesTo(m: Awaited<ReturnType<typeof linkedMerchant>>, admin: Awaited<ReturnType<typeof sandboxAdmin>>, url: string, count: number) {
+    const charges: Array<{ id: string; cvu: string }> = [];
+    for (let i = 0; i < count; i++) {
+      const created = await m.call("POST", "/payment-request", chargeBody({ dueDates: [dueDateIn(t.clock, 5)], webhookUrl: url }));
+      expect(created.status, JSON.stringify(created.json)).toBe(201);
+      charges.push({ id: created.json.paymentRequestId, cvu: created.json.CVU });
+    }
+    return async () => {
+      for (const charge of charges) {
+        const paid = await admin.simulate({ cvu: charge.cvu, amount: 1000 });
+        expect(paid.status, paid.text).toBe(200);
+      }
+      const { rows } = await sql<{ id: string }>`select id::text from events where charge_id = any(${charges.map((charge) => charge.id)}::uuid[])`.execute(
+        t.database.db,
+      );
+      return rows.map((row) => row.id);
+    };
+  }
+
+  const statusesOf = async (eventIds: string[]) =>
+    (
+      await sql<{
+        status: string;
+      }>`select coalesce(d.status, 'none') as status from unnest(${eventIds}::uuid[]) e(id) left join event_deliveries d on d.event_id = e.id`.execute(
+        t.database.db,
+      )
+    ).rows.map((row) => row.status);
+  /** The attempts of these events that have an outcome (a receiver's answer, a timeout, an interruption). */
+  const finishedAttempts = async (eventIds: string[]) =>
+    (
+      await sql<{ n: number }>`select count(*)::int as n from delivery_attempts where event_id = any(${eventIds}::uuid[]) and finished_at is not null`.execute(
+        t.database.db,
+      )
+    ).rows[0]!.n;
+
+  it("a receiver holding more requests than the worker runs jobs at once, and one that fails, do not delay a third; every event then arrives with its id", async () => {
+    const m = await linkedMerchant(t);
+    const admin = await sandboxAdmin(t, m.sandbox);
+    // More deliveries to the receiver that holds its requests than the worker's concurrency (16).
+    const payHeld = await chargesTo(m, admin, held.url, 20);
+    const payFailing = await chargesTo(m, admin, failing.url, 3);
+    const payHealthy = await chargesTo(m, admin, healthy.url, 5);
+    const heldEvents = await payHeld();
+    await expect.poll(() => held.ids.length, { timeout: 30_000 }).toBeGreaterThanOrEqual(heldEvents.length);
+    const failingEvents = await payFailing();
+    const healthyEvents = await payHealthy();
+
+    // The healthy destination gets all its events, and the failing one its first attempts, while every
+    // request to the holding receiver is still open: none of them has an outcome yet.
+    await expect.poll(() => statusesOf(healthyEvents), { timeout: 30_000 }).toEqual(healthyEvents.map(() => "delivered"));
+    await expect.poll(() => failing.ids.length, { timeout: 30_000 }).toBeGreaterThanOrEqual(failingEvents.length);
+    expect(await finishedAttempts(heldEvents)).toBe(0);
+    expect(new Set(healthy.ids)).toEqual(new Set(healthyEvents));
+
+    // Then the holding receiver answers, the failing one recovers, and their retries are made due now:
+    // every event arrives, each with its own id.
+    held.release();
+    held.answer = "ok";
+    failing.answer = "ok";
+    for (;;) {
+      const statuses = await statusesOf([...heldEvents, ...failingEvents]);
+      if (statuses.every((status) => status === "delivered")) break;
+      for (const eventId of [...heldEvents, ...failingEvents]) await runJobNow(t.database.db, deliverEventJobKey(eventId));
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    for (const [destination, events] of [
+      [held, heldEvents],
+      [failing, failingEvents],
+      [healthy, healthyEvents],
+    ] as const)
+      expect(new Set(destination.ids)).toEqual(new Set(events));
+  }, 120_000);
+});
+
+describe("a worker process killed (SIGKILL) with a batch of deliveries in hand", () => {
+  let cluster: CobroCluster;
+  let held: Destination;
+  beforeAll(async () => {
+    cluster = await startCobroCluster({ ...FAST_HEARTBEAT_ENV, COBRO_DELIVERY_DISPATCHER: "true" });
+    held = await startDestination("hold");
+  }, 120_000);
+  afterAll(async () => {
+    await held?.close();
+    await cluster?.close();
+  }, 60_000);
+
+  it("their deliveries are taken again by another worker once its lease runs out, each with the same webhook id", async () => {
+    await cluster.startApi();
+    const killed = await cluster.startWorker();
+    const { adminCall, merchantCall } = await cluster.integration();
+    expect((await adminCall("POST", "/my-integration/urls", { url: held.url, urlType: "webhook" })).status).toBe(201);
+    const chargeIds: string[] = [];
+    for (let i = 0; i < 6; i++) {
+      const charge = await merchantCall("POST", "/payment-request", chargeBody());
+      expect(charge.status, charge.text).toBe(201);
+      chargeIds.push(charge.json.paymentRequestId);
+      const paid = await adminCall("POST", "/my-integration/simulate-payment", {
+        externalAccountCvu: "0000003100000000000017",
+        externalAccountCuil: "20301234563",
+        externalAccountName: "Juan Pérez",
+        cvu: charge.json.CVU,
+        amount: 1000,
+      });
+      expect(paid.status, paid.text).toBe(200);
+    }
+    const { rows } = await sql<{ id: string }>`select id::text from events where charge_id = any(${chargeIds}::uuid[])`.execute(cluster.database.db);
+    const eventIds = rows.map((row) => row.id);
+    // Every delivery is in the worker's hands (its requests held open), then the worker dies.
+    await expect.poll(() => eventIds.filter((id) => held.ids.includes(id)).length, { timeout: 30_000 }).toBe(eventIds.length);
+    await cluster.kill(killed);
+    const firstRound = held.ids.length;
+    held.answer = "ok";
+    held.release();
+
+    await cluster.startWorker();
+    await expect
+      .poll(
+        async () =>
+          (
+            await sql<{ status: string }>`select status from event_deliveries where event_id = any(${eventIds}::uuid[])`.execute(cluster.database.db)
+          ).rows.filter((row) => row.status === "delivered").length,
+        { timeout: 60_000 },
+      )
+      .toBe(eventIds.length);
+    // Each was sent again after the kill, with its own id; the interrupted attempts are on record.
+    expect(new Set(held.ids.slice(firstRound))).toEqual(new Set(eventIds));
+    const interrupted = await sql<{ n: number }>`
+      select count(*)::int as n from delivery_attempts where event_id = any(${eventIds}::uuid[]) and error = 'interrupted'`.execute(cluster.database.db);
+    expect(interrupted.rows[0]!.n).toBe(eventIds.length);
+  }, 180_000);
+});
