@@ -261,5 +261,20 @@ export async function giveBackJobs(pool: pg.Pool, workerId: string, jobIds: read
   );
 }
 
+/**
+ * Gives back the jobs locked by `workerId` that it does not hold (`heldJobIds`) and took more than
+ * `takenBeforeMs` ago: a take that committed but whose answer never reached the taker (its connection lost
+ * after the commit) leaves them locked by a live worker, which the heartbeat would keep for good. Returns
+ * how many were given back.
+ */
+export async function giveBackJobsNotHeld(pool: pg.Pool, workerId: string, heldJobIds: readonly string[], takenBeforeMs: number): Promise<number> {
+  const { rowCount } = await pool.query(
+    `update ${QUEUE_SCHEMA}._private_jobs set locked_at = null, locked_by = null
+      where locked_by = $1 and not (id = any($2::bigint[])) and locked_at < now() - make_interval(secs => $3::float8 / 1000)`,
+    [workerId, heldJobIds, takenBeforeMs],
+  );
+  return rowCount ?? 0;
+}
+
 /** The channel graphile-worker notifies when jobs are added and due (on the adding transaction's commit). */
 export const JOBS_INSERTED_CHANNEL = "jobs:insert";

@@ -16,7 +16,7 @@
 import type { Kysely } from "kysely";
 import type pg from "pg";
 import type { Logger } from "pino";
-import { DELIVER_EVENT_TASK, giveBackJobs, JOBS_INSERTED_CHANNEL, takeDueJobs } from "../db/job-queue.ts";
+import { DELIVER_EVENT_TASK, giveBackJobs, giveBackJobsNotHeld, JOBS_INSERTED_CHANNEL, takeDueJobs } from "../db/job-queue.ts";
 import type { Database } from "../db/schema.ts";
 import type { Clock } from "../domain/clock.ts";
 import type { OutboundHttpClient } from "../domain/outbound/http-client.ts";
@@ -61,9 +61,11 @@ export const DEFAULT_DELIVERY_BATCH = 100;
 export const DEFAULT_DELIVERIES_IN_FLIGHT = 200;
 /** How long a job given back after a database error waits before it is taken again. */
 const GIVE_BACK_DELAY_MS = 5_000;
+/** A job locked by the dispatcher but not in its hands this long after its take is one whose take's answer was lost. */
+const LOST_TAKE_AFTER_MS = 15_000;
 
 /** What a delivery in hand came to, waiting for the statement that records it. */
-type Finished = { jobId: string; attempt?: AttemptMade; claim?: Claim };
+type Finished = { job: DeliveryJob & { jobId: string }; attempt?: AttemptMade; claim?: Claim };
 
 export async function startDeliveryDispatcher(options: DeliveryDispatcherOptions): Promise<DeliveryDispatcher> {
   const { pool, db, clock, http, metrics, logger } = options;
@@ -75,7 +77,20 @@ export async function startDeliveryDispatcher(options: DeliveryDispatcherOptions
   const log = (line: string) => logger?.info(line);
 
   let stopping = false;
+  // The jobs in hand, by id (counted: after a failover the new primary may give a job the id of one still
+  // in hand), from their take until their outcome is recorded or they are given back.
+  const held = new Map<string, number>();
   let inHand = 0;
+  const hold = (jobId: string) => {
+    held.set(jobId, (held.get(jobId) ?? 0) + 1);
+    inHand++;
+  };
+  const release = (jobId: string) => {
+    const count = held.get(jobId) ?? 0;
+    if (count <= 1) held.delete(jobId);
+    else held.set(jobId, count - 1);
+    inHand--;
+  };
   let taking = false;
   let wokenWhileTaking = false;
   const pending = new Set<Promise<void>>();
@@ -111,9 +126,9 @@ export async function startDeliveryDispatcher(options: DeliveryDispatcherOptions
       const batch = finished;
       finished = [];
       const attempts = batch.flatMap((done) => (done.attempt ? [done.attempt] : []));
-      const others = batch.flatMap((done) => (done.attempt ? [] : [done.jobId]));
+      const others = batch.flatMap((done) => (done.attempt ? [] : [done.job]));
       try {
-        const decisions = await recordOutcomes(db, attempts, others, clock.now(), "settle_jobs");
+        const decisions = await recordOutcomes(db, attempts, others, clock.now(), { settleJobsOf: workerId });
         for (const done of batch) {
           runs.inc();
           if (!done.attempt || !done.claim) continue;
@@ -133,9 +148,9 @@ export async function startDeliveryDispatcher(options: DeliveryDispatcherOptions
         // again with the same webhook id.
         logger?.warn({ err: error }, `could not record ${batch.length} delivery outcomes; their jobs run again`);
         for (const _ of batch) failedRuns.inc();
-        await giveBack(batch.map((done) => done.jobId));
+        await giveBack(batch.map((done) => done.job.jobId));
       }
-      inHand -= batch.length;
+      for (const done of batch) release(done.job.jobId);
       wake();
     }
   };
@@ -145,19 +160,19 @@ export async function startDeliveryDispatcher(options: DeliveryDispatcherOptions
     try {
       if (claimed === undefined) {
         reportDelivery(metrics, log, job.eventId, await deliverEvent({ db, clock, http }, job.eventId, job.jobId));
-        record({ jobId: job.jobId });
+        record({ job });
       } else if ("kind" in claimed) {
         reportDelivery(metrics, log, job.eventId, claimed);
-        record({ jobId: job.jobId });
+        record({ job });
       } else {
         const result = await sendSigned(http, claimed.url, job.eventId, claimed.rawBody, claimed.secret, claimed.validationToken, clock.now());
-        record({ jobId: job.jobId, attempt: { eventId: job.eventId, attempt: claimed.attempt, result, jobId: job.jobId }, claim: claimed });
+        record({ job, attempt: { eventId: job.eventId, attempt: claimed.attempt, result, jobId: job.jobId }, claim: claimed });
       }
     } catch (error) {
       logger?.warn({ err: error }, `webhook ${job.eventId}: delivery failed before its outcome; its job runs again`);
       failedRuns.inc();
       await giveBack([job.jobId]);
-      inHand--;
+      release(job.jobId);
       wake();
     }
   };
@@ -175,7 +190,7 @@ export async function startDeliveryDispatcher(options: DeliveryDispatcherOptions
     } catch (error) {
       logger?.warn({ err: error }, `could not claim ${jobs.length} deliveries; their jobs run again`);
       await giveBack(jobs.map((job) => job.jobId));
-      inHand -= jobs.length;
+      for (const job of jobs) release(job.jobId);
       wake();
       return;
     }
@@ -189,7 +204,7 @@ export async function startDeliveryDispatcher(options: DeliveryDispatcherOptions
       while (!stopping && inHand < maxInFlight) {
         const taken = await takeDueJobs(pool, DELIVER_EVENT_TASK, workerId, Math.min(batchSize, maxInFlight - inHand));
         if (taken.length === 0) break;
-        inHand += taken.length;
+        for (const job of taken) hold(job.id);
         track(runBatch(taken.map((job) => ({ eventId: (job.payload as { eventId: string }).eventId, jobId: job.id }))));
       }
     } while (wokenWhileTaking && !stopping);
@@ -231,8 +246,22 @@ export async function startDeliveryDispatcher(options: DeliveryDispatcherOptions
     listener = client;
   };
   await listen();
+  // Jobs locked by this dispatcher that it does not hold: a take committed whose answer was lost with its
+  // connection (the primary lost, a network cut). The heartbeat would keep them locked for good, so they
+  // are given back once their take is older than any answer could take to arrive.
+  let lastLostTakeLook = Date.now();
+  const giveBackLostTakes = async () => {
+    lastLostTakeLook = Date.now();
+    try {
+      const given = await giveBackJobsNotHeld(pool, workerId, [...held.keys()], LOST_TAKE_AFTER_MS);
+      if (given > 0) logger?.warn(`gave back ${given} delivery jobs taken by this dispatcher whose take never reached it`);
+    } catch (error) {
+      logger?.warn({ err: error }, "could not look for delivery jobs taken without reaching the dispatcher; looking again later");
+    }
+  };
   const poll = setInterval(() => {
     if (toGiveBack.length > 0) void giveBack([]);
+    if (Date.now() - lastLostTakeLook >= LOST_TAKE_AFTER_MS / 2) track(giveBackLostTakes());
     listen().catch((error: unknown) => logger?.warn({ err: error }, "the delivery dispatcher could not listen; looking by polling meanwhile"));
     wake();
   }, options.pollIntervalMs ?? 2000);

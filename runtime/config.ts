@@ -66,9 +66,8 @@ export interface Config {
    */
   preparedStatements: boolean;
   /**
-   * Webhook deliveries through the batch dispatcher (jobs/delivery-dispatcher.ts) instead of one
-   * graphile-worker job run each (COBRO_DELIVERY_DISPATCHER, default false: the failover tests still find a
-   * delivery job it leaves locked when the primary is lost, docs/performance.md).
+   * Webhook deliveries through the batch dispatcher (jobs/delivery-dispatcher.ts), or, `false`, one
+   * graphile-worker job run each as before it (COBRO_DELIVERY_DISPATCHER, default true).
    */
   deliveryDispatcher: boolean;
   /** Sandbox only (COBRO_ALLOW_LOOPBACK_URLS=true): webhook destinations on loopback, for local receivers and tests. */
@@ -282,7 +281,7 @@ export function loadConfig(
   const allowLoopbackUrls = booleanSetting(env, "COBRO_ALLOW_LOOPBACK_URLS", false, problems);
   const singleProcess = booleanSetting(env, "COBRO_SINGLE_PROCESS", false, problems);
   const preparedStatements = booleanSetting(env, "COBRO_DB_PREPARED_STATEMENTS", true, problems);
-  const deliveryDispatcher = booleanSetting(env, "COBRO_DELIVERY_DISPATCHER", false, problems);
+  const deliveryDispatcher = booleanSetting(env, "COBRO_DELIVERY_DISPATCHER", true, problems);
   const onlyGiven = argv.some((arg) => arg === "--only" || arg.startsWith("--only="));
 
   if (problems.length > 0) throw new ConfigError(problems);

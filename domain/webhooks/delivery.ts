@@ -151,16 +151,17 @@ export interface AttemptDecision {
  * The outcomes of attempts in one statement, one attempt or a batch: the deliveries' locks, each attempt's
  * outcome, and `delivered`, or the next attempt (at RETRY_SCHEDULE_MS), or `failed` after the cycle's last
  * attempt. The next attempt is a queue job: with `add_job`, a new one (the caller completes the job that
- * ran); with `settle_jobs`, the job that ran is put off to the next attempt and kept, and every other job
- * of `jobIds` (this statement's attempts and `finishedJobIds`: jobs that ended without an attempt) is
- * completed, all in this statement.
+ * ran); with `{ settleJobsOf: takerId }`, the job that ran is put off to the next attempt and kept, and
+ * every other job (this statement's attempts' and `finishedJobs`: jobs that ended without an attempt) is
+ * completed, all in this statement, each only while it is still the one taken: locked by `takerId`, for
+ * its event (see `nextAttemptOnTheSameJob`).
  */
 export async function recordOutcomes(
   db: Kysely<Database>,
   attempts: readonly AttemptMade[],
-  finishedJobIds: readonly string[],
+  finishedJobs: readonly DeliveryJob[],
   now: Date,
-  jobs: "add_job" | "settle_jobs",
+  jobs: "add_job" | { settleJobsOf: string },
 ): Promise<Map<string, AttemptDecision>> {
   const { rows } = await sql<AttemptDecision & { event_id: string | null }>`
     with outcome as (
@@ -190,7 +191,7 @@ export async function recordOutcomes(
              next_attempt_at = decided.next_attempt_at, updated_at = ${now}
         from decided
        where d.event_id = decided.event_id
-    ), ${jobs === "add_job" ? nextAttemptAsNewJob : nextAttemptOnTheSameJob([...attempts.map((a) => a.jobId).filter((id) => id !== null), ...finishedJobIds])}
+    ), ${jobs === "add_job" ? nextAttemptAsNewJob : nextAttemptOnTheSameJob(jobs.settleJobsOf, [...attempts, ...finishedJobs])}
     select o.event_id, decided.next, decided.next_attempt_at, (select count(job) from next_job) as jobs, ${ASYNC_COMMIT} as async_commit
       from (select 1) as one left join (outcome o left join decided on decided.event_id = o.event_id) on true`.execute(db);
   const decisions = new Map<string, AttemptDecision>();
@@ -204,27 +205,39 @@ const nextAttemptAsNewJob = sql`next_job as (
     )`;
 
 /**
- * The next attempt on the job that ran (put off and unlocked; its key kept), and every other job of
- * `jobIds` completed. A job whose key a resend took meanwhile has no decision here (a new cycle): it is
- * completed. Should a retry's job have lost its key all the same (graphile-worker spends such a job), it
- * is completed and the retry goes to the key's pending job through `add_job`, never as a second job.
+ * The next attempt on the job that ran (put off and unlocked; its key kept), and every other job of `ran`
+ * completed. A job whose key a resend took meanwhile has no decision here (a new cycle): it is completed.
+ * Should a retry's job have lost its key all the same (graphile-worker spends such a job), it is completed
+ * and the retry goes to the key's pending job through `add_job`, never as a second job.
+ *
+ * A job is touched only while it is still the one taken: locked by `takerId` and for its event. Its id
+ * alone is not enough: a job taken on a primary that was then lost, with the transaction that added it
+ * (visible there before its standby confirmed it), leaves its id to be given again by the new primary's
+ * sequence to another event's job, which completing by id would delete undelivered.
  */
-function nextAttemptOnTheSameJob(jobIds: readonly string[]) {
+function nextAttemptOnTheSameJob(takerId: string, ran: ReadonlyArray<{ eventId: string; jobId: string | null }>) {
   const jobs = sql.id(QUEUE_SCHEMA, "_private_jobs");
-  return sql`rescheduled as (
+  const taken = ran.filter((job) => job.jobId !== null);
+  return sql`ran as (
+      select * from unnest(${taken.map((job) => job.jobId)}::bigint[], ${taken.map((job) => job.eventId)}::text[]) as r(job_id, event_id)
+    ), still_taken as (
+      select j.id, j.key, r.event_id from ${jobs} j join ran r on j.id = r.job_id
+       where j.locked_by = ${takerId} and j.payload->>'eventId' = r.event_id
+    ), rescheduled as (
       update ${jobs} j set run_at = decided.next_attempt_at, locked_at = null, locked_by = null, attempts = 0
-        from decided where j.id = decided.job_id::bigint and decided.next = 'retry' and j.key is not null
+        from decided join still_taken t on t.id = decided.job_id::bigint
+       where j.id = t.id and decided.next = 'retry' and t.key is not null
       returning j.id
     ), keyless as (
-      select decided.event_id, decided.next_attempt_at from decided join ${jobs} j on j.id = decided.job_id::bigint
-       where decided.next = 'retry' and j.key is null
+      select decided.event_id, decided.next_attempt_at from decided join still_taken t on t.id = decided.job_id::bigint
+       where decided.next = 'retry' and t.key is null
     ), next_job as (
       select id::text as job from rescheduled
       union all
       select ${deliveryJobExpression(sql.ref("keyless.event_id"), sql.ref("keyless.next_attempt_at"))}::text from keyless
     ), completed as (
       delete from ${jobs} j
-       where j.id = any(${jobIds}::bigint[]) and j.id not in (select id from rescheduled)
+       where j.id in (select id from still_taken) and j.id not in (select id from rescheduled)
     )`;
 }
 

@@ -62,9 +62,9 @@ describe("COBRO_DB_PREPARED_STATEMENTS", () => {
 
 describe("COBRO_DELIVERY_DISPATCHER", () => {
   const dispatcher = (value: string | undefined) => loadConfig({ COBRO_DELIVERY_DISPATCHER: value }, [], false).deliveryDispatcher;
-  it("is off by default (one graphile-worker job run per delivery); true turns the batch dispatcher on", () => {
-    expect(dispatcher(undefined)).toBe(false);
-    expect(dispatcher("true")).toBe(true);
+  it("is on by default (deliveries taken in batches); false runs one graphile-worker job per delivery", () => {
+    expect(dispatcher(undefined)).toBe(true);
+    expect(dispatcher("false")).toBe(false);
     expect(() => dispatcher("sometimes")).toThrow(`COBRO_DELIVERY_DISPATCHER must be true or false (1/0 and yes/no also work), not "sometimes"`);
   });
 });

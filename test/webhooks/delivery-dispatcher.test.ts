@@ -4,9 +4,10 @@
 // test/runtime/faults.test.ts and the last test here.
 import { createServer, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { sql } from "kysely";
+import { sql, type Kysely } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { deliverEventJobKey } from "../../db/job-queue.ts";
+import { addJob, DELIVER_EVENT_TASK, deliverEventJobKey } from "../../db/job-queue.ts";
+import type { Database } from "../../db/schema.ts";
 import { chargeBody, dueDateIn } from "../helpers/charges.ts";
 import { startCobroCluster, FAST_HEARTBEAT_ENV, type CobroCluster } from "../helpers/cobro-cluster.ts";
 import { runJobNow } from "../helpers/jobs.ts";
@@ -139,6 +140,98 @@ describe("destinations do not hold each other back", () => {
       [healthy, healthyEvents],
     ] as const)
       expect(new Set(destination.ids)).toEqual(new Set(events));
+  }, 120_000);
+});
+
+describe("a dispatcher whose database connection was lost, or whose primary was replaced, with deliveries in hand", () => {
+  const t = serviceForFile({
+    env: { COBRO_ALLOW_LOOPBACK_URLS: "true", COBRO_DELIVERY_DISPATCHER: "true" },
+    parts: ["integration", "auth", "admin", "worker"],
+  });
+  let held: Destination;
+  let healthy: Destination;
+  beforeAll(async () => {
+    [held, healthy] = await Promise.all([startDestination("hold"), startDestination("ok")]);
+  });
+  afterAll(async () => {
+    await Promise.all([held, healthy].map((destination) => destination?.close()));
+  });
+
+  /** A paid charge whose own webhookUrl is `url`: the ids of its events. */
+  async function paidChargeTo(url: string): Promise<string[]> {
+    const m = await linkedMerchant(t);
+    const admin = await sandboxAdmin(t, m.sandbox);
+    const created = await m.call("POST", "/payment-request", chargeBody({ dueDates: [dueDateIn(t.clock, 5)], webhookUrl: url }));
+    expect(created.status, JSON.stringify(created.json)).toBe(201);
+    const paid = await admin.simulate({ cvu: created.json.CVU, amount: 1000 });
+    expect(paid.status, paid.text).toBe(200);
+    const { rows } = await sql<{ id: string }>`select id::text from events where charge_id = ${created.json.paymentRequestId}`.execute(t.database.db);
+    expect(rows.length).toBeGreaterThan(0);
+    return rows.map((row) => row.id);
+  }
+  const statusOf = async (eventId: string) =>
+    (await sql<{ status: string }>`select status from event_deliveries where event_id = ${eventId}`.execute(t.database.db)).rows[0]?.status ?? "none";
+  const dispatcherId = async () =>
+    (await sql<{ worker_id: string }>`select worker_id from worker_heartbeats where worker_id like 'deliveries-%'`.execute(t.database.db)).rows[0]!.worker_id;
+  /** The event as it was before its first attempt, its job added again as `job` leaves it (in the same transaction). */
+  async function undeliver(eventId: string, job: (trx: Kysely<Database>, jobKey: string) => Promise<unknown>) {
+    await t.database.db.transaction().execute(async (trx) => {
+      await sql`delete from delivery_attempts where event_id = ${eventId}`.execute(trx);
+      await sql`delete from event_deliveries where event_id = ${eventId}`.execute(trx);
+      await job(trx, deliverEventJobKey(eventId));
+    });
+  }
+
+  it("a job whose take committed but never reached the dispatcher (the answer lost with its connection) is given back and delivered", async () => {
+    const [eventId] = await paidChargeTo(healthy.url);
+    await expect.poll(() => statusOf(eventId!), { timeout: 30_000 }).toBe("delivered");
+    // As a lost take leaves it: locked by the live dispatcher, whose heartbeat keeps it, for an event never attempted.
+    const takenBy = await dispatcherId();
+    await undeliver(eventId!, async (trx, jobKey) => {
+      await addJob(trx, DELIVER_EVENT_TASK, { eventId: eventId! }, { jobKey });
+      await sql`update graphile_worker._private_jobs set locked_by = ${takenBy}, locked_at = now() - interval '1 minute', attempts = 1 where key = ${jobKey}`.execute(
+        trx,
+      );
+    });
+    const before = healthy.ids.length;
+    await expect.poll(() => statusOf(eventId!), { timeout: 60_000 }).toBe("delivered");
+    expect(healthy.ids.slice(before)).toEqual([eventId]);
+  }, 120_000);
+
+  it("an outcome recorded after the job's id went to another event's job (a new primary's sequence) completes only its own job", async () => {
+    const heldEvents = await paidChargeTo(held.url);
+    await expect.poll(() => heldEvents.every((id) => held.ids.includes(id)), { timeout: 30_000 }).toBe(true);
+    const [otherEvent] = await paidChargeTo(healthy.url);
+    await expect.poll(() => statusOf(otherEvent!), { timeout: 30_000 }).toBe("delivered");
+
+    // While the held event's request is open, its job's id becomes another event's pending job (due later,
+    // so nothing takes it meanwhile): what a failover leaves when the transaction that added the held job
+    // was lost with the old primary and the new one's sequence gave its id again.
+    const heldJob = await sql<{ id: string }>`select id::text from graphile_worker._private_jobs where key = ${deliverEventJobKey(heldEvents[0]!)}`.execute(
+      t.database.db,
+    );
+    const reusedId = heldJob.rows[0]!.id;
+    await undeliver(otherEvent!, async (trx, jobKey) => {
+      await sql`delete from graphile_worker._private_jobs where id = ${reusedId}::bigint`.execute(trx);
+      await addJob(trx, DELIVER_EVENT_TASK, { eventId: otherEvent! }, { jobKey, runAt: new Date(Date.now() + 3_600_000) });
+      // Its id is an identity column: the row is written again with the id given.
+      await sql`
+        with fresh as (delete from graphile_worker._private_jobs where key = ${jobKey} returning *)
+        insert into graphile_worker._private_jobs (id, job_queue_id, task_id, payload, priority, run_at, attempts, max_attempts, flags)
+        overriding system value
+        select ${reusedId}::bigint, job_queue_id, task_id, payload, priority, run_at, attempts, max_attempts, flags from fresh`.execute(trx);
+      await sql`update graphile_worker._private_jobs set key = ${jobKey} where id = ${reusedId}::bigint`.execute(trx);
+    });
+
+    held.answer = "ok";
+    held.release();
+    await expect.poll(() => statusOf(heldEvents[0]!), { timeout: 30_000 }).toBe("delivered");
+    const job = await sql<{
+      event_id: string;
+    }>`select payload->>'eventId' as event_id from graphile_worker._private_jobs where id = ${reusedId}::bigint`.execute(t.database.db);
+    expect(job.rows).toEqual([{ event_id: otherEvent }]);
+    await runJobNow(t.database.db, deliverEventJobKey(otherEvent!));
+    await expect.poll(() => statusOf(otherEvent!), { timeout: 30_000 }).toBe("delivered");
   }, 120_000);
 });
 
