@@ -37,6 +37,7 @@ import * as auditLog from "./2026_11_27_0033_audit_log.ts";
 import * as chargeDeadlines from "./2026_11_27_0034_charge_deadlines.ts";
 import * as eventLogOrder from "./2026_11_27_0035_event_log_order.ts";
 import * as webhookUrlVerified from "./2026_11_28_0036_webhook_url_verified.ts";
+import * as unmatchedPayments from "./2026_11_28_0037_unmatched_payments.ts";
 
 export const migrations: Record<string, Migration> = {
   "2026_11_22_0001_initial": initial,
@@ -74,4 +75,5 @@ export const migrations: Record<string, Migration> = {
   "2026_11_27_0034_charge_deadlines": chargeDeadlines,
   "2026_11_27_0035_event_log_order": eventLogOrder,
   "2026_11_28_0036_webhook_url_verified": webhookUrlVerified,
+  "2026_11_28_0037_unmatched_payments": unmatchedPayments,
 };

@@ -1,7 +1,8 @@
-import type { Generated, Selectable } from "kysely";
+import type { ColumnType, Generated, Selectable } from "kysely";
 import type { Timestamp } from "./column-types.ts";
 
-// Received bank transfers and the charge each paid, if any (migration 2026_11_22_0004_payments).
+// Received bank transfers and the charge each paid, if any (migration 2026_11_22_0004_payments), and the
+// money of them no charge took (unmatched payments).
 
 export type UnmatchedReason = "expired" | "already_paid" | "canceled" | "no_cuil_match" | "no_pending" | "ambiguous";
 
@@ -23,3 +24,34 @@ export interface TransfersTable {
 }
 
 export type Transfer = Selectable<TransfersTable>;
+
+/** Why money is unmatched: the transfer's own reason, or `overpaid` for the excess of a payment over what its charge owed. */
+export type UnmatchedPaymentReason = UnmatchedReason | "overpaid";
+
+export type UnmatchedPaymentState = "unresolved" | "assigned" | "return_requested" | "returned" | "return_failed";
+
+/**
+ * Money Cobro received and did not apply to a charge (migration 2026_11_28_0037_unmatched_payments): a
+ * whole unmatched transfer or a payment's excess, at most one per transfer, written with the transfer.
+ */
+export interface UnmatchedPaymentsTable {
+  id: Generated<string>;
+  transfer_id: string;
+  reason: UnmatchedPaymentReason;
+  amount_cents: number;
+  /** What is still neither assigned nor returned. */
+  unresolved_cents: number;
+  /** The integration and merchant account told of it; null for a CVU no charge ever held (the platform's). */
+  integration_client_id: string | null;
+  merchant_account_id: string | null;
+  /** The closed charge its CVU held (expired, already_paid, canceled) or the charge it overpaid. */
+  charge_id: string | null;
+  state: ColumnType<UnmatchedPaymentState, UnmatchedPaymentState | undefined, UnmatchedPaymentState>;
+  /** When the payer made the transfer. */
+  received_at: Timestamp;
+  /** When Cobro recorded it. */
+  recorded_at: Timestamp;
+  resolved_at: Timestamp | null;
+}
+
+export type UnmatchedPayment = Selectable<UnmatchedPaymentsTable>;

@@ -12,8 +12,9 @@
 //   4. (only when some transfer is unmatched on a CVU that was held) read what the unmatched reasons need: the CVU's last charge,
 //      the payer's last cuil-mode charge, whether the CVU still holds anything;
 //   5. write everything in one statement: the charges, the transfers' matches, the payments' breakdowns,
-//      the events and their delivery jobs, the CVUs given back and the reminders withdrawn of the charges
-//      paid in full, and the chat confirmations.
+//      the money no charge took (an unmatched transfer, a payment's excess over what was owed), the events
+//      and their delivery jobs, the CVUs given back and the reminders withdrawn of the charges paid in
+//      full, and the chat confirmations.
 // A batch of any size is 2 statements besides BEGIN, COMMIT and the plan setting (3 with step 4; one more
 // for a duplicate recorded meanwhile by another transaction, two more for a closed charge found locked),
 // each of a fixed text whatever the batch's size, with one generic plan per connection.
@@ -23,7 +24,7 @@ import type { Database } from "../../db/schema.ts";
 import { isRefusedData } from "../../db/errors.ts";
 import type { Executor } from "../../db/transactions.ts";
 import type { Charge } from "../../db/tables/charges.table.ts";
-import type { UnmatchedReason } from "../../db/tables/transfers.table.ts";
+import type { UnmatchedPaymentReason, UnmatchedReason } from "../../db/tables/transfers.table.ts";
 import { releaseCvusCtes } from "../cvu-pool/cvu-pool.ts";
 import { eventsCtes, type NewEvent } from "../events/outbox.ts";
 import { paymentBreakdownRow, termsOfLink } from "../earnings/payment-breakdown.ts";
@@ -443,6 +444,8 @@ async function writeBatch(trx: Transaction<Database>, items: Item[], applied: Ap
     at: options.receivedAt,
   }));
   const b = <T>(pick: (row: (typeof breakdowns)[number]) => T) => breakdowns.map(pick);
+  const unmatched = unmatchedMoney(recorded, applied);
+  const u = <T>(pick: (row: UnmatchedMoney) => T) => unmatched.map(pick);
   await sql`
     with charges_paid as (
       update charges c
@@ -464,9 +467,60 @@ async function writeBatch(trx: Transaction<Database>, items: Item[], applied: Ap
                            ${b((r) => r.integration_commission_cents)}::bigint[], ${b((r) => r.service_commission_cents)}::bigint[], ${b((r) => r.merchant_net_cents)}::bigint[],
                            ${b((r) => r.integration_commission_percentage)}::numeric[], ${b((r) => r.integration_commission_fixed_cents)}::bigint[],
                            ${b((r) => r.service_commission_percentage)}::numeric[])
+    ), unmatched_recorded as (
+      insert into unmatched_payments (transfer_id, reason, amount_cents, unresolved_cents, integration_client_id, merchant_account_id, charge_id, received_at, recorded_at)
+      select transfer_id, reason, amount_cents, amount_cents, integration_client_id, merchant_account_id, charge_id, received_at, ${options.receivedAt}::timestamptz
+        from unnest(${u((r) => r.transferId)}::uuid[], ${u((r) => r.reason)}::text[], ${u((r) => r.amountCents)}::bigint[], ${u((r) => r.integrationClientId)}::uuid[],
+                    ${u((r) => r.merchantAccountId)}::uuid[], ${u((r) => r.chargeId)}::uuid[], ${u((r) => r.receivedAt)}::timestamptz[])
+          as u(transfer_id, reason, amount_cents, integration_client_id, merchant_account_id, charge_id, received_at)
     ), ${releaseCvusCtes(paidInFull)},
     notifications_withdrawn as (${withdrawingChargeNotifications(trx, paidInFull)}),
     ${confirmingPaymentsByChatCtes(received, options.receivedAt)},
     ${eventsCtes(events)}
     select (select count(*) from events_jobs) as events, (select count(*) from notifications_jobs) as confirmations`.execute(trx);
+}
+
+/** Money of the batch that no charge took: an unmatched transfer whole, or what a payment gave above what its charge owed. */
+interface UnmatchedMoney {
+  transferId: string;
+  reason: UnmatchedPaymentReason;
+  amountCents: number;
+  integrationClientId: string | null;
+  merchantAccountId: string | null;
+  chargeId: string | null;
+  receivedAt: Date;
+}
+
+function unmatchedMoney(recorded: Item[], applied: Applied): UnmatchedMoney[] {
+  const paymentOf = new Map(applied.payments.map((payment) => [payment.item, payment]));
+  const money: UnmatchedMoney[] = [];
+  for (const item of recorded) {
+    const payment = paymentOf.get(item);
+    const base = { transferId: item.transferId!, receivedAt: item.transfer.operatedAt };
+    if (!payment) {
+      // Told to the integration of the charge its CVU held last; a CVU nobody held: the platform's.
+      const event = item.unmatched!.event;
+      money.push({
+        ...base,
+        reason: item.unmatched!.reason,
+        amountCents: item.transfer.amountCents,
+        integrationClientId: event?.merchantAccountId ? event.integrationClientId : null,
+        merchantAccountId: event?.merchantAccountId ?? null,
+        chargeId: event?.chargeId ?? null,
+      });
+      continue;
+    }
+    // Past what was owed at the transfer's instant; never more than the transfer (an earlier one may have paid more than owed now).
+    const excess = Math.min(payment.charge.paid_cents - payment.owed, item.transfer.amountCents);
+    if (!payment.total || excess <= 0) continue;
+    money.push({
+      ...base,
+      reason: "overpaid",
+      amountCents: excess,
+      integrationClientId: payment.charge.integration_client_id,
+      merchantAccountId: payment.charge.merchant_account_id,
+      chargeId: payment.charge.id,
+    });
+  }
+  return money;
 }

@@ -11,6 +11,11 @@ export async function ledgerViolations(db: Kysely<Database>): Promise<Record<str
     select c.id, c.paid_cents, coalesce(sum(t.amount_cents), 0)::int8 as transferred
       from charges c left join transfers t on t.charge_id = c.id
      group by c.id having c.paid_cents <> coalesce(sum(t.amount_cents), 0)`.execute(db);
+  // Unmatched money: an unmatched transfer is unmatched money whole, a paying one never more than it paid.
+  const unmatchedUnrecorded = await sql`
+    select t.id from transfers t left join unmatched_payments u on u.transfer_id = t.id
+     where (t.unmatched_reason is not null and (u.id is null or u.amount_cents <> t.amount_cents or u.reason <> t.unmatched_reason))
+        or (t.charge_id is not null and u.id is not null and (u.reason <> 'overpaid' or u.amount_cents > t.amount_cents))`.execute(db);
   // The CVU pool: a CVU-mode hold is alone on its CVU; a payer at most once on a CVU; the counters agree.
   const sharedCvus = await sql`
     select cvu_account_id from cvu_holds group by cvu_account_id
@@ -31,6 +36,7 @@ export async function ledgerViolations(db: Kysely<Database>): Promise<Record<str
     transfersNeitherOrBoth: transfersNeitherOrBoth.rows,
     duplicatedTransactions: duplicatedTransactions.rows,
     paidMismatch: paidMismatch.rows,
+    unmatchedUnrecorded: unmatchedUnrecorded.rows,
     sharedCvus: sharedCvus.rows,
     payerTwice: payerTwice.rows,
     countersOff: countersOff.rows,
@@ -43,6 +49,7 @@ export const NO_LEDGER_VIOLATIONS = {
   transfersNeitherOrBoth: [],
   duplicatedTransactions: [],
   paidMismatch: [],
+  unmatchedUnrecorded: [],
   sharedCvus: [],
   payerTwice: [],
   countersOff: [],

@@ -6,7 +6,8 @@
 // time with receiveTransfer on one database and (b) with reconcileBatch, split into random batches, on
 // another. (receiveTransfer is now a batch of one; this test first held against its own, statement-by-
 // statement implementation, which it replaced.) Both must leave the same charges, transfers, breakdowns, events (in the same order) with their
-// delivery jobs, payer notifications with their send jobs and CVU pool, and answer each transfer the same.
+// delivery jobs, payer notifications with their send jobs, unmatched money (transfers and overpayments'
+// excess) and CVU pool, and answer each transfer the same.
 // Two integrations share the merchant's CVU pool (an unmatched transfer's event goes to the integration of
 // the charge its CVU held last). Ids differ between the two databases: rows are compared by reference id
 // and transaction id, integrations and CVUs by their place.
@@ -239,6 +240,10 @@ async function snapshot(db: Kysely<Database>, world: ReconciliationWorld, integr
       from notifications n join charges c on c.id = n.charge_id left join transfers t on t.id = n.transfer_id
      where c.merchant_account_id = ${merchant}
      order by c.reference_id, n.kind, n.channel, n.day, t.transaction_id`.execute(db);
+  const unmatched = await sql<Record<string, unknown>>`
+    select t.transaction_id, u.reason, u.amount_cents, u.unresolved_cents, u.state, u.integration_client_id, c.reference_id, u.received_at, u.recorded_at
+      from unmatched_payments u join transfers t on t.id = u.transfer_id left join charges c on c.id = u.charge_id
+     where t.transaction_id like ${`${tag}-%`} order by t.transaction_id`.execute(db);
   const accounts = await sql<Record<string, unknown>>`
     select a.cvu, a.holding, a.open_charges, c.reference_id as last_charge
       from cvu_accounts a left join charges c on c.id = a.last_charge_id
@@ -253,7 +258,7 @@ async function snapshot(db: Kysely<Database>, world: ReconciliationWorld, integr
   const label = (cvu: unknown) => cvuLabel.get(cvu as string) ?? cvu;
   for (const row of [...charges.rows, ...accounts.rows, ...holds.rows]) row.cvu = label(row.cvu);
   for (const row of transfers.rows) row.receiving_cvu = label(row.receiving_cvu);
-  for (const row of [...charges.rows, ...breakdowns.rows, ...events.rows, ...notifications.rows])
+  for (const row of [...charges.rows, ...breakdowns.rows, ...events.rows, ...notifications.rows, ...unmatched.rows])
     row.integration_client_id = integration(row.integration_client_id);
   for (const row of events.rows) if (row.payload.cvu !== undefined) row.payload.cvu = label(row.payload.cvu);
 
@@ -294,6 +299,7 @@ async function snapshot(db: Kysely<Database>, world: ReconciliationWorld, integr
       paymentRequestIdGiven: paymentRequestId !== undefined,
     })),
     notifications: notifications.rows,
+    unmatched: unmatched.rows,
     accounts: accounts.rows,
     holds: holds.rows,
     answers,
