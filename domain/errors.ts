@@ -115,6 +115,8 @@ export const ERROR_CATALOG = {
   TenantHasBoundUsersError: { status: 409, shape: "general" },
   ClientUrlNotFoundError: { status: 404, shape: "general" },
   IntegrationPaymentRequestNotFoundError: { status: 404, shape: "general" },
+  // Unmatched payments (Admin and Integration APIs).
+  UnmatchedPaymentNotFoundError: { status: 404, shape: "general" },
   ClientUrlNotTestableError: { status: 400, shape: "general" },
   EventNotFoundError: { status: 404, shape: "general" },
   EventNotDeliverableError: { status: 409, shape: "general" },

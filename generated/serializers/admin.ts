@@ -48,7 +48,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_145#"
+      // "__fjs_merged_157#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -666,12 +666,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous1 (obj) {
-      // "__fjs_merged_147#/properties/items"
+      // "__fjs_merged_159#/properties/items"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_147#/properties/items' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_159#/properties/items' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -689,7 +689,7 @@ return json + JSON_STR_END_OBJECT
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_147#"
+      // "__fjs_merged_159#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -956,12 +956,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous1 (obj) {
-      // "__fjs_merged_152#/properties/validationDetails"
+      // "__fjs_merged_164#/properties/validationDetails"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_152#/properties/validationDetails' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_164#/properties/validationDetails' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -979,7 +979,7 @@ return json + JSON_STR_END_OBJECT
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_152#"
+      // "__fjs_merged_164#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -1118,7 +1118,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_155#"
+      // "__fjs_merged_167#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -1424,12 +1424,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous2 (obj) {
-      // "__fjs_merged_157#/properties/items"
+      // "__fjs_merged_169#/properties/items"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_157#/properties/items' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_169#/properties/items' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -1447,7 +1447,7 @@ return json + JSON_STR_END_OBJECT
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_157#"
+      // "__fjs_merged_169#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -1970,12 +1970,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous1 (obj) {
-      // "__fjs_merged_163#/properties/items"
+      // "__fjs_merged_175#/properties/items"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_163#/properties/items' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_175#/properties/items' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -1993,7 +1993,7 @@ return json + JSON_STR_END_OBJECT
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_163#"
+      // "__fjs_merged_175#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -2150,12 +2150,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous1 (obj) {
-      // "__fjs_merged_167#/properties/reasons"
+      // "__fjs_merged_179#/properties/reasons"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_167#/properties/reasons' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_179#/properties/reasons' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -2296,7 +2296,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_167#"
+      // "__fjs_merged_179#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -2541,7 +2541,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_171#"
+      // "__fjs_merged_183#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -2870,12 +2870,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous1 (obj) {
-      // "__fjs_merged_173#/properties/items"
+      // "__fjs_merged_185#/properties/items"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_173#/properties/items' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_185#/properties/items' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -2893,7 +2893,7 @@ return json + JSON_STR_END_OBJECT
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_173#"
+      // "__fjs_merged_185#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -3187,7 +3187,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_177#"
+      // "__fjs_merged_189#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -3544,12 +3544,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous1 (obj) {
-      // "__fjs_merged_181#/properties/items"
+      // "__fjs_merged_193#/properties/items"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_181#/properties/items' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_193#/properties/items' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -3567,7 +3567,7 @@ return json + JSON_STR_END_OBJECT
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_181#"
+      // "__fjs_merged_193#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -3664,7 +3664,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_185#"
+      // "__fjs_merged_197#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -3975,7 +3975,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_189#"
+      // "__fjs_merged_201#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -4093,12 +4093,12 @@ const asInteger = serializer.asInteger.bind(serializer)
   
     
     function anonymous1 (obj) {
-      // "__fjs_merged_192#/properties/scopes"
+      // "__fjs_merged_204#/properties/scopes"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_192#/properties/scopes' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_204#/properties/scopes' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -4149,12 +4149,12 @@ const asInteger = serializer.asInteger.bind(serializer)
     }
 
     function anonymous2 (obj) {
-      // "__fjs_merged_192#/properties/logoutUrls"
+      // "__fjs_merged_204#/properties/logoutUrls"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_192#/properties/logoutUrls' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_204#/properties/logoutUrls' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -4204,7 +4204,7 @@ const asInteger = serializer.asInteger.bind(serializer)
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_192#"
+      // "__fjs_merged_204#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -5105,12 +5105,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous1 (obj) {
-      // "__fjs_merged_195#/properties/items"
+      // "__fjs_merged_207#/properties/items"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_195#/properties/items' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_207#/properties/items' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -5128,7 +5128,7 @@ return json + JSON_STR_END_OBJECT
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_195#"
+      // "__fjs_merged_207#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -5226,12 +5226,12 @@ const asInteger = serializer.asInteger.bind(serializer)
   
     
     function anonymous1 (obj) {
-      // "__fjs_merged_198#/properties/scopes"
+      // "__fjs_merged_210#/properties/scopes"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_198#/properties/scopes' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_210#/properties/scopes' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -5282,12 +5282,12 @@ const asInteger = serializer.asInteger.bind(serializer)
     }
 
     function anonymous2 (obj) {
-      // "__fjs_merged_198#/properties/logoutUrls"
+      // "__fjs_merged_210#/properties/logoutUrls"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_198#/properties/logoutUrls' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_210#/properties/logoutUrls' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -5337,7 +5337,7 @@ const asInteger = serializer.asInteger.bind(serializer)
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_198#"
+      // "__fjs_merged_210#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -5679,12 +5679,12 @@ const asInteger = serializer.asInteger.bind(serializer)
   
     
     function anonymous1 (obj) {
-      // "__fjs_merged_201#/properties/scopes"
+      // "__fjs_merged_213#/properties/scopes"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_201#/properties/scopes' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_213#/properties/scopes' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -5735,12 +5735,12 @@ const asInteger = serializer.asInteger.bind(serializer)
     }
 
     function anonymous2 (obj) {
-      // "__fjs_merged_201#/properties/logoutUrls"
+      // "__fjs_merged_213#/properties/logoutUrls"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_201#/properties/logoutUrls' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_213#/properties/logoutUrls' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -5845,7 +5845,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_201#"
+      // "__fjs_merged_213#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -6192,7 +6192,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_204#"
+      // "__fjs_merged_216#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -6299,7 +6299,7 @@ const module = { exports: undefined };
   const validator = (() => {
         const validators = {}
         const exports = validators
-        "use strict";exports["__fjs_root_205#/anyOf/0"] = validate5;const schema1 = {"type":"object","required":["code","message","id","validationDetails"],"properties":{"code":{"type":["string","object"],"enum":["ValidationError"],"fjs_type":"string"},"message":{"type":["string","object"],"fjs_type":"string"},"id":{"type":["string","object"],"fjs_type":"string"},"validationDetails":{"type":"array","items":{"$ref":"#/components/schemas/ValidationDetail"},"description":"Every field that failed, in the order found."}},"additionalProperties":false,"description":"A request that does not meet the contract. `message` repeats the first detail."};const schema2 = {"type":"object","required":["field","message","rule"],"properties":{"field":{"type":["string","object"],"description":"JSON path of the field, dot-separated (`customer.phoneNumber.number`, `dueDates[1]`); `body` for the whole body.","fjs_type":"string"},"message":{"type":["string","object"],"description":"What is wrong with it (English, for developers: decide by `rule`, never by this text).","fjs_type":"string"},"rule":{"allOf":[{"$ref":"#/components/schemas/ValidationRule"}],"description":"Which rule the field broke."},"limit":{"type":"number","format":"double","description":"The rule's bound: a length, a count, a number, a count of decimals or of days."},"format":{"type":["string","object"],"description":"With `format`: the format the text must have.","fjs_type":"string"},"fields":{"type":"array","items":{"type":["string","object"],"fjs_type":"string"},"description":"With `exactlyOneOf`: the alternatives; with `dateOrder`: the field it is compared with."}},"additionalProperties":false,"description":"One field that failed validation."};const schema3 = {"type":["string","object"],"enum":["required","notAccepted","type","enum","minLength","maxLength","minItems","maxItems","minProperties","maxProperties","minimum","exclusiveMinimum","maximum","exclusiveMaximum","decimals","multipleOf","pattern","format","exactlyOneOf","blank","https","url","taxDocument","dateOrder","outOfRange","nulCharacter","malformed","invalid"],"description":"The rule a field broke, for a program to act on and for a screen to word in its own language (with\n`limit`, `format` and `fields`); `message` is an English sentence for a developer's log, not to parse.","fjs_type":"string"};const formats0 = require("ajv-formats/dist/formats").fullFormats.double;function validate2(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if((((data.field === undefined) && (missing0 = "field")) || ((data.message === undefined) && (missing0 = "message"))) || ((data.rule === undefined) && (missing0 = "rule"))){validate2.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {const _errs1 = errors;for(const key0 in data){if(!((((((key0 === "field") || (key0 === "message")) || (key0 === "rule")) || (key0 === "limit")) || (key0 === "format")) || (key0 === "fields"))){validate2.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.field !== undefined){let data0 = data.field;const _errs2 = errors;if((typeof data0 !== "string") && (!(data0 && typeof data0 == "object" && !Array.isArray(data0)))){validate2.errors = [{instancePath:instancePath+"/field",schemaPath:"#/properties/field/type",keyword:"type",params:{type: schema2.properties.field.type},message:"must be string,object"}];return false;}if(errors === _errs2){if(data0 && typeof data0 == "object" && !Array.isArray(data0)){if(!data0 || typeof data0.toJSON !== "function"){validate2.errors = [{instancePath:instancePath+"/field",schemaPath:"#/properties/field/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs2 === errors;}else {var valid0 = true;}if(valid0){if(data.message !== undefined){let data1 = data.message;const _errs4 = errors;if((typeof data1 !== "string") && (!(data1 && typeof data1 == "object" && !Array.isArray(data1)))){validate2.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: schema2.properties.message.type},message:"must be string,object"}];return false;}if(errors === _errs4){if(data1 && typeof data1 == "object" && !Array.isArray(data1)){if(!data1 || typeof data1.toJSON !== "function"){validate2.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs4 === errors;}else {var valid0 = true;}if(valid0){if(data.rule !== undefined){let data2 = data.rule;const _errs6 = errors;const _errs8 = errors;if((typeof data2 !== "string") && (!(data2 && typeof data2 == "object" && !Array.isArray(data2)))){validate2.errors = [{instancePath:instancePath+"/rule",schemaPath:"#/components/schemas/ValidationRule/type",keyword:"type",params:{type: schema3.type},message:"must be string,object"}];return false;}if(!((((((((((((((((((((((((((((data2 === "required") || (data2 === "notAccepted")) || (data2 === "type")) || (data2 === "enum")) || (data2 === "minLength")) || (data2 === "maxLength")) || (data2 === "minItems")) || (data2 === "maxItems")) || (data2 === "minProperties")) || (data2 === "maxProperties")) || (data2 === "minimum")) || (data2 === "exclusiveMinimum")) || (data2 === "maximum")) || (data2 === "exclusiveMaximum")) || (data2 === "decimals")) || (data2 === "multipleOf")) || (data2 === "pattern")) || (data2 === "format")) || (data2 === "exactlyOneOf")) || (data2 === "blank")) || (data2 === "https")) || (data2 === "url")) || (data2 === "taxDocument")) || (data2 === "dateOrder")) || (data2 === "outOfRange")) || (data2 === "nulCharacter")) || (data2 === "malformed")) || (data2 === "invalid"))){validate2.errors = [{instancePath:instancePath+"/rule",schemaPath:"#/components/schemas/ValidationRule/enum",keyword:"enum",params:{allowedValues: schema3.enum},message:"must be equal to one of the allowed values"}];return false;}if(errors === _errs8){if(data2 && typeof data2 == "object" && !Array.isArray(data2)){if(!data2 || typeof data2.toJSON !== "function"){validate2.errors = [{instancePath:instancePath+"/rule",schemaPath:"#/components/schemas/ValidationRule/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs6 === errors;}else {var valid0 = true;}if(valid0){if(data.limit !== undefined){let data3 = data.limit;const _errs10 = errors;if(errors === _errs10){if((typeof data3 == "number") && (isFinite(data3))){if(!(formats0.validate(data3))){validate2.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/format",keyword:"format",params:{format: "double"},message:"must match format \""+"double"+"\""}];return false;}}else {validate2.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "number"},message:"must be number"}];return false;}}var valid0 = _errs10 === errors;}else {var valid0 = true;}if(valid0){if(data.format !== undefined){let data4 = data.format;const _errs12 = errors;if((typeof data4 !== "string") && (!(data4 && typeof data4 == "object" && !Array.isArray(data4)))){validate2.errors = [{instancePath:instancePath+"/format",schemaPath:"#/properties/format/type",keyword:"type",params:{type: schema2.properties.format.type},message:"must be string,object"}];return false;}if(errors === _errs12){if(data4 && typeof data4 == "object" && !Array.isArray(data4)){if(!data4 || typeof data4.toJSON !== "function"){validate2.errors = [{instancePath:instancePath+"/format",schemaPath:"#/properties/format/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs12 === errors;}else {var valid0 = true;}if(valid0){if(data.fields !== undefined){let data5 = data.fields;const _errs14 = errors;if(errors === _errs14){if(Array.isArray(data5)){var valid3 = true;const len0 = data5.length;for(let i0=0; i0<len0; i0++){let data6 = data5[i0];const _errs16 = errors;if((typeof data6 !== "string") && (!(data6 && typeof data6 == "object" && !Array.isArray(data6)))){validate2.errors = [{instancePath:instancePath+"/fields/" + i0,schemaPath:"#/properties/fields/items/type",keyword:"type",params:{type: schema2.properties.fields.items.type},message:"must be string,object"}];return false;}if(errors === _errs16){if(data6 && typeof data6 == "object" && !Array.isArray(data6)){if(!data6 || typeof data6.toJSON !== "function"){validate2.errors = [{instancePath:instancePath+"/fields/" + i0,schemaPath:"#/properties/fields/items/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid3 = _errs16 === errors;if(!valid3){break;}}}else {validate2.errors = [{instancePath:instancePath+"/fields",schemaPath:"#/properties/fields/type",keyword:"type",params:{type: "array"},message:"must be array"}];return false;}}var valid0 = _errs14 === errors;}else {var valid0 = true;}}}}}}}}}else {validate2.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate2.errors = vErrors;return errors === 0;}function validate5(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if(((((data.code === undefined) && (missing0 = "code")) || ((data.message === undefined) && (missing0 = "message"))) || ((data.id === undefined) && (missing0 = "id"))) || ((data.validationDetails === undefined) && (missing0 = "validationDetails"))){validate5.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {const _errs1 = errors;for(const key0 in data){if(!((((key0 === "code") || (key0 === "message")) || (key0 === "id")) || (key0 === "validationDetails"))){validate5.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.code !== undefined){let data0 = data.code;const _errs2 = errors;if((typeof data0 !== "string") && (!(data0 && typeof data0 == "object" && !Array.isArray(data0)))){validate5.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: schema1.properties.code.type},message:"must be string,object"}];return false;}if(!(data0 === "ValidationError")){validate5.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/enum",keyword:"enum",params:{allowedValues: schema1.properties.code.enum},message:"must be equal to one of the allowed values"}];return false;}if(errors === _errs2){if(data0 && typeof data0 == "object" && !Array.isArray(data0)){if(!data0 || typeof data0.toJSON !== "function"){validate5.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs2 === errors;}else {var valid0 = true;}if(valid0){if(data.message !== undefined){let data1 = data.message;const _errs4 = errors;if((typeof data1 !== "string") && (!(data1 && typeof data1 == "object" && !Array.isArray(data1)))){validate5.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: schema1.properties.message.type},message:"must be string,object"}];return false;}if(errors === _errs4){if(data1 && typeof data1 == "object" && !Array.isArray(data1)){if(!data1 || typeof data1.toJSON !== "function"){validate5.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs4 === errors;}else {var valid0 = true;}if(valid0){if(data.id !== undefined){let data2 = data.id;const _errs6 = errors;if((typeof data2 !== "string") && (!(data2 && typeof data2 == "object" && !Array.isArray(data2)))){validate5.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: schema1.properties.id.type},message:"must be string,object"}];return false;}if(errors === _errs6){if(data2 && typeof data2 == "object" && !Array.isArray(data2)){if(!data2 || typeof data2.toJSON !== "function"){validate5.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs6 === errors;}else {var valid0 = true;}if(valid0){if(data.validationDetails !== undefined){let data3 = data.validationDetails;const _errs8 = errors;if(errors === _errs8){if(Array.isArray(data3)){var valid1 = true;const len0 = data3.length;for(let i0=0; i0<len0; i0++){const _errs10 = errors;if(!(validate2(data3[i0], {instancePath:instancePath+"/validationDetails/" + i0,parentData:data3,parentDataProperty:i0,rootData}))){vErrors = vErrors === null ? validate2.errors : vErrors.concat(validate2.errors);errors = vErrors.length;}var valid1 = _errs10 === errors;if(!valid1){break;}}}else {validate5.errors = [{instancePath:instancePath+"/validationDetails",schemaPath:"#/properties/validationDetails/type",keyword:"type",params:{type: "array"},message:"must be array"}];return false;}}var valid0 = _errs8 === errors;}else {var valid0 = true;}}}}}}}else {validate5.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate5.errors = vErrors;return errors === 0;}exports["__fjs_root_205#/anyOf/1"] = validate7;const schema4 = {"type":"object","required":["code","message","id"],"properties":{"code":{"type":["string","object"],"description":"Machine-readable error code.","fjs_type":"string"},"message":{"type":["string","object"],"description":"Human-readable explanation (English). Do not parse it.","fjs_type":"string"},"id":{"type":["string","object"],"description":"Identifier of this occurrence, also written to the service log; quote it to support.","fjs_type":"string"},"cause":{"type":["string","object"],"description":"A further explanation of what caused the error, when one is known.","fjs_type":"string"}},"additionalProperties":false,"description":"The general error body of the Admin API: as the general body, with an optional `cause`."};function validate7(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if((((data.code === undefined) && (missing0 = "code")) || ((data.message === undefined) && (missing0 = "message"))) || ((data.id === undefined) && (missing0 = "id"))){validate7.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {const _errs1 = errors;for(const key0 in data){if(!((((key0 === "code") || (key0 === "message")) || (key0 === "id")) || (key0 === "cause"))){validate7.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.code !== undefined){let data0 = data.code;const _errs2 = errors;if((typeof data0 !== "string") && (!(data0 && typeof data0 == "object" && !Array.isArray(data0)))){validate7.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: schema4.properties.code.type},message:"must be string,object"}];return false;}if(errors === _errs2){if(data0 && typeof data0 == "object" && !Array.isArray(data0)){if(!data0 || typeof data0.toJSON !== "function"){validate7.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs2 === errors;}else {var valid0 = true;}if(valid0){if(data.message !== undefined){let data1 = data.message;const _errs4 = errors;if((typeof data1 !== "string") && (!(data1 && typeof data1 == "object" && !Array.isArray(data1)))){validate7.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: schema4.properties.message.type},message:"must be string,object"}];return false;}if(errors === _errs4){if(data1 && typeof data1 == "object" && !Array.isArray(data1)){if(!data1 || typeof data1.toJSON !== "function"){validate7.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs4 === errors;}else {var valid0 = true;}if(valid0){if(data.id !== undefined){let data2 = data.id;const _errs6 = errors;if((typeof data2 !== "string") && (!(data2 && typeof data2 == "object" && !Array.isArray(data2)))){validate7.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: schema4.properties.id.type},message:"must be string,object"}];return false;}if(errors === _errs6){if(data2 && typeof data2 == "object" && !Array.isArray(data2)){if(!data2 || typeof data2.toJSON !== "function"){validate7.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs6 === errors;}else {var valid0 = true;}if(valid0){if(data.cause !== undefined){let data3 = data.cause;const _errs8 = errors;if((typeof data3 !== "string") && (!(data3 && typeof data3 == "object" && !Array.isArray(data3)))){validate7.errors = [{instancePath:instancePath+"/cause",schemaPath:"#/properties/cause/type",keyword:"type",params:{type: schema4.properties.cause.type},message:"must be string,object"}];return false;}if(errors === _errs8){if(data3 && typeof data3 == "object" && !Array.isArray(data3)){if(!data3 || typeof data3.toJSON !== "function"){validate7.errors = [{instancePath:instancePath+"/cause",schemaPath:"#/properties/cause/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs8 === errors;}else {var valid0 = true;}}}}}}}else {validate7.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate7.errors = vErrors;return errors === 0;}exports["__fjs_root_205#/anyOf/2"] = validate8;const schema7 = {"type":"object","required":["code","message","id","validationDetails"],"properties":{"code":{"type":["string","object"],"enum":["ValidationError"],"fjs_type":"string"},"message":{"type":["string","object"],"fjs_type":"string"},"id":{"type":["string","object"],"fjs_type":"string"},"validationDetails":{"type":"array","items":{"type":"object","required":["field","message","rule"],"properties":{"field":{"type":["string","object"],"description":"JSON path of the field, dot-separated (`customer.phoneNumber.number`, `dueDates[1]`); `body` for the whole body.","fjs_type":"string"},"message":{"type":["string","object"],"description":"What is wrong with it (English, for developers: decide by `rule`, never by this text).","fjs_type":"string"},"rule":{"allOf":[{"type":["string","object"],"enum":["required","notAccepted","type","enum","minLength","maxLength","minItems","maxItems","minProperties","maxProperties","minimum","exclusiveMinimum","maximum","exclusiveMaximum","decimals","multipleOf","pattern","format","exactlyOneOf","blank","https","url","taxDocument","dateOrder","outOfRange","nulCharacter","malformed","invalid"],"description":"The rule a field broke, for a program to act on and for a screen to word in its own language (with\n`limit`, `format` and `fields`); `message` is an English sentence for a developer's log, not to parse.","fjs_type":"string"}],"description":"Which rule the field broke."},"limit":{"type":"number","format":"double","description":"The rule's bound: a length, a count, a number, a count of decimals or of days."},"format":{"type":["string","object"],"description":"With `format`: the format the text must have.","fjs_type":"string"},"fields":{"type":"array","items":{"type":["string","object"],"fjs_type":"string"},"description":"With `exactlyOneOf`: the alternatives; with `dateOrder`: the field it is compared with."}},"description":"One field that failed validation."},"description":"Every field that failed, in the order found."}},"description":"A request that does not meet the contract. `message` repeats the first detail."};function validate8(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if(((((data.code === undefined) && (missing0 = "code")) || ((data.message === undefined) && (missing0 = "message"))) || ((data.id === undefined) && (missing0 = "id"))) || ((data.validationDetails === undefined) && (missing0 = "validationDetails"))){validate8.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {if(data.code !== undefined){let data0 = data.code;const _errs1 = errors;if((typeof data0 !== "string") && (!(data0 && typeof data0 == "object" && !Array.isArray(data0)))){validate8.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: schema7.properties.code.type},message:"must be string,object"}];return false;}if(!(data0 === "ValidationError")){validate8.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/enum",keyword:"enum",params:{allowedValues: schema7.properties.code.enum},message:"must be equal to one of the allowed values"}];return false;}if(errors === _errs1){if(data0 && typeof data0 == "object" && !Array.isArray(data0)){if(!data0 || typeof data0.toJSON !== "function"){validate8.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs1 === errors;}else {var valid0 = true;}if(valid0){if(data.message !== undefined){let data1 = data.message;const _errs3 = errors;if((typeof data1 !== "string") && (!(data1 && typeof data1 == "object" && !Array.isArray(data1)))){validate8.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: schema7.properties.message.type},message:"must be string,object"}];return false;}if(errors === _errs3){if(data1 && typeof data1 == "object" && !Array.isArray(data1)){if(!data1 || typeof data1.toJSON !== "function"){validate8.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs3 === errors;}else {var valid0 = true;}if(valid0){if(data.id !== undefined){let data2 = data.id;const _errs5 = errors;if((typeof data2 !== "string") && (!(data2 && typeof data2 == "object" && !Array.isArray(data2)))){validate8.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: schema7.properties.id.type},message:"must be string,object"}];return false;}if(errors === _errs5){if(data2 && typeof data2 == "object" && !Array.isArray(data2)){if(!data2 || typeof data2.toJSON !== "function"){validate8.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs5 === errors;}else {var valid0 = true;}if(valid0){if(data.validationDetails !== undefined){let data3 = data.validationDetails;const _errs7 = errors;if(errors === _errs7){if(Array.isArray(data3)){var valid1 = true;const len0 = data3.length;for(let i0=0; i0<len0; i0++){let data4 = data3[i0];const _errs9 = errors;if(errors === _errs9){if(data4 && typeof data4 == "object" && !Array.isArray(data4)){let missing1;if((((data4.field === undefined) && (missing1 = "field")) || ((data4.message === undefined) && (missing1 = "message"))) || ((data4.rule === undefined) && (missing1 = "rule"))){validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0,schemaPath:"#/properties/validationDetails/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];return false;}else {if(data4.field !== undefined){let data5 = data4.field;const _errs11 = errors;if((typeof data5 !== "string") && (!(data5 && typeof data5 == "object" && !Array.isArray(data5)))){validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/field",schemaPath:"#/properties/validationDetails/items/properties/field/type",keyword:"type",params:{type: schema7.properties.validationDetails.items.properties.field.type},message:"must be string,object"}];return false;}if(errors === _errs11){if(data5 && typeof data5 == "object" && !Array.isArray(data5)){if(!data5 || typeof data5.toJSON !== "function"){validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/field",schemaPath:"#/properties/validationDetails/items/properties/field/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid2 = _errs11 === errors;}else {var valid2 = true;}if(valid2){if(data4.message !== undefined){let data6 = data4.message;const _errs13 = errors;if((typeof data6 !== "string") && (!(data6 && typeof data6 == "object" && !Array.isArray(data6)))){validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/message",schemaPath:"#/properties/validationDetails/items/properties/message/type",keyword:"type",params:{type: schema7.properties.validationDetails.items.properties.message.type},message:"must be string,object"}];return false;}if(errors === _errs13){if(data6 && typeof data6 == "object" && !Array.isArray(data6)){if(!data6 || typeof data6.toJSON !== "function"){validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/message",schemaPath:"#/properties/validationDetails/items/properties/message/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid2 = _errs13 === errors;}else {var valid2 = true;}if(valid2){if(data4.rule !== undefined){let data7 = data4.rule;const _errs15 = errors;const _errs16 = errors;if((typeof data7 !== "string") && (!(data7 && typeof data7 == "object" && !Array.isArray(data7)))){validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/rule",schemaPath:"#/properties/validationDetails/items/properties/rule/allOf/0/type",keyword:"type",params:{type: schema7.properties.validationDetails.items.properties.rule.allOf[0].type},message:"must be string,object"}];return false;}if(!((((((((((((((((((((((((((((data7 === "required") || (data7 === "notAccepted")) || (data7 === "type")) || (data7 === "enum")) || (data7 === "minLength")) || (data7 === "maxLength")) || (data7 === "minItems")) || (data7 === "maxItems")) || (data7 === "minProperties")) || (data7 === "maxProperties")) || (data7 === "minimum")) || (data7 === "exclusiveMinimum")) || (data7 === "maximum")) || (data7 === "exclusiveMaximum")) || (data7 === "decimals")) || (data7 === "multipleOf")) || (data7 === "pattern")) || (data7 === "format")) || (data7 === "exactlyOneOf")) || (data7 === "blank")) || (data7 === "https")) || (data7 === "url")) || (data7 === "taxDocument")) || (data7 === "dateOrder")) || (data7 === "outOfRange")) || (data7 === "nulCharacter")) || (data7 === "malformed")) || (data7 === "invalid"))){validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/rule",schemaPath:"#/properties/validationDetails/items/properties/rule/allOf/0/enum",keyword:"enum",params:{allowedValues: schema7.properties.validationDetails.items.properties.rule.allOf[0].enum},message:"must be equal to one of the allowed values"}];return false;}if(errors === _errs16){if(data7 && typeof data7 == "object" && !Array.isArray(data7)){if(!data7 || typeof data7.toJSON !== "function"){validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/rule",schemaPath:"#/properties/validationDetails/items/properties/rule/allOf/0/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid2 = _errs15 === errors;}else {var valid2 = true;}if(valid2){if(data4.limit !== undefined){let data8 = data4.limit;const _errs18 = errors;if(errors === _errs18){if((typeof data8 == "number") && (isFinite(data8))){if(!(formats0.validate(data8))){validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/limit",schemaPath:"#/properties/validationDetails/items/properties/limit/format",keyword:"format",params:{format: "double"},message:"must match format \""+"double"+"\""}];return false;}}else {validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/limit",schemaPath:"#/properties/validationDetails/items/properties/limit/type",keyword:"type",params:{type: "number"},message:"must be number"}];return false;}}var valid2 = _errs18 === errors;}else {var valid2 = true;}if(valid2){if(data4.format !== undefined){let data9 = data4.format;const _errs20 = errors;if((typeof data9 !== "string") && (!(data9 && typeof data9 == "object" && !Array.isArray(data9)))){validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/format",schemaPath:"#/properties/validationDetails/items/properties/format/type",keyword:"type",params:{type: schema7.properties.validationDetails.items.properties.format.type},message:"must be string,object"}];return false;}if(errors === _errs20){if(data9 && typeof data9 == "object" && !Array.isArray(data9)){if(!data9 || typeof data9.toJSON !== "function"){validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/format",schemaPath:"#/properties/validationDetails/items/properties/format/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid2 = _errs20 === errors;}else {var valid2 = true;}if(valid2){if(data4.fields !== undefined){let data10 = data4.fields;const _errs22 = errors;if(errors === _errs22){if(Array.isArray(data10)){var valid4 = true;const len1 = data10.length;for(let i1=0; i1<len1; i1++){let data11 = data10[i1];const _errs24 = errors;if((typeof data11 !== "string") && (!(data11 && typeof data11 == "object" && !Array.isArray(data11)))){validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/fields/" + i1,schemaPath:"#/properties/validationDetails/items/properties/fields/items/type",keyword:"type",params:{type: schema7.properties.validationDetails.items.properties.fields.items.type},message:"must be string,object"}];return false;}if(errors === _errs24){if(data11 && typeof data11 == "object" && !Array.isArray(data11)){if(!data11 || typeof data11.toJSON !== "function"){validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/fields/" + i1,schemaPath:"#/properties/validationDetails/items/properties/fields/items/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid4 = _errs24 === errors;if(!valid4){break;}}}else {validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/fields",schemaPath:"#/properties/validationDetails/items/properties/fields/type",keyword:"type",params:{type: "array"},message:"must be array"}];return false;}}var valid2 = _errs22 === errors;}else {var valid2 = true;}}}}}}}}else {validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0,schemaPath:"#/properties/validationDetails/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}var valid1 = _errs9 === errors;if(!valid1){break;}}}else {validate8.errors = [{instancePath:instancePath+"/validationDetails",schemaPath:"#/properties/validationDetails/type",keyword:"type",params:{type: "array"},message:"must be array"}];return false;}}var valid0 = _errs7 === errors;}else {var valid0 = true;}}}}}}else {validate8.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate8.errors = vErrors;return errors === 0;}exports["__fjs_root_205#/anyOf/3"] = validate9;const schema8 = {"type":"object","required":["code","message","id"],"properties":{"code":{"type":["string","object"],"description":"Machine-readable error code.","fjs_type":"string"},"message":{"type":["string","object"],"description":"Human-readable explanation (English). Do not parse it.","fjs_type":"string"},"id":{"type":["string","object"],"description":"Identifier of this occurrence, also written to the service log; quote it to support.","fjs_type":"string"},"cause":{"type":["string","object"],"description":"A further explanation of what caused the error, when one is known.","fjs_type":"string"}},"description":"The general error body of the Admin API: as the general body, with an optional `cause`."};function validate9(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if((((data.code === undefined) && (missing0 = "code")) || ((data.message === undefined) && (missing0 = "message"))) || ((data.id === undefined) && (missing0 = "id"))){validate9.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {if(data.code !== undefined){let data0 = data.code;const _errs1 = errors;if((typeof data0 !== "string") && (!(data0 && typeof data0 == "object" && !Array.isArray(data0)))){validate9.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: schema8.properties.code.type},message:"must be string,object"}];return false;}if(errors === _errs1){if(data0 && typeof data0 == "object" && !Array.isArray(data0)){if(!data0 || typeof data0.toJSON !== "function"){validate9.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs1 === errors;}else {var valid0 = true;}if(valid0){if(data.message !== undefined){let data1 = data.message;const _errs3 = errors;if((typeof data1 !== "string") && (!(data1 && typeof data1 == "object" && !Array.isArray(data1)))){validate9.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: schema8.properties.message.type},message:"must be string,object"}];return false;}if(errors === _errs3){if(data1 && typeof data1 == "object" && !Array.isArray(data1)){if(!data1 || typeof data1.toJSON !== "function"){validate9.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs3 === errors;}else {var valid0 = true;}if(valid0){if(data.id !== undefined){let data2 = data.id;const _errs5 = errors;if((typeof data2 !== "string") && (!(data2 && typeof data2 == "object" && !Array.isArray(data2)))){validate9.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: schema8.properties.id.type},message:"must be string,object"}];return false;}if(errors === _errs5){if(data2 && typeof data2 == "object" && !Array.isArray(data2)){if(!data2 || typeof data2.toJSON !== "function"){validate9.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs5 === errors;}else {var valid0 = true;}if(valid0){if(data.cause !== undefined){let data3 = data.cause;const _errs7 = errors;if((typeof data3 !== "string") && (!(data3 && typeof data3 == "object" && !Array.isArray(data3)))){validate9.errors = [{instancePath:instancePath+"/cause",schemaPath:"#/properties/cause/type",keyword:"type",params:{type: schema8.properties.cause.type},message:"must be string,object"}];return false;}if(errors === _errs7){if(data3 && typeof data3 == "object" && !Array.isArray(data3)){if(!data3 || typeof data3.toJSON !== "function"){validate9.errors = [{instancePath:instancePath+"/cause",schemaPath:"#/properties/cause/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs7 === errors;}else {var valid0 = true;}}}}}}else {validate9.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate9.errors = vErrors;return errors === 0;}
+        "use strict";exports["__fjs_root_217#/anyOf/0"] = validate5;const schema1 = {"type":"object","required":["code","message","id","validationDetails"],"properties":{"code":{"type":["string","object"],"enum":["ValidationError"],"fjs_type":"string"},"message":{"type":["string","object"],"fjs_type":"string"},"id":{"type":["string","object"],"fjs_type":"string"},"validationDetails":{"type":"array","items":{"$ref":"#/components/schemas/ValidationDetail"},"description":"Every field that failed, in the order found."}},"additionalProperties":false,"description":"A request that does not meet the contract. `message` repeats the first detail."};const schema2 = {"type":"object","required":["field","message","rule"],"properties":{"field":{"type":["string","object"],"description":"JSON path of the field, dot-separated (`customer.phoneNumber.number`, `dueDates[1]`); `body` for the whole body.","fjs_type":"string"},"message":{"type":["string","object"],"description":"What is wrong with it (English, for developers: decide by `rule`, never by this text).","fjs_type":"string"},"rule":{"allOf":[{"$ref":"#/components/schemas/ValidationRule"}],"description":"Which rule the field broke."},"limit":{"type":"number","format":"double","description":"The rule's bound: a length, a count, a number, a count of decimals or of days."},"format":{"type":["string","object"],"description":"With `format`: the format the text must have.","fjs_type":"string"},"fields":{"type":"array","items":{"type":["string","object"],"fjs_type":"string"},"description":"With `exactlyOneOf`: the alternatives; with `dateOrder`: the field it is compared with."}},"additionalProperties":false,"description":"One field that failed validation."};const schema3 = {"type":["string","object"],"enum":["required","notAccepted","type","enum","minLength","maxLength","minItems","maxItems","minProperties","maxProperties","minimum","exclusiveMinimum","maximum","exclusiveMaximum","decimals","multipleOf","pattern","format","exactlyOneOf","blank","https","url","taxDocument","dateOrder","outOfRange","nulCharacter","malformed","invalid"],"description":"The rule a field broke, for a program to act on and for a screen to word in its own language (with\n`limit`, `format` and `fields`); `message` is an English sentence for a developer's log, not to parse.","fjs_type":"string"};const formats0 = require("ajv-formats/dist/formats").fullFormats.double;function validate2(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if((((data.field === undefined) && (missing0 = "field")) || ((data.message === undefined) && (missing0 = "message"))) || ((data.rule === undefined) && (missing0 = "rule"))){validate2.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {const _errs1 = errors;for(const key0 in data){if(!((((((key0 === "field") || (key0 === "message")) || (key0 === "rule")) || (key0 === "limit")) || (key0 === "format")) || (key0 === "fields"))){validate2.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.field !== undefined){let data0 = data.field;const _errs2 = errors;if((typeof data0 !== "string") && (!(data0 && typeof data0 == "object" && !Array.isArray(data0)))){validate2.errors = [{instancePath:instancePath+"/field",schemaPath:"#/properties/field/type",keyword:"type",params:{type: schema2.properties.field.type},message:"must be string,object"}];return false;}if(errors === _errs2){if(data0 && typeof data0 == "object" && !Array.isArray(data0)){if(!data0 || typeof data0.toJSON !== "function"){validate2.errors = [{instancePath:instancePath+"/field",schemaPath:"#/properties/field/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs2 === errors;}else {var valid0 = true;}if(valid0){if(data.message !== undefined){let data1 = data.message;const _errs4 = errors;if((typeof data1 !== "string") && (!(data1 && typeof data1 == "object" && !Array.isArray(data1)))){validate2.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: schema2.properties.message.type},message:"must be string,object"}];return false;}if(errors === _errs4){if(data1 && typeof data1 == "object" && !Array.isArray(data1)){if(!data1 || typeof data1.toJSON !== "function"){validate2.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs4 === errors;}else {var valid0 = true;}if(valid0){if(data.rule !== undefined){let data2 = data.rule;const _errs6 = errors;const _errs8 = errors;if((typeof data2 !== "string") && (!(data2 && typeof data2 == "object" && !Array.isArray(data2)))){validate2.errors = [{instancePath:instancePath+"/rule",schemaPath:"#/components/schemas/ValidationRule/type",keyword:"type",params:{type: schema3.type},message:"must be string,object"}];return false;}if(!((((((((((((((((((((((((((((data2 === "required") || (data2 === "notAccepted")) || (data2 === "type")) || (data2 === "enum")) || (data2 === "minLength")) || (data2 === "maxLength")) || (data2 === "minItems")) || (data2 === "maxItems")) || (data2 === "minProperties")) || (data2 === "maxProperties")) || (data2 === "minimum")) || (data2 === "exclusiveMinimum")) || (data2 === "maximum")) || (data2 === "exclusiveMaximum")) || (data2 === "decimals")) || (data2 === "multipleOf")) || (data2 === "pattern")) || (data2 === "format")) || (data2 === "exactlyOneOf")) || (data2 === "blank")) || (data2 === "https")) || (data2 === "url")) || (data2 === "taxDocument")) || (data2 === "dateOrder")) || (data2 === "outOfRange")) || (data2 === "nulCharacter")) || (data2 === "malformed")) || (data2 === "invalid"))){validate2.errors = [{instancePath:instancePath+"/rule",schemaPath:"#/components/schemas/ValidationRule/enum",keyword:"enum",params:{allowedValues: schema3.enum},message:"must be equal to one of the allowed values"}];return false;}if(errors === _errs8){if(data2 && typeof data2 == "object" && !Array.isArray(data2)){if(!data2 || typeof data2.toJSON !== "function"){validate2.errors = [{instancePath:instancePath+"/rule",schemaPath:"#/components/schemas/ValidationRule/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs6 === errors;}else {var valid0 = true;}if(valid0){if(data.limit !== undefined){let data3 = data.limit;const _errs10 = errors;if(errors === _errs10){if((typeof data3 == "number") && (isFinite(data3))){if(!(formats0.validate(data3))){validate2.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/format",keyword:"format",params:{format: "double"},message:"must match format \""+"double"+"\""}];return false;}}else {validate2.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "number"},message:"must be number"}];return false;}}var valid0 = _errs10 === errors;}else {var valid0 = true;}if(valid0){if(data.format !== undefined){let data4 = data.format;const _errs12 = errors;if((typeof data4 !== "string") && (!(data4 && typeof data4 == "object" && !Array.isArray(data4)))){validate2.errors = [{instancePath:instancePath+"/format",schemaPath:"#/properties/format/type",keyword:"type",params:{type: schema2.properties.format.type},message:"must be string,object"}];return false;}if(errors === _errs12){if(data4 && typeof data4 == "object" && !Array.isArray(data4)){if(!data4 || typeof data4.toJSON !== "function"){validate2.errors = [{instancePath:instancePath+"/format",schemaPath:"#/properties/format/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs12 === errors;}else {var valid0 = true;}if(valid0){if(data.fields !== undefined){let data5 = data.fields;const _errs14 = errors;if(errors === _errs14){if(Array.isArray(data5)){var valid3 = true;const len0 = data5.length;for(let i0=0; i0<len0; i0++){let data6 = data5[i0];const _errs16 = errors;if((typeof data6 !== "string") && (!(data6 && typeof data6 == "object" && !Array.isArray(data6)))){validate2.errors = [{instancePath:instancePath+"/fields/" + i0,schemaPath:"#/properties/fields/items/type",keyword:"type",params:{type: schema2.properties.fields.items.type},message:"must be string,object"}];return false;}if(errors === _errs16){if(data6 && typeof data6 == "object" && !Array.isArray(data6)){if(!data6 || typeof data6.toJSON !== "function"){validate2.errors = [{instancePath:instancePath+"/fields/" + i0,schemaPath:"#/properties/fields/items/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid3 = _errs16 === errors;if(!valid3){break;}}}else {validate2.errors = [{instancePath:instancePath+"/fields",schemaPath:"#/properties/fields/type",keyword:"type",params:{type: "array"},message:"must be array"}];return false;}}var valid0 = _errs14 === errors;}else {var valid0 = true;}}}}}}}}}else {validate2.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate2.errors = vErrors;return errors === 0;}function validate5(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if(((((data.code === undefined) && (missing0 = "code")) || ((data.message === undefined) && (missing0 = "message"))) || ((data.id === undefined) && (missing0 = "id"))) || ((data.validationDetails === undefined) && (missing0 = "validationDetails"))){validate5.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {const _errs1 = errors;for(const key0 in data){if(!((((key0 === "code") || (key0 === "message")) || (key0 === "id")) || (key0 === "validationDetails"))){validate5.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.code !== undefined){let data0 = data.code;const _errs2 = errors;if((typeof data0 !== "string") && (!(data0 && typeof data0 == "object" && !Array.isArray(data0)))){validate5.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: schema1.properties.code.type},message:"must be string,object"}];return false;}if(!(data0 === "ValidationError")){validate5.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/enum",keyword:"enum",params:{allowedValues: schema1.properties.code.enum},message:"must be equal to one of the allowed values"}];return false;}if(errors === _errs2){if(data0 && typeof data0 == "object" && !Array.isArray(data0)){if(!data0 || typeof data0.toJSON !== "function"){validate5.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs2 === errors;}else {var valid0 = true;}if(valid0){if(data.message !== undefined){let data1 = data.message;const _errs4 = errors;if((typeof data1 !== "string") && (!(data1 && typeof data1 == "object" && !Array.isArray(data1)))){validate5.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: schema1.properties.message.type},message:"must be string,object"}];return false;}if(errors === _errs4){if(data1 && typeof data1 == "object" && !Array.isArray(data1)){if(!data1 || typeof data1.toJSON !== "function"){validate5.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs4 === errors;}else {var valid0 = true;}if(valid0){if(data.id !== undefined){let data2 = data.id;const _errs6 = errors;if((typeof data2 !== "string") && (!(data2 && typeof data2 == "object" && !Array.isArray(data2)))){validate5.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: schema1.properties.id.type},message:"must be string,object"}];return false;}if(errors === _errs6){if(data2 && typeof data2 == "object" && !Array.isArray(data2)){if(!data2 || typeof data2.toJSON !== "function"){validate5.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs6 === errors;}else {var valid0 = true;}if(valid0){if(data.validationDetails !== undefined){let data3 = data.validationDetails;const _errs8 = errors;if(errors === _errs8){if(Array.isArray(data3)){var valid1 = true;const len0 = data3.length;for(let i0=0; i0<len0; i0++){const _errs10 = errors;if(!(validate2(data3[i0], {instancePath:instancePath+"/validationDetails/" + i0,parentData:data3,parentDataProperty:i0,rootData}))){vErrors = vErrors === null ? validate2.errors : vErrors.concat(validate2.errors);errors = vErrors.length;}var valid1 = _errs10 === errors;if(!valid1){break;}}}else {validate5.errors = [{instancePath:instancePath+"/validationDetails",schemaPath:"#/properties/validationDetails/type",keyword:"type",params:{type: "array"},message:"must be array"}];return false;}}var valid0 = _errs8 === errors;}else {var valid0 = true;}}}}}}}else {validate5.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate5.errors = vErrors;return errors === 0;}exports["__fjs_root_217#/anyOf/1"] = validate7;const schema4 = {"type":"object","required":["code","message","id"],"properties":{"code":{"type":["string","object"],"description":"Machine-readable error code.","fjs_type":"string"},"message":{"type":["string","object"],"description":"Human-readable explanation (English). Do not parse it.","fjs_type":"string"},"id":{"type":["string","object"],"description":"Identifier of this occurrence, also written to the service log; quote it to support.","fjs_type":"string"},"cause":{"type":["string","object"],"description":"A further explanation of what caused the error, when one is known.","fjs_type":"string"}},"additionalProperties":false,"description":"The general error body of the Admin API: as the general body, with an optional `cause`."};function validate7(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if((((data.code === undefined) && (missing0 = "code")) || ((data.message === undefined) && (missing0 = "message"))) || ((data.id === undefined) && (missing0 = "id"))){validate7.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {const _errs1 = errors;for(const key0 in data){if(!((((key0 === "code") || (key0 === "message")) || (key0 === "id")) || (key0 === "cause"))){validate7.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.code !== undefined){let data0 = data.code;const _errs2 = errors;if((typeof data0 !== "string") && (!(data0 && typeof data0 == "object" && !Array.isArray(data0)))){validate7.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: schema4.properties.code.type},message:"must be string,object"}];return false;}if(errors === _errs2){if(data0 && typeof data0 == "object" && !Array.isArray(data0)){if(!data0 || typeof data0.toJSON !== "function"){validate7.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs2 === errors;}else {var valid0 = true;}if(valid0){if(data.message !== undefined){let data1 = data.message;const _errs4 = errors;if((typeof data1 !== "string") && (!(data1 && typeof data1 == "object" && !Array.isArray(data1)))){validate7.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: schema4.properties.message.type},message:"must be string,object"}];return false;}if(errors === _errs4){if(data1 && typeof data1 == "object" && !Array.isArray(data1)){if(!data1 || typeof data1.toJSON !== "function"){validate7.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs4 === errors;}else {var valid0 = true;}if(valid0){if(data.id !== undefined){let data2 = data.id;const _errs6 = errors;if((typeof data2 !== "string") && (!(data2 && typeof data2 == "object" && !Array.isArray(data2)))){validate7.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: schema4.properties.id.type},message:"must be string,object"}];return false;}if(errors === _errs6){if(data2 && typeof data2 == "object" && !Array.isArray(data2)){if(!data2 || typeof data2.toJSON !== "function"){validate7.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs6 === errors;}else {var valid0 = true;}if(valid0){if(data.cause !== undefined){let data3 = data.cause;const _errs8 = errors;if((typeof data3 !== "string") && (!(data3 && typeof data3 == "object" && !Array.isArray(data3)))){validate7.errors = [{instancePath:instancePath+"/cause",schemaPath:"#/properties/cause/type",keyword:"type",params:{type: schema4.properties.cause.type},message:"must be string,object"}];return false;}if(errors === _errs8){if(data3 && typeof data3 == "object" && !Array.isArray(data3)){if(!data3 || typeof data3.toJSON !== "function"){validate7.errors = [{instancePath:instancePath+"/cause",schemaPath:"#/properties/cause/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs8 === errors;}else {var valid0 = true;}}}}}}}else {validate7.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate7.errors = vErrors;return errors === 0;}exports["__fjs_root_217#/anyOf/2"] = validate8;const schema7 = {"type":"object","required":["code","message","id","validationDetails"],"properties":{"code":{"type":["string","object"],"enum":["ValidationError"],"fjs_type":"string"},"message":{"type":["string","object"],"fjs_type":"string"},"id":{"type":["string","object"],"fjs_type":"string"},"validationDetails":{"type":"array","items":{"type":"object","required":["field","message","rule"],"properties":{"field":{"type":["string","object"],"description":"JSON path of the field, dot-separated (`customer.phoneNumber.number`, `dueDates[1]`); `body` for the whole body.","fjs_type":"string"},"message":{"type":["string","object"],"description":"What is wrong with it (English, for developers: decide by `rule`, never by this text).","fjs_type":"string"},"rule":{"allOf":[{"type":["string","object"],"enum":["required","notAccepted","type","enum","minLength","maxLength","minItems","maxItems","minProperties","maxProperties","minimum","exclusiveMinimum","maximum","exclusiveMaximum","decimals","multipleOf","pattern","format","exactlyOneOf","blank","https","url","taxDocument","dateOrder","outOfRange","nulCharacter","malformed","invalid"],"description":"The rule a field broke, for a program to act on and for a screen to word in its own language (with\n`limit`, `format` and `fields`); `message` is an English sentence for a developer's log, not to parse.","fjs_type":"string"}],"description":"Which rule the field broke."},"limit":{"type":"number","format":"double","description":"The rule's bound: a length, a count, a number, a count of decimals or of days."},"format":{"type":["string","object"],"description":"With `format`: the format the text must have.","fjs_type":"string"},"fields":{"type":"array","items":{"type":["string","object"],"fjs_type":"string"},"description":"With `exactlyOneOf`: the alternatives; with `dateOrder`: the field it is compared with."}},"description":"One field that failed validation."},"description":"Every field that failed, in the order found."}},"description":"A request that does not meet the contract. `message` repeats the first detail."};function validate8(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if(((((data.code === undefined) && (missing0 = "code")) || ((data.message === undefined) && (missing0 = "message"))) || ((data.id === undefined) && (missing0 = "id"))) || ((data.validationDetails === undefined) && (missing0 = "validationDetails"))){validate8.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {if(data.code !== undefined){let data0 = data.code;const _errs1 = errors;if((typeof data0 !== "string") && (!(data0 && typeof data0 == "object" && !Array.isArray(data0)))){validate8.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: schema7.properties.code.type},message:"must be string,object"}];return false;}if(!(data0 === "ValidationError")){validate8.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/enum",keyword:"enum",params:{allowedValues: schema7.properties.code.enum},message:"must be equal to one of the allowed values"}];return false;}if(errors === _errs1){if(data0 && typeof data0 == "object" && !Array.isArray(data0)){if(!data0 || typeof data0.toJSON !== "function"){validate8.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs1 === errors;}else {var valid0 = true;}if(valid0){if(data.message !== undefined){let data1 = data.message;const _errs3 = errors;if((typeof data1 !== "string") && (!(data1 && typeof data1 == "object" && !Array.isArray(data1)))){validate8.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: schema7.properties.message.type},message:"must be string,object"}];return false;}if(errors === _errs3){if(data1 && typeof data1 == "object" && !Array.isArray(data1)){if(!data1 || typeof data1.toJSON !== "function"){validate8.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs3 === errors;}else {var valid0 = true;}if(valid0){if(data.id !== undefined){let data2 = data.id;const _errs5 = errors;if((typeof data2 !== "string") && (!(data2 && typeof data2 == "object" && !Array.isArray(data2)))){validate8.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: schema7.properties.id.type},message:"must be string,object"}];return false;}if(errors === _errs5){if(data2 && typeof data2 == "object" && !Array.isArray(data2)){if(!data2 || typeof data2.toJSON !== "function"){validate8.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs5 === errors;}else {var valid0 = true;}if(valid0){if(data.validationDetails !== undefined){let data3 = data.validationDetails;const _errs7 = errors;if(errors === _errs7){if(Array.isArray(data3)){var valid1 = true;const len0 = data3.length;for(let i0=0; i0<len0; i0++){let data4 = data3[i0];const _errs9 = errors;if(errors === _errs9){if(data4 && typeof data4 == "object" && !Array.isArray(data4)){let missing1;if((((data4.field === undefined) && (missing1 = "field")) || ((data4.message === undefined) && (missing1 = "message"))) || ((data4.rule === undefined) && (missing1 = "rule"))){validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0,schemaPath:"#/properties/validationDetails/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];return false;}else {if(data4.field !== undefined){let data5 = data4.field;const _errs11 = errors;if((typeof data5 !== "string") && (!(data5 && typeof data5 == "object" && !Array.isArray(data5)))){validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/field",schemaPath:"#/properties/validationDetails/items/properties/field/type",keyword:"type",params:{type: schema7.properties.validationDetails.items.properties.field.type},message:"must be string,object"}];return false;}if(errors === _errs11){if(data5 && typeof data5 == "object" && !Array.isArray(data5)){if(!data5 || typeof data5.toJSON !== "function"){validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/field",schemaPath:"#/properties/validationDetails/items/properties/field/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid2 = _errs11 === errors;}else {var valid2 = true;}if(valid2){if(data4.message !== undefined){let data6 = data4.message;const _errs13 = errors;if((typeof data6 !== "string") && (!(data6 && typeof data6 == "object" && !Array.isArray(data6)))){validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/message",schemaPath:"#/properties/validationDetails/items/properties/message/type",keyword:"type",params:{type: schema7.properties.validationDetails.items.properties.message.type},message:"must be string,object"}];return false;}if(errors === _errs13){if(data6 && typeof data6 == "object" && !Array.isArray(data6)){if(!data6 || typeof data6.toJSON !== "function"){validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/message",schemaPath:"#/properties/validationDetails/items/properties/message/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid2 = _errs13 === errors;}else {var valid2 = true;}if(valid2){if(data4.rule !== undefined){let data7 = data4.rule;const _errs15 = errors;const _errs16 = errors;if((typeof data7 !== "string") && (!(data7 && typeof data7 == "object" && !Array.isArray(data7)))){validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/rule",schemaPath:"#/properties/validationDetails/items/properties/rule/allOf/0/type",keyword:"type",params:{type: schema7.properties.validationDetails.items.properties.rule.allOf[0].type},message:"must be string,object"}];return false;}if(!((((((((((((((((((((((((((((data7 === "required") || (data7 === "notAccepted")) || (data7 === "type")) || (data7 === "enum")) || (data7 === "minLength")) || (data7 === "maxLength")) || (data7 === "minItems")) || (data7 === "maxItems")) || (data7 === "minProperties")) || (data7 === "maxProperties")) || (data7 === "minimum")) || (data7 === "exclusiveMinimum")) || (data7 === "maximum")) || (data7 === "exclusiveMaximum")) || (data7 === "decimals")) || (data7 === "multipleOf")) || (data7 === "pattern")) || (data7 === "format")) || (data7 === "exactlyOneOf")) || (data7 === "blank")) || (data7 === "https")) || (data7 === "url")) || (data7 === "taxDocument")) || (data7 === "dateOrder")) || (data7 === "outOfRange")) || (data7 === "nulCharacter")) || (data7 === "malformed")) || (data7 === "invalid"))){validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/rule",schemaPath:"#/properties/validationDetails/items/properties/rule/allOf/0/enum",keyword:"enum",params:{allowedValues: schema7.properties.validationDetails.items.properties.rule.allOf[0].enum},message:"must be equal to one of the allowed values"}];return false;}if(errors === _errs16){if(data7 && typeof data7 == "object" && !Array.isArray(data7)){if(!data7 || typeof data7.toJSON !== "function"){validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/rule",schemaPath:"#/properties/validationDetails/items/properties/rule/allOf/0/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid2 = _errs15 === errors;}else {var valid2 = true;}if(valid2){if(data4.limit !== undefined){let data8 = data4.limit;const _errs18 = errors;if(errors === _errs18){if((typeof data8 == "number") && (isFinite(data8))){if(!(formats0.validate(data8))){validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/limit",schemaPath:"#/properties/validationDetails/items/properties/limit/format",keyword:"format",params:{format: "double"},message:"must match format \""+"double"+"\""}];return false;}}else {validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/limit",schemaPath:"#/properties/validationDetails/items/properties/limit/type",keyword:"type",params:{type: "number"},message:"must be number"}];return false;}}var valid2 = _errs18 === errors;}else {var valid2 = true;}if(valid2){if(data4.format !== undefined){let data9 = data4.format;const _errs20 = errors;if((typeof data9 !== "string") && (!(data9 && typeof data9 == "object" && !Array.isArray(data9)))){validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/format",schemaPath:"#/properties/validationDetails/items/properties/format/type",keyword:"type",params:{type: schema7.properties.validationDetails.items.properties.format.type},message:"must be string,object"}];return false;}if(errors === _errs20){if(data9 && typeof data9 == "object" && !Array.isArray(data9)){if(!data9 || typeof data9.toJSON !== "function"){validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/format",schemaPath:"#/properties/validationDetails/items/properties/format/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid2 = _errs20 === errors;}else {var valid2 = true;}if(valid2){if(data4.fields !== undefined){let data10 = data4.fields;const _errs22 = errors;if(errors === _errs22){if(Array.isArray(data10)){var valid4 = true;const len1 = data10.length;for(let i1=0; i1<len1; i1++){let data11 = data10[i1];const _errs24 = errors;if((typeof data11 !== "string") && (!(data11 && typeof data11 == "object" && !Array.isArray(data11)))){validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/fields/" + i1,schemaPath:"#/properties/validationDetails/items/properties/fields/items/type",keyword:"type",params:{type: schema7.properties.validationDetails.items.properties.fields.items.type},message:"must be string,object"}];return false;}if(errors === _errs24){if(data11 && typeof data11 == "object" && !Array.isArray(data11)){if(!data11 || typeof data11.toJSON !== "function"){validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/fields/" + i1,schemaPath:"#/properties/validationDetails/items/properties/fields/items/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid4 = _errs24 === errors;if(!valid4){break;}}}else {validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/fields",schemaPath:"#/properties/validationDetails/items/properties/fields/type",keyword:"type",params:{type: "array"},message:"must be array"}];return false;}}var valid2 = _errs22 === errors;}else {var valid2 = true;}}}}}}}}else {validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0,schemaPath:"#/properties/validationDetails/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}var valid1 = _errs9 === errors;if(!valid1){break;}}}else {validate8.errors = [{instancePath:instancePath+"/validationDetails",schemaPath:"#/properties/validationDetails/type",keyword:"type",params:{type: "array"},message:"must be array"}];return false;}}var valid0 = _errs7 === errors;}else {var valid0 = true;}}}}}}else {validate8.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate8.errors = vErrors;return errors === 0;}exports["__fjs_root_217#/anyOf/3"] = validate9;const schema8 = {"type":"object","required":["code","message","id"],"properties":{"code":{"type":["string","object"],"description":"Machine-readable error code.","fjs_type":"string"},"message":{"type":["string","object"],"description":"Human-readable explanation (English). Do not parse it.","fjs_type":"string"},"id":{"type":["string","object"],"description":"Identifier of this occurrence, also written to the service log; quote it to support.","fjs_type":"string"},"cause":{"type":["string","object"],"description":"A further explanation of what caused the error, when one is known.","fjs_type":"string"}},"description":"The general error body of the Admin API: as the general body, with an optional `cause`."};function validate9(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if((((data.code === undefined) && (missing0 = "code")) || ((data.message === undefined) && (missing0 = "message"))) || ((data.id === undefined) && (missing0 = "id"))){validate9.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {if(data.code !== undefined){let data0 = data.code;const _errs1 = errors;if((typeof data0 !== "string") && (!(data0 && typeof data0 == "object" && !Array.isArray(data0)))){validate9.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: schema8.properties.code.type},message:"must be string,object"}];return false;}if(errors === _errs1){if(data0 && typeof data0 == "object" && !Array.isArray(data0)){if(!data0 || typeof data0.toJSON !== "function"){validate9.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs1 === errors;}else {var valid0 = true;}if(valid0){if(data.message !== undefined){let data1 = data.message;const _errs3 = errors;if((typeof data1 !== "string") && (!(data1 && typeof data1 == "object" && !Array.isArray(data1)))){validate9.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: schema8.properties.message.type},message:"must be string,object"}];return false;}if(errors === _errs3){if(data1 && typeof data1 == "object" && !Array.isArray(data1)){if(!data1 || typeof data1.toJSON !== "function"){validate9.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs3 === errors;}else {var valid0 = true;}if(valid0){if(data.id !== undefined){let data2 = data.id;const _errs5 = errors;if((typeof data2 !== "string") && (!(data2 && typeof data2 == "object" && !Array.isArray(data2)))){validate9.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: schema8.properties.id.type},message:"must be string,object"}];return false;}if(errors === _errs5){if(data2 && typeof data2 == "object" && !Array.isArray(data2)){if(!data2 || typeof data2.toJSON !== "function"){validate9.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs5 === errors;}else {var valid0 = true;}if(valid0){if(data.cause !== undefined){let data3 = data.cause;const _errs7 = errors;if((typeof data3 !== "string") && (!(data3 && typeof data3 == "object" && !Array.isArray(data3)))){validate9.errors = [{instancePath:instancePath+"/cause",schemaPath:"#/properties/cause/type",keyword:"type",params:{type: schema8.properties.cause.type},message:"must be string,object"}];return false;}if(errors === _errs7){if(data3 && typeof data3 == "object" && !Array.isArray(data3)){if(!data3 || typeof data3.toJSON !== "function"){validate9.errors = [{instancePath:instancePath+"/cause",schemaPath:"#/properties/cause/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs7 === errors;}else {var valid0 = true;}}}}}}else {validate9.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate9.errors = vErrors;return errors === 0;}
         return {
           validate (schemaRef, data) {
             const validate = validators[schemaRef]
@@ -6349,19 +6349,19 @@ const asInteger = serializer.asInteger.bind(serializer)
     function main (input) {
       let json = ''
       
-      if((validate_0 || (validate_0 = validator.getSchemaValidator("__fjs_root_205#/anyOf/0")))(input)) {
+      if((validate_0 || (validate_0 = validator.getSchemaValidator("__fjs_root_217#/anyOf/0")))(input)) {
         json += anonymous0(input)
       }
     
-      else if((validate_1 || (validate_1 = validator.getSchemaValidator("__fjs_root_205#/anyOf/1")))(input)) {
+      else if((validate_1 || (validate_1 = validator.getSchemaValidator("__fjs_root_217#/anyOf/1")))(input)) {
         json += anonymous4(input)
       }
     
-      else if((validate_2 || (validate_2 = validator.getSchemaValidator("__fjs_root_205#/anyOf/2")))(input)) {
+      else if((validate_2 || (validate_2 = validator.getSchemaValidator("__fjs_root_217#/anyOf/2")))(input)) {
         json += anonymous5(input)
       }
     
-      else if((validate_3 || (validate_3 = validator.getSchemaValidator("__fjs_root_205#/anyOf/3")))(input)) {
+      else if((validate_3 || (validate_3 = validator.getSchemaValidator("__fjs_root_217#/anyOf/3")))(input)) {
         json += anonymous9(input)
       }
     
@@ -6540,12 +6540,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous1 (obj) {
-      // "__fjs_merged_206#/properties/validationDetails"
+      // "__fjs_merged_218#/properties/validationDetails"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_206#/properties/validationDetails' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_218#/properties/validationDetails' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -6563,7 +6563,7 @@ return json + JSON_STR_END_OBJECT
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_206#"
+      // "__fjs_merged_218#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -6652,7 +6652,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_208#"
+      // "__fjs_merged_220#"
       function anonymous4 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -6754,12 +6754,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous8 (obj) {
-      // "__fjs_merged_209#/properties/validationDetails/items/properties/fields"
+      // "__fjs_merged_221#/properties/validationDetails/items/properties/fields"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_209#/properties/validationDetails/items/properties/fields' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_221#/properties/validationDetails/items/properties/fields' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -6809,7 +6809,7 @@ return json + JSON_STR_END_OBJECT
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_209#/properties/validationDetails/items"
+      // "__fjs_merged_221#/properties/validationDetails/items"
       function anonymous7 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -6923,12 +6923,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous6 (obj) {
-      // "__fjs_merged_209#/properties/validationDetails"
+      // "__fjs_merged_221#/properties/validationDetails"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_209#/properties/validationDetails' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_221#/properties/validationDetails' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -6946,7 +6946,7 @@ return json + JSON_STR_END_OBJECT
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_209#"
+      // "__fjs_merged_221#"
       function anonymous5 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -7035,7 +7035,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_211#"
+      // "__fjs_merged_223#"
       function anonymous9 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -7275,12 +7275,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous1 (obj) {
-      // "__fjs_merged_213#/properties/items"
+      // "__fjs_merged_225#/properties/items"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_213#/properties/items' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_225#/properties/items' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -7298,7 +7298,7 @@ return json + JSON_STR_END_OBJECT
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_213#"
+      // "__fjs_merged_225#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -7379,7 +7379,792 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_215#"
+      // "#/components/schemas/UnmatchedPayment"
+      function anonymous2 (input) {
+        const obj = (input && typeof input.toJSON === 'function')
+    ? input.toJSON()
+    : input
+  
+        if (obj === null) return JSON_STR_EMPTY_OBJECT
+        let json = ''
+
+        
+      const value_unmatchedPaymentId_3 = obj["unmatchedPaymentId"]
+      if (value_unmatchedPaymentId_3 !== undefined) {
+        json += "{\"unmatchedPaymentId\":"
+        
+        if (typeof value_unmatchedPaymentId_3 !== 'string') {
+          if (value_unmatchedPaymentId_3 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_unmatchedPaymentId_3 instanceof Date) {
+            json += asDateTime(value_unmatchedPaymentId_3)
+          } else if (value_unmatchedPaymentId_3 instanceof RegExp) {
+            json += asString(value_unmatchedPaymentId_3.source)
+          } else {
+            json += asString(value_unmatchedPaymentId_3.toString())
+          }
+        } else {
+          json += asString(value_unmatchedPaymentId_3)
+        }
+        
+      } else {
+        throw new Error('"unmatchedPaymentId" is required!')
+      }
+      
+      const value_transactionId_4 = obj["transactionId"]
+      if (value_transactionId_4 !== undefined) {
+        json += ",\"transactionId\":"
+        
+        if (typeof value_transactionId_4 !== 'string') {
+          if (value_transactionId_4 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_transactionId_4 instanceof Date) {
+            json += asDateTime(value_transactionId_4)
+          } else if (value_transactionId_4 instanceof RegExp) {
+            json += asString(value_transactionId_4.source)
+          } else {
+            json += asString(value_transactionId_4.toString())
+          }
+        } else {
+          json += asString(value_transactionId_4)
+        }
+        
+      } else {
+        throw new Error('"transactionId" is required!')
+      }
+      
+      const value_cvu_5 = obj["cvu"]
+      if (value_cvu_5 !== undefined) {
+        json += ",\"cvu\":"
+        
+        if (typeof value_cvu_5 !== 'string') {
+          if (value_cvu_5 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_cvu_5 instanceof Date) {
+            json += asDateTime(value_cvu_5)
+          } else if (value_cvu_5 instanceof RegExp) {
+            json += asString(value_cvu_5.source)
+          } else {
+            json += asString(value_cvu_5.toString())
+          }
+        } else {
+          json += asString(value_cvu_5)
+        }
+        
+      } else {
+        throw new Error('"cvu" is required!')
+      }
+      
+      const value_amount_6 = obj["amount"]
+      if (value_amount_6 !== undefined) {
+        json += ",\"amount\":"
+        json += asNumber(value_amount_6)
+      } else {
+        throw new Error('"amount" is required!')
+      }
+      
+      const value_unresolvedAmount_7 = obj["unresolvedAmount"]
+      if (value_unresolvedAmount_7 !== undefined) {
+        json += ",\"unresolvedAmount\":"
+        json += asNumber(value_unresolvedAmount_7)
+      } else {
+        throw new Error('"unresolvedAmount" is required!')
+      }
+      
+      const value_transferAmount_8 = obj["transferAmount"]
+      if (value_transferAmount_8 !== undefined) {
+        json += ",\"transferAmount\":"
+        json += asNumber(value_transferAmount_8)
+      } else {
+        throw new Error('"transferAmount" is required!')
+      }
+      
+      const value_receivedAt_9 = obj["receivedAt"]
+      if (value_receivedAt_9 !== undefined) {
+        json += ",\"receivedAt\":"
+        json += asDateTime(value_receivedAt_9)
+      } else {
+        throw new Error('"receivedAt" is required!')
+      }
+      
+      const value_recordedAt_10 = obj["recordedAt"]
+      if (value_recordedAt_10 !== undefined) {
+        json += ",\"recordedAt\":"
+        json += asDateTime(value_recordedAt_10)
+      } else {
+        throw new Error('"recordedAt" is required!')
+      }
+      
+      const value_reason_11 = obj["reason"]
+      if (value_reason_11 !== undefined) {
+        json += ",\"reason\":"
+        
+        if (typeof value_reason_11 !== 'string') {
+          if (value_reason_11 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_reason_11 instanceof Date) {
+            json += asDateTime(value_reason_11)
+          } else if (value_reason_11 instanceof RegExp) {
+            json += asString(value_reason_11.source)
+          } else {
+            json += asString(value_reason_11.toString())
+          }
+        } else {
+          json += asString(value_reason_11)
+        }
+        
+      } else {
+        throw new Error('"reason" is required!')
+      }
+      
+      const value_integrationClientId_12 = obj["integrationClientId"]
+      if (value_integrationClientId_12 !== undefined) {
+        json += ",\"integrationClientId\":"
+        
+      if (value_integrationClientId_12 === null) {
+        json += JSON_STR_NULL
+      } else {
+    
+        if (typeof value_integrationClientId_12 !== 'string') {
+          if (value_integrationClientId_12 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_integrationClientId_12 instanceof Date) {
+            json += asDateTime(value_integrationClientId_12)
+          } else if (value_integrationClientId_12 instanceof RegExp) {
+            json += asString(value_integrationClientId_12.source)
+          } else {
+            json += asString(value_integrationClientId_12.toString())
+          }
+        } else {
+          json += asString(value_integrationClientId_12)
+        }
+        
+      }
+    
+      } else {
+        throw new Error('"integrationClientId" is required!')
+      }
+      
+      const value_merchantUserId_13 = obj["merchantUserId"]
+      if (value_merchantUserId_13 !== undefined) {
+        json += ",\"merchantUserId\":"
+        
+      if (value_merchantUserId_13 === null) {
+        json += JSON_STR_NULL
+      } else {
+    
+        if (typeof value_merchantUserId_13 !== 'string') {
+          if (value_merchantUserId_13 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_merchantUserId_13 instanceof Date) {
+            json += asDateTime(value_merchantUserId_13)
+          } else if (value_merchantUserId_13 instanceof RegExp) {
+            json += asString(value_merchantUserId_13.source)
+          } else {
+            json += asString(value_merchantUserId_13.toString())
+          }
+        } else {
+          json += asString(value_merchantUserId_13)
+        }
+        
+      }
+    
+      } else {
+        throw new Error('"merchantUserId" is required!')
+      }
+      
+      const value_state_14 = obj["state"]
+      if (value_state_14 !== undefined) {
+        json += ",\"state\":"
+        
+        if (typeof value_state_14 !== 'string') {
+          if (value_state_14 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_state_14 instanceof Date) {
+            json += asDateTime(value_state_14)
+          } else if (value_state_14 instanceof RegExp) {
+            json += asString(value_state_14.source)
+          } else {
+            json += asString(value_state_14.toString())
+          }
+        } else {
+          json += asString(value_state_14)
+        }
+        
+      } else {
+        throw new Error('"state" is required!')
+      }
+      
+      const value_payerCuil_15 = obj["payerCuil"]
+      if (value_payerCuil_15 !== undefined) {
+        json += ",\"payerCuil\":"
+        
+        if (typeof value_payerCuil_15 !== 'string') {
+          if (value_payerCuil_15 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_payerCuil_15 instanceof Date) {
+            json += asDateTime(value_payerCuil_15)
+          } else if (value_payerCuil_15 instanceof RegExp) {
+            json += asString(value_payerCuil_15.source)
+          } else {
+            json += asString(value_payerCuil_15.toString())
+          }
+        } else {
+          json += asString(value_payerCuil_15)
+        }
+        
+      }
+
+      const value_payerName_16 = obj["payerName"]
+      if (value_payerName_16 !== undefined) {
+        json += ",\"payerName\":"
+        
+        if (typeof value_payerName_16 !== 'string') {
+          if (value_payerName_16 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_payerName_16 instanceof Date) {
+            json += asDateTime(value_payerName_16)
+          } else if (value_payerName_16 instanceof RegExp) {
+            json += asString(value_payerName_16.source)
+          } else {
+            json += asString(value_payerName_16.toString())
+          }
+        } else {
+          json += asString(value_payerName_16)
+        }
+        
+      }
+
+      const value_paymentRequestId_17 = obj["paymentRequestId"]
+      if (value_paymentRequestId_17 !== undefined) {
+        json += ",\"paymentRequestId\":"
+        
+        if (typeof value_paymentRequestId_17 !== 'string') {
+          if (value_paymentRequestId_17 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_paymentRequestId_17 instanceof Date) {
+            json += asDateTime(value_paymentRequestId_17)
+          } else if (value_paymentRequestId_17 instanceof RegExp) {
+            json += asString(value_paymentRequestId_17.source)
+          } else {
+            json += asString(value_paymentRequestId_17.toString())
+          }
+        } else {
+          json += asString(value_paymentRequestId_17)
+        }
+        
+      }
+
+      const value_referenceId_18 = obj["referenceId"]
+      if (value_referenceId_18 !== undefined) {
+        json += ",\"referenceId\":"
+        
+        if (typeof value_referenceId_18 !== 'string') {
+          if (value_referenceId_18 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_referenceId_18 instanceof Date) {
+            json += asDateTime(value_referenceId_18)
+          } else if (value_referenceId_18 instanceof RegExp) {
+            json += asString(value_referenceId_18.source)
+          } else {
+            json += asString(value_referenceId_18.toString())
+          }
+        } else {
+          json += asString(value_referenceId_18)
+        }
+        
+      }
+
+      const value_resolvedAt_19 = obj["resolvedAt"]
+      if (value_resolvedAt_19 !== undefined) {
+        json += ",\"resolvedAt\":"
+        json += asDateTime(value_resolvedAt_19)
+      }
+
+return json + JSON_STR_END_OBJECT
+
+      }
+    
+
+    function anonymous1 (obj) {
+      // "__fjs_merged_227#/properties/items"
+      let json = ''
+  
+    if (obj === null) return JSON_STR_EMPTY_ARRAY
+    if (!Array.isArray(obj)) {
+      throw new TypeError("The value of '__fjs_merged_227#/properties/items' does not match schema definition.")
+    }
+    const arrayLength = obj.length
+  
+    json += JSON_STR_BEGIN_ARRAY
+  
+      if (arrayLength > 0) {
+        const value = obj[0]
+        json += anonymous2(value)
+        for (let i = 1; i < arrayLength; i++) {
+          json += JSON_STR_COMMA
+          const value = obj[i]
+          json += anonymous2(value)
+        }
+      }
+      return json + JSON_STR_END_ARRAY
+    }
+
+      // "__fjs_merged_227#"
+      function anonymous0 (input) {
+        const obj = (input && typeof input.toJSON === 'function')
+    ? input.toJSON()
+    : input
+  
+        if (obj === null) return JSON_STR_EMPTY_OBJECT
+        let json = ''
+
+        
+      const value_items_1 = obj["items"]
+      if (value_items_1 !== undefined) {
+        json += "{\"items\":"
+        json += anonymous1(value_items_1)
+      } else {
+        throw new Error('"items" is required!')
+      }
+      
+      const value_total_20 = obj["total"]
+      if (value_total_20 !== undefined) {
+        json += ",\"total\":"
+        json += asInteger(value_total_20)
+      } else {
+        throw new Error('"total" is required!')
+      }
+      
+      const value_limit_21 = obj["limit"]
+      if (value_limit_21 !== undefined) {
+        json += ",\"limit\":"
+        json += asInteger(value_limit_21)
+      } else {
+        throw new Error('"limit" is required!')
+      }
+      
+      const value_offset_22 = obj["offset"]
+      if (value_offset_22 !== undefined) {
+        json += ",\"offset\":"
+        json += asInteger(value_offset_22)
+      } else {
+        throw new Error('"offset" is required!')
+      }
+      
+return json + JSON_STR_END_OBJECT
+
+      }
+    
+    const main = anonymous0
+    return main
+    
+}(validator, serializer)
+return module.exports;
+})();
+
+const s21: (body: unknown) => string = (() => {
+const module = { exports: undefined };
+
+  'use strict'
+
+  const Serializer = require('fast-json-stringify/lib/serializer')
+  const serializerState = {"mode":"standalone","inlineValidators":true}
+  const serializer = Serializer.restoreFromState(serializerState)
+
+  const validator = null
+
+
+  module.exports = function anonymous(validator,serializer
+) {
+
+    
+const {
+  asString,
+  asNumber,
+  asBoolean,
+  asDateTime,
+  asDate,
+  asTime,
+  asUnsafeString,
+  asPlainStringArray
+} = serializer
+
+const asInteger = serializer.asInteger.bind(serializer)
+
+
+    const JSON_STR_BEGIN_OBJECT = '{'
+    const JSON_STR_END_OBJECT = '}'
+    const JSON_STR_BEGIN_ARRAY = '['
+    const JSON_STR_END_ARRAY = ']'
+    const JSON_STR_COMMA = ','
+    const JSON_STR_COLONS = ':'
+    const JSON_STR_QUOTE = '"'
+    const JSON_STR_EMPTY_OBJECT = JSON_STR_BEGIN_OBJECT + JSON_STR_END_OBJECT
+    const JSON_STR_EMPTY_ARRAY = JSON_STR_BEGIN_ARRAY + JSON_STR_END_ARRAY
+    const JSON_STR_EMPTY_STRING = JSON_STR_QUOTE + JSON_STR_QUOTE
+    const JSON_STR_NULL = 'null'
+    
+  
+    
+      // "__fjs_merged_233#"
+      function anonymous0 (input) {
+        const obj = (input && typeof input.toJSON === 'function')
+    ? input.toJSON()
+    : input
+  
+        if (obj === null) return JSON_STR_EMPTY_OBJECT
+        let json = ''
+
+        
+      const value_unmatchedPaymentId_1 = obj["unmatchedPaymentId"]
+      if (value_unmatchedPaymentId_1 !== undefined) {
+        json += "{\"unmatchedPaymentId\":"
+        
+        if (typeof value_unmatchedPaymentId_1 !== 'string') {
+          if (value_unmatchedPaymentId_1 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_unmatchedPaymentId_1 instanceof Date) {
+            json += asDateTime(value_unmatchedPaymentId_1)
+          } else if (value_unmatchedPaymentId_1 instanceof RegExp) {
+            json += asString(value_unmatchedPaymentId_1.source)
+          } else {
+            json += asString(value_unmatchedPaymentId_1.toString())
+          }
+        } else {
+          json += asString(value_unmatchedPaymentId_1)
+        }
+        
+      } else {
+        throw new Error('"unmatchedPaymentId" is required!')
+      }
+      
+      const value_transactionId_2 = obj["transactionId"]
+      if (value_transactionId_2 !== undefined) {
+        json += ",\"transactionId\":"
+        
+        if (typeof value_transactionId_2 !== 'string') {
+          if (value_transactionId_2 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_transactionId_2 instanceof Date) {
+            json += asDateTime(value_transactionId_2)
+          } else if (value_transactionId_2 instanceof RegExp) {
+            json += asString(value_transactionId_2.source)
+          } else {
+            json += asString(value_transactionId_2.toString())
+          }
+        } else {
+          json += asString(value_transactionId_2)
+        }
+        
+      } else {
+        throw new Error('"transactionId" is required!')
+      }
+      
+      const value_cvu_3 = obj["cvu"]
+      if (value_cvu_3 !== undefined) {
+        json += ",\"cvu\":"
+        
+        if (typeof value_cvu_3 !== 'string') {
+          if (value_cvu_3 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_cvu_3 instanceof Date) {
+            json += asDateTime(value_cvu_3)
+          } else if (value_cvu_3 instanceof RegExp) {
+            json += asString(value_cvu_3.source)
+          } else {
+            json += asString(value_cvu_3.toString())
+          }
+        } else {
+          json += asString(value_cvu_3)
+        }
+        
+      } else {
+        throw new Error('"cvu" is required!')
+      }
+      
+      const value_amount_4 = obj["amount"]
+      if (value_amount_4 !== undefined) {
+        json += ",\"amount\":"
+        json += asNumber(value_amount_4)
+      } else {
+        throw new Error('"amount" is required!')
+      }
+      
+      const value_unresolvedAmount_5 = obj["unresolvedAmount"]
+      if (value_unresolvedAmount_5 !== undefined) {
+        json += ",\"unresolvedAmount\":"
+        json += asNumber(value_unresolvedAmount_5)
+      } else {
+        throw new Error('"unresolvedAmount" is required!')
+      }
+      
+      const value_transferAmount_6 = obj["transferAmount"]
+      if (value_transferAmount_6 !== undefined) {
+        json += ",\"transferAmount\":"
+        json += asNumber(value_transferAmount_6)
+      } else {
+        throw new Error('"transferAmount" is required!')
+      }
+      
+      const value_receivedAt_7 = obj["receivedAt"]
+      if (value_receivedAt_7 !== undefined) {
+        json += ",\"receivedAt\":"
+        json += asDateTime(value_receivedAt_7)
+      } else {
+        throw new Error('"receivedAt" is required!')
+      }
+      
+      const value_recordedAt_8 = obj["recordedAt"]
+      if (value_recordedAt_8 !== undefined) {
+        json += ",\"recordedAt\":"
+        json += asDateTime(value_recordedAt_8)
+      } else {
+        throw new Error('"recordedAt" is required!')
+      }
+      
+      const value_reason_9 = obj["reason"]
+      if (value_reason_9 !== undefined) {
+        json += ",\"reason\":"
+        
+        if (typeof value_reason_9 !== 'string') {
+          if (value_reason_9 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_reason_9 instanceof Date) {
+            json += asDateTime(value_reason_9)
+          } else if (value_reason_9 instanceof RegExp) {
+            json += asString(value_reason_9.source)
+          } else {
+            json += asString(value_reason_9.toString())
+          }
+        } else {
+          json += asString(value_reason_9)
+        }
+        
+      } else {
+        throw new Error('"reason" is required!')
+      }
+      
+      const value_integrationClientId_10 = obj["integrationClientId"]
+      if (value_integrationClientId_10 !== undefined) {
+        json += ",\"integrationClientId\":"
+        
+      if (value_integrationClientId_10 === null) {
+        json += JSON_STR_NULL
+      } else {
+    
+        if (typeof value_integrationClientId_10 !== 'string') {
+          if (value_integrationClientId_10 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_integrationClientId_10 instanceof Date) {
+            json += asDateTime(value_integrationClientId_10)
+          } else if (value_integrationClientId_10 instanceof RegExp) {
+            json += asString(value_integrationClientId_10.source)
+          } else {
+            json += asString(value_integrationClientId_10.toString())
+          }
+        } else {
+          json += asString(value_integrationClientId_10)
+        }
+        
+      }
+    
+      } else {
+        throw new Error('"integrationClientId" is required!')
+      }
+      
+      const value_merchantUserId_11 = obj["merchantUserId"]
+      if (value_merchantUserId_11 !== undefined) {
+        json += ",\"merchantUserId\":"
+        
+      if (value_merchantUserId_11 === null) {
+        json += JSON_STR_NULL
+      } else {
+    
+        if (typeof value_merchantUserId_11 !== 'string') {
+          if (value_merchantUserId_11 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_merchantUserId_11 instanceof Date) {
+            json += asDateTime(value_merchantUserId_11)
+          } else if (value_merchantUserId_11 instanceof RegExp) {
+            json += asString(value_merchantUserId_11.source)
+          } else {
+            json += asString(value_merchantUserId_11.toString())
+          }
+        } else {
+          json += asString(value_merchantUserId_11)
+        }
+        
+      }
+    
+      } else {
+        throw new Error('"merchantUserId" is required!')
+      }
+      
+      const value_state_12 = obj["state"]
+      if (value_state_12 !== undefined) {
+        json += ",\"state\":"
+        
+        if (typeof value_state_12 !== 'string') {
+          if (value_state_12 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_state_12 instanceof Date) {
+            json += asDateTime(value_state_12)
+          } else if (value_state_12 instanceof RegExp) {
+            json += asString(value_state_12.source)
+          } else {
+            json += asString(value_state_12.toString())
+          }
+        } else {
+          json += asString(value_state_12)
+        }
+        
+      } else {
+        throw new Error('"state" is required!')
+      }
+      
+      const value_payerCuil_13 = obj["payerCuil"]
+      if (value_payerCuil_13 !== undefined) {
+        json += ",\"payerCuil\":"
+        
+        if (typeof value_payerCuil_13 !== 'string') {
+          if (value_payerCuil_13 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_payerCuil_13 instanceof Date) {
+            json += asDateTime(value_payerCuil_13)
+          } else if (value_payerCuil_13 instanceof RegExp) {
+            json += asString(value_payerCuil_13.source)
+          } else {
+            json += asString(value_payerCuil_13.toString())
+          }
+        } else {
+          json += asString(value_payerCuil_13)
+        }
+        
+      }
+
+      const value_payerName_14 = obj["payerName"]
+      if (value_payerName_14 !== undefined) {
+        json += ",\"payerName\":"
+        
+        if (typeof value_payerName_14 !== 'string') {
+          if (value_payerName_14 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_payerName_14 instanceof Date) {
+            json += asDateTime(value_payerName_14)
+          } else if (value_payerName_14 instanceof RegExp) {
+            json += asString(value_payerName_14.source)
+          } else {
+            json += asString(value_payerName_14.toString())
+          }
+        } else {
+          json += asString(value_payerName_14)
+        }
+        
+      }
+
+      const value_paymentRequestId_15 = obj["paymentRequestId"]
+      if (value_paymentRequestId_15 !== undefined) {
+        json += ",\"paymentRequestId\":"
+        
+        if (typeof value_paymentRequestId_15 !== 'string') {
+          if (value_paymentRequestId_15 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_paymentRequestId_15 instanceof Date) {
+            json += asDateTime(value_paymentRequestId_15)
+          } else if (value_paymentRequestId_15 instanceof RegExp) {
+            json += asString(value_paymentRequestId_15.source)
+          } else {
+            json += asString(value_paymentRequestId_15.toString())
+          }
+        } else {
+          json += asString(value_paymentRequestId_15)
+        }
+        
+      }
+
+      const value_referenceId_16 = obj["referenceId"]
+      if (value_referenceId_16 !== undefined) {
+        json += ",\"referenceId\":"
+        
+        if (typeof value_referenceId_16 !== 'string') {
+          if (value_referenceId_16 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_referenceId_16 instanceof Date) {
+            json += asDateTime(value_referenceId_16)
+          } else if (value_referenceId_16 instanceof RegExp) {
+            json += asString(value_referenceId_16.source)
+          } else {
+            json += asString(value_referenceId_16.toString())
+          }
+        } else {
+          json += asString(value_referenceId_16)
+        }
+        
+      }
+
+      const value_resolvedAt_17 = obj["resolvedAt"]
+      if (value_resolvedAt_17 !== undefined) {
+        json += ",\"resolvedAt\":"
+        json += asDateTime(value_resolvedAt_17)
+      }
+
+return json + JSON_STR_END_OBJECT
+
+      }
+    
+    const main = anonymous0
+    return main
+    
+}(validator, serializer)
+return module.exports;
+})();
+
+const s22: (body: unknown) => string = (() => {
+const module = { exports: undefined };
+
+  'use strict'
+
+  const Serializer = require('fast-json-stringify/lib/serializer')
+  const serializerState = {"mode":"standalone","inlineValidators":true}
+  const serializer = Serializer.restoreFromState(serializerState)
+
+  const validator = null
+
+
+  module.exports = function anonymous(validator,serializer
+) {
+
+    
+const {
+  asString,
+  asNumber,
+  asBoolean,
+  asDateTime,
+  asDate,
+  asTime,
+  asUnsafeString,
+  asPlainStringArray
+} = serializer
+
+const asInteger = serializer.asInteger.bind(serializer)
+
+
+    const JSON_STR_BEGIN_OBJECT = '{'
+    const JSON_STR_END_OBJECT = '}'
+    const JSON_STR_BEGIN_ARRAY = '['
+    const JSON_STR_END_ARRAY = ']'
+    const JSON_STR_COMMA = ','
+    const JSON_STR_COLONS = ':'
+    const JSON_STR_QUOTE = '"'
+    const JSON_STR_EMPTY_OBJECT = JSON_STR_BEGIN_OBJECT + JSON_STR_END_OBJECT
+    const JSON_STR_EMPTY_ARRAY = JSON_STR_BEGIN_ARRAY + JSON_STR_END_ARRAY
+    const JSON_STR_EMPTY_STRING = JSON_STR_QUOTE + JSON_STR_QUOTE
+    const JSON_STR_NULL = 'null'
+    
+  
+    
+      // "__fjs_merged_239#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -7478,7 +8263,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s21: (body: unknown) => string = (() => {
+const s23: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -7522,7 +8307,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_224#"
+      // "__fjs_merged_248#"
       function anonymous3 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -7763,12 +8548,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous1 (obj) {
-      // "__fjs_merged_220#/properties/results"
+      // "__fjs_merged_244#/properties/results"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_220#/properties/results' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_244#/properties/results' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -7786,7 +8571,7 @@ return json + JSON_STR_END_OBJECT
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_220#"
+      // "__fjs_merged_244#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -7855,7 +8640,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s22: (body: unknown) => string = (() => {
+const s24: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -7900,12 +8685,12 @@ const asInteger = serializer.asInteger.bind(serializer)
   
     
     function anonymous1 (obj) {
-      // "__fjs_merged_226#/properties/scopes"
+      // "__fjs_merged_250#/properties/scopes"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_226#/properties/scopes' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_250#/properties/scopes' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -7955,7 +8740,7 @@ const asInteger = serializer.asInteger.bind(serializer)
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_226#"
+      // "__fjs_merged_250#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -8230,7 +9015,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s23: (body: unknown) => string = (() => {
+const s25: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -8275,12 +9060,12 @@ const asInteger = serializer.asInteger.bind(serializer)
   
     
     function anonymous1 (obj) {
-      // "__fjs_merged_229#/properties/allowedOrigins"
+      // "__fjs_merged_253#/properties/allowedOrigins"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_229#/properties/allowedOrigins' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_253#/properties/allowedOrigins' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -8330,7 +9115,7 @@ const asInteger = serializer.asInteger.bind(serializer)
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_229#"
+      // "__fjs_merged_253#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -8431,7 +9216,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s24: (body: unknown) => string = (() => {
+const s26: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -8475,7 +9260,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_231#"
+      // "__fjs_merged_255#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -8540,7 +9325,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s25: (body: unknown) => string = (() => {
+const s27: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -8584,7 +9369,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_233#"
+      // "__fjs_merged_257#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -8641,7 +9426,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s26: (body: unknown) => string = (() => {
+const s28: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -8890,12 +9675,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous2 (obj) {
-      // "__fjs_merged_235#/properties/items"
+      // "__fjs_merged_259#/properties/items"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_235#/properties/items' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_259#/properties/items' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -8913,7 +9698,7 @@ return json + JSON_STR_END_OBJECT
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_235#"
+      // "__fjs_merged_259#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -8990,7 +9775,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s27: (body: unknown) => string = (() => {
+const s29: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -9359,12 +10144,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous1 (obj) {
-      // "__fjs_merged_243#/properties/items"
+      // "__fjs_merged_267#/properties/items"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_243#/properties/items' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_267#/properties/items' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -9382,7 +10167,7 @@ return json + JSON_STR_END_OBJECT
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_243#"
+      // "__fjs_merged_267#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -9435,7 +10220,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s28: (body: unknown) => string = (() => {
+const s30: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -9567,12 +10352,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous1 (obj) {
-      // "__fjs_merged_247#/properties/attempts"
+      // "__fjs_merged_271#/properties/attempts"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_247#/properties/attempts' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_271#/properties/attempts' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -9590,7 +10375,7 @@ return json + JSON_STR_END_OBJECT
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_247#/properties/payload"
+      // "__fjs_merged_271#/properties/payload"
       function anonymous3 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -9622,7 +10407,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_247#"
+      // "__fjs_merged_271#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -9809,7 +10594,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s29: (body: unknown) => string = (() => {
+const s31: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -9913,12 +10698,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous1 (obj) {
-      // "__fjs_merged_251#/properties/reasons"
+      // "__fjs_merged_275#/properties/reasons"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_251#/properties/reasons' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_275#/properties/reasons' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -10059,7 +10844,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_251#"
+      // "__fjs_merged_275#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -10148,7 +10933,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s30: (body: unknown) => string = (() => {
+const s32: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -10192,7 +10977,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_255#"
+      // "__fjs_merged_279#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -10235,7 +11020,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s31: (body: unknown) => string = (() => {
+const s33: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -10279,7 +11064,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_257#"
+      // "__fjs_merged_281#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -10446,7 +11231,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s32: (body: unknown) => string = (() => {
+const s34: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -10652,12 +11437,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous1 (obj) {
-      // "__fjs_merged_260#/properties/items"
+      // "__fjs_merged_284#/properties/items"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_260#/properties/items' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_284#/properties/items' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -10675,7 +11460,7 @@ return json + JSON_STR_END_OBJECT
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_260#"
+      // "__fjs_merged_284#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -10736,7 +11521,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s33: (body: unknown) => string = (() => {
+const s35: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -10984,12 +11769,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous1 (obj) {
-      // "__fjs_merged_263#/properties/items"
+      // "__fjs_merged_287#/properties/items"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_263#/properties/items' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_287#/properties/items' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -11007,7 +11792,7 @@ return json + JSON_STR_END_OBJECT
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_263#"
+      // "__fjs_merged_287#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -11060,7 +11845,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s34: (body: unknown) => string = (() => {
+const s36: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -11104,7 +11889,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_265#"
+      // "__fjs_merged_289#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -11153,7 +11938,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s35: (body: unknown) => string = (() => {
+const s37: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -11343,12 +12128,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous1 (obj) {
-      // "__fjs_merged_267#/properties/items"
+      // "__fjs_merged_291#/properties/items"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_267#/properties/items' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_291#/properties/items' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -11366,7 +12151,7 @@ return json + JSON_STR_END_OBJECT
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_267#"
+      // "__fjs_merged_291#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -11419,7 +12204,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s36: (body: unknown) => string = (() => {
+const s38: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -11464,12 +12249,12 @@ const asInteger = serializer.asInteger.bind(serializer)
   
     
     function anonymous1 (obj) {
-      // "__fjs_merged_271#/properties/dueDates"
+      // "__fjs_merged_295#/properties/dueDates"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_271#/properties/dueDates' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_295#/properties/dueDates' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -11571,12 +12356,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous2 (obj) {
-      // "__fjs_merged_271#/properties/dueAmounts"
+      // "__fjs_merged_295#/properties/dueAmounts"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_271#/properties/dueAmounts' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_295#/properties/dueAmounts' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -11688,12 +12473,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous4 (obj) {
-      // "__fjs_merged_271#/properties/payments"
+      // "__fjs_merged_295#/properties/payments"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_271#/properties/payments' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_295#/properties/payments' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -11711,7 +12496,7 @@ return json + JSON_STR_END_OBJECT
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_271#"
+      // "__fjs_merged_295#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -11976,7 +12761,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s37: (body: unknown) => string = (() => {
+const s39: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -12020,7 +12805,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_280#"
+      // "__fjs_merged_304#"
       function anonymous1 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -12175,7 +12960,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_279#"
+      // "__fjs_merged_303#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -12264,7 +13049,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s38: (body: unknown) => string = (() => {
+const s40: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -12308,7 +13093,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_282#"
+      // "__fjs_merged_306#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -12351,7 +13136,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s39: (body: unknown) => string = (() => {
+const s41: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -12395,7 +13180,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_284#"
+      // "__fjs_merged_308#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -12454,7 +13239,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s40: (body: unknown) => string = (() => {
+const s42: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -12498,7 +13283,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_287#"
+      // "__fjs_merged_311#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -12693,7 +13478,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s41: (body: unknown) => string = (() => {
+const s43: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -12878,7 +13663,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s42: (body: unknown) => string = (() => {
+const s44: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -12922,7 +13707,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_293#"
+      // "__fjs_merged_317#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -13009,7 +13794,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s43: (body: unknown) => string = (() => {
+const s45: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -13053,7 +13838,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_295#"
+      // "__fjs_merged_319#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -13170,7 +13955,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s44: (body: unknown) => string = (() => {
+const s46: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -13214,7 +13999,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_297#"
+      // "__fjs_merged_321#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -13257,7 +14042,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s45: (body: unknown) => string = (() => {
+const s47: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -13301,7 +14086,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_299#"
+      // "__fjs_merged_323#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -13396,7 +14181,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s46: (body: unknown) => string = (() => {
+const s48: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -13440,7 +14225,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_301#"
+      // "__fjs_merged_325#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -13567,7 +14352,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s47: (body: unknown) => string = (() => {
+const s49: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -13678,7 +14463,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_304#"
+      // "__fjs_merged_328#"
       function anonymous4 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -13781,12 +14566,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous1 (obj) {
-      // "__fjs_merged_303#/properties/items"
+      // "__fjs_merged_327#/properties/items"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_303#/properties/items' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_327#/properties/items' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -13804,7 +14589,7 @@ return json + JSON_STR_END_OBJECT
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_303#"
+      // "__fjs_merged_327#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -13841,7 +14626,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s48: (body: unknown) => string = (() => {
+const s50: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -13952,7 +14737,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_307#"
+      // "__fjs_merged_331#"
       function anonymous2 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -13995,7 +14780,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_306#"
+      // "__fjs_merged_330#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -14060,7 +14845,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s49: (body: unknown) => string = (() => {
+const s51: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -14147,7 +14932,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_309#"
+      // "__fjs_merged_333#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -14176,7 +14961,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s50: (body: unknown) => string = (() => {
+const s52: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -14220,7 +15005,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_313#"
+      // "__fjs_merged_337#"
       function anonymous3 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -14433,12 +15218,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous1 (obj) {
-      // "__fjs_merged_311#/properties/items"
+      // "__fjs_merged_335#/properties/items"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_311#/properties/items' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_335#/properties/items' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -14456,7 +15241,7 @@ return json + JSON_STR_END_OBJECT
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_311#"
+      // "__fjs_merged_335#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -14509,7 +15294,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s51: (body: unknown) => string = (() => {
+const s53: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -14553,7 +15338,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_315#"
+      // "__fjs_merged_339#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -14646,7 +15431,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s52: (body: unknown) => string = (() => {
+const s54: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -14690,7 +15475,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_318#"
+      // "__fjs_merged_342#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -14733,7 +15518,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s53: (body: unknown) => string = (() => {
+const s55: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -14888,7 +15673,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s54: (body: unknown) => string = (() => {
+const s56: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -14932,7 +15717,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_321#"
+      // "__fjs_merged_345#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -14997,7 +15782,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s55: (body: unknown) => string = (() => {
+const s57: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -15042,12 +15827,12 @@ const asInteger = serializer.asInteger.bind(serializer)
   
     
     function anonymous1 (obj) {
-      // "__fjs_merged_324#/properties/enabledEvents"
+      // "__fjs_merged_348#/properties/enabledEvents"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_324#/properties/enabledEvents' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_348#/properties/enabledEvents' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -15097,7 +15882,7 @@ const asInteger = serializer.asInteger.bind(serializer)
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_324#"
+      // "__fjs_merged_348#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -15126,7 +15911,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s56: (body: unknown) => string = (() => {
+const s58: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -15170,7 +15955,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_326#"
+      // "__fjs_merged_350#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -15236,64 +16021,68 @@ export const responseSerializers = {
   "resendClientAdminWelcome": { "200": s17, "400": s2, "401": s3, "403": s3, "404": s3, "500": s3, "503": s3 },
   "reinstateIntegrationClient": { "200": s15, "400": s2, "401": s3, "403": s3, "404": s3, "500": s3, "503": s3 },
   "suspendIntegrationClient": { "200": s15, "400": s2, "401": s3, "403": s3, "404": s3, "413": s7, "500": s3, "503": s3 },
-  "ingestBankTransfer": { "200": s20, "400": s2, "401": s3, "413": s7, "500": s3, "503": s3 },
-  "ingestBankTransferPage": { "200": s21, "400": s2, "401": s3, "413": s7, "500": s3, "503": s3 },
-  "updateMyIntegration": { "200": s22, "400": s2, "401": s3, "403": s3, "413": s7, "500": s3, "503": s3 },
+  "listPlatformUnmatchedPayments": { "200": s20, "400": s2, "401": s3, "403": s3, "500": s3, "503": s3 },
+  "getPlatformUnmatchedPayment": { "200": s21, "400": s2, "401": s3, "403": s3, "404": s3, "500": s3, "503": s3 },
+  "ingestBankTransfer": { "200": s22, "400": s2, "401": s3, "413": s7, "500": s3, "503": s3 },
+  "ingestBankTransferPage": { "200": s23, "400": s2, "401": s3, "413": s7, "500": s3, "503": s3 },
+  "updateMyIntegration": { "200": s24, "400": s2, "401": s3, "403": s3, "413": s7, "500": s3, "503": s3 },
   "listMyIntegrationAdmins": { "200": s19, "401": s3, "403": s3, "500": s3, "503": s3 },
-  "getApiKeys": { "200": s23, "401": s3, "403": s3, "500": s3, "503": s3 },
-  "createApiKeys": { "201": s23, "401": s3, "403": s3, "409": s3, "500": s3, "503": s3 },
-  "replaceAllowedOrigins": { "200": s23, "400": s2, "401": s3, "403": s3, "413": s7, "500": s3, "503": s3 },
-  "rotateApiSecretKey": { "200": s24, "401": s3, "403": s3, "409": s3, "500": s3, "503": s3 },
+  "getApiKeys": { "200": s25, "401": s3, "403": s3, "500": s3, "503": s3 },
+  "createApiKeys": { "201": s25, "401": s3, "403": s3, "409": s3, "500": s3, "503": s3 },
+  "replaceAllowedOrigins": { "200": s25, "400": s2, "401": s3, "403": s3, "413": s7, "500": s3, "503": s3 },
+  "rotateApiSecretKey": { "200": s26, "401": s3, "403": s3, "409": s3, "500": s3, "503": s3 },
   "listMyAuditLog": { "200": s1, "400": s2, "401": s3, "403": s3, "500": s3, "503": s3 },
-  "rotateClientSecret": { "200": s25, "400": s2, "401": s3, "403": s3, "500": s3, "503": s3 },
-  "getEarnings": { "200": s26, "400": s2, "401": s3, "403": s3, "500": s3, "503": s3 },
+  "rotateClientSecret": { "200": s27, "400": s2, "401": s3, "403": s3, "500": s3, "503": s3 },
+  "getEarnings": { "200": s28, "400": s2, "401": s3, "403": s3, "500": s3, "503": s3 },
   "exportEarningsCsv": { "400": s2, "401": s3, "403": s3, "500": s3, "503": s3 },
-  "listEvents": { "200": s27, "400": s2, "401": s3, "403": s3, "500": s3, "503": s3 },
+  "listEvents": { "200": s29, "400": s2, "401": s3, "403": s3, "500": s3, "503": s3 },
   "streamEvents": { "400": s2, "401": s3, "403": s3, "404": s3, "422": s3, "429": s3, "500": s3, "503": s3 },
-  "resendEvent": { "202": s28, "400": s2, "401": s3, "403": s3, "404": s3, "409": s3, "500": s3, "503": s3 },
-  "requestGoLive": { "200": s29, "401": s3, "403": s3, "500": s3, "503": s3 },
+  "resendEvent": { "202": s30, "400": s2, "401": s3, "403": s3, "404": s3, "409": s3, "500": s3, "503": s3 },
+  "requestGoLive": { "200": s31, "401": s3, "403": s3, "500": s3, "503": s3 },
   "getGoLiveRequest": { "200": s6, "401": s3, "403": s3, "404": s3, "500": s3, "503": s3 },
   "listMyGoLiveRequests": { "200": s5, "400": s2, "401": s3, "403": s3, "500": s3, "503": s3 },
-  "uploadLogo": { "200": s30, "400": s3, "401": s3, "403": s3, "413": s7, "415": s3, "500": s3, "503": s3 },
-  "getMyIntegration": { "200": s22, "401": s3, "403": s3, "500": s3, "503": s3 },
-  "createMessageCapRequest": { "201": s31, "400": s2, "401": s3, "403": s3, "409": s3, "413": s7, "500": s3, "503": s3 },
-  "listMyMessageCapRequests": { "200": s32, "400": s2, "401": s3, "403": s3, "500": s3, "503": s3 },
-  "listNotifications": { "200": s33, "400": s2, "401": s3, "403": s3, "500": s3, "503": s3 },
-  "getOffer": { "200": s34, "401": s3, "403": s3, "500": s3, "503": s3 },
-  "replaceOffer": { "200": s34, "400": s2, "401": s3, "403": s3, "413": s7, "500": s3, "503": s3 },
-  "listIntegrationPaymentRequests": { "200": s35, "400": s2, "401": s3, "403": s3, "500": s3, "503": s3 },
-  "getIntegrationPaymentRequest": { "200": s36, "400": s2, "401": s3, "403": s3, "404": s3, "500": s3, "503": s3 },
-  "getPayoutLink": { "200": s37, "401": s3, "403": s3, "500": s3, "503": s3 },
-  "invitePayoutLink": { "201": s38, "400": s2, "401": s3, "403": s3, "409": s3, "413": s7, "500": s3, "503": s3 },
-  "resendPayoutLinkInvite": { "200": s38, "401": s3, "403": s3, "409": s3, "500": s3, "503": s3 },
-  "getSandboxClock": { "200": s39, "401": s3, "403": s3, "500": s3, "503": s3 },
-  "advanceSandboxClock": { "200": s39, "400": s18, "401": s3, "403": s3, "413": s7, "500": s3, "503": s3 },
-  "resetSandboxClock": { "200": s39, "401": s3, "403": s3, "500": s3, "503": s3 },
-  "simulatePayment": { "200": s40, "400": s18, "401": s3, "403": s3, "413": s7, "500": s3, "503": s3 },
-  "listTenants": { "200": s41, "401": s3, "403": s3, "500": s3, "503": s3 },
-  "createTenant": { "201": s42, "400": s18, "401": s3, "403": s3, "409": s3, "413": s7, "500": s3, "503": s3 },
-  "updateTenant": { "200": s43, "400": s18, "401": s3, "403": s3, "404": s3, "409": s3, "413": s7, "500": s3, "503": s3 },
+  "uploadLogo": { "200": s32, "400": s3, "401": s3, "403": s3, "413": s7, "415": s3, "500": s3, "503": s3 },
+  "getMyIntegration": { "200": s24, "401": s3, "403": s3, "500": s3, "503": s3 },
+  "createMessageCapRequest": { "201": s33, "400": s2, "401": s3, "403": s3, "409": s3, "413": s7, "500": s3, "503": s3 },
+  "listMyMessageCapRequests": { "200": s34, "400": s2, "401": s3, "403": s3, "500": s3, "503": s3 },
+  "listNotifications": { "200": s35, "400": s2, "401": s3, "403": s3, "500": s3, "503": s3 },
+  "getOffer": { "200": s36, "401": s3, "403": s3, "500": s3, "503": s3 },
+  "replaceOffer": { "200": s36, "400": s2, "401": s3, "403": s3, "413": s7, "500": s3, "503": s3 },
+  "listIntegrationPaymentRequests": { "200": s37, "400": s2, "401": s3, "403": s3, "500": s3, "503": s3 },
+  "getIntegrationPaymentRequest": { "200": s38, "400": s2, "401": s3, "403": s3, "404": s3, "500": s3, "503": s3 },
+  "getPayoutLink": { "200": s39, "401": s3, "403": s3, "500": s3, "503": s3 },
+  "invitePayoutLink": { "201": s40, "400": s2, "401": s3, "403": s3, "409": s3, "413": s7, "500": s3, "503": s3 },
+  "resendPayoutLinkInvite": { "200": s40, "401": s3, "403": s3, "409": s3, "500": s3, "503": s3 },
+  "getSandboxClock": { "200": s41, "401": s3, "403": s3, "500": s3, "503": s3 },
+  "advanceSandboxClock": { "200": s41, "400": s18, "401": s3, "403": s3, "413": s7, "500": s3, "503": s3 },
+  "resetSandboxClock": { "200": s41, "401": s3, "403": s3, "500": s3, "503": s3 },
+  "simulatePayment": { "200": s42, "400": s18, "401": s3, "403": s3, "413": s7, "500": s3, "503": s3 },
+  "listTenants": { "200": s43, "401": s3, "403": s3, "500": s3, "503": s3 },
+  "createTenant": { "201": s44, "400": s18, "401": s3, "403": s3, "409": s3, "413": s7, "500": s3, "503": s3 },
+  "updateTenant": { "200": s45, "400": s18, "401": s3, "403": s3, "404": s3, "409": s3, "413": s7, "500": s3, "503": s3 },
   "deleteTenant": { "400": s2, "401": s3, "403": s3, "404": s3, "409": s3, "500": s3, "503": s3 },
   "setTenantValidationToken": { "400": s2, "401": s3, "403": s3, "404": s3, "413": s7, "500": s3, "503": s3 },
   "deleteTenantValidationToken": { "400": s2, "401": s3, "403": s3, "404": s3, "500": s3, "503": s3 },
-  "createTestCharge": { "201": s36, "400": s2, "401": s3, "403": s3, "404": s44, "413": s7, "500": s3, "503": s3 },
-  "createTestTokens": { "200": s45, "401": s3, "403": s3, "500": s3, "503": s3 },
-  "sendTestWebhook": { "200": s46, "400": s2, "401": s3, "403": s3, "413": s7, "500": s3, "503": s3 },
-  "listClientUrls": { "200": s47, "401": s3, "403": s3, "500": s3, "503": s3 },
-  "createClientUrl": { "201": s48, "400": s18, "401": s3, "403": s3, "413": s7, "500": s3, "503": s3 },
-  "updateClientUrl": { "200": s48, "400": s18, "401": s3, "403": s3, "404": s3, "413": s7, "500": s3, "503": s3 },
+  "createTestCharge": { "201": s38, "400": s2, "401": s3, "403": s3, "404": s46, "413": s7, "500": s3, "503": s3 },
+  "createTestTokens": { "200": s47, "401": s3, "403": s3, "500": s3, "503": s3 },
+  "sendTestWebhook": { "200": s48, "400": s2, "401": s3, "403": s3, "413": s7, "500": s3, "503": s3 },
+  "listUnmatchedPayments": { "200": s20, "400": s2, "401": s3, "403": s3, "500": s3, "503": s3 },
+  "getUnmatchedPayment": { "200": s21, "400": s2, "401": s3, "403": s3, "404": s3, "500": s3, "503": s3 },
+  "listClientUrls": { "200": s49, "401": s3, "403": s3, "500": s3, "503": s3 },
+  "createClientUrl": { "201": s50, "400": s18, "401": s3, "403": s3, "413": s7, "500": s3, "503": s3 },
+  "updateClientUrl": { "200": s50, "400": s18, "401": s3, "403": s3, "404": s3, "413": s7, "500": s3, "503": s3 },
   "deleteClientUrl": { "400": s2, "401": s3, "403": s3, "404": s3, "500": s3, "503": s3 },
-  "testClientUrl": { "200": s49, "400": s18, "401": s3, "403": s3, "404": s3, "500": s3, "503": s3 },
-  "listIntegrationUsers": { "200": s50, "400": s2, "401": s3, "403": s3, "500": s3, "503": s3 },
+  "testClientUrl": { "200": s51, "400": s18, "401": s3, "403": s3, "404": s3, "500": s3, "503": s3 },
+  "listIntegrationUsers": { "200": s52, "400": s2, "401": s3, "403": s3, "500": s3, "503": s3 },
   "unlinkMerchant": { "400": s2, "401": s3, "403": s3, "404": s3, "500": s3, "503": s3 },
-  "proposeCommissionChange": { "201": s51, "400": s2, "401": s3, "403": s3, "404": s3, "413": s7, "500": s3, "503": s3 },
-  "withdrawCommissionChange": { "200": s52, "400": s2, "401": s3, "403": s3, "404": s3, "409": s3, "500": s3, "503": s3 },
-  "listWebhookEvents": { "200": s53, "401": s3, "403": s3, "500": s3, "503": s3 },
-  "getWebhookSigningSecret": { "200": s54, "401": s3, "403": s3, "404": s3, "500": s3, "503": s3 },
-  "rotateWebhookSigningSecret": { "200": s54, "401": s3, "403": s3, "500": s3, "503": s3 },
-  "getWebhookSubscriptions": { "200": s55, "401": s3, "403": s3, "500": s3, "503": s3 },
-  "replaceWebhookSubscriptions": { "200": s55, "400": s2, "401": s3, "403": s3, "413": s7, "422": s3, "500": s3, "503": s3 },
-  "getReadiness": { "200": s56, "503": s56 },
+  "proposeCommissionChange": { "201": s53, "400": s2, "401": s3, "403": s3, "404": s3, "413": s7, "500": s3, "503": s3 },
+  "withdrawCommissionChange": { "200": s54, "400": s2, "401": s3, "403": s3, "404": s3, "409": s3, "500": s3, "503": s3 },
+  "listWebhookEvents": { "200": s55, "401": s3, "403": s3, "500": s3, "503": s3 },
+  "getWebhookSigningSecret": { "200": s56, "401": s3, "403": s3, "404": s3, "500": s3, "503": s3 },
+  "rotateWebhookSigningSecret": { "200": s56, "401": s3, "403": s3, "500": s3, "503": s3 },
+  "getWebhookSubscriptions": { "200": s57, "401": s3, "403": s3, "500": s3, "503": s3 },
+  "replaceWebhookSubscriptions": { "200": s57, "400": s2, "401": s3, "403": s3, "413": s7, "422": s3, "500": s3, "503": s3 },
+  "getReadiness": { "200": s58, "503": s58 },
 };
 
 /** The operation and status of each JSON response answered with JSON.stringify. */

@@ -6521,13 +6521,798 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
+      // "#/components/schemas/UnmatchedPayment"
+      function anonymous2 (input) {
+        const obj = (input && typeof input.toJSON === 'function')
+    ? input.toJSON()
+    : input
+  
+        if (obj === null) return JSON_STR_EMPTY_OBJECT
+        let json = ''
+
+        
+      const value_unmatchedPaymentId_3 = obj["unmatchedPaymentId"]
+      if (value_unmatchedPaymentId_3 !== undefined) {
+        json += "{\"unmatchedPaymentId\":"
+        
+        if (typeof value_unmatchedPaymentId_3 !== 'string') {
+          if (value_unmatchedPaymentId_3 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_unmatchedPaymentId_3 instanceof Date) {
+            json += asDateTime(value_unmatchedPaymentId_3)
+          } else if (value_unmatchedPaymentId_3 instanceof RegExp) {
+            json += asString(value_unmatchedPaymentId_3.source)
+          } else {
+            json += asString(value_unmatchedPaymentId_3.toString())
+          }
+        } else {
+          json += asString(value_unmatchedPaymentId_3)
+        }
+        
+      } else {
+        throw new Error('"unmatchedPaymentId" is required!')
+      }
+      
+      const value_transactionId_4 = obj["transactionId"]
+      if (value_transactionId_4 !== undefined) {
+        json += ",\"transactionId\":"
+        
+        if (typeof value_transactionId_4 !== 'string') {
+          if (value_transactionId_4 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_transactionId_4 instanceof Date) {
+            json += asDateTime(value_transactionId_4)
+          } else if (value_transactionId_4 instanceof RegExp) {
+            json += asString(value_transactionId_4.source)
+          } else {
+            json += asString(value_transactionId_4.toString())
+          }
+        } else {
+          json += asString(value_transactionId_4)
+        }
+        
+      } else {
+        throw new Error('"transactionId" is required!')
+      }
+      
+      const value_cvu_5 = obj["cvu"]
+      if (value_cvu_5 !== undefined) {
+        json += ",\"cvu\":"
+        
+        if (typeof value_cvu_5 !== 'string') {
+          if (value_cvu_5 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_cvu_5 instanceof Date) {
+            json += asDateTime(value_cvu_5)
+          } else if (value_cvu_5 instanceof RegExp) {
+            json += asString(value_cvu_5.source)
+          } else {
+            json += asString(value_cvu_5.toString())
+          }
+        } else {
+          json += asString(value_cvu_5)
+        }
+        
+      } else {
+        throw new Error('"cvu" is required!')
+      }
+      
+      const value_amount_6 = obj["amount"]
+      if (value_amount_6 !== undefined) {
+        json += ",\"amount\":"
+        json += asNumber(value_amount_6)
+      } else {
+        throw new Error('"amount" is required!')
+      }
+      
+      const value_unresolvedAmount_7 = obj["unresolvedAmount"]
+      if (value_unresolvedAmount_7 !== undefined) {
+        json += ",\"unresolvedAmount\":"
+        json += asNumber(value_unresolvedAmount_7)
+      } else {
+        throw new Error('"unresolvedAmount" is required!')
+      }
+      
+      const value_transferAmount_8 = obj["transferAmount"]
+      if (value_transferAmount_8 !== undefined) {
+        json += ",\"transferAmount\":"
+        json += asNumber(value_transferAmount_8)
+      } else {
+        throw new Error('"transferAmount" is required!')
+      }
+      
+      const value_receivedAt_9 = obj["receivedAt"]
+      if (value_receivedAt_9 !== undefined) {
+        json += ",\"receivedAt\":"
+        json += asDateTime(value_receivedAt_9)
+      } else {
+        throw new Error('"receivedAt" is required!')
+      }
+      
+      const value_recordedAt_10 = obj["recordedAt"]
+      if (value_recordedAt_10 !== undefined) {
+        json += ",\"recordedAt\":"
+        json += asDateTime(value_recordedAt_10)
+      } else {
+        throw new Error('"recordedAt" is required!')
+      }
+      
+      const value_reason_11 = obj["reason"]
+      if (value_reason_11 !== undefined) {
+        json += ",\"reason\":"
+        
+        if (typeof value_reason_11 !== 'string') {
+          if (value_reason_11 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_reason_11 instanceof Date) {
+            json += asDateTime(value_reason_11)
+          } else if (value_reason_11 instanceof RegExp) {
+            json += asString(value_reason_11.source)
+          } else {
+            json += asString(value_reason_11.toString())
+          }
+        } else {
+          json += asString(value_reason_11)
+        }
+        
+      } else {
+        throw new Error('"reason" is required!')
+      }
+      
+      const value_integrationClientId_12 = obj["integrationClientId"]
+      if (value_integrationClientId_12 !== undefined) {
+        json += ",\"integrationClientId\":"
+        
+      if (value_integrationClientId_12 === null) {
+        json += JSON_STR_NULL
+      } else {
+    
+        if (typeof value_integrationClientId_12 !== 'string') {
+          if (value_integrationClientId_12 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_integrationClientId_12 instanceof Date) {
+            json += asDateTime(value_integrationClientId_12)
+          } else if (value_integrationClientId_12 instanceof RegExp) {
+            json += asString(value_integrationClientId_12.source)
+          } else {
+            json += asString(value_integrationClientId_12.toString())
+          }
+        } else {
+          json += asString(value_integrationClientId_12)
+        }
+        
+      }
+    
+      } else {
+        throw new Error('"integrationClientId" is required!')
+      }
+      
+      const value_merchantUserId_13 = obj["merchantUserId"]
+      if (value_merchantUserId_13 !== undefined) {
+        json += ",\"merchantUserId\":"
+        
+      if (value_merchantUserId_13 === null) {
+        json += JSON_STR_NULL
+      } else {
+    
+        if (typeof value_merchantUserId_13 !== 'string') {
+          if (value_merchantUserId_13 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_merchantUserId_13 instanceof Date) {
+            json += asDateTime(value_merchantUserId_13)
+          } else if (value_merchantUserId_13 instanceof RegExp) {
+            json += asString(value_merchantUserId_13.source)
+          } else {
+            json += asString(value_merchantUserId_13.toString())
+          }
+        } else {
+          json += asString(value_merchantUserId_13)
+        }
+        
+      }
+    
+      } else {
+        throw new Error('"merchantUserId" is required!')
+      }
+      
+      const value_state_14 = obj["state"]
+      if (value_state_14 !== undefined) {
+        json += ",\"state\":"
+        
+        if (typeof value_state_14 !== 'string') {
+          if (value_state_14 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_state_14 instanceof Date) {
+            json += asDateTime(value_state_14)
+          } else if (value_state_14 instanceof RegExp) {
+            json += asString(value_state_14.source)
+          } else {
+            json += asString(value_state_14.toString())
+          }
+        } else {
+          json += asString(value_state_14)
+        }
+        
+      } else {
+        throw new Error('"state" is required!')
+      }
+      
+      const value_payerCuil_15 = obj["payerCuil"]
+      if (value_payerCuil_15 !== undefined) {
+        json += ",\"payerCuil\":"
+        
+        if (typeof value_payerCuil_15 !== 'string') {
+          if (value_payerCuil_15 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_payerCuil_15 instanceof Date) {
+            json += asDateTime(value_payerCuil_15)
+          } else if (value_payerCuil_15 instanceof RegExp) {
+            json += asString(value_payerCuil_15.source)
+          } else {
+            json += asString(value_payerCuil_15.toString())
+          }
+        } else {
+          json += asString(value_payerCuil_15)
+        }
+        
+      }
+
+      const value_payerName_16 = obj["payerName"]
+      if (value_payerName_16 !== undefined) {
+        json += ",\"payerName\":"
+        
+        if (typeof value_payerName_16 !== 'string') {
+          if (value_payerName_16 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_payerName_16 instanceof Date) {
+            json += asDateTime(value_payerName_16)
+          } else if (value_payerName_16 instanceof RegExp) {
+            json += asString(value_payerName_16.source)
+          } else {
+            json += asString(value_payerName_16.toString())
+          }
+        } else {
+          json += asString(value_payerName_16)
+        }
+        
+      }
+
+      const value_paymentRequestId_17 = obj["paymentRequestId"]
+      if (value_paymentRequestId_17 !== undefined) {
+        json += ",\"paymentRequestId\":"
+        
+        if (typeof value_paymentRequestId_17 !== 'string') {
+          if (value_paymentRequestId_17 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_paymentRequestId_17 instanceof Date) {
+            json += asDateTime(value_paymentRequestId_17)
+          } else if (value_paymentRequestId_17 instanceof RegExp) {
+            json += asString(value_paymentRequestId_17.source)
+          } else {
+            json += asString(value_paymentRequestId_17.toString())
+          }
+        } else {
+          json += asString(value_paymentRequestId_17)
+        }
+        
+      }
+
+      const value_referenceId_18 = obj["referenceId"]
+      if (value_referenceId_18 !== undefined) {
+        json += ",\"referenceId\":"
+        
+        if (typeof value_referenceId_18 !== 'string') {
+          if (value_referenceId_18 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_referenceId_18 instanceof Date) {
+            json += asDateTime(value_referenceId_18)
+          } else if (value_referenceId_18 instanceof RegExp) {
+            json += asString(value_referenceId_18.source)
+          } else {
+            json += asString(value_referenceId_18.toString())
+          }
+        } else {
+          json += asString(value_referenceId_18)
+        }
+        
+      }
+
+      const value_resolvedAt_19 = obj["resolvedAt"]
+      if (value_resolvedAt_19 !== undefined) {
+        json += ",\"resolvedAt\":"
+        json += asDateTime(value_resolvedAt_19)
+      }
+
+return json + JSON_STR_END_OBJECT
+
+      }
+    
+
     function anonymous1 (obj) {
-      // "__fjs_merged_76#/properties/dueDates"
+      // "__fjs_merged_76#/properties/items"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_76#/properties/dueDates' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_76#/properties/items' does not match schema definition.")
+    }
+    const arrayLength = obj.length
+  
+    json += JSON_STR_BEGIN_ARRAY
+  
+      if (arrayLength > 0) {
+        const value = obj[0]
+        json += anonymous2(value)
+        for (let i = 1; i < arrayLength; i++) {
+          json += JSON_STR_COMMA
+          const value = obj[i]
+          json += anonymous2(value)
+        }
+      }
+      return json + JSON_STR_END_ARRAY
+    }
+
+      // "__fjs_merged_76#"
+      function anonymous0 (input) {
+        const obj = (input && typeof input.toJSON === 'function')
+    ? input.toJSON()
+    : input
+  
+        if (obj === null) return JSON_STR_EMPTY_OBJECT
+        let json = ''
+
+        
+      const value_items_1 = obj["items"]
+      if (value_items_1 !== undefined) {
+        json += "{\"items\":"
+        json += anonymous1(value_items_1)
+      } else {
+        throw new Error('"items" is required!')
+      }
+      
+      const value_total_20 = obj["total"]
+      if (value_total_20 !== undefined) {
+        json += ",\"total\":"
+        json += asInteger(value_total_20)
+      } else {
+        throw new Error('"total" is required!')
+      }
+      
+      const value_limit_21 = obj["limit"]
+      if (value_limit_21 !== undefined) {
+        json += ",\"limit\":"
+        json += asInteger(value_limit_21)
+      } else {
+        throw new Error('"limit" is required!')
+      }
+      
+      const value_offset_22 = obj["offset"]
+      if (value_offset_22 !== undefined) {
+        json += ",\"offset\":"
+        json += asInteger(value_offset_22)
+      } else {
+        throw new Error('"offset" is required!')
+      }
+      
+return json + JSON_STR_END_OBJECT
+
+      }
+    
+    const main = anonymous0
+    return main
+    
+}(validator, serializer)
+return module.exports;
+})();
+
+const s24: (body: unknown) => string = (() => {
+const module = { exports: undefined };
+
+  'use strict'
+
+  const Serializer = require('fast-json-stringify/lib/serializer')
+  const serializerState = {"mode":"standalone","inlineValidators":true}
+  const serializer = Serializer.restoreFromState(serializerState)
+
+  const validator = null
+
+
+  module.exports = function anonymous(validator,serializer
+) {
+
+    
+const {
+  asString,
+  asNumber,
+  asBoolean,
+  asDateTime,
+  asDate,
+  asTime,
+  asUnsafeString,
+  asPlainStringArray
+} = serializer
+
+const asInteger = serializer.asInteger.bind(serializer)
+
+
+    const JSON_STR_BEGIN_OBJECT = '{'
+    const JSON_STR_END_OBJECT = '}'
+    const JSON_STR_BEGIN_ARRAY = '['
+    const JSON_STR_END_ARRAY = ']'
+    const JSON_STR_COMMA = ','
+    const JSON_STR_COLONS = ':'
+    const JSON_STR_QUOTE = '"'
+    const JSON_STR_EMPTY_OBJECT = JSON_STR_BEGIN_OBJECT + JSON_STR_END_OBJECT
+    const JSON_STR_EMPTY_ARRAY = JSON_STR_BEGIN_ARRAY + JSON_STR_END_ARRAY
+    const JSON_STR_EMPTY_STRING = JSON_STR_QUOTE + JSON_STR_QUOTE
+    const JSON_STR_NULL = 'null'
+    
+  
+    
+      // "__fjs_merged_82#"
+      function anonymous0 (input) {
+        const obj = (input && typeof input.toJSON === 'function')
+    ? input.toJSON()
+    : input
+  
+        if (obj === null) return JSON_STR_EMPTY_OBJECT
+        let json = ''
+
+        
+      const value_unmatchedPaymentId_1 = obj["unmatchedPaymentId"]
+      if (value_unmatchedPaymentId_1 !== undefined) {
+        json += "{\"unmatchedPaymentId\":"
+        
+        if (typeof value_unmatchedPaymentId_1 !== 'string') {
+          if (value_unmatchedPaymentId_1 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_unmatchedPaymentId_1 instanceof Date) {
+            json += asDateTime(value_unmatchedPaymentId_1)
+          } else if (value_unmatchedPaymentId_1 instanceof RegExp) {
+            json += asString(value_unmatchedPaymentId_1.source)
+          } else {
+            json += asString(value_unmatchedPaymentId_1.toString())
+          }
+        } else {
+          json += asString(value_unmatchedPaymentId_1)
+        }
+        
+      } else {
+        throw new Error('"unmatchedPaymentId" is required!')
+      }
+      
+      const value_transactionId_2 = obj["transactionId"]
+      if (value_transactionId_2 !== undefined) {
+        json += ",\"transactionId\":"
+        
+        if (typeof value_transactionId_2 !== 'string') {
+          if (value_transactionId_2 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_transactionId_2 instanceof Date) {
+            json += asDateTime(value_transactionId_2)
+          } else if (value_transactionId_2 instanceof RegExp) {
+            json += asString(value_transactionId_2.source)
+          } else {
+            json += asString(value_transactionId_2.toString())
+          }
+        } else {
+          json += asString(value_transactionId_2)
+        }
+        
+      } else {
+        throw new Error('"transactionId" is required!')
+      }
+      
+      const value_cvu_3 = obj["cvu"]
+      if (value_cvu_3 !== undefined) {
+        json += ",\"cvu\":"
+        
+        if (typeof value_cvu_3 !== 'string') {
+          if (value_cvu_3 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_cvu_3 instanceof Date) {
+            json += asDateTime(value_cvu_3)
+          } else if (value_cvu_3 instanceof RegExp) {
+            json += asString(value_cvu_3.source)
+          } else {
+            json += asString(value_cvu_3.toString())
+          }
+        } else {
+          json += asString(value_cvu_3)
+        }
+        
+      } else {
+        throw new Error('"cvu" is required!')
+      }
+      
+      const value_amount_4 = obj["amount"]
+      if (value_amount_4 !== undefined) {
+        json += ",\"amount\":"
+        json += asNumber(value_amount_4)
+      } else {
+        throw new Error('"amount" is required!')
+      }
+      
+      const value_unresolvedAmount_5 = obj["unresolvedAmount"]
+      if (value_unresolvedAmount_5 !== undefined) {
+        json += ",\"unresolvedAmount\":"
+        json += asNumber(value_unresolvedAmount_5)
+      } else {
+        throw new Error('"unresolvedAmount" is required!')
+      }
+      
+      const value_transferAmount_6 = obj["transferAmount"]
+      if (value_transferAmount_6 !== undefined) {
+        json += ",\"transferAmount\":"
+        json += asNumber(value_transferAmount_6)
+      } else {
+        throw new Error('"transferAmount" is required!')
+      }
+      
+      const value_receivedAt_7 = obj["receivedAt"]
+      if (value_receivedAt_7 !== undefined) {
+        json += ",\"receivedAt\":"
+        json += asDateTime(value_receivedAt_7)
+      } else {
+        throw new Error('"receivedAt" is required!')
+      }
+      
+      const value_recordedAt_8 = obj["recordedAt"]
+      if (value_recordedAt_8 !== undefined) {
+        json += ",\"recordedAt\":"
+        json += asDateTime(value_recordedAt_8)
+      } else {
+        throw new Error('"recordedAt" is required!')
+      }
+      
+      const value_reason_9 = obj["reason"]
+      if (value_reason_9 !== undefined) {
+        json += ",\"reason\":"
+        
+        if (typeof value_reason_9 !== 'string') {
+          if (value_reason_9 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_reason_9 instanceof Date) {
+            json += asDateTime(value_reason_9)
+          } else if (value_reason_9 instanceof RegExp) {
+            json += asString(value_reason_9.source)
+          } else {
+            json += asString(value_reason_9.toString())
+          }
+        } else {
+          json += asString(value_reason_9)
+        }
+        
+      } else {
+        throw new Error('"reason" is required!')
+      }
+      
+      const value_integrationClientId_10 = obj["integrationClientId"]
+      if (value_integrationClientId_10 !== undefined) {
+        json += ",\"integrationClientId\":"
+        
+      if (value_integrationClientId_10 === null) {
+        json += JSON_STR_NULL
+      } else {
+    
+        if (typeof value_integrationClientId_10 !== 'string') {
+          if (value_integrationClientId_10 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_integrationClientId_10 instanceof Date) {
+            json += asDateTime(value_integrationClientId_10)
+          } else if (value_integrationClientId_10 instanceof RegExp) {
+            json += asString(value_integrationClientId_10.source)
+          } else {
+            json += asString(value_integrationClientId_10.toString())
+          }
+        } else {
+          json += asString(value_integrationClientId_10)
+        }
+        
+      }
+    
+      } else {
+        throw new Error('"integrationClientId" is required!')
+      }
+      
+      const value_merchantUserId_11 = obj["merchantUserId"]
+      if (value_merchantUserId_11 !== undefined) {
+        json += ",\"merchantUserId\":"
+        
+      if (value_merchantUserId_11 === null) {
+        json += JSON_STR_NULL
+      } else {
+    
+        if (typeof value_merchantUserId_11 !== 'string') {
+          if (value_merchantUserId_11 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_merchantUserId_11 instanceof Date) {
+            json += asDateTime(value_merchantUserId_11)
+          } else if (value_merchantUserId_11 instanceof RegExp) {
+            json += asString(value_merchantUserId_11.source)
+          } else {
+            json += asString(value_merchantUserId_11.toString())
+          }
+        } else {
+          json += asString(value_merchantUserId_11)
+        }
+        
+      }
+    
+      } else {
+        throw new Error('"merchantUserId" is required!')
+      }
+      
+      const value_state_12 = obj["state"]
+      if (value_state_12 !== undefined) {
+        json += ",\"state\":"
+        
+        if (typeof value_state_12 !== 'string') {
+          if (value_state_12 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_state_12 instanceof Date) {
+            json += asDateTime(value_state_12)
+          } else if (value_state_12 instanceof RegExp) {
+            json += asString(value_state_12.source)
+          } else {
+            json += asString(value_state_12.toString())
+          }
+        } else {
+          json += asString(value_state_12)
+        }
+        
+      } else {
+        throw new Error('"state" is required!')
+      }
+      
+      const value_payerCuil_13 = obj["payerCuil"]
+      if (value_payerCuil_13 !== undefined) {
+        json += ",\"payerCuil\":"
+        
+        if (typeof value_payerCuil_13 !== 'string') {
+          if (value_payerCuil_13 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_payerCuil_13 instanceof Date) {
+            json += asDateTime(value_payerCuil_13)
+          } else if (value_payerCuil_13 instanceof RegExp) {
+            json += asString(value_payerCuil_13.source)
+          } else {
+            json += asString(value_payerCuil_13.toString())
+          }
+        } else {
+          json += asString(value_payerCuil_13)
+        }
+        
+      }
+
+      const value_payerName_14 = obj["payerName"]
+      if (value_payerName_14 !== undefined) {
+        json += ",\"payerName\":"
+        
+        if (typeof value_payerName_14 !== 'string') {
+          if (value_payerName_14 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_payerName_14 instanceof Date) {
+            json += asDateTime(value_payerName_14)
+          } else if (value_payerName_14 instanceof RegExp) {
+            json += asString(value_payerName_14.source)
+          } else {
+            json += asString(value_payerName_14.toString())
+          }
+        } else {
+          json += asString(value_payerName_14)
+        }
+        
+      }
+
+      const value_paymentRequestId_15 = obj["paymentRequestId"]
+      if (value_paymentRequestId_15 !== undefined) {
+        json += ",\"paymentRequestId\":"
+        
+        if (typeof value_paymentRequestId_15 !== 'string') {
+          if (value_paymentRequestId_15 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_paymentRequestId_15 instanceof Date) {
+            json += asDateTime(value_paymentRequestId_15)
+          } else if (value_paymentRequestId_15 instanceof RegExp) {
+            json += asString(value_paymentRequestId_15.source)
+          } else {
+            json += asString(value_paymentRequestId_15.toString())
+          }
+        } else {
+          json += asString(value_paymentRequestId_15)
+        }
+        
+      }
+
+      const value_referenceId_16 = obj["referenceId"]
+      if (value_referenceId_16 !== undefined) {
+        json += ",\"referenceId\":"
+        
+        if (typeof value_referenceId_16 !== 'string') {
+          if (value_referenceId_16 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_referenceId_16 instanceof Date) {
+            json += asDateTime(value_referenceId_16)
+          } else if (value_referenceId_16 instanceof RegExp) {
+            json += asString(value_referenceId_16.source)
+          } else {
+            json += asString(value_referenceId_16.toString())
+          }
+        } else {
+          json += asString(value_referenceId_16)
+        }
+        
+      }
+
+      const value_resolvedAt_17 = obj["resolvedAt"]
+      if (value_resolvedAt_17 !== undefined) {
+        json += ",\"resolvedAt\":"
+        json += asDateTime(value_resolvedAt_17)
+      }
+
+return json + JSON_STR_END_OBJECT
+
+      }
+    
+    const main = anonymous0
+    return main
+    
+}(validator, serializer)
+return module.exports;
+})();
+
+const s25: (body: unknown) => string = (() => {
+const module = { exports: undefined };
+
+  'use strict'
+
+  const Serializer = require('fast-json-stringify/lib/serializer')
+  const serializerState = {"mode":"standalone","inlineValidators":true}
+  const serializer = Serializer.restoreFromState(serializerState)
+
+  const validator = null
+
+
+  module.exports = function anonymous(validator,serializer
+) {
+
+    
+const {
+  asString,
+  asNumber,
+  asBoolean,
+  asDateTime,
+  asDate,
+  asTime,
+  asUnsafeString,
+  asPlainStringArray
+} = serializer
+
+const asInteger = serializer.asInteger.bind(serializer)
+
+
+    const JSON_STR_BEGIN_OBJECT = '{'
+    const JSON_STR_END_OBJECT = '}'
+    const JSON_STR_BEGIN_ARRAY = '['
+    const JSON_STR_END_ARRAY = ']'
+    const JSON_STR_COMMA = ','
+    const JSON_STR_COLONS = ':'
+    const JSON_STR_QUOTE = '"'
+    const JSON_STR_EMPTY_OBJECT = JSON_STR_BEGIN_OBJECT + JSON_STR_END_OBJECT
+    const JSON_STR_EMPTY_ARRAY = JSON_STR_BEGIN_ARRAY + JSON_STR_END_ARRAY
+    const JSON_STR_EMPTY_STRING = JSON_STR_QUOTE + JSON_STR_QUOTE
+    const JSON_STR_NULL = 'null'
+    
+  
+    
+    function anonymous1 (obj) {
+      // "__fjs_merged_88#/properties/dueDates"
+      let json = ''
+  
+    if (obj === null) return JSON_STR_EMPTY_ARRAY
+    if (!Array.isArray(obj)) {
+      throw new TypeError("The value of '__fjs_merged_88#/properties/dueDates' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -6636,7 +7421,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_78#"
+      // "__fjs_merged_90#"
       function anonymous2 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -6719,7 +7504,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_79#"
+      // "__fjs_merged_91#"
       function anonymous4 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -6949,12 +7734,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous7 (obj) {
-      // "__fjs_merged_76#/properties/calculatedAmounts"
+      // "__fjs_merged_88#/properties/calculatedAmounts"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_76#/properties/calculatedAmounts' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_88#/properties/calculatedAmounts' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -6972,7 +7757,7 @@ return json + JSON_STR_END_OBJECT
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_76#"
+      // "__fjs_merged_88#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -7289,7 +8074,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s24: (body: unknown) => string = (() => {
+const s26: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -7333,7 +8118,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_84#"
+      // "__fjs_merged_96#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -7420,7 +8205,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s25: (body: unknown) => string = (() => {
+const s27: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -7464,7 +8249,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_90#"
+      // "__fjs_merged_102#"
       function anonymous1 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -7545,7 +8330,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_86#"
+      // "__fjs_merged_98#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -7730,8 +8515,10 @@ export const responseSerializers = {
   "cancelPaymentRequest": { "200": s19, "404": s11, "409": s20, "500": s2, "503": s2 },
   "updatePaymentRequestCustomer": { "200": s9, "400": s4, "404": s11, "409": s21, "413": s2, "500": s2, "503": s2 },
   "getReadiness": { "200": s22, "503": s22 },
-  "createCheckoutPayment": { "201": s23, "400": s10, "401": s2, "404": s11, "409": s24, "413": s2, "422": s2, "500": s2, "503": s2 },
-  "getCheckoutPayment": { "200": s25, "400": s4, "401": s2, "404": s11, "500": s2, "503": s2 },
+  "listUnmatchedPayments": { "200": s23, "400": s4, "500": s2, "503": s2 },
+  "getUnmatchedPayment": { "200": s24, "400": s4, "404": s2, "500": s2, "503": s2 },
+  "createCheckoutPayment": { "201": s25, "400": s10, "401": s2, "404": s11, "409": s26, "413": s2, "422": s2, "500": s2, "503": s2 },
+  "getCheckoutPayment": { "200": s27, "400": s4, "401": s2, "404": s11, "500": s2, "503": s2 },
 };
 
 /** The operation and status of each JSON response answered with JSON.stringify. */

@@ -415,6 +415,46 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/integration-admin/unmatched-payments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List every unmatched payment
+         * @description Every unmatched payment, newest transfer first, filtered.
+         */
+        get: operations["listPlatformUnmatchedPayments"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/integration-admin/unmatched-payments/{unmatchedPaymentId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get any unmatched payment
+         * @description Any unmatched payment.
+         */
+        get: operations["getPlatformUnmatchedPayment"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/internal/bank-feed/transfers": {
         parameters: {
             query?: never;
@@ -1255,6 +1295,46 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/my-integration/unmatched-payments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the integration's unmatched payments
+         * @description The integration's unmatched payments, newest transfer first, filtered.
+         */
+        get: operations["listUnmatchedPayments"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/my-integration/unmatched-payments/{unmatchedPaymentId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get one of the integration's unmatched payments
+         * @description One of the integration's unmatched payments.
+         */
+        get: operations["getUnmatchedPayment"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/my-integration/urls": {
         parameters: {
             query?: never;
@@ -1970,6 +2050,89 @@ export type components = {
         };
         /** @description A CUIT or CUIL without hyphens (11 digits). */
         TaxId: string;
+        /**
+         * @description Money Cobro received and did not apply to a charge: a whole transfer it could not match (announced by a
+         *     `payment.unmatched` event when there was an integration to tell), or the excess of a payment over what its
+         *     charge owed (`overpaid`). One per transfer. A transfer to a CVU that no charge ever held (`no_pending`)
+         *     belongs to no integration: only the platform admin sees it (`integrationClientId` and `merchantUserId` null).
+         */
+        UnmatchedPayment: {
+            unmatchedPaymentId: components["schemas"]["Uuid"];
+            /** @description The bank's transaction id of the transfer (`transactionId` of `payment.unmatched`, `idTransaccion` of a simulated payment). */
+            transactionId: string;
+            /** @description The CVU that received the transfer. */
+            cvu: string;
+            /** @description The sender's CUIL or CUIT, when the bank reported it. */
+            payerCuil?: string;
+            /** @description The sender's name, when the bank reported it. */
+            payerName?: string;
+            /** @description The unmatched money: the whole transfer, or the excess of an `overpaid` payment. */
+            amount: components["schemas"]["Pesos"];
+            /** @description What of `amount` is neither assigned nor returned yet. */
+            unresolvedAmount: components["schemas"]["Pesos"];
+            /** @description The whole transfer's amount (equal to `amount` unless `overpaid`). */
+            transferAmount: components["schemas"]["Pesos"];
+            /**
+             * Format: date-time
+             * @description When the payer made the transfer (`receivedAt` of `payment.unmatched`).
+             */
+            receivedAt: string;
+            /**
+             * Format: date-time
+             * @description When Cobro recorded it.
+             */
+            recordedAt: string;
+            reason: components["schemas"]["UnmatchedPaymentReason"];
+            /**
+             * Format: uuid
+             * @description The integration whose merchant account it belongs to; null for a transfer to a CVU no charge held.
+             */
+            integrationClientId: string | null;
+            /**
+             * Format: uuid
+             * @description The merchant account whose CVU received it (`userId` in `GET /my-integration/users`); null as `integrationClientId`.
+             */
+            merchantUserId: string | null;
+            /** @description The charge it concerns: the closed charge its CVU held (`expired`, `already_paid`, `canceled`) or the one it overpaid. */
+            paymentRequestId?: components["schemas"]["Uuid"];
+            /** @description That charge's `referenceId`. */
+            referenceId?: string;
+            state: components["schemas"]["UnmatchedPaymentState"];
+            /**
+             * Format: date-time
+             * @description When it stopped being `unresolved`.
+             */
+            resolvedAt?: string;
+        };
+        /** @description A page of unmatched payments, newest transfer first. */
+        UnmatchedPaymentPage: {
+            items: components["schemas"]["UnmatchedPayment"][];
+            /**
+             * Format: int32
+             * @description Items matching the query, across all pages.
+             */
+            total: number;
+            /**
+             * Format: int32
+             * @description The page size that was applied.
+             */
+            limit: number;
+            /**
+             * Format: int32
+             * @description Items skipped before this page.
+             */
+            offset: number;
+        };
+        /**
+         * @description Why money is unmatched: a transfer's reason (as in `payment.unmatched`), or `overpaid`.
+         * @enum {string}
+         */
+        UnmatchedPaymentReason: "expired" | "already_paid" | "canceled" | "no_cuil_match" | "no_pending" | "ambiguous" | "overpaid";
+        /**
+         * @description Where unmatched money stands. Only `unresolved` money can be assigned or returned.
+         * @enum {string}
+         */
+        UnmatchedPaymentState: "unresolved" | "assigned" | "return_requested" | "returned" | "return_failed";
         /**
          * @description Reasons for which a received transfer could not be matched to a charge.
          * @enum {string}
@@ -3566,6 +3729,14 @@ export type components = {
         "Cobro.Common.PageQuery.limit": number;
         /** @description Items to skip, default 0. */
         "Cobro.Common.PageQuery.offset": number;
+        /** @description Only transfers made at or after this instant (`receivedAt`). */
+        "Cobro.Common.UnmatchedPaymentFilters.from": string;
+        /** @description Only money unmatched for this reason. */
+        "Cobro.Common.UnmatchedPaymentFilters.reason": components["schemas"]["UnmatchedPaymentReason"];
+        /** @description Only money in this state. */
+        "Cobro.Common.UnmatchedPaymentFilters.state": components["schemas"]["UnmatchedPaymentState"];
+        /** @description Only transfers made before this instant (`receivedAt`); after `from`, or 400 `ValidationError`. */
+        "Cobro.Common.UnmatchedPaymentFilters.to": string;
         /** @description Last day (`YYYY-MM-DD`, Argentina time), inclusive. */
         "EarningsRange.endDate": string;
         /** @description First day (`YYYY-MM-DD`, Argentina time), inclusive. */
@@ -5938,6 +6109,229 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description 500 `InternalServerError`: an internal error; quote the `id` to support. Safe to retry reads; after a write, read the resource again before retrying. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /**
+             * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
+             *     just now (a restart, a failover). Retry after the wait. The change may have been made all the same (the
+             *     database can commit as the connection drops): after a create, check with GET before retrying.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying (always sent with this code). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+        };
+    };
+    listPlatformUnmatchedPayments: {
+        parameters: {
+            query?: {
+                /** @description Only money in this state. */
+                state?: components["parameters"]["Cobro.Common.UnmatchedPaymentFilters.state"];
+                /** @description Only money unmatched for this reason. */
+                reason?: components["parameters"]["Cobro.Common.UnmatchedPaymentFilters.reason"];
+                /** @description Only transfers made at or after this instant (`receivedAt`). */
+                from?: components["parameters"]["Cobro.Common.UnmatchedPaymentFilters.from"];
+                /** @description Only transfers made before this instant (`receivedAt`); after `from`, or 400 `ValidationError`. */
+                to?: components["parameters"]["Cobro.Common.UnmatchedPaymentFilters.to"];
+                /** @description Only this integration's. */
+                integrationClientId?: components["schemas"]["Uuid"];
+                /** @description Only `true`: those of no integration (a CVU no charge held); `false`: only those of an integration. */
+                withoutIntegration?: boolean;
+                /** @description Only money received by this merchant account. */
+                merchantUserId?: components["schemas"]["Uuid"];
+                /** @description Page size: 1 to 100, default 20. */
+                limit?: components["parameters"]["Cobro.Common.PageQuery.limit"];
+                /** @description Items to skip, default 0. */
+                offset?: components["parameters"]["Cobro.Common.PageQuery.offset"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "unmatchedPaymentId": "6b2e8d4f-3c5a-4d7e-8f90-1a2b3c4d5e6f",
+                     *           "transactionId": "TRX-20261125-000077",
+                     *           "cvu": "0000253200000000987654",
+                     *           "amount": 2500,
+                     *           "unresolvedAmount": 2500,
+                     *           "transferAmount": 2500,
+                     *           "receivedAt": "2026-11-25T16:10:00Z",
+                     *           "recordedAt": "2026-11-25T16:10:01Z",
+                     *           "reason": "no_pending",
+                     *           "integrationClientId": null,
+                     *           "merchantUserId": null,
+                     *           "state": "unresolved"
+                     *         }
+                     *       ],
+                     *       "total": 1,
+                     *       "limit": 20,
+                     *       "offset": 0
+                     *     }
+                     */
+                    "application/json": components["schemas"]["UnmatchedPaymentPage"];
+                };
+            };
+            /** @description The request does not meet the contract: missing field, bad type or range, or a field not accepted. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                };
+            };
+            /**
+             * @description 401 `UnauthorizedError`: the token is missing or sent in more than one `Authorization` header; not signed by
+             *     Cobro, of another issuer, altered, expired or not valid yet; its session was signed out; or it is not an
+             *     admin `idToken` (a merchant account's token and refresh tokens are refused).
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /** @description 403 `ForbiddenError` (the admin's role does not allow the operation: `INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`) or `PasswordChangeRequiredError` (the session was opened with a temporary password: change it with `POST /integration/admin/change-password` first). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /** @description 500 `InternalServerError`: an internal error; quote the `id` to support. Safe to retry reads; after a write, read the resource again before retrying. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /**
+             * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
+             *     just now (a restart, a failover). Retry after the wait. The change may have been made all the same (the
+             *     database can commit as the connection drops): after a create, check with GET before retrying.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying (always sent with this code). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+        };
+    };
+    getPlatformUnmatchedPayment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                unmatchedPaymentId: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "unmatchedPaymentId": "5a1d7c3e-2b4f-4c6d-9e8f-0a1b2c3d4e5f",
+                     *       "transactionId": "TRX-20261125-000042",
+                     *       "cvu": "0000253200000000123459",
+                     *       "payerCuil": "20301234563",
+                     *       "payerName": "Juan Pérez",
+                     *       "amount": 15000.5,
+                     *       "unresolvedAmount": 15000.5,
+                     *       "transferAmount": 15000.5,
+                     *       "receivedAt": "2026-11-25T14:30:00Z",
+                     *       "recordedAt": "2026-11-25T14:30:02Z",
+                     *       "reason": "canceled",
+                     *       "integrationClientId": "9b2f7c4e-1a3d-4e5f-8a6b-7c8d9e0f1a2b",
+                     *       "merchantUserId": "2b3c4d5e-6f70-4812-9a3b-4c5d6e7f8091",
+                     *       "paymentRequestId": "0b7e4f3a-9c2d-4e8b-a1f6-3d5c7b9e2a10",
+                     *       "referenceId": "INV-2026-000123",
+                     *       "state": "unresolved"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["UnmatchedPayment"];
+                };
+            };
+            /** @description The request does not meet the contract: missing field, bad type or range, or a field not accepted. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                };
+            };
+            /**
+             * @description 401 `UnauthorizedError`: the token is missing or sent in more than one `Authorization` header; not signed by
+             *     Cobro, of another issuer, altered, expired or not valid yet; its session was signed out; or it is not an
+             *     admin `idToken` (a merchant account's token and refresh tokens are refused).
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /** @description 403 `ForbiddenError` (the admin's role does not allow the operation: `INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`) or `PasswordChangeRequiredError` (the session was opened with a temporary password: change it with `POST /integration/admin/change-password` first). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /** @description 404 `UnmatchedPaymentNotFoundError`: no unmatched payment with this id that the caller may see (never recorded, or another integration's). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
                 };
             };
             /** @description 500 `InternalServerError`: an internal error; quote the `id` to support. Safe to retry reads; after a write, read the resource again before retrying. */
@@ -10164,6 +10558,229 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description 500 `InternalServerError`: an internal error; quote the `id` to support. Safe to retry reads; after a write, read the resource again before retrying. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /**
+             * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
+             *     just now (a restart, a failover). Retry after the wait. The change may have been made all the same (the
+             *     database can commit as the connection drops): after a create, check with GET before retrying.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying (always sent with this code). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+        };
+    };
+    listUnmatchedPayments: {
+        parameters: {
+            query?: {
+                /** @description Only money in this state. */
+                state?: components["parameters"]["Cobro.Common.UnmatchedPaymentFilters.state"];
+                /** @description Only money unmatched for this reason. */
+                reason?: components["parameters"]["Cobro.Common.UnmatchedPaymentFilters.reason"];
+                /** @description Only transfers made at or after this instant (`receivedAt`). */
+                from?: components["parameters"]["Cobro.Common.UnmatchedPaymentFilters.from"];
+                /** @description Only transfers made before this instant (`receivedAt`); after `from`, or 400 `ValidationError`. */
+                to?: components["parameters"]["Cobro.Common.UnmatchedPaymentFilters.to"];
+                /** @description Only money received by this merchant account (`userId` in `GET /my-integration/users`). */
+                merchantUserId?: components["schemas"]["Uuid"];
+                /** @description Page size: 1 to 100, default 20. */
+                limit?: components["parameters"]["Cobro.Common.PageQuery.limit"];
+                /** @description Items to skip, default 0. */
+                offset?: components["parameters"]["Cobro.Common.PageQuery.offset"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "unmatchedPaymentId": "5a1d7c3e-2b4f-4c6d-9e8f-0a1b2c3d4e5f",
+                     *           "transactionId": "TRX-20261125-000042",
+                     *           "cvu": "0000253200000000123459",
+                     *           "payerCuil": "20301234563",
+                     *           "payerName": "Juan Pérez",
+                     *           "amount": 15000.5,
+                     *           "unresolvedAmount": 15000.5,
+                     *           "transferAmount": 15000.5,
+                     *           "receivedAt": "2026-11-25T14:30:00Z",
+                     *           "recordedAt": "2026-11-25T14:30:02Z",
+                     *           "reason": "canceled",
+                     *           "integrationClientId": "9b2f7c4e-1a3d-4e5f-8a6b-7c8d9e0f1a2b",
+                     *           "merchantUserId": "2b3c4d5e-6f70-4812-9a3b-4c5d6e7f8091",
+                     *           "paymentRequestId": "0b7e4f3a-9c2d-4e8b-a1f6-3d5c7b9e2a10",
+                     *           "referenceId": "INV-2026-000123",
+                     *           "state": "unresolved"
+                     *         }
+                     *       ],
+                     *       "total": 1,
+                     *       "limit": 20,
+                     *       "offset": 0
+                     *     }
+                     */
+                    "application/json": components["schemas"]["UnmatchedPaymentPage"];
+                };
+            };
+            /** @description The request does not meet the contract: missing field, bad type or range, or a field not accepted. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                };
+            };
+            /**
+             * @description 401 `UnauthorizedError`: the token is missing or sent in more than one `Authorization` header; not signed by
+             *     Cobro, of another issuer, altered, expired or not valid yet; its session was signed out; or it is not an
+             *     admin `idToken` (a merchant account's token and refresh tokens are refused).
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /** @description 403 `ForbiddenError` (the admin's role does not allow the operation: `INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`) or `PasswordChangeRequiredError` (the session was opened with a temporary password: change it with `POST /integration/admin/change-password` first). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /** @description 500 `InternalServerError`: an internal error; quote the `id` to support. Safe to retry reads; after a write, read the resource again before retrying. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /**
+             * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
+             *     just now (a restart, a failover). Retry after the wait. The change may have been made all the same (the
+             *     database can commit as the connection drops): after a create, check with GET before retrying.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying (always sent with this code). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+        };
+    };
+    getUnmatchedPayment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                unmatchedPaymentId: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "unmatchedPaymentId": "5a1d7c3e-2b4f-4c6d-9e8f-0a1b2c3d4e5f",
+                     *       "transactionId": "TRX-20261125-000042",
+                     *       "cvu": "0000253200000000123459",
+                     *       "payerCuil": "20301234563",
+                     *       "payerName": "Juan Pérez",
+                     *       "amount": 15000.5,
+                     *       "unresolvedAmount": 15000.5,
+                     *       "transferAmount": 15000.5,
+                     *       "receivedAt": "2026-11-25T14:30:00Z",
+                     *       "recordedAt": "2026-11-25T14:30:02Z",
+                     *       "reason": "canceled",
+                     *       "integrationClientId": "9b2f7c4e-1a3d-4e5f-8a6b-7c8d9e0f1a2b",
+                     *       "merchantUserId": "2b3c4d5e-6f70-4812-9a3b-4c5d6e7f8091",
+                     *       "paymentRequestId": "0b7e4f3a-9c2d-4e8b-a1f6-3d5c7b9e2a10",
+                     *       "referenceId": "INV-2026-000123",
+                     *       "state": "unresolved"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["UnmatchedPayment"];
+                };
+            };
+            /** @description The request does not meet the contract: missing field, bad type or range, or a field not accepted. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                };
+            };
+            /**
+             * @description 401 `UnauthorizedError`: the token is missing or sent in more than one `Authorization` header; not signed by
+             *     Cobro, of another issuer, altered, expired or not valid yet; its session was signed out; or it is not an
+             *     admin `idToken` (a merchant account's token and refresh tokens are refused).
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /** @description 403 `ForbiddenError` (the admin's role does not allow the operation: `INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`) or `PasswordChangeRequiredError` (the session was opened with a temporary password: change it with `POST /integration/admin/change-password` first). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /** @description 404 `UnmatchedPaymentNotFoundError`: no unmatched payment with this id that the caller may see (never recorded, or another integration's). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
                 };
             };
             /** @description 500 `InternalServerError`: an internal error; quote the `id` to support. Safe to retry reads; after a write, read the resource again before retrying. */

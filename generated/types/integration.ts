@@ -289,6 +289,46 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/unmatched-payments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List unmatched payments
+         * @description The merchant account's unmatched payments for this integration, newest transfer first, filtered.
+         */
+        get: operations["listUnmatchedPayments"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/unmatched-payments/{unmatchedPaymentId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an unmatched payment
+         * @description One of the merchant account's unmatched payments.
+         */
+        get: operations["getUnmatchedPayment"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/payments": {
         parameters: {
             query?: never;
@@ -709,6 +749,89 @@ export type components = {
         };
         /** @description A payer document: an 11-digit CUIL or CUIT (check digit validated) or a 7- or 8-digit DNI. */
         TaxDocument: string;
+        /**
+         * @description Money Cobro received and did not apply to a charge: a whole transfer it could not match (announced by a
+         *     `payment.unmatched` event when there was an integration to tell), or the excess of a payment over what its
+         *     charge owed (`overpaid`). One per transfer. A transfer to a CVU that no charge ever held (`no_pending`)
+         *     belongs to no integration: only the platform admin sees it (`integrationClientId` and `merchantUserId` null).
+         */
+        UnmatchedPayment: {
+            unmatchedPaymentId: components["schemas"]["Uuid"];
+            /** @description The bank's transaction id of the transfer (`transactionId` of `payment.unmatched`, `idTransaccion` of a simulated payment). */
+            transactionId: string;
+            /** @description The CVU that received the transfer. */
+            cvu: string;
+            /** @description The sender's CUIL or CUIT, when the bank reported it. */
+            payerCuil?: string;
+            /** @description The sender's name, when the bank reported it. */
+            payerName?: string;
+            /** @description The unmatched money: the whole transfer, or the excess of an `overpaid` payment. */
+            amount: components["schemas"]["Pesos"];
+            /** @description What of `amount` is neither assigned nor returned yet. */
+            unresolvedAmount: components["schemas"]["Pesos"];
+            /** @description The whole transfer's amount (equal to `amount` unless `overpaid`). */
+            transferAmount: components["schemas"]["Pesos"];
+            /**
+             * Format: date-time
+             * @description When the payer made the transfer (`receivedAt` of `payment.unmatched`).
+             */
+            receivedAt: string;
+            /**
+             * Format: date-time
+             * @description When Cobro recorded it.
+             */
+            recordedAt: string;
+            reason: components["schemas"]["UnmatchedPaymentReason"];
+            /**
+             * Format: uuid
+             * @description The integration whose merchant account it belongs to; null for a transfer to a CVU no charge held.
+             */
+            integrationClientId: string | null;
+            /**
+             * Format: uuid
+             * @description The merchant account whose CVU received it (`userId` in `GET /my-integration/users`); null as `integrationClientId`.
+             */
+            merchantUserId: string | null;
+            /** @description The charge it concerns: the closed charge its CVU held (`expired`, `already_paid`, `canceled`) or the one it overpaid. */
+            paymentRequestId?: components["schemas"]["Uuid"];
+            /** @description That charge's `referenceId`. */
+            referenceId?: string;
+            state: components["schemas"]["UnmatchedPaymentState"];
+            /**
+             * Format: date-time
+             * @description When it stopped being `unresolved`.
+             */
+            resolvedAt?: string;
+        };
+        /** @description A page of unmatched payments, newest transfer first. */
+        UnmatchedPaymentPage: {
+            items: components["schemas"]["UnmatchedPayment"][];
+            /**
+             * Format: int32
+             * @description Items matching the query, across all pages.
+             */
+            total: number;
+            /**
+             * Format: int32
+             * @description The page size that was applied.
+             */
+            limit: number;
+            /**
+             * Format: int32
+             * @description Items skipped before this page.
+             */
+            offset: number;
+        };
+        /**
+         * @description Why money is unmatched: a transfer's reason (as in `payment.unmatched`), or `overpaid`.
+         * @enum {string}
+         */
+        UnmatchedPaymentReason: "expired" | "already_paid" | "canceled" | "no_cuil_match" | "no_pending" | "ambiguous" | "overpaid";
+        /**
+         * @description Where unmatched money stands. Only `unresolved` money can be assigned or returned.
+         * @enum {string}
+         */
+        UnmatchedPaymentState: "unresolved" | "assigned" | "return_requested" | "returned" | "return_failed";
         /**
          * @description Reasons for which a received transfer could not be matched to a charge.
          * @enum {string}
@@ -1196,7 +1319,20 @@ export type components = {
         };
     };
     responses: never;
-    parameters: never;
+    parameters: {
+        /** @description Page size: 1 to 100, default 20. */
+        "Cobro.Common.PageQuery.limit": number;
+        /** @description Items to skip, default 0. */
+        "Cobro.Common.PageQuery.offset": number;
+        /** @description Only transfers made at or after this instant (`receivedAt`). */
+        "Cobro.Common.UnmatchedPaymentFilters.from": string;
+        /** @description Only money unmatched for this reason. */
+        "Cobro.Common.UnmatchedPaymentFilters.reason": components["schemas"]["UnmatchedPaymentReason"];
+        /** @description Only money in this state. */
+        "Cobro.Common.UnmatchedPaymentFilters.state": components["schemas"]["UnmatchedPaymentState"];
+        /** @description Only transfers made before this instant (`receivedAt`); after `from`, or 400 `ValidationError`. */
+        "Cobro.Common.UnmatchedPaymentFilters.to": string;
+    };
     requestBodies: never;
     headers: never;
     pathItems: never;
@@ -2679,6 +2815,239 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ReadinessStatus"];
+                };
+            };
+        };
+    };
+    listUnmatchedPayments: {
+        parameters: {
+            query?: {
+                /** @description Only money in this state. */
+                state?: components["parameters"]["Cobro.Common.UnmatchedPaymentFilters.state"];
+                /** @description Only money unmatched for this reason. */
+                reason?: components["parameters"]["Cobro.Common.UnmatchedPaymentFilters.reason"];
+                /** @description Only transfers made at or after this instant (`receivedAt`). */
+                from?: components["parameters"]["Cobro.Common.UnmatchedPaymentFilters.from"];
+                /** @description Only transfers made before this instant (`receivedAt`); after `from`, or 400 `ValidationError`. */
+                to?: components["parameters"]["Cobro.Common.UnmatchedPaymentFilters.to"];
+                /** @description Page size: 1 to 100, default 20. */
+                limit?: components["parameters"]["Cobro.Common.PageQuery.limit"];
+                /** @description Items to skip, default 0. */
+                offset?: components["parameters"]["Cobro.Common.PageQuery.offset"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "unmatchedPaymentId": "5a1d7c3e-2b4f-4c6d-9e8f-0a1b2c3d4e5f",
+                     *           "transactionId": "TRX-20261125-000042",
+                     *           "cvu": "0000253200000000123459",
+                     *           "payerCuil": "20301234563",
+                     *           "payerName": "Juan Pérez",
+                     *           "amount": 15000.5,
+                     *           "unresolvedAmount": 15000.5,
+                     *           "transferAmount": 15000.5,
+                     *           "receivedAt": "2026-11-25T14:30:00Z",
+                     *           "recordedAt": "2026-11-25T14:30:02Z",
+                     *           "reason": "canceled",
+                     *           "integrationClientId": "9b2f7c4e-1a3d-4e5f-8a6b-7c8d9e0f1a2b",
+                     *           "merchantUserId": "2b3c4d5e-6f70-4812-9a3b-4c5d6e7f8091",
+                     *           "paymentRequestId": "0b7e4f3a-9c2d-4e8b-a1f6-3d5c7b9e2a10",
+                     *           "referenceId": "INV-2026-000123",
+                     *           "state": "unresolved"
+                     *         }
+                     *       ],
+                     *       "total": 1,
+                     *       "limit": 20,
+                     *       "offset": 0
+                     *     }
+                     */
+                    "application/json": components["schemas"]["UnmatchedPaymentPage"];
+                };
+            };
+            /** @description The request does not meet the contract: missing field, bad type or range, or a field not accepted. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                    "text/plain": string;
+                };
+            };
+            /**
+             * @description 401: the token is missing or sent in more than one `Authorization` header; not signed by Cobro (ES256 under
+             *     a `kid` of the Auth API's JWKS), of another issuer, altered, expired or not valid yet; its grant was revoked;
+             *     or it is not a merchant account's `idToken` (an admin token or a refresh token included). Plain text.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description 403 `Not authorized as user of integration client`: the merchant account is not linked, or was unlinked. Plain text. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description 404 `Integration client not found`: the token belongs to another application. Plain text. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description An internal error. After a create or a bulk, check with GET before retrying. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
+             *     just now (a restart, a failover). Retry after the wait. The change may have been made all the same (the
+             *     database can commit as the connection drops): after a create or a bulk, check with GET before retrying.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying (always sent with this code). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getUnmatchedPayment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                unmatchedPaymentId: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "unmatchedPaymentId": "5a1d7c3e-2b4f-4c6d-9e8f-0a1b2c3d4e5f",
+                     *       "transactionId": "TRX-20261125-000042",
+                     *       "cvu": "0000253200000000123459",
+                     *       "payerCuil": "20301234563",
+                     *       "payerName": "Juan Pérez",
+                     *       "amount": 15000.5,
+                     *       "unresolvedAmount": 15000.5,
+                     *       "transferAmount": 15000.5,
+                     *       "receivedAt": "2026-11-25T14:30:00Z",
+                     *       "recordedAt": "2026-11-25T14:30:02Z",
+                     *       "reason": "canceled",
+                     *       "integrationClientId": "9b2f7c4e-1a3d-4e5f-8a6b-7c8d9e0f1a2b",
+                     *       "merchantUserId": "2b3c4d5e-6f70-4812-9a3b-4c5d6e7f8091",
+                     *       "paymentRequestId": "0b7e4f3a-9c2d-4e8b-a1f6-3d5c7b9e2a10",
+                     *       "referenceId": "INV-2026-000123",
+                     *       "state": "unresolved"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["UnmatchedPayment"];
+                };
+            };
+            /** @description The request does not meet the contract: missing field, bad type or range, or a field not accepted. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                    "text/plain": string;
+                };
+            };
+            /**
+             * @description 401: the token is missing or sent in more than one `Authorization` header; not signed by Cobro (ES256 under
+             *     a `kid` of the Auth API's JWKS), of another issuer, altered, expired or not valid yet; its grant was revoked;
+             *     or it is not a merchant account's `idToken` (an admin token or a refresh token included). Plain text.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description 403 `Not authorized as user of integration client`: the merchant account is not linked, or was unlinked. Plain text. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description 404 `UnmatchedPaymentNotFoundError` (`{code, message, id}`): no unmatched payment with this id for this merchant account and integration. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                    "text/plain": string;
+                };
+            };
+            /** @description An internal error. After a create or a bulk, check with GET before retrying. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
+             *     just now (a restart, a failover). Retry after the wait. The change may have been made all the same (the
+             *     database can commit as the connection drops): after a create or a bulk, check with GET before retrying.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying (always sent with this code). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };

@@ -16,6 +16,8 @@ export const integrationOperationIds = [
   "cancelPaymentRequest",
   "updatePaymentRequestCustomer",
   "getReadiness",
+  "listUnmatchedPayments",
+  "getUnmatchedPayment",
   "createCheckoutPayment",
   "getCheckoutPayment"
 ] as const;
@@ -73,6 +75,8 @@ export const adminOperationIds = [
   "resendClientAdminWelcome",
   "reinstateIntegrationClient",
   "suspendIntegrationClient",
+  "listPlatformUnmatchedPayments",
+  "getPlatformUnmatchedPayment",
   "ingestBankTransfer",
   "ingestBankTransferPage",
   "updateMyIntegration",
@@ -116,6 +120,8 @@ export const adminOperationIds = [
   "createTestCharge",
   "createTestTokens",
   "sendTestWebhook",
+  "listUnmatchedPayments",
+  "getUnmatchedPayment",
   "listClientUrls",
   "createClientUrl",
   "updateClientUrl",

@@ -9,6 +9,7 @@ import { getPayerPage, requestPaymentConfirmation } from "./payer-page.ts";
 import { lookupPayer } from "./payer-lookup.ts";
 import { assignMerchantTenant } from "./tenant.ts";
 import { createCheckoutPayment, getCheckoutPayment } from "./checkout-payments.ts";
+import { getUnmatchedPayment, listUnmatchedPayments } from "./unmatched-payments.ts";
 import {
   cancelPaymentRequest,
   completePaymentRequestAmount,
@@ -35,4 +36,6 @@ export const integrationHandlers: HandlerMap<operations, IntegrationCaller> = {
   requestPaymentConfirmation,
   createCheckoutPayment,
   getCheckoutPayment,
+  listUnmatchedPayments,
+  getUnmatchedPayment,
 };

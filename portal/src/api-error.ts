@@ -56,6 +56,7 @@ const MESSAGES: Record<ErrorCode, string | null> = {
   WebhookUrlBlockedError: "Esa URL no se acepta: apunta a una red interna o no usa https.",
   ClientUrlNotFoundError: "No encontramos esa URL.",
   IntegrationPaymentRequestNotFoundError: "No encontramos ese cobro en tu integración.",
+  UnmatchedPaymentNotFoundError: "No encontramos ese pago sin imputar.",
   ClientUrlNotTestableError: "Solo se prueban las URL de webhook.",
   UnknownWebhookEventError: "Uno de los eventos elegidos no existe en el catálogo.",
   WebhookSigningSecretNotFoundError: "Tu integración todavía no tiene secreto de firma.",

@@ -77,6 +77,7 @@ export const ERROR_STATUSES = {
   TenantHasBoundUsersError: 409,
   ClientUrlNotFoundError: 404,
   IntegrationPaymentRequestNotFoundError: 404,
+  UnmatchedPaymentNotFoundError: 404,
   ClientUrlNotTestableError: 400,
   EventNotFoundError: 404,
   EventNotDeliverableError: 409,

@@ -21,6 +21,8 @@ export * from './PlatformIntegrationClientsApi.js';
 export * from './PlatformMerchantAccountsApi.js';
 export * from './PlatformMessageCapRequestsApi.js';
 export * from './PlatformProductionProvisioningApi.js';
+export * from './PlatformUnmatchedPaymentsApi.js';
 export * from './SandboxApi.js';
 export * from './TenantsApi.js';
+export * from './UnmatchedPaymentsApi.js';
 export * from './WebhooksApi.js';

@@ -7,3 +7,4 @@ export * from './PayerLookupApi.js';
 export * from './PayerPageApi.js';
 export * from './PaymentRequestsApi.js';
 export * from './TenantApi.js';
+export * from './UnmatchedPaymentsApi.js';

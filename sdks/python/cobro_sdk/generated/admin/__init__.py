@@ -39,8 +39,10 @@ __all__ = [
     "PlatformIntegrationClientsApi",
     "PlatformMerchantAccountsApi",
     "PlatformMessageCapRequestsApi",
+    "PlatformUnmatchedPaymentsApi",
     "SandboxApi",
     "TenantsApi",
+    "UnmatchedPaymentsApi",
     "WebhooksApi",
     "ApiResponse",
     "ApiClient",
@@ -179,6 +181,10 @@ __all__ = [
     "TestWebhookRequest",
     "TestWebhookResult",
     "TestWebhookStatus",
+    "UnmatchedPayment",
+    "UnmatchedPaymentPage",
+    "UnmatchedPaymentReason",
+    "UnmatchedPaymentState",
     "UnmatchedReason",
     "ValidationDetail",
     "ValidationErrorBody",
@@ -212,8 +218,10 @@ from cobro_sdk.generated.admin.api.platform_go_live_review_api import PlatformGo
 from cobro_sdk.generated.admin.api.platform_integration_clients_api import PlatformIntegrationClientsApi as PlatformIntegrationClientsApi
 from cobro_sdk.generated.admin.api.platform_merchant_accounts_api import PlatformMerchantAccountsApi as PlatformMerchantAccountsApi
 from cobro_sdk.generated.admin.api.platform_message_cap_requests_api import PlatformMessageCapRequestsApi as PlatformMessageCapRequestsApi
+from cobro_sdk.generated.admin.api.platform_unmatched_payments_api import PlatformUnmatchedPaymentsApi as PlatformUnmatchedPaymentsApi
 from cobro_sdk.generated.admin.api.sandbox_api import SandboxApi as SandboxApi
 from cobro_sdk.generated.admin.api.tenants_api import TenantsApi as TenantsApi
+from cobro_sdk.generated.admin.api.unmatched_payments_api import UnmatchedPaymentsApi as UnmatchedPaymentsApi
 from cobro_sdk.generated.admin.api.webhooks_api import WebhooksApi as WebhooksApi
 
 # import ApiClient
@@ -356,6 +364,10 @@ from cobro_sdk.generated.admin.models.test_tokens import TestTokens as TestToken
 from cobro_sdk.generated.admin.models.test_webhook_request import TestWebhookRequest as TestWebhookRequest
 from cobro_sdk.generated.admin.models.test_webhook_result import TestWebhookResult as TestWebhookResult
 from cobro_sdk.generated.admin.models.test_webhook_status import TestWebhookStatus as TestWebhookStatus
+from cobro_sdk.generated.admin.models.unmatched_payment import UnmatchedPayment as UnmatchedPayment
+from cobro_sdk.generated.admin.models.unmatched_payment_page import UnmatchedPaymentPage as UnmatchedPaymentPage
+from cobro_sdk.generated.admin.models.unmatched_payment_reason import UnmatchedPaymentReason as UnmatchedPaymentReason
+from cobro_sdk.generated.admin.models.unmatched_payment_state import UnmatchedPaymentState as UnmatchedPaymentState
 from cobro_sdk.generated.admin.models.unmatched_reason import UnmatchedReason as UnmatchedReason
 from cobro_sdk.generated.admin.models.validation_detail import ValidationDetail as ValidationDetail
 from cobro_sdk.generated.admin.models.validation_error_body import ValidationErrorBody as ValidationErrorBody

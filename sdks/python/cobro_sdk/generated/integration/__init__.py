@@ -25,6 +25,7 @@ __all__ = [
     "PayerPageApi",
     "PaymentRequestsApi",
     "TenantApi",
+    "UnmatchedPaymentsApi",
     "ApiResponse",
     "ApiClient",
     "Configuration",
@@ -94,6 +95,10 @@ __all__ = [
     "SurchargeType",
     "TenantAssignment",
     "TenantAssignmentResult",
+    "UnmatchedPayment",
+    "UnmatchedPaymentPage",
+    "UnmatchedPaymentReason",
+    "UnmatchedPaymentState",
     "UnmatchedReason",
     "UpdatePaymentRequestCustomer409Response",
     "ValidationDetail",
@@ -111,6 +116,7 @@ from cobro_sdk.generated.integration.api.payer_lookup_api import PayerLookupApi 
 from cobro_sdk.generated.integration.api.payer_page_api import PayerPageApi as PayerPageApi
 from cobro_sdk.generated.integration.api.payment_requests_api import PaymentRequestsApi as PaymentRequestsApi
 from cobro_sdk.generated.integration.api.tenant_api import TenantApi as TenantApi
+from cobro_sdk.generated.integration.api.unmatched_payments_api import UnmatchedPaymentsApi as UnmatchedPaymentsApi
 
 # import ApiClient
 from cobro_sdk.generated.integration.api_response import ApiResponse as ApiResponse
@@ -184,6 +190,10 @@ from cobro_sdk.generated.integration.models.surcharge import Surcharge as Surcha
 from cobro_sdk.generated.integration.models.surcharge_type import SurchargeType as SurchargeType
 from cobro_sdk.generated.integration.models.tenant_assignment import TenantAssignment as TenantAssignment
 from cobro_sdk.generated.integration.models.tenant_assignment_result import TenantAssignmentResult as TenantAssignmentResult
+from cobro_sdk.generated.integration.models.unmatched_payment import UnmatchedPayment as UnmatchedPayment
+from cobro_sdk.generated.integration.models.unmatched_payment_page import UnmatchedPaymentPage as UnmatchedPaymentPage
+from cobro_sdk.generated.integration.models.unmatched_payment_reason import UnmatchedPaymentReason as UnmatchedPaymentReason
+from cobro_sdk.generated.integration.models.unmatched_payment_state import UnmatchedPaymentState as UnmatchedPaymentState
 from cobro_sdk.generated.integration.models.unmatched_reason import UnmatchedReason as UnmatchedReason
 from cobro_sdk.generated.integration.models.update_payment_request_customer409_response import UpdatePaymentRequestCustomer409Response as UpdatePaymentRequestCustomer409Response
 from cobro_sdk.generated.integration.models.validation_detail import ValidationDetail as ValidationDetail

@@ -141,6 +141,10 @@ from cobro_sdk.generated.admin.models.test_tokens import TestTokens
 from cobro_sdk.generated.admin.models.test_webhook_request import TestWebhookRequest
 from cobro_sdk.generated.admin.models.test_webhook_result import TestWebhookResult
 from cobro_sdk.generated.admin.models.test_webhook_status import TestWebhookStatus
+from cobro_sdk.generated.admin.models.unmatched_payment import UnmatchedPayment
+from cobro_sdk.generated.admin.models.unmatched_payment_page import UnmatchedPaymentPage
+from cobro_sdk.generated.admin.models.unmatched_payment_reason import UnmatchedPaymentReason
+from cobro_sdk.generated.admin.models.unmatched_payment_state import UnmatchedPaymentState
 from cobro_sdk.generated.admin.models.unmatched_reason import UnmatchedReason
 from cobro_sdk.generated.admin.models.validation_detail import ValidationDetail
 from cobro_sdk.generated.admin.models.validation_error_body import ValidationErrorBody

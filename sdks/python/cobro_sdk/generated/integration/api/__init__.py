@@ -8,4 +8,5 @@ from cobro_sdk.generated.integration.api.payer_lookup_api import PayerLookupApi
 from cobro_sdk.generated.integration.api.payer_page_api import PayerPageApi
 from cobro_sdk.generated.integration.api.payment_requests_api import PaymentRequestsApi
 from cobro_sdk.generated.integration.api.tenant_api import TenantApi
+from cobro_sdk.generated.integration.api.unmatched_payments_api import UnmatchedPaymentsApi
 

@@ -73,6 +73,10 @@ from cobro_sdk.generated.integration.models.surcharge import Surcharge
 from cobro_sdk.generated.integration.models.surcharge_type import SurchargeType
 from cobro_sdk.generated.integration.models.tenant_assignment import TenantAssignment
 from cobro_sdk.generated.integration.models.tenant_assignment_result import TenantAssignmentResult
+from cobro_sdk.generated.integration.models.unmatched_payment import UnmatchedPayment
+from cobro_sdk.generated.integration.models.unmatched_payment_page import UnmatchedPaymentPage
+from cobro_sdk.generated.integration.models.unmatched_payment_reason import UnmatchedPaymentReason
+from cobro_sdk.generated.integration.models.unmatched_payment_state import UnmatchedPaymentState
 from cobro_sdk.generated.integration.models.unmatched_reason import UnmatchedReason
 from cobro_sdk.generated.integration.models.update_payment_request_customer409_response import UpdatePaymentRequestCustomer409Response
 from cobro_sdk.generated.integration.models.validation_detail import ValidationDetail

@@ -1,0 +1,49 @@
+// Unmatched payments on the Admin API: the integration's (/my-integration/unmatched-payments) and the
+// platform's view across integrations (/integration-admin/unmatched-payments).
+import { getUnmatchedPayment as getOne, listUnmatchedPayments as listSome } from "../../domain/reconciliation/unmatched-payments.ts";
+import { requireIntegrationAdmin, requirePlatformAdmin } from "./caller.ts";
+import { pageOf } from "./page-query.ts";
+import type { Handler } from "./handler.ts";
+
+export const listUnmatchedPayments: Handler<"listUnmatchedPayments"> = async ({ caller, query, services }) => {
+  const admin = requireIntegrationAdmin(caller);
+  const page = pageOf(query);
+  const { items, total } = await listSome(
+    services.db,
+    { kind: "integration", integrationClientId: admin.integrationClientId },
+    { state: query.state, reason: query.reason, merchantAccountId: query.merchantUserId, from: query.from, to: query.to },
+    page,
+  );
+  return { status: 200, body: { items, total, ...page } };
+};
+
+export const getUnmatchedPayment: Handler<"getUnmatchedPayment"> = async ({ caller, params, services }) => {
+  const admin = requireIntegrationAdmin(caller);
+  const body = await getOne(services.db, { kind: "integration", integrationClientId: admin.integrationClientId }, params.unmatchedPaymentId);
+  return { status: 200, body };
+};
+
+export const listPlatformUnmatchedPayments: Handler<"listPlatformUnmatchedPayments"> = async ({ caller, query, services }) => {
+  requirePlatformAdmin(caller);
+  const page = pageOf(query);
+  const { items, total } = await listSome(
+    services.db,
+    { kind: "platform" },
+    {
+      state: query.state,
+      reason: query.reason,
+      merchantAccountId: query.merchantUserId,
+      integrationClientId: query.integrationClientId,
+      withoutIntegration: query.withoutIntegration,
+      from: query.from,
+      to: query.to,
+    },
+    page,
+  );
+  return { status: 200, body: { items, total, ...page } };
+};
+
+export const getPlatformUnmatchedPayment: Handler<"getPlatformUnmatchedPayment"> = async ({ caller, params, services }) => {
+  requirePlatformAdmin(caller);
+  return { status: 200, body: await getOne(services.db, { kind: "platform" }, params.unmatchedPaymentId) };
+};

@@ -1,0 +1,23 @@
+// Unmatched payments on the Integration API: the money of the token's merchant account that no charge took,
+// for its integration's backend to find what a `payment.unmatched` webhook announced.
+import { getUnmatchedPayment as getOne, listUnmatchedPayments as listSome } from "../../domain/reconciliation/unmatched-payments.ts";
+import { requireMerchant } from "./caller.ts";
+import type { Handler } from "./handler.ts";
+
+export const listUnmatchedPayments: Handler<"listUnmatchedPayments"> = async ({ caller, query, services }) => {
+  const merchant = requireMerchant(caller);
+  const page = { limit: query.limit ?? 20, offset: query.offset ?? 0 };
+  const { items, total } = await listSome(
+    services.db,
+    { kind: "merchant", integrationClientId: merchant.integrationClientId, merchantAccountId: merchant.merchantAccountId },
+    { state: query.state, reason: query.reason, from: query.from, to: query.to },
+    page,
+  );
+  return { status: 200, body: { items, total, ...page } };
+};
+
+export const getUnmatchedPayment: Handler<"getUnmatchedPayment"> = async ({ caller, params, services }) => {
+  const merchant = requireMerchant(caller);
+  const scope = { kind: "merchant" as const, integrationClientId: merchant.integrationClientId, merchantAccountId: merchant.merchantAccountId };
+  return { status: 200, body: await getOne(services.db, scope, params.unmatchedPaymentId) };
+};
