@@ -117,6 +117,10 @@ export const ERROR_CATALOG = {
   IntegrationPaymentRequestNotFoundError: { status: 404, shape: "general" },
   // Unmatched payments (Admin and Integration APIs).
   UnmatchedPaymentNotFoundError: { status: 404, shape: "general" },
+  UnmatchedPaymentNotUnresolvedError: { status: 409, shape: "general" },
+  AssignmentPaymentRequestNotFoundError: { status: 404, shape: "general" },
+  AssignmentMerchantMismatchError: { status: 409, shape: "general" },
+  AssignmentPaymentRequestNotPayableError: { status: 409, shape: "general" },
   ClientUrlNotTestableError: { status: 400, shape: "general" },
   EventNotFoundError: { status: 404, shape: "general" },
   EventNotDeliverableError: { status: 409, shape: "general" },

@@ -10,7 +10,9 @@ import { type Kysely, sql } from "kysely";
 //   `payment.unmatched` event was written for (none when the CVU never held a charge: the platform's);
 // - an overpayment's excess is what the `payment_request.payment_received` event of the payment that
 //   paid a charge in full carries: `paidAmount` − `requestedAmount` (never more than that transfer), the
-//   transfer being the charge's one of that `thisPaymentAmount` and `paidAt`.
+//   transfer being the charge's one of that `thisPaymentAmount` and `paidAt` (should two of the charge's
+//   transfers have both, they cannot be told apart afterwards: the excess goes to the one of the greater
+//   transaction id; its amount and owner are the same either way).
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema
     .createTable("unmatched_payments")
@@ -67,7 +69,7 @@ export async function up(db: Kysely<any>): Promise<void> {
              p.charge_id, t.operated_at, t.received_at
         from paid_in_full p join transfers t on t.charge_id = p.charge_id and t.amount_cents = p.payment_cents and t.operated_at = p.paid_at
        where p.excess_cents > 0
-       order by p.charge_id, t.received_at desc, t.id
+       order by p.charge_id, t.transaction_id desc
     )
     insert into unmatched_payments (transfer_id, reason, amount_cents, unresolved_cents, integration_client_id, merchant_account_id, charge_id, received_at, recorded_at)
     select transfer_id, 'overpaid', excess_cents, excess_cents, integration_client_id, merchant_account_id, charge_id, operated_at, received_at from excesses`.execute(

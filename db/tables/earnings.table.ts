@@ -2,7 +2,11 @@ import type { Timestamp } from "./column-types.ts";
 
 // Earnings: how each received payment splits between the integration, the service and the merchant account.
 
-/** The split of one received payment, written once when it is received (migration 2026_11_23_0015_merchant_commissions). */
+/**
+ * The split of one received payment, written once when it is received (migration 2026_11_23_0015_merchant_commissions):
+ * one per transfer and charge (an unmatched payment assigned to a charge is a payment of it too, migration
+ * 2026_11_28_0038_unmatched_payment_assignments).
+ */
 export interface PaymentBreakdownsTable {
   transfer_id: string;
   charge_id: string;

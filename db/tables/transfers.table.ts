@@ -55,3 +55,15 @@ export interface UnmatchedPaymentsTable {
 }
 
 export type UnmatchedPayment = Selectable<UnmatchedPaymentsTable>;
+
+/** Unmatched money assigned by hand to a charge (migration 2026_11_28_0038_unmatched_payment_assignments). */
+export interface UnmatchedPaymentAssignmentsTable {
+  id: Generated<string>;
+  seq: ColumnType<number, never, never>;
+  unmatched_payment_id: string;
+  charge_id: string;
+  amount_cents: number;
+  assigned_at: Timestamp;
+  actor_kind: "integration_admin" | "integration_api";
+  actor_admin_user_id: string | null;
+}

@@ -33,6 +33,9 @@ export const VALUE_RECORDED_FIELDS: ReadonlySet<string> = new Set([
   "percentage",
   "fixedAmount",
   "status",
+  // unmatched money assigned: to which charge
+  "paymentRequestId",
+  "referenceId",
   // merchant provisioning (a business, not a person)
   "legalName",
   "tradeName",

@@ -28,7 +28,7 @@ export async function listIntegrationCharges(db: Kysely<Database>, integrationCl
 
 /**
  * One charge of the integration (any merchant account still linked) with its CVU and the transfers
- * reconciled to it, oldest first; 404 otherwise.
+ * reconciled or assigned to it, oldest first; 404 otherwise.
  */
 export async function getIntegrationCharge(db: Kysely<Database>, integrationClientId: string, chargeId: string) {
   const row = await db
@@ -41,10 +41,19 @@ export async function getIntegrationCharge(db: Kysely<Database>, integrationClie
     .where(sql<boolean>`not ${ofUnlinkedMerchant("c")}`)
     .executeTakeFirst();
   if (!row) throw new DomainError("IntegrationPaymentRequestNotFoundError", "No charge with this paymentRequestId in the integration");
+  // The transfers reconciled to it and the unmatched money assigned to it (each with what it applied).
   const payments = await db
     .selectFrom("transfers")
-    .select(["transaction_id", "amount_cents", "operated_at", "sender_name", "sender_cuil"])
+    .select(["id", "transaction_id", "amount_cents", "operated_at", "sender_name", "sender_cuil"])
     .where("charge_id", "=", row.id)
+    .unionAll(
+      db
+        .selectFrom("unmatched_payment_assignments as a")
+        .innerJoin("unmatched_payments as u", "u.id", "a.unmatched_payment_id")
+        .innerJoin("transfers as t", "t.id", "u.transfer_id")
+        .select(["t.id", "t.transaction_id", "a.amount_cents", "t.operated_at", "t.sender_name", "t.sender_cuil"])
+        .where("a.charge_id", "=", row.id),
+    )
     .orderBy("operated_at")
     .orderBy("id")
     .execute();

@@ -59,7 +59,15 @@ const COLUMNS = [
   "t.sender_name",
   "t.amount_cents as transfer_amount_cents",
   "c.reference_id",
+  // What resolved it so far, oldest first.
+  sql<AssignmentRow[]>`coalesce((
+    select jsonb_agg(jsonb_build_object('charge_id', a.charge_id, 'reference_id', ac.reference_id, 'amount_cents', a.amount_cents, 'assigned_at', a.assigned_at)
+                     order by a.seq)
+      from unmatched_payment_assignments a join charges ac on ac.id = a.charge_id
+     where a.unmatched_payment_id = u.id), '[]'::jsonb)`.as("assignments"),
 ] as const;
+
+type AssignmentRow = { charge_id: string; reference_id: string; amount_cents: number; assigned_at: string };
 
 /** A page of the unmatched payments the scope sees, newest transfer first, filtered. */
 export async function listUnmatchedPayments(
@@ -111,6 +119,7 @@ type Row = {
   sender_name: string | null;
   transfer_amount_cents: number;
   reference_id: string | null;
+  assignments: AssignmentRow[];
 };
 
 function viewOf(row: Row): UnmatchedPaymentView {
@@ -132,5 +141,11 @@ function viewOf(row: Row): UnmatchedPaymentView {
     ...(row.reference_id ? { referenceId: row.reference_id } : {}),
     state: row.state,
     ...(row.resolved_at ? { resolvedAt: row.resolved_at.toISOString() } : {}),
+    assignments: row.assignments.map((assignment) => ({
+      paymentRequestId: assignment.charge_id,
+      referenceId: assignment.reference_id,
+      amount: fromCents(Number(assignment.amount_cents)),
+      assignedAt: new Date(assignment.assigned_at).toISOString(),
+    })),
   };
 }

@@ -48,7 +48,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_157#"
+      // "__fjs_merged_170#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -666,12 +666,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous1 (obj) {
-      // "__fjs_merged_159#/properties/items"
+      // "__fjs_merged_172#/properties/items"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_159#/properties/items' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_172#/properties/items' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -689,7 +689,7 @@ return json + JSON_STR_END_OBJECT
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_159#"
+      // "__fjs_merged_172#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -956,12 +956,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous1 (obj) {
-      // "__fjs_merged_164#/properties/validationDetails"
+      // "__fjs_merged_177#/properties/validationDetails"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_164#/properties/validationDetails' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_177#/properties/validationDetails' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -979,7 +979,7 @@ return json + JSON_STR_END_OBJECT
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_164#"
+      // "__fjs_merged_177#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -1118,7 +1118,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_167#"
+      // "__fjs_merged_180#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -1424,12 +1424,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous2 (obj) {
-      // "__fjs_merged_169#/properties/items"
+      // "__fjs_merged_182#/properties/items"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_169#/properties/items' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_182#/properties/items' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -1447,7 +1447,7 @@ return json + JSON_STR_END_OBJECT
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_169#"
+      // "__fjs_merged_182#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -1970,12 +1970,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous1 (obj) {
-      // "__fjs_merged_175#/properties/items"
+      // "__fjs_merged_188#/properties/items"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_175#/properties/items' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_188#/properties/items' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -1993,7 +1993,7 @@ return json + JSON_STR_END_OBJECT
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_175#"
+      // "__fjs_merged_188#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -2150,12 +2150,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous1 (obj) {
-      // "__fjs_merged_179#/properties/reasons"
+      // "__fjs_merged_192#/properties/reasons"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_179#/properties/reasons' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_192#/properties/reasons' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -2296,7 +2296,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_179#"
+      // "__fjs_merged_192#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -2541,7 +2541,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_183#"
+      // "__fjs_merged_196#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -2870,12 +2870,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous1 (obj) {
-      // "__fjs_merged_185#/properties/items"
+      // "__fjs_merged_198#/properties/items"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_185#/properties/items' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_198#/properties/items' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -2893,7 +2893,7 @@ return json + JSON_STR_END_OBJECT
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_185#"
+      // "__fjs_merged_198#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -3187,7 +3187,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_189#"
+      // "__fjs_merged_202#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -3544,12 +3544,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous1 (obj) {
-      // "__fjs_merged_193#/properties/items"
+      // "__fjs_merged_206#/properties/items"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_193#/properties/items' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_206#/properties/items' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -3567,7 +3567,7 @@ return json + JSON_STR_END_OBJECT
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_193#"
+      // "__fjs_merged_206#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -3664,7 +3664,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_197#"
+      // "__fjs_merged_210#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -3975,7 +3975,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_201#"
+      // "__fjs_merged_214#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -4093,12 +4093,12 @@ const asInteger = serializer.asInteger.bind(serializer)
   
     
     function anonymous1 (obj) {
-      // "__fjs_merged_204#/properties/scopes"
+      // "__fjs_merged_217#/properties/scopes"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_204#/properties/scopes' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_217#/properties/scopes' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -4149,12 +4149,12 @@ const asInteger = serializer.asInteger.bind(serializer)
     }
 
     function anonymous2 (obj) {
-      // "__fjs_merged_204#/properties/logoutUrls"
+      // "__fjs_merged_217#/properties/logoutUrls"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_204#/properties/logoutUrls' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_217#/properties/logoutUrls' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -4204,7 +4204,7 @@ const asInteger = serializer.asInteger.bind(serializer)
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_204#"
+      // "__fjs_merged_217#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -5105,12 +5105,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous1 (obj) {
-      // "__fjs_merged_207#/properties/items"
+      // "__fjs_merged_220#/properties/items"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_207#/properties/items' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_220#/properties/items' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -5128,7 +5128,7 @@ return json + JSON_STR_END_OBJECT
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_207#"
+      // "__fjs_merged_220#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -5226,12 +5226,12 @@ const asInteger = serializer.asInteger.bind(serializer)
   
     
     function anonymous1 (obj) {
-      // "__fjs_merged_210#/properties/scopes"
+      // "__fjs_merged_223#/properties/scopes"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_210#/properties/scopes' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_223#/properties/scopes' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -5282,12 +5282,12 @@ const asInteger = serializer.asInteger.bind(serializer)
     }
 
     function anonymous2 (obj) {
-      // "__fjs_merged_210#/properties/logoutUrls"
+      // "__fjs_merged_223#/properties/logoutUrls"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_210#/properties/logoutUrls' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_223#/properties/logoutUrls' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -5337,7 +5337,7 @@ const asInteger = serializer.asInteger.bind(serializer)
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_210#"
+      // "__fjs_merged_223#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -5679,12 +5679,12 @@ const asInteger = serializer.asInteger.bind(serializer)
   
     
     function anonymous1 (obj) {
-      // "__fjs_merged_213#/properties/scopes"
+      // "__fjs_merged_226#/properties/scopes"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_213#/properties/scopes' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_226#/properties/scopes' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -5735,12 +5735,12 @@ const asInteger = serializer.asInteger.bind(serializer)
     }
 
     function anonymous2 (obj) {
-      // "__fjs_merged_213#/properties/logoutUrls"
+      // "__fjs_merged_226#/properties/logoutUrls"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_213#/properties/logoutUrls' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_226#/properties/logoutUrls' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -5845,7 +5845,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_213#"
+      // "__fjs_merged_226#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -6192,7 +6192,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_216#"
+      // "__fjs_merged_229#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -6299,7 +6299,7 @@ const module = { exports: undefined };
   const validator = (() => {
         const validators = {}
         const exports = validators
-        "use strict";exports["__fjs_root_217#/anyOf/0"] = validate5;const schema1 = {"type":"object","required":["code","message","id","validationDetails"],"properties":{"code":{"type":["string","object"],"enum":["ValidationError"],"fjs_type":"string"},"message":{"type":["string","object"],"fjs_type":"string"},"id":{"type":["string","object"],"fjs_type":"string"},"validationDetails":{"type":"array","items":{"$ref":"#/components/schemas/ValidationDetail"},"description":"Every field that failed, in the order found."}},"additionalProperties":false,"description":"A request that does not meet the contract. `message` repeats the first detail."};const schema2 = {"type":"object","required":["field","message","rule"],"properties":{"field":{"type":["string","object"],"description":"JSON path of the field, dot-separated (`customer.phoneNumber.number`, `dueDates[1]`); `body` for the whole body.","fjs_type":"string"},"message":{"type":["string","object"],"description":"What is wrong with it (English, for developers: decide by `rule`, never by this text).","fjs_type":"string"},"rule":{"allOf":[{"$ref":"#/components/schemas/ValidationRule"}],"description":"Which rule the field broke."},"limit":{"type":"number","format":"double","description":"The rule's bound: a length, a count, a number, a count of decimals or of days."},"format":{"type":["string","object"],"description":"With `format`: the format the text must have.","fjs_type":"string"},"fields":{"type":"array","items":{"type":["string","object"],"fjs_type":"string"},"description":"With `exactlyOneOf`: the alternatives; with `dateOrder`: the field it is compared with."}},"additionalProperties":false,"description":"One field that failed validation."};const schema3 = {"type":["string","object"],"enum":["required","notAccepted","type","enum","minLength","maxLength","minItems","maxItems","minProperties","maxProperties","minimum","exclusiveMinimum","maximum","exclusiveMaximum","decimals","multipleOf","pattern","format","exactlyOneOf","blank","https","url","taxDocument","dateOrder","outOfRange","nulCharacter","malformed","invalid"],"description":"The rule a field broke, for a program to act on and for a screen to word in its own language (with\n`limit`, `format` and `fields`); `message` is an English sentence for a developer's log, not to parse.","fjs_type":"string"};const formats0 = require("ajv-formats/dist/formats").fullFormats.double;function validate2(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if((((data.field === undefined) && (missing0 = "field")) || ((data.message === undefined) && (missing0 = "message"))) || ((data.rule === undefined) && (missing0 = "rule"))){validate2.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {const _errs1 = errors;for(const key0 in data){if(!((((((key0 === "field") || (key0 === "message")) || (key0 === "rule")) || (key0 === "limit")) || (key0 === "format")) || (key0 === "fields"))){validate2.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.field !== undefined){let data0 = data.field;const _errs2 = errors;if((typeof data0 !== "string") && (!(data0 && typeof data0 == "object" && !Array.isArray(data0)))){validate2.errors = [{instancePath:instancePath+"/field",schemaPath:"#/properties/field/type",keyword:"type",params:{type: schema2.properties.field.type},message:"must be string,object"}];return false;}if(errors === _errs2){if(data0 && typeof data0 == "object" && !Array.isArray(data0)){if(!data0 || typeof data0.toJSON !== "function"){validate2.errors = [{instancePath:instancePath+"/field",schemaPath:"#/properties/field/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs2 === errors;}else {var valid0 = true;}if(valid0){if(data.message !== undefined){let data1 = data.message;const _errs4 = errors;if((typeof data1 !== "string") && (!(data1 && typeof data1 == "object" && !Array.isArray(data1)))){validate2.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: schema2.properties.message.type},message:"must be string,object"}];return false;}if(errors === _errs4){if(data1 && typeof data1 == "object" && !Array.isArray(data1)){if(!data1 || typeof data1.toJSON !== "function"){validate2.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs4 === errors;}else {var valid0 = true;}if(valid0){if(data.rule !== undefined){let data2 = data.rule;const _errs6 = errors;const _errs8 = errors;if((typeof data2 !== "string") && (!(data2 && typeof data2 == "object" && !Array.isArray(data2)))){validate2.errors = [{instancePath:instancePath+"/rule",schemaPath:"#/components/schemas/ValidationRule/type",keyword:"type",params:{type: schema3.type},message:"must be string,object"}];return false;}if(!((((((((((((((((((((((((((((data2 === "required") || (data2 === "notAccepted")) || (data2 === "type")) || (data2 === "enum")) || (data2 === "minLength")) || (data2 === "maxLength")) || (data2 === "minItems")) || (data2 === "maxItems")) || (data2 === "minProperties")) || (data2 === "maxProperties")) || (data2 === "minimum")) || (data2 === "exclusiveMinimum")) || (data2 === "maximum")) || (data2 === "exclusiveMaximum")) || (data2 === "decimals")) || (data2 === "multipleOf")) || (data2 === "pattern")) || (data2 === "format")) || (data2 === "exactlyOneOf")) || (data2 === "blank")) || (data2 === "https")) || (data2 === "url")) || (data2 === "taxDocument")) || (data2 === "dateOrder")) || (data2 === "outOfRange")) || (data2 === "nulCharacter")) || (data2 === "malformed")) || (data2 === "invalid"))){validate2.errors = [{instancePath:instancePath+"/rule",schemaPath:"#/components/schemas/ValidationRule/enum",keyword:"enum",params:{allowedValues: schema3.enum},message:"must be equal to one of the allowed values"}];return false;}if(errors === _errs8){if(data2 && typeof data2 == "object" && !Array.isArray(data2)){if(!data2 || typeof data2.toJSON !== "function"){validate2.errors = [{instancePath:instancePath+"/rule",schemaPath:"#/components/schemas/ValidationRule/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs6 === errors;}else {var valid0 = true;}if(valid0){if(data.limit !== undefined){let data3 = data.limit;const _errs10 = errors;if(errors === _errs10){if((typeof data3 == "number") && (isFinite(data3))){if(!(formats0.validate(data3))){validate2.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/format",keyword:"format",params:{format: "double"},message:"must match format \""+"double"+"\""}];return false;}}else {validate2.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "number"},message:"must be number"}];return false;}}var valid0 = _errs10 === errors;}else {var valid0 = true;}if(valid0){if(data.format !== undefined){let data4 = data.format;const _errs12 = errors;if((typeof data4 !== "string") && (!(data4 && typeof data4 == "object" && !Array.isArray(data4)))){validate2.errors = [{instancePath:instancePath+"/format",schemaPath:"#/properties/format/type",keyword:"type",params:{type: schema2.properties.format.type},message:"must be string,object"}];return false;}if(errors === _errs12){if(data4 && typeof data4 == "object" && !Array.isArray(data4)){if(!data4 || typeof data4.toJSON !== "function"){validate2.errors = [{instancePath:instancePath+"/format",schemaPath:"#/properties/format/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs12 === errors;}else {var valid0 = true;}if(valid0){if(data.fields !== undefined){let data5 = data.fields;const _errs14 = errors;if(errors === _errs14){if(Array.isArray(data5)){var valid3 = true;const len0 = data5.length;for(let i0=0; i0<len0; i0++){let data6 = data5[i0];const _errs16 = errors;if((typeof data6 !== "string") && (!(data6 && typeof data6 == "object" && !Array.isArray(data6)))){validate2.errors = [{instancePath:instancePath+"/fields/" + i0,schemaPath:"#/properties/fields/items/type",keyword:"type",params:{type: schema2.properties.fields.items.type},message:"must be string,object"}];return false;}if(errors === _errs16){if(data6 && typeof data6 == "object" && !Array.isArray(data6)){if(!data6 || typeof data6.toJSON !== "function"){validate2.errors = [{instancePath:instancePath+"/fields/" + i0,schemaPath:"#/properties/fields/items/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid3 = _errs16 === errors;if(!valid3){break;}}}else {validate2.errors = [{instancePath:instancePath+"/fields",schemaPath:"#/properties/fields/type",keyword:"type",params:{type: "array"},message:"must be array"}];return false;}}var valid0 = _errs14 === errors;}else {var valid0 = true;}}}}}}}}}else {validate2.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate2.errors = vErrors;return errors === 0;}function validate5(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if(((((data.code === undefined) && (missing0 = "code")) || ((data.message === undefined) && (missing0 = "message"))) || ((data.id === undefined) && (missing0 = "id"))) || ((data.validationDetails === undefined) && (missing0 = "validationDetails"))){validate5.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {const _errs1 = errors;for(const key0 in data){if(!((((key0 === "code") || (key0 === "message")) || (key0 === "id")) || (key0 === "validationDetails"))){validate5.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.code !== undefined){let data0 = data.code;const _errs2 = errors;if((typeof data0 !== "string") && (!(data0 && typeof data0 == "object" && !Array.isArray(data0)))){validate5.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: schema1.properties.code.type},message:"must be string,object"}];return false;}if(!(data0 === "ValidationError")){validate5.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/enum",keyword:"enum",params:{allowedValues: schema1.properties.code.enum},message:"must be equal to one of the allowed values"}];return false;}if(errors === _errs2){if(data0 && typeof data0 == "object" && !Array.isArray(data0)){if(!data0 || typeof data0.toJSON !== "function"){validate5.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs2 === errors;}else {var valid0 = true;}if(valid0){if(data.message !== undefined){let data1 = data.message;const _errs4 = errors;if((typeof data1 !== "string") && (!(data1 && typeof data1 == "object" && !Array.isArray(data1)))){validate5.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: schema1.properties.message.type},message:"must be string,object"}];return false;}if(errors === _errs4){if(data1 && typeof data1 == "object" && !Array.isArray(data1)){if(!data1 || typeof data1.toJSON !== "function"){validate5.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs4 === errors;}else {var valid0 = true;}if(valid0){if(data.id !== undefined){let data2 = data.id;const _errs6 = errors;if((typeof data2 !== "string") && (!(data2 && typeof data2 == "object" && !Array.isArray(data2)))){validate5.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: schema1.properties.id.type},message:"must be string,object"}];return false;}if(errors === _errs6){if(data2 && typeof data2 == "object" && !Array.isArray(data2)){if(!data2 || typeof data2.toJSON !== "function"){validate5.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs6 === errors;}else {var valid0 = true;}if(valid0){if(data.validationDetails !== undefined){let data3 = data.validationDetails;const _errs8 = errors;if(errors === _errs8){if(Array.isArray(data3)){var valid1 = true;const len0 = data3.length;for(let i0=0; i0<len0; i0++){const _errs10 = errors;if(!(validate2(data3[i0], {instancePath:instancePath+"/validationDetails/" + i0,parentData:data3,parentDataProperty:i0,rootData}))){vErrors = vErrors === null ? validate2.errors : vErrors.concat(validate2.errors);errors = vErrors.length;}var valid1 = _errs10 === errors;if(!valid1){break;}}}else {validate5.errors = [{instancePath:instancePath+"/validationDetails",schemaPath:"#/properties/validationDetails/type",keyword:"type",params:{type: "array"},message:"must be array"}];return false;}}var valid0 = _errs8 === errors;}else {var valid0 = true;}}}}}}}else {validate5.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate5.errors = vErrors;return errors === 0;}exports["__fjs_root_217#/anyOf/1"] = validate7;const schema4 = {"type":"object","required":["code","message","id"],"properties":{"code":{"type":["string","object"],"description":"Machine-readable error code.","fjs_type":"string"},"message":{"type":["string","object"],"description":"Human-readable explanation (English). Do not parse it.","fjs_type":"string"},"id":{"type":["string","object"],"description":"Identifier of this occurrence, also written to the service log; quote it to support.","fjs_type":"string"},"cause":{"type":["string","object"],"description":"A further explanation of what caused the error, when one is known.","fjs_type":"string"}},"additionalProperties":false,"description":"The general error body of the Admin API: as the general body, with an optional `cause`."};function validate7(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if((((data.code === undefined) && (missing0 = "code")) || ((data.message === undefined) && (missing0 = "message"))) || ((data.id === undefined) && (missing0 = "id"))){validate7.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {const _errs1 = errors;for(const key0 in data){if(!((((key0 === "code") || (key0 === "message")) || (key0 === "id")) || (key0 === "cause"))){validate7.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.code !== undefined){let data0 = data.code;const _errs2 = errors;if((typeof data0 !== "string") && (!(data0 && typeof data0 == "object" && !Array.isArray(data0)))){validate7.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: schema4.properties.code.type},message:"must be string,object"}];return false;}if(errors === _errs2){if(data0 && typeof data0 == "object" && !Array.isArray(data0)){if(!data0 || typeof data0.toJSON !== "function"){validate7.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs2 === errors;}else {var valid0 = true;}if(valid0){if(data.message !== undefined){let data1 = data.message;const _errs4 = errors;if((typeof data1 !== "string") && (!(data1 && typeof data1 == "object" && !Array.isArray(data1)))){validate7.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: schema4.properties.message.type},message:"must be string,object"}];return false;}if(errors === _errs4){if(data1 && typeof data1 == "object" && !Array.isArray(data1)){if(!data1 || typeof data1.toJSON !== "function"){validate7.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs4 === errors;}else {var valid0 = true;}if(valid0){if(data.id !== undefined){let data2 = data.id;const _errs6 = errors;if((typeof data2 !== "string") && (!(data2 && typeof data2 == "object" && !Array.isArray(data2)))){validate7.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: schema4.properties.id.type},message:"must be string,object"}];return false;}if(errors === _errs6){if(data2 && typeof data2 == "object" && !Array.isArray(data2)){if(!data2 || typeof data2.toJSON !== "function"){validate7.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs6 === errors;}else {var valid0 = true;}if(valid0){if(data.cause !== undefined){let data3 = data.cause;const _errs8 = errors;if((typeof data3 !== "string") && (!(data3 && typeof data3 == "object" && !Array.isArray(data3)))){validate7.errors = [{instancePath:instancePath+"/cause",schemaPath:"#/properties/cause/type",keyword:"type",params:{type: schema4.properties.cause.type},message:"must be string,object"}];return false;}if(errors === _errs8){if(data3 && typeof data3 == "object" && !Array.isArray(data3)){if(!data3 || typeof data3.toJSON !== "function"){validate7.errors = [{instancePath:instancePath+"/cause",schemaPath:"#/properties/cause/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs8 === errors;}else {var valid0 = true;}}}}}}}else {validate7.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate7.errors = vErrors;return errors === 0;}exports["__fjs_root_217#/anyOf/2"] = validate8;const schema7 = {"type":"object","required":["code","message","id","validationDetails"],"properties":{"code":{"type":["string","object"],"enum":["ValidationError"],"fjs_type":"string"},"message":{"type":["string","object"],"fjs_type":"string"},"id":{"type":["string","object"],"fjs_type":"string"},"validationDetails":{"type":"array","items":{"type":"object","required":["field","message","rule"],"properties":{"field":{"type":["string","object"],"description":"JSON path of the field, dot-separated (`customer.phoneNumber.number`, `dueDates[1]`); `body` for the whole body.","fjs_type":"string"},"message":{"type":["string","object"],"description":"What is wrong with it (English, for developers: decide by `rule`, never by this text).","fjs_type":"string"},"rule":{"allOf":[{"type":["string","object"],"enum":["required","notAccepted","type","enum","minLength","maxLength","minItems","maxItems","minProperties","maxProperties","minimum","exclusiveMinimum","maximum","exclusiveMaximum","decimals","multipleOf","pattern","format","exactlyOneOf","blank","https","url","taxDocument","dateOrder","outOfRange","nulCharacter","malformed","invalid"],"description":"The rule a field broke, for a program to act on and for a screen to word in its own language (with\n`limit`, `format` and `fields`); `message` is an English sentence for a developer's log, not to parse.","fjs_type":"string"}],"description":"Which rule the field broke."},"limit":{"type":"number","format":"double","description":"The rule's bound: a length, a count, a number, a count of decimals or of days."},"format":{"type":["string","object"],"description":"With `format`: the format the text must have.","fjs_type":"string"},"fields":{"type":"array","items":{"type":["string","object"],"fjs_type":"string"},"description":"With `exactlyOneOf`: the alternatives; with `dateOrder`: the field it is compared with."}},"description":"One field that failed validation."},"description":"Every field that failed, in the order found."}},"description":"A request that does not meet the contract. `message` repeats the first detail."};function validate8(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if(((((data.code === undefined) && (missing0 = "code")) || ((data.message === undefined) && (missing0 = "message"))) || ((data.id === undefined) && (missing0 = "id"))) || ((data.validationDetails === undefined) && (missing0 = "validationDetails"))){validate8.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {if(data.code !== undefined){let data0 = data.code;const _errs1 = errors;if((typeof data0 !== "string") && (!(data0 && typeof data0 == "object" && !Array.isArray(data0)))){validate8.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: schema7.properties.code.type},message:"must be string,object"}];return false;}if(!(data0 === "ValidationError")){validate8.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/enum",keyword:"enum",params:{allowedValues: schema7.properties.code.enum},message:"must be equal to one of the allowed values"}];return false;}if(errors === _errs1){if(data0 && typeof data0 == "object" && !Array.isArray(data0)){if(!data0 || typeof data0.toJSON !== "function"){validate8.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs1 === errors;}else {var valid0 = true;}if(valid0){if(data.message !== undefined){let data1 = data.message;const _errs3 = errors;if((typeof data1 !== "string") && (!(data1 && typeof data1 == "object" && !Array.isArray(data1)))){validate8.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: schema7.properties.message.type},message:"must be string,object"}];return false;}if(errors === _errs3){if(data1 && typeof data1 == "object" && !Array.isArray(data1)){if(!data1 || typeof data1.toJSON !== "function"){validate8.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs3 === errors;}else {var valid0 = true;}if(valid0){if(data.id !== undefined){let data2 = data.id;const _errs5 = errors;if((typeof data2 !== "string") && (!(data2 && typeof data2 == "object" && !Array.isArray(data2)))){validate8.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: schema7.properties.id.type},message:"must be string,object"}];return false;}if(errors === _errs5){if(data2 && typeof data2 == "object" && !Array.isArray(data2)){if(!data2 || typeof data2.toJSON !== "function"){validate8.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs5 === errors;}else {var valid0 = true;}if(valid0){if(data.validationDetails !== undefined){let data3 = data.validationDetails;const _errs7 = errors;if(errors === _errs7){if(Array.isArray(data3)){var valid1 = true;const len0 = data3.length;for(let i0=0; i0<len0; i0++){let data4 = data3[i0];const _errs9 = errors;if(errors === _errs9){if(data4 && typeof data4 == "object" && !Array.isArray(data4)){let missing1;if((((data4.field === undefined) && (missing1 = "field")) || ((data4.message === undefined) && (missing1 = "message"))) || ((data4.rule === undefined) && (missing1 = "rule"))){validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0,schemaPath:"#/properties/validationDetails/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];return false;}else {if(data4.field !== undefined){let data5 = data4.field;const _errs11 = errors;if((typeof data5 !== "string") && (!(data5 && typeof data5 == "object" && !Array.isArray(data5)))){validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/field",schemaPath:"#/properties/validationDetails/items/properties/field/type",keyword:"type",params:{type: schema7.properties.validationDetails.items.properties.field.type},message:"must be string,object"}];return false;}if(errors === _errs11){if(data5 && typeof data5 == "object" && !Array.isArray(data5)){if(!data5 || typeof data5.toJSON !== "function"){validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/field",schemaPath:"#/properties/validationDetails/items/properties/field/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid2 = _errs11 === errors;}else {var valid2 = true;}if(valid2){if(data4.message !== undefined){let data6 = data4.message;const _errs13 = errors;if((typeof data6 !== "string") && (!(data6 && typeof data6 == "object" && !Array.isArray(data6)))){validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/message",schemaPath:"#/properties/validationDetails/items/properties/message/type",keyword:"type",params:{type: schema7.properties.validationDetails.items.properties.message.type},message:"must be string,object"}];return false;}if(errors === _errs13){if(data6 && typeof data6 == "object" && !Array.isArray(data6)){if(!data6 || typeof data6.toJSON !== "function"){validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/message",schemaPath:"#/properties/validationDetails/items/properties/message/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid2 = _errs13 === errors;}else {var valid2 = true;}if(valid2){if(data4.rule !== undefined){let data7 = data4.rule;const _errs15 = errors;const _errs16 = errors;if((typeof data7 !== "string") && (!(data7 && typeof data7 == "object" && !Array.isArray(data7)))){validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/rule",schemaPath:"#/properties/validationDetails/items/properties/rule/allOf/0/type",keyword:"type",params:{type: schema7.properties.validationDetails.items.properties.rule.allOf[0].type},message:"must be string,object"}];return false;}if(!((((((((((((((((((((((((((((data7 === "required") || (data7 === "notAccepted")) || (data7 === "type")) || (data7 === "enum")) || (data7 === "minLength")) || (data7 === "maxLength")) || (data7 === "minItems")) || (data7 === "maxItems")) || (data7 === "minProperties")) || (data7 === "maxProperties")) || (data7 === "minimum")) || (data7 === "exclusiveMinimum")) || (data7 === "maximum")) || (data7 === "exclusiveMaximum")) || (data7 === "decimals")) || (data7 === "multipleOf")) || (data7 === "pattern")) || (data7 === "format")) || (data7 === "exactlyOneOf")) || (data7 === "blank")) || (data7 === "https")) || (data7 === "url")) || (data7 === "taxDocument")) || (data7 === "dateOrder")) || (data7 === "outOfRange")) || (data7 === "nulCharacter")) || (data7 === "malformed")) || (data7 === "invalid"))){validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/rule",schemaPath:"#/properties/validationDetails/items/properties/rule/allOf/0/enum",keyword:"enum",params:{allowedValues: schema7.properties.validationDetails.items.properties.rule.allOf[0].enum},message:"must be equal to one of the allowed values"}];return false;}if(errors === _errs16){if(data7 && typeof data7 == "object" && !Array.isArray(data7)){if(!data7 || typeof data7.toJSON !== "function"){validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/rule",schemaPath:"#/properties/validationDetails/items/properties/rule/allOf/0/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid2 = _errs15 === errors;}else {var valid2 = true;}if(valid2){if(data4.limit !== undefined){let data8 = data4.limit;const _errs18 = errors;if(errors === _errs18){if((typeof data8 == "number") && (isFinite(data8))){if(!(formats0.validate(data8))){validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/limit",schemaPath:"#/properties/validationDetails/items/properties/limit/format",keyword:"format",params:{format: "double"},message:"must match format \""+"double"+"\""}];return false;}}else {validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/limit",schemaPath:"#/properties/validationDetails/items/properties/limit/type",keyword:"type",params:{type: "number"},message:"must be number"}];return false;}}var valid2 = _errs18 === errors;}else {var valid2 = true;}if(valid2){if(data4.format !== undefined){let data9 = data4.format;const _errs20 = errors;if((typeof data9 !== "string") && (!(data9 && typeof data9 == "object" && !Array.isArray(data9)))){validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/format",schemaPath:"#/properties/validationDetails/items/properties/format/type",keyword:"type",params:{type: schema7.properties.validationDetails.items.properties.format.type},message:"must be string,object"}];return false;}if(errors === _errs20){if(data9 && typeof data9 == "object" && !Array.isArray(data9)){if(!data9 || typeof data9.toJSON !== "function"){validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/format",schemaPath:"#/properties/validationDetails/items/properties/format/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid2 = _errs20 === errors;}else {var valid2 = true;}if(valid2){if(data4.fields !== undefined){let data10 = data4.fields;const _errs22 = errors;if(errors === _errs22){if(Array.isArray(data10)){var valid4 = true;const len1 = data10.length;for(let i1=0; i1<len1; i1++){let data11 = data10[i1];const _errs24 = errors;if((typeof data11 !== "string") && (!(data11 && typeof data11 == "object" && !Array.isArray(data11)))){validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/fields/" + i1,schemaPath:"#/properties/validationDetails/items/properties/fields/items/type",keyword:"type",params:{type: schema7.properties.validationDetails.items.properties.fields.items.type},message:"must be string,object"}];return false;}if(errors === _errs24){if(data11 && typeof data11 == "object" && !Array.isArray(data11)){if(!data11 || typeof data11.toJSON !== "function"){validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/fields/" + i1,schemaPath:"#/properties/validationDetails/items/properties/fields/items/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid4 = _errs24 === errors;if(!valid4){break;}}}else {validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/fields",schemaPath:"#/properties/validationDetails/items/properties/fields/type",keyword:"type",params:{type: "array"},message:"must be array"}];return false;}}var valid2 = _errs22 === errors;}else {var valid2 = true;}}}}}}}}else {validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0,schemaPath:"#/properties/validationDetails/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}var valid1 = _errs9 === errors;if(!valid1){break;}}}else {validate8.errors = [{instancePath:instancePath+"/validationDetails",schemaPath:"#/properties/validationDetails/type",keyword:"type",params:{type: "array"},message:"must be array"}];return false;}}var valid0 = _errs7 === errors;}else {var valid0 = true;}}}}}}else {validate8.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate8.errors = vErrors;return errors === 0;}exports["__fjs_root_217#/anyOf/3"] = validate9;const schema8 = {"type":"object","required":["code","message","id"],"properties":{"code":{"type":["string","object"],"description":"Machine-readable error code.","fjs_type":"string"},"message":{"type":["string","object"],"description":"Human-readable explanation (English). Do not parse it.","fjs_type":"string"},"id":{"type":["string","object"],"description":"Identifier of this occurrence, also written to the service log; quote it to support.","fjs_type":"string"},"cause":{"type":["string","object"],"description":"A further explanation of what caused the error, when one is known.","fjs_type":"string"}},"description":"The general error body of the Admin API: as the general body, with an optional `cause`."};function validate9(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if((((data.code === undefined) && (missing0 = "code")) || ((data.message === undefined) && (missing0 = "message"))) || ((data.id === undefined) && (missing0 = "id"))){validate9.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {if(data.code !== undefined){let data0 = data.code;const _errs1 = errors;if((typeof data0 !== "string") && (!(data0 && typeof data0 == "object" && !Array.isArray(data0)))){validate9.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: schema8.properties.code.type},message:"must be string,object"}];return false;}if(errors === _errs1){if(data0 && typeof data0 == "object" && !Array.isArray(data0)){if(!data0 || typeof data0.toJSON !== "function"){validate9.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs1 === errors;}else {var valid0 = true;}if(valid0){if(data.message !== undefined){let data1 = data.message;const _errs3 = errors;if((typeof data1 !== "string") && (!(data1 && typeof data1 == "object" && !Array.isArray(data1)))){validate9.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: schema8.properties.message.type},message:"must be string,object"}];return false;}if(errors === _errs3){if(data1 && typeof data1 == "object" && !Array.isArray(data1)){if(!data1 || typeof data1.toJSON !== "function"){validate9.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs3 === errors;}else {var valid0 = true;}if(valid0){if(data.id !== undefined){let data2 = data.id;const _errs5 = errors;if((typeof data2 !== "string") && (!(data2 && typeof data2 == "object" && !Array.isArray(data2)))){validate9.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: schema8.properties.id.type},message:"must be string,object"}];return false;}if(errors === _errs5){if(data2 && typeof data2 == "object" && !Array.isArray(data2)){if(!data2 || typeof data2.toJSON !== "function"){validate9.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs5 === errors;}else {var valid0 = true;}if(valid0){if(data.cause !== undefined){let data3 = data.cause;const _errs7 = errors;if((typeof data3 !== "string") && (!(data3 && typeof data3 == "object" && !Array.isArray(data3)))){validate9.errors = [{instancePath:instancePath+"/cause",schemaPath:"#/properties/cause/type",keyword:"type",params:{type: schema8.properties.cause.type},message:"must be string,object"}];return false;}if(errors === _errs7){if(data3 && typeof data3 == "object" && !Array.isArray(data3)){if(!data3 || typeof data3.toJSON !== "function"){validate9.errors = [{instancePath:instancePath+"/cause",schemaPath:"#/properties/cause/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs7 === errors;}else {var valid0 = true;}}}}}}else {validate9.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate9.errors = vErrors;return errors === 0;}
+        "use strict";exports["__fjs_root_230#/anyOf/0"] = validate5;const schema1 = {"type":"object","required":["code","message","id","validationDetails"],"properties":{"code":{"type":["string","object"],"enum":["ValidationError"],"fjs_type":"string"},"message":{"type":["string","object"],"fjs_type":"string"},"id":{"type":["string","object"],"fjs_type":"string"},"validationDetails":{"type":"array","items":{"$ref":"#/components/schemas/ValidationDetail"},"description":"Every field that failed, in the order found."}},"additionalProperties":false,"description":"A request that does not meet the contract. `message` repeats the first detail."};const schema2 = {"type":"object","required":["field","message","rule"],"properties":{"field":{"type":["string","object"],"description":"JSON path of the field, dot-separated (`customer.phoneNumber.number`, `dueDates[1]`); `body` for the whole body.","fjs_type":"string"},"message":{"type":["string","object"],"description":"What is wrong with it (English, for developers: decide by `rule`, never by this text).","fjs_type":"string"},"rule":{"allOf":[{"$ref":"#/components/schemas/ValidationRule"}],"description":"Which rule the field broke."},"limit":{"type":"number","format":"double","description":"The rule's bound: a length, a count, a number, a count of decimals or of days."},"format":{"type":["string","object"],"description":"With `format`: the format the text must have.","fjs_type":"string"},"fields":{"type":"array","items":{"type":["string","object"],"fjs_type":"string"},"description":"With `exactlyOneOf`: the alternatives; with `dateOrder`: the field it is compared with."}},"additionalProperties":false,"description":"One field that failed validation."};const schema3 = {"type":["string","object"],"enum":["required","notAccepted","type","enum","minLength","maxLength","minItems","maxItems","minProperties","maxProperties","minimum","exclusiveMinimum","maximum","exclusiveMaximum","decimals","multipleOf","pattern","format","exactlyOneOf","blank","https","url","taxDocument","dateOrder","outOfRange","nulCharacter","malformed","invalid"],"description":"The rule a field broke, for a program to act on and for a screen to word in its own language (with\n`limit`, `format` and `fields`); `message` is an English sentence for a developer's log, not to parse.","fjs_type":"string"};const formats0 = require("ajv-formats/dist/formats").fullFormats.double;function validate2(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if((((data.field === undefined) && (missing0 = "field")) || ((data.message === undefined) && (missing0 = "message"))) || ((data.rule === undefined) && (missing0 = "rule"))){validate2.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {const _errs1 = errors;for(const key0 in data){if(!((((((key0 === "field") || (key0 === "message")) || (key0 === "rule")) || (key0 === "limit")) || (key0 === "format")) || (key0 === "fields"))){validate2.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.field !== undefined){let data0 = data.field;const _errs2 = errors;if((typeof data0 !== "string") && (!(data0 && typeof data0 == "object" && !Array.isArray(data0)))){validate2.errors = [{instancePath:instancePath+"/field",schemaPath:"#/properties/field/type",keyword:"type",params:{type: schema2.properties.field.type},message:"must be string,object"}];return false;}if(errors === _errs2){if(data0 && typeof data0 == "object" && !Array.isArray(data0)){if(!data0 || typeof data0.toJSON !== "function"){validate2.errors = [{instancePath:instancePath+"/field",schemaPath:"#/properties/field/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs2 === errors;}else {var valid0 = true;}if(valid0){if(data.message !== undefined){let data1 = data.message;const _errs4 = errors;if((typeof data1 !== "string") && (!(data1 && typeof data1 == "object" && !Array.isArray(data1)))){validate2.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: schema2.properties.message.type},message:"must be string,object"}];return false;}if(errors === _errs4){if(data1 && typeof data1 == "object" && !Array.isArray(data1)){if(!data1 || typeof data1.toJSON !== "function"){validate2.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs4 === errors;}else {var valid0 = true;}if(valid0){if(data.rule !== undefined){let data2 = data.rule;const _errs6 = errors;const _errs8 = errors;if((typeof data2 !== "string") && (!(data2 && typeof data2 == "object" && !Array.isArray(data2)))){validate2.errors = [{instancePath:instancePath+"/rule",schemaPath:"#/components/schemas/ValidationRule/type",keyword:"type",params:{type: schema3.type},message:"must be string,object"}];return false;}if(!((((((((((((((((((((((((((((data2 === "required") || (data2 === "notAccepted")) || (data2 === "type")) || (data2 === "enum")) || (data2 === "minLength")) || (data2 === "maxLength")) || (data2 === "minItems")) || (data2 === "maxItems")) || (data2 === "minProperties")) || (data2 === "maxProperties")) || (data2 === "minimum")) || (data2 === "exclusiveMinimum")) || (data2 === "maximum")) || (data2 === "exclusiveMaximum")) || (data2 === "decimals")) || (data2 === "multipleOf")) || (data2 === "pattern")) || (data2 === "format")) || (data2 === "exactlyOneOf")) || (data2 === "blank")) || (data2 === "https")) || (data2 === "url")) || (data2 === "taxDocument")) || (data2 === "dateOrder")) || (data2 === "outOfRange")) || (data2 === "nulCharacter")) || (data2 === "malformed")) || (data2 === "invalid"))){validate2.errors = [{instancePath:instancePath+"/rule",schemaPath:"#/components/schemas/ValidationRule/enum",keyword:"enum",params:{allowedValues: schema3.enum},message:"must be equal to one of the allowed values"}];return false;}if(errors === _errs8){if(data2 && typeof data2 == "object" && !Array.isArray(data2)){if(!data2 || typeof data2.toJSON !== "function"){validate2.errors = [{instancePath:instancePath+"/rule",schemaPath:"#/components/schemas/ValidationRule/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs6 === errors;}else {var valid0 = true;}if(valid0){if(data.limit !== undefined){let data3 = data.limit;const _errs10 = errors;if(errors === _errs10){if((typeof data3 == "number") && (isFinite(data3))){if(!(formats0.validate(data3))){validate2.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/format",keyword:"format",params:{format: "double"},message:"must match format \""+"double"+"\""}];return false;}}else {validate2.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "number"},message:"must be number"}];return false;}}var valid0 = _errs10 === errors;}else {var valid0 = true;}if(valid0){if(data.format !== undefined){let data4 = data.format;const _errs12 = errors;if((typeof data4 !== "string") && (!(data4 && typeof data4 == "object" && !Array.isArray(data4)))){validate2.errors = [{instancePath:instancePath+"/format",schemaPath:"#/properties/format/type",keyword:"type",params:{type: schema2.properties.format.type},message:"must be string,object"}];return false;}if(errors === _errs12){if(data4 && typeof data4 == "object" && !Array.isArray(data4)){if(!data4 || typeof data4.toJSON !== "function"){validate2.errors = [{instancePath:instancePath+"/format",schemaPath:"#/properties/format/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs12 === errors;}else {var valid0 = true;}if(valid0){if(data.fields !== undefined){let data5 = data.fields;const _errs14 = errors;if(errors === _errs14){if(Array.isArray(data5)){var valid3 = true;const len0 = data5.length;for(let i0=0; i0<len0; i0++){let data6 = data5[i0];const _errs16 = errors;if((typeof data6 !== "string") && (!(data6 && typeof data6 == "object" && !Array.isArray(data6)))){validate2.errors = [{instancePath:instancePath+"/fields/" + i0,schemaPath:"#/properties/fields/items/type",keyword:"type",params:{type: schema2.properties.fields.items.type},message:"must be string,object"}];return false;}if(errors === _errs16){if(data6 && typeof data6 == "object" && !Array.isArray(data6)){if(!data6 || typeof data6.toJSON !== "function"){validate2.errors = [{instancePath:instancePath+"/fields/" + i0,schemaPath:"#/properties/fields/items/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid3 = _errs16 === errors;if(!valid3){break;}}}else {validate2.errors = [{instancePath:instancePath+"/fields",schemaPath:"#/properties/fields/type",keyword:"type",params:{type: "array"},message:"must be array"}];return false;}}var valid0 = _errs14 === errors;}else {var valid0 = true;}}}}}}}}}else {validate2.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate2.errors = vErrors;return errors === 0;}function validate5(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if(((((data.code === undefined) && (missing0 = "code")) || ((data.message === undefined) && (missing0 = "message"))) || ((data.id === undefined) && (missing0 = "id"))) || ((data.validationDetails === undefined) && (missing0 = "validationDetails"))){validate5.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {const _errs1 = errors;for(const key0 in data){if(!((((key0 === "code") || (key0 === "message")) || (key0 === "id")) || (key0 === "validationDetails"))){validate5.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.code !== undefined){let data0 = data.code;const _errs2 = errors;if((typeof data0 !== "string") && (!(data0 && typeof data0 == "object" && !Array.isArray(data0)))){validate5.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: schema1.properties.code.type},message:"must be string,object"}];return false;}if(!(data0 === "ValidationError")){validate5.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/enum",keyword:"enum",params:{allowedValues: schema1.properties.code.enum},message:"must be equal to one of the allowed values"}];return false;}if(errors === _errs2){if(data0 && typeof data0 == "object" && !Array.isArray(data0)){if(!data0 || typeof data0.toJSON !== "function"){validate5.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs2 === errors;}else {var valid0 = true;}if(valid0){if(data.message !== undefined){let data1 = data.message;const _errs4 = errors;if((typeof data1 !== "string") && (!(data1 && typeof data1 == "object" && !Array.isArray(data1)))){validate5.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: schema1.properties.message.type},message:"must be string,object"}];return false;}if(errors === _errs4){if(data1 && typeof data1 == "object" && !Array.isArray(data1)){if(!data1 || typeof data1.toJSON !== "function"){validate5.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs4 === errors;}else {var valid0 = true;}if(valid0){if(data.id !== undefined){let data2 = data.id;const _errs6 = errors;if((typeof data2 !== "string") && (!(data2 && typeof data2 == "object" && !Array.isArray(data2)))){validate5.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: schema1.properties.id.type},message:"must be string,object"}];return false;}if(errors === _errs6){if(data2 && typeof data2 == "object" && !Array.isArray(data2)){if(!data2 || typeof data2.toJSON !== "function"){validate5.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs6 === errors;}else {var valid0 = true;}if(valid0){if(data.validationDetails !== undefined){let data3 = data.validationDetails;const _errs8 = errors;if(errors === _errs8){if(Array.isArray(data3)){var valid1 = true;const len0 = data3.length;for(let i0=0; i0<len0; i0++){const _errs10 = errors;if(!(validate2(data3[i0], {instancePath:instancePath+"/validationDetails/" + i0,parentData:data3,parentDataProperty:i0,rootData}))){vErrors = vErrors === null ? validate2.errors : vErrors.concat(validate2.errors);errors = vErrors.length;}var valid1 = _errs10 === errors;if(!valid1){break;}}}else {validate5.errors = [{instancePath:instancePath+"/validationDetails",schemaPath:"#/properties/validationDetails/type",keyword:"type",params:{type: "array"},message:"must be array"}];return false;}}var valid0 = _errs8 === errors;}else {var valid0 = true;}}}}}}}else {validate5.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate5.errors = vErrors;return errors === 0;}exports["__fjs_root_230#/anyOf/1"] = validate7;const schema4 = {"type":"object","required":["code","message","id"],"properties":{"code":{"type":["string","object"],"description":"Machine-readable error code.","fjs_type":"string"},"message":{"type":["string","object"],"description":"Human-readable explanation (English). Do not parse it.","fjs_type":"string"},"id":{"type":["string","object"],"description":"Identifier of this occurrence, also written to the service log; quote it to support.","fjs_type":"string"},"cause":{"type":["string","object"],"description":"A further explanation of what caused the error, when one is known.","fjs_type":"string"}},"additionalProperties":false,"description":"The general error body of the Admin API: as the general body, with an optional `cause`."};function validate7(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if((((data.code === undefined) && (missing0 = "code")) || ((data.message === undefined) && (missing0 = "message"))) || ((data.id === undefined) && (missing0 = "id"))){validate7.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {const _errs1 = errors;for(const key0 in data){if(!((((key0 === "code") || (key0 === "message")) || (key0 === "id")) || (key0 === "cause"))){validate7.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.code !== undefined){let data0 = data.code;const _errs2 = errors;if((typeof data0 !== "string") && (!(data0 && typeof data0 == "object" && !Array.isArray(data0)))){validate7.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: schema4.properties.code.type},message:"must be string,object"}];return false;}if(errors === _errs2){if(data0 && typeof data0 == "object" && !Array.isArray(data0)){if(!data0 || typeof data0.toJSON !== "function"){validate7.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs2 === errors;}else {var valid0 = true;}if(valid0){if(data.message !== undefined){let data1 = data.message;const _errs4 = errors;if((typeof data1 !== "string") && (!(data1 && typeof data1 == "object" && !Array.isArray(data1)))){validate7.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: schema4.properties.message.type},message:"must be string,object"}];return false;}if(errors === _errs4){if(data1 && typeof data1 == "object" && !Array.isArray(data1)){if(!data1 || typeof data1.toJSON !== "function"){validate7.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs4 === errors;}else {var valid0 = true;}if(valid0){if(data.id !== undefined){let data2 = data.id;const _errs6 = errors;if((typeof data2 !== "string") && (!(data2 && typeof data2 == "object" && !Array.isArray(data2)))){validate7.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: schema4.properties.id.type},message:"must be string,object"}];return false;}if(errors === _errs6){if(data2 && typeof data2 == "object" && !Array.isArray(data2)){if(!data2 || typeof data2.toJSON !== "function"){validate7.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs6 === errors;}else {var valid0 = true;}if(valid0){if(data.cause !== undefined){let data3 = data.cause;const _errs8 = errors;if((typeof data3 !== "string") && (!(data3 && typeof data3 == "object" && !Array.isArray(data3)))){validate7.errors = [{instancePath:instancePath+"/cause",schemaPath:"#/properties/cause/type",keyword:"type",params:{type: schema4.properties.cause.type},message:"must be string,object"}];return false;}if(errors === _errs8){if(data3 && typeof data3 == "object" && !Array.isArray(data3)){if(!data3 || typeof data3.toJSON !== "function"){validate7.errors = [{instancePath:instancePath+"/cause",schemaPath:"#/properties/cause/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs8 === errors;}else {var valid0 = true;}}}}}}}else {validate7.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate7.errors = vErrors;return errors === 0;}exports["__fjs_root_230#/anyOf/2"] = validate8;const schema7 = {"type":"object","required":["code","message","id","validationDetails"],"properties":{"code":{"type":["string","object"],"enum":["ValidationError"],"fjs_type":"string"},"message":{"type":["string","object"],"fjs_type":"string"},"id":{"type":["string","object"],"fjs_type":"string"},"validationDetails":{"type":"array","items":{"type":"object","required":["field","message","rule"],"properties":{"field":{"type":["string","object"],"description":"JSON path of the field, dot-separated (`customer.phoneNumber.number`, `dueDates[1]`); `body` for the whole body.","fjs_type":"string"},"message":{"type":["string","object"],"description":"What is wrong with it (English, for developers: decide by `rule`, never by this text).","fjs_type":"string"},"rule":{"allOf":[{"type":["string","object"],"enum":["required","notAccepted","type","enum","minLength","maxLength","minItems","maxItems","minProperties","maxProperties","minimum","exclusiveMinimum","maximum","exclusiveMaximum","decimals","multipleOf","pattern","format","exactlyOneOf","blank","https","url","taxDocument","dateOrder","outOfRange","nulCharacter","malformed","invalid"],"description":"The rule a field broke, for a program to act on and for a screen to word in its own language (with\n`limit`, `format` and `fields`); `message` is an English sentence for a developer's log, not to parse.","fjs_type":"string"}],"description":"Which rule the field broke."},"limit":{"type":"number","format":"double","description":"The rule's bound: a length, a count, a number, a count of decimals or of days."},"format":{"type":["string","object"],"description":"With `format`: the format the text must have.","fjs_type":"string"},"fields":{"type":"array","items":{"type":["string","object"],"fjs_type":"string"},"description":"With `exactlyOneOf`: the alternatives; with `dateOrder`: the field it is compared with."}},"description":"One field that failed validation."},"description":"Every field that failed, in the order found."}},"description":"A request that does not meet the contract. `message` repeats the first detail."};function validate8(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if(((((data.code === undefined) && (missing0 = "code")) || ((data.message === undefined) && (missing0 = "message"))) || ((data.id === undefined) && (missing0 = "id"))) || ((data.validationDetails === undefined) && (missing0 = "validationDetails"))){validate8.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {if(data.code !== undefined){let data0 = data.code;const _errs1 = errors;if((typeof data0 !== "string") && (!(data0 && typeof data0 == "object" && !Array.isArray(data0)))){validate8.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: schema7.properties.code.type},message:"must be string,object"}];return false;}if(!(data0 === "ValidationError")){validate8.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/enum",keyword:"enum",params:{allowedValues: schema7.properties.code.enum},message:"must be equal to one of the allowed values"}];return false;}if(errors === _errs1){if(data0 && typeof data0 == "object" && !Array.isArray(data0)){if(!data0 || typeof data0.toJSON !== "function"){validate8.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs1 === errors;}else {var valid0 = true;}if(valid0){if(data.message !== undefined){let data1 = data.message;const _errs3 = errors;if((typeof data1 !== "string") && (!(data1 && typeof data1 == "object" && !Array.isArray(data1)))){validate8.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: schema7.properties.message.type},message:"must be string,object"}];return false;}if(errors === _errs3){if(data1 && typeof data1 == "object" && !Array.isArray(data1)){if(!data1 || typeof data1.toJSON !== "function"){validate8.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs3 === errors;}else {var valid0 = true;}if(valid0){if(data.id !== undefined){let data2 = data.id;const _errs5 = errors;if((typeof data2 !== "string") && (!(data2 && typeof data2 == "object" && !Array.isArray(data2)))){validate8.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: schema7.properties.id.type},message:"must be string,object"}];return false;}if(errors === _errs5){if(data2 && typeof data2 == "object" && !Array.isArray(data2)){if(!data2 || typeof data2.toJSON !== "function"){validate8.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs5 === errors;}else {var valid0 = true;}if(valid0){if(data.validationDetails !== undefined){let data3 = data.validationDetails;const _errs7 = errors;if(errors === _errs7){if(Array.isArray(data3)){var valid1 = true;const len0 = data3.length;for(let i0=0; i0<len0; i0++){let data4 = data3[i0];const _errs9 = errors;if(errors === _errs9){if(data4 && typeof data4 == "object" && !Array.isArray(data4)){let missing1;if((((data4.field === undefined) && (missing1 = "field")) || ((data4.message === undefined) && (missing1 = "message"))) || ((data4.rule === undefined) && (missing1 = "rule"))){validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0,schemaPath:"#/properties/validationDetails/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];return false;}else {if(data4.field !== undefined){let data5 = data4.field;const _errs11 = errors;if((typeof data5 !== "string") && (!(data5 && typeof data5 == "object" && !Array.isArray(data5)))){validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/field",schemaPath:"#/properties/validationDetails/items/properties/field/type",keyword:"type",params:{type: schema7.properties.validationDetails.items.properties.field.type},message:"must be string,object"}];return false;}if(errors === _errs11){if(data5 && typeof data5 == "object" && !Array.isArray(data5)){if(!data5 || typeof data5.toJSON !== "function"){validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/field",schemaPath:"#/properties/validationDetails/items/properties/field/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid2 = _errs11 === errors;}else {var valid2 = true;}if(valid2){if(data4.message !== undefined){let data6 = data4.message;const _errs13 = errors;if((typeof data6 !== "string") && (!(data6 && typeof data6 == "object" && !Array.isArray(data6)))){validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/message",schemaPath:"#/properties/validationDetails/items/properties/message/type",keyword:"type",params:{type: schema7.properties.validationDetails.items.properties.message.type},message:"must be string,object"}];return false;}if(errors === _errs13){if(data6 && typeof data6 == "object" && !Array.isArray(data6)){if(!data6 || typeof data6.toJSON !== "function"){validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/message",schemaPath:"#/properties/validationDetails/items/properties/message/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid2 = _errs13 === errors;}else {var valid2 = true;}if(valid2){if(data4.rule !== undefined){let data7 = data4.rule;const _errs15 = errors;const _errs16 = errors;if((typeof data7 !== "string") && (!(data7 && typeof data7 == "object" && !Array.isArray(data7)))){validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/rule",schemaPath:"#/properties/validationDetails/items/properties/rule/allOf/0/type",keyword:"type",params:{type: schema7.properties.validationDetails.items.properties.rule.allOf[0].type},message:"must be string,object"}];return false;}if(!((((((((((((((((((((((((((((data7 === "required") || (data7 === "notAccepted")) || (data7 === "type")) || (data7 === "enum")) || (data7 === "minLength")) || (data7 === "maxLength")) || (data7 === "minItems")) || (data7 === "maxItems")) || (data7 === "minProperties")) || (data7 === "maxProperties")) || (data7 === "minimum")) || (data7 === "exclusiveMinimum")) || (data7 === "maximum")) || (data7 === "exclusiveMaximum")) || (data7 === "decimals")) || (data7 === "multipleOf")) || (data7 === "pattern")) || (data7 === "format")) || (data7 === "exactlyOneOf")) || (data7 === "blank")) || (data7 === "https")) || (data7 === "url")) || (data7 === "taxDocument")) || (data7 === "dateOrder")) || (data7 === "outOfRange")) || (data7 === "nulCharacter")) || (data7 === "malformed")) || (data7 === "invalid"))){validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/rule",schemaPath:"#/properties/validationDetails/items/properties/rule/allOf/0/enum",keyword:"enum",params:{allowedValues: schema7.properties.validationDetails.items.properties.rule.allOf[0].enum},message:"must be equal to one of the allowed values"}];return false;}if(errors === _errs16){if(data7 && typeof data7 == "object" && !Array.isArray(data7)){if(!data7 || typeof data7.toJSON !== "function"){validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/rule",schemaPath:"#/properties/validationDetails/items/properties/rule/allOf/0/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid2 = _errs15 === errors;}else {var valid2 = true;}if(valid2){if(data4.limit !== undefined){let data8 = data4.limit;const _errs18 = errors;if(errors === _errs18){if((typeof data8 == "number") && (isFinite(data8))){if(!(formats0.validate(data8))){validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/limit",schemaPath:"#/properties/validationDetails/items/properties/limit/format",keyword:"format",params:{format: "double"},message:"must match format \""+"double"+"\""}];return false;}}else {validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/limit",schemaPath:"#/properties/validationDetails/items/properties/limit/type",keyword:"type",params:{type: "number"},message:"must be number"}];return false;}}var valid2 = _errs18 === errors;}else {var valid2 = true;}if(valid2){if(data4.format !== undefined){let data9 = data4.format;const _errs20 = errors;if((typeof data9 !== "string") && (!(data9 && typeof data9 == "object" && !Array.isArray(data9)))){validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/format",schemaPath:"#/properties/validationDetails/items/properties/format/type",keyword:"type",params:{type: schema7.properties.validationDetails.items.properties.format.type},message:"must be string,object"}];return false;}if(errors === _errs20){if(data9 && typeof data9 == "object" && !Array.isArray(data9)){if(!data9 || typeof data9.toJSON !== "function"){validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/format",schemaPath:"#/properties/validationDetails/items/properties/format/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid2 = _errs20 === errors;}else {var valid2 = true;}if(valid2){if(data4.fields !== undefined){let data10 = data4.fields;const _errs22 = errors;if(errors === _errs22){if(Array.isArray(data10)){var valid4 = true;const len1 = data10.length;for(let i1=0; i1<len1; i1++){let data11 = data10[i1];const _errs24 = errors;if((typeof data11 !== "string") && (!(data11 && typeof data11 == "object" && !Array.isArray(data11)))){validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/fields/" + i1,schemaPath:"#/properties/validationDetails/items/properties/fields/items/type",keyword:"type",params:{type: schema7.properties.validationDetails.items.properties.fields.items.type},message:"must be string,object"}];return false;}if(errors === _errs24){if(data11 && typeof data11 == "object" && !Array.isArray(data11)){if(!data11 || typeof data11.toJSON !== "function"){validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/fields/" + i1,schemaPath:"#/properties/validationDetails/items/properties/fields/items/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid4 = _errs24 === errors;if(!valid4){break;}}}else {validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/fields",schemaPath:"#/properties/validationDetails/items/properties/fields/type",keyword:"type",params:{type: "array"},message:"must be array"}];return false;}}var valid2 = _errs22 === errors;}else {var valid2 = true;}}}}}}}}else {validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0,schemaPath:"#/properties/validationDetails/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}var valid1 = _errs9 === errors;if(!valid1){break;}}}else {validate8.errors = [{instancePath:instancePath+"/validationDetails",schemaPath:"#/properties/validationDetails/type",keyword:"type",params:{type: "array"},message:"must be array"}];return false;}}var valid0 = _errs7 === errors;}else {var valid0 = true;}}}}}}else {validate8.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate8.errors = vErrors;return errors === 0;}exports["__fjs_root_230#/anyOf/3"] = validate9;const schema8 = {"type":"object","required":["code","message","id"],"properties":{"code":{"type":["string","object"],"description":"Machine-readable error code.","fjs_type":"string"},"message":{"type":["string","object"],"description":"Human-readable explanation (English). Do not parse it.","fjs_type":"string"},"id":{"type":["string","object"],"description":"Identifier of this occurrence, also written to the service log; quote it to support.","fjs_type":"string"},"cause":{"type":["string","object"],"description":"A further explanation of what caused the error, when one is known.","fjs_type":"string"}},"description":"The general error body of the Admin API: as the general body, with an optional `cause`."};function validate9(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if((((data.code === undefined) && (missing0 = "code")) || ((data.message === undefined) && (missing0 = "message"))) || ((data.id === undefined) && (missing0 = "id"))){validate9.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {if(data.code !== undefined){let data0 = data.code;const _errs1 = errors;if((typeof data0 !== "string") && (!(data0 && typeof data0 == "object" && !Array.isArray(data0)))){validate9.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: schema8.properties.code.type},message:"must be string,object"}];return false;}if(errors === _errs1){if(data0 && typeof data0 == "object" && !Array.isArray(data0)){if(!data0 || typeof data0.toJSON !== "function"){validate9.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs1 === errors;}else {var valid0 = true;}if(valid0){if(data.message !== undefined){let data1 = data.message;const _errs3 = errors;if((typeof data1 !== "string") && (!(data1 && typeof data1 == "object" && !Array.isArray(data1)))){validate9.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: schema8.properties.message.type},message:"must be string,object"}];return false;}if(errors === _errs3){if(data1 && typeof data1 == "object" && !Array.isArray(data1)){if(!data1 || typeof data1.toJSON !== "function"){validate9.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs3 === errors;}else {var valid0 = true;}if(valid0){if(data.id !== undefined){let data2 = data.id;const _errs5 = errors;if((typeof data2 !== "string") && (!(data2 && typeof data2 == "object" && !Array.isArray(data2)))){validate9.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: schema8.properties.id.type},message:"must be string,object"}];return false;}if(errors === _errs5){if(data2 && typeof data2 == "object" && !Array.isArray(data2)){if(!data2 || typeof data2.toJSON !== "function"){validate9.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs5 === errors;}else {var valid0 = true;}if(valid0){if(data.cause !== undefined){let data3 = data.cause;const _errs7 = errors;if((typeof data3 !== "string") && (!(data3 && typeof data3 == "object" && !Array.isArray(data3)))){validate9.errors = [{instancePath:instancePath+"/cause",schemaPath:"#/properties/cause/type",keyword:"type",params:{type: schema8.properties.cause.type},message:"must be string,object"}];return false;}if(errors === _errs7){if(data3 && typeof data3 == "object" && !Array.isArray(data3)){if(!data3 || typeof data3.toJSON !== "function"){validate9.errors = [{instancePath:instancePath+"/cause",schemaPath:"#/properties/cause/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs7 === errors;}else {var valid0 = true;}}}}}}else {validate9.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate9.errors = vErrors;return errors === 0;}
         return {
           validate (schemaRef, data) {
             const validate = validators[schemaRef]
@@ -6349,19 +6349,19 @@ const asInteger = serializer.asInteger.bind(serializer)
     function main (input) {
       let json = ''
       
-      if((validate_0 || (validate_0 = validator.getSchemaValidator("__fjs_root_217#/anyOf/0")))(input)) {
+      if((validate_0 || (validate_0 = validator.getSchemaValidator("__fjs_root_230#/anyOf/0")))(input)) {
         json += anonymous0(input)
       }
     
-      else if((validate_1 || (validate_1 = validator.getSchemaValidator("__fjs_root_217#/anyOf/1")))(input)) {
+      else if((validate_1 || (validate_1 = validator.getSchemaValidator("__fjs_root_230#/anyOf/1")))(input)) {
         json += anonymous4(input)
       }
     
-      else if((validate_2 || (validate_2 = validator.getSchemaValidator("__fjs_root_217#/anyOf/2")))(input)) {
+      else if((validate_2 || (validate_2 = validator.getSchemaValidator("__fjs_root_230#/anyOf/2")))(input)) {
         json += anonymous5(input)
       }
     
-      else if((validate_3 || (validate_3 = validator.getSchemaValidator("__fjs_root_217#/anyOf/3")))(input)) {
+      else if((validate_3 || (validate_3 = validator.getSchemaValidator("__fjs_root_230#/anyOf/3")))(input)) {
         json += anonymous9(input)
       }
     
@@ -6540,12 +6540,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous1 (obj) {
-      // "__fjs_merged_218#/properties/validationDetails"
+      // "__fjs_merged_231#/properties/validationDetails"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_218#/properties/validationDetails' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_231#/properties/validationDetails' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -6563,7 +6563,7 @@ return json + JSON_STR_END_OBJECT
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_218#"
+      // "__fjs_merged_231#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -6652,7 +6652,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_220#"
+      // "__fjs_merged_233#"
       function anonymous4 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -6754,12 +6754,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous8 (obj) {
-      // "__fjs_merged_221#/properties/validationDetails/items/properties/fields"
+      // "__fjs_merged_234#/properties/validationDetails/items/properties/fields"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_221#/properties/validationDetails/items/properties/fields' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_234#/properties/validationDetails/items/properties/fields' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -6809,7 +6809,7 @@ return json + JSON_STR_END_OBJECT
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_221#/properties/validationDetails/items"
+      // "__fjs_merged_234#/properties/validationDetails/items"
       function anonymous7 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -6923,12 +6923,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous6 (obj) {
-      // "__fjs_merged_221#/properties/validationDetails"
+      // "__fjs_merged_234#/properties/validationDetails"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_221#/properties/validationDetails' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_234#/properties/validationDetails' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -6946,7 +6946,7 @@ return json + JSON_STR_END_OBJECT
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_221#"
+      // "__fjs_merged_234#"
       function anonymous5 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -7035,7 +7035,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_223#"
+      // "__fjs_merged_236#"
       function anonymous9 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -7275,12 +7275,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous1 (obj) {
-      // "__fjs_merged_225#/properties/items"
+      // "__fjs_merged_238#/properties/items"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_225#/properties/items' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_238#/properties/items' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -7298,7 +7298,7 @@ return json + JSON_STR_END_OBJECT
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_225#"
+      // "__fjs_merged_238#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -7379,6 +7379,105 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
+      // "#/components/schemas/UnmatchedPaymentAssignmentRecord"
+      function anonymous4 (input) {
+        const obj = (input && typeof input.toJSON === 'function')
+    ? input.toJSON()
+    : input
+  
+        if (obj === null) return JSON_STR_EMPTY_OBJECT
+        let json = ''
+
+        
+      const value_paymentRequestId_17 = obj["paymentRequestId"]
+      if (value_paymentRequestId_17 !== undefined) {
+        json += "{\"paymentRequestId\":"
+        
+        if (typeof value_paymentRequestId_17 !== 'string') {
+          if (value_paymentRequestId_17 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_paymentRequestId_17 instanceof Date) {
+            json += asDateTime(value_paymentRequestId_17)
+          } else if (value_paymentRequestId_17 instanceof RegExp) {
+            json += asString(value_paymentRequestId_17.source)
+          } else {
+            json += asString(value_paymentRequestId_17.toString())
+          }
+        } else {
+          json += asString(value_paymentRequestId_17)
+        }
+        
+      } else {
+        throw new Error('"paymentRequestId" is required!')
+      }
+      
+      const value_referenceId_18 = obj["referenceId"]
+      if (value_referenceId_18 !== undefined) {
+        json += ",\"referenceId\":"
+        
+        if (typeof value_referenceId_18 !== 'string') {
+          if (value_referenceId_18 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_referenceId_18 instanceof Date) {
+            json += asDateTime(value_referenceId_18)
+          } else if (value_referenceId_18 instanceof RegExp) {
+            json += asString(value_referenceId_18.source)
+          } else {
+            json += asString(value_referenceId_18.toString())
+          }
+        } else {
+          json += asString(value_referenceId_18)
+        }
+        
+      } else {
+        throw new Error('"referenceId" is required!')
+      }
+      
+      const value_amount_19 = obj["amount"]
+      if (value_amount_19 !== undefined) {
+        json += ",\"amount\":"
+        json += asNumber(value_amount_19)
+      } else {
+        throw new Error('"amount" is required!')
+      }
+      
+      const value_assignedAt_20 = obj["assignedAt"]
+      if (value_assignedAt_20 !== undefined) {
+        json += ",\"assignedAt\":"
+        json += asDateTime(value_assignedAt_20)
+      } else {
+        throw new Error('"assignedAt" is required!')
+      }
+      
+return json + JSON_STR_END_OBJECT
+
+      }
+    
+
+    function anonymous3 (obj) {
+      // "#/components/schemas/UnmatchedPayment/properties/assignments"
+      let json = ''
+  
+    if (obj === null) return JSON_STR_EMPTY_ARRAY
+    if (!Array.isArray(obj)) {
+      throw new TypeError("The value of '#/components/schemas/UnmatchedPayment/properties/assignments' does not match schema definition.")
+    }
+    const arrayLength = obj.length
+  
+    json += JSON_STR_BEGIN_ARRAY
+  
+      if (arrayLength > 0) {
+        const value = obj[0]
+        json += anonymous4(value)
+        for (let i = 1; i < arrayLength; i++) {
+          json += JSON_STR_COMMA
+          const value = obj[i]
+          json += anonymous4(value)
+        }
+      }
+      return json + JSON_STR_END_ARRAY
+    }
+
       // "#/components/schemas/UnmatchedPayment"
       function anonymous2 (input) {
         const obj = (input && typeof input.toJSON === 'function')
@@ -7595,90 +7694,98 @@ const asInteger = serializer.asInteger.bind(serializer)
         throw new Error('"state" is required!')
       }
       
-      const value_payerCuil_15 = obj["payerCuil"]
-      if (value_payerCuil_15 !== undefined) {
+      const value_assignments_15 = obj["assignments"]
+      if (value_assignments_15 !== undefined) {
+        json += ",\"assignments\":"
+        json += anonymous3(value_assignments_15)
+      } else {
+        throw new Error('"assignments" is required!')
+      }
+      
+      const value_payerCuil_21 = obj["payerCuil"]
+      if (value_payerCuil_21 !== undefined) {
         json += ",\"payerCuil\":"
         
-        if (typeof value_payerCuil_15 !== 'string') {
-          if (value_payerCuil_15 === null) {
+        if (typeof value_payerCuil_21 !== 'string') {
+          if (value_payerCuil_21 === null) {
             json += JSON_STR_EMPTY_STRING
-          } else if (value_payerCuil_15 instanceof Date) {
-            json += asDateTime(value_payerCuil_15)
-          } else if (value_payerCuil_15 instanceof RegExp) {
-            json += asString(value_payerCuil_15.source)
+          } else if (value_payerCuil_21 instanceof Date) {
+            json += asDateTime(value_payerCuil_21)
+          } else if (value_payerCuil_21 instanceof RegExp) {
+            json += asString(value_payerCuil_21.source)
           } else {
-            json += asString(value_payerCuil_15.toString())
+            json += asString(value_payerCuil_21.toString())
           }
         } else {
-          json += asString(value_payerCuil_15)
+          json += asString(value_payerCuil_21)
         }
         
       }
 
-      const value_payerName_16 = obj["payerName"]
-      if (value_payerName_16 !== undefined) {
+      const value_payerName_22 = obj["payerName"]
+      if (value_payerName_22 !== undefined) {
         json += ",\"payerName\":"
         
-        if (typeof value_payerName_16 !== 'string') {
-          if (value_payerName_16 === null) {
+        if (typeof value_payerName_22 !== 'string') {
+          if (value_payerName_22 === null) {
             json += JSON_STR_EMPTY_STRING
-          } else if (value_payerName_16 instanceof Date) {
-            json += asDateTime(value_payerName_16)
-          } else if (value_payerName_16 instanceof RegExp) {
-            json += asString(value_payerName_16.source)
+          } else if (value_payerName_22 instanceof Date) {
+            json += asDateTime(value_payerName_22)
+          } else if (value_payerName_22 instanceof RegExp) {
+            json += asString(value_payerName_22.source)
           } else {
-            json += asString(value_payerName_16.toString())
+            json += asString(value_payerName_22.toString())
           }
         } else {
-          json += asString(value_payerName_16)
+          json += asString(value_payerName_22)
         }
         
       }
 
-      const value_paymentRequestId_17 = obj["paymentRequestId"]
-      if (value_paymentRequestId_17 !== undefined) {
+      const value_paymentRequestId_23 = obj["paymentRequestId"]
+      if (value_paymentRequestId_23 !== undefined) {
         json += ",\"paymentRequestId\":"
         
-        if (typeof value_paymentRequestId_17 !== 'string') {
-          if (value_paymentRequestId_17 === null) {
+        if (typeof value_paymentRequestId_23 !== 'string') {
+          if (value_paymentRequestId_23 === null) {
             json += JSON_STR_EMPTY_STRING
-          } else if (value_paymentRequestId_17 instanceof Date) {
-            json += asDateTime(value_paymentRequestId_17)
-          } else if (value_paymentRequestId_17 instanceof RegExp) {
-            json += asString(value_paymentRequestId_17.source)
+          } else if (value_paymentRequestId_23 instanceof Date) {
+            json += asDateTime(value_paymentRequestId_23)
+          } else if (value_paymentRequestId_23 instanceof RegExp) {
+            json += asString(value_paymentRequestId_23.source)
           } else {
-            json += asString(value_paymentRequestId_17.toString())
+            json += asString(value_paymentRequestId_23.toString())
           }
         } else {
-          json += asString(value_paymentRequestId_17)
+          json += asString(value_paymentRequestId_23)
         }
         
       }
 
-      const value_referenceId_18 = obj["referenceId"]
-      if (value_referenceId_18 !== undefined) {
+      const value_referenceId_24 = obj["referenceId"]
+      if (value_referenceId_24 !== undefined) {
         json += ",\"referenceId\":"
         
-        if (typeof value_referenceId_18 !== 'string') {
-          if (value_referenceId_18 === null) {
+        if (typeof value_referenceId_24 !== 'string') {
+          if (value_referenceId_24 === null) {
             json += JSON_STR_EMPTY_STRING
-          } else if (value_referenceId_18 instanceof Date) {
-            json += asDateTime(value_referenceId_18)
-          } else if (value_referenceId_18 instanceof RegExp) {
-            json += asString(value_referenceId_18.source)
+          } else if (value_referenceId_24 instanceof Date) {
+            json += asDateTime(value_referenceId_24)
+          } else if (value_referenceId_24 instanceof RegExp) {
+            json += asString(value_referenceId_24.source)
           } else {
-            json += asString(value_referenceId_18.toString())
+            json += asString(value_referenceId_24.toString())
           }
         } else {
-          json += asString(value_referenceId_18)
+          json += asString(value_referenceId_24)
         }
         
       }
 
-      const value_resolvedAt_19 = obj["resolvedAt"]
-      if (value_resolvedAt_19 !== undefined) {
+      const value_resolvedAt_25 = obj["resolvedAt"]
+      if (value_resolvedAt_25 !== undefined) {
         json += ",\"resolvedAt\":"
-        json += asDateTime(value_resolvedAt_19)
+        json += asDateTime(value_resolvedAt_25)
       }
 
 return json + JSON_STR_END_OBJECT
@@ -7687,12 +7794,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous1 (obj) {
-      // "__fjs_merged_227#/properties/items"
+      // "__fjs_merged_240#/properties/items"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_227#/properties/items' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_240#/properties/items' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -7710,7 +7817,7 @@ return json + JSON_STR_END_OBJECT
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_227#"
+      // "__fjs_merged_240#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -7728,26 +7835,26 @@ return json + JSON_STR_END_OBJECT
         throw new Error('"items" is required!')
       }
       
-      const value_total_20 = obj["total"]
-      if (value_total_20 !== undefined) {
+      const value_total_26 = obj["total"]
+      if (value_total_26 !== undefined) {
         json += ",\"total\":"
-        json += asInteger(value_total_20)
+        json += asInteger(value_total_26)
       } else {
         throw new Error('"total" is required!')
       }
       
-      const value_limit_21 = obj["limit"]
-      if (value_limit_21 !== undefined) {
+      const value_limit_27 = obj["limit"]
+      if (value_limit_27 !== undefined) {
         json += ",\"limit\":"
-        json += asInteger(value_limit_21)
+        json += asInteger(value_limit_27)
       } else {
         throw new Error('"limit" is required!')
       }
       
-      const value_offset_22 = obj["offset"]
-      if (value_offset_22 !== undefined) {
+      const value_offset_28 = obj["offset"]
+      if (value_offset_28 !== undefined) {
         json += ",\"offset\":"
-        json += asInteger(value_offset_22)
+        json += asInteger(value_offset_28)
       } else {
         throw new Error('"offset" is required!')
       }
@@ -7807,7 +7914,106 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_233#"
+      // "#/components/schemas/UnmatchedPaymentAssignmentRecord"
+      function anonymous2 (input) {
+        const obj = (input && typeof input.toJSON === 'function')
+    ? input.toJSON()
+    : input
+  
+        if (obj === null) return JSON_STR_EMPTY_OBJECT
+        let json = ''
+
+        
+      const value_paymentRequestId_15 = obj["paymentRequestId"]
+      if (value_paymentRequestId_15 !== undefined) {
+        json += "{\"paymentRequestId\":"
+        
+        if (typeof value_paymentRequestId_15 !== 'string') {
+          if (value_paymentRequestId_15 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_paymentRequestId_15 instanceof Date) {
+            json += asDateTime(value_paymentRequestId_15)
+          } else if (value_paymentRequestId_15 instanceof RegExp) {
+            json += asString(value_paymentRequestId_15.source)
+          } else {
+            json += asString(value_paymentRequestId_15.toString())
+          }
+        } else {
+          json += asString(value_paymentRequestId_15)
+        }
+        
+      } else {
+        throw new Error('"paymentRequestId" is required!')
+      }
+      
+      const value_referenceId_16 = obj["referenceId"]
+      if (value_referenceId_16 !== undefined) {
+        json += ",\"referenceId\":"
+        
+        if (typeof value_referenceId_16 !== 'string') {
+          if (value_referenceId_16 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_referenceId_16 instanceof Date) {
+            json += asDateTime(value_referenceId_16)
+          } else if (value_referenceId_16 instanceof RegExp) {
+            json += asString(value_referenceId_16.source)
+          } else {
+            json += asString(value_referenceId_16.toString())
+          }
+        } else {
+          json += asString(value_referenceId_16)
+        }
+        
+      } else {
+        throw new Error('"referenceId" is required!')
+      }
+      
+      const value_amount_17 = obj["amount"]
+      if (value_amount_17 !== undefined) {
+        json += ",\"amount\":"
+        json += asNumber(value_amount_17)
+      } else {
+        throw new Error('"amount" is required!')
+      }
+      
+      const value_assignedAt_18 = obj["assignedAt"]
+      if (value_assignedAt_18 !== undefined) {
+        json += ",\"assignedAt\":"
+        json += asDateTime(value_assignedAt_18)
+      } else {
+        throw new Error('"assignedAt" is required!')
+      }
+      
+return json + JSON_STR_END_OBJECT
+
+      }
+    
+
+    function anonymous1 (obj) {
+      // "__fjs_merged_247#/properties/assignments"
+      let json = ''
+  
+    if (obj === null) return JSON_STR_EMPTY_ARRAY
+    if (!Array.isArray(obj)) {
+      throw new TypeError("The value of '__fjs_merged_247#/properties/assignments' does not match schema definition.")
+    }
+    const arrayLength = obj.length
+  
+    json += JSON_STR_BEGIN_ARRAY
+  
+      if (arrayLength > 0) {
+        const value = obj[0]
+        json += anonymous2(value)
+        for (let i = 1; i < arrayLength; i++) {
+          json += JSON_STR_COMMA
+          const value = obj[i]
+          json += anonymous2(value)
+        }
+      }
+      return json + JSON_STR_END_ARRAY
+    }
+
+      // "__fjs_merged_247#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -8023,90 +8229,98 @@ const asInteger = serializer.asInteger.bind(serializer)
         throw new Error('"state" is required!')
       }
       
-      const value_payerCuil_13 = obj["payerCuil"]
-      if (value_payerCuil_13 !== undefined) {
+      const value_assignments_13 = obj["assignments"]
+      if (value_assignments_13 !== undefined) {
+        json += ",\"assignments\":"
+        json += anonymous1(value_assignments_13)
+      } else {
+        throw new Error('"assignments" is required!')
+      }
+      
+      const value_payerCuil_19 = obj["payerCuil"]
+      if (value_payerCuil_19 !== undefined) {
         json += ",\"payerCuil\":"
         
-        if (typeof value_payerCuil_13 !== 'string') {
-          if (value_payerCuil_13 === null) {
+        if (typeof value_payerCuil_19 !== 'string') {
+          if (value_payerCuil_19 === null) {
             json += JSON_STR_EMPTY_STRING
-          } else if (value_payerCuil_13 instanceof Date) {
-            json += asDateTime(value_payerCuil_13)
-          } else if (value_payerCuil_13 instanceof RegExp) {
-            json += asString(value_payerCuil_13.source)
+          } else if (value_payerCuil_19 instanceof Date) {
+            json += asDateTime(value_payerCuil_19)
+          } else if (value_payerCuil_19 instanceof RegExp) {
+            json += asString(value_payerCuil_19.source)
           } else {
-            json += asString(value_payerCuil_13.toString())
+            json += asString(value_payerCuil_19.toString())
           }
         } else {
-          json += asString(value_payerCuil_13)
+          json += asString(value_payerCuil_19)
         }
         
       }
 
-      const value_payerName_14 = obj["payerName"]
-      if (value_payerName_14 !== undefined) {
+      const value_payerName_20 = obj["payerName"]
+      if (value_payerName_20 !== undefined) {
         json += ",\"payerName\":"
         
-        if (typeof value_payerName_14 !== 'string') {
-          if (value_payerName_14 === null) {
+        if (typeof value_payerName_20 !== 'string') {
+          if (value_payerName_20 === null) {
             json += JSON_STR_EMPTY_STRING
-          } else if (value_payerName_14 instanceof Date) {
-            json += asDateTime(value_payerName_14)
-          } else if (value_payerName_14 instanceof RegExp) {
-            json += asString(value_payerName_14.source)
+          } else if (value_payerName_20 instanceof Date) {
+            json += asDateTime(value_payerName_20)
+          } else if (value_payerName_20 instanceof RegExp) {
+            json += asString(value_payerName_20.source)
           } else {
-            json += asString(value_payerName_14.toString())
+            json += asString(value_payerName_20.toString())
           }
         } else {
-          json += asString(value_payerName_14)
+          json += asString(value_payerName_20)
         }
         
       }
 
-      const value_paymentRequestId_15 = obj["paymentRequestId"]
-      if (value_paymentRequestId_15 !== undefined) {
+      const value_paymentRequestId_21 = obj["paymentRequestId"]
+      if (value_paymentRequestId_21 !== undefined) {
         json += ",\"paymentRequestId\":"
         
-        if (typeof value_paymentRequestId_15 !== 'string') {
-          if (value_paymentRequestId_15 === null) {
+        if (typeof value_paymentRequestId_21 !== 'string') {
+          if (value_paymentRequestId_21 === null) {
             json += JSON_STR_EMPTY_STRING
-          } else if (value_paymentRequestId_15 instanceof Date) {
-            json += asDateTime(value_paymentRequestId_15)
-          } else if (value_paymentRequestId_15 instanceof RegExp) {
-            json += asString(value_paymentRequestId_15.source)
+          } else if (value_paymentRequestId_21 instanceof Date) {
+            json += asDateTime(value_paymentRequestId_21)
+          } else if (value_paymentRequestId_21 instanceof RegExp) {
+            json += asString(value_paymentRequestId_21.source)
           } else {
-            json += asString(value_paymentRequestId_15.toString())
+            json += asString(value_paymentRequestId_21.toString())
           }
         } else {
-          json += asString(value_paymentRequestId_15)
+          json += asString(value_paymentRequestId_21)
         }
         
       }
 
-      const value_referenceId_16 = obj["referenceId"]
-      if (value_referenceId_16 !== undefined) {
+      const value_referenceId_22 = obj["referenceId"]
+      if (value_referenceId_22 !== undefined) {
         json += ",\"referenceId\":"
         
-        if (typeof value_referenceId_16 !== 'string') {
-          if (value_referenceId_16 === null) {
+        if (typeof value_referenceId_22 !== 'string') {
+          if (value_referenceId_22 === null) {
             json += JSON_STR_EMPTY_STRING
-          } else if (value_referenceId_16 instanceof Date) {
-            json += asDateTime(value_referenceId_16)
-          } else if (value_referenceId_16 instanceof RegExp) {
-            json += asString(value_referenceId_16.source)
+          } else if (value_referenceId_22 instanceof Date) {
+            json += asDateTime(value_referenceId_22)
+          } else if (value_referenceId_22 instanceof RegExp) {
+            json += asString(value_referenceId_22.source)
           } else {
-            json += asString(value_referenceId_16.toString())
+            json += asString(value_referenceId_22.toString())
           }
         } else {
-          json += asString(value_referenceId_16)
+          json += asString(value_referenceId_22)
         }
         
       }
 
-      const value_resolvedAt_17 = obj["resolvedAt"]
-      if (value_resolvedAt_17 !== undefined) {
+      const value_resolvedAt_23 = obj["resolvedAt"]
+      if (value_resolvedAt_23 !== undefined) {
         json += ",\"resolvedAt\":"
-        json += asDateTime(value_resolvedAt_17)
+        json += asDateTime(value_resolvedAt_23)
       }
 
 return json + JSON_STR_END_OBJECT
@@ -8164,7 +8378,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_239#"
+      // "__fjs_merged_254#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -8307,7 +8521,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_248#"
+      // "__fjs_merged_263#"
       function anonymous3 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -8548,12 +8762,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous1 (obj) {
-      // "__fjs_merged_244#/properties/results"
+      // "__fjs_merged_259#/properties/results"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_244#/properties/results' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_259#/properties/results' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -8571,7 +8785,7 @@ return json + JSON_STR_END_OBJECT
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_244#"
+      // "__fjs_merged_259#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -8685,12 +8899,12 @@ const asInteger = serializer.asInteger.bind(serializer)
   
     
     function anonymous1 (obj) {
-      // "__fjs_merged_250#/properties/scopes"
+      // "__fjs_merged_265#/properties/scopes"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_250#/properties/scopes' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_265#/properties/scopes' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -8740,7 +8954,7 @@ const asInteger = serializer.asInteger.bind(serializer)
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_250#"
+      // "__fjs_merged_265#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -9060,12 +9274,12 @@ const asInteger = serializer.asInteger.bind(serializer)
   
     
     function anonymous1 (obj) {
-      // "__fjs_merged_253#/properties/allowedOrigins"
+      // "__fjs_merged_268#/properties/allowedOrigins"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_253#/properties/allowedOrigins' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_268#/properties/allowedOrigins' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -9115,7 +9329,7 @@ const asInteger = serializer.asInteger.bind(serializer)
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_253#"
+      // "__fjs_merged_268#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -9260,7 +9474,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_255#"
+      // "__fjs_merged_270#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -9369,7 +9583,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_257#"
+      // "__fjs_merged_272#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -9675,12 +9889,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous2 (obj) {
-      // "__fjs_merged_259#/properties/items"
+      // "__fjs_merged_274#/properties/items"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_259#/properties/items' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_274#/properties/items' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -9698,7 +9912,7 @@ return json + JSON_STR_END_OBJECT
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_259#"
+      // "__fjs_merged_274#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -10144,12 +10358,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous1 (obj) {
-      // "__fjs_merged_267#/properties/items"
+      // "__fjs_merged_282#/properties/items"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_267#/properties/items' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_282#/properties/items' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -10167,7 +10381,7 @@ return json + JSON_STR_END_OBJECT
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_267#"
+      // "__fjs_merged_282#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -10352,12 +10566,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous1 (obj) {
-      // "__fjs_merged_271#/properties/attempts"
+      // "__fjs_merged_286#/properties/attempts"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_271#/properties/attempts' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_286#/properties/attempts' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -10375,7 +10589,7 @@ return json + JSON_STR_END_OBJECT
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_271#/properties/payload"
+      // "__fjs_merged_286#/properties/payload"
       function anonymous3 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -10407,7 +10621,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_271#"
+      // "__fjs_merged_286#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -10698,12 +10912,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous1 (obj) {
-      // "__fjs_merged_275#/properties/reasons"
+      // "__fjs_merged_290#/properties/reasons"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_275#/properties/reasons' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_290#/properties/reasons' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -10844,7 +11058,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_275#"
+      // "__fjs_merged_290#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -10977,7 +11191,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_279#"
+      // "__fjs_merged_294#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -11064,7 +11278,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_281#"
+      // "__fjs_merged_296#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -11437,12 +11651,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous1 (obj) {
-      // "__fjs_merged_284#/properties/items"
+      // "__fjs_merged_299#/properties/items"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_284#/properties/items' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_299#/properties/items' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -11460,7 +11674,7 @@ return json + JSON_STR_END_OBJECT
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_284#"
+      // "__fjs_merged_299#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -11769,12 +11983,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous1 (obj) {
-      // "__fjs_merged_287#/properties/items"
+      // "__fjs_merged_302#/properties/items"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_287#/properties/items' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_302#/properties/items' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -11792,7 +12006,7 @@ return json + JSON_STR_END_OBJECT
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_287#"
+      // "__fjs_merged_302#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -11889,7 +12103,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_289#"
+      // "__fjs_merged_304#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -12128,12 +12342,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous1 (obj) {
-      // "__fjs_merged_291#/properties/items"
+      // "__fjs_merged_306#/properties/items"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_291#/properties/items' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_306#/properties/items' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -12151,7 +12365,7 @@ return json + JSON_STR_END_OBJECT
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_291#"
+      // "__fjs_merged_306#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -12249,12 +12463,12 @@ const asInteger = serializer.asInteger.bind(serializer)
   
     
     function anonymous1 (obj) {
-      // "__fjs_merged_295#/properties/dueDates"
+      // "__fjs_merged_310#/properties/dueDates"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_295#/properties/dueDates' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_310#/properties/dueDates' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -12356,12 +12570,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous2 (obj) {
-      // "__fjs_merged_295#/properties/dueAmounts"
+      // "__fjs_merged_310#/properties/dueAmounts"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_295#/properties/dueAmounts' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_310#/properties/dueAmounts' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -12473,12 +12687,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous4 (obj) {
-      // "__fjs_merged_295#/properties/payments"
+      // "__fjs_merged_310#/properties/payments"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_295#/properties/payments' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_310#/properties/payments' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -12496,7 +12710,7 @@ return json + JSON_STR_END_OBJECT
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_295#"
+      // "__fjs_merged_310#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -12805,7 +13019,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_304#"
+      // "__fjs_merged_319#"
       function anonymous1 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -12960,7 +13174,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_303#"
+      // "__fjs_merged_318#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -13093,7 +13307,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_306#"
+      // "__fjs_merged_321#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -13180,7 +13394,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_308#"
+      // "__fjs_merged_323#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -13283,7 +13497,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_311#"
+      // "__fjs_merged_326#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -13707,7 +13921,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_317#"
+      // "__fjs_merged_332#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -13838,7 +14052,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_319#"
+      // "__fjs_merged_334#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -13999,7 +14213,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_321#"
+      // "__fjs_merged_336#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -14086,7 +14300,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_323#"
+      // "__fjs_merged_338#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -14225,7 +14439,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_325#"
+      // "__fjs_merged_340#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -14396,6 +14610,589 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
+      // "#/components/schemas/UnmatchedPaymentAssignmentRecord"
+      function anonymous3 (input) {
+        const obj = (input && typeof input.toJSON === 'function')
+    ? input.toJSON()
+    : input
+  
+        if (obj === null) return JSON_STR_EMPTY_OBJECT
+        let json = ''
+
+        
+      const value_paymentRequestId_22 = obj["paymentRequestId"]
+      if (value_paymentRequestId_22 !== undefined) {
+        json += "{\"paymentRequestId\":"
+        
+        if (typeof value_paymentRequestId_22 !== 'string') {
+          if (value_paymentRequestId_22 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_paymentRequestId_22 instanceof Date) {
+            json += asDateTime(value_paymentRequestId_22)
+          } else if (value_paymentRequestId_22 instanceof RegExp) {
+            json += asString(value_paymentRequestId_22.source)
+          } else {
+            json += asString(value_paymentRequestId_22.toString())
+          }
+        } else {
+          json += asString(value_paymentRequestId_22)
+        }
+        
+      } else {
+        throw new Error('"paymentRequestId" is required!')
+      }
+      
+      const value_referenceId_23 = obj["referenceId"]
+      if (value_referenceId_23 !== undefined) {
+        json += ",\"referenceId\":"
+        
+        if (typeof value_referenceId_23 !== 'string') {
+          if (value_referenceId_23 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_referenceId_23 instanceof Date) {
+            json += asDateTime(value_referenceId_23)
+          } else if (value_referenceId_23 instanceof RegExp) {
+            json += asString(value_referenceId_23.source)
+          } else {
+            json += asString(value_referenceId_23.toString())
+          }
+        } else {
+          json += asString(value_referenceId_23)
+        }
+        
+      } else {
+        throw new Error('"referenceId" is required!')
+      }
+      
+      const value_amount_24 = obj["amount"]
+      if (value_amount_24 !== undefined) {
+        json += ",\"amount\":"
+        json += asNumber(value_amount_24)
+      } else {
+        throw new Error('"amount" is required!')
+      }
+      
+      const value_assignedAt_25 = obj["assignedAt"]
+      if (value_assignedAt_25 !== undefined) {
+        json += ",\"assignedAt\":"
+        json += asDateTime(value_assignedAt_25)
+      } else {
+        throw new Error('"assignedAt" is required!')
+      }
+      
+return json + JSON_STR_END_OBJECT
+
+      }
+    
+
+    function anonymous2 (obj) {
+      // "__fjs_merged_346#/properties/assignments"
+      let json = ''
+  
+    if (obj === null) return JSON_STR_EMPTY_ARRAY
+    if (!Array.isArray(obj)) {
+      throw new TypeError("The value of '__fjs_merged_346#/properties/assignments' does not match schema definition.")
+    }
+    const arrayLength = obj.length
+  
+    json += JSON_STR_BEGIN_ARRAY
+  
+      if (arrayLength > 0) {
+        const value = obj[0]
+        json += anonymous3(value)
+        for (let i = 1; i < arrayLength; i++) {
+          json += JSON_STR_COMMA
+          const value = obj[i]
+          json += anonymous3(value)
+        }
+      }
+      return json + JSON_STR_END_ARRAY
+    }
+
+      // "__fjs_merged_346#"
+      function anonymous1 (input) {
+        const obj = (input && typeof input.toJSON === 'function')
+    ? input.toJSON()
+    : input
+  
+        if (obj === null) return JSON_STR_EMPTY_OBJECT
+        let json = ''
+
+        
+      const value_unmatchedPaymentId_8 = obj["unmatchedPaymentId"]
+      if (value_unmatchedPaymentId_8 !== undefined) {
+        json += "{\"unmatchedPaymentId\":"
+        
+        if (typeof value_unmatchedPaymentId_8 !== 'string') {
+          if (value_unmatchedPaymentId_8 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_unmatchedPaymentId_8 instanceof Date) {
+            json += asDateTime(value_unmatchedPaymentId_8)
+          } else if (value_unmatchedPaymentId_8 instanceof RegExp) {
+            json += asString(value_unmatchedPaymentId_8.source)
+          } else {
+            json += asString(value_unmatchedPaymentId_8.toString())
+          }
+        } else {
+          json += asString(value_unmatchedPaymentId_8)
+        }
+        
+      } else {
+        throw new Error('"unmatchedPaymentId" is required!')
+      }
+      
+      const value_transactionId_9 = obj["transactionId"]
+      if (value_transactionId_9 !== undefined) {
+        json += ",\"transactionId\":"
+        
+        if (typeof value_transactionId_9 !== 'string') {
+          if (value_transactionId_9 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_transactionId_9 instanceof Date) {
+            json += asDateTime(value_transactionId_9)
+          } else if (value_transactionId_9 instanceof RegExp) {
+            json += asString(value_transactionId_9.source)
+          } else {
+            json += asString(value_transactionId_9.toString())
+          }
+        } else {
+          json += asString(value_transactionId_9)
+        }
+        
+      } else {
+        throw new Error('"transactionId" is required!')
+      }
+      
+      const value_cvu_10 = obj["cvu"]
+      if (value_cvu_10 !== undefined) {
+        json += ",\"cvu\":"
+        
+        if (typeof value_cvu_10 !== 'string') {
+          if (value_cvu_10 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_cvu_10 instanceof Date) {
+            json += asDateTime(value_cvu_10)
+          } else if (value_cvu_10 instanceof RegExp) {
+            json += asString(value_cvu_10.source)
+          } else {
+            json += asString(value_cvu_10.toString())
+          }
+        } else {
+          json += asString(value_cvu_10)
+        }
+        
+      } else {
+        throw new Error('"cvu" is required!')
+      }
+      
+      const value_amount_11 = obj["amount"]
+      if (value_amount_11 !== undefined) {
+        json += ",\"amount\":"
+        json += asNumber(value_amount_11)
+      } else {
+        throw new Error('"amount" is required!')
+      }
+      
+      const value_unresolvedAmount_12 = obj["unresolvedAmount"]
+      if (value_unresolvedAmount_12 !== undefined) {
+        json += ",\"unresolvedAmount\":"
+        json += asNumber(value_unresolvedAmount_12)
+      } else {
+        throw new Error('"unresolvedAmount" is required!')
+      }
+      
+      const value_transferAmount_13 = obj["transferAmount"]
+      if (value_transferAmount_13 !== undefined) {
+        json += ",\"transferAmount\":"
+        json += asNumber(value_transferAmount_13)
+      } else {
+        throw new Error('"transferAmount" is required!')
+      }
+      
+      const value_receivedAt_14 = obj["receivedAt"]
+      if (value_receivedAt_14 !== undefined) {
+        json += ",\"receivedAt\":"
+        json += asDateTime(value_receivedAt_14)
+      } else {
+        throw new Error('"receivedAt" is required!')
+      }
+      
+      const value_recordedAt_15 = obj["recordedAt"]
+      if (value_recordedAt_15 !== undefined) {
+        json += ",\"recordedAt\":"
+        json += asDateTime(value_recordedAt_15)
+      } else {
+        throw new Error('"recordedAt" is required!')
+      }
+      
+      const value_reason_16 = obj["reason"]
+      if (value_reason_16 !== undefined) {
+        json += ",\"reason\":"
+        
+        if (typeof value_reason_16 !== 'string') {
+          if (value_reason_16 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_reason_16 instanceof Date) {
+            json += asDateTime(value_reason_16)
+          } else if (value_reason_16 instanceof RegExp) {
+            json += asString(value_reason_16.source)
+          } else {
+            json += asString(value_reason_16.toString())
+          }
+        } else {
+          json += asString(value_reason_16)
+        }
+        
+      } else {
+        throw new Error('"reason" is required!')
+      }
+      
+      const value_integrationClientId_17 = obj["integrationClientId"]
+      if (value_integrationClientId_17 !== undefined) {
+        json += ",\"integrationClientId\":"
+        
+      if (value_integrationClientId_17 === null) {
+        json += JSON_STR_NULL
+      } else {
+    
+        if (typeof value_integrationClientId_17 !== 'string') {
+          if (value_integrationClientId_17 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_integrationClientId_17 instanceof Date) {
+            json += asDateTime(value_integrationClientId_17)
+          } else if (value_integrationClientId_17 instanceof RegExp) {
+            json += asString(value_integrationClientId_17.source)
+          } else {
+            json += asString(value_integrationClientId_17.toString())
+          }
+        } else {
+          json += asString(value_integrationClientId_17)
+        }
+        
+      }
+    
+      } else {
+        throw new Error('"integrationClientId" is required!')
+      }
+      
+      const value_merchantUserId_18 = obj["merchantUserId"]
+      if (value_merchantUserId_18 !== undefined) {
+        json += ",\"merchantUserId\":"
+        
+      if (value_merchantUserId_18 === null) {
+        json += JSON_STR_NULL
+      } else {
+    
+        if (typeof value_merchantUserId_18 !== 'string') {
+          if (value_merchantUserId_18 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_merchantUserId_18 instanceof Date) {
+            json += asDateTime(value_merchantUserId_18)
+          } else if (value_merchantUserId_18 instanceof RegExp) {
+            json += asString(value_merchantUserId_18.source)
+          } else {
+            json += asString(value_merchantUserId_18.toString())
+          }
+        } else {
+          json += asString(value_merchantUserId_18)
+        }
+        
+      }
+    
+      } else {
+        throw new Error('"merchantUserId" is required!')
+      }
+      
+      const value_state_19 = obj["state"]
+      if (value_state_19 !== undefined) {
+        json += ",\"state\":"
+        
+        if (typeof value_state_19 !== 'string') {
+          if (value_state_19 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_state_19 instanceof Date) {
+            json += asDateTime(value_state_19)
+          } else if (value_state_19 instanceof RegExp) {
+            json += asString(value_state_19.source)
+          } else {
+            json += asString(value_state_19.toString())
+          }
+        } else {
+          json += asString(value_state_19)
+        }
+        
+      } else {
+        throw new Error('"state" is required!')
+      }
+      
+      const value_assignments_20 = obj["assignments"]
+      if (value_assignments_20 !== undefined) {
+        json += ",\"assignments\":"
+        json += anonymous2(value_assignments_20)
+      } else {
+        throw new Error('"assignments" is required!')
+      }
+      
+      const value_payerCuil_26 = obj["payerCuil"]
+      if (value_payerCuil_26 !== undefined) {
+        json += ",\"payerCuil\":"
+        
+        if (typeof value_payerCuil_26 !== 'string') {
+          if (value_payerCuil_26 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_payerCuil_26 instanceof Date) {
+            json += asDateTime(value_payerCuil_26)
+          } else if (value_payerCuil_26 instanceof RegExp) {
+            json += asString(value_payerCuil_26.source)
+          } else {
+            json += asString(value_payerCuil_26.toString())
+          }
+        } else {
+          json += asString(value_payerCuil_26)
+        }
+        
+      }
+
+      const value_payerName_27 = obj["payerName"]
+      if (value_payerName_27 !== undefined) {
+        json += ",\"payerName\":"
+        
+        if (typeof value_payerName_27 !== 'string') {
+          if (value_payerName_27 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_payerName_27 instanceof Date) {
+            json += asDateTime(value_payerName_27)
+          } else if (value_payerName_27 instanceof RegExp) {
+            json += asString(value_payerName_27.source)
+          } else {
+            json += asString(value_payerName_27.toString())
+          }
+        } else {
+          json += asString(value_payerName_27)
+        }
+        
+      }
+
+      const value_paymentRequestId_28 = obj["paymentRequestId"]
+      if (value_paymentRequestId_28 !== undefined) {
+        json += ",\"paymentRequestId\":"
+        
+        if (typeof value_paymentRequestId_28 !== 'string') {
+          if (value_paymentRequestId_28 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_paymentRequestId_28 instanceof Date) {
+            json += asDateTime(value_paymentRequestId_28)
+          } else if (value_paymentRequestId_28 instanceof RegExp) {
+            json += asString(value_paymentRequestId_28.source)
+          } else {
+            json += asString(value_paymentRequestId_28.toString())
+          }
+        } else {
+          json += asString(value_paymentRequestId_28)
+        }
+        
+      }
+
+      const value_referenceId_29 = obj["referenceId"]
+      if (value_referenceId_29 !== undefined) {
+        json += ",\"referenceId\":"
+        
+        if (typeof value_referenceId_29 !== 'string') {
+          if (value_referenceId_29 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_referenceId_29 instanceof Date) {
+            json += asDateTime(value_referenceId_29)
+          } else if (value_referenceId_29 instanceof RegExp) {
+            json += asString(value_referenceId_29.source)
+          } else {
+            json += asString(value_referenceId_29.toString())
+          }
+        } else {
+          json += asString(value_referenceId_29)
+        }
+        
+      }
+
+      const value_resolvedAt_30 = obj["resolvedAt"]
+      if (value_resolvedAt_30 !== undefined) {
+        json += ",\"resolvedAt\":"
+        json += asDateTime(value_resolvedAt_30)
+      }
+
+return json + JSON_STR_END_OBJECT
+
+      }
+    
+
+      // "__fjs_merged_342#"
+      function anonymous0 (input) {
+        const obj = (input && typeof input.toJSON === 'function')
+    ? input.toJSON()
+    : input
+  
+        if (obj === null) return JSON_STR_EMPTY_OBJECT
+        let json = ''
+
+        
+      const value_assignedAmount_1 = obj["assignedAmount"]
+      if (value_assignedAmount_1 !== undefined) {
+        json += "{\"assignedAmount\":"
+        json += asNumber(value_assignedAmount_1)
+      } else {
+        throw new Error('"assignedAmount" is required!')
+      }
+      
+      const value_paymentRequestId_2 = obj["paymentRequestId"]
+      if (value_paymentRequestId_2 !== undefined) {
+        json += ",\"paymentRequestId\":"
+        
+        if (typeof value_paymentRequestId_2 !== 'string') {
+          if (value_paymentRequestId_2 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_paymentRequestId_2 instanceof Date) {
+            json += asDateTime(value_paymentRequestId_2)
+          } else if (value_paymentRequestId_2 instanceof RegExp) {
+            json += asString(value_paymentRequestId_2.source)
+          } else {
+            json += asString(value_paymentRequestId_2.toString())
+          }
+        } else {
+          json += asString(value_paymentRequestId_2)
+        }
+        
+      } else {
+        throw new Error('"paymentRequestId" is required!')
+      }
+      
+      const value_referenceId_3 = obj["referenceId"]
+      if (value_referenceId_3 !== undefined) {
+        json += ",\"referenceId\":"
+        
+        if (typeof value_referenceId_3 !== 'string') {
+          if (value_referenceId_3 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_referenceId_3 instanceof Date) {
+            json += asDateTime(value_referenceId_3)
+          } else if (value_referenceId_3 instanceof RegExp) {
+            json += asString(value_referenceId_3.source)
+          } else {
+            json += asString(value_referenceId_3.toString())
+          }
+        } else {
+          json += asString(value_referenceId_3)
+        }
+        
+      } else {
+        throw new Error('"referenceId" is required!')
+      }
+      
+      const value_paymentRequestState_4 = obj["paymentRequestState"]
+      if (value_paymentRequestState_4 !== undefined) {
+        json += ",\"paymentRequestState\":"
+        
+        if (typeof value_paymentRequestState_4 !== 'string') {
+          if (value_paymentRequestState_4 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_paymentRequestState_4 instanceof Date) {
+            json += asDateTime(value_paymentRequestState_4)
+          } else if (value_paymentRequestState_4 instanceof RegExp) {
+            json += asString(value_paymentRequestState_4.source)
+          } else {
+            json += asString(value_paymentRequestState_4.toString())
+          }
+        } else {
+          json += asString(value_paymentRequestState_4)
+        }
+        
+      } else {
+        throw new Error('"paymentRequestState" is required!')
+      }
+      
+      const value_eventId_5 = obj["eventId"]
+      if (value_eventId_5 !== undefined) {
+        json += ",\"eventId\":"
+        
+        if (typeof value_eventId_5 !== 'string') {
+          if (value_eventId_5 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_eventId_5 instanceof Date) {
+            json += asDateTime(value_eventId_5)
+          } else if (value_eventId_5 instanceof RegExp) {
+            json += asString(value_eventId_5.source)
+          } else {
+            json += asString(value_eventId_5.toString())
+          }
+        } else {
+          json += asString(value_eventId_5)
+        }
+        
+      } else {
+        throw new Error('"eventId" is required!')
+      }
+      
+      const value_unmatchedPayment_6 = obj["unmatchedPayment"]
+      if (value_unmatchedPayment_6 !== undefined) {
+        json += ",\"unmatchedPayment\":"
+        json += anonymous1(value_unmatchedPayment_6)
+      } else {
+        throw new Error('"unmatchedPayment" is required!')
+      }
+      
+return json + JSON_STR_END_OBJECT
+
+      }
+    
+    const main = anonymous0
+    return main
+    
+}(validator, serializer)
+return module.exports;
+})();
+
+const s50: (body: unknown) => string = (() => {
+const module = { exports: undefined };
+
+  'use strict'
+
+  const Serializer = require('fast-json-stringify/lib/serializer')
+  const serializerState = {"mode":"standalone","inlineValidators":true}
+  const serializer = Serializer.restoreFromState(serializerState)
+
+  const validator = null
+
+
+  module.exports = function anonymous(validator,serializer
+) {
+
+    
+const {
+  asString,
+  asNumber,
+  asBoolean,
+  asDateTime,
+  asDate,
+  asTime,
+  asUnsafeString,
+  asPlainStringArray
+} = serializer
+
+const asInteger = serializer.asInteger.bind(serializer)
+
+
+    const JSON_STR_BEGIN_OBJECT = '{'
+    const JSON_STR_END_OBJECT = '}'
+    const JSON_STR_BEGIN_ARRAY = '['
+    const JSON_STR_END_ARRAY = ']'
+    const JSON_STR_COMMA = ','
+    const JSON_STR_COLONS = ':'
+    const JSON_STR_QUOTE = '"'
+    const JSON_STR_EMPTY_OBJECT = JSON_STR_BEGIN_OBJECT + JSON_STR_END_OBJECT
+    const JSON_STR_EMPTY_ARRAY = JSON_STR_BEGIN_ARRAY + JSON_STR_END_ARRAY
+    const JSON_STR_EMPTY_STRING = JSON_STR_QUOTE + JSON_STR_QUOTE
+    const JSON_STR_NULL = 'null'
+    
+  
+    
       // "#/components/schemas/ClientUrlData"
       function anonymous3 (input) {
         const obj = (input && typeof input.toJSON === 'function')
@@ -14463,7 +15260,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_328#"
+      // "__fjs_merged_354#"
       function anonymous4 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -14566,12 +15363,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous1 (obj) {
-      // "__fjs_merged_327#/properties/items"
+      // "__fjs_merged_353#/properties/items"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_327#/properties/items' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_353#/properties/items' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -14589,7 +15386,7 @@ return json + JSON_STR_END_OBJECT
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_327#"
+      // "__fjs_merged_353#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -14626,7 +15423,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s50: (body: unknown) => string = (() => {
+const s51: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -14737,7 +15534,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_331#"
+      // "__fjs_merged_357#"
       function anonymous2 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -14780,7 +15577,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_330#"
+      // "__fjs_merged_356#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -14845,7 +15642,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s51: (body: unknown) => string = (() => {
+const s52: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -14932,7 +15729,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_333#"
+      // "__fjs_merged_359#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -14961,7 +15758,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s52: (body: unknown) => string = (() => {
+const s53: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -15005,7 +15802,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_337#"
+      // "__fjs_merged_363#"
       function anonymous3 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -15218,12 +16015,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous1 (obj) {
-      // "__fjs_merged_335#/properties/items"
+      // "__fjs_merged_361#/properties/items"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_335#/properties/items' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_361#/properties/items' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -15241,7 +16038,7 @@ return json + JSON_STR_END_OBJECT
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_335#"
+      // "__fjs_merged_361#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -15294,7 +16091,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s53: (body: unknown) => string = (() => {
+const s54: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -15338,7 +16135,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_339#"
+      // "__fjs_merged_365#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -15431,7 +16228,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s54: (body: unknown) => string = (() => {
+const s55: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -15475,7 +16272,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_342#"
+      // "__fjs_merged_368#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -15518,7 +16315,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s55: (body: unknown) => string = (() => {
+const s56: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -15673,7 +16470,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s56: (body: unknown) => string = (() => {
+const s57: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -15717,7 +16514,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_345#"
+      // "__fjs_merged_371#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -15782,7 +16579,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s57: (body: unknown) => string = (() => {
+const s58: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -15827,12 +16624,12 @@ const asInteger = serializer.asInteger.bind(serializer)
   
     
     function anonymous1 (obj) {
-      // "__fjs_merged_348#/properties/enabledEvents"
+      // "__fjs_merged_374#/properties/enabledEvents"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_348#/properties/enabledEvents' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_374#/properties/enabledEvents' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -15882,7 +16679,7 @@ const asInteger = serializer.asInteger.bind(serializer)
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_348#"
+      // "__fjs_merged_374#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -15911,7 +16708,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s58: (body: unknown) => string = (() => {
+const s59: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -15955,7 +16752,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_350#"
+      // "__fjs_merged_376#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -16068,21 +16865,22 @@ export const responseSerializers = {
   "sendTestWebhook": { "200": s48, "400": s2, "401": s3, "403": s3, "413": s7, "500": s3, "503": s3 },
   "listUnmatchedPayments": { "200": s20, "400": s2, "401": s3, "403": s3, "500": s3, "503": s3 },
   "getUnmatchedPayment": { "200": s21, "400": s2, "401": s3, "403": s3, "404": s3, "500": s3, "503": s3 },
-  "listClientUrls": { "200": s49, "401": s3, "403": s3, "500": s3, "503": s3 },
-  "createClientUrl": { "201": s50, "400": s18, "401": s3, "403": s3, "413": s7, "500": s3, "503": s3 },
-  "updateClientUrl": { "200": s50, "400": s18, "401": s3, "403": s3, "404": s3, "413": s7, "500": s3, "503": s3 },
+  "assignUnmatchedPayment": { "200": s49, "400": s2, "401": s3, "403": s3, "404": s3, "409": s3, "500": s3, "503": s3 },
+  "listClientUrls": { "200": s50, "401": s3, "403": s3, "500": s3, "503": s3 },
+  "createClientUrl": { "201": s51, "400": s18, "401": s3, "403": s3, "413": s7, "500": s3, "503": s3 },
+  "updateClientUrl": { "200": s51, "400": s18, "401": s3, "403": s3, "404": s3, "413": s7, "500": s3, "503": s3 },
   "deleteClientUrl": { "400": s2, "401": s3, "403": s3, "404": s3, "500": s3, "503": s3 },
-  "testClientUrl": { "200": s51, "400": s18, "401": s3, "403": s3, "404": s3, "500": s3, "503": s3 },
-  "listIntegrationUsers": { "200": s52, "400": s2, "401": s3, "403": s3, "500": s3, "503": s3 },
+  "testClientUrl": { "200": s52, "400": s18, "401": s3, "403": s3, "404": s3, "500": s3, "503": s3 },
+  "listIntegrationUsers": { "200": s53, "400": s2, "401": s3, "403": s3, "500": s3, "503": s3 },
   "unlinkMerchant": { "400": s2, "401": s3, "403": s3, "404": s3, "500": s3, "503": s3 },
-  "proposeCommissionChange": { "201": s53, "400": s2, "401": s3, "403": s3, "404": s3, "413": s7, "500": s3, "503": s3 },
-  "withdrawCommissionChange": { "200": s54, "400": s2, "401": s3, "403": s3, "404": s3, "409": s3, "500": s3, "503": s3 },
-  "listWebhookEvents": { "200": s55, "401": s3, "403": s3, "500": s3, "503": s3 },
-  "getWebhookSigningSecret": { "200": s56, "401": s3, "403": s3, "404": s3, "500": s3, "503": s3 },
-  "rotateWebhookSigningSecret": { "200": s56, "401": s3, "403": s3, "500": s3, "503": s3 },
-  "getWebhookSubscriptions": { "200": s57, "401": s3, "403": s3, "500": s3, "503": s3 },
-  "replaceWebhookSubscriptions": { "200": s57, "400": s2, "401": s3, "403": s3, "413": s7, "422": s3, "500": s3, "503": s3 },
-  "getReadiness": { "200": s58, "503": s58 },
+  "proposeCommissionChange": { "201": s54, "400": s2, "401": s3, "403": s3, "404": s3, "413": s7, "500": s3, "503": s3 },
+  "withdrawCommissionChange": { "200": s55, "400": s2, "401": s3, "403": s3, "404": s3, "409": s3, "500": s3, "503": s3 },
+  "listWebhookEvents": { "200": s56, "401": s3, "403": s3, "500": s3, "503": s3 },
+  "getWebhookSigningSecret": { "200": s57, "401": s3, "403": s3, "404": s3, "500": s3, "503": s3 },
+  "rotateWebhookSigningSecret": { "200": s57, "401": s3, "403": s3, "500": s3, "503": s3 },
+  "getWebhookSubscriptions": { "200": s58, "401": s3, "403": s3, "500": s3, "503": s3 },
+  "replaceWebhookSubscriptions": { "200": s58, "400": s2, "401": s3, "403": s3, "413": s7, "422": s3, "500": s3, "503": s3 },
+  "getReadiness": { "200": s59, "503": s59 },
 };
 
 /** The operation and status of each JSON response answered with JSON.stringify. */

@@ -6521,6 +6521,105 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
+      // "#/components/schemas/UnmatchedPaymentAssignmentRecord"
+      function anonymous4 (input) {
+        const obj = (input && typeof input.toJSON === 'function')
+    ? input.toJSON()
+    : input
+  
+        if (obj === null) return JSON_STR_EMPTY_OBJECT
+        let json = ''
+
+        
+      const value_paymentRequestId_17 = obj["paymentRequestId"]
+      if (value_paymentRequestId_17 !== undefined) {
+        json += "{\"paymentRequestId\":"
+        
+        if (typeof value_paymentRequestId_17 !== 'string') {
+          if (value_paymentRequestId_17 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_paymentRequestId_17 instanceof Date) {
+            json += asDateTime(value_paymentRequestId_17)
+          } else if (value_paymentRequestId_17 instanceof RegExp) {
+            json += asString(value_paymentRequestId_17.source)
+          } else {
+            json += asString(value_paymentRequestId_17.toString())
+          }
+        } else {
+          json += asString(value_paymentRequestId_17)
+        }
+        
+      } else {
+        throw new Error('"paymentRequestId" is required!')
+      }
+      
+      const value_referenceId_18 = obj["referenceId"]
+      if (value_referenceId_18 !== undefined) {
+        json += ",\"referenceId\":"
+        
+        if (typeof value_referenceId_18 !== 'string') {
+          if (value_referenceId_18 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_referenceId_18 instanceof Date) {
+            json += asDateTime(value_referenceId_18)
+          } else if (value_referenceId_18 instanceof RegExp) {
+            json += asString(value_referenceId_18.source)
+          } else {
+            json += asString(value_referenceId_18.toString())
+          }
+        } else {
+          json += asString(value_referenceId_18)
+        }
+        
+      } else {
+        throw new Error('"referenceId" is required!')
+      }
+      
+      const value_amount_19 = obj["amount"]
+      if (value_amount_19 !== undefined) {
+        json += ",\"amount\":"
+        json += asNumber(value_amount_19)
+      } else {
+        throw new Error('"amount" is required!')
+      }
+      
+      const value_assignedAt_20 = obj["assignedAt"]
+      if (value_assignedAt_20 !== undefined) {
+        json += ",\"assignedAt\":"
+        json += asDateTime(value_assignedAt_20)
+      } else {
+        throw new Error('"assignedAt" is required!')
+      }
+      
+return json + JSON_STR_END_OBJECT
+
+      }
+    
+
+    function anonymous3 (obj) {
+      // "#/components/schemas/UnmatchedPayment/properties/assignments"
+      let json = ''
+  
+    if (obj === null) return JSON_STR_EMPTY_ARRAY
+    if (!Array.isArray(obj)) {
+      throw new TypeError("The value of '#/components/schemas/UnmatchedPayment/properties/assignments' does not match schema definition.")
+    }
+    const arrayLength = obj.length
+  
+    json += JSON_STR_BEGIN_ARRAY
+  
+      if (arrayLength > 0) {
+        const value = obj[0]
+        json += anonymous4(value)
+        for (let i = 1; i < arrayLength; i++) {
+          json += JSON_STR_COMMA
+          const value = obj[i]
+          json += anonymous4(value)
+        }
+      }
+      return json + JSON_STR_END_ARRAY
+    }
+
       // "#/components/schemas/UnmatchedPayment"
       function anonymous2 (input) {
         const obj = (input && typeof input.toJSON === 'function')
@@ -6737,90 +6836,98 @@ const asInteger = serializer.asInteger.bind(serializer)
         throw new Error('"state" is required!')
       }
       
-      const value_payerCuil_15 = obj["payerCuil"]
-      if (value_payerCuil_15 !== undefined) {
+      const value_assignments_15 = obj["assignments"]
+      if (value_assignments_15 !== undefined) {
+        json += ",\"assignments\":"
+        json += anonymous3(value_assignments_15)
+      } else {
+        throw new Error('"assignments" is required!')
+      }
+      
+      const value_payerCuil_21 = obj["payerCuil"]
+      if (value_payerCuil_21 !== undefined) {
         json += ",\"payerCuil\":"
         
-        if (typeof value_payerCuil_15 !== 'string') {
-          if (value_payerCuil_15 === null) {
+        if (typeof value_payerCuil_21 !== 'string') {
+          if (value_payerCuil_21 === null) {
             json += JSON_STR_EMPTY_STRING
-          } else if (value_payerCuil_15 instanceof Date) {
-            json += asDateTime(value_payerCuil_15)
-          } else if (value_payerCuil_15 instanceof RegExp) {
-            json += asString(value_payerCuil_15.source)
+          } else if (value_payerCuil_21 instanceof Date) {
+            json += asDateTime(value_payerCuil_21)
+          } else if (value_payerCuil_21 instanceof RegExp) {
+            json += asString(value_payerCuil_21.source)
           } else {
-            json += asString(value_payerCuil_15.toString())
+            json += asString(value_payerCuil_21.toString())
           }
         } else {
-          json += asString(value_payerCuil_15)
+          json += asString(value_payerCuil_21)
         }
         
       }
 
-      const value_payerName_16 = obj["payerName"]
-      if (value_payerName_16 !== undefined) {
+      const value_payerName_22 = obj["payerName"]
+      if (value_payerName_22 !== undefined) {
         json += ",\"payerName\":"
         
-        if (typeof value_payerName_16 !== 'string') {
-          if (value_payerName_16 === null) {
+        if (typeof value_payerName_22 !== 'string') {
+          if (value_payerName_22 === null) {
             json += JSON_STR_EMPTY_STRING
-          } else if (value_payerName_16 instanceof Date) {
-            json += asDateTime(value_payerName_16)
-          } else if (value_payerName_16 instanceof RegExp) {
-            json += asString(value_payerName_16.source)
+          } else if (value_payerName_22 instanceof Date) {
+            json += asDateTime(value_payerName_22)
+          } else if (value_payerName_22 instanceof RegExp) {
+            json += asString(value_payerName_22.source)
           } else {
-            json += asString(value_payerName_16.toString())
+            json += asString(value_payerName_22.toString())
           }
         } else {
-          json += asString(value_payerName_16)
+          json += asString(value_payerName_22)
         }
         
       }
 
-      const value_paymentRequestId_17 = obj["paymentRequestId"]
-      if (value_paymentRequestId_17 !== undefined) {
+      const value_paymentRequestId_23 = obj["paymentRequestId"]
+      if (value_paymentRequestId_23 !== undefined) {
         json += ",\"paymentRequestId\":"
         
-        if (typeof value_paymentRequestId_17 !== 'string') {
-          if (value_paymentRequestId_17 === null) {
+        if (typeof value_paymentRequestId_23 !== 'string') {
+          if (value_paymentRequestId_23 === null) {
             json += JSON_STR_EMPTY_STRING
-          } else if (value_paymentRequestId_17 instanceof Date) {
-            json += asDateTime(value_paymentRequestId_17)
-          } else if (value_paymentRequestId_17 instanceof RegExp) {
-            json += asString(value_paymentRequestId_17.source)
+          } else if (value_paymentRequestId_23 instanceof Date) {
+            json += asDateTime(value_paymentRequestId_23)
+          } else if (value_paymentRequestId_23 instanceof RegExp) {
+            json += asString(value_paymentRequestId_23.source)
           } else {
-            json += asString(value_paymentRequestId_17.toString())
+            json += asString(value_paymentRequestId_23.toString())
           }
         } else {
-          json += asString(value_paymentRequestId_17)
+          json += asString(value_paymentRequestId_23)
         }
         
       }
 
-      const value_referenceId_18 = obj["referenceId"]
-      if (value_referenceId_18 !== undefined) {
+      const value_referenceId_24 = obj["referenceId"]
+      if (value_referenceId_24 !== undefined) {
         json += ",\"referenceId\":"
         
-        if (typeof value_referenceId_18 !== 'string') {
-          if (value_referenceId_18 === null) {
+        if (typeof value_referenceId_24 !== 'string') {
+          if (value_referenceId_24 === null) {
             json += JSON_STR_EMPTY_STRING
-          } else if (value_referenceId_18 instanceof Date) {
-            json += asDateTime(value_referenceId_18)
-          } else if (value_referenceId_18 instanceof RegExp) {
-            json += asString(value_referenceId_18.source)
+          } else if (value_referenceId_24 instanceof Date) {
+            json += asDateTime(value_referenceId_24)
+          } else if (value_referenceId_24 instanceof RegExp) {
+            json += asString(value_referenceId_24.source)
           } else {
-            json += asString(value_referenceId_18.toString())
+            json += asString(value_referenceId_24.toString())
           }
         } else {
-          json += asString(value_referenceId_18)
+          json += asString(value_referenceId_24)
         }
         
       }
 
-      const value_resolvedAt_19 = obj["resolvedAt"]
-      if (value_resolvedAt_19 !== undefined) {
+      const value_resolvedAt_25 = obj["resolvedAt"]
+      if (value_resolvedAt_25 !== undefined) {
         json += ",\"resolvedAt\":"
-        json += asDateTime(value_resolvedAt_19)
+        json += asDateTime(value_resolvedAt_25)
       }
 
 return json + JSON_STR_END_OBJECT
@@ -6870,26 +6977,26 @@ return json + JSON_STR_END_OBJECT
         throw new Error('"items" is required!')
       }
       
-      const value_total_20 = obj["total"]
-      if (value_total_20 !== undefined) {
+      const value_total_26 = obj["total"]
+      if (value_total_26 !== undefined) {
         json += ",\"total\":"
-        json += asInteger(value_total_20)
+        json += asInteger(value_total_26)
       } else {
         throw new Error('"total" is required!')
       }
       
-      const value_limit_21 = obj["limit"]
-      if (value_limit_21 !== undefined) {
+      const value_limit_27 = obj["limit"]
+      if (value_limit_27 !== undefined) {
         json += ",\"limit\":"
-        json += asInteger(value_limit_21)
+        json += asInteger(value_limit_27)
       } else {
         throw new Error('"limit" is required!')
       }
       
-      const value_offset_22 = obj["offset"]
-      if (value_offset_22 !== undefined) {
+      const value_offset_28 = obj["offset"]
+      if (value_offset_28 !== undefined) {
         json += ",\"offset\":"
-        json += asInteger(value_offset_22)
+        json += asInteger(value_offset_28)
       } else {
         throw new Error('"offset" is required!')
       }
@@ -6949,7 +7056,106 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_82#"
+      // "#/components/schemas/UnmatchedPaymentAssignmentRecord"
+      function anonymous2 (input) {
+        const obj = (input && typeof input.toJSON === 'function')
+    ? input.toJSON()
+    : input
+  
+        if (obj === null) return JSON_STR_EMPTY_OBJECT
+        let json = ''
+
+        
+      const value_paymentRequestId_15 = obj["paymentRequestId"]
+      if (value_paymentRequestId_15 !== undefined) {
+        json += "{\"paymentRequestId\":"
+        
+        if (typeof value_paymentRequestId_15 !== 'string') {
+          if (value_paymentRequestId_15 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_paymentRequestId_15 instanceof Date) {
+            json += asDateTime(value_paymentRequestId_15)
+          } else if (value_paymentRequestId_15 instanceof RegExp) {
+            json += asString(value_paymentRequestId_15.source)
+          } else {
+            json += asString(value_paymentRequestId_15.toString())
+          }
+        } else {
+          json += asString(value_paymentRequestId_15)
+        }
+        
+      } else {
+        throw new Error('"paymentRequestId" is required!')
+      }
+      
+      const value_referenceId_16 = obj["referenceId"]
+      if (value_referenceId_16 !== undefined) {
+        json += ",\"referenceId\":"
+        
+        if (typeof value_referenceId_16 !== 'string') {
+          if (value_referenceId_16 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_referenceId_16 instanceof Date) {
+            json += asDateTime(value_referenceId_16)
+          } else if (value_referenceId_16 instanceof RegExp) {
+            json += asString(value_referenceId_16.source)
+          } else {
+            json += asString(value_referenceId_16.toString())
+          }
+        } else {
+          json += asString(value_referenceId_16)
+        }
+        
+      } else {
+        throw new Error('"referenceId" is required!')
+      }
+      
+      const value_amount_17 = obj["amount"]
+      if (value_amount_17 !== undefined) {
+        json += ",\"amount\":"
+        json += asNumber(value_amount_17)
+      } else {
+        throw new Error('"amount" is required!')
+      }
+      
+      const value_assignedAt_18 = obj["assignedAt"]
+      if (value_assignedAt_18 !== undefined) {
+        json += ",\"assignedAt\":"
+        json += asDateTime(value_assignedAt_18)
+      } else {
+        throw new Error('"assignedAt" is required!')
+      }
+      
+return json + JSON_STR_END_OBJECT
+
+      }
+    
+
+    function anonymous1 (obj) {
+      // "__fjs_merged_83#/properties/assignments"
+      let json = ''
+  
+    if (obj === null) return JSON_STR_EMPTY_ARRAY
+    if (!Array.isArray(obj)) {
+      throw new TypeError("The value of '__fjs_merged_83#/properties/assignments' does not match schema definition.")
+    }
+    const arrayLength = obj.length
+  
+    json += JSON_STR_BEGIN_ARRAY
+  
+      if (arrayLength > 0) {
+        const value = obj[0]
+        json += anonymous2(value)
+        for (let i = 1; i < arrayLength; i++) {
+          json += JSON_STR_COMMA
+          const value = obj[i]
+          json += anonymous2(value)
+        }
+      }
+      return json + JSON_STR_END_ARRAY
+    }
+
+      // "__fjs_merged_83#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -7165,90 +7371,98 @@ const asInteger = serializer.asInteger.bind(serializer)
         throw new Error('"state" is required!')
       }
       
-      const value_payerCuil_13 = obj["payerCuil"]
-      if (value_payerCuil_13 !== undefined) {
+      const value_assignments_13 = obj["assignments"]
+      if (value_assignments_13 !== undefined) {
+        json += ",\"assignments\":"
+        json += anonymous1(value_assignments_13)
+      } else {
+        throw new Error('"assignments" is required!')
+      }
+      
+      const value_payerCuil_19 = obj["payerCuil"]
+      if (value_payerCuil_19 !== undefined) {
         json += ",\"payerCuil\":"
         
-        if (typeof value_payerCuil_13 !== 'string') {
-          if (value_payerCuil_13 === null) {
+        if (typeof value_payerCuil_19 !== 'string') {
+          if (value_payerCuil_19 === null) {
             json += JSON_STR_EMPTY_STRING
-          } else if (value_payerCuil_13 instanceof Date) {
-            json += asDateTime(value_payerCuil_13)
-          } else if (value_payerCuil_13 instanceof RegExp) {
-            json += asString(value_payerCuil_13.source)
+          } else if (value_payerCuil_19 instanceof Date) {
+            json += asDateTime(value_payerCuil_19)
+          } else if (value_payerCuil_19 instanceof RegExp) {
+            json += asString(value_payerCuil_19.source)
           } else {
-            json += asString(value_payerCuil_13.toString())
+            json += asString(value_payerCuil_19.toString())
           }
         } else {
-          json += asString(value_payerCuil_13)
+          json += asString(value_payerCuil_19)
         }
         
       }
 
-      const value_payerName_14 = obj["payerName"]
-      if (value_payerName_14 !== undefined) {
+      const value_payerName_20 = obj["payerName"]
+      if (value_payerName_20 !== undefined) {
         json += ",\"payerName\":"
         
-        if (typeof value_payerName_14 !== 'string') {
-          if (value_payerName_14 === null) {
+        if (typeof value_payerName_20 !== 'string') {
+          if (value_payerName_20 === null) {
             json += JSON_STR_EMPTY_STRING
-          } else if (value_payerName_14 instanceof Date) {
-            json += asDateTime(value_payerName_14)
-          } else if (value_payerName_14 instanceof RegExp) {
-            json += asString(value_payerName_14.source)
+          } else if (value_payerName_20 instanceof Date) {
+            json += asDateTime(value_payerName_20)
+          } else if (value_payerName_20 instanceof RegExp) {
+            json += asString(value_payerName_20.source)
           } else {
-            json += asString(value_payerName_14.toString())
+            json += asString(value_payerName_20.toString())
           }
         } else {
-          json += asString(value_payerName_14)
+          json += asString(value_payerName_20)
         }
         
       }
 
-      const value_paymentRequestId_15 = obj["paymentRequestId"]
-      if (value_paymentRequestId_15 !== undefined) {
+      const value_paymentRequestId_21 = obj["paymentRequestId"]
+      if (value_paymentRequestId_21 !== undefined) {
         json += ",\"paymentRequestId\":"
         
-        if (typeof value_paymentRequestId_15 !== 'string') {
-          if (value_paymentRequestId_15 === null) {
+        if (typeof value_paymentRequestId_21 !== 'string') {
+          if (value_paymentRequestId_21 === null) {
             json += JSON_STR_EMPTY_STRING
-          } else if (value_paymentRequestId_15 instanceof Date) {
-            json += asDateTime(value_paymentRequestId_15)
-          } else if (value_paymentRequestId_15 instanceof RegExp) {
-            json += asString(value_paymentRequestId_15.source)
+          } else if (value_paymentRequestId_21 instanceof Date) {
+            json += asDateTime(value_paymentRequestId_21)
+          } else if (value_paymentRequestId_21 instanceof RegExp) {
+            json += asString(value_paymentRequestId_21.source)
           } else {
-            json += asString(value_paymentRequestId_15.toString())
+            json += asString(value_paymentRequestId_21.toString())
           }
         } else {
-          json += asString(value_paymentRequestId_15)
+          json += asString(value_paymentRequestId_21)
         }
         
       }
 
-      const value_referenceId_16 = obj["referenceId"]
-      if (value_referenceId_16 !== undefined) {
+      const value_referenceId_22 = obj["referenceId"]
+      if (value_referenceId_22 !== undefined) {
         json += ",\"referenceId\":"
         
-        if (typeof value_referenceId_16 !== 'string') {
-          if (value_referenceId_16 === null) {
+        if (typeof value_referenceId_22 !== 'string') {
+          if (value_referenceId_22 === null) {
             json += JSON_STR_EMPTY_STRING
-          } else if (value_referenceId_16 instanceof Date) {
-            json += asDateTime(value_referenceId_16)
-          } else if (value_referenceId_16 instanceof RegExp) {
-            json += asString(value_referenceId_16.source)
+          } else if (value_referenceId_22 instanceof Date) {
+            json += asDateTime(value_referenceId_22)
+          } else if (value_referenceId_22 instanceof RegExp) {
+            json += asString(value_referenceId_22.source)
           } else {
-            json += asString(value_referenceId_16.toString())
+            json += asString(value_referenceId_22.toString())
           }
         } else {
-          json += asString(value_referenceId_16)
+          json += asString(value_referenceId_22)
         }
         
       }
 
-      const value_resolvedAt_17 = obj["resolvedAt"]
-      if (value_resolvedAt_17 !== undefined) {
+      const value_resolvedAt_23 = obj["resolvedAt"]
+      if (value_resolvedAt_23 !== undefined) {
         json += ",\"resolvedAt\":"
-        json += asDateTime(value_resolvedAt_17)
+        json += asDateTime(value_resolvedAt_23)
       }
 
 return json + JSON_STR_END_OBJECT
@@ -7306,13 +7520,596 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-    function anonymous1 (obj) {
-      // "__fjs_merged_88#/properties/dueDates"
+      // "#/components/schemas/UnmatchedPaymentAssignmentRecord"
+      function anonymous3 (input) {
+        const obj = (input && typeof input.toJSON === 'function')
+    ? input.toJSON()
+    : input
+  
+        if (obj === null) return JSON_STR_EMPTY_OBJECT
+        let json = ''
+
+        
+      const value_paymentRequestId_22 = obj["paymentRequestId"]
+      if (value_paymentRequestId_22 !== undefined) {
+        json += "{\"paymentRequestId\":"
+        
+        if (typeof value_paymentRequestId_22 !== 'string') {
+          if (value_paymentRequestId_22 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_paymentRequestId_22 instanceof Date) {
+            json += asDateTime(value_paymentRequestId_22)
+          } else if (value_paymentRequestId_22 instanceof RegExp) {
+            json += asString(value_paymentRequestId_22.source)
+          } else {
+            json += asString(value_paymentRequestId_22.toString())
+          }
+        } else {
+          json += asString(value_paymentRequestId_22)
+        }
+        
+      } else {
+        throw new Error('"paymentRequestId" is required!')
+      }
+      
+      const value_referenceId_23 = obj["referenceId"]
+      if (value_referenceId_23 !== undefined) {
+        json += ",\"referenceId\":"
+        
+        if (typeof value_referenceId_23 !== 'string') {
+          if (value_referenceId_23 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_referenceId_23 instanceof Date) {
+            json += asDateTime(value_referenceId_23)
+          } else if (value_referenceId_23 instanceof RegExp) {
+            json += asString(value_referenceId_23.source)
+          } else {
+            json += asString(value_referenceId_23.toString())
+          }
+        } else {
+          json += asString(value_referenceId_23)
+        }
+        
+      } else {
+        throw new Error('"referenceId" is required!')
+      }
+      
+      const value_amount_24 = obj["amount"]
+      if (value_amount_24 !== undefined) {
+        json += ",\"amount\":"
+        json += asNumber(value_amount_24)
+      } else {
+        throw new Error('"amount" is required!')
+      }
+      
+      const value_assignedAt_25 = obj["assignedAt"]
+      if (value_assignedAt_25 !== undefined) {
+        json += ",\"assignedAt\":"
+        json += asDateTime(value_assignedAt_25)
+      } else {
+        throw new Error('"assignedAt" is required!')
+      }
+      
+return json + JSON_STR_END_OBJECT
+
+      }
+    
+
+    function anonymous2 (obj) {
+      // "__fjs_merged_94#/properties/assignments"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_88#/properties/dueDates' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_94#/properties/assignments' does not match schema definition.")
+    }
+    const arrayLength = obj.length
+  
+    json += JSON_STR_BEGIN_ARRAY
+  
+      if (arrayLength > 0) {
+        const value = obj[0]
+        json += anonymous3(value)
+        for (let i = 1; i < arrayLength; i++) {
+          json += JSON_STR_COMMA
+          const value = obj[i]
+          json += anonymous3(value)
+        }
+      }
+      return json + JSON_STR_END_ARRAY
+    }
+
+      // "__fjs_merged_94#"
+      function anonymous1 (input) {
+        const obj = (input && typeof input.toJSON === 'function')
+    ? input.toJSON()
+    : input
+  
+        if (obj === null) return JSON_STR_EMPTY_OBJECT
+        let json = ''
+
+        
+      const value_unmatchedPaymentId_8 = obj["unmatchedPaymentId"]
+      if (value_unmatchedPaymentId_8 !== undefined) {
+        json += "{\"unmatchedPaymentId\":"
+        
+        if (typeof value_unmatchedPaymentId_8 !== 'string') {
+          if (value_unmatchedPaymentId_8 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_unmatchedPaymentId_8 instanceof Date) {
+            json += asDateTime(value_unmatchedPaymentId_8)
+          } else if (value_unmatchedPaymentId_8 instanceof RegExp) {
+            json += asString(value_unmatchedPaymentId_8.source)
+          } else {
+            json += asString(value_unmatchedPaymentId_8.toString())
+          }
+        } else {
+          json += asString(value_unmatchedPaymentId_8)
+        }
+        
+      } else {
+        throw new Error('"unmatchedPaymentId" is required!')
+      }
+      
+      const value_transactionId_9 = obj["transactionId"]
+      if (value_transactionId_9 !== undefined) {
+        json += ",\"transactionId\":"
+        
+        if (typeof value_transactionId_9 !== 'string') {
+          if (value_transactionId_9 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_transactionId_9 instanceof Date) {
+            json += asDateTime(value_transactionId_9)
+          } else if (value_transactionId_9 instanceof RegExp) {
+            json += asString(value_transactionId_9.source)
+          } else {
+            json += asString(value_transactionId_9.toString())
+          }
+        } else {
+          json += asString(value_transactionId_9)
+        }
+        
+      } else {
+        throw new Error('"transactionId" is required!')
+      }
+      
+      const value_cvu_10 = obj["cvu"]
+      if (value_cvu_10 !== undefined) {
+        json += ",\"cvu\":"
+        
+        if (typeof value_cvu_10 !== 'string') {
+          if (value_cvu_10 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_cvu_10 instanceof Date) {
+            json += asDateTime(value_cvu_10)
+          } else if (value_cvu_10 instanceof RegExp) {
+            json += asString(value_cvu_10.source)
+          } else {
+            json += asString(value_cvu_10.toString())
+          }
+        } else {
+          json += asString(value_cvu_10)
+        }
+        
+      } else {
+        throw new Error('"cvu" is required!')
+      }
+      
+      const value_amount_11 = obj["amount"]
+      if (value_amount_11 !== undefined) {
+        json += ",\"amount\":"
+        json += asNumber(value_amount_11)
+      } else {
+        throw new Error('"amount" is required!')
+      }
+      
+      const value_unresolvedAmount_12 = obj["unresolvedAmount"]
+      if (value_unresolvedAmount_12 !== undefined) {
+        json += ",\"unresolvedAmount\":"
+        json += asNumber(value_unresolvedAmount_12)
+      } else {
+        throw new Error('"unresolvedAmount" is required!')
+      }
+      
+      const value_transferAmount_13 = obj["transferAmount"]
+      if (value_transferAmount_13 !== undefined) {
+        json += ",\"transferAmount\":"
+        json += asNumber(value_transferAmount_13)
+      } else {
+        throw new Error('"transferAmount" is required!')
+      }
+      
+      const value_receivedAt_14 = obj["receivedAt"]
+      if (value_receivedAt_14 !== undefined) {
+        json += ",\"receivedAt\":"
+        json += asDateTime(value_receivedAt_14)
+      } else {
+        throw new Error('"receivedAt" is required!')
+      }
+      
+      const value_recordedAt_15 = obj["recordedAt"]
+      if (value_recordedAt_15 !== undefined) {
+        json += ",\"recordedAt\":"
+        json += asDateTime(value_recordedAt_15)
+      } else {
+        throw new Error('"recordedAt" is required!')
+      }
+      
+      const value_reason_16 = obj["reason"]
+      if (value_reason_16 !== undefined) {
+        json += ",\"reason\":"
+        
+        if (typeof value_reason_16 !== 'string') {
+          if (value_reason_16 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_reason_16 instanceof Date) {
+            json += asDateTime(value_reason_16)
+          } else if (value_reason_16 instanceof RegExp) {
+            json += asString(value_reason_16.source)
+          } else {
+            json += asString(value_reason_16.toString())
+          }
+        } else {
+          json += asString(value_reason_16)
+        }
+        
+      } else {
+        throw new Error('"reason" is required!')
+      }
+      
+      const value_integrationClientId_17 = obj["integrationClientId"]
+      if (value_integrationClientId_17 !== undefined) {
+        json += ",\"integrationClientId\":"
+        
+      if (value_integrationClientId_17 === null) {
+        json += JSON_STR_NULL
+      } else {
+    
+        if (typeof value_integrationClientId_17 !== 'string') {
+          if (value_integrationClientId_17 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_integrationClientId_17 instanceof Date) {
+            json += asDateTime(value_integrationClientId_17)
+          } else if (value_integrationClientId_17 instanceof RegExp) {
+            json += asString(value_integrationClientId_17.source)
+          } else {
+            json += asString(value_integrationClientId_17.toString())
+          }
+        } else {
+          json += asString(value_integrationClientId_17)
+        }
+        
+      }
+    
+      } else {
+        throw new Error('"integrationClientId" is required!')
+      }
+      
+      const value_merchantUserId_18 = obj["merchantUserId"]
+      if (value_merchantUserId_18 !== undefined) {
+        json += ",\"merchantUserId\":"
+        
+      if (value_merchantUserId_18 === null) {
+        json += JSON_STR_NULL
+      } else {
+    
+        if (typeof value_merchantUserId_18 !== 'string') {
+          if (value_merchantUserId_18 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_merchantUserId_18 instanceof Date) {
+            json += asDateTime(value_merchantUserId_18)
+          } else if (value_merchantUserId_18 instanceof RegExp) {
+            json += asString(value_merchantUserId_18.source)
+          } else {
+            json += asString(value_merchantUserId_18.toString())
+          }
+        } else {
+          json += asString(value_merchantUserId_18)
+        }
+        
+      }
+    
+      } else {
+        throw new Error('"merchantUserId" is required!')
+      }
+      
+      const value_state_19 = obj["state"]
+      if (value_state_19 !== undefined) {
+        json += ",\"state\":"
+        
+        if (typeof value_state_19 !== 'string') {
+          if (value_state_19 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_state_19 instanceof Date) {
+            json += asDateTime(value_state_19)
+          } else if (value_state_19 instanceof RegExp) {
+            json += asString(value_state_19.source)
+          } else {
+            json += asString(value_state_19.toString())
+          }
+        } else {
+          json += asString(value_state_19)
+        }
+        
+      } else {
+        throw new Error('"state" is required!')
+      }
+      
+      const value_assignments_20 = obj["assignments"]
+      if (value_assignments_20 !== undefined) {
+        json += ",\"assignments\":"
+        json += anonymous2(value_assignments_20)
+      } else {
+        throw new Error('"assignments" is required!')
+      }
+      
+      const value_payerCuil_26 = obj["payerCuil"]
+      if (value_payerCuil_26 !== undefined) {
+        json += ",\"payerCuil\":"
+        
+        if (typeof value_payerCuil_26 !== 'string') {
+          if (value_payerCuil_26 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_payerCuil_26 instanceof Date) {
+            json += asDateTime(value_payerCuil_26)
+          } else if (value_payerCuil_26 instanceof RegExp) {
+            json += asString(value_payerCuil_26.source)
+          } else {
+            json += asString(value_payerCuil_26.toString())
+          }
+        } else {
+          json += asString(value_payerCuil_26)
+        }
+        
+      }
+
+      const value_payerName_27 = obj["payerName"]
+      if (value_payerName_27 !== undefined) {
+        json += ",\"payerName\":"
+        
+        if (typeof value_payerName_27 !== 'string') {
+          if (value_payerName_27 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_payerName_27 instanceof Date) {
+            json += asDateTime(value_payerName_27)
+          } else if (value_payerName_27 instanceof RegExp) {
+            json += asString(value_payerName_27.source)
+          } else {
+            json += asString(value_payerName_27.toString())
+          }
+        } else {
+          json += asString(value_payerName_27)
+        }
+        
+      }
+
+      const value_paymentRequestId_28 = obj["paymentRequestId"]
+      if (value_paymentRequestId_28 !== undefined) {
+        json += ",\"paymentRequestId\":"
+        
+        if (typeof value_paymentRequestId_28 !== 'string') {
+          if (value_paymentRequestId_28 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_paymentRequestId_28 instanceof Date) {
+            json += asDateTime(value_paymentRequestId_28)
+          } else if (value_paymentRequestId_28 instanceof RegExp) {
+            json += asString(value_paymentRequestId_28.source)
+          } else {
+            json += asString(value_paymentRequestId_28.toString())
+          }
+        } else {
+          json += asString(value_paymentRequestId_28)
+        }
+        
+      }
+
+      const value_referenceId_29 = obj["referenceId"]
+      if (value_referenceId_29 !== undefined) {
+        json += ",\"referenceId\":"
+        
+        if (typeof value_referenceId_29 !== 'string') {
+          if (value_referenceId_29 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_referenceId_29 instanceof Date) {
+            json += asDateTime(value_referenceId_29)
+          } else if (value_referenceId_29 instanceof RegExp) {
+            json += asString(value_referenceId_29.source)
+          } else {
+            json += asString(value_referenceId_29.toString())
+          }
+        } else {
+          json += asString(value_referenceId_29)
+        }
+        
+      }
+
+      const value_resolvedAt_30 = obj["resolvedAt"]
+      if (value_resolvedAt_30 !== undefined) {
+        json += ",\"resolvedAt\":"
+        json += asDateTime(value_resolvedAt_30)
+      }
+
+return json + JSON_STR_END_OBJECT
+
+      }
+    
+
+      // "__fjs_merged_90#"
+      function anonymous0 (input) {
+        const obj = (input && typeof input.toJSON === 'function')
+    ? input.toJSON()
+    : input
+  
+        if (obj === null) return JSON_STR_EMPTY_OBJECT
+        let json = ''
+
+        
+      const value_assignedAmount_1 = obj["assignedAmount"]
+      if (value_assignedAmount_1 !== undefined) {
+        json += "{\"assignedAmount\":"
+        json += asNumber(value_assignedAmount_1)
+      } else {
+        throw new Error('"assignedAmount" is required!')
+      }
+      
+      const value_paymentRequestId_2 = obj["paymentRequestId"]
+      if (value_paymentRequestId_2 !== undefined) {
+        json += ",\"paymentRequestId\":"
+        
+        if (typeof value_paymentRequestId_2 !== 'string') {
+          if (value_paymentRequestId_2 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_paymentRequestId_2 instanceof Date) {
+            json += asDateTime(value_paymentRequestId_2)
+          } else if (value_paymentRequestId_2 instanceof RegExp) {
+            json += asString(value_paymentRequestId_2.source)
+          } else {
+            json += asString(value_paymentRequestId_2.toString())
+          }
+        } else {
+          json += asString(value_paymentRequestId_2)
+        }
+        
+      } else {
+        throw new Error('"paymentRequestId" is required!')
+      }
+      
+      const value_referenceId_3 = obj["referenceId"]
+      if (value_referenceId_3 !== undefined) {
+        json += ",\"referenceId\":"
+        
+        if (typeof value_referenceId_3 !== 'string') {
+          if (value_referenceId_3 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_referenceId_3 instanceof Date) {
+            json += asDateTime(value_referenceId_3)
+          } else if (value_referenceId_3 instanceof RegExp) {
+            json += asString(value_referenceId_3.source)
+          } else {
+            json += asString(value_referenceId_3.toString())
+          }
+        } else {
+          json += asString(value_referenceId_3)
+        }
+        
+      } else {
+        throw new Error('"referenceId" is required!')
+      }
+      
+      const value_paymentRequestState_4 = obj["paymentRequestState"]
+      if (value_paymentRequestState_4 !== undefined) {
+        json += ",\"paymentRequestState\":"
+        
+        if (typeof value_paymentRequestState_4 !== 'string') {
+          if (value_paymentRequestState_4 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_paymentRequestState_4 instanceof Date) {
+            json += asDateTime(value_paymentRequestState_4)
+          } else if (value_paymentRequestState_4 instanceof RegExp) {
+            json += asString(value_paymentRequestState_4.source)
+          } else {
+            json += asString(value_paymentRequestState_4.toString())
+          }
+        } else {
+          json += asString(value_paymentRequestState_4)
+        }
+        
+      } else {
+        throw new Error('"paymentRequestState" is required!')
+      }
+      
+      const value_eventId_5 = obj["eventId"]
+      if (value_eventId_5 !== undefined) {
+        json += ",\"eventId\":"
+        
+        if (typeof value_eventId_5 !== 'string') {
+          if (value_eventId_5 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_eventId_5 instanceof Date) {
+            json += asDateTime(value_eventId_5)
+          } else if (value_eventId_5 instanceof RegExp) {
+            json += asString(value_eventId_5.source)
+          } else {
+            json += asString(value_eventId_5.toString())
+          }
+        } else {
+          json += asString(value_eventId_5)
+        }
+        
+      } else {
+        throw new Error('"eventId" is required!')
+      }
+      
+      const value_unmatchedPayment_6 = obj["unmatchedPayment"]
+      if (value_unmatchedPayment_6 !== undefined) {
+        json += ",\"unmatchedPayment\":"
+        json += anonymous1(value_unmatchedPayment_6)
+      } else {
+        throw new Error('"unmatchedPayment" is required!')
+      }
+      
+return json + JSON_STR_END_OBJECT
+
+      }
+    
+    const main = anonymous0
+    return main
+    
+}(validator, serializer)
+return module.exports;
+})();
+
+const s26: (body: unknown) => string = (() => {
+const module = { exports: undefined };
+
+  'use strict'
+
+  const Serializer = require('fast-json-stringify/lib/serializer')
+  const serializerState = {"mode":"standalone","inlineValidators":true}
+  const serializer = Serializer.restoreFromState(serializerState)
+
+  const validator = null
+
+
+  module.exports = function anonymous(validator,serializer
+) {
+
+    
+const {
+  asString,
+  asNumber,
+  asBoolean,
+  asDateTime,
+  asDate,
+  asTime,
+  asUnsafeString,
+  asPlainStringArray
+} = serializer
+
+const asInteger = serializer.asInteger.bind(serializer)
+
+
+    const JSON_STR_BEGIN_OBJECT = '{'
+    const JSON_STR_END_OBJECT = '}'
+    const JSON_STR_BEGIN_ARRAY = '['
+    const JSON_STR_END_ARRAY = ']'
+    const JSON_STR_COMMA = ','
+    const JSON_STR_COLONS = ':'
+    const JSON_STR_QUOTE = '"'
+    const JSON_STR_EMPTY_OBJECT = JSON_STR_BEGIN_OBJECT + JSON_STR_END_OBJECT
+    const JSON_STR_EMPTY_ARRAY = JSON_STR_BEGIN_ARRAY + JSON_STR_END_ARRAY
+    const JSON_STR_EMPTY_STRING = JSON_STR_QUOTE + JSON_STR_QUOTE
+    const JSON_STR_NULL = 'null'
+    
+  
+    
+    function anonymous1 (obj) {
+      // "__fjs_merged_101#/properties/dueDates"
+      let json = ''
+  
+    if (obj === null) return JSON_STR_EMPTY_ARRAY
+    if (!Array.isArray(obj)) {
+      throw new TypeError("The value of '__fjs_merged_101#/properties/dueDates' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -7421,7 +8218,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_90#"
+      // "__fjs_merged_103#"
       function anonymous2 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -7504,7 +8301,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_91#"
+      // "__fjs_merged_104#"
       function anonymous4 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -7734,12 +8531,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous7 (obj) {
-      // "__fjs_merged_88#/properties/calculatedAmounts"
+      // "__fjs_merged_101#/properties/calculatedAmounts"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_88#/properties/calculatedAmounts' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_101#/properties/calculatedAmounts' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -7757,7 +8554,7 @@ return json + JSON_STR_END_OBJECT
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_88#"
+      // "__fjs_merged_101#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -8074,7 +8871,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s26: (body: unknown) => string = (() => {
+const s27: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -8118,7 +8915,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_96#"
+      // "__fjs_merged_109#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -8205,7 +9002,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s27: (body: unknown) => string = (() => {
+const s28: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -8249,7 +9046,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_102#"
+      // "__fjs_merged_115#"
       function anonymous1 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -8330,7 +9127,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_98#"
+      // "__fjs_merged_111#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -8517,8 +9314,9 @@ export const responseSerializers = {
   "getReadiness": { "200": s22, "503": s22 },
   "listUnmatchedPayments": { "200": s23, "400": s4, "500": s2, "503": s2 },
   "getUnmatchedPayment": { "200": s24, "400": s4, "404": s2, "500": s2, "503": s2 },
-  "createCheckoutPayment": { "201": s25, "400": s10, "401": s2, "404": s11, "409": s26, "413": s2, "422": s2, "500": s2, "503": s2 },
-  "getCheckoutPayment": { "200": s27, "400": s4, "401": s2, "404": s11, "500": s2, "503": s2 },
+  "assignUnmatchedPayment": { "200": s25, "400": s4, "404": s2, "409": s2, "500": s2, "503": s2 },
+  "createCheckoutPayment": { "201": s26, "400": s10, "401": s2, "404": s11, "409": s27, "413": s2, "422": s2, "500": s2, "503": s2 },
+  "getCheckoutPayment": { "200": s28, "400": s4, "401": s2, "404": s11, "500": s2, "503": s2 },
 };
 
 /** The operation and status of each JSON response answered with JSON.stringify. */

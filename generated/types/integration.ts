@@ -329,6 +329,40 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/unmatched-payments/{unmatchedPaymentId}/assignment": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Assign an unmatched payment to a charge
+         * @description Applies unresolved unmatched money to a charge of the merchant account that received it, as a payment made
+         *     at the transfer's time: what is owed is the charge's amount at that instant (with the surcharge once its
+         *     first due date had passed), and the payment writes the `payment_request.payment_received` event
+         *     (`stateType` `total_payment` or `partial_payment`, `paidAt` the transfer's time, `thisPaymentAmount` what was
+         *     applied) and its commissions, as a transfer would.
+         *     - A `pending` or `partial_payment` charge is paid as by a transfer: paid in full it is `total_payment`, gives
+         *       its CVU back and its pending reminders are withdrawn.
+         *     - An `overdue` or `partial_overdue` charge (a late payer's money) paid in full becomes `total_payment`; short
+         *       of that it stays closed as `partial_overdue`: an assignment never reopens a charge.
+         *     - A `canceled` or `total_payment` charge, a draft, or a charge that owed nothing more at the transfer's time
+         *       takes nothing: 409 `AssignmentPaymentRequestNotPayableError`.
+         *     - Only what the charge owed is applied; the rest stays unmatched money (`unresolved`, its `unresolvedAmount`)
+         *       to assign elsewhere or return. All of it applied, the payment is `assigned`.
+         *     - Only `unresolved` money can be assigned: of two assignments of one payment at once, one applies it and the
+         *       other answers 409 `UnmatchedPaymentNotUnresolvedError` (or applies what the first left over).
+         */
+        post: operations["assignUnmatchedPayment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/payments": {
         parameters: {
             query?: never;
@@ -802,6 +836,40 @@ export type components = {
              * @description When it stopped being `unresolved`.
              */
             resolvedAt?: string;
+            /** @description What resolved it so far: the charges it was assigned to, oldest first (empty when none). */
+            assignments: components["schemas"]["UnmatchedPaymentAssignmentRecord"][];
+        };
+        /** @description Part of an unmatched payment applied to a charge by hand. */
+        UnmatchedPaymentAssignmentRecord: {
+            paymentRequestId: components["schemas"]["Uuid"];
+            /** @description The charge's `referenceId`. */
+            referenceId: string;
+            /** @description What was applied to the charge. */
+            amount: components["schemas"]["Pesos"];
+            /** Format: date-time */
+            assignedAt: string;
+        };
+        /**
+         * @description The charge to apply the money to: exactly one of `paymentRequestId` and `referenceId` (otherwise 400
+         *     `ValidationError`, rule `exactlyOneOf`). A `referenceId` is looked up among the charges of the merchant
+         *     account that received the money.
+         */
+        UnmatchedPaymentAssignmentRequest: {
+            paymentRequestId?: components["schemas"]["Uuid"];
+            referenceId?: string;
+        };
+        /** @description What an assignment did: the payment it made to the charge, the charge after it, and the unmatched payment after it. */
+        UnmatchedPaymentAssignmentResult: {
+            /** @description What was applied to the charge: what it owed at the transfer's time, at most what was unresolved. */
+            assignedAmount: components["schemas"]["Pesos"];
+            paymentRequestId: components["schemas"]["Uuid"];
+            referenceId: string;
+            /** @description The charge's state after the payment. */
+            paymentRequestState: components["schemas"]["PaymentRequestState"];
+            /** @description The `payment_request.payment_received` event written for the payment (`GET /my-integration/events` lists it). */
+            eventId: components["schemas"]["Uuid"];
+            /** @description The unmatched payment after it: `assigned`, or `unresolved` with what the charge did not owe. */
+            unmatchedPayment: components["schemas"]["UnmatchedPayment"];
         };
         /** @description A page of unmatched payments, newest transfer first. */
         UnmatchedPaymentPage: {
@@ -2866,7 +2934,8 @@ export interface operations {
                      *           "merchantUserId": "2b3c4d5e-6f70-4812-9a3b-4c5d6e7f8091",
                      *           "paymentRequestId": "0b7e4f3a-9c2d-4e8b-a1f6-3d5c7b9e2a10",
                      *           "referenceId": "INV-2026-000123",
-                     *           "state": "unresolved"
+                     *           "state": "unresolved",
+                     *           "assignments": []
                      *         }
                      *       ],
                      *       "total": 1,
@@ -2978,7 +3047,8 @@ export interface operations {
                      *       "merchantUserId": "2b3c4d5e-6f70-4812-9a3b-4c5d6e7f8091",
                      *       "paymentRequestId": "0b7e4f3a-9c2d-4e8b-a1f6-3d5c7b9e2a10",
                      *       "referenceId": "INV-2026-000123",
-                     *       "state": "unresolved"
+                     *       "state": "unresolved",
+                     *       "assignments": []
                      *     }
                      */
                     "application/json": components["schemas"]["UnmatchedPayment"];
@@ -3024,6 +3094,157 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"];
                     "text/plain": string;
+                };
+            };
+            /** @description An internal error. After a create or a bulk, check with GET before retrying. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
+             *     just now (a restart, a failover). Retry after the wait. The change may have been made all the same (the
+             *     database can commit as the connection drops): after a create or a bulk, check with GET before retrying.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying (always sent with this code). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    assignUnmatchedPayment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                unmatchedPaymentId: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "referenceId": "INV-2026-000124"
+                 *     }
+                 */
+                "application/json": components["schemas"]["UnmatchedPaymentAssignmentRequest"];
+            };
+        };
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "assignedAmount": 15000.5,
+                     *       "paymentRequestId": "1c8f5a2b-6d3e-4f70-9a1b-2c3d4e5f6a7b",
+                     *       "referenceId": "INV-2026-000124",
+                     *       "paymentRequestState": "total_payment",
+                     *       "eventId": "8e7d6c5b-4a39-4281-9706-f5e4d3c2b1a0",
+                     *       "unmatchedPayment": {
+                     *         "unmatchedPaymentId": "5a1d7c3e-2b4f-4c6d-9e8f-0a1b2c3d4e5f",
+                     *         "transactionId": "TRX-20261125-000042",
+                     *         "cvu": "0000253200000000123459",
+                     *         "payerCuil": "20301234563",
+                     *         "payerName": "Juan Pérez",
+                     *         "amount": 15000.5,
+                     *         "unresolvedAmount": 0,
+                     *         "transferAmount": 15000.5,
+                     *         "receivedAt": "2026-11-25T14:30:00Z",
+                     *         "recordedAt": "2026-11-25T14:30:02Z",
+                     *         "reason": "canceled",
+                     *         "integrationClientId": "9b2f7c4e-1a3d-4e5f-8a6b-7c8d9e0f1a2b",
+                     *         "merchantUserId": "2b3c4d5e-6f70-4812-9a3b-4c5d6e7f8091",
+                     *         "paymentRequestId": "0b7e4f3a-9c2d-4e8b-a1f6-3d5c7b9e2a10",
+                     *         "referenceId": "INV-2026-000123",
+                     *         "state": "assigned",
+                     *         "resolvedAt": "2026-11-26T10:00:00Z",
+                     *         "assignments": [
+                     *           {
+                     *             "paymentRequestId": "1c8f5a2b-6d3e-4f70-9a1b-2c3d4e5f6a7b",
+                     *             "referenceId": "INV-2026-000124",
+                     *             "amount": 15000.5,
+                     *             "assignedAt": "2026-11-26T10:00:00Z"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["UnmatchedPaymentAssignmentResult"];
+                };
+            };
+            /** @description The request does not meet the contract: missing field, bad type or range, or a field not accepted. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                    "text/plain": string;
+                };
+            };
+            /**
+             * @description 401: the token is missing or sent in more than one `Authorization` header; not signed by Cobro (ES256 under
+             *     a `kid` of the Auth API's JWKS), of another issuer, altered, expired or not valid yet; its grant was revoked;
+             *     or it is not a merchant account's `idToken` (an admin token or a refresh token included). Plain text.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description 403 `Not authorized as user of integration client`: the merchant account is not linked, or was unlinked. Plain text. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /**
+             * @description 404 (`{code, message, id}`) `UnmatchedPaymentNotFoundError` (no unmatched payment with this id for this
+             *     merchant account and integration) or `AssignmentPaymentRequestNotFoundError` (no charge with this
+             *     `paymentRequestId` or `referenceId` among the merchant account's charges for this integration: another
+             *     merchant account's or integration's charge is not found either).
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                    "text/plain": string;
+                };
+            };
+            /**
+             * @description 409 (`{code, message, id}`) `UnmatchedPaymentNotUnresolvedError` (the payment is not `unresolved`: already
+             *     assigned, or being or been returned) or `AssignmentPaymentRequestNotPayableError` (the charge is
+             *     `canceled`, `total_payment` or a draft, or owed nothing more at the transfer's time). Nothing changed.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description An internal error. After a create or a bulk, check with GET before retrying. */

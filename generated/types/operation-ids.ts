@@ -18,6 +18,7 @@ export const integrationOperationIds = [
   "getReadiness",
   "listUnmatchedPayments",
   "getUnmatchedPayment",
+  "assignUnmatchedPayment",
   "createCheckoutPayment",
   "getCheckoutPayment"
 ] as const;
@@ -122,6 +123,7 @@ export const adminOperationIds = [
   "sendTestWebhook",
   "listUnmatchedPayments",
   "getUnmatchedPayment",
+  "assignUnmatchedPayment",
   "listClientUrls",
   "createClientUrl",
   "updateClientUrl",

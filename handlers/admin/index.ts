@@ -23,7 +23,13 @@ import { createClientAdmin, listClientAdmins, listMyIntegrationAdmins, resendCli
 import { getMyIntegration, rotateClientSecret, updateMyIntegration, uploadLogo } from "./my-integration.ts";
 import { getIntegrationPaymentRequest, listIntegrationPaymentRequests } from "./integration-payment-requests.ts";
 import { listNotifications } from "./notifications.ts";
-import { getPlatformUnmatchedPayment, getUnmatchedPayment, listPlatformUnmatchedPayments, listUnmatchedPayments } from "./unmatched-payments.ts";
+import {
+  assignUnmatchedPayment,
+  getPlatformUnmatchedPayment,
+  getUnmatchedPayment,
+  listPlatformUnmatchedPayments,
+  listUnmatchedPayments,
+} from "./unmatched-payments.ts";
 import { exportEarningsCsv, getEarnings, getPlatformEarnings } from "./earnings.ts";
 import { createApiKeys, getApiKeys, replaceAllowedOrigins, rotateApiSecretKey } from "./api-keys.ts";
 import { listMerchantAccounts, provisionMerchantAccount } from "./merchant-accounts.ts";
@@ -101,6 +107,7 @@ export const adminHandlers: HandlerMap<operations, AdminApiCaller> = {
   getUnmatchedPayment,
   listPlatformUnmatchedPayments,
   getPlatformUnmatchedPayment,
+  assignUnmatchedPayment,
   getIntegrationPaymentRequest,
   getPayoutLink,
   invitePayoutLink,

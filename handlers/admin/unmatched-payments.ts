@@ -1,5 +1,8 @@
 // Unmatched payments on the Admin API: the integration's (/my-integration/unmatched-payments) and the
-// platform's view across integrations (/integration-admin/unmatched-payments).
+// platform's view across integrations (/integration-admin/unmatched-payments); assigning the integration's
+// to one of its charges.
+import { integrationNow } from "../../domain/clock.ts";
+import { assignmentView, assignUnmatchedPayment as assign } from "../../domain/reconciliation/assign-unmatched.ts";
 import { getUnmatchedPayment as getOne, listUnmatchedPayments as listSome } from "../../domain/reconciliation/unmatched-payments.ts";
 import { requireIntegrationAdmin, requirePlatformAdmin } from "./caller.ts";
 import { pageOf } from "./page-query.ts";
@@ -46,4 +49,14 @@ export const listPlatformUnmatchedPayments: Handler<"listPlatformUnmatchedPaymen
 export const getPlatformUnmatchedPayment: Handler<"getPlatformUnmatchedPayment"> = async ({ caller, params, services }) => {
   requirePlatformAdmin(caller);
   return { status: 200, body: await getOne(services.db, { kind: "platform" }, params.unmatchedPaymentId) };
+};
+
+export const assignUnmatchedPayment: Handler<"assignUnmatchedPayment"> = async ({ caller, params, body, services }) => {
+  const admin = requireIntegrationAdmin(caller);
+  const result = await assign(services.db, { kind: "integration", integrationClientId: admin.integrationClientId }, params.unmatchedPaymentId, body, {
+    now: integrationNow(services.clock, admin.clockOffsetMs),
+    livemode: services.config.serviceEnv === "production",
+    actor: { kind: "integration_admin", adminUserId: admin.adminUserId },
+  });
+  return { status: 200, body: assignmentView(result) };
 };

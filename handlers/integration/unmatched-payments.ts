@@ -1,5 +1,7 @@
 // Unmatched payments on the Integration API: the money of the token's merchant account that no charge took,
-// for its integration's backend to find what a `payment.unmatched` webhook announced.
+// for its integration's backend to find what a `payment.unmatched` webhook announced, and to assign it to a charge.
+import { integrationNow } from "../../domain/clock.ts";
+import { assignmentView, assignUnmatchedPayment as assign } from "../../domain/reconciliation/assign-unmatched.ts";
 import { getUnmatchedPayment as getOne, listUnmatchedPayments as listSome } from "../../domain/reconciliation/unmatched-payments.ts";
 import { requireMerchant } from "./caller.ts";
 import type { Handler } from "./handler.ts";
@@ -20,4 +22,15 @@ export const getUnmatchedPayment: Handler<"getUnmatchedPayment"> = async ({ call
   const merchant = requireMerchant(caller);
   const scope = { kind: "merchant" as const, integrationClientId: merchant.integrationClientId, merchantAccountId: merchant.merchantAccountId };
   return { status: 200, body: await getOne(services.db, scope, params.unmatchedPaymentId) };
+};
+
+export const assignUnmatchedPayment: Handler<"assignUnmatchedPayment"> = async ({ caller, params, body, services }) => {
+  const merchant = requireMerchant(caller);
+  const scope = { kind: "merchant" as const, integrationClientId: merchant.integrationClientId, merchantAccountId: merchant.merchantAccountId };
+  const result = await assign(services.db, scope, params.unmatchedPaymentId, body, {
+    now: integrationNow(services.clock, merchant.clockOffsetMs),
+    livemode: services.config.serviceEnv === "production",
+    actor: { kind: "integration_api" },
+  });
+  return { status: 200, body: assignmentView(result) };
 };

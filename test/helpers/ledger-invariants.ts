@@ -4,18 +4,24 @@ import { type Kysely, sql } from "kysely";
 import type { Database } from "../../db/schema.ts";
 
 export async function ledgerViolations(db: Kysely<Database>): Promise<Record<string, unknown[]>> {
-  // Money: each transfer is applied to exactly one charge or recorded unmatched; paid = the sum of its transfers.
+  // Money: each transfer is applied to exactly one charge or recorded unmatched; paid = the sum of its transfers
+  // and of the unmatched money assigned to it.
   const transfersNeitherOrBoth = await sql`select id from transfers where (charge_id is null) = (unmatched_reason is null)`.execute(db);
   const duplicatedTransactions = await sql`select transaction_id from transfers group by transaction_id having count(*) > 1`.execute(db);
   const paidMismatch = await sql`
-    select c.id, c.paid_cents, coalesce(sum(t.amount_cents), 0)::int8 as transferred
-      from charges c left join transfers t on t.charge_id = c.id
-     group by c.id having c.paid_cents <> coalesce(sum(t.amount_cents), 0)`.execute(db);
-  // Unmatched money: an unmatched transfer is unmatched money whole, a paying one never more than it paid.
+    select c.id, c.paid_cents, p.transferred
+      from charges c
+      cross join lateral (select (select coalesce(sum(t.amount_cents), 0) from transfers t where t.charge_id = c.id)
+                               + (select coalesce(sum(a.amount_cents), 0) from unmatched_payment_assignments a where a.charge_id = c.id) as transferred) p
+     where c.paid_cents <> p.transferred`.execute(db);
+  // Unmatched money: an unmatched transfer is unmatched money whole, a paying one never more than it paid;
+  // what is unresolved of it is what was not assigned.
   const unmatchedUnrecorded = await sql`
     select t.id from transfers t left join unmatched_payments u on u.transfer_id = t.id
      where (t.unmatched_reason is not null and (u.id is null or u.amount_cents <> t.amount_cents or u.reason <> t.unmatched_reason))
-        or (t.charge_id is not null and u.id is not null and (u.reason <> 'overpaid' or u.amount_cents > t.amount_cents))`.execute(db);
+        or (t.charge_id is not null and u.id is not null and (u.reason <> 'overpaid' or u.amount_cents > t.amount_cents))
+        or u.unresolved_cents <> u.amount_cents - (select coalesce(sum(a.amount_cents), 0) from unmatched_payment_assignments a
+                                                    where a.unmatched_payment_id = u.id)`.execute(db);
   // The CVU pool: a CVU-mode hold is alone on its CVU; a payer at most once on a CVU; the counters agree.
   const sharedCvus = await sql`
     select cvu_account_id from cvu_holds group by cvu_account_id

@@ -4,6 +4,7 @@
 // that introduced the resource rebuilds the same rows from what was recorded before it.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createMigrator, migrateToLatest } from "../../db/migrate.ts";
+import { migrations } from "../../db/migrations/index.ts";
 import type { IncomingTransfer, ReconciliationOutcome } from "../../domain/reconciliation/reconcile.ts";
 import { reconcileBatch, type BatchOutcome } from "../../domain/reconciliation/reconcile-batch.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
@@ -170,8 +171,9 @@ describe("the migration that introduced unmatched payments", () => {
           own.db,
           [
             transfer(canceledCvu, 10, { senderCuil: "20301234563", senderName: "Juan Pérez" }),
+            // Two transfers of one amount and instant to one charge could not be told apart afterwards: these differ.
             transfer(overpaidCvu, 600),
-            transfer(overpaidCvu, 600),
+            transfer(overpaidCvu, 650),
             transfer(overpaidCvu, 1),
             transfer(lateCvu, 1200, { operatedAt: LATE }),
             transfer(exactCvu, 1000),
@@ -203,12 +205,14 @@ describe("the migration that introduced unmatched payments", () => {
         ["canceled", 1000],
         ["no_pending", 300],
         ["overpaid", 10000],
-        ["overpaid", 20000],
+        ["overpaid", 25000],
       ]);
 
-      const down = await createMigrator(own.db).migrateDown();
-      expect(down.results?.map((result) => [result.migrationName, result.status])).toEqual([["2026_11_28_0037_unmatched_payments", "Success"]]);
-      expect(await migrateToLatest(own.db)).toEqual(["2026_11_28_0037_unmatched_payments"]);
+      const later = Object.keys(migrations).filter((name) => name >= "2026_11_28_0037");
+      const down = await createMigrator(own.db).migrateTo("2026_11_28_0036_webhook_url_verified");
+      expect(down.error).toBeUndefined();
+      expect(down.results?.map((result) => result.migrationName).sort()).toEqual(later);
+      expect(await migrateToLatest(own.db)).toEqual(later);
       expect(await rows()).toEqual(written);
     } finally {
       await own.close();

@@ -64,6 +64,7 @@ describe("the integration admin's unmatched payments", () => {
       paymentRequestId: canceled.paymentRequestId,
       referenceId: canceled.referenceId,
       state: "unresolved",
+      assignments: [],
     });
     expect(byReason.overpaid).toMatchObject({
       transactionId: over.idTransaccion,
@@ -170,5 +171,130 @@ describe("the platform's unmatched payments", () => {
     expect((await mine.admin.call("GET", `/my-integration/unmatched-payments/${platformOwn.unmatchedPaymentId}`)).status).toBe(404);
     expect((await mine.admin.call("GET", "/integration-admin/unmatched-payments")).status).toBe(403);
     expect((await platform.call("GET", "/my-integration/unmatched-payments")).status).toBe(403);
+  });
+});
+
+describe("assigning unmatched money over HTTP", () => {
+  it("a transfer to a canceled charge's CVU, assigned to another open charge of the merchant: total_payment, its event, audited; not twice", async () => {
+    const { admin, merchant, createCharge, late } = await integrationWithUnmatchedMoney();
+    const [money] = (await admin.call("GET", "/my-integration/unmatched-payments?reason=canceled")).json.items;
+    const target = await createCharge(chargeBody({ referenceId: uniqueRef("DEST"), amount: 700 }));
+    const path = `/my-integration/unmatched-payments/${money.unmatchedPaymentId}/assignment`;
+    const assigned = await admin.call("POST", path, { paymentRequestId: target.paymentRequestId });
+    expect(assigned.status, assigned.text).toBe(200);
+    expect(assigned.json).toEqual({
+      assignedAmount: 700,
+      paymentRequestId: target.paymentRequestId,
+      referenceId: target.referenceId,
+      paymentRequestState: "total_payment",
+      eventId: expect.any(String),
+      unmatchedPayment: {
+        ...money,
+        unresolvedAmount: 0,
+        state: "assigned",
+        resolvedAt: expect.any(String),
+        assignments: [{ paymentRequestId: target.paymentRequestId, referenceId: target.referenceId, amount: 700, assignedAt: expect.any(String) }],
+      },
+    });
+    expect((await merchant.call("GET", `/payment-request/${target.referenceId}`)).json).toMatchObject({ state: "total_payment" });
+    const received = (await admin.events("payment_request.payment_received")).find((event) => event.eventId === assigned.json.eventId);
+    expect(received?.payload).toMatchObject({
+      stateType: "total_payment",
+      paymentRequestId: target.paymentRequestId,
+      thisPaymentAmount: 700,
+      paidAmount: 700,
+      remainingAmount: 0,
+      paidAt: money.receivedAt,
+    });
+    expect((await admin.call("GET", path.replace("/assignment", ""))).json.state).toBe("assigned");
+    const detail = (await admin.call("GET", `/my-integration/payment-requests/${target.paymentRequestId}`)).json;
+    expect(detail).toMatchObject({ status: "total_payment", paidAmount: 700, payments: [{ transactionId: money.transactionId, amount: 700 }] });
+
+    const again = await admin.call("POST", path, { paymentRequestId: target.paymentRequestId });
+    expect(again.status).toBe(409);
+    expect(again.json).toEqual({ code: "UnmatchedPaymentNotUnresolvedError", message: expect.any(String), id: expect.any(String) });
+
+    const audit = (await admin.call("GET", "/my-integration/audit-log?limit=5")).json.items as Array<Record<string, unknown>>;
+    const entries = audit.filter((entry) => entry.operation === "assignUnmatchedPayment");
+    expect(entries).toEqual([
+      expect.objectContaining({ outcome: "refused", status: 409, errorCode: "UnmatchedPaymentNotUnresolvedError" }),
+      expect.objectContaining({
+        outcome: "succeeded",
+        status: 200,
+        method: "POST",
+        route: "/my-integration/unmatched-payments/{unmatchedPaymentId}/assignment",
+        targets: { unmatchedPaymentId: money.unmatchedPaymentId },
+        fields: ["paymentRequestId"],
+        changes: { paymentRequestId: target.paymentRequestId },
+      }),
+    ]);
+    expect(late.idTransaccion).toBe(money.transactionId);
+  });
+
+  it("answers the documented errors: a body naming no charge or two, another integration's charge, an unknown payment", async () => {
+    const mine = await integrationWithUnmatchedMoney();
+    const other = await sandboxIntegration(t);
+    const foreign = await other.createCharge(chargeBody({ referenceId: uniqueRef("FOREIGN") }));
+    const [money] = (await mine.admin.call("GET", "/my-integration/unmatched-payments?reason=canceled")).json.items;
+    const path = `/my-integration/unmatched-payments/${money.unmatchedPaymentId}/assignment`;
+    for (const body of [{}, { paymentRequestId: foreign.paymentRequestId, referenceId: foreign.referenceId }]) {
+      const refused = await mine.admin.call("POST", path, body);
+      expect(refused.status, JSON.stringify(body)).toBe(400);
+      expect(refused.json).toMatchObject({ code: "ValidationError", validationDetails: [expect.objectContaining({ rule: "exactlyOneOf" })] });
+    }
+    const theirs = await mine.admin.call("POST", path, { paymentRequestId: foreign.paymentRequestId });
+    expect(theirs.status).toBe(404);
+    expect(theirs.json).toEqual({ code: "AssignmentPaymentRequestNotFoundError", message: expect.any(String), id: expect.any(String) });
+    const unknown = await mine.admin.call("POST", `/my-integration/unmatched-payments/${randomUUID()}/assignment`, { referenceId: "X" });
+    expect(unknown.status).toBe(404);
+    expect(unknown.json).toMatchObject({ code: "UnmatchedPaymentNotFoundError" });
+    const canceledCharge = await mine.admin.call("POST", path, { paymentRequestId: mine.canceled.paymentRequestId });
+    expect(canceledCharge.status).toBe(409);
+    expect(canceledCharge.json).toMatchObject({ code: "AssignmentPaymentRequestNotPayableError" });
+    expect((await mine.admin.call("GET", `/my-integration/unmatched-payments/${money.unmatchedPaymentId}`)).json).toEqual(money);
+  });
+
+  it("of two assignments of one payment at once, one applies it and the other answers 409", async () => {
+    const { admin, createCharge } = await integrationWithUnmatchedMoney();
+    const [money] = (await admin.call("GET", "/my-integration/unmatched-payments?reason=canceled")).json.items;
+    const targets = [await createCharge(chargeBody({ referenceId: uniqueRef("A") })), await createCharge(chargeBody({ referenceId: uniqueRef("B") }))];
+    const answers = await Promise.all(
+      targets.map((target) =>
+        admin.call("POST", `/my-integration/unmatched-payments/${money.unmatchedPaymentId}/assignment`, { referenceId: target.referenceId }),
+      ),
+    );
+    expect(answers.map((answer) => answer.status).sort()).toEqual([200, 409]);
+    expect(answers.find((answer) => answer.status === 409)!.json).toMatchObject({ code: "UnmatchedPaymentNotUnresolvedError" });
+  });
+
+  it("on the Integration API, for the token's merchant account: an overpayment's excess assigned by referenceId", async () => {
+    const mine = await integrationWithUnmatchedMoney();
+    const [excess] = (await mine.merchant.call("GET", "/unmatched-payments?reason=overpaid")).json.items;
+    const target = await mine.createCharge(chargeBody({ referenceId: uniqueRef("NEXT") }));
+    const assigned = await mine.merchant.call("POST", `/unmatched-payments/${excess.unmatchedPaymentId}/assignment`, { referenceId: target.referenceId });
+    expect(assigned.status, assigned.text).toBe(200);
+    expect(assigned.json).toMatchObject({
+      assignedAmount: 200,
+      paymentRequestState: "partial_payment",
+      unmatchedPayment: { state: "assigned", unresolvedAmount: 0 },
+    });
+    expect((await mine.merchant.call("GET", `/payment-request/${target.referenceId}`)).json).toMatchObject({ state: "partial_payment" });
+
+    const other = await sandboxIntegration(t);
+    const [canceledMoney] = (await mine.merchant.call("GET", "/unmatched-payments?reason=canceled")).json.items;
+    const notTheirs = await other.merchant.call("POST", `/unmatched-payments/${canceledMoney.unmatchedPaymentId}/assignment`, {
+      referenceId: target.referenceId,
+    });
+    expect(notTheirs.status).toBe(404);
+    expect(notTheirs.json).toEqual({ code: "UnmatchedPaymentNotFoundError", message: expect.any(String), id: expect.any(String) });
+    const foreign = await other.createCharge(chargeBody({ referenceId: uniqueRef("FOREIGN") }));
+    const foreignCharge = await mine.merchant.call("POST", `/unmatched-payments/${canceledMoney.unmatchedPaymentId}/assignment`, {
+      paymentRequestId: foreign.paymentRequestId,
+    });
+    expect(foreignCharge.status).toBe(404);
+    expect(foreignCharge.json).toMatchObject({ code: "AssignmentPaymentRequestNotFoundError" });
+    const twice = await mine.merchant.call("POST", `/unmatched-payments/${excess.unmatchedPaymentId}/assignment`, { referenceId: target.referenceId });
+    expect(twice.status).toBe(409);
+    expect(twice.json).toMatchObject({ code: "UnmatchedPaymentNotUnresolvedError" });
   });
 });

@@ -24,6 +24,16 @@ import {
     UnmatchedPaymentToJSON,
 } from '../models/UnmatchedPayment.js';
 import {
+    type UnmatchedPaymentAssignmentRequest,
+    UnmatchedPaymentAssignmentRequestFromJSON,
+    UnmatchedPaymentAssignmentRequestToJSON,
+} from '../models/UnmatchedPaymentAssignmentRequest.js';
+import {
+    type UnmatchedPaymentAssignmentResult,
+    UnmatchedPaymentAssignmentResultFromJSON,
+    UnmatchedPaymentAssignmentResultToJSON,
+} from '../models/UnmatchedPaymentAssignmentResult.js';
+import {
     type UnmatchedPaymentPage,
     UnmatchedPaymentPageFromJSON,
     UnmatchedPaymentPageToJSON,
@@ -43,6 +53,17 @@ import {
     ValidationErrorBodyFromJSON,
     ValidationErrorBodyToJSON,
 } from '../models/ValidationErrorBody.js';
+
+export interface AssignUnmatchedPaymentRequest {
+    /**
+     * 
+     */
+    unmatchedPaymentId: string;
+    /**
+     * 
+     */
+    unmatchedPaymentAssignmentRequest: UnmatchedPaymentAssignmentRequest;
+}
 
 export interface GetUnmatchedPaymentRequest {
     /**
@@ -86,6 +107,71 @@ export interface ListUnmatchedPaymentsRequest {
  * 
  */
 export class UnmatchedPaymentsApi extends runtime.BaseAPI {
+
+    /**
+     * Creates request options for assignUnmatchedPayment without sending the request
+     */
+    async assignUnmatchedPaymentRequestOpts(requestParameters: AssignUnmatchedPaymentRequest): Promise<runtime.RequestOpts> {
+        if (requestParameters['unmatchedPaymentId'] == null) {
+            throw new runtime.RequiredError(
+                'unmatchedPaymentId',
+                'Required parameter "unmatchedPaymentId" was null or undefined when calling assignUnmatchedPayment().'
+            );
+        }
+
+        if (requestParameters['unmatchedPaymentAssignmentRequest'] == null) {
+            throw new runtime.RequiredError(
+                'unmatchedPaymentAssignmentRequest',
+                'Required parameter "unmatchedPaymentAssignmentRequest" was null or undefined when calling assignUnmatchedPayment().'
+            );
+        }
+
+        const queryParameters: any = {};
+
+        const headerParameters: runtime.HTTPHeaders = {};
+
+        headerParameters['Content-Type'] = 'application/json';
+
+        if (this.configuration && this.configuration.accessToken) {
+            const token = this.configuration.accessToken;
+            const tokenString = await token("AdminBearer", []);
+
+            if (tokenString) {
+                headerParameters["Authorization"] = `Bearer ${tokenString}`;
+            }
+        }
+
+        let urlPath = `/my-integration/unmatched-payments/{unmatchedPaymentId}/assignment`;
+        urlPath = urlPath.replace('{unmatchedPaymentId}', encodeURIComponent(String(requestParameters['unmatchedPaymentId'])));
+
+        return {
+            path: urlPath,
+            method: 'POST',
+            headers: headerParameters,
+            query: queryParameters,
+            body: UnmatchedPaymentAssignmentRequestToJSON(requestParameters['unmatchedPaymentAssignmentRequest']),
+        };
+    }
+
+    /**
+     * Applies unresolved unmatched money to a charge of the merchant account that received it, as a payment made at the transfer\'s time: what is owed is the charge\'s amount at that instant (with the surcharge once its first due date had passed), and the payment writes the `payment_request.payment_received` event (`stateType` `total_payment` or `partial_payment`, `paidAt` the transfer\'s time, `thisPaymentAmount` what was applied) and its commissions, as a transfer would. - A `pending` or `partial_payment` charge is paid as by a transfer: paid in full it is `total_payment`, gives   its CVU back and its pending reminders are withdrawn. - An `overdue` or `partial_overdue` charge (a late payer\'s money) paid in full becomes `total_payment`; short   of that it stays closed as `partial_overdue`: an assignment never reopens a charge. - A `canceled` or `total_payment` charge, a draft, or a charge that owed nothing more at the transfer\'s time   takes nothing: 409 `AssignmentPaymentRequestNotPayableError`. - Only what the charge owed is applied; the rest stays unmatched money (`unresolved`, its `unresolvedAmount`)   to assign elsewhere or return. All of it applied, the payment is `assigned`. - Only `unresolved` money can be assigned: of two assignments of one payment at once, one applies it and the   other answers 409 `UnmatchedPaymentNotUnresolvedError` (or applies what the first left over).
+     * Assign an unmatched payment to a charge
+     */
+    async assignUnmatchedPaymentRaw(requestParameters: AssignUnmatchedPaymentRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<UnmatchedPaymentAssignmentResult>> {
+        const requestOptions = await this.assignUnmatchedPaymentRequestOpts(requestParameters);
+        const response = await this.request(requestOptions, initOverrides);
+
+        return new runtime.JSONApiResponse(response, (jsonValue) => UnmatchedPaymentAssignmentResultFromJSON(jsonValue));
+    }
+
+    /**
+     * Applies unresolved unmatched money to a charge of the merchant account that received it, as a payment made at the transfer\'s time: what is owed is the charge\'s amount at that instant (with the surcharge once its first due date had passed), and the payment writes the `payment_request.payment_received` event (`stateType` `total_payment` or `partial_payment`, `paidAt` the transfer\'s time, `thisPaymentAmount` what was applied) and its commissions, as a transfer would. - A `pending` or `partial_payment` charge is paid as by a transfer: paid in full it is `total_payment`, gives   its CVU back and its pending reminders are withdrawn. - An `overdue` or `partial_overdue` charge (a late payer\'s money) paid in full becomes `total_payment`; short   of that it stays closed as `partial_overdue`: an assignment never reopens a charge. - A `canceled` or `total_payment` charge, a draft, or a charge that owed nothing more at the transfer\'s time   takes nothing: 409 `AssignmentPaymentRequestNotPayableError`. - Only what the charge owed is applied; the rest stays unmatched money (`unresolved`, its `unresolvedAmount`)   to assign elsewhere or return. All of it applied, the payment is `assigned`. - Only `unresolved` money can be assigned: of two assignments of one payment at once, one applies it and the   other answers 409 `UnmatchedPaymentNotUnresolvedError` (or applies what the first left over).
+     * Assign an unmatched payment to a charge
+     */
+    async assignUnmatchedPayment(requestParameters: AssignUnmatchedPaymentRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<UnmatchedPaymentAssignmentResult> {
+        const response = await this.assignUnmatchedPaymentRaw(requestParameters, initOverrides);
+        return await response.value();
+    }
 
     /**
      * Creates request options for getUnmatchedPayment without sending the request

@@ -27,6 +27,13 @@ import {
     UnmatchedPaymentStateToJSON,
     UnmatchedPaymentStateToJSONTyped,
 } from './UnmatchedPaymentState.js';
+import type { UnmatchedPaymentAssignmentRecord } from './UnmatchedPaymentAssignmentRecord.js';
+import {
+    UnmatchedPaymentAssignmentRecordFromJSON,
+    UnmatchedPaymentAssignmentRecordFromJSONTyped,
+    UnmatchedPaymentAssignmentRecordToJSON,
+    UnmatchedPaymentAssignmentRecordToJSONTyped,
+} from './UnmatchedPaymentAssignmentRecord.js';
 
 /**
  * Money Cobro received and did not apply to a charge: a whole transfer it could not match (announced by a
@@ -105,6 +112,10 @@ export interface UnmatchedPayment {
      * When it stopped being `unresolved`.
      */
     resolvedAt?: string;
+    /**
+     * What resolved it so far: the charges it was assigned to, oldest first (empty when none).
+     */
+    assignments: Array<UnmatchedPaymentAssignmentRecord>;
 }
 
 
@@ -125,6 +136,7 @@ export function instanceOfUnmatchedPayment(value: object): value is UnmatchedPay
     if (!('integrationClientId' in value) || value['integrationClientId'] === undefined) return false;
     if (!('merchantUserId' in value) || value['merchantUserId'] === undefined) return false;
     if (!('state' in value) || value['state'] === undefined) return false;
+    if (!('assignments' in value) || value['assignments'] === undefined) return false;
     return true;
 }
 
@@ -155,6 +167,7 @@ export function UnmatchedPaymentFromJSONTyped(json: any, ignoreDiscriminator: bo
         'referenceId': json['referenceId'] == null ? undefined : json['referenceId'],
         'state': UnmatchedPaymentStateFromJSON(json['state']),
         'resolvedAt': json['resolvedAt'] == null ? undefined : json['resolvedAt'],
+        'assignments': ((json['assignments'] as Array<any>).map(UnmatchedPaymentAssignmentRecordFromJSON)),
     };
 }
 
@@ -186,6 +199,7 @@ export function UnmatchedPaymentToJSONTyped(value?: UnmatchedPayment | null, ign
         'referenceId': value['referenceId'],
         'state': UnmatchedPaymentStateToJSON(value['state']),
         'resolvedAt': value['resolvedAt'],
+        'assignments': ((value['assignments'] as Array<any>).map(UnmatchedPaymentAssignmentRecordToJSON)),
     };
 }
 

@@ -74,7 +74,8 @@ class UnmatchedPayment implements ModelInterface, ArrayAccess, \JsonSerializable
         'paymentRequestId' => 'string',
         'referenceId' => 'string',
         'state' => '\Cobro\Sdk\Generated\Admin\Model\UnmatchedPaymentState',
-        'resolvedAt' => '\DateTime'
+        'resolvedAt' => '\DateTime',
+        'assignments' => '\Cobro\Sdk\Generated\Admin\Model\UnmatchedPaymentAssignmentRecord[]'
     ];
 
     /**
@@ -101,7 +102,8 @@ class UnmatchedPayment implements ModelInterface, ArrayAccess, \JsonSerializable
         'paymentRequestId' => 'uuid',
         'referenceId' => null,
         'state' => null,
-        'resolvedAt' => 'date-time'
+        'resolvedAt' => 'date-time',
+        'assignments' => null
     ];
 
     /**
@@ -126,7 +128,8 @@ class UnmatchedPayment implements ModelInterface, ArrayAccess, \JsonSerializable
         'paymentRequestId' => false,
         'referenceId' => false,
         'state' => false,
-        'resolvedAt' => false
+        'resolvedAt' => false,
+        'assignments' => false
     ];
 
     /**
@@ -231,7 +234,8 @@ class UnmatchedPayment implements ModelInterface, ArrayAccess, \JsonSerializable
         'paymentRequestId' => 'paymentRequestId',
         'referenceId' => 'referenceId',
         'state' => 'state',
-        'resolvedAt' => 'resolvedAt'
+        'resolvedAt' => 'resolvedAt',
+        'assignments' => 'assignments'
     ];
 
     /**
@@ -256,7 +260,8 @@ class UnmatchedPayment implements ModelInterface, ArrayAccess, \JsonSerializable
         'paymentRequestId' => 'setPaymentRequestId',
         'referenceId' => 'setReferenceId',
         'state' => 'setState',
-        'resolvedAt' => 'setResolvedAt'
+        'resolvedAt' => 'setResolvedAt',
+        'assignments' => 'setAssignments'
     ];
 
     /**
@@ -281,7 +286,8 @@ class UnmatchedPayment implements ModelInterface, ArrayAccess, \JsonSerializable
         'paymentRequestId' => 'getPaymentRequestId',
         'referenceId' => 'getReferenceId',
         'state' => 'getState',
-        'resolvedAt' => 'getResolvedAt'
+        'resolvedAt' => 'getResolvedAt',
+        'assignments' => 'getAssignments'
     ];
 
     /**
@@ -358,6 +364,7 @@ class UnmatchedPayment implements ModelInterface, ArrayAccess, \JsonSerializable
         $this->setIfExists('referenceId', $data ?? [], null);
         $this->setIfExists('state', $data ?? [], null);
         $this->setIfExists('resolvedAt', $data ?? [], null);
+        $this->setIfExists('assignments', $data ?? [], null);
     }
 
     /**
@@ -422,6 +429,9 @@ class UnmatchedPayment implements ModelInterface, ArrayAccess, \JsonSerializable
         }
         if ($this->container['state'] === null) {
             $invalidProperties[] = "'state' can't be null";
+        }
+        if ($this->container['assignments'] === null) {
+            $invalidProperties[] = "'assignments' can't be null";
         }
         return $invalidProperties;
     }
@@ -907,6 +917,33 @@ class UnmatchedPayment implements ModelInterface, ArrayAccess, \JsonSerializable
             throw new \InvalidArgumentException('non-nullable resolvedAt cannot be null');
         }
         $this->container['resolvedAt'] = $resolvedAt;
+
+        return $this;
+    }
+
+    /**
+     * Gets assignments
+     *
+     * @return \Cobro\Sdk\Generated\Admin\Model\UnmatchedPaymentAssignmentRecord[]
+     */
+    public function getAssignments()
+    {
+        return $this->container['assignments'];
+    }
+
+    /**
+     * Sets assignments
+     *
+     * @param \Cobro\Sdk\Generated\Admin\Model\UnmatchedPaymentAssignmentRecord[] $assignments What resolved it so far: the charges it was assigned to, oldest first (empty when none).
+     *
+     * @return self
+     */
+    public function setAssignments($assignments)
+    {
+        if (is_null($assignments)) {
+            throw new \InvalidArgumentException('non-nullable assignments cannot be null');
+        }
+        $this->container['assignments'] = $assignments;
 
         return $this;
     }

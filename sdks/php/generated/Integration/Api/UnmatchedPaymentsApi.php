@@ -74,6 +74,9 @@ class UnmatchedPaymentsApi
 
     /** @var string[] $contentTypes **/
     public const contentTypes = [
+        'assignUnmatchedPayment' => [
+            'application/json',
+        ],
         'getUnmatchedPayment' => [
             'application/json',
         ],
@@ -126,6 +129,403 @@ class UnmatchedPaymentsApi
     public function getConfig()
     {
         return $this->config;
+    }
+
+    /**
+     * Operation assignUnmatchedPayment
+     *
+     * Assign an unmatched payment to a charge
+     *
+     * @param  string $unmatchedPaymentId unmatchedPaymentId (required)
+     * @param  \Cobro\Sdk\Generated\Integration\Model\UnmatchedPaymentAssignmentRequest $unmatchedPaymentAssignmentRequest unmatchedPaymentAssignmentRequest (required)
+     * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['assignUnmatchedPayment'] to see the possible values for this operation
+     *
+     * @throws \Cobro\Sdk\Exception\CobroApiException on a non-2xx answer or none (the subclass of its status) or if the response body is not in the expected format
+     * @throws \InvalidArgumentException
+     * @return \Cobro\Sdk\Generated\Integration\Model\UnmatchedPaymentAssignmentResult|\Cobro\Sdk\Generated\Integration\Model\ValidationErrorBody|string|string|\Cobro\Sdk\Generated\Integration\Model\ErrorBody|\Cobro\Sdk\Generated\Integration\Model\ErrorBody|\Cobro\Sdk\Generated\Integration\Model\ErrorBody|\Cobro\Sdk\Generated\Integration\Model\ErrorBody
+     */
+    public function assignUnmatchedPayment($unmatchedPaymentId, $unmatchedPaymentAssignmentRequest, string $contentType = self::contentTypes['assignUnmatchedPayment'][0])
+    {
+        list($response) = $this->assignUnmatchedPaymentWithHttpInfo($unmatchedPaymentId, $unmatchedPaymentAssignmentRequest, $contentType);
+        return $response;
+    }
+
+    /**
+     * Operation assignUnmatchedPaymentWithHttpInfo
+     *
+     * Assign an unmatched payment to a charge
+     *
+     * @param  string $unmatchedPaymentId (required)
+     * @param  \Cobro\Sdk\Generated\Integration\Model\UnmatchedPaymentAssignmentRequest $unmatchedPaymentAssignmentRequest (required)
+     * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['assignUnmatchedPayment'] to see the possible values for this operation
+     *
+     * @throws \Cobro\Sdk\Exception\CobroApiException on a non-2xx answer or none (the subclass of its status) or if the response body is not in the expected format
+     * @throws \InvalidArgumentException
+     * @return array of \Cobro\Sdk\Generated\Integration\Model\UnmatchedPaymentAssignmentResult|\Cobro\Sdk\Generated\Integration\Model\ValidationErrorBody|string|string|\Cobro\Sdk\Generated\Integration\Model\ErrorBody|\Cobro\Sdk\Generated\Integration\Model\ErrorBody|\Cobro\Sdk\Generated\Integration\Model\ErrorBody|\Cobro\Sdk\Generated\Integration\Model\ErrorBody, HTTP status code, HTTP response headers (array of strings)
+     */
+    public function assignUnmatchedPaymentWithHttpInfo($unmatchedPaymentId, $unmatchedPaymentAssignmentRequest, string $contentType = self::contentTypes['assignUnmatchedPayment'][0])
+    {
+        $request = $this->assignUnmatchedPaymentRequest($unmatchedPaymentId, $unmatchedPaymentAssignmentRequest, $contentType);
+
+        try {
+            $options = $this->createHttpClientOption();
+            try {
+                $response = $this->client->send($request, $options);
+            } catch (RequestException $e) {
+                throw new ApiException(
+                    "[{$e->getCode()}] {$e->getMessage()}",
+                    (int) $e->getCode(),
+                    $e->getResponse() ? $e->getResponse()->getHeaders() : null,
+                    $e->getResponse() ? (string) $e->getResponse()->getBody() : null
+                );
+            } catch (ConnectException $e) {
+                throw new ApiException(
+                    "[{$e->getCode()}] {$e->getMessage()}",
+                    (int) $e->getCode(),
+                    null,
+                    null
+                );
+            }
+
+            $statusCode = $response->getStatusCode();
+
+
+            switch($statusCode) {
+                case 200:
+                    return $this->handleResponseWithDataType(
+                        '\Cobro\Sdk\Generated\Integration\Model\UnmatchedPaymentAssignmentResult',
+                        $request,
+                        $response,
+                    );
+                case 400:
+                    return $this->handleResponseWithDataType(
+                        '\Cobro\Sdk\Generated\Integration\Model\ValidationErrorBody',
+                        $request,
+                        $response,
+                    );
+                case 401:
+                    return $this->handleResponseWithDataType(
+                        'string',
+                        $request,
+                        $response,
+                    );
+                case 403:
+                    return $this->handleResponseWithDataType(
+                        'string',
+                        $request,
+                        $response,
+                    );
+                case 404:
+                    return $this->handleResponseWithDataType(
+                        '\Cobro\Sdk\Generated\Integration\Model\ErrorBody',
+                        $request,
+                        $response,
+                    );
+                case 409:
+                    return $this->handleResponseWithDataType(
+                        '\Cobro\Sdk\Generated\Integration\Model\ErrorBody',
+                        $request,
+                        $response,
+                    );
+                case 500:
+                    return $this->handleResponseWithDataType(
+                        '\Cobro\Sdk\Generated\Integration\Model\ErrorBody',
+                        $request,
+                        $response,
+                    );
+                case 503:
+                    return $this->handleResponseWithDataType(
+                        '\Cobro\Sdk\Generated\Integration\Model\ErrorBody',
+                        $request,
+                        $response,
+                    );
+            }
+
+            
+
+            if ($statusCode < 200 || $statusCode > 299) {
+                throw new ApiException(
+                    sprintf(
+                        '[%d] Error connecting to the API (%s)',
+                        $statusCode,
+                        (string) $request->getUri()
+                    ),
+                    $statusCode,
+                    $response->getHeaders(),
+                    (string) $response->getBody()
+                );
+            }
+
+            return $this->handleResponseWithDataType(
+                '\Cobro\Sdk\Generated\Integration\Model\UnmatchedPaymentAssignmentResult',
+                $request,
+                $response,
+            );
+        } catch (ApiException $e) {
+            switch ($e->getCode()) {
+                case 200:
+                    $data = ObjectSerializer::deserialize(
+                        $e->getResponseBody(),
+                        '\Cobro\Sdk\Generated\Integration\Model\UnmatchedPaymentAssignmentResult',
+                        $e->getResponseHeaders()
+                    );
+                    $e->setResponseObject($data);
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
+                case 400:
+                    $data = ObjectSerializer::deserialize(
+                        $e->getResponseBody(),
+                        '\Cobro\Sdk\Generated\Integration\Model\ValidationErrorBody',
+                        $e->getResponseHeaders()
+                    );
+                    $e->setResponseObject($data);
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
+                case 401:
+                    $data = ObjectSerializer::deserialize(
+                        $e->getResponseBody(),
+                        'string',
+                        $e->getResponseHeaders()
+                    );
+                    $e->setResponseObject($data);
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
+                case 403:
+                    $data = ObjectSerializer::deserialize(
+                        $e->getResponseBody(),
+                        'string',
+                        $e->getResponseHeaders()
+                    );
+                    $e->setResponseObject($data);
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
+                case 404:
+                    $data = ObjectSerializer::deserialize(
+                        $e->getResponseBody(),
+                        '\Cobro\Sdk\Generated\Integration\Model\ErrorBody',
+                        $e->getResponseHeaders()
+                    );
+                    $e->setResponseObject($data);
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
+                case 409:
+                    $data = ObjectSerializer::deserialize(
+                        $e->getResponseBody(),
+                        '\Cobro\Sdk\Generated\Integration\Model\ErrorBody',
+                        $e->getResponseHeaders()
+                    );
+                    $e->setResponseObject($data);
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
+                case 500:
+                    $data = ObjectSerializer::deserialize(
+                        $e->getResponseBody(),
+                        '\Cobro\Sdk\Generated\Integration\Model\ErrorBody',
+                        $e->getResponseHeaders()
+                    );
+                    $e->setResponseObject($data);
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
+                case 503:
+                    $data = ObjectSerializer::deserialize(
+                        $e->getResponseBody(),
+                        '\Cobro\Sdk\Generated\Integration\Model\ErrorBody',
+                        $e->getResponseHeaders()
+                    );
+                    $e->setResponseObject($data);
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
+            }
+        
+
+            throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
+        }
+    }
+
+    /**
+     * Operation assignUnmatchedPaymentAsync
+     *
+     * Assign an unmatched payment to a charge
+     *
+     * @param  string $unmatchedPaymentId (required)
+     * @param  \Cobro\Sdk\Generated\Integration\Model\UnmatchedPaymentAssignmentRequest $unmatchedPaymentAssignmentRequest (required)
+     * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['assignUnmatchedPayment'] to see the possible values for this operation
+     *
+     * @throws \InvalidArgumentException
+     * @return \GuzzleHttp\Promise\PromiseInterface
+     */
+    public function assignUnmatchedPaymentAsync($unmatchedPaymentId, $unmatchedPaymentAssignmentRequest, string $contentType = self::contentTypes['assignUnmatchedPayment'][0])
+    {
+        return $this->assignUnmatchedPaymentAsyncWithHttpInfo($unmatchedPaymentId, $unmatchedPaymentAssignmentRequest, $contentType)
+            ->then(
+                function ($response) {
+                    return $response[0];
+                }
+            );
+    }
+
+    /**
+     * Operation assignUnmatchedPaymentAsyncWithHttpInfo
+     *
+     * Assign an unmatched payment to a charge
+     *
+     * @param  string $unmatchedPaymentId (required)
+     * @param  \Cobro\Sdk\Generated\Integration\Model\UnmatchedPaymentAssignmentRequest $unmatchedPaymentAssignmentRequest (required)
+     * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['assignUnmatchedPayment'] to see the possible values for this operation
+     *
+     * @throws \InvalidArgumentException
+     * @return \GuzzleHttp\Promise\PromiseInterface
+     */
+    public function assignUnmatchedPaymentAsyncWithHttpInfo($unmatchedPaymentId, $unmatchedPaymentAssignmentRequest, string $contentType = self::contentTypes['assignUnmatchedPayment'][0])
+    {
+        $returnType = '\Cobro\Sdk\Generated\Integration\Model\UnmatchedPaymentAssignmentResult';
+        $request = $this->assignUnmatchedPaymentRequest($unmatchedPaymentId, $unmatchedPaymentAssignmentRequest, $contentType);
+
+        return $this->client
+            ->sendAsync($request, $this->createHttpClientOption())
+            ->then(
+                function ($response) use ($returnType) {
+                    if ($returnType === '\SplFileObject') {
+                        $content = $response->getBody(); //stream goes to serializer
+                    } else {
+                        $content = (string) $response->getBody();
+                        if ($returnType !== 'string') {
+                            $content = json_decode($content);
+                        }
+                    }
+
+                    return [
+                        ObjectSerializer::deserialize($content, $returnType, []),
+                        $response->getStatusCode(),
+                        $response->getHeaders()
+                    ];
+                },
+                function ($exception) {
+                    $response = $exception->getResponse();
+                    $statusCode = $response->getStatusCode();
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException(new ApiException(
+                        sprintf(
+                            '[%d] Error connecting to the API (%s)',
+                            $statusCode,
+                            $exception->getRequest()->getUri()
+                        ),
+                        $statusCode,
+                        $response->getHeaders(),
+                        (string) $response->getBody()
+                    ));
+                }
+            );
+    }
+
+    /**
+     * Create request for operation 'assignUnmatchedPayment'
+     *
+     * @param  string $unmatchedPaymentId (required)
+     * @param  \Cobro\Sdk\Generated\Integration\Model\UnmatchedPaymentAssignmentRequest $unmatchedPaymentAssignmentRequest (required)
+     * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['assignUnmatchedPayment'] to see the possible values for this operation
+     *
+     * @throws \InvalidArgumentException
+     * @return \GuzzleHttp\Psr7\Request
+     */
+    public function assignUnmatchedPaymentRequest($unmatchedPaymentId, $unmatchedPaymentAssignmentRequest, string $contentType = self::contentTypes['assignUnmatchedPayment'][0])
+    {
+
+        // verify the required parameter 'unmatchedPaymentId' is set
+        if ($unmatchedPaymentId === null || (is_array($unmatchedPaymentId) && count($unmatchedPaymentId) === 0)) {
+            throw new \InvalidArgumentException(
+                'Missing the required parameter $unmatchedPaymentId when calling assignUnmatchedPayment'
+            );
+        }
+
+        // verify the required parameter 'unmatchedPaymentAssignmentRequest' is set
+        if ($unmatchedPaymentAssignmentRequest === null || (is_array($unmatchedPaymentAssignmentRequest) && count($unmatchedPaymentAssignmentRequest) === 0)) {
+            throw new \InvalidArgumentException(
+                'Missing the required parameter $unmatchedPaymentAssignmentRequest when calling assignUnmatchedPayment'
+            );
+        }
+
+
+        $resourcePath = '/unmatched-payments/{unmatchedPaymentId}/assignment';
+        $formParams = [];
+        $queryParams = [];
+        $headerParams = [];
+        $httpBody = '';
+        $multipart = false;
+
+
+
+        // path params
+        if ($unmatchedPaymentId !== null) {
+            $resourcePath = str_replace(
+                '{unmatchedPaymentId}',
+                ObjectSerializer::toPathValue($unmatchedPaymentId),
+                $resourcePath
+            );
+        }
+
+
+        $headers = $this->headerSelector->selectHeaders(
+            ['application/json', 'text/plain', ],
+            $contentType,
+            $multipart
+        );
+
+        // for model (json/xml)
+        if (isset($unmatchedPaymentAssignmentRequest)) {
+            if (stripos($headers['Content-Type'], 'application/json') !== false) {
+                # if Content-Type contains "application/json", json_encode the body
+                try {
+                    $httpBody = json_encode(ObjectSerializer::sanitizeForSerialization($unmatchedPaymentAssignmentRequest), JSON_THROW_ON_ERROR);
+                } catch (\JsonException $e) {
+                    throw new \InvalidArgumentException('json_encode error: ' . $e->getMessage(), 0, $e);
+                }
+            } else {
+                $httpBody = $unmatchedPaymentAssignmentRequest;
+            }
+        } elseif (count($formParams) > 0) {
+            if ($multipart) {
+                $multipartContents = [];
+                foreach ($formParams as $formParamName => $formParamValue) {
+                    $formParamValueItems = is_array($formParamValue) ? $formParamValue : [$formParamValue];
+                    foreach ($formParamValueItems as $formParamValueItem) {
+                        $multipartContents[] = [
+                            'name' => $formParamName,
+                            'contents' => $formParamValueItem
+                        ];
+                    }
+                }
+                // for HTTP post (form)
+                $httpBody = new MultipartStream($multipartContents);
+
+            } elseif (stripos($headers['Content-Type'], 'application/json') !== false) {
+                # if Content-Type contains "application/json", json_encode the form parameters
+                try {
+                    $httpBody = json_encode($formParams, JSON_THROW_ON_ERROR);
+                } catch (\JsonException $e) {
+                    throw new \InvalidArgumentException('json_encode error: ' . $e->getMessage(), 0, $e);
+                }
+            } else {
+                // for HTTP post (form)
+                $httpBody = ObjectSerializer::buildQuery($formParams);
+            }
+        }
+
+        // this endpoint requires Bearer authentication (access token)
+        if (!empty($this->config->getAccessToken())) {
+            $headers['Authorization'] = 'Bearer ' . $this->config->getAccessToken();
+        }
+
+        $defaultHeaders = [];
+        if ($this->config->getUserAgent()) {
+            $defaultHeaders['User-Agent'] = $this->config->getUserAgent();
+        }
+
+        $headers = array_merge(
+            $defaultHeaders,
+            $headerParams,
+            $headers
+        );
+
+        $operationHost = $this->config->getHost();
+        $query = ObjectSerializer::buildQuery($queryParams);
+        return new Request(
+            'POST',
+            $operationHost . $resourcePath . ($query ? "?{$query}" : ''),
+            $headers,
+            $httpBody
+        );
     }
 
     /**

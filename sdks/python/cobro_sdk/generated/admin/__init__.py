@@ -182,6 +182,9 @@ __all__ = [
     "TestWebhookResult",
     "TestWebhookStatus",
     "UnmatchedPayment",
+    "UnmatchedPaymentAssignmentRecord",
+    "UnmatchedPaymentAssignmentRequest",
+    "UnmatchedPaymentAssignmentResult",
     "UnmatchedPaymentPage",
     "UnmatchedPaymentReason",
     "UnmatchedPaymentState",
@@ -365,6 +368,9 @@ from cobro_sdk.generated.admin.models.test_webhook_request import TestWebhookReq
 from cobro_sdk.generated.admin.models.test_webhook_result import TestWebhookResult as TestWebhookResult
 from cobro_sdk.generated.admin.models.test_webhook_status import TestWebhookStatus as TestWebhookStatus
 from cobro_sdk.generated.admin.models.unmatched_payment import UnmatchedPayment as UnmatchedPayment
+from cobro_sdk.generated.admin.models.unmatched_payment_assignment_record import UnmatchedPaymentAssignmentRecord as UnmatchedPaymentAssignmentRecord
+from cobro_sdk.generated.admin.models.unmatched_payment_assignment_request import UnmatchedPaymentAssignmentRequest as UnmatchedPaymentAssignmentRequest
+from cobro_sdk.generated.admin.models.unmatched_payment_assignment_result import UnmatchedPaymentAssignmentResult as UnmatchedPaymentAssignmentResult
 from cobro_sdk.generated.admin.models.unmatched_payment_page import UnmatchedPaymentPage as UnmatchedPaymentPage
 from cobro_sdk.generated.admin.models.unmatched_payment_reason import UnmatchedPaymentReason as UnmatchedPaymentReason
 from cobro_sdk.generated.admin.models.unmatched_payment_state import UnmatchedPaymentState as UnmatchedPaymentState

@@ -96,6 +96,9 @@ __all__ = [
     "TenantAssignment",
     "TenantAssignmentResult",
     "UnmatchedPayment",
+    "UnmatchedPaymentAssignmentRecord",
+    "UnmatchedPaymentAssignmentRequest",
+    "UnmatchedPaymentAssignmentResult",
     "UnmatchedPaymentPage",
     "UnmatchedPaymentReason",
     "UnmatchedPaymentState",
@@ -191,6 +194,9 @@ from cobro_sdk.generated.integration.models.surcharge_type import SurchargeType 
 from cobro_sdk.generated.integration.models.tenant_assignment import TenantAssignment as TenantAssignment
 from cobro_sdk.generated.integration.models.tenant_assignment_result import TenantAssignmentResult as TenantAssignmentResult
 from cobro_sdk.generated.integration.models.unmatched_payment import UnmatchedPayment as UnmatchedPayment
+from cobro_sdk.generated.integration.models.unmatched_payment_assignment_record import UnmatchedPaymentAssignmentRecord as UnmatchedPaymentAssignmentRecord
+from cobro_sdk.generated.integration.models.unmatched_payment_assignment_request import UnmatchedPaymentAssignmentRequest as UnmatchedPaymentAssignmentRequest
+from cobro_sdk.generated.integration.models.unmatched_payment_assignment_result import UnmatchedPaymentAssignmentResult as UnmatchedPaymentAssignmentResult
 from cobro_sdk.generated.integration.models.unmatched_payment_page import UnmatchedPaymentPage as UnmatchedPaymentPage
 from cobro_sdk.generated.integration.models.unmatched_payment_reason import UnmatchedPaymentReason as UnmatchedPaymentReason
 from cobro_sdk.generated.integration.models.unmatched_payment_state import UnmatchedPaymentState as UnmatchedPaymentState

@@ -142,6 +142,9 @@ from cobro_sdk.generated.admin.models.test_webhook_request import TestWebhookReq
 from cobro_sdk.generated.admin.models.test_webhook_result import TestWebhookResult
 from cobro_sdk.generated.admin.models.test_webhook_status import TestWebhookStatus
 from cobro_sdk.generated.admin.models.unmatched_payment import UnmatchedPayment
+from cobro_sdk.generated.admin.models.unmatched_payment_assignment_record import UnmatchedPaymentAssignmentRecord
+from cobro_sdk.generated.admin.models.unmatched_payment_assignment_request import UnmatchedPaymentAssignmentRequest
+from cobro_sdk.generated.admin.models.unmatched_payment_assignment_result import UnmatchedPaymentAssignmentResult
 from cobro_sdk.generated.admin.models.unmatched_payment_page import UnmatchedPaymentPage
 from cobro_sdk.generated.admin.models.unmatched_payment_reason import UnmatchedPaymentReason
 from cobro_sdk.generated.admin.models.unmatched_payment_state import UnmatchedPaymentState

@@ -21,6 +21,7 @@ from datetime import datetime
 from pydantic import BaseModel, ConfigDict, Field, StrictFloat, StrictInt, StrictStr
 from typing import Any, ClassVar, Dict, List, Optional, Union
 from uuid import UUID
+from cobro_sdk.generated.integration.models.unmatched_payment_assignment_record import UnmatchedPaymentAssignmentRecord
 from cobro_sdk.generated.integration.models.unmatched_payment_reason import UnmatchedPaymentReason
 from cobro_sdk.generated.integration.models.unmatched_payment_state import UnmatchedPaymentState
 from typing import Optional, Set
@@ -48,7 +49,8 @@ class UnmatchedPayment(BaseModel):
     reference_id: Optional[StrictStr] = Field(default=None, description="That charge's `referenceId`.", alias="referenceId")
     state: UnmatchedPaymentState
     resolved_at: Optional[datetime] = Field(default=None, description="When it stopped being `unresolved`.", alias="resolvedAt")
-    __properties: ClassVar[List[str]] = ["unmatchedPaymentId", "transactionId", "cvu", "payerCuil", "payerName", "amount", "unresolvedAmount", "transferAmount", "receivedAt", "recordedAt", "reason", "integrationClientId", "merchantUserId", "paymentRequestId", "referenceId", "state", "resolvedAt"]
+    assignments: List[UnmatchedPaymentAssignmentRecord] = Field(description="What resolved it so far: the charges it was assigned to, oldest first (empty when none).")
+    __properties: ClassVar[List[str]] = ["unmatchedPaymentId", "transactionId", "cvu", "payerCuil", "payerName", "amount", "unresolvedAmount", "transferAmount", "receivedAt", "recordedAt", "reason", "integrationClientId", "merchantUserId", "paymentRequestId", "referenceId", "state", "resolvedAt", "assignments"]
 
     model_config = ConfigDict(
         validate_by_name=True,
@@ -89,6 +91,12 @@ class UnmatchedPayment(BaseModel):
             exclude=excluded_fields,
             exclude_none=True,
         )
+        # override the default output from pydantic by calling `to_dict()` of each item in assignments (list)
+        _items = []
+        if self.assignments:
+            for _item_assignments in self.assignments:
+                _items.append(_item_assignments.to_dict() if _item_assignments is not None else None)
+            _dict['assignments'] = _items
         # set to None if integration_client_id (nullable) is None
         # and model_fields_set contains the field
         if self.integration_client_id is None and "integration_client_id" in self.model_fields_set:
@@ -127,7 +135,8 @@ class UnmatchedPayment(BaseModel):
             "paymentRequestId": obj.get("paymentRequestId"),
             "referenceId": obj.get("referenceId"),
             "state": obj.get("state"),
-            "resolvedAt": obj.get("resolvedAt")
+            "resolvedAt": obj.get("resolvedAt"),
+            "assignments": [UnmatchedPaymentAssignmentRecord.from_dict(_item) for _item in obj["assignments"]] if obj.get("assignments") is not None else None
         })
         return _obj
 
