@@ -1,6 +1,7 @@
 // Unmatched money assigned by hand to a charge (domain/reconciliation/assign-unmatched.ts), case by case:
 // what the charge becomes from each state, what stays unmatched, who may assign to which charge, and two
 // assignments of one payment at once. The ledger's invariants hold after each.
+import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { assignUnmatchedPayment, type AssignmentScope } from "../../domain/reconciliation/assign-unmatched.ts";
 import type { IncomingTransfer } from "../../domain/reconciliation/reconcile.ts";
@@ -98,6 +99,11 @@ describe("assigning unmatched money to a charge", () => {
         paidAt: NOW.toISOString(),
       },
     });
+    // Its delivery job, added with it, as for any event (delivered when subscribed, like a transfer's).
+    const { rows: jobs } = await sql<{ n: number }>`
+      select count(*)::int as n from graphile_worker._private_jobs j join graphile_worker._private_tasks k on k.id = j.task_id
+       where j.key = ${`deliver-event:${result.eventId}`} and k.identifier = 'deliver-event'`.execute(database.db);
+    expect(jobs).toEqual([{ n: 1 }]);
     const breakdown = await database.db.selectFrom("payment_breakdowns").selectAll().where("charge_id", "=", open.id).executeTakeFirstOrThrow();
     expect(breakdown).toMatchObject({ gross_cents: 100000, received_at: ASSIGNED_AT });
     expect(await database.db.selectFrom("cvu_holds").select("charge_id").where("charge_id", "=", open.id).execute()).toEqual([]);
