@@ -1,8 +1,8 @@
 // `npm run generate`: spec/*.tsp → generated/openapi/{api}.yaml → generated/types/{api}.ts and the
 // typed operation map, generated/validators/{api}.ts (the request validators as standalone code),
 // generated/serializers/{api}.ts (the JSON response serializers as standalone code), and the SDKs' generated
-// clients: sdk/src/generated/ (scripts/generate-sdk.ts), sdks/php/ (scripts/generate-sdk-php.ts) and
-// sdks/python/cobro_sdk/generated/ (scripts/generate-sdk-python.ts).
+// clients: sdk/src/generated/ (scripts/generate-sdk.ts), sdks/php/ (scripts/generate-sdk-php.ts),
+// sdks/python/cobro_sdk/generated/ (scripts/generate-sdk-python.ts) and sdks/java/ (scripts/generate-sdk-java.ts).
 // `--check` regenerates into a scratch folder and fails on any difference, so a stale generated/ or SDK
 // never lands.
 import { execFileSync } from "node:child_process";
@@ -16,6 +16,7 @@ import { normalizeOpenApi, API_NAMES, type ApiName } from "./normalize-openapi.t
 import { generateSdkInto, SDK_GENERATED_DIR } from "./generate-sdk.ts";
 import { generatePhpSdkInto, isPhpGeneratedFile, PHP_SDK_DIR } from "./generate-sdk-php.ts";
 import { generatePythonSdkInto, PYTHON_SDK_GENERATED_DIR } from "./generate-sdk-python.ts";
+import { generateJavaSdkInto, isJavaGeneratedFile, JAVA_SDK_DIR } from "./generate-sdk-java.ts";
 import { errorCodesModule } from "./generate-error-codes.ts";
 import { requestValidatorsModule } from "./generate-validators.ts";
 import { responseSerializersModule } from "./generate-serializers.ts";
@@ -81,6 +82,7 @@ async function generateInto(outDir: string, sdkOutDir: string): Promise<void> {
     writeFileSync(join(sdkOutDir, "error-codes.ts"), errorCodesModule());
     generatePhpSdkInto(phpSdkDirOf(outDir), documents);
     generatePythonSdkInto(pythonSdkDirOf(outDir), documents);
+    generateJavaSdkInto(javaSdkDirOf(outDir), documents);
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
@@ -94,6 +96,11 @@ function phpSdkDirOf(outDir: string): string {
 /** Where a generation into `outDir` puts the Python SDK's generated package. */
 function pythonSdkDirOf(outDir: string): string {
   return join(outDir, "sdk-python");
+}
+
+/** Where a generation into `outDir` puts the Java SDK's generated part (its generated package and pom.xml). */
+function javaSdkDirOf(outDir: string): string {
+  return join(outDir, "sdk-java");
 }
 
 function operationIdsOf(document: { paths: Record<string, Record<string, { operationId?: string }>> }): string[] {
@@ -143,6 +150,7 @@ if (check) {
     compare(freshSdk, SDK_GENERATED_DIR, "sdk/src/generated/");
     compare(phpSdkDirOf(fresh), PHP_SDK_DIR, "sdks/php/", isPhpGeneratedFile);
     compare(pythonSdkDirOf(fresh), PYTHON_SDK_GENERATED_DIR, "sdks/python/cobro_sdk/generated/", (f) => !f.includes("__pycache__/"));
+    compare(javaSdkDirOf(fresh), JAVA_SDK_DIR, "sdks/java/", isJavaGeneratedFile);
     if (differences.size > 0) {
       const list = [...differences].sort();
       console.error(
@@ -170,6 +178,8 @@ if (check) {
     cpSync(phpSdkDirOf(fresh), PHP_SDK_DIR, { recursive: true });
     rmSync(PYTHON_SDK_GENERATED_DIR, { recursive: true, force: true });
     cpSync(pythonSdkDirOf(fresh), PYTHON_SDK_GENERATED_DIR, { recursive: true });
+    rmSync(join(JAVA_SDK_DIR, "src", "main", "java", "com", "cobro", "sdk", "generated"), { recursive: true, force: true });
+    cpSync(javaSdkDirOf(fresh), JAVA_SDK_DIR, { recursive: true });
     console.log("generated/openapi, generated/types, generated/validators, generated/serializers and the SDKs' generated clients written");
   } finally {
     rmSync(fresh, { recursive: true, force: true });
