@@ -48,7 +48,7 @@ export interface CommandRun {
 }
 
 /** Runs `command` with `args` in sdks/java and answers its exit code and its output (stdout and stderr together, and stdout alone). */
-export function runInJavaSdk(command: string, args: string[], options: { timeoutMs?: number } = {}): Promise<CommandRun> {
+export function runInJavaSdk(command: string, args: string[], options: { timeoutMs?: number; input?: string } = {}): Promise<CommandRun> {
   const child = execFile(command, args, { cwd: JAVA_SDK_DIR, timeout: options.timeoutMs ?? 600_000, maxBuffer: 64 * 1024 * 1024 });
   let output = "";
   let stdout = "";
@@ -57,7 +57,7 @@ export function runInJavaSdk(command: string, args: string[], options: { timeout
     stdout += chunk;
   });
   child.stderr!.on("data", (chunk) => (output += chunk));
-  child.stdin!.end();
+  child.stdin!.end(options.input ?? "");
   return new Promise((resolve, reject) => {
     child.on("error", reject);
     child.on("close", (code) => resolve({ code, output, stdout }));

@@ -6,11 +6,12 @@
 // ConflictException, a simulated transfer, the delivered webhook verified with the SDK's verifier (and a
 // tampered copy of it refused), the charge read back as total_payment and the webhook URL it registered
 // deleted. One file, so that the build and the example never share target/ at once.
-import { readdirSync, readFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import YAML from "yaml";
+import { generateSigningSecret, signatureHeader, standardWebhookHeaders } from "../../domain/webhooks/signature.ts";
 import { serviceForFile } from "../helpers/service.ts";
 import { registeredUrlsOf } from "../helpers/sandbox-admin.ts";
 import { failureLookingLines, readmeCommands } from "../helpers/readme-commands.ts";
@@ -62,6 +63,86 @@ describe("sdks/java", () => {
       expect(ran, name).toContain(name);
     }
   }, 660_000);
+
+  it("accepts both signatures the service makes, for a standard and a legacy secret, and refuses them forged, over an altered body or stale", async ({
+    skip,
+  }) => {
+    if (!(await javaAvailable(skip))) return;
+    if (!existsSync(join(JAVA_SDK_DIR, "target", "classpath.txt"))) {
+      const build = await maven(["-q", "-DskipTests", "package"]);
+      expect(build.code, build.output).toBe(0);
+    }
+    const body = JSON.stringify({ event: "payment_request.payment_received", referenceId: "INV-9", stateType: "total_payment", paidAmount: 1500.5 });
+    const altered = body.replace("1500.5", "1.5");
+    const now = new Date();
+    const stale = new Date(now.getTime() - 301_000);
+    // Each case through WebhookVerifier.verify(rawBody, headers), which checks whichever scheme a request carries.
+    const program = join(scratch, "VerifyCases.java");
+    writeFileSync(
+      program,
+      `import com.cobro.sdk.webhook.WebhookVerificationException;
+import com.cobro.sdk.webhook.WebhookVerifier;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.util.HashMap;
+import java.util.List;
+public class VerifyCases {
+  public static void main(String[] args) throws Exception {
+    ObjectMapper json = new ObjectMapper();
+    var input = json.readTree(System.in);
+    var results = json.createObjectNode();
+    for (var signing : input) {
+      var verifier = new WebhookVerifier(signing.get("secret").asText(), WebhookVerifier.Scheme.of(signing.get("scheme").asText()));
+      signing.get("cases").fields().forEachRemaining(entry -> {
+        var headers = new HashMap<String, List<String>>();
+        entry.getValue().get("headers").fields().forEachRemaining(header -> headers.put(header.getKey(), List.of(header.getValue().asText())));
+        String name = signing.get("scheme").asText() + "." + entry.getKey();
+        try {
+          results.put(name, verifier.verify(entry.getValue().get("body").asText(), headers).get("referenceId").asText());
+        } catch (WebhookVerificationException refused) {
+          results.put(name, refused.reason().name().toLowerCase());
+        }
+      });
+    }
+    System.out.println(results);
+  }
+}
+`,
+    );
+    const legacy = { secret: "whsec_bGVnYWN5LXNpZ25pbmctc2VjcmV0LW9mLTIwMjY-_w", scheme: "legacy" as const };
+    const input = [generateSigningSecret(), legacy].map((signing) => {
+      const other = signing.scheme === "legacy" ? { ...legacy, secret: `${legacy.secret}x` } : generateSigningSecret();
+      const standard = (secret: typeof signing, at: Date) => standardWebhookHeaders("evt_1", body, secret, at);
+      return {
+        ...signing,
+        cases: {
+          serviceValid: { body, headers: { "X-Service-Signature": signatureHeader(body, signing.secret, now) } },
+          serviceForged: { body, headers: { "X-Service-Signature": signatureHeader(body, other.secret, now) } },
+          serviceAltered: { body: altered, headers: { "X-Service-Signature": signatureHeader(body, signing.secret, now) } },
+          serviceStale: { body, headers: { "X-Service-Signature": signatureHeader(body, signing.secret, stale) } },
+          standardValid: { body, headers: standard(signing, now) },
+          standardForged: { body, headers: standard(other, now) },
+          standardAltered: { body: altered, headers: standard(signing, now) },
+          standardStale: { body, headers: standard(signing, stale) },
+          bothValid: { body, headers: { ...standard(signing, now), "X-Service-Signature": signatureHeader(body, signing.secret, now) } },
+        },
+      };
+    });
+    const classPath = `target/classes:${readFileSync(join(JAVA_SDK_DIR, "target", "classpath.txt"), "utf8").trim()}`;
+    const { code, output, stdout } = await runInJavaSdk("java", ["-cp", classPath, program], { input: JSON.stringify(input), timeoutMs: 60_000 });
+    expect(code, output).toBe(0);
+    const expected = (scheme: string) => ({
+      [`${scheme}.serviceValid`]: "INV-9",
+      [`${scheme}.serviceForged`]: "signature_mismatch",
+      [`${scheme}.serviceAltered`]: "signature_mismatch",
+      [`${scheme}.serviceStale`]: "stale_timestamp",
+      [`${scheme}.standardValid`]: "INV-9",
+      [`${scheme}.standardForged`]: "signature_mismatch",
+      [`${scheme}.standardAltered`]: "signature_mismatch",
+      [`${scheme}.standardStale`]: "stale_timestamp",
+      [`${scheme}.bothValid`]: "INV-9",
+    });
+    expect(JSON.parse(stdout)).toEqual({ ...expected("standard"), ...expected("legacy") });
+  }, 120_000);
 
   it("is the package the contract versions: pom.xml's version is the OpenAPI info.version", () => {
     const pom = readFileSync(join(JAVA_SDK_DIR, "pom.xml"), "utf8");
