@@ -144,10 +144,15 @@ public class VerifyCases {
     expect(JSON.parse(stdout)).toEqual({ ...expected("standard"), ...expected("legacy") });
   }, 120_000);
 
-  it("is the package the contract versions: pom.xml's version is the OpenAPI info.version", () => {
+  it("is the package the contract versions: pom.xml's version, and the README's, is the OpenAPI info.version", () => {
     const pom = readFileSync(join(JAVA_SDK_DIR, "pom.xml"), "utf8");
     const contract = YAML.parse(readFileSync(join(JAVA_SDK_DIR, "../../generated/openapi/integration.yaml"), "utf8")).info.version;
     expect(/<artifactId>cobro-sdk<\/artifactId>\s*<version>([^<]+)<\/version>/.exec(pom)?.[1]).toBe(contract);
+    // The README's dependency snippet names the same version.
+    const readme = readFileSync(join(JAVA_SDK_DIR, "README.md"), "utf8");
+    expect(
+      [...readme.matchAll(/<artifactId>cobro-sdk<\/artifactId>\s*<version>([^<]+)<\/version>|com\.cobro:cobro-sdk:([\d.]+)/g)].map((m) => m[1] ?? m[2]),
+    ).toEqual([contract, contract, contract]);
   });
 
   it("runs the quick start against a live Sandbox: links, charges, pays, verifies the webhook and refuses it tampered", async ({ skip }) => {
