@@ -2,7 +2,8 @@
 // typed operation map, generated/validators/{api}.ts (the request validators as standalone code),
 // generated/serializers/{api}.ts (the JSON response serializers as standalone code), and the SDKs' generated
 // clients: sdk/src/generated/ (scripts/generate-sdk.ts), sdks/php/ (scripts/generate-sdk-php.ts),
-// sdks/python/cobro_sdk/generated/ (scripts/generate-sdk-python.ts) and sdks/java/ (scripts/generate-sdk-java.ts).
+// sdks/python/cobro_sdk/generated/ (scripts/generate-sdk-python.ts) and sdks/java/ (scripts/generate-sdk-java.ts);
+// and generated/postman/, the collection for API clients (scripts/generate-collection.ts).
 // `--check` regenerates into a scratch folder and fails on any difference, so a stale generated/ or SDK
 // never lands.
 import { execFileSync } from "node:child_process";
@@ -20,6 +21,7 @@ import { generateJavaSdkInto, isJavaGeneratedFile, JAVA_SDK_DIR } from "./genera
 import { errorCodesModule } from "./generate-error-codes.ts";
 import { requestValidatorsModule } from "./generate-validators.ts";
 import { responseSerializersModule } from "./generate-serializers.ts";
+import { collectionText, COLLECTION_PATH } from "./generate-collection.ts";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const check = process.argv.includes("--check");
@@ -78,6 +80,8 @@ async function generateInto(outDir: string, sdkOutDir: string): Promise<void> {
       operationIdsByApi[api] = operationIdsOf(document as unknown as Parameters<typeof operationIdsOf>[0]);
     }
     writeFileSync(join(outDir, "types", "operation-ids.ts"), operationIdsModule(operationIdsByApi));
+    mkdirSync(dirname(join(outDir, COLLECTION_PATH)), { recursive: true });
+    writeFileSync(join(outDir, COLLECTION_PATH), collectionText(documents));
     generateSdkInto(sdkOutDir, documents);
     writeFileSync(join(sdkOutDir, "error-codes.ts"), errorCodesModule());
     generatePhpSdkInto(phpSdkDirOf(outDir), documents);
@@ -146,7 +150,7 @@ if (check) {
         if (a !== b) differences.add(`${label}${file}`);
       }
     };
-    compare(fresh, generatedDir, "generated/", (f) => ["openapi/", "types/", "validators/", "serializers/"].some((part) => f.startsWith(part)));
+    compare(fresh, generatedDir, "generated/", (f) => ["openapi/", "types/", "validators/", "serializers/", "postman/"].some((part) => f.startsWith(part)));
     compare(freshSdk, SDK_GENERATED_DIR, "sdk/src/generated/");
     compare(phpSdkDirOf(fresh), PHP_SDK_DIR, "sdks/php/", isPhpGeneratedFile);
     compare(pythonSdkDirOf(fresh), PYTHON_SDK_GENERATED_DIR, "sdks/python/cobro_sdk/generated/", (f) => !f.includes("__pycache__/"));
@@ -168,7 +172,7 @@ if (check) {
   try {
     const freshSdk = join(fresh, "sdk");
     await generateInto(fresh, freshSdk);
-    for (const part of ["openapi", "types", "validators", "serializers"]) {
+    for (const part of ["openapi", "types", "validators", "serializers", "postman"]) {
       rmSync(join(generatedDir, part), { recursive: true, force: true });
       cpSync(join(fresh, part), join(generatedDir, part), { recursive: true });
     }
@@ -180,7 +184,7 @@ if (check) {
     cpSync(pythonSdkDirOf(fresh), PYTHON_SDK_GENERATED_DIR, { recursive: true });
     rmSync(join(JAVA_SDK_DIR, "src", "main", "java", "com", "cobro", "sdk", "generated"), { recursive: true, force: true });
     cpSync(javaSdkDirOf(fresh), JAVA_SDK_DIR, { recursive: true });
-    console.log("generated/openapi, generated/types, generated/validators, generated/serializers and the SDKs' generated clients written");
+    console.log("generated/openapi, generated/types, generated/validators, generated/serializers, generated/postman and the SDKs' generated clients written");
   } finally {
     rmSync(fresh, { recursive: true, force: true });
   }
