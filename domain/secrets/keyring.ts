@@ -49,6 +49,11 @@ export class SecretKeyring {
     this.#keys = new Map(keys);
   }
 
+  /** The ids of the ring's keys, the current one first. */
+  get keyIds(): string[] {
+    return [this.currentKeyId, ...[...this.#keys.keys()].filter((id) => id !== this.currentKeyId)];
+  }
+
   /** The keyring of COBRO_SECRET_KEY (or of the Sandbox's key file); a readable SecretKeyFormatError otherwise. */
   static parse(text: string): SecretKeyring {
     const entries = text

@@ -5,7 +5,7 @@
 // rotated meanwhile is left as its rotation wrote it), and can run again at any time.
 import { sql, type Kysely } from "kysely";
 import type { Database } from "../../db/schema.ts";
-import { sealedKeyId, storedText, type SealedPlace, type SecretKeyring } from "./keyring.ts";
+import { SealedValueError, sealedKeyId, storedText, type SealedPlace, type SecretKeyring } from "./keyring.ts";
 import type { Sealed } from "../../db/tables/sealed.ts";
 
 export interface SealedColumn {
@@ -88,4 +88,53 @@ export async function resealColumns(
     counts.push(count);
   }
   return counts;
+}
+
+/** The ids of the keys that sealed the values the database holds, each once. */
+export async function storedSecretKeyIds(db: Kysely<Database>): Promise<string[]> {
+  const ids = new Set<string>();
+  for (const column of SEALED_COLUMNS) {
+    const value = sql.ref(column.column);
+    const { rows } = await sql<{ key_id: string }>`select distinct split_part(${value}, '.', 2) as key_id from ${sql.table(column.table)}
+      where ${value} like 'v1.%'`.execute(db);
+    for (const row of rows) ids.add(row.key_id);
+  }
+  return [...ids].sort();
+}
+
+/**
+ * A few stored values of each column under each key id, opened: a ring that lacks a key, or holds another key
+ * under the same id (a key file generated anew after a restore), fails here, at start, with a
+ * SealedValueError naming `keySource`, rather than at the first request that needs the secret. A key is
+ * taken as the right one when any of its values opens (one altered row is that row's problem, met when used).
+ */
+export async function checkStoredSecretsOpen(db: Kysely<Database>, keyring: SecretKeyring, keySource: string): Promise<void> {
+  const opened = new Map<string, boolean>();
+  for (const column of SEALED_COLUMNS) {
+    const value = sql.ref(column.column);
+    const { rows } = await sql<{ row_id: string; value: Sealed }>`
+      select row_id, value from (
+        select ${sql.ref(column.rowIdColumn)}::text as row_id, ${value} as value,
+          row_number() over (partition by split_part(${value}, '.', 2)) as nth
+        from ${sql.table(column.table)} where ${value} like 'v1.%') sample
+      where nth <= 3`.execute(db);
+    for (const row of rows) {
+      const keyId = sealedKeyId(row.value)!;
+      if (!keyring.keyIds.includes(keyId))
+        throw new SealedValueError(`${column.table}.${column.column} of ${row.row_id} is sealed under the key "${keyId}", which is not in ${keySource}`);
+      if (opened.get(keyId)) continue;
+      try {
+        keyring.open(row.value, placeOf(column, row.row_id));
+        opened.set(keyId, true);
+      } catch (error) {
+        if (!(error instanceof SealedValueError)) throw error;
+        opened.set(keyId, false);
+      }
+    }
+  }
+  for (const [keyId, opens] of opened)
+    if (!opens)
+      throw new SealedValueError(
+        `the secrets the database holds under the key "${keyId}" do not open with the key "${keyId}" of ${keySource}: it is another key than the one that sealed them`,
+      );
 }
