@@ -177,6 +177,20 @@ describe("npm run restore", () => {
       [1, `cobro: ${notOne} is not a backup of npm run backup, or an unfinished one (no readable cobro-backup.json)\n`],
       [1, "cobro: usage: npm run restore -- <backup folder> [--replace]\n"],
     ]);
+    // A database of DATABASE_URL has its own tools.
+    const external = { ...cobroEnv({ COBRO_DATA_DIR: join(scratch, "empty-4") }), DATABASE_URL: "postgres://cobro@127.0.0.1:1/none" };
+    const [backupOfUrl, restoreOfUrl] = await Promise.all([
+      runScript(join(ROOT, "scripts", "backup.ts"), [join(scratch, "url-backup")], external),
+      runScript(join(ROOT, "scripts", "restore.ts"), [backupDir], external),
+    ]);
+    expect([backupOfUrl.code, backupOfUrl.stderr]).toEqual([
+      1,
+      "cobro: DATABASE_URL is set: npm run backup copies the embedded PostgreSQL of COBRO_DATA_DIR; back up a database of DATABASE_URL with its own tools\n",
+    ]);
+    expect([restoreOfUrl.code, restoreOfUrl.stderr]).toEqual([
+      1,
+      "cobro: DATABASE_URL is set: npm run restore brings back the embedded PostgreSQL of COBRO_DATA_DIR; restore a database of DATABASE_URL with its own tools\n",
+    ]);
   });
 
   it("with --replace, moves the database aside and brings back the backup's", () => {
