@@ -10,8 +10,16 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SecretKeyring } from "../../domain/secrets/keyring.ts";
-import { cobroEnv, ROOT, runScript, startCobro, waitForOutput, type ScriptRun, type StartedCobro } from "../../scripts/cobro-process.ts";
-import { postJson, read } from "../helpers/service.ts";
+import { cobroEnv, ROOT, runScript, startCobro, type ScriptRun, type StartedCobro } from "../../scripts/cobro-process.ts";
+import {
+  createSandboxCharge,
+  paySandboxCharge,
+  readSandboxCharge,
+  sandboxDueDate,
+  signInSandbox,
+  startServingSandbox,
+  type SandboxUrls,
+} from "../helpers/sandbox-process.ts";
 
 const scratch = mkdtempSync(join(tmpdir(), "cobro-backup-"));
 chmodSync(scratch, 0o711); // as root, PostgreSQL runs as the `postgres` user, which must reach the data folders
@@ -19,24 +27,16 @@ const dataDir = join(scratch, "data");
 const backupDir = join(scratch, "backups", "first");
 const started: StartedCobro[] = [];
 
-interface Urls {
-  integration: string;
-  auth: string;
-  admin: string;
-}
-
 function start(folder: string): StartedCobro {
   const cobro = startCobro({ COBRO_DATA_DIR: folder });
   started.push(cobro);
   return cobro;
 }
 
-/** Started and serving: the URLs it prints. */
-async function startServing(folder: string): Promise<{ cobro: StartedCobro; urls: Urls }> {
-  const cobro = start(folder);
-  await waitForOutput(cobro, /worker\s+running/);
-  const urls = Object.fromEntries([...cobro.output().matchAll(/^\s+(integration|auth|admin)\s+(http:\S+)$/gm)].map((m) => [m[1]!, m[2]!]));
-  return { cobro, urls: urls as unknown as Urls };
+async function startServing(folder: string): Promise<{ cobro: StartedCobro; urls: SandboxUrls }> {
+  const serving = await startServingSandbox(folder);
+  started.push(serving.cobro);
+  return serving;
 }
 
 async function stop(cobro: StartedCobro): Promise<number | null> {
@@ -52,36 +52,6 @@ function restore(args: string[], folder = dataDir): Promise<ScriptRun> {
   return runScript(join(ROOT, "scripts", "restore.ts"), args, cobroEnv({ COBRO_DATA_DIR: folder }));
 }
 
-/** The Sandbox's integration admin and its test merchant, signed in. */
-async function signIn(urls: Urls): Promise<{ admin: string; merchant: string }> {
-  const sandbox = JSON.parse(readFileSync(join(dataDir, "sandbox.json"), "utf8")) as { integrationAdmin: { email: string; password: string } };
-  const login = await read(await postJson(`${urls.auth}/integration/admin/login`, sandbox.integrationAdmin));
-  expect(login.status, login.text).toBe(200);
-  const admin = login.json.idToken as string;
-  const tokens = await read(await fetch(`${urls.admin}/my-integration/test-tokens`, { method: "POST", headers: { authorization: `Bearer ${admin}` } }));
-  expect(tokens.status, tokens.text).toBe(200);
-  return { admin, merchant: tokens.json.idToken as string };
-}
-
-async function createCharge(urls: Urls, merchant: string, referenceId: string, dueDate: string): Promise<{ CVU: string }> {
-  const body = {
-    referenceId,
-    description: "Cuota",
-    dueDates: [dueDate],
-    amount: 1500.5,
-    customer: { name: "Juan Pérez" },
-    sendWhatsappNotification: false,
-    sendEmailNotification: false,
-  };
-  const created = await read(await postJson(`${urls.integration}/payment-request`, body, { authorization: `Bearer ${merchant}` }));
-  expect(created.status, created.text).toBe(201);
-  return created.json;
-}
-
-async function charge(urls: Urls, merchant: string, referenceId: string) {
-  return read(await fetch(`${urls.integration}/payment-request/${referenceId}`, { headers: { authorization: `Bearer ${merchant}` } }));
-}
-
 const before = { paid: `BEFORE-PAID-${Date.now()}`, open: `BEFORE-OPEN-${Date.now()}` };
 const after = `AFTER-${Date.now()}`;
 let backupRun: ScriptRun;
@@ -93,24 +63,15 @@ let runningPid: number;
 beforeAll(async () => {
   const first = await startServing(dataDir);
   runningPid = first.cobro.child.pid!;
-  const { admin, merchant } = await signIn(first.urls);
-  const clock = await read(await fetch(`${first.urls.admin}/my-integration/sandbox-clock`, { headers: { authorization: `Bearer ${admin}` } }));
-  const dueDate = new Date(Date.parse(`${clock.json.today as string}T12:00:00Z`) + 5 * 86_400_000).toISOString().slice(0, 10);
-  const paid = await createCharge(first.urls, merchant, before.paid, dueDate);
-  await createCharge(first.urls, merchant, before.open, dueDate);
-  const payment = await read(
-    await postJson(
-      `${first.urls.admin}/my-integration/simulate-payment`,
-      { cvu: paid.CVU, amount: 1500.5, externalAccountCvu: "0000003100000000000017", externalAccountCuil: "20301234563", externalAccountName: "Juan Pérez" },
-      { authorization: `Bearer ${admin}` },
-    ),
-  );
-  expect(payment.status, payment.text).toBe(200);
-  expect(payment.json.conciliated).toBe(true);
+  const { admin, merchant } = await signInSandbox(dataDir, first.urls);
+  const dueDate = await sandboxDueDate(first.urls, admin, 5);
+  const paid = await createSandboxCharge(first.urls, merchant, before.paid, dueDate);
+  await createSandboxCharge(first.urls, merchant, before.open, dueDate);
+  await paySandboxCharge(first.urls, admin, paid.CVU);
 
   backupRun = await backup([backupDir]);
   // After the backup: in the running database, not in the backup.
-  await createCharge(first.urls, merchant, after, dueDate);
+  await createSandboxCharge(first.urls, merchant, after, dueDate);
   refusedWhileRunning = await restore([backupDir, "--replace"]);
   expect(await stop(first.cobro)).toBe(0);
 
@@ -205,14 +166,14 @@ describe("npm run restore", () => {
 
   it("Cobro starts on the result: what was there before the backup is, what came after is not", async () => {
     const { cobro, urls } = await startServing(dataDir);
-    const { merchant } = await signIn(urls);
-    const paid = await charge(urls, merchant, before.paid);
+    const { merchant } = await signInSandbox(dataDir, urls);
+    const paid = await readSandboxCharge(urls, merchant, before.paid);
     expect(paid.status, paid.text).toBe(200);
     expect(paid.json.state).toBe("total_payment");
-    const open = await charge(urls, merchant, before.open);
+    const open = await readSandboxCharge(urls, merchant, before.open);
     expect(open.status, open.text).toBe(200);
     expect(open.json.state).not.toBe("total_payment");
-    expect((await charge(urls, merchant, after)).status).toBe(404);
+    expect((await readSandboxCharge(urls, merchant, after)).status).toBe(404);
     expect(await stop(cobro)).toBe(0);
   }, 120_000);
 });
