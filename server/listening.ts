@@ -1,6 +1,6 @@
 // Binding and closing the process's HTTP listeners (the APIs' and the metrics'), with a taken port or a
 // refused one reported as a start-up error that names the variable to change.
-import type { Server } from "node:http";
+import type { Server, ServerResponse } from "node:http";
 import { CobroStartupError } from "../db/errors.ts";
 
 /** `what` names the listener in the message ("auth API", "metrics"), `variable` the setting that moves it. */
@@ -22,13 +22,44 @@ export function listen(server: Server, port: number, host: string, what: string,
   });
 }
 
-export function closeServer(server: Server): Promise<void> {
+/** How long a closing listener lets its requests in flight finish before it cuts their connections. */
+export const LISTENER_GRACE_MS = 10_000;
+
+const closing = new WeakSet<Server>();
+const answersInProgress = new WeakMap<Server, Set<ServerResponse>>();
+
+/**
+ * Follows a listener's answers in progress (call once, when it is created), so that closeServer can make
+ * them its last on their connections; an answer begun after the close starts is marked at once.
+ */
+export function trackAnswers(server: Server): void {
+  const answers = new Set<ServerResponse>();
+  answersInProgress.set(server, answers);
+  server.on("request", (_request, response: ServerResponse) => {
+    if (closing.has(server)) return lastOnItsConnection(response);
+    answers.add(response);
+    response.once("close", () => answers.delete(response));
+  });
+}
+
+/**
+ * Stops accepting connections at once; keep-alive connections with nothing in flight close now; requests in
+ * flight finish, their answers sent with `Connection: close` (the client sends nothing more on that
+ * connection, and opens its next one elsewhere: to another process behind the load balancer); whatever is
+ * still open after `graceMs` is cut off. Resolves when every connection is closed.
+ */
+export function closeServer(server: Server, graceMs = LISTENER_GRACE_MS): Promise<void> {
   return new Promise((resolve) => {
+    closing.add(server);
+    for (const response of answersInProgress.get(server) ?? []) lastOnItsConnection(response);
     server.close(() => resolve());
     server.closeIdleConnections();
-    // In-flight requests finish; keep-alive sockets with nothing in flight go now, stragglers in 10 s.
-    setTimeout(() => server.closeAllConnections(), 10_000).unref();
+    setTimeout(() => server.closeAllConnections(), graceMs).unref();
   });
+}
+
+function lastOnItsConnection(response: ServerResponse): void {
+  if (!response.headersSent) response.setHeader("Connection", "close");
 }
 
 /** The URL of a listener bound on `host` (an IPv6 address in brackets). */

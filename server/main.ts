@@ -111,9 +111,10 @@ function takeSignals(running: Running, logger: Logger, supervisedWorker: boolean
     }
     stopping = true;
     logger.info({ signal }, "stopping");
-    // The worker child first (it finishes its jobs), then the APIs, then the database.
+    // The APIs stop accepting at once and finish their requests while the worker child finishes its jobs;
+    // the database (the embedded PostgreSQL the child uses too) closes once both are done.
     const stopWorker = running.worker ? running.worker.stop() : Promise.resolve();
-    stopWorker
+    Promise.all([stopWorker, running.service!.stopServing()])
       .then(() => running.service!.stop())
       .then(
         () => {

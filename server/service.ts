@@ -35,7 +35,7 @@ import { simulatedSender } from "../domain/outbound/simulated-sender.ts";
 import { SandboxMailLog } from "../domain/outbound/sandbox-mail-log.ts";
 import type { EmailMessage, NotificationSenders, Sender } from "../domain/outbound/sender.ts";
 import { createMetrics, samplePool, type Metrics } from "../runtime/metrics.ts";
-import { closeServer, listen, listenerUrl } from "./listening.ts";
+import { closeServer, listen, listenerUrl, trackAnswers } from "./listening.ts";
 import { startMetricsListener } from "./metrics-listener.ts";
 import { sampleDeliveryAndCapGauges, sampleReadiness } from "../runtime/database-gauges.ts";
 
@@ -53,6 +53,14 @@ export interface RunningService {
   metrics: Metrics;
   /** What wakes the Admin API's event streams, in a process that serves it. */
   eventLog?: EventLogWatcher;
+  /**
+   * Stops serving, the first phase of stop(): the event streams end with a hint to reconnect, every listener
+   * stops accepting at once, the requests in flight finish (their answers the last on their connections, cut
+   * off after LISTENER_GRACE_MS), and the transfers they left in the batcher commit. The worker and the
+   * database are left running. Safe to call twice.
+   */
+  stopServing(): Promise<void>;
+  /** Stops serving, then the rest in the reverse order of its start, the database last. */
   stop(): Promise<void>;
 }
 
@@ -86,16 +94,28 @@ export async function startService(config: Config, options: ServiceOptions): Pro
     await closeAll([() => outboundHttp.close(), ...serverStops]);
     throw error;
   }
-  // Stopped in the reverse order: the worker and the listeners, then the outbound client, then the database.
-  const stops: Array<() => Promise<void>> = [() => database.close(), () => outboundHttp.close(), ...serverStops];
-  const stopAll = async (): Promise<void> => {
-    for (const stop of stops.reverse()) {
-      try {
-        await stop();
-      } catch (error) {
-        logger.error({ err: error }, "error while stopping");
-      }
+  // Serving stops first (stopServing), then the rest in the reverse order of its start: the worker, the
+  // auth-change listeners, the mail, the requests' pool, the outbound client, the database.
+  const stops: Array<() => Promise<void>> = [() => database.close(), () => outboundHttp.close()];
+  let services: Services | undefined;
+  const attempt = async (stop: () => Promise<void> | void): Promise<void> => {
+    try {
+      await stop();
+    } catch (error) {
+      logger.error({ err: error }, "error while stopping");
     }
+  };
+  let servingStopped: Promise<void> | undefined;
+  const stopServing = (): Promise<void> =>
+    (servingStopped ??= (async () => {
+      // An open stream would hold its listener's close: the streams end first.
+      await attempt(() => services?.eventLog?.stop());
+      await Promise.all(serverStops.map((stop) => attempt(stop)));
+      await attempt(() => services?.transfers.whenIdle());
+    })());
+  const stopAll = async (): Promise<void> => {
+    await stopServing();
+    for (const stop of stops.reverse()) await attempt(stop);
   };
 
   const stopSamplingMainPool = watchDatabase(database, metrics);
@@ -110,12 +130,23 @@ export async function startService(config: Config, options: ServiceOptions): Pro
     }
     const publicUrls = boundPublicUrls(config, servers, urls);
     const parts = { config, publicUrls, clock, database, queries, servers, outboundHttp, metrics, logger };
-    const services = await buildServices(parts, options.tokenChecks, stops);
+    services = await buildServices(parts, options.tokenChecks, stops);
     const sandboxCredentials = options.bootstrapSandbox && config.serviceEnv === "sandbox" ? await bootstrapEmptySandbox(database.db, clock.now()) : undefined;
     const appSettings = { services, logger, maxBodyBytes: config.maxBodyBytes, validateResponses: options.validateResponses };
     const notImplemented = await startApiApps(servers, handlers, appSettings);
     if (config.parts.has("worker")) await startWorkerPart(parts, stops);
-    return { urls, metricsUrl, publicUrls, database, notImplemented, sandboxCredentials, metrics, eventLog: services.eventLog, stop: stopAll };
+    return {
+      urls,
+      metricsUrl,
+      publicUrls,
+      database,
+      notImplemented,
+      sandboxCredentials,
+      metrics,
+      eventLog: services.eventLog,
+      stopServing,
+      stop: stopAll,
+    };
   } catch (error) {
     await stopAll();
     throw error;
@@ -220,14 +251,13 @@ async function buildServices(parts: ServiceParts, heldTokenChecks: TokenCheckCac
     stops.push(await listenForAuthChanges(database.connectionString, tokenChecks, logger));
     stops.push(forgetOwnAuthChanges(queries.pool, tokenChecks));
   }
-  // The event streams end first when the service stops: an open stream would hold its listener's close.
+  // Stopped by the service's stopServing, before the listeners close: an open stream would hold its listener's close.
   const eventLog = servers.has("admin")
     ? new EventLogWatcher(queries.db, {
         intervalMs: config.eventStream.pollMs,
         onError: (error) => logger.warn({ err: error }, "could not look for new events for the event streams: trying again"),
       })
     : undefined;
-  if (eventLog) stops.push(async () => eventLog.stop());
   const effectiveConfig: Config = { ...config, publicUrls };
   return {
     db: queries.db,
@@ -382,6 +412,7 @@ async function bindListeners(
       server.maxConnections = config.maxConnectionsPerListener;
       closeSilentConnections(server, headersMs);
       await listen(server, config.ports[api], config.host, `${api} API`, `${api.toUpperCase()}_PORT`);
+      trackAnswers(server);
       serverStops.push(() => closeServer(server));
       const { port } = server.address() as AddressInfo;
       urls[api] = listenerUrl(config.host, port);

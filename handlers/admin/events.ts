@@ -31,6 +31,11 @@ export const resendEvent: Handler<"resendEvent"> = async ({ caller, params, serv
 /** The first line of every stream: how long an EventSource waits before it reconnects. */
 const RETRY_LINE = "retry: 2000\n\n";
 const HEARTBEAT_LINE = ": heartbeat\n\n";
+/**
+ * The last lines of a stream the server ends because it is stopping (a release, a restart): reconnect soon,
+ * resuming after the last id received; the load balancer sends the new connection to a process that serves.
+ */
+const STOPPING_LINES = ": this server is stopping: reconnect, with Last-Event-ID\nretry: 500\n\n";
 
 /** Names given repeated, comma-separated, or both. */
 function eventNames(value: string[] | string | undefined): string[] {
@@ -61,6 +66,8 @@ export const streamEvents: Handler<"streamEvents"> = async ({ caller, query, hea
       yield RETRY_LINE;
       for await (const item of eventLog.follow(subscription, start, filter, { heartbeatMs, signal }))
         yield item === HEARTBEAT ? HEARTBEAT_LINE : `id: ${item.eventId}\nevent: ${item.event}\ndata: ${JSON.stringify(item)}\n\n`;
+      // Following ends when the client leaves (the signal) or when the process stops serving.
+      if (!signal.aborted) yield STOPPING_LINES;
     } finally {
       subscription.close();
     }
