@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SecretKeyring } from "../../domain/secrets/keyring.ts";
+import { readBackup } from "../../db/embedded-backup.ts";
 import { cobroEnv, ROOT, runScript, startCobro, type ScriptRun, type StartedCobro } from "../../scripts/cobro-process.ts";
 import {
   createSandboxCharge,
@@ -58,6 +59,7 @@ let backupRun: ScriptRun;
 let restoreRun: ScriptRun;
 let refusedWhileRunning: ScriptRun;
 let refusedOverDatabase: ScriptRun;
+let stoppedBackupRun: ScriptRun;
 let runningPid: number;
 
 beforeAll(async () => {
@@ -75,6 +77,7 @@ beforeAll(async () => {
   refusedWhileRunning = await restore([backupDir, "--replace"]);
   expect(await stop(first.cobro)).toBe(0);
 
+  stoppedBackupRun = await backup([join(scratch, "backups", "while-stopped")]);
   refusedOverDatabase = await restore([backupDir]);
   restoreRun = await restore([backupDir, "--replace"]);
 }, 240_000);
@@ -101,6 +104,15 @@ describe("npm run backup, while Cobro runs", () => {
     // Nothing of the running server's state, and not the key.
     expect(existsSync(join(backupDir, "postgres", "postmaster.pid"))).toBe(false);
     expect(existsSync(join(backupDir, "secret-key"))).toBe(false);
+  });
+
+  it("with Cobro stopped, starts the embedded PostgreSQL for the copy and stops it after", () => {
+    expect(stoppedBackupRun.stderr).toBe("");
+    expect(stoppedBackupRun.code).toBe(0);
+    expect(stoppedBackupRun.stdout).toMatch(/^backing up the embedded PostgreSQL of \S+ \(Cobro stopped\) to \S+\n/);
+    expect(readBackup(join(scratch, "backups", "while-stopped")).consistentAt).toMatch(/^\d{4}-/);
+    expect(existsSync(join(dataDir, "postgres", "postmaster.pid"))).toBe(false);
+    expect(existsSync(join(dataDir, "cobro.lock"))).toBe(false);
   });
 
   it("refuses a folder that is not empty, in one line", async () => {
