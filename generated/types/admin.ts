@@ -739,7 +739,9 @@ export type paths = {
          *     `event: <event name>` and one `data:` line with a JSON object of `eventId`, `webhookId`, `event`,
          *     `createdAt` and `payload` (`payload`: the exact webhook body; `webhookId`: the delivery's
          *     `X-Service-Webhook-Id`), each followed by a blank line. A comment line `: heartbeat` every 15 seconds
-         *     keeps proxies from closing an idle stream.
+         *     keeps proxies from closing an idle stream. A server that stops (a release, a restart) ends its streams
+         *     with the comment `: this server is stopping: reconnect, with Last-Event-ID` and `retry: 500`: reconnect
+         *     with the last `id` received, to a server that serves.
          *
          *     Without `since` or `Last-Event-ID` the stream starts empty and sends the events that occur from
          *     now on. With one of them (the header wins), it first sends every later event of the integration in
