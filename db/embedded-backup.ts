@@ -58,9 +58,7 @@ const WAL_SEGMENT = /^[0-9A-F]{24}$/;
  */
 export async function backupEmbeddedPostgres(connectionString: string, dataDir: string, target: string): Promise<BackupManifest> {
   const pgDir = path.join(dataDir, "postgres");
-  const shownTarget = displayPath(target);
-  if (fs.existsSync(target) && !(fs.statSync(target).isDirectory() && fs.readdirSync(target).length === 0))
-    throw new BackupError(`${shownTarget} already exists and is not an empty folder: back up to a new folder`);
+  checkBackupTarget(dataDir, target);
   fs.mkdirSync(path.dirname(target), { recursive: true });
   const draft = `${target}.incomplete-${process.pid}`;
   fs.rmSync(draft, { recursive: true, force: true });
@@ -77,7 +75,7 @@ export async function backupEmbeddedPostgres(connectionString: string, dataDir: 
     const { rows: started } = await client.query<{ lsn: string }>("select pg_backup_start($1, true)::text as lsn", [`cobro ${path.basename(target)}`]);
     copyDataDirectory(pgDir, path.join(draft, "postgres"), "", tally);
     const { rows: stopped } = await client.query<{ lsn: string; labelfile: string; spcmapfile: string | null; stop_segment: string; at: Date }>(
-      "select lsn::text, labelfile, spcmapfile, pg_walfile_name(lsn) as stop_segment, now() as at from pg_backup_stop(false)",
+      "select lsn::text, labelfile, spcmapfile, pg_walfile_name(lsn) as stop_segment, clock_timestamp() as at from pg_backup_stop(false)",
     );
     const stop = stopped[0]!;
     const startSegment = /^START WAL LOCATION: .* \(file ([0-9A-F]{24})\)$/m.exec(stop.labelfile)?.[1];
@@ -112,6 +110,16 @@ export async function backupEmbeddedPostgres(connectionString: string, dataDir: 
 /** A size as operators read it: `53.2 MB`. */
 export function megabytes(bytes: number): string {
   return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+}
+
+/** A BackupError unless `target` can take a new backup of `dataDir`: outside it, and new or empty. */
+export function checkBackupTarget(dataDir: string, target: string): void {
+  const shownTarget = displayPath(target);
+  const inside = path.relative(dataDir, target);
+  if (inside === "" || !(inside.startsWith("..") || path.isAbsolute(inside)))
+    throw new BackupError(`${shownTarget} is inside the data folder ${displayPath(dataDir)}: back up to a folder outside it, on another disk if you can`);
+  if (fs.existsSync(target) && !(fs.statSync(target).isDirectory() && fs.readdirSync(target).length === 0))
+    throw new BackupError(`${shownTarget} already exists and is not an empty folder: back up to a new folder`);
 }
 
 /** The backup at `backupDir`, checked: its manifest, or a BackupError saying why it is not one. */

@@ -7,7 +7,7 @@ import { createLogger } from "../runtime/logger.ts";
 import { secretKeySource } from "../runtime/secret-key-file.ts";
 import { CobroStartupError } from "../db/errors.ts";
 import { displayPath, runningEmbeddedConnectionString, startEmbeddedPostgres } from "../db/embedded-postgres.ts";
-import { BackupError, backupEmbeddedPostgres, megabytes } from "../db/embedded-backup.ts";
+import { BackupError, backupEmbeddedPostgres, checkBackupTarget, megabytes } from "../db/embedded-backup.ts";
 import { fail } from "./operator-database.ts";
 
 const USAGE = "usage: npm run backup -- <new folder for the backup>";
@@ -20,6 +20,7 @@ try {
   const config = loadConfig(process.env, []);
   if (config.databaseUrl !== undefined)
     fail("DATABASE_URL is set: npm run backup copies the embedded PostgreSQL of COBRO_DATA_DIR; back up a database of DATABASE_URL with its own tools");
+  checkBackupTarget(config.dataDir, target); // before a server is started for nothing
   const shown = displayPath(config.dataDir);
   const began = performance.now();
   const running = runningEmbeddedConnectionString(config.dataDir);
@@ -45,5 +46,7 @@ try {
   }
 } catch (error) {
   if (error instanceof ConfigError || error instanceof CobroStartupError || error instanceof BackupError) fail(error.message);
+  // A full disk, a permission, the server gone: one line, and the unfinished copy is already removed.
+  if (error instanceof Error && "code" in error) fail(`the backup failed: ${error.message}`);
   throw error;
 }

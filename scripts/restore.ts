@@ -55,6 +55,7 @@ async function restore(): Promise<void> {
     else process.stdout.write(`npm start will open the sealed secrets with ${keySource}: it must be the key of the backup's time\n`);
   } catch (error) {
     if (error instanceof ConfigError || error instanceof CobroStartupError || error instanceof BackupError) fail(error.message);
+    if (error instanceof Error && "code" in error) fail(`the restore failed: ${error.message}`);
     throw error;
   }
 }

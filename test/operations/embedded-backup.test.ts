@@ -115,10 +115,15 @@ describe("npm run backup, while Cobro runs", () => {
     expect(existsSync(join(dataDir, "cobro.lock"))).toBe(false);
   });
 
-  it("refuses a folder that is not empty, in one line", async () => {
+  it("refuses a folder that is not empty, and one inside the data folder, in one line", async () => {
     const refused = await backup([backupDir]);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toBe(`cobro: ${backupDir} already exists and is not an empty folder: back up to a new folder\n`);
+    const inside = await backup([join(dataDir, "backup")]);
+    expect([inside.code, inside.stderr]).toEqual([
+      1,
+      `cobro: ${join(dataDir, "backup")} is inside the data folder ${dataDir}: back up to a folder outside it, on another disk if you can\n`,
+    ]);
   });
 });
 
