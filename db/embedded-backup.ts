@@ -59,15 +59,14 @@ const WAL_SEGMENT = /^[0-9A-F]{24}$/;
 export async function backupEmbeddedPostgres(connectionString: string, dataDir: string, target: string): Promise<BackupManifest> {
   const pgDir = path.join(dataDir, "postgres");
   checkBackupTarget(dataDir, target);
-  fs.mkdirSync(path.dirname(target), { recursive: true });
-  const draft = `${target}.incomplete-${process.pid}`;
-  fs.rmSync(draft, { recursive: true, force: true });
-  fs.mkdirSync(path.join(draft, "postgres"), { recursive: true, mode: 0o700 });
-  fs.chmodSync(draft, 0o700); // the whole database and its superuser's password
-
   const client = new pg.Client({ connectionString, connectionTimeoutMillis: 10_000 });
   await client.connect();
+  const draft = `${target}.incomplete-${process.pid}`;
   try {
+    fs.mkdirSync(path.dirname(target), { recursive: true });
+    fs.rmSync(draft, { recursive: true, force: true });
+    fs.mkdirSync(path.join(draft, "postgres"), { recursive: true, mode: 0o700 });
+    fs.chmodSync(draft, 0o700); // the whole database and its superuser's password
     const tally = { files: 0, bytes: 0 };
     // Reserved from now on, released when this session ends (temporary): the WAL the copy needs stays.
     await client.query("select pg_create_physical_replication_slot($1, true, true)", [`cobro_backup_${process.pid}`]);
