@@ -36,6 +36,8 @@ export interface TaskPayloads {
   "send-notification": { notificationId: string };
   /** Creates an approved go-live request's integration in the Production deployment (domain/going-live/); retried with backoff while Production cannot be reached. */
   "provision-production": { goLiveRequestId: string };
+  /** Asks the bank for a return of unmatched money, or how the one it took stands (domain/reconciliation/return-unmatched.ts); a temporary failure is retried with backoff. */
+  "return-unmatched-payment": { returnId: string };
 }
 
 export type TaskName = keyof TaskPayloads & string;
@@ -65,6 +67,13 @@ export const PROVISION_PRODUCTION_TASK = "provision-production" satisfies TaskNa
 /** One provisioning job per go-live request. */
 export function provisionProductionJobKey(goLiveRequestId: string): string {
   return `${PROVISION_PRODUCTION_TASK}:${goLiveRequestId}`;
+}
+
+export const RETURN_UNMATCHED_PAYMENT_TASK = "return-unmatched-payment" satisfies TaskName;
+
+/** One pending job per return: its request to the bank, then each later check of it. */
+export function returnUnmatchedPaymentJobKey(returnId: string): string {
+  return `${RETURN_UNMATCHED_PAYMENT_TASK}:${returnId}`;
 }
 
 export interface AddJobOptions {

@@ -22,7 +22,7 @@ import type { CvuAccountsTable, CvuHoldsTable } from "./tables/cvu-pool.table.ts
 import type { ChargeDeadlinesTable, ChargesTable } from "./tables/charges.table.ts";
 import type { DailyMessageUsageTable, IntegrationLimitsTable, MessageCapRequestsTable } from "./tables/limits.table.ts";
 import type { PayerLookupUsageTable } from "./tables/payer-lookup.table.ts";
-import type { TransfersTable, UnmatchedPaymentAssignmentsTable, UnmatchedPaymentsTable } from "./tables/transfers.table.ts";
+import type { TransfersTable, UnmatchedPaymentAssignmentsTable, UnmatchedPaymentReturnsTable, UnmatchedPaymentsTable } from "./tables/transfers.table.ts";
 import type { PaymentBreakdownsTable } from "./tables/earnings.table.ts";
 import type { EventsTable } from "./tables/events.table.ts";
 import type { ClientUrlsTable, DeliveryAttemptsTable, EventDeliveriesTable, WebhookSigningSecretsTable } from "./tables/webhooks.table.ts";
@@ -59,6 +59,7 @@ export interface Database {
   transfers: TransfersTable;
   unmatched_payments: UnmatchedPaymentsTable;
   unmatched_payment_assignments: UnmatchedPaymentAssignmentsTable;
+  unmatched_payment_returns: UnmatchedPaymentReturnsTable;
   payment_breakdowns: PaymentBreakdownsTable;
   events: EventsTable;
   webhook_signing_secrets: WebhookSigningSecretsTable;

@@ -121,6 +121,10 @@ export const ERROR_CATALOG = {
   AssignmentPaymentRequestNotFoundError: { status: 404, shape: "general" },
   AssignmentMerchantMismatchError: { status: 409, shape: "general" },
   AssignmentPaymentRequestNotPayableError: { status: 409, shape: "general" },
+  UnmatchedPaymentReturnInProgressError: { status: 409, shape: "general" },
+  UnmatchedPaymentOfIntegrationError: { status: 409, shape: "general" },
+  // An Idempotency-Key sent again with another request (domain/idempotency.ts).
+  IdempotencyKeyReusedError: { status: 422, shape: "general" },
   ClientUrlNotTestableError: { status: 400, shape: "general" },
   EventNotFoundError: { status: 404, shape: "general" },
   EventNotDeliverableError: { status: 409, shape: "general" },

@@ -123,3 +123,9 @@ export type HandlerMap<Operations, Caller> = {
   // Any documented status: each handler declares in its own type the ones it answers itself.
   [OperationId in keyof Operations]: OperationHandler<Operations[OperationId], Caller, keyof ResponsesOf<Operations[OperationId]> & number> | NotImplemented;
 };
+
+/** The `Idempotency-Key` header of an operation that takes one, as the contract validated it (one value). */
+export function idempotencyKeyOf(headers: Record<string, string | string[] | undefined>): string {
+  const key = headers["idempotency-key"];
+  return (Array.isArray(key) ? key[0] : key) ?? "";
+}

@@ -14,6 +14,8 @@ import { MAX_SEND_ATTEMPTS, sendNotification, type SendNotificationOutcome } fro
 import type { ProductionAdminApi } from "../domain/going-live/production-admin-api.ts";
 import { provisionInProduction } from "../domain/going-live/provisioning.ts";
 import { deliveryOutcome, type Metrics } from "../runtime/metrics.ts";
+import type { BankTransfers } from "../domain/outbound/bank-transfers.ts";
+import { settleReturn } from "../domain/reconciliation/return-unmatched.ts";
 
 export type TaskHandler<T extends TaskName> = (payload: TaskPayloads[T], helpers: JobHelpers) => Promise<void>;
 
@@ -36,6 +38,8 @@ export interface TaskDependencies {
   productionAdminApi?: ProductionAdminApi;
   /** The process's metrics (runtime/metrics.ts): what the tasks count. */
   metrics: Metrics;
+  /** The bank returns of unmatched money are asked of: Production's (COBRO_BANK_API_URL), the Sandbox's otherwise; none in a Production worker without one. */
+  bank?: BankTransfers;
 }
 
 /** graphile-worker's crontab: at most one run of each per minute across all worker processes. */
@@ -110,6 +114,28 @@ export function createTaskList(deps: TaskDependencies): TaskList {
           helpers.logger.info(`go-live ${goLiveRequestId}: created in Production as ${outcome.productionIntegrationClientId}`);
           return;
         case "nothing_to_do":
+          return;
+      }
+    },
+    "return-unmatched-payment": async (payload, helpers) => {
+      const { returnId } = payload;
+      if (!deps.bank) {
+        helpers.logger.warn(`return ${returnId}: no bank is configured in this worker (COBRO_BANK_API_URL, COBRO_BANK_API_TOKEN); retried later`);
+        throw new Error("no bank configured");
+      }
+      const outcome = await settleReturn({ db: deps.db, clock: deps.clock, bank: deps.bank, livemode: deps.serviceEnv === "production" }, returnId);
+      // The ids and the outcome only: never the accounts, the amount or the bank's words (they are on the return).
+      switch (outcome.kind) {
+        case "retry":
+          throw new Error(`return ${returnId}: the bank was not reached, retried later`);
+        case "pending":
+          helpers.logger.info(`return ${returnId}: taken by the bank, checked again at ${outcome.checkAt.toISOString()}`);
+          return;
+        case "returned":
+        case "failed":
+          helpers.logger.info(`return ${returnId}: ${outcome.kind}`);
+          return;
+        case "settled":
           return;
       }
     },

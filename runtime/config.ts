@@ -105,6 +105,13 @@ export interface Config {
   /** Where payer notifications go out. Without a channel's provider the Sandbox records its messages as `simulated`; a Production worker refuses to start. */
   notifications: NotificationProviders;
   /**
+   * The bank's outgoing transfers API that returns of unmatched money are asked of (COBRO_BANK_API_URL, http or
+   * https, and its bearer token COBRO_BANK_API_TOKEN; domain/outbound/http-bank.ts). Without it the Sandbox's
+   * bank completes returns by itself; a Production worker without it keeps returns `requested`, retrying, and
+   * warns at start.
+   */
+  bankApi: { apiUrl: string; token: string } | undefined;
+  /**
    * Sandbox only: the Production deployment's Admin API and a platform API key created there
    * (COBRO_PRODUCTION_ADMIN_URL, COBRO_PRODUCTION_API_KEY), where approved go-live requests create the
    * integration. Without them an approval is recorded and the integration is created in Production by hand.
@@ -263,6 +270,7 @@ export function loadConfig(
 
   const secretKeyring = secretKeyringOf(env, problems);
   const notifications = notificationProviders(env, problems);
+  const bankApi = bankApiOf(env, problems);
   const production = productionDeployment(env, serviceEnv as ServiceEnv, problems);
 
   const host = env.COBRO_HOST ?? "127.0.0.1";
@@ -315,9 +323,20 @@ export function loadConfig(
     taxRegistryUrl,
     bankFeedSecret: env.COBRO_BANK_FEED_SECRET || undefined,
     notifications,
+    bankApi,
     productionDeployment: production,
     secretKeyring,
   };
+}
+
+function bankApiOf(env: NodeJS.ProcessEnv, problems: string[]): Config["bankApi"] {
+  const apiUrl = env.COBRO_BANK_API_URL || undefined;
+  const token = env.COBRO_BANK_API_TOKEN || undefined;
+  if ((apiUrl === undefined) !== (token === undefined)) problems.push("COBRO_BANK_API_URL and COBRO_BANK_API_TOKEN go together: set both, or neither");
+  if (apiUrl !== undefined && !(URL.canParse(apiUrl) && /^https?:$/.test(new URL(apiUrl).protocol)))
+    problems.push(`COBRO_BANK_API_URL must be an http(s) URL, not "${apiUrl}"`);
+  if (apiUrl === undefined || token === undefined) return undefined;
+  return { apiUrl: apiUrl.replace(/\/$/, ""), token };
 }
 
 /**

@@ -32,6 +32,9 @@ import { OutboundHttpClient } from "../domain/outbound/http-client.ts";
 import { SmtpEmailSender } from "../domain/outbound/smtp-email-sender.ts";
 import { WhatsappSender } from "../domain/outbound/whatsapp-sender.ts";
 import { simulatedSender } from "../domain/outbound/simulated-sender.ts";
+import { HttpBank } from "../domain/outbound/http-bank.ts";
+import { sandboxBank } from "../domain/outbound/sandbox-bank.ts";
+import type { BankTransfers } from "../domain/outbound/bank-transfers.ts";
 import { SandboxMailLog } from "../domain/outbound/sandbox-mail-log.ts";
 import type { EmailMessage, NotificationSenders, Sender } from "../domain/outbound/sender.ts";
 import { createMetrics, samplePool, type Metrics } from "../runtime/metrics.ts";
@@ -301,6 +304,8 @@ async function startWorkerPart(parts: ServiceParts, stops: Array<() => Promise<v
   const { config, database, clock, metrics, logger } = parts;
   const notificationSenders = buildNotificationSenders(config, logger);
   stops.push(() => closeSenders(notificationSenders));
+  const bank = buildBank(config, logger);
+  if (bank) stops.push(() => bank.close());
   const taskList = createTaskList({
     db: database.db,
     clock,
@@ -312,6 +317,7 @@ async function startWorkerPart(parts: ServiceParts, stops: Array<() => Promise<v
     integrationPublicUrl: parts.publicUrls.integration,
     productionAdminApi: config.productionDeployment ? productionAdminApi(config.productionDeployment) : undefined,
     metrics,
+    bank,
   });
   const worker = await startWorker({
     connectionString: database.connectionString,
@@ -346,6 +352,16 @@ function buildNotificationSenders(config: Config, logger: Logger): NotificationS
     email: email ? new SmtpEmailSender({ smtpUrl: email.smtpUrl, from: email.from }) : simulatedSender,
     whatsapp: whatsapp ? new WhatsappSender(whatsapp) : simulatedSender,
   };
+}
+
+/** The bank returns are asked of: the configured API, the Sandbox's own bank, or (Production without one) none. */
+function buildBank(config: Config, logger: Logger): BankTransfers | undefined {
+  if (config.bankApi) return new HttpBank(config.bankApi);
+  if (config.serviceEnv === "sandbox") return sandboxBank;
+  logger.warn(
+    "no COBRO_BANK_API_URL and COBRO_BANK_API_TOKEN: returns of unmatched money stay requested, and their jobs are retried, until the bank's API is set",
+  );
+  return undefined;
 }
 
 /**

@@ -39,6 +39,7 @@ import * as eventLogOrder from "./2026_11_27_0035_event_log_order.ts";
 import * as webhookUrlVerified from "./2026_11_28_0036_webhook_url_verified.ts";
 import * as unmatchedPayments from "./2026_11_28_0037_unmatched_payments.ts";
 import * as unmatchedPaymentAssignments from "./2026_11_28_0038_unmatched_payment_assignments.ts";
+import * as unmatchedPaymentReturns from "./2026_11_28_0039_unmatched_payment_returns.ts";
 
 export const migrations: Record<string, Migration> = {
   "2026_11_22_0001_initial": initial,
@@ -78,4 +79,5 @@ export const migrations: Record<string, Migration> = {
   "2026_11_28_0036_webhook_url_verified": webhookUrlVerified,
   "2026_11_28_0037_unmatched_payments": unmatchedPayments,
   "2026_11_28_0038_unmatched_payment_assignments": unmatchedPaymentAssignments,
+  "2026_11_28_0039_unmatched_payment_returns": unmatchedPaymentReturns,
 };

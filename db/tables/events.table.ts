@@ -9,7 +9,7 @@ export interface EventsTable {
   integration_client_id: string;
   merchant_account_id: string | null;
   charge_id: string | null;
-  type: "payment_request.payment_received" | "payment_request.expired" | "payment.unmatched";
+  type: "payment_request.payment_received" | "payment_request.expired" | "payment.unmatched" | "payment.returned" | "payment.return_failed";
   payload: ColumnType<Record<string, unknown>, string, string>;
   created_at: Timestamp;
   /** The merchant account was unlinked from the integration when the event occurred: never delivered nor listed. */

@@ -67,3 +67,32 @@ export interface UnmatchedPaymentAssignmentsTable {
   actor_kind: "integration_admin" | "integration_api";
   actor_admin_user_id: string | null;
 }
+
+export type UnmatchedPaymentReturnState = "requested" | "returned" | "failed";
+
+/** Unmatched money sent back to where it came from (migration 2026_11_28_0039_unmatched_payment_returns). */
+export interface UnmatchedPaymentReturnsTable {
+  id: Generated<string>;
+  seq: ColumnType<number, never, never>;
+  unmatched_payment_id: string;
+  amount_cents: number;
+  state: ColumnType<UnmatchedPaymentReturnState, UnmatchedPaymentReturnState | undefined, UnmatchedPaymentReturnState>;
+  to_cvu: string | null;
+  to_cuil: string | null;
+  simulate_failure: ColumnType<boolean, boolean | undefined, boolean>;
+  requested_at: Timestamp;
+  completed_at: Timestamp | null;
+  failure_reason: string | null;
+  /** The bank's id of the outgoing transfer, once it took it. */
+  bank_transfer_id: string | null;
+  attempts: ColumnType<number, number | undefined, number>;
+  actor_kind: "integration_admin" | "integration_api" | "platform_admin";
+  actor_admin_user_id: string | null;
+  /** `integration:<id>` or `platform`: whose key it is. */
+  idempotency_owner: string;
+  idempotency_key: string;
+  /** SHA-256 (hex) of what was asked under the key. */
+  request_fingerprint: string;
+}
+
+export type UnmatchedPaymentReturn = Selectable<UnmatchedPaymentReturnsTable>;

@@ -33,9 +33,10 @@ export const VALUE_RECORDED_FIELDS: ReadonlySet<string> = new Set([
   "percentage",
   "fixedAmount",
   "status",
-  // unmatched money assigned: to which charge
+  // unmatched money assigned: to which charge; returned: whether the Sandbox was asked to fail it
   "paymentRequestId",
   "referenceId",
+  "simulateFailure",
   // merchant provisioning (a business, not a person)
   "legalName",
   "tradeName",

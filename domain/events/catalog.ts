@@ -27,6 +27,16 @@ export const EVENT_CATALOG: readonly CatalogItem[] = [
     label: "Pago sin imputar",
     description: "Llegó una transferencia que no se pudo asociar a ningún cobro.",
   },
+  {
+    event: "payment.returned",
+    label: "Pago devuelto",
+    description: "Se devolvió un pago sin imputar a la cuenta de origen.",
+  },
+  {
+    event: "payment.return_failed",
+    label: "Devolución fallida",
+    description: "El banco no pudo devolver un pago sin imputar; el dinero vuelve a estar sin imputar.",
+  },
 ];
 
 export function isCatalogEvent(name: string): name is EventName {

@@ -12,6 +12,7 @@
 //   reopens a charge (its CVU went back to the pool when it closed);
 // - `canceled`, `total_payment`, a draft, or a charge that owed nothing more at the transfer's time: refused.
 // Only what the charge owed is applied; the rest stays unmatched money, `unresolved`, to assign or return.
+// A failed return's money (`return_failed`) is unresolved again and can be assigned too.
 // Two assignments of one payment at once: the payment's row is locked first, so the second sees the first's
 // result (assigned, or what is left of it).
 import { randomUUID } from "node:crypto";
@@ -63,7 +64,8 @@ export async function assignUnmatchedPayment(
   }
   const assigned = await db.transaction().execute(async (trx) => {
     const payment = await lockPayment(trx, scope, unmatchedPaymentId);
-    if (payment.state !== "unresolved" || payment.unresolved_cents <= 0) {
+    // A failed return's money is unresolved again: it can be assigned as well as returned again.
+    if ((payment.state !== "unresolved" && payment.state !== "return_failed") || payment.unresolved_cents <= 0) {
       throw new DomainError("UnmatchedPaymentNotUnresolvedError", `This unmatched payment is ${payment.state}: only unresolved money can be assigned`);
     }
     const charge = await lockCharge(trx, scope, payment, target);

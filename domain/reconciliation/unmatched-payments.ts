@@ -5,7 +5,7 @@
 // to a CVU no charge held (which belong to no integration) included.
 import { sql, type Kysely } from "kysely";
 import type { Database } from "../../db/schema.ts";
-import type { UnmatchedPaymentReason, UnmatchedPaymentState } from "../../db/tables/transfers.table.ts";
+import type { UnmatchedPaymentReason, UnmatchedPaymentReturnState, UnmatchedPaymentState } from "../../db/tables/transfers.table.ts";
 import type { components } from "../../generated/types/admin.ts";
 import { DomainError, ValidationError } from "../errors.ts";
 import { ofUnlinkedMerchant } from "../merchants/unlinked-merchants.ts";
@@ -65,9 +65,44 @@ const COLUMNS = [
                      order by a.seq)
       from unmatched_payment_assignments a join charges ac on ac.id = a.charge_id
      where a.unmatched_payment_id = u.id), '[]'::jsonb)`.as("assignments"),
+  // Its returns, oldest first.
+  sql<ReturnRow[]>`coalesce((
+    select jsonb_agg(to_jsonb(r) order by r.seq)
+      from unmatched_payment_returns r
+     where r.unmatched_payment_id = u.id), '[]'::jsonb)`.as("returns"),
 ] as const;
 
 type AssignmentRow = { charge_id: string; reference_id: string; amount_cents: number; assigned_at: string };
+
+/** A return as its row reads in JSON (timestamps as text). */
+export type ReturnRow = {
+  id: string;
+  amount_cents: number | string;
+  state: UnmatchedPaymentReturnState;
+  to_cvu: string | null;
+  to_cuil: string | null;
+  simulate_failure: boolean;
+  requested_at: string | Date;
+  completed_at: string | Date | null;
+  failure_reason: string | null;
+};
+
+export type UnmatchedPaymentReturnView = components["schemas"]["UnmatchedPaymentReturnRecord"];
+
+/** The contract's view of a return. */
+export function returnViewOf(row: ReturnRow): UnmatchedPaymentReturnView {
+  return {
+    returnId: row.id,
+    amount: fromCents(Number(row.amount_cents)),
+    state: row.state,
+    ...(row.to_cvu ? { toCvu: row.to_cvu } : {}),
+    ...(row.to_cuil ? { toCuil: row.to_cuil } : {}),
+    requestedAt: new Date(row.requested_at).toISOString(),
+    ...(row.completed_at ? { completedAt: new Date(row.completed_at).toISOString() } : {}),
+    ...(row.failure_reason ? { failureReason: row.failure_reason } : {}),
+    ...(row.simulate_failure ? { simulatedFailure: true } : {}),
+  };
+}
 
 /** A page of the unmatched payments the scope sees, newest transfer first, filtered. */
 export async function listUnmatchedPayments(
@@ -120,6 +155,7 @@ type Row = {
   transfer_amount_cents: number;
   reference_id: string | null;
   assignments: AssignmentRow[];
+  returns: ReturnRow[];
 };
 
 function viewOf(row: Row): UnmatchedPaymentView {
@@ -147,5 +183,6 @@ function viewOf(row: Row): UnmatchedPaymentView {
       amount: fromCents(Number(assignment.amount_cents)),
       assignedAt: new Date(assignment.assigned_at).toISOString(),
     })),
+    returns: row.returns.map(returnViewOf),
   };
 }

@@ -48,7 +48,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_170#"
+      // "__fjs_merged_182#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -666,12 +666,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous1 (obj) {
-      // "__fjs_merged_172#/properties/items"
+      // "__fjs_merged_184#/properties/items"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_172#/properties/items' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_184#/properties/items' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -689,7 +689,7 @@ return json + JSON_STR_END_OBJECT
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_172#"
+      // "__fjs_merged_184#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -956,12 +956,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous1 (obj) {
-      // "__fjs_merged_177#/properties/validationDetails"
+      // "__fjs_merged_189#/properties/validationDetails"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_177#/properties/validationDetails' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_189#/properties/validationDetails' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -979,7 +979,7 @@ return json + JSON_STR_END_OBJECT
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_177#"
+      // "__fjs_merged_189#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -1118,7 +1118,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_180#"
+      // "__fjs_merged_192#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -1424,12 +1424,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous2 (obj) {
-      // "__fjs_merged_182#/properties/items"
+      // "__fjs_merged_194#/properties/items"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_182#/properties/items' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_194#/properties/items' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -1447,7 +1447,7 @@ return json + JSON_STR_END_OBJECT
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_182#"
+      // "__fjs_merged_194#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -1970,12 +1970,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous1 (obj) {
-      // "__fjs_merged_188#/properties/items"
+      // "__fjs_merged_200#/properties/items"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_188#/properties/items' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_200#/properties/items' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -1993,7 +1993,7 @@ return json + JSON_STR_END_OBJECT
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_188#"
+      // "__fjs_merged_200#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -2150,12 +2150,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous1 (obj) {
-      // "__fjs_merged_192#/properties/reasons"
+      // "__fjs_merged_204#/properties/reasons"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_192#/properties/reasons' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_204#/properties/reasons' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -2296,7 +2296,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_192#"
+      // "__fjs_merged_204#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -2541,7 +2541,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_196#"
+      // "__fjs_merged_208#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -2870,12 +2870,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous1 (obj) {
-      // "__fjs_merged_198#/properties/items"
+      // "__fjs_merged_210#/properties/items"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_198#/properties/items' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_210#/properties/items' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -2893,7 +2893,7 @@ return json + JSON_STR_END_OBJECT
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_198#"
+      // "__fjs_merged_210#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -3187,7 +3187,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_202#"
+      // "__fjs_merged_214#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -3544,12 +3544,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous1 (obj) {
-      // "__fjs_merged_206#/properties/items"
+      // "__fjs_merged_218#/properties/items"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_206#/properties/items' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_218#/properties/items' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -3567,7 +3567,7 @@ return json + JSON_STR_END_OBJECT
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_206#"
+      // "__fjs_merged_218#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -3664,7 +3664,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_210#"
+      // "__fjs_merged_222#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -3975,7 +3975,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_214#"
+      // "__fjs_merged_226#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -4093,12 +4093,12 @@ const asInteger = serializer.asInteger.bind(serializer)
   
     
     function anonymous1 (obj) {
-      // "__fjs_merged_217#/properties/scopes"
+      // "__fjs_merged_229#/properties/scopes"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_217#/properties/scopes' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_229#/properties/scopes' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -4149,12 +4149,12 @@ const asInteger = serializer.asInteger.bind(serializer)
     }
 
     function anonymous2 (obj) {
-      // "__fjs_merged_217#/properties/logoutUrls"
+      // "__fjs_merged_229#/properties/logoutUrls"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_217#/properties/logoutUrls' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_229#/properties/logoutUrls' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -4204,7 +4204,7 @@ const asInteger = serializer.asInteger.bind(serializer)
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_217#"
+      // "__fjs_merged_229#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -5105,12 +5105,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous1 (obj) {
-      // "__fjs_merged_220#/properties/items"
+      // "__fjs_merged_232#/properties/items"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_220#/properties/items' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_232#/properties/items' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -5128,7 +5128,7 @@ return json + JSON_STR_END_OBJECT
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_220#"
+      // "__fjs_merged_232#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -5226,12 +5226,12 @@ const asInteger = serializer.asInteger.bind(serializer)
   
     
     function anonymous1 (obj) {
-      // "__fjs_merged_223#/properties/scopes"
+      // "__fjs_merged_235#/properties/scopes"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_223#/properties/scopes' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_235#/properties/scopes' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -5282,12 +5282,12 @@ const asInteger = serializer.asInteger.bind(serializer)
     }
 
     function anonymous2 (obj) {
-      // "__fjs_merged_223#/properties/logoutUrls"
+      // "__fjs_merged_235#/properties/logoutUrls"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_223#/properties/logoutUrls' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_235#/properties/logoutUrls' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -5337,7 +5337,7 @@ const asInteger = serializer.asInteger.bind(serializer)
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_223#"
+      // "__fjs_merged_235#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -5679,12 +5679,12 @@ const asInteger = serializer.asInteger.bind(serializer)
   
     
     function anonymous1 (obj) {
-      // "__fjs_merged_226#/properties/scopes"
+      // "__fjs_merged_238#/properties/scopes"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_226#/properties/scopes' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_238#/properties/scopes' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -5735,12 +5735,12 @@ const asInteger = serializer.asInteger.bind(serializer)
     }
 
     function anonymous2 (obj) {
-      // "__fjs_merged_226#/properties/logoutUrls"
+      // "__fjs_merged_238#/properties/logoutUrls"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_226#/properties/logoutUrls' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_238#/properties/logoutUrls' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -5845,7 +5845,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_226#"
+      // "__fjs_merged_238#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -6192,7 +6192,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_229#"
+      // "__fjs_merged_241#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -6299,7 +6299,7 @@ const module = { exports: undefined };
   const validator = (() => {
         const validators = {}
         const exports = validators
-        "use strict";exports["__fjs_root_230#/anyOf/0"] = validate5;const schema1 = {"type":"object","required":["code","message","id","validationDetails"],"properties":{"code":{"type":["string","object"],"enum":["ValidationError"],"fjs_type":"string"},"message":{"type":["string","object"],"fjs_type":"string"},"id":{"type":["string","object"],"fjs_type":"string"},"validationDetails":{"type":"array","items":{"$ref":"#/components/schemas/ValidationDetail"},"description":"Every field that failed, in the order found."}},"additionalProperties":false,"description":"A request that does not meet the contract. `message` repeats the first detail."};const schema2 = {"type":"object","required":["field","message","rule"],"properties":{"field":{"type":["string","object"],"description":"JSON path of the field, dot-separated (`customer.phoneNumber.number`, `dueDates[1]`); `body` for the whole body.","fjs_type":"string"},"message":{"type":["string","object"],"description":"What is wrong with it (English, for developers: decide by `rule`, never by this text).","fjs_type":"string"},"rule":{"allOf":[{"$ref":"#/components/schemas/ValidationRule"}],"description":"Which rule the field broke."},"limit":{"type":"number","format":"double","description":"The rule's bound: a length, a count, a number, a count of decimals or of days."},"format":{"type":["string","object"],"description":"With `format`: the format the text must have.","fjs_type":"string"},"fields":{"type":"array","items":{"type":["string","object"],"fjs_type":"string"},"description":"With `exactlyOneOf`: the alternatives; with `dateOrder`: the field it is compared with."}},"additionalProperties":false,"description":"One field that failed validation."};const schema3 = {"type":["string","object"],"enum":["required","notAccepted","type","enum","minLength","maxLength","minItems","maxItems","minProperties","maxProperties","minimum","exclusiveMinimum","maximum","exclusiveMaximum","decimals","multipleOf","pattern","format","exactlyOneOf","blank","https","url","taxDocument","dateOrder","outOfRange","nulCharacter","malformed","invalid"],"description":"The rule a field broke, for a program to act on and for a screen to word in its own language (with\n`limit`, `format` and `fields`); `message` is an English sentence for a developer's log, not to parse.","fjs_type":"string"};const formats0 = require("ajv-formats/dist/formats").fullFormats.double;function validate2(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if((((data.field === undefined) && (missing0 = "field")) || ((data.message === undefined) && (missing0 = "message"))) || ((data.rule === undefined) && (missing0 = "rule"))){validate2.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {const _errs1 = errors;for(const key0 in data){if(!((((((key0 === "field") || (key0 === "message")) || (key0 === "rule")) || (key0 === "limit")) || (key0 === "format")) || (key0 === "fields"))){validate2.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.field !== undefined){let data0 = data.field;const _errs2 = errors;if((typeof data0 !== "string") && (!(data0 && typeof data0 == "object" && !Array.isArray(data0)))){validate2.errors = [{instancePath:instancePath+"/field",schemaPath:"#/properties/field/type",keyword:"type",params:{type: schema2.properties.field.type},message:"must be string,object"}];return false;}if(errors === _errs2){if(data0 && typeof data0 == "object" && !Array.isArray(data0)){if(!data0 || typeof data0.toJSON !== "function"){validate2.errors = [{instancePath:instancePath+"/field",schemaPath:"#/properties/field/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs2 === errors;}else {var valid0 = true;}if(valid0){if(data.message !== undefined){let data1 = data.message;const _errs4 = errors;if((typeof data1 !== "string") && (!(data1 && typeof data1 == "object" && !Array.isArray(data1)))){validate2.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: schema2.properties.message.type},message:"must be string,object"}];return false;}if(errors === _errs4){if(data1 && typeof data1 == "object" && !Array.isArray(data1)){if(!data1 || typeof data1.toJSON !== "function"){validate2.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs4 === errors;}else {var valid0 = true;}if(valid0){if(data.rule !== undefined){let data2 = data.rule;const _errs6 = errors;const _errs8 = errors;if((typeof data2 !== "string") && (!(data2 && typeof data2 == "object" && !Array.isArray(data2)))){validate2.errors = [{instancePath:instancePath+"/rule",schemaPath:"#/components/schemas/ValidationRule/type",keyword:"type",params:{type: schema3.type},message:"must be string,object"}];return false;}if(!((((((((((((((((((((((((((((data2 === "required") || (data2 === "notAccepted")) || (data2 === "type")) || (data2 === "enum")) || (data2 === "minLength")) || (data2 === "maxLength")) || (data2 === "minItems")) || (data2 === "maxItems")) || (data2 === "minProperties")) || (data2 === "maxProperties")) || (data2 === "minimum")) || (data2 === "exclusiveMinimum")) || (data2 === "maximum")) || (data2 === "exclusiveMaximum")) || (data2 === "decimals")) || (data2 === "multipleOf")) || (data2 === "pattern")) || (data2 === "format")) || (data2 === "exactlyOneOf")) || (data2 === "blank")) || (data2 === "https")) || (data2 === "url")) || (data2 === "taxDocument")) || (data2 === "dateOrder")) || (data2 === "outOfRange")) || (data2 === "nulCharacter")) || (data2 === "malformed")) || (data2 === "invalid"))){validate2.errors = [{instancePath:instancePath+"/rule",schemaPath:"#/components/schemas/ValidationRule/enum",keyword:"enum",params:{allowedValues: schema3.enum},message:"must be equal to one of the allowed values"}];return false;}if(errors === _errs8){if(data2 && typeof data2 == "object" && !Array.isArray(data2)){if(!data2 || typeof data2.toJSON !== "function"){validate2.errors = [{instancePath:instancePath+"/rule",schemaPath:"#/components/schemas/ValidationRule/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs6 === errors;}else {var valid0 = true;}if(valid0){if(data.limit !== undefined){let data3 = data.limit;const _errs10 = errors;if(errors === _errs10){if((typeof data3 == "number") && (isFinite(data3))){if(!(formats0.validate(data3))){validate2.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/format",keyword:"format",params:{format: "double"},message:"must match format \""+"double"+"\""}];return false;}}else {validate2.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "number"},message:"must be number"}];return false;}}var valid0 = _errs10 === errors;}else {var valid0 = true;}if(valid0){if(data.format !== undefined){let data4 = data.format;const _errs12 = errors;if((typeof data4 !== "string") && (!(data4 && typeof data4 == "object" && !Array.isArray(data4)))){validate2.errors = [{instancePath:instancePath+"/format",schemaPath:"#/properties/format/type",keyword:"type",params:{type: schema2.properties.format.type},message:"must be string,object"}];return false;}if(errors === _errs12){if(data4 && typeof data4 == "object" && !Array.isArray(data4)){if(!data4 || typeof data4.toJSON !== "function"){validate2.errors = [{instancePath:instancePath+"/format",schemaPath:"#/properties/format/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs12 === errors;}else {var valid0 = true;}if(valid0){if(data.fields !== undefined){let data5 = data.fields;const _errs14 = errors;if(errors === _errs14){if(Array.isArray(data5)){var valid3 = true;const len0 = data5.length;for(let i0=0; i0<len0; i0++){let data6 = data5[i0];const _errs16 = errors;if((typeof data6 !== "string") && (!(data6 && typeof data6 == "object" && !Array.isArray(data6)))){validate2.errors = [{instancePath:instancePath+"/fields/" + i0,schemaPath:"#/properties/fields/items/type",keyword:"type",params:{type: schema2.properties.fields.items.type},message:"must be string,object"}];return false;}if(errors === _errs16){if(data6 && typeof data6 == "object" && !Array.isArray(data6)){if(!data6 || typeof data6.toJSON !== "function"){validate2.errors = [{instancePath:instancePath+"/fields/" + i0,schemaPath:"#/properties/fields/items/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid3 = _errs16 === errors;if(!valid3){break;}}}else {validate2.errors = [{instancePath:instancePath+"/fields",schemaPath:"#/properties/fields/type",keyword:"type",params:{type: "array"},message:"must be array"}];return false;}}var valid0 = _errs14 === errors;}else {var valid0 = true;}}}}}}}}}else {validate2.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate2.errors = vErrors;return errors === 0;}function validate5(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if(((((data.code === undefined) && (missing0 = "code")) || ((data.message === undefined) && (missing0 = "message"))) || ((data.id === undefined) && (missing0 = "id"))) || ((data.validationDetails === undefined) && (missing0 = "validationDetails"))){validate5.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {const _errs1 = errors;for(const key0 in data){if(!((((key0 === "code") || (key0 === "message")) || (key0 === "id")) || (key0 === "validationDetails"))){validate5.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.code !== undefined){let data0 = data.code;const _errs2 = errors;if((typeof data0 !== "string") && (!(data0 && typeof data0 == "object" && !Array.isArray(data0)))){validate5.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: schema1.properties.code.type},message:"must be string,object"}];return false;}if(!(data0 === "ValidationError")){validate5.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/enum",keyword:"enum",params:{allowedValues: schema1.properties.code.enum},message:"must be equal to one of the allowed values"}];return false;}if(errors === _errs2){if(data0 && typeof data0 == "object" && !Array.isArray(data0)){if(!data0 || typeof data0.toJSON !== "function"){validate5.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs2 === errors;}else {var valid0 = true;}if(valid0){if(data.message !== undefined){let data1 = data.message;const _errs4 = errors;if((typeof data1 !== "string") && (!(data1 && typeof data1 == "object" && !Array.isArray(data1)))){validate5.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: schema1.properties.message.type},message:"must be string,object"}];return false;}if(errors === _errs4){if(data1 && typeof data1 == "object" && !Array.isArray(data1)){if(!data1 || typeof data1.toJSON !== "function"){validate5.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs4 === errors;}else {var valid0 = true;}if(valid0){if(data.id !== undefined){let data2 = data.id;const _errs6 = errors;if((typeof data2 !== "string") && (!(data2 && typeof data2 == "object" && !Array.isArray(data2)))){validate5.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: schema1.properties.id.type},message:"must be string,object"}];return false;}if(errors === _errs6){if(data2 && typeof data2 == "object" && !Array.isArray(data2)){if(!data2 || typeof data2.toJSON !== "function"){validate5.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs6 === errors;}else {var valid0 = true;}if(valid0){if(data.validationDetails !== undefined){let data3 = data.validationDetails;const _errs8 = errors;if(errors === _errs8){if(Array.isArray(data3)){var valid1 = true;const len0 = data3.length;for(let i0=0; i0<len0; i0++){const _errs10 = errors;if(!(validate2(data3[i0], {instancePath:instancePath+"/validationDetails/" + i0,parentData:data3,parentDataProperty:i0,rootData}))){vErrors = vErrors === null ? validate2.errors : vErrors.concat(validate2.errors);errors = vErrors.length;}var valid1 = _errs10 === errors;if(!valid1){break;}}}else {validate5.errors = [{instancePath:instancePath+"/validationDetails",schemaPath:"#/properties/validationDetails/type",keyword:"type",params:{type: "array"},message:"must be array"}];return false;}}var valid0 = _errs8 === errors;}else {var valid0 = true;}}}}}}}else {validate5.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate5.errors = vErrors;return errors === 0;}exports["__fjs_root_230#/anyOf/1"] = validate7;const schema4 = {"type":"object","required":["code","message","id"],"properties":{"code":{"type":["string","object"],"description":"Machine-readable error code.","fjs_type":"string"},"message":{"type":["string","object"],"description":"Human-readable explanation (English). Do not parse it.","fjs_type":"string"},"id":{"type":["string","object"],"description":"Identifier of this occurrence, also written to the service log; quote it to support.","fjs_type":"string"},"cause":{"type":["string","object"],"description":"A further explanation of what caused the error, when one is known.","fjs_type":"string"}},"additionalProperties":false,"description":"The general error body of the Admin API: as the general body, with an optional `cause`."};function validate7(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if((((data.code === undefined) && (missing0 = "code")) || ((data.message === undefined) && (missing0 = "message"))) || ((data.id === undefined) && (missing0 = "id"))){validate7.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {const _errs1 = errors;for(const key0 in data){if(!((((key0 === "code") || (key0 === "message")) || (key0 === "id")) || (key0 === "cause"))){validate7.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.code !== undefined){let data0 = data.code;const _errs2 = errors;if((typeof data0 !== "string") && (!(data0 && typeof data0 == "object" && !Array.isArray(data0)))){validate7.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: schema4.properties.code.type},message:"must be string,object"}];return false;}if(errors === _errs2){if(data0 && typeof data0 == "object" && !Array.isArray(data0)){if(!data0 || typeof data0.toJSON !== "function"){validate7.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs2 === errors;}else {var valid0 = true;}if(valid0){if(data.message !== undefined){let data1 = data.message;const _errs4 = errors;if((typeof data1 !== "string") && (!(data1 && typeof data1 == "object" && !Array.isArray(data1)))){validate7.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: schema4.properties.message.type},message:"must be string,object"}];return false;}if(errors === _errs4){if(data1 && typeof data1 == "object" && !Array.isArray(data1)){if(!data1 || typeof data1.toJSON !== "function"){validate7.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs4 === errors;}else {var valid0 = true;}if(valid0){if(data.id !== undefined){let data2 = data.id;const _errs6 = errors;if((typeof data2 !== "string") && (!(data2 && typeof data2 == "object" && !Array.isArray(data2)))){validate7.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: schema4.properties.id.type},message:"must be string,object"}];return false;}if(errors === _errs6){if(data2 && typeof data2 == "object" && !Array.isArray(data2)){if(!data2 || typeof data2.toJSON !== "function"){validate7.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs6 === errors;}else {var valid0 = true;}if(valid0){if(data.cause !== undefined){let data3 = data.cause;const _errs8 = errors;if((typeof data3 !== "string") && (!(data3 && typeof data3 == "object" && !Array.isArray(data3)))){validate7.errors = [{instancePath:instancePath+"/cause",schemaPath:"#/properties/cause/type",keyword:"type",params:{type: schema4.properties.cause.type},message:"must be string,object"}];return false;}if(errors === _errs8){if(data3 && typeof data3 == "object" && !Array.isArray(data3)){if(!data3 || typeof data3.toJSON !== "function"){validate7.errors = [{instancePath:instancePath+"/cause",schemaPath:"#/properties/cause/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs8 === errors;}else {var valid0 = true;}}}}}}}else {validate7.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate7.errors = vErrors;return errors === 0;}exports["__fjs_root_230#/anyOf/2"] = validate8;const schema7 = {"type":"object","required":["code","message","id","validationDetails"],"properties":{"code":{"type":["string","object"],"enum":["ValidationError"],"fjs_type":"string"},"message":{"type":["string","object"],"fjs_type":"string"},"id":{"type":["string","object"],"fjs_type":"string"},"validationDetails":{"type":"array","items":{"type":"object","required":["field","message","rule"],"properties":{"field":{"type":["string","object"],"description":"JSON path of the field, dot-separated (`customer.phoneNumber.number`, `dueDates[1]`); `body` for the whole body.","fjs_type":"string"},"message":{"type":["string","object"],"description":"What is wrong with it (English, for developers: decide by `rule`, never by this text).","fjs_type":"string"},"rule":{"allOf":[{"type":["string","object"],"enum":["required","notAccepted","type","enum","minLength","maxLength","minItems","maxItems","minProperties","maxProperties","minimum","exclusiveMinimum","maximum","exclusiveMaximum","decimals","multipleOf","pattern","format","exactlyOneOf","blank","https","url","taxDocument","dateOrder","outOfRange","nulCharacter","malformed","invalid"],"description":"The rule a field broke, for a program to act on and for a screen to word in its own language (with\n`limit`, `format` and `fields`); `message` is an English sentence for a developer's log, not to parse.","fjs_type":"string"}],"description":"Which rule the field broke."},"limit":{"type":"number","format":"double","description":"The rule's bound: a length, a count, a number, a count of decimals or of days."},"format":{"type":["string","object"],"description":"With `format`: the format the text must have.","fjs_type":"string"},"fields":{"type":"array","items":{"type":["string","object"],"fjs_type":"string"},"description":"With `exactlyOneOf`: the alternatives; with `dateOrder`: the field it is compared with."}},"description":"One field that failed validation."},"description":"Every field that failed, in the order found."}},"description":"A request that does not meet the contract. `message` repeats the first detail."};function validate8(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if(((((data.code === undefined) && (missing0 = "code")) || ((data.message === undefined) && (missing0 = "message"))) || ((data.id === undefined) && (missing0 = "id"))) || ((data.validationDetails === undefined) && (missing0 = "validationDetails"))){validate8.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {if(data.code !== undefined){let data0 = data.code;const _errs1 = errors;if((typeof data0 !== "string") && (!(data0 && typeof data0 == "object" && !Array.isArray(data0)))){validate8.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: schema7.properties.code.type},message:"must be string,object"}];return false;}if(!(data0 === "ValidationError")){validate8.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/enum",keyword:"enum",params:{allowedValues: schema7.properties.code.enum},message:"must be equal to one of the allowed values"}];return false;}if(errors === _errs1){if(data0 && typeof data0 == "object" && !Array.isArray(data0)){if(!data0 || typeof data0.toJSON !== "function"){validate8.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs1 === errors;}else {var valid0 = true;}if(valid0){if(data.message !== undefined){let data1 = data.message;const _errs3 = errors;if((typeof data1 !== "string") && (!(data1 && typeof data1 == "object" && !Array.isArray(data1)))){validate8.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: schema7.properties.message.type},message:"must be string,object"}];return false;}if(errors === _errs3){if(data1 && typeof data1 == "object" && !Array.isArray(data1)){if(!data1 || typeof data1.toJSON !== "function"){validate8.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs3 === errors;}else {var valid0 = true;}if(valid0){if(data.id !== undefined){let data2 = data.id;const _errs5 = errors;if((typeof data2 !== "string") && (!(data2 && typeof data2 == "object" && !Array.isArray(data2)))){validate8.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: schema7.properties.id.type},message:"must be string,object"}];return false;}if(errors === _errs5){if(data2 && typeof data2 == "object" && !Array.isArray(data2)){if(!data2 || typeof data2.toJSON !== "function"){validate8.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs5 === errors;}else {var valid0 = true;}if(valid0){if(data.validationDetails !== undefined){let data3 = data.validationDetails;const _errs7 = errors;if(errors === _errs7){if(Array.isArray(data3)){var valid1 = true;const len0 = data3.length;for(let i0=0; i0<len0; i0++){let data4 = data3[i0];const _errs9 = errors;if(errors === _errs9){if(data4 && typeof data4 == "object" && !Array.isArray(data4)){let missing1;if((((data4.field === undefined) && (missing1 = "field")) || ((data4.message === undefined) && (missing1 = "message"))) || ((data4.rule === undefined) && (missing1 = "rule"))){validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0,schemaPath:"#/properties/validationDetails/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];return false;}else {if(data4.field !== undefined){let data5 = data4.field;const _errs11 = errors;if((typeof data5 !== "string") && (!(data5 && typeof data5 == "object" && !Array.isArray(data5)))){validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/field",schemaPath:"#/properties/validationDetails/items/properties/field/type",keyword:"type",params:{type: schema7.properties.validationDetails.items.properties.field.type},message:"must be string,object"}];return false;}if(errors === _errs11){if(data5 && typeof data5 == "object" && !Array.isArray(data5)){if(!data5 || typeof data5.toJSON !== "function"){validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/field",schemaPath:"#/properties/validationDetails/items/properties/field/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid2 = _errs11 === errors;}else {var valid2 = true;}if(valid2){if(data4.message !== undefined){let data6 = data4.message;const _errs13 = errors;if((typeof data6 !== "string") && (!(data6 && typeof data6 == "object" && !Array.isArray(data6)))){validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/message",schemaPath:"#/properties/validationDetails/items/properties/message/type",keyword:"type",params:{type: schema7.properties.validationDetails.items.properties.message.type},message:"must be string,object"}];return false;}if(errors === _errs13){if(data6 && typeof data6 == "object" && !Array.isArray(data6)){if(!data6 || typeof data6.toJSON !== "function"){validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/message",schemaPath:"#/properties/validationDetails/items/properties/message/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid2 = _errs13 === errors;}else {var valid2 = true;}if(valid2){if(data4.rule !== undefined){let data7 = data4.rule;const _errs15 = errors;const _errs16 = errors;if((typeof data7 !== "string") && (!(data7 && typeof data7 == "object" && !Array.isArray(data7)))){validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/rule",schemaPath:"#/properties/validationDetails/items/properties/rule/allOf/0/type",keyword:"type",params:{type: schema7.properties.validationDetails.items.properties.rule.allOf[0].type},message:"must be string,object"}];return false;}if(!((((((((((((((((((((((((((((data7 === "required") || (data7 === "notAccepted")) || (data7 === "type")) || (data7 === "enum")) || (data7 === "minLength")) || (data7 === "maxLength")) || (data7 === "minItems")) || (data7 === "maxItems")) || (data7 === "minProperties")) || (data7 === "maxProperties")) || (data7 === "minimum")) || (data7 === "exclusiveMinimum")) || (data7 === "maximum")) || (data7 === "exclusiveMaximum")) || (data7 === "decimals")) || (data7 === "multipleOf")) || (data7 === "pattern")) || (data7 === "format")) || (data7 === "exactlyOneOf")) || (data7 === "blank")) || (data7 === "https")) || (data7 === "url")) || (data7 === "taxDocument")) || (data7 === "dateOrder")) || (data7 === "outOfRange")) || (data7 === "nulCharacter")) || (data7 === "malformed")) || (data7 === "invalid"))){validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/rule",schemaPath:"#/properties/validationDetails/items/properties/rule/allOf/0/enum",keyword:"enum",params:{allowedValues: schema7.properties.validationDetails.items.properties.rule.allOf[0].enum},message:"must be equal to one of the allowed values"}];return false;}if(errors === _errs16){if(data7 && typeof data7 == "object" && !Array.isArray(data7)){if(!data7 || typeof data7.toJSON !== "function"){validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/rule",schemaPath:"#/properties/validationDetails/items/properties/rule/allOf/0/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid2 = _errs15 === errors;}else {var valid2 = true;}if(valid2){if(data4.limit !== undefined){let data8 = data4.limit;const _errs18 = errors;if(errors === _errs18){if((typeof data8 == "number") && (isFinite(data8))){if(!(formats0.validate(data8))){validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/limit",schemaPath:"#/properties/validationDetails/items/properties/limit/format",keyword:"format",params:{format: "double"},message:"must match format \""+"double"+"\""}];return false;}}else {validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/limit",schemaPath:"#/properties/validationDetails/items/properties/limit/type",keyword:"type",params:{type: "number"},message:"must be number"}];return false;}}var valid2 = _errs18 === errors;}else {var valid2 = true;}if(valid2){if(data4.format !== undefined){let data9 = data4.format;const _errs20 = errors;if((typeof data9 !== "string") && (!(data9 && typeof data9 == "object" && !Array.isArray(data9)))){validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/format",schemaPath:"#/properties/validationDetails/items/properties/format/type",keyword:"type",params:{type: schema7.properties.validationDetails.items.properties.format.type},message:"must be string,object"}];return false;}if(errors === _errs20){if(data9 && typeof data9 == "object" && !Array.isArray(data9)){if(!data9 || typeof data9.toJSON !== "function"){validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/format",schemaPath:"#/properties/validationDetails/items/properties/format/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid2 = _errs20 === errors;}else {var valid2 = true;}if(valid2){if(data4.fields !== undefined){let data10 = data4.fields;const _errs22 = errors;if(errors === _errs22){if(Array.isArray(data10)){var valid4 = true;const len1 = data10.length;for(let i1=0; i1<len1; i1++){let data11 = data10[i1];const _errs24 = errors;if((typeof data11 !== "string") && (!(data11 && typeof data11 == "object" && !Array.isArray(data11)))){validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/fields/" + i1,schemaPath:"#/properties/validationDetails/items/properties/fields/items/type",keyword:"type",params:{type: schema7.properties.validationDetails.items.properties.fields.items.type},message:"must be string,object"}];return false;}if(errors === _errs24){if(data11 && typeof data11 == "object" && !Array.isArray(data11)){if(!data11 || typeof data11.toJSON !== "function"){validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/fields/" + i1,schemaPath:"#/properties/validationDetails/items/properties/fields/items/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid4 = _errs24 === errors;if(!valid4){break;}}}else {validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/fields",schemaPath:"#/properties/validationDetails/items/properties/fields/type",keyword:"type",params:{type: "array"},message:"must be array"}];return false;}}var valid2 = _errs22 === errors;}else {var valid2 = true;}}}}}}}}else {validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0,schemaPath:"#/properties/validationDetails/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}var valid1 = _errs9 === errors;if(!valid1){break;}}}else {validate8.errors = [{instancePath:instancePath+"/validationDetails",schemaPath:"#/properties/validationDetails/type",keyword:"type",params:{type: "array"},message:"must be array"}];return false;}}var valid0 = _errs7 === errors;}else {var valid0 = true;}}}}}}else {validate8.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate8.errors = vErrors;return errors === 0;}exports["__fjs_root_230#/anyOf/3"] = validate9;const schema8 = {"type":"object","required":["code","message","id"],"properties":{"code":{"type":["string","object"],"description":"Machine-readable error code.","fjs_type":"string"},"message":{"type":["string","object"],"description":"Human-readable explanation (English). Do not parse it.","fjs_type":"string"},"id":{"type":["string","object"],"description":"Identifier of this occurrence, also written to the service log; quote it to support.","fjs_type":"string"},"cause":{"type":["string","object"],"description":"A further explanation of what caused the error, when one is known.","fjs_type":"string"}},"description":"The general error body of the Admin API: as the general body, with an optional `cause`."};function validate9(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if((((data.code === undefined) && (missing0 = "code")) || ((data.message === undefined) && (missing0 = "message"))) || ((data.id === undefined) && (missing0 = "id"))){validate9.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {if(data.code !== undefined){let data0 = data.code;const _errs1 = errors;if((typeof data0 !== "string") && (!(data0 && typeof data0 == "object" && !Array.isArray(data0)))){validate9.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: schema8.properties.code.type},message:"must be string,object"}];return false;}if(errors === _errs1){if(data0 && typeof data0 == "object" && !Array.isArray(data0)){if(!data0 || typeof data0.toJSON !== "function"){validate9.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs1 === errors;}else {var valid0 = true;}if(valid0){if(data.message !== undefined){let data1 = data.message;const _errs3 = errors;if((typeof data1 !== "string") && (!(data1 && typeof data1 == "object" && !Array.isArray(data1)))){validate9.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: schema8.properties.message.type},message:"must be string,object"}];return false;}if(errors === _errs3){if(data1 && typeof data1 == "object" && !Array.isArray(data1)){if(!data1 || typeof data1.toJSON !== "function"){validate9.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs3 === errors;}else {var valid0 = true;}if(valid0){if(data.id !== undefined){let data2 = data.id;const _errs5 = errors;if((typeof data2 !== "string") && (!(data2 && typeof data2 == "object" && !Array.isArray(data2)))){validate9.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: schema8.properties.id.type},message:"must be string,object"}];return false;}if(errors === _errs5){if(data2 && typeof data2 == "object" && !Array.isArray(data2)){if(!data2 || typeof data2.toJSON !== "function"){validate9.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs5 === errors;}else {var valid0 = true;}if(valid0){if(data.cause !== undefined){let data3 = data.cause;const _errs7 = errors;if((typeof data3 !== "string") && (!(data3 && typeof data3 == "object" && !Array.isArray(data3)))){validate9.errors = [{instancePath:instancePath+"/cause",schemaPath:"#/properties/cause/type",keyword:"type",params:{type: schema8.properties.cause.type},message:"must be string,object"}];return false;}if(errors === _errs7){if(data3 && typeof data3 == "object" && !Array.isArray(data3)){if(!data3 || typeof data3.toJSON !== "function"){validate9.errors = [{instancePath:instancePath+"/cause",schemaPath:"#/properties/cause/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs7 === errors;}else {var valid0 = true;}}}}}}else {validate9.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate9.errors = vErrors;return errors === 0;}
+        "use strict";exports["__fjs_root_242#/anyOf/0"] = validate5;const schema1 = {"type":"object","required":["code","message","id","validationDetails"],"properties":{"code":{"type":["string","object"],"enum":["ValidationError"],"fjs_type":"string"},"message":{"type":["string","object"],"fjs_type":"string"},"id":{"type":["string","object"],"fjs_type":"string"},"validationDetails":{"type":"array","items":{"$ref":"#/components/schemas/ValidationDetail"},"description":"Every field that failed, in the order found."}},"additionalProperties":false,"description":"A request that does not meet the contract. `message` repeats the first detail."};const schema2 = {"type":"object","required":["field","message","rule"],"properties":{"field":{"type":["string","object"],"description":"JSON path of the field, dot-separated (`customer.phoneNumber.number`, `dueDates[1]`); `body` for the whole body.","fjs_type":"string"},"message":{"type":["string","object"],"description":"What is wrong with it (English, for developers: decide by `rule`, never by this text).","fjs_type":"string"},"rule":{"allOf":[{"$ref":"#/components/schemas/ValidationRule"}],"description":"Which rule the field broke."},"limit":{"type":"number","format":"double","description":"The rule's bound: a length, a count, a number, a count of decimals or of days."},"format":{"type":["string","object"],"description":"With `format`: the format the text must have.","fjs_type":"string"},"fields":{"type":"array","items":{"type":["string","object"],"fjs_type":"string"},"description":"With `exactlyOneOf`: the alternatives; with `dateOrder`: the field it is compared with."}},"additionalProperties":false,"description":"One field that failed validation."};const schema3 = {"type":["string","object"],"enum":["required","notAccepted","type","enum","minLength","maxLength","minItems","maxItems","minProperties","maxProperties","minimum","exclusiveMinimum","maximum","exclusiveMaximum","decimals","multipleOf","pattern","format","exactlyOneOf","blank","https","url","taxDocument","dateOrder","outOfRange","nulCharacter","malformed","invalid"],"description":"The rule a field broke, for a program to act on and for a screen to word in its own language (with\n`limit`, `format` and `fields`); `message` is an English sentence for a developer's log, not to parse.","fjs_type":"string"};const formats0 = require("ajv-formats/dist/formats").fullFormats.double;function validate2(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if((((data.field === undefined) && (missing0 = "field")) || ((data.message === undefined) && (missing0 = "message"))) || ((data.rule === undefined) && (missing0 = "rule"))){validate2.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {const _errs1 = errors;for(const key0 in data){if(!((((((key0 === "field") || (key0 === "message")) || (key0 === "rule")) || (key0 === "limit")) || (key0 === "format")) || (key0 === "fields"))){validate2.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.field !== undefined){let data0 = data.field;const _errs2 = errors;if((typeof data0 !== "string") && (!(data0 && typeof data0 == "object" && !Array.isArray(data0)))){validate2.errors = [{instancePath:instancePath+"/field",schemaPath:"#/properties/field/type",keyword:"type",params:{type: schema2.properties.field.type},message:"must be string,object"}];return false;}if(errors === _errs2){if(data0 && typeof data0 == "object" && !Array.isArray(data0)){if(!data0 || typeof data0.toJSON !== "function"){validate2.errors = [{instancePath:instancePath+"/field",schemaPath:"#/properties/field/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs2 === errors;}else {var valid0 = true;}if(valid0){if(data.message !== undefined){let data1 = data.message;const _errs4 = errors;if((typeof data1 !== "string") && (!(data1 && typeof data1 == "object" && !Array.isArray(data1)))){validate2.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: schema2.properties.message.type},message:"must be string,object"}];return false;}if(errors === _errs4){if(data1 && typeof data1 == "object" && !Array.isArray(data1)){if(!data1 || typeof data1.toJSON !== "function"){validate2.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs4 === errors;}else {var valid0 = true;}if(valid0){if(data.rule !== undefined){let data2 = data.rule;const _errs6 = errors;const _errs8 = errors;if((typeof data2 !== "string") && (!(data2 && typeof data2 == "object" && !Array.isArray(data2)))){validate2.errors = [{instancePath:instancePath+"/rule",schemaPath:"#/components/schemas/ValidationRule/type",keyword:"type",params:{type: schema3.type},message:"must be string,object"}];return false;}if(!((((((((((((((((((((((((((((data2 === "required") || (data2 === "notAccepted")) || (data2 === "type")) || (data2 === "enum")) || (data2 === "minLength")) || (data2 === "maxLength")) || (data2 === "minItems")) || (data2 === "maxItems")) || (data2 === "minProperties")) || (data2 === "maxProperties")) || (data2 === "minimum")) || (data2 === "exclusiveMinimum")) || (data2 === "maximum")) || (data2 === "exclusiveMaximum")) || (data2 === "decimals")) || (data2 === "multipleOf")) || (data2 === "pattern")) || (data2 === "format")) || (data2 === "exactlyOneOf")) || (data2 === "blank")) || (data2 === "https")) || (data2 === "url")) || (data2 === "taxDocument")) || (data2 === "dateOrder")) || (data2 === "outOfRange")) || (data2 === "nulCharacter")) || (data2 === "malformed")) || (data2 === "invalid"))){validate2.errors = [{instancePath:instancePath+"/rule",schemaPath:"#/components/schemas/ValidationRule/enum",keyword:"enum",params:{allowedValues: schema3.enum},message:"must be equal to one of the allowed values"}];return false;}if(errors === _errs8){if(data2 && typeof data2 == "object" && !Array.isArray(data2)){if(!data2 || typeof data2.toJSON !== "function"){validate2.errors = [{instancePath:instancePath+"/rule",schemaPath:"#/components/schemas/ValidationRule/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs6 === errors;}else {var valid0 = true;}if(valid0){if(data.limit !== undefined){let data3 = data.limit;const _errs10 = errors;if(errors === _errs10){if((typeof data3 == "number") && (isFinite(data3))){if(!(formats0.validate(data3))){validate2.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/format",keyword:"format",params:{format: "double"},message:"must match format \""+"double"+"\""}];return false;}}else {validate2.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "number"},message:"must be number"}];return false;}}var valid0 = _errs10 === errors;}else {var valid0 = true;}if(valid0){if(data.format !== undefined){let data4 = data.format;const _errs12 = errors;if((typeof data4 !== "string") && (!(data4 && typeof data4 == "object" && !Array.isArray(data4)))){validate2.errors = [{instancePath:instancePath+"/format",schemaPath:"#/properties/format/type",keyword:"type",params:{type: schema2.properties.format.type},message:"must be string,object"}];return false;}if(errors === _errs12){if(data4 && typeof data4 == "object" && !Array.isArray(data4)){if(!data4 || typeof data4.toJSON !== "function"){validate2.errors = [{instancePath:instancePath+"/format",schemaPath:"#/properties/format/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs12 === errors;}else {var valid0 = true;}if(valid0){if(data.fields !== undefined){let data5 = data.fields;const _errs14 = errors;if(errors === _errs14){if(Array.isArray(data5)){var valid3 = true;const len0 = data5.length;for(let i0=0; i0<len0; i0++){let data6 = data5[i0];const _errs16 = errors;if((typeof data6 !== "string") && (!(data6 && typeof data6 == "object" && !Array.isArray(data6)))){validate2.errors = [{instancePath:instancePath+"/fields/" + i0,schemaPath:"#/properties/fields/items/type",keyword:"type",params:{type: schema2.properties.fields.items.type},message:"must be string,object"}];return false;}if(errors === _errs16){if(data6 && typeof data6 == "object" && !Array.isArray(data6)){if(!data6 || typeof data6.toJSON !== "function"){validate2.errors = [{instancePath:instancePath+"/fields/" + i0,schemaPath:"#/properties/fields/items/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid3 = _errs16 === errors;if(!valid3){break;}}}else {validate2.errors = [{instancePath:instancePath+"/fields",schemaPath:"#/properties/fields/type",keyword:"type",params:{type: "array"},message:"must be array"}];return false;}}var valid0 = _errs14 === errors;}else {var valid0 = true;}}}}}}}}}else {validate2.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate2.errors = vErrors;return errors === 0;}function validate5(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if(((((data.code === undefined) && (missing0 = "code")) || ((data.message === undefined) && (missing0 = "message"))) || ((data.id === undefined) && (missing0 = "id"))) || ((data.validationDetails === undefined) && (missing0 = "validationDetails"))){validate5.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {const _errs1 = errors;for(const key0 in data){if(!((((key0 === "code") || (key0 === "message")) || (key0 === "id")) || (key0 === "validationDetails"))){validate5.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.code !== undefined){let data0 = data.code;const _errs2 = errors;if((typeof data0 !== "string") && (!(data0 && typeof data0 == "object" && !Array.isArray(data0)))){validate5.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: schema1.properties.code.type},message:"must be string,object"}];return false;}if(!(data0 === "ValidationError")){validate5.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/enum",keyword:"enum",params:{allowedValues: schema1.properties.code.enum},message:"must be equal to one of the allowed values"}];return false;}if(errors === _errs2){if(data0 && typeof data0 == "object" && !Array.isArray(data0)){if(!data0 || typeof data0.toJSON !== "function"){validate5.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs2 === errors;}else {var valid0 = true;}if(valid0){if(data.message !== undefined){let data1 = data.message;const _errs4 = errors;if((typeof data1 !== "string") && (!(data1 && typeof data1 == "object" && !Array.isArray(data1)))){validate5.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: schema1.properties.message.type},message:"must be string,object"}];return false;}if(errors === _errs4){if(data1 && typeof data1 == "object" && !Array.isArray(data1)){if(!data1 || typeof data1.toJSON !== "function"){validate5.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs4 === errors;}else {var valid0 = true;}if(valid0){if(data.id !== undefined){let data2 = data.id;const _errs6 = errors;if((typeof data2 !== "string") && (!(data2 && typeof data2 == "object" && !Array.isArray(data2)))){validate5.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: schema1.properties.id.type},message:"must be string,object"}];return false;}if(errors === _errs6){if(data2 && typeof data2 == "object" && !Array.isArray(data2)){if(!data2 || typeof data2.toJSON !== "function"){validate5.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs6 === errors;}else {var valid0 = true;}if(valid0){if(data.validationDetails !== undefined){let data3 = data.validationDetails;const _errs8 = errors;if(errors === _errs8){if(Array.isArray(data3)){var valid1 = true;const len0 = data3.length;for(let i0=0; i0<len0; i0++){const _errs10 = errors;if(!(validate2(data3[i0], {instancePath:instancePath+"/validationDetails/" + i0,parentData:data3,parentDataProperty:i0,rootData}))){vErrors = vErrors === null ? validate2.errors : vErrors.concat(validate2.errors);errors = vErrors.length;}var valid1 = _errs10 === errors;if(!valid1){break;}}}else {validate5.errors = [{instancePath:instancePath+"/validationDetails",schemaPath:"#/properties/validationDetails/type",keyword:"type",params:{type: "array"},message:"must be array"}];return false;}}var valid0 = _errs8 === errors;}else {var valid0 = true;}}}}}}}else {validate5.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate5.errors = vErrors;return errors === 0;}exports["__fjs_root_242#/anyOf/1"] = validate7;const schema4 = {"type":"object","required":["code","message","id"],"properties":{"code":{"type":["string","object"],"description":"Machine-readable error code.","fjs_type":"string"},"message":{"type":["string","object"],"description":"Human-readable explanation (English). Do not parse it.","fjs_type":"string"},"id":{"type":["string","object"],"description":"Identifier of this occurrence, also written to the service log; quote it to support.","fjs_type":"string"},"cause":{"type":["string","object"],"description":"A further explanation of what caused the error, when one is known.","fjs_type":"string"}},"additionalProperties":false,"description":"The general error body of the Admin API: as the general body, with an optional `cause`."};function validate7(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if((((data.code === undefined) && (missing0 = "code")) || ((data.message === undefined) && (missing0 = "message"))) || ((data.id === undefined) && (missing0 = "id"))){validate7.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {const _errs1 = errors;for(const key0 in data){if(!((((key0 === "code") || (key0 === "message")) || (key0 === "id")) || (key0 === "cause"))){validate7.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];return false;break;}}if(_errs1 === errors){if(data.code !== undefined){let data0 = data.code;const _errs2 = errors;if((typeof data0 !== "string") && (!(data0 && typeof data0 == "object" && !Array.isArray(data0)))){validate7.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: schema4.properties.code.type},message:"must be string,object"}];return false;}if(errors === _errs2){if(data0 && typeof data0 == "object" && !Array.isArray(data0)){if(!data0 || typeof data0.toJSON !== "function"){validate7.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs2 === errors;}else {var valid0 = true;}if(valid0){if(data.message !== undefined){let data1 = data.message;const _errs4 = errors;if((typeof data1 !== "string") && (!(data1 && typeof data1 == "object" && !Array.isArray(data1)))){validate7.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: schema4.properties.message.type},message:"must be string,object"}];return false;}if(errors === _errs4){if(data1 && typeof data1 == "object" && !Array.isArray(data1)){if(!data1 || typeof data1.toJSON !== "function"){validate7.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs4 === errors;}else {var valid0 = true;}if(valid0){if(data.id !== undefined){let data2 = data.id;const _errs6 = errors;if((typeof data2 !== "string") && (!(data2 && typeof data2 == "object" && !Array.isArray(data2)))){validate7.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: schema4.properties.id.type},message:"must be string,object"}];return false;}if(errors === _errs6){if(data2 && typeof data2 == "object" && !Array.isArray(data2)){if(!data2 || typeof data2.toJSON !== "function"){validate7.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs6 === errors;}else {var valid0 = true;}if(valid0){if(data.cause !== undefined){let data3 = data.cause;const _errs8 = errors;if((typeof data3 !== "string") && (!(data3 && typeof data3 == "object" && !Array.isArray(data3)))){validate7.errors = [{instancePath:instancePath+"/cause",schemaPath:"#/properties/cause/type",keyword:"type",params:{type: schema4.properties.cause.type},message:"must be string,object"}];return false;}if(errors === _errs8){if(data3 && typeof data3 == "object" && !Array.isArray(data3)){if(!data3 || typeof data3.toJSON !== "function"){validate7.errors = [{instancePath:instancePath+"/cause",schemaPath:"#/properties/cause/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs8 === errors;}else {var valid0 = true;}}}}}}}else {validate7.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate7.errors = vErrors;return errors === 0;}exports["__fjs_root_242#/anyOf/2"] = validate8;const schema7 = {"type":"object","required":["code","message","id","validationDetails"],"properties":{"code":{"type":["string","object"],"enum":["ValidationError"],"fjs_type":"string"},"message":{"type":["string","object"],"fjs_type":"string"},"id":{"type":["string","object"],"fjs_type":"string"},"validationDetails":{"type":"array","items":{"type":"object","required":["field","message","rule"],"properties":{"field":{"type":["string","object"],"description":"JSON path of the field, dot-separated (`customer.phoneNumber.number`, `dueDates[1]`); `body` for the whole body.","fjs_type":"string"},"message":{"type":["string","object"],"description":"What is wrong with it (English, for developers: decide by `rule`, never by this text).","fjs_type":"string"},"rule":{"allOf":[{"type":["string","object"],"enum":["required","notAccepted","type","enum","minLength","maxLength","minItems","maxItems","minProperties","maxProperties","minimum","exclusiveMinimum","maximum","exclusiveMaximum","decimals","multipleOf","pattern","format","exactlyOneOf","blank","https","url","taxDocument","dateOrder","outOfRange","nulCharacter","malformed","invalid"],"description":"The rule a field broke, for a program to act on and for a screen to word in its own language (with\n`limit`, `format` and `fields`); `message` is an English sentence for a developer's log, not to parse.","fjs_type":"string"}],"description":"Which rule the field broke."},"limit":{"type":"number","format":"double","description":"The rule's bound: a length, a count, a number, a count of decimals or of days."},"format":{"type":["string","object"],"description":"With `format`: the format the text must have.","fjs_type":"string"},"fields":{"type":"array","items":{"type":["string","object"],"fjs_type":"string"},"description":"With `exactlyOneOf`: the alternatives; with `dateOrder`: the field it is compared with."}},"description":"One field that failed validation."},"description":"Every field that failed, in the order found."}},"description":"A request that does not meet the contract. `message` repeats the first detail."};function validate8(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if(((((data.code === undefined) && (missing0 = "code")) || ((data.message === undefined) && (missing0 = "message"))) || ((data.id === undefined) && (missing0 = "id"))) || ((data.validationDetails === undefined) && (missing0 = "validationDetails"))){validate8.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {if(data.code !== undefined){let data0 = data.code;const _errs1 = errors;if((typeof data0 !== "string") && (!(data0 && typeof data0 == "object" && !Array.isArray(data0)))){validate8.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: schema7.properties.code.type},message:"must be string,object"}];return false;}if(!(data0 === "ValidationError")){validate8.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/enum",keyword:"enum",params:{allowedValues: schema7.properties.code.enum},message:"must be equal to one of the allowed values"}];return false;}if(errors === _errs1){if(data0 && typeof data0 == "object" && !Array.isArray(data0)){if(!data0 || typeof data0.toJSON !== "function"){validate8.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs1 === errors;}else {var valid0 = true;}if(valid0){if(data.message !== undefined){let data1 = data.message;const _errs3 = errors;if((typeof data1 !== "string") && (!(data1 && typeof data1 == "object" && !Array.isArray(data1)))){validate8.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: schema7.properties.message.type},message:"must be string,object"}];return false;}if(errors === _errs3){if(data1 && typeof data1 == "object" && !Array.isArray(data1)){if(!data1 || typeof data1.toJSON !== "function"){validate8.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs3 === errors;}else {var valid0 = true;}if(valid0){if(data.id !== undefined){let data2 = data.id;const _errs5 = errors;if((typeof data2 !== "string") && (!(data2 && typeof data2 == "object" && !Array.isArray(data2)))){validate8.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: schema7.properties.id.type},message:"must be string,object"}];return false;}if(errors === _errs5){if(data2 && typeof data2 == "object" && !Array.isArray(data2)){if(!data2 || typeof data2.toJSON !== "function"){validate8.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs5 === errors;}else {var valid0 = true;}if(valid0){if(data.validationDetails !== undefined){let data3 = data.validationDetails;const _errs7 = errors;if(errors === _errs7){if(Array.isArray(data3)){var valid1 = true;const len0 = data3.length;for(let i0=0; i0<len0; i0++){let data4 = data3[i0];const _errs9 = errors;if(errors === _errs9){if(data4 && typeof data4 == "object" && !Array.isArray(data4)){let missing1;if((((data4.field === undefined) && (missing1 = "field")) || ((data4.message === undefined) && (missing1 = "message"))) || ((data4.rule === undefined) && (missing1 = "rule"))){validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0,schemaPath:"#/properties/validationDetails/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];return false;}else {if(data4.field !== undefined){let data5 = data4.field;const _errs11 = errors;if((typeof data5 !== "string") && (!(data5 && typeof data5 == "object" && !Array.isArray(data5)))){validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/field",schemaPath:"#/properties/validationDetails/items/properties/field/type",keyword:"type",params:{type: schema7.properties.validationDetails.items.properties.field.type},message:"must be string,object"}];return false;}if(errors === _errs11){if(data5 && typeof data5 == "object" && !Array.isArray(data5)){if(!data5 || typeof data5.toJSON !== "function"){validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/field",schemaPath:"#/properties/validationDetails/items/properties/field/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid2 = _errs11 === errors;}else {var valid2 = true;}if(valid2){if(data4.message !== undefined){let data6 = data4.message;const _errs13 = errors;if((typeof data6 !== "string") && (!(data6 && typeof data6 == "object" && !Array.isArray(data6)))){validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/message",schemaPath:"#/properties/validationDetails/items/properties/message/type",keyword:"type",params:{type: schema7.properties.validationDetails.items.properties.message.type},message:"must be string,object"}];return false;}if(errors === _errs13){if(data6 && typeof data6 == "object" && !Array.isArray(data6)){if(!data6 || typeof data6.toJSON !== "function"){validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/message",schemaPath:"#/properties/validationDetails/items/properties/message/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid2 = _errs13 === errors;}else {var valid2 = true;}if(valid2){if(data4.rule !== undefined){let data7 = data4.rule;const _errs15 = errors;const _errs16 = errors;if((typeof data7 !== "string") && (!(data7 && typeof data7 == "object" && !Array.isArray(data7)))){validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/rule",schemaPath:"#/properties/validationDetails/items/properties/rule/allOf/0/type",keyword:"type",params:{type: schema7.properties.validationDetails.items.properties.rule.allOf[0].type},message:"must be string,object"}];return false;}if(!((((((((((((((((((((((((((((data7 === "required") || (data7 === "notAccepted")) || (data7 === "type")) || (data7 === "enum")) || (data7 === "minLength")) || (data7 === "maxLength")) || (data7 === "minItems")) || (data7 === "maxItems")) || (data7 === "minProperties")) || (data7 === "maxProperties")) || (data7 === "minimum")) || (data7 === "exclusiveMinimum")) || (data7 === "maximum")) || (data7 === "exclusiveMaximum")) || (data7 === "decimals")) || (data7 === "multipleOf")) || (data7 === "pattern")) || (data7 === "format")) || (data7 === "exactlyOneOf")) || (data7 === "blank")) || (data7 === "https")) || (data7 === "url")) || (data7 === "taxDocument")) || (data7 === "dateOrder")) || (data7 === "outOfRange")) || (data7 === "nulCharacter")) || (data7 === "malformed")) || (data7 === "invalid"))){validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/rule",schemaPath:"#/properties/validationDetails/items/properties/rule/allOf/0/enum",keyword:"enum",params:{allowedValues: schema7.properties.validationDetails.items.properties.rule.allOf[0].enum},message:"must be equal to one of the allowed values"}];return false;}if(errors === _errs16){if(data7 && typeof data7 == "object" && !Array.isArray(data7)){if(!data7 || typeof data7.toJSON !== "function"){validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/rule",schemaPath:"#/properties/validationDetails/items/properties/rule/allOf/0/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid2 = _errs15 === errors;}else {var valid2 = true;}if(valid2){if(data4.limit !== undefined){let data8 = data4.limit;const _errs18 = errors;if(errors === _errs18){if((typeof data8 == "number") && (isFinite(data8))){if(!(formats0.validate(data8))){validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/limit",schemaPath:"#/properties/validationDetails/items/properties/limit/format",keyword:"format",params:{format: "double"},message:"must match format \""+"double"+"\""}];return false;}}else {validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/limit",schemaPath:"#/properties/validationDetails/items/properties/limit/type",keyword:"type",params:{type: "number"},message:"must be number"}];return false;}}var valid2 = _errs18 === errors;}else {var valid2 = true;}if(valid2){if(data4.format !== undefined){let data9 = data4.format;const _errs20 = errors;if((typeof data9 !== "string") && (!(data9 && typeof data9 == "object" && !Array.isArray(data9)))){validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/format",schemaPath:"#/properties/validationDetails/items/properties/format/type",keyword:"type",params:{type: schema7.properties.validationDetails.items.properties.format.type},message:"must be string,object"}];return false;}if(errors === _errs20){if(data9 && typeof data9 == "object" && !Array.isArray(data9)){if(!data9 || typeof data9.toJSON !== "function"){validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/format",schemaPath:"#/properties/validationDetails/items/properties/format/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid2 = _errs20 === errors;}else {var valid2 = true;}if(valid2){if(data4.fields !== undefined){let data10 = data4.fields;const _errs22 = errors;if(errors === _errs22){if(Array.isArray(data10)){var valid4 = true;const len1 = data10.length;for(let i1=0; i1<len1; i1++){let data11 = data10[i1];const _errs24 = errors;if((typeof data11 !== "string") && (!(data11 && typeof data11 == "object" && !Array.isArray(data11)))){validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/fields/" + i1,schemaPath:"#/properties/validationDetails/items/properties/fields/items/type",keyword:"type",params:{type: schema7.properties.validationDetails.items.properties.fields.items.type},message:"must be string,object"}];return false;}if(errors === _errs24){if(data11 && typeof data11 == "object" && !Array.isArray(data11)){if(!data11 || typeof data11.toJSON !== "function"){validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/fields/" + i1,schemaPath:"#/properties/validationDetails/items/properties/fields/items/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid4 = _errs24 === errors;if(!valid4){break;}}}else {validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0+"/fields",schemaPath:"#/properties/validationDetails/items/properties/fields/type",keyword:"type",params:{type: "array"},message:"must be array"}];return false;}}var valid2 = _errs22 === errors;}else {var valid2 = true;}}}}}}}}else {validate8.errors = [{instancePath:instancePath+"/validationDetails/" + i0,schemaPath:"#/properties/validationDetails/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}var valid1 = _errs9 === errors;if(!valid1){break;}}}else {validate8.errors = [{instancePath:instancePath+"/validationDetails",schemaPath:"#/properties/validationDetails/type",keyword:"type",params:{type: "array"},message:"must be array"}];return false;}}var valid0 = _errs7 === errors;}else {var valid0 = true;}}}}}}else {validate8.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate8.errors = vErrors;return errors === 0;}exports["__fjs_root_242#/anyOf/3"] = validate9;const schema8 = {"type":"object","required":["code","message","id"],"properties":{"code":{"type":["string","object"],"description":"Machine-readable error code.","fjs_type":"string"},"message":{"type":["string","object"],"description":"Human-readable explanation (English). Do not parse it.","fjs_type":"string"},"id":{"type":["string","object"],"description":"Identifier of this occurrence, also written to the service log; quote it to support.","fjs_type":"string"},"cause":{"type":["string","object"],"description":"A further explanation of what caused the error, when one is known.","fjs_type":"string"}},"description":"The general error body of the Admin API: as the general body, with an optional `cause`."};function validate9(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){let vErrors = null;let errors = 0;if(errors === 0){if(data && typeof data == "object" && !Array.isArray(data)){let missing0;if((((data.code === undefined) && (missing0 = "code")) || ((data.message === undefined) && (missing0 = "message"))) || ((data.id === undefined) && (missing0 = "id"))){validate9.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];return false;}else {if(data.code !== undefined){let data0 = data.code;const _errs1 = errors;if((typeof data0 !== "string") && (!(data0 && typeof data0 == "object" && !Array.isArray(data0)))){validate9.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: schema8.properties.code.type},message:"must be string,object"}];return false;}if(errors === _errs1){if(data0 && typeof data0 == "object" && !Array.isArray(data0)){if(!data0 || typeof data0.toJSON !== "function"){validate9.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs1 === errors;}else {var valid0 = true;}if(valid0){if(data.message !== undefined){let data1 = data.message;const _errs3 = errors;if((typeof data1 !== "string") && (!(data1 && typeof data1 == "object" && !Array.isArray(data1)))){validate9.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: schema8.properties.message.type},message:"must be string,object"}];return false;}if(errors === _errs3){if(data1 && typeof data1 == "object" && !Array.isArray(data1)){if(!data1 || typeof data1.toJSON !== "function"){validate9.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs3 === errors;}else {var valid0 = true;}if(valid0){if(data.id !== undefined){let data2 = data.id;const _errs5 = errors;if((typeof data2 !== "string") && (!(data2 && typeof data2 == "object" && !Array.isArray(data2)))){validate9.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: schema8.properties.id.type},message:"must be string,object"}];return false;}if(errors === _errs5){if(data2 && typeof data2 == "object" && !Array.isArray(data2)){if(!data2 || typeof data2.toJSON !== "function"){validate9.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs5 === errors;}else {var valid0 = true;}if(valid0){if(data.cause !== undefined){let data3 = data.cause;const _errs7 = errors;if((typeof data3 !== "string") && (!(data3 && typeof data3 == "object" && !Array.isArray(data3)))){validate9.errors = [{instancePath:instancePath+"/cause",schemaPath:"#/properties/cause/type",keyword:"type",params:{type: schema8.properties.cause.type},message:"must be string,object"}];return false;}if(errors === _errs7){if(data3 && typeof data3 == "object" && !Array.isArray(data3)){if(!data3 || typeof data3.toJSON !== "function"){validate9.errors = [{instancePath:instancePath+"/cause",schemaPath:"#/properties/cause/fjs_type",keyword:"fjs_type",params:{},message:"must pass \"fjs_type\" keyword validation"}];return false;}}}var valid0 = _errs7 === errors;}else {var valid0 = true;}}}}}}else {validate9.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];return false;}}validate9.errors = vErrors;return errors === 0;}
         return {
           validate (schemaRef, data) {
             const validate = validators[schemaRef]
@@ -6349,19 +6349,19 @@ const asInteger = serializer.asInteger.bind(serializer)
     function main (input) {
       let json = ''
       
-      if((validate_0 || (validate_0 = validator.getSchemaValidator("__fjs_root_230#/anyOf/0")))(input)) {
+      if((validate_0 || (validate_0 = validator.getSchemaValidator("__fjs_root_242#/anyOf/0")))(input)) {
         json += anonymous0(input)
       }
     
-      else if((validate_1 || (validate_1 = validator.getSchemaValidator("__fjs_root_230#/anyOf/1")))(input)) {
+      else if((validate_1 || (validate_1 = validator.getSchemaValidator("__fjs_root_242#/anyOf/1")))(input)) {
         json += anonymous4(input)
       }
     
-      else if((validate_2 || (validate_2 = validator.getSchemaValidator("__fjs_root_230#/anyOf/2")))(input)) {
+      else if((validate_2 || (validate_2 = validator.getSchemaValidator("__fjs_root_242#/anyOf/2")))(input)) {
         json += anonymous5(input)
       }
     
-      else if((validate_3 || (validate_3 = validator.getSchemaValidator("__fjs_root_230#/anyOf/3")))(input)) {
+      else if((validate_3 || (validate_3 = validator.getSchemaValidator("__fjs_root_242#/anyOf/3")))(input)) {
         json += anonymous9(input)
       }
     
@@ -6540,12 +6540,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous1 (obj) {
-      // "__fjs_merged_231#/properties/validationDetails"
+      // "__fjs_merged_243#/properties/validationDetails"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_231#/properties/validationDetails' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_243#/properties/validationDetails' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -6563,7 +6563,7 @@ return json + JSON_STR_END_OBJECT
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_231#"
+      // "__fjs_merged_243#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -6652,7 +6652,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_233#"
+      // "__fjs_merged_245#"
       function anonymous4 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -6754,12 +6754,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous8 (obj) {
-      // "__fjs_merged_234#/properties/validationDetails/items/properties/fields"
+      // "__fjs_merged_246#/properties/validationDetails/items/properties/fields"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_234#/properties/validationDetails/items/properties/fields' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_246#/properties/validationDetails/items/properties/fields' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -6809,7 +6809,7 @@ return json + JSON_STR_END_OBJECT
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_234#/properties/validationDetails/items"
+      // "__fjs_merged_246#/properties/validationDetails/items"
       function anonymous7 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -6923,12 +6923,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous6 (obj) {
-      // "__fjs_merged_234#/properties/validationDetails"
+      // "__fjs_merged_246#/properties/validationDetails"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_234#/properties/validationDetails' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_246#/properties/validationDetails' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -6946,7 +6946,7 @@ return json + JSON_STR_END_OBJECT
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_234#"
+      // "__fjs_merged_246#"
       function anonymous5 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -7035,7 +7035,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_236#"
+      // "__fjs_merged_248#"
       function anonymous9 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -7275,12 +7275,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous1 (obj) {
-      // "__fjs_merged_238#/properties/items"
+      // "__fjs_merged_250#/properties/items"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_238#/properties/items' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_250#/properties/items' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -7298,7 +7298,7 @@ return json + JSON_STR_END_OBJECT
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_238#"
+      // "__fjs_merged_250#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -7473,6 +7473,177 @@ return json + JSON_STR_END_OBJECT
           json += JSON_STR_COMMA
           const value = obj[i]
           json += anonymous4(value)
+        }
+      }
+      return json + JSON_STR_END_ARRAY
+    }
+
+      // "#/components/schemas/UnmatchedPaymentReturnRecord"
+      function anonymous6 (input) {
+        const obj = (input && typeof input.toJSON === 'function')
+    ? input.toJSON()
+    : input
+  
+        if (obj === null) return JSON_STR_EMPTY_OBJECT
+        let json = ''
+
+        
+      const value_returnId_23 = obj["returnId"]
+      if (value_returnId_23 !== undefined) {
+        json += "{\"returnId\":"
+        
+        if (typeof value_returnId_23 !== 'string') {
+          if (value_returnId_23 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_returnId_23 instanceof Date) {
+            json += asDateTime(value_returnId_23)
+          } else if (value_returnId_23 instanceof RegExp) {
+            json += asString(value_returnId_23.source)
+          } else {
+            json += asString(value_returnId_23.toString())
+          }
+        } else {
+          json += asString(value_returnId_23)
+        }
+        
+      } else {
+        throw new Error('"returnId" is required!')
+      }
+      
+      const value_amount_24 = obj["amount"]
+      if (value_amount_24 !== undefined) {
+        json += ",\"amount\":"
+        json += asNumber(value_amount_24)
+      } else {
+        throw new Error('"amount" is required!')
+      }
+      
+      const value_state_25 = obj["state"]
+      if (value_state_25 !== undefined) {
+        json += ",\"state\":"
+        
+        if (typeof value_state_25 !== 'string') {
+          if (value_state_25 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_state_25 instanceof Date) {
+            json += asDateTime(value_state_25)
+          } else if (value_state_25 instanceof RegExp) {
+            json += asString(value_state_25.source)
+          } else {
+            json += asString(value_state_25.toString())
+          }
+        } else {
+          json += asString(value_state_25)
+        }
+        
+      } else {
+        throw new Error('"state" is required!')
+      }
+      
+      const value_requestedAt_26 = obj["requestedAt"]
+      if (value_requestedAt_26 !== undefined) {
+        json += ",\"requestedAt\":"
+        json += asDateTime(value_requestedAt_26)
+      } else {
+        throw new Error('"requestedAt" is required!')
+      }
+      
+      const value_toCvu_27 = obj["toCvu"]
+      if (value_toCvu_27 !== undefined) {
+        json += ",\"toCvu\":"
+        
+        if (typeof value_toCvu_27 !== 'string') {
+          if (value_toCvu_27 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_toCvu_27 instanceof Date) {
+            json += asDateTime(value_toCvu_27)
+          } else if (value_toCvu_27 instanceof RegExp) {
+            json += asString(value_toCvu_27.source)
+          } else {
+            json += asString(value_toCvu_27.toString())
+          }
+        } else {
+          json += asString(value_toCvu_27)
+        }
+        
+      }
+
+      const value_toCuil_28 = obj["toCuil"]
+      if (value_toCuil_28 !== undefined) {
+        json += ",\"toCuil\":"
+        
+        if (typeof value_toCuil_28 !== 'string') {
+          if (value_toCuil_28 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_toCuil_28 instanceof Date) {
+            json += asDateTime(value_toCuil_28)
+          } else if (value_toCuil_28 instanceof RegExp) {
+            json += asString(value_toCuil_28.source)
+          } else {
+            json += asString(value_toCuil_28.toString())
+          }
+        } else {
+          json += asString(value_toCuil_28)
+        }
+        
+      }
+
+      const value_completedAt_29 = obj["completedAt"]
+      if (value_completedAt_29 !== undefined) {
+        json += ",\"completedAt\":"
+        json += asDateTime(value_completedAt_29)
+      }
+
+      const value_failureReason_30 = obj["failureReason"]
+      if (value_failureReason_30 !== undefined) {
+        json += ",\"failureReason\":"
+        
+        if (typeof value_failureReason_30 !== 'string') {
+          if (value_failureReason_30 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_failureReason_30 instanceof Date) {
+            json += asDateTime(value_failureReason_30)
+          } else if (value_failureReason_30 instanceof RegExp) {
+            json += asString(value_failureReason_30.source)
+          } else {
+            json += asString(value_failureReason_30.toString())
+          }
+        } else {
+          json += asString(value_failureReason_30)
+        }
+        
+      }
+
+      const value_simulatedFailure_31 = obj["simulatedFailure"]
+      if (value_simulatedFailure_31 !== undefined) {
+        json += ",\"simulatedFailure\":"
+        json += asBoolean(value_simulatedFailure_31)
+      }
+
+return json + JSON_STR_END_OBJECT
+
+      }
+    
+
+    function anonymous5 (obj) {
+      // "#/components/schemas/UnmatchedPayment/properties/returns"
+      let json = ''
+  
+    if (obj === null) return JSON_STR_EMPTY_ARRAY
+    if (!Array.isArray(obj)) {
+      throw new TypeError("The value of '#/components/schemas/UnmatchedPayment/properties/returns' does not match schema definition.")
+    }
+    const arrayLength = obj.length
+  
+    json += JSON_STR_BEGIN_ARRAY
+  
+      if (arrayLength > 0) {
+        const value = obj[0]
+        json += anonymous6(value)
+        for (let i = 1; i < arrayLength; i++) {
+          json += JSON_STR_COMMA
+          const value = obj[i]
+          json += anonymous6(value)
         }
       }
       return json + JSON_STR_END_ARRAY
@@ -7702,90 +7873,98 @@ return json + JSON_STR_END_OBJECT
         throw new Error('"assignments" is required!')
       }
       
-      const value_payerCuil_21 = obj["payerCuil"]
-      if (value_payerCuil_21 !== undefined) {
+      const value_returns_21 = obj["returns"]
+      if (value_returns_21 !== undefined) {
+        json += ",\"returns\":"
+        json += anonymous5(value_returns_21)
+      } else {
+        throw new Error('"returns" is required!')
+      }
+      
+      const value_payerCuil_32 = obj["payerCuil"]
+      if (value_payerCuil_32 !== undefined) {
         json += ",\"payerCuil\":"
         
-        if (typeof value_payerCuil_21 !== 'string') {
-          if (value_payerCuil_21 === null) {
+        if (typeof value_payerCuil_32 !== 'string') {
+          if (value_payerCuil_32 === null) {
             json += JSON_STR_EMPTY_STRING
-          } else if (value_payerCuil_21 instanceof Date) {
-            json += asDateTime(value_payerCuil_21)
-          } else if (value_payerCuil_21 instanceof RegExp) {
-            json += asString(value_payerCuil_21.source)
+          } else if (value_payerCuil_32 instanceof Date) {
+            json += asDateTime(value_payerCuil_32)
+          } else if (value_payerCuil_32 instanceof RegExp) {
+            json += asString(value_payerCuil_32.source)
           } else {
-            json += asString(value_payerCuil_21.toString())
+            json += asString(value_payerCuil_32.toString())
           }
         } else {
-          json += asString(value_payerCuil_21)
+          json += asString(value_payerCuil_32)
         }
         
       }
 
-      const value_payerName_22 = obj["payerName"]
-      if (value_payerName_22 !== undefined) {
+      const value_payerName_33 = obj["payerName"]
+      if (value_payerName_33 !== undefined) {
         json += ",\"payerName\":"
         
-        if (typeof value_payerName_22 !== 'string') {
-          if (value_payerName_22 === null) {
+        if (typeof value_payerName_33 !== 'string') {
+          if (value_payerName_33 === null) {
             json += JSON_STR_EMPTY_STRING
-          } else if (value_payerName_22 instanceof Date) {
-            json += asDateTime(value_payerName_22)
-          } else if (value_payerName_22 instanceof RegExp) {
-            json += asString(value_payerName_22.source)
+          } else if (value_payerName_33 instanceof Date) {
+            json += asDateTime(value_payerName_33)
+          } else if (value_payerName_33 instanceof RegExp) {
+            json += asString(value_payerName_33.source)
           } else {
-            json += asString(value_payerName_22.toString())
+            json += asString(value_payerName_33.toString())
           }
         } else {
-          json += asString(value_payerName_22)
+          json += asString(value_payerName_33)
         }
         
       }
 
-      const value_paymentRequestId_23 = obj["paymentRequestId"]
-      if (value_paymentRequestId_23 !== undefined) {
+      const value_paymentRequestId_34 = obj["paymentRequestId"]
+      if (value_paymentRequestId_34 !== undefined) {
         json += ",\"paymentRequestId\":"
         
-        if (typeof value_paymentRequestId_23 !== 'string') {
-          if (value_paymentRequestId_23 === null) {
+        if (typeof value_paymentRequestId_34 !== 'string') {
+          if (value_paymentRequestId_34 === null) {
             json += JSON_STR_EMPTY_STRING
-          } else if (value_paymentRequestId_23 instanceof Date) {
-            json += asDateTime(value_paymentRequestId_23)
-          } else if (value_paymentRequestId_23 instanceof RegExp) {
-            json += asString(value_paymentRequestId_23.source)
+          } else if (value_paymentRequestId_34 instanceof Date) {
+            json += asDateTime(value_paymentRequestId_34)
+          } else if (value_paymentRequestId_34 instanceof RegExp) {
+            json += asString(value_paymentRequestId_34.source)
           } else {
-            json += asString(value_paymentRequestId_23.toString())
+            json += asString(value_paymentRequestId_34.toString())
           }
         } else {
-          json += asString(value_paymentRequestId_23)
+          json += asString(value_paymentRequestId_34)
         }
         
       }
 
-      const value_referenceId_24 = obj["referenceId"]
-      if (value_referenceId_24 !== undefined) {
+      const value_referenceId_35 = obj["referenceId"]
+      if (value_referenceId_35 !== undefined) {
         json += ",\"referenceId\":"
         
-        if (typeof value_referenceId_24 !== 'string') {
-          if (value_referenceId_24 === null) {
+        if (typeof value_referenceId_35 !== 'string') {
+          if (value_referenceId_35 === null) {
             json += JSON_STR_EMPTY_STRING
-          } else if (value_referenceId_24 instanceof Date) {
-            json += asDateTime(value_referenceId_24)
-          } else if (value_referenceId_24 instanceof RegExp) {
-            json += asString(value_referenceId_24.source)
+          } else if (value_referenceId_35 instanceof Date) {
+            json += asDateTime(value_referenceId_35)
+          } else if (value_referenceId_35 instanceof RegExp) {
+            json += asString(value_referenceId_35.source)
           } else {
-            json += asString(value_referenceId_24.toString())
+            json += asString(value_referenceId_35.toString())
           }
         } else {
-          json += asString(value_referenceId_24)
+          json += asString(value_referenceId_35)
         }
         
       }
 
-      const value_resolvedAt_25 = obj["resolvedAt"]
-      if (value_resolvedAt_25 !== undefined) {
+      const value_resolvedAt_36 = obj["resolvedAt"]
+      if (value_resolvedAt_36 !== undefined) {
         json += ",\"resolvedAt\":"
-        json += asDateTime(value_resolvedAt_25)
+        json += asDateTime(value_resolvedAt_36)
       }
 
 return json + JSON_STR_END_OBJECT
@@ -7794,12 +7973,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous1 (obj) {
-      // "__fjs_merged_240#/properties/items"
+      // "__fjs_merged_252#/properties/items"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_240#/properties/items' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_252#/properties/items' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -7817,7 +7996,7 @@ return json + JSON_STR_END_OBJECT
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_240#"
+      // "__fjs_merged_252#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -7835,26 +8014,26 @@ return json + JSON_STR_END_OBJECT
         throw new Error('"items" is required!')
       }
       
-      const value_total_26 = obj["total"]
-      if (value_total_26 !== undefined) {
+      const value_total_37 = obj["total"]
+      if (value_total_37 !== undefined) {
         json += ",\"total\":"
-        json += asInteger(value_total_26)
+        json += asInteger(value_total_37)
       } else {
         throw new Error('"total" is required!')
       }
       
-      const value_limit_27 = obj["limit"]
-      if (value_limit_27 !== undefined) {
+      const value_limit_38 = obj["limit"]
+      if (value_limit_38 !== undefined) {
         json += ",\"limit\":"
-        json += asInteger(value_limit_27)
+        json += asInteger(value_limit_38)
       } else {
         throw new Error('"limit" is required!')
       }
       
-      const value_offset_28 = obj["offset"]
-      if (value_offset_28 !== undefined) {
+      const value_offset_39 = obj["offset"]
+      if (value_offset_39 !== undefined) {
         json += ",\"offset\":"
-        json += asInteger(value_offset_28)
+        json += asInteger(value_offset_39)
       } else {
         throw new Error('"offset" is required!')
       }
@@ -7990,12 +8169,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous1 (obj) {
-      // "__fjs_merged_247#/properties/assignments"
+      // "__fjs_merged_260#/properties/assignments"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_247#/properties/assignments' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_260#/properties/assignments' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -8013,7 +8192,178 @@ return json + JSON_STR_END_OBJECT
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_247#"
+      // "#/components/schemas/UnmatchedPaymentReturnRecord"
+      function anonymous4 (input) {
+        const obj = (input && typeof input.toJSON === 'function')
+    ? input.toJSON()
+    : input
+  
+        if (obj === null) return JSON_STR_EMPTY_OBJECT
+        let json = ''
+
+        
+      const value_returnId_21 = obj["returnId"]
+      if (value_returnId_21 !== undefined) {
+        json += "{\"returnId\":"
+        
+        if (typeof value_returnId_21 !== 'string') {
+          if (value_returnId_21 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_returnId_21 instanceof Date) {
+            json += asDateTime(value_returnId_21)
+          } else if (value_returnId_21 instanceof RegExp) {
+            json += asString(value_returnId_21.source)
+          } else {
+            json += asString(value_returnId_21.toString())
+          }
+        } else {
+          json += asString(value_returnId_21)
+        }
+        
+      } else {
+        throw new Error('"returnId" is required!')
+      }
+      
+      const value_amount_22 = obj["amount"]
+      if (value_amount_22 !== undefined) {
+        json += ",\"amount\":"
+        json += asNumber(value_amount_22)
+      } else {
+        throw new Error('"amount" is required!')
+      }
+      
+      const value_state_23 = obj["state"]
+      if (value_state_23 !== undefined) {
+        json += ",\"state\":"
+        
+        if (typeof value_state_23 !== 'string') {
+          if (value_state_23 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_state_23 instanceof Date) {
+            json += asDateTime(value_state_23)
+          } else if (value_state_23 instanceof RegExp) {
+            json += asString(value_state_23.source)
+          } else {
+            json += asString(value_state_23.toString())
+          }
+        } else {
+          json += asString(value_state_23)
+        }
+        
+      } else {
+        throw new Error('"state" is required!')
+      }
+      
+      const value_requestedAt_24 = obj["requestedAt"]
+      if (value_requestedAt_24 !== undefined) {
+        json += ",\"requestedAt\":"
+        json += asDateTime(value_requestedAt_24)
+      } else {
+        throw new Error('"requestedAt" is required!')
+      }
+      
+      const value_toCvu_25 = obj["toCvu"]
+      if (value_toCvu_25 !== undefined) {
+        json += ",\"toCvu\":"
+        
+        if (typeof value_toCvu_25 !== 'string') {
+          if (value_toCvu_25 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_toCvu_25 instanceof Date) {
+            json += asDateTime(value_toCvu_25)
+          } else if (value_toCvu_25 instanceof RegExp) {
+            json += asString(value_toCvu_25.source)
+          } else {
+            json += asString(value_toCvu_25.toString())
+          }
+        } else {
+          json += asString(value_toCvu_25)
+        }
+        
+      }
+
+      const value_toCuil_26 = obj["toCuil"]
+      if (value_toCuil_26 !== undefined) {
+        json += ",\"toCuil\":"
+        
+        if (typeof value_toCuil_26 !== 'string') {
+          if (value_toCuil_26 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_toCuil_26 instanceof Date) {
+            json += asDateTime(value_toCuil_26)
+          } else if (value_toCuil_26 instanceof RegExp) {
+            json += asString(value_toCuil_26.source)
+          } else {
+            json += asString(value_toCuil_26.toString())
+          }
+        } else {
+          json += asString(value_toCuil_26)
+        }
+        
+      }
+
+      const value_completedAt_27 = obj["completedAt"]
+      if (value_completedAt_27 !== undefined) {
+        json += ",\"completedAt\":"
+        json += asDateTime(value_completedAt_27)
+      }
+
+      const value_failureReason_28 = obj["failureReason"]
+      if (value_failureReason_28 !== undefined) {
+        json += ",\"failureReason\":"
+        
+        if (typeof value_failureReason_28 !== 'string') {
+          if (value_failureReason_28 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_failureReason_28 instanceof Date) {
+            json += asDateTime(value_failureReason_28)
+          } else if (value_failureReason_28 instanceof RegExp) {
+            json += asString(value_failureReason_28.source)
+          } else {
+            json += asString(value_failureReason_28.toString())
+          }
+        } else {
+          json += asString(value_failureReason_28)
+        }
+        
+      }
+
+      const value_simulatedFailure_29 = obj["simulatedFailure"]
+      if (value_simulatedFailure_29 !== undefined) {
+        json += ",\"simulatedFailure\":"
+        json += asBoolean(value_simulatedFailure_29)
+      }
+
+return json + JSON_STR_END_OBJECT
+
+      }
+    
+
+    function anonymous3 (obj) {
+      // "__fjs_merged_260#/properties/returns"
+      let json = ''
+  
+    if (obj === null) return JSON_STR_EMPTY_ARRAY
+    if (!Array.isArray(obj)) {
+      throw new TypeError("The value of '__fjs_merged_260#/properties/returns' does not match schema definition.")
+    }
+    const arrayLength = obj.length
+  
+    json += JSON_STR_BEGIN_ARRAY
+  
+      if (arrayLength > 0) {
+        const value = obj[0]
+        json += anonymous4(value)
+        for (let i = 1; i < arrayLength; i++) {
+          json += JSON_STR_COMMA
+          const value = obj[i]
+          json += anonymous4(value)
+        }
+      }
+      return json + JSON_STR_END_ARRAY
+    }
+
+      // "__fjs_merged_260#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -8237,90 +8587,98 @@ return json + JSON_STR_END_OBJECT
         throw new Error('"assignments" is required!')
       }
       
-      const value_payerCuil_19 = obj["payerCuil"]
-      if (value_payerCuil_19 !== undefined) {
+      const value_returns_19 = obj["returns"]
+      if (value_returns_19 !== undefined) {
+        json += ",\"returns\":"
+        json += anonymous3(value_returns_19)
+      } else {
+        throw new Error('"returns" is required!')
+      }
+      
+      const value_payerCuil_30 = obj["payerCuil"]
+      if (value_payerCuil_30 !== undefined) {
         json += ",\"payerCuil\":"
         
-        if (typeof value_payerCuil_19 !== 'string') {
-          if (value_payerCuil_19 === null) {
+        if (typeof value_payerCuil_30 !== 'string') {
+          if (value_payerCuil_30 === null) {
             json += JSON_STR_EMPTY_STRING
-          } else if (value_payerCuil_19 instanceof Date) {
-            json += asDateTime(value_payerCuil_19)
-          } else if (value_payerCuil_19 instanceof RegExp) {
-            json += asString(value_payerCuil_19.source)
+          } else if (value_payerCuil_30 instanceof Date) {
+            json += asDateTime(value_payerCuil_30)
+          } else if (value_payerCuil_30 instanceof RegExp) {
+            json += asString(value_payerCuil_30.source)
           } else {
-            json += asString(value_payerCuil_19.toString())
+            json += asString(value_payerCuil_30.toString())
           }
         } else {
-          json += asString(value_payerCuil_19)
+          json += asString(value_payerCuil_30)
         }
         
       }
 
-      const value_payerName_20 = obj["payerName"]
-      if (value_payerName_20 !== undefined) {
+      const value_payerName_31 = obj["payerName"]
+      if (value_payerName_31 !== undefined) {
         json += ",\"payerName\":"
         
-        if (typeof value_payerName_20 !== 'string') {
-          if (value_payerName_20 === null) {
+        if (typeof value_payerName_31 !== 'string') {
+          if (value_payerName_31 === null) {
             json += JSON_STR_EMPTY_STRING
-          } else if (value_payerName_20 instanceof Date) {
-            json += asDateTime(value_payerName_20)
-          } else if (value_payerName_20 instanceof RegExp) {
-            json += asString(value_payerName_20.source)
+          } else if (value_payerName_31 instanceof Date) {
+            json += asDateTime(value_payerName_31)
+          } else if (value_payerName_31 instanceof RegExp) {
+            json += asString(value_payerName_31.source)
           } else {
-            json += asString(value_payerName_20.toString())
+            json += asString(value_payerName_31.toString())
           }
         } else {
-          json += asString(value_payerName_20)
+          json += asString(value_payerName_31)
         }
         
       }
 
-      const value_paymentRequestId_21 = obj["paymentRequestId"]
-      if (value_paymentRequestId_21 !== undefined) {
+      const value_paymentRequestId_32 = obj["paymentRequestId"]
+      if (value_paymentRequestId_32 !== undefined) {
         json += ",\"paymentRequestId\":"
         
-        if (typeof value_paymentRequestId_21 !== 'string') {
-          if (value_paymentRequestId_21 === null) {
+        if (typeof value_paymentRequestId_32 !== 'string') {
+          if (value_paymentRequestId_32 === null) {
             json += JSON_STR_EMPTY_STRING
-          } else if (value_paymentRequestId_21 instanceof Date) {
-            json += asDateTime(value_paymentRequestId_21)
-          } else if (value_paymentRequestId_21 instanceof RegExp) {
-            json += asString(value_paymentRequestId_21.source)
+          } else if (value_paymentRequestId_32 instanceof Date) {
+            json += asDateTime(value_paymentRequestId_32)
+          } else if (value_paymentRequestId_32 instanceof RegExp) {
+            json += asString(value_paymentRequestId_32.source)
           } else {
-            json += asString(value_paymentRequestId_21.toString())
+            json += asString(value_paymentRequestId_32.toString())
           }
         } else {
-          json += asString(value_paymentRequestId_21)
+          json += asString(value_paymentRequestId_32)
         }
         
       }
 
-      const value_referenceId_22 = obj["referenceId"]
-      if (value_referenceId_22 !== undefined) {
+      const value_referenceId_33 = obj["referenceId"]
+      if (value_referenceId_33 !== undefined) {
         json += ",\"referenceId\":"
         
-        if (typeof value_referenceId_22 !== 'string') {
-          if (value_referenceId_22 === null) {
+        if (typeof value_referenceId_33 !== 'string') {
+          if (value_referenceId_33 === null) {
             json += JSON_STR_EMPTY_STRING
-          } else if (value_referenceId_22 instanceof Date) {
-            json += asDateTime(value_referenceId_22)
-          } else if (value_referenceId_22 instanceof RegExp) {
-            json += asString(value_referenceId_22.source)
+          } else if (value_referenceId_33 instanceof Date) {
+            json += asDateTime(value_referenceId_33)
+          } else if (value_referenceId_33 instanceof RegExp) {
+            json += asString(value_referenceId_33.source)
           } else {
-            json += asString(value_referenceId_22.toString())
+            json += asString(value_referenceId_33.toString())
           }
         } else {
-          json += asString(value_referenceId_22)
+          json += asString(value_referenceId_33)
         }
         
       }
 
-      const value_resolvedAt_23 = obj["resolvedAt"]
-      if (value_resolvedAt_23 !== undefined) {
+      const value_resolvedAt_34 = obj["resolvedAt"]
+      if (value_resolvedAt_34 !== undefined) {
         json += ",\"resolvedAt\":"
-        json += asDateTime(value_resolvedAt_23)
+        json += asDateTime(value_resolvedAt_34)
       }
 
 return json + JSON_STR_END_OBJECT
@@ -8378,7 +8736,805 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_254#"
+      // "#/components/schemas/UnmatchedPaymentAssignmentRecord"
+      function anonymous3 (input) {
+        const obj = (input && typeof input.toJSON === 'function')
+    ? input.toJSON()
+    : input
+  
+        if (obj === null) return JSON_STR_EMPTY_OBJECT
+        let json = ''
+
+        
+      const value_paymentRequestId_21 = obj["paymentRequestId"]
+      if (value_paymentRequestId_21 !== undefined) {
+        json += "{\"paymentRequestId\":"
+        
+        if (typeof value_paymentRequestId_21 !== 'string') {
+          if (value_paymentRequestId_21 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_paymentRequestId_21 instanceof Date) {
+            json += asDateTime(value_paymentRequestId_21)
+          } else if (value_paymentRequestId_21 instanceof RegExp) {
+            json += asString(value_paymentRequestId_21.source)
+          } else {
+            json += asString(value_paymentRequestId_21.toString())
+          }
+        } else {
+          json += asString(value_paymentRequestId_21)
+        }
+        
+      } else {
+        throw new Error('"paymentRequestId" is required!')
+      }
+      
+      const value_referenceId_22 = obj["referenceId"]
+      if (value_referenceId_22 !== undefined) {
+        json += ",\"referenceId\":"
+        
+        if (typeof value_referenceId_22 !== 'string') {
+          if (value_referenceId_22 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_referenceId_22 instanceof Date) {
+            json += asDateTime(value_referenceId_22)
+          } else if (value_referenceId_22 instanceof RegExp) {
+            json += asString(value_referenceId_22.source)
+          } else {
+            json += asString(value_referenceId_22.toString())
+          }
+        } else {
+          json += asString(value_referenceId_22)
+        }
+        
+      } else {
+        throw new Error('"referenceId" is required!')
+      }
+      
+      const value_amount_23 = obj["amount"]
+      if (value_amount_23 !== undefined) {
+        json += ",\"amount\":"
+        json += asNumber(value_amount_23)
+      } else {
+        throw new Error('"amount" is required!')
+      }
+      
+      const value_assignedAt_24 = obj["assignedAt"]
+      if (value_assignedAt_24 !== undefined) {
+        json += ",\"assignedAt\":"
+        json += asDateTime(value_assignedAt_24)
+      } else {
+        throw new Error('"assignedAt" is required!')
+      }
+      
+return json + JSON_STR_END_OBJECT
+
+      }
+    
+
+    function anonymous2 (obj) {
+      // "#/components/schemas/UnmatchedPayment/properties/assignments"
+      let json = ''
+  
+    if (obj === null) return JSON_STR_EMPTY_ARRAY
+    if (!Array.isArray(obj)) {
+      throw new TypeError("The value of '#/components/schemas/UnmatchedPayment/properties/assignments' does not match schema definition.")
+    }
+    const arrayLength = obj.length
+  
+    json += JSON_STR_BEGIN_ARRAY
+  
+      if (arrayLength > 0) {
+        const value = obj[0]
+        json += anonymous3(value)
+        for (let i = 1; i < arrayLength; i++) {
+          json += JSON_STR_COMMA
+          const value = obj[i]
+          json += anonymous3(value)
+        }
+      }
+      return json + JSON_STR_END_ARRAY
+    }
+
+      // "#/components/schemas/UnmatchedPaymentReturnRecord"
+      function anonymous5 (input) {
+        const obj = (input && typeof input.toJSON === 'function')
+    ? input.toJSON()
+    : input
+  
+        if (obj === null) return JSON_STR_EMPTY_OBJECT
+        let json = ''
+
+        
+      const value_returnId_27 = obj["returnId"]
+      if (value_returnId_27 !== undefined) {
+        json += "{\"returnId\":"
+        
+        if (typeof value_returnId_27 !== 'string') {
+          if (value_returnId_27 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_returnId_27 instanceof Date) {
+            json += asDateTime(value_returnId_27)
+          } else if (value_returnId_27 instanceof RegExp) {
+            json += asString(value_returnId_27.source)
+          } else {
+            json += asString(value_returnId_27.toString())
+          }
+        } else {
+          json += asString(value_returnId_27)
+        }
+        
+      } else {
+        throw new Error('"returnId" is required!')
+      }
+      
+      const value_amount_28 = obj["amount"]
+      if (value_amount_28 !== undefined) {
+        json += ",\"amount\":"
+        json += asNumber(value_amount_28)
+      } else {
+        throw new Error('"amount" is required!')
+      }
+      
+      const value_state_29 = obj["state"]
+      if (value_state_29 !== undefined) {
+        json += ",\"state\":"
+        
+        if (typeof value_state_29 !== 'string') {
+          if (value_state_29 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_state_29 instanceof Date) {
+            json += asDateTime(value_state_29)
+          } else if (value_state_29 instanceof RegExp) {
+            json += asString(value_state_29.source)
+          } else {
+            json += asString(value_state_29.toString())
+          }
+        } else {
+          json += asString(value_state_29)
+        }
+        
+      } else {
+        throw new Error('"state" is required!')
+      }
+      
+      const value_requestedAt_30 = obj["requestedAt"]
+      if (value_requestedAt_30 !== undefined) {
+        json += ",\"requestedAt\":"
+        json += asDateTime(value_requestedAt_30)
+      } else {
+        throw new Error('"requestedAt" is required!')
+      }
+      
+      const value_toCvu_31 = obj["toCvu"]
+      if (value_toCvu_31 !== undefined) {
+        json += ",\"toCvu\":"
+        
+        if (typeof value_toCvu_31 !== 'string') {
+          if (value_toCvu_31 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_toCvu_31 instanceof Date) {
+            json += asDateTime(value_toCvu_31)
+          } else if (value_toCvu_31 instanceof RegExp) {
+            json += asString(value_toCvu_31.source)
+          } else {
+            json += asString(value_toCvu_31.toString())
+          }
+        } else {
+          json += asString(value_toCvu_31)
+        }
+        
+      }
+
+      const value_toCuil_32 = obj["toCuil"]
+      if (value_toCuil_32 !== undefined) {
+        json += ",\"toCuil\":"
+        
+        if (typeof value_toCuil_32 !== 'string') {
+          if (value_toCuil_32 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_toCuil_32 instanceof Date) {
+            json += asDateTime(value_toCuil_32)
+          } else if (value_toCuil_32 instanceof RegExp) {
+            json += asString(value_toCuil_32.source)
+          } else {
+            json += asString(value_toCuil_32.toString())
+          }
+        } else {
+          json += asString(value_toCuil_32)
+        }
+        
+      }
+
+      const value_completedAt_33 = obj["completedAt"]
+      if (value_completedAt_33 !== undefined) {
+        json += ",\"completedAt\":"
+        json += asDateTime(value_completedAt_33)
+      }
+
+      const value_failureReason_34 = obj["failureReason"]
+      if (value_failureReason_34 !== undefined) {
+        json += ",\"failureReason\":"
+        
+        if (typeof value_failureReason_34 !== 'string') {
+          if (value_failureReason_34 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_failureReason_34 instanceof Date) {
+            json += asDateTime(value_failureReason_34)
+          } else if (value_failureReason_34 instanceof RegExp) {
+            json += asString(value_failureReason_34.source)
+          } else {
+            json += asString(value_failureReason_34.toString())
+          }
+        } else {
+          json += asString(value_failureReason_34)
+        }
+        
+      }
+
+      const value_simulatedFailure_35 = obj["simulatedFailure"]
+      if (value_simulatedFailure_35 !== undefined) {
+        json += ",\"simulatedFailure\":"
+        json += asBoolean(value_simulatedFailure_35)
+      }
+
+return json + JSON_STR_END_OBJECT
+
+      }
+    
+
+    function anonymous4 (obj) {
+      // "#/components/schemas/UnmatchedPayment/properties/returns"
+      let json = ''
+  
+    if (obj === null) return JSON_STR_EMPTY_ARRAY
+    if (!Array.isArray(obj)) {
+      throw new TypeError("The value of '#/components/schemas/UnmatchedPayment/properties/returns' does not match schema definition.")
+    }
+    const arrayLength = obj.length
+  
+    json += JSON_STR_BEGIN_ARRAY
+  
+      if (arrayLength > 0) {
+        const value = obj[0]
+        json += anonymous5(value)
+        for (let i = 1; i < arrayLength; i++) {
+          json += JSON_STR_COMMA
+          const value = obj[i]
+          json += anonymous5(value)
+        }
+      }
+      return json + JSON_STR_END_ARRAY
+    }
+
+      // "#/components/schemas/UnmatchedPayment"
+      function anonymous1 (input) {
+        const obj = (input && typeof input.toJSON === 'function')
+    ? input.toJSON()
+    : input
+  
+        if (obj === null) return JSON_STR_EMPTY_OBJECT
+        let json = ''
+
+        
+      const value_unmatchedPaymentId_7 = obj["unmatchedPaymentId"]
+      if (value_unmatchedPaymentId_7 !== undefined) {
+        json += "{\"unmatchedPaymentId\":"
+        
+        if (typeof value_unmatchedPaymentId_7 !== 'string') {
+          if (value_unmatchedPaymentId_7 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_unmatchedPaymentId_7 instanceof Date) {
+            json += asDateTime(value_unmatchedPaymentId_7)
+          } else if (value_unmatchedPaymentId_7 instanceof RegExp) {
+            json += asString(value_unmatchedPaymentId_7.source)
+          } else {
+            json += asString(value_unmatchedPaymentId_7.toString())
+          }
+        } else {
+          json += asString(value_unmatchedPaymentId_7)
+        }
+        
+      } else {
+        throw new Error('"unmatchedPaymentId" is required!')
+      }
+      
+      const value_transactionId_8 = obj["transactionId"]
+      if (value_transactionId_8 !== undefined) {
+        json += ",\"transactionId\":"
+        
+        if (typeof value_transactionId_8 !== 'string') {
+          if (value_transactionId_8 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_transactionId_8 instanceof Date) {
+            json += asDateTime(value_transactionId_8)
+          } else if (value_transactionId_8 instanceof RegExp) {
+            json += asString(value_transactionId_8.source)
+          } else {
+            json += asString(value_transactionId_8.toString())
+          }
+        } else {
+          json += asString(value_transactionId_8)
+        }
+        
+      } else {
+        throw new Error('"transactionId" is required!')
+      }
+      
+      const value_cvu_9 = obj["cvu"]
+      if (value_cvu_9 !== undefined) {
+        json += ",\"cvu\":"
+        
+        if (typeof value_cvu_9 !== 'string') {
+          if (value_cvu_9 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_cvu_9 instanceof Date) {
+            json += asDateTime(value_cvu_9)
+          } else if (value_cvu_9 instanceof RegExp) {
+            json += asString(value_cvu_9.source)
+          } else {
+            json += asString(value_cvu_9.toString())
+          }
+        } else {
+          json += asString(value_cvu_9)
+        }
+        
+      } else {
+        throw new Error('"cvu" is required!')
+      }
+      
+      const value_amount_10 = obj["amount"]
+      if (value_amount_10 !== undefined) {
+        json += ",\"amount\":"
+        json += asNumber(value_amount_10)
+      } else {
+        throw new Error('"amount" is required!')
+      }
+      
+      const value_unresolvedAmount_11 = obj["unresolvedAmount"]
+      if (value_unresolvedAmount_11 !== undefined) {
+        json += ",\"unresolvedAmount\":"
+        json += asNumber(value_unresolvedAmount_11)
+      } else {
+        throw new Error('"unresolvedAmount" is required!')
+      }
+      
+      const value_transferAmount_12 = obj["transferAmount"]
+      if (value_transferAmount_12 !== undefined) {
+        json += ",\"transferAmount\":"
+        json += asNumber(value_transferAmount_12)
+      } else {
+        throw new Error('"transferAmount" is required!')
+      }
+      
+      const value_receivedAt_13 = obj["receivedAt"]
+      if (value_receivedAt_13 !== undefined) {
+        json += ",\"receivedAt\":"
+        json += asDateTime(value_receivedAt_13)
+      } else {
+        throw new Error('"receivedAt" is required!')
+      }
+      
+      const value_recordedAt_14 = obj["recordedAt"]
+      if (value_recordedAt_14 !== undefined) {
+        json += ",\"recordedAt\":"
+        json += asDateTime(value_recordedAt_14)
+      } else {
+        throw new Error('"recordedAt" is required!')
+      }
+      
+      const value_reason_15 = obj["reason"]
+      if (value_reason_15 !== undefined) {
+        json += ",\"reason\":"
+        
+        if (typeof value_reason_15 !== 'string') {
+          if (value_reason_15 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_reason_15 instanceof Date) {
+            json += asDateTime(value_reason_15)
+          } else if (value_reason_15 instanceof RegExp) {
+            json += asString(value_reason_15.source)
+          } else {
+            json += asString(value_reason_15.toString())
+          }
+        } else {
+          json += asString(value_reason_15)
+        }
+        
+      } else {
+        throw new Error('"reason" is required!')
+      }
+      
+      const value_integrationClientId_16 = obj["integrationClientId"]
+      if (value_integrationClientId_16 !== undefined) {
+        json += ",\"integrationClientId\":"
+        
+      if (value_integrationClientId_16 === null) {
+        json += JSON_STR_NULL
+      } else {
+    
+        if (typeof value_integrationClientId_16 !== 'string') {
+          if (value_integrationClientId_16 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_integrationClientId_16 instanceof Date) {
+            json += asDateTime(value_integrationClientId_16)
+          } else if (value_integrationClientId_16 instanceof RegExp) {
+            json += asString(value_integrationClientId_16.source)
+          } else {
+            json += asString(value_integrationClientId_16.toString())
+          }
+        } else {
+          json += asString(value_integrationClientId_16)
+        }
+        
+      }
+    
+      } else {
+        throw new Error('"integrationClientId" is required!')
+      }
+      
+      const value_merchantUserId_17 = obj["merchantUserId"]
+      if (value_merchantUserId_17 !== undefined) {
+        json += ",\"merchantUserId\":"
+        
+      if (value_merchantUserId_17 === null) {
+        json += JSON_STR_NULL
+      } else {
+    
+        if (typeof value_merchantUserId_17 !== 'string') {
+          if (value_merchantUserId_17 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_merchantUserId_17 instanceof Date) {
+            json += asDateTime(value_merchantUserId_17)
+          } else if (value_merchantUserId_17 instanceof RegExp) {
+            json += asString(value_merchantUserId_17.source)
+          } else {
+            json += asString(value_merchantUserId_17.toString())
+          }
+        } else {
+          json += asString(value_merchantUserId_17)
+        }
+        
+      }
+    
+      } else {
+        throw new Error('"merchantUserId" is required!')
+      }
+      
+      const value_state_18 = obj["state"]
+      if (value_state_18 !== undefined) {
+        json += ",\"state\":"
+        
+        if (typeof value_state_18 !== 'string') {
+          if (value_state_18 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_state_18 instanceof Date) {
+            json += asDateTime(value_state_18)
+          } else if (value_state_18 instanceof RegExp) {
+            json += asString(value_state_18.source)
+          } else {
+            json += asString(value_state_18.toString())
+          }
+        } else {
+          json += asString(value_state_18)
+        }
+        
+      } else {
+        throw new Error('"state" is required!')
+      }
+      
+      const value_assignments_19 = obj["assignments"]
+      if (value_assignments_19 !== undefined) {
+        json += ",\"assignments\":"
+        json += anonymous2(value_assignments_19)
+      } else {
+        throw new Error('"assignments" is required!')
+      }
+      
+      const value_returns_25 = obj["returns"]
+      if (value_returns_25 !== undefined) {
+        json += ",\"returns\":"
+        json += anonymous4(value_returns_25)
+      } else {
+        throw new Error('"returns" is required!')
+      }
+      
+      const value_payerCuil_36 = obj["payerCuil"]
+      if (value_payerCuil_36 !== undefined) {
+        json += ",\"payerCuil\":"
+        
+        if (typeof value_payerCuil_36 !== 'string') {
+          if (value_payerCuil_36 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_payerCuil_36 instanceof Date) {
+            json += asDateTime(value_payerCuil_36)
+          } else if (value_payerCuil_36 instanceof RegExp) {
+            json += asString(value_payerCuil_36.source)
+          } else {
+            json += asString(value_payerCuil_36.toString())
+          }
+        } else {
+          json += asString(value_payerCuil_36)
+        }
+        
+      }
+
+      const value_payerName_37 = obj["payerName"]
+      if (value_payerName_37 !== undefined) {
+        json += ",\"payerName\":"
+        
+        if (typeof value_payerName_37 !== 'string') {
+          if (value_payerName_37 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_payerName_37 instanceof Date) {
+            json += asDateTime(value_payerName_37)
+          } else if (value_payerName_37 instanceof RegExp) {
+            json += asString(value_payerName_37.source)
+          } else {
+            json += asString(value_payerName_37.toString())
+          }
+        } else {
+          json += asString(value_payerName_37)
+        }
+        
+      }
+
+      const value_paymentRequestId_38 = obj["paymentRequestId"]
+      if (value_paymentRequestId_38 !== undefined) {
+        json += ",\"paymentRequestId\":"
+        
+        if (typeof value_paymentRequestId_38 !== 'string') {
+          if (value_paymentRequestId_38 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_paymentRequestId_38 instanceof Date) {
+            json += asDateTime(value_paymentRequestId_38)
+          } else if (value_paymentRequestId_38 instanceof RegExp) {
+            json += asString(value_paymentRequestId_38.source)
+          } else {
+            json += asString(value_paymentRequestId_38.toString())
+          }
+        } else {
+          json += asString(value_paymentRequestId_38)
+        }
+        
+      }
+
+      const value_referenceId_39 = obj["referenceId"]
+      if (value_referenceId_39 !== undefined) {
+        json += ",\"referenceId\":"
+        
+        if (typeof value_referenceId_39 !== 'string') {
+          if (value_referenceId_39 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_referenceId_39 instanceof Date) {
+            json += asDateTime(value_referenceId_39)
+          } else if (value_referenceId_39 instanceof RegExp) {
+            json += asString(value_referenceId_39.source)
+          } else {
+            json += asString(value_referenceId_39.toString())
+          }
+        } else {
+          json += asString(value_referenceId_39)
+        }
+        
+      }
+
+      const value_resolvedAt_40 = obj["resolvedAt"]
+      if (value_resolvedAt_40 !== undefined) {
+        json += ",\"resolvedAt\":"
+        json += asDateTime(value_resolvedAt_40)
+      }
+
+return json + JSON_STR_END_OBJECT
+
+      }
+    
+
+      // "__fjs_merged_268#"
+      function anonymous0 (input) {
+        const obj = (input && typeof input.toJSON === 'function')
+    ? input.toJSON()
+    : input
+  
+        if (obj === null) return JSON_STR_EMPTY_OBJECT
+        let json = ''
+
+        
+      const value_returnId_1 = obj["returnId"]
+      if (value_returnId_1 !== undefined) {
+        json += "{\"returnId\":"
+        
+        if (typeof value_returnId_1 !== 'string') {
+          if (value_returnId_1 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_returnId_1 instanceof Date) {
+            json += asDateTime(value_returnId_1)
+          } else if (value_returnId_1 instanceof RegExp) {
+            json += asString(value_returnId_1.source)
+          } else {
+            json += asString(value_returnId_1.toString())
+          }
+        } else {
+          json += asString(value_returnId_1)
+        }
+        
+      } else {
+        throw new Error('"returnId" is required!')
+      }
+      
+      const value_amount_2 = obj["amount"]
+      if (value_amount_2 !== undefined) {
+        json += ",\"amount\":"
+        json += asNumber(value_amount_2)
+      } else {
+        throw new Error('"amount" is required!')
+      }
+      
+      const value_state_3 = obj["state"]
+      if (value_state_3 !== undefined) {
+        json += ",\"state\":"
+        
+        if (typeof value_state_3 !== 'string') {
+          if (value_state_3 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_state_3 instanceof Date) {
+            json += asDateTime(value_state_3)
+          } else if (value_state_3 instanceof RegExp) {
+            json += asString(value_state_3.source)
+          } else {
+            json += asString(value_state_3.toString())
+          }
+        } else {
+          json += asString(value_state_3)
+        }
+        
+      } else {
+        throw new Error('"state" is required!')
+      }
+      
+      const value_requestedAt_4 = obj["requestedAt"]
+      if (value_requestedAt_4 !== undefined) {
+        json += ",\"requestedAt\":"
+        json += asDateTime(value_requestedAt_4)
+      } else {
+        throw new Error('"requestedAt" is required!')
+      }
+      
+      const value_unmatchedPayment_5 = obj["unmatchedPayment"]
+      if (value_unmatchedPayment_5 !== undefined) {
+        json += ",\"unmatchedPayment\":"
+        json += anonymous1(value_unmatchedPayment_5)
+      } else {
+        throw new Error('"unmatchedPayment" is required!')
+      }
+      
+      const value_toCvu_41 = obj["toCvu"]
+      if (value_toCvu_41 !== undefined) {
+        json += ",\"toCvu\":"
+        
+        if (typeof value_toCvu_41 !== 'string') {
+          if (value_toCvu_41 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_toCvu_41 instanceof Date) {
+            json += asDateTime(value_toCvu_41)
+          } else if (value_toCvu_41 instanceof RegExp) {
+            json += asString(value_toCvu_41.source)
+          } else {
+            json += asString(value_toCvu_41.toString())
+          }
+        } else {
+          json += asString(value_toCvu_41)
+        }
+        
+      }
+
+      const value_toCuil_42 = obj["toCuil"]
+      if (value_toCuil_42 !== undefined) {
+        json += ",\"toCuil\":"
+        
+        if (typeof value_toCuil_42 !== 'string') {
+          if (value_toCuil_42 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_toCuil_42 instanceof Date) {
+            json += asDateTime(value_toCuil_42)
+          } else if (value_toCuil_42 instanceof RegExp) {
+            json += asString(value_toCuil_42.source)
+          } else {
+            json += asString(value_toCuil_42.toString())
+          }
+        } else {
+          json += asString(value_toCuil_42)
+        }
+        
+      }
+
+      const value_completedAt_43 = obj["completedAt"]
+      if (value_completedAt_43 !== undefined) {
+        json += ",\"completedAt\":"
+        json += asDateTime(value_completedAt_43)
+      }
+
+      const value_failureReason_44 = obj["failureReason"]
+      if (value_failureReason_44 !== undefined) {
+        json += ",\"failureReason\":"
+        
+        if (typeof value_failureReason_44 !== 'string') {
+          if (value_failureReason_44 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_failureReason_44 instanceof Date) {
+            json += asDateTime(value_failureReason_44)
+          } else if (value_failureReason_44 instanceof RegExp) {
+            json += asString(value_failureReason_44.source)
+          } else {
+            json += asString(value_failureReason_44.toString())
+          }
+        } else {
+          json += asString(value_failureReason_44)
+        }
+        
+      }
+
+      const value_simulatedFailure_45 = obj["simulatedFailure"]
+      if (value_simulatedFailure_45 !== undefined) {
+        json += ",\"simulatedFailure\":"
+        json += asBoolean(value_simulatedFailure_45)
+      }
+
+return json + JSON_STR_END_OBJECT
+
+      }
+    
+    const main = anonymous0
+    return main
+    
+}(validator, serializer)
+return module.exports;
+})();
+
+const s23: (body: unknown) => string = (() => {
+const module = { exports: undefined };
+
+  'use strict'
+
+  const Serializer = require('fast-json-stringify/lib/serializer')
+  const serializerState = {"mode":"standalone","inlineValidators":true}
+  const serializer = Serializer.restoreFromState(serializerState)
+
+  const validator = null
+
+
+  module.exports = function anonymous(validator,serializer
+) {
+
+    
+const {
+  asString,
+  asNumber,
+  asBoolean,
+  asDateTime,
+  asDate,
+  asTime,
+  asUnsafeString,
+  asPlainStringArray
+} = serializer
+
+const asInteger = serializer.asInteger.bind(serializer)
+
+
+    const JSON_STR_BEGIN_OBJECT = '{'
+    const JSON_STR_END_OBJECT = '}'
+    const JSON_STR_BEGIN_ARRAY = '['
+    const JSON_STR_END_ARRAY = ']'
+    const JSON_STR_COMMA = ','
+    const JSON_STR_COLONS = ':'
+    const JSON_STR_QUOTE = '"'
+    const JSON_STR_EMPTY_OBJECT = JSON_STR_BEGIN_OBJECT + JSON_STR_END_OBJECT
+    const JSON_STR_EMPTY_ARRAY = JSON_STR_BEGIN_ARRAY + JSON_STR_END_ARRAY
+    const JSON_STR_EMPTY_STRING = JSON_STR_QUOTE + JSON_STR_QUOTE
+    const JSON_STR_NULL = 'null'
+    
+  
+    
+      // "__fjs_merged_277#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -8477,7 +9633,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s23: (body: unknown) => string = (() => {
+const s24: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -8521,7 +9677,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_263#"
+      // "__fjs_merged_286#"
       function anonymous3 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -8762,12 +9918,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous1 (obj) {
-      // "__fjs_merged_259#/properties/results"
+      // "__fjs_merged_282#/properties/results"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_259#/properties/results' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_282#/properties/results' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -8785,7 +9941,7 @@ return json + JSON_STR_END_OBJECT
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_259#"
+      // "__fjs_merged_282#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -8854,7 +10010,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s24: (body: unknown) => string = (() => {
+const s25: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -8899,12 +10055,12 @@ const asInteger = serializer.asInteger.bind(serializer)
   
     
     function anonymous1 (obj) {
-      // "__fjs_merged_265#/properties/scopes"
+      // "__fjs_merged_288#/properties/scopes"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_265#/properties/scopes' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_288#/properties/scopes' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -8954,7 +10110,7 @@ const asInteger = serializer.asInteger.bind(serializer)
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_265#"
+      // "__fjs_merged_288#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -9229,7 +10385,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s25: (body: unknown) => string = (() => {
+const s26: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -9274,12 +10430,12 @@ const asInteger = serializer.asInteger.bind(serializer)
   
     
     function anonymous1 (obj) {
-      // "__fjs_merged_268#/properties/allowedOrigins"
+      // "__fjs_merged_291#/properties/allowedOrigins"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_268#/properties/allowedOrigins' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_291#/properties/allowedOrigins' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -9329,7 +10485,7 @@ const asInteger = serializer.asInteger.bind(serializer)
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_268#"
+      // "__fjs_merged_291#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -9430,7 +10586,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s26: (body: unknown) => string = (() => {
+const s27: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -9474,7 +10630,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_270#"
+      // "__fjs_merged_293#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -9539,7 +10695,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s27: (body: unknown) => string = (() => {
+const s28: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -9583,7 +10739,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_272#"
+      // "__fjs_merged_295#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -9640,7 +10796,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s28: (body: unknown) => string = (() => {
+const s29: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -9889,12 +11045,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous2 (obj) {
-      // "__fjs_merged_274#/properties/items"
+      // "__fjs_merged_297#/properties/items"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_274#/properties/items' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_297#/properties/items' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -9912,7 +11068,7 @@ return json + JSON_STR_END_OBJECT
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_274#"
+      // "__fjs_merged_297#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -9989,7 +11145,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s29: (body: unknown) => string = (() => {
+const s30: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -10358,12 +11514,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous1 (obj) {
-      // "__fjs_merged_282#/properties/items"
+      // "__fjs_merged_305#/properties/items"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_282#/properties/items' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_305#/properties/items' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -10381,7 +11537,7 @@ return json + JSON_STR_END_OBJECT
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_282#"
+      // "__fjs_merged_305#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -10434,7 +11590,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s30: (body: unknown) => string = (() => {
+const s31: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -10566,12 +11722,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous1 (obj) {
-      // "__fjs_merged_286#/properties/attempts"
+      // "__fjs_merged_309#/properties/attempts"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_286#/properties/attempts' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_309#/properties/attempts' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -10589,7 +11745,7 @@ return json + JSON_STR_END_OBJECT
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_286#/properties/payload"
+      // "__fjs_merged_309#/properties/payload"
       function anonymous3 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -10621,7 +11777,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_286#"
+      // "__fjs_merged_309#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -10808,7 +11964,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s31: (body: unknown) => string = (() => {
+const s32: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -10912,12 +12068,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous1 (obj) {
-      // "__fjs_merged_290#/properties/reasons"
+      // "__fjs_merged_313#/properties/reasons"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_290#/properties/reasons' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_313#/properties/reasons' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -11058,7 +12214,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_290#"
+      // "__fjs_merged_313#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -11147,93 +12303,6 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s32: (body: unknown) => string = (() => {
-const module = { exports: undefined };
-
-  'use strict'
-
-  const Serializer = require('fast-json-stringify/lib/serializer')
-  const serializerState = {"mode":"standalone","inlineValidators":true}
-  const serializer = Serializer.restoreFromState(serializerState)
-
-  const validator = null
-
-
-  module.exports = function anonymous(validator,serializer
-) {
-
-    
-const {
-  asString,
-  asNumber,
-  asBoolean,
-  asDateTime,
-  asDate,
-  asTime,
-  asUnsafeString,
-  asPlainStringArray
-} = serializer
-
-const asInteger = serializer.asInteger.bind(serializer)
-
-
-    const JSON_STR_BEGIN_OBJECT = '{'
-    const JSON_STR_END_OBJECT = '}'
-    const JSON_STR_BEGIN_ARRAY = '['
-    const JSON_STR_END_ARRAY = ']'
-    const JSON_STR_COMMA = ','
-    const JSON_STR_COLONS = ':'
-    const JSON_STR_QUOTE = '"'
-    const JSON_STR_EMPTY_OBJECT = JSON_STR_BEGIN_OBJECT + JSON_STR_END_OBJECT
-    const JSON_STR_EMPTY_ARRAY = JSON_STR_BEGIN_ARRAY + JSON_STR_END_ARRAY
-    const JSON_STR_EMPTY_STRING = JSON_STR_QUOTE + JSON_STR_QUOTE
-    const JSON_STR_NULL = 'null'
-    
-  
-    
-      // "__fjs_merged_294#"
-      function anonymous0 (input) {
-        const obj = (input && typeof input.toJSON === 'function')
-    ? input.toJSON()
-    : input
-  
-        if (obj === null) return JSON_STR_EMPTY_OBJECT
-        let json = ''
-
-        
-      const value_logoUrl_1 = obj["logoUrl"]
-      if (value_logoUrl_1 !== undefined) {
-        json += "{\"logoUrl\":"
-        
-        if (typeof value_logoUrl_1 !== 'string') {
-          if (value_logoUrl_1 === null) {
-            json += JSON_STR_EMPTY_STRING
-          } else if (value_logoUrl_1 instanceof Date) {
-            json += asDateTime(value_logoUrl_1)
-          } else if (value_logoUrl_1 instanceof RegExp) {
-            json += asString(value_logoUrl_1.source)
-          } else {
-            json += asString(value_logoUrl_1.toString())
-          }
-        } else {
-          json += asString(value_logoUrl_1)
-        }
-        
-      } else {
-        throw new Error('"logoUrl" is required!')
-      }
-      
-return json + JSON_STR_END_OBJECT
-
-      }
-    
-    const main = anonymous0
-    return main
-    
-}(validator, serializer)
-return module.exports;
-})();
-
 const s33: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
@@ -11278,7 +12347,94 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_296#"
+      // "__fjs_merged_317#"
+      function anonymous0 (input) {
+        const obj = (input && typeof input.toJSON === 'function')
+    ? input.toJSON()
+    : input
+  
+        if (obj === null) return JSON_STR_EMPTY_OBJECT
+        let json = ''
+
+        
+      const value_logoUrl_1 = obj["logoUrl"]
+      if (value_logoUrl_1 !== undefined) {
+        json += "{\"logoUrl\":"
+        
+        if (typeof value_logoUrl_1 !== 'string') {
+          if (value_logoUrl_1 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_logoUrl_1 instanceof Date) {
+            json += asDateTime(value_logoUrl_1)
+          } else if (value_logoUrl_1 instanceof RegExp) {
+            json += asString(value_logoUrl_1.source)
+          } else {
+            json += asString(value_logoUrl_1.toString())
+          }
+        } else {
+          json += asString(value_logoUrl_1)
+        }
+        
+      } else {
+        throw new Error('"logoUrl" is required!')
+      }
+      
+return json + JSON_STR_END_OBJECT
+
+      }
+    
+    const main = anonymous0
+    return main
+    
+}(validator, serializer)
+return module.exports;
+})();
+
+const s34: (body: unknown) => string = (() => {
+const module = { exports: undefined };
+
+  'use strict'
+
+  const Serializer = require('fast-json-stringify/lib/serializer')
+  const serializerState = {"mode":"standalone","inlineValidators":true}
+  const serializer = Serializer.restoreFromState(serializerState)
+
+  const validator = null
+
+
+  module.exports = function anonymous(validator,serializer
+) {
+
+    
+const {
+  asString,
+  asNumber,
+  asBoolean,
+  asDateTime,
+  asDate,
+  asTime,
+  asUnsafeString,
+  asPlainStringArray
+} = serializer
+
+const asInteger = serializer.asInteger.bind(serializer)
+
+
+    const JSON_STR_BEGIN_OBJECT = '{'
+    const JSON_STR_END_OBJECT = '}'
+    const JSON_STR_BEGIN_ARRAY = '['
+    const JSON_STR_END_ARRAY = ']'
+    const JSON_STR_COMMA = ','
+    const JSON_STR_COLONS = ':'
+    const JSON_STR_QUOTE = '"'
+    const JSON_STR_EMPTY_OBJECT = JSON_STR_BEGIN_OBJECT + JSON_STR_END_OBJECT
+    const JSON_STR_EMPTY_ARRAY = JSON_STR_BEGIN_ARRAY + JSON_STR_END_ARRAY
+    const JSON_STR_EMPTY_STRING = JSON_STR_QUOTE + JSON_STR_QUOTE
+    const JSON_STR_NULL = 'null'
+    
+  
+    
+      // "__fjs_merged_319#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -11445,7 +12601,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s34: (body: unknown) => string = (() => {
+const s35: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -11651,12 +12807,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous1 (obj) {
-      // "__fjs_merged_299#/properties/items"
+      // "__fjs_merged_322#/properties/items"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_299#/properties/items' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_322#/properties/items' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -11674,7 +12830,7 @@ return json + JSON_STR_END_OBJECT
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_299#"
+      // "__fjs_merged_322#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -11735,7 +12891,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s35: (body: unknown) => string = (() => {
+const s36: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -11983,12 +13139,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous1 (obj) {
-      // "__fjs_merged_302#/properties/items"
+      // "__fjs_merged_325#/properties/items"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_302#/properties/items' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_325#/properties/items' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -12006,7 +13162,7 @@ return json + JSON_STR_END_OBJECT
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_302#"
+      // "__fjs_merged_325#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -12059,7 +13215,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s36: (body: unknown) => string = (() => {
+const s37: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -12103,7 +13259,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_304#"
+      // "__fjs_merged_327#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -12152,7 +13308,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s37: (body: unknown) => string = (() => {
+const s38: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -12342,12 +13498,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous1 (obj) {
-      // "__fjs_merged_306#/properties/items"
+      // "__fjs_merged_329#/properties/items"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_306#/properties/items' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_329#/properties/items' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -12365,7 +13521,7 @@ return json + JSON_STR_END_OBJECT
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_306#"
+      // "__fjs_merged_329#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -12418,7 +13574,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s38: (body: unknown) => string = (() => {
+const s39: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -12463,12 +13619,12 @@ const asInteger = serializer.asInteger.bind(serializer)
   
     
     function anonymous1 (obj) {
-      // "__fjs_merged_310#/properties/dueDates"
+      // "__fjs_merged_333#/properties/dueDates"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_310#/properties/dueDates' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_333#/properties/dueDates' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -12570,12 +13726,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous2 (obj) {
-      // "__fjs_merged_310#/properties/dueAmounts"
+      // "__fjs_merged_333#/properties/dueAmounts"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_310#/properties/dueAmounts' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_333#/properties/dueAmounts' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -12687,12 +13843,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous4 (obj) {
-      // "__fjs_merged_310#/properties/payments"
+      // "__fjs_merged_333#/properties/payments"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_310#/properties/payments' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_333#/properties/payments' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -12710,7 +13866,7 @@ return json + JSON_STR_END_OBJECT
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_310#"
+      // "__fjs_merged_333#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -12975,7 +14131,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s39: (body: unknown) => string = (() => {
+const s40: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -13019,7 +14175,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_319#"
+      // "__fjs_merged_342#"
       function anonymous1 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -13174,7 +14330,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_318#"
+      // "__fjs_merged_341#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -13263,93 +14419,6 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s40: (body: unknown) => string = (() => {
-const module = { exports: undefined };
-
-  'use strict'
-
-  const Serializer = require('fast-json-stringify/lib/serializer')
-  const serializerState = {"mode":"standalone","inlineValidators":true}
-  const serializer = Serializer.restoreFromState(serializerState)
-
-  const validator = null
-
-
-  module.exports = function anonymous(validator,serializer
-) {
-
-    
-const {
-  asString,
-  asNumber,
-  asBoolean,
-  asDateTime,
-  asDate,
-  asTime,
-  asUnsafeString,
-  asPlainStringArray
-} = serializer
-
-const asInteger = serializer.asInteger.bind(serializer)
-
-
-    const JSON_STR_BEGIN_OBJECT = '{'
-    const JSON_STR_END_OBJECT = '}'
-    const JSON_STR_BEGIN_ARRAY = '['
-    const JSON_STR_END_ARRAY = ']'
-    const JSON_STR_COMMA = ','
-    const JSON_STR_COLONS = ':'
-    const JSON_STR_QUOTE = '"'
-    const JSON_STR_EMPTY_OBJECT = JSON_STR_BEGIN_OBJECT + JSON_STR_END_OBJECT
-    const JSON_STR_EMPTY_ARRAY = JSON_STR_BEGIN_ARRAY + JSON_STR_END_ARRAY
-    const JSON_STR_EMPTY_STRING = JSON_STR_QUOTE + JSON_STR_QUOTE
-    const JSON_STR_NULL = 'null'
-    
-  
-    
-      // "__fjs_merged_321#"
-      function anonymous0 (input) {
-        const obj = (input && typeof input.toJSON === 'function')
-    ? input.toJSON()
-    : input
-  
-        if (obj === null) return JSON_STR_EMPTY_OBJECT
-        let json = ''
-
-        
-      const value_invitationId_1 = obj["invitationId"]
-      if (value_invitationId_1 !== undefined) {
-        json += "{\"invitationId\":"
-        
-        if (typeof value_invitationId_1 !== 'string') {
-          if (value_invitationId_1 === null) {
-            json += JSON_STR_EMPTY_STRING
-          } else if (value_invitationId_1 instanceof Date) {
-            json += asDateTime(value_invitationId_1)
-          } else if (value_invitationId_1 instanceof RegExp) {
-            json += asString(value_invitationId_1.source)
-          } else {
-            json += asString(value_invitationId_1.toString())
-          }
-        } else {
-          json += asString(value_invitationId_1)
-        }
-        
-      } else {
-        throw new Error('"invitationId" is required!')
-      }
-      
-return json + JSON_STR_END_OBJECT
-
-      }
-    
-    const main = anonymous0
-    return main
-    
-}(validator, serializer)
-return module.exports;
-})();
-
 const s41: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
@@ -13394,7 +14463,94 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_323#"
+      // "__fjs_merged_344#"
+      function anonymous0 (input) {
+        const obj = (input && typeof input.toJSON === 'function')
+    ? input.toJSON()
+    : input
+  
+        if (obj === null) return JSON_STR_EMPTY_OBJECT
+        let json = ''
+
+        
+      const value_invitationId_1 = obj["invitationId"]
+      if (value_invitationId_1 !== undefined) {
+        json += "{\"invitationId\":"
+        
+        if (typeof value_invitationId_1 !== 'string') {
+          if (value_invitationId_1 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_invitationId_1 instanceof Date) {
+            json += asDateTime(value_invitationId_1)
+          } else if (value_invitationId_1 instanceof RegExp) {
+            json += asString(value_invitationId_1.source)
+          } else {
+            json += asString(value_invitationId_1.toString())
+          }
+        } else {
+          json += asString(value_invitationId_1)
+        }
+        
+      } else {
+        throw new Error('"invitationId" is required!')
+      }
+      
+return json + JSON_STR_END_OBJECT
+
+      }
+    
+    const main = anonymous0
+    return main
+    
+}(validator, serializer)
+return module.exports;
+})();
+
+const s42: (body: unknown) => string = (() => {
+const module = { exports: undefined };
+
+  'use strict'
+
+  const Serializer = require('fast-json-stringify/lib/serializer')
+  const serializerState = {"mode":"standalone","inlineValidators":true}
+  const serializer = Serializer.restoreFromState(serializerState)
+
+  const validator = null
+
+
+  module.exports = function anonymous(validator,serializer
+) {
+
+    
+const {
+  asString,
+  asNumber,
+  asBoolean,
+  asDateTime,
+  asDate,
+  asTime,
+  asUnsafeString,
+  asPlainStringArray
+} = serializer
+
+const asInteger = serializer.asInteger.bind(serializer)
+
+
+    const JSON_STR_BEGIN_OBJECT = '{'
+    const JSON_STR_END_OBJECT = '}'
+    const JSON_STR_BEGIN_ARRAY = '['
+    const JSON_STR_END_ARRAY = ']'
+    const JSON_STR_COMMA = ','
+    const JSON_STR_COLONS = ':'
+    const JSON_STR_QUOTE = '"'
+    const JSON_STR_EMPTY_OBJECT = JSON_STR_BEGIN_OBJECT + JSON_STR_END_OBJECT
+    const JSON_STR_EMPTY_ARRAY = JSON_STR_BEGIN_ARRAY + JSON_STR_END_ARRAY
+    const JSON_STR_EMPTY_STRING = JSON_STR_QUOTE + JSON_STR_QUOTE
+    const JSON_STR_NULL = 'null'
+    
+  
+    
+      // "__fjs_merged_346#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -13453,7 +14609,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s42: (body: unknown) => string = (() => {
+const s43: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -13497,7 +14653,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_326#"
+      // "__fjs_merged_349#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -13692,7 +14848,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s43: (body: unknown) => string = (() => {
+const s44: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -13877,7 +15033,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s44: (body: unknown) => string = (() => {
+const s45: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -13921,7 +15077,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_332#"
+      // "__fjs_merged_355#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -14008,7 +15164,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s45: (body: unknown) => string = (() => {
+const s46: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -14052,7 +15208,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_334#"
+      // "__fjs_merged_357#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -14169,93 +15325,6 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s46: (body: unknown) => string = (() => {
-const module = { exports: undefined };
-
-  'use strict'
-
-  const Serializer = require('fast-json-stringify/lib/serializer')
-  const serializerState = {"mode":"standalone","inlineValidators":true}
-  const serializer = Serializer.restoreFromState(serializerState)
-
-  const validator = null
-
-
-  module.exports = function anonymous(validator,serializer
-) {
-
-    
-const {
-  asString,
-  asNumber,
-  asBoolean,
-  asDateTime,
-  asDate,
-  asTime,
-  asUnsafeString,
-  asPlainStringArray
-} = serializer
-
-const asInteger = serializer.asInteger.bind(serializer)
-
-
-    const JSON_STR_BEGIN_OBJECT = '{'
-    const JSON_STR_END_OBJECT = '}'
-    const JSON_STR_BEGIN_ARRAY = '['
-    const JSON_STR_END_ARRAY = ']'
-    const JSON_STR_COMMA = ','
-    const JSON_STR_COLONS = ':'
-    const JSON_STR_QUOTE = '"'
-    const JSON_STR_EMPTY_OBJECT = JSON_STR_BEGIN_OBJECT + JSON_STR_END_OBJECT
-    const JSON_STR_EMPTY_ARRAY = JSON_STR_BEGIN_ARRAY + JSON_STR_END_ARRAY
-    const JSON_STR_EMPTY_STRING = JSON_STR_QUOTE + JSON_STR_QUOTE
-    const JSON_STR_NULL = 'null'
-    
-  
-    
-      // "__fjs_merged_336#"
-      function anonymous0 (input) {
-        const obj = (input && typeof input.toJSON === 'function')
-    ? input.toJSON()
-    : input
-  
-        if (obj === null) return JSON_STR_EMPTY_OBJECT
-        let json = ''
-
-        
-      const value_message_1 = obj["message"]
-      if (value_message_1 !== undefined) {
-        json += "{\"message\":"
-        
-        if (typeof value_message_1 !== 'string') {
-          if (value_message_1 === null) {
-            json += JSON_STR_EMPTY_STRING
-          } else if (value_message_1 instanceof Date) {
-            json += asDateTime(value_message_1)
-          } else if (value_message_1 instanceof RegExp) {
-            json += asString(value_message_1.source)
-          } else {
-            json += asString(value_message_1.toString())
-          }
-        } else {
-          json += asString(value_message_1)
-        }
-        
-      } else {
-        throw new Error('"message" is required!')
-      }
-      
-return json + JSON_STR_END_OBJECT
-
-      }
-    
-    const main = anonymous0
-    return main
-    
-}(validator, serializer)
-return module.exports;
-})();
-
 const s47: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
@@ -14300,7 +15369,94 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_338#"
+      // "__fjs_merged_359#"
+      function anonymous0 (input) {
+        const obj = (input && typeof input.toJSON === 'function')
+    ? input.toJSON()
+    : input
+  
+        if (obj === null) return JSON_STR_EMPTY_OBJECT
+        let json = ''
+
+        
+      const value_message_1 = obj["message"]
+      if (value_message_1 !== undefined) {
+        json += "{\"message\":"
+        
+        if (typeof value_message_1 !== 'string') {
+          if (value_message_1 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_message_1 instanceof Date) {
+            json += asDateTime(value_message_1)
+          } else if (value_message_1 instanceof RegExp) {
+            json += asString(value_message_1.source)
+          } else {
+            json += asString(value_message_1.toString())
+          }
+        } else {
+          json += asString(value_message_1)
+        }
+        
+      } else {
+        throw new Error('"message" is required!')
+      }
+      
+return json + JSON_STR_END_OBJECT
+
+      }
+    
+    const main = anonymous0
+    return main
+    
+}(validator, serializer)
+return module.exports;
+})();
+
+const s48: (body: unknown) => string = (() => {
+const module = { exports: undefined };
+
+  'use strict'
+
+  const Serializer = require('fast-json-stringify/lib/serializer')
+  const serializerState = {"mode":"standalone","inlineValidators":true}
+  const serializer = Serializer.restoreFromState(serializerState)
+
+  const validator = null
+
+
+  module.exports = function anonymous(validator,serializer
+) {
+
+    
+const {
+  asString,
+  asNumber,
+  asBoolean,
+  asDateTime,
+  asDate,
+  asTime,
+  asUnsafeString,
+  asPlainStringArray
+} = serializer
+
+const asInteger = serializer.asInteger.bind(serializer)
+
+
+    const JSON_STR_BEGIN_OBJECT = '{'
+    const JSON_STR_END_OBJECT = '}'
+    const JSON_STR_BEGIN_ARRAY = '['
+    const JSON_STR_END_ARRAY = ']'
+    const JSON_STR_COMMA = ','
+    const JSON_STR_COLONS = ':'
+    const JSON_STR_QUOTE = '"'
+    const JSON_STR_EMPTY_OBJECT = JSON_STR_BEGIN_OBJECT + JSON_STR_END_OBJECT
+    const JSON_STR_EMPTY_ARRAY = JSON_STR_BEGIN_ARRAY + JSON_STR_END_ARRAY
+    const JSON_STR_EMPTY_STRING = JSON_STR_QUOTE + JSON_STR_QUOTE
+    const JSON_STR_NULL = 'null'
+    
+  
+    
+      // "__fjs_merged_361#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -14395,7 +15551,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s48: (body: unknown) => string = (() => {
+const s49: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -14439,7 +15595,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_340#"
+      // "__fjs_merged_363#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -14566,7 +15722,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s49: (body: unknown) => string = (() => {
+const s50: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -14686,12 +15842,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous2 (obj) {
-      // "__fjs_merged_346#/properties/assignments"
+      // "__fjs_merged_369#/properties/assignments"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_346#/properties/assignments' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_369#/properties/assignments' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -14709,7 +15865,178 @@ return json + JSON_STR_END_OBJECT
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_346#"
+      // "#/components/schemas/UnmatchedPaymentReturnRecord"
+      function anonymous5 (input) {
+        const obj = (input && typeof input.toJSON === 'function')
+    ? input.toJSON()
+    : input
+  
+        if (obj === null) return JSON_STR_EMPTY_OBJECT
+        let json = ''
+
+        
+      const value_returnId_28 = obj["returnId"]
+      if (value_returnId_28 !== undefined) {
+        json += "{\"returnId\":"
+        
+        if (typeof value_returnId_28 !== 'string') {
+          if (value_returnId_28 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_returnId_28 instanceof Date) {
+            json += asDateTime(value_returnId_28)
+          } else if (value_returnId_28 instanceof RegExp) {
+            json += asString(value_returnId_28.source)
+          } else {
+            json += asString(value_returnId_28.toString())
+          }
+        } else {
+          json += asString(value_returnId_28)
+        }
+        
+      } else {
+        throw new Error('"returnId" is required!')
+      }
+      
+      const value_amount_29 = obj["amount"]
+      if (value_amount_29 !== undefined) {
+        json += ",\"amount\":"
+        json += asNumber(value_amount_29)
+      } else {
+        throw new Error('"amount" is required!')
+      }
+      
+      const value_state_30 = obj["state"]
+      if (value_state_30 !== undefined) {
+        json += ",\"state\":"
+        
+        if (typeof value_state_30 !== 'string') {
+          if (value_state_30 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_state_30 instanceof Date) {
+            json += asDateTime(value_state_30)
+          } else if (value_state_30 instanceof RegExp) {
+            json += asString(value_state_30.source)
+          } else {
+            json += asString(value_state_30.toString())
+          }
+        } else {
+          json += asString(value_state_30)
+        }
+        
+      } else {
+        throw new Error('"state" is required!')
+      }
+      
+      const value_requestedAt_31 = obj["requestedAt"]
+      if (value_requestedAt_31 !== undefined) {
+        json += ",\"requestedAt\":"
+        json += asDateTime(value_requestedAt_31)
+      } else {
+        throw new Error('"requestedAt" is required!')
+      }
+      
+      const value_toCvu_32 = obj["toCvu"]
+      if (value_toCvu_32 !== undefined) {
+        json += ",\"toCvu\":"
+        
+        if (typeof value_toCvu_32 !== 'string') {
+          if (value_toCvu_32 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_toCvu_32 instanceof Date) {
+            json += asDateTime(value_toCvu_32)
+          } else if (value_toCvu_32 instanceof RegExp) {
+            json += asString(value_toCvu_32.source)
+          } else {
+            json += asString(value_toCvu_32.toString())
+          }
+        } else {
+          json += asString(value_toCvu_32)
+        }
+        
+      }
+
+      const value_toCuil_33 = obj["toCuil"]
+      if (value_toCuil_33 !== undefined) {
+        json += ",\"toCuil\":"
+        
+        if (typeof value_toCuil_33 !== 'string') {
+          if (value_toCuil_33 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_toCuil_33 instanceof Date) {
+            json += asDateTime(value_toCuil_33)
+          } else if (value_toCuil_33 instanceof RegExp) {
+            json += asString(value_toCuil_33.source)
+          } else {
+            json += asString(value_toCuil_33.toString())
+          }
+        } else {
+          json += asString(value_toCuil_33)
+        }
+        
+      }
+
+      const value_completedAt_34 = obj["completedAt"]
+      if (value_completedAt_34 !== undefined) {
+        json += ",\"completedAt\":"
+        json += asDateTime(value_completedAt_34)
+      }
+
+      const value_failureReason_35 = obj["failureReason"]
+      if (value_failureReason_35 !== undefined) {
+        json += ",\"failureReason\":"
+        
+        if (typeof value_failureReason_35 !== 'string') {
+          if (value_failureReason_35 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_failureReason_35 instanceof Date) {
+            json += asDateTime(value_failureReason_35)
+          } else if (value_failureReason_35 instanceof RegExp) {
+            json += asString(value_failureReason_35.source)
+          } else {
+            json += asString(value_failureReason_35.toString())
+          }
+        } else {
+          json += asString(value_failureReason_35)
+        }
+        
+      }
+
+      const value_simulatedFailure_36 = obj["simulatedFailure"]
+      if (value_simulatedFailure_36 !== undefined) {
+        json += ",\"simulatedFailure\":"
+        json += asBoolean(value_simulatedFailure_36)
+      }
+
+return json + JSON_STR_END_OBJECT
+
+      }
+    
+
+    function anonymous4 (obj) {
+      // "__fjs_merged_369#/properties/returns"
+      let json = ''
+  
+    if (obj === null) return JSON_STR_EMPTY_ARRAY
+    if (!Array.isArray(obj)) {
+      throw new TypeError("The value of '__fjs_merged_369#/properties/returns' does not match schema definition.")
+    }
+    const arrayLength = obj.length
+  
+    json += JSON_STR_BEGIN_ARRAY
+  
+      if (arrayLength > 0) {
+        const value = obj[0]
+        json += anonymous5(value)
+        for (let i = 1; i < arrayLength; i++) {
+          json += JSON_STR_COMMA
+          const value = obj[i]
+          json += anonymous5(value)
+        }
+      }
+      return json + JSON_STR_END_ARRAY
+    }
+
+      // "__fjs_merged_369#"
       function anonymous1 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -14933,90 +16260,98 @@ return json + JSON_STR_END_OBJECT
         throw new Error('"assignments" is required!')
       }
       
-      const value_payerCuil_26 = obj["payerCuil"]
-      if (value_payerCuil_26 !== undefined) {
+      const value_returns_26 = obj["returns"]
+      if (value_returns_26 !== undefined) {
+        json += ",\"returns\":"
+        json += anonymous4(value_returns_26)
+      } else {
+        throw new Error('"returns" is required!')
+      }
+      
+      const value_payerCuil_37 = obj["payerCuil"]
+      if (value_payerCuil_37 !== undefined) {
         json += ",\"payerCuil\":"
         
-        if (typeof value_payerCuil_26 !== 'string') {
-          if (value_payerCuil_26 === null) {
+        if (typeof value_payerCuil_37 !== 'string') {
+          if (value_payerCuil_37 === null) {
             json += JSON_STR_EMPTY_STRING
-          } else if (value_payerCuil_26 instanceof Date) {
-            json += asDateTime(value_payerCuil_26)
-          } else if (value_payerCuil_26 instanceof RegExp) {
-            json += asString(value_payerCuil_26.source)
+          } else if (value_payerCuil_37 instanceof Date) {
+            json += asDateTime(value_payerCuil_37)
+          } else if (value_payerCuil_37 instanceof RegExp) {
+            json += asString(value_payerCuil_37.source)
           } else {
-            json += asString(value_payerCuil_26.toString())
+            json += asString(value_payerCuil_37.toString())
           }
         } else {
-          json += asString(value_payerCuil_26)
+          json += asString(value_payerCuil_37)
         }
         
       }
 
-      const value_payerName_27 = obj["payerName"]
-      if (value_payerName_27 !== undefined) {
+      const value_payerName_38 = obj["payerName"]
+      if (value_payerName_38 !== undefined) {
         json += ",\"payerName\":"
         
-        if (typeof value_payerName_27 !== 'string') {
-          if (value_payerName_27 === null) {
+        if (typeof value_payerName_38 !== 'string') {
+          if (value_payerName_38 === null) {
             json += JSON_STR_EMPTY_STRING
-          } else if (value_payerName_27 instanceof Date) {
-            json += asDateTime(value_payerName_27)
-          } else if (value_payerName_27 instanceof RegExp) {
-            json += asString(value_payerName_27.source)
+          } else if (value_payerName_38 instanceof Date) {
+            json += asDateTime(value_payerName_38)
+          } else if (value_payerName_38 instanceof RegExp) {
+            json += asString(value_payerName_38.source)
           } else {
-            json += asString(value_payerName_27.toString())
+            json += asString(value_payerName_38.toString())
           }
         } else {
-          json += asString(value_payerName_27)
+          json += asString(value_payerName_38)
         }
         
       }
 
-      const value_paymentRequestId_28 = obj["paymentRequestId"]
-      if (value_paymentRequestId_28 !== undefined) {
+      const value_paymentRequestId_39 = obj["paymentRequestId"]
+      if (value_paymentRequestId_39 !== undefined) {
         json += ",\"paymentRequestId\":"
         
-        if (typeof value_paymentRequestId_28 !== 'string') {
-          if (value_paymentRequestId_28 === null) {
+        if (typeof value_paymentRequestId_39 !== 'string') {
+          if (value_paymentRequestId_39 === null) {
             json += JSON_STR_EMPTY_STRING
-          } else if (value_paymentRequestId_28 instanceof Date) {
-            json += asDateTime(value_paymentRequestId_28)
-          } else if (value_paymentRequestId_28 instanceof RegExp) {
-            json += asString(value_paymentRequestId_28.source)
+          } else if (value_paymentRequestId_39 instanceof Date) {
+            json += asDateTime(value_paymentRequestId_39)
+          } else if (value_paymentRequestId_39 instanceof RegExp) {
+            json += asString(value_paymentRequestId_39.source)
           } else {
-            json += asString(value_paymentRequestId_28.toString())
+            json += asString(value_paymentRequestId_39.toString())
           }
         } else {
-          json += asString(value_paymentRequestId_28)
+          json += asString(value_paymentRequestId_39)
         }
         
       }
 
-      const value_referenceId_29 = obj["referenceId"]
-      if (value_referenceId_29 !== undefined) {
+      const value_referenceId_40 = obj["referenceId"]
+      if (value_referenceId_40 !== undefined) {
         json += ",\"referenceId\":"
         
-        if (typeof value_referenceId_29 !== 'string') {
-          if (value_referenceId_29 === null) {
+        if (typeof value_referenceId_40 !== 'string') {
+          if (value_referenceId_40 === null) {
             json += JSON_STR_EMPTY_STRING
-          } else if (value_referenceId_29 instanceof Date) {
-            json += asDateTime(value_referenceId_29)
-          } else if (value_referenceId_29 instanceof RegExp) {
-            json += asString(value_referenceId_29.source)
+          } else if (value_referenceId_40 instanceof Date) {
+            json += asDateTime(value_referenceId_40)
+          } else if (value_referenceId_40 instanceof RegExp) {
+            json += asString(value_referenceId_40.source)
           } else {
-            json += asString(value_referenceId_29.toString())
+            json += asString(value_referenceId_40.toString())
           }
         } else {
-          json += asString(value_referenceId_29)
+          json += asString(value_referenceId_40)
         }
         
       }
 
-      const value_resolvedAt_30 = obj["resolvedAt"]
-      if (value_resolvedAt_30 !== undefined) {
+      const value_resolvedAt_41 = obj["resolvedAt"]
+      if (value_resolvedAt_41 !== undefined) {
         json += ",\"resolvedAt\":"
-        json += asDateTime(value_resolvedAt_30)
+        json += asDateTime(value_resolvedAt_41)
       }
 
 return json + JSON_STR_END_OBJECT
@@ -15024,7 +16359,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_342#"
+      // "__fjs_merged_365#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -15149,7 +16484,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s50: (body: unknown) => string = (() => {
+const s51: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -15260,7 +16595,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_354#"
+      // "__fjs_merged_378#"
       function anonymous4 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -15363,12 +16698,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous1 (obj) {
-      // "__fjs_merged_353#/properties/items"
+      // "__fjs_merged_377#/properties/items"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_353#/properties/items' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_377#/properties/items' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -15386,7 +16721,7 @@ return json + JSON_STR_END_OBJECT
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_353#"
+      // "__fjs_merged_377#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -15423,7 +16758,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s51: (body: unknown) => string = (() => {
+const s52: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -15534,7 +16869,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_357#"
+      // "__fjs_merged_381#"
       function anonymous2 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -15577,7 +16912,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_356#"
+      // "__fjs_merged_380#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -15642,7 +16977,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s52: (body: unknown) => string = (() => {
+const s53: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -15729,7 +17064,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_359#"
+      // "__fjs_merged_383#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -15758,7 +17093,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s53: (body: unknown) => string = (() => {
+const s54: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -15802,7 +17137,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_363#"
+      // "__fjs_merged_387#"
       function anonymous3 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -16015,12 +17350,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous1 (obj) {
-      // "__fjs_merged_361#/properties/items"
+      // "__fjs_merged_385#/properties/items"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_361#/properties/items' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_385#/properties/items' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -16038,7 +17373,7 @@ return json + JSON_STR_END_OBJECT
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_361#"
+      // "__fjs_merged_385#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -16091,7 +17426,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s54: (body: unknown) => string = (() => {
+const s55: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -16135,7 +17470,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_365#"
+      // "__fjs_merged_389#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -16228,7 +17563,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s55: (body: unknown) => string = (() => {
+const s56: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -16272,7 +17607,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_368#"
+      // "__fjs_merged_392#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -16315,7 +17650,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s56: (body: unknown) => string = (() => {
+const s57: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -16470,7 +17805,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s57: (body: unknown) => string = (() => {
+const s58: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -16514,7 +17849,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_371#"
+      // "__fjs_merged_395#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -16579,7 +17914,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s58: (body: unknown) => string = (() => {
+const s59: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -16624,12 +17959,12 @@ const asInteger = serializer.asInteger.bind(serializer)
   
     
     function anonymous1 (obj) {
-      // "__fjs_merged_374#/properties/enabledEvents"
+      // "__fjs_merged_398#/properties/enabledEvents"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_374#/properties/enabledEvents' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_398#/properties/enabledEvents' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -16679,7 +18014,7 @@ const asInteger = serializer.asInteger.bind(serializer)
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_374#"
+      // "__fjs_merged_398#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -16708,7 +18043,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s59: (body: unknown) => string = (() => {
+const s60: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -16752,7 +18087,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_376#"
+      // "__fjs_merged_400#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -16820,67 +18155,69 @@ export const responseSerializers = {
   "suspendIntegrationClient": { "200": s15, "400": s2, "401": s3, "403": s3, "404": s3, "413": s7, "500": s3, "503": s3 },
   "listPlatformUnmatchedPayments": { "200": s20, "400": s2, "401": s3, "403": s3, "500": s3, "503": s3 },
   "getPlatformUnmatchedPayment": { "200": s21, "400": s2, "401": s3, "403": s3, "404": s3, "500": s3, "503": s3 },
-  "ingestBankTransfer": { "200": s22, "400": s2, "401": s3, "413": s7, "500": s3, "503": s3 },
-  "ingestBankTransferPage": { "200": s23, "400": s2, "401": s3, "413": s7, "500": s3, "503": s3 },
-  "updateMyIntegration": { "200": s24, "400": s2, "401": s3, "403": s3, "413": s7, "500": s3, "503": s3 },
+  "returnPlatformUnmatchedPayment": { "202": s22, "400": s2, "401": s3, "403": s3, "404": s3, "409": s3, "422": s3, "500": s3, "503": s3 },
+  "ingestBankTransfer": { "200": s23, "400": s2, "401": s3, "413": s7, "500": s3, "503": s3 },
+  "ingestBankTransferPage": { "200": s24, "400": s2, "401": s3, "413": s7, "500": s3, "503": s3 },
+  "updateMyIntegration": { "200": s25, "400": s2, "401": s3, "403": s3, "413": s7, "500": s3, "503": s3 },
   "listMyIntegrationAdmins": { "200": s19, "401": s3, "403": s3, "500": s3, "503": s3 },
-  "getApiKeys": { "200": s25, "401": s3, "403": s3, "500": s3, "503": s3 },
-  "createApiKeys": { "201": s25, "401": s3, "403": s3, "409": s3, "500": s3, "503": s3 },
-  "replaceAllowedOrigins": { "200": s25, "400": s2, "401": s3, "403": s3, "413": s7, "500": s3, "503": s3 },
-  "rotateApiSecretKey": { "200": s26, "401": s3, "403": s3, "409": s3, "500": s3, "503": s3 },
+  "getApiKeys": { "200": s26, "401": s3, "403": s3, "500": s3, "503": s3 },
+  "createApiKeys": { "201": s26, "401": s3, "403": s3, "409": s3, "500": s3, "503": s3 },
+  "replaceAllowedOrigins": { "200": s26, "400": s2, "401": s3, "403": s3, "413": s7, "500": s3, "503": s3 },
+  "rotateApiSecretKey": { "200": s27, "401": s3, "403": s3, "409": s3, "500": s3, "503": s3 },
   "listMyAuditLog": { "200": s1, "400": s2, "401": s3, "403": s3, "500": s3, "503": s3 },
-  "rotateClientSecret": { "200": s27, "400": s2, "401": s3, "403": s3, "500": s3, "503": s3 },
-  "getEarnings": { "200": s28, "400": s2, "401": s3, "403": s3, "500": s3, "503": s3 },
+  "rotateClientSecret": { "200": s28, "400": s2, "401": s3, "403": s3, "500": s3, "503": s3 },
+  "getEarnings": { "200": s29, "400": s2, "401": s3, "403": s3, "500": s3, "503": s3 },
   "exportEarningsCsv": { "400": s2, "401": s3, "403": s3, "500": s3, "503": s3 },
-  "listEvents": { "200": s29, "400": s2, "401": s3, "403": s3, "500": s3, "503": s3 },
+  "listEvents": { "200": s30, "400": s2, "401": s3, "403": s3, "500": s3, "503": s3 },
   "streamEvents": { "400": s2, "401": s3, "403": s3, "404": s3, "422": s3, "429": s3, "500": s3, "503": s3 },
-  "resendEvent": { "202": s30, "400": s2, "401": s3, "403": s3, "404": s3, "409": s3, "500": s3, "503": s3 },
-  "requestGoLive": { "200": s31, "401": s3, "403": s3, "500": s3, "503": s3 },
+  "resendEvent": { "202": s31, "400": s2, "401": s3, "403": s3, "404": s3, "409": s3, "500": s3, "503": s3 },
+  "requestGoLive": { "200": s32, "401": s3, "403": s3, "500": s3, "503": s3 },
   "getGoLiveRequest": { "200": s6, "401": s3, "403": s3, "404": s3, "500": s3, "503": s3 },
   "listMyGoLiveRequests": { "200": s5, "400": s2, "401": s3, "403": s3, "500": s3, "503": s3 },
-  "uploadLogo": { "200": s32, "400": s3, "401": s3, "403": s3, "413": s7, "415": s3, "500": s3, "503": s3 },
-  "getMyIntegration": { "200": s24, "401": s3, "403": s3, "500": s3, "503": s3 },
-  "createMessageCapRequest": { "201": s33, "400": s2, "401": s3, "403": s3, "409": s3, "413": s7, "500": s3, "503": s3 },
-  "listMyMessageCapRequests": { "200": s34, "400": s2, "401": s3, "403": s3, "500": s3, "503": s3 },
-  "listNotifications": { "200": s35, "400": s2, "401": s3, "403": s3, "500": s3, "503": s3 },
-  "getOffer": { "200": s36, "401": s3, "403": s3, "500": s3, "503": s3 },
-  "replaceOffer": { "200": s36, "400": s2, "401": s3, "403": s3, "413": s7, "500": s3, "503": s3 },
-  "listIntegrationPaymentRequests": { "200": s37, "400": s2, "401": s3, "403": s3, "500": s3, "503": s3 },
-  "getIntegrationPaymentRequest": { "200": s38, "400": s2, "401": s3, "403": s3, "404": s3, "500": s3, "503": s3 },
-  "getPayoutLink": { "200": s39, "401": s3, "403": s3, "500": s3, "503": s3 },
-  "invitePayoutLink": { "201": s40, "400": s2, "401": s3, "403": s3, "409": s3, "413": s7, "500": s3, "503": s3 },
-  "resendPayoutLinkInvite": { "200": s40, "401": s3, "403": s3, "409": s3, "500": s3, "503": s3 },
-  "getSandboxClock": { "200": s41, "401": s3, "403": s3, "500": s3, "503": s3 },
-  "advanceSandboxClock": { "200": s41, "400": s18, "401": s3, "403": s3, "413": s7, "500": s3, "503": s3 },
-  "resetSandboxClock": { "200": s41, "401": s3, "403": s3, "500": s3, "503": s3 },
-  "simulatePayment": { "200": s42, "400": s18, "401": s3, "403": s3, "413": s7, "500": s3, "503": s3 },
-  "listTenants": { "200": s43, "401": s3, "403": s3, "500": s3, "503": s3 },
-  "createTenant": { "201": s44, "400": s18, "401": s3, "403": s3, "409": s3, "413": s7, "500": s3, "503": s3 },
-  "updateTenant": { "200": s45, "400": s18, "401": s3, "403": s3, "404": s3, "409": s3, "413": s7, "500": s3, "503": s3 },
+  "uploadLogo": { "200": s33, "400": s3, "401": s3, "403": s3, "413": s7, "415": s3, "500": s3, "503": s3 },
+  "getMyIntegration": { "200": s25, "401": s3, "403": s3, "500": s3, "503": s3 },
+  "createMessageCapRequest": { "201": s34, "400": s2, "401": s3, "403": s3, "409": s3, "413": s7, "500": s3, "503": s3 },
+  "listMyMessageCapRequests": { "200": s35, "400": s2, "401": s3, "403": s3, "500": s3, "503": s3 },
+  "listNotifications": { "200": s36, "400": s2, "401": s3, "403": s3, "500": s3, "503": s3 },
+  "getOffer": { "200": s37, "401": s3, "403": s3, "500": s3, "503": s3 },
+  "replaceOffer": { "200": s37, "400": s2, "401": s3, "403": s3, "413": s7, "500": s3, "503": s3 },
+  "listIntegrationPaymentRequests": { "200": s38, "400": s2, "401": s3, "403": s3, "500": s3, "503": s3 },
+  "getIntegrationPaymentRequest": { "200": s39, "400": s2, "401": s3, "403": s3, "404": s3, "500": s3, "503": s3 },
+  "getPayoutLink": { "200": s40, "401": s3, "403": s3, "500": s3, "503": s3 },
+  "invitePayoutLink": { "201": s41, "400": s2, "401": s3, "403": s3, "409": s3, "413": s7, "500": s3, "503": s3 },
+  "resendPayoutLinkInvite": { "200": s41, "401": s3, "403": s3, "409": s3, "500": s3, "503": s3 },
+  "getSandboxClock": { "200": s42, "401": s3, "403": s3, "500": s3, "503": s3 },
+  "advanceSandboxClock": { "200": s42, "400": s18, "401": s3, "403": s3, "413": s7, "500": s3, "503": s3 },
+  "resetSandboxClock": { "200": s42, "401": s3, "403": s3, "500": s3, "503": s3 },
+  "simulatePayment": { "200": s43, "400": s18, "401": s3, "403": s3, "413": s7, "500": s3, "503": s3 },
+  "listTenants": { "200": s44, "401": s3, "403": s3, "500": s3, "503": s3 },
+  "createTenant": { "201": s45, "400": s18, "401": s3, "403": s3, "409": s3, "413": s7, "500": s3, "503": s3 },
+  "updateTenant": { "200": s46, "400": s18, "401": s3, "403": s3, "404": s3, "409": s3, "413": s7, "500": s3, "503": s3 },
   "deleteTenant": { "400": s2, "401": s3, "403": s3, "404": s3, "409": s3, "500": s3, "503": s3 },
   "setTenantValidationToken": { "400": s2, "401": s3, "403": s3, "404": s3, "413": s7, "500": s3, "503": s3 },
   "deleteTenantValidationToken": { "400": s2, "401": s3, "403": s3, "404": s3, "500": s3, "503": s3 },
-  "createTestCharge": { "201": s38, "400": s2, "401": s3, "403": s3, "404": s46, "413": s7, "500": s3, "503": s3 },
-  "createTestTokens": { "200": s47, "401": s3, "403": s3, "500": s3, "503": s3 },
-  "sendTestWebhook": { "200": s48, "400": s2, "401": s3, "403": s3, "413": s7, "500": s3, "503": s3 },
+  "createTestCharge": { "201": s39, "400": s2, "401": s3, "403": s3, "404": s47, "413": s7, "500": s3, "503": s3 },
+  "createTestTokens": { "200": s48, "401": s3, "403": s3, "500": s3, "503": s3 },
+  "sendTestWebhook": { "200": s49, "400": s2, "401": s3, "403": s3, "413": s7, "500": s3, "503": s3 },
   "listUnmatchedPayments": { "200": s20, "400": s2, "401": s3, "403": s3, "500": s3, "503": s3 },
   "getUnmatchedPayment": { "200": s21, "400": s2, "401": s3, "403": s3, "404": s3, "500": s3, "503": s3 },
-  "assignUnmatchedPayment": { "200": s49, "400": s2, "401": s3, "403": s3, "404": s3, "409": s3, "500": s3, "503": s3 },
-  "listClientUrls": { "200": s50, "401": s3, "403": s3, "500": s3, "503": s3 },
-  "createClientUrl": { "201": s51, "400": s18, "401": s3, "403": s3, "413": s7, "500": s3, "503": s3 },
-  "updateClientUrl": { "200": s51, "400": s18, "401": s3, "403": s3, "404": s3, "413": s7, "500": s3, "503": s3 },
+  "assignUnmatchedPayment": { "200": s50, "400": s2, "401": s3, "403": s3, "404": s3, "409": s3, "500": s3, "503": s3 },
+  "returnUnmatchedPayment": { "202": s22, "400": s2, "401": s3, "403": s3, "404": s3, "409": s3, "422": s3, "500": s3, "503": s3 },
+  "listClientUrls": { "200": s51, "401": s3, "403": s3, "500": s3, "503": s3 },
+  "createClientUrl": { "201": s52, "400": s18, "401": s3, "403": s3, "413": s7, "500": s3, "503": s3 },
+  "updateClientUrl": { "200": s52, "400": s18, "401": s3, "403": s3, "404": s3, "413": s7, "500": s3, "503": s3 },
   "deleteClientUrl": { "400": s2, "401": s3, "403": s3, "404": s3, "500": s3, "503": s3 },
-  "testClientUrl": { "200": s52, "400": s18, "401": s3, "403": s3, "404": s3, "500": s3, "503": s3 },
-  "listIntegrationUsers": { "200": s53, "400": s2, "401": s3, "403": s3, "500": s3, "503": s3 },
+  "testClientUrl": { "200": s53, "400": s18, "401": s3, "403": s3, "404": s3, "500": s3, "503": s3 },
+  "listIntegrationUsers": { "200": s54, "400": s2, "401": s3, "403": s3, "500": s3, "503": s3 },
   "unlinkMerchant": { "400": s2, "401": s3, "403": s3, "404": s3, "500": s3, "503": s3 },
-  "proposeCommissionChange": { "201": s54, "400": s2, "401": s3, "403": s3, "404": s3, "413": s7, "500": s3, "503": s3 },
-  "withdrawCommissionChange": { "200": s55, "400": s2, "401": s3, "403": s3, "404": s3, "409": s3, "500": s3, "503": s3 },
-  "listWebhookEvents": { "200": s56, "401": s3, "403": s3, "500": s3, "503": s3 },
-  "getWebhookSigningSecret": { "200": s57, "401": s3, "403": s3, "404": s3, "500": s3, "503": s3 },
-  "rotateWebhookSigningSecret": { "200": s57, "401": s3, "403": s3, "500": s3, "503": s3 },
-  "getWebhookSubscriptions": { "200": s58, "401": s3, "403": s3, "500": s3, "503": s3 },
-  "replaceWebhookSubscriptions": { "200": s58, "400": s2, "401": s3, "403": s3, "413": s7, "422": s3, "500": s3, "503": s3 },
-  "getReadiness": { "200": s59, "503": s59 },
+  "proposeCommissionChange": { "201": s55, "400": s2, "401": s3, "403": s3, "404": s3, "413": s7, "500": s3, "503": s3 },
+  "withdrawCommissionChange": { "200": s56, "400": s2, "401": s3, "403": s3, "404": s3, "409": s3, "500": s3, "503": s3 },
+  "listWebhookEvents": { "200": s57, "401": s3, "403": s3, "500": s3, "503": s3 },
+  "getWebhookSigningSecret": { "200": s58, "401": s3, "403": s3, "404": s3, "500": s3, "503": s3 },
+  "rotateWebhookSigningSecret": { "200": s58, "401": s3, "403": s3, "500": s3, "503": s3 },
+  "getWebhookSubscriptions": { "200": s59, "401": s3, "403": s3, "500": s3, "503": s3 },
+  "replaceWebhookSubscriptions": { "200": s59, "400": s2, "401": s3, "403": s3, "413": s7, "422": s3, "500": s3, "503": s3 },
+  "getReadiness": { "200": s60, "503": s60 },
 };
 
 /** The operation and status of each JSON response answered with JSON.stringify. */

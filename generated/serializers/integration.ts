@@ -6620,6 +6620,177 @@ return json + JSON_STR_END_OBJECT
       return json + JSON_STR_END_ARRAY
     }
 
+      // "#/components/schemas/UnmatchedPaymentReturnRecord"
+      function anonymous6 (input) {
+        const obj = (input && typeof input.toJSON === 'function')
+    ? input.toJSON()
+    : input
+  
+        if (obj === null) return JSON_STR_EMPTY_OBJECT
+        let json = ''
+
+        
+      const value_returnId_23 = obj["returnId"]
+      if (value_returnId_23 !== undefined) {
+        json += "{\"returnId\":"
+        
+        if (typeof value_returnId_23 !== 'string') {
+          if (value_returnId_23 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_returnId_23 instanceof Date) {
+            json += asDateTime(value_returnId_23)
+          } else if (value_returnId_23 instanceof RegExp) {
+            json += asString(value_returnId_23.source)
+          } else {
+            json += asString(value_returnId_23.toString())
+          }
+        } else {
+          json += asString(value_returnId_23)
+        }
+        
+      } else {
+        throw new Error('"returnId" is required!')
+      }
+      
+      const value_amount_24 = obj["amount"]
+      if (value_amount_24 !== undefined) {
+        json += ",\"amount\":"
+        json += asNumber(value_amount_24)
+      } else {
+        throw new Error('"amount" is required!')
+      }
+      
+      const value_state_25 = obj["state"]
+      if (value_state_25 !== undefined) {
+        json += ",\"state\":"
+        
+        if (typeof value_state_25 !== 'string') {
+          if (value_state_25 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_state_25 instanceof Date) {
+            json += asDateTime(value_state_25)
+          } else if (value_state_25 instanceof RegExp) {
+            json += asString(value_state_25.source)
+          } else {
+            json += asString(value_state_25.toString())
+          }
+        } else {
+          json += asString(value_state_25)
+        }
+        
+      } else {
+        throw new Error('"state" is required!')
+      }
+      
+      const value_requestedAt_26 = obj["requestedAt"]
+      if (value_requestedAt_26 !== undefined) {
+        json += ",\"requestedAt\":"
+        json += asDateTime(value_requestedAt_26)
+      } else {
+        throw new Error('"requestedAt" is required!')
+      }
+      
+      const value_toCvu_27 = obj["toCvu"]
+      if (value_toCvu_27 !== undefined) {
+        json += ",\"toCvu\":"
+        
+        if (typeof value_toCvu_27 !== 'string') {
+          if (value_toCvu_27 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_toCvu_27 instanceof Date) {
+            json += asDateTime(value_toCvu_27)
+          } else if (value_toCvu_27 instanceof RegExp) {
+            json += asString(value_toCvu_27.source)
+          } else {
+            json += asString(value_toCvu_27.toString())
+          }
+        } else {
+          json += asString(value_toCvu_27)
+        }
+        
+      }
+
+      const value_toCuil_28 = obj["toCuil"]
+      if (value_toCuil_28 !== undefined) {
+        json += ",\"toCuil\":"
+        
+        if (typeof value_toCuil_28 !== 'string') {
+          if (value_toCuil_28 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_toCuil_28 instanceof Date) {
+            json += asDateTime(value_toCuil_28)
+          } else if (value_toCuil_28 instanceof RegExp) {
+            json += asString(value_toCuil_28.source)
+          } else {
+            json += asString(value_toCuil_28.toString())
+          }
+        } else {
+          json += asString(value_toCuil_28)
+        }
+        
+      }
+
+      const value_completedAt_29 = obj["completedAt"]
+      if (value_completedAt_29 !== undefined) {
+        json += ",\"completedAt\":"
+        json += asDateTime(value_completedAt_29)
+      }
+
+      const value_failureReason_30 = obj["failureReason"]
+      if (value_failureReason_30 !== undefined) {
+        json += ",\"failureReason\":"
+        
+        if (typeof value_failureReason_30 !== 'string') {
+          if (value_failureReason_30 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_failureReason_30 instanceof Date) {
+            json += asDateTime(value_failureReason_30)
+          } else if (value_failureReason_30 instanceof RegExp) {
+            json += asString(value_failureReason_30.source)
+          } else {
+            json += asString(value_failureReason_30.toString())
+          }
+        } else {
+          json += asString(value_failureReason_30)
+        }
+        
+      }
+
+      const value_simulatedFailure_31 = obj["simulatedFailure"]
+      if (value_simulatedFailure_31 !== undefined) {
+        json += ",\"simulatedFailure\":"
+        json += asBoolean(value_simulatedFailure_31)
+      }
+
+return json + JSON_STR_END_OBJECT
+
+      }
+    
+
+    function anonymous5 (obj) {
+      // "#/components/schemas/UnmatchedPayment/properties/returns"
+      let json = ''
+  
+    if (obj === null) return JSON_STR_EMPTY_ARRAY
+    if (!Array.isArray(obj)) {
+      throw new TypeError("The value of '#/components/schemas/UnmatchedPayment/properties/returns' does not match schema definition.")
+    }
+    const arrayLength = obj.length
+  
+    json += JSON_STR_BEGIN_ARRAY
+  
+      if (arrayLength > 0) {
+        const value = obj[0]
+        json += anonymous6(value)
+        for (let i = 1; i < arrayLength; i++) {
+          json += JSON_STR_COMMA
+          const value = obj[i]
+          json += anonymous6(value)
+        }
+      }
+      return json + JSON_STR_END_ARRAY
+    }
+
       // "#/components/schemas/UnmatchedPayment"
       function anonymous2 (input) {
         const obj = (input && typeof input.toJSON === 'function')
@@ -6844,90 +7015,98 @@ return json + JSON_STR_END_OBJECT
         throw new Error('"assignments" is required!')
       }
       
-      const value_payerCuil_21 = obj["payerCuil"]
-      if (value_payerCuil_21 !== undefined) {
+      const value_returns_21 = obj["returns"]
+      if (value_returns_21 !== undefined) {
+        json += ",\"returns\":"
+        json += anonymous5(value_returns_21)
+      } else {
+        throw new Error('"returns" is required!')
+      }
+      
+      const value_payerCuil_32 = obj["payerCuil"]
+      if (value_payerCuil_32 !== undefined) {
         json += ",\"payerCuil\":"
         
-        if (typeof value_payerCuil_21 !== 'string') {
-          if (value_payerCuil_21 === null) {
+        if (typeof value_payerCuil_32 !== 'string') {
+          if (value_payerCuil_32 === null) {
             json += JSON_STR_EMPTY_STRING
-          } else if (value_payerCuil_21 instanceof Date) {
-            json += asDateTime(value_payerCuil_21)
-          } else if (value_payerCuil_21 instanceof RegExp) {
-            json += asString(value_payerCuil_21.source)
+          } else if (value_payerCuil_32 instanceof Date) {
+            json += asDateTime(value_payerCuil_32)
+          } else if (value_payerCuil_32 instanceof RegExp) {
+            json += asString(value_payerCuil_32.source)
           } else {
-            json += asString(value_payerCuil_21.toString())
+            json += asString(value_payerCuil_32.toString())
           }
         } else {
-          json += asString(value_payerCuil_21)
+          json += asString(value_payerCuil_32)
         }
         
       }
 
-      const value_payerName_22 = obj["payerName"]
-      if (value_payerName_22 !== undefined) {
+      const value_payerName_33 = obj["payerName"]
+      if (value_payerName_33 !== undefined) {
         json += ",\"payerName\":"
         
-        if (typeof value_payerName_22 !== 'string') {
-          if (value_payerName_22 === null) {
+        if (typeof value_payerName_33 !== 'string') {
+          if (value_payerName_33 === null) {
             json += JSON_STR_EMPTY_STRING
-          } else if (value_payerName_22 instanceof Date) {
-            json += asDateTime(value_payerName_22)
-          } else if (value_payerName_22 instanceof RegExp) {
-            json += asString(value_payerName_22.source)
+          } else if (value_payerName_33 instanceof Date) {
+            json += asDateTime(value_payerName_33)
+          } else if (value_payerName_33 instanceof RegExp) {
+            json += asString(value_payerName_33.source)
           } else {
-            json += asString(value_payerName_22.toString())
+            json += asString(value_payerName_33.toString())
           }
         } else {
-          json += asString(value_payerName_22)
+          json += asString(value_payerName_33)
         }
         
       }
 
-      const value_paymentRequestId_23 = obj["paymentRequestId"]
-      if (value_paymentRequestId_23 !== undefined) {
+      const value_paymentRequestId_34 = obj["paymentRequestId"]
+      if (value_paymentRequestId_34 !== undefined) {
         json += ",\"paymentRequestId\":"
         
-        if (typeof value_paymentRequestId_23 !== 'string') {
-          if (value_paymentRequestId_23 === null) {
+        if (typeof value_paymentRequestId_34 !== 'string') {
+          if (value_paymentRequestId_34 === null) {
             json += JSON_STR_EMPTY_STRING
-          } else if (value_paymentRequestId_23 instanceof Date) {
-            json += asDateTime(value_paymentRequestId_23)
-          } else if (value_paymentRequestId_23 instanceof RegExp) {
-            json += asString(value_paymentRequestId_23.source)
+          } else if (value_paymentRequestId_34 instanceof Date) {
+            json += asDateTime(value_paymentRequestId_34)
+          } else if (value_paymentRequestId_34 instanceof RegExp) {
+            json += asString(value_paymentRequestId_34.source)
           } else {
-            json += asString(value_paymentRequestId_23.toString())
+            json += asString(value_paymentRequestId_34.toString())
           }
         } else {
-          json += asString(value_paymentRequestId_23)
+          json += asString(value_paymentRequestId_34)
         }
         
       }
 
-      const value_referenceId_24 = obj["referenceId"]
-      if (value_referenceId_24 !== undefined) {
+      const value_referenceId_35 = obj["referenceId"]
+      if (value_referenceId_35 !== undefined) {
         json += ",\"referenceId\":"
         
-        if (typeof value_referenceId_24 !== 'string') {
-          if (value_referenceId_24 === null) {
+        if (typeof value_referenceId_35 !== 'string') {
+          if (value_referenceId_35 === null) {
             json += JSON_STR_EMPTY_STRING
-          } else if (value_referenceId_24 instanceof Date) {
-            json += asDateTime(value_referenceId_24)
-          } else if (value_referenceId_24 instanceof RegExp) {
-            json += asString(value_referenceId_24.source)
+          } else if (value_referenceId_35 instanceof Date) {
+            json += asDateTime(value_referenceId_35)
+          } else if (value_referenceId_35 instanceof RegExp) {
+            json += asString(value_referenceId_35.source)
           } else {
-            json += asString(value_referenceId_24.toString())
+            json += asString(value_referenceId_35.toString())
           }
         } else {
-          json += asString(value_referenceId_24)
+          json += asString(value_referenceId_35)
         }
         
       }
 
-      const value_resolvedAt_25 = obj["resolvedAt"]
-      if (value_resolvedAt_25 !== undefined) {
+      const value_resolvedAt_36 = obj["resolvedAt"]
+      if (value_resolvedAt_36 !== undefined) {
         json += ",\"resolvedAt\":"
-        json += asDateTime(value_resolvedAt_25)
+        json += asDateTime(value_resolvedAt_36)
       }
 
 return json + JSON_STR_END_OBJECT
@@ -6977,26 +7156,26 @@ return json + JSON_STR_END_OBJECT
         throw new Error('"items" is required!')
       }
       
-      const value_total_26 = obj["total"]
-      if (value_total_26 !== undefined) {
+      const value_total_37 = obj["total"]
+      if (value_total_37 !== undefined) {
         json += ",\"total\":"
-        json += asInteger(value_total_26)
+        json += asInteger(value_total_37)
       } else {
         throw new Error('"total" is required!')
       }
       
-      const value_limit_27 = obj["limit"]
-      if (value_limit_27 !== undefined) {
+      const value_limit_38 = obj["limit"]
+      if (value_limit_38 !== undefined) {
         json += ",\"limit\":"
-        json += asInteger(value_limit_27)
+        json += asInteger(value_limit_38)
       } else {
         throw new Error('"limit" is required!')
       }
       
-      const value_offset_28 = obj["offset"]
-      if (value_offset_28 !== undefined) {
+      const value_offset_39 = obj["offset"]
+      if (value_offset_39 !== undefined) {
         json += ",\"offset\":"
-        json += asInteger(value_offset_28)
+        json += asInteger(value_offset_39)
       } else {
         throw new Error('"offset" is required!')
       }
@@ -7132,12 +7311,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous1 (obj) {
-      // "__fjs_merged_83#/properties/assignments"
+      // "__fjs_merged_84#/properties/assignments"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_83#/properties/assignments' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_84#/properties/assignments' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -7155,7 +7334,178 @@ return json + JSON_STR_END_OBJECT
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_83#"
+      // "#/components/schemas/UnmatchedPaymentReturnRecord"
+      function anonymous4 (input) {
+        const obj = (input && typeof input.toJSON === 'function')
+    ? input.toJSON()
+    : input
+  
+        if (obj === null) return JSON_STR_EMPTY_OBJECT
+        let json = ''
+
+        
+      const value_returnId_21 = obj["returnId"]
+      if (value_returnId_21 !== undefined) {
+        json += "{\"returnId\":"
+        
+        if (typeof value_returnId_21 !== 'string') {
+          if (value_returnId_21 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_returnId_21 instanceof Date) {
+            json += asDateTime(value_returnId_21)
+          } else if (value_returnId_21 instanceof RegExp) {
+            json += asString(value_returnId_21.source)
+          } else {
+            json += asString(value_returnId_21.toString())
+          }
+        } else {
+          json += asString(value_returnId_21)
+        }
+        
+      } else {
+        throw new Error('"returnId" is required!')
+      }
+      
+      const value_amount_22 = obj["amount"]
+      if (value_amount_22 !== undefined) {
+        json += ",\"amount\":"
+        json += asNumber(value_amount_22)
+      } else {
+        throw new Error('"amount" is required!')
+      }
+      
+      const value_state_23 = obj["state"]
+      if (value_state_23 !== undefined) {
+        json += ",\"state\":"
+        
+        if (typeof value_state_23 !== 'string') {
+          if (value_state_23 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_state_23 instanceof Date) {
+            json += asDateTime(value_state_23)
+          } else if (value_state_23 instanceof RegExp) {
+            json += asString(value_state_23.source)
+          } else {
+            json += asString(value_state_23.toString())
+          }
+        } else {
+          json += asString(value_state_23)
+        }
+        
+      } else {
+        throw new Error('"state" is required!')
+      }
+      
+      const value_requestedAt_24 = obj["requestedAt"]
+      if (value_requestedAt_24 !== undefined) {
+        json += ",\"requestedAt\":"
+        json += asDateTime(value_requestedAt_24)
+      } else {
+        throw new Error('"requestedAt" is required!')
+      }
+      
+      const value_toCvu_25 = obj["toCvu"]
+      if (value_toCvu_25 !== undefined) {
+        json += ",\"toCvu\":"
+        
+        if (typeof value_toCvu_25 !== 'string') {
+          if (value_toCvu_25 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_toCvu_25 instanceof Date) {
+            json += asDateTime(value_toCvu_25)
+          } else if (value_toCvu_25 instanceof RegExp) {
+            json += asString(value_toCvu_25.source)
+          } else {
+            json += asString(value_toCvu_25.toString())
+          }
+        } else {
+          json += asString(value_toCvu_25)
+        }
+        
+      }
+
+      const value_toCuil_26 = obj["toCuil"]
+      if (value_toCuil_26 !== undefined) {
+        json += ",\"toCuil\":"
+        
+        if (typeof value_toCuil_26 !== 'string') {
+          if (value_toCuil_26 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_toCuil_26 instanceof Date) {
+            json += asDateTime(value_toCuil_26)
+          } else if (value_toCuil_26 instanceof RegExp) {
+            json += asString(value_toCuil_26.source)
+          } else {
+            json += asString(value_toCuil_26.toString())
+          }
+        } else {
+          json += asString(value_toCuil_26)
+        }
+        
+      }
+
+      const value_completedAt_27 = obj["completedAt"]
+      if (value_completedAt_27 !== undefined) {
+        json += ",\"completedAt\":"
+        json += asDateTime(value_completedAt_27)
+      }
+
+      const value_failureReason_28 = obj["failureReason"]
+      if (value_failureReason_28 !== undefined) {
+        json += ",\"failureReason\":"
+        
+        if (typeof value_failureReason_28 !== 'string') {
+          if (value_failureReason_28 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_failureReason_28 instanceof Date) {
+            json += asDateTime(value_failureReason_28)
+          } else if (value_failureReason_28 instanceof RegExp) {
+            json += asString(value_failureReason_28.source)
+          } else {
+            json += asString(value_failureReason_28.toString())
+          }
+        } else {
+          json += asString(value_failureReason_28)
+        }
+        
+      }
+
+      const value_simulatedFailure_29 = obj["simulatedFailure"]
+      if (value_simulatedFailure_29 !== undefined) {
+        json += ",\"simulatedFailure\":"
+        json += asBoolean(value_simulatedFailure_29)
+      }
+
+return json + JSON_STR_END_OBJECT
+
+      }
+    
+
+    function anonymous3 (obj) {
+      // "__fjs_merged_84#/properties/returns"
+      let json = ''
+  
+    if (obj === null) return JSON_STR_EMPTY_ARRAY
+    if (!Array.isArray(obj)) {
+      throw new TypeError("The value of '__fjs_merged_84#/properties/returns' does not match schema definition.")
+    }
+    const arrayLength = obj.length
+  
+    json += JSON_STR_BEGIN_ARRAY
+  
+      if (arrayLength > 0) {
+        const value = obj[0]
+        json += anonymous4(value)
+        for (let i = 1; i < arrayLength; i++) {
+          json += JSON_STR_COMMA
+          const value = obj[i]
+          json += anonymous4(value)
+        }
+      }
+      return json + JSON_STR_END_ARRAY
+    }
+
+      // "__fjs_merged_84#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -7379,90 +7729,98 @@ return json + JSON_STR_END_OBJECT
         throw new Error('"assignments" is required!')
       }
       
-      const value_payerCuil_19 = obj["payerCuil"]
-      if (value_payerCuil_19 !== undefined) {
+      const value_returns_19 = obj["returns"]
+      if (value_returns_19 !== undefined) {
+        json += ",\"returns\":"
+        json += anonymous3(value_returns_19)
+      } else {
+        throw new Error('"returns" is required!')
+      }
+      
+      const value_payerCuil_30 = obj["payerCuil"]
+      if (value_payerCuil_30 !== undefined) {
         json += ",\"payerCuil\":"
         
-        if (typeof value_payerCuil_19 !== 'string') {
-          if (value_payerCuil_19 === null) {
+        if (typeof value_payerCuil_30 !== 'string') {
+          if (value_payerCuil_30 === null) {
             json += JSON_STR_EMPTY_STRING
-          } else if (value_payerCuil_19 instanceof Date) {
-            json += asDateTime(value_payerCuil_19)
-          } else if (value_payerCuil_19 instanceof RegExp) {
-            json += asString(value_payerCuil_19.source)
+          } else if (value_payerCuil_30 instanceof Date) {
+            json += asDateTime(value_payerCuil_30)
+          } else if (value_payerCuil_30 instanceof RegExp) {
+            json += asString(value_payerCuil_30.source)
           } else {
-            json += asString(value_payerCuil_19.toString())
+            json += asString(value_payerCuil_30.toString())
           }
         } else {
-          json += asString(value_payerCuil_19)
+          json += asString(value_payerCuil_30)
         }
         
       }
 
-      const value_payerName_20 = obj["payerName"]
-      if (value_payerName_20 !== undefined) {
+      const value_payerName_31 = obj["payerName"]
+      if (value_payerName_31 !== undefined) {
         json += ",\"payerName\":"
         
-        if (typeof value_payerName_20 !== 'string') {
-          if (value_payerName_20 === null) {
+        if (typeof value_payerName_31 !== 'string') {
+          if (value_payerName_31 === null) {
             json += JSON_STR_EMPTY_STRING
-          } else if (value_payerName_20 instanceof Date) {
-            json += asDateTime(value_payerName_20)
-          } else if (value_payerName_20 instanceof RegExp) {
-            json += asString(value_payerName_20.source)
+          } else if (value_payerName_31 instanceof Date) {
+            json += asDateTime(value_payerName_31)
+          } else if (value_payerName_31 instanceof RegExp) {
+            json += asString(value_payerName_31.source)
           } else {
-            json += asString(value_payerName_20.toString())
+            json += asString(value_payerName_31.toString())
           }
         } else {
-          json += asString(value_payerName_20)
+          json += asString(value_payerName_31)
         }
         
       }
 
-      const value_paymentRequestId_21 = obj["paymentRequestId"]
-      if (value_paymentRequestId_21 !== undefined) {
+      const value_paymentRequestId_32 = obj["paymentRequestId"]
+      if (value_paymentRequestId_32 !== undefined) {
         json += ",\"paymentRequestId\":"
         
-        if (typeof value_paymentRequestId_21 !== 'string') {
-          if (value_paymentRequestId_21 === null) {
+        if (typeof value_paymentRequestId_32 !== 'string') {
+          if (value_paymentRequestId_32 === null) {
             json += JSON_STR_EMPTY_STRING
-          } else if (value_paymentRequestId_21 instanceof Date) {
-            json += asDateTime(value_paymentRequestId_21)
-          } else if (value_paymentRequestId_21 instanceof RegExp) {
-            json += asString(value_paymentRequestId_21.source)
+          } else if (value_paymentRequestId_32 instanceof Date) {
+            json += asDateTime(value_paymentRequestId_32)
+          } else if (value_paymentRequestId_32 instanceof RegExp) {
+            json += asString(value_paymentRequestId_32.source)
           } else {
-            json += asString(value_paymentRequestId_21.toString())
+            json += asString(value_paymentRequestId_32.toString())
           }
         } else {
-          json += asString(value_paymentRequestId_21)
+          json += asString(value_paymentRequestId_32)
         }
         
       }
 
-      const value_referenceId_22 = obj["referenceId"]
-      if (value_referenceId_22 !== undefined) {
+      const value_referenceId_33 = obj["referenceId"]
+      if (value_referenceId_33 !== undefined) {
         json += ",\"referenceId\":"
         
-        if (typeof value_referenceId_22 !== 'string') {
-          if (value_referenceId_22 === null) {
+        if (typeof value_referenceId_33 !== 'string') {
+          if (value_referenceId_33 === null) {
             json += JSON_STR_EMPTY_STRING
-          } else if (value_referenceId_22 instanceof Date) {
-            json += asDateTime(value_referenceId_22)
-          } else if (value_referenceId_22 instanceof RegExp) {
-            json += asString(value_referenceId_22.source)
+          } else if (value_referenceId_33 instanceof Date) {
+            json += asDateTime(value_referenceId_33)
+          } else if (value_referenceId_33 instanceof RegExp) {
+            json += asString(value_referenceId_33.source)
           } else {
-            json += asString(value_referenceId_22.toString())
+            json += asString(value_referenceId_33.toString())
           }
         } else {
-          json += asString(value_referenceId_22)
+          json += asString(value_referenceId_33)
         }
         
       }
 
-      const value_resolvedAt_23 = obj["resolvedAt"]
-      if (value_resolvedAt_23 !== undefined) {
+      const value_resolvedAt_34 = obj["resolvedAt"]
+      if (value_resolvedAt_34 !== undefined) {
         json += ",\"resolvedAt\":"
-        json += asDateTime(value_resolvedAt_23)
+        json += asDateTime(value_resolvedAt_34)
       }
 
 return json + JSON_STR_END_OBJECT
@@ -7596,12 +7954,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous2 (obj) {
-      // "__fjs_merged_94#/properties/assignments"
+      // "__fjs_merged_96#/properties/assignments"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_94#/properties/assignments' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_96#/properties/assignments' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -7619,7 +7977,178 @@ return json + JSON_STR_END_OBJECT
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_94#"
+      // "#/components/schemas/UnmatchedPaymentReturnRecord"
+      function anonymous5 (input) {
+        const obj = (input && typeof input.toJSON === 'function')
+    ? input.toJSON()
+    : input
+  
+        if (obj === null) return JSON_STR_EMPTY_OBJECT
+        let json = ''
+
+        
+      const value_returnId_28 = obj["returnId"]
+      if (value_returnId_28 !== undefined) {
+        json += "{\"returnId\":"
+        
+        if (typeof value_returnId_28 !== 'string') {
+          if (value_returnId_28 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_returnId_28 instanceof Date) {
+            json += asDateTime(value_returnId_28)
+          } else if (value_returnId_28 instanceof RegExp) {
+            json += asString(value_returnId_28.source)
+          } else {
+            json += asString(value_returnId_28.toString())
+          }
+        } else {
+          json += asString(value_returnId_28)
+        }
+        
+      } else {
+        throw new Error('"returnId" is required!')
+      }
+      
+      const value_amount_29 = obj["amount"]
+      if (value_amount_29 !== undefined) {
+        json += ",\"amount\":"
+        json += asNumber(value_amount_29)
+      } else {
+        throw new Error('"amount" is required!')
+      }
+      
+      const value_state_30 = obj["state"]
+      if (value_state_30 !== undefined) {
+        json += ",\"state\":"
+        
+        if (typeof value_state_30 !== 'string') {
+          if (value_state_30 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_state_30 instanceof Date) {
+            json += asDateTime(value_state_30)
+          } else if (value_state_30 instanceof RegExp) {
+            json += asString(value_state_30.source)
+          } else {
+            json += asString(value_state_30.toString())
+          }
+        } else {
+          json += asString(value_state_30)
+        }
+        
+      } else {
+        throw new Error('"state" is required!')
+      }
+      
+      const value_requestedAt_31 = obj["requestedAt"]
+      if (value_requestedAt_31 !== undefined) {
+        json += ",\"requestedAt\":"
+        json += asDateTime(value_requestedAt_31)
+      } else {
+        throw new Error('"requestedAt" is required!')
+      }
+      
+      const value_toCvu_32 = obj["toCvu"]
+      if (value_toCvu_32 !== undefined) {
+        json += ",\"toCvu\":"
+        
+        if (typeof value_toCvu_32 !== 'string') {
+          if (value_toCvu_32 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_toCvu_32 instanceof Date) {
+            json += asDateTime(value_toCvu_32)
+          } else if (value_toCvu_32 instanceof RegExp) {
+            json += asString(value_toCvu_32.source)
+          } else {
+            json += asString(value_toCvu_32.toString())
+          }
+        } else {
+          json += asString(value_toCvu_32)
+        }
+        
+      }
+
+      const value_toCuil_33 = obj["toCuil"]
+      if (value_toCuil_33 !== undefined) {
+        json += ",\"toCuil\":"
+        
+        if (typeof value_toCuil_33 !== 'string') {
+          if (value_toCuil_33 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_toCuil_33 instanceof Date) {
+            json += asDateTime(value_toCuil_33)
+          } else if (value_toCuil_33 instanceof RegExp) {
+            json += asString(value_toCuil_33.source)
+          } else {
+            json += asString(value_toCuil_33.toString())
+          }
+        } else {
+          json += asString(value_toCuil_33)
+        }
+        
+      }
+
+      const value_completedAt_34 = obj["completedAt"]
+      if (value_completedAt_34 !== undefined) {
+        json += ",\"completedAt\":"
+        json += asDateTime(value_completedAt_34)
+      }
+
+      const value_failureReason_35 = obj["failureReason"]
+      if (value_failureReason_35 !== undefined) {
+        json += ",\"failureReason\":"
+        
+        if (typeof value_failureReason_35 !== 'string') {
+          if (value_failureReason_35 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_failureReason_35 instanceof Date) {
+            json += asDateTime(value_failureReason_35)
+          } else if (value_failureReason_35 instanceof RegExp) {
+            json += asString(value_failureReason_35.source)
+          } else {
+            json += asString(value_failureReason_35.toString())
+          }
+        } else {
+          json += asString(value_failureReason_35)
+        }
+        
+      }
+
+      const value_simulatedFailure_36 = obj["simulatedFailure"]
+      if (value_simulatedFailure_36 !== undefined) {
+        json += ",\"simulatedFailure\":"
+        json += asBoolean(value_simulatedFailure_36)
+      }
+
+return json + JSON_STR_END_OBJECT
+
+      }
+    
+
+    function anonymous4 (obj) {
+      // "__fjs_merged_96#/properties/returns"
+      let json = ''
+  
+    if (obj === null) return JSON_STR_EMPTY_ARRAY
+    if (!Array.isArray(obj)) {
+      throw new TypeError("The value of '__fjs_merged_96#/properties/returns' does not match schema definition.")
+    }
+    const arrayLength = obj.length
+  
+    json += JSON_STR_BEGIN_ARRAY
+  
+      if (arrayLength > 0) {
+        const value = obj[0]
+        json += anonymous5(value)
+        for (let i = 1; i < arrayLength; i++) {
+          json += JSON_STR_COMMA
+          const value = obj[i]
+          json += anonymous5(value)
+        }
+      }
+      return json + JSON_STR_END_ARRAY
+    }
+
+      // "__fjs_merged_96#"
       function anonymous1 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -7843,90 +8372,98 @@ return json + JSON_STR_END_OBJECT
         throw new Error('"assignments" is required!')
       }
       
-      const value_payerCuil_26 = obj["payerCuil"]
-      if (value_payerCuil_26 !== undefined) {
+      const value_returns_26 = obj["returns"]
+      if (value_returns_26 !== undefined) {
+        json += ",\"returns\":"
+        json += anonymous4(value_returns_26)
+      } else {
+        throw new Error('"returns" is required!')
+      }
+      
+      const value_payerCuil_37 = obj["payerCuil"]
+      if (value_payerCuil_37 !== undefined) {
         json += ",\"payerCuil\":"
         
-        if (typeof value_payerCuil_26 !== 'string') {
-          if (value_payerCuil_26 === null) {
+        if (typeof value_payerCuil_37 !== 'string') {
+          if (value_payerCuil_37 === null) {
             json += JSON_STR_EMPTY_STRING
-          } else if (value_payerCuil_26 instanceof Date) {
-            json += asDateTime(value_payerCuil_26)
-          } else if (value_payerCuil_26 instanceof RegExp) {
-            json += asString(value_payerCuil_26.source)
+          } else if (value_payerCuil_37 instanceof Date) {
+            json += asDateTime(value_payerCuil_37)
+          } else if (value_payerCuil_37 instanceof RegExp) {
+            json += asString(value_payerCuil_37.source)
           } else {
-            json += asString(value_payerCuil_26.toString())
+            json += asString(value_payerCuil_37.toString())
           }
         } else {
-          json += asString(value_payerCuil_26)
+          json += asString(value_payerCuil_37)
         }
         
       }
 
-      const value_payerName_27 = obj["payerName"]
-      if (value_payerName_27 !== undefined) {
+      const value_payerName_38 = obj["payerName"]
+      if (value_payerName_38 !== undefined) {
         json += ",\"payerName\":"
         
-        if (typeof value_payerName_27 !== 'string') {
-          if (value_payerName_27 === null) {
+        if (typeof value_payerName_38 !== 'string') {
+          if (value_payerName_38 === null) {
             json += JSON_STR_EMPTY_STRING
-          } else if (value_payerName_27 instanceof Date) {
-            json += asDateTime(value_payerName_27)
-          } else if (value_payerName_27 instanceof RegExp) {
-            json += asString(value_payerName_27.source)
+          } else if (value_payerName_38 instanceof Date) {
+            json += asDateTime(value_payerName_38)
+          } else if (value_payerName_38 instanceof RegExp) {
+            json += asString(value_payerName_38.source)
           } else {
-            json += asString(value_payerName_27.toString())
+            json += asString(value_payerName_38.toString())
           }
         } else {
-          json += asString(value_payerName_27)
+          json += asString(value_payerName_38)
         }
         
       }
 
-      const value_paymentRequestId_28 = obj["paymentRequestId"]
-      if (value_paymentRequestId_28 !== undefined) {
+      const value_paymentRequestId_39 = obj["paymentRequestId"]
+      if (value_paymentRequestId_39 !== undefined) {
         json += ",\"paymentRequestId\":"
         
-        if (typeof value_paymentRequestId_28 !== 'string') {
-          if (value_paymentRequestId_28 === null) {
+        if (typeof value_paymentRequestId_39 !== 'string') {
+          if (value_paymentRequestId_39 === null) {
             json += JSON_STR_EMPTY_STRING
-          } else if (value_paymentRequestId_28 instanceof Date) {
-            json += asDateTime(value_paymentRequestId_28)
-          } else if (value_paymentRequestId_28 instanceof RegExp) {
-            json += asString(value_paymentRequestId_28.source)
+          } else if (value_paymentRequestId_39 instanceof Date) {
+            json += asDateTime(value_paymentRequestId_39)
+          } else if (value_paymentRequestId_39 instanceof RegExp) {
+            json += asString(value_paymentRequestId_39.source)
           } else {
-            json += asString(value_paymentRequestId_28.toString())
+            json += asString(value_paymentRequestId_39.toString())
           }
         } else {
-          json += asString(value_paymentRequestId_28)
+          json += asString(value_paymentRequestId_39)
         }
         
       }
 
-      const value_referenceId_29 = obj["referenceId"]
-      if (value_referenceId_29 !== undefined) {
+      const value_referenceId_40 = obj["referenceId"]
+      if (value_referenceId_40 !== undefined) {
         json += ",\"referenceId\":"
         
-        if (typeof value_referenceId_29 !== 'string') {
-          if (value_referenceId_29 === null) {
+        if (typeof value_referenceId_40 !== 'string') {
+          if (value_referenceId_40 === null) {
             json += JSON_STR_EMPTY_STRING
-          } else if (value_referenceId_29 instanceof Date) {
-            json += asDateTime(value_referenceId_29)
-          } else if (value_referenceId_29 instanceof RegExp) {
-            json += asString(value_referenceId_29.source)
+          } else if (value_referenceId_40 instanceof Date) {
+            json += asDateTime(value_referenceId_40)
+          } else if (value_referenceId_40 instanceof RegExp) {
+            json += asString(value_referenceId_40.source)
           } else {
-            json += asString(value_referenceId_29.toString())
+            json += asString(value_referenceId_40.toString())
           }
         } else {
-          json += asString(value_referenceId_29)
+          json += asString(value_referenceId_40)
         }
         
       }
 
-      const value_resolvedAt_30 = obj["resolvedAt"]
-      if (value_resolvedAt_30 !== undefined) {
+      const value_resolvedAt_41 = obj["resolvedAt"]
+      if (value_resolvedAt_41 !== undefined) {
         json += ",\"resolvedAt\":"
-        json += asDateTime(value_resolvedAt_30)
+        json += asDateTime(value_resolvedAt_41)
       }
 
 return json + JSON_STR_END_OBJECT
@@ -7934,7 +8471,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_90#"
+      // "__fjs_merged_92#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -8103,13 +8640,811 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-    function anonymous1 (obj) {
-      // "__fjs_merged_101#/properties/dueDates"
+      // "#/components/schemas/UnmatchedPaymentAssignmentRecord"
+      function anonymous3 (input) {
+        const obj = (input && typeof input.toJSON === 'function')
+    ? input.toJSON()
+    : input
+  
+        if (obj === null) return JSON_STR_EMPTY_OBJECT
+        let json = ''
+
+        
+      const value_paymentRequestId_21 = obj["paymentRequestId"]
+      if (value_paymentRequestId_21 !== undefined) {
+        json += "{\"paymentRequestId\":"
+        
+        if (typeof value_paymentRequestId_21 !== 'string') {
+          if (value_paymentRequestId_21 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_paymentRequestId_21 instanceof Date) {
+            json += asDateTime(value_paymentRequestId_21)
+          } else if (value_paymentRequestId_21 instanceof RegExp) {
+            json += asString(value_paymentRequestId_21.source)
+          } else {
+            json += asString(value_paymentRequestId_21.toString())
+          }
+        } else {
+          json += asString(value_paymentRequestId_21)
+        }
+        
+      } else {
+        throw new Error('"paymentRequestId" is required!')
+      }
+      
+      const value_referenceId_22 = obj["referenceId"]
+      if (value_referenceId_22 !== undefined) {
+        json += ",\"referenceId\":"
+        
+        if (typeof value_referenceId_22 !== 'string') {
+          if (value_referenceId_22 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_referenceId_22 instanceof Date) {
+            json += asDateTime(value_referenceId_22)
+          } else if (value_referenceId_22 instanceof RegExp) {
+            json += asString(value_referenceId_22.source)
+          } else {
+            json += asString(value_referenceId_22.toString())
+          }
+        } else {
+          json += asString(value_referenceId_22)
+        }
+        
+      } else {
+        throw new Error('"referenceId" is required!')
+      }
+      
+      const value_amount_23 = obj["amount"]
+      if (value_amount_23 !== undefined) {
+        json += ",\"amount\":"
+        json += asNumber(value_amount_23)
+      } else {
+        throw new Error('"amount" is required!')
+      }
+      
+      const value_assignedAt_24 = obj["assignedAt"]
+      if (value_assignedAt_24 !== undefined) {
+        json += ",\"assignedAt\":"
+        json += asDateTime(value_assignedAt_24)
+      } else {
+        throw new Error('"assignedAt" is required!')
+      }
+      
+return json + JSON_STR_END_OBJECT
+
+      }
+    
+
+    function anonymous2 (obj) {
+      // "#/components/schemas/UnmatchedPayment/properties/assignments"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_101#/properties/dueDates' does not match schema definition.")
+      throw new TypeError("The value of '#/components/schemas/UnmatchedPayment/properties/assignments' does not match schema definition.")
+    }
+    const arrayLength = obj.length
+  
+    json += JSON_STR_BEGIN_ARRAY
+  
+      if (arrayLength > 0) {
+        const value = obj[0]
+        json += anonymous3(value)
+        for (let i = 1; i < arrayLength; i++) {
+          json += JSON_STR_COMMA
+          const value = obj[i]
+          json += anonymous3(value)
+        }
+      }
+      return json + JSON_STR_END_ARRAY
+    }
+
+      // "#/components/schemas/UnmatchedPaymentReturnRecord"
+      function anonymous5 (input) {
+        const obj = (input && typeof input.toJSON === 'function')
+    ? input.toJSON()
+    : input
+  
+        if (obj === null) return JSON_STR_EMPTY_OBJECT
+        let json = ''
+
+        
+      const value_returnId_27 = obj["returnId"]
+      if (value_returnId_27 !== undefined) {
+        json += "{\"returnId\":"
+        
+        if (typeof value_returnId_27 !== 'string') {
+          if (value_returnId_27 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_returnId_27 instanceof Date) {
+            json += asDateTime(value_returnId_27)
+          } else if (value_returnId_27 instanceof RegExp) {
+            json += asString(value_returnId_27.source)
+          } else {
+            json += asString(value_returnId_27.toString())
+          }
+        } else {
+          json += asString(value_returnId_27)
+        }
+        
+      } else {
+        throw new Error('"returnId" is required!')
+      }
+      
+      const value_amount_28 = obj["amount"]
+      if (value_amount_28 !== undefined) {
+        json += ",\"amount\":"
+        json += asNumber(value_amount_28)
+      } else {
+        throw new Error('"amount" is required!')
+      }
+      
+      const value_state_29 = obj["state"]
+      if (value_state_29 !== undefined) {
+        json += ",\"state\":"
+        
+        if (typeof value_state_29 !== 'string') {
+          if (value_state_29 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_state_29 instanceof Date) {
+            json += asDateTime(value_state_29)
+          } else if (value_state_29 instanceof RegExp) {
+            json += asString(value_state_29.source)
+          } else {
+            json += asString(value_state_29.toString())
+          }
+        } else {
+          json += asString(value_state_29)
+        }
+        
+      } else {
+        throw new Error('"state" is required!')
+      }
+      
+      const value_requestedAt_30 = obj["requestedAt"]
+      if (value_requestedAt_30 !== undefined) {
+        json += ",\"requestedAt\":"
+        json += asDateTime(value_requestedAt_30)
+      } else {
+        throw new Error('"requestedAt" is required!')
+      }
+      
+      const value_toCvu_31 = obj["toCvu"]
+      if (value_toCvu_31 !== undefined) {
+        json += ",\"toCvu\":"
+        
+        if (typeof value_toCvu_31 !== 'string') {
+          if (value_toCvu_31 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_toCvu_31 instanceof Date) {
+            json += asDateTime(value_toCvu_31)
+          } else if (value_toCvu_31 instanceof RegExp) {
+            json += asString(value_toCvu_31.source)
+          } else {
+            json += asString(value_toCvu_31.toString())
+          }
+        } else {
+          json += asString(value_toCvu_31)
+        }
+        
+      }
+
+      const value_toCuil_32 = obj["toCuil"]
+      if (value_toCuil_32 !== undefined) {
+        json += ",\"toCuil\":"
+        
+        if (typeof value_toCuil_32 !== 'string') {
+          if (value_toCuil_32 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_toCuil_32 instanceof Date) {
+            json += asDateTime(value_toCuil_32)
+          } else if (value_toCuil_32 instanceof RegExp) {
+            json += asString(value_toCuil_32.source)
+          } else {
+            json += asString(value_toCuil_32.toString())
+          }
+        } else {
+          json += asString(value_toCuil_32)
+        }
+        
+      }
+
+      const value_completedAt_33 = obj["completedAt"]
+      if (value_completedAt_33 !== undefined) {
+        json += ",\"completedAt\":"
+        json += asDateTime(value_completedAt_33)
+      }
+
+      const value_failureReason_34 = obj["failureReason"]
+      if (value_failureReason_34 !== undefined) {
+        json += ",\"failureReason\":"
+        
+        if (typeof value_failureReason_34 !== 'string') {
+          if (value_failureReason_34 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_failureReason_34 instanceof Date) {
+            json += asDateTime(value_failureReason_34)
+          } else if (value_failureReason_34 instanceof RegExp) {
+            json += asString(value_failureReason_34.source)
+          } else {
+            json += asString(value_failureReason_34.toString())
+          }
+        } else {
+          json += asString(value_failureReason_34)
+        }
+        
+      }
+
+      const value_simulatedFailure_35 = obj["simulatedFailure"]
+      if (value_simulatedFailure_35 !== undefined) {
+        json += ",\"simulatedFailure\":"
+        json += asBoolean(value_simulatedFailure_35)
+      }
+
+return json + JSON_STR_END_OBJECT
+
+      }
+    
+
+    function anonymous4 (obj) {
+      // "#/components/schemas/UnmatchedPayment/properties/returns"
+      let json = ''
+  
+    if (obj === null) return JSON_STR_EMPTY_ARRAY
+    if (!Array.isArray(obj)) {
+      throw new TypeError("The value of '#/components/schemas/UnmatchedPayment/properties/returns' does not match schema definition.")
+    }
+    const arrayLength = obj.length
+  
+    json += JSON_STR_BEGIN_ARRAY
+  
+      if (arrayLength > 0) {
+        const value = obj[0]
+        json += anonymous5(value)
+        for (let i = 1; i < arrayLength; i++) {
+          json += JSON_STR_COMMA
+          const value = obj[i]
+          json += anonymous5(value)
+        }
+      }
+      return json + JSON_STR_END_ARRAY
+    }
+
+      // "#/components/schemas/UnmatchedPayment"
+      function anonymous1 (input) {
+        const obj = (input && typeof input.toJSON === 'function')
+    ? input.toJSON()
+    : input
+  
+        if (obj === null) return JSON_STR_EMPTY_OBJECT
+        let json = ''
+
+        
+      const value_unmatchedPaymentId_7 = obj["unmatchedPaymentId"]
+      if (value_unmatchedPaymentId_7 !== undefined) {
+        json += "{\"unmatchedPaymentId\":"
+        
+        if (typeof value_unmatchedPaymentId_7 !== 'string') {
+          if (value_unmatchedPaymentId_7 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_unmatchedPaymentId_7 instanceof Date) {
+            json += asDateTime(value_unmatchedPaymentId_7)
+          } else if (value_unmatchedPaymentId_7 instanceof RegExp) {
+            json += asString(value_unmatchedPaymentId_7.source)
+          } else {
+            json += asString(value_unmatchedPaymentId_7.toString())
+          }
+        } else {
+          json += asString(value_unmatchedPaymentId_7)
+        }
+        
+      } else {
+        throw new Error('"unmatchedPaymentId" is required!')
+      }
+      
+      const value_transactionId_8 = obj["transactionId"]
+      if (value_transactionId_8 !== undefined) {
+        json += ",\"transactionId\":"
+        
+        if (typeof value_transactionId_8 !== 'string') {
+          if (value_transactionId_8 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_transactionId_8 instanceof Date) {
+            json += asDateTime(value_transactionId_8)
+          } else if (value_transactionId_8 instanceof RegExp) {
+            json += asString(value_transactionId_8.source)
+          } else {
+            json += asString(value_transactionId_8.toString())
+          }
+        } else {
+          json += asString(value_transactionId_8)
+        }
+        
+      } else {
+        throw new Error('"transactionId" is required!')
+      }
+      
+      const value_cvu_9 = obj["cvu"]
+      if (value_cvu_9 !== undefined) {
+        json += ",\"cvu\":"
+        
+        if (typeof value_cvu_9 !== 'string') {
+          if (value_cvu_9 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_cvu_9 instanceof Date) {
+            json += asDateTime(value_cvu_9)
+          } else if (value_cvu_9 instanceof RegExp) {
+            json += asString(value_cvu_9.source)
+          } else {
+            json += asString(value_cvu_9.toString())
+          }
+        } else {
+          json += asString(value_cvu_9)
+        }
+        
+      } else {
+        throw new Error('"cvu" is required!')
+      }
+      
+      const value_amount_10 = obj["amount"]
+      if (value_amount_10 !== undefined) {
+        json += ",\"amount\":"
+        json += asNumber(value_amount_10)
+      } else {
+        throw new Error('"amount" is required!')
+      }
+      
+      const value_unresolvedAmount_11 = obj["unresolvedAmount"]
+      if (value_unresolvedAmount_11 !== undefined) {
+        json += ",\"unresolvedAmount\":"
+        json += asNumber(value_unresolvedAmount_11)
+      } else {
+        throw new Error('"unresolvedAmount" is required!')
+      }
+      
+      const value_transferAmount_12 = obj["transferAmount"]
+      if (value_transferAmount_12 !== undefined) {
+        json += ",\"transferAmount\":"
+        json += asNumber(value_transferAmount_12)
+      } else {
+        throw new Error('"transferAmount" is required!')
+      }
+      
+      const value_receivedAt_13 = obj["receivedAt"]
+      if (value_receivedAt_13 !== undefined) {
+        json += ",\"receivedAt\":"
+        json += asDateTime(value_receivedAt_13)
+      } else {
+        throw new Error('"receivedAt" is required!')
+      }
+      
+      const value_recordedAt_14 = obj["recordedAt"]
+      if (value_recordedAt_14 !== undefined) {
+        json += ",\"recordedAt\":"
+        json += asDateTime(value_recordedAt_14)
+      } else {
+        throw new Error('"recordedAt" is required!')
+      }
+      
+      const value_reason_15 = obj["reason"]
+      if (value_reason_15 !== undefined) {
+        json += ",\"reason\":"
+        
+        if (typeof value_reason_15 !== 'string') {
+          if (value_reason_15 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_reason_15 instanceof Date) {
+            json += asDateTime(value_reason_15)
+          } else if (value_reason_15 instanceof RegExp) {
+            json += asString(value_reason_15.source)
+          } else {
+            json += asString(value_reason_15.toString())
+          }
+        } else {
+          json += asString(value_reason_15)
+        }
+        
+      } else {
+        throw new Error('"reason" is required!')
+      }
+      
+      const value_integrationClientId_16 = obj["integrationClientId"]
+      if (value_integrationClientId_16 !== undefined) {
+        json += ",\"integrationClientId\":"
+        
+      if (value_integrationClientId_16 === null) {
+        json += JSON_STR_NULL
+      } else {
+    
+        if (typeof value_integrationClientId_16 !== 'string') {
+          if (value_integrationClientId_16 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_integrationClientId_16 instanceof Date) {
+            json += asDateTime(value_integrationClientId_16)
+          } else if (value_integrationClientId_16 instanceof RegExp) {
+            json += asString(value_integrationClientId_16.source)
+          } else {
+            json += asString(value_integrationClientId_16.toString())
+          }
+        } else {
+          json += asString(value_integrationClientId_16)
+        }
+        
+      }
+    
+      } else {
+        throw new Error('"integrationClientId" is required!')
+      }
+      
+      const value_merchantUserId_17 = obj["merchantUserId"]
+      if (value_merchantUserId_17 !== undefined) {
+        json += ",\"merchantUserId\":"
+        
+      if (value_merchantUserId_17 === null) {
+        json += JSON_STR_NULL
+      } else {
+    
+        if (typeof value_merchantUserId_17 !== 'string') {
+          if (value_merchantUserId_17 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_merchantUserId_17 instanceof Date) {
+            json += asDateTime(value_merchantUserId_17)
+          } else if (value_merchantUserId_17 instanceof RegExp) {
+            json += asString(value_merchantUserId_17.source)
+          } else {
+            json += asString(value_merchantUserId_17.toString())
+          }
+        } else {
+          json += asString(value_merchantUserId_17)
+        }
+        
+      }
+    
+      } else {
+        throw new Error('"merchantUserId" is required!')
+      }
+      
+      const value_state_18 = obj["state"]
+      if (value_state_18 !== undefined) {
+        json += ",\"state\":"
+        
+        if (typeof value_state_18 !== 'string') {
+          if (value_state_18 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_state_18 instanceof Date) {
+            json += asDateTime(value_state_18)
+          } else if (value_state_18 instanceof RegExp) {
+            json += asString(value_state_18.source)
+          } else {
+            json += asString(value_state_18.toString())
+          }
+        } else {
+          json += asString(value_state_18)
+        }
+        
+      } else {
+        throw new Error('"state" is required!')
+      }
+      
+      const value_assignments_19 = obj["assignments"]
+      if (value_assignments_19 !== undefined) {
+        json += ",\"assignments\":"
+        json += anonymous2(value_assignments_19)
+      } else {
+        throw new Error('"assignments" is required!')
+      }
+      
+      const value_returns_25 = obj["returns"]
+      if (value_returns_25 !== undefined) {
+        json += ",\"returns\":"
+        json += anonymous4(value_returns_25)
+      } else {
+        throw new Error('"returns" is required!')
+      }
+      
+      const value_payerCuil_36 = obj["payerCuil"]
+      if (value_payerCuil_36 !== undefined) {
+        json += ",\"payerCuil\":"
+        
+        if (typeof value_payerCuil_36 !== 'string') {
+          if (value_payerCuil_36 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_payerCuil_36 instanceof Date) {
+            json += asDateTime(value_payerCuil_36)
+          } else if (value_payerCuil_36 instanceof RegExp) {
+            json += asString(value_payerCuil_36.source)
+          } else {
+            json += asString(value_payerCuil_36.toString())
+          }
+        } else {
+          json += asString(value_payerCuil_36)
+        }
+        
+      }
+
+      const value_payerName_37 = obj["payerName"]
+      if (value_payerName_37 !== undefined) {
+        json += ",\"payerName\":"
+        
+        if (typeof value_payerName_37 !== 'string') {
+          if (value_payerName_37 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_payerName_37 instanceof Date) {
+            json += asDateTime(value_payerName_37)
+          } else if (value_payerName_37 instanceof RegExp) {
+            json += asString(value_payerName_37.source)
+          } else {
+            json += asString(value_payerName_37.toString())
+          }
+        } else {
+          json += asString(value_payerName_37)
+        }
+        
+      }
+
+      const value_paymentRequestId_38 = obj["paymentRequestId"]
+      if (value_paymentRequestId_38 !== undefined) {
+        json += ",\"paymentRequestId\":"
+        
+        if (typeof value_paymentRequestId_38 !== 'string') {
+          if (value_paymentRequestId_38 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_paymentRequestId_38 instanceof Date) {
+            json += asDateTime(value_paymentRequestId_38)
+          } else if (value_paymentRequestId_38 instanceof RegExp) {
+            json += asString(value_paymentRequestId_38.source)
+          } else {
+            json += asString(value_paymentRequestId_38.toString())
+          }
+        } else {
+          json += asString(value_paymentRequestId_38)
+        }
+        
+      }
+
+      const value_referenceId_39 = obj["referenceId"]
+      if (value_referenceId_39 !== undefined) {
+        json += ",\"referenceId\":"
+        
+        if (typeof value_referenceId_39 !== 'string') {
+          if (value_referenceId_39 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_referenceId_39 instanceof Date) {
+            json += asDateTime(value_referenceId_39)
+          } else if (value_referenceId_39 instanceof RegExp) {
+            json += asString(value_referenceId_39.source)
+          } else {
+            json += asString(value_referenceId_39.toString())
+          }
+        } else {
+          json += asString(value_referenceId_39)
+        }
+        
+      }
+
+      const value_resolvedAt_40 = obj["resolvedAt"]
+      if (value_resolvedAt_40 !== undefined) {
+        json += ",\"resolvedAt\":"
+        json += asDateTime(value_resolvedAt_40)
+      }
+
+return json + JSON_STR_END_OBJECT
+
+      }
+    
+
+      // "__fjs_merged_104#"
+      function anonymous0 (input) {
+        const obj = (input && typeof input.toJSON === 'function')
+    ? input.toJSON()
+    : input
+  
+        if (obj === null) return JSON_STR_EMPTY_OBJECT
+        let json = ''
+
+        
+      const value_returnId_1 = obj["returnId"]
+      if (value_returnId_1 !== undefined) {
+        json += "{\"returnId\":"
+        
+        if (typeof value_returnId_1 !== 'string') {
+          if (value_returnId_1 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_returnId_1 instanceof Date) {
+            json += asDateTime(value_returnId_1)
+          } else if (value_returnId_1 instanceof RegExp) {
+            json += asString(value_returnId_1.source)
+          } else {
+            json += asString(value_returnId_1.toString())
+          }
+        } else {
+          json += asString(value_returnId_1)
+        }
+        
+      } else {
+        throw new Error('"returnId" is required!')
+      }
+      
+      const value_amount_2 = obj["amount"]
+      if (value_amount_2 !== undefined) {
+        json += ",\"amount\":"
+        json += asNumber(value_amount_2)
+      } else {
+        throw new Error('"amount" is required!')
+      }
+      
+      const value_state_3 = obj["state"]
+      if (value_state_3 !== undefined) {
+        json += ",\"state\":"
+        
+        if (typeof value_state_3 !== 'string') {
+          if (value_state_3 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_state_3 instanceof Date) {
+            json += asDateTime(value_state_3)
+          } else if (value_state_3 instanceof RegExp) {
+            json += asString(value_state_3.source)
+          } else {
+            json += asString(value_state_3.toString())
+          }
+        } else {
+          json += asString(value_state_3)
+        }
+        
+      } else {
+        throw new Error('"state" is required!')
+      }
+      
+      const value_requestedAt_4 = obj["requestedAt"]
+      if (value_requestedAt_4 !== undefined) {
+        json += ",\"requestedAt\":"
+        json += asDateTime(value_requestedAt_4)
+      } else {
+        throw new Error('"requestedAt" is required!')
+      }
+      
+      const value_unmatchedPayment_5 = obj["unmatchedPayment"]
+      if (value_unmatchedPayment_5 !== undefined) {
+        json += ",\"unmatchedPayment\":"
+        json += anonymous1(value_unmatchedPayment_5)
+      } else {
+        throw new Error('"unmatchedPayment" is required!')
+      }
+      
+      const value_toCvu_41 = obj["toCvu"]
+      if (value_toCvu_41 !== undefined) {
+        json += ",\"toCvu\":"
+        
+        if (typeof value_toCvu_41 !== 'string') {
+          if (value_toCvu_41 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_toCvu_41 instanceof Date) {
+            json += asDateTime(value_toCvu_41)
+          } else if (value_toCvu_41 instanceof RegExp) {
+            json += asString(value_toCvu_41.source)
+          } else {
+            json += asString(value_toCvu_41.toString())
+          }
+        } else {
+          json += asString(value_toCvu_41)
+        }
+        
+      }
+
+      const value_toCuil_42 = obj["toCuil"]
+      if (value_toCuil_42 !== undefined) {
+        json += ",\"toCuil\":"
+        
+        if (typeof value_toCuil_42 !== 'string') {
+          if (value_toCuil_42 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_toCuil_42 instanceof Date) {
+            json += asDateTime(value_toCuil_42)
+          } else if (value_toCuil_42 instanceof RegExp) {
+            json += asString(value_toCuil_42.source)
+          } else {
+            json += asString(value_toCuil_42.toString())
+          }
+        } else {
+          json += asString(value_toCuil_42)
+        }
+        
+      }
+
+      const value_completedAt_43 = obj["completedAt"]
+      if (value_completedAt_43 !== undefined) {
+        json += ",\"completedAt\":"
+        json += asDateTime(value_completedAt_43)
+      }
+
+      const value_failureReason_44 = obj["failureReason"]
+      if (value_failureReason_44 !== undefined) {
+        json += ",\"failureReason\":"
+        
+        if (typeof value_failureReason_44 !== 'string') {
+          if (value_failureReason_44 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_failureReason_44 instanceof Date) {
+            json += asDateTime(value_failureReason_44)
+          } else if (value_failureReason_44 instanceof RegExp) {
+            json += asString(value_failureReason_44.source)
+          } else {
+            json += asString(value_failureReason_44.toString())
+          }
+        } else {
+          json += asString(value_failureReason_44)
+        }
+        
+      }
+
+      const value_simulatedFailure_45 = obj["simulatedFailure"]
+      if (value_simulatedFailure_45 !== undefined) {
+        json += ",\"simulatedFailure\":"
+        json += asBoolean(value_simulatedFailure_45)
+      }
+
+return json + JSON_STR_END_OBJECT
+
+      }
+    
+    const main = anonymous0
+    return main
+    
+}(validator, serializer)
+return module.exports;
+})();
+
+const s27: (body: unknown) => string = (() => {
+const module = { exports: undefined };
+
+  'use strict'
+
+  const Serializer = require('fast-json-stringify/lib/serializer')
+  const serializerState = {"mode":"standalone","inlineValidators":true}
+  const serializer = Serializer.restoreFromState(serializerState)
+
+  const validator = null
+
+
+  module.exports = function anonymous(validator,serializer
+) {
+
+    
+const {
+  asString,
+  asNumber,
+  asBoolean,
+  asDateTime,
+  asDate,
+  asTime,
+  asUnsafeString,
+  asPlainStringArray
+} = serializer
+
+const asInteger = serializer.asInteger.bind(serializer)
+
+
+    const JSON_STR_BEGIN_OBJECT = '{'
+    const JSON_STR_END_OBJECT = '}'
+    const JSON_STR_BEGIN_ARRAY = '['
+    const JSON_STR_END_ARRAY = ']'
+    const JSON_STR_COMMA = ','
+    const JSON_STR_COLONS = ':'
+    const JSON_STR_QUOTE = '"'
+    const JSON_STR_EMPTY_OBJECT = JSON_STR_BEGIN_OBJECT + JSON_STR_END_OBJECT
+    const JSON_STR_EMPTY_ARRAY = JSON_STR_BEGIN_ARRAY + JSON_STR_END_ARRAY
+    const JSON_STR_EMPTY_STRING = JSON_STR_QUOTE + JSON_STR_QUOTE
+    const JSON_STR_NULL = 'null'
+    
+  
+    
+    function anonymous1 (obj) {
+      // "__fjs_merged_113#/properties/dueDates"
+      let json = ''
+  
+    if (obj === null) return JSON_STR_EMPTY_ARRAY
+    if (!Array.isArray(obj)) {
+      throw new TypeError("The value of '__fjs_merged_113#/properties/dueDates' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -8218,7 +9553,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_103#"
+      // "__fjs_merged_115#"
       function anonymous2 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -8301,7 +9636,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_104#"
+      // "__fjs_merged_116#"
       function anonymous4 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -8531,12 +9866,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous7 (obj) {
-      // "__fjs_merged_101#/properties/calculatedAmounts"
+      // "__fjs_merged_113#/properties/calculatedAmounts"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_101#/properties/calculatedAmounts' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_113#/properties/calculatedAmounts' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -8554,7 +9889,7 @@ return json + JSON_STR_END_OBJECT
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_101#"
+      // "__fjs_merged_113#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -8871,7 +10206,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s27: (body: unknown) => string = (() => {
+const s28: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -8915,7 +10250,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_109#"
+      // "__fjs_merged_121#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -9002,7 +10337,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s28: (body: unknown) => string = (() => {
+const s29: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -9046,7 +10381,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_115#"
+      // "__fjs_merged_127#"
       function anonymous1 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -9127,7 +10462,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_111#"
+      // "__fjs_merged_123#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -9315,8 +10650,9 @@ export const responseSerializers = {
   "listUnmatchedPayments": { "200": s23, "400": s4, "500": s2, "503": s2 },
   "getUnmatchedPayment": { "200": s24, "400": s4, "404": s2, "500": s2, "503": s2 },
   "assignUnmatchedPayment": { "200": s25, "400": s4, "404": s2, "409": s2, "500": s2, "503": s2 },
-  "createCheckoutPayment": { "201": s26, "400": s10, "401": s2, "404": s11, "409": s27, "413": s2, "422": s2, "500": s2, "503": s2 },
-  "getCheckoutPayment": { "200": s28, "400": s4, "401": s2, "404": s11, "500": s2, "503": s2 },
+  "returnUnmatchedPayment": { "202": s26, "400": s4, "404": s2, "409": s2, "422": s2, "500": s2, "503": s2 },
+  "createCheckoutPayment": { "201": s27, "400": s10, "401": s2, "404": s11, "409": s28, "413": s2, "422": s2, "500": s2, "503": s2 },
+  "getCheckoutPayment": { "200": s29, "400": s4, "401": s2, "404": s11, "500": s2, "503": s2 },
 };
 
 /** The operation and status of each JSON response answered with JSON.stringify. */

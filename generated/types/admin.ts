@@ -455,6 +455,30 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/integration-admin/unmatched-payments/{unmatchedPaymentId}/return": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Return money of no integration to its sender
+         * @description Sends money that belongs to no integration (`integrationClientId` null: a transfer to a CVU no charge
+         *     ever held, `no_pending`) back to the account it came from, as an integration's admins return theirs (see
+         *     `returnUnmatchedPayment`): the same states, rules and `Idempotency-Key`, kept for the platform. No event is
+         *     written (there is no integration to tell): the payment's `returns` show the outcome. An integration's money
+         *     answers 409 `UnmatchedPaymentOfIntegrationError`.
+         */
+        post: operations["returnPlatformUnmatchedPayment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/internal/bank-feed/transfers": {
         parameters: {
             query?: never;
@@ -1361,10 +1385,44 @@ export type paths = {
          *       takes nothing: 409 `AssignmentPaymentRequestNotPayableError`.
          *     - Only what the charge owed is applied; the rest stays unmatched money (`unresolved`, its `unresolvedAmount`)
          *       to assign elsewhere or return. All of it applied, the payment is `assigned`.
-         *     - Only `unresolved` money can be assigned: of two assignments of one payment at once, one applies it and the
-         *       other answers 409 `UnmatchedPaymentNotUnresolvedError` (or applies what the first left over).
+         *     - Only `unresolved` money, or a failed return's (`return_failed`), can be assigned: of two assignments of one
+         *       payment at once, one applies it and the other answers 409 `UnmatchedPaymentNotUnresolvedError` (or applies
+         *       what the first left over); with a return in progress, 409 `UnmatchedPaymentNotUnresolvedError`.
          */
         post: operations["assignUnmatchedPayment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/my-integration/unmatched-payments/{unmatchedPaymentId}/return": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Return an unmatched payment to its sender
+         * @description Sends unresolved unmatched money back to the account it came from: an outgoing transfer of its whole
+         *     `unresolvedAmount`, asked of the bank by a job after the answer (never within it). The answer is 202 with the
+         *     return `requested` and the payment `return_requested` (its `unresolvedAmount` 0). The bank's outcome comes
+         *     later: `returned` (the payment `returned`, event `payment.returned`) or `failed` with the bank's reason (the
+         *     payment `return_failed`, its money unresolved again, event `payment.return_failed`). Both events are off until
+         *     subscribed. In the Sandbox the return completes by itself a moment later (about 30 seconds), and
+         *     `simulateFailure: true` makes it fail.
+         *     - Idempotent by the `Idempotency-Key` header: the same key with the same request answers 202 with the same
+         *       return as it stands now, and asks for nothing more; the same key with another request (another payment, or
+         *       another `simulateFailure`) answers 422 `IdempotencyKeyReusedError`.
+         *     - Only `unresolved` or `return_failed` money can be returned: a failed return is retried by asking again (a
+         *       new return, with a new key). A payment with a return in progress answers 409
+         *       `UnmatchedPaymentReturnInProgressError`; one assigned or returned in full, 409 `UnmatchedPaymentNotUnresolvedError`.
+         *     - Of a return and an assignment (or two returns) of one payment at once, one wins; the other answers 409.
+         */
+        post: operations["returnUnmatchedPayment"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2056,6 +2114,13 @@ export type components = {
          * @description An HTTPS URL up to 2048 characters.
          */
         HttpsUrl: string;
+        /**
+         * @description The key of a return request: the same key answers the same return again (as it stands now) instead of
+         *     asking for a second one, so a request that timed out can be sent again safely. Any text of 1 to 255
+         *     printable ASCII characters (a UUID is a good one), unique per request; kept per integration (per
+         *     platform for the platform admin's returns).
+         */
+        IdempotencyKey: string;
         /** @description A missing resource. */
         MessageBody: {
             message: string;
@@ -2141,6 +2206,8 @@ export type components = {
             resolvedAt?: string;
             /** @description What resolved it so far: the charges it was assigned to, oldest first (empty when none). */
             assignments: components["schemas"]["UnmatchedPaymentAssignmentRecord"][];
+            /** @description The returns asked of the bank, oldest first (empty when none): a failed one, then its retry. */
+            returns: components["schemas"]["UnmatchedPaymentReturnRecord"][];
         };
         /** @description Part of an unmatched payment applied to a charge by hand. */
         UnmatchedPaymentAssignmentRecord: {
@@ -2198,8 +2265,66 @@ export type components = {
          * @enum {string}
          */
         UnmatchedPaymentReason: "expired" | "already_paid" | "canceled" | "no_cuil_match" | "no_pending" | "ambiguous" | "overpaid";
+        /** @description An outgoing transfer of unmatched money back to the account it came from. */
+        UnmatchedPaymentReturnRecord: {
+            returnId: components["schemas"]["Uuid"];
+            /** @description What is sent back: what was unresolved when the return was asked. */
+            amount: components["schemas"]["Pesos"];
+            state: components["schemas"]["UnmatchedPaymentReturnState"];
+            /** @description The sender's account (CBU or CVU) the money goes back to, when the bank reported it; the bank returns the transfer by its `transactionId` either way. */
+            toCvu?: string;
+            /** @description The sender's CUIL or CUIT, when the bank reported it. */
+            toCuil?: string;
+            /** Format: date-time */
+            requestedAt: string;
+            /**
+             * Format: date-time
+             * @description When the bank sent it back (`returned`) or refused it (`failed`).
+             */
+            completedAt?: string;
+            /** @description The bank's reason, when `failed`. */
+            failureReason?: string;
+            /** @description Sandbox only: the return was asked with `simulateFailure`. */
+            simulatedFailure?: boolean;
+        };
+        /** @description A return. `simulateFailure` exists only in the Sandbox. */
+        UnmatchedPaymentReturnRequest: {
+            /**
+             * @description Sandbox only: the Sandbox's bank refuses this return (it ends `failed`, with `payment.return_failed`),
+             *     to try a failure and its retry. In Production it answers 400 `ValidationError` (rule `notAccepted`).
+             */
+            simulateFailure?: boolean;
+        };
+        /** @description What a return request did: the return, and the unmatched payment after it (`return_requested`, its `unresolvedAmount` 0). */
+        UnmatchedPaymentReturnResult: {
+            returnId: components["schemas"]["Uuid"];
+            /** @description What is sent back: what was unresolved when the return was asked. */
+            amount: components["schemas"]["Pesos"];
+            state: components["schemas"]["UnmatchedPaymentReturnState"];
+            /** @description The sender's account (CBU or CVU) the money goes back to, when the bank reported it; the bank returns the transfer by its `transactionId` either way. */
+            toCvu?: string;
+            /** @description The sender's CUIL or CUIT, when the bank reported it. */
+            toCuil?: string;
+            /** Format: date-time */
+            requestedAt: string;
+            /**
+             * Format: date-time
+             * @description When the bank sent it back (`returned`) or refused it (`failed`).
+             */
+            completedAt?: string;
+            /** @description The bank's reason, when `failed`. */
+            failureReason?: string;
+            /** @description Sandbox only: the return was asked with `simulateFailure`. */
+            simulatedFailure?: boolean;
+            unmatchedPayment: components["schemas"]["UnmatchedPayment"];
+        };
         /**
-         * @description Where unmatched money stands. Only `unresolved` money can be assigned or returned.
+         * @description Where a return stands: asked of the bank, then sent back or refused.
+         * @enum {string}
+         */
+        UnmatchedPaymentReturnState: "requested" | "returned" | "failed";
+        /**
+         * @description Where unmatched money stands. Only `unresolved` money, or `return_failed` money (unresolved again), can be assigned or returned.
          * @enum {string}
          */
         UnmatchedPaymentState: "unresolved" | "assigned" | "return_requested" | "returned" | "return_failed";
@@ -3754,7 +3879,8 @@ export type components = {
         };
         /**
          * @description A subscribable event name, as listed by the catalog (`GET /my-integration/webhook-events`):
-         *     `payment_request.payment_received`, `payment_request.expired`, `payment.unmatched`. The catalog is
+         *     `payment_request.payment_received`, `payment_request.expired`, `payment.unmatched`, `payment.returned`,
+         *     `payment.return_failed`. The catalog is
          *     the authority; a name outside it answers 422.
          */
         WebhookEventName: string;
@@ -3777,7 +3903,7 @@ export type components = {
         };
         /** @description The new list of subscribed events; replaces the stored list. */
         WebhookSubscriptionUpdate: {
-            /** @description Event names of the catalog, each at most once. An empty array is valid and means that no event is delivered. `payment.unmatched` is off until listed here. */
+            /** @description Event names of the catalog, each at most once. An empty array is valid and means that no event is delivered. `payment.unmatched`, `payment.returned` and `payment.return_failed` are off until listed here. */
             enabledEvents: components["schemas"]["WebhookEventName"][];
         };
     };
@@ -6257,7 +6383,8 @@ export interface operations {
                      *           "integrationClientId": null,
                      *           "merchantUserId": null,
                      *           "state": "unresolved",
-                     *           "assignments": []
+                     *           "assignments": [],
+                     *           "returns": []
                      *         }
                      *       ],
                      *       "total": 1,
@@ -6360,7 +6487,8 @@ export interface operations {
                      *       "paymentRequestId": "0b7e4f3a-9c2d-4e8b-a1f6-3d5c7b9e2a10",
                      *       "referenceId": "INV-2026-000123",
                      *       "state": "unresolved",
-                     *       "assignments": []
+                     *       "assignments": [],
+                     *       "returns": []
                      *     }
                      */
                     "application/json": components["schemas"]["UnmatchedPayment"];
@@ -6399,6 +6527,154 @@ export interface operations {
             };
             /** @description 404 `UnmatchedPaymentNotFoundError`: no unmatched payment with this id that the caller may see (never recorded, or another integration's). */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /** @description 500 `InternalServerError`: an internal error; quote the `id` to support. Safe to retry reads; after a write, read the resource again before retrying. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /**
+             * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
+             *     just now (a restart, a failover). Retry after the wait. The change may have been made all the same (the
+             *     database can commit as the connection drops): after a create, check with GET before retrying.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying (always sent with this code). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+        };
+    };
+    returnPlatformUnmatchedPayment: {
+        parameters: {
+            query?: never;
+            header: {
+                "Idempotency-Key": components["schemas"]["IdempotencyKey"];
+            };
+            path: {
+                unmatchedPaymentId: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /** @example {} */
+                "application/json": components["schemas"]["UnmatchedPaymentReturnRequest"];
+            };
+        };
+        responses: {
+            /** @description The request has been accepted for processing, but processing has not yet completed. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "returnId": "3d2c1b0a-9f8e-4d7c-8b6a-5f4e3d2c1b0a",
+                     *       "amount": 2500,
+                     *       "state": "requested",
+                     *       "toCvu": "0000003100012345678907",
+                     *       "requestedAt": "2026-11-26T10:00:00Z",
+                     *       "unmatchedPayment": {
+                     *         "unmatchedPaymentId": "6b2e8d4f-3c5a-4d7e-8f90-1a2b3c4d5e6f",
+                     *         "transactionId": "TRX-20261125-000077",
+                     *         "cvu": "0000253200000000987654",
+                     *         "amount": 2500,
+                     *         "unresolvedAmount": 0,
+                     *         "transferAmount": 2500,
+                     *         "receivedAt": "2026-11-25T16:10:00Z",
+                     *         "recordedAt": "2026-11-25T16:10:01Z",
+                     *         "reason": "no_pending",
+                     *         "integrationClientId": null,
+                     *         "merchantUserId": null,
+                     *         "state": "return_requested",
+                     *         "assignments": [],
+                     *         "returns": [
+                     *           {
+                     *             "returnId": "3d2c1b0a-9f8e-4d7c-8b6a-5f4e3d2c1b0a",
+                     *             "amount": 2500,
+                     *             "state": "requested",
+                     *             "toCvu": "0000003100012345678907",
+                     *             "requestedAt": "2026-11-26T10:00:00Z"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["UnmatchedPaymentReturnResult"];
+                };
+            };
+            /** @description The request does not meet the contract: missing field, bad type or range, or a field not accepted. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                };
+            };
+            /**
+             * @description 401 `UnauthorizedError`: the token is missing or sent in more than one `Authorization` header; not signed by
+             *     Cobro, of another issuer, altered, expired or not valid yet; its session was signed out; or it is not an
+             *     admin `idToken` (a merchant account's token and refresh tokens are refused).
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /** @description 403 `ForbiddenError` (the admin's role does not allow the operation: `INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`) or `PasswordChangeRequiredError` (the session was opened with a temporary password: change it with `POST /integration/admin/change-password` first). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /** @description 404 `UnmatchedPaymentNotFoundError`: no unmatched payment with this id that the caller may see (never recorded, or another integration's). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /**
+             * @description 409 `UnmatchedPaymentOfIntegrationError` (the money belongs to an integration: its admins or its backend
+             *     return it), `UnmatchedPaymentNotUnresolvedError` (nothing left to return) or
+             *     `UnmatchedPaymentReturnInProgressError` (a return of it is not finished). Nothing changed.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /** @description 422 `IdempotencyKeyReusedError`: this `Idempotency-Key` was used for another request (another payment, or another `simulateFailure`). Nothing changed. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10708,7 +10984,8 @@ export interface operations {
                      *           "paymentRequestId": "0b7e4f3a-9c2d-4e8b-a1f6-3d5c7b9e2a10",
                      *           "referenceId": "INV-2026-000123",
                      *           "state": "unresolved",
-                     *           "assignments": []
+                     *           "assignments": [],
+                     *           "returns": []
                      *         }
                      *       ],
                      *       "total": 1,
@@ -10811,7 +11088,8 @@ export interface operations {
                      *       "paymentRequestId": "0b7e4f3a-9c2d-4e8b-a1f6-3d5c7b9e2a10",
                      *       "referenceId": "INV-2026-000123",
                      *       "state": "unresolved",
-                     *       "assignments": []
+                     *       "assignments": [],
+                     *       "returns": []
                      *     }
                      */
                     "application/json": components["schemas"]["UnmatchedPayment"];
@@ -10941,7 +11219,8 @@ export interface operations {
                      *             "amount": 15000.5,
                      *             "assignedAt": "2026-11-26T10:00:00Z"
                      *           }
-                     *         ]
+                     *         ],
+                     *         "returns": []
                      *       }
                      *     }
                      */
@@ -10999,6 +11278,160 @@ export interface operations {
              *     is `canceled`, `total_payment` or a draft, or owed nothing more at the transfer's time). Nothing changed.
              */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /** @description 500 `InternalServerError`: an internal error; quote the `id` to support. Safe to retry reads; after a write, read the resource again before retrying. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /**
+             * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
+             *     just now (a restart, a failover). Retry after the wait. The change may have been made all the same (the
+             *     database can commit as the connection drops): after a create, check with GET before retrying.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying (always sent with this code). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+        };
+    };
+    returnUnmatchedPayment: {
+        parameters: {
+            query?: never;
+            header: {
+                "Idempotency-Key": components["schemas"]["IdempotencyKey"];
+            };
+            path: {
+                unmatchedPaymentId: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /** @example {} */
+                "application/json": components["schemas"]["UnmatchedPaymentReturnRequest"];
+            };
+        };
+        responses: {
+            /** @description The request has been accepted for processing, but processing has not yet completed. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "returnId": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
+                     *       "amount": 15000.5,
+                     *       "state": "requested",
+                     *       "toCvu": "0000003100012345678907",
+                     *       "toCuil": "20301234563",
+                     *       "requestedAt": "2026-11-26T10:00:00Z",
+                     *       "unmatchedPayment": {
+                     *         "unmatchedPaymentId": "5a1d7c3e-2b4f-4c6d-9e8f-0a1b2c3d4e5f",
+                     *         "transactionId": "TRX-20261125-000042",
+                     *         "cvu": "0000253200000000123459",
+                     *         "payerCuil": "20301234563",
+                     *         "payerName": "Juan Pérez",
+                     *         "amount": 15000.5,
+                     *         "unresolvedAmount": 0,
+                     *         "transferAmount": 15000.5,
+                     *         "receivedAt": "2026-11-25T14:30:00Z",
+                     *         "recordedAt": "2026-11-25T14:30:02Z",
+                     *         "reason": "canceled",
+                     *         "integrationClientId": "9b2f7c4e-1a3d-4e5f-8a6b-7c8d9e0f1a2b",
+                     *         "merchantUserId": "2b3c4d5e-6f70-4812-9a3b-4c5d6e7f8091",
+                     *         "paymentRequestId": "0b7e4f3a-9c2d-4e8b-a1f6-3d5c7b9e2a10",
+                     *         "referenceId": "INV-2026-000123",
+                     *         "state": "return_requested",
+                     *         "assignments": [],
+                     *         "returns": [
+                     *           {
+                     *             "returnId": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
+                     *             "amount": 15000.5,
+                     *             "state": "requested",
+                     *             "toCvu": "0000003100012345678907",
+                     *             "toCuil": "20301234563",
+                     *             "requestedAt": "2026-11-26T10:00:00Z"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["UnmatchedPaymentReturnResult"];
+                };
+            };
+            /** @description The request does not meet the contract: missing field, bad type or range, or a field not accepted. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                };
+            };
+            /**
+             * @description 401 `UnauthorizedError`: the token is missing or sent in more than one `Authorization` header; not signed by
+             *     Cobro, of another issuer, altered, expired or not valid yet; its session was signed out; or it is not an
+             *     admin `idToken` (a merchant account's token and refresh tokens are refused).
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /** @description 403 `ForbiddenError` (the admin's role does not allow the operation: `INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`) or `PasswordChangeRequiredError` (the session was opened with a temporary password: change it with `POST /integration/admin/change-password` first). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /** @description 404 `UnmatchedPaymentNotFoundError`: no unmatched payment with this id that the caller may see (never recorded, or another integration's). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /**
+             * @description 409 `UnmatchedPaymentNotUnresolvedError` (nothing left to return: the payment is assigned or returned in
+             *     full) or `UnmatchedPaymentReturnInProgressError` (a return of it is `requested` and not finished: wait for
+             *     its outcome, `payment.returned` or `payment.return_failed`). Nothing changed.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /** @description 422 `IdempotencyKeyReusedError`: this `Idempotency-Key` was used for another request (another payment, or another `simulateFailure`). Nothing changed. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11966,6 +12399,16 @@ export interface operations {
                      *         "event": "payment.unmatched",
                      *         "label": "Pago sin imputar",
                      *         "description": "Llegó una transferencia que no se pudo asociar a ningún cobro."
+                     *       },
+                     *       {
+                     *         "event": "payment.returned",
+                     *         "label": "Pago devuelto",
+                     *         "description": "Se devolvió un pago sin imputar a la cuenta de origen."
+                     *       },
+                     *       {
+                     *         "event": "payment.return_failed",
+                     *         "label": "Devolución fallida",
+                     *         "description": "El banco no pudo devolver un pago sin imputar; el dinero vuelve a estar sin imputar."
                      *       }
                      *     ]
                      */

@@ -353,10 +353,44 @@ export type paths = {
          *       takes nothing: 409 `AssignmentPaymentRequestNotPayableError`.
          *     - Only what the charge owed is applied; the rest stays unmatched money (`unresolved`, its `unresolvedAmount`)
          *       to assign elsewhere or return. All of it applied, the payment is `assigned`.
-         *     - Only `unresolved` money can be assigned: of two assignments of one payment at once, one applies it and the
-         *       other answers 409 `UnmatchedPaymentNotUnresolvedError` (or applies what the first left over).
+         *     - Only `unresolved` money, or a failed return's (`return_failed`), can be assigned: of two assignments of one
+         *       payment at once, one applies it and the other answers 409 `UnmatchedPaymentNotUnresolvedError` (or applies
+         *       what the first left over); with a return in progress, 409 `UnmatchedPaymentNotUnresolvedError`.
          */
         post: operations["assignUnmatchedPayment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/unmatched-payments/{unmatchedPaymentId}/return": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Return an unmatched payment to its sender
+         * @description Sends unresolved unmatched money back to the account it came from: an outgoing transfer of its whole
+         *     `unresolvedAmount`, asked of the bank by a job after the answer (never within it). The answer is 202 with the
+         *     return `requested` and the payment `return_requested` (its `unresolvedAmount` 0). The bank's outcome comes
+         *     later: `returned` (the payment `returned`, event `payment.returned`) or `failed` with the bank's reason (the
+         *     payment `return_failed`, its money unresolved again, event `payment.return_failed`). Both events are off until
+         *     subscribed. In the Sandbox the return completes by itself a moment later (about 30 seconds), and
+         *     `simulateFailure: true` makes it fail.
+         *     - Idempotent by the `Idempotency-Key` header: the same key with the same request answers 202 with the same
+         *       return as it stands now, and asks for nothing more; the same key with another request (another payment, or
+         *       another `simulateFailure`) answers 422 `IdempotencyKeyReusedError`.
+         *     - Only `unresolved` or `return_failed` money can be returned: a failed return is retried by asking again (a
+         *       new return, with a new key). A payment with a return in progress answers 409
+         *       `UnmatchedPaymentReturnInProgressError`; one assigned or returned in full, 409 `UnmatchedPaymentNotUnresolvedError`.
+         *     - Of a return and an assignment (or two returns) of one payment at once, one wins; the other answers 409.
+         */
+        post: operations["returnUnmatchedPayment"];
         delete?: never;
         options?: never;
         head?: never;
@@ -727,6 +761,13 @@ export type components = {
             /** @enum {string} */
             status: "ok";
         };
+        /**
+         * @description The key of a return request: the same key answers the same return again (as it stands now) instead of
+         *     asking for a second one, so a request that timed out can be sent again safely. Any text of 1 to 255
+         *     printable ASCII characters (a UUID is a good one), unique per request; kept per integration (per
+         *     platform for the platform admin's returns).
+         */
+        IdempotencyKey: string;
         /** @description A missing resource. */
         MessageBody: {
             message: string;
@@ -838,6 +879,8 @@ export type components = {
             resolvedAt?: string;
             /** @description What resolved it so far: the charges it was assigned to, oldest first (empty when none). */
             assignments: components["schemas"]["UnmatchedPaymentAssignmentRecord"][];
+            /** @description The returns asked of the bank, oldest first (empty when none): a failed one, then its retry. */
+            returns: components["schemas"]["UnmatchedPaymentReturnRecord"][];
         };
         /** @description Part of an unmatched payment applied to a charge by hand. */
         UnmatchedPaymentAssignmentRecord: {
@@ -895,8 +938,66 @@ export type components = {
          * @enum {string}
          */
         UnmatchedPaymentReason: "expired" | "already_paid" | "canceled" | "no_cuil_match" | "no_pending" | "ambiguous" | "overpaid";
+        /** @description An outgoing transfer of unmatched money back to the account it came from. */
+        UnmatchedPaymentReturnRecord: {
+            returnId: components["schemas"]["Uuid"];
+            /** @description What is sent back: what was unresolved when the return was asked. */
+            amount: components["schemas"]["Pesos"];
+            state: components["schemas"]["UnmatchedPaymentReturnState"];
+            /** @description The sender's account (CBU or CVU) the money goes back to, when the bank reported it; the bank returns the transfer by its `transactionId` either way. */
+            toCvu?: string;
+            /** @description The sender's CUIL or CUIT, when the bank reported it. */
+            toCuil?: string;
+            /** Format: date-time */
+            requestedAt: string;
+            /**
+             * Format: date-time
+             * @description When the bank sent it back (`returned`) or refused it (`failed`).
+             */
+            completedAt?: string;
+            /** @description The bank's reason, when `failed`. */
+            failureReason?: string;
+            /** @description Sandbox only: the return was asked with `simulateFailure`. */
+            simulatedFailure?: boolean;
+        };
+        /** @description A return. `simulateFailure` exists only in the Sandbox. */
+        UnmatchedPaymentReturnRequest: {
+            /**
+             * @description Sandbox only: the Sandbox's bank refuses this return (it ends `failed`, with `payment.return_failed`),
+             *     to try a failure and its retry. In Production it answers 400 `ValidationError` (rule `notAccepted`).
+             */
+            simulateFailure?: boolean;
+        };
+        /** @description What a return request did: the return, and the unmatched payment after it (`return_requested`, its `unresolvedAmount` 0). */
+        UnmatchedPaymentReturnResult: {
+            returnId: components["schemas"]["Uuid"];
+            /** @description What is sent back: what was unresolved when the return was asked. */
+            amount: components["schemas"]["Pesos"];
+            state: components["schemas"]["UnmatchedPaymentReturnState"];
+            /** @description The sender's account (CBU or CVU) the money goes back to, when the bank reported it; the bank returns the transfer by its `transactionId` either way. */
+            toCvu?: string;
+            /** @description The sender's CUIL or CUIT, when the bank reported it. */
+            toCuil?: string;
+            /** Format: date-time */
+            requestedAt: string;
+            /**
+             * Format: date-time
+             * @description When the bank sent it back (`returned`) or refused it (`failed`).
+             */
+            completedAt?: string;
+            /** @description The bank's reason, when `failed`. */
+            failureReason?: string;
+            /** @description Sandbox only: the return was asked with `simulateFailure`. */
+            simulatedFailure?: boolean;
+            unmatchedPayment: components["schemas"]["UnmatchedPayment"];
+        };
         /**
-         * @description Where unmatched money stands. Only `unresolved` money can be assigned or returned.
+         * @description Where a return stands: asked of the bank, then sent back or refused.
+         * @enum {string}
+         */
+        UnmatchedPaymentReturnState: "requested" | "returned" | "failed";
+        /**
+         * @description Where unmatched money stands. Only `unresolved` money, or `return_failed` money (unresolved again), can be assigned or returned.
          * @enum {string}
          */
         UnmatchedPaymentState: "unresolved" | "assigned" | "return_requested" | "returned" | "return_failed";
@@ -1286,6 +1387,72 @@ export type components = {
          */
         PaymentRequestType: "standard" | "checkout";
         /**
+         * @description `payment.return_failed`: the bank did not send unmatched money back. The money is unresolved again: return
+         *     it again (a new request) or assign it. Off by default: enable it in the subscription. Never sent to a
+         *     charge's own `webhookUrl`.
+         */
+        PaymentReturnFailedEvent: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "payment.return_failed";
+            livemode: boolean;
+            unmatchedPaymentId: components["schemas"]["Uuid"];
+            returnId: components["schemas"]["Uuid"];
+            transactionId: string;
+            cvu: string;
+            /** @description What was to be sent back (unresolved again). */
+            amount: components["schemas"]["Pesos"];
+            toCvu?: string;
+            toCuil?: string;
+            reason: components["schemas"]["UnmatchedPaymentReason"];
+            referenceId?: string;
+            /** @description The bank's reason. */
+            failureReason: string;
+            /**
+             * Format: date-time
+             * @description When the bank refused it.
+             */
+            failedAt: string;
+        };
+        /**
+         * @description `payment.returned`: unmatched money was sent back to the account it came from (a return asked with
+         *     `POST /unmatched-payments/{unmatchedPaymentId}/return`, or by an admin). Off by default: enable it in the
+         *     subscription. Never sent to a charge's own `webhookUrl`.
+         */
+        PaymentReturnedEvent: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "payment.returned";
+            livemode: boolean;
+            /** @description The unmatched payment returned (`GET /unmatched-payments/{unmatchedPaymentId}`). */
+            unmatchedPaymentId: components["schemas"]["Uuid"];
+            /** @description The return. */
+            returnId: components["schemas"]["Uuid"];
+            /** @description The bank transaction id of the transfer the money came with. */
+            transactionId: string;
+            /** @description The CVU that received the transfer. */
+            cvu: string;
+            /** @description What was sent back. */
+            amount: components["schemas"]["Pesos"];
+            /** @description The sender's account (CBU or CVU) it went back to, when the bank reported it. */
+            toCvu?: string;
+            /** @description The sender's CUIL or CUIT, when the bank reported it. */
+            toCuil?: string;
+            /** @description Why the money was unmatched. */
+            reason: components["schemas"]["UnmatchedPaymentReason"];
+            /** @description The charge it concerned (`expired`, `already_paid`, `canceled`, `overpaid`). */
+            referenceId?: string;
+            /**
+             * Format: date-time
+             * @description When the bank sent it back.
+             */
+            returnedAt: string;
+        };
+        /**
          * @description The state a payment left the charge in.
          * @enum {string}
          */
@@ -1343,7 +1510,7 @@ export type components = {
             name: string;
         };
         /** @description Any webhook event; route on `event`. */
-        WebhookEvent: components["schemas"]["PaymentReceivedEvent"] | components["schemas"]["PaymentRequestExpiredEvent"] | components["schemas"]["PaymentUnmatchedEvent"];
+        WebhookEvent: components["schemas"]["PaymentReceivedEvent"] | components["schemas"]["PaymentRequestExpiredEvent"] | components["schemas"]["PaymentUnmatchedEvent"] | components["schemas"]["PaymentReturnedEvent"] | components["schemas"]["PaymentReturnFailedEvent"];
         /**
          * @description Headers of every webhook request (`POST`, JSON body). The receiver must answer 2xx within 5 seconds
          *     or the service retries with the same `X-Service-Webhook-Id`.
@@ -2935,7 +3102,8 @@ export interface operations {
                      *           "paymentRequestId": "0b7e4f3a-9c2d-4e8b-a1f6-3d5c7b9e2a10",
                      *           "referenceId": "INV-2026-000123",
                      *           "state": "unresolved",
-                     *           "assignments": []
+                     *           "assignments": [],
+                     *           "returns": []
                      *         }
                      *       ],
                      *       "total": 1,
@@ -3048,7 +3216,8 @@ export interface operations {
                      *       "paymentRequestId": "0b7e4f3a-9c2d-4e8b-a1f6-3d5c7b9e2a10",
                      *       "referenceId": "INV-2026-000123",
                      *       "state": "unresolved",
-                     *       "assignments": []
+                     *       "assignments": [],
+                     *       "returns": []
                      *     }
                      */
                     "application/json": components["schemas"]["UnmatchedPayment"];
@@ -3180,7 +3349,8 @@ export interface operations {
                      *             "amount": 15000.5,
                      *             "assignedAt": "2026-11-26T10:00:00Z"
                      *           }
-                     *         ]
+                     *         ],
+                     *         "returns": []
                      *       }
                      *     }
                      */
@@ -3240,6 +3410,162 @@ export interface operations {
              *     `canceled`, `total_payment` or a draft, or owed nothing more at the transfer's time). Nothing changed.
              */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description An internal error. After a create or a bulk, check with GET before retrying. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
+             *     just now (a restart, a failover). Retry after the wait. The change may have been made all the same (the
+             *     database can commit as the connection drops): after a create or a bulk, check with GET before retrying.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying (always sent with this code). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    returnUnmatchedPayment: {
+        parameters: {
+            query?: never;
+            header: {
+                "Idempotency-Key": components["schemas"]["IdempotencyKey"];
+            };
+            path: {
+                unmatchedPaymentId: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /** @example {} */
+                "application/json": components["schemas"]["UnmatchedPaymentReturnRequest"];
+            };
+        };
+        responses: {
+            /** @description The request has been accepted for processing, but processing has not yet completed. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "returnId": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
+                     *       "amount": 15000.5,
+                     *       "state": "requested",
+                     *       "toCvu": "0000003100012345678907",
+                     *       "toCuil": "20301234563",
+                     *       "requestedAt": "2026-11-26T10:00:00Z",
+                     *       "unmatchedPayment": {
+                     *         "unmatchedPaymentId": "5a1d7c3e-2b4f-4c6d-9e8f-0a1b2c3d4e5f",
+                     *         "transactionId": "TRX-20261125-000042",
+                     *         "cvu": "0000253200000000123459",
+                     *         "payerCuil": "20301234563",
+                     *         "payerName": "Juan Pérez",
+                     *         "amount": 15000.5,
+                     *         "unresolvedAmount": 0,
+                     *         "transferAmount": 15000.5,
+                     *         "receivedAt": "2026-11-25T14:30:00Z",
+                     *         "recordedAt": "2026-11-25T14:30:02Z",
+                     *         "reason": "canceled",
+                     *         "integrationClientId": "9b2f7c4e-1a3d-4e5f-8a6b-7c8d9e0f1a2b",
+                     *         "merchantUserId": "2b3c4d5e-6f70-4812-9a3b-4c5d6e7f8091",
+                     *         "paymentRequestId": "0b7e4f3a-9c2d-4e8b-a1f6-3d5c7b9e2a10",
+                     *         "referenceId": "INV-2026-000123",
+                     *         "state": "return_requested",
+                     *         "assignments": [],
+                     *         "returns": [
+                     *           {
+                     *             "returnId": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
+                     *             "amount": 15000.5,
+                     *             "state": "requested",
+                     *             "toCvu": "0000003100012345678907",
+                     *             "toCuil": "20301234563",
+                     *             "requestedAt": "2026-11-26T10:00:00Z"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["UnmatchedPaymentReturnResult"];
+                };
+            };
+            /** @description The request does not meet the contract: missing field, bad type or range, or a field not accepted. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                    "text/plain": string;
+                };
+            };
+            /**
+             * @description 401: the token is missing or sent in more than one `Authorization` header; not signed by Cobro (ES256 under
+             *     a `kid` of the Auth API's JWKS), of another issuer, altered, expired or not valid yet; its grant was revoked;
+             *     or it is not a merchant account's `idToken` (an admin token or a refresh token included). Plain text.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description 403 `Not authorized as user of integration client`: the merchant account is not linked, or was unlinked. Plain text. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description 404 `UnmatchedPaymentNotFoundError` (`{code, message, id}`): no unmatched payment with this id for this merchant account and integration. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                    "text/plain": string;
+                };
+            };
+            /**
+             * @description 409 (`{code, message, id}`) `UnmatchedPaymentNotUnresolvedError` (nothing left to return: the payment is
+             *     assigned or returned in full) or `UnmatchedPaymentReturnInProgressError` (a return of it is `requested` and
+             *     not finished: wait for `payment.returned` or `payment.return_failed`). Nothing changed.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description 422 (`{code, message, id}`) `IdempotencyKeyReusedError`: this `Idempotency-Key` was used for another request (another payment, or another `simulateFailure`). Nothing changed. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -19,6 +19,7 @@ export const integrationOperationIds = [
   "listUnmatchedPayments",
   "getUnmatchedPayment",
   "assignUnmatchedPayment",
+  "returnUnmatchedPayment",
   "createCheckoutPayment",
   "getCheckoutPayment"
 ] as const;
@@ -78,6 +79,7 @@ export const adminOperationIds = [
   "suspendIntegrationClient",
   "listPlatformUnmatchedPayments",
   "getPlatformUnmatchedPayment",
+  "returnPlatformUnmatchedPayment",
   "ingestBankTransfer",
   "ingestBankTransferPage",
   "updateMyIntegration",
@@ -124,6 +126,7 @@ export const adminOperationIds = [
   "listUnmatchedPayments",
   "getUnmatchedPayment",
   "assignUnmatchedPayment",
+  "returnUnmatchedPayment",
   "listClientUrls",
   "createClientUrl",
   "updateClientUrl",

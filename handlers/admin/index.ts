@@ -29,6 +29,8 @@ import {
   getUnmatchedPayment,
   listPlatformUnmatchedPayments,
   listUnmatchedPayments,
+  returnPlatformUnmatchedPayment,
+  returnUnmatchedPayment,
 } from "./unmatched-payments.ts";
 import { exportEarningsCsv, getEarnings, getPlatformEarnings } from "./earnings.ts";
 import { createApiKeys, getApiKeys, replaceAllowedOrigins, rotateApiSecretKey } from "./api-keys.ts";
@@ -108,6 +110,8 @@ export const adminHandlers: HandlerMap<operations, AdminApiCaller> = {
   listPlatformUnmatchedPayments,
   getPlatformUnmatchedPayment,
   assignUnmatchedPayment,
+  returnUnmatchedPayment,
+  returnPlatformUnmatchedPayment,
   getIntegrationPaymentRequest,
   getPayoutLink,
   invitePayoutLink,

@@ -9,7 +9,7 @@ import { getPayerPage, requestPaymentConfirmation } from "./payer-page.ts";
 import { lookupPayer } from "./payer-lookup.ts";
 import { assignMerchantTenant } from "./tenant.ts";
 import { createCheckoutPayment, getCheckoutPayment } from "./checkout-payments.ts";
-import { assignUnmatchedPayment, getUnmatchedPayment, listUnmatchedPayments } from "./unmatched-payments.ts";
+import { assignUnmatchedPayment, getUnmatchedPayment, listUnmatchedPayments, returnUnmatchedPayment } from "./unmatched-payments.ts";
 import {
   cancelPaymentRequest,
   completePaymentRequestAmount,
@@ -39,4 +39,5 @@ export const integrationHandlers: HandlerMap<operations, IntegrationCaller> = {
   listUnmatchedPayments,
   getUnmatchedPayment,
   assignUnmatchedPayment,
+  returnUnmatchedPayment,
 };

@@ -1,8 +1,11 @@
 // Unmatched payments on the Integration API: the money of the token's merchant account that no charge took,
-// for its integration's backend to find what a `payment.unmatched` webhook announced, and to assign it to a charge.
+// for its integration's backend to find what a `payment.unmatched` webhook announced, to assign it to a charge
+// or to return it to its sender.
 import { integrationNow } from "../../domain/clock.ts";
 import { assignmentView, assignUnmatchedPayment as assign } from "../../domain/reconciliation/assign-unmatched.ts";
+import { requestReturn, returnResultView } from "../../domain/reconciliation/return-unmatched.ts";
 import { getUnmatchedPayment as getOne, listUnmatchedPayments as listSome } from "../../domain/reconciliation/unmatched-payments.ts";
+import { idempotencyKeyOf } from "../handler-types.ts";
 import { requireMerchant } from "./caller.ts";
 import type { Handler } from "./handler.ts";
 
@@ -33,4 +36,17 @@ export const assignUnmatchedPayment: Handler<"assignUnmatchedPayment"> = async (
     actor: { kind: "integration_api" },
   });
   return { status: 200, body: assignmentView(result) };
+};
+
+export const returnUnmatchedPayment: Handler<"returnUnmatchedPayment"> = async ({ caller, params, headers, body, services }) => {
+  const merchant = requireMerchant(caller);
+  const scope = { kind: "merchant" as const, integrationClientId: merchant.integrationClientId, merchantAccountId: merchant.merchantAccountId };
+  const result = await requestReturn(
+    services.db,
+    scope,
+    params.unmatchedPaymentId,
+    { idempotencyKey: idempotencyKeyOf(headers), simulateFailure: body.simulateFailure },
+    { now: integrationNow(services.clock, merchant.clockOffsetMs), serviceEnv: services.config.serviceEnv, actor: { kind: "integration_api" } },
+  );
+  return { status: 202, body: returnResultView(result) };
 };

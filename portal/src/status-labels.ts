@@ -127,6 +127,8 @@ const EVENT_NAME_LABELS: Record<string, string> = {
   "payment_request.payment_received": "Pago recibido",
   "payment_request.expired": "Cobro vencido",
   "payment.unmatched": "Pago sin imputar",
+  "payment.returned": "Pago devuelto",
+  "payment.return_failed": "Devolución fallida",
 };
 
 /** An event's name in Spanish; an event the portal does not know yet keeps its technical name. */

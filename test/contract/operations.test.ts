@@ -230,7 +230,7 @@ describe("error bodies have the seed's shapes", () => {
 });
 
 describe("webhook events", () => {
-  it("publishes the three event payloads and the signature headers", () => {
+  it("publishes the five event payloads and the signature headers", () => {
     const schemas = (
       YAML.parse(readFileSync("generated/openapi/integration.yaml", "utf8")) as {
         components: { schemas: Record<string, { properties: Record<string, unknown> }> };
@@ -252,6 +252,9 @@ describe("webhook events", () => {
     );
     expect(Object.keys(schemas.PaymentUnmatchedEvent!.properties)).toEqual(expect.arrayContaining(["event", "reason", "livemode"]));
     expect(Object.keys(schemas.PaymentRequestExpiredEvent!.properties)).toEqual(expect.arrayContaining(["event", "livemode", "referenceId", "metadata"]));
+    const returnFields = ["event", "livemode", "unmatchedPaymentId", "returnId", "transactionId", "cvu", "amount", "reason"];
+    expect(Object.keys(schemas.PaymentReturnedEvent!.properties)).toEqual(expect.arrayContaining([...returnFields, "returnedAt"]));
+    expect(Object.keys(schemas.PaymentReturnFailedEvent!.properties)).toEqual(expect.arrayContaining([...returnFields, "failureReason", "failedAt"]));
     expect(Object.keys(schemas.WebhookHeaders!.properties)).toEqual([
       "X-Service-Signature",
       "X-Service-Webhook-Id",

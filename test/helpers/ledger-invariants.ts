@@ -15,13 +15,16 @@ export async function ledgerViolations(db: Kysely<Database>): Promise<Record<str
                                + (select coalesce(sum(a.amount_cents), 0) from unmatched_payment_assignments a where a.charge_id = c.id) as transferred) p
      where c.paid_cents <> p.transferred`.execute(db);
   // Unmatched money: an unmatched transfer is unmatched money whole, a paying one never more than it paid;
-  // what is unresolved of it is what was not assigned.
+  // what is unresolved of it is what was neither assigned nor returned (a return in progress counts as
+  // returned; a failed one gave its money back).
   const unmatchedUnrecorded = await sql`
     select t.id from transfers t left join unmatched_payments u on u.transfer_id = t.id
      where (t.unmatched_reason is not null and (u.id is null or u.amount_cents <> t.amount_cents or u.reason <> t.unmatched_reason))
         or (t.charge_id is not null and u.id is not null and (u.reason <> 'overpaid' or u.amount_cents > t.amount_cents))
         or u.unresolved_cents <> u.amount_cents - (select coalesce(sum(a.amount_cents), 0) from unmatched_payment_assignments a
-                                                    where a.unmatched_payment_id = u.id)`.execute(db);
+                                                    where a.unmatched_payment_id = u.id)
+                                               - (select coalesce(sum(r.amount_cents), 0) from unmatched_payment_returns r
+                                                   where r.unmatched_payment_id = u.id and r.state in ('requested', 'returned'))`.execute(db);
   // The CVU pool: a CVU-mode hold is alone on its CVU; a payer at most once on a CVU; the counters agree.
   const sharedCvus = await sql`
     select cvu_account_id from cvu_holds group by cvu_account_id

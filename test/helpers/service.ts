@@ -162,17 +162,18 @@ export function postJson(url: string, body: unknown, headers: Record<string, str
 
 /** One API's calls with a Bearer token, read at each call (so a renewed token is used); a body goes as JSON. */
 export function bearerCaller(baseUrl: string, token: () => string): ApiCall {
-  return async (method, path, body) =>
+  return async (method, path, body, headers = {}) =>
     read(
       await fetch(`${baseUrl}${path}`, {
         method,
-        headers: { authorization: `Bearer ${token()}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+        headers: { authorization: `Bearer ${token()}`, ...(body === undefined ? {} : { "content-type": "application/json" }), ...headers },
         body: body === undefined ? undefined : JSON.stringify(body),
       }),
     );
 }
 
-export type ApiCall = (method: string, path: string, body?: unknown) => Promise<Awaited<ReturnType<typeof read>>>;
+/** A call to an API as someone; `headers` adds request headers (an `Idempotency-Key`). */
+export type ApiCall = (method: string, path: string, body?: unknown, headers?: Record<string, string>) => Promise<Awaited<ReturnType<typeof read>>>;
 
 /** A merchant linked to a fresh integration, with its idToken (Sandbox test tokens); `renew()` gets a new one after the clock moved. */
 export async function linkedMerchant(t: TestService): Promise<{

@@ -65,6 +65,7 @@ describe("the integration admin's unmatched payments", () => {
       referenceId: canceled.referenceId,
       state: "unresolved",
       assignments: [],
+      returns: [],
     });
     expect(byReason.overpaid).toMatchObject({
       transactionId: over.idTransaccion,

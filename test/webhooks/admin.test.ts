@@ -78,7 +78,7 @@ describe("subscription, secret and catalog", () => {
     expect((await call("GET", "/my-integration/webhook-signing-secret")).json).toEqual(rotated.json);
   });
 
-  it("the catalog lists the three events with Spanish labels", async () => {
+  it("the catalog lists the five events with Spanish labels; the returns' are off until subscribed", async () => {
     const { call } = await integrationAdmin(t);
     const catalog = await call("GET", "/my-integration/webhook-events");
     expect(catalog.status).toBe(200);
@@ -86,8 +86,14 @@ describe("subscription, secret and catalog", () => {
       "payment_request.payment_received",
       "payment_request.expired",
       "payment.unmatched",
+      "payment.returned",
+      "payment.return_failed",
     ]);
     expect(catalog.json[2]).toMatchObject({ label: "Pago sin imputar", description: expect.any(String) });
+    expect(catalog.json.slice(3).map((item: { label: string }) => item.label)).toEqual(["Pago devuelto", "Devolución fallida"]);
+    expect((await call("GET", "/my-integration/webhook-subscriptions")).json.enabledEvents).not.toContain("payment.returned");
+    const subscribed = await call("PUT", "/my-integration/webhook-subscriptions", { enabledEvents: ["payment.returned", "payment.return_failed"] });
+    expect(subscribed).toMatchObject({ status: 200, json: { enabledEvents: ["payment.returned", "payment.return_failed"] } });
   });
 });
 

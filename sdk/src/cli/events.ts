@@ -9,7 +9,7 @@ export const eventCommands: Command[] = [
     summary: "List the integration's events (kept 30 days), newest first, with where each delivery stands.",
     options: { event: { type: "string" }, delivered: { type: "string" }, limit: { type: "string" }, offset: { type: "string" } },
     optionHelp: {
-      event: "only events of this name (payment_request.payment_received, payment_request.expired, payment.unmatched)",
+      event: "only events of this name (payment_request.payment_received, payment_request.expired, payment.unmatched, payment.returned, payment.return_failed)",
       delivered: "true: only delivered ones; false: only the others",
       limit: "at most this many (default 20, at most 100)",
       offset: "skip this many",

@@ -34,6 +34,16 @@ import {
     UnmatchedPaymentReasonToJSON,
 } from '../models/UnmatchedPaymentReason.js';
 import {
+    type UnmatchedPaymentReturnRequest,
+    UnmatchedPaymentReturnRequestFromJSON,
+    UnmatchedPaymentReturnRequestToJSON,
+} from '../models/UnmatchedPaymentReturnRequest.js';
+import {
+    type UnmatchedPaymentReturnResult,
+    UnmatchedPaymentReturnResultFromJSON,
+    UnmatchedPaymentReturnResultToJSON,
+} from '../models/UnmatchedPaymentReturnResult.js';
+import {
     type UnmatchedPaymentState,
     UnmatchedPaymentStateFromJSON,
     UnmatchedPaymentStateToJSON,
@@ -88,6 +98,21 @@ export interface ListPlatformUnmatchedPaymentsRequest {
      * Items to skip, default 0.
      */
     offset?: number;
+}
+
+export interface ReturnPlatformUnmatchedPaymentRequest {
+    /**
+     * 
+     */
+    unmatchedPaymentId: string;
+    /**
+     * 
+     */
+    idempotencyKey: string;
+    /**
+     * 
+     */
+    unmatchedPaymentReturnRequest: UnmatchedPaymentReturnRequest;
 }
 
 /**
@@ -230,6 +255,82 @@ export class PlatformUnmatchedPaymentsApi extends runtime.BaseAPI {
      */
     async listPlatformUnmatchedPayments(requestParameters: ListPlatformUnmatchedPaymentsRequest = {}, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<UnmatchedPaymentPage> {
         const response = await this.listPlatformUnmatchedPaymentsRaw(requestParameters, initOverrides);
+        return await response.value();
+    }
+
+    /**
+     * Creates request options for returnPlatformUnmatchedPayment without sending the request
+     */
+    async returnPlatformUnmatchedPaymentRequestOpts(requestParameters: ReturnPlatformUnmatchedPaymentRequest): Promise<runtime.RequestOpts> {
+        if (requestParameters['unmatchedPaymentId'] == null) {
+            throw new runtime.RequiredError(
+                'unmatchedPaymentId',
+                'Required parameter "unmatchedPaymentId" was null or undefined when calling returnPlatformUnmatchedPayment().'
+            );
+        }
+
+        if (requestParameters['idempotencyKey'] == null) {
+            throw new runtime.RequiredError(
+                'idempotencyKey',
+                'Required parameter "idempotencyKey" was null or undefined when calling returnPlatformUnmatchedPayment().'
+            );
+        }
+
+        if (requestParameters['unmatchedPaymentReturnRequest'] == null) {
+            throw new runtime.RequiredError(
+                'unmatchedPaymentReturnRequest',
+                'Required parameter "unmatchedPaymentReturnRequest" was null or undefined when calling returnPlatformUnmatchedPayment().'
+            );
+        }
+
+        const queryParameters: any = {};
+
+        const headerParameters: runtime.HTTPHeaders = {};
+
+        headerParameters['Content-Type'] = 'application/json';
+
+        if (requestParameters['idempotencyKey'] != null) {
+            headerParameters['Idempotency-Key'] = String(requestParameters['idempotencyKey']);
+        }
+
+        if (this.configuration && this.configuration.accessToken) {
+            const token = this.configuration.accessToken;
+            const tokenString = await token("AdminBearer", []);
+
+            if (tokenString) {
+                headerParameters["Authorization"] = `Bearer ${tokenString}`;
+            }
+        }
+
+        let urlPath = `/integration-admin/unmatched-payments/{unmatchedPaymentId}/return`;
+        urlPath = urlPath.replace('{unmatchedPaymentId}', encodeURIComponent(String(requestParameters['unmatchedPaymentId'])));
+
+        return {
+            path: urlPath,
+            method: 'POST',
+            headers: headerParameters,
+            query: queryParameters,
+            body: UnmatchedPaymentReturnRequestToJSON(requestParameters['unmatchedPaymentReturnRequest']),
+        };
+    }
+
+    /**
+     * Sends money that belongs to no integration (`integrationClientId` null: a transfer to a CVU no charge ever held, `no_pending`) back to the account it came from, as an integration\'s admins return theirs (see `returnUnmatchedPayment`): the same states, rules and `Idempotency-Key`, kept for the platform. No event is written (there is no integration to tell): the payment\'s `returns` show the outcome. An integration\'s money answers 409 `UnmatchedPaymentOfIntegrationError`.
+     * Return money of no integration to its sender
+     */
+    async returnPlatformUnmatchedPaymentRaw(requestParameters: ReturnPlatformUnmatchedPaymentRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<UnmatchedPaymentReturnResult>> {
+        const requestOptions = await this.returnPlatformUnmatchedPaymentRequestOpts(requestParameters);
+        const response = await this.request(requestOptions, initOverrides);
+
+        return new runtime.JSONApiResponse(response, (jsonValue) => UnmatchedPaymentReturnResultFromJSON(jsonValue));
+    }
+
+    /**
+     * Sends money that belongs to no integration (`integrationClientId` null: a transfer to a CVU no charge ever held, `no_pending`) back to the account it came from, as an integration\'s admins return theirs (see `returnUnmatchedPayment`): the same states, rules and `Idempotency-Key`, kept for the platform. No event is written (there is no integration to tell): the payment\'s `returns` show the outcome. An integration\'s money answers 409 `UnmatchedPaymentOfIntegrationError`.
+     * Return money of no integration to its sender
+     */
+    async returnPlatformUnmatchedPayment(requestParameters: ReturnPlatformUnmatchedPaymentRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<UnmatchedPaymentReturnResult> {
+        const response = await this.returnPlatformUnmatchedPaymentRaw(requestParameters, initOverrides);
         return await response.value();
     }
 

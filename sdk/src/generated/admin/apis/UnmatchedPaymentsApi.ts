@@ -44,6 +44,16 @@ import {
     UnmatchedPaymentReasonToJSON,
 } from '../models/UnmatchedPaymentReason.js';
 import {
+    type UnmatchedPaymentReturnRequest,
+    UnmatchedPaymentReturnRequestFromJSON,
+    UnmatchedPaymentReturnRequestToJSON,
+} from '../models/UnmatchedPaymentReturnRequest.js';
+import {
+    type UnmatchedPaymentReturnResult,
+    UnmatchedPaymentReturnResultFromJSON,
+    UnmatchedPaymentReturnResultToJSON,
+} from '../models/UnmatchedPaymentReturnResult.js';
+import {
     type UnmatchedPaymentState,
     UnmatchedPaymentStateFromJSON,
     UnmatchedPaymentStateToJSON,
@@ -103,6 +113,21 @@ export interface ListUnmatchedPaymentsRequest {
     offset?: number;
 }
 
+export interface ReturnUnmatchedPaymentRequest {
+    /**
+     * 
+     */
+    unmatchedPaymentId: string;
+    /**
+     * 
+     */
+    idempotencyKey: string;
+    /**
+     * 
+     */
+    unmatchedPaymentReturnRequest: UnmatchedPaymentReturnRequest;
+}
+
 /**
  * 
  */
@@ -154,7 +179,7 @@ export class UnmatchedPaymentsApi extends runtime.BaseAPI {
     }
 
     /**
-     * Applies unresolved unmatched money to a charge of the merchant account that received it, as a payment made at the transfer\'s time: what is owed is the charge\'s amount at that instant (with the surcharge once its first due date had passed), and the payment writes the `payment_request.payment_received` event (`stateType` `total_payment` or `partial_payment`, `paidAt` the transfer\'s time, `thisPaymentAmount` what was applied) and its commissions, as a transfer would. - A `pending` or `partial_payment` charge is paid as by a transfer: paid in full it is `total_payment`, gives   its CVU back and its pending reminders are withdrawn. - An `overdue` or `partial_overdue` charge (a late payer\'s money) paid in full becomes `total_payment`; short   of that it stays closed as `partial_overdue`: an assignment never reopens a charge. - A `canceled` or `total_payment` charge, a draft, or a charge that owed nothing more at the transfer\'s time   takes nothing: 409 `AssignmentPaymentRequestNotPayableError`. - Only what the charge owed is applied; the rest stays unmatched money (`unresolved`, its `unresolvedAmount`)   to assign elsewhere or return. All of it applied, the payment is `assigned`. - Only `unresolved` money can be assigned: of two assignments of one payment at once, one applies it and the   other answers 409 `UnmatchedPaymentNotUnresolvedError` (or applies what the first left over).
+     * Applies unresolved unmatched money to a charge of the merchant account that received it, as a payment made at the transfer\'s time: what is owed is the charge\'s amount at that instant (with the surcharge once its first due date had passed), and the payment writes the `payment_request.payment_received` event (`stateType` `total_payment` or `partial_payment`, `paidAt` the transfer\'s time, `thisPaymentAmount` what was applied) and its commissions, as a transfer would. - A `pending` or `partial_payment` charge is paid as by a transfer: paid in full it is `total_payment`, gives   its CVU back and its pending reminders are withdrawn. - An `overdue` or `partial_overdue` charge (a late payer\'s money) paid in full becomes `total_payment`; short   of that it stays closed as `partial_overdue`: an assignment never reopens a charge. - A `canceled` or `total_payment` charge, a draft, or a charge that owed nothing more at the transfer\'s time   takes nothing: 409 `AssignmentPaymentRequestNotPayableError`. - Only what the charge owed is applied; the rest stays unmatched money (`unresolved`, its `unresolvedAmount`)   to assign elsewhere or return. All of it applied, the payment is `assigned`. - Only `unresolved` money, or a failed return\'s (`return_failed`), can be assigned: of two assignments of one   payment at once, one applies it and the other answers 409 `UnmatchedPaymentNotUnresolvedError` (or applies   what the first left over); with a return in progress, 409 `UnmatchedPaymentNotUnresolvedError`.
      * Assign an unmatched payment to a charge
      */
     async assignUnmatchedPaymentRaw(requestParameters: AssignUnmatchedPaymentRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<UnmatchedPaymentAssignmentResult>> {
@@ -165,7 +190,7 @@ export class UnmatchedPaymentsApi extends runtime.BaseAPI {
     }
 
     /**
-     * Applies unresolved unmatched money to a charge of the merchant account that received it, as a payment made at the transfer\'s time: what is owed is the charge\'s amount at that instant (with the surcharge once its first due date had passed), and the payment writes the `payment_request.payment_received` event (`stateType` `total_payment` or `partial_payment`, `paidAt` the transfer\'s time, `thisPaymentAmount` what was applied) and its commissions, as a transfer would. - A `pending` or `partial_payment` charge is paid as by a transfer: paid in full it is `total_payment`, gives   its CVU back and its pending reminders are withdrawn. - An `overdue` or `partial_overdue` charge (a late payer\'s money) paid in full becomes `total_payment`; short   of that it stays closed as `partial_overdue`: an assignment never reopens a charge. - A `canceled` or `total_payment` charge, a draft, or a charge that owed nothing more at the transfer\'s time   takes nothing: 409 `AssignmentPaymentRequestNotPayableError`. - Only what the charge owed is applied; the rest stays unmatched money (`unresolved`, its `unresolvedAmount`)   to assign elsewhere or return. All of it applied, the payment is `assigned`. - Only `unresolved` money can be assigned: of two assignments of one payment at once, one applies it and the   other answers 409 `UnmatchedPaymentNotUnresolvedError` (or applies what the first left over).
+     * Applies unresolved unmatched money to a charge of the merchant account that received it, as a payment made at the transfer\'s time: what is owed is the charge\'s amount at that instant (with the surcharge once its first due date had passed), and the payment writes the `payment_request.payment_received` event (`stateType` `total_payment` or `partial_payment`, `paidAt` the transfer\'s time, `thisPaymentAmount` what was applied) and its commissions, as a transfer would. - A `pending` or `partial_payment` charge is paid as by a transfer: paid in full it is `total_payment`, gives   its CVU back and its pending reminders are withdrawn. - An `overdue` or `partial_overdue` charge (a late payer\'s money) paid in full becomes `total_payment`; short   of that it stays closed as `partial_overdue`: an assignment never reopens a charge. - A `canceled` or `total_payment` charge, a draft, or a charge that owed nothing more at the transfer\'s time   takes nothing: 409 `AssignmentPaymentRequestNotPayableError`. - Only what the charge owed is applied; the rest stays unmatched money (`unresolved`, its `unresolvedAmount`)   to assign elsewhere or return. All of it applied, the payment is `assigned`. - Only `unresolved` money, or a failed return\'s (`return_failed`), can be assigned: of two assignments of one   payment at once, one applies it and the other answers 409 `UnmatchedPaymentNotUnresolvedError` (or applies   what the first left over); with a return in progress, 409 `UnmatchedPaymentNotUnresolvedError`.
      * Assign an unmatched payment to a charge
      */
     async assignUnmatchedPayment(requestParameters: AssignUnmatchedPaymentRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<UnmatchedPaymentAssignmentResult> {
@@ -300,6 +325,82 @@ export class UnmatchedPaymentsApi extends runtime.BaseAPI {
      */
     async listUnmatchedPayments(requestParameters: ListUnmatchedPaymentsRequest = {}, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<UnmatchedPaymentPage> {
         const response = await this.listUnmatchedPaymentsRaw(requestParameters, initOverrides);
+        return await response.value();
+    }
+
+    /**
+     * Creates request options for returnUnmatchedPayment without sending the request
+     */
+    async returnUnmatchedPaymentRequestOpts(requestParameters: ReturnUnmatchedPaymentRequest): Promise<runtime.RequestOpts> {
+        if (requestParameters['unmatchedPaymentId'] == null) {
+            throw new runtime.RequiredError(
+                'unmatchedPaymentId',
+                'Required parameter "unmatchedPaymentId" was null or undefined when calling returnUnmatchedPayment().'
+            );
+        }
+
+        if (requestParameters['idempotencyKey'] == null) {
+            throw new runtime.RequiredError(
+                'idempotencyKey',
+                'Required parameter "idempotencyKey" was null or undefined when calling returnUnmatchedPayment().'
+            );
+        }
+
+        if (requestParameters['unmatchedPaymentReturnRequest'] == null) {
+            throw new runtime.RequiredError(
+                'unmatchedPaymentReturnRequest',
+                'Required parameter "unmatchedPaymentReturnRequest" was null or undefined when calling returnUnmatchedPayment().'
+            );
+        }
+
+        const queryParameters: any = {};
+
+        const headerParameters: runtime.HTTPHeaders = {};
+
+        headerParameters['Content-Type'] = 'application/json';
+
+        if (requestParameters['idempotencyKey'] != null) {
+            headerParameters['Idempotency-Key'] = String(requestParameters['idempotencyKey']);
+        }
+
+        if (this.configuration && this.configuration.accessToken) {
+            const token = this.configuration.accessToken;
+            const tokenString = await token("AdminBearer", []);
+
+            if (tokenString) {
+                headerParameters["Authorization"] = `Bearer ${tokenString}`;
+            }
+        }
+
+        let urlPath = `/my-integration/unmatched-payments/{unmatchedPaymentId}/return`;
+        urlPath = urlPath.replace('{unmatchedPaymentId}', encodeURIComponent(String(requestParameters['unmatchedPaymentId'])));
+
+        return {
+            path: urlPath,
+            method: 'POST',
+            headers: headerParameters,
+            query: queryParameters,
+            body: UnmatchedPaymentReturnRequestToJSON(requestParameters['unmatchedPaymentReturnRequest']),
+        };
+    }
+
+    /**
+     * Sends unresolved unmatched money back to the account it came from: an outgoing transfer of its whole `unresolvedAmount`, asked of the bank by a job after the answer (never within it). The answer is 202 with the return `requested` and the payment `return_requested` (its `unresolvedAmount` 0). The bank\'s outcome comes later: `returned` (the payment `returned`, event `payment.returned`) or `failed` with the bank\'s reason (the payment `return_failed`, its money unresolved again, event `payment.return_failed`). Both events are off until subscribed. In the Sandbox the return completes by itself a moment later (about 30 seconds), and `simulateFailure: true` makes it fail. - Idempotent by the `Idempotency-Key` header: the same key with the same request answers 202 with the same   return as it stands now, and asks for nothing more; the same key with another request (another payment, or   another `simulateFailure`) answers 422 `IdempotencyKeyReusedError`. - Only `unresolved` or `return_failed` money can be returned: a failed return is retried by asking again (a   new return, with a new key). A payment with a return in progress answers 409   `UnmatchedPaymentReturnInProgressError`; one assigned or returned in full, 409 `UnmatchedPaymentNotUnresolvedError`. - Of a return and an assignment (or two returns) of one payment at once, one wins; the other answers 409.
+     * Return an unmatched payment to its sender
+     */
+    async returnUnmatchedPaymentRaw(requestParameters: ReturnUnmatchedPaymentRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<UnmatchedPaymentReturnResult>> {
+        const requestOptions = await this.returnUnmatchedPaymentRequestOpts(requestParameters);
+        const response = await this.request(requestOptions, initOverrides);
+
+        return new runtime.JSONApiResponse(response, (jsonValue) => UnmatchedPaymentReturnResultFromJSON(jsonValue));
+    }
+
+    /**
+     * Sends unresolved unmatched money back to the account it came from: an outgoing transfer of its whole `unresolvedAmount`, asked of the bank by a job after the answer (never within it). The answer is 202 with the return `requested` and the payment `return_requested` (its `unresolvedAmount` 0). The bank\'s outcome comes later: `returned` (the payment `returned`, event `payment.returned`) or `failed` with the bank\'s reason (the payment `return_failed`, its money unresolved again, event `payment.return_failed`). Both events are off until subscribed. In the Sandbox the return completes by itself a moment later (about 30 seconds), and `simulateFailure: true` makes it fail. - Idempotent by the `Idempotency-Key` header: the same key with the same request answers 202 with the same   return as it stands now, and asks for nothing more; the same key with another request (another payment, or   another `simulateFailure`) answers 422 `IdempotencyKeyReusedError`. - Only `unresolved` or `return_failed` money can be returned: a failed return is retried by asking again (a   new return, with a new key). A payment with a return in progress answers 409   `UnmatchedPaymentReturnInProgressError`; one assigned or returned in full, 409 `UnmatchedPaymentNotUnresolvedError`. - Of a return and an assignment (or two returns) of one payment at once, one wins; the other answers 409.
+     * Return an unmatched payment to its sender
+     */
+    async returnUnmatchedPayment(requestParameters: ReturnUnmatchedPaymentRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<UnmatchedPaymentReturnResult> {
+        const response = await this.returnUnmatchedPaymentRaw(requestParameters, initOverrides);
         return await response.value();
     }
 

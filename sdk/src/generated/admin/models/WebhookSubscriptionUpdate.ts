@@ -20,7 +20,7 @@ import { mapValues } from '../runtime.js';
  */
 export interface WebhookSubscriptionUpdate {
     /**
-     * Event names of the catalog, each at most once. An empty array is valid and means that no event is delivered. `payment.unmatched` is off until listed here.
+     * Event names of the catalog, each at most once. An empty array is valid and means that no event is delivered. `payment.unmatched`, `payment.returned` and `payment.return_failed` are off until listed here.
      */
     enabledEvents: Set<string>;
 }

@@ -13,6 +13,13 @@
  */
 
 import { mapValues } from '../runtime.js';
+import type { UnmatchedPaymentReturnRecord } from './UnmatchedPaymentReturnRecord.js';
+import {
+    UnmatchedPaymentReturnRecordFromJSON,
+    UnmatchedPaymentReturnRecordFromJSONTyped,
+    UnmatchedPaymentReturnRecordToJSON,
+    UnmatchedPaymentReturnRecordToJSONTyped,
+} from './UnmatchedPaymentReturnRecord.js';
 import type { UnmatchedPaymentReason } from './UnmatchedPaymentReason.js';
 import {
     UnmatchedPaymentReasonFromJSON,
@@ -116,6 +123,10 @@ export interface UnmatchedPayment {
      * What resolved it so far: the charges it was assigned to, oldest first (empty when none).
      */
     assignments: Array<UnmatchedPaymentAssignmentRecord>;
+    /**
+     * The returns asked of the bank, oldest first (empty when none): a failed one, then its retry.
+     */
+    returns: Array<UnmatchedPaymentReturnRecord>;
 }
 
 
@@ -137,6 +148,7 @@ export function instanceOfUnmatchedPayment(value: object): value is UnmatchedPay
     if (!('merchantUserId' in value) || value['merchantUserId'] === undefined) return false;
     if (!('state' in value) || value['state'] === undefined) return false;
     if (!('assignments' in value) || value['assignments'] === undefined) return false;
+    if (!('returns' in value) || value['returns'] === undefined) return false;
     return true;
 }
 
@@ -168,6 +180,7 @@ export function UnmatchedPaymentFromJSONTyped(json: any, ignoreDiscriminator: bo
         'state': UnmatchedPaymentStateFromJSON(json['state']),
         'resolvedAt': json['resolvedAt'] == null ? undefined : json['resolvedAt'],
         'assignments': ((json['assignments'] as Array<any>).map(UnmatchedPaymentAssignmentRecordFromJSON)),
+        'returns': ((json['returns'] as Array<any>).map(UnmatchedPaymentReturnRecordFromJSON)),
     };
 }
 
@@ -200,6 +213,7 @@ export function UnmatchedPaymentToJSONTyped(value?: UnmatchedPayment | null, ign
         'state': UnmatchedPaymentStateToJSON(value['state']),
         'resolvedAt': value['resolvedAt'],
         'assignments': ((value['assignments'] as Array<any>).map(UnmatchedPaymentAssignmentRecordToJSON)),
+        'returns': ((value['returns'] as Array<any>).map(UnmatchedPaymentReturnRecordToJSON)),
     };
 }
 

@@ -14,7 +14,7 @@
 
 
 /**
- * Where unmatched money stands. Only `unresolved` money can be assigned or returned.
+ * Where unmatched money stands. Only `unresolved` money, or `return_failed` money (unresolved again), can be assigned or returned.
  * @export
  */
 export const UnmatchedPaymentState = {

@@ -26,6 +26,20 @@ import {
     PaymentRequestExpiredEventFromJSONTyped,
     PaymentRequestExpiredEventToJSON,
 } from './PaymentRequestExpiredEvent.js';
+import type { PaymentReturnFailedEvent } from './PaymentReturnFailedEvent.js';
+import {
+    instanceOfPaymentReturnFailedEvent,
+    PaymentReturnFailedEventFromJSON,
+    PaymentReturnFailedEventFromJSONTyped,
+    PaymentReturnFailedEventToJSON,
+} from './PaymentReturnFailedEvent.js';
+import type { PaymentReturnedEvent } from './PaymentReturnedEvent.js';
+import {
+    instanceOfPaymentReturnedEvent,
+    PaymentReturnedEventFromJSON,
+    PaymentReturnedEventFromJSONTyped,
+    PaymentReturnedEventToJSON,
+} from './PaymentReturnedEvent.js';
 import type { PaymentUnmatchedEvent } from './PaymentUnmatchedEvent.js';
 import {
     instanceOfPaymentUnmatchedEvent,
@@ -39,7 +53,7 @@ import {
  * Any webhook event; route on `event`.
  * @export
  */
-export type WebhookEvent = { event: 'payment.unmatched' } & PaymentUnmatchedEvent | { event: 'payment_request.expired' } & PaymentRequestExpiredEvent | { event: 'payment_request.payment_received' } & PaymentReceivedEvent;
+export type WebhookEvent = { event: 'payment.return_failed' } & PaymentReturnFailedEvent | { event: 'payment.returned' } & PaymentReturnedEvent | { event: 'payment.unmatched' } & PaymentUnmatchedEvent | { event: 'payment_request.expired' } & PaymentRequestExpiredEvent | { event: 'payment_request.payment_received' } & PaymentReceivedEvent;
 
 export function WebhookEventFromJSON(json: any): WebhookEvent {
     return WebhookEventFromJSONTyped(json, false);
@@ -50,6 +64,10 @@ export function WebhookEventFromJSONTyped(json: any, ignoreDiscriminator: boolea
         return json;
     }
     switch (json['event']) {
+        case 'payment.return_failed':
+            return Object.assign({}, PaymentReturnFailedEventFromJSONTyped(json, true), { event: 'payment.return_failed' } as const);
+        case 'payment.returned':
+            return Object.assign({}, PaymentReturnedEventFromJSONTyped(json, true), { event: 'payment.returned' } as const);
         case 'payment.unmatched':
             return Object.assign({}, PaymentUnmatchedEventFromJSONTyped(json, true), { event: 'payment.unmatched' } as const);
         case 'payment_request.expired':
@@ -70,6 +88,10 @@ export function WebhookEventToJSONTyped(value?: WebhookEvent | null, ignoreDiscr
         return value;
     }
     switch (value['event']) {
+        case 'payment.return_failed':
+            return Object.assign({}, PaymentReturnFailedEventToJSON(value), { 'event': 'payment.return_failed' } as const);
+        case 'payment.returned':
+            return Object.assign({}, PaymentReturnedEventToJSON(value), { 'event': 'payment.returned' } as const);
         case 'payment.unmatched':
             return Object.assign({}, PaymentUnmatchedEventToJSON(value), { 'event': 'payment.unmatched' } as const);
         case 'payment_request.expired':

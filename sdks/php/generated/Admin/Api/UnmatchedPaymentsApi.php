@@ -83,6 +83,9 @@ class UnmatchedPaymentsApi
         'listUnmatchedPayments' => [
             'application/json',
         ],
+        'returnUnmatchedPayment' => [
+            'application/json',
+        ],
     ];
 
     /**
@@ -1322,6 +1325,442 @@ class UnmatchedPaymentsApi
         $query = ObjectSerializer::buildQuery($queryParams);
         return new Request(
             'GET',
+            $operationHost . $resourcePath . ($query ? "?{$query}" : ''),
+            $headers,
+            $httpBody
+        );
+    }
+
+    /**
+     * Operation returnUnmatchedPayment
+     *
+     * Return an unmatched payment to its sender
+     *
+     * @param  string $unmatchedPaymentId unmatchedPaymentId (required)
+     * @param  string $idempotencyKey idempotencyKey (required)
+     * @param  \Cobro\Sdk\Generated\Admin\Model\UnmatchedPaymentReturnRequest $unmatchedPaymentReturnRequest unmatchedPaymentReturnRequest (required)
+     * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['returnUnmatchedPayment'] to see the possible values for this operation
+     *
+     * @throws \Cobro\Sdk\Exception\CobroApiException on a non-2xx answer or none (the subclass of its status) or if the response body is not in the expected format
+     * @throws \InvalidArgumentException
+     * @return \Cobro\Sdk\Generated\Admin\Model\UnmatchedPaymentReturnResult|\Cobro\Sdk\Generated\Admin\Model\ValidationErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody
+     */
+    public function returnUnmatchedPayment($unmatchedPaymentId, $idempotencyKey, $unmatchedPaymentReturnRequest, string $contentType = self::contentTypes['returnUnmatchedPayment'][0])
+    {
+        list($response) = $this->returnUnmatchedPaymentWithHttpInfo($unmatchedPaymentId, $idempotencyKey, $unmatchedPaymentReturnRequest, $contentType);
+        return $response;
+    }
+
+    /**
+     * Operation returnUnmatchedPaymentWithHttpInfo
+     *
+     * Return an unmatched payment to its sender
+     *
+     * @param  string $unmatchedPaymentId (required)
+     * @param  string $idempotencyKey (required)
+     * @param  \Cobro\Sdk\Generated\Admin\Model\UnmatchedPaymentReturnRequest $unmatchedPaymentReturnRequest (required)
+     * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['returnUnmatchedPayment'] to see the possible values for this operation
+     *
+     * @throws \Cobro\Sdk\Exception\CobroApiException on a non-2xx answer or none (the subclass of its status) or if the response body is not in the expected format
+     * @throws \InvalidArgumentException
+     * @return array of \Cobro\Sdk\Generated\Admin\Model\UnmatchedPaymentReturnResult|\Cobro\Sdk\Generated\Admin\Model\ValidationErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody, HTTP status code, HTTP response headers (array of strings)
+     */
+    public function returnUnmatchedPaymentWithHttpInfo($unmatchedPaymentId, $idempotencyKey, $unmatchedPaymentReturnRequest, string $contentType = self::contentTypes['returnUnmatchedPayment'][0])
+    {
+        $request = $this->returnUnmatchedPaymentRequest($unmatchedPaymentId, $idempotencyKey, $unmatchedPaymentReturnRequest, $contentType);
+
+        try {
+            $options = $this->createHttpClientOption();
+            try {
+                $response = $this->client->send($request, $options);
+            } catch (RequestException $e) {
+                throw new ApiException(
+                    "[{$e->getCode()}] {$e->getMessage()}",
+                    (int) $e->getCode(),
+                    $e->getResponse() ? $e->getResponse()->getHeaders() : null,
+                    $e->getResponse() ? (string) $e->getResponse()->getBody() : null
+                );
+            } catch (ConnectException $e) {
+                throw new ApiException(
+                    "[{$e->getCode()}] {$e->getMessage()}",
+                    (int) $e->getCode(),
+                    null,
+                    null
+                );
+            }
+
+            $statusCode = $response->getStatusCode();
+
+
+            switch($statusCode) {
+                case 202:
+                    return $this->handleResponseWithDataType(
+                        '\Cobro\Sdk\Generated\Admin\Model\UnmatchedPaymentReturnResult',
+                        $request,
+                        $response,
+                    );
+                case 400:
+                    return $this->handleResponseWithDataType(
+                        '\Cobro\Sdk\Generated\Admin\Model\ValidationErrorBody',
+                        $request,
+                        $response,
+                    );
+                case 401:
+                    return $this->handleResponseWithDataType(
+                        '\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody',
+                        $request,
+                        $response,
+                    );
+                case 403:
+                    return $this->handleResponseWithDataType(
+                        '\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody',
+                        $request,
+                        $response,
+                    );
+                case 404:
+                    return $this->handleResponseWithDataType(
+                        '\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody',
+                        $request,
+                        $response,
+                    );
+                case 409:
+                    return $this->handleResponseWithDataType(
+                        '\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody',
+                        $request,
+                        $response,
+                    );
+                case 422:
+                    return $this->handleResponseWithDataType(
+                        '\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody',
+                        $request,
+                        $response,
+                    );
+                case 500:
+                    return $this->handleResponseWithDataType(
+                        '\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody',
+                        $request,
+                        $response,
+                    );
+                case 503:
+                    return $this->handleResponseWithDataType(
+                        '\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody',
+                        $request,
+                        $response,
+                    );
+            }
+
+            
+
+            if ($statusCode < 200 || $statusCode > 299) {
+                throw new ApiException(
+                    sprintf(
+                        '[%d] Error connecting to the API (%s)',
+                        $statusCode,
+                        (string) $request->getUri()
+                    ),
+                    $statusCode,
+                    $response->getHeaders(),
+                    (string) $response->getBody()
+                );
+            }
+
+            return $this->handleResponseWithDataType(
+                '\Cobro\Sdk\Generated\Admin\Model\UnmatchedPaymentReturnResult',
+                $request,
+                $response,
+            );
+        } catch (ApiException $e) {
+            switch ($e->getCode()) {
+                case 202:
+                    $data = ObjectSerializer::deserialize(
+                        $e->getResponseBody(),
+                        '\Cobro\Sdk\Generated\Admin\Model\UnmatchedPaymentReturnResult',
+                        $e->getResponseHeaders()
+                    );
+                    $e->setResponseObject($data);
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
+                case 400:
+                    $data = ObjectSerializer::deserialize(
+                        $e->getResponseBody(),
+                        '\Cobro\Sdk\Generated\Admin\Model\ValidationErrorBody',
+                        $e->getResponseHeaders()
+                    );
+                    $e->setResponseObject($data);
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
+                case 401:
+                    $data = ObjectSerializer::deserialize(
+                        $e->getResponseBody(),
+                        '\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody',
+                        $e->getResponseHeaders()
+                    );
+                    $e->setResponseObject($data);
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
+                case 403:
+                    $data = ObjectSerializer::deserialize(
+                        $e->getResponseBody(),
+                        '\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody',
+                        $e->getResponseHeaders()
+                    );
+                    $e->setResponseObject($data);
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
+                case 404:
+                    $data = ObjectSerializer::deserialize(
+                        $e->getResponseBody(),
+                        '\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody',
+                        $e->getResponseHeaders()
+                    );
+                    $e->setResponseObject($data);
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
+                case 409:
+                    $data = ObjectSerializer::deserialize(
+                        $e->getResponseBody(),
+                        '\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody',
+                        $e->getResponseHeaders()
+                    );
+                    $e->setResponseObject($data);
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
+                case 422:
+                    $data = ObjectSerializer::deserialize(
+                        $e->getResponseBody(),
+                        '\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody',
+                        $e->getResponseHeaders()
+                    );
+                    $e->setResponseObject($data);
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
+                case 500:
+                    $data = ObjectSerializer::deserialize(
+                        $e->getResponseBody(),
+                        '\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody',
+                        $e->getResponseHeaders()
+                    );
+                    $e->setResponseObject($data);
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
+                case 503:
+                    $data = ObjectSerializer::deserialize(
+                        $e->getResponseBody(),
+                        '\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody',
+                        $e->getResponseHeaders()
+                    );
+                    $e->setResponseObject($data);
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
+            }
+        
+
+            throw \Cobro\Sdk\Exception\CobroApiException::fromApiException($e);
+        }
+    }
+
+    /**
+     * Operation returnUnmatchedPaymentAsync
+     *
+     * Return an unmatched payment to its sender
+     *
+     * @param  string $unmatchedPaymentId (required)
+     * @param  string $idempotencyKey (required)
+     * @param  \Cobro\Sdk\Generated\Admin\Model\UnmatchedPaymentReturnRequest $unmatchedPaymentReturnRequest (required)
+     * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['returnUnmatchedPayment'] to see the possible values for this operation
+     *
+     * @throws \InvalidArgumentException
+     * @return \GuzzleHttp\Promise\PromiseInterface
+     */
+    public function returnUnmatchedPaymentAsync($unmatchedPaymentId, $idempotencyKey, $unmatchedPaymentReturnRequest, string $contentType = self::contentTypes['returnUnmatchedPayment'][0])
+    {
+        return $this->returnUnmatchedPaymentAsyncWithHttpInfo($unmatchedPaymentId, $idempotencyKey, $unmatchedPaymentReturnRequest, $contentType)
+            ->then(
+                function ($response) {
+                    return $response[0];
+                }
+            );
+    }
+
+    /**
+     * Operation returnUnmatchedPaymentAsyncWithHttpInfo
+     *
+     * Return an unmatched payment to its sender
+     *
+     * @param  string $unmatchedPaymentId (required)
+     * @param  string $idempotencyKey (required)
+     * @param  \Cobro\Sdk\Generated\Admin\Model\UnmatchedPaymentReturnRequest $unmatchedPaymentReturnRequest (required)
+     * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['returnUnmatchedPayment'] to see the possible values for this operation
+     *
+     * @throws \InvalidArgumentException
+     * @return \GuzzleHttp\Promise\PromiseInterface
+     */
+    public function returnUnmatchedPaymentAsyncWithHttpInfo($unmatchedPaymentId, $idempotencyKey, $unmatchedPaymentReturnRequest, string $contentType = self::contentTypes['returnUnmatchedPayment'][0])
+    {
+        $returnType = '\Cobro\Sdk\Generated\Admin\Model\UnmatchedPaymentReturnResult';
+        $request = $this->returnUnmatchedPaymentRequest($unmatchedPaymentId, $idempotencyKey, $unmatchedPaymentReturnRequest, $contentType);
+
+        return $this->client
+            ->sendAsync($request, $this->createHttpClientOption())
+            ->then(
+                function ($response) use ($returnType) {
+                    if ($returnType === '\SplFileObject') {
+                        $content = $response->getBody(); //stream goes to serializer
+                    } else {
+                        $content = (string) $response->getBody();
+                        if ($returnType !== 'string') {
+                            $content = json_decode($content);
+                        }
+                    }
+
+                    return [
+                        ObjectSerializer::deserialize($content, $returnType, []),
+                        $response->getStatusCode(),
+                        $response->getHeaders()
+                    ];
+                },
+                function ($exception) {
+                    $response = $exception->getResponse();
+                    $statusCode = $response->getStatusCode();
+                    throw \Cobro\Sdk\Exception\CobroApiException::fromApiException(new ApiException(
+                        sprintf(
+                            '[%d] Error connecting to the API (%s)',
+                            $statusCode,
+                            $exception->getRequest()->getUri()
+                        ),
+                        $statusCode,
+                        $response->getHeaders(),
+                        (string) $response->getBody()
+                    ));
+                }
+            );
+    }
+
+    /**
+     * Create request for operation 'returnUnmatchedPayment'
+     *
+     * @param  string $unmatchedPaymentId (required)
+     * @param  string $idempotencyKey (required)
+     * @param  \Cobro\Sdk\Generated\Admin\Model\UnmatchedPaymentReturnRequest $unmatchedPaymentReturnRequest (required)
+     * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['returnUnmatchedPayment'] to see the possible values for this operation
+     *
+     * @throws \InvalidArgumentException
+     * @return \GuzzleHttp\Psr7\Request
+     */
+    public function returnUnmatchedPaymentRequest($unmatchedPaymentId, $idempotencyKey, $unmatchedPaymentReturnRequest, string $contentType = self::contentTypes['returnUnmatchedPayment'][0])
+    {
+
+        // verify the required parameter 'unmatchedPaymentId' is set
+        if ($unmatchedPaymentId === null || (is_array($unmatchedPaymentId) && count($unmatchedPaymentId) === 0)) {
+            throw new \InvalidArgumentException(
+                'Missing the required parameter $unmatchedPaymentId when calling returnUnmatchedPayment'
+            );
+        }
+
+        // verify the required parameter 'idempotencyKey' is set
+        if ($idempotencyKey === null || (is_array($idempotencyKey) && count($idempotencyKey) === 0)) {
+            throw new \InvalidArgumentException(
+                'Missing the required parameter $idempotencyKey when calling returnUnmatchedPayment'
+            );
+        }
+        if (strlen($idempotencyKey) > 255) {
+            throw new \InvalidArgumentException('invalid length for "$idempotencyKey" when calling UnmatchedPaymentsApi.returnUnmatchedPayment, must be smaller than or equal to 255.');
+        }
+        if (strlen($idempotencyKey) < 1) {
+            throw new \InvalidArgumentException('invalid length for "$idempotencyKey" when calling UnmatchedPaymentsApi.returnUnmatchedPayment, must be bigger than or equal to 1.');
+        }
+        if (!preg_match("/^[\\x21-\\x7E]+$/", $idempotencyKey)) {
+            throw new \InvalidArgumentException("invalid value for \"idempotencyKey\" when calling UnmatchedPaymentsApi.returnUnmatchedPayment, must conform to the pattern /^[\\x21-\\x7E]+$/.");
+        }
+        
+        // verify the required parameter 'unmatchedPaymentReturnRequest' is set
+        if ($unmatchedPaymentReturnRequest === null || (is_array($unmatchedPaymentReturnRequest) && count($unmatchedPaymentReturnRequest) === 0)) {
+            throw new \InvalidArgumentException(
+                'Missing the required parameter $unmatchedPaymentReturnRequest when calling returnUnmatchedPayment'
+            );
+        }
+
+
+        $resourcePath = '/my-integration/unmatched-payments/{unmatchedPaymentId}/return';
+        $formParams = [];
+        $queryParams = [];
+        $headerParams = [];
+        $httpBody = '';
+        $multipart = false;
+
+
+        // header params
+        if ($idempotencyKey !== null) {
+            $headerParams['Idempotency-Key'] = ObjectSerializer::toHeaderValue($idempotencyKey);
+        }
+
+        // path params
+        if ($unmatchedPaymentId !== null) {
+            $resourcePath = str_replace(
+                '{unmatchedPaymentId}',
+                ObjectSerializer::toPathValue($unmatchedPaymentId),
+                $resourcePath
+            );
+        }
+
+
+        $headers = $this->headerSelector->selectHeaders(
+            ['application/json', ],
+            $contentType,
+            $multipart
+        );
+
+        // for model (json/xml)
+        if (isset($unmatchedPaymentReturnRequest)) {
+            if (stripos($headers['Content-Type'], 'application/json') !== false) {
+                # if Content-Type contains "application/json", json_encode the body
+                try {
+                    $httpBody = json_encode(ObjectSerializer::sanitizeForSerialization($unmatchedPaymentReturnRequest), JSON_THROW_ON_ERROR);
+                } catch (\JsonException $e) {
+                    throw new \InvalidArgumentException('json_encode error: ' . $e->getMessage(), 0, $e);
+                }
+            } else {
+                $httpBody = $unmatchedPaymentReturnRequest;
+            }
+        } elseif (count($formParams) > 0) {
+            if ($multipart) {
+                $multipartContents = [];
+                foreach ($formParams as $formParamName => $formParamValue) {
+                    $formParamValueItems = is_array($formParamValue) ? $formParamValue : [$formParamValue];
+                    foreach ($formParamValueItems as $formParamValueItem) {
+                        $multipartContents[] = [
+                            'name' => $formParamName,
+                            'contents' => $formParamValueItem
+                        ];
+                    }
+                }
+                // for HTTP post (form)
+                $httpBody = new MultipartStream($multipartContents);
+
+            } elseif (stripos($headers['Content-Type'], 'application/json') !== false) {
+                # if Content-Type contains "application/json", json_encode the form parameters
+                try {
+                    $httpBody = json_encode($formParams, JSON_THROW_ON_ERROR);
+                } catch (\JsonException $e) {
+                    throw new \InvalidArgumentException('json_encode error: ' . $e->getMessage(), 0, $e);
+                }
+            } else {
+                // for HTTP post (form)
+                $httpBody = ObjectSerializer::buildQuery($formParams);
+            }
+        }
+
+        // this endpoint requires Bearer authentication (access token)
+        if (!empty($this->config->getAccessToken())) {
+            $headers['Authorization'] = 'Bearer ' . $this->config->getAccessToken();
+        }
+
+        $defaultHeaders = [];
+        if ($this->config->getUserAgent()) {
+            $defaultHeaders['User-Agent'] = $this->config->getUserAgent();
+        }
+
+        $headers = array_merge(
+            $defaultHeaders,
+            $headerParams,
+            $headers
+        );
+
+        $operationHost = $this->config->getHost();
+        $query = ObjectSerializer::buildQuery($queryParams);
+        return new Request(
+            'POST',
             $operationHost . $resourcePath . ($query ? "?{$query}" : ''),
             $headers,
             $httpBody

@@ -75,7 +75,8 @@ class UnmatchedPayment implements ModelInterface, ArrayAccess, \JsonSerializable
         'referenceId' => 'string',
         'state' => '\Cobro\Sdk\Generated\Admin\Model\UnmatchedPaymentState',
         'resolvedAt' => '\DateTime',
-        'assignments' => '\Cobro\Sdk\Generated\Admin\Model\UnmatchedPaymentAssignmentRecord[]'
+        'assignments' => '\Cobro\Sdk\Generated\Admin\Model\UnmatchedPaymentAssignmentRecord[]',
+        'returns' => '\Cobro\Sdk\Generated\Admin\Model\UnmatchedPaymentReturnRecord[]'
     ];
 
     /**
@@ -103,7 +104,8 @@ class UnmatchedPayment implements ModelInterface, ArrayAccess, \JsonSerializable
         'referenceId' => null,
         'state' => null,
         'resolvedAt' => 'date-time',
-        'assignments' => null
+        'assignments' => null,
+        'returns' => null
     ];
 
     /**
@@ -129,7 +131,8 @@ class UnmatchedPayment implements ModelInterface, ArrayAccess, \JsonSerializable
         'referenceId' => false,
         'state' => false,
         'resolvedAt' => false,
-        'assignments' => false
+        'assignments' => false,
+        'returns' => false
     ];
 
     /**
@@ -235,7 +238,8 @@ class UnmatchedPayment implements ModelInterface, ArrayAccess, \JsonSerializable
         'referenceId' => 'referenceId',
         'state' => 'state',
         'resolvedAt' => 'resolvedAt',
-        'assignments' => 'assignments'
+        'assignments' => 'assignments',
+        'returns' => 'returns'
     ];
 
     /**
@@ -261,7 +265,8 @@ class UnmatchedPayment implements ModelInterface, ArrayAccess, \JsonSerializable
         'referenceId' => 'setReferenceId',
         'state' => 'setState',
         'resolvedAt' => 'setResolvedAt',
-        'assignments' => 'setAssignments'
+        'assignments' => 'setAssignments',
+        'returns' => 'setReturns'
     ];
 
     /**
@@ -287,7 +292,8 @@ class UnmatchedPayment implements ModelInterface, ArrayAccess, \JsonSerializable
         'referenceId' => 'getReferenceId',
         'state' => 'getState',
         'resolvedAt' => 'getResolvedAt',
-        'assignments' => 'getAssignments'
+        'assignments' => 'getAssignments',
+        'returns' => 'getReturns'
     ];
 
     /**
@@ -365,6 +371,7 @@ class UnmatchedPayment implements ModelInterface, ArrayAccess, \JsonSerializable
         $this->setIfExists('state', $data ?? [], null);
         $this->setIfExists('resolvedAt', $data ?? [], null);
         $this->setIfExists('assignments', $data ?? [], null);
+        $this->setIfExists('returns', $data ?? [], null);
     }
 
     /**
@@ -432,6 +439,9 @@ class UnmatchedPayment implements ModelInterface, ArrayAccess, \JsonSerializable
         }
         if ($this->container['assignments'] === null) {
             $invalidProperties[] = "'assignments' can't be null";
+        }
+        if ($this->container['returns'] === null) {
+            $invalidProperties[] = "'returns' can't be null";
         }
         return $invalidProperties;
     }
@@ -944,6 +954,33 @@ class UnmatchedPayment implements ModelInterface, ArrayAccess, \JsonSerializable
             throw new \InvalidArgumentException('non-nullable assignments cannot be null');
         }
         $this->container['assignments'] = $assignments;
+
+        return $this;
+    }
+
+    /**
+     * Gets returns
+     *
+     * @return \Cobro\Sdk\Generated\Admin\Model\UnmatchedPaymentReturnRecord[]
+     */
+    public function getReturns()
+    {
+        return $this->container['returns'];
+    }
+
+    /**
+     * Sets returns
+     *
+     * @param \Cobro\Sdk\Generated\Admin\Model\UnmatchedPaymentReturnRecord[] $returns The returns asked of the bank, oldest first (empty when none): a failed one, then its retry.
+     *
+     * @return self
+     */
+    public function setReturns($returns)
+    {
+        if (is_null($returns)) {
+            throw new \InvalidArgumentException('non-nullable returns cannot be null');
+        }
+        $this->container['returns'] = $returns;
 
         return $this;
     }

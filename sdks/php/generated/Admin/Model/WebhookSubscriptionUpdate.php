@@ -310,7 +310,7 @@ class WebhookSubscriptionUpdate implements ModelInterface, ArrayAccess, \JsonSer
     /**
      * Sets enabledEvents
      *
-     * @param string[] $enabledEvents Event names of the catalog, each at most once. An empty array is valid and means that no event is delivered. `payment.unmatched` is off until listed here.
+     * @param string[] $enabledEvents Event names of the catalog, each at most once. An empty array is valid and means that no event is delivered. `payment.unmatched`, `payment.returned` and `payment.return_failed` are off until listed here.
      *
      * @return self
      */

@@ -33,7 +33,7 @@ use \Cobro\Sdk\Generated\Integration\ObjectSerializer;
  * UnmatchedPaymentState Class Doc Comment
  *
  * @category Class
- * @description Where unmatched money stands. Only &#x60;unresolved&#x60; money can be assigned or returned.
+ * @description Where unmatched money stands. Only &#x60;unresolved&#x60; money, or &#x60;return_failed&#x60; money (unresolved again), can be assigned or returned.
  * @package  Cobro\Sdk\Generated\Integration
  * @author   OpenAPI Generator team
  * @link     https://openapi-generator.tech

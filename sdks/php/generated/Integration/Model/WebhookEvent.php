@@ -72,14 +72,21 @@ class WebhookEvent implements ModelInterface, ArrayAccess, \JsonSerializable
         'paidAt' => '\DateTime',
         'dueDate' => 'string',
         'expiredAt' => '\DateTime',
-        'reason' => '\Cobro\Sdk\Generated\Integration\Model\UnmatchedReason',
+        'reason' => '\Cobro\Sdk\Generated\Integration\Model\UnmatchedPaymentReason',
         'transactionId' => 'string',
         'cvu' => 'string',
         'amount' => 'float',
         'payerCuil' => 'string',
         'payerName' => 'string',
         'test' => 'bool',
-        'receivedAt' => '\DateTime'
+        'receivedAt' => '\DateTime',
+        'unmatchedPaymentId' => 'string',
+        'returnId' => 'string',
+        'toCvu' => 'string',
+        'toCuil' => 'string',
+        'returnedAt' => '\DateTime',
+        'failureReason' => 'string',
+        'failedAt' => '\DateTime'
     ];
 
     /**
@@ -111,7 +118,14 @@ class WebhookEvent implements ModelInterface, ArrayAccess, \JsonSerializable
         'payerCuil' => null,
         'payerName' => null,
         'test' => null,
-        'receivedAt' => 'date-time'
+        'receivedAt' => 'date-time',
+        'unmatchedPaymentId' => 'uuid',
+        'returnId' => 'uuid',
+        'toCvu' => null,
+        'toCuil' => null,
+        'returnedAt' => 'date-time',
+        'failureReason' => null,
+        'failedAt' => 'date-time'
     ];
 
     /**
@@ -141,7 +155,14 @@ class WebhookEvent implements ModelInterface, ArrayAccess, \JsonSerializable
         'payerCuil' => false,
         'payerName' => false,
         'test' => false,
-        'receivedAt' => false
+        'receivedAt' => false,
+        'unmatchedPaymentId' => false,
+        'returnId' => false,
+        'toCvu' => false,
+        'toCuil' => false,
+        'returnedAt' => false,
+        'failureReason' => false,
+        'failedAt' => false
     ];
 
     /**
@@ -251,7 +272,14 @@ class WebhookEvent implements ModelInterface, ArrayAccess, \JsonSerializable
         'payerCuil' => 'payerCuil',
         'payerName' => 'payerName',
         'test' => 'test',
-        'receivedAt' => 'receivedAt'
+        'receivedAt' => 'receivedAt',
+        'unmatchedPaymentId' => 'unmatchedPaymentId',
+        'returnId' => 'returnId',
+        'toCvu' => 'toCvu',
+        'toCuil' => 'toCuil',
+        'returnedAt' => 'returnedAt',
+        'failureReason' => 'failureReason',
+        'failedAt' => 'failedAt'
     ];
 
     /**
@@ -281,7 +309,14 @@ class WebhookEvent implements ModelInterface, ArrayAccess, \JsonSerializable
         'payerCuil' => 'setPayerCuil',
         'payerName' => 'setPayerName',
         'test' => 'setTest',
-        'receivedAt' => 'setReceivedAt'
+        'receivedAt' => 'setReceivedAt',
+        'unmatchedPaymentId' => 'setUnmatchedPaymentId',
+        'returnId' => 'setReturnId',
+        'toCvu' => 'setToCvu',
+        'toCuil' => 'setToCuil',
+        'returnedAt' => 'setReturnedAt',
+        'failureReason' => 'setFailureReason',
+        'failedAt' => 'setFailedAt'
     ];
 
     /**
@@ -311,7 +346,14 @@ class WebhookEvent implements ModelInterface, ArrayAccess, \JsonSerializable
         'payerCuil' => 'getPayerCuil',
         'payerName' => 'getPayerName',
         'test' => 'getTest',
-        'receivedAt' => 'getReceivedAt'
+        'receivedAt' => 'getReceivedAt',
+        'unmatchedPaymentId' => 'getUnmatchedPaymentId',
+        'returnId' => 'getReturnId',
+        'toCvu' => 'getToCvu',
+        'toCuil' => 'getToCuil',
+        'returnedAt' => 'getReturnedAt',
+        'failureReason' => 'getFailureReason',
+        'failedAt' => 'getFailedAt'
     ];
 
     /**
@@ -355,7 +397,7 @@ class WebhookEvent implements ModelInterface, ArrayAccess, \JsonSerializable
         return self::$openAPIModelName;
     }
 
-    public const EVENT_PAYMENT_UNMATCHED = 'payment.unmatched';
+    public const EVENT_PAYMENT_RETURN_FAILED = 'payment.return_failed';
     public const STATE_TYPE_OVERDUE = 'overdue';
     public const STATE_TYPE_PARTIAL_OVERDUE = 'partial_overdue';
 
@@ -367,7 +409,7 @@ class WebhookEvent implements ModelInterface, ArrayAccess, \JsonSerializable
     public function getEventAllowableValues()
     {
         return [
-            self::EVENT_PAYMENT_UNMATCHED,
+            self::EVENT_PAYMENT_RETURN_FAILED,
         ];
     }
 
@@ -421,6 +463,13 @@ class WebhookEvent implements ModelInterface, ArrayAccess, \JsonSerializable
         $this->setIfExists('payerName', $data ?? [], null);
         $this->setIfExists('test', $data ?? [], null);
         $this->setIfExists('receivedAt', $data ?? [], null);
+        $this->setIfExists('unmatchedPaymentId', $data ?? [], null);
+        $this->setIfExists('returnId', $data ?? [], null);
+        $this->setIfExists('toCvu', $data ?? [], null);
+        $this->setIfExists('toCuil', $data ?? [], null);
+        $this->setIfExists('returnedAt', $data ?? [], null);
+        $this->setIfExists('failureReason', $data ?? [], null);
+        $this->setIfExists('failedAt', $data ?? [], null);
 
         // Initialize discriminator property with the model name.
         $this->container['event'] = static::$openAPIModelName;
@@ -528,6 +577,21 @@ class WebhookEvent implements ModelInterface, ArrayAccess, \JsonSerializable
         }
         if ($this->container['receivedAt'] === null) {
             $invalidProperties[] = "'receivedAt' can't be null";
+        }
+        if ($this->container['unmatchedPaymentId'] === null) {
+            $invalidProperties[] = "'unmatchedPaymentId' can't be null";
+        }
+        if ($this->container['returnId'] === null) {
+            $invalidProperties[] = "'returnId' can't be null";
+        }
+        if ($this->container['returnedAt'] === null) {
+            $invalidProperties[] = "'returnedAt' can't be null";
+        }
+        if ($this->container['failureReason'] === null) {
+            $invalidProperties[] = "'failureReason' can't be null";
+        }
+        if ($this->container['failedAt'] === null) {
+            $invalidProperties[] = "'failedAt' can't be null";
         }
         return $invalidProperties;
     }
@@ -658,7 +722,7 @@ class WebhookEvent implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets referenceId
      *
-     * @param string $referenceId The charge that the CVU held last, when the reason concerns one (`expired`, `already_paid`, `canceled`).
+     * @param string $referenceId referenceId
      *
      * @return self
      */
@@ -948,7 +1012,7 @@ class WebhookEvent implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Gets reason
      *
-     * @return \Cobro\Sdk\Generated\Integration\Model\UnmatchedReason
+     * @return \Cobro\Sdk\Generated\Integration\Model\UnmatchedPaymentReason
      */
     public function getReason()
     {
@@ -958,7 +1022,7 @@ class WebhookEvent implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets reason
      *
-     * @param \Cobro\Sdk\Generated\Integration\Model\UnmatchedReason $reason reason
+     * @param \Cobro\Sdk\Generated\Integration\Model\UnmatchedPaymentReason $reason reason
      *
      * @return self
      */
@@ -985,7 +1049,7 @@ class WebhookEvent implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets transactionId
      *
-     * @param string $transactionId The bank transaction id of the transfer.
+     * @param string $transactionId transactionId
      *
      * @return self
      */
@@ -1012,7 +1076,7 @@ class WebhookEvent implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets cvu
      *
-     * @param string $cvu The CVU that received the transfer.
+     * @param string $cvu cvu
      *
      * @return self
      */
@@ -1039,7 +1103,7 @@ class WebhookEvent implements ModelInterface, ArrayAccess, \JsonSerializable
     /**
      * Sets amount
      *
-     * @param float $amount An amount in Argentine pesos, exact to the cent.
+     * @param float $amount What was to be sent back (unresolved again).
      *
      * @return self
      */
@@ -1157,6 +1221,195 @@ class WebhookEvent implements ModelInterface, ArrayAccess, \JsonSerializable
             throw new \InvalidArgumentException('non-nullable receivedAt cannot be null');
         }
         $this->container['receivedAt'] = $receivedAt;
+
+        return $this;
+    }
+
+    /**
+     * Gets unmatchedPaymentId
+     *
+     * @return string
+     */
+    public function getUnmatchedPaymentId()
+    {
+        return $this->container['unmatchedPaymentId'];
+    }
+
+    /**
+     * Sets unmatchedPaymentId
+     *
+     * @param string $unmatchedPaymentId A UUID.
+     *
+     * @return self
+     */
+    public function setUnmatchedPaymentId($unmatchedPaymentId)
+    {
+        if (is_null($unmatchedPaymentId)) {
+            throw new \InvalidArgumentException('non-nullable unmatchedPaymentId cannot be null');
+        }
+        $this->container['unmatchedPaymentId'] = $unmatchedPaymentId;
+
+        return $this;
+    }
+
+    /**
+     * Gets returnId
+     *
+     * @return string
+     */
+    public function getReturnId()
+    {
+        return $this->container['returnId'];
+    }
+
+    /**
+     * Sets returnId
+     *
+     * @param string $returnId A UUID.
+     *
+     * @return self
+     */
+    public function setReturnId($returnId)
+    {
+        if (is_null($returnId)) {
+            throw new \InvalidArgumentException('non-nullable returnId cannot be null');
+        }
+        $this->container['returnId'] = $returnId;
+
+        return $this;
+    }
+
+    /**
+     * Gets toCvu
+     *
+     * @return string|null
+     */
+    public function getToCvu()
+    {
+        return $this->container['toCvu'];
+    }
+
+    /**
+     * Sets toCvu
+     *
+     * @param string|null $toCvu toCvu
+     *
+     * @return self
+     */
+    public function setToCvu($toCvu)
+    {
+        if (is_null($toCvu)) {
+            throw new \InvalidArgumentException('non-nullable toCvu cannot be null');
+        }
+        $this->container['toCvu'] = $toCvu;
+
+        return $this;
+    }
+
+    /**
+     * Gets toCuil
+     *
+     * @return string|null
+     */
+    public function getToCuil()
+    {
+        return $this->container['toCuil'];
+    }
+
+    /**
+     * Sets toCuil
+     *
+     * @param string|null $toCuil toCuil
+     *
+     * @return self
+     */
+    public function setToCuil($toCuil)
+    {
+        if (is_null($toCuil)) {
+            throw new \InvalidArgumentException('non-nullable toCuil cannot be null');
+        }
+        $this->container['toCuil'] = $toCuil;
+
+        return $this;
+    }
+
+    /**
+     * Gets returnedAt
+     *
+     * @return \DateTime
+     */
+    public function getReturnedAt()
+    {
+        return $this->container['returnedAt'];
+    }
+
+    /**
+     * Sets returnedAt
+     *
+     * @param \DateTime $returnedAt When the bank sent it back.
+     *
+     * @return self
+     */
+    public function setReturnedAt($returnedAt)
+    {
+        if (is_null($returnedAt)) {
+            throw new \InvalidArgumentException('non-nullable returnedAt cannot be null');
+        }
+        $this->container['returnedAt'] = $returnedAt;
+
+        return $this;
+    }
+
+    /**
+     * Gets failureReason
+     *
+     * @return string
+     */
+    public function getFailureReason()
+    {
+        return $this->container['failureReason'];
+    }
+
+    /**
+     * Sets failureReason
+     *
+     * @param string $failureReason The bank's reason.
+     *
+     * @return self
+     */
+    public function setFailureReason($failureReason)
+    {
+        if (is_null($failureReason)) {
+            throw new \InvalidArgumentException('non-nullable failureReason cannot be null');
+        }
+        $this->container['failureReason'] = $failureReason;
+
+        return $this;
+    }
+
+    /**
+     * Gets failedAt
+     *
+     * @return \DateTime
+     */
+    public function getFailedAt()
+    {
+        return $this->container['failedAt'];
+    }
+
+    /**
+     * Sets failedAt
+     *
+     * @param \DateTime $failedAt When the bank refused it.
+     *
+     * @return self
+     */
+    public function setFailedAt($failedAt)
+    {
+        if (is_null($failedAt)) {
+            throw new \InvalidArgumentException('non-nullable failedAt cannot be null');
+        }
+        $this->container['failedAt'] = $failedAt;
 
         return $this;
     }

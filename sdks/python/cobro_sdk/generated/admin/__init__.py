@@ -187,6 +187,10 @@ __all__ = [
     "UnmatchedPaymentAssignmentResult",
     "UnmatchedPaymentPage",
     "UnmatchedPaymentReason",
+    "UnmatchedPaymentReturnRecord",
+    "UnmatchedPaymentReturnRequest",
+    "UnmatchedPaymentReturnResult",
+    "UnmatchedPaymentReturnState",
     "UnmatchedPaymentState",
     "UnmatchedReason",
     "ValidationDetail",
@@ -373,6 +377,10 @@ from cobro_sdk.generated.admin.models.unmatched_payment_assignment_request impor
 from cobro_sdk.generated.admin.models.unmatched_payment_assignment_result import UnmatchedPaymentAssignmentResult as UnmatchedPaymentAssignmentResult
 from cobro_sdk.generated.admin.models.unmatched_payment_page import UnmatchedPaymentPage as UnmatchedPaymentPage
 from cobro_sdk.generated.admin.models.unmatched_payment_reason import UnmatchedPaymentReason as UnmatchedPaymentReason
+from cobro_sdk.generated.admin.models.unmatched_payment_return_record import UnmatchedPaymentReturnRecord as UnmatchedPaymentReturnRecord
+from cobro_sdk.generated.admin.models.unmatched_payment_return_request import UnmatchedPaymentReturnRequest as UnmatchedPaymentReturnRequest
+from cobro_sdk.generated.admin.models.unmatched_payment_return_result import UnmatchedPaymentReturnResult as UnmatchedPaymentReturnResult
+from cobro_sdk.generated.admin.models.unmatched_payment_return_state import UnmatchedPaymentReturnState as UnmatchedPaymentReturnState
 from cobro_sdk.generated.admin.models.unmatched_payment_state import UnmatchedPaymentState as UnmatchedPaymentState
 from cobro_sdk.generated.admin.models.unmatched_reason import UnmatchedReason as UnmatchedReason
 from cobro_sdk.generated.admin.models.validation_detail import ValidationDetail as ValidationDetail

@@ -86,6 +86,8 @@ __all__ = [
     "PaymentRequestListItem",
     "PaymentRequestState",
     "PaymentRequestType",
+    "PaymentReturnFailedEvent",
+    "PaymentReturnedEvent",
     "PaymentStateType",
     "PaymentUnmatchedEvent",
     "PhoneNumber",
@@ -101,6 +103,10 @@ __all__ = [
     "UnmatchedPaymentAssignmentResult",
     "UnmatchedPaymentPage",
     "UnmatchedPaymentReason",
+    "UnmatchedPaymentReturnRecord",
+    "UnmatchedPaymentReturnRequest",
+    "UnmatchedPaymentReturnResult",
+    "UnmatchedPaymentReturnState",
     "UnmatchedPaymentState",
     "UnmatchedReason",
     "UpdatePaymentRequestCustomer409Response",
@@ -184,6 +190,8 @@ from cobro_sdk.generated.integration.models.payment_request_expired_event import
 from cobro_sdk.generated.integration.models.payment_request_list_item import PaymentRequestListItem as PaymentRequestListItem
 from cobro_sdk.generated.integration.models.payment_request_state import PaymentRequestState as PaymentRequestState
 from cobro_sdk.generated.integration.models.payment_request_type import PaymentRequestType as PaymentRequestType
+from cobro_sdk.generated.integration.models.payment_return_failed_event import PaymentReturnFailedEvent as PaymentReturnFailedEvent
+from cobro_sdk.generated.integration.models.payment_returned_event import PaymentReturnedEvent as PaymentReturnedEvent
 from cobro_sdk.generated.integration.models.payment_state_type import PaymentStateType as PaymentStateType
 from cobro_sdk.generated.integration.models.payment_unmatched_event import PaymentUnmatchedEvent as PaymentUnmatchedEvent
 from cobro_sdk.generated.integration.models.phone_number import PhoneNumber as PhoneNumber
@@ -199,6 +207,10 @@ from cobro_sdk.generated.integration.models.unmatched_payment_assignment_request
 from cobro_sdk.generated.integration.models.unmatched_payment_assignment_result import UnmatchedPaymentAssignmentResult as UnmatchedPaymentAssignmentResult
 from cobro_sdk.generated.integration.models.unmatched_payment_page import UnmatchedPaymentPage as UnmatchedPaymentPage
 from cobro_sdk.generated.integration.models.unmatched_payment_reason import UnmatchedPaymentReason as UnmatchedPaymentReason
+from cobro_sdk.generated.integration.models.unmatched_payment_return_record import UnmatchedPaymentReturnRecord as UnmatchedPaymentReturnRecord
+from cobro_sdk.generated.integration.models.unmatched_payment_return_request import UnmatchedPaymentReturnRequest as UnmatchedPaymentReturnRequest
+from cobro_sdk.generated.integration.models.unmatched_payment_return_result import UnmatchedPaymentReturnResult as UnmatchedPaymentReturnResult
+from cobro_sdk.generated.integration.models.unmatched_payment_return_state import UnmatchedPaymentReturnState as UnmatchedPaymentReturnState
 from cobro_sdk.generated.integration.models.unmatched_payment_state import UnmatchedPaymentState as UnmatchedPaymentState
 from cobro_sdk.generated.integration.models.unmatched_reason import UnmatchedReason as UnmatchedReason
 from cobro_sdk.generated.integration.models.update_payment_request_customer409_response import UpdatePaymentRequestCustomer409Response as UpdatePaymentRequestCustomer409Response

@@ -16,13 +16,15 @@ from typing import Any, Dict, List, Optional, Tuple, Union
 from typing_extensions import Annotated
 
 from datetime import datetime
-from pydantic import Field, StrictBool
+from pydantic import Field, StrictBool, field_validator
 from typing import Optional
 from typing_extensions import Annotated
 from uuid import UUID
 from cobro_sdk.generated.admin.models.unmatched_payment import UnmatchedPayment
 from cobro_sdk.generated.admin.models.unmatched_payment_page import UnmatchedPaymentPage
 from cobro_sdk.generated.admin.models.unmatched_payment_reason import UnmatchedPaymentReason
+from cobro_sdk.generated.admin.models.unmatched_payment_return_request import UnmatchedPaymentReturnRequest
+from cobro_sdk.generated.admin.models.unmatched_payment_return_result import UnmatchedPaymentReturnResult
 from cobro_sdk.generated.admin.models.unmatched_payment_state import UnmatchedPaymentState
 
 from cobro_sdk.generated.admin.api_client import ApiClient, RequestSerialized
@@ -739,6 +741,334 @@ class PlatformUnmatchedPaymentsApi:
         return self.api_client.param_serialize(
             method='GET',
             resource_path='/integration-admin/unmatched-payments',
+            path_params=_path_params,
+            query_params=_query_params,
+            header_params=_header_params,
+            body=_body_params,
+            post_params=_form_params,
+            files=_files,
+            auth_settings=_auth_settings,
+            collection_formats=_collection_formats,
+            _host=_host,
+            _request_auth=_request_auth
+        )
+
+
+
+
+    @validate_call
+    def return_platform_unmatched_payment(
+        self,
+        unmatched_payment_id: UUID,
+        idempotency_key: Annotated[str, Field(min_length=1, strict=True, max_length=255)],
+        unmatched_payment_return_request: UnmatchedPaymentReturnRequest,
+        _request_timeout: Union[
+            None,
+            Annotated[StrictFloat, Field(gt=0)],
+            Tuple[
+                Annotated[StrictFloat, Field(gt=0)],
+                Annotated[StrictFloat, Field(gt=0)]
+            ]
+        ] = None,
+        _request_auth: Optional[Dict[StrictStr, Any]] = None,
+        _content_type: Optional[StrictStr] = None,
+        _headers: Optional[Dict[StrictStr, Any]] = None,
+        _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
+    ) -> UnmatchedPaymentReturnResult:
+        """Return money of no integration to its sender
+
+        Sends money that belongs to no integration (`integrationClientId` null: a transfer to a CVU no charge ever held, `no_pending`) back to the account it came from, as an integration's admins return theirs (see `returnUnmatchedPayment`): the same states, rules and `Idempotency-Key`, kept for the platform. No event is written (there is no integration to tell): the payment's `returns` show the outcome. An integration's money answers 409 `UnmatchedPaymentOfIntegrationError`.
+
+        :param unmatched_payment_id: (required)
+        :type unmatched_payment_id: UUID
+        :param idempotency_key: (required)
+        :type idempotency_key: str
+        :param unmatched_payment_return_request: (required)
+        :type unmatched_payment_return_request: UnmatchedPaymentReturnRequest
+        :param _request_timeout: timeout setting for this request. If one
+                                 number provided, it will be total request
+                                 timeout. It can also be a pair (tuple) of
+                                 (connection, read) timeouts.
+        :type _request_timeout: int, tuple(int, int), optional
+        :param _request_auth: set to override the auth_settings for an a single
+                              request; this effectively ignores the
+                              authentication in the spec for a single request.
+        :type _request_auth: dict, optional
+        :param _content_type: force content-type for the request.
+        :type _content_type: str, Optional
+        :param _headers: set to override the headers for a single
+                         request; this effectively ignores the headers
+                         in the spec for a single request.
+        :type _headers: dict, optional
+        :param _host_index: set to override the host_index for a single
+                            request; this effectively ignores the host_index
+                            in the spec for a single request.
+        :type _host_index: int, optional
+        :return: Returns the result object.
+        """ # noqa: E501
+
+        _param = self._return_platform_unmatched_payment_serialize(
+            unmatched_payment_id=unmatched_payment_id,
+            idempotency_key=idempotency_key,
+            unmatched_payment_return_request=unmatched_payment_return_request,
+            _request_auth=_request_auth,
+            _content_type=_content_type,
+            _headers=_headers,
+            _host_index=_host_index
+        )
+
+        _response_types_map: Dict[str, Optional[str]] = {
+            '202': "UnmatchedPaymentReturnResult",
+            '400': "ValidationErrorBody",
+            '401': "AdminErrorBody",
+            '403': "AdminErrorBody",
+            '404': "AdminErrorBody",
+            '409': "AdminErrorBody",
+            '422': "AdminErrorBody",
+            '500': "AdminErrorBody",
+            '503': "AdminErrorBody",
+        }
+        response_data = self.api_client.call_api(
+            *_param,
+            _request_timeout=_request_timeout
+        )
+        response_data.read()
+        return self.api_client.response_deserialize(
+            response_data=response_data,
+            response_types_map=_response_types_map,
+        ).data
+
+
+    @validate_call
+    def return_platform_unmatched_payment_with_http_info(
+        self,
+        unmatched_payment_id: UUID,
+        idempotency_key: Annotated[str, Field(min_length=1, strict=True, max_length=255)],
+        unmatched_payment_return_request: UnmatchedPaymentReturnRequest,
+        _request_timeout: Union[
+            None,
+            Annotated[StrictFloat, Field(gt=0)],
+            Tuple[
+                Annotated[StrictFloat, Field(gt=0)],
+                Annotated[StrictFloat, Field(gt=0)]
+            ]
+        ] = None,
+        _request_auth: Optional[Dict[StrictStr, Any]] = None,
+        _content_type: Optional[StrictStr] = None,
+        _headers: Optional[Dict[StrictStr, Any]] = None,
+        _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
+    ) -> ApiResponse[UnmatchedPaymentReturnResult]:
+        """Return money of no integration to its sender
+
+        Sends money that belongs to no integration (`integrationClientId` null: a transfer to a CVU no charge ever held, `no_pending`) back to the account it came from, as an integration's admins return theirs (see `returnUnmatchedPayment`): the same states, rules and `Idempotency-Key`, kept for the platform. No event is written (there is no integration to tell): the payment's `returns` show the outcome. An integration's money answers 409 `UnmatchedPaymentOfIntegrationError`.
+
+        :param unmatched_payment_id: (required)
+        :type unmatched_payment_id: UUID
+        :param idempotency_key: (required)
+        :type idempotency_key: str
+        :param unmatched_payment_return_request: (required)
+        :type unmatched_payment_return_request: UnmatchedPaymentReturnRequest
+        :param _request_timeout: timeout setting for this request. If one
+                                 number provided, it will be total request
+                                 timeout. It can also be a pair (tuple) of
+                                 (connection, read) timeouts.
+        :type _request_timeout: int, tuple(int, int), optional
+        :param _request_auth: set to override the auth_settings for an a single
+                              request; this effectively ignores the
+                              authentication in the spec for a single request.
+        :type _request_auth: dict, optional
+        :param _content_type: force content-type for the request.
+        :type _content_type: str, Optional
+        :param _headers: set to override the headers for a single
+                         request; this effectively ignores the headers
+                         in the spec for a single request.
+        :type _headers: dict, optional
+        :param _host_index: set to override the host_index for a single
+                            request; this effectively ignores the host_index
+                            in the spec for a single request.
+        :type _host_index: int, optional
+        :return: Returns the result object.
+        """ # noqa: E501
+
+        _param = self._return_platform_unmatched_payment_serialize(
+            unmatched_payment_id=unmatched_payment_id,
+            idempotency_key=idempotency_key,
+            unmatched_payment_return_request=unmatched_payment_return_request,
+            _request_auth=_request_auth,
+            _content_type=_content_type,
+            _headers=_headers,
+            _host_index=_host_index
+        )
+
+        _response_types_map: Dict[str, Optional[str]] = {
+            '202': "UnmatchedPaymentReturnResult",
+            '400': "ValidationErrorBody",
+            '401': "AdminErrorBody",
+            '403': "AdminErrorBody",
+            '404': "AdminErrorBody",
+            '409': "AdminErrorBody",
+            '422': "AdminErrorBody",
+            '500': "AdminErrorBody",
+            '503': "AdminErrorBody",
+        }
+        response_data = self.api_client.call_api(
+            *_param,
+            _request_timeout=_request_timeout
+        )
+        response_data.read()
+        return self.api_client.response_deserialize(
+            response_data=response_data,
+            response_types_map=_response_types_map,
+        )
+
+
+    @validate_call
+    def return_platform_unmatched_payment_without_preload_content(
+        self,
+        unmatched_payment_id: UUID,
+        idempotency_key: Annotated[str, Field(min_length=1, strict=True, max_length=255)],
+        unmatched_payment_return_request: UnmatchedPaymentReturnRequest,
+        _request_timeout: Union[
+            None,
+            Annotated[StrictFloat, Field(gt=0)],
+            Tuple[
+                Annotated[StrictFloat, Field(gt=0)],
+                Annotated[StrictFloat, Field(gt=0)]
+            ]
+        ] = None,
+        _request_auth: Optional[Dict[StrictStr, Any]] = None,
+        _content_type: Optional[StrictStr] = None,
+        _headers: Optional[Dict[StrictStr, Any]] = None,
+        _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
+    ) -> RESTResponseType:
+        """Return money of no integration to its sender
+
+        Sends money that belongs to no integration (`integrationClientId` null: a transfer to a CVU no charge ever held, `no_pending`) back to the account it came from, as an integration's admins return theirs (see `returnUnmatchedPayment`): the same states, rules and `Idempotency-Key`, kept for the platform. No event is written (there is no integration to tell): the payment's `returns` show the outcome. An integration's money answers 409 `UnmatchedPaymentOfIntegrationError`.
+
+        :param unmatched_payment_id: (required)
+        :type unmatched_payment_id: UUID
+        :param idempotency_key: (required)
+        :type idempotency_key: str
+        :param unmatched_payment_return_request: (required)
+        :type unmatched_payment_return_request: UnmatchedPaymentReturnRequest
+        :param _request_timeout: timeout setting for this request. If one
+                                 number provided, it will be total request
+                                 timeout. It can also be a pair (tuple) of
+                                 (connection, read) timeouts.
+        :type _request_timeout: int, tuple(int, int), optional
+        :param _request_auth: set to override the auth_settings for an a single
+                              request; this effectively ignores the
+                              authentication in the spec for a single request.
+        :type _request_auth: dict, optional
+        :param _content_type: force content-type for the request.
+        :type _content_type: str, Optional
+        :param _headers: set to override the headers for a single
+                         request; this effectively ignores the headers
+                         in the spec for a single request.
+        :type _headers: dict, optional
+        :param _host_index: set to override the host_index for a single
+                            request; this effectively ignores the host_index
+                            in the spec for a single request.
+        :type _host_index: int, optional
+        :return: Returns the result object.
+        """ # noqa: E501
+
+        _param = self._return_platform_unmatched_payment_serialize(
+            unmatched_payment_id=unmatched_payment_id,
+            idempotency_key=idempotency_key,
+            unmatched_payment_return_request=unmatched_payment_return_request,
+            _request_auth=_request_auth,
+            _content_type=_content_type,
+            _headers=_headers,
+            _host_index=_host_index
+        )
+
+        _response_types_map: Dict[str, Optional[str]] = {
+            '202': "UnmatchedPaymentReturnResult",
+            '400': "ValidationErrorBody",
+            '401': "AdminErrorBody",
+            '403': "AdminErrorBody",
+            '404': "AdminErrorBody",
+            '409': "AdminErrorBody",
+            '422': "AdminErrorBody",
+            '500': "AdminErrorBody",
+            '503': "AdminErrorBody",
+        }
+        response_data = self.api_client.call_api(
+            *_param,
+            _request_timeout=_request_timeout
+        )
+        return response_data.response
+
+
+    def _return_platform_unmatched_payment_serialize(
+        self,
+        unmatched_payment_id,
+        idempotency_key,
+        unmatched_payment_return_request,
+        _request_auth,
+        _content_type,
+        _headers,
+        _host_index,
+    ) -> RequestSerialized:
+
+        _host = None
+
+        _collection_formats: Dict[str, str] = {
+        }
+
+        _path_params: Dict[str, str] = {}
+        _query_params: List[Tuple[str, str]] = []
+        _header_params: Dict[str, Optional[str]] = _headers or {}
+        _form_params: List[Tuple[str, str]] = []
+        _files: Dict[
+            str, Union[str, bytes, List[str], List[bytes], List[Tuple[str, bytes]]]
+        ] = {}
+        _body_params: Optional[bytes] = None
+
+        # process the path parameters
+        if unmatched_payment_id is not None:
+            _path_params['unmatchedPaymentId'] = unmatched_payment_id
+        # process the query parameters
+        # process the header parameters
+        if idempotency_key is not None:
+            _header_params['Idempotency-Key'] = idempotency_key
+        # process the form parameters
+        # process the body parameter
+        if unmatched_payment_return_request is not None:
+            _body_params = unmatched_payment_return_request
+
+
+        # set the HTTP header `Accept`
+        if 'Accept' not in _header_params:
+            _header_params['Accept'] = self.api_client.select_header_accept(
+                [
+                    'application/json'
+                ]
+            )
+
+        # set the HTTP header `Content-Type`
+        if _content_type:
+            _header_params['Content-Type'] = _content_type
+        else:
+            _default_content_type = (
+                self.api_client.select_header_content_type(
+                    [
+                        'application/json'
+                    ]
+                )
+            )
+            if _default_content_type is not None:
+                _header_params['Content-Type'] = _default_content_type
+
+        # authentication setting
+        _auth_settings: List[str] = [
+            'AdminBearer'
+        ]
+
+        return self.api_client.param_serialize(
+            method='POST',
+            resource_path='/integration-admin/unmatched-payments/{unmatchedPaymentId}/return',
             path_params=_path_params,
             query_params=_query_params,
             header_params=_header_params,

@@ -147,6 +147,10 @@ from cobro_sdk.generated.admin.models.unmatched_payment_assignment_request impor
 from cobro_sdk.generated.admin.models.unmatched_payment_assignment_result import UnmatchedPaymentAssignmentResult
 from cobro_sdk.generated.admin.models.unmatched_payment_page import UnmatchedPaymentPage
 from cobro_sdk.generated.admin.models.unmatched_payment_reason import UnmatchedPaymentReason
+from cobro_sdk.generated.admin.models.unmatched_payment_return_record import UnmatchedPaymentReturnRecord
+from cobro_sdk.generated.admin.models.unmatched_payment_return_request import UnmatchedPaymentReturnRequest
+from cobro_sdk.generated.admin.models.unmatched_payment_return_result import UnmatchedPaymentReturnResult
+from cobro_sdk.generated.admin.models.unmatched_payment_return_state import UnmatchedPaymentReturnState
 from cobro_sdk.generated.admin.models.unmatched_payment_state import UnmatchedPaymentState
 from cobro_sdk.generated.admin.models.unmatched_reason import UnmatchedReason
 from cobro_sdk.generated.admin.models.validation_detail import ValidationDetail

@@ -23,6 +23,7 @@ from typing import Any, ClassVar, Dict, List, Optional, Union
 from uuid import UUID
 from cobro_sdk.generated.admin.models.unmatched_payment_assignment_record import UnmatchedPaymentAssignmentRecord
 from cobro_sdk.generated.admin.models.unmatched_payment_reason import UnmatchedPaymentReason
+from cobro_sdk.generated.admin.models.unmatched_payment_return_record import UnmatchedPaymentReturnRecord
 from cobro_sdk.generated.admin.models.unmatched_payment_state import UnmatchedPaymentState
 from typing import Optional, Set
 from typing_extensions import Self
@@ -50,7 +51,8 @@ class UnmatchedPayment(BaseModel):
     state: UnmatchedPaymentState
     resolved_at: Optional[datetime] = Field(default=None, description="When it stopped being `unresolved`.", alias="resolvedAt")
     assignments: List[UnmatchedPaymentAssignmentRecord] = Field(description="What resolved it so far: the charges it was assigned to, oldest first (empty when none).")
-    __properties: ClassVar[List[str]] = ["unmatchedPaymentId", "transactionId", "cvu", "payerCuil", "payerName", "amount", "unresolvedAmount", "transferAmount", "receivedAt", "recordedAt", "reason", "integrationClientId", "merchantUserId", "paymentRequestId", "referenceId", "state", "resolvedAt", "assignments"]
+    returns: List[UnmatchedPaymentReturnRecord] = Field(description="The returns asked of the bank, oldest first (empty when none): a failed one, then its retry.")
+    __properties: ClassVar[List[str]] = ["unmatchedPaymentId", "transactionId", "cvu", "payerCuil", "payerName", "amount", "unresolvedAmount", "transferAmount", "receivedAt", "recordedAt", "reason", "integrationClientId", "merchantUserId", "paymentRequestId", "referenceId", "state", "resolvedAt", "assignments", "returns"]
 
     model_config = ConfigDict(
         validate_by_name=True,
@@ -97,6 +99,12 @@ class UnmatchedPayment(BaseModel):
             for _item_assignments in self.assignments:
                 _items.append(_item_assignments.to_dict() if _item_assignments is not None else None)
             _dict['assignments'] = _items
+        # override the default output from pydantic by calling `to_dict()` of each item in returns (list)
+        _items = []
+        if self.returns:
+            for _item_returns in self.returns:
+                _items.append(_item_returns.to_dict() if _item_returns is not None else None)
+            _dict['returns'] = _items
         # set to None if integration_client_id (nullable) is None
         # and model_fields_set contains the field
         if self.integration_client_id is None and "integration_client_id" in self.model_fields_set:
@@ -136,7 +144,8 @@ class UnmatchedPayment(BaseModel):
             "referenceId": obj.get("referenceId"),
             "state": obj.get("state"),
             "resolvedAt": obj.get("resolvedAt"),
-            "assignments": [UnmatchedPaymentAssignmentRecord.from_dict(_item) for _item in obj["assignments"]] if obj.get("assignments") is not None else None
+            "assignments": [UnmatchedPaymentAssignmentRecord.from_dict(_item) for _item in obj["assignments"]] if obj.get("assignments") is not None else None,
+            "returns": [UnmatchedPaymentReturnRecord.from_dict(_item) for _item in obj["returns"]] if obj.get("returns") is not None else None
         })
         return _obj
 

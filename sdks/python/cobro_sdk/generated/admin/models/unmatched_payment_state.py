@@ -20,7 +20,7 @@ from typing_extensions import Self
 
 class UnmatchedPaymentState(str, Enum):
     """
-    Where unmatched money stands. Only `unresolved` money can be assigned or returned.
+    Where unmatched money stands. Only `unresolved` money, or `return_failed` money (unresolved again), can be assigned or returned.
     """
 
     """

@@ -28,7 +28,7 @@ class WebhookSubscriptionUpdate(BaseModel):
     """
     The new list of subscribed events; replaces the stored list.
     """ # noqa: E501
-    enabled_events: Annotated[List[Annotated[str, Field(min_length=1, strict=True, max_length=100)]], Field(max_length=50)] = Field(description="Event names of the catalog, each at most once. An empty array is valid and means that no event is delivered. `payment.unmatched` is off until listed here.", alias="enabledEvents")
+    enabled_events: Annotated[List[Annotated[str, Field(min_length=1, strict=True, max_length=100)]], Field(max_length=50)] = Field(description="Event names of the catalog, each at most once. An empty array is valid and means that no event is delivered. `payment.unmatched`, `payment.returned` and `payment.return_failed` are off until listed here.", alias="enabledEvents")
     __properties: ClassVar[List[str]] = ["enabledEvents"]
 
     model_config = ConfigDict(

@@ -16,7 +16,7 @@ from typing import Any, Dict, List, Optional, Tuple, Union
 from typing_extensions import Annotated
 
 from datetime import datetime
-from pydantic import Field
+from pydantic import Field, field_validator
 from typing import Optional
 from typing_extensions import Annotated
 from uuid import UUID
@@ -25,6 +25,8 @@ from cobro_sdk.generated.integration.models.unmatched_payment_assignment_request
 from cobro_sdk.generated.integration.models.unmatched_payment_assignment_result import UnmatchedPaymentAssignmentResult
 from cobro_sdk.generated.integration.models.unmatched_payment_page import UnmatchedPaymentPage
 from cobro_sdk.generated.integration.models.unmatched_payment_reason import UnmatchedPaymentReason
+from cobro_sdk.generated.integration.models.unmatched_payment_return_request import UnmatchedPaymentReturnRequest
+from cobro_sdk.generated.integration.models.unmatched_payment_return_result import UnmatchedPaymentReturnResult
 from cobro_sdk.generated.integration.models.unmatched_payment_state import UnmatchedPaymentState
 
 from cobro_sdk.generated.integration.api_client import ApiClient, RequestSerialized
@@ -65,7 +67,7 @@ class UnmatchedPaymentsApi:
     ) -> UnmatchedPaymentAssignmentResult:
         """Assign an unmatched payment to a charge
 
-        Applies unresolved unmatched money to a charge of the merchant account that received it, as a payment made at the transfer's time: what is owed is the charge's amount at that instant (with the surcharge once its first due date had passed), and the payment writes the `payment_request.payment_received` event (`stateType` `total_payment` or `partial_payment`, `paidAt` the transfer's time, `thisPaymentAmount` what was applied) and its commissions, as a transfer would. - A `pending` or `partial_payment` charge is paid as by a transfer: paid in full it is `total_payment`, gives   its CVU back and its pending reminders are withdrawn. - An `overdue` or `partial_overdue` charge (a late payer's money) paid in full becomes `total_payment`; short   of that it stays closed as `partial_overdue`: an assignment never reopens a charge. - A `canceled` or `total_payment` charge, a draft, or a charge that owed nothing more at the transfer's time   takes nothing: 409 `AssignmentPaymentRequestNotPayableError`. - Only what the charge owed is applied; the rest stays unmatched money (`unresolved`, its `unresolvedAmount`)   to assign elsewhere or return. All of it applied, the payment is `assigned`. - Only `unresolved` money can be assigned: of two assignments of one payment at once, one applies it and the   other answers 409 `UnmatchedPaymentNotUnresolvedError` (or applies what the first left over).
+        Applies unresolved unmatched money to a charge of the merchant account that received it, as a payment made at the transfer's time: what is owed is the charge's amount at that instant (with the surcharge once its first due date had passed), and the payment writes the `payment_request.payment_received` event (`stateType` `total_payment` or `partial_payment`, `paidAt` the transfer's time, `thisPaymentAmount` what was applied) and its commissions, as a transfer would. - A `pending` or `partial_payment` charge is paid as by a transfer: paid in full it is `total_payment`, gives   its CVU back and its pending reminders are withdrawn. - An `overdue` or `partial_overdue` charge (a late payer's money) paid in full becomes `total_payment`; short   of that it stays closed as `partial_overdue`: an assignment never reopens a charge. - A `canceled` or `total_payment` charge, a draft, or a charge that owed nothing more at the transfer's time   takes nothing: 409 `AssignmentPaymentRequestNotPayableError`. - Only what the charge owed is applied; the rest stays unmatched money (`unresolved`, its `unresolvedAmount`)   to assign elsewhere or return. All of it applied, the payment is `assigned`. - Only `unresolved` money, or a failed return's (`return_failed`), can be assigned: of two assignments of one   payment at once, one applies it and the other answers 409 `UnmatchedPaymentNotUnresolvedError` (or applies   what the first left over); with a return in progress, 409 `UnmatchedPaymentNotUnresolvedError`.
 
         :param unmatched_payment_id: (required)
         :type unmatched_payment_id: UUID
@@ -143,7 +145,7 @@ class UnmatchedPaymentsApi:
     ) -> ApiResponse[UnmatchedPaymentAssignmentResult]:
         """Assign an unmatched payment to a charge
 
-        Applies unresolved unmatched money to a charge of the merchant account that received it, as a payment made at the transfer's time: what is owed is the charge's amount at that instant (with the surcharge once its first due date had passed), and the payment writes the `payment_request.payment_received` event (`stateType` `total_payment` or `partial_payment`, `paidAt` the transfer's time, `thisPaymentAmount` what was applied) and its commissions, as a transfer would. - A `pending` or `partial_payment` charge is paid as by a transfer: paid in full it is `total_payment`, gives   its CVU back and its pending reminders are withdrawn. - An `overdue` or `partial_overdue` charge (a late payer's money) paid in full becomes `total_payment`; short   of that it stays closed as `partial_overdue`: an assignment never reopens a charge. - A `canceled` or `total_payment` charge, a draft, or a charge that owed nothing more at the transfer's time   takes nothing: 409 `AssignmentPaymentRequestNotPayableError`. - Only what the charge owed is applied; the rest stays unmatched money (`unresolved`, its `unresolvedAmount`)   to assign elsewhere or return. All of it applied, the payment is `assigned`. - Only `unresolved` money can be assigned: of two assignments of one payment at once, one applies it and the   other answers 409 `UnmatchedPaymentNotUnresolvedError` (or applies what the first left over).
+        Applies unresolved unmatched money to a charge of the merchant account that received it, as a payment made at the transfer's time: what is owed is the charge's amount at that instant (with the surcharge once its first due date had passed), and the payment writes the `payment_request.payment_received` event (`stateType` `total_payment` or `partial_payment`, `paidAt` the transfer's time, `thisPaymentAmount` what was applied) and its commissions, as a transfer would. - A `pending` or `partial_payment` charge is paid as by a transfer: paid in full it is `total_payment`, gives   its CVU back and its pending reminders are withdrawn. - An `overdue` or `partial_overdue` charge (a late payer's money) paid in full becomes `total_payment`; short   of that it stays closed as `partial_overdue`: an assignment never reopens a charge. - A `canceled` or `total_payment` charge, a draft, or a charge that owed nothing more at the transfer's time   takes nothing: 409 `AssignmentPaymentRequestNotPayableError`. - Only what the charge owed is applied; the rest stays unmatched money (`unresolved`, its `unresolvedAmount`)   to assign elsewhere or return. All of it applied, the payment is `assigned`. - Only `unresolved` money, or a failed return's (`return_failed`), can be assigned: of two assignments of one   payment at once, one applies it and the other answers 409 `UnmatchedPaymentNotUnresolvedError` (or applies   what the first left over); with a return in progress, 409 `UnmatchedPaymentNotUnresolvedError`.
 
         :param unmatched_payment_id: (required)
         :type unmatched_payment_id: UUID
@@ -221,7 +223,7 @@ class UnmatchedPaymentsApi:
     ) -> RESTResponseType:
         """Assign an unmatched payment to a charge
 
-        Applies unresolved unmatched money to a charge of the merchant account that received it, as a payment made at the transfer's time: what is owed is the charge's amount at that instant (with the surcharge once its first due date had passed), and the payment writes the `payment_request.payment_received` event (`stateType` `total_payment` or `partial_payment`, `paidAt` the transfer's time, `thisPaymentAmount` what was applied) and its commissions, as a transfer would. - A `pending` or `partial_payment` charge is paid as by a transfer: paid in full it is `total_payment`, gives   its CVU back and its pending reminders are withdrawn. - An `overdue` or `partial_overdue` charge (a late payer's money) paid in full becomes `total_payment`; short   of that it stays closed as `partial_overdue`: an assignment never reopens a charge. - A `canceled` or `total_payment` charge, a draft, or a charge that owed nothing more at the transfer's time   takes nothing: 409 `AssignmentPaymentRequestNotPayableError`. - Only what the charge owed is applied; the rest stays unmatched money (`unresolved`, its `unresolvedAmount`)   to assign elsewhere or return. All of it applied, the payment is `assigned`. - Only `unresolved` money can be assigned: of two assignments of one payment at once, one applies it and the   other answers 409 `UnmatchedPaymentNotUnresolvedError` (or applies what the first left over).
+        Applies unresolved unmatched money to a charge of the merchant account that received it, as a payment made at the transfer's time: what is owed is the charge's amount at that instant (with the surcharge once its first due date had passed), and the payment writes the `payment_request.payment_received` event (`stateType` `total_payment` or `partial_payment`, `paidAt` the transfer's time, `thisPaymentAmount` what was applied) and its commissions, as a transfer would. - A `pending` or `partial_payment` charge is paid as by a transfer: paid in full it is `total_payment`, gives   its CVU back and its pending reminders are withdrawn. - An `overdue` or `partial_overdue` charge (a late payer's money) paid in full becomes `total_payment`; short   of that it stays closed as `partial_overdue`: an assignment never reopens a charge. - A `canceled` or `total_payment` charge, a draft, or a charge that owed nothing more at the transfer's time   takes nothing: 409 `AssignmentPaymentRequestNotPayableError`. - Only what the charge owed is applied; the rest stays unmatched money (`unresolved`, its `unresolvedAmount`)   to assign elsewhere or return. All of it applied, the payment is `assigned`. - Only `unresolved` money, or a failed return's (`return_failed`), can be assigned: of two assignments of one   payment at once, one applies it and the other answers 409 `UnmatchedPaymentNotUnresolvedError` (or applies   what the first left over); with a return in progress, 409 `UnmatchedPaymentNotUnresolvedError`.
 
         :param unmatched_payment_id: (required)
         :type unmatched_payment_id: UUID
@@ -1006,6 +1008,335 @@ class UnmatchedPaymentsApi:
         return self.api_client.param_serialize(
             method='GET',
             resource_path='/unmatched-payments',
+            path_params=_path_params,
+            query_params=_query_params,
+            header_params=_header_params,
+            body=_body_params,
+            post_params=_form_params,
+            files=_files,
+            auth_settings=_auth_settings,
+            collection_formats=_collection_formats,
+            _host=_host,
+            _request_auth=_request_auth
+        )
+
+
+
+
+    @validate_call
+    def return_unmatched_payment(
+        self,
+        unmatched_payment_id: UUID,
+        idempotency_key: Annotated[str, Field(min_length=1, strict=True, max_length=255)],
+        unmatched_payment_return_request: UnmatchedPaymentReturnRequest,
+        _request_timeout: Union[
+            None,
+            Annotated[StrictFloat, Field(gt=0)],
+            Tuple[
+                Annotated[StrictFloat, Field(gt=0)],
+                Annotated[StrictFloat, Field(gt=0)]
+            ]
+        ] = None,
+        _request_auth: Optional[Dict[StrictStr, Any]] = None,
+        _content_type: Optional[StrictStr] = None,
+        _headers: Optional[Dict[StrictStr, Any]] = None,
+        _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
+    ) -> UnmatchedPaymentReturnResult:
+        """Return an unmatched payment to its sender
+
+        Sends unresolved unmatched money back to the account it came from: an outgoing transfer of its whole `unresolvedAmount`, asked of the bank by a job after the answer (never within it). The answer is 202 with the return `requested` and the payment `return_requested` (its `unresolvedAmount` 0). The bank's outcome comes later: `returned` (the payment `returned`, event `payment.returned`) or `failed` with the bank's reason (the payment `return_failed`, its money unresolved again, event `payment.return_failed`). Both events are off until subscribed. In the Sandbox the return completes by itself a moment later (about 30 seconds), and `simulateFailure: true` makes it fail. - Idempotent by the `Idempotency-Key` header: the same key with the same request answers 202 with the same   return as it stands now, and asks for nothing more; the same key with another request (another payment, or   another `simulateFailure`) answers 422 `IdempotencyKeyReusedError`. - Only `unresolved` or `return_failed` money can be returned: a failed return is retried by asking again (a   new return, with a new key). A payment with a return in progress answers 409   `UnmatchedPaymentReturnInProgressError`; one assigned or returned in full, 409 `UnmatchedPaymentNotUnresolvedError`. - Of a return and an assignment (or two returns) of one payment at once, one wins; the other answers 409.
+
+        :param unmatched_payment_id: (required)
+        :type unmatched_payment_id: UUID
+        :param idempotency_key: (required)
+        :type idempotency_key: str
+        :param unmatched_payment_return_request: (required)
+        :type unmatched_payment_return_request: UnmatchedPaymentReturnRequest
+        :param _request_timeout: timeout setting for this request. If one
+                                 number provided, it will be total request
+                                 timeout. It can also be a pair (tuple) of
+                                 (connection, read) timeouts.
+        :type _request_timeout: int, tuple(int, int), optional
+        :param _request_auth: set to override the auth_settings for an a single
+                              request; this effectively ignores the
+                              authentication in the spec for a single request.
+        :type _request_auth: dict, optional
+        :param _content_type: force content-type for the request.
+        :type _content_type: str, Optional
+        :param _headers: set to override the headers for a single
+                         request; this effectively ignores the headers
+                         in the spec for a single request.
+        :type _headers: dict, optional
+        :param _host_index: set to override the host_index for a single
+                            request; this effectively ignores the host_index
+                            in the spec for a single request.
+        :type _host_index: int, optional
+        :return: Returns the result object.
+        """ # noqa: E501
+
+        _param = self._return_unmatched_payment_serialize(
+            unmatched_payment_id=unmatched_payment_id,
+            idempotency_key=idempotency_key,
+            unmatched_payment_return_request=unmatched_payment_return_request,
+            _request_auth=_request_auth,
+            _content_type=_content_type,
+            _headers=_headers,
+            _host_index=_host_index
+        )
+
+        _response_types_map: Dict[str, Optional[str]] = {
+            '202': "UnmatchedPaymentReturnResult",
+            '400': "ValidationErrorBody",
+            '401': "str",
+            '403': "str",
+            '404': "ErrorBody",
+            '409': "ErrorBody",
+            '422': "ErrorBody",
+            '500': "ErrorBody",
+            '503': "ErrorBody",
+        }
+        response_data = self.api_client.call_api(
+            *_param,
+            _request_timeout=_request_timeout
+        )
+        response_data.read()
+        return self.api_client.response_deserialize(
+            response_data=response_data,
+            response_types_map=_response_types_map,
+        ).data
+
+
+    @validate_call
+    def return_unmatched_payment_with_http_info(
+        self,
+        unmatched_payment_id: UUID,
+        idempotency_key: Annotated[str, Field(min_length=1, strict=True, max_length=255)],
+        unmatched_payment_return_request: UnmatchedPaymentReturnRequest,
+        _request_timeout: Union[
+            None,
+            Annotated[StrictFloat, Field(gt=0)],
+            Tuple[
+                Annotated[StrictFloat, Field(gt=0)],
+                Annotated[StrictFloat, Field(gt=0)]
+            ]
+        ] = None,
+        _request_auth: Optional[Dict[StrictStr, Any]] = None,
+        _content_type: Optional[StrictStr] = None,
+        _headers: Optional[Dict[StrictStr, Any]] = None,
+        _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
+    ) -> ApiResponse[UnmatchedPaymentReturnResult]:
+        """Return an unmatched payment to its sender
+
+        Sends unresolved unmatched money back to the account it came from: an outgoing transfer of its whole `unresolvedAmount`, asked of the bank by a job after the answer (never within it). The answer is 202 with the return `requested` and the payment `return_requested` (its `unresolvedAmount` 0). The bank's outcome comes later: `returned` (the payment `returned`, event `payment.returned`) or `failed` with the bank's reason (the payment `return_failed`, its money unresolved again, event `payment.return_failed`). Both events are off until subscribed. In the Sandbox the return completes by itself a moment later (about 30 seconds), and `simulateFailure: true` makes it fail. - Idempotent by the `Idempotency-Key` header: the same key with the same request answers 202 with the same   return as it stands now, and asks for nothing more; the same key with another request (another payment, or   another `simulateFailure`) answers 422 `IdempotencyKeyReusedError`. - Only `unresolved` or `return_failed` money can be returned: a failed return is retried by asking again (a   new return, with a new key). A payment with a return in progress answers 409   `UnmatchedPaymentReturnInProgressError`; one assigned or returned in full, 409 `UnmatchedPaymentNotUnresolvedError`. - Of a return and an assignment (or two returns) of one payment at once, one wins; the other answers 409.
+
+        :param unmatched_payment_id: (required)
+        :type unmatched_payment_id: UUID
+        :param idempotency_key: (required)
+        :type idempotency_key: str
+        :param unmatched_payment_return_request: (required)
+        :type unmatched_payment_return_request: UnmatchedPaymentReturnRequest
+        :param _request_timeout: timeout setting for this request. If one
+                                 number provided, it will be total request
+                                 timeout. It can also be a pair (tuple) of
+                                 (connection, read) timeouts.
+        :type _request_timeout: int, tuple(int, int), optional
+        :param _request_auth: set to override the auth_settings for an a single
+                              request; this effectively ignores the
+                              authentication in the spec for a single request.
+        :type _request_auth: dict, optional
+        :param _content_type: force content-type for the request.
+        :type _content_type: str, Optional
+        :param _headers: set to override the headers for a single
+                         request; this effectively ignores the headers
+                         in the spec for a single request.
+        :type _headers: dict, optional
+        :param _host_index: set to override the host_index for a single
+                            request; this effectively ignores the host_index
+                            in the spec for a single request.
+        :type _host_index: int, optional
+        :return: Returns the result object.
+        """ # noqa: E501
+
+        _param = self._return_unmatched_payment_serialize(
+            unmatched_payment_id=unmatched_payment_id,
+            idempotency_key=idempotency_key,
+            unmatched_payment_return_request=unmatched_payment_return_request,
+            _request_auth=_request_auth,
+            _content_type=_content_type,
+            _headers=_headers,
+            _host_index=_host_index
+        )
+
+        _response_types_map: Dict[str, Optional[str]] = {
+            '202': "UnmatchedPaymentReturnResult",
+            '400': "ValidationErrorBody",
+            '401': "str",
+            '403': "str",
+            '404': "ErrorBody",
+            '409': "ErrorBody",
+            '422': "ErrorBody",
+            '500': "ErrorBody",
+            '503': "ErrorBody",
+        }
+        response_data = self.api_client.call_api(
+            *_param,
+            _request_timeout=_request_timeout
+        )
+        response_data.read()
+        return self.api_client.response_deserialize(
+            response_data=response_data,
+            response_types_map=_response_types_map,
+        )
+
+
+    @validate_call
+    def return_unmatched_payment_without_preload_content(
+        self,
+        unmatched_payment_id: UUID,
+        idempotency_key: Annotated[str, Field(min_length=1, strict=True, max_length=255)],
+        unmatched_payment_return_request: UnmatchedPaymentReturnRequest,
+        _request_timeout: Union[
+            None,
+            Annotated[StrictFloat, Field(gt=0)],
+            Tuple[
+                Annotated[StrictFloat, Field(gt=0)],
+                Annotated[StrictFloat, Field(gt=0)]
+            ]
+        ] = None,
+        _request_auth: Optional[Dict[StrictStr, Any]] = None,
+        _content_type: Optional[StrictStr] = None,
+        _headers: Optional[Dict[StrictStr, Any]] = None,
+        _host_index: Annotated[StrictInt, Field(ge=0, le=0)] = 0,
+    ) -> RESTResponseType:
+        """Return an unmatched payment to its sender
+
+        Sends unresolved unmatched money back to the account it came from: an outgoing transfer of its whole `unresolvedAmount`, asked of the bank by a job after the answer (never within it). The answer is 202 with the return `requested` and the payment `return_requested` (its `unresolvedAmount` 0). The bank's outcome comes later: `returned` (the payment `returned`, event `payment.returned`) or `failed` with the bank's reason (the payment `return_failed`, its money unresolved again, event `payment.return_failed`). Both events are off until subscribed. In the Sandbox the return completes by itself a moment later (about 30 seconds), and `simulateFailure: true` makes it fail. - Idempotent by the `Idempotency-Key` header: the same key with the same request answers 202 with the same   return as it stands now, and asks for nothing more; the same key with another request (another payment, or   another `simulateFailure`) answers 422 `IdempotencyKeyReusedError`. - Only `unresolved` or `return_failed` money can be returned: a failed return is retried by asking again (a   new return, with a new key). A payment with a return in progress answers 409   `UnmatchedPaymentReturnInProgressError`; one assigned or returned in full, 409 `UnmatchedPaymentNotUnresolvedError`. - Of a return and an assignment (or two returns) of one payment at once, one wins; the other answers 409.
+
+        :param unmatched_payment_id: (required)
+        :type unmatched_payment_id: UUID
+        :param idempotency_key: (required)
+        :type idempotency_key: str
+        :param unmatched_payment_return_request: (required)
+        :type unmatched_payment_return_request: UnmatchedPaymentReturnRequest
+        :param _request_timeout: timeout setting for this request. If one
+                                 number provided, it will be total request
+                                 timeout. It can also be a pair (tuple) of
+                                 (connection, read) timeouts.
+        :type _request_timeout: int, tuple(int, int), optional
+        :param _request_auth: set to override the auth_settings for an a single
+                              request; this effectively ignores the
+                              authentication in the spec for a single request.
+        :type _request_auth: dict, optional
+        :param _content_type: force content-type for the request.
+        :type _content_type: str, Optional
+        :param _headers: set to override the headers for a single
+                         request; this effectively ignores the headers
+                         in the spec for a single request.
+        :type _headers: dict, optional
+        :param _host_index: set to override the host_index for a single
+                            request; this effectively ignores the host_index
+                            in the spec for a single request.
+        :type _host_index: int, optional
+        :return: Returns the result object.
+        """ # noqa: E501
+
+        _param = self._return_unmatched_payment_serialize(
+            unmatched_payment_id=unmatched_payment_id,
+            idempotency_key=idempotency_key,
+            unmatched_payment_return_request=unmatched_payment_return_request,
+            _request_auth=_request_auth,
+            _content_type=_content_type,
+            _headers=_headers,
+            _host_index=_host_index
+        )
+
+        _response_types_map: Dict[str, Optional[str]] = {
+            '202': "UnmatchedPaymentReturnResult",
+            '400': "ValidationErrorBody",
+            '401': "str",
+            '403': "str",
+            '404': "ErrorBody",
+            '409': "ErrorBody",
+            '422': "ErrorBody",
+            '500': "ErrorBody",
+            '503': "ErrorBody",
+        }
+        response_data = self.api_client.call_api(
+            *_param,
+            _request_timeout=_request_timeout
+        )
+        return response_data.response
+
+
+    def _return_unmatched_payment_serialize(
+        self,
+        unmatched_payment_id,
+        idempotency_key,
+        unmatched_payment_return_request,
+        _request_auth,
+        _content_type,
+        _headers,
+        _host_index,
+    ) -> RequestSerialized:
+
+        _host = None
+
+        _collection_formats: Dict[str, str] = {
+        }
+
+        _path_params: Dict[str, str] = {}
+        _query_params: List[Tuple[str, str]] = []
+        _header_params: Dict[str, Optional[str]] = _headers or {}
+        _form_params: List[Tuple[str, str]] = []
+        _files: Dict[
+            str, Union[str, bytes, List[str], List[bytes], List[Tuple[str, bytes]]]
+        ] = {}
+        _body_params: Optional[bytes] = None
+
+        # process the path parameters
+        if unmatched_payment_id is not None:
+            _path_params['unmatchedPaymentId'] = unmatched_payment_id
+        # process the query parameters
+        # process the header parameters
+        if idempotency_key is not None:
+            _header_params['Idempotency-Key'] = idempotency_key
+        # process the form parameters
+        # process the body parameter
+        if unmatched_payment_return_request is not None:
+            _body_params = unmatched_payment_return_request
+
+
+        # set the HTTP header `Accept`
+        if 'Accept' not in _header_params:
+            _header_params['Accept'] = self.api_client.select_header_accept(
+                [
+                    'application/json', 
+                    'text/plain'
+                ]
+            )
+
+        # set the HTTP header `Content-Type`
+        if _content_type:
+            _header_params['Content-Type'] = _content_type
+        else:
+            _default_content_type = (
+                self.api_client.select_header_content_type(
+                    [
+                        'application/json'
+                    ]
+                )
+            )
+            if _default_content_type is not None:
+                _header_params['Content-Type'] = _default_content_type
+
+        # authentication setting
+        _auth_settings: List[str] = [
+            'MerchantBearer'
+        ]
+
+        return self.api_client.param_serialize(
+            method='POST',
+            resource_path='/unmatched-payments/{unmatchedPaymentId}/return',
             path_params=_path_params,
             query_params=_query_params,
             header_params=_header_params,

@@ -19,12 +19,14 @@ from pydantic import BaseModel, ConfigDict, Field, StrictStr, ValidationError, f
 from typing import Any, List, Optional
 from cobro_sdk.generated.integration.models.payment_received_event import PaymentReceivedEvent
 from cobro_sdk.generated.integration.models.payment_request_expired_event import PaymentRequestExpiredEvent
+from cobro_sdk.generated.integration.models.payment_return_failed_event import PaymentReturnFailedEvent
+from cobro_sdk.generated.integration.models.payment_returned_event import PaymentReturnedEvent
 from cobro_sdk.generated.integration.models.payment_unmatched_event import PaymentUnmatchedEvent
 from pydantic import StrictStr, Field
 from typing import Union, List, Set, Optional, Dict
 from typing_extensions import Literal, Self
 
-WEBHOOKEVENT_ONE_OF_SCHEMAS = ["PaymentReceivedEvent", "PaymentRequestExpiredEvent", "PaymentUnmatchedEvent"]
+WEBHOOKEVENT_ONE_OF_SCHEMAS = ["PaymentReceivedEvent", "PaymentRequestExpiredEvent", "PaymentReturnFailedEvent", "PaymentReturnedEvent", "PaymentUnmatchedEvent"]
 
 class WebhookEvent(BaseModel):
     """
@@ -36,8 +38,12 @@ class WebhookEvent(BaseModel):
     oneof_schema_2_validator: Optional[PaymentRequestExpiredEvent] = None
     # data type: PaymentUnmatchedEvent
     oneof_schema_3_validator: Optional[PaymentUnmatchedEvent] = None
-    actual_instance: Optional[Union[PaymentReceivedEvent, PaymentRequestExpiredEvent, PaymentUnmatchedEvent]] = None
-    one_of_schemas: Set[str] = { "PaymentReceivedEvent", "PaymentRequestExpiredEvent", "PaymentUnmatchedEvent" }
+    # data type: PaymentReturnedEvent
+    oneof_schema_4_validator: Optional[PaymentReturnedEvent] = None
+    # data type: PaymentReturnFailedEvent
+    oneof_schema_5_validator: Optional[PaymentReturnFailedEvent] = None
+    actual_instance: Optional[Union[PaymentReceivedEvent, PaymentRequestExpiredEvent, PaymentReturnFailedEvent, PaymentReturnedEvent, PaymentUnmatchedEvent]] = None
+    one_of_schemas: Set[str] = { "PaymentReceivedEvent", "PaymentRequestExpiredEvent", "PaymentReturnFailedEvent", "PaymentReturnedEvent", "PaymentUnmatchedEvent" }
 
     model_config = ConfigDict(
         validate_assignment=True,
@@ -78,12 +84,22 @@ class WebhookEvent(BaseModel):
             error_messages.append(f"Error! Input type `{type(v)}` is not `PaymentUnmatchedEvent`")
         else:
             match += 1
+        # validate data type: PaymentReturnedEvent
+        if not isinstance(v, PaymentReturnedEvent):
+            error_messages.append(f"Error! Input type `{type(v)}` is not `PaymentReturnedEvent`")
+        else:
+            match += 1
+        # validate data type: PaymentReturnFailedEvent
+        if not isinstance(v, PaymentReturnFailedEvent):
+            error_messages.append(f"Error! Input type `{type(v)}` is not `PaymentReturnFailedEvent`")
+        else:
+            match += 1
         if match > 1:
             # more than 1 match
-            raise ValueError("Multiple matches found when setting `actual_instance` in WebhookEvent with oneOf schemas: PaymentReceivedEvent, PaymentRequestExpiredEvent, PaymentUnmatchedEvent. Details: " + ", ".join(error_messages))
+            raise ValueError("Multiple matches found when setting `actual_instance` in WebhookEvent with oneOf schemas: PaymentReceivedEvent, PaymentRequestExpiredEvent, PaymentReturnFailedEvent, PaymentReturnedEvent, PaymentUnmatchedEvent. Details: " + ", ".join(error_messages))
         elif match == 0:
             # no match
-            raise ValueError("No match found when setting `actual_instance` in WebhookEvent with oneOf schemas: PaymentReceivedEvent, PaymentRequestExpiredEvent, PaymentUnmatchedEvent. Details: " + ", ".join(error_messages))
+            raise ValueError("No match found when setting `actual_instance` in WebhookEvent with oneOf schemas: PaymentReceivedEvent, PaymentRequestExpiredEvent, PaymentReturnFailedEvent, PaymentReturnedEvent, PaymentUnmatchedEvent. Details: " + ", ".join(error_messages))
         else:
             return v
 
@@ -116,13 +132,25 @@ class WebhookEvent(BaseModel):
             match += 1
         except (ValidationError, ValueError) as e:
             error_messages.append(str(e))
+        # deserialize data into PaymentReturnedEvent
+        try:
+            instance.actual_instance = PaymentReturnedEvent.from_json(json_str)
+            match += 1
+        except (ValidationError, ValueError) as e:
+            error_messages.append(str(e))
+        # deserialize data into PaymentReturnFailedEvent
+        try:
+            instance.actual_instance = PaymentReturnFailedEvent.from_json(json_str)
+            match += 1
+        except (ValidationError, ValueError) as e:
+            error_messages.append(str(e))
 
         if match > 1:
             # more than 1 match
-            raise ValueError("Multiple matches found when deserializing the JSON string into WebhookEvent with oneOf schemas: PaymentReceivedEvent, PaymentRequestExpiredEvent, PaymentUnmatchedEvent. Details: " + ", ".join(error_messages))
+            raise ValueError("Multiple matches found when deserializing the JSON string into WebhookEvent with oneOf schemas: PaymentReceivedEvent, PaymentRequestExpiredEvent, PaymentReturnFailedEvent, PaymentReturnedEvent, PaymentUnmatchedEvent. Details: " + ", ".join(error_messages))
         elif match == 0:
             # no match
-            raise ValueError("No match found when deserializing the JSON string into WebhookEvent with oneOf schemas: PaymentReceivedEvent, PaymentRequestExpiredEvent, PaymentUnmatchedEvent. Details: " + ", ".join(error_messages))
+            raise ValueError("No match found when deserializing the JSON string into WebhookEvent with oneOf schemas: PaymentReceivedEvent, PaymentRequestExpiredEvent, PaymentReturnFailedEvent, PaymentReturnedEvent, PaymentUnmatchedEvent. Details: " + ", ".join(error_messages))
         else:
             return instance
 
@@ -136,7 +164,7 @@ class WebhookEvent(BaseModel):
         else:
             return json.dumps(self.actual_instance)
 
-    def to_dict(self) -> Optional[Union[Dict[str, Any], PaymentReceivedEvent, PaymentRequestExpiredEvent, PaymentUnmatchedEvent]]:
+    def to_dict(self) -> Optional[Union[Dict[str, Any], PaymentReceivedEvent, PaymentRequestExpiredEvent, PaymentReturnFailedEvent, PaymentReturnedEvent, PaymentUnmatchedEvent]]:
         """Returns the dict representation of the actual instance"""
         if self.actual_instance is None:
             return None
