@@ -143,6 +143,9 @@ async function walkPlatformOperations(): Promise<void> {
   await step("rejectMessageCapRequest", () =>
     call("POST", `/integration-admin/message-cap-requests/${second.json?.id ?? randomUUID()}/reject`, { reason: "No coincide con los comercios activos." }),
   );
+  await step("returnPlatformUnmatchedPayment", () =>
+    call("POST", `/integration-admin/unmatched-payments/${randomUUID()}/return`, {}, { "Idempotency-Key": randomUUID() }),
+  );
   // The integration's request, in review.
   await step("approveGoLiveRequest", () => call("POST", `/integration-admin/go-live-requests/${goLiveRequestId}/approve`));
   // Another integration's request in review, rejected.
@@ -262,6 +265,11 @@ async function walkIntegrationOperations(): Promise<void> {
       cvu: charge.json?.cvu ?? "0000253200000000123459",
       amount: 1500,
     }),
+  );
+  // Unmatched money: refused ones leave their entries too.
+  await step("assignUnmatchedPayment", () => call("POST", `/my-integration/unmatched-payments/${randomUUID()}/assignment`, { referenceId: "X" }));
+  await step("returnUnmatchedPayment", () =>
+    call("POST", `/my-integration/unmatched-payments/${randomUUID()}/return`, {}, { "Idempotency-Key": randomUUID() }),
   );
   const events = await call("GET", "/my-integration/events?limit=1");
   await step("resendEvent", () => call("POST", `/my-integration/events/${events.json?.items?.[0]?.eventId ?? randomUUID()}/resend`));
