@@ -216,6 +216,33 @@ describe("returns in the Sandbox", () => {
   });
 });
 
+describe("returns in a Sandbox with its worker", () => {
+  // The worker runs the job itself: the Sandbox's bank takes the return, and its check (the job again, at its
+  // run_at: the service clock, here before the database's real time, so at once) completes it.
+  const t = serviceForFile({ start: new Date("2026-11-22T15:00:00Z"), parts: ["integration", "auth", "admin", "worker"] });
+
+  it("a return completes by itself, with no one asking again", async () => {
+    const world = await sandboxIntegration(t);
+    const canceled = await world.createCharge(chargeBody({ referenceId: uniqueRef("CANC") }));
+    expect((await world.merchant.call("POST", `/payment-request/${canceled.referenceId}/cancel`)).status).toBe(200);
+    await world.admin.simulate({ cvu: canceled.CVU, amount: 310 });
+    const [late] = (await world.admin.call("GET", "/my-integration/unmatched-payments")).json.items;
+    const asked = await world.admin.call(
+      "POST",
+      `/my-integration/unmatched-payments/${late.unmatchedPaymentId}/return`,
+      {},
+      { "Idempotency-Key": randomUUID() },
+    );
+    expect(asked.status, asked.text).toBe(202);
+    await expect
+      .poll(async () => (await world.admin.call("GET", `/my-integration/unmatched-payments/${late.unmatchedPaymentId}`)).json.state, {
+        timeout: 30_000,
+        interval: 250,
+      })
+      .toBe("returned");
+  });
+});
+
 describe("returns in Production", () => {
   const t = serviceForFile({ env: { SERVICE_ENV: "production" } });
 

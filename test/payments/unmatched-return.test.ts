@@ -257,6 +257,13 @@ describe("returning unmatched money", () => {
     await settle(first.paymentReturn.returnId);
     expect((await ask(scopeOf(w), money, { idempotencyKey })).paymentReturn).toMatchObject({ returnId: first.paymentReturn.returnId, state: "returned" });
 
+    // The same request sent twice at once (a client's retry racing its first try): one return, answered to both.
+    const racedKey = randomUUID();
+    const raced = await unmatchedMoney(w, 60);
+    const [one, two] = await Promise.all([ask(scopeOf(w), raced, { idempotencyKey: racedKey }), ask(scopeOf(w), raced, { idempotencyKey: racedKey })]);
+    expect(one.paymentReturn.returnId).toBe(two.paymentReturn.returnId);
+    expect(await database.db.selectFrom("unmatched_payment_returns").select("id").where("unmatched_payment_id", "=", raced).execute()).toHaveLength(1);
+
     await expect(ask(scopeOf(w), other, { idempotencyKey })).rejects.toMatchObject({ code: "IdempotencyKeyReusedError" });
     await expect(ask(scopeOf(w), money, { idempotencyKey, simulateFailure: true })).rejects.toMatchObject({ code: "IdempotencyKeyReusedError" });
     expect((await paymentRow(other)).state).toBe("unresolved");
