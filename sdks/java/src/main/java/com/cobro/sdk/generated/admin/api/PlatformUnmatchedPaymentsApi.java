@@ -24,6 +24,8 @@ import java.util.UUID;
 import com.cobro.sdk.generated.admin.model.UnmatchedPayment;
 import com.cobro.sdk.generated.admin.model.UnmatchedPaymentPage;
 import com.cobro.sdk.generated.admin.model.UnmatchedPaymentReason;
+import com.cobro.sdk.generated.admin.model.UnmatchedPaymentReturnRequest;
+import com.cobro.sdk.generated.admin.model.UnmatchedPaymentReturnResult;
 import com.cobro.sdk.generated.admin.model.UnmatchedPaymentState;
 import com.cobro.sdk.generated.admin.model.ValidationErrorBody;
 
@@ -454,6 +456,150 @@ public class PlatformUnmatchedPaymentsApi {
     localVarRequestBuilder.header("Accept", "application/json");
 
     localVarRequestBuilder.method("GET", HttpRequest.BodyPublishers.noBody());
+    if (memberVarReadTimeout != null) {
+      localVarRequestBuilder.timeout(memberVarReadTimeout);
+    }
+    // Add custom headers if provided
+    localVarRequestBuilder = HttpRequestBuilderExtensions.withAdditionalHeaders(localVarRequestBuilder, headers);
+    if (memberVarInterceptor != null) {
+      memberVarInterceptor.accept(localVarRequestBuilder);
+    }
+    return localVarRequestBuilder;
+  }
+
+  /**
+   * Return money of no integration to its sender
+   * Sends money that belongs to no integration (&#x60;integrationClientId&#x60; null: a transfer to a CVU no charge ever held, &#x60;no_pending&#x60;) back to the account it came from, as an integration&#39;s admins return theirs (see &#x60;returnUnmatchedPayment&#x60;): the same states, rules and &#x60;Idempotency-Key&#x60;, kept for the platform. No event is written (there is no integration to tell): the payment&#39;s &#x60;returns&#x60; show the outcome. An integration&#39;s money answers 409 &#x60;UnmatchedPaymentOfIntegrationError&#x60;.
+   * @param unmatchedPaymentId  (required)
+   * @param idempotencyKey  (required)
+   * @param unmatchedPaymentReturnRequest  (required)
+   * @return UnmatchedPaymentReturnResult
+   * @throws ApiException if fails to make API call
+   */
+  public UnmatchedPaymentReturnResult returnPlatformUnmatchedPayment(@jakarta.annotation.Nonnull UUID unmatchedPaymentId, @jakarta.annotation.Nonnull String idempotencyKey, @jakarta.annotation.Nonnull UnmatchedPaymentReturnRequest unmatchedPaymentReturnRequest) throws ApiException {
+    return returnPlatformUnmatchedPayment(unmatchedPaymentId, idempotencyKey, unmatchedPaymentReturnRequest, null);
+  }
+
+  /**
+   * Return money of no integration to its sender
+   * Sends money that belongs to no integration (&#x60;integrationClientId&#x60; null: a transfer to a CVU no charge ever held, &#x60;no_pending&#x60;) back to the account it came from, as an integration&#39;s admins return theirs (see &#x60;returnUnmatchedPayment&#x60;): the same states, rules and &#x60;Idempotency-Key&#x60;, kept for the platform. No event is written (there is no integration to tell): the payment&#39;s &#x60;returns&#x60; show the outcome. An integration&#39;s money answers 409 &#x60;UnmatchedPaymentOfIntegrationError&#x60;.
+   * @param unmatchedPaymentId  (required)
+   * @param idempotencyKey  (required)
+   * @param unmatchedPaymentReturnRequest  (required)
+   * @param headers Optional headers to include in the request
+   * @return UnmatchedPaymentReturnResult
+   * @throws ApiException if fails to make API call
+   */
+  public UnmatchedPaymentReturnResult returnPlatformUnmatchedPayment(@jakarta.annotation.Nonnull UUID unmatchedPaymentId, @jakarta.annotation.Nonnull String idempotencyKey, @jakarta.annotation.Nonnull UnmatchedPaymentReturnRequest unmatchedPaymentReturnRequest, Map<String, String> headers) throws ApiException {
+    ApiResponse<UnmatchedPaymentReturnResult> localVarResponse = returnPlatformUnmatchedPaymentWithHttpInfo(unmatchedPaymentId, idempotencyKey, unmatchedPaymentReturnRequest, headers);
+    return localVarResponse.getData();
+  }
+
+  /**
+   * Return money of no integration to its sender
+   * Sends money that belongs to no integration (&#x60;integrationClientId&#x60; null: a transfer to a CVU no charge ever held, &#x60;no_pending&#x60;) back to the account it came from, as an integration&#39;s admins return theirs (see &#x60;returnUnmatchedPayment&#x60;): the same states, rules and &#x60;Idempotency-Key&#x60;, kept for the platform. No event is written (there is no integration to tell): the payment&#39;s &#x60;returns&#x60; show the outcome. An integration&#39;s money answers 409 &#x60;UnmatchedPaymentOfIntegrationError&#x60;.
+   * @param unmatchedPaymentId  (required)
+   * @param idempotencyKey  (required)
+   * @param unmatchedPaymentReturnRequest  (required)
+   * @return ApiResponse&lt;UnmatchedPaymentReturnResult&gt;
+   * @throws ApiException if fails to make API call
+   */
+  public ApiResponse<UnmatchedPaymentReturnResult> returnPlatformUnmatchedPaymentWithHttpInfo(@jakarta.annotation.Nonnull UUID unmatchedPaymentId, @jakarta.annotation.Nonnull String idempotencyKey, @jakarta.annotation.Nonnull UnmatchedPaymentReturnRequest unmatchedPaymentReturnRequest) throws ApiException {
+    return returnPlatformUnmatchedPaymentWithHttpInfo(unmatchedPaymentId, idempotencyKey, unmatchedPaymentReturnRequest, null);
+  }
+
+  /**
+   * Return money of no integration to its sender
+   * Sends money that belongs to no integration (&#x60;integrationClientId&#x60; null: a transfer to a CVU no charge ever held, &#x60;no_pending&#x60;) back to the account it came from, as an integration&#39;s admins return theirs (see &#x60;returnUnmatchedPayment&#x60;): the same states, rules and &#x60;Idempotency-Key&#x60;, kept for the platform. No event is written (there is no integration to tell): the payment&#39;s &#x60;returns&#x60; show the outcome. An integration&#39;s money answers 409 &#x60;UnmatchedPaymentOfIntegrationError&#x60;.
+   * @param unmatchedPaymentId  (required)
+   * @param idempotencyKey  (required)
+   * @param unmatchedPaymentReturnRequest  (required)
+   * @param headers Optional headers to include in the request
+   * @return ApiResponse&lt;UnmatchedPaymentReturnResult&gt;
+   * @throws ApiException if fails to make API call
+   */
+  public ApiResponse<UnmatchedPaymentReturnResult> returnPlatformUnmatchedPaymentWithHttpInfo(@jakarta.annotation.Nonnull UUID unmatchedPaymentId, @jakarta.annotation.Nonnull String idempotencyKey, @jakarta.annotation.Nonnull UnmatchedPaymentReturnRequest unmatchedPaymentReturnRequest, Map<String, String> headers) throws ApiException {
+    HttpRequest.Builder localVarRequestBuilder = returnPlatformUnmatchedPaymentRequestBuilder(unmatchedPaymentId, idempotencyKey, unmatchedPaymentReturnRequest, headers);
+    try {
+      HttpResponse<InputStream> localVarResponse = memberVarHttpClient.send(
+          localVarRequestBuilder.build(),
+          HttpResponse.BodyHandlers.ofInputStream());
+      if (memberVarResponseInterceptor != null) {
+        memberVarResponseInterceptor.accept(localVarResponse);
+      }
+      InputStream localVarResponseBody = null;
+      try {
+        if (localVarResponse.statusCode()/ 100 != 2) {
+          throw getApiException("returnPlatformUnmatchedPayment", localVarResponse);
+        }
+        localVarResponseBody = ApiClient.getResponseBody(localVarResponse);
+        if (localVarResponseBody == null) {
+          return new ApiResponse<UnmatchedPaymentReturnResult>(
+              localVarResponse.statusCode(),
+              localVarResponse.headers().map(),
+              null
+          );
+        }
+
+        
+        
+        String responseBody = new String(localVarResponseBody.readAllBytes());
+        UnmatchedPaymentReturnResult responseValue = responseBody.isBlank()? null: memberVarObjectMapper.readValue(responseBody, new TypeReference<UnmatchedPaymentReturnResult>() {});
+        
+
+        return new ApiResponse<UnmatchedPaymentReturnResult>(
+            localVarResponse.statusCode(),
+            localVarResponse.headers().map(),
+            responseValue
+        );
+      } finally {
+        if (localVarResponseBody != null) {
+          localVarResponseBody.close();
+        }
+      }
+    } catch (IOException e) {
+      if (!(e instanceof com.fasterxml.jackson.core.JacksonException)) throw new com.cobro.sdk.errors.NoAnswerException(e);
+      throw new ApiException(e);
+    }
+    catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new ApiException(e);
+    }
+  }
+
+  private HttpRequest.Builder returnPlatformUnmatchedPaymentRequestBuilder(@jakarta.annotation.Nonnull UUID unmatchedPaymentId, @jakarta.annotation.Nonnull String idempotencyKey, @jakarta.annotation.Nonnull UnmatchedPaymentReturnRequest unmatchedPaymentReturnRequest, Map<String, String> headers) throws ApiException {
+    // verify the required parameter 'unmatchedPaymentId' is set
+    if (unmatchedPaymentId == null) {
+      throw new ApiException(400, "Missing the required parameter 'unmatchedPaymentId' when calling returnPlatformUnmatchedPayment");
+    }
+    // verify the required parameter 'idempotencyKey' is set
+    if (idempotencyKey == null) {
+      throw new ApiException(400, "Missing the required parameter 'idempotencyKey' when calling returnPlatformUnmatchedPayment");
+    }
+    // verify the required parameter 'unmatchedPaymentReturnRequest' is set
+    if (unmatchedPaymentReturnRequest == null) {
+      throw new ApiException(400, "Missing the required parameter 'unmatchedPaymentReturnRequest' when calling returnPlatformUnmatchedPayment");
+    }
+
+    HttpRequest.Builder localVarRequestBuilder = HttpRequest.newBuilder();
+
+    String localVarPath = "/integration-admin/unmatched-payments/{unmatchedPaymentId}/return"
+        .replace("{unmatchedPaymentId}", ApiClient.urlEncode(unmatchedPaymentId.toString()));
+
+    localVarRequestBuilder.uri(URI.create(memberVarBaseUri + localVarPath));
+
+    if (idempotencyKey != null) {
+      localVarRequestBuilder.header("Idempotency-Key", idempotencyKey.toString());
+    }
+    localVarRequestBuilder.header("Content-Type", "application/json");
+    localVarRequestBuilder.header("Accept", "application/json");
+
+    try {
+      byte[] localVarPostBody = memberVarObjectMapper.writeValueAsBytes(unmatchedPaymentReturnRequest);
+      localVarRequestBuilder.method("POST", HttpRequest.BodyPublishers.ofByteArray(localVarPostBody));
+    } catch (IOException e) {
+      throw new ApiException(e);
+    }
     if (memberVarReadTimeout != null) {
       localVarRequestBuilder.timeout(memberVarReadTimeout);
     }

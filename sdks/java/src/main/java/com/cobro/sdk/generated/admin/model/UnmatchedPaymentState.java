@@ -26,7 +26,7 @@ import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonValue;
 
 /**
- * Where unmatched money stands. Only &#x60;unresolved&#x60; money can be assigned or returned.
+ * Where unmatched money stands. Only &#x60;unresolved&#x60; money, or &#x60;return_failed&#x60; money (unresolved again), can be assigned or returned.
  */
 public enum UnmatchedPaymentState {
   

@@ -61,7 +61,7 @@ public class WebhookSubscriptionUpdate {
   }
 
   /**
-   * Event names of the catalog, each at most once. An empty array is valid and means that no event is delivered. &#x60;payment.unmatched&#x60; is off until listed here.
+   * Event names of the catalog, each at most once. An empty array is valid and means that no event is delivered. &#x60;payment.unmatched&#x60;, &#x60;payment.returned&#x60; and &#x60;payment.return_failed&#x60; are off until listed here.
    * @return enabledEvents
    */
   @jakarta.annotation.Nonnull

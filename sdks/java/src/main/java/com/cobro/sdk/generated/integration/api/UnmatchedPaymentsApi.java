@@ -26,6 +26,8 @@ import com.cobro.sdk.generated.integration.model.UnmatchedPaymentAssignmentReque
 import com.cobro.sdk.generated.integration.model.UnmatchedPaymentAssignmentResult;
 import com.cobro.sdk.generated.integration.model.UnmatchedPaymentPage;
 import com.cobro.sdk.generated.integration.model.UnmatchedPaymentReason;
+import com.cobro.sdk.generated.integration.model.UnmatchedPaymentReturnRequest;
+import com.cobro.sdk.generated.integration.model.UnmatchedPaymentReturnResult;
 import com.cobro.sdk.generated.integration.model.UnmatchedPaymentState;
 import com.cobro.sdk.generated.integration.model.ValidationErrorBody;
 
@@ -173,7 +175,7 @@ public class UnmatchedPaymentsApi {
 
   /**
    * Assign an unmatched payment to a charge
-   * Applies unresolved unmatched money to a charge of the merchant account that received it, as a payment made at the transfer&#39;s time: what is owed is the charge&#39;s amount at that instant (with the surcharge once its first due date had passed), and the payment writes the &#x60;payment_request.payment_received&#x60; event (&#x60;stateType&#x60; &#x60;total_payment&#x60; or &#x60;partial_payment&#x60;, &#x60;paidAt&#x60; the transfer&#39;s time, &#x60;thisPaymentAmount&#x60; what was applied) and its commissions, as a transfer would. - A &#x60;pending&#x60; or &#x60;partial_payment&#x60; charge is paid as by a transfer: paid in full it is &#x60;total_payment&#x60;, gives   its CVU back and its pending reminders are withdrawn. - An &#x60;overdue&#x60; or &#x60;partial_overdue&#x60; charge (a late payer&#39;s money) paid in full becomes &#x60;total_payment&#x60;; short   of that it stays closed as &#x60;partial_overdue&#x60;: an assignment never reopens a charge. - A &#x60;canceled&#x60; or &#x60;total_payment&#x60; charge, a draft, or a charge that owed nothing more at the transfer&#39;s time   takes nothing: 409 &#x60;AssignmentPaymentRequestNotPayableError&#x60;. - Only what the charge owed is applied; the rest stays unmatched money (&#x60;unresolved&#x60;, its &#x60;unresolvedAmount&#x60;)   to assign elsewhere or return. All of it applied, the payment is &#x60;assigned&#x60;. - Only &#x60;unresolved&#x60; money can be assigned: of two assignments of one payment at once, one applies it and the   other answers 409 &#x60;UnmatchedPaymentNotUnresolvedError&#x60; (or applies what the first left over).
+   * Applies unresolved unmatched money to a charge of the merchant account that received it, as a payment made at the transfer&#39;s time: what is owed is the charge&#39;s amount at that instant (with the surcharge once its first due date had passed), and the payment writes the &#x60;payment_request.payment_received&#x60; event (&#x60;stateType&#x60; &#x60;total_payment&#x60; or &#x60;partial_payment&#x60;, &#x60;paidAt&#x60; the transfer&#39;s time, &#x60;thisPaymentAmount&#x60; what was applied) and its commissions, as a transfer would. - A &#x60;pending&#x60; or &#x60;partial_payment&#x60; charge is paid as by a transfer: paid in full it is &#x60;total_payment&#x60;, gives   its CVU back and its pending reminders are withdrawn. - An &#x60;overdue&#x60; or &#x60;partial_overdue&#x60; charge (a late payer&#39;s money) paid in full becomes &#x60;total_payment&#x60;; short   of that it stays closed as &#x60;partial_overdue&#x60;: an assignment never reopens a charge. - A &#x60;canceled&#x60; or &#x60;total_payment&#x60; charge, a draft, or a charge that owed nothing more at the transfer&#39;s time   takes nothing: 409 &#x60;AssignmentPaymentRequestNotPayableError&#x60;. - Only what the charge owed is applied; the rest stays unmatched money (&#x60;unresolved&#x60;, its &#x60;unresolvedAmount&#x60;)   to assign elsewhere or return. All of it applied, the payment is &#x60;assigned&#x60;. - Only &#x60;unresolved&#x60; money, or a failed return&#39;s (&#x60;return_failed&#x60;), can be assigned: of two assignments of one   payment at once, one applies it and the other answers 409 &#x60;UnmatchedPaymentNotUnresolvedError&#x60; (or applies   what the first left over); with a return in progress, 409 &#x60;UnmatchedPaymentNotUnresolvedError&#x60;.
    * @param unmatchedPaymentId  (required)
    * @param unmatchedPaymentAssignmentRequest  (required)
    * @return UnmatchedPaymentAssignmentResult
@@ -185,7 +187,7 @@ public class UnmatchedPaymentsApi {
 
   /**
    * Assign an unmatched payment to a charge
-   * Applies unresolved unmatched money to a charge of the merchant account that received it, as a payment made at the transfer&#39;s time: what is owed is the charge&#39;s amount at that instant (with the surcharge once its first due date had passed), and the payment writes the &#x60;payment_request.payment_received&#x60; event (&#x60;stateType&#x60; &#x60;total_payment&#x60; or &#x60;partial_payment&#x60;, &#x60;paidAt&#x60; the transfer&#39;s time, &#x60;thisPaymentAmount&#x60; what was applied) and its commissions, as a transfer would. - A &#x60;pending&#x60; or &#x60;partial_payment&#x60; charge is paid as by a transfer: paid in full it is &#x60;total_payment&#x60;, gives   its CVU back and its pending reminders are withdrawn. - An &#x60;overdue&#x60; or &#x60;partial_overdue&#x60; charge (a late payer&#39;s money) paid in full becomes &#x60;total_payment&#x60;; short   of that it stays closed as &#x60;partial_overdue&#x60;: an assignment never reopens a charge. - A &#x60;canceled&#x60; or &#x60;total_payment&#x60; charge, a draft, or a charge that owed nothing more at the transfer&#39;s time   takes nothing: 409 &#x60;AssignmentPaymentRequestNotPayableError&#x60;. - Only what the charge owed is applied; the rest stays unmatched money (&#x60;unresolved&#x60;, its &#x60;unresolvedAmount&#x60;)   to assign elsewhere or return. All of it applied, the payment is &#x60;assigned&#x60;. - Only &#x60;unresolved&#x60; money can be assigned: of two assignments of one payment at once, one applies it and the   other answers 409 &#x60;UnmatchedPaymentNotUnresolvedError&#x60; (or applies what the first left over).
+   * Applies unresolved unmatched money to a charge of the merchant account that received it, as a payment made at the transfer&#39;s time: what is owed is the charge&#39;s amount at that instant (with the surcharge once its first due date had passed), and the payment writes the &#x60;payment_request.payment_received&#x60; event (&#x60;stateType&#x60; &#x60;total_payment&#x60; or &#x60;partial_payment&#x60;, &#x60;paidAt&#x60; the transfer&#39;s time, &#x60;thisPaymentAmount&#x60; what was applied) and its commissions, as a transfer would. - A &#x60;pending&#x60; or &#x60;partial_payment&#x60; charge is paid as by a transfer: paid in full it is &#x60;total_payment&#x60;, gives   its CVU back and its pending reminders are withdrawn. - An &#x60;overdue&#x60; or &#x60;partial_overdue&#x60; charge (a late payer&#39;s money) paid in full becomes &#x60;total_payment&#x60;; short   of that it stays closed as &#x60;partial_overdue&#x60;: an assignment never reopens a charge. - A &#x60;canceled&#x60; or &#x60;total_payment&#x60; charge, a draft, or a charge that owed nothing more at the transfer&#39;s time   takes nothing: 409 &#x60;AssignmentPaymentRequestNotPayableError&#x60;. - Only what the charge owed is applied; the rest stays unmatched money (&#x60;unresolved&#x60;, its &#x60;unresolvedAmount&#x60;)   to assign elsewhere or return. All of it applied, the payment is &#x60;assigned&#x60;. - Only &#x60;unresolved&#x60; money, or a failed return&#39;s (&#x60;return_failed&#x60;), can be assigned: of two assignments of one   payment at once, one applies it and the other answers 409 &#x60;UnmatchedPaymentNotUnresolvedError&#x60; (or applies   what the first left over); with a return in progress, 409 &#x60;UnmatchedPaymentNotUnresolvedError&#x60;.
    * @param unmatchedPaymentId  (required)
    * @param unmatchedPaymentAssignmentRequest  (required)
    * @param headers Optional headers to include in the request
@@ -199,7 +201,7 @@ public class UnmatchedPaymentsApi {
 
   /**
    * Assign an unmatched payment to a charge
-   * Applies unresolved unmatched money to a charge of the merchant account that received it, as a payment made at the transfer&#39;s time: what is owed is the charge&#39;s amount at that instant (with the surcharge once its first due date had passed), and the payment writes the &#x60;payment_request.payment_received&#x60; event (&#x60;stateType&#x60; &#x60;total_payment&#x60; or &#x60;partial_payment&#x60;, &#x60;paidAt&#x60; the transfer&#39;s time, &#x60;thisPaymentAmount&#x60; what was applied) and its commissions, as a transfer would. - A &#x60;pending&#x60; or &#x60;partial_payment&#x60; charge is paid as by a transfer: paid in full it is &#x60;total_payment&#x60;, gives   its CVU back and its pending reminders are withdrawn. - An &#x60;overdue&#x60; or &#x60;partial_overdue&#x60; charge (a late payer&#39;s money) paid in full becomes &#x60;total_payment&#x60;; short   of that it stays closed as &#x60;partial_overdue&#x60;: an assignment never reopens a charge. - A &#x60;canceled&#x60; or &#x60;total_payment&#x60; charge, a draft, or a charge that owed nothing more at the transfer&#39;s time   takes nothing: 409 &#x60;AssignmentPaymentRequestNotPayableError&#x60;. - Only what the charge owed is applied; the rest stays unmatched money (&#x60;unresolved&#x60;, its &#x60;unresolvedAmount&#x60;)   to assign elsewhere or return. All of it applied, the payment is &#x60;assigned&#x60;. - Only &#x60;unresolved&#x60; money can be assigned: of two assignments of one payment at once, one applies it and the   other answers 409 &#x60;UnmatchedPaymentNotUnresolvedError&#x60; (or applies what the first left over).
+   * Applies unresolved unmatched money to a charge of the merchant account that received it, as a payment made at the transfer&#39;s time: what is owed is the charge&#39;s amount at that instant (with the surcharge once its first due date had passed), and the payment writes the &#x60;payment_request.payment_received&#x60; event (&#x60;stateType&#x60; &#x60;total_payment&#x60; or &#x60;partial_payment&#x60;, &#x60;paidAt&#x60; the transfer&#39;s time, &#x60;thisPaymentAmount&#x60; what was applied) and its commissions, as a transfer would. - A &#x60;pending&#x60; or &#x60;partial_payment&#x60; charge is paid as by a transfer: paid in full it is &#x60;total_payment&#x60;, gives   its CVU back and its pending reminders are withdrawn. - An &#x60;overdue&#x60; or &#x60;partial_overdue&#x60; charge (a late payer&#39;s money) paid in full becomes &#x60;total_payment&#x60;; short   of that it stays closed as &#x60;partial_overdue&#x60;: an assignment never reopens a charge. - A &#x60;canceled&#x60; or &#x60;total_payment&#x60; charge, a draft, or a charge that owed nothing more at the transfer&#39;s time   takes nothing: 409 &#x60;AssignmentPaymentRequestNotPayableError&#x60;. - Only what the charge owed is applied; the rest stays unmatched money (&#x60;unresolved&#x60;, its &#x60;unresolvedAmount&#x60;)   to assign elsewhere or return. All of it applied, the payment is &#x60;assigned&#x60;. - Only &#x60;unresolved&#x60; money, or a failed return&#39;s (&#x60;return_failed&#x60;), can be assigned: of two assignments of one   payment at once, one applies it and the other answers 409 &#x60;UnmatchedPaymentNotUnresolvedError&#x60; (or applies   what the first left over); with a return in progress, 409 &#x60;UnmatchedPaymentNotUnresolvedError&#x60;.
    * @param unmatchedPaymentId  (required)
    * @param unmatchedPaymentAssignmentRequest  (required)
    * @return ApiResponse&lt;UnmatchedPaymentAssignmentResult&gt;
@@ -211,7 +213,7 @@ public class UnmatchedPaymentsApi {
 
   /**
    * Assign an unmatched payment to a charge
-   * Applies unresolved unmatched money to a charge of the merchant account that received it, as a payment made at the transfer&#39;s time: what is owed is the charge&#39;s amount at that instant (with the surcharge once its first due date had passed), and the payment writes the &#x60;payment_request.payment_received&#x60; event (&#x60;stateType&#x60; &#x60;total_payment&#x60; or &#x60;partial_payment&#x60;, &#x60;paidAt&#x60; the transfer&#39;s time, &#x60;thisPaymentAmount&#x60; what was applied) and its commissions, as a transfer would. - A &#x60;pending&#x60; or &#x60;partial_payment&#x60; charge is paid as by a transfer: paid in full it is &#x60;total_payment&#x60;, gives   its CVU back and its pending reminders are withdrawn. - An &#x60;overdue&#x60; or &#x60;partial_overdue&#x60; charge (a late payer&#39;s money) paid in full becomes &#x60;total_payment&#x60;; short   of that it stays closed as &#x60;partial_overdue&#x60;: an assignment never reopens a charge. - A &#x60;canceled&#x60; or &#x60;total_payment&#x60; charge, a draft, or a charge that owed nothing more at the transfer&#39;s time   takes nothing: 409 &#x60;AssignmentPaymentRequestNotPayableError&#x60;. - Only what the charge owed is applied; the rest stays unmatched money (&#x60;unresolved&#x60;, its &#x60;unresolvedAmount&#x60;)   to assign elsewhere or return. All of it applied, the payment is &#x60;assigned&#x60;. - Only &#x60;unresolved&#x60; money can be assigned: of two assignments of one payment at once, one applies it and the   other answers 409 &#x60;UnmatchedPaymentNotUnresolvedError&#x60; (or applies what the first left over).
+   * Applies unresolved unmatched money to a charge of the merchant account that received it, as a payment made at the transfer&#39;s time: what is owed is the charge&#39;s amount at that instant (with the surcharge once its first due date had passed), and the payment writes the &#x60;payment_request.payment_received&#x60; event (&#x60;stateType&#x60; &#x60;total_payment&#x60; or &#x60;partial_payment&#x60;, &#x60;paidAt&#x60; the transfer&#39;s time, &#x60;thisPaymentAmount&#x60; what was applied) and its commissions, as a transfer would. - A &#x60;pending&#x60; or &#x60;partial_payment&#x60; charge is paid as by a transfer: paid in full it is &#x60;total_payment&#x60;, gives   its CVU back and its pending reminders are withdrawn. - An &#x60;overdue&#x60; or &#x60;partial_overdue&#x60; charge (a late payer&#39;s money) paid in full becomes &#x60;total_payment&#x60;; short   of that it stays closed as &#x60;partial_overdue&#x60;: an assignment never reopens a charge. - A &#x60;canceled&#x60; or &#x60;total_payment&#x60; charge, a draft, or a charge that owed nothing more at the transfer&#39;s time   takes nothing: 409 &#x60;AssignmentPaymentRequestNotPayableError&#x60;. - Only what the charge owed is applied; the rest stays unmatched money (&#x60;unresolved&#x60;, its &#x60;unresolvedAmount&#x60;)   to assign elsewhere or return. All of it applied, the payment is &#x60;assigned&#x60;. - Only &#x60;unresolved&#x60; money, or a failed return&#39;s (&#x60;return_failed&#x60;), can be assigned: of two assignments of one   payment at once, one applies it and the other answers 409 &#x60;UnmatchedPaymentNotUnresolvedError&#x60; (or applies   what the first left over); with a return in progress, 409 &#x60;UnmatchedPaymentNotUnresolvedError&#x60;.
    * @param unmatchedPaymentId  (required)
    * @param unmatchedPaymentAssignmentRequest  (required)
    * @param headers Optional headers to include in the request
@@ -571,6 +573,150 @@ public class UnmatchedPaymentsApi {
     localVarRequestBuilder.header("Accept", "application/json, text/plain");
 
     localVarRequestBuilder.method("GET", HttpRequest.BodyPublishers.noBody());
+    if (memberVarReadTimeout != null) {
+      localVarRequestBuilder.timeout(memberVarReadTimeout);
+    }
+    // Add custom headers if provided
+    localVarRequestBuilder = HttpRequestBuilderExtensions.withAdditionalHeaders(localVarRequestBuilder, headers);
+    if (memberVarInterceptor != null) {
+      memberVarInterceptor.accept(localVarRequestBuilder);
+    }
+    return localVarRequestBuilder;
+  }
+
+  /**
+   * Return an unmatched payment to its sender
+   * Sends unresolved unmatched money back to the account it came from: an outgoing transfer of its whole &#x60;unresolvedAmount&#x60;, asked of the bank by a job after the answer (never within it). The answer is 202 with the return &#x60;requested&#x60; and the payment &#x60;return_requested&#x60; (its &#x60;unresolvedAmount&#x60; 0). The bank&#39;s outcome comes later: &#x60;returned&#x60; (the payment &#x60;returned&#x60;, event &#x60;payment.returned&#x60;) or &#x60;failed&#x60; with the bank&#39;s reason (the payment &#x60;return_failed&#x60;, its money unresolved again, event &#x60;payment.return_failed&#x60;). Both events are off until subscribed. In the Sandbox the return completes by itself a moment later (about 30 seconds), and &#x60;simulateFailure: true&#x60; makes it fail. - Idempotent by the &#x60;Idempotency-Key&#x60; header: the same key with the same request answers 202 with the same   return as it stands now, and asks for nothing more; the same key with another request (another payment, or   another &#x60;simulateFailure&#x60;) answers 422 &#x60;IdempotencyKeyReusedError&#x60;. - Only &#x60;unresolved&#x60; or &#x60;return_failed&#x60; money can be returned: a failed return is retried by asking again (a   new return, with a new key). A payment with a return in progress answers 409   &#x60;UnmatchedPaymentReturnInProgressError&#x60;; one assigned or returned in full, 409 &#x60;UnmatchedPaymentNotUnresolvedError&#x60;. - Of a return and an assignment (or two returns) of one payment at once, one wins; the other answers 409.
+   * @param unmatchedPaymentId  (required)
+   * @param idempotencyKey  (required)
+   * @param unmatchedPaymentReturnRequest  (required)
+   * @return UnmatchedPaymentReturnResult
+   * @throws ApiException if fails to make API call
+   */
+  public UnmatchedPaymentReturnResult returnUnmatchedPayment(@jakarta.annotation.Nonnull UUID unmatchedPaymentId, @jakarta.annotation.Nonnull String idempotencyKey, @jakarta.annotation.Nonnull UnmatchedPaymentReturnRequest unmatchedPaymentReturnRequest) throws ApiException {
+    return returnUnmatchedPayment(unmatchedPaymentId, idempotencyKey, unmatchedPaymentReturnRequest, null);
+  }
+
+  /**
+   * Return an unmatched payment to its sender
+   * Sends unresolved unmatched money back to the account it came from: an outgoing transfer of its whole &#x60;unresolvedAmount&#x60;, asked of the bank by a job after the answer (never within it). The answer is 202 with the return &#x60;requested&#x60; and the payment &#x60;return_requested&#x60; (its &#x60;unresolvedAmount&#x60; 0). The bank&#39;s outcome comes later: &#x60;returned&#x60; (the payment &#x60;returned&#x60;, event &#x60;payment.returned&#x60;) or &#x60;failed&#x60; with the bank&#39;s reason (the payment &#x60;return_failed&#x60;, its money unresolved again, event &#x60;payment.return_failed&#x60;). Both events are off until subscribed. In the Sandbox the return completes by itself a moment later (about 30 seconds), and &#x60;simulateFailure: true&#x60; makes it fail. - Idempotent by the &#x60;Idempotency-Key&#x60; header: the same key with the same request answers 202 with the same   return as it stands now, and asks for nothing more; the same key with another request (another payment, or   another &#x60;simulateFailure&#x60;) answers 422 &#x60;IdempotencyKeyReusedError&#x60;. - Only &#x60;unresolved&#x60; or &#x60;return_failed&#x60; money can be returned: a failed return is retried by asking again (a   new return, with a new key). A payment with a return in progress answers 409   &#x60;UnmatchedPaymentReturnInProgressError&#x60;; one assigned or returned in full, 409 &#x60;UnmatchedPaymentNotUnresolvedError&#x60;. - Of a return and an assignment (or two returns) of one payment at once, one wins; the other answers 409.
+   * @param unmatchedPaymentId  (required)
+   * @param idempotencyKey  (required)
+   * @param unmatchedPaymentReturnRequest  (required)
+   * @param headers Optional headers to include in the request
+   * @return UnmatchedPaymentReturnResult
+   * @throws ApiException if fails to make API call
+   */
+  public UnmatchedPaymentReturnResult returnUnmatchedPayment(@jakarta.annotation.Nonnull UUID unmatchedPaymentId, @jakarta.annotation.Nonnull String idempotencyKey, @jakarta.annotation.Nonnull UnmatchedPaymentReturnRequest unmatchedPaymentReturnRequest, Map<String, String> headers) throws ApiException {
+    ApiResponse<UnmatchedPaymentReturnResult> localVarResponse = returnUnmatchedPaymentWithHttpInfo(unmatchedPaymentId, idempotencyKey, unmatchedPaymentReturnRequest, headers);
+    return localVarResponse.getData();
+  }
+
+  /**
+   * Return an unmatched payment to its sender
+   * Sends unresolved unmatched money back to the account it came from: an outgoing transfer of its whole &#x60;unresolvedAmount&#x60;, asked of the bank by a job after the answer (never within it). The answer is 202 with the return &#x60;requested&#x60; and the payment &#x60;return_requested&#x60; (its &#x60;unresolvedAmount&#x60; 0). The bank&#39;s outcome comes later: &#x60;returned&#x60; (the payment &#x60;returned&#x60;, event &#x60;payment.returned&#x60;) or &#x60;failed&#x60; with the bank&#39;s reason (the payment &#x60;return_failed&#x60;, its money unresolved again, event &#x60;payment.return_failed&#x60;). Both events are off until subscribed. In the Sandbox the return completes by itself a moment later (about 30 seconds), and &#x60;simulateFailure: true&#x60; makes it fail. - Idempotent by the &#x60;Idempotency-Key&#x60; header: the same key with the same request answers 202 with the same   return as it stands now, and asks for nothing more; the same key with another request (another payment, or   another &#x60;simulateFailure&#x60;) answers 422 &#x60;IdempotencyKeyReusedError&#x60;. - Only &#x60;unresolved&#x60; or &#x60;return_failed&#x60; money can be returned: a failed return is retried by asking again (a   new return, with a new key). A payment with a return in progress answers 409   &#x60;UnmatchedPaymentReturnInProgressError&#x60;; one assigned or returned in full, 409 &#x60;UnmatchedPaymentNotUnresolvedError&#x60;. - Of a return and an assignment (or two returns) of one payment at once, one wins; the other answers 409.
+   * @param unmatchedPaymentId  (required)
+   * @param idempotencyKey  (required)
+   * @param unmatchedPaymentReturnRequest  (required)
+   * @return ApiResponse&lt;UnmatchedPaymentReturnResult&gt;
+   * @throws ApiException if fails to make API call
+   */
+  public ApiResponse<UnmatchedPaymentReturnResult> returnUnmatchedPaymentWithHttpInfo(@jakarta.annotation.Nonnull UUID unmatchedPaymentId, @jakarta.annotation.Nonnull String idempotencyKey, @jakarta.annotation.Nonnull UnmatchedPaymentReturnRequest unmatchedPaymentReturnRequest) throws ApiException {
+    return returnUnmatchedPaymentWithHttpInfo(unmatchedPaymentId, idempotencyKey, unmatchedPaymentReturnRequest, null);
+  }
+
+  /**
+   * Return an unmatched payment to its sender
+   * Sends unresolved unmatched money back to the account it came from: an outgoing transfer of its whole &#x60;unresolvedAmount&#x60;, asked of the bank by a job after the answer (never within it). The answer is 202 with the return &#x60;requested&#x60; and the payment &#x60;return_requested&#x60; (its &#x60;unresolvedAmount&#x60; 0). The bank&#39;s outcome comes later: &#x60;returned&#x60; (the payment &#x60;returned&#x60;, event &#x60;payment.returned&#x60;) or &#x60;failed&#x60; with the bank&#39;s reason (the payment &#x60;return_failed&#x60;, its money unresolved again, event &#x60;payment.return_failed&#x60;). Both events are off until subscribed. In the Sandbox the return completes by itself a moment later (about 30 seconds), and &#x60;simulateFailure: true&#x60; makes it fail. - Idempotent by the &#x60;Idempotency-Key&#x60; header: the same key with the same request answers 202 with the same   return as it stands now, and asks for nothing more; the same key with another request (another payment, or   another &#x60;simulateFailure&#x60;) answers 422 &#x60;IdempotencyKeyReusedError&#x60;. - Only &#x60;unresolved&#x60; or &#x60;return_failed&#x60; money can be returned: a failed return is retried by asking again (a   new return, with a new key). A payment with a return in progress answers 409   &#x60;UnmatchedPaymentReturnInProgressError&#x60;; one assigned or returned in full, 409 &#x60;UnmatchedPaymentNotUnresolvedError&#x60;. - Of a return and an assignment (or two returns) of one payment at once, one wins; the other answers 409.
+   * @param unmatchedPaymentId  (required)
+   * @param idempotencyKey  (required)
+   * @param unmatchedPaymentReturnRequest  (required)
+   * @param headers Optional headers to include in the request
+   * @return ApiResponse&lt;UnmatchedPaymentReturnResult&gt;
+   * @throws ApiException if fails to make API call
+   */
+  public ApiResponse<UnmatchedPaymentReturnResult> returnUnmatchedPaymentWithHttpInfo(@jakarta.annotation.Nonnull UUID unmatchedPaymentId, @jakarta.annotation.Nonnull String idempotencyKey, @jakarta.annotation.Nonnull UnmatchedPaymentReturnRequest unmatchedPaymentReturnRequest, Map<String, String> headers) throws ApiException {
+    HttpRequest.Builder localVarRequestBuilder = returnUnmatchedPaymentRequestBuilder(unmatchedPaymentId, idempotencyKey, unmatchedPaymentReturnRequest, headers);
+    try {
+      HttpResponse<InputStream> localVarResponse = memberVarHttpClient.send(
+          localVarRequestBuilder.build(),
+          HttpResponse.BodyHandlers.ofInputStream());
+      if (memberVarResponseInterceptor != null) {
+        memberVarResponseInterceptor.accept(localVarResponse);
+      }
+      InputStream localVarResponseBody = null;
+      try {
+        if (localVarResponse.statusCode()/ 100 != 2) {
+          throw getApiException("returnUnmatchedPayment", localVarResponse);
+        }
+        localVarResponseBody = ApiClient.getResponseBody(localVarResponse);
+        if (localVarResponseBody == null) {
+          return new ApiResponse<UnmatchedPaymentReturnResult>(
+              localVarResponse.statusCode(),
+              localVarResponse.headers().map(),
+              null
+          );
+        }
+
+        
+        
+        String responseBody = new String(localVarResponseBody.readAllBytes());
+        UnmatchedPaymentReturnResult responseValue = responseBody.isBlank()? null: memberVarObjectMapper.readValue(responseBody, new TypeReference<UnmatchedPaymentReturnResult>() {});
+        
+
+        return new ApiResponse<UnmatchedPaymentReturnResult>(
+            localVarResponse.statusCode(),
+            localVarResponse.headers().map(),
+            responseValue
+        );
+      } finally {
+        if (localVarResponseBody != null) {
+          localVarResponseBody.close();
+        }
+      }
+    } catch (IOException e) {
+      if (!(e instanceof com.fasterxml.jackson.core.JacksonException)) throw new com.cobro.sdk.errors.NoAnswerException(e);
+      throw new ApiException(e);
+    }
+    catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new ApiException(e);
+    }
+  }
+
+  private HttpRequest.Builder returnUnmatchedPaymentRequestBuilder(@jakarta.annotation.Nonnull UUID unmatchedPaymentId, @jakarta.annotation.Nonnull String idempotencyKey, @jakarta.annotation.Nonnull UnmatchedPaymentReturnRequest unmatchedPaymentReturnRequest, Map<String, String> headers) throws ApiException {
+    // verify the required parameter 'unmatchedPaymentId' is set
+    if (unmatchedPaymentId == null) {
+      throw new ApiException(400, "Missing the required parameter 'unmatchedPaymentId' when calling returnUnmatchedPayment");
+    }
+    // verify the required parameter 'idempotencyKey' is set
+    if (idempotencyKey == null) {
+      throw new ApiException(400, "Missing the required parameter 'idempotencyKey' when calling returnUnmatchedPayment");
+    }
+    // verify the required parameter 'unmatchedPaymentReturnRequest' is set
+    if (unmatchedPaymentReturnRequest == null) {
+      throw new ApiException(400, "Missing the required parameter 'unmatchedPaymentReturnRequest' when calling returnUnmatchedPayment");
+    }
+
+    HttpRequest.Builder localVarRequestBuilder = HttpRequest.newBuilder();
+
+    String localVarPath = "/unmatched-payments/{unmatchedPaymentId}/return"
+        .replace("{unmatchedPaymentId}", ApiClient.urlEncode(unmatchedPaymentId.toString()));
+
+    localVarRequestBuilder.uri(URI.create(memberVarBaseUri + localVarPath));
+
+    if (idempotencyKey != null) {
+      localVarRequestBuilder.header("Idempotency-Key", idempotencyKey.toString());
+    }
+    localVarRequestBuilder.header("Content-Type", "application/json");
+    localVarRequestBuilder.header("Accept", "application/json, text/plain");
+
+    try {
+      byte[] localVarPostBody = memberVarObjectMapper.writeValueAsBytes(unmatchedPaymentReturnRequest);
+      localVarRequestBuilder.method("POST", HttpRequest.BodyPublishers.ofByteArray(localVarPostBody));
+    } catch (IOException e) {
+      throw new ApiException(e);
+    }
     if (memberVarReadTimeout != null) {
       localVarRequestBuilder.timeout(memberVarReadTimeout);
     }

@@ -21,6 +21,7 @@ import java.util.Map;
 import java.util.HashMap;
 import com.cobro.sdk.generated.integration.model.UnmatchedPaymentAssignmentRecord;
 import com.cobro.sdk.generated.integration.model.UnmatchedPaymentReason;
+import com.cobro.sdk.generated.integration.model.UnmatchedPaymentReturnRecord;
 import com.cobro.sdk.generated.integration.model.UnmatchedPaymentState;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
@@ -57,7 +58,8 @@ import com.cobro.sdk.generated.integration.ApiClient;
   UnmatchedPayment.JSON_PROPERTY_REFERENCE_ID,
   UnmatchedPayment.JSON_PROPERTY_STATE,
   UnmatchedPayment.JSON_PROPERTY_RESOLVED_AT,
-  UnmatchedPayment.JSON_PROPERTY_ASSIGNMENTS
+  UnmatchedPayment.JSON_PROPERTY_ASSIGNMENTS,
+  UnmatchedPayment.JSON_PROPERTY_RETURNS
 })
 @jakarta.annotation.Generated(value = "org.openapitools.codegen.languages.JavaClientCodegen", comments = "Generator version: 7.25.0")
 public class UnmatchedPayment {
@@ -132,6 +134,10 @@ public class UnmatchedPayment {
   public static final String JSON_PROPERTY_ASSIGNMENTS = "assignments";
   @jakarta.annotation.Nonnull
   private List<UnmatchedPaymentAssignmentRecord> assignments = new ArrayList<>();
+
+  public static final String JSON_PROPERTY_RETURNS = "returns";
+  @jakarta.annotation.Nonnull
+  private List<UnmatchedPaymentReturnRecord> returns = new ArrayList<>();
 
   public UnmatchedPayment() { 
   }
@@ -576,6 +582,38 @@ public class UnmatchedPayment {
   }
 
 
+  public UnmatchedPayment returns(@jakarta.annotation.Nonnull List<UnmatchedPaymentReturnRecord> returns) {
+    this.returns = returns;
+    return this;
+  }
+
+  public UnmatchedPayment addReturnsItem(UnmatchedPaymentReturnRecord returnsItem) {
+    if (this.returns == null) {
+      this.returns = new ArrayList<>();
+    }
+    this.returns.add(returnsItem);
+    return this;
+  }
+
+  /**
+   * The returns asked of the bank, oldest first (empty when none): a failed one, then its retry.
+   * @return returns
+   */
+  @jakarta.annotation.Nonnull
+  @JsonProperty(value = JSON_PROPERTY_RETURNS, required = true)
+  @JsonInclude(value = JsonInclude.Include.ALWAYS)
+  public List<UnmatchedPaymentReturnRecord> getReturns() {
+    return returns;
+  }
+
+
+  @JsonProperty(value = JSON_PROPERTY_RETURNS, required = true)
+  @JsonInclude(value = JsonInclude.Include.ALWAYS)
+  public void setReturns(@jakarta.annotation.Nonnull List<UnmatchedPaymentReturnRecord> returns) {
+    this.returns = returns;
+  }
+
+
   /**
    * Return true if this UnmatchedPayment object is equal to o.
    */
@@ -605,12 +643,13 @@ public class UnmatchedPayment {
         Objects.equals(this.referenceId, unmatchedPayment.referenceId) &&
         Objects.equals(this.state, unmatchedPayment.state) &&
         Objects.equals(this.resolvedAt, unmatchedPayment.resolvedAt) &&
-        Objects.equals(this.assignments, unmatchedPayment.assignments);
+        Objects.equals(this.assignments, unmatchedPayment.assignments) &&
+        Objects.equals(this.returns, unmatchedPayment.returns);
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(unmatchedPaymentId, transactionId, cvu, payerCuil, payerName, amount, unresolvedAmount, transferAmount, receivedAt, recordedAt, reason, integrationClientId, merchantUserId, paymentRequestId, referenceId, state, resolvedAt, assignments);
+    return Objects.hash(unmatchedPaymentId, transactionId, cvu, payerCuil, payerName, amount, unresolvedAmount, transferAmount, receivedAt, recordedAt, reason, integrationClientId, merchantUserId, paymentRequestId, referenceId, state, resolvedAt, assignments, returns);
   }
 
   @Override
@@ -635,6 +674,7 @@ public class UnmatchedPayment {
     sb.append("    state: ").append(toIndentedString(state)).append("\n");
     sb.append("    resolvedAt: ").append(toIndentedString(resolvedAt)).append("\n");
     sb.append("    assignments: ").append(toIndentedString(assignments)).append("\n");
+    sb.append("    returns: ").append(toIndentedString(returns)).append("\n");
     sb.append("}");
     return sb.toString();
   }
@@ -769,6 +809,16 @@ public class UnmatchedPayment {
       for (int i = 0; i < getAssignments().size(); i++) {
         if (getAssignments().get(i) != null) {
           joiner.add(getAssignments().get(i).toUrlQueryString(String.format(java.util.Locale.ROOT, "%sassignments%s%s", prefix, suffix,
+          "".equals(suffix) ? "" : String.format(java.util.Locale.ROOT, "%s%d%s", containerPrefix, i, containerSuffix))));
+        }
+      }
+    }
+
+    // add `returns` to the URL query string
+    if (getReturns() != null) {
+      for (int i = 0; i < getReturns().size(); i++) {
+        if (getReturns().get(i) != null) {
+          joiner.add(getReturns().get(i).toUrlQueryString(String.format(java.util.Locale.ROOT, "%sreturns%s%s", prefix, suffix,
           "".equals(suffix) ? "" : String.format(java.util.Locale.ROOT, "%s%d%s", containerPrefix, i, containerSuffix))));
         }
       }

@@ -21,8 +21,10 @@ import java.util.Map;
 import java.util.HashMap;
 import com.cobro.sdk.generated.integration.model.PaymentReceivedEvent;
 import com.cobro.sdk.generated.integration.model.PaymentRequestExpiredEvent;
+import com.cobro.sdk.generated.integration.model.PaymentReturnFailedEvent;
+import com.cobro.sdk.generated.integration.model.PaymentReturnedEvent;
 import com.cobro.sdk.generated.integration.model.PaymentUnmatchedEvent;
-import com.cobro.sdk.generated.integration.model.UnmatchedReason;
+import com.cobro.sdk.generated.integration.model.UnmatchedPaymentReason;
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
@@ -152,6 +154,58 @@ public class WebhookEvent extends AbstractOpenApiSchema {
                 log.log(Level.FINER, "Input data does not match schema 'PaymentRequestExpiredEvent'", e);
             }
 
+            // deserialize PaymentReturnFailedEvent
+            try {
+                boolean attemptParsing = true;
+                // ensure that we respect type coercion as set on the client ObjectMapper
+                if (PaymentReturnFailedEvent.class.equals(Integer.class) || PaymentReturnFailedEvent.class.equals(Long.class) || PaymentReturnFailedEvent.class.equals(Float.class) || PaymentReturnFailedEvent.class.equals(Double.class) || PaymentReturnFailedEvent.class.equals(Boolean.class) || PaymentReturnFailedEvent.class.equals(String.class)) {
+                    attemptParsing = typeCoercion;
+                    if (!attemptParsing) {
+                        attemptParsing |= ((PaymentReturnFailedEvent.class.equals(Integer.class) || PaymentReturnFailedEvent.class.equals(Long.class)) && token == JsonToken.VALUE_NUMBER_INT);
+                        attemptParsing |= ((PaymentReturnFailedEvent.class.equals(Float.class) || PaymentReturnFailedEvent.class.equals(Double.class)) && token == JsonToken.VALUE_NUMBER_FLOAT);
+                        attemptParsing |= (PaymentReturnFailedEvent.class.equals(Boolean.class) && (token == JsonToken.VALUE_FALSE || token == JsonToken.VALUE_TRUE));
+                        attemptParsing |= (PaymentReturnFailedEvent.class.equals(String.class) && token == JsonToken.VALUE_STRING);
+                    }
+                }
+                if (attemptParsing) {
+                    deserialized = tree.traverse(jp.getCodec()).readValueAs(PaymentReturnFailedEvent.class);
+                    // TODO: there is no validation against JSON schema constraints
+                    // (min, max, enum, pattern...), this does not perform a strict JSON
+                    // validation, which means the 'match' count may be higher than it should be.
+                    match++;
+                    log.log(Level.FINER, "Input data matches schema 'PaymentReturnFailedEvent'");
+                }
+            } catch (Exception e) {
+                // deserialization failed, continue
+                log.log(Level.FINER, "Input data does not match schema 'PaymentReturnFailedEvent'", e);
+            }
+
+            // deserialize PaymentReturnedEvent
+            try {
+                boolean attemptParsing = true;
+                // ensure that we respect type coercion as set on the client ObjectMapper
+                if (PaymentReturnedEvent.class.equals(Integer.class) || PaymentReturnedEvent.class.equals(Long.class) || PaymentReturnedEvent.class.equals(Float.class) || PaymentReturnedEvent.class.equals(Double.class) || PaymentReturnedEvent.class.equals(Boolean.class) || PaymentReturnedEvent.class.equals(String.class)) {
+                    attemptParsing = typeCoercion;
+                    if (!attemptParsing) {
+                        attemptParsing |= ((PaymentReturnedEvent.class.equals(Integer.class) || PaymentReturnedEvent.class.equals(Long.class)) && token == JsonToken.VALUE_NUMBER_INT);
+                        attemptParsing |= ((PaymentReturnedEvent.class.equals(Float.class) || PaymentReturnedEvent.class.equals(Double.class)) && token == JsonToken.VALUE_NUMBER_FLOAT);
+                        attemptParsing |= (PaymentReturnedEvent.class.equals(Boolean.class) && (token == JsonToken.VALUE_FALSE || token == JsonToken.VALUE_TRUE));
+                        attemptParsing |= (PaymentReturnedEvent.class.equals(String.class) && token == JsonToken.VALUE_STRING);
+                    }
+                }
+                if (attemptParsing) {
+                    deserialized = tree.traverse(jp.getCodec()).readValueAs(PaymentReturnedEvent.class);
+                    // TODO: there is no validation against JSON schema constraints
+                    // (min, max, enum, pattern...), this does not perform a strict JSON
+                    // validation, which means the 'match' count may be higher than it should be.
+                    match++;
+                    log.log(Level.FINER, "Input data matches schema 'PaymentReturnedEvent'");
+                }
+            } catch (Exception e) {
+                // deserialization failed, continue
+                log.log(Level.FINER, "Input data does not match schema 'PaymentReturnedEvent'", e);
+            }
+
             // deserialize PaymentUnmatchedEvent
             try {
                 boolean attemptParsing = true;
@@ -212,6 +266,16 @@ public class WebhookEvent extends AbstractOpenApiSchema {
         setActualInstance(o);
     }
 
+    public WebhookEvent(PaymentReturnFailedEvent o) {
+        super("oneOf", Boolean.FALSE);
+        setActualInstance(o);
+    }
+
+    public WebhookEvent(PaymentReturnedEvent o) {
+        super("oneOf", Boolean.FALSE);
+        setActualInstance(o);
+    }
+
     public WebhookEvent(PaymentUnmatchedEvent o) {
         super("oneOf", Boolean.FALSE);
         setActualInstance(o);
@@ -220,10 +284,14 @@ public class WebhookEvent extends AbstractOpenApiSchema {
     static {
         schemas.put("PaymentReceivedEvent", PaymentReceivedEvent.class);
         schemas.put("PaymentRequestExpiredEvent", PaymentRequestExpiredEvent.class);
+        schemas.put("PaymentReturnFailedEvent", PaymentReturnFailedEvent.class);
+        schemas.put("PaymentReturnedEvent", PaymentReturnedEvent.class);
         schemas.put("PaymentUnmatchedEvent", PaymentUnmatchedEvent.class);
         JSON.registerDescendants(WebhookEvent.class, Collections.unmodifiableMap(schemas));
         // Initialize and register the discriminator mappings.
         Map<String, Class<?>> mappings = new HashMap<String, Class<?>>();
+        mappings.put("payment.return_failed", PaymentReturnFailedEvent.class);
+        mappings.put("payment.returned", PaymentReturnedEvent.class);
         mappings.put("payment.unmatched", PaymentUnmatchedEvent.class);
         mappings.put("payment_request.expired", PaymentRequestExpiredEvent.class);
         mappings.put("payment_request.payment_received", PaymentReceivedEvent.class);
@@ -239,7 +307,7 @@ public class WebhookEvent extends AbstractOpenApiSchema {
     /**
      * Set the instance that matches the oneOf child schema, check
      * the instance parameter is valid against the oneOf child schemas:
-     * PaymentReceivedEvent, PaymentRequestExpiredEvent, PaymentUnmatchedEvent
+     * PaymentReceivedEvent, PaymentRequestExpiredEvent, PaymentReturnFailedEvent, PaymentReturnedEvent, PaymentUnmatchedEvent
      *
      * It could be an instance of the 'oneOf' schemas.
      * The oneOf child schemas may themselves be a composed schema (allOf, anyOf, oneOf).
@@ -256,19 +324,29 @@ public class WebhookEvent extends AbstractOpenApiSchema {
             return;
         }
 
+        if (JSON.isInstanceOf(PaymentReturnFailedEvent.class, instance, new HashSet<Class<?>>())) {
+            super.setActualInstance(instance);
+            return;
+        }
+
+        if (JSON.isInstanceOf(PaymentReturnedEvent.class, instance, new HashSet<Class<?>>())) {
+            super.setActualInstance(instance);
+            return;
+        }
+
         if (JSON.isInstanceOf(PaymentUnmatchedEvent.class, instance, new HashSet<Class<?>>())) {
             super.setActualInstance(instance);
             return;
         }
 
-        throw new RuntimeException("Invalid instance type. Must be PaymentReceivedEvent, PaymentRequestExpiredEvent, PaymentUnmatchedEvent");
+        throw new RuntimeException("Invalid instance type. Must be PaymentReceivedEvent, PaymentRequestExpiredEvent, PaymentReturnFailedEvent, PaymentReturnedEvent, PaymentUnmatchedEvent");
     }
 
     /**
      * Get the actual instance, which can be the following:
-     * PaymentReceivedEvent, PaymentRequestExpiredEvent, PaymentUnmatchedEvent
+     * PaymentReceivedEvent, PaymentRequestExpiredEvent, PaymentReturnFailedEvent, PaymentReturnedEvent, PaymentUnmatchedEvent
      *
-     * @return The actual instance (PaymentReceivedEvent, PaymentRequestExpiredEvent, PaymentUnmatchedEvent)
+     * @return The actual instance (PaymentReceivedEvent, PaymentRequestExpiredEvent, PaymentReturnFailedEvent, PaymentReturnedEvent, PaymentUnmatchedEvent)
      */
     @Override
     public Object getActualInstance() {
@@ -295,6 +373,28 @@ public class WebhookEvent extends AbstractOpenApiSchema {
      */
     public PaymentRequestExpiredEvent getPaymentRequestExpiredEvent() throws ClassCastException {
         return (PaymentRequestExpiredEvent)super.getActualInstance();
+    }
+
+    /**
+     * Get the actual instance of `PaymentReturnFailedEvent`. If the actual instance is not `PaymentReturnFailedEvent`,
+     * the ClassCastException will be thrown.
+     *
+     * @return The actual instance of `PaymentReturnFailedEvent`
+     * @throws ClassCastException if the instance is not `PaymentReturnFailedEvent`
+     */
+    public PaymentReturnFailedEvent getPaymentReturnFailedEvent() throws ClassCastException {
+        return (PaymentReturnFailedEvent)super.getActualInstance();
+    }
+
+    /**
+     * Get the actual instance of `PaymentReturnedEvent`. If the actual instance is not `PaymentReturnedEvent`,
+     * the ClassCastException will be thrown.
+     *
+     * @return The actual instance of `PaymentReturnedEvent`
+     * @throws ClassCastException if the instance is not `PaymentReturnedEvent`
+     */
+    public PaymentReturnedEvent getPaymentReturnedEvent() throws ClassCastException {
+        return (PaymentReturnedEvent)super.getActualInstance();
     }
 
     /**
@@ -357,6 +457,18 @@ public class WebhookEvent extends AbstractOpenApiSchema {
     if (getActualInstance() instanceof PaymentUnmatchedEvent) {
         if (getActualInstance() != null) {
           joiner.add(((PaymentUnmatchedEvent)getActualInstance()).toUrlQueryString(prefix + "one_of_2" + suffix));
+        }
+        return joiner.toString();
+    }
+    if (getActualInstance() instanceof PaymentReturnedEvent) {
+        if (getActualInstance() != null) {
+          joiner.add(((PaymentReturnedEvent)getActualInstance()).toUrlQueryString(prefix + "one_of_3" + suffix));
+        }
+        return joiner.toString();
+    }
+    if (getActualInstance() instanceof PaymentReturnFailedEvent) {
+        if (getActualInstance() != null) {
+          joiner.add(((PaymentReturnFailedEvent)getActualInstance()).toUrlQueryString(prefix + "one_of_4" + suffix));
         }
         return joiner.toString();
     }
