@@ -6,13 +6,38 @@ import type { ChargeState } from "../../db/tables/charges.table.ts";
 import { DomainError } from "../errors.ts";
 import { ofUnlinkedMerchant } from "../merchants/unlinked-merchants.ts";
 
-/** A page of the integration's charges, newest first, optionally in one state; not those of an unlinked merchant account. */
-export async function listIntegrationCharges(db: Kysely<Database>, integrationClientId: string, query: { state?: ChargeState; limit: number; offset: number }) {
+/** The states in which a charge still waits for money. */
+const OPEN_STATES: ChargeState[] = ["pending", "partial_payment", "overdue", "partial_overdue"];
+
+export interface IntegrationChargeFilters {
+  state?: ChargeState;
+  /** `true`: only charges still waiting for money; `false`: only the others. */
+  open?: boolean;
+  merchantAccountId?: string;
+  /** Contained in the referenceId or the payer's name, email or tax document, letter case ignored. */
+  search?: string;
+}
+
+/** A page of the integration's charges, newest first, filtered; not those of an unlinked merchant account. */
+export async function listIntegrationCharges(
+  db: Kysely<Database>,
+  integrationClientId: string,
+  query: IntegrationChargeFilters & { limit: number; offset: number },
+) {
   let base = db
     .selectFrom("charges")
     .where("integration_client_id", "=", integrationClientId)
     .where(sql<boolean>`not ${ofUnlinkedMerchant("charges")}`);
   if (query.state) base = base.where("state", "=", query.state);
+  if (query.open !== undefined) base = base.where("state", query.open ? "in" : "not in", OPEN_STATES);
+  if (query.merchantAccountId) base = base.where("merchant_account_id", "=", query.merchantAccountId);
+  if (query.search) {
+    // The text is matched literally: LIKE's own wildcards in it are escaped.
+    const pattern = `%${query.search.replace(/[\\%_]/g, (character) => `\\${character}`)}%`;
+    base = base.where((eb) =>
+      eb.or(["reference_id", "customer_name", "customer_email", "customer_tax_document"].map((column) => eb(sql.ref(column), "ilike", pattern))),
+    );
+  }
   const [rows, count] = await Promise.all([
     base
       .select(["id", "reference_id", "paid_cents", "customer_email", "description", "created_at", "state"])

@@ -995,9 +995,10 @@ export type paths = {
         };
         /**
          * List the integration's charges
-         * @description The integration's charges across its linked merchant accounts, newest first; optionally only those
-         *     in one state. The charges of a merchant account unlinked from the integration are not listed; they
-         *     are listed again, in their current state, once it authorizes again.
+         * @description The integration's charges across its linked merchant accounts, newest first, filtered (all the
+         *     filters given must hold: a state, open or not, a merchant account, a text to search). The charges of
+         *     a merchant account unlinked from the integration are not listed; they are listed again, in their
+         *     current state, once it authorizes again.
          */
         get: operations["listIntegrationPaymentRequests"];
         put?: never;
@@ -9191,6 +9192,16 @@ export interface operations {
             query?: {
                 /** @description Only charges in this state. */
                 status?: components["schemas"]["PaymentRequestState"];
+                /** @description Only charges still waiting for money (`pending`, `partial_payment`, `overdue`, `partial_overdue`) with `true`; only the others with `false`. */
+                open?: boolean;
+                /** @description Only charges of this merchant account (`userId` in `GET /my-integration/users`, `merchantUserId` of an unmatched payment). */
+                merchantUserId?: components["schemas"]["Uuid"];
+                /**
+                 * @description Only charges whose `referenceId`, payer's name, payer's email or payer's CUIL, CUIT or DNI (kept by
+                 *     a charge reconciled by CUIL) contains this text (letter case ignored): how an admin finds the charge
+                 *     an unmatched payment was meant for.
+                 */
+                search?: string;
                 /** @description Page size: 1 to 100, default 20. */
                 limit?: components["parameters"]["Cobro.Common.PageQuery.limit"];
                 /** @description Items to skip, default 0. */

@@ -25,7 +25,13 @@ function integrationChargeView(row: Pick<IntegrationCharge, keyof IntegrationCha
 export const listIntegrationPaymentRequests: Handler<"listIntegrationPaymentRequests"> = async ({ caller, query, services }) => {
   const admin = requireIntegrationAdmin(caller);
   const page = pageOf(query);
-  const { items, total } = await listIntegrationCharges(services.db, admin.integrationClientId, { state: query.status, ...page });
+  const { items, total } = await listIntegrationCharges(services.db, admin.integrationClientId, {
+    state: query.status,
+    open: query.open,
+    merchantAccountId: query.merchantUserId,
+    search: query.search,
+    ...page,
+  });
   return { status: 200, body: { items: items.map(integrationChargeView), total, ...page } };
 };
 

@@ -52,6 +52,20 @@ export interface ListIntegrationPaymentRequestsRequest {
      */
     status?: PaymentRequestState;
     /**
+     * Only charges still waiting for money (`pending`, `partial_payment`, `overdue`, `partial_overdue`) with `true`; only the others with `false`.
+     */
+    open?: boolean;
+    /**
+     * Only charges of this merchant account (`userId` in `GET /my-integration/users`, `merchantUserId` of an unmatched payment).
+     */
+    merchantUserId?: string;
+    /**
+     * Only charges whose `referenceId`, payer's name, payer's email or payer's CUIL, CUIT or DNI (kept by
+     * a charge reconciled by CUIL) contains this text (letter case ignored): how an admin finds the charge
+     * an unmatched payment was meant for.
+     */
+    search?: string;
+    /**
      * Page size: 1 to 100, default 20.
      */
     limit?: number;
@@ -131,6 +145,18 @@ export class PaymentRequestsApi extends runtime.BaseAPI {
             queryParameters['status'] = requestParameters['status'];
         }
 
+        if (requestParameters['open'] != null) {
+            queryParameters['open'] = requestParameters['open'];
+        }
+
+        if (requestParameters['merchantUserId'] != null) {
+            queryParameters['merchantUserId'] = requestParameters['merchantUserId'];
+        }
+
+        if (requestParameters['search'] != null) {
+            queryParameters['search'] = requestParameters['search'];
+        }
+
         if (requestParameters['limit'] != null) {
             queryParameters['limit'] = requestParameters['limit'];
         }
@@ -161,7 +187,7 @@ export class PaymentRequestsApi extends runtime.BaseAPI {
     }
 
     /**
-     * The integration\'s charges across its linked merchant accounts, newest first; optionally only those in one state. The charges of a merchant account unlinked from the integration are not listed; they are listed again, in their current state, once it authorizes again.
+     * The integration\'s charges across its linked merchant accounts, newest first, filtered (all the filters given must hold: a state, open or not, a merchant account, a text to search). The charges of a merchant account unlinked from the integration are not listed; they are listed again, in their current state, once it authorizes again.
      * List the integration\'s charges
      */
     async listIntegrationPaymentRequestsRaw(requestParameters: ListIntegrationPaymentRequestsRequest, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<IntegrationPaymentRequestPage>> {
@@ -172,7 +198,7 @@ export class PaymentRequestsApi extends runtime.BaseAPI {
     }
 
     /**
-     * The integration\'s charges across its linked merchant accounts, newest first; optionally only those in one state. The charges of a merchant account unlinked from the integration are not listed; they are listed again, in their current state, once it authorizes again.
+     * The integration\'s charges across its linked merchant accounts, newest first, filtered (all the filters given must hold: a state, open or not, a merchant account, a text to search). The charges of a merchant account unlinked from the integration are not listed; they are listed again, in their current state, once it authorizes again.
      * List the integration\'s charges
      */
     async listIntegrationPaymentRequests(requestParameters: ListIntegrationPaymentRequestsRequest = {}, initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<IntegrationPaymentRequestPage> {

@@ -494,6 +494,9 @@ class PaymentRequestsApi
      * List the integration&#39;s charges
      *
      * @param  \Cobro\Sdk\Generated\Admin\Model\PaymentRequestState|null $status Only charges in this state. (optional)
+     * @param  bool|null $open Only charges still waiting for money (&#x60;pending&#x60;, &#x60;partial_payment&#x60;, &#x60;overdue&#x60;, &#x60;partial_overdue&#x60;) with &#x60;true&#x60;; only the others with &#x60;false&#x60;. (optional)
+     * @param  string|null $merchantUserId Only charges of this merchant account (&#x60;userId&#x60; in &#x60;GET /my-integration/users&#x60;, &#x60;merchantUserId&#x60; of an unmatched payment). (optional)
+     * @param  string|null $search Only charges whose &#x60;referenceId&#x60;, payer&#39;s name, payer&#39;s email or payer&#39;s CUIL, CUIT or DNI (kept by a charge reconciled by CUIL) contains this text (letter case ignored): how an admin finds the charge an unmatched payment was meant for. (optional)
      * @param  int|null $limit Page size: 1 to 100, default 20. (optional, default to 20)
      * @param  int|null $offset Items to skip, default 0. (optional, default to 0)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['listIntegrationPaymentRequests'] to see the possible values for this operation
@@ -502,9 +505,9 @@ class PaymentRequestsApi
      * @throws \InvalidArgumentException
      * @return \Cobro\Sdk\Generated\Admin\Model\IntegrationPaymentRequestPage|\Cobro\Sdk\Generated\Admin\Model\ValidationErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody
      */
-    public function listIntegrationPaymentRequests($status = null, $limit = 20, $offset = 0, string $contentType = self::contentTypes['listIntegrationPaymentRequests'][0])
+    public function listIntegrationPaymentRequests($status = null, $open = null, $merchantUserId = null, $search = null, $limit = 20, $offset = 0, string $contentType = self::contentTypes['listIntegrationPaymentRequests'][0])
     {
-        list($response) = $this->listIntegrationPaymentRequestsWithHttpInfo($status, $limit, $offset, $contentType);
+        list($response) = $this->listIntegrationPaymentRequestsWithHttpInfo($status, $open, $merchantUserId, $search, $limit, $offset, $contentType);
         return $response;
     }
 
@@ -514,6 +517,9 @@ class PaymentRequestsApi
      * List the integration&#39;s charges
      *
      * @param  \Cobro\Sdk\Generated\Admin\Model\PaymentRequestState|null $status Only charges in this state. (optional)
+     * @param  bool|null $open Only charges still waiting for money (&#x60;pending&#x60;, &#x60;partial_payment&#x60;, &#x60;overdue&#x60;, &#x60;partial_overdue&#x60;) with &#x60;true&#x60;; only the others with &#x60;false&#x60;. (optional)
+     * @param  string|null $merchantUserId Only charges of this merchant account (&#x60;userId&#x60; in &#x60;GET /my-integration/users&#x60;, &#x60;merchantUserId&#x60; of an unmatched payment). (optional)
+     * @param  string|null $search Only charges whose &#x60;referenceId&#x60;, payer&#39;s name, payer&#39;s email or payer&#39;s CUIL, CUIT or DNI (kept by a charge reconciled by CUIL) contains this text (letter case ignored): how an admin finds the charge an unmatched payment was meant for. (optional)
      * @param  int|null $limit Page size: 1 to 100, default 20. (optional, default to 20)
      * @param  int|null $offset Items to skip, default 0. (optional, default to 0)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['listIntegrationPaymentRequests'] to see the possible values for this operation
@@ -522,9 +528,9 @@ class PaymentRequestsApi
      * @throws \InvalidArgumentException
      * @return array of \Cobro\Sdk\Generated\Admin\Model\IntegrationPaymentRequestPage|\Cobro\Sdk\Generated\Admin\Model\ValidationErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody|\Cobro\Sdk\Generated\Admin\Model\AdminErrorBody, HTTP status code, HTTP response headers (array of strings)
      */
-    public function listIntegrationPaymentRequestsWithHttpInfo($status = null, $limit = 20, $offset = 0, string $contentType = self::contentTypes['listIntegrationPaymentRequests'][0])
+    public function listIntegrationPaymentRequestsWithHttpInfo($status = null, $open = null, $merchantUserId = null, $search = null, $limit = 20, $offset = 0, string $contentType = self::contentTypes['listIntegrationPaymentRequests'][0])
     {
-        $request = $this->listIntegrationPaymentRequestsRequest($status, $limit, $offset, $contentType);
+        $request = $this->listIntegrationPaymentRequestsRequest($status, $open, $merchantUserId, $search, $limit, $offset, $contentType);
 
         try {
             $options = $this->createHttpClientOption();
@@ -671,6 +677,9 @@ class PaymentRequestsApi
      * List the integration&#39;s charges
      *
      * @param  \Cobro\Sdk\Generated\Admin\Model\PaymentRequestState|null $status Only charges in this state. (optional)
+     * @param  bool|null $open Only charges still waiting for money (&#x60;pending&#x60;, &#x60;partial_payment&#x60;, &#x60;overdue&#x60;, &#x60;partial_overdue&#x60;) with &#x60;true&#x60;; only the others with &#x60;false&#x60;. (optional)
+     * @param  string|null $merchantUserId Only charges of this merchant account (&#x60;userId&#x60; in &#x60;GET /my-integration/users&#x60;, &#x60;merchantUserId&#x60; of an unmatched payment). (optional)
+     * @param  string|null $search Only charges whose &#x60;referenceId&#x60;, payer&#39;s name, payer&#39;s email or payer&#39;s CUIL, CUIT or DNI (kept by a charge reconciled by CUIL) contains this text (letter case ignored): how an admin finds the charge an unmatched payment was meant for. (optional)
      * @param  int|null $limit Page size: 1 to 100, default 20. (optional, default to 20)
      * @param  int|null $offset Items to skip, default 0. (optional, default to 0)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['listIntegrationPaymentRequests'] to see the possible values for this operation
@@ -678,9 +687,9 @@ class PaymentRequestsApi
      * @throws \InvalidArgumentException
      * @return \GuzzleHttp\Promise\PromiseInterface
      */
-    public function listIntegrationPaymentRequestsAsync($status = null, $limit = 20, $offset = 0, string $contentType = self::contentTypes['listIntegrationPaymentRequests'][0])
+    public function listIntegrationPaymentRequestsAsync($status = null, $open = null, $merchantUserId = null, $search = null, $limit = 20, $offset = 0, string $contentType = self::contentTypes['listIntegrationPaymentRequests'][0])
     {
-        return $this->listIntegrationPaymentRequestsAsyncWithHttpInfo($status, $limit, $offset, $contentType)
+        return $this->listIntegrationPaymentRequestsAsyncWithHttpInfo($status, $open, $merchantUserId, $search, $limit, $offset, $contentType)
             ->then(
                 function ($response) {
                     return $response[0];
@@ -694,6 +703,9 @@ class PaymentRequestsApi
      * List the integration&#39;s charges
      *
      * @param  \Cobro\Sdk\Generated\Admin\Model\PaymentRequestState|null $status Only charges in this state. (optional)
+     * @param  bool|null $open Only charges still waiting for money (&#x60;pending&#x60;, &#x60;partial_payment&#x60;, &#x60;overdue&#x60;, &#x60;partial_overdue&#x60;) with &#x60;true&#x60;; only the others with &#x60;false&#x60;. (optional)
+     * @param  string|null $merchantUserId Only charges of this merchant account (&#x60;userId&#x60; in &#x60;GET /my-integration/users&#x60;, &#x60;merchantUserId&#x60; of an unmatched payment). (optional)
+     * @param  string|null $search Only charges whose &#x60;referenceId&#x60;, payer&#39;s name, payer&#39;s email or payer&#39;s CUIL, CUIT or DNI (kept by a charge reconciled by CUIL) contains this text (letter case ignored): how an admin finds the charge an unmatched payment was meant for. (optional)
      * @param  int|null $limit Page size: 1 to 100, default 20. (optional, default to 20)
      * @param  int|null $offset Items to skip, default 0. (optional, default to 0)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['listIntegrationPaymentRequests'] to see the possible values for this operation
@@ -701,10 +713,10 @@ class PaymentRequestsApi
      * @throws \InvalidArgumentException
      * @return \GuzzleHttp\Promise\PromiseInterface
      */
-    public function listIntegrationPaymentRequestsAsyncWithHttpInfo($status = null, $limit = 20, $offset = 0, string $contentType = self::contentTypes['listIntegrationPaymentRequests'][0])
+    public function listIntegrationPaymentRequestsAsyncWithHttpInfo($status = null, $open = null, $merchantUserId = null, $search = null, $limit = 20, $offset = 0, string $contentType = self::contentTypes['listIntegrationPaymentRequests'][0])
     {
         $returnType = '\Cobro\Sdk\Generated\Admin\Model\IntegrationPaymentRequestPage';
-        $request = $this->listIntegrationPaymentRequestsRequest($status, $limit, $offset, $contentType);
+        $request = $this->listIntegrationPaymentRequestsRequest($status, $open, $merchantUserId, $search, $limit, $offset, $contentType);
 
         return $this->client
             ->sendAsync($request, $this->createHttpClientOption())
@@ -746,6 +758,9 @@ class PaymentRequestsApi
      * Create request for operation 'listIntegrationPaymentRequests'
      *
      * @param  \Cobro\Sdk\Generated\Admin\Model\PaymentRequestState|null $status Only charges in this state. (optional)
+     * @param  bool|null $open Only charges still waiting for money (&#x60;pending&#x60;, &#x60;partial_payment&#x60;, &#x60;overdue&#x60;, &#x60;partial_overdue&#x60;) with &#x60;true&#x60;; only the others with &#x60;false&#x60;. (optional)
+     * @param  string|null $merchantUserId Only charges of this merchant account (&#x60;userId&#x60; in &#x60;GET /my-integration/users&#x60;, &#x60;merchantUserId&#x60; of an unmatched payment). (optional)
+     * @param  string|null $search Only charges whose &#x60;referenceId&#x60;, payer&#39;s name, payer&#39;s email or payer&#39;s CUIL, CUIT or DNI (kept by a charge reconciled by CUIL) contains this text (letter case ignored): how an admin finds the charge an unmatched payment was meant for. (optional)
      * @param  int|null $limit Page size: 1 to 100, default 20. (optional, default to 20)
      * @param  int|null $offset Items to skip, default 0. (optional, default to 0)
      * @param  string $contentType The value for the Content-Type header. Check self::contentTypes['listIntegrationPaymentRequests'] to see the possible values for this operation
@@ -753,10 +768,19 @@ class PaymentRequestsApi
      * @throws \InvalidArgumentException
      * @return \GuzzleHttp\Psr7\Request
      */
-    public function listIntegrationPaymentRequestsRequest($status = null, $limit = 20, $offset = 0, string $contentType = self::contentTypes['listIntegrationPaymentRequests'][0])
+    public function listIntegrationPaymentRequestsRequest($status = null, $open = null, $merchantUserId = null, $search = null, $limit = 20, $offset = 0, string $contentType = self::contentTypes['listIntegrationPaymentRequests'][0])
     {
 
 
+
+
+        if ($search !== null && strlen($search) > 100) {
+            throw new \InvalidArgumentException('invalid length for "$search" when calling PaymentRequestsApi.listIntegrationPaymentRequests, must be smaller than or equal to 100.');
+        }
+        if ($search !== null && strlen($search) < 1) {
+            throw new \InvalidArgumentException('invalid length for "$search" when calling PaymentRequestsApi.listIntegrationPaymentRequests, must be bigger than or equal to 1.');
+        }
+        
         if ($limit !== null && $limit > 100) {
             throw new \InvalidArgumentException('invalid value for "$limit" when calling PaymentRequestsApi.listIntegrationPaymentRequests, must be smaller than or equal to 100.');
         }
@@ -781,6 +805,33 @@ class PaymentRequestsApi
             $status,
             'status', // param base name
             'PaymentRequestState', // openApiType
+            'form', // style
+            true, // explode
+            false // required
+        ) ?? []);
+        // query params
+        $queryParams = array_merge($queryParams, ObjectSerializer::toQueryValue(
+            $open,
+            'open', // param base name
+            'boolean', // openApiType
+            'form', // style
+            true, // explode
+            false // required
+        ) ?? []);
+        // query params
+        $queryParams = array_merge($queryParams, ObjectSerializer::toQueryValue(
+            $merchantUserId,
+            'merchantUserId', // param base name
+            'string', // openApiType
+            'form', // style
+            true, // explode
+            false // required
+        ) ?? []);
+        // query params
+        $queryParams = array_merge($queryParams, ObjectSerializer::toQueryValue(
+            $search,
+            'search', // param base name
+            'string', // openApiType
             'form', // style
             true, // explode
             false // required

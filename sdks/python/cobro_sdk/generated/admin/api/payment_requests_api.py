@@ -15,7 +15,7 @@ from pydantic import validate_call, Field, StrictFloat, StrictStr, StrictInt
 from typing import Any, Dict, List, Optional, Tuple, Union
 from typing_extensions import Annotated
 
-from pydantic import Field
+from pydantic import Field, StrictBool
 from typing import Optional
 from typing_extensions import Annotated
 from uuid import UUID
@@ -324,6 +324,9 @@ class PaymentRequestsApi:
     def list_integration_payment_requests(
         self,
         status: Annotated[Optional[PaymentRequestState], Field(description="Only charges in this state.")] = None,
+        open: Annotated[Optional[StrictBool], Field(description="Only charges still waiting for money (`pending`, `partial_payment`, `overdue`, `partial_overdue`) with `true`; only the others with `false`.")] = None,
+        merchant_user_id: Annotated[Optional[UUID], Field(description="Only charges of this merchant account (`userId` in `GET /my-integration/users`, `merchantUserId` of an unmatched payment).")] = None,
+        search: Annotated[Optional[Annotated[str, Field(min_length=1, strict=True, max_length=100)]], Field(description="Only charges whose `referenceId`, payer's name, payer's email or payer's CUIL, CUIT or DNI (kept by a charge reconciled by CUIL) contains this text (letter case ignored): how an admin finds the charge an unmatched payment was meant for.")] = None,
         limit: Annotated[Optional[Annotated[int, Field(le=100, strict=True, ge=1)]], Field(description="Page size: 1 to 100, default 20.")] = None,
         offset: Annotated[Optional[Annotated[int, Field(strict=True, ge=0)]], Field(description="Items to skip, default 0.")] = None,
         _request_timeout: Union[
@@ -341,10 +344,16 @@ class PaymentRequestsApi:
     ) -> IntegrationPaymentRequestPage:
         """List the integration's charges
 
-        The integration's charges across its linked merchant accounts, newest first; optionally only those in one state. The charges of a merchant account unlinked from the integration are not listed; they are listed again, in their current state, once it authorizes again.
+        The integration's charges across its linked merchant accounts, newest first, filtered (all the filters given must hold: a state, open or not, a merchant account, a text to search). The charges of a merchant account unlinked from the integration are not listed; they are listed again, in their current state, once it authorizes again.
 
         :param status: Only charges in this state.
         :type status: PaymentRequestState
+        :param open: Only charges still waiting for money (`pending`, `partial_payment`, `overdue`, `partial_overdue`) with `true`; only the others with `false`.
+        :type open: bool
+        :param merchant_user_id: Only charges of this merchant account (`userId` in `GET /my-integration/users`, `merchantUserId` of an unmatched payment).
+        :type merchant_user_id: UUID
+        :param search: Only charges whose `referenceId`, payer's name, payer's email or payer's CUIL, CUIT or DNI (kept by a charge reconciled by CUIL) contains this text (letter case ignored): how an admin finds the charge an unmatched payment was meant for.
+        :type search: str
         :param limit: Page size: 1 to 100, default 20.
         :type limit: int
         :param offset: Items to skip, default 0.
@@ -373,6 +382,9 @@ class PaymentRequestsApi:
 
         _param = self._list_integration_payment_requests_serialize(
             status=status,
+            open=open,
+            merchant_user_id=merchant_user_id,
+            search=search,
             limit=limit,
             offset=offset,
             _request_auth=_request_auth,
@@ -404,6 +416,9 @@ class PaymentRequestsApi:
     def list_integration_payment_requests_with_http_info(
         self,
         status: Annotated[Optional[PaymentRequestState], Field(description="Only charges in this state.")] = None,
+        open: Annotated[Optional[StrictBool], Field(description="Only charges still waiting for money (`pending`, `partial_payment`, `overdue`, `partial_overdue`) with `true`; only the others with `false`.")] = None,
+        merchant_user_id: Annotated[Optional[UUID], Field(description="Only charges of this merchant account (`userId` in `GET /my-integration/users`, `merchantUserId` of an unmatched payment).")] = None,
+        search: Annotated[Optional[Annotated[str, Field(min_length=1, strict=True, max_length=100)]], Field(description="Only charges whose `referenceId`, payer's name, payer's email or payer's CUIL, CUIT or DNI (kept by a charge reconciled by CUIL) contains this text (letter case ignored): how an admin finds the charge an unmatched payment was meant for.")] = None,
         limit: Annotated[Optional[Annotated[int, Field(le=100, strict=True, ge=1)]], Field(description="Page size: 1 to 100, default 20.")] = None,
         offset: Annotated[Optional[Annotated[int, Field(strict=True, ge=0)]], Field(description="Items to skip, default 0.")] = None,
         _request_timeout: Union[
@@ -421,10 +436,16 @@ class PaymentRequestsApi:
     ) -> ApiResponse[IntegrationPaymentRequestPage]:
         """List the integration's charges
 
-        The integration's charges across its linked merchant accounts, newest first; optionally only those in one state. The charges of a merchant account unlinked from the integration are not listed; they are listed again, in their current state, once it authorizes again.
+        The integration's charges across its linked merchant accounts, newest first, filtered (all the filters given must hold: a state, open or not, a merchant account, a text to search). The charges of a merchant account unlinked from the integration are not listed; they are listed again, in their current state, once it authorizes again.
 
         :param status: Only charges in this state.
         :type status: PaymentRequestState
+        :param open: Only charges still waiting for money (`pending`, `partial_payment`, `overdue`, `partial_overdue`) with `true`; only the others with `false`.
+        :type open: bool
+        :param merchant_user_id: Only charges of this merchant account (`userId` in `GET /my-integration/users`, `merchantUserId` of an unmatched payment).
+        :type merchant_user_id: UUID
+        :param search: Only charges whose `referenceId`, payer's name, payer's email or payer's CUIL, CUIT or DNI (kept by a charge reconciled by CUIL) contains this text (letter case ignored): how an admin finds the charge an unmatched payment was meant for.
+        :type search: str
         :param limit: Page size: 1 to 100, default 20.
         :type limit: int
         :param offset: Items to skip, default 0.
@@ -453,6 +474,9 @@ class PaymentRequestsApi:
 
         _param = self._list_integration_payment_requests_serialize(
             status=status,
+            open=open,
+            merchant_user_id=merchant_user_id,
+            search=search,
             limit=limit,
             offset=offset,
             _request_auth=_request_auth,
@@ -484,6 +508,9 @@ class PaymentRequestsApi:
     def list_integration_payment_requests_without_preload_content(
         self,
         status: Annotated[Optional[PaymentRequestState], Field(description="Only charges in this state.")] = None,
+        open: Annotated[Optional[StrictBool], Field(description="Only charges still waiting for money (`pending`, `partial_payment`, `overdue`, `partial_overdue`) with `true`; only the others with `false`.")] = None,
+        merchant_user_id: Annotated[Optional[UUID], Field(description="Only charges of this merchant account (`userId` in `GET /my-integration/users`, `merchantUserId` of an unmatched payment).")] = None,
+        search: Annotated[Optional[Annotated[str, Field(min_length=1, strict=True, max_length=100)]], Field(description="Only charges whose `referenceId`, payer's name, payer's email or payer's CUIL, CUIT or DNI (kept by a charge reconciled by CUIL) contains this text (letter case ignored): how an admin finds the charge an unmatched payment was meant for.")] = None,
         limit: Annotated[Optional[Annotated[int, Field(le=100, strict=True, ge=1)]], Field(description="Page size: 1 to 100, default 20.")] = None,
         offset: Annotated[Optional[Annotated[int, Field(strict=True, ge=0)]], Field(description="Items to skip, default 0.")] = None,
         _request_timeout: Union[
@@ -501,10 +528,16 @@ class PaymentRequestsApi:
     ) -> RESTResponseType:
         """List the integration's charges
 
-        The integration's charges across its linked merchant accounts, newest first; optionally only those in one state. The charges of a merchant account unlinked from the integration are not listed; they are listed again, in their current state, once it authorizes again.
+        The integration's charges across its linked merchant accounts, newest first, filtered (all the filters given must hold: a state, open or not, a merchant account, a text to search). The charges of a merchant account unlinked from the integration are not listed; they are listed again, in their current state, once it authorizes again.
 
         :param status: Only charges in this state.
         :type status: PaymentRequestState
+        :param open: Only charges still waiting for money (`pending`, `partial_payment`, `overdue`, `partial_overdue`) with `true`; only the others with `false`.
+        :type open: bool
+        :param merchant_user_id: Only charges of this merchant account (`userId` in `GET /my-integration/users`, `merchantUserId` of an unmatched payment).
+        :type merchant_user_id: UUID
+        :param search: Only charges whose `referenceId`, payer's name, payer's email or payer's CUIL, CUIT or DNI (kept by a charge reconciled by CUIL) contains this text (letter case ignored): how an admin finds the charge an unmatched payment was meant for.
+        :type search: str
         :param limit: Page size: 1 to 100, default 20.
         :type limit: int
         :param offset: Items to skip, default 0.
@@ -533,6 +566,9 @@ class PaymentRequestsApi:
 
         _param = self._list_integration_payment_requests_serialize(
             status=status,
+            open=open,
+            merchant_user_id=merchant_user_id,
+            search=search,
             limit=limit,
             offset=offset,
             _request_auth=_request_auth,
@@ -559,6 +595,9 @@ class PaymentRequestsApi:
     def _list_integration_payment_requests_serialize(
         self,
         status,
+        open,
+        merchant_user_id,
+        search,
         limit,
         offset,
         _request_auth,
@@ -586,6 +625,18 @@ class PaymentRequestsApi:
         if status is not None:
             
             _query_params.append(('status', status.value))
+            
+        if open is not None:
+            
+            _query_params.append(('open', open))
+            
+        if merchant_user_id is not None:
+            
+            _query_params.append(('merchantUserId', merchant_user_id))
+            
+        if search is not None:
+            
+            _query_params.append(('search', search))
             
         if limit is not None:
             

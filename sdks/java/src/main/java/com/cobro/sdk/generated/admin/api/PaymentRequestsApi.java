@@ -288,57 +288,69 @@ public class PaymentRequestsApi {
 
   /**
    * List the integration&#39;s charges
-   * The integration&#39;s charges across its linked merchant accounts, newest first; optionally only those in one state. The charges of a merchant account unlinked from the integration are not listed; they are listed again, in their current state, once it authorizes again.
+   * The integration&#39;s charges across its linked merchant accounts, newest first, filtered (all the filters given must hold: a state, open or not, a merchant account, a text to search). The charges of a merchant account unlinked from the integration are not listed; they are listed again, in their current state, once it authorizes again.
    * @param status Only charges in this state. (optional)
+   * @param open Only charges still waiting for money (&#x60;pending&#x60;, &#x60;partial_payment&#x60;, &#x60;overdue&#x60;, &#x60;partial_overdue&#x60;) with &#x60;true&#x60;; only the others with &#x60;false&#x60;. (optional)
+   * @param merchantUserId Only charges of this merchant account (&#x60;userId&#x60; in &#x60;GET /my-integration/users&#x60;, &#x60;merchantUserId&#x60; of an unmatched payment). (optional)
+   * @param search Only charges whose &#x60;referenceId&#x60;, payer&#39;s name, payer&#39;s email or payer&#39;s CUIL, CUIT or DNI (kept by a charge reconciled by CUIL) contains this text (letter case ignored): how an admin finds the charge an unmatched payment was meant for. (optional)
    * @param limit Page size: 1 to 100, default 20. (optional, default to 20)
    * @param offset Items to skip, default 0. (optional, default to 0)
    * @return IntegrationPaymentRequestPage
    * @throws ApiException if fails to make API call
    */
-  public IntegrationPaymentRequestPage listIntegrationPaymentRequests(@jakarta.annotation.Nullable PaymentRequestState status, @jakarta.annotation.Nullable Integer limit, @jakarta.annotation.Nullable Integer offset) throws ApiException {
-    return listIntegrationPaymentRequests(status, limit, offset, null);
+  public IntegrationPaymentRequestPage listIntegrationPaymentRequests(@jakarta.annotation.Nullable PaymentRequestState status, @jakarta.annotation.Nullable Boolean open, @jakarta.annotation.Nullable UUID merchantUserId, @jakarta.annotation.Nullable String search, @jakarta.annotation.Nullable Integer limit, @jakarta.annotation.Nullable Integer offset) throws ApiException {
+    return listIntegrationPaymentRequests(status, open, merchantUserId, search, limit, offset, null);
   }
 
   /**
    * List the integration&#39;s charges
-   * The integration&#39;s charges across its linked merchant accounts, newest first; optionally only those in one state. The charges of a merchant account unlinked from the integration are not listed; they are listed again, in their current state, once it authorizes again.
+   * The integration&#39;s charges across its linked merchant accounts, newest first, filtered (all the filters given must hold: a state, open or not, a merchant account, a text to search). The charges of a merchant account unlinked from the integration are not listed; they are listed again, in their current state, once it authorizes again.
    * @param status Only charges in this state. (optional)
+   * @param open Only charges still waiting for money (&#x60;pending&#x60;, &#x60;partial_payment&#x60;, &#x60;overdue&#x60;, &#x60;partial_overdue&#x60;) with &#x60;true&#x60;; only the others with &#x60;false&#x60;. (optional)
+   * @param merchantUserId Only charges of this merchant account (&#x60;userId&#x60; in &#x60;GET /my-integration/users&#x60;, &#x60;merchantUserId&#x60; of an unmatched payment). (optional)
+   * @param search Only charges whose &#x60;referenceId&#x60;, payer&#39;s name, payer&#39;s email or payer&#39;s CUIL, CUIT or DNI (kept by a charge reconciled by CUIL) contains this text (letter case ignored): how an admin finds the charge an unmatched payment was meant for. (optional)
    * @param limit Page size: 1 to 100, default 20. (optional, default to 20)
    * @param offset Items to skip, default 0. (optional, default to 0)
    * @param headers Optional headers to include in the request
    * @return IntegrationPaymentRequestPage
    * @throws ApiException if fails to make API call
    */
-  public IntegrationPaymentRequestPage listIntegrationPaymentRequests(@jakarta.annotation.Nullable PaymentRequestState status, @jakarta.annotation.Nullable Integer limit, @jakarta.annotation.Nullable Integer offset, Map<String, String> headers) throws ApiException {
-    ApiResponse<IntegrationPaymentRequestPage> localVarResponse = listIntegrationPaymentRequestsWithHttpInfo(status, limit, offset, headers);
+  public IntegrationPaymentRequestPage listIntegrationPaymentRequests(@jakarta.annotation.Nullable PaymentRequestState status, @jakarta.annotation.Nullable Boolean open, @jakarta.annotation.Nullable UUID merchantUserId, @jakarta.annotation.Nullable String search, @jakarta.annotation.Nullable Integer limit, @jakarta.annotation.Nullable Integer offset, Map<String, String> headers) throws ApiException {
+    ApiResponse<IntegrationPaymentRequestPage> localVarResponse = listIntegrationPaymentRequestsWithHttpInfo(status, open, merchantUserId, search, limit, offset, headers);
     return localVarResponse.getData();
   }
 
   /**
    * List the integration&#39;s charges
-   * The integration&#39;s charges across its linked merchant accounts, newest first; optionally only those in one state. The charges of a merchant account unlinked from the integration are not listed; they are listed again, in their current state, once it authorizes again.
+   * The integration&#39;s charges across its linked merchant accounts, newest first, filtered (all the filters given must hold: a state, open or not, a merchant account, a text to search). The charges of a merchant account unlinked from the integration are not listed; they are listed again, in their current state, once it authorizes again.
    * @param status Only charges in this state. (optional)
+   * @param open Only charges still waiting for money (&#x60;pending&#x60;, &#x60;partial_payment&#x60;, &#x60;overdue&#x60;, &#x60;partial_overdue&#x60;) with &#x60;true&#x60;; only the others with &#x60;false&#x60;. (optional)
+   * @param merchantUserId Only charges of this merchant account (&#x60;userId&#x60; in &#x60;GET /my-integration/users&#x60;, &#x60;merchantUserId&#x60; of an unmatched payment). (optional)
+   * @param search Only charges whose &#x60;referenceId&#x60;, payer&#39;s name, payer&#39;s email or payer&#39;s CUIL, CUIT or DNI (kept by a charge reconciled by CUIL) contains this text (letter case ignored): how an admin finds the charge an unmatched payment was meant for. (optional)
    * @param limit Page size: 1 to 100, default 20. (optional, default to 20)
    * @param offset Items to skip, default 0. (optional, default to 0)
    * @return ApiResponse&lt;IntegrationPaymentRequestPage&gt;
    * @throws ApiException if fails to make API call
    */
-  public ApiResponse<IntegrationPaymentRequestPage> listIntegrationPaymentRequestsWithHttpInfo(@jakarta.annotation.Nullable PaymentRequestState status, @jakarta.annotation.Nullable Integer limit, @jakarta.annotation.Nullable Integer offset) throws ApiException {
-    return listIntegrationPaymentRequestsWithHttpInfo(status, limit, offset, null);
+  public ApiResponse<IntegrationPaymentRequestPage> listIntegrationPaymentRequestsWithHttpInfo(@jakarta.annotation.Nullable PaymentRequestState status, @jakarta.annotation.Nullable Boolean open, @jakarta.annotation.Nullable UUID merchantUserId, @jakarta.annotation.Nullable String search, @jakarta.annotation.Nullable Integer limit, @jakarta.annotation.Nullable Integer offset) throws ApiException {
+    return listIntegrationPaymentRequestsWithHttpInfo(status, open, merchantUserId, search, limit, offset, null);
   }
 
   /**
    * List the integration&#39;s charges
-   * The integration&#39;s charges across its linked merchant accounts, newest first; optionally only those in one state. The charges of a merchant account unlinked from the integration are not listed; they are listed again, in their current state, once it authorizes again.
+   * The integration&#39;s charges across its linked merchant accounts, newest first, filtered (all the filters given must hold: a state, open or not, a merchant account, a text to search). The charges of a merchant account unlinked from the integration are not listed; they are listed again, in their current state, once it authorizes again.
    * @param status Only charges in this state. (optional)
+   * @param open Only charges still waiting for money (&#x60;pending&#x60;, &#x60;partial_payment&#x60;, &#x60;overdue&#x60;, &#x60;partial_overdue&#x60;) with &#x60;true&#x60;; only the others with &#x60;false&#x60;. (optional)
+   * @param merchantUserId Only charges of this merchant account (&#x60;userId&#x60; in &#x60;GET /my-integration/users&#x60;, &#x60;merchantUserId&#x60; of an unmatched payment). (optional)
+   * @param search Only charges whose &#x60;referenceId&#x60;, payer&#39;s name, payer&#39;s email or payer&#39;s CUIL, CUIT or DNI (kept by a charge reconciled by CUIL) contains this text (letter case ignored): how an admin finds the charge an unmatched payment was meant for. (optional)
    * @param limit Page size: 1 to 100, default 20. (optional, default to 20)
    * @param offset Items to skip, default 0. (optional, default to 0)
    * @param headers Optional headers to include in the request
    * @return ApiResponse&lt;IntegrationPaymentRequestPage&gt;
    * @throws ApiException if fails to make API call
    */
-  public ApiResponse<IntegrationPaymentRequestPage> listIntegrationPaymentRequestsWithHttpInfo(@jakarta.annotation.Nullable PaymentRequestState status, @jakarta.annotation.Nullable Integer limit, @jakarta.annotation.Nullable Integer offset, Map<String, String> headers) throws ApiException {
-    HttpRequest.Builder localVarRequestBuilder = listIntegrationPaymentRequestsRequestBuilder(status, limit, offset, headers);
+  public ApiResponse<IntegrationPaymentRequestPage> listIntegrationPaymentRequestsWithHttpInfo(@jakarta.annotation.Nullable PaymentRequestState status, @jakarta.annotation.Nullable Boolean open, @jakarta.annotation.Nullable UUID merchantUserId, @jakarta.annotation.Nullable String search, @jakarta.annotation.Nullable Integer limit, @jakarta.annotation.Nullable Integer offset, Map<String, String> headers) throws ApiException {
+    HttpRequest.Builder localVarRequestBuilder = listIntegrationPaymentRequestsRequestBuilder(status, open, merchantUserId, search, limit, offset, headers);
     try {
       HttpResponse<InputStream> localVarResponse = memberVarHttpClient.send(
           localVarRequestBuilder.build(),
@@ -386,7 +398,7 @@ public class PaymentRequestsApi {
     }
   }
 
-  private HttpRequest.Builder listIntegrationPaymentRequestsRequestBuilder(@jakarta.annotation.Nullable PaymentRequestState status, @jakarta.annotation.Nullable Integer limit, @jakarta.annotation.Nullable Integer offset, Map<String, String> headers) throws ApiException {
+  private HttpRequest.Builder listIntegrationPaymentRequestsRequestBuilder(@jakarta.annotation.Nullable PaymentRequestState status, @jakarta.annotation.Nullable Boolean open, @jakarta.annotation.Nullable UUID merchantUserId, @jakarta.annotation.Nullable String search, @jakarta.annotation.Nullable Integer limit, @jakarta.annotation.Nullable Integer offset, Map<String, String> headers) throws ApiException {
 
     HttpRequest.Builder localVarRequestBuilder = HttpRequest.newBuilder();
 
@@ -397,6 +409,12 @@ public class PaymentRequestsApi {
     String localVarQueryParameterBaseName;
     localVarQueryParameterBaseName = "status";
     localVarQueryParams.addAll(ApiClient.parameterToPairs("status", status));
+    localVarQueryParameterBaseName = "open";
+    localVarQueryParams.addAll(ApiClient.parameterToPairs("open", open));
+    localVarQueryParameterBaseName = "merchantUserId";
+    localVarQueryParams.addAll(ApiClient.parameterToPairs("merchantUserId", merchantUserId));
+    localVarQueryParameterBaseName = "search";
+    localVarQueryParams.addAll(ApiClient.parameterToPairs("search", search));
     localVarQueryParameterBaseName = "limit";
     localVarQueryParams.addAll(ApiClient.parameterToPairs("limit", limit));
     localVarQueryParameterBaseName = "offset";
