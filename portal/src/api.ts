@@ -23,6 +23,7 @@ import {
   PlatformIntegrationClientsApi,
   PlatformMerchantAccountsApi,
   SandboxApi,
+  UnmatchedPaymentsApi,
   type Middleware,
 } from "@cobro/sdk/admin";
 import { session } from "./session.ts";
@@ -43,6 +44,7 @@ const configuration = new Configuration({
 /** One client per tag of the Admin API; pages add the ones they need. */
 export const adminApi = {
   paymentRequests: new PaymentRequestsApi(configuration),
+  unmatchedPayments: new UnmatchedPaymentsApi(configuration),
   events: new EventsApi(configuration),
   earnings: new EarningsApi(configuration),
   notifications: new NotificationsApi(configuration),

@@ -31,6 +31,7 @@ import { PlatformEarnings } from "./pages/platform/platform-earnings.tsx";
 import { MerchantAccounts } from "./pages/platform/merchant-accounts.tsx";
 import { SandboxTools } from "./pages/sandbox.tsx";
 import { SignIn } from "./pages/sign-in.tsx";
+import { UnmatchedPaymentDetail, UnmatchedPaymentList } from "./pages/unmatched-payments.tsx";
 import { matchPath, navigate, useLocation } from "./router.ts";
 import { session, type AdminRole, type SessionState } from "./session.ts";
 import { environment } from "./environment.ts";
@@ -52,6 +53,9 @@ const ROUTES: Record<AdminRole, Route[]> = {
     { path: "/", title: "Inicio", menu: "Inicio", render: () => <Dashboard /> },
     { path: "/charges", title: "Cobros", menu: "Cobros", render: (_, query) => <ChargeList query={query} /> },
     { path: "/charges/:id", title: "Cobro", render: ({ id }) => <ChargeDetail paymentRequestId={id!} /> },
+    // Money that matched no charge: its list, and one to assign (imputar) by hand.
+    { path: "/unmatched", title: "Pagos sin imputar", menu: "Pagos sin imputar", render: (_, query) => <UnmatchedPaymentList query={query} /> },
+    { path: "/unmatched/:id", title: "Pago sin imputar", render: ({ id }) => <UnmatchedPaymentDetail unmatchedPaymentId={id!} /> },
     { path: "/sandbox", title: "Herramientas del Sandbox", menu: "Sandbox", sandboxOnly: true, render: () => <SandboxTools /> },
     { path: "/go-live", title: "Salida a producción", menu: "Salida a producción", sandboxOnly: true, render: () => <GoLive /> },
     // Merchants and money: commissions, the offer, where commissions are paid, earnings; the chat cap.

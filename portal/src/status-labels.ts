@@ -13,6 +13,8 @@ import type {
   PaymentRequestState,
   ProvisioningStatus,
   TestWebhookStatus,
+  UnmatchedPaymentReason,
+  UnmatchedPaymentState,
   UnmatchedReason,
 } from "@cobro/sdk/admin";
 
@@ -105,6 +107,26 @@ export const UNMATCHED_REASON_LABELS: Record<UnmatchedReason, string> = {
   no_cuil_match: "ningún cobro espera a ese CUIL",
   no_pending: "no hay cobros pendientes para ese CVU",
   ambiguous: "hay más de un cobro posible",
+};
+
+/** Where unmatched money stands. */
+export const UNMATCHED_PAYMENT_STATE_LABELS: Record<UnmatchedPaymentState, string> = {
+  unresolved: "Sin imputar",
+  assigned: "Imputado",
+  return_requested: "Devolución pedida",
+  returned: "Devuelto",
+  return_failed: "Devolución fallida",
+};
+
+/** Why money is unmatched, as a short name (a filter's option, a table's cell). */
+export const UNMATCHED_PAYMENT_REASON_LABELS: Record<UnmatchedPaymentReason, string> = {
+  expired: "Cobro vencido",
+  already_paid: "Cobro ya pagado",
+  canceled: "Cobro cancelado",
+  no_cuil_match: "CUIL sin cobro",
+  no_pending: "CVU sin cobros",
+  ambiguous: "Ambiguo",
+  overpaid: "Pago de más",
 };
 
 export const TEST_WEBHOOK_STATUS_LABELS: Record<TestWebhookStatus, string> = {

@@ -36,6 +36,7 @@ export function watchPage(page: Page, portalOrigin: string): WatchedPage {
 export const INTEGRATION_ADMIN_MENU = [
   "Inicio",
   "Cobros",
+  "Pagos sin imputar",
   "Sandbox",
   "Salida a producción",
   "Comercios",

@@ -53,6 +53,7 @@ export const AUDIT_OPERATION_LABELS: Record<string, string> = {
   simulatePayment: "Simuló un pago",
   createTestCharge: "Creó un cobro de prueba",
   createTestTokens: "Pidió tokens de prueba",
+  assignUnmatchedPayment: "Imputó un pago sin imputar a un cobro",
   createIntegrationClient: "Creó una integración",
   updateIntegrationClient: "Cambió una integración",
   suspendIntegrationClient: "Suspendió una integración",

@@ -1,0 +1,141 @@
+// "Pagos sin imputar" in a real browser at a phone's width against a live Sandbox: a transfer to a canceled
+// charge's CVU is listed with its reason and amount, filtered by reason, merchant account and days; its
+// detail assigns it to another open charge of the same merchant account (search, choose, confirm), which
+// becomes total_payment; an assignment the API refuses shows its Spanish sentence; both are in the audit log.
+// As in the other portal tests: nothing leaves the origin and no console error but the expected refusal.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Page } from "playwright-core";
+import { launchBrowser, type TestBrowser } from "../../scripts/chromium.ts";
+import { argentinaDate } from "../../domain/argentina-time.ts";
+import { chargeBody } from "../helpers/charges.ts";
+import { sandboxIntegration } from "../helpers/sandbox-admin.ts";
+import { serviceForFile } from "../helpers/service.ts";
+import { uniqueRef } from "../helpers/unique-ref.ts";
+import { openSignedIn } from "./watch-page.ts";
+
+const t = serviceForFile({ env: { COBRO_AUTH_URL: "" }, parts: ["integration", "auth", "admin"] });
+let browser: TestBrowser;
+
+beforeAll(async () => {
+  browser = await launchBrowser();
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+});
+
+const PHONE = 375;
+const fitsPhone = async (page: Page) => expect(await page.evaluate("document.documentElement.scrollWidth")).toBeLessThanOrEqual(PHONE);
+
+async function openFromMenu(page: Page, label: string, heading: string): Promise<void> {
+  await page.getByRole("button", { name: "Menú" }).click();
+  await page.getByRole("navigation", { name: "Secciones" }).getByRole("link", { name: label, exact: true }).click();
+  await page.getByRole("heading", { name: heading, exact: true, level: 1 }).waitFor();
+}
+
+describe("unmatched payments in the portal", { timeout: 120_000 }, () => {
+  it("lists a transfer to a canceled charge's CVU and assigns it to another open charge of the merchant, which is then paid in full", async () => {
+    const { merchant, admin, createCharge } = await sandboxIntegration(t);
+    const canceled = await createCharge(chargeBody({ referenceId: uniqueRef("CANC"), amount: 1000 }));
+    expect((await merchant.call("POST", `/payment-request/${canceled.referenceId}/cancel`)).status).toBe(200);
+    const first = await admin.simulate({ cvu: canceled.CVU, amount: 1000 });
+    const second = await admin.simulate({ cvu: canceled.CVU, amount: 1000 });
+    expect([first.json.conciliated, second.json.conciliated]).toEqual([false, false]);
+    const target = await createCharge(chargeBody({ referenceId: uniqueRef("OPEN"), amount: 1000, customer: { name: "Marta Gómez" } }));
+    const other = await createCharge(chargeBody({ referenceId: uniqueRef("OTRO"), amount: 1000 }));
+    const merchantUserId = (await merchant.call("GET", "/me")).json.merchantUserId as string;
+
+    const { page, watched } = await openSignedIn(browser, t.adminUrl, merchant.sandbox.integrationAdmin, { width: PHONE });
+    await page.getByRole("button", { name: "Salir" }).waitFor();
+    await openFromMenu(page, "Pagos sin imputar", "Pagos sin imputar");
+    const rows = page.getByTestId("unmatched-payment");
+    await expect.poll(() => rows.count()).toBe(2);
+    for (const row of await rows.all()) {
+      expect(await row.getAttribute("data-reason")).toBe("canceled");
+      expect(await row.getAttribute("data-state")).toBe("unresolved");
+      const text = await row.innerText();
+      expect(text).toContain("$ 1.000,00");
+      expect(text).toContain("Cobro cancelado");
+      expect(text).toContain("Sin imputar");
+    }
+    await fitsPhone(page);
+    for (const filter of ["Estado", "Motivo", "Comercio", "Desde", "Hasta"])
+      expect(await page.getByLabel(filter, { exact: true }).isVisible(), filter).toBe(true);
+
+    // The filters: another reason lists nothing; the merchant account and today keep both; tomorrow nothing.
+    await page.getByLabel("Motivo").selectOption({ label: "Pago de más" });
+    await page.getByText("No hay pagos sin imputar con esos filtros.").waitFor();
+    await page.getByLabel("Motivo").selectOption({ label: "Cobro cancelado" });
+    await page.getByLabel("Comercio", { exact: true }).selectOption(merchantUserId);
+    const today = argentinaDate(t.clock.now());
+    await page.getByLabel("Desde").fill(today);
+    await page.getByLabel("Hasta").fill(today);
+    await expect.poll(() => rows.count()).toBe(2);
+    expect(page.url()).toContain("reason=canceled");
+    const tomorrow = argentinaDate(new Date(t.clock.now().getTime() + 24 * 3600 * 1000));
+    await page.getByLabel("Desde").fill(tomorrow);
+    // Desde after Hasta: said under Hasta at once, without asking the API.
+    await expect.poll(() => page.getByLabel("Hasta").getAttribute("aria-invalid")).toBe("true");
+    await page.getByText("La fecha «hasta» no puede ser anterior a «desde».").waitFor();
+    await page.getByLabel("Hasta").fill(tomorrow);
+    await page.getByText("No hay pagos sin imputar con esos filtros.").waitFor();
+    await page.getByLabel("Desde").fill("");
+    await page.getByLabel("Hasta").fill("");
+    await expect.poll(() => rows.count()).toBe(2);
+
+    // The first transfer's detail: assigned to the open charge, found by its reference.
+    await page.getByRole("link", { name: `Ver el pago ${first.json.idTransaccion}` }).click();
+    await page.getByRole("heading", { name: `Pago sin imputar ${first.json.idTransaccion}`, level: 1 }).waitFor();
+    expect(await page.getByTestId("unmatched-reason").innerText()).toBe("Cobro cancelado");
+    await fitsPhone(page);
+    await page.getByRole("button", { name: "Imputar", exact: true }).click();
+    const candidates = page.getByTestId("charge-candidates");
+    // Unsearched, the merchant's open charges: the canceled one is not among them.
+    await expect.poll(() => candidates.innerText()).toContain(target.referenceId);
+    expect(await candidates.innerText()).not.toContain(canceled.referenceId);
+    await page.getByLabel("Buscar un cobro abierto del comercio").fill(target.referenceId);
+    await page.getByRole("button", { name: "Buscar", exact: true }).click();
+    await expect.poll(() => candidates.innerText()).not.toContain(other.referenceId);
+    await page.getByRole("button", { name: `Elegir el cobro ${target.referenceId}` }).click();
+    const confirmation = page.getByRole("group", { name: "Confirmar la imputación" });
+    await expect.poll(() => confirmation.innerText()).toContain("de Marta Gómez");
+    expect(await confirmation.innerText()).toContain(`¿Imputar $ 1.000,00 de este pago al cobro ${target.referenceId}`);
+    await fitsPhone(page);
+    await confirmation.getByRole("button", { name: "Sí, imputar" }).click();
+    const result = page.getByTestId("assignment-result");
+    await expect.poll(() => result.innerText()).toContain(`Se imputaron $ 1.000,00 al cobro ${target.referenceId}, que quedó «Pagado».`);
+    expect(await result.innerText()).toContain("No queda nada sin imputar de este pago.");
+    await expect.poll(() => page.getByTestId("unmatched-state").innerText()).toBe("Imputado");
+    expect(await page.getByTestId("unmatched-unresolved").innerText()).toBe("$ 0,00");
+    expect(await page.getByTestId("unmatched-assignments").innerText()).toContain(target.referenceId);
+    expect(await page.getByRole("button", { name: "Imputar", exact: true }).count()).toBe(0);
+    expect((await admin.call("GET", `/my-integration/payment-requests/${target.paymentRequestId}`)).json).toMatchObject({
+      status: "total_payment",
+      paidAmount: 1000,
+    });
+
+    // The second transfer: assigned elsewhere (by the API) while the admin confirms; the refusal in Spanish.
+    await page.getByRole("link", { name: "← Pagos sin imputar" }).click();
+    await page.getByRole("link", { name: `Ver el pago ${second.json.idTransaccion}` }).click();
+    await page.getByRole("button", { name: "Imputar", exact: true }).click();
+    await page.getByRole("button", { name: `Elegir el cobro ${other.referenceId}` }).click();
+    const secondId = page.url().split("/").at(-1)!;
+    const elsewhere = await admin.call("POST", `/my-integration/unmatched-payments/${secondId}/assignment`, { referenceId: other.referenceId });
+    expect(elsewhere.status, JSON.stringify(elsewhere.json)).toBe(200);
+    await confirmation.getByRole("button", { name: "Sí, imputar" }).click();
+    const refusal = confirmation.getByRole("alert");
+    await expect.poll(() => refusal.getAttribute("data-code")).toBe("UnmatchedPaymentNotUnresolvedError");
+    expect(await refusal.innerText()).toBe("Ese pago ya no está sin imputar: se imputó o se está devolviendo.");
+
+    // The audit log: both assignments and the refusal, as the Admin API recorded them.
+    await openFromMenu(page, "Auditoría", "Registro de auditoría");
+    await page.getByLabel("Operación").selectOption({ label: "Imputó un pago sin imputar a un cobro" });
+    const entries = page.getByTestId("audit-entry");
+    await expect.poll(() => entries.count()).toBe(3);
+    expect(await entries.first().innerText()).toContain("Rechazada: UnmatchedPaymentNotUnresolvedError");
+
+    expect(watched.otherOrigins()).toEqual([]);
+    expect(watched.problems({ expectedFailures: 1 })).toEqual([]);
+    await page.close();
+  });
+});
