@@ -242,6 +242,8 @@ describe("cobro's Sandbox commands (--json)", () => {
       "charges cancel",
       "events list",
       "events resend",
+      "unmatched list",
+      "unmatched assign",
       "test-tokens",
     ]) {
       expect(overview.stdout).toContain(`  ${command} `);
@@ -319,6 +321,73 @@ describe("cobro trigger and cobro events", () => {
     });
     await admin.call("DELETE", `/my-integration/urls/${registered.json.clientUrlId}`);
   });
+});
+
+describe("cobro unmatched", () => {
+  it("lists a transfer to a canceled charge's CVU and assigns it to another charge, which is paid in full; refusals are one line, exit 1 or 2", async () => {
+    const late = await cobroJson(["trigger", "unmatched", "--reason", "canceled", "--amount", "1500"]);
+    const listed = await cobroJson(["unmatched", "list", "--reason", "canceled", "--state", "unresolved", "--limit", "100"]);
+    const money = listed.items.find((item: any) => item.transactionId === late.idTransaccion);
+    expect(money).toMatchObject({ reason: "canceled", state: "unresolved", amount: 1500, unresolvedAmount: 1500, referenceId: late.referenceId });
+    // The same filters, as a table; days in Argentina (the whole --to day included).
+    const today = (await cobroJson(["clock", "show"])).today as string;
+    const table = await cobro([
+      "unmatched",
+      "list",
+      "--reason",
+      "canceled",
+      "--from",
+      today,
+      "--to",
+      today,
+      "--merchant",
+      money.merchantUserId,
+      "--limit",
+      "100",
+    ]);
+    expect(table.code, table.stderr).toBe(0);
+    expect(table.stdout.split("\n")[0]).toMatch(/^RECEIVED\s+AMOUNT\s+UNRESOLVED\s+REASON\s+STATE\s+REFERENCE\s+PAYER\s+UNMATCHED PAYMENT ID$/);
+    expect(table.stdout).toMatch(new RegExp(`1500\\.00\\s+1500\\.00\\s+canceled\\s+unresolved\\s+${late.referenceId}.*${money.unmatchedPaymentId}`));
+    expect((await cobroJson(["unmatched", "list", "--reason", "overpaid", "--to", "2000-01-01"])).total).toBe(0);
+
+    const open = await cobroJson(["charges", "create", "--reference", "CLI-UNMATCHED-0001", "--amount", "1500"]);
+    // --merchant not the one that received the money: refused before assigning.
+    const elsewhere = await cobro(["unmatched", "assign", money.unmatchedPaymentId, "--reference-id", open.referenceId, "--merchant", crypto.randomUUID()]);
+    expect(elsewhere.code).toBe(1);
+    expect(elsewhere.stderr).toMatch(/^error merchant_mismatch: unmatched payment .* nothing assigned\n$/);
+    expect((await cobroJson(["charges", "get", open.referenceId])).state).toBe("pending");
+
+    const assigned = await cobroJson(["unmatched", "assign", money.unmatchedPaymentId, "--reference-id", open.referenceId, "--merchant", money.merchantUserId]);
+    expect(assigned).toMatchObject({
+      assignedAmount: 1500,
+      referenceId: open.referenceId,
+      paymentRequestState: "total_payment",
+      unmatchedPayment: { state: "assigned", unresolvedAmount: 0 },
+    });
+    expect((await cobroJson(["charges", "get", open.referenceId])).state).toBe("total_payment");
+
+    // Again: the API's refusal, its code and message on one line.
+    const again = await cobro(["unmatched", "assign", money.unmatchedPaymentId, "--payment-request-id", open.paymentRequestId]);
+    expect(again.code).toBe(1);
+    expect(again.stdout).toBe("");
+    expect(again.stderr).toMatch(/^error UnmatchedPaymentNotUnresolvedError: [^\n]+\n$/);
+
+    // Usage errors: exit 2, nothing asked of the API.
+    for (const [args, message] of [
+      [["unmatched", "assign", money.unmatchedPaymentId], "give either --payment-request-id or --reference-id"],
+      [
+        ["unmatched", "assign", money.unmatchedPaymentId, "--reference-id", "A", "--payment-request-id", open.paymentRequestId],
+        "give either --payment-request-id or --reference-id",
+      ],
+      [["unmatched", "assign", "not-an-id", "--reference-id", "A"], "UNMATCHED_PAYMENT_ID must be a UUID"],
+      [["unmatched", "list", "--state", "lost"], "--state is one of unresolved, assigned, return_requested, returned, return_failed"],
+      [["unmatched", "list", "--from", "yesterday"], "--from is a day (YYYY-MM-DD, in Argentina) or an instant with its offset (2026-11-22T12:00:00-03:00)"],
+    ] as const) {
+      const run = await cobro([...args]);
+      expect(run.code, args.join(" ")).toBe(2);
+      expect(run.stderr).toBe(`error usage: ${message}\n`);
+    }
+  }, 60_000);
 });
 
 describe("cobro listen", () => {

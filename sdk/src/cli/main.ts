@@ -9,6 +9,7 @@ import { loginCommands } from "./login.js";
 import { CliError, Output, toCliError } from "./output.js";
 import { testTokenCommands } from "./test-tokens.js";
 import { triggerCommands } from "./trigger.js";
+import { unmatchedCommands } from "./unmatched.js";
 
 export const COMMANDS: Command[] = [
   ...loginCommands,
@@ -17,6 +18,7 @@ export const COMMANDS: Command[] = [
   ...clockCommands,
   ...chargeCommands,
   ...eventCommands,
+  ...unmatchedCommands,
   ...testTokenCommands,
 ];
 
