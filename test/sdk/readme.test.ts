@@ -175,11 +175,33 @@ function programs(): Program[] {
     block("new EventStream("),
     `report({ handled, unseen, resumedTo: savedLastEventId === unseenEventId });`,
   ];
+  const unmatched = [
+    `import { admin, auth, integration } from "@cobro/sdk";`,
+    `import { context, report } from "./readme-context.ts";`,
+    `const { integrationUrl, authUrl, adminUrl, adminEmail, adminPassword } = context;`,
+    `const session = await new auth.AdminSessionApi(new auth.Configuration({ basePath: authUrl })).adminLogin({ adminLogin: { email: adminEmail, password: adminPassword } });`,
+    `const adminApi = new admin.Configuration({ basePath: adminUrl, accessToken: session.idToken });`,
+    `// A transfer to a canceled charge's CVU, and the open charge INV-2026-000124 it was meant for, of the same merchant account.`,
+    `const sandboxTools = new admin.SandboxApi(adminApi);`,
+    `const merchantTokens = await sandboxTools.createTestTokens();`,
+    `const { today } = await sandboxTools.getSandboxClock();`,
+    `const due = new Date(Date.parse(today + "T00:00:00Z") + 5 * 86_400_000).toISOString().slice(0, 10);`,
+    `const payments = new integration.PaymentRequestsApi(new integration.Configuration({ basePath: integrationUrl, accessToken: merchantTokens.idToken }));`,
+    `const charge = (referenceId: string) => payments.createPaymentRequest({ paymentRequestCreate: { referenceId, description: "Cuota", dueDates: [due], amount: 1800, customer: { name: "Juan Pérez" }, sendWhatsappNotification: false, sendEmailNotification: false } });`,
+    `const canceled = await charge("README-CANCELED-" + Date.now());`,
+    `await payments.cancelPaymentRequest({ referenceId: canceled.referenceId });`,
+    `await sandboxTools.simulatePayment({ simulatePaymentRequest: { cvu: canceled.cVU!, amount: 1800, externalAccountCvu: "0000003100000000000017", externalAccountCuil: "20301234563", externalAccountName: "Juan Pérez" } });`,
+    `await charge("INV-2026-000124");`,
+    block("new admin.UnmatchedPaymentsApi(adminApi)"),
+    `const after = await payments.getPaymentRequest({ referenceId: "INV-2026-000124" });`,
+    `report({ listed: page.items.map((item) => ({ reason: item.reason, amount: item.amount, referenceId: item.referenceId })), assigned: assignment.assignedAmount, chargeState: after.state, unresolved: assignment.unmatchedPayment.unresolvedAmount });`,
+  ];
   return [
     { file: "link-merchant.ts", source: oauth.join("\n") },
     { file: "call-integration-api.ts", source: merchant.join("\n") },
     { file: "webhooks.ts", source: webhooks.join("\n") },
     { file: "event-stream.ts", source: stream.join("\n") },
+    { file: "unmatched-payments.ts", source: unmatched.join("\n") },
   ];
 }
 
@@ -370,6 +392,19 @@ describe("sdk/README.md", () => {
     expect(standard).toEqual({ standard: 200, standardAltered: 400 });
     expect(output).toContain("standard payment_request.payment_received");
     expect(cleaned).toEqual({ urls: [{ url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/webhooks\/cobro$/), receivesEvents: true }] });
+  }, 60_000);
+
+  it("lists a transfer to a canceled charge's CVU as unmatched money and assigns it to the charge it was meant for", async () => {
+    const { code, output, results } = await runProgram("unmatched-payments.ts");
+    expect(code, output).toBe(0);
+    expect(results).toEqual([
+      {
+        listed: [{ reason: "canceled", amount: 1800, referenceId: expect.stringMatching(/^README-CANCELED-/) }],
+        assigned: 1800,
+        chargeState: "total_payment",
+        unresolved: 0,
+      },
+    ]);
   }, 60_000);
 
   it("follows the event stream from the last event handled: the later one arrives, the handled one not again", async () => {
