@@ -32,7 +32,14 @@ describe("sdks/php/examples/quickstart.php", () => {
 
     expect(code, output).toBe(0);
     const summary = JSON.parse(output.trim().split("\n").at(-1)!) as { referenceId: string; state: string; webhook: string };
-    expect(summary).toEqual({ referenceId: expect.stringMatching(/^PHP-EXAMPLE-/), state: "total_payment", webhook: "verified" });
+    expect(summary).toEqual({
+      referenceId: expect.stringMatching(/^PHP-EXAMPLE-/),
+      state: "total_payment",
+      webhook: "verified",
+      assignedTo: `${summary.referenceId}-M`,
+      assignedChargeState: "total_payment",
+    });
+    expect(output).toMatch(new RegExp(`unmatched transfer \\S+ \\(canceled\\) assigned to ${summary.referenceId}-M: 800 applied, the charge is total_payment`));
     expect(failureLookingLines(output), output).toEqual([]);
     expect(output).toContain("merchant linked");
     expect(output).toMatch(/test tokens: the Sandbox's test merchant account is [0-9a-f-]{36}/);

@@ -65,7 +65,12 @@ describe("sdks/python/examples/quickstart.py", () => {
       state: "total_payment",
       webhook: "verified",
       event: "payment_request.payment_received",
+      assignedTo: `${summary.referenceId}-M`,
+      assignedChargeState: "total_payment",
     });
+    expect(output).toMatch(
+      new RegExp(`unmatched transfer \\S+ \\(canceled\\) assigned to ${summary.referenceId}-M: 800(\\.0)? applied, the charge is total_payment`),
+    );
     // Neither pip's lines nor the example's read like a failure.
     expect(failureLookingLines(output), output).toEqual([]);
     expect(output).toMatch(/test tokens: the Sandbox's test merchant account is [0-9a-f-]{36}/);

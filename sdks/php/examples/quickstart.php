@@ -17,7 +17,7 @@
 // adminApiUrl when they are not localhost:3000, :3001 and :3002). The Sandbox must accept a webhook URL on
 // loopback: start it with COBRO_ALLOW_LOOPBACK_URLS=true.
 //
-// The last line printed is a JSON summary: {"referenceId", "state", "webhook"}.
+// The last line printed is a JSON summary: {"referenceId", "state", "webhook", "assignedTo", "assignedChargeState"}.
 
 declare(strict_types=1);
 
@@ -27,10 +27,12 @@ use Cobro\Sdk\Exception\CobroApiException;
 use Cobro\Sdk\Exception\NotFoundException;
 use Cobro\Sdk\Generated\Admin\Api\ClientURLsApi;
 use Cobro\Sdk\Generated\Admin\Api\SandboxApi;
+use Cobro\Sdk\Generated\Admin\Api\UnmatchedPaymentsApi;
 use Cobro\Sdk\Generated\Admin\Api\WebhooksApi;
 use Cobro\Sdk\Generated\Admin\Configuration as AdminConfiguration;
 use Cobro\Sdk\Generated\Admin\Model\ClientUrlCreate;
 use Cobro\Sdk\Generated\Admin\Model\SimulatePaymentRequest;
+use Cobro\Sdk\Generated\Admin\Model\UnmatchedPaymentAssignmentRequest;
 use Cobro\Sdk\Generated\Auth\Api\AdminSessionApi;
 use Cobro\Sdk\Generated\Auth\Configuration as AuthConfiguration;
 use Cobro\Sdk\Generated\Auth\Model\AdminLogin;
@@ -254,12 +256,47 @@ function main(array $argv): void
         $charge = $charges->getPaymentRequest($referenceId);
         $surcharge = $charge->getSurcharge(); // a Surcharge (read), the same fields as PaymentRequestCreateSurcharge (create)
         say("charge {$referenceId} is {$charge->getState()} (surcharge {$surcharge->getType()} {$surcharge->getValue()} after the first due date)");
-        $summary = ['referenceId' => $referenceId, 'state' => $charge->getState(), 'webhook' => 'verified'];
+
+        // 7. Unmatched money: a transfer to a canceled charge's CVU matches no charge; the integration admin
+        //    assigns it to the charge it was meant for, of the same merchant account.
+        $simpleCharge = fn (string $suffix) => new PaymentRequestCreate([
+            'referenceId' => "{$referenceId}-{$suffix}",
+            'description' => 'Cuota de diciembre',
+            'dueDates' => [addDays($today, 5)],
+            'amount' => 800,
+            'customer' => new CustomerInput(['name' => 'Juan Pérez']),
+            'sendWhatsappNotification' => false,
+            'sendEmailNotification' => false,
+        ]);
+        // (The charge it was meant for first: it takes the CVU the paid charge gave back, the canceled one a CVU of its own.)
+        $meantFor = $charges->createPaymentRequest($simpleCharge('M'))->getReferenceId();
+        $canceled = $charges->createPaymentRequest($simpleCharge('C'));
+        $charges->cancelPaymentRequest($canceled->getReferenceId());
+        $late = $sandboxTools->simulatePayment(new SimulatePaymentRequest([
+            'cvu' => $canceled->getCVU(),
+            'amount' => 800,
+            'externalAccountCvu' => '0000003100000000000017',
+            'externalAccountCuil' => '20301234563',
+            'externalAccountName' => 'Juan Pérez',
+        ]));
+        $unmatched = new UnmatchedPaymentsApi($http, $admin);
+        $page = $unmatched->listUnmatchedPayments(state: 'unresolved', reason: 'canceled', merchantUserId: $me->getMerchantUserId());
+        $money = array_values(array_filter($page->getItems(), fn ($item) => $item->getTransactionId() === $late->getIdTransaccion()))[0];
+        $assignment = $unmatched->assignUnmatchedPayment($money->getUnmatchedPaymentId(), new UnmatchedPaymentAssignmentRequest(['referenceId' => $meantFor]));
+        say("unmatched transfer {$money->getTransactionId()} ({$money->getReason()}) assigned to {$assignment->getReferenceId()}: "
+            . "{$assignment->getAssignedAmount()} applied, the charge is {$assignment->getPaymentRequestState()}");
+        $summary = [
+            'referenceId' => $referenceId,
+            'state' => $charge->getState(),
+            'webhook' => 'verified',
+            'assignedTo' => $assignment->getReferenceId(),
+            'assignedChargeState' => $assignment->getPaymentRequestState(),
+        ];
     } finally {
         proc_terminate($receiver['process']);
         proc_close($receiver['process']);
         @unlink($spool);
-        // 7. The receiver is gone: delete its URL.
+        // 8. The receiver is gone: delete its URL.
         if ($registeredUrlId !== null) {
             $clientUrls->deleteClientUrl($registeredUrlId);
             say("webhook URL {$receiver['url']} deleted");

@@ -233,10 +233,55 @@ def main() -> None:
         # 6. Read the charge back.
         paid = cobro.payment_requests.get_payment_request(reference_id)
         say(f"charge {reference_id} is {paid.state.value}")
-        summary = {"referenceId": reference_id, "state": paid.state.value, "webhook": "verified", "event": event["event"]}
+
+        # 7. Unmatched money: a transfer to a canceled charge's CVU matches no charge; the integration admin
+        #    assigns it to the charge it was meant for (the Integration API's UnmatchedPaymentsApi does the
+        #    same for its token's merchant account).
+        def simple_charge(suffix: str) -> integration.PaymentRequestCreate:
+            return integration.PaymentRequestCreate(
+                reference_id=f"{reference_id}-{suffix}",
+                description="Cuota de diciembre",
+                due_dates=[(today + datetime.timedelta(days=5)).isoformat()],
+                amount=800,
+                customer=integration.CustomerInput(name="Juan Pérez"),
+                send_whatsapp_notification=False,
+                send_email_notification=False,
+            )
+
+        # (The charge it was meant for first: it takes the CVU the paid charge gave back, the canceled one a CVU of its own.)
+        meant_for = create_or_get(cobro.payment_requests, simple_charge("M")).payment_request.reference_id
+        canceled = cobro.payment_requests.create_payment_request(simple_charge("C"))
+        cobro.payment_requests.cancel_payment_request(canceled.reference_id)
+        late = sandbox_tools.simulate_payment(
+            admin.SimulatePaymentRequest(
+                cvu=canceled.cvu,
+                amount=800,
+                external_account_cvu="0000003100000000000017",
+                external_account_cuil="20301234563",
+                external_account_name="Juan Pérez",
+            )
+        )
+        unmatched = admin.UnmatchedPaymentsApi(admin_client)
+        page = unmatched.list_unmatched_payments(
+            state=admin.UnmatchedPaymentState.UNRESOLVED, reason=admin.UnmatchedPaymentReason.CANCELED, merchant_user_id=me.merchant_user_id
+        )
+        money = next(item for item in page.items if item.transaction_id == late.id_transaccion)
+        assignment = unmatched.assign_unmatched_payment(money.unmatched_payment_id, admin.UnmatchedPaymentAssignmentRequest(reference_id=meant_for))
+        say(
+            f"unmatched transfer {money.transaction_id} ({money.reason.value}) assigned to {assignment.reference_id}:"
+            f" {assignment.assigned_amount} applied, the charge is {assignment.payment_request_state.value}"
+        )
+        summary = {
+            "referenceId": reference_id,
+            "state": paid.state.value,
+            "webhook": "verified",
+            "event": event["event"],
+            "assignedTo": assignment.reference_id,
+            "assignedChargeState": assignment.payment_request_state.value,
+        }
     finally:
         receiver.close()
-        # 7. The receiver is gone: delete its URL, or it would keep the integration's events.
+        # 8. The receiver is gone: delete its URL, or it would keep the integration's events.
         if registered_url_id is not None:
             client_urls.delete_client_url(registered_url_id)
             say(f"webhook URL {receiver.url} deleted")
