@@ -181,7 +181,12 @@ public class VerifyCases {
       listed: true,
       webhook: "verified",
       tampered: "signature_mismatch",
+      assignedTo: `${summary.referenceId}-M`,
+      assignedChargeState: "total_payment",
     });
+    expect(output).toMatch(
+      new RegExp(`unmatched transfer \\S+ \\(canceled\\) assigned to ${summary.referenceId}-M: 800\\.0 applied, the charge is total_payment`),
+    );
     expect(failureLookingLines(output), output).toEqual([]);
     expect(output).toContain("merchant linked");
     expect(output).toMatch(/test tokens: the Sandbox's test merchant account is [0-9a-f-]{36}/);

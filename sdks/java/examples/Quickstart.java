@@ -15,7 +15,7 @@
 // (or COBRO_SANDBOX_FILE=…, or COBRO_SANDBOX_JSON='{…}'). The Sandbox file is what `npm start` writes on its first
 // start. The Sandbox must accept a webhook URL on loopback: start it with COBRO_ALLOW_LOOPBACK_URLS=true.
 //
-// The last line printed is a JSON summary: {"referenceId", "state", "webhook", "tampered"}.
+// The last line printed is a JSON summary: {"referenceId", "state", "webhook", "tampered", "assignedTo", "assignedChargeState"}.
 
 import com.cobro.sdk.CobroClients;
 import com.cobro.sdk.DueDates;
@@ -24,6 +24,7 @@ import com.cobro.sdk.errors.ConflictException;
 import com.cobro.sdk.errors.NotFoundException;
 import com.cobro.sdk.generated.admin.api.ClientUrlsApi;
 import com.cobro.sdk.generated.admin.api.SandboxApi;
+import com.cobro.sdk.generated.admin.api.UnmatchedPaymentsApi;
 import com.cobro.sdk.generated.admin.api.WebhooksApi;
 import com.cobro.sdk.generated.admin.model.ClientUrl;
 import com.cobro.sdk.generated.admin.model.ClientUrlCreate;
@@ -31,6 +32,11 @@ import com.cobro.sdk.generated.admin.model.ClientUrlType;
 import com.cobro.sdk.generated.admin.model.SimulatePaymentRequest;
 import com.cobro.sdk.generated.admin.model.SimulatePaymentResult;
 import com.cobro.sdk.generated.admin.model.TestTokens;
+import com.cobro.sdk.generated.admin.model.UnmatchedPayment;
+import com.cobro.sdk.generated.admin.model.UnmatchedPaymentAssignmentRequest;
+import com.cobro.sdk.generated.admin.model.UnmatchedPaymentAssignmentResult;
+import com.cobro.sdk.generated.admin.model.UnmatchedPaymentReason;
+import com.cobro.sdk.generated.admin.model.UnmatchedPaymentState;
 import com.cobro.sdk.generated.admin.model.WebhookSigningSecret;
 import com.cobro.sdk.generated.auth.api.AdminSessionApi;
 import com.cobro.sdk.generated.auth.model.AdminLogin;
@@ -218,14 +224,46 @@ public class Quickstart {
       Surcharge surcharge = paid.getSurcharge();
       say("charge " + referenceId + " is " + paid.getState().getValue() + " (surcharge " + surcharge.getType().getValue() + " " + surcharge.getValue()
           + " after the first due date)");
+
+      // 7. Unmatched money: a transfer to a canceled charge's CVU matches no charge; the integration admin
+      //    assigns it to the charge it was meant for, of the same merchant account.
+      java.util.function.Function<String, PaymentRequestCreate> simpleCharge = suffix -> new PaymentRequestCreate()
+          .referenceId(referenceId + "-" + suffix)
+          .description("Cuota de diciembre")
+          .dueDates(List.of(DueDates.of(today.plusDays(5))))
+          .amount(800.0)
+          .customer(new CustomerInput().name("Juan Pérez"))
+          .sendWhatsappNotification(false)
+          .sendEmailNotification(false);
+      // (The charge it was meant for first: it takes the CVU the paid charge gave back, the canceled one a CVU of its own.)
+      String meantFor = charges.createPaymentRequest(simpleCharge.apply("M")).getReferenceId();
+      PaymentRequest canceled = charges.createPaymentRequest(simpleCharge.apply("C"));
+      charges.cancelPaymentRequest(canceled.getReferenceId());
+      SimulatePaymentResult late = sandboxTools.simulatePayment(new SimulatePaymentRequest()
+          .cvu(canceled.getCVU())
+          .amount(800.0)
+          .externalAccountCvu("0000003100000000000017")
+          .externalAccountCuil("20301234563")
+          .externalAccountName("Juan Pérez"));
+      UnmatchedPaymentsApi unmatched = new UnmatchedPaymentsApi(admin);
+      List<UnmatchedPayment> unresolved = unmatched.listUnmatchedPayments(UnmatchedPaymentState.UNRESOLVED, UnmatchedPaymentReason.CANCELED, null, null,
+          UUID.fromString(me.getMerchantUserId()), 20, 0).getItems();
+      UnmatchedPayment money = unresolved.stream().filter(item -> item.getTransactionId().equals(late.getIdTransaccion())).findFirst().orElseThrow();
+      UnmatchedPaymentAssignmentResult assignment = unmatched.assignUnmatchedPayment(money.getUnmatchedPaymentId(),
+          new UnmatchedPaymentAssignmentRequest().referenceId(meantFor));
+      say("unmatched transfer " + money.getTransactionId() + " (" + money.getReason().getValue() + ") assigned to " + assignment.getReferenceId() + ": "
+          + assignment.getAssignedAmount() + " applied, the charge is " + assignment.getPaymentRequestState().getValue());
+
       summary.put("referenceId", referenceId);
       summary.put("state", paid.getState().getValue());
       summary.put("listed", isListed);
       summary.put("webhook", "verified");
       summary.put("tampered", refusal);
+      summary.put("assignedTo", assignment.getReferenceId());
+      summary.put("assignedChargeState", assignment.getPaymentRequestState().getValue());
     } finally {
       receiver.close();
-      // 7. The receiver is gone: delete its URL, or it would keep the integration's events.
+      // 8. The receiver is gone: delete its URL, or it would keep the integration's events.
       if (registeredUrlId != null) {
         clientUrls.deleteClientUrl(registeredUrlId);
         say("webhook URL " + receiver.url() + " deleted");
