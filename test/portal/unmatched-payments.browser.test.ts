@@ -84,7 +84,7 @@ describe("unmatched payments in the portal", { timeout: 120_000 }, () => {
     await expect.poll(() => rows.count()).toBe(2);
 
     // The first transfer's detail: assigned to the open charge, found by its reference.
-    await page.getByRole("link", { name: `Ver el pago ${first.json.idTransaccion}` }).click();
+    await page.getByRole("link", { name: new RegExp(`ver el pago ${first.json.idTransaccion}$`) }).click();
     await page.getByRole("heading", { name: `Pago sin imputar ${first.json.idTransaccion}`, level: 1 }).waitFor();
     expect(await page.getByTestId("unmatched-reason").innerText()).toBe("Cobro cancelado");
     await fitsPhone(page);
@@ -116,7 +116,7 @@ describe("unmatched payments in the portal", { timeout: 120_000 }, () => {
 
     // The second transfer: assigned elsewhere (by the API) while the admin confirms; the refusal in Spanish.
     await page.getByRole("link", { name: "← Pagos sin imputar" }).click();
-    await page.getByRole("link", { name: `Ver el pago ${second.json.idTransaccion}` }).click();
+    await page.getByRole("link", { name: new RegExp(`ver el pago ${second.json.idTransaccion}$`) }).click();
     await page.getByRole("button", { name: "Imputar", exact: true }).click();
     await page.getByRole("button", { name: `Elegir el cobro ${other.referenceId}` }).click();
     const secondId = page.url().split("/").at(-1)!;

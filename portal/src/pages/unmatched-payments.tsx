@@ -156,8 +156,10 @@ export function UnmatchedPaymentList({ query }: { query: URLSearchParams }) {
                     {result.items.map((payment) => (
                       <tr key={payment.unmatchedPaymentId} data-testid="unmatched-payment" data-reason={payment.reason} data-state={payment.state}>
                         <td>
-                          <Link href={`/unmatched/${encodeURIComponent(payment.unmatchedPaymentId)}`} aria-label={`Ver el pago ${payment.transactionId}`}>
+                          <Link href={`/unmatched/${encodeURIComponent(payment.unmatchedPaymentId)}`}>
                             {formatDateTime(payment.receivedAt)}
+                            {/* The link's name says which payment it opens; what it shows stays the start of it. */}
+                            <span class="visually-hidden"> · ver el pago {payment.transactionId}</span>
                           </Link>
                         </td>
                         <td class="number">{formatMoney(payment.amount)}</td>
