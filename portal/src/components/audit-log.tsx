@@ -66,7 +66,6 @@ export const AUDIT_OPERATION_LABELS: Record<string, string> = {
   rejectGoLiveRequest: "Rechazó una salida a producción",
   provisionProductionClient: "Creó una integración en Producción",
   provisionMerchantAccount: "Dio de alta o cambió una cuenta de comercio",
-  assignUnmatchedPayment: "Imputó un pago sin imputar",
   returnUnmatchedPayment: "Devolvió un pago sin imputar",
   returnPlatformUnmatchedPayment: "Devolvió un pago sin integración",
 };
