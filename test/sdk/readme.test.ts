@@ -181,7 +181,7 @@ function programs(): Program[] {
     `const { integrationUrl, authUrl, adminUrl, adminEmail, adminPassword } = context;`,
     `const session = await new auth.AdminSessionApi(new auth.Configuration({ basePath: authUrl })).adminLogin({ adminLogin: { email: adminEmail, password: adminPassword } });`,
     `const adminApi = new admin.Configuration({ basePath: adminUrl, accessToken: session.idToken });`,
-    `// A transfer to a canceled charge's CVU, and the open charge INV-2026-000124 it was meant for, of the same merchant account.`,
+    `// A transfer to a canceled charge's CVU, and the open charge INV-2026-000125 it was meant for, of the same merchant account.`,
     `const sandboxTools = new admin.SandboxApi(adminApi);`,
     `const merchantTokens = await sandboxTools.createTestTokens();`,
     `const { today } = await sandboxTools.getSandboxClock();`,
@@ -191,9 +191,9 @@ function programs(): Program[] {
     `const canceled = await charge("README-CANCELED-" + Date.now());`,
     `await payments.cancelPaymentRequest({ referenceId: canceled.referenceId });`,
     `await sandboxTools.simulatePayment({ simulatePaymentRequest: { cvu: canceled.cVU!, amount: 1800, externalAccountCvu: "0000003100000000000017", externalAccountCuil: "20301234563", externalAccountName: "Juan Pérez" } });`,
-    `await charge("INV-2026-000124");`,
+    `await charge("INV-2026-000125");`,
     block("new admin.UnmatchedPaymentsApi(adminApi)"),
-    `const after = await payments.getPaymentRequest({ referenceId: "INV-2026-000124" });`,
+    `const after = await payments.getPaymentRequest({ referenceId: "INV-2026-000125" });`,
     `report({ listed: page.items.map((item) => ({ reason: item.reason, amount: item.amount, referenceId: item.referenceId })), assigned: assignment.assignedAmount, chargeState: after.state, unresolved: assignment.unmatchedPayment.unresolvedAmount });`,
   ];
   return [
