@@ -5,24 +5,36 @@
 //   npm run cluster:up     starts it (installing the packages with apt-get when missing), prints the URLs;
 //                          refused while a cluster runs on the same ports (`-- --replace` destroys it first)
 //   npm run cluster:down   stops every process and removes the state folder
+//   npm run cluster:backup -- [--type full|incr]
+//                          a pgBackRest backup of the leader into the repository (<state>/backups)
+//   npm run cluster:restore -- --to <ISO instant>
+//                          point-in-time recovery: a fresh cluster (new data folders, new etcd) whose
+//                          first node is restored from the repository to that instant, the second cloned
+//
+// Every node archives its WAL while it leads (archive_command = pgbackrest archive-push) into a pgBackRest
+// repository in the state folder (stanza `cobro`, created at `up`); see docs/operations.md for an object store.
 //
 // Everything listens on loopback, on fixed ports from COBRO_CLUSTER_PORT_BASE (25400 by default: below the
 // ephemeral range, so no test's free port lands on them), and lives in <tmp>/cobro-cluster-<base>/.
 // The timings are test settings (ttl 10 s, loop_wait 1 s, retry_timeout 5 s): a lost leader is replaced
 // within about 10 s. A production cluster keeps Patroni's defaults (30/10/10) unless its network is known.
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync, chownSync } from "node:fs";
+import { existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync, chownSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import pg from "pg";
 
 const PG_BIN = "/usr/lib/postgresql/15/bin";
+const PGBACKREST = "/usr/bin/pgbackrest";
+/** pgBackRest's name for Cobro's cluster in the repository. */
+export const STANZA = "cobro";
 const PACKAGES: Array<[string, string]> = [
   ["patroni", "/usr/bin/patroni"],
   ["etcd-server", "/usr/bin/etcd"],
   ["haproxy", "/usr/sbin/haproxy"],
   ["pgbouncer", "/usr/sbin/pgbouncer"],
   ["postgresql-15", `${PG_BIN}/postgres`],
+  ["pgbackrest", PGBACKREST],
 ];
 const SUPERUSER_PASSWORD = "cobro-cluster";
 export const CLUSTER_DATABASE = "cobro";
@@ -45,6 +57,9 @@ export interface ClusterLayout {
   databaseUrl: string;
   /** Through PgBouncer (transaction pooling) to HAProxy: for the API processes' queries. */
   pooledUrl: string;
+  /** pgBackRest's repository (a local folder here; an object store in production) and its configuration file. */
+  backupRepository: string;
+  pgbackrestConfig: string;
 }
 
 const DEFAULT_PORT_BASE = 25400;
@@ -68,6 +83,8 @@ export function clusterLayout(portBase = Number(process.env.COBRO_CLUSTER_PORT_B
     pgbouncerPort,
     databaseUrl: `postgres://postgres:${SUPERUSER_PASSWORD}@127.0.0.1:${haproxyPort}/${CLUSTER_DATABASE}`,
     pooledUrl: `postgres://postgres:${SUPERUSER_PASSWORD}@127.0.0.1:${pgbouncerPort}/${CLUSTER_DATABASE}`,
+    backupRepository: path.join(dir, "backups"),
+    pgbackrestConfig: path.join(dir, "pgbackrest.conf"),
   };
 }
 
@@ -130,8 +147,55 @@ function startProcess(layout: ClusterLayout, state: State, name: string, command
   writeFileSync(statePath(layout), JSON.stringify(state));
 }
 
-function patroniConfig(layout: ClusterLayout, node: ClusterNode): object {
+/** pgBackRest's options that name a node's data folder (all that archive-push and restore accept). */
+function pgbackrestPathFlags(layout: ClusterLayout, node: ClusterNode): string[] {
+  return [`--config=${layout.pgbackrestConfig}`, `--stanza=${STANZA}`, `--pg1-path=${node.dataDir}`];
+}
+
+/** pgBackRest's options that name a node's PostgreSQL (its data folder, port and socket), for the commands that connect to it. */
+function pgbackrestNodeFlags(layout: ClusterLayout, node: ClusterNode): string[] {
+  return [
+    ...pgbackrestPathFlags(layout, node),
+    `--pg1-port=${node.port}`,
+    `--pg1-socket-path=${path.join(layout.dir, node.name)}`,
+    "--pg1-user=postgres",
+  ];
+}
+
+/**
+ * The repository and its retention; what names a node is given on each command line (the leader changes).
+ * lock-path and log-path live in the state folder so that two clusters on one machine (npm run cluster:up's
+ * and the tests') never share a lock.
+ */
+function pgbackrestConfig(layout: ClusterLayout): string {
+  return `[global]
+repo1-path=${layout.backupRepository}
+repo1-retention-full=2
+start-fast=y
+compress-type=zst
+process-max=2
+lock-path=${path.join(layout.dir, "pgbackrest", "lock")}
+log-path=${path.join(layout.dir, "pgbackrest", "log")}
+log-level-console=warn
+log-level-file=info
+
+[${STANZA}]
+`;
+}
+
+/** How a cluster starts: a new database (initdb), or its first node restored from the repository to an instant. */
+type Bootstrap = { kind: "initdb" } | { kind: "restore"; target: Date };
+
+/** PostgreSQL's form of an instant for recovery_target_time (UTC, milliseconds). */
+export function recoveryTarget(instant: Date): string {
+  return `${instant.toISOString().replace("T", " ").replace("Z", "")}+00`;
+}
+
+function patroniConfig(layout: ClusterLayout, node: ClusterNode, bootstrap: Bootstrap = { kind: "initdb" }): object {
   const restPort = Number(new URL(node.restUrl).port);
+  // Patroni splits the command like a shell (shlex) and runs it without one: each flag one word.
+  const restoreCommand = (target: Date) =>
+    [PGBACKREST, ...pgbackrestPathFlags(layout, node), "--type=time", `'--target=${recoveryTarget(target)}'`, "--target-action=promote", "restore"].join(" ");
   return {
     scope: "cobro",
     namespace: "/cobro/",
@@ -161,10 +225,24 @@ function patroniConfig(layout: ClusterLayout, node: ClusterNode): object {
             max_replication_slots: 5,
             wal_keep_size: "128MB",
             timezone: "UTC",
+            // Continuous archiving to pgBackRest's repository; only the leader archives ("on", not
+            // "always"), so after a failover the new leader carries on. A segment is closed at least every
+            // minute, which bounds how much a lost leader's unarchived WAL can be.
+            archive_mode: "on",
+            archive_timeout: "60s",
           },
         },
       },
       initdb: [{ encoding: "UTF8" }, { locale: "C.UTF-8" }],
+      ...(bootstrap.kind === "restore"
+        ? {
+            // Patroni's custom bootstrap: pgBackRest restores the data folder and writes the recovery
+            // settings (restore_command, the target, promote), which Patroni keeps; PostgreSQL replays the
+            // archive to the instant and promotes, then Patroni leads and the other node clones it.
+            method: "pgbackrest",
+            pgbackrest: { command: restoreCommand(bootstrap.target), keep_existing_recovery_conf: true, no_params: true },
+          }
+        : {}),
     },
     postgresql: {
       listen: `127.0.0.1:${node.port}`,
@@ -178,7 +256,11 @@ function patroniConfig(layout: ClusterLayout, node: ClusterNode): object {
         rewind: { username: "postgres", password: SUPERUSER_PASSWORD },
       },
       pg_hba: ["local all all trust", "host all all 127.0.0.1/32 scram-sha-256", "host replication replicator 127.0.0.1/32 scram-sha-256"],
-      parameters: { unix_socket_directories: path.join(layout.dir, node.name) },
+      parameters: {
+        unix_socket_directories: path.join(layout.dir, node.name),
+        // Per node: pgBackRest is told this node's data folder (it reads %p relative to it).
+        archive_command: [PGBACKREST, ...pgbackrestPathFlags(layout, node), "archive-push", "%p"].join(" "),
+      },
     },
   };
 }
@@ -326,49 +408,8 @@ export async function makeRoomForCluster(layout: ClusterLayout, options: { repla
 export async function clusterUp(layout = clusterLayout(), options: { replace?: boolean } = {}): Promise<ClusterLayout> {
   await makeRoomForCluster(layout, options);
   installPackages();
-  mkdirSync(layout.dir, { recursive: true, mode: 0o700 });
-  const user = postgresUser();
-  const own = (target: string) => {
-    if (user) chownSync(target, user.uid, user.gid);
-  };
-  own(layout.dir);
-  for (const node of layout.nodes) {
-    mkdirSync(path.join(layout.dir, node.name), { mode: 0o700 });
-    own(path.join(layout.dir, node.name));
-    writeFileSync(path.join(layout.dir, `${node.name}.yml`), JSON.stringify(patroniConfig(layout, node), null, 2)); // YAML reads JSON
-  }
-  writeFileSync(path.join(layout.dir, "haproxy.cfg"), haproxyConfig(layout));
-  writeFileSync(path.join(layout.dir, "pgbouncer.ini"), pgbouncerConfig(layout));
-  writeFileSync(path.join(layout.dir, "userlist.txt"), `"postgres" "${SUPERUSER_PASSWORD}"\n`);
-  for (const file of ["haproxy.cfg", "pgbouncer.ini", "userlist.txt"]) own(path.join(layout.dir, file));
-
-  const state: State = { pids: {} };
-  const etcdPeer = `http://127.0.0.1:${layout.etcdPort + 1}`;
-  startProcess(layout, state, "etcd", "/usr/bin/etcd", [
-    "--name=cobro",
-    `--data-dir=${path.join(layout.dir, "etcd")}`,
-    `--listen-client-urls=http://127.0.0.1:${layout.etcdPort}`,
-    `--advertise-client-urls=http://127.0.0.1:${layout.etcdPort}`,
-    `--listen-peer-urls=${etcdPeer}`,
-    `--initial-advertise-peer-urls=${etcdPeer}`,
-    `--initial-cluster=cobro=${etcdPeer}`,
-  ]);
-  const etcdDeadline = Date.now() + 30_000;
-  while ((await get(`http://127.0.0.1:${layout.etcdPort}/health`)).status !== 200) {
-    if (Date.now() > etcdDeadline) throw new Error(`etcd did not start (see ${layout.dir}/etcd.log)`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  // The first node bootstraps the cluster; the second then copies it (pg_basebackup) as its standby.
-  startPatroni(layout, state, layout.nodes[0]!.name);
-  const leaderDeadline = Date.now() + 60_000;
-  while ((await get(`${layout.nodes[0]!.restUrl}/primary`)).status !== 200) {
-    if (Date.now() > leaderDeadline) throw new Error(`the first node did not become the leader (see ${layout.dir}/pg0.log)`);
-    await new Promise((resolve) => setTimeout(resolve, 300));
-  }
-  startPatroni(layout, state, layout.nodes[1]!.name);
-  startProcess(layout, state, "haproxy", "/usr/sbin/haproxy", ["-db", "-f", path.join(layout.dir, "haproxy.cfg")]);
-  startProcess(layout, state, "pgbouncer", "/usr/sbin/pgbouncer", [path.join(layout.dir, "pgbouncer.ini")]);
-  await waitForHealthy(layout);
+  prepareFolder(layout);
+  await startCluster(layout, { kind: "initdb" });
 
   // Cobro's database, through HAProxy (which also proves the route to the leader).
   const adminUrl = layout.databaseUrl.replace(`/${CLUSTER_DATABASE}`, "/postgres");
@@ -388,7 +429,148 @@ export async function clusterUp(layout = clusterLayout(), options: { replace?: b
       await client.end().catch(() => undefined);
     }
   }
+  // The repository's stanza, from the leader; from now on every WAL segment the leader closes is archived
+  // (`check` switches to a new segment and waits for its archive: archive_command works).
+  const leader = await leaderNode(layout);
+  pgbackrest(layout, [...pgbackrestNodeFlags(layout, leader), "stanza-create"]);
+  pgbackrest(layout, [...pgbackrestNodeFlags(layout, leader), "check"]);
   return layout;
+}
+
+/** The state folder with the configuration files of every process (owned by PostgreSQL's user when root). */
+function prepareFolder(layout: ClusterLayout, bootstrap: Bootstrap = { kind: "initdb" }): void {
+  mkdirSync(layout.dir, { recursive: true, mode: 0o700 });
+  const user = postgresUser();
+  const own = (target: string) => {
+    if (user) chownSync(target, user.uid, user.gid);
+  };
+  own(layout.dir);
+  for (const node of layout.nodes) {
+    mkdirSync(path.join(layout.dir, node.name), { mode: 0o700 });
+    own(path.join(layout.dir, node.name));
+    // Only the first node bootstraps; the second always clones the leader.
+    const nodeBootstrap = node === layout.nodes[0] ? bootstrap : { kind: "initdb" as const };
+    writeFileSync(path.join(layout.dir, `${node.name}.yml`), JSON.stringify(patroniConfig(layout, node, nodeBootstrap), null, 2)); // YAML reads JSON
+  }
+  for (const folder of ["backups", "pgbackrest", "pgbackrest/lock", "pgbackrest/log"]) {
+    mkdirSync(path.join(layout.dir, folder), { recursive: true, mode: 0o700 });
+    own(path.join(layout.dir, folder));
+  }
+  writeFileSync(path.join(layout.dir, "haproxy.cfg"), haproxyConfig(layout));
+  writeFileSync(path.join(layout.dir, "pgbouncer.ini"), pgbouncerConfig(layout));
+  writeFileSync(path.join(layout.dir, "userlist.txt"), `"postgres" "${SUPERUSER_PASSWORD}"\n`);
+  writeFileSync(layout.pgbackrestConfig, pgbackrestConfig(layout));
+  for (const file of ["haproxy.cfg", "pgbouncer.ini", "userlist.txt", "pgbackrest.conf"]) own(path.join(layout.dir, file));
+}
+
+/** etcd, the first node's Patroni (which bootstraps), the second's (which clones it), HAProxy and PgBouncer; waits until healthy. */
+async function startCluster(layout: ClusterLayout, bootstrap: Bootstrap): Promise<void> {
+  const state: State = { pids: {} };
+  const etcdPeer = `http://127.0.0.1:${layout.etcdPort + 1}`;
+  startProcess(layout, state, "etcd", "/usr/bin/etcd", [
+    "--name=cobro",
+    `--data-dir=${path.join(layout.dir, "etcd")}`,
+    `--listen-client-urls=http://127.0.0.1:${layout.etcdPort}`,
+    `--advertise-client-urls=http://127.0.0.1:${layout.etcdPort}`,
+    `--listen-peer-urls=${etcdPeer}`,
+    `--initial-advertise-peer-urls=${etcdPeer}`,
+    `--initial-cluster=cobro=${etcdPeer}`,
+  ]);
+  const etcdDeadline = Date.now() + 30_000;
+  while ((await get(`http://127.0.0.1:${layout.etcdPort}/health`)).status !== 200) {
+    if (Date.now() > etcdDeadline) throw new Error(`etcd did not start (see ${layout.dir}/etcd.log)`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  // The first node bootstraps the cluster; the second then copies it (pg_basebackup) as its standby.
+  startPatroni(layout, state, layout.nodes[0]!.name);
+  // A restore replays the archive up to its target first: longer than an initdb.
+  const leaderDeadline = Date.now() + (bootstrap.kind === "restore" ? 600_000 : 60_000);
+  while ((await get(`${layout.nodes[0]!.restUrl}/primary`)).status !== 200) {
+    if (Date.now() > leaderDeadline) throw new Error(`the first node did not become the leader (see ${layout.dir}/pg0.log)`);
+    if (!pidAlive(state.pids[layout.nodes[0]!.name]!)) throw new Error(`the first node's Patroni ended (see ${layout.dir}/pg0.log)`);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+  }
+  startPatroni(layout, state, layout.nodes[1]!.name);
+  startProcess(layout, state, "haproxy", "/usr/sbin/haproxy", ["-db", "-f", path.join(layout.dir, "haproxy.cfg")]);
+  startProcess(layout, state, "pgbouncer", "/usr/sbin/pgbouncer", [path.join(layout.dir, "pgbouncer.ini")]);
+  await waitForHealthy(layout);
+}
+
+/** Runs pgBackRest as PostgreSQL's user (when root) and answers its standard output; a failure throws its error lines. */
+function pgbackrest(layout: ClusterLayout, args: string[]): string {
+  const user = postgresUser();
+  const result = spawnSync(PGBACKREST, args, {
+    cwd: layout.dir,
+    encoding: "utf8",
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: layout.dir, LANG: "C.UTF-8" },
+    ...(user ?? {}),
+  });
+  if (result.status !== 0) {
+    const command = args.find((arg) => !arg.startsWith("--")) ?? args.at(-1);
+    throw new Error(`pgbackrest ${command} failed: ${(result.stderr || result.stdout || String(result.error)).trim()}`);
+  }
+  return result.stdout;
+}
+
+async function leaderNode(layout: ClusterLayout): Promise<ClusterNode> {
+  const leader = (await clusterMembers(layout)).find((member) => member.role === "leader");
+  const node = layout.nodes.find((candidate) => candidate.name === leader?.name);
+  if (!node) throw new Error(`the cluster has no leader (state in ${layout.dir}): is it running? (npm run cluster:up)`);
+  return node;
+}
+
+/** One backup in the repository, as `pgbackrest info` tells it. */
+export interface BackupEntry {
+  label: string;
+  type: "full" | "incr" | "diff";
+  startedAt: Date;
+  stoppedAt: Date;
+  /** The database's size, and what the backup stored in the repository (compressed, only changed files for an incremental). */
+  databaseBytes: number;
+  repositoryBytes: number;
+}
+
+/** The repository's backups, oldest first (`pgbackrest info --output=json`). */
+export function clusterBackups(layout = clusterLayout()): BackupEntry[] {
+  const info = JSON.parse(pgbackrest(layout, [`--config=${layout.pgbackrestConfig}`, `--stanza=${STANZA}`, "--output=json", "info"])) as Array<{
+    backup: Array<{ label: string; type: BackupEntry["type"]; timestamp: { start: number; stop: number }; info: { size: number; repository: { delta: number } } }>;
+  }>;
+  return (info[0]?.backup ?? []).map((backup) => ({
+    label: backup.label,
+    type: backup.type,
+    startedAt: new Date(backup.timestamp.start * 1000),
+    stoppedAt: new Date(backup.timestamp.stop * 1000),
+    databaseBytes: backup.info.size,
+    repositoryBytes: backup.info.repository.delta,
+  }));
+}
+
+/**
+ * A full or incremental backup, taken from the leader: pgBackRest copies the leader's data folder while
+ * it serves (pg_backup_start/stop, start-fast), then waits until the WAL that makes it consistent is archived.
+ */
+export async function clusterBackup(layout = clusterLayout(), type: "full" | "incr" = "full"): Promise<BackupEntry> {
+  const node = await leaderNode(layout);
+  pgbackrest(layout, [...pgbackrestNodeFlags(layout, node), `--type=${type}`, "backup"]);
+  return clusterBackups(layout).at(-1)!;
+}
+
+/**
+ * Point-in-time recovery into a fresh cluster: stops this one (its processes; the repository stays), removes
+ * its data folders and etcd's, and starts a new cluster whose first node pgBackRest restores to `target`
+ * (the last backup finished before it, then the archive's WAL up to it); the second node clones it.
+ * Everything committed after `target` is gone, on purpose.
+ */
+export async function clusterRestore(layout: ClusterLayout, target: Date): Promise<void> {
+  if (!existsSync(path.join(layout.backupRepository, "backup", STANZA, "backup.info")))
+    throw new Error(`no pgBackRest repository with stanza ${STANZA} in ${layout.backupRepository}: nothing to restore from`);
+  installPackages();
+  await stopProcesses(layout);
+  for (const entry of readdirSync(layout.dir)) {
+    if (!["backups", "pgbackrest.conf", "pgbackrest"].includes(entry)) rmSync(path.join(layout.dir, entry), { recursive: true, force: true });
+  }
+  prepareFolder(layout, { kind: "restore", target });
+  await startCluster(layout, { kind: "restore", target });
 }
 
 /**
@@ -419,6 +601,12 @@ export function restartNode(layout: ClusterLayout, name: string): void {
 
 /** Stops every process of the cluster (Patroni first, which stops its PostgreSQL) and removes its folder. */
 export async function clusterDown(layout = clusterLayout()): Promise<void> {
+  await stopProcesses(layout);
+  rmSync(layout.dir, { recursive: true, force: true });
+}
+
+/** Stops every process of the cluster, Patroni first (which stops its PostgreSQL); its folder stays. */
+async function stopProcesses(layout: ClusterLayout): Promise<void> {
   let state: State = { pids: {} };
   try {
     state = readState(layout);
@@ -450,7 +638,10 @@ export async function clusterDown(layout = clusterLayout()): Promise<void> {
     if (pid !== undefined) signalGroup(pid, "SIGKILL");
   }
   while (alive().length > 0) await new Promise((resolve) => setTimeout(resolve, 100));
-  rmSync(layout.dir, { recursive: true, force: true });
+}
+
+function mebibytes(bytes: number): string {
+  return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 }
 
 if (import.meta.main) {
@@ -468,11 +659,24 @@ if (import.meta.main) {
 
 DATABASE_URL=${layout.databaseUrl}
 COBRO_POOLED_DATABASE_URL=${layout.pooledUrl}`);
+    } else if (command === "backup" && (flags.length === 0 || (flags.length === 2 && flags[0] === "--type" && ["full", "incr"].includes(flags[1]!)))) {
+      const started = Date.now();
+      const backup = await clusterBackup(clusterLayout(), (flags[1] ?? "full") as "full" | "incr");
+      console.log(
+        `${backup.type} backup ${backup.label} in ${((Date.now() - started) / 1000).toFixed(1)} s: database ${mebibytes(backup.databaseBytes)}, ${mebibytes(backup.repositoryBytes)} stored in ${clusterLayout().backupRepository}`,
+      );
+    } else if (command === "restore" && flags.length === 2 && flags[0] === "--to") {
+      const target = new Date(flags[1]!);
+      if (Number.isNaN(target.getTime()) || !/(Z|[+-]\d\d:?\d\d)$/.test(flags[1]!))
+        throw new Error(`--to takes an ISO 8601 instant with its offset (2026-11-28T22:50:00Z), not ${flags[1]}`);
+      const started = Date.now();
+      await clusterRestore(clusterLayout(), target);
+      console.log(`Cobro's PostgreSQL cluster is restored to ${target.toISOString()} in ${((Date.now() - started) / 1000).toFixed(1)} s; start Cobro on it as before`);
     } else if (command === "down" && flags.length === 0) {
       await clusterDown();
       console.log("Cobro's PostgreSQL cluster is stopped and its folder removed");
     } else {
-      console.error("usage: node scripts/cluster.ts up [--replace] | down");
+      console.error("usage: node scripts/cluster.ts up [--replace] | down | backup [--type full|incr] | restore --to <ISO 8601 instant>");
       process.exitCode = 2;
     }
   } catch (error) {
