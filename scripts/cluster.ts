@@ -154,12 +154,7 @@ function pgbackrestPathFlags(layout: ClusterLayout, node: ClusterNode): string[]
 
 /** pgBackRest's options that name a node's PostgreSQL (its data folder, port and socket), for the commands that connect to it. */
 function pgbackrestNodeFlags(layout: ClusterLayout, node: ClusterNode): string[] {
-  return [
-    ...pgbackrestPathFlags(layout, node),
-    `--pg1-port=${node.port}`,
-    `--pg1-socket-path=${path.join(layout.dir, node.name)}`,
-    "--pg1-user=postgres",
-  ];
+  return [...pgbackrestPathFlags(layout, node), `--pg1-port=${node.port}`, `--pg1-socket-path=${path.join(layout.dir, node.name)}`, "--pg1-user=postgres"];
 }
 
 /**
@@ -533,7 +528,12 @@ export interface BackupEntry {
 /** The repository's backups, oldest first (`pgbackrest info --output=json`). */
 export function clusterBackups(layout = clusterLayout()): BackupEntry[] {
   const info = JSON.parse(pgbackrest(layout, [`--config=${layout.pgbackrestConfig}`, `--stanza=${STANZA}`, "--output=json", "info"])) as Array<{
-    backup: Array<{ label: string; type: BackupEntry["type"]; timestamp: { start: number; stop: number }; info: { size: number; repository: { delta: number } } }>;
+    backup: Array<{
+      label: string;
+      type: BackupEntry["type"];
+      timestamp: { start: number; stop: number };
+      info: { size: number; repository: { delta: number } };
+    }>;
   }>;
   return (info[0]?.backup ?? []).map((backup) => ({
     label: backup.label,
@@ -671,7 +671,9 @@ COBRO_POOLED_DATABASE_URL=${layout.pooledUrl}`);
         throw new Error(`--to takes an ISO 8601 instant with its offset (2026-11-28T22:50:00Z), not ${flags[1]}`);
       const started = Date.now();
       await clusterRestore(clusterLayout(), target);
-      console.log(`Cobro's PostgreSQL cluster is restored to ${target.toISOString()} in ${((Date.now() - started) / 1000).toFixed(1)} s; start Cobro on it as before`);
+      console.log(
+        `Cobro's PostgreSQL cluster is restored to ${target.toISOString()} in ${((Date.now() - started) / 1000).toFixed(1)} s; start Cobro on it as before`,
+      );
     } else if (command === "down" && flags.length === 0) {
       await clusterDown();
       console.log("Cobro's PostgreSQL cluster is stopped and its folder removed");

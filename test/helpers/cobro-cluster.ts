@@ -53,8 +53,12 @@ export interface CobroCluster {
 /** Heartbeat and staleness short enough for a test: a dead worker's jobs run again within about 4 s. */
 export const FAST_HEARTBEAT_ENV = { COBRO_WORKER_HEARTBEAT_MS: "500", COBRO_WORKER_STALE_AFTER_MS: "3000" };
 
-export async function startCobroCluster(env: Record<string, string> = {}, options: { databaseUrl?: string } = {}): Promise<CobroCluster> {
-  const dataDir = await mkdtemp(path.join(os.tmpdir(), "cobro-embedded-test-"));
+/**
+ * `dataDir`: the processes' COBRO_DATA_DIR (with its sealed-secrets key), kept at `close()`, for a test that
+ * starts Cobro again on the same database (a restored one); a new temporary folder, removed at `close()`, otherwise.
+ */
+export async function startCobroCluster(env: Record<string, string> = {}, options: { databaseUrl?: string; dataDir?: string } = {}): Promise<CobroCluster> {
+  const dataDir = options.dataDir ?? (await mkdtemp(path.join(os.tmpdir(), "cobro-embedded-test-")));
   const [postgresPort, integrationPort, authPort, adminPort] = await freePorts(4);
   let postgres: EmbeddedPostgresServer | undefined =
     options.databaseUrl === undefined ? await startEmbeddedPostgres({ dataDir, port: postgresPort }) : undefined;
@@ -150,7 +154,7 @@ export async function startCobroCluster(env: Record<string, string> = {}, option
       await Promise.all(stopping.map((cobro) => cobro.exited));
       await database.close();
       await postgres?.stop();
-      await rm(dataDir, { recursive: true, force: true });
+      if (options.dataDir === undefined) await rm(dataDir, { recursive: true, force: true });
     },
   };
 }
