@@ -89,6 +89,11 @@ export interface Config {
   eventStream: { heartbeatMs: number; pollMs: number; maxPerIntegration: number };
   /** A worker not seen for this long is dead and its jobs run again elsewhere (COBRO_WORKER_STALE_AFTER_MS, default 2 min). */
   workerStaleAfterMs: number;
+  /**
+   * The pgBackRest stanza (COBRO_PGBACKREST_STANZA) and, when not pgBackRest's default, its configuration file
+   * (COBRO_PGBACKREST_CONFIG): a worker process then samples the backups' age and the WAL archive's state.
+   */
+  backups?: { stanza: string; configPath?: string };
   /** How long one save of a changed service commission may spend applying it to merchant links (COBRO_COMMISSION_BACKFILL_BUDGET_MS, default 2000). */
   commissionBackfillBudgetMs: number;
   /**
@@ -223,6 +228,10 @@ export function loadConfig(
   const workerStaleAfterMs = Number(env.COBRO_WORKER_STALE_AFTER_MS || DEFAULT_STALE_WORKER_AFTER_MS);
   if (!(Number.isInteger(workerStaleAfterMs) && workerStaleAfterMs > 2 * workerHeartbeatMs))
     problems.push("COBRO_WORKER_STALE_AFTER_MS must be a whole number of milliseconds, more than twice COBRO_WORKER_HEARTBEAT_MS");
+  const backupStanza = env.COBRO_PGBACKREST_STANZA || undefined;
+  if (backupStanza !== undefined && !/^[A-Za-z0-9_.-]+$/.test(backupStanza))
+    problems.push("COBRO_PGBACKREST_STANZA must be a pgBackRest stanza name (letters, digits, '.', '_', '-')");
+  if (env.COBRO_PGBACKREST_CONFIG && backupStanza === undefined) problems.push("COBRO_PGBACKREST_CONFIG needs COBRO_PGBACKREST_STANZA");
   const eventStream = {
     heartbeatMs: Number(env.COBRO_EVENT_STREAM_HEARTBEAT_MS || 15_000),
     pollMs: Number(env.COBRO_EVENT_STREAM_POLL_MS || 500),
@@ -319,6 +328,9 @@ export function loadConfig(
     eventStream,
     reconcileBatches,
     workerStaleAfterMs,
+    ...(backupStanza !== undefined
+      ? { backups: { stanza: backupStanza, ...(env.COBRO_PGBACKREST_CONFIG ? { configPath: resolve(env.COBRO_PGBACKREST_CONFIG) } : {}) } }
+      : {}),
     commissionBackfillBudgetMs,
     taxRegistryUrl,
     bankFeedSecret: env.COBRO_BANK_FEED_SECRET || undefined,

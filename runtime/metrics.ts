@@ -21,6 +21,9 @@ export const CHARGE_CHANNELS = ["single", "bulk", "widget", "test"] as const;
 /** How a provider's failure to take a payer notification is classed (domain/outbound/sender.ts's outcomes). */
 export const PROVIDER_ERROR_CLASSES = ["permanent", "temporary"] as const;
 
+/** The pgBackRest backup types, as `pgbackrest info` names them. */
+export const BACKUP_TYPES = ["full", "diff", "incr"] as const;
+
 /** How many integrations the waiting-events gauges name at most (the ones with most waiting, oldest first on ties). */
 export const WAITING_EVENTS_TOP_N = 10;
 
@@ -162,6 +165,30 @@ export function createMetrics(role: MetricsRole) {
       heartbeats: new Counter({
         name: "cobro_worker_heartbeats_total",
         help: "Heartbeats the worker recorded (one per interval while its runner lives).",
+        ...with_,
+      }),
+    },
+    backups: {
+      // Sampled by worker processes when COBRO_PGBACKREST_STANZA is set (runtime/backup-gauges.ts).
+      age: new Gauge({
+        name: "cobro_backup_age_seconds",
+        help: "Seconds since the newest completed pgBackRest backup of each type (full, diff, incr) finished, from `pgbackrest info` (the repository is read at most once a minute).",
+        labelNames: ["type"] as const,
+        ...with_,
+      }),
+      archiveAge: new Gauge({
+        name: "cobro_wal_archive_age_seconds",
+        help: "Seconds since the database last archived a WAL segment (pg_stat_archiver on the primary; archive_timeout closes a segment at least every minute while anything is written).",
+        ...with_,
+      }),
+      archivePending: new Gauge({
+        name: "cobro_wal_archive_pending_segments",
+        help: "Closed WAL segments the primary has not archived yet (from its current WAL position and pg_stat_archiver's last archived segment).",
+        ...with_,
+      }),
+      archiveFailing: new Gauge({
+        name: "cobro_wal_archive_failing",
+        help: "1 when the primary's last attempt to archive a WAL segment failed (a failure newer than the last success in pg_stat_archiver), 0 otherwise.",
         ...with_,
       }),
     },

@@ -40,6 +40,7 @@ import type { EmailMessage, NotificationSenders, Sender } from "../domain/outbou
 import { createMetrics, samplePool, type Metrics } from "../runtime/metrics.ts";
 import { closeServer, listen, listenerUrl, trackAnswers } from "./listening.ts";
 import { startMetricsListener } from "./metrics-listener.ts";
+import { backupSampler } from "../runtime/backup-gauges.ts";
 import { sampleDeliveryAndCapGauges, sampleReadiness } from "../runtime/database-gauges.ts";
 
 export interface RunningService {
@@ -333,6 +334,11 @@ async function startWorkerPart(parts: ServiceParts, stops: Array<() => Promise<v
   stops.push(() => worker.stop());
   // Database-wide gauges, like the queue's depth: sampled by worker processes only (aggregate with max()).
   metrics.addSampler("delivery-and-cap-gauges", () => sampleDeliveryAndCapGauges(database.db, metrics, clock.now(), config));
+  if (config.backups)
+    metrics.addSampler(
+      "backups",
+      backupSampler(database.db, metrics, config.backups, () => systemClock.now()),
+    );
 }
 
 /** A Production worker without both providers would drop payer notifications, so it does not start, whatever starts it. */

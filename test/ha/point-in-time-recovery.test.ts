@@ -12,10 +12,12 @@ import os from "node:os";
 import path from "node:path";
 import { sql } from "kysely";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { clusterBackup, clusterDown, clusterLayout, clusterRestore, clusterUp, type ClusterLayout } from "../../scripts/cluster.ts";
+import { clusterBackup, clusterDown, clusterLayout, clusterRestore, clusterUp, STANZA, type ClusterLayout } from "../../scripts/cluster.ts";
+import { freePorts } from "../../scripts/free-ports.ts";
 import type { StartedCobro } from "../../scripts/cobro-process.ts";
 import { chargeBody } from "../helpers/charges.ts";
 import { startCobroCluster, type ClusterIntegration, type CobroCluster } from "../helpers/cobro-cluster.ts";
+import { parseMetricsText, sampleValue } from "../helpers/metrics-text.ts";
 import { bearerCaller, postJson, read } from "../helpers/service.ts";
 import { uniqueRef } from "../helpers/unique-ref.ts";
 import { startWebhookReceiver, type WebhookReceiver } from "../helpers/webhook-receiver.ts";
@@ -84,12 +86,26 @@ async function waitUntilSettled(database: CobroCluster["database"]): Promise<voi
   expect(left, "events not delivered within 90 s").toEqual([]);
 }
 
+/** The worker's backup gauges, as Prometheus would scrape them. */
+async function scrapeBackupGauges(port: number) {
+  const samples = parseMetricsText(await (await fetch(`http://127.0.0.1:${port}/metrics`)).text());
+  return {
+    failures: sampleValue(samples, "cobro_metrics_sample_failures_total", { sampler: "backups" }),
+    fullAge: sampleValue(samples, "cobro_backup_age_seconds", { type: "full" }),
+    archiveFailing: sampleValue(samples, "cobro_wal_archive_failing"),
+    archivePending: sampleValue(samples, "cobro_wal_archive_pending_segments"),
+  };
+}
+
 const webhookIdsReceived = (path: string) => receiver.at(path).map((request) => String(request.headers["x-service-webhook-id"]));
 
 it("restores the cluster to the instant before an operator's destructive statement: everything acknowledged before it is back, nothing after, and the worker delivers the waiting events once", async () => {
+  const [metricsPort] = await freePorts(1);
+  // The worker samples the backups' gauges (runtime/backup-gauges.ts) from the cluster's repository.
+  const workerEnv = { COBRO_METRICS_PORT: String(metricsPort), COBRO_PGBACKREST_STANZA: STANZA, COBRO_PGBACKREST_CONFIG: layout.pgbackrestConfig };
   cobro = await startCobroCluster({}, { databaseUrl: layout.databaseUrl, dataDir });
   await cobro.startApi();
-  let worker: StartedCobro = await cobro.startWorker();
+  let worker: StartedCobro = await cobro.startWorker(workerEnv);
   const integration = await cobro.integration();
   const hookPath = `/${uniqueRef("pitr").toLowerCase()}`;
   const registered = await integration.adminCall("POST", "/my-integration/urls", { url: receiver.url(hookPath), urlType: "webhook" });
@@ -106,6 +122,12 @@ it("restores the cluster to the instant before an operator's destructive stateme
   const backupStarted = Date.now();
   const backup = await clusterBackup(layout, "full");
   const backupSeconds = (Date.now() - backupStarted) / 1000;
+  // Scraped after the backup: the repository's answer is reused for a minute.
+  const afterBackup = await scrapeBackupGauges(metricsPort!);
+  expect(afterBackup.failures, "the backups sampler failed").toBeUndefined();
+  expect(afterBackup.fullAge).toBeGreaterThanOrEqual(0);
+  expect(afterBackup.fullAge).toBeLessThan(600);
+  expect(afterBackup.archiveFailing).toBe(0);
 
   // After the backup, with the worker stopped: these events' deliveries wait in the queue at the instant.
   worker.child.kill("SIGTERM");
@@ -166,7 +188,12 @@ it("restores the cluster to the instant before an operator's destructive stateme
 
   // Cobro serves the restored database, and its worker resumes the restored queue.
   await cobro.startApi();
-  worker = await cobro.startWorker();
+  worker = await cobro.startWorker(workerEnv);
+  // The restored cluster archives again (its new timeline) and still sees the backup it came from.
+  const afterRestore = await scrapeBackupGauges(metricsPort!);
+  expect(afterRestore.failures, "the backups sampler failed").toBeUndefined();
+  expect(afterRestore.fullAge).toBeGreaterThanOrEqual(0);
+  expect(afterRestore.archiveFailing).toBe(0);
   // Signed in again: this Cobro listens on other ports, which its tokens name (a real restore keeps the URLs).
   const login = await read(await postJson(`${cobro.authUrl}/integration/admin/login`, integration.sandbox.integrationAdmin));
   expect(login.status, login.text).toBe(200);
