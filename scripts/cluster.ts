@@ -562,9 +562,17 @@ export async function clusterBackup(layout = clusterLayout(), type: "full" | "in
  * Everything committed after `target` is gone, on purpose.
  */
 export async function clusterRestore(layout: ClusterLayout, target: Date): Promise<void> {
+  // Refused before anything stops: PostgreSQL would replay the whole archive and then fail to start.
+  if (target.getTime() > Date.now())
+    throw new Error(`${target.toISOString()} is in the future: a restore reaches at most the last archived commit (give an instant before now)`);
   if (!existsSync(path.join(layout.backupRepository, "backup", STANZA, "backup.info")))
     throw new Error(`no pgBackRest repository with stanza ${STANZA} in ${layout.backupRepository}: nothing to restore from`);
   installPackages();
+  const oldest = clusterBackups(layout)[0];
+  if (!oldest || target < oldest.stoppedAt)
+    throw new Error(
+      `${target.toISOString()} is before the oldest backup in ${layout.backupRepository} (${oldest ? `${oldest.label}, finished ${oldest.stoppedAt.toISOString()}` : "none"}): nothing to restore from`,
+    );
   await stopProcesses(layout);
   for (const entry of readdirSync(layout.dir)) {
     if (!["backups", "pgbackrest.conf", "pgbackrest"].includes(entry)) rmSync(path.join(layout.dir, entry), { recursive: true, force: true });

@@ -23,7 +23,7 @@ import { uniqueRef } from "../helpers/unique-ref.ts";
 import { startWebhookReceiver, type WebhookReceiver } from "../helpers/webhook-receiver.ts";
 
 // Its own ports (not npm run cluster:up's nor the failover tests'), so neither is disturbed.
-const layout: ClusterLayout = clusterLayout(Number(process.env.COBRO_HA_RESTORE_PORT_BASE ?? 25600));
+const layout: ClusterLayout = clusterLayout(Number(process.env.COBRO_HA_RESTORE_PORT_BASE ?? 25700));
 
 let dataDir: string;
 let cobro: CobroCluster | undefined;

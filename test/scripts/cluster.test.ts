@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { clusterDown, clusterLayout, makeRoomForCluster, type ClusterLayout } from "../../scripts/cluster.ts";
 import { runScript } from "../../scripts/cobro-process.ts";
 
-// Ports no other cluster of the project uses (the operator's 25400, the HA tests' 25500, the bench's 25600).
+// Ports no other cluster of the project uses (the operator's 25400, the failover tests' 25500, the bench's 25600, the restore drill's 25700).
 const PORT_BASE = 27400 + (process.pid % 50) * 50;
 const layout: ClusterLayout = clusterLayout(PORT_BASE);
 
@@ -74,5 +74,39 @@ describe("npm run cluster:up next to a cluster on the same ports", () => {
     await makeRoomForCluster(layout, { replace: true });
     expect(existsSync(layout.dir)).toBe(false);
     await expect.poll(() => alive(etcd)).toBe(false);
+  });
+});
+
+describe("npm run cluster:restore", () => {
+  const restore = (to: string) =>
+    runScript("scripts/cluster.ts", ["restore", "--to", to], { ...process.env, COBRO_CLUSTER_PORT_BASE: String(PORT_BASE) } as Record<string, string>);
+
+  it("refuses an instant without its offset, in one line, before touching the cluster", async () => {
+    const etcd = sleeper();
+    writeState({ etcd });
+    const run = await restore("2026-11-28 14:03:00");
+    expect(run.code).not.toBe(0);
+    expect(run.stderr.trim().split("\n")).toEqual(["--to takes an ISO 8601 instant with its offset (2026-11-28T22:50:00Z), not 2026-11-28 14:03:00"]);
+    expect(alive(etcd)).toBe(true);
+  });
+
+  it("refuses an instant in the future: the archive cannot reach it, and the cluster keeps running", async () => {
+    const etcd = sleeper();
+    writeState({ etcd });
+    const run = await restore("2999-01-01T00:00:00Z");
+    expect(run.code).not.toBe(0);
+    expect(run.stderr.trim().split("\n")).toEqual([
+      "2999-01-01T00:00:00.000Z is in the future: a restore reaches at most the last archived commit (give an instant before now)",
+    ]);
+    expect(alive(etcd)).toBe(true);
+  });
+
+  it("refuses without a repository, naming where it looked", async () => {
+    const etcd = sleeper();
+    writeState({ etcd });
+    const run = await restore("2026-01-01T00:00:00Z");
+    expect(run.code).not.toBe(0);
+    expect(run.stderr.trim().split("\n")).toEqual([`no pgBackRest repository with stanza cobro in ${layout.backupRepository}: nothing to restore from`]);
+    expect(alive(etcd)).toBe(true);
   });
 });
