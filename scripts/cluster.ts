@@ -573,6 +573,14 @@ export async function clusterRestore(layout: ClusterLayout, target: Date): Promi
     throw new Error(
       `${target.toISOString()} is before the oldest backup in ${layout.backupRepository} (${oldest ? `${oldest.label}, finished ${oldest.stoppedAt.toISOString()}` : "none"}): nothing to restore from`,
     );
+  // What the cluster committed until now goes to the archive first (`check` switches to a new WAL segment and
+  // waits for its archive), so a restore to the wrong instant can be done again to another: nothing is lost
+  // with the data folders. A cluster that is down (the reason to restore, sometimes) is restored as it is.
+  try {
+    pgbackrest(layout, [...pgbackrestNodeFlags(layout, await leaderNode(layout)), "check"]);
+  } catch (error) {
+    console.error(`the running cluster's last WAL could not be archived before the restore (${(error as Error).message.split("\n")[0]})`);
+  }
   await stopProcesses(layout);
   for (const entry of readdirSync(layout.dir)) {
     if (!["backups", "pgbackrest.conf", "pgbackrest"].includes(entry)) rmSync(path.join(layout.dir, entry), { recursive: true, force: true });
