@@ -482,7 +482,14 @@ async function startCluster(layout: ClusterLayout, bootstrap: Bootstrap): Promis
   const leaderDeadline = Date.now() + (bootstrap.kind === "restore" ? 600_000 : 60_000);
   while ((await get(`${layout.nodes[0]!.restUrl}/primary`)).status !== 200) {
     if (Date.now() > leaderDeadline) throw new Error(`the first node did not become the leader (see ${layout.dir}/pg0.log)`);
-    if (!pidAlive(state.pids[layout.nodes[0]!.name]!)) throw new Error(`the first node's Patroni ended (see ${layout.dir}/pg0.log)`);
+    if (!pidAlive(state.pids[layout.nodes[0]!.name]!)) {
+      // pgBackRest's or PostgreSQL's own words on why (a restore's target out of reach, say).
+      const cause = readFileSync(path.join(layout.dir, `${layout.nodes[0]!.name}.log`), "utf8")
+        .split("\n")
+        .filter((line) => /ERROR: \[\d+\]|FATAL:/.test(line))
+        .at(-1);
+      throw new Error(`the first node's Patroni ended${cause ? `: ${cause.trim()}` : ""} (see ${layout.dir}/pg0.log)`);
+    }
     await new Promise((resolve) => setTimeout(resolve, 300));
   }
   startPatroni(layout, state, layout.nodes[1]!.name);
@@ -569,14 +576,25 @@ export async function clusterRestore(layout: ClusterLayout, target: Date): Promi
     throw new Error(`no pgBackRest repository with stanza ${STANZA} in ${layout.backupRepository}: nothing to restore from`);
   installPackages();
   const oldest = clusterBackups(layout)[0];
-  if (!oldest || target < oldest.stoppedAt)
+  // pgBackRest keeps a backup's stop time in whole seconds and needs it strictly before the target.
+  if (!oldest || target.getTime() < oldest.stoppedAt.getTime() + 1000)
     throw new Error(
       `${target.toISOString()} is before the oldest backup in ${layout.backupRepository} (${oldest ? `${oldest.label}, finished ${oldest.stoppedAt.toISOString()}` : "none"}): nothing to restore from`,
     );
   // What the cluster committed until now goes to the archive first (`check` switches to a new WAL segment and
   // waits for its archive), so a restore to the wrong instant can be done again to another: nothing is lost
   // with the data folders. A cluster that is down (the reason to restore, sometimes) is restored as it is.
+  // A commit after the target too: recovery to an instant stops at the first commit after it, and fails
+  // when the archive ends before one (an idle database since the instant).
   try {
+    const client = new pg.Client({ connectionString: layout.databaseUrl, connectionTimeoutMillis: 3000 });
+    client.on("error", () => undefined);
+    try {
+      await client.connect();
+      await client.query("select txid_current()");
+    } finally {
+      await client.end().catch(() => undefined);
+    }
     pgbackrest(layout, [...pgbackrestNodeFlags(layout, await leaderNode(layout)), "check"]);
   } catch (error) {
     console.error(`the running cluster's last WAL could not be archived before the restore (${(error as Error).message.split("\n")[0]})`);
