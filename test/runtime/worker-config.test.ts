@@ -32,3 +32,23 @@ describe("worker heartbeat", () => {
     );
   });
 });
+
+describe("backup monitoring", () => {
+  it("is off by default; COBRO_PGBACKREST_STANZA turns it on, COBRO_PGBACKREST_CONFIG names pgBackRest's file", () => {
+    expect(loadConfig({}, [], false).backups).toBeUndefined();
+    expect(loadConfig({ COBRO_PGBACKREST_STANZA: "cobro" }, [], false).backups).toEqual({ stanza: "cobro" });
+    expect(loadConfig({ COBRO_PGBACKREST_STANZA: "cobro", COBRO_PGBACKREST_CONFIG: "/etc/pgbackrest/cobro.conf" }, [], false).backups).toEqual({
+      stanza: "cobro",
+      configPath: "/etc/pgbackrest/cobro.conf",
+    });
+  });
+
+  it("refuses a stanza that is no pgBackRest name, and a configuration file without a stanza", () => {
+    expect(() => loadConfig({ COBRO_PGBACKREST_STANZA: "cobro --repo1-path=/tmp" }, [], false)).toThrow(
+      "COBRO_PGBACKREST_STANZA must be a pgBackRest stanza name (letters, digits, '.', '_', '-')",
+    );
+    expect(() => loadConfig({ COBRO_PGBACKREST_CONFIG: "/etc/pgbackrest/cobro.conf" }, [], false)).toThrow(
+      "COBRO_PGBACKREST_CONFIG needs COBRO_PGBACKREST_STANZA",
+    );
+  });
+});
