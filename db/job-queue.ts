@@ -139,7 +139,33 @@ export function addJobsPerRow(rows: string, task: TaskName, payloadField: string
  */
 export async function prepareQueue(options: { pool: pg.Pool; logger?: Logger }): Promise<void> {
   await runMigrations({ pgPool: options.pool, schema: QUEUE_SCHEMA, logger: queueLogger(options.logger) });
+  await options.pool.query(JOB_COMPLETION_GUARD);
 }
+
+/** The setting by which a statement that completes the delivery dispatcher's jobs names the dispatcher (see JOB_COMPLETION_GUARD). */
+export const JOB_TAKER_SETTING = "cobro.job_taker";
+
+/**
+ * A job is deleted (completed) only by whoever holds it. graphile-worker completes a job by its id alone,
+ * and an id can be given twice: a transaction that adds a job is visible on the primary before its standby
+ * confirms it, so a worker can take and run that job; if the primary is lost then, the new primary has
+ * neither the transaction nor its sequence's advance, and gives the id to another job. Completing the first
+ * would delete the second, never run (a webhook never delivered). The guard skips the delete of a job that
+ * nobody holds (a new job given a reused id), and of a job held by a delivery dispatcher unless the
+ * statement names that dispatcher in JOB_TAKER_SETTING (as its outcomes' statement does). What it cannot
+ * tell apart: a job reused by id and already taken by another graphile-worker pool (docs/operations.md).
+ * Installed with the queue's schema, at every start (idempotent).
+ */
+const JOB_COMPLETION_GUARD = `
+  create or replace function ${QUEUE_SCHEMA}.cobro_job_deleted_by_holder() returns trigger language plpgsql as $$
+  begin
+    if old.locked_by is null then return null; end if;
+    if old.locked_by like 'deliveries-%' and old.locked_by is distinct from current_setting('${JOB_TAKER_SETTING}', true) then return null; end if;
+    return old;
+  end $$;
+  drop trigger if exists cobro_job_deleted_by_holder on ${QUEUE_SCHEMA}._private_jobs;
+  create trigger cobro_job_deleted_by_holder before delete on ${QUEUE_SCHEMA}._private_jobs
+    for each row execute function ${QUEUE_SCHEMA}.cobro_job_deleted_by_holder();`;
 
 const levels: Record<LogLevel, "error" | "warn" | "info" | "debug"> = {
   error: "error",

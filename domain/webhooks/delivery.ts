@@ -27,7 +27,7 @@
 // outcomes that came back together in another, where the retry is the job that ran, put off to its time
 // (the same key, no new job) and the other jobs are completed, in that statement.
 import { sql, type Kysely, type RawBuilder, type Transaction } from "kysely";
-import { addJob, DELIVER_EVENT_TASK, deliverEventJobKey, QUEUE_SCHEMA } from "../../db/job-queue.ts";
+import { addJob, DELIVER_EVENT_TASK, deliverEventJobKey, JOB_TAKER_SETTING, QUEUE_SCHEMA } from "../../db/job-queue.ts";
 import type { Database } from "../../db/schema.ts";
 import type { Executor } from "../../db/transactions.ts";
 import type { OutboxEvent } from "../../db/tables/events.table.ts";
@@ -236,8 +236,11 @@ function nextAttemptOnTheSameJob(takerId: string, ran: ReadonlyArray<{ eventId: 
       union all
       select ${deliveryJobExpression(sql.ref("keyless.event_id"), sql.ref("keyless.next_attempt_at"))}::text from keyless
     ), completed as (
+      -- Names the taker first (an InitPlan, run before any row is deleted): the queue's guard deletes a
+      -- dispatcher's job only for the statement that names it (JOB_TAKER_SETTING, db/job-queue.ts).
       delete from ${jobs} j
-       where j.id in (select id from still_taken) and j.id not in (select id from rescheduled)
+       where (select set_config(${JOB_TAKER_SETTING}, ${takerId}, true)) = ${takerId}
+         and j.id in (select id from still_taken) and j.id not in (select id from rescheduled)
     )`;
 }
 

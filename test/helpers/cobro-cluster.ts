@@ -58,7 +58,10 @@ export const FAST_HEARTBEAT_ENV = { COBRO_WORKER_HEARTBEAT_MS: "500", COBRO_WORK
  * starts Cobro again on the same database (a restored one); a new temporary folder, removed at `close()`, otherwise.
  */
 export async function startCobroCluster(env: Record<string, string> = {}, options: { databaseUrl?: string; dataDir?: string } = {}): Promise<CobroCluster> {
-  const dataDir = options.dataDir ?? (await mkdtemp(path.join(os.tmpdir(), "cobro-embedded-test-")));
+  // On an external database the folder holds only the processes' key file, no PostgreSQL whose lock would
+  // keep another run's sweep of stale embedded folders (test/global-setup.ts) from removing it mid-test.
+  const folderPrefix = options.databaseUrl === undefined ? "cobro-embedded-test-" : "cobro-cluster-data-";
+  const dataDir = options.dataDir ?? (await mkdtemp(path.join(os.tmpdir(), folderPrefix)));
   const [postgresPort, integrationPort, authPort, adminPort] = await freePorts(4);
   let postgres: EmbeddedPostgresServer | undefined =
     options.databaseUrl === undefined ? await startEmbeddedPostgres({ dataDir, port: postgresPort }) : undefined;

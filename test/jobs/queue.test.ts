@@ -15,7 +15,8 @@ beforeAll(async () => {
 });
 afterEach(async () => {
   for (const worker of workers.splice(0)) await worker.stop();
-  await sql`delete from graphile_worker._private_jobs`.execute(database.db);
+  // Truncated, not deleted: the queue's guard keeps jobs nobody holds from a delete (prepareQueue).
+  await sql`truncate graphile_worker._private_jobs`.execute(database.db);
 });
 afterAll(async () => {
   await database?.close();
@@ -160,4 +161,38 @@ describe("a worker that loses its database", () => {
       await proxy.close();
     }
   }, 30_000);
+});
+
+describe("a job is deleted only by whoever holds it", () => {
+  // graphile-worker 0.18's completion of one job (dist/sql/completeJobs.js): by its id alone.
+  const completeAsTheQueueDoes = (id: number) => sql`delete from graphile_worker._private_jobs as jobs where id = ${id}::bigint`.execute(database.db);
+  const stillThere = async (id: number) =>
+    (await sql<{ n: number }>`select count(*)::int as n from graphile_worker._private_jobs where id = ${id}::bigint`.execute(database.db)).rows[0]!.n === 1;
+  const lock = (id: number, by: string) =>
+    sql`update graphile_worker._private_jobs set locked_by = ${by}, locked_at = now() where id = ${id}::bigint`.execute(database.db);
+
+  it("a completion by id spares a job nobody holds and one a delivery dispatcher holds: an id a new primary gave again", async () => {
+    const waiting = await addJob(database.db, "noop", {});
+    await completeAsTheQueueDoes(waiting.id);
+    expect(await stillThere(waiting.id)).toBe(true);
+
+    await lock(waiting.id, "deliveries-0b5e");
+    await completeAsTheQueueDoes(waiting.id);
+    expect(await stillThere(waiting.id)).toBe(true);
+  });
+
+  it("the holder completes it: a queue pool's job by id, a dispatcher's by a statement that names the dispatcher", async () => {
+    const pools = await addJob(database.db, "noop", {});
+    await lock(pools.id, "pool-4f1c");
+    await completeAsTheQueueDoes(pools.id);
+    expect(await stillThere(pools.id)).toBe(false);
+
+    const dispatchers = await addJob(database.db, "noop", {});
+    await lock(dispatchers.id, "deliveries-0b5e");
+    await database.db.transaction().execute(async (trx) => {
+      await sql`select set_config('cobro.job_taker', 'deliveries-0b5e', true)`.execute(trx);
+      await sql`delete from graphile_worker._private_jobs where id = ${dispatchers.id}::bigint`.execute(trx);
+    });
+    expect(await stillThere(dispatchers.id)).toBe(false);
+  });
 });

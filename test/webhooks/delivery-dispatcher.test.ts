@@ -212,9 +212,14 @@ describe("a dispatcher whose database connection was lost, or whose primary was 
     );
     const reusedId = heldJob.rows[0]!.id;
     await undeliver(otherEvent!, async (trx, jobKey) => {
+      // Deleted as its dispatcher would (the queue's guard lets only the holder delete a job).
+      const holder = await sql<{ locked_by: string }>`select locked_by from graphile_worker._private_jobs where id = ${reusedId}::bigint`.execute(trx);
+      await sql`select set_config('cobro.job_taker', ${holder.rows[0]!.locked_by}, true)`.execute(trx);
       await sql`delete from graphile_worker._private_jobs where id = ${reusedId}::bigint`.execute(trx);
       await addJob(trx, DELIVER_EVENT_TASK, { eventId: otherEvent! }, { jobKey, runAt: new Date(Date.now() + 3_600_000) });
-      // Its id is an identity column: the row is written again with the id given.
+      // Its id is an identity column: the row is written again with the id given (held by the test while it
+      // is deleted, as only the holder deletes a job).
+      await sql`update graphile_worker._private_jobs set locked_by = 'test', locked_at = now() where key = ${jobKey}`.execute(trx);
       await sql`
         with fresh as (delete from graphile_worker._private_jobs where key = ${jobKey} returning *)
         insert into graphile_worker._private_jobs (id, job_queue_id, task_id, payload, priority, run_at, attempts, max_attempts, flags)
