@@ -195,6 +195,77 @@ describe("a batch, as one transfer after another", () => {
     expect(transfers.every((t) => t.charge_id === null)).toBe(true);
   });
 
+  it("a CVU a cuil-mode charge paid and gave back, then taken by a cvu-mode charge that was canceled: a transfer from the old payer is canceled, naming the canceled charge", async () => {
+    const w = await world();
+    const paid = await cuilCharge(w, "20301234563");
+    await receiveTransfer(database.db, transfer(paid.cvu, 1000, { senderCuil: "20301234563" }), options);
+    expect(await pool(paid.cvu)).toEqual({ holding: "free", open_charges: 0 });
+    // Created later: it takes the CVU the paid charge gave back, for itself.
+    const canceled = await seedCharge(w, new Date(NOW.getTime() + 60_000), {
+      referenceId: uniqueRef("REF"),
+      description: "Cuota",
+      amount: 1000,
+      dueDates: ["2026-12-10"],
+      customer: { name: "Otro Pagador" },
+      sendWhatsappNotification: false,
+      sendEmailNotification: false,
+    });
+    expect(canceled.cvu).toBe(paid.cvu);
+    await cancelSeeded(w, NOW, canceled.charge.reference_id!);
+    // Alone (a batch of one), then two in one batch: the old payer and a stranger.
+    const alone = await receiveTransfer(database.db, transfer(paid.cvu, 1000, { senderCuil: "20301234563" }), options);
+    const inBatch = fulfilled(
+      await reconcileBatch(
+        database.db,
+        [transfer(paid.cvu, 1000, { senderCuil: "20301234563" }), transfer(paid.cvu, 5, { senderCuil: "27111111117" })],
+        options,
+      ),
+    );
+    const outcomes = [alone, ...inBatch];
+    expect(outcomes.map((o) => o.unmatchedReason)).toEqual(["canceled", "canceled", "canceled"]);
+    const unmatched = await database.db
+      .selectFrom("unmatched_payments")
+      .select(["reason", "charge_id"])
+      .where(
+        "transfer_id",
+        "in",
+        outcomes.map((o) => o.transferId),
+      )
+      .execute();
+    expect(unmatched).toEqual(outcomes.map(() => ({ reason: "canceled", charge_id: canceled.charge.id })));
+    const told = (await eventsOf(canceled.charge.id)).filter((event) => event.type === "payment.unmatched");
+    expect(told.map((event) => event.payload)).toEqual(
+      outcomes.map(() => expect.objectContaining({ reason: "canceled", referenceId: canceled.charge.reference_id })),
+    );
+  });
+
+  it("a payer's paid cuil-mode charge on a CVU a cvu-mode charge has held since, now shared by another payer: the old payer's transfer is no_cuil_match", async () => {
+    const w = await world();
+    const paid = await cuilCharge(w, "20301234563");
+    await receiveTransfer(database.db, transfer(paid.cvu, 1000, { senderCuil: "20301234563" }), options);
+    const later = (minutes: number, extra: object) =>
+      seedCharge(w, new Date(NOW.getTime() + minutes * 60_000), {
+        referenceId: uniqueRef("REF"),
+        description: "Cuota",
+        amount: 1000,
+        dueDates: ["2026-12-10"],
+        customer: { name: "Otro Pagador" },
+        sendWhatsappNotification: false,
+        sendEmailNotification: false,
+        ...extra,
+      } as never);
+    const alone = await later(1, {});
+    await cancelSeeded(w, NOW, alone.charge.reference_id!);
+    const shared = await later(2, { conciliationType: "cuil", customer: { name: "Otro Pagador", taxDocument: "20123456786" } });
+    expect([alone.cvu, shared.cvu]).toEqual([paid.cvu, paid.cvu]);
+    await cancelSeeded(w, NOW, shared.charge.reference_id!);
+    const [outcome] = fulfilled(await reconcileBatch(database.db, [transfer(paid.cvu, 1000, { senderCuil: "20301234563" })], options));
+    expect(outcome).toMatchObject({ unmatchedReason: "no_cuil_match", event: { type: "payment.unmatched" } });
+    expect(
+      await database.db.selectFrom("unmatched_payments").select(["reason", "charge_id"]).where("transfer_id", "=", outcome!.transferId).executeTakeFirst(),
+    ).toEqual({ reason: "no_cuil_match", charge_id: null });
+  });
+
   it("a chat confirmation is written and queued for each payment that asks for one", async () => {
     const w = await world();
     const { charge, cvu } = await cvuCharge(w, {
