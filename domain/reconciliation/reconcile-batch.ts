@@ -10,7 +10,7 @@
 //   3. apply the payments in arrival order per charge, here: a partial then the rest is partial_payment
 //      then total_payment, and a transfer after the one that paid a charge in full is unmatched;
 //   4. (only when some transfer is unmatched on a CVU that was held) read what the unmatched reasons need: the CVU's last charge,
-//      the payer's last cuil-mode charge, whether the CVU still holds anything;
+//      the payer's last cuil-mode charge since the CVU's last cvu-mode one, whether the CVU still holds anything;
 //   5. write everything in one statement: the charges, the transfers' matches, the payments' breakdowns,
 //      the money no charge took (an unmatched transfer, a payment's excess over what was owed), the events
 //      and their delivery jobs, the CVUs given back and the reminders withdrawn of the charges paid in
@@ -356,7 +356,8 @@ type RefRow = ChargeRef & { customer_tax_document: string | null };
  * Statement 3, when some transfer matched no open charge: for each, the CVU's holds (enough of them to
  * tell whether any is left after the batch's releases), its recorded last charge and its newest one (a
  * shared CVU's row, rewritten by a release, settles its last charge to its newest), and the CVU's
- * cuil-mode charges that can be the payer's, newest first. Their reasons follow, as one at a time.
+ * cuil-mode charges since its last cvu-mode one that can be the payer's, newest first. Their reasons
+ * follow, as one at a time, from the CVU's last charge (unmatchedReasonOf says which charge decides).
  */
 async function explainUnmatched(trx: Transaction<Database>, items: Item[], applied: Applied, options: Options): Promise<void> {
   const wanted = applied.toExplain;
@@ -383,6 +384,9 @@ async function explainUnmatched(trx: Transaction<Database>, items: Item[], appli
            (select coalesce(jsonb_agg(${chargeRef("c")} order by c.created_at desc), '[]'::jsonb) from charges c
              where (w.dni is not null or w.document is not null) -- no sender, no charges of the CVU read
                and c.cvu_account_id = w.account_id and c.conciliation_type = 'cuil'
+               -- since the CVU's last cvu-mode charge: one before it is not of what the CVU held last (unmatchedReasonOf)
+               and not exists (select from charges x where x.cvu_account_id = w.account_id and x.conciliation_type = 'cvu'
+                                 and (x.created_at, x.id) > (c.created_at, c.id))
                and ((w.dni is not null and (c.customer_tax_document in (w.dni, w.dni_trimmed) or substr(c.customer_tax_document, 3, 8) = w.dni))
                     or (w.dni is null and c.customer_tax_document = w.document))) as of_payer
       from wanted w`.execute(trx);
@@ -395,10 +399,10 @@ async function explainUnmatched(trx: Transaction<Database>, items: Item[], appli
     const forPayer = item.senderKey ? newestOfPayer(row.of_payer, item.senderKey) : undefined;
     const recordedLast = item.accountHolding === "shared" && releasedBefore.length > 0 ? (row.newest ?? row.recorded_last) : row.recorded_last;
     const lastForPayer = forPayer && asOf(forPayer, item.ord, applied);
-    const last = lastForPayer ?? (recordedLast ? asOf(recordedLast, item.ord, applied) : undefined);
-    const reason = unmatchedReasonOf({ stillHeld, lastForPayer, last });
+    const last = recordedLast ? asOf(recordedLast, item.ord, applied) : lastForPayer;
+    const { reason, charge } = unmatchedReasonOf({ stillHeld, lastForPayer, last });
     item.outcome = { transferId: item.transferId!, duplicate: false, unmatchedReason: reason };
-    item.unmatched = { reason, event: unmatchedEvent(item.transfer, reason, last, options) };
+    item.unmatched = { reason, event: unmatchedEvent(item.transfer, reason, charge, options) };
   }
 }
 

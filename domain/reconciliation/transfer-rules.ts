@@ -45,16 +45,26 @@ const CLOSED_REASON: Partial<Record<Charge["state"], UnmatchedReason>> = {
 export type ChargeRef = Pick<Charge, "id" | "state" | "conciliation_type" | "reference_id" | "integration_client_id" | "merchant_account_id">;
 
 /**
- * Why a transfer to a known CVU matched no open charge, from what the CVU held last (for this payer, in
- * cuil mode): `stillHeld` whether the CVU still holds any charge, `lastForPayer` the newest cuil-mode
- * charge of the CVU for the sender, `last` that or else the CVU's last charge.
+ * Why a transfer to a known CVU matched no open charge, and the charge that decides it (the one its
+ * `payment.unmatched` event names, or whose integration it is told to): what the CVU held last.
+ * - `last` (the CVU's last charge) in cvu mode held the CVU alone: a transfer to it then was its, whoever
+ *   sent it, so it decides; a payer's older cuil-mode charges on the CVU are not what it held last.
+ * - `last` in cuil mode: the CVU was last shared by several payers, each matched by CUIL, so the sender's
+ *   own charge decides: `lastForPayer`, the sender's newest cuil-mode charge on the CVU since its last
+ *   cvu-mode charge (one before that was not of what the CVU held last); none: `no_cuil_match`, told to
+ *   the integration of the CVU's last charge.
+ * `stillHeld`: the CVU still holds charges (a shared CVU, none for this sender): `no_cuil_match`.
  */
-export function unmatchedReasonOf(found: { stillHeld: boolean; lastForPayer: ChargeRef | undefined; last: ChargeRef | undefined }): UnmatchedReason {
+export function unmatchedReasonOf(found: { stillHeld: boolean; lastForPayer: ChargeRef | undefined; last: ChargeRef | undefined }): {
+  reason: UnmatchedReason;
+  charge: ChargeRef | undefined;
+} {
   const { stillHeld, lastForPayer, last } = found;
-  if (stillHeld) return "no_cuil_match"; // a shared CVU with open charges, none for this sender
-  if (!last) return "no_pending";
-  if (last.conciliation_type === "cuil" && !lastForPayer) return "no_cuil_match";
-  return CLOSED_REASON[last.state] ?? "ambiguous";
+  const charge = last?.conciliation_type === "cuil" ? (lastForPayer ?? last) : last;
+  if (stillHeld) return { reason: "no_cuil_match", charge }; // a shared CVU with open charges, none for this sender
+  if (!last || !charge) return { reason: "no_pending", charge: undefined };
+  if (last.conciliation_type === "cuil" && !lastForPayer) return { reason: "no_cuil_match", charge };
+  return { reason: CLOSED_REASON[charge.state] ?? "ambiguous", charge };
 }
 
 /** The payment a transfer makes to an open charge: what is owed at its instant (the surcharge), and the charge after it. */

@@ -1,6 +1,7 @@
 // The batch equals one at a time: random charges (cvu and cuil mode, shared CVUs, one or two due dates with
 // a surcharge, chat confirmations on or off; left open, paid, canceled, past due, now and then closed with
-// its CVU hold left behind) and random transfers to
+// its CVU hold left behind; some paid or canceled at once, their CVU taken again by a later charge, of
+// either mode: the CVU's last charge then decides an unmatched reason, not an older one) and random transfers to
 // them (full, partial, over, late, from their payer, another payer or a stranger, to a CVU nobody held,
 // repeating a transaction id of the batch, of an earlier batch or of before) are received (a) one at a
 // time with receiveTransfer on one database and (b) with reconcileBatch, split into random batches, on
@@ -48,6 +49,8 @@ interface ChargePlan {
   confirmation: boolean | undefined;
   metadata: boolean;
   fate: Fate;
+  /** Paid or canceled as soon as it is made, so that a charge made after it can take the CVU it gave back. */
+  early: boolean;
 }
 interface TransferPlan {
   target: number;
@@ -81,6 +84,7 @@ const scenarios: fc.Arbitrary<Scenario> = fc.record({
         { weight: 14, arbitrary: fc.constantFrom<Fate>("open", "open", "open", "paid", "canceled", "overdue", "partial_overdue") },
         { weight: 1, arbitrary: fc.constant<Fate>("closed but held") },
       ),
+      early: fc.boolean(),
     }),
     { minLength: 1, maxLength: 6 },
   ),
@@ -123,10 +127,27 @@ beforeAll(async () => {
 afterAll(async () => Promise.all([sequential?.close(), batched?.close()]));
 
 /** The charges of the scenario, made and brought to their fates the same way on either database; the transfers to send. */
-async function prepare(database: TestDatabase, scenario: Scenario, tag: string): Promise<{ world: ReconciliationWorld; transfers: IncomingTransfer[] }> {
+async function prepare(
+  database: TestDatabase,
+  scenario: Scenario,
+  tag: string,
+): Promise<{ world: ReconciliationWorld; transfers: IncomingTransfer[]; takenAgain: number }> {
   const world = await seedMerchant(database.db, integrations.get(database)!, NOW, tag);
   const worldOf = (plan: ChargePlan) => asIntegration(world, integrations.get(database)![plan.integration]!);
   const made: Array<{ cvu: string; plan: ChargePlan; referenceId: string }> = [];
+  const paymentBefore = (i: number): IncomingTransfer => {
+    const { cvu, plan } = made[i]!;
+    return {
+      transactionId: `${tag}-P${i}`,
+      amountCents: Math.round((plan.fate === "paid" ? plan.amount : plan.amount / 2) * 100),
+      receivingCvu: cvu,
+      senderCuil: cuilOf(PAYERS[plan.payer]!),
+      operatedAt: NOW,
+      source: "simulation",
+    };
+  };
+  const closesEarly = (plan: ChargePlan) => plan.early && (plan.fate === "paid" || plan.fate === "canceled");
+  let takenAgain = 0;
   for (const [i, plan] of scenario.charges.entries()) {
     const referenceId = `${tag}-R${i}`;
     const pastDue = plan.fate === "overdue" || plan.fate === "partial_overdue";
@@ -150,23 +171,16 @@ async function prepare(database: TestDatabase, scenario: Scenario, tag: string):
       ...(plan.confirmation === undefined ? {} : { sendWhatsappPaymentConfirmation: plan.confirmation }),
       ...(plan.metadata ? { metadata: { order: `O-${i}` } } : {}),
     });
+    if (made.some((earlier) => earlier.cvu === cvu && closesEarly(earlier.plan))) takenAgain++;
     made.push({ cvu, plan, referenceId });
+    if (closesEarly(plan) && plan.fate === "paid") await receiveTransfer(database.db, paymentBefore(i), { receivedAt: NOW, livemode: false });
+    if (closesEarly(plan) && plan.fate === "canceled") await cancelSeeded(worldOf(plan), NOW, referenceId);
   }
-  const paymentBefore = (i: number): IncomingTransfer => {
-    const { cvu, plan } = made[i]!;
-    return {
-      transactionId: `${tag}-P${i}`,
-      amountCents: Math.round((plan.fate === "paid" ? plan.amount : plan.amount / 2) * 100),
-      receivingCvu: cvu,
-      senderCuil: cuilOf(PAYERS[plan.payer]!),
-      operatedAt: NOW,
-      source: "simulation",
-    };
-  };
   for (const [i, { plan }] of made.entries()) {
+    if (closesEarly(plan)) continue;
     if (plan.fate === "paid" || plan.fate === "partial_overdue") await receiveTransfer(database.db, paymentBefore(i), { receivedAt: NOW, livemode: false });
   }
-  for (const { plan, referenceId } of made) if (plan.fate === "canceled") await cancelSeeded(worldOf(plan), NOW, referenceId);
+  for (const { plan, referenceId } of made) if (plan.fate === "canceled" && !closesEarly(plan)) await cancelSeeded(worldOf(plan), NOW, referenceId);
   for (const { plan, referenceId } of made) {
     if (plan.fate === "closed but held") {
       await database.db
@@ -204,7 +218,7 @@ async function prepare(database: TestDatabase, scenario: Scenario, tag: string):
       source: "bank-feed",
     });
   }
-  return { world, transfers };
+  return { world, transfers, takenAgain };
 }
 
 /** Everything the transfers can have changed, keyed by reference id and transaction id. */
@@ -337,6 +351,7 @@ describe("reconcileBatch equals receiveTransfer one at a time", () => {
         tally(oneAtATime);
         const confirmations = expected.notifications.filter((n) => n.kind === "payment_confirmation").length;
         seen.set("chat confirmations", (seen.get("chat confirmations") ?? 0) + confirmations);
+        if (one.takenAgain > 0) seen.set("CVU taken again", (seen.get("CVU taken again") ?? 0) + one.takenAgain);
       }),
       { numRuns: NUM_RUNS, ...(seed === undefined ? {} : { seed }), ...(path === undefined ? {} : { path }) },
     );
@@ -345,6 +360,7 @@ describe("reconcileBatch equals receiveTransfer one at a time", () => {
       expect([...seen.keys()].sort()).toEqual(
         expect.arrayContaining([
           "chat confirmations",
+          "CVU taken again",
           "duplicate",
           "partial_payment",
           "total_payment",
