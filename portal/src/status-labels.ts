@@ -14,6 +14,7 @@ import type {
   ProvisioningStatus,
   TestWebhookStatus,
   UnmatchedPaymentReason,
+  UnmatchedPaymentReturnState,
   UnmatchedPaymentState,
   UnmatchedReason,
 } from "@cobro/sdk/admin";
@@ -116,6 +117,13 @@ export const UNMATCHED_PAYMENT_STATE_LABELS: Record<UnmatchedPaymentState, strin
   return_requested: "Devolución pedida",
   returned: "Devuelto",
   return_failed: "Devolución fallida",
+};
+
+/** Where a return of unmatched money stands: asked of the bank, then sent back or refused. */
+export const UNMATCHED_RETURN_STATE_LABELS: Record<UnmatchedPaymentReturnState, string> = {
+  requested: "Pedida al banco",
+  returned: "Devuelta",
+  failed: "Fallida",
 };
 
 /** Why money is unmatched, as a short name (a filter's option, a table's cell). */

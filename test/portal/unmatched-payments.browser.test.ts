@@ -2,11 +2,16 @@
 // charge's CVU is listed with its reason and amount, filtered by reason, merchant account and days; its
 // detail assigns it to another open charge of the same merchant account (search, choose, confirm), which
 // becomes total_payment; an assignment the API refuses shows its Spanish sentence; both are in the audit log.
+// An overpayment's excess whose return failed is returned again from its detail ("Devolver": confirmed with the
+// amount and the sender's account, return_requested, then returned when the Sandbox's bank finishes it).
 // As in the other portal tests: nothing leaves the origin and no console error but the expected refusal.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Page } from "playwright-core";
 import { launchBrowser, type TestBrowser } from "../../scripts/chromium.ts";
+import { randomUUID } from "node:crypto";
 import { argentinaDate } from "../../domain/argentina-time.ts";
+import { sandboxBank } from "../../domain/outbound/sandbox-bank.ts";
+import { settleReturn } from "../../domain/reconciliation/return-unmatched.ts";
 import { chargeBody } from "../helpers/charges.ts";
 import { sandboxIntegration } from "../helpers/sandbox-admin.ts";
 import { serviceForFile } from "../helpers/service.ts";
@@ -133,6 +138,98 @@ describe("unmatched payments in the portal", { timeout: 120_000 }, () => {
     const entries = page.getByTestId("audit-entry");
     await expect.poll(() => entries.count()).toBe(3);
     expect(await entries.first().innerText()).toContain("Rechazada: UnmatchedPaymentNotUnresolvedError");
+
+    expect(watched.otherOrigins()).toEqual([]);
+    expect(watched.problems({ expectedFailures: 1 })).toEqual([]);
+    await page.close();
+  });
+  it("returns an overpayment's excess whose first return failed: confirmed with the amount and the account, requested, then returned; a refusal in Spanish", async () => {
+    const { admin, createCharge, merchant } = await sandboxIntegration(t);
+    const overpaid = await createCharge(chargeBody({ referenceId: uniqueRef("OVER"), amount: 1000 }));
+    await admin.simulate({ cvu: overpaid.CVU, amount: 1200 });
+    const canceled = await createCharge(chargeBody({ referenceId: uniqueRef("CANC"), amount: 700 }));
+    expect((await merchant.call("POST", `/payment-request/${canceled.referenceId}/cancel`)).status).toBe(200);
+    await admin.simulate({ cvu: canceled.CVU, amount: 700 });
+    const [excess] = (await admin.call("GET", "/my-integration/unmatched-payments?reason=overpaid")).json.items;
+    const [late] = (await admin.call("GET", "/my-integration/unmatched-payments?reason=canceled")).json.items;
+    // The worker's job, run by calling its step: the Sandbox's bank takes the return, then finishes it at its next check.
+    const bankFinishes = async (returnId: string) => {
+      const deps = { db: t.database.db, clock: t.clock, bank: sandboxBank, livemode: false };
+      expect(await settleReturn(deps, returnId)).toMatchObject({ kind: "pending" });
+      return settleReturn(deps, returnId);
+    };
+    // A first return forced to fail (the flag is the API's, not the portal's): the money is unresolved again.
+    const failing = await admin.call(
+      "POST",
+      `/my-integration/unmatched-payments/${excess.unmatchedPaymentId}/return`,
+      { simulateFailure: true },
+      { "Idempotency-Key": randomUUID() },
+    );
+    expect(failing.status, failing.text).toBe(202);
+    expect(await bankFinishes(failing.json.returnId)).toMatchObject({ kind: "failed" });
+
+    const { page, watched } = await openSignedIn(browser, t.adminUrl, merchant.sandbox.integrationAdmin, { width: PHONE });
+    await page.getByRole("button", { name: "Salir" }).waitFor();
+    await openFromMenu(page, "Pagos sin imputar", "Pagos sin imputar");
+    await page.getByLabel("Estado").selectOption({ label: "Devolución fallida" });
+    const rows = page.getByTestId("unmatched-payment");
+    await expect.poll(() => rows.count()).toBe(1);
+    expect(await rows.first().getAttribute("data-state")).toBe("return_failed");
+    expect(await rows.first().innerText()).toContain("Devolución fallida");
+    await page.getByRole("link", { name: new RegExp(`ver el pago ${excess.transactionId}$`) }).click();
+    await page.getByRole("heading", { name: `Pago sin imputar ${excess.transactionId}`, level: 1 }).waitFor();
+    expect(await page.getByTestId("unmatched-state").innerText()).toBe("Devolución fallida");
+    const returns = page.getByTestId("unmatched-returns").getByRole("listitem");
+    await expect.poll(() => returns.count()).toBe(1);
+    expect(await returns.first().getAttribute("data-state")).toBe("failed");
+    expect(await returns.first().innerText()).toContain("Cuenta de destino inexistente o cerrada");
+    await fitsPhone(page);
+
+    // Asked again from the portal: the confirmation says how much and where to, then the return is requested.
+    await page.getByRole("button", { name: "Devolver", exact: true }).click();
+    const confirmation = page.getByRole("group", { name: "Confirmar la devolución" });
+    const question = await confirmation.innerText();
+    expect(question).toContain("¿Devolver $ 200,00");
+    expect(question).toContain("CUIL 20301234563");
+    expect(question).toContain("0000003100000000000017");
+    await fitsPhone(page);
+    await confirmation.getByRole("button", { name: "Sí, devolver" }).click();
+    const outcome = page.getByTestId("return-result");
+    await expect.poll(() => outcome.innerText()).toContain("Se pidió al banco devolver $ 200,00");
+    await expect.poll(() => page.getByTestId("unmatched-state").innerText()).toBe("Devolución pedida");
+    expect(await page.getByTestId("unmatched-unresolved").innerText()).toBe("$ 0,00");
+    await expect.poll(() => returns.count()).toBe(2);
+    expect(await returns.nth(1).getAttribute("data-state")).toBe("requested");
+    expect(await page.getByRole("button", { name: "Devolver", exact: true }).count()).toBe(0);
+    const asked = (await admin.call("GET", `/my-integration/unmatched-payments/${excess.unmatchedPaymentId}`)).json;
+    expect(asked).toMatchObject({ state: "return_requested", returns: [{ state: "failed" }, { state: "requested", amount: 200 }] });
+
+    // The Sandbox's bank finishes it; the page, refreshed, shows it returned.
+    expect(await bankFinishes(asked.returns[1].returnId)).toMatchObject({ kind: "returned" });
+    await page.getByRole("button", { name: "Actualizar", exact: true }).click();
+    await expect.poll(() => page.getByTestId("unmatched-state").innerText()).toBe("Devuelto");
+    expect(await returns.nth(1).getAttribute("data-state")).toBe("returned");
+    expect(await returns.nth(1).innerText()).toContain("Devuelta");
+    await fitsPhone(page);
+
+    // The canceled charge's money, returned by the API while the admin confirms: the refusal in Spanish.
+    await page.getByRole("link", { name: "← Pagos sin imputar" }).click();
+    await page.getByLabel("Estado").selectOption({ label: "Sin imputar" });
+    await page.getByRole("link", { name: new RegExp(`ver el pago ${late.transactionId}$`) }).click();
+    await page.getByRole("button", { name: "Devolver", exact: true }).click();
+    const elsewhere = await admin.call("POST", `/my-integration/unmatched-payments/${late.unmatchedPaymentId}/return`, {}, { "Idempotency-Key": randomUUID() });
+    expect(elsewhere.status, elsewhere.text).toBe(202);
+    await confirmation.getByRole("button", { name: "Sí, devolver" }).click();
+    const refusal = confirmation.getByRole("alert");
+    await expect.poll(() => refusal.getAttribute("data-code")).toBe("UnmatchedPaymentReturnInProgressError");
+    expect(await refusal.innerText()).toBe("Ya se está devolviendo ese pago: esperá el resultado del banco.");
+
+    // The audit log: the API's two returns, the portal's, and the refusal.
+    await openFromMenu(page, "Auditoría", "Registro de auditoría");
+    await page.getByLabel("Operación").selectOption({ label: "Devolvió un pago sin imputar" });
+    const entries = page.getByTestId("audit-entry");
+    await expect.poll(() => entries.count()).toBe(4);
+    expect(await entries.first().innerText()).toContain("Rechazada: UnmatchedPaymentReturnInProgressError");
 
     expect(watched.otherOrigins()).toEqual([]);
     expect(watched.problems({ expectedFailures: 1 })).toEqual([]);

@@ -1,9 +1,17 @@
 // Money that matched no charge ("pagos sin imputar"): the list with its filters (state, reason, merchant
 // account, days; in the URL, so a reload or a shared link keeps them), and one payment with what resolved it
-// and the step that assigns it (imputar) to an open charge of the merchant account that received it: search
-// the charge, choose it, confirm, and read what was applied and what is left. The Admin API audits it.
+// and the steps that resolve it: assign it (imputar) to an open charge of the merchant account that received
+// it (search the charge, choose it, confirm, and read what was applied and what is left), or return it
+// (devolver) to the account it came from (confirm, then follow the return until the bank finishes it). The
+// Admin API audits both.
 import { useState } from "preact/hooks";
-import type { IntegrationPaymentRequest, UnmatchedPayment, UnmatchedPaymentAssignmentResult } from "@cobro/sdk/admin";
+import type {
+  IntegrationPaymentRequest,
+  UnmatchedPayment,
+  UnmatchedPaymentAssignmentResult,
+  UnmatchedPaymentReturnRecord,
+  UnmatchedPaymentReturnResult,
+} from "@cobro/sdk/admin";
 import { adminApi } from "../api.ts";
 import { unplacedFieldErrors } from "../api-error.ts";
 import { Field, SelectField } from "../components/field.tsx";
@@ -13,7 +21,7 @@ import { TableScroll } from "../components/table-scroll.tsx";
 import { useAction, useResource } from "../components/use-resource.ts";
 import { argentinaDay, formatDateTime, formatMoney } from "../format.ts";
 import { Link, navigate } from "../router.ts";
-import { CHARGE_STATE_LABELS, UNMATCHED_PAYMENT_REASON_LABELS, UNMATCHED_PAYMENT_STATE_LABELS } from "../status-labels.ts";
+import { CHARGE_STATE_LABELS, UNMATCHED_PAYMENT_REASON_LABELS, UNMATCHED_PAYMENT_STATE_LABELS, UNMATCHED_RETURN_STATE_LABELS } from "../status-labels.ts";
 
 const PAGE_SIZE = 20;
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
@@ -114,7 +122,10 @@ export function UnmatchedPaymentList({ query }: { query: URLSearchParams }) {
   return (
     <>
       <h1>Pagos sin imputar</h1>
-      <p>Las transferencias que Cobro recibió y no pudo aplicar a un cobro, y lo pagado de más. Imputá cada una al cobro que correspondía, desde su detalle.</p>
+      <p>
+        Las transferencias que Cobro recibió y no pudo aplicar a un cobro, y lo pagado de más. Desde su detalle, imputá cada una al cobro que correspondía o
+        devolvela a la cuenta de donde vino.
+      </p>
       <form class="filters" role="search" aria-label="Filtros de los pagos sin imputar" onSubmit={(event) => event.preventDefault()}>
         <SelectField label="Estado" name="state" value={filters.state} options={STATE_OPTIONS} onValue={(state) => go({ state, page: 1 })} />
         <SelectField label="Motivo" name="reason" value={filters.reason} options={REASON_OPTIONS} onValue={(reason) => go({ reason, page: 1 })} />
@@ -206,13 +217,16 @@ export function UnmatchedPaymentDetail({ unmatchedPaymentId }: { unmatchedPaymen
 }
 
 function UnmatchedPaymentView({ payment, merchant, onChanged }: { payment: UnmatchedPayment; merchant: string; onChanged: () => void }) {
-  const [assigning, setAssigning] = useState(false);
+  const [step, setStep] = useState<"assign" | "return" | undefined>(undefined);
   const [result, setResult] = useState<UnmatchedPaymentAssignmentResult | undefined>(undefined);
-  const assignable = payment.state === "unresolved" && payment.merchantUserId !== null;
+  const [returned, setReturned] = useState<UnmatchedPaymentReturnResult | undefined>(undefined);
+  // A failed return's money is unresolved again: it can be assigned or returned as it was at first.
+  const resolvable = (payment.state === "unresolved" || payment.state === "return_failed") && payment.merchantUserId !== null;
   return (
     <>
       <h1>Pago sin imputar {payment.transactionId}</h1>
       {result && <AssignmentOutcome result={result} />}
+      {returned && <ReturnOutcome result={returned} />}
       <dl class="facts">
         <dt>Estado</dt>
         <dd>
@@ -273,27 +287,66 @@ function UnmatchedPaymentView({ payment, merchant, onChanged }: { payment: Unmat
           </ul>
         )}
       </section>
-      {/* What can be done with the money still unresolved: assign it to a charge (and, once returns exist, "Devolver" beside it). */}
+      <section aria-labelledby="returns-title">
+        <h2 id="returns-title">Devoluciones</h2>
+        {payment.returns.length === 0 ? (
+          <Empty>Todavía no se pidió ninguna devolución.</Empty>
+        ) : (
+          <ul class="list" data-testid="unmatched-returns">
+            {payment.returns.map((entry) => (
+              <ReturnItem key={entry.returnId} entry={entry} />
+            ))}
+          </ul>
+        )}
+        {payment.state === "return_requested" && (
+          <p>
+            El banco todavía no terminó la devolución.{" "}
+            <button type="button" class="button-secondary" onClick={onChanged}>
+              Actualizar
+            </button>
+          </p>
+        )}
+      </section>
+      {/* What can be done with the money still unresolved: assign it to a charge, or return it to the account it came from. */}
       <section aria-labelledby="resolve-title" data-testid="unmatched-actions">
         <h2 id="resolve-title">Resolver</h2>
-        {!assignable ? (
+        {!resolvable ? (
           <p>
-            {payment.state === "unresolved" ? "Este pago no es de ninguna cuenta de comercio de tu integración." : "No queda nada sin resolver en este pago."}
+            {payment.state === "unresolved"
+              ? "Este pago no es de ninguna cuenta de comercio de tu integración."
+              : payment.state === "return_requested"
+                ? "Se está devolviendo: no queda nada sin resolver hasta que el banco termine."
+                : "No queda nada sin resolver en este pago."}
           </p>
-        ) : assigning ? (
+        ) : step === "assign" ? (
           <AssignToCharge
             payment={payment}
-            onCancel={() => setAssigning(false)}
+            onCancel={() => setStep(undefined)}
             onAssigned={(assigned) => {
               setResult(assigned);
-              setAssigning(false);
+              setReturned(undefined);
+              setStep(undefined);
+              onChanged();
+            }}
+          />
+        ) : step === "return" ? (
+          <ReturnToSender
+            payment={payment}
+            onCancel={() => setStep(undefined)}
+            onReturned={(asked) => {
+              setReturned(asked);
+              setResult(undefined);
+              setStep(undefined);
               onChanged();
             }}
           />
         ) : (
           <p>
-            <button type="button" onClick={() => setAssigning(true)}>
+            <button type="button" onClick={() => setStep("assign")}>
               Imputar
+            </button>{" "}
+            <button type="button" class="button-secondary" onClick={() => setStep("return")}>
+              Devolver
             </button>
           </p>
         )}
@@ -311,6 +364,86 @@ function AssignmentOutcome({ result }: { result: UnmatchedPaymentAssignmentResul
         {left > 0 ? `Quedan ${formatMoney(left)} sin imputar.` : "No queda nada sin imputar de este pago."}
       </p>
     </Notice>
+  );
+}
+
+/** Where money goes back to, as the API gives it: the sender's account and CUIL (either may be unknown). */
+function destination(toCvu: string | undefined, toCuil: string | undefined): string {
+  return [toCvu && `CBU/CVU ${toCvu}`, toCuil && `CUIL ${toCuil}`].filter(Boolean).join(", ") || "la cuenta de origen";
+}
+
+function ReturnItem({ entry }: { entry: UnmatchedPaymentReturnRecord }) {
+  return (
+    <li data-state={entry.state}>
+      <span>
+        <span class={`badge badge-${entry.state}`}>{UNMATCHED_RETURN_STATE_LABELS[entry.state]}</span> a {destination(entry.toCvu, entry.toCuil)}
+        {entry.failureReason && <span class="muted"> · Motivo del banco: {entry.failureReason}</span>}
+      </span>
+      <span class="number">{formatMoney(entry.amount)}</span>
+      <span class="muted">
+        Pedida {formatDateTime(entry.requestedAt)}
+        {entry.completedAt && ` · terminada ${formatDateTime(entry.completedAt)}`}
+      </span>
+    </li>
+  );
+}
+
+function ReturnOutcome({ result }: { result: UnmatchedPaymentReturnResult }) {
+  return (
+    <Notice>
+      <p data-testid="return-result">
+        Se pidió al banco devolver {formatMoney(result.amount)} a {destination(result.toCvu, result.toCuil)}. La devolución quedó «
+        {UNMATCHED_RETURN_STATE_LABELS[result.state]}»: su resultado se ve en «Devoluciones».
+      </p>
+    </Notice>
+  );
+}
+
+/**
+ * The return's confirmation. Its Idempotency-Key is made once, when the confirmation opens: a second click or
+ * a retry of the same confirmation asks the same return again, which the API answers without asking the bank
+ * twice; a new confirmation (after a failed return) is a new return.
+ */
+function ReturnToSender({
+  payment,
+  onCancel,
+  onReturned,
+}: {
+  payment: UnmatchedPayment;
+  onCancel: () => void;
+  onReturned: (result: UnmatchedPaymentReturnResult) => void;
+}) {
+  const [idempotencyKey] = useState(() => crypto.randomUUID());
+  const ask = useAction(() =>
+    adminApi.unmatchedPayments.returnUnmatchedPayment({
+      unmatchedPaymentId: payment.unmatchedPaymentId,
+      idempotencyKey,
+      unmatchedPaymentReturnRequest: {},
+    }),
+  );
+  // The sender's account is known once a return was asked (the bank reported it); before, its CUIL and name.
+  const last = payment.returns.at(-1);
+  const sender = [payment.payerName, payment.payerCuil && `CUIL ${payment.payerCuil}`, last?.toCvu && `CBU/CVU ${last.toCvu}`].filter(Boolean).join(", ");
+  return (
+    <Confirmation
+      label="Confirmar la devolución"
+      confirmLabel="Sí, devolver"
+      busy={ask.busy}
+      error={ask.error}
+      onCancel={() => {
+        ask.clearError();
+        onCancel();
+      }}
+      onConfirm={async () => {
+        const result = await ask.run();
+        if (result) onReturned(result);
+      }}
+    >
+      <span data-testid="return-confirmation">
+        ¿Devolver {formatMoney(payment.unresolvedAmount)} a la cuenta de donde vino la transferencia {payment.transactionId}
+        {sender && ` (${sender})`}? El banco la envía de vuelta en unos momentos; no se puede deshacer.
+      </span>
+    </Confirmation>
   );
 }
 
