@@ -244,6 +244,7 @@ describe("cobro's Sandbox commands (--json)", () => {
       "events resend",
       "unmatched list",
       "unmatched assign",
+      "unmatched return",
       "test-tokens",
     ]) {
       expect(overview.stdout).toContain(`  ${command} `);
@@ -382,6 +383,44 @@ describe("cobro unmatched", () => {
       [["unmatched", "assign", "not-an-id", "--reference-id", "A"], "UNMATCHED_PAYMENT_ID must be a UUID"],
       [["unmatched", "list", "--state", "lost"], "--state is one of unresolved, assigned, return_requested, returned, return_failed"],
       [["unmatched", "list", "--from", "yesterday"], "--from is a day (YYYY-MM-DD, in Argentina) or an instant with its offset (2026-11-22T12:00:00-03:00)"],
+    ] as const) {
+      const run = await cobro([...args]);
+      expect(run.code, args.join(" ")).toBe(2);
+      expect(run.stderr).toBe(`error usage: ${message}\n`);
+    }
+  }, 60_000);
+
+  it("returns a transfer to a canceled charge's CVU with a new Idempotency-Key, printed; the same key asks nothing more; refusals are one line", async () => {
+    const late = await cobroJson(["trigger", "unmatched", "--reason", "canceled", "--amount", "800"]);
+    const listed = await cobroJson(["unmatched", "list", "--reason", "canceled", "--state", "unresolved", "--limit", "100"]);
+    const money = listed.items.find((item: any) => item.transactionId === late.idTransaccion);
+
+    // No key given: a new one, printed with the return.
+    const asked = await cobro(["unmatched", "return", money.unmatchedPaymentId]);
+    expect(asked.code, asked.stderr).toBe(0);
+    expect(asked.stdout).toMatch(/^return state\s+requested$/m);
+    expect(asked.stdout).toMatch(/^amount\s+800\.00$/m);
+    expect(asked.stdout).toMatch(/^unmatched state\s+return_requested$/m);
+    const key = /^idempotency key\s+([0-9a-f-]{36})$/m.exec(asked.stdout)?.[1];
+    const returnId = /^returnId\s+([0-9a-f-]{36})$/m.exec(asked.stdout)?.[1];
+    expect(key, asked.stdout).toBeDefined();
+
+    // The same key again (a lost answer): the same return, nothing more asked of the bank.
+    const replay = await cobroJson(["unmatched", "return", money.unmatchedPaymentId, "--idempotency-key", key!]);
+    expect(replay).toMatchObject({ returnId, amount: 800, idempotencyKey: key, unmatchedPayment: { state: "return_requested", unresolvedAmount: 0 } });
+    expect(replay.unmatchedPayment.returns).toHaveLength(1);
+
+    // Another key while the bank has it: the API's refusal on one line.
+    const again = await cobro(["unmatched", "return", money.unmatchedPaymentId, "--idempotency-key", "cli-return-again"]);
+    expect(again.code).toBe(1);
+    expect(again.stdout).toBe("");
+    expect(again.stderr).toMatch(/^error UnmatchedPaymentReturnInProgressError: [^\n]+\n$/);
+
+    for (const [args, message] of [
+      [["unmatched", "return"], "give one UNMATCHED_PAYMENT_ID"],
+      [["unmatched", "return", "not-an-id"], "UNMATCHED_PAYMENT_ID must be a UUID"],
+      [["unmatched", "return", money.unmatchedPaymentId, "--idempotency-key", "x".repeat(256)], "--idempotency-key is 1 to 255 printable ASCII characters"],
+      [["unmatched", "return", money.unmatchedPaymentId, "--idempotency-key", "clave-ñ"], "--idempotency-key is 1 to 255 printable ASCII characters"],
     ] as const) {
       const run = await cobro([...args]);
       expect(run.code, args.join(" ")).toBe(2);

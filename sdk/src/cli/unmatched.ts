@@ -1,6 +1,7 @@
 // `cobro unmatched`: the integration's unmatched payments (money Cobro received and applied to no charge),
-// listed with the Admin API's filters, and one assigned by hand to a charge of the merchant account that
-// received it. (Returning one comes with returns.)
+// listed with the Admin API's filters, one assigned by hand to a charge of the merchant account that received
+// it, and one returned to the account it came from.
+import { randomUUID } from "node:crypto";
 import * as admin from "../generated/admin/index.js";
 import { apiJson, integerOf, type ApiJson, type Command, type Values } from "./command.js";
 import { CliError } from "./output.js";
@@ -8,6 +9,8 @@ import { CliError } from "./output.js";
 const STATES = ["unresolved", "assigned", "return_requested", "returned", "return_failed"] as const;
 const REASONS = ["expired", "already_paid", "canceled", "no_cuil_match", "no_pending", "ambiguous", "overpaid"] as const;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** The API's Idempotency-Key: 1 to 255 printable ASCII characters. */
+const IDEMPOTENCY_KEY = /^[\x20-\x7e]{1,255}$/;
 
 function oneOf<T extends string>(values: Values, name: string, allowed: readonly T[]): T | undefined {
   const value = values[name] as string | undefined;
@@ -47,7 +50,7 @@ export const unmatchedCommands: Command[] = [
     details:
       "A transfer Cobro could not match to a charge (a late payer, a canceled or paid charge, a CUIL nobody\n" +
       "expected), or the excess of a payment over what its charge owed (overpaid). Assign one with\n" +
-      "cobro unmatched assign.",
+      "cobro unmatched assign, or send it back with cobro unmatched return.",
     options: {
       state: { type: "string" },
       reason: { type: "string" },
@@ -146,6 +149,41 @@ export const unmatchedCommands: Command[] = [
           ["still unresolved", result.unmatchedPayment.unresolvedAmount.toFixed(2)],
           ["paymentRequestId", result.paymentRequestId],
           ["eventId", result.eventId],
+        ]);
+    },
+  },
+  {
+    name: ["unmatched", "return"],
+    usage: "UNMATCHED_PAYMENT_ID [--idempotency-key KEY]",
+    summary: "Return an unmatched payment's unresolved money to the account it came from (audited).",
+    details:
+      "The return is asked of the bank (state requested); it ends returned, or return_failed with the bank's\n" +
+      "reason, and then can be asked again. Follow it with cobro unmatched list --state or the payment's returns.\n" +
+      "The request carries an Idempotency-Key: a new one unless given, printed so that the same return can be\n" +
+      "asked again after a lost answer without returning the money twice.",
+    options: { "idempotency-key": { type: "string" } },
+    optionHelp: { "idempotency-key": "the Idempotency-Key to send (1 to 255 printable ASCII characters); default, a new UUID" },
+    positionals: true,
+    async run({ values, positionals, session, out }) {
+      const [unmatchedPaymentId, ...rest] = positionals;
+      if (unmatchedPaymentId === undefined || rest.length > 0) throw new CliError("usage", "give one UNMATCHED_PAYMENT_ID");
+      uuidOf(unmatchedPaymentId, "UNMATCHED_PAYMENT_ID");
+      const given = values["idempotency-key"] as string | undefined;
+      if (given !== undefined && !IDEMPOTENCY_KEY.test(given)) throw new CliError("usage", "--idempotency-key is 1 to 255 printable ASCII characters");
+      const idempotencyKey = given ?? randomUUID();
+      const result = await apiJson(
+        unmatchedApi(session.adminConfiguration()).returnUnmatchedPaymentRaw({ unmatchedPaymentId, idempotencyKey, unmatchedPaymentReturnRequest: {} }),
+      );
+      if (out.json) out.document({ ...result, idempotencyKey });
+      else
+        out.fields([
+          ["return state", out.paint(result.state, result.state === "returned" ? "green" : result.state === "failed" ? "red" : "yellow")],
+          ["amount", result.amount.toFixed(2)],
+          ["to account", result.toCvu ?? ""],
+          ["to CUIL", result.toCuil ?? ""],
+          ["unmatched state", result.unmatchedPayment.state],
+          ["returnId", result.returnId],
+          ["idempotency key", idempotencyKey],
         ]);
     },
   },
