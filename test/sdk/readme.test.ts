@@ -192,9 +192,14 @@ function programs(): Program[] {
     `await payments.cancelPaymentRequest({ referenceId: canceled.referenceId });`,
     `await sandboxTools.simulatePayment({ simulatePaymentRequest: { cvu: canceled.cVU!, amount: 1800, externalAccountCvu: "0000003100000000000017", externalAccountCuil: "20301234563", externalAccountName: "Juan Pérez" } });`,
     `await charge("INV-2026-000125");`,
+    `// An overpayment: $2000 to a $1800 charge, whose $200 excess the return block sends back.`,
+    `const overpaid = await charge("README-OVERPAID-" + Date.now());`,
+    `await sandboxTools.simulatePayment({ simulatePaymentRequest: { cvu: overpaid.cVU!, amount: 2000, externalAccountCvu: "0000003100000000000017", externalAccountCuil: "20301234563", externalAccountName: "Juan Pérez" } });`,
     block("new admin.UnmatchedPaymentsApi(adminApi)"),
     `const after = await payments.getPaymentRequest({ referenceId: "INV-2026-000125" });`,
-    `report({ listed: page.items.map((item) => ({ reason: item.reason, amount: item.amount, referenceId: item.referenceId })), assigned: assignment.assignedAmount, chargeState: after.state, unresolved: assignment.unmatchedPayment.unresolvedAmount });`,
+    block("returnUnmatchedPayment("),
+    `const again = await unmatched.returnUnmatchedPayment({ unmatchedPaymentId: excess!.unmatchedPaymentId, idempotencyKey, unmatchedPaymentReturnRequest: {} });`,
+    `report({ listed: page.items.map((item) => ({ reason: item.reason, amount: item.amount, referenceId: item.referenceId })), assigned: assignment.assignedAmount, chargeState: after.state, unresolved: assignment.unmatchedPayment.unresolvedAmount, returned: { state: returned.state, amount: returned.amount, toCvu: returned.toCvu, unmatchedState: returned.unmatchedPayment.state, sameReturnAgain: again.returnId === returned.returnId, returns: again.unmatchedPayment.returns.length } });`,
   ];
   return [
     { file: "link-merchant.ts", source: oauth.join("\n") },
@@ -394,7 +399,7 @@ describe("sdk/README.md", () => {
     expect(cleaned).toEqual({ urls: [{ url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/webhooks\/cobro$/), receivesEvents: true }] });
   }, 60_000);
 
-  it("lists a transfer to a canceled charge's CVU as unmatched money and assigns it to the charge it was meant for", async () => {
+  it("lists a transfer to a canceled charge's CVU as unmatched money and assigns it to the charge it was meant for; returns an overpayment's excess, once for its key", async () => {
     const { code, output, results } = await runProgram("unmatched-payments.ts");
     expect(code, output).toBe(0);
     expect(results).toEqual([
@@ -403,6 +408,7 @@ describe("sdk/README.md", () => {
         assigned: 1800,
         chargeState: "total_payment",
         unresolved: 0,
+        returned: { state: "requested", amount: 200, toCvu: "0000003100000000000017", unmatchedState: "return_requested", sameReturnAgain: true, returns: 1 },
       },
     ]);
   }, 60_000);

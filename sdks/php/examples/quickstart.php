@@ -17,7 +17,7 @@
 // adminApiUrl when they are not localhost:3000, :3001 and :3002). The Sandbox must accept a webhook URL on
 // loopback: start it with COBRO_ALLOW_LOOPBACK_URLS=true.
 //
-// The last line printed is a JSON summary: {"referenceId", "state", "webhook", "assignedTo", "assignedChargeState"}.
+// The last line printed is a JSON summary: {"referenceId", "state", "webhook", "assignedTo", "assignedChargeState", "returnState"}.
 
 declare(strict_types=1);
 
@@ -33,6 +33,7 @@ use Cobro\Sdk\Generated\Admin\Configuration as AdminConfiguration;
 use Cobro\Sdk\Generated\Admin\Model\ClientUrlCreate;
 use Cobro\Sdk\Generated\Admin\Model\SimulatePaymentRequest;
 use Cobro\Sdk\Generated\Admin\Model\UnmatchedPaymentAssignmentRequest;
+use Cobro\Sdk\Generated\Admin\Model\UnmatchedPaymentReturnRequest;
 use Cobro\Sdk\Generated\Auth\Api\AdminSessionApi;
 use Cobro\Sdk\Generated\Auth\Configuration as AuthConfiguration;
 use Cobro\Sdk\Generated\Auth\Model\AdminLogin;
@@ -285,12 +286,28 @@ function main(array $argv): void
         $assignment = $unmatched->assignUnmatchedPayment($money->getUnmatchedPaymentId(), new UnmatchedPaymentAssignmentRequest(['referenceId' => $meantFor]));
         say("unmatched transfer {$money->getTransactionId()} ({$money->getReason()}) assigned to {$assignment->getReferenceId()}: "
             . "{$assignment->getAssignedAmount()} applied, the charge is {$assignment->getPaymentRequestState()}");
+        //    Another transfer to the canceled charge's CVU is sent back to the account it came from.
+        $again = $sandboxTools->simulatePayment(new SimulatePaymentRequest([
+            'cvu' => $canceled->getCVU(),
+            'amount' => 800,
+            'externalAccountCvu' => '0000003100000000000017',
+            'externalAccountCuil' => '20301234563',
+            'externalAccountName' => 'Juan Pérez',
+        ]));
+        $toReturn = array_values(array_filter(
+            $unmatched->listUnmatchedPayments(state: 'unresolved', reason: 'canceled', merchantUserId: $me->getMerchantUserId())->getItems(),
+            fn ($item) => $item->getTransactionId() === $again->getIdTransaccion(),
+        ))[0];
+        $idempotencyKey = bin2hex(random_bytes(16)); // keep it: asked again with it (a lost answer), the same return is answered, not a second one
+        $return = $unmatched->returnUnmatchedPayment($toReturn->getUnmatchedPaymentId(), $idempotencyKey, new UnmatchedPaymentReturnRequest());
+        say("unmatched transfer {$toReturn->getTransactionId()} returned: {$return->getAmount()} to {$return->getToCvu()}, {$return->getState()}");
         $summary = [
             'referenceId' => $referenceId,
             'state' => $charge->getState(),
             'webhook' => 'verified',
             'assignedTo' => $assignment->getReferenceId(),
             'assignedChargeState' => $assignment->getPaymentRequestState(),
+            'returnState' => $return->getState(),
         ];
     } finally {
         proc_terminate($receiver['process']);
