@@ -30,6 +30,7 @@ import re
 import sys
 import threading
 import time
+import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Dict, List
 from urllib.parse import parse_qs, urlencode, urljoin, urlsplit
@@ -271,6 +272,23 @@ def main() -> None:
             f"unmatched transfer {money.transaction_id} ({money.reason.value}) assigned to {assignment.reference_id}:"
             f" {assignment.assigned_amount} applied, the charge is {assignment.payment_request_state.value}"
         )
+        #    Another transfer to the canceled charge's CVU is sent back to the account it came from.
+        again = sandbox_tools.simulate_payment(
+            admin.SimulatePaymentRequest(
+                cvu=canceled.cvu,
+                amount=800,
+                external_account_cvu="0000003100000000000017",
+                external_account_cuil="20301234563",
+                external_account_name="Juan Pérez",
+            )
+        )
+        unresolved = unmatched.list_unmatched_payments(
+            state=admin.UnmatchedPaymentState.UNRESOLVED, reason=admin.UnmatchedPaymentReason.CANCELED, merchant_user_id=me.merchant_user_id
+        )
+        to_return = next(item for item in unresolved.items if item.transaction_id == again.id_transaccion)
+        idempotency_key = str(uuid.uuid4())  # keep it: asked again with it (a lost answer), the same return is answered, not a second one
+        returned = unmatched.return_unmatched_payment(to_return.unmatched_payment_id, idempotency_key, admin.UnmatchedPaymentReturnRequest())
+        say(f"unmatched transfer {to_return.transaction_id} returned: {returned.amount} to {returned.to_cvu}, {returned.state.value}")
         summary = {
             "referenceId": reference_id,
             "state": paid.state.value,
@@ -278,6 +296,7 @@ def main() -> None:
             "event": event["event"],
             "assignedTo": assignment.reference_id,
             "assignedChargeState": assignment.payment_request_state.value,
+            "returnState": returned.state.value,
         }
     finally:
         receiver.close()
