@@ -183,10 +183,12 @@ public class VerifyCases {
       tampered: "signature_mismatch",
       assignedTo: `${summary.referenceId}-M`,
       assignedChargeState: "total_payment",
+      returnState: "requested",
     });
     expect(output).toMatch(
       new RegExp(`unmatched transfer \\S+ \\(canceled\\) assigned to ${summary.referenceId}-M: 800\\.0 applied, the charge is total_payment`),
     );
+    expect(output).toMatch(/unmatched transfer \S+ returned: 800\.0 to 0000003100000000000017, requested/);
     expect(failureLookingLines(output), output).toEqual([]);
     expect(output).toContain("merchant linked");
     expect(output).toMatch(/test tokens: the Sandbox's test merchant account is [0-9a-f-]{36}/);

@@ -15,7 +15,7 @@
 // (or COBRO_SANDBOX_FILE=…, or COBRO_SANDBOX_JSON='{…}'). The Sandbox file is what `npm start` writes on its first
 // start. The Sandbox must accept a webhook URL on loopback: start it with COBRO_ALLOW_LOOPBACK_URLS=true.
 //
-// The last line printed is a JSON summary: {"referenceId", "state", "webhook", "tampered", "assignedTo", "assignedChargeState"}.
+// The last line printed is a JSON summary: {"referenceId", "state", "webhook", "tampered", "assignedTo", "assignedChargeState", "returnState"}.
 
 import com.cobro.sdk.CobroClients;
 import com.cobro.sdk.DueDates;
@@ -36,6 +36,8 @@ import com.cobro.sdk.generated.admin.model.UnmatchedPayment;
 import com.cobro.sdk.generated.admin.model.UnmatchedPaymentAssignmentRequest;
 import com.cobro.sdk.generated.admin.model.UnmatchedPaymentAssignmentResult;
 import com.cobro.sdk.generated.admin.model.UnmatchedPaymentReason;
+import com.cobro.sdk.generated.admin.model.UnmatchedPaymentReturnRequest;
+import com.cobro.sdk.generated.admin.model.UnmatchedPaymentReturnResult;
 import com.cobro.sdk.generated.admin.model.UnmatchedPaymentState;
 import com.cobro.sdk.generated.admin.model.WebhookSigningSecret;
 import com.cobro.sdk.generated.auth.api.AdminSessionApi;
@@ -253,6 +255,21 @@ public class Quickstart {
           new UnmatchedPaymentAssignmentRequest().referenceId(meantFor));
       say("unmatched transfer " + money.getTransactionId() + " (" + money.getReason().getValue() + ") assigned to " + assignment.getReferenceId() + ": "
           + assignment.getAssignedAmount() + " applied, the charge is " + assignment.getPaymentRequestState().getValue());
+      //    Another transfer to the canceled charge's CVU is sent back to the account it came from.
+      SimulatePaymentResult again = sandboxTools.simulatePayment(new SimulatePaymentRequest()
+          .cvu(canceled.getCVU())
+          .amount(800.0)
+          .externalAccountCvu("0000003100000000000017")
+          .externalAccountCuil("20301234563")
+          .externalAccountName("Juan Pérez"));
+      UnmatchedPayment toReturn = unmatched.listUnmatchedPayments(UnmatchedPaymentState.UNRESOLVED, UnmatchedPaymentReason.CANCELED, null, null,
+          UUID.fromString(me.getMerchantUserId()), 20, 0).getItems().stream()
+          .filter(item -> item.getTransactionId().equals(again.getIdTransaccion())).findFirst().orElseThrow();
+      String idempotencyKey = UUID.randomUUID().toString(); // keep it: asked again with it (a lost answer), the same return is answered, not a second one
+      UnmatchedPaymentReturnResult returned = unmatched.returnUnmatchedPayment(toReturn.getUnmatchedPaymentId(), idempotencyKey,
+          new UnmatchedPaymentReturnRequest());
+      say("unmatched transfer " + toReturn.getTransactionId() + " returned: " + returned.getAmount() + " to " + returned.getToCvu() + ", "
+          + returned.getState().getValue());
 
       summary.put("referenceId", referenceId);
       summary.put("state", paid.getState().getValue());
@@ -261,6 +278,7 @@ public class Quickstart {
       summary.put("tampered", refusal);
       summary.put("assignedTo", assignment.getReferenceId());
       summary.put("assignedChargeState", assignment.getPaymentRequestState().getValue());
+      summary.put("returnState", returned.getState().getValue());
     } finally {
       receiver.close();
       // 8. The receiver is gone: delete its URL, or it would keep the integration's events.
