@@ -399,6 +399,12 @@ function ReturnOutcome({ result }: { result: UnmatchedPaymentReturnResult }) {
   );
 }
 
+/** A key no other request has: a UUID, or (randomUUID exists only on https and localhost) 32 random hex digits. */
+function newIdempotencyKey(): string {
+  if (typeof crypto.randomUUID === "function") return crypto.randomUUID();
+  return Array.from(crypto.getRandomValues(new Uint8Array(16)), (byte) => byte.toString(16).padStart(2, "0")).join("");
+}
+
 /**
  * The return's confirmation. Its Idempotency-Key is made once, when the confirmation opens: a second click or
  * a retry of the same confirmation asks the same return again, which the API answers without asking the bank
@@ -413,7 +419,7 @@ function ReturnToSender({
   onCancel: () => void;
   onReturned: (result: UnmatchedPaymentReturnResult) => void;
 }) {
-  const [idempotencyKey] = useState(() => crypto.randomUUID());
+  const [idempotencyKey] = useState(newIdempotencyKey);
   const ask = useAction(() =>
     adminApi.unmatchedPayments.returnUnmatchedPayment({
       unmatchedPaymentId: payment.unmatchedPaymentId,
