@@ -7379,6 +7379,897 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
+      // "#/components/schemas/DailyStatementTotals"
+      function anonymous1 (input) {
+        const obj = (input && typeof input.toJSON === 'function')
+    ? input.toJSON()
+    : input
+  
+        if (obj === null) return JSON_STR_EMPTY_OBJECT
+        let json = ''
+
+        
+      const value_transferCount_8 = obj["transferCount"]
+      if (value_transferCount_8 !== undefined) {
+        json += "{\"transferCount\":"
+        json += asInteger(value_transferCount_8)
+      } else {
+        throw new Error('"transferCount" is required!')
+      }
+      
+      const value_receivedAmount_9 = obj["receivedAmount"]
+      if (value_receivedAmount_9 !== undefined) {
+        json += ",\"receivedAmount\":"
+        json += asNumber(value_receivedAmount_9)
+      } else {
+        throw new Error('"receivedAmount" is required!')
+      }
+      
+      const value_matchedAmount_10 = obj["matchedAmount"]
+      if (value_matchedAmount_10 !== undefined) {
+        json += ",\"matchedAmount\":"
+        json += asNumber(value_matchedAmount_10)
+      } else {
+        throw new Error('"matchedAmount" is required!')
+      }
+      
+      const value_assignedAmount_11 = obj["assignedAmount"]
+      if (value_assignedAmount_11 !== undefined) {
+        json += ",\"assignedAmount\":"
+        json += asNumber(value_assignedAmount_11)
+      } else {
+        throw new Error('"assignedAmount" is required!')
+      }
+      
+      const value_returnedAmount_12 = obj["returnedAmount"]
+      if (value_returnedAmount_12 !== undefined) {
+        json += ",\"returnedAmount\":"
+        json += asNumber(value_returnedAmount_12)
+      } else {
+        throw new Error('"returnedAmount" is required!')
+      }
+      
+      const value_returningAmount_13 = obj["returningAmount"]
+      if (value_returningAmount_13 !== undefined) {
+        json += ",\"returningAmount\":"
+        json += asNumber(value_returningAmount_13)
+      } else {
+        throw new Error('"returningAmount" is required!')
+      }
+      
+      const value_unresolvedAmount_14 = obj["unresolvedAmount"]
+      if (value_unresolvedAmount_14 !== undefined) {
+        json += ",\"unresolvedAmount\":"
+        json += asNumber(value_unresolvedAmount_14)
+      } else {
+        throw new Error('"unresolvedAmount" is required!')
+      }
+      
+      const value_integrationCommissionAmount_15 = obj["integrationCommissionAmount"]
+      if (value_integrationCommissionAmount_15 !== undefined) {
+        json += ",\"integrationCommissionAmount\":"
+        json += asNumber(value_integrationCommissionAmount_15)
+      } else {
+        throw new Error('"integrationCommissionAmount" is required!')
+      }
+      
+      const value_serviceCommissionAmount_16 = obj["serviceCommissionAmount"]
+      if (value_serviceCommissionAmount_16 !== undefined) {
+        json += ",\"serviceCommissionAmount\":"
+        json += asNumber(value_serviceCommissionAmount_16)
+      } else {
+        throw new Error('"serviceCommissionAmount" is required!')
+      }
+      
+      const value_merchantNetAmount_17 = obj["merchantNetAmount"]
+      if (value_merchantNetAmount_17 !== undefined) {
+        json += ",\"merchantNetAmount\":"
+        json += asNumber(value_merchantNetAmount_17)
+      } else {
+        throw new Error('"merchantNetAmount" is required!')
+      }
+      
+      const value_resolvedAfterDayCount_18 = obj["resolvedAfterDayCount"]
+      if (value_resolvedAfterDayCount_18 !== undefined) {
+        json += ",\"resolvedAfterDayCount\":"
+        json += asInteger(value_resolvedAfterDayCount_18)
+      } else {
+        throw new Error('"resolvedAfterDayCount" is required!')
+      }
+      
+return json + JSON_STR_END_OBJECT
+
+      }
+    
+
+      // "#/components/schemas/UnmatchedPaymentAssignmentRecord"
+      function anonymous5 (input) {
+        const obj = (input && typeof input.toJSON === 'function')
+    ? input.toJSON()
+    : input
+  
+        if (obj === null) return JSON_STR_EMPTY_OBJECT
+        let json = ''
+
+        
+      const value_paymentRequestId_38 = obj["paymentRequestId"]
+      if (value_paymentRequestId_38 !== undefined) {
+        json += "{\"paymentRequestId\":"
+        
+        if (typeof value_paymentRequestId_38 !== 'string') {
+          if (value_paymentRequestId_38 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_paymentRequestId_38 instanceof Date) {
+            json += asDateTime(value_paymentRequestId_38)
+          } else if (value_paymentRequestId_38 instanceof RegExp) {
+            json += asString(value_paymentRequestId_38.source)
+          } else {
+            json += asString(value_paymentRequestId_38.toString())
+          }
+        } else {
+          json += asString(value_paymentRequestId_38)
+        }
+        
+      } else {
+        throw new Error('"paymentRequestId" is required!')
+      }
+      
+      const value_referenceId_39 = obj["referenceId"]
+      if (value_referenceId_39 !== undefined) {
+        json += ",\"referenceId\":"
+        
+        if (typeof value_referenceId_39 !== 'string') {
+          if (value_referenceId_39 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_referenceId_39 instanceof Date) {
+            json += asDateTime(value_referenceId_39)
+          } else if (value_referenceId_39 instanceof RegExp) {
+            json += asString(value_referenceId_39.source)
+          } else {
+            json += asString(value_referenceId_39.toString())
+          }
+        } else {
+          json += asString(value_referenceId_39)
+        }
+        
+      } else {
+        throw new Error('"referenceId" is required!')
+      }
+      
+      const value_amount_40 = obj["amount"]
+      if (value_amount_40 !== undefined) {
+        json += ",\"amount\":"
+        json += asNumber(value_amount_40)
+      } else {
+        throw new Error('"amount" is required!')
+      }
+      
+      const value_assignedAt_41 = obj["assignedAt"]
+      if (value_assignedAt_41 !== undefined) {
+        json += ",\"assignedAt\":"
+        json += asDateTime(value_assignedAt_41)
+      } else {
+        throw new Error('"assignedAt" is required!')
+      }
+      
+return json + JSON_STR_END_OBJECT
+
+      }
+    
+
+    function anonymous4 (obj) {
+      // "#/components/schemas/DailyStatementLine/properties/assignments"
+      let json = ''
+  
+    if (obj === null) return JSON_STR_EMPTY_ARRAY
+    if (!Array.isArray(obj)) {
+      throw new TypeError("The value of '#/components/schemas/DailyStatementLine/properties/assignments' does not match schema definition.")
+    }
+    const arrayLength = obj.length
+  
+    json += JSON_STR_BEGIN_ARRAY
+  
+      if (arrayLength > 0) {
+        const value = obj[0]
+        json += anonymous5(value)
+        for (let i = 1; i < arrayLength; i++) {
+          json += JSON_STR_COMMA
+          const value = obj[i]
+          json += anonymous5(value)
+        }
+      }
+      return json + JSON_STR_END_ARRAY
+    }
+
+      // "#/components/schemas/UnmatchedPaymentReturnRecord"
+      function anonymous7 (input) {
+        const obj = (input && typeof input.toJSON === 'function')
+    ? input.toJSON()
+    : input
+  
+        if (obj === null) return JSON_STR_EMPTY_OBJECT
+        let json = ''
+
+        
+      const value_returnId_44 = obj["returnId"]
+      if (value_returnId_44 !== undefined) {
+        json += "{\"returnId\":"
+        
+        if (typeof value_returnId_44 !== 'string') {
+          if (value_returnId_44 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_returnId_44 instanceof Date) {
+            json += asDateTime(value_returnId_44)
+          } else if (value_returnId_44 instanceof RegExp) {
+            json += asString(value_returnId_44.source)
+          } else {
+            json += asString(value_returnId_44.toString())
+          }
+        } else {
+          json += asString(value_returnId_44)
+        }
+        
+      } else {
+        throw new Error('"returnId" is required!')
+      }
+      
+      const value_amount_45 = obj["amount"]
+      if (value_amount_45 !== undefined) {
+        json += ",\"amount\":"
+        json += asNumber(value_amount_45)
+      } else {
+        throw new Error('"amount" is required!')
+      }
+      
+      const value_state_46 = obj["state"]
+      if (value_state_46 !== undefined) {
+        json += ",\"state\":"
+        
+        if (typeof value_state_46 !== 'string') {
+          if (value_state_46 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_state_46 instanceof Date) {
+            json += asDateTime(value_state_46)
+          } else if (value_state_46 instanceof RegExp) {
+            json += asString(value_state_46.source)
+          } else {
+            json += asString(value_state_46.toString())
+          }
+        } else {
+          json += asString(value_state_46)
+        }
+        
+      } else {
+        throw new Error('"state" is required!')
+      }
+      
+      const value_requestedAt_47 = obj["requestedAt"]
+      if (value_requestedAt_47 !== undefined) {
+        json += ",\"requestedAt\":"
+        json += asDateTime(value_requestedAt_47)
+      } else {
+        throw new Error('"requestedAt" is required!')
+      }
+      
+      const value_toCvu_48 = obj["toCvu"]
+      if (value_toCvu_48 !== undefined) {
+        json += ",\"toCvu\":"
+        
+        if (typeof value_toCvu_48 !== 'string') {
+          if (value_toCvu_48 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_toCvu_48 instanceof Date) {
+            json += asDateTime(value_toCvu_48)
+          } else if (value_toCvu_48 instanceof RegExp) {
+            json += asString(value_toCvu_48.source)
+          } else {
+            json += asString(value_toCvu_48.toString())
+          }
+        } else {
+          json += asString(value_toCvu_48)
+        }
+        
+      }
+
+      const value_toCuil_49 = obj["toCuil"]
+      if (value_toCuil_49 !== undefined) {
+        json += ",\"toCuil\":"
+        
+        if (typeof value_toCuil_49 !== 'string') {
+          if (value_toCuil_49 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_toCuil_49 instanceof Date) {
+            json += asDateTime(value_toCuil_49)
+          } else if (value_toCuil_49 instanceof RegExp) {
+            json += asString(value_toCuil_49.source)
+          } else {
+            json += asString(value_toCuil_49.toString())
+          }
+        } else {
+          json += asString(value_toCuil_49)
+        }
+        
+      }
+
+      const value_completedAt_50 = obj["completedAt"]
+      if (value_completedAt_50 !== undefined) {
+        json += ",\"completedAt\":"
+        json += asDateTime(value_completedAt_50)
+      }
+
+      const value_failureReason_51 = obj["failureReason"]
+      if (value_failureReason_51 !== undefined) {
+        json += ",\"failureReason\":"
+        
+        if (typeof value_failureReason_51 !== 'string') {
+          if (value_failureReason_51 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_failureReason_51 instanceof Date) {
+            json += asDateTime(value_failureReason_51)
+          } else if (value_failureReason_51 instanceof RegExp) {
+            json += asString(value_failureReason_51.source)
+          } else {
+            json += asString(value_failureReason_51.toString())
+          }
+        } else {
+          json += asString(value_failureReason_51)
+        }
+        
+      }
+
+      const value_simulatedFailure_52 = obj["simulatedFailure"]
+      if (value_simulatedFailure_52 !== undefined) {
+        json += ",\"simulatedFailure\":"
+        json += asBoolean(value_simulatedFailure_52)
+      }
+
+return json + JSON_STR_END_OBJECT
+
+      }
+    
+
+    function anonymous6 (obj) {
+      // "#/components/schemas/DailyStatementLine/properties/returns"
+      let json = ''
+  
+    if (obj === null) return JSON_STR_EMPTY_ARRAY
+    if (!Array.isArray(obj)) {
+      throw new TypeError("The value of '#/components/schemas/DailyStatementLine/properties/returns' does not match schema definition.")
+    }
+    const arrayLength = obj.length
+  
+    json += JSON_STR_BEGIN_ARRAY
+  
+      if (arrayLength > 0) {
+        const value = obj[0]
+        json += anonymous7(value)
+        for (let i = 1; i < arrayLength; i++) {
+          json += JSON_STR_COMMA
+          const value = obj[i]
+          json += anonymous7(value)
+        }
+      }
+      return json + JSON_STR_END_ARRAY
+    }
+
+      // "#/components/schemas/DailyStatementLine"
+      function anonymous3 (input) {
+        const obj = (input && typeof input.toJSON === 'function')
+    ? input.toJSON()
+    : input
+  
+        if (obj === null) return JSON_STR_EMPTY_OBJECT
+        let json = ''
+
+        
+      const value_transactionId_21 = obj["transactionId"]
+      if (value_transactionId_21 !== undefined) {
+        json += "{\"transactionId\":"
+        
+        if (typeof value_transactionId_21 !== 'string') {
+          if (value_transactionId_21 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_transactionId_21 instanceof Date) {
+            json += asDateTime(value_transactionId_21)
+          } else if (value_transactionId_21 instanceof RegExp) {
+            json += asString(value_transactionId_21.source)
+          } else {
+            json += asString(value_transactionId_21.toString())
+          }
+        } else {
+          json += asString(value_transactionId_21)
+        }
+        
+      } else {
+        throw new Error('"transactionId" is required!')
+      }
+      
+      const value_cvu_22 = obj["cvu"]
+      if (value_cvu_22 !== undefined) {
+        json += ",\"cvu\":"
+        
+        if (typeof value_cvu_22 !== 'string') {
+          if (value_cvu_22 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_cvu_22 instanceof Date) {
+            json += asDateTime(value_cvu_22)
+          } else if (value_cvu_22 instanceof RegExp) {
+            json += asString(value_cvu_22.source)
+          } else {
+            json += asString(value_cvu_22.toString())
+          }
+        } else {
+          json += asString(value_cvu_22)
+        }
+        
+      } else {
+        throw new Error('"cvu" is required!')
+      }
+      
+      const value_receivedAt_23 = obj["receivedAt"]
+      if (value_receivedAt_23 !== undefined) {
+        json += ",\"receivedAt\":"
+        json += asDateTime(value_receivedAt_23)
+      } else {
+        throw new Error('"receivedAt" is required!')
+      }
+      
+      const value_recordedAt_24 = obj["recordedAt"]
+      if (value_recordedAt_24 !== undefined) {
+        json += ",\"recordedAt\":"
+        json += asDateTime(value_recordedAt_24)
+      } else {
+        throw new Error('"recordedAt" is required!')
+      }
+      
+      const value_integrationClientId_25 = obj["integrationClientId"]
+      if (value_integrationClientId_25 !== undefined) {
+        json += ",\"integrationClientId\":"
+        
+      if (value_integrationClientId_25 === null) {
+        json += JSON_STR_NULL
+      } else {
+    
+        if (typeof value_integrationClientId_25 !== 'string') {
+          if (value_integrationClientId_25 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_integrationClientId_25 instanceof Date) {
+            json += asDateTime(value_integrationClientId_25)
+          } else if (value_integrationClientId_25 instanceof RegExp) {
+            json += asString(value_integrationClientId_25.source)
+          } else {
+            json += asString(value_integrationClientId_25.toString())
+          }
+        } else {
+          json += asString(value_integrationClientId_25)
+        }
+        
+      }
+    
+      } else {
+        throw new Error('"integrationClientId" is required!')
+      }
+      
+      const value_merchantUserId_26 = obj["merchantUserId"]
+      if (value_merchantUserId_26 !== undefined) {
+        json += ",\"merchantUserId\":"
+        
+      if (value_merchantUserId_26 === null) {
+        json += JSON_STR_NULL
+      } else {
+    
+        if (typeof value_merchantUserId_26 !== 'string') {
+          if (value_merchantUserId_26 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_merchantUserId_26 instanceof Date) {
+            json += asDateTime(value_merchantUserId_26)
+          } else if (value_merchantUserId_26 instanceof RegExp) {
+            json += asString(value_merchantUserId_26.source)
+          } else {
+            json += asString(value_merchantUserId_26.toString())
+          }
+        } else {
+          json += asString(value_merchantUserId_26)
+        }
+        
+      }
+    
+      } else {
+        throw new Error('"merchantUserId" is required!')
+      }
+      
+      const value_grossAmount_27 = obj["grossAmount"]
+      if (value_grossAmount_27 !== undefined) {
+        json += ",\"grossAmount\":"
+        json += asNumber(value_grossAmount_27)
+      } else {
+        throw new Error('"grossAmount" is required!')
+      }
+      
+      const value_matchedAmount_28 = obj["matchedAmount"]
+      if (value_matchedAmount_28 !== undefined) {
+        json += ",\"matchedAmount\":"
+        json += asNumber(value_matchedAmount_28)
+      } else {
+        throw new Error('"matchedAmount" is required!')
+      }
+      
+      const value_assignedAmount_29 = obj["assignedAmount"]
+      if (value_assignedAmount_29 !== undefined) {
+        json += ",\"assignedAmount\":"
+        json += asNumber(value_assignedAmount_29)
+      } else {
+        throw new Error('"assignedAmount" is required!')
+      }
+      
+      const value_returnedAmount_30 = obj["returnedAmount"]
+      if (value_returnedAmount_30 !== undefined) {
+        json += ",\"returnedAmount\":"
+        json += asNumber(value_returnedAmount_30)
+      } else {
+        throw new Error('"returnedAmount" is required!')
+      }
+      
+      const value_returningAmount_31 = obj["returningAmount"]
+      if (value_returningAmount_31 !== undefined) {
+        json += ",\"returningAmount\":"
+        json += asNumber(value_returningAmount_31)
+      } else {
+        throw new Error('"returningAmount" is required!')
+      }
+      
+      const value_unresolvedAmount_32 = obj["unresolvedAmount"]
+      if (value_unresolvedAmount_32 !== undefined) {
+        json += ",\"unresolvedAmount\":"
+        json += asNumber(value_unresolvedAmount_32)
+      } else {
+        throw new Error('"unresolvedAmount" is required!')
+      }
+      
+      const value_integrationCommissionAmount_33 = obj["integrationCommissionAmount"]
+      if (value_integrationCommissionAmount_33 !== undefined) {
+        json += ",\"integrationCommissionAmount\":"
+        json += asNumber(value_integrationCommissionAmount_33)
+      } else {
+        throw new Error('"integrationCommissionAmount" is required!')
+      }
+      
+      const value_serviceCommissionAmount_34 = obj["serviceCommissionAmount"]
+      if (value_serviceCommissionAmount_34 !== undefined) {
+        json += ",\"serviceCommissionAmount\":"
+        json += asNumber(value_serviceCommissionAmount_34)
+      } else {
+        throw new Error('"serviceCommissionAmount" is required!')
+      }
+      
+      const value_merchantNetAmount_35 = obj["merchantNetAmount"]
+      if (value_merchantNetAmount_35 !== undefined) {
+        json += ",\"merchantNetAmount\":"
+        json += asNumber(value_merchantNetAmount_35)
+      } else {
+        throw new Error('"merchantNetAmount" is required!')
+      }
+      
+      const value_assignments_36 = obj["assignments"]
+      if (value_assignments_36 !== undefined) {
+        json += ",\"assignments\":"
+        json += anonymous4(value_assignments_36)
+      } else {
+        throw new Error('"assignments" is required!')
+      }
+      
+      const value_returns_42 = obj["returns"]
+      if (value_returns_42 !== undefined) {
+        json += ",\"returns\":"
+        json += anonymous6(value_returns_42)
+      } else {
+        throw new Error('"returns" is required!')
+      }
+      
+      const value_resolvedAfterDay_53 = obj["resolvedAfterDay"]
+      if (value_resolvedAfterDay_53 !== undefined) {
+        json += ",\"resolvedAfterDay\":"
+        json += asBoolean(value_resolvedAfterDay_53)
+      } else {
+        throw new Error('"resolvedAfterDay" is required!')
+      }
+      
+      const value_payerCuil_54 = obj["payerCuil"]
+      if (value_payerCuil_54 !== undefined) {
+        json += ",\"payerCuil\":"
+        
+        if (typeof value_payerCuil_54 !== 'string') {
+          if (value_payerCuil_54 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_payerCuil_54 instanceof Date) {
+            json += asDateTime(value_payerCuil_54)
+          } else if (value_payerCuil_54 instanceof RegExp) {
+            json += asString(value_payerCuil_54.source)
+          } else {
+            json += asString(value_payerCuil_54.toString())
+          }
+        } else {
+          json += asString(value_payerCuil_54)
+        }
+        
+      }
+
+      const value_payerName_55 = obj["payerName"]
+      if (value_payerName_55 !== undefined) {
+        json += ",\"payerName\":"
+        
+        if (typeof value_payerName_55 !== 'string') {
+          if (value_payerName_55 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_payerName_55 instanceof Date) {
+            json += asDateTime(value_payerName_55)
+          } else if (value_payerName_55 instanceof RegExp) {
+            json += asString(value_payerName_55.source)
+          } else {
+            json += asString(value_payerName_55.toString())
+          }
+        } else {
+          json += asString(value_payerName_55)
+        }
+        
+      }
+
+      const value_paymentRequestId_56 = obj["paymentRequestId"]
+      if (value_paymentRequestId_56 !== undefined) {
+        json += ",\"paymentRequestId\":"
+        
+        if (typeof value_paymentRequestId_56 !== 'string') {
+          if (value_paymentRequestId_56 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_paymentRequestId_56 instanceof Date) {
+            json += asDateTime(value_paymentRequestId_56)
+          } else if (value_paymentRequestId_56 instanceof RegExp) {
+            json += asString(value_paymentRequestId_56.source)
+          } else {
+            json += asString(value_paymentRequestId_56.toString())
+          }
+        } else {
+          json += asString(value_paymentRequestId_56)
+        }
+        
+      }
+
+      const value_referenceId_57 = obj["referenceId"]
+      if (value_referenceId_57 !== undefined) {
+        json += ",\"referenceId\":"
+        
+        if (typeof value_referenceId_57 !== 'string') {
+          if (value_referenceId_57 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_referenceId_57 instanceof Date) {
+            json += asDateTime(value_referenceId_57)
+          } else if (value_referenceId_57 instanceof RegExp) {
+            json += asString(value_referenceId_57.source)
+          } else {
+            json += asString(value_referenceId_57.toString())
+          }
+        } else {
+          json += asString(value_referenceId_57)
+        }
+        
+      }
+
+      const value_unmatchedPaymentId_58 = obj["unmatchedPaymentId"]
+      if (value_unmatchedPaymentId_58 !== undefined) {
+        json += ",\"unmatchedPaymentId\":"
+        
+        if (typeof value_unmatchedPaymentId_58 !== 'string') {
+          if (value_unmatchedPaymentId_58 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_unmatchedPaymentId_58 instanceof Date) {
+            json += asDateTime(value_unmatchedPaymentId_58)
+          } else if (value_unmatchedPaymentId_58 instanceof RegExp) {
+            json += asString(value_unmatchedPaymentId_58.source)
+          } else {
+            json += asString(value_unmatchedPaymentId_58.toString())
+          }
+        } else {
+          json += asString(value_unmatchedPaymentId_58)
+        }
+        
+      }
+
+      const value_unmatchedReason_59 = obj["unmatchedReason"]
+      if (value_unmatchedReason_59 !== undefined) {
+        json += ",\"unmatchedReason\":"
+        
+        if (typeof value_unmatchedReason_59 !== 'string') {
+          if (value_unmatchedReason_59 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_unmatchedReason_59 instanceof Date) {
+            json += asDateTime(value_unmatchedReason_59)
+          } else if (value_unmatchedReason_59 instanceof RegExp) {
+            json += asString(value_unmatchedReason_59.source)
+          } else {
+            json += asString(value_unmatchedReason_59.toString())
+          }
+        } else {
+          json += asString(value_unmatchedReason_59)
+        }
+        
+      }
+
+      const value_unmatchedState_60 = obj["unmatchedState"]
+      if (value_unmatchedState_60 !== undefined) {
+        json += ",\"unmatchedState\":"
+        
+        if (typeof value_unmatchedState_60 !== 'string') {
+          if (value_unmatchedState_60 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_unmatchedState_60 instanceof Date) {
+            json += asDateTime(value_unmatchedState_60)
+          } else if (value_unmatchedState_60 instanceof RegExp) {
+            json += asString(value_unmatchedState_60.source)
+          } else {
+            json += asString(value_unmatchedState_60.toString())
+          }
+        } else {
+          json += asString(value_unmatchedState_60)
+        }
+        
+      }
+
+      const value_lastResolutionAt_61 = obj["lastResolutionAt"]
+      if (value_lastResolutionAt_61 !== undefined) {
+        json += ",\"lastResolutionAt\":"
+        json += asDateTime(value_lastResolutionAt_61)
+      }
+
+return json + JSON_STR_END_OBJECT
+
+      }
+    
+
+    function anonymous2 (obj) {
+      // "__fjs_merged_252#/properties/lines"
+      let json = ''
+  
+    if (obj === null) return JSON_STR_EMPTY_ARRAY
+    if (!Array.isArray(obj)) {
+      throw new TypeError("The value of '__fjs_merged_252#/properties/lines' does not match schema definition.")
+    }
+    const arrayLength = obj.length
+  
+    json += JSON_STR_BEGIN_ARRAY
+  
+      if (arrayLength > 0) {
+        const value = obj[0]
+        json += anonymous3(value)
+        for (let i = 1; i < arrayLength; i++) {
+          json += JSON_STR_COMMA
+          const value = obj[i]
+          json += anonymous3(value)
+        }
+      }
+      return json + JSON_STR_END_ARRAY
+    }
+
+      // "__fjs_merged_252#"
+      function anonymous0 (input) {
+        const obj = (input && typeof input.toJSON === 'function')
+    ? input.toJSON()
+    : input
+  
+        if (obj === null) return JSON_STR_EMPTY_OBJECT
+        let json = ''
+
+        
+      const value_date_1 = obj["date"]
+      if (value_date_1 !== undefined) {
+        json += "{\"date\":"
+        json += asDate(value_date_1)
+      } else {
+        throw new Error('"date" is required!')
+      }
+      
+      const value_from_2 = obj["from"]
+      if (value_from_2 !== undefined) {
+        json += ",\"from\":"
+        json += asDateTime(value_from_2)
+      } else {
+        throw new Error('"from" is required!')
+      }
+      
+      const value_until_3 = obj["until"]
+      if (value_until_3 !== undefined) {
+        json += ",\"until\":"
+        json += asDateTime(value_until_3)
+      } else {
+        throw new Error('"until" is required!')
+      }
+      
+      const value_dayComplete_4 = obj["dayComplete"]
+      if (value_dayComplete_4 !== undefined) {
+        json += ",\"dayComplete\":"
+        json += asBoolean(value_dayComplete_4)
+      } else {
+        throw new Error('"dayComplete" is required!')
+      }
+      
+      const value_generatedAt_5 = obj["generatedAt"]
+      if (value_generatedAt_5 !== undefined) {
+        json += ",\"generatedAt\":"
+        json += asDateTime(value_generatedAt_5)
+      } else {
+        throw new Error('"generatedAt" is required!')
+      }
+      
+      const value_totals_6 = obj["totals"]
+      if (value_totals_6 !== undefined) {
+        json += ",\"totals\":"
+        json += anonymous1(value_totals_6)
+      } else {
+        throw new Error('"totals" is required!')
+      }
+      
+      const value_lines_19 = obj["lines"]
+      if (value_lines_19 !== undefined) {
+        json += ",\"lines\":"
+        json += anonymous2(value_lines_19)
+      } else {
+        throw new Error('"lines" is required!')
+      }
+      
+return json + JSON_STR_END_OBJECT
+
+      }
+    
+    const main = anonymous0
+    return main
+    
+}(validator, serializer)
+return module.exports;
+})();
+
+const s21: (body: unknown) => string = (() => {
+const module = { exports: undefined };
+
+  'use strict'
+
+  const Serializer = require('fast-json-stringify/lib/serializer')
+  const serializerState = {"mode":"standalone","inlineValidators":true}
+  const serializer = Serializer.restoreFromState(serializerState)
+
+  const validator = null
+
+
+  module.exports = function anonymous(validator,serializer
+) {
+
+    
+const {
+  asString,
+  asNumber,
+  asBoolean,
+  asDateTime,
+  asDate,
+  asTime,
+  asUnsafeString,
+  asPlainStringArray
+} = serializer
+
+const asInteger = serializer.asInteger.bind(serializer)
+
+
+    const JSON_STR_BEGIN_OBJECT = '{'
+    const JSON_STR_END_OBJECT = '}'
+    const JSON_STR_BEGIN_ARRAY = '['
+    const JSON_STR_END_ARRAY = ']'
+    const JSON_STR_COMMA = ','
+    const JSON_STR_COLONS = ':'
+    const JSON_STR_QUOTE = '"'
+    const JSON_STR_EMPTY_OBJECT = JSON_STR_BEGIN_OBJECT + JSON_STR_END_OBJECT
+    const JSON_STR_EMPTY_ARRAY = JSON_STR_BEGIN_ARRAY + JSON_STR_END_ARRAY
+    const JSON_STR_EMPTY_STRING = JSON_STR_QUOTE + JSON_STR_QUOTE
+    const JSON_STR_NULL = 'null'
+    
+  
+    
       // "#/components/schemas/UnmatchedPaymentAssignmentRecord"
       function anonymous4 (input) {
         const obj = (input && typeof input.toJSON === 'function')
@@ -7973,12 +8864,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous1 (obj) {
-      // "__fjs_merged_252#/properties/items"
+      // "__fjs_merged_275#/properties/items"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_252#/properties/items' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_275#/properties/items' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -7996,7 +8887,7 @@ return json + JSON_STR_END_OBJECT
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_252#"
+      // "__fjs_merged_275#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -8049,7 +8940,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s21: (body: unknown) => string = (() => {
+const s22: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -8169,12 +9060,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous1 (obj) {
-      // "__fjs_merged_260#/properties/assignments"
+      // "__fjs_merged_283#/properties/assignments"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_260#/properties/assignments' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_283#/properties/assignments' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -8340,12 +9231,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous3 (obj) {
-      // "__fjs_merged_260#/properties/returns"
+      // "__fjs_merged_283#/properties/returns"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_260#/properties/returns' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_283#/properties/returns' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -8363,7 +9254,7 @@ return json + JSON_STR_END_OBJECT
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_260#"
+      // "__fjs_merged_283#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -8692,7 +9583,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s22: (body: unknown) => string = (() => {
+const s23: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -9329,7 +10220,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_268#"
+      // "__fjs_merged_291#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -9490,7 +10381,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s23: (body: unknown) => string = (() => {
+const s24: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -9534,7 +10425,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_277#"
+      // "__fjs_merged_300#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -9633,7 +10524,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s24: (body: unknown) => string = (() => {
+const s25: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -9677,7 +10568,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_286#"
+      // "__fjs_merged_309#"
       function anonymous3 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -9918,12 +10809,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous1 (obj) {
-      // "__fjs_merged_282#/properties/results"
+      // "__fjs_merged_305#/properties/results"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_282#/properties/results' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_305#/properties/results' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -9941,7 +10832,7 @@ return json + JSON_STR_END_OBJECT
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_282#"
+      // "__fjs_merged_305#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -10010,7 +10901,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s25: (body: unknown) => string = (() => {
+const s26: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -10055,12 +10946,12 @@ const asInteger = serializer.asInteger.bind(serializer)
   
     
     function anonymous1 (obj) {
-      // "__fjs_merged_288#/properties/scopes"
+      // "__fjs_merged_311#/properties/scopes"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_288#/properties/scopes' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_311#/properties/scopes' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -10110,7 +11001,7 @@ const asInteger = serializer.asInteger.bind(serializer)
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_288#"
+      // "__fjs_merged_311#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -10385,7 +11276,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s26: (body: unknown) => string = (() => {
+const s27: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -10430,12 +11321,12 @@ const asInteger = serializer.asInteger.bind(serializer)
   
     
     function anonymous1 (obj) {
-      // "__fjs_merged_291#/properties/allowedOrigins"
+      // "__fjs_merged_314#/properties/allowedOrigins"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_291#/properties/allowedOrigins' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_314#/properties/allowedOrigins' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -10485,7 +11376,7 @@ const asInteger = serializer.asInteger.bind(serializer)
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_291#"
+      // "__fjs_merged_314#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -10586,7 +11477,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s27: (body: unknown) => string = (() => {
+const s28: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -10630,7 +11521,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_293#"
+      // "__fjs_merged_316#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -10695,7 +11586,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s28: (body: unknown) => string = (() => {
+const s29: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -10739,7 +11630,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_295#"
+      // "__fjs_merged_318#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -10796,7 +11687,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s29: (body: unknown) => string = (() => {
+const s30: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -11045,12 +11936,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous2 (obj) {
-      // "__fjs_merged_297#/properties/items"
+      // "__fjs_merged_320#/properties/items"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_297#/properties/items' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_320#/properties/items' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -11068,7 +11959,7 @@ return json + JSON_STR_END_OBJECT
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_297#"
+      // "__fjs_merged_320#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -11145,7 +12036,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s30: (body: unknown) => string = (() => {
+const s31: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -11514,12 +12405,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous1 (obj) {
-      // "__fjs_merged_305#/properties/items"
+      // "__fjs_merged_328#/properties/items"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_305#/properties/items' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_328#/properties/items' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -11537,7 +12428,7 @@ return json + JSON_STR_END_OBJECT
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_305#"
+      // "__fjs_merged_328#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -11590,7 +12481,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s31: (body: unknown) => string = (() => {
+const s32: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -11722,12 +12613,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous1 (obj) {
-      // "__fjs_merged_309#/properties/attempts"
+      // "__fjs_merged_332#/properties/attempts"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_309#/properties/attempts' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_332#/properties/attempts' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -11745,7 +12636,7 @@ return json + JSON_STR_END_OBJECT
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_309#/properties/payload"
+      // "__fjs_merged_332#/properties/payload"
       function anonymous3 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -11777,7 +12668,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_309#"
+      // "__fjs_merged_332#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -11964,7 +12855,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s32: (body: unknown) => string = (() => {
+const s33: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -12068,12 +12959,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous1 (obj) {
-      // "__fjs_merged_313#/properties/reasons"
+      // "__fjs_merged_336#/properties/reasons"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_313#/properties/reasons' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_336#/properties/reasons' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -12214,7 +13105,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_313#"
+      // "__fjs_merged_336#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -12303,93 +13194,6 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s33: (body: unknown) => string = (() => {
-const module = { exports: undefined };
-
-  'use strict'
-
-  const Serializer = require('fast-json-stringify/lib/serializer')
-  const serializerState = {"mode":"standalone","inlineValidators":true}
-  const serializer = Serializer.restoreFromState(serializerState)
-
-  const validator = null
-
-
-  module.exports = function anonymous(validator,serializer
-) {
-
-    
-const {
-  asString,
-  asNumber,
-  asBoolean,
-  asDateTime,
-  asDate,
-  asTime,
-  asUnsafeString,
-  asPlainStringArray
-} = serializer
-
-const asInteger = serializer.asInteger.bind(serializer)
-
-
-    const JSON_STR_BEGIN_OBJECT = '{'
-    const JSON_STR_END_OBJECT = '}'
-    const JSON_STR_BEGIN_ARRAY = '['
-    const JSON_STR_END_ARRAY = ']'
-    const JSON_STR_COMMA = ','
-    const JSON_STR_COLONS = ':'
-    const JSON_STR_QUOTE = '"'
-    const JSON_STR_EMPTY_OBJECT = JSON_STR_BEGIN_OBJECT + JSON_STR_END_OBJECT
-    const JSON_STR_EMPTY_ARRAY = JSON_STR_BEGIN_ARRAY + JSON_STR_END_ARRAY
-    const JSON_STR_EMPTY_STRING = JSON_STR_QUOTE + JSON_STR_QUOTE
-    const JSON_STR_NULL = 'null'
-    
-  
-    
-      // "__fjs_merged_317#"
-      function anonymous0 (input) {
-        const obj = (input && typeof input.toJSON === 'function')
-    ? input.toJSON()
-    : input
-  
-        if (obj === null) return JSON_STR_EMPTY_OBJECT
-        let json = ''
-
-        
-      const value_logoUrl_1 = obj["logoUrl"]
-      if (value_logoUrl_1 !== undefined) {
-        json += "{\"logoUrl\":"
-        
-        if (typeof value_logoUrl_1 !== 'string') {
-          if (value_logoUrl_1 === null) {
-            json += JSON_STR_EMPTY_STRING
-          } else if (value_logoUrl_1 instanceof Date) {
-            json += asDateTime(value_logoUrl_1)
-          } else if (value_logoUrl_1 instanceof RegExp) {
-            json += asString(value_logoUrl_1.source)
-          } else {
-            json += asString(value_logoUrl_1.toString())
-          }
-        } else {
-          json += asString(value_logoUrl_1)
-        }
-        
-      } else {
-        throw new Error('"logoUrl" is required!')
-      }
-      
-return json + JSON_STR_END_OBJECT
-
-      }
-    
-    const main = anonymous0
-    return main
-    
-}(validator, serializer)
-return module.exports;
-})();
-
 const s34: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
@@ -12434,7 +13238,94 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_319#"
+      // "__fjs_merged_340#"
+      function anonymous0 (input) {
+        const obj = (input && typeof input.toJSON === 'function')
+    ? input.toJSON()
+    : input
+  
+        if (obj === null) return JSON_STR_EMPTY_OBJECT
+        let json = ''
+
+        
+      const value_logoUrl_1 = obj["logoUrl"]
+      if (value_logoUrl_1 !== undefined) {
+        json += "{\"logoUrl\":"
+        
+        if (typeof value_logoUrl_1 !== 'string') {
+          if (value_logoUrl_1 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_logoUrl_1 instanceof Date) {
+            json += asDateTime(value_logoUrl_1)
+          } else if (value_logoUrl_1 instanceof RegExp) {
+            json += asString(value_logoUrl_1.source)
+          } else {
+            json += asString(value_logoUrl_1.toString())
+          }
+        } else {
+          json += asString(value_logoUrl_1)
+        }
+        
+      } else {
+        throw new Error('"logoUrl" is required!')
+      }
+      
+return json + JSON_STR_END_OBJECT
+
+      }
+    
+    const main = anonymous0
+    return main
+    
+}(validator, serializer)
+return module.exports;
+})();
+
+const s35: (body: unknown) => string = (() => {
+const module = { exports: undefined };
+
+  'use strict'
+
+  const Serializer = require('fast-json-stringify/lib/serializer')
+  const serializerState = {"mode":"standalone","inlineValidators":true}
+  const serializer = Serializer.restoreFromState(serializerState)
+
+  const validator = null
+
+
+  module.exports = function anonymous(validator,serializer
+) {
+
+    
+const {
+  asString,
+  asNumber,
+  asBoolean,
+  asDateTime,
+  asDate,
+  asTime,
+  asUnsafeString,
+  asPlainStringArray
+} = serializer
+
+const asInteger = serializer.asInteger.bind(serializer)
+
+
+    const JSON_STR_BEGIN_OBJECT = '{'
+    const JSON_STR_END_OBJECT = '}'
+    const JSON_STR_BEGIN_ARRAY = '['
+    const JSON_STR_END_ARRAY = ']'
+    const JSON_STR_COMMA = ','
+    const JSON_STR_COLONS = ':'
+    const JSON_STR_QUOTE = '"'
+    const JSON_STR_EMPTY_OBJECT = JSON_STR_BEGIN_OBJECT + JSON_STR_END_OBJECT
+    const JSON_STR_EMPTY_ARRAY = JSON_STR_BEGIN_ARRAY + JSON_STR_END_ARRAY
+    const JSON_STR_EMPTY_STRING = JSON_STR_QUOTE + JSON_STR_QUOTE
+    const JSON_STR_NULL = 'null'
+    
+  
+    
+      // "__fjs_merged_342#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -12601,7 +13492,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s35: (body: unknown) => string = (() => {
+const s36: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -12807,12 +13698,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous1 (obj) {
-      // "__fjs_merged_322#/properties/items"
+      // "__fjs_merged_345#/properties/items"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_322#/properties/items' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_345#/properties/items' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -12830,7 +13721,7 @@ return json + JSON_STR_END_OBJECT
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_322#"
+      // "__fjs_merged_345#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -12891,7 +13782,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s36: (body: unknown) => string = (() => {
+const s37: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -13139,12 +14030,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous1 (obj) {
-      // "__fjs_merged_325#/properties/items"
+      // "__fjs_merged_348#/properties/items"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_325#/properties/items' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_348#/properties/items' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -13162,7 +14053,7 @@ return json + JSON_STR_END_OBJECT
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_325#"
+      // "__fjs_merged_348#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -13215,7 +14106,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s37: (body: unknown) => string = (() => {
+const s38: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -13259,7 +14150,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_327#"
+      // "__fjs_merged_350#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -13308,7 +14199,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s38: (body: unknown) => string = (() => {
+const s39: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -13498,12 +14389,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous1 (obj) {
-      // "__fjs_merged_329#/properties/items"
+      // "__fjs_merged_352#/properties/items"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_329#/properties/items' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_352#/properties/items' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -13521,7 +14412,7 @@ return json + JSON_STR_END_OBJECT
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_329#"
+      // "__fjs_merged_352#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -13574,7 +14465,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s39: (body: unknown) => string = (() => {
+const s40: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -13619,12 +14510,12 @@ const asInteger = serializer.asInteger.bind(serializer)
   
     
     function anonymous1 (obj) {
-      // "__fjs_merged_333#/properties/dueDates"
+      // "__fjs_merged_356#/properties/dueDates"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_333#/properties/dueDates' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_356#/properties/dueDates' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -13726,12 +14617,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous2 (obj) {
-      // "__fjs_merged_333#/properties/dueAmounts"
+      // "__fjs_merged_356#/properties/dueAmounts"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_333#/properties/dueAmounts' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_356#/properties/dueAmounts' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -13843,12 +14734,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous4 (obj) {
-      // "__fjs_merged_333#/properties/payments"
+      // "__fjs_merged_356#/properties/payments"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_333#/properties/payments' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_356#/properties/payments' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -13866,7 +14757,7 @@ return json + JSON_STR_END_OBJECT
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_333#"
+      // "__fjs_merged_356#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -14131,7 +15022,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s40: (body: unknown) => string = (() => {
+const s41: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -14175,7 +15066,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_342#"
+      // "__fjs_merged_365#"
       function anonymous1 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -14330,7 +15221,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_341#"
+      // "__fjs_merged_364#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -14419,93 +15310,6 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s41: (body: unknown) => string = (() => {
-const module = { exports: undefined };
-
-  'use strict'
-
-  const Serializer = require('fast-json-stringify/lib/serializer')
-  const serializerState = {"mode":"standalone","inlineValidators":true}
-  const serializer = Serializer.restoreFromState(serializerState)
-
-  const validator = null
-
-
-  module.exports = function anonymous(validator,serializer
-) {
-
-    
-const {
-  asString,
-  asNumber,
-  asBoolean,
-  asDateTime,
-  asDate,
-  asTime,
-  asUnsafeString,
-  asPlainStringArray
-} = serializer
-
-const asInteger = serializer.asInteger.bind(serializer)
-
-
-    const JSON_STR_BEGIN_OBJECT = '{'
-    const JSON_STR_END_OBJECT = '}'
-    const JSON_STR_BEGIN_ARRAY = '['
-    const JSON_STR_END_ARRAY = ']'
-    const JSON_STR_COMMA = ','
-    const JSON_STR_COLONS = ':'
-    const JSON_STR_QUOTE = '"'
-    const JSON_STR_EMPTY_OBJECT = JSON_STR_BEGIN_OBJECT + JSON_STR_END_OBJECT
-    const JSON_STR_EMPTY_ARRAY = JSON_STR_BEGIN_ARRAY + JSON_STR_END_ARRAY
-    const JSON_STR_EMPTY_STRING = JSON_STR_QUOTE + JSON_STR_QUOTE
-    const JSON_STR_NULL = 'null'
-    
-  
-    
-      // "__fjs_merged_344#"
-      function anonymous0 (input) {
-        const obj = (input && typeof input.toJSON === 'function')
-    ? input.toJSON()
-    : input
-  
-        if (obj === null) return JSON_STR_EMPTY_OBJECT
-        let json = ''
-
-        
-      const value_invitationId_1 = obj["invitationId"]
-      if (value_invitationId_1 !== undefined) {
-        json += "{\"invitationId\":"
-        
-        if (typeof value_invitationId_1 !== 'string') {
-          if (value_invitationId_1 === null) {
-            json += JSON_STR_EMPTY_STRING
-          } else if (value_invitationId_1 instanceof Date) {
-            json += asDateTime(value_invitationId_1)
-          } else if (value_invitationId_1 instanceof RegExp) {
-            json += asString(value_invitationId_1.source)
-          } else {
-            json += asString(value_invitationId_1.toString())
-          }
-        } else {
-          json += asString(value_invitationId_1)
-        }
-        
-      } else {
-        throw new Error('"invitationId" is required!')
-      }
-      
-return json + JSON_STR_END_OBJECT
-
-      }
-    
-    const main = anonymous0
-    return main
-    
-}(validator, serializer)
-return module.exports;
-})();
-
 const s42: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
@@ -14550,7 +15354,94 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_346#"
+      // "__fjs_merged_367#"
+      function anonymous0 (input) {
+        const obj = (input && typeof input.toJSON === 'function')
+    ? input.toJSON()
+    : input
+  
+        if (obj === null) return JSON_STR_EMPTY_OBJECT
+        let json = ''
+
+        
+      const value_invitationId_1 = obj["invitationId"]
+      if (value_invitationId_1 !== undefined) {
+        json += "{\"invitationId\":"
+        
+        if (typeof value_invitationId_1 !== 'string') {
+          if (value_invitationId_1 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_invitationId_1 instanceof Date) {
+            json += asDateTime(value_invitationId_1)
+          } else if (value_invitationId_1 instanceof RegExp) {
+            json += asString(value_invitationId_1.source)
+          } else {
+            json += asString(value_invitationId_1.toString())
+          }
+        } else {
+          json += asString(value_invitationId_1)
+        }
+        
+      } else {
+        throw new Error('"invitationId" is required!')
+      }
+      
+return json + JSON_STR_END_OBJECT
+
+      }
+    
+    const main = anonymous0
+    return main
+    
+}(validator, serializer)
+return module.exports;
+})();
+
+const s43: (body: unknown) => string = (() => {
+const module = { exports: undefined };
+
+  'use strict'
+
+  const Serializer = require('fast-json-stringify/lib/serializer')
+  const serializerState = {"mode":"standalone","inlineValidators":true}
+  const serializer = Serializer.restoreFromState(serializerState)
+
+  const validator = null
+
+
+  module.exports = function anonymous(validator,serializer
+) {
+
+    
+const {
+  asString,
+  asNumber,
+  asBoolean,
+  asDateTime,
+  asDate,
+  asTime,
+  asUnsafeString,
+  asPlainStringArray
+} = serializer
+
+const asInteger = serializer.asInteger.bind(serializer)
+
+
+    const JSON_STR_BEGIN_OBJECT = '{'
+    const JSON_STR_END_OBJECT = '}'
+    const JSON_STR_BEGIN_ARRAY = '['
+    const JSON_STR_END_ARRAY = ']'
+    const JSON_STR_COMMA = ','
+    const JSON_STR_COLONS = ':'
+    const JSON_STR_QUOTE = '"'
+    const JSON_STR_EMPTY_OBJECT = JSON_STR_BEGIN_OBJECT + JSON_STR_END_OBJECT
+    const JSON_STR_EMPTY_ARRAY = JSON_STR_BEGIN_ARRAY + JSON_STR_END_ARRAY
+    const JSON_STR_EMPTY_STRING = JSON_STR_QUOTE + JSON_STR_QUOTE
+    const JSON_STR_NULL = 'null'
+    
+  
+    
+      // "__fjs_merged_369#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -14609,7 +15500,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s43: (body: unknown) => string = (() => {
+const s44: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -14653,7 +15544,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_349#"
+      // "__fjs_merged_372#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -14848,7 +15739,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s44: (body: unknown) => string = (() => {
+const s45: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -15033,7 +15924,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s45: (body: unknown) => string = (() => {
+const s46: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -15077,7 +15968,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_355#"
+      // "__fjs_merged_378#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -15164,7 +16055,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s46: (body: unknown) => string = (() => {
+const s47: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -15208,7 +16099,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_357#"
+      // "__fjs_merged_380#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -15325,93 +16216,6 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s47: (body: unknown) => string = (() => {
-const module = { exports: undefined };
-
-  'use strict'
-
-  const Serializer = require('fast-json-stringify/lib/serializer')
-  const serializerState = {"mode":"standalone","inlineValidators":true}
-  const serializer = Serializer.restoreFromState(serializerState)
-
-  const validator = null
-
-
-  module.exports = function anonymous(validator,serializer
-) {
-
-    
-const {
-  asString,
-  asNumber,
-  asBoolean,
-  asDateTime,
-  asDate,
-  asTime,
-  asUnsafeString,
-  asPlainStringArray
-} = serializer
-
-const asInteger = serializer.asInteger.bind(serializer)
-
-
-    const JSON_STR_BEGIN_OBJECT = '{'
-    const JSON_STR_END_OBJECT = '}'
-    const JSON_STR_BEGIN_ARRAY = '['
-    const JSON_STR_END_ARRAY = ']'
-    const JSON_STR_COMMA = ','
-    const JSON_STR_COLONS = ':'
-    const JSON_STR_QUOTE = '"'
-    const JSON_STR_EMPTY_OBJECT = JSON_STR_BEGIN_OBJECT + JSON_STR_END_OBJECT
-    const JSON_STR_EMPTY_ARRAY = JSON_STR_BEGIN_ARRAY + JSON_STR_END_ARRAY
-    const JSON_STR_EMPTY_STRING = JSON_STR_QUOTE + JSON_STR_QUOTE
-    const JSON_STR_NULL = 'null'
-    
-  
-    
-      // "__fjs_merged_359#"
-      function anonymous0 (input) {
-        const obj = (input && typeof input.toJSON === 'function')
-    ? input.toJSON()
-    : input
-  
-        if (obj === null) return JSON_STR_EMPTY_OBJECT
-        let json = ''
-
-        
-      const value_message_1 = obj["message"]
-      if (value_message_1 !== undefined) {
-        json += "{\"message\":"
-        
-        if (typeof value_message_1 !== 'string') {
-          if (value_message_1 === null) {
-            json += JSON_STR_EMPTY_STRING
-          } else if (value_message_1 instanceof Date) {
-            json += asDateTime(value_message_1)
-          } else if (value_message_1 instanceof RegExp) {
-            json += asString(value_message_1.source)
-          } else {
-            json += asString(value_message_1.toString())
-          }
-        } else {
-          json += asString(value_message_1)
-        }
-        
-      } else {
-        throw new Error('"message" is required!')
-      }
-      
-return json + JSON_STR_END_OBJECT
-
-      }
-    
-    const main = anonymous0
-    return main
-    
-}(validator, serializer)
-return module.exports;
-})();
-
 const s48: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
@@ -15456,7 +16260,94 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_361#"
+      // "__fjs_merged_382#"
+      function anonymous0 (input) {
+        const obj = (input && typeof input.toJSON === 'function')
+    ? input.toJSON()
+    : input
+  
+        if (obj === null) return JSON_STR_EMPTY_OBJECT
+        let json = ''
+
+        
+      const value_message_1 = obj["message"]
+      if (value_message_1 !== undefined) {
+        json += "{\"message\":"
+        
+        if (typeof value_message_1 !== 'string') {
+          if (value_message_1 === null) {
+            json += JSON_STR_EMPTY_STRING
+          } else if (value_message_1 instanceof Date) {
+            json += asDateTime(value_message_1)
+          } else if (value_message_1 instanceof RegExp) {
+            json += asString(value_message_1.source)
+          } else {
+            json += asString(value_message_1.toString())
+          }
+        } else {
+          json += asString(value_message_1)
+        }
+        
+      } else {
+        throw new Error('"message" is required!')
+      }
+      
+return json + JSON_STR_END_OBJECT
+
+      }
+    
+    const main = anonymous0
+    return main
+    
+}(validator, serializer)
+return module.exports;
+})();
+
+const s49: (body: unknown) => string = (() => {
+const module = { exports: undefined };
+
+  'use strict'
+
+  const Serializer = require('fast-json-stringify/lib/serializer')
+  const serializerState = {"mode":"standalone","inlineValidators":true}
+  const serializer = Serializer.restoreFromState(serializerState)
+
+  const validator = null
+
+
+  module.exports = function anonymous(validator,serializer
+) {
+
+    
+const {
+  asString,
+  asNumber,
+  asBoolean,
+  asDateTime,
+  asDate,
+  asTime,
+  asUnsafeString,
+  asPlainStringArray
+} = serializer
+
+const asInteger = serializer.asInteger.bind(serializer)
+
+
+    const JSON_STR_BEGIN_OBJECT = '{'
+    const JSON_STR_END_OBJECT = '}'
+    const JSON_STR_BEGIN_ARRAY = '['
+    const JSON_STR_END_ARRAY = ']'
+    const JSON_STR_COMMA = ','
+    const JSON_STR_COLONS = ':'
+    const JSON_STR_QUOTE = '"'
+    const JSON_STR_EMPTY_OBJECT = JSON_STR_BEGIN_OBJECT + JSON_STR_END_OBJECT
+    const JSON_STR_EMPTY_ARRAY = JSON_STR_BEGIN_ARRAY + JSON_STR_END_ARRAY
+    const JSON_STR_EMPTY_STRING = JSON_STR_QUOTE + JSON_STR_QUOTE
+    const JSON_STR_NULL = 'null'
+    
+  
+    
+      // "__fjs_merged_384#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -15551,7 +16442,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s49: (body: unknown) => string = (() => {
+const s50: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -15595,7 +16486,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_363#"
+      // "__fjs_merged_386#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -15722,7 +16613,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s50: (body: unknown) => string = (() => {
+const s51: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -15842,12 +16733,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous2 (obj) {
-      // "__fjs_merged_369#/properties/assignments"
+      // "__fjs_merged_392#/properties/assignments"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_369#/properties/assignments' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_392#/properties/assignments' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -16013,12 +16904,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous4 (obj) {
-      // "__fjs_merged_369#/properties/returns"
+      // "__fjs_merged_392#/properties/returns"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_369#/properties/returns' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_392#/properties/returns' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -16036,7 +16927,7 @@ return json + JSON_STR_END_OBJECT
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_369#"
+      // "__fjs_merged_392#"
       function anonymous1 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -16359,7 +17250,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_365#"
+      // "__fjs_merged_388#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -16484,7 +17375,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s51: (body: unknown) => string = (() => {
+const s52: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -16595,7 +17486,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_378#"
+      // "__fjs_merged_401#"
       function anonymous4 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -16698,12 +17589,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous1 (obj) {
-      // "__fjs_merged_377#/properties/items"
+      // "__fjs_merged_400#/properties/items"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_377#/properties/items' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_400#/properties/items' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -16721,7 +17612,7 @@ return json + JSON_STR_END_OBJECT
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_377#"
+      // "__fjs_merged_400#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -16758,7 +17649,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s52: (body: unknown) => string = (() => {
+const s53: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -16869,7 +17760,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_381#"
+      // "__fjs_merged_404#"
       function anonymous2 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -16912,7 +17803,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_380#"
+      // "__fjs_merged_403#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -16977,7 +17868,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s53: (body: unknown) => string = (() => {
+const s54: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -17064,7 +17955,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_383#"
+      // "__fjs_merged_406#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -17093,7 +17984,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s54: (body: unknown) => string = (() => {
+const s55: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -17137,7 +18028,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_387#"
+      // "__fjs_merged_410#"
       function anonymous3 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -17350,12 +18241,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous1 (obj) {
-      // "__fjs_merged_385#/properties/items"
+      // "__fjs_merged_408#/properties/items"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_385#/properties/items' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_408#/properties/items' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -17373,7 +18264,7 @@ return json + JSON_STR_END_OBJECT
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_385#"
+      // "__fjs_merged_408#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -17426,7 +18317,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s55: (body: unknown) => string = (() => {
+const s56: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -17470,7 +18361,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_389#"
+      // "__fjs_merged_412#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -17563,7 +18454,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s56: (body: unknown) => string = (() => {
+const s57: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -17607,7 +18498,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_392#"
+      // "__fjs_merged_415#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -17650,7 +18541,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s57: (body: unknown) => string = (() => {
+const s58: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -17805,7 +18696,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s58: (body: unknown) => string = (() => {
+const s59: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -17849,7 +18740,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_395#"
+      // "__fjs_merged_418#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -17914,7 +18805,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s59: (body: unknown) => string = (() => {
+const s60: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -17959,12 +18850,12 @@ const asInteger = serializer.asInteger.bind(serializer)
   
     
     function anonymous1 (obj) {
-      // "__fjs_merged_398#/properties/enabledEvents"
+      // "__fjs_merged_421#/properties/enabledEvents"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_398#/properties/enabledEvents' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_421#/properties/enabledEvents' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -18014,7 +18905,7 @@ const asInteger = serializer.asInteger.bind(serializer)
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_398#"
+      // "__fjs_merged_421#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -18043,7 +18934,7 @@ return json + JSON_STR_END_OBJECT
 return module.exports;
 })();
 
-const s60: (body: unknown) => string = (() => {
+const s61: (body: unknown) => string = (() => {
 const module = { exports: undefined };
 
   'use strict'
@@ -18087,7 +18978,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     
   
     
-      // "__fjs_merged_400#"
+      // "__fjs_merged_423#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -18153,71 +19044,73 @@ export const responseSerializers = {
   "resendClientAdminWelcome": { "200": s17, "400": s2, "401": s3, "403": s3, "404": s3, "500": s3, "503": s3 },
   "reinstateIntegrationClient": { "200": s15, "400": s2, "401": s3, "403": s3, "404": s3, "500": s3, "503": s3 },
   "suspendIntegrationClient": { "200": s15, "400": s2, "401": s3, "403": s3, "404": s3, "413": s7, "500": s3, "503": s3 },
-  "listPlatformUnmatchedPayments": { "200": s20, "400": s2, "401": s3, "403": s3, "500": s3, "503": s3 },
-  "getPlatformUnmatchedPayment": { "200": s21, "400": s2, "401": s3, "403": s3, "404": s3, "500": s3, "503": s3 },
-  "returnPlatformUnmatchedPayment": { "202": s22, "400": s2, "401": s3, "403": s3, "404": s3, "409": s3, "422": s3, "500": s3, "503": s3 },
-  "ingestBankTransfer": { "200": s23, "400": s2, "401": s3, "413": s7, "500": s3, "503": s3 },
-  "ingestBankTransferPage": { "200": s24, "400": s2, "401": s3, "413": s7, "500": s3, "503": s3 },
-  "updateMyIntegration": { "200": s25, "400": s2, "401": s3, "403": s3, "413": s7, "500": s3, "503": s3 },
+  "getPlatformDailyStatement": { "200": s20, "400": s2, "401": s3, "403": s3, "500": s3, "503": s3 },
+  "listPlatformUnmatchedPayments": { "200": s21, "400": s2, "401": s3, "403": s3, "500": s3, "503": s3 },
+  "getPlatformUnmatchedPayment": { "200": s22, "400": s2, "401": s3, "403": s3, "404": s3, "500": s3, "503": s3 },
+  "returnPlatformUnmatchedPayment": { "202": s23, "400": s2, "401": s3, "403": s3, "404": s3, "409": s3, "422": s3, "500": s3, "503": s3 },
+  "ingestBankTransfer": { "200": s24, "400": s2, "401": s3, "413": s7, "500": s3, "503": s3 },
+  "ingestBankTransferPage": { "200": s25, "400": s2, "401": s3, "413": s7, "500": s3, "503": s3 },
+  "updateMyIntegration": { "200": s26, "400": s2, "401": s3, "403": s3, "413": s7, "500": s3, "503": s3 },
   "listMyIntegrationAdmins": { "200": s19, "401": s3, "403": s3, "500": s3, "503": s3 },
-  "getApiKeys": { "200": s26, "401": s3, "403": s3, "500": s3, "503": s3 },
-  "createApiKeys": { "201": s26, "401": s3, "403": s3, "409": s3, "500": s3, "503": s3 },
-  "replaceAllowedOrigins": { "200": s26, "400": s2, "401": s3, "403": s3, "413": s7, "500": s3, "503": s3 },
-  "rotateApiSecretKey": { "200": s27, "401": s3, "403": s3, "409": s3, "500": s3, "503": s3 },
+  "getApiKeys": { "200": s27, "401": s3, "403": s3, "500": s3, "503": s3 },
+  "createApiKeys": { "201": s27, "401": s3, "403": s3, "409": s3, "500": s3, "503": s3 },
+  "replaceAllowedOrigins": { "200": s27, "400": s2, "401": s3, "403": s3, "413": s7, "500": s3, "503": s3 },
+  "rotateApiSecretKey": { "200": s28, "401": s3, "403": s3, "409": s3, "500": s3, "503": s3 },
   "listMyAuditLog": { "200": s1, "400": s2, "401": s3, "403": s3, "500": s3, "503": s3 },
-  "rotateClientSecret": { "200": s28, "400": s2, "401": s3, "403": s3, "500": s3, "503": s3 },
-  "getEarnings": { "200": s29, "400": s2, "401": s3, "403": s3, "500": s3, "503": s3 },
+  "rotateClientSecret": { "200": s29, "400": s2, "401": s3, "403": s3, "500": s3, "503": s3 },
+  "getEarnings": { "200": s30, "400": s2, "401": s3, "403": s3, "500": s3, "503": s3 },
   "exportEarningsCsv": { "400": s2, "401": s3, "403": s3, "500": s3, "503": s3 },
-  "listEvents": { "200": s30, "400": s2, "401": s3, "403": s3, "500": s3, "503": s3 },
+  "listEvents": { "200": s31, "400": s2, "401": s3, "403": s3, "500": s3, "503": s3 },
   "streamEvents": { "400": s2, "401": s3, "403": s3, "404": s3, "422": s3, "429": s3, "500": s3, "503": s3 },
-  "resendEvent": { "202": s31, "400": s2, "401": s3, "403": s3, "404": s3, "409": s3, "500": s3, "503": s3 },
-  "requestGoLive": { "200": s32, "401": s3, "403": s3, "500": s3, "503": s3 },
+  "resendEvent": { "202": s32, "400": s2, "401": s3, "403": s3, "404": s3, "409": s3, "500": s3, "503": s3 },
+  "requestGoLive": { "200": s33, "401": s3, "403": s3, "500": s3, "503": s3 },
   "getGoLiveRequest": { "200": s6, "401": s3, "403": s3, "404": s3, "500": s3, "503": s3 },
   "listMyGoLiveRequests": { "200": s5, "400": s2, "401": s3, "403": s3, "500": s3, "503": s3 },
-  "uploadLogo": { "200": s33, "400": s3, "401": s3, "403": s3, "413": s7, "415": s3, "500": s3, "503": s3 },
-  "getMyIntegration": { "200": s25, "401": s3, "403": s3, "500": s3, "503": s3 },
-  "createMessageCapRequest": { "201": s34, "400": s2, "401": s3, "403": s3, "409": s3, "413": s7, "500": s3, "503": s3 },
-  "listMyMessageCapRequests": { "200": s35, "400": s2, "401": s3, "403": s3, "500": s3, "503": s3 },
-  "listNotifications": { "200": s36, "400": s2, "401": s3, "403": s3, "500": s3, "503": s3 },
-  "getOffer": { "200": s37, "401": s3, "403": s3, "500": s3, "503": s3 },
-  "replaceOffer": { "200": s37, "400": s2, "401": s3, "403": s3, "413": s7, "500": s3, "503": s3 },
-  "listIntegrationPaymentRequests": { "200": s38, "400": s2, "401": s3, "403": s3, "500": s3, "503": s3 },
-  "getIntegrationPaymentRequest": { "200": s39, "400": s2, "401": s3, "403": s3, "404": s3, "500": s3, "503": s3 },
-  "getPayoutLink": { "200": s40, "401": s3, "403": s3, "500": s3, "503": s3 },
-  "invitePayoutLink": { "201": s41, "400": s2, "401": s3, "403": s3, "409": s3, "413": s7, "500": s3, "503": s3 },
-  "resendPayoutLinkInvite": { "200": s41, "401": s3, "403": s3, "409": s3, "500": s3, "503": s3 },
-  "getSandboxClock": { "200": s42, "401": s3, "403": s3, "500": s3, "503": s3 },
-  "advanceSandboxClock": { "200": s42, "400": s18, "401": s3, "403": s3, "413": s7, "500": s3, "503": s3 },
-  "resetSandboxClock": { "200": s42, "401": s3, "403": s3, "500": s3, "503": s3 },
-  "simulatePayment": { "200": s43, "400": s18, "401": s3, "403": s3, "413": s7, "500": s3, "503": s3 },
-  "listTenants": { "200": s44, "401": s3, "403": s3, "500": s3, "503": s3 },
-  "createTenant": { "201": s45, "400": s18, "401": s3, "403": s3, "409": s3, "413": s7, "500": s3, "503": s3 },
-  "updateTenant": { "200": s46, "400": s18, "401": s3, "403": s3, "404": s3, "409": s3, "413": s7, "500": s3, "503": s3 },
+  "uploadLogo": { "200": s34, "400": s3, "401": s3, "403": s3, "413": s7, "415": s3, "500": s3, "503": s3 },
+  "getMyIntegration": { "200": s26, "401": s3, "403": s3, "500": s3, "503": s3 },
+  "createMessageCapRequest": { "201": s35, "400": s2, "401": s3, "403": s3, "409": s3, "413": s7, "500": s3, "503": s3 },
+  "listMyMessageCapRequests": { "200": s36, "400": s2, "401": s3, "403": s3, "500": s3, "503": s3 },
+  "listNotifications": { "200": s37, "400": s2, "401": s3, "403": s3, "500": s3, "503": s3 },
+  "getOffer": { "200": s38, "401": s3, "403": s3, "500": s3, "503": s3 },
+  "replaceOffer": { "200": s38, "400": s2, "401": s3, "403": s3, "413": s7, "500": s3, "503": s3 },
+  "listIntegrationPaymentRequests": { "200": s39, "400": s2, "401": s3, "403": s3, "500": s3, "503": s3 },
+  "getIntegrationPaymentRequest": { "200": s40, "400": s2, "401": s3, "403": s3, "404": s3, "500": s3, "503": s3 },
+  "getPayoutLink": { "200": s41, "401": s3, "403": s3, "500": s3, "503": s3 },
+  "invitePayoutLink": { "201": s42, "400": s2, "401": s3, "403": s3, "409": s3, "413": s7, "500": s3, "503": s3 },
+  "resendPayoutLinkInvite": { "200": s42, "401": s3, "403": s3, "409": s3, "500": s3, "503": s3 },
+  "getSandboxClock": { "200": s43, "401": s3, "403": s3, "500": s3, "503": s3 },
+  "advanceSandboxClock": { "200": s43, "400": s18, "401": s3, "403": s3, "413": s7, "500": s3, "503": s3 },
+  "resetSandboxClock": { "200": s43, "401": s3, "403": s3, "500": s3, "503": s3 },
+  "simulatePayment": { "200": s44, "400": s18, "401": s3, "403": s3, "413": s7, "500": s3, "503": s3 },
+  "getDailyStatement": { "200": s20, "400": s2, "401": s3, "403": s3, "500": s3, "503": s3 },
+  "listTenants": { "200": s45, "401": s3, "403": s3, "500": s3, "503": s3 },
+  "createTenant": { "201": s46, "400": s18, "401": s3, "403": s3, "409": s3, "413": s7, "500": s3, "503": s3 },
+  "updateTenant": { "200": s47, "400": s18, "401": s3, "403": s3, "404": s3, "409": s3, "413": s7, "500": s3, "503": s3 },
   "deleteTenant": { "400": s2, "401": s3, "403": s3, "404": s3, "409": s3, "500": s3, "503": s3 },
   "setTenantValidationToken": { "400": s2, "401": s3, "403": s3, "404": s3, "413": s7, "500": s3, "503": s3 },
   "deleteTenantValidationToken": { "400": s2, "401": s3, "403": s3, "404": s3, "500": s3, "503": s3 },
-  "createTestCharge": { "201": s39, "400": s2, "401": s3, "403": s3, "404": s47, "413": s7, "500": s3, "503": s3 },
-  "createTestTokens": { "200": s48, "401": s3, "403": s3, "500": s3, "503": s3 },
-  "sendTestWebhook": { "200": s49, "400": s2, "401": s3, "403": s3, "413": s7, "500": s3, "503": s3 },
-  "listUnmatchedPayments": { "200": s20, "400": s2, "401": s3, "403": s3, "500": s3, "503": s3 },
-  "getUnmatchedPayment": { "200": s21, "400": s2, "401": s3, "403": s3, "404": s3, "500": s3, "503": s3 },
-  "assignUnmatchedPayment": { "200": s50, "400": s2, "401": s3, "403": s3, "404": s3, "409": s3, "500": s3, "503": s3 },
-  "returnUnmatchedPayment": { "202": s22, "400": s2, "401": s3, "403": s3, "404": s3, "409": s3, "422": s3, "500": s3, "503": s3 },
-  "listClientUrls": { "200": s51, "401": s3, "403": s3, "500": s3, "503": s3 },
-  "createClientUrl": { "201": s52, "400": s18, "401": s3, "403": s3, "413": s7, "500": s3, "503": s3 },
-  "updateClientUrl": { "200": s52, "400": s18, "401": s3, "403": s3, "404": s3, "413": s7, "500": s3, "503": s3 },
+  "createTestCharge": { "201": s40, "400": s2, "401": s3, "403": s3, "404": s48, "413": s7, "500": s3, "503": s3 },
+  "createTestTokens": { "200": s49, "401": s3, "403": s3, "500": s3, "503": s3 },
+  "sendTestWebhook": { "200": s50, "400": s2, "401": s3, "403": s3, "413": s7, "500": s3, "503": s3 },
+  "listUnmatchedPayments": { "200": s21, "400": s2, "401": s3, "403": s3, "500": s3, "503": s3 },
+  "getUnmatchedPayment": { "200": s22, "400": s2, "401": s3, "403": s3, "404": s3, "500": s3, "503": s3 },
+  "assignUnmatchedPayment": { "200": s51, "400": s2, "401": s3, "403": s3, "404": s3, "409": s3, "500": s3, "503": s3 },
+  "returnUnmatchedPayment": { "202": s23, "400": s2, "401": s3, "403": s3, "404": s3, "409": s3, "422": s3, "500": s3, "503": s3 },
+  "listClientUrls": { "200": s52, "401": s3, "403": s3, "500": s3, "503": s3 },
+  "createClientUrl": { "201": s53, "400": s18, "401": s3, "403": s3, "413": s7, "500": s3, "503": s3 },
+  "updateClientUrl": { "200": s53, "400": s18, "401": s3, "403": s3, "404": s3, "413": s7, "500": s3, "503": s3 },
   "deleteClientUrl": { "400": s2, "401": s3, "403": s3, "404": s3, "500": s3, "503": s3 },
-  "testClientUrl": { "200": s53, "400": s18, "401": s3, "403": s3, "404": s3, "500": s3, "503": s3 },
-  "listIntegrationUsers": { "200": s54, "400": s2, "401": s3, "403": s3, "500": s3, "503": s3 },
+  "testClientUrl": { "200": s54, "400": s18, "401": s3, "403": s3, "404": s3, "500": s3, "503": s3 },
+  "listIntegrationUsers": { "200": s55, "400": s2, "401": s3, "403": s3, "500": s3, "503": s3 },
   "unlinkMerchant": { "400": s2, "401": s3, "403": s3, "404": s3, "500": s3, "503": s3 },
-  "proposeCommissionChange": { "201": s55, "400": s2, "401": s3, "403": s3, "404": s3, "413": s7, "500": s3, "503": s3 },
-  "withdrawCommissionChange": { "200": s56, "400": s2, "401": s3, "403": s3, "404": s3, "409": s3, "500": s3, "503": s3 },
-  "listWebhookEvents": { "200": s57, "401": s3, "403": s3, "500": s3, "503": s3 },
-  "getWebhookSigningSecret": { "200": s58, "401": s3, "403": s3, "404": s3, "500": s3, "503": s3 },
-  "rotateWebhookSigningSecret": { "200": s58, "401": s3, "403": s3, "500": s3, "503": s3 },
-  "getWebhookSubscriptions": { "200": s59, "401": s3, "403": s3, "500": s3, "503": s3 },
-  "replaceWebhookSubscriptions": { "200": s59, "400": s2, "401": s3, "403": s3, "413": s7, "422": s3, "500": s3, "503": s3 },
-  "getReadiness": { "200": s60, "503": s60 },
+  "proposeCommissionChange": { "201": s56, "400": s2, "401": s3, "403": s3, "404": s3, "413": s7, "500": s3, "503": s3 },
+  "withdrawCommissionChange": { "200": s57, "400": s2, "401": s3, "403": s3, "404": s3, "409": s3, "500": s3, "503": s3 },
+  "listWebhookEvents": { "200": s58, "401": s3, "403": s3, "500": s3, "503": s3 },
+  "getWebhookSigningSecret": { "200": s59, "401": s3, "403": s3, "404": s3, "500": s3, "503": s3 },
+  "rotateWebhookSigningSecret": { "200": s59, "401": s3, "403": s3, "500": s3, "503": s3 },
+  "getWebhookSubscriptions": { "200": s60, "401": s3, "403": s3, "500": s3, "503": s3 },
+  "replaceWebhookSubscriptions": { "200": s60, "400": s2, "401": s3, "403": s3, "413": s7, "422": s3, "500": s3, "503": s3 },
+  "getReadiness": { "200": s61, "503": s61 },
 };
 
 /** The operation and status of each JSON response answered with JSON.stringify. */

@@ -415,6 +415,26 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/integration-admin/statements/{date}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the platform's statement of a day
+         * @description The same statement as `getDailyStatement` (the same lines, totals, CSV and refusals), across integrations.
+         */
+        get: operations["getPlatformDailyStatement"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/integration-admin/unmatched-payments": {
         parameters: {
             query?: never;
@@ -1178,6 +1198,48 @@ export type paths = {
          *     `webhookEvent`, and nothing is recorded.
          */
         post: operations["simulatePayment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/my-integration/statements/{date}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the integration's statement of a day
+         * @description The day's statement: every transfer Cobro recorded on the Argentina day `date` (by `recordedAt`, when Cobro
+         *     recorded it, not when the payer made it; 00:00 to 24:00 UTC-03:00), one line each, oldest first, with
+         *     what became of its money: paid to a charge on arrival (`paymentRequestId`, `referenceId`), unmatched and why
+         *     (`unmatchedReason`), assigned by hand (`assignments`, with their dates), returned, being returned, or still
+         *     unresolved (a failed return's money is unresolved again; its `returns` show the failure), with the
+         *     commissions withheld and the merchant's net, and totals that add up to the cent:
+         *     `receivedAmount` = `matchedAmount` + `assignedAmount` + `returnedAmount` + `returningAmount` + `unresolvedAmount`.
+         *
+         *     A past day's statement changes only by later resolutions of its own unmatched money (an assignment, a
+         *     return), shown as such: `resolvedAfterDay` and `lastResolutionAt` on the line. Today's statement grows
+         *     as transfers arrive (`dayComplete` false). A day with nothing is a statement with no lines and zero totals.
+         *
+         *     JSON by default; with `Accept: text/csv`, the lines as CSV (RFC 4180: comma-separated, UTF-8, one header
+         *     line, amounts in pesos with a dot for decimals, `resolvedAfterDay` as `true`/`false`, the assignments'
+         *     and returns' details summed into their amounts). Columns: `recordedAt`, `receivedAt`, `transactionId`, `cvu`,
+         *     `payerCuil`, `payerName`, `integrationClientId`, `merchantUserId`, `paymentRequestId`, `referenceId`,
+         *     `unmatchedPaymentId`, `unmatchedReason`, `unmatchedState`, `grossAmount`, `matchedAmount`, `assignedAmount`,
+         *     `returnedAmount`, `returningAmount`, `unresolvedAmount`, `integrationCommissionAmount`,
+         *     `serviceCommissionAmount`, `merchantNetAmount`, `lastResolutionAt`, `resolvedAfterDay`.
+         *
+         *     A `date` after today (in Argentina; by the integration's Sandbox clock in the Sandbox) answers 400
+         *     `ValidationError` (field `date`, rule `outOfRange`); one that is no calendar day, 400 `ValidationError`
+         *     (rule `format`).
+         */
+        get: operations["getDailyStatement"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -2437,6 +2499,143 @@ export type components = {
         /** @description A withdrawn commission change. */
         CommissionProposalWithdrawal: {
             invitationId: components["schemas"]["Uuid"];
+        };
+        /** @description Every transfer received on an Argentina day, oldest first, and what became of it. */
+        DailyStatement: {
+            /**
+             * Format: date
+             * @description The Argentina day (`YYYY-MM-DD`).
+             */
+            date: string;
+            /**
+             * Format: date-time
+             * @description The day's first instant (00:00 in Argentina, UTC-03:00).
+             */
+            from: string;
+            /**
+             * Format: date-time
+             * @description The next day's first instant (exclusive).
+             */
+            until: string;
+            /** @description Whether the day is over (a statement of today grows as transfers arrive). */
+            dayComplete: boolean;
+            /**
+             * Format: date-time
+             * @description When this statement was read: its lines' resolutions are as of this instant.
+             */
+            generatedAt: string;
+            totals: components["schemas"]["DailyStatementTotals"];
+            /** @description Oldest `recordedAt` first. */
+            lines: components["schemas"]["DailyStatementLine"][];
+        };
+        /**
+         * @description One transfer received on the statement's day and what became of its money. The amounts split the
+         *     transfer to the cent: `grossAmount` = `matchedAmount` + `assignedAmount` + `returnedAmount` +
+         *     `returningAmount` + `unresolvedAmount`.
+         */
+        DailyStatementLine: {
+            /** @description The bank's transaction id of the transfer. */
+            transactionId: string;
+            /** @description The CVU that received it. */
+            cvu: string;
+            /** @description The sender's CUIL or CUIT, when the bank reported it. */
+            payerCuil?: string;
+            /** @description The sender's name, when the bank reported it. */
+            payerName?: string;
+            /**
+             * Format: date-time
+             * @description When the payer made the transfer (as the bank reported it).
+             */
+            receivedAt: string;
+            /**
+             * Format: date-time
+             * @description When Cobro recorded it: the instant that puts the line on its day.
+             */
+            recordedAt: string;
+            /**
+             * Format: uuid
+             * @description The integration whose merchant account received it; null for a transfer to a CVU no charge ever held (the platform's).
+             */
+            integrationClientId: string | null;
+            /**
+             * Format: uuid
+             * @description The merchant account that received it; null as `integrationClientId`.
+             */
+            merchantUserId: string | null;
+            /** @description The charge the transfer paid when it arrived (matched), absent when it paid none. */
+            paymentRequestId?: components["schemas"]["Uuid"];
+            /** @description That charge's `referenceId`. */
+            referenceId?: string;
+            /** @description The unmatched money of the transfer (the whole transfer, or an overpayment's excess), absent when all of it was matched. */
+            unmatchedPaymentId?: components["schemas"]["Uuid"];
+            /** @description Why that money was unmatched. */
+            unmatchedReason?: components["schemas"]["UnmatchedPaymentReason"];
+            /** @description Where that money stands now. */
+            unmatchedState?: components["schemas"]["UnmatchedPaymentState"];
+            /** @description What the payer transferred. */
+            grossAmount: components["schemas"]["Pesos"];
+            /** @description What the transfer paid to its charge when it arrived. */
+            matchedAmount: components["schemas"]["Pesos"];
+            /** @description What of its unmatched money was assigned by hand to charges (`assignments`). */
+            assignedAmount: components["schemas"]["Pesos"];
+            /** @description What of its unmatched money the bank sent back. */
+            returnedAmount: components["schemas"]["Pesos"];
+            /** @description What of its unmatched money is being returned (a return `requested`, not finished). */
+            returningAmount: components["schemas"]["Pesos"];
+            /** @description What of its unmatched money is neither applied nor returned (a failed return's money included). */
+            unresolvedAmount: components["schemas"]["Pesos"];
+            /**
+             * @description The integration's commission withheld on the money applied to charges (the payment and the
+             *     assignments), from the payments' recorded breakdowns. A payment's breakdown is of the whole transfer
+             *     that paid it, an overpayment's excess included.
+             */
+            integrationCommissionAmount: components["schemas"]["Pesos"];
+            /** @description The platform's service commission withheld on the same payments. */
+            serviceCommissionAmount: components["schemas"]["Pesos"];
+            /** @description What the merchant account keeps of those payments: their gross less both commissions. */
+            merchantNetAmount: components["schemas"]["Pesos"];
+            /** @description The assignments of its unmatched money, oldest first. */
+            assignments: components["schemas"]["UnmatchedPaymentAssignmentRecord"][];
+            /** @description The returns of its unmatched money, oldest first (a failed one with its `failureReason`). */
+            returns: components["schemas"]["UnmatchedPaymentReturnRecord"][];
+            /**
+             * Format: date-time
+             * @description When its unmatched money was last assigned or a return of it asked (absent when never).
+             */
+            lastResolutionAt?: string;
+            /**
+             * @description The line changed after its day ended: some of its unmatched money was assigned, or a return of it was
+             *     asked, after the day. The only way a past day's statement changes.
+             */
+            resolvedAfterDay: boolean;
+        };
+        /** @description The day's totals, sums of the lines' amounts in integer cents. */
+        DailyStatementTotals: {
+            /**
+             * Format: int32
+             * @description Transfers received (lines).
+             */
+            transferCount: number;
+            /** @description What was received: `matchedAmount` + `assignedAmount` + `returnedAmount` + `returningAmount` + `unresolvedAmount`, to the cent. */
+            receivedAmount: components["schemas"]["Pesos"];
+            /** @description Paid to charges on arrival. */
+            matchedAmount: components["schemas"]["Pesos"];
+            /** @description Unmatched money assigned by hand to charges, then or since. */
+            assignedAmount: components["schemas"]["Pesos"];
+            /** @description Unmatched money the bank sent back. */
+            returnedAmount: components["schemas"]["Pesos"];
+            /** @description Unmatched money whose return is asked and not finished. */
+            returningAmount: components["schemas"]["Pesos"];
+            /** @description Unmatched money still neither applied nor returned. */
+            unresolvedAmount: components["schemas"]["Pesos"];
+            integrationCommissionAmount: components["schemas"]["Pesos"];
+            serviceCommissionAmount: components["schemas"]["Pesos"];
+            merchantNetAmount: components["schemas"]["Pesos"];
+            /**
+             * Format: int32
+             * @description Lines resolved (in part) after the day ended.
+             */
+            resolvedAfterDayCount: number;
         };
         /** @description One delivery attempt. The destination's response body is never recorded. */
         DeliveryAttempt: {
@@ -6334,6 +6533,151 @@ export interface operations {
             };
         };
     };
+    getPlatformDailyStatement: {
+        parameters: {
+            query?: {
+                /** @description Only this integration's. */
+                integrationClientId?: components["schemas"]["Uuid"];
+                /** @description Only `true`: the transfers of no integration (a CVU no charge held); `false`: only those of an integration. */
+                withoutIntegration?: boolean;
+                /** @description Only money received by this merchant account. */
+                merchantUserId?: components["schemas"]["Uuid"];
+            };
+            header?: never;
+            path: {
+                /** @description The Argentina day (`YYYY-MM-DD`), today at the latest. */
+                date: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    /** @description `attachment; filename="cobro-resumen-{date}.csv"`. */
+                    "content-disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "date": "2026-11-25",
+                     *       "from": "2026-11-25T03:00:00Z",
+                     *       "until": "2026-11-26T03:00:00Z",
+                     *       "dayComplete": true,
+                     *       "generatedAt": "2026-11-27T12:00:00Z",
+                     *       "totals": {
+                     *         "transferCount": 1,
+                     *         "receivedAmount": 15000.5,
+                     *         "matchedAmount": 0,
+                     *         "assignedAmount": 15000.5,
+                     *         "returnedAmount": 0,
+                     *         "returningAmount": 0,
+                     *         "unresolvedAmount": 0,
+                     *         "integrationCommissionAmount": 250.01,
+                     *         "serviceCommissionAmount": 120,
+                     *         "merchantNetAmount": 14630.49,
+                     *         "resolvedAfterDayCount": 1
+                     *       },
+                     *       "lines": [
+                     *         {
+                     *           "transactionId": "TRX-20261125-000042",
+                     *           "cvu": "0000253200000000123459",
+                     *           "payerCuil": "20301234563",
+                     *           "payerName": "Juan Pérez",
+                     *           "receivedAt": "2026-11-25T14:30:00Z",
+                     *           "recordedAt": "2026-11-25T14:30:02Z",
+                     *           "integrationClientId": "9b2f7c4e-1a3d-4e5f-8a6b-7c8d9e0f1a2b",
+                     *           "merchantUserId": "2b3c4d5e-6f70-4812-9a3b-4c5d6e7f8091",
+                     *           "unmatchedPaymentId": "5a1d7c3e-2b4f-4c6d-9e8f-0a1b2c3d4e5f",
+                     *           "unmatchedReason": "canceled",
+                     *           "unmatchedState": "assigned",
+                     *           "grossAmount": 15000.5,
+                     *           "matchedAmount": 0,
+                     *           "assignedAmount": 15000.5,
+                     *           "returnedAmount": 0,
+                     *           "returningAmount": 0,
+                     *           "unresolvedAmount": 0,
+                     *           "integrationCommissionAmount": 250.01,
+                     *           "serviceCommissionAmount": 120,
+                     *           "merchantNetAmount": 14630.49,
+                     *           "assignments": [
+                     *             {
+                     *               "paymentRequestId": "1c8f5a2b-6d3e-4f70-9a1b-2c3d4e5f6a7b",
+                     *               "referenceId": "INV-2026-000124",
+                     *               "amount": 15000.5,
+                     *               "assignedAt": "2026-11-26T10:00:00Z"
+                     *             }
+                     *           ],
+                     *           "returns": [],
+                     *           "lastResolutionAt": "2026-11-26T10:00:00Z",
+                     *           "resolvedAfterDay": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DailyStatement"];
+                    "text/csv": string;
+                };
+            };
+            /** @description The request does not meet the contract: missing field, bad type or range, or a field not accepted. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                };
+            };
+            /**
+             * @description 401 `UnauthorizedError`: the token is missing or sent in more than one `Authorization` header; not signed by
+             *     Cobro, of another issuer, altered, expired or not valid yet; its session was signed out; or it is not an
+             *     admin `idToken` (a merchant account's token and refresh tokens are refused).
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /** @description 403 `ForbiddenError` (the admin's role does not allow the operation: `INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`) or `PasswordChangeRequiredError` (the session was opened with a temporary password: change it with `POST /integration/admin/change-password` first). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /** @description 500 `InternalServerError`: an internal error; quote the `id` to support. Safe to retry reads; after a write, read the resource again before retrying. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /**
+             * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
+             *     just now (a restart, a failover). Retry after the wait. The change may have been made all the same (the
+             *     database can commit as the connection drops): after a create, check with GET before retrying.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying (always sent with this code). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+        };
+    };
     listPlatformUnmatchedPayments: {
         parameters: {
             query?: {
@@ -10011,6 +10355,147 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description 500 `InternalServerError`: an internal error; quote the `id` to support. Safe to retry reads; after a write, read the resource again before retrying. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /**
+             * @description 503 `ServiceUnavailableError`, with `Retry-After` in seconds: the service cannot reach its database
+             *     just now (a restart, a failover). Retry after the wait. The change may have been made all the same (the
+             *     database can commit as the connection drops): after a create, check with GET before retrying.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying (always sent with this code). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+        };
+    };
+    getDailyStatement: {
+        parameters: {
+            query?: {
+                /** @description Only money received by this merchant account (`userId` in `GET /my-integration/users`). */
+                merchantUserId?: components["schemas"]["Uuid"];
+            };
+            header?: never;
+            path: {
+                /** @description The Argentina day (`YYYY-MM-DD`), today at the latest. */
+                date: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    /** @description `attachment; filename="cobro-resumen-{date}.csv"`. */
+                    "content-disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "date": "2026-11-25",
+                     *       "from": "2026-11-25T03:00:00Z",
+                     *       "until": "2026-11-26T03:00:00Z",
+                     *       "dayComplete": true,
+                     *       "generatedAt": "2026-11-27T12:00:00Z",
+                     *       "totals": {
+                     *         "transferCount": 1,
+                     *         "receivedAmount": 15000.5,
+                     *         "matchedAmount": 0,
+                     *         "assignedAmount": 15000.5,
+                     *         "returnedAmount": 0,
+                     *         "returningAmount": 0,
+                     *         "unresolvedAmount": 0,
+                     *         "integrationCommissionAmount": 250.01,
+                     *         "serviceCommissionAmount": 120,
+                     *         "merchantNetAmount": 14630.49,
+                     *         "resolvedAfterDayCount": 1
+                     *       },
+                     *       "lines": [
+                     *         {
+                     *           "transactionId": "TRX-20261125-000042",
+                     *           "cvu": "0000253200000000123459",
+                     *           "payerCuil": "20301234563",
+                     *           "payerName": "Juan Pérez",
+                     *           "receivedAt": "2026-11-25T14:30:00Z",
+                     *           "recordedAt": "2026-11-25T14:30:02Z",
+                     *           "integrationClientId": "9b2f7c4e-1a3d-4e5f-8a6b-7c8d9e0f1a2b",
+                     *           "merchantUserId": "2b3c4d5e-6f70-4812-9a3b-4c5d6e7f8091",
+                     *           "unmatchedPaymentId": "5a1d7c3e-2b4f-4c6d-9e8f-0a1b2c3d4e5f",
+                     *           "unmatchedReason": "canceled",
+                     *           "unmatchedState": "assigned",
+                     *           "grossAmount": 15000.5,
+                     *           "matchedAmount": 0,
+                     *           "assignedAmount": 15000.5,
+                     *           "returnedAmount": 0,
+                     *           "returningAmount": 0,
+                     *           "unresolvedAmount": 0,
+                     *           "integrationCommissionAmount": 250.01,
+                     *           "serviceCommissionAmount": 120,
+                     *           "merchantNetAmount": 14630.49,
+                     *           "assignments": [
+                     *             {
+                     *               "paymentRequestId": "1c8f5a2b-6d3e-4f70-9a1b-2c3d4e5f6a7b",
+                     *               "referenceId": "INV-2026-000124",
+                     *               "amount": 15000.5,
+                     *               "assignedAt": "2026-11-26T10:00:00Z"
+                     *             }
+                     *           ],
+                     *           "returns": [],
+                     *           "lastResolutionAt": "2026-11-26T10:00:00Z",
+                     *           "resolvedAfterDay": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DailyStatement"];
+                    "text/csv": string;
+                };
+            };
+            /** @description The request does not meet the contract: missing field, bad type or range, or a field not accepted. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                };
+            };
+            /**
+             * @description 401 `UnauthorizedError`: the token is missing or sent in more than one `Authorization` header; not signed by
+             *     Cobro, of another issuer, altered, expired or not valid yet; its session was signed out; or it is not an
+             *     admin `idToken` (a merchant account's token and refresh tokens are refused).
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
+                };
+            };
+            /** @description 403 `ForbiddenError` (the admin's role does not allow the operation: `INTEGRATION_ADMIN` for `/my-integration/**`, `PLATFORM_ADMIN` for `/integration-admin/**`) or `PasswordChangeRequiredError` (the session was opened with a temporary password: change it with `POST /integration/admin/change-password` first). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminErrorBody"];
                 };
             };
             /** @description 500 `InternalServerError`: an internal error; quote the `id` to support. Safe to retry reads; after a write, read the resource again before retrying. */

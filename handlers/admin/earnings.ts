@@ -4,6 +4,7 @@ import { integrationEarnings, integrationEarningsInOrder, platformEarnings, repo
 import { fromCents } from "../../domain/money.ts";
 import { integrationNow } from "../../domain/clock.ts";
 import { requireIntegrationAdmin, requirePlatformAdmin } from "./caller.ts";
+import { csvText } from "./csv.ts";
 import { pageOf } from "./page-query.ts";
 import type { Handler } from "./handler.ts";
 
@@ -52,15 +53,6 @@ const CSV_COLUMNS = [
   "commissionFixedAmount",
   "commissionAmount",
 ] as const;
-
-/**
- * A CSV field (RFC 4180): quoted when it holds a comma, a quote or a line break. Text that a spreadsheet
- * would run as a formula (starting with `=`, `+`, `-`, `@`, a tab or a carriage return) is prefixed with `'`.
- */
-function csvText(value: string): string {
-  const safe = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
-  return /[",\r\n]/.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe;
-}
 
 function csvLine(row: EarningsRow): string {
   return [

@@ -32,6 +32,7 @@ import {
   returnPlatformUnmatchedPayment,
   returnUnmatchedPayment,
 } from "./unmatched-payments.ts";
+import { getDailyStatement, getPlatformDailyStatement } from "./statements.ts";
 import { exportEarningsCsv, getEarnings, getPlatformEarnings } from "./earnings.ts";
 import { createApiKeys, getApiKeys, replaceAllowedOrigins, rotateApiSecretKey } from "./api-keys.ts";
 import { listMerchantAccounts, provisionMerchantAccount } from "./merchant-accounts.ts";
@@ -112,6 +113,8 @@ export const adminHandlers: HandlerMap<operations, AdminApiCaller> = {
   assignUnmatchedPayment,
   returnUnmatchedPayment,
   returnPlatformUnmatchedPayment,
+  getDailyStatement,
+  getPlatformDailyStatement,
   getIntegrationPaymentRequest,
   getPayoutLink,
   invitePayoutLink,

@@ -39,8 +39,10 @@ __all__ = [
     "PlatformIntegrationClientsApi",
     "PlatformMerchantAccountsApi",
     "PlatformMessageCapRequestsApi",
+    "PlatformStatementsApi",
     "PlatformUnmatchedPaymentsApi",
     "SandboxApi",
+    "StatementsApi",
     "TenantsApi",
     "UnmatchedPaymentsApi",
     "WebhooksApi",
@@ -87,6 +89,9 @@ __all__ = [
     "CommissionProposalCreate",
     "CommissionProposalWithdrawal",
     "CreateClientAdmin400Response",
+    "DailyStatement",
+    "DailyStatementLine",
+    "DailyStatementTotals",
     "DeliveryAttempt",
     "DeliveryAttemptError",
     "EarningsItem",
@@ -225,8 +230,10 @@ from cobro_sdk.generated.admin.api.platform_go_live_review_api import PlatformGo
 from cobro_sdk.generated.admin.api.platform_integration_clients_api import PlatformIntegrationClientsApi as PlatformIntegrationClientsApi
 from cobro_sdk.generated.admin.api.platform_merchant_accounts_api import PlatformMerchantAccountsApi as PlatformMerchantAccountsApi
 from cobro_sdk.generated.admin.api.platform_message_cap_requests_api import PlatformMessageCapRequestsApi as PlatformMessageCapRequestsApi
+from cobro_sdk.generated.admin.api.platform_statements_api import PlatformStatementsApi as PlatformStatementsApi
 from cobro_sdk.generated.admin.api.platform_unmatched_payments_api import PlatformUnmatchedPaymentsApi as PlatformUnmatchedPaymentsApi
 from cobro_sdk.generated.admin.api.sandbox_api import SandboxApi as SandboxApi
+from cobro_sdk.generated.admin.api.statements_api import StatementsApi as StatementsApi
 from cobro_sdk.generated.admin.api.tenants_api import TenantsApi as TenantsApi
 from cobro_sdk.generated.admin.api.unmatched_payments_api import UnmatchedPaymentsApi as UnmatchedPaymentsApi
 from cobro_sdk.generated.admin.api.webhooks_api import WebhooksApi as WebhooksApi
@@ -277,6 +284,9 @@ from cobro_sdk.generated.admin.models.commission_proposal import CommissionPropo
 from cobro_sdk.generated.admin.models.commission_proposal_create import CommissionProposalCreate as CommissionProposalCreate
 from cobro_sdk.generated.admin.models.commission_proposal_withdrawal import CommissionProposalWithdrawal as CommissionProposalWithdrawal
 from cobro_sdk.generated.admin.models.create_client_admin400_response import CreateClientAdmin400Response as CreateClientAdmin400Response
+from cobro_sdk.generated.admin.models.daily_statement import DailyStatement as DailyStatement
+from cobro_sdk.generated.admin.models.daily_statement_line import DailyStatementLine as DailyStatementLine
+from cobro_sdk.generated.admin.models.daily_statement_totals import DailyStatementTotals as DailyStatementTotals
 from cobro_sdk.generated.admin.models.delivery_attempt import DeliveryAttempt as DeliveryAttempt
 from cobro_sdk.generated.admin.models.delivery_attempt_error import DeliveryAttemptError as DeliveryAttemptError
 from cobro_sdk.generated.admin.models.earnings_item import EarningsItem as EarningsItem

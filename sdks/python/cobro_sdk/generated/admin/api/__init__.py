@@ -22,8 +22,10 @@ from cobro_sdk.generated.admin.api.platform_go_live_review_api import PlatformGo
 from cobro_sdk.generated.admin.api.platform_integration_clients_api import PlatformIntegrationClientsApi
 from cobro_sdk.generated.admin.api.platform_merchant_accounts_api import PlatformMerchantAccountsApi
 from cobro_sdk.generated.admin.api.platform_message_cap_requests_api import PlatformMessageCapRequestsApi
+from cobro_sdk.generated.admin.api.platform_statements_api import PlatformStatementsApi
 from cobro_sdk.generated.admin.api.platform_unmatched_payments_api import PlatformUnmatchedPaymentsApi
 from cobro_sdk.generated.admin.api.sandbox_api import SandboxApi
+from cobro_sdk.generated.admin.api.statements_api import StatementsApi
 from cobro_sdk.generated.admin.api.tenants_api import TenantsApi
 from cobro_sdk.generated.admin.api.unmatched_payments_api import UnmatchedPaymentsApi
 from cobro_sdk.generated.admin.api.webhooks_api import WebhooksApi

@@ -47,6 +47,9 @@ from cobro_sdk.generated.admin.models.commission_proposal import CommissionPropo
 from cobro_sdk.generated.admin.models.commission_proposal_create import CommissionProposalCreate
 from cobro_sdk.generated.admin.models.commission_proposal_withdrawal import CommissionProposalWithdrawal
 from cobro_sdk.generated.admin.models.create_client_admin400_response import CreateClientAdmin400Response
+from cobro_sdk.generated.admin.models.daily_statement import DailyStatement
+from cobro_sdk.generated.admin.models.daily_statement_line import DailyStatementLine
+from cobro_sdk.generated.admin.models.daily_statement_totals import DailyStatementTotals
 from cobro_sdk.generated.admin.models.delivery_attempt import DeliveryAttempt
 from cobro_sdk.generated.admin.models.delivery_attempt_error import DeliveryAttemptError
 from cobro_sdk.generated.admin.models.earnings_item import EarningsItem
