@@ -6618,6 +6618,10 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["DailyStatement"];
+                    /**
+                     * @example recordedAt,receivedAt,transactionId,cvu,payerCuil,payerName,integrationClientId,merchantUserId,paymentRequestId,referenceId,unmatchedPaymentId,unmatchedReason,unmatchedState,grossAmount,matchedAmount,assignedAmount,returnedAmount,returningAmount,unresolvedAmount,integrationCommissionAmount,serviceCommissionAmount,merchantNetAmount,lastResolutionAt,resolvedAfterDay
+                     *     2026-11-25T14:30:02.000Z,2026-11-25T14:30:00.000Z,TRX-20261125-000042,0000253200000000123459,20301234563,Juan Pérez,9b2f7c4e-1a3d-4e5f-8a6b-7c8d9e0f1a2b,2b3c4d5e-6f70-4812-9a3b-4c5d6e7f8091,,,5a1d7c3e-2b4f-4c6d-9e8f-0a1b2c3d4e5f,canceled,assigned,15000.50,0.00,15000.50,0.00,0.00,0.00,250.01,120.00,14630.49,2026-11-26T10:00:00.000Z,true
+                     */
                     "text/csv": string;
                 };
             };
@@ -10464,6 +10468,10 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["DailyStatement"];
+                    /**
+                     * @example recordedAt,receivedAt,transactionId,cvu,payerCuil,payerName,integrationClientId,merchantUserId,paymentRequestId,referenceId,unmatchedPaymentId,unmatchedReason,unmatchedState,grossAmount,matchedAmount,assignedAmount,returnedAmount,returningAmount,unresolvedAmount,integrationCommissionAmount,serviceCommissionAmount,merchantNetAmount,lastResolutionAt,resolvedAfterDay
+                     *     2026-11-25T14:30:02.000Z,2026-11-25T14:30:00.000Z,TRX-20261125-000042,0000253200000000123459,20301234563,Juan Pérez,9b2f7c4e-1a3d-4e5f-8a6b-7c8d9e0f1a2b,2b3c4d5e-6f70-4812-9a3b-4c5d6e7f8091,,,5a1d7c3e-2b4f-4c6d-9e8f-0a1b2c3d4e5f,canceled,assigned,15000.50,0.00,15000.50,0.00,0.00,0.00,250.01,120.00,14630.49,2026-11-26T10:00:00.000Z,true
+                     */
                     "text/csv": string;
                 };
             };
