@@ -40,6 +40,7 @@ import * as webhookUrlVerified from "./2026_11_28_0036_webhook_url_verified.ts";
 import * as unmatchedPayments from "./2026_11_28_0037_unmatched_payments.ts";
 import * as unmatchedPaymentAssignments from "./2026_11_28_0038_unmatched_payment_assignments.ts";
 import * as unmatchedPaymentReturns from "./2026_11_28_0039_unmatched_payment_returns.ts";
+import * as transfersByRecordedTime from "./2026_11_28_0040_transfers_by_recorded_time.ts";
 
 export const migrations: Record<string, Migration> = {
   "2026_11_22_0001_initial": initial,
@@ -80,4 +81,5 @@ export const migrations: Record<string, Migration> = {
   "2026_11_28_0037_unmatched_payments": unmatchedPayments,
   "2026_11_28_0038_unmatched_payment_assignments": unmatchedPaymentAssignments,
   "2026_11_28_0039_unmatched_payment_returns": unmatchedPaymentReturns,
+  "2026_11_28_0040_transfers_by_recorded_time": transfersByRecordedTime,
 };
