@@ -228,6 +228,10 @@ describe("a day's statement", () => {
       ].join(","),
     );
     expect(end).toBe("");
+    // JSON preferred by its q-value, or no Accept at all: JSON.
+    const preferred = await admin.call("GET", `/my-integration/statements/${DAY}`, undefined, { Accept: "text/csv;q=0.5, application/json" });
+    expect(preferred.headers.get("content-type")).toMatch(/^application\/json/);
+    expect(preferred.json.lines).toHaveLength(1);
   });
 
   it("a past day changes only by later resolutions of its own unmatched money, flagged on the line", async () => {
