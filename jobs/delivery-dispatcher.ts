@@ -13,6 +13,7 @@
 //      deliveries, never the others of its batch.
 // It is woken by LISTEN on the queue's channel, which graphile-worker notifies when a transaction that adds
 // due jobs commits (no poll delay), and looks every `pollIntervalMs` for retries whose time has come.
+import { setTimeout as sleep } from "node:timers/promises";
 import type { Kysely } from "kysely";
 import type pg from "pg";
 import type { Logger } from "pino";
@@ -52,8 +53,12 @@ export interface DeliveryDispatcherOptions {
 export interface DeliveryDispatcher {
   /** The worker id its jobs are locked by: the heartbeat keeps it alive. */
   readonly workerId: string;
-  /** Stops taking jobs, and waits for the deliveries in hand to be sent and recorded. */
-  stop(): Promise<void>;
+  /**
+   * Stops taking jobs, and waits for the deliveries in hand to be sent and recorded; after `graceMs` those
+   * still waiting for their receiver are given back, due at once, for another worker (their attempts, left
+   * without an outcome, are recorded as interrupted there and made again with the same webhook id).
+   */
+  stop(graceMs?: number): Promise<void>;
 }
 
 /** Measured with `node bench/webhook-burst.ts` (docs/performance.md). */
@@ -115,7 +120,10 @@ export async function startDeliveryDispatcher(options: DeliveryDispatcherOptions
   // Outcomes waiting for their statement: recorded together, one statement at a time (group commit).
   let finished: Finished[] = [];
   let recording: Promise<void> | undefined;
+  // Past the stop's grace: outcomes still arriving are not recorded, their jobs were given back.
+  let abandoned = false;
   const record = (done: Finished) => {
+    if (abandoned) return;
     finished.push(done);
     recording ??= recordAll().finally(() => {
       recording = undefined;
@@ -268,10 +276,30 @@ export async function startDeliveryDispatcher(options: DeliveryDispatcherOptions
   wake();
 
   let stopped: Promise<void> | undefined;
-  const stop = async () => {
+  const stop = async (graceMs = Number.POSITIVE_INFINITY) => {
     stopping = true;
     clearInterval(poll);
-    while (pending.size > 0 || recording) await Promise.all([...pending, recording]);
+    const settled = (async () => {
+      while (pending.size > 0 || recording) await Promise.all([...pending, recording]);
+    })();
+    const grace = new AbortController();
+    const graceOver = await Promise.race([
+      settled.then(() => false),
+      Number.isFinite(graceMs) ? sleep(graceMs, true, { signal: grace.signal }).catch(() => false) : new Promise<boolean>(() => undefined),
+    ]);
+    grace.abort();
+    if (graceOver) {
+      abandoned = true;
+      await recording;
+      const unfinished = [...held.keys()];
+      logger?.warn(`stopping: ${unfinished.length} deliveries still wait for their receivers; given back for another worker`);
+      try {
+        await giveBackJobs(pool, workerId, unfinished, 0);
+      } catch (error) {
+        // Left locked: released once this worker's heartbeat is stale.
+        logger?.warn({ err: error }, `could not give back ${unfinished.length} delivery jobs; another worker takes them once this one's heartbeat is stale`);
+      }
+    }
     if (toGiveBack.length > 0) await giveBack([]);
     const client = listener;
     listener = undefined;
@@ -280,5 +308,5 @@ export async function startDeliveryDispatcher(options: DeliveryDispatcherOptions
       client.release();
     }
   };
-  return { workerId, stop: () => (stopped ??= stop()) };
+  return { workerId, stop: (graceMs) => (stopped ??= stop(graceMs)) };
 }

@@ -38,6 +38,11 @@ export interface StartWorkerOptions {
   /** A worker not seen for this long is dead: its jobs run again on a live worker (ms, default 2 min). */
   staleWorkerAfterMs?: number;
   /**
+   * How long stop() lets the jobs in hand finish (ms, default WORKER_STOP_GRACE_MS); those still running
+   * then are given back, due at once, for another worker, rather than left locked until the heartbeat is stale.
+   */
+  stopGraceMs?: number;
+  /**
    * The process's metrics: heartbeats are counted, and each scrape samples the worker's pool and the
    * queue's waiting jobs. Only worker processes sample the queue (a database-wide figure): summed over
    * processes it is counted once per worker process, so dashboards take max() over them, not sum().
@@ -50,8 +55,19 @@ export interface StartWorkerOptions {
   deliveries?: Pick<DeliveryDispatcherOptions, "db" | "clock" | "http" | "metrics" | "batchSize" | "maxInFlight">;
 }
 
+/**
+ * A stopping worker's bound for the jobs in hand (a release's SIGTERM): below the outbound deadline
+ * (DELIVERY_TIMEOUT_MS, 5 s), so a delivery to a receiver that takes its time is given back to another
+ * worker, sent again at once with the same webhook id, rather than recorded as a timeout and put off to its
+ * retry; and well within the API's own grace (10 s), so a process running both stops in that time.
+ */
+export const WORKER_STOP_GRACE_MS = 2_000;
+
 export interface JobWorker {
-  /** Stops taking jobs and waits for the running ones to finish. Safe to call twice. */
+  /**
+   * Stops taking jobs and waits for the running ones to finish, up to the stop's grace; those still running
+   * then are given back for another worker at once. Safe to call twice.
+   */
   stop(): Promise<void>;
 }
 
@@ -202,15 +218,31 @@ export async function startWorker(options: StartWorkerOptions): Promise<JobWorke
     stopping = true;
     stopSampling();
     wakeFromBackoff.abort();
+    const graceMs = options.stopGraceMs ?? WORKER_STOP_GRACE_MS;
+    const deadline = Date.now() + graceMs;
+    let abandoned = false;
     try {
-      // The dispatcher first, while the heartbeat still keeps its jobs: it finishes the deliveries in hand.
-      await dispatcher?.stop();
+      // The dispatcher and graphile-worker's runner finish their jobs in hand side by side, while the
+      // heartbeat still keeps them; what is still running at the grace's end is given back, due at once.
+      const runnerStopped = stopRunner(current.runner).then(() => supervision);
+      await dispatcher?.stop(graceMs);
+      const ended = await settledWithin(runnerStopped, deadline - Date.now());
       await heartbeat.stop();
-      await stopRunner(current.runner);
-      await supervision;
+      if (ended) await runnerStopped;
+      else {
+        abandoned = true;
+        const ids = [...current.ids];
+        options.logger?.warn({ workers: ids }, `stopping: jobs still running after ${graceMs} ms; given back for another worker`);
+        // Their tasks may still finish here before the process exits: a job run twice, which every task allows.
+        await releaseJobsOfWorkers(pool, ids).catch((error: unknown) =>
+          options.logger?.warn({ err: error }, "could not give back the running jobs; another worker takes them once this one's heartbeat is stale"),
+        );
+      }
       if (dispatcher) await forgetWorkers(pool, [dispatcher.workerId]).catch(() => undefined);
     } finally {
-      await pool.end();
+      // A task still running may hold a connection: the pool is then left to the process's exit.
+      if (abandoned) void pool.end().catch(() => undefined);
+      else await pool.end();
     }
   };
   return { stop: () => (stopped ??= stop()) };
@@ -231,6 +263,20 @@ function sampleQueue(metrics: Metrics, pool: pg.Pool, tasks: string[]): () => vo
     stopPool();
     stopJobs();
   };
+}
+
+/** True when `work` settles within `ms` (its failure is its own caller's to log). */
+async function settledWithin(work: Promise<unknown>, ms: number): Promise<boolean> {
+  const timer = new AbortController();
+  const ended = await Promise.race([
+    work.then(
+      () => true,
+      () => true,
+    ),
+    sleep(Math.max(0, ms), false, { signal: timer.signal }).catch(() => true),
+  ]);
+  timer.abort();
+  return ended;
 }
 
 /** A runner already ending by itself refuses to stop ("Runner is already stopped"); the supervision awaits its end either way. */

@@ -22,8 +22,8 @@ afterAll(async () => {
   await database?.close();
 });
 
-async function worker(taskList: Partial<TaskList>): Promise<JobWorker> {
-  const started = await startWorker({ connectionString: database.connectionString, taskList, pollInterval: 100 });
+async function worker(taskList: Partial<TaskList>, options: { stopGraceMs?: number } = {}): Promise<JobWorker> {
+  const started = await startWorker({ connectionString: database.connectionString, taskList, pollInterval: 100, ...options });
   workers.push(started);
   return started;
 }
@@ -107,6 +107,32 @@ describe("the job queue", () => {
     await stopping;
     expect(events).toEqual(["started", "finished"]);
     expect(await pendingJobs()).toEqual([]); // completed, not failed back into the queue
+  });
+
+  it("stop() gives back a job still running at the end of its grace: another worker runs it at once, not after the heartbeat goes stale", async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const runs: string[] = [];
+    const stopping = await worker(
+      {
+        noop: async () => {
+          runs.push("stopping worker");
+          await gate;
+        },
+      },
+      { stopGraceMs: 200 },
+    );
+    await addJob(database.db, "noop", {});
+    await waitFor(() => runs.includes("stopping worker"));
+    await stopping.stop();
+    // Released: no longer locked, and not put off (no failed attempt's backoff).
+    const { rows } = await sql<{ locked_by: string | null; due: boolean; last_error: string | null }>`
+      select locked_by, run_at <= now() as due, last_error from graphile_worker._private_jobs`.execute(database.db);
+    expect(rows).toEqual([{ locked_by: null, due: true, last_error: null }]);
+
+    await worker({ noop: async () => void runs.push("second worker") });
+    await waitFor(async () => runs.includes("second worker") && (await pendingJobs()).length === 0);
+    release();
   });
 });
 

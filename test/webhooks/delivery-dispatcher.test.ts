@@ -297,3 +297,63 @@ describe("a worker process killed (SIGKILL) with a batch of deliveries in hand",
     expect(interrupted.rows[0]!.n).toBe(eventIds.length);
   }, 180_000);
 });
+
+describe("a worker process stopped (SIGTERM, a release) with a delivery held by a slow receiver", () => {
+  let cluster: CobroCluster;
+  let held: Destination;
+  beforeAll(async () => {
+    // A heartbeat that would keep a dead worker's jobs for 10 minutes: the delivery can only arrive in the
+    // test's time if the stopping worker gives it back.
+    cluster = await startCobroCluster({ COBRO_WORKER_HEARTBEAT_MS: "1000", COBRO_WORKER_STALE_AFTER_MS: "600000", COBRO_DELIVERY_DISPATCHER: "true" });
+    held = await startDestination("hold");
+  }, 120_000);
+  afterAll(async () => {
+    await held?.close();
+    await cluster?.close();
+  }, 60_000);
+
+  it("the stopping worker gives it back and a second worker delivers it at once, with the same webhook id", async () => {
+    await cluster.startApi();
+    const stopped = await cluster.startWorker();
+    const { adminCall, merchantCall } = await cluster.integration();
+    expect((await adminCall("POST", "/my-integration/urls", { url: held.url, urlType: "webhook" })).status).toBe(201);
+    const charge = await merchantCall("POST", "/payment-request", chargeBody());
+    expect(charge.status, charge.text).toBe(201);
+    const paid = await adminCall("POST", "/my-integration/simulate-payment", {
+      externalAccountCvu: "0000003100000000000017",
+      externalAccountCuil: "20301234563",
+      externalAccountName: "Juan Pérez",
+      cvu: charge.json.CVU,
+      amount: 1000,
+    });
+    expect(paid.status, paid.text).toBe(200);
+    const { rows } = await sql<{ id: string }>`select id::text from events where charge_id = ${charge.json.paymentRequestId}::uuid`.execute(
+      cluster.database.db,
+    );
+    const eventId = rows[0]!.id;
+    await expect.poll(() => held.ids.includes(eventId), { timeout: 30_000 }).toBe(true);
+
+    // SIGTERM while the receiver holds the request: the worker exits (with 0) without its answer.
+    stopped.child.kill("SIGTERM");
+    await stopped.exited;
+    expect(stopped.child.exitCode).toBe(0);
+    const job = await sql<{ locked_by: string | null }>`
+      select locked_by from graphile_worker._private_jobs where key = ${deliverEventJobKey(eventId)}`.execute(cluster.database.db);
+    expect(job.rows[0]?.locked_by ?? null).toBeNull();
+
+    held.answer = "ok";
+    await cluster.startWorker();
+    await expect
+      .poll(
+        async () =>
+          (await sql<{ status: string }>`select status from event_deliveries where event_id = ${eventId}::uuid`.execute(cluster.database.db)).rows[0]?.status,
+        { timeout: 60_000 },
+      )
+      .toBe("delivered");
+    // Sent twice (at least once), both times with the event's id; the first attempt is on record as interrupted, not as a timeout.
+    expect(held.ids.filter((id) => id === eventId).length).toBeGreaterThanOrEqual(2);
+    const attempts = await sql<{ error: string | null }>`
+      select error from delivery_attempts where event_id = ${eventId}::uuid order by attempt`.execute(cluster.database.db);
+    expect(attempts.rows.map((row) => row.error)).toEqual(["interrupted", null]);
+  }, 180_000);
+});
