@@ -45,7 +45,12 @@ export interface OpenDatabaseOptions {
    * transaction mode before 1.21).
    */
   preparedStatements?: boolean;
+  /** The sessions' application_name (default APPLICATION_NAME): `npm run db:migrate` tells its own apart from a serving release's. */
+  applicationName?: string;
 }
+
+/** The application_name of a serving Cobro process's sessions. */
+export const APPLICATION_NAME = "cobro";
 
 export interface DatabaseHandle {
   db: Kysely<Database>;
@@ -82,7 +87,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     throw error;
   }
 
-  const pool = createPool(connectionString, { max: options.poolSize ?? 10, connectTimeoutMs, logger });
+  const pool = createPool(connectionString, { max: options.poolSize ?? 10, connectTimeoutMs, logger, applicationName: options.applicationName });
   const onQueryError = options.onQueryError;
   const forKysely = options.preparedStatements === false ? (client: pg.PoolClient) => client : namedStatementClients(new StatementNames());
   const db = new Kysely<Database>({
@@ -123,9 +128,12 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
 }
 
 /** A pool with Cobro's type parsing, session settings and connect timeout. */
-export function createPool(connectionString: string, options: { max?: number; connectTimeoutMs?: number; logger?: Logger } = {}): pg.Pool {
+export function createPool(
+  connectionString: string,
+  options: { max?: number; connectTimeoutMs?: number; logger?: Logger; applicationName?: string } = {},
+): pg.Pool {
   const pool = new pg.Pool({
-    ...connectionConfig(connectionString, options.connectTimeoutMs ?? 5000),
+    ...connectionConfig(connectionString, options.connectTimeoutMs ?? 5000, options.applicationName),
     max: options.max ?? 10,
     idleTimeoutMillis: 30_000,
   });
@@ -148,11 +156,11 @@ function connectionFailure(error: unknown): { reason: string; code?: string } {
   return { reason: message ?? String(error), ...(code ? { code } : {}) };
 }
 
-function connectionConfig(connectionString: string, connectTimeoutMs: number): pg.ClientConfig {
+function connectionConfig(connectionString: string, connectTimeoutMs: number, applicationName = APPLICATION_NAME): pg.ClientConfig {
   return {
     connectionString,
     connectionTimeoutMillis: connectTimeoutMs,
-    application_name: "cobro",
+    application_name: applicationName,
     options: "-c TimeZone=UTC",
     types: { getTypeParser: getTypeParser as typeof pg.types.getTypeParser },
   };

@@ -1,9 +1,13 @@
 import { type Kysely, sql } from "kysely";
+import type { ReleaseSafety } from "./index.ts";
 
 // Merchant accounts kept by the payment provider's systems: keyed by the provider's own id (unique, so a
 // retried call never makes a second account), with a status the provider changes, and a password the
 // merchant chooses through an emailed link (`password_set` false until then). The admins' reset links
 // become password links of either kind of account: one row per account, the newest link, its token hashed.
+// Release safety (ReleaseSafety, db/migrations/index.ts): renames admin_password_resets to password_links: the previous release still reads the old name.
+export const releaseSafety: ReleaseSafety = "breaking";
+
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema
     .alterTable("merchant_accounts")

@@ -1,9 +1,13 @@
 import { type Kysely, sql } from "kysely";
+import type { ReleaseSafety } from "./index.ts";
 
 // The append-only record of admin actions (domain/audit/). The database itself refuses to change or
 // remove an entry: a trigger refuses UPDATE and DELETE of any row and TRUNCATE of the table, whoever
 // connects, so that no code path (and no slip in one) can rewrite history. No foreign keys: an entry
 // outlives the admin, key or integration it names.
+// Release safety (ReleaseSafety, db/migrations/index.ts): a new table.
+export const releaseSafety: ReleaseSafety = "expand";
+
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema
     .createTable("audit_log")

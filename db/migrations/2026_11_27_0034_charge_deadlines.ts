@@ -1,4 +1,5 @@
 import { type Kysely, sql } from "kysely";
+import type { ReleaseSafety } from "./index.ts";
 
 // The time sweep finds what is due in `charge_deadlines` instead of in partial indexes of `charges` on
 // `state`: a column in an index predicate makes every change of state write a new entry in each of the
@@ -8,6 +9,9 @@ import { type Kysely, sql } from "kysely";
 // A charge's mark is written when it opens (inserted as pending or partial_payment, or completed from a
 // draft) or when its last due date moves while open, by a trigger, whatever writes the charge. Closing a
 // charge leaves its mark: the sweep deletes marks once due, with or without a charge still open.
+// Release safety (ReleaseSafety, db/migrations/index.ts): a new table filled by triggers on whatever writes charges, the previous release included.
+export const releaseSafety: ReleaseSafety = "expand";
+
 export async function up(db: Kysely<any>): Promise<void> {
   await sql`
     create table charge_deadlines (

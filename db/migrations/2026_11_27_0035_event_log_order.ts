@@ -1,10 +1,14 @@
 import { type Kysely, sql } from "kysely";
+import type { ReleaseSafety } from "./index.ts";
 
 // The event log's order, for the event stream's resume (domain/events/event-stream.ts): each event row
 // records the transaction that wrote it (`log_xid`, its top-level id as xid8) and a position from a
 // sequence (`log_position`). The log is read in (log_xid, log_position) order, only below the oldest
 // transaction still running: nothing can later commit in front of what has been read.
 // Existing rows were all written before this migration's transaction: its id and their age order them.
+// Release safety (ReleaseSafety, db/migrations/index.ts): new columns with defaults: the previous release's inserts fill them.
+export const releaseSafety: ReleaseSafety = "expand";
+
 export async function up(db: Kysely<any>): Promise<void> {
   await sql`create sequence events_log_position`.execute(db);
   await sql`alter table events add column log_position bigint, add column log_xid xid8`.execute(db);

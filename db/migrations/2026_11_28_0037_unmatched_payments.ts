@@ -1,4 +1,5 @@
 import { type Kysely, sql } from "kysely";
+import type { ReleaseSafety } from "./index.ts";
 
 // Money that does not match, as a resource: every transfer recorded without being applied to a charge
 // (its whole amount, reason as its `unmatched_reason`) and every overpayment's excess (reason
@@ -13,6 +14,9 @@ import { type Kysely, sql } from "kysely";
 //   transfer being the charge's one of that `thisPaymentAmount` and `paidAt` (should two of the charge's
 //   transfers have both, they cannot be told apart afterwards: the excess goes to the one of the greater
 //   transaction id; its amount and owner are the same either way).
+// Release safety (ReleaseSafety, db/migrations/index.ts): new tables.
+export const releaseSafety: ReleaseSafety = "expand";
+
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema
     .createTable("unmatched_payments")

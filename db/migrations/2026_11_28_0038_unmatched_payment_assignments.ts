@@ -1,9 +1,13 @@
 import { type Kysely, sql } from "kysely";
+import type { ReleaseSafety } from "./index.ts";
 
 // Unmatched money assigned by hand to a charge (domain/reconciliation/assign-unmatched.ts): each assignment
 // is a payment of the charge made of (part of) an unmatched payment, with its breakdown. A transfer's money
 // can now pay two charges (the charge it paid, then its excess assigned to another), so a breakdown is one
 // per transfer and charge.
+// Release safety (ReleaseSafety, db/migrations/index.ts): a new table, and a wider primary key that the previous release's writes keep.
+export const releaseSafety: ReleaseSafety = "expand";
+
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema
     .createTable("unmatched_payment_assignments")

@@ -1,4 +1,5 @@
 import { type Kysely, sql } from "kysely";
+import type { ReleaseSafety } from "./index.ts";
 
 // Unmatched money sent back to the account it came from (domain/reconciliation/return-unmatched.ts): each
 // return is an outgoing transfer of what was unresolved, asked of the bank by a job. A payment has at most one
@@ -6,6 +7,9 @@ import { type Kysely, sql } from "kysely";
 // or assign. The request's Idempotency-Key is kept with the return it asked for, unique per owner (an
 // integration, or the platform for money of no integration), with the request's fingerprint: the same key
 // answers the same return, another request under it is refused.
+// Release safety (ReleaseSafety, db/migrations/index.ts): a new table.
+export const releaseSafety: ReleaseSafety = "expand";
+
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema
     .createTable("unmatched_payment_returns")

@@ -42,6 +42,21 @@ import * as unmatchedPaymentAssignments from "./2026_11_28_0038_unmatched_paymen
 import * as unmatchedPaymentReturns from "./2026_11_28_0039_unmatched_payment_returns.ts";
 import * as transfersByRecordedTime from "./2026_11_28_0040_transfers_by_recorded_time.ts";
 
+/**
+ * Whether a migration may run while the previous release still serves (a rolling release: the schema
+ * changes first, then the processes are replaced one at a time). Each migration module says so in
+ * `export const releaseSafety` (docs/operations.md, "Migrations across a release"):
+ * - "expand": it only adds (a table, a nullable or defaulted column, an index, a trigger that fills what the
+ *   new release reads): the previous release works on the schema after it.
+ * - "contract": it removes what no release since the previous one uses (the second half of a change that an
+ *   earlier release expanded): the previous release works on the schema after it too.
+ * - "breaking": the previous release fails on the schema after it (a rename, a removal of what it still
+ *   uses, a NOT NULL column it does not write): stop it first, or split the change into an expand and a
+ *   later contract.
+ * Migrations written before the marker have none: "unmarked", taken as breaking while a release serves.
+ */
+export type ReleaseSafety = "expand" | "contract" | "breaking";
+
 export const migrations: Record<string, Migration> = {
   "2026_11_22_0001_initial": initial,
   "2026_11_22_0002_identity": identity,

@@ -1,0 +1,64 @@
+// `npm run db:migrate` across a release: it prints each pending migration's release safety, runs the
+// expand and contract ones while the previous release serves, and refuses a breaking one then, unless told
+// the previous release is stopped (docs/operations.md, "Migrations across a release").
+import { join } from "node:path";
+import { sql } from "kysely";
+import { afterEach, describe, expect, it } from "vitest";
+import { createMigrator, releaseSafetyOf } from "../../db/migrate.ts";
+import { migrations } from "../../db/migrations/index.ts";
+import { cobroEnv, ROOT, runScript } from "../../scripts/cobro-process.ts";
+import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
+
+const SCRIPT = join(ROOT, "scripts/db-migrate.ts");
+const names = Object.keys(migrations);
+/** The first migration to declare its release safety; every later one must. */
+const FIRST_MARKED = "2026_11_27_0030_provider_merchant_accounts";
+const opened: TestDatabase[] = [];
+afterEach(async () => {
+  for (const handle of opened.splice(0)) await handle.close();
+});
+
+/** A database migrated up to `last` (included): its open handle stands for the previous release, serving. */
+async function databaseAt(last: string): Promise<TestDatabase> {
+  const database = await createTestDatabase({ migrate: false });
+  opened.push(database);
+  const { error } = await createMigrator(database.db).migrateTo(last);
+  if (error) throw error;
+  return database;
+}
+
+const applied = async (database: TestDatabase) =>
+  (await sql<{ name: string }>`select name from kysely_migration order by name`.execute(database.db)).rows.map((row) => row.name);
+const migrate = (database: TestDatabase, args: string[] = []) => runScript(SCRIPT, args, cobroEnv({ DATABASE_URL: database.connectionString }));
+
+describe("npm run db:migrate and the release safety of migrations", () => {
+  it("every migration from the first marked one on declares whether it is safe while the previous release serves", () => {
+    for (const name of names.slice(names.indexOf(FIRST_MARKED)))
+      expect([name, releaseSafetyOf(name)]).toEqual([name, expect.stringMatching(/^(expand|contract|breaking)$/)]);
+  });
+
+  it("prints each pending migration's safety and runs expand migrations while the previous release serves", async () => {
+    const database = await databaseAt(FIRST_MARKED);
+    const pending = names.slice(names.indexOf(FIRST_MARKED) + 1);
+    const run = await migrate(database);
+    expect(run.code, run.stderr).toBe(0);
+    for (const name of pending) expect(run.stdout).toContain(`pending: ${name} (expand: safe while the previous release serves)`);
+    expect(run.stdout).toContain(`applied: ${pending.join(", ")}`);
+    expect(await applied(database)).toEqual(names);
+  });
+
+  it("refuses a breaking migration while the previous release serves, in one line, and runs it once told the release is stopped", async () => {
+    const database = await databaseAt(names[names.indexOf(FIRST_MARKED) - 1]!);
+    const refused = await migrate(database);
+    expect(refused.code).toBe(1);
+    expect(refused.stdout).toContain(`pending: ${FIRST_MARKED} (breaking: not safe while the previous release serves)`);
+    expect(refused.stderr.trim().split("\n")).toEqual([
+      expect.stringMatching(new RegExp(`^cobro: ${FIRST_MARKED} cannot run while a release serves \\(\\d+ Cobro sessions are open`)),
+    ]);
+    expect(await applied(database)).not.toContain(FIRST_MARKED);
+
+    const run = await migrate(database, ["--previous-release-stopped"]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(await applied(database)).toEqual(names);
+  });
+});
