@@ -27,10 +27,11 @@ const apis: StartedCobro[] = [];
 const workers: StartedCobro[] = [];
 
 /**
- * HAProxy in front of both API processes. An HTTP check every 200 ms takes a stopping process out as soon
- * as its listener closes (it stops accepting at once on SIGTERM), and `rise 2` puts a started one back once
- * it answers something other than its "still starting" 503. Between the listener's close and the check's verdict a new connection to it is refused: `retries
- * 3` with `option redispatch` sends that connection to the other server instead of failing it. HAProxy
+ * HAProxy in front of both API processes. An HTTP check every 200 ms takes a stopping process out within
+ * three failed checks of its listener's close (it stops accepting at once on SIGTERM; `fall 1` let one slow
+ * check under load take out the process that stays up as well), and `rise 2` puts a started one back once
+ * it answers something other than its "still starting" 503. Until the check's verdict a new connection to
+ * the stopping process is refused: `retries 3` with `option redispatch` sends that connection to the other server instead of failing it. HAProxy
  * retries only a connection that was never established (retry-on's default, conn-failure), never a request
  * already sent, so a create is never made twice by the balancer. Keep-alive to the servers is off
  * (`http-server-close`): the last answers of a stopping process carry `Connection: close` anyway.
@@ -38,8 +39,8 @@ const workers: StartedCobro[] = [];
 function haproxyConfig(): string {
   const servers = (api: "integration" | "admin") =>
     [
-      `  server a 127.0.0.1:${api === "integration" ? cluster.integrationUrl.split(":")[2] : cluster.adminUrl.split(":")[2]} check inter 200ms fall 1 rise 2`,
-      `  server b 127.0.0.1:${ports.second[api]} check inter 200ms fall 1 rise 2`,
+      `  server a 127.0.0.1:${api === "integration" ? cluster.integrationUrl.split(":")[2] : cluster.adminUrl.split(":")[2]} check inter 200ms fall 3 rise 2`,
+      `  server b 127.0.0.1:${ports.second[api]} check inter 200ms fall 3 rise 2`,
     ].join("\n");
   return `global
   maxconn 512
@@ -132,7 +133,8 @@ async function runLoad(record: Record, merchant: ApiCall, admin: ApiCall, stop: 
     try {
       result = await caller(method, route, body);
     } catch (error) {
-      record.failed.push(`${what}: ${(error as Error).message}`);
+      const cause = (error as Error & { cause?: { code?: string; message?: string } }).cause;
+      record.failed.push(`${what}: ${(error as Error).message}${cause ? ` (${cause.code ?? ""} ${cause.message ?? ""})` : ""}`);
       return undefined;
     }
     record.statuses.set(`${what} ${result.status}`, (record.statuses.get(`${what} ${result.status}`) ?? 0) + 1);
@@ -236,6 +238,7 @@ it("restarts each API process and each worker under load: no failed request, no 
       `${record.charges.length} charges, ${record.payments} payments, ${events.length} events delivered; ` +
       `restarts ${restarts.map((restart) => `${restart.what} ${(restart.ms / 1000).toFixed(1)} s`).join(", ")}; failed ${record.failed.length}`,
   );
+  if (record.failed.length > 0) console.log(`failed requests:\n${record.failed.join("\n")}`);
   expect(record.failed).toEqual([]);
   expect(undelivered.rows[0]!.n).toBe(0);
   expect(record.payments).toBeGreaterThan(0);
