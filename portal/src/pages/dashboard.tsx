@@ -1,17 +1,17 @@
 // The integration's day at a glance: what was collected today, the open charges by state, the latest events.
 // "Today" is the integration's: in the Sandbox, its clock's (which can be weeks ahead of the real one).
 import { adminApi } from "../api.ts";
-import { environment } from "../environment.ts";
+import { integrationToday } from "../integration-today.ts";
 import { CHARGE_STATE_LABELS, OPEN_CHARGE_STATES } from "../status-labels.ts";
 import { EventList } from "../components/event-list.tsx";
 import { Loaded } from "../components/feedback.tsx";
 import { useResource } from "../components/use-resource.ts";
-import { argentinaDay, formatMoney, plural } from "../format.ts";
+import { formatMoney, plural } from "../format.ts";
 import { Link } from "../router.ts";
 
 export function Dashboard() {
   const collected = useResource(async () => {
-    const today = environment === "sandbox" ? (await adminApi.sandbox.getSandboxClock()).today : argentinaDay(new Date());
+    const today = await integrationToday();
     return adminApi.earnings.getEarnings({ startDate: today, endDate: today });
   }, []);
   const openCharges = useResource(

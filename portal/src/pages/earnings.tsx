@@ -11,24 +11,9 @@ import { formatDate, formatDateTime, formatMoney } from "../format.ts";
 import { decimalText } from "../input-parsing.ts";
 import { Link } from "../router.ts";
 import { TableScroll } from "../components/table-scroll.tsx";
+import { saveFile } from "../save-file.ts";
 
 const PAGE_SIZE = 20;
-
-/**
- * Saves text as a file. The CSV comes through the SDK (it needs the Bearer token, which a plain link
- * cannot carry) and is handed to the browser as a blob: URL on a download link; a download is not a
- * navigation, so the page's CSP needs nothing more.
- */
-function saveFile(name: string, type: string, text: string): void {
-  const url = URL.createObjectURL(new Blob([text], { type }));
-  const link = document.createElement("a");
-  link.href = url;
-  link.download = name;
-  document.body.append(link);
-  link.click();
-  link.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 10_000);
-}
 
 export function Earnings() {
   const [draft, setDraft] = useState<DateRange>({ startDate: "", endDate: "" });

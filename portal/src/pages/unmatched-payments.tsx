@@ -70,13 +70,13 @@ function filtersOf(query: URLSearchParams): Filters {
   };
 }
 
-function merchantName(merchants: Map<string, string>, merchantUserId: string | null): string {
+export function merchantName(merchants: Map<string, string>, merchantUserId: string | null): string {
   if (merchantUserId === null) return "—";
   return merchants.get(merchantUserId) ?? merchantUserId.slice(0, 8);
 }
 
 /** The integration's merchant accounts by their userId: "Nombre de fantasía (email)" or the email. */
-function useMerchants() {
+export function useMerchants() {
   return useResource(async () => {
     const page = await adminApi.merchants.listIntegrationUsers({ limit: 100 });
     return new Map(page.items.map((user) => [user.userId, user.fantasyName ? `${user.fantasyName} (${user.email})` : user.email]));
