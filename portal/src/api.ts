@@ -23,6 +23,7 @@ import {
   PlatformIntegrationClientsApi,
   PlatformMerchantAccountsApi,
   SandboxApi,
+  StatementsApi,
   UnmatchedPaymentsApi,
   type Middleware,
 } from "@cobro/sdk/admin";
@@ -45,6 +46,7 @@ const configuration = new Configuration({
 export const adminApi = {
   paymentRequests: new PaymentRequestsApi(configuration),
   unmatchedPayments: new UnmatchedPaymentsApi(configuration),
+  statements: new StatementsApi(configuration),
   events: new EventsApi(configuration),
   earnings: new EarningsApi(configuration),
   notifications: new NotificationsApi(configuration),

@@ -8,6 +8,7 @@ import { ChangePassword } from "./pages/change-password.tsx";
 import { ChargeDetail } from "./pages/charge-detail.tsx";
 import { ChargeList } from "./pages/charges.tsx";
 import { Dashboard } from "./pages/dashboard.tsx";
+import { DailyStatementPage } from "./pages/daily-statement.tsx";
 import { Earnings } from "./pages/earnings.tsx";
 import { GoLive } from "./pages/go-live.tsx";
 import { MerchantList } from "./pages/merchants.tsx";
@@ -56,6 +57,8 @@ const ROUTES: Record<AdminRole, Route[]> = {
     // Money that matched no charge: its list, and one to assign (imputar) by hand.
     { path: "/unmatched", title: "Pagos sin imputar", menu: "Pagos sin imputar", render: (_, query) => <UnmatchedPaymentList query={query} /> },
     { path: "/unmatched/:id", title: "Pago sin imputar", render: ({ id }) => <UnmatchedPaymentDetail unmatchedPaymentId={id!} /> },
+    // Every transfer of a day and what became of it, with its CSV.
+    { path: "/statements", title: "Resumen diario", menu: "Resumen diario", render: (_, query) => <DailyStatementPage query={query} /> },
     { path: "/sandbox", title: "Herramientas del Sandbox", menu: "Sandbox", sandboxOnly: true, render: () => <SandboxTools /> },
     { path: "/go-live", title: "Salida a producción", menu: "Salida a producción", sandboxOnly: true, render: () => <GoLive /> },
     // Merchants and money: commissions, the offer, where commissions are paid, earnings; the chat cap.

@@ -38,6 +38,11 @@ export function formatDateTime(value: string): string {
   return `${date.format(instant)} ${time.format(instant)}`;
 }
 
+/** An instant → `10:05` in Argentina's time. */
+export function formatTime(value: string): string {
+  return time.format(new Date(value));
+}
+
 /** The calendar day in Argentina of an instant (`2026-11-22`), to compare days. */
 export function argentinaDay(value: string | Date): string {
   return dayKey.format(typeof value === "string" ? new Date(value) : value);

@@ -37,6 +37,7 @@ export const INTEGRATION_ADMIN_MENU = [
   "Inicio",
   "Cobros",
   "Pagos sin imputar",
+  "Resumen diario",
   "Sandbox",
   "Salida a producción",
   "Comercios",
