@@ -154,18 +154,25 @@ export const JOB_TAKER_SETTING = "cobro.job_taker";
  * nobody holds (a new job given a reused id), and of a job held by a delivery dispatcher unless the
  * statement names that dispatcher in JOB_TAKER_SETTING (as its outcomes' statement does). What it cannot
  * tell apart: a job reused by id and already taken by another graphile-worker pool (docs/operations.md).
- * Installed with the queue's schema, at every start (idempotent).
+ * Installed with the queue's schema at every start, as one transaction (one query of several statements)
+ * under an advisory lock: processes starting at once would otherwise replace the function together
+ * ("tuple concurrently updated"). The trigger is created only when missing, so a start does not lock the
+ * jobs table while other processes serve.
  */
 const JOB_COMPLETION_GUARD = `
+  select pg_advisory_xact_lock(hashtext('cobro_job_completion_guard'));
   create or replace function ${QUEUE_SCHEMA}.cobro_job_deleted_by_holder() returns trigger language plpgsql as $$
   begin
     if old.locked_by is null then return null; end if;
     if old.locked_by like 'deliveries-%' and old.locked_by is distinct from current_setting('${JOB_TAKER_SETTING}', true) then return null; end if;
     return old;
   end $$;
-  drop trigger if exists cobro_job_deleted_by_holder on ${QUEUE_SCHEMA}._private_jobs;
-  create trigger cobro_job_deleted_by_holder before delete on ${QUEUE_SCHEMA}._private_jobs
-    for each row execute function ${QUEUE_SCHEMA}.cobro_job_deleted_by_holder();`;
+  do $$ begin
+    if not exists (select 1 from pg_trigger where tgname = 'cobro_job_deleted_by_holder' and tgrelid = '${QUEUE_SCHEMA}._private_jobs'::regclass) then
+      create trigger cobro_job_deleted_by_holder before delete on ${QUEUE_SCHEMA}._private_jobs
+        for each row execute function ${QUEUE_SCHEMA}.cobro_job_deleted_by_holder();
+    end if;
+  end $$;`;
 
 const levels: Record<LogLevel, "error" | "warn" | "info" | "debug"> = {
   error: "error",

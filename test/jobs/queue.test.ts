@@ -1,6 +1,7 @@
 import { sql } from "kysely";
+import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { addJob } from "../../db/job-queue.ts";
+import { addJob, prepareQueue } from "../../db/job-queue.ts";
 import { type JobWorker, startWorker } from "../../jobs/queue.ts";
 import type { TaskList } from "../../jobs/tasks.ts";
 import { captureLogs } from "../helpers/captured-logs.ts";
@@ -196,6 +197,16 @@ describe("a job is deleted only by whoever holds it", () => {
     (await sql<{ n: number }>`select count(*)::int as n from graphile_worker._private_jobs where id = ${id}::bigint`.execute(database.db)).rows[0]!.n === 1;
   const lock = (id: number, by: string) =>
     sql`update graphile_worker._private_jobs set locked_by = ${by}, locked_at = now() where id = ${id}::bigint`.execute(database.db);
+
+  it("is installed by processes starting at once without one of them failing", async () => {
+    const pool = new pg.Pool({ connectionString: database.connectionString, max: 8 });
+    try {
+      const starts = await Promise.allSettled(Array.from({ length: 8 }, () => prepareQueue({ pool })));
+      expect(starts.filter((start) => start.status === "rejected")).toEqual([]);
+    } finally {
+      await pool.end();
+    }
+  });
 
   it("a completion by id spares a job nobody holds and one a delivery dispatcher holds: an id a new primary gave again", async () => {
     const waiting = await addJob(database.db, "noop", {});
