@@ -86,6 +86,8 @@ const BUSINESS_RULES: Record<ApiName, Record<string, { statuses: string[]; rules
     },
     updatePaymentRequestCustomer: { statuses: ["400"], rules: "the taxDocument's check digit" },
     listPaymentRequests: { statuses: ["400"], rules: "endDate not before startDate" },
+    listUnmatchedPayments: { statuses: ["400"], rules: "from before to" },
+    assignUnmatchedPayment: { statuses: ["400"], rules: "exactly one of paymentRequestId and referenceId" },
     createCheckoutPayment: {
       statuses: ["400", "422"],
       rules:
@@ -129,6 +131,11 @@ const BUSINESS_RULES: Record<ApiName, Record<string, { statuses: string[]; rules
     getPlatformEarnings: { statuses: ["400"], rules: "startDate not after endDate, at most 366 days, real calendar dates" },
     listAuditLog: { statuses: ["400"], rules: "from not after to" },
     listMyAuditLog: { statuses: ["400"], rules: "from not after to" },
+    listUnmatchedPayments: { statuses: ["400"], rules: "from before to" },
+    listPlatformUnmatchedPayments: { statuses: ["400"], rules: "from before to" },
+    assignUnmatchedPayment: { statuses: ["400"], rules: "exactly one of paymentRequestId and referenceId" },
+    getDailyStatement: { statuses: ["400"], rules: "a real calendar date, not after the integration's today" },
+    getPlatformDailyStatement: { statuses: ["400"], rules: "a real calendar date, not after today" },
     proposeCommissionChange: { statuses: ["400"], rules: "percentage with at most 2 decimals" },
     createMessageCapRequest: { statuses: ["400"], rules: "requestedPerDay above the integration's cap in force" },
     approveMessageCapRequest: { statuses: ["400"], rules: "approvedPerDay above the integration's cap in force" },
