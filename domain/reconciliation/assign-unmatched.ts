@@ -28,7 +28,7 @@ import { eventsCtes } from "../events/outbox.ts";
 import { fromCents } from "../money.ts";
 import { withdrawingChargeNotifications } from "../notifications/charge-notifications.ts";
 import { chargesWithTerms, paymentReceivedEvent, paymentTo, type IncomingTransfer, type LockedMatch } from "./transfer-rules.ts";
-import { getUnmatchedPayment, type UnmatchedPaymentView } from "./unmatched-payments.ts";
+import { getUnmatchedPayment, lockedUnmatchedPayment, type UnmatchedPaymentView } from "./unmatched-payments.ts";
 
 /** The charge to assign to: by its id, or by its `referenceId` among the unmatched payment's merchant account's charges. */
 export type AssignmentTarget = { paymentRequestId?: string; referenceId?: string };
@@ -130,9 +130,7 @@ export async function assignUnmatchedPayment(
 
 /** The unmatched payment, locked, with its transfer; 404 when the scope does not see it. */
 async function lockPayment(trx: Transaction<Database>, scope: AssignmentScope, unmatchedPaymentId: string) {
-  let query = trx
-    .selectFrom("unmatched_payments as u")
-    .innerJoin("transfers as t", "t.id", "u.transfer_id")
+  const payment = await lockedUnmatchedPayment(trx, scope, unmatchedPaymentId)
     .select([
       "u.id",
       "u.transfer_id",
@@ -147,11 +145,7 @@ async function lockPayment(trx: Transaction<Database>, scope: AssignmentScope, u
       "t.operated_at",
       "t.source",
     ])
-    .where("u.id", "=", unmatchedPaymentId)
-    .where("u.integration_client_id", "=", scope.integrationClientId)
-    .forUpdate("u");
-  if (scope.kind === "merchant") query = query.where("u.merchant_account_id", "=", scope.merchantAccountId);
-  const payment = await query.executeTakeFirst();
+    .executeTakeFirst();
   if (!payment) throw new DomainError("UnmatchedPaymentNotFoundError", "No unmatched payment with this unmatchedPaymentId");
   return payment as typeof payment & { merchant_account_id: string };
 }

@@ -28,6 +28,7 @@ import { fromCents } from "../money.ts";
 import type { BankTransferResult, BankTransfers, ReturnTransfer } from "../outbound/bank-transfers.ts";
 import {
   getUnmatchedPayment,
+  lockedUnmatchedPayment,
   returnViewOf,
   type UnmatchedPaymentReturnView,
   type UnmatchedPaymentScope,
@@ -129,15 +130,9 @@ async function returnUnderKey(trx: Transaction<Database>, owner: string, key: st
 
 /** The unmatched payment, locked, with its transfer's sender; 404 when the scope does not see it. */
 async function lockPayment(trx: Transaction<Database>, scope: UnmatchedPaymentScope, unmatchedPaymentId: string) {
-  let query = trx
-    .selectFrom("unmatched_payments as u")
-    .innerJoin("transfers as t", "t.id", "u.transfer_id")
+  const payment = await lockedUnmatchedPayment(trx, scope, unmatchedPaymentId)
     .select(["u.id", "u.state", "u.unresolved_cents", "u.integration_client_id", "t.sender_cvu", "t.sender_cuil"])
-    .where("u.id", "=", unmatchedPaymentId)
-    .forUpdate("u");
-  if (scope.kind !== "platform") query = query.where("u.integration_client_id", "=", scope.integrationClientId);
-  if (scope.kind === "merchant") query = query.where("u.merchant_account_id", "=", scope.merchantAccountId);
-  const payment = await query.executeTakeFirst();
+    .executeTakeFirst();
   if (!payment) throw new DomainError("UnmatchedPaymentNotFoundError", "No unmatched payment with this unmatchedPaymentId");
   return payment;
 }

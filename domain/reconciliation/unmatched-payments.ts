@@ -41,6 +41,14 @@ function visibleTo(scope: UnmatchedPaymentScope, db: Kysely<Database>) {
   return query;
 }
 
+/**
+ * The unmatched payment `scope` sees, locked, its transfer joined as `t`: what an assignment or a return acts
+ * on. The same visibility as the reads, so an action is refused (404) exactly where the payment cannot be read.
+ */
+export function lockedUnmatchedPayment(trx: Kysely<Database>, scope: UnmatchedPaymentScope, unmatchedPaymentId: string) {
+  return visibleTo(scope, trx).where("u.id", "=", unmatchedPaymentId).forUpdate("u");
+}
+
 const COLUMNS = [
   "u.id",
   "u.reason",

@@ -232,6 +232,33 @@ describe("assigning unmatched money over HTTP", () => {
     expect(late.idTransaccion).toBe(money.transactionId);
   });
 
+  it("refuses, with nothing written, an assignment or a return of money an unlinked merchant account received, as its reads do (404)", async () => {
+    const { admin, merchantUserId, createCharge } = await integrationWithUnmatchedMoney();
+    const [money] = (await admin.call("GET", "/my-integration/unmatched-payments?reason=canceled")).json.items;
+    const target = await createCharge(chargeBody({ referenceId: uniqueRef("DEST"), amount: 700 }));
+    const link = (await admin.call("GET", "/my-integration/users")).json.items.find((user: { userId: string }) => user.userId === merchantUserId);
+    expect((await admin.call("DELETE", `/my-integration/users/${link.integrationClientUserId}`)).status).toBe(204);
+
+    const notFound = { code: "UnmatchedPaymentNotFoundError", message: expect.any(String), id: expect.any(String) };
+    const path = `/my-integration/unmatched-payments/${money.unmatchedPaymentId}`;
+    const assigned = await admin.call("POST", `${path}/assignment`, { paymentRequestId: target.paymentRequestId });
+    expect([assigned.status, assigned.json]).toEqual([404, notFound]);
+    const returned = await admin.call("POST", `${path}/return`, {}, { "Idempotency-Key": randomUUID() });
+    expect([returned.status, returned.json]).toEqual([404, notFound]);
+    const row = await t.database.db
+      .selectFrom("unmatched_payments")
+      .select(["state", "unresolved_cents"])
+      .where("id", "=", money.unmatchedPaymentId)
+      .executeTakeFirstOrThrow();
+    expect(row).toEqual({ state: "unresolved", unresolved_cents: 70_000 });
+    const written = await t.database.db
+      .selectFrom("unmatched_payment_returns")
+      .select("id")
+      .where("unmatched_payment_id", "=", money.unmatchedPaymentId)
+      .execute();
+    expect(written).toEqual([]);
+  });
+
   it("answers the documented errors: a body naming no charge or two, another integration's charge, an unknown payment", async () => {
     const mine = await integrationWithUnmatchedMoney();
     const other = await sandboxIntegration(t);
