@@ -8,10 +8,10 @@
 // sent again (the bank takes one transfer per key). The URL is the operator's configuration, not an
 // integrator's input, so it is not judged by the webhooks' SSRF guard; one deadline, no redirects (undici's
 // `request` follows none), and the token only in the Authorization header: never in a reason or a log.
-import { Agent, request } from "undici";
+import { request, type Agent } from "undici";
 import { fromCents } from "../money.ts";
 import type { BankTransferResult, BankTransfers, ReturnTransfer } from "./bank-transfers.ts";
-import { codesOf, isTimeout } from "./http-client.ts";
+import { providerAgent, readJsonAnswer, unansweredReason } from "./http-client.ts";
 import { failureReason, PROVIDER_TIMEOUT_MS } from "./sender.ts";
 
 export interface HttpBankOptions {
@@ -24,8 +24,6 @@ export interface HttpBankOptions {
 /** When the bank says pending without a Retry-After. */
 export const DEFAULT_CHECK_AFTER_MS = 60_000;
 
-const ANSWER_LIMIT_BYTES = 64 * 1024;
-
 export class HttpBank implements BankTransfers {
   readonly #options: HttpBankOptions;
   readonly #timeoutMs: number;
@@ -34,7 +32,7 @@ export class HttpBank implements BankTransfers {
   constructor(options: HttpBankOptions) {
     this.#options = options;
     this.#timeoutMs = options.timeoutMs ?? PROVIDER_TIMEOUT_MS;
-    this.#agent = new Agent({ connect: { timeout: this.#timeoutMs }, headersTimeout: this.#timeoutMs, bodyTimeout: this.#timeoutMs, keepAliveTimeout: 4000 });
+    this.#agent = providerAgent(this.#timeoutMs);
   }
 
   send(transfer: ReturnTransfer): Promise<BankTransferResult> {
@@ -68,10 +66,13 @@ export class HttpBank implements BankTransfers {
         signal: deadline,
       });
       const retryAfter = Number(response.headers["retry-after"]);
-      return outcomeOf(response.statusCode, await readAnswer(response.body), Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter * 1000 : undefined);
+      return outcomeOf(
+        response.statusCode,
+        await readJsonAnswer<BankAnswer>(response.body),
+        Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter * 1000 : undefined,
+      );
     } catch (error) {
-      if (isTimeout(error, deadline)) return { outcome: "temporary_failure", reason: `the bank did not answer within ${this.#timeoutMs} ms` };
-      return { outcome: "temporary_failure", reason: `could not reach the bank (${codesOf(error)[0] ?? "connection failed"})` };
+      return { outcome: "temporary_failure", reason: unansweredReason(error, deadline, this.#timeoutMs, "the bank") };
     }
   }
 }
@@ -98,23 +99,4 @@ function outcomeOf(status: number, answer: BankAnswer | undefined, retryAfterMs:
   if (status >= 300 && status <= 399)
     return { outcome: "rejected", reason: `the bank answered ${status}: redirects are not followed (check COBRO_BANK_API_URL)` };
   return { outcome: "rejected", reason: failureReason(said ?? `the bank answered ${status}`) };
-}
-
-async function readAnswer(body: AsyncIterable<Buffer> & { destroy(): unknown }): Promise<BankAnswer | undefined> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    chunks.push(chunk);
-    size += chunk.length;
-    if (size > ANSWER_LIMIT_BYTES) {
-      body.destroy();
-      return undefined;
-    }
-  }
-  try {
-    const parsed: unknown = JSON.parse(Buffer.concat(chunks).toString("utf8"));
-    return typeof parsed === "object" && parsed !== null ? (parsed as BankAnswer) : undefined;
-  } catch {
-    return undefined;
-  }
 }

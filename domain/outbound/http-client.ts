@@ -7,6 +7,8 @@
 // - never follows a redirect (undici's `request` does not; a 3xx is a failure of kind `redirect`);
 // - never keeps the receiver's body: at most MAX_RESPONSE_BYTES_READ of it are read and discarded, then
 //   the connection is dropped (a receiver flooding an endless body costs nothing more).
+// Below it, what the calls to the providers the operator configures (the chat provider, the bank) share:
+// their agent, their byte-capped JSON answer, and the reason when none came.
 import { performance } from "node:perf_hooks";
 import type { LookupAddress, LookupOneOptions } from "node:dns";
 import { Agent, request } from "undici";
@@ -95,6 +97,46 @@ export function codesOf(error: unknown): string[] {
 /** True when a call failed for want of an answer in time: its deadline, or one of the agent's own timeouts. */
 export function isTimeout(error: unknown, deadline: AbortSignal): boolean {
   return deadline.aborted || codesOf(error).some((code) => ["TimeoutError", "UND_ERR_HEADERS_TIMEOUT", "UND_ERR_CONNECT_TIMEOUT", "ETIMEDOUT"].includes(code));
+}
+
+/** More of a provider's answer than this is not read: an id or an error message fits in far less. */
+export const PROVIDER_ANSWER_LIMIT_BYTES = 64 * 1024;
+
+/**
+ * The connections to a provider the operator configured (the chat provider, the bank): `timeoutMs` for
+ * connecting, for the status line and between body chunks; kept alive. Not an integrator's URL, so no SSRF guard.
+ */
+export function providerAgent(timeoutMs: number): Agent {
+  return new Agent({ connect: { timeout: timeoutMs }, headersTimeout: timeoutMs, bodyTimeout: timeoutMs, keepAliveTimeout: 4000 });
+}
+
+/** A provider's answer as a JSON object, read up to `limit` bytes; undefined past that, or when it is not a JSON object. */
+export async function readJsonAnswer<T extends object>(
+  body: AsyncIterable<Buffer> & { destroy(): unknown },
+  limit: number = PROVIDER_ANSWER_LIMIT_BYTES,
+): Promise<T | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    chunks.push(chunk);
+    size += chunk.length;
+    if (size > limit) {
+      body.destroy();
+      return undefined;
+    }
+  }
+  try {
+    const parsed: unknown = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+    return typeof parsed === "object" && parsed !== null ? (parsed as T) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Why a call to a provider (`who`: "the bank") got no answer: its deadline passed, or it could not be reached. */
+export function unansweredReason(error: unknown, deadline: AbortSignal, timeoutMs: number, who: string): string {
+  if (isTimeout(error, deadline)) return `${who} did not answer within ${timeoutMs} ms`;
+  return `could not reach ${who} (${codesOf(error)[0] ?? "connection failed"})`;
 }
 
 export class OutboundHttpClient {

@@ -9,8 +9,8 @@
 // The answer decides the outcome: a `messages[0].id` in a 2xx is sent; a 4xx is a refusal for good, its
 // `error.message` the reason (but 408 and 429, "too soon", are temporary); a 5xx, a timeout or a
 // connection that fails is temporary.
-import { Agent, request } from "undici";
-import { codesOf, isTimeout } from "./http-client.ts";
+import { request, type Agent } from "undici";
+import { providerAgent, readJsonAnswer, unansweredReason } from "./http-client.ts";
 import { failureReason, PROVIDER_TIMEOUT_MS, type ChatMessage, type Sender, type SendResult } from "./sender.ts";
 
 export interface WhatsappSenderOptions {
@@ -24,9 +24,6 @@ export interface WhatsappSenderOptions {
   timeoutMs?: number;
 }
 
-/** More of an answer than this is not read: an id or an error message fits in far less. */
-const ANSWER_LIMIT_BYTES = 64 * 1024;
-
 export class WhatsappSender implements Sender<ChatMessage> {
   readonly #options: WhatsappSenderOptions;
   readonly #timeoutMs: number;
@@ -35,7 +32,7 @@ export class WhatsappSender implements Sender<ChatMessage> {
   constructor(options: WhatsappSenderOptions) {
     this.#options = options;
     this.#timeoutMs = options.timeoutMs ?? PROVIDER_TIMEOUT_MS;
-    this.#agent = new Agent({ connect: { timeout: this.#timeoutMs }, headersTimeout: this.#timeoutMs, bodyTimeout: this.#timeoutMs, keepAliveTimeout: 4000 });
+    this.#agent = providerAgent(this.#timeoutMs);
   }
 
   /** The request body of a message: the Cloud API's template message. */
@@ -63,10 +60,9 @@ export class WhatsappSender implements Sender<ChatMessage> {
         body: this.requestBody(message),
         signal: deadline,
       });
-      return outcomeOf(response.statusCode, await readAnswer(response.body));
+      return outcomeOf(response.statusCode, await readJsonAnswer<ProviderAnswer>(response.body));
     } catch (error) {
-      if (isTimeout(error, deadline)) return { outcome: "temporary_failure", reason: `the chat provider did not answer within ${this.#timeoutMs} ms` };
-      return { outcome: "temporary_failure", reason: `could not reach the chat provider (${codesOf(error)[0] ?? "connection failed"})` };
+      return { outcome: "temporary_failure", reason: unansweredReason(error, deadline, this.#timeoutMs, "the chat provider") };
     }
   }
 
@@ -93,24 +89,4 @@ function outcomeOf(status: number, answer: ProviderAnswer | undefined): SendResu
   if (status === 408 || status === 429 || status >= 500)
     return { outcome: "temporary_failure", reason: failureReason(`the chat provider answered ${status}${said}`) };
   return { outcome: "rejected", reason: failureReason(providerMessage ?? `the chat provider answered ${status}`) };
-}
-
-/** The answer's JSON, read up to ANSWER_LIMIT_BYTES; undefined when it is not JSON. */
-async function readAnswer(body: AsyncIterable<Buffer> & { destroy(): unknown }): Promise<ProviderAnswer | undefined> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    chunks.push(chunk);
-    size += chunk.length;
-    if (size > ANSWER_LIMIT_BYTES) {
-      body.destroy();
-      return undefined;
-    }
-  }
-  try {
-    const parsed: unknown = JSON.parse(Buffer.concat(chunks).toString("utf8"));
-    return typeof parsed === "object" && parsed !== null ? (parsed as ProviderAnswer) : undefined;
-  } catch {
-    return undefined;
-  }
 }
