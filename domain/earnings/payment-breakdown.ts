@@ -8,7 +8,7 @@
 // - The merchant's net is the rest, so the three parts always add up to the gross, to the cent.
 // The terms are read when the payment arrives (with the charge, domain/reconciliation/reconcile.ts) and
 // stored with it: a later change never rewrites history.
-import type { Insertable } from "kysely";
+import { sql, type Insertable, type RawBuilder } from "kysely";
 import type { PaymentBreakdownsTable } from "../../db/tables/earnings.table.ts";
 import { percentOfCents } from "../money.ts";
 
@@ -70,4 +70,23 @@ export function paymentBreakdownRow(
     integration_commission_fixed_cents: terms.integrationFixedCents,
     service_commission_percentage: terms.servicePercentage,
   };
+}
+
+/**
+ * The CTE `breakdowns`, inserting `rows` (paymentBreakdownRow's) within the payments' own statement: over
+ * arrays, so the statement's text is the same whatever their number (one plan for a batch of any size).
+ */
+export function insertBreakdownsCte(rows: readonly Insertable<PaymentBreakdownsTable>[]): RawBuilder<unknown> {
+  const b = <T>(pick: (row: Insertable<PaymentBreakdownsTable>) => T) => rows.map(pick);
+  return sql`
+    breakdowns as (
+      insert into payment_breakdowns (transfer_id, charge_id, integration_client_id, merchant_account_id, received_at, gross_cents, integration_commission_cents,
+                                      service_commission_cents, merchant_net_cents, integration_commission_percentage, integration_commission_fixed_cents,
+                                      service_commission_percentage)
+      select * from unnest(${b((r) => r.transfer_id)}::uuid[], ${b((r) => r.charge_id)}::uuid[], ${b((r) => r.integration_client_id)}::uuid[],
+                           ${b((r) => r.merchant_account_id)}::uuid[], ${b((r) => r.received_at)}::timestamptz[], ${b((r) => r.gross_cents)}::bigint[],
+                           ${b((r) => r.integration_commission_cents)}::bigint[], ${b((r) => r.service_commission_cents)}::bigint[], ${b((r) => r.merchant_net_cents)}::bigint[],
+                           ${b((r) => r.integration_commission_percentage)}::numeric[], ${b((r) => r.integration_commission_fixed_cents)}::bigint[],
+                           ${b((r) => r.service_commission_percentage)}::numeric[])
+    )`;
 }

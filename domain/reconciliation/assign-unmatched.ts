@@ -22,7 +22,7 @@ import type { Charge } from "../../db/tables/charges.table.ts";
 import type { components } from "../../generated/types/admin.ts";
 import { amountOwedCents } from "../amount-owed.ts";
 import { releaseCvusCtes } from "../cvu-pool/cvu-pool.ts";
-import { paymentBreakdownRow, termsOfLink } from "../earnings/payment-breakdown.ts";
+import { insertBreakdownsCte, paymentBreakdownRow, termsOfLink } from "../earnings/payment-breakdown.ts";
 import { DomainError, ValidationError } from "../errors.ts";
 import { eventsCtes } from "../events/outbox.ts";
 import { fromCents } from "../money.ts";
@@ -109,15 +109,8 @@ export async function assignUnmatchedPayment(
         update unmatched_payments set unresolved_cents = ${left}, state = ${left === 0 ? "assigned" : "unresolved"},
                resolved_at = ${left === 0 ? context.now : null}::timestamptz
          where id = ${payment.id}
-      ), breakdown as (
-        insert into payment_breakdowns (transfer_id, charge_id, integration_client_id, merchant_account_id, received_at, gross_cents, integration_commission_cents,
-                                        service_commission_cents, merchant_net_cents, integration_commission_percentage, integration_commission_fixed_cents,
-                                        service_commission_percentage)
-        values (${breakdown.transfer_id}, ${breakdown.charge_id}, ${breakdown.integration_client_id}, ${breakdown.merchant_account_id}, ${breakdown.received_at}::timestamptz,
-                ${breakdown.gross_cents}, ${breakdown.integration_commission_cents}, ${breakdown.service_commission_cents}, ${breakdown.merchant_net_cents},
-                ${breakdown.integration_commission_percentage}::numeric, ${breakdown.integration_commission_fixed_cents},
-                ${breakdown.service_commission_percentage ?? null}::numeric)
-      ), ${releaseCvusCtes(paidInFull)},
+      ), ${insertBreakdownsCte([breakdown])},
+      ${releaseCvusCtes(paidInFull)},
       notifications_withdrawn as (${withdrawingChargeNotifications(trx, paidInFull)}),
       ${eventsCtes([event])}
       select (select count(*) from events_jobs) as events`.execute(trx);

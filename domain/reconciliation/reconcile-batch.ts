@@ -27,7 +27,7 @@ import type { Charge } from "../../db/tables/charges.table.ts";
 import type { UnmatchedPaymentReason, UnmatchedReason } from "../../db/tables/transfers.table.ts";
 import { releaseCvusCtes } from "../cvu-pool/cvu-pool.ts";
 import { eventsCtes, type NewEvent } from "../events/outbox.ts";
-import { paymentBreakdownRow, termsOfLink } from "../earnings/payment-breakdown.ts";
+import { insertBreakdownsCte, paymentBreakdownRow, termsOfLink } from "../earnings/payment-breakdown.ts";
 import { confirmingPaymentsByChatCtes, withdrawingChargeNotifications, type ReceivedPayment } from "../notifications/charge-notifications.ts";
 import { payerKeyOf } from "../tax-id.ts";
 import {
@@ -447,7 +447,6 @@ async function writeBatch(trx: Transaction<Database>, items: Item[], applied: Ap
     full: total,
     at: options.receivedAt,
   }));
-  const b = <T>(pick: (row: (typeof breakdowns)[number]) => T) => breakdowns.map(pick);
   const unmatched = unmatchedMoney(recorded, applied);
   const u = <T>(pick: (row: UnmatchedMoney) => T) => unmatched.map(pick);
   await sql`
@@ -462,16 +461,8 @@ async function writeBatch(trx: Transaction<Database>, items: Item[], applied: Ap
         from unnest(${recorded.map((item) => item.transferId!)}::uuid[], ${recorded.map((item) => paymentOf.get(item)?.charge.id ?? null)}::uuid[],
                     ${recorded.map((item) => (paymentOf.has(item) ? null : item.unmatched!.reason))}::text[]) as u(id, charge_id, unmatched_reason)
        where t.id = u.id
-    ), breakdowns as (
-      insert into payment_breakdowns (transfer_id, charge_id, integration_client_id, merchant_account_id, received_at, gross_cents, integration_commission_cents,
-                                      service_commission_cents, merchant_net_cents, integration_commission_percentage, integration_commission_fixed_cents,
-                                      service_commission_percentage)
-      select * from unnest(${b((r) => r.transfer_id)}::uuid[], ${b((r) => r.charge_id)}::uuid[], ${b((r) => r.integration_client_id)}::uuid[],
-                           ${b((r) => r.merchant_account_id)}::uuid[], ${b((r) => r.received_at)}::timestamptz[], ${b((r) => r.gross_cents)}::bigint[],
-                           ${b((r) => r.integration_commission_cents)}::bigint[], ${b((r) => r.service_commission_cents)}::bigint[], ${b((r) => r.merchant_net_cents)}::bigint[],
-                           ${b((r) => r.integration_commission_percentage)}::numeric[], ${b((r) => r.integration_commission_fixed_cents)}::bigint[],
-                           ${b((r) => r.service_commission_percentage)}::numeric[])
-    ), unmatched_recorded as (
+    ), ${insertBreakdownsCte(breakdowns)},
+    unmatched_recorded as (
       insert into unmatched_payments (transfer_id, reason, amount_cents, unresolved_cents, integration_client_id, merchant_account_id, charge_id, received_at, recorded_at)
       select transfer_id, reason, amount_cents, amount_cents, integration_client_id, merchant_account_id, charge_id, received_at, ${options.receivedAt}::timestamptz
         from unnest(${u((r) => r.transferId)}::uuid[], ${u((r) => r.reason)}::text[], ${u((r) => r.amountCents)}::bigint[], ${u((r) => r.integrationClientId)}::uuid[],
