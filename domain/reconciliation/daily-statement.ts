@@ -11,7 +11,7 @@ import type { components } from "../../generated/types/admin.ts";
 import { addDays, argentinaDate, isCalendarDate, startOfArgentinaDay } from "../argentina-time.ts";
 import { ValidationError } from "../errors.ts";
 import { fromCents } from "../money.ts";
-import { returnViewOf, type ReturnRow } from "./unmatched-payments.ts";
+import { assignmentJson, assignmentViewOf, returnViewOf, type AssignmentRow, type ReturnRow } from "./unmatched-payments.ts";
 
 export type DailyStatementView = components["schemas"]["DailyStatement"];
 export type DailyStatementLineView = components["schemas"]["DailyStatementLine"];
@@ -51,7 +51,7 @@ type LineRow = {
   integration_commission_cents: string;
   service_commission_cents: string;
   merchant_net_cents: string;
-  assignments: Array<{ charge_id: string; reference_id: string; amount_cents: number; assigned_at: string }>;
+  assignments: AssignmentRow[];
   returns: ReturnRow[];
   last_resolution_at: Date | null;
 };
@@ -87,8 +87,7 @@ async function lineRows(db: Kysely<Database>, scope: StatementScope, day: { from
       left join unmatched_payments u on u.transfer_id = t.id
       left join lateral (
         select sum(x.amount_cents) as assigned_cents, max(x.assigned_at) as last_at,
-               jsonb_agg(jsonb_build_object('charge_id', x.charge_id, 'reference_id', xc.reference_id, 'amount_cents', x.amount_cents, 'assigned_at', x.assigned_at)
-                         order by x.seq) as assignments
+               jsonb_agg(${assignmentJson("x", "xc")} order by x.seq) as assignments
           from unmatched_payment_assignments x join charges xc on xc.id = x.charge_id
          where x.unmatched_payment_id = u.id) a on true
       left join lateral (
@@ -142,12 +141,7 @@ function lineOf(row: LineRow, until: Date): DailyStatementLineView & { cents: Re
     integrationCommissionAmount: fromCents(cents.integrationCommission),
     serviceCommissionAmount: fromCents(cents.serviceCommission),
     merchantNetAmount: fromCents(cents.merchantNet),
-    assignments: row.assignments.map((assignment) => ({
-      paymentRequestId: assignment.charge_id,
-      referenceId: assignment.reference_id,
-      amount: fromCents(Number(assignment.amount_cents)),
-      assignedAt: new Date(assignment.assigned_at).toISOString(),
-    })),
+    assignments: row.assignments.map(assignmentViewOf),
     returns: row.returns.map(returnViewOf),
     ...(lastResolutionAt ? { lastResolutionAt: lastResolutionAt.toISOString() } : {}),
     resolvedAfterDay: lastResolutionAt !== undefined && lastResolutionAt >= until,

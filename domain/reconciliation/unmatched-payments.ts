@@ -69,8 +69,7 @@ const COLUMNS = [
   "c.reference_id",
   // What resolved it so far, oldest first.
   sql<AssignmentRow[]>`coalesce((
-    select jsonb_agg(jsonb_build_object('charge_id', a.charge_id, 'reference_id', ac.reference_id, 'amount_cents', a.amount_cents, 'assigned_at', a.assigned_at)
-                     order by a.seq)
+    select jsonb_agg(${assignmentJson("a", "ac")} order by a.seq)
       from unmatched_payment_assignments a join charges ac on ac.id = a.charge_id
      where a.unmatched_payment_id = u.id), '[]'::jsonb)`.as("assignments"),
   // Its returns, oldest first.
@@ -80,7 +79,25 @@ const COLUMNS = [
      where r.unmatched_payment_id = u.id), '[]'::jsonb)`.as("returns"),
 ] as const;
 
-type AssignmentRow = { charge_id: string; reference_id: string; amount_cents: number; assigned_at: string };
+/** An assignment as its JSON reads (assignmentJson; timestamps as text). */
+export type AssignmentRow = { charge_id: string; reference_id: string; amount_cents: number; assigned_at: string };
+
+/** An assignment (`assignment`, an unmatched_payment_assignments alias) and its charge (`charge`) as JSON, for assignmentViewOf. */
+export function assignmentJson(assignment: string, charge: string) {
+  const a = sql.ref(assignment);
+  const c = sql.ref(charge);
+  return sql<AssignmentRow>`jsonb_build_object('charge_id', ${a}.charge_id, 'reference_id', ${c}.reference_id, 'amount_cents', ${a}.amount_cents, 'assigned_at', ${a}.assigned_at)`;
+}
+
+/** The contract's view of an assignment. */
+export function assignmentViewOf(row: AssignmentRow): components["schemas"]["UnmatchedPaymentAssignmentRecord"] {
+  return {
+    paymentRequestId: row.charge_id,
+    referenceId: row.reference_id,
+    amount: fromCents(Number(row.amount_cents)),
+    assignedAt: new Date(row.assigned_at).toISOString(),
+  };
+}
 
 /** A return as its row reads in JSON (timestamps as text). */
 export type ReturnRow = {
@@ -185,12 +202,7 @@ function viewOf(row: Row): UnmatchedPaymentView {
     ...(row.reference_id ? { referenceId: row.reference_id } : {}),
     state: row.state,
     ...(row.resolved_at ? { resolvedAt: row.resolved_at.toISOString() } : {}),
-    assignments: row.assignments.map((assignment) => ({
-      paymentRequestId: assignment.charge_id,
-      referenceId: assignment.reference_id,
-      amount: fromCents(Number(assignment.amount_cents)),
-      assignedAt: new Date(assignment.assigned_at).toISOString(),
-    })),
+    assignments: row.assignments.map(assignmentViewOf),
     returns: row.returns.map(returnViewOf),
   };
 }
