@@ -5,9 +5,7 @@ import type { Database } from "../../db/schema.ts";
 import type { ChargeState } from "../../db/tables/charges.table.ts";
 import { DomainError } from "../errors.ts";
 import { ofUnlinkedMerchant } from "../merchants/unlinked-merchants.ts";
-
-/** The states in which a charge still waits for money. */
-const OPEN_STATES: ChargeState[] = ["pending", "partial_payment", "overdue", "partial_overdue"];
+import { WAITING_FOR_MONEY_STATES } from "./charge-states.ts";
 
 export interface IntegrationChargeFilters {
   state?: ChargeState;
@@ -29,7 +27,7 @@ export async function listIntegrationCharges(
     .where("integration_client_id", "=", integrationClientId)
     .where(sql<boolean>`not ${ofUnlinkedMerchant("charges")}`);
   if (query.state) base = base.where("state", "=", query.state);
-  if (query.open !== undefined) base = base.where("state", query.open ? "in" : "not in", OPEN_STATES);
+  if (query.open !== undefined) base = base.where("state", query.open ? "in" : "not in", [...WAITING_FOR_MONEY_STATES]);
   if (query.merchantAccountId) base = base.where("merchant_account_id", "=", query.merchantAccountId);
   if (query.search) {
     // The text is matched literally: LIKE's own wildcards in it are escaped.

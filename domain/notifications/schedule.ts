@@ -123,7 +123,10 @@ export function confirmsPayment(flag: boolean | null, conciliationType: "cvu" | 
 
 /** A charge state in which its schedule messages still go out. */
 const OPEN_STATES: ReadonlySet<ChargeState> = new Set(["pending", "partial_payment"]);
-/** The states the time sweep closes a charge into, at its final due instant. */
+/**
+ * The states the time sweep closes a charge into, at its final due instant: charges/charge-states.ts' set,
+ * written again because notifications/ sits below charges/ in the domain's stack.
+ */
 const PAST_DUE_STATES: ReadonlySet<ChargeState> = new Set(["overdue", "partial_overdue"]);
 
 /**

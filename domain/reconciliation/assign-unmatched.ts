@@ -21,6 +21,7 @@ import type { Database } from "../../db/schema.ts";
 import type { Charge } from "../../db/tables/charges.table.ts";
 import type { components } from "../../generated/types/admin.ts";
 import { amountOwedCents } from "../amount-owed.ts";
+import { PAST_DUE_STATES, WAITING_FOR_MONEY_STATES } from "../charges/charge-states.ts";
 import { releaseCvusCtes } from "../cvu-pool/cvu-pool.ts";
 import { insertBreakdownsCte, paymentBreakdownRow, termsOfLink } from "../earnings/payment-breakdown.ts";
 import { DomainError, ValidationError } from "../errors.ts";
@@ -46,9 +47,6 @@ export interface AssignmentResult {
   eventId: string;
   unmatchedPayment: UnmatchedPaymentView;
 }
-
-const PAYABLE: ReadonlySet<Charge["state"]> = new Set(["pending", "partial_payment", "overdue", "partial_overdue"]);
-const CLOSED: ReadonlySet<Charge["state"]> = new Set(["overdue", "partial_overdue"]);
 
 export async function assignUnmatchedPayment(
   db: Kysely<Database>,
@@ -80,13 +78,13 @@ export async function assignUnmatchedPayment(
     };
     const owedThen = charge.amount_cents === null ? undefined : amountOwedCents(charge, transfer.operatedAt);
     const due = owedThen === undefined ? 0 : owedThen - charge.paid_cents;
-    if (!PAYABLE.has(charge.state) || due <= 0) {
+    if (!WAITING_FOR_MONEY_STATES.has(charge.state) || due <= 0) {
       throw new DomainError("AssignmentPaymentRequestNotPayableError", `The charge is ${charge.state} and cannot take this payment`);
     }
     const applied = Math.min(due, payment.unresolved_cents);
     const { owed, total, updated } = paymentTo(charge, { ...transfer, amountCents: applied }, context.now);
     // A closed charge stays closed short of being paid in full, and keeps the instant it closed.
-    const after: LockedMatch = CLOSED.has(charge.state)
+    const after: LockedMatch = PAST_DUE_STATES.has(charge.state)
       ? { ...updated, state: total ? "total_payment" : "partial_overdue", closed_at: charge.closed_at ?? context.now }
       : updated;
     const { commission_percentage: _p, commission_fixed_cents: _f, service_commission_percentage: _s, ...chargeAfter } = after;
