@@ -447,7 +447,7 @@ async function writeBatch(trx: Transaction<Database>, items: Item[], applied: Ap
     full: total,
     at: options.receivedAt,
   }));
-  const unmatched = unmatchedMoney(recorded, applied);
+  const unmatched = unmatchedMoney(recorded, paymentOf);
   const u = <T>(pick: (row: UnmatchedMoney) => T) => unmatched.map(pick);
   await sql`
     with charges_paid as (
@@ -486,8 +486,7 @@ interface UnmatchedMoney {
   receivedAt: Date;
 }
 
-function unmatchedMoney(recorded: Item[], applied: Applied): UnmatchedMoney[] {
-  const paymentOf = new Map(applied.payments.map((payment) => [payment.item, payment]));
+function unmatchedMoney(recorded: Item[], paymentOf: ReadonlyMap<Item, Applied["payments"][number]>): UnmatchedMoney[] {
   const money: UnmatchedMoney[] = [];
   for (const item of recorded) {
     const payment = paymentOf.get(item);
@@ -499,7 +498,7 @@ function unmatchedMoney(recorded: Item[], applied: Applied): UnmatchedMoney[] {
         ...base,
         reason: item.unmatched!.reason,
         amountCents: item.transfer.amountCents,
-        integrationClientId: event?.merchantAccountId ? event.integrationClientId : null,
+        integrationClientId: event?.integrationClientId ?? null,
         merchantAccountId: event?.merchantAccountId ?? null,
         chargeId: event?.chargeId ?? null,
       });
