@@ -7,6 +7,7 @@ import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { returnUnmatchedPaymentJobKey } from "../../db/job-queue.ts";
 import { ManualClock } from "../../domain/clock.ts";
+import type { BankTransfers } from "../../domain/outbound/bank-transfers.ts";
 import { SANDBOX_RETURN_DELAY_MS, SANDBOX_RETURN_FAILURE, sandboxBank } from "../../domain/outbound/sandbox-bank.ts";
 import { assignUnmatchedPayment } from "../../domain/reconciliation/assign-unmatched.ts";
 import { reconcileBatch } from "../../domain/reconciliation/reconcile-batch.ts";
@@ -94,6 +95,8 @@ const ask = (
 
 const settle = (returnId: string) => settleReturn({ db: database.db, clock, bank: sandboxBank, livemode: false }, returnId);
 
+const returnRow = (id: string) =>
+  database.db.selectFrom("unmatched_payment_returns").select(["state", "attempts", "bank_transfer_id"]).where("id", "=", id).executeTakeFirstOrThrow();
 const paymentRow = (id: string) => database.db.selectFrom("unmatched_payments").selectAll().where("id", "=", id).executeTakeFirstOrThrow();
 const jobOf = async (returnId: string) =>
   (
@@ -133,15 +136,30 @@ describe("returning unmatched money", () => {
     expect(await jobOf(returnId)).toEqual([{ run_at: expect.any(Date), task: "return-unmatched-payment" }]);
     expect(await ledgerViolations(database.db)).toEqual(NO_LEDGER_VIOLATIONS);
 
-    // The job's first run: the bank takes it, and its completion is checked a moment later (the job again, at that run_at).
+    // A bank that cannot be reached: the job is retried with the queue's backoff; each asking is counted.
+    const unreachable: BankTransfers = {
+      send: async () => ({ outcome: "temporary_failure", reason: "could not reach the bank (ECONNREFUSED)" }),
+      check: async () => ({ outcome: "temporary_failure", reason: "could not reach the bank (ECONNREFUSED)" }),
+      close: async () => undefined,
+    };
+    expect(await settleReturn({ db: database.db, clock, bank: unreachable, livemode: false }, returnId)).toEqual({
+      kind: "retry",
+      reason: "could not reach the bank (ECONNREFUSED)",
+    });
+    expect(await returnRow(returnId)).toEqual({ state: "requested", attempts: 1, bank_transfer_id: null });
+
+    // The job's next run: the bank takes it, and its completion is checked a moment later (the job again, at that run_at).
     const taken = await settle(returnId);
     expect(taken).toEqual({ kind: "pending", checkAt: new Date(ASKED_AT.getTime() + SANDBOX_RETURN_DELAY_MS) });
     expect(await jobOf(returnId)).toEqual([{ run_at: new Date(ASKED_AT.getTime() + SANDBOX_RETURN_DELAY_MS), task: "return-unmatched-payment" }]);
     expect((await paymentRow(money)).state).toBe("return_requested");
+    const asPending = await returnRow(returnId);
+    expect(asPending).toEqual({ state: "requested", attempts: 2, bank_transfer_id: expect.any(String) });
 
     clock.advance(SANDBOX_RETURN_DELAY_MS);
     const done = await settle(returnId);
     expect(done).toEqual({ kind: "returned", eventId: expect.any(String) });
+    expect(await returnRow(returnId)).toEqual({ state: "returned", attempts: 3, bank_transfer_id: asPending.bank_transfer_id });
     const payment = await paymentRow(money);
     expect(payment).toMatchObject({ state: "returned", unresolved_cents: 0 });
     const [event] = await eventsOf("payment.returned", money);
