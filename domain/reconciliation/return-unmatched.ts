@@ -29,7 +29,6 @@ import type { BankTransferResult, BankTransfers, ReturnTransfer } from "../outbo
 import {
   getUnmatchedPayment,
   lockedUnmatchedPayment,
-  returnViewOf,
   type UnmatchedPaymentReturnView,
   type UnmatchedPaymentScope,
   type UnmatchedPaymentView,
@@ -120,7 +119,8 @@ export async function requestReturn(
   });
   // Read after the commit, as any reader sees it (a replay answers the return as it stands now).
   const unmatchedPayment = await getUnmatchedPayment(db, scope, paymentReturn.unmatched_payment_id);
-  const current = unmatchedPayment.returns.find((item) => item.returnId === paymentReturn.id) ?? returnViewOf(paymentReturn);
+  // Returns are never deleted: the payment read after the commit has this one.
+  const current = unmatchedPayment.returns.find((item) => item.returnId === paymentReturn.id)!;
   return { paymentReturn: current, unmatchedPayment };
 }
 
@@ -218,11 +218,15 @@ async function recordAnswer(deps: SettleDependencies, returnId: string, answer: 
       .forUpdate("r")
       .executeTakeFirst();
     if (row?.state !== "requested") return { kind: "settled" };
-    await trx.updateTable("unmatched_payment_returns").set({ attempts: sql`attempts + 1` }).where("id", "=", returnId).execute();
-    if (answer.outcome === "temporary_failure") return { kind: "retry", reason: answer.reason };
+    // Each answer is one write of the return, which counts the bank's being asked.
+    const attempts = sql<number>`attempts + 1`;
+    if (answer.outcome === "temporary_failure") {
+      await trx.updateTable("unmatched_payment_returns").set({ attempts }).where("id", "=", returnId).execute();
+      return { kind: "retry", reason: answer.reason };
+    }
     if (answer.outcome === "pending") {
       const checkAt = new Date(deps.clock.now().getTime() + answer.checkAfterMs);
-      await trx.updateTable("unmatched_payment_returns").set({ bank_transfer_id: answer.bankTransferId }).where("id", "=", returnId).execute();
+      await trx.updateTable("unmatched_payment_returns").set({ attempts, bank_transfer_id: answer.bankTransferId }).where("id", "=", returnId).execute();
       await addJob(trx, RETURN_UNMATCHED_PAYMENT_TASK, { returnId }, { jobKey: returnUnmatchedPaymentJobKey(returnId), runAt: checkAt });
       return { kind: "pending", checkAt };
     }
@@ -234,7 +238,7 @@ async function recordAnswer(deps: SettleDependencies, returnId: string, answer: 
     await sql`
       with return_done as (
         update unmatched_payment_returns
-           set state = ${returned ? "returned" : "failed"}, completed_at = ${at}::timestamptz, failure_reason = ${returned ? null : answer.reason},
+           set attempts = ${attempts}, state = ${returned ? "returned" : "failed"}, completed_at = ${at}::timestamptz, failure_reason = ${returned ? null : answer.reason},
                bank_transfer_id = coalesce(${answer.bankTransferId ?? null}, bank_transfer_id)
          where id = ${returnId}
       ), payment_after as (
@@ -296,6 +300,6 @@ function eventOf(
     createdAt: at,
     payload: returned
       ? { event: "payment.returned", ...common, returnedAt: at.toISOString() }
-      : { event: "payment.return_failed", ...common, failureReason: answer.outcome === "rejected" ? answer.reason : "", failedAt: at.toISOString() },
+      : { event: "payment.return_failed", ...common, failureReason: answer.reason, failedAt: at.toISOString() },
   };
 }
