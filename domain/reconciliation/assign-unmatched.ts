@@ -76,7 +76,8 @@ export async function assignUnmatchedPayment(
       operatedAt: payment.operated_at,
       source: payment.source,
     };
-    const owedThen = charge.amount_cents === null ? undefined : amountOwedCents(charge, transfer.operatedAt);
+    // A draft owes nothing yet (no amount).
+    const owedThen = amountOwedCents(charge, transfer.operatedAt);
     const due = owedThen === undefined ? 0 : owedThen - charge.paid_cents;
     if (!WAITING_FOR_MONEY_STATES.has(charge.state) || due <= 0) {
       throw new DomainError("AssignmentPaymentRequestNotPayableError", `The charge is ${charge.state} and cannot take this payment`);
