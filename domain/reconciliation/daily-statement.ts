@@ -61,8 +61,8 @@ async function lineRows(db: Kysely<Database>, scope: StatementScope, day: { from
   const owner = sql`coalesce(c.integration_client_id, u.integration_client_id)`;
   const merchant = sql`coalesce(c.merchant_account_id, u.merchant_account_id)`;
   const conditions = [sql`t.received_at >= ${day.from}::timestamptz`, sql`t.received_at < ${day.until}::timestamptz`];
-  if (scope.kind === "integration") conditions.push(sql`${owner} = ${scope.integrationClientId}::uuid`);
-  if (scope.kind === "platform" && scope.integrationClientId) conditions.push(sql`${owner} = ${scope.integrationClientId}::uuid`);
+  // An integration's statement always, the platform's when it names one.
+  if (scope.kind === "integration" || scope.integrationClientId) conditions.push(sql`${owner} = ${scope.integrationClientId}::uuid`);
   if (scope.kind === "platform" && scope.withoutIntegration !== undefined)
     conditions.push(scope.withoutIntegration ? sql`${owner} is null` : sql`${owner} is not null`);
   if (scope.merchantAccountId) conditions.push(sql`${merchant} = ${scope.merchantAccountId}::uuid`);
