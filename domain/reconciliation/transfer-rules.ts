@@ -60,9 +60,9 @@ export function unmatchedReasonOf(found: { stillHeld: boolean; lastForPayer: Cha
   charge: ChargeRef | undefined;
 } {
   const { stillHeld, lastForPayer, last } = found;
-  const charge = last?.conciliation_type === "cuil" ? (lastForPayer ?? last) : last;
+  if (!last) return { reason: stillHeld ? "no_cuil_match" : "no_pending", charge: undefined };
+  const charge = last.conciliation_type === "cuil" ? (lastForPayer ?? last) : last;
   if (stillHeld) return { reason: "no_cuil_match", charge }; // a shared CVU with open charges, none for this sender
-  if (!last || !charge) return { reason: "no_pending", charge: undefined };
   if (last.conciliation_type === "cuil" && !lastForPayer) return { reason: "no_cuil_match", charge };
   return { reason: CLOSED_REASON[charge.state] ?? "ambiguous", charge };
 }
