@@ -61,7 +61,7 @@ export interface StartWorkerOptions {
  * worker, sent again at once with the same webhook id, rather than recorded as a timeout and put off to its
  * retry; and well within the API's own grace (10 s), so a process running both stops in that time.
  */
-export const WORKER_STOP_GRACE_MS = 2_000;
+const WORKER_STOP_GRACE_MS = 2_000;
 
 export interface JobWorker {
   /**

@@ -54,8 +54,6 @@ export interface UnmatchedPaymentsTable {
   resolved_at: Timestamp | null;
 }
 
-export type UnmatchedPayment = Selectable<UnmatchedPaymentsTable>;
-
 /** Unmatched money assigned by hand to a charge (migration 2026_11_28_0038_unmatched_payment_assignments). */
 export interface UnmatchedPaymentAssignmentsTable {
   id: Generated<string>;

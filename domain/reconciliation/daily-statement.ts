@@ -14,7 +14,7 @@ import { fromCents } from "../money.ts";
 import { assignmentJson, assignmentViewOf, returnViewOf, type AssignmentRow, type ReturnRow } from "./unmatched-payments.ts";
 
 export type DailyStatementView = components["schemas"]["DailyStatement"];
-export type DailyStatementLineView = components["schemas"]["DailyStatementLine"];
+type DailyStatementLineView = components["schemas"]["DailyStatementLine"];
 
 /** Whose transfers a statement holds. */
 export type StatementScope =
@@ -22,7 +22,7 @@ export type StatementScope =
   | { kind: "platform"; integrationClientId?: string; withoutIntegration?: boolean; merchantAccountId?: string };
 
 /** The day asked for, checked against today (`now`: the caller's clock): a day to come has no statement yet. */
-export function statementDay(date: string, now: Date): { date: string; from: Date; until: Date } {
+function statementDay(date: string, now: Date): { date: string; from: Date; until: Date } {
   if (!isCalendarDate(date)) throw ValidationError.of("date", "format", "date must be a real calendar date (YYYY-MM-DD)", { format: "date" });
   if (date > argentinaDate(now)) throw ValidationError.of("date", "outOfRange", "date is after today in Argentina: its statement does not exist yet");
   return { date, from: startOfArgentinaDay(date), until: startOfArgentinaDay(addDays(date, 1)) };

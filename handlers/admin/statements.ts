@@ -7,7 +7,7 @@ import { csvText } from "./csv.ts";
 import type { Handler } from "./handler.ts";
 
 /** Whether the request's `Accept` prefers `text/csv` to JSON (by its q-values, then its order); anything else is answered in JSON. */
-export function prefersCsv(headers: Record<string, string | string[] | undefined>): boolean {
+function prefersCsv(headers: Record<string, string | string[] | undefined>): boolean {
   const accept = headers.accept;
   const ranges = (Array.isArray(accept) ? accept.join(",") : (accept ?? ""))
     .split(",")
