@@ -142,6 +142,9 @@ export async function prepareQueue(options: { pool: pg.Pool; logger?: Logger }):
   await options.pool.query(JOB_COMPLETION_GUARD);
 }
 
+/** How a delivery dispatcher's worker id begins (its jobs' locked_by): JOB_COMPLETION_GUARD tells its jobs by it. */
+export const DELIVERY_TAKER_PREFIX = "deliveries-";
+
 /** The setting by which a statement that completes the delivery dispatcher's jobs names the dispatcher (see JOB_COMPLETION_GUARD). */
 export const JOB_TAKER_SETTING = "cobro.job_taker";
 
@@ -164,7 +167,7 @@ const JOB_COMPLETION_GUARD = `
   create or replace function ${QUEUE_SCHEMA}.cobro_job_deleted_by_holder() returns trigger language plpgsql as $$
   begin
     if old.locked_by is null then return null; end if;
-    if old.locked_by like 'deliveries-%' and old.locked_by is distinct from current_setting('${JOB_TAKER_SETTING}', true) then return null; end if;
+    if old.locked_by like '${DELIVERY_TAKER_PREFIX}%' and old.locked_by is distinct from current_setting('${JOB_TAKER_SETTING}', true) then return null; end if;
     return old;
   end $$;
   do $$ begin

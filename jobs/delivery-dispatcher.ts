@@ -17,7 +17,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { Kysely } from "kysely";
 import type pg from "pg";
 import type { Logger } from "pino";
-import { DELIVER_EVENT_TASK, giveBackJobs, giveBackJobsNotHeld, JOBS_INSERTED_CHANNEL, takeDueJobs } from "../db/job-queue.ts";
+import { DELIVER_EVENT_TASK, DELIVERY_TAKER_PREFIX, giveBackJobs, giveBackJobsNotHeld, JOBS_INSERTED_CHANNEL, takeDueJobs } from "../db/job-queue.ts";
 import type { Database } from "../db/schema.ts";
 import type { Clock } from "../domain/clock.ts";
 import type { OutboundHttpClient } from "../domain/outbound/http-client.ts";
@@ -76,7 +76,7 @@ export async function startDeliveryDispatcher(options: DeliveryDispatcherOptions
   const { pool, db, clock, http, metrics, logger } = options;
   const batchSize = options.batchSize ?? DEFAULT_DELIVERY_BATCH;
   const maxInFlight = options.maxInFlight ?? DEFAULT_DELIVERIES_IN_FLIGHT;
-  const workerId = `deliveries-${crypto.randomUUID()}`;
+  const workerId = `${DELIVERY_TAKER_PREFIX}${crypto.randomUUID()}`;
   const runs = metrics.jobs.runs.labels(DELIVER_EVENT_TASK, "success");
   const failedRuns = metrics.jobs.runs.labels(DELIVER_EVENT_TASK, "failure");
   const log = (line: string) => logger?.info(line);

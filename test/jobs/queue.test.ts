@@ -1,7 +1,7 @@
 import { sql } from "kysely";
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { addJob, prepareQueue } from "../../db/job-queue.ts";
+import { addJob, DELIVERY_TAKER_PREFIX, prepareQueue } from "../../db/job-queue.ts";
 import { type JobWorker, startWorker } from "../../jobs/queue.ts";
 import type { TaskList } from "../../jobs/tasks.ts";
 import { captureLogs } from "../helpers/captured-logs.ts";
@@ -191,6 +191,8 @@ describe("a worker that loses its database", () => {
 });
 
 describe("a job is deleted only by whoever holds it", () => {
+  /** A delivery dispatcher's worker id. */
+  const dispatcher = `${DELIVERY_TAKER_PREFIX}0b5e`;
   // graphile-worker 0.18's completion of one job (dist/sql/completeJobs.js): by its id alone.
   const completeAsTheQueueDoes = (id: number) => sql`delete from graphile_worker._private_jobs as jobs where id = ${id}::bigint`.execute(database.db);
   const stillThere = async (id: number) =>
@@ -213,7 +215,7 @@ describe("a job is deleted only by whoever holds it", () => {
     await completeAsTheQueueDoes(waiting.id);
     expect(await stillThere(waiting.id)).toBe(true);
 
-    await lock(waiting.id, "deliveries-0b5e");
+    await lock(waiting.id, dispatcher);
     await completeAsTheQueueDoes(waiting.id);
     expect(await stillThere(waiting.id)).toBe(true);
   });
@@ -225,9 +227,9 @@ describe("a job is deleted only by whoever holds it", () => {
     expect(await stillThere(pools.id)).toBe(false);
 
     const dispatchers = await addJob(database.db, "noop", {});
-    await lock(dispatchers.id, "deliveries-0b5e");
+    await lock(dispatchers.id, dispatcher);
     await database.db.transaction().execute(async (trx) => {
-      await sql`select set_config('cobro.job_taker', 'deliveries-0b5e', true)`.execute(trx);
+      await sql`select set_config('cobro.job_taker', ${dispatcher}, true)`.execute(trx);
       await sql`delete from graphile_worker._private_jobs where id = ${dispatchers.id}::bigint`.execute(trx);
     });
     expect(await stillThere(dispatchers.id)).toBe(false);

@@ -6,7 +6,7 @@ import { createServer, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { sql, type Kysely } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { addJob, DELIVER_EVENT_TASK, deliverEventJobKey } from "../../db/job-queue.ts";
+import { addJob, DELIVER_EVENT_TASK, DELIVERY_TAKER_PREFIX, deliverEventJobKey } from "../../db/job-queue.ts";
 import type { Database } from "../../db/schema.ts";
 import { chargeBody, dueDateIn } from "../helpers/charges.ts";
 import { startCobroCluster, FAST_HEARTBEAT_ENV, type CobroCluster } from "../helpers/cobro-cluster.ts";
@@ -172,7 +172,8 @@ describe("a dispatcher whose database connection was lost, or whose primary was 
   const statusOf = async (eventId: string) =>
     (await sql<{ status: string }>`select status from event_deliveries where event_id = ${eventId}`.execute(t.database.db)).rows[0]?.status ?? "none";
   const dispatcherId = async () =>
-    (await sql<{ worker_id: string }>`select worker_id from worker_heartbeats where worker_id like 'deliveries-%'`.execute(t.database.db)).rows[0]!.worker_id;
+    (await sql<{ worker_id: string }>`select worker_id from worker_heartbeats where worker_id like ${`${DELIVERY_TAKER_PREFIX}%`}`.execute(t.database.db))
+      .rows[0]!.worker_id;
   /** The event as it was before its first attempt, its job added again as `job` leaves it (in the same transaction). */
   async function undeliver(eventId: string, job: (trx: Kysely<Database>, jobKey: string) => Promise<unknown>) {
     await t.database.db.transaction().execute(async (trx) => {
