@@ -88,6 +88,7 @@ describe("a day's statement", () => {
           if (plan.canceled) expect((await merchant.call("POST", `/payment-request/${charge.referenceId}/cancel`)).status).toBe(200);
           charges.push({ ...charge, plan });
         }
+        const targets: string[] = [];
         const sent = new Map<string, number>();
         const fateOf = new Map<string, Fate>();
         for (const transfer of day.transfers) {
@@ -105,6 +106,7 @@ describe("a day's statement", () => {
           const id = payment.unmatchedPaymentId;
           if (fate === "assign" || fate === "assign part") {
             const target = await createCharge(chargeBody({ referenceId: uniqueRef("ASG"), amount: fate === "assign" ? 10000 : 5 }));
+            targets.push(target.paymentRequestId);
             const assigned = await admin.call("POST", `/my-integration/unmatched-payments/${id}/assignment`, { paymentRequestId: target.paymentRequestId });
             expect(assigned.status, assigned.text).toBe(200);
           } else if (fate !== "none") {
@@ -127,6 +129,9 @@ describe("a day's statement", () => {
         expect(statement.lines.map((line: Line) => line.transactionId).sort()).toEqual([...sent.keys()].sort());
         for (const line of statement.lines as Line[]) expect(cents(line.grossAmount as number)).toBe(sent.get(line.transactionId));
         expectReconciled(statement);
+        // Everything was resolved on the day itself: no line changed after it.
+        expect(statement.totals.resolvedAfterDayCount).toBe(0);
+        for (const line of statement.lines as Line[]) expect(line.resolvedAfterDay, line.transactionId).toBe(false);
 
         // The same money as the unmatched payments' view reads it.
         const now = (await admin.call("GET", "/my-integration/unmatched-payments?limit=100")).json.items as UnmatchedPayment[];
@@ -140,6 +145,21 @@ describe("a day's statement", () => {
           sum((payment) => payment.returns.filter((r) => r.state === "requested").reduce((s, r) => s + cents(r.amount), 0)),
         );
         expect(cents(statement.totals.matchedAmount)).toBe([...sent.values()].reduce((s, v) => s + v, 0) - sum((payment) => cents(payment.amount)));
+        // Each line's matchedAmount against the charges themselves: what the day's transfers paid a charge on
+        // arrival (its paidAmount less what was assigned to it) counts as matched up to what it owed, the rest
+        // being an overpayment's excess.
+        for (const charge of [
+          ...charges.map((c) => ({ id: c.paymentRequestId as string, owed: c.plan.canceled ? 0 : cents(c.plan.amount) })),
+          ...targets.map((id) => ({ id, owed: 0 })),
+        ]) {
+          const paid = cents((await admin.call("GET", `/my-integration/payment-requests/${charge.id}`)).json.paidAmount);
+          const assigned = now.flatMap((payment) => payment.assignments).filter((assignment) => assignment.paymentRequestId === charge.id);
+          const onArrival = paid - assigned.reduce((s, assignment) => s + cents(assignment.amount), 0);
+          const matched = (statement.lines as Line[])
+            .filter((line) => line.paymentRequestId === charge.id)
+            .reduce((s, line) => s + cents(line.matchedAmount as number), 0);
+          expect(matched, charge.id).toBe(Math.min(onArrival, charge.owed));
+        }
         // The commissions are the payments' recorded breakdowns, which add up to what was applied to charges.
         expect(
           cents(statement.totals.integrationCommissionAmount) + cents(statement.totals.serviceCommissionAmount) + cents(statement.totals.merchantNetAmount),
@@ -232,6 +252,43 @@ describe("a day's statement", () => {
     const preferred = await admin.call("GET", `/my-integration/statements/${DAY}`, undefined, { Accept: "text/csv;q=0.5, application/json" });
     expect(preferred.headers.get("content-type")).toMatch(/^application\/json/);
     expect(preferred.json.lines).toHaveLength(1);
+  });
+
+  it("a transfer is on the day Cobro recorded it, not the day the payer made it", async () => {
+    const { admin, createCharge } = await sandboxIntegration(t);
+    const charge = await createCharge(chargeBody({ referenceId: uniqueRef("LATE") }));
+    const transactionId = uniqueRef("BNK");
+    // Made by the payer on the 21st, reported by the bank (and recorded) on the 22nd.
+    const fed = await bankFeedTransfer({ transactionId, amount: 1000, receivingCvu: charge.CVU, operatedAt: "2026-11-21T12:00:00-03:00" });
+    expect(fed.json, fed.text).toMatchObject({ conciliated: true, paymentRequestId: charge.paymentRequestId });
+
+    const recordedDay = (await admin.call("GET", `/my-integration/statements/${DAY}`)).json;
+    expect(recordedDay.lines).toEqual([
+      expect.objectContaining({ transactionId, receivedAt: "2026-11-21T15:00:00.000Z", recordedAt: t.clock.now().toISOString(), matchedAmount: 1000 }),
+    ]);
+    const madeDay = (await admin.call("GET", "/my-integration/statements/2026-11-21")).json;
+    expect(madeDay.lines).toEqual([]);
+    expect(madeDay.totals.transferCount).toBe(0);
+  });
+
+  it("keeps the transfers of a merchant account unlinked since: a day's money does not leave its statement", async () => {
+    const { merchant, admin, createCharge } = await sandboxIntegration(t);
+    const paid = await createCharge(chargeBody({ referenceId: uniqueRef("KEPT") }));
+    const canceled = await createCharge(chargeBody({ referenceId: uniqueRef("KEPT") }));
+    expect((await merchant.call("POST", `/payment-request/${canceled.referenceId}/cancel`)).status).toBe(200);
+    await admin.simulate({ cvu: paid.CVU, amount: 1000 });
+    await admin.simulate({ cvu: canceled.CVU, amount: 300 });
+    const merchantUserId = (await merchant.call("GET", "/me")).json.merchantUserId as string;
+    const before = (await admin.call("GET", `/my-integration/statements/${DAY}`)).json;
+    expect(before.totals).toMatchObject({ transferCount: 2, receivedAmount: 1300, matchedAmount: 1000, unresolvedAmount: 300 });
+
+    const link = (await admin.call("GET", "/my-integration/users")).json.items.find((user: { userId: string }) => user.userId === merchantUserId);
+    expect((await admin.call("DELETE", `/my-integration/users/${link.integrationClientUserId}`)).status).toBe(204);
+    // The unmatched payments' list no longer shows its money; the statement still holds its transfers.
+    expect((await admin.call("GET", "/my-integration/unmatched-payments")).json.total).toBe(0);
+    const after = (await admin.call("GET", `/my-integration/statements/${DAY}`)).json;
+    expect({ lines: after.lines, totals: after.totals }).toEqual({ lines: before.lines, totals: before.totals });
+    expect((await admin.call("GET", `/my-integration/statements/${DAY}?merchantUserId=${merchantUserId}`)).json.lines).toEqual(before.lines);
   });
 
   it("a past day changes only by later resolutions of its own unmatched money, flagged on the line", async () => {
