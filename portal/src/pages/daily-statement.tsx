@@ -77,7 +77,7 @@ export function DailyStatementPage({ query }: { query: URLSearchParams }) {
     const answer = await adminApi.statements.getDailyStatementRaw(request(), async ({ init }) => ({
       headers: { ...(init.headers as Record<string, string>), Accept: "text/csv" },
     }));
-    saveFile(attachmentName(answer.raw.headers.get("content-disposition")) ?? `cobro-resumen-${day}.csv`, "text/csv;charset=utf-8", await answer.raw.text());
+    saveFile(attachmentName(answer.raw.headers.get("content-disposition")) ?? `resumen-diario-${day}.csv`, "text/csv;charset=utf-8", await answer.raw.text());
     return true;
   });
   const merchantOptions = [
