@@ -383,6 +383,8 @@ describe("cobro unmatched", () => {
       [["unmatched", "assign", "not-an-id", "--reference-id", "A"], "UNMATCHED_PAYMENT_ID must be a UUID"],
       [["unmatched", "list", "--state", "lost"], "--state is one of unresolved, assigned, return_requested, returned, return_failed"],
       [["unmatched", "list", "--from", "yesterday"], "--from is a day (YYYY-MM-DD, in Argentina) or an instant with its offset (2026-11-22T12:00:00-03:00)"],
+      [["unmatched", "list", "--from", "2026-02-30"], "--from is not a calendar day"],
+      [["unmatched", "list", "--to", "2026-13-01"], "--to is not a calendar day"],
     ] as const) {
       const run = await cobro([...args]);
       expect(run.code, args.join(" ")).toBe(2);

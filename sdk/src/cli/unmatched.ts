@@ -3,7 +3,7 @@
 // it, and one returned to the account it came from.
 import { randomUUID } from "node:crypto";
 import * as admin from "../generated/admin/index.js";
-import { apiJson, integerOf, type ApiJson, type Command, type Values } from "./command.js";
+import { apiJson, daysAfter, integerOf, type ApiJson, type Command, type Values } from "./command.js";
 import { CliError } from "./output.js";
 
 const STATES = ["unresolved", "assigned", "return_requested", "returned", "return_failed"] as const;
@@ -31,10 +31,9 @@ function uuidOf(value: string | undefined, what: string): string | undefined {
 function instantOf(value: string | undefined, name: "from" | "to"): string | undefined {
   if (value === undefined) return undefined;
   if (/^\d{4}-\d{2}-\d{2}$/.test(value)) {
-    const [year, month, day] = value.split("-").map(Number);
-    const start = new Date(Date.UTC(year!, month! - 1, day! + (name === "to" ? 1 : 0)));
-    if (Number.isNaN(start.getTime())) throw new CliError("usage", `--${name} is not a date`);
-    return `${start.toISOString().slice(0, 10)}T00:00:00-03:00`;
+    // 2026-02-30 or 2026-13-01 would roll over into another day: a day that does not come back as given is refused.
+    if (daysAfter(value, 0) !== value) throw new CliError("usage", `--${name} is not a calendar day`);
+    return `${name === "to" ? daysAfter(value, 1) : value}T00:00:00-03:00`;
   }
   if (Number.isNaN(Date.parse(value)) || !/T.*(Z|[+-]\d{2}:\d{2})$/.test(value))
     throw new CliError("usage", `--${name} is a day (YYYY-MM-DD, in Argentina) or an instant with its offset (2026-11-22T12:00:00-03:00)`);
