@@ -88,6 +88,14 @@ export function required(values: Values, name: string): string {
   return value;
 }
 
+/** An option that takes one of a few values, or undefined when not given. */
+export function oneOf<T extends string>(values: Values, name: string, allowed: readonly T[]): T | undefined {
+  const value = values[name] as string | undefined;
+  if (value === undefined) return undefined;
+  if (!(allowed as readonly string[]).includes(value)) throw new CliError("usage", `--${name} is one of ${allowed.join(", ")}`);
+  return value as T;
+}
+
 /** A positive amount in pesos with at most 2 decimals. */
 export function amountOf(value: string | undefined, name = "amount"): number | undefined {
   if (value === undefined) return undefined;

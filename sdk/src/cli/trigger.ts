@@ -1,7 +1,7 @@
 // `cobro trigger`: make the Sandbox's events happen: a simulated transfer to a charge's CVU, an unmatched
 // transfer, and the expiry of a charge by moving the Sandbox clock past its due instant.
 import * as admin from "../generated/admin/index.js";
-import { amountOf, apiJson, daysAfter, required, type ApiJson, type Command, type Context } from "./command.js";
+import { amountOf, apiJson, daysAfter, oneOf, required, type ApiJson, type Command, type Context } from "./command.js";
 import { chargeByReference, chargesApi, createCharge } from "./charges.js";
 import { CliError, type Output } from "./output.js";
 import type { Session } from "./session.js";
@@ -116,8 +116,8 @@ export const triggerCommands: Command[] = [
     options: { reason: { type: "string" }, reference: { type: "string" }, ...TRANSFER_OPTIONS },
     optionHelp: { reason: UNMATCHED_REASONS.join(" | "), reference: "send the transfer to this charge instead", ...TRANSFER_HELP },
     async run({ values, session, out }) {
-      const reason = required(values, "reason");
-      if (!(UNMATCHED_REASONS as readonly string[]).includes(reason)) throw new CliError("usage", `--reason is one of ${UNMATCHED_REASONS.join(", ")}`);
+      required(values, "reason");
+      const reason = oneOf(values, "reason", UNMATCHED_REASONS)!;
       let charge: ApiJson;
       let defaults: { cuil?: string } = {};
       if (values.reference !== undefined) {

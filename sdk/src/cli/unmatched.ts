@@ -3,21 +3,14 @@
 // it, and one returned to the account it came from.
 import { randomUUID } from "node:crypto";
 import * as admin from "../generated/admin/index.js";
-import { apiJson, daysAfter, integerOf, type ApiJson, type Command, type Values } from "./command.js";
+import { apiJson, daysAfter, integerOf, oneOf, type ApiJson, type Command } from "./command.js";
 import { CliError } from "./output.js";
 
-const STATES = ["unresolved", "assigned", "return_requested", "returned", "return_failed"] as const;
-const REASONS = ["expired", "already_paid", "canceled", "no_cuil_match", "no_pending", "ambiguous", "overpaid"] as const;
+const STATES = Object.values(admin.UnmatchedPaymentState);
+const REASONS = Object.values(admin.UnmatchedPaymentReason);
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** The API's Idempotency-Key: 1 to 255 printable ASCII characters. */
 const IDEMPOTENCY_KEY = /^[\x20-\x7e]{1,255}$/;
-
-function oneOf<T extends string>(values: Values, name: string, allowed: readonly T[]): T | undefined {
-  const value = values[name] as string | undefined;
-  if (value === undefined) return undefined;
-  if (!(allowed as readonly string[]).includes(value)) throw new CliError("usage", `--${name} is one of ${allowed.join(", ")}`);
-  return value as T;
-}
 
 function uuidOf(value: string | undefined, what: string): string | undefined {
   if (value !== undefined && !UUID.test(value)) throw new CliError("usage", `${what} must be a UUID`);
