@@ -2,6 +2,7 @@
 // charge's CVU is listed with its reason and amount, filtered by reason, merchant account and days; its
 // detail assigns it to another open charge of the same merchant account (search, choose, confirm), which
 // becomes total_payment; an assignment the API refuses shows its Spanish sentence; both are in the audit log.
+// Money worth more than the chosen charge owes: the confirmation applies what it owed and says what stays unresolved.
 // An overpayment's excess whose return failed is returned again from its detail ("Devolver": confirmed with the
 // amount and the sender's account, return_requested, then returned when the Sandbox's bank finishes it).
 // As in the other portal tests: nothing leaves the origin and no console error but the expected refusal.
@@ -141,6 +142,39 @@ describe("unmatched payments in the portal", { timeout: 120_000 }, () => {
 
     expect(watched.otherOrigins()).toEqual([]);
     expect(watched.problems({ expectedFailures: 1 })).toEqual([]);
+    await page.close();
+  });
+  it("assigns $1200 of unmatched money to a $1000 charge: the confirmation applies what the charge owed and says the rest stays unresolved", async () => {
+    const { merchant, admin, createCharge } = await sandboxIntegration(t);
+    const canceled = await createCharge(chargeBody({ referenceId: uniqueRef("CANC"), amount: 1200 }));
+    expect((await merchant.call("POST", `/payment-request/${canceled.referenceId}/cancel`)).status).toBe(200);
+    expect((await admin.simulate({ cvu: canceled.CVU, amount: 1200 })).json.conciliated).toBe(false);
+    const target = await createCharge(chargeBody({ referenceId: uniqueRef("OPEN"), amount: 1000, customer: { name: "Ana Ruiz" } }));
+    const [money] = (await admin.call("GET", "/my-integration/unmatched-payments?reason=canceled")).json.items;
+
+    const { page, watched } = await openSignedIn(browser, t.adminUrl, merchant.sandbox.integrationAdmin, {
+      path: `/unmatched/${money.unmatchedPaymentId}`,
+      width: PHONE,
+    });
+    await page.getByRole("heading", { name: `Pago sin imputar ${money.transactionId}`, level: 1 }).waitFor();
+    await page.getByRole("button", { name: "Imputar", exact: true }).click();
+    await page.getByRole("button", { name: `Elegir el cobro ${target.referenceId}` }).click();
+    const confirmation = page.getByRole("group", { name: "Confirmar la imputación" });
+    // The charge's detail (what it owed at the transfer's time) is read before the amount is said.
+    await expect.poll(() => confirmation.innerText()).toContain("de Ana Ruiz");
+    const question = await confirmation.innerText();
+    expect(question).toContain(`¿Imputar $ 1.000,00 de este pago al cobro ${target.referenceId}`);
+    expect(question).toContain("Lo que el cobro no debía ($ 200,00) queda sin imputar.");
+    await fitsPhone(page);
+    await confirmation.getByRole("button", { name: "Sí, imputar" }).click();
+    const result = page.getByTestId("assignment-result");
+    await expect.poll(() => result.innerText()).toContain(`Se imputaron $ 1.000,00 al cobro ${target.referenceId}, que quedó «Pagado».`);
+    expect(await result.innerText()).toContain("Quedan $ 200,00 sin imputar.");
+    await expect.poll(() => page.getByTestId("unmatched-unresolved").innerText()).toBe("$ 200,00");
+    expect(await page.getByTestId("unmatched-state").innerText()).toBe("Sin imputar");
+
+    expect(watched.otherOrigins()).toEqual([]);
+    expect(watched.problems({ expectedFailures: 0 })).toEqual([]);
     await page.close();
   });
   it("returns an overpayment's excess whose first return failed: confirmed with the amount and the account, requested, then returned; a refusal in Spanish", async () => {
