@@ -4,7 +4,8 @@
 // becomes total_payment; an assignment the API refuses shows its Spanish sentence; both are in the audit log.
 // Money worth more than the chosen charge owes: the confirmation applies what it owed and says what stays unresolved.
 // An overpayment's excess whose return failed is returned again from its detail ("Devolver": confirmed with the
-// amount and the sender's account, return_requested, then returned when the Sandbox's bank finishes it).
+// amount and the sender's account, return_requested, then returned when the Sandbox's bank finishes it); a
+// browser without crypto.randomUUID sends its own random key, the same on a retry.
 // As in the other portal tests: nothing leaves the origin and no console error but the expected refusal.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Page } from "playwright-core";
@@ -286,6 +287,47 @@ describe("unmatched payments in the portal", { timeout: 120_000 }, () => {
     expect(watched.otherOrigins()).toEqual([]);
     // The refusal (409), and the lost answer the test made a 502.
     expect(watched.problems({ expectedFailures: 1 })).toEqual([expect.stringContaining("status of 502")]);
+    await page.close();
+  });
+  it("asks a return with 32 hex digits as its Idempotency-Key where the browser has no crypto.randomUUID, the same key again after a lost answer", async () => {
+    const { merchant, admin, createCharge } = await sandboxIntegration(t);
+    const canceled = await createCharge(chargeBody({ referenceId: uniqueRef("CANC"), amount: 700 }));
+    expect((await merchant.call("POST", `/payment-request/${canceled.referenceId}/cancel`)).status).toBe(200);
+    expect((await admin.simulate({ cvu: canceled.CVU, amount: 700 })).json.conciliated).toBe(false);
+    const [money] = (await admin.call("GET", "/my-integration/unmatched-payments?reason=canceled")).json.items;
+
+    const { page, watched } = await openSignedIn(browser, t.adminUrl, merchant.sandbox.integrationAdmin, { width: PHONE });
+    await page.getByRole("button", { name: "Salir" }).waitFor();
+    // randomUUID exists only in secure contexts (https, localhost): a portal served over plain http on another
+    // name has none. It lives on Crypto's prototype, so it is taken from there before the page loads again.
+    await page.addInitScript(() => {
+      delete (Object.getPrototypeOf(crypto) as { randomUUID?: unknown }).randomUUID;
+    });
+    await page.goto(`${t.adminUrl}/portal/unmatched/${money.unmatchedPaymentId}`);
+    await page.getByRole("heading", { name: `Pago sin imputar ${money.transactionId}`, level: 1 }).waitFor();
+    expect(await page.evaluate(() => typeof crypto.randomUUID)).toBe("undefined");
+    await page.getByRole("button", { name: "Devolver", exact: true }).click();
+    const confirmation = page.getByRole("group", { name: "Confirmar la devolución" });
+    const keys: string[] = [];
+    await page.route("**/my-integration/unmatched-payments/*/return", async (route) => {
+      keys.push(route.request().headers()["idempotency-key"] ?? "");
+      if (keys.length > 1) return route.continue();
+      await route.fetch();
+      return route.fulfill({ status: 502, contentType: "application/json", body: JSON.stringify({ code: "BadGateway", message: "lost", id: "lost" }) });
+    });
+    await confirmation.getByRole("button", { name: "Sí, devolver" }).click();
+    await expect.poll(() => confirmation.getByRole("alert").innerText()).toBe("Cobro tuvo un problema al responder. Probá de nuevo en unos minutos.");
+    await confirmation.getByRole("button", { name: "Sí, devolver" }).click();
+    await expect.poll(() => page.getByTestId("return-result").innerText()).toContain("Se pidió al banco devolver $ 700,00");
+    expect(keys).toHaveLength(2);
+    expect(keys[0]).toMatch(/^[0-9a-f]{32}$/);
+    expect(keys[1]).toBe(keys[0]);
+    const asked = (await admin.call("GET", `/my-integration/unmatched-payments/${money.unmatchedPaymentId}`)).json;
+    expect(asked).toMatchObject({ state: "return_requested", returns: [{ state: "requested", amount: 700 }] });
+    expect(asked.returns).toHaveLength(1);
+
+    expect(watched.otherOrigins()).toEqual([]);
+    expect(watched.problems({ expectedFailures: 0 })).toEqual([expect.stringContaining("status of 502")]);
     await page.close();
   });
 });
