@@ -11,10 +11,10 @@ import { TableScroll } from "../components/table-scroll.tsx";
 import { useAction, useResource } from "../components/use-resource.ts";
 import { formatDate, formatDateTime, formatMoney, formatTime, plural } from "../format.ts";
 import { integrationToday } from "../integration-today.ts";
+import { merchantName, merchantOptions, useMerchants } from "../merchant-names.ts";
 import { Link, navigate } from "../router.ts";
 import { attachmentName, saveFile } from "../save-file.ts";
 import { UNMATCHED_PAYMENT_REASON_LABELS, UNMATCHED_PAYMENT_STATE_LABELS } from "../status-labels.ts";
-import { merchantName, useMerchants } from "./unmatched-payments.tsx";
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 
@@ -80,10 +80,6 @@ export function DailyStatementPage({ query }: { query: URLSearchParams }) {
     saveFile(attachmentName(answer.raw.headers.get("content-disposition")) ?? `resumen-diario-${day}.csv`, "text/csv;charset=utf-8", await answer.raw.text());
     return true;
   });
-  const merchantOptions = [
-    { value: "", label: "Todos" },
-    ...(merchants.status === "ready" ? [...merchants.data].map(([value, label]) => ({ value, label })) : []),
-  ];
   const error = statement.status === "failed" ? statement.error : undefined;
   return (
     <>
@@ -106,7 +102,7 @@ export function DailyStatementPage({ query }: { query: URLSearchParams }) {
           label="Comercio"
           name="merchantUserId"
           value={merchantUserId}
-          options={merchantOptions}
+          options={merchantOptions(merchants, "Todos")}
           onValue={(merchant) => go({ merchantUserId: merchant })}
         />
       </form>

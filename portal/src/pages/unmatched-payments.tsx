@@ -20,6 +20,7 @@ import { Pager } from "../components/pager.tsx";
 import { TableScroll } from "../components/table-scroll.tsx";
 import { useAction, useResource } from "../components/use-resource.ts";
 import { argentinaDay, formatDateTime, formatMoney } from "../format.ts";
+import { merchantName, merchantOptions, useMerchants } from "../merchant-names.ts";
 import { Link, navigate } from "../router.ts";
 import { CHARGE_STATE_LABELS, UNMATCHED_PAYMENT_REASON_LABELS, UNMATCHED_PAYMENT_STATE_LABELS, UNMATCHED_RETURN_STATE_LABELS } from "../status-labels.ts";
 
@@ -70,19 +71,6 @@ function filtersOf(query: URLSearchParams): Filters {
   };
 }
 
-export function merchantName(merchants: Map<string, string>, merchantUserId: string | null): string {
-  if (merchantUserId === null) return "—";
-  return merchants.get(merchantUserId) ?? merchantUserId.slice(0, 8);
-}
-
-/** The integration's merchant accounts by their userId: "Nombre de fantasía (email)" or the email. */
-export function useMerchants() {
-  return useResource(async () => {
-    const page = await adminApi.merchants.listIntegrationUsers({ limit: 100 });
-    return new Map(page.items.map((user) => [user.userId, user.fantasyName ? `${user.fantasyName} (${user.email})` : user.email]));
-  }, []);
-}
-
 export function UnmatchedPaymentList({ query }: { query: URLSearchParams }) {
   const filters = filtersOf(query);
   const page = Math.max(1, Number.parseInt(query.get("page") ?? "1", 10) || 1);
@@ -112,10 +100,6 @@ export function UnmatchedPaymentList({ query }: { query: URLSearchParams }) {
     const search = params.toString();
     navigate(`/unmatched${search ? `?${search}` : ""}`);
   };
-  const merchantOptions = [
-    { value: "", label: "Todas" },
-    ...(merchants.status === "ready" ? [...merchants.data].map(([value, label]) => ({ value, label })) : []),
-  ];
   const error = payments.status === "failed" ? payments.error : undefined;
   const toError = inverted ? "La fecha «hasta» no puede ser anterior a «desde»." : error?.fieldErrors.to;
   const filtered = FILTER_NAMES.some((name) => filters[name]);
@@ -133,7 +117,7 @@ export function UnmatchedPaymentList({ query }: { query: URLSearchParams }) {
           label="Comercio"
           name="merchantUserId"
           value={filters.merchantUserId}
-          options={merchantOptions}
+          options={merchantOptions(merchants, "Todas")}
           onValue={(merchantUserId) => go({ merchantUserId, page: 1 })}
         />
         <Field label="Desde" type="date" name="from" value={filters.from} onValue={(from) => go({ from, page: 1 })} error={error?.fieldErrors.from} />
