@@ -6,6 +6,11 @@ const date = new Intl.DateTimeFormat("es-AR", { timeZone: ZONE, day: "2-digit", 
 const time = new Intl.DateTimeFormat("es-AR", { timeZone: ZONE, hour: "2-digit", minute: "2-digit", hourCycle: "h23" });
 const dayKey = new Intl.DateTimeFormat("en-CA", { timeZone: ZONE, year: "numeric", month: "2-digit", day: "2-digit" });
 
+/** Who paid, as far as the bank said: `Juan Pérez · 20301234563`, either alone, or `—`. */
+export function payerText(name: string | undefined, cuil: string | undefined): string {
+  return [name, cuil].filter(Boolean).join(" · ") || "—";
+}
+
 /** Pesos as the API carries them (a number) → `$ 1.234,56` (with a plain space after the sign). */
 export function formatMoney(pesos: number): string {
   return money.format(pesos).replace(/\u00a0/g, " ");

@@ -7,7 +7,7 @@ import { EventList } from "../components/event-list.tsx";
 import { Empty, Loaded } from "../components/feedback.tsx";
 import { TableScroll } from "../components/table-scroll.tsx";
 import { useResource } from "../components/use-resource.ts";
-import { formatDate, formatDateTime, formatMoney } from "../format.ts";
+import { formatDate, formatDateTime, formatMoney, payerText } from "../format.ts";
 import { Link } from "../router.ts";
 import { CHARGE_STATE_LABELS, NOTIFICATION_CHANNEL_LABELS, NOTIFICATION_KIND_LABELS, NOTIFICATION_STATUS_LABELS } from "../status-labels.ts";
 
@@ -112,7 +112,7 @@ function ChargeView({ charge }: { charge: IntegrationPaymentRequestDetail }) {
                 {charge.payments.map((payment) => (
                   <tr key={payment.transactionId}>
                     <td>{formatDateTime(payment.operatedAt)}</td>
-                    <td>{[payment.payerName, payment.payerCuil].filter(Boolean).join(" · ") || "—"}</td>
+                    <td>{payerText(payment.payerName, payment.payerCuil)}</td>
                     <td class="mono">{payment.transactionId}</td>
                     <td class="number">{formatMoney(payment.amount)}</td>
                   </tr>

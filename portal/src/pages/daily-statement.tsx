@@ -9,7 +9,7 @@ import { Empty, ErrorAlert, Loaded } from "../components/feedback.tsx";
 import { Figures } from "../components/figures.tsx";
 import { TableScroll } from "../components/table-scroll.tsx";
 import { useAction, useResource } from "../components/use-resource.ts";
-import { formatDate, formatDateTime, formatMoney, formatTime, plural } from "../format.ts";
+import { formatDate, formatDateTime, formatMoney, formatTime, payerText, plural } from "../format.ts";
 import { integrationToday } from "../integration-today.ts";
 import { merchantName, merchantOptions, useMerchants } from "../merchant-names.ts";
 import { Link, navigate } from "../router.ts";
@@ -167,7 +167,7 @@ export function DailyStatementPage({ query }: { query: URLSearchParams }) {
                           <td>
                             <Outcome line={line} />
                           </td>
-                          <td>{[line.payerName, line.payerCuil].filter(Boolean).join(" · ") || "—"}</td>
+                          <td>{payerText(line.payerName, line.payerCuil)}</td>
                           <td>{merchants.status === "ready" ? merchantName(merchants.data, line.merchantUserId) : ""}</td>
                         </tr>
                       ))}

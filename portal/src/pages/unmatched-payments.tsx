@@ -19,7 +19,7 @@ import { Confirmation, Empty, ErrorAlert, Loaded, Notice } from "../components/f
 import { Pager } from "../components/pager.tsx";
 import { TableScroll } from "../components/table-scroll.tsx";
 import { useAction, useResource } from "../components/use-resource.ts";
-import { argentinaDay, formatDateTime, formatMoney } from "../format.ts";
+import { argentinaDay, formatDateTime, formatMoney, payerText } from "../format.ts";
 import { merchantName, merchantOptions, useMerchants } from "../merchant-names.ts";
 import { Link, navigate } from "../router.ts";
 import { CHARGE_STATE_LABELS, UNMATCHED_PAYMENT_REASON_LABELS, UNMATCHED_PAYMENT_STATE_LABELS, UNMATCHED_RETURN_STATE_LABELS } from "../status-labels.ts";
@@ -163,7 +163,7 @@ export function UnmatchedPaymentList({ query }: { query: URLSearchParams }) {
                         <td>
                           <span class={`badge badge-${payment.state}`}>{UNMATCHED_PAYMENT_STATE_LABELS[payment.state]}</span>
                         </td>
-                        <td>{[payment.payerName, payment.payerCuil].filter(Boolean).join(" · ") || "—"}</td>
+                        <td>{payerText(payment.payerName, payment.payerCuil)}</td>
                         <td>{merchants.status === "ready" ? merchantName(merchants.data, payment.merchantUserId) : ""}</td>
                       </tr>
                     ))}
@@ -233,7 +233,7 @@ function UnmatchedPaymentView({ payment, merchant, onChanged }: { payment: Unmat
         <dt>Recibido</dt>
         <dd>{formatDateTime(payment.receivedAt)}</dd>
         <dt>Pagador</dt>
-        <dd>{[payment.payerName, payment.payerCuil].filter(Boolean).join(" · ") || "—"}</dd>
+        <dd>{payerText(payment.payerName, payment.payerCuil)}</dd>
         <dt>CVU</dt>
         <dd class="mono">{payment.cvu}</dd>
         <dt>Comercio</dt>
