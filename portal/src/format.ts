@@ -11,6 +11,9 @@ export function payerText(name: string | undefined, cuil: string | undefined): s
   return [name, cuil].filter(Boolean).join(" · ") || "—";
 }
 
+/** A calendar day as the date inputs, the URLs and the API carry it: `2026-11-22`. */
+export const DAY = /^\d{4}-\d{2}-\d{2}$/;
+
 /** Pesos as the API carries them (a number) → `$ 1.234,56` (with a plain space after the sign). */
 export function formatMoney(pesos: number): string {
   return money.format(pesos).replace(/\u00a0/g, " ");
@@ -30,7 +33,7 @@ export function formatCount(value: number): string {
 
 /** An instant (ISO 8601) or a calendar date (`2026-11-22`) → `22/11/2026`. */
 export function formatDate(value: string): string {
-  if (/^\d{4}-\d{2}-\d{2}$/.test(value)) {
+  if (DAY.test(value)) {
     const [year, month, day] = value.split("-");
     return `${day}/${month}/${year}`;
   }
@@ -51,6 +54,20 @@ export function formatTime(value: string): string {
 /** The calendar day in Argentina of an instant (`2026-11-22`), to compare days. */
 export function argentinaDay(value: string | Date): string {
   return dayKey.format(typeof value === "string" ? new Date(value) : value);
+}
+
+/**
+ * Argentina days (`2026-11-22`; either may be empty) as the API's `from` and `to`: the first day's start, and
+ * the start of the day after the last, so that both days are included (the API's `to` is exclusive).
+ * Argentina is UTC-03:00 all year.
+ */
+export function argentinaDayRange(first: string, last: string): { from?: string; to?: string } {
+  const start = (day: string) => `${day}T00:00:00-03:00`;
+  const dayAfter = (day: string) => {
+    const [year, month, date] = day.split("-").map(Number);
+    return new Date(Date.UTC(year!, month! - 1, date! + 1)).toISOString().slice(0, 10);
+  };
+  return { ...(first ? { from: start(first) } : {}), ...(last ? { to: start(dayAfter(last)) } : {}) };
 }
 
 /**

@@ -7,7 +7,7 @@ import { Empty, Loaded } from "./feedback.tsx";
 import { Pager } from "./pager.tsx";
 import { TableScroll } from "./table-scroll.tsx";
 import { useResource } from "./use-resource.ts";
-import { formatDateTime } from "../format.ts";
+import { argentinaDayRange, formatDateTime } from "../format.ts";
 import { navigate } from "../router.ts";
 
 const PAGE_SIZE = 20;
@@ -98,10 +98,8 @@ const FILTER_KEYS = ["desde", "hasta", "operation", "outcome", "actorId", "targe
 
 /** The query of the Admin API for the filters: Argentina days (UTC-03:00), both inclusive. */
 export function auditQuery(filters: AuditFilters) {
-  const nextDay = (day: string) => new Date(new Date(`${day}T00:00:00-03:00`).getTime() + 24 * 3600 * 1000).toISOString();
   return {
-    ...(filters.desde ? { from: new Date(`${filters.desde}T00:00:00-03:00`).toISOString() } : {}),
-    ...(filters.hasta ? { to: nextDay(filters.hasta) } : {}),
+    ...argentinaDayRange(filters.desde, filters.hasta),
     ...(filters.operation ? { operation: filters.operation } : {}),
     ...(filters.outcome ? { outcome: filters.outcome as AuditOutcome } : {}),
     ...(filters.actorId ? { actorId: filters.actorId } : {}),

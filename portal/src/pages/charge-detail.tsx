@@ -7,7 +7,7 @@ import { EventList } from "../components/event-list.tsx";
 import { Empty, Loaded } from "../components/feedback.tsx";
 import { TableScroll } from "../components/table-scroll.tsx";
 import { useResource } from "../components/use-resource.ts";
-import { formatDate, formatDateTime, formatMoney, payerText } from "../format.ts";
+import { DAY, formatDate, formatDateTime, formatMoney, payerText } from "../format.ts";
 import { Link } from "../router.ts";
 import { CHARGE_STATE_LABELS, NOTIFICATION_CHANNEL_LABELS, NOTIFICATION_KIND_LABELS, NOTIFICATION_STATUS_LABELS } from "../status-labels.ts";
 
@@ -17,7 +17,7 @@ function eventsOf(events: EventRecord[], paymentRequestId: string): EventRecord[
 
 /** A due date as created: a day (`2026-12-10`) or a day with a time (a short-lived charge). */
 function formatDueDate(dueDate: string): string {
-  return /^\d{4}-\d{2}-\d{2}$/.test(dueDate) ? formatDate(dueDate) : formatDateTime(dueDate);
+  return DAY.test(dueDate) ? formatDate(dueDate) : formatDateTime(dueDate);
 }
 
 export function ChargeDetail({ paymentRequestId }: { paymentRequestId: string }) {

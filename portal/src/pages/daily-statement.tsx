@@ -9,14 +9,12 @@ import { Empty, ErrorAlert, Loaded } from "../components/feedback.tsx";
 import { Figures } from "../components/figures.tsx";
 import { TableScroll } from "../components/table-scroll.tsx";
 import { useAction, useResource } from "../components/use-resource.ts";
-import { formatDate, formatDateTime, formatMoney, formatTime, payerText, plural } from "../format.ts";
+import { DAY, formatDate, formatDateTime, formatMoney, formatTime, payerText, plural } from "../format.ts";
 import { integrationToday } from "../integration-today.ts";
 import { merchantName, merchantOptions, useMerchants } from "../merchant-names.ts";
 import { Link, navigate } from "../router.ts";
 import { attachmentName, saveFile } from "../save-file.ts";
 import { UNMATCHED_PAYMENT_REASON_LABELS, UNMATCHED_PAYMENT_STATE_LABELS } from "../status-labels.ts";
-
-const DAY = /^\d{4}-\d{2}-\d{2}$/;
 
 /** What became of a transfer's money, one sentence per part. */
 function Outcome({ line }: { line: DailyStatementLine }) {

@@ -19,13 +19,12 @@ import { Confirmation, Empty, ErrorAlert, Loaded, Notice } from "../components/f
 import { Pager } from "../components/pager.tsx";
 import { TableScroll } from "../components/table-scroll.tsx";
 import { useAction, useResource } from "../components/use-resource.ts";
-import { argentinaDay, formatDateTime, formatMoney, payerText } from "../format.ts";
+import { argentinaDay, argentinaDayRange, DAY, formatDateTime, formatMoney, payerText } from "../format.ts";
 import { merchantName, merchantOptions, useMerchants } from "../merchant-names.ts";
 import { Link, navigate } from "../router.ts";
 import { CHARGE_STATE_LABELS, UNMATCHED_PAYMENT_REASON_LABELS, UNMATCHED_PAYMENT_STATE_LABELS, UNMATCHED_RETURN_STATE_LABELS } from "../status-labels.ts";
 
 const PAGE_SIZE = 20;
-const DAY = /^\d{4}-\d{2}-\d{2}$/;
 
 const optionsOf = (labels: Record<string, string>, all: string) => [
   { value: "", label: all },
@@ -33,17 +32,6 @@ const optionsOf = (labels: Record<string, string>, all: string) => [
 ];
 const STATE_OPTIONS = optionsOf(UNMATCHED_PAYMENT_STATE_LABELS, "Todos");
 const REASON_OPTIONS = optionsOf(UNMATCHED_PAYMENT_REASON_LABELS, "Todos");
-
-/** The start of an Argentina day (`2026-11-22`) as an instant: Argentina is UTC-03:00 all year. */
-function dayStart(day: string): string {
-  return `${day}T00:00:00-03:00`;
-}
-
-/** The start of the day after `day`: "hasta" includes its whole day (the API's `to` is exclusive). */
-function dayAfterStart(day: string): string {
-  const [year, month, date] = day.split("-").map(Number);
-  return dayStart(new Date(Date.UTC(year!, month! - 1, date! + 1)).toISOString().slice(0, 10));
-}
 
 interface Filters {
   state: string;
@@ -85,8 +73,7 @@ export function UnmatchedPaymentList({ query }: { query: URLSearchParams }) {
             ...(filters.state ? { state: filters.state as UnmatchedPayment["state"] } : {}),
             ...(filters.reason ? { reason: filters.reason as UnmatchedPayment["reason"] } : {}),
             ...(filters.merchantUserId ? { merchantUserId: filters.merchantUserId } : {}),
-            ...(filters.from ? { from: dayStart(filters.from) } : {}),
-            ...(filters.to ? { to: dayAfterStart(filters.to) } : {}),
+            ...argentinaDayRange(filters.from, filters.to),
             limit: PAGE_SIZE,
             offset: (page - 1) * PAGE_SIZE,
           }),
