@@ -1,11 +1,12 @@
 // The Java SDK (sdks/java): its JUnit 5 suite built and run by Maven (the verifier's refusals, PKCE and the
-// token calls, the typed exceptions and the retry guidance, over loopback HTTP), and its quick start
-// (examples/Quickstart.java) as the README's "Run the quick start" tells a reader to run it, against the whole
-// service on a fresh database: the merchant linked through the sign-in screen's HTTP flow, the Sandbox's test
-// tokens, a charge with two due dates and a surcharge read back and listed, a duplicate referenceId as a typed
-// ConflictException, a simulated transfer, the delivered webhook verified with the SDK's verifier (and a
-// tampered copy of it refused), the charge read back as total_payment and the webhook URL it registered
-// deleted. One file, so that the build and the example never share target/ at once.
+// token calls, the generated form operations' JDK-encoded bodies, the typed exceptions and the retry
+// guidance, over loopback HTTP), and its quick start (examples/Quickstart.java) as the README's "Run the
+// quick start" tells a reader to run it, against the whole service on a fresh database: the merchant linked
+// through the sign-in screen's HTTP flow, the Sandbox's test tokens, a charge with two due dates and a
+// surcharge read back and listed, a duplicate referenceId as a typed ConflictException, a simulated transfer,
+// the delivered webhook verified with the SDK's verifier (and a tampered copy of it refused), the charge read
+// back as total_payment and the webhook URL it registered deleted. One file, so that the build and the
+// example never share target/ at once.
 import { existsSync, readdirSync, readFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -43,7 +44,7 @@ describe("sdks/java", () => {
     }
     expect(problems).toEqual({ failures: 0, errors: 0, skipped: 0 });
     // The suite as written: a test class that stops being run shows here.
-    expect(tests).toBeGreaterThanOrEqual(47);
+    expect(tests).toBeGreaterThanOrEqual(48);
     for (const name of [
       "aServiceSignatureOfTheBodyIsAcceptedAndTheEventReturned",
       "aServiceSignatureMadeWithAnotherSecretIsRefused",
@@ -55,6 +56,7 @@ describe("sdks/java", () => {
       "aStandardWebhooksTimestampOutsideTheToleranceIsStale",
       "theChallengeIsS256OfTheVerifierAsRfc7636AppendixB",
       "theCodeExchangeSendsCobrosJsonFormAndReadsTheTokenSet",
+      "aFormOperationSendsItsValuesPercentEncodedInUtf8WithTheFormContentType",
       "aValidationErrorCarriesCodeMessageIdAndEachDetail",
       "noAnswerThenFoundByReferenceIdIsExistingWithoutASecondCreate",
       "aRateLimitWithNoChargeIsThrownWithoutLooping",
