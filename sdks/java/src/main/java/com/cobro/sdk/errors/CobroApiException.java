@@ -29,10 +29,15 @@ public class CobroApiException extends CobroException {
   private final Map<String, List<String>> headers;
 
   public CobroApiException(int status, String body, Map<String, List<String>> headers, Throwable cause) {
-    super(summary(status, body), cause);
+    this(status, body == null ? "" : body, parse(body), headers, cause);
+  }
+
+  /** The body parsed once, for the message and the accessors. */
+  private CobroApiException(int status, String text, JsonNode json, Map<String, List<String>> headers, Throwable cause) {
+    super(summary(status, text, json), cause);
     this.status = status;
-    this.text = body == null ? "" : body;
-    this.json = parse(this.text);
+    this.text = text;
+    this.json = json;
     TreeMap<String, List<String>> byName = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
     if (headers != null) byName.putAll(headers);
     this.headers = Collections.unmodifiableMap(byName);
@@ -43,8 +48,7 @@ public class CobroApiException extends CobroException {
     if (status >= 500) return new ServerException(status, body, headers, cause);
     switch (status) {
       case 400:
-        CobroApiException plain = new CobroApiException(status, body, headers, cause);
-        return plain.hasCode("ValidationError")
+        return sameCode(codeOf(parse(body)), "ValidationError")
             ? new ValidationException(status, body, headers, cause)
             : new BadRequestException(status, body, headers, cause);
       case 401:
@@ -75,14 +79,12 @@ public class CobroApiException extends CobroException {
    * both); null when the body has neither.
    */
   public String code() {
-    String code = textField("code");
-    return code != null ? code : textField("error");
+    return codeOf(json);
   }
 
   /** Whether the body's code is {@code code}, with or without the {@code Error} suffix. */
   public boolean hasCode(String code) {
-    String own = code();
-    return own != null && code != null && bare(own).equals(bare(code));
+    return sameCode(code(), code);
   }
 
   /** The body's {@code message} (English, for a developer's log), or the plain-text body; null when none. */
@@ -152,12 +154,23 @@ public class CobroApiException extends CobroException {
     return value != null && value.isTextual() ? value.asText() : null;
   }
 
+  /** A parsed body's {@code code}, or else its {@code error}; null when it has neither or is not an object. */
+  private static String codeOf(JsonNode json) {
+    if (json == null || !json.isObject()) return null;
+    String code = textOf(json, "code");
+    return code != null ? code : textOf(json, "error");
+  }
+
+  private static boolean sameCode(String own, String code) {
+    return own != null && code != null && bare(own).equals(bare(code));
+  }
+
   private static String bare(String code) {
     return code.endsWith("Error") ? code.substring(0, code.length() - "Error".length()) : code;
   }
 
   private static JsonNode parse(String text) {
-    if (text.isBlank()) return null;
+    if (text == null || text.isBlank()) return null;
     try {
       return JSON.readTree(text);
     } catch (IOException notJson) {
@@ -165,10 +178,9 @@ public class CobroApiException extends CobroException {
     }
   }
 
-  private static String summary(int status, String body) {
-    JsonNode json = parse(body == null ? "" : body);
-    if (json == null || !json.isObject()) return status + (body == null || body.isBlank() ? "" : " " + body.strip());
-    String code = textOf(json, "code") != null ? textOf(json, "code") : textOf(json, "error");
+  private static String summary(int status, String text, JsonNode json) {
+    if (json == null || !json.isObject()) return status + (text.isBlank() ? "" : " " + text.strip());
+    String code = codeOf(json);
     String message = textOf(json, "message");
     return (status + " " + (code == null ? "" : code) + " " + (message == null ? "" : message)).strip();
   }
