@@ -3,7 +3,6 @@ package com.cobro.sdk.webhook;
 import com.cobro.sdk.webhook.WebhookVerificationException.Reason;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.security.InvalidKeyException;
@@ -230,10 +229,8 @@ public final class WebhookVerifier {
     try {
       Mac mac = Mac.getInstance("HmacSHA256");
       mac.init(new SecretKeySpec(key, "HmacSHA256"));
-      ByteArrayOutputStream signed = new ByteArrayOutputStream();
-      signed.writeBytes(prefix.getBytes(StandardCharsets.UTF_8));
-      signed.writeBytes(body);
-      return mac.doFinal(signed.toByteArray());
+      mac.update(prefix.getBytes(StandardCharsets.UTF_8));
+      return mac.doFinal(body);
     } catch (NoSuchAlgorithmException | InvalidKeyException impossible) {
       throw new IllegalStateException("every JDK has HmacSHA256", impossible);
     }
