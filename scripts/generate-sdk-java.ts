@@ -10,9 +10,10 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { ApiName } from "./normalize-openapi.ts";
-import { contractVersion, ensureGeneratorJar, generateClientsIn, generatorConfig } from "./generate-sdk.ts";
+import { contractVersion, ensureGeneratorJar, generateClientsIn, generatedReadme, type Json, replacerFor } from "./generate-sdk.ts";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const replaceAll = replacerFor("java (native)");
 
 /** The Maven project (hand-written helpers beside the generated package in src/main/java/com/cobro/sdk/). */
 export const JAVA_SDK_DIR = join(root, "sdks", "java");
@@ -69,8 +70,6 @@ export const JAVA_VERSIONS = {
   },
 } as const;
 
-type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
-
 /** Generates the three clients into `outDir/src/main/java/com/cobro/sdk/generated/` and writes `outDir/pom.xml`. */
 export function generateJavaSdkInto(outDir: string, documents: Record<ApiName, Json>): void {
   ensureGeneratorJar();
@@ -88,18 +87,18 @@ export function generateJavaSdkInto(outDir: string, documents: Record<ApiName, J
       cpSync(sources, join(generatedDir, api), { recursive: true });
       finishClient(join(generatedDir, api), api);
     }
-    writeFileSync(join(generatedDir, "README.md"), generatedReadme(generatorConfig().version));
+    writeFileSync(
+      join(generatedDir, "README.md"),
+      generatedReadme("`java` with the `native` library", [
+        "`generated/openapi/{integration,auth,admin}.yaml`, one package per API (`com.cobro.sdk.generated.integration`,",
+        "`.auth`, `.admin`). Do not edit: change the contract in `spec/` and regenerate. `scripts/generate-sdk-java.ts`",
+        "says how.",
+      ]),
+    );
     writeFileSync(join(outDir, "pom.xml"), pomXml(version));
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
-}
-
-/** Replaces `pattern` in `text`, failing when it matches fewer than `atLeast` times (a generator upgrade that moved it). */
-function replaceAll(text: string, pattern: RegExp, replacement: string, what: string, atLeast = 1): string {
-  const count = text.match(pattern)?.length ?? 0;
-  if (count < atLeast) throw new Error(`the Java client's post-processing found no ${what}: has openapi-generator's java (native) output changed?`);
-  return text.replace(pattern, replacement);
 }
 
 /**
@@ -287,16 +286,4 @@ ${plugins}
   </build>
 </project>
 `;
-}
-
-function generatedReadme(generatorVersion: string): string {
-  return [
-    "# Generated clients",
-    "",
-    `Written by \`npm run generate\` (openapi-generator ${generatorVersion}, \`java\` with the \`native\` library) from`,
-    "`generated/openapi/{integration,auth,admin}.yaml`, one package per API (`com.cobro.sdk.generated.integration`,",
-    "`.auth`, `.admin`). Do not edit: change the contract in `spec/` and regenerate. `scripts/generate-sdk-java.ts`",
-    "says how.",
-    "",
-  ].join("\n");
 }

@@ -9,9 +9,10 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { ApiName } from "./normalize-openapi.ts";
-import { contractVersion, ensureGeneratorJar, generateClientsIn, generatorConfig } from "./generate-sdk.ts";
+import { contractVersion, ensureGeneratorJar, generateClientsIn, generatedReadme, type Json, replacerFor } from "./generate-sdk.ts";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const replaceAll = replacerFor("php");
 
 /** The PHP package (hand-written helpers in src/, generated clients in generated/). */
 export const PHP_SDK_DIR = join(root, "sdks", "php");
@@ -52,20 +53,17 @@ export function generatePhpSdkInto(outDir: string, documents: Record<ApiName, Js
       renameSync(join(scratch, "out", api, "lib"), join(generatedDir, NAMESPACE_OF[api]));
       finishClient(join(generatedDir, NAMESPACE_OF[api]), NAMESPACE_OF[api], documents[api]);
     }
-    writeFileSync(join(generatedDir, "README.md"), generatedReadme(generatorConfig().version));
+    writeFileSync(
+      join(generatedDir, "README.md"),
+      generatedReadme("`php`", [
+        "`generated/openapi/{integration,auth,admin}.yaml`, one namespace per API (`Cobro\\Sdk\\Generated\\Integration`, `\\Auth`,",
+        "`\\Admin`). Do not edit: change the contract in `spec/` and regenerate. `scripts/generate-sdk-php.ts` says how.",
+      ]),
+    );
     writeFileSync(join(outDir, "composer.json"), `${JSON.stringify(composerJson(version), null, 2)}\n`);
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
-}
-
-type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
-
-/** Replaces `pattern` in `text`, failing when it matches fewer than `atLeast` times (a generator upgrade that moved it). */
-function replaceAll(text: string, pattern: RegExp, replacement: string, what: string, atLeast = 1): string {
-  const count = text.match(pattern)?.length ?? 0;
-  if (count < atLeast) throw new Error(`the PHP client's post-processing found no ${what}: has openapi-generator's php output changed?`);
-  return text.replace(pattern, replacement);
 }
 
 /** The query parameters with a date or date-time format, by operationId: name → format. */
@@ -182,15 +180,4 @@ function composerJson(version: string) {
     },
     "autoload-dev": { "psr-4": { "Cobro\\Sdk\\Tests\\": "tests/" } },
   };
-}
-
-function generatedReadme(generatorVersion: string): string {
-  return [
-    "# Generated clients",
-    "",
-    `Written by \`npm run generate\` (openapi-generator ${generatorVersion}, \`php\`) from`,
-    "`generated/openapi/{integration,auth,admin}.yaml`, one namespace per API (`Cobro\\Sdk\\Generated\\Integration`, `\\Auth`,",
-    "`\\Admin`). Do not edit: change the contract in `spec/` and regenerate. `scripts/generate-sdk-php.ts` says how.",
-    "",
-  ].join("\n");
 }

@@ -4,11 +4,11 @@
 // it). Also writes cobro_sdk/generated/__init__.py with the contract's `info.version`, which
 // sdks/python/pyproject.toml reads as the package's version. Called by scripts/generate.ts (`npm run
 // generate`, and `--check`, which generates into a scratch folder and compares).
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { contractVersion, ensureGeneratorJar, generateClientsIn } from "./generate-sdk.ts";
+import { contractVersion, ensureGeneratorJar, generateClientsIn, generatedReadme, type Json } from "./generate-sdk.ts";
 import type { ApiName } from "./normalize-openapi.ts";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -30,8 +30,6 @@ function generatorOptions(api: ApiName, version: string): Record<string, string 
   return { packageName: `${PACKAGE_PREFIX}.${api}`, packageVersion: version, projectName: "cobro-sdk", hideGenerationTimestamp: true };
 }
 
-type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
-
 /** Generates one `python` client per API into `outDir/{api}/` (outDir is replaced). */
 export function generatePythonSdkInto(outDir: string, documents: Record<ApiName, Json>): void {
   ensureGeneratorJar();
@@ -50,7 +48,13 @@ export function generatePythonSdkInto(outDir: string, documents: Record<ApiName,
       renameSync(generated, join(outDir, api));
     }
     writeFileSync(join(outDir, "__init__.py"), generatedInit(version));
-    writeFileSync(join(outDir, "README.md"), generatedReadme(JSON.parse(readFileSync(join(root, "openapitools.json"), "utf8"))["generator-cli"].version));
+    writeFileSync(
+      join(outDir, "README.md"),
+      generatedReadme("`python`", [
+        "`generated/openapi/{integration,auth,admin}.yaml`. Do not edit: change the contract in `spec/` and",
+        "regenerate. `scripts/generate-sdk-python.ts` says how.",
+      ]),
+    );
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
@@ -72,17 +76,6 @@ function generatedInit(version: string): string {
     "",
     "# The contract's info.version: the SDK's version (pyproject.toml reads it).",
     `__version__ = ${JSON.stringify(version)}`,
-    "",
-  ].join("\n");
-}
-
-function generatedReadme(generatorVersion: string): string {
-  return [
-    "# Generated clients",
-    "",
-    `Written by \`npm run generate\` (openapi-generator ${generatorVersion}, \`python\`) from`,
-    "`generated/openapi/{integration,auth,admin}.yaml`. Do not edit: change the contract in `spec/` and",
-    "regenerate. `scripts/generate-sdk-python.ts` says how.",
     "",
   ].join("\n");
 }

@@ -41,7 +41,7 @@ const GENERATOR_OPTIONS = {
  */
 const GLOBAL_PROPERTIES = { skipFormModel: "false", apiDocs: "false", modelDocs: "false", apiTests: "false", modelTests: "false" };
 
-type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
 /**
  * The document the generator reads differs from the published one in one way: `anyOf` becomes `oneOf`.
@@ -183,19 +183,36 @@ export function generateSdkInto(outDir: string, documents: Record<ApiName, Json>
       rmSync(join(generated, "docs"), { recursive: true, force: true });
       renameSync(generated, join(outDir, api));
     }
-    writeFileSync(join(outDir, "README.md"), generatedReadme(generatorConfig().version));
+    writeFileSync(
+      join(outDir, "README.md"),
+      generatedReadme("`typescript-fetch`", [
+        "`generated/openapi/{integration,auth,admin}.yaml`. Do not edit: change the contract in `spec/` and",
+        "regenerate. `scripts/generate-sdk.ts` says how.",
+      ]),
+    );
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
 }
 
-function generatedReadme(version: string): string {
-  return [
-    "# Generated clients",
-    "",
-    `Written by \`npm run generate\` (openapi-generator ${version}, \`typescript-fetch\`) from`,
-    "`generated/openapi/{integration,auth,admin}.yaml`. Do not edit: change the contract in `spec/` and",
-    "regenerate. `scripts/generate-sdk.ts` says how.",
-    "",
-  ].join("\n");
+/**
+ * The README.md beside a language's generated clients: which openapi-generator wrote them (`generator`, its
+ * name and library as the README says it), then `rest`: from which documents, and that they are not edited.
+ */
+export function generatedReadme(generator: string, rest: string[]): string {
+  return ["# Generated clients", "", `Written by \`npm run generate\` (openapi-generator ${generatorConfig().version}, ${generator}) from`, ...rest, ""].join(
+    "\n",
+  );
+}
+
+/**
+ * `replaceAll(text, pattern, replacement, what)` for the post-processing of one generator's output (`output`,
+ * as the error names it: `java (native)`, `php`): it fails when `pattern` matches nowhere, since a generator
+ * upgrade that moved what a step rewrites must stop the generation, not pass it unchanged.
+ */
+export function replacerFor(output: string): (text: string, pattern: RegExp, replacement: string, what: string) => string {
+  return (text, pattern, replacement, what) => {
+    if (!text.match(pattern)) throw new Error(`the post-processing of openapi-generator's ${output} output found no ${what}: has that output changed?`);
+    return text.replace(pattern, replacement);
+  };
 }
