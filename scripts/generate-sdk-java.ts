@@ -19,7 +19,7 @@ const replaceAll = replacerFor("java (native)");
 export const JAVA_SDK_DIR = join(root, "sdks", "java");
 
 /** Where the generated package lives inside JAVA_SDK_DIR. */
-const GENERATED_PACKAGE_DIR = "src/main/java/com/cobro/sdk/generated";
+export const GENERATED_PACKAGE_DIR = "src/main/java/com/cobro/sdk/generated";
 
 /** What the generator writes inside JAVA_SDK_DIR; the rest of the folder is hand-written. */
 export const isJavaGeneratedFile = (file: string): boolean => file.startsWith(`${GENERATED_PACKAGE_DIR}/`) || file === "pom.xml";

@@ -17,7 +17,7 @@ import { normalizeOpenApi, API_NAMES, type ApiName } from "./normalize-openapi.t
 import { generateSdkInto, SDK_GENERATED_DIR } from "./generate-sdk.ts";
 import { generatePhpSdkInto, isPhpGeneratedFile, PHP_SDK_DIR } from "./generate-sdk-php.ts";
 import { generatePythonSdkInto, PYTHON_SDK_GENERATED_DIR } from "./generate-sdk-python.ts";
-import { generateJavaSdkInto, isJavaGeneratedFile, JAVA_SDK_DIR } from "./generate-sdk-java.ts";
+import { GENERATED_PACKAGE_DIR, generateJavaSdkInto, isJavaGeneratedFile, JAVA_SDK_DIR } from "./generate-sdk-java.ts";
 import { errorCodesModule } from "./generate-error-codes.ts";
 import { requestValidatorsModule } from "./generate-validators.ts";
 import { responseSerializersModule } from "./generate-serializers.ts";
@@ -182,7 +182,7 @@ if (check) {
     cpSync(phpSdkDirOf(fresh), PHP_SDK_DIR, { recursive: true });
     rmSync(PYTHON_SDK_GENERATED_DIR, { recursive: true, force: true });
     cpSync(pythonSdkDirOf(fresh), PYTHON_SDK_GENERATED_DIR, { recursive: true });
-    rmSync(join(JAVA_SDK_DIR, "src", "main", "java", "com", "cobro", "sdk", "generated"), { recursive: true, force: true });
+    rmSync(join(JAVA_SDK_DIR, GENERATED_PACKAGE_DIR), { recursive: true, force: true });
     cpSync(javaSdkDirOf(fresh), JAVA_SDK_DIR, { recursive: true });
     console.log("generated/openapi, generated/types, generated/validators, generated/serializers, generated/postman and the SDKs' generated clients written");
   } finally {
