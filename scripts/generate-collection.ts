@@ -9,12 +9,12 @@
 // answer and chaining ids through variables: test/sdks/postman-collection.test.ts runs it with Newman
 // against a live Sandbox. Called by scripts/generate.ts (`npm run generate`, and `--check`).
 import { STATUS_CODES } from "node:http";
+import type { Json } from "./generate-sdk.ts";
 import type { ApiName } from "./normalize-openapi.ts";
 
 /** Where the collection lives, under generated/ (the file the README tells integrators to import). */
 export const COLLECTION_PATH = "postman/cobro.postman_collection.json";
 
-type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type JsonObject = { [key: string]: Json };
 
 interface Parameter {
@@ -100,7 +100,7 @@ interface Folder {
   description?: string;
   item: Array<Folder | RequestItem>;
 }
-export interface PostmanCollection {
+interface PostmanCollection {
   info: { name: string; description: string; schema: string };
   auth: Auth;
   event: Event[];
@@ -110,6 +110,8 @@ export interface PostmanCollection {
 
 const bearer = (variable: string): Auth => ({ type: "bearer", bearer: [{ key: "token", value: `{{${variable}}}`, type: "string" }] });
 const script = (listen: Event["listen"], lines: string[]): Event => ({ listen, script: { type: "text/javascript", exec: lines } });
+/** A JSON body, as the client shows it (indented). */
+const rawJson = (value: Json): Body => ({ mode: "raw", raw: JSON.stringify(value, null, 2), options: { raw: { language: "json" } } });
 
 /**
  * Which variable holds the credential of a security scheme, for an operation of `api`. A scheme the table
@@ -173,7 +175,7 @@ const FORMAT_EXAMPLES: Record<string, string> = {
  * An example of `schema`: its own example, default, enum or const, else one made from its type; a string
  * of no known format is a placeholder named after what it is (`<document>`), for the reader to fill in.
  */
-export function exampleOf(document: Document, schema: JsonObject | undefined, name = "value", seen: string[] = []): Json {
+function exampleOf(document: Document, schema: JsonObject | undefined, name = "value", seen: string[] = []): Json {
   if (schema === undefined) return null;
   if (typeof schema.$ref === "string") {
     if (seen.includes(schema.$ref)) return null;
@@ -256,7 +258,7 @@ function bodyOf(document: Document, operation: Operation): { body?: Body; conten
   const contentType = Object.keys(content).find((type) => type === "application/json") ?? Object.keys(content)[0]!;
   const media = content[contentType]!;
   if (contentType === "application/json") {
-    return { contentType, body: { mode: "raw", raw: JSON.stringify(mediaExample(document, media), null, 2), options: { raw: { language: "json" } } } };
+    return { contentType, body: rawJson(mediaExample(document, media)) };
   }
   if (contentType === "application/x-www-form-urlencoded") {
     const example = mediaExample(document, media) as JsonObject;
@@ -352,6 +354,9 @@ function apiFolder(api: ApiName, document: Document): Folder {
 
 // --- Signing in: the collection's pre-request script ---
 
+/** Where a script stores a variable: in the environment when it has one of that name, else in the collection's. */
+const STORE_TARGET = "(pm.environment.has(name) ? pm.environment : pm.collectionVariables)";
+
 /**
  * Runs before every request. A request whose bearer token is one of the collection's sign-in tokens gets
  * it fresh: the admins sign in on the Auth API (POST /integration/admin/login) with the credentials in
@@ -378,7 +383,7 @@ const SIGN_IN_SCRIPT = [
   "  return Boolean(token) && expiresAt(token) - 60000 > Date.now();",
   "}",
   "function store(name, token) {",
-  "  (pm.environment.has(name) ? pm.environment : pm.collectionVariables).set(name, token);",
+  `  ${STORE_TARGET}.set(name, token);`,
   "}",
   "function post(url, token, body, then) {",
   "  const header = { 'Content-Type': 'application/json' };",
@@ -428,7 +433,8 @@ interface Step {
   tests: string[];
 }
 
-const STORE = "const store = (name, value) => (pm.environment.has(name) ? pm.environment : pm.collectionVariables).set(name, value);";
+/** The sign-in script's store() again, for a walkthrough step's scripts: what the collection's script defines, a request's script does not see. */
+const STORE = `const store = (name, value) => ${STORE_TARGET}.set(name, value);`;
 
 /** docs/sandbox-walkthrough.md's calls, in its order. */
 const WALKTHROUGH: Step[] = [
@@ -625,7 +631,7 @@ function walkthroughItem(step: Step, documents: Record<ApiName, Document>): Requ
       method: step.method.toUpperCase(),
       header: step.body !== undefined ? [{ key: "Content-Type", value: "application/json" }] : [],
       auth: authOf(step.api, operation, document).auth,
-      ...(step.body !== undefined ? { body: { mode: "raw", raw: JSON.stringify(step.body, null, 2), options: { raw: { language: "json" } } } } : {}),
+      ...(step.body !== undefined ? { body: rawJson(step.body) } : {}),
       url,
       description: `${step.description}\n\n${operation.summary ?? ""} (\`${operation.operationId}\`, ${API_FOLDERS[step.api].name}).`,
     },
@@ -670,7 +676,7 @@ const VARIABLES: Array<[string, string, string]> = [
   ["cvu", "", "Set by the Sandbox walkthrough: the CVU the payer transfers to."],
 ];
 
-export function postmanCollection(documents: Record<ApiName, Document>): PostmanCollection {
+function postmanCollection(documents: Record<ApiName, Document>): PostmanCollection {
   const hosts = (Object.keys(API_FOLDERS) as ApiName[]).map((api): KeyValue => {
     return { key: API_FOLDERS[api].hostVariable, value: hostOf(documents[api]), type: "string", description: `The ${API_FOLDERS[api].name}'s URL.` };
   });
