@@ -12,11 +12,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import YAML from "yaml";
-import { generateSigningSecret, signatureHeader, standardWebhookHeaders } from "../../domain/webhooks/signature.ts";
+import { generateSigningSecret } from "../../domain/webhooks/signature.ts";
 import { serviceForFile } from "../helpers/service.ts";
 import { registeredUrlsOf } from "../helpers/sandbox-admin.ts";
 import { failureLookingLines, readmeCommands } from "../helpers/readme-commands.ts";
 import { JAVA_SDK_DIR, javaAvailable, maven, runInJavaSdk } from "../helpers/java.ts";
+import { SIGNATURE_VERDICTS, webhookSignatureCases } from "../helpers/webhook-signature-cases.ts";
 
 const t = serviceForFile({ env: { COBRO_ALLOW_LOOPBACK_URLS: "true" }, parts: ["integration", "auth", "admin", "worker"] });
 const scratch = mkdtempSync(join(tmpdir(), "cobro-java-sdk-"));
@@ -74,10 +75,6 @@ describe("sdks/java", () => {
       const build = await maven(["-q", "-DskipTests", "package"]);
       expect(build.code, build.output).toBe(0);
     }
-    const body = JSON.stringify({ event: "payment_request.payment_received", referenceId: "INV-9", stateType: "total_payment", paidAmount: 1500.5 });
-    const altered = body.replace("1500.5", "1.5");
-    const now = new Date();
-    const stale = new Date(now.getTime() - 301_000);
     // Each case through WebhookVerifier.verify(rawBody, headers), which checks whichever scheme a request carries.
     const program = join(scratch, "VerifyCases.java");
     writeFileSync(
@@ -113,36 +110,12 @@ public class VerifyCases {
     const legacy = { secret: "whsec_bGVnYWN5LXNpZ25pbmctc2VjcmV0LW9mLTIwMjY-_w", scheme: "legacy" as const };
     const input = [generateSigningSecret(), legacy].map((signing) => {
       const other = signing.scheme === "legacy" ? { ...legacy, secret: `${legacy.secret}x` } : generateSigningSecret();
-      const standard = (secret: typeof signing, at: Date) => standardWebhookHeaders("evt_1", body, secret, at);
-      return {
-        ...signing,
-        cases: {
-          serviceValid: { body, headers: { "X-Service-Signature": signatureHeader(body, signing.secret, now) } },
-          serviceForged: { body, headers: { "X-Service-Signature": signatureHeader(body, other.secret, now) } },
-          serviceAltered: { body: altered, headers: { "X-Service-Signature": signatureHeader(body, signing.secret, now) } },
-          serviceStale: { body, headers: { "X-Service-Signature": signatureHeader(body, signing.secret, stale) } },
-          standardValid: { body, headers: standard(signing, now) },
-          standardForged: { body, headers: standard(other, now) },
-          standardAltered: { body: altered, headers: standard(signing, now) },
-          standardStale: { body, headers: standard(signing, stale) },
-          bothValid: { body, headers: { ...standard(signing, now), "X-Service-Signature": signatureHeader(body, signing.secret, now) } },
-        },
-      };
+      return { ...signing, cases: webhookSignatureCases(signing, other) };
     });
     const classPath = `target/classes:${readFileSync(join(JAVA_SDK_DIR, "target", "classpath.txt"), "utf8").trim()}`;
     const { code, output, stdout } = await runInJavaSdk("java", ["-cp", classPath, program], { input: JSON.stringify(input), timeoutMs: 60_000 });
     expect(code, output).toBe(0);
-    const expected = (scheme: string) => ({
-      [`${scheme}.serviceValid`]: "INV-9",
-      [`${scheme}.serviceForged`]: "signature_mismatch",
-      [`${scheme}.serviceAltered`]: "signature_mismatch",
-      [`${scheme}.serviceStale`]: "stale_timestamp",
-      [`${scheme}.standardValid`]: "INV-9",
-      [`${scheme}.standardForged`]: "signature_mismatch",
-      [`${scheme}.standardAltered`]: "signature_mismatch",
-      [`${scheme}.standardStale`]: "stale_timestamp",
-      [`${scheme}.bothValid`]: "INV-9",
-    });
+    const expected = (scheme: string) => Object.fromEntries(Object.entries(SIGNATURE_VERDICTS).map(([name, verdict]) => [`${scheme}.${name}`, verdict]));
     expect(JSON.parse(stdout)).toEqual({ ...expected("standard"), ...expected("legacy") });
   }, 120_000);
 

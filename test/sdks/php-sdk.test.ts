@@ -5,8 +5,9 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { generateSigningSecret, signatureHeader, standardWebhookHeaders } from "../../domain/webhooks/signature.ts";
+import { generateSigningSecret } from "../../domain/webhooks/signature.ts";
 import { phpAvailable, runInPhpSdk } from "../helpers/php.ts";
+import { SIGNATURE_VERDICTS, webhookSignatureCases } from "../helpers/webhook-signature-cases.ts";
 
 const root = join(import.meta.dirname, "../..");
 const scratch = mkdtempSync(join(tmpdir(), "cobro-php-sdk-"));
@@ -46,22 +47,7 @@ describe("sdks/php", () => {
   it("accepts both signatures the service makes, and refuses them forged, over an altered body or stale", async ({ skip }) => {
     if (!(await phpAvailable(skip))) return;
     const signing = generateSigningSecret();
-    const other = generateSigningSecret();
-    const body = JSON.stringify({ event: "payment_request.payment_received", referenceId: "INV-9", stateType: "total_payment", paidAmount: 1500.5 });
-    const altered = body.replace("1500.5", "1.5");
-    const now = new Date();
-    const stale = new Date(now.getTime() - 301_000);
-    const standard = (secret: typeof signing, at: Date) => standardWebhookHeaders("evt_1", body, secret, at);
-    const cases = {
-      serviceValid: { body, headers: { "X-Service-Signature": signatureHeader(body, signing.secret, now) } },
-      serviceForged: { body, headers: { "X-Service-Signature": signatureHeader(body, other.secret, now) } },
-      serviceAltered: { body: altered, headers: { "X-Service-Signature": signatureHeader(body, signing.secret, now) } },
-      serviceStale: { body, headers: { "X-Service-Signature": signatureHeader(body, signing.secret, stale) } },
-      standardValid: { body, headers: standard(signing, now) },
-      standardForged: { body, headers: standard(other, now) },
-      standardAltered: { body: altered, headers: standard(signing, now) },
-      standardStale: { body, headers: standard(signing, stale) },
-    };
+    const cases = webhookSignatureCases(signing, generateSigningSecret());
     // Each case as a PSR-7 request through WebhookVerifier::verify(), which takes whichever scheme it carries.
     const script = `
       require 'autoload.php';
@@ -79,16 +65,7 @@ describe("sdks/php", () => {
       echo json_encode($results);`;
     const { code, output } = await runInPhpSdk("php", ["-r", script], { input: JSON.stringify({ secret: signing.secret, cases }) });
     expect(code, output).toBe(0);
-    expect(JSON.parse(output)).toEqual({
-      serviceValid: "INV-9",
-      serviceForged: "signature_mismatch",
-      serviceAltered: "signature_mismatch",
-      serviceStale: "stale_timestamp",
-      standardValid: "INV-9",
-      standardForged: "signature_mismatch",
-      standardAltered: "signature_mismatch",
-      standardStale: "stale_timestamp",
-    });
+    expect(JSON.parse(output)).toEqual(SIGNATURE_VERDICTS);
   });
 
   it("shows in its README only code that the live-Sandbox example runs", () => {
