@@ -355,7 +355,7 @@ type RefRow = ChargeRef & { customer_tax_document: string | null };
 /**
  * Statement 3, when some transfer matched no open charge: for each, the CVU's holds (enough of them to
  * tell whether any is left after the batch's releases), its recorded last charge and its newest one (a
- * shared CVU's row, rewritten by a release, settles its last charge to its newest), and the CVU's
+ * shared CVU's last charge: the row's is stale, as joins do not write it), and the CVU's
  * cuil-mode charges since its last cvu-mode one that can be the payer's, newest first. Their reasons
  * follow, as one at a time, from the CVU's last charge (unmatchedReasonOf says which charge decides).
  */
@@ -397,7 +397,8 @@ async function explainUnmatched(trx: Transaction<Database>, items: Item[], appli
       .map((release) => release.chargeId);
     const stillHeld = row.held.some((chargeId) => !releasedBefore.includes(chargeId));
     const forPayer = item.senderKey ? newestOfPayer(row.of_payer, item.senderKey) : undefined;
-    const recordedLast = item.accountHolding === "shared" && releasedBefore.length > 0 ? (row.newest ?? row.recorded_last) : row.recorded_last;
+    // A shared CVU's recorded last charge is stale (charges joining it do not write its row): its newest is the last it was given.
+    const recordedLast = item.accountHolding === "shared" ? (row.newest ?? row.recorded_last) : row.recorded_last;
     const lastForPayer = forPayer && asOf(forPayer, item.ord, applied);
     const last = recordedLast ? asOf(recordedLast, item.ord, applied) : lastForPayer;
     const { reason, charge } = unmatchedReasonOf({ stillHeld, lastForPayer, last });

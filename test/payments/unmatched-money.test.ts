@@ -7,8 +7,9 @@ import { createMigrator, migrateToLatest } from "../../db/migrate.ts";
 import { migrations } from "../../db/migrations/index.ts";
 import type { IncomingTransfer, ReconciliationOutcome } from "../../domain/reconciliation/reconcile.ts";
 import { reconcileBatch, type BatchOutcome } from "../../domain/reconciliation/reconcile-batch.ts";
+import { getUnmatchedPayment, listUnmatchedPayments, type UnmatchedPaymentScope } from "../../domain/reconciliation/unmatched-payments.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
-import { cancelSeeded, seedCharge, seedIntegration, seedMerchant, type ReconciliationWorld } from "../helpers/reconciliation-world.ts";
+import { asIntegration, cancelSeeded, seedCharge, seedIntegration, seedMerchant, type ReconciliationWorld } from "../helpers/reconciliation-world.ts";
 import { uniqueRef } from "../helpers/unique-ref.ts";
 
 const NOW = new Date("2026-11-22T15:00:00Z"); // 12:00 in Argentina
@@ -129,6 +130,64 @@ describe("money no charge took", () => {
     expect(await unmatchedOf([outcome!.transferId])).toEqual([
       expect.objectContaining({ reason: "no_pending", amount_cents: 25000, integration_client_id: null, merchant_account_id: null, charge_id: null }),
     ]);
+  });
+
+  it("no_cuil_match on a CVU shared by two integrations' charges: the money is the merchant account's for the integration of the CVU's last charge, and only that one sees it", async () => {
+    // One merchant account linked to two integrations: its CVU pool serves both, so their cuil-mode charges share a CVU.
+    const other = await seedIntegration(database.db);
+    const w = await seedMerchant(database.db, [integrationClientId, other], NOW);
+    const first = await charge(w, { conciliationType: "cuil", customer: { name: "Juan Pérez", taxDocument: "20301234563" } });
+    const last = await seedCharge(asIntegration(w, other), new Date(NOW.getTime() + 60_000), {
+      referenceId: uniqueRef("REF"),
+      description: "Cuota",
+      amount: 1000,
+      dueDates: ["2026-12-10"],
+      conciliationType: "cuil",
+      customer: { name: "Otra Pagadora", taxDocument: "27111111117" },
+      sendWhatsappNotification: false,
+      sendEmailNotification: false,
+    } as never);
+    expect(last.cvu).toBe(first.cvu);
+
+    // A payer with no charge on the CVU.
+    const stranger = transfer(first.cvu, 321, { senderCuil: "20123456786", senderName: "Un Desconocido" });
+    const [outcome] = fulfilled(await reconcileBatch(database.db, [stranger], options));
+    expect(outcome).toMatchObject({ unmatchedReason: "no_cuil_match", event: { type: "payment.unmatched", integrationClientId: other } });
+    expect(await unmatchedOf([outcome!.transferId])).toEqual([
+      expect.objectContaining({
+        reason: "no_cuil_match",
+        amount_cents: 32100,
+        unresolved_cents: 32100,
+        integration_client_id: other,
+        merchant_account_id: w.merchantAccountId,
+        charge_id: null,
+        state: "unresolved",
+      }),
+    ]);
+
+    const page = { limit: 100, offset: 0 };
+    const sees = async (scope: UnmatchedPaymentScope) =>
+      (await listUnmatchedPayments(database.db, scope, {}, page)).items.filter((item) => item.transactionId === stranger.transactionId);
+    const owners = { kind: "integration", integrationClientId: other } as const;
+    const [listed] = await sees(owners);
+    expect(listed).toMatchObject({
+      reason: "no_cuil_match",
+      amount: 321,
+      payerCuil: "20123456786",
+      integrationClientId: other,
+      merchantUserId: w.merchantAccountId,
+      state: "unresolved",
+    });
+    expect(listed).not.toHaveProperty("paymentRequestId");
+    expect(await sees({ kind: "merchant", integrationClientId: other, merchantAccountId: w.merchantAccountId })).toHaveLength(1);
+    // The first charge's integration, though the same merchant account's and the same CVU's, does not see it.
+    const firstsIntegration = { kind: "integration", integrationClientId } as const;
+    expect(await sees(firstsIntegration)).toEqual([]);
+    expect(await sees({ kind: "merchant", integrationClientId, merchantAccountId: w.merchantAccountId })).toEqual([]);
+    await expect(getUnmatchedPayment(database.db, firstsIntegration, listed!.unmatchedPaymentId)).rejects.toMatchObject({
+      code: "UnmatchedPaymentNotFoundError",
+    });
+    expect(await getUnmatchedPayment(database.db, owners, listed!.unmatchedPaymentId)).toEqual(listed);
   });
 
   it("a transaction id received again adds nothing", async () => {
