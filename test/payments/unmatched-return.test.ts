@@ -375,3 +375,103 @@ describe("returning unmatched money", () => {
     expect(await ledgerViolations(database.db)).toEqual(NO_LEDGER_VIOLATIONS);
   });
 });
+
+describe("the ledger after a mixed day", () => {
+  /**
+   * Each transfer's money as the rows say, summed here from the rows themselves (not the statement's totals
+   * nor the payment's unresolved figure as a difference): what its charge kept on arrival, what of its
+   * unmatched money was assigned, returned, is being returned, and is still unresolved.
+   */
+  const splitOf = async (transferIds: string[]) =>
+    (
+      await sql<{ transfer_id: string; received: number; matched: number; assigned: number; returned: number; returning: number; unresolved: number }>`
+        select t.id as transfer_id, t.amount_cents::int as received,
+               (case when t.charge_id is null then 0 else t.amount_cents - coalesce(u.amount_cents, 0) end)::int as matched,
+               (select coalesce(sum(a.amount_cents), 0) from unmatched_payment_assignments a where a.unmatched_payment_id = u.id)::int as assigned,
+               (select coalesce(sum(r.amount_cents), 0) from unmatched_payment_returns r where r.unmatched_payment_id = u.id and r.state = 'returned')::int as returned,
+               (select coalesce(sum(r.amount_cents), 0) from unmatched_payment_returns r where r.unmatched_payment_id = u.id and r.state = 'requested')::int as returning,
+               coalesce(u.unresolved_cents, 0)::int as unresolved
+          from transfers t left join unmatched_payments u on u.transfer_id = t.id
+         where t.id = any(${transferIds}::uuid[])`.execute(database.db)
+    ).rows;
+
+  it("a match, an overpayment, money assigned in part then returned, a failed return asked again: each transfer's money adds up to what was received", async () => {
+    const w = await world();
+    const received = (cvu: string, amount: number) => reconcileBatch(database.db, [transfer(cvu, amount)], { receivedAt: NOW, livemode: false });
+    const transferOf = async (batch: ReturnType<typeof received>) => {
+      const [outcome] = await batch;
+      if (outcome!.status === "rejected") throw outcome!.reason;
+      return outcome!.value.transferId;
+    };
+    const paymentOfTransfer = async (transferId: string) =>
+      (await database.db.selectFrom("unmatched_payments").select("id").where("transfer_id", "=", transferId).executeTakeFirstOrThrow()).id;
+    const assign = (money: string, chargeId: string) =>
+      assignUnmatchedPayment(
+        database.db,
+        { kind: "integration", integrationClientId },
+        money,
+        { paymentRequestId: chargeId },
+        { now: clock.now(), livemode: false, actor: ADMIN },
+      );
+
+    // 1000 paying a charge of 1000 exactly.
+    const exact = await charge(w, 1000);
+    const matched = await transferOf(received(exact.cvu, 1000));
+    // 1250 paying a charge of 1000: 250 unmatched, left unresolved.
+    const over = await charge(w, 1000);
+    const overpaid = await transferOf(received(over.cvu, 1250));
+    // 700 to a canceled charge's CVU: 300 assigned to a charge of 300, the other 400 returned.
+    const canceledOne = await charge(w);
+    await cancelSeeded(w, NOW, canceledOne.charge.reference_id!);
+    const split = await transferOf(received(canceledOne.cvu, 700));
+    const small = await charge(w, 300);
+    expect((await assign(await paymentOfTransfer(split), small.charge.id)).assignedCents).toBe(30_000);
+    const rest = await ask(scopeOf(w), await paymentOfTransfer(split));
+    expect(rest.paymentReturn.amount).toBe(400);
+    await settle(rest.paymentReturn.returnId);
+    expect(await settle(rest.paymentReturn.returnId)).toMatchObject({ kind: "returned" });
+    // 500 to another canceled charge's CVU: its return refused by the bank, then asked again.
+    const canceledTwo = await charge(w);
+    await cancelSeeded(w, NOW, canceledTwo.charge.reference_id!);
+    const retried = await transferOf(received(canceledTwo.cvu, 500));
+    const failing = await ask(scopeOf(w), await paymentOfTransfer(retried), { simulateFailure: true });
+    await settle(failing.paymentReturn.returnId);
+    expect(await settle(failing.paymentReturn.returnId)).toMatchObject({ kind: "failed" });
+    const again = await ask(scopeOf(w), await paymentOfTransfer(retried));
+
+    const transfers = [matched, overpaid, split, retried];
+    const expected = (returning: number, returned: number) => [
+      { transfer_id: matched, received: 100_000, matched: 100_000, assigned: 0, returned: 0, returning: 0, unresolved: 0 },
+      { transfer_id: overpaid, received: 125_000, matched: 100_000, assigned: 0, returned: 0, returning: 0, unresolved: 25_000 },
+      { transfer_id: split, received: 70_000, matched: 0, assigned: 30_000, returned: 40_000, returning: 0, unresolved: 0 },
+      // The failed return's 500 is counted nowhere: its money came back to unresolved and went into the second return.
+      { transfer_id: retried, received: 50_000, matched: 0, assigned: 0, returned, returning, unresolved: 0 },
+    ];
+    // What each transfer's parts add up to, less what it brought: 0 for every one.
+    const unaccounted = (rows: Awaited<ReturnType<typeof splitOf>>) =>
+      transfers.map((id) => {
+        const row = rows.find((one) => one.transfer_id === id)!;
+        return row.matched + row.assigned + row.returned + row.returning + row.unresolved - row.received;
+      });
+    const byTransfer = (rows: Awaited<ReturnType<typeof splitOf>>) => transfers.map((id) => rows.find((row) => row.transfer_id === id));
+
+    // The second return asked, not finished.
+    let rows = await splitOf(transfers);
+    expect(byTransfer(rows)).toEqual(expected(50_000, 0));
+    expect(unaccounted(rows)).toEqual([0, 0, 0, 0]);
+    // The charges got what was matched and assigned: the exact one and the small one in full.
+    const paid = await database.db.selectFrom("charges").select(["id", "paid_cents", "state"]).where("id", "in", [exact.charge.id, small.charge.id]).execute();
+    expect(Object.fromEntries(paid.map((row) => [row.id, [row.paid_cents, row.state]]))).toEqual({
+      [exact.charge.id]: [100_000, "total_payment"],
+      [small.charge.id]: [30_000, "total_payment"],
+    });
+
+    // The second return done.
+    await settle(again.paymentReturn.returnId);
+    expect(await settle(again.paymentReturn.returnId)).toMatchObject({ kind: "returned" });
+    rows = await splitOf(transfers);
+    expect(byTransfer(rows)).toEqual(expected(0, 50_000));
+    expect(unaccounted(rows)).toEqual([0, 0, 0, 0]);
+    expect(await ledgerViolations(database.db)).toEqual(NO_LEDGER_VIOLATIONS);
+  });
+});
