@@ -326,3 +326,58 @@ describe("assigning unmatched money over HTTP", () => {
     expect(twice.json).toMatchObject({ code: "UnmatchedPaymentNotUnresolvedError" });
   });
 });
+
+describe("a late payer's money (reason expired)", () => {
+  it("a transfer to a charge that expired by the Sandbox clock: listed as expired and unresolved, still so a year on, assignable to that charge, then neither assigned nor returned again", async () => {
+    const { admin, merchant, createCharge } = await sandboxIntegration(t);
+    const charge = await createCharge(chargeBody({ referenceId: uniqueRef("LATE"), dueDates: ["2026-11-22T18:30"] }));
+    expect((await admin.advanceClock({ advanceTo: "2026-11-22T21:30:00Z" })).status).toBe(200);
+    await merchant.renew();
+    expect((await merchant.call("GET", `/payment-request/${charge.referenceId}`)).json.state).toBe("overdue");
+    const late = await admin.simulate({ cvu: charge.CVU, amount: 1000 });
+    expect(late.json).toMatchObject({ conciliated: false, unmatchedReason: "expired" });
+
+    const list = async (query: string) => {
+      const listed = await admin.call("GET", `/my-integration/unmatched-payments?${query}`);
+      expect(listed.status, listed.text).toBe(200);
+      return listed.json as { items: Array<Record<string, unknown> & { unmatchedPaymentId: string }>; total: number };
+    };
+    const [money] = (await list("reason=expired")).items;
+    expect(money).toMatchObject({
+      transactionId: late.json.idTransaccion,
+      reason: "expired",
+      amount: 1000,
+      unresolvedAmount: 1000,
+      paymentRequestId: charge.paymentRequestId,
+      referenceId: charge.referenceId,
+      state: "unresolved",
+      assignments: [],
+      returns: [],
+    });
+    expect((await list("reason=expired&state=unresolved")).total).toBe(1);
+    expect((await list("reason=canceled")).total).toBe(0);
+
+    // An unmatched payment has no state that time reaches: a year of the clock's sweeps later it is as it was.
+    expect((await admin.advanceClock({ advanceBy: "P365D" })).status).toBe(200);
+    const path = `/my-integration/unmatched-payments/${money!.unmatchedPaymentId}`;
+    expect((await admin.call("GET", path)).json).toEqual(money);
+
+    // Its money pays the charge it was late for: paid in full, the closed charge is total_payment.
+    const assigned = await admin.call("POST", `${path}/assignment`, { paymentRequestId: charge.paymentRequestId });
+    expect(assigned.status, assigned.text).toBe(200);
+    expect(assigned.json).toMatchObject({
+      assignedAmount: 1000,
+      paymentRequestState: "total_payment",
+      unmatchedPayment: { state: "assigned", unresolvedAmount: 0 },
+    });
+    expect((await list("reason=expired&state=unresolved")).total).toBe(0);
+    expect((await list("reason=expired&state=assigned")).items.map((item) => item.unmatchedPaymentId)).toEqual([money!.unmatchedPaymentId]);
+
+    // Nothing is left to resolve.
+    const notUnresolved = { code: "UnmatchedPaymentNotUnresolvedError", message: expect.any(String), id: expect.any(String) };
+    const again = await admin.call("POST", `${path}/assignment`, { paymentRequestId: charge.paymentRequestId });
+    expect([again.status, again.json]).toEqual([409, notUnresolved]);
+    const returned = await admin.call("POST", `${path}/return`, {}, { "Idempotency-Key": randomUUID() });
+    expect([returned.status, returned.json]).toEqual([409, notUnresolved]);
+  });
+});
