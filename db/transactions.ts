@@ -7,7 +7,9 @@
 // caller hands the step a database handle of its own (`withWorkAtFirstCommit`): the first transaction
 // opened through that handle to commit runs the work just before its COMMIT, so both commit or neither
 // does. Only that handle's transactions can take the work: whatever runs on the service's database
-// (bookkeeping that commits apart from the change, such as the count of a credential guess) cannot.
+// (bookkeeping that commits apart from the change, such as the count of a credential guess) cannot,
+// unless the step hands the work over itself (`takeWorkAtFirstCommit`): a step whose change is made by a
+// transaction it shares with others (a batch of transfers) takes its caller's work into that transaction.
 import type { Kysely, KyselyPlugin, Transaction, TransactionBuilder } from "kysely";
 import type { Database } from "./schema.ts";
 
@@ -43,6 +45,7 @@ export function withWorkAtFirstCommit(db: Kysely<Database>, work: (trx: Transact
   const handle = db.withPlugin(SAME_STATEMENTS);
   const open = handle.transaction.bind(handle);
   handle.transaction = () => doingWorkBeforeCommit(open(), state, work);
+  workOfHandles.set(handle, { state, work });
   return {
     db: handle,
     get committed() {
@@ -50,6 +53,36 @@ export function withWorkAtFirstCommit(db: Kysely<Database>, work: (trx: Transact
     },
     close: () => {
       state.claimed = true;
+    },
+  };
+}
+
+/** A handle's work at first commit, taken by a step to be done in a transaction opened on the database itself. */
+export interface TakenWork {
+  /** Does the work in `trx`, just before it commits. */
+  run(trx: Transaction<Database>): Promise<void>;
+  /** Says once whether the transaction that ran the work committed; if not, the work is the handle's again. */
+  settle(committed: boolean): void;
+}
+
+const workOfHandles = new WeakMap<Kysely<Database>, { state: { claimed: boolean; committed: boolean }; work: (trx: Transaction<Database>) => Promise<void> }>();
+
+/**
+ * Takes the work of a handle made by `withWorkAtFirstCommit`, when it is still to do: no transaction of
+ * the handle does it while it is taken. Undefined for any other database handle, or once the work is done.
+ */
+export function takeWorkAtFirstCommit(db: Kysely<Database>): TakenWork | undefined {
+  const owner = workOfHandles.get(db);
+  if (!owner || owner.state.claimed) return undefined;
+  owner.state.claimed = true;
+  let settled = false;
+  return {
+    run: (trx) => owner.work(trx),
+    settle: (committed) => {
+      if (settled) return;
+      settled = true;
+      if (committed) owner.state.committed = true;
+      else owner.state.claimed = false;
     },
   };
 }

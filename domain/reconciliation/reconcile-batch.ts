@@ -22,7 +22,7 @@ import { randomUUID } from "node:crypto";
 import { sql, type Transaction } from "kysely";
 import type { Database } from "../../db/schema.ts";
 import { isRefusedData } from "../../db/errors.ts";
-import type { Executor } from "../../db/transactions.ts";
+import type { Executor, TakenWork } from "../../db/transactions.ts";
 import type { Charge } from "../../db/tables/charges.table.ts";
 import type { UnmatchedPaymentReason, UnmatchedReason } from "../../db/tables/transfers.table.ts";
 import { releaseCvusCtes } from "../cvu-pool/cvu-pool.ts";
@@ -60,12 +60,22 @@ const TRANSFER_SOURCES: ReadonlySet<string> = new Set(["simulation", "bank-feed"
  * is received on its own, in order, so only that one fails. Any other failure (a deadlock, the database
  * away) rejects every transfer with it: nothing was written. Given a transaction, the batch runs in it and
  * an error is the caller's.
+ *
+ * `atCommit[i]`, when given, is work that must commit with transfer i (its request's audit entry): done in
+ * the transaction that records the transfer, just before it commits, and settled with that transaction's
+ * end. In the caller's transaction, whose end is not the batch's to know, it is given back undone.
  */
-export async function reconcileBatch(db: Executor, transfers: IncomingTransfer[], options: Options): Promise<BatchOutcome[]> {
+export async function reconcileBatch(
+  db: Executor,
+  transfers: IncomingTransfer[],
+  options: Options,
+  atCommit: ReadonlyArray<TakenWork | undefined> = [],
+): Promise<BatchOutcome[]> {
   // One transfer is its own batch: whatever fails is its own failure.
-  if (transfers.length === 1) return [await settled(reconcileAlone(db, transfers[0]!, options))];
+  if (transfers.length === 1) return [await settled(reconcileAlone(db, transfers[0]!, options, atCommit[0]))];
   // In the caller's transaction, a failed statement ends it: nothing can be answered apart.
   if (db.isTransaction) {
+    for (const work of atCommit) work?.settle(false);
     const answered = await reconcileInOneTransaction(db as Transaction<Database>, transfers, options);
     return answered.map((value) => ({ status: "fulfilled", value }));
   }
@@ -75,32 +85,60 @@ export async function reconcileBatch(db: Executor, transfers: IncomingTransfer[]
   for (const [index, transfer] of transfers.entries()) (refusedByDatabase(transfer) ? refused : accepted).push(index);
   if (accepted.length > 0) {
     try {
-      const answered = await inOwnTransaction(db, (trx) =>
-        reconcileInOneTransaction(
-          trx,
-          accepted.map((index) => transfers[index]!),
-          options,
-        ),
+      const answered = await committingWith(
+        accepted.map((index) => atCommit[index]),
+        (trx) =>
+          reconcileInOneTransaction(
+            trx,
+            accepted.map((index) => transfers[index]!),
+            options,
+          ),
+        db,
       );
       for (const [k, outcome] of answered.entries()) outcomes[accepted[k]!] = { status: "fulfilled", value: outcome };
     } catch (error) {
       if (isRefusedData(error)) {
         // Some item's data was refused after all: each on its own, in order, so only that one fails.
-        for (const index of accepted) outcomes[index] = await settled(reconcileAlone(db, transfers[index]!, options));
+        for (const index of accepted) outcomes[index] = await settled(reconcileAlone(db, transfers[index]!, options, atCommit[index]));
       } else {
         // The batch's own failure (a deadlock, the database away): nothing was written; the caller may send it again.
-        for (const index of accepted) outcomes[index] = { status: "rejected", reason: error };
+        for (const index of accepted) {
+          outcomes[index] = { status: "rejected", reason: error };
+          atCommit[index]?.settle(false);
+        }
       }
     }
   }
-  for (const index of refused) outcomes[index] = await settled(reconcileAlone(db, transfers[index]!, options));
+  for (const index of refused) outcomes[index] = await settled(reconcileAlone(db, transfers[index]!, options, atCommit[index]));
   return outcomes;
 }
 
 /** One transfer in a transaction of its own (or the caller's). */
-async function reconcileAlone(db: Executor, transfer: IncomingTransfer, options: Options): Promise<ReconciliationOutcome> {
-  const [outcome] = await inOwnTransaction(db, (trx) => reconcileInOneTransaction(trx, [transfer], options));
-  return outcome!;
+async function reconcileAlone(db: Executor, transfer: IncomingTransfer, options: Options, atCommit: TakenWork | undefined): Promise<ReconciliationOutcome> {
+  if (db.isTransaction) {
+    // The caller's transaction ends when the caller says: the work is given back undone.
+    atCommit?.settle(false);
+    const [outcome] = await reconcileInOneTransaction(db as Transaction<Database>, [transfer], options);
+    return outcome!;
+  }
+  try {
+    const [outcome] = await committingWith([atCommit], (trx) => reconcileInOneTransaction(trx, [transfer], options), db);
+    return outcome!;
+  } catch (error) {
+    atCommit?.settle(false);
+    throw error;
+  }
+}
+
+/** `change` in a transaction of the batch's own, each work of `atCommit` done just before it commits and settled as committed once it has. */
+async function committingWith<T>(atCommit: ReadonlyArray<TakenWork | undefined>, change: (trx: Transaction<Database>) => Promise<T>, db: Executor): Promise<T> {
+  const result = await inOwnTransaction(db, async (trx) => {
+    const changed = await change(trx);
+    for (const work of atCommit) await work?.run(trx);
+    return changed;
+  });
+  for (const work of atCommit) work?.settle(true);
+  return result;
 }
 
 /**

@@ -13,6 +13,7 @@
 // process that dies with batches waiting or committing has answered none of their transfers.
 import type { Kysely } from "kysely";
 import type { Database } from "../../db/schema.ts";
+import type { TakenWork } from "../../db/transactions.ts";
 import { integrationNow, type Clock } from "../clock.ts";
 import { reconcileBatch } from "./reconcile-batch.ts";
 import type { IncomingTransfer, ReconciliationOutcome } from "./transfer-rules.ts";
@@ -37,6 +38,7 @@ export type BatchObserver = (batch: { size: number; waitedMs: number }) => void;
 
 interface Waiting {
   transfer: IncomingTransfer;
+  atCommit: TakenWork | undefined;
   resolve(outcome: ReconciliationOutcome): void;
   reject(reason: unknown): void;
 }
@@ -64,8 +66,12 @@ export class TransferBatcher {
     this.#observe = observe;
   }
 
-  /** Reconciles the transfer in the next batch of its kind; answers its outcome once that batch has committed. */
-  receive(transfer: IncomingTransfer, receivedIn: ReceivedIn): Promise<ReconciliationOutcome> {
+  /**
+   * Reconciles the transfer in the next batch of its kind; answers its outcome once that batch has
+   * committed. `atCommit` is work that commits with the transfer, in its batch's transaction (the
+   * request's audit entry).
+   */
+  receive(transfer: IncomingTransfer, receivedIn: ReceivedIn, atCommit?: TakenWork): Promise<ReconciliationOutcome> {
     return new Promise((resolve, reject) => {
       const key = `${receivedIn.livemode ? "live" : "test"}:${receivedIn.clockOffsetMs}`;
       let batch = this.#pending.get(key);
@@ -73,7 +79,7 @@ export class TransferBatcher {
         batch = { receivedIn, items: [], openedAt: performance.now() };
         this.#pending.set(key, batch);
       }
-      batch.items.push({ transfer, resolve, reject });
+      batch.items.push({ transfer, atCommit, resolve, reject });
       if (batch.items.length >= this.#settings.maxSize || this.#inFlight < this.#settings.maxInFlight) {
         this.#send(key, batch);
       } else if (!batch.timer) {
@@ -97,7 +103,8 @@ export class TransferBatcher {
     this.#observe({ size: batch.items.length, waitedMs: performance.now() - batch.openedAt });
     const receivedAt = integrationNow(this.#clock, batch.receivedIn.clockOffsetMs);
     const transfers = batch.items.map((item) => item.transfer);
-    reconcileBatch(this.#db, transfers, { receivedAt, livemode: batch.receivedIn.livemode })
+    const atCommit = batch.items.map((item) => item.atCommit);
+    reconcileBatch(this.#db, transfers, { receivedAt, livemode: batch.receivedIn.livemode }, atCommit)
       .then(
         (outcomes) => {
           for (const [index, outcome] of outcomes.entries()) {

@@ -2,10 +2,12 @@
 // and reconciliation runs exactly as for the bank feed, in the batches of the integration's Sandbox clock
 // (transfer-batcher.ts). The ownership check reads first, on its own: a CVU that held a charge of the
 // integration always will (charges holding a CVU are never deleted), so nothing between the check and
-// the batch can make it false.
+// the batch can make it false. The request's audit entry is written in the transfer's batch, so the two
+// commit together.
 import { randomUUID } from "node:crypto";
 import { sql, type Kysely } from "kysely";
 import type { Database } from "../../db/schema.ts";
+import { takeWorkAtFirstCommit } from "../../db/transactions.ts";
 import type { UnmatchedReason } from "../../db/tables/transfers.table.ts";
 import { DomainError } from "../errors.ts";
 import type { TransferBatcher } from "../reconciliation/transfer-batcher.ts";
@@ -68,6 +70,8 @@ export async function simulatePayment(
       source: "simulation",
     },
     { livemode: false, clockOffsetMs },
+    // The request's audit entry, when `db` carries one, commits with the transfer in its batch.
+    takeWorkAtFirstCommit(db),
   );
   const conciliated = outcome.charge !== undefined;
   const webhookEvent = conciliated ? "payment_request.payment_received" : "payment.unmatched";

@@ -1,6 +1,7 @@
 // Test charges from the Sandbox tools: a charge for the integration's test merchant account, made by an
 // admin in the portal without code, under the Integration API's rules.
 import { describe, expect, it } from "vitest";
+import { sql } from "kysely";
 import { sandboxIntegration, signedInAdmin } from "../helpers/sandbox-admin.ts";
 import { serviceForFile } from "../helpers/service.ts";
 
@@ -34,6 +35,21 @@ describe("a test charge", () => {
     expect(paid.json).toMatchObject({ conciliated: true, paymentRequestId: created.json.paymentRequestId });
     const read = await admin.call("GET", `/my-integration/payment-requests/${created.json.paymentRequestId}`);
     expect(read.json).toMatchObject({ status: "total_payment", paidAmount: 1500, payments: [expect.objectContaining({ amount: 1500 })] });
+  });
+
+  it("is paid by a simulated transfer whose audit entry commits with it, in the transaction that records the transfer", async () => {
+    const { admin } = await sandboxIntegration(t);
+    const created = await admin.call("POST", "/my-integration/test-charges", { amount: 1500 });
+    const paid = await admin.simulate({ cvu: created.json.cvu, amount: 600 });
+    expect(paid.status, paid.text).toBe(200);
+    // xmin: the id of the transaction that wrote the row.
+    const written = await sql<{ table: string; xmin: string }>`
+      select 'transfer' as table, xmin::text from transfers where transaction_id = ${paid.json.idTransaccion}
+      union all
+      select 'audit entry', xmin::text from audit_log where request_id = ${paid.headers.get("x-request-id")} and operation = 'simulatePayment' and outcome = 'succeeded'
+    `.execute(t.database.db);
+    expect(written.rows.map((row) => row.table).sort()).toEqual(["audit entry", "transfer"]);
+    expect(written.rows[0]!.xmin).toBe(written.rows[1]!.xmin);
   });
 
   it("takes a description, a due date and a payer with an email", async () => {

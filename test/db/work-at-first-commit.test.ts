@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sql, type Kysely, type Transaction } from "kysely";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
-import { inTransaction, withWorkAtFirstCommit } from "../../db/transactions.ts";
+import { inTransaction, takeWorkAtFirstCommit, withWorkAtFirstCommit } from "../../db/transactions.ts";
 import type { Database } from "../../db/schema.ts";
 
 let database: TestDatabase;
@@ -73,6 +73,38 @@ describe("work at first commit", () => {
     await work.db.transaction().execute(mark("after-close"));
     expect(work.committed).toBe(false);
     expect(await marks()).toEqual(["after-close"]);
+  });
+
+  it("once taken, is done by the taker's transaction on the database itself and not by the handle's; given back undone when that one fails", async () => {
+    await sql`delete from marks`.execute(db);
+    expect(takeWorkAtFirstCommit(db)).toBeUndefined();
+    const work = withWorkAtFirstCommit(db, mark("entry-6"));
+    const taken = takeWorkAtFirstCommit(work.db)!;
+    expect(takeWorkAtFirstCommit(work.db)).toBeUndefined();
+    // While taken, the handle's own transactions leave it alone.
+    await work.db.transaction().execute(mark("handle-while-taken"));
+    expect(await marks()).toEqual(["handle-while-taken"]);
+    await expect(
+      db.transaction().execute(async (trx) => {
+        await mark("taker-rolled-back")(trx);
+        await taken.run(trx);
+        throw new Error("refused");
+      }),
+    ).rejects.toThrow("refused");
+    taken.settle(false);
+    expect(work.committed).toBe(false);
+    // Given back: taken again, and this time its transaction commits.
+    const again = takeWorkAtFirstCommit(work.db)!;
+    await db.transaction().execute(async (trx) => {
+      await mark("taker")(trx);
+      await again.run(trx);
+    });
+    again.settle(true);
+    again.settle(false); // settled once: a later word changes nothing
+    expect(work.committed).toBe(true);
+    expect(takeWorkAtFirstCommit(work.db)).toBeUndefined();
+    await work.db.transaction().execute(mark("handle-after"));
+    expect(await marks()).toEqual(["entry-6", "handle-after", "handle-while-taken", "taker"]);
   });
 
   it("leaves the database it was made from as it was", async () => {

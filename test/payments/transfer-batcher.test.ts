@@ -5,6 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest
 import { ManualClock } from "../../domain/clock.ts";
 import type { IncomingTransfer } from "../../domain/reconciliation/reconcile.ts";
 import { TransferBatcher, type TransferBatchSettings } from "../../domain/reconciliation/transfer-batcher.ts";
+import { takeWorkAtFirstCommit, withWorkAtFirstCommit } from "../../db/transactions.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
 import { seedCharge, seedIntegration, seedMerchant, type ReconciliationWorld } from "../helpers/reconciliation-world.ts";
 import { uniqueRef } from "../helpers/unique-ref.ts";
@@ -148,6 +149,39 @@ describe("a transfer batcher", () => {
     expect(await good).toMatchObject({ charge: { state: "total_payment" } });
     expect(await goodToo).toMatchObject({ charge: { state: "total_payment" } });
     expect(sizes).toEqual([1, 3]);
+    await transfers.whenIdle();
+  });
+
+  it("does each transfer's work at commit in the transaction that records it; a refused transfer's work is given back undone", async () => {
+    await sql`create table if not exists commit_marks (name text not null)`.execute(database.db);
+    const w = await seedMerchant(database.db, integrationClientId, NOW);
+    const { cvu: a } = await charge(w);
+    const { cvu: b } = await charge(w);
+    const withMark = (name: string) =>
+      withWorkAtFirstCommit(database.db, (trx) => sql`insert into commit_marks (name) values (${name})`.execute(trx).then(() => undefined));
+    const works = { good: withMark("good"), bad: withMark("bad"), goodToo: withMark("goodToo") };
+    const { transfers, sizes } = batcher();
+    const blocker = transfers.receive(transfer(a, 10), live);
+    const good = transfer(b, 1000);
+    const goodToo = transfer(a, 990);
+    const answers = [
+      transfers.receive(good, live, takeWorkAtFirstCommit(works.good.db)),
+      transfers.receive(transfer(b, 10, { transactionId: "tx\u0000nul" }), live, takeWorkAtFirstCommit(works.bad.db)),
+      transfers.receive(goodToo, live, takeWorkAtFirstCommit(works.goodToo.db)),
+    ];
+    await blocker;
+    const [goodAnswer, badAnswer, goodTooAnswer] = await Promise.allSettled(answers);
+    expect([goodAnswer!.status, badAnswer!.status, goodTooAnswer!.status]).toEqual(["fulfilled", "rejected", "fulfilled"]);
+    expect(sizes).toEqual([1, 3]);
+    expect([works.good.committed, works.bad.committed, works.goodToo.committed]).toEqual([true, false, true]);
+    // Given back: the refused request's own handle may still do it.
+    expect(takeWorkAtFirstCommit(works.bad.db)).toBeDefined();
+    const written = await sql<{ name: string; xmin: string; transfer_xmin: string | null }>`
+      select m.name, m.xmin::text, (select t.xmin::text from transfers t where t.transaction_id = case m.name when 'good' then ${good.transactionId} else ${goodToo.transactionId} end) as transfer_xmin
+      from commit_marks m order by m.name
+    `.execute(database.db);
+    expect(written.rows.map((row) => row.name)).toEqual(["good", "goodToo"]);
+    for (const row of written.rows) expect(row.xmin).toBe(row.transfer_xmin);
     await transfers.whenIdle();
   });
 });
