@@ -477,8 +477,14 @@ async function writeBatch(trx: Transaction<Database>, items: Item[], applied: Ap
   }
   const finals = [...applied.charges.values()];
   const paidInFull = applied.released.map((release) => release.chargeId);
-  const breakdowns = applied.payments.map(({ item, charge }) =>
-    paymentBreakdownRow({ transferId: item.transferId!, grossCents: item.transfer.amountCents, receivedAt: options.receivedAt }, charge, termsOfLink(charge)),
+  // A payment's breakdown is of what its charge took: an overpayment's excess is unmatched money, split
+  // only if it is assigned to a charge (then by that assignment), never if it is returned.
+  const breakdowns = applied.payments.map((payment) =>
+    paymentBreakdownRow(
+      { transferId: payment.item.transferId!, grossCents: payment.item.transfer.amountCents - excessOf(payment), receivedAt: options.receivedAt },
+      payment.charge,
+      termsOfLink(payment.charge),
+    ),
   );
   const received: ReceivedPayment[] = applied.payments.map(({ item, charge, total }) => ({
     charge: chargeOf(charge),
@@ -525,6 +531,15 @@ interface UnmatchedMoney {
   receivedAt: Date;
 }
 
+/**
+ * What a payment gave above what its charge owed at the transfer's instant (0 short of paying it in full);
+ * never more than the transfer (an earlier one may have paid more than is owed now).
+ */
+function excessOf(payment: Applied["payments"][number]): number {
+  if (!payment.total) return 0;
+  return Math.max(0, Math.min(payment.charge.paid_cents - payment.owed, payment.item.transfer.amountCents));
+}
+
 function unmatchedMoney(recorded: Item[], paymentOf: ReadonlyMap<Item, Applied["payments"][number]>): UnmatchedMoney[] {
   const money: UnmatchedMoney[] = [];
   for (const item of recorded) {
@@ -543,9 +558,8 @@ function unmatchedMoney(recorded: Item[], paymentOf: ReadonlyMap<Item, Applied["
       });
       continue;
     }
-    // Past what was owed at the transfer's instant; never more than the transfer (an earlier one may have paid more than owed now).
-    const excess = Math.min(payment.charge.paid_cents - payment.owed, item.transfer.amountCents);
-    if (!payment.total || excess <= 0) continue;
+    const excess = excessOf(payment);
+    if (excess === 0) continue;
     money.push({
       ...base,
       reason: "overpaid",

@@ -25,6 +25,16 @@ export async function ledgerViolations(db: Kysely<Database>): Promise<Record<str
                                                     where a.unmatched_payment_id = u.id)
                                                - (select coalesce(sum(r.amount_cents), 0) from unmatched_payment_returns r
                                                    where r.unmatched_payment_id = u.id and r.state in ('requested', 'returned'))`.execute(db);
+  // Earnings: a transfer's breakdowns split exactly the money that paid charges, once: what its charge took
+  // on arrival (the transfer less an overpayment's excess) and what was assigned of its unmatched money.
+  const breakdownsOff = await sql`
+    select t.id, split.gross, applied.cents
+      from transfers t
+      left join unmatched_payments u on u.transfer_id = t.id
+     cross join lateral (select coalesce(sum(b.gross_cents), 0) as gross from payment_breakdowns b where b.transfer_id = t.id) split
+     cross join lateral (select case when t.charge_id is null then 0 else t.amount_cents - coalesce(u.amount_cents, 0) end
+                              + (select coalesce(sum(a.amount_cents), 0) from unmatched_payment_assignments a where a.unmatched_payment_id = u.id) as cents) applied
+     where split.gross <> applied.cents`.execute(db);
   // The CVU pool: a CVU-mode hold is alone on its CVU; a payer at most once on a CVU; the counters agree.
   const sharedCvus = await sql`
     select cvu_account_id from cvu_holds group by cvu_account_id
@@ -46,6 +56,7 @@ export async function ledgerViolations(db: Kysely<Database>): Promise<Record<str
     duplicatedTransactions: duplicatedTransactions.rows,
     paidMismatch: paidMismatch.rows,
     unmatchedUnrecorded: unmatchedUnrecorded.rows,
+    breakdownsOff: breakdownsOff.rows,
     sharedCvus: sharedCvus.rows,
     payerTwice: payerTwice.rows,
     countersOff: countersOff.rows,
@@ -59,6 +70,7 @@ export const NO_LEDGER_VIOLATIONS = {
   duplicatedTransactions: [],
   paidMismatch: [],
   unmatchedUnrecorded: [],
+  breakdownsOff: [],
   sharedCvus: [],
   payerTwice: [],
   countersOff: [],

@@ -128,8 +128,8 @@ export interface DailyStatementLine {
     unresolvedAmount: number;
     /**
      * The integration's commission withheld on the money applied to charges (the payment and the
-     * assignments), from the payments' recorded breakdowns. A payment's breakdown is of the whole transfer
-     * that paid it, an overpayment's excess included.
+     * assignments), from the payments' recorded breakdowns. A payment's breakdown is of what its charge
+     * took: an overpayment's excess is split only when it is assigned to a charge, never when returned.
      */
     integrationCommissionAmount: number;
     /**

@@ -1059,7 +1059,7 @@ class DailyStatementLine implements ModelInterface, ArrayAccess, \JsonSerializab
     /**
      * Sets integrationCommissionAmount
      *
-     * @param float $integrationCommissionAmount The integration's commission withheld on the money applied to charges (the payment and the assignments), from the payments' recorded breakdowns. A payment's breakdown is of the whole transfer that paid it, an overpayment's excess included.
+     * @param float $integrationCommissionAmount The integration's commission withheld on the money applied to charges (the payment and the assignments), from the payments' recorded breakdowns. A payment's breakdown is of what its charge took: an overpayment's excess is split only when it is assigned to a charge, never when returned.
      *
      * @return self
      */

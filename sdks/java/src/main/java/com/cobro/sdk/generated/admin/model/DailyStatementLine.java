@@ -639,7 +639,7 @@ public class DailyStatementLine {
   }
 
   /**
-   * The integration&#39;s commission withheld on the money applied to charges (the payment and the assignments), from the payments&#39; recorded breakdowns. A payment&#39;s breakdown is of the whole transfer that paid it, an overpayment&#39;s excess included.
+   * The integration&#39;s commission withheld on the money applied to charges (the payment and the assignments), from the payments&#39; recorded breakdowns. A payment&#39;s breakdown is of what its charge took: an overpayment&#39;s excess is split only when it is assigned to a charge, never when returned.
    * @return integrationCommissionAmount
    */
   @jakarta.annotation.Nonnull
