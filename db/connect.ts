@@ -156,7 +156,12 @@ function connectionFailure(error: unknown): { reason: string; code?: string } {
   return { reason: message ?? String(error), ...(code ? { code } : {}) };
 }
 
-function connectionConfig(connectionString: string, connectTimeoutMs: number, applicationName = APPLICATION_NAME): pg.ClientConfig {
+/**
+ * A connection as Cobro opens it (its pools, and the connections kept apart, as the auth-change LISTEN):
+ * named APPLICATION_NAME, so that `npm run db:migrate` counts it as a serving release's, in UTC, with
+ * Cobro's value types and a connect timeout.
+ */
+export function connectionConfig(connectionString: string, connectTimeoutMs = 5000, applicationName = APPLICATION_NAME): pg.ClientConfig {
   return {
     connectionString,
     connectionTimeoutMillis: connectTimeoutMs,

@@ -17,6 +17,7 @@ import {
   releaseJobsOfWorkers,
   waitingJobsByTask,
 } from "../db/job-queue.ts";
+import { APPLICATION_NAME } from "../db/connect.ts";
 import type { TaskList } from "./tasks.ts";
 import { startDeliveryDispatcher, type DeliveryDispatcherOptions } from "./delivery-dispatcher.ts";
 import { samplePool, type Metrics } from "../runtime/metrics.ts";
@@ -116,8 +117,11 @@ export async function startWorker(options: StartWorkerOptions): Promise<JobWorke
   // Its statements (taking, completing and failing jobs, heartbeats) commit without waiting for the WAL
   // flush: a job whose taking or completion a PostgreSQL crash loses runs again, which every task already
   // allows, and commits no longer queue behind the disk one flush each.
+  // Not db/connect.ts's connection settings (its value types), but its name: the worker's connections are
+  // those an idle worker process keeps open, by which `npm run db:migrate` knows a release serves.
   const pool = new pg.Pool({
     connectionString: options.connectionString,
+    application_name: APPLICATION_NAME,
     // The dispatcher's taking and its LISTEN connection beside graphile-worker's.
     max: Math.max(10, concurrency + 2) + (options.deliveries ? 2 : 0),
     connectionTimeoutMillis: 10_000,

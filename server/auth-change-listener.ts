@@ -4,6 +4,7 @@
 // later; until then every token check reads the database. And the process's own changes: see
 // forgetOwnAuthChanges below.
 import pg from "pg";
+import { connectionConfig } from "../db/connect.ts";
 import type { TokenCheckCache } from "../domain/sign-in/token-check-cache.ts";
 import type { Logger } from "../runtime/logger.ts";
 
@@ -16,7 +17,8 @@ export async function listenForAuthChanges(connectionString: string, cache: Toke
   let retry: NodeJS.Timeout | undefined;
 
   const connect = async (): Promise<void> => {
-    const connection = new pg.Client({ connectionString });
+    // Named as the pools' connections: the one session an idle API process keeps open tells db:migrate it serves.
+    const connection = new pg.Client(connectionConfig(connectionString));
     const lost = (error?: Error) => {
       if (client !== connection) return;
       client = undefined;

@@ -1,12 +1,15 @@
 // `npm run db:migrate` across a release: it prints each pending migration's release safety, runs the
 // expand and contract ones while the previous release serves, and refuses a breaking one then, unless told
 // the previous release is stopped (docs/operations.md, "Migrations across a release").
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { sql } from "kysely";
+import pg from "pg";
 import { afterEach, describe, expect, it } from "vitest";
 import { createMigrator, releaseSafetyOf } from "../../db/migrate.ts";
 import { migrations } from "../../db/migrations/index.ts";
-import { cobroEnv, ROOT, runScript } from "../../scripts/cobro-process.ts";
+import { cobroEnv, ROOT, runScript, startCobro, waitForOutput } from "../../scripts/cobro-process.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
 
 const SCRIPT = join(ROOT, "scripts/db-migrate.ts");
@@ -61,4 +64,33 @@ describe("npm run db:migrate and the release safety of migrations", () => {
     expect(run.code, run.stderr).toBe(0);
     expect(await applied(database)).toEqual(names);
   });
+
+  it("counts a worker-only release, idle, as serving: the connections it keeps open name themselves", async () => {
+    const database = await createTestDatabase();
+    opened.push(database);
+    const dataDir = await mkdtemp(join(tmpdir(), "cobro-migrate-worker-"));
+    const worker = startCobro({ DATABASE_URL: database.connectionString, COBRO_DATA_DIR: dataDir }, ["--only", "worker"]);
+    // The test's own connection, named apart so that it is not counted.
+    const client = new pg.Client({ connectionString: database.connectionString, application_name: "cobro-test" });
+    try {
+      await waitForOutput(worker, /is running/);
+      await client.connect();
+      // Idle, a release keeps only the connections that are never given back (its LISTENs, the worker's
+      // polling): those its pools close after their idle timeout are closed here at once, the test's own too.
+      await client.query(`select pg_terminate_backend(pid) from pg_stat_activity
+        where datname = current_database() and pid <> pg_backend_pid() and state = 'idle' and query not ilike 'listen%'`);
+      // The worker migrated the database at its start: the first breaking migration is made pending again.
+      await client.query("delete from kysely_migration where name >= $1", [FIRST_MARKED]);
+      const refused = await migrate(database);
+      expect(refused.stderr.trim().split("\n")).toEqual([
+        expect.stringMatching(new RegExp(`^cobro: ${FIRST_MARKED} cannot run while a release serves \\(\\d+ Cobro sessions are open`)),
+      ]);
+      expect(refused.code).toBe(1);
+    } finally {
+      await client.end().catch(() => undefined);
+      worker.child.kill("SIGTERM");
+      await worker.exited;
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  }, 120_000);
 });
