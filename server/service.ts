@@ -39,7 +39,7 @@ import { SandboxMailLog } from "../domain/outbound/sandbox-mail-log.ts";
 import type { EmailMessage, NotificationSenders, Sender } from "../domain/outbound/sender.ts";
 import { createMetrics, samplePool, type Metrics } from "../runtime/metrics.ts";
 import { closeServer, listen, listenerUrl, trackAnswers } from "./listening.ts";
-import { startMetricsListener } from "./metrics-listener.ts";
+import { startMetricsListener, type MetricsListener } from "./metrics-listener.ts";
 import { backupSampler } from "../runtime/backup-gauges.ts";
 import { sampleDeliveryAndCapGauges, sampleReadiness } from "../runtime/database-gauges.ts";
 
@@ -58,13 +58,13 @@ export interface RunningService {
   /** What wakes the Admin API's event streams, in a process that serves it. */
   eventLog?: EventLogWatcher;
   /**
-   * Stops serving, the first phase of stop(): the event streams end with a hint to reconnect, every listener
+   * Stops serving, the first phase of stop(): the event streams end with a hint to reconnect, every API listener
    * stops accepting at once, the requests in flight finish (their answers the last on their connections, cut
-   * off after LISTENER_GRACE_MS), and the transfers they left in the batcher commit. The worker and the
-   * database are left running. Safe to call twice.
+   * off after LISTENER_GRACE_MS), and the transfers they left in the batcher commit. The worker, the
+   * database and the metrics listener are left running. Safe to call twice.
    */
   stopServing(): Promise<void>;
-  /** Stops serving, then the rest in the reverse order of its start, the database last. */
+  /** Stops serving, then the rest in the reverse order of its start: the database, then the metrics listener, last. */
   stop(): Promise<void>;
 }
 
@@ -88,19 +88,24 @@ export async function startService(config: Config, options: ServiceOptions): Pro
   // One registry per process, labelled with the parts it runs in a fixed order (`integration,auth,admin,worker`
   // by default, whatever order --only named them in), served from the start on its own listener.
   const metrics = createMetrics(SERVICE_PARTS.filter((part) => config.parts.has(part)).join(","));
-  const { servers, urls, serverStops, metricsUrl } = await bindListeners(config, handlers, metrics, logger);
+  const { servers, urls, serverStops, metricsListener } = await bindListeners(config, handlers, metrics, logger);
+  const metricsUrl = metricsListener?.url;
+  // The metrics listener closes last, once the worker has drained: a stopping process is still scraped.
+  const stopMetrics = async (): Promise<void> => {
+    await metricsListener?.stop();
+  };
   // The one outbound client of the process, closed after the APIs and the worker that use it have stopped.
   const outboundHttp = new OutboundHttpClient({ allowLoopback: config.allowLoopbackUrls });
   let database: DatabaseHandle;
   try {
     database = await openDatabase(databaseOptions(config, config.databaseUrl, metrics, logger));
   } catch (error) {
-    await closeAll([() => outboundHttp.close(), ...serverStops]);
+    await closeAll([stopMetrics, () => outboundHttp.close(), ...serverStops]);
     throw error;
   }
   // Serving stops first (stopServing), then the rest in the reverse order of its start: the worker, the
-  // auth-change listeners, the mail, the requests' pool, the outbound client, the database.
-  const stops: Array<() => Promise<void>> = [() => database.close(), () => outboundHttp.close()];
+  // auth-change listeners, the mail, the requests' pool, the outbound client, the database, the metrics listener.
+  const stops: Array<() => Promise<void>> = [stopMetrics, () => database.close(), () => outboundHttp.close()];
   let services: Services | undefined;
   const attempt = async (stop: () => Promise<void> | void): Promise<void> => {
     try {
@@ -408,7 +413,7 @@ async function bindListeners(
   servers: Map<ApiName, Server>;
   urls: Partial<Record<ApiName, string>>;
   serverStops: Array<() => Promise<void>>;
-  metricsUrl: string | undefined;
+  metricsListener: MetricsListener | undefined;
 }> {
   const urls: Partial<Record<ApiName, string>> = {};
   const servers = new Map<ApiName, Server>();
@@ -440,13 +445,8 @@ async function bindListeners(
       urls[api] = listenerUrl(config.host, port);
       servers.set(api, server);
     }
-    let metricsUrl: string | undefined;
-    if (config.metrics) {
-      const listener = await startMetricsListener(metrics, config.metrics, logger);
-      serverStops.push(() => listener.stop());
-      metricsUrl = listener.url;
-    }
-    return { servers, urls, serverStops, metricsUrl };
+    const metricsListener = config.metrics ? await startMetricsListener(metrics, config.metrics, logger) : undefined;
+    return { servers, urls, serverStops, metricsListener };
   } catch (error) {
     await closeAll(serverStops);
     throw error;
