@@ -6,21 +6,37 @@ import { chmodSync, existsSync, linkSync, mkdirSync, readFileSync, rmSync, write
 import { join } from "node:path";
 import { CobroStartupError } from "../db/errors.ts";
 import { displayPath } from "../db/embedded-postgres.ts";
+import type { Kysely } from "kysely";
+import type { Database } from "../db/schema.ts";
 import { SecretKeyFormatError, SecretKeyring } from "../domain/secrets/keyring.ts";
+import { checkSampleOpens, sampleStoredSecrets } from "../domain/secrets/sealed-columns.ts";
 import type { Config } from "./config.ts";
+
+/**
+ * The configured ring (configuredSecretKeyring), checked against a sample of what the database holds, before
+ * anything uses it: start-up and `npm run secrets:rotate-key` open it here alike. A key missing from the ring,
+ * or another key under a stored key's id, fails with a SealedValueError; `inClear` says some value is still
+ * to be sealed.
+ */
+export async function openConfiguredKeyring(config: Config, db: Kysely<Database>): Promise<{ keyring: SecretKeyring; inClear: boolean }> {
+  const sample = await sampleStoredSecrets(db);
+  const keyring = configuredSecretKeyring(config, sample.keyIds);
+  checkSampleOpens(sample, keyring, secretKeySource(config));
+  return { keyring, inClear: sample.inClear };
+}
 
 /**
  * COBRO_SECRET_KEY, or the Sandbox's generated key file; never a generated key in Production. `storedKeyIds`
  * are the ids of the keys that sealed what the database holds: a database with sealed secrets and no key
  * file (a restored backup whose key was not put back) is refused rather than given a new key that opens nothing.
  */
-export function configuredSecretKeyring(config: Config, storedKeyIds: readonly string[] = []): SecretKeyring {
+function configuredSecretKeyring(config: Config, storedKeyIds: readonly string[]): SecretKeyring {
   if (config.secretKeyring) return config.secretKeyring;
   if (config.serviceEnv === "production") throw new CobroStartupError("COBRO_SECRET_KEY is required in Production (docs/secrets.md)");
   return sandboxSecretKeyring(config.dataDir, storedKeyIds);
 }
 
-export function sandboxSecretKeyring(dataDir: string, storedKeyIds: readonly string[] = []): SecretKeyring {
+export function sandboxSecretKeyring(dataDir: string, storedKeyIds: readonly string[]): SecretKeyring {
   const file = join(dataDir, "secret-key");
   if (!existsSync(file)) {
     if (storedKeyIds.length > 0)

@@ -7,7 +7,7 @@
 import { parseArgs } from "node:util";
 import { sql } from "kysely";
 import { loadConfig, ConfigError } from "../runtime/config.ts";
-import { configuredSecretKeyring } from "../runtime/secret-key-file.ts";
+import { openConfiguredKeyring } from "../runtime/secret-key-file.ts";
 import { CobroStartupError } from "../db/errors.ts";
 import { SealedValueError } from "../domain/secrets/keyring.ts";
 import { installSecretKeyring } from "../domain/secrets/process-keyring.ts";
@@ -27,10 +27,10 @@ if (!(Number.isInteger(batchSize) && batchSize > 0)) fail(`--batch-size must be 
 
 try {
   const config = loadConfig(process.env, []);
-  const keyring = configuredSecretKeyring(config);
-  installSecretKeyring(keyring);
-  process.stdout.write(`re-sealing under the key "${keyring.currentKeyId}" (batches of ${batchSize})\n`);
-  const { counts, left } = await withConfiguredDatabase(config, async (db) => {
+  const { counts, left, keyring } = await withConfiguredDatabase(config, async (db) => {
+    const { keyring } = await openConfiguredKeyring(config, db);
+    installSecretKeyring(keyring);
+    process.stdout.write(`re-sealing under the key "${keyring.currentKeyId}" (batches of ${batchSize})\n`);
     const counts = await resealColumns(db, keyring, "not-current", {
       batchSize,
       onBatch: (batch) => process.stdout.write(`  ${batch.table}.${batch.column}: ${batch.resealed} re-sealed\n`),
@@ -42,7 +42,7 @@ try {
         where ${sql.ref(column.column)} is not null and ${sql.ref(column.column)} not like ${`v1.${keyring.currentKeyId}.%`}`.execute(db);
       left += rows[0]!.n;
     }
-    return { counts, left };
+    return { counts, left, keyring };
   });
   for (const count of counts) process.stdout.write(`${`${count.table}.${count.column}`.padEnd(36)} ${count.resealed} re-sealed\n`);
   const total = counts.reduce((sum, count) => sum + count.resealed, 0);

@@ -19,8 +19,8 @@ import type { Logger } from "../runtime/logger.ts";
 import { TokenService } from "../domain/sign-in/tokens.ts";
 import { SealedValueError } from "../domain/secrets/keyring.ts";
 import { installSecretKeyring } from "../domain/secrets/process-keyring.ts";
-import { checkStoredSecretsOpen, resealColumns, storedSecretKeyIds } from "../domain/secrets/sealed-columns.ts";
-import { configuredSecretKeyring, secretKeySource } from "../runtime/secret-key-file.ts";
+import { resealColumns } from "../domain/secrets/sealed-columns.ts";
+import { openConfiguredKeyring } from "../runtime/secret-key-file.ts";
 import { TokenCheckCache } from "../domain/sign-in/token-check-cache.ts";
 import { credentialThrottle } from "../domain/sign-in/credential-throttle.ts";
 import { forgetOwnAuthChanges, listenForAuthChanges } from "./auth-change-listener.ts";
@@ -200,15 +200,17 @@ async function prepareDatabase(database: DatabaseHandle, config: Config, logger:
   // The queue's schema first: an API-only process enqueues jobs before any worker has started.
   await prepareQueue({ pool: database.pool, logger });
   await migrateToLatest(database.db, { logger });
-  const keyring = configuredSecretKeyring(config, await storedSecretKeyIds(database.db));
+  let opened: Awaited<ReturnType<typeof openConfiguredKeyring>>;
   try {
-    await checkStoredSecretsOpen(database.db, keyring, secretKeySource(config));
+    opened = await openConfiguredKeyring(config, database.db);
   } catch (error) {
     if (error instanceof SealedValueError)
       throw new CobroStartupError(`${error.message}: start with the key that sealed them (docs/secrets.md)`, { cause: error });
     throw error;
   }
+  const { keyring, inClear } = opened;
   installSecretKeyring(keyring);
+  if (!inClear) return;
   // Rows written in clear (before sealing existed, or by a previous version during a rolling deploy).
   const sealedNow = await resealColumns(database.db, keyring, "clear");
   for (const count of sealedNow)

@@ -90,46 +90,54 @@ export async function resealColumns(
   return counts;
 }
 
-/** The ids of the keys that sealed the values the database holds, each once. */
-export async function storedSecretKeyIds(db: Kysely<Database>): Promise<string[]> {
-  const ids = new Set<string>();
-  for (const column of SEALED_COLUMNS) {
+/** A few of the values the sealed columns hold: up to three under each key id, and up to three still in clear. */
+export interface StoredSecretsSample {
+  /** The ids of the keys that sealed what the database holds, each once. */
+  keyIds: string[];
+  /** Some value is still in clear (a row written before sealing existed, or by an older version). */
+  inClear: boolean;
+  sealed: Array<{ column: SealedColumn; rowId: string; value: Sealed }>;
+}
+
+/** The sample of every sealed column, in one query: what start-up and the rotation check before they use the ring. */
+export async function sampleStoredSecrets(db: Kysely<Database>): Promise<StoredSecretsSample> {
+  const perColumn = SEALED_COLUMNS.map((column, index) => {
     const value = sql.ref(column.column);
-    const { rows } = await sql<{ key_id: string }>`select distinct split_part(${value}, '.', 2) as key_id from ${sql.table(column.table)}
-      where ${value} like 'v1.%'`.execute(db);
-    for (const row of rows) ids.add(row.key_id);
+    return sql`select ${index}::int as column_index, row_id, value from (
+        select ${sql.ref(column.rowIdColumn)}::text as row_id, ${value}::text as value,
+          row_number() over (partition by case when ${value} like 'v1.%' then split_part(${value}, '.', 2) end) as nth
+        from ${sql.table(column.table)} where ${value} is not null) sample
+      where nth <= 3`;
+  });
+  const { rows } = await sql<{ column_index: number; row_id: string; value: Sealed }>`${sql.join(perColumn, sql` union all `)}`.execute(db);
+  const sample: StoredSecretsSample = { keyIds: [], inClear: false, sealed: [] };
+  for (const row of rows) {
+    if (sealedKeyId(row.value) === undefined) sample.inClear = true;
+    else sample.sealed.push({ column: SEALED_COLUMNS[row.column_index]!, rowId: row.row_id, value: row.value });
   }
-  return [...ids].sort();
+  sample.keyIds = [...new Set(sample.sealed.map((row) => sealedKeyId(row.value)!))].sort();
+  return sample;
 }
 
 /**
- * A few stored values of each column under each key id, opened: a ring that lacks a key, or holds another key
- * under the same id (a key file generated anew after a restore), fails here, at start, with a
- * SealedValueError naming `keySource`, rather than at the first request that needs the secret. A key is
- * taken as the right one when any of its values opens (one altered row is that row's problem, met when used).
+ * The sampled values opened: a ring that lacks a key, or holds another key under the same id (a key file
+ * generated anew after a restore), fails here, before it is used, with a SealedValueError naming `keySource`,
+ * rather than at the first request that needs the secret. A key is taken as the right one when any of its
+ * values opens (one altered row is that row's problem, met when used).
  */
-export async function checkStoredSecretsOpen(db: Kysely<Database>, keyring: SecretKeyring, keySource: string): Promise<void> {
+export function checkSampleOpens(sample: StoredSecretsSample, keyring: SecretKeyring, keySource: string): void {
   const opened = new Map<string, boolean>();
-  for (const column of SEALED_COLUMNS) {
-    const value = sql.ref(column.column);
-    const { rows } = await sql<{ row_id: string; value: Sealed }>`
-      select row_id, value from (
-        select ${sql.ref(column.rowIdColumn)}::text as row_id, ${value} as value,
-          row_number() over (partition by split_part(${value}, '.', 2)) as nth
-        from ${sql.table(column.table)} where ${value} like 'v1.%') sample
-      where nth <= 3`.execute(db);
-    for (const row of rows) {
-      const keyId = sealedKeyId(row.value)!;
-      if (!keyring.keyIds.includes(keyId))
-        throw new SealedValueError(`${column.table}.${column.column} of ${row.row_id} is sealed under the key "${keyId}", which is not in ${keySource}`);
-      if (opened.get(keyId)) continue;
-      try {
-        keyring.open(row.value, placeOf(column, row.row_id));
-        opened.set(keyId, true);
-      } catch (error) {
-        if (!(error instanceof SealedValueError)) throw error;
-        opened.set(keyId, false);
-      }
+  for (const { column, rowId, value } of sample.sealed) {
+    const keyId = sealedKeyId(value)!;
+    if (!keyring.keyIds.includes(keyId))
+      throw new SealedValueError(`${column.table}.${column.column} of ${rowId} is sealed under the key "${keyId}", which is not in ${keySource}`);
+    if (opened.get(keyId)) continue;
+    try {
+      keyring.open(value, placeOf(column, rowId));
+      opened.set(keyId, true);
+    } catch (error) {
+      if (!(error instanceof SealedValueError)) throw error;
+      opened.set(keyId, false);
     }
   }
   for (const [keyId, opens] of opened)

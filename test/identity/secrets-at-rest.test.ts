@@ -200,7 +200,7 @@ describe("the key", () => {
       const row = await sandboxService.database.db.selectFrom("signing_keys").select("private_jwk").executeTakeFirstOrThrow();
       expect(sealedKeyId(row.private_jwk)).toBe(keyring.currentKeyId);
       const written = readFileSync(file, "utf8");
-      expect(sandboxSecretKeyring(dataDir).currentKeyId).toBe(keyring.currentKeyId);
+      expect(sandboxSecretKeyring(dataDir, [keyring.currentKeyId]).currentKeyId).toBe(keyring.currentKeyId);
       expect(readFileSync(file, "utf8")).toBe(written);
     } finally {
       await sandboxService.close();

@@ -3,6 +3,8 @@
 // webhooks are signed with the same secret and carry the same validation tokens, and tokens verify; after,
 // every sealed value carries the new key id, and a process given only the old key refuses to start.
 import { randomBytes } from "node:crypto";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { sql } from "kysely";
 import { afterAll, beforeAll, expect, it } from "vitest";
@@ -39,12 +41,12 @@ async function restartWith(ring: string): Promise<TestService> {
   return service;
 }
 
-function rotateKey(args: string[]) {
+function rotateKey(args: string[], env: Record<string, string> = { COBRO_SECRET_KEY: `${newKey},${oldKey}` }) {
   return runScript(join(ROOT, "scripts", "secrets-rotate-key.ts"), args, {
     PATH: process.env.PATH ?? "",
     HOME: process.env.HOME ?? "/tmp",
     DATABASE_URL: first.database.connectionString,
-    COBRO_SECRET_KEY: `${newKey},${oldKey}`,
+    ...env,
   });
 }
 
@@ -61,6 +63,24 @@ async function keyIdsInDatabase(): Promise<string[]> {
   }
   return [...ids].sort();
 }
+
+it("refuses, re-sealing nothing and writing no key, when a stored secret's key is not in the ring", async () => {
+  expect(await keyIdsInDatabase()).toEqual(["old"]);
+  const withoutOld = await rotateKey([], { COBRO_SECRET_KEY: newKey });
+  expect(withoutOld.code).toBe(1);
+  expect(withoutOld.stderr).toMatch(/sealed under the key "old", which is not in COBRO_SECRET_KEY/);
+  // No COBRO_SECRET_KEY and no Sandbox key file: the key that sealed them is missing, not to be made anew.
+  const dataDir = mkdtempSync(join(tmpdir(), "cobro-rotate-"));
+  try {
+    const withoutFile = await rotateKey([], { COBRO_DATA_DIR: dataDir });
+    expect(withoutFile.code).toBe(1);
+    expect(withoutFile.stderr).toMatch(/secret-key is missing, and the database holds secrets sealed under the key "old"/);
+    expect(existsSync(join(dataDir, "secret-key"))).toBe(false);
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+  expect(await keyIdsInDatabase()).toEqual(["old"]);
+}, 120_000);
 
 it("rotates with the service running: webhooks keep their secret and tokens, tokens verify, every value moves to the new key", async () => {
   // Three integrations, each with a signing secret, a webhook URL with its token and a tenant with its own.
