@@ -480,13 +480,7 @@ function releaseSignalsFromEmbeddedPostgres(): void {
  */
 export function runningEmbeddedConnectionString(dataDir: string): string | undefined {
   const pgDir = path.join(dataDir, "postgres");
-  const pid = readPostmasterPid(pgDir);
-  if (pid === undefined) return undefined;
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return undefined; // a stale postmaster.pid
-  }
+  if (runningPostmasterPid(pgDir) === undefined) return undefined; // none, or a stale postmaster.pid
   const port = Number.parseInt(fs.readFileSync(path.join(pgDir, "postmaster.pid"), "utf8").split("\n")[3] ?? "", 10);
   if (!Number.isInteger(port)) return undefined;
   const password = fs.readFileSync(path.join(dataDir, PASSWORD_FILE), "utf8").trim();
