@@ -12,7 +12,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import pg from "pg";
-import { acquireDataDirLock, displayPath, postgresUserIds, runningCobroPid, runningPostmasterPid } from "./embedded-postgres.ts";
+import { acquireDataDirLock, displayPath, postgresUserIds, runningPostmasterPid } from "./embedded-postgres.ts";
 
 /** The backup's description, written last: a folder without it is not a finished backup. */
 export const BACKUP_MANIFEST = "cobro-backup.json";
@@ -147,17 +147,16 @@ export interface RestoreOptions {
 
 /**
  * Puts the backup's files in place as `<dataDir>/postgres` and its password file beside it, with no Cobro
- * running there. The next start of the embedded PostgreSQL replays the backup's WAL. A database already
- * there is refused, or with `replace` moved to `<dataDir>/replaced-<time>/`; returns that folder if any.
+ * running there (the data folder's lock is held meanwhile). The next start of the embedded PostgreSQL
+ * replays the backup's WAL. A database already there is refused, or with `replace` moved to
+ * `<dataDir>/replaced-<time>/`. Returns the backup's manifest, and that folder if any.
  */
-export function placeBackup(backupDir: string, dataDir: string, options: RestoreOptions): string | undefined {
-  readBackup(backupDir);
+export function placeBackup(backupDir: string, dataDir: string, options: RestoreOptions): { manifest: BackupManifest; replaced: string | undefined } {
+  const manifest = readBackup(backupDir);
   const shown = displayPath(dataDir);
   const pgDir = path.join(dataDir, "postgres");
-  const running = runningCobroPid(dataDir);
-  if (running !== undefined) throw new BackupError(`Cobro is running on ${shown} (pid ${running}): stop it before restoring`);
   fs.mkdirSync(dataDir, { recursive: true });
-  const release = acquireDataDirLock(dataDir, shown);
+  const release = acquireDataDirLock(dataDir, shown, (pid) => `Cobro is running on ${shown} (pid ${pid}): stop it before restoring`);
   try {
     const postmaster = runningPostmasterPid(pgDir);
     if (postmaster !== undefined)
@@ -182,7 +181,7 @@ export function placeBackup(backupDir: string, dataDir: string, options: Restore
     fs.renameSync(restoring, pgDir);
     fs.copyFileSync(path.join(backupDir, PASSWORD_FILE), path.join(dataDir, PASSWORD_FILE));
     fs.chmodSync(path.join(dataDir, PASSWORD_FILE), 0o600);
-    return replaced;
+    return { manifest, replaced };
   } finally {
     release();
   }

@@ -271,9 +271,14 @@ interface LockContent {
 
 /**
  * Takes `<dataDir>/cobro.lock` or throws a CobroStartupError naming the holder; returns its release. Tools
- * that rewrite the data folder (the restore) hold it too, so that no Cobro starts there meanwhile.
+ * that rewrite the data folder (the restore) hold it too, so that no Cobro starts there meanwhile, and say
+ * in `refusal` what a Cobro running there means for them.
  */
-export function acquireDataDirLock(dataDir: string, shown: string): () => void {
+export function acquireDataDirLock(
+  dataDir: string,
+  shown: string,
+  refusal: (pid: number) => string = (pid) => `Another Cobro is already running on ${shown} (pid ${pid})`,
+): () => void {
   if (locksHeldHere.has(dataDir)) {
     throw new CobroStartupError(`Cobro is already running on ${shown} in this process (pid ${process.pid})`);
   }
@@ -297,7 +302,7 @@ export function acquireDataDirLock(dataDir: string, shown: string): () => void {
         );
       }
       if (holder && holder.pid !== process.pid && isAlive(holder.pid)) {
-        throw new CobroStartupError(`Another Cobro is already running on ${shown} (pid ${holder.pid})`);
+        throw new CobroStartupError(refusal(holder.pid));
       }
       fs.rmSync(lockPath, { force: true }); // the holder is gone without cleaning up
       continue;
@@ -315,13 +320,6 @@ export function acquireDataDirLock(dataDir: string, shown: string): () => void {
     };
   }
   throw new CobroStartupError(`Another Cobro is starting on ${shown} at the same moment`);
-}
-
-/** The pid of the Cobro that holds the data folder on this host, if one runs there. */
-export function runningCobroPid(dataDir: string): number | undefined {
-  const holder = readLock(path.join(path.resolve(dataDir), LOCK_FILE));
-  if (holder === undefined || holder.hostname !== os.hostname() || !isAlive(holder.pid)) return undefined;
-  return holder.pid;
 }
 
 function readLock(lockPath: string): LockContent | undefined {

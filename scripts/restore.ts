@@ -11,7 +11,7 @@ import { createLogger } from "../runtime/logger.ts";
 import { secretKeySource } from "../runtime/secret-key-file.ts";
 import { CobroStartupError } from "../db/errors.ts";
 import { displayPath, startEmbeddedPostgres } from "../db/embedded-postgres.ts";
-import { BackupError, megabytes, placeBackup, readBackup } from "../db/embedded-backup.ts";
+import { BackupError, megabytes, placeBackup } from "../db/embedded-backup.ts";
 import { fail } from "./operator-database.ts";
 
 const USAGE = "usage: npm run restore -- <backup folder> [--replace]";
@@ -34,9 +34,8 @@ async function restore(): Promise<void> {
     if (config.databaseUrl !== undefined)
       fail("DATABASE_URL is set: npm run restore brings back the embedded PostgreSQL of COBRO_DATA_DIR; restore a database of DATABASE_URL with its own tools");
     const began = performance.now();
-    const manifest = readBackup(backupDir);
     const shown = displayPath(config.dataDir);
-    const replaced = placeBackup(backupDir, config.dataDir, { replace });
+    const { manifest, replaced } = placeBackup(backupDir, config.dataDir, { replace });
     if (replaced !== undefined)
       process.stdout.write(`the database that was in ${shown} is now in ${displayPath(replaced)} (delete it once the restore is checked)\n`);
     // PostgreSQL replays the backup's WAL from its checkpoint to its stop point, then stops cleanly.
