@@ -12,12 +12,11 @@
 import fs from "node:fs";
 import path from "node:path";
 import pg from "pg";
-import { acquireDataDirLock, displayPath, postgresUserIds, runningPostmasterPid } from "./embedded-postgres.ts";
+import { acquireDataDirLock, displayPath, PASSWORD_FILE, postgresUserIds, runningPostmasterPid } from "./embedded-postgres.ts";
 
 /** The backup's description, written last: a folder without it is not a finished backup. */
 export const BACKUP_MANIFEST = "cobro-backup.json";
 const FORMAT = "cobro-embedded-postgres-backup/1";
-const PASSWORD_FILE = "postgres.password";
 
 export interface BackupManifest {
   format: typeof FORMAT;

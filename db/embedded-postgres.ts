@@ -24,7 +24,8 @@ import { CobroStartupError } from "./errors.ts";
 export const EMBEDDED_DATABASE = "cobro";
 const SUPERUSER = "postgres";
 const LOCK_FILE = "cobro.lock";
-const PASSWORD_FILE = "postgres.password";
+/** The embedded server's superuser password, beside its data directory in the data folder (and in a backup). */
+export const PASSWORD_FILE = "postgres.password";
 /** PostgreSQL's log, inside its data directory (the previous run's is kept as server.previous.log). */
 const SERVER_LOG = "server.log";
 const execFileAsync = promisify(execFile);

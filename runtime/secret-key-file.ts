@@ -12,6 +12,9 @@ import { SecretKeyFormatError, SecretKeyring } from "../domain/secrets/keyring.t
 import { checkSampleOpens, sampleStoredSecrets } from "../domain/secrets/sealed-columns.ts";
 import type { Config } from "./config.ts";
 
+/** The Sandbox's generated key, in the data folder. */
+export const SANDBOX_KEY_FILE = "secret-key";
+
 /**
  * The configured ring (configuredSecretKeyring), checked against a sample of what the database holds, before
  * anything uses it: start-up and `npm run secrets:rotate-key` open it here alike. A key missing from the ring,
@@ -37,7 +40,7 @@ function configuredSecretKeyring(config: Config, storedKeyIds: readonly string[]
 }
 
 export function sandboxSecretKeyring(dataDir: string, storedKeyIds: readonly string[]): SecretKeyring {
-  const file = join(dataDir, "secret-key");
+  const file = join(dataDir, SANDBOX_KEY_FILE);
   if (!existsSync(file)) {
     if (storedKeyIds.length > 0)
       throw new CobroStartupError(
@@ -70,5 +73,5 @@ export function sandboxSecretKeyring(dataDir: string, storedKeyIds: readonly str
 export function secretKeySource(config: Config): string {
   if (config.secretKeyring) return "COBRO_SECRET_KEY";
   if (config.serviceEnv === "production") return "COBRO_SECRET_KEY (required in Production)";
-  return `the Sandbox's key file ${displayPath(join(config.dataDir, "secret-key"))}`;
+  return `the Sandbox's key file ${displayPath(join(config.dataDir, SANDBOX_KEY_FILE))}`;
 }

@@ -8,7 +8,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { loadConfig, ConfigError } from "../runtime/config.ts";
 import { createLogger } from "../runtime/logger.ts";
-import { secretKeySource } from "../runtime/secret-key-file.ts";
+import { SANDBOX_KEY_FILE, secretKeySource } from "../runtime/secret-key-file.ts";
 import { CobroStartupError } from "../db/errors.ts";
 import { displayPath, startEmbeddedPostgres } from "../db/embedded-postgres.ts";
 import { BackupError, megabytes, placeBackup } from "../db/embedded-backup.ts";
@@ -47,7 +47,7 @@ async function restore(): Promise<void> {
       `restored ${shown} from ${displayPath(backupDir)} (${megabytes(manifest.bytes)}, ${seconds.toFixed(1)} s): the database as of ${manifest.consistentAt}\n`,
     );
     const keySource = secretKeySource(config);
-    if (config.secretKeyring === undefined && !existsSync(path.join(config.dataDir, "secret-key")))
+    if (config.secretKeyring === undefined && !existsSync(path.join(config.dataDir, SANDBOX_KEY_FILE)))
       process.stdout.write(
         `the sealed-secrets key is not here: before npm start, put the key kept apart from the backup in ${keySource} (mode 600), or set COBRO_SECRET_KEY\n`,
       );
