@@ -8,17 +8,16 @@
 import { execFile } from "node:child_process";
 import { type Kysely, sql } from "kysely";
 import type { Database } from "../db/schema.ts";
+import type { Config } from "./config.ts";
 import { BACKUP_TYPES, type Metrics } from "./metrics.ts";
 
 /** How long `pgbackrest info`'s answer is reused. */
 const INFO_REUSE_MS = 60_000;
 
-export interface BackupSettings {
-  stanza: string;
-  configPath?: string;
-  /** The pgbackrest binary (Debian's by default). */
-  pgbackrestPath?: string;
-}
+/** The pgbackrest binary (Debian's), for the gauges and the local cluster's scripts alike. */
+export const PGBACKREST_PATH = "/usr/bin/pgbackrest";
+
+type BackupSettings = NonNullable<Config["backups"]>;
 
 /** When the newest backup of each type finished, from `pgbackrest info --output=json`'s answer. */
 export function newestBackups(infoJson: string, stanza: string): Map<(typeof BACKUP_TYPES)[number], Date> {
@@ -36,7 +35,7 @@ export function newestBackups(infoJson: string, stanza: string): Map<(typeof BAC
 function pgbackrestInfo(settings: BackupSettings): Promise<string> {
   const args = [...(settings.configPath ? [`--config=${settings.configPath}`] : []), `--stanza=${settings.stanza}`, "--output=json", "info"];
   return new Promise((resolve, reject) => {
-    execFile(settings.pgbackrestPath ?? "/usr/bin/pgbackrest", args, { timeout: 30_000 }, (error, stdout, stderr) => {
+    execFile(PGBACKREST_PATH, args, { timeout: 30_000 }, (error, stdout, stderr) => {
       if (error) reject(new Error(`pgbackrest info failed: ${String(stderr || error.message).trim()}`));
       else resolve(stdout);
     });

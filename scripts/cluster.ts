@@ -23,9 +23,9 @@ import { existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, wri
 import os from "node:os";
 import path from "node:path";
 import pg from "pg";
+import { PGBACKREST_PATH } from "../runtime/backup-gauges.ts";
 
 const PG_BIN = "/usr/lib/postgresql/15/bin";
-const PGBACKREST = "/usr/bin/pgbackrest";
 /** pgBackRest's name for Cobro's cluster in the repository. */
 export const STANZA = "cobro";
 const PACKAGES: Array<[string, string]> = [
@@ -34,7 +34,7 @@ const PACKAGES: Array<[string, string]> = [
   ["haproxy", "/usr/sbin/haproxy"],
   ["pgbouncer", "/usr/sbin/pgbouncer"],
   ["postgresql-15", `${PG_BIN}/postgres`],
-  ["pgbackrest", PGBACKREST],
+  ["pgbackrest", PGBACKREST_PATH],
 ];
 const SUPERUSER_PASSWORD = "cobro-cluster";
 export const CLUSTER_DATABASE = "cobro";
@@ -190,7 +190,9 @@ function patroniConfig(layout: ClusterLayout, node: ClusterNode, bootstrap: Boot
   const restPort = Number(new URL(node.restUrl).port);
   // Patroni splits the command like a shell (shlex) and runs it without one: each flag one word.
   const restoreCommand = (target: Date) =>
-    [PGBACKREST, ...pgbackrestPathFlags(layout, node), "--type=time", `'--target=${recoveryTarget(target)}'`, "--target-action=promote", "restore"].join(" ");
+    [PGBACKREST_PATH, ...pgbackrestPathFlags(layout, node), "--type=time", `'--target=${recoveryTarget(target)}'`, "--target-action=promote", "restore"].join(
+      " ",
+    );
   return {
     scope: "cobro",
     namespace: "/cobro/",
@@ -254,7 +256,7 @@ function patroniConfig(layout: ClusterLayout, node: ClusterNode, bootstrap: Boot
       parameters: {
         unix_socket_directories: path.join(layout.dir, node.name),
         // Per node: pgBackRest is told this node's data folder (it reads %p relative to it).
-        archive_command: [PGBACKREST, ...pgbackrestPathFlags(layout, node), "archive-push", "%p"].join(" "),
+        archive_command: [PGBACKREST_PATH, ...pgbackrestPathFlags(layout, node), "archive-push", "%p"].join(" "),
       },
     },
   };
@@ -501,7 +503,7 @@ async function startCluster(layout: ClusterLayout, bootstrap: Bootstrap): Promis
 /** Runs pgBackRest as PostgreSQL's user (when root) and answers its standard output; a failure throws its error lines. */
 function pgbackrest(layout: ClusterLayout, args: string[]): string {
   const user = postgresUser();
-  const result = spawnSync(PGBACKREST, args, {
+  const result = spawnSync(PGBACKREST_PATH, args, {
     cwd: layout.dir,
     encoding: "utf8",
     env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: layout.dir, LANG: "C.UTF-8" },
