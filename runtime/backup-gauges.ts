@@ -19,11 +19,26 @@ export const PGBACKREST_PATH = "/usr/bin/pgbackrest";
 
 type BackupSettings = NonNullable<Config["backups"]>;
 
+/** One backup in a pgBackRest repository, as `pgbackrest info --output=json` tells it (the fields Cobro reads). */
+export interface PgbackrestBackup {
+  label: string;
+  type: string;
+  /** Seconds since the epoch (whole seconds). */
+  timestamp: { start: number; stop: number };
+  /** The database's size, and what the backup stored in the repository. */
+  info: { size: number; repository: { delta: number } };
+}
+
+/** The backups of `stanza` in `pgbackrest info --output=json`'s answer, oldest first; none for a stanza it does not list. */
+export function stanzaBackups(infoJson: string, stanza: string): PgbackrestBackup[] {
+  const info = JSON.parse(infoJson) as Array<{ name: string; backup?: PgbackrestBackup[] }>;
+  return info.find((entry) => entry.name === stanza)?.backup ?? [];
+}
+
 /** When the newest backup of each type finished, from `pgbackrest info --output=json`'s answer. */
 export function newestBackups(infoJson: string, stanza: string): Map<(typeof BACKUP_TYPES)[number], Date> {
-  const info = JSON.parse(infoJson) as Array<{ name: string; backup?: Array<{ type: string; timestamp: { stop: number } }> }>;
   const newest = new Map<(typeof BACKUP_TYPES)[number], Date>();
-  for (const backup of info.find((entry) => entry.name === stanza)?.backup ?? []) {
+  for (const backup of stanzaBackups(infoJson, stanza)) {
     const type = BACKUP_TYPES.find((candidate) => candidate === backup.type);
     if (!type) continue;
     const stoppedAt = new Date(backup.timestamp.stop * 1000);

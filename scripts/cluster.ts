@@ -23,7 +23,7 @@ import { existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, wri
 import os from "node:os";
 import path from "node:path";
 import pg from "pg";
-import { PGBACKREST_PATH } from "../runtime/backup-gauges.ts";
+import { PGBACKREST_PATH, stanzaBackups } from "../runtime/backup-gauges.ts";
 
 const PG_BIN = "/usr/lib/postgresql/15/bin";
 /** pgBackRest's name for Cobro's cluster in the repository. */
@@ -536,17 +536,10 @@ export interface BackupEntry {
 
 /** The repository's backups, oldest first (`pgbackrest info --output=json`). */
 export function clusterBackups(layout = clusterLayout()): BackupEntry[] {
-  const info = JSON.parse(pgbackrest(layout, [`--config=${layout.pgbackrestConfig}`, `--stanza=${STANZA}`, "--output=json", "info"])) as Array<{
-    backup: Array<{
-      label: string;
-      type: BackupEntry["type"];
-      timestamp: { start: number; stop: number };
-      info: { size: number; repository: { delta: number } };
-    }>;
-  }>;
-  return (info[0]?.backup ?? []).map((backup) => ({
+  const info = pgbackrest(layout, [`--config=${layout.pgbackrestConfig}`, `--stanza=${STANZA}`, "--output=json", "info"]);
+  return stanzaBackups(info, STANZA).map((backup) => ({
     label: backup.label,
-    type: backup.type,
+    type: backup.type as BackupEntry["type"],
     startedAt: new Date(backup.timestamp.start * 1000),
     stoppedAt: new Date(backup.timestamp.stop * 1000),
     databaseBytes: backup.info.size,
