@@ -2,6 +2,7 @@
 // and HOME (no DATABASE_URL: the embedded default) and free ports unless the test says otherwise.
 import { spawn, type ChildProcess } from "node:child_process";
 import { join } from "node:path";
+import type { ApiName } from "../runtime/config.ts";
 
 export const ROOT = join(import.meta.dirname, "..");
 const MAIN = join(ROOT, "server", "main.ts");
@@ -48,6 +49,18 @@ export async function waitForOutput(started: StartedCobro, pattern: RegExp, time
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${pattern}:\n${started.output()}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+}
+
+/**
+ * Where each API of a started Cobro is reached, from the lines it printed once up (server/banner.ts): the
+ * address its listener shows after a public URL that is not this machine's (behind a proxy), the public URL
+ * otherwise. Only the APIs the process serves are there.
+ */
+export function servedUrls(output: string): Partial<Record<ApiName, string>> {
+  const urls: Partial<Record<ApiName, string>> = {};
+  for (const match of output.matchAll(/^ {2}(integration|auth|admin) +(https?:\S+)(?: \(listening on (http:\S+)\))?$/gm))
+    urls[match[1] as ApiName] = match[3] ?? match[2]!;
+  return urls;
 }
 
 export interface ScriptRun {

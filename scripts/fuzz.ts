@@ -23,6 +23,7 @@ import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { servedUrls } from "./cobro-process.ts";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 type ApiName = "integration" | "auth" | "admin";
@@ -562,7 +563,7 @@ async function startServer(): Promise<Partial<Record<ApiName, string[]>>> {
     if (Date.now() > deadline) throw new Error(`the server did not start within 120 s:\n${banner}`);
     await new Promise((resolvePromise) => setTimeout(resolvePromise, 100));
   }
-  for (const match of banner.matchAll(/^\s+(integration|auth|admin)\s+(http:\S+)/gm)) urls[match[1] as ApiName] = match[2]!;
+  Object.assign(urls, servedUrls(banner));
   const notImplemented: Partial<Record<ApiName, string[]>> = {};
   for (const match of banner.matchAll(/not implemented yet \((\w+), answer 501\): (.+)$/gm)) {
     notImplemented[match[1] as ApiName] = match[2]!

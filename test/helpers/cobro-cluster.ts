@@ -10,7 +10,7 @@ import { startEmbeddedPostgres, type EmbeddedPostgresServer } from "../../db/emb
 import { prepareQueue } from "../../db/job-queue.ts";
 import { migrateToLatest } from "../../db/migrate.ts";
 import { freePorts } from "../../scripts/free-ports.ts";
-import { startCobro, waitForOutput, type StartedCobro } from "../../scripts/cobro-process.ts";
+import { servedUrls, startCobro, waitForOutput, type StartedCobro } from "../../scripts/cobro-process.ts";
 import { bearerCaller, postJson, read, type ApiCall } from "./service.ts";
 import { createSandboxSet, type SandboxCredentials } from "../../domain/sandbox/sandbox-bootstrap.ts";
 
@@ -99,8 +99,8 @@ export async function startCobroCluster(env: Record<string, string> = {}, option
     startExtraApi: async (extraEnv = {}) => {
       const started = await start("integration,auth,admin", { INTEGRATION_PORT: "0", AUTH_PORT: "0", ADMIN_PORT: "0", ...extraEnv });
       // Its public URLs are the cluster's (those the tokens name); the banner adds where this process listens.
-      const url = (api: string) => started.output().match(new RegExp(`^  ${api} +\\S+ \\(listening on (http://\\S+)\\)$`, "m"))![1]!;
-      return { started, integrationUrl: url("integration"), adminUrl: url("admin") };
+      const urls = servedUrls(started.output());
+      return { started, integrationUrl: urls.integration!, adminUrl: urls.admin! };
     },
     startWorker: (extraEnv = {}) => start("worker", extraEnv),
     integration: async () => {

@@ -4,7 +4,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { expect } from "vitest";
-import { startCobro, waitForOutput, type StartedCobro } from "../../scripts/cobro-process.ts";
+import { servedUrls, startCobro, waitForOutput, type StartedCobro } from "../../scripts/cobro-process.ts";
 import { postJson, read } from "./service.ts";
 
 export interface SandboxUrls {
@@ -17,9 +17,9 @@ export interface SandboxUrls {
 export async function startServingSandbox(dataDir: string, extra: Record<string, string> = {}): Promise<{ cobro: StartedCobro; urls: SandboxUrls }> {
   const cobro = startCobro({ COBRO_DATA_DIR: dataDir, ...extra });
   await waitForOutput(cobro, /worker\s+running/);
-  const urls = Object.fromEntries([...cobro.output().matchAll(/^\s+(integration|auth|admin)\s+(http:\S+)$/gm)].map((m) => [m[1]!, m[2]!]));
+  const urls = servedUrls(cobro.output());
   expect(Object.keys(urls).sort()).toEqual(["admin", "auth", "integration"]);
-  return { cobro, urls: urls as unknown as SandboxUrls };
+  return { cobro, urls: urls as SandboxUrls };
 }
 
 /** The integration admin of `<dataDir>/sandbox.json` and the integration's test merchant, signed in: their bearer tokens. */

@@ -10,7 +10,16 @@ import { join } from "node:path";
 import { postJson, read } from "../helpers/service.ts";
 import { exchangeCode, obtainCode } from "../helpers/oauth.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
-import { cobroEnv, ROOT, runScript, startCobro, type ScriptRun, waitForOutput as waitFor, type StartedCobro as Started } from "../../scripts/cobro-process.ts";
+import {
+  cobroEnv,
+  ROOT,
+  runScript,
+  servedUrls,
+  startCobro,
+  type ScriptRun,
+  waitForOutput as waitFor,
+  type StartedCobro as Started,
+} from "../../scripts/cobro-process.ts";
 
 const BOOTSTRAP = join(ROOT, "scripts", "sandbox-bootstrap.ts");
 
@@ -53,9 +62,9 @@ function start(dataDir: string, extra: Record<string, string> = {}): Started {
   return startCobro({ COBRO_DATA_DIR: dataDir, ...extra });
 }
 
-/** The URLs `npm start` prints, as served. */
-function servedUrls(output: string): { integration: string; auth: string; admin: string } {
-  const urls = Object.fromEntries([...output.matchAll(/^\s+(integration|auth|admin)\s+(http:\S+)$/gm)].map((m) => [m[1]!, m[2]!]));
+/** The three URLs `npm start` prints, as served. */
+function allServedUrls(output: string): { integration: string; auth: string; admin: string } {
+  const urls = servedUrls(output);
   expect(Object.keys(urls).sort()).toEqual(["admin", "auth", "integration"]);
   return urls as { integration: string; auth: string; admin: string };
 }
@@ -99,7 +108,7 @@ beforeAll(async () => {
 
   second = start(dataDir);
   await waitFor(second, /worker\s+running/);
-  urls = servedUrls(second.output());
+  urls = allServedUrls(second.output());
 }, 180_000);
 
 afterAll(async () => {
@@ -324,7 +333,7 @@ describe("npm start on another database (DATABASE_URL, e.g. the cluster) with th
     expect(statSync(otherFile).mode & 0o777).toBe(0o600);
     expect(shapeOf(written)).toEqual(SANDBOX_JSON_SHAPE);
     expect(written.integrationAdmin.email).not.toBe(saved.integrationAdmin.email);
-    const login = await read(await postJson(`${servedUrls(onOther.output()).auth}/integration/admin/login`, written.integrationAdmin));
+    const login = await read(await postJson(`${allServedUrls(onOther.output()).auth}/integration/admin/login`, written.integrationAdmin));
     expect(login.status, login.text).toBe(200);
     expect(await stop(onOther)).toBe(0);
   });

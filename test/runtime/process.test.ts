@@ -5,7 +5,7 @@ import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { stripVTControlCharacters } from "node:util";
-import { startCobro as start, waitForOutput as waitFor, type StartedCobro as Started } from "../../scripts/cobro-process.ts";
+import { servedUrls, startCobro as start, waitForOutput as waitFor, type StartedCobro as Started } from "../../scripts/cobro-process.ts";
 import { shownUrl } from "../../server/banner.ts";
 
 /** A pretty log line's start: its time and level. */
@@ -38,7 +38,7 @@ describe("the embedded default", () => {
     // What a person sees at a terminal: there LOG_FORMAT is pretty by default (test/runtime/logs.test.ts).
     first = start({ COBRO_DATA_DIR: dataDir, LOG_FORMAT: "pretty", LOG_LEVEL: "info" });
     await waitFor(first, /worker\s+running/);
-    urls = Object.fromEntries([...first.output().matchAll(/^\s+(integration|auth|admin)\s+(http:\S+)/gm)].map((m) => [m[1]!, m[2]!]));
+    urls = servedUrls(first.output());
   }, 120_000);
   afterAll(() => {
     first.child.kill("SIGKILL");
