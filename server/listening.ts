@@ -46,15 +46,15 @@ export function trackAnswers(server: Server): void {
  * Stops accepting connections at once; keep-alive connections with nothing in flight close now; requests in
  * flight finish, their answers sent with `Connection: close` (the client sends nothing more on that
  * connection, and opens its next one elsewhere: to another process behind the load balancer); whatever is
- * still open after `graceMs` is cut off. Resolves when every connection is closed.
+ * still open after LISTENER_GRACE_MS is cut off. Resolves when every connection is closed.
  */
-export function closeServer(server: Server, graceMs = LISTENER_GRACE_MS): Promise<void> {
+export function closeServer(server: Server): Promise<void> {
   return new Promise((resolve) => {
     closing.add(server);
     for (const response of answersInProgress.get(server) ?? []) lastOnItsConnection(response);
     server.close(() => resolve());
     server.closeIdleConnections();
-    setTimeout(() => server.closeAllConnections(), graceMs).unref();
+    setTimeout(() => server.closeAllConnections(), LISTENER_GRACE_MS).unref();
   });
 }
 
