@@ -2,13 +2,12 @@
 // folder, taken while Cobro runs (or, with Cobro stopped, from a server started for the copy). The
 // sealed-secrets key is left out on purpose: it is kept apart (docs/operations.md, Backup and restore).
 import path from "node:path";
-import { loadConfig, ConfigError } from "../runtime/config.ts";
+import { loadConfig } from "../runtime/config.ts";
 import { createLogger } from "../runtime/logger.ts";
 import { secretKeySource } from "../runtime/secret-key-file.ts";
-import { CobroStartupError } from "../db/errors.ts";
 import { displayPath, runningEmbeddedConnectionString, startEmbeddedPostgres } from "../db/embedded-postgres.ts";
-import { BackupError, backupEmbeddedPostgres, checkBackupTarget, megabytes } from "../db/embedded-backup.ts";
-import { fail } from "./operator-database.ts";
+import { backupEmbeddedPostgres, checkBackupTarget, megabytes } from "../db/embedded-backup.ts";
+import { fail, failBackupCommand } from "./operator-database.ts";
 
 const USAGE = "usage: npm run backup -- <new folder for the backup>";
 
@@ -45,8 +44,5 @@ try {
     await started?.stop();
   }
 } catch (error) {
-  if (error instanceof ConfigError || error instanceof CobroStartupError || error instanceof BackupError) fail(error.message);
-  // A full disk, a permission, the server gone: one line, and the unfinished copy is already removed.
-  if (error instanceof Error && "code" in error) fail(`the backup failed: ${error.message}`);
-  throw error;
+  failBackupCommand(error, "backup"); // the unfinished copy is already removed
 }

@@ -6,13 +6,12 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { loadConfig, ConfigError } from "../runtime/config.ts";
+import { loadConfig } from "../runtime/config.ts";
 import { createLogger } from "../runtime/logger.ts";
 import { SANDBOX_KEY_FILE, secretKeySource } from "../runtime/secret-key-file.ts";
-import { CobroStartupError } from "../db/errors.ts";
 import { displayPath, startEmbeddedPostgres } from "../db/embedded-postgres.ts";
-import { BackupError, megabytes, placeBackup } from "../db/embedded-backup.ts";
-import { fail } from "./operator-database.ts";
+import { megabytes, placeBackup } from "../db/embedded-backup.ts";
+import { fail, failBackupCommand } from "./operator-database.ts";
 
 const USAGE = "usage: npm run restore -- <backup folder> [--replace]";
 
@@ -53,8 +52,6 @@ async function restore(): Promise<void> {
       );
     else process.stdout.write(`npm start will open the sealed secrets with ${keySource}: it must be the key of the backup's time\n`);
   } catch (error) {
-    if (error instanceof ConfigError || error instanceof CobroStartupError || error instanceof BackupError) fail(error.message);
-    if (error instanceof Error && "code" in error) fail(`the restore failed: ${error.message}`);
-    throw error;
+    failBackupCommand(error, "restore");
   }
 }
