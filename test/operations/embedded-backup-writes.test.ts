@@ -1,9 +1,11 @@
-// `npm run backup` of the embedded PostgreSQL while it is written to. A writer keeps
+// `npm run backup` of the embedded PostgreSQL while it is written to, and a backup that fails. A writer keeps
 // moving money between accounts (two balances and one ledger row per transaction, one transaction after
 // another) from before the backup starts until after it ends: the restored database is one the writer
 // committed, whole (the balances add up, each balance is what its ledger rows say, the ledger has no gap),
-// with every transaction committed before the backup started and none after it ended.
-import { chmodSync, mkdtempSync, rmSync } from "node:fs";
+// with every transaction committed before the backup started and none after it ended. The backup folder is
+// the owner's alone (0700). A backup that fails midway (a link in the data directory, as a tablespace
+// makes) says why in one line and leaves nothing behind: no backup folder, no unfinished copy.
+import { chmodSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
@@ -78,6 +80,7 @@ describe("npm run backup while the database is written to", () => {
     expect(run.stderr).toBe("");
     expect(run.code).toBe(0);
     expect(committedAtEnd).toBeGreaterThan(committedBefore); // the writer wrote while the backup ran
+    expect(statSync(target).mode & 0o777).toBe(0o700);
 
     const fresh = join(scratch, "restored");
     const restored = await runScript(join(ROOT, "scripts", "restore.ts"), [target], cobroEnv({ COBRO_DATA_DIR: fresh }));
@@ -113,4 +116,20 @@ describe("npm run backup while the database is written to", () => {
       await restoredServer.stop();
     }
   }, 240_000);
+});
+
+describe("a backup that fails", () => {
+  it("says why in one line and leaves no backup folder and no unfinished copy", async () => {
+    const link = join(dataDir, "postgres", "base", "outside");
+    symlinkSync(scratch, link);
+    try {
+      const parent = join(scratch, "failed-backups");
+      const run = await backup(join(parent, "first"));
+      expect(run.code).toBe(1);
+      expect(run.stderr).toBe(`cobro: ${link} is a link (a tablespace?): the embedded PostgreSQL's backup copies one data directory only\n`);
+      expect(readdirSync(parent)).toEqual([]);
+    } finally {
+      rmSync(link);
+    }
+  }, 120_000);
 });
