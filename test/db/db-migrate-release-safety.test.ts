@@ -1,6 +1,7 @@
 // `npm run db:migrate` across a release: it prints each pending migration's release safety, runs the
-// expand and contract ones while the previous release serves, and refuses a breaking one then, unless told
-// the previous release is stopped (docs/operations.md, "Migrations across a release").
+// expand and contract ones while the previous release serves, and refuses a breaking one then (or an
+// unmarked one, older than the marker), unless told the previous release is stopped or none serves
+// (docs/operations.md, "Migrations across a release").
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -63,6 +64,33 @@ describe("npm run db:migrate and the release safety of migrations", () => {
     const run = await migrate(database, ["--previous-release-stopped"]);
     expect(run.code, run.stderr).toBe(0);
     expect(await applied(database)).toEqual(names);
+  });
+
+  it("takes an unmarked migration (older than the marker) as breaking: refused while a release serves, run once none does", async () => {
+    const unmarked = names[names.indexOf(FIRST_MARKED) - 1]!;
+    expect(releaseSafetyOf(unmarked)).toBe("unmarked");
+    const database = await databaseAt(names[names.indexOf(unmarked) - 1]!);
+    const refused = await migrate(database);
+    expect(refused.code).toBe(1);
+    expect(refused.stdout).toContain(`pending: ${unmarked} (unmarked: not safe while the previous release serves)`);
+    expect(refused.stderr.trim().split("\n")).toEqual([
+      expect.stringMatching(new RegExp(`^cobro: ${unmarked}, ${FIRST_MARKED} cannot run while a release serves \\(\\d+ Cobro sessions are open`)),
+    ]);
+    expect(await applied(database)).not.toContain(unmarked);
+
+    // The release stopped: no Cobro session left on the database (the handle's own are ended).
+    const client = new pg.Client({ connectionString: database.connectionString, application_name: "cobro-test" });
+    await client.connect();
+    try {
+      await client.query("select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and application_name = 'cobro'");
+      const run = await migrate(database);
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stdout).toContain(`pending: ${unmarked} (unmarked: not safe while the previous release serves)`);
+      const { rows } = await client.query<{ name: string }>("select name from kysely_migration order by name");
+      expect(rows.map((row) => row.name)).toEqual(names);
+    } finally {
+      await client.end();
+    }
   });
 
   it("counts a worker-only release, idle, as serving: the connections it keeps open name themselves", async () => {
