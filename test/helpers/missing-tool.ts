@@ -38,9 +38,13 @@ export interface ToolRun {
   stdout: string;
 }
 
-/** Runs `command` with `args` in `cwd`, `input` on its stdin, and answers its exit code and its output. */
-export function runTool(command: string, args: string[], options: { cwd: string; input?: string; timeoutMs: number }): Promise<ToolRun> {
-  const child = execFile(command, args, { cwd: options.cwd, timeout: options.timeoutMs, maxBuffer: 64 * 1024 * 1024 });
+/** Runs `command` with `args` in `cwd` (with `env`, else this process's), `input` on its stdin, and answers its exit code and its output. */
+export function runTool(
+  command: string,
+  args: string[],
+  options: { cwd: string; input?: string; timeoutMs: number; env?: NodeJS.ProcessEnv },
+): Promise<ToolRun> {
+  const child = execFile(command, args, { cwd: options.cwd, env: options.env, timeout: options.timeoutMs, maxBuffer: 64 * 1024 * 1024 });
   let output = "";
   let stdout = "";
   child.stdout!.on("data", (chunk) => {

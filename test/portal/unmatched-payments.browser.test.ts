@@ -34,6 +34,23 @@ afterAll(async () => {
 const PHONE = 375;
 const fitsPhone = async (page: Page) => expect(await page.evaluate("document.documentElement.scrollWidth")).toBeLessThanOrEqual(PHONE);
 
+const RETURN_ROUTE = "**/my-integration/unmatched-payments/*/return";
+
+/**
+ * The page's first return request reaches the service (the bank is asked), but its answer is lost on the
+ * way back (a 502); later ones pass. Answers the Idempotency-Key of each request, as they are sent.
+ */
+async function loseFirstReturnAnswer(page: Page): Promise<string[]> {
+  const keys: string[] = [];
+  await page.route(RETURN_ROUTE, async (route) => {
+    keys.push(route.request().headers()["idempotency-key"] ?? "");
+    if (keys.length > 1) return route.continue();
+    await route.fetch();
+    return route.fulfill({ status: 502, contentType: "application/json", body: JSON.stringify({ code: "BadGateway", message: "lost", id: "lost" }) });
+  });
+  return keys;
+}
+
 async function openFromMenu(page: Page, label: string, heading: string): Promise<void> {
   await page.getByRole("button", { name: "Menú" }).click();
   await page.getByRole("navigation", { name: "Secciones" }).getByRole("link", { name: label, exact: true }).click();
@@ -232,14 +249,7 @@ describe("unmatched payments in the portal", { timeout: 120_000 }, () => {
     await fitsPhone(page);
     // The first answer is lost on its way back (the service did ask the bank): the same confirmation, clicked
     // again, sends the same Idempotency-Key and gets that return, not a second one.
-    const keys: string[] = [];
-    const returnRoute = "**/my-integration/unmatched-payments/*/return";
-    await page.route(returnRoute, async (route) => {
-      keys.push(route.request().headers()["idempotency-key"] ?? "");
-      if (keys.length > 1) return route.continue();
-      await route.fetch();
-      return route.fulfill({ status: 502, contentType: "application/json", body: JSON.stringify({ code: "BadGateway", message: "lost", id: "lost" }) });
-    });
+    const keys = await loseFirstReturnAnswer(page);
     await confirmation.getByRole("button", { name: "Sí, devolver" }).click();
     await expect.poll(() => confirmation.getByRole("alert").innerText()).toBe("Cobro tuvo un problema al responder. Probá de nuevo en unos minutos.");
     await confirmation.getByRole("button", { name: "Sí, devolver" }).click();
@@ -250,7 +260,7 @@ describe("unmatched payments in the portal", { timeout: 120_000 }, () => {
     await expect.poll(() => returns.count()).toBe(2);
     expect(await returns.nth(1).getAttribute("data-state")).toBe("requested");
     expect(await page.getByRole("button", { name: "Devolver", exact: true }).count()).toBe(0);
-    await page.unroute(returnRoute);
+    await page.unroute(RETURN_ROUTE);
     expect(keys).toHaveLength(2);
     expect(keys[1]).toBe(keys[0]);
     expect(keys[0]).toMatch(/^[0-9a-f-]{36}$/);
@@ -308,13 +318,7 @@ describe("unmatched payments in the portal", { timeout: 120_000 }, () => {
     expect(await page.evaluate(() => typeof crypto.randomUUID)).toBe("undefined");
     await page.getByRole("button", { name: "Devolver", exact: true }).click();
     const confirmation = page.getByRole("group", { name: "Confirmar la devolución" });
-    const keys: string[] = [];
-    await page.route("**/my-integration/unmatched-payments/*/return", async (route) => {
-      keys.push(route.request().headers()["idempotency-key"] ?? "");
-      if (keys.length > 1) return route.continue();
-      await route.fetch();
-      return route.fulfill({ status: 502, contentType: "application/json", body: JSON.stringify({ code: "BadGateway", message: "lost", id: "lost" }) });
-    });
+    const keys = await loseFirstReturnAnswer(page);
     await confirmation.getByRole("button", { name: "Sí, devolver" }).click();
     await expect.poll(() => confirmation.getByRole("alert").innerText()).toBe("Cobro tuvo un problema al responder. Probá de nuevo en unos minutos.");
     await confirmation.getByRole("button", { name: "Sí, devolver" }).click();

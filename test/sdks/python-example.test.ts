@@ -13,7 +13,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { serviceForFile } from "../helpers/service.ts";
 import { registeredUrlsOf } from "../helpers/sandbox-admin.ts";
 import { failureLookingLines, readmeCommands } from "../helpers/readme-commands.ts";
-import { toolMissing } from "../helpers/missing-tool.ts";
+import { runTool, toolMissing, type ToolRun } from "../helpers/missing-tool.ts";
 
 const sdk = resolve(import.meta.dirname, "../../sdks/python");
 const t = serviceForFile({ env: { COBRO_ALLOW_LOOPBACK_URLS: "true" }, parts: ["integration", "auth", "admin", "worker"] });
@@ -26,20 +26,12 @@ function python3HasVenv(): Promise<boolean> {
 }
 
 /** Runs the README's commands with sh, one script, from the copy's root (where a reader's clone has it). */
-function runReadme(commands: string[], cwd: string): Promise<{ code: number | null; output: string; stdout: string }> {
-  const child = execFile("sh", ["-e", "-c", commands.join("\n")], {
+function runReadme(commands: string[], cwd: string): Promise<ToolRun> {
+  return runTool("sh", ["-e", "-c", commands.join("\n")], {
     cwd,
     env: { ...process.env, PYTHONDONTWRITEBYTECODE: "1", PIP_DISABLE_PIP_VERSION_CHECK: "1" },
-    timeout: 600_000,
+    timeoutMs: 600_000,
   });
-  let output = "";
-  let stdout = "";
-  child.stdout!.on("data", (chunk) => {
-    output += chunk;
-    stdout += chunk;
-  });
-  child.stderr!.on("data", (chunk) => (output += chunk));
-  return new Promise((done) => child.on("close", (code) => done({ code, output, stdout })));
 }
 
 describe("sdks/python/examples/quickstart.py", () => {
