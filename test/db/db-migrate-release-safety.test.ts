@@ -93,32 +93,40 @@ describe("npm run db:migrate and the release safety of migrations", () => {
     }
   });
 
-  it("counts a worker-only release, idle, as serving: the connections it keeps open name themselves", async () => {
-    const database = await createTestDatabase();
-    opened.push(database);
-    const dataDir = await mkdtemp(join(tmpdir(), "cobro-migrate-worker-"));
-    const worker = startCobro({ DATABASE_URL: database.connectionString, COBRO_DATA_DIR: dataDir }, ["--only", "worker"]);
-    // The test's own connection, named apart so that it is not counted.
-    const client = new pg.Client({ connectionString: database.connectionString, application_name: "cobro-test" });
-    try {
-      await waitForOutput(worker, /is running/);
-      await client.connect();
-      // Idle, a release keeps only the connections that are never given back (its LISTENs, the worker's
-      // polling): those its pools close after their idle timeout are closed here at once, the test's own too.
-      await client.query(`select pg_terminate_backend(pid) from pg_stat_activity
+  // A worker keeps graphile-worker's LISTEN; an API process serving no admin API keeps only its auth-change LISTEN.
+  it.each([
+    { release: "worker-only", parts: "worker" },
+    { release: "integration-API-only", parts: "integration" },
+  ])(
+    "counts an idle $release release as serving: the connections it keeps open name themselves",
+    async ({ parts }) => {
+      const database = await createTestDatabase();
+      opened.push(database);
+      const dataDir = await mkdtemp(join(tmpdir(), "cobro-migrate-idle-"));
+      const release = startCobro({ DATABASE_URL: database.connectionString, COBRO_DATA_DIR: dataDir }, ["--only", parts]);
+      // The test's own connection, named apart so that it is not counted.
+      const client = new pg.Client({ connectionString: database.connectionString, application_name: "cobro-test" });
+      try {
+        await waitForOutput(release, /is running/);
+        await client.connect();
+        // Idle, a release keeps only the connections that are never given back (its LISTENs, the worker's
+        // polling): those its pools close after their idle timeout are closed here at once, the test's own too.
+        await client.query(`select pg_terminate_backend(pid) from pg_stat_activity
         where datname = current_database() and pid <> pg_backend_pid() and state = 'idle' and query not ilike 'listen%'`);
-      // The worker migrated the database at its start: the first breaking migration is made pending again.
-      await client.query("delete from kysely_migration where name >= $1", [FIRST_MARKED]);
-      const refused = await migrate(database);
-      expect(refused.stderr.trim().split("\n")).toEqual([
-        expect.stringMatching(new RegExp(`^cobro: ${FIRST_MARKED} cannot run while a release serves \\(\\d+ Cobro sessions are open`)),
-      ]);
-      expect(refused.code).toBe(1);
-    } finally {
-      await client.end().catch(() => undefined);
-      worker.child.kill("SIGTERM");
-      await worker.exited;
-      await rm(dataDir, { recursive: true, force: true });
-    }
-  }, 120_000);
+        // The release migrated the database at its start: the first breaking migration is made pending again.
+        await client.query("delete from kysely_migration where name >= $1", [FIRST_MARKED]);
+        const refused = await migrate(database);
+        expect(refused.stderr.trim().split("\n")).toEqual([
+          expect.stringMatching(new RegExp(`^cobro: ${FIRST_MARKED} cannot run while a release serves \\(\\d+ Cobro sessions are open`)),
+        ]);
+        expect(refused.code).toBe(1);
+      } finally {
+        await client.end().catch(() => undefined);
+        release.child.kill("SIGTERM");
+        await release.exited;
+        await rm(dataDir, { recursive: true, force: true });
+      }
+    },
+    120_000,
+  );
 });
