@@ -63,11 +63,13 @@ export interface DatabaseHandle {
 }
 
 const MINIMUM_SERVER_VERSION = 150000;
+/** How long a new connection waits for the server to answer, unless told otherwise. */
+const CONNECT_TIMEOUT_MS = 5000;
 const INT8_OID = 20;
 const DATE_OID = 1082;
 
 export async function openDatabase(options: OpenDatabaseOptions): Promise<DatabaseHandle> {
-  const connectTimeoutMs = options.connectTimeoutMs ?? 5000;
+  const connectTimeoutMs = options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS;
   const logger = options.logger;
   let connectionString: string;
   let stopEmbedded: (() => Promise<void>) | undefined;
@@ -133,7 +135,7 @@ export function createPool(
   options: { max?: number; connectTimeoutMs?: number; logger?: Logger; applicationName?: string } = {},
 ): pg.Pool {
   const pool = new pg.Pool({
-    ...connectionConfig(connectionString, options.connectTimeoutMs ?? 5000, options.applicationName),
+    ...connectionConfig(connectionString, options.connectTimeoutMs, options.applicationName),
     max: options.max ?? 10,
     idleTimeoutMillis: 30_000,
   });
@@ -161,7 +163,7 @@ function connectionFailure(error: unknown): { reason: string; code?: string } {
  * named APPLICATION_NAME, so that `npm run db:migrate` counts it as a serving release's, in UTC, with
  * Cobro's value types and a connect timeout.
  */
-export function connectionConfig(connectionString: string, connectTimeoutMs = 5000, applicationName = APPLICATION_NAME): pg.ClientConfig {
+export function connectionConfig(connectionString: string, connectTimeoutMs = CONNECT_TIMEOUT_MS, applicationName = APPLICATION_NAME): pg.ClientConfig {
   return {
     connectionString,
     connectionTimeoutMillis: connectTimeoutMs,
