@@ -23,10 +23,10 @@ import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import type { ApiName } from "../runtime/config.ts";
 import { servedUrls } from "./cobro-process.ts";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
-type ApiName = "integration" | "auth" | "admin";
 const API_NAMES: ApiName[] = ["integration", "auth", "admin"];
 
 const deep = process.argv.includes("--deep");
