@@ -17,9 +17,14 @@ export interface SandboxUrls {
 export async function startServingSandbox(dataDir: string, extra: Record<string, string> = {}): Promise<{ cobro: StartedCobro; urls: SandboxUrls }> {
   const cobro = startCobro({ COBRO_DATA_DIR: dataDir, ...extra });
   await waitForOutput(cobro, /worker\s+running/);
-  const urls = servedUrls(cobro.output());
+  return { cobro, urls: allServedUrls(cobro.output()) };
+}
+
+/** The three APIs' URLs a Sandbox serving them all printed (servedUrls), each required. */
+export function allServedUrls(output: string): SandboxUrls {
+  const urls = servedUrls(output);
   expect(Object.keys(urls).sort()).toEqual(["admin", "auth", "integration"]);
-  return { cobro, urls: urls as SandboxUrls };
+  return urls as SandboxUrls;
 }
 
 /** The integration admin of `<dataDir>/sandbox.json` and the integration's test merchant, signed in: their bearer tokens. */

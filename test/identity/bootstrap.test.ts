@@ -10,16 +10,8 @@ import { join } from "node:path";
 import { postJson, read } from "../helpers/service.ts";
 import { exchangeCode, obtainCode } from "../helpers/oauth.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
-import {
-  cobroEnv,
-  ROOT,
-  runScript,
-  servedUrls,
-  startCobro,
-  type ScriptRun,
-  waitForOutput as waitFor,
-  type StartedCobro as Started,
-} from "../../scripts/cobro-process.ts";
+import { allServedUrls, type SandboxUrls } from "../helpers/sandbox-process.ts";
+import { cobroEnv, ROOT, runScript, startCobro, type ScriptRun, waitForOutput as waitFor, type StartedCobro as Started } from "../../scripts/cobro-process.ts";
 
 const BOOTSTRAP = join(ROOT, "scripts", "sandbox-bootstrap.ts");
 
@@ -62,13 +54,6 @@ function start(dataDir: string, extra: Record<string, string> = {}): Started {
   return startCobro({ COBRO_DATA_DIR: dataDir, ...extra });
 }
 
-/** The three URLs `npm start` prints, as served. */
-function allServedUrls(output: string): { integration: string; auth: string; admin: string } {
-  const urls = servedUrls(output);
-  expect(Object.keys(urls).sort()).toEqual(["admin", "auth", "integration"]);
-  return urls as { integration: string; auth: string; admin: string };
-}
-
 /** `node scripts/sandbox-bootstrap.ts --json`, as `npm run sandbox:bootstrap -- --json` runs it. */
 function runBootstrap(dataDir: string): Promise<ScriptRun> {
   return runScript(BOOTSTRAP, ["--json"], env(dataDir));
@@ -83,7 +68,7 @@ const dataDir = mkdtempSync(join(tmpdir(), "cobro-bootstrap-"));
 const sandboxFile = join(dataDir, "sandbox.json");
 let first: Started;
 let second: Started;
-let urls: { integration: string; auth: string; admin: string };
+let urls: SandboxUrls;
 let saved: SandboxJson;
 let savedText: string;
 let firstExit: number | null;
