@@ -10,10 +10,7 @@ export interface CvuAccountsTable {
   holding: ColumnType<"free" | "exclusive" | "shared", "free" | "exclusive" | "shared" | undefined, "free" | "exclusive" | "shared">;
   /** Its holds, counted whenever the row is written (a trigger): a charge joining a shared CVU does not write it. */
   open_charges: ColumnType<number, number | undefined, number>;
-  /**
-   * The newest charge the CVU was given, settled with `open_charges` (stale on a shared CVU until its row is
-   * written). Nothing reads it: reconciliation finds a CVU's newest charge by the `charges_cvu_account` index.
-   */
+  /** The newest charge the CVU was given (settled with `open_charges`): what decides the reason of an unmatched transfer. */
   last_charge_id: string | null;
   created_at: DefaultedTimestamp;
 }

@@ -184,6 +184,8 @@ interface Item {
   senderKey: string | null;
   transferId?: string;
   accountId?: string | null;
+  accountLastChargeId?: string | null;
+  accountHolding?: string | null;
   match?: LockedMatch;
   /** Matched no open charge: its reason and its event (none when its CVU never held a charge). */
   unmatched?: { reason: UnmatchedReason; event: NewEvent | undefined };
@@ -196,6 +198,8 @@ type RecordRow = MatchRow & {
   existing_transfer_id: string | null;
   existing_reason: UnmatchedReason | null;
   account_id: string | null;
+  account_last_charge_id: string | null;
+  account_holding: string | null;
 };
 
 async function reconcileInOneTransaction(trx: Transaction<Database>, transfers: IncomingTransfer[], options: Options): Promise<ReconciliationOutcome[]> {
@@ -246,14 +250,14 @@ async function recordAndLock(trx: Transaction<Database>, items: Item[], options:
       on conflict (transaction_id) do nothing
       returning id, transaction_id
     ), matched as materialized (
-      select i.item_ord, a.id as account_id,
+      select i.item_ord, a.id as account_id, a.last_charge_id as account_last_charge_id, a.holding as account_holding,
              (${matchingHold(trx, sql.ref("a.id"), sql.ref("i.sender_key"))}) as matched_charge_id
         from input i join recorded r on r.transaction_id = i.transaction_id join cvu_accounts a on a.cvu = i.receiving_cvu
     ), locked as materialized (
       ${chargesWithTerms(trx).where("c.id", "in", sql<string>`(select matched_charge_id from matched)`).orderBy("c.id").forUpdate("c")}
     )
     select locked.*, i.item_ord, r.id as transfer_id, e.id as existing_transfer_id, e.unmatched_reason as existing_reason,
-           m.account_id
+           m.account_id, m.account_last_charge_id, m.account_holding
       from input i
       left join recorded r on r.transaction_id = i.transaction_id
       left join existing e on e.transaction_id = i.transaction_id
@@ -270,6 +274,8 @@ async function recordAndLock(trx: Transaction<Database>, items: Item[], options:
     }
     item.transferId = row.transfer_id;
     item.accountId = row.account_id;
+    item.accountLastChargeId = row.account_last_charge_id;
+    item.accountHolding = row.account_holding;
     item.match = matchOf(row);
   }
   // Recorded by a transaction that committed while this statement waited for it: read now.
@@ -296,6 +302,8 @@ function matchOf(row: MatchRow): LockedMatch | undefined {
     existing_transfer_id: _existing,
     existing_reason: _reason,
     account_id: _account,
+    account_last_charge_id: _last,
+    account_holding: _holding,
     ...match
   } = row as RecordRow;
   return match as LockedMatch;
@@ -384,8 +392,8 @@ type RefRow = ChargeRef & { customer_tax_document: string | null };
 
 /**
  * Statement 3, when some transfer matched no open charge: for each, the CVU's holds (enough of them to
- * tell whether any is left after the batch's releases), its last charge (its newest: the row's
- * last_charge_id is stale on a shared CVU, whose joins do not write it), and the CVU's
+ * tell whether any is left after the batch's releases), its recorded last charge and its newest one (a
+ * shared CVU's last charge: the row's is stale, as joins do not write it), and the CVU's
  * cuil-mode charges since its last cvu-mode one that can be the payer's, newest first. Their reasons
  * follow, as one at a time, from the CVU's last charge (unmatchedReasonOf says which charge decides).
  */
@@ -397,17 +405,19 @@ async function explainUnmatched(trx: Transaction<Database>, items: Item[], appli
   const { rows } = await sql<{
     item_ord: number;
     held: string[];
+    recorded_last: RefRow | null;
     newest: RefRow | null;
     of_payer: RefRow[];
   }>`
     with wanted as (
-      select * from unnest(${wanted.map((item) => item.ord)}::int[], ${wanted.map((item) => item.accountId!)}::uuid[],
+      select * from unnest(${wanted.map((item) => item.ord)}::int[], ${wanted.map((item) => item.accountId!)}::uuid[], ${wanted.map((item) => item.accountLastChargeId ?? null)}::uuid[],
                            ${documents.map((d) => d.dni)}::text[], ${documents.map((d) => d.dniTrimmed)}::text[], ${documents.map((d) => d.document)}::text[],
                            ${wanted.map((item) => releasedOn(item.accountId!).length + 1)}::int[])
-        as w(item_ord, account_id, dni, dni_trimmed, document, holds_needed)
+        as w(item_ord, account_id, last_charge_id, dni, dni_trimmed, document, holds_needed)
     )
     select w.item_ord,
            array(select h.charge_id::text from cvu_holds h where h.cvu_account_id = w.account_id limit w.holds_needed) as held,
+           (select ${chargeRef("c")} from charges c where c.id = w.last_charge_id) as recorded_last,
            (select ${chargeRef("c")} from charges c where c.cvu_account_id = w.account_id order by c.created_at desc, c.id desc limit 1) as newest,
            (select coalesce(jsonb_agg(${chargeRef("c")} order by c.created_at desc), '[]'::jsonb) from charges c
              where (w.dni is not null or w.document is not null) -- no sender, no charges of the CVU read
@@ -425,9 +435,10 @@ async function explainUnmatched(trx: Transaction<Database>, items: Item[], appli
       .map((release) => release.chargeId);
     const stillHeld = row.held.some((chargeId) => !releasedBefore.includes(chargeId));
     const forPayer = item.senderKey ? newestOfPayer(row.of_payer, item.senderKey) : undefined;
+    // A shared CVU's recorded last charge is stale (charges joining it do not write its row): its newest is the last it was given.
+    const recordedLast = item.accountHolding === "shared" ? (row.newest ?? row.recorded_last) : row.recorded_last;
     const lastForPayer = forPayer && asOf(forPayer, item.ord, applied);
-    // The payer's charges are the CVU's: a CVU with no newest charge has none of them either.
-    const last = row.newest ? asOf(row.newest, item.ord, applied) : undefined;
+    const last = recordedLast ? asOf(recordedLast, item.ord, applied) : lastForPayer;
     const { reason, charge } = unmatchedReasonOf({ stillHeld, lastForPayer, last });
     item.outcome = { transferId: item.transferId!, duplicate: false, unmatchedReason: reason };
     item.unmatched = { reason, event: unmatchedEvent(item.transfer, reason, charge, options) };
