@@ -2,19 +2,19 @@
 // statements (each over arrays, one statement for all the items), each transfer answered exactly as it
 // would have been had the batch's transfers been received one at a time, in order (`receiveTransfer`, in
 // reconcile.ts, is a batch of one).
-//   1. record the transfers (a transaction id already recorded, or earlier in the batch, is a duplicate),
-//      find each one's CVU and matching hold, and lock the matched charges in id order (two batches never
-//      wait for each other in a cycle);
+//   1. find each transfer's CVU and matching hold, record the transfers with the charge it holds for (a
+//      transaction id already recorded, or earlier in the batch, is a duplicate), and lock those charges in
+//      id order (two batches never wait for each other in a cycle);
 //   2. (rarely, when a locked charge turns out closed: a charge closed by a transaction that has just
 //      committed, or a CVU still held by a closed charge) match those again, up to twice;
 //   3. apply the payments in arrival order per charge, here: a partial then the rest is partial_payment
 //      then total_payment, and a transfer after the one that paid a charge in full is unmatched;
 //   4. (only when some transfer is unmatched on a CVU that was held) read what the unmatched reasons need: the CVU's last charge,
 //      the payer's last cuil-mode charge since the CVU's last cvu-mode one, whether the CVU still holds anything;
-//   5. write everything in one statement: the charges, the transfers' matches, the payments' breakdowns,
-//      the money no charge took (an unmatched transfer, a payment's excess over what was owed), the events
-//      and their delivery jobs, the CVUs given back and the reminders withdrawn of the charges paid in
-//      full, and the chat confirmations.
+//   5. write everything in one statement: the charges, the transfers that end otherwise than recorded,
+//      the payments' breakdowns, the money no charge took (an unmatched transfer, a payment's excess over
+//      what was owed), the events and their delivery jobs, the CVUs given back and the reminders withdrawn
+//      of the charges paid in full, and the chat confirmations.
 // A batch of any size is 2 statements besides BEGIN, COMMIT and the plan setting (3 with step 4; one more
 // for a duplicate recorded meanwhile by another transaction, two more for a closed charge found locked),
 // each of a fixed text whatever the batch's size, with one generic plan per connection.
@@ -183,6 +183,8 @@ interface Item {
   transfer: IncomingTransfer;
   senderKey: string | null;
   transferId?: string;
+  /** The charge the transfer was recorded with (its CVU's matching hold); null: recorded as ambiguous. */
+  recordedChargeId?: string | null;
   accountId?: string | null;
   accountLastChargeId?: string | null;
   accountHolding?: string | null;
@@ -195,6 +197,7 @@ interface Item {
 type MatchRow = Partial<LockedMatch> & { item_ord: number };
 type RecordRow = MatchRow & {
   transfer_id: string | null;
+  recorded_charge_id: string | null;
   existing_transfer_id: string | null;
   existing_reason: UnmatchedReason | null;
   account_id: string | null;
@@ -241,28 +244,31 @@ async function recordAndLock(trx: Transaction<Database>, items: Item[], options:
         as i(item_ord, transaction_id, amount_cents, receiving_cvu, sender_cuil, sender_cvu, sender_name, operated_at, source, sender_key)
     ), existing as (
       select t.id, t.transaction_id, t.unmatched_reason from transfers t where t.transaction_id in (select transaction_id from input)
-    ), recorded as (
-      -- In transaction id order: two batches with the same ids wait for each other in one order.
-      insert into transfers (transaction_id, amount_cents, receiving_cvu, sender_cuil, sender_cvu, sender_name, operated_at, received_at, source, unmatched_reason)
-      select transaction_id, amount_cents, receiving_cvu, sender_cuil, sender_cvu, sender_name, operated_at, ${options.receivedAt}::timestamptz, source,
-             'ambiguous' -- provisional: replaced by the batch's last statement
-        from input order by transaction_id
-      on conflict (transaction_id) do nothing
-      returning id, transaction_id
     ), matched as materialized (
       select i.item_ord, a.id as account_id, a.last_charge_id as account_last_charge_id, a.holding as account_holding,
              (${matchingHold(trx, sql.ref("a.id"), sql.ref("i.sender_key"))}) as matched_charge_id
-        from input i join recorded r on r.transaction_id = i.transaction_id join cvu_accounts a on a.cvu = i.receiving_cvu
+        from input i join cvu_accounts a on a.cvu = i.receiving_cvu
+    ), recorded as (
+      -- In transaction id order: two batches with the same ids wait for each other in one order. Recorded
+      -- with the charge its CVU's hold matched, which is nearly always the charge it pays: the batch's last
+      -- statement rewrites only the transfers that end otherwise (an ambiguous one is provisional too).
+      insert into transfers (transaction_id, amount_cents, receiving_cvu, sender_cuil, sender_cvu, sender_name, operated_at, received_at, source, charge_id, unmatched_reason)
+      select i.transaction_id, i.amount_cents, i.receiving_cvu, i.sender_cuil, i.sender_cvu, i.sender_name, i.operated_at, ${options.receivedAt}::timestamptz, i.source,
+             m.matched_charge_id, case when m.matched_charge_id is null then 'ambiguous' end
+        from input i left join matched m on m.item_ord = i.item_ord order by i.transaction_id
+      on conflict (transaction_id) do nothing
+      returning id, transaction_id, charge_id
     ), locked as materialized (
-      ${chargesWithTerms(trx).where("c.id", "in", sql<string>`(select matched_charge_id from matched)`).orderBy("c.id").forUpdate("c")}
+      -- After the insert (it reads what was recorded), so every batch waits on transaction ids before charges.
+      ${chargesWithTerms(trx).where("c.id", "in", sql<string>`(select charge_id from recorded)`).orderBy("c.id").forUpdate("c")}
     )
-    select locked.*, i.item_ord, r.id as transfer_id, e.id as existing_transfer_id, e.unmatched_reason as existing_reason,
+    select locked.*, i.item_ord, r.id as transfer_id, r.charge_id as recorded_charge_id, e.id as existing_transfer_id, e.unmatched_reason as existing_reason,
            m.account_id, m.account_last_charge_id, m.account_holding
       from input i
       left join recorded r on r.transaction_id = i.transaction_id
       left join existing e on e.transaction_id = i.transaction_id
       left join matched m on m.item_ord = i.item_ord
-      left join locked on locked.id = m.matched_charge_id`.execute(trx);
+      left join locked on locked.id = r.charge_id`.execute(trx);
 
   const racing: Item[] = [];
   for (const row of rows) {
@@ -273,6 +279,7 @@ async function recordAndLock(trx: Transaction<Database>, items: Item[], options:
       continue;
     }
     item.transferId = row.transfer_id;
+    item.recordedChargeId = row.recorded_charge_id;
     item.accountId = row.account_id;
     item.accountLastChargeId = row.account_last_charge_id;
     item.accountHolding = row.account_holding;
@@ -299,6 +306,7 @@ function matchOf(row: MatchRow): LockedMatch | undefined {
   const {
     item_ord: _ord,
     transfer_id: _transfer,
+    recorded_charge_id: _recorded,
     existing_transfer_id: _existing,
     existing_reason: _reason,
     account_id: _account,
@@ -492,6 +500,12 @@ async function writeBatch(trx: Transaction<Database>, items: Item[], applied: Ap
     full: total,
     at: options.receivedAt,
   }));
+  // The transfers that end otherwise than they were recorded: unmatched (recorded ambiguous, or with a
+  // charge that was closed or that an earlier transfer of the batch paid in full), or matched again.
+  const resettled = recorded.filter((item) => {
+    const payment = paymentOf.get(item);
+    return payment ? payment.charge.id !== item.recordedChargeId : item.recordedChargeId !== null || item.unmatched!.reason !== "ambiguous";
+  });
   const unmatched = unmatchedMoney(recorded, paymentOf);
   const u = <T>(pick: (row: UnmatchedMoney) => T) => unmatched.map(pick);
   await sql`
@@ -503,8 +517,8 @@ async function writeBatch(trx: Transaction<Database>, items: Item[], applied: Ap
        where c.id = u.id
     ), transfers_settled as (
       update transfers t set charge_id = u.charge_id, unmatched_reason = u.unmatched_reason
-        from unnest(${recorded.map((item) => item.transferId!)}::uuid[], ${recorded.map((item) => paymentOf.get(item)?.charge.id ?? null)}::uuid[],
-                    ${recorded.map((item) => (paymentOf.has(item) ? null : item.unmatched!.reason))}::text[]) as u(id, charge_id, unmatched_reason)
+        from unnest(${resettled.map((item) => item.transferId!)}::uuid[], ${resettled.map((item) => paymentOf.get(item)?.charge.id ?? null)}::uuid[],
+                    ${resettled.map((item) => (paymentOf.has(item) ? null : item.unmatched!.reason))}::text[]) as u(id, charge_id, unmatched_reason)
        where t.id = u.id
     ), ${insertBreakdownsCte(breakdowns)},
     unmatched_recorded as (

@@ -523,6 +523,48 @@ describe("statements", () => {
   });
 });
 
+describe("rows written", () => {
+  it("a transfer is recorded with the charge its CVU holds for: one that pays it is never written again; one that ends otherwise is rewritten", async () => {
+    const w = await world();
+    const first = await cvuCharge(w);
+    const second = await cvuCharge(w);
+    const batch = [
+      transfer(first.cvu, 400),
+      transfer(first.cvu, 600), // the rest: total_payment
+      transfer(second.cvu, 10),
+      transfer(first.cvu, 5), // after the charge was paid in full: already_paid, recorded with it first
+      transfer("0000999000000000000006", 10), // a CVU nobody held: no_pending, recorded ambiguous first
+    ];
+    const written = await database.db.transaction().execute(async (trx) => {
+      const outcomes = fulfilled(await reconcileBatch(trx, batch, options));
+      const { rows } = await sql<{ inserted: string; updated: string }>`
+        select n_tup_ins as inserted, n_tup_upd as updated from pg_stat_xact_user_tables where relname = 'transfers'`.execute(trx);
+      return { outcomes, ...rows[0]! };
+    });
+    expect(written.outcomes.map((outcome) => outcome.unmatchedReason ?? outcome.charge?.state)).toEqual([
+      "partial_payment",
+      "total_payment",
+      "partial_payment",
+      "already_paid",
+      "no_pending",
+    ]);
+    expect({ inserted: Number(written.inserted), updated: Number(written.updated) }).toEqual({ inserted: 5, updated: 2 });
+    const rows = await database.db
+      .selectFrom("transfers")
+      .select(["transaction_id", "charge_id", "unmatched_reason"])
+      .where("transaction_id", "in", batch.map((t) => t.transactionId))
+      .execute();
+    const byTransaction = new Map(rows.map((row) => [row.transaction_id, [row.charge_id, row.unmatched_reason]]));
+    expect(batch.map((t) => byTransaction.get(t.transactionId))).toEqual([
+      [first.charge.id, null],
+      [first.charge.id, null],
+      [second.charge.id, null],
+      [null, "already_paid"],
+      [null, "no_pending"],
+    ]);
+  });
+});
+
 async function transactionIdOf(transferId: string): Promise<string | undefined> {
   return (await database.db.selectFrom("transfers").select("transaction_id").where("id", "=", transferId).executeTakeFirst())?.transaction_id;
 }
