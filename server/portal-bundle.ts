@@ -1,7 +1,7 @@
 // The portal's bundle: portal/src built by esbuild in memory on the first request and kept for the life of
 // the process (the tests start many services; none of them pays for a build it does not use).
 import { fileURLToPath } from "node:url";
-import * as esbuild from "esbuild";
+import type * as esbuild from "esbuild";
 
 export interface PortalBundle {
   js: string;
@@ -47,12 +47,15 @@ let builtOnce: Promise<PortalBundle> | undefined;
 
 /** The portal's bundle, built on first use and kept for the process (a failed build is retried next time). */
 export function portalBundle(): Promise<PortalBundle> {
-  builtOnce ??= esbuild.build(portalBuildOptions()).then(
-    (result) => bundleOf(result.outputFiles),
-    (error: unknown) => {
-      builtOnce = undefined;
-      throw error;
-    },
-  );
+  // esbuild's module is loaded with the first build: a process that serves no portal page never loads it.
+  builtOnce ??= import("esbuild")
+    .then((bundler) => bundler.build(portalBuildOptions()))
+    .then(
+      (result) => bundleOf(result.outputFiles),
+      (error: unknown) => {
+        builtOnce = undefined;
+        throw error;
+      },
+    );
   return builtOnce;
 }

@@ -1,11 +1,18 @@
 // Integration logos: an uploaded image is judged by its bytes (PNG, JPEG or WEBP; never SVG), refused
 // when too big in bytes or pixels, scaled to 512 px on its longest side, re-encoded as WEBP and kept in
 // the database, from which every process serves it at the integration's `logoUrl`.
-import sharp, { type Metadata } from "sharp";
+import type { Metadata } from "sharp";
 import type { Kysely } from "kysely";
 import type { Database } from "../../db/schema.ts";
 import { DomainError } from "../errors.ts";
 import { isUuid } from "../ids.ts";
+
+/**
+ * sharp, loaded on the first logo: it maps libvips and its allocator into the process (about 20 MB of
+ * resident memory), which an API process that never receives a logo has no use for.
+ */
+let loadedSharp: Promise<typeof import("sharp")> | undefined;
+const imageLibrary = () => (loadedSharp ??= import("sharp")).then((module) => module.default);
 
 export const MAX_LOGO_BYTES = 5 * 1024 * 1024;
 /** 4096 × 4096: far more than a logo needs, and a bound on the memory one upload may take to decode. */
@@ -40,6 +47,7 @@ export async function normalizeLogo(bytes: Buffer): Promise<{ content: Buffer; w
   const format = formatOf(bytes);
   if (format === "svg") throw unsupported("SVG is not accepted");
   // limitInputPixels makes sharp refuse a decompression bomb from its header, before decoding it.
+  const sharp = await imageLibrary();
   const image = sharp(bytes, { limitInputPixels: MAX_LOGO_PIXELS, failOn: "error" });
   let metadata: Metadata;
   try {
