@@ -27,6 +27,9 @@ export async function requestValidatorsModule(api: string, document: object): Pr
   });
   await backend.init();
   await backend.loadDocument();
+  // The document is checked against OpenAPI's schema here, where it is made, rather than at every start
+  // of the service (the check builds a validator of OpenAPI's schema: about 4 MB of memory an API).
+  backend.validateDefinition();
   const compiled: Compiled[] = [];
   const validator = backend.validator as unknown as {
     buildRequestValidatorsForOperation(operation: unknown): unknown;

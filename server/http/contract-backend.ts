@@ -54,9 +54,8 @@ export async function contractBackend(api: ApiName, document: Document): Promise
     },
   });
   await backend.init();
-  // What `quick` leaves out of init: the document is parsed and checked against OpenAPI as before.
-  await backend.loadDocument();
-  backend.validateDefinition();
+  // What `quick` leaves out of init, the check of the document against OpenAPI's schema, is made when the
+  // document is generated (scripts/generate-validators.ts): the validators compiled from it come with it.
   // The request validators were compiled from this document by `npm run generate` (scripts/generate-validators.ts):
   // openapi-backend runs them as its own, with the formats of an Ajv it sets up as for its own validators.
   const validator = backend.validator as unknown as { getAjv(context: string): Ajv; requestValidators: Record<string, unknown> };
