@@ -365,6 +365,7 @@ await withBenchDatabase(async (database) => {
     record("simulate-payment, 1 conn: p50", `${lone.p50} ms`, { goal: "≤ 6 ms", met: lone.p50 <= 6 });
     if (roundTripsOnly) {
       await receipts.close();
+      line("peak RSS (VmHWM) of the APIs' process so far", `${peakRssMb(api.pid).toFixed(0)} MB (goal ≤ 250 MB)`);
       return;
     }
     record(`simulate-payment, ${CONNECTIONS} conns`, `${Math.round(simulate.rps)} transfers/s`, { goal: "≥ 600/s", met: simulate.rps >= 600 });
