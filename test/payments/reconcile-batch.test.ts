@@ -552,7 +552,11 @@ describe("rows written", () => {
     const rows = await database.db
       .selectFrom("transfers")
       .select(["transaction_id", "charge_id", "unmatched_reason"])
-      .where("transaction_id", "in", batch.map((t) => t.transactionId))
+      .where(
+        "transaction_id",
+        "in",
+        batch.map((t) => t.transactionId),
+      )
       .execute();
     const byTransaction = new Map(rows.map((row) => [row.transaction_id, [row.charge_id, row.unmatched_reason]]));
     expect(batch.map((t) => byTransaction.get(t.transactionId))).toEqual([
