@@ -9,7 +9,8 @@
 // does. Only that handle's transactions can take the work: whatever runs on the service's database
 // (bookkeeping that commits apart from the change, such as the count of a credential guess) cannot,
 // unless the step hands the work over itself (`takeWorkAtFirstCommit`): a step whose change is made by a
-// transaction it shares with others (a batch of transfers) takes its caller's work into that transaction.
+// transaction it shares with others (a batch of transfers) takes its caller's work into that transaction,
+// and does the works of one kind (their audit entries) in one statement (`doTakenWork`).
 import type { Kysely, KyselyPlugin, Transaction, TransactionBuilder } from "kysely";
 import type { Database } from "./schema.ts";
 
@@ -38,14 +39,20 @@ const SAME_STATEMENTS: KyselyPlugin = {
 
 /**
  * A handle on `db` whose first transaction to commit runs `work` just before it commits, once. A
- * transaction that rolls back (or whose COMMIT fails) leaves the work to the next one.
+ * transaction that rolls back (or whose COMMIT fails) leaves the work to the next one. `ofAKind`, when
+ * given, is the same work as data, for a transaction that takes several handles' works (doTakenWork).
  */
-export function withWorkAtFirstCommit(db: Kysely<Database>, work: (trx: Transaction<Database>) => Promise<void>): WorkAtFirstCommit {
+export function withWorkAtFirstCommit<Item>(
+  db: Kysely<Database>,
+  work: (trx: Transaction<Database>) => Promise<void>,
+  ofAKind?: WorkOfAKind<Item>,
+): WorkAtFirstCommit {
   const state = { claimed: false, committed: false };
   const handle = db.withPlugin(SAME_STATEMENTS);
   const open = handle.transaction.bind(handle);
   handle.transaction = () => doingWorkBeforeCommit(open(), state, work);
-  workOfHandles.set(handle, { state, work });
+  // Items of one `doAll` are only ever given to it: its type is the one it was given with.
+  workOfHandles.set(handle, { state, work, ofAKind: ofAKind as WorkOfAKind | undefined });
   return {
     db: handle,
     get committed() {
@@ -57,15 +64,46 @@ export function withWorkAtFirstCommit(db: Kysely<Database>, work: (trx: Transact
   };
 }
 
+/**
+ * The work as data, for a transaction that takes the works of several handles: the works with the same
+ * `doAll` are done by one call of it, given each one's item (what `work` would have written).
+ */
+export interface WorkOfAKind<Item = unknown> {
+  doAll(trx: Transaction<Database>, items: Item[]): Promise<void>;
+  /** The item as it stands now, just before the transaction commits. */
+  item(): Item;
+}
+
 /** A handle's work at first commit, taken by a step to be done in a transaction opened on the database itself. */
 export interface TakenWork {
   /** Does the work in `trx`, just before it commits. */
   run(trx: Transaction<Database>): Promise<void>;
+  /** The same work as data, when the handle was given it. */
+  readonly ofAKind?: WorkOfAKind;
   /** Says once whether the transaction that ran the work committed; if not, the work is the handle's again. */
   settle(committed: boolean): void;
 }
 
-const workOfHandles = new WeakMap<Kysely<Database>, { state: { claimed: boolean; committed: boolean }; work: (trx: Transaction<Database>) => Promise<void> }>();
+const workOfHandles = new WeakMap<
+  Kysely<Database>,
+  { state: { claimed: boolean; committed: boolean }; work: (trx: Transaction<Database>) => Promise<void>; ofAKind?: WorkOfAKind }
+>();
+
+/** Does taken works in `trx`: those of one kind in one call of their `doAll`, in the order given; the others one by one. */
+export async function doTakenWork(trx: Transaction<Database>, works: ReadonlyArray<TakenWork | undefined>): Promise<void> {
+  const kinds = new Map<WorkOfAKind["doAll"], unknown[]>();
+  for (const work of works) {
+    if (!work) continue;
+    if (!work.ofAKind) {
+      await work.run(trx);
+      continue;
+    }
+    const items = kinds.get(work.ofAKind.doAll) ?? [];
+    items.push(work.ofAKind.item());
+    kinds.set(work.ofAKind.doAll, items);
+  }
+  for (const [doAll, items] of kinds) await doAll(trx, items);
+}
 
 /**
  * Takes the work of a handle made by `withWorkAtFirstCommit`, when it is still to do: no transaction of
@@ -78,6 +116,7 @@ export function takeWorkAtFirstCommit(db: Kysely<Database>): TakenWork | undefin
   let settled = false;
   return {
     run: (trx) => owner.work(trx),
+    ofAKind: owner.ofAKind,
     settle: (committed) => {
       if (settled) return;
       settled = true;

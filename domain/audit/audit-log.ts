@@ -34,29 +34,32 @@ export interface AuditEntryInput {
 
 /** Appends one entry (in the caller's transaction when given one). */
 export async function appendAuditEntry(db: Executor, entry: AuditEntryInput): Promise<void> {
-  const actor = entry.actor;
-  await db
-    .insertInto("audit_log")
-    .values({
-      occurred_at: entry.occurredAt,
-      api: entry.api,
-      operation: entry.operation,
-      method: entry.method,
-      route: entry.route,
-      actor_kind: actor.kind,
-      actor_admin_user_id: actor.kind === "platform_admin" || actor.kind === "integration_admin" ? actor.adminUserId : null,
-      actor_platform_api_key_id: actor.kind === "platform_api_key" ? actor.platformApiKeyId : null,
-      integration_client_id: actor.kind === "integration_admin" ? actor.integrationClientId : null,
-      targets: JSON.stringify(entry.targets),
-      fields: JSON.stringify(entry.fields),
-      changes: JSON.stringify(entry.changes),
-      client_address: entry.clientAddress,
-      outcome: entry.outcome,
-      status: entry.status,
-      error_code: entry.errorCode ?? null,
-      request_id: entry.requestId,
-    })
-    .execute();
+  await appendAuditEntries(db, [entry]);
+}
+
+/**
+ * Appends entries in one statement, in their order (a batch of simulated transfers writes its requests'
+ * entries in its transaction at once). One text whatever their number: each column is an array.
+ */
+export async function appendAuditEntries(db: Executor, entries: readonly AuditEntryInput[]): Promise<void> {
+  if (entries.length === 0) return;
+  const column = <T>(pick: (entry: AuditEntryInput) => T) => entries.map(pick);
+  const adminOf = (actor: AuditActor) => (actor.kind === "platform_admin" || actor.kind === "integration_admin" ? actor.adminUserId : null);
+  await sql`
+    insert into audit_log (occurred_at, api, operation, method, route, actor_kind, actor_admin_user_id, actor_platform_api_key_id, integration_client_id,
+                           targets, fields, changes, client_address, outcome, status, error_code, request_id)
+    select occurred_at, api, operation, method, route, actor_kind, actor_admin_user_id, actor_platform_api_key_id, integration_client_id,
+           targets, fields, changes, client_address, outcome, status, error_code, request_id
+      from unnest(${column((e) => e.occurredAt)}::timestamptz[], ${column((e) => e.api)}::text[], ${column((e) => e.operation)}::text[],
+                  ${column((e) => e.method)}::text[], ${column((e) => e.route)}::text[], ${column((e) => e.actor.kind)}::text[],
+                  ${column((e) => adminOf(e.actor))}::uuid[], ${column((e) => (e.actor.kind === "platform_api_key" ? e.actor.platformApiKeyId : null))}::uuid[],
+                  ${column((e) => (e.actor.kind === "integration_admin" ? e.actor.integrationClientId : null))}::uuid[],
+                  ${column((e) => JSON.stringify(e.targets))}::jsonb[], ${column((e) => JSON.stringify(e.fields))}::jsonb[],
+                  ${column((e) => JSON.stringify(e.changes))}::jsonb[], ${column((e) => e.clientAddress)}::text[], ${column((e) => e.outcome)}::text[],
+                  ${column((e) => e.status)}::int[], ${column((e) => e.errorCode ?? null)}::text[], ${column((e) => e.requestId)}::text[])
+           with ordinality as e(occurred_at, api, operation, method, route, actor_kind, actor_admin_user_id, actor_platform_api_key_id, integration_client_id,
+                                targets, fields, changes, client_address, outcome, status, error_code, request_id, position)
+     order by position`.execute(db);
 }
 
 /** An entry as read back: its actor with what its ids name now, and the integration it belongs to. */

@@ -22,7 +22,7 @@ import { randomUUID } from "node:crypto";
 import { sql, type Transaction } from "kysely";
 import type { Database } from "../../db/schema.ts";
 import { isRefusedData } from "../../db/errors.ts";
-import type { Executor, TakenWork } from "../../db/transactions.ts";
+import { doTakenWork, type Executor, type TakenWork } from "../../db/transactions.ts";
 import type { Charge } from "../../db/tables/charges.table.ts";
 import type { UnmatchedPaymentReason, UnmatchedReason } from "../../db/tables/transfers.table.ts";
 import { releaseCvusCtes } from "../cvu-pool/cvu-pool.ts";
@@ -134,7 +134,7 @@ async function reconcileAlone(db: Executor, transfer: IncomingTransfer, options:
 async function committingWith<T>(atCommit: ReadonlyArray<TakenWork | undefined>, change: (trx: Transaction<Database>) => Promise<T>, db: Executor): Promise<T> {
   const result = await inOwnTransaction(db, async (trx) => {
     const changed = await change(trx);
-    for (const work of atCommit) await work?.run(trx);
+    await doTakenWork(trx, atCommit);
     return changed;
   });
   for (const work of atCommit) work?.settle(true);

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sql, type Kysely, type Transaction } from "kysely";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
-import { inTransaction, takeWorkAtFirstCommit, withWorkAtFirstCommit } from "../../db/transactions.ts";
+import { doTakenWork, inTransaction, takeWorkAtFirstCommit, withWorkAtFirstCommit } from "../../db/transactions.ts";
 import type { Database } from "../../db/schema.ts";
 
 let database: TestDatabase;
@@ -105,6 +105,29 @@ describe("work at first commit", () => {
     expect(takeWorkAtFirstCommit(work.db)).toBeUndefined();
     await work.db.transaction().execute(mark("handle-after"));
     expect(await marks()).toEqual(["entry-6", "handle-after", "handle-while-taken", "taker"]);
+  });
+
+  it("taken from several handles, works of one kind are done by one call with each one's item, in order; the others one by one", async () => {
+    await sql`delete from marks`.execute(db);
+    const calls: string[][] = [];
+    // One statement for all the items, as a batch writes its requests' audit entries.
+    const markAll = async (trx: Transaction<Database>, names: string[]) => {
+      calls.push(names);
+      await sql`insert into marks (name) select unnest(${names}::text[])`.execute(trx);
+    };
+    let late = "item-2 (as named before commit)";
+    const works = [
+      withWorkAtFirstCommit(db, mark("item-1"), { doAll: markAll, item: () => "item-1" }),
+      withWorkAtFirstCommit(db, mark("plain-work")),
+      withWorkAtFirstCommit(db, mark("item-2"), { doAll: markAll, item: () => late }),
+    ];
+    const taken = works.map((work) => takeWorkAtFirstCommit(work.db));
+    late = "item-2";
+    await db.transaction().execute(async (trx) => {
+      await doTakenWork(trx, [taken[0], undefined, taken[1], taken[2]]);
+    });
+    expect(calls).toEqual([["item-1", "item-2"]]);
+    expect(await marks()).toEqual(["item-1", "item-2", "plain-work"]);
   });
 
   it("leaves the database it was made from as it was", async () => {
