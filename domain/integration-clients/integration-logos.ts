@@ -12,7 +12,10 @@ import { isUuid } from "../ids.ts";
  * resident memory), which an API process that never receives a logo has no use for.
  */
 let loadedSharp: Promise<typeof import("sharp")> | undefined;
-const imageLibrary = () => (loadedSharp ??= import("sharp")).then((module) => module.default);
+async function imageLibrary() {
+  loadedSharp ??= import("sharp");
+  return (await loadedSharp).default;
+}
 
 export const MAX_LOGO_BYTES = 5 * 1024 * 1024;
 /** 4096 × 4096: far more than a logo needs, and a bound on the memory one upload may take to decode. */
