@@ -1,16 +1,17 @@
 // A simulated transfer: the integration admin sends money to the CVU of one of the integration's charges
 // and reconciliation runs exactly as for the bank feed, in the batches of the integration's Sandbox clock
-// (transfer-batcher.ts). The ownership check reads first, on its own: a CVU that held a charge of the
-// integration always will (charges holding a CVU are never deleted), so nothing between the check and
-// the batch can make it false. The request's audit entry is written in the transfer's batch, so the two
-// commit together.
+// (transfer-batcher.ts). The ownership check reads first, apart from the batch (simulated-cvus.ts): a CVU
+// that held a charge of the integration always will (charges holding a CVU are never deleted), so nothing
+// between the check and the batch can make it false. The request's audit entry is written in the
+// transfer's batch, so the two commit together.
 import { randomUUID } from "node:crypto";
-import { sql, type Kysely } from "kysely";
+import type { Kysely } from "kysely";
 import type { Database } from "../../db/schema.ts";
 import { takeWorkAtFirstCommit } from "../../db/transactions.ts";
 import type { UnmatchedReason } from "../../db/tables/transfers.table.ts";
 import { DomainError } from "../errors.ts";
 import type { TransferBatcher } from "../reconciliation/transfer-batcher.ts";
+import type { SimulatedCvus } from "./simulated-cvus.ts";
 
 export interface SimulatedTransfer {
   integrationClientId: string;
@@ -37,28 +38,19 @@ export interface SimulationOutcome {
 
 export async function simulatePayment(
   db: Kysely<Database>,
-  transfers: TransferBatcher,
+  reconciliation: { transfers: TransferBatcher; simulatedCvus: SimulatedCvus },
   transfer: SimulatedTransfer,
   clockOffsetMs: number,
 ): Promise<SimulationOutcome> {
   // The CVU must belong (now or before) to a charge of the caller's integration; read with it, the
   // integration's subscription, for the answer about the webhook.
-  const known = await db
-    .selectFrom("charges as c")
-    .innerJoin("cvu_accounts as a", "a.id", "c.cvu_account_id")
-    .innerJoin("integration_clients as i", "i.id", "c.integration_client_id")
-    .select(["c.id", "i.enabled_events"])
-    .where("a.cvu", "=", transfer.cvu)
-    .where("c.integration_client_id", "=", transfer.integrationClientId)
-    // A literal limit: as a parameter, PostgreSQL plans the statement anew on every call.
-    .limit(sql.lit(1))
-    .executeTakeFirst();
-  if (!known) throw new DomainError("CvuNotInIntegrationError", "The cvu does not belong to a charge of this integration");
+  const enabledEvents = await reconciliation.simulatedCvus.enabledEventsIfOwned(transfer.cvu, transfer.integrationClientId);
+  if (!enabledEvents) throw new DomainError("CvuNotInIntegrationError", "The cvu does not belong to a charge of this integration");
 
   const transactionId = `sim_${randomUUID()}`;
   if (transfer.forcePspFailure) return { transactionId, conciliated: false, webhookWillFire: false };
 
-  const outcome = await transfers.receive(
+  const outcome = await reconciliation.transfers.receive(
     {
       transactionId,
       amountCents: transfer.amountCents,
@@ -78,7 +70,7 @@ export async function simulatePayment(
   return {
     transactionId,
     conciliated,
-    webhookWillFire: known.enabled_events.includes(webhookEvent),
+    webhookWillFire: enabledEvents.includes(webhookEvent),
     webhookEvent,
     ...(outcome.charge ? { paymentRequestId: outcome.charge.id } : {}),
     ...(outcome.unmatchedReason ? { unmatchedReason: outcome.unmatchedReason } : {}),

@@ -36,7 +36,7 @@ export const simulatePayment: Handler<"simulatePayment"> = async ({ body, caller
   const operatedAt = body.fechaOperacion ? new Date(body.fechaOperacion) : now;
   const outcome = await simulate(
     services.db,
-    services.transfers,
+    services,
     {
       integrationClientId: admin.integrationClientId,
       cvu: body.cvu,
