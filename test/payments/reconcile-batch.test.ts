@@ -1,11 +1,12 @@
 // A batch of transfers reconciled in one transaction (domain/reconciliation/reconcile-batch.ts), case by
 // case: what each transfer is answered and what it leaves, as if received one at a time in order; a bad
 // item answered apart; and the statements a batch costs, whatever its size.
-import { sql, type KyselyPlugin } from "kysely";
+import { sql, type KyselyPlugin, type Transaction } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { receiveTransfer, type IncomingTransfer, type ReconciliationOutcome } from "../../domain/reconciliation/reconcile.ts";
 import { reconcileBatch, type BatchOutcome } from "../../domain/reconciliation/reconcile-batch.ts";
 import { unlinkMerchant } from "../../domain/merchants/merchant-accounts.ts";
+import type { Database } from "../../db/schema.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
 import { cancelSeeded, seedCharge, seedIntegration, seedMerchant, sweepAt, type ReconciliationWorld } from "../helpers/reconciliation-world.ts";
 import { uniqueRef } from "../helpers/unique-ref.ts";
@@ -535,11 +536,18 @@ describe("rows written", () => {
       transfer(first.cvu, 5), // after the charge was paid in full: already_paid, recorded with it first
       transfer("0000999000000000000006", 10), // a CVU nobody held: no_pending, recorded ambiguous first
     ];
-    const written = await database.db.transaction().execute(async (trx) => {
-      const outcomes = fulfilled(await reconcileBatch(trx, batch, options));
+    // This transaction's inserts and updates of transfers, as counted by PostgreSQL (read before and after
+    // the batch: a backend's counts not yet reported may include its earlier transactions').
+    const tupleCounts = async (trx: Transaction<Database>) => {
       const { rows } = await sql<{ inserted: string; updated: string }>`
         select n_tup_ins as inserted, n_tup_upd as updated from pg_stat_xact_user_tables where relname = 'transfers'`.execute(trx);
-      return { outcomes, ...rows[0]! };
+      return { inserted: Number(rows[0]?.inserted ?? 0), updated: Number(rows[0]?.updated ?? 0) };
+    };
+    const written = await database.db.transaction().execute(async (trx) => {
+      const before = await tupleCounts(trx);
+      const outcomes = fulfilled(await reconcileBatch(trx, batch, options));
+      const after = await tupleCounts(trx);
+      return { outcomes, inserted: after.inserted - before.inserted, updated: after.updated - before.updated };
     });
     expect(written.outcomes.map((outcome) => outcome.unmatchedReason ?? outcome.charge?.state)).toEqual([
       "partial_payment",
@@ -548,7 +556,7 @@ describe("rows written", () => {
       "already_paid",
       "no_pending",
     ]);
-    expect({ inserted: Number(written.inserted), updated: Number(written.updated) }).toEqual({ inserted: 5, updated: 2 });
+    expect({ inserted: written.inserted, updated: written.updated }).toEqual({ inserted: 5, updated: 2 });
     const rows = await database.db
       .selectFrom("transfers")
       .select(["transaction_id", "charge_id", "unmatched_reason"])
