@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SimulatedCvus } from "../../domain/sandbox/simulated-cvus.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
 import { seedCharge, seedIntegration, seedMerchant } from "../helpers/reconciliation-world.ts";
-import { uniqueRef } from "../helpers/unique-ref.ts";
+import { chargeBody } from "../helpers/charges.ts";
 
 const NOW = new Date("2026-11-22T15:00:00Z");
 
@@ -24,18 +24,7 @@ describe("the ownership check of simulated transfers", () => {
       .set({ enabled_events: ["payment_request.payment_received"] })
       .where("id", "=", mine)
       .execute();
-    const charge = (integrationClientId: string) =>
-      seedMerchant(database.db, integrationClientId, NOW).then((world) =>
-        seedCharge(world, NOW, {
-          referenceId: uniqueRef("REF"),
-          description: "Cuota",
-          amount: 1000,
-          dueDates: ["2026-12-10"],
-          customer: { name: "Juan Pérez" },
-          sendWhatsappNotification: false,
-          sendEmailNotification: false,
-        } as never),
-      );
+    const charge = async (integrationClientId: string) => seedCharge(await seedMerchant(database.db, integrationClientId, NOW), NOW, chargeBody());
     const [own, other] = [await charge(mine), await charge(theirs)];
 
     let statements = 0;
