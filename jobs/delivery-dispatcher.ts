@@ -141,6 +141,11 @@ export async function startDeliveryDispatcher(options: DeliveryDispatcherOptions
           runs.inc();
           if (!done.attempt || !done.claim) continue;
           const decided = decisions.get(done.attempt.eventId);
+          // Given back by the outcome's statement (recordOutcomes), to be sent again.
+          if (decided && !decided.claim_found)
+            logger?.warn(
+              `webhook ${done.attempt.eventId}: the claim of attempt ${done.attempt.attempt} is not in the database (a primary lost?); its job runs again`,
+            );
           const eventAgeMs = Math.max(0, clock.now().getTime() - done.claim.eventCreatedAt);
           const base = { kind: "attempted" as const, attempt: done.attempt.attempt, targetUrl: done.claim.url, result: done.attempt.result, eventAgeMs };
           const outcome: DeliveryOutcome =

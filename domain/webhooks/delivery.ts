@@ -27,7 +27,7 @@
 // outcomes that came back together in another, where the retry is the job that ran, put off to its time
 // (the same key, no new job) and the other jobs are completed, in that statement.
 import { sql, type Kysely, type RawBuilder, type Transaction } from "kysely";
-import { addJob, DELIVER_EVENT_TASK, deliverEventJobKey, JOB_TAKER_SETTING, QUEUE_SCHEMA } from "../../db/job-queue.ts";
+import { addJob, DELIVER_EVENT_KEY_PREFIX, DELIVER_EVENT_TASK, deliverEventJobKey, JOB_TAKER_SETTING, QUEUE_SCHEMA } from "../../db/job-queue.ts";
 import type { Database } from "../../db/schema.ts";
 import type { Executor } from "../../db/transactions.ts";
 import type { OutboxEvent } from "../../db/tables/events.table.ts";
@@ -127,6 +127,10 @@ export async function deliverEvent(deps: DeliveryDependencies, eventId: string, 
   const eventAgeMs = Math.max(0, clock.now().getTime() - claimed.eventCreatedAt);
   const base = { kind: "attempted" as const, attempt: claimed.attempt, targetUrl: claimed.url, result, eventAgeMs };
   const decided = (await recordOutcomes(db, [{ eventId, attempt: claimed.attempt, result, jobId }], [], clock.now(), "add_job")).get(eventId)!;
+  // The claim is not in this database (committed without waiting, on a primary lost before its standby had
+  // it): the job must not end as if its attempt were recorded. Thrown, the queue runs it again.
+  if (!decided.claim_found)
+    throw new Error(`webhook ${eventId}: the claim of attempt ${claimed.attempt} is not in the database (a primary lost?); its job runs again`);
   // No decision: taken for interrupted meanwhile, or a resend started a new cycle during the request: the
   // newer job decides what follows.
   if (decided.next === null) return { ...base, next: "superseded" };
@@ -145,6 +149,8 @@ export interface AttemptMade {
 export interface AttemptDecision {
   next: "delivered" | "retry" | "failed" | null;
   next_attempt_at: Date | null;
+  /** The attempt's claim is in the database: not when a primary was lost before its standby had the claim. */
+  claim_found: boolean;
 }
 
 /**
@@ -192,10 +198,12 @@ export async function recordOutcomes(
         from decided
        where d.event_id = decided.event_id
     ), ${jobs === "add_job" ? nextAttemptAsNewJob : nextAttemptOnTheSameJob(jobs.settleJobsOf, [...attempts, ...finishedJobs])}
-    select o.event_id, decided.next, decided.next_attempt_at, (select count(job) from next_job) as jobs, ${ASYNC_COMMIT} as async_commit
+    select o.event_id, decided.next, decided.next_attempt_at, (select count(job) from next_job) as jobs, ${ASYNC_COMMIT} as async_commit,
+           exists (select from delivery_attempts a where a.event_id = o.event_id and a.attempt = o.attempt) as claim_found
       from (select 1) as one left join (outcome o left join decided on decided.event_id = o.event_id) on true`.execute(db);
   const decisions = new Map<string, AttemptDecision>();
-  for (const row of rows) if (row.event_id !== null) decisions.set(row.event_id, { next: row.next, next_attempt_at: row.next_attempt_at });
+  for (const row of rows)
+    if (row.event_id !== null) decisions.set(row.event_id, { next: row.next, next_attempt_at: row.next_attempt_at, claim_found: row.claim_found });
   return decisions;
 }
 
@@ -210,6 +218,14 @@ const nextAttemptAsNewJob = sql`next_job as (
  * Should a retry's job have lost its key all the same (graphile-worker spends such a job), it is completed
  * and the retry goes to the key's pending job through `add_job`, never as a second job.
  *
+ * A job is completed only when its event needs it no more: an outcome decided here, a delivery settled
+ * (delivered, failed, not sent), an event gone, or its key held by a newer job. One that comes back with no
+ * decision while its event's delivery is still open, or not even begun, is given back, due at once: the
+ * claim it was sent on is not in this database. Claims commit without waiting for the standby, so a
+ * primary lost after the claim but before its standby had it leaves the outcome to be recorded on the
+ * promoted standby, which never saw the attempt; completing the job there would leave the event with no
+ * delivery and no job. Run again, it is sent again with the same webhook id (at least once).
+ *
  * A job is touched only while it is still the one taken: locked by `takerId` and for its event. Its id
  * alone is not enough: a job taken on a primary that was then lost, with the transaction that added it
  * (visible there before its standby confirmed it), leaves its id to be given again by the new primary's
@@ -223,6 +239,14 @@ function nextAttemptOnTheSameJob(takerId: string, ran: ReadonlyArray<{ eventId: 
     ), still_taken as (
       select j.id, j.key, r.event_id from ${jobs} j join ran r on j.id = r.job_id
        where j.locked_by = ${takerId} and j.payload->>'eventId' = r.event_id
+    ), still_needed as (
+      select t.id from still_taken t
+       where t.key = ${DELIVER_EVENT_KEY_PREFIX}::text || t.event_id
+         and t.id not in (select decided.job_id::bigint from decided where decided.job_id is not null)
+         and exists (select from events e where e.id = t.event_id::uuid)
+         and not exists (select from event_deliveries d where d.event_id = t.event_id::uuid and d.status <> 'pending')
+    ), given_back as (
+      update ${jobs} j set run_at = now(), locked_at = null, locked_by = null from still_needed n where j.id = n.id
     ), rescheduled as (
       update ${jobs} j set run_at = decided.next_attempt_at, locked_at = null, locked_by = null, attempts = 0
         from decided join still_taken t on t.id = decided.job_id::bigint
@@ -240,7 +264,7 @@ function nextAttemptOnTheSameJob(takerId: string, ran: ReadonlyArray<{ eventId: 
       -- dispatcher's job only for the statement that names it (JOB_TAKER_SETTING, db/job-queue.ts).
       delete from ${jobs} j
        where (select set_config(${JOB_TAKER_SETTING}, ${takerId}, true)) = ${takerId}
-         and j.id in (select id from still_taken) and j.id not in (select id from rescheduled)
+         and j.id in (select id from still_taken) and j.id not in (select id from rescheduled) and j.id not in (select id from still_needed)
     )`;
 }
 

@@ -239,6 +239,24 @@ describe("a dispatcher whose database connection was lost, or whose primary was 
     await runJobNow(t.database.db, deliverEventJobKey(otherEvent!));
     await expect.poll(() => statusOf(otherEvent!), { timeout: 30_000 }).toBe("delivered");
   }, 120_000);
+
+  it("an outcome recorded where its claim is not (a primary lost before its standby had the claim) gives the job back, and the event is sent again", async () => {
+    held.answer = "hold";
+    const [eventId] = await paidChargeTo(held.url);
+    await expect.poll(() => held.ids.includes(eventId!), { timeout: 30_000 }).toBe(true);
+    // While its request is open, the claim goes, as the promoted standby never had it: no delivery, no attempt.
+    await t.database.db.transaction().execute(async (trx) => {
+      await sql`delete from delivery_attempts where event_id = ${eventId}`.execute(trx);
+      await sql`delete from event_deliveries where event_id = ${eventId}`.execute(trx);
+    });
+
+    held.answer = "ok";
+    held.release();
+    await expect.poll(() => statusOf(eventId!), { timeout: 30_000 }).toBe("delivered");
+    expect(held.ids.filter((id) => id === eventId)).toEqual([eventId, eventId]);
+    const jobs = await sql`select id from graphile_worker._private_jobs where payload->>'eventId' = ${eventId}`.execute(t.database.db);
+    expect(jobs.rows).toEqual([]);
+  }, 120_000);
 });
 
 describe("a worker process killed (SIGKILL) with a batch of deliveries in hand", () => {

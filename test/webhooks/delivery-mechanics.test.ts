@@ -93,6 +93,25 @@ function countingDb() {
 }
 
 describe("delivery mechanics", () => {
+  it("an outcome whose claim is not in the database (a primary lost before its standby had it) fails the run, and the job run again sends it again", async () => {
+    const path = `/${uniqueRef("lost-claim")}`;
+    const { eventId } = await pendingEvent(receiver.url(path));
+    const job = await pendingJob(eventId);
+    // The request leaves once the claim has committed; meanwhile the claim goes, as the promoted standby never had it.
+    const losingClaim = Object.create(loopback) as OutboundHttpClient;
+    losingClaim.postJson = async (...request: Parameters<OutboundHttpClient["postJson"]>) => {
+      await t.database.db.transaction().execute(async (trx) => {
+        await sql`delete from delivery_attempts where event_id = ${eventId}`.execute(trx);
+        await sql`delete from event_deliveries where event_id = ${eventId}`.execute(trx);
+      });
+      return loopback.postJson(...request);
+    };
+    await expect(deliverEvent(deps(losingClaim), eventId, job!.id)).rejects.toThrow(`webhook ${eventId}: the claim of attempt 1 is not in the database`);
+
+    expect(await deliverEvent(deps(), eventId, job!.id)).toMatchObject({ kind: "attempted", attempt: 1, next: "delivered" });
+    expect(receiver.at(path).map((request) => request.headers["x-service-webhook-id"])).toEqual([eventId, eventId]);
+  });
+
   it("an attempt is two statements: the claim and the outcome, whether the receiver accepts it or fails", async () => {
     for (const status of [200, 500]) {
       const path = `/${uniqueRef(`counted-${status}`)}`;
