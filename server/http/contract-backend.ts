@@ -6,7 +6,6 @@ import type { Request, Response } from "express";
 import { OpenAPIBackend, type Context, type Document, type Operation } from "openapi-backend";
 import type { Ajv, ErrorObject } from "ajv";
 import { DomainError, ValidationError } from "../../domain/errors.ts";
-import { isDatabaseUnavailable } from "../../db/errors.ts";
 import type { ApiName } from "../../runtime/config.ts";
 import { requestValidators as adminRequestValidators } from "../../generated/validators/admin.ts";
 import { requestValidators as authRequestValidators } from "../../generated/validators/auth.ts";
@@ -106,8 +105,12 @@ export function registerRefusals(
     },
     unauthorizedHandler: async (context: Context, _req: Request, res: Response) => {
       atOperation(res, context.operation.operationId!);
-      // A credential that could not be checked because the database is away is not a wrong one: 503, not 401.
-      const unchecked = Object.values(context.security ?? {}).find((result) => isDatabaseUnavailable((result as { error?: unknown } | undefined)?.error));
+      // A credential that could not be checked is not a wrong one: a check that threw (a refusal is
+      // `{ error: true, refused }`, registerSecurityHandlers) is answered as its error, 503 when the
+      // database is away and 500 otherwise, with the id of its log line; never 401.
+      const unchecked = Object.values(context.security ?? {}).find(
+        (result) => typeof result === "object" && result !== null && !("refused" in result) && "error" in result && result.error !== true,
+      );
       if (unchecked) throw (unchecked as { error: unknown }).error;
       const refusal = Object.values(context.security ?? {}).find(
         (result): result is { refused: DomainError } => typeof result === "object" && result !== null && "refused" in result,

@@ -1,5 +1,7 @@
 // The Integration API's token check (every common error of the seed, in plain text), the Admin API's
 // (roles, merchant tokens refused), unlinking, and the Sandbox test tokens.
+import { randomUUID } from "node:crypto";
+import { sql } from "kysely";
 import { beforeAll, describe, expect, it } from "vitest";
 import { importJWK, SignJWT, type JWK } from "jose";
 import { postJson, read, serviceForFile, startTestService, TEST_SECRET_KEY } from "../helpers/service.ts";
@@ -121,6 +123,22 @@ describe("the Integration API's token check", () => {
   it("answers the same under the /integration prefix", async () => {
     const { json } = await testTokens(await adminToken(sandbox.integrationAdmin));
     expect((await read(await fetch(`${t.integrationUrl}/integration/me`, { headers: { authorization: `Bearer ${json.idToken}` } }))).status).toBe(200);
+  });
+});
+
+describe("a token check that fails on the service's side", () => {
+  it("answers 500 InternalError with the id of its log line, never 401: the token was not found wrong", async () => {
+    // A genuine token of a grant no check has read yet (nothing remembered), whose check cannot run: its
+    // table is away for the moment.
+    const token = await forgeToken({ token_use: "merchant", role: "MERCHANT", sub: randomUUID(), sid: randomUUID() }, sandbox.integration.clientId);
+    await sql`alter table oauth_grants rename to oauth_grants_away`.execute(t.database.db);
+    try {
+      const result = await me(token);
+      expect(result.status, result.text).toBe(500);
+      expect(result.json).toEqual({ code: "InternalError", message: expect.any(String), id: expect.any(String) });
+    } finally {
+      await sql`alter table oauth_grants_away rename to oauth_grants`.execute(t.database.db);
+    }
   });
 });
 
