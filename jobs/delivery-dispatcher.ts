@@ -141,10 +141,10 @@ export async function startDeliveryDispatcher(options: DeliveryDispatcherOptions
           runs.inc();
           if (!done.attempt || !done.claim) continue;
           const decided = decisions.get(done.attempt.eventId);
-          // Given back by the outcome's statement (recordOutcomes), to be sent again.
+          // The outcome's statement (recordOutcomes) gave the job back, to be sent again, unless its event needs it no more.
           if (decided && !decided.claim_found)
             logger?.warn(
-              `webhook ${done.attempt.eventId}: the claim of attempt ${done.attempt.attempt} is not in the database (a primary lost?); its job runs again`,
+              `webhook ${done.attempt.eventId}: the claim of attempt ${done.attempt.attempt} is not in the database (a primary lost?); its job runs again if the event still needs it`,
             );
           const eventAgeMs = Math.max(0, clock.now().getTime() - done.claim.eventCreatedAt);
           const base = { kind: "attempted" as const, attempt: done.attempt.attempt, targetUrl: done.claim.url, result: done.attempt.result, eventAgeMs };
