@@ -58,10 +58,11 @@ export function isDatabaseUnavailable(error: unknown): boolean {
     const code = typeof current.code === "string" ? current.code : undefined;
     if (code && (code.startsWith("08") || UNAVAILABLE_SQLSTATES.includes(code) || UNAVAILABLE_SOCKET_CODES.includes(code))) return true;
     const message = typeof current.message === "string" ? current.message : "";
-    // pg's own errors carry no code: a connection lost mid-query, or none obtained in time.
+    // pg's own errors carry no code: a connection lost mid-query, or none obtained in time; and Kysely's for
+    // a connection whose rollback failed (its server gone), still asked for a query before it is dropped.
     if (
       !code &&
-      /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection terminated due to connection timeout/i.test(
+      /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection terminated due to connection timeout|Postgres connection has been discarded/i.test(
         message,
       )
     )
