@@ -2,7 +2,8 @@
 // processes on one embedded PostgreSQL, 10,000 CUIL-mode charges made by bulk, then pages of
 // BENCH_PAGE_SIZE transfers (default 500) of 1 peso each to them, BENCH_CONNECTIONS at a time (default 2),
 // signed as the bank integration signs. Prints transfers/s against the goal (≥ 5,000/s), the CPU per
-// transfer of the APIs' process and of PostgreSQL (goal ≤ 1 ms), and the statements per page.
+// transfer of the APIs' process and of PostgreSQL (goal ≤ 1 ms), and the statements per page (BENCH_VERBOSE=1
+// lists them, each with PostgreSQL's time in it per page).
 // BENCH_SECONDS and BENCH_WARMUP_SECONDS as for `npm run bench`.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -11,6 +12,7 @@ import { withBenchDatabase } from "./fixtures/bench-database.ts";
 import { createBenchIntegration, merchantIdToken } from "./fixtures/bench-integration.ts";
 import { startBenchCobro, type BenchProcess } from "./fixtures/bench-processes.ts";
 import { payableCuilCharges } from "./fixtures/seeded-charges.ts";
+import { statementLines } from "./fixtures/statement-counts.ts";
 import { BENCH_BANK_FEED_SECRET, benchTransferResults, createPayableCharges, measureBankFeedPages } from "./load/bank-feed-pages.ts";
 import { loadSettingsFromEnv } from "./load/load-run.ts";
 
@@ -51,7 +53,10 @@ await withBenchDatabase(async (database) => {
         `  CPU per transfer: API process ${serverMs.toFixed(3)} ms, PostgreSQL ${postgresMs.toFixed(3)} ms (goal ≤ 1 ms: ${postgresMs <= 1 ? "met" : "NOT MET"})`,
       );
     }
-    if (figures.statements && "perRequest" in figures.statements) console.log(`  statements per page: ${figures.statements.perRequest.toFixed(1)}`);
+    if (figures.statements && "perRequest" in figures.statements) {
+      console.log(`  statements per page: ${figures.statements.perRequest.toFixed(1)}`);
+      if (process.env.BENCH_VERBOSE) for (const text of statementLines(figures.statements.top)) console.log(`    ${text}`);
+    }
   } finally {
     for (const running of processes.reverse()) await running.stop();
     rmSync(dataDir, { recursive: true, force: true });

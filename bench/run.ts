@@ -15,6 +15,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { sql } from "kysely";
 import { withBenchDatabase } from "./fixtures/bench-database.ts";
+import { statementLines } from "./fixtures/statement-counts.ts";
 import { adminIdToken, createBenchIntegration, merchantIdToken, postJson } from "./fixtures/bench-integration.ts";
 import { peakRssMb, startBareBaseline, startBenchCobro, type BenchProcess } from "./fixtures/bench-processes.ts";
 import { payableCuilCharges, seedPendingCharges } from "./fixtures/seeded-charges.ts";
@@ -102,10 +103,7 @@ function statementsPerRequest(path: string, cobro: LoadFigures, bare?: LoadFigur
   record(`${path}: statements per request`, statementCount(cobro), bare ? { bare: statementCount(bare) } : {});
   if (verbose && counted && !("unavailable" in counted)) {
     console.log(`    the statements of ${path}, by calls per answer, with PostgreSQL's planning and execution time per answer:`);
-    for (const { perRequest, execMsPerRequest, planMsPerRequest, query } of counted.top)
-      console.log(
-        `    ${perRequest.toFixed(2).padStart(6)} ${execMsPerRequest.toFixed(2).padStart(7)} ms (plan ${planMsPerRequest.toFixed(2)})  ${query.replace(/\s+/g, " ").slice(0, 200)}`,
-      );
+    for (const text of statementLines(counted.top)) console.log(`    ${text}`);
   }
 }
 function line(label: string, text: string): void {

@@ -2,15 +2,16 @@
 // receiver on loopback, and one time sweep expiring BENCH_WEBHOOK_EVENTS charges (default 2,000) of a
 // linked merchant, writing their events and delivery jobs at once. Prints events/s (delivered ÷ last
 // receipt − first event's created_at), enqueue → receipt p50/p99 and the worker's statements per delivered
-// event (BENCH_VERBOSE=1 lists them). BENCH_BURSTS runs (default 2), one after the other. `node bench/webhook-burst.ts`; BENCH_API_NODE_OPTIONS="--cpu-prof --cpu-prof-dir=…" profiles
-// the Cobro processes.
+// event (BENCH_VERBOSE=1 lists them, each with PostgreSQL's planning and execution time per event).
+// BENCH_BURSTS runs (default 2), one after the other. `node bench/webhook-burst.ts`;
+// BENCH_API_NODE_OPTIONS="--cpu-prof --cpu-prof-dir=…" profiles the Cobro processes.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { withBenchDatabase } from "./fixtures/bench-database.ts";
 import { adminIdToken, createBenchIntegration, postJson } from "./fixtures/bench-integration.ts";
 import { postgresCpuSeconds, processTreeCpuSeconds, startBenchCobro, type BenchProcess } from "./fixtures/bench-processes.ts";
-import { statementCounter, statementFigures } from "./fixtures/statement-counts.ts";
+import { statementCounter, statementFigures, statementLines } from "./fixtures/statement-counts.ts";
 import { sweepExpiringBurst } from "./fixtures/time-sweep.ts";
 import { deliveriesSince, startWebhookReceipts } from "./load/webhook-receipts.ts";
 
@@ -55,8 +56,7 @@ await withBenchDatabase(async (database) => {
         const queue = top.filter((row) => isQueue(row.query)).reduce((sum, row) => sum + row.perRequest, 0);
         const delivery = top.filter((row) => !isQueue(row.query)).reduce((sum, row) => sum + row.perRequest, 0);
         console.log(`  worker statements per delivered event: ${delivery.toFixed(2)} delivery, ${queue.toFixed(2)} queue`);
-        if (process.env.BENCH_VERBOSE)
-          for (const row of top.slice(0, 12)) console.log(`    ${row.perRequest.toFixed(3)}  ${row.query.replace(/\s+/g, " ").slice(0, 150)}`);
+        if (process.env.BENCH_VERBOSE) for (const text of statementLines(top.slice(0, 12), 140)) console.log(`    ${text}`);
       }
     }
     await receipts.close();
