@@ -43,6 +43,13 @@ export function isUniqueViolation(error: unknown, constraint?: string): boolean 
  */
 const UNAVAILABLE_SQLSTATES = ["57P01", "57P02", "57P03", "53300", "25006"];
 const UNAVAILABLE_SOCKET_CODES = ["ECONNREFUSED", "ECONNRESET", "EPIPE", "ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH", "ENOTFOUND", "EAI_AGAIN"];
+/**
+ * The drivers' own errors, which carry no code: pg's for a connection lost mid-query ("Connection
+ * terminated", with or without "due to connection timeout") or none obtained in time, and Kysely's for a
+ * connection whose rollback failed (its server gone), still asked for a query before it is dropped.
+ */
+const UNAVAILABLE_DRIVER_MESSAGES =
+  /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Postgres connection has been discarded/i;
 
 /**
  * The database could not be reached or went away mid-query (stopped, restarting, unreachable, or no free
@@ -58,15 +65,7 @@ export function isDatabaseUnavailable(error: unknown): boolean {
     const code = typeof current.code === "string" ? current.code : undefined;
     if (code && (code.startsWith("08") || UNAVAILABLE_SQLSTATES.includes(code) || UNAVAILABLE_SOCKET_CODES.includes(code))) return true;
     const message = typeof current.message === "string" ? current.message : "";
-    // pg's own errors carry no code: a connection lost mid-query, or none obtained in time; and Kysely's for
-    // a connection whose rollback failed (its server gone), still asked for a query before it is dropped.
-    if (
-      !code &&
-      /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection terminated due to connection timeout|Postgres connection has been discarded/i.test(
-        message,
-      )
-    )
-      return true;
+    if (!code && UNAVAILABLE_DRIVER_MESSAGES.test(message)) return true;
   }
   return false;
 }
