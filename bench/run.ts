@@ -16,6 +16,7 @@ import { join } from "node:path";
 import { sql } from "kysely";
 import { withBenchDatabase } from "./fixtures/bench-database.ts";
 import { statementLines } from "./fixtures/statement-counts.ts";
+import { rowsInserted, tableReadLines, tableReadSnapshot } from "./fixtures/table-reads.ts";
 import { adminIdToken, createBenchIntegration, merchantIdToken, postJson } from "./fixtures/bench-integration.ts";
 import { peakRssMb, startBareBaseline, startBenchCobro, type BenchProcess } from "./fixtures/bench-processes.ts";
 import { payableCuilCharges, seedPendingCharges } from "./fixtures/seeded-charges.ts";
@@ -348,7 +349,14 @@ await withBenchDatabase(async (database) => {
         measured?.pid,
         measured?.statements,
       );
+    const readsBefore = verbose ? await tableReadSnapshot(db) : undefined;
     const simulate = await measureTransfers(api.urls.admin!, { pid: api.pid, statements: database.statements });
+    if (readsBefore) {
+      // Every session's (the transfers', their deliveries', the worker's), per transfer recorded, warm-up included.
+      const readsAfter = await tableReadSnapshot(db);
+      console.log("    whole-table scans per transfer (every session):");
+      for (const text of tableReadLines(readsBefore, readsAfter, rowsInserted(readsBefore, readsAfter, "public.transfers"))) console.log(`    ${text}`);
+    }
     line(`transfers over ${payable.length} charges`, `${describe(simulate)} (goal ≥ 600/s)`);
     if (simulate.cpu) {
       line("CPU per transfer: Cobro's API", `${simulate.cpu.serverMs.toFixed(2)} ms, PostgreSQL ${simulate.cpu.postgresMs.toFixed(2)} ms`);

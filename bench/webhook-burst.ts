@@ -2,7 +2,8 @@
 // receiver on loopback, and one time sweep expiring BENCH_WEBHOOK_EVENTS charges (default 2,000) of a
 // linked merchant, writing their events and delivery jobs at once. Prints events/s (delivered ÷ last
 // receipt − first event's created_at), enqueue → receipt p50/p99 and the worker's statements per delivered
-// event (BENCH_VERBOSE=1 lists them, each with PostgreSQL's planning and execution time per event).
+// event (BENCH_VERBOSE=1 lists them, each with PostgreSQL's planning and execution time per event, and the
+// whole-table scans per event).
 // BENCH_BURSTS runs (default 2), one after the other. `node bench/webhook-burst.ts`;
 // BENCH_API_NODE_OPTIONS="--cpu-prof --cpu-prof-dir=…" profiles the Cobro processes.
 import { mkdtempSync, rmSync } from "node:fs";
@@ -12,11 +13,13 @@ import { withBenchDatabase } from "./fixtures/bench-database.ts";
 import { adminIdToken, createBenchIntegration, postJson } from "./fixtures/bench-integration.ts";
 import { postgresCpuSeconds, processTreeCpuSeconds, startBenchCobro, type BenchProcess } from "./fixtures/bench-processes.ts";
 import { statementCounter, statementFigures, statementLines } from "./fixtures/statement-counts.ts";
+import { tableReadLines, tableReadSnapshot } from "./fixtures/table-reads.ts";
 import { sweepExpiringBurst } from "./fixtures/time-sweep.ts";
 import { deliveriesSince, startWebhookReceipts } from "./load/webhook-receipts.ts";
 
 const burstSize = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 2_000);
 const bursts = Number(process.env.BENCH_BURSTS ?? 2);
+const verbose = process.env.BENCH_VERBOSE === "1";
 const dataDir = mkdtempSync(join(tmpdir(), "cobro-bench-burst-"));
 await withBenchDatabase(async (database) => {
   const db = database.db;
@@ -35,6 +38,7 @@ await withBenchDatabase(async (database) => {
     const merchant = bench.merchants[1] ?? bench.merchants[0]!;
     for (let run = 1; run <= bursts; run++) {
       const statementsBefore = await workerStatements.snapshot();
+      const readsBefore = verbose ? await tableReadSnapshot(db) : undefined;
       const cpuBefore = { worker: processTreeCpuSeconds(worker.pid), api: processTreeCpuSeconds(api.pid), postgres: postgresCpuSeconds() };
       const { from, expiredEvents } = await sweepExpiringBurst(db, bench.integrationClientId, merchant.id, burstSize);
       const burst = await deliveriesSince(db, bench.integrationClientId, receipts, from);
@@ -56,7 +60,12 @@ await withBenchDatabase(async (database) => {
         const queue = top.filter((row) => isQueue(row.query)).reduce((sum, row) => sum + row.perRequest, 0);
         const delivery = top.filter((row) => !isQueue(row.query)).reduce((sum, row) => sum + row.perRequest, 0);
         console.log(`  worker statements per delivered event: ${delivery.toFixed(2)} delivery, ${queue.toFixed(2)} queue`);
-        if (process.env.BENCH_VERBOSE) for (const text of statementLines(top.slice(0, 12), 140)) console.log(`    ${text}`);
+        if (verbose) for (const text of statementLines(top.slice(0, 12), 140)) console.log(`    ${text}`);
+      }
+      if (readsBefore) {
+        // The sweep's own reads are in these too: it runs once for the whole burst.
+        console.log("  whole-table scans per delivered event (every session):");
+        for (const text of tableReadLines(readsBefore, await tableReadSnapshot(db), burst.delivered)) console.log(`    ${text}`);
       }
     }
     await receipts.close();
