@@ -169,22 +169,36 @@ export async function recordOutcomes(
   now: Date,
   jobs: "add_job" | { settleJobsOf: string },
 ): Promise<Map<string, AttemptDecision>> {
+  // Every row of the tables is reached by a probe of its key from the batch's rows (a lateral subquery that
+  // locks, or is limited, cannot be turned into a join), and updated through the row the probe found: as
+  // plain joins, the plans cached for this statement scanned whole tables (hash joins and hashed subplans
+  // over every delivery and attempt), a cost that grows with the tables, not with the batch.
   const { rows } = await sql<AttemptDecision & { event_id: string | null }>`
     with outcome as (
       select * from unnest(${attempts.map((a) => a.eventId)}::uuid[], ${attempts.map((a) => a.attempt)}::int[], ${attempts.map((a) => a.result.status ?? null)}::int[],
                            ${attempts.map((a) => a.result.durationMs)}::int[], ${attempts.map((a) => (a.result.ok ? null : (a.result.failure ?? null)))}::text[],
                            ${attempts.map((a) => a.result.ok)}::bool[], ${attempts.map((a) => a.jobId)}::text[])
              as o(event_id, attempt, response_status, duration_ms, error, ok, job_id)
+       order by event_id
     ), delivery as (
-      select event_id, cycle_start from event_deliveries where event_id in (select event_id from outcome) order by event_id for update
+      -- Locked in the events' order, as every statement that locks several deliveries does.
+      select o.event_id, o.attempt, d.cycle_start, d.delivery_row
+        from outcome o
+       cross join lateral (select cycle_start, ctid as delivery_row from event_deliveries where event_id = o.event_id for update) d
+    ), open_attempt as (
+      select delivery.*, a.attempt_row
+        from delivery
+       cross join lateral (
+             select ctid as attempt_row from delivery_attempts
+              where event_id = delivery.event_id and attempt = delivery.attempt and finished_at is null limit 1) a
     ), recorded as (
       update delivery_attempts a
          set response_status = o.response_status, duration_ms = o.duration_ms, error = o.error, finished_at = ${now}
-        from outcome o join delivery on delivery.event_id = o.event_id
-       where a.event_id = o.event_id and a.attempt = o.attempt and a.finished_at is null
-      returning a.event_id, a.attempt, delivery.cycle_start, o.ok, o.job_id
+        from open_attempt p join outcome o on o.event_id = p.event_id
+       where a.ctid = p.attempt_row and a.finished_at is null
+      returning a.event_id, a.attempt, p.cycle_start, p.delivery_row, o.ok, o.job_id
     ), decided as (
-      select event_id, job_id,
+      select event_id, job_id, delivery_row,
              case when ok then 'delivered' when attempt - cycle_start >= ${ATTEMPTS_PER_CYCLE} then 'failed' else 'retry' end as next,
              case when not ok and attempt - cycle_start < ${ATTEMPTS_PER_CYCLE}
                   then ${now}::timestamptz + (${RETRY_SCHEDULE_MS}::int8[])[attempt - cycle_start] * interval '1 millisecond' end as next_attempt_at
@@ -196,11 +210,15 @@ export async function recordOutcomes(
              delivered_at = case when decided.next = 'delivered' then ${now}::timestamptz else d.delivered_at end,
              next_attempt_at = decided.next_attempt_at, updated_at = ${now}
         from decided
-       where d.event_id = decided.event_id
+       where d.ctid = decided.delivery_row
     ), ${jobs === "add_job" ? nextAttemptAsNewJob : nextAttemptOnTheSameJob(jobs.settleJobsOf, [...attempts, ...finishedJobs])}
     select o.event_id, decided.next, decided.next_attempt_at, (select count(job) from next_job) as jobs, ${ASYNC_COMMIT} as async_commit,
-           exists (select from delivery_attempts a where a.event_id = o.event_id and a.attempt = o.attempt) as claim_found
-      from (select 1) as one left join (outcome o left join decided on decided.event_id = o.event_id) on true`.execute(db);
+           claim.found is not null as claim_found
+      from (select 1) as one
+      left join (outcome o
+                 left join decided on decided.event_id = o.event_id
+                 left join lateral (select true as found from delivery_attempts a where a.event_id = o.event_id and a.attempt = o.attempt limit 1) claim on true)
+        on true`.execute(db);
   const decisions = new Map<string, AttemptDecision>();
   for (const row of rows)
     if (row.event_id !== null) decisions.set(row.event_id, { next: row.next, next_attempt_at: row.next_attempt_at, claim_found: row.claim_found });
@@ -269,15 +287,15 @@ function nextAttemptOnTheSameJob(takerId: string, ran: ReadonlyArray<{ eventId: 
 }
 
 /**
- * What an attempt is decided on, one row per event of `eventIds` (an SQL list of ids): the event, its
- * delivery (from `locked`, the caller's CTE that locks it; none before the event's first attempt), its last
- * attempt, the gates, the destination's candidates and the first that applies (pickDestination's rules),
- * and the secret.
+ * What an attempt is decided on, one row per event of `eventIds` (an array of the events' ids: an index
+ * lookup whatever the events table's size or statistics): the event, its delivery (from `locked`, the
+ * caller's CTE that locks it, with its row's address as `delivery_row`; none before the event's first
+ * attempt), its last attempt (a probe of its key), the gates, the destination's candidates and the first
+ * that applies (pickDestination's rules), and the secret.
  */
-/** `eventIds`: an array of the events' ids (an index lookup whatever the events table's size or statistics). */
 function attemptContext(db: Executor, eventIds: RawBuilder<unknown>) {
   return sql`
-      select e.*, d.event_id is not null as has_delivery, coalesce(d.status, 'pending') as delivery_status,
+      select e.*, d.event_id is not null as has_delivery, d.delivery_row, coalesce(d.status, 'pending') as delivery_status,
              coalesce(d.attempts_made, 0) as attempts_made, coalesce(d.cycle_start, 0) as cycle_start,
              la.attempt as last_attempt, la.finished_at as last_finished_at, la.attempted_at as last_attempted_at, la.job_id as last_job_id, i.clock_offset_ms,
              ${eventWithheldFromIntegration("e")} as withheld,
@@ -288,7 +306,9 @@ function attemptContext(db: Executor, eventIds: RawBuilder<unknown>) {
         from events e
         left join locked d on d.event_id = e.id
         join integration_clients i on i.id = e.integration_client_id
-        left join delivery_attempts la on la.event_id = e.id and la.attempt = d.attempts_made
+        left join lateral (
+             select attempt, finished_at, attempted_at, job_id from delivery_attempts
+              where event_id = e.id and attempt = d.attempts_made limit 1) la on true
         left join webhook_signing_secrets s on s.integration_client_id = e.integration_client_id
         left join lateral (${destinationCandidates(db, { type: sql.ref("e.type"), chargeId: sql.ref("e.charge_id"), integrationClientId: sql.ref("e.integration_client_id"), merchantAccountId: sql.ref("e.merchant_account_id") })}) destination on true
        where e.id = any(${eventIds})`;
@@ -324,7 +344,10 @@ export async function claimInOneStatement(
     with batch as (
       select * from unnest(${eventIds}, ${jobs.map((job) => job.jobId)}::text[]) as b(event_id, job_id)
     ), locked as (
-      select * from event_deliveries where event_id = any(${eventIds}) order by event_id for update
+      -- Each delivery locked by a probe of its key, in the events' order (as a scan with "= any", the plan
+      -- cached for this statement read the whole table), with the row's address for the update below.
+      select d.* from (select event_id from batch order by event_id) b
+       cross join lateral (select *, ctid as delivery_row from event_deliveries where event_id = b.event_id for update) d
     ), context as (${attemptContext(db, eventIds)}
     ), gated as (
       select context.*,
@@ -345,7 +368,7 @@ export async function claimInOneStatement(
              target_url = case when decided.act = 'claim' then decided.url else d.target_url end,
              next_attempt_at = null, updated_at = ${now}
         from decided
-       where d.event_id = decided.id and decided.has_delivery and decided.act is not null
+       where d.ctid = decided.delivery_row and decided.has_delivery and decided.act is not null
       returning d.event_id
     ), inserted as (
       insert into event_deliveries (event_id, status, not_sent_reason, attempts_made, target_url, updated_at)
@@ -400,7 +423,7 @@ async function claimInTransaction(deps: DeliveryDependencies, eventId: string, j
       on conflict (event_id) do nothing`.execute(trx);
     const found = await sql<AttemptContext>`
       with locked as (
-        select * from event_deliveries where event_id = ${eventId} for update
+        select *, ctid as delivery_row from event_deliveries where event_id = ${eventId} for update
       ) ${attemptContext(trx, sql`array[${eventId}::uuid]`)}`.execute(trx);
     const context = found.rows[0];
     if (!context) return { kind: "gone" };
