@@ -47,6 +47,8 @@ export interface Services {
   metrics: Metrics;
   /** What wakes the Admin API's event streams (a process serving the Admin API); stopped with the service, ending them. */
   eventLog?: EventLogWatcher;
+  /** The process was asked to stop: its readiness answers 503 from then on, while it drains (COBRO_STOP_DRAIN_MS). */
+  isStopping(): boolean;
 }
 
 type SuccessStatus = 200 | 201 | 202 | 204 | 303;

@@ -55,6 +55,13 @@ export interface Config {
    */
   maxConnectionsPerListener: number;
   /**
+   * After SIGTERM, how long an API process goes on serving while its readiness (`GET /readyz`) answers 503,
+   * before its listeners close (COBRO_STOP_DRAIN_MS, default 0: they close at once). Behind a load balancer
+   * that checks readiness, at least the time it takes to mark a server down: a connection it sends to a
+   * listener that is closing is cut with its request, which the client sees as a failure.
+   */
+  stopDrainMs: number;
+  /**
    * The URL each API is reached at from outside (behind a proxy, its public address). The Auth API's is
    * the issuer of every token, so it must be the same in every process of one deployment.
    */
@@ -272,6 +279,9 @@ export function loadConfig(
   const maxConnectionsPerListener = Number(env.COBRO_HTTP_MAX_CONNECTIONS || 1024);
   if (!(Number.isInteger(maxConnectionsPerListener) && maxConnectionsPerListener >= 16))
     problems.push("COBRO_HTTP_MAX_CONNECTIONS must be a whole number, 16 or more");
+  const stopDrainMs = Number(env.COBRO_STOP_DRAIN_MS || 0);
+  if (!(Number.isInteger(stopDrainMs) && stopDrainMs >= 0 && stopDrainMs <= 60_000))
+    problems.push("COBRO_STOP_DRAIN_MS must be a whole number of milliseconds from 0 to 60000");
 
   const taxRegistryUrl = env.COBRO_TAX_REGISTRY_URL === "" ? undefined : env.COBRO_TAX_REGISTRY_URL;
   if (taxRegistryUrl !== undefined && !(URL.canParse(taxRegistryUrl) && /^https?:$/.test(new URL(taxRegistryUrl).protocol)))
@@ -319,6 +329,7 @@ export function loadConfig(
     maxBodyBytes: 1024 * 1024,
     httpTimeouts,
     maxConnectionsPerListener,
+    stopDrainMs,
     publicUrls,
     allowLoopbackUrls: serviceEnv === "sandbox" && allowLoopbackUrls,
     globalDailyMessageCap,

@@ -43,15 +43,23 @@ export function trackAnswers(server: Server): void {
 }
 
 /**
+ * From now on every answer is the last on its connection (`Connection: close`): its client opens its next
+ * connection elsewhere (to another process behind the load balancer). The listener still accepts: a stop's
+ * drain, before closeServer.
+ */
+export function drainServer(server: Server): void {
+  closing.add(server);
+  for (const response of answersInProgress.get(server) ?? []) lastOnItsConnection(response);
+}
+
+/**
  * Stops accepting connections at once; keep-alive connections with nothing in flight close now; requests in
- * flight finish, their answers sent with `Connection: close` (the client sends nothing more on that
- * connection, and opens its next one elsewhere: to another process behind the load balancer); whatever is
- * still open after LISTENER_GRACE_MS is cut off. Resolves when every connection is closed.
+ * flight finish, their answers sent with `Connection: close` (drainServer); whatever is still open after
+ * LISTENER_GRACE_MS is cut off. Resolves when every connection is closed.
  */
 export function closeServer(server: Server): Promise<void> {
   return new Promise((resolve) => {
-    closing.add(server);
-    for (const response of answersInProgress.get(server) ?? []) lastOnItsConnection(response);
+    drainServer(server);
     server.close(() => resolve());
     server.closeIdleConnections();
     setTimeout(() => server.closeAllConnections(), LISTENER_GRACE_MS).unref();

@@ -39,7 +39,7 @@ import type { BankTransfers } from "../domain/outbound/bank-transfers.ts";
 import { SandboxMailLog } from "../domain/outbound/sandbox-mail-log.ts";
 import type { EmailMessage, NotificationSenders, Sender } from "../domain/outbound/sender.ts";
 import { createMetrics, samplePool, type Metrics } from "../runtime/metrics.ts";
-import { closeServer, listen, listenerUrl, trackAnswers } from "./listening.ts";
+import { closeServer, drainServer, listen, listenerUrl, trackAnswers } from "./listening.ts";
 import { startMetricsListener, type MetricsListener } from "./metrics-listener.ts";
 import { backupSampler } from "../runtime/backup-gauges.ts";
 import { sampleDeliveryAndCapGauges, sampleReadiness } from "../runtime/database-gauges.ts";
@@ -116,8 +116,16 @@ export async function startService(config: Config, options: ServiceOptions): Pro
     }
   };
   let servingStopped: Promise<void> | undefined;
+  let stopAsked = false;
   const stopServing = (): Promise<void> =>
     (servingStopped ??= (async () => {
+      stopAsked = true;
+      // The drain: readiness answers 503 (stopAsked) while everything else is still served, until the load
+      // balancer has taken the process out; only then do the listeners close.
+      if (config.stopDrainMs > 0 && servers.size > 0) {
+        for (const server of servers.values()) drainServer(server);
+        await new Promise((resolve) => setTimeout(resolve, config.stopDrainMs));
+      }
       // An open stream would hold its listener's close: the streams end first.
       await attempt(() => services?.eventLog?.stop());
       await Promise.all(serverStops.map((stop) => attempt(stop)));
@@ -140,7 +148,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
     }
     const publicUrls = boundPublicUrls(config, servers, urls);
     const parts = { config, publicUrls, clock, database, queries, servers, outboundHttp, metrics, logger };
-    services = await buildServices(parts, options.tokenChecks, stops);
+    services = await buildServices(parts, options.tokenChecks, stops, () => stopAsked);
     const sandboxCredentials = options.bootstrapSandbox && config.serviceEnv === "sandbox" ? await bootstrapEmptySandbox(database.db, clock.now()) : undefined;
     const appSettings = { services, logger, maxBodyBytes: config.maxBodyBytes, validateResponses: options.validateResponses };
     const notImplemented = await startApiApps(servers, handlers, appSettings);
@@ -239,7 +247,12 @@ function boundPublicUrls(config: Config, servers: Map<ApiName, Server>, urls: Pa
 }
 
 /** What the handlers use: tokens, the payer registry, account mail, token checks kept fresh, the event log. */
-async function buildServices(parts: ServiceParts, heldTokenChecks: TokenCheckCache | undefined, stops: Array<() => Promise<void>>): Promise<Services> {
+async function buildServices(
+  parts: ServiceParts,
+  heldTokenChecks: TokenCheckCache | undefined,
+  stops: Array<() => Promise<void>>,
+  isStopping: () => boolean,
+): Promise<Services> {
   const { config, publicUrls, clock, database, queries, servers, logger } = parts;
   const tokens = new TokenService(queries.db, clock, publicUrls.auth);
   await tokens.init().catch((error: unknown) => {
@@ -291,6 +304,7 @@ async function buildServices(parts: ServiceParts, heldTokenChecks: TokenCheckCac
     accountMail,
     metrics: parts.metrics,
     eventLog,
+    isStopping,
   };
 }
 

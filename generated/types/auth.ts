@@ -561,7 +561,9 @@ export type paths = {
         };
         /**
          * Check that the process can serve requests
-         * @description The process can serve requests: its database answers.
+         * @description The process can serve requests: its database answers, and it is not stopping. From SIGTERM on, a process
+         *     answers 503 here while it drains (the deployment's COBRO_STOP_DRAIN_MS), still serving every other
+         *     request, so that a load balancer checking readiness takes it out of rotation before its listeners close.
          */
         get: operations["getReadiness"];
         put?: never;
@@ -651,7 +653,7 @@ export type components = {
             /** @enum {string} */
             status: "ok";
         };
-        /** @description Readiness: whether the process can serve requests (database reachable). */
+        /** @description Readiness: whether the process can serve requests (database reachable, and not stopping). */
         ReadinessStatus: {
             /** @enum {string} */
             status: "ready" | "unavailable";

@@ -27,14 +27,18 @@ const apis: StartedCobro[] = [];
 const workers: StartedCobro[] = [];
 
 /**
- * HAProxy in front of both API processes. An HTTP check every 200 ms takes a stopping process out within
- * three failed checks of its listener's close (it stops accepting at once on SIGTERM; `fall 1` let one slow
- * check under load take out the process that stays up as well), and `rise 2` puts a started one back once
- * it answers something other than its "still starting" 503. Until the check's verdict a new connection to
- * the stopping process is refused: `retries 3` with `option redispatch` sends that connection to the other server instead of failing it. HAProxy
- * retries only a connection that was never established (retry-on's default, conn-failure), never a request
- * already sent, so a create is never made twice by the balancer. Keep-alive to the servers is off
- * (`http-server-close`): the last answers of a stopping process carry `Connection: close` anyway.
+ * HAProxy in front of both API processes. A readiness check (`GET /readyz`) every 200 ms takes a stopping
+ * process out within three failed checks: from SIGTERM on, its readiness answers 503 while it still serves,
+ * for its drain (COBRO_STOP_DRAIN_MS, API_ENV), longer than the balancer takes to mark it down, so that no
+ * connection is sent to it once its listeners close. Without the drain a connection sent in the instant of
+ * the close was cut with its request in it, which HAProxy passes on by closing the client's connection
+ * (a failed request in about one run of ten). `fall 1` let one slow check under load take out the process
+ * that stays up as well. `rise 2` puts a started one back once it is ready (it answers 503 "still
+ * starting" until its APIs are built). `retries 3` with `option redispatch` sends a connection refused all
+ * the same to the other server. HAProxy retries only a connection that was never established
+ * (retry-on's default, conn-failure), never a request already sent, so a create is never made twice by
+ * the balancer. Keep-alive to the servers is off (`http-server-close`): the answers of a draining process
+ * carry `Connection: close` anyway.
  */
 function haproxyConfig(): string {
   const servers = (api: "integration" | "admin") =>
@@ -52,10 +56,10 @@ defaults
   option http-server-close
   option redispatch
   retries 3
-  # A process answers 503 "still starting" from the moment its port opens until its APIs are built: a TCP
-  # check would send it requests too early. Any other answer (a 404 for this path) means it serves.
-  option httpchk GET /health-check
-  http-check expect ! status 503
+  # Readiness: 503 while a process starts (its port opens before its APIs are built), while its database
+  # does not answer, and while it drains after SIGTERM.
+  option httpchk GET /readyz
+  http-check expect status 200
 frontend integration
   bind 127.0.0.1:${ports.integration}
   default_backend integration
@@ -91,8 +95,16 @@ const waitUntil = async (condition: () => Promise<boolean> | boolean) => {
 };
 const allUp = async () => [...(await serverStates()).values()].filter((state) => state === "UP").length === 4;
 
+/** The API processes' drain after SIGTERM: longer than the balancer takes to mark a server down (3 checks 200 ms apart). */
+const API_ENV = { COBRO_STOP_DRAIN_MS: "2000" };
+const startFirstApi = () => cluster.startApi(API_ENV);
 const startSecondApi = () =>
-  cluster.startApi({ INTEGRATION_PORT: String(ports.second.integration), AUTH_PORT: String(ports.second.auth), ADMIN_PORT: String(ports.second.admin) });
+  cluster.startApi({
+    ...API_ENV,
+    INTEGRATION_PORT: String(ports.second.integration),
+    AUTH_PORT: String(ports.second.auth),
+    ADMIN_PORT: String(ports.second.admin),
+  });
 
 beforeAll(async () => {
   // A dead worker's jobs would wait 10 minutes: a delivery can arrive in the test's time only if a stopping worker gives it back.
@@ -100,7 +112,7 @@ beforeAll(async () => {
   receiver = await startWebhookReceiver();
   const [integration, auth, admin, lbIntegration, lbAdmin, stats] = await freePorts(6);
   ports = { second: { integration: integration!, auth: auth!, admin: admin! }, integration: lbIntegration!, admin: lbAdmin!, stats: stats! };
-  apis.push(...(await Promise.all([cluster.startApi(), startSecondApi()])));
+  apis.push(...(await Promise.all([startFirstApi(), startSecondApi()])));
   workers.push(...(await Promise.all([cluster.startWorker(), cluster.startWorker()])));
   haproxyDir = await mkdtemp(path.join(os.tmpdir(), "cobro-haproxy-"));
   await writeFile(path.join(haproxyDir, "haproxy.cfg"), haproxyConfig());
@@ -194,7 +206,7 @@ it("restarts each API process and each worker under load: no failed request, no 
     await progress();
     // Each API process in turn: SIGTERM, its exit, started again on its ports, back in the balancer.
     for (const [index, start] of [
-      [0, () => cluster.startApi()],
+      [0, startFirstApi],
       [1, startSecondApi],
     ] as const) {
       const from = Date.now();

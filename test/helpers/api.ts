@@ -32,6 +32,7 @@ export async function startTestApi<Caller>(
     simulatedCvus: undefined as never,
     outboundHttp: undefined as never,
     metrics: createMetrics("test"),
+    isStopping: () => false,
   };
   const { app } = await createApiApp<Caller>({
     api,

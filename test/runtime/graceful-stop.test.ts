@@ -1,5 +1,6 @@
-// SIGTERM to a Cobro process with requests in flight, as a release stops it: it stops accepting connections
-// at once; the requests already in flight are answered, with `Connection: close` so that their clients send
+// SIGTERM to a Cobro process with requests in flight, as a release stops it: for its drain
+// (COBRO_STOP_DRAIN_MS) its readiness answers 503 while a new connection is still served; then it stops
+// accepting connections; the requests already in flight are answered, with `Connection: close` so that their clients send
 // nothing more on those connections; an open event stream ends with a hint to reconnect; a transfer in
 // flight is reconciled and committed before the database closes; and the process exits 0. A request is
 // held in flight without timing: its headers are sent (the server's `100 Continue` says it has them) and its
@@ -11,6 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { StartedCobro } from "../../scripts/cobro-process.ts";
+import { ConfigError, loadConfig } from "../../runtime/config.ts";
 import {
   createSandboxCharge,
   readSandboxCharge,
@@ -82,9 +84,11 @@ let paymentAnswer: Awaited<HeldRequest["response"]>;
 let streamText = "";
 let streamEnded = false;
 let exitCode: number | null;
+let duringDrain: { readiness: { status: number; body: unknown }; served: { status: number; connection: string | null } };
+const DRAIN_MS = 5_000;
 
 beforeAll(async () => {
-  const first = await startServingSandbox(dataDir);
+  const first = await startServingSandbox(dataDir, { COBRO_STOP_DRAIN_MS: String(DRAIN_MS) });
   started.push(first.cobro);
   urls = first.urls;
   tokens = await signInSandbox(dataDir, urls);
@@ -111,6 +115,19 @@ beforeAll(async () => {
   const payment = await holdRequest(`${urls.admin}/my-integration/simulate-payment`, tokens.admin, simulatedPaymentBody(toPay.CVU));
 
   first.cobro.child.kill("SIGTERM");
+  // The drain: readiness turns 503 (no timing: read until it does), and a new connection is still served.
+  let readiness = await fetch(`${urls.integration}/readyz`);
+  while (readiness.status === 200) {
+    await readiness.arrayBuffer();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    readiness = await fetch(`${urls.integration}/readyz`);
+  }
+  const served = await fetch(`${urls.integration}/payment-request/${paidReference}`, { headers: { authorization: `Bearer ${tokens.merchant}` } });
+  duringDrain = {
+    readiness: { status: readiness.status, body: await readiness.json() },
+    served: { status: served.status, connection: served.headers.get("connection") },
+  };
+  await served.arrayBuffer();
   await Promise.all([untilRefused(urls.integration), untilRefused(urls.admin), streamRead]);
   create.finish();
   payment.finish();
@@ -129,6 +146,20 @@ afterAll(async () => {
 }, 60_000);
 
 describe("SIGTERM with requests in flight", () => {
+  it("drains for COBRO_STOP_DRAIN_MS, none by default; a value that is not 0 to 60,000 ms is refused with a readable line", () => {
+    expect(loadConfig({}, [], false).stopDrainMs).toBe(0);
+    expect(loadConfig({ COBRO_STOP_DRAIN_MS: "1500" }, [], false).stopDrainMs).toBe(1500);
+    for (const value of ["-1", "2.5", "60001", "soon"]) {
+      expect(() => loadConfig({ COBRO_STOP_DRAIN_MS: value }, [], false)).toThrow(ConfigError);
+      expect(() => loadConfig({ COBRO_STOP_DRAIN_MS: value }, [], false)).toThrow("COBRO_STOP_DRAIN_MS must be a whole number of milliseconds from 0 to 60000");
+    }
+  });
+
+  it("drains first: readiness answers 503 while a new connection is still served, its answer the last on it", () => {
+    expect(duringDrain.readiness).toEqual({ status: 503, body: { status: "unavailable" } });
+    expect(duringDrain.served).toEqual({ status: 200, connection: "close" });
+  });
+
   it("answers the requests in flight, with Connection: close, after it stopped accepting connections", () => {
     expect([createAnswer.status, createAnswer.connection], createAnswer.body).toEqual([201, "close"]);
     expect([paymentAnswer.status, paymentAnswer.connection], paymentAnswer.body).toEqual([200, "close"]);

@@ -32,6 +32,7 @@ beforeAll(async () => {
       simulatedCvus: undefined as never,
       outboundHttp: undefined as never,
       metrics: createMetrics("test"),
+      isStopping: () => false,
     },
   });
 });

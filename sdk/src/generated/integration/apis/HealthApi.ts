@@ -104,7 +104,7 @@ export class HealthApi extends runtime.BaseAPI {
     }
 
     /**
-     * The process can serve requests: its database answers.
+     * The process can serve requests: its database answers, and it is not stopping. From SIGTERM on, a process answers 503 here while it drains (the deployment\'s COBRO_STOP_DRAIN_MS), still serving every other request, so that a load balancer checking readiness takes it out of rotation before its listeners close.
      * Check that the process can serve requests
      */
     async getReadinessRaw(initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<runtime.ApiResponse<ReadinessStatus>> {
@@ -115,7 +115,7 @@ export class HealthApi extends runtime.BaseAPI {
     }
 
     /**
-     * The process can serve requests: its database answers.
+     * The process can serve requests: its database answers, and it is not stopping. From SIGTERM on, a process answers 503 here while it drains (the deployment\'s COBRO_STOP_DRAIN_MS), still serving every other request, so that a load balancer checking readiness takes it out of rotation before its listeners close.
      * Check that the process can serve requests
      */
     async getReadiness(initOverrides?: RequestInit | runtime.InitOverrideFunction): Promise<ReadinessStatus> {

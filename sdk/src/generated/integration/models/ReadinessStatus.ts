@@ -14,7 +14,7 @@
 
 import { mapValues } from '../runtime.js';
 /**
- * Readiness: whether the process can serve requests (database reachable).
+ * Readiness: whether the process can serve requests (database reachable, and not stopping).
  * @export
  * @interface ReadinessStatus
  */

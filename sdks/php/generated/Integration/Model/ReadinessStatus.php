@@ -35,7 +35,7 @@ use \Cobro\Sdk\Generated\Integration\ObjectSerializer;
  * ReadinessStatus Class Doc Comment
  *
  * @category Class
- * @description Readiness: whether the process can serve requests (database reachable).
+ * @description Readiness: whether the process can serve requests (database reachable, and not stopping).
  * @package  Cobro\Sdk\Generated\Integration
  * @author   OpenAPI Generator team
  * @link     https://openapi-generator.tech

@@ -300,7 +300,7 @@ class HealthApi:
     ) -> ReadinessStatus:
         """Check that the process can serve requests
 
-        The process can serve requests: its database answers.
+        The process can serve requests: its database answers, and it is not stopping. From SIGTERM on, a process answers 503 here while it drains (the deployment's COBRO_STOP_DRAIN_MS), still serving every other request, so that a load balancer checking readiness takes it out of rotation before its listeners close.
 
         :param _request_timeout: timeout setting for this request. If one
                                  number provided, it will be total request
@@ -364,7 +364,7 @@ class HealthApi:
     ) -> ApiResponse[ReadinessStatus]:
         """Check that the process can serve requests
 
-        The process can serve requests: its database answers.
+        The process can serve requests: its database answers, and it is not stopping. From SIGTERM on, a process answers 503 here while it drains (the deployment's COBRO_STOP_DRAIN_MS), still serving every other request, so that a load balancer checking readiness takes it out of rotation before its listeners close.
 
         :param _request_timeout: timeout setting for this request. If one
                                  number provided, it will be total request
@@ -428,7 +428,7 @@ class HealthApi:
     ) -> RESTResponseType:
         """Check that the process can serve requests
 
-        The process can serve requests: its database answers.
+        The process can serve requests: its database answers, and it is not stopping. From SIGTERM on, a process answers 503 here while it drains (the deployment's COBRO_STOP_DRAIN_MS), still serving every other request, so that a load balancer checking readiness takes it out of rotation before its listeners close.
 
         :param _request_timeout: timeout setting for this request. If one
                                  number provided, it will be total request

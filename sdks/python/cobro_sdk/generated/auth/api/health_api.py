@@ -299,7 +299,7 @@ class HealthApi:
     ) -> ReadinessStatus:
         """Check that the process can serve requests
 
-        The process can serve requests: its database answers.
+        The process can serve requests: its database answers, and it is not stopping. From SIGTERM on, a process answers 503 here while it drains (the deployment's COBRO_STOP_DRAIN_MS), still serving every other request, so that a load balancer checking readiness takes it out of rotation before its listeners close.
 
         :param _request_timeout: timeout setting for this request. If one
                                  number provided, it will be total request
@@ -363,7 +363,7 @@ class HealthApi:
     ) -> ApiResponse[ReadinessStatus]:
         """Check that the process can serve requests
 
-        The process can serve requests: its database answers.
+        The process can serve requests: its database answers, and it is not stopping. From SIGTERM on, a process answers 503 here while it drains (the deployment's COBRO_STOP_DRAIN_MS), still serving every other request, so that a load balancer checking readiness takes it out of rotation before its listeners close.
 
         :param _request_timeout: timeout setting for this request. If one
                                  number provided, it will be total request
@@ -427,7 +427,7 @@ class HealthApi:
     ) -> RESTResponseType:
         """Check that the process can serve requests
 
-        The process can serve requests: its database answers.
+        The process can serve requests: its database answers, and it is not stopping. From SIGTERM on, a process answers 503 here while it drains (the deployment's COBRO_STOP_DRAIN_MS), still serving every other request, so that a load balancer checking readiness takes it out of rotation before its listeners close.
 
         :param _request_timeout: timeout setting for this request. If one
                                  number provided, it will be total request

@@ -25,7 +25,7 @@ from pydantic_core import to_jsonable_python
 
 class ReadinessStatus(BaseModel):
     """
-    Readiness: whether the process can serve requests (database reachable).
+    Readiness: whether the process can serve requests (database reachable, and not stopping).
     """ # noqa: E501
     status: StrictStr
     __properties: ClassVar[List[str]] = ["status"]

@@ -276,7 +276,7 @@ public class HealthApi {
 
   /**
    * Check that the process can serve requests
-   * The process can serve requests: its database answers.
+   * The process can serve requests: its database answers, and it is not stopping. From SIGTERM on, a process answers 503 here while it drains (the deployment&#39;s COBRO_STOP_DRAIN_MS), still serving every other request, so that a load balancer checking readiness takes it out of rotation before its listeners close.
    * @return ReadinessStatus
    * @throws ApiException if fails to make API call
    */
@@ -286,7 +286,7 @@ public class HealthApi {
 
   /**
    * Check that the process can serve requests
-   * The process can serve requests: its database answers.
+   * The process can serve requests: its database answers, and it is not stopping. From SIGTERM on, a process answers 503 here while it drains (the deployment&#39;s COBRO_STOP_DRAIN_MS), still serving every other request, so that a load balancer checking readiness takes it out of rotation before its listeners close.
    * @param headers Optional headers to include in the request
    * @return ReadinessStatus
    * @throws ApiException if fails to make API call
@@ -298,7 +298,7 @@ public class HealthApi {
 
   /**
    * Check that the process can serve requests
-   * The process can serve requests: its database answers.
+   * The process can serve requests: its database answers, and it is not stopping. From SIGTERM on, a process answers 503 here while it drains (the deployment&#39;s COBRO_STOP_DRAIN_MS), still serving every other request, so that a load balancer checking readiness takes it out of rotation before its listeners close.
    * @return ApiResponse&lt;ReadinessStatus&gt;
    * @throws ApiException if fails to make API call
    */
@@ -308,7 +308,7 @@ public class HealthApi {
 
   /**
    * Check that the process can serve requests
-   * The process can serve requests: its database answers.
+   * The process can serve requests: its database answers, and it is not stopping. From SIGTERM on, a process answers 503 here while it drains (the deployment&#39;s COBRO_STOP_DRAIN_MS), still serving every other request, so that a load balancer checking readiness takes it out of rotation before its listeners close.
    * @param headers Optional headers to include in the request
    * @return ApiResponse&lt;ReadinessStatus&gt;
    * @throws ApiException if fails to make API call

@@ -30,7 +30,7 @@ import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 
 import com.cobro.sdk.generated.auth.ApiClient;
 /**
- * Readiness: whether the process can serve requests (database reachable).
+ * Readiness: whether the process can serve requests (database reachable, and not stopping).
  */
 @JsonPropertyOrder({
   ReadinessStatus.JSON_PROPERTY_STATUS
