@@ -3,6 +3,7 @@
 // database (stopping an embedded PostgreSQL cleanly).
 import { createServer, type RequestListener, type Server } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
+import { setTimeout as sleep } from "node:timers/promises";
 import { openDatabase, type DatabaseHandle } from "../db/connect.ts";
 import { CobroStartupError, databaseErrorKind } from "../db/errors.ts";
 import { migrateToLatest } from "../db/migrate.ts";
@@ -116,15 +117,13 @@ export async function startService(config: Config, options: ServiceOptions): Pro
     }
   };
   let servingStopped: Promise<void> | undefined;
-  let stopAsked = false;
   const stopServing = (): Promise<void> =>
     (servingStopped ??= (async () => {
-      stopAsked = true;
-      // The drain: readiness answers 503 (stopAsked) while everything else is still served, until the load
+      // The drain: readiness answers 503 (isStopping) while everything else is still served, until the load
       // balancer has taken the process out; only then do the listeners close.
       if (config.stopDrainMs > 0 && servers.size > 0) {
         for (const server of servers.values()) drainServer(server);
-        await new Promise((resolve) => setTimeout(resolve, config.stopDrainMs));
+        await sleep(config.stopDrainMs);
       }
       // An open stream would hold its listener's close: the streams end first.
       await attempt(() => services?.eventLog?.stop());
@@ -148,7 +147,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
     }
     const publicUrls = boundPublicUrls(config, servers, urls);
     const parts = { config, publicUrls, clock, database, queries, servers, outboundHttp, metrics, logger };
-    services = await buildServices(parts, options.tokenChecks, stops, () => stopAsked);
+    services = await buildServices(parts, options.tokenChecks, stops, () => servingStopped !== undefined);
     const sandboxCredentials = options.bootstrapSandbox && config.serviceEnv === "sandbox" ? await bootstrapEmptySandbox(database.db, clock.now()) : undefined;
     const appSettings = { services, logger, maxBodyBytes: config.maxBodyBytes, validateResponses: options.validateResponses };
     const notImplemented = await startApiApps(servers, handlers, appSettings);

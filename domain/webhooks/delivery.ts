@@ -182,7 +182,7 @@ export async function recordOutcomes(
        order by event_id
     ), delivery as (
       -- Locked in the events' order, as every statement that locks several deliveries does.
-      select o.event_id, o.attempt, d.cycle_start, d.delivery_row
+      select o.*, d.cycle_start, d.delivery_row
         from outcome o
        cross join lateral (select cycle_start, ctid as delivery_row from event_deliveries where event_id = o.event_id for update) d
     ), open_attempt as (
@@ -193,10 +193,10 @@ export async function recordOutcomes(
               where event_id = delivery.event_id and attempt = delivery.attempt and finished_at is null limit 1) a
     ), recorded as (
       update delivery_attempts a
-         set response_status = o.response_status, duration_ms = o.duration_ms, error = o.error, finished_at = ${now}
-        from open_attempt p join outcome o on o.event_id = p.event_id
+         set response_status = p.response_status, duration_ms = p.duration_ms, error = p.error, finished_at = ${now}
+        from open_attempt p
        where a.ctid = p.attempt_row and a.finished_at is null
-      returning a.event_id, a.attempt, p.cycle_start, p.delivery_row, o.ok, o.job_id
+      returning a.event_id, a.attempt, p.cycle_start, p.delivery_row, p.ok, p.job_id
     ), decided as (
       select event_id, job_id, delivery_row,
              case when ok then 'delivered' when attempt - cycle_start >= ${ATTEMPTS_PER_CYCLE} then 'failed' else 'retry' end as next,
