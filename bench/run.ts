@@ -15,7 +15,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { sql } from "kysely";
 import { withBenchDatabase } from "./fixtures/bench-database.ts";
-import { statementLines } from "./fixtures/statement-counts.ts";
+import { statementFigures, statementLines } from "./fixtures/statement-counts.ts";
 import { rowsInserted, tableReadLines, tableReadSnapshot } from "./fixtures/table-reads.ts";
 import { adminIdToken, createBenchIntegration, merchantIdToken, postJson } from "./fixtures/bench-integration.ts";
 import { peakRssMb, startBareBaseline, startBenchCobro, type BenchProcess } from "./fixtures/bench-processes.ts";
@@ -350,12 +350,25 @@ await withBenchDatabase(async (database) => {
         measured?.statements,
       );
     const readsBefore = verbose ? await tableReadSnapshot(db) : undefined;
+    // The worker's statements apart from the requests', when it has a role of its own.
+    const workerApart = verbose && database.workerConnectionString !== database.connectionString;
+    const workerStatementsBefore = workerApart ? await database.workerStatements.snapshot() : undefined;
     const simulate = await measureTransfers(api.urls.admin!, { pid: api.pid, statements: database.statements });
     if (readsBefore) {
       // Every session's (the transfers', their deliveries', the worker's), per transfer recorded, warm-up included.
       const readsAfter = await tableReadSnapshot(db);
+      const workerStatementsAfter = workerApart ? await database.workerStatements.snapshot() : undefined;
+      const transfers = rowsInserted(readsBefore, readsAfter, "public.transfers");
       console.log("    whole-table scans per transfer (every session):");
-      for (const text of tableReadLines(readsBefore, readsAfter, rowsInserted(readsBefore, readsAfter, "public.transfers"))) console.log(`    ${text}`);
+      for (const text of tableReadLines(readsBefore, readsAfter, transfers)) console.log(`    ${text}`);
+      if (workerStatementsBefore && workerStatementsAfter) {
+        // The deliveries of the transfers' events: what PostgreSQL spends on them beside the requests' own statements.
+        const worker = statementFigures(workerStatementsBefore, workerStatementsAfter, transfers);
+        console.log(
+          `    the worker's statements per transfer (warm-up included): ${worker.perRequest.toFixed(2)}, with PostgreSQL's planning and execution time per transfer:`,
+        );
+        for (const text of statementLines(worker.top)) console.log(`    ${text}`);
+      }
     }
     line(`transfers over ${payable.length} charges`, `${describe(simulate)} (goal ≥ 600/s)`);
     if (simulate.cpu) {

@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { withBenchDatabase } from "./fixtures/bench-database.ts";
 import { adminIdToken, createBenchIntegration, postJson } from "./fixtures/bench-integration.ts";
 import { postgresCpuSeconds, processTreeCpuSeconds, startBenchCobro, type BenchProcess } from "./fixtures/bench-processes.ts";
-import { statementCounter, statementFigures, statementLines } from "./fixtures/statement-counts.ts";
+import { statementFigures, statementLines } from "./fixtures/statement-counts.ts";
 import { tableReadLines, tableReadSnapshot } from "./fixtures/table-reads.ts";
 import { sweepExpiringBurst } from "./fixtures/time-sweep.ts";
 import { deliveriesSince, startWebhookReceipts } from "./load/webhook-receipts.ts";
@@ -31,7 +31,7 @@ await withBenchDatabase(async (database) => {
     // The worker as its own role, so that its statements are counted apart from the bench's own.
     const worker = await startBenchCobro(database.workerConnectionString, dataDir, ["worker"]);
     processes.push(worker);
-    const workerStatements = await statementCounter(db, new URL(database.workerConnectionString).username);
+    const workerStatements = database.workerStatements;
     const adminToken = await adminIdToken(api.urls.auth!, bench.sandbox.integrationAdmin);
     const receipts = await startWebhookReceipts();
     await postJson(`${api.urls.admin!}/my-integration/urls`, { url: receipts.url, urlType: "webhook" }, { authorization: `Bearer ${adminToken}` });
