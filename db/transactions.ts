@@ -11,7 +11,7 @@
 // unless the step hands the work over itself (`takeWorkAtFirstCommit`): a step whose change is made by a
 // transaction it shares with others (a batch of transfers) takes its caller's work into that transaction,
 // and does the works of one kind (their audit entries) in one statement (`doTakenWork`).
-import type { Kysely, KyselyPlugin, Transaction, TransactionBuilder } from "kysely";
+import { sql, type Kysely, type KyselyPlugin, type Transaction, type TransactionBuilder } from "kysely";
 import type { Database } from "./schema.ts";
 
 /** A connection or a transaction: what a step that can run alone or inside a larger use case takes. */
@@ -19,6 +19,21 @@ export type Executor = Kysely<Database> | Transaction<Database>;
 
 export function inTransaction<T>(db: Executor, work: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
   return db.isTransaction ? work(db as Transaction<Database>) : db.transaction().execute(work);
+}
+
+/**
+ * `work` in a transaction in which PostgreSQL keeps one generic plan of each prepared statement, for
+ * statements over arrays whose every plan reaches rows by key probes (a batch's, a dispatcher's). Left to
+ * choose, PostgreSQL plans such a statement again for each array length (the custom plan knows the length,
+ * so it always looks cheaper), which for a long statement and a small batch costs as much as running it.
+ * Given the caller's transaction, `work` runs in it as it is.
+ */
+export function inGenericPlanTransaction<T>(db: Executor, work: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
+  if (db.isTransaction) return work(db as Transaction<Database>);
+  return db.transaction().execute(async (trx) => {
+    await sql`set local plan_cache_mode = force_generic_plan`.execute(trx);
+    return work(trx);
+  });
 }
 
 /** A database handle whose first committed transaction does a piece of work before its COMMIT. */

@@ -22,7 +22,7 @@ import { randomUUID } from "node:crypto";
 import { sql, type Transaction } from "kysely";
 import type { Database } from "../../db/schema.ts";
 import { isRefusedData } from "../../db/errors.ts";
-import { doTakenWork, type Executor, type TakenWork } from "../../db/transactions.ts";
+import { doTakenWork, inGenericPlanTransaction, type Executor, type TakenWork } from "../../db/transactions.ts";
 import type { Charge } from "../../db/tables/charges.table.ts";
 import type { UnmatchedPaymentReason, UnmatchedReason } from "../../db/tables/transfers.table.ts";
 import { releaseCvusCtes } from "../cvu-pool/cvu-pool.ts";
@@ -132,28 +132,15 @@ async function reconcileAlone(db: Executor, transfer: IncomingTransfer, options:
 
 /** `change` in a transaction of the batch's own, each work of `atCommit` done just before it commits and settled as committed once it has. */
 async function committingWith<T>(atCommit: ReadonlyArray<TakenWork | undefined>, change: (trx: Transaction<Database>) => Promise<T>, db: Executor): Promise<T> {
-  const result = await inOwnTransaction(db, async (trx) => {
+  // One plan of each of the batch's statements for every batch size: the generic plan reads each transfer's
+  // rows by index whatever the size, which is what a custom plan chose too (docs/performance.md).
+  const result = await inGenericPlanTransaction(db, async (trx) => {
     const changed = await change(trx);
     await doTakenWork(trx, atCommit);
     return changed;
   });
   for (const work of atCommit) work?.settle(true);
   return result;
-}
-
-/**
- * A transaction of the batch's own (or the caller's, as it is), in which PostgreSQL keeps one plan of each
- * of the batch's statements for every batch size: left to choose, it plans them again for each size
- * (0.5–0.8 ms a batch, as long as a small batch takes to run) and only settles on one plan past dozens of
- * transfers. The generic plan reads each transfer's rows by index whatever the size, which is what a custom
- * plan chose too (docs/performance.md).
- */
-function inOwnTransaction<T>(db: Executor, work: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
-  if (db.isTransaction) return work(db as Transaction<Database>);
-  return db.transaction().execute(async (trx) => {
-    await sql`set local plan_cache_mode = force_generic_plan`.execute(trx);
-    return work(trx);
-  });
 }
 
 async function settled<T>(promise: Promise<T>): Promise<PromiseSettledResult<T>> {

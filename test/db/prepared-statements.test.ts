@@ -4,6 +4,7 @@ import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase, type DatabaseHandle } from "../../db/connect.ts";
 import { StatementNames } from "../../db/prepared-statements.ts";
+import { inGenericPlanTransaction } from "../../db/transactions.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
 
 describe("which statement texts get a name", () => {
@@ -85,5 +86,29 @@ describe("on a connection", () => {
     });
     expect(new Set(transactions).size).toBe(1);
     expect((await preparedOnConnection(handle)).map((row) => row.statement)).toEqual([expect.stringContaining("pg_current_xact_id")]);
+  });
+
+  it("plans a statement over arrays once in a generic-plan transaction, where left to choose it is planned again for each length", async () => {
+    const handle = await open();
+    // A statement over arrays whose custom plan knows the array's length, so it always looks the cheaper.
+    const overArrays = (db: typeof handle.db, length: number) =>
+      sql<{ n: number }>`select count(*)::int as n from unnest(${Array.from({ length }, (_, i) => 1259 + i)}::oid[]) as u(id)
+                          cross join lateral (select attname from pg_attribute a where a.attrelid = u.id order by attname desc limit 3) x`.execute(db);
+    const plansOf = async (on: DatabaseHandle, marker: string) =>
+      (
+        await sql<{ generic_plans: number; custom_plans: number }>`
+          select generic_plans::int, custom_plans::int from pg_prepared_statements where statement like ${`%${marker}%`} and statement not like '%pg_prepared_statements%'`.execute(
+          on.db,
+        )
+      ).rows;
+    for (let run = 1; run <= 8; run++) await overArrays(handle.db, run);
+    const leftToChoose = await plansOf(handle, "unnest(");
+    expect(leftToChoose).toHaveLength(1);
+    expect(leftToChoose[0]!.custom_plans).toBeGreaterThan(5);
+
+    // On a connection of its own (one connection a handle), where the text is new: named from its second run.
+    const inGeneric = await open();
+    for (let run = 1; run <= 8; run++) await inGenericPlanTransaction(inGeneric.db, (trx) => overArrays(trx, run));
+    expect(await plansOf(inGeneric, "unnest(")).toEqual([{ generic_plans: 7, custom_plans: 0 }]);
   });
 });
