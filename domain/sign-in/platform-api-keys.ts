@@ -25,8 +25,9 @@ export async function authenticatePlatformApiKey(
   header: string | string[] | undefined,
   now: Date,
 ): Promise<Authentication<PlatformKeyCaller>> {
-  const unauthorized = { refused: new DomainError("UnauthorizedError", "A valid platform API key is required (X-Cobro-Api-Key)") };
-  if (typeof header !== "string" || !header.startsWith(KEY_PREFIX)) return unauthorized;
+  // Made only for a refusal: an error's stack costs every accepted request otherwise.
+  const unauthorized = () => ({ refused: new DomainError("UnauthorizedError", "A valid platform API key is required (X-Cobro-Api-Key)") });
+  if (typeof header !== "string" || !header.startsWith(KEY_PREFIX)) return unauthorized();
   const key = await db
     .updateTable("platform_api_keys")
     .set({ last_used_at: now })
@@ -34,6 +35,6 @@ export async function authenticatePlatformApiKey(
     .where("revoked_at", "is", null)
     .returning(["id", "name"])
     .executeTakeFirst();
-  if (!key) return unauthorized;
+  if (!key) return unauthorized();
   return { caller: { kind: "platform-key", platformApiKeyId: key.id, name: key.name } };
 }
