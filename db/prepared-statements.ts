@@ -12,7 +12,7 @@
 //
 // PgBouncer in transaction mode before 1.21 (and any pooler that does not track prepared statements) hands a
 // connection's named statements to other clients: behind one, turn this off (COBRO_DB_PREPARED_STATEMENTS).
-import { sql, type PostgresPoolClient, type RawBuilder } from "kysely";
+import type { PostgresPoolClient } from "kysely";
 import type pg from "pg";
 
 const MAX_PARAMETERS = 64;
@@ -60,22 +60,4 @@ export function namedStatementClients(names: StatementNames): (client: pg.PoolCl
     }
     return adapter;
   };
-}
-
-/** The element types of the arrays passed by `unsizedArray`. */
-type ArrayElement = "uuid" | "text" | "int" | "bool";
-
-/**
- * An array parameter whose length the planner does not see: `(select $n::type[])`, computed once when the
- * statement runs, rather than a constant. Left to choose (`plan_cache_mode` auto), PostgreSQL compares the
- * generic plan of a prepared statement with the custom plans it made for each run's values; a custom plan
- * knows a constant array's length, so for a short one it always looks the cheaper, and a statement over
- * arrays is planned again at every run (for a long statement, longer than it runs for a few rows). With the
- * length hidden, each plan is costed alike and PostgreSQL keeps the generic one after its first five runs,
- * in one statement, with no transaction to set it in. Only for statements whose every plan reaches the
- * arrays' rows by key probes, whatever their length.
- */
-export function unsizedArray(values: readonly unknown[], element: ArrayElement): RawBuilder<unknown[]> {
-  // Cast again, so that it is an expression wherever it goes: `= any((select …))` would read the select's rows.
-  return sql<unknown[]>`(select ${values}::${sql.raw(element)}[])::${sql.raw(element)}[]`;
 }

@@ -3,8 +3,8 @@
 // their batches answer together: the questions asked in one turn of the event loop are answered by one
 // statement over arrays, as their transfers are reconciled by one batch.
 import { sql, type Kysely } from "kysely";
-import { unsizedArray } from "../../db/prepared-statements.ts";
 import type { Database } from "../../db/schema.ts";
+import { inGenericPlanTransaction } from "../../db/transactions.ts";
 
 interface Question {
   cvu: string;
@@ -34,25 +34,20 @@ export class SimulatedCvus {
     const asked = this.#asked;
     this.#asked = [];
     try {
-      // One generic plan for any number of questions (`unsizedArray`): left to choose, PostgreSQL planned it
-      // again for each number in most runs of the bench (0.5 ms a statement, four times its run).
-      const cvus = unsizedArray(
-        asked.map((q) => q.cvu),
-        "text",
-      );
-      const integrations = unsizedArray(
-        asked.map((q) => q.integrationClientId),
-        "uuid",
-      );
-      const { rows } = await sql<{ position: string; enabled_events: string[] }>`
+      // One generic plan for every number of questions: left to choose, PostgreSQL kept planning it again
+      // for each (0.5 ms a statement, four times its run) in most runs of the bench, depending on the sizes
+      // its first runs happened to have.
+      const { rows } = await inGenericPlanTransaction(this.#db, (trx) =>
+        sql<{ position: string; enabled_events: string[] }>`
         select q.position, owner.enabled_events
-          from unnest(${cvus}, ${integrations}) with ordinality as q(cvu, integration_client_id, position)
+          from unnest(${asked.map((q) => q.cvu)}::text[], ${asked.map((q) => q.integrationClientId)}::uuid[]) with ordinality as q(cvu, integration_client_id, position)
           cross join lateral (
             select i.enabled_events
               from charges c join cvu_accounts a on a.id = c.cvu_account_id join integration_clients i on i.id = c.integration_client_id
              where a.cvu = q.cvu and c.integration_client_id = q.integration_client_id
              limit 1
-          ) owner`.execute(this.#db);
+          ) owner`.execute(trx),
+      );
       const owned = new Map(rows.map((row) => [Number(row.position), row.enabled_events]));
       for (const [index, question] of asked.entries()) question.answer(owned.get(index + 1));
     } catch (error) {

@@ -28,9 +28,8 @@
 // (the same key, no new job) and the other jobs are completed, in that statement.
 import { sql, type Kysely, type RawBuilder, type Transaction } from "kysely";
 import { addJob, DELIVER_EVENT_KEY_PREFIX, DELIVER_EVENT_TASK, deliverEventJobKey, JOB_TAKER_SETTING, QUEUE_SCHEMA } from "../../db/job-queue.ts";
-import { unsizedArray } from "../../db/prepared-statements.ts";
 import type { Database } from "../../db/schema.ts";
-import type { Executor } from "../../db/transactions.ts";
+import { inGenericPlanTransaction, type Executor } from "../../db/transactions.ts";
 import type { OutboxEvent } from "../../db/tables/events.table.ts";
 import type { DeliveryStatus, NotSentReason, SigningSecretScheme } from "../../db/tables/webhooks.table.ts";
 import type { Clock } from "../clock.ts";
@@ -174,34 +173,13 @@ export async function recordOutcomes(
   // locks, or is limited, cannot be turned into a join), and updated through the row the probe found: as
   // plain joins, the plans cached for this statement scanned whole tables (hash joins and hashed subplans
   // over every delivery and attempt), a cost that grows with the tables, not with the batch. Since no plan
-  // of it scans, one generic plan serves every batch (`unsizedArray`: planned again for each, 0.1 ms a batch).
-  const { rows } = await sql<AttemptDecision & { event_id: string | null }>`
+  // of it scans, one generic plan serves every batch size (planned again for each, it cost 0.1 ms a batch).
+  const { rows } = await inGenericPlanTransaction(db, (trx) =>
+    sql<AttemptDecision & { event_id: string | null }>`
     with outcome as (
-      select * from unnest(${unsizedArray(
-        attempts.map((a) => a.eventId),
-        "uuid",
-      )}, ${unsizedArray(
-        attempts.map((a) => a.attempt),
-        "int",
-      )},
-                           ${unsizedArray(
-                             attempts.map((a) => a.result.status ?? null),
-                             "int",
-                           )}, ${unsizedArray(
-                             attempts.map((a) => a.result.durationMs),
-                             "int",
-                           )},
-                           ${unsizedArray(
-                             attempts.map((a) => (a.result.ok ? null : (a.result.failure ?? null))),
-                             "text",
-                           )},
-                           ${unsizedArray(
-                             attempts.map((a) => a.result.ok),
-                             "bool",
-                           )}, ${unsizedArray(
-                             attempts.map((a) => a.jobId),
-                             "text",
-                           )})
+      select * from unnest(${attempts.map((a) => a.eventId)}::uuid[], ${attempts.map((a) => a.attempt)}::int[], ${attempts.map((a) => a.result.status ?? null)}::int[],
+                           ${attempts.map((a) => a.result.durationMs)}::int[], ${attempts.map((a) => (a.result.ok ? null : (a.result.failure ?? null)))}::text[],
+                           ${attempts.map((a) => a.result.ok)}::bool[], ${attempts.map((a) => a.jobId)}::text[])
              as o(event_id, attempt, response_status, duration_ms, error, ok, job_id)
        order by event_id
     ), delivery as (
@@ -242,7 +220,8 @@ export async function recordOutcomes(
       left join (outcome o
                  left join decided on decided.event_id = o.event_id
                  left join lateral (select true as found from delivery_attempts a where a.event_id = o.event_id and a.attempt = o.attempt limit 1) claim on true)
-        on true`.execute(db);
+        on true`.execute(trx),
+  );
   const decisions = new Map<string, AttemptDecision>();
   for (const row of rows)
     if (row.event_id !== null) decisions.set(row.event_id, { next: row.next, next_attempt_at: row.next_attempt_at, claim_found: row.claim_found });
@@ -363,18 +342,13 @@ export async function claimInOneStatement(
   // The events' ids as an array each time they are looked up (`= any`), not a subquery over `batch`: as a
   // subquery the planner scanned every event and joined the batch last (with the events table's statistics
   // behind its growth, 3–18 ms a claim under a steady flow of payments instead of well under 1 ms).
-  // One generic plan for every batch (`unsizedArray`): planned again for each, this long statement cost
-  // about 1 ms of planning a claim, more than running it for a few events.
-  const eventIds = unsizedArray(
-    jobs.map((job) => job.eventId),
-    "uuid",
-  );
-  const { rows } = await sql<ClaimRow>`
+  const eventIds = sql`${jobs.map((job) => job.eventId)}::uuid[]`;
+  // One generic plan for every batch size: planned again for each, this long statement cost about 1 ms of
+  // planning a claim, more than running it for a few events.
+  const { rows } = await inGenericPlanTransaction(db, (trx) =>
+    sql<ClaimRow>`
     with batch as (
-      select * from unnest(${eventIds}, ${unsizedArray(
-        jobs.map((job) => job.jobId),
-        "text",
-      )}) as b(event_id, job_id)
+      select * from unnest(${eventIds}, ${jobs.map((job) => job.jobId)}::text[]) as b(event_id, job_id)
     ), locked as (
       -- Each delivery locked by a probe of its key, in the events' order (as a scan with "= any", the plan
       -- cached for this statement read the whole table), with the row's address for the update below.
@@ -416,7 +390,8 @@ export async function claimInOneStatement(
     )
     select context.*, decided.act, decided.not_sent_reason,
            context.id in (select event_id from updated) or context.id in (select event_id from inserted) as written
-      from context left join decided on decided.id = context.id`.execute(db);
+      from context left join decided on decided.id = context.id`.execute(trx),
+  );
   const claims = new Map<string, Claim | DeliveryOutcome | undefined>();
   for (const job of jobs) claims.set(job.eventId, { kind: "gone" });
   for (const context of rows) claims.set(context.id, claimOf(context));

@@ -1,10 +1,10 @@
 // Kysely's repeated statements run as named prepared statements (db/prepared-statements.ts): PostgreSQL keeps
 // them per connection and plans them once, and the bounds keep multi-row texts and one-off texts unnamed.
-import { sql, type RawBuilder } from "kysely";
+import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase, type DatabaseHandle } from "../../db/connect.ts";
-import { StatementNames, unsizedArray } from "../../db/prepared-statements.ts";
-import { inGenericPlanTransaction, type Executor } from "../../db/transactions.ts";
+import { StatementNames } from "../../db/prepared-statements.ts";
+import { inGenericPlanTransaction } from "../../db/transactions.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
 
 describe("which statement texts get a name", () => {
@@ -88,29 +88,27 @@ describe("on a connection", () => {
     expect((await preparedOnConnection(handle)).map((row) => row.statement)).toEqual([expect.stringContaining("pg_current_xact_id")]);
   });
 
-  it("plans a statement over arrays once with its arrays' lengths hidden, or in a generic-plan transaction, where left to choose it is planned again for each length", async () => {
-    // A statement over an array whose custom plan knows the array's length, so it always looks the cheaper.
-    const overArray = (db: Executor, array: RawBuilder<unknown>) =>
-      sql<{ n: number }>`select count(*)::int as n from unnest(${array}) as u(id)
-                          cross join lateral (select attname from pg_attribute a where a.attrelid = u.id::oid order by attname desc limit 3) x`.execute(db);
-    const ids = (length: number) => Array.from({ length }, (_, i) => 1259 + i);
-    // Each way on a connection of its own (a handle of one connection), where the text is new: named from its second run.
-    const plansAfterEightRuns = async (run: (db: Executor, length: number) => Promise<unknown>) => {
-      const handle = await open();
-      for (let length = 1; length <= 8; length++) await run(handle.db, length);
-      return (
+  it("plans a statement over arrays once in a generic-plan transaction, where left to choose it is planned again for each length", async () => {
+    const handle = await open();
+    // A statement over arrays whose custom plan knows the array's length, so it always looks the cheaper.
+    const overArrays = (db: typeof handle.db, length: number) =>
+      sql<{ n: number }>`select count(*)::int as n from unnest(${Array.from({ length }, (_, i) => 1259 + i)}::oid[]) as u(id)
+                          cross join lateral (select attname from pg_attribute a where a.attrelid = u.id order by attname desc limit 3) x`.execute(db);
+    const plansOf = async (on: DatabaseHandle, marker: string) =>
+      (
         await sql<{ generic_plans: number; custom_plans: number }>`
-          select generic_plans::int, custom_plans::int from pg_prepared_statements where statement like '%unnest(%'`.execute(handle.db)
+          select generic_plans::int, custom_plans::int from pg_prepared_statements where statement like ${`%${marker}%`} and statement not like '%pg_prepared_statements%'`.execute(
+          on.db,
+        )
       ).rows;
-    };
-
-    const leftToChoose = await plansAfterEightRuns((db, length) => overArray(db, sql`${ids(length)}::int[]`));
+    for (let run = 1; run <= 8; run++) await overArrays(handle.db, run);
+    const leftToChoose = await plansOf(handle, "unnest(");
     expect(leftToChoose).toHaveLength(1);
     expect(leftToChoose[0]!.custom_plans).toBeGreaterThan(5);
-    // The first five runs of a name are planned for their values whatever the setting, then the generic plan is kept.
-    expect(await plansAfterEightRuns((db, length) => overArray(db, unsizedArray(ids(length), "int")))).toEqual([{ generic_plans: 2, custom_plans: 5 }]);
-    expect(await plansAfterEightRuns((db, length) => inGenericPlanTransaction(db, (trx) => overArray(trx, sql`${ids(length)}::int[]`)))).toEqual([
-      { generic_plans: 7, custom_plans: 0 },
-    ]);
+
+    // On a connection of its own (one connection a handle), where the text is new: named from its second run.
+    const inGeneric = await open();
+    for (let run = 1; run <= 8; run++) await inGenericPlanTransaction(inGeneric.db, (trx) => overArrays(trx, run));
+    expect(await plansOf(inGeneric, "unnest(")).toEqual([{ generic_plans: 7, custom_plans: 0 }]);
   });
 });
