@@ -16,7 +16,6 @@ import type { EmailMessage, Sender } from "../domain/outbound/sender.ts";
 import type { Metrics } from "../runtime/metrics.ts";
 import type { EventLogWatcher } from "../domain/events/event-log-watcher.ts";
 import type { TransferBatcher } from "../domain/reconciliation/transfer-batcher.ts";
-import type { SimulatedCvus } from "../domain/sandbox/simulated-cvus.ts";
 
 /** What every handler may use: the database, the clock, configuration, the token service, the outbound client. */
 export interface Services {
@@ -30,8 +29,6 @@ export interface Services {
   tokenChecks?: TokenCheckCache;
   /** Where single transfers are reconciled: in batches of those arriving together, one transaction each (group commit). */
   transfers: TransferBatcher;
-  /** Whose a simulated transfer's CVU is: the questions that arrive together, answered by one statement. */
-  simulatedCvus: SimulatedCvus;
   /** The process's one client for integrators' URLs; its `policy` also judges URLs at registration. */
   outboundHttp: OutboundHttpClient;
   /** The tax registry of payer lookups; absent in production without COBRO_TAX_REGISTRY_URL (lookups answer 503, nothing consumed). */

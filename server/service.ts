@@ -13,7 +13,6 @@ import { productionAdminApi } from "../domain/going-live/production-admin-api.ts
 import { createTaskList, crontab } from "../jobs/tasks.ts";
 import { systemClock, type Clock } from "../domain/clock.ts";
 import { TransferBatcher } from "../domain/reconciliation/transfer-batcher.ts";
-import { SimulatedCvus } from "../domain/sandbox/simulated-cvus.ts";
 import { buildApiApp, type ApiAppSettings } from "./api-apps.ts";
 import { SERVICE_PARTS, workerProvidersProblem, type ApiName, type Config } from "../runtime/config.ts";
 import type { Services } from "../handlers/handler-types.ts";
@@ -298,7 +297,6 @@ async function buildServices(
       parts.metrics.money.reconciliationBatchSize.observe(size);
       parts.metrics.money.reconciliationBatchWait.observe(waitedMs / 1000);
     }),
-    simulatedCvus: new SimulatedCvus(queries.db),
     outboundHttp: parts.outboundHttp,
     accountMail,
     metrics: parts.metrics,

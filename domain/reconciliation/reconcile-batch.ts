@@ -3,7 +3,8 @@
 // would have been had the batch's transfers been received one at a time, in order (`receiveTransfer`, in
 // reconcile.ts, is a batch of one).
 //   1. find each transfer's CVU and matching hold, record the transfers with the charge it holds for (a
-//      transaction id already recorded, or earlier in the batch, is a duplicate), and lock those charges in
+//      transaction id already recorded, or earlier in the batch, is a duplicate; a simulated transfer to a
+//      CVU that never held a charge of its integration is refused, not recorded), and lock those charges in
 //      id order (two batches never wait for each other in a cycle);
 //   2. (rarely, when a locked charge turns out closed: a charge closed by a transaction that has just
 //      committed, or a CVU still held by a closed charge) match those again, up to twice;
@@ -32,11 +33,13 @@ import { confirmingPaymentsByChatCtes, withdrawingChargeNotifications, type Rece
 import { payerKeyOf } from "../tax-id.ts";
 import {
   chargesWithTerms,
+  cvuNotInIntegration,
   matchingHold,
   newestOfPayer,
   payerDocumentsOf,
   paymentReceivedEvent,
   paymentTo,
+  subscriptionIfCvuHeld,
   unmatchedEvent,
   unmatchedReasonOf,
   type ChargeRef,
@@ -56,8 +59,9 @@ const TRANSFER_SOURCES: ReadonlySet<string> = new Set(["simulation", "bank-feed"
 /**
  * Reconciles `transfers` in one transaction and answers each, in input order. A transfer the database
  * would refuse (the transfers table's constraints) is answered on its own (it changes nothing, so where it
- * stood in the batch does not matter); should the database refuse some item's data anyway, each transfer
- * is received on its own, in order, so only that one fails. Any other failure (a deadlock, the database
+ * stood in the batch does not matter), as is a simulated transfer refused for its CVU (fromIntegration);
+ * should the database refuse some item's data anyway, each transfer is received on its own, in order, so
+ * only that one fails. Any other failure (a deadlock, the database
  * away) rejects every transfer with it: nothing was written. Given a transaction, the batch runs in it and
  * an error is the caller's.
  *
@@ -76,8 +80,7 @@ export async function reconcileBatch(
   // In the caller's transaction, a failed statement ends it: nothing can be answered apart.
   if (db.isTransaction) {
     for (const work of atCommit) work?.settle(false);
-    const answered = await reconcileInOneTransaction(db as Transaction<Database>, transfers, options);
-    return answered.map((value) => ({ status: "fulfilled", value }));
+    return reconcileInOneTransaction(db as Transaction<Database>, transfers, options);
   }
   const outcomes: BatchOutcome[] = new Array(transfers.length);
   const refused: number[] = [];
@@ -95,7 +98,7 @@ export async function reconcileBatch(
           ),
         db,
       );
-      for (const [k, outcome] of answered.entries()) outcomes[accepted[k]!] = { status: "fulfilled", value: outcome };
+      for (const [k, outcome] of answered.entries()) outcomes[accepted[k]!] = outcome;
     } catch (error) {
       if (isRefusedData(error)) {
         // Some item's data was refused after all: each on its own, in order, so only that one fails.
@@ -119,28 +122,48 @@ async function reconcileAlone(db: Executor, transfer: IncomingTransfer, options:
     // The caller's transaction ends when the caller says: the work is given back undone.
     atCommit?.settle(false);
     const [outcome] = await reconcileInOneTransaction(db as Transaction<Database>, [transfer], options);
-    return outcome!;
+    return answerOf(outcome!);
   }
   try {
     const [outcome] = await committingWith([atCommit], (trx) => reconcileInOneTransaction(trx, [transfer], options), db);
-    return outcome!;
+    return answerOf(outcome!);
   } catch (error) {
     atCommit?.settle(false);
     throw error;
   }
 }
 
-/** `change` in a transaction of the batch's own, each work of `atCommit` done just before it commits and settled as committed once it has. */
-async function committingWith<T>(atCommit: ReadonlyArray<TakenWork | undefined>, change: (trx: Transaction<Database>) => Promise<T>, db: Executor): Promise<T> {
+/**
+ * `change` in a transaction of the batch's own, the work of each transfer it received (`atCommit`, by
+ * input order) done just before it commits and settled as committed once it has; the work of a transfer it
+ * refused is given back undone.
+ */
+async function committingWith(
+  atCommit: ReadonlyArray<TakenWork | undefined>,
+  change: (trx: Transaction<Database>) => Promise<BatchOutcome[]>,
+  db: Executor,
+): Promise<BatchOutcome[]> {
+  let done: Array<TakenWork | undefined> = [];
   // One plan of each of the batch's statements for every batch size: the generic plan reads each transfer's
   // rows by index whatever the size, which is what a custom plan chose too (docs/performance.md).
-  const result = await inGenericPlanTransaction(db, async (trx) => {
+  const outcomes = await inGenericPlanTransaction(db, async (trx) => {
     const changed = await change(trx);
-    await doTakenWork(trx, atCommit);
+    done = atCommit.map((work, index) => {
+      if (changed[index]!.status === "fulfilled") return work;
+      work?.settle(false);
+      return undefined;
+    });
+    await doTakenWork(trx, done);
     return changed;
   });
-  for (const work of atCommit) work?.settle(true);
-  return result;
+  for (const work of done) work?.settle(true);
+  return outcomes;
+}
+
+/** The outcome as receiveTransfer gives it: its value, or its error thrown. */
+function answerOf<T>(outcome: PromiseSettledResult<T>): T {
+  if (outcome.status === "rejected") throw outcome.reason;
+  return outcome.value;
 }
 
 async function settled<T>(promise: Promise<T>): Promise<PromiseSettledResult<T>> {
@@ -179,6 +202,9 @@ interface Item {
   /** Matched no open charge: its reason and its event (none when its CVU never held a charge). */
   unmatched?: { reason: UnmatchedReason; event: NewEvent | undefined };
   outcome?: ReconciliationOutcome;
+  /** Not received: its CVU never held a charge of the integration it came from (nothing recorded). */
+  refusal?: Error;
+  fromIntegrationEvents?: string[];
 }
 
 type MatchRow = Partial<LockedMatch> & { item_ord: number };
@@ -190,9 +216,11 @@ type RecordRow = MatchRow & {
   account_id: string | null;
   account_last_charge_id: string | null;
   account_holding: string | null;
+  refused: boolean;
+  from_integration_events: string[] | null;
 };
 
-async function reconcileInOneTransaction(trx: Transaction<Database>, transfers: IncomingTransfer[], options: Options): Promise<ReconciliationOutcome[]> {
+async function reconcileInOneTransaction(trx: Transaction<Database>, transfers: IncomingTransfer[], options: Options): Promise<BatchOutcome[]> {
   // The first transfer of each transaction id; a later one repeats it.
   const firstOf = new Map<string, number>();
   const items: Item[] = [];
@@ -210,16 +238,23 @@ async function reconcileInOneTransaction(trx: Transaction<Database>, transfers: 
   await explainUnmatched(trx, items, applied, options);
   await writeBatch(trx, items, applied, options);
 
-  return transfers.map((transfer, index) => {
+  return transfers.map((transfer, index): BatchOutcome => {
     const item = itemOf[index];
-    if (item) return item.outcome!;
-    // A repeat within the batch: what the first one left.
+    if (item?.refusal) return { status: "rejected", reason: item.refusal };
+    if (item) {
+      const outcome = item.fromIntegrationEvents ? { ...item.outcome!, fromIntegrationEvents: item.fromIntegrationEvents } : item.outcome!;
+      return { status: "fulfilled", value: outcome };
+    }
+    // A repeat within the batch: what the first one left (a refused transfer's id is never repeated: fromIntegration).
     const first = items[firstOf.get(transfer.transactionId)!]!.outcome!;
-    return { transferId: first.transferId, duplicate: true, unmatchedReason: first.unmatchedReason };
+    return { status: "fulfilled", value: { transferId: first.transferId, duplicate: true, unmatchedReason: first.unmatchedReason } };
   });
 }
 
-/** Statement 1: the transfers recorded, each one's CVU and matching hold, the matched charges locked in id order. */
+/**
+ * Statement 1: the transfers recorded (but those refused, whose CVU never held a charge of the integration
+ * they came from), each one's CVU and matching hold, the matched charges locked in id order.
+ */
 async function recordAndLock(trx: Transaction<Database>, items: Item[], options: Options): Promise<void> {
   const column = <T>(pick: (item: Item) => T) => items.map(pick);
   const { rows } = await sql<RecordRow>`
@@ -227,13 +262,15 @@ async function recordAndLock(trx: Transaction<Database>, items: Item[], options:
       select * from unnest(${column((i) => i.ord)}::int[], ${column((i) => i.transfer.transactionId)}::text[], ${column((i) => i.transfer.amountCents)}::bigint[],
                            ${column((i) => i.transfer.receivingCvu)}::text[], ${column((i) => i.transfer.senderCuil ?? null)}::text[],
                            ${column((i) => i.transfer.senderCvu ?? null)}::text[], ${column((i) => i.transfer.senderName ?? null)}::text[],
-                           ${column((i) => i.transfer.operatedAt)}::timestamptz[], ${column((i) => i.transfer.source)}::text[], ${column((i) => i.senderKey)}::text[])
-        as i(item_ord, transaction_id, amount_cents, receiving_cvu, sender_cuil, sender_cvu, sender_name, operated_at, source, sender_key)
+                           ${column((i) => i.transfer.operatedAt)}::timestamptz[], ${column((i) => i.transfer.source)}::text[], ${column((i) => i.senderKey)}::text[],
+                           ${column((i) => i.transfer.fromIntegration ?? null)}::uuid[])
+        as i(item_ord, transaction_id, amount_cents, receiving_cvu, sender_cuil, sender_cvu, sender_name, operated_at, source, sender_key, from_integration)
     ), existing as (
       select t.id, t.transaction_id, t.unmatched_reason from transfers t where t.transaction_id in (select transaction_id from input)
     ), matched as materialized (
       select i.item_ord, a.id as account_id, a.last_charge_id as account_last_charge_id, a.holding as account_holding,
-             (${matchingHold(trx, sql.ref("a.id"), sql.ref("i.sender_key"))}) as matched_charge_id
+             (${matchingHold(trx, sql.ref("a.id"), sql.ref("i.sender_key"))}) as matched_charge_id,
+             case when i.from_integration is not null then (${subscriptionIfCvuHeld(trx, sql.ref("a.id"), sql.ref("i.from_integration"))}) end as from_integration_events
         from input i join cvu_accounts a on a.cvu = i.receiving_cvu
     ), recorded as (
       -- In transaction id order: two batches with the same ids wait for each other in one order. Recorded
@@ -242,7 +279,9 @@ async function recordAndLock(trx: Transaction<Database>, items: Item[], options:
       insert into transfers (transaction_id, amount_cents, receiving_cvu, sender_cuil, sender_cvu, sender_name, operated_at, received_at, source, charge_id, unmatched_reason)
       select i.transaction_id, i.amount_cents, i.receiving_cvu, i.sender_cuil, i.sender_cvu, i.sender_name, i.operated_at, ${options.receivedAt}::timestamptz, i.source,
              m.matched_charge_id, case when m.matched_charge_id is null then 'ambiguous' end
-        from input i left join matched m on m.item_ord = i.item_ord order by i.transaction_id
+        from input i left join matched m on m.item_ord = i.item_ord
+       where i.from_integration is null or m.from_integration_events is not null
+       order by i.transaction_id
       on conflict (transaction_id) do nothing
       returning id, transaction_id, charge_id
     ), locked as materialized (
@@ -250,7 +289,8 @@ async function recordAndLock(trx: Transaction<Database>, items: Item[], options:
       ${chargesWithTerms(trx).where("c.id", "in", sql<string>`(select charge_id from recorded)`).orderBy("c.id").forUpdate("c")}
     )
     select locked.*, i.item_ord, r.id as transfer_id, r.charge_id as recorded_charge_id, e.id as existing_transfer_id, e.unmatched_reason as existing_reason,
-           m.account_id, m.account_last_charge_id, m.account_holding
+           m.account_id, m.account_last_charge_id, m.account_holding,
+           i.from_integration is not null and m.from_integration_events is null as refused, m.from_integration_events
       from input i
       left join recorded r on r.transaction_id = i.transaction_id
       left join existing e on e.transaction_id = i.transaction_id
@@ -260,6 +300,11 @@ async function recordAndLock(trx: Transaction<Database>, items: Item[], options:
   const racing: Item[] = [];
   for (const row of rows) {
     const item = items[row.item_ord]!;
+    if (row.refused) {
+      item.refusal = cvuNotInIntegration();
+      continue;
+    }
+    item.fromIntegrationEvents = row.from_integration_events ?? undefined;
     if (row.transfer_id === null) {
       if (row.existing_transfer_id === null) racing.push(item);
       else item.outcome = { transferId: row.existing_transfer_id, duplicate: true, unmatchedReason: row.existing_reason ?? undefined };
@@ -299,6 +344,8 @@ function matchOf(row: MatchRow): LockedMatch | undefined {
     account_id: _account,
     account_last_charge_id: _last,
     account_holding: _holding,
+    refused: _refused,
+    from_integration_events: _events,
     ...match
   } = row as RecordRow;
   return match as LockedMatch;
@@ -353,7 +400,7 @@ interface Applied {
 function applyInOrder(items: Item[], options: Options): Applied {
   const applied: Applied = { payments: [], charges: new Map(), states: new Map(), released: [], toExplain: [] };
   for (const item of items) {
-    if (item.outcome !== undefined) continue; // a duplicate, or settled ambiguous
+    if (item.outcome !== undefined || item.refusal) continue; // a duplicate, settled ambiguous, or refused
     if (!item.accountId) {
       // A CVU nobody ever held: nobody to tell.
       item.outcome = { transferId: item.transferId!, duplicate: false, unmatchedReason: "no_pending" };

@@ -3,10 +3,12 @@
 // a payment does to a charge and the event it writes, and why a transfer that pays nothing is unmatched.
 import { sql, type Expression, type Transaction } from "kysely";
 import type { Database } from "../../db/schema.ts";
+import type { Executor } from "../../db/transactions.ts";
 import type { Charge } from "../../db/tables/charges.table.ts";
 import type { MerchantLink } from "../../db/tables/merchants.table.ts";
 import type { UnmatchedReason } from "../../db/tables/transfers.table.ts";
 import { amountOwedCents } from "../amount-owed.ts";
+import { DomainError } from "../errors.ts";
 import { WHOLE_CVU } from "../cvu-pool/cvu-pool.ts";
 import type { NewEvent } from "../events/outbox.ts";
 import { fromCents } from "../money.ts";
@@ -22,6 +24,12 @@ export interface IncomingTransfer {
   /** When the payer made it: decides whether the surcharge applies. */
   operatedAt: Date;
   source: "simulation" | "bank-feed";
+  /**
+   * A simulated transfer's integration: the transfer is received only if its CVU holds or held a charge of
+   * that integration; else it is refused (CvuNotInIntegrationError) and nothing is recorded. Its transaction
+   * id is the service's own, so no other transfer repeats it.
+   */
+  fromIntegration?: string;
 }
 
 export interface ReconciliationOutcome {
@@ -32,6 +40,8 @@ export interface ReconciliationOutcome {
   unmatchedReason?: UnmatchedReason;
   /** The event written, if any (an unmatched transfer to a CVU nobody ever used has no integration to tell). */
   event?: { id: string; type: string; integrationClientId: string };
+  /** The events `fromIntegration` subscribes to, when the transfer named one. */
+  fromIntegrationEvents?: string[];
 }
 
 const CLOSED_REASON: Partial<Record<Charge["state"], UnmatchedReason>> = {
@@ -166,6 +176,26 @@ export function matchingHold(trx: Transaction<Database>, cvuAccountId: Expressio
     .where("payer_key", "in", [WHOLE_CVU, senderKey as Expression<string>])
     .orderBy(sql`payer_key = ${WHOLE_CVU}`, "desc")
     .limit(1);
+}
+
+/**
+ * The events an integration subscribes to when the CVU holds or held one of its charges (a CVU that held a
+ * charge always will: charges holding a CVU are never deleted); no row otherwise. As a subquery over
+ * columns, or of one CVU and integration.
+ */
+export function subscriptionIfCvuHeld(db: Executor, cvuAccountId: Expression<string>, integrationClientId: Expression<string | null>) {
+  return db
+    .selectFrom("charges as held")
+    .innerJoin("integration_clients as subscriber", "subscriber.id", "held.integration_client_id")
+    .select("subscriber.enabled_events")
+    .where("held.cvu_account_id", "=", cvuAccountId)
+    .where("held.integration_client_id", "=", integrationClientId as Expression<string>)
+    .limit(1);
+}
+
+/** A simulated transfer refused: its CVU never held a charge of its integration. */
+export function cvuNotInIntegration(): DomainError {
+  return new DomainError("CvuNotInIntegrationError", "The cvu does not belong to a charge of this integration");
 }
 
 /** The documents that can carry a payer's key, to narrow by in SQL: the DNI itself (also without its leading zero) or a CUIL around it; else the whole CUIT. */

@@ -1,17 +1,16 @@
 // A simulated transfer: the integration admin sends money to the CVU of one of the integration's charges
 // and reconciliation runs exactly as for the bank feed, in the batches of the integration's Sandbox clock
-// (transfer-batcher.ts). The ownership check reads first, apart from the batch (simulated-cvus.ts): a CVU
-// that held a charge of the integration always will (charges holding a CVU are never deleted), so nothing
-// between the check and the batch can make it false. The request's audit entry is written in the
+// (transfer-batcher.ts). The batch checks that the CVU holds or held a charge of the integration, in the
+// statement that records the transfer (a refused one is recorded nowhere), and reads the integration's
+// subscription with it, for the answer about the webhook. The request's audit entry is written in the
 // transfer's batch, so the two commit together.
 import { randomUUID } from "node:crypto";
-import type { Kysely } from "kysely";
+import { sql, type Kysely } from "kysely";
 import type { Database } from "../../db/schema.ts";
 import { takeWorkAtFirstCommit } from "../../db/transactions.ts";
 import type { UnmatchedReason } from "../../db/tables/transfers.table.ts";
-import { DomainError } from "../errors.ts";
 import type { TransferBatcher } from "../reconciliation/transfer-batcher.ts";
-import type { SimulatedCvus } from "./simulated-cvus.ts";
+import { cvuNotInIntegration, subscriptionIfCvuHeld } from "../reconciliation/transfer-rules.ts";
 
 export interface SimulatedTransfer {
   integrationClientId: string;
@@ -38,17 +37,16 @@ export interface SimulationOutcome {
 
 export async function simulatePayment(
   db: Kysely<Database>,
-  reconciliation: { transfers: TransferBatcher; simulatedCvus: SimulatedCvus },
+  reconciliation: { transfers: TransferBatcher },
   transfer: SimulatedTransfer,
   clockOffsetMs: number,
 ): Promise<SimulationOutcome> {
-  // The CVU must belong (now or before) to a charge of the caller's integration; read with it, the
-  // integration's subscription, for the answer about the webhook.
-  const enabledEvents = await reconciliation.simulatedCvus.enabledEventsIfOwned(transfer.cvu, transfer.integrationClientId);
-  if (!enabledEvents) throw new DomainError("CvuNotInIntegrationError", "The cvu does not belong to a charge of this integration");
-
   const transactionId = `sim_${randomUUID()}`;
-  if (transfer.forcePspFailure) return { transactionId, conciliated: false, webhookWillFire: false };
+  if (transfer.forcePspFailure) {
+    // Nothing is received, but the CVU is checked all the same.
+    if (!(await enabledEventsIfCvuHeld(db, transfer.cvu, transfer.integrationClientId))) throw cvuNotInIntegration();
+    return { transactionId, conciliated: false, webhookWillFire: false };
+  }
 
   const outcome = await reconciliation.transfers.receive(
     {
@@ -60,6 +58,7 @@ export async function simulatePayment(
       senderName: transfer.senderName,
       operatedAt: transfer.operatedAt,
       source: "simulation",
+      fromIntegration: transfer.integrationClientId,
     },
     { livemode: false, clockOffsetMs },
     // The request's audit entry, when `db` carries one, commits with the transfer in its batch.
@@ -70,9 +69,19 @@ export async function simulatePayment(
   return {
     transactionId,
     conciliated,
-    webhookWillFire: enabledEvents.includes(webhookEvent),
+    webhookWillFire: outcome.fromIntegrationEvents?.includes(webhookEvent) ?? false,
     webhookEvent,
     ...(outcome.charge ? { paymentRequestId: outcome.charge.id } : {}),
     ...(outcome.unmatchedReason ? { unmatchedReason: outcome.unmatchedReason } : {}),
   };
+}
+
+/** The integration's enabled events when `cvu` holds or held one of its charges; undefined when it never did. */
+export async function enabledEventsIfCvuHeld(db: Kysely<Database>, cvu: string, integrationClientId: string): Promise<string[] | undefined> {
+  const row = await db
+    .selectFrom("cvu_accounts as a")
+    .select((eb) => subscriptionIfCvuHeld(db, eb.ref("a.id"), sql<string>`${integrationClientId}::uuid`).as("enabled_events"))
+    .where("a.cvu", "=", cvu)
+    .executeTakeFirst();
+  return row?.enabled_events ?? undefined;
 }

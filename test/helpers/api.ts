@@ -29,7 +29,6 @@ export async function startTestApi<Caller>(
     tokens: undefined as never,
     credentialThrottle: undefined as never,
     transfers: undefined as never,
-    simulatedCvus: undefined as never,
     outboundHttp: undefined as never,
     metrics: createMetrics("test"),
     isStopping: () => false,

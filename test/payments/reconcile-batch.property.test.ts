@@ -3,7 +3,8 @@
 // its CVU hold left behind; some paid or canceled at once, their CVU taken again by a later charge, of
 // either mode: the CVU's last charge then decides an unmatched reason, not an older one) and random transfers to
 // them (full, partial, over, late, from their payer, another payer or a stranger, to a CVU nobody held,
-// repeating a transaction id of the batch, of an earlier batch or of before) are received (a) one at a
+// repeating a transaction id of the batch, of an earlier batch or of before; simulated, from the integration of
+// the charge or from the other, refused when the CVU never held a charge of it) are received (a) one at a
 // time with receiveTransfer on one database and (b) with reconcileBatch, split into random batches, on
 // another. (receiveTransfer is now a batch of one; this test first held against its own, statement-by-
 // statement implementation, which it replaced.) Both must leave the same charges, transfers, breakdowns, events (in the same order) with their
@@ -19,6 +20,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "../../db/schema.ts";
 import { receiveTransfer, type IncomingTransfer, type ReconciliationOutcome } from "../../domain/reconciliation/reconcile.ts";
 import { reconcileBatch } from "../../domain/reconciliation/reconcile-batch.ts";
+import { DomainError } from "../../domain/errors.ts";
 import { cuilCandidatesOfDni } from "../../domain/tax-id.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
 import { asIntegration, cancelSeeded, seedCharge, seedIntegration, seedMerchant, sweepAt, type ReconciliationWorld } from "../helpers/reconciliation-world.ts";
@@ -61,6 +63,8 @@ interface TransferPlan {
   late: boolean;
   /** Repeats the transaction id of an earlier transfer of the scenario (or of a charge's payment before it). */
   repeats: number | undefined;
+  /** Simulated from an integration (that of its target charge, or the other): refused if its CVU never held one of its charges. */
+  from: "target's integration" | "other integration" | undefined;
 }
 interface Scenario {
   charges: ChargePlan[];
@@ -97,6 +101,7 @@ const scenarios: fc.Arbitrary<Scenario> = fc.record({
       otherPayer: fc.nat(PAYERS.length - 1),
       late: fc.boolean(),
       repeats: fc.oneof({ weight: 5, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: fc.nat(20) }),
+      from: fc.constantFrom(undefined, undefined, undefined, "target's integration" as const, "other integration" as const),
     }),
     { minLength: 1, maxLength: 14 },
   ),
@@ -109,13 +114,18 @@ const integrations = new Map<TestDatabase, string[]>();
 let run = 0;
 /** What the runs covered, by kind of answer: each must have come up at least once. */
 const seen = new Map<string, number>();
-const tally = (outcomes: ReconciliationOutcome[]) => {
-  for (const outcome of outcomes) {
-    const kind = outcome.duplicate
-      ? "duplicate"
-      : outcome.charge
-        ? outcome.charge.state
-        : `unmatched ${outcome.unmatchedReason}${outcome.event ? "" : " (no event)"}`;
+/** A transfer's answer: its outcome, or the code of the error that refused it. */
+type Answer = ReconciliationOutcome | { refused: string };
+const tally = (answers: Answer[]) => {
+  for (const outcome of answers) {
+    const kind =
+      "refused" in outcome
+        ? `refused ${outcome.refused}`
+        : outcome.duplicate
+          ? "duplicate"
+          : outcome.charge
+            ? outcome.charge.state
+            : `unmatched ${outcome.unmatchedReason}${outcome.event ? "" : " (no event)"}`;
     seen.set(kind, (seen.get(kind) ?? 0) + 1);
   }
 };
@@ -205,24 +215,28 @@ async function prepare(
     }[t.amount];
     const sender = { payer: cuilOf(PAYERS[target.plan.payer]!), "other payer": cuilOf(PAYERS[t.otherPayer]!), stranger: STRANGER, none: undefined }[t.sender];
     let transactionId = `${tag}-T${j}`;
-    if (t.repeats !== undefined) {
+    // A simulated transfer's id is the service's own: never a repeat, never repeated.
+    if (t.repeats !== undefined && t.from === undefined) {
       const earlier = t.repeats % (j + made.length);
-      transactionId = earlier < j ? transfers[earlier]!.transactionId : `${tag}-P${earlier - j}`;
+      if (earlier >= j) transactionId = `${tag}-P${earlier - j}`;
+      else if (transfers[earlier]!.fromIntegration === undefined) transactionId = transfers[earlier]!.transactionId;
     }
+    const ids = integrations.get(database)!;
+    const fromIntegration = t.from === undefined ? undefined : ids[t.from === "target's integration" ? target.plan.integration : 1 - target.plan.integration]!;
     transfers.push({
       transactionId,
       amountCents: Math.round(amount * 100),
       receivingCvu: t.nobodys ? NOBODYS_CVU : target.cvu,
       ...(sender ? { senderCuil: sender, senderName: "Remitente" } : {}),
       operatedAt: t.late ? LATE : ON_TIME,
-      source: "bank-feed",
+      ...(fromIntegration ? { source: "simulation" as const, fromIntegration } : { source: "bank-feed" as const }),
     });
   }
   return { world, transfers, takenAgain };
 }
 
 /** Everything the transfers can have changed, keyed by reference id and transaction id. */
-async function snapshot(db: Kysely<Database>, world: ReconciliationWorld, integrationIds: string[], tag: string, outcomes: ReconciliationOutcome[]) {
+async function snapshot(db: Kysely<Database>, world: ReconciliationWorld, integrationIds: string[], tag: string, outcomes: Answer[]) {
   const merchant = world.merchantAccountId;
   const integration = (id: unknown) => `integration[${integrationIds.indexOf(id as string)}]`;
   const charges = await sql<Record<string, unknown>>`
@@ -283,26 +297,31 @@ async function snapshot(db: Kysely<Database>, world: ReconciliationWorld, integr
     ]),
   );
   const eventPosition = new Map(events.rows.map((event, index) => [event.id, index]));
-  const answers = outcomes.map((outcome) => ({
-    transfer: transactionOf.get(outcome.transferId),
-    duplicate: outcome.duplicate,
-    unmatchedReason: outcome.unmatchedReason,
-    charge: outcome.charge && {
-      reference_id: outcome.charge.reference_id,
-      state: outcome.charge.state,
-      paid_cents: outcome.charge.paid_cents,
-      closed_at: outcome.charge.closed_at,
-      updated_at: outcome.charge.updated_at,
-      amount_cents: outcome.charge.amount_cents,
-      metadata: outcome.charge.metadata,
-      integration: integration(outcome.charge.integration_client_id),
-    },
-    event: outcome.event && {
-      type: outcome.event.type,
-      position: eventPosition.get(outcome.event.id),
-      integration: integration(outcome.event.integrationClientId),
-    },
-  }));
+  const answers = outcomes.map((outcome) =>
+    "refused" in outcome
+      ? outcome
+      : {
+          transfer: transactionOf.get(outcome.transferId),
+          duplicate: outcome.duplicate,
+          unmatchedReason: outcome.unmatchedReason,
+          charge: outcome.charge && {
+            reference_id: outcome.charge.reference_id,
+            state: outcome.charge.state,
+            paid_cents: outcome.charge.paid_cents,
+            closed_at: outcome.charge.closed_at,
+            updated_at: outcome.charge.updated_at,
+            amount_cents: outcome.charge.amount_cents,
+            metadata: outcome.charge.metadata,
+            integration: integration(outcome.charge.integration_client_id),
+          },
+          event: outcome.event && {
+            type: outcome.event.type,
+            position: eventPosition.get(outcome.event.id),
+            integration: integration(outcome.event.integrationClientId),
+          },
+          fromIntegrationEvents: outcome.fromIntegrationEvents,
+        },
+  );
   return {
     charges: charges.rows,
     transfers: transfers.rows,
@@ -320,6 +339,12 @@ async function snapshot(db: Kysely<Database>, world: ReconciliationWorld, integr
   };
 }
 
+/** A transfer refused for its CVU (a simulated one's check); any other error fails the run. */
+function refusal(error: unknown): Answer {
+  if (error instanceof DomainError && error.code === "CvuNotInIntegrationError") return { refused: error.code };
+  throw error;
+}
+
 describe("reconcileBatch equals receiveTransfer one at a time", () => {
   it("for random charges, transfers and batch splits", async () => {
     const seed = process.env.RECONCILE_SEED === undefined ? undefined : Number(process.env.RECONCILE_SEED);
@@ -330,17 +355,22 @@ describe("reconcileBatch equals receiveTransfer one at a time", () => {
         const options = { receivedAt: RECEIVED, livemode: false };
 
         const one = await prepare(sequential, scenario, tag);
-        const oneAtATime: ReconciliationOutcome[] = [];
-        for (const transfer of one.transfers) oneAtATime.push(await receiveTransfer(sequential.db, transfer, options));
+        const oneAtATime: Answer[] = [];
+        for (const transfer of one.transfers) {
+          try {
+            oneAtATime.push(await receiveTransfer(sequential.db, transfer, options));
+          } catch (error) {
+            oneAtATime.push(refusal(error));
+          }
+        }
 
         const many = await prepare(batched, scenario, tag);
-        const inBatches: ReconciliationOutcome[] = [];
+        const inBatches: Answer[] = [];
         let start = 0;
         for (let i = 0; i < many.transfers.length; i++) {
           if (i < many.transfers.length - 1 && !scenario.cuts[i]) continue;
           for (const outcome of await reconcileBatch(batched.db, many.transfers.slice(start, i + 1), options)) {
-            if (outcome.status === "rejected") throw outcome.reason;
-            inBatches.push(outcome.value);
+            inBatches.push(outcome.status === "fulfilled" ? outcome.value : refusal(outcome.reason));
           }
           start = i + 1;
         }
@@ -363,6 +393,7 @@ describe("reconcileBatch equals receiveTransfer one at a time", () => {
           "CVU taken again",
           "duplicate",
           "partial_payment",
+          "refused CvuNotInIntegrationError",
           "total_payment",
           "unmatched already_paid",
           "unmatched ambiguous",

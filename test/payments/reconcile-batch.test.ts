@@ -341,6 +341,78 @@ describe("a bad item", () => {
   });
 });
 
+describe("simulated transfers, from an integration", () => {
+  it("one to a CVU that never held a charge of its integration is refused and records nothing; the others commit, with their work; no statement more", async () => {
+    const [mine, theirs] = [await seedIntegration(database.db), await seedIntegration(database.db)];
+    await database.db
+      .updateTable("integration_clients")
+      .set({ enabled_events: ["payment.unmatched"] })
+      .where("id", "=", mine)
+      .execute();
+    const own = await cvuCharge(await seedMerchant(database.db, mine, NOW));
+    const other = await cvuCharge(await seedMerchant(database.db, theirs, NOW));
+    const from = (integration: string) => ({ source: "simulation" as const, fromIntegration: integration });
+    const batch = [
+      transfer(own.cvu, 400, from(mine)),
+      transfer(other.cvu, 400, from(mine)),
+      transfer("0000999000000000000012", 400, from(mine)),
+      transfer(other.cvu, 1000), // the bank's: no integration to check
+      transfer(own.cvu, 600, from(mine)),
+    ];
+    const works = batch.map(() => ({ ran: false, committed: undefined as boolean | undefined }));
+    const atCommit = works.map((work) => ({
+      run: async () => {
+        work.ran = true;
+      },
+      settle: (committed: boolean) => {
+        work.committed = committed;
+      },
+    }));
+    const counter = counted();
+    const outcomes = await reconcileBatch(counter.db, batch, options, atCommit);
+
+    expect(outcomes.map((o) => o.status)).toEqual(["fulfilled", "rejected", "rejected", "fulfilled", "fulfilled"]);
+    for (const refused of [outcomes[1], outcomes[2]] as PromiseRejectedResult[]) {
+      expect(refused.reason).toMatchObject({ code: "CvuNotInIntegrationError" });
+    }
+    const [partial, , , bank, rest] = outcomes.map((o) => (o.status === "fulfilled" ? o.value : undefined));
+    expect(partial).toMatchObject({ charge: { state: "partial_payment" }, fromIntegrationEvents: ["payment.unmatched"] });
+    expect(rest).toMatchObject({ charge: { state: "total_payment", paid_cents: 100000 }, fromIntegrationEvents: ["payment.unmatched"] });
+    expect(bank).toMatchObject({ charge: { state: "total_payment" } });
+    expect(bank).not.toHaveProperty("fromIntegrationEvents");
+    const recorded = await database.db
+      .selectFrom("transfers")
+      .select("transaction_id")
+      .where(
+        "transaction_id",
+        "in",
+        batch.map((t) => t.transactionId),
+      )
+      .execute();
+    expect(recorded.map((row) => row.transaction_id).sort()).toEqual([batch[0]!, batch[3]!, batch[4]!].map((t) => t.transactionId).sort());
+    // The refused requests' work is theirs again, undone; the others' committed with the batch.
+    expect(works).toEqual([
+      { ran: true, committed: true },
+      { ran: false, committed: false },
+      { ran: false, committed: false },
+      { ran: true, committed: true },
+      { ran: true, committed: true },
+    ]);
+    expect(counter.statements).toBe(3); // the plan setting, then the batch's 2 statements: the check is in the first
+  });
+
+  it("received alone, a refused one is thrown as receiveTransfer throws its errors", async () => {
+    const theirs = await seedIntegration(database.db);
+    const other = await cvuCharge(await seedMerchant(database.db, theirs, NOW));
+    await expect(
+      receiveTransfer(database.db, transfer(other.cvu, 10, { source: "simulation", fromIntegration: integrationClientId }), options),
+    ).rejects.toMatchObject({
+      code: "CvuNotInIntegrationError",
+    });
+    expect(await pool(other.cvu)).toEqual({ holding: "exclusive", open_charges: 1 });
+  });
+});
+
 describe("at the same time", () => {
   it("batches paying the same charges in opposite orders, and single transfers among them, all go through and sum correctly", async () => {
     const w = await world();

@@ -149,13 +149,23 @@ describe("payments", () => {
     expect(eventRows).toHaveLength(0);
   });
 
-  it("a CVU that is not the integration's is 400 CvuNotInIntegrationError", async () => {
+  it.each([
+    ["a transfer", false],
+    ["a forced provider failure", true],
+  ])("%s to a CVU that is not the integration's is 400 CvuNotInIntegrationError, and records nothing", async (_, forcePspFailure) => {
     const { admin } = await setup();
     const other = await setup();
     const charge = await other.create(chargeBody());
-    const result = await admin.simulate({ cvu: charge.CVU, amount: 10 });
+    const result = await admin.simulate({ cvu: charge.CVU, amount: 10, forcePspFailure });
     expect(result.status).toBe(400);
-    expect(result.json).toMatchObject({ code: "CvuNotInIntegrationError" });
+    expect(result.json).toMatchObject({ code: "CvuNotInIntegrationError", message: "The cvu does not belong to a charge of this integration" });
+    expect(await other.state(charge.referenceId)).toBe("pending");
+    const recorded = await t.database.db.selectFrom("transfers").select("id").where("receiving_cvu", "=", charge.CVU).execute();
+    expect(recorded).toHaveLength(0);
+    // A CVU nobody ever held is refused the same way.
+    const unknown = await admin.simulate({ cvu: "0000999000000000000011", amount: 10, forcePspFailure });
+    expect(unknown.status).toBe(400);
+    expect(unknown.json).toMatchObject({ code: "CvuNotInIntegrationError" });
   });
 });
 

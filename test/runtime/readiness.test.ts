@@ -29,7 +29,6 @@ beforeAll(async () => {
       tokens: undefined as never,
       credentialThrottle: undefined as never,
       transfers: undefined as never,
-      simulatedCvus: undefined as never,
       outboundHttp: undefined as never,
       metrics: createMetrics("test"),
       isStopping: () => false,
