@@ -6,8 +6,9 @@
 //
 // Which statements get a name: those with parameters (the others are `begin`, `commit` and the like) and no
 // more than MAX_PARAMETERS of them, so that the many texts of multi-row inserts and long `in (…)` lists
-// (their text changes with the row count) run unnamed; and only once a text has run twice, up to
-// MAX_NAMES texts per process. Each server connection keeps the plans of the names it ran, so the bound
+// (their text changes with the row count) run unnamed, while a long statement over arrays, of one text
+// whatever its rows, is named (a reconciliation batch's last statement with its requests' audit entries
+// has 73); and only once a text has run twice, up to MAX_NAMES texts per process. Each server connection keeps the plans of the names it ran, so the bound
 // also bounds the server's memory per connection.
 //
 // PgBouncer in transaction mode before 1.21 (and any pooler that does not track prepared statements) hands a
@@ -15,7 +16,7 @@
 import type { PostgresPoolClient } from "kysely";
 import type pg from "pg";
 
-const MAX_PARAMETERS = 64;
+const MAX_PARAMETERS = 128;
 const MAX_NAMES = 300;
 
 /** Gives a statement text its name, once it has run twice; counts the texts seen so far. */

@@ -10,8 +10,9 @@
 // (bookkeeping that commits apart from the change, such as the count of a credential guess) cannot,
 // unless the step hands the work over itself (`takeWorkAtFirstCommit`): a step whose change is made by a
 // transaction it shares with others (a batch of transfers) takes its caller's work into that transaction,
-// and does the works of one kind (their audit entries) in one statement (`doTakenWork`).
-import { sql, type Kysely, type KyselyPlugin, type Transaction, type TransactionBuilder } from "kysely";
+// and does the works of one kind (their audit entries) in one statement (`doTakenWork`), or writes them as
+// a part of its own last statement (`takenWorkStatements`), saving the round trip.
+import { sql, type Kysely, type KyselyPlugin, type RawBuilder, type Transaction, type TransactionBuilder } from "kysely";
 import type { Database } from "./schema.ts";
 
 /** A connection or a transaction: what a step that can run alone or inside a larger use case takes. */
@@ -87,6 +88,11 @@ export interface WorkOfAKind<Item = unknown> {
   doAll(trx: Transaction<Database>, items: Item[]): Promise<void>;
   /** The item as it stands now, just before the transaction commits. */
   item(): Item;
+  /**
+   * What `doAll` writes, as one data-modifying statement (an insert, of one text whatever the number of
+   * items): a transaction can write it as a part (a CTE) of a statement of its own.
+   */
+  statementFor?(items: Item[]): RawBuilder<unknown>;
 }
 
 /** A handle's work at first commit, taken by a step to be done in a transaction opened on the database itself. */
@@ -118,6 +124,28 @@ export async function doTakenWork(trx: Transaction<Database>, works: ReadonlyArr
     kinds.set(work.ofAKind.doAll, items);
   }
   for (const [doAll, items] of kinds) await doAll(trx, items);
+}
+
+/**
+ * Taken works, for a transaction whose last statement can carry them: those of a kind that has a statement,
+ * one statement per kind with its items as they stand now (to write as CTEs of that last statement); the
+ * others, to do with doTakenWork.
+ */
+export function takenWorkStatements(works: ReadonlyArray<TakenWork | undefined>): { statements: RawBuilder<unknown>[]; rest: TakenWork[] } {
+  const kinds = new Map<NonNullable<WorkOfAKind["statementFor"]>, unknown[]>();
+  const rest: TakenWork[] = [];
+  for (const work of works) {
+    if (!work) continue;
+    const statementFor = work.ofAKind?.statementFor;
+    if (!statementFor) {
+      rest.push(work);
+      continue;
+    }
+    const items = kinds.get(statementFor) ?? [];
+    items.push(work.ofAKind!.item());
+    kinds.set(statementFor, items);
+  }
+  return { statements: [...kinds].map(([statementFor, items]) => statementFor(items)), rest };
 }
 
 /**

@@ -3,7 +3,7 @@
 // inserted: no code here updates or deletes one, and the database refuses both (migration
 // 2026_11_27_0033_audit_log). What an entry holds is decided in recorded-fields.ts: field names, and
 // values only for fields that can never carry a secret.
-import { sql, type Expression, type ExpressionBuilder, type Kysely, type SqlBool } from "kysely";
+import { sql, type Expression, type ExpressionBuilder, type Kysely, type RawBuilder, type SqlBool } from "kysely";
 import type { Database } from "../../db/schema.ts";
 import type { Executor } from "../../db/transactions.ts";
 import type { AuditActorKind } from "../../db/tables/audit-log.table.ts";
@@ -39,13 +39,18 @@ export async function appendAuditEntry(db: Executor, entry: AuditEntryInput): Pr
 
 /**
  * Appends entries in one statement, in their order (a batch of simulated transfers writes its requests'
- * entries in its transaction at once). One text whatever their number: each column is an array.
+ * entries in its transaction at once).
  */
 export async function appendAuditEntries(db: Executor, entries: readonly AuditEntryInput[]): Promise<void> {
   if (entries.length === 0) return;
+  await auditEntriesInsert(entries).execute(db);
+}
+
+/** The insert of entries, in their order, as a statement or a part of one: one text whatever their number (each column is an array). */
+export function auditEntriesInsert(entries: readonly AuditEntryInput[]): RawBuilder<unknown> {
   const column = <T>(pick: (entry: AuditEntryInput) => T) => entries.map(pick);
   const adminOf = (actor: AuditActor) => (actor.kind === "platform_admin" || actor.kind === "integration_admin" ? actor.adminUserId : null);
-  await sql`
+  return sql`
     insert into audit_log (occurred_at, api, operation, method, route, actor_kind, actor_admin_user_id, actor_platform_api_key_id, integration_client_id,
                            targets, fields, changes, client_address, outcome, status, error_code, request_id)
     select occurred_at, api, operation, method, route, actor_kind, actor_admin_user_id, actor_platform_api_key_id, integration_client_id,
@@ -59,7 +64,7 @@ export async function appendAuditEntries(db: Executor, entries: readonly AuditEn
                   ${column((e) => e.status)}::int[], ${column((e) => e.errorCode ?? null)}::text[], ${column((e) => e.requestId)}::text[])
            with ordinality as e(occurred_at, api, operation, method, route, actor_kind, actor_admin_user_id, actor_platform_api_key_id, integration_client_id,
                                 targets, fields, changes, client_address, outcome, status, error_code, request_id, position)
-     order by position`.execute(db);
+     order by position`;
 }
 
 /** An entry as read back: its actor with what its ids name now, and the integration it belongs to. */

@@ -10,7 +10,7 @@ import type { Database } from "../../db/schema.ts";
 import type { AdminUser } from "../../db/tables/admins.table.ts";
 import { withWorkAtFirstCommit } from "../../db/transactions.ts";
 import type { Clock } from "../clock.ts";
-import { appendAuditEntries, appendAuditEntry, type AuditActor, type AuditEntryInput } from "./audit-log.ts";
+import { appendAuditEntries, appendAuditEntry, auditEntriesInsert, type AuditActor, type AuditEntryInput } from "./audit-log.ts";
 
 /** What the API app knows of an operation before it runs. */
 export type AuditDraft = Omit<AuditEntryInput, "occurredAt" | "outcome" | "status" | "errorCode"> & {
@@ -99,8 +99,13 @@ export async function auditedOperation<T>(
     ...outcome,
   });
   const committedEntry = () => entry({ outcome: "succeeded", status: committedStatus() });
-  // As data too: a batch that takes several operations' entries into its transaction writes them at once.
-  const atFirstCommit = withWorkAtFirstCommit(db, (trx) => appendAuditEntry(trx, committedEntry()), { doAll: appendAuditEntries, item: committedEntry });
+  // As data too: a batch that takes several operations' entries into its transaction writes them at once,
+  // in a statement of their own or as a part of the batch's last one.
+  const atFirstCommit = withWorkAtFirstCommit(db, (trx) => appendAuditEntry(trx, committedEntry()), {
+    doAll: appendAuditEntries,
+    item: committedEntry,
+    statementFor: auditEntriesInsert,
+  });
   let result: T;
   try {
     result = await run({ db: atFirstCommit.db, notes });

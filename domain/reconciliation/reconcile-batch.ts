@@ -15,15 +15,16 @@
 //   5. write everything in one statement: the charges, the transfers that end otherwise than recorded,
 //      the payments' breakdowns, the money no charge took (an unmatched transfer, a payment's excess over
 //      what was owed), the events and their delivery jobs, the CVUs given back and the reminders withdrawn
-//      of the charges paid in full, and the chat confirmations.
+//      of the charges paid in full, the chat confirmations, and the works taken with the transfers that can
+//      be written so (their requests' audit entries).
 // A batch of any size is 2 statements besides BEGIN, COMMIT and the plan setting (3 with step 4; one more
 // for a duplicate recorded meanwhile by another transaction, two more for a closed charge found locked),
 // each of a fixed text whatever the batch's size, with one generic plan per connection.
 import { randomUUID } from "node:crypto";
-import { sql, type Transaction } from "kysely";
+import { sql, type RawBuilder, type Transaction } from "kysely";
 import type { Database } from "../../db/schema.ts";
 import { isRefusedData } from "../../db/errors.ts";
-import { doTakenWork, inGenericPlanTransaction, type Executor, type TakenWork } from "../../db/transactions.ts";
+import { doTakenWork, inGenericPlanTransaction, takenWorkStatements, type Executor, type TakenWork } from "../../db/transactions.ts";
 import type { Charge } from "../../db/tables/charges.table.ts";
 import type { UnmatchedPaymentReason, UnmatchedReason } from "../../db/tables/transfers.table.ts";
 import { releaseCvusCtes } from "../cvu-pool/cvu-pool.ts";
@@ -90,11 +91,12 @@ export async function reconcileBatch(
     try {
       const answered = await committingWith(
         accepted.map((index) => atCommit[index]),
-        (trx) =>
+        (trx, works) =>
           reconcileInOneTransaction(
             trx,
             accepted.map((index) => transfers[index]!),
             options,
+            works,
           ),
         db,
       );
@@ -125,7 +127,7 @@ async function reconcileAlone(db: Executor, transfer: IncomingTransfer, options:
     return answerOf(outcome!);
   }
   try {
-    const [outcome] = await committingWith([atCommit], (trx) => reconcileInOneTransaction(trx, [transfer], options), db);
+    const [outcome] = await committingWith([atCommit], (trx, works) => reconcileInOneTransaction(trx, [transfer], options, works), db);
     return answerOf(outcome!);
   } catch (error) {
     atCommit?.settle(false);
@@ -134,29 +136,19 @@ async function reconcileAlone(db: Executor, transfer: IncomingTransfer, options:
 }
 
 /**
- * `change` in a transaction of the batch's own, the work of each transfer it received (`atCommit`, by
- * input order) done just before it commits and settled as committed once it has; the work of a transfer it
- * refused is given back undone.
+ * `change` in a transaction of the batch's own, given the work of each transfer (`atCommit`, by input
+ * order) to do with the transfers it receives; each such work is settled as committed once the transaction
+ * has (`change` gives back the work of a transfer it refuses).
  */
 async function committingWith(
   atCommit: ReadonlyArray<TakenWork | undefined>,
-  change: (trx: Transaction<Database>) => Promise<BatchOutcome[]>,
+  change: (trx: Transaction<Database>, atCommit: ReadonlyArray<TakenWork | undefined>) => Promise<BatchOutcome[]>,
   db: Executor,
 ): Promise<BatchOutcome[]> {
-  let done: Array<TakenWork | undefined> = [];
   // One plan of each of the batch's statements for every batch size: the generic plan reads each transfer's
   // rows by index whatever the size, which is what a custom plan chose too (docs/performance.md).
-  const outcomes = await inGenericPlanTransaction(db, async (trx) => {
-    const changed = await change(trx);
-    done = atCommit.map((work, index) => {
-      if (changed[index]!.status === "fulfilled") return work;
-      work?.settle(false);
-      return undefined;
-    });
-    await doTakenWork(trx, done);
-    return changed;
-  });
-  for (const work of done) work?.settle(true);
+  const outcomes = await inGenericPlanTransaction(db, (trx) => change(trx, atCommit));
+  for (const [index, work] of atCommit.entries()) if (outcomes[index]!.status === "fulfilled") work?.settle(true);
   return outcomes;
 }
 
@@ -220,7 +212,16 @@ type RecordRow = MatchRow & {
   from_integration_events: string[] | null;
 };
 
-async function reconcileInOneTransaction(trx: Transaction<Database>, transfers: IncomingTransfer[], options: Options): Promise<BatchOutcome[]> {
+/**
+ * The batch's statements in `trx`. `atCommit[i]` (transfer i's work) is done in the batch's last statement,
+ * or just after it, unless transfer i is refused: then it is given back undone.
+ */
+async function reconcileInOneTransaction(
+  trx: Transaction<Database>,
+  transfers: IncomingTransfer[],
+  options: Options,
+  atCommit: ReadonlyArray<TakenWork | undefined> = [],
+): Promise<BatchOutcome[]> {
   // The first transfer of each transaction id; a later one repeats it.
   const firstOf = new Map<string, number>();
   const items: Item[] = [];
@@ -233,10 +234,18 @@ async function reconcileInOneTransaction(trx: Transaction<Database>, transfers: 
   });
 
   await recordAndLock(trx, items, options);
+  const works = atCommit.map((work, index) => {
+    if (!itemOf[index]?.refusal) return work;
+    work?.settle(false);
+    return undefined;
+  });
   await matchClosedAgain(trx, items, options);
   const applied = applyInOrder(items, options);
   await explainUnmatched(trx, items, applied, options);
-  await writeBatch(trx, items, applied, options);
+  // The works that can be written as a part of the batch's last statement are (the requests' audit entries).
+  const { statements, rest } = takenWorkStatements(works);
+  await writeBatch(trx, items, applied, options, statements);
+  await doTakenWork(trx, rest);
 
   return transfers.map((transfer, index): BatchOutcome => {
     const item = itemOf[index];
@@ -500,8 +509,8 @@ function chargeOf(match: LockedMatch): Charge {
   return charge;
 }
 
-/** The last statement: everything the batch changes, one write per kind for all the items. */
-async function writeBatch(trx: Transaction<Database>, items: Item[], applied: Applied, options: Options): Promise<void> {
+/** The last statement: everything the batch changes, one write per kind for all the items, and `alsoWrite` (the works taken with the transfers). */
+async function writeBatch(trx: Transaction<Database>, items: Item[], applied: Applied, options: Options, alsoWrite: RawBuilder<unknown>[]): Promise<void> {
   const recorded = items.filter((item) => item.transferId !== undefined && item.outcome?.duplicate !== true);
   const paymentOf = new Map(applied.payments.map((payment) => [payment.item, payment]));
   // The events in arrival order, each with its id (the outcome names it).
@@ -565,6 +574,10 @@ async function writeBatch(trx: Transaction<Database>, items: Item[], applied: Ap
     notifications_withdrawn as (${withdrawingChargeNotifications(trx, paidInFull)}),
     ${confirmingPaymentsByChatCtes(received, options.receivedAt)},
     ${eventsCtes(events)}
+    ${sql.join(
+      alsoWrite.map((statement, index) => sql`, ${sql.id(`taken_work_${index}`)} as (${statement})`),
+      sql``,
+    )}
     select (select count(*) from events_jobs) as events, (select count(*) from notifications_jobs) as confirmations`.execute(trx);
 }
 

@@ -17,14 +17,14 @@ describe("which statement texts get a name", () => {
     expect(names.nameFor("select $1::int", 1)).toBeUndefined();
   });
 
-  it("never names a text without parameters (begin, commit) or with more than 64 (a multi-row insert)", () => {
+  it("never names a text without parameters (begin, commit) or with more than 128 (a multi-row insert)", () => {
     const names = new StatementNames();
     for (let run = 0; run < 3; run++) {
       expect(names.nameFor("begin", 0)).toBeUndefined();
-      expect(names.nameFor("insert into t values ($1), … ($65)", 65)).toBeUndefined();
+      expect(names.nameFor("insert into t values ($1), … ($129)", 129)).toBeUndefined();
     }
-    expect(names.nameFor("insert into t values ($1), … ($64)", 64)).toBeUndefined();
-    expect(names.nameFor("insert into t values ($1), … ($64)", 64)).toBeDefined();
+    expect(names.nameFor("insert into t values ($1), … ($128)", 128)).toBeUndefined();
+    expect(names.nameFor("insert into t values ($1), … ($128)", 128)).toBeDefined();
   });
 
   it("stops naming new texts at 300, while the named ones keep their names", () => {

@@ -7,6 +7,8 @@ import { receiveTransfer, type IncomingTransfer, type ReconciliationOutcome } fr
 import { reconcileBatch, type BatchOutcome } from "../../domain/reconciliation/reconcile-batch.ts";
 import { unlinkMerchant } from "../../domain/merchants/merchant-accounts.ts";
 import type { Database } from "../../db/schema.ts";
+import { takeWorkAtFirstCommit, withWorkAtFirstCommit } from "../../db/transactions.ts";
+import { appendAuditEntries, appendAuditEntry, auditEntriesInsert, type AuditEntryInput } from "../../domain/audit/audit-log.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
 import { cancelSeeded, seedCharge, seedIntegration, seedMerchant, sweepAt, type ReconciliationWorld } from "../helpers/reconciliation-world.ts";
 import { uniqueRef } from "../helpers/unique-ref.ts";
@@ -581,6 +583,48 @@ describe("statements", () => {
     expect(counts[10]).toBe(counts[1]);
     expect(counts[100]).toBe(counts[1]);
     expect(counts[1]).toBe(3); // the plan setting, then the 2 statements
+  });
+
+  it("the requests' audit entries taken with the transfers are written by the batch's last statement: no statement more", async () => {
+    const w = await world();
+    const charges = [await cvuCharge(w), await cvuCharge(w)];
+    const entry = (requestId: string): AuditEntryInput => ({
+      occurredAt: RECEIVED,
+      api: "admin",
+      operation: "simulatePayment",
+      method: "POST",
+      route: "/my-integration/simulate-payment",
+      actor: { kind: "anonymous" },
+      targets: {},
+      fields: ["cvu", "amount"],
+      changes: {},
+      clientAddress: "127.0.0.1",
+      outcome: "succeeded",
+      status: 200,
+      requestId,
+    });
+    const requestIds = [uniqueRef("req"), uniqueRef("req")];
+    const handles = requestIds.map((requestId) =>
+      withWorkAtFirstCommit(database.db, (trx) => appendAuditEntry(trx, entry(requestId)), {
+        doAll: appendAuditEntries,
+        item: () => entry(requestId),
+        statementFor: auditEntriesInsert,
+      }),
+    );
+    const counter = counted();
+    const batch = charges.map((charge) => transfer(charge.cvu, 10));
+    fulfilled(
+      await reconcileBatch(
+        counter.db,
+        batch,
+        options,
+        handles.map((handle) => takeWorkAtFirstCommit(handle.db)),
+      ),
+    );
+    expect(counter.statements).toBe(3); // the plan setting, then the 2 statements
+    expect(handles.map((handle) => handle.committed)).toEqual([true, true]);
+    const written = await database.db.selectFrom("audit_log").select("request_id").where("request_id", "in", requestIds).orderBy("seq").execute();
+    expect(written.map((row) => row.request_id)).toEqual(requestIds);
   });
 
   it("with unmatched transfers to a CVU that was held: one statement more, whatever their number", async () => {
