@@ -16,6 +16,7 @@ import { CobroStartupError, redactConnectionString } from "./errors.ts";
 import { startEmbeddedPostgres } from "./embedded-postgres.ts";
 import type { Database } from "./schema.ts";
 import { namedStatementClients, StatementNames } from "./prepared-statements.ts";
+import { keepsGenericPlans } from "./transactions.ts";
 
 export interface OpenDatabaseOptions {
   /** An external PostgreSQL (15 or newer). Without it, the embedded one in `<dataDir>/postgres`. */
@@ -47,6 +48,12 @@ export interface OpenDatabaseOptions {
   preparedStatements?: boolean;
   /** The sessions' application_name (default APPLICATION_NAME): `npm run db:migrate` tells its own apart from a serving release's. */
   applicationName?: string;
+  /**
+   * Connections of a second pool for batches' statements over arrays (`DatabaseHandle.batches`), whose
+   * sessions keep one generic plan of each prepared statement; default 0: none, `batches` is `db`. Only
+   * with a direct connection: a pooler does not keep a client's session settings.
+   */
+  genericPlanConnections?: number;
 }
 
 /** The application_name of a serving Cobro process's sessions. */
@@ -54,6 +61,12 @@ export const APPLICATION_NAME = "cobro";
 
 export interface DatabaseHandle {
   db: Kysely<Database>;
+  /**
+   * For the transactions of batches (inGenericPlanTransaction): a pool whose sessions run with
+   * plan_cache_mode=force_generic_plan, so that such a transaction needs no `set local` round trip; `db`
+   * itself when the database was opened without one (genericPlanConnections).
+   */
+  batches: Kysely<Database>;
   pool: pg.Pool;
   /** Contains the password: pass it to libraries, log only `redactConnectionString(connectionString)`. */
   connectionString: string;
@@ -92,29 +105,45 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
   const pool = createPool(connectionString, { max: options.poolSize ?? 10, connectTimeoutMs, logger, applicationName: options.applicationName });
   const onQueryError = options.onQueryError;
   const forKysely = options.preparedStatements === false ? (client: pg.PoolClient) => client : namedStatementClients(new StatementNames());
-  const db = new Kysely<Database>({
-    dialect: new PostgresDialect({
-      pool: {
-        connect: () =>
-          pool.connect().then(forKysely, (error: unknown) => {
-            onQueryError?.(error);
-            throw error;
-          }),
-        end: () => pool.end(),
-        options: pool.options,
-      },
-    }),
-    log: onQueryError
-      ? (event) => {
-          if (event.level === "error") onQueryError(event.error);
-        }
-      : undefined,
-  });
+  const kyselyOn = (on: pg.Pool) =>
+    new Kysely<Database>({
+      dialect: new PostgresDialect({
+        pool: {
+          connect: () =>
+            on.connect().then(forKysely, (error: unknown) => {
+              onQueryError?.(error);
+              throw error;
+            }),
+          end: () => on.end(),
+          options: on.options,
+        },
+      }),
+      log: onQueryError
+        ? (event) => {
+            if (event.level === "error") onQueryError(event.error);
+          }
+        : undefined,
+    });
+  const db = kyselyOn(pool);
+  // Opens its connections only once a batch runs (pg.Pool connects on demand).
+  const batches = options.genericPlanConnections
+    ? kyselyOn(
+        createPool(connectionString, {
+          max: options.genericPlanConnections,
+          connectTimeoutMs,
+          logger,
+          applicationName: options.applicationName,
+          sessionSettings: { plan_cache_mode: "force_generic_plan" },
+        }),
+      )
+    : db;
+  if (batches !== db) keepsGenericPlans(batches);
   logger?.debug({ database: redactConnectionString(connectionString), embedded: !!stopEmbedded }, "database connected"); // start-up detail; failing to connect is an error
 
   let closing: Promise<void> | undefined;
   const close = async () => {
     try {
+      if (batches !== db) await batches.destroy();
       await db.destroy(); // ends the pool, waiting for checked-out clients to be released
     } finally {
       await stopEmbedded?.();
@@ -122,6 +151,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
   };
   return {
     db,
+    batches,
     pool,
     connectionString,
     embedded: stopEmbedded !== undefined,
@@ -132,10 +162,13 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
 /** A pool with Cobro's type parsing, session settings and connect timeout. */
 export function createPool(
   connectionString: string,
-  options: { max?: number; connectTimeoutMs?: number; logger?: Logger; applicationName?: string } = {},
+  options: { max?: number; connectTimeoutMs?: number; logger?: Logger; applicationName?: string; sessionSettings?: Record<string, string> } = {},
 ): pg.Pool {
+  const config = connectionConfig(connectionString, options.connectTimeoutMs, options.applicationName);
+  const settings = Object.entries(options.sessionSettings ?? {}).map(([name, value]) => ` -c ${name}=${value}`);
   const pool = new pg.Pool({
-    ...connectionConfig(connectionString, options.connectTimeoutMs, options.applicationName),
+    ...config,
+    options: config.options + settings.join(""),
     max: options.max ?? 10,
     idleTimeoutMillis: 30_000,
   });

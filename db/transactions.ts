@@ -31,10 +31,19 @@ export function inTransaction<T>(db: Executor, work: (trx: Transaction<Database>
  */
 export function inGenericPlanTransaction<T>(db: Executor, work: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
   if (db.isTransaction) return work(db as Transaction<Database>);
+  // A handle whose sessions already keep generic plans (DatabaseHandle.batches) saves the setting's round trip.
+  if (genericPlanHandles.has(db)) return db.transaction().execute(work);
   return db.transaction().execute(async (trx) => {
     await sql`set local plan_cache_mode = force_generic_plan`.execute(trx);
     return work(trx);
   });
+}
+
+const genericPlanHandles = new WeakSet<Kysely<Database>>();
+
+/** Tells inGenericPlanTransaction that every session of `db` runs with plan_cache_mode=force_generic_plan (db/connect.ts). */
+export function keepsGenericPlans(db: Kysely<Database>): void {
+  genericPlanHandles.add(db);
 }
 
 /** A database handle whose first committed transaction does a piece of work before its COMMIT. */

@@ -99,7 +99,12 @@ export async function startService(config: Config, options: ServiceOptions): Pro
   const outboundHttp = new OutboundHttpClient({ allowLoopback: config.allowLoopbackUrls });
   let database: DatabaseHandle;
   try {
-    database = await openDatabase(databaseOptions(config, config.databaseUrl, metrics, logger));
+    // Batches' transactions (reconciliation, the delivery dispatcher's claims and outcomes) on connections of
+    // their own that keep generic plans: one for each batch committing at once, and the dispatcher's two statements.
+    database = await openDatabase({
+      ...databaseOptions(config, config.databaseUrl, metrics, logger),
+      genericPlanConnections: config.reconcileBatches.maxInFlight + 2,
+    });
   } catch (error) {
     await closeAll([stopMetrics, () => outboundHttp.close(), ...serverStops]);
     throw error;
@@ -293,7 +298,7 @@ async function buildServices(
     }),
     tokenChecks,
     payerRegistry,
-    transfers: new TransferBatcher(queries.db, clock, config.reconcileBatches, ({ size, waitedMs }) => {
+    transfers: new TransferBatcher(queries.batches, clock, config.reconcileBatches, ({ size, waitedMs }) => {
       parts.metrics.money.reconciliationBatchSize.observe(size);
       parts.metrics.money.reconciliationBatchWait.observe(waitedMs / 1000);
     }),
@@ -349,7 +354,7 @@ async function startWorkerPart(parts: ServiceParts, stops: Array<() => Promise<v
     staleWorkerAfterMs: config.workerStaleAfterMs,
     logger,
     metrics,
-    ...(config.deliveryDispatcher ? { deliveries: { db: database.db, clock, http: parts.outboundHttp, metrics } } : {}),
+    ...(config.deliveryDispatcher ? { deliveries: { db: database.batches, clock, http: parts.outboundHttp, metrics } } : {}),
   });
   stops.push(() => worker.stop());
   // Database-wide gauges, like the queue's depth: sampled by worker processes only (aggregate with max()).

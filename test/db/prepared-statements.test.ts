@@ -1,7 +1,8 @@
 // Kysely's repeated statements run as named prepared statements (db/prepared-statements.ts): PostgreSQL keeps
 // them per connection and plans them once, and the bounds keep multi-row texts and one-off texts unnamed.
 import { sql } from "kysely";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { openDatabase, type DatabaseHandle } from "../../db/connect.ts";
 import { StatementNames } from "../../db/prepared-statements.ts";
 import { inGenericPlanTransaction } from "../../db/transactions.ts";
@@ -109,5 +110,25 @@ describe("on a connection", () => {
     const inGeneric = await open();
     for (let run = 1; run <= 8; run++) await inGenericPlanTransaction(inGeneric.db, (trx) => overArrays(trx, run));
     expect(await plansOf(inGeneric)).toEqual([{ generic_plans: 7, custom_plans: 0 }]);
+
+    // On a handle's batches' connections, whose sessions keep generic plans: the same, without sending the setting.
+    const withBatches = await openDatabase({ databaseUrl: database.connectionString, dataDir: "unused", poolSize: 1, genericPlanConnections: 1 });
+    opened.push(withBatches);
+    const planMode = async (db: typeof handle.db) => (await sql<{ plan_cache_mode: string }>`show plan_cache_mode`.execute(db)).rows[0]!.plan_cache_mode;
+    expect([await planMode(withBatches.db), await planMode(withBatches.batches)]).toEqual(["auto", "force_generic_plan"]);
+    const sent = vi.spyOn(pg.Client.prototype, "query");
+    try {
+      for (let run = 1; run <= 8; run++) await inGenericPlanTransaction(withBatches.batches, (trx) => overArrays(trx, run));
+      const texts = sent.mock.calls.map(([config]) => (typeof config === "string" ? config : (config as { text: string }).text));
+      expect(texts.filter((text) => /plan_cache_mode/.test(text))).toEqual([]);
+      expect(texts.filter((text) => text === "begin")).toHaveLength(8);
+    } finally {
+      sent.mockRestore();
+    }
+    const plansOnBatches = (
+      await sql<{ generic_plans: number; custom_plans: number }>`
+        select generic_plans::int, custom_plans::int from pg_prepared_statements where statement like ${"%unnest(%"}`.execute(withBatches.batches)
+    ).rows;
+    expect(plansOnBatches).toEqual([{ generic_plans: 7, custom_plans: 0 }]);
   });
 });
