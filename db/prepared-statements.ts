@@ -8,8 +8,8 @@
 // more than MAX_PARAMETERS of them, so that the many texts of multi-row inserts and long `in (…)` lists
 // (their text changes with the row count) run unnamed, while a long statement over arrays, of one text
 // whatever its rows, is named (a reconciliation batch's last statement with its requests' audit entries
-// has 73); and only once a text has run twice, up to MAX_NAMES texts per process. Each server connection keeps the plans of the names it ran, so the bound
-// also bounds the server's memory per connection.
+// has 73); and only once a text has run twice, up to MAX_NAMES texts per process. Each server connection
+// keeps the plans of the names it ran, so the bound also bounds the server's memory per connection.
 //
 // PgBouncer in transaction mode before 1.21 (and any pooler that does not track prepared statements) hands a
 // connection's named statements to other clients: behind one, turn this off (COBRO_DB_PREPARED_STATEMENTS).

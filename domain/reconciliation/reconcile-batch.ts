@@ -19,7 +19,8 @@
 //      be written so (their requests' audit entries).
 // A batch of any size is 2 statements besides BEGIN, COMMIT and the plan setting (3 with step 4; one more
 // for a duplicate recorded meanwhile by another transaction, two more for a closed charge found locked),
-// each of a fixed text whatever the batch's size, with one generic plan per connection.
+// each of a fixed text whatever the batch's size, with one generic plan per connection. The service's
+// batches run on connections whose sessions keep generic plans (DatabaseHandle.batches): no setting there.
 import { randomUUID } from "node:crypto";
 import { sql, type RawBuilder, type Transaction } from "kysely";
 import type { Database } from "../../db/schema.ts";
@@ -62,9 +63,8 @@ const TRANSFER_SOURCES: ReadonlySet<string> = new Set(["simulation", "bank-feed"
  * would refuse (the transfers table's constraints) is answered on its own (it changes nothing, so where it
  * stood in the batch does not matter), as is a simulated transfer refused for its CVU (fromIntegration);
  * should the database refuse some item's data anyway, each transfer is received on its own, in order, so
- * only that one fails. Any other failure (a deadlock, the database
- * away) rejects every transfer with it: nothing was written. Given a transaction, the batch runs in it and
- * an error is the caller's.
+ * only that one fails. Any other failure (a deadlock, the database away) rejects every transfer with it:
+ * nothing was written. Given a transaction, the batch runs in it and an error is the caller's.
  *
  * `atCommit[i]`, when given, is work that must commit with transfer i (its request's audit entry): done in
  * the transaction that records the transfer, just before it commits, and settled with that transaction's
@@ -242,7 +242,7 @@ async function reconcileInOneTransaction(
   await matchClosedAgain(trx, items, options);
   const applied = applyInOrder(items, options);
   await explainUnmatched(trx, items, applied, options);
-  // The works that can be written as a part of the batch's last statement are (the requests' audit entries).
+  // Works of a kind that has a statement (the requests' audit entries) are written by the batch's last statement; others after it.
   const { statements, rest } = takenWorkStatements(works);
   await writeBatch(trx, items, applied, options, statements);
   await doTakenWork(trx, rest);
