@@ -77,7 +77,7 @@ export async function simulatePayment(
 }
 
 /** The integration's enabled events when `cvu` holds or held one of its charges; undefined when it never did. */
-export async function enabledEventsIfCvuHeld(db: Kysely<Database>, cvu: string, integrationClientId: string): Promise<string[] | undefined> {
+async function enabledEventsIfCvuHeld(db: Kysely<Database>, cvu: string, integrationClientId: string): Promise<string[] | undefined> {
   const row = await db
     .selectFrom("cvu_accounts as a")
     .select((eb) => subscriptionIfCvuHeld(db, eb.ref("a.id"), sql<string>`${integrationClientId}::uuid`).as("enabled_events"))
