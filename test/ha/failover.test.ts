@@ -6,6 +6,8 @@
 // and no request got anything but its answer or the documented 503 with Retry-After (never a 500, never a
 // hang). It prints the seconds from the kill to the first create answered 201 and the 503s.
 import { randomInt } from "node:crypto";
+import { readFileSync } from "node:fs";
+import path from "node:path";
 import { sql } from "kysely";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import {
@@ -321,6 +323,15 @@ async function failoverUnderLoad(what: string, kill: () => Promise<number>): Pro
   return { ledger, downtime };
 }
 
+/** What a node's Patroni logged about its PostgreSQL's crash (failing over, or starting it again in place), for a failure's message. */
+function patroniDecisions(name: string): string {
+  const log = readFileSync(path.join(layout.dir, `${name}.log`), "utf8").split("\n");
+  return log
+    .filter((line) => /crash|fail|start|promot|demot|lock|not running|healthiest|candidate/i.test(line))
+    .slice(-25)
+    .join("\n");
+}
+
 async function leaderName(): Promise<string | undefined> {
   return (await clusterMembers(layout)).find((member) => member.role === "leader")?.name;
 }
@@ -329,7 +340,7 @@ it("loses nothing it acknowledged when the primary's PostgreSQL is killed mid-lo
   const { leader, standby } = await waitForHealthy(layout);
   const { ledger, downtime } = await failoverUnderLoad(`failover: killed ${leader}'s PostgreSQL`, () => killPostgres(leader));
   expect(downtime).toBeDefined();
-  expect(await leaderName()).toBe(standby);
+  expect(await leaderName(), `the killed primary's Patroni decided:\n${patroniDecisions(leader)}`).toBe(standby);
   await checkLedger(ledger);
   // The old primary rejoins as the synchronous standby by itself (pg_rewind), ready for the next case.
   await waitForHealthy(layout, 90_000);
