@@ -39,6 +39,17 @@ export function inGenericPlanTransaction<T>(db: Executor, work: (trx: Transactio
   });
 }
 
+/**
+ * One statement with a generic plan (as inGenericPlanTransaction): `statement` must send exactly one. On a
+ * handle whose sessions keep generic plans it is sent alone, its own transaction (one round trip where
+ * BEGIN, it and COMMIT were three; a `set_config(…, true)` in it still holds until its commit); elsewhere,
+ * or in the caller's transaction, as inGenericPlanTransaction runs it.
+ */
+export function inGenericPlanStatement<T>(db: Executor, statement: (executor: Executor) => Promise<T>): Promise<T> {
+  if (!db.isTransaction && genericPlanHandles.has(db)) return statement(db);
+  return inGenericPlanTransaction(db, statement);
+}
+
 const genericPlanHandles = new WeakSet<Kysely<Database>>();
 
 /** Tells inGenericPlanTransaction that every session of `db` runs with plan_cache_mode=force_generic_plan (db/connect.ts). */

@@ -29,7 +29,7 @@
 import { sql, type Kysely, type RawBuilder, type Transaction } from "kysely";
 import { addJob, DELIVER_EVENT_KEY_PREFIX, DELIVER_EVENT_TASK, deliverEventJobKey, JOB_TAKER_SETTING, QUEUE_SCHEMA } from "../../db/job-queue.ts";
 import type { Database } from "../../db/schema.ts";
-import { inGenericPlanTransaction, type Executor } from "../../db/transactions.ts";
+import { inGenericPlanStatement, type Executor } from "../../db/transactions.ts";
 import type { OutboxEvent } from "../../db/tables/events.table.ts";
 import type { DeliveryStatus, NotSentReason, SigningSecretScheme } from "../../db/tables/webhooks.table.ts";
 import type { Clock } from "../clock.ts";
@@ -174,7 +174,7 @@ export async function recordOutcomes(
   // plain joins, the plans cached for this statement scanned whole tables (hash joins and hashed subplans
   // over every delivery and attempt), a cost that grows with the tables, not with the batch. Since no plan
   // of it scans, one generic plan serves every batch size (planned again for each, it cost 0.1 ms a batch).
-  const { rows } = await inGenericPlanTransaction(db, (trx) =>
+  const { rows } = await inGenericPlanStatement(db, (executor) =>
     sql<AttemptDecision & { event_id: string | null }>`
     with outcome as (
       select * from unnest(${attempts.map((a) => a.eventId)}::uuid[], ${attempts.map((a) => a.attempt)}::int[], ${attempts.map((a) => a.result.status ?? null)}::int[],
@@ -220,7 +220,7 @@ export async function recordOutcomes(
       left join (outcome o
                  left join decided on decided.event_id = o.event_id
                  left join lateral (select true as found from delivery_attempts a where a.event_id = o.event_id and a.attempt = o.attempt limit 1) claim on true)
-        on true`.execute(trx),
+        on true`.execute(executor),
   );
   const decisions = new Map<string, AttemptDecision>();
   for (const row of rows)
@@ -345,7 +345,7 @@ export async function claimInOneStatement(
   const eventIds = sql`${jobs.map((job) => job.eventId)}::uuid[]`;
   // One generic plan for every batch size: planned again for each, this long statement cost about 1 ms of
   // planning a claim, more than running it for a few events.
-  const { rows } = await inGenericPlanTransaction(db, (trx) =>
+  const { rows } = await inGenericPlanStatement(db, (executor) =>
     sql<ClaimRow>`
     with batch as (
       select * from unnest(${eventIds}, ${jobs.map((job) => job.jobId)}::text[]) as b(event_id, job_id)
@@ -390,7 +390,7 @@ export async function claimInOneStatement(
     )
     select context.*, decided.act, decided.not_sent_reason,
            context.id in (select event_id from updated) or context.id in (select event_id from inserted) as written
-      from context left join decided on decided.id = context.id`.execute(trx),
+      from context left join decided on decided.id = context.id`.execute(executor),
   );
   const claims = new Map<string, Claim | DeliveryOutcome | undefined>();
   for (const job of jobs) claims.set(job.eventId, { kind: "gone" });

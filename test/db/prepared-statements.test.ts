@@ -5,7 +5,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { openDatabase, type DatabaseHandle } from "../../db/connect.ts";
 import { StatementNames } from "../../db/prepared-statements.ts";
-import { inGenericPlanTransaction } from "../../db/transactions.ts";
+import { inGenericPlanStatement, inGenericPlanTransaction } from "../../db/transactions.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
 
 describe("which statement texts get a name", () => {
@@ -130,5 +130,29 @@ describe("on a connection", () => {
         select generic_plans::int, custom_plans::int from pg_prepared_statements where statement like ${"%unnest(%"}`.execute(withBatches.batches)
     ).rows;
     expect(plansOnBatches).toEqual([{ generic_plans: 7, custom_plans: 0 }]);
+  });
+
+  it("sends a lone generic-plan statement alone on the batches' connections, its setting held to its own commit; elsewhere in a transaction", async () => {
+    const handle = await openDatabase({ databaseUrl: database.connectionString, dataDir: "unused", poolSize: 1, genericPlanConnections: 1 });
+    opened.push(handle);
+    // The statement sets a value for its transaction only, and reads it back with the plan mode it runs under.
+    const lone = (db: typeof handle.db) =>
+      sql<{ mode: string; taker: string }>`select current_setting('plan_cache_mode') as mode, set_config('cobro.test_taker', 'me', true) as taker`.execute(db);
+    const sent = vi.spyOn(pg.Client.prototype, "query");
+    const texts = () => sent.mock.calls.map(([config]) => (typeof config === "string" ? config : (config as { text: string }).text));
+    try {
+      const onBatches = await inGenericPlanStatement(handle.batches, lone);
+      expect(onBatches.rows[0]).toMatchObject({ mode: "force_generic_plan", taker: "me" });
+      expect(texts().filter((text) => text === "begin" || text === "commit")).toEqual([]);
+      sent.mockClear();
+      const onMain = await inGenericPlanStatement(handle.db, lone);
+      expect(onMain.rows[0]).toMatchObject({ mode: "force_generic_plan", taker: "me" });
+      expect(texts().filter((text) => text === "begin" || text === "commit")).toEqual(["begin", "commit"]);
+    } finally {
+      sent.mockRestore();
+    }
+    // Its own transaction ended with it: the value it set is gone on that session.
+    const after = await sql<{ taker: string | null }>`select current_setting('cobro.test_taker', true) as taker`.execute(handle.batches);
+    expect(after.rows[0]!.taker ?? "").toBe("");
   });
 });
