@@ -89,6 +89,5 @@ export function sendReply(res: Response, reply: ErrorReply, json?: (body: unknow
   res.status(reply.status);
   for (const [name, value] of Object.entries(reply.headers ?? {})) res.setHeader(name, value);
   if (typeof reply.body === "string") res.type(reply.contentType ?? "text/plain").send(reply.body);
-  else if (json === undefined) res.json(reply.body);
-  else sendJsonText(res, json(reply.body));
+  else sendJsonText(res, json === undefined ? JSON.stringify(reply.body) : json(reply.body));
 }

@@ -192,4 +192,23 @@ describe("through HTTP", () => {
     expect(JSON.parse(text)).toEqual(plain);
     expect(schemaValidator(document)(schema, JSON.parse(text))).toBeNull();
   });
+
+  it("a JSON answer carries its length and no ETag the contract does not declare; a conditional request still gets the body", async () => {
+    const url = `${api.url}/payment-request/REF-SERIALIZED-2`;
+    const headers = { authorization: "Bearer anything" };
+    const response = await fetch(url, { headers });
+    const text = await response.text();
+    expect(response.headers.get("etag")).toBeNull();
+    expect(response.headers.get("content-length")).toBe(String(Buffer.byteLength(text)));
+    // With an ETag, Express answered 304 to a client that named it: no operation documents a 304.
+    const conditional = await fetch(url, { headers: { ...headers, "if-none-match": "*" } });
+    expect(conditional.status).toBe(200);
+    expect(await conditional.text()).toBe(text);
+    // An error answer too (its JSON written the same way).
+    const refused = await fetch(`${api.url}/payment-request/REF-SERIALIZED-2/nothing-here`, { headers });
+    expect(refused.status).toBe(404);
+    expect(refused.headers.get("etag")).toBeNull();
+    expect(refused.headers.get("content-type")).toBe("application/json; charset=utf-8");
+    expect(await refused.json()).toMatchObject({ code: "RouteNotFound" });
+  });
 });
