@@ -97,7 +97,9 @@ type ParseRequest = OpenAPIBackend["router"]["parseRequest"];
  */
 export function precompiledRequestParser(router: OpenAPIBackend["router"], operations: Operation[]): ParseRequest {
   const original: ParseRequest = router.parseRequest.bind(router);
-  const normalizePath = (router as unknown as { normalizePath(path: string): string }).normalizePath.bind(router);
+  const internals = router as unknown as { normalizePath(path: string): string; normalizeRequest<R>(req: R): R & { path: string; method: string } };
+  const normalizePath = internals.normalizePath.bind(router);
+  const normalizeRequest = internals.normalizeRequest.bind(router);
   const parsers = new Map<Operation, (path: string) => Record<string, string> | null>();
   for (const operation of operations) if (!hasStyledQuery(operation)) parsers.set(operation, pathParameters(operation.path));
   return ((req, operation) => {
@@ -106,10 +108,41 @@ export function precompiledRequestParser(router: OpenAPIBackend["router"], opera
     if (operation === undefined) return { method: req.method.toLowerCase(), path: req.path, headers: {}, query: {}, params: {}, cookies: {}, body: req.body };
     const parse = parsers.get(operation as Operation);
     if (parse === undefined) return original(req, operation);
-    const parsed = original(req);
-    parsed.params = parse(normalizePath(parsed.path)) ?? {};
-    return parsed;
+    // Its own parse copies the headers through lodash, deep-clones the query after writing it out as text it
+    // then drops, and parses an absent cookie header: a request with no cookie, a query object and a JSON
+    // body (every API request but the portal's) is read here as it would have been.
+    if (req.headers?.cookie !== undefined || typeof req.query !== "object" || (req.body && typeof req.body !== "object")) {
+      const parsed = original(req);
+      parsed.params = parse(normalizePath(parsed.path)) ?? {};
+      return parsed;
+    }
+    const normalized = normalizeRequest(req);
+    return {
+      ...normalized,
+      params: parse(normalizePath(normalized.path)) ?? {},
+      headers: lowerCaseKeys(req.headers),
+      query: copyOfQuery(req.query as Record<string, unknown>),
+      cookies: {},
+      requestBody: req.body,
+    };
   }) as ParseRequest;
+}
+
+function lowerCaseKeys(headers: Record<string, unknown>): Record<string, unknown> {
+  const copy: Record<string, unknown> = {};
+  for (const name in headers) if (Object.hasOwn(headers, name)) copy[name.toLowerCase()] = headers[name];
+  return copy;
+}
+
+/** A copy that shares nothing with the request's query, of its prototype (as lodash's cloneDeep gave): a value's array or object copied too. */
+function copyOfQuery(query: Record<string, unknown>): Record<string, unknown> {
+  const copy = Object.create(Object.getPrototypeOf(query)) as Record<string, unknown>;
+  for (const name in query) {
+    if (!Object.hasOwn(query, name)) continue;
+    const value = query[name];
+    copy[name] = Array.isArray(value) || (typeof value === "object" && value !== null) ? structuredClone(value) : value;
+  }
+  return copy;
 }
 
 function hasStyledQuery(operation: Operation): boolean {
