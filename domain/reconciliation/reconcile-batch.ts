@@ -254,9 +254,12 @@ async function reconcileInOneTransaction(
       const outcome = item.fromIntegrationEvents ? { ...item.outcome!, fromIntegrationEvents: item.fromIntegrationEvents } : item.outcome!;
       return { status: "fulfilled", value: outcome };
     }
-    // A repeat within the batch: what the first one left (a refused transfer's id is never repeated: fromIntegration).
-    const first = items[firstOf.get(transfer.transactionId)!]!.outcome!;
-    return { status: "fulfilled", value: { transferId: first.transferId, duplicate: true, unmatchedReason: first.unmatchedReason } };
+    // A repeat within the batch: what the first one left. A refused transfer's id is the service's own
+    // (fromIntegration), so only the same transfer repeats it, and is refused as it was.
+    const first = items[firstOf.get(transfer.transactionId)!]!;
+    if (first.refusal) return { status: "rejected", reason: first.refusal };
+    const outcome = first.outcome!;
+    return { status: "fulfilled", value: { transferId: outcome.transferId, duplicate: true, unmatchedReason: outcome.unmatchedReason } };
   });
 }
 

@@ -27,7 +27,7 @@ export interface IncomingTransfer {
   /**
    * A simulated transfer's integration: the transfer is received only if its CVU holds or held a charge of
    * that integration; else it is refused (CvuNotInIntegrationError) and nothing is recorded. Its transaction
-   * id is the service's own, so no other transfer repeats it.
+   * id is the service's own, so only the same transfer repeats it (and is refused again).
    */
   fromIntegration?: string;
 }

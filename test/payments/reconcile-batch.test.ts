@@ -403,6 +403,16 @@ describe("simulated transfers, from an integration", () => {
     expect(counter.statements).toBe(3); // the plan setting, then the batch's 2 statements: the check is in the first
   });
 
+  it("the same refused transfer twice in a batch is refused twice, and records nothing", async () => {
+    const [mine, theirs] = [await seedIntegration(database.db), await seedIntegration(database.db)];
+    const other = await cvuCharge(await seedMerchant(database.db, theirs, NOW));
+    const refused = transfer(other.cvu, 400, { source: "simulation" as const, fromIntegration: mine });
+    const outcomes = await reconcileBatch(database.db, [refused, { ...refused }], options);
+    expect(outcomes.map((o) => o.status)).toEqual(["rejected", "rejected"]);
+    for (const outcome of outcomes as PromiseRejectedResult[]) expect(outcome.reason).toMatchObject({ code: "CvuNotInIntegrationError" });
+    expect(await database.db.selectFrom("transfers").select("id").where("transaction_id", "=", refused.transactionId).execute()).toEqual([]);
+  });
+
   it("received alone, a refused one is thrown as receiveTransfer throws its errors", async () => {
     const theirs = await seedIntegration(database.db);
     const other = await cvuCharge(await seedMerchant(database.db, theirs, NOW));
