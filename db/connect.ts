@@ -68,6 +68,8 @@ export interface DatabaseHandle {
    */
   batches: Kysely<Database>;
   pool: pg.Pool;
+  /** The pool under `batches` when it has its own (genericPlanConnections), for its gauges. */
+  batchesPool?: pg.Pool;
   /** Contains the password: pass it to libraries, log only `redactConnectionString(connectionString)`. */
   connectionString: string;
   embedded: boolean;
@@ -126,17 +128,16 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     });
   const db = kyselyOn(pool);
   // Opens its connections only once a batch runs (pg.Pool connects on demand).
-  const batches = options.genericPlanConnections
-    ? kyselyOn(
-        createPool(connectionString, {
-          max: options.genericPlanConnections,
-          connectTimeoutMs,
-          logger,
-          applicationName: options.applicationName,
-          sessionSettings: { plan_cache_mode: "force_generic_plan" },
-        }),
-      )
-    : db;
+  const batchesPool = options.genericPlanConnections
+    ? createPool(connectionString, {
+        max: options.genericPlanConnections,
+        connectTimeoutMs,
+        logger,
+        applicationName: options.applicationName,
+        sessionSettings: { plan_cache_mode: "force_generic_plan" },
+      })
+    : undefined;
+  const batches = batchesPool ? kyselyOn(batchesPool) : db;
   if (batches !== db) keepsGenericPlans(batches);
   logger?.debug({ database: redactConnectionString(connectionString), embedded: !!stopEmbedded }, "database connected"); // start-up detail; failing to connect is an error
 
@@ -153,6 +154,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     db,
     batches,
     pool,
+    ...(batchesPool ? { batchesPool } : {}),
     connectionString,
     embedded: stopEmbedded !== undefined,
     close: () => (closing ??= close()),

@@ -338,10 +338,12 @@ export function countTransfer(metrics: Metrics, transfer: ReceivedTransfer): voi
 }
 
 /**
- * The process's PostgreSQL pools: `main` (db/connect.ts: the APIs' requests and the tasks' work) and
- * `queue` (jobs/queue.ts, worker processes only: taking and finishing jobs, heartbeats).
+ * The process's PostgreSQL pools: `main` (db/connect.ts: the APIs' requests and the tasks' work),
+ * `batches` (db/connect.ts `DatabaseHandle.batches`: reconciliation's batches and the delivery dispatcher's
+ * claims and outcomes, on sessions that keep generic plans; not behind a pooler) and `queue` (jobs/queue.ts,
+ * worker processes only: taking and finishing jobs, heartbeats).
  */
-export const DB_POOLS = ["main", "queue"] as const;
+export const DB_POOLS = ["main", "batches", "queue"] as const;
 
 /** What a pool tells of its connections (pg.Pool's counts). */
 export interface PoolCounts {

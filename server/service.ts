@@ -200,9 +200,10 @@ function databaseOptions(config: Config, databaseUrl: string | undefined, metric
   };
 }
 
-/** The main pool's gauges and readiness; returns what stops sampling the pool. */
+/** The pools' gauges and readiness; returns what stops sampling the main pool. */
 function watchDatabase(database: DatabaseHandle, metrics: Metrics): () => void {
   const stopSamplingMainPool = samplePool(metrics, "main", database.pool);
+  if (database.batchesPool) samplePool(metrics, "batches", database.batchesPool);
   metrics.addSampler("readiness", () => sampleReadiness(database.db, metrics));
   return stopSamplingMainPool;
 }

@@ -48,7 +48,7 @@ const LABELS: Record<string, ReadonlySet<string>> = {
   state: new Set(["total", "idle", "waiting"]),
   task: new Set(taskNames),
   who: new Set(["admin", "merchant"]),
-  sampler: new Set(["http-in-flight", "db-pool-main", "db-pool-queue", "jobs-waiting", "delivery-and-cap-gauges"]),
+  sampler: new Set(["http-in-flight", "db-pool-main", "db-pool-batches", "db-pool-queue", "jobs-waiting", "delivery-and-cap-gauges"]),
   role: new Set(["integration,auth,admin,worker"]),
   channel: new Set(["single", "bulk", "widget", "test", "email", "whatsapp"]),
   source: new Set(["bank-feed", "simulation"]),
@@ -98,6 +98,8 @@ describe("the metrics listener", () => {
     // Pools sampled at the scrape: the main one has opened connections by now, the worker's too.
     expect(sampleValue(samples, "cobro_db_pool_connections", { pool: "main", state: "total" })).toBeGreaterThan(0);
     expect(sampleValue(samples, "cobro_db_pool_connections", { pool: "queue", state: "total" })).toBeGreaterThan(0);
+    // The batches' pool opens on demand: sampled from the start, whether or not a batch ran yet.
+    expect(sampleValue(samples, "cobro_db_pool_connections", { pool: "batches", state: "waiting" })).toBe(0);
     expect((await fetch(t.metricsUrl, { method: "HEAD" })).status).toBe(200);
   });
 
