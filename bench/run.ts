@@ -486,9 +486,12 @@ await withBenchDatabase(async (database) => {
       const transfersFrom = new Date();
       const transfers = await measureTransfers(urls.admin!);
       await deliveriesSince(db, bench.integrationClientId, receipts, transfersFrom); // their events delivered before the burst
-      const burstRun = (await measureBurst()).burst;
+      // The better of two bursts: a single one lasts about a second, and a process's first burst is slower
+      // than its next (1,057–1,420 against 1,750–2,205 events/s in `node bench/webhook-burst.ts`); the split
+      // processes had theirs in 5., the default layout's worker had none.
+      const bursts = [(await measureBurst()).burst, (await measureBurst()).burst];
       await receipts.close();
-      return { bulk: bulkRun.rps * BULK_SIZE, transfers: transfers.rps, webhooks: burstRun.eventsPerSecond };
+      return { bulk: bulkRun.rps * BULK_SIZE, transfers: transfers.rps, webhooks: Math.max(...bursts.map((burst) => burst.eventsPerSecond)) };
     };
     const split = await measureBulkTransfersBurst(api.urls);
     for (const child of processes) await child.stop();
@@ -498,7 +501,7 @@ await withBenchDatabase(async (database) => {
     const sideBySide = [
       { path: "bulk", unit: "charges/s", key: "bulk" },
       { path: "simulate-payment", unit: "transfers/s", key: "transfers" },
-      { path: "webhook delivery (burst)", unit: "events/s", key: "webhooks" },
+      { path: "webhook delivery (burst, the better of 2)", unit: "events/s", key: "webhooks" },
     ] as const;
     for (const { path, unit, key } of sideBySide) {
       const share = byDefault[key] / split[key];
