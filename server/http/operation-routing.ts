@@ -111,7 +111,7 @@ export function precompiledRequestParser(router: OpenAPIBackend["router"], opera
     // Its own parse copies the headers through lodash, deep-clones the query after writing it out as text it
     // then drops, and parses an absent cookie header: a request with no cookie, a query object and a JSON
     // body (every API request but the portal's) is read here as it would have been.
-    if (req.headers?.cookie !== undefined || typeof req.query !== "object" || (req.body && typeof req.body !== "object")) {
+    if (req.headers?.cookie !== undefined || typeof req.query !== "object" || req.query === null || (req.body && typeof req.body !== "object")) {
       const parsed = original(req);
       parsed.params = parse(normalizePath(parsed.path)) ?? {};
       return parsed;

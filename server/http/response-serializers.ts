@@ -42,15 +42,12 @@ export function jsonText(body: unknown, serialize: Serialize | undefined, checke
 /**
  * As Express's `res.json`, with the text already made, but without the ETag Express's `send` computes from
  * every body (a SHA-1 of it, and a 304 for a request whose If-None-Match names it): no operation of the
- * contract declares either, and the hash was a few percent of a GET's CPU. An answer whose type was set
- * before (none of the contract's JSON answers) goes through `send`, which gives that type its charset.
+ * contract declares either, and the hash was a few percent of a GET's CPU. A type set before keeps its
+ * name, with the text's charset (as `send` gave it).
  */
 export function sendJsonText(res: Response, text: string): void {
-  if (res.get("Content-Type")) {
-    res.send(text);
-    return;
-  }
-  res.setHeader("Content-Type", "application/json; charset=utf-8");
+  const type = res.get("Content-Type");
+  res.setHeader("Content-Type", `${type ? type.replace(/;\s*charset=[^;]*/i, "") : "application/json"}; charset=utf-8`);
   res.setHeader("Content-Length", Buffer.byteLength(text));
   res.end(text);
 }

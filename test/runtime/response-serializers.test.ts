@@ -177,7 +177,12 @@ describe("through HTTP", () => {
       validateResponses: false,
       handlers: {
         ...integrationHandlers,
-        getPaymentRequest: async () => ({ status: 200, body: { ...leaky, internalNotes: "never for the client", merchantSecret: "s3cr3t" } }),
+        getPaymentRequest: async ({ params }) => ({
+          status: 200,
+          body: { ...leaky, internalNotes: "never for the client", merchantSecret: "s3cr3t" },
+          // REF-TYPED: a JSON answer whose handler names its type, with another charset than the text's.
+          ...((params as { referenceId: string }).referenceId === "REF-TYPED" ? { headers: { "Content-Type": "application/json; charset=latin1" } } : {}),
+        }),
       },
     });
   });
@@ -210,5 +215,10 @@ describe("through HTTP", () => {
     expect(refused.headers.get("etag")).toBeNull();
     expect(refused.headers.get("content-type")).toBe("application/json; charset=utf-8");
     expect(await refused.json()).toMatchObject({ code: "RouteNotFound" });
+    // A type its handler set keeps its name, with the text's charset, and no ETag either.
+    const named = await fetch(`${api.url}/payment-request/REF-TYPED`, { headers: { ...headers, "if-none-match": "*" } });
+    expect(named.status).toBe(200);
+    expect(named.headers.get("content-type")).toBe("application/json; charset=utf-8");
+    expect(named.headers.get("etag")).toBeNull();
   });
 });
