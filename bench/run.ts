@@ -18,7 +18,7 @@ import { withBenchDatabase } from "./fixtures/bench-database.ts";
 import { statementFigures, statementLines } from "./fixtures/statement-counts.ts";
 import { rowsInserted, tableReadLines, tableReadSnapshot } from "./fixtures/table-reads.ts";
 import { adminIdToken, createBenchIntegration, merchantIdToken, postJson } from "./fixtures/bench-integration.ts";
-import { peakRssMb, startBareBaseline, startBenchCobro, type BenchProcess } from "./fixtures/bench-processes.ts";
+import { cpuSeconds, peakRssMb, startBareBaseline, startBenchCobro, type BenchProcess } from "./fixtures/bench-processes.ts";
 import { payableCuilCharges, seedPendingCharges } from "./fixtures/seeded-charges.ts";
 import { measureTimeSweep, sweepExpiringBurst, timeSweepLines } from "./fixtures/time-sweep.ts";
 import { measureNotificationSweep, notificationSweepLines } from "./fixtures/notification-sweep.ts";
@@ -138,7 +138,7 @@ await withBenchDatabase(async (database) => {
   };
   try {
     const api = await start(startBenchCobro(database.connectionString, dataDir, ["integration", "auth", "admin"]));
-    await start(startBenchCobro(database.workerConnectionString, dataDir, ["worker"]));
+    const worker = await start(startBenchCobro(database.workerConnectionString, dataDir, ["worker"]));
     const bare = await start(startBareBaseline(database.connectionString));
     const integrationUrl = api.urls.integration!;
     const bareUrl = bare.urls.bare!;
@@ -332,7 +332,11 @@ await withBenchDatabase(async (database) => {
     const payable = await payableCuilCharges(db, oneMerchant.id);
     const eventsFrom = new Date();
     let nextPayable = 0;
-    const measureTransfers = (adminUrl: string, measured?: { pid: number; statements: typeof database.statements }, connections = CONNECTIONS) =>
+    const measureTransfers = (
+      adminUrl: string,
+      measured?: { pid: number; statements: typeof database.statements; others?: Record<string, number> },
+      connections = CONNECTIONS,
+    ) =>
       measureLoad(
         settings,
         {
@@ -348,12 +352,18 @@ await withBenchDatabase(async (database) => {
         },
         measured?.pid,
         measured?.statements,
+        measured?.others && (() => Object.fromEntries(Object.entries(measured.others!).map(([part, pid]) => [part, cpuSeconds(pid)]))),
       );
     const readsBefore = verbose ? await tableReadSnapshot(db) : undefined;
     // The worker's statements apart from the requests', when it has a role of its own.
     const workerApart = verbose && database.workerConnectionString !== database.connectionString;
     const workerStatementsBefore = workerApart ? await database.workerStatements.snapshot() : undefined;
-    const simulate = await measureTransfers(api.urls.admin!, { pid: api.pid, statements: database.statements });
+    // The worker's CPU and this process's (the load and the webhooks' receiver) too: all four share the machine's cores.
+    const simulate = await measureTransfers(api.urls.admin!, {
+      pid: api.pid,
+      statements: database.statements,
+      others: { worker: worker.pid, bench: process.pid },
+    });
     if (readsBefore) {
       // Every session's (the transfers', their deliveries', the worker's), per transfer recorded, warm-up included.
       const readsAfter = await tableReadSnapshot(db);
@@ -372,7 +382,12 @@ await withBenchDatabase(async (database) => {
     }
     line(`transfers over ${payable.length} charges`, `${describe(simulate)} (goal ≥ 600/s)`);
     if (simulate.cpu) {
-      line("CPU per transfer: Cobro's API", `${simulate.cpu.serverMs.toFixed(2)} ms, PostgreSQL ${simulate.cpu.postgresMs.toFixed(2)} ms`);
+      const others = simulate.cpuByPart;
+      line(
+        "CPU per transfer: Cobro's API",
+        `${simulate.cpu.serverMs.toFixed(2)} ms, PostgreSQL ${simulate.cpu.postgresMs.toFixed(2)} ms` +
+          (others ? `, the worker ${others.worker!.toFixed(2)} ms, the bench's load and receiver ${others.bench!.toFixed(2)} ms` : ""),
+      );
       record("simulate-payment: API CPU per request", `${simulate.cpu.serverMs.toFixed(2)} ms`);
       record("simulate-payment: PostgreSQL CPU per request", `${simulate.cpu.postgresMs.toFixed(2)} ms`);
     }

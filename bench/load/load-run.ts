@@ -33,13 +33,15 @@ export function loadSettingsFromEnv(env: NodeJS.ProcessEnv): LoadSettings {
 /**
  * A warm-up, then the measured run. Given `serverPid`, also the CPU per answer of that process and of
  * PostgreSQL over the measured run: CPU time holds on a noisy machine where rates do not. Given
- * `statements`, also the statements per answer the serving role ran over it.
+ * `statements`, also the statements per answer the serving role ran over it. Given `otherParts` (each
+ * other part's CPU seconds so far: the worker, the bench's own process), also theirs (`cpuByPart`).
  */
 export async function measureLoad(
   settings: LoadSettings,
   options: Omit<AutocannonOptions, "duration">,
   serverPid?: number,
   statements?: StatementCounter,
+  otherParts?: () => Record<string, number>,
 ): Promise<LoadFigures> {
   if (settings.warmupSeconds > 0) await autocannon({ ...options, duration: settings.warmupSeconds });
   const counting = statements !== undefined && statements.unavailable === undefined;
@@ -47,9 +49,12 @@ export async function measureLoad(
   if (counting) await settle();
   const statementsBefore = counting ? await statements.snapshot() : undefined;
   const before = serverPid === undefined ? undefined : { server: cpuSeconds(serverPid), postgres: postgresCpuSeconds() };
+  const othersBefore = otherParts?.();
   const result = await autocannon({ ...options, duration: settings.seconds });
   const cpuAfter = serverPid === undefined ? undefined : { server: cpuSeconds(serverPid), postgres: postgresCpuSeconds() };
+  const othersAfter = otherParts?.();
   const figures: LoadFigures = figuresOf(result);
+  if (othersBefore && othersAfter && result["2xx"] > 0) figures.cpuByPart = cpuPerAnswer(othersBefore, othersAfter, result["2xx"]);
   if (result["2xx"] === 0) return figures;
   if (statements?.unavailable !== undefined) figures.statements = { unavailable: statements.unavailable };
   else if (statementsBefore !== undefined) {
