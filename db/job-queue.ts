@@ -121,17 +121,28 @@ export function addJobExpression(
 }
 
 /**
- * A CTE's body adding one job per row of the CTE `rows` (its `id` column) in one add_jobs call: task `task`,
- * payload `{<payloadField>: id}`, job key `<keyPrefix><id>`; the queue is not called when `rows` is empty.
+ * A CTE's body adding one job per row of the CTE `rows` (its `id` column): task `task`, payload
+ * `{<payloadField>: id}`, job key `<keyPrefix><id>`, graphile-worker's defaults otherwise (due now, 25
+ * attempts). Written as rows of the queue's table rather than through `add_jobs`, whose PL/pgSQL (the
+ * specs' array built and unnested, four statements of its own) cost a reconciliation batch as much as its
+ * jobs' insert. What `add_jobs` would do besides is not needed here: the keys are those of new rows (an
+ * event, a notification), so no job holds one yet (one that did would be left as it is: it sends the same
+ * row); the task is registered at start (`prepareQueue`), so a missing one fails the statement rather than
+ * dropping its jobs. The workers are woken as `add_jobs` wakes them: one NOTIFY with the jobs' count, sent
+ * at commit, none when there is no job.
  */
 export function addJobsPerRow(rows: string, task: TaskName, payloadField: string, keyPrefix: string): RawBuilder<unknown> {
   return sql`
-      select job.id from ${sql.id(QUEUE_SCHEMA, "add_jobs")}((
-        select coalesce(array_agg(row(${task}::text, json_build_object(${payloadField}::text, r.id), null, null, null, ${keyPrefix}::text || r.id, null, null)::${sql.id(QUEUE_SCHEMA, "job_spec")}), '{}')
-          from ${sql.table(rows)} r
-      )) as job
-       where exists (select from ${sql.table(rows)}) -- none to add: the queue is not called`;
+      insert into ${sql.id(QUEUE_SCHEMA, "_private_jobs")} as jobs (task_id, payload, key)
+      select (select id from ${sql.id(QUEUE_SCHEMA, "_private_tasks")} where identifier = ${task}::text), json_build_object(${payloadField}::text, r.id), ${keyPrefix}::text || r.id
+        from ${sql.table(rows)} r
+          on conflict (key) do nothing
+      returning jobs.id,
+                (select pg_notify(${JOBS_INSERTED_CHANNEL}::text, '{"r":' || random()::text || ',"count":' || (select count(*) from ${sql.table(rows)})::text || '}')) as woken`;
 }
+
+/** The tasks whose jobs are written as rows (addJobsPerRow): registered at every start. */
+const TASKS_ADDED_AS_ROWS: TaskName[] = [DELIVER_EVENT_TASK, SEND_NOTIFICATION_TASK];
 
 /**
  * Installs or upgrades graphile-worker's schema. Run it at start-up before the API can enqueue (with the
@@ -140,6 +151,7 @@ export function addJobsPerRow(rows: string, task: TaskName, payloadField: string
 export async function prepareQueue(options: { pool: pg.Pool; logger?: Logger }): Promise<void> {
   await runMigrations({ pgPool: options.pool, schema: QUEUE_SCHEMA, logger: queueLogger(options.logger) });
   await options.pool.query(JOB_COMPLETION_GUARD);
+  await options.pool.query(`insert into ${QUEUE_SCHEMA}._private_tasks (identifier) select unnest($1::text[]) on conflict do nothing`, [TASKS_ADDED_AS_ROWS]);
 }
 
 /** How a delivery dispatcher's worker id begins (its jobs' locked_by): JOB_COMPLETION_GUARD tells its jobs by it. */

@@ -1,7 +1,8 @@
+import { randomUUID } from "node:crypto";
 import { sql } from "kysely";
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { addJob, DELIVERY_TAKER_PREFIX, prepareQueue } from "../../db/job-queue.ts";
+import { addJob, addJobsPerRow, DELIVERY_TAKER_PREFIX, prepareQueue } from "../../db/job-queue.ts";
 import { type JobWorker, startWorker } from "../../jobs/queue.ts";
 import type { TaskList } from "../../jobs/tasks.ts";
 import { captureLogs } from "../helpers/captured-logs.ts";
@@ -233,5 +234,54 @@ describe("a job is deleted only by whoever holds it", () => {
       await sql`delete from graphile_worker._private_jobs where id = ${dispatchers.id}::bigint`.execute(trx);
     });
     expect(await stillThere(dispatchers.id)).toBe(false);
+  });
+});
+
+describe("jobs written as rows of the queue's table (addJobsPerRow)", () => {
+  const write = (task: "deliver-event" | "send-notification", ids: string[]) =>
+    sql<{ n: number }>`
+      with source as (select unnest(${ids}::uuid[]) as id),
+           written as (${addJobsPerRow("source", task, "eventId", `${task}:`)})
+      select count(*)::int as n from written`.execute(database.db);
+
+  it("one job per row with graphile-worker's defaults, the workers woken once a statement with the jobs' count, and not at all for none", async () => {
+    const listener = new pg.Client({ connectionString: database.connectionString });
+    await listener.connect();
+    const heard: unknown[] = [];
+    listener.on("notification", (message) => heard.push(JSON.parse(message.payload ?? "null")));
+    await listener.query('LISTEN "jobs:insert"');
+    try {
+      const ids = [randomUUID(), randomUUID(), randomUUID()];
+      expect((await write("deliver-event", ids)).rows[0]).toEqual({ n: 3 });
+      expect((await write("deliver-event", [])).rows[0]).toEqual({ n: 0 });
+      expect((await write("deliver-event", ids.slice(0, 1))).rows[0]).toEqual({ n: 0 }); // its key is taken: left as it is
+      const later = randomUUID();
+      expect((await write("deliver-event", [later])).rows[0]).toEqual({ n: 1 });
+      // Notifications arrive in commit order: had the empty write or the taken key sent one, it would come before the last.
+      await waitFor(() => heard.length >= 2);
+      expect(heard).toEqual([expect.objectContaining({ count: 3 }), expect.objectContaining({ count: 1 })]);
+    } finally {
+      await listener.end();
+    }
+    const jobs = await pendingJobs();
+    expect(jobs).toHaveLength(4);
+    expect(jobs[0]).toEqual({
+      task_identifier: "deliver-event",
+      payload: { eventId: expect.any(String) },
+      key: `deliver-event:${(jobs[0]!.payload as { eventId: string }).eventId}`,
+      max_attempts: 25,
+    });
+    const { rows } = await sql<{ due: boolean; available: boolean; attempts: number; priority: number; queued: boolean }>`
+      select bool_and(run_at <= now()) as due, bool_and(is_available) as available, max(attempts)::int as attempts, max(priority)::int as priority,
+             bool_or(job_queue_id is not null) as queued
+        from graphile_worker._private_jobs`.execute(database.db);
+    expect(rows[0]).toEqual({ due: true, available: true, attempts: 0, priority: 0, queued: false });
+  });
+
+  it("a task the queue does not know fails the statement instead of dropping its jobs; every start registers it again", async () => {
+    await sql`delete from graphile_worker._private_tasks where identifier = 'send-notification'`.execute(database.db);
+    await expect(write("send-notification", [randomUUID()])).rejects.toMatchObject({ code: "23502" });
+    await prepareQueue({ pool: database.pool });
+    expect((await write("send-notification", [randomUUID()])).rows[0]).toEqual({ n: 1 });
   });
 });
