@@ -80,10 +80,13 @@ export async function startDeliveryDispatcher(options: DeliveryDispatcherOptions
   const runs = metrics.jobs.runs.labels(DELIVER_EVENT_TASK, "success");
   const failedRuns = metrics.jobs.runs.labels(DELIVER_EVENT_TASK, "failure");
   const log = (line: string) => logger?.info(line);
-  // Outcomes recorded wake the taker once they leave room for a batch worth its statement: a take's cost
+  // Outcomes recorded wake the taker only when its last look left due jobs behind for want of room (it
+  // filled every place it had), and once they leave room for a batch worth its statement: a take's cost
   // grows with the jobs due, not with those it takes, so a take at every outcome's statement, of the few
-  // jobs it freed, made a burst slower. New jobs (their notification) and the poll wake it whatever the room.
+  // jobs it freed, made a burst slower; and in a steady flow, where each look takes all that is due, it
+  // found nothing. New jobs (their notification) and the poll wake it whatever the room.
   const roomToLookAgain = Math.max(1, Math.floor(Math.min(batchSize, maxInFlight) / 2));
+  let dueLeftBehind = false;
 
   let stopping = false;
   // The jobs in hand, by id (counted: after a failover the new primary may give a job the id of one still
@@ -168,7 +171,7 @@ export async function startDeliveryDispatcher(options: DeliveryDispatcherOptions
         await giveBack(batch.map((done) => done.job.jobId));
       }
       for (const done of batch) release(done.job.jobId);
-      if (maxInFlight - inHand >= roomToLookAgain) wake();
+      if (dueLeftBehind && maxInFlight - inHand >= roomToLookAgain) wake();
     }
   };
 
@@ -225,7 +228,9 @@ export async function startDeliveryDispatcher(options: DeliveryDispatcherOptions
         if (taken.length > 0) track(runBatch(taken.map((job) => ({ eventId: (job.payload as { eventId: string }).eventId, jobId: job.id }))));
         // Fewer than asked: nothing more was due when it looked. Jobs committed since notify the queue's
         // channel after their commit, which wakes it again; a look that would find none is a statement saved.
-        if (taken.length < limit) break;
+        // As many as asked (its hands filled, or a batch's worth): more may be due, taken as room is freed.
+        dueLeftBehind = taken.length === limit;
+        if (!dueLeftBehind) break;
       }
     } while (wokenWhileTaking && !stopping);
   };

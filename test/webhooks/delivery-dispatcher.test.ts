@@ -8,6 +8,9 @@ import { sql, type Kysely } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { addJob, DELIVER_EVENT_TASK, DELIVERY_TAKER_PREFIX, deliverEventJobKey } from "../../db/job-queue.ts";
 import type { Database } from "../../db/schema.ts";
+import { OutboundHttpClient } from "../../domain/outbound/http-client.ts";
+import { startWorker, type JobWorker } from "../../jobs/queue.ts";
+import { createMetrics } from "../../runtime/metrics.ts";
 import { chargeBody, dueDateIn } from "../helpers/charges.ts";
 import { startCobroCluster, FAST_HEARTBEAT_ENV, type CobroCluster } from "../helpers/cobro-cluster.ts";
 import { runJobNow } from "../helpers/jobs.ts";
@@ -373,4 +376,56 @@ describe("a worker process stopped (SIGTERM, a release) with a delivery held by 
       select error from delivery_attempts where event_id = ${eventId}::uuid order by attempt`.execute(cluster.database.db);
     expect(attempts.rows.map((row) => row.error)).toEqual(["interrupted", null]);
   }, 180_000);
+});
+
+describe("a dispatcher with its hands full when new deliveries are due", () => {
+  // No worker in the service: the test runs its own, with room for two deliveries and a poll that never
+  // comes within the test, so only the dispatcher's wake-ups can bring the later deliveries.
+  const t = serviceForFile({ env: { COBRO_ALLOW_LOOPBACK_URLS: "true" }, parts: ["integration", "auth", "admin"] });
+  let held: Destination;
+  let healthy: Destination;
+  let worker: JobWorker | undefined;
+  beforeAll(async () => {
+    [held, healthy] = await Promise.all([startDestination("hold"), startDestination("ok")]);
+    worker = await startWorker({
+      connectionString: t.database.connectionString,
+      taskList: {},
+      pollInterval: 600_000,
+      deliveries: {
+        db: t.database.batches,
+        clock: t.clock,
+        http: new OutboundHttpClient({ allowLoopback: true }),
+        metrics: createMetrics("worker"),
+        batchSize: 2,
+        maxInFlight: 2,
+      },
+    });
+  });
+  afterAll(async () => {
+    await Promise.all([held, healthy].map((destination) => destination?.close()));
+    await worker?.stop();
+  });
+
+  it("takes the deliveries that came due while it was full as soon as outcomes free its room, not at its next poll", async () => {
+    const m = await linkedMerchant(t);
+    const admin = await sandboxAdmin(t, m.sandbox);
+    const pay = async (url: string, count: number) => {
+      for (let i = 0; i < count; i++) {
+        const created = await m.call("POST", "/payment-request", chargeBody({ dueDates: [dueDateIn(t.clock, 5)], webhookUrl: url }));
+        expect(created.status, created.text).toBe(201);
+        const paid = await admin.simulate({ cvu: created.json.CVU, amount: 1000 });
+        expect(paid.status, paid.text).toBe(200);
+      }
+    };
+    // Two deliveries fill its hands, held by their receiver.
+    await pay(held.url, 2);
+    await expect.poll(() => held.ids.length, { timeout: 30_000 }).toBe(2);
+    // Two more come due (their jobs' notification wakes it) while it has no room.
+    await pay(healthy.url, 2);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(healthy.ids).toEqual([]);
+    // The held ones end: their outcomes leave room, and the two waiting are taken then.
+    held.release();
+    await expect.poll(() => healthy.ids.length, { timeout: 15_000 }).toBe(2);
+  }, 60_000);
 });
