@@ -24,6 +24,7 @@ import {
   type Compilable,
   type CompiledQuery,
   type QueryNode,
+  type RawBuilder,
 } from "kysely";
 import type { Database } from "./schema.ts";
 
@@ -48,12 +49,13 @@ export class CompiledStatement<Input extends Record<string, unknown>, Row> {
   readonly #query: CompiledQuery["query"];
 
   /**
-   * `build` writes the query from its input with `db`; it is called once, with a placeholder for each of the
-   * input's fields (`fields`).
+   * `build` writes the query from its input with `db` (a builder's query, or raw SQL made with Kysely's
+   * `sql`); it is called once, with a placeholder for each of the input's fields (`fields`).
    */
-  constructor(fields: ReadonlyArray<keyof Input & string>, build: (db: Kysely<Database>, input: Input) => Compilable<Row>) {
+  constructor(fields: ReadonlyArray<keyof Input & string>, build: (db: Kysely<Database>, input: Input) => Compilable<Row> | RawBuilder<Row>) {
     const placeholders = Object.fromEntries(fields.map((field) => [field, `${PLACEHOLDER}${field}`])) as unknown as Input;
-    const compiled = build(writer, placeholders).compile();
+    const built = build(writer, placeholders);
+    const compiled = "isRawBuilder" in built ? built.compile(writer) : built.compile();
     if (compiled.sql.includes(PLACEHOLDER)) throw new Error(`a placeholder was written into the statement's text: ${compiled.sql}`);
     const used = new Set<string>();
     this.#slots = compiled.parameters.map((parameter) => {

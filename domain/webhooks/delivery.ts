@@ -29,6 +29,7 @@
 import { sql, type Kysely, type RawBuilder, type Transaction } from "kysely";
 import { addJob, DELIVER_EVENT_KEY_PREFIX, DELIVER_EVENT_TASK, deliverEventJobKey, JOB_TAKER_SETTING, QUEUE_SCHEMA } from "../../db/job-queue.ts";
 import type { Database } from "../../db/schema.ts";
+import { CompiledStatement } from "../../db/compiled-statement.ts";
 import { inGenericPlanStatement, type Executor } from "../../db/transactions.ts";
 import type { OutboxEvent } from "../../db/tables/events.table.ts";
 import type { DeliveryStatus, NotSentReason, SigningSecretScheme } from "../../db/tables/webhooks.table.ts";
@@ -169,17 +170,70 @@ export async function recordOutcomes(
   now: Date,
   jobs: "add_job" | { settleJobsOf: string },
 ): Promise<Map<string, AttemptDecision>> {
+  const settleJobsOf = jobs === "add_job" ? undefined : jobs.settleJobsOf;
+  const taken = [...attempts, ...finishedJobs].filter((job) => job.jobId !== null);
+  const input: OutcomesInput = {
+    eventIds: attempts.map((a) => a.eventId),
+    attempts: attempts.map((a) => a.attempt),
+    statuses: attempts.map((a) => a.result.status ?? null),
+    durations: attempts.map((a) => a.result.durationMs),
+    errors: attempts.map((a) => (a.result.ok ? null : (a.result.failure ?? null))),
+    oks: attempts.map((a) => a.result.ok),
+    jobIds: attempts.map((a) => a.jobId),
+    now,
+    ...(settleJobsOf === undefined ? {} : { takerId: settleJobsOf, ranJobIds: taken.map((job) => job.jobId), ranEventIds: taken.map((job) => job.eventId) }),
+  };
+  const statement = outcomesStatement(settleJobsOf !== undefined);
   // Every row of the tables is reached by a probe of its key from the batch's rows (a lateral subquery that
   // locks, or is limited, cannot be turned into a join), and updated through the row the probe found: as
   // plain joins, the plans cached for this statement scanned whole tables (hash joins and hashed subplans
   // over every delivery and attempt), a cost that grows with the tables, not with the batch. Since no plan
   // of it scans, one generic plan serves every batch size (planned again for each, it cost 0.1 ms a batch).
-  const { rows } = await inGenericPlanStatement(db, (executor) =>
-    sql<AttemptDecision & { event_id: string | null }>`
+  const rows = await inGenericPlanStatement(db, (executor) => statement.execute(executor, input));
+  const decisions = new Map<string, AttemptDecision>();
+  for (const row of rows)
+    if (row.event_id !== null) decisions.set(row.event_id, { next: row.next, next_attempt_at: row.next_attempt_at, claim_found: row.claim_found });
+  return decisions;
+}
+
+/** The outcomes' statement's values: each attempt's, by position, and (settling the jobs that ran) the taker and those jobs. */
+interface OutcomesInput extends Record<string, unknown> {
+  eventIds: string[];
+  attempts: number[];
+  statuses: Array<number | null>;
+  durations: number[];
+  errors: Array<string | null>;
+  oks: boolean[];
+  jobIds: Array<string | null>;
+  now: Date;
+  takerId?: string;
+  ranJobIds?: Array<string | null>;
+  ranEventIds?: string[];
+}
+
+const OUTCOME_FIELDS = ["eventIds", "attempts", "statuses", "durations", "errors", "oks", "jobIds", "now"] as const;
+
+/** The outcomes' statements, one for each way of scheduling the next attempt, compiled at their first run. */
+let outcomesWithNewJobs: CompiledStatement<OutcomesInput, AttemptDecision & { event_id: string | null }> | undefined;
+let outcomesOnTheSameJobs: CompiledStatement<OutcomesInput, AttemptDecision & { event_id: string | null }> | undefined;
+
+function outcomesStatement(settlingTheJobs: boolean) {
+  if (settlingTheJobs) {
+    outcomesOnTheSameJobs ??= new CompiledStatement([...OUTCOME_FIELDS, "takerId", "ranJobIds", "ranEventIds"], (_db, input) =>
+      outcomesQuery(input, nextAttemptOnTheSameJob(input)),
+    );
+    return outcomesOnTheSameJobs;
+  }
+  outcomesWithNewJobs ??= new CompiledStatement(OUTCOME_FIELDS, (_db, input) => outcomesQuery(input, nextAttemptAsNewJob));
+  return outcomesWithNewJobs;
+}
+
+function outcomesQuery(input: OutcomesInput, nextJobs: RawBuilder<unknown>) {
+  return sql<AttemptDecision & { event_id: string | null }>`
     with outcome as (
-      select * from unnest(${attempts.map((a) => a.eventId)}::uuid[], ${attempts.map((a) => a.attempt)}::int[], ${attempts.map((a) => a.result.status ?? null)}::int[],
-                           ${attempts.map((a) => a.result.durationMs)}::int[], ${attempts.map((a) => (a.result.ok ? null : (a.result.failure ?? null)))}::text[],
-                           ${attempts.map((a) => a.result.ok)}::bool[], ${attempts.map((a) => a.jobId)}::text[])
+      select * from unnest(${input.eventIds}::uuid[], ${input.attempts}::int[], ${input.statuses}::int[],
+                           ${input.durations}::int[], ${input.errors}::text[],
+                           ${input.oks}::bool[], ${input.jobIds}::text[])
              as o(event_id, attempt, response_status, duration_ms, error, ok, job_id)
        order by event_id
     ), delivery as (
@@ -195,7 +249,7 @@ export async function recordOutcomes(
               where event_id = delivery.event_id and attempt = delivery.attempt and finished_at is null limit 1) a
     ), recorded as (
       update delivery_attempts a
-         set response_status = p.response_status, duration_ms = p.duration_ms, error = p.error, finished_at = ${now}
+         set response_status = p.response_status, duration_ms = p.duration_ms, error = p.error, finished_at = ${input.now}
         from open_attempt p
        where a.ctid = p.attempt_row and a.finished_at is null
       returning a.event_id, a.attempt, p.cycle_start, p.delivery_row, p.ok, p.job_id
@@ -203,29 +257,24 @@ export async function recordOutcomes(
       select event_id, job_id, delivery_row,
              case when ok then 'delivered' when attempt - cycle_start >= ${ATTEMPTS_PER_CYCLE} then 'failed' else 'retry' end as next,
              case when not ok and attempt - cycle_start < ${ATTEMPTS_PER_CYCLE}
-                  then ${now}::timestamptz + (${RETRY_SCHEDULE_MS}::int8[])[attempt - cycle_start] * interval '1 millisecond' end as next_attempt_at
+                  then ${input.now}::timestamptz + (${RETRY_SCHEDULE_MS}::int8[])[attempt - cycle_start] * interval '1 millisecond' end as next_attempt_at
         from recorded
        where cycle_start < attempt
     ), settled as (
       update event_deliveries d
          set status = case when decided.next = 'retry' then d.status else decided.next end,
-             delivered_at = case when decided.next = 'delivered' then ${now}::timestamptz else d.delivered_at end,
-             next_attempt_at = decided.next_attempt_at, updated_at = ${now}
+             delivered_at = case when decided.next = 'delivered' then ${input.now}::timestamptz else d.delivered_at end,
+             next_attempt_at = decided.next_attempt_at, updated_at = ${input.now}
         from decided
        where d.ctid = decided.delivery_row
-    ), ${jobs === "add_job" ? nextAttemptAsNewJob : nextAttemptOnTheSameJob(jobs.settleJobsOf, [...attempts, ...finishedJobs])}
+    ), ${nextJobs}
     select o.event_id, decided.next, decided.next_attempt_at, (select count(job) from next_job) as jobs, ${ASYNC_COMMIT} as async_commit,
            claim.found is not null as claim_found
       from (select 1) as one
       left join (outcome o
                  left join decided on decided.event_id = o.event_id
                  left join lateral (select true as found from delivery_attempts a where a.event_id = o.event_id and a.attempt = o.attempt limit 1) claim on true)
-        on true`.execute(executor),
-  );
-  const decisions = new Map<string, AttemptDecision>();
-  for (const row of rows)
-    if (row.event_id !== null) decisions.set(row.event_id, { next: row.next, next_attempt_at: row.next_attempt_at, claim_found: row.claim_found });
-  return decisions;
+        on true`;
 }
 
 /** The next attempt as a new job of the event's key (replacing the one that ran, which its runner completes). */
@@ -252,14 +301,17 @@ const nextAttemptAsNewJob = sql`next_job as (
  * (visible there before its standby confirmed it), leaves its id to be given again by the new primary's
  * sequence to another event's job, which completing by id would delete undelivered.
  */
-function nextAttemptOnTheSameJob(takerId: string, ran: ReadonlyArray<{ eventId: string; jobId: string | null }>) {
+function nextAttemptOnTheSameJob(input: Pick<OutcomesInput, "takerId" | "ranJobIds" | "ranEventIds">) {
   const jobs = sql.id(QUEUE_SCHEMA, "_private_jobs");
-  const taken = ran.filter((job) => job.jobId !== null);
+  const takerId = input.takerId;
   return sql`ran as (
-      select * from unnest(${taken.map((job) => job.jobId)}::bigint[], ${taken.map((job) => job.eventId)}::text[]) as r(job_id, event_id)
+      select * from unnest(${input.ranJobIds}::bigint[], ${input.ranEventIds}::text[]) as r(job_id, event_id)
     ), still_taken as (
-      select j.id, j.key, r.event_id from ${jobs} j join ran r on j.id = r.job_id
-       where j.locked_by = ${takerId} and j.payload->>'eventId' = r.event_id
+      -- A probe of the queue's key for each job, as for the tables above: as a join, the cached plan scanned
+      -- the queue's whole table, which its churn leaves with many dead rows between vacuums.
+      select j.id, j.key, r.event_id from ran r
+       cross join lateral (select j.id, j.key from ${jobs} j
+                            where j.id = r.job_id and j.locked_by = ${takerId} and j.payload->>'eventId' = r.event_id limit 1) j
     ), still_needed as (
       select t.id from still_taken t
        where t.key = ${DELIVER_EVENT_KEY_PREFIX}::text || t.event_id
@@ -339,16 +391,35 @@ export async function claimInOneStatement(
   jobs: readonly DeliveryJob[],
   now: Date,
 ): Promise<Map<string, Claim | DeliveryOutcome | undefined>> {
+  claimStatement ??= new CompiledStatement(["eventIds", "jobIds", "now"], claimQuery);
+  const statement = claimStatement;
+  const input = { eventIds: jobs.map((job) => job.eventId), jobIds: jobs.map((job) => job.jobId), now };
+  // One generic plan for every batch size: planned again for each, this long statement cost about 1 ms of
+  // planning a claim, more than running it for a few events.
+  const rows = await inGenericPlanStatement(db, (executor) => statement.execute(executor, input));
+  const claims = new Map<string, Claim | DeliveryOutcome | undefined>();
+  for (const job of jobs) claims.set(job.eventId, { kind: "gone" });
+  for (const context of rows) claims.set(context.id, claimOf(context));
+  return claims;
+}
+
+/** The claim's statement, compiled at its first run (this module and the events' outbox import each other). */
+let claimStatement: CompiledStatement<ClaimInput, ClaimRow> | undefined;
+
+interface ClaimInput extends Record<string, unknown> {
+  eventIds: string[];
+  jobIds: Array<string | null>;
+  now: Date;
+}
+
+function claimQuery(db: Kysely<Database>, input: ClaimInput) {
   // The events' ids as an array each time they are looked up (`= any`), not a subquery over `batch`: as a
   // subquery the planner scanned every event and joined the batch last (with the events table's statistics
   // behind its growth, 3–18 ms a claim under a steady flow of payments instead of well under 1 ms).
-  const eventIds = sql`${jobs.map((job) => job.eventId)}::uuid[]`;
-  // One generic plan for every batch size: planned again for each, this long statement cost about 1 ms of
-  // planning a claim, more than running it for a few events.
-  const { rows } = await inGenericPlanStatement(db, (executor) =>
-    sql<ClaimRow>`
+  const eventIds = sql`${input.eventIds}::uuid[]`;
+  return sql<ClaimRow>`
     with batch as (
-      select * from unnest(${eventIds}, ${jobs.map((job) => job.jobId)}::text[]) as b(event_id, job_id)
+      select * from unnest(${eventIds}, ${input.jobIds}::text[]) as b(event_id, job_id)
     ), locked as (
       -- Each delivery locked by a probe of its key, in the events' order (as a scan with "= any", the plan
       -- cached for this statement read the whole table), with the row's address for the update below.
@@ -372,30 +443,25 @@ export async function claimInOneStatement(
              not_sent_reason = decided.not_sent_reason,
              attempts_made = case when decided.act = 'claim' then d.attempts_made + 1 else d.attempts_made end,
              target_url = case when decided.act = 'claim' then decided.url else d.target_url end,
-             next_attempt_at = null, updated_at = ${now}
+             next_attempt_at = null, updated_at = ${input.now}
         from decided
        where d.ctid = decided.delivery_row and decided.has_delivery and decided.act is not null
       returning d.event_id
     ), inserted as (
       insert into event_deliveries (event_id, status, not_sent_reason, attempts_made, target_url, updated_at)
       select id, case when act = 'claim' then 'pending' else 'not_sent' end, not_sent_reason,
-             case when act = 'claim' then 1 else 0 end, case when act = 'claim' then url end, ${now}
+             case when act = 'claim' then 1 else 0 end, case when act = 'claim' then url end, ${input.now}
         from decided where not has_delivery and act is not null
           on conflict (event_id) do nothing
       returning event_id
     ), attempt as (
       insert into delivery_attempts (event_id, attempt, attempted_at, target_url, job_id)
-      select id, attempts_made + 1, ${now}, url, claiming_job_id from decided
+      select id, attempts_made + 1, ${input.now}, url, claiming_job_id from decided
        where act = 'claim' and (id in (select event_id from updated) or id in (select event_id from inserted))
     )
     select context.*, decided.act, decided.not_sent_reason,
            context.id in (select event_id from updated) or context.id in (select event_id from inserted) as written
-      from context left join decided on decided.id = context.id`.execute(executor),
-  );
-  const claims = new Map<string, Claim | DeliveryOutcome | undefined>();
-  for (const job of jobs) claims.set(job.eventId, { kind: "gone" });
-  for (const context of rows) claims.set(context.id, claimOf(context));
-  return claims;
+      from context left join decided on decided.id = context.id`;
 }
 
 /** What the one-statement claim decided for one event (see claimInOneStatement). */
