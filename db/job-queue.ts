@@ -129,7 +129,7 @@ export function addJobExpression(
  * event, a notification), so no job holds one yet (one that did would be left as it is: it sends the same
  * row); the task is registered at start (`prepareQueue`), so a missing one fails the statement rather than
  * dropping its jobs. The workers are woken as `add_jobs` wakes them: one NOTIFY with the jobs' count, sent
- * at commit, none when there is no job.
+ * at commit, none when there is no job; delivery jobs on a channel of their own (jobsChannelOf).
  */
 export function addJobsPerRow(rows: string, task: TaskName, payloadField: string, keyPrefix: string): RawBuilder<unknown> {
   return sql`
@@ -138,7 +138,7 @@ export function addJobsPerRow(rows: string, task: TaskName, payloadField: string
         from ${sql.table(rows)} r
           on conflict (key) do nothing
       returning jobs.id,
-                (select pg_notify(${JOBS_INSERTED_CHANNEL}::text, '{"r":' || random()::text || ',"count":' || (select count(*) from ${sql.table(rows)})::text || '}')) as woken`;
+                (select pg_notify(${jobsChannelOf(task)}::text, '{"r":' || random()::text || ',"count":' || (select count(*) from ${sql.table(rows)})::text || '}')) as woken`;
 }
 
 /** The tasks whose jobs are written as rows (addJobsPerRow): registered at every start. */
@@ -335,3 +335,18 @@ export async function giveBackJobsNotHeld(pool: pg.Pool, workerId: string, heldJ
 
 /** The channel graphile-worker notifies when jobs are added and due (on the adding transaction's commit). */
 export const JOBS_INSERTED_CHANNEL = "jobs:insert";
+
+/**
+ * The channel that delivery jobs written as rows (addJobsPerRow: a reconciliation batch's events, a time
+ * sweep's) notify instead of graphile-worker's. Its runner does not run them when the delivery dispatcher
+ * does, yet woke at each such commit to look for its own tasks: a statement, and about a tenth of the
+ * worker's CPU, at every reconciliation batch. The dispatcher listens to both channels (jobs added with
+ * `add_job`, a resend's or a retry's, notify graphile-worker's); a worker without the dispatcher relays
+ * this one to its runner (jobs/queue.ts).
+ */
+export const DELIVERY_JOBS_CHANNEL = "cobro:delivery-jobs";
+
+/** Where addJobsPerRow's jobs of `task` notify the workers. */
+function jobsChannelOf(task: TaskName): string {
+  return task === DELIVER_EVENT_TASK ? DELIVERY_JOBS_CHANNEL : JOBS_INSERTED_CHANNEL;
+}

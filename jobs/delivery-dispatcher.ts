@@ -11,13 +11,22 @@
 //   4. records the outcomes as they come back, every outcome that arrived meanwhile in one statement (with
 //      the jobs completed, or put off to the retry's time): a slow or dead receiver holds back only its own
 //      deliveries, never the others of its batch.
-// It is woken by LISTEN on the queue's channel, which graphile-worker notifies when a transaction that adds
-// due jobs commits (no poll delay), and looks every `pollIntervalMs` for retries whose time has come.
+// It is woken by LISTEN on the queue's channels, notified when a transaction that adds due jobs commits
+// (graphile-worker's, and the delivery jobs' own: no poll delay), and looks every `pollIntervalMs` for
+// retries whose time has come.
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Kysely } from "kysely";
 import type pg from "pg";
 import type { Logger } from "pino";
-import { DELIVER_EVENT_TASK, DELIVERY_TAKER_PREFIX, giveBackJobs, giveBackJobsNotHeld, JOBS_INSERTED_CHANNEL, takeDueJobs } from "../db/job-queue.ts";
+import {
+  DELIVER_EVENT_TASK,
+  DELIVERY_JOBS_CHANNEL,
+  DELIVERY_TAKER_PREFIX,
+  giveBackJobs,
+  giveBackJobsNotHeld,
+  JOBS_INSERTED_CHANNEL,
+  takeDueJobs,
+} from "../db/job-queue.ts";
 import type { Database } from "../db/schema.ts";
 import type { Clock } from "../domain/clock.ts";
 import type { OutboundHttpClient } from "../domain/outbound/http-client.ts";
@@ -263,7 +272,7 @@ export async function startDeliveryDispatcher(options: DeliveryDispatcherOptions
     client.on("notification", wake);
     client.on("error", drop);
     try {
-      await client.query(`LISTEN "${JOBS_INSERTED_CHANNEL}"`);
+      await client.query(`LISTEN "${JOBS_INSERTED_CHANNEL}"; LISTEN "${DELIVERY_JOBS_CHANNEL}"`);
     } catch (error) {
       client.release(true);
       throw error;
@@ -321,7 +330,7 @@ export async function startDeliveryDispatcher(options: DeliveryDispatcherOptions
     const client = listener;
     listener = undefined;
     if (client) {
-      await client.query(`UNLISTEN "${JOBS_INSERTED_CHANNEL}"`).catch(() => undefined);
+      await client.query(`UNLISTEN "${JOBS_INSERTED_CHANNEL}"; UNLISTEN "${DELIVERY_JOBS_CHANNEL}"`).catch(() => undefined);
       client.release();
     }
   };

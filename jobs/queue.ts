@@ -7,6 +7,7 @@ import pg from "pg";
 import type { Logger } from "pino";
 import {
   DELIVER_EVENT_TASK,
+  DELIVERY_JOBS_CHANNEL,
   DEFAULT_HEARTBEAT_INTERVAL_MS,
   DEFAULT_STALE_WORKER_AFTER_MS,
   forgetWorkers,
@@ -146,6 +147,7 @@ export async function startWorker(options: StartWorkerOptions): Promise<JobWorke
     const events: WorkerEvents = new EventEmitter();
     events.on("pool:create", ({ workerPool }) => void ids.add(workerPool.id));
     events.on("worker:create", ({ worker }) => void ids.add(worker.workerId));
+    if (DELIVER_EVENT_TASK in runnerTasks) relayDeliveryJobs(events, options.logger);
     const runner = await run({
       pgPool: pool,
       schema: QUEUE_SCHEMA,
@@ -329,4 +331,27 @@ function startHeartbeat(pool: pg.Pool, liveWorkerIds: () => string[], options: S
       await beating;
     },
   };
+}
+
+/**
+ * A runner that runs the deliveries itself (no dispatcher) hears their jobs' channel too (db/job-queue.ts
+ * DELIVERY_JOBS_CHANNEL), on its own listening connection, as it hears its own: each notification wakes as
+ * many of its workers as it names jobs.
+ */
+function relayDeliveryJobs(events: WorkerEvents, logger: Logger | undefined): void {
+  events.on("pool:listen:success", ({ client }) => {
+    client
+      .query(`LISTEN "${DELIVERY_JOBS_CHANNEL}"`)
+      .catch((error: unknown) => logger?.warn({ err: error }, "could not listen for delivery jobs; they wait for the poll"));
+  });
+  events.on("pool:listen:notification", ({ workerPool, message }) => {
+    if (message.channel !== DELIVERY_JOBS_CHANNEL) return;
+    let count = 1;
+    try {
+      count = Number((JSON.parse(message.payload ?? "{}") as { count?: unknown }).count ?? 1) || 1;
+    } catch {
+      // Not the statement's payload: one job, as graphile-worker counts a notification without its count.
+    }
+    workerPool.nudge(count);
+  });
 }

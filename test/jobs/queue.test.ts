@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { sql } from "kysely";
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { addJob, addJobsPerRow, DELIVERY_TAKER_PREFIX, prepareQueue } from "../../db/job-queue.ts";
+import { addJob, addJobsPerRow, DELIVERY_JOBS_CHANNEL, DELIVERY_TAKER_PREFIX, JOBS_INSERTED_CHANNEL, prepareQueue } from "../../db/job-queue.ts";
 import { type JobWorker, startWorker } from "../../jobs/queue.ts";
 import type { TaskList } from "../../jobs/tasks.ts";
 import { captureLogs } from "../helpers/captured-logs.ts";
@@ -247,9 +247,9 @@ describe("jobs written as rows of the queue's table (addJobsPerRow)", () => {
   it("one job per row with graphile-worker's defaults, the workers woken once a statement with the jobs' count, and not at all for none", async () => {
     const listener = new pg.Client({ connectionString: database.connectionString });
     await listener.connect();
-    const heard: unknown[] = [];
-    listener.on("notification", (message) => heard.push(JSON.parse(message.payload ?? "null")));
-    await listener.query('LISTEN "jobs:insert"');
+    const heard: Array<{ channel: string; count: number }> = [];
+    listener.on("notification", (message) => heard.push({ channel: message.channel, count: JSON.parse(message.payload ?? "null").count }));
+    await listener.query(`LISTEN "${JOBS_INSERTED_CHANNEL}"; LISTEN "${DELIVERY_JOBS_CHANNEL}"`);
     try {
       const ids = [randomUUID(), randomUUID(), randomUUID()];
       expect((await write("deliver-event", ids)).rows[0]).toEqual({ n: 3 });
@@ -257,13 +257,19 @@ describe("jobs written as rows of the queue's table (addJobsPerRow)", () => {
       expect((await write("deliver-event", ids.slice(0, 1))).rows[0]).toEqual({ n: 0 }); // its key is taken: left as it is
       const later = randomUUID();
       expect((await write("deliver-event", [later])).rows[0]).toEqual({ n: 1 });
-      // Notifications arrive in commit order: had the empty write or the taken key sent one, it would come before the last.
-      await waitFor(() => heard.length >= 2);
-      expect(heard).toEqual([expect.objectContaining({ count: 3 }), expect.objectContaining({ count: 1 })]);
+      expect((await write("send-notification", [randomUUID(), randomUUID()])).rows[0]).toEqual({ n: 2 });
+      // Notifications arrive in commit order: had the empty write or the taken key sent one, it would come
+      // before the last. Delivery jobs on their own channel, graphile-worker's tasks on its.
+      await waitFor(() => heard.length >= 3);
+      expect(heard).toEqual([
+        { channel: DELIVERY_JOBS_CHANNEL, count: 3 },
+        { channel: DELIVERY_JOBS_CHANNEL, count: 1 },
+        { channel: JOBS_INSERTED_CHANNEL, count: 2 },
+      ]);
     } finally {
       await listener.end();
     }
-    const jobs = await pendingJobs();
+    const jobs = (await pendingJobs()).filter((job) => job.task_identifier === "deliver-event");
     expect(jobs).toHaveLength(4);
     expect(jobs[0]).toEqual({
       task_identifier: "deliver-event",
@@ -283,5 +289,22 @@ describe("jobs written as rows of the queue's table (addJobsPerRow)", () => {
     await expect(write("send-notification", [randomUUID()])).rejects.toMatchObject({ code: "23502" });
     await prepareQueue({ pool: database.pool });
     expect((await write("send-notification", [randomUUID()])).rows[0]).toEqual({ n: 1 });
+  });
+
+  it("a worker that runs the deliveries itself (no dispatcher) is woken by their jobs' own channel, not only by its poll", async () => {
+    const delivered: string[] = [];
+    await startWorker({
+      connectionString: database.connectionString,
+      taskList: { "deliver-event": async (payload) => void delivered.push(payload.eventId) },
+      pollInterval: 600_000,
+    }).then((started) => workers.push(started));
+    // The first may be found by the runner's first look; the second, written once the runner has looked and
+    // found nothing more, only by a wake-up.
+    const [first, second] = [randomUUID(), randomUUID()];
+    await write("deliver-event", [first]);
+    await waitFor(() => delivered.length === 1, 5_000);
+    await write("deliver-event", [second]);
+    await waitFor(() => delivered.length === 2, 5_000);
+    expect(delivered).toEqual([first, second]);
   });
 });
