@@ -22,7 +22,8 @@
 // each of a fixed text whatever the batch's size, with one generic plan per connection. The service's
 // batches run on connections whose sessions keep generic plans (DatabaseHandle.batches): no setting there.
 import { randomUUID } from "node:crypto";
-import { sql, type RawBuilder, type Transaction } from "kysely";
+import { sql, type Kysely, type RawBuilder, type Transaction } from "kysely";
+import { CompiledStatement } from "../../db/compiled-statement.ts";
 import type { Database } from "../../db/schema.ts";
 import { isRefusedData } from "../../db/errors.ts";
 import { doTakenWork, inGenericPlanTransaction, takenWorkStatements, type Executor, type TakenWork } from "../../db/transactions.ts";
@@ -268,46 +269,21 @@ async function reconcileInOneTransaction(
  * they came from), each one's CVU and matching hold, the matched charges locked in id order.
  */
 async function recordAndLock(trx: Transaction<Database>, items: Item[], options: Options): Promise<void> {
-  const column = <T>(pick: (item: Item) => T) => items.map(pick);
-  const { rows } = await sql<RecordRow>`
-    with input as (
-      select * from unnest(${column((i) => i.ord)}::int[], ${column((i) => i.transfer.transactionId)}::text[], ${column((i) => i.transfer.amountCents)}::bigint[],
-                           ${column((i) => i.transfer.receivingCvu)}::text[], ${column((i) => i.transfer.senderCuil ?? null)}::text[],
-                           ${column((i) => i.transfer.senderCvu ?? null)}::text[], ${column((i) => i.transfer.senderName ?? null)}::text[],
-                           ${column((i) => i.transfer.operatedAt)}::timestamptz[], ${column((i) => i.transfer.source)}::text[], ${column((i) => i.senderKey)}::text[],
-                           ${column((i) => i.transfer.fromIntegration ?? null)}::uuid[])
-        as i(item_ord, transaction_id, amount_cents, receiving_cvu, sender_cuil, sender_cvu, sender_name, operated_at, source, sender_key, from_integration)
-    ), existing as (
-      select t.id, t.transaction_id, t.unmatched_reason from transfers t where t.transaction_id in (select transaction_id from input)
-    ), matched as materialized (
-      select i.item_ord, a.id as account_id, a.last_charge_id as account_last_charge_id, a.holding as account_holding,
-             (${matchingHold(trx, sql.ref("a.id"), sql.ref("i.sender_key"))}) as matched_charge_id,
-             case when i.from_integration is not null then (${subscriptionIfCvuHeld(trx, sql.ref("a.id"), sql.ref("i.from_integration"))}) end as from_integration_events
-        from input i join cvu_accounts a on a.cvu = i.receiving_cvu
-    ), recorded as (
-      -- In transaction id order: two batches with the same ids wait for each other in one order. Recorded
-      -- with the charge its CVU's hold matched, which is nearly always the charge it pays: the batch's last
-      -- statement rewrites only the transfers that end otherwise (an ambiguous one is provisional too).
-      insert into transfers (transaction_id, amount_cents, receiving_cvu, sender_cuil, sender_cvu, sender_name, operated_at, received_at, source, charge_id, unmatched_reason)
-      select i.transaction_id, i.amount_cents, i.receiving_cvu, i.sender_cuil, i.sender_cvu, i.sender_name, i.operated_at, ${options.receivedAt}::timestamptz, i.source,
-             m.matched_charge_id, case when m.matched_charge_id is null then 'ambiguous' end
-        from input i left join matched m on m.item_ord = i.item_ord
-       where i.from_integration is null or m.from_integration_events is not null
-       order by i.transaction_id
-      on conflict (transaction_id) do nothing
-      returning id, transaction_id, charge_id
-    ), locked as materialized (
-      -- After the insert (it reads what was recorded), so every batch waits on transaction ids before charges.
-      ${chargesWithTerms(trx).where("c.id", "in", sql<string>`(select charge_id from recorded)`).orderBy("c.id").forUpdate("c")}
-    )
-    select locked.*, i.item_ord, r.id as transfer_id, r.charge_id as recorded_charge_id, e.id as existing_transfer_id, e.unmatched_reason as existing_reason,
-           m.account_id, m.account_last_charge_id, m.account_holding,
-           i.from_integration is not null and m.from_integration_events is null as refused, m.from_integration_events
-      from input i
-      left join recorded r on r.transaction_id = i.transaction_id
-      left join existing e on e.transaction_id = i.transaction_id
-      left join matched m on m.item_ord = i.item_ord
-      left join locked on locked.id = r.charge_id`.execute(trx);
+  recordStatement ??= new CompiledStatement(RECORD_FIELDS, recordQuery);
+  const rows = await recordStatement.execute(trx, {
+    ords: items.map((i) => i.ord),
+    transactionIds: items.map((i) => i.transfer.transactionId),
+    amounts: items.map((i) => i.transfer.amountCents),
+    cvus: items.map((i) => i.transfer.receivingCvu),
+    senderCuils: items.map((i) => i.transfer.senderCuil ?? null),
+    senderCvus: items.map((i) => i.transfer.senderCvu ?? null),
+    senderNames: items.map((i) => i.transfer.senderName ?? null),
+    operatedAts: items.map((i) => i.transfer.operatedAt),
+    sources: items.map((i) => i.transfer.source),
+    senderKeys: items.map((i) => i.senderKey),
+    fromIntegrations: items.map((i) => i.transfer.fromIntegration ?? null),
+    receivedAt: options.receivedAt,
+  });
 
   const racing: Item[] = [];
   for (const row of rows) {
@@ -342,6 +318,82 @@ async function recordAndLock(trx: Transaction<Database>, items: Item[], options:
       item.outcome = { transferId: row.id, duplicate: true, unmatchedReason: row.unmatched_reason ?? undefined };
     }
   }
+}
+
+/** Statement 1's values: each item's, by position, and the batch's instant. */
+interface RecordInput extends Record<string, unknown> {
+  ords: number[];
+  transactionIds: string[];
+  amounts: number[];
+  cvus: string[];
+  senderCuils: Array<string | null>;
+  senderCvus: Array<string | null>;
+  senderNames: Array<string | null>;
+  operatedAts: Date[];
+  sources: string[];
+  senderKeys: Array<string | null>;
+  fromIntegrations: Array<string | null>;
+  receivedAt: Date;
+}
+
+const RECORD_FIELDS = [
+  "ords",
+  "transactionIds",
+  "amounts",
+  "cvus",
+  "senderCuils",
+  "senderCvus",
+  "senderNames",
+  "operatedAts",
+  "sources",
+  "senderKeys",
+  "fromIntegrations",
+  "receivedAt",
+] as const;
+
+/** Statement 1, compiled at the first batch: its text is the same for every batch (its values are arrays). */
+let recordStatement: CompiledStatement<RecordInput, RecordRow> | undefined;
+
+function recordQuery(db: Kysely<Database>, input: RecordInput) {
+  return sql<RecordRow>`
+    with input as (
+      select * from unnest(${input.ords}::int[], ${input.transactionIds}::text[], ${input.amounts}::bigint[],
+                           ${input.cvus}::text[], ${input.senderCuils}::text[],
+                           ${input.senderCvus}::text[], ${input.senderNames}::text[],
+                           ${input.operatedAts}::timestamptz[], ${input.sources}::text[], ${input.senderKeys}::text[],
+                           ${input.fromIntegrations}::uuid[])
+        as i(item_ord, transaction_id, amount_cents, receiving_cvu, sender_cuil, sender_cvu, sender_name, operated_at, source, sender_key, from_integration)
+    ), existing as (
+      select t.id, t.transaction_id, t.unmatched_reason from transfers t where t.transaction_id in (select transaction_id from input)
+    ), matched as materialized (
+      select i.item_ord, a.id as account_id, a.last_charge_id as account_last_charge_id, a.holding as account_holding,
+             (${matchingHold(db, sql.ref("a.id"), sql.ref("i.sender_key"))}) as matched_charge_id,
+             case when i.from_integration is not null then (${subscriptionIfCvuHeld(db, sql.ref("a.id"), sql.ref("i.from_integration"))}) end as from_integration_events
+        from input i join cvu_accounts a on a.cvu = i.receiving_cvu
+    ), recorded as (
+      -- In transaction id order: two batches with the same ids wait for each other in one order. Recorded
+      -- with the charge its CVU's hold matched, which is nearly always the charge it pays: the batch's last
+      -- statement rewrites only the transfers that end otherwise (an ambiguous one is provisional too).
+      insert into transfers (transaction_id, amount_cents, receiving_cvu, sender_cuil, sender_cvu, sender_name, operated_at, received_at, source, charge_id, unmatched_reason)
+      select i.transaction_id, i.amount_cents, i.receiving_cvu, i.sender_cuil, i.sender_cvu, i.sender_name, i.operated_at, ${input.receivedAt}::timestamptz, i.source,
+             m.matched_charge_id, case when m.matched_charge_id is null then 'ambiguous' end
+        from input i left join matched m on m.item_ord = i.item_ord
+       where i.from_integration is null or m.from_integration_events is not null
+       order by i.transaction_id
+      on conflict (transaction_id) do nothing
+      returning id, transaction_id, charge_id
+    ), locked as materialized (
+      -- After the insert (it reads what was recorded), so every batch waits on transaction ids before charges.
+      ${chargesWithTerms(db).where("c.id", "in", sql<string>`(select charge_id from recorded)`).orderBy("c.id").forUpdate("c")}
+    )
+    select locked.*, i.item_ord, r.id as transfer_id, r.charge_id as recorded_charge_id, e.id as existing_transfer_id, e.unmatched_reason as existing_reason,
+           m.account_id, m.account_last_charge_id, m.account_holding,
+           i.from_integration is not null and m.from_integration_events is null as refused, m.from_integration_events
+      from input i
+      left join recorded r on r.transaction_id = i.transaction_id
+      left join existing e on e.transaction_id = i.transaction_id
+      left join matched m on m.item_ord = i.item_ord
+      left join locked on locked.id = r.charge_id`;
 }
 
 /** The locked charge of a row, without the row's other columns; undefined when none matched. */

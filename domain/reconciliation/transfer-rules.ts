@@ -1,8 +1,7 @@
 // The rules of a transfer, shared by every way one is received (reconcile.ts, reconcile-batch.ts): what a
 // transfer and its answer are, how it finds its charge (the CVU's hold, or the sender's in cuil mode), what
 // a payment does to a charge and the event it writes, and why a transfer that pays nothing is unmatched.
-import { sql, type Expression, type Transaction } from "kysely";
-import type { Database } from "../../db/schema.ts";
+import { sql, type Expression } from "kysely";
 import type { Executor } from "../../db/transactions.ts";
 import type { Charge } from "../../db/tables/charges.table.ts";
 import type { MerchantLink } from "../../db/tables/merchants.table.ts";
@@ -154,8 +153,8 @@ export function unmatchedEvent(
 export type LockedMatch = Charge & Pick<MerchantLink, "commission_percentage" | "commission_fixed_cents" | "service_commission_percentage">;
 
 /** Charges with their merchant link's commission terms (a payment's breakdown), to lock FOR UPDATE. */
-export function chargesWithTerms(trx: Transaction<Database>) {
-  return trx
+export function chargesWithTerms(db: Executor) {
+  return db
     .selectFrom("charges as c")
     .leftJoin("merchant_links as l", (join) =>
       join.onRef("l.integration_client_id", "=", "c.integration_client_id").onRef("l.merchant_account_id", "=", "c.merchant_account_id"),
@@ -168,8 +167,8 @@ export function chargesWithTerms(trx: Transaction<Database>) {
  * The charge a transfer to this CVU pays: the CVU's own (cvu mode) or the sender's (cuil mode), by the
  * unique (CVU, payer) key; as a subquery over a batch's columns (the sender's key null for none).
  */
-export function matchingHold(trx: Transaction<Database>, cvuAccountId: Expression<string>, senderKey: Expression<string | null>) {
-  return trx
+export function matchingHold(db: Executor, cvuAccountId: Expression<string>, senderKey: Expression<string | null>) {
+  return db
     .selectFrom("cvu_holds")
     .select("charge_id")
     .where("cvu_account_id", "=", cvuAccountId)
