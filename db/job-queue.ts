@@ -283,29 +283,28 @@ export async function forgetWorkers(pool: pg.Pool, workerIds: string[]): Promise
 }
 
 /**
- * Takes up to `limit` due jobs of one task for `workerId`, in one statement (as graphile-worker takes a
- * batch: locked by the taker, `SKIP LOCKED` past jobs another worker holds, in priority then run_at
- * order). A job taken is the taker's until it completes it, or until the heartbeat finds the taker dead and
- * releases it (releaseJobsOfStaleWorkers): its lease. Jobs of named queues are left to graphile-worker.
+ * Takes up to `limit` due jobs of one task for `workerId` (as graphile-worker takes a batch: locked by the
+ * taker, `SKIP LOCKED` past jobs another worker holds, in priority then run_at order), as two CTEs of the
+ * caller's statement: `taken_jobs` (id, payload) are the jobs taken, so the statement works on them in the
+ * same round trip. A job taken is the taker's until it completes it, or until the heartbeat finds the taker
+ * dead and releases it (releaseJobsOfStaleWorkers): its lease. Jobs of named queues are left to
+ * graphile-worker.
  */
-export async function takeDueJobs(pool: pg.Pool, task: TaskName, workerId: string, limit: number): Promise<Array<{ id: string; payload: unknown }>> {
-  const { rows } = await pool.query<{ id: string; payload: unknown }>({
-    name: "cobro_take_due_jobs",
-    text: `with due as (
-             select jobs.id from ${QUEUE_SCHEMA}._private_jobs as jobs
-              where jobs.is_available = true and jobs.run_at <= now() and jobs.job_queue_id is null
-                and jobs.task_id = (select id from ${QUEUE_SCHEMA}._private_tasks where identifier = $2)
-              order by jobs.priority asc, jobs.run_at asc
-              limit $3
-                for update skip locked
-           )
-           update ${QUEUE_SCHEMA}._private_jobs as jobs
-              set attempts = jobs.attempts + 1, locked_by = $1, locked_at = now()
-             from due where jobs.id = due.id
-           returning jobs.id::text as id, jobs.payload`,
-    values: [workerId, task, limit],
-  });
-  return rows;
+export function takingDueJobs(task: TaskName, workerId: unknown, limit: unknown): RawBuilder<unknown> {
+  const jobs = sql.id(QUEUE_SCHEMA, "_private_jobs");
+  return sql`due_jobs as (
+      select jobs.id from ${jobs} as jobs
+       where jobs.is_available = true and jobs.run_at <= now() and jobs.job_queue_id is null
+         and jobs.task_id = (select id from ${sql.id(QUEUE_SCHEMA, "_private_tasks")} where identifier = ${task}::text)
+       order by jobs.priority asc, jobs.run_at asc
+       limit ${limit}::int
+         for update skip locked
+    ), taken_jobs as (
+      update ${jobs} as jobs
+         set attempts = jobs.attempts + 1, locked_by = ${workerId}::text, locked_at = now()
+        from due_jobs where jobs.id = due_jobs.id
+      returning jobs.id, jobs.payload
+    )`;
 }
 
 /** Gives back jobs taken by `workerId` that it could not finish: free again after `delayMs` (a database hiccup is let pass). */

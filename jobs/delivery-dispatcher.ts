@@ -1,11 +1,11 @@
 // The delivery dispatcher: the worker's way of running `deliver-event` jobs in batches rather than one
 // graphile-worker job run at a time. Each turn it
-//   1. takes up to `batchSize` due delivery jobs in one statement (SKIP LOCKED, locked by its own worker id,
-//      kept alive by the worker's heartbeat: a dispatcher that dies leaves them to be released and taken
-//      again once its heartbeat is stale, its lease);
-//   2. claims their attempts in one statement (domain/webhooks/delivery.ts, the same decisions as one
-//      event's claim; the rare event that needs a transaction, an interrupted attempt or a first secret,
-//      runs the one-event path, whole);
+//   1. takes up to `batchSize` due delivery jobs (SKIP LOCKED, locked by its own worker id, kept alive by
+//      the worker's heartbeat: a dispatcher that dies leaves them to be released and taken again once its
+//      heartbeat is stale, its lease) and
+//   2. claims their attempts, both in one statement (domain/webhooks/delivery.ts takeAndClaim, the same
+//      decisions as one event's claim; the rare event that needs a transaction, an interrupted attempt or a
+//      first secret, runs the one-event path, whole);
 //   3. sends them all at once through the one outbound client (SSRF guard at connect, 5 s, no redirects),
 //      whose undici Agent keeps a pool of kept-alive connections per destination origin;
 //   4. records the outcomes as they come back, every outcome that arrived meanwhile in one statement (with
@@ -18,23 +18,15 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { Kysely } from "kysely";
 import type pg from "pg";
 import type { Logger } from "pino";
-import {
-  DELIVER_EVENT_TASK,
-  DELIVERY_JOBS_CHANNEL,
-  DELIVERY_TAKER_PREFIX,
-  giveBackJobs,
-  giveBackJobsNotHeld,
-  JOBS_INSERTED_CHANNEL,
-  takeDueJobs,
-} from "../db/job-queue.ts";
+import { DELIVER_EVENT_TASK, DELIVERY_JOBS_CHANNEL, DELIVERY_TAKER_PREFIX, giveBackJobs, giveBackJobsNotHeld, JOBS_INSERTED_CHANNEL } from "../db/job-queue.ts";
 import type { Database } from "../db/schema.ts";
 import type { Clock } from "../domain/clock.ts";
 import type { OutboundHttpClient } from "../domain/outbound/http-client.ts";
 import {
-  claimInOneStatement,
   deliverEvent,
   recordOutcomes,
   sendSigned,
+  takeAndClaim,
   type AttemptMade,
   type Claim,
   type DeliveryJob,
@@ -44,7 +36,7 @@ import type { Metrics } from "../runtime/metrics.ts";
 import { reportDelivery } from "./tasks.ts";
 
 export interface DeliveryDispatcherOptions {
-  /** The worker's pool: jobs are taken on it, and one of its connections listens. */
+  /** The worker's pool: jobs are given back on it, and one of its connections listens (they are taken on `db`, with their claims). */
   pool: pg.Pool;
   db: Kysely<Database>;
   clock: Clock;
@@ -206,35 +198,16 @@ export async function startDeliveryDispatcher(options: DeliveryDispatcherOptions
     }
   };
 
-  const runBatch = async (jobs: Array<DeliveryJob & { jobId: string }>) => {
-    // One claim per event in a statement: two rows of one event would claim the same attempt twice and
-    // fail the whole batch. graphile-worker leaves one runnable job per event (a job that loses its key to
-    // a newer one is spent), so this only guards; a second job of an event takes the one-event path.
-    const seen = new Set<string>();
-    const first = jobs.filter((job) => !seen.has(job.eventId) && seen.add(job.eventId));
-    const again = jobs.filter((job) => !first.includes(job));
-    let claims: Map<string, Claim | DeliveryOutcome | undefined>;
-    try {
-      claims = await claimInOneStatement(db, first, clock.now());
-    } catch (error) {
-      logger?.warn({ err: error }, `could not claim ${jobs.length} deliveries; their jobs run again`);
-      await giveBack(jobs.map((job) => job.jobId));
-      for (const job of jobs) release(job.jobId);
-      wake();
-      return;
-    }
-    await Promise.all([...first.map((job) => deliver(job, claims.get(job.eventId))), ...again.map((job) => deliver(job, undefined))]);
-  };
-
   /** Takes batches while there is room in hand and jobs are due. */
   const take = async () => {
     do {
       wokenWhileTaking = false;
       while (!stopping && inHand < maxInFlight) {
         const limit = Math.min(batchSize, maxInFlight - inHand);
-        const taken = await takeDueJobs(pool, DELIVER_EVENT_TASK, workerId, limit);
-        for (const job of taken) hold(job.id);
-        if (taken.length > 0) track(runBatch(taken.map((job) => ({ eventId: (job.payload as { eventId: string }).eventId, jobId: job.id }))));
+        // Taken and claimed in one statement: a failure leaves nothing taken, to be looked at again.
+        const taken = await takeAndClaim(db, workerId, limit, clock.now());
+        for (const { job } of taken) hold(job.jobId);
+        for (const { job, claimed } of taken) track(deliver(job, claimed));
         // Fewer than asked: nothing more was due when it looked. Jobs committed since notify the queue's
         // channel after their commit, which wakes it again; a look that would find none is a statement saved.
         // As many as asked (its hands filled, or a batch's worth): more may be due, taken as room is freed.

@@ -27,7 +27,15 @@
 // outcomes that came back together in another, where the retry is the job that ran, put off to its time
 // (the same key, no new job) and the other jobs are completed, in that statement.
 import { sql, type Kysely, type RawBuilder, type Transaction } from "kysely";
-import { addJob, DELIVER_EVENT_KEY_PREFIX, DELIVER_EVENT_TASK, deliverEventJobKey, JOB_TAKER_SETTING, QUEUE_SCHEMA } from "../../db/job-queue.ts";
+import {
+  addJob,
+  DELIVER_EVENT_KEY_PREFIX,
+  DELIVER_EVENT_TASK,
+  deliverEventJobKey,
+  JOB_TAKER_SETTING,
+  QUEUE_SCHEMA,
+  takingDueJobs,
+} from "../../db/job-queue.ts";
 import type { Database } from "../../db/schema.ts";
 import { CompiledStatement } from "../../db/compiled-statement.ts";
 import { inGenericPlanStatement, type Executor } from "../../db/transactions.ts";
@@ -403,14 +411,49 @@ export async function claimInOneStatement(
   return claims;
 }
 
-/** The claim's statement, compiled at its first run (this module and the events' outbox import each other). */
+/** A delivery job the dispatcher took, and what its claim decided (undefined: the one-event path decides). */
+export interface TakenDelivery {
+  job: DeliveryJob & { jobId: string };
+  claimed: Claim | DeliveryOutcome | undefined;
+}
+
+/**
+ * Takes up to `limit` due delivery jobs for `takerId` (db/job-queue.ts takingDueJobs: its lease) and claims
+ * their attempts as claimInOneStatement does, in one statement: the take commits with the claims, so a job
+ * is never held without the claim's answer, nor claimed without being taken. A job whose event another job
+ * of the take claims (graphile-worker leaves one runnable job per event, so this only guards), or whose
+ * payload names no event, is left to the one-event path (`claimed` undefined).
+ */
+export async function takeAndClaim(db: Kysely<Database>, takerId: string, limit: number, now: Date): Promise<TakenDelivery[]> {
+  takeAndClaimStatement ??= new CompiledStatement(["takerId", "limit", "now"], takeAndClaimQuery);
+  const statement = takeAndClaimStatement;
+  const rows = await inGenericPlanStatement(db, (executor) => statement.execute(executor, { takerId, limit, now }));
+  return rows.map((row) => {
+    const job = { eventId: row.named_event_id ?? "", jobId: row.job_id };
+    if (!row.claims) return { job, claimed: undefined };
+    return { job, claimed: row.id === null ? { kind: "gone" } : claimOf(row as ClaimRow) };
+  });
+}
+
+/** The claims' statements, compiled at their first run (this module and the events' outbox import each other). */
 let claimStatement: CompiledStatement<ClaimInput, ClaimRow> | undefined;
+let takeAndClaimStatement: CompiledStatement<TakeAndClaimInput, TakenClaimRow> | undefined;
 
 interface ClaimInput extends Record<string, unknown> {
   eventIds: string[];
   jobIds: Array<string | null>;
   now: Date;
 }
+
+interface TakeAndClaimInput extends Record<string, unknown> {
+  takerId: string;
+  limit: number;
+  now: Date;
+}
+
+/** A job taken, and its event's claim (the context's columns null when its event is gone or not claimed here). */
+type TakenClaimRow = Nullable<ClaimRow> & { job_id: string; named_event_id: string | null; claims: boolean };
+type Nullable<T> = { [K in keyof T]: T[K] | null };
 
 function claimQuery(db: Kysely<Database>, input: ClaimInput) {
   // The events' ids as an array each time they are looked up (`= any`), not a subquery over `batch`: as a
@@ -420,7 +463,37 @@ function claimQuery(db: Kysely<Database>, input: ClaimInput) {
   return sql<ClaimRow>`
     with batch as (
       select * from unnest(${eventIds}, ${input.jobIds}::text[]) as b(event_id, job_id)
-    ), locked as (
+    ), ${claimCtes(db, eventIds, input.now)}
+    select context.*, decided.act, decided.not_sent_reason,
+           context.id in (select event_id from updated) or context.id in (select event_id from inserted) as written
+      from context left join decided on decided.id = context.id`;
+}
+
+function takeAndClaimQuery(db: Kysely<Database>, input: TakeAndClaimInput) {
+  // The events' ids as an array computed once (an InitPlan), looked up with "= any" as claimQuery's are.
+  const eventIds = sql`array(select event_id from batch)`;
+  return sql<TakenClaimRow>`
+    with ${takingDueJobs(DELIVER_EVENT_TASK, input.takerId, input.limit)}, jobs_taken as (
+      select id::text as job_id, payload->>'eventId' as named_event_id,
+             case when payload->>'eventId' ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' then (payload->>'eventId')::uuid end as event_id
+        from taken_jobs
+    ), batch as (
+      select distinct on (event_id) event_id, job_id from jobs_taken where event_id is not null order by event_id, job_id::bigint
+    ), ${claimCtes(db, eventIds, input.now)}
+    select t.job_id, t.named_event_id, b.job_id is not null as claims, context.*, decided.act, decided.not_sent_reason,
+           context.id in (select event_id from updated) or context.id in (select event_id from inserted) as written
+      from jobs_taken t
+      left join batch b on b.job_id = t.job_id
+      left join context on context.id = b.event_id
+      left join decided on decided.id = context.id`;
+}
+
+/**
+ * The claim's CTEs after `batch` (event_id, job_id: one job per event), whose events' ids `eventIds` gives
+ * as an array: the deliveries locked, the context, the gates, the decision and the rows written.
+ */
+function claimCtes(db: Kysely<Database>, eventIds: RawBuilder<unknown>, now: unknown) {
+  return sql`locked as (
       -- Each delivery locked by a probe of its key, in the events' order (as a scan with "= any", the plan
       -- cached for this statement read the whole table), with the row's address for the update below.
       select d.* from (select event_id from batch order by event_id) b
@@ -443,25 +516,22 @@ function claimQuery(db: Kysely<Database>, input: ClaimInput) {
              not_sent_reason = decided.not_sent_reason,
              attempts_made = case when decided.act = 'claim' then d.attempts_made + 1 else d.attempts_made end,
              target_url = case when decided.act = 'claim' then decided.url else d.target_url end,
-             next_attempt_at = null, updated_at = ${input.now}
+             next_attempt_at = null, updated_at = ${now}
         from decided
        where d.ctid = decided.delivery_row and decided.has_delivery and decided.act is not null
       returning d.event_id
     ), inserted as (
       insert into event_deliveries (event_id, status, not_sent_reason, attempts_made, target_url, updated_at)
       select id, case when act = 'claim' then 'pending' else 'not_sent' end, not_sent_reason,
-             case when act = 'claim' then 1 else 0 end, case when act = 'claim' then url end, ${input.now}
+             case when act = 'claim' then 1 else 0 end, case when act = 'claim' then url end, ${now}
         from decided where not has_delivery and act is not null
           on conflict (event_id) do nothing
       returning event_id
     ), attempt as (
       insert into delivery_attempts (event_id, attempt, attempted_at, target_url, job_id)
-      select id, attempts_made + 1, ${input.now}, url, claiming_job_id from decided
+      select id, attempts_made + 1, ${now}, url, claiming_job_id from decided
        where act = 'claim' and (id in (select event_id from updated) or id in (select event_id from inserted))
-    )
-    select context.*, decided.act, decided.not_sent_reason,
-           context.id in (select event_id from updated) or context.id in (select event_id from inserted) as written
-      from context left join decided on decided.id = context.id`;
+    )`;
 }
 
 /** What the one-statement claim decided for one event (see claimInOneStatement). */
