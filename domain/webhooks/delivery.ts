@@ -470,15 +470,23 @@ function claimQuery(db: Kysely<Database>, input: ClaimInput) {
 }
 
 function takeAndClaimQuery(db: Kysely<Database>, input: TakeAndClaimInput) {
-  // The events' ids as an array computed once (an InitPlan), looked up with "= any" as claimQuery's are.
-  const eventIds = sql`array(select event_id from batch)`;
+  // The jobs taken, and one of each event, as arrays unnested, as claimQuery receives its jobs: the planner
+  // then estimates them as it does there (a function over an array: 10 rows) and joins them by hash. From
+  // the update's own estimate (a LIMIT whose value a generic plan does not know) it looped over every pair
+  // of the claim's rows: 25 ms for a take of 100 in a burst, against 10 ms taken and claimed apart.
+  const eventIds = sql`(select event_ids from claimed_jobs)::uuid[]`;
   return sql<TakenClaimRow>`
-    with ${takingDueJobs(DELIVER_EVENT_TASK, input.takerId, input.limit)}, jobs_taken as (
-      select id::text as job_id, payload->>'eventId' as named_event_id,
-             case when payload->>'eventId' ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' then (payload->>'eventId')::uuid end as event_id
-        from taken_jobs
+    with ${takingDueJobs(DELIVER_EVENT_TASK, input.takerId, input.limit)}, taken as (
+      select array_agg(id::text order by id) as job_ids, array_agg(payload->>'eventId' order by id) as named_event_ids from taken_jobs
+    ), jobs_taken as (
+      select t.job_id, t.named_event_id,
+             case when t.named_event_id ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' then t.named_event_id::uuid end as event_id
+        from unnest((select job_ids from taken), (select named_event_ids from taken)) as t(job_id, named_event_id)
+    ), claimed_jobs as (
+      select array_agg(event_id order by event_id) as event_ids, array_agg(job_id order by event_id) as job_ids
+        from (select distinct on (event_id) event_id, job_id from jobs_taken where event_id is not null order by event_id, job_id::bigint) one_of_each
     ), batch as (
-      select distinct on (event_id) event_id, job_id from jobs_taken where event_id is not null order by event_id, job_id::bigint
+      select * from unnest(${eventIds}, (select job_ids from claimed_jobs)) as b(event_id, job_id)
     ), ${claimCtes(db, eventIds, input.now)}
     select t.job_id, t.named_event_id, b.job_id is not null as claims, context.*, decided.act, decided.not_sent_reason,
            context.id in (select event_id from updated) or context.id in (select event_id from inserted) as written
