@@ -431,7 +431,14 @@ export async function takeAndClaim(db: Kysely<Database>, takerId: string, limit:
   return rows.map((row) => {
     const job = { eventId: row.named_event_id ?? "", jobId: row.job_id };
     if (!row.claims) return { job, claimed: undefined };
-    return { job, claimed: row.id === null ? { kind: "gone" } : claimOf(row as ClaimRow) };
+    if (row.id === null) return { job, claimed: { kind: "gone" } };
+    try {
+      return { job, claimed: claimOf(row as ClaimRow) };
+    } catch {
+      // Its claim committed but cannot be read (its integration's secret does not open): the one-event path
+      // meets the same error and gives back this job alone, where a throw here would hold every job taken.
+      return { job, claimed: undefined };
+    }
   });
 }
 
