@@ -110,3 +110,24 @@ function carriesPlaceholder(value: unknown): boolean {
   if (value !== null && typeof value === "object" && !(value instanceof Date) && !Buffer.isBuffer(value)) return Object.values(value).some(carriesPlaceholder);
   return false;
 }
+
+/**
+ * A CompiledStatement made at its first run rather than when its module loads: for a statement whose
+ * builders come from a module in an import cycle (not initialised yet while this one loads).
+ */
+export class CompiledAtFirstRun<Input extends Record<string, unknown>, Row> {
+  readonly #fields: ReadonlyArray<keyof Input & string>;
+  readonly #build: (db: Kysely<Database>, input: Input) => Compilable<Row> | RawBuilder<Row>;
+  #compiled: CompiledStatement<Input, Row> | undefined;
+
+  constructor(fields: ReadonlyArray<keyof Input & string>, build: (db: Kysely<Database>, input: Input) => Compilable<Row> | RawBuilder<Row>) {
+    this.#fields = fields;
+    this.#build = build;
+  }
+
+  /** The rows, as the builder's `execute()`; compiles the statement the first time. */
+  execute(db: Kysely<Database>, input: Input): Promise<Row[]> {
+    if (this.#compiled === undefined) this.#compiled = new CompiledStatement(this.#fields, this.#build);
+    return this.#compiled.execute(db, input);
+  }
+}

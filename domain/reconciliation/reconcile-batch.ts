@@ -23,7 +23,7 @@
 // batches run on connections whose sessions keep generic plans (DatabaseHandle.batches): no setting there.
 import { randomUUID } from "node:crypto";
 import { sql, type Kysely, type RawBuilder, type Transaction } from "kysely";
-import { CompiledStatement } from "../../db/compiled-statement.ts";
+import { CompiledAtFirstRun } from "../../db/compiled-statement.ts";
 import type { Database } from "../../db/schema.ts";
 import { isRefusedData } from "../../db/errors.ts";
 import { doTakenWork, inGenericPlanTransaction, takenWorkStatements, type Executor, type TakenWork } from "../../db/transactions.ts";
@@ -269,7 +269,6 @@ async function reconcileInOneTransaction(
  * they came from), each one's CVU and matching hold, the matched charges locked in id order.
  */
 async function recordAndLock(trx: Transaction<Database>, items: Item[], options: Options): Promise<void> {
-  recordStatement ??= new CompiledStatement(RECORD_FIELDS, recordQuery);
   const rows = await recordStatement.execute(trx, {
     ords: items.map((i) => i.ord),
     transactionIds: items.map((i) => i.transfer.transactionId),
@@ -352,7 +351,7 @@ const RECORD_FIELDS = [
 ] as const;
 
 /** Statement 1, compiled at the first batch: its text is the same for every batch (its values are arrays). */
-let recordStatement: CompiledStatement<RecordInput, RecordRow> | undefined;
+const recordStatement = new CompiledAtFirstRun<RecordInput, RecordRow>(RECORD_FIELDS, recordQuery);
 
 function recordQuery(db: Kysely<Database>, input: RecordInput) {
   return sql<RecordRow>`

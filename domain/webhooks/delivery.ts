@@ -37,7 +37,7 @@ import {
   takingDueJobs,
 } from "../../db/job-queue.ts";
 import type { Database } from "../../db/schema.ts";
-import { CompiledStatement } from "../../db/compiled-statement.ts";
+import { CompiledAtFirstRun } from "../../db/compiled-statement.ts";
 import { inGenericPlanStatement, type Executor } from "../../db/transactions.ts";
 import type { OutboxEvent } from "../../db/tables/events.table.ts";
 import type { DeliveryStatus, NotSentReason, SigningSecretScheme } from "../../db/tables/webhooks.table.ts";
@@ -191,7 +191,7 @@ export async function recordOutcomes(
     now,
     ...(settleJobsOf === undefined ? {} : { takerId: settleJobsOf, ranJobIds: taken.map((job) => job.jobId), ranEventIds: taken.map((job) => job.eventId) }),
   };
-  const statement = outcomesStatement(settleJobsOf !== undefined);
+  const statement = settleJobsOf === undefined ? outcomesWithNewJobs : outcomesOnTheSameJobs;
   // Every row of the tables is reached by a probe of its key from the batch's rows (a lateral subquery that
   // locks, or is limited, cannot be turned into a join), and updated through the row the probe found: as
   // plain joins, the plans cached for this statement scanned whole tables (hash joins and hashed subplans
@@ -221,23 +221,16 @@ interface OutcomesInput extends Record<string, unknown> {
 
 const OUTCOME_FIELDS = ["eventIds", "attempts", "statuses", "durations", "errors", "oks", "jobIds", "now"] as const;
 
-/** The outcomes' statements, one for each way of scheduling the next attempt, compiled at their first run. */
-let outcomesWithNewJobs: CompiledStatement<OutcomesInput, AttemptDecision & { event_id: string | null }> | undefined;
-let outcomesOnTheSameJobs: CompiledStatement<OutcomesInput, AttemptDecision & { event_id: string | null }> | undefined;
+/** The outcomes' statements, one for each way of scheduling the next attempt. */
+const outcomesWithNewJobs = new CompiledAtFirstRun<OutcomesInput, OutcomeRow>(OUTCOME_FIELDS, (_db, input) => outcomesQuery(input, nextAttemptAsNewJob));
+const outcomesOnTheSameJobs = new CompiledAtFirstRun<OutcomesInput, OutcomeRow>([...OUTCOME_FIELDS, "takerId", "ranJobIds", "ranEventIds"], (_db, input) =>
+  outcomesQuery(input, nextAttemptOnTheSameJob(input)),
+);
 
-function outcomesStatement(settlingTheJobs: boolean) {
-  if (settlingTheJobs) {
-    outcomesOnTheSameJobs ??= new CompiledStatement([...OUTCOME_FIELDS, "takerId", "ranJobIds", "ranEventIds"], (_db, input) =>
-      outcomesQuery(input, nextAttemptOnTheSameJob(input)),
-    );
-    return outcomesOnTheSameJobs;
-  }
-  outcomesWithNewJobs ??= new CompiledStatement(OUTCOME_FIELDS, (_db, input) => outcomesQuery(input, nextAttemptAsNewJob));
-  return outcomesWithNewJobs;
-}
+type OutcomeRow = AttemptDecision & { event_id: string | null };
 
 function outcomesQuery(input: OutcomesInput, nextJobs: RawBuilder<unknown>) {
-  return sql<AttemptDecision & { event_id: string | null }>`
+  return sql<OutcomeRow>`
     with outcome as (
       select * from unnest(${input.eventIds}::uuid[], ${input.attempts}::int[], ${input.statuses}::int[],
                            ${input.durations}::int[], ${input.errors}::text[],
@@ -399,12 +392,10 @@ export async function claimInOneStatement(
   jobs: readonly DeliveryJob[],
   now: Date,
 ): Promise<Map<string, Claim | DeliveryOutcome | undefined>> {
-  claimStatement ??= new CompiledStatement(["eventIds", "jobIds", "now"], claimQuery);
-  const statement = claimStatement;
   const input = { eventIds: jobs.map((job) => job.eventId), jobIds: jobs.map((job) => job.jobId), now };
   // One generic plan for every batch size: planned again for each, this long statement cost about 1 ms of
   // planning a claim, more than running it for a few events.
-  const rows = await inGenericPlanStatement(db, (executor) => statement.execute(executor, input));
+  const rows = await inGenericPlanStatement(db, (executor) => claimStatement.execute(executor, input));
   const claims = new Map<string, Claim | DeliveryOutcome | undefined>();
   for (const job of jobs) claims.set(job.eventId, { kind: "gone" });
   for (const context of rows) claims.set(context.id, claimOf(context));
@@ -425,9 +416,7 @@ export interface TakenDelivery {
  * payload names no event, is left to the one-event path (`claimed` undefined).
  */
 export async function takeAndClaim(db: Kysely<Database>, takerId: string, limit: number, now: Date): Promise<TakenDelivery[]> {
-  takeAndClaimStatement ??= new CompiledStatement(["takerId", "limit", "now"], takeAndClaimQuery);
-  const statement = takeAndClaimStatement;
-  const rows = await inGenericPlanStatement(db, (executor) => statement.execute(executor, { takerId, limit, now }));
+  const rows = await inGenericPlanStatement(db, (executor) => takeAndClaimStatement.execute(executor, { takerId, limit, now }));
   return rows.map((row) => {
     const job = { eventId: row.named_event_id ?? "", jobId: row.job_id };
     if (!row.claims) return { job, claimed: undefined };
@@ -443,8 +432,8 @@ export async function takeAndClaim(db: Kysely<Database>, takerId: string, limit:
 }
 
 /** The claims' statements, compiled at their first run (this module and the events' outbox import each other). */
-let claimStatement: CompiledStatement<ClaimInput, ClaimRow> | undefined;
-let takeAndClaimStatement: CompiledStatement<TakeAndClaimInput, TakenClaimRow> | undefined;
+const claimStatement = new CompiledAtFirstRun<ClaimInput, ClaimRow>(["eventIds", "jobIds", "now"], claimQuery);
+const takeAndClaimStatement = new CompiledAtFirstRun<TakeAndClaimInput, TakenClaimRow>(["takerId", "limit", "now"], takeAndClaimQuery);
 
 interface ClaimInput extends Record<string, unknown> {
   eventIds: string[];
