@@ -1,6 +1,6 @@
 // `npm run bench`: Cobro and a bare express+pg baseline doing the same work, side by side, on ONE
 // PostgreSQL (embedded in a temp folder, or DATABASE_URL), loaded with autocannon from this process over
-// loopback while Cobro runs as its own processes (`node server/main.ts --only …`: the APIs in one, the
+// loopback while Cobro runs as its own processes (`npm start`'s bundle with `--only …`: the APIs in one, the
 // worker in another; in 10., as `npm start` runs by default, side by side). Prints figures, ratios and
 // whether each goal is met; it never fails on a time. Figure 11 is the batch bank feed (pages of 500).
 // docs/performance.md explains every figure.

@@ -1,11 +1,12 @@
-// Cobro as a person runs it: `node server/main.ts` in its own process, with nothing inherited but PATH
-// and HOME (no DATABASE_URL: the embedded default) and free ports unless the test says otherwise.
+// Cobro as a person runs it: `npm start`'s bundle of server/main.ts (scripts/build-server.ts, built from the
+// sources once per process that starts one) in its own process, with nothing inherited but PATH and HOME
+// (no DATABASE_URL: the embedded default) and free ports unless the test says otherwise.
 import { spawn, type ChildProcess } from "node:child_process";
 import { join } from "node:path";
 import type { ApiName } from "../runtime/config.ts";
+import { serverBundle } from "./build-server.ts";
 
 export const ROOT = join(import.meta.dirname, "..");
-const MAIN = join(ROOT, "server", "main.ts");
 
 export interface StartedCobro {
   child: ChildProcess;
@@ -31,7 +32,11 @@ export function cobroEnv(extra: Record<string, string> = {}): Record<string, str
 }
 
 export function startCobro(extra: Record<string, string> = {}, args: string[] = []): StartedCobro {
-  const child = spawn(process.execPath, [MAIN, ...args], { cwd: ROOT, env: cobroEnv({ LOG_LEVEL: "warn", ...extra }), stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [serverBundle(), ...args], {
+    cwd: ROOT,
+    env: cobroEnv({ LOG_LEVEL: "warn", ...extra }),
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let output = "";
   child.stdout!.on("data", (chunk) => (output += chunk));
   child.stderr!.on("data", (chunk) => (output += chunk));

@@ -1,5 +1,5 @@
 // `npm run fuzz`: schemathesis against a live Sandbox, from the documents each API serves at /openapi.yaml.
-// Starts `server/main.ts` on free ports with a fresh embedded PostgreSQL in a temporary folder, creates a
+// Starts `npm start`'s bundle of server/main.ts on free ports with a fresh embedded PostgreSQL in a temporary folder, creates a
 // Sandbox set with `scripts/sandbox-bootstrap.ts --json` (it attaches to that server's database), signs in
 // the integration admin and the platform admin (Auth API) and gets a merchant idToken
 // (`POST /my-integration/test-tokens`), then runs schemathesis once per API and token with every check
@@ -25,6 +25,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { ApiName } from "../runtime/config.ts";
 import { servedUrls } from "./cobro-process.ts";
+import { serverBundle } from "./build-server.ts";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const API_NAMES: ApiName[] = ["integration", "auth", "admin"];
@@ -545,7 +546,7 @@ async function startServer(): Promise<Partial<Record<ApiName, string[]>>> {
   });
   const logFile = createWriteStream(serverLog);
   let banner = "";
-  server = spawn(process.execPath, [join(root, "server", "main.ts")], { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] });
+  server = spawn(process.execPath, [serverBundle()], { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] });
   server.stdout!.on("data", (chunk: Buffer) => {
     banner += chunk.toString("utf8");
     logFile.write(chunk);

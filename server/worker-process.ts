@@ -1,4 +1,4 @@
-// `npm start`'s worker in a child process of its own (`node server/main.ts --only worker`), supervised by the
+// `npm start`'s worker in a child process of its own (server/main.ts with `--only worker`), supervised by the
 // process that serves the APIs: its log lines reach the parent's output whole, it is restarted with a backoff
 // when it dies, and it is stopped before the parent closes the database it uses.
 import { fork, type ChildProcess } from "node:child_process";
@@ -6,7 +6,9 @@ import type { Readable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import type { Logger } from "../runtime/logger.ts";
 
-const MAIN = fileURLToPath(new URL("./main.ts", import.meta.url));
+// The child runs what the parent runs: `npm start`'s bundle (this module is then a part of it), or the
+// sources when the parent runs them.
+const MAIN = import.meta.url.endsWith("/worker-process.ts") ? fileURLToPath(new URL("./main.ts", import.meta.url)) : fileURLToPath(import.meta.url);
 
 /** The variable that tells `server/main.ts` it is the supervised worker (it reports to its parent instead of printing a banner). */
 export const SUPERVISED_WORKER_ENV = "COBRO_SUPERVISED_WORKER";

@@ -1,7 +1,7 @@
 // Cobro as separate processes over one PostgreSQL that the test may stop and start: an embedded server of
 // the test's own (a fixed port, so it comes back where the processes expect it), or a server the test runs
 // itself (`databaseUrl`, e.g. the Patroni cluster of scripts/cluster.ts), API processes and worker
-// processes (`node server/main.ts --only …`) that can be killed (SIGKILL) and started again.
+// processes (`npm start`'s bundle with `--only …`) that can be killed (SIGKILL) and started again.
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";

@@ -1,5 +1,5 @@
 // `npm run backup` and `npm run restore` of the embedded PostgreSQL, as docs/operations.md tells an operator
-// to run them, on real processes: a Sandbox (`node server/main.ts`) on its own data folder takes charges and
+// to run them, on real processes: a Sandbox (`npm start`'s bundle) on its own data folder takes charges and
 // a payment through its APIs; a backup is taken while it runs; a charge is created after it; Cobro is
 // stopped and the data folder restored from the backup; Cobro started on the result serves the charges and
 // the payment from before the backup, and not the later charge. The refusals are one line each. Restored

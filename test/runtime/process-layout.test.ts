@@ -70,6 +70,12 @@ describe("the default start", () => {
     rmSync(dataDir, { recursive: true, force: true });
   });
 
+  it("runs npm start's bundle in both processes, not the TypeScript sources (no type stripper held in either)", () => {
+    const entryOf = (pid: number) => readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0")[1];
+    expect(entryOf(cobro.child.pid!)).toBe(join(import.meta.dirname, "..", "..", "server", "main.bundle.js"));
+    expect(entryOf(workerPid)).toBe(entryOf(cobro.child.pid!));
+  });
+
   it("runs the APIs and the worker in two processes, each with its own metrics, under one banner", async () => {
     expect(workerPid).not.toBe(cobro.child.pid);
     expect(alive(workerPid)).toBe(true);
