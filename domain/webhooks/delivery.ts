@@ -370,8 +370,40 @@ function attemptContext(db: Executor, eventIds: RawBuilder<unknown>) {
        where e.id = any(${eventIds})`;
 }
 
+/**
+ * The context's columns a claim answers with: what claimOf reads. The rest of the context decides in SQL
+ * (the gates, the last attempt) and is not sent back: each column of each event is written out as text by
+ * PostgreSQL and parsed again by the worker, at every claim of every event.
+ */
+const CLAIMED_COLUMNS = [
+  "id",
+  "integration_client_id",
+  "created_at",
+  "payload",
+  "clock_offset_ms",
+  "delivery_status",
+  "attempts_made",
+  "secret",
+  "secret_scheme",
+  "charge_url",
+  "tenant_id",
+  "tenant_url",
+  "tenant_token",
+  "own_id",
+  "own_url",
+  "own_token",
+] as const satisfies ReadonlyArray<keyof AttemptContext>;
+
+function claimedColumns() {
+  return sql.join(CLAIMED_COLUMNS.map((column) => sql.ref(`context.${column}`)));
+}
+
 /** What the one-statement claim read and decided. */
-type ClaimRow = AttemptContext & { act: "claim" | "not_sent" | null; not_sent_reason: NotSentReason | null; url: string | null; written: boolean };
+type ClaimRow = Pick<AttemptContext, (typeof CLAIMED_COLUMNS)[number]> & {
+  act: "claim" | "not_sent" | null;
+  not_sent_reason: NotSentReason | null;
+  written: boolean;
+};
 
 /** A delivery job to run: the event, and the queue job running it (recorded on the attempt). */
 export interface DeliveryJob {
@@ -460,7 +492,7 @@ function claimQuery(db: Kysely<Database>, input: ClaimInput) {
     with batch as (
       select * from unnest(${eventIds}, ${input.jobIds}::text[]) as b(event_id, job_id)
     ), ${claimCtes(db, eventIds, input.now)}
-    select context.*, decided.act, decided.not_sent_reason,
+    select ${claimedColumns()}, decided.act, decided.not_sent_reason,
            context.id in (select event_id from updated) or context.id in (select event_id from inserted) as written
       from context left join decided on decided.id = context.id`;
 }
@@ -484,7 +516,7 @@ function takeAndClaimQuery(db: Kysely<Database>, input: TakeAndClaimInput) {
     ), batch as (
       select * from unnest(${eventIds}, (select job_ids from claimed_jobs)) as b(event_id, job_id)
     ), ${claimCtes(db, eventIds, input.now)}
-    select t.job_id, t.named_event_id, b.job_id is not null as claims, context.*, decided.act, decided.not_sent_reason,
+    select t.job_id, t.named_event_id, b.job_id is not null as claims, ${claimedColumns()}, decided.act, decided.not_sent_reason,
            context.id in (select event_id from updated) or context.id in (select event_id from inserted) as written
       from jobs_taken t
       left join batch b on b.job_id = t.job_id
