@@ -43,14 +43,25 @@ export async function createPayableCharges(integrationUrl: string, merchantToken
 export interface BankFeedFigures extends LoadFigures {
   /** Transfers a second (pages × page size). */
   transfersPerSecond: number;
-  /** Milliseconds of CPU per transfer, the API process's and PostgreSQL's. */
-  cpuPerTransfer?: { serverMs: number; postgresMs: number };
+  /**
+   * Milliseconds of CPU per transfer, the API process's and PostgreSQL's, and each of `otherParts`' (the
+   * worker delivering the transfers' events, the bench's own process).
+   */
+  cpuPerTransfer?: { serverMs: number; postgresMs: number; others?: Record<string, number> };
 }
 
 /** Pages of `pageSize` over `connections`, against the Admin API at `adminUrl`. */
 export async function measureBankFeedPages(
   settings: LoadSettings,
-  options: { adminUrl: string; targets: PayableCharge[]; pageSize: number; connections: number; pid?: number; statements?: StatementCounter },
+  options: {
+    adminUrl: string;
+    targets: PayableCharge[];
+    pageSize: number;
+    connections: number;
+    pid?: number;
+    statements?: StatementCounter;
+    otherParts?: () => Record<string, number>;
+  },
 ): Promise<BankFeedFigures> {
   let next = 0;
   const figures = await measureLoad(
@@ -76,11 +87,16 @@ export async function measureBankFeedPages(
     },
     options.pid,
     options.statements,
+    options.otherParts,
   );
+  const perTransfer = (perPage: number) => perPage / options.pageSize;
+  const others = figures.cpuByPart && Object.fromEntries(Object.entries(figures.cpuByPart).map(([part, ms]) => [part, perTransfer(ms)]));
   return {
     ...figures,
     transfersPerSecond: figures.rps * options.pageSize,
-    ...(figures.cpu ? { cpuPerTransfer: { serverMs: figures.cpu.serverMs / options.pageSize, postgresMs: figures.cpu.postgresMs / options.pageSize } } : {}),
+    ...(figures.cpu
+      ? { cpuPerTransfer: { serverMs: perTransfer(figures.cpu.serverMs), postgresMs: perTransfer(figures.cpu.postgresMs), ...(others ? { others } : {}) } }
+      : {}),
   };
 }
 
