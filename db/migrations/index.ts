@@ -42,6 +42,7 @@ import * as unmatchedPaymentAssignments from "./2026_11_28_0038_unmatched_paymen
 import * as unmatchedPaymentReturns from "./2026_11_28_0039_unmatched_payment_returns.ts";
 import * as transfersByRecordedTime from "./2026_11_28_0040_transfers_by_recorded_time.ts";
 import * as chargesNewestOfCvu from "./2026_11_30_0041_charges_newest_of_cvu.ts";
+import * as sharedCvuHoldsNotCounted from "./2026_11_30_0042_shared_cvu_holds_not_counted.ts";
 
 /**
  * Whether a migration may run while the previous release still serves (a rolling release: the schema
@@ -99,4 +100,5 @@ export const migrations: Record<string, Migration> = {
   "2026_11_28_0039_unmatched_payment_returns": unmatchedPaymentReturns,
   "2026_11_28_0040_transfers_by_recorded_time": transfersByRecordedTime,
   "2026_11_30_0041_charges_newest_of_cvu": chargesNewestOfCvu,
+  "2026_11_30_0042_shared_cvu_holds_not_counted": sharedCvuHoldsNotCounted,
 };

@@ -8,9 +8,13 @@ export interface CvuAccountsTable {
   merchant_account_id: string;
   cvu: string;
   holding: ColumnType<"free" | "exclusive" | "shared", "free" | "exclusive" | "shared" | undefined, "free" | "exclusive" | "shared">;
-  /** Its holds, counted whenever the row is written (a trigger): a charge joining a shared CVU does not write it. */
+  /**
+   * Its holds: 0 when free, 1 when exclusive. A shared CVU's are not counted (1 while it holds any): a charge
+   * joining it does not write the row, and counting them at each release read every hold of the CVU (a
+   * cuil-mode merchant's open charges). Count cvu_holds for the number.
+   */
   open_charges: ColumnType<number, number | undefined, number>;
-  /** The newest charge the CVU was given (settled with `open_charges`): what decides the reason of an unmatched transfer. */
+  /** The newest charge the CVU was given (settled whenever the row is written): what decides the reason of an unmatched transfer. */
   last_charge_id: string | null;
   created_at: DefaultedTimestamp;
 }

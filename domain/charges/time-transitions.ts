@@ -62,17 +62,15 @@ export async function runTimeTransitions(db: Executor, options: TransitionOption
       ), released as (
         delete from cvu_holds h using due where h.charge_id = due.id returning h.cvu_account_id, h.payer_key
       ), freed as (
-        -- A cvu-mode hold is its CVU's only one (domain/cvu-pool/cvu-pool.ts): its CVU is free, with no count
-        -- to make. A shared CVU's figures are settled by its row's trigger, which counts the holds left.
+        -- A cvu-mode hold is its CVU's only one (domain/cvu-pool/cvu-pool.ts): its CVU is free. A shared CVU is
+        -- settled by its row's trigger: free when no hold is left.
         update cvu_accounts a set open_charges = 0, holding = 'free'
           from released r where a.id = r.cvu_account_id and r.payer_key = '*'
       ), per_shared_cvu as (
-        select cvu_account_id, count(*)::int as n from released where payer_key <> '*' group by cvu_account_id
+        select distinct cvu_account_id from released where payer_key <> '*'
       ), settled as (
-        update cvu_accounts a
-           set open_charges = a.open_charges - p.n,
-               holding = case when a.open_charges - p.n = 0 then 'free' else a.holding end
-          from per_shared_cvu p where a.id = p.cvu_account_id
+        -- Written so that its trigger settles it (it keeps no count of its holds to subtract from).
+        update cvu_accounts a set holding = a.holding from per_shared_cvu p where a.id = p.cvu_account_id
       ), withdrawn as (
         -- A closed charge sends nothing more: what it had scheduled from its closing instant on is withdrawn
         -- (domain/notifications/charge-notifications.ts). What came due before it closed stays, so a

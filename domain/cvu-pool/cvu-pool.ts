@@ -73,10 +73,11 @@ async function recordHolds(
   holding: "exclusive" | "shared",
 ): Promise<CvuAccount> {
   await insertHolds(trx, account.id, holds);
-  // A free CVU has no holds and is locked here, so these holds are all it has.
+  // A free CVU has no holds and is locked here, so these holds are all it has: one for an exclusive CVU; a
+  // shared one's holds are not counted (1: it holds some; see the cvu_accounts table).
   return trx
     .updateTable("cvu_accounts")
-    .set({ holding, open_charges: holds.length, last_charge_id: holds[holds.length - 1]!.chargeId })
+    .set({ holding, open_charges: 1, last_charge_id: holds[holds.length - 1]!.chargeId })
     .where("id", "=", account.id)
     .returningAll()
     .executeTakeFirstOrThrow();
@@ -201,8 +202,8 @@ export async function holdCvuForCharge(
  * closes them (none included: the text does not depend on how many): a CVU with no open charge left is
  * free again. Each CVU is written once, by the number of holds it lost, the CVUs locked in id order
  * (`cvu_locked`), so two statements releasing on the same CVUs cannot deadlock. An exclusive CVU's figures
- * are exact; a shared one's are recounted by its trigger (joins do not write the row), which sees the
- * holds' delete.
+ * are exact; a shared one is settled by its trigger (joins do not write the row), which sees the holds'
+ * delete: free when none is left.
  */
 export function releaseCvusCtes(chargeIds: readonly string[]): RawBuilder<unknown> {
   return sql`

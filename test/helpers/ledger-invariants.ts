@@ -40,13 +40,14 @@ export async function ledgerViolations(db: Kysely<Database>): Promise<Record<str
     select cvu_account_id from cvu_holds group by cvu_account_id
     having count(*) filter (where payer_key = '*') > 0 and count(*) > 1`.execute(db);
   const payerTwice = await sql`select cvu_account_id, payer_key from cvu_holds group by cvu_account_id, payer_key having count(*) > 1`.execute(db);
-  // A CVU is free exactly when it holds nothing; an exclusive one holds one charge and counts it. (A shared
-  // CVU's counter is settled when its row is written: joining charges do not write it.)
+  // A CVU is free exactly when it holds nothing; an exclusive one holds one charge and counts it; a shared
+  // one does not count its holds (1 while it holds any: db/tables/cvu-pool.table.ts).
   const countersOff = await sql`
     select a.id from cvu_accounts a left join cvu_holds h on h.cvu_account_id = a.id
      group by a.id
     having (a.holding = 'free') <> (count(h.charge_id) = 0)
         or (a.holding = 'exclusive' and (count(h.charge_id) <> 1 or a.open_charges <> 1))
+        or (a.holding = 'shared' and a.open_charges <> 1)
         or (a.holding = 'free' and a.open_charges <> 0)`.execute(db);
   const openWithoutHold = await sql`
     select c.id from charges c where c.closed_at is null and c.cvu_account_id is not null
