@@ -106,16 +106,22 @@ describe("payments", () => {
     const { admin, create, state } = await setup();
     const a = await create(cuil("20301234563"));
     const b = await create(cuil("12345678"));
+    const c = await create(cuil("27111111117"));
     expect(b.CVU).toBe(a.CVU);
+    expect(c.CVU).toBe(a.CVU);
     const paidB = await admin.simulate({ cvu: a.CVU, amount: 1000, cuil: "20123456786" });
     expect(paidB.json).toMatchObject({ conciliated: true, paymentRequestId: b.paymentRequestId });
     expect(await state(b.referenceId)).toBe("total_payment");
     expect(await state(a.referenceId)).toBe("pending");
-    // The shared CVU counts the charge left on it, and is free once that one is paid too.
+    // The shared CVU stays shared while charges are left on it (it does not count them: 1), and is free once
+    // the last is paid.
     const pool = () => t.database.db.selectFrom("cvu_accounts").select(["holding", "open_charges"]).where("cvu", "=", a.CVU).executeTakeFirstOrThrow();
+    expect(await pool()).toEqual({ holding: "shared", open_charges: 1 });
+    await admin.simulate({ cvu: a.CVU, amount: 1000, cuil: "27111111117" });
     expect(await pool()).toEqual({ holding: "shared", open_charges: 1 });
     await admin.simulate({ cvu: a.CVU, amount: 1000, cuil: "20301234563" });
     expect(await state(a.referenceId)).toBe("total_payment");
+    expect(await state(c.referenceId)).toBe("total_payment");
     expect(await pool()).toEqual({ holding: "free", open_charges: 0 });
   });
 
