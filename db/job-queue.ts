@@ -16,6 +16,13 @@ import type { Database } from "./schema.ts";
 export const DEFAULT_HEARTBEAT_INTERVAL_MS = 30_000;
 export const DEFAULT_STALE_WORKER_AFTER_MS = 120_000;
 
+/**
+ * The delivery dispatcher's pace (jobs/delivery-dispatcher.ts `paceMs`, COBRO_DELIVERY_PACE_MS): measured
+ * with `npm run bench -- --round-trips` (simulate-payment at 16 connections, docs/performance.md), where a
+ * statement's fixed cost, in the worker and in PostgreSQL, was most of a small batch's.
+ */
+export const DEFAULT_DELIVERY_PACE_MS = 20;
+
 /** graphile-worker's schema; fixed here so an environment variable (GRAPHILE_WORKER_SCHEMA) cannot move it. */
 export const QUEUE_SCHEMA = "graphile_worker";
 

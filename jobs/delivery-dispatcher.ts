@@ -13,12 +13,22 @@
 //      deliveries, never the others of its batch.
 // It is woken by LISTEN on the queue's channels, notified when a transaction that adds due jobs commits
 // (graphile-worker's, and the delivery jobs' own: no poll delay), and looks every `pollIntervalMs` for
-// retries whose time has come.
+// retries whose time has come. Its looks, and its outcomes' statements, are paced (`paceMs`): idle, it
+// looks at once; in a steady flow, where every commit of a few payments would wake it, each look takes what
+// came due since the last one, and each statement records what came back since the last one.
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Kysely } from "kysely";
 import type pg from "pg";
 import type { Logger } from "pino";
-import { DELIVER_EVENT_TASK, DELIVERY_JOBS_CHANNEL, DELIVERY_TAKER_PREFIX, giveBackJobs, giveBackJobsNotHeld, JOBS_INSERTED_CHANNEL } from "../db/job-queue.ts";
+import {
+  DEFAULT_DELIVERY_PACE_MS,
+  DELIVER_EVENT_TASK,
+  DELIVERY_JOBS_CHANNEL,
+  DELIVERY_TAKER_PREFIX,
+  giveBackJobs,
+  giveBackJobsNotHeld,
+  JOBS_INSERTED_CHANNEL,
+} from "../db/job-queue.ts";
 import type { Database } from "../db/schema.ts";
 import type { Clock } from "../domain/clock.ts";
 import type { OutboundHttpClient } from "../domain/outbound/http-client.ts";
@@ -49,6 +59,12 @@ export interface DeliveryDispatcherOptions {
   maxInFlight?: number;
   /** How often to look for retries come due (ms, default 2000); new deliveries wake it at once. */
   pollIntervalMs?: number;
+  /**
+   * The shortest time between two looks for due jobs, and between two outcomes' statements (ms, default
+   * DEFAULT_DELIVERY_PACE_MS): what comes meanwhile waits for the next one, so a steady flow is taken and
+   * recorded in batches. An idle dispatcher looks and records at once.
+   */
+  paceMs?: number;
 }
 
 export interface DeliveryDispatcher {
@@ -77,6 +93,7 @@ export async function startDeliveryDispatcher(options: DeliveryDispatcherOptions
   const { pool, db, clock, http, metrics, logger } = options;
   const batchSize = options.batchSize ?? DEFAULT_DELIVERY_BATCH;
   const maxInFlight = options.maxInFlight ?? DEFAULT_DELIVERIES_IN_FLIGHT;
+  const paceMs = options.paceMs ?? DEFAULT_DELIVERY_PACE_MS;
   const workerId = `${DELIVERY_TAKER_PREFIX}${crypto.randomUUID()}`;
   const runs = metrics.jobs.runs.labels(DELIVER_EVENT_TASK, "success");
   const failedRuns = metrics.jobs.runs.labels(DELIVER_EVENT_TASK, "failure");
@@ -137,8 +154,13 @@ export async function startDeliveryDispatcher(options: DeliveryDispatcherOptions
       recording = undefined;
     });
   };
+  let lastRecordAt = Number.NEGATIVE_INFINITY;
   const recordAll = async () => {
     while (finished.length > 0) {
+      // Within `paceMs` of the last statement, the outcomes wait for the rest of it, and go together.
+      const wait = lastRecordAt + paceMs - performance.now();
+      if (wait > 0) await sleep(wait);
+      lastRecordAt = performance.now();
       const batch = finished;
       finished = [];
       const attempts = batch.flatMap((done) => (done.attempt ? [done.attempt] : []));
@@ -200,26 +222,37 @@ export async function startDeliveryDispatcher(options: DeliveryDispatcherOptions
 
   /** Takes batches while there is room in hand and jobs are due. */
   const take = async () => {
-    do {
-      wokenWhileTaking = false;
-      while (!stopping && inHand < maxInFlight) {
-        const limit = Math.min(batchSize, maxInFlight - inHand);
-        // Taken and claimed in one statement: a failure leaves nothing taken, to be looked at again.
-        const taken = await takeAndClaim(db, workerId, limit, clock.now());
-        for (const { job } of taken) hold(job.jobId);
-        for (const { job, claimed } of taken) track(deliver(job, claimed));
-        // Fewer than asked: nothing more was due when it looked. Jobs committed since notify the queue's
-        // channel after their commit, which wakes it again; a look that would find none is a statement saved.
-        // As many as asked (its hands filled, or a batch's worth): more may be due, taken as room is freed.
-        dueLeftBehind = taken.length === limit;
-        if (!dueLeftBehind) break;
-      }
-    } while (wokenWhileTaking && !stopping);
+    wokenWhileTaking = false;
+    while (!stopping && inHand < maxInFlight) {
+      const limit = Math.min(batchSize, maxInFlight - inHand);
+      lastLookAt = performance.now();
+      // Taken and claimed in one statement: a failure leaves nothing taken, to be looked at again.
+      const taken = await takeAndClaim(db, workerId, limit, clock.now());
+      for (const { job } of taken) hold(job.jobId);
+      for (const { job, claimed } of taken) track(deliver(job, claimed));
+      // Fewer than asked: nothing more was due when it looked. Jobs committed since notify the queue's
+      // channel after their commit, which wakes it again; a look that would find none is a statement saved.
+      // As many as asked (its hands filled, or a batch's worth): more may be due, taken as room is freed.
+      dueLeftBehind = taken.length === limit;
+      if (!dueLeftBehind) break;
+    }
   };
+  // A look within `paceMs` of the last one waits for the rest of it: in a steady flow each look then takes
+  // what came due meanwhile, all at once. A full batch is taken again at once (more is due).
+  let lastLookAt = Number.NEGATIVE_INFINITY;
+  let pacedWake: NodeJS.Timeout | undefined;
   const wake = () => {
     if (stopping) return;
     if (taking) {
       wokenWhileTaking = true;
+      return;
+    }
+    const wait = lastLookAt + paceMs - performance.now();
+    if (wait > 0) {
+      pacedWake ??= setTimeout(() => {
+        pacedWake = undefined;
+        wake();
+      }, wait);
       return;
     }
     taking = true;
@@ -228,6 +261,7 @@ export async function startDeliveryDispatcher(options: DeliveryDispatcherOptions
         .catch((error: unknown) => logger?.warn({ err: error }, "could not take delivery jobs; trying again at the next look"))
         .finally(() => {
           taking = false;
+          if (wokenWhileTaking) wake();
         }),
     );
   };
@@ -278,6 +312,7 @@ export async function startDeliveryDispatcher(options: DeliveryDispatcherOptions
   const stop = async (graceMs = Number.POSITIVE_INFINITY) => {
     stopping = true;
     clearInterval(poll);
+    clearTimeout(pacedWake);
     const settled = (async () => {
       while (pending.size > 0 || recording) await Promise.all([...pending, recording]);
     })();

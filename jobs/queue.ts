@@ -54,7 +54,7 @@ export interface StartWorkerOptions {
    * Webhook deliveries run by the delivery dispatcher (jobs/delivery-dispatcher.ts: taken in batches,
    * sent at once, their outcomes recorded together) rather than one graphile-worker job at a time.
    */
-  deliveries?: Pick<DeliveryDispatcherOptions, "db" | "clock" | "http" | "metrics" | "batchSize" | "maxInFlight">;
+  deliveries?: Pick<DeliveryDispatcherOptions, "db" | "clock" | "http" | "metrics" | "batchSize" | "maxInFlight" | "paceMs">;
 }
 
 /**

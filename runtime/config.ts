@@ -3,7 +3,7 @@
 import { resolve } from "node:path";
 import { LOG_FORMATS, type LogFormat } from "./logger.ts";
 import { SecretKeyFormatError, SecretKeyring } from "../domain/secrets/keyring.ts";
-import { DEFAULT_HEARTBEAT_INTERVAL_MS, DEFAULT_STALE_WORKER_AFTER_MS } from "../db/job-queue.ts";
+import { DEFAULT_DELIVERY_PACE_MS, DEFAULT_HEARTBEAT_INTERVAL_MS, DEFAULT_STALE_WORKER_AFTER_MS } from "../db/job-queue.ts";
 
 export type ServiceEnv = "sandbox" | "production";
 export const SERVICE_PARTS = ["integration", "auth", "admin", "worker"] as const;
@@ -77,6 +77,13 @@ export interface Config {
    * graphile-worker job run each as before it (COBRO_DELIVERY_DISPATCHER, default true).
    */
   deliveryDispatcher: boolean;
+  /**
+   * The shortest time between two of the delivery dispatcher's looks for due deliveries, and between two of
+   * its outcomes' statements (COBRO_DELIVERY_PACE_MS, default 20): in a steady flow, a webhook waits up to
+   * this long for the next look, and each look takes what came due since the last one. An idle dispatcher
+   * looks at once; 0 looks at every new delivery's notification.
+   */
+  deliveryPaceMs: number;
   /** Sandbox only (COBRO_ALLOW_LOOPBACK_URLS=true): webhook destinations on loopback, for local receivers and tests. */
   allowLoopbackUrls: boolean;
   /** The global daily cap of chat messages shared by all integrations (COBRO_GLOBAL_DAILY_MESSAGE_CAP). */
@@ -229,6 +236,9 @@ export function loadConfig(
   const workerConcurrency = Number(env.COBRO_WORKER_CONCURRENCY ?? 16);
   if (!(Number.isInteger(workerConcurrency) && workerConcurrency >= 1 && workerConcurrency <= 200))
     problems.push("COBRO_WORKER_CONCURRENCY must be a whole number from 1 to 200");
+  const deliveryPaceMs = Number(env.COBRO_DELIVERY_PACE_MS || DEFAULT_DELIVERY_PACE_MS);
+  if (!(Number.isInteger(deliveryPaceMs) && deliveryPaceMs >= 0 && deliveryPaceMs <= 1000))
+    problems.push("COBRO_DELIVERY_PACE_MS must be a whole number of milliseconds from 0 to 1000");
   const workerHeartbeatMs = Number(env.COBRO_WORKER_HEARTBEAT_MS || DEFAULT_HEARTBEAT_INTERVAL_MS);
   if (!(Number.isInteger(workerHeartbeatMs) && workerHeartbeatMs >= 100))
     problems.push("COBRO_WORKER_HEARTBEAT_MS must be a whole number of milliseconds, 100 or more");
@@ -335,6 +345,7 @@ export function loadConfig(
     globalDailyMessageCap,
     draftLifetimeHours,
     workerConcurrency,
+    deliveryPaceMs,
     workerHeartbeatMs,
     eventStream,
     reconcileBatches,

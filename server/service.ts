@@ -355,7 +355,7 @@ async function startWorkerPart(parts: ServiceParts, stops: Array<() => Promise<v
     staleWorkerAfterMs: config.workerStaleAfterMs,
     logger,
     metrics,
-    ...(config.deliveryDispatcher ? { deliveries: { db: database.batches, clock, http: parts.outboundHttp, metrics } } : {}),
+    ...(config.deliveryDispatcher ? { deliveries: { db: database.batches, clock, http: parts.outboundHttp, metrics, paceMs: config.deliveryPaceMs } } : {}),
   });
   stops.push(() => worker.stop());
   // Database-wide gauges, like the queue's depth: sampled by worker processes only (aggregate with max()).

@@ -14,6 +14,20 @@ describe("worker concurrency", () => {
   });
 });
 
+describe("delivery pace", () => {
+  it("is 20 ms by default and read from COBRO_DELIVERY_PACE_MS; 0 looks at every notification", () => {
+    expect(loadConfig({}, [], false).deliveryPaceMs).toBe(20);
+    expect(loadConfig({ COBRO_DELIVERY_PACE_MS: "50" }, [], false).deliveryPaceMs).toBe(50);
+    expect(loadConfig({ COBRO_DELIVERY_PACE_MS: "0" }, [], false).deliveryPaceMs).toBe(0);
+  });
+
+  it.each(["-1", "2.5", "soon", "1001"])("refuses %j with a readable line", (value) => {
+    expect(() => loadConfig({ COBRO_DELIVERY_PACE_MS: value }, [], false)).toThrow(
+      "COBRO_DELIVERY_PACE_MS must be a whole number of milliseconds from 0 to 1000",
+    );
+  });
+});
+
 describe("worker heartbeat", () => {
   it("beats every 30 s and takes a worker quiet for 2 minutes as dead by default; both read from the environment", () => {
     expect(loadConfig({}, [], false)).toMatchObject({ workerHeartbeatMs: 30_000, workerStaleAfterMs: 120_000 });

@@ -22,6 +22,8 @@ interface Destination {
   url: string;
   /** The X-Service-Webhook-Id of every request received, in arrival order. */
   ids: string[];
+  /** When each of them arrived (performance.now()), in the same order. */
+  arrivedAt: number[];
   answer: "ok" | "fail" | "hold";
   /** Answers 200 to every request held so far. */
   release(): void;
@@ -34,6 +36,7 @@ async function startDestination(answer: Destination["answer"]): Promise<Destinat
     req.resume();
     req.on("end", () => {
       destination.ids.push(String(req.headers["x-service-webhook-id"]));
+      destination.arrivedAt.push(performance.now());
       if (destination.answer === "hold") held.push(res);
       else res.writeHead(destination.answer === "ok" ? 200 : 500).end();
     });
@@ -42,6 +45,7 @@ async function startDestination(answer: Destination["answer"]): Promise<Destinat
   const destination: Destination = {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
     ids: [],
+    arrivedAt: [],
     answer,
     release: () => {
       for (const res of held.splice(0)) if (!res.destroyed) res.writeHead(200).end();
@@ -427,5 +431,61 @@ describe("a dispatcher with its hands full when new deliveries are due", () => {
     // The held ones end: their outcomes leave room, and the two waiting are taken then.
     held.release();
     await expect.poll(() => healthy.ids.length, { timeout: 15_000 }).toBe(2);
+  }, 60_000);
+});
+
+describe("a dispatcher in a steady flow of deliveries", () => {
+  // A pace far longer than a look takes, and no poll within the test: what a look finds, and when it
+  // looks, show in when the receiver gets each event.
+  const PACE_MS = 2_000;
+  const t = serviceForFile({ env: { COBRO_ALLOW_LOOPBACK_URLS: "true" }, parts: ["integration", "auth", "admin"] });
+  let receiver: Destination;
+  let worker: JobWorker | undefined;
+  let startedAt = 0;
+  beforeAll(async () => {
+    receiver = await startDestination("ok");
+    worker = await startWorker({
+      connectionString: t.database.connectionString,
+      taskList: {},
+      pollInterval: 600_000,
+      deliveries: {
+        db: t.database.batches,
+        clock: t.clock,
+        http: new OutboundHttpClient({ allowLoopback: true }),
+        metrics: createMetrics("worker"),
+        paceMs: PACE_MS,
+      },
+    });
+    startedAt = performance.now();
+  });
+  afterAll(async () => {
+    await receiver?.close();
+    await worker?.stop();
+  });
+
+  it("sends a lone event at once, and takes what comes due within the pace of its last look together, in the next look", async () => {
+    const m = await linkedMerchant(t);
+    const admin = await sandboxAdmin(t, m.sandbox);
+    const charges: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      const created = await m.call("POST", "/payment-request", chargeBody({ dueDates: [dueDateIn(t.clock, 5)], webhookUrl: receiver.url }));
+      expect(created.status, created.text).toBe(201);
+      charges.push(created.json.CVU);
+    }
+    // Idle since its first look at start: the next look is not held back.
+    const idleFor = PACE_MS - (performance.now() - startedAt);
+    if (idleFor > 0) await new Promise((resolve) => setTimeout(resolve, idleFor + 100));
+    const paidAt = performance.now();
+    expect((await admin.simulate({ cvu: charges[0]!, amount: 1000 })).status).toBe(200);
+    await expect.poll(() => receiver.ids.length, { timeout: 15_000 }).toBe(1);
+    expect(receiver.arrivedAt[0]! - paidAt).toBeLessThan(PACE_MS / 2);
+
+    // Three more within the pace of that look: they wait for the rest of it, and go in one look.
+    for (const cvu of charges.slice(1)) expect((await admin.simulate({ cvu, amount: 1000 })).status).toBe(200);
+    await expect.poll(() => receiver.ids.length, { timeout: 15_000 }).toBe(4);
+    const later = receiver.arrivedAt.slice(1);
+    expect(Math.min(...later) - receiver.arrivedAt[0]!).toBeGreaterThan(PACE_MS / 2);
+    expect(Math.max(...later) - Math.min(...later)).toBeLessThan(PACE_MS / 2);
+    expect(new Set(receiver.ids).size).toBe(4);
   }, 60_000);
 });
