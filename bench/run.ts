@@ -16,7 +16,7 @@ import { join } from "node:path";
 import { sql } from "kysely";
 import { withBenchDatabase } from "./fixtures/bench-database.ts";
 import { statementFigures, statementLines } from "./fixtures/statement-counts.ts";
-import { rowsInserted, tableReadLines, tableReadSnapshot } from "./fixtures/table-reads.ts";
+import { deadVersionLines, rowsInserted, tableReadLines, tableReadSnapshot } from "./fixtures/table-reads.ts";
 import { adminIdToken, createBenchIntegration, merchantIdToken, postJson } from "./fixtures/bench-integration.ts";
 import { cpuSeconds, peakRssMb, processTreeCpuSeconds, startBareBaseline, startBenchCobro, type BenchProcess } from "./fixtures/bench-processes.ts";
 import { payableCuilCharges, seedPendingCharges } from "./fixtures/seeded-charges.ts";
@@ -369,8 +369,9 @@ await withBenchDatabase(async (database) => {
       const readsAfter = await tableReadSnapshot(db);
       const workerStatementsAfter = workerApart ? await database.workerStatements.snapshot() : undefined;
       const transfers = rowsInserted(readsBefore, readsAfter, "public.transfers");
-      console.log("    whole-table scans per transfer (every session):");
+      console.log("    tables read per transfer (every session):");
       for (const text of tableReadLines(readsBefore, readsAfter, transfers)) console.log(`    ${text}`);
+      for (const text of await deadVersionLines(db)) console.log(`    ${text}`);
       if (workerStatementsBefore && workerStatementsAfter) {
         // The deliveries of the transfers' events: what PostgreSQL spends on them beside the requests' own statements.
         const worker = statementFigures(workerStatementsBefore, workerStatementsAfter, transfers);

@@ -3,7 +3,7 @@
 // linked merchant, writing their events and delivery jobs at once. Prints events/s (delivered ÷ last
 // receipt − first event's created_at), enqueue → receipt p50/p99 and the worker's statements per delivered
 // event (BENCH_VERBOSE=1 lists them, each with PostgreSQL's planning and execution time per event, and the
-// whole-table scans per event).
+// tables read per event: whole-table scans, index scans and their rows).
 // BENCH_BURSTS runs (default 2), one after the other. `node bench/webhook-burst.ts`;
 // BENCH_API_NODE_OPTIONS="--cpu-prof --cpu-prof-dir=…" profiles the Cobro processes.
 import { mkdtempSync, rmSync } from "node:fs";
@@ -64,7 +64,7 @@ await withBenchDatabase(async (database) => {
       }
       if (readsBefore) {
         // The sweep's own reads are in these too: it runs once for the whole burst.
-        console.log("  whole-table scans per delivered event (every session):");
+        console.log("  tables read per delivered event (every session):");
         for (const text of tableReadLines(readsBefore, await tableReadSnapshot(db), burst.delivered)) console.log(`    ${text}`);
       }
     }
