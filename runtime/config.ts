@@ -114,7 +114,8 @@ export interface Config {
    * Group commit of single transfers (domain/reconciliation/transfer-batcher.ts): at most `maxSize`
    * transfers a batch (COBRO_RECONCILE_BATCH_MAX, default 200), a transfer waits at most `windowMs` while
    * others commit (COBRO_RECONCILE_BATCH_WINDOW_MS, default 5), `maxInFlight` batches commit at once
-   * before new transfers wait (COBRO_RECONCILE_BATCHES_IN_FLIGHT, default 2).
+   * before new transfers wait (COBRO_RECONCILE_BATCHES_IN_FLIGHT, default 1: on a machine whose cores the
+   * API, PostgreSQL and the worker share, bigger batches cost less CPU a transfer; docs/performance.md).
    */
   reconcileBatches: { maxSize: number; windowMs: number; maxInFlight: number };
   /** The secret shared with the bank integration that posts received transfers (COBRO_BANK_FEED_SECRET); without it the bank feed refuses everything. */
@@ -263,7 +264,7 @@ export function loadConfig(
   const reconcileBatches = {
     maxSize: Number(env.COBRO_RECONCILE_BATCH_MAX || 200),
     windowMs: Number(env.COBRO_RECONCILE_BATCH_WINDOW_MS || 5),
-    maxInFlight: Number(env.COBRO_RECONCILE_BATCHES_IN_FLIGHT || 2),
+    maxInFlight: Number(env.COBRO_RECONCILE_BATCHES_IN_FLIGHT || 1),
   };
   if (!(Number.isInteger(reconcileBatches.maxSize) && reconcileBatches.maxSize >= 1 && reconcileBatches.maxSize <= 1000))
     problems.push("COBRO_RECONCILE_BATCH_MAX must be a whole number from 1 to 1000");

@@ -3,11 +3,11 @@ import { describe, expect, it } from "vitest";
 import { ConfigError, loadConfig } from "../../runtime/config.ts";
 
 describe("group commit of transfers", () => {
-  it("holds 200 transfers a batch, waits 5 ms at most, with 2 batches committing at once, by default; each read from the environment", () => {
-    expect(loadConfig({}, [], false).reconcileBatches).toEqual({ maxSize: 200, windowMs: 5, maxInFlight: 2 });
+  it("holds 200 transfers a batch, waits 5 ms at most, with 1 batch committing at once, by default; each read from the environment", () => {
+    expect(loadConfig({}, [], false).reconcileBatches).toEqual({ maxSize: 200, windowMs: 5, maxInFlight: 1 });
     expect(
-      loadConfig({ COBRO_RECONCILE_BATCH_MAX: "50", COBRO_RECONCILE_BATCH_WINDOW_MS: "0", COBRO_RECONCILE_BATCHES_IN_FLIGHT: "1" }, [], false).reconcileBatches,
-    ).toEqual({ maxSize: 50, windowMs: 0, maxInFlight: 1 });
+      loadConfig({ COBRO_RECONCILE_BATCH_MAX: "50", COBRO_RECONCILE_BATCH_WINDOW_MS: "0", COBRO_RECONCILE_BATCHES_IN_FLIGHT: "3" }, [], false).reconcileBatches,
+    ).toEqual({ maxSize: 50, windowMs: 0, maxInFlight: 3 });
   });
 
   it.each([
