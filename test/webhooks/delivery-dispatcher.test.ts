@@ -382,6 +382,25 @@ describe("a worker process stopped (SIGTERM, a release) with a delivery held by 
   }, 180_000);
 });
 
+/**
+ * A worker of the test's own on the service's database that runs only the delivery dispatcher, with a poll
+ * that never comes within a test: only its wake-ups bring deliveries.
+ */
+function dispatcherAlone(t: ReturnType<typeof serviceForFile>, settings: { batchSize?: number; maxInFlight?: number; paceMs?: number }): Promise<JobWorker> {
+  return startWorker({
+    connectionString: t.database.connectionString,
+    taskList: {},
+    pollInterval: 600_000,
+    deliveries: {
+      db: t.database.batches,
+      clock: t.clock,
+      http: new OutboundHttpClient({ allowLoopback: true }),
+      metrics: createMetrics("worker"),
+      ...settings,
+    },
+  });
+}
+
 describe("a dispatcher with its hands full when new deliveries are due", () => {
   // No worker in the service: the test runs its own, with room for two deliveries and a poll that never
   // comes within the test, so only the dispatcher's wake-ups can bring the later deliveries.
@@ -391,19 +410,7 @@ describe("a dispatcher with its hands full when new deliveries are due", () => {
   let worker: JobWorker | undefined;
   beforeAll(async () => {
     [held, healthy] = await Promise.all([startDestination("hold"), startDestination("ok")]);
-    worker = await startWorker({
-      connectionString: t.database.connectionString,
-      taskList: {},
-      pollInterval: 600_000,
-      deliveries: {
-        db: t.database.batches,
-        clock: t.clock,
-        http: new OutboundHttpClient({ allowLoopback: true }),
-        metrics: createMetrics("worker"),
-        batchSize: 2,
-        maxInFlight: 2,
-      },
-    });
+    worker = await dispatcherAlone(t, { batchSize: 2, maxInFlight: 2 });
   });
   afterAll(async () => {
     await Promise.all([held, healthy].map((destination) => destination?.close()));
@@ -444,18 +451,7 @@ describe("a dispatcher in a steady flow of deliveries", () => {
   let startedAt = 0;
   beforeAll(async () => {
     receiver = await startDestination("ok");
-    worker = await startWorker({
-      connectionString: t.database.connectionString,
-      taskList: {},
-      pollInterval: 600_000,
-      deliveries: {
-        db: t.database.batches,
-        clock: t.clock,
-        http: new OutboundHttpClient({ allowLoopback: true }),
-        metrics: createMetrics("worker"),
-        paceMs: PACE_MS,
-      },
-    });
+    worker = await dispatcherAlone(t, { paceMs: PACE_MS });
     startedAt = performance.now();
   });
   afterAll(async () => {
