@@ -154,13 +154,13 @@ export async function startDeliveryDispatcher(options: DeliveryDispatcherOptions
       recording = undefined;
     });
   };
-  let lastRecordAt = Number.NEGATIVE_INFINITY;
+  const recordingPace = paced(paceMs);
   const recordAll = async () => {
     while (finished.length > 0) {
       // Within `paceMs` of the last statement, the outcomes wait for the rest of it, and go together.
-      const wait = lastRecordAt + paceMs - performance.now();
+      const wait = recordingPace.waitMs();
       if (wait > 0) await sleep(wait);
-      lastRecordAt = performance.now();
+      recordingPace.started();
       const batch = finished;
       finished = [];
       const attempts = batch.flatMap((done) => (done.attempt ? [done.attempt] : []));
@@ -220,12 +220,16 @@ export async function startDeliveryDispatcher(options: DeliveryDispatcherOptions
     }
   };
 
+  // A look within `paceMs` of the last one waits for the rest of it: in a steady flow each look then takes
+  // what came due meanwhile, all at once. A full batch is taken again at once (more is due).
+  const lookingPace = paced(paceMs);
+  let pacedWake: NodeJS.Timeout | undefined;
   /** Takes batches while there is room in hand and jobs are due. */
   const take = async () => {
     wokenWhileTaking = false;
     while (!stopping && inHand < maxInFlight) {
       const limit = Math.min(batchSize, maxInFlight - inHand);
-      lastLookAt = performance.now();
+      lookingPace.started();
       // Taken and claimed in one statement: a failure leaves nothing taken, to be looked at again.
       const taken = await takeAndClaim(db, workerId, limit, clock.now());
       for (const { job } of taken) hold(job.jobId);
@@ -237,17 +241,13 @@ export async function startDeliveryDispatcher(options: DeliveryDispatcherOptions
       if (!dueLeftBehind) break;
     }
   };
-  // A look within `paceMs` of the last one waits for the rest of it: in a steady flow each look then takes
-  // what came due meanwhile, all at once. A full batch is taken again at once (more is due).
-  let lastLookAt = Number.NEGATIVE_INFINITY;
-  let pacedWake: NodeJS.Timeout | undefined;
   const wake = () => {
     if (stopping) return;
     if (taking) {
       wokenWhileTaking = true;
       return;
     }
-    const wait = lastLookAt + paceMs - performance.now();
+    const wait = lookingPace.waitMs();
     if (wait > 0) {
       pacedWake ??= setTimeout(() => {
         pacedWake = undefined;
@@ -343,4 +343,15 @@ export async function startDeliveryDispatcher(options: DeliveryDispatcherOptions
     }
   };
   return { workerId, stop: (graceMs) => (stopped ??= stop(graceMs)) };
+}
+
+/** Something done at most once every `paceMs`: how long until it may start again, and its start noted. */
+function paced(paceMs: number): { waitMs(): number; started(): void } {
+  let lastStart = Number.NEGATIVE_INFINITY;
+  return {
+    waitMs: () => lastStart + paceMs - performance.now(),
+    started: () => {
+      lastStart = performance.now();
+    },
+  };
 }
