@@ -181,6 +181,11 @@ export function matchingHold(db: Executor, cvuAccountId: Expression<string>, sen
  * The events an integration subscribes to when the CVU holds or held one of its charges (a CVU that held a
  * charge always will: charges holding a CVU are never deleted); no row otherwise. As a subquery over
  * columns, or of one CVU and integration.
+ *
+ * Ordered as the CVU's index is (`charges_cvu_account_newest`), so its first entry answers. Without an
+ * order the planner may take the first row of a scan of the whole table as cheaper, on the estimate that
+ * a CVU's charges are spread through it; a CVU given its charges after most of the table was written has
+ * them at its end, and every transfer to it read the table up to them (90 ms past 84,000 charges).
  */
 export function subscriptionIfCvuHeld(db: Executor, cvuAccountId: Expression<string>, integrationClientId: Expression<string | null>) {
   return db
@@ -189,6 +194,7 @@ export function subscriptionIfCvuHeld(db: Executor, cvuAccountId: Expression<str
     .select("subscriber.enabled_events")
     .where("held.cvu_account_id", "=", cvuAccountId)
     .where("held.integration_client_id", "=", integrationClientId as Expression<string>)
+    .orderBy("held.created_at")
     .limit(1);
 }
 
