@@ -14,15 +14,15 @@ type PlanNode = { "Node Type": string; "Index Name"?: string; "Relation Name"?: 
 
 const nodesOf = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(nodesOf)];
 
-describe("a CVU's newest charge", () => {
-  let database: TestDatabase;
-  beforeAll(async () => {
-    database = await createTestDatabase();
-  });
-  afterAll(async () => {
-    await database?.close();
-  });
+let database: TestDatabase;
+beforeAll(async () => {
+  database = await createTestDatabase();
+});
+afterAll(async () => {
+  await database?.close();
+});
 
+describe("a CVU's newest charge", () => {
   it("is read from the index's last entry for the CVU, without sorting its charges", async () => {
     const plan = await database.db.transaction().execute(async (trx) => {
       // On an empty table a scan of it would do; told not to, the planner shows what the indexes allow, and
@@ -42,14 +42,6 @@ describe("a CVU's newest charge", () => {
 });
 
 describe("whether a CVU held a charge of an integration", () => {
-  let database: TestDatabase;
-  beforeAll(async () => {
-    database = await createTestDatabase();
-  });
-  afterAll(async () => {
-    await database?.close();
-  });
-
   it("is read from the CVU's index even when its charges are the last rows of the table, never by scanning the table", async () => {
     const integrationClientId = await seedIntegration(database.db);
     const { merchantAccountId } = await seedMerchant(database.db, integrationClientId, new Date());
